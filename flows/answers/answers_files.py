@@ -153,7 +153,9 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it")
+            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it; "
+            "where that posterior prefers another label than the method's, the two share their probability (0.5 "
+            "on two labels), so no answer reads as the less likely one")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
@@ -171,8 +173,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
-    if (hygiene or HygienePolicy()).fold_case:  # known answers in the labels' spelling ("good" gold, "Good" labels)
-        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
+    frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     stage(f"aggregating {len(frame):,} labels ({method})")
     try:
         result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
@@ -204,8 +206,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
-    if (hygiene or HygienePolicy()).fold_case:
-        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
+    frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule, controls=controls)

@@ -1,5 +1,5 @@
 """A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
-blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked (issue 56 point 6)."""
+blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked."""
 
 from __future__ import annotations
 
@@ -39,11 +39,12 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
     return tidied.frame, {**tidied.counts, **counts}
 
 
-def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None) -> Any:
-    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default)."""
+def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None, fold_case: bool = True) -> Any:
+    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default; in NFC
+    only, without ``fold_case``)."""
     if frame is None or not column:
         return frame
-    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels)})
+    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels, fold_case)})
 
 
 def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:

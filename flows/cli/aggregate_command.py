@@ -75,13 +75,15 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ad = ag.add_argument_group("adaptive replay", "--adaptive: replay the file as if each item's judgements "
                                "arrived one at a time, taking the next only while the item is uncertain")
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
-    ad.add_argument("--min-judgements", type=int, default=2, help="judgements every item gets first")
+    ad.add_argument("--min-judgements", type=int, default=2,
+                    help="judgements every item gets first (default %(default)s), whatever --budget")
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
     ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--budget", type=float, default=0.5,
-                    help="use at most this share of the file's labels, the largest expected gain per label first; "
-                         "1: no budget")
+                    help="use at most this share of the file's labels (default %(default)s), the largest expected "
+                         "gain per label first; raised where it cannot pay --min-judgements for every item; the "
+                         "summary's budget says what it allowed, spent and cut; 1: no budget")
     ad.add_argument("--budget-confidence", type=float, default=0.999,
                     help="once every answer reaches --confidence, what is left of --budget serves this confidence")
     ad.add_argument("--skill-prior", type=float, default=0.7,
