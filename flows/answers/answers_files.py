@@ -16,6 +16,7 @@ import pandas as pd
 
 from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
+from flows.answers.field_answers import number_like
 from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
@@ -197,8 +198,9 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     stage(f"writing {out}")
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
+    notes = number_like(frame if "field" in frame.columns else frame.assign(field="label"), set())
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
-            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
+            **({"notes": notes} if notes else {}), "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,

@@ -81,3 +81,15 @@ def kinds_summary(others: OtherKinds, numbers: NumberAnswers | None) -> dict[str
         out["number_fields"] = sorted(numbers.answers["field"].unique())
     notes = others.notes()
     return {**out, "text_fields": others.text, **({"notes": notes} if notes else {})}
+
+
+def number_like(labels: pd.DataFrame, chosen: set[str]) -> list[str]:
+    """A note per field read as labels whose every label is a number (a scale or a slider, perhaps)."""
+    out = []
+    for field, values in labels.groupby("field")["label"]:
+        text = values.astype(str).str.strip()
+        text = text[text != ""]
+        if str(field) not in chosen and text.nunique() > 2 and text.map(number).notna().all():
+            out.append(f"{field}: every label is a number, read as {text.nunique()} unrelated labels; "
+                       f"--numbers {field} reads them as numbers (a median and its interval per item)")
+    return out
