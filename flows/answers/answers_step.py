@@ -82,6 +82,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
 
 def _responses(labels: pd.DataFrame, keys: dict[str, tuple[str, str]]) -> int:
     """Answers among ``labels``: a checkbox group's options, one label each, are one answer."""
+    if "field" not in labels.columns or not keys:
+        return len(labels)
     groups = labels["field"].map(lambda f: keys.get(f, (f, ""))[0])
     return int(len(labels.assign(field=groups).drop_duplicates(["item_id", "worker_id", "field"])))
 

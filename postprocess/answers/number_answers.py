@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import math
+
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 LEVEL = 0.95
 METHOD = "median"
@@ -43,9 +44,14 @@ def median_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, fl
     x = np.sort(np.asarray(values, dtype=float))
     n = len(x)
     k = 1
-    while k + 1 <= (n + 1) // 2 and 1 - 2 * stats.binom.cdf(k, n, 0.5) >= level:
+    while k + 1 <= (n + 1) // 2 and 1 - 2 * _below(k + 1, n) >= level:
         k += 1  # x(k+1) .. x(n-k) still covers at least `level`
-    return float(x[k - 1]), float(x[n - k]), float(1 - 2 * stats.binom.cdf(k - 1, n, 0.5))
+    return float(x[k - 1]), float(x[n - k]), 1 - 2 * _below(k, n)
+
+
+def _below(k: int, n: int) -> float:
+    """P(Bin(n, 1/2) < k), exactly (integers: no scipy for `hitflow aggregate` to load)."""
+    return sum(math.comb(n, i) for i in range(k)) / 2**n
 
 
 def shown(value: float) -> str:
