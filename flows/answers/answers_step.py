@@ -1,8 +1,9 @@
-"""Aggregation as a campaign step: the approved choices of a run -> ``answers.csv`` and
+"""Aggregation as a campaign step: the approved answers of a run -> ``answers.csv`` and
 ``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
 
-Custom pages (their single-choice fields), evaluation studies with labels and the caption page's
-``text_detected`` hand their approved judgements here as ``item_id, worker_id, field, label``.
+Custom pages (their choices, and their checkbox groups and number fields: flows/answers/field_answers.py),
+evaluation studies with labels and the caption page's ``text_detected`` hand their approved judgements here
+as ``item_id, worker_id, field, label``.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
             result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
         if keys:
             result = Aggregation(split_options(result.answers, keys), result.workers)
-    answers, workers = joined(*(result or (None, None)), numbers)
+    answers, workers = joined(result.answers if result else None, result.workers if result else None, numbers)
     answers_path, workers_path = write_answers(Aggregation(answers, workers), out_dir / "answers.csv")
     left_out = dropped + _responses(judgements[is_blocked], keys) + int(others.numbers["worker_id"].isin(
         blocked_ids).sum()) if dropping else 0
@@ -85,7 +86,7 @@ def _responses(labels: pd.DataFrame, keys: dict[str, tuple[str, str]]) -> int:
     if "field" not in labels.columns or not keys:
         return len(labels)
     groups = labels["field"].map(lambda f: keys.get(f, (f, ""))[0])
-    return int(len(labels.assign(field=groups).drop_duplicates(["item_id", "worker_id", "field"])))
+    return len(labels.assign(field=groups).drop_duplicates(["item_id", "worker_id", "field"]))
 
 
 def blocked_line(left_out: int, blocked: set[str], dropping: bool) -> str:

@@ -86,10 +86,10 @@ def kinds_summary(others: OtherKinds, numbers: NumberAnswers | None) -> dict[str
 def number_like(labels: pd.DataFrame, chosen: set[str]) -> list[str]:
     """A note per field read as labels whose every label is a number (a scale or a slider, perhaps)."""
     out = []
-    for field, values in labels.groupby("field")["label"]:
+    for name, values in labels.groupby("field")["label"]:
         text = values.astype(str).str.strip()
         text = text[text != ""]
-        if str(field) not in chosen and text.nunique() > 2 and text.map(number).notna().all():
-            out.append(f"{field}: every label is a number, read as {text.nunique()} unrelated labels; "
-                       f"--numbers {field} reads them as numbers (a median and its interval per item)")
+        if str(name) not in chosen and text.nunique() > 2 and text.map(number).notna().all():
+            out.append(f"{name}: every label is a number, read as {text.nunique()} unrelated labels; "
+                       f"--numbers {name} reads them as numbers (a median and its interval per item)")
     return out

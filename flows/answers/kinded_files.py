@@ -34,7 +34,7 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
     kinds = {**{f: "number" for f in numbers}, **{f: "options" for f in ticks}}
     rows = labels.rename(columns={"label": "value"})
     is_choice = ~rows["field"].astype(str).isin(kinds)
-    choices, others = by_kind(rows[~is_choice][["item_id", "worker_id", "field", "value"]].astype(str), kinds, {})
+    _, others = by_kind(rows[~is_choice][["item_id", "worker_id", "field", "value"]].astype(str), kinds, {})
     others_blocked, counts = _blocked(path, others.numbers, others.ticks, keep=keep_blocked)
     others.numbers = others.numbers[~others.numbers["worker_id"].isin(others_blocked)]
     others.ticks = others.ticks[~others.ticks["worker_id"].isin(others_blocked)]
@@ -46,9 +46,11 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     choice = None if result is None else Aggregation(split_options(result.answers, keys), result.workers)
-    answers, workers = joined(*(choice or (None, None)), numbers_of(others))
+    answers, workers = joined(choice.answers if choice else None, choice.workers if choice else None,
+                              numbers_of(others))
     if answers.empty:
-        raise InputFormatError(f"{path}: no answers to write once blocked workers are left out; --keep-blocked keeps them")
+        raise InputFormatError(f"{path}: no answers to write once blocked workers are left out; "
+                               "--keep-blocked keeps them")
     answers_path, workers_path = write_answers(Aggregation(answers, workers), out)
     notes = kinds_summary(others, numbers_of(others))
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), "items": int(answers["item_id"]

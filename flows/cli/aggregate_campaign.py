@@ -16,9 +16,10 @@ from typing import Any
 from flows.core.errors import ConfigError
 
 # options that shape a labels file's aggregation, which a campaign's own config decides instead
-NOT_FOR_A_CAMPAIGN = (("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
-                      ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"),
-                      ("adaptive", False, "--adaptive"))
+NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
+    ("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
+    ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"), ("adaptive", False, "--adaptive"),
+    ("numbers", [], "--numbers"), ("ticks", [], "--ticks"))
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:

@@ -26,15 +26,18 @@ majority vote without a test below --min-per-worker labels a worker on average),
 worker, shrunk toward the crowd's) where it predicts them two standard errors better; method_choice says why.
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
-answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
+answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note (with
+--ticks an option column, with --numbers low, high, coverage: the median's order-statistic interval; free text
+is never aggregated)
 (confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls where their
 cross-validation finds it better: calibration_fit; posterior: the method's own; note: tie); with --gold the summary
 prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
 worst bin and the reliability tables
-workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
+workers.csv (beside it, named after --out: answers-x.csv -> workers-x.csv, mine.csv -> mine-workers.csv):
+worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
-docs/reference/outputs.md)"""
+docs/reference/outputs.md); with --numbers F bias_F, offset_F, numbers_F (each worker's shrunk mean offset)"""
 
 
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,7 +52,7 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
                     help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
                          "manifest names)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
-                    help="answers CSV to write (workers.csv goes beside it)")
+                    help="answers CSV to write (its workers file goes beside it, named after it: see below)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
     ag.add_argument("--min-per-worker", type=arg.non_negative_number, default=3.0,
                     help="auto: labels per worker on average below which majority vote is used without testing "

@@ -1,8 +1,9 @@
 """Outputs of a campaign on the user's own page, in ``runs/<name>/``: ``dataset.csv`` (the accepted
 work, one row per assignment x item x field), ``dataset.json`` (per item, its columns and every
 response), ``responses.csv`` (every response, rejected ones included, with the decision and its reasons),
-``flags.csv``, ``blocked_workers.csv``, ``report.html``, ``summary.txt`` and, on the simulator,
-``sim_workers.json``."""
+``flags.csv``, ``blocked_workers.csv``, ``answers.csv`` and ``workers.csv`` (every choice, checkbox and number
+field answered per item; free text left out with a note), ``report.html``, ``summary.txt`` and, on the
+simulator, ``sim_workers.json``."""
 
 from __future__ import annotations
 

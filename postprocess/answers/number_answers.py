@@ -21,9 +21,8 @@ Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd

@@ -35,8 +35,9 @@ def option_labels(frame: pd.DataFrame, options: dict[str, list[str]]
         for option in listed:
             key = option_key(str(field), option)
             keys[key] = (str(field), option)
-            rows.append(pd.DataFrame({"item_id": group["item_id"].to_numpy(), "worker_id": group["worker_id"].to_numpy(),
-                                      "field": key, "label": [YES if option in t else NO for t in ticked]}))
+            rows.append(pd.DataFrame({"item_id": group["item_id"].to_numpy(),
+                                      "worker_id": group["worker_id"].to_numpy(), "field": key,
+                                      "label": [YES if option in t else NO for t in ticked]}))
     columns = ["item_id", "worker_id", "field", "label"]
     return (pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)), keys
 
