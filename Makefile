@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -248,12 +248,24 @@ bench-authenticity: $(STAMP)
 # QC on a crowd-form page (bench/custom_page: free text + a per-button radio group) beside the caption
 # task's, same crowd (vizwiz_authenticity) and items: recall on bad workers, honest false flags, honest
 # answers repeating the page's instructions; writes bench/results-custom-qc.json (ITEMS, default 500)
+# The gate on three pages of our own (bench/gate_pages/, imported as a user imports them) on the MTurk and the
+# Prolific simulator, beside the caption demo: bad-profile work approved unnoticed, honest workers blocked,
+# approved answers with a required field blank; writes bench/results-gate.json. ITEMS: items a page (30).
+bench-gate: $(STAMP)
+	$(BIN)/python -m bench.gate_bench --items $(or $(ITEMS),30)
+
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
 
 # Honest simulated workers against QC on five page shapes of our own (tests/pages/honest, issue 67): each honest
 # profile's block rate (goal 0) and each bad profile's recall, beside the caption task's, same crowd; writes
 # bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~1 min)
+# short_answer (qc/short_answer.py) over real captions five a photo (Flickr8k, VizWiz v1 val; ../shared/data):
+# the share of accepted captions it flags; writes bench/results-short-answer-real.json (~10 s)
+.PHONY: bench-short-answer-real
+bench-short-answer-real: $(STAMP)
+	$(BIN)/python -m bench.short_answer_real
+
 .PHONY: bench-honest-text
 bench-honest-text: $(STAMP)
 	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100

@@ -91,12 +91,14 @@ def judge(db: sqlite3.Connection, workers: dict[str, Any], config: Path) -> dict
         "honest_answers_echoing_instructions": echo_share(honest_texts, cfg),
         "by_profile": profile_table(workers, worked, blocks, flagged),
         "straight_lining_flagged": straight_lining_by_profile(flags, workers, worked),
+        "item_blind_flagged": straight_lining_by_profile(flags, workers, worked, "item_blind"),
     }
 
 
-def straight_lining_by_profile(flags: list[Any], workers: dict[str, Any], worked: dict[str, int]) -> dict[str, str]:
-    """Per profile: workers flagged by choice_straight_lining of those who worked ("2 of 5")."""
-    hit = {f["worker_id"] for f in flags if f["rule"] == "choice_straight_lining"}
+def straight_lining_by_profile(flags: list[Any], workers: dict[str, Any], worked: dict[str, int],
+                               rule: str = "choice_straight_lining") -> dict[str, str]:
+    """Per profile: workers flagged by ``rule`` of those who worked ("2 of 5")."""
+    hit = {f["worker_id"] for f in flags if f["rule"] == rule}
     table: dict[str, list[int]] = {}
     for w in worked:
         row = table.setdefault(workers[w].profile, [0, 0])
@@ -154,7 +156,8 @@ def show(label: str, r: dict[str, Any]) -> str:
              f"of {r['bad_workers_before_last']}; flagged by any rule {pct(r['recall_flagged'])}",
              f"  honest: blocked {pct(r['honest_blocked'])}, with a rejecting/blocking rule's flag "
              f"{pct(r['honest_blamed'])}, answers flagged {pct(r['honest_answers_flagged'])}",
-             f"  flagged by choice_straight_lining: {r['straight_lining_flagged']}"]
+             f"  flagged by choice_straight_lining: {r['straight_lining_flagged']}",
+             f"  flagged by item_blind: {r.get('item_blind_flagged', {})}"]
     if r["honest_answers_echoing_instructions"] is not None:
         lines.append(f"  honest answers repeating the page's instructions: "
                      f"{pct(r['honest_answers_echoing_instructions'])} (goal <= 5%; blocked goal <= 3%)")

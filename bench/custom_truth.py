@@ -99,6 +99,8 @@ def show(label: str, r: dict[str, Any]) -> str:
              f"{pct(r['honest_blocked'])}, with a blocking/rejecting flag {pct(r['honest_blamed'])}"]
     if r.get("straight_lining_flagged"):
         lines.append(f"  flagged by choice_straight_lining: {r['straight_lining_flagged']}")
+    if r.get("item_blind_flagged"):
+        lines.append(f"  flagged by item_blind: {r['item_blind_flagged']}")
     if r.get("honest_blocked_by"):
         lines.append(f"  honest workers blocked by: {'; '.join(r['honest_blocked_by'])}")
     for profile, a in r.get("accuracy", {}).items():

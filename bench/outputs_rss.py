@@ -70,8 +70,8 @@ def outputs_again(kept: Path, dest: Path, replicas: int) -> dict[str, Any]:
     import flows.answers.answers_step as step
     import flows.campaigns.outputs as out
     import flows.campaigns.report as report
-    from flows.campaigns.caption_tally import CaptionTally
     from flows.campaigns.dataset_files import DatasetFiles
+    from flows.captions.caption_tally import CaptionTally
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
     from flows.core.run.run_context import Run

@@ -5,13 +5,19 @@ The generic rules run on frames built per kind of field (``flows/custom/custom_r
 ``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
 ``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
 ``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` on one row per answer of a choice field. Both sides of
+the text); ``choice_straight_lining`` and ``item_blind`` on one row per answer of a choice, number or tick
+field over the worker's whole history in the campaign (a one-item page judges from all their pages). Both sides of
 ``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
 
 ``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
 worker's one answer to a choice field on every item they answered, flagged when an honest worker who
 agrees with the other workers at the field's typical rate would give that run with a probability
 below ``straight_lining_alpha`` (on at least ``straight_lining_min_items`` items with other answers).
+
+``item_blind`` (``qc/agreement_odds.py``): a worker whose answers follow the items no better than a constant or
+a random answer would, against the crowd's own agreement, at a stated false-alarm rate (``item_blind_alpha``)
+for honest workers over the whole campaign. ``page_straight_lining`` (``qc/page_straight_lining.py``): one answer
+to every question of a page on one scale, far more often than the crowd, at ``page_straight_lining_alpha``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,12 @@ from typing import Any
 
 import pandas as pd
 
-from qc import mark_agreement, study_rules  # noqa: F401  (register mark_agreement, invalid_answer)
+from qc import (  # noqa: F401  (register item_blind, mark_agreement, page_straight_lining, invalid_answer)
+    agreement_odds,
+    mark_agreement,
+    page_straight_lining,
+    study_rules,
+)
 from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.straight_lining_odds import choice_straight_lining
@@ -29,10 +40,13 @@ from qc.timing_rules import SLOW_RULE
 from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
-# limits (min_words, one_sentence...) only where [qc.fields.<name>] sets them; absent telemetry never flags.
+# limits (min_words, banned_prefix...) where the page states them or [qc.fields.<name>] sets them; absent
+# telemetry never flags.
 CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outlier", "duplicate_text",
-                "shared_template", "consensus",
-                "choice_straight_lining", "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
+                "shared_template", "consensus", "choice_straight_lining", "item_blind", "page_straight_lining",
+                "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
+                "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
+                "quality_words", "quality_words_rate",
                 "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
@@ -40,16 +54,21 @@ CUSTOM_POLICY = DecisionPolicy(
     # answer at the page's own value; when either reaches most of a batch the page is at fault (a script-built
     # answer the form never posts), and the hold (hold_share) stops the batch
     reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"),
+    # choice_straight_lining, item_blind and page_straight_lining judge the worker's whole history: one flag
     block_min_flags={"invalid_answer": 1, "duplicate_text": 1, "shared_template": 2, "choice_straight_lining": 1,
-                     "instruction_echo": 2},
+                     "item_blind": 1, "page_straight_lining": 1, "instruction_echo": 2},
     # how the text arrived: on the share of the worker's answers over the campaign, as the caption task
     # (an honest worker who drafts a third of their answers elsewhere and pastes them is not blocked)
     # marks that miss the others' (qc/mark_agreement.py) on most of a worker's items, not on a hurried few
-    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6},
+    # the page's canned answer (one its script offers) at the caption task's rates of the seed's canned rules
+    block_min_rate={"paste_external": 0.8, "untyped_text": 0.8, "mark_agreement": 0.6,
+                    "canned_overuse": 0.7, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,
+                    "quality_words_rate": 0.3},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
+                  "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars", "switch_then_paste",
+                  "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

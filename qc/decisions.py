@@ -11,6 +11,10 @@ rule's rate, once they have written ``block_min_evidence`` captions (with
 older configs): a worker is blocked when one batch holds that many flags of a rule. Custom pages use
 both (``block_counts_beside_rates``): a rule with a rate on rates, the others on counts.
 
+A route may allow rejections only on its own grounds (``reject_grounds``: rule -> the platform's rejection
+category; None: every reject rule rejects, as on MTurk). There, a flag of a reject rule that is no ground
+sends the work to a person (``review``) instead, and a rejection names the ground's category.
+
 Some flags only ever ask a person to look (``REVIEW_ONLY_FLAGS``: ``time_outlier_slow``, a worker far
 slower than the batch, qc/timing_rules.py): no policy may reject or block on them.
 """
@@ -52,6 +56,8 @@ class DecisionPolicy:
     # One rule rejecting or blocking more than this share of a batch's workers holds the batch for a
     # person instead (flows/campaigns/batch_hold.py): it points at the page or the rule, not at fraud.
     hold_share: float = 0.5
+    # rule -> the route's rejection category; None: any reject rule rejects (flows/campaigns/route_policy.py)
+    reject_grounds: dict[str, str] | None = None
     reject_feedback: str = (
         "Your answer broke the task's submit rules ({rules}), which the task page checks "
         "before it lets anyone submit; it was posted around the page."
@@ -93,10 +99,25 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
     # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time (py-spy, 4,000 images);
     # columns, not a dict a row: the frame is built a column at a time either way
     rejecting = [sorted(by_assignment.get(a, set()) & reject_rules) for a in ids]
+    review = [bool(by_assignment.get(a, set()) & review_rules) for a in ids]
+    if policy.reject_grounds is not None:  # the rest of the reject rules' flags go to a person
+        grounds = policy.reject_grounds
+        kept = [[r for r in rules if r in grounds] for rules in rejecting]
+        # work a ground rejects needs no person for its other findings; work no ground rejects does
+        review = [seen or (bool(rules) and not ground) for seen, rules, ground in zip(review, rejecting, kept,
+                                                                                       strict=True)]
+        rejecting = kept
     return pd.DataFrame({"assignment_id": ids, "worker_id": unique["worker_id"].tolist(),
                          "action": ["reject" if r else "approve" for r in rejecting],
                          "reasons": [",".join(r) for r in rejecting],
-                         "review": [bool(by_assignment.get(a, set()) & review_rules) for a in ids]}, columns=columns)
+                         "review": review}, columns=columns)
+
+
+def rejection_category(policy: DecisionPolicy, reasons: str, default: str) -> str:
+    """The route's category for a rejection's reasons (its first ground's), else ``default``."""
+    grounds = policy.reject_grounds or {}
+    found = [grounds[r] for r in reasons.split(",") if r in grounds]
+    return found[0] if found else default
 
 
 # Shares of a worker's captions; consensus, shared_template and instruction_echo are the

@@ -18,7 +18,11 @@ from qc import (  # noqa: F401  (registers the rules)
     caption_rules,
     consensus_rules,
     echo_rules,
+    exceptional_speed,
     quality_talk,
+    short_answer,
+    skipped_required,
+    source_copy,
     telemetry_rules,
     template_rules,
     text_features,
@@ -35,7 +39,9 @@ DEFAULT_RULES = (
 )
 # Caption-text rules beyond the seed (issue 16): on when a config names them.
 TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk",
-              "quality_words_rate")  # the seed's quality-word trigger as a worker's rate (issue 45)
+              "quality_words_rate",  # the seed's quality-word trigger as a worker's rate (issue 45)
+              "source_copy",  # an answer that is its item's text or the page's, copied back
+              "short_answer")  # far shorter than the other workers' answers on the same item
 # How the text arrived (issue 29): on when a config names them; absent telemetry never flags.
 TELEMETRY_RULES = telemetry_rules.TELEMETRY_RULES
 KNOWN_RULES = DEFAULT_RULES + TEXT_RULES + TELEMETRY_RULES

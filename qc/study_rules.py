@@ -13,15 +13,19 @@ from typing import Any
 import pandas as pd
 
 from qc.flags import flag_frame, register
+from qc.skipped_required import skipped_required_flags
 
 
 @register("invalid_answer", "study")
 def invalid_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response breaking the page's own submit rules: the page was bypassed."""
+    """A response breaking the page's own submit rules: the page was bypassed. Each such response that left a
+    required question blank is also flagged ``skipped_required`` (qc/skipped_required.py)."""
     bad = df[df["problems"].astype(str) != ""]
-    return flag_frame([{"worker_id": r.worker_id, "rule": "invalid_answer", "value": r.problems.count(";") + 1,
-                        "threshold": 0, "assignment_id": r.assignment_id, "detail": r.problems[:300]}
-                       for r in bad.itertuples()])
+    own = flag_frame([{"worker_id": r.worker_id, "rule": "invalid_answer", "value": r.problems.count(";") + 1,
+                       "threshold": 0, "assignment_id": r.assignment_id, "detail": r.problems[:300]}
+                      for r in bad.itertuples()])
+    blanks = skipped_required_flags(bad)  # its required-left-blank part, a ground of its own on some routes
+    return own if blanks.empty else pd.concat([own, blanks], ignore_index=True)
 
 
 @register("too_fast", "study")

@@ -78,11 +78,11 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     low, high = centre - k * spread, (centre + k * spread) if both else np.inf
     worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
     median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
-    band = f"[{low_s:.1f}, {high_s:.1f}]" if both else f">= {low_s:.1f}"
     return flag_frame([
         {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(np.exp(m)), 1),
-         "threshold": band, "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs batch median "
-                                      f"{median_s:.1f}s (robust, {k} MAD-sigmas of log time)"}
+         "threshold": f"below {low_s:.1f}s" if m < low else f"above {high_s:.1f}s",
+         "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} "
+                   "MAD-sigmas of log time)"}
         for w, m in worker_logs.items() if m < low or m > high
     ])
 

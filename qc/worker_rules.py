@@ -72,8 +72,14 @@ def _time_row(worker: Any, mean: float, rule: str, band: tuple[float, float, flo
               apart: str = "") -> dict[str, Any]:
     low, high, mu, sigma = band
     said = f"{side_word(rule == FAST_RULE)}: mean {mean:.1f}s vs batch mu {mu:.1f}s sigma {sigma:.1f}s{apart}"
-    return {"worker_id": worker, "rule": rule, "value": round(float(mean), 1), "threshold": f"[{low:.1f}, {high:.1f}]",
+    return {"worker_id": worker, "rule": rule, "value": round(float(mean), 1), "threshold": side_bound(rule, low, high),
             "detail": said}
+
+
+def side_bound(rule: str, low: float, high: float) -> str:
+    """The bound a flag crossed, in seconds a person reads: a slow worker's band had a lower end below zero
+    ("[-40.1, 95.1]": parked HITs widen sigma), which says nothing about being slow."""
+    return f"below {low:.1f}s" if rule == FAST_RULE else f"above {high:.1f}s"
 
 
 @register("caps_lock", "worker")

@@ -27,7 +27,7 @@ def published_site(tmp_path: Path, secret: bytes, study_places: int = 0) -> Iter
     store.set_batch(cfg.name, 1, status="published")
     if study_places:
         store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                       "places": study_places, "created_at": 0.0}, pk="study_id")
+                                       "places": study_places, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(tmp_path / "h.db", {cfg.name: cfg}, secret=secret)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site, "db": tmp_path / "h.db"}

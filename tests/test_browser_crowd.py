@@ -95,7 +95,7 @@ def test_the_task_server_serves_the_crowd_page_under_its_csp_and_stores_every_el
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")))
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": 5, "created_at": 0.0}, pk="study_id")
+                                   "places": 5, "created_at": 0.0}, pk=("campaign", "study_id"))
     refused: list[str] = []
     page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
     page.route("https://app.prolific.com/**", lambda route: route.fulfill(status=200, body="done"))

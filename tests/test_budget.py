@@ -65,7 +65,7 @@ def test_a_cost_in_another_currency_needs_a_rate(sim, tmp_path: Path, capsys) ->
                                  "--endpoint-url", sim.url, "--db", str(tmp_path / "h.db"), "--out", str(tmp_path)])
     assert code == 6 and "costs are in GBP but the budget is 5000.00 USD" in err and "fx_rates" in err
     assert not sim.prolific.studies
-    code, err = run_cli(capsys, ["run", str(config), "--dry-run", "--platform", "prolific"])
+    code, err = run_cli(capsys, ["run", str(config), "--dry-run", "--platform", "prolific", *own_ledger(tmp_path)])
     assert code == 6 and "fx_rates" in err  # the dry run gives the same answer
 
 
@@ -80,12 +80,18 @@ def test_estimate_counts_every_batch_and_converts(tmp_path: Path) -> None:
 
 def test_budget_key_is_checked(tmp_path: Path, capsys) -> None:
     config = config_with(tmp_path, 'budget = "400 dollars"')
-    code, err = run_cli(capsys, ["run", str(config), "--dry-run"])
+    code, err = run_cli(capsys, ["run", str(config), "--dry-run", *own_ledger(tmp_path)])
     assert code == 2 and '[campaign].budget must be an amount and a currency such as "400.00 USD"' in err
 
 
-def test_prolific_dry_run_lists_prolific_calls_and_its_costs(capsys) -> None:
-    code = main(["run", str(DEMO), "--platform", "prolific", "--dry-run"])
+def own_ledger(tmp_path: Path) -> list[str]:
+    """A dry run reads the ledger and output folder it would use: the test's own, never the checkout's (after
+    `make demo` there, its runs/hitflow.db holds the demo's MTurk campaign)."""
+    return ["--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")]
+
+
+def test_prolific_dry_run_lists_prolific_calls_and_its_costs(tmp_path: Path, capsys) -> None:
+    code = main(["run", str(DEMO), "--platform", "prolific", "--dry-run", *own_ledger(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0
     assert "dry run (Prolific): 5 studies" in out and "CreateHITWithHITType" not in out
@@ -98,27 +104,27 @@ def test_prolific_dry_run_lists_prolific_calls_and_its_costs(capsys) -> None:
 
 def test_prolific_dry_run_refuses_pay_under_the_hourly_floor_and_over_budget(tmp_path: Path, capsys) -> None:
     config = config_with(tmp_path, 'budget = "500.00 USD"\nfx_rates = {GBP = "1.27"}')
-    code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
+    code = main(["run", str(config), "--platform", "prolific", "--dry-run", *own_ledger(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1
     assert "PROBLEM: the estimate exceeds the budget by 871.60 USD" in out  # 1,371.60 USD, top-ups' worst case
     # pay under Prolific's floor is refused as the config loads, in one line (issue 25)
     config.write_text(config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 '))
-    code = main(["run", str(config), "--platform", "prolific", "--dry-run"])
+    code = main(["run", str(config), "--platform", "prolific", "--dry-run", *own_ledger(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "reward 0.90 GBP for 12 minutes pays 4.50 GBP/hour, below Prolific's minimum of 6.00" in err
 
 
-def test_links_dry_run_lists_the_invite_plan(capsys) -> None:
-    code = main(["run", str(DEMO), "--platform", "links", "--dry-run", "--limit", "10",
+def test_links_dry_run_lists_the_invite_plan(tmp_path: Path, capsys) -> None:
+    code = main(["run", str(DEMO), "--platform", "links", "--dry-run", "--limit", "10", *own_ledger(tmp_path),
                  *[a for n in ("ann", "bo", "cy", "di", "ed") for a in ("--invite", n)]])
     out = capsys.readouterr().out
     assert code == 0
     assert "dry run (invite links): 5 invite rounds, 5 units, 25 places" in out
     assert "plan: invite links to 5 people (ann, bo, cy, di, ed)" in out
     assert out.count("1 unit(s) x 5 responses") == 5 and "no platform costs" in out
-    assert main(["run", str(DEMO), "--platform", "links", "--dry-run", "--invite", "ann"]) == 1
+    assert main(["run", str(DEMO), "--platform", "links", "--dry-run", "--invite", "ann", *own_ledger(tmp_path)]) == 1
     assert "1 invitee(s) cannot give each unit 5 different people's responses" in capsys.readouterr().out
 
 

@@ -33,7 +33,7 @@ def crowded(tmp_path: Path) -> Iterator[dict[str, Any]]:
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), scale=2)
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": PEOPLE, "created_at": 0.0}, pk="study_id")
+                                   "places": PEOPLE, "created_at": 0.0}, pk=("campaign", "study_id"))
     # everyone comes from 127.0.0.1 here; the per-address flood limit is tested in test_security_server
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"k" * 32,
                     limits=SessionLimits(per_participant=6, per_address=10 * PEOPLE))

@@ -98,7 +98,8 @@ def test_sim_serve_process_speaks_to_plain_boto3() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--seed", "1"],
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--seed", "1",
+                             "--speed", "3600"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         first = proc.stdout.readline() if proc.stdout else ""
@@ -122,7 +123,7 @@ def test_sim_serve_process_speaks_to_plain_boto3() -> None:
                                                        "<input type='radio' name='ok' value='y'>"
                                                        "<input type='radio' name='ok' value='n'></form>"))
         assert hit["HIT"]["HITStatus"] == "Assignable"
-        # The served clock runs at 3600x: simulated workers' answers arrive within seconds.
+        # This served clock runs at 3600x: simulated workers' answers arrive within seconds.
         deadline = time.time() + 30
         found: list[dict] = []
         while len(found) < 3 and time.time() < deadline:

@@ -142,17 +142,26 @@ def test_a_batch_that_gets_no_work_says_so_and_stops(sim, tmp_path: Path) -> Non
     assert posted_batches == {1}  # batches 2-5 were not posted after batch 1 got nothing
 
 
-def test_an_id_seen_elsewhere_stops_the_run_instead_of_hiding_an_answer(sim, tmp_path: Path) -> None:
+def test_an_id_another_campaign_holds_is_kept_apart_and_one_of_its_own_stops_the_run(sim, tmp_path: Path) -> None:
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=10)
     publish_batch(run, 1)
     advance(sim, 3 * 86400)
     hit_id = next(iter(sim.market.hits))
     first = mturk.list_submissions(run.client, hit_id)[0]
-    with run.store.transaction():  # the same id, stored earlier by another campaign on another endpoint
+    with run.store.transaction():  # the same id, stored earlier by another campaign on another marketplace
         run.store.table("assignments").insert({"assignment_id": first["AssignmentId"], "hit_id": "OTHERHIT",
                                                "campaign": "other", "batch": 1, "worker_id": "W"})
-    with pytest.raises(AnswerConflictError, match=r"already in .* for campaign 'other'"):
+    collect_batch(run, 1)
+    owners = {r["campaign"]: r["hit_id"] for r in run.store.rows(
+        "SELECT campaign, hit_id FROM assignments WHERE assignment_id = ?", [first["AssignmentId"]])}
+    assert owners == {"other": "OTHERHIT", run.cfg.name: hit_id}  # each campaign keeps its own record
+    assert run.store.table("answers").count_where("campaign = ? AND assignment_id = ?",
+                                                  [run.cfg.name, first["AssignmentId"]]) > 0
+    with run.store.transaction():  # the campaign's own id under another HIT: an answer would be hidden
+        run.store.execute("UPDATE assignments SET hit_id = 'OTHERHIT' WHERE campaign = ? AND assignment_id = ?",
+                          [run.cfg.name, first["AssignmentId"]])
+    with pytest.raises(AnswerConflictError, match=r"already in .* for campaign"):
         collect_batch(run, 1)
 
 

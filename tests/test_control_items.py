@@ -181,6 +181,11 @@ def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
         by_controls.loc[by_controls["batch"].astype(int) < 3, "worker_id"])
     scored = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
     assert (pd.to_numeric(scored["controls"]) > 0).any()
+    # the same evidence as flags of the batches they worked, in flags.csv beside the other rules
+    flags = pd.read_csv(out / "flags.csv", dtype=str, keep_default_na=False)
+    on_controls = flags[flags["rule"] == "control_accuracy"]
+    assert set(on_controls["worker_id"].str.removeprefix("invite:")) == set(by_controls["worker_id"])
+    assert on_controls["detail"].str.fullmatch(r"known answers over the campaign: control_accuracy 0% \(0/\d+\)").all()
     if platform == "mturk":
         shown_to_a_person(tmp_path / "h.db", set(by_controls["worker_id"]), scored)
 
@@ -303,3 +308,7 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     early = set(pooled.loc[pooled["batch"].astype(int) < 3, "worker_id"])
     honest = set(workers.loc[workers["profile"].isin(HONEST), "worker_id"]) - wrong  # adversaries are "diligent"
     assert early & wrong and not set(pooled["worker_id"]) & honest
+    flags = pd.read_csv(out / "flags.csv", dtype=str, keep_default_na=False)
+    on_skill = flags[flags["rule"] == "worker_skill"]
+    assert set(on_skill["worker_id"].str.removeprefix("invite:")) == set(pooled["worker_id"])
+    assert on_skill["detail"].str.startswith("known answers over the campaign: worker_skill P=").all()

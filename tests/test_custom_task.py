@@ -237,7 +237,7 @@ def test_hitflows_task_server_page_as_an_external_question(project: Path, client
                     "</ExternalURL><FrameHeight>600</FrameHeight></ExternalQuestion>")
         hit_id = create(client, question, n=4)
         store.table("hits").insert({"hit_id": hit_id, "campaign": cfg.name, "batch": 1, "hit_index": 0,
-                                    "item_ids": json.dumps(ids), "status": "posted"}, pk="hit_id")
+                                    "item_ids": json.dumps(ids), "status": "posted"}, pk=("campaign", "hit_id"))
         advance(sim, 3 * 86400)
         answers = honest_answers(client, sim, hit_id, wait_s=30)
     spec = custom_spec(cfg, page_items(store.rows("SELECT * FROM items WHERE campaign = ? ORDER BY rowid",

@@ -73,7 +73,7 @@ def test_forwarded_addresses_count_only_from_a_trusted_proxy(ledger, trusted: tu
     store, cfg = ledger
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": 10, "created_at": 0.0}, pk="study_id")
+                                   "places": 10, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"k" * 32, limits=SessionLimits(per_address=2),
                     limit_loopback=True)
     with TaskServer(site, trusted_proxies=trusted) as server:
@@ -94,7 +94,7 @@ def test_people_are_told_why_there_is_no_work(ledger) -> None:
         store.table("campaigns").update(cfg.name, {"status": "done"})
         after = http.get(link)
         store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "COMPLETED",
-                                       "places": 10, "created_at": 0.0}, pk="study_id")
+                                       "places": 10, "created_at": 0.0}, pk=("campaign", "study_id"))
         closed_study = http.get(f"/task/{cfg.name}", params={"PROLIFIC_PID": "p1", "STUDY_ID": STUDY,
                                                              "SESSION_ID": "x1"})
     assert before.status_code == 503 and "has not opened yet" in before.text and "stays valid" in before.text

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.block_evidence import campaign_history
-from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.dataset_files import DatasetFiles
+from flows.captions.caption_tally import CaptionTally
 from flows.core.inputs.csv_files import write_dataset
 from flows.core.ledger.store import Store
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
@@ -122,7 +122,8 @@ def ledger(tmp_path: Path) -> Store:
             aid = f"A{batch}{worker}"
             store.table("assignments").insert({"assignment_id": aid, "hit_id": f"H{batch}", "campaign": "c",
                                                "batch": batch, "worker_id": worker, "status": "Submitted"})
-            store.table("answers").insert_all([{"assignment_id": aid, "item_id": f"i{batch}{n}", "field": "caption",
+            store.table("answers").insert_all([{"campaign": "c", "assignment_id": aid, "item_id": f"i{batch}{n}",
+                                                "field": "caption",
                                                 "value": "a caption"} for n in range(5)])
         store.table("qc_flags").insert_all([
             {"campaign": "c", "batch": batch, "worker_id": "W1", "rule": "caps_lock", "value": "0.8",
@@ -136,7 +137,7 @@ def test_a_workers_history_built_batch_by_batch_equals_the_whole_campaigns(tmp_p
     store = ledger(tmp_path)
     assignments = pd.DataFrame(store.rows(
         "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a JOIN answers x "
-        "ON x.assignment_id = a.assignment_id GROUP BY a.assignment_id"))
+        "ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id GROUP BY a.campaign, a.assignment_id"))
     flags = pd.DataFrame(store.rows("SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                                     "FROM qc_flags"))
     history = campaign_history(store, "c", 2)

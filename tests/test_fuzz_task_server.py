@@ -47,7 +47,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=50)
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": 10, "created_at": 0.0}, pk="study_id")
+                                   "places": 10, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"z" * 32,
                     limits=SessionLimits(per_participant=10**6, per_address=10**6),
                     holds=HoldLimits(per_address=10**6))  # every fuzzed session comes from one client

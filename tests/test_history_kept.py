@@ -44,7 +44,8 @@ def add_batch(store: Store, rng: random.Random, batch: int) -> None:
         aid = f"A{batch}{worker}"
         store.table("assignments").insert({"assignment_id": aid, "hit_id": f"H{batch}", "campaign": "c",
                                            "batch": batch, "worker_id": worker, "status": "Submitted"})
-        store.table("answers").insert_all([{"assignment_id": aid, "item_id": f"i{batch}{n}", "field": "caption",
+        store.table("answers").insert_all([{"campaign": "c", "assignment_id": aid, "item_id": f"i{batch}{n}",
+                                            "field": "caption",
                                             "value": "a caption"} for n in range(rng.randint(3, 6))])
         rows = flags_of(rng, batch, worker)
         if rows:
@@ -55,7 +56,8 @@ def rebuilt(store: Store, up_to: int) -> pd.DataFrame:
     """The whole campaign's evidence from the raw rows at once (what the kept rows must equal)."""
     assignments = pd.DataFrame(store.rows(
         "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(*) AS captions FROM assignments a JOIN answers x "
-        "ON x.assignment_id = a.assignment_id WHERE a.batch <= ? GROUP BY a.assignment_id", [up_to]))
+        "ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id WHERE a.batch <= ? "
+        "GROUP BY a.campaign, a.assignment_id", [up_to]))
     flags = pd.DataFrame(store.rows(f"SELECT {', '.join(FLAG_COLUMNS)}, batch FROM qc_flags WHERE batch <= ?",
                                     [up_to]), columns=[*FLAG_COLUMNS, "batch"])
     return worker_history(assignments, flags)

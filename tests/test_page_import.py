@@ -216,7 +216,7 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
     store = Store(tmp_path / "h.db")
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")))
     store.table("hits").insert({"hit_id": "H1", "campaign": cfg.name, "batch": 1, "hit_index": 0,
-                                "item_ids": json.dumps(["item-001"]), "status": "posted"}, pk="hit_id")
+                                "item_ids": json.dumps(["item-001"]), "status": "posted"}, pk=("campaign", "hit_id"))
     with TaskServer(TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)) as server:
         reply = httpx.get(f"{server.url}/task/{cfg.name}", params={"hitId": "H1", "assignmentId": "A1",
                                                                    "workerId": "W1"})

@@ -234,7 +234,7 @@ def _decisions(route: Route, actions: dict[str, str]) -> list[dict[str, Any]]:
         store.table("decisions").upsert_all([
             {"assignment_id": a, "campaign": NAME, "batch": 1, "worker_id": workers[a], "action": action,
              "reasons": "min_words", "review": 0, "decided_at": 0.0, "applied": ""}
-            for a, action in actions.items()], pk="assignment_id")
+            for a, action in actions.items()], pk=("campaign", "assignment_id"))
     return store.rows(f"SELECT * FROM decisions WHERE assignment_id IN ({','.join('?' * len(actions))})",
                       list(actions))
 

@@ -87,7 +87,7 @@ def test_a_platform_s_facts_are_its_module_s(name: str) -> None:
 
 
 # Task kinds (and what they import) reach a platform through the protocol, never one platform's own modules.
-KIND_PACKAGES = ("campaigns", "studies", "custom")
+KIND_PACKAGES = ("campaigns", "captions", "studies", "custom")
 
 
 def platform_imports(path: Path) -> set[str]:
@@ -156,7 +156,7 @@ def test_the_review_queue_leaves_out_only_what_the_campaigns_platform_settled_un
     store.table("assignments").insert_all(
         [{"assignment_id": a, "hit_id": "h", "campaign": "c", "batch": 1, "worker_id": w, "status": status,
           "auto_approval_time": 1e9} for a, w, status in [("s1", "P1", "RETURNED"), ("s2", "P2", "AWAITING REVIEW")]],
-        pk="assignment_id")
+        pk=("campaign", "assignment_id"))
     store.table("qc_flags").insert_all([{"campaign": "c", "batch": 1, "worker_id": w, "rule": "min_words", "value": "1",
                                          "threshold": "3", "assignment_id": a, "image_id": "i", "detail": ""}
                                         for a, w in [("s1", "P1"), ("s2", "P2")]])

@@ -55,7 +55,8 @@ def open_study(world: dict[str, Any], places: int = 4, **extra: Any) -> str:
     api, store = world["api"], world["store"]
     study = api.post("studies/", json=study_body(world, places, **extra)).json()
     store.table("studies").insert({"study_id": study["id"], "campaign": world["cfg"].name, "batch": 1,
-                                   "status": "ACTIVE", "places": places, "created_at": 0.0}, pk="study_id")
+                                   "status": "ACTIVE", "places": places, "created_at": 0.0},
+                                  pk=("campaign", "study_id"))
     assert api.post(f"studies/{study['id']}/transition/", json={"action": "PUBLISH"}).json()["status"] == "ACTIVE"
     return str(study["id"])
 

@@ -161,7 +161,8 @@ def new_study(world: dict[str, Any], places: int) -> Any:
         "reward": 90, "device_compatibility": ["desktop"]})
     study = call("studies.create_study", client=world["client"], body=body).parsed
     world["store"].table("studies").insert({"study_id": study.id, "campaign": world["cfg"].name, "batch": 1,
-                                            "status": "ACTIVE", "places": places, "created_at": 0.0}, pk="study_id")
+                                            "status": "ACTIVE", "places": places, "created_at": 0.0},
+                                           pk=("campaign", "study_id"))
     return study  # the task server serves batch 1 to this study's participants
 
 
@@ -265,7 +266,8 @@ def test_hitflows_adapter_meets_the_same_schema(world: dict[str, Any], monkeypat
         "device_compatibility": ["desktop"], "filters": [{"filter_id": "participant_group_blocklist",
                                                           "selected_values": [group]}]})
     world["store"].table("studies").insert({"study_id": study, "campaign": world["cfg"].name, "batch": 1,
-                                            "status": "ACTIVE", "places": 3, "created_at": 0.0}, pk="study_id")
+                                            "status": "ACTIVE", "places": 3, "created_at": 0.0},
+                                           pk=("campaign", "study_id"))
     assert prolific.transition(client, study, "PUBLISH") == "ACTIVE"
     finish(world["sim"].url)
     subs = [s for s in prolific.submissions(client, study) if s["status"] == "AWAITING REVIEW"]

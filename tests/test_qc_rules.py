@@ -30,7 +30,19 @@ def test_time_outlier_uses_worker_mean_against_batch_band() -> None:
     mu, sigma = times.mean(), times.std(ddof=1)
     flags = flags_for(df, "time_outlier")
     assert list(flags["worker_id"]) == ["SLOW"] and list(flags["rule"]) == ["time_outlier_slow"]  # the slow side
-    assert flags.iloc[0]["threshold"] == f"[{mu - 1.95 * sigma:.1f}, {mu + 1.95 * sigma:.1f}]"
+    # the bound the worker crossed, in seconds a person reads (the band's lower end here is below zero)
+    assert mu - 1.95 * sigma < 0 and flags.iloc[0]["threshold"] == f"above {mu + 1.95 * sigma:.1f}s"
+
+
+def test_time_thresholds_name_the_crossed_bound_in_positive_seconds() -> None:
+    rows = [(f"a{i}", f"W{i}", "img", GOOD, 100.0 + (i % 3)) for i in range(20)]
+    rows += [("fast1", "FAST", "img", GOOD, 2.0), ("slow1", "SLOW", "img", GOOD, 900.0)]
+    for method in ("seed_slow_apart", "robust_both"):
+        flags = flags_for(frame(rows), "time_outlier", time_outlier_method=method).set_index("worker_id")
+        assert flags.loc["FAST", "threshold"].startswith("below ")
+        assert flags.loc["SLOW", "threshold"].startswith("above ")
+        for threshold in flags["threshold"]:
+            assert float(threshold.split()[1].removesuffix("s")) > 0
 
 
 def test_time_outlier_needs_two_assignments_and_spread() -> None:

@@ -28,7 +28,8 @@ def _ledger(location: str) -> tuple[Store, list[dict[str, Any]]]:
             image = f"{assignment}-i{j}"
             store.table("items").insert({"campaign": CAMPAIGN, "item_id": image, "url": f"https://x.test/{image}.jpg",
                                          "batch": 1})
-            store.table("answers").insert({"assignment_id": assignment, "item_id": image, "field": "caption",
+            store.table("answers").insert({"campaign": CAMPAIGN, "assignment_id": assignment, "item_id": image,
+                                           "field": "caption",
                                            "value": f"caption {j} of {assignment}"})
     flags = []
     for n in range(30):

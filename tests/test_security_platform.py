@@ -89,7 +89,7 @@ def prolific_world(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 "completion_codes": [{"code": code, "code_type": "COMPLETED"}], "total_available_places": 2,
                 "estimated_completion_time": 6, "reward": 90, "device_compatibility": ["desktop"]})
             store.table("studies").insert({"study_id": study, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                           "places": 2, "created_at": 0.0}, pk="study_id")
+                                           "places": 2, "created_at": 0.0}, pk=("campaign", "study_id"))
             yield {"sim": sim, "run": run, "study": study, "code": code, "task": server.url, "store": store}
 
 

@@ -36,7 +36,7 @@ def serve(tmp_path: Path, places: int = 10, limit: int = 50, **site_kw: Any) -> 
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=limit)
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": places, "created_at": 0.0}, pk="study_id")
+                                   "places": places, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32, **site_kw)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site,

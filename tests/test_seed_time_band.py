@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.cli.parser import TIME_OUTLIER_METHODS
+from flows.cli.qc_options import TIME_OUTLIER_METHODS
 from flows.custom.scaffold import scaffold
 from qc.runner import run_rules
 from qc.timing_rules import METHODS

@@ -36,7 +36,7 @@ def served(ledger_location: str) -> Iterator[dict[str, Any]]:
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=50)  # 10 images per batch
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": "s" * 24, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": 10, "created_at": 0.0}, pk="study_id")
+                                   "places": 10, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(store.location, {cfg.name: cfg}, secret=b"s" * 32)
     with TaskServer(site) as server:
         yield {"url": server.url, "store": store, "cfg": cfg, "site": site,

@@ -13,8 +13,8 @@ import pandas as pd
 
 from flows.campaigns.batch_review import caption_frame
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.caption_telemetry import attach_telemetry, telemetry_words
 from flows.campaigns.review_data import worker_captions
+from flows.captions.caption_telemetry import attach_telemetry, telemetry_words
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
@@ -101,7 +101,8 @@ def test_a_caption_finds_its_field_on_mturk_hits_and_task_server_sessions(tmp_pa
     for assignment, hit in (("A1", "H1"), ("S1", "prolific-study:u0")):
         store.table("assignments").insert({"assignment_id": assignment, "hit_id": hit, "campaign": cfg.name,
                                            "batch": 1, "worker_id": "W"})
-        store.table("answers").insert({"assignment_id": assignment, "item_id": "", "field": "hitflow_telemetry",
+        store.table("answers").insert({"campaign": cfg.name, "assignment_id": assignment, "item_id": "",
+                                       "field": "hitflow_telemetry",
                                        "value": record})
     frame = pd.DataFrame({"assignment_id": ["A1", "A1", "S1", "S1"],
                           "hit_id": ["H1", "H1", "prolific-study:u0", "prolific-study:u0"],

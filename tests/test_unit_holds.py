@@ -37,7 +37,7 @@ def study(tmp_path: Path, ledger_location: str) -> Iterator[dict[str, Any]]:
     plan_items(Run(cfg, store, None, mturk.Target("sim", "http://unused")), limit=8)
     store.set_batch(cfg.name, 1, status="published")
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 1, "status": "ACTIVE",
-                                   "places": PLACES, "created_at": 0.0}, pk="study_id")
+                                   "places": PLACES, "created_at": 0.0}, pk=("campaign", "study_id"))
     site = TaskSite(store.location, {cfg.name: cfg}, secret=b"h" * 32)
     with TaskServer(site, trusted_proxies=("127.0.0.1",)) as server, \
             httpx.Client(base_url=server.url, follow_redirects=False, timeout=60) as http:

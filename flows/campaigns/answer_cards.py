@@ -48,8 +48,8 @@ def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str
 
 def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str]) -> dict[str, list[CardRow]]:
     some = f"({', '.join('?' * len(ids))})"
-    answers = run.store.rows(f"SELECT assignment_id, item_id, field, value FROM answers WHERE assignment_id IN {some} "
-                             "ORDER BY rowid", ids)
+    answers = run.store.rows(f"SELECT assignment_id, item_id, field, value FROM answers WHERE campaign = ? AND "
+                             f"assignment_id IN {some} ORDER BY rowid", [run.cfg.name, *ids])
     pages = _pages(run, ids)
     seen = sorted({i for page in pages.values() for i in page} | {a["item_id"] for a in answers if a["item_id"]})
     items = {r["item_id"]: r for r in run.store.rows(
@@ -81,8 +81,10 @@ def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[
     named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
     answers = tuple((f, kind, _shown(given[f], kind), words.get((assignment, item, f), ""))
                     for f in named for kind in [kinds.get(f, "text")])
+    # as postprocess/answers/control_items.py scores a control: the stripped answer against the known one
+    wrong = tuple(f for f, answer in known if given.get(f, "").strip() and given[f].strip() != answer.strip())
     return CardRow(assignment_id=assignment, item_id=item, url=(stored or {}).get("url") or "", shown=shown,
-                   answers=answers, known=known)
+                   answers=answers, known=known, wrong=wrong)
 
 
 def _shown(value: str, kind: str) -> str:
@@ -106,10 +108,11 @@ def _pages(run: Run, ids: list[str]) -> dict[str, list[str]]:
     """Each assignment's items in the order its page showed them (an MTurk HIT's, or a task-server session's)."""
     some = f"({', '.join('?' * len(ids))})"
     pages = {r["assignment_id"]: json.loads(r["item_ids"] or "[]") for r in run.store.rows(
-        f"SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id "
-        f"WHERE a.assignment_id IN {some}", ids)}
+        f"SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND "
+        f"h.hit_id = a.hit_id WHERE a.campaign = ? AND a.assignment_id IN {some}", [run.cfg.name, *ids])}
     pages |= {r["session_id"]: json.loads(r["item_ids"] or "[]") for r in run.store.rows(
-        f"SELECT session_id, item_ids FROM task_sessions WHERE session_id IN {some}", ids)}
+        f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ? AND session_id IN {some}",
+        [run.cfg.name, *ids])}
     return pages
 
 

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import pandas as pd
 
 from flows.campaigns import block_evidence as evidence
+from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
-from flows.campaigns.caption_telemetry import attach_telemetry
 from flows.campaigns.page_text import qc_params
 from flows.campaigns.review_data import kept_workers
+from flows.campaigns.route_policy import route_policy
+from flows.captions.caption_telemetry import attach_telemetry
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from qc.decisions import decide
 from qc.runner import prepare, run_rules
+
+BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
@@ -41,9 +46,9 @@ def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) ->
                MAX(CASE WHEN x.field = 'text_present' THEN x.value END) AS text_present,
                MAX(CASE WHEN x.field = 'start_ms' THEN x.value END) AS start_ms,
                MAX(CASE WHEN x.field = 'end_ms' THEN x.value END) AS end_ms
-        FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id
-        LEFT JOIN hits h ON h.hit_id = a.hit_id
-        WHERE {where} AND x.item_id != '' GROUP BY a.assignment_id, x.item_id, h.hit_index
+        FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id
+        LEFT JOIN hits h ON h.campaign = a.campaign AND h.hit_id = a.hit_id
+        WHERE {where} AND x.item_id != '' GROUP BY a.campaign, a.assignment_id, x.item_id, h.hit_index
         ORDER BY a.batch, h.hit_index, a.worker_id, x.item_id""", params, columns)
     frame["work_time_s"] = _work_times(frame, run.cfg.time_source)
     return prepare(attach_telemetry(run, frame, batch) if telemetry else frame, run.cfg.submit_rules.canned_text)
@@ -92,7 +97,11 @@ def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
 
 
 def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
-    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule. The
+    page's attention checks are scored here, for every kind (attention_scoring.py)."""
+    checked = attention_flags(run, batch)
+    if checked is not None and not checked.empty:
+        flags = pd.concat([flags, checked], ignore_index=True) if not flags.empty else checked
     records = [{**{k: str(v) for k, v in r.items()}, "campaign": run.cfg.name, "batch": batch}
                for r in flags.to_dict("records")]
     with run.store.transaction():  # replace the batch's flags as one decision
@@ -125,21 +134,29 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
     flags = batch_flags(run, batch)
-    decisions = decide(flags, assignments, cfg.policy)
+    policy = route_policy(cfg, run.platform)  # on Prolific: rejections on its valid grounds only
+    decisions = decide(flags, assignments, policy)
     due = blocks_due(run, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
-    set_aside = held_rules(run, batch, decisions, due, set(unreadable))  # one rule on most of it: held for a person
+    # one rule on most of it: held for a person, judged on what the rules would reject on any route (on
+    # Prolific a rule that is no rejection ground sends work to a person, and with review = "none" pays it)
+    anywhere = decisions if policy.reject_grounds is None else decide(flags, assignments,
+                                                                        replace(policy, reject_grounds=None))
+    set_aside = held_rules(run, batch, anywhere, due, set(unreadable))
     decisions = approve_despite(decisions, set_aside)
     if cfg.reject_blocked_work:
         blocked = set(blocks_despite(due, set_aside)["worker_id"])
         mask = decisions["worker_id"].isin(blocked) & (decisions["action"] == "approve")
-        decisions.loc[mask, ["action", "reasons"]] = ["reject", "blocked_worker"]
+        if policy.reject_grounds is None or BLOCKED_WORK in policy.reject_grounds:
+            decisions.loc[mask, ["action", "reasons"]] = ["reject", BLOCKED_WORK]
+        else:  # a block is no ground to reject on this route: a person looks at the work
+            decisions.loc[mask, "review"] = True
     now = time.time()
     records = [{**d, "campaign": cfg.name, "batch": batch, "review": int(d["review"]), "decided_at": now,
                 "applied": ""} for d in decisions.to_dict("records")]
     with store.transaction():
         if records:
-            store.table("decisions").insert_all(records, pk="assignment_id", ignore=True)
+            store.table("decisions").insert_all(records, pk=("campaign", "assignment_id"), ignore=True)
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     platform = platform_for(run.platform)
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already

@@ -75,7 +75,8 @@ def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     work = store.frame(
         "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(DISTINCT CASE WHEN x.field = 'caption' THEN x.item_id "
         "END) AS captions, COUNT(DISTINCT x.item_id) AS items FROM assignments a "
-        "JOIN answers x ON x.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? "
+        "JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id WHERE a.campaign = ? AND "
+        "a.batch = ? "
         "AND x.item_id != '' GROUP BY a.assignment_id, a.worker_id, a.batch",
         [campaign, batch], ["assignment_id", "worker_id", "batch", "captions", "items"])
     unit = "captions" if work["captions"].astype(int).sum() else "items"
@@ -123,7 +124,8 @@ def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataF
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
     marks = ",".join("?" * len(ids))
     return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
-                       f"ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? "
+                       f"ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE a.campaign = ? AND "
+                       f"a.batch > 0 AND a.batch <= ? "
                        f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *ids],
                        ["worker_id", "item_id", "field", "value"])
 
@@ -177,7 +179,8 @@ def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[st
     unblocked = ("AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
                  if blocked_before else "")
     return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, a.assignment_id AS unit FROM answers x "
-                       f"JOIN assignments a ON a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 "
+                       f"JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE "
+                       f"a.campaign = ? AND a.batch > 0 "
                        f"AND a.batch <= ? AND a.status != 'NOT ON PROLIFIC' AND x.item_id != '' AND x.field IN "
                        f"({marks}) {unblocked}ORDER BY a.rowid, x.rowid",
                        [campaign, up_to_batch, *fields, *([campaign, up_to_batch] if blocked_before else [])],

@@ -14,13 +14,13 @@ from flows.answers.answers_step import BatchJudgements
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.caption_tally import CaptionTally
 from flows.campaigns.content_blind import caption_blind_lines, write_notes
 from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report_summary import report_summary, route_label
 from flows.campaigns.review_report import review_report
-from flows.campaigns.short_images import short_images_lines
 from flows.campaigns.summary import shortfall_lines
+from flows.captions.caption_tally import CaptionTally
+from flows.captions.short_images import short_images_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
@@ -58,8 +58,8 @@ def batch_captions(run: Run, batch: int, telemetry: bool = True) -> pd.DataFrame
                               "action IN ('reject', 'unpaid')", batch))
     blocked_in = set(_rows(run, "SELECT worker_id FROM blocks WHERE campaign = ? AND batch = ?", batch))
     struck = {(r["assignment_id"], r["image_id"]) for r in run.store.rows(  # a reviewer's verdict
-        "SELECT s.assignment_id, s.image_id FROM struck_captions s JOIN assignments a ON a.assignment_id = "
-        "s.assignment_id WHERE s.campaign = ? AND a.batch = ?", [run.cfg.name, batch])}
+        "SELECT s.assignment_id, s.image_id FROM struck_captions s JOIN assignments a ON a.campaign = s.campaign "
+        "AND a.assignment_id = s.assignment_id WHERE s.campaign = ? AND a.batch = ?", [run.cfg.name, batch])}
     # A typed Series: an empty campaign's plain [] would make the mask below select columns, not rows.
     frame["is_rejected"] = pd.Series([a in rejected or w in blocked_in or (a, i) in struck
                                       for a, w, i in zip(frame["assignment_id"], frame["worker_id"],

@@ -81,8 +81,28 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
+    policy = routed(store, campaign, policy)  # the queue shows what the route will do (Prolific: its grounds)
     return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
                        time.time() if now is None else now, due)
+
+
+def routed(store: Store, campaign: str, policy: DecisionPolicy) -> DecisionPolicy:
+    """``policy`` with the rejection grounds of the platform the campaign runs on (flows/campaigns/route_policy.py);
+    a ground the page must state counts only when the campaign's config still loads and its page states it."""
+    rows = store.rows("SELECT config_json, config_path FROM campaigns WHERE name = ?", [campaign])
+    if not rows or policy.reject_grounds is not None:
+        return policy
+    platform = recorded_platform(store, campaign, rows[0]["config_json"])
+    if platform_for(platform).REJECTION_GROUNDS is None:
+        return policy
+    from flows.campaigns.route_policy import route_policy
+    from flows.core.config.config import load_config
+
+    try:
+        cfg = load_config(rows[0]["config_path"])
+    except (HitflowError, OSError, TypeError):
+        cfg = None
+    return route_policy(cfg, platform, policy)
 
 
 def settled_unpaid(store: Store, campaign: str) -> tuple[str, ...]:
@@ -110,7 +130,8 @@ def worker_frames(store: Store, campaign: str, workers: list[str]) -> dict[str, 
     some = f"worker_id IN ({', '.join('?' * len(workers))})"
     mine = [campaign, *workers]
     work = _frame(store, "SELECT a.assignment_id, a.worker_id, a.batch, d.action FROM assignments a LEFT JOIN "
-                  f"decisions d ON d.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.{some}",
+                  f"decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id WHERE a.campaign "
+                  f"= ? AND a.batch > 0 AND a.{some}",
                   mine, ["assignment_id", "worker_id", "batch", "action"])  # one pass for both
     return {
         "flags": _frame(store, f"SELECT worker_id, batch FROM qc_flags WHERE campaign = ? AND batch > 0 AND {some}",
@@ -129,9 +150,11 @@ def review_summary(store: Store, campaign: str, policy: DecisionPolicy, mode: st
 
 CAPTIONS = """
     SELECT a.assignment_id, x.item_id AS image_id, x.value AS caption, i.url, (s.image_id IS NOT NULL) AS struck
-    FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id AND x.field = 'caption'
+    FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = a.assignment_id
+      AND x.field = 'caption'
     LEFT JOIN items i ON i.campaign = a.campaign AND i.item_id = x.item_id
-    LEFT JOIN struck_captions s ON s.assignment_id = a.assignment_id AND s.image_id = x.item_id"""
+    LEFT JOIN struck_captions s ON s.campaign = a.campaign AND s.assignment_id = a.assignment_id
+      AND s.image_id = x.item_id"""
 
 
 def worker_captions(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
@@ -154,8 +177,8 @@ def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]]
     chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
     ids = sorted({a for mine in chosen for a in mine})
     found: dict[str, list[dict[str, Any]]] = {}
-    for r in store.rows(f"{CAPTIONS} WHERE a.assignment_id IN ({', '.join('?' * len(ids))}) ORDER BY x.item_id",
-                        ids) if ids else []:
+    for r in store.rows(f"{CAPTIONS} WHERE a.campaign = ? AND a.assignment_id IN ({', '.join('?' * len(ids))}) "
+                        "ORDER BY x.item_id", [campaign, *ids]) if ids else []:
         found.setdefault(r["assignment_id"], []).append(r)
     return [([c for a in mine for c in found.get(a, [])][:most], len(work.get((b, w), [])))
             for mine, (b, w, _) in zip(chosen, cards, strict=True)]

@@ -24,12 +24,19 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign read from its ledger alone: the real time on a live platform;
-    on the simulator (whose clock is virtual, and stops with it) the latest of its times the ledger holds,
-    so a stopped simulator campaign's deadlines are not measured from today's date."""
+    """The platform's clock for a campaign, as ``hitflow status`` and the review cards both tell it: the real
+    time on a live platform; a served simulator's own clock (``hitflow sim serve`` runs on between runs); on
+    the embedded simulator (whose clock is virtual, and stops with it), or a served one that does not answer,
+    the latest of its times the ledger holds, so a stopped simulator campaign's deadlines are not measured
+    from today's date."""
     info = recorded_config(store, campaign)
     if info.get("target_kind") != "sim":
         return time.time()
+    if info.get("endpoint_url") and not info.get("sim_state"):
+        from flows.platforms.sim_probe import served_sim_now
+
+        if (served := served_sim_now(info["endpoint_url"])) is not None:
+            return served
     seen = store.rows("SELECT max(accept_time) AS a, max(submit_time) AS s FROM assignments WHERE campaign = ?",
                       [campaign])[0]
     opened = store.rows("SELECT max(opened_at) AS t FROM batches WHERE campaign = ?", [campaign])[0]["t"]
@@ -73,7 +80,8 @@ def _review_left_none(path: Path) -> bool:
 def applied_rows(store: Store, campaign: str) -> list[dict[str, Any]]:
     """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
     return store.rows("SELECT a.assignment_id, a.batch, a.auto_approval_time, coalesce(d.applied, '') AS applied "
-                      "FROM assignments a LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
+                      "FROM assignments a LEFT JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = "
+                      "a.assignment_id "
                       "WHERE a.campaign = ? AND a.batch > 0", [campaign])
 
 

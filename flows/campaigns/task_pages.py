@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
+from flows.core.pages.page_attention import with_attention
 from flows.core.pages.page_telemetry import with_telemetry
 from flows.core.pages.templates import page_items
 
@@ -23,7 +24,7 @@ def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> 
     free text records how it was entered, and says so (flows/core/pages/page_telemetry.py)."""
     from flows.campaigns.task_kinds import kind_of
 
-    page = kind_of(cfg).page(cfg, page_items(rows), **extra)
+    page = with_attention(kind_of(cfg).page(cfg, page_items(rows), **extra), cfg.attention.checks)
     if not cfg.telemetry_notice:  # [telemetry] record = false
         return page
     return with_telemetry(page, cfg.telemetry_notice, str(extra.get("csp_nonce") or ""))

@@ -143,13 +143,16 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
+    from functools import partial
+
     from flows.core.ledger.store import existing_store
-    from flows.driver.operations import open_campaign_run
-    from flows.review.review_app import serve_review
+    from flows.driver.operations import ledger_run, open_campaign_run
+    from flows.review.review_serve import serve_review
 
     existing_store(a.db)
-    with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:
-        serve_review(run, a.reviewer, a.port)
+    # the platform is opened for each burst of decisions: the folder's other campaigns run meanwhile
+    connect = partial(open_campaign_run, a.db, a.campaign, a.endpoint_url, a.live, progress=lambda _: None)
+    serve_review(ledger_run(a.db, a.campaign), a.reviewer, a.port, connect)
     return 0
 
 

@@ -12,12 +12,11 @@ from functools import lru_cache
 from flows.cli import args as arg
 from flows.cli.aggregate_command import add_aggregate_parser
 from flows.cli.help import add_examples_and_exit_codes
+from flows.cli.qc_options import add_qc_parser
 from flows.cli.verify_command import add_verify_parser
 from flows.core.errors import ConfigError
 from flows.platforms import DEFAULT_PLATFORM, PLATFORMS
 
-# qc/timing_rules.METHODS, written out: the parser is built before pandas is loaded (a test keeps them equal)
-TIME_OUTLIER_METHODS = ("seed_slow_apart", "seed", "robust", "robust_both")
 DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
            "`hitflow serve` uses the same; docs/postgres.md)")
@@ -137,8 +136,8 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     serve.add_argument("--start", type=arg.utc_time, default=None,
                        help="the virtual clock's start, e.g. 2026-01-05T00:00:00Z (default: now); a --state file "
                             "keeps its own clock")
-    serve.add_argument("--speed", type=arg.non_negative_number, default=3600.0,
-                       help="virtual seconds per real second (0: the clock moves only via POST /_sim/clock)")
+    serve.add_argument("--speed", type=arg.non_negative_number, default=1.0,
+                       help="virtual seconds a real second between runs (1: as a platform; 0: POST /_sim/clock only)")
     serve.add_argument("--arrival-mean-s", type=arg.non_negative_number, default=0.0,
                        help="Prolific participants arrive one by one, this many virtual seconds apart on average "
                             "(0: every place at once); with --speed they come while no run is calling")
@@ -199,17 +198,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     dep.add_argument("--task-url", default="", type=arg.http_url, help="the running `hitflow serve` (live routes)")
     dep.add_argument("--whole", action="store_true",
                      help="the whole campaign as one run, started on demand (default: one batch per scheduled run)")
-    qc = sub.add_parser("qc", help="offline QC over a submissions CSV")
-    qc.add_argument("submissions", help="submissions CSV (plain, MTurk batch results or CLT .results)")
-    qc.add_argument("--out", required=True, type=arg.writable_file, help="the flag table (CSV) to write")
-    qc.add_argument("--config", help="campaign config whose [qc] and [submit_rules] apply")
-    qc.add_argument("--text-field", action="append", default=[], metavar="NAME",
-                    help="the answer's free-text field to check (repeatable; default: caption columns, or a "
-                         "crowd-form's fields whose answers read as prose)")
-    qc.add_argument("--time-outlier-method", choices=TIME_OUTLIER_METHODS, default=None,
-                    help="the time band, over the config's [qc] time_outlier_method: seed_slow_apart (default; "
-                         "mu +/- k sigma, the fast side without the slow workers), seed (the paper's band exactly: "
-                         "mu +/- k sigma of all assignments, both sides), robust, robust_both")
+    qc = add_qc_parser(sub)
     qualify = sub.add_parser("qualify", help="qualification tests")
     qualify_sub = qualify.add_subparsers(dest="qualify_command", required=True)
     score = qualify_sub.add_parser("score", help="score worker_id,item_id,answer rows against the answer key")

@@ -262,6 +262,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
+    from flows.campaigns.gate_view import gate_lines
     from flows.campaigns.page_plan import time_lines
     from flows.campaigns.task_kinds import kind_of
 
@@ -275,17 +276,10 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
 
     intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
-    lines += time_band_lines(cfg)
+    lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
-
-
-def time_band_lines(cfg: Any) -> list[str]:
-    """The dry run's line on the time band, when the campaign runs the time_outlier rule."""
-    from qc.timing_rules import describe_method
-
-    return [describe_method(cfg.qc_params)] if "time_outlier" in cfg.qc_rules else []
 
 
 def _refuse_unreadable_page(cfg: Any) -> None:

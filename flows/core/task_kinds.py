@@ -3,8 +3,8 @@ reads to a person (a review card's rows), its plan defaults (minutes a unit from
 Prolific's times), its QC and its outputs.
 
 The caption task, a requester's own page, the five evaluation studies and the qualification test each
-declare a :class:`TaskKind` in their own package (``flows/campaigns/caption_kind.py``,
-``flows/custom/custom_kind.py``, ``flows/studies/study_kind.py``, ``flows/campaigns/qualification_kind.py``)
+declare a :class:`TaskKind` in their own package (``flows/captions/caption_kind.py``,
+``flows/custom/custom_kind.py``, ``flows/studies/study_kind.py``, ``flows/captions/qualification_kind.py``)
 and :func:`register` it; review cards, reports, dry runs, platform plans and the driver read the kind
 through :func:`flows.campaigns.task_kinds.kind_of`, never a kind's name. A kind of one's own is one
 more declaration: ``tests/test_task_kind_seam.py`` adds one from the tests folder alone.
@@ -61,6 +61,7 @@ class CardRow:
     answers: tuple[tuple[str, str, str, str], ...] = ()  # (field, kind, value, telemetry in words or "")
     known: tuple[tuple[str, str], ...] = ()  # a control item's (field, known answer)
     struck: bool = False
+    wrong: tuple[str, ...] = ()  # the control's fields answered otherwise than known (as the control scores read it)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from postprocess.answers.reliability import accuracy
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
+from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
 from qc.form_constraints import describe_rules
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
@@ -83,13 +84,16 @@ def dataset_frame(run: Run) -> pd.DataFrame:
     which a run killed and resumed does not repeat (tests/test_chaos_adaptive.py)."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
                        "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
-                       "FROM assignments a JOIN answers x ON x.assignment_id = a.assignment_id "
-                       "LEFT JOIN decisions d ON d.assignment_id = a.assignment_id "
+                       "FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = "
+                       "a.assignment_id "
+                       "LEFT JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id "
                        "LEFT JOIN hits h ON h.hit_id = a.hit_id AND h.campaign = a.campaign "
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
                        "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
                        "x.rowid", DATASET_COLUMNS)
-    answers = blank_page_constants(run, rows[~rows["field"].isin(BOOKKEEPING)].reset_index(drop=True))
+    # attention checks (qc/attention_checks.py) are scored apart: no answer of the task
+    kept = ~rows["field"].isin(BOOKKEEPING) & ~rows["field"].astype(str).str.startswith(ATTENTION_PREFIX)
+    answers = blank_page_constants(run, rows[kept].reset_index(drop=True))
     return merge_button_rows(answers, _first_spec(run))
 
 
@@ -238,7 +242,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
             answers["truth_calibration"] = against(scored, pd.DataFrame(items_truth, dtype=str))
             answers["calibrations"] = [*answers.get("calibrations", []), {
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
-    truth_notes = report_lines(items_truth or [])  # issue 58: what the rehearsal's choices mean
+    answered = data[data["item_id"] != ""].groupby("field")["item_id"].nunique().to_dict()
+    truth_notes = report_lines(items_truth or [], answered)  # what the rehearsal's choices mean
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": route_label(run),
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),

@@ -10,26 +10,37 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.batch_review import batch_assignments, replace_batch_flags, sample_so_far
+from flows.campaigns.block_evidence import control_blocks_due
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
-from flows.custom.custom_text_qc import TEXT_LEVEL, page_instruction_text, text_flags
+from flows.custom.custom_text_qc import (
+    TEXT_LEVEL,
+    field_questions,
+    page_canned_texts,
+    page_instruction_text,
+    text_flags,
+)
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
-from qc.flags import FLAG_COLUMNS
+from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
                     "sentinels"]
-# rules over one kind of answer field only: straight-lining on choices, agreement of marks on annotations
-BY_KIND = {"choice_straight_lining": "choice", "mark_agreement": "annotations"}
+# rules over one kind of answer field only: agreement of marks on annotations
+BY_KIND = {"mark_agreement": "annotations"}
+# rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
+# a worker from all their pages): run on every such answer up to the batch, flags for the batch's workers only
+OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
+HISTORY_KINDS = ("choice", "number")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
 CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
-                  "options"]
+                  "options", "ticks", "scale"]
 
 
 class PageRules:
@@ -167,19 +178,35 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
                      "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
                      "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
                      # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
-                     "options": len(f.get("options") or []) if f["type"] == "one" else 0})
+                     "options": len(f.get("options") or []) if f["type"] == "one" else 0, "ticks": f["type"] == "many",
+                     "scale": answer_scale(f)})
     return rows
 
 
+def answer_scale(f: dict[str, Any]) -> str:
+    """The scale a field's answers are on, as the page declares it (fields on one scale may be straight-lined
+    together: qc/page_straight_lining.py): "1..7" for a bounded number or slider, "choice 5" for one of five
+    options; "" for anything else."""
+    if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
+        return f"{f['min']:g}..{f['max']:g}"
+    return f"choice {len(f.get('options') or [])}" if f["type"] == "one" else ""
+
+
 def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[str, Any],
-                 enabled: tuple[str, ...]) -> pd.DataFrame:
+                 enabled: tuple[str, ...], history: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
-    flows/custom/custom_text_qc.py), the choice fields."""
-    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND)
+    flows/custom/custom_text_qc.py), the marks, and the choice, number and tick answers over ``history`` (the
+    campaign's so far, this batch's last; default: this batch's) for the workers of this batch."""
+    per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND and r not in OVER_HISTORY)
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
     frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
     frames += [run_rules(answers[answers["kind"] == kind], params, (rule,)) for rule, kind in BY_KIND.items()
                if rule in enabled]
+    judged = tuple(r for r in OVER_HISTORY if r in enabled)
+    if judged:
+        so_far = (answers if history is None else history)
+        found = run_rules(so_far[so_far["kind"].isin(HISTORY_KINDS)], params, judged)
+        frames.append(found[found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")])
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
 
@@ -187,11 +214,49 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
 def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     """The batch's responses checked and flagged; its flags replaced in one transaction."""
     responses, answers = answer_frames(run, batch)
-    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, "page_text": _page_text(run),
+    params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, **_page_reading(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
-    flags = custom_flags(responses, answers, params, run.cfg.qc_rules)
+    history = answers_so_far(run, batch, answers) if set(OVER_HISTORY) & set(run.cfg.qc_rules) else None
+    flags = custom_flags(responses, answers, params, run.cfg.qc_rules, history)
+    flags = pd.concat([flags, known_answer_flags(run, batch, set(responses["worker_id"]))], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
     return {"responses": len(responses), "flags": counts}
+
+
+def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
+    """The batch's workers whom control items (alone, or pooled with agreement: the answers step's worker skill)
+    judge over the campaign so far, as flags with that evidence (``control_accuracy 0% (0/4)``): the block step
+    blocks them on the same reading (flows/campaigns/block_evidence.py); the flag puts it in flags.csv and the
+    report beside the other rules."""
+    due = control_blocks_due(run.store, run.cfg.name, batch)
+    rows = [{"worker_id": str(r.worker_id), "rule": str(rule.split(" ", 1)[0]), "value": int(r.flags),
+             "threshold": "", "detail": f"known answers over the campaign: {rule}"}
+            for r in due.itertuples() if str(r.worker_id) in workers for rule in str(r.rules).split(";")]
+    return flag_frame(rows)
+
+
+def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
+    """The choice, number and tick answers of every earlier batch (read as their own QC read them), then this
+    batch's ``answers``: one worker's history in the order they gave it."""
+    earlier = [int(r["batch"]) for r in run.store.rows(
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
+        [run.cfg.name, batch]) if int(r["batch"]) < batch]
+    frames = [_judged_answers(run, b) for b in earlier] + [_judged_answers(run, batch, answers)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A batch's choice, number and tick answers (``answers``: its answer frame, read already), kept for the run
+    while its responses stay the same: reading every earlier batch again took more than half the QC step's
+    time on a 500-item campaign."""
+    kept = run.notes.setdefault("choice_history", {})
+    seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
+                          "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
+    key = (batch, seen["n"], seen["last"])
+    if key not in kept or answers is not None:
+        answers = answer_frames(run, batch)[1] if answers is None else answers
+        kept[key] = answers[answers["kind"].isin(HISTORY_KINDS)]
+    return kept[key]
 
 
 def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
@@ -207,9 +272,15 @@ def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
     return shown
 
 
-def _page_text(run: Run) -> str:
-    """The custom page's own text (its first page, without the items' values), for instruction_echo."""
+def _page_reading(run: Run) -> dict[str, Any]:
+    """What the text rules read on the custom page (its first page; flows/custom/custom_text_qc.py): its own
+    text without the items' values (``page_text``: instruction_echo, source_copy), each field's question
+    (``field_questions``) and the canned answers its scripts offer (``canned_texts``)."""
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
     items = page_items(first)
-    return page_instruction_text(custom_page(run.cfg, items), items) if items else ""
+    if not items:
+        return {"page_text": "", "field_questions": {}, "canned_texts": []}
+    page = custom_page(run.cfg, items)
+    return {"page_text": page_instruction_text(page, items), "field_questions": field_questions(page),
+            "canned_texts": page_canned_texts(page)}

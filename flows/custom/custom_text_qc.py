@@ -2,51 +2,89 @@
 task gets (the seed's text rules, instruction echo against the page's own text, consensus and
 template rules, the telemetry rules), run on one frame per field, each field configurable in
 ``[qc.fields.<name>]`` (flows/core/config/field_qc_config.py). A field not listed gets the campaign's
-``[qc] rules`` that judge text, with the caption limits off (``min_words``, ``one_sentence``,
-``max_chars`` and banned openings are the caption task's; a page's field takes them when its config
-says so). Decisions go through the campaign's policy, with its hold-instead-of-punish safety
-(``[policy] hold_share``): a rule that would reject or block most of a batch holds it instead.
+``[qc] rules`` that judge text, with the caption limits as the page states them to its workers (the
+words it asks for at least, the openings it forbids: qc/asked_limits.py) and otherwise off
+(``one_sentence`` and ``max_chars`` where its config says so). Decisions go through the campaign's policy,
+with its hold-instead-of-punish safety (``[policy] hold_share``): a rule that would reject or block most of a
+batch holds it instead.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from flows.campaigns.page_text import visible_text
+from flows.core.pages.asks_worker import question_texts
+from flows.core.pages.mturk_forms import INDEXED, read_page
+from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
+from qc.source_copy import asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
+from qc.text_features import canned_mask
 
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
-              "quality_talk", "caps_lock", "min_words", "one_sentence", "banned_prefix", "max_chars",
-              *TELEMETRY_RULES)
-NO_CANNED_TEXT = "\x00"  # a custom page has no canned answer: nothing typed equals this
+              "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words", "quality_words_rate",
+              "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix",
+              "max_chars", *TELEMETRY_RULES)
+NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
+CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
+QUALITY_RULES = ("quality_words", "quality_words_rate")
+# A canned answer a page offers: a text its script (or a button's onclick) writes into a field's value, of
+# three words or more ("Quality issues are too severe to recognize visual content."); a short one ("", "0",
+# "N/A") is a reset or a sentinel, which sentinel_answer judges.
+SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\\\n]|\\.){3,300})(?P=q)""")
 
 
-def field_submit_rules(conf: dict[str, Any]) -> SubmitRules:
-    """One field's limits from its ``[qc.fields.<name>]`` table (all off by default)."""
-    return SubmitRules(min_words=int(conf.get("min_words") or 0), one_sentence=bool(conf.get("one_sentence")),
-                       banned_prefixes=tuple(conf.get("banned_prefixes") or ()),
+def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
+    """One field's limits from its ``[qc.fields.<name>]`` table, and what the page states to its workers
+    (``asked``: the field's question after the page's instructions, qc/asked_limits.py): the larger minimum of
+    the two, the openings of both. Off where neither says."""
+    banned = tuple(dict.fromkeys([*(conf.get("banned_prefixes") or ()), *stated_banned_openings(asked)]))
+    return SubmitRules(min_words=max(int(conf.get("min_words") or 0), stated_min_words(asked)),
+                       one_sentence=bool(conf.get("one_sentence")), banned_prefixes=banned,
                        max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
+
+
+def page_canned_texts(page_html: str) -> list[str]:
+    """The canned answers the page offers: texts of three words or more its scripts write into a field."""
+    found = [html.unescape(m["text"]).replace("\\'", "'").replace('\\"', '"') for m in SCRIPT_VALUE.finditer(page_html)]
+    return list(dict.fromkeys(t.strip() for t in found if len(t.split()) >= 3))
+
+
+def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
+    """The field's canned answers: its ``[qc.fields.<name>] canned_text``, else the page's."""
+    conf = (params.get("fields") or {}).get(field) or {}
+    return list(conf.get("canned_text") or params.get("canned_texts") or ())
 
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
     """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
-    page has instructions long enough to echo."""
+    page has instructions long enough to echo; source_copy only on a field whose question
+    (``params["field_questions"]``) or the page's instructions ask for the worker's own words."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
     if not page_lines(str(params.get("page_text") or "")):
         rules = tuple(r for r in rules if r != "instruction_echo")
+    if not canned_texts(field, params):  # the seed's canned rules need the answer the page offers
+        rules = tuple(r for r in rules if r not in CANNED_RULES)
+    if not forbids_quality_talk(str(params.get("page_text") or "")):  # naming blur is then no broken instruction
+        rules = tuple(r for r in rules if r not in QUALITY_RULES)
+    if not asks_own_words(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
+        rules = tuple(r for r in rules if r != "source_copy")
     return rules
 
 
 def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, ...]) -> list[pd.DataFrame]:
     """Each free-text field's flags (``texts``: the answers of kind "text", with their telemetry)."""
-    frames = []
+    frames, several = [], texts["field"].nunique() > 1
     blank = [is_blank(str(t)) for t in texts["answer"]]
     answered = texts.loc[[not b for b in blank]] if blank else texts  # a blank optional answer is no text to judge
     for field, group in answered.groupby("field"):
@@ -54,10 +92,32 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         if not rules:
             continue
         conf = (params.get("fields") or {}).get(field) or {}
-        frame = group.assign(caption=group["answer"], is_precanned=False).reset_index(drop=True)
-        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf)}, rules)
+        canned = _canned(group["answer"], canned_texts(field, params))
+        frame = group.assign(caption=group["answer"], is_precanned=canned).reset_index(drop=True)
+        # the instructions' "at least 50 words" is the only text field's; with several, each its own question's
+        question = (params.get("field_questions") or {}).get(field) or ""
+        asked = f"{'' if several else params.get('page_text') or ''}\n{question}"
+        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked)}, rules)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
+
+
+def field_questions(page_html: str) -> dict[str, str]:
+    """Per field (its name without the item index): the words a person reads as its question (whether it asks
+    for the worker's own words, qc/source_copy.py; the length it asks for, qc/asked_limits.py)."""
+    asked: dict[str, str] = {}
+    for name, question in question_texts(read_page(page_html)).items():
+        m = INDEXED.match(name)
+        asked.setdefault(m["base"] if m else name, question)
+    return asked
+
+
+def _canned(answers: pd.Series, canned: list[str]) -> np.ndarray:
+    """Where an answer is one of the field's canned answers (as the caption task reads its canned text)."""
+    found = np.zeros(len(answers), dtype=bool)
+    for text in canned:
+        found |= canned_mask(answers.fillna("").astype(str), text)
+    return found
 
 
 def page_instruction_text(page_html: str, items: list[dict[str, Any]]) -> str:

@@ -167,6 +167,13 @@ FIELD_RULES = (("duplicate_text", "the same text on several items"),
                ("consensus", "far from what the others wrote about the item"),
                ("caps_lock", "mostly capital letters"),
                ("instruction_echo", "repeats the page's own instructions"),
+               ("source_copy", "its item's text copied back whole where the page asks for own words"),
+               ("short_answer", "under half the words the other workers wrote on the item"),
+               ("canned_overuse", "the page's canned answer (its script writes it) on most items"),
+               ("canned_lone_use", "the only one on an item to give the canned answer"),
+               ("canned_lone_nonuse", "the only one on an item not to give it"),
+               ("quality_words", "names blur or quality where the page says not to describe it"),
+               ("quality_words_rate", "... on a third of the worker's answers"),
                ("min_words", "fewer words than min_words below"),
                ("paste_external", "most of the text pasted from outside the page (telemetry)"),
                ("untyped_text", "text neither typed nor copied on the page (telemetry)"),
@@ -178,7 +185,8 @@ FIELD_RULES = (("duplicate_text", "the same text on several items"),
 # many people's same short answer ("Ontario", "Yes"), are what honest people write, not copies; so is
 # the same missing word ("door") on a fill-the-blank page's items.
 BLANK = re.compile(r"_{3,}")
-ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruction_echo", "min_words")
+ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruction_echo", "min_words",
+                      "source_copy", "short_answer")
 
 
 def field_qc_table(field: str, control: str, personal: bool = False) -> str:

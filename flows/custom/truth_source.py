@@ -149,10 +149,12 @@ def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
     return ""
 
 
-def report_lines(items_truth: list[dict[str, Any]]) -> list[str]:
+def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | None = None) -> list[str]:
     """For the report: per choice field, how many items' latent answers were known, read or blind
     (sim_items.json's ``source``), and the content-blind sentence where any was blind; per text field
-    whose images the simulator could not see (``source`` = ``blind text``), :data:`BLIND_TEXT`."""
+    whose images the simulator could not see (``source`` = ``blind text``), :data:`BLIND_TEXT`.
+    ``answered``: per field, the items the responses answer; those sim_items.json lacks are counted too,
+    so a gap shows ("known answers on 61 of 69 items, ..., none kept on 8") instead of "61 of 61"."""
     by_field: dict[str, Counter[str]] = {}
     texts: Counter[str] = Counter()  # text fields about images the simulator could not see
     for row in items_truth:
@@ -162,8 +164,10 @@ def report_lines(items_truth: list[dict[str, Any]]) -> list[str]:
         by_field.setdefault(str(row["field"]), Counter())[str(row.get("source", "blind"))] += 1
     lines = [BLIND_TEXT.format(field=field, items=n) for field, n in sorted(texts.items())]
     for field, count in sorted(by_field.items()):
-        total = sum(count.values())
+        kept = sum(count.values())
+        total = max(kept, (answered or {}).get(field, 0))
         said = f"{field}: known answers on {count['known']} of {total} items, read by the simulator's reading model " \
-               f"on {count['read']}, content-blind on {count['blind']}"
+               f"on {count['read']}, content-blind on {count['blind']}" + \
+               (f", none kept on {total - kept}" if total > kept else "")
         lines.append(said if not count["blind"] else f"{said}; {BLIND.format(field=field)}")
     return lines

@@ -89,8 +89,8 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
     """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
     task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
     adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
-    accepted captions (flows/campaigns/caption_top_up.py)."""
-    from flows.campaigns.caption_top_up import top_up_round
+    accepted captions (flows/captions/caption_top_up.py)."""
+    from flows.captions.caption_top_up import top_up_round
     from flows.custom.adaptive_rounds import adaptive_round
 
     answers = run.cfg.answers
@@ -115,7 +115,8 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     late = run.store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
         "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
-        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)",
+        "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+        "a.assignment_id)",
         [run.cfg.name])
     for row in sorted(late, key=lambda r: r["batch"]):
         run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")

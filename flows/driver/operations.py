@@ -62,7 +62,8 @@ def review_undecided(run: Run, errors: list[str]) -> None:
     cfg, store = run.cfg, run.store
     qc_batch = next(fn for status, _, fn in steps_for(run) if status == "qc_done")
     undecided = store.rows("SELECT DISTINCT batch FROM assignments a WHERE campaign = ? AND batch > 0 AND NOT "
-                           "EXISTS (SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [cfg.name])
+                           "EXISTS (SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                           "a.assignment_id)", [cfg.name])
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
         qc_batch(run, batch)
         each_call(errors, f"decide batch {batch}", decide_batch, run, batch)

@@ -103,7 +103,7 @@ def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> 
     summary, ``hitflow status`` and the exit code (8) tell the honest ending."""
     full_units = run.store.rows(
         "SELECT COUNT(*) AS n FROM (SELECT hit_id FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id "
-        "HAVING COUNT(*) >= ?)", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]
+        "HAVING COUNT(*) >= ?) AS full_units", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]
     short = {"hits": units, "expected": places, "got": got, "short_hits": max(0, units - full_units),
              "still_open": 0, "route": run.platform} if got < places else {}
     run.store.set_batch(run.cfg.name, batch, shortfall=json.dumps(short) if short else "")

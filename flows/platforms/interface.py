@@ -78,6 +78,12 @@ class Platform(PlatformFacts, Protocol):
     def MIN_REASON_CHARS(self) -> int: ...  # a reviewer's rejection message is at least this long
 
     @property
+    def REJECTION_GROUNDS(self) -> Mapping[str, str] | None: ...  # rule -> category the route may reject on; None: any
+
+    @property
+    def STATED_ON_PAGE(self) -> tuple[str, ...]: ...  # grounds that hold only where the page states the level
+
+    @property
     def REVIEW_SENDERS(self) -> Mapping[str, Sender]: ...  # a person's decision, by action
 
     @property

@@ -59,7 +59,8 @@ def short_by_cancel(store: Store, campaign: str, per_unit: int) -> dict[int, tup
         if batch < 1 or store.batch_status(campaign, batch) not in ("planned", "published"):
             continue  # the gating test's HITs (batch 0) are not posted again; a batch collected since has its shortfall
         hits = store.rows("SELECT h.hit_id, h.hit_index, h.item_ids, (SELECT count(*) FROM assignments a WHERE "
-                          "a.hit_id = h.hit_id) AS got FROM hits h WHERE campaign = ? AND batch = ?", [campaign, batch])
+                          "a.campaign = h.campaign AND a.hit_id = h.hit_id) AS got FROM hits h WHERE campaign = ? "
+                          "AND batch = ?", [campaign, batch])
         got: dict[str, int] = {}
         for h in hits:
             got[h["item_ids"]] = got.get(h["item_ids"], 0) + int(h["got"])

@@ -21,6 +21,7 @@ from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
 from flows.platforms.clock_line import post_json
+from flows.platforms.sim_probe import is_simulator
 
 
 def check_target(target: str, endpoint_url: str, live: bool) -> None:
@@ -53,19 +54,6 @@ def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
     return before if before.is_file() and not named.exists() else named
 
 
-def is_simulator(endpoint_url: str) -> bool:
-    """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
-    import httpx
-
-    from flows.core.http_clients import http_get
-
-    try:
-        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
-
-
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
               state: Path | None = None, start: float | None = None) -> Iterator[Target]:
@@ -86,6 +74,18 @@ def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
         return
     with _shared_simulator(seed, crowd, state, start) as sim:
         yield Target("sim", sim.url, str(state))
+
+
+@contextmanager
+def held_briefly() -> Iterator[None]:
+    """Simulator files opened in the block are held briefly (a review page lets go when idle): a run waits."""
+    from flows.sim.service.state_lock import HELD_BRIEFLY
+
+    token = HELD_BRIEFLY.set(True)
+    try:
+        yield
+    finally:
+        HELD_BRIEFLY.reset(token)
 
 
 _SHARED: dict[Path, list[Any]] = {}  # state file -> [its SimServer, sessions using it]

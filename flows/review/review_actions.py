@@ -76,8 +76,8 @@ def apply_decision(run: Run, d: Decision) -> dict[str, Any]:
     if d.action == "bonus":
         d = replace(d, amount=bonus_amount(d.amount))  # what is sent and recorded: "10.00", not "1E+1"
     if d.action in ("approve", "reject"):
-        sent = store.rows("SELECT action, applied FROM decisions WHERE assignment_id = ? AND applied != ''",
-                          [d.assignment_id])
+        sent = store.rows("SELECT action, applied FROM decisions WHERE campaign = ? AND assignment_id = ? "
+                          "AND applied != ''", [name, d.assignment_id])
         if sent:  # the platform already has a verdict; a second one is never sent
             return {"action": d.action, "outcome": f"already {sent[0]['action']}d ({sent[0]['applied']})",
                     "repeat": True}
@@ -98,11 +98,11 @@ def _record_effect(run: Run, d: Decision, outcome: str) -> None:
         store.table("decisions").upsert({
             "assignment_id": d.assignment_id, "campaign": name, "batch": d.batch, "worker_id": d.worker_id,
             "action": d.action, "reasons": f"reviewer {d.reviewer}: {d.reason}".strip(": "), "review": 1,
-            "decided_at": time.time(), "applied": outcome}, pk="assignment_id")
+            "decided_at": time.time(), "applied": outcome}, pk=("campaign", "assignment_id"))
     elif d.action == "strike_caption":
         store.table("struck_captions").upsert({
             "campaign": name, "assignment_id": d.assignment_id, "image_id": d.image_id, "reviewer": d.reviewer,
-            "reason": d.reason, "struck_at": time.time()}, pk=("assignment_id", "image_id"))
+            "reason": d.reason, "struck_at": time.time()}, pk=("campaign", "assignment_id", "image_id"))
     elif d.action == "block":
         store.table("blocks").upsert({"campaign": name, "worker_id": d.worker_id, "batch": d.batch,
                                       "rules": f"reviewer {d.reviewer}: {d.reason}".strip(": "),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field, replace
@@ -33,6 +32,7 @@ from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
+from flows.review.platform_lease import PlatformLease
 from flows.review.review_actions import apply_decision, bonus_amount
 from flows.review.review_cards import page_links, queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
@@ -82,8 +82,8 @@ class LoginSession:
 class ReviewSite(LoginSession):
     """The reviewer's session on one campaign's queue. ``run`` serves the pages; with ``connect`` it is
     the ledger's alone (:func:`flows.driver.operations.ledger_run`) and the platform is opened by
-    ``connect`` when the first decision is sent, then kept (closed with ``closing``): reopening an
-    embedded simulator replays its whole marketplace, minutes on a 40,000-image campaign."""
+    ``connect`` when a decision is sent, and let go once idle (flows/review/platform_lease.py; at the
+    latest with ``closing``): the folder's other campaigns run on the same embedded simulator."""
 
     run: Run
     reviewer: str
@@ -91,7 +91,7 @@ class ReviewSite(LoginSession):
     connect: Callable[[], AbstractContextManager[Run]] | None = None
     closing: ExitStack = field(default_factory=ExitStack)
     _served: Run | None = None
-    _connected: Run | None = None
+    _lease: PlatformLease | None = None
     _connecting: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -105,15 +105,20 @@ class ReviewSite(LoginSession):
         """The platform's clock for the page: the open platform's, or the ledger's (status's too)."""
         return ledger_now(self.served.store, self.run.cfg.name) if self.connect else platform_now(self.served)
 
-    def connected(self) -> Run:
-        """The run with its platform open, to send a decision: ``run`` itself, or opened by ``connect`` on
-        the first decision and kept (called on a thread of the server's pool: pages go on being served)."""
+    def take_platform(self) -> Run:
+        """The run with its platform open, to send a decision: ``run`` itself, or opened by ``connect`` (on a
+        thread of the server's pool: pages go on being served); handed back with :meth:`give_back_platform`."""
         if self.connect is None:
             return self.run
         with self._connecting:
-            if self._connected is None:
-                self._connected = self.closing.enter_context(self.connect())
-            return self._connected
+            if self._lease is None:
+                self._lease = PlatformLease(self.connect)
+                self.closing.callback(self._lease.close)
+        return self._lease.take()
+
+    def give_back_platform(self) -> None:
+        if self._lease is not None:
+            self._lease.give_back()
 
 
 def sign_in(site: LoginSession, request: Request, command: str = "the command",
@@ -223,8 +228,11 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
         except InputFormatError as exc:
             return bad_request(str(exc))
         try:
-            sending = replace(await run_in_threadpool(site.connected), store=site.served.store)
-            done = apply_decision(sending, Decision(batch=batch, reviewer=site.reviewer, **fields))
+            sending = replace(await run_in_threadpool(site.take_platform), store=site.served.store)
+            try:
+                done = apply_decision(sending, Decision(batch=batch, reviewer=site.reviewer, **fields))
+            finally:
+                site.give_back_platform()
             message = (f"{'already sent, not sent again' if done['repeat'] else 'sent'}: {done['action']} "
                        f"{fields['assignment_id'] or fields['worker_id']} ({done['outcome']})")
         except (ValueError, HitflowError) as exc:
@@ -247,11 +255,14 @@ def resume_cleared(site: ReviewSite) -> str:
     from flows.review.review_pause import resume_if_cleared
 
     try:
-        run = site.connected()  # the platform's clock says which batches are cleared
+        run = site.take_platform()  # the platform's clock says which batches are cleared
     except HitflowError as exc:
         return f"; the paused flow run was not resumed: {exc}"
-    with RESUMING:  # one resume at a time, on a ledger connection of this thread
-        resumed = resume_if_cleared(replace(run, store=Store(site.run.store.location)), site.reviewer)
+    try:
+        with RESUMING:  # one resume at a time, on a ledger connection of this thread
+            resumed = resume_if_cleared(replace(run, store=Store(site.run.store.location)), site.reviewer)
+    finally:
+        site.give_back_platform()
     return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
 
 
@@ -279,22 +290,3 @@ class ReviewServer(TaskServer):
         config = uvicorn.Config(make_review_app(site), host=host, port=port, log_level="warning",
                                 lifespan="off", access_log=False)
         self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
-
-
-def serve_review(run: Run, reviewer: str, port: int = 0) -> None:
-    """Serve until Ctrl-C, printing the one-time link."""
-    site = ReviewSite(run, reviewer, run.cfg.review)
-    server = ReviewServer(site, port=port)
-    with server:
-        print(f"review page for {run.cfg.name} (reviewer {reviewer}): {server.url}/?token={site.login_token}",
-              flush=True)
-        print("the link works once; Ctrl-C stops the server", flush=True)
-        if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
-            print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
-                  flush=True)
-        try:
-            while True:
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
-

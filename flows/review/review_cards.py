@@ -117,7 +117,8 @@ def _page(asked: str, shown: pd.DataFrame) -> int:
 
 def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
     """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
-    its worker's answers as the task kind reads them (flows/core/task_kinds.py: the item's columns, every
+    what its decision acts on: an assignment's card its own answers, a worker's card (block) the worker's in
+    the batch. Answers as the task kind reads them (flows/core/task_kinds.py: the item's columns, every
     field's answer, text with its telemetry, a control's known answer), flags, control items, history and
     what people did."""
     store, name = run.store, run.cfg.name
@@ -133,6 +134,8 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
                                   CARD_ROWS)
     cards = []
     for n, (row, (mine, assignments)) in enumerate(zip(records, work, strict=True), start=first):
+        if row["assignment_id"]:  # approve and reject act on this assignment alone: its card shows it alone
+            mine = [r for r in mine if r.assignment_id == row["assignment_id"]]
         flags, raised = card_flags(store, name, int(row["batch"]), row["worker_id"], row["assignment_id"], CARD_ROWS)
         done = [{**a, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(a["decided_at"]))}
                 for a in actions if a["worker_id"] == row["worker_id"]

@@ -35,8 +35,8 @@ def kept_answers(run: Run) -> pd.DataFrame:
     response is paid (it broke no submit rule) but is not evidence."""
     rows = run.store.rows(f"""
         SELECT x.assignment_id, a.worker_id, x.item_id, x.field, x.value
-        FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id
-        JOIN decisions d ON d.assignment_id = a.assignment_id
+        FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id
+        JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id
         WHERE a.campaign = ? AND d.action IN ({','.join('?' * len(KEPT_ACTIONS))})
           AND a.assignment_id NOT IN (SELECT assignment_id FROM qc_flags WHERE campaign = a.campaign)""",
                           [run.cfg.name, *KEPT_ACTIONS])
@@ -49,7 +49,8 @@ def served(run: Run, answers: pd.DataFrame) -> pd.Series:
     other ids (or none) must not reach a statistic (issue 28: they ended a study's outputs)."""
     items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
-        "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.hit_id = a.hit_id "
+        "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
+        "= a.hit_id "
         "WHERE a.campaign = ?", [run.cfg.name])}
     # page-level answers (the screen's demographics/consent) carry no item id: they were served by
     # the page itself, so they are kept when the study's screen asks for that field (issue 45)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -15,12 +16,16 @@ from flows.campaigns.task_pages import page_rules
 from flows.core.pages.mturk_forms import answer_fields
 from flows.core.pages.templates import page_items
 from flows.studies.study_plan import questions
-from qc import study_rules  # noqa: F401  (registers the study rules)
+from qc import custom_rules, study_rules  # noqa: F401  (register the study rules and those over a worker's history)
 from qc.answer_faults import built_by_hand
 from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
 _ITEM_FIELD = re.compile(r"^image_id_(\d+)$")
+# rules that judge a worker's answers over the study so far (qc/agreement_odds.py, qc/page_straight_lining.py,
+# qc/straight_lining_odds.py): run on every answer to a task's questions up to the batch, flags for its workers
+OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
+ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "answer", "ticks", "options", "scale"]
 
 
 def response_items(fields: dict[str, str]) -> list[str]:
@@ -81,7 +86,8 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
                              "rule": "malformed_answer", "field": "", "detail": malformed})
     with run.store.transaction():
         ids = [r["assignment_id"] for r in records]
-        run.store.execute(f"DELETE FROM response_problems WHERE assignment_id IN ({','.join('?' * len(ids))})", ids)
+        run.store.execute(f"DELETE FROM response_problems WHERE campaign = ? AND assignment_id IN "
+                          f"({','.join('?' * len(ids))})", [run.cfg.name, *ids])
         if problems:
             run.store.table("response_problems").insert_all(problems)
     return pd.DataFrame(records, columns=["assignment_id", "worker_id", "work_time_s", "n_tasks", "main_answers",
@@ -104,6 +110,51 @@ def study_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     frame = response_frame(run, batch)
     params = {"min_seconds_per_task": run.cfg.study.min_seconds_per_task,
               "straight_lining_min_tasks": run.cfg.study.straight_lining_min_tasks}
-    flags = run_rules(frame, params, run.cfg.qc_rules)
+    flags = run_rules(frame, params, tuple(r for r in run.cfg.qc_rules if r not in OVER_HISTORY))
+    judged = tuple(r for r in OVER_HISTORY if r in run.cfg.qc_rules)
+    if judged:
+        so_far = pd.concat([batch_answers(run, b) for b in batches_so_far(run, batch)], ignore_index=True)
+        found = run_rules(so_far, run.cfg.qc_params, judged)
+        flags = pd.concat([flags, found[found["worker_id"].isin(set(frame["worker_id"]))]], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(frame)} responses")
     return {"responses": len(frame), "flags": counts}
+
+
+def batches_so_far(run: Run, batch: int) -> list[int]:
+    return [int(r["batch"]) for r in run.store.rows(
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? ORDER BY batch",
+        [run.cfg.name, batch])]
+
+
+def batch_answers(run: Run, batch: int) -> pd.DataFrame:
+    """One row per response, task and question (:data:`ANSWER_COLUMNS`), kept for the run while the batch's
+    responses stay the same."""
+    kept = run.notes.setdefault("study_answers", {})
+    seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ?",
+                          [run.cfg.name, batch])[0]
+    key = (batch, seen["n"], seen["last"])
+    if key not in kept:
+        kept[key] = pd.DataFrame(_answer_rows(run, batch), columns=ANSWER_COLUMNS)
+    return kept[key]
+
+
+def _answer_rows(run: Run, batch: int) -> list[dict[str, Any]]:
+    assert run.cfg.study is not None
+    payloads = {r["item_id"]: json.loads(r["payload"] or "{}") for r in run.store.rows(
+        "SELECT item_id, payload FROM items WHERE campaign = ?", [run.cfg.name])}
+    rows = []
+    for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml FROM assignments WHERE campaign = ? AND "
+                            "batch = ?", [run.cfg.name, batch]):
+        try:
+            fields = answer_fields(a["answer_xml"] or "")
+        except ET.ParseError:
+            continue  # unreadable: flagged by the response rules, says nothing here
+        for i, item in enumerate(response_items(fields)):
+            for q in questions(run.cfg.study.kind, i, payloads.get(item) or {"sentences": []}):
+                many, options = q["type"] == "many", q.get("options") or []
+                scale = (f"{q['min']:g}..{q['max']:g}" if q["type"] in ("slider", "number")
+                         else f"choice {len(options)}" if q["type"] == "one" else "")
+                rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
+                             "field": q["name"].rsplit("_", 1)[0], "answer": fields.get(q["name"], ""), "ticks": many,
+                             "options": 0 if many else len(options), "scale": scale})
+    return rows

@@ -125,9 +125,10 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],
             "status": "Submitted", "accept_time": session["created_at"], "submit_time": now,
             "auto_approval_time": None, "answer_xml": xml, "parse_error": "", "fetched_at": now}], "IGNORE")
-        store.insert_raw("answers", answer_rows(session_id, xml, ids), "REPLACE")
-        store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE session_id = ?",
-                              [now, code, session_id])
+        store.insert_raw("answers", [{**row, "campaign": cfg.name} for row in answer_rows(session_id, xml, ids)],
+                         "REPLACE")
+        store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE campaign = ? AND "
+                      "session_id = ?", [now, code, cfg.name, session_id])
     return {**session, "submitted_at": now, "completion_code": code}
 
 

@@ -153,9 +153,9 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
             session = open_ones[0]["session_id"] if open_ones else site.invite_session_id(
                 cfg.name, participant, store.table("task_sessions").count_where(
                     "campaign = ? AND participant_id = ?", [cfg.name, participant]))
-        known = store.rows("SELECT * FROM task_sessions WHERE session_id = ?", [session])
+        known = store.rows("SELECT * FROM task_sessions WHERE campaign = ? AND session_id = ?", [cfg.name, session])
         if known:
-            if known[0]["participant_id"] != participant or known[0]["campaign"] != cfg.name:
+            if known[0]["participant_id"] != participant:
                 raise Refused(403, "This session belongs to someone else.")
             return known[0]
         if store.table("blocks").count_where("campaign = ? AND worker_id = ?", [cfg.name, participant]):

@@ -36,7 +36,8 @@ from flows.taskserver.unit_targets import HOLDS_UNIT
 TAKEN_BACK = 2  # task_sessions.released: 1 Prolific freed the place (the run), 2 the task server took it back
 # an open hold (one ? : the time before which an unsubmitted session has lapsed) Prolific has not confirmed
 UNCONFIRMED = ("t.released = 0 AND t.submitted_at IS NULL AND t.created_at > ? AND t.route = 'prolific' "
-               "AND NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.submission_id = t.session_id)")
+               "AND NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.campaign = t.campaign AND "
+               "p.submission_id = t.session_id)")
 logger = logging.getLogger("hitflow.task_server")
 
 
@@ -60,8 +61,8 @@ class HoldLimits:
         if len(ids) < self.per_address:
             return False
         still = {r["session_id"] for r in store.rows(
-            f"SELECT t.session_id FROM task_sessions t WHERE t.session_id IN ({','.join('?' * len(ids))}) "
-            f"AND {UNCONFIRMED}", [*ids, stale])}
+            f"SELECT t.session_id FROM task_sessions t WHERE t.campaign = ? AND t.session_id IN "
+            f"({','.join('?' * len(ids))}) AND {UNCONFIRMED}", [campaign, *ids, stale])}
         with self._lock:  # forget the ones that no longer hold: the table stays as small as the open holds
             kept = [i for i in self._by_address.get((campaign, address), []) if i in still or i not in ids]
             self._by_address[(campaign, address)] = kept
@@ -75,10 +76,10 @@ class HoldLimits:
                     self._by_address = {k: v for k, v in self._by_address.items() if v}
 
 
-def take_back(store: Store, session_ids: list[str], why: str) -> None:
+def take_back(store: Store, campaign: str, session_ids: list[str], why: str) -> None:
     if session_ids:
-        store.execute(f"UPDATE task_sessions SET released = {TAKEN_BACK} WHERE session_id IN "
-                      f"({','.join('?' * len(session_ids))})", session_ids)
+        store.execute(f"UPDATE task_sessions SET released = {TAKEN_BACK} WHERE campaign = ? AND session_id IN "
+                      f"({','.join('?' * len(session_ids))})", [campaign, *session_ids])
         logger.warning("task server: took back %d unconfirmed hold(s): %s", len(session_ids), why)
 
 
@@ -95,15 +96,16 @@ def make_room(store: Store, cfg: CampaignConfig, batch: int, study: str, partici
     ones beyond ``places + margin`` holders, are taken back."""
     open_holds = unconfirmed_holds(store, cfg, batch, stale)
     own = [str(r["session_id"]) for r in open_holds if r["participant_id"] == participant]
-    take_back(store, own, f"a participant opened a new session in batch {batch} of {cfg.name}")  # ids stay out of logs
-    rows = store.rows("SELECT places FROM studies WHERE study_id = ?", [study])
+    # ids stay out of logs
+    take_back(store, cfg.name, own, f"a participant opened a new session in batch {batch} of {cfg.name}")
+    rows = store.rows("SELECT places FROM studies WHERE campaign = ? AND study_id = ?", [cfg.name, study])
     if not rows:
         return
     holders = store.rows(f"SELECT COUNT(*) AS n FROM task_sessions t WHERE t.campaign = ? AND t.batch = ? "
                          f"AND {HOLDS_UNIT}", [cfg.name, batch, stale])[0]["n"]
     excess = int(holders) + 1 - limits.bound(int(rows[0]["places"] or 0))
     others = [str(r["session_id"]) for r in open_holds if r["participant_id"] != participant]
-    take_back(store, others[:max(0, excess)],
+    take_back(store, cfg.name, others[:max(0, excess)],
               f"batch {batch} of {cfg.name} had more holders than its study's places allow")
 
 
@@ -111,6 +113,7 @@ def room_on_fresh_unit(store: Store, cfg: CampaignConfig, batch: int, seen: set[
     """An arrival found no work: take back the oldest unconfirmed open hold on a unit new to them."""
     for r in unconfirmed_holds(store, cfg, batch, stale):
         if not seen.intersection(json.loads(str(r["item_ids"]))):
-            take_back(store, [str(r["session_id"])], f"an arrival found no work left in batch {batch} of {cfg.name}")
+            take_back(store, cfg.name, [str(r["session_id"])], f"an arrival found no work left in batch {batch} of "
+                                                               f"{cfg.name}")
             return True
     return False

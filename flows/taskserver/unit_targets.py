@@ -58,7 +58,8 @@ def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: floa
     unsettled: dict[int, list[float]] = {}
     for r in store.rows(
             "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
-            f"ON p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
+            f"ON p.campaign = t.campaign AND p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? "
+            f"AND {HOLDS_UNIT} "
             f"AND (p.status IS NULL OR p.status NOT IN ({', '.join('?' * len(FINISHED))})) "
             "ORDER BY t.created_at, t.session_id", [cfg.name, batch, stale, *FINISHED]):
         unsettled.setdefault(int(r["unit"]), []).append(float(r["created_at"]))

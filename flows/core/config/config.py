@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.config.answers_config import AnswersSettings, adaptive_check, answers_settings
+from flows.core.config.attention_config import AttentionSettings, attention_policy, attention_settings
 from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
 from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection
 from flows.core.config.config_types import parse_budget
@@ -90,6 +91,7 @@ class CampaignConfig:
     detach: str = "live"  # [timing] detach: "live" | "always" | "never"
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
     answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers/aggregation.py)
+    attention: AttentionSettings = field(default_factory=AttentionSettings)  # [attention] (qc/attention_checks.py)
 
     @property
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first
@@ -99,7 +101,7 @@ class CampaignConfig:
     def worst_per_hit_with_top_ups(self) -> int:
         """``worst_per_item`` where caption top-ups run: each of ``top_up_rounds`` adds at most what a unit's
         shortest image lacks, up to the cap MTurk sets on a HIT, kept on every route so that the worst case is
-        the same (flows/campaigns/caption_top_up.py)."""
+        the same (flows/captions/caption_top_up.py)."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
         if not rounds or self.task == "custom" or self.study is not None:
             return self.worst_per_item
@@ -135,7 +137,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     if why := adaptive_check(doc.answers, camp.task, camp.assignments_per_image):
         raise ConfigError(f"{path}: [answers].{why}")
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
-    qc = doc.qc
+    qc, attention = doc.qc, attention_settings(doc.attention)
     cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit, reward=camp.reward_usd,
@@ -148,7 +150,8 @@ def load_config(path: str | Path) -> CampaignConfig:
                                  max_chars=doc.submit_rules.max_chars or None),
         qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, rules_default),
         qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
-        policy=_policy(path, doc.policy, study is not None, policy_default), template=template,
+        policy=attention_policy(_policy(path, doc.policy, study is not None, policy_default), bool(attention.checks)),
+        template=template, attention=attention,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from flows.core.config.answers_config import AnswersSection
+from flows.core.config.attention_config import AttentionSection
 from flows.core.config.config_types import (
     CURRENCIES,
     BudgetText,
@@ -171,6 +172,17 @@ class QcSection(Section):
     straight_lining_alpha: Share = Field(0.01, description='task = "custom": one answer to a choice field on '
                                          "every item flags it when an honest worker gives it with a probability "
                                          "below this")
+    item_blind_alpha: Share = Field(0.01, gt=0, description='task = "custom": the chance, over the whole campaign, '
+                                    "that item_blind ever flags an honest worker who follows the items at least "
+                                    "item_blind_honest_share as well as the crowd does")
+    item_blind_honest_share: Share = Field(2 / 3, gt=0, description='task = "custom": how well (share of the crowd\'s '
+                                           "agreement above chance) an honest worker is assumed to follow the items")
+    item_blind_min_others: PositiveInt = Field(2, le=1000, description='task = "custom": other answers an item '
+                                               "needs before item_blind judges an answer to it")
+    page_straight_lining_alpha: Share = Field(0.01, gt=0, description='task = "custom": the chance, over the whole '
+                                              "campaign, that page_straight_lining ever flags an honest worker")
+    page_straight_lining_min_fields: int = Field(3, ge=2, le=1000, description='task = "custom": questions on one '
+                                                 "scale a page needs before one answer to all of them counts")
     mark_agreement_below: Share = Field(0.35, description="Mean F1 of a worker's marks with the others' below which "
                                                           "(and below half of theirs) mark_agreement flags an answer")
     near_template_min_images: int = Field(4, ge=2, le=1000, description="A key on this many low-consensus captions "
@@ -268,3 +280,5 @@ class ConfigFile(Section):
     study: StudySection | None = Field(None, description="Human-evaluation studies only")
     screen: ScreenSection = Field(default_factory=ScreenSection, description="Studies: who is screened out")
     answers: AnswersSection = Field(default_factory=AnswersSection, description="One answer per item from choices")
+    attention: AttentionSection = Field(default_factory=AttentionSection, description="Attention checks on every "
+                                        "page: fair instructed-response items, scored apart from control items")

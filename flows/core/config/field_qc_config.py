@@ -18,6 +18,8 @@ class FieldQc(Section):
     max_chars: Count = Field(0, le=1000000, description="max_chars: more characters than this flags it (0: off)")
     banned_prefixes: list[NonEmptyText] = Field(default_factory=list, description="banned_prefix: openings "
                                                                                   "that flag the answer")
+    canned_text: list[NonEmptyText] = Field(default_factory=list, description="the canned answers the page offers "
+                                            "for this field (default: what its scripts write into a field)")
 
 
 FIELDS_QC: dict[str, FieldQc] = Field(default_factory=dict, description='task = "custom": each free-text '

@@ -21,10 +21,13 @@ from flows.core.study_kinds import COLUMNS, DEMOGRAPHICS, KINDS
 from postprocess.screening import ScreenRules
 from qc.decisions import DecisionPolicy
 
-STUDY_RULES = ("invalid_answer", "too_fast", "straight_lining")
+# choice_straight_lining, item_blind and page_straight_lining judge a worker's answers over the whole study
+STUDY_RULES = ("invalid_answer", "too_fast", "straight_lining", "choice_straight_lining", "item_blind",
+               "page_straight_lining")
 STUDY_POLICY = DecisionPolicy(
     reject_rules=("invalid_answer",),
-    block_min_flags={"invalid_answer": 1, "too_fast": 1, "straight_lining": 1},
+    block_min_flags={"invalid_answer": 1, "too_fast": 1, "straight_lining": 1, "choice_straight_lining": 1,
+                     "item_blind": 1, "page_straight_lining": 1},
     review_rules=("malformed_answer",),  # an answer that could not be read: a person looks (qc/answer_faults.py)
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",

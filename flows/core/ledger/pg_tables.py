@@ -72,6 +72,12 @@ class PgSchemaTable:
             else str(float(not_null_default) if kind is float else int(not_null_default)))
         self.store.execute(f"ALTER TABLE {quoted(self.name)} ADD COLUMN {quoted(name)} {PG_TYPES[kind]}{default}")
 
+    def transform(self, pk: Sequence[str]) -> None:
+        """sqlite-utils' ``transform(pk=...)``: the table's primary key is ``pk`` from now on (PostgreSQL
+        names a table's primary key constraint ``<table>_pkey`` unless told otherwise)."""
+        self.store.execute(f"ALTER TABLE {quoted(self.name)} DROP CONSTRAINT {quoted(self.name + '_pkey')}, "
+                           f"ADD PRIMARY KEY ({', '.join(map(quoted, pk))})")
+
     @property
     def columns_dict(self) -> dict[str, type]:
         back = {v: k for k, v in PG_TYPES.items()}
@@ -91,6 +97,9 @@ class PgSchema:
 
     def __getitem__(self, name: str) -> PgSchemaTable:
         return self.table(name)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.store.execute(sql, params)
 
 
 class PgTable:

@@ -1,7 +1,8 @@
 """The ledger's schema, one sqlite-utils migration per change: an old ledger is brought up to date
 when flows.core.ledger.store opens it (the migrations never run in any other place). The same functions
 build the PostgreSQL ledger: there ``db`` is flows.core.ledger.pg_tables.PgSchema, which speaks the calls
-used here (``table().create``, ``create_index``, ``add_column``, ``columns_dict``) and nothing else."""
+used here (``table().create``, ``create_index``, ``add_column``, ``transform(pk=)``, ``columns_dict``,
+``execute``) and nothing else."""
 
 from __future__ import annotations
 
@@ -165,17 +166,70 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
     """A count of the writes to each campaign's rows that the review queue reads, kept by triggers on
-    SQLite, so kept queue states are keyed on something every rewrite changes (issue 68): SQLite hands
-    a deleted row's rowid to the next insert, so a batch's flags rewritten with as many rows as before
-    left the largest rowid and the count as they were, and ``status`` showed the old states. Answers
-    name no campaign: theirs is counted under "". On PostgreSQL the table stays empty: its rowids are an
-    identity column, which never hands out a number twice (a rewrite always moves the largest)."""
+    SQLite, so kept queue states are keyed on something every rewrite changes: SQLite hands a deleted
+    row's rowid to the next insert, so a batch's flags rewritten with as many rows as before left the
+    largest rowid and the count as they were, and ``status`` showed the old states. Answers name no
+    campaign of their own before m014: theirs is counted under "". On PostgreSQL the table stays empty:
+    its rowids are an identity column, which never hands out a number twice (a rewrite always moves the
+    largest)."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
-    if not isinstance(db, sqlite_utils.Database):
-        return
-    for table, column in CHANGE_COUNTED.items():
+    if isinstance(db, sqlite_utils.Database):
+        _count_changes(db, CHANGE_COUNTED)
+
+
+def _count_changes(db: sqlite_utils.Database, tables: dict[str, str | None]) -> None:
+    for table, column in tables.items():
         for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
             campaign = f"{row}.{column}" if column else "''"
-            db.execute(f"CREATE TRIGGER count_{event.lower()}_{table} AFTER {event} ON {table} BEGIN "
+            db.execute(f"CREATE TRIGGER IF NOT EXISTS count_{event.lower()}_{table} AFTER {event} ON {table} BEGIN "
                        f"INSERT INTO ledger_changes (campaign, changes) VALUES ({campaign}, 1) "
                        "ON CONFLICT (campaign) DO UPDATE SET changes = changes + 1; END")
+
+
+# Every record of a platform's, keyed by the campaign as well as the platform's id. Two marketplaces
+# (the folder's embedded simulator and a served one of the same seed, a sandbox and its live twin) may
+# hand out the same study, HIT, assignment or session ids; a campaign runs on one marketplace, which
+# its ledger row records and a later run must match (flows/driver/sim_marketplace.py), so a record keyed
+# by its campaign is keyed by its marketplace.
+KEYED_BY_CAMPAIGN = {
+    "hit_types": ("campaign", "hit_type_id"), "hits": ("campaign", "hit_id"),
+    "assignments": ("campaign", "assignment_id"), "answers": ("campaign", "assignment_id", "item_id", "field"),
+    "decisions": ("campaign", "assignment_id"), "qualifications": ("campaign", "qualification_type_id"),
+    "studies": ("campaign", "study_id"), "platform_submissions": ("campaign", "submission_id"),
+    "task_sessions": ("campaign", "session_id"), "struck_captions": ("campaign", "assignment_id", "image_id")}
+
+
+@migrations()
+def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
+    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one ledger kept one row
+    per id, so a second campaign on another marketplace took over the first one's study, submissions
+    and money. Answers get their campaign (from their assignment) to be keyed the same way."""
+    db.table("answers").add_column("campaign", str, not_null_default="")
+    db.execute("UPDATE answers SET campaign = COALESCE((SELECT a.campaign FROM assignments a "
+               "WHERE a.assignment_id = answers.assignment_id), '')")
+    for table, pk in KEYED_BY_CAMPAIGN.items():
+        if isinstance(db, sqlite_utils.Database):
+            _rekeyed(db, table, pk)
+        else:
+            db.table(table).transform(pk=pk)
+    if isinstance(db, sqlite_utils.Database):  # a rebuilt table lost its triggers
+        _count_changes(db, {t: c for t, c in CHANGE_COUNTED.items() if t in KEYED_BY_CAMPAIGN})
+
+
+def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None:
+    """SQLite's table rebuild for a new primary key (its manual, "Making Other Kinds Of Table Schema
+    Changes"): sqlite-utils' ``transform`` does the same, but parsed each table's SQL for ~40 ms, which made
+    every new ledger ~0.4 s slower to open. Rows keep their order; indexes are made again."""
+    columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()  # cid, name, type, notnull, default, pk
+    indexes = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                                        "AND sql IS NOT NULL", [table])]
+    names = ", ".join(f'"{c[1]}"' for c in columns)
+    defined = ", ".join(f'"{c[1]}" {c[2]}' + (f" NOT NULL DEFAULT {c[4]}" if c[3] and c[4] is not None else "")
+                        for c in columns)
+    keys = ", ".join(f'"{k}"' for k in pk)
+    db.execute(f'CREATE TABLE "{table}_rekeyed" ({defined}, PRIMARY KEY ({keys}))')
+    db.execute(f'INSERT INTO "{table}_rekeyed" ({names}) SELECT {names} FROM "{table}" ORDER BY rowid')
+    db.execute(f'DROP TABLE "{table}"')
+    db.execute(f'ALTER TABLE "{table}_rekeyed" RENAME TO "{table}"')
+    for sql in indexes:
+        db.execute(sql)

@@ -33,6 +33,8 @@ SERVES_PAGES = True
 INVITES_PEOPLE = True
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+REJECTION_GROUNDS: dict[str, str] | None = None  # every reject rule of the policy rejects
+STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = LINKS_SENDERS
 BLOCK_MODE = "no more links"
 EXTENDS_UNITS = True  # the task server hands uncertain units to further invitees (extend.py)
@@ -53,8 +55,8 @@ rehearsal_site = rehearsal.rehearsal_site  # its crowd on the simulator's clock 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Recorded, not sent: there is nobody to pay or refuse on a platform."""
     with run.store.transaction():
-        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE assignment_id = ?",
-                                      [(d["assignment_id"],) for d in decisions])
+        run.store.executemany("UPDATE decisions SET applied = 'self-hosted' WHERE campaign = ? AND assignment_id = ?",
+                              [(run.cfg.name, d["assignment_id"]) for d in decisions])
     return {}
 
 
@@ -78,7 +80,8 @@ def refresh(run: Run) -> int:
 
 def cancel_plan(run: Run) -> dict[str, Any]:
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     run.progress(f"cancel (dry run): would review {undecided[0]['n']} stored response(s); nothing is open on a "
                  "platform (stop `hitflow serve` to close the links)")
     return {"would_review": undecided[0]["n"]}

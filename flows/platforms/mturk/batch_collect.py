@@ -34,9 +34,11 @@ def _epoch(value: Any) -> float | None:
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
     """Store the raw answer first, then its parsed rows; True when it was new.
 
-    An id is "already seen" only for the same campaign and HIT (so the same endpoint): an id
-    the ledger holds for another campaign or HIT stops the run loudly rather than hiding an answer."""
-    seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE assignment_id = ?", [a["AssignmentId"]])
+    Records are keyed by campaign (flows/core/ledger/store_migrations.py): another campaign's assignment
+    of the same id (another marketplace's) is its own. An id the campaign holds for another HIT stops the
+    run loudly rather than hiding an answer."""
+    seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE campaign = ? AND assignment_id = ?",
+                          [run.cfg.name, a["AssignmentId"]])
     if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
         raise AnswerConflictError(
             f"assignment {a['AssignmentId']} of HIT {a['HITId']} is already in {run.store.shown()} for campaign "
@@ -47,10 +49,11 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
            "submit_time": _epoch(a.get("SubmitTime")), "auto_approval_time": _epoch(a.get("AutoApprovalTime")),
            "answer_xml": surrogate_references(a.get("Answer") or ""), "fetched_at": time.time()}
     if seen:
-        run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+        run.store.table("assignments").update((run.cfg.name, a["AssignmentId"]), {"status": a["AssignmentStatus"]})
         return False
     try:
-        parsed = answer_rows(a["AssignmentId"], row["answer_xml"], json.loads(hit["item_ids"]))
+        parsed = [{**answer, "campaign": run.cfg.name}
+                  for answer in answer_rows(a["AssignmentId"], row["answer_xml"], json.loads(hit["item_ids"]))]
         row["parse_error"] = ""
     except ET.ParseError as exc:
         parsed, row["parse_error"] = [], f"answer XML is malformed: {exc}"

@@ -40,7 +40,7 @@ def ensure_hit_type(run: Run, batch: int) -> str:
     def create() -> dict[str, Any]:
         type_id = mturk.create_hit_type(run.client, params)
         run.store.table("hit_types").upsert({"hit_type_id": type_id, "campaign": run.cfg.name, "batch": batch,
-                                             "params_json": json.dumps(params)}, pk="hit_type_id")
+                                             "params_json": json.dumps(params)}, pk=("campaign", "hit_type_id"))
         return {"HITTypeId": type_id}
 
     call = LedgeredCall("CreateHITType", f"{run.cfg.name}:b{batch}:hittype", params, create)
@@ -88,7 +88,7 @@ def record_hit(run: Run, batch: int, hit_index: int, ids: list[str], hit_id: str
         run.store.table("hits").upsert({"hit_id": hit_id, "campaign": run.cfg.name, "batch": batch,
                                         "hit_index": hit_index, "token": hit_token(run.cfg, batch, hit_index, ids),
                                         "item_ids": json.dumps(ids), "created_at": time.time(),
-                                        "status": "posted"}, pk="hit_id")
+                                        "status": "posted"}, pk=("campaign", "hit_id"))
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:

@@ -83,7 +83,8 @@ def _refresh_statuses(run: Run, known: dict[str, str], listed: list[dict[str, An
     if changed and not dry_run:
         with run.store.transaction():
             for a in changed:
-                run.store.table("assignments").update(a["AssignmentId"], {"status": a["AssignmentStatus"]})
+                run.store.table("assignments").update((run.cfg.name, a["AssignmentId"]),
+                                                      {"status": a["AssignmentStatus"]})
     return len(changed)
 
 
@@ -95,7 +96,7 @@ def _adopt(run: Run, entry: dict[str, Any], hit: dict[str, Any]) -> None:
     with run.store.transaction():
         run.store.table("hits").upsert({"hit_id": hit["HITId"], "campaign": run.cfg.name, "batch": batch,
                                         "hit_index": index, "token": "", "item_ids": json.dumps(ids),
-                                        "created_at": time.time(), "status": "posted"}, pk="hit_id")
+                                        "created_at": time.time(), "status": "posted"}, pk=("campaign", "hit_id"))
     adopt(run.store, entry["idem_key"], {"HITId": hit["HITId"]})
 
 
@@ -104,7 +105,8 @@ def cancel_plan(run: Run) -> dict[str, Any]:
     hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
     views = [mturk.get_hit(run.client, h["hit_id"]) for h in hits]
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     report = {"would_expire": [v["HITId"] for v in views if v["HITStatus"] == "Assignable"],
               "would_review": undecided[0]["n"],
               "hits_not_yet_disposed": sum(v["HITStatus"] != "Disposed" for v in views)}

@@ -33,11 +33,13 @@ SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
 INVITES_PEOPLE = False
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1
+REJECTION_GROUNDS: dict[str, str] | None = None  # every reject rule of the policy rejects
+STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = MTURK_SENDERS
 # ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
 # model): a returned or abandoned assignment is never stored, so none is settled unpaid.
 EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
-TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/campaigns/caption_top_up.py)
+TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_top_up.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
@@ -88,12 +90,13 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)
-    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), d["assignment_id"])
-                for d in decisions]
+    name = run.cfg.name
+    outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), name,
+                 d["assignment_id"]) for d in decisions]
     with store.transaction():
-        store.executemany("UPDATE decisions SET applied = ? WHERE assignment_id = ?", outcomes)
-        store.executemany("UPDATE assignments SET status = ? WHERE assignment_id = ?",
-                                  [(outcome.removeprefix("already ").title(), a) for outcome, a in outcomes])
+        store.executemany("UPDATE decisions SET applied = ? WHERE campaign = ? AND assignment_id = ?", outcomes)
+        store.executemany("UPDATE assignments SET status = ? WHERE campaign = ? AND assignment_id = ?",
+                          [(outcome.removeprefix("already ").title(), c, a) for outcome, c, a in outcomes])
     return {}
 
 

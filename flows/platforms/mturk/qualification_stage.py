@@ -126,7 +126,7 @@ def post_test(run: Run, score_qual: str) -> str:
         with run.store.transaction():
             run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH,
                                             "hit_index": 0, "token": token, "item_ids": json.dumps(item_ids),
-                                            "created_at": time.time(), "status": "posted"}, pk="hit_id")
+                                            "created_at": time.time(), "status": "posted"}, pk=("campaign", "hit_id"))
         run.progress(f"qualification: test HIT posted for {cfg.gating.qualification_takers} takers, "
                      f"estimate ${qualification_test_cost(cfg):.2f} with fees")
         return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
@@ -139,7 +139,8 @@ def test_answers(run: Run) -> pd.DataFrame:
     """``worker_id, item_id, answer`` from the stored test submissions (blank when left out)."""
     rows = run.store.rows(
         "SELECT a.worker_id, n.item_id, n.value AS answer FROM assignments a JOIN answers n "
-        "ON n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND n.field = 'answer'",
+        "ON n.campaign = a.campaign AND n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND "
+        "n.field = 'answer'",
         [run.cfg.name, TEST_BATCH])
     return pd.DataFrame(rows, columns=["worker_id", "item_id", "answer"])
 

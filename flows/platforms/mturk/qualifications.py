@@ -72,7 +72,8 @@ def ledgered_qualification(run: Run, name: str, purpose: str, create: Callable[[
     def send() -> dict[str, Any]:
         qual_id = create()
         run.store.table("qualifications").upsert({"qualification_type_id": qual_id, "campaign": run.cfg.name,
-                                                  "name": name, "purpose": purpose}, pk="qualification_type_id")
+                                                  "name": name, "purpose": purpose},
+                                                 pk=("campaign", "qualification_type_id"))
         return {"QualificationTypeId": qual_id}
 
     key = f"{run.cfg.name}:qualtype:{name}"

@@ -25,6 +25,7 @@ from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
 from flows.platforms.prolific import adapter as prolific
+from flows.platforms.prolific.grounds import ground_category, ground_message, rejection_evidence
 from flows.platforms.prolific.statuses import (
     PENDING,
     SPELLINGS,
@@ -39,8 +40,6 @@ from flows.platforms.units import hit_groups
 MAX_POLL_S = 6 * 3600
 # Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
 # the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
-REJECT_CATEGORY = {"min_words": "FAILED_INSTRUCTIONS", "one_sentence": "FAILED_INSTRUCTIONS",
-                   "banned_prefix": "FAILED_INSTRUCTIONS", "max_chars": "FAILED_INSTRUCTIONS", "required": "NO_DATA"}
 
 
 def prolific_client(run: Run) -> prolific.ProlificClient:
@@ -107,11 +106,11 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
                      lambda: {"id": prolific.create_study(prolific_client(run), body)})
     run.store.table("studies").upsert({"study_id": made["id"], "campaign": cfg.name, "batch": batch,
                                     "status": "UNPUBLISHED", "places": places, "created_at": time.time()},
-                                   pk="study_id")
+                                   pk=("campaign", "study_id"))
     _current_link(run, batch, made["id"], body["external_study_url"])
     _ledgered(run, batch, "PublishStudy", f"{cfg.name}:b{batch}:publish", {"study_id": made["id"]},
               lambda: {"status": prolific.transition(prolific_client(run), made["id"], "PUBLISH")})
-    run.store.table("studies").update(made["id"], {"status": "ACTIVE"})
+    run.store.table("studies").update((run.cfg.name, made["id"]), {"status": "ACTIVE"})
     run.progress(f"batch {batch}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
                  f"{cfg.prolific.currency} ({hourly}/hour), committed {cost:.2f} with fees")
     return {"study_id": made["id"], "places": places, "committed": str(cost)}
@@ -166,7 +165,8 @@ def collect_study(run: Run, batch: int) -> dict[str, Any]:
     after = place_counts([s["status"] for s in subs])
     taken, finished = after["taken"], after["finished"]
     released = max(0, study["places"] - taken) if run.cfg.unfilled_places == "release" else 0
-    run.store.table("studies").update(study["study_id"], {"status": status["status"], "released": released})
+    run.store.table("studies").update((run.cfg.name, study["study_id"]),
+                                      {"status": status["status"], "released": released})
     if released:
         run.progress(f"batch {batch}: {released} place(s) never filled, released from the committed budget")
     record_unfilled(run, batch, len(hit_groups(run, batch)), study["places"], finished)
@@ -194,8 +194,8 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
         prolific.approve(prolific_client(run), study_id, approvals)
         return {"approved": len(approvals)}
 
-    def reject_one(sid: str, category: str, reasons: str) -> dict[str, bool]:
-        prolific.reject(prolific_client(run), sid, category, rejection_message(run, reasons))
+    def reject_one(sid: str, category: str, message: str) -> dict[str, bool]:
+        prolific.reject(prolific_client(run), sid, category, message)
         return {"ok": True}
 
     if approvals:  # nothing to approve is no call: an empty set would get a ledger key of its own
@@ -204,17 +204,21 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
     outcome.update(dict.fromkeys(approvals, "APPROVED"))
     for d in decisions:
         sid, state = d["assignment_id"], status.get(d["assignment_id"], "unknown")
-        if d["action"] == "reject" and state == "AWAITING REVIEW":
-            category = REJECT_CATEGORY.get(str(d["reasons"]).split(",")[0], "LOW_EFFORT")
+        category = ground_category(str(d["reasons"]))
+        if d["action"] == "reject" and state == "AWAITING REVIEW" and category is None:
+            outcome[sid] = f"not sent: {d['reasons']} is no ground Prolific allows a rejection on; for a person"
+        elif d["action"] == "reject" and state == "AWAITING REVIEW" and category is not None:
+            message = ground_message(rejection_evidence(run, sid, str(d["reasons"])))
             _ledgered(run, batch, "RejectSubmission", f"{run.cfg.name}:reject:{sid}", {"category": category},
-                      partial(reject_one, sid, category, str(d["reasons"])))
+                      partial(reject_one, sid, category, message))
             outcome[sid] = "REJECTED"
         elif state not in ("AWAITING REVIEW", *PENDING) and sid not in outcome:  # a cancel's: PENDING waits, unsent
             outcome[sid] = f"not paid ({state})"
     with run.store.transaction():
         for sid, result in outcome.items():
             action = "unpaid" if result.startswith("not paid") else None
-            run.store.table("decisions").update(sid, {"applied": result, **({"action": action} if action else {})})
+            run.store.table("decisions").update((run.cfg.name, sid),
+                                                {"applied": result, **({"action": action} if action else {})})
     unanswered = settle_unanswered(run, batch, study_id)
     record_submissions(run, batch, study_id)  # the store ends with Prolific's final word on each
     return {"approved": len(approvals), "rejected": sum(v == "REJECTED" for v in outcome.values()),
@@ -252,8 +256,8 @@ def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
             return {"action": action}
 
         _ledgered(run, batch, "DecideUnanswered", f"{run.cfg.name}:unanswered:{s['id']}", {"action": action}, act)
-        run.store.execute("UPDATE platform_submissions SET outcome = ? WHERE submission_id = ?",
-                             [f"{action}: {reason}", s["id"]])
+        run.store.execute("UPDATE platform_submissions SET outcome = ? WHERE campaign = ? AND submission_id = ?",
+                          [f"{action}: {reason}", run.cfg.name, s["id"]])
     return len(todo)
 
 

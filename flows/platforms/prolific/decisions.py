@@ -27,7 +27,8 @@ def _submission(run: Run, d: Decision) -> dict[str, Any]:
 def _settled_on_prolific(run: Run, d: Decision, status: str) -> None:
     """The store follows Prolific at once, so the batch's bulk approval leaves this submission out."""
     for table, key in (("platform_submissions", "submission_id"), ("assignments", "assignment_id")):
-        run.store.execute(f"UPDATE {table} SET status = ? WHERE {key} = ?", [status, d.assignment_id])
+        run.store.execute(f"UPDATE {table} SET status = ? WHERE campaign = ? AND {key} = ?",
+                          [status, run.cfg.name, d.assignment_id])
 
 
 def _prolific_verdict(run: Run, d: Decision) -> tuple[str, str]:

@@ -115,10 +115,11 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
     if AFTER_INTENTS is not None:
         AFTER_INTENTS()
-    run.store.table("studies").update(study["study_id"], {"status": "ACTIVE"})  # served again once it reopens
+    # served again once it reopens
+    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": "ACTIVE"})
     send_calls(run.store, [c for c, _ in todo if c.operation == PLACES_OP], 1)
     send_calls(run.store, [c for c, _ in todo if c.operation == EXTEND_UNIT_OP], 1)  # settled after the places
-    run.store.table("studies").update(study["study_id"], {"places": total})
+    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"places": total})
     before = responses(run, batch)
     collect_round(run, batch, study["study_id"], total)
     return {"extended": len(calls) - 1, "sent_now": len(todo), "earlier": len(done),
@@ -140,4 +141,4 @@ def collect_round(run: Run, batch: int, study_id: str, places: int) -> None:
     status = ledgered(run.store, run.cfg.name, batch, LedgeredCall(
         "StopStudy", stop_key(run, batch), {"study_id": study_id}, lambda: {"status": stop_study(run, study_id)}))
     record_submissions(run, batch, study_id)  # a participant may have finished between the last look and the stop
-    run.store.table("studies").update(study_id, {"status": status["status"]})
+    run.store.table("studies").update((run.cfg.name, study_id), {"status": status["status"]})

@@ -57,7 +57,7 @@ def _find_ours(run: Run, listed: list[dict[str, Any]], batch: int) -> dict[str, 
 def _adopt_study(run: Run, entry: dict[str, Any], study: dict[str, Any]) -> None:
     run.store.table("studies").upsert({"study_id": study["id"], "campaign": run.cfg.name, "batch": entry["batch"],
                                        "status": study["status"], "places": study["total_available_places"],
-                                       "created_at": time.time()}, pk="study_id")
+                                       "created_at": time.time()}, pk=("campaign", "study_id"))
     adopt(run.store, entry["idem_key"], {"id": study["id"]})
 
 
@@ -103,7 +103,8 @@ def _open_studies(run: Run) -> list[dict[str, Any]]:
 
 def cancel_plan(run: Run) -> dict[str, Any]:
     undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.assignment_id = a.assignment_id)", [run.cfg.name])
+                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
+                               "a.assignment_id)", [run.cfg.name])
     report = {"would_stop": [s["study_id"] for s in _open_studies(run)], "would_review": undecided[0]["n"]}
     run.progress(f"cancel (dry run): would stop {len(report['would_stop'])} open study(ies) and review "
                  f"{report['would_review']} stored response(s)")
@@ -115,7 +116,7 @@ def _stop(run: Run, study: dict[str, Any]) -> int:
     result = ledgered(run.store, run.cfg.name, study["batch"], LedgeredCall(
         "StopStudy", stop_key(run, study["batch"]), {"study_id": study["study_id"]},
         lambda: {"status": stop_study(run, study["study_id"])}))
-    run.store.table("studies").update(study["study_id"], {"status": result["status"]})
+    run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": result["status"]})
     return 1
 
 

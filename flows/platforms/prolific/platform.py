@@ -26,6 +26,7 @@ from flows.platforms.prolific.estimate import (
     time_lines,  # noqa: F401  (the protocol's)
 )
 from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
+from flows.platforms.prolific.grounds import PROLIFIC_GROUNDS, STATED_ON_PAGE  # noqa: F401  (the protocol's)
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
 
@@ -38,6 +39,7 @@ INVITES_PEOPLE = False
 REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                      "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
 MIN_REASON_CHARS = 100
+REJECTION_GROUNDS: dict[str, str] | None = PROLIFIC_GROUNDS  # its valid grounds only (grounds.py)
 REVIEW_SENDERS = PROLIFIC_SENDERS
 BLOCK_MODE = "blocklist"
 EXTENDS_UNITS = True  # more places on the batch's study, steered by the task server (extend.py)

@@ -28,7 +28,8 @@ def store_submissions(run: Run, batch: int, study_id: str, subs: list[dict[str, 
         f"SELECT assignment_id, {', '.join(RESPONSE_STATE)} FROM assignments WHERE campaign = ? AND batch = ?",
         [run.cfg.name, batch])}
     known = {r["submission_id"]: r for r in run.store.rows(
-        f"SELECT {', '.join(SUBMISSION_STATE)} FROM platform_submissions WHERE study_id = ?", [study_id])}
+        f"SELECT {', '.join(SUBMISSION_STATE)} FROM platform_submissions WHERE campaign = ? AND study_id = ?",
+        [run.cfg.name, study_id])}
     with run.store.transaction():
         for s in subs:
             row = {"submission_id": s["id"], "campaign": run.cfg.name, "batch": batch, "study_id": study_id,
@@ -41,14 +42,15 @@ def store_submissions(run: Run, batch: int, study_id: str, subs: list[dict[str, 
             same = s["id"] in known and all(known[s["id"]][k] == row[k] for k in SUBMISSION_STATE)
             if same and (s["id"] not in stored or all(stored[s["id"]][k] == v for k, v in times.items())):
                 continue
-            run.store.table("platform_submissions").upsert(row, pk="submission_id")
+            run.store.table("platform_submissions").upsert(row, pk=("campaign", "submission_id"))
             if s["id"] in stored:
-                run.store.table("assignments").update(s["id"], times)
+                run.store.table("assignments").update((run.cfg.name, s["id"]), times)
             if s["status"] in UNPAID:  # its unit may go to someone else
-                run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [s["id"]])
+                run.store.execute("UPDATE task_sessions SET released = 1 WHERE campaign = ? AND session_id = ?",
+                                  [run.cfg.name, s["id"]])
             elif s["id"] in stored:  # listed after all (stored just after an earlier look): its work holds its unit
-                run.store.execute("UPDATE task_sessions SET released = 0 WHERE session_id = ? AND released = 1",
-                                  [s["id"]])
+                run.store.execute("UPDATE task_sessions SET released = 0 WHERE campaign = ? AND session_id = ? "
+                                  "AND released = 1", [run.cfg.name, s["id"]])
         _mark_unknown_sessions(run, batch, study_id, {s["id"] for s in subs})
 
 
@@ -60,6 +62,7 @@ def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str])
                             "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
     for row in stored:
         if row["assignment_id"] not in known:
-            run.store.execute("UPDATE assignments SET status = ? WHERE assignment_id = ?",
-                                 [NOT_ON_PROLIFIC, row["assignment_id"]])
-            run.store.execute("UPDATE task_sessions SET released = 1 WHERE session_id = ?", [row["assignment_id"]])
+            run.store.execute("UPDATE assignments SET status = ? WHERE campaign = ? AND assignment_id = ?",
+                              [NOT_ON_PROLIFIC, run.cfg.name, row["assignment_id"]])
+            run.store.execute("UPDATE task_sessions SET released = 1 WHERE campaign = ? AND session_id = ?",
+                              [run.cfg.name, row["assignment_id"]])

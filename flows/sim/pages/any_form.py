@@ -7,8 +7,10 @@ item and no other (nor on the type's other HITs: page_common.py) is the item's. 
 from the item's captions in the bank, else that text, else a bank image the item adopts
 (``image_entry``), never typing the same text twice, and the kind of text a box asks for (a summary,
 a comment on a word, a remark: item_writing.py); choices follow the item's latent answer
-(choice_answers.py, latent_choices.py). Speeders rush, pasters paste one text everywhere, contrarians give one answer
-to every choice, rule breakers leave required fields empty as if the page's check had been bypassed.
+(choice_answers.py, latent_choices.py). Speeders rush and click at random, canned abusers paste stock answers
+(careless_answers.py), copy pasters paste the item's own text where it shows some and one text everywhere else,
+contrarians give one answer to every choice, rule breakers leave required fields empty as if the page's check
+had been bypassed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
+from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -45,7 +48,7 @@ from flows.sim.people.page_context import ItemContext, context_for, field_base, 
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
-from flows.sim.people.worker_questions import about_worker
+from flows.sim.people.worker_questions import about_worker, own_question
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -83,8 +86,15 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     sources = writing_sources(ctx, fill.bank)
     if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
         fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
+    if kind == "copy_paster" and ctx.texts:  # the item's own text, copied on the page and pasted back
+        copied = fit_text(max(ctx.texts, key=len), f, rng, ctx.texts)
+        fill.worker.memory[f"{COPIED}{normalise(copied)}"] = ctx.key  # how it arrived: typing_model.py
+        return copied
     if kind in PASTING_PROFILES:
         return fit_text(_pasted(fill, sources), f, rng, sources)
+    if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):
+        low = int((field_rule(f) or {}).get("minlength") or 0)
+        return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
     if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
         careful = takes_care(fill)
@@ -169,7 +179,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
-    asked = fill.questions.get(f.name, "")
+    asked = own_question(fill.questions.get(f.name, ""), ctx.texts)
     if asked and not (fill.worker.profile in PASTING_PROFILES and f.kind in ("text", "textarea")) and \
             (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
         return mine  # a question about the worker, answered about themselves

@@ -9,6 +9,7 @@ import random
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
+from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
 from flows.sim.people.known_answers import known_option
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
 from flows.sim.people.page_context import ItemContext, field_base
@@ -36,6 +37,8 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
                           f.attrs.get("header", ""), known)
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
+    if fill.worker.profile in RUSHED:  # a random click (the item's truth is recorded above all the same)
+        return fill.rng.choice(options)
     if not takes_care(fill):
         return slip(fill.worker, options, truth, fill.rng)
     return truth
@@ -48,6 +51,8 @@ def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], sc
     fill.worker.memory[f"{LATENT}{ctx.key}|{base}"] = truth
     if fill.worker.params.get("choices") == "wrong":
         return confused(fill.worker.worker_id, options, truth)
+    if fill.worker.profile in RUSHED:  # a random click
+        return fill.rng.choice(options)
     careful = takes_care(fill)
     return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
 
@@ -98,6 +103,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     known = known_number(fill, ctx, f, declared_low, declared_high)
     if fill.worker.profile == "contrarian":
         value = first
+    elif fill.worker.profile in RUSHED and f.kind == "range":  # left where the page put it, or dragged anywhere
+        start = slider_start(low, high, step, f.value)
+        value = start if fill.rng.random() < UNTOUCHED_SLIDER else first + step * fill.rng.randint(0, slots)
     elif known is not None:
         given = answered_number(known, declared_low, declared_high, fill.worker.worker_id, takes_care(fill), fill.rng)
         value = max(first, first + round((given - first) / step) * step) if step > 0 else given

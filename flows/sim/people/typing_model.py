@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from dataclasses import field as default
 from typing import Any
 
-from flows.sim.people.crowd_model import Worker
+from flows.sim.people.careless_answers import COPIED, stock_origin
+from flows.sim.people.crowd_model import Worker, normalise
 
 MEAN_WPM, SD_WPM = 51.56, 20.20  # Dhakal et al. 2018
 SPEEDS = {"fast_typist": (95.0, 12.0, 75.0, 140.0), "slow_typist": (22.0, 5.0, 10.0, 32.0)}
@@ -47,6 +48,10 @@ def caption_origin(worker: Worker, image_id: str, text: str, canned: bool) -> st
     if canned:
         return "button"  # the page's canned-answer button sets the value
     kind = worker.profile
+    if kind == "canned_abuser" and (stock := stock_origin(text)):
+        return stock
+    if f"{COPIED}{normalise(text)}" in worker.memory:
+        return "page"  # the item's own text, selected and copied on the page
     if kind == "assistant_paster":
         return "assistant"
     if kind == "partial_paster":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
@@ -84,6 +85,20 @@ def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
         return next((o for o in options if o.lower().startswith(wanted)), options[0])
     rng = _own(worker_id, kind)
     return options[0] if rng.random() < 0.5 else rng.choice(options)
+
+
+def own_question(question: str, item_texts: Iterable[str]) -> str:
+    """The words that ask: ``question`` without the item's own text. The words read with a group of radio
+    buttons run from the previous control, so on a one-item page they hold the item's text too, and a review
+    that mentions headphones made its sentiment question one about the worker's listening device (no latent
+    answer kept, the crowd answering about themselves). The question's last words, its prompt, stay even when
+    the item's text holds them (a page whose own text no other HIT showed yet)."""
+    plain = " ".join(question.split())
+    for text in sorted({" ".join(t.split()) for t in item_texts if t.strip()}, key=len, reverse=True):
+        head, found, _ = plain.rpartition(text)
+        if found and not plain.endswith(text):
+            plain = " ".join((head + " " + plain[len(head) + len(text):]).split())
+    return plain
 
 
 def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random) -> str | None:

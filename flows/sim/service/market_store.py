@@ -10,9 +10,7 @@ One process at a time: a second simulator on the same file is refused (``flock``
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import random
 import sqlite3
 import sys
@@ -30,6 +28,7 @@ from flows.sim.pages.external_work import resume_visits
 from flows.sim.people import qual_tests
 from flows.sim.people.campaign_scope import file_unscoped
 from flows.sim.prolific.prolific_state import ProlificState
+from flows.sim.service.state_lock import locked_state
 from flows.sim.service.state_rows import DECIDED, AnswerReader, dumps, pack_row, unpack_row
 
 SCHEMA = """
@@ -106,19 +105,7 @@ class MarketStore:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(f"{self.path}.lock", "w")  # noqa: SIM115  (held for the store's life)
-        try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            self._lock_file.close()
-            holder = Path(f"{self.path}.lock").read_text(errors="replace").strip()[:12]
-            raise ConfigError(f"simulator state {self.path} is in use by another hitflow process"
-                              f"{f' (pid {holder})' if holder.isdigit() else ''}: a run, or a `hitflow review` or "
-                              "`hitflow ui` page that sends decisions there, which you stop with Ctrl-C first; else "
-                              "wait for it to end, or talk to it with --endpoint-url if it is a `hitflow sim serve`"
-                              ) from exc
-        self._lock_file.write(str(os.getpid()))
-        self._lock_file.flush()
+        self._lock_file = locked_state(self.path)
         self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")  # durable across a killed process, which is the risk here

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flows.campaigns.answer_cards import answer_cards
 from flows.campaigns.batch_review import qc_batch
-from flows.campaigns.caption_kind import caption_outputs, caption_rules, caption_task_page
+from flows.captions.caption_kind import caption_outputs, caption_rules, caption_task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes

@@ -1,6 +1,6 @@
 """Caption top-ups' outputs: ``top_ups.csv`` (the images whose unit got more assignments) and
 ``short_images.csv`` (those still short of accepted captions, each with why), and the line the summary
-and the report give them (flows/campaigns/caption_top_up.py runs the rounds)."""
+and the report give them (flows/captions/caption_top_up.py runs the rounds)."""
 
 from __future__ import annotations
 

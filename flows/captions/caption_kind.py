@@ -10,9 +10,9 @@ from typing import Any
 
 from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.campaign_plan import item_plan
-from flows.campaigns.caption_telemetry import telemetry_words
 from flows.campaigns.content_blind import caption_page
 from flows.campaigns.review_data import card_captions
+from flows.captions.caption_telemetry import telemetry_words
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import render

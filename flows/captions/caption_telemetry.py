@@ -47,7 +47,8 @@ def _records(run: Run, batch: int | None) -> tuple[dict[str, str], dict[str, str
     the campaign or of ``batch``."""
     in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
     rows = run.store.rows(
-        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND "
+        "a.assignment_id = x.assignment_id "
         f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
         [params[0], TELEMETRY_FIELD, *params[1:]])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}
@@ -69,7 +70,8 @@ def _own_records(run: Run, frame: pd.DataFrame) -> tuple[dict[str, str], dict[st
         return f"({', '.join('?' * len(values))})"
 
     rows = run.store.rows(
-        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.assignment_id = x.assignment_id "
+        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND "
+        "a.assignment_id = x.assignment_id "
         f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ? AND x.assignment_id IN {some(ids)}",
         [run.cfg.name, TELEMETRY_FIELD, *ids])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}

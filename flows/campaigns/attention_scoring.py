@@ -1,0 +1,48 @@
+"""Attention checks scored on every kind's batch (qc/attention_checks.py): each stored response's
+``hitflow_attention_*`` answers against the checks its page carried, whatever the task. Joined to the kind's
+own flags where every QC step stores them (batch_review.replace_batch_flags)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+
+from flows.core.config.config import CampaignConfig
+from flows.core.pages.mturk_forms import answer_fields
+from flows.core.run.run_context import Run
+from qc.attention_checks import attention_failed, failures_to_reject, field_name
+
+
+def study_minutes(cfg: CampaignConfig) -> int:
+    """The study's length that sets how many failed checks may reject: ``[attention] study_minutes``, else the
+    campaign's estimated minutes a unit (``[prolific] estimated_minutes``, or the kind's estimate)."""
+    return cfg.attention.study_minutes or cfg.prolific.estimated_minutes
+
+
+def attention_params(cfg: CampaignConfig) -> dict[str, object]:
+    return {"attention_checks": list(cfg.attention.checks),
+            "attention_reject_at": failures_to_reject(study_minutes(cfg))}
+
+
+def attention_frame(run: Run, batch: int) -> pd.DataFrame:
+    """One row per readable response of the batch: ``assignment_id, worker_id`` and each check's answer."""
+    names = [field_name(i) for i in range(len(run.cfg.attention.checks))]
+    rows = []
+    for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml FROM assignments WHERE campaign = ? AND "
+                            "batch = ? AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
+        try:
+            fields = answer_fields(a["answer_xml"] or "")
+        except ET.ParseError:  # flagged malformed_answer by the kind's QC: what it says is not known
+            continue
+        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
+                     **{n: fields.get(n, "") for n in names}})
+    return pd.DataFrame(rows, columns=["assignment_id", "worker_id", *names])
+
+
+def attention_flags(run: Run, batch: int) -> pd.DataFrame | None:
+    """The batch's attention flags; None when the campaign's pages carry no checks."""
+    attention = getattr(run.cfg, "attention", None)  # a stand-in config of a test or a tool may carry none
+    if attention is None or not attention.checks:
+        return None
+    return attention_failed(attention_frame(run, batch), attention_params(run.cfg))

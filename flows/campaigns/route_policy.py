@@ -1,0 +1,71 @@
+"""The campaign's decision policy as its route allows it: on a route with rejection grounds (Prolific), a
+reject rule that is no ground of that route sends the work to a person instead (qc/decisions.py), and a
+ground that holds only where the page states its level (``min_words``) counts only when the page does.
+
+Decisions (flows/campaigns/batch_review.py) and the review queue (flows/campaigns/review_data.py) both read
+the policy through here, so the queue shows what the route will do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from flows.core.config.config import CampaignConfig
+from flows.platforms.registry import platform_for
+from qc.decisions import DecisionPolicy
+from qc.skipped_required import PART_OF
+from qc.skipped_required import RULE as SKIPPED_REQUIRED
+
+
+def route_policy(cfg: CampaignConfig | None, platform: str, policy: DecisionPolicy | None = None) -> DecisionPolicy:
+    """``policy`` (default ``cfg.policy``) with the route's rejection grounds (a route without any: the policy as
+    it is). Without a config (it no longer loads) no ground the page must state holds."""
+    policy = policy if policy is not None else cfg.policy if cfg is not None else DecisionPolicy()
+    route = platform_for(platform)
+    grounds = route.REJECTION_GROUNDS
+    if grounds is None:
+        return policy
+    stated = {r for r in route.STATED_ON_PAGE
+              if r in policy.reject_rules and cfg is not None and minimums_stated(cfg)}
+    kept = {rule: category for rule, category in grounds.items() if rule not in route.STATED_ON_PAGE or rule in stated}
+    # invalid_answer is no ground, its required-left-blank part is: that part rejects where the whole one did
+    parts = (SKIPPED_REQUIRED,) if PART_OF in policy.reject_rules and SKIPPED_REQUIRED in kept else ()
+    return replace(policy, reject_grounds=kept, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, *parts))))
+
+
+def word_minimums(cfg: CampaignConfig) -> set[int]:
+    """Every minimum number of words the campaign's QC holds an answer to (the page's, each field's)."""
+    fields = cfg.qc_params.get("fields") or {}
+    found = {int(conf.get("min_words") or 0) for conf in fields.values() if isinstance(conf, dict)}
+    if cfg.task != "custom" and cfg.study is None:
+        found.add(cfg.submit_rules.min_words)
+    return {n for n in found if n > 0}
+
+
+def minimums_stated(cfg: CampaignConfig) -> bool:
+    """Whether the page a worker reads states every word minimum QC holds them to ("at least 8 words",
+    "a 100-word summary"): only then is falling short of it low effort against a stated level."""
+    minimums = word_minimums(cfg)
+    return bool(minimums) and states_word_counts(page_text(cfg), minimums)
+
+
+def states_word_counts(text: str, minimums: set[int]) -> bool:
+    """``text`` names each of ``minimums`` as a number of words."""
+    return all(re.search(rf"(?<!\d){n}\s*-?\s*words?\b", text, re.IGNORECASE) for n in minimums)
+
+
+_PAGE_TEXT: dict[tuple[str, str, str, str], str] = {}
+
+
+def page_text(cfg: CampaignConfig) -> str:
+    """The visible text of the campaign's first page (rendered from its first planned items), once a config."""
+    key = (str(cfg.path), cfg.name, cfg.task, repr(cfg.submit_rules))
+    if key not in _PAGE_TEXT:
+        from flows.campaigns.campaign_plan import item_plan
+        from flows.campaigns.page_text import visible_text
+        from flows.campaigns.task_pages import task_page
+
+        first = [r for r in item_plan(cfg, limit=50) if r["batch"] == 1 and r["hit_index"] == 0]
+        _PAGE_TEXT[key] = visible_text(task_page(cfg, first))
+    return _PAGE_TEXT[key]

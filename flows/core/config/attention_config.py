@@ -1,0 +1,67 @@
+"""The ``[attention]`` table: attention checks placed on every page of the campaign (qc/attention_checks.py).
+
+Each check is a fair instructed-response item: the question itself tells the worker what to choose. A check
+whose answer is not among its options, or whose instruction does not name its answer, is refused at load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pydantic import Field, model_validator
+
+from flows.core.config.config_types import Count, NonEmptyText, PositiveInt, Section
+from qc.attention_checks import BUILT_IN, FAILED, MISSED, AttentionCheck, unfair_reason
+from qc.decisions import DecisionPolicy
+
+
+class AttentionItem(Section):
+    instruction: NonEmptyText = Field(description="The question, naming the answer to give: \"For this question, "
+                                                  "choose 'Strongly disagree'.\"")
+    options: list[NonEmptyText] = Field(min_length=2, max_length=7, description="The choices shown")
+    answer: NonEmptyText = Field(description="The option the instruction asks for")
+
+    @model_validator(mode="after")
+    def _fair(self) -> AttentionItem:
+        why = unfair_reason(AttentionCheck(self.instruction, tuple(self.options), self.answer))
+        if why:
+            raise ValueError(f"the check {self.instruction[:60]!r} is not a fair instructed-response item: {why}")
+        return self
+
+
+class AttentionSection(Section):
+    checks: list[AttentionItem] = Field(default_factory=list, max_length=10, description="Checks of your own, "
+                                        "placed at the end of every page (each a fair instructed-response item)")
+    count: Count = Field(0, le=len(BUILT_IN), description="Without `checks`: this many of hitflow's own checks on "
+                                                          "every page (0: none)")
+    study_minutes: PositiveInt | None = Field(None, le=1440, description="The study's length that sets how many "
+                                              "failed checks may reject (1 under 5 minutes, else 2); left out: "
+                                              "[prolific] estimated_minutes")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> AttentionSection:
+        if self.checks and self.count:
+            raise ValueError("count and checks are exclusive: give your own checks, or a count of hitflow's")
+        return self
+
+
+@dataclass(frozen=True)
+class AttentionSettings:
+    checks: tuple[AttentionCheck, ...] = ()
+    study_minutes: int | None = None  # None: the campaign's [prolific] estimated_minutes
+
+
+def attention_settings(sec: AttentionSection) -> AttentionSettings:
+    own = tuple(AttentionCheck(c.instruction, tuple(c.options), c.answer) for c in sec.checks)
+    return AttentionSettings(checks=own or BUILT_IN[:sec.count], study_minutes=sec.study_minutes)
+
+
+def attention_policy(policy: DecisionPolicy, checks: bool) -> DecisionPolicy:
+    """With attention checks on the page ([attention], an opt-in): failing as many as the study's length allows
+    rejects and blocks, fewer asks a person to look; unless [policy] review_rules names ``attention_failed``
+    (then a person decides those too)."""
+    if not checks or FAILED in policy.review_rules:
+        return policy
+    return replace(policy, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, FAILED))),
+                   block_min_flags={FAILED: 1, **policy.block_min_flags},
+                   review_rules=tuple(dict.fromkeys((*policy.review_rules, MISSED))))

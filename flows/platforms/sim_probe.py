@@ -1,0 +1,31 @@
+"""Asking an endpoint over HTTP whether it is a hitflow simulator, and a served one for its clock: no
+simulator code is imported here (flows/platforms/targets.py alone reaches the simulator itself)."""
+
+from __future__ import annotations
+
+import json
+
+from flows.platforms.clock_line import post_json
+
+
+def is_simulator(endpoint_url: str) -> bool:
+    """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
+    import httpx
+
+    from flows.core.http_clients import http_get
+
+    try:
+        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
+        return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+
+
+def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
+    """A served simulator's clock (``hitflow sim serve``: it runs on by itself between runs), or None when
+    it does not answer as one within ``timeout`` (stopped, or on another host)."""
+    try:
+        return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
+                                          json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
+        return None

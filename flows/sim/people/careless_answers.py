@@ -1,0 +1,50 @@
+"""How careless people answer a page that is not a caption page: stock text pasted into any text box, a
+random click on any choice, a slider left where the page put it.
+
+A canned abuser keeps a few stock answers at hand (a text expander, a clipboard) and pastes one of them into
+every text box whatever the item, as VizWiz's canned abusers paste the precanned caption; a rushed worker
+(a speeder, a canned abuser) clicks any option of a choice and either leaves a slider untouched or drags it
+anywhere. The phrases and the shares are modelling choices of ours, not measured figures; every draw for a
+worker's habit comes from the worker's own seed, so adding them changes no other worker's answers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+# Stock answers that fit any question and say nothing about the item
+STOCK_ANSWERS = ("Good.", "ok", "Nothing.", "N/A", "None", "Looks fine to me.", "Nothing to add.",
+                 "Everything is fine here.", "Nothing is missing, it is good.", "It is correct and clear enough.",
+                 "Good job, nothing else to say.", "I have no further comments on this one.")
+HABITUAL = 2  # stock answers one abuser keeps at hand
+UNTOUCHED_SLIDER = 0.5  # a rushed worker leaves a slider where the page put it, else drags it anywhere
+PASTED_STOCK = 20  # a stock answer this long is pasted from where it is kept; a shorter one is typed
+COPIED = "copied:"  # worker memory "copied:<normalised text>": text the worker copied from the page itself
+
+
+def stock_origin(text: str) -> str | None:
+    """How a stock answer arrives (typing_model's origins): pasted from a list kept elsewhere, or typed when it
+    is a word or two; None for any other text."""
+    if text not in STOCK_ANSWERS:
+        return None
+    return "list" if len(text) >= PASTED_STOCK else "typed"
+
+
+def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
+    """One of the worker's habitual stock answers (their own, by their id), the longer ones where the box asks
+    for at least ``low`` characters (the page refused the short ones; they learnt)."""
+    own = random.Random(f"stock|{worker_id}")
+    long_enough = [s for s in STOCK_ANSWERS if len(s) >= low] or [max(STOCK_ANSWERS, key=len)]
+    kept = own.sample(long_enough, min(HABITUAL, len(long_enough)))
+    return rng.choice(kept)
+
+
+def slider_start(low: float, high: float, step: float, value: str) -> float:
+    """Where a slider starts: its ``value``, else as a browser puts it (HTML's range state: the minimum plus half
+    the range, on the step)."""
+    try:
+        return float(value)
+    except ValueError:
+        middle = low + (high - low) / 2
+        return low + step * math.floor((middle - low) / step + 0.5) if step > 0 else middle  # ties upward

@@ -1,0 +1,278 @@
+"""``item_blind``: a worker whose answers to choice, number and tick fields do not follow the items, judged
+over their whole history in the campaign (a one-item page judges a worker from all their pages so far).
+
+Input columns: ``worker_id, image_id, field, answer`` in the order the answers were given (batch, then
+page), and optionally ``ticks`` (true for a checkbox group: ``answer`` is its ticked options joined by
+``|``; blank is an answer, nothing ticked). Other blank answers are no answers. Params: ``item_blind_alpha``
+(0.01), ``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
+
+The evidence, per field: on an item with at least ``min_others`` other answers and one consensus, how far the
+worker's answer is from it, in tiers (0 agrees):
+
+- a choice: the others' single most common answer (a tie judges no one); agrees or not;
+- a number or a numeric scale: the others' median; within ``band`` (the larger of the field's smallest step
+  and a sixth of the range its answers span) agrees, within two bands is near, beyond is far;
+- a checkbox group: each option a strict majority of the others ticked or left; off on none agrees, on one
+  is near, on more is far.
+
+- ``r``: each tier's share among the field's other workers' judged answers (agreement held at most
+  ``R_MAX``), ``c``: each tier's chance for an answer drawn from the field's answers at large, whatever the item;
+- the honest floor ``h = c + honest_share (r - c)``: an honest worker follows the items at least two thirds as
+  well as the crowd does (opinions differ on subjective questions; they still follow the item). A field the
+  crowd itself agrees on barely more often than chance (by less than ``MIN_GAP``) judges no one;
+- the item-blind prediction ``q``: each tier's chance if the worker's answer did not depend on the item, from
+  their own earlier answers to the field (smoothed toward the field's, ``PRIOR_WEIGHT`` answers' worth): a
+  constant rater's is their one answer, a random clicker's their spread;
+- per judged answer the likelihood ratio ``e = q/h`` of its tier, pooled over neighbouring tiers where a closer
+  tier's ratio would exceed a farther one's (:func:`monotone_ratios`: a closer answer is never more evidence);
+  per item the mean over its fields (fields of one item need not be independent); the worker's evidence ``E``
+  the product over items in the order given.
+
+For an honest worker at least as close as ``h`` on each item, ``E`` is a nonnegative supermartingale with
+mean at most 1, so by Ville's inequality the chance that it ever reaches ``1/alpha``, at any of the campaign's
+batches, is at most ``alpha``: the stated false-alarm rate over the whole campaign, whatever the number of
+looks. A flag needs ``E >= 1/alpha``; its ``value`` is ``1/E`` (at most ``alpha``).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_frame, register
+from qc.straight_lining_odds import R_MAX
+
+MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no one
+PRIOR_WEIGHT = 2.0  # the field's own spread, worth this many of the worker's answers, before they answer
+RULE = "item_blind"
+
+
+Consensus = str | float | frozenset[tuple[str, bool]]
+
+
+@dataclass
+class Field:
+    """One field's answers: per item, (worker, answer) in order; its ``shape`` ("choice", "scale" with the
+    agreement ``band``, "ticks": a checkbox group, its answer the ticked options joined by ``|``)."""
+
+    name: str
+    rows: list[tuple[str, Any, str]]  # (worker, item, answer) in the order given
+    shape: str
+    band: float = 0.0
+    on_item: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
+    options: tuple[str, ...] = ()
+
+
+def as_number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def split_fields(df: pd.DataFrame) -> list[Field]:
+    """The frame's fields, answers in order (a blank checkbox group is an answer: nothing ticked)."""
+    ticks = df["ticks"].astype(bool).tolist() if "ticks" in df.columns else [False] * len(df)
+    answered: dict[tuple[str, bool], list[tuple[str, Any, str]]] = {}
+    for worker, item, name, answer, many in zip(df["worker_id"].astype(str).tolist(), df["image_id"].tolist(),
+                                                df["field"].astype(str).tolist(), df["answer"].tolist(), ticks,
+                                                strict=True):
+        text = "" if pd.isna(answer) else str(answer).strip()
+        if not (pd.isna(item) or item == "" or (text == "" and not many)):
+            answered.setdefault((name, bool(many)), []).append((worker, item, text))
+    return [_field(name, many, rows) for (name, many), rows in sorted(answered.items())]
+
+
+def _field(name: str, many: bool, rows: list[tuple[str, Any, str]]) -> Field:
+    numbers = [as_number(a) for _, _, a in rows]
+    distinct = sorted({n for n in numbers if n is not None})
+    scale = not many and len(distinct) >= 3 and all(n is not None for n in numbers)
+    band = 0.0
+    if scale:
+        step = min(b - a for a, b in pairwise(distinct))
+        band = max(step, (distinct[-1] - distinct[0]) / 6)
+    options = tuple(sorted({o for _, _, a in rows for o in a.split("|") if o})) if many else ()
+    out = Field(name, rows, "ticks" if many else "scale" if scale else "choice", band, options=options)
+    seen: set[tuple[str, Any]] = set()
+    for worker, item, answer in rows:
+        if (worker, item) not in seen:  # a worker's repeated answer to an item counts once, the first
+            seen.add((worker, item))
+            out.on_item.setdefault(item, []).append((worker, answer))
+    return out
+
+
+def consensus(f: Field, others: list[str]) -> Consensus | None:
+    """The others' one answer (a choice), their median (a scale), or each option that a strict majority of
+    them ticked or left (a checkbox group); None when they tie (or split on every option)."""
+    if f.shape == "scale":
+        return statistics.median(float(o) for o in others)
+    if f.shape == "ticks":
+        sets = [set(o.split("|")) for o in others]
+        held = frozenset((o, 2 * sum(o in t for t in sets) > len(sets)) for o in f.options
+                         if 2 * sum(o in t for t in sets) != len(sets))
+        return held or None
+    counts = Counter(others).most_common(2)
+    return None if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
+
+
+def tier(f: Field, answer: str, said: Consensus) -> int:
+    """How far an answer is from the consensus: 0 agrees; a scale 1 within two bands, 2 beyond; a checkbox
+    group 1 off on one option, 2 on more; a choice 1."""
+    if f.shape == "choice":
+        return 0 if answer == said else 1
+    if f.shape == "ticks":
+        ticked = set(answer.split("|"))
+        assert isinstance(said, frozenset)
+        return min(2, sum((o in ticked) != held for o, held in said))
+    gap = abs(float(answer) - float(said))  # type: ignore[arg-type]
+    return 0 if gap <= f.band + 1e-9 else (1 if gap <= 2 * f.band + 1e-9 else 2)
+
+
+def tiers(f: Field) -> int:
+    return 2 if f.shape == "choice" else 3
+
+
+def outcome_spread(f: Field, spread: dict[str, float], said: Consensus) -> list[float]:
+    """The chance of each tier for an answer drawn from ``spread`` (answer -> share), whatever the item."""
+    out = [0.0] * tiers(f)
+    for answer, p in spread.items():
+        out[tier(f, answer, said)] += p
+    return out
+
+
+@dataclass
+class Judged:
+    """A worker's judged answers on one field: (item, tier, the others' consensus)."""
+
+    answers: list[tuple[Any, int, Consensus]]
+    own: list[str]  # every answer the worker gave the field, in order (what the blind prediction learns from)
+    at: list[int]  # for each judged answer, how many of ``own`` came before it
+
+
+def judged_answers(f: Field, min_others: int) -> dict[str, Judged]:
+    """Per worker, each item they answered where the others hold one consensus, in the order given."""
+    out: dict[str, Judged] = {}
+    done: set[tuple[str, Any]] = set()
+    for worker, item, answer in f.rows:
+        mine = out.setdefault(worker, Judged([], [], []))
+        others = [a for w, a in f.on_item.get(item, []) if w != worker]
+        said = consensus(f, others) if len(others) >= min_others else None
+        if said is not None and (worker, item) not in done:
+            done.add((worker, item))
+            mine.answers.append((item, tier(f, answer, said), said))
+            mine.at.append(len(mine.own))
+        mine.own.append(answer)
+    return out
+
+
+def blind_chance(f: Field, judged: dict[str, Judged]) -> list[float]:
+    """``c``: each tier's chance for an answer drawn from the field's answers at large, over every judged answer."""
+    pool = Counter(a for _, _, a in f.rows)
+    spread = {a: n / sum(pool.values()) for a, n in pool.items()}
+    blind = [outcome_spread(f, spread, said) for j in judged.values() for _, _, said in j.answers]
+    return [math.fsum(b[t] for b in blind) / len(blind) for t in range(tiers(f))] if blind else [1.0] + [0.0] * (
+        tiers(f) - 1)
+
+
+def honest_floor(crowd: list[float], c: list[float], honest_share: float) -> list[float] | None:
+    """``h``: the crowd's tiers (agreement held at ``R_MAX``, the rest one tier down) mixed with chance's; None
+    when the crowd agrees barely more often than chance (the field judges no one)."""
+    r = list(crowd)
+    if r[0] > R_MAX:
+        r[1], r[0] = r[1] + r[0] - R_MAX, R_MAX
+    if r[0] - c[0] < MIN_GAP:
+        return None
+    return [ct + honest_share * (rt - ct) for rt, ct in zip(r, c, strict=True)]
+
+
+def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float) -> dict[str, dict[Any, float]]:
+    """Per worker, per judged item: the likelihood ratio of item-blind to honest answering (the module's e)."""
+    c = blind_chance(f, judged)
+    counts = {w: Counter(t for _, t, _ in j.answers) for w, j in judged.items()}
+    every = sum(counts.values(), Counter())
+    total = sum(every.values())
+    pool = Counter(a for _, _, a in f.rows)
+    out: dict[str, dict[Any, float]] = {}
+    for worker, mine in judged.items():
+        rest = total - len(mine.answers)
+        if rest == 0:
+            continue
+        h = honest_floor([(every[t] - counts[worker][t]) / rest for t in range(tiers(f))], c, honest_share)
+        if h is not None:
+            out[worker] = {item: _ratio(f, pool, mine.own[:k], said, t, h)
+                           for (item, t, said), k in zip(mine.answers, mine.at, strict=True)}
+    return out
+
+
+def _ratio(f: Field, pool: Counter[str], before: list[str], said: Consensus, observed: int,
+           h: list[float]) -> float:
+    """One judged answer's e: the blind prediction from the worker's earlier answers, smoothed by the field's."""
+    total = sum(pool.values())
+    own = Counter(before)
+    spread = {a: (own[a] + PRIOR_WEIGHT * pool[a] / total) / (len(before) + PRIOR_WEIGHT) for a in pool}
+    return monotone_ratios(outcome_spread(f, spread, said), h)[observed]
+
+
+def monotone_ratios(q: list[float], h: list[float]) -> list[float]:
+    """``q/h`` per tier, pooled where a better tier's ratio would exceed a worse one's (weighted by ``h``): an
+    e-value no larger for a closer answer, so any worker at least as close as ``h`` expects at most 1 of it."""
+    blocks: list[list[float]] = []  # [q, h, first tier, last tier]
+    for t, (qt, ht) in enumerate(zip(q, h, strict=True)):
+        blocks.append([qt, ht, t, t])
+        while len(blocks) > 1 and (blocks[-1][1] <= 0 or blocks[-2][0] * blocks[-1][1] > blocks[-1][0] * blocks[-2][1]):
+            last = blocks.pop()
+            blocks[-1] = [blocks[-1][0] + last[0], blocks[-1][1] + last[1], blocks[-1][2], last[3]]
+    out = [1.0] * len(q)
+    for qb, hb, first, end in blocks:
+        for t in range(int(first), int(end) + 1):
+            out[t] = qb / hb if hb > 0 else 1.0
+    return out
+
+
+def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple[float, dict[str, tuple[int, int]]]]:
+    """Per worker: ``E`` (the product over items of the mean e over the item's fields, items in the order
+    first answered) and, per field, (answers agreeing, answers judged)."""
+    min_others = int(params.get("item_blind_min_others", 2))
+    honest_share = float(params.get("item_blind_honest_share", 2 / 3))
+    order = {item: k for k, item in enumerate(dict.fromkeys(df["image_id"].tolist()))}
+    per_item: dict[str, dict[Any, list[float]]] = {}
+    counts: dict[str, dict[str, tuple[int, int]]] = {}
+    for f in split_fields(df):
+        judged = judged_answers(f, min_others)
+        for worker, items in field_evidence(f, judged, honest_share).items():
+            for item, e in items.items():
+                per_item.setdefault(worker, {}).setdefault(item, []).append(e)
+            agreed = sum(t == 0 for i, t, _ in judged[worker].answers if i in items)
+            counts.setdefault(worker, {})[f.name] = (agreed, len(items))
+    out = {}
+    for worker, by_item in per_item.items():
+        log_e = math.fsum(math.log(_mean(es)) for _, es in sorted(by_item.items(), key=lambda p: order[p[0]]))
+        out[worker] = (math.exp(min(log_e, 700.0)), counts[worker])
+    return out
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+@register(RULE, "worker")
+def item_blind(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Answers that follow the items no better than a constant or a random answer would (module docstring)."""
+    alpha = float(params.get("item_blind_alpha", 0.01))
+    rows = []
+    for worker, (e, counts) in sorted(worker_evidence(df, params).items()):
+        if e >= 1 / alpha:
+            agreed, judged = sum(a for a, _ in counts.values()), sum(n for _, n in counts.values())
+            by_field = ", ".join(f"{name} {a}/{n}" for name, (a, n) in counts.items() if n)
+            rows.append({"worker_id": worker, "rule": RULE, "value": float(f"{1 / e:.3g}"), "threshold": alpha,
+                         "detail": f"agreed with the other workers' answer on {agreed} of {judged} judged answers "
+                                   f"({by_field}); answers that ignore the items are {e:.3g} times likelier than an "
+                                   f"honest worker's to give this (flagged from {1 / alpha:g})"[:600]})
+    return flag_frame(rows)

@@ -1,0 +1,107 @@
+"""Attention checks (``[attention]``): fair instructed-response items, scored apart from control items.
+
+A fair check, as Prolific's attention check policy puts it (researcher-help.prolific.com/en/article/fb63bb):
+it tells the worker, in the question itself, exactly what to answer ("For this question, choose 'Strongly
+disagree'"); it never tests memory of earlier text, never hides in small print, never leaves room for
+interpretation. :func:`unfair_reason` holds a check to that: its answer is one of its options and is named in
+its own instruction. Control items (known answers about the task's items) measure skill; these measure only
+whether the worker read the question, so they are scored here and never feed the answers step.
+
+How many failures may reject follows Prolific's rule for the study's length ("Valid rejection reasons",
+prolific-researcher.dixa.help/en/article/f75ea9): one failed check for a study under 5 minutes, more than one
+for a study of 5 minutes or longer (:func:`failures_to_reject`). A submission that fails that many is flagged
+``attention_failed`` (a ground to reject); fewer failures are ``attention_missed``, for a person to look at.
+
+Input columns: ``assignment_id, worker_id`` and one column per check (:func:`field_name`), the option chosen
+("" when none). Params: ``attention_checks`` (the checks, in order) and ``attention_reject_at``.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from qc.flags import flag_frame, register
+
+FAILED, MISSED = "attention_failed", "attention_missed"
+FIELD_PREFIX = "hitflow_attention_"  # no trailing number: no item's field (``caption_2`` is item 2's)
+SHORT_STUDY_MINUTES = 5
+
+
+@dataclass(frozen=True)
+class AttentionCheck:
+    instruction: str  # the question itself, naming the answer to give
+    options: tuple[str, ...]
+    answer: str
+
+
+# hitflow's own checks, for ``[attention] count`` without checks of one's own: each names its answer
+BUILT_IN = (
+    AttentionCheck("For this question, choose \u201cStrongly disagree\u201d.",
+                   ("Strongly agree", "Agree", "Disagree", "Strongly disagree"), "Strongly disagree"),
+    AttentionCheck("Please select \u201cBlue\u201d as your answer to this question.",
+                   ("Red", "Green", "Blue", "Yellow"), "Blue"),
+    AttentionCheck("To show that you read this question, choose \u201cNever\u201d.",
+                   ("Always", "Often", "Sometimes", "Never"), "Never"),
+    AttentionCheck("For this question, select \u201cAgree\u201d.",
+                   ("Strongly agree", "Agree", "Disagree", "Strongly disagree"), "Agree"),
+)
+
+
+def field_name(index: int) -> str:
+    """The form field of the check at ``index``: ``hitflow_attention_a``, ``_b``..."""
+    return FIELD_PREFIX + string.ascii_lowercase[index]
+
+
+def unfair_reason(check: AttentionCheck) -> str | None:
+    """Why ``check`` is not a fair instructed-response item; None when it is."""
+    if check.answer not in check.options:
+        return f"its answer {check.answer!r} is not one of its options"
+    if len(set(check.options)) != len(check.options):
+        return "its options repeat"
+    if check.answer.casefold() not in check.instruction.casefold():
+        return (f"its instruction does not name the answer {check.answer!r}: a fair check tells the worker, in "
+                "the question itself, what to choose (never a test of memory or of knowledge)")
+    return None
+
+
+def failures_to_reject(study_minutes: float) -> int:
+    """Failed checks that may reject one submission: 1 under 5 minutes, 2 from 5 minutes on."""
+    return 1 if study_minutes < SHORT_STUDY_MINUTES else 2
+
+
+def _failed(row: Any, checks: list[AttentionCheck]) -> list[str]:
+    out = []
+    for i, check in enumerate(checks):
+        chosen = str(getattr(row, field_name(i), "") or "")
+        if chosen != check.answer:
+            out.append(f"check {i + 1} asked for {check.answer!r}, answered {chosen[:40]!r}" if chosen
+                       else f"check {i + 1} asked for {check.answer!r}, left unanswered")
+    return out
+
+
+@register(FAILED, "study")
+def attention_failed(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Submissions failing at least ``attention_reject_at`` checks (``attention_missed``: fewer, but some)."""
+    checks: list[AttentionCheck] = list(params.get("attention_checks") or [])
+    if not checks or df.empty:
+        return flag_frame([])
+    reject_at = int(params.get("attention_reject_at", 1))
+    rows = []
+    for r in df.itertuples():
+        failed = _failed(r, checks)
+        if failed:
+            rows.append({"worker_id": str(r.worker_id), "rule": FAILED if len(failed) >= reject_at else MISSED,
+                         "value": len(failed), "threshold": reject_at, "assignment_id": str(r.assignment_id),
+                         "detail": f"{len(failed)} of {len(checks)} attention checks failed ({'; '.join(failed)}); "
+                                   f"{reject_at} may reject on a study of this length"[:300]})
+    return flag_frame(rows)
+
+
+@register(MISSED, "study")
+def attention_missed(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Registered for its name (a policy may list it); :func:`attention_failed` raises these flags."""
+    return flag_frame([])

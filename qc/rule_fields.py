@@ -1,0 +1,33 @@
+"""What each rule reads: one kind of answer field (free text, a choice, marks) or the submission as a whole.
+
+For the dry run's account of what the gate can see on a page (flows/campaigns/gate_view.py): a page whose
+fields no enabled rule reads is judged only by what the whole submission shows (its time, its blanks, its
+attention checks). A rule not listed here is shown as reading "its own fields".
+"""
+
+from __future__ import annotations
+
+from qc.telemetry_rules import TELEMETRY_RULES
+
+TEXT, CHOICE, MARKS, SUBMISSION = "text", "choice", "marks", "submission"
+
+_TEXT_RULES = ("caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words",
+               "quality_words_rate", "duplicate_text", "shared_template", "near_template", "consensus",
+               "consensus_rate", "instruction_echo", "quality_talk", "min_words", "one_sentence", "banned_prefix",
+               "max_chars", "required", *TELEMETRY_RULES)
+_SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "skipped_required",
+                     "empty_answer",
+                     "sentinel_answer", "random_sample", "attention_failed", "attention_missed", "malformed_answer")
+RULE_READS: dict[str, str] = {
+    **dict.fromkeys(_TEXT_RULES, TEXT),
+    "choice_straight_lining": CHOICE, "straight_lining": CHOICE,
+    "mark_agreement": MARKS,
+    **dict.fromkeys(_SUBMISSION_RULES, SUBMISSION),
+}
+# the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them
+FIELD_GROUP = {"text": TEXT, "formatted": TEXT, "choice": CHOICE, "number": "number", "marks": MARKS}
+
+
+def rules_reading(group: str, enabled: tuple[str, ...]) -> list[str]:
+    """The enabled rules that read fields of ``group`` (text, choice, number, marks, submission)."""
+    return [r for r in enabled if RULE_READS.get(r) == group]

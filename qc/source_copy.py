@@ -1,0 +1,120 @@
+"""``source_copy``: a free-text answer that is mostly words copied from its own item's text or from the page's
+instructions, beyond quoting a few: a "summary in your own words" that is the passage pasted back, a reason that
+is the first words of the caption it is about.
+
+Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field;
+``caption`` is the answer). ``params``: ``item_text`` (item id -> the texts the page shows with that item,
+qc/shown_text.py), ``page_text`` (the page's own text without the items', qc/echo_rules.py);
+``source_copy_share`` (0.8), ``source_copy_cover`` (0.8) and ``source_copy_min_words`` (4).
+
+A word of the answer counts as copied when it sits in a run of :data:`RUN_WORDS` words or more, in a row (case
+folded), that the source holds in the same order. An answer is flagged when at least ``source_copy_min_words``
+of its words and at least ``source_copy_share`` of them are copied from one source, and they cover at least
+``source_copy_cover`` of that source: the source given back whole. An honest answer that quotes a phrase of its
+item ("I chose 4 because "woman repairing" leaves little doubt") has words of its own around the quote, and a
+summary that lifts the passage's first sentence covers part of it. The rule runs on a field that asks for the
+worker's own words (:func:`asks_own_words`), never on one that asks for the item's words back (transcribe, copy,
+correct, rewrite: :func:`asks_for_copy`): flows/custom/custom_text_qc.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from qc.caption_rules import caption_flags, clip
+from qc.echo_rules import page_lines
+from qc.flags import register
+from qc.text_similarity import words
+
+RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
+# what a question says when it asks for the item's own words back, not the worker's
+COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
+                        r"(?:the|this|each|any)|rewrite|re-write|proofread|fix (?:the|this|any)|edit (?:the|this)|"
+                        r"quote|verbatim|word for word|exactly as)\b", re.IGNORECASE)
+
+
+NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+OWN_WORDS = re.compile(r"\b(own words|your words|own sentences|paraphrase|paraphrasing|reword|restate)\b",
+                       re.IGNORECASE)
+
+
+def asks_own_words(question: str) -> bool:
+    """Whether a field's question (with the page's instructions) asks for the worker's own words, and not also
+    for the item's words back."""
+    return bool(OWN_WORDS.search(question or "")) and not asks_for_copy(question)
+
+
+def asks_for_copy(question: str) -> bool:
+    """Whether a field's question (with the page's instructions) asks for the item's text back, its words
+    copied or corrected; a sentence that forbids copying ("do not copy the passage") asks for the opposite."""
+    return any(COPY_ASKED.search(s) and not NEGATED.search(s) for s in SENTENCE_END.split(question or ""))
+
+
+def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
+    found: set[tuple[str, ...]] = set()
+    for text in texts:
+        said = words(str(text).lower())
+        found.update(tuple(said[k:k + RUN_WORDS]) for k in range(len(said) - RUN_WORDS + 1))
+    return found
+
+
+def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
+    """(words of an answer (``said``: its words, case folded) inside a copied run, its words, its longest
+    copied stretch as text)."""
+    covered = [False] * len(said)
+    for k in range(len(said) - RUN_WORDS + 1):
+        if tuple(said[k:k + RUN_WORDS]) in runs:
+            covered[k:k + RUN_WORDS] = [True] * RUN_WORDS
+    run, best = 0, (0, 0)
+    for k, c in enumerate(covered):
+        run = run + 1 if c else 0
+        if run > best[1] - best[0]:
+            best = (k - run + 1, k + 1)
+    return sum(covered), len(said), " ".join(said[best[0]:best[1]])
+
+
+@register("source_copy", "caption")
+def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """An answer that is one of its sources again: at least ``source_copy_share`` of its words copied from one
+    text its item shows (or one line of the page's instructions), covering at least ``source_copy_cover`` of
+    that text's words."""
+    share = float(params.get("source_copy_share", 0.8))
+    cover = float(params.get("source_copy_cover", 0.8))
+    least = int(params.get("source_copy_min_words", 4))
+    shown = params.get("item_text")
+    shown = shown if isinstance(shown, Mapping) else {}
+    page = [("the page's instructions", _source(line)) for line in page_lines(str(params.get("page_text") or ""))]
+    every = set().union(*(runs for _, (runs, _) in page))
+    items: dict[str, tuple[list[tuple[str, tuple[set[tuple[str, ...]], int]]], set[tuple[str, ...]]]] = {}
+    hits = []
+    canned = df["is_precanned"].astype(bool).tolist() if "is_precanned" in df.columns else [False] * len(df)
+    for index, item, answer, is_canned in zip(df.index, df["image_id"].astype(str),
+                                              df["caption"].fillna("").astype(str), canned, strict=True):
+        said = words(answer.lower())
+        if is_canned or len(said) < least:
+            continue
+        if item not in items:
+            own = [("its item's text", _source(str(t))) for t in (shown.get(item) or ())]
+            items[item] = (own + page, every.union(*(runs for _, (runs, _) in own)))
+        sources, anywhere = items[item]
+        if copied_words(said, anywhere)[0] < max(least, share * len(said)):
+            continue  # copied from no source enough, so from no one of them (the usual answer: one pass)
+        for where, (runs, size) in sources:
+            copied, total, stretch = copied_words(said, runs)
+            if copied >= least and copied >= share * total and copied >= cover * size:
+                hits.append((index, round(copied / total, 3), share, f"{copied} of its {total} words copied from "
+                             f"{where} ({size} words): \u201c{clip(stretch, 100)}\u201d"))
+                break
+    return caption_flags(df, "source_copy", hits)
+
+
+def _source(text: str) -> tuple[set[tuple[str, ...]], int]:
+    """A source's runs of words and its word count."""
+    return _runs([text]), len(words(text.lower()))

@@ -1,0 +1,94 @@
+"""Attention checks ([attention]): fair instructed-response items on any page, scored apart from control
+items, the failures that may reject following the study's length (Prolific's rule)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.campaigns.task_pages import task_page
+from flows.core.config.config import load_config
+from flows.core.errors import ConfigError
+from flows.core.ledger.store import Store
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.page_attention import with_attention
+from flows.core.pages.templates import render, sample_context, task_templates
+from flows.driver.campaign_run import run_campaign
+from flows.sim.people.crowd_model import HONEST_PROFILES
+from flows.sim.service.server import SimServer
+from qc.attention_checks import BUILT_IN, AttentionCheck, attention_failed, failures_to_reject, unfair_reason
+from tests.small_configs import small_vizwiz
+
+ATTENTION = "\n[attention]\ncount = 2\nstudy_minutes = 4\n"
+
+
+def test_the_partial_renders_its_sample_as_an_instructed_item() -> None:
+    html = render("_attention.html.j2", sample_context("_attention"))
+    assert "choose \u201cStrongly disagree\u201d" in html and 'name="hitflow_attention_a"' in html
+    assert html.count('type="radio"') == 4 and "required" in html
+
+
+def test_every_built_in_check_is_fair_and_an_unfair_one_is_refused(tmp_path: Path) -> None:
+    assert all(unfair_reason(c) is None for c in BUILT_IN)
+    memory = AttentionCheck("What colour were you asked to remember?", ("Red", "Blue"), "Blue")
+    assert "does not name the answer" in str(unfair_reason(memory))
+    path = small_vizwiz(tmp_path)
+    path.write_text(path.read_text() + '\n[attention]\nchecks = [{instruction = "What colour did we mention?", '
+                    'options = ["Red", "Blue"], answer = "Blue"}]\n')
+    with pytest.raises(ConfigError, match="not a fair instructed-response item"):
+        load_config(path)
+
+
+def test_checks_go_inside_the_form_of_the_page(tmp_path: Path) -> None:
+    path = small_vizwiz(tmp_path)
+    path.write_text(path.read_text() + ATTENTION)
+    cfg = load_config(path)
+    assert "attention_failed" in cfg.policy.reject_rules and "attention_missed" in cfg.policy.review_rules
+    rows = [{"item_id": "i1", "file_name": "a.jpg", "url": "https://example.org/a.jpg"}]
+    page = task_page(cfg, rows)
+    names = {f.name for f in form_fields(page)}
+    assert {"hitflow_attention_a", "hitflow_attention_b", "caption_0"} <= names
+    assert page.index("hitflow_attention_b") < page.rindex("</form>")
+
+
+def test_the_failures_that_may_reject_follow_the_study_length() -> None:
+    assert (failures_to_reject(4), failures_to_reject(5), failures_to_reject(30)) == (1, 2, 2)
+    frame = pd.DataFrame({"assignment_id": ["a", "b", "c"], "worker_id": ["w1", "w2", "w3"],
+                          "hitflow_attention_a": ["Strongly disagree", "Agree", "Agree"],
+                          "hitflow_attention_b": ["Blue", "Blue", ""]})
+    params = {"attention_checks": list(BUILT_IN[:2])}
+    long_study = attention_failed(frame, {**params, "attention_reject_at": 2}).set_index("assignment_id")
+    assert long_study["rule"].to_dict() == {"b": "attention_missed", "c": "attention_failed"}
+    assert "left unanswered" in long_study.loc["c", "detail"]
+    short_study = attention_failed(frame, {**params, "attention_reject_at": 1})
+    assert set(short_study["rule"]) == {"attention_failed"}
+
+
+def test_simulated_workers_answer_as_their_profile_would_and_failures_reject_on_prolific(tmp_path: Path) -> None:
+    path = small_vizwiz(tmp_path, items=60)
+    path.write_text(path.read_text() + ATTENTION)
+    with SimServer(seed=2) as sim:
+        run_campaign(path, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=60,
+                     progress=lambda _: None, platform="prolific")
+        rejected = [s for s in sim.prolific.submissions.values() if s["status"] == "REJECTED"]
+    store = Store(tmp_path / "h.db")
+    truth = dict(pd.read_json(tmp_path / "vizwiz_captions" / "sim_workers.json")[["worker_id", "profile"]].values)
+    flagged = store.rows("SELECT worker_id, rule FROM qc_flags WHERE rule LIKE 'attention_%'")
+    assert flagged, "careless profiles click at random: some fail"
+    assert not [f for f in flagged if truth[f["worker_id"]] in HONEST_PROFILES]
+    reasons = {r["assignment_id"]: r["reasons"] for r in store.rows("SELECT assignment_id, reasons FROM decisions")}
+    failed_check = [s for s in rejected if s["rejection"]["category"] == "FAILED_CHECK"]
+    assert failed_check and all("attention_failed" in reasons[s["id"]] for s in failed_check)
+    assert all("attention checks failed" in s["rejection"]["message"] for s in failed_check)
+    dataset = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")
+    assert not [c for c in dataset.columns if "attention" in c]
+
+
+@pytest.mark.parametrize("task", [t for t in task_templates() if t != "qualification"])
+def test_every_task_page_takes_the_checks_inside_its_form(task: str) -> None:
+    page = with_attention(render(f"{task}.html.j2", sample_context(task)), BUILT_IN[:2])
+    names = [f.name for f in form_fields(page)]
+    assert {"hitflow_attention_a", "hitflow_attention_b"} <= set(names), task
+    assert page.rindex("hitflow_attention_b") < page.rindex("</form>")

@@ -1,0 +1,93 @@
+"""Choice, number and tick answers judged over a worker's whole history in the campaign (qc/agreement_odds.py,
+qc/straight_lining_odds.py): on a requester's page of one item a page (a 1-7 slider, a checkbox group, a radio
+choice), constant raters are flagged with evidence after a few pages and blocked, honest workers whose opinions
+differ are not. Judged one batch at a time, a one-item page gave a worker two or three items a batch, too few
+for any run to be evidence, and nobody was flagged."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.custom.scaffold import scaffold
+
+PAGE = """{% extends "_custom_page.html.j2" %}
+{% block instructions %}<p>Read the product review and answer three questions about it.</p>{% endblock %}
+{% block item %}
+<p class="note">{{ item.note }}</p>
+<label>How helpful is this review? 1 (not at all) to 7 (very):
+  <input type="range" name="helpful_{{ i }}" min="1" max="7" step="1" value="4"></label>
+<fieldset><legend>What does the review talk about?</legend>
+  <label><input type="checkbox" name="topics_{{ i }}" value="price"> price</label>
+  <label><input type="checkbox" name="topics_{{ i }}" value="quality"> quality</label>
+  <label><input type="checkbox" name="topics_{{ i }}" value="delivery"> delivery</label>
+  <label><input type="checkbox" name="topics_{{ i }}" value="service"> service</label>
+</fieldset>
+<fieldset><legend>The review's sentiment</legend>
+  <label><input type="radio" name="sentiment_{{ i }}" value="positive" required> positive</label>
+  <label><input type="radio" name="sentiment_{{ i }}" value="mixed"> mixed</label>
+  <label><input type="radio" name="sentiment_{{ i }}" value="negative"> negative</label>
+</fieldset>
+{% endblock %}
+"""
+REVIEWS = ["The price was fair and it arrived a day early.", "Broke after a week; support never answered.",
+           "Great quality for the money, though delivery took ages.", "Exactly as described, friendly service.",
+           "Overpriced and the stitching came apart.", "Fine, nothing special, shipping was quick.",
+           "The seller refunded me at once when it arrived damaged.", "Cheap plastic, but it does the job."]
+CROWD = """seed = 5
+[[profile]]
+name = "diligent"
+count = 14
+[[profile]]
+name = "typo_prone"
+count = 3
+[[profile]]
+name = "contrarian"
+count = 3
+"""
+
+
+def run_campaign(tmp_path: Path, platform: str = "mturk") -> tuple[sqlite3.Connection, dict[str, str]]:
+    scaffold("reviews", tmp_path)
+    config = tmp_path / "config" / "reviews.toml"
+    (tmp_path / "config" / "reviews.html.j2").write_text(PAGE, encoding="utf-8")
+    # 48 items in 12 batches: 4 a batch, a page or two for each worker
+    rows = [f"r-{k:03d},https://example.org/{k}.jpg,\"{REVIEWS[k % len(REVIEWS)]} (order {k})\"" for k in range(48)]
+    (tmp_path / "config" / "reviews_items.csv").write_text("item_id,image_url,note\n" + "\n".join(rows) + "\n",
+                                                           encoding="utf-8")
+    text = config.read_text(encoding="utf-8")
+    for old, new in (("images_per_hit = 3 ", "images_per_hit = 1 "), ("assignments_per_image = 3 ",
+                     "assignments_per_image = 5 "), ("batches = 1 ", "batches = 12 ")):
+        text = text.replace(old, new)
+    config.write_text(text.replace('budget = "', 'budget = "9', 1), encoding="utf-8")
+    crowd = tmp_path / "crowd.toml"
+    crowd.write_text(CROWD, encoding="utf-8")
+    db = tmp_path / "h.db"
+    assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
+                 "--crowd", str(crowd), "--platform", platform]) in (0, 8)
+    truth = json.loads((tmp_path / "runs" / "reviews" / "sim_workers.json").read_text(encoding="utf-8"))
+    return sqlite3.connect(db), {w["worker_id"]: w["profile"] for w in truth}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
+def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_workers_are_not(
+        tmp_path: Path, platform: str) -> None:
+    con, profile = run_campaign(tmp_path, platform)
+    worked = {w: n for w, n in con.execute("SELECT worker_id, COUNT(*) FROM assignments WHERE batch > 0 "
+                                           "GROUP BY worker_id")}
+    flags = con.execute("SELECT worker_id, rule, detail FROM qc_flags WHERE rule IN ('item_blind', "
+                        "'choice_straight_lining')").fetchall()
+    flagged = {w for w, _, _ in flags}
+    blocked = {w for (w,) in con.execute("SELECT worker_id FROM blocks")}
+    constant = {w for w, n in worked.items() if profile[w] == "contrarian" and n >= 3}
+    honest = {w for w in worked if profile[w] in ("diligent", "typo_prone")}
+    assert constant, "the crowd's constant raters did a few pages"
+    assert constant <= flagged and constant <= blocked
+    assert not honest & flagged and not honest & blocked
+    # the evidence names the fields and the run: "helpful: '1' on all 3 items; ... probability 0.029; ..."
+    assert all(" on all " in d and "probability" in d for w, rule, d in flags if rule == "choice_straight_lining")

@@ -1,0 +1,120 @@
+"""``item_blind`` (qc/agreement_odds.py): a worker's choice, slider and tick answers judged over their history
+against the crowd's agreement. A crowd shaped like a requester's one-item page (a 1-7 slider, a radio choice, a
+checkbox group; five workers an item) is built directly: honest workers with their own use of the scale and
+their own reading of mixed reviews, a constant rater (the same extreme, the same tick) and a random clicker."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+from qc.agreement_odds import monotone_ratios, worker_evidence
+from qc.custom_rules import CUSTOM_POLICY
+from qc.runner import run_rules
+
+SENTIMENT = ["positive", "mixed", "negative"]
+TOPICS = ["price", "quality", "delivery", "service"]
+
+
+def honest(rng: random.Random, lean: float, taste: str, latent: float, sentiment: str, topics: list[str]
+           ) -> tuple[str, str, list[str]]:
+    """An honest reader: the item's score through their own lean and noise; the item's sentiment, or on one
+    review in six their own reading of it; the topics, missing or adding one now and then."""
+    score = str(min(7, max(1, round(latent + lean + rng.gauss(0, 0.6)))))
+    said = sentiment if rng.random() < 0.83 else (taste if rng.random() < 0.5 else rng.choice(SENTIMENT))
+    return score, said, [t for t in TOPICS if (t in topics) == (rng.random() < 0.9)]
+
+
+def crowd(seed: int, pages: int, bad: tuple[str, ...] = ("constant", "random"), honest_workers: int = 12
+          ) -> pd.DataFrame:
+    """One item a page, ``pages`` items: four honest workers an item (drawn from the crowd) and each of ``bad``."""
+    rng = random.Random(seed)
+    people = {f"h{k}": (rng.uniform(-0.6, 0.6), rng.choice(SENTIMENT)) for k in range(honest_workers)}
+    rows = []
+    for i in range(pages):
+        latent, sentiment = rng.uniform(1.5, 6.5), rng.choice(SENTIMENT)
+        topics = [t for t in TOPICS if rng.random() < 0.35]
+        for worker in rng.sample(sorted(people), 4) + list(bad):
+            if worker == "constant":
+                score, said, ticked = "1", SENTIMENT[0], TOPICS[:1]
+            elif worker == "random":
+                score, said, ticked = str(rng.randint(1, 7)), rng.choice(SENTIMENT), [t for t in TOPICS
+                                                                                     if rng.random() < 0.4]
+            else:
+                score, said, ticked = honest(rng, *people[worker], latent, sentiment, topics)
+            rows += [{"assignment_id": f"{worker}-{i}", "worker_id": worker, "image_id": f"r{i}", "field": field,
+                      "kind": kind, "answer": answer, "ticks": many}
+                     for field, kind, answer, many in (("helpful", "number", score, False),
+                                                       ("sentiment", "choice", said, False),
+                                                       ("topics", "choice", "|".join(ticked), True))]
+    return pd.DataFrame(rows)
+
+
+def flagged(df: pd.DataFrame) -> pd.DataFrame:
+    return run_rules(df, {"item_blind_alpha": 0.01}, ("item_blind",))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_constant_rater_and_a_random_clicker_are_flagged_from_their_history_and_honest_readers_are_not(
+        seed: int) -> None:
+    flags = flagged(crowd(seed, pages=40))
+    assert set(flags["worker_id"]) == {"constant", "random"}
+    detail = flags.set_index("worker_id")["detail"]
+    assert "helpful" in detail["random"] and "sentiment" in detail["random"] and "topics" in detail["random"]
+    assert (flags["value"].astype(float) <= 0.01).all()  # 1/E: the anytime chance for an honest worker
+
+
+def test_a_constant_rater_is_flagged_after_a_few_one_item_pages() -> None:
+    caught = [bool(len(flagged(crowd(seed, pages=8, bad=("constant",))))) for seed in range(10)]
+    assert all(caught)
+    assert not any(len(flagged(crowd(seed, pages=3, bad=("constant",)))) for seed in range(10))  # too few to tell
+
+
+def test_a_field_the_crowd_itself_does_not_agree_on_judges_no_one() -> None:
+    rng = random.Random(7)
+    rows = [{"worker_id": f"w{w}", "image_id": f"i{i}", "field": "taste", "answer": rng.choice(SENTIMENT)}
+            for i in range(60) for w in rng.sample(range(10), 5)]
+    rows += [{"worker_id": "same", "image_id": f"i{i}", "field": "taste", "answer": "mixed"} for i in range(60)]
+    assert worker_evidence(pd.DataFrame(rows), {}) == {}
+
+
+def test_an_honest_worker_at_the_stated_floor_is_flagged_at_most_alpha_of_the_time() -> None:
+    """The worker answers as the crowd does on two thirds of the items and from the field's answers at large on
+    the rest: exactly the honest floor. Over 150 campaigns of 40 items, the share flagged at alpha = 0.05 at
+    any of four looks stays within alpha (Ville's inequality bounds it over every look)."""
+    alpha, campaigns, items = 0.05, 150, 40
+    ever = 0
+    for seed in range(campaigns):
+        rng = random.Random(seed)
+        rows, pool = [], []
+        for i in range(items):
+            truth = rng.choice(SENTIMENT)
+            crowd_says = [truth if rng.random() < 0.8 else rng.choice(SENTIMENT) for _ in range(5)]
+            pool += crowd_says
+            mine = crowd_says.pop() if rng.random() < 2 / 3 else rng.choice(pool)
+            rows += [{"worker_id": f"c{k}", "image_id": f"i{i}", "field": "s", "answer": a}
+                     for k, a in enumerate(crowd_says)] + [{"worker_id": "floor", "image_id": f"i{i}", "field": "s",
+                                                            "answer": mine}]
+        frame = pd.DataFrame(rows)
+        ever += any(worker_evidence(frame.iloc[: 5 * k], {}).get("floor", (0.0,))[0] >= 1 / alpha
+                    for k in range(10, items + 1, 10))
+    assert ever <= alpha * campaigns
+
+
+def test_the_evidence_never_favours_blindness_more_for_a_closer_answer_and_averages_at_most_one() -> None:
+    rng = random.Random(3)
+    for _ in range(2000):
+        q = [rng.random() for _ in range(3)]
+        h = [rng.random() + 0.01 for _ in range(3)]
+        q, h = [x / sum(q) for x in q], [x / sum(h) for x in h]
+        e = monotone_ratios(q, h)
+        assert e[0] <= e[1] + 1e-12 and e[1] <= e[2] + 1e-12
+        assert sum(ei * hi for ei, hi in zip(e, h, strict=True)) == pytest.approx(1.0, abs=1e-9)
+        closer = [h[0] + 0.5 * h[1], 0.5 * h[1] + 0.5 * h[2], 0.5 * h[2]]  # at least as close as h
+        assert sum(ei * pi for ei, pi in zip(e, closer, strict=True)) <= 1.0 + 1e-9
+
+
+def test_the_custom_policy_blocks_on_one_item_blind_flag() -> None:
+    assert CUSTOM_POLICY.block_min_flags["item_blind"] == 1
