@@ -80,6 +80,9 @@ def test_answers_cover_the_slider_and_the_checkbox_group(campaign: Path) -> None
     summary = (out / "summary.txt").read_text(encoding="utf-8")
     assert "comment: free text, not aggregated" in summary
     assert f"of {len(blocked)} blocked worker(s) left out of the answers" in summary
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "Number fields (quality)" in report and "comment: free text, not aggregated" in report
+    assert "<td>problems[blurry]</td>" in report and "<td>quality</td>" in report  # each option, the slider
     workers = pd.read_csv(out / "workers.csv")
     assert {"skill", "bias_quality", "numbers_quality"} <= set(workers.columns)
     assert not workers["worker_id"].isin(blocked).any()

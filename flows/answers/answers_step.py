@@ -151,8 +151,8 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
     their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
     answers, workers = result.answers, result.workers
     if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
-        answers = answers.assign(field=[option_key(f, o) if o else f for f, o in zip(answers["field"],
-                                                                                     answers["option"], strict=True)])
+        answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f
+                                        for f, o in zip(answers["field"], answers["option"], strict=True)])
     below = answers[answers["confidence"] < threshold].sort_values(["confidence", "field", "item_id"])
     methods = answers.groupby("field", sort=False)["method"].first()
     confident = answers["confidence"].dropna()
