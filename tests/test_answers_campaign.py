@@ -253,3 +253,28 @@ def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
                                                         for r in calibration["reliability"]])
     finally:
         plt.close(fig)
+
+
+def test_a_page_of_sliders_and_checkboxes_alone_gets_answers(tmp_path: Path) -> None:
+    """No single choice on the page: the slider's medians and the group's options, a blocked worker's left out
+    and counted once per answer (a group's options are one answer), free text named."""
+    from flows.answers.field_answers import by_kind
+
+    rows = [(i, w, "quality", v) for i, vals in (("a", (2, 3, 7)), ("b", (5, 5, 1))) for w, v in zip(
+        ("w1", "w2", "bad"), vals, strict=True)]
+    rows += [(i, w, "problems", t) for i in ("a", "b") for w, t in (("w1", "dark"), ("w2", "dark|blurry"),
+                                                                     ("bad", ""))]
+    rows += [("a", "w1", "comment", "nice")]
+    frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "field", "value"]).astype(str)
+    choices, others = by_kind(frame, {"quality": "number", "problems": "options", "comment": "text"},
+                              {"problems": ["blurry", "dark"]})
+    made = campaign_answers(choices, ["bad"], AnswersSettings(method="mv"), tmp_path, others=others)
+    answers = pd.read_csv(tmp_path / "answers.csv", dtype=str, keep_default_na=False)
+    quality = answers[answers["field"] == "quality"].set_index("item_id")["label"]
+    assert quality.to_dict() == {"a": "2.5", "b": "5"}  # the medians of w1's and w2's
+    dark = answers[(answers["field"] == "problems") & (answers["option"] == "dark")]
+    assert dark["label"].tolist() == ["yes", "yes"]
+    assert made["dropped"] == 4 and made["blocked_line"] == "4 answer(s) of 1 blocked worker(s) left out of the answers"
+    assert made["notes"] == ["comment: free text, not aggregated (each worker's text is in dataset.csv)"]
+    workers = pd.read_csv(tmp_path / "workers.csv")
+    assert set(workers["worker_id"]) == {"w1", "w2"} and "bias_quality" in workers.columns

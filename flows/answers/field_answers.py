@@ -45,8 +45,10 @@ def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[s
     field ``kinds`` does not name is a choice."""
     kind = rows["field"].map(lambda f: kinds.get(f, "choice"))
     value = rows["value"].astype(str).str.strip()
-    choices = rows[(kind == "choice") & (value != "")].assign(label=value)[LABEL_COLUMNS]
-    ticks = rows[kind == "options"].assign(value=value)[VALUE_COLUMNS]
+    chosen, ticked = (kind == "choice") & (value != ""), kind == "options"
+    # the mask on both sides: an empty frame assigned a whole column would take that column's rows
+    choices = rows[chosen].assign(label=value[chosen])[LABEL_COLUMNS]
+    ticks = rows[ticked].assign(value=value[ticked])[VALUE_COLUMNS]
     asked = rows[(kind == "number") & (value != "")]
     parsed = asked["value"].astype(str).str.strip().map(number)
     numbers = asked.assign(value=parsed)[parsed.notna()][VALUE_COLUMNS].astype({"value": float})
