@@ -260,7 +260,8 @@ def test_a_page_of_sliders_and_checkboxes_alone_gets_answers(tmp_path: Path) -> 
     and counted once per answer (a group's options are one answer), free text named."""
     from flows.answers.field_answers import by_kind
 
-    rows = [(i, w, "quality", v) for i, vals in (("a", (2, 3, 7)), ("b", (5, 5, 1))) for w, v in zip(
+    rows: list[tuple[str, str, str, object]] = [(i, w, "quality", v) for i, vals in (("a", (2, 3, 7)), ("b", (5, 5, 1)))
+                                                for w, v in zip(
         ("w1", "w2", "bad"), vals, strict=True)]
     rows += [(i, w, "problems", t) for i in ("a", "b") for w, t in (("w1", "dark"), ("w2", "dark|blurry"),
                                                                      ("bad", ""))]
