@@ -29,6 +29,9 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
         else:
             frame, left_out = leave_out_workers(frame, workers)
             counts = {**left_out, "blocked_file": str(blocked_path)}
+    elif "decision" in frame.columns and "assignment_id" in frame.columns:  # a campaign's dataset.csv, moved
+        counts = {"no_blocked_file": f"no {BLOCKED_FILE} beside {path}: a blocked worker's labels, if any, are kept "
+                                     f"(copy the campaign's {BLOCKED_FILE} beside it to leave them out)"}
     try:
         tidied = tidy(frame, hygiene)
     except ValueError as exc:

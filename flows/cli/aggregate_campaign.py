@@ -22,9 +22,10 @@ from typing import Any
 from flows.core.errors import ConfigError
 
 # options that shape a labels file's aggregation, which a campaign's own config decides instead
-NOT_FOR_A_CAMPAIGN = (("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
-                      ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"),
-                      ("adaptive", False, "--adaptive"))
+NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
+    ("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
+    ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"), ("adaptive", False, "--adaptive"),
+    ("numbers", [], "--numbers"), ("ticks", [], "--ticks"))
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
@@ -83,26 +84,33 @@ def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[st
 
     with tempfile.TemporaryDirectory(prefix="hitflow-aggregate-") as tmp:
         made = campaign_answer_files(run, Path(tmp))
-        if not made:
-            raise ConfigError(f"campaign {campaign} has no approved answers to a choice field yet")
-        return _written(Path(tmp), Path(a.out), list(a.field), campaign, db)
+        if not made.get("answers_file"):
+            raise ConfigError(f"campaign {campaign} has no approved answers to a choice, checkbox or number field yet")
+        return _written(Path(tmp), made, Path(a.out), list(a.field), campaign, db)
 
 
-def _written(made: Path, out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
-    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers.csv beside."""
+def _written(made: Path, said: dict[str, Any], out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
+    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers file beside it
+    (flows/answers/answers_files.py's name for it: runs with different --out files keep each their own)."""
     import pandas as pd
 
+    from flows.answers.answers_files import workers_path_for
     from flows.core.inputs.csv_files import write_csv
 
     answers = pd.read_csv(made / "answers.csv", dtype=str, keep_default_na=False)
     known = sorted(set(answers["field"]))
+    text = [f for f in fields if f in said.get("text_fields", [])]
+    if text:
+        raise ConfigError(f"--field {', '.join(text)}: free text, which is not aggregated (each worker's text is in "
+                          f"the campaign's dataset.csv); campaign {campaign}'s answers are of {', '.join(known)}")
     unknown = [f for f in fields if f not in known]
     if unknown:
         raise ConfigError(f"--field {', '.join(unknown)}: campaign {campaign}'s answers are of {', '.join(known)}")
     chosen = answers[answers["field"].isin(fields)] if fields else answers
     write_csv(chosen, out, for_spreadsheet=False)  # the step's text as it wrote it (its cells already made inert)
-    workers = out.parent / "workers.csv"
+    workers = workers_path_for(out)
     if workers.resolve() != (made / "workers.csv").resolve():
         shutil.copyfile(made / "workers.csv", workers)
     return {"campaign": campaign, "ledger": db, "fields": fields or known, "answers": len(chosen),
-            "answers_file": str(out), "workers_file": str(workers)}
+            "answers_file": str(out), "workers_file": str(workers),
+            **{k: said[k] for k in ("blocked_line", "notes") if said.get(k)}}
