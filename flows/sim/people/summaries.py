@@ -16,7 +16,9 @@ import re
 
 WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
 CHARS_A_WORD = 6  # an English word and its space, roughly
-OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "Summary: ", "In brief, ")
+OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
+CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
+LINKS = (". ", "; ", ", and ", ". Also, ", "; then ")
 # what a clause that adds detail starts with: a summary drops it
 TRAILING = re.compile(r",\s*(?:which|who|whose|where|while|although|though|but|as|after|because|since|and)\b.*$|"
                       r"\s\((?:[^)]*)\)|\s+-\s+.*$", re.I)
@@ -32,6 +34,9 @@ REWORD = {"said": "stated", "says": "states", "announced": "said", "reported": "
           "many": "lots of", "children": "kids", "people": "residents", "money": "funds", "use": "employ"}
 PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which", "that", "with", "for", "in", "on",
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
+LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
+                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over"))
+LEAD_INS = re.compile(r"^(?:until then|meanwhile|however|also|in addition|as a result|even so),\s*", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
 
@@ -90,7 +95,8 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    short = [reword(shortened(s), rng) for s in parts]
+    core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
+    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core), rng, 0.9) for s in parts]
     chosen = [short[0]]
     for s in short[1:]:  # whole sentences while they fit: never one cut inside a phrase
         if sum(len(c.split()) for c in chosen) + len(s.split()) / 2 > target:
@@ -109,7 +115,7 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
         text = f"{text} {key_points(source)}"
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
         text = f"{rng.choice([o for o in OPENERS if o])}{text[:1].lower()}{text[1:]}" if _plain(text) else \
-            f"Summary: {text}"
+            f"According to the text, {text}"
     if high_chars is not None and len(text) > high_chars:
         cut = text[:high_chars]
         text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
@@ -124,7 +130,10 @@ def _main_clause(sentence: str, target: int) -> str:
     for j in range(min(target, len(words) - 1), 3, -1):
         if words[j].lower() in PHRASE_STARTS and words[j - 1].lower() not in STOP:
             return " ".join(words[:j]).rstrip(",;")
-    return " ".join(words[:max(4, target)]).rstrip(",;")
+    kept = words[:max(4, target)]
+    while len(kept) > 4 and (kept[-1].lower().strip(",;") in LOOSE_ENDS or kept[-1][:1].isdigit()):
+        kept.pop()  # never "... the harvest two" nor "... to the": end on a word that closes a phrase
+    return " ".join(kept).rstrip(",;")
 
 
 def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random) -> str:
@@ -167,5 +176,8 @@ def _joined(chosen: list[str], rng: random.Random) -> str:
         opener = ""
     elif opener:
         first = first[:1].lower() + first[1:]
-    body = ". ".join(c.rstrip(".!?") for c in [opener + first if opener else first, *chosen[1:]])
-    return body[:1].upper() + body[1:] + "."
+    body = opener + first if opener else first
+    for c in chosen[1:]:  # joined as a person links points, so no two of the source's sentences run on as written
+        link = rng.choice(LINKS)
+        body = body.rstrip(".!?") + link + (c[:1].upper() + c[1:] if link.endswith(". ") else c[:1].lower() + c[1:] if _plain(c) else c)
+    return body[:1].upper() + body[1:].rstrip(".!?") + "."
