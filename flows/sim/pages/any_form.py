@@ -26,6 +26,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
+from flows.sim.people.asked_details import item_question, missing_detail, question_answer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -158,6 +159,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return word_comment(word, texts, rng)
     if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return remark(texts, rng)
+    if wanted == "missing":
+        return missing_detail(texts, rng)
+    if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
+        return question_answer(item_question(ctx.asks or texts), rng)
     if wanted == "reason":
         return reason(texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "clarification":
@@ -209,7 +214,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         return {}
     contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
     sole = sole_answers(fields)
     fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)

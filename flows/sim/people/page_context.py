@@ -26,6 +26,7 @@ class ItemContext:
     key: str
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
+    asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
 
 
 def item_index(name: str) -> str:
@@ -105,18 +106,20 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
         elsewhere = {t for other, ts in texts.items() if other != idx for t in ts}
         own = [_without_shared_label(t, elsewhere) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
-        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images))
+        asks = [t for t in texts[idx] if t not in shared and t.rstrip().endswith("?")]
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images), asks)
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
     content = [t for t in chunks if not _is_prompt(t, common)] or chunks
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
-                               len(images) == 1)
+                               len(images) == 1, [t for t in chunks if t.rstrip().endswith("?")])
     return contexts
 
 
 PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",
-                   "please", "what", "which", "is there", "are there", "how", "do you", "does")
+                   "please", "what", "which", "is there", "are there", "how", "do you", "does", "read the", "read each",
+                   "rate the", "rate how", "look at", "listen to")
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
@@ -141,5 +144,5 @@ def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, st
     own = attrs.get("data-item-text", "")
     base = contexts.get(item_index(name)) or contexts[""]
     if own:
-        return ItemContext(f"{base.key}|{name}", [own], base.shows_image)
+        return ItemContext(f"{base.key}|{name}", [own], base.shows_image, [own] if own.endswith("?") else [])
     return base
