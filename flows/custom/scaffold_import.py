@@ -22,6 +22,7 @@ from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
+from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -82,8 +83,9 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
 def refuse_fieldless(source: str, template: str, page: Path, written: list[Path], notes: list[str]) -> None:
     """Raise PageNotReady when the page as served has no field a worker answers: ``next: hitflow run`` is
     never said of it. Each control inside an in-browser template is named by its line."""
-    if any(f.kind != "hidden" for f in form_fields(template)):
-        return
+    fields = form_fields(template)
+    if any(f.kind != "hidden" for f in fields) or (fields and scripts_write_fields(template)):
+        return  # a hidden field the page's own script writes (a JSON answer) is an answer too
     inside = fields_in_templates(source)
     lines = [*notes, "wrote " + ", ".join(str(p) for p in written)]
     lines += [f"{page}:{line}: field {name!r} is inside a <script type=\"{kind}\"> template the page's own script "
