@@ -100,3 +100,14 @@ def test_the_fixtures_items_are_ours_and_small() -> None:
     for items in PAGES.glob("*_items.csv"):
         with items.open(encoding="utf-8", newline="") as f:
             assert 2 <= len(list(csv.DictReader(f))) <= 8, items
+
+
+def test_a_give_back_names_the_workers_behaviour_when_it_is_the_workers(capsys) -> None:
+    from flows.sim.pages.browser_check import say_refused
+
+    say_refused("HIT1", "rule_breaker")
+    breaker = capsys.readouterr().err
+    assert "rule_breaker" in breaker and "left required fields empty" in breaker
+    assert "open the page in Chromium" not in breaker  # that advice is for a page defect
+    say_refused("HIT2", "diligent")
+    assert "open the page in Chromium and submit it as a person would" in capsys.readouterr().err
