@@ -111,3 +111,33 @@ def test_a_give_back_names_the_workers_behaviour_when_it_is_the_workers(capsys) 
     assert "open the page in Chromium" not in breaker  # that advice is for a page defect
     say_refused("HIT2", "diligent")
     assert "open the page in Chromium and submit it as a person would" in capsys.readouterr().err
+
+
+def test_a_key_log_the_pages_script_writes_into_a_hidden_box_is_no_typed_text(tmp_path: Path) -> None:
+    """The page hides its key-log box by its own style and its script writes it: nobody types there, so
+    the text rules (untyped_text among them) never judge it; the summary beside it stays free text."""
+    from flows.custom.custom_task import custom_spec, field_kinds
+
+    scaffold_from("keylog", PAGES / "keylog.html", tmp_path, items=PAGES / "keylog_items.csv")
+    cfg = load_campaign(tmp_path / "config" / "keylog.toml")
+    row = read_custom_items(cfg)[0]
+    kinds = field_kinds(custom_spec(cfg, [{**row, "image_id": row["item_id"]}]))
+    assert kinds["summary"] == "text" and kinds["keylog"] != "text", kinds
+    assert "[qc.fields.keylog]" not in (tmp_path / "config" / "keylog.toml").read_text(encoding="utf-8")
+
+
+def test_a_title_is_short_and_names_the_paragraph_not_the_instructions(tmp_path: Path) -> None:
+    for row, answers in filled(tmp_path, "title"):
+        text = answers["title"]
+        assert 2 <= len(text.split()) <= 8 and "paragraph" not in text.lower(), text
+        assert longest_copied_run(text, row["paragraph"]) == len(re.findall(r"[a-z']+", text.lower())), text
+
+
+@pytest.mark.parametrize(("shape", "field", "column"), [("sentiment", "notes", "tweet"),
+                                                        ("clarify", "clarification", "comment")])
+def test_a_remark_or_clarification_quotes_the_item_shown(tmp_path: Path, shape: str, field: str, column: str) -> None:
+    written = [(row, answers[field]) for row, answers in filled(tmp_path, shape) if answers.get(field)]
+    assert written
+    for row, text in written:
+        quoted = text.split('"')[1::2]
+        assert quoted and all(q.lower() in row[column].lower() for q in quoted), (row[column], text)

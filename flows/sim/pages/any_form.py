@@ -40,11 +40,19 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked, clarification, marked_word, reason, remark, the_word, word_comment
+from flows.sim.people.item_writing import (
+    asked,
+    clarification,
+    marked_word,
+    reason,
+    remark,
+    the_word,
+    word_comment,
+)
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
+from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker
 
@@ -159,6 +167,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return word_comment(word, texts, rng)
     if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return remark(texts, rng)
+    if wanted == "title":
+        return headline(texts, rng)
     if wanted == "missing":
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import _FormParser, read_page
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
@@ -98,6 +99,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     segments = _segments(page)
     _first_item_start(page, segments)
     texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
+    asked = set() if common else _box_questions(page)
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
         shared = _labels(texts, idx)
@@ -105,7 +107,8 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
         elsewhere = {t for other, ts in texts.items() if other != idx for t in ts}
-        own = [_without_shared_label(t, elsewhere) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
+        own = [_without_shared_label(t, elsewhere) for t in texts[idx]
+               if t not in shared and not _is_prompt(t, common) and t not in asked]
         asks = [t for t in texts[idx] if t not in shared and t.rstrip().endswith("?")]
         contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images), asks)
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
@@ -117,9 +120,20 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     return contexts
 
 
+def _box_questions(page: _FormParser) -> set[str]:
+    """The words a text box's question is made of ("Anything else you noticed? (optional)"): the page's
+    prompt, not the item's content (a choice's question is not: it runs over the item shown before it)."""
+    boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
+    return {t for name, q in question_texts(page).items() if name in boxes for t in _parts(page, q)}
+
+
+def _parts(page: _FormParser, question: str) -> list[str]:
+    return [t for _, t, _ in page.texts if t in question]
+
+
 PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",
                    "please", "what", "which", "is there", "are there", "how", "do you", "does", "read the", "read each",
-                   "rate the", "rate how", "look at", "listen to")
+                   "rate the", "rate how", "look at", "listen to", "give the", "give this", "give each")
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:

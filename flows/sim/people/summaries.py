@@ -36,6 +36,8 @@ PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
                         "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over"))
+BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
+                         "could", "should", "may", "might", "across", "through", "into", "about"}
 LEAD_INS = re.compile(r"^(?:until then|meanwhile|however|also|in addition|as a result|even so),\s*", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
@@ -122,6 +124,24 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     return text
 
 
+def headline(texts: list[str], rng: random.Random) -> str:
+    """A short title for the item's text: the head of its first sentence (four to seven words, ending on
+    a word that closes a phrase), as a person names what a paragraph is about; "" without text."""
+    parts = sentences(main_text(texts))
+    if not parts:
+        return ""
+    words = LEAD_INS.sub("", shortened(parts[0])).rstrip(".!?").split()
+    most = rng.randint(5, 8)  # a title ends where a verb or a phrase follows its last noun
+    ends = [j for j in range(4, min(most, len(words) - 1) + 1) if words[j].lower() in BREAKS]
+    words = words[:ends[0]] if ends else words[:most]
+    while len(words) > 2 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
+        words.pop()
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    text = " ".join(words).strip(",;:")
+    return text[:1].upper() + text[1:]
+
+
 def _main_clause(sentence: str, target: int) -> str:
     """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
     words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
@@ -177,7 +197,8 @@ def _joined(chosen: list[str], rng: random.Random) -> str:
     elif opener:
         first = first[:1].lower() + first[1:]
     body = opener + first if opener else first
-    for c in chosen[1:]:  # joined as a person links points, so no two of the source's sentences run on as written
+    for c in chosen[1:]:  # linked as a person links points: no two of the source's sentences run on as written
         link = rng.choice(LINKS)
-        body = body.rstrip(".!?") + link + (c[:1].upper() + c[1:] if link.endswith(". ") else c[:1].lower() + c[1:] if _plain(c) else c)
+        opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) else c[:1]
+        body = body.rstrip(".!?") + link + opens + c[1:]
     return body[:1].upper() + body[1:].rstrip(".!?") + "."
