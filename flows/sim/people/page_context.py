@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import _FormParser, read_page
+from flows.sim.people.item_writing import asked
+from flows.sim.people.slot_text import BLANK
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
@@ -121,10 +123,12 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
 
 
 def _box_questions(page: _FormParser) -> set[str]:
-    """The words a text box's question is made of ("Anything else you noticed? (optional)"): the page's
-    prompt, not the item's content (a choice's question is not: it runs over the item shown before it)."""
+    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?",
+    "Clarify which part ..."): the page's prompt, not the item's content. A choice's question runs over
+    the item shown before it, and a box's nearest text may be the item itself (a sentence with a gap)."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
-    return {t for name, q in question_texts(page).items() if name in boxes for t in _parts(page, q)}
+    return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
+            for t in _parts(page, q)}
 
 
 def _parts(page: _FormParser, question: str) -> list[str]:

@@ -117,7 +117,9 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
         text = f"{text} {key_points(source)}"
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
         text = f"{rng.choice([o for o in OPENERS if o])}{text[:1].lower()}{text[1:]}" if _plain(text) else \
-            f"According to the text, {text}"
+            _reopened(text)
+    while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
+        text = _main_clause(text, len(text.split()) - 3) + "."
     if high_chars is not None and len(text) > high_chars:
         cut = text[:high_chars]
         text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
@@ -142,6 +144,17 @@ def headline(texts: list[str], rng: random.Random) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _reopened(text: str) -> str:
+    """A summary that opens as its source does, by a name ("Sourdough bread rises ..."), opened another
+    way and no longer: "It is about sourdough bread: it rises ..." where the first words are a subject."""
+    words = text.split()
+    verb = next((k for k, w in enumerate(words[:6]) if k and w.lower().endswith("s") and w.lower() not in STOP and
+                 not w[:1].isupper() and k < len(words) - 1), 0)
+    if not verb:
+        return text
+    return f"About {' '.join(words[:verb])[:1].lower()}{' '.join(words[:verb])[1:]}: it {' '.join(words[verb:])}"
+
+
 def _main_clause(sentence: str, target: int) -> str:
     """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
     words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
@@ -163,12 +176,34 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         return text
     said = set(words_of(text))
     for sentence in (s for t in texts for s in sentences(t)):
-        if len(set(words_of(sentence)) - said) >= 3:  # something the text does not say yet
+        if len(set(words_of(sentence)) - said) < 3:
+            continue
+        if _shares_run(sentence, text):  # its head is said already (a summary's point): the rest of it
+            rest = _unsaid_rest(sentence, text)
+            if len(rest.split()) >= 3:
+                text = f"{text.rstrip().rstrip('.')}, {reword(rest, rng, 0.8).rstrip('.!?')}."
+        else:
             text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
-            said |= set(words_of(sentence))
+        said |= set(words_of(sentence))
         if len(text.split()) >= wanted:
             return text
     return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
+
+
+def _shares_run(sentence: str, text: str, n: int = 5) -> bool:
+    """Whether ``sentence`` and ``text`` have ``n`` words in a row in common (a point made already)."""
+    a, b = words_of(sentence), words_of(text)
+    runs = {tuple(b[k:k + n]) for k in range(len(b) - n + 1)}
+    return any(tuple(a[k:k + n]) in runs for k in range(len(a) - n + 1))
+
+
+def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
+    """The words of ``sentence`` after the last run of ``n`` it shares with ``text``."""
+    words, said = sentence.split(), words_of(text)
+    runs = {tuple(said[k:k + n]) for k in range(len(said) - n + 1)}
+    bare = [w.strip(".,;:!?\"'()").lower() for w in words]
+    last = max((k + n for k in range(len(bare) - n + 1) if tuple(bare[k:k + n]) in runs), default=0)
+    return " ".join(words[last:])
 
 
 def key_points(text: str) -> str:
