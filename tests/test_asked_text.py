@@ -141,3 +141,8 @@ def test_a_remark_or_clarification_quotes_the_item_shown(tmp_path: Path, shape: 
     for row, text in written:
         quoted = text.split('"')[1::2]
         assert quoted and all(q.lower() in row[column].lower() for q in quoted), (row[column], text)
+
+
+def test_a_form_reading_worker_types_nothing_into_a_box_the_page_hides(tmp_path: Path) -> None:
+    for _, answers in filled(tmp_path, "keylog", workers=2):
+        assert answers["summary"] and not answers.get("keylog"), answers

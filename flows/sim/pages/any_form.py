@@ -18,7 +18,7 @@ import zlib
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
-from flows.core.pages.form_spec import field_rule
+from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
@@ -219,7 +219,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
     ``common``: the page's own text, as other HITs of its type show it (flows/sim/pages/page_common.py)."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
-            and not (f.kind == "text" and f.value)]
+            and not (f.kind == "text" and f.value) and not STYLE_HIDDEN.search(f.attrs.get("style", ""))]
     if not todo:
         return {}
     contexts = page_contexts(html or "", common)
