@@ -29,7 +29,9 @@ SETTING = ("The weather and the time of day.", "What is in the background.", "Wh
            "Any text or signs in the picture.", "The light: bright sun or shade.")
 NOT_THINGS = frozenset(("a", "an", "the", "on", "in", "at", "of", "and", "with", "by", "two", "three", "some",
                         "playing", "parked", "sitting", "standing", "is", "are", "current", "alt", "text", "image",
-                        "photo", "picture", "shows", "showing", "this", "that", "from", "near", "under", "over"))
+                        "photo", "picture", "shows", "showing", "this", "that", "from", "near", "under", "over",
+                        "red", "blue", "green", "yellow", "black", "white", "grey", "gray", "brown", "orange", "pink",
+                        "purple", "old", "new", "big", "small", "large", "little", "young", "happy", "empty"))
 
 
 def item_question(texts: list[str]) -> str:
