@@ -1,5 +1,5 @@
 """Is the confidence true on data it has never seen, with and without controls, and does adaptive overlap
-reach majority vote? (issue 66) ``make bench-answers-calibration``; ``make bench`` prints the public sets'.
+reach majority vote? ``make bench-answers-calibration``; ``make bench`` prints the public sets'.
 
 Sets: Snow et al. 2008's RTE, TEMP and WSD (real crowd labels with expert gold, bench/snow_sets.py), and
 with ``--held-out`` synthetic crowds of the five held-out sets' shapes (bench/crowd_shapes.py's HELD_OUT:
@@ -12,12 +12,12 @@ answerers and adversaries; hard and misleading items). Per set and method:
   postprocess.answers.reliability.noise_floor: the 95th percentile of what the same figure reads when each
   answer is right with exactly its stated probability; printed after a slash, the figure starred above it),
   so that a miss is read against chance (more seeds and splits: bench/calibration_noise.py);
-- with controls: half the gold items (fold 0 of two, postprocess.answers.calibration.fold_of, fixed by the
-  item ids) given as ``controls``, the same figures over the other half, the calibration fit (moved or kept,
+- with controls: a fifth of the gold items (fold 0 of five, postprocess.answers.calibration.fold_of, fixed by the
+  item ids) given as ``controls``, the same figures over the rest, the calibration fit (moved or kept,
   its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
-  accuracy on that half;
-- for majority vote, its vote share (``posterior``, the confidence before issue 56) scored as the confidence beside
-  it (issue 66: the confidence must be at least as calibrated);
+  accuracy on the rest;
+- beside every method, the vote share (majority vote's ``posterior``) scored as a confidence on the same items: the
+  confidence must be at least as calibrated; and how many two-label answers read below 0.5 (none should);
 - the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):
   its accuracy and share of the judgements beside full-overlap majority vote's accuracy, its CPU, and the bound of
   bench/adaptive_oracle.py (majority vote over the cheapest right prefixes, chosen knowing the gold, at half).
@@ -47,6 +47,7 @@ from postprocess.answers.reliability import noise_floor, scored
 RESULTS = Path(__file__).resolve().parent / "results-answers-calibration.json"
 PUBLIC_METHODS = ("auto", *METHODS)
 HELD_OUT_METHODS = ("auto", "mv", "ds", "mace")
+CONTROL_FOLDS = 5  # controls: fold 0 of five (a fifth of the gold), fixed by the item ids
 ADAPTIVE_SKIP: set[str] = set()  # (AdultContent2's shape was skipped: under the budget its replay takes ~5 s)
 
 
@@ -81,21 +82,25 @@ def _scores(answers: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
             "floor_95": {k: floor[k]["p95"] for k in ("ece", "ece_15", "worst_bin")}}
 
 
-def measure_method(frame: pd.DataFrame, method: str) -> dict[str, Any]:
+def measure_method(frame: pd.DataFrame, method: str, vote_share: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One method's figures; ``vote_share``: the set's vote share scored as a confidence (its column beside it)."""
     labels, gold = frame.drop(columns="gold"), _gold(frame)
     start = time.process_time()
     plain = aggregate(labels, method).answers
     cpu = time.process_time() - start
     items = np.array(sorted(gold.index))
-    half = fold_of(pd.Series(items), 2) == 0
-    controls = pd.DataFrame({"item_id": items[half], "answer": gold.reindex(items[half]).to_numpy()})
+    chosen = fold_of(pd.Series(items), CONTROL_FOLDS) == 0  # a fifth of the gold as controls
+    controls = pd.DataFrame({"item_id": items[chosen], "answer": gold.reindex(items[chosen]).to_numpy()})
     calibrated, _ = aggregate_scored(labels, method, controls=controls)
-    rest = gold.reindex(items[~half])
+    rest = gold.reindex(items[~chosen])
     ds = aggregate(labels, "ds").answers
     ds_right = ds.set_index("item_id")["label"].reindex(rest.index).to_numpy() == rest.to_numpy()
     fit = calibrated.answers.attrs.get("calibration_fit", {})
-    share = {"vote_share": _scores(plain.assign(confidence=plain["posterior"]), gold)} if method == "mv" else {}
+    share = {"vote_share": _scores(plain.assign(confidence=plain["posterior"]), gold)} if method == "mv" else (
+        {"vote_share": vote_share} if vote_share else {})
+    two = labels["label"].nunique() == 2
     return {"method": method, "cpu_s": round(cpu, 2), "without_controls": _scores(plain, gold), **share,
+            "below_half": int((plain["confidence"] < 0.5).sum()) if two else 0,
             "with_controls": {**_scores(calibrated.answers, rest), "ds_accuracy": round(float(ds_right.mean()), 4),
                               "fit_moved": fit.get("moved"), "fit_b": fit.get("b"),
                               "fit_converged": fit.get("converged")}}
@@ -109,7 +114,7 @@ def accuracy(answers: pd.DataFrame, gold: pd.Series) -> float:
 
 def replayed_against_mv(labels: pd.DataFrame, gold: pd.Series) -> tuple[Replay, dict[str, Any]]:
     """The adaptive replay with DEFAULT_RULE and, unrounded, its accuracy, share of the judgements and CPU beside
-    full-overlap majority vote's accuracy, and whether it meets it within half the judgements (issue 66)."""
+    full-overlap majority vote's accuracy, and whether it meets it within half the judgements."""
     start = time.process_time()
     replayed = replay(labels, DEFAULT_RULE)
     cpu = time.process_time() - start
@@ -131,7 +136,9 @@ def measure(held_out: bool = False, adaptive_all: bool = False, seed: int = 0) -
     out: dict[str, Any] = {}
     for name, frame in sets:
         methods = HELD_OUT_METHODS if "synthetic" in name else PUBLIC_METHODS
-        row: dict[str, Any] = {"methods": [measure_method(frame, m) for m in methods]}
+        votes = aggregate(frame.drop(columns="gold"), "mv").answers
+        share = _scores(votes.assign(confidence=votes["posterior"]), _gold(frame))
+        row: dict[str, Any] = {"methods": [measure_method(frame, m, share) for m in methods]}
         if adaptive_all or name.split(" ")[0] not in ADAPTIVE_SKIP:
             row["adaptive"] = measure_adaptive(frame)
         out[name] = row
@@ -151,15 +158,18 @@ def _floored(score: dict[str, Any]) -> str:
 
 
 def lines(results: dict[str, Any]) -> list[str]:
-    out = ["answers' confidence (issue 66): accuracy, ECE at 6 / 15 equal-width bins, worst bin of >= 50 items "
-           "(confidence - accuracy); with controls: half the gold as controls, the other half scored",
-           f"  {'set':26s} {'method':8s} {'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} | "
-           f"{'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} {'fit':>14s} {'ds acc':>6s}"]
+    out = ["answers' confidence: accuracy, ECE at 6 / 15 equal-width bins, the vote share's ECE15 on the same items, "
+           "two-label answers read below 0.5, worst bin of >= 50 items (confidence - accuracy); with controls: a fifth "
+           "of the gold as controls, the rest scored",
+           f"  {'set':26s} {'method':8s} {'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'share':>6s} {'<0.5':>5s} "
+           f"{'worst bin':28s} | {'acc':>6s} {'ECE6':>6s} {'ECE15':>6s} {'worst bin':28s} {'fit':>14s} {'ds acc':>6s}"]
     for name, row in results.items():
         for m in row["methods"]:
             a, c = m["without_controls"], m["with_controls"]
             fit = f"{'moved' if c['fit_moved'] else 'kept'} b {c['fit_b']}" if c["fit_moved"] is not None else "-"
+            share = m.get("vote_share", {}).get("ece_15", float("nan"))
             out.append(f"  {name:26s} {m['method']:8s} {a['accuracy']:6.4f} {a['ece']:6.4f} {a['ece_15']:6.4f} "
+                       f"{share:6.4f} {m.get('below_half', 0):5d} "
                        f"{_worst(a):28s} | {c['accuracy']:6.4f} {c['ece']:6.4f} {c['ece_15']:6.4f} {_worst(c):28s} "
                        f"{fit:>14s} {c['ds_accuracy']:6.4f}")
     out.append("the same figures against their noise floor (what a perfectly calibrated confidence reads on the same "
@@ -168,14 +178,15 @@ def lines(results: dict[str, Any]) -> list[str]:
         for m in row["methods"]:
             floors = f"{_floored(m['without_controls'])} | {_floored(m['with_controls'])}"
             out.append(f"  {name:26s} {m['method']:8s} {floors}")
-    out.append("majority vote's confidence against its vote share (the confidence before issue 56), without controls: "
+    out.append("each method's confidence against the vote share, without controls: "
                "ECE at 6 / 15 bins / equal-mass bins")
     for name, row in results.items():
         for m in row["methods"]:
             if "vote_share" in m:
                 a, v = m["without_controls"], m["vote_share"]
-                out.append(f"  {name:26s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / {a['ece_equal_mass']:.4f}; "
-                           f"vote share {v['ece']:.4f} / {v['ece_15']:.4f} / {v['ece_equal_mass']:.4f}")
+                out.append(f"  {name:26s} {m['method']:8s} confidence {a['ece']:.4f} / {a['ece_15']:.4f} / "
+                           f"{a['ece_equal_mass']:.4f}; vote share {v['ece']:.4f} / {v['ece_15']:.4f} / "
+                           f"{v['ece_equal_mass']:.4f}")
     out.append("adaptive replay, `hitflow aggregate --adaptive` defaults, against full-overlap majority vote")
     for name, row in results.items():
         if "adaptive" in row:

@@ -1,4 +1,4 @@
-"""How much of a calibration miss is chance? (issue 66) ``make bench-calibration-noise``.
+"""How much of a calibration miss is chance? ``make bench-calibration-noise``.
 
 The figures of bench/answers_calibration.py (ECE at 6 and 15 bins, the worst bin of at least 50 items) for
 one method (default ``auto``) on more draws of the same question, each beside its noise floor
@@ -10,9 +10,9 @@ by what it exceeds its floor.
 - Sets: Snow et al. 2008's RTE, TEMP and WSD (bench/snow_sets.py), and the synthetic crowds of the five
   held-out shapes (bench/crowd_shapes.py) at each of ``--seeds`` (another crowd of the same shapes a seed).
 - Without controls: every gold item scored.
-- With controls: ``--splits`` splits of the gold items in halves (split 0: bench/answers_calibration.py's,
-  postprocess.answers.calibration.fold_of of the item ids; split s: of the item ids suffixed ``/s``), one
-  half given as controls, the other scored. The model's confidence does not depend on which items are
+- With controls: ``--splits`` splits of the gold items (split 0: bench/answers_calibration.py's,
+  postprocess.answers.calibration.fold_of of the item ids into fifths; split s: of the item ids suffixed ``/s``), a
+  fifth given as controls, the rest scored. The model's confidence does not depend on which items are
   controls (their labels enter the model as any item's; only the workers' figures leave them out), so each
   split calibrates the one aggregation's answers (postprocess.answers.calibration.calibrate_answers, as
   ``aggregate_scored`` does) instead of aggregating again.
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.answers_calibration import held_out_sets, public_sets
+from bench.answers_calibration import CONTROL_FOLDS, held_out_sets, public_sets
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.calibration import calibrate_answers, fold_of
 from postprocess.answers.reliability import noise_floor, scored
@@ -60,9 +60,9 @@ def read(answers: pd.DataFrame, truth: pd.Series) -> dict[str, Any]:
 
 
 def halves(items: np.ndarray, split: int) -> np.ndarray:
-    """True for the items given as controls in ``split`` (the module)."""
+    """True for the items given as controls in ``split`` (the module): a fifth of them (CONTROL_FOLDS)."""
     keys = pd.Series(items if split == 0 else [f"{i}/{split}" for i in items])
-    return fold_of(keys, 2) == 0
+    return fold_of(keys, CONTROL_FOLDS) == 0
 
 
 def measure_set(frame: pd.DataFrame, method: str, splits: int) -> dict[str, Any]:
@@ -103,7 +103,7 @@ def _line(label: str, r: dict[str, Any]) -> str:
 
 
 def lines(results: dict[str, Any]) -> list[str]:
-    out = ["calibration against its noise floor (issue 66): each figure / its floor's 95th percentile (a perfectly "
+    out = ["calibration against its noise floor: each figure / its floor's 95th percentile (a perfectly "
            "calibrated confidence on the same items); * above it",
            f"  {'set, controls':34s} {'items':>5s} {'acc':6s} {'ECE6':>13s} {'ECE15':>13s} {'|worst bin|':>13s}  "
            "worst bin"]

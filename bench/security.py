@@ -10,7 +10,9 @@
    (bench/hostile_surfaces.py), printed as a table;
 5. the slow-client figure: 2,000 slow connections for 20 s against a task server at the raised
    open-file limit the deploy unit gives it (bench/slow_clients.run, a shorter run than
-   ``make bench-slow-clients``): /health p50/p99, submits landed / tried, bytes logged.
+   ``make bench-slow-clients``): /health p50/p99, submits landed / tried, bytes logged;
+6. what a hostile or large input costs in CPU (bench/input_bounds.py): a page's pattern against 10,000-character
+   answers, ``hitflow aggregate`` on 10,000 fields, a dry run over 300,000 items.
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ def main() -> None:
 
     results["slow_clients"] = {k: v for k, v in run(connections=2000, seconds=SLOW_SECONDS,
                                                      server_nofile=raised_file_limit()).items() if k != "log_tail"}
+    from bench.input_bounds import bench_aggregate_fields, bench_dry_run, bench_patterns
+
+    results["input_bounds"] = {"pattern_checks": bench_patterns(), "aggregate_10000_fields": bench_aggregate_fields(),
+                               "dry_run_300000_items": bench_dry_run()}
     print(json.dumps(results, indent=2))
     print(surface_table(results["hostile_surfaces"]))
     print(slow_client_line(results["slow_clients"]))

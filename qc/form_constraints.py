@@ -4,7 +4,8 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 (``flows/core/pages/form_spec.py``). Field types:
 
 - ``text``: ``required``, ``minlength``/``maxlength`` (UTF-16 code units, a line break counts
-  once), ``pattern`` (the whole value; not on a textarea), ``input`` = ``email``/``url`` checks
+  once), ``pattern`` (the whole value, read as a browser reads it, in linear time: qc/page_patterns.py; not on a
+  textarea), ``input`` = ``email``/``url`` checks
   the format. An empty value passes everything but ``required``, as in a browser.
 - ``one``: a radio group or a select: ``required``, the value must be one of ``options``.
 - ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
@@ -31,12 +32,12 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
 from qc.answer_values import number as read_number
 from qc.answer_values import ticks as _ticks
+from qc.page_patterns import PagePattern, page_pattern
 from qc.worker_values import MAX_MARKS, read_json
 
 Spec = dict[str, Any]
@@ -69,14 +70,12 @@ def text_length(value: str) -> int:
     return len(value.replace("\r\n", "\n").encode("utf-16-le")) // 2
 
 
-@lru_cache(maxsize=256)
-def compiled_pattern(pattern: str) -> re.Pattern[str] | None:
-    """A ``pattern`` attribute as a whole-value regex; None when it does not compile (a browser
-    ignores such a pattern too)."""
-    try:
-        return re.compile(f"(?:{pattern})")
-    except re.error:
-        return None
+def compiled_pattern(pattern: str) -> PagePattern | None:
+    """A ``pattern`` attribute as a whole-value check in time linear in the value (qc/page_patterns.py); None
+    when it is refused: one a browser ignores (not JavaScript under the v flag), or one no linear-time engine
+    matches, which the dry run names as a problem, so no page carrying it is posted."""
+    found = page_pattern(pattern)
+    return found if isinstance(found, PagePattern) else None
 
 
 def _check_text(f: Spec, value: str) -> str:
@@ -88,7 +87,7 @@ def _check_text(f: Spec, value: str) -> str:
     if f.get("maxlength") is not None and n > int(f["maxlength"]):
         return "too_long"
     regex = compiled_pattern(f["pattern"]) if f.get("pattern") else None
-    if regex is not None and regex.fullmatch(value) is None:
+    if regex is not None and not regex.matches(value):
         return "pattern"
     checks = {"email": _EMAIL, "url": _URL}
     if f.get("input") in checks and not checks[f["input"]].match(value):

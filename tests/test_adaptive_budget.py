@@ -31,13 +31,23 @@ def test_within_keeps_the_least_sure_or_the_nearest() -> None:
     assert not adaptive_budget.within(asks, confidence, 0).any()
 
 
-def test_the_first_round_shrinks_only_when_the_budget_cannot_pay_it() -> None:
-    assert adaptive_budget.first_round(2, 100, None) == 2
-    assert adaptive_budget.first_round(2, 100, 400) == 2
-    assert adaptive_budget.first_round(2, 100, 150) == 1
-    assert adaptive_budget.first_round(2, 100, 30) == 1  # at least one each: the budget is then overspent
+def test_the_minimum_is_paid_whatever_the_budget_and_the_raise_is_said() -> None:
+    assert adaptive_budget.first_round(2, 100, 150) == 2
+    assert adaptive_budget.paid(150, 2, np.full(100, 3)) == 200  # raised to pay two judgements an item
+    assert adaptive_budget.paid(400, 2, np.full(100, 3)) == 400
+    assert adaptive_budget.paid(10, 2, np.array([1, 5])) == 10  # an item with one label costs one
+    assert adaptive_budget.paid(None, 2, np.array([1])) is None
     assert adaptive_budget.limit(0.5, np.array([10, 10, 3])) == 11
     assert adaptive_budget.limit(None, np.array([1])) is None
+    frame = _frame(3, items=40, per_item=3)  # half of 3 labels an item cannot pay 2 an item
+    replayed = replay(frame, StoppingRule(2, None, 0.99, budget=0.5))
+    assert (replayed.answers["judgements_used"] >= 2).all()
+    said = saving(replayed, frame)["budget"]
+    assert said["raised_to_pay_min_judgements"] is True
+    assert said["judgements_allowed"] == 80 and said["share"] == 0.5
+    assert 0 <= said["items_cut_while_uncertain"] <= 40
+    roomy = saving(replay(_frame(3), StoppingRule(2, None, 0.99, budget=0.5)), _frame(3))["budget"]
+    assert roomy["raised_to_pay_min_judgements"] is False and roomy["judgements_spent"] <= roomy["judgements_allowed"]
 
 
 def test_a_whole_budget_without_a_second_target_is_the_rule_without_budget() -> None:
@@ -54,9 +64,9 @@ def test_the_replay_stays_within_its_budget(share: float) -> None:
     assert saving(plain, frame)["share_used"] > 0.5  # the rule alone would spend more than any budget here
     result = replay(frame, StoppingRule(2, None, 0.999, budget=share))
     used = result.answers.set_index("item_id")["judgements_used"]
-    assert int(share * len(frame)) - 1 <= used.sum() <= int(share * len(frame))  # spent to the last judgement or so
-    assert (used >= 1).all() and len(result.used) == used.sum()
-    assert (used >= 2).all() == (share * 8 >= 2)  # two each first, unless the budget cannot pay them
+    allowed = max(int(share * len(frame)), 2 * 50)  # a budget below two an item is raised to pay them
+    assert allowed - 1 <= used.sum() <= allowed  # spent to the last judgement or so
+    assert (used >= 2).all() and len(result.used) == used.sum()
 
 
 def test_what_the_first_target_leaves_serves_the_second() -> None:

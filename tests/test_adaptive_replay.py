@@ -270,7 +270,7 @@ def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
     assert result.answers["confidence_source"].str.startswith("calibrated on 60 controls").all()
     # the confidence stopped on is the posterior bounded, then calibrated on the controls' rows of the same
     # round (refitted here from the controls' labels and answers, by the rule that chooses the fit)
-    from postprocess.answers.calibration import bounded, calibrator_on_controls
+    from postprocess.answers.calibration import bounded, calibrator_on_controls, shrunk, still_likeliest
 
     posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
     model = pd.Series(bounded(posterior["confidence"].to_numpy(), posterior["judgements"].to_numpy(), 3),
@@ -281,8 +281,9 @@ def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
                                            posterior.loc[keyed.index, "label"].to_numpy())
     assert calibrator.moved
     ordinary = result.answers.set_index("item_id")
-    expected = bounded(calibrator.apply(model[ordinary.index].to_numpy(), posterior.loc[ordinary.index, "label"]),
-                       ordinary["judgements_used"].to_numpy(), 2)
+    own = model[ordinary.index].to_numpy()  # calibrated, counted 60 / (60 + 50) against the model, kept its likeliest
+    calibrated = shrunk(calibrator.apply(own, posterior.loc[ordinary.index, "label"]), own, 60)
+    expected = bounded(still_likeliest(calibrated, own), ordinary["judgements_used"].to_numpy(), 2)
     np.testing.assert_allclose(ordinary["stop_confidence"], expected, rtol=1e-9)
 
 

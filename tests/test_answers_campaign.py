@@ -27,11 +27,14 @@ def test_custom_campaign_writes_answers_beside_the_dataset(tmp_path: Path, monke
     out = tmp_path / "runs" / "demo_task"
     data = pd.read_csv(out / "dataset.csv", keep_default_na=False, dtype=str)
     answers = pd.read_csv(out / "answers.csv", keep_default_na=False, dtype={"label": str, "item_id": str})
-    assert set(answers["field"]) == {"has_text", "setting"}  # the radio and the select; not text, not checkboxes
+    # the radio, the select, the checkbox group (an option each) and the number; not the free text
+    assert set(answers["field"]) == {"has_text", "setting", "problems", "people"}
     choices = data[data["field"].isin(["has_text", "setting"])].rename(columns={"value": "label"})
     expected = aggregate(choices[["item_id", "worker_id", "field", "label"]]).answers
-    assert answers[["item_id", "field", "label", "judgements"]].to_dict("records") == \
+    one = answers[answers["field"].isin(["has_text", "setting"])]
+    assert one[["item_id", "field", "label", "judgements"]].to_dict("records") == \
         expected[["item_id", "field", "label", "judgements"]].to_dict("records")
+    assert set(answers.loc[answers["field"] == "problems", "option"]) == {"blurry", "dark", "cropped", "none"}
     workers = pd.read_csv(out / "workers.csv")
     assert set(workers["worker_id"]) == set(choices["worker_id"])
     assert ((workers["skill"] >= 0) & (workers["skill"] <= 1)).all()
@@ -170,6 +173,7 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     assert workers.loc[expected.index, "control_accuracy"].tolist() == pytest.approx(expected.tolist())
     assert (workers.loc[expected.index, "controls"] == 1).all()
     answered = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
+    answered = answered[answered["method"] != "median"]  # a number field's rows have no confidence
     # one control: cross-validation has nothing to fit each fold on, so the model's own confidence is kept and
     # every row and the report say so (issue 66)
     assert set(answered["confidence_source"]) == {"model (calibrated on 1 control did no better in cross-validation)"}
@@ -249,3 +253,29 @@ def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
                                                         for r in calibration["reliability"]])
     finally:
         plt.close(fig)
+
+
+def test_a_page_of_sliders_and_checkboxes_alone_gets_answers(tmp_path: Path) -> None:
+    """No single choice on the page: the slider's medians and the group's options, a blocked worker's left out
+    and counted once per answer (a group's options are one answer), free text named."""
+    from flows.answers.field_answers import by_kind
+
+    rows: list[tuple[str, str, str, object]] = [(i, w, "quality", v) for i, vals in (("a", (2, 3, 7)), ("b", (5, 5, 1)))
+                                                for w, v in zip(
+        ("w1", "w2", "bad"), vals, strict=True)]
+    rows += [(i, w, "problems", t) for i in ("a", "b") for w, t in (("w1", "dark"), ("w2", "dark|blurry"),
+                                                                     ("bad", ""))]
+    rows += [("a", "w1", "comment", "nice")]
+    frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "field", "value"]).astype(str)
+    choices, others = by_kind(frame, {"quality": "number", "problems": "options", "comment": "text"},
+                              {"problems": ["blurry", "dark"]})
+    made = campaign_answers(choices, ["bad"], AnswersSettings(method="mv"), tmp_path, others=others)
+    answers = pd.read_csv(tmp_path / "answers.csv", dtype=str, keep_default_na=False)
+    quality = answers[answers["field"] == "quality"].set_index("item_id")["label"]
+    assert quality.to_dict() == {"a": "2.5", "b": "5"}  # the medians of w1's and w2's
+    dark = answers[(answers["field"] == "problems") & (answers["option"] == "dark")]
+    assert dark["label"].tolist() == ["yes", "yes"]
+    assert made["dropped"] == 4 and made["blocked_line"] == "4 answer(s) of 1 blocked worker(s) left out of the answers"
+    assert made["notes"] == ["comment: free text, not aggregated (each worker's text is in dataset.csv)"]
+    workers = pd.read_csv(tmp_path / "workers.csv")
+    assert set(workers["worker_id"]) == {"w1", "w2"} and "bias_quality" in workers.columns

@@ -187,9 +187,13 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
                          "answer": np.where(right, gold_rows["label"], "z")})
     out = cal.as_reported(posterior, labels, gold)
     calibrator = cal.fit(model[:80], right)
-    np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(calibrator.apply(model[80:]),
-                               posterior["judgements"].to_numpy()[80:], 2), rtol=1e-9)
-    crossed = cal.bounded(cal.cross_fitted(model[:80], right, gold_rows["item_id"]),
+    # never below 0.5 where the model read at least 0.5 (the answer stays its likeliest label)
+    # shrunk toward the model by the controls' number (80 / 130), never below 0.5 where the model read at least 0.5
+    np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(cal.still_likeliest(
+        model[80:] + 80 / 130 * (calibrator.apply(model[80:]) - model[80:]), model[80:]),
+        posterior["judgements"].to_numpy()[80:], 2), rtol=1e-9)
+    crossed = cal.bounded(cal.still_likeliest(cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"]),
+                                                         model[:80], 80), model[:80]),
                           posterior["judgements"].to_numpy()[:80], 2)
     np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
     assert out["confidence"].iloc[80:].mean() < model[80:].mean() - 0.05  # the controls pulled it down
@@ -352,7 +356,8 @@ def test_a_class_that_over_states_gets_a_shift_of_its_own() -> None:
                          "answer": np.where(right == 1, answer, "X")})
     ordinary, _ = cal.calibrate_answers(answers, gold)
     assert ordinary.attrs["calibration_fit"]["class_shift"].keys() == {"G", "P"}
-    np.testing.assert_allclose(ordinary["confidence"], found.apply(fresh[:300], given[:300]))
+    np.testing.assert_allclose(ordinary["confidence"], cal.still_likeliest(cal.shrunk(
+        found.apply(fresh[:300], given[:300]), fresh[:300], 300), fresh[:300]))
 
 
 @pytest.mark.parametrize("n", [6, 10, 20])
@@ -456,3 +461,11 @@ def test_the_projected_newton_steps_find_scipys_optimum(case: str) -> None:
         assert settled
         np.testing.assert_allclose(mine, theirs, atol=1e-4)
         assert beta.objective(mine, x, right, strength)[0] <= beta.objective(theirs, x, right, strength)[0] + 1e-9
+
+
+def test_a_calibration_counts_by_its_controls_number() -> None:
+    """A fit on few controls is mostly their noise: it counts n / (n + SHRINK_CONTROLS) against the model's own."""
+    assert cal.SHRINK_CONTROLS == 50
+    np.testing.assert_allclose(cal.shrunk(np.array([0.3, 0.9]), np.array([0.9, 0.9]), 50), [0.6, 0.9])
+    np.testing.assert_allclose(cal.shrunk(np.array([0.3]), np.array([0.9]), 0), [0.9])
+    np.testing.assert_allclose(cal.shrunk(np.array([0.3]), np.array([0.9]), 950), [0.33])

@@ -6,6 +6,7 @@ answer field (a sentinel such as "<END>") is no answer: a batch of them is held,
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -206,3 +207,31 @@ def test_a_prefilled_optional_field_left_as_it_loads_is_blank_in_the_dataset(tmp
     assert sum(r["value"] == "" for r in remarks) >= kept  # each left as it loaded: no answer
     assert any(r["decision"] == "approve" for r in remarks) and all(r["value"] for r in moods)
     assert code in (0, 10)
+
+
+# A required field the page fills with the item's own text for the worker to check ("leave it if it is right"):
+# a worker who leaves it as it loads has answered, unlike one who leaves a page constant ("<END>", "Any remarks?")
+PER_ITEM = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>Correct the text read from the image; leave it if it is right.</p>
+<input name="transcription_{{ i }}" value="{{ item.note }}" required>
+{% endblock %}
+"""
+
+
+def test_a_per_item_prefilled_value_left_as_it_loads_is_an_answer(tmp_path: Path, capsys) -> None:
+    import csv
+
+    code, con = _run_with_form_workers("perItem", PER_ITEM, tmp_path)
+    notes = {r[0]: json.loads(r[1]).get("note") for r in con.execute("SELECT item_id, payload FROM items")}
+    left = con.execute("SELECT count(*) FROM answers a WHERE field = 'transcription' AND value = "
+                       "json_extract((SELECT payload FROM items i WHERE i.item_id = a.item_id LIMIT 1), '$.note')"
+                       ).fetchone()[0]
+    assert left >= 2 and all(notes.values())  # workers left the item's own text as it loaded
+    assert not con.execute("SELECT count(*) FROM qc_flags WHERE rule IN ('sentinel_answer', 'empty_answer')"
+                           ).fetchone()[0]
+    with (tmp_path / "runs" / "perItem" / "dataset.csv").open(encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["field"] == "transcription"]
+    assert rows and all(r["value"] for r in rows)  # kept, not blanked as a page constant
+    assert sum(r["value"] == notes[r["item_id"]] for r in rows) >= left
+    assert code == 0, capsys.readouterr().err

@@ -124,3 +124,25 @@ def test_gold_and_control_answers_follow_the_folded_spelling(tmp_path: Path,
     assert answers["label"].tolist() == ["Good", "Bad"]  # c is a control item: out of the answers
     workers = pd.read_csv(tmp_path / "out" / "workers.csv").set_index("worker_id")
     assert workers.loc["p", "control_accuracy"] == 1.0 and workers.loc["q", "control_accuracy"] == 0.0
+
+
+def test_labels_differing_only_by_unicode_normal_form_are_one_label(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    composed, decomposed = "caf\u00e9", "cafe\u0301"  # the same word: one character, or e and a combining accent
+    rows = ("item_id,worker_id,label,gold\n"
+            f"a,p,{composed},{decomposed}\na,q,{decomposed},{decomposed}\na,r,tea,{decomposed}\n"
+            f"b,p,tea,tea\nb,q,tea,tea\nb,r,{decomposed},tea\n")
+    for fold in ("--fold-case", "--no-fold-case"):
+        code, shown, answers, _ = _run(tmp_path, capsys, fold, "--gold", "gold", rows=rows)
+        assert code == 0 and answers is not None
+        assert answers.set_index("item_id")["label"].to_dict() == {"a": composed, "b": "tea"}
+        assert shown["hygiene"]["respelled"] == 2  # the two decomposed labels, now in NFC
+        assert list(shown["hygiene"]["spelling_variants"].values()) == [["caf\\xe9", "cafe\\u0301"]]
+        assert shown["accuracy"] == 1.0  # the gold, decomposed too, matches
+
+
+def test_a_file_in_nfc_already_is_left_as_it_is() -> None:
+    frame = pd.DataFrame({"item_id": ["a", "a"], "worker_id": ["p", "q"], "label": ["caf\u00e9", "tea"]})
+    tidied = tidy(frame, HygienePolicy(fold_case=False))
+    assert tidied.counts["respelled"] == 0 and tidied.counts["spelling_variants"] == {}
+    assert tidied.frame["label"].tolist() == ["caf\u00e9", "tea"]

@@ -102,3 +102,13 @@ def test_line_finder_gives_line_of_for_every_offset() -> None:
     for source in ("", "no newline", "a\nbb\n\nccc\n", "\n\n{{ x }}\n{{ y }}"):
         line_at = line_finder(source)
         assert [line_at(i) for i in range(len(source) + 1)] == [line_of(source, i) for i in range(len(source) + 1)]
+
+
+def test_an_items_value_in_srcset_goes_through_the_url_check() -> None:
+    """`srcset` and `imagesrcset` list URLs: an item's value there passes safe_url as in `src` (a javascript: URL
+    becomes about:blank), like every other URL attribute."""
+    from flows.custom.page_import import import_page as imported
+
+    body = imported('<html><body><img srcset="${img}" alt="x"><link rel="preload" as="image" '
+                       'imagesrcset="${img2}"><input name="a"></body></html>', "srcset.html").body
+    assert 'srcset="{{ item.img | safe_url }}"' in body and 'imagesrcset="{{ item.img2 | safe_url }}"' in body

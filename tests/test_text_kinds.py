@@ -22,7 +22,8 @@ POST = "They built a religious building beside the old market and the neighbours
     ("Summarise the abstract in 100 words", "summary", "summary"),
     ("Comment on how the word \"bank\" is used", "note", "word"),
     ("Any comments (optional)", "comment", "remark"),
-    ("Your answer", "answer", ""),
+    ("Your answer", "answer", "answer"),  # the item's own question, answered (asked_details.py)
+    ("Your text", "text", ""),
 ])
 def test_the_kind_asked_comes_from_the_label_and_name(question: str, name: str, kind: str) -> None:
     assert asked(question, name) == kind

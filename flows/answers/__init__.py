@@ -3,7 +3,8 @@ and their summary, for ``hitflow aggregate`` and for every campaign's answers st
 are postprocess/answers/ (pure); this package is their I/O.
 
 Owns reading labels (``label_files``, ``excluded``: a study's screened-out rows), ``hitflow aggregate``'s
-work (``answers_files``), a campaign's answers step (``answers_step``) and the control items' file and
+work (``answers_files``; ``kinded_files`` with ``--numbers``/``--ticks``), a campaign's answers step
+(``answers_step``), a page's answers sorted by field kind (``field_answers``) and the control items' file and
 plan (``control_items``).
 
 May import: ``flows.core`` (and ``flows.platforms``, though it needs none), ``qc`` and ``postprocess``.

@@ -16,6 +16,7 @@ import pandas as pd
 
 from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
+from flows.answers.field_answers import number_like
 from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
@@ -66,21 +67,35 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
                                    f"{lines}{'...' if blank.sum() > 5 else ''}); fill it in or remove those rows")
 
 
+def workers_path_for(answers_path: Path) -> Path:
+    """Where the workers file of the answers at ``answers_path`` goes: beside it, named as it is with
+    ``answers`` read ``workers`` (answers.csv: workers.csv; answers-quality.csv: workers-quality.csv), or
+    with ``-workers`` added (mine.csv: mine-workers.csv), so that runs with different --out files in one
+    folder keep each its own workers file."""
+    path = Path(answers_path)
+    stem = path.stem
+    at = stem.rfind("answers")
+    name = f"{stem[:at]}workers{stem[at + len('answers'):]}" if at >= 0 else f"{stem}-workers"
+    return path.with_name(name + path.suffix)
+
+
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
-    """answers.csv at ``answers_path`` and workers.csv beside it (formula cells neutralised)."""
-    answers = result.answers.assign(confidence=result.answers["confidence"].round(4))
+    """answers.csv at ``answers_path`` and its workers file beside it (:func:`workers_path_for`; formula cells
+    neutralised)."""
+    answers = result.answers.assign(confidence=result.answers["confidence"].astype(float).round(4))
     if "posterior" in answers:
         answers["posterior"] = answers["posterior"].astype(float).round(4)
     if "stop_confidence" in answers:  # an adaptive replay's
         answers["stop_confidence"] = answers["stop_confidence"].astype(float).round(4)
     # the pooled control rule's (a campaign's, postprocess.answers.worker_skill.POOLED_COLUMNS) figures too
-    rounded = [c for c in ("skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_evidence",
-                           "pooled_agreement") if c in result.workers.columns]
+    rounded = [c for c in result.workers.columns if c in ("skill", "agreement", "control_accuracy", "pooled_accuracy",
+                                                          "pooled_evidence", "pooled_agreement")
+               or c.startswith(("bias_", "offset_"))]
     workers = result.workers.assign(**{c: result.workers[c].astype(float).round(4) for c in rounded})
     if "pooled_p_above" in workers:  # a probability near 0 is the point: to 4 significant figures, not places
         workers["pooled_p_above"] = [float(f"{v:.4g}") for v in workers["pooled_p_above"].astype(float)]
     return (write_csv(answers, answers_path),
-            write_csv(workers, Path(answers_path).parent / WORKERS_FILE))
+            write_csv(workers, workers_path_for(answers_path)))
 
 
 def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
@@ -153,7 +168,9 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         "labels: their items split more than independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it")
+            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it; "
+            "where that posterior prefers another label than the method's, the two share their probability (0.5 "
+            "on two labels), so no answer reads as the less likely one")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,
@@ -171,8 +188,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
-    if (hygiene or HygienePolicy()).fold_case:  # known answers in the labels' spelling ("good" gold, "Good" labels)
-        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
+    frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     stage(f"aggregating {len(frame):,} labels ({method})")
     try:
         result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
@@ -183,8 +200,9 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     stage(f"writing {out}")
     answers_path, workers_path = write_answers(result, out)
     gold = _gold(frame, gold_column) if gold_column else None
+    notes = number_like(frame if "field" in frame.columns else frame.assign(field="label"), set())
     return {"answers_file": str(answers_path), "workers_file": str(workers_path), **summary(result, gold, checked),
-            "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
+            **({"notes": notes} if notes else {}), "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
 
 
 def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, str, str] | None = None,
@@ -204,8 +222,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     controls = read_csv_frame(controls_path, ("item_id", "answer"), "the control items file",
                               delimiter="auto") if controls_path else None
     _check_gold(path, frame, gold_column)
-    if (hygiene or HygienePolicy()).fold_case:
-        frame, controls = respelled(frame, gold_column), respelled(controls, "answer", frame["label"])
+    fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
+    frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     gold = _gold(frame, gold_column) if gold_column else None
     try:
         replayed = replay(frame, rule, controls=controls)

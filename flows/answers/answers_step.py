@@ -1,8 +1,9 @@
-"""Aggregation as a campaign step: the approved choices of a run -> ``answers.csv`` and
+"""Aggregation as a campaign step: the approved answers of a run -> ``answers.csv`` and
 ``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
 
-Custom pages (their single-choice fields), evaluation studies with labels and the caption page's
-``text_detected`` hand their approved judgements here as ``item_id, worker_id, field, label``.
+Custom pages (their choices, and their checkbox groups and number fields: flows/answers/field_answers.py),
+evaluation studies with labels and the caption page's ``text_detected`` hand their approved judgements here
+as ``item_id, worker_id, field, label``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import numpy as np
 import pandas as pd
 
 from flows.answers.answers_files import confidence_words, with_pooled, write_answers
+from flows.answers.field_answers import OtherKinds, kinds_summary, numbers_of, with_ticks
 from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
+from postprocess.answers.number_answers import joined
+from postprocess.answers.option_answers import option_key, split_options
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.worker_skill import AT_RISK, SkillPolicy, shown_p
 
@@ -33,34 +37,65 @@ def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
 
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
                      out_dir: Path, controls: pd.DataFrame | None = None,
-                     pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0) -> dict[str, Any]:
-    """Write answers.csv and workers.csv for ``judgements`` (approved work only); the report's context
-    (empty when there is nothing to aggregate). Blocked workers' labels are dropped unless
-    ``settings.blocked == "keep"``; ``controls`` (item_id, field, answer) are scored, not answered;
-    ``pooled`` (postprocess.answers.worker_skill.POOLED_COLUMNS, the pooled control rule's evidence on every worker it
-    judged, blocked ones too, and its policy) adds its columns to workers.csv and its doubts to the report.
-    ``dropped``: blocked workers' labels the caller left out already (:class:`BatchJudgements`)."""
-    if judgements.empty:
-        return {}
+                     pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0,
+                     others: OtherKinds | None = None) -> dict[str, Any]:
+    """Write answers.csv and workers.csv for ``judgements`` (approved work only) and ``others`` (a page's
+    checkbox groups and number fields: flows/answers/field_answers.py); the report's context (empty when
+    there is nothing to aggregate). Blocked workers' answers are dropped unless ``settings.blocked == "keep"``;
+    ``controls`` (item_id, field, answer) are scored, not answered; ``pooled`` (postprocess.answers.worker_skill.
+    POOLED_COLUMNS, the pooled control rule's evidence on every worker it judged, blocked ones too, and its
+    policy) adds its columns to workers.csv and its doubts to the report. ``dropped``: blocked workers' labels
+    the caller left out already (:class:`BatchJudgements`)."""
+    others = others or OtherKinds()
+    judgements, keys = with_ticks(judgements, others)
     blocked_ids = set(blocked)
+    dropping = settings.blocked == "drop"
     is_blocked = judgements["worker_id"].isin(blocked_ids)
-    drop = is_blocked if settings.blocked == "drop" else None
-    if drop is not None and drop.all():
+    drop = is_blocked if dropping else None
+    numbers_out = others.numbers["worker_id"].isin(blocked_ids) if dropping else pd.Series(False, others.numbers.index)
+    if controls is not None:
+        numbers_out |= others.numbers["item_id"].isin(set(controls["item_id"].astype(str)))
+    numbers = numbers_of(others, numbers_out)
+    if (judgements.empty or (drop is not None and drop.all())) and numbers is None:
         return {}
-    # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
-    result, checked = aggregate_scored(judgements, settings.method, settings.min_per_worker, controls=controls,
-                                       drop=drop, prior=skill_prior_of(settings))
-    if pooled is not None:
-        result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
-    answers_path, workers_path = write_answers(result, out_dir / "answers.csv")
-    context = answers_context(result, settings.threshold,
-                              dropped=dropped + int(is_blocked.sum()) if settings.blocked == "drop" else 0,
-                              checked=checked)
+    result, checked = None, None
+    if not judgements.empty and not (drop is not None and drop.all()):
+        # the mask, not judgements[~is_blocked]: a copy of 1.4 million judgements at COCO's size
+        result, checked = aggregate_scored(judgements, settings.method, settings.min_per_worker, controls=controls,
+                                           drop=drop, prior=skill_prior_of(settings))
+        if pooled is not None:
+            result = Aggregation(result.answers, with_pooled(result.workers, pooled[0]))
+        if keys:
+            result = Aggregation(split_options(result.answers, keys), result.workers)
+    answers, workers = joined(result.answers if result else None, result.workers if result else None, numbers)
+    answers_path, workers_path = write_answers(Aggregation(answers, workers), out_dir / "answers.csv")
+    left_out = dropped + _responses(judgements[is_blocked], keys) + int(others.numbers["worker_id"].isin(
+        blocked_ids).sum()) if dropping else 0
+    context = answers_context(Aggregation(answers, workers), settings.threshold, dropped=left_out, checked=checked)
+    context["blocked_line"] = blocked_line(left_out, blocked_ids, dropping)
+    context.update(kinds_summary(others, numbers))
     if pooled is not None:
         context["doubted"] = doubted_workers(pooled[0], blocked_ids)
         context["pooled_rule"] = {"line": f"{pooled[1].block_below:g}", "alpha": shown_p(pooled[1].alpha),
                                   "min_evidence": f"{pooled[1].min_evidence:g}", "at_risk": shown_p(AT_RISK)}
     return {"answers_file": answers_path.name, "workers_file": workers_path.name, **context}
+
+
+def _responses(labels: pd.DataFrame, keys: dict[str, tuple[str, str]]) -> int:
+    """Answers among ``labels``: a checkbox group's options, one label each, are one answer."""
+    if "field" not in labels.columns or not keys:
+        return len(labels)
+    groups = labels["field"].map(lambda f: keys.get(f, (f, ""))[0])
+    return len(labels.assign(field=groups).drop_duplicates(["item_id", "worker_id", "field"]))
+
+
+def blocked_line(left_out: int, blocked: set[str], dropping: bool) -> str:
+    """One line on the blocked workers' answers: how many were left out, or that they were kept."""
+    if not blocked:
+        return ""
+    if not dropping:
+        return f"{len(blocked)} blocked worker(s)' answers kept ([answers] blocked = \"keep\")"
+    return f"{left_out} answer(s) of {len(blocked)} blocked worker(s) left out of the answers"
 
 
 def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:
@@ -115,18 +150,23 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
     confidence and skill histograms; with control items (``checked``: postprocess.answers.aggregate_scored's),
     their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
     answers, workers = result.answers, result.workers
+    if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
+        answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f
+                                        for f, o in zip(answers["field"], answers["option"], strict=True)])
     below = answers[answers["confidence"] < threshold].sort_values(["confidence", "field", "item_id"])
-    methods = answers.groupby("field")["method"].first()
+    methods = answers.groupby("field", sort=False)["method"].first()
+    confident = answers["confidence"].dropna()
     calibration = scored(checked["confidence"], checked["correct"]) if checked is not None and len(checked) else None
     context = {"answer_count": len(answers), "threshold": threshold, "dropped": dropped,
                "methods": [{"field": f, "method": m, "items": int((answers["field"] == f).sum()),
                             "why": answers.attrs.get("method_choice", {}).get(str(f), "")} for f, m in methods.items()],
-               "mean_confidence": round(float(answers["confidence"].mean()), 3),
+               "mean_confidence": round(float(confident.mean()), 3) if len(confident) else None,
                "confidence_is": confidence_words(answers, checked),
                "ties": int((answers["note"] == "tie").sum()) if "note" in answers else 0,
                "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"),
                "below_count": len(below),
-               "answers_png": _histograms(answers["confidence"], workers["skill"], threshold, calibration)}
+               "answers_png": _histograms(confident, workers["skill"].dropna() if "skill" in workers else pd.Series(),
+                                          threshold, calibration)}
     title = "on the control items (each scored by a calibration fitted without it)"
     context["calibrations"] = [] if calibration is None else [{**calibration, "controls": True, "title": title}]
     return context

@@ -1,5 +1,5 @@
 """A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
-blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked (issue 56 point 6)."""
+blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
         else:
             frame, left_out = leave_out_workers(frame, workers)
             counts = {**left_out, "blocked_file": str(blocked_path)}
+    elif "decision" in frame.columns and "assignment_id" in frame.columns:  # a campaign's dataset.csv, moved
+        counts = {"no_blocked_file": f"no {BLOCKED_FILE} beside {path}: a blocked worker's labels, if any, are kept "
+                                     f"(copy the campaign's {BLOCKED_FILE} beside it to leave them out)"}
     try:
         tidied = tidy(frame, hygiene)
     except ValueError as exc:
@@ -39,11 +42,12 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
     return tidied.frame, {**tidied.counts, **counts}
 
 
-def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None) -> Any:
-    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default)."""
+def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None, fold_case: bool = True) -> Any:
+    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default; in NFC
+    only, without ``fold_case``)."""
     if frame is None or not column:
         return frame
-    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels)})
+    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels, fold_case)})
 
 
 def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:

@@ -3,7 +3,13 @@ name with ``--db``, and ``--field``: the campaign's own answers of that field, c
 answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
 file equals the campaign's answers.csv on every item. A filtered copy of dataset.csv aggregated as a plain
 labels file lost the blocked-worker exclusion and the controls (171 judgements against 163; 3 of 60
-answers differed: issue 65 point 5)."""
+answers differed: issue 65 point 5).
+
+A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest, and
+one naming a PostgreSQL server would have had hitflow log in there (with $PGPASSWORD, sending the password). The
+ledger is ``--db``, or the ledger file on this machine the manifest records (the one the run that made the folder
+wrote); a manifest naming any other is a one-line note, and the default ledger ($HITFLOW_DB or runs/hitflow.db)
+is read instead."""
 
 from __future__ import annotations
 
@@ -16,9 +22,10 @@ from typing import Any
 from flows.core.errors import ConfigError
 
 # options that shape a labels file's aggregation, which a campaign's own config decides instead
-NOT_FOR_A_CAMPAIGN = (("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
-                      ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"),
-                      ("adaptive", False, "--adaptive"))
+NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
+    ("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
+    ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"), ("adaptive", False, "--adaptive"),
+    ("numbers", [], "--numbers"), ("ticks", [], "--ticks"))
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
@@ -36,11 +43,29 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
     # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
     as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)
     if manifest and manifest.get("campaign") and given.name in ("dataset.csv", "responses.csv") and not as_labels:
-        return a.db or manifest["ledger"], manifest["campaign"]
+        return a.db or _own_ledger(given.parent, str(manifest.get("ledger") or "")), str(manifest["campaign"])
     if a.db:
         raise ConfigError(f"{a.input} is a file and --db names a ledger: give the campaign's name with --db, or its "
                           "dataset.csv from its output folder (the manifest beside it names the ledger)")
     return None
+
+
+def _own_ledger(folder: Path, named: str) -> str:
+    """The ledger a manifest records when it is a ledger file on this machine; else the default one, with a note."""
+    import sys
+
+    from flows.cli.parser import DEFAULT_DB
+    from flows.core.db_url import is_postgres_url, mistyped_postgres_url, shown_location
+
+    if named and not is_postgres_url(named) and not mistyped_postgres_url(named) and Path(named).is_file():
+        return named
+    print(f"hitflow: note: {folder / 'hitflow-manifest.json'} names the ledger {shown_location(named)[:200]!r}, "
+          f"which is not opened on a file's word; reading the campaign from {shown_location(DEFAULT_DB)} (pass --db "
+          "to read it from another ledger)", file=sys.stderr)
+    if not is_postgres_url(DEFAULT_DB) and not Path(DEFAULT_DB).is_file():
+        raise ConfigError(f"there is no ledger at {shown_location(DEFAULT_DB)}: pass --db with the ledger that ran "
+                          "the campaign")
+    return DEFAULT_DB
 
 
 def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[str, Any]:
@@ -59,26 +84,33 @@ def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[st
 
     with tempfile.TemporaryDirectory(prefix="hitflow-aggregate-") as tmp:
         made = campaign_answer_files(run, Path(tmp))
-        if not made:
-            raise ConfigError(f"campaign {campaign} has no approved answers to a choice field yet")
-        return _written(Path(tmp), Path(a.out), list(a.field), campaign, db)
+        if not made.get("answers_file"):
+            raise ConfigError(f"campaign {campaign} has no approved answers to a choice, checkbox or number field yet")
+        return _written(Path(tmp), made, Path(a.out), list(a.field), campaign, db)
 
 
-def _written(made: Path, out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
-    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers.csv beside."""
+def _written(made: Path, said: dict[str, Any], out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
+    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers file beside it
+    (flows/answers/answers_files.py's name for it: runs with different --out files keep each their own)."""
     import pandas as pd
 
+    from flows.answers.answers_files import workers_path_for
     from flows.core.inputs.csv_files import write_csv
 
     answers = pd.read_csv(made / "answers.csv", dtype=str, keep_default_na=False)
     known = sorted(set(answers["field"]))
+    text = [f for f in fields if f in said.get("text_fields", [])]
+    if text:
+        raise ConfigError(f"--field {', '.join(text)}: free text, which is not aggregated (each worker's text is in "
+                          f"the campaign's dataset.csv); campaign {campaign}'s answers are of {', '.join(known)}")
     unknown = [f for f in fields if f not in known]
     if unknown:
         raise ConfigError(f"--field {', '.join(unknown)}: campaign {campaign}'s answers are of {', '.join(known)}")
     chosen = answers[answers["field"].isin(fields)] if fields else answers
     write_csv(chosen, out, for_spreadsheet=False)  # the step's text as it wrote it (its cells already made inert)
-    workers = out.parent / "workers.csv"
+    workers = workers_path_for(out)
     if workers.resolve() != (made / "workers.csv").resolve():
         shutil.copyfile(made / "workers.csv", workers)
     return {"campaign": campaign, "ledger": db, "fields": fields or known, "answers": len(chosen),
-            "answers_file": str(out), "workers_file": str(workers)}
+            "answers_file": str(out), "workers_file": str(workers),
+            **{k: said[k] for k in ("blocked_line", "notes") if said.get(k)}}

@@ -26,15 +26,18 @@ majority vote without a test below --min-per-worker labels a worker on average),
 worker, shrunk toward the crowd's) where it predicts them two standard errors better; method_choice says why.
 the printed summary's hygiene counts blank labels, labels respelled (--fold-case), repeated worker-item labels
 (--repeats) and blocked workers left out (--keep-blocked); past 2 s a progress line shows on the terminal.
-answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note
+answers.csv: item_id, field, label, confidence, method, judgements, posterior, confidence_source, note (with
+--ticks an option column, with --numbers low, high, coverage: the median's order-statistic interval; free text
+is never aggregated)
 (confidence: the skill posterior's, bounded by the judgements, or calibrated on --controls where their
 cross-validation finds it better: calibration_fit; posterior: the method's own; note: tie); with --gold the summary
 prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
 worst bin and the reliability tables
-workers.csv (beside it): worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
+workers.csv (beside it, named after --out: answers-x.csv -> workers-x.csv, mine.csv -> mine-workers.csv):
+worker_id, skill, items, agreement, control_accuracy, controls; with --controls also the
 pooled control rule's pooled_accuracy, pooled_p_above, pooled_evidence, pooled_controls, pooled_controls_right,
 pooled_pages, pooled_labels, pooled_agreement, pooled_status, pooled_note (a `page` column groups a page's labels;
-docs/reference/outputs.md)"""
+docs/reference/outputs.md); with --numbers F bias_F, offset_F, numbers_F (each worker's shrunk mean offset)"""
 
 
 def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,10 +49,10 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     ag.add_argument("--field", action="append", default=[], metavar="NAME",
                     help="only this field's answers (repeatable; default: every field)")
     ag.add_argument("--db", default=None, type=arg.ledger,
-                    help="the ledger holding the campaign named as INPUT (default: the one its output folder's "
-                         "manifest names)")
+                    help="the ledger holding the campaign named as INPUT (default: the ledger file on this machine its "
+                         "output folder's manifest records; a manifest never makes hitflow connect to a server)")
     ag.add_argument("--out", required=True, type=arg.writable_file,
-                    help="answers CSV to write (workers.csv goes beside it)")
+                    help="answers CSV to write (its workers file goes beside it, named after it: see below)")
     ag.add_argument("--method", choices=METHODS, default="auto", help="how to aggregate (see below)")
     ag.add_argument("--min-per-worker", type=arg.non_negative_number, default=3.0,
                     help="auto: labels per worker on average below which majority vote is used without testing "
@@ -69,19 +72,27 @@ def add_aggregate_parser(sub: argparse._SubParsersAction) -> None:  # type: igno
     hy.add_argument("--keep-blocked", action="store_true",
                     help="keep the labels of the workers in a blocked_workers.csv beside the input (a campaign's "
                          "outputs), which are left out otherwise")
+    ag.add_argument("--numbers", action="append", default=[], metavar="NAME",
+                    help="read this field's labels as numbers (a slider, a number box): per item the median and its "
+                         "interval, per worker a bias (repeatable; a campaign's dataset.csv knows its own kinds)")
+    ag.add_argument("--ticks", action="append", default=[], metavar="NAME",
+                    help="read this field's labels as a checkbox group's |-joined ticks: per option yes or no, with "
+                         "its confidence (repeatable)")
     ag.add_argument("--controls", default="", metavar="FILE",
                     help="CSV of control items (item_id, answer [, field]): scored per worker, alone and pooled with "
                          "agreement, kept out of the answers")
     ad = ag.add_argument_group("adaptive replay", "--adaptive: replay the file as if each item's judgements "
                                "arrived one at a time, taking the next only while the item is uncertain")
     ad.add_argument("--adaptive", action="store_true", help="replay with the stopping rule below")
-    ad.add_argument("--min-judgements", type=int, default=2, help="judgements every item gets first")
+    ad.add_argument("--min-judgements", type=int, default=2,
+                    help="judgements every item gets first (default %(default)s), whatever --budget")
     ad.add_argument("--max-judgements", type=int, default=None, help="at most this many per item (default: all)")
     ad.add_argument("--confidence", type=float, default=0.99, help="stop once the answer's confidence reaches this")
     ad.add_argument("--lead", type=int, default=None, help="or once the leading label is this many votes ahead")
     ad.add_argument("--budget", type=float, default=0.5,
-                    help="use at most this share of the file's labels, the largest expected gain per label first; "
-                         "1: no budget")
+                    help="use at most this share of the file's labels (default %(default)s), the largest expected "
+                         "gain per label first; raised where it cannot pay --min-judgements for every item; the "
+                         "summary's budget says what it allowed, spent and cut; 1: no budget")
     ad.add_argument("--budget-confidence", type=float, default=0.999,
                     help="once every answer reaches --confidence, what is left of --budget serves this confidence")
     ad.add_argument("--skill-prior", type=float, default=0.7,
@@ -119,19 +130,22 @@ def cmd_aggregate(a: argparse.Namespace) -> int:
 
 
 def _aggregate(a: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     from flows.answers.answers_files import aggregate_file
     from flows.cli.aggregate_campaign import aggregate_campaign, campaign_named
+    from flows.cli.aggregate_paths import refuse_overwriting_inputs, summary_json
 
+    refuse_overwriting_inputs(a)
     if (campaign := campaign_named(a)) is not None:
-        print(json.dumps(aggregate_campaign(a, *campaign), indent=1))
+        print(summary_json(aggregate_campaign(a, *campaign)))
         return 0
 
     columns = tuple(c.strip() for c in a.columns.split(",")) if a.columns else None
     if columns is not None and (len(columns) != 3 or not all(columns)):
         raise ConfigError(f"--columns {a.columns!r}: give three names, ITEM,WORKER,LABEL")
+    if a.numbers or a.ticks:
+        return _kinds(a, columns)  # type: ignore[arg-type]
     if a.adaptive:
         return _replay(a, columns)  # type: ignore[arg-type]
     for given, option in ((a.sweep, "--sweep"), (a.seconds, "--seconds"), (a.fast_share, "--fast-share")):
@@ -151,14 +165,47 @@ def _aggregate(a: argparse.Namespace) -> int:
                                 columns, a.gold, Path(a.controls) if a.controls else None,  # type: ignore[arg-type]
                                 prior, _hygiene(a), a.keep_blocked, stage, tuple(a.field))
     _say_unread(a.input, result)
+    print(summary_json(result))
+    return 0
+
+
+def _kinds(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
+    """--numbers, --ticks: a labels file with sliders, numbers or checkbox groups (flows/answers/kinded_files.py)."""
+    import json
+    from pathlib import Path
+
+    from flows.answers.kinded_files import aggregate_kinds
+
+    for given, option in ((a.gold, "--gold"), (a.controls, "--controls"), (a.adaptive, "--adaptive")):
+        if given:
+            raise ConfigError(f"{option} is not read with --numbers or --ticks: aggregate the choice fields alone "
+                              "(--field) for it")
+    with _progress():
+        result = aggregate_kinds(Path(a.input), Path(a.out), tuple(a.numbers), tuple(a.ticks), a.method,
+                                 a.min_per_worker, columns, _hygiene(a), a.keep_blocked, tuple(a.field))
+    _say_unread(a.input, result)
     print(json.dumps(result, indent=1, allow_nan=False))
     return 0
+
+
+def _say_blocked(path: str, result: dict[str, Any]) -> None:
+    """One line on stderr on the blocked workers' labels the summary's hygiene counts."""
+    import sys
+
+    tidied = result.get("hygiene") or {}
+    left = tidied.get("blocked_labels_left_out", 0) + tidied.get("blocked_number_or_tick_answers_left_out", 0)
+    if tidied.get("blocked_workers_left_out") or left:
+        print(f"hitflow: {left} label(s) of the {tidied.get('blocked_workers_left_out', 0)} blocked worker(s) in "
+              f"{tidied.get('blocked_file')} left out (--keep-blocked keeps them)", file=sys.stderr)
+    elif tidied.get("no_blocked_file"):
+        print(f"hitflow: {tidied['no_blocked_file']}", file=sys.stderr)
 
 
 def _say_unread(path: str, result: dict[str, Any]) -> None:
     """One line per row of the labels file that could not be read (in the summary's unread_rows), and a count."""
     import sys
 
+    _say_blocked(path, result)
     unread = result.get("unread_rows") or []
     for row in unread:
         print(f"{path}:{row['line']}: {row['reason']}", file=sys.stderr)
@@ -197,11 +244,11 @@ def _skill_prior(a: argparse.Namespace) -> SkillPrior:
 
 
 def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
-    import json
     from dataclasses import replace
     from pathlib import Path
 
     from flows.answers.answers_files import replay_file
+    from flows.cli.aggregate_paths import summary_json
     from postprocess.answers.adaptive import StoppingRule
 
     rule = StoppingRule(a.min_judgements, a.max_judgements, a.confidence, a.lead, a.method, _skill_prior(a),
@@ -223,7 +270,7 @@ def _replay(a: argparse.Namespace, columns: tuple[str, str, str] | None) -> int:
         result = replay_file(Path(a.input), Path(a.out), rule, columns, a.gold, a.seconds, sweep, _hygiene(a),
                              a.keep_blocked, Path(a.controls) if a.controls else None)
     _say_unread(a.input, result)
-    print(json.dumps(result, indent=1, allow_nan=False))
+    print(summary_json(result))
     return 0
 
 

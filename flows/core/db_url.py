@@ -132,15 +132,22 @@ def _parsed_uri(text: str) -> LedgerUrl:
     where, question, query = after.partition("?")
     kept: list[tuple[str, str, str]] = []
     query_secrets: list[tuple[str, str, str]] = []
+    unread: list[str] = []  # pairs libpq refuses, which its error quotes decoded ("password%3DPW"): all secret
     for pair in query.split("&") if question else []:
-        name, _, value = pair.partition("=")
+        name, eq, value = pair.partition("=")
         key = unquote(name).strip().lower()
         (query_secrets if key in SECRET_KEYWORDS else kept).append((pair, key, value))
+        if key not in SECRET_KEYWORDS and (not eq or key not in _KEYWORDS):
+            unread += [pair, unquote(pair), value, unquote(value), unquote(pair).partition("=")[2]]
     password = unquote(raw_password) or next((unquote(v) for _, k, v in query_secrets if k == "password"), "")
     secrets = [raw_password, unquote(raw_password)] + [form for _, _, v in query_secrets for form in (v, unquote(v))]
+    secrets += unread
     user_at = f"{user}@" if user else ""
     conninfo = f"postgresql://{user_at}{where}" + ("?" + "&".join(p for p, _, _ in kept) if kept else "")
     shown_user = f"{user}:***@" if colon else user_at
+    if ":" in unquote(user):  # "hf%3APW": libpq decodes the user part whole, a password inside it
+        secrets += [user, unquote(user), unquote(user).partition(":")[2]]
+        shown_user = "***@"
     shown = f"postgresql://{shown_user}{where.split('#')[0]}" + ("?***" if question else "")
     return LedgerUrl(conninfo, password, shown, tuple(s for s in secrets if s))
 

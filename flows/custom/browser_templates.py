@@ -120,6 +120,21 @@ def _note(code: str, browser: bool, library: str) -> str:
             "--keep-jinja")
 
 
+FIELD_TAG = re.compile(r"<(input|select|textarea)\b[^>]{0,400}?\bname\s*=\s*[\"']?([^\"'\s>]{1,200})", re.I)
+
+
+def fields_in_templates(source: str) -> list[tuple[int, str, str]]:
+    """(line, field name, script type) of each named control inside an in-browser template script: a
+    control there is no field of the page as served; the page's own script puts it in the browser."""
+    line_at, found = line_finder(source), []
+    for start, end, kind in browser_template_spans(source):
+        for m in FIELD_TAG.finditer(source, start, end):
+            if m.group(1).lower() != "input" or not re.search(r"type\s*=\s*[\"']?(hidden|submit|button)\b",
+                                                              m.group(0), re.I):
+                found.append((line_at(m.start()), m.group(2), kind))
+    return found
+
+
 def raw_browser_templates(source: str) -> tuple[str, list[tuple[int, str]]]:
     """A hitflow Jinja page (``--keep-jinja``) with each template script's body that holds ``{{``/``{%`` in
     ``{% raw %}``: Jinja would read its Handlebars as its own (``{{#each}}`` a syntax error, ``{{ name }}``

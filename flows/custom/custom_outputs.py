@@ -1,8 +1,9 @@
 """Outputs of a campaign on the user's own page, in ``runs/<name>/``: ``dataset.csv`` (the accepted
 work, one row per assignment x item x field), ``dataset.json`` (per item, its columns and every
 response), ``responses.csv`` (every response, rejected ones included, with the decision and its reasons),
-``flags.csv``, ``blocked_workers.csv``, ``report.html``, ``summary.txt`` and, on the simulator,
-``sim_workers.json``."""
+``flags.csv``, ``blocked_workers.csv``, ``answers.csv`` and ``workers.csv`` (every choice, checkbox and number
+field answered per item; free text left out with a note), ``report.html``, ``summary.txt`` and, on the
+simulator, ``sim_workers.json``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
+from flows.answers.field_answers import by_kind
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
@@ -24,7 +26,7 @@ from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_review import blank_page_constants
-from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec
+from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec, field_kind
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
@@ -127,11 +129,28 @@ def campaign_answer_files(run: Run, out_dir: Path) -> dict[str, Any]:
 
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
-    """answers.csv and workers.csv from the approved single-choice fields (radio buttons, selects)."""
-    rows = data[(data["decision"] == "approve") & data["field"].isin(choice_fields(run))
-                & (data["value"].astype(str) != "")]
-    return campaign_answers(rows.rename(columns={"value": "label"})[["item_id", "worker_id", "field", "label"]],
-                            blocked["worker_id"], run.cfg.answers, out_dir, control_items(run), pooled_evidence(run))
+    """answers.csv and workers.csv from the approved answers of every choice, checkbox and number field (free
+    text left out with a note)."""
+    kinds, options = answer_kinds(_first_spec(run))
+    approved = data[(data["decision"] == "approve") & data["field"].isin(list(kinds))]
+    choices, others = by_kind(approved[["item_id", "worker_id", "field", "value"]], kinds, options)
+    return campaign_answers(choices, blocked["worker_id"], run.cfg.answers, out_dir, control_items(run),
+                            pooled_evidence(run), others=others)
+
+
+def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
+    groups and multiple selects, with their options; ``number``: numbers and sliders; else its QC kind, text
+    among them, which the answers leave out) and the groups' options, by field without its item index."""
+    kinds: dict[str, str] = {}
+    options: dict[str, list[str]] = {}
+    for f in spec["fields"]:
+        base = _base(f["name"])
+        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
+        kinds.setdefault(base, kind)
+        if kind == "options":
+            options.setdefault(base, list(f.get("options", [])))
+    return kinds, options
 
 
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
@@ -141,7 +160,7 @@ def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
 
 
 def choice_fields(run: Run) -> set[str]:
-    """The page's single-choice fields (radio buttons, selects): what answers.csv aggregates."""
+    """The page's single-choice fields (radio buttons, selects): what adaptive rounds judge."""
     return choice_field_names(_first_spec(run))
 
 
@@ -251,8 +270,10 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}"]
     if context["answers"]:
-        summary.append(f"answers: {out_dir / 'answers.csv'} ({context['answers']['answer_count']} answers, mean "
-                       f"confidence {context['answers']['mean_confidence']}), worker skill: {out_dir / 'workers.csv'}")
+        made = context["answers"]
+        summary.append(f"answers: {out_dir / made['answers_file']} ({made['answer_count']} answers, mean confidence "
+                       f"{made['mean_confidence']}), worker skill: {out_dir / made['workers_file']}")
+        summary += [f"  {line}" for line in (made.get("blocked_line"), *made.get("notes", [])) if line]
         summary += [f"  {f['field']}: {f['method']}, chosen by auto: {f['why']}" for f in context["answers"]["methods"]
                     if f.get("why")]
         if "truth_calibration" in context["answers"]:

@@ -24,6 +24,7 @@ from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
 from flows.custom.page_check import page_problems, source_problems
+from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.custom.truth_source import truth_lines
 from qc.form_constraints import Spec, describe_rules
@@ -186,6 +187,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
               if f["name"] in shown]
     item_text = {str(v) for item in items for v in item.values()}
     problems = page_problems(cfg.template, source, rendered, item_text, scripts_write_fields(source)) + refused
+    problems += list(dict.fromkeys(refused_pattern_problems(spec)))
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
     return lines + [f"PROBLEM: {p}" for p in problems]

@@ -26,6 +26,7 @@ from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
+from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.question_form_page import question_form_page
@@ -89,7 +90,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     if kind == "QuestionForm":
         dropped: list[str] = []
         body, key, problems = question_form_page(content, answer_key, dropped)
-        _raise(origin, problems, 0)
+        _raise(origin, problems + refused_pattern_lines(content, question_form=True), 0)
         notes = [f"{origin}: note: the QuestionForm's {', '.join(dict.fromkeys(dropped))} content was left out "
                  "(a hitflow page shows text, lists and XHTML): put a link to it in the question's text"] \
             if dropped else []
@@ -99,7 +100,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
                             "answers with [qc] rules")], 0)
     _raise(origin, server_side_blocks(content), offset)  # PHP, ASP, other engines' tags: each block named
     converted = convert_placeholders(content, keep_jinja)
-    _raise(origin, converted.problems, offset)
+    _raise(origin, converted.problems + refused_pattern_lines(content), offset)
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
     page, outside = outside_crowd_form(converted.text) if crowd else (converted.text, [])

@@ -29,7 +29,7 @@ from flows.custom.script_strings import script_places
 MARK = re.compile("\ufdd0(\\d+)\ufdd1")
 URL_ATTRIBUTES = frozenset(("href", "src", "action", "formaction", "poster", "background", "cite", "data",
                             "codebase", "longdesc", "usemap", "icon", "manifest", "ping", "xlink:href", "lowsrc",
-                            "dynsrc", "archive", "classid", "profile"))
+                            "dynsrc", "archive", "classid", "profile", "srcset", "imagesrcset"))
 # attributes whose value loads code or decides where the answers go
 CODE_SOURCES = {"script": ("src", "href", "xlink:href"), "link": ("href",), "base": ("href",),
                 "object": ("data", "codebase", "classid"), "embed": ("src",), "applet": ("code", "codebase", "archive")}

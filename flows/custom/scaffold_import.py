@@ -12,18 +12,27 @@ import json
 import re
 from pathlib import Path
 
-from flows.core.errors import ConfigError, InputFormatError
+from flows.core.errors import ConfigError, HitflowError, InputFormatError
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields, read_page
+from flows.custom.browser_templates import fields_in_templates
 from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
+from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
+
+
+class PageNotReady(HitflowError):
+    """The page was written, but a worker finds no field on it as served (exit 1): its fields live in
+    in-browser templates, or it has none. One line each."""
+
+    lists_lines = True
 
 
 class PageImportError(ConfigError):
@@ -66,7 +75,25 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
                                                         [list(r.values()) for r in imported.answer_key])
     written = write_new(folder, files)
     size_budget(written[0])
-    return written, imported.notes + _size_note(template, page)
+    notes = imported.notes + _size_note(template, page)
+    refuse_fieldless(source, template, page, written, notes)
+    return written, notes
+
+
+def refuse_fieldless(source: str, template: str, page: Path, written: list[Path], notes: list[str]) -> None:
+    """Raise PageNotReady when the page as served has no field a worker answers: ``next: hitflow run`` is
+    never said of it. Each control inside an in-browser template is named by its line."""
+    fields = form_fields(template)
+    if any(f.kind != "hidden" for f in fields) or (fields and scripts_write_fields(template)):
+        return  # a hidden field the page's own script writes (a JSON answer) is an answer too
+    inside = fields_in_templates(source)
+    lines = [*notes, "wrote " + ", ".join(str(p) for p in written)]
+    lines += [f"{page}:{line}: field {name!r} is inside a <script type=\"{kind}\"> template the page's own script "
+              "renders in the browser: hitflow's page, as served, has no such field" for line, name, kind in inside]
+    what = "all its fields are inside in-browser templates" if inside else "it has no field a worker answers"
+    lines.append(f"not ready: {what}; write the fields into the page's HTML itself (an item's value as ${{column}}), "
+                 f"then `hitflow run config/{written[0].stem}.toml --dry-run` lists them")
+    raise PageNotReady("\n".join(lines))
 
 
 def _size_note(template: str, page: Path) -> list[str]:

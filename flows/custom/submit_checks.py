@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
 from flows.custom.script_targets import ID, balanced, with_called_functions
+from qc.page_patterns import PagePattern, page_pattern
 
 IF = re.compile(r"\bif\s*\(")
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
@@ -135,9 +136,12 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
         return None
     expr = m["re"]
     if expr.startswith("^") and expr.endswith("$") and not expr.endswith("\\$"):
-        return (name, "pattern", expr[1:-1])
-    return (name, "pattern", f"{'' if expr.startswith('^') else '.*'}(?:{expr.lstrip('^')})"
-            f"{'' if expr.endswith('$') else '.*'}")
+        pattern = expr[1:-1]
+    else:
+        pattern = f"{'' if expr.startswith('^') else '.*'}(?:{expr.lstrip('^')}){'' if expr.endswith('$') else '.*'}"
+    # a script's expression a browser would read otherwise as a pattern (the v flag), or that QC cannot match in
+    # bounded time, stays the script's: listed for the user, never made a rule
+    return (name, "pattern", pattern) if isinstance(page_pattern(pattern), PagePattern) else None
 
 
 def min_words(condition: str) -> tuple[str, int] | None:

@@ -16,5 +16,7 @@ From the top (``make lint`` holds the order; a module imports only those below i
 - the base, which imports nothing of the package: ``judgements`` (the column contract every model reads),
   ``skill_prior``, ``em_progress``, ``label_hygiene``, ``adaptive_budget`` (the replay's budget), and the worker
   scores: ``control_items``,
-  ``worker_skill`` (pooled with agreement), ``answer_agreement``.
+  ``worker_skill`` (pooled with agreement), ``answer_agreement``;
+- beside them, the fields that are not single choices: ``number_answers`` (a number or slider: the median,
+  its interval, each worker's bias) and ``option_answers`` (a checkbox group: an option a yes/no label).
 """

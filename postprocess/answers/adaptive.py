@@ -16,7 +16,7 @@ so never change it: its ``margin`` is at least that many ``vote_weight``, less `
 (postprocess.answers.skill_posterior; with
 ``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
 accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
-tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports (issue 56):
+tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports:
 the skill-aware posterior of postprocess.answers.skill_posterior (each worker's record shrunk toward
 ``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
 calibrated on the control items (cross-fitted: postprocess.answers.calibration.as_reported), the same one a live
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -121,8 +121,9 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     available = groups.size().rename("available")
     group = groups.ngroup().to_numpy()  # each judgement's position in ``available`` (and ``wanted``)
     cap = available.clip(upper=rule.max_judgements) if rule.max_judgements else available
-    allowed = adaptive_budget.limit(rule.budget, available.to_numpy())
-    wanted = available.clip(upper=adaptive_budget.first_round(rule.min_judgements, len(available), allowed))
+    asked = adaptive_budget.limit(rule.budget, available.to_numpy())
+    allowed = adaptive_budget.paid(asked, rule.min_judgements, available.to_numpy())
+    wanted = available.clip(upper=rule.min_judgements)
     if controls is not None:  # scored, never answered: they need no more judgements (flows/custom/adaptive_rounds.py)
         control_ids = set(controls["item_id"].astype(str).str.strip())
         cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
@@ -145,6 +146,9 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
     if result is None:
         result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
     answers = _answers(result, wanted, available, sureness)
+    answers.attrs["budget"] = adaptive_budget.budget_said(
+        rule.budget, allowed, len(used), rule.min_judgements, asked is not None and allowed != asked,
+        _left_uncertain(answers, rule) if allowed is not None else 0)
     return Replay(answers, used.drop(columns="rank").reset_index(drop=True))
 
 
@@ -269,6 +273,15 @@ def _lead(used: pd.DataFrame) -> pd.Series:
     return first - second
 
 
+def _left_uncertain(answers: pd.DataFrame, rule: StoppingRule) -> int | None:
+    """Items still under ``rule.confidence`` whose file had more labels (None: a rule without a confidence)."""
+    if rule.confidence is None:
+        return None
+    short = (answers["stop_confidence"].to_numpy(dtype=float) < rule.confidence) & (
+        answers["judgements_used"].to_numpy() < answers["available"].to_numpy())
+    return int(short.sum())
+
+
 def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
     """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``: looked up by
     item and field (each key once on the right: what three left merges gave, without their joins)."""
@@ -283,9 +296,12 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
     return out
 
 
-def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, float | int]:
-    """The judgements used against the file's total, and their share."""
+def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, Any]:
+    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut
+    (postprocess.answers.adaptive_budget.budget_said)."""
     total = len(judgements(frame))
     used = len(replayed.used)
+    budget = replayed.answers.attrs.get("budget", {})
     return {"judgements_used": used, "judgements_total": total,
-            "share_used": round(used / total, 4) if total else 0.0}
+            "share_used": round(used / total, 4) if total else 0.0,
+            **({"budget": budget} if budget.get("share") is not None else {})}

@@ -1,58 +1,19 @@
-"""Adaptive overlap's budget (issue 66): at most a share of the judgements the file holds, spent where a label is
-likeliest to make an answer right. Pure arrays, in the order of the replay's items and fields
-(postprocess.answers.adaptive.replay).
+"""Adaptive overlap's budget: at most a share of the judgements the file holds, spent where a label is likeliest to
+make an answer right. Pure arrays, in the order of the replay's items and fields (postprocess.answers.adaptive).
 
-The rule, with ``StoppingRule.budget`` under 1 (``hitflow aggregate --adaptive``'s default: half) and the stop on
-the skill posterior (``stop_on = "skill"``, the default; ``stop_on = "method"`` keeps the least sure first):
+With ``StoppingRule.budget`` under 1 and the stop on the skill posterior:
 
-1. every item gets ``min_judgements`` (fewer, at least one, where the budget cannot pay them for every item);
-2. each round, the candidates are the items whose answer is still uncertain (confidence under ``confidence``, and
-   not settled), or once none is, those under ``budget_confidence``; of them at most a quarter of the items
-   (ROUND_SHARE), and no more than the budget has left, take one more judgement: the largest **expected gain per
-   judgement** first (:func:`expected_gain`): how much the probability that the item's answer is right is expected
-   to rise, under its skill posterior (postprocess.answers.skill_posterior.label_probabilities), from one, two or
-   three more judgements by a worker not yet known (right as often as the settled rule's ``vote_weight`` says),
-   divided by their number, the best of the three;
+1. every item gets ``min_judgements`` (all it has, if fewer): the user's floor on every answer; a budget that
+   cannot pay it is raised to (:func:`paid`), and the summary's ``budget`` says so (:func:`budget_said`);
+2. each round, of the items still uncertain (under ``confidence``, not settled; once none is, under
+   ``budget_confidence``) at most ROUND_SHARE of the items, and no more than the budget has left, take one more
+   judgement, the largest expected gain per judgement first (:func:`expected_gain`: the knowledge gradient of
+   Frazier, Powell and Dayanik 2008, as Chen, Lin and Zhou applied it to crowd labels, ICML 2013, looking up to
+   LOOKAHEAD judgements ahead as KG(*) does, since one label alone often cannot change an answer);
 3. the replay ends when the budget is spent or no candidate is left.
 
-This is the knowledge gradient (Frazier, Powell and Dayanik, "A knowledge-gradient policy for sequential
-information collection", SIAM J. Control Optim. 47(5), 2008), which Chen, Lin and Zhou applied to crowd labels
-under a budget ("Optimistic knowledge gradient policy for optimal budget allocation in crowdsourcing", ICML 2013),
-with several judgements ahead as in KG(*) (Frazier and Powell, "Paradoxes in learning and the marginal value of
-information", Decision Analysis 7(4), 2010): one label alone often cannot change an answer (two agreeing labels
-of four classes), so its one-step value is 0 though two or three could. An answer no three more labels could
-change gains nothing, and a near tie one label settles gains most. The model knows no item's difficulty: a split
-that persists on a hard item is served as any near tie (a gain that shrank an item's newcomer accuracy by its own
-disagreement lost seven of the 108 x 39 shape's items on seed 0 in a trial).
-
-Why the rule changed (issue 66, third round): before, every uncertain answer took one more judgement each round
-and, where the budget ran short, the least sure first. Answers of four classes stay under 0.99 for rounds (it takes
-three or four agreeing labels), so the budget went almost evenly: on a synthetic crowd of the 10-label image set's
-shape 0.7038 with half the labels, what fixed overlap at five gets. With the expected gain (``make
-bench-answers-calibration HELD_OUT=1``, seeds 0-2 of the synthetic shapes; docs/reference/outputs.md has every
-figure): image shape 0.7807 / 0.8352 / 0.7200 (0.7038 / 0.7980 / 0.6481 before), AdultContent2's shape 0.8378 /
-0.8559 / 0.8378 (0.7778 / 0.8078 / 0.7688), the 27-worker shape 0.7226 / 0.7517 / 0.7654 (0.6935 / 0.6301 /
-0.7449), RTE 0.9263 with 50.0% (0.9250), TEMP 0.9437 with 41.0%, WSD 0.9944 with 30.7%. The cap on a round:
-asked of every candidate at once, a round spends the budget evenly again; capped, each round's gains are read
-from the judgements the last one bought. What the gain cannot see: it takes the posterior at its word, so answers
-the skill model is overconfident about after two or three labels are not revisited (on the image shape, seed 2,
-those stopped at two or three labels were right 82% of the time at a mean confidence of 0.95).
-
-Where the misses come from (issue 66, fourth round; ``make bench-adaptive-seeds``): the judgements this rule buys
-on the image shape, answered knowing the crowd (bench/adaptive_oracle.answered_knowing_the_crowd), are right 0.8315
-/ 0.8463 / 0.8216 of the time on seeds 0 / 1 / 2, above majority vote on seeds 0 and 2: there the
-allocation bought enough and the answers (``auto``: majority vote there; the skill posterior 0.8005 / 0.8401 /
-0.7522) read them short. So the rule is kept; tried on the gain and dropped, none reaching majority vote on a set
-and seed this rule misses and most losing the 27-worker shape's seed 1 (docs/reference/outputs.md has the figures):
-the posterior tempered per label count by how well it predicted each item's next label (on the image shape,
-seed 2, the temperatures came out 1-2, 2 at two labels; fixed ones of 0.5 or 3 did no better), the newcomer's
-labels from the crowd's pooled confusion in place of even slips, a newcomer's accuracy shrunk by the item's own
-agreement, vote counts in place of the skill posterior, and the crowd's own accuracy as the skill prior.
-
-Where the budget binds, a crowd that needs more than half its labels for majority vote's accuracy gets less
-accuracy, not more labels (``--budget 1`` lifts it, and is the rule without a budget: every uncertain answer one
-more judgement a round). A live campaign's rounds have no budget and keep that rule (they stop at
-``max_judgements``: postprocess.answers.extension_rounds); the expected gain orders a replay's budget only.
+Why the gain and the cap on a round, and what was tried: docs/explanation/adaptive-overlap.md ("The budget of a
+replay").
 """
 
 from __future__ import annotations
@@ -73,11 +34,29 @@ def limit(share: float | None, available: np.ndarray) -> int | None:
 
 
 def first_round(min_judgements: int, items: int, allowed: int | None) -> int:
-    """Judgements every item gets first: ``min_judgements``, fewer where the budget cannot pay them for every
-    item (at least one)."""
-    if allowed is None or items == 0:
-        return min_judgements
-    return max(1, min(min_judgements, allowed // items))
+    """Judgements every item gets first: ``min_judgements`` whatever the budget (a budget that cannot pay them
+    is raised to: :func:`paid`). ``items`` and ``allowed`` are kept for callers that pass them."""
+    del items, allowed
+    return min_judgements
+
+
+def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
+    """The budget in judgements once the minimum is paid: ``allowed``, or what ``min_judgements`` an item (at
+    most what each has) costs where that is more. The minimum is the user's floor on every answer; a budget
+    too small for it is raised, and the summary says so (:func:`budget_said`)."""
+    if allowed is None:
+        return None
+    return max(allowed, int(np.minimum(available, min_judgements).sum()))
+
+
+def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
+                uncertain: int | None) -> dict[str, object]:
+    """The summary's ``budget``: the share asked, the judgements it allowed and those spent, whether it was raised
+    to pay ``min_judgements`` for every item, and the items it cut (still under the confidence asked where
+    their file had more labels)."""
+    return {"share": share, "judgements_allowed": allowed, "judgements_spent": spent,
+            "min_judgements": min_judgements, "raised_to_pay_min_judgements": raised,
+            "items_cut_while_uncertain": uncertain}
 
 
 def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: bool = False) -> np.ndarray:

@@ -1,52 +1,29 @@
 """Answers, not responses: one answer per item and field from several workers' labels, with its
 confidence, and a skill estimate per worker.
 
-Input (the long format ``hitflow analyze agreement`` reads): one row per judgement with columns
-``item_id, worker_id, label`` and optionally ``field`` (several questions of one page; each field
-is aggregated on its own). Labels are compared as text; blank labels are no judgement.
+Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements);
+each field is aggregated on its own.
 
 Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
 
-- ``answers``: ``item_id, field, label, confidence, method, judgements, posterior, confidence_source,
-  note``, one row per item and field; ``posterior`` is the probability of the chosen label under the
-  method's model, or the share of judgements that gave it under majority vote; ``judgements`` counts the
-  labels used. ``confidence`` is what a user acts on (issue 56): without controls (``confidence_source``
-  ``model``) the probability of the chosen label under the skill posterior (with ``worker-coin``, the mean of it
-  and worker-coin's: postprocess.answers.worker_coin.confidence_model) (postprocess.answers.skill_posterior:
-  Dawid-Skene with a prior on each worker's skill, each item left out of its workers' records, so a
-  worker's estimated skill carries its uncertainty), never above what the item's judgements could show
-  (postprocess.answers.calibration.bounded: never 1.0 from one or two), its labels' evidence tempered where
-  held-out labels show items split more than independent workers would (postprocess.answers.tempering; the
-  temperature by field in ``attrs["temperature"]``); with controls (``calibrated on N
-  controls``) that confidence calibrated on the control items (postprocess.answers.calibration), where the
-  controls' cross-validation finds it better (the fit in ``attrs["calibration_fit"]``). ``note`` is ``tie``
-  where the method's top labels tie; the confidence is still the skill posterior's (which broke the tie).
-- ``workers``: ``worker_id, skill, items, agreement, control_accuracy``; ``skill`` is the mean
-  posterior probability, under the method used, of the labels the worker gave (a soft agreement,
-  comparable across methods, in [0, 1]); ``agreement`` the share of their labels equal to the
-  chosen answer; ``items`` the distinct items they labelled; with ``controls`` (``item_id, answer``
-  [, ``field``]: items whose answer is known), ``control_accuracy`` is the share of their labels of
-  those items equal to the known answer and ``controls`` how many they labelled (empty and 0 without).
-  Control items (every field of them) never enter ``answers`` nor the models.
+- ``answers``: ``item_id, field, label, confidence, method, judgements, posterior, confidence_source, note``.
+  ``posterior`` is the method's own probability of its label (majority vote: the vote share). ``confidence`` is
+  what a user acts on: the skill posterior's probability of the label (postprocess.answers.skill_posterior:
+  each item left out of its workers' records, tempered by held-out labels), never above what the judgements
+  could show (calibration.bounded); with controls, calibrated on them where cross-validation finds it better
+  (``confidence_source`` says which). It is coherent: where the skill posterior prefers another label, the two
+  share their probability (:func:`coherent`; 0.5 on two labels), so no answer reads as the less likely of two.
+  ``note`` is ``tie`` where the method's top labels tie.
+- ``workers``: ``worker_id, skill, items, agreement, control_accuracy, controls`` (skill: the mean posterior of
+  the labels a worker gave; agreement: the share equal to the answer; controls: their control items scored).
 
-Methods come from crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit):
-``mv`` majority vote, ``ds`` Dawid-Skene (1979), ``glad`` (Whitehill et al. 2009), ``mace``
-(Hovy et al. 2013), ``one-coin`` (Dawid-Skene with one accuracy per worker); and ``skill``, the model
-adaptive overlap stops on (postprocess.answers.skill_posterior: Dawid-Skene with a prior on every worker's skill,
-``prior``, each item left out of its workers' records), which holds up where workers give few labels
-each. ``auto`` chooses per field on the file's evidence (postprocess.answers.method_choice): majority vote,
-Dawid-Skene or ``worker-coin`` (one accuracy a worker, shrunk toward the crowd's: postprocess.answers.worker_coin;
-issue 66), whichever predicts held-out labels best (k-fold over the labels); majority vote without a
-test when workers gave fewer than ``min_per_worker`` labels on average (a worker's confusion cannot be
-estimated from one or two labels) or the field has a single label value. The reason is in the answers'
-``attrs["method_choice"]`` (by field), which the summaries print.
+Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds`` (Dawid and Skene 1979), ``glad`` (Whitehill et al. 2009),
+``mace`` (Hovy et al. 2013), ``one-coin``; ``skill``, the skill posterior; ``auto`` chooses per field by
+held-out labels (postprocess.answers.method_choice; its reason in ``attrs["method_choice"]``).
 
-Ties are resolved by worker skill, never by a label's frequency in the field: among labels of equal
-probability under the method the one the skill posterior finds more probable wins, then the first in
-text order; the row's ``note`` says ``tie``.
-
-With ``controls``, the control items' judgements enter the models as any item's (their answers unseen:
-more labels to learn each worker from), their answers leave the output and score the calibration.
+Ties go to the label the skill posterior finds more probable (the more trusted workers' label; between workers
+trusted alike, the field's more common label), then to text order. Control items' judgements enter the models
+as any item's; their answers leave the output and score the calibration.
 """
 
 from __future__ import annotations
@@ -60,6 +37,7 @@ import pandas as pd
 from postprocess.answers import worker_coin
 from postprocess.answers.calibration import bounded, calibrate_answers, known_answers
 from postprocess.answers.crowdkit_models import model_class
+from postprocess.answers.field_parts import by_field, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose
 from postprocess.answers.skill_posterior import label_probabilities
@@ -167,16 +145,13 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     items, item_ids = pd.factorize(data["item_id"], sort=True)
     workers, worker_ids = pd.factorize(data["worker_id"], sort=True)
     answers, given, reasons, temperatures = [], [], {}, {}
-    # one field (the caption page's "is there text?"): the frame itself, not a copy of it by groupby
-    fields = [(data["field"].iloc[0], data)] if data["field"].nunique() == 1 else data.groupby("field", sort=True)
-    for field, part in fields:
-        rows = part.index.to_numpy()  # judgements() and _split_controls() number the rows 0..n-1
-        choice = _choice(items[rows], workers[rows], part["label"], method, min_per_worker)
+    for field, rows, field_labels in by_field(data):
+        choice = _choice(items[rows], workers[rows], field_labels, method, min_per_worker)
         chosen, reasons[str(field)] = choice.method, choice.reason
-        label_codes, label_texts = pd.factorize(part["label"])
-        probas = _probabilities(items[rows], workers[rows], part["label"], set(label_texts), chosen, seed, prior)
+        label_codes, label_texts = pd.factorize(field_labels)
+        probas = _probabilities(items[rows], workers[rows], field_labels, set(label_texts), chosen, seed, prior)
         skill = probas if chosen == "skill" else _skill_probabilities(
-            items[rows], workers[rows], part["label"], prior).reindex(columns=probas.columns, fill_value=0.0)
+            items[rows], workers[rows], field_labels, prior).reindex(columns=probas.columns, fill_value=0.0)
         temperatures[str(field)] = float(skill.attrs.get("temperature", 1.0))  # postprocess.answers.tempering
         labels, tie = _pick(probas, skill)  # indexed by item code, in text order
         present = labels.index.to_numpy()
@@ -184,15 +159,15 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
                                     item_ids.take(present), field, chosen,
                                     np.bincount(items[rows], minlength=len(item_ids))[present]))
         answer = label_texts.get_indexer(labels.to_numpy())[labels.index.get_indexer(items[rows])]
-        given.append(pd.DataFrame({
+        given.append({
             "worker": workers[rows], "item": items[rows],
             "posterior": _posterior(probas, items[rows], probas.columns.get_indexer(label_texts)[label_codes]),
-            "agrees": (label_codes == answer).astype(float)}))
+            "agrees": (label_codes == answer).astype(float)})
         del probas, skill, labels  # one field's model at a time
     if not answers:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
-    out = pd.concat(answers, ignore_index=True).sort_values(["field", "item_id"], kind="stable")
-    given_all = pd.concat(given)
+    out = joined(answers).sort_values(["field", "item_id"], kind="stable")
+    given_all = joined(given)
     if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
         given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
     out = out.reset_index(drop=True)[ANSWER_COLUMNS]
@@ -202,20 +177,35 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
-                 field: str, method: str, counts: np.ndarray) -> pd.DataFrame:
+                 field: str, method: str, counts: np.ndarray) -> dict[str, np.ndarray]:
     """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
-    of the module (the skill posterior's, bounded by the judgements; a tie's too: the skill posterior broke it,
-    and its probability of the label it chose is what the labels support, where the tied share undersold it:
-    issue 66, RTE's majority-vote ties were right 84% at 0.5)."""
+    of the module (the skill posterior's, coherent with the label, bounded by the judgements; a tie's too: the
+    skill posterior broke it)."""
     present = labels.index.to_numpy()
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)
-    confidence = bounded(_posterior(skill, present, columns), counts, max(len(probas.columns), 2))
-    tied = tie.to_numpy()
-    return pd.DataFrame({"item_id": ids, "field": field, "label": labels.to_numpy(),
-                         "confidence": confidence, "method": method,
-                         "judgements": counts, "posterior": posterior, "confidence_source": "model",
-                         "note": np.where(tied, "tie", "")})
+    confidence = bounded(coherent(_posterior(skill, present, columns), _top(skill, present)), counts,
+                         max(len(probas.columns), 2))
+    tied, n = tie.to_numpy(), len(present)
+    return {"item_id": np.asarray(ids, dtype=object), "field": np.full(n, field, dtype=object),
+            "label": np.asarray(labels.to_numpy(), dtype=object), "confidence": np.asarray(confidence, dtype=float),
+            "method": np.full(n, method, dtype=object), "judgements": np.asarray(counts),
+            "posterior": np.asarray(posterior, dtype=float), "confidence_source": np.full(n, "model", dtype=object),
+            "note": np.where(tied, "tie", "").astype(object)}
+
+
+def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """The answer's confidence made its likeliest: where the confidence model finds another label likelier
+    (``top``, its largest probability of the item, above the answer's), the two share their probabilities
+    equally, ``(confidence + top) / 2``, tied for likeliest (0.5 on two labels): the method and the confidence
+    model disagree there, and neither is taken at its word."""
+    conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
+    return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
+
+
+def _top(probas: pd.DataFrame, items: np.ndarray) -> np.ndarray:
+    """Each item's largest probability under ``probas``; every item is one of ``probas``."""
+    return probas.to_numpy(dtype=float).max(axis=1)[probas.index.get_indexer(items)]
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:

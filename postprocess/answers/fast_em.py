@@ -1,5 +1,5 @@
 """GLAD, MACE and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same
-updates, at numpy's speed (issue 56: crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels).
+updates, at numpy's speed (crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels).
 
 crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit) writes each step as pandas joins and
 group-bys over one row per judgement and candidate label; here each step is a handful of ``np.bincount``
@@ -182,6 +182,9 @@ class GLAD:
         return -self._q(x, probas, ab, given), (x - 1) - np.concatenate([d_alpha, d_beta])
 
 
+TRUSTED = 0.7  # MACE's trusting start: every worker knows the answer this often (majority vote's view)
+
+
 class MACE:
     """crowd-kit's MACE (Hovy et al. 2013) with its variational M-step: each worker spams with some
     probability, then answers from their own label distribution, else gives the true label."""
@@ -193,7 +196,7 @@ class MACE:
 
     def fit(self, data: pd.DataFrame) -> MACE:
         # workers and labels in text order, whatever the rows' order: the starting point is drawn per worker in
-        # that order, so the same labels give the same answers however they are listed (issue 66). crowd-kit
+        # that order, so the same labels give the same answers however they are listed. crowd-kit
         # draws per worker in first-seen order and reads its expected counts back in text order (a group-by),
         # which pairs one worker's counts with another's starting point unless the rows list the workers in text
         # order: on such rows (e.g. sorted by worker) its answers are these.
@@ -203,9 +206,12 @@ class MACE:
         rank[by_name] = np.arange(len(by_name))
         c = c._replace(workers=rank[c.workers], worker_names=c.worker_names[by_name])
         best: tuple[float, Any] = (-np.inf, None)
-        restarts = 1 if self.random_state is not None else self.n_restarts  # one fixed seed: identical restarts
-        for _ in range(restarts):
-            spamming, thetas = self._start(len(c.worker_names), len(c.label_names))
+        # restarts from different draws of one generator, the best likelihood kept (the paper's restarts; crowd-kit
+        # draws each restart from the same seed, so its ten are one): EM from one start finds a poor optimum on
+        # sparse, skewed sets, where a model that calls everyone a spammer of the common class fits nearly as well
+        draws = np.random.RandomState(self.random_state)
+        for restart in range(self.n_restarts + 1):
+            spamming, thetas = self._start(len(c.worker_names), len(c.label_names), draws, trusting=restart == 0)
             for iteration in range(self.n_iter):
                 _report("mace", iteration + 1, self.n_iter)
                 spamming, thetas = self._m_step(*self._e_step(c, spamming, thetas)[2:])
@@ -217,11 +223,15 @@ class MACE:
         self.probas_ = _frame(c, posterior)
         return self
 
-    def _start(self, n_workers: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """crowd-kit's draws: ``scipy.stats.uniform(1, 1 + noise).rvs`` from ``random_state``, rows normalised."""
+    def _start(self, n_workers: int, k: int, draws: np.random.RandomState, trusting: bool = False,
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """crowd-kit's starting point, ``scipy.stats.uniform(1, 1 + noise)`` draws with rows normalised, from
+        ``draws``."""
+        if trusting:
+            return (np.tile([1 - TRUSTED, TRUSTED], (n_workers, 1)), np.full((n_workers, k), 1 / k))
         scale = 1 + self.default_noise
-        spamming = 1 + scale * np.random.RandomState(self.random_state).uniform(0, 1, (n_workers, 2))
-        thetas = 1 + scale * np.random.RandomState(self.random_state).uniform(0, 1, (n_workers, k))
+        spamming = 1 + scale * draws.uniform(0, 1, (n_workers, 2))
+        thetas = 1 + scale * draws.uniform(0, 1, (n_workers, k))
         return spamming / spamming.sum(axis=1, keepdims=True), thetas / thetas.sum(axis=1, keepdims=True)
 
     @staticmethod

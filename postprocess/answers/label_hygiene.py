@@ -1,5 +1,5 @@
 """What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
-policy applied, and how many labels it touched, for the summary (issue 56: these were silent).
+policy applied, and how many labels it touched, for the summary.
 
 Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
 file after its column names are mapped); other columns ride along unchanged on the rows kept.
@@ -9,6 +9,9 @@ Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models sh
 ``repeats_dropped``, ``repeats_conflicting`` and the policy itself), in that order:
 
 - a blank label (after stripping surrounding blanks) is no judgement: dropped and counted;
+- every label is read in Unicode's NFC form ("é" typed as one character or as "e" and a combining accent is one
+  label), whatever ``fold_case``; labels that differ only so are counted as respelled and listed with the
+  spelling variants;
 - ``fold_case`` (the default): labels equal but for letter case and runs of blanks ("Good", "good",
   " good ") are one label, spelled as the field's most common spelling (ties: first in text order);
 - ``repeats``: a worker labelling the same item and field again keeps their ``last`` label (as a
@@ -26,6 +29,7 @@ workers) and counts them.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -68,14 +72,13 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
     policy.check()
     field = frame["field"] if "field" in frame.columns else pd.Series("label", index=frame.index)
     label = frame["label"].fillna("").astype(str).str.strip()
-    work = frame.assign(label=label, _field=field.fillna("").astype(str).str.strip(),
+    work = frame.assign(label=label, _field=nfc(field.fillna("").astype(str).str.strip()),
                         **{c: frame[c].fillna("").astype(str).str.strip() for c in ("item_id", "worker_id")})
     blank = label.eq("")
     work = work[~blank]
     counts: dict[str, Any] = {"labels_read": len(frame), "blank_labels": int(blank.sum()),
                               "fold_case": policy.fold_case, "respelled": 0, "spelling_variants": {}}
-    if policy.fold_case:
-        work, counts["respelled"], counts["spelling_variants"] = _fold(work)
+    work, counts["respelled"], counts["spelling_variants"] = _fold(work, policy.fold_case)
     work, repeat_counts = _repeats(work, policy.repeats)
     counts.update(repeat_counts)
     if not policy.force_free_text:
@@ -83,24 +86,29 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
     return Tidied(work.drop(columns="_field").reset_index(drop=True), counts)
 
 
-def _fold(work: pd.DataFrame) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
-    """Labels folded to one spelling per field; how many labels changed; up to five variant groups. A
+def _fold(work: pd.DataFrame, fold_case: bool = True) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
+    """Labels folded to one spelling per field (by NFC, and by case and blanks with ``fold_case``); how many
+    labels changed; up to five variant groups, as written (NFC variants look alike: listed escaped). A
     spelling's count in one pass over the labels (a Counter), not pandas' value_counts, sort and reindex
     (~3 ms a call, paid by every ``hitflow aggregate``); the field's spelling of a folded label is its most
     given one, ties to the first in text order, as the sort by count and text gave it."""
     fields, labels = work["_field"].to_numpy(), work["label"].to_numpy()
-    keys = _key(work["label"]).to_numpy()
-    best: dict[tuple[str, str], tuple[int, str]] = {}
+    normal = nfc(work["label"])
+    keys = (_key(normal) if fold_case else normal).to_numpy()
+    if not fold_case and normal.to_numpy() is labels:  # nothing to fold: most files
+        return work, 0, {}
     spellings: dict[tuple[str, str], list[str]] = {}
-    for (field, key, spelling), n in Counter(zip(fields, keys, labels, strict=True)).items():
+    for field, key, spelling in set(zip(fields, keys, labels, strict=True)):
         spellings.setdefault((field, key), []).append(spelling)
+    best: dict[tuple[str, str], tuple[int, str]] = {}
+    for (field, key, written), n in Counter(zip(fields, keys, normal.to_numpy(), strict=True)).items():
         held = best.get((field, key))
-        if held is None or n > held[0] or (n == held[0] and spelling < held[1]):
-            best[(field, key)] = (n, spelling)
+        if held is None or n > held[0] or (n == held[0] and written < held[1]):
+            best[(field, key)] = (n, written)
     folded = np.array([best[pair][1] for pair in zip(fields, keys, strict=True)], dtype=object)
     changed = folded != labels
     several = len({field for field, _ in best}) > 1
-    variants = {f"{f}: {k}" if several else k: sorted(spellings[(f, k)]) for f, k in sorted(spellings)
+    variants = {f"{f}: {k}" if several else k: _shown(spellings[(f, k)]) for f, k in sorted(spellings)
                 if len(spellings[(f, k)]) > 1}
     return work.assign(label=folded), int(changed.sum()), dict(list(variants.items())[:5])
 
@@ -140,14 +148,32 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
                            "choice field, or pass --force-free-text")
 
 
+def nfc(values: pd.Series) -> pd.Series:
+    """``values`` as text in Unicode's NFC form (the column itself when every value already is: most files)."""
+    text = values.fillna("").astype(str)
+    if all(unicodedata.is_normalized("NFC", v) for v in text.to_numpy()):
+        return text
+    return text.str.normalize("NFC")
+
+
+def _shown(spellings: list[str]) -> list[str]:
+    """A variant group as written, sorted; spellings equal once in NFC shown escaped, or they would read alike."""
+    alike = Counter(unicodedata.normalize("NFC", s) for s in spellings)
+    return sorted(s if alike[unicodedata.normalize("NFC", s)] == 1 else s.encode("ascii", "backslashreplace").decode()
+                  for s in spellings)
+
+
 def _key(values: pd.Series) -> pd.Series:
-    return values.fillna("").astype(str).str.strip().str.casefold().str.replace(r"\s+", " ", regex=True)
+    return nfc(values).str.strip().str.casefold().str.replace(r"\s+", " ", regex=True)
 
 
-def respell(values: pd.Series, labels: pd.Series) -> pd.Series:
-    """``values`` (stripped) in the spelling ``labels`` use for the same folded text; the others as they are."""
+def respell(values: pd.Series, labels: pd.Series, fold_case: bool = True) -> pd.Series:
+    """``values`` (stripped, in NFC) in the spelling ``labels`` use for the same folded text; the others as they
+    are. ``fold_case`` False: only stripped and in NFC, as the labels were."""
+    stripped = nfc(values.fillna("").astype(str).str.strip())
+    if not fold_case:
+        return stripped
     spelled = pd.DataFrame({"k": _key(labels), "s": labels}).drop_duplicates("k").set_index("k")["s"]
-    stripped = values.fillna("").astype(str).str.strip()
     return spelled.reindex(_key(values)).set_axis(values.index).fillna(stripped)
 
 

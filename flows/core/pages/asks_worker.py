@@ -44,10 +44,11 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         own = [f.attrs.get(k, "") for k in ("label", "header") if f.attrs.get(k)]
         after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label]
         since = [t for p, t, _ in page.texts if previous < p <= pos]
+        run = [t for p, t in page.prose if previous < p <= pos][-1:]  # "the word <b>bank</b> is used": one text
         if f.kind in ("radio", "checkbox"):
             words = since
         else:
-            words = own or after[:1] or since[-1:] or [f.attrs.get("placeholder", "")]
+            words = own or after[:1] or run or [f.attrs.get("placeholder", "")]
         out[name] = " ".join(words)
         previous = pos + (ADJACENT if after and not own and f.kind not in ("radio", "checkbox") else 0)
     return out

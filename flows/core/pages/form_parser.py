@@ -9,6 +9,9 @@ from flows.core.pages.tolerant_html import TolerantHTMLParser
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
 _SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
 # a choice's own text is a label too (a crowd-radio-button's "Cannot tell what it shows"): not the item's content
+# tags inside a sentence: text on either side of one is one run of prose ("the word <b>bank</b> is used")
+_INLINE = frozenset(("b", "strong", "i", "em", "u", "mark", "span", "a", "code", "small", "q", "sup", "sub", "font",
+                     "abbr", "cite", "kbd", "var", "s", "tt"))
 _LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "crowd-radio-button", "crowd-checkbox",
                *INSTRUCTIONS)
 
@@ -30,10 +33,13 @@ class FormParser(TolerantHTMLParser):
         self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
         self._option_text = False
         self._choice_text = False
+        self.prose: list[tuple[int, str]] = []  # (position of its last part, text) runs joined across inline tags
+        self._in_run = False
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
         self.step += 1
+        self._in_run = self._in_run and tag in _INLINE
         # the text right after a radio button or checkbox (no <label> around it) names that choice
         self._choice_text = tag == "input" and attrs.get("type", "").lower() in ("radio", "checkbox")
         if tag not in ("input", "img", "br", "hr", "meta", "link"):
@@ -84,6 +90,7 @@ class FormParser(TolerantHTMLParser):
             existing.attrs.setdefault("required", "")
 
     def handle_endtag(self, tag: str) -> None:
+        self._in_run = self._in_run and tag in _INLINE
         if tag == "crowd-radio-group":
             close_radio_group(self)
         if tag in ("select", "option"):
@@ -107,3 +114,8 @@ class FormParser(TolerantHTMLParser):
             self.step += 1
             self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
             self._choice_text = False
+            if self._in_run and self.prose:
+                self.prose[-1] = (self.step, f"{self.prose[-1][1]} {text}")
+            else:
+                self.prose.append((self.step, text))
+            self._in_run = True

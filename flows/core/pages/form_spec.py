@@ -16,6 +16,7 @@ from qc.worker_values import MAX_MARKS
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
 NUMBER_INPUTS = ("number", "range")
 NOT_ANSWERS = ("hidden",)
+STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 # hitflow's annotation widget (_crowd_page.html.j2's script): it refuses a mark past the spec's max_marks
 CAPPING_WIDGET = re.compile(r"""<script\b[^>]*\sid=["']?hitflow-crowd-elements\b""", re.I)
 
@@ -96,7 +97,8 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
         if marks_cap:  # the widget reads it from the page's copy of this spec (hit_templates/crowd_elements.js)
             marks["max_marks"] = marks_cap
         return marks
-    shown = "hidden" not in f.attrs  # hidden by attribute: the page's script fills it, nobody types it
+    # hidden by attribute or by its own style: the page's script fills it (a key log), nobody types it
+    shown = "hidden" not in f.attrs and not STYLE_HIDDEN.search(f.attrs.get("style", ""))
     rule: dict[str, Any] = {"name": f.name, "type": "text",
                             "input": (f.kind if f.kind in TEXT_INPUTS else "text") if shown else "hidden",
                             "required": required, "minlength": _int_attr(f.attrs, "minlength"),

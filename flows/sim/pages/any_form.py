@@ -20,7 +20,7 @@ import zlib
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
-from flows.core.pages.form_spec import field_rule
+from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
@@ -28,6 +28,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
+from flows.sim.people.asked_details import item_question, missing_detail, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
@@ -42,11 +43,19 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked, clarification, marked_word, reason, remark, the_word, word_comment
+from flows.sim.people.item_writing import (
+    asked,
+    clarification,
+    marked_word,
+    reason,
+    remark,
+    the_word,
+    word_comment,
+)
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, summary, words_asked
+from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 
@@ -168,6 +177,12 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return word_comment(word, texts, rng)
     if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return remark(texts, rng)
+    if wanted == "title":
+        return headline(texts, rng)
+    if wanted == "missing":
+        return missing_detail(texts, rng)
+    if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
+        return question_answer(item_question(ctx.asks or texts), rng)
     if wanted == "reason":
         return reason(texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "clarification":
@@ -214,12 +229,12 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
     ``common``: the page's own text, as other HITs of its type show it (flows/sim/pages/page_common.py)."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
-            and not (f.kind == "text" and f.value)]
+            and not (f.kind == "text" and f.value) and not STYLE_HIDDEN.search(f.attrs.get("style", ""))]
     if not todo:
         return {}
     contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image) for k, c in contexts.items()}
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
     sole = sole_answers(fields)
     fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)

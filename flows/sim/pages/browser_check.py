@@ -49,9 +49,21 @@ def say_failed(exc: Exception) -> None:
     sys.stderr.write(f"hitflow sim: a browser worker's page failed ({failure(exc)})\n")
 
 
-def say_refused(hit_id: str) -> None:
-    """One line for a worker who filled the page but could not submit it: the run's shortfall is the
-    page's doing, not the crowd's eligibility."""
+# what a bad profile does that a page's own checks refuse: the refusal is the worker's, not the page's
+BEHAVIOUR = {"rule_breaker": "left required fields empty, as the profile does"}
+
+
+def say_refused(hit_id: str, profile: str = "") -> None:
+    """One line for a worker who filled the page but could not submit it: an honest worker's refusal is
+    the page's doing (a defect to look at); a bad profile's is its own behaviour, caught as it should be."""
+    from flows.sim.people.crowd_model import BAD_PROFILES
+
+    if profile in BAD_PROFILES:
+        did = BEHAVIOUR.get(profile, f"answered as a {profile} does")
+        sys.stderr.write(f"hitflow sim: a simulated {profile} worker gave HIT {hit_id} back: the page refused its "
+                         f"submit {TRIES} times because the worker {did}; the page's own check worked, nothing "
+                         "to fix on the page\n")
+        return
     sys.stderr.write(f"hitflow sim: a browser worker gave HIT {hit_id} back: the page refused the submit {TRIES} "
                      "times (its own check, or a required field its controls never fill); open the page in "
                      "Chromium and submit it as a person would\n")

@@ -197,7 +197,8 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
             fields = None
         else:
             if fields is None:  # the page kept refusing the submit: a person would have given up too
-                say_refused(a.hit_id)
+                who = market.workers.get(a.worker_id)
+                say_refused(a.hit_id, who.profile if who is not None else "")
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)

@@ -59,6 +59,8 @@ def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
         return [c for c in known.captions if c.strip()] or known.captions
     if ctx.texts:
         return ctx.texts
+    if not ctx.shows_image and ctx.asks:  # a question without a picture: never a made-up photo's caption
+        return ctx.asks
     if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
         return blind_descriptions(ctx.key)
     entry, scene = captions.image_entry(ctx.key, bank)  # a generated item adopts one; no image: a made-up scene

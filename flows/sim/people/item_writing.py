@@ -21,6 +21,9 @@ WORD = re.compile(r"\b(?:word|term|phrase|expression)\s*[:\-]?\s*[\"'“‘«]?(
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
                      r"point out|identify", re.I)
 REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale", re.I)
+MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
+ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
+TITLE = re.compile(r"\btitle\b|\bheadline\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
@@ -56,14 +59,19 @@ JOINT = ("both count here", "say the most", "made it easy", "are what I went by"
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "word" (a comment on a word), "clarification", "reason",
-    "caption", "remark", or "" (a free answer)."""
+    """What a text box asks for: "summary", "missing" (a detail a description leaves out), "word" (a comment
+    on a word), "title", "clarification", "reason", "answer" (to the item's question), "caption", "remark",
+    or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
+    if MISSING.search(said):
+        return "missing"
     if the_word(question) or ASKS_WORD.search(question):
         return "word"
-    for kind, pattern in (("clarification", CLARIFY), ("reason", REASON), ("caption", CAPTION),
+    if TITLE.search(said) and not CAPTION.search(TITLE.sub("", said)):  # a title for a text, not a photo's caption
+        return "title"
+    for kind, pattern in (("clarification", CLARIFY), ("reason", REASON), ("answer", ANSWER), ("caption", CAPTION),
                           ("remark", REMARK)):
         if pattern.search(said):
             return kind

@@ -14,7 +14,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import _FormParser, read_page
+from flows.sim.people.item_writing import asked
+from flows.sim.people.slot_text import BLANK
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
@@ -26,6 +29,7 @@ class ItemContext:
     key: str
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
+    asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
 
 
 def item_index(name: str) -> str:
@@ -97,6 +101,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     segments = _segments(page)
     _first_item_start(page, segments)
     texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
+    asked = set() if common else _box_questions(page)
     contexts: dict[str, ItemContext] = {}
     for idx, (a, b) in segments.items():
         shared = _labels(texts, idx)
@@ -104,19 +109,35 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         images = [src for pos, src in page.images if a < pos <= b and src]
         key = next((i for i in ids if i), images[0] if images else f"page-{digest}#{idx}")
         elsewhere = {t for other, ts in texts.items() if other != idx for t in ts}
-        own = [_without_shared_label(t, elsewhere) for t in texts[idx] if t not in shared and not _is_prompt(t, common)]
-        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images))
+        own = [_without_shared_label(t, elsewhere) for t in texts[idx]
+               if t not in shared and not _is_prompt(t, common) and t not in asked]
+        asks = [t for t in texts[idx] if t not in shared and t.rstrip().endswith("?")]
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images), asks)
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
     content = [t for t in chunks if not _is_prompt(t, common)] or chunks
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
-                               len(images) == 1)
+                               len(images) == 1, [t for t in chunks if t.rstrip().endswith("?")])
     return contexts
 
 
+def _box_questions(page: _FormParser) -> set[str]:
+    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?",
+    "Clarify which part ..."): the page's prompt, not the item's content. A choice's question runs over
+    the item shown before it, and a box's nearest text may be the item itself (a sentence with a gap)."""
+    boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
+    return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
+            for t in _parts(page, q)}
+
+
+def _parts(page: _FormParser, question: str) -> list[str]:
+    return [t for _, t, _ in page.texts if t in question]
+
+
 PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",
-                   "please", "what", "which", "is there", "are there", "how", "do you", "does")
+                   "please", "what", "which", "is there", "are there", "how", "do you", "does", "read the", "read each",
+                   "rate the", "rate how", "look at", "listen to", "give the", "give this", "give each")
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
@@ -141,5 +162,5 @@ def context_for(contexts: dict[str, ItemContext], name: str, attrs: dict[str, st
     own = attrs.get("data-item-text", "")
     base = contexts.get(item_index(name)) or contexts[""]
     if own:
-        return ItemContext(f"{base.key}|{name}", [own], base.shows_image)
+        return ItemContext(f"{base.key}|{name}", [own], base.shows_image, [own] if own.endswith("?") else [])
     return base

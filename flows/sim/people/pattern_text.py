@@ -1,6 +1,8 @@
 """A string that matches a ``pattern`` attribute: what a worker types when the page asks for a
-format (a code, a number with a unit...). Walks the regex's parse tree (literals, classes,
-alternatives, groups, repeats, back-references); anchors and look-arounds add nothing."""
+format (a code, a number with a unit...). Walks the parse tree of the pattern as a browser reads it
+(qc/page_patterns.py: JavaScript under the v flag, in a syntax Python's ``re`` parses alike), through literals,
+classes, alternatives, groups and repeats; anchors add nothing. Each try is checked by the same linear-time
+match QC makes, so no pattern a page brings can stall a simulated worker."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import random
 import re
 import string
 from typing import Any
+
+from qc.page_patterns import PagePattern, page_pattern, translated
 
 try:  # Python 3.11+
     import re._constants as sre_c  # type: ignore[import-not-found]
@@ -71,15 +75,17 @@ def _emit(tokens: Any, rng: random.Random, groups: dict[int, str]) -> str:
 
 
 def matching_text(pattern: str, rng: random.Random, tries: int = 20) -> str | None:
-    """A string the whole pattern matches, or None when none was found (a pattern with
-    look-arounds the walk cannot satisfy)."""
+    """A string the whole pattern matches, or None when none was found (a pattern QC refuses, or one the walk
+    cannot satisfy: a Unicode property, which only RE2 reads)."""
+    whole = page_pattern(pattern)
+    if not isinstance(whole, PagePattern):
+        return None
     try:
-        parsed = sre_parse.parse(pattern)
-        whole = re.compile(f"(?:{pattern})")
+        parsed = sre_parse.parse(translated(pattern))
     except (re.error, OverflowError, RecursionError):
         return None
     for _ in range(tries):
         text = _emit(parsed, rng, {})
-        if whole.fullmatch(text):
+        if whole.matches(text):
             return text
     return None

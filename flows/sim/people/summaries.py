@@ -16,7 +16,9 @@ import re
 
 WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
 CHARS_A_WORD = 6  # an English word and its space, roughly
-OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "Summary: ", "In brief, ")
+OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
+CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
+LINKS = (". ", "; ", ", and ", ". Also, ", "; then ")
 # what a clause that adds detail starts with: a summary drops it
 TRAILING = re.compile(r",\s*(?:which|who|whose|where|while|although|though|but|as|after|because|since|and)\b.*$|"
                       r"\s\((?:[^)]*)\)|\s+-\s+.*$", re.I)
@@ -32,6 +34,11 @@ REWORD = {"said": "stated", "says": "states", "announced": "said", "reported": "
           "many": "lots of", "children": "kids", "people": "residents", "money": "funds", "use": "employ"}
 PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which", "that", "with", "for", "in", "on",
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
+LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
+                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over"))
+BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
+                         "could", "should", "may", "might", "across", "through", "into", "about"}
+LEAD_INS = re.compile(r"^(?:until then|meanwhile|however|also|in addition|as a result|even so),\s*", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
 
@@ -90,7 +97,8 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    short = [reword(shortened(s), rng) for s in parts]
+    core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
+    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core), rng, 0.9) for s in parts]
     chosen = [short[0]]
     for s in short[1:]:  # whole sentences while they fit: never one cut inside a phrase
         if sum(len(c.split()) for c in chosen) + len(s.split()) / 2 > target:
@@ -109,11 +117,42 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
         text = f"{text} {key_points(source)}"
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
         text = f"{rng.choice([o for o in OPENERS if o])}{text[:1].lower()}{text[1:]}" if _plain(text) else \
-            f"Summary: {text}"
+            _reopened(text)
+    while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
+        text = _main_clause(text, len(text.split()) - 3) + "."
     if high_chars is not None and len(text) > high_chars:
         cut = text[:high_chars]
         text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
     return text
+
+
+def headline(texts: list[str], rng: random.Random) -> str:
+    """A short title for the item's text: the head of its first sentence (four to seven words, ending on
+    a word that closes a phrase), as a person names what a paragraph is about; "" without text."""
+    parts = sentences(main_text(texts))
+    if not parts:
+        return ""
+    words = LEAD_INS.sub("", shortened(parts[0])).rstrip(".!?").split()
+    most = rng.randint(5, 8)  # a title ends where a verb or a phrase follows its last noun
+    ends = [j for j in range(4, min(most, len(words) - 1) + 1) if words[j].lower() in BREAKS]
+    words = words[:ends[0]] if ends else words[:most]
+    while len(words) > 2 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
+        words.pop()
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    text = " ".join(words).strip(",;:")
+    return text[:1].upper() + text[1:]
+
+
+def _reopened(text: str) -> str:
+    """A summary that opens as its source does, by a name ("Sourdough bread rises ..."), opened another
+    way and no longer: "It is about sourdough bread: it rises ..." where the first words are a subject."""
+    words = text.split()
+    verb = next((k for k, w in enumerate(words[:6]) if k and w.lower().endswith("s") and w.lower() not in STOP and
+                 not w[:1].isupper() and k < len(words) - 1), 0)
+    if not verb:
+        return text
+    return f"About {' '.join(words[:verb])[:1].lower()}{' '.join(words[:verb])[1:]}: it {' '.join(words[verb:])}"
 
 
 def _main_clause(sentence: str, target: int) -> str:
@@ -124,7 +163,10 @@ def _main_clause(sentence: str, target: int) -> str:
     for j in range(min(target, len(words) - 1), 3, -1):
         if words[j].lower() in PHRASE_STARTS and words[j - 1].lower() not in STOP:
             return " ".join(words[:j]).rstrip(",;")
-    return " ".join(words[:max(4, target)]).rstrip(",;")
+    kept = words[:max(4, target)]
+    while len(kept) > 4 and (kept[-1].lower().strip(",;") in LOOSE_ENDS or kept[-1][:1].isdigit()):
+        kept.pop()  # never "... the harvest two" nor "... to the": end on a word that closes a phrase
+    return " ".join(kept).rstrip(",;")
 
 
 def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random) -> str:
@@ -134,12 +176,34 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         return text
     said = set(words_of(text))
     for sentence in (s for t in texts for s in sentences(t)):
-        if len(set(words_of(sentence)) - said) >= 3:  # something the text does not say yet
+        if len(set(words_of(sentence)) - said) < 3:
+            continue
+        if _shares_run(sentence, text):  # its head is said already (a summary's point): the rest of it
+            rest = _unsaid_rest(sentence, text)
+            if len(rest.split()) >= 3:
+                text = f"{text.rstrip().rstrip('.')}, {reword(rest, rng, 0.8).rstrip('.!?')}."
+        else:
             text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
-            said |= set(words_of(sentence))
+        said |= set(words_of(sentence))
         if len(text.split()) >= wanted:
             return text
     return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
+
+
+def _shares_run(sentence: str, text: str, n: int = 5) -> bool:
+    """Whether ``sentence`` and ``text`` have ``n`` words in a row in common (a point made already)."""
+    a, b = words_of(sentence), words_of(text)
+    runs = {tuple(b[k:k + n]) for k in range(len(b) - n + 1)}
+    return any(tuple(a[k:k + n]) in runs for k in range(len(a) - n + 1))
+
+
+def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
+    """The words of ``sentence`` after the last run of ``n`` it shares with ``text``."""
+    words, said = sentence.split(), words_of(text)
+    runs = {tuple(said[k:k + n]) for k in range(len(said) - n + 1)}
+    bare = [w.strip(".,;:!?\"'()").lower() for w in words]
+    last = max((k + n for k in range(len(bare) - n + 1) if tuple(bare[k:k + n]) in runs), default=0)
+    return " ".join(words[last:])
 
 
 def key_points(text: str) -> str:
@@ -167,5 +231,9 @@ def _joined(chosen: list[str], rng: random.Random) -> str:
         opener = ""
     elif opener:
         first = first[:1].lower() + first[1:]
-    body = ". ".join(c.rstrip(".!?") for c in [opener + first if opener else first, *chosen[1:]])
-    return body[:1].upper() + body[1:] + "."
+    body = opener + first if opener else first
+    for c in chosen[1:]:  # linked as a person links points: no two of the source's sentences run on as written
+        link = rng.choice(LINKS)
+        opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) else c[:1]
+        body = body.rstrip(".!?") + link + opens + c[1:]
+    return body[:1].upper() + body[1:].rstrip(".!?") + "."

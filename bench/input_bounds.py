@@ -1,0 +1,109 @@
+"""What a hostile or merely large input costs (``make bench-security`` prints it; ``python -m bench.input_bounds``
+alone): CPU seconds, never wall time, on this machine.
+
+1. A page's pattern (qc/page_patterns.py) against 10,000-character answers: the slowest check of each pattern
+   that backtracks in Python's ``re`` (``(a+)+`` took 16.6 s on 29 characters before) and of 200 generated ones
+   (tests/test_page_patterns.py's pieces). Target: under 1 s a check.
+2. ``hitflow aggregate`` on 10,000 fields x 2 labels (0.3 MB): CPU of the command. Target: under 30 s.
+3. ``hitflow run CONFIG --dry-run`` on 300,000 items (the demo caption campaign's config on a generated items
+   file): CPU of the command. Target: under 30 s.
+
+Commands 2 and 3 run as child processes, stopped after ``LIMIT_S`` of wall time (reported as not done).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from qc.form_constraints import check_field
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMIT_S = 300
+BLOWUPS = ["(a+)+", "(a|a)*", "(a|aa)*b", "(\\w+\\s?)*",
+           "([a-zA-Z0-9_.\\-])+@(([a-zA-Z0-9\\-])+\\.)+([a-zA-Z0-9]{2,4})+",
+           "(.*a){12}", "(a*)*b", "((a+)+)+c", "(x+x+)+y", ".*.*.*.*=.*"]
+ANSWERS = ["a" * 10_000, "a" * 9_999 + "!", "a@" * 5_000, "x" * 9_999 + "!", " " * 10_000, "a=" * 5_000]
+
+
+def bench_patterns(generated: int = 200) -> dict[str, Any]:
+    """The slowest check (CPU seconds) of the blow-up patterns and of generated ones on 10,000-character answers."""
+    from tests.test_page_patterns import ATOMS, QUANTIFIERS
+
+    rng = random.Random(0)
+    atoms, quantifiers = list(ATOMS.elements), list(QUANTIFIERS.elements)  # type: ignore[attr-defined]
+    from qc.page_patterns import PagePattern, page_pattern
+
+    assert all(isinstance(page_pattern(p), PagePattern) for p in BLOWUPS)  # each kept: the check is timed, not skipped
+    made = ["".join(f"(?:{rng.choice(atoms)}){rng.choice(quantifiers)}" for _ in range(rng.randint(1, 6)))
+            for _ in range(generated)]
+    worst: dict[str, float] = {}
+    for name, patterns in (("blowups", BLOWUPS), ("generated", made)):
+        slowest = 0.0
+        for pattern in patterns:
+            rule = {"name": "x", "type": "text", "input": "text", "pattern": pattern}
+            for answer in ANSWERS:
+                start = time.process_time()
+                check_field(rule, answer)
+                slowest = max(slowest, time.process_time() - start)
+        worst[name] = round(slowest, 5)
+    return {"answer_chars": 10_000, "patterns": len(BLOWUPS) + generated, "slowest_check_s": worst}
+
+
+def _child_cpu(argv: list[str], cwd: Path) -> dict[str, Any]:
+    """CPU seconds (user + system) of a hitflow command run to its end, or not done within LIMIT_S."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_HOME": str(cwd / ".prefect")}
+    try:
+        done = subprocess.run([sys.executable, "-m", "flows.cli", *argv], cwd=cwd, env=env, capture_output=True,
+                              text=True, timeout=LIMIT_S)
+    except subprocess.TimeoutExpired:
+        return {"done": False, "cpu_s": None, "note": f"not done in {LIMIT_S} s of wall time"}
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"done": done.returncode == 0, "rc": done.returncode, "cpu_s": round(cpu, 2),
+            "peak_rss_mb": round(after.ru_maxrss / 1024), "stderr_tail": done.stderr.strip().splitlines()[-1:]}
+
+
+def bench_aggregate_fields(fields: int = 10_000) -> dict[str, Any]:
+    rng = random.Random(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        labels = Path(tmp) / "labels.csv"
+        labels.write_text("item_id,worker_id,label,field\n" + "".join(
+            f"it{k % 50},{w},{rng.choice('ab')},f{k}\n" for k in range(fields) for w in ("w1", "w2")), "utf-8")
+        return {"fields": fields, "bytes": labels.stat().st_size,
+                **_child_cpu(["aggregate", str(labels), "--out", str(Path(tmp) / "out" / "answers.csv")], Path(tmp))}
+
+
+def bench_dry_run(items: int = 300_000) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "items.csv"
+        path.write_text("image_id,file_name,url\n" + "".join(
+            f"VizWiz_{i:08d},VizWiz_{i:08d}.jpg,https://vizwiz.cs.colorado.edu/images/VizWiz_{i:08d}.jpg\n"
+            for i in range(items)), "utf-8")
+        config = (ROOT / "config" / "vizwiz_captions.toml").read_text(encoding="utf-8")
+        config = config.replace('items = "items/vizwiz_demo_items.csv"', f'items = "{path}"')
+        config = re.sub(r'(?m)^budget = "[^"]*"', 'budget = "100000000.00 USD"', config)  # the plan, not the money
+        (Path(tmp) / "big.toml").write_text(config, encoding="utf-8")
+        return {"items": items, "bytes": path.stat().st_size,
+                **_child_cpu(["run", "big.toml", "--dry-run", "--out", str(Path(tmp) / "runs")], Path(tmp))}
+
+
+def main() -> dict[str, Any]:
+    results = {"pattern_checks": bench_patterns(), "aggregate_10000_fields": bench_aggregate_fields(),
+               "dry_run_300000_items": bench_dry_run()}
+    print(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    main()

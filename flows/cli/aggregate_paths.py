@@ -1,0 +1,50 @@
+"""What ``hitflow aggregate`` reads and what it writes kept apart, and its summary printed as strict JSON.
+
+``--out l.csv`` on the labels file ``l.csv`` replaced the labels with the answers (rc 0, no warning), and a
+labels file named workers.csv was replaced by the workers file written beside ``--out``: an output that is an
+input is refused before anything is read. A summary figure with nothing to measure (every item a control: no
+answer to score) is NaN, which JSON has no word for: it prints as null."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from flows.core.errors import ConfigError
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(a: argparse.Namespace) -> None:
+    """A ConfigError when ``--out`` or the workers.csv written beside it is the input or ``--controls``."""
+    out = Path(a.out)
+    inputs = [(Path(a.input), "the labels file")] + ([(Path(a.controls), "--controls")] if a.controls else [])
+    for written in (out, out.parent / "workers.csv"):
+        for given, what in inputs:
+            if given.is_file() and _same(written, given):  # a campaign's name is no file to overwrite
+                raise ConfigError(f"--out {a.out} would write {written} over {what} {given}: write the answers to "
+                                  "another file (workers.csv goes beside it)")
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every float that is not finite (NaN, infinities) as None, in dicts and lists too."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def summary_json(result: dict[str, Any]) -> str:
+    """The summary as JSON every reader parses: no NaN or Infinity in it."""
+    return json.dumps(finite(result), indent=1, allow_nan=False)
