@@ -59,7 +59,7 @@ lint: $(STAMP)
 
 # The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): one a core. Many tests wait on
 # subprocesses, HTTP and the simulator's clock rather than on the CPU, so a third worker shortened the
-# wall time, but each worker pays its own start, collection, imports and fork servers (issue 57 counts
+# wall time, but each worker pays its own start, collection, imports and fork servers (counts
 # CPU, not minutes; PYTEST_WORKERS=3 for the shorter wall time). --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
 # Prefect server, a reference run) start once; files go out in collection order, where
 # tests/conftest.py puts those marked slow first. Lint and the docs build run beside the tests
@@ -113,31 +113,31 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
 
 # CPU of `hitflow --help`, `status` (a finished campaign, one waiting for review) and `aggregate` on 12 rows,
-# each a fresh process, against 0.5 s, with the load average (issue 57)
+# each a fresh process, against 0.5 s, with the load average
 .PHONY: bench-cli-startup
 bench-cli-startup: $(STAMP)
 	$(BIN)/python -m bench.cli_startup
 
-# CPU a run pays again and again, old way against new in one process, each >= 2x cheaper (issue 57 point 6):
+# CPU a run pays again and again, old way against new in one process, each >= 2x cheaper:
 # the CLI's parser, the caption bank, telemetry on the built-in pages, safe_url, the simulator clock call
 .PHONY: bench-per-run-cpu
 bench-per-run-cpu: $(STAMP)
 	$(BIN)/python -m bench.per_run_cpu
 
 # CPU of a campaign report's figures (1 to 43 batches, answers, scores, studies) drawn fresh and rewritten,
-# against the way before issue 59 (same PNG bytes), target <= half rewritten: bench/results-report-figures.json
+# against the way before the output-speed work (same PNG bytes), target <= half rewritten: bench/results-report-figures.json
 .PHONY: bench-report-figures
 bench-report-figures: $(STAMP)
 	$(BIN)/python -m bench.report_figures
 
-# A newcomer's afternoon end to end (issue 57): a fresh clone, `make demo` (builds its own .venv; NEWCOMER_VENV=
+# A newcomer's afternoon end to end: a fresh clone, `make demo` (builds its own .venv; NEWCOMER_VENV=
 # path reuses a built one), a custom sentiment page with controls, Ctrl-C, cancel, a pilot grown to 69 items,
 # status, report, ui; PASS/FAIL per check (bench/newcomer.py). Minutes: not part of `make test`.
 .PHONY: bench-newcomer
 bench-newcomer: $(STAMP)
 	$(BIN)/python -m bench.newcomer $(NEWCOMER_ARGS)
 
-# Issue 65's newcomer on two pages of their own (a caption rating with a reason, a review's sentiment with an
+# The own-task work's newcomer on two pages of their own (a caption rating with a reason, a review's sentiment with an
 # optional comment): imported with --from, control items, review = "flagged", MTurk and Prolific simulators, review
 # cards read against the ledger, route words, decisions across views, aggregate --field against answers.csv, and a
 # Prolific schedule served by the command `hitflow deploy` prints (a Prefect server); PASS/FAIL per check
@@ -157,7 +157,7 @@ bench-ui-pages: $(STAMP)
 bench-security: $(STAMP)
 	$(BIN)/python -m bench.security
 
-# `hitflow new --from` on pages of 30,000 to 300,000 ${x} placeholders: seconds and peak RSS (issue 55)
+# `hitflow new --from` on pages of 30,000 to 300,000 ${x} placeholders: seconds and peak RSS
 bench-placeholder-import: $(STAMP)
 	$(BIN)/python -m bench.placeholder_import
 
@@ -171,11 +171,11 @@ bench-qc-real: $(STAMP)
 	$(BIN)/python -m bench.qc_real
 
 # every QC rule over campaign-sized batches (seeded, and real captions): CPU per batch beside the QC before
-# issue 59, same run (target: at most half); writes bench/results-qc-batch.json (~1 min)
+# the output-speed work, same run (target: at most half); writes bench/results-qc-batch.json (~1 min)
 bench-qc-batch: $(STAMP)
 	$(BIN)/python -m bench.qc_batch_speed
 
-# `hitflow qc` on 200,000 captions under /usr/bin/time -v: peak RSS and CPU (issue 68: <= 300 MB, <= 3 s);
+# `hitflow qc` on 200,000 captions under /usr/bin/time -v: peak RSS and CPU (<= 300 MB, <= 3 s);
 # OTHER=<checkout> measures that tree's code alternately, side by side (~1 min)
 bench-qc-memory: $(STAMP)
 	$(BIN)/python -m bench.qc_memory $(if $(OTHER),--other $(OTHER))
@@ -218,7 +218,7 @@ bench-chaos-adaptive: $(STAMP)
 # 500, 4,000 (seeds 1-3), 39,181 and 330,000 images (COCO's size) end to end on a simulator in its own
 # process, then 1,000 HITs posted sequentially and by hitflow's pool at 150 ms per call; writes
 # bench/results-scale.json (over an hour; SIZES=500,4000 for fewer). Not part of CI.
-# Two runs with the same seed give byte-identical outputs (issue 45 point 1): 4,000 images of the full-scale
+# Two runs with the same seed give byte-identical outputs: 4,000 images of the full-scale
 # config, fresh ledgers, side by side; LIMIT=, CONFIG=, PLATFORM= to vary. bench/results-determinism.json.
 bench-determinism: $(STAMP)
 	$(BIN)/python -m bench.determinism $(if $(LIMIT),--limit $(LIMIT)) $(if $(CONFIG),--config $(CONFIG)) $(if $(PLATFORM),--platform $(PLATFORM))
@@ -239,7 +239,7 @@ bench-spelling-quality: $(STAMP)
 	$(BIN)/pip install --quiet 'symspellpy==6.*'
 	$(BIN)/python -m bench.spelling_quality
 
-# The telemetry rules (issue 29) against the simulator's truth at 500, 4,000 and 39,181 images: precision,
+# The telemetry rules against the simulator's truth at 500, 4,000 and 39,181 images: precision,
 # false flags on honest workers, assistant pasters blocked before the last batch, beside Prolific's
 # published 98.7% / 0.6%; writes bench/results-authenticity.json (SIZES=demo,4k for a shorter run)
 bench-authenticity: $(STAMP)
@@ -257,7 +257,7 @@ bench-gate: $(STAMP)
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
 
-# Honest simulated workers against QC on five page shapes of our own (tests/pages/honest, issue 67): each honest
+# Honest simulated workers against QC on five page shapes of our own (tests/pages/honest): each honest
 # profile's block rate (goal 0) and each bad profile's recall, beside the caption task's, same crowd; writes
 # bench/results-honest-text.json (SEED, default 1; COPIES of each item, default 8; ~1 min)
 # short_answer (qc/short_answer.py) over real captions five a photo (Flickr8k, VizWiz v1 val; ../shared/data):
@@ -271,7 +271,7 @@ bench-honest-text: $(STAMP)
 	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100
 
 # The simulated crowd against the truth on three custom pages of our own with answer columns
-# (tests/pages/truth, issue 58): accuracy per profile beside the model's expectation, and the QC figures
+# (tests/pages/truth): accuracy per profile beside the model's expectation, and the QC figures
 # beside the caption task's, same crowd; writes bench/results-custom-truth.json (SEED, default 1; ~2 min)
 bench-custom-truth: $(STAMP)
 	$(BIN)/python -m bench.custom_truth --seed $(or $(SEED),1) --caption-items 60
@@ -305,7 +305,7 @@ bench-adaptive-seeds: $(STAMP)
 bench-calibration: $(STAMP)
 	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
 
-# issue 66: per public set (Snow 2008 RTE, TEMP, WSD from ../shared/data) and method: accuracy, ECE at 6 and 15 bins
+# per public set (Snow 2008 RTE, TEMP, WSD from ../shared/data) and method: accuracy, ECE at 6 and 15 bins
 # and the worst bin, without controls and with half the gold as controls (the other half scored), and the adaptive
 # replay with `hitflow aggregate --adaptive`'s defaults against full-overlap majority vote; HELD_OUT=1 adds synthetic
 # crowds of the five held-out sets' shapes (bench/crowd_shapes.py HELD_OUT, ~2 min more); writes
@@ -314,7 +314,7 @@ bench-calibration: $(STAMP)
 bench-answers-calibration: $(STAMP)
 	$(BIN)/python -m bench.answers_calibration $(if $(HELD_OUT),--held-out)
 
-# issue 66: how much of each calibration miss is chance: `auto`'s ECE (6, 15 bins) and worst bin on the public sets
+# how much of each calibration miss is chance: `auto`'s ECE (6, 15 bins) and worst bin on the public sets
 # and the synthetic held-out shapes (seeds 0, 1, 2), without controls and over 5 control/scored splits, each beside
 # its noise floor (what a perfectly calibrated confidence reads on the same items); writes
 # bench/results-calibration-noise.json (~20 s)
@@ -322,7 +322,7 @@ bench-answers-calibration: $(STAMP)
 bench-calibration-noise: $(STAMP)
 	$(BIN)/python -m bench.calibration_noise
 
-# the no-controls confidence on synthetic crowds shaped like issue 56's held-out sets (RTE, Temporal, AdultContent:
+# the no-controls confidence on synthetic crowds shaped like the calibration work's held-out sets (RTE, Temporal, AdultContent:
 # bench/crowd_shapes.py, hard and misleading items, spammers, adversaries; not the real sets) and on real WSD, through
 # `hitflow aggregate --gold` as a user runs it: accuracy, mean confidence and ECE of the confidence, Dawid-Skene's
 # posterior and majority vote's agreement; REPO=PATH runs another checkout's CLI on the same files (a before/after);
@@ -357,7 +357,7 @@ bench-answers-calls: $(STAMP)
 bench-adaptive-campaign: $(STAMP)
 	$(BIN)/python -m bench.adaptive_campaign
 
-# issue 56: the same campaign with the defaults a user gets (hitflow new's min 2 and max 6, every other [answers] key
+# the same campaign with the defaults a user gets (hitflow new's min 2 and max 6, every other [answers] key
 # at its default), seeds 9-11, each route (bench/results-adaptive-defaults-{mturk,prolific}.json)
 .PHONY: bench-adaptive-defaults
 bench-adaptive-defaults: $(STAMP)

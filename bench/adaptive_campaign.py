@@ -1,4 +1,4 @@
-"""Adaptive overlap on the simulator (issue 43): the answers issue's 1,000-item classification campaign
+"""Adaptive overlap on the simulator: the answers issue's 1,000-item classification campaign
 (one three-way choice an item, 3 batches, the demo crowd plus consistently wrong workers) run twice on
 MTurk-sim, once with a fixed 5 assignments an item and once adaptively ([answers] min_judgements,
 max_judgements, confidence, skill_prior, skill_prior_weight, crowd_prior_weight (20 here: an unseen worker
@@ -54,7 +54,7 @@ CONFIDENCE = {"mturk": 0.98, "prolific": 0.93}  # each route's operating point (
 # [answers] typical_prior_weight: MTurk-sim's workers build records the typical-worker prior can judge
 TYPICAL_WEIGHT = {"mturk": 12.0, "prolific": 0.0}
 GOAL_SHARE = 0.60
-ISSUE_SHARE = 0.50  # issue 56: at most half of fixed overlap's judgements, as accurate as its mv and its ds
+ISSUE_SHARE = 0.50  # at most half of fixed overlap's judgements, as accurate as its mv and its ds
 # hitflow new's starter config (hit_templates/starter/campaign.toml) turns adaptive overlap on with these two; every
 # other key is [answers]' default (flows/core/config/answers_config.py)
 STARTER = {"min_judgements": 2, "max_judgements": 6}
@@ -129,7 +129,8 @@ def campaign(folder: Path, items: int, adversaries: int, per_hit: int, answers: 
 
 def each_method(out: Path, truth: pd.DataFrame) -> dict[str, float]:
     """Majority vote's and Dawid-Skene's accuracy on the campaign's labels as answers.csv takes them (not
-    rejected, blocked workers' left out): issue 56 asks adaptive overlap for at least both of fixed overlap's."""
+    rejected, blocked workers' left out): adaptive overlap must reach at least both of fixed
+    overlap's."""
     data = pd.read_csv(out / "dataset.csv", dtype=str, keep_default_na=False)
     blocked = set(pd.read_csv(out / "blocked_workers.csv", dtype=str)["worker_id"])
     keep = (data["decision"] != "reject") & (data["value"] != "") & ~data["worker_id"].isin(blocked)

@@ -1,4 +1,4 @@
-"""How cheap can adaptive overlap match fixed overlap when every worker is a stranger? (issue 43)
+"""How cheap can adaptive overlap match fixed overlap when every worker is a stranger?
 
 On Prolific-sim no participant builds a record (one place a study), so an item's judgements are, to
 the stopping rule, draws from one crowd: each right with the crowd's accuracy ``p``, a slip any other

@@ -1,4 +1,4 @@
-"""Can any allocation reach full-overlap majority vote within half the judgements? An oracle bound (issue 66).
+"""Can any allocation reach full-overlap majority vote within half the judgements? An oracle bound.
 
 For each item, in the file's order: the fewest of its first judgements whose majority (a unique leader) is the
 expert answer. An oracle that knew these counts would buy the cheapest right items first; with half the

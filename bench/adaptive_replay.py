@@ -1,4 +1,4 @@
-"""Adaptive overlap replayed on real crowd labels with expert gold (issue 43, point 4).
+"""Adaptive overlap replayed on real crowd labels with expert gold.
 
 For each of Snow et al. 2008's sets (bench/snow_sets.py: WSD from the shared data, RTE and Temporal
 from ``HITFLOW_RTE_LABELS`` / ``HITFLOW_TEMP_LABELS``, skipped with the reason when unset): majority
@@ -22,15 +22,15 @@ from postprocess.answers.aggregation import aggregate
 from postprocess.answers.skill_posterior import SkillPrior
 
 ROOT = Path(__file__).resolve().parents[1]
-# ds_*: stop on Dawid-Skene's own confidence (the rule before issue 43's skill posterior, kept to compare);
+# ds_*: stop on Dawid-Skene's own confidence (the rule before overlap work's skill posterior, kept to compare);
 # skill_* and cli_default: stop on postprocess.answers.skill_posterior (what campaigns and
 # `hitflow aggregate --adaptive` use)
-RULES = {"cli_default": DEFAULT_RULE,  # hitflow aggregate --adaptive (0.99 within half the judgements since issue 66)
+RULES = {"cli_default": DEFAULT_RULE,  # hitflow aggregate --adaptive (0.99 within half the judgements)
          "cli_default_without_budget": StoppingRule(2, confidence=0.99, method="auto"),
          "cli_default_before_66": StoppingRule(2, confidence=0.95, method="auto"),
-         # [answers]' defaults with hitflow new's starter min and max (issue 56)
+         # [answers]' defaults with hitflow new's starter min and max
          "campaign_default": StoppingRule(2, 6, confidence=0.98, method="auto"),
-         "cli_min3": StoppingRule(3, confidence=0.95, method="auto"),  # the replay's default before issue 56
+         "cli_min3": StoppingRule(3, confidence=0.95, method="auto"),  # the replay's default before calibration work
          "lead2": StoppingRule(3, lead=2, method="mv"),
          "ds_conf0.95": StoppingRule(3, confidence=0.95, method="ds", stop_on="method"),
          "ds_conf0.99": StoppingRule(3, confidence=0.99, method="ds", stop_on="method"),

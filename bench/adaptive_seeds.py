@@ -1,5 +1,5 @@
 """Does adaptive overlap with its defaults reach full-overlap majority vote within half the judgements, on every
-set and every seed of the synthetic crowds? (issue 66's done-when) ``make bench-adaptive-seeds``.
+set and every seed of the synthetic crowds? (the held-out calibration work's done-when) ``make bench-adaptive-seeds``.
 
 Per set: the replay of ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE),
 its accuracy and share of the judgements against full-overlap majority vote's accuracy, and two readings of the

@@ -1,4 +1,4 @@
-"""Every `hitflow aggregate --method` on 92,721 labels, as a user runs it, beside majority vote (issue 56).
+"""Every `hitflow aggregate --method` on 92,721 labels, as a user runs it, beside majority vote.
 
 Each method runs as the command a user types (``python -m flows.cli aggregate FILE --out ... --method M``)
 in a child process, timed whole (start-up, reading, tidying, the model, writing: what ``/usr/bin/time``

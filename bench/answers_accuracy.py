@@ -1,4 +1,4 @@
-"""Aggregated answers against majority vote on the simulator (issue 42): a 1,000-item custom
+"""Aggregated answers against majority vote on the simulator: a 1,000-item custom
 classification campaign (one three-way choice an item, 3 batches, 5 workers an item) on the demo
 crowd plus workers who are consistently wrong (``choices = "wrong"``); every method's accuracy
 against every item's latent answer (the simulator's ``latent_truth``, :func:`every_latent_answer`).

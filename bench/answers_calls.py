@@ -1,7 +1,7 @@
 """The answers package's CPU per call at the sizes campaigns and the test suite call it with, beside the
 package as it was before the CPU pass of 2026-11-27: ``BEFORE``, its CPU per call measured beside it on this
 machine on 2026-11-27 (bench/results-answers-calls.json of then; the old package itself, tests/answers_v1, was
-removed by issue 66 once recorded outputs, tests/answers_recorded, took its place as the tests' oracle).
+removed by later calibration work once recorded outputs, tests/answers_recorded, took its place as the tests' oracle).
 
 Each scenario is called in this process until it has used ``--seconds`` of CPU (at least three calls),
 three rounds; the figure is the median round's CPU per call

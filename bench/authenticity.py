@@ -1,4 +1,4 @@
-"""``make bench-authenticity``: the telemetry rules (issue 29) against the simulator's truth.
+"""``make bench-authenticity``: the telemetry rules against the simulator's truth.
 
 The VizWiz campaign (``config/vizwiz_full_scale.toml``) runs end to end on the simulator with the
 crowd of ``config/crowds/vizwiz_authenticity.toml`` (assistant pasters and part-typers among honest

@@ -2,7 +2,7 @@
 
 The page is tests/pages_wild/script_json_answer.html imported with ``hitflow new --from`` (its
 script writes a JSON answer on submit), or the page given second (``make bench-browser-workers
-HITS=8 PAGE=tests/pages_wild/keylog_summary.html``: a box typed key by key, issue 58); every column
+HITS=8 PAGE=tests/pages_wild/keylog_summary.html``: a box typed key by key); every column
 the page reads gets one of four sentences. N HITs of 5 assignments are posted to an in-process
 simulator with the page marked for browser workers, then again marked for form-reading workers;
 the clock is moved three days, which waits until every page taken was worked. Throughput is

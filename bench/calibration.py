@@ -1,6 +1,6 @@
-"""Does the answers' confidence mean what it says? (issue 56) ECE, mean confidence and the reliability
+"""Does the answers' confidence mean what it says? ECE, mean confidence and the reliability
 table beside accuracy, before (Dawid-Skene's own probability, the confidence answers.csv gave until
-issue 56: now its ``posterior`` column) and after (``confidence``), on:
+now its ``posterior`` column) and after (``confidence``), on:
 
 - Snow et al. 2008's real crowd labels with expert gold (bench/snow_sets.py: WSD from ../shared/data,
   RTE and Temporal from ``HITFLOW_RTE_LABELS`` / ``HITFLOW_TEMP_LABELS``, skipped with the reason when

@@ -1,11 +1,11 @@
-"""Is the no-controls confidence calibrated on crowds shaped like issue 56's held-out real sets? (RTE,
+"""Is the no-controls confidence calibrated on crowds shaped like the calibration work's held-out real sets? (RTE,
 Temporal, AdultContent: not on this machine; bench/crowd_shapes.py builds synthetic sets of their shape,
 with hard and misleading items, spammers and adversaries) and on the real WSD set (../shared/data).
 
 Each set is written as a labels file with a ``gold`` column and aggregated by the CLI as a user runs it,
 ``python -m flows.cli aggregate FILE --out ... --gold gold``, three times: the default (``auto``; its
 ``confidence``, the calibration block the CLI prints), ``--method ds`` (its ``posterior``: Dawid-Skene's
-own probability, the confidence answers.csv gave before issue 56; and its ``confidence``), ``--method
+own probability, the confidence answers.csv gave before the calibration work; and its ``confidence``), ``--method
 mv`` (its ``posterior``: majority vote's agreement). Rows: set, reading, items, accuracy, mean
 confidence, ECE (6 equal-width bins of [0, 1], postprocess.answers.calibration).
 

@@ -49,7 +49,7 @@ STEPS = ("publish", "collect", "review", "block", "postprocess")
 STEP_OF_STATUS = {"planned": "publish", "published": "collect", "collected": "review", "qc_done": "review",
                   "reviewed": "review", "decided": "block"}
 DATASET_COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]
-BYTE_FOR_BYTE = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv")  # issue 45: equal to the clean run's
+BYTE_FOR_BYTE = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv")  # equal to the clean run's
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Chaos on adaptive overlap (issue 43): kill -9 of ``hitflow run`` on the adaptive campaign of
+"""Chaos on adaptive overlap: kill -9 of ``hitflow run`` on the adaptive campaign of
 ``bench.adaptive_campaign`` (one three-way choice an item, min 2 / max 6 judgements, more only where the
 skill-aware posterior is unsure), biased toward the extension steps, then resumed to the end.
 

@@ -1,4 +1,4 @@
-"""CPU time of the `hitflow` commands people wait on (issue 57 point 5): ``--help``, ``status`` on a
+"""CPU time of the `hitflow` commands people wait on: ``--help``, ``status`` on a
 small campaign's ledger (and on one waiting for review, whose queue's states the run kept in the ledger) and
 ``aggregate`` on a 12-row file, each a fresh process as a user starts it, against the 0.5 s target. CPU (user
 + system of the child, from ``os.wait4``), not wall time, after one untimed start; a busy host still raises it

@@ -1,4 +1,4 @@
-"""``make bench-custom-qc``: QC on a requester's own page beside the caption task's (issue 44, point 3).
+"""``make bench-custom-qc``: QC on a requester's own page beside the caption task's.
 
 Two campaigns run end to end on the simulator, with the same crowd (``config/crowds/
 vizwiz_authenticity.toml``: honest typists and note-pasters, assistant pasters, part-typers,

@@ -1,4 +1,4 @@
-"""``make bench-custom-truth``: the simulated crowd against the truth on three custom pages (issue 58).
+"""``make bench-custom-truth``: the simulated crowd against the truth on three custom pages.
 
 Three pages of our own whose items files hold the answers (``tests/pages/truth/``: a stress
 classifier, a passage-relevance page with a summary box, a pair of yes/no questions per item with a

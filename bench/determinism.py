@@ -1,4 +1,4 @@
-"""One seed, one dataset (issue 45 point 1): ``make bench-determinism``.
+"""One seed, one dataset: ``make bench-determinism``.
 
 Runs ``hitflow run CONFIG --no-prefect --limit N`` twice with the same seed, each on a fresh
 ledger and output folder (side by side, as two processes), and compares the outputs byte for byte.

@@ -1,4 +1,4 @@
-"""``make bench-honest-text``: honest simulated workers against QC on five page shapes (issue 67, point 3).
+"""``make bench-honest-text``: honest simulated workers against QC on five page shapes.
 
 The five pages of ``tests/pages/honest/`` (a caption beside a note, a rating with a reason under a caption
 two items share, a sentiment with an optional comment, a comment on a word, a summary at a length asked)

@@ -1,4 +1,4 @@
-"""Hostile inputs per surface, counted for ``make bench-security`` (issue 28, point 5).
+"""Hostile inputs per surface, counted for ``make bench-security``.
 
 Each surface gets generated inputs (hypothesis, the same strategies as the tests) and known
 attacks; every count but ``tried`` should be 0: tracebacks shown, HTTP 500s, secrets that left
@@ -187,7 +187,7 @@ def surface_counts() -> dict[str, dict[str, int]]:
     counts = {name: run() for name, run in surfaces.items()}
     from bench.secret_surfaces import issue41_counts
 
-    counts.update(issue41_counts())  # issue 41: secret URLs, new --from's fetch, templates, a hostile Prolific
+    counts.update(issue41_counts())  # secret URLs, new --from's fetch, templates, a hostile Prolific
     return {name: {**{k: int(c[k]) for k in keys}, **{k: int(v) for k, v in c.items() if k not in keys}}
             for name, c in counts.items()}
 

@@ -1,4 +1,4 @@
-"""A newcomer's afternoon, end to end (issue 57's first done-when line), as a script a person can run.
+"""A newcomer's afternoon, end to end (the newcomer work's first done-when line), as a script a person can run.
 
 A fresh clone of this repository at HEAD (with ``../shared`` beside it), ``make demo`` there (which
 builds ``.venv``), then, with only the docs (README, docs/tutorials/own-page.md, docs/how-to/), from an

@@ -1,4 +1,4 @@
-"""A newcomer's own pages, end to end (issue 65's first and third done-when lines), as a script a person can run.
+"""A newcomer's own pages, end to end (own-task work's first and third done-when lines), as a script a person can run.
 
 From an empty folder with this checkout's ``.venv`` on the PATH, with the docs (docs/importing_pages.md,
 docs/how-to/review.md, control-items.md, scheduled-batches.md, docs/tutorials/prolific.md):

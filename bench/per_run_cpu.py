@@ -1,4 +1,4 @@
-"""CPU a run pays again and again (suite CPU, issue 57 point 6): the CLI's parser (built per ``main()``), the
+"""CPU a run pays again and again (suite CPU): the CLI's parser (built per ``main()``), the
 crowd's caption bank (read per simulator), the telemetry placement on every rendered page, an image URL's
 check, and the simulator's clock call; each timed the old way against the new in one process, with the
 load average. Target: each at least 2x cheaper (min of 5 repeats; CPU of the process, so the simulator's

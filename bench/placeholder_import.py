@@ -1,8 +1,8 @@
 """``make bench-placeholder-import``: ``hitflow new --from`` on a page of MTurk ``${x}`` placeholders
-(issue 55: 300,000 of them in 1.2 MB took 176 s and 3.3 GB). Each size is imported in a fresh process
+(300,000 of them in 1.2 MB took 176 s and 3.3 GB). Each size is imported in a fresh process
 (its peak RSS is the import's, modules included); the figures are seconds and peak MB per size, for
 the issue's page (one column), one naming a column per placeholder, and a Ground Truth page of Liquid
-``{{ task.input.x | upcase }}`` (issue 68: 100,000 took 74 s and 1.5 GB). Linear means seconds per
+``{{ task.input.x | upcase }}`` (100,000 took 74 s and 1.5 GB). Linear means seconds per
 placeholder flat."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """QC's per-batch CPU (``make bench-qc-batch``): every known rule over campaign-sized batches, today's
-code beside the code before issue 59's speed work (bench/qc_flags_before.py), in the same run.
+code beside the code before the output-speed work (bench/qc_flags_before.py), in the same run.
 
 Batches: 60 seeded campaign-like batches (:func:`campaign_batch`: a few workers doing assignments of a
 few images, repeats, canned text, telemetry records, earlier review picks; the demo campaign's batches
 are 2 to 280 captions), and real captions (bench/qc_load.py's VizWiz bank) in batches of 50, 300 and
 3,000. Each figure is the least CPU time of a few runs (the 2-core machine is shared: wall time says
-more about the neighbours). Target (issue 59): today's QC at most half the CPU of the QC before it
+more about the neighbours). Target: today's QC at most half the CPU of the QC before it
 on the campaign-like batches and on the real batches of 50 and 300 captions.
 """
 

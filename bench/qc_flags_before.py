@@ -1,4 +1,4 @@
-"""QC's flag-table helpers and the rules issue 59 made faster, as they were at cdcbdc4 (verbatim but
+"""QC's flag-table helpers and the rules the output-speed work made faster, as they were at cdcbdc4 (verbatim but
 for names), kept as an oracle: :func:`before` swaps them into the live modules, so ``run_rules``
 computes the flag table the old way. tests/test_qc_fast_rules.py needs today's table to equal it;
 ``make bench-qc-batch`` (bench/qc_batch_speed.py) times both. Nothing in the product imports this."""
@@ -284,7 +284,7 @@ OLD_RULES = {"canned_lone_use": lambda df, p: _lone_canned(df, p, used=True),
 
 @contextmanager
 def before() -> Iterator[None]:
-    """The live rules with the old helpers and the old versions of the rules issue 59 rewrote (every
+    """The live rules with the old helpers and the old versions of the rules the output-speed work rewrote (every
     ``qc`` module's name for a helper is swapped, then put back)."""
     swapped: list[tuple[object, str, object]] = []
     rules = dict(RULES)

@@ -1,5 +1,5 @@
 """QC speed with every rule on, over a batch built from real VizWiz captions (part of ``make bench``):
-today's QC beside the QC before issue 33, in the same run.
+today's QC beside the QC before the speed work, in the same run.
 
 200,000 captions: 40,000 images x 5 workers' captions taken from the demo bank of real
 captions (config/items/vizwiz_demo_captions.csv, each bank image reused with a per-image
@@ -67,7 +67,7 @@ def _timed(run: Callable[[], pd.DataFrame]) -> tuple[float, float, float, pd.Dat
 
 def bench_qc_all_rules(n: int = 200_000, repeats: int = 3) -> dict[str, Any]:
     """``hitflow qc``'s work on ``n`` captions (read the submissions file, prepare, every rule) by
-    today's QC and by the QC before issue 33 (bench/qc_reference.py), ``repeats`` times each,
+    today's QC and by the QC before the speed work (bench/qc_reference.py), ``repeats`` times each,
     alternately, so both see the same neighbours on this shared machine: the fastest and the median
     run of each, CPU beside wall seconds, the load average at each start, and whether the flag tables
     are identical."""

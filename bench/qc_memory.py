@@ -1,11 +1,11 @@
-"""``hitflow qc``'s peak memory and CPU on 200,000 captions (``make bench-qc-memory``, issue 68 point 7).
+"""``hitflow qc``'s peak memory and CPU on 200,000 captions (``make bench-qc-memory``).
 
 Writes the 200,000 captions of bench/qc_load.py (40,000 images x 5 workers, 22.8 MB) to a file and runs
 ``hitflow qc FILE --out FLAGS`` under ``/usr/bin/time -v`` in a process of its own, start-up included:
 peak RSS (``Maximum resident set size``) and CPU (user + system). ``--other TREE`` runs the same command
 with that checkout's code first on ``PYTHONPATH`` (e.g. ``git worktree add /tmp/base <commit>``),
 alternating with this tree's, so both are measured side by side on the same host and load; the two
-flag files must be byte-identical. Target (issue 68): at most 300 MB peak and 3 s of CPU.
+flag files must be byte-identical. Target: at most 300 MB peak and 3 s of CPU.
 """
 
 from __future__ import annotations

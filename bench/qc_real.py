@@ -4,7 +4,7 @@ One pseudo worker per caption (the data name no workers), so every rule's flag l
 caption. Canned captions are left out of both shares: recall = rejected non-canned captions
 flagged / all of them; false flags = accepted non-canned captions flagged / all of them.
 
-The target (issue 45) counts **any flag** but the random sample (a lottery) and time_outlier (the
+The target counts **any flag** but the random sample (a lottery) and time_outlier (the
 data hold no work times): the seed's worker triggers (caps_lock, quality_words, canned_lone_*,
 ...) included, since a reviewer sees their flags too. The caption-level set of the config's
 ``[policy]`` is reported beside.

@@ -1,4 +1,4 @@
-"""QC as it was before issue 33's speed work (commit 36ff3fc), kept verbatim as an oracle.
+"""QC as it was before the speed work (commit 36ff3fc), kept verbatim as an oracle.
 
 Two readers of it: ``make bench`` times it beside today's QC in the same run (the baseline of
 the "QC 200k" ratio), and tests/test_qc_same_flags.py needs today's flag table to equal its

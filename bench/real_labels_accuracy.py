@@ -1,4 +1,4 @@
-"""`hitflow aggregate` on real crowd labels with expert gold, against crowd-kit run directly (issue 42).
+"""`hitflow aggregate` on real crowd labels with expert gold, against crowd-kit run directly.
 
 For each of Snow et al. 2008's sets (bench/snow_sets.py; RTE and Temporal from ``HITFLOW_RTE_LABELS``
 and ``HITFLOW_TEMP_LABELS``, skipped with the reason when unset) the command a user types,

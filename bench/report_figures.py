@@ -1,6 +1,6 @@
-"""CPU of a campaign report's figures (issue 59): the figures of reports of 1, 5, 12 and 43 batches (COCO's
+"""CPU of a campaign report's figures: the figures of reports of 1, 5, 12 and 43 batches (COCO's
 size), long rule names, the answers' histograms with their reliability diagram, a gated campaign's scores and
-the studies' plots, drawn the way before issue 59 (a rectangle per histogram bin, titles placed by matplotlib,
+the studies' plots, drawn the way before speed work (a rectangle per histogram bin, titles placed by matplotlib,
 nothing kept) and this way, in one sitting. Both ways must give the same PNG bytes (checked here too).
 
 Two figures: a fresh draw (the memo emptied before each report: a report written once in its process) and a
@@ -50,7 +50,7 @@ def _old_histogram(ax: Any, values: Any, bins: Any, color: str | None = None) ->
 
 @contextmanager
 def drawn_as_before() -> Iterator[None]:
-    """The report figures made as before issue 59: ``ax.hist`` (a rectangle per bin), titles placed by
+    """The report figures made as before ``ax.hist`` (a rectangle per bin), titles placed by
     matplotlib at each layout pass and draw (``axes.titley`` unset), every PNG drawn (no memo). The
     reference the figures are held to."""
     old = {"new_figure": _old_new_figure, "histogram": _old_histogram, "_memo": lambda builder, args, draw: draw()}

@@ -2,33 +2,33 @@
 
 1. simulator throughput: post 1,000 HITs x 5 assignments through boto3 and the adapter's
    thread pool, let the virtual clock run, fetch every assignment;
-2. QC: the seed's rules over 100,000 captions, and every rule (issue 16's text rules too)
+2. QC: the seed's rules over 100,000 captions, and every rule (the real-spammer QC work's text rules too)
    over 200,000 captions built from real ones, read from a submissions file, beside the QC before
-   issue 33 (bench/qc_load.py, bench/qc_reference.py);
+   the speed work (bench/qc_load.py, bench/qc_reference.py);
 3. spell-correction: 5,000 real-looking captions with typos, and 200,000 varied captions with
    their own misspellings beside the pre-index corrector's time, scaled from a sample measured
    in the same run (bench/spelling_speed.py), and both correctors' choices on the real VizWiz
    validation captions;
 4. the demo campaign under Prefect and with --no-prefect, alternately (bench/prefect_overhead.py);
 5. end to end, 300 HITs x 5 at 150 ms per call: hitflow against a naive boto3 loop (bench/latency.py);
-6. answers (issue 42): a 1,000-item classification campaign with 20 consistently-wrong workers, its
+6. answers: a 1,000-item classification campaign with 20 consistently-wrong workers, its
    answers' accuracy beside majority vote's and who was blocked before the last batch, on 5% control
    items alone, with the agreement rule, and pooled with agreement (the default), 10 items a page
    (bench/answers_accuracy.py; ``make bench-answers`` runs both crowds at three seeds, at 10 and 20
    items a page);
-7. adaptive overlap (issue 43): that campaign with 4 wrong workers, fixed 5 against adaptive overlap on
+7. adaptive overlap: that campaign with 4 wrong workers, fixed 5 against adaptive overlap on
    MTurk-sim and Prolific-sim, seed 1 (bench/adaptive_campaign.py; ``make bench-adaptive-campaign`` and
    ``-prolific`` run eight seeds each);
-8. calibration (issue 56): ECE, mean confidence and the reliability table beside accuracy on Snow et al.'s
+8. calibration: ECE, mean confidence and the reliability table beside accuracy on Snow et al.'s
    real labels and the simulator's 1,000-item campaign (bench/calibration.py, ``make bench-calibration``).
-9. every `hitflow aggregate --method` on 92,721 labels against majority vote (issue 56;
-   bench/aggregation_speed.py, ``make bench-aggregation-speed``);
+9. every `hitflow aggregate --method` on 92,721 labels against majority vote (bench/aggregation_speed.py,
+   ``make bench-aggregation-speed``);
 10. the answers' confidence per public set and method, with and without controls, at 6 and 15 bins with the worst
-   bin, and the adaptive replay's accuracy and share (issue 66; bench/answers_calibration.py,
+   bin, and the adaptive replay's accuracy and share (bench/answers_calibration.py,
    ``make bench-answers-calibration``).
 
-The last lines printed are issue 33's four figures, each beside its baseline measured in this run,
-the ratio, the target and the load average, then issue 42's answers lines beside majority vote
+The last lines printed are the speed work's four figures, each beside its baseline measured in this run,
+the ratio, the target and the load average, then the answers work's answers lines beside majority vote
 (about 23 minutes in all; the naive loop is 5, the answers about 2, adaptive overlap about 5).
 """
 
@@ -158,7 +158,7 @@ def summary(results: dict[str, Any]) -> list[str]:
         f"{spell['baseline_sample_captions']:,} captions) | {spell['speedup_vs_baseline']}x wall, "
         f"{spell['speedup_vs_baseline_cpu']}x CPU | load {spell['load_average_1min']}",
         f"QC {qc['captions']:,} captions, read + prepare + {qc['rules']} rules: {qc['new_s_median']} s wall "
-        f"(best {qc['new_s']}), {qc['new_cpu_s_median']} s CPU (target <= 5 s) | before issue 33 "
+        f"(best {qc['new_s']}), {qc['new_cpu_s_median']} s CPU (target <= 5 s) | before the speed work "
         f"{qc['old_s_median']} s wall, {qc['old_cpu_s_median']} s CPU | {qc['speedup']}x wall, "
         f"{qc['speedup_cpu']}x CPU, same flags: {qc['same_flags']} | load {_loads(qc['load_average_1min'])}",
         f"hitflow qc {cli['captions']:,} captions through the CLI (start-up included): "

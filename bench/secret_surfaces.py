@@ -1,4 +1,4 @@
-"""The surfaces of issue 41, counted for ``make bench-security``: URLs that carry a secret (ledger and
+"""The surfaces of the fourth security round, counted for ``make bench-security``: URLs that carry a secret (ledger and
 output), ``hitflow new --from``'s fetch, template expressions, and a hostile Prolific server. Each gets
 the issue's own inputs and generated variants (hypothesis); every count but ``tried`` should be 0.
 Loopback only, sentinel secrets. The template surface runs in a child process under a 2 GiB address
@@ -185,7 +185,7 @@ TEMPLATES = [
     "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
     "{% for i in range(99999) %}{% for j in range(99999) %}{{ 'abcdefghij' * 99 }}{% endfor %}{% endfor %}",
     "{% for c in 'a'*999999 %}{% for d in 'a'*999999 %}{% endfor %}{% endfor %}",
-    # issue 55 (round five): spellings that got past issue 41's checks
+    # the fifth security round (round five): spellings that got past the fourth security round's checks
     "{{ ('\t'*999999).expandtabs(2000)|length }}", "{{ ('{0}'*2000).format('a'*999999)|length }}",
     "{% set s = 'a'*999999 %}{{ (s ~ s ~ s ~ s ~ s ~ s ~ s ~ s)|length }}",
     "{% set s = 'a'*999999 %}{{ (s + s + s)|length }}",

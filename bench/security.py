@@ -4,7 +4,7 @@
 2. memory while a 600 MB body is streamed at the task server (before: buffered, 250 MB ->
    1.44 GB RSS); the server runs in this process, so this process's RSS is the server's;
 3. 20 concurrent identical submits x 10 rounds: HTTP statuses and time per round;
-4. hostile inputs per surface (issue 28): inputs tried, tracebacks, HTTP 500s, secrets leaked and
+4. hostile inputs per surface: inputs tried, tracebacks, HTTP 500s, secrets leaked and
    inputs wrongly accepted, for the review page, the Prolific adapter's reading of replies, the
    simulator's control routes, config paths and the import of foreign pages
    (bench/hostile_surfaces.py), printed as a table;

@@ -1,7 +1,7 @@
 """Slow clients against the task server (``make bench-slow-clients``): figures, not tests.
 
 The task server runs in its own process (so its log and memory are its own) at the open-file
-limit it is given: 1,024 first, the usual soft limit the issue 28 review attacked at, then this
+limit it is given: 1,024 first, the usual soft limit the third security round's review attacked at, then this
 host's hard limit, as the deploy unit's ``LimitNOFILE`` gives it. A second process (its own
 file limit raised to the hard limit) keeps 2,000 slow connections going from 40 loopback
 addresses (127.0.0.0/8 is all local on Linux): half send a request head a line every 2 s and

@@ -1,4 +1,4 @@
-"""A behaviour reference for ``make bench-authenticity`` from the raw telemetry record alone (issue 45).
+"""A behaviour reference for ``make bench-authenticity`` from the raw telemetry record alone.
 
 The simulator's labels (``caption_origin``) come from the same truth the simulator writes the
 telemetry from, so scoring rules against them is right by construction. This reference reads only

@@ -1,4 +1,4 @@
-"""Server CPU time of the `hitflow ui` pages people wait on (issue 57 point 5: at most 1 s each on a
+"""Server CPU time of the `hitflow ui` pages people wait on (at most 1 s each on a
 40,000-image ledger, first load and reload): the overview (``/``, loaded again by the page every 5 s while a
 run goes on), its data (``/status.json``), and per campaign its report (``/report/NAME``), its review queue
 (``/review/NAME/``: the first page of cards; its first load builds the queue), the queue's last page and one

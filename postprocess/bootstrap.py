@@ -1,7 +1,7 @@
 """Seeded percentile bootstrap over clusters (participants or items) for the studies' headlines.
 
 A study's judgements are not independent rows: one participant's ratings, or one item's several
-judgements, move together, so the resampling unit is the cluster (issue 45, point 6). Clusters
+judgements, move together, so the resampling unit is the cluster. Clusters
 are the distinct ids **as text, sorted**, so the interval depends on the set of judgements and
 not on row order or on whether an id was read back from a CSV as a number: ``hitflow analyze``
 on a study's exported ``judgements.csv`` gives the report's interval exactly.

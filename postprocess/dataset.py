@@ -78,7 +78,7 @@ def flat_table(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1) -
     })
     if "qualification_score" in merged:
         flat["qualification_score"] = merged["qualification_score"]
-    # how the text arrived (issue 29): typed / in-page paste / external paste / mixed / unknown
+    # how the text arrived: typed / in-page paste / external paste / mixed / unknown
     flat["text_origin"] = merged.get("text_origin", "unknown")
     return flat
 

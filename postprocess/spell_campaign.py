@@ -1,4 +1,4 @@
-"""What a campaign's own captions tell spell-correction (issue 40): a noisy-channel choice whose
+"""What a campaign's own captions tell spell-correction: a noisy-channel choice whose
 word probabilities mix the dictionary's counts with the campaign's, two-edit corrections of long
 words towards words the campaign itself writes, and unknown words left alone because they read as
 vocabulary (compounds of two common words, names with a capital inside).

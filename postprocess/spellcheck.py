@@ -16,7 +16,7 @@ pk), are joined to a word by a hyphen (pre-made), are two common words written t
 are words that at least ``min_workers`` distinct workers used in the campaign -- unless such a
 word is not in the dictionary and sits one edit from a dictionary word the campaign uses
 ``TYPO_RATIO`` times as often ("teh" beside "the"): a shared typo grows with the campaign, so a
-fixed worker count alone protected "teh", "hte" and "adn" in large campaigns (issue 40). A
+fixed worker count alone protected "teh", "hte" and "adn" in large campaigns. A
 capitalised first word is corrected only towards a word the campaign writes that much more often
 ("Teh", not "Lenovo"). Long words get two edits only towards such a word.
 

@@ -158,7 +158,7 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The seed's quality-word trigger read as a worker's habit: at least
     ``quality_words_rate_min_captions`` (3) non-canned captions, ``quality_words_rate_share`` (0.3)
-    or more of them with a configured word. One honest "blurry carrot" is no habit (issue 45)."""
+    or more of them with a configured word. One honest "blurry carrot" is no habit."""
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))

@@ -19,7 +19,7 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
   numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
   endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another; at most
-  ``MAX_MARKS`` (1,000) marks (issue 68: qc/mark_agreement.py compares them pairwise). ``max_marks``: the
+  ``MAX_MARKS`` (1,000) marks (qc/mark_agreement.py compares them pairwise). ``max_marks``: the
   page's widget refuses a mark past it (hitflow's crowd_elements.js, reading it from this spec), so an
   answer past the cap was built around the page (``too_many_marks``, rejected as ``invalid_answer``); a
   field without it was drawn by a widget with no such limit, so an honest person may have drawn that many:

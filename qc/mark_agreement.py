@@ -16,7 +16,7 @@ flagged over the campaign (``[policy.block_min_rate]``), so an honest worker's h
 then does not block them, while contrarians marking the text's first word, rushers marking one name
 with any label and workers who mark nothing where the others mark names are flagged on most items.
 
-Cost (issue 68 point 1): an answer of more than ``MAX_MARKS`` (1,000) marks is not compared at all (the
+Cost: an answer of more than ``MAX_MARKS`` (1,000) marks is not compared at all (the
 element's own check, qc/form_constraints.py, calls it malformed with that reason), so two answers cost at
 most ``MAX_MARKS`` squared comparisons, made a row at a time in numpy: before, two accounts posting 8,000
 keypoints each on one item (a 4 Mi-character answer holds far more) took 108.7 s of pure-Python pairs.

@@ -37,12 +37,12 @@ DEFAULT_RULES = (
     "quality_words", "random_sample", "duplicate_text", "required", "min_words", "one_sentence",
     "banned_prefix", "max_chars",
 )
-# Caption-text rules beyond the seed (issue 16): on when a config names them.
+# Caption-text rules beyond the seed: on when a config names them.
 TEXT_RULES = ("consensus", "consensus_rate", "shared_template", "near_template", "instruction_echo", "quality_talk",
-              "quality_words_rate",  # the seed's quality-word trigger as a worker's rate (issue 45)
+              "quality_words_rate",  # the seed's quality-word trigger as a worker's rate
               "source_copy",  # an answer that is its item's text or the page's, copied back
               "short_answer")  # far shorter than the other workers' answers on the same item
-# How the text arrived (issue 29): on when a config names them; absent telemetry never flags.
+# How the text arrived: on when a config names them; absent telemetry never flags.
 TELEMETRY_RULES = telemetry_rules.TELEMETRY_RULES
 KNOWN_RULES = DEFAULT_RULES + TEXT_RULES + TELEMETRY_RULES
 REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")

@@ -1,4 +1,4 @@
-"""Text the page shows with an item, quoted in an answer about that item (issue 67, point 3).
+"""Text the page shows with an item, quoted in an answer about that item.
 
 An answer that quotes its own item's text (a caption under the photo, the sentence a word is used in)
 is about the item, whoever else quotes it: when two items show one caption, honest workers who quote it

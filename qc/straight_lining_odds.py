@@ -1,5 +1,5 @@
 """``choice_straight_lining``: one answer to a choice field on every item a worker answered, flagged
-when an honest worker would rarely give that run (issue 58), not at a fixed count of items.
+when an honest worker would rarely give that run, not at a fixed count of items.
 
 Input columns: ``assignment_id, worker_id, image_id, field, answer`` and optionally ``options`` (the
 field's number of options; 0 or absent: the distinct answers seen on the field, at least 2).

@@ -1,4 +1,4 @@
-"""Text telemetry (issue 29, format v1): read and check a record, and convert old event logs.
+"""Text telemetry (format v1): read and check a record, and convert old event logs.
 
 The page's record (``hitflow_telemetry``, /work/coord/telemetry_format.md, docs/telemetry.md) says
 HOW text arrived in each free-text field: counts, lengths and times, never clipboard contents or

@@ -13,7 +13,7 @@ tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_b
 tm_loads`` (the shared contract), ``tm_away_ms`` (ms from the last tab hide or field blur to the
 largest external paste within 60 s after it; NaN without one), ``tm_paste_drafted`` (characters of
 external pastes that came back from an absence as long as typing them takes this worker, at the
-speed they typed on this page: their own drafted words, issue 45) and ``tm_error`` (why a value
+speed they typed on this page: their own drafted words) and ``tm_error`` (why a value
 could not be read; the row is kept, its telemetry absent).
 """
 

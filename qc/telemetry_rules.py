@@ -1,4 +1,4 @@
-"""Rules over text telemetry (issue 29): how a caption's text arrived, not what it says.
+"""Rules over text telemetry: how a caption's text arrived, not what it says.
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and the ``tm_*``
 columns of :mod:`qc.telemetry_frame` (added here from ``telemetry``/``telemetry_log`` when a frame
@@ -9,7 +9,7 @@ button) are left to the canned rules. Every rule flags captions, so the per-work
 Thresholds and why (docs/authenticity.md):
 - ``paste_external``: at least half the final text pasted from outside the page, not counting a
   paste that came back from an absence long enough to type it (``tm_paste_drafted``: the worker's
-  own drafted notes; pasting alone is not evidence, issue 45).
+  own drafted notes; pasting alone is not evidence).
 - ``untyped_text``: the final text exceeds what was typed, pasted from this page and pasted back
   from such a draft by half its length and 20 characters (external pastes, drag-and-drop, or a
   script setting the value).

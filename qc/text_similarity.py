@@ -69,7 +69,7 @@ def _non_word_table() -> dict[int, str]:
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """(text index, term index) per token, and the terms; None if a text holds the separator.
 
-    A part of :data:`TOKEN_PART` texts at a time (issue 68 point 7): the whole batch's joined, lowered and
+    A part of :data:`TOKEN_PART` texts at a time: the whole batch's joined, lowered and
     translated copies and Arrow's token arrays took ~130 MB at once for 200,000 captions. Each part's
     terms are numbered in order of first use, and a term new to the batch gets the next number, so the
     numbers are those one pass over the whole batch gives."""
@@ -145,7 +145,7 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
-    # a block of rows at a time (issue 68 point 7): each row's weights are its own, so the blocks stacked
+    # a block of rows at a time: each row's weights are its own, so the blocks stacked
     # are the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
     blocks = [_unit_rows(counts[start:start + TOKEN_PART], idf) for start in range(0, n_texts, TOKEN_PART)]
     if len(blocks) == 1:
@@ -228,7 +228,7 @@ def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
                  author: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every two rows of one group by different authors sharing a word, and their product's cosine.
 
-    Whole groups of about :data:`TOKEN_PART` rows at a time (issue 68 point 7): numbering every
+    Whole groups of about :data:`TOKEN_PART` rows at a time: numbering every
     (group, term) pair of 200,000 captions at once took ~100 MB. A pair's sum runs over the first row's
     terms in their stored order whatever the columns are numbered, so each cosine is the one a single
     product gives; the pairs come in another order, which nothing after depends on."""

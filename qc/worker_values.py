@@ -1,4 +1,4 @@
-"""Every value a worker sends, read within bounds (issue 55, point 1): the one reader of an answer's
+"""Every value a worker sends, read within bounds: the one reader of an answer's
 form fields and of the JSON a page posts inside them (a crowd-form's ``taskAnswers``, an annotation
 element's shapes, a script-built answer, the telemetry record), wherever it is read: the task server,
 the MTurk collection, ``hitflow qc`` on a batch file and the QC rules.
@@ -83,7 +83,7 @@ def _constant(text: str) -> float:
 
 
 class _KeyCount:
-    """The object hook of one JSON text: its keys counted over all its objects together (issue 68: the
+    """The object hook of one JSON text: its keys counted over all its objects together (the
     bound was per object, and 30 objects of 10,000 keys became 300,000 fields of one answer)."""
 
     def __init__(self) -> None:

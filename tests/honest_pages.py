@@ -1,4 +1,4 @@
-"""Five page shapes of our own (issue 67, point 3) as campaigns on the simulator: a caption for a photo
+"""Five page shapes of our own as campaigns on the simulator: a caption for a photo
 with a note beside it, a rating with a reason (one caption shown on two items), a sentiment with an
 optional comment, a comment on a word, a summary at a length asked. The pages and items are in
 ``tests/pages/honest/``; ``bench/honest_text.py`` runs the same five with bad profiles too."""

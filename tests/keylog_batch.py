@@ -27,7 +27,7 @@ WORDS = VOCABULARY.split()
 ASSISTANT = ("In summary, the article discusses several key developments and their broader implications for the "
              "local community, highlighting important considerations for residents and officials alike.")
 BEHAVIOURS = ("typist", "typist", "typist", "paster", "partial", "edited_paste", "in_page", "cut_move", "notes")
-# issue 58's two habits of a page that shows a passage (Input.passage): copy it and paste it back with the
+# rehearsal work's two habits of a page that shows a passage (Input.passage): copy it and paste it back with the
 # whitespace around it differing from the copy's, or paste the page's own text with no copy logged
 PAGE_HABITS = ("copy_passage", "source_paste")
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

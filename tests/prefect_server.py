@@ -89,7 +89,7 @@ def prefect_server(home: Path, template: Path | None = None, **settings: str) ->
     that points a client or worker at it (``PREFECT_API_URL``); stop it afterwards.
 
     ``template``: a migrated, empty Prefect database shared by the session's servers. A server on a
-    fresh database runs every Alembic migration first (~7.5 s of CPU, issue 33); this one starts on a
+    fresh database runs every Alembic migration first (~7.5 s of CPU); this one starts on a
     copy of the template instead, or, where there is none yet, migrates its own and leaves a copy as
     the template (one server at a time: the others wait for it, see ``_template_lock``)."""
     home.mkdir(parents=True, exist_ok=True)
@@ -170,7 +170,7 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 
 # One real server per test session (tests/conftest.py's ``prefect_worker_server``), shared by every
 # Prefect test its xdist workers run: each prefect_test_harness or module server started and migrated a
-# database of its own (~10-25 s at load, issue 33). The scheduler looks every 3 s (a schedule test's
+# database of its own (~10-25 s at load). The scheduler looks every 3 s (a schedule test's
 # interval), and a served flow polls every 2 s. The services no test on it needs are off: each
 # wakes every few seconds for the whole session (idle, the server spent 1.47 s CPU a minute with
 # them, 0.96 s without; load ~10): late runs (marks runs Late), the foreman (work pools' and workers'

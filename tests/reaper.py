@@ -1,4 +1,4 @@
-"""Nothing a test run starts outlives it, however the run is stopped (issue 57: a `make test` stopped
+"""Nothing a test run starts outlives it, however the run is stopped (a `make test` stopped
 with SIGTERM left PostgreSQL servers, Prefect servers and a Prefect worker running).
 
 The first pytest process of a run (the xdist controller, or the only process) marks the run in its

@@ -1,4 +1,4 @@
-"""Adaptive overlap in a custom campaign on MTurk-sim (issue 43 point 1): min_judgements posted, rounds
+"""Adaptive overlap in a custom campaign on MTurk-sim: min_judgements posted, rounds
 of CreateAdditionalAssignmentsForHIT only on uncertain units up to max_judgements, each extension in the
 ledger before its call; a kill -9 between the intents and the calls never doubles an extension."""
 

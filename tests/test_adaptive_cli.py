@@ -239,7 +239,7 @@ def test_the_typical_worker_prior_from_the_command_line(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not WSD.exists(), reason=f"needs ../shared/data beside the project ({WSD} is absent)")
 def test_wsd_with_the_defaults_and_with_controls_keeps_full_majority_votes_accuracy_on_half(tmp_path: Path) -> None:
-    """Issue 56's done-when: the defaults stop on answers.csv's confidence; half the gold as --controls
+    """The calibration work's done-when: the defaults stop on answers.csv's confidence; half the gold as --controls
     calibrates it (the controls take no more than the first three labels and leave the answers)."""
     raw = pd.read_csv(WSD, sep="\t", dtype=str)
     gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
@@ -285,7 +285,7 @@ def test_the_commands_replay_defaults_are_the_rules() -> None:
 
 @pytest.mark.parametrize("name", ["rte", "temp"])
 def test_on_snow_sets_the_defaults_reach_full_majority_vote_with_half_the_judgements(name: str) -> None:
-    """Issue 66's done-when on the public RTE and TEMP sets (800 and 462 items x 10 labels): the default replay's
+    """The done-when on the public RTE and TEMP sets (800 and 462 items x 10 labels): the default replay's
     answers are right at least as often as majority vote over all ten labels, with at most half of them."""
     from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
     from postprocess.answers.aggregation import aggregate

@@ -1,4 +1,4 @@
-"""bench.adaptive_frontier: the exact accuracy and cost of the stopping rule over strangers (issue 43)."""
+"""bench.adaptive_frontier: the exact accuracy and cost of the stopping rule over strangers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Adaptive overlap's budget spent where a judgement is expected to change an answer (issue 66, point 3):
+"""Adaptive overlap's budget spent where a judgement is expected to change an answer:
 postprocess.answers.adaptive_budget.expected_gain and the replay's capped rounds."""
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def test_a_labels_work_time_is_its_own_row_not_a_later_blank_ones() -> None:
     assert used.set_index("worker_id")["seconds"].to_dict() == {"w1": 300, "w2": 280}
 
 
-# --- the rule stops on the confidence answers.csv reports (issue 56) ---
+# --- the rule stops on the confidence answers.csv reports ---
 
 def _sure_crowd(seed: int = 0, items: int = 300) -> pd.DataFrame:
     """Binary items, ten workers right 97% of the time, four labels an item."""
@@ -260,7 +260,7 @@ def test_the_stop_confidence_is_the_answers_confidence() -> None:
 
 
 def test_control_items_calibrate_the_stop_and_take_no_more_judgements() -> None:
-    frame, truth = crowd_frame(4, items=300, per_item=6)  # (seed 3's model the controls' log-loss keeps: issue 66)
+    frame, truth = crowd_frame(4, items=300, per_item=6)  # (seed 3's model the controls' log-loss keeps)
     controls = pd.DataFrame({"item_id": truth.index[:60], "answer": truth.to_numpy()[:60]})
     rule = StoppingRule(2, 6, confidence=0.95, method="ds")
     result = replay(frame, rule, controls=controls)

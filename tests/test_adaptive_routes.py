@@ -1,4 +1,4 @@
-"""Adaptive overlap on Prolific-sim and invite links (issue 43 point 5): the same campaign as the MTurk tests
+"""Adaptive overlap on Prolific-sim and invite links: the same campaign as the MTurk tests
 (tests/test_adaptive_campaign.py, whose helpers these reuse), posted with min_judgements; each round's
 ``ExtendUnit`` rows (and on Prolific one ``IncreasePlaces`` call with the study's new total) are in the
 ledger before anything happens, and the task server hands the added work to the uncertain units only.

@@ -87,7 +87,7 @@ def test_controls_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 @pytest.mark.parametrize("method", ["auto", "ds"])
 def test_real_labels_with_expert_gold_as_accurate_as_crowd_kit(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                shared_data: Path, method: str) -> None:
-    """Done-when of issue 42: `hitflow aggregate` on Snow et al. 2008's word-sense labels (10 an item,
+    """Done-when of `hitflow aggregate` on Snow et al. 2008's word-sense labels (10 an item,
     expert gold) is at least as accurate as crowd-kit's Dawid-Skene run directly on the same file."""
     from crowdkit.aggregation import DawidSkene
 

@@ -1,4 +1,4 @@
-"""Issue 55 point 5: ``hitflow aggregate --gold COLUMN`` naming any column of the labels file gives
+"""The fifth security round: ``hitflow aggregate --gold COLUMN`` naming any column of the labels file gives
 accuracy or one line; ``--gold item_id`` was a KeyError traceback (the items indexed by themselves)."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_gold_naming_a_known_answer_column_gives_accuracy(labels: Path, capsys) 
 
 @pytest.mark.parametrize("blank", ["", "NaN"])
 def test_partial_gold_scores_only_the_items_that_carry_one(tmp_path: Path, capsys, blank: str) -> None:
-    """Issue 66: gold on some items only (AdultContent2: 333 of 11,040). A blank or NaN cell is no answer: the
+    """calibration work: gold on some items only (AdultContent2: 333 of 11,040). A blank or NaN cell is no answer: the
     summary scores the items with gold (here i1, right, and i3, wrong; i2 blank on every row, i4 gold on its
     second row only) and says how many had none; before, every item counted, blanks as wrong answers."""
     rows = [("i1", "w1", "a", "a"), ("i1", "w2", "a", "a"), ("i1", "w3", "b", "a"),

@@ -1,4 +1,4 @@
-"""Blocking on agreement with the other workers' answer (issue 42): a worker judged only against a
+"""Blocking on agreement with the other workers' answer: a worker judged only against a
 strict majority of the *others* on an item, blocked on a Wilson bound after enough items; on the
 simulator it catches a consistently-wrong worker before the last batch that 5% control items alone
 miss, and blocks no one in an honest crowd."""

@@ -30,7 +30,7 @@ def test_majority_vote_by_hand() -> None:
     assert got["label"].to_dict() == {"a": "x", "b": "y", "c": "y"}  # c ties 1-1: to y, see the tie test
     assert got["posterior"].to_dict() == pytest.approx({"a": 2 / 3, "b": 1.0, "c": 0.5})
     assert got["note"].to_dict() == {"a": "", "b": "", "c": "tie"}
-    # a tie's confidence is the skill posterior's probability of the label it chose (issue 66), not the tied share
+    # a tie's confidence is the skill posterior's probability of the label it chose, not the tied share
     skill = label_probabilities(SMALL)
     assert got.loc["c", "confidence"] == pytest.approx(skill.loc["c", "y"], rel=1e-12) and skill.loc["c", "y"] > 0.5
     assert (got["confidence_source"] == "model").all()
@@ -88,7 +88,7 @@ def _strangers(seed: int = 3, items: int = 300) -> tuple[pd.DataFrame, pd.Series
 def test_auto_chooses_the_model_whose_answers_are_better(crowd: str, better: str) -> None:
     """Judged on the labels alone, auto picks the method that the hidden truth shows is more accurate:
     where nine workers of one accuracy each (0.9 down to 0.3, two adversaries) label 44 items each, worker-coin
-    (one accuracy a worker: the crowd's own model; Dawid-Skene was chosen before issue 66, and answers worse);
+    (one accuracy a worker: the crowd's own model; Dawid-Skene was chosen before, and answers worse);
     majority vote where 300 workers give about three labels each (where the old threshold, 3 a worker, chose
     Dawid-Skene)."""
     frame, truth = _simulated(items=400) if crowd == "adversaries" else _strangers()
@@ -171,7 +171,7 @@ def test_control_items_are_scored_not_answered() -> None:
     alone = aggregate(SMALL, "mv").answers
     assert answers["label"].tolist() == alone["label"].tolist()  # majority vote: controls change no label
     # two controls: each fold's calibration is fitted on one control at most, which cross-validation never
-    # finds better than the model's own: kept, and the rows say so (issue 66)
+    # finds better than the model's own: kept, and the rows say so
     assert answers.attrs["calibration_fit"]["moved"] is False
     assert set(answers["confidence_source"]) == {"model (calibrated on 2 controls did no better in cross-validation)"}
     w = workers.set_index("worker_id")

@@ -175,7 +175,7 @@ def test_control_items_scored_and_kept_out_of_dataset_and_answers(tmp_path: Path
     answered = pd.read_csv(out / "answers.csv", dtype=str, keep_default_na=False)
     answered = answered[answered["method"] != "median"]  # a number field's rows have no confidence
     # one control: cross-validation has nothing to fit each fold on, so the model's own confidence is kept and
-    # every row and the report say so (issue 66)
+    # every row and the report say so
     assert set(answered["confidence_source"]) == {"model (calibrated on 1 control did no better in cross-validation)"}
     report = (out / "report.html").read_text()
     assert "Calibration on the control items" in report and "model, kept: calibrating it on 1 control item" in report

@@ -1,4 +1,4 @@
-"""The studies' bootstrap intervals (postprocess/bootstrap.py, issue 45 point 6): seeded, blind to
+"""The studies' bootstrap intervals (postprocess/bootstrap.py): seeded, blind to
 row order and to ids read back as numbers, and resampling what the statistics compute."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Crowd pages a person can really submit (issue 44, point 6), in Debian's Chromium: a hidden required
+"""Crowd pages a person can really submit, in Debian's Chromium: a hidden required
 crowd-input that the page's own script fills (with setAttribute, after load) is read when the form
 is submitted, as MTurk's elements read it, and crowd pages get browser-driven simulated workers, so
 what stops a person stops the rehearsal too."""
@@ -116,7 +116,7 @@ def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, cl
 
 def test_a_page_nobody_can_submit_is_a_problem_and_never_posted(tmp_path: Path, monkeypatch, capsys) -> None:
     """A page that refuses every submit was posted, every browser worker gave its HIT back and the run ended
-    blaming eligibility (exit 8, issue 58): an honest simulated worker tries the page at the dry run, and
+    blaming eligibility (exit 8): an honest simulated worker tries the page at the dry run, and
     the run posts nothing."""
     scaffold("never", tmp_path)
     refusing = STARS.replace("</script>", 'document.querySelector("crowd-form").onsubmit = function (event) {'

@@ -1,4 +1,4 @@
-"""Browser workers type (issue 58 point 3): a page's own key logger records every character a
+"""Browser workers type: a page's own key logger records every character a
 simulated worker types, a paste arrives as a paste event only where the worker's profile pastes, the
 keys' timing on the page's clock is a person's; a page that refuses an honest browser worker is a
 PROBLEM at the dry run and the run posts nothing; without Chromium the dry run and the run say so in
@@ -148,7 +148,7 @@ def test_without_chromium_the_dry_run_and_the_run_say_form_reading_workers(tmp_p
 
 @pytest.mark.browser
 def test_an_imported_page_that_wants_typing_gets_every_assignment(tmp_path: Path, monkeypatch) -> None:
-    """Issue 58's page: its script logs key presses into a hidden field and refuses a submit without
+    """The own-page rehearsal work's page: its script logs key presses into a hidden field and refuses a submit without
     them. Browser workers that set text without key events were refused three times each and the run
     exited 8 blaming eligibility; now every assignment arrives with the page's key log."""
     page = Path(__file__).parent / "pages_wild" / "keylog_summary.html"

@@ -108,7 +108,7 @@ def test_prolific_dry_run_refuses_pay_under_the_hourly_floor_and_over_budget(tmp
     out = capsys.readouterr().out
     assert code == 1
     assert "PROBLEM: the estimate exceeds the budget by 871.60 USD" in out  # 1,371.60 USD, top-ups' worst case
-    # pay under Prolific's floor is refused as the config loads, in one line (issue 25)
+    # pay under Prolific's floor is refused as the config loads, in one line
     config.write_text(config.read_text().replace('estimated_minutes = 6 ', 'estimated_minutes = 12 '))
     code = main(["run", str(config), "--platform", "prolific", "--dry-run", *own_ledger(tmp_path)])
     err = capsys.readouterr().err
@@ -129,7 +129,7 @@ def test_links_dry_run_lists_the_invite_plan(tmp_path: Path, capsys) -> None:
 
 
 def test_the_estimate_covers_every_caption_top_up_round(tmp_path: Path) -> None:
-    """Issue 43, budget honest: top-ups buy up to what a HIT's images lack each round, to MTurk's cap of 9."""
+    """overlap work, budget honest: top-ups buy up to what a HIT's images lack each round, to MTurk's cap of 9."""
     demo = load_config(config_with(tmp_path, 'budget = "800.00 USD"'))
     per_batch = {1: 20, 2: 20, 3: 20, 4: 20, 5: 20}
     assert demo.answers.top_up_rounds == 2 and demo.assignments_per_image == 5

@@ -1,4 +1,4 @@
-"""postprocess.answers.calibration and the confidence postprocess.answers.aggregation gives (issue 56): ECE by hand, the
+"""postprocess.answers.calibration and the confidence postprocess.answers.aggregation gives: ECE by hand, the
 cross-fitting, a synthetic crowd whose calibrated confidence says how often it is right, the bound on
 one or two judgements, and ties."""
 
@@ -78,7 +78,7 @@ def test_a_tie_is_noted_broken_by_worker_skill_and_given_the_skill_posteriors_co
     """Item t: one label from a worker right on every control-like item, one from a worker always against the
     crowd. Majority vote ties 1-1; the skill estimate sides with the reliable worker, even though the other
     label is the more common one in the field, and the tie's confidence is the skill posterior's probability
-    of that label (bounded by its two judgements), not the tied share 0.5 (issue 66: RTE's ties were right
+    of that label (bounded by its two judgements), not the tied share 0.5 (RTE's ties were right
     84% of the time at 0.5)."""
     rows = [("t", "good", "b"), ("t", "bad", "a")]
     for i in range(30):  # "a" is the field's most common label; "good" agrees with the crowd, "bad" does not
@@ -201,7 +201,7 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
 
 
 def _over_sure(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A model far too sure of itself, with wrong answers at confidence ~1.0 (issue 66's failing case: the
+    """A model far too sure of itself, with wrong answers at confidence ~1.0 (later calibration work's failing case: the
     Newton steps before swung between slope +1 and -1 there): a third of the answers said at 1 - 1e-12 are
     wrong, the rest spread over 0.5-0.99 are right at about half their confidence's log-odds."""
     rng = np.random.default_rng(seed)
@@ -285,7 +285,7 @@ def test_cross_validation_keeps_the_identity_where_the_fit_does_not_help_and_mov
 
 
 def _capped(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A model whose top over-states and whose rest is true (issue 66's 10-label image shape): 60% of the answers
+    """A model whose top over-states and whose rest is true (the 10-label image shape): 60% of the answers
     said at 0.97-0.9999 and right 92% of the time, the rest said at 0.3-0.93 and right as often as they say."""
     rng = np.random.default_rng(seed)
     top = rng.random(n) < 0.6
@@ -329,7 +329,7 @@ def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best
 
 
 def _by_class(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Issue 66's AdultContent2 shape in small: 3/4 of the answers "G", said at 0.8-0.999 and right as often as
+    """calibration work's AdultContent2 shape in small: 3/4 of the answers "G", said at 0.8-0.999 and right as often as
     they say; the rest "P", said at the same confidences and right only 40% of the time whatever they say."""
     rng = np.random.default_rng(seed)
     answer = np.where(rng.random(n) < 0.75, "G", "P")
@@ -363,7 +363,7 @@ def test_a_class_that_over_states_gets_a_shift_of_its_own() -> None:
 @pytest.mark.parametrize("n", [6, 10, 20])
 def test_a_few_controls_never_flatten_the_confidence(n: int) -> None:
     """Under WEAK_PRIOR_CONTROLS controls, a third of them wrong at 0.999: the weak strengths, which let a few
-    controls set every answer to their share right (a = b = 0: each answer one number, as issue 66's campaign
+    controls set every answer to their share right (a = b = 0: each answer one number, as a campaign
     read 0.089 "calibrated on 6 controls"), are not tried; the calibrated confidence still ranks the answers as
     the model does."""
     said = np.r_[np.full(n - n // 2, 0.999), np.linspace(0.6, 0.95, n // 2)]
@@ -415,7 +415,7 @@ def test_the_noise_floor_is_what_a_perfect_confidence_reads_by_the_binomial_law(
     """200 answers all said at 0.6, each right with exactly that probability: one bin in every table, so ECE
     and the worst bin are |0.6 - k / 200| with k ~ Binomial(200, 0.6); the floor's mean and 95th percentile
     match that law's (computed exactly), within the draws' error. A confidence of 1 that is always right
-    reads 0; a set of 167 answers spread over [0.3, 1] reads a floor near 0.05 (issue 66's AdultContent2
+    reads 0; a set of 167 answers spread over [0.3, 1] reads a floor near 0.05 (later calibration work's AdultContent2
     shape: ECE <= 0.05 is near what chance alone gives)."""
     from scipy.stats import binom
 

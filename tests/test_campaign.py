@@ -98,7 +98,7 @@ def test_campaign_end_to_end_outputs(demo_run: DemoRun) -> None:
 
 
 def test_the_demo_ships_no_image_short_of_five_captions_unless_it_ran_out_of_rounds(demo_run: DemoRun) -> None:
-    """Issue 43: images QC left short get more assignments; those still short are named, and the summary
+    """overlap work: images QC left short get more assignments; those still short are named, and the summary
     says how many were topped up and how many ran out of rounds."""
     from flows.campaigns.summary import summarize
 

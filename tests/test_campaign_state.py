@@ -1,4 +1,4 @@
-"""One truth in every view (issue 57 point 2): what needs a person, what is decided and when the platform
+"""One truth in every view: what needs a person, what is decided and when the platform
 pays by itself are computed once (qc/campaign_state.py over the ledger, flows/campaigns/review_data.ledger_state)
 and the run's lines, ``hitflow status`` (text and JSON), the report, the ``ui`` overview and the review
 queue all show that.
@@ -131,7 +131,7 @@ def test_the_state_by_hand() -> None:
 
 
 def frame_state(items: pd.DataFrame, work: pd.DataFrame, held: pd.DataFrame, now: float) -> dict[str, Any]:
-    """campaign_state as it was computed over DataFrames before it took plain rows (issue 57 point 5): the
+    """campaign_state as it was computed over DataFrames before it took plain rows: the
     reference the plain-rows version must equal."""
     pending = work[work["applied"].fillna("").astype(str) == ""]
     due = pd.to_numeric(pending["auto_approval_time"], errors="coerce")

@@ -1,5 +1,5 @@
 """``hitflow cancel`` on every task kind (captions, an evaluation study, a custom page) and route
-(MTurk-sim, Prolific-sim, invite links), stopped mid-batch (issue 57 point 1).
+(MTurk-sim, Prolific-sim, invite links), stopped mid-batch.
 
 Found by hand: Ctrl-C in batch 1 of a custom-page campaign, then ``hitflow cancel``, ended "cannot use
 .../hit_templates/samples/custom.json: No such file or directory; choose another path", exit 2, the

@@ -1,4 +1,4 @@
-"""``hitflow cancel``, ``status`` and ``reconcile`` on a campaign that ran on a crowd of its own (issue 40).
+"""``hitflow cancel``, ``status`` and ``reconcile`` on a campaign that ran on a crowd of its own.
 
 Found by hand: ``hitflow cancel vizwiz_full_scale --db L`` on a campaign run on the embedded simulator
 with its own crowd file stopped with "simulator state ... belongs to seed 1 and crowd ...; pass those"

@@ -1,4 +1,4 @@
-"""A caption rehearsal's outputs say when its captions are content-blind (issue 58): on the in-process
+"""A caption rehearsal's outputs say when its captions are content-blind: on the in-process
 simulator, images its demo crowd's VizWiz bank does not hold (real Flickr8k ids from ../shared/data) get a
 made-up scene, and report.html and the end-of-run summary say on how many items; the demo's own VizWiz
 images, which the bank holds, get no such line."""

@@ -1,4 +1,4 @@
-"""Caption top-ups (issue 43 point 2): an image short of accepted captions after QC gets more
+"""Caption top-ups: an image short of accepted captions after QC gets more
 assignments in a later round (at most [answers] top_up_rounds a batch); what is still short ran out of
 rounds and the summary, the report and short_images.csv say so."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, chaos on the Prolific route: 200 participants at once against the task server, each
+"""The early QC work, chaos on the Prolific route: 200 participants at once against the task server, each
 sending its submit twice in parallel (a double click, a retried POST). Every response must be
 stored exactly once, none lost, and nobody may get a 500."""
 

@@ -226,6 +226,6 @@ def test_an_assignment_is_stored_with_its_answers_or_not_at_all(sim, tmp_path: P
     assert run.store.table("assignments").count == 0
     assert batch_collect.store_assignment(run, 1, hit, first)  # the resumed run stores it, answers and all
     fields = {"caption", "text_present", "start_ms", "end_ms"}
-    # per item; the page's one hitflow_telemetry answer (issue 29) has no item
+    # per item; the page's one hitflow_telemetry answer has no item
     assert run.store.table("answers").count_where("assignment_id = ? AND item_id != ''", [first["AssignmentId"]]) == \
         len(fields) * len(json.loads(hit["item_ids"]))

@@ -1,4 +1,4 @@
-"""Issue 28 point 2: the files a config names stay inside its folder (symlinks followed) unless
+"""The third security round: the files a config names stay inside its folder (symlinks followed) unless
 the user passes --allow-outside-paths; the error is one line naming the key and the flag."""
 
 from __future__ import annotations

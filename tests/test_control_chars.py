@@ -1,4 +1,4 @@
-"""Issue 20: answers holding characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, DEL,
+"""The early platform work: answers holding characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, DEL,
 U+FFFE/U+FFFF, lone surrogates). The behaviour, on every route:
 
 - an answer is stored as typed: the answer XML JSON-escapes such a value in an element marked

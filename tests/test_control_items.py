@@ -1,4 +1,4 @@
-"""Control items (issue 42 point 3): items with known answers mixed into every batch at
+"""Control items: items with known answers mixed into every batch at
 ``[answers] control_share`` on every route, looking like any item on the page, paid and counted like
 one, scored per worker and blocking consistently-wrong workers between batches; never in the
 dataset or the answers."""
@@ -265,7 +265,7 @@ def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None
     or pooled with agreement (which may block a bad profile on its agreement: a speeder agreeing 22%)."""
     config = _project(tmp_path, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
-    # the crowd knows the true answers from the items file's own column ([campaign] truth, issue 58: a
+    # the crowd knows the true answers from the items file's own column ([campaign] truth, a
     # rehearsal's crowd follows a known answer), the control file says another
     items = pd.read_csv(tmp_path / "sentiment_items.csv", dtype=str).assign(gold="")
     pd.concat([items, controls[["item_id", "text"]].assign(gold=controls["answer"])]).to_csv(

@@ -1,4 +1,4 @@
-"""Issue 28 point 1: a platform's credentials reach only that platform's real endpoint with
+"""The third security round: a platform's credentials reach only that platform's real endpoint with
 --live. An impostor that answers like the simulator (here: a recording proxy in front of a real
 one, so every route runs to the end) must never see the real token or keys, on any route."""
 
@@ -77,7 +77,7 @@ def test_every_routes_client_sends_the_impostor_dummies(impostor: tuple[str, lis
 def test_a_whole_prolific_run_on_an_impostor_never_sends_the_token(impostor: tuple[str, list[bytes]], tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """The route that leaked (issue 28): `--platform prolific` with the impostor as endpoint."""
+    """The route that leaked: `--platform prolific` with the impostor as endpoint."""
     url, seen = impostor
     set_secrets(monkeypatch)
     code = main(["run", str(CONFIG), "--no-prefect", "--limit", "5", "--out", str(tmp_path / "out"),

@@ -1,4 +1,4 @@
-"""Crowd elements written and answered as MTurk's element reference documents them (issue 44, point 1):
+"""Crowd elements written and answered as MTurk's element reference documents them:
 a crowd-radio-group whose buttons each carry their own name (the reference's sample output is one
 entry per button, ``[{"btn1": {"yes": true}, "btn2": {"no": false}}]``) is one answer field valued the
 chosen option; the other elements' documented output shapes read back. The fixtures are written for

@@ -1,4 +1,4 @@
-"""MTurk's crowd HTML elements are first-class (issue 26, point 1): read for their fields and
+"""MTurk's crowd HTML elements are first-class: read for their fields and
 constraints, answered by the simulated crowd, and their single ``taskAnswers`` answer flattened into
 one dataset column per element name, end to end on the simulator from ``hitflow new``."""
 

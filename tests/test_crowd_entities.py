@@ -1,4 +1,4 @@
-"""MTurk's crowd-entity-annotation (issue 44, point 1), as its reference documents it
+"""MTurk's crowd-entity-annotation, as its reference documents it
 (sms-ui-template-crowd-entity-annotation.html): attributes ``name``, ``header``, ``labels`` (a JSON array
 of ``{label, shortDisplayName, fullDisplayName}``), ``text``; output ``{"entities": [{"label",
 "startOffset", "endOffset"}]}`` under the element's name. Read as one field, its spans checked against the

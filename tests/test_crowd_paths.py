@@ -1,4 +1,4 @@
-"""Issue 28 point 2, for the simulator's crowd files: the caption bank and judgement_truth files a
+"""The third security round, for the simulator's crowd files: the caption bank and judgement_truth files a
 crowd file names stay in its config folder (``config/`` for ``config/crowds/*.toml``; symlinks
 followed) unless outside paths are allowed, and every crowd file is read with a size limit; each
 problem is a one-line ConfigError."""

@@ -1,4 +1,4 @@
-"""Blocking on how text arrived, on a custom page as on the caption task (issue 44, point 3): the paste
+"""Blocking on how text arrived, on a custom page as on the caption task: the paste
 rules block on the share of the worker's answers over the campaign, so an honest person who drafts some
 answers in another window and pastes them stays, and one who pastes an assistant's text nearly every
 time is blocked. On counts per batch (two flags) every busy note-paster was blocked: 3 of 45 honest

@@ -347,7 +347,7 @@ def test_a_reopened_simulator_opens_the_external_pages_its_workers_had_taken(tmp
             boto = boto3.client("mturk", endpoint_url=first.url, region_name="us-east-1",
                                 aws_access_key_id="d", aws_secret_access_key="d")
             hit_id = create(boto, question, n=3)
-            first.market.advance(0)  # workers are chosen when the clock moves (issue 45)
+            first.market.advance(0)  # workers are chosen when the clock moves
             taken = len(first.market.hits[hit_id].assignment_ids)
         _SlowSite.ready.set()  # the page comes up only after the first process is gone
         with SimServer(seed=3, state=tmp_path / "sim.db") as again:

@@ -1,4 +1,4 @@
-"""Honest typing telemetry on every free-text field of a user's page (issue 44, point 3): the simulated
+"""Honest typing telemetry on every free-text field of a user's page: the simulated
 workers' records carry each text box they filled (they were ``"f": {}`` on custom pages), so the
 telemetry rules judge custom pages as they judge the caption page."""
 

@@ -163,9 +163,9 @@ def test_the_image_copies_real_paths_checks_health_and_keeps_the_ledger_on_a_vol
 @pytest.mark.prefect
 def test_deploy_speaks_in_hitflow_s_words_not_prefect_s(tmp_path: Path, on_prefect_server: str, capsys) -> None:
     # Prefect printed its own tip (".serve", "Set `ignore_warnings=True`", a table) on `hitflow deploy`'s
-    # stdout: advice for code the user never wrote (issue 57 point 7). It printed only a UUID, under the
+    # stdout: advice for code the user never wrote. It printed only a UUID, under the
     # flow's name "caption-campaign-next-batch/NAME-next-batch", and its serve-schedules command dropped
-    # --platform prolific, so the command as printed served the campaign on MTurk (issue 65 point 4).
+    # --platform prolific, so the command as printed served the campaign on MTurk.
     import shlex
 
     from flows.cli.main import main

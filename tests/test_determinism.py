@@ -1,4 +1,4 @@
-"""One seed, one dataset (issue 45 point 1): two rehearsals with the same seed and inputs, each on a
+"""One seed, one dataset: two rehearsals with the same seed and inputs, each on a
 fresh ledger, output folder and embedded simulator, write the same bytes (dataset, flags, blocked
 workers, answers, report), on MTurk's, Prolific's and the invite links' routes (the simulator's
 crowd opening the links), with and without Prefect.

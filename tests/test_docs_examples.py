@@ -67,7 +67,7 @@ def test_every_shell_example_is_run_or_says_why_not() -> None:
 
 
 def test_every_project_path_the_docs_name_exists() -> None:
-    """flows/... (after issue 31's move into core, platforms, campaigns, ...), qc/, tests/, bench/
+    """flows/... (after real-platform-contract work's move into core, platforms, campaigns, ...), qc/, tests/, bench/
     paths, globs and ``module.name`` references of README.md and docs/ point at something real."""
     assert missing_paths() == []
 

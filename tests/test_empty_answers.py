@@ -1,4 +1,4 @@
-"""Pages a person can really submit (issue 44, point 6): a page whose answers come back empty for most
+"""Pages a person can really submit: a page whose answers come back empty for most
 workers holds its batch (never approved and paid for nothing), and the dry run's verdict follows its
 problems instead of preceding them."""
 

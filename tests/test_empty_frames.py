@@ -1,4 +1,4 @@
-"""Issue 20: statistics over nothing. An empty frame, a frame of canned or blank captions, a CSV
+"""The early platform work: statistics over nothing. An empty frame, a frame of canned or blank captions, a CSV
 with only its header: a clear result (zeros, None where a share or mean has no data) or a
 one-line error, never a traceback and never a NaN that JSON cannot carry."""
 

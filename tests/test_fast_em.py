@@ -1,5 +1,5 @@
 """postprocess/answers/fast_em.py against crowd-kit's own GLAD, MACE and one-coin Dawid-Skene on the same labels:
-the same answer on at least 99.5% of items (issue 56), on synthetic crowds and on Snow 2008's real WSD
+the same answer on at least 99.5% of items, on synthetic crowds and on Snow 2008's real WSD
 labels. The full-size comparison (92,721 labels) is bench/aggregation_speed.py's."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_one_label_value_and_one_judgement() -> None:
 
 @pytest.mark.parametrize("name", ["rte", "temp", "wsd"])
 def test_mace_answers_do_not_depend_on_the_rows_order_and_are_crowd_kits(name: str) -> None:
-    """Issue 66: on Snow 2008's real sets, MACE's answers on rows shuffled three ways are its answers on the file's
+    """On Snow 2008's real sets, MACE's answers on rows shuffled three ways are its answers on the file's
     order, and crowd-kit's MACE on the same labels (in the order crowd-kit reads consistently) gives the same
     answer on at least 99.5% of items (before: 98.2% on unsorted rows of a binary set)."""
     from bench.snow_sets import SETS, path_of, read_set

@@ -1,4 +1,4 @@
-"""The Arrow path for plain submissions files (issue 33) reads exactly what the careful CSV reader
+"""The Arrow path for plain submissions files reads exactly what the careful CSV reader
 reads, or steps aside (None) so the careful reader gives its own one-line message."""
 
 from __future__ import annotations

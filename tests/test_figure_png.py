@@ -1,4 +1,4 @@
-"""Issue 59: the report figures cost less CPU and draw the same PNG bytes. Held to the way before
+"""The output-speed work: the report figures cost less CPU and draw the same PNG bytes. Held to the way before
 (bench.report_figures.drawn_as_before: a rectangle per histogram bin, titles placed by matplotlib, no memo),
 and the per-process memo returns what a fresh draw gives, draws anew for any other input, stays bounded."""
 

@@ -1,5 +1,5 @@
 """Outputs and evidence built a batch at a time equal what building them from the whole campaign gave
-(issue 30, point 5: memory that depends on the batch, not the campaign)."""
+(memory that depends on the batch, not the campaign)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 55 point 5: spreadsheet files neutralise only what a spreadsheet would run. A plain number
+"""The fifth security round: spreadsheet files neutralise only what a spreadsheet would run. A plain number
 (``-1``, ``-0.5``, ``+3``) is a number in a spreadsheet, so answers.csv and workers.csv keep it and
 ``hitflow ui`` reads it back as one (it once became ``'-1``, text); a formula behind a zero-width space
 or starting with a fullwidth ``＝`` is neutralised (both once passed)."""

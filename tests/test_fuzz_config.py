@@ -120,7 +120,7 @@ def test_encodings_and_corruption(folder: Path, encoding: str, cut: int, junk: b
     ("one_sentence = true", 'one_sentence = "yes"', "[submit_rules].one_sentence must be a boolean"),
     ("time_outlier = 0.5", "time_outlyer = 0.5", "[policy].block_min_rate names unknown rule 'time_outlyer'; "
                                                  "did you mean `time_outlier`?"),
-    # a slow worker is for a person to look at, never blocked or rejected on that alone (issue 67)
+    # a slow worker is for a person to look at, never blocked or rejected on that alone
     ("time_outlier = 0.5", "time_outlier_slow = 0.5", "[policy].block_min_rate names 'time_outlier_slow', which "
                                                       "only asks a person to look"),
     ('reject_rules = ["required",', 'reject_rules = ["time_outlier_slow", "required",',

@@ -1,4 +1,4 @@
-"""Work handed back is offered again (issue 67 point 2), on MTurk's side of the simulator: a worker who
+"""Work handed back is offered again, on MTurk's side of the simulator: a worker who
 returns an assignment, or abandons it past its AssignmentDurationInSeconds, frees the slot and another
 worker takes it while the HIT lives (flows/sim/mturk/handed_back.py cites MTurk's documents); before,
 the slot stayed empty and the HIT expired short ("1 of 2 HITs expired short of their assignments")."""

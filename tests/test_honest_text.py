@@ -1,4 +1,4 @@
-"""Honest simulated workers are never blocked by their own words (issue 67, points 3-4): every honest
+"""Honest simulated workers are never blocked by their own words: every honest
 profile works five page shapes (a caption beside a note, a rating with a reason under a caption two
 items share, a sentiment with an optional comment, a comment on a word, a summary at a length asked)
 through the simulator and the scaffold's QC and policy, and none is blocked; what they write is of the
@@ -84,7 +84,7 @@ AUDIO = """{% extends "_custom_page.html.j2" %}
 
 def test_a_field_no_one_can_read_is_said_content_blind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Clips the simulator cannot hear: its text there is of its own making, and the dry run and the report
-    say so for that field (issue 67, point 4)."""
+    say so for that field."""
     from flows.cli.main import main
     from tests.honest_pages import crowd_file, shape_config
 

@@ -1,4 +1,4 @@
-"""Issue 28 point 4, the small defects: the simulator's control routes, a NextToken that is not a
+"""The third security round, the small defects: the simulator's control routes, a NextToken that is not a
 string, short task secrets, the /health fingerprint, text where a statistic wants numbers."""
 
 from __future__ import annotations
@@ -119,10 +119,10 @@ def test_answers_for_items_never_served_are_dropped_before_the_analysis(tmp_path
         kept = store.rows("SELECT DISTINCT x.assignment_id FROM answers x JOIN decisions d USING (assignment_id) "
                           "WHERE d.action = 'approve' AND x.field = 'score' LIMIT 3")
         for n, row in enumerate(kept):  # three workers' scores land on ids no page showed
-            # the first one's carry no id at all: only a screen's page-level fields may (issue 45)
+            # the first one's carry no id at all: only a screen's page-level fields may
             store.db.execute("UPDATE answers SET item_id = 'never-served-' || item_id || ? WHERE assignment_id = ? "
                              "AND field = 'score'", [str(n), row["assignment_id"]])
-        # and one score carries no id at all: only a screen's page-level fields may (issue 45)
+        # and one score carries no id at all: only a screen's page-level fields may
         store.db.execute("UPDATE answers SET item_id = '' WHERE rowid = (SELECT MIN(rowid) FROM answers "
                          "WHERE field = 'score' AND item_id NOT LIKE 'never-served%')")
         with open_campaign_run(str(db), "expert_rating", endpoint_url=sim.url, progress=lambda _: None) as run:

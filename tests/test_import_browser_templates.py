@@ -1,5 +1,5 @@
-"""`hitflow new --from` on pages with Mustache/Handlebars the page's own script renders in the browser
-(issue 67 point 7): a `<script type="text/x-handlebars-template">` is named for what it is, not refused as
+"""`hitflow new --from` on pages with Mustache/Handlebars the page's own script renders in the browser:
+a `<script type="text/x-handlebars-template">` is named for what it is, not refused as
 server-side code and not run as Jinja (with --keep-jinja too), and every `{{ }}` the import keeps as text
 gets a note (a kept `{{ example_word }}` once got none although the docs said it did)."""
 

@@ -1,4 +1,4 @@
-"""Issue 68 point 2: an imported page cannot run an item's script. Each placeholder of ``hitflow new --from``
+"""The sixth security round: an imported page cannot run an item's script. Each placeholder of ``hitflow new --from``
 is placed by the HTML context it stands in or refused with its line; every placed context is rendered with
 hostile item text and the result read with html.parser, by code of this test alone: the tags and
 attribute names, the scripts' code outside their JSON strings and the styles are those the page has with

@@ -1,4 +1,4 @@
-"""`hitflow new --from` on pages as requesters write them (issue 44, point 5): hyphenated requester-UI
+"""`hitflow new --from` on pages as requesters write them: hyphenated requester-UI
 placeholders, XML wrappers opening with a comment, the page's own submit checks, a QuestionForm's
 lists, instructions kept out of the per-item block, and a note for everything an import step drops."""
 
@@ -119,7 +119,7 @@ def test_a_submit_button_that_starts_disabled_is_named_as_a_lost_check() -> None
 
 
 def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: Path, capsys) -> None:
-    """Issue 58: five cross-field checks in the submit button's onclick were kept only in the script, which
+    """rehearsal work: five cross-field checks in the submit button's onclick were kept only in the script, which
     form-reading workers and QC never run, with one note; 14 of 18 approved answers broke them. Checks of
     a recognisable shape (a field left empty, a number above a bound) are page rules now; the others
     (one answer excluding another, a field required only with another's value) are each named."""
@@ -146,7 +146,7 @@ def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: P
     assert not check_form(spec, {"stress_0": "stressful", "reason_0": "rent", "severity_0": "9"})
 
 
-# what a note asks of the user: a check or a fix (issue 58: "every import note says what the user must check")
+# what a note asks of the user: a check or a fix ("every import note says what the user must check")
 ASKS = re.compile(r"\b(check|put|move|mark|write|give|add|re-express|leave|remove)\b")
 
 

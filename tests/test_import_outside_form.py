@@ -1,4 +1,4 @@
-"""`hitflow new --from` keeps a crowd page's answers to what MTurk would post (issue 44, point 5):
+"""`hitflow new --from` keeps a crowd page's answers to what MTurk would post:
 a paragraph that opens with "Instructions:" inside the <crowd-form> (as Ground Truth's text templates
 write it) is the page's instructions, shown once and not read as the item's text; a control outside
 the <crowd-form> is not a field, since MTurk never submits it. Pages of our own in those shapes."""

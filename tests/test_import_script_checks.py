@@ -1,4 +1,4 @@
-"""`hitflow new --from` on a page whose script, not an attribute, guards its submit (issue 67 point 7): a
+"""`hitflow new --from` on a page whose script, not an attribute, guards its submit: a
 click listener on the page's submit button and a submit listener on its form (jQuery's `.on("submit", f)`,
 by name). The button and form are dropped, so each listener now finds hitflow's, and each check they make
 is listed by what it enforced: a length, a pattern, a bound and an empty field become page rules QC

@@ -1,4 +1,4 @@
-"""`hitflow new --from` on pages that run on the requester's own server (issue 58 point 5): PHP, ASP/JSP/
+"""`hitflow new --from` on pages that run on the requester's own server: PHP, ASP/JSP/
 ERB and other engines' template tags never run on hitflow's page, so each block is named with its line
 and nothing is written (a PHP page imported ran with 2 of 11 fields seen and "no problems found"); a
 template with such a block left is a PROBLEM at the dry run; and a value the page itself writes into an
@@ -121,7 +121,7 @@ def test_a_template_with_php_left_is_a_problem_at_the_dry_run(tmp_path: Path, mo
 
 
 # The page writes "<END>" into its answer and only its script's button replaces it: form-reading workers
-# post the page's own sentinel (17 of 17 approved captions were "<END>" on the PHP page, issue 58)
+# post the page's own sentinel (17 of 17 approved captions were "<END>" on the PHP page)
 SENTINEL = """{% extends "_custom_page.html.j2" %}
 {% block item %}
 <p>{{ item.note }}</p>
@@ -158,7 +158,7 @@ def test_answers_equal_to_the_pages_own_sentinel_are_no_answers(tmp_path: Path, 
 
 
 # Two fields a worker answers come before the script's two sentinel fields: the response is not empty,
-# yet half its answers are the page's own "<END>" (18 of 18 approved rows so, issue 67)
+# yet half its answers are the page's own "<END>" (18 of 18 approved rows so)
 SENTINEL_LATER = SENTINEL.replace('<textarea class="draft"', '<input name="mood_{{ i }}" required>\n'
                                   '<textarea name="comment_{{ i }}"></textarea>\n<textarea class="draft"').replace(
     '<button type="button"', '<input type="hidden" name="summary_{{ i }}" value="&lt;END&gt;">\n<button type="button"')

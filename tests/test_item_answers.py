@@ -1,4 +1,4 @@
-"""The simulated crowd answers the item, not the page (issue 26, point 5): honest text is about the
+"""The simulated crowd answers the item, not the page: honest text is about the
 item's own text, never the page's instructions or headings, never a copy of another field's answer;
 optional fields are left empty at realistic rates; honest answers stay within the page's rules."""
 
@@ -93,7 +93,7 @@ def test_optional_fields_are_often_left_empty_and_required_ones_never(filled) ->
     given = [a for _, _, many in filled for a in many]
     empty_comment = sum(a.get("comment_0", "") == "" for a in given) / len(given)
     no_mood = sum("mood_0" not in a for a in given) / len(given)
-    # honest profiles answer an optional one-click choice at >= 95% (issue 58: CHOICE_SKIP)
+    # honest profiles answer an optional one-click choice at >= 95% (CHOICE_SKIP)
     assert 0.5 <= empty_comment < 1.0 and 0.0 < no_mood <= 0.05, (empty_comment, no_mood)
     assert all(a["title_0"] and a["description_0"] for a in given)
 

@@ -1,4 +1,4 @@
-"""A campaign remembers the item set it was planned on (issue 40): ``hitflow run CONFIG --limit 3``
+"""A campaign remembers the item set it was planned on: ``hitflow run CONFIG --limit 3``
 then the same without ``--limit`` once exited 0 with a 3-image dataset and said nothing of the
 items never posted. Now a smaller or different item set is refused in one line naming ``--new-attempt``,
 and ``--new-attempt`` runs the whole set as a campaign of its own (a larger one grows the campaign:

@@ -1,5 +1,5 @@
-"""The review queue's items' states kept in the ledger for ``hitflow status`` (flows/campaigns/kept_states.py,
-issue 57 point 5): a run that stops for a person keeps them; what status shows from them equals the state
+"""The review queue's items' states kept in the ledger for ``hitflow status`` (flows/campaigns/kept_states.py):
+a run that stops for a person keeps them; what status shows from them equals the state
 computed from a queue built afresh, before and after a person decides and when the config's text changes;
 and status on such a campaign prints the same lines as with nothing kept, without importing pandas."""
 

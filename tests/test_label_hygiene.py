@@ -1,4 +1,4 @@
-"""Label hygiene (issue 56): repeats, spelling variants, blanks, free text and blocked workers, each policy
+"""Label hygiene: repeats, spelling variants, blanks, free text and blocked workers, each policy
 through `hitflow aggregate` in-process (postprocess/answers/label_hygiene.py, flows/answers/answers_files.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 55 point 5: every libpq keyword a connection string may start with (``sslrootcert=``,
+"""The fifth security round: every libpq keyword a connection string may start with (``sslrootcert=``,
 ``sslcert=``, ``requiressl=``, ``keepalives=``...) makes it a PostgreSQL ledger, and a URI missing its
 ``//`` (``postgresql:/...``, ``postgresql:...``) is refused in one line; neither is taken for an SQLite
 file's name, and neither prints the password (each once did both). A sentinel password each."""
@@ -46,7 +46,7 @@ def test_a_string_starting_with_any_keyword_is_a_postgres_ledger(keyword: str) -
 
 
 def test_another_word_before_a_keyword_is_still_a_connection_string() -> None:
-    typed = f"sslrootcrt=/ca.pem host=127.0.0.1 password={PW}"  # a misspelt keyword: refused (issue 68)
+    typed = f"sslrootcrt=/ca.pem host=127.0.0.1 password={PW}"  # a misspelt keyword: refused
     assert mistyped_postgres_url(typed) and not is_postgres_url(typed) and PW not in shown_location(typed)
     assert not is_postgres_url("results=v2.db") and not is_postgres_url("runs/hitflow.db")
 

@@ -1,5 +1,5 @@
 """mark_agreement (qc/mark_agreement.py): marks on annotation fields that rarely meet the other
-workers' on the same items (issue 44: contrarian spans such as "The" as a person passed every rule)."""
+workers' on the same items (contrarian spans such as "The" as a person passed every rule)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An annotation answer holds at most ``MAX_MARKS`` marks (issue 68 point 1: qc/mark_agreement.py compares
+"""An annotation answer holds at most ``MAX_MARKS`` marks (qc/mark_agreement.py compares
 them pairwise). An honest person who drew more was rejected though no page had told them of the cap: the
 rule was enforced by the server alone. Now hitflow's own widget (hit_templates/crowd_elements.js) refuses the
 1,001st mark, reading the cap from the submit-rule spec its page carries, so more is tampering and rejected;

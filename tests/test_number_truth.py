@@ -1,4 +1,4 @@
-"""Numbers and sliders follow their known truth with each profile's care (issue 67, point 5): a severity
+"""Numbers and sliders follow their known truth with each profile's care: a severity
 slider whose items file says 0 gets answers near 0, not 6-8 at random; a known answer the simulator cannot
 follow (not a finite number, not an option) is one dry-run line each and never crashes the run; one outside
 the control's bounds is read at the bound; the dry run's "follow the known answers" counts only what it follows."""

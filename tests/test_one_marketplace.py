@@ -1,4 +1,4 @@
-"""One marketplace, many campaigns (issue 67 point 1): the campaigns of a folder share its simulated
+"""One marketplace, many campaigns: the campaigns of a folder share its simulated
 marketplace (workers, their history, qualifications) as a real one is shared, and a campaign cancelled
 there leaves a crowd that takes the next ledger's work.
 

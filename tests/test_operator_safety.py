@@ -4,7 +4,7 @@ say so; cancel finishes cleanly; bad ledger paths and empty item files are refus
 
 A command whose process is not what is tested (a refusal, ``status``, ``cancel``, a resume) runs
 through ``main()`` in this process (``hitflow_here``): the same exit code and printed lines, without
-a new interpreter's imports (~1.5 s of CPU each, issue 33). Runs that are signalled, killed, piped
+a new interpreter's imports (~1.5 s of CPU each). Runs that are signalled, killed, piped
 or raced are real processes: those with --no-prefect forked from the session's fork server
 (tests/forked_hitflow.py: each its own process with its own pid, group, pipes and exit code, the
 project imported once by the server); the run under Prefect, whose ephemeral server joins its

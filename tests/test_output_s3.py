@@ -1,4 +1,4 @@
-"""Issue 30 point 2 against a real S3-compatible server: moto's, started here on a free port (its
+"""The multi-host work against a real S3-compatible server: moto's, started here on a free port (its
 server mode: a real HTTP endpoint that s3fs and botocore talk to as to S3). The small demo's outputs
 go to ``s3://BUCKET/runs``, with the key and secret in the URL; a bucket that does not exist is one
 line before anything is posted. Skipped where s3fs or moto[server] is not installed (the ``s3`` and

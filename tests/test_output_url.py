@@ -1,4 +1,4 @@
-"""Issue 30 point 2: the run folder at an fsspec URL. A second folder stands in for another host
+"""The multi-host work: the run folder at an fsspec URL. A second folder stands in for another host
 (``file://``, always run); the mirror copies only what changed and converges after a kill -9; a URL's
 credentials never reach the console, the log, the ledger or the outputs; a bad URL is one line
 before anything is posted. The same campaign against a real S3 server (moto's) is in

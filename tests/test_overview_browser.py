@@ -1,4 +1,4 @@
-"""Issue 32 in Chromium: the campaign overview (``hitflow ui``) links to each campaign's review queue,
+"""The edge-case work in Chromium: the campaign overview (``hitflow ui``) links to each campaign's review queue,
 which works there on the overview's sign-in (decisions reach the platform; strangers, foreign origins
 and names outside the ledger are refused); the review page's thumbnails fall back to a local
 placeholder when their host is out of reach; the overview reloads itself while a run goes, not after."""
@@ -136,9 +136,9 @@ def test_the_overview_reloads_while_a_run_goes_and_stops_after(waiting: tuple[Pa
 
 def test_no_cell_breaks_a_word_or_a_number_at_1280_px(waiting: tuple[Path, SimServer], laptop: Any,
                                                       tmp_path: Path) -> None:
-    """Issue 57: the workers table broke words and numbers ("ski ll", "0.3 / 35"). Every header and cell
+    """The newcomer work: the workers table broke words and numbers ("ski ll", "0.3 / 35"). Every header and cell
     of every table is one line of text at a laptop's width (a worker's "why", which opens the rest of the
-    pooled rule's figures, wraps in its own width by design). Issue 65: the pooled workers table (13
+    pooled rule's figures, wraps in its own width by design). the pooled workers table (13
     columns, 1,926-2,000 px) hid skill, agreement and control accuracy past the edge: its chosen columns
     and every "why" opened now fit 1280 px, no table scrolling."""
     import pandas as pd

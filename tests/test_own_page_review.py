@@ -1,4 +1,4 @@
-"""Review shows the work on a page of one's own (issue 65 point 2): with ``review = "flagged"``, control items
+"""Review shows the work on a page of one's own: with ``review = "flagged"``, control items
 and the starter page of `hitflow new`, every review card lists each item the worker answered with the
 item's columns the page showed, every answer field by field (the text with how it was typed), and a
 control item's known answer beside the worker's; on the MTurk and the Prolific simulators, through the CLI

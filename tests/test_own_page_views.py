@@ -1,5 +1,5 @@
 """A newcomer's own page (a sentiment page with an optional comment, control items, ``review = "flagged"``) on
-MTurk-sim and Prolific-sim, through the CLI as a person runs it (issue 65 points 4-6): every view speaks the
+MTurk-sim and Prolific-sim, through the CLI as a person runs it: every view speaks the
 route's words (HITs and assignments on MTurk; studies, places and submissions on Prolific); while a batch
 waits for review the report exists, marked so, and the ``ui`` serves it; the run's "review done" line, ``hitflow
 status`` and the review queue count the same items a person decided; the queue's "keep worker" is recorded as

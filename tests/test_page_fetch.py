@@ -1,4 +1,4 @@
-"""Issue 41 point 2: `hitflow new --from` fetches an ExternalQuestion's page only from where the user
+"""The fourth security round: `hitflow new --from` fetches an ExternalQuestion's page only from where the user
 asked: http(s), public addresses (after DNS and after every redirect) unless --allow-address names
 them, at most the 16 MiB page limit before and after decompression, within one deadline. Loopback
 servers on port 0 stand in for the network's inside (and, with the flag, for a public site)."""

@@ -1,4 +1,4 @@
-"""Issue 55 point 3: every fetch and decode of ``hitflow new --from`` within one deadline. A ~300-byte
+"""The fifth security round: every fetch and decode of ``hitflow new --from`` within one deadline. A ~300-byte
 gzip reply whose first member inflates past 64 KiB, followed by a second member or by trailing bytes,
 once hung forever (the leftover bytes were fed to the finished member again and again, and the
 deadline was checked only between chunks); a page served in ``charset=nonexistent``, ``rot13``,

@@ -1,4 +1,4 @@
-"""Issue 28 point 5: ``hitflow new NAME --from PAGE`` reads generated hostile pages (random bytes,
+"""The third security round: ``hitflow new NAME --from PAGE`` reads generated hostile pages (random bytes,
 deep nesting, huge attributes, ``${``/``{{``/``{%`` fragments, scripts, MTurk XML wrappers with bad
 XML, QuestionForm garbage) and exits 0 (files written) or 2 (a few short lines naming the page,
 nothing written): never a traceback, never another exit code."""
@@ -96,7 +96,7 @@ def test_a_page_over_the_size_limit_is_refused_before_it_is_read_whole() -> None
 
 def test_line_finder_gives_line_of_for_every_offset() -> None:
     """The Liquid converter finds each tag's line by search, not by counting from the start (100,000
-    tags on one line took 94 s of 124 in `hitflow new --from`, issue 41): the same lines as line_of."""
+    tags on one line took 94 s of 124 in `hitflow new --from`): the same lines as line_of."""
     from flows.custom.foreign_syntax import line_finder, line_of
 
     for source in ("", "no newline", "a\nbb\n\nccc\n", "\n\n{{ x }}\n{{ y }}"):

@@ -1,4 +1,4 @@
-"""Plans from the task, not the demo (issue 65 point 3): an imported one-item page (rate a caption 1-5 and
+"""Plans from the task, not the demo: an imported one-item page (rate a caption 1-5 and
 say why) with the user's own items file. `hitflow new --from --items` sizes the budget to the file's rows;
 Prolific's reward and times come from the page's fields (or [prolific], whose figures the scaffold writes as
 comments); the dry run warns where the maximum time is short for the page, and refuses what the run would."""

@@ -1,4 +1,4 @@
-"""Never punish the crowd for the page (issue 26, point 4): a page the dry run finds unreadable is
+"""Never punish the crowd for the page: a page the dry run finds unreadable is
 named line by line and never posted, on every route; a rule that would reject or block most of a
 batch holds the batch for a person instead of deciding it."""
 
@@ -146,7 +146,7 @@ def test_a_page_that_breaks_its_own_rule_holds_the_batch_instead_of_rejecting_ev
 
 def test_a_batch_paid_despite_its_hold_is_not_followed_on_the_same_page(project: Path, capsys) -> None:
     """Approving the held work pays it; the next batch waits for the page (or the rule) to change, since
-    the same rule would hold it again (issue 44: the next batch was posted on the same page)."""
+    the same rule would hold it again (the next batch was posted on the same page)."""
     config, db = self_contradicting(project), project / "h.db"
     config.write_text(config.read_text().replace("batches = 1 ", "batches = 2 "), encoding="utf-8")
     argv = ["run", str(config), "--no-prefect", "--db", str(db), "--out", str(project / "runs")]

@@ -1,4 +1,4 @@
-"""A page's own submit checks met as a person meets them (issue 67, point 6): a summary page whose script
+"""A page's own submit checks met as a person meets them: a summary page whose script
 refuses fewer than 100 words gets 100-word summaries in the item's own words (not 13 words and a refusal);
 the browser's clock is the simulator's date, not the year 57983."""
 

@@ -1,4 +1,4 @@
-"""A pilot grows into the full run (issue 57 point 3): ``hitflow run CONFIG --limit 20`` and then the
+"""A pilot grows into the full run: ``hitflow run CONFIG --limit 20`` and then the
 same command without the limit is one campaign; the new items get new batches, the pilot's items are
 posted and paid once.
 

@@ -263,7 +263,7 @@ EXTENDS = {"mturk": "CreateAdditionalAssignmentsForHIT", "prolific": "ExtendUnit
 
 
 def test_extending_a_unit_adds_one_judgement_once(route: Route) -> None:
-    """Adaptive overlap's call (issue 43): one more judgement on a posted unit, ledgered before it is made,
+    """Adaptive overlap's call: one more judgement on a posted unit, ledgered before it is made,
     so asking twice for the same round extends once. MTurk: CreateAdditionalAssignmentsForHIT; Prolific: one
     more place on the batch's study, which the task server hands to the extended unit; links: the task
     server hands the unit to one more invitee."""

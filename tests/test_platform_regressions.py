@@ -1,4 +1,4 @@
-"""Regressions from issue 20: code that branched on the platform's name sent Prolific and links
+"""Regressions from code that branched on the platform's name sent Prolific and links
 campaigns down MTurk's path. A resumed Prolific campaign crashed in MTurk's reconcile
 (``'ProlificClient' object has no attribute 'list_hits'``), ``--dry-run --platform prolific``
 planned HITs, and the scheduled next-batch flow had to carry the platform itself."""

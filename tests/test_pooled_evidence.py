@@ -1,4 +1,4 @@
-"""The pooled control rule's evidence where a user decides (issue 42, postprocess/answers/worker_skill.py): after
+"""The pooled control rule's evidence where a user decides (postprocess/answers/worker_skill.py): after
 `hitflow run` of a classification campaign with control items on the simulator, workers.csv's
 ``pooled_*`` columns hold every worker the rule judged and equal the rule recomputed here from the
 ledger, written anew from its description in docs/reference/outputs.md (plain loops; the posterior by

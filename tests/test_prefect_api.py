@@ -124,7 +124,7 @@ LAUNCH_PROBE = ("import sys\nfrom flows.core.run import prefect_api\nclass Launc
 def test_the_temporary_server_is_launched_before_the_run_imports_pandas_or_prefect(tmp_path: Path) -> None:
     """Its start (~2.6 s of its own imports on the 2-core host) overlaps the run's imports, config and
     set-up only if it is launched first: the check of --db once imported the ledger's module (pandas,
-    0.5 s) for a 16-byte constant before the server was launched (issue 40 point 5)."""
+    0.5 s) for a 16-byte constant before the server was launched."""
     ledger = tmp_path / "h.db"
     ledger.write_bytes(b"")  # an existing file: its first bytes are checked (flows/cli/args.py)
     argv = ["run", str(CONFIG), "--db", str(ledger), "--out", str(tmp_path / "out")]

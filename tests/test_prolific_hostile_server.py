@@ -1,4 +1,4 @@
-"""Issue 41 point 4: the Prolific client against a hostile server (a loopback server on port 0 that
+"""The fourth security round: the Prolific client against a hostile server (a loopback server on port 0 that
 answers as no Prolific would): paging that never progresses is stopped, a reply sent a byte at a time
 meets a deadline, deep JSON and terminal escapes in errors or ids are one clean line."""
 

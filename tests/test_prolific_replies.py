@@ -1,4 +1,4 @@
-"""Issue 28 point 5: the Prolific adapter reads generated hostile replies (any status, any JSON
+"""The third security round: the Prolific adapter reads generated hostile replies (any status, any JSON
 shape, bytes that are not JSON, paging links anywhere) and either returns what Prolific
 documents or raises one-line PlatformErrors: never another exception, never the token in a
 message, never a request to another host."""

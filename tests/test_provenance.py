@@ -1,4 +1,4 @@
-"""Provenance in every output folder and `hitflow verify` (issue 45 point 2): the hashes are checked
+"""Provenance in every output folder and `hitflow verify`: the hashes are checked
 against hashlib run here on the files themselves, and every kind of tampering is caught."""
 
 from __future__ import annotations

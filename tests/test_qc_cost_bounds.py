@@ -1,4 +1,4 @@
-"""Issue 68 point 1: every QC rule's cost is bounded in the size of what a worker can send. Two
+"""The sixth security round: every QC rule's cost is bounded in the size of what a worker can send. Two
 accounts posting ~8,000 keypoints each on one item made ``mark_agreement`` take 108.7 s (every pair
 of marks compared in Python); a checkbox answer of millions of ticks was checked against the options
 list once per tick. Each test gives the rule the largest answer the value bounds allow (a 4 Mi-character
@@ -198,7 +198,7 @@ def test_a_checkbox_answer_of_millions_of_ticks_is_checked_in_one_pass() -> None
 
 
 def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 68 point 7 takes the batch's tokens, weights and same-image pairs a part at a time: with
+    """The sixth security round takes the batch's tokens, weights and same-image pairs a part at a time: with
     parts of 7 texts (several per image, images cut nowhere) every number equals the one-part result."""
     import numpy as np
 

@@ -1,4 +1,4 @@
-"""Issue 59: QC's per-batch rules made cheaper (flag tables built in one pass, counts by dict passes,
+"""The output-speed work: QC's per-batch rules made cheaper (flag tables built in one pass, counts by dict passes,
 early exits when nothing repeats) return the very flag table of the code before them
 (bench/qc_flags_before.py, swapped into the live modules): on seeded campaign-like batches (small
 batches of a few workers, repeats, canned text, telemetry, earlier picks of the review sample), on

@@ -1,4 +1,4 @@
-"""`hitflow qc` on a keystroke-logged crowd-form batch against a behaviour reference (issue 44, done-when 3).
+"""`hitflow qc` on a keystroke-logged crowd-form batch against a behaviour reference (done-when 3).
 
 No real keystroke-logged crowd-form batch exists in ../shared/data (none of its SOURCE.md files names
 one), so the batch is a fixture written in the documented shape (tests/keylog_batch.py): 200 workers
@@ -40,7 +40,7 @@ def test_qc_agrees_with_the_behaviour_reference_on_95_percent_of_rows(tmp_path: 
 
 
 def test_pastes_of_the_pages_own_text_are_not_outside_pastes(tmp_path: Path) -> None:
-    """Issue 58's two habits beside the others: a passage copied on the page and pasted back with its
+    """The own-page rehearsal work's two habits beside the others: a passage copied on the page and pasted back with its
     surrounding whitespace differing from the copy's, and a sentence of the page's own text (the batch's
     Input.passage) pasted with no copy logged. The reference says both are from the page."""
     rows = batch(200, seed=58, behaviours=(*BEHAVIOURS, *PAGE_HABITS, *PAGE_HABITS))

@@ -100,7 +100,7 @@ def test_quality_words_whole_word_any_case(caption: str, flagged: bool) -> None:
 
 
 def test_quality_words_rate_flags_a_habit_not_one_caption() -> None:
-    """The seed's quality-word trigger at worker level (issue 45): a worker who names quality in 30%+
+    """The seed's quality-word trigger at worker level: a worker who names quality in 30%+
     of 3+ captions is flagged; one blurry carrot, or one of four captions, is not."""
     rows = [("b1", "B", "i1", "A blurry photo of a red mug on a table", 1),
             ("b2", "B", "i2", "A low quality shot of a can of soup", 1), ("b3", "B", "i3", "A dog on a sofa", 1),

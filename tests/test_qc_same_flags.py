@@ -1,4 +1,4 @@
-"""Issue 33: the faster QC (reader, prepare, shared text features, sparse consensus) gives the very
+"""The speed work: the faster QC (reader, prepare, shared text features, sparse consensus) gives the very
 same flag table as the QC before it, kept verbatim in bench/qc_reference.py as the independent
 computation: on the real VizWiz-Captions val captions (21,355, with workers, work times and a few
 abusers added so every rule has something to find) and on a small batch of awkward text."""
@@ -61,7 +61,7 @@ def test_real_vizwiz_captions_get_the_same_flags_as_before(shared_data: Path, tm
     raw = read_submissions(csv_path)
     pd.testing.assert_frame_equal(raw, old.read_submissions(csv_path))  # the fast reader reads the same table
     cfg = load_config(ROOT / "config" / "vizwiz_captions.toml")
-    # consensus at 0.02 (the config held it before issue 45): at the config's 0.01 no worker of this
+    # consensus at 0.02 (the config held it before the reproducibility work): at the config's 0.01 no worker of this
     # file reaches consensus_rate, and the comparison should cover that rule's output too
     params = {**qc_params(cfg, seed=1), "submit_rules": cfg.submit_rules, "consensus_threshold": 0.02}
     flags = same_flags(raw, params)

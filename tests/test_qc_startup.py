@@ -1,4 +1,4 @@
-"""`hitflow qc` imports what the enabled rules need and nothing else (issue 40 point 5: QC over 200,000
+"""`hitflow qc` imports what the enabled rules need and nothing else (QC over 200,000
 captions in 3 s through the CLI, a third of which was start-up). The ledger's backends (psycopg,
 sqlite_utils), scikit-learn and scipy.stats are never needed to check a file; scipy.sparse only for the
 rules that compare texts (consensus, templates, instruction echo)."""

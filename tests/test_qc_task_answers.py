@@ -1,4 +1,4 @@
-"""`hitflow qc` on MTurk batch results from a crowd-form page (issue 44, point 4): the answer is one
+"""`hitflow qc` on MTurk batch results from a crowd-form page: the answer is one
 ``Answer.taskAnswers`` JSON column, its free-text field found by content or named, its keystroke log
 found inside the JSON or in its own column (entries with no time read), and the rules fitting a
 summary rather than a one-sentence caption. The file is written here in MTurk's batch-results layout."""

@@ -1,4 +1,4 @@
-"""The review queue kept between two asks of the overview (flows/campaigns/queue_cache.py, issue 57 point 5):
+"""The review queue kept between two asks of the overview (flows/campaigns/queue_cache.py):
 what every view shows from it equals a queue built afresh, on an unchanged ledger and after each kind of
 change the queue reads (a person's decision, an assignment's status set in place), and its countdown moves
 with the clock."""

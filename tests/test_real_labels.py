@@ -1,5 +1,5 @@
 """Snow et al. 2008's RTE and Temporal crowd labels (10 an item, expert gold): the done-when lines of
-issues 42 and 43 judged on the harder public sets, through the command line as a user runs it.
+the answers work and 43 judged on the harder public sets, through the command line as a user runs it.
 
 The files are not in the repository (neither small nor CC BY/MIT): set ``HITFLOW_RTE_LABELS`` and
 ``HITFLOW_TEMP_LABELS`` to local copies (docs/reference/outputs.md says where they come from and
@@ -18,8 +18,8 @@ from flows.cli.main import main
 
 BY_NAME = {snow.name: snow for snow in SETS}
 HARD = ["rte", "temp"]
-# the settings docs/reference/outputs.md gives as meeting issue 43's goal on each set (read off these files)
-# the replay's defaults since issue 66 (issue 43's own rules, --min-judgements 4 on RTE and a lead of 2 on TEMP,
+# the settings docs/reference/outputs.md gives as meeting overlap work's goal on each set (read off these files)
+# the replay's defaults (the overlap rules, --min-judgements 4 on RTE and a lead of 2 on TEMP,
 # fell short once the default confidence became 0.99 and a tie's confidence the skill posterior's)
 ADAPTIVE: dict[str, list[str]] = {"rte": [], "temp": []}
 
@@ -58,7 +58,7 @@ def test_the_file_is_the_published_set(name: str) -> None:
 @pytest.mark.parametrize("name", HARD)
 def test_aggregate_is_as_accurate_as_crowd_kit_dawid_skene(name: str, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 42: `hitflow aggregate` (default method) against crowd-kit's Dawid-Skene fitted directly."""
+    """The answers work: `hitflow aggregate` (default method) against crowd-kit's Dawid-Skene fitted directly."""
     from crowdkit.aggregation import DawidSkene
 
     path = _labels(name)
@@ -76,7 +76,7 @@ def test_aggregate_is_as_accurate_as_crowd_kit_dawid_skene(name: str, tmp_path: 
 @pytest.mark.parametrize("name", HARD)
 def test_adaptive_replay_beats_full_majority_vote_with_half_the_labels(name: str, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Issues 43 and 66: replayed one judgement at a time with `hitflow aggregate --adaptive`'s defaults, at least
+    """overlap work and 66: replayed one judgement at a time with `hitflow aggregate --adaptive`'s defaults, at least
     full-overlap majority vote's accuracy (with hitflow's deterministic ties and with ties counted at random) using at
     most half the judgements."""
     path = _labels(name)

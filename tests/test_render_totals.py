@@ -1,4 +1,4 @@
-"""Issue 68 point 3: a render is bounded in total, not only value by value. A codec whose C code runs long
+"""The sixth security round: a render is bounded in total, not only value by value. A codec whose C code runs long
 (punycode, idna) is refused before the call the deadline cannot interrupt; what one render builds
 together (every ``{% set %}``, macro and block value) has a ceiling; a macro's 16-million-character value
 is not split into millions of strings before its size is checked; and a Liquid page's converted filters

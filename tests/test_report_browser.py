@@ -1,4 +1,4 @@
-"""Issue 32 in Chromium at 1,280 x 800: the demo's report and the campaign overview fit a laptop
+"""The edge-case work in Chromium at 1,280 x 800: the demo's report and the campaign overview fit a laptop
 screen (no horizontal scroll), open with their summary in the first screen, keep long tables
 behind "show all", and show a local placeholder for an image whose URL cannot be reached."""
 

@@ -1,4 +1,4 @@
-"""Issue 32: every report plot is legible: once drawn, no text over text, no text over another
+"""The edge-case work: every report plot is legible: once drawn, no text over text, no text over another
 panel, no legend over a plot (checked on matplotlib's own bounding boxes, before saving)."""
 
 from __future__ import annotations

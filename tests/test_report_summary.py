@@ -1,4 +1,4 @@
-"""Issue 32: the report's first screen says what needs a person, by when, the same on the three kinds
+"""The edge-case work: the report's first screen says what needs a person, by when, the same on the three kinds
 of report; the study report's statistics are tables whose words follow their numbers."""
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
     assert "People and the rules" in report and 'id="review"' in report
     # batch 1 as the person decided it: the rejection and the unprompted block overturn the rules,
     # the approval agrees (batch, reviewed, agreed, overturned, how, left open); the seeded review
-    # sample is drawn from captions in the plan's order since issue 27, no longer the fetch threads'
+    # sample is drawn from captions in the plan's order since the page-import work, no longer the fetch threads'
     row_1 = report.split('<table id="review">')[1].split("</tr>")[1]
     cells = "<td>1</td><td>3</td><td>1</td><td>2</td><td>approve-&gt;reject x1, keep-&gt;block x1</td><td>0</td>"
     assert cells in row_1

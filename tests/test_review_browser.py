@@ -1,4 +1,4 @@
-"""Issue 19 in Chromium: a person clears a batch's review queue with the keyboard; hostile caption
+"""The early platform work in Chromium: a person clears a batch's review queue with the keyboard; hostile caption
 text stays text; the page refuses a browser that did not come through the one-time link."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28 points 4 and 5 on the review page: malformed decisions are a 400 with a message (never
+"""The third security round on the review page: malformed decisions are a 400 with a message (never
 a 500), bonuses are dollars and cents sent as "0.50" (never as typed), and generated hostile
 forms never reach a traceback, a 500 or the platform."""
 

@@ -1,5 +1,5 @@
 """``hitflow ui``'s review queue reads the ledger alone: the campaign's platform (here its embedded simulator,
-whose reopening replays the whole marketplace: no answer in 600 s at 40,000 images, issue 57 point 5) is
+whose reopening replays the whole marketplace: no answer in 600 s at 40,000 images) is
 opened when a decision is first sent, once. A long queue comes a page of cards at a time, each card showing
 some of a busy worker's captions and flags and saying how many there are."""
 

@@ -1,4 +1,4 @@
-"""Issue 55's notes: a ``#fragment`` in an ``--out`` URL was kept in staging names and the ledger (a
+"""the fifth security round's notes: a ``#fragment`` in an ``--out`` URL was kept in staging names and the ledger (a
 token may sit there): refused in one line, the fragment not shown; a fake simulator answering ``{}``
 to its clock call ended a run with ``unexpected KeyError: 'now'``: one line naming what to check."""
 

@@ -53,7 +53,7 @@ def item_file(tmp_path: Path, rows: list[str]) -> Path:
 
 def test_the_item_file_is_read_as_it_is_planned_not_whole(tmp_path: Path) -> None:
     """The first item comes before a bad line further down is even read (a file read whole first
-    would fail at once): the plan never holds the item list (issue 30.5)."""
+    would fail at once): the plan never holds the item list (the multi-host work.5)."""
     good = [f"i{k},i{k}.jpg,https://x.org/i{k}.jpg" for k in range(3)]
     cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_full_scale.toml"),
                               items=item_file(tmp_path, [*good, "i1,again.jpg,https://x.org/again.jpg"]))

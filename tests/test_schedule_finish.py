@@ -1,4 +1,4 @@
-"""A scheduled campaign says it is finished once its last batch is done (issue 65 point 4): the scheduled run
+"""A scheduled campaign says it is finished once its last batch is done: the scheduled run
 that advanced the last batch left the campaign "waiting for its next scheduled run ... next: nothing" until a
 run one interval later wrote the outputs. The next-batch flow's function is called as the schedule's runner
 calls it, its steps run directly (no Prefect server: what it adds is tested in tests/test_schedules.py); and the

@@ -1,4 +1,4 @@
-"""Issue 68 point 6: no password in any spelling. ``hitflow run --db 'jdbc:postgresql://u:secret@h/db'``
+"""The sixth security round: no password in any spelling. ``hitflow run --db 'jdbc:postgresql://u:secret@h/db'``
 printed the password in its first line and made seven paths named with it; ``pgsql://``,
 ``postgresql<TAB>://`` and misspelt schemes were taken for SQLite file names; ``deployable_ledger``
 returned password-bearing paths for misspellings. Every spelling below is either a PostgreSQL location

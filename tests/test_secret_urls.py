@@ -1,4 +1,4 @@
-"""Issue 41 point 1: every URL that can carry a secret (a PostgreSQL ledger in each form libpq and
+"""The fourth security round: every URL that can carry a secret (a PostgreSQL ledger in each form libpq and
 SQLAlchemy take, an fsspec output URL, chained or with credentials in its query) is parsed in one place;
 its secret goes where its library reads it and nowhere else: not a printed line, a folder name, the
 ledger, a deployment's parameters or libpq's own error quoting the URL. A sentinel secret each."""

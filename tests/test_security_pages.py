@@ -1,4 +1,4 @@
-"""Issue 14 point 1 in Chromium: a hostile ``turkSubmitTo`` in the page's URL neither runs
+"""The first security review in Chromium: a hostile ``turkSubmitTo`` in the page's URL neither runs
 script nor takes the answers elsewhere, on a task-server page and on an MTurk HTMLQuestion page
 served by the simulator. The pages still work under their Content-Security-Policy."""
 

@@ -1,4 +1,4 @@
-"""Issue 14 points 2, 3, 5, 6, 8 and the artifact part of 9, against the simulator: extra items
+"""The first security review and the artifact part of 9, against the simulator: extra items
 on the HTMLQuestion route, Prolific completions without stored work and forged sessions, the
 token's hygiene and paging host, adoption by item digest, the --live gate, escaped artifacts."""
 

@@ -1,4 +1,4 @@
-"""Issue 14 against the task server over real HTTP, each attack made the way the review made it:
+"""The first security review against the task server over real HTTP, each attack made the way the review made it:
 answers for items never shown, completion codes without work, concurrent identical submits,
 oversized and lying bodies, session floods, and the headers every response must carry."""
 

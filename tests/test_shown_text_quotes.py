@@ -1,4 +1,4 @@
-"""Quoting what the page shows with an item is no template (issue 67, point 3): two items under one
+"""Quoting what the page shows with an item is no template: two items under one
 caption, and honest workers who quote it on both, are not flagged by shared_template or duplicate_text;
 one item's caption pasted onto other items still is."""
 

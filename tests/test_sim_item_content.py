@@ -1,4 +1,4 @@
-"""The simulated crowd answers from the item's content, not from the page (issue 44, Done-when
+"""The simulated crowd answers from the item's content, not from the page (Done-when
 line 1: "choices that follow the item's content", "text about the item"). Two pages of our own in
 the shapes of public Ground Truth templates: a crowd-classifier whose categories a review's words
 decide, and a one-item captioning page whose instructions sit in the item's block beside the image

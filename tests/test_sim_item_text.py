@@ -1,4 +1,4 @@
-"""The simulated crowd writes about the item, not the page's labels (issue 44, point 3, its free-text
+"""The simulated crowd writes about the item, not the page's labels (its free-text
 half): a choice's own text (a crowd-radio-button's, the words after a plain radio button) is a label,
 never the item's content the free text is written from."""
 

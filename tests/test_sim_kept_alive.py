@@ -1,5 +1,5 @@
 """A stopped simulator lets its marketplace go although a client still holds its kept-alive
-connection (issue 40: the embedded simulator, stopped before a run's outputs, stayed in memory
+connection (the embedded simulator, stopped before a run's outputs, stayed in memory
 through them, held by the thread serving the run's boto3 client)."""
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def test_a_caption_hit_costs_the_simulator_a_few_kilobytes() -> None:
             before = _sim_bytes()
             for i in range(8):
                 _post(m, type_id, note=f"item-{i}")
-            m.advance(0)  # workers are chosen when the clock moves (issue 45): their answers count here
+            m.advance(0)  # workers are chosen when the clock moves: their answers count here
             gc.collect()
             per_hit = (_sim_bytes() - before) / 8
         finally:

@@ -1,5 +1,5 @@
 """What a simulated person can and would answer on a page of our own in the shapes third-party
-templates use (issue 44, Done-when line 1): a select's disabled placeholder is not an answer, an item
+templates use (Done-when line 1): a select's disabled placeholder is not an answer, an item
 whose whole task is two optional boxes is answered, a colour picker is not one colour for every
 song, and a song's genre is not read off a photo the simulator imagined for an item showing none."""
 

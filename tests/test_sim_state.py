@@ -99,7 +99,7 @@ def test_sessions_of_one_process_share_the_simulator_of_a_state_file(tmp_path: P
 
 
 def test_simulators_with_the_same_seed_give_the_same_ids_and_work(tmp_path: Path) -> None:
-    """Issue 45: ids come from the seed, so two rehearsals of a campaign are the same byte for byte;
+    """The reproducibility work: ids come from the seed, so two rehearsals of a campaign are the same byte for byte;
     another seed gives other ids."""
     runs = []
     for seed, state in ((1, None), (1, tmp_path / "a.db"), (1, tmp_path / "b.db"), (2, None)):

@@ -1,4 +1,4 @@
-"""Simulated answers follow a truth source on any page (issue 58): the items file's answer columns
+"""Simulated answers follow a truth source on any page: the items file's answer columns
 (``[campaign] truth``), control items, an answer key drive the crowd's choices with each profile's
 accuracy; pairs of questions are answered from their own truth; a choice with no truth is declared
 content-blind; free text is of the kind the box asks (a summary, a comment on a word, a remark), and
@@ -98,7 +98,7 @@ def test_diligent_choices_match_the_items_truth_at_their_accuracy(diligent, kind
 def test_without_truth_the_reading_model_reads_the_passage_that_shares_the_querys_words(projects) -> None:
     """The relevance page without its truth column: the simulator's reading model (declared as such,
     source "read") picks the passage sharing the query's content words, "none" where no passage does;
-    on these items that is the gold every time (issue 58: it said "None of the above" for 6 of 6)."""
+    on these items that is the gold every time (it said "None of the above" for 6 of 6)."""
     answers = filled(projects["relevance"], crowd("diligent", 4), known=False)
     latent = [r for r in item_truth([w for w, _, _ in answers]) if r["field"] == "relevant"]
     gold = {row["item_id"]: row["gold_passage"] for _, row, _ in answers}

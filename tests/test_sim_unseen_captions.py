@@ -1,4 +1,4 @@
-"""The caption task on images the simulator's caption bank does not hold (issue 58: "Flickr8k ids get
+"""The caption task on images the simulator's caption bank does not hold ("Flickr8k ids get
 VizWiz captions of other images"): honest workers describe a declared made-up scene there, never
 another image's real captions, and the dry run says simulated captions for them are content-blind.
 Real Flickr8k ids from ../shared/data (flickr8k-text/Flickr_8k.testImages.txt) against the demo

@@ -1,4 +1,4 @@
-"""Image items the caption bank does not hold (issue 58, point 2): honest simulated workers never write
+"""Image items the caption bank does not hold: honest simulated workers never write
 another image's caption about them, and the rehearsal says their text is content-blind."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Answers a reader would call plausible on pages of our own in the shapes of third-party templates
-(issue 44, Done-when line 1): a blank, a next word and a sentence's missing beginning and end are
+(Done-when line 1): a blank, a next word and a sentence's missing beginning and end are
 filled with words, not the sentence back; questions about the worker (age, home, favourite colour,
 headphones) are answered about the worker, the same on each of their HITs; a 1-5 rating of audio the
 simulator cannot hear clusters per item instead of jumping across the scale."""

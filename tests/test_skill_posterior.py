@@ -1,5 +1,5 @@
 """postprocess.answers.skill_posterior: the confidence adaptive overlap stops on weighs each worker by a skill
-shrunk toward a prior, so agreement between workers nobody has seen yet is not certainty (issue 43)."""
+shrunk toward a prior, so agreement between workers nobody has seen yet is not certainty."""
 
 from __future__ import annotations
 
@@ -290,5 +290,5 @@ def test_method_skill_beats_majority_vote_where_workers_give_few_labels() -> Non
         answers = aggregate(frame, method).answers
         return float((answers["label"] == answers["item_id"].map(truth)).mean())
 
-    # majority vote with its ties counted at random: its own ties now go by worker skill (issue 56)
+    # majority vote with its ties counted at random: its own ties now go by worker skill
     assert accuracy("skill") >= majority_vote_ties_half(frame.assign(gold=frame["item_id"].map(truth))) + 0.005

@@ -1,5 +1,5 @@
 """A worker far slower than the batch is for a person to look at, never blocked or rejected on that alone;
-a worker far faster (a speeder) is still blocked (issue 67: an honest ``slow`` simulated worker, who parks
+a worker far faster (a speeder) is still blocked (an honest ``slow`` simulated worker, who parks
 a HIT before working it, was blocked by ``time_outlier``).
 
 The batches are built here; the band (mu +/- 1.95 sigma of the assignments' times, the seed's) is worked

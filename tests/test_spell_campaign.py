@@ -1,4 +1,4 @@
-"""Issue 40 pt 7: what a campaign's own captions tell spell-correction.
+"""The last-edges work pt 7: what a campaign's own captions tell spell-correction.
 
 Each rule is checked through ``spellcheck_frame`` on small campaigns over the real English list;
 every test but the last failed on the code before it (the last guards the new two-edit rule).

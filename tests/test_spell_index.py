@@ -1,4 +1,4 @@
-"""Issue 33 pt 1: spelling from a symmetric-delete index makes pyspellchecker's choices.
+"""The speed work pt 1: spelling from a symmetric-delete index makes pyspellchecker's choices.
 
 Each check is against pyspellchecker itself, run in the test: its edit sets (on a small alphabet,
 exhaustively), its corrections over a made-up dictionary with distinct frequencies (so there are
@@ -65,7 +65,7 @@ def test_corrections_match_pyspellchecker_on_a_made_up_dictionary() -> None:
     words = sorted({"".join(rng.choices("abcdef", k=rng.randint(2, 10))) for _ in range(3000)})
     frequencies = {w: 10 * (k + 1) for k, w in enumerate(rng.sample(words, len(words)))}  # all distinct
     frequencies["ébcd"] = 1  # an accented word: pyspellchecker prefers it for "ebcd", however rare;
-    # hitflow leaves "ebcd" alone (issue 40: the accent-free form is valid), the rest is pyspellchecker's
+    # hitflow leaves "ebcd" alone (the accent-free form is valid), the rest is pyspellchecker's
     near, far = _checker(frequencies, 1), _checker(frequencies, 2)
     index = SpellIndex.build(frequencies)
     tokens = [*sorted({_typo(rng.choice(words), rng) for _ in range(400)} - set(frequencies) - {""}), "ebcd"]
@@ -84,7 +84,7 @@ def test_corrections_match_pyspellchecker_on_english_typos() -> None:
     frequency = near.word_frequency.dictionary
     found = index.corrections(tokens)
     for token in tokens:
-        if token == "cafe":  # issue 40: an accent-free word stays (pyspellchecker gives "café")
+        if token == "cafe":  # an accent-free word stays (pyspellchecker gives "café")
             continue
         old = _old(near, far, token)
         new = found.get(token)
@@ -121,7 +121,7 @@ def test_a_passed_index_is_the_one_used() -> None:
 
 
 def test_a_plain_english_word_is_not_rewritten_to_an_accented_form() -> None:
-    """Issue 40: the accent-first tie rule turned valid English into accented words."""
+    """The last-edges work: the accent-first tie rule turned valid English into accented words."""
     index = spelling_index()
     plain = ["attaches", "ole", "fete", "cafe", "resume"]
     assert all(w.isascii() for w in plain)
@@ -140,7 +140,7 @@ def _campaign(typo_workers: int, the_uses: int) -> pd.DataFrame:
 
 
 def test_a_typo_shared_by_many_workers_is_corrected_when_its_word_is_far_more_frequent() -> None:
-    """Issue 40: a typo typed by 3+ workers was kept as campaign vocabulary whatever the campaign's
+    """The last-edges work: a typo typed by 3+ workers was kept as campaign vocabulary whatever the campaign's
     size ("teh" 1,591 times over 200,000 captions)."""
     index = spelling_index()
     big = spellcheck_frame(_campaign(typo_workers=12, the_uses=600), min_workers=3, index=index)

@@ -1,4 +1,4 @@
-"""Issue 14 pt 7: spell-correcting one long caption was quadratic (210 KB took 23.6 s) because
+"""The first security review pt 7: spell-correcting one long caption was quadratic (210 KB took 23.6 s) because
 every token looked at the whole text before it. Measured here by the characters the corrector
 reads, not by a clock: linear means a bounded number of characters read per character."""
 

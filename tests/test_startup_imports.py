@@ -1,7 +1,7 @@
 """Start-up cost: ``hitflow --help`` and loading every shipped config stay clear of the heavy libraries.
 
 Every ``hitflow`` process (and every CLI test) pays for what these paths import. scikit-learn alone cost
-~3 s CPU per config load before it was imported where the TF-IDF fit needs it (issue 33, point 3).
+~3 s CPU per config load before it was imported where the TF-IDF fit needs it.
 The check runs in a child interpreter, so modules this test process already imported cannot hide a regression.
 """
 
@@ -67,7 +67,7 @@ print(json.dumps({{"code": code, "loaded": sorted({{m.split(".")[0] for m in sys
 def test_aggregate_imports_no_statistics_library(tmp_path: Path) -> None:
     # `hitflow aggregate` on a small file cost 2.1 s of CPU, 1.5 s of it the study analysis' statistics
     # libraries (pingouin, statsmodels, scipy.stats) for a five-line filter, and the adaptive replay's
-    # scipy.special (issue 57 point 5; bench/cli_startup.py measures the command)
+    # scipy.special (bench/cli_startup.py measures the command)
     labels = tmp_path / "labels.csv"
     labels.write_text("item_id,worker_id,label\n" + "".join(f"i{i},w{w},{'ab'[(i + w) % 2]}\n"
                                                             for i in range(4) for w in range(3)))
@@ -102,7 +102,7 @@ print(json.dumps({{"code": code, "shown": shown.getvalue(), "code_json": code_js
 def test_status_on_an_sqlite_ledger_imports_no_platform_or_postgres_client(tmp_path: Path) -> None:
     # `hitflow status` cost ~1.2 s of CPU, all of it imports: psycopg (~0.15 s, registered with the ledger's
     # backends though the ledger is an SQLite file) and boto3 (~0.15 s, through the platform registry) among
-    # them (issue 57 point 5; bench/cli_startup.py measures the command). Then ~0.7 s: pandas (~0.35 s, through
+    # them (bench/cli_startup.py measures the command). Then ~0.7 s: pandas (~0.35 s, through
     # sqlite-utils, the ledger's frames, the review queue and the config's CSV reader), the config's schema
     # (pydantic) and pages (jinja2), the MTurk client's retry policy (tenacity, botocore): a campaign whose
     # review is "none" needs none of them, text or JSON (a reviewed one reads the states its run kept:

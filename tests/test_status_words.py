@@ -1,4 +1,4 @@
-"""What `hitflow status` and `hitflow ui` say of a campaign, as a user reads it (issue 57 point 7): a scheduled
+"""What `hitflow status` and `hitflow ui` say of a campaign, as a user reads it: a scheduled
 campaign between two runs is waiting for its next run, not "(stopped)"; a finished batch reads "done", not
 its last step's name ("blocked")."""
 

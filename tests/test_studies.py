@@ -83,7 +83,7 @@ ANALYZE_KIND = {"expert_rating": "ratings", "crowd_selection": "ratings", "error
 
 
 def headline_figures(kind: str, a: dict) -> dict:
-    """A study's headline figures with their bootstrap intervals (issue 45 point 6)."""
+    """A study's headline figures with their bootstrap intervals."""
     if kind in ("expert_rating", "crowd_selection"):
         return {"mean": a["mean_of_means"], "alpha": a["agreement"]["krippendorff_alpha"], **a["intervals"]}
     if kind == "error_analysis":
@@ -180,7 +180,7 @@ def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_p
     screened = pd.read_csv(out / "excluded_participants.csv")
     people = pd.read_csv(out / "participants.csv", dtype=str)
     bad = people[(people["colour_blind"] == "yes") | (people["proficiency"] == "beginner")]
-    # the screen must bite: the demo crowd's planted beginners/colour-blind are out (issue 45: a
+    # the screen must bite: the demo crowd's planted beginners/colour-blind are out (a
     # security fix dropped page-level answers, the screen saw nobody and both sets were empty)
     assert len(bad) > 0 and set(bad["participant_id"]) <= set(screened["participant_id"])
     assert a["participants"] == people["participant_id"].nunique() - len(screened) > 0

@@ -1,4 +1,4 @@
-"""A test run stopped midway leaves nothing running (issue 57: `make test` stopped with SIGTERM left
+"""A test run stopped midway leaves nothing running (`make test` stopped with SIGTERM left
 PostgreSQL servers, Prefect servers and a Prefect worker behind). The test starts pytest (one xdist
 worker, as `make test` runs it) on the probe below, which holds the session's PostgreSQL and Prefect
 servers and an orphan of its own; once they run it stops that pytest as a user would, then looks for

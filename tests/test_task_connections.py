@@ -1,4 +1,4 @@
-"""Issue 28, point 3: the task server against slow and many clients, over real sockets.
+"""The third security round: the task server against slow and many clients, over real sockets.
 
 A client that trickles its request head or body is cut off; one address (an IPv6 client by its
 /64) cannot hold more than its share of connections while others are served and /health
@@ -108,7 +108,7 @@ def test_at_the_file_limit_cap_a_newcomer_pushes_out_the_crowds_oldest_slow_conn
 
 
 def test_slow_bodies_from_exempt_loopback_cannot_lock_out_health(tmp_path: Path) -> None:
-    """Issue 41 point 5: loopback is exempt from the per-address cap (the simulated crowd comes from it),
+    """The fourth security round: loopback is exempt from the per-address cap (the simulated crowd comes from it),
     and slow bodies from it held every place: /health answered 503 until their body timeout."""
     limits = ConnectionLimits(per_address=64, max_open=4, body_timeout_s=30)
     with TaskServer(TaskSite(tmp_path / "h.db", {}, secret=b"s" * 32), limits=limits) as running:

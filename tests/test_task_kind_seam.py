@@ -1,4 +1,4 @@
-"""A task kind is one seam (issue 65 point 1): a kind declared here alone, in the tests folder, with no other
+"""A task kind is one seam: a kind declared here alone, in the tests folder, with no other
 file changed, runs through the dry run on MTurk and on Prolific, a run on each simulator, the review
 cards, the report and a schedule's next-batch runs. Its page asks for 1-5 stars and a reason; its QC,
 outputs and page are the generic ones of a page of one's own, handed its own template."""

@@ -1,4 +1,4 @@
-"""Text telemetry through a whole campaign on the simulator (issue 29): the pages' records reach QC,
+"""Text telemetry through a whole campaign on the simulator: the pages' records reach QC,
 assistant pasters are blocked on the same rates as every rule, and people see it: the dataset's
 ``text_origin``, the report's "How the text arrived", and each caption's telemetry in words on the
 review page."""
@@ -76,7 +76,7 @@ def test_a_campaign_reads_blocks_and_shows_how_text_arrived(tmp_path: Path) -> N
     assert words and all(w.startswith("typed ") for w in words)  # "typed 0 characters, pasted 131 from outside..."
     assert any(" from outside the page" in w and "left the page" in w for w in words), words
     assert summary["captions"] == 125
-    # A batch's captions read only that batch's records and pages (issue 30.5), and get what the
+    # A batch's captions read only that batch's records and pages (the multi-host work.5), and get what the
     # whole campaign's read gave them
     whole = caption_frame(run)
     assert whole["telemetry"].str.len().gt(0).mean() > 0.8 and whole["batch"].nunique() == 5
@@ -109,6 +109,6 @@ def test_a_caption_finds_its_field_on_mturk_hits_and_task_server_sessions(tmp_pa
                           "image_id": ["img7", "img3", "img7", "img3"], "caption": ["x" * 60] * 4})
     out = attach_telemetry(Run(cfg, store, None, mturk.Target("sim", "")), frame)
     assert list(out["telemetry_field"]) == ["caption_0", "caption_1", "caption_1", "caption_0"]
-    texts = out["telemetry"].tolist()  # one text per assignment, not a copy per caption row (issue 30.5)
+    texts = out["telemetry"].tolist()  # one text per assignment, not a copy per caption row (the multi-host work.5)
     assert texts[0] == record and texts[0] is texts[1] and texts[2] is texts[3]
     assert list(text_origin(telemetry_columns(out))) == ["typed", "external paste", "external paste", "typed"]

@@ -1,4 +1,4 @@
-"""One format, two writers (issue 29): a record Chromium's recorder wrote on the real caption page and
+"""One format, two writers: a record Chromium's recorder wrote on the real caption page and
 the simulator's record for the same page pass the same check, carry the same keys per field, and QC
 reads both the same way (an outside paste flagged, typing not)."""
 

@@ -1,5 +1,5 @@
 """A logged paste is from the page when it matches a copy on the page after whitespace is collapsed,
-or is part of the page's own text (issue 58 point 6; docs/telemetry.md, "Raw event logs")."""
+or is part of the page's own text (docs/telemetry.md, "Raw event logs")."""
 
 from __future__ import annotations
 

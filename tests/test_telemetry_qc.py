@@ -1,4 +1,4 @@
-"""Text telemetry in QC (issue 29): the record's checks, old event logs, the four rules, their
+"""Text telemetry in QC: the record's checks, old event logs, the four rules, their
 per-worker rates, ``text_origin``, and ``hitflow qc`` on an MTurk batch-results file with a keylog."""
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def test_pastes_from_outside_and_the_switch_faster_than_typing() -> None:
 
 
 def test_own_drafts_pasted_back_are_not_flagged_by_pasting_alone() -> None:
-    """Issue 45: a worker who typed on the page at 4 characters a second and was away 21 s before
+    """The reproducibility work: a worker who typed on the page at 4 characters a second and was away 21 s before
     pasting 58 characters (14.5 s of their typing) pasted their own draft; the same paste after 5 s
     away, or on a page where nothing was typed (no speed of their own to judge by), still flags."""
     n = len(CAPTION)

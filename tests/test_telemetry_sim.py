@@ -1,4 +1,4 @@
-"""The simulated crowd's text telemetry (issue 29): the simulator fills the real page's
+"""The simulated crowd's text telemetry: the simulator fills the real page's
 ``hitflow_telemetry`` field with a record the shared check accepts, and its profiles behave as
 modelled: honest people (note-pasters, fast and slow typists) never look like assistant pasters."""
 
@@ -94,7 +94,7 @@ def test_rules_on_the_simulated_crowd_flag_pasters_and_leave_honest_people_alone
     assert share[("paste_external", "assistant_paster")] == 1.0
     assert share[("paste_external", "partial_paster")] >= 0.9  # a few came back as slowly as they type
     # a third of the note-paster's captions are drafted elsewhere and pasted: their own words, away as
-    # long as they type, so no telemetry rule flags them (issue 45; before: paste_external on each)
+    # long as they type, so no telemetry rule flags them (before: paste_external on each)
     assert all(share[(rule, "note_paster")] == 0 for rule in TELEMETRY_RULES), share
     assert share[("switch_then_paste", "note_paster")] == 0  # their own words take as long as typing them
     assert share[("switch_then_paste", "assistant_paster")] >= 0.5

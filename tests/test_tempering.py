@@ -1,6 +1,6 @@
 """postprocess.answers.tempering: the skill posterior's temperature, fitted by predicting held-out labels, so
-that the no-controls confidence does not claim more than an item's labels show when items are not alike
-(issue 56). Checked against a computation by hand, loop by loop, and against the truth of synthetic crowds."""
+that the no-controls confidence does not claim more than an item's labels show when items are not alike.
+Checked against a computation by hand, loop by loop, and against the truth of synthetic crowds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 55 point 2: rendering bounded by construction, not by spelling. Round five's expressions (2 GB
+"""The fifth security round: rendering bounded by construction, not by spelling. Round five's expressions (2 GB
 strings, renders past the deadline) are refused in one line, quickly and in little memory; a generated
 composition of template operations (concatenation, repetition, formatting, methods, filters, macros,
 loops, blocks) never renders more than the page limit, never runs past the deadline and never runs out of
@@ -117,7 +117,7 @@ def test_the_deadline_holds_in_a_worker_thread_and_leaves_no_exception_behind(mo
 
 
 def test_ordinary_expressions_render_as_before() -> None:
-    """The expected text is what the sandbox before issue 55 rendered for the same page."""
+    """The expected text is what the sandbox before the fifth security round rendered for the same page."""
     page = ("{{ 'ab' ~ 1 ~ [2] }} {{ [1] + [2] }} {{ 'a' + 'b' }} {{ 7 // 2 }} {{ 2 ** 100 }} {{ '%s-%d' % ('x', 3) }} "
             "{{ '{}|{:>4}'.format('y', 5) }} {{ '{a}'.format_map({'a': 1}) }} {{ 'a\tb'.expandtabs(4) }} "
             "{{ 'abc'.replace('b', 'XY') }} {{ 'ab'.translate({97: 'z'}) }} {{ '-'.join(['a', 'b']) }} "
@@ -212,7 +212,7 @@ def test_no_composed_expression_renders_past_the_cap_or_the_deadline(headroom: N
 
 
 def test_an_imported_pages_jinja_is_text_unless_the_user_opts_in(tmp_path, capsys) -> None:
-    """Issue 55: a page from elsewhere runs none of its expressions; ``--keep-jinja`` runs them, bounded."""
+    """security round: a page from elsewhere runs none of its expressions; ``--keep-jinja`` runs them, bounded."""
     from flows.cli.main import main
 
     page = tmp_path / "theirs.html"
@@ -220,7 +220,7 @@ def test_an_imported_pages_jinja_is_text_unless_the_user_opts_in(tmp_path, capsy
                     "<input name='ok'>\n", encoding="utf-8")
     assert main(["new", "theirs", "--from", str(page), "--dir", str(tmp_path)]) == 0
     said = capsys.readouterr().err
-    assert all(f"{page}:2: note: {code!r} is kept as text" in said  # each expression named (issue 67)
+    assert all(f"{page}:2: note: {code!r} is kept as text" in said  # each expression named
                for code in ("{{ item.review|upper }}", "{% if 1 %}", "{{ 'a' * 10**7 }}", "{% endif %}"))
     template = (tmp_path / "config" / "theirs.html.j2").read_text()
     context = {"title": "t", "rules": {"kind": "form", "fields": []},

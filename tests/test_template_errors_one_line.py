@@ -1,4 +1,4 @@
-"""Issue 68 point 4: every error a requester's template raises while it compiles or renders is one line, never
+"""The sixth security round: every error a requester's template raises while it compiles or renders is one line, never
 a traceback, in ``hitflow preview``, ``hitflow run --dry-run`` and ``hitflow new --keep-jinja``: round six's
 examples (a filter's own argument check, an unknown test or filter in ``select``/``map``, two ``{% extends
 %}``, 25 nested loops), each through the CLI's ``main()``, its exit code and what it printed."""

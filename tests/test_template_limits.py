@@ -1,4 +1,4 @@
-"""Issue 41 point 3: a template's expressions are bounded (repetition, powers, widths, ranges, lipsum,
+"""The fourth security round: a template's expressions are bounded (repetition, powers, widths, ranges, lipsum,
 a namespace doubling a string, the output, a render deadline) in the one environment, which keeps its
 autoescape and StrictUndefined; an imported page whose expressions exceed them is refused at import with
 its line. Sizes here are just over the limits, so that without them each test fails quickly (a render

@@ -1,4 +1,4 @@
-"""What a text box asks decides what an honest simulated worker writes (issue 67, point 4): a caption box
+"""What a text box asks decides what an honest simulated worker writes: a caption box
 gets a description, a "clarify" box names the part of the item it is about, a "why" box gives grounds for
 the worker's own answer, a comment on a word uses the word; each in the item's own words."""
 

@@ -167,7 +167,7 @@ def test_time_outlier_methods_on_a_batch_with_parked_hits(method: str, speeder_f
     flags = run_rules(_parked_batch(), {"time_outlier_method": method}, ["time_outlier"])
     fast, slow = (set(flags.loc[flags["rule"] == rule, "worker_id"]) for rule in ("time_outlier", "time_outlier_slow"))
     assert ("SPEEDER" in fast) is speeder_flagged
-    # the parked HITs are the slow side's flag: a person looks, no policy blocks on it (issue 67)
+    # the parked HITs are the slow side's flag: a person looks, no policy blocks on it
     assert (slow == {"W40", "W41"}) is parked_flagged and (not slow) is not parked_flagged
     assert fast <= {"SPEEDER"} and len(flags) == len(fast) + len(slow)
 

@@ -1,4 +1,4 @@
-"""Issue 40 pt 5: QC's TF-IDF without scikit-learn's text module (its import pulls scipy.stats,
+"""The last-edges work pt 5: QC's TF-IDF without scikit-learn's text module (its import pulls scipy.stats,
 over a second of start-up for a 25-row file), checked against scikit-learn itself."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from qc.text_similarity import fit_vectors
 
 
 def test_tfidf_matches_scikit_learn_on_real_looking_captions() -> None:
-    texts = ("A red mug on a red table.", "a blue mug", "the the the cat", "", "Cat and mug and table",
+    texts = ("A red mug on a red table.", "a blue mug", "the the cat", "", "Cat and mug and table",
              "Ein Hund im Park", "a red mug on a red table")
     fitted = fit_vectors(texts)
     assert fitted is not None

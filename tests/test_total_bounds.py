@@ -1,4 +1,4 @@
-"""Issue 68 point 5: bounds that hold in total. The 10,000-key bound was per object, so a crowd-form
+"""The sixth security round: bounds that hold in total. The 10,000-key bound was per object, so a crowd-form
 answer of 30 objects x 10,000 keys became 300,000 fields (and answer rows) of one assignment; and the
 review queue's kept states were keyed on counts and largest rowids, which SQLite hands out again, so a
 batch's flags rewritten with as many rows as before left ``status`` showing the old states."""

@@ -3,7 +3,7 @@ confusion has a two-part prior, the crowd's typical worker (as accurate as its m
 to 1, else the weak skill prior. A worker whose record fits the typical worker is shrunk toward them, so a
 newcomer whose few judgements agree with the crowd counts as its median worker, and a long record's
 noisy cells are pulled toward that worker's; a spammer's or an adversary's record does not fit, and keeps
-the weak prior, so an adversary still points to the truth (issue 43)."""
+the weak prior, so an adversary still points to the truth."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`hitflow ui --db postgresql://...` opens the PostgreSQL ledger as `run` does (issue 41): no SQLite
+"""`hitflow ui --db postgresql://...` opens the PostgreSQL ledger as `run` does: no SQLite
 files under ./postgresql:/..., and the URL's password never reaches the page or the terminal."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 55 point 4 over real HTTP: a crowd of forged Prolific sessions beside real participants of a small
+"""The fifth security round over real HTTP: a crowd of forged Prolific sessions beside real participants of a small
 adaptive-overlap study (2 units of 2 items, min 2, max 5 judgements, 4 places). Before the bounds, 10 forged
 sessions held both units at max_judgements and every real newcomer read "no work left" until the holds lapsed.
 

@@ -1,4 +1,4 @@
-"""postprocess.answers.worker_coin and auto's third candidate (issue 66): one accuracy a worker, shrunk toward the
+"""postprocess.answers.worker_coin and auto's third candidate: one accuracy a worker, shrunk toward the
 crowd's, checked against the M-step written out and against the hidden truth of a simulated crowd."""
 
 from __future__ import annotations

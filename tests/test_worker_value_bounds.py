@@ -1,4 +1,4 @@
-"""Worker-supplied values bounded at one place (issue 55, point 1): a crowd-form answer holding a
+"""Worker-supplied values bounded at one place: a crowd-form answer holding a
 310-digit number or a 5,000-deep array once raised OverflowError / RecursionError from the flattening,
 so the MTurk collection never stored the assignment (and raised again on every resume), the task
 server answered HTTP 500 and ``hitflow qc`` printed a traceback. Now qc/worker_values.py reads every

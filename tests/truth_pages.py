@@ -1,4 +1,4 @@
-"""Three custom pages of our own whose items files hold the answers (issue 58), as campaigns:
+"""Three custom pages of our own whose items files hold the answers, as campaigns:
 a stress classifier (``gold_stress``), a passage-relevance page with a summary box (``gold_passage``)
 and a pair of yes/no questions per item with a comment on a word (``a_ok``, ``b_ok``). The pages and
 items are in ``tests/pages/truth/``; ``bench/custom_truth.py`` runs the same three."""

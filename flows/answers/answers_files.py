@@ -26,7 +26,7 @@ from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.skill_prior import SkillPrior
 
-if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone (issue 57 point 5)
+if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone
     from postprocess.answers.adaptive import Replay, StoppingRule
 
 WORKERS_FILE = "workers.csv"
@@ -301,7 +301,7 @@ def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
 
 def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
     """Each item's known answer (the first of its rows whose ``column`` is filled in), by item_id; an item whose
-    rows leave it blank (or NaN) has none and is not scored (issue 66: a blank cell once counted as an answer)."""
+    rows leave it blank (or NaN) has none and is not scored (a blank cell once counted as an answer)."""
     answer = frame[column].where(frame[column].notna(), "").astype(str).str.strip()
     filled = (answer != "") & (answer.str.lower() != "nan")
     gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})

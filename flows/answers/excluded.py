@@ -1,6 +1,6 @@
 """A study's screened-out rows, left out of what is read: apart from flows/studies/analysis.py so that
 `hitflow aggregate`, which needs only this, does not import the statistics libraries (pingouin,
-statsmodels, scipy.stats: ~1.5 s of CPU, issue 57 point 5)."""
+statsmodels, scipy.stats: ~1.5 s of CPU)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Hold a batch for a person when one rule would reject or block most of its workers.
 
 A rule that fires on nearly everyone says more about the page or the rule than about the crowd (a
-page that breaks its own rule rejects every honest worker; issue 26). Such a batch is not decided:
+page that breaks its own rule rejects every honest worker). Such a batch is not decided:
 nothing is rejected and nobody blocked until a person releases it, by approving its work despite the
 rule (``--release-hold approve``: the held rules neither reject nor block in that batch) or by
 deciding it by the rules as they stand (``--release-hold rules``). The share is ``[policy]

@@ -1,4 +1,4 @@
-"""What a caption rehearsal's captions mean (issue 58): on the in-process simulator, an image its crowd's
+"""What a caption rehearsal's captions mean: on the in-process simulator, an image its crowd's
 caption bank does not hold gets a declared made-up scene (flows/sim/people/unseen_images.py), so the report
 and the end-of-run summary say on how many items the simulated captions are content-blind, as the dry run
 does before the run (flows/campaigns/dry_run.py) and a custom page's report does per field

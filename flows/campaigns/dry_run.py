@@ -39,7 +39,7 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
 
 def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,
                         limit: int | None = None, scale: int = 1) -> list[str]:
-    """For a rehearsal on the in-process simulator (issue 58): what its answers to the task kind's page say
+    """For a rehearsal on the in-process simulator: what its answers to the task kind's page say
     nothing about (its ``rehearsal_lines``: a caption page's images, a page of one's own's free text, that
     the crowd's caption bank does not hold)."""
     if target != "sim" or endpoint_url or cfg.endpoint_url:

@@ -93,7 +93,7 @@ def corrected_captions(run: Run, batch: int, keep: set[str], uses: Counter[str])
     frame["caption_corrected"] = frame["caption"].str.replace(CONTROL_CHARS, " ", regex=True)  # as spellcheck's
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
-    frame["text_origin"] = text_origin(frame)  # from the page's telemetry (issue 29); "unknown" without it
+    frame["text_origin"] = text_origin(frame)  # from the page's telemetry; "unknown" without it
     return _with_scores(run, frame)
 
 
@@ -124,7 +124,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
     read = write_dataset(run, out_dir, blocked)
     flags, history = write_flag_files(run, out_dir, blocked)
     truth_table = write_sim_truth(out_dir, truth, blocked, read.tally)
-    notes = caption_blind_lines(run)  # once: what the simulated captions mean (issue 58)
+    notes = caption_blind_lines(run)  # once: what the simulated captions mean
     write_notes(out_dir, notes)  # the end-of-run summary reads them back (flows/campaigns/summary.py)
     report = caption_report(run, out_dir, read, flags, blocked, history, truth_table, notes)
     # Imported here: the report's plots need matplotlib (~1.5 s CPU), and `hitflow run --dry-run` imports this module.
@@ -143,7 +143,7 @@ class CaptionPass:
     tally: CaptionTally
     choices: BatchJudgements  # "is there text?", aggregated into answers.csv
     short: list[pd.DataFrame] = field(default_factory=list)  # images with fewer accepted captions than asked for
-    origins: list[pd.DataFrame] = field(default_factory=list)  # how each batch's text arrived (issue 29's section)
+    origins: list[pd.DataFrame] = field(default_factory=list)  # how each batch's text arrived
 
 
 def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass:

@@ -1,4 +1,4 @@
-"""A campaign planned on the first items of its file grows when a run asks for more (issue 57 point 3).
+"""A campaign planned on the first items of its file grows when a run asks for more.
 
 A pilot (``hitflow run CONFIG --limit 20``) and then the full run (no ``--limit``, a larger one, or
 rows appended to the items file) is one campaign: the items already planned keep their batches, HITs

@@ -136,7 +136,7 @@ def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None
 
 
 def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | None:
-    """How the text arrived (issue 29), or None when no caption carried telemetry."""
+    """How the text arrived, or None when no caption carried telemetry."""
     if not telemetry or telemetry["origins"].empty:
         return None
     origins = telemetry["origins"]

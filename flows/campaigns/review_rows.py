@@ -2,7 +2,7 @@
 platform was told of each decision, its held batches, its paused flow runs, the platform's clock, and the
 review mode of its config (read without loading the config when its file leaves the review at "none").
 :mod:`flows.campaigns.campaign_needs` sums them for ``hitflow status``; :mod:`flows.campaigns.review_data`
-builds the review queue's DataFrames from the same rows (issue 57 point 5)."""
+builds the review queue's DataFrames from the same rows."""
 
 from __future__ import annotations
 

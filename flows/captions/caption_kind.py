@@ -55,7 +55,7 @@ CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of
 
 
 def caption_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
-    """How many of a caption page's images the crowd's caption bank does not hold (issue 58)."""
+    """How many of a caption page's images the crowd's caption bank does not hold."""
     from flows.platforms.targets import sim_uncaptioned
 
     if not caption_page(cfg.task):

@@ -3,7 +3,7 @@ name with ``--db``, and ``--field``: the campaign's own answers of that field, c
 answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
 file equals the campaign's answers.csv on every item. A filtered copy of dataset.csv aggregated as a plain
 labels file lost the blocked-worker exclusion and the controls (171 judgements against 163; 3 of 60
-answers differed: issue 65 point 5).
+answers differed).
 
 A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest, and
 one naming a PostgreSQL server would have had hitflow log in there (with $PGPASSWORD, sending the password). The

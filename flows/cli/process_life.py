@@ -85,7 +85,7 @@ def stop_on_sigterm() -> Iterator[None]:
 def leave_now(code: int) -> NoReturn:
     """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
     closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
-    modules and threads, which took 2-3 s after that line on 2 loaded cores (issue 27)."""
+    modules and threads, which took 2-3 s after that line on 2 loaded cores."""
     import logging
 
     logging.shutdown()
@@ -99,7 +99,7 @@ def finish_without_teardown(code: int) -> NoReturn:
     """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
     temporary files go, logging closes), then the process leaves without the interpreter's freeing
     of thousands of modules and objects, which took 1.3 s CPU after the run's last line under
-    Prefect and 0.9 s with --no-prefect on the 2-core host (issue 33; bench/prefect_overhead.py).
+    Prefect and 0.9 s with --no-prefect on the 2-core host (bench/prefect_overhead.py).
     Both modes leave this way, so the Prefect/--no-prefect ratio compares like with like."""
     import atexit
     import threading
@@ -113,7 +113,7 @@ def finish_without_teardown(code: int) -> NoReturn:
 def arrow_pool_that_gives_back() -> None:
     """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
     tokeniser freed, and the next steps' memory came on top (200,000 captions: 600 MB peak RSS against
-    470 MB, the same CPU; docs/speed.md, issue 68 point 7). A build without jemalloc keeps its default."""
+    470 MB, the same CPU; docs/speed.md). A build without jemalloc keeps its default."""
     import pyarrow as pa
 
     with contextlib.suppress(NotImplementedError):

@@ -196,7 +196,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
         return _dry_run(a, cfg)
-    if cfg.task == "custom":  # a page nobody can answer or read back is never posted (issue 26)
+    if cfg.task == "custom":  # a page nobody can answer or read back is never posted
         _refuse_unreadable_page(cfg)
     if a.release_hold:
         from flows.campaigns.batch_hold import release_held

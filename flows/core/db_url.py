@@ -26,7 +26,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 _URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
 # libpq's keyword form: its connection keywords, every one (libpq-connect.html#LIBPQ-PARAMKEYWORDS,
 # PostgreSQL 18, the deprecated requiressl and sslcompression included): a string starting with any of
-# them is a connection string, never a file name (issue 55: one starting sslrootcert= was taken for one)
+# them is a connection string, never a file name (one starting sslrootcert= was taken for one)
 _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
              "channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
              "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
@@ -38,11 +38,11 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
 # ... or starting with some other word= yet naming one of them further on: "foo=1 password=x" is a mistyped
-# connection string, not a file (refused in one line, issue 68; libpq would refuse the unknown word)
+# connection string, not a file (refused in one line, the sixth security round; libpq would refuse the unknown word)
 _SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
 # a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
 _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)
-# Any other text that starts like a URL (issue 68): a scheme of any name, chained or with whitespace in it,
+# Any other text that starts like a URL: a scheme of any name, chained or with whitespace in it,
 # then ":" and a "/" ("jdbc:postgresql://", "pgsql://", "postgresql<TAB>://", "postgressql://", "sqlite:///");
 # or "word:...@" (a user and password before a host, with a scheme of any spelling or none). Not a file name
 # anyone means for a ledger, and a password may be in it: refused without being shown or made into a path.

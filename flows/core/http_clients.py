@@ -4,7 +4,7 @@ A plain ``httpx.Client()`` (and every ``httpx.get``/``httpx.post``) builds a new
 and parses the whole CA bundle into it (~15 ms of CPU on the 2-core dev box; 0.05 ms with this
 context), even for ``http://127.0.0.1`` where no TLS is spoken. The simulator's participants, the
 volunteer rounds, the platform adapters and health checks build clients per call: py-spy over
-``make test`` had ``ssl.create_default_context`` as its top leaf (~7% of samples, issue 57).
+``make test`` had ``ssl.create_default_context`` as its top leaf (~7% of samples).
 
 The context here is httpx's own default (``httpx.create_ssl_context``: certificate and hostname
 verification on, certifi's bundle or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when the client trusts the

@@ -60,7 +60,7 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     judgements = received_judgements(run)
     # the skill-aware posterior, not the aggregation's own: two agreeing workers barely seen before are not
     # certain (postprocess/answers/skill_posterior.py); as answers.csv reports it: bounded by the judgements and
-    # calibrated on the control items when there are some (issue 56)
+    # calibrated on the control items when there are some
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     posterior = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))
     answers = as_reported(posterior, judgements.groupby("field")["label"].nunique(), controls)

@@ -1,5 +1,5 @@
 """Templates an imported page renders in the worker's browser, and the notes on every ``{{ ... }}`` the
-import keeps as text (issue 67 point 7).
+import keeps as text.
 
 Mustache and Handlebars run in the browser as well as on servers: a ``<script type="text/x-handlebars-
 template">`` holds a template the page's own script fills (``Handlebars.compile``, ``Mustache.render``),

@@ -37,7 +37,7 @@ DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
 # field's index, a literal Jinja delimiter, a Liquid condition on item columns, the frame of template_text):
 # each outputs an item's value (JSON and escaping at most once each), the index or two characters, or
 # compares values. A template holding no other is bounded as written and needs no render to show it: a
-# render compiled gigabytes for 300,000 placeholders (issue 55) and 1.5 GB for 100,000 Liquid ones (issue 68).
+# render compiled gigabytes for 300,000 placeholders and 1.5 GB for 100,000 Liquid ones.
 VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
 FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
     r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
@@ -81,7 +81,7 @@ def line_of(source: str, offset: int) -> int:
 
 def line_finder(source: str) -> Callable[[int], int]:
     """``line_of`` for many offsets into one page: counting from the start for each of 100,000 Liquid
-    tags on one line took 94 s (issue 41); a search in the newlines' offsets takes microseconds."""
+    tags on one line took 94 s; a search in the newlines' offsets takes microseconds."""
     newlines = [i for i, c in enumerate(source) if c == "\n"] if "\n" in source else []
     return lambda offset: bisect.bisect_left(newlines, offset) + 1
 

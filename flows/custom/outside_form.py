@@ -1,4 +1,4 @@
-"""Controls a crowd page shows outside its ``<crowd-form>`` (``hitflow new --from``, issue 44).
+"""Controls a crowd page shows outside its ``<crowd-form>`` (``hitflow new --from``).
 
 MTurk's ``<crowd-form>`` posts what is inside it; a slider or box outside it is never part of the
 answer. Made a field on hitflow's page (whose one form holds the whole item block) it became a

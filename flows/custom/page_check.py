@@ -2,7 +2,7 @@
 PROBLEM lines and the refusal of ``hitflow run`` to post a page that fails them.
 
 A page nobody can read back is never posted: its every answer would look like a broken rule, and the
-crowd would be rejected and blocked for the requester's defect (issue 26). Checked here: the file is
+crowd would be rejected and blocked for the requester's defect. Checked here: the file is
 an HTML page at all (not binary, not MTurk question XML), no syntax of another template language is
 left over (``${var}`` from MTurk's requester UI, ``{{ ... }}``/``{% ... %}`` from Liquid or Mustache:
 a worker would see it literally), no ``<form>`` inside the page's form (browsers drop the inner

@@ -85,7 +85,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
                 keep_jinja: bool = False) -> ImportedPage:
     """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
     An ExternalQuestion's page is fetched from a public address, or one of ``allowed``. The page's own
-    Jinja (``{{ ... }}``, ``{% ... %}``) is kept as text unless ``keep_jinja`` (issue 55)."""
+    Jinja (``{{ ... }}``, ``{% ... %}``) is kept as text unless ``keep_jinja``."""
     kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []

@@ -1,4 +1,4 @@
-"""Where each placeholder of an imported page stands in its HTML, read by an HTML tokenizer (issue 68 point 2).
+"""Where each placeholder of an imported page stands in its HTML, read by an HTML tokenizer.
 
 The converters (``foreign_syntax``) put a mark (:func:`mark`) where each placeholder stood and ask here
 for its place: plain text, a quoted attribute's value, a URL attribute's (through ``safe_url``), a

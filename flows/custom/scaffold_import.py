@@ -98,7 +98,7 @@ def refuse_fieldless(source: str, template: str, page: Path, written: list[Path]
 
 def _size_note(template: str, page: Path) -> list[str]:
     """A note when the page holds more expressions than a page may render (flows/core/pages/template_limits.py):
-    written, as issue 55 imports 300,000 placeholders in linear time, but preview and runs will refuse it."""
+    written, as imports 300,000 placeholders in linear time, but preview and runs will refuse it."""
     from flows.core.pages.template_limits import MAX_TEMPLATE_TAGS, template_tags
 
     tags = template_tags(template)
@@ -124,7 +124,7 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
     template_limits.py): an expression building more than a page may (``{{ 'a'*10**9 }}``) is refused
     now, with its line in the page, not when a run renders it. Other errors (a name the items lack) are
     the dry run's to report. A template of hitflow's own expressions alone (a ``${x}`` page's) is
-    bounded as written: rendering 300,000 placeholders compiled gigabytes for nothing (issue 55)."""
+    bounded as written: rendering 300,000 placeholders compiled gigabytes for nothing."""
     if only_hitflow_expressions(template):
         return
     from flows.core.pages.template_limits import TemplateLimit

@@ -1,4 +1,4 @@
-"""Where a placeholder stands in a page's script, read by a small JavaScript lexer (issue 68 point 2).
+"""Where a placeholder stands in a page's script, read by a small JavaScript lexer.
 
 Item text reaches a script only as a whole string literal of its own (``var t = "${t}";``), written as
 ``{{ item.t | tojson }}``: JSON's quotes and escapes (``<``, ``>``, ``&``, ``'`` as ``\\u00XX``) keep it one

@@ -4,7 +4,7 @@ form-reading simulated workers and hitflow's QC never do. So each ``if (...)`` t
 (``return false``, ``preventDefault()``, an ``alert``) is read here: one whose every alternative is
 "this field is empty" becomes ``required`` on those fields (a page rule QC and every worker honour);
 any other (a field that excludes another, a pattern, a count) is listed by its condition and message,
-for the user to re-express or check in the answers (issue 58).
+for the user to re-express or check in the answers.
 
 Only the handler's own code and the page's functions it calls (by name, one level) are read; a
 check's field is recognised by ``getElementById``, ``getElementsByName``, ``querySelector`` with a

@@ -1,4 +1,4 @@
-"""Where a custom campaign's known answers come from, and what a rehearsal's choices mean (issue 58).
+"""Where a custom campaign's known answers come from, and what a rehearsal's choices mean.
 
 A requester may know some answers: the items file's own answer columns (``[campaign] truth =
 {field = "column"}``: the column is never shown unless the page shows it), control items

@@ -2,7 +2,7 @@
 
 Each is one call to Prefect's API that the run only waits on: 18 of them in the demo (each batch's
 block step, and again after its late work) took 0.3-0.7 s of the run's own thread on the 2-core
-host (issue 40 point 5). Their text is read from the ledger in the run's thread (its connection is
+host. Their text is read from the ledger in the run's thread (its connection is
 the run's); one thread of their own sends them in order, in the flow run's context (so they belong
 to it as before), and the flow waits for them before it ends (:func:`artifacts_sent`)."""
 

@@ -161,7 +161,7 @@ def _prepare(run: Run, limit: int | None, scale: int) -> tuple[list[int], StepFn
     """The batches to run and the platform's gating test; a gate it cannot run is refused before planning."""
     gate = platform_for(run.platform).gate_test(run.cfg)
     open_output_url(run)
-    if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back (issue 26)
+    if run.cfg.task == "custom":  # every route refuses a page nobody can answer or read back
         from flows.custom.custom_task import refuse_unreadable
 
         refuse_unreadable(run.cfg)

@@ -117,7 +117,7 @@ def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_op
 def serve_options(endpoint_url: str, ledger: str | Path, out: str | None, platform: str, task_url: str,
                   outside_paths: bool, target: str = "sim", live: bool = False) -> list[str]:
     """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed (the platform was left
-    out, so the printed command served a Prolific campaign on MTurk: issue 65 point 4)."""
+    out, so the printed command served a Prolific campaign on MTurk)."""
     from flows.platforms import DEFAULT_PLATFORM
 
     words = ["--endpoint-url", endpoint_url] if endpoint_url else []

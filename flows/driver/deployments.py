@@ -63,7 +63,7 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
                                                  entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
     # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
     # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
-    # kept off the terminal and `hitflow deploy` says what happened in its own words (issue 57 point 7);
+    # kept off the terminal and `hitflow deploy` says what happened in its own words;
     # a failure still raises, with Prefect's message.
     with contextlib.redirect_stdout(io.StringIO()):
         deployment_id = source.deploy(

@@ -1,4 +1,4 @@
-"""Provenance of an output folder (issue 45 point 2): what made it, so a result can be traced and checked.
+"""Provenance of an output folder: what made it, so a result can be traced and checked.
 
 ``provenance.json`` beside the dataset holds the SHA-256 of the config and every input it names (the
 template, the items file — a generated spec's file too —, the answer key, the crowd file), the seed,

@@ -1,5 +1,5 @@
 """A campaign advanced by its schedule (``hitflow serve-schedules``, ``hitflow deploy``) holds no lock
-between two runs, so ``status`` and the ``ui`` showed it "(stopped)" as if it had died (issue 57 point 7).
+between two runs, so ``status`` and the ``ui`` showed it "(stopped)" as if it had died.
 Each scheduled run notes itself in the ledger; a campaign with such a note and no live run is waiting
 for its next scheduled run, which these words say, with when if its schedule is an interval."""
 

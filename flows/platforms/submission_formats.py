@@ -2,7 +2,7 @@
 MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
 
 Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
-work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry of issue 29:
+work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry:
 ``telemetry``, ``telemetry_field``, ``telemetry_log``, ``page_text``; see qc/telemetry_frame.py), one row
 per caption. A row that cannot be read (a work time that is not a time, a ``.results`` row with more
 images than captions, a crowd-form's ``taskAnswers`` that is not its JSON, and the CSV faults of
@@ -169,7 +169,7 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
             out.append(malformed_row(r, ("assignment_id", "worker_id"), line, str(exc)))
             continue
         row = {k: r[k] for k in PLAIN} | {"work_time_s": seconds}
-        for column, name in PLAIN_TELEMETRY.items():  # issue 29: how the text arrived, when recorded
+        for column, name in PLAIN_TELEMETRY.items():  # how the text arrived, when recorded
             if r.get(column, "").strip():
                 row[name] = r[column]
         if r.get("is_precanned", "").strip():
@@ -224,7 +224,7 @@ def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int],
 
 
 def event_logs(row: dict[str, str]) -> dict[str, str]:
-    """The answer's raw ``[kind, detail, time]`` logs (issue 29) by caption index ("" for a page's one
+    """The answer's raw ``[kind, detail, time]`` logs by caption index ("" for a page's one
     log), found by their values: templates name the column as they like (keylog, events, log_2...)."""
     logs = {}
     for key, value in row.items():

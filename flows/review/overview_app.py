@@ -129,7 +129,7 @@ def _hours(seconds: float | None) -> str:
 
 def _batch_row(b: dict[str, Any]) -> dict[str, Any]:
     left = b.get("auto_approval_in_s")
-    # a finished batch reads "done", not its last step's name ("blocked" read as a worry: issue 57 point 7)
+    # a finished batch reads "done", not its last step's name ("blocked" read as a worry)
     return {"batch": b["batch"], "status": "done" if b.get("next") == "done" else b.get("step", b["status"]),
             "posted": b.get("posted", b["hits"]),  # in the route's words: "3 HITs", "1 study (9 places)"
             "submitted": sum(b["assignments"].values()), "decided": sum(b["decisions"].values()),

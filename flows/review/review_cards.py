@@ -92,7 +92,7 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
 
 CARD_ROWS = 25  # items answered (and flags) a card shows: five caption HITs' worth, enough to judge a worker by
 PAGE_CARDS = 20  # cards a page: every card reads its worker's captions, flags and history (a 40,000-image
-# campaign's queue holds ~8,000 items: all on one page never finished loading; issue 57 point 5)
+# campaign's queue holds ~8,000 items: all on one page never finished loading)
 
 
 def page_links(filters: dict[str, str], pages: dict[str, int]) -> dict[str, str]:

@@ -46,14 +46,14 @@ def kept_answers(run: Run) -> pd.DataFrame:
 def served(run: Run, answers: pd.DataFrame) -> pd.Series:
     """Which answer rows are for an item the response was shown: one of the campaign's items and,
     where the response came through a HIT, one of that HIT's. A hostile worker's answers for
-    other ids (or none) must not reach a statistic (issue 28: they ended a study's outputs)."""
+    other ids (or none) must not reach a statistic (they ended a study's outputs)."""
     items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
         "= a.hit_id "
         "WHERE a.campaign = ?", [run.cfg.name])}
     # page-level answers (the screen's demographics/consent) carry no item id: they were served by
-    # the page itself, so they are kept when the study's screen asks for that field (issue 45)
+    # the page itself, so they are kept when the study's screen asks for that field
     page_fields = set(run.cfg.study.screen.fields) if run.cfg.study is not None else set()
     return pd.Series([(item == "" and field in page_fields)
                       or (item in items and item in hit_items.get(assignment, items))

@@ -4,7 +4,7 @@ uvicorn has a keep-alive timeout but no limit on how long a request head or body
 to arrive (any byte restarts nothing and nothing is timed), no cap per address, and its
 ``limit_concurrency`` answers 503 only once a head has arrived, to everyone. A few hundred
 connections that trickle a header byte every few seconds held every file descriptor, and
-asyncio then logged a traceback for each failed ``accept()`` (issue 28: 189 MB in 70 s).
+asyncio then logged a traceback for each failed ``accept()`` (189 MB in 70 s).
 
 So every connection is counted by its address (an IPv6 client by its /64, which one host
 usually holds whole), and the server:
@@ -17,7 +17,7 @@ usually holds whole), and the server:
   pushes out the oldest one still sending its head from the address that holds the most, so a
   slow crowd cannot lock out ``/health`` or a participant whose request arrives at once. A connection
   still sending its body counts as slow as one sending its head: loopback, exempt from the per-address
-  cap, once held every place with slow bodies and ``/health`` answered 503 for ~25 s (issue 41).
+  cap, once held every place with slow bodies and ``/health`` answered 503 for ~25 s.
 Loopback and trusted proxies are not capped per address (a proxy carries everyone's connections).
 """
 

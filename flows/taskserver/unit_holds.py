@@ -1,5 +1,5 @@
 """Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot
-starve real participants (issue 55 point 4).
+starve real participants.
 
 Anyone can open ``/task/NAME?PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...`` with made-up ids; each such
 session held a unit until it lapsed (the campaign's hold time, 30 minutes and more). Under adaptive

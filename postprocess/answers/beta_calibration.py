@@ -1,4 +1,4 @@
-"""The answers' confidence calibrated on control items (issues 56 and 66): the fit, and the rule that chooses
+"""The answers' confidence calibrated on control items: the fit, and the rule that chooses
 its prior's strength, whether it shifts each answered class apart, and whether to keep it at all, each by the
 controls' own cross-validation. postprocess.answers.calibration applies it to the answers (and re-exports it).
 
@@ -16,7 +16,7 @@ Pure: arrays in, a :class:`Calibrator` and arrays out.
   MAX_SLOPE], so the calibrated confidence never falls as the model's rises) is found by projected Newton steps
   on the exact Hessian with a line search (:func:`_newton`), scipy's L-BFGS-B where they do not settle,
   whatever the share of wrong controls and wherever they sit; tests/test_calibration.py checks the optimum
-  against scikit-learn's logistic regression and a grid. (The damped Newton steps of issue 56, unbounded and
+  against scikit-learn's logistic regression and a grid. (The damped Newton steps of the calibration work, unbounded and
   without a line search, swung between slope +1 and -1 whenever wrong controls sat near 1.0, and stopped at
   their 100-step limit near "no change"; L-BFGS-B alone found the same optima as the projected steps, within
   3e-8 of a confidence, at five to six times their CPU: ~70 ms a calibration of 100-400 controls against
@@ -25,7 +25,7 @@ Pure: arrays in, a :class:`Calibrator` and arrays out.
   control calibrated by a fit on the other folds' controls, folds fixed by the item ids). The rule: of the
   strengths STRENGTHS (a quarter of a control's worth to sixteen; below PRIOR_STRENGTH only from
   WEAK_PRIOR_CONTROLS controls: a cross-validation of one or a few controls a fold cannot tell a weak prior
-  from noise, and a weak prior lets two wrong controls set every answer to one number, as in issue 66's
+  from noise, and a weak prior lets two wrong controls set every answer to one number, as in later calibration work's
   campaign whose majority label read 0.089 "calibrated on 6 controls"), each with and without a shift per
   answered class (when the controls' answers hold two classes or more), the one whose cross-fitted confidences
   have the lowest log-loss on the controls; the fit moves the confidence only if that log-loss is below the
@@ -33,7 +33,7 @@ Pure: arrays in, a :class:`Calibrator` and arrays out.
   shifts, the strength, whether the solver converged, both log-losses and both Brier scores) goes to the
   summary.
 
-Why log-loss, not the Brier score (the guard before issue 66's third round): a crowd's sure answers that are
+Why log-loss, not the Brier score (the guard it replaced): a crowd's sure answers that are
 wrong are what calibration must pull down, and the Brier score barely sees them (an answer said at 0.98 and
 right 93% of the time costs 0.0025 a control over one said at 0.93), while the log-loss does. On synthetic
 crowds of the 10-label image shape (bench/calibration_noise.py, seeds 0-2, 10 control/scored splits each) the

@@ -1,5 +1,5 @@
 """How far to trust an answer: the bound that keeps a confidence from claiming more than a few
-judgements can show, and the confidence's calibration on control items (issues 56 and 66). Its measures
+judgements can show, and the confidence's calibration on control items. Its measures
 (ECE, reliability tables, the worst bin) are postprocess.answers.reliability's, read here too.
 
 Pure: arrays and DataFrames in, arrays and DataFrames out.

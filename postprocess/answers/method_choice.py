@@ -1,4 +1,4 @@
-"""``auto``'s choice of aggregation method, on the file's own evidence (issue 56, point 3).
+"""``auto``'s choice of aggregation method, on the file's own evidence.
 
 Which model describes these labels better: one accuracy for every worker (the model under which majority
 vote is the best answer: ``mv``), or a confusion matrix per worker (Dawid-Skene: ``ds``)? Each is asked to
@@ -16,7 +16,7 @@ cannot be estimated from one or two labels; the test would only say so more slow
 label value is majority vote. Past ``LARGE`` labels one fold of ``FOLDS`` is scored (a fifth of the labels
 held out, a fit per model), not all: at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
 
-A third candidate (issue 66): ``worker-coin``, one accuracy a worker shrunk toward the crowd's
+A third candidate: ``worker-coin``, one accuracy a worker shrunk toward the crowd's
 (postprocess.answers.worker_coin), scored the same way; it replaces the standing choice (majority vote or
 Dawid-Skene, as above) only where its held-out log-probability is ahead by CLEAR_BY standard errors of the
 per-label difference (summed per item first: an item's labels share its posterior). Why: on labels bought

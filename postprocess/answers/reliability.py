@@ -1,12 +1,12 @@
 """Does an answer's confidence mean what it says? Its measures: expected calibration error (ECE), the
-reliability table, and the worst bin (issues 56 and 66).
+reliability table, and the worst bin.
 
 Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1],
 ``correct`` whether the answer is right (0 or 1).
 
 - Equal-width bins (:func:`ece`, :func:`reliability`): ``bins`` bins of [0, 1] ([0, 1/b), [1/b, 2/b), ...,
   the last closed). ECE = sum over bins of (items in the bin / all items) x |mean confidence in the bin -
-  share right in the bin|; empty bins count 0. Six bins were issue 56's reading; fifteen are the usual
+  share right in the bin|; empty bins count 0. Six bins were the calibration work's reading; fifteen are the usual
   one in the literature (Guo et al. 2017, "On Calibration of Modern Neural Networks", ICML), and finer:
   on a crowd whose answers sit mostly above 0.9, six bins put 95% of the items in one and hide how the top
   over-states.
@@ -17,7 +17,7 @@ Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's con
   than about the confidence), the one whose mean confidence is furthest from its share right.
 - :func:`scored`: what a person reads: items, accuracy, mean confidence, ECE at 6 and 15 equal-width bins
   and over equal-mass bins, the worst bin of each table, and the 15-bin and equal-mass tables.
-- :func:`noise_floor`: what those figures read for a confidence that is exactly right (issue 66): each item's
+- :func:`noise_floor`: what those figures read for a confidence that is exactly right: each item's
   outcome drawn right with probability its confidence, ``FLOOR_DRAWS`` times, scored as above. ECE is never
   0 on a finite set (on 167 items it reads about 0.03 for a perfect confidence), and a bin of 54 items right
   60% of the time has a standard error of 0.067: a figure is read against its floor's 95th percentile, and

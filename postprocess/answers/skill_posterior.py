@@ -1,5 +1,5 @@
 """How sure is an item's answer, given what its workers are known to be worth? The confidence that
-adaptive overlap stops on (issue 43).
+adaptive overlap stops on.
 
 Input: the long frame of judgements received so far (``item_id, worker_id, label`` [, ``field``], the
 contract of ``postprocess.answers.judgements``). Output of :func:`label_posterior`: ``item_id, field,

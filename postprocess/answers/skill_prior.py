@@ -13,7 +13,7 @@ TYPICAL_WEIGHT_MAX = 100000.0
 # and below: a weight under ~1e-308 (subnormal) makes its pseudo-counts round to 0, whose evidence is inf - inf,
 # so every confidence came out NaN (or 0, a tie on every item); a millionth of a judgement is as good as none
 TYPICAL_WEIGHT_MIN = 1e-6
-# the same for the prior itself (issue 68): an accuracy of 1e-320 (subnormal) was taken, and its pseudo-counts
+# the same for the prior itself: an accuracy of 1e-320 (subnormal) was taken, and its pseudo-counts
 # and posteriors underflow (a numpy warning line); within a millionth of 0 or 1 is as good as 0 or 1
 ACCURACY_MIN, ACCURACY_MAX = 1e-6, 1 - 1e-6
 WEIGHT_MIN = 1e-6  # judgements the prior is worth: fewer is as good as none, and a subnormal one underflows

@@ -1,5 +1,5 @@
 """How much do an item's labels say together? The temperature of the skill posterior
-(postprocess.answers.skill_posterior), fitted by predicting held-out labels (issue 56).
+(postprocess.answers.skill_posterior), fitted by predicting held-out labels.
 
 Dawid-Skene, with or without a prior on each worker's skill, multiplies the labels of an item as if
 each were independent evidence given the true answer. Real items are not alike: on a hard item every

@@ -1,5 +1,5 @@
 """One accuracy a worker, shrunk toward the crowd's: a model ``auto`` may choose (postprocess.answers.method_choice;
-issue 66, adaptive overlap on sparse labels).
+the held-out calibration work, adaptive overlap on sparse labels).
 
 Each worker gives the true label ``a_w`` of the time and, when wrong, a label drawn from the crowd's pooled slips
 (the off-diagonal of the crowd's expected confusion, row by row: on an ordinal scale a slip goes to a neighbour).

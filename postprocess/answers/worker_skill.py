@@ -1,5 +1,5 @@
 """One decision per worker from all the evidence a campaign has on their choices: control items (gold)
-pooled with their agreement with the answer the *other* workers give (issue 42).
+pooled with their agreement with the answer the *other* workers give.
 
 Controls alone cannot decide early: at a 5% share a worker meets two to four before the last batch,
 and 0 right of 2 happens to an honest worker (accuracy ~0.88) 1.4% of the time. Their ordinary items

@@ -189,7 +189,7 @@ class QcSection(Section):
                                                                         "flags them")
     quality_talk_consensus: Share = Field(0.1, description="A caption naming image quality whose consensus is "
                                                          "below this talks about quality, not content")
-    # text telemetry (issue 29; qc/telemetry_rules.py, docs/authenticity.md)
+    # text telemetry (qc/telemetry_rules.py, docs/authenticity.md)
     paste_external_share: Share = Field(0.5, description="Share of a caption pasted from outside the page that "
                                                          "flags it (paste_external, switch_then_paste)")
     untyped_share: Share = Field(0.5, description="Share of a caption neither typed nor copied on the page that "

@@ -1,4 +1,4 @@
-"""Paths named inside a file stay in that file's folder (issue 28): a config or a crowd file
+"""Paths named inside a file stay in that file's folder: a config or a crowd file
 cannot point the product at ``~/.aws/credentials``. Shared by flows/core/config/config.py and the simulator's
 crowd files (flows/sim/people/crowd.py), which must not import the CLI layer that sets the override."""
 

@@ -9,7 +9,7 @@ The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts 
 ``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
 ``dataset.csv`` included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the
 workers' exact text. Only what a spreadsheet would run: a plain number (``-1``, ``-0.5``, ``+3``,
-``1e-3``) is a number there, so it is written as it is (issue 55); the rule looks past leading
+``1e-3``) is a number there, so it is written as it is; the rule looks past leading
 zero-width characters and also catches the fullwidth ``＝ ＋ － ＠``, which spreadsheets with an
 East Asian input method read as their ASCII forms.
 """

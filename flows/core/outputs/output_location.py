@@ -127,7 +127,7 @@ def _split_credentials(url: str) -> tuple[str, list[tuple[str, str, str]]]:
         raise ConfigError(f"--out {shown_output(url)}: the URL's user part holds a '/', '?', '#' or '::' as it is; "
                           "write them as %2F, %3F, %23, %3A, or leave the credentials out of the URL and set them "
                           f"as FSSPEC_{protocol(url).upper()}_* (docs/security.md)")
-    if "#" in url:  # issue 55: it was kept in the staging folder's name and the ledger, and may hold a token
+    if "#" in url:  # it was kept in the staging folder's name and the ledger, and may hold a token
         raise ConfigError(f"--out {shown_output(url.split('#')[0])}: the URL holds a '#'; a fragment is read by no "
                           "storage (and would be kept in the staging folder's name and the ledger): leave it out")
     segments, found = [], []

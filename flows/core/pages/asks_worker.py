@@ -1,5 +1,5 @@
 """Controls that ask about the worker, not the item: "What is your age?", "In which province do you
-live?", "I will listen to the files with:", "How sure are you?" (issue 44). Both the simulator (which
+live?", "I will listen to the files with:", "How sure are you?". Both the simulator (which
 answers them about the simulated person) and the importer (whose generated text rules must not call
 one person's same age on every item a copied text) read them here.
 

@@ -1,4 +1,4 @@
-"""The sandbox every page renders in, bounded by construction (issue 55 point 2): each place the compiled
+"""The sandbox every page renders in, bounded by construction: each place the compiled
 template builds a value goes through a check here, whatever the expression's spelling:
 
 - every binary operator (``intercepted_binops``: ``+ - * / // % **``): bounded before, checked after;

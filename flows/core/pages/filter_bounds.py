@@ -1,4 +1,4 @@
-"""Every filter of the bounded environment, wrapped (issue 55 point 2): its operands' sizes checked
+"""Every filter of the bounded environment, wrapped: its operands' sizes checked
 before it runs (a value past MAX_VALUE_CHARS is never turned into text), the filters that can build more
 than they are given bounded by an upper bound on their result computed first (``center``, ``indent``,
 ``replace``, ``format``, ``wordwrap``, ``join``, ``batch``, ``slice``, ``tojson``, ``pprint``), ``sum``

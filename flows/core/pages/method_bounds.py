@@ -1,5 +1,5 @@
-"""Bounds for the string methods whose C code is not linear in what it is given, or builds many objects
-(issue 68 point 3): checked before the call, since the render's deadline is only seen between calls.
+"""Bounds for the string methods whose C code is not linear in what it is given, or builds many objects:
+checked before the call, since the render's deadline is only seen between calls.
 
 - ``str.encode``/``bytes.decode``: only the codecs in SAFE_CODECS (each linear), and error handlers of a
   known width. ``('<100 distinct CJK characters>' * 10000).encode('punycode')`` ran for minutes inside

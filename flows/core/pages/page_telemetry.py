@@ -1,4 +1,4 @@
-"""Text telemetry on a rendered task page (issue 29, format v1 in docs/telemetry.md): a page with a
+"""Text telemetry on a rendered task page (format v1 in docs/telemetry.md): a page with a
 free-text field gets, inside the form that holds the field, a plain notice that typing behaviour is
 recorded and the hidden answer field ``hitflow_telemetry``; and, before ``</body>``, the recorder
 ``hit_templates/text_telemetry.js`` inline (an HTMLQuestion loads no script of ours from elsewhere,

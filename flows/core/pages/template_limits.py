@@ -1,4 +1,4 @@
-"""The render of a requester's template, bounded as a whole (issue 55 point 2): its output streamed and
+"""The render of a requester's template, bounded as a whole: its output streamed and
 stopped at MAX_OUTPUT_CHARS, every block of output it buffers (a macro's, a ``{% set %}`` block's) at
 MAX_OUTPUT_CHARS and all of them together at MAX_BUFFERED_CHARS, and the render stopped at
 RENDER_DEADLINE_S whatever it runs, in any thread: the deadline is checked in every iteration of every
@@ -32,7 +32,7 @@ MAX_BUFFERED_CHARS = 4 * MAX_OUTPUT_CHARS  # every block of output of one render
 MAX_BUILT_BYTES = 256 * 2**20  # every value one render builds, together: what its set, macro and block values keep
 RENDER_DEADLINE_S = 10.0
 # a template's size in Jinja tags and parsed nodes: compiling costs ~13 KB and ~0.1 ms a tag before any
-# deadline runs (100,000 Liquid outputs, imported: 1.4 GB and 10 s to preview, issue 68)
+# deadline runs (100,000 Liquid outputs, imported: 1.4 GB and 10 s to preview)
 MAX_TEMPLATE_TAGS = 20_000
 MAX_TEMPLATE_NODES = 60_000
 _state = threading.local()
@@ -92,7 +92,7 @@ class _Render:
 def count_built(size: int) -> None:
     """``size`` more bytes built by the render (a value an operator, call, filter, ``~`` or block made):
     each value is bounded on its own, so without a total 250 ``{% set sN = a ~ N %}`` of a 4 MB ``a``
-    kept 984 MB (issue 68 point 3). Counted as built, not as kept: a value dropped at once counts too."""
+    kept 984 MB. Counted as built, not as kept: a value dropped at once counts too."""
     render = current()
     if render is not None:
         render.built += size

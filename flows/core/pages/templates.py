@@ -100,7 +100,7 @@ def render_source(source: str, name: str, context: dict[str, Any]) -> str:
     """A template given as text (a campaign's own page, ``name`` its path for messages), in the
     one environment: it may extend hitflow's pages; item values are escaped like any other. Whatever
     the template's code raises while it compiles or renders becomes one ConfigError line, with the
-    template's line where Jinja gives one (issue 68 point 4: a filter's own argument check, a test or
+    template's line where Jinja gives one (a filter's own argument check, a test or
     filter named in ``select``/``map``, two ``{% extends %}``, 25 nested loops printed tracebacks)."""
     try:
         limits.check_template_size(source)

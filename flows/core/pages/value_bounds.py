@@ -1,5 +1,5 @@
-"""Every value a requester's template builds stays under a set size, checked where it is built (issue 55
-point 2): a string or a list at most MAX_VALUE_CHARS characters, an integer at most MAX_INT_BITS bits.
+"""Every value a requester's template builds stays under a set size, checked where it is built:
+a string or a list at most MAX_VALUE_CHARS characters, an integer at most MAX_INT_BITS bits.
 
 A value's size is its :func:`weight`: a string's length, a list's or dict's elements' weights plus 2 each
 (a reference repeated counts each time, as ``str`` or ``tojson`` would write it), at most MAX_DEPTH deep.

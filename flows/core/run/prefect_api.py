@@ -2,7 +2,7 @@
 
 Left alone, Prefect starts a temporary server only when the flow first needs its API, after
 Python has imported Prefect and the flow's modules, and that start (a uvicorn process that
-migrates its database) took about 5.7 s on the 2-core host (issue 33). Here, in order:
+migrates its database) took about 5.7 s on the 2-core host. Here, in order:
 
 1. ``PREFECT_API_URL`` set: Prefect's own setting; it is used as it is, nothing is started.
 2. ``HITFLOW_PREFECT_API_URL`` set: a server the user keeps running (``prefect server start``)
@@ -45,7 +45,7 @@ SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREF
 # them 100 and 200 at a time, at least every 2 and 5 s, and at its stop; the database holds the
 # same flow run, task runs, logs and artifacts after the run (tests/test_prefect_api.py). Measured:
 # 1.0 s less server CPU per run of 30 task runs, ~10 artifacts and ~45 log lines (2.0/1.0/1.0 s
-# against 3.0/2.2/1.7 s, three runs each, 2-core host at load 13-16, issue 33).
+# against 3.0/2.2/1.7 s, three runs each, 2-core host at load 13-16).
 TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
@@ -150,7 +150,7 @@ class PrefectApi:
     def ready(self, meanwhile: Sequence[str] = ()) -> str:
         """The API's URL once it answers. ``meanwhile``: modules the run imports anyway on first use,
         imported now while a temporary server still starts (~5 s CPU of its own imports on the
-        2-core host, issue 33), so that time is not added to the run's; none once it answers."""
+        2-core host), so that time is not added to the run's; none once it answers."""
         if self.server is not None:
             for module in meanwhile:
                 if self.server.process.poll() is not None or healthy(self.server.api_url, timeout_s=0.5):

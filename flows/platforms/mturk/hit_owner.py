@@ -8,7 +8,7 @@ has seen in the last 24 hours with ``AWS.MechanicalTurk.HitAlreadyExists`` namin
 leaves uniqueness to the requester ("It is your responsibility to ensure uniqueness of the token. The
 unique token expires after 24 hours": CreateHIT's UniqueRequestToken, MTurk API reference 2017-01-17).
 Adopting that HIT gave the fresh ledger an earlier campaign's cancelled (expired, deleted) HITs, which
-nobody can take: "0 of 100 assignments on 20 HITs (nobody took them)" (issue 67).
+nobody can take: "0 of 100 assignments on 20 HITs (nobody took them)".
 
 A HIT is this ledger's when it was created no earlier than the campaign was planned in this ledger (the
 platform's clock then, ``platform_created_at``) and it is not deleted. Another ledger's HIT under the

@@ -1,4 +1,4 @@
-"""Reading single fields out of Prolific's replies (issue 28): a 200 reply that lacks a field
+"""Reading single fields out of Prolific's replies: a 200 reply that lacks a field
 the adapter needs, or carries it in the wrong shape, is a one-line PlatformError naming the route
 and the field, never a KeyError or TypeError further in."""
 

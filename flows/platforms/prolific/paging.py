@@ -1,4 +1,4 @@
-"""Prolific's replies read within bounds, whatever the server (issue 41 point 4): a hostile or broken
+"""Prolific's replies read within bounds, whatever the server: a hostile or broken
 endpoint could page forever (a next link to itself: 1,343 requests in 60 s), hang a run with a reply
 sent a byte at a time, crash the parser with deeply nested JSON, or put terminal escapes in an error
 or an id. Here:

@@ -1,4 +1,4 @@
-"""Work handed back goes back to the pool, as on MTurk (issue 67 point 2).
+"""Work handed back goes back to the pool, as on MTurk.
 
 A worker who returns an assignment (gives up on a page that keeps refusing the submit, reads it and
 changes their mind) or abandons it (lets its AssignmentDurationInSeconds run out, leaves a page that

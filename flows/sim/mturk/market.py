@@ -43,7 +43,7 @@ class Marketplace(WorkerQualifications):
                  start: float | None = None):
         self.lock = threading.RLock()
         self.seed = seed
-        # Ids are seeded (issue 45): the same seed and the same requests give the same ids whatever
+        # Ids are seeded: the same seed and the same requests give the same ids whatever
         # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
         # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
         self.nonce = records.seeded_nonce(seed)
@@ -207,7 +207,7 @@ class Marketplace(WorkerQualifications):
         """Choose the workers of every HIT posted since the clock last moved, in the order of
         :func:`records.schedule_order`, not the order the requests came in: threads posting a batch side by
         side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
-        the first HIT scheduled meets other workers than the last (issue 45)."""
+        the first HIT scheduled meets other workers than the last."""
         todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
         for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]

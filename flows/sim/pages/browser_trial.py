@@ -1,6 +1,6 @@
 """Whether an honest browser worker can submit a page at all (the dry run's trial): a page whose own
 script refuses a person who types and clicks what it shows is the page's problem, said before anything
-is posted, not a crowd that never came (issue 58)."""
+is posted, not a crowd that never came."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Text a worker sees on most HITs of a type is the page's own (instructions, labels, prompts,
-"Your browser does not support the audio element."), not the item's (issue 44).
+"Your browser does not support the audio element."), not the item's.
 
 A page of one item cannot tell its item's text from its instructions when both sit in the item's
 block (a Ground Truth captioning page lists its instructions beside the image; "Instructions:
@@ -59,7 +59,7 @@ def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
     """Chunks that at least half of the reference pages other than ``own`` show (the first few). A page
     showing exactly ``own``'s text under other ids (an items file's repeated rows) is no reference, unless
     every page does (items that show no text: then the text is the page's): an item's content is no more
-    the page's for being shown on two HITs (issue 67). ``own_chunks``: ``own``'s text, if not in ``refs``."""
+    the page's for being shown on two HITs. ``own_chunks``: ``own``'s text, if not in ``refs``."""
     mine = next((chunks for key, chunks in refs if key == own), own_chunks)
     others = [chunks for key, chunks in refs if key != own]
     others = ([c for c in others if c != mine] or others)[: REFERENCE_HITS - 1]

@@ -1,4 +1,4 @@
-"""A page's own submit checks that no control declares, read as a person reads them (issue 67, point 6): a
+"""A page's own submit checks that no control declares, read as a person reads them: a
 script that refuses a summary under 100 words, and instructions that say "at least 100 words". A person
 writes 100 words; so does a simulated worker, in its own item's words (flows/sim/people/summaries.py).
 

@@ -1,4 +1,4 @@
-"""One marketplace, many campaigns (issue 67 point 1): what one campaign's pages teach the simulator
+"""One marketplace, many campaigns: what one campaign's pages teach the simulator
 stays that campaign's.
 
 The campaigns of a folder share one simulated marketplace, as a real one is shared: the same workers,

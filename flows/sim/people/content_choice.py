@@ -1,4 +1,4 @@
-"""The answer an item's own content gives a choice, when it gives one (issue 44): "I love this
+"""The answer an item's own content gives a choice, when it gives one: "I love this
 phone" is Positive, "I want a refund" is a Return, a fishing rod is relevant to someone who searched
 for fishing, an image the simulator describes as a dog is a Dog.
 
@@ -50,7 +50,7 @@ CUES: dict[str, tuple[str, ...]] = {  # an option word -> words (stems) that spe
 }
 CUES["joy"], CUES["happy"], CUES["sad"], CUES["angry"] = CUES["happiness"], CUES["happiness"], CUES["sadness"], \
     CUES["anger"]
-# Stress (issue 58: "I can't pay my rent" is stressful, "a nice walk with my dog" is not): our own short lists
+# Stress ("I can't pay my rent" is stressful, "a nice walk with my dog" is not): our own short lists
 STRESS = ("stress", "rent", "can't pay", "cannot pay", "bills", "debt", "deadline", "exam", "fired", "lost my job",
           "evict", "overwhelm", "pressure", "worried", "anxious", "panic", "hospital", "sick", "divorce", "argument",
           "late again", "behind on", "broke", "no money", "loan", "overtime", "too much work", "can't sleep",

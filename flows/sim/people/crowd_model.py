@@ -26,7 +26,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
     "template_ring": {"seconds_per_item": 14.0, "activity": 1.3, "ring_size": 3},  # accounts sharing it
     "instruction_echo": {"seconds_per_item": 18.0, "activity": 1.2},  # the page's instructions, back
     "generic_praise": {"seconds_per_item": 16.0, "activity": 1.2},  # praise unrelated to the image
-    # How text arrives (issue 29, flows/sim/people/typing_model.py): fluent on-topic captions, pasted.
+    # How text arrives (flows/sim/people/typing_model.py): fluent on-topic captions, pasted.
     "assistant_paster": {"seconds_per_item": 30.0, "activity": 1.3},  # leaves the tab, pastes an assistant's answer
     "partial_paster": {"seconds_per_item": 38.0, "activity": 1.2},  # types the start, pastes the rest
     # Honest ways of writing: drafting some captions in another window, typing fast or slowly.
@@ -34,10 +34,10 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
     "fast_typist": {"seconds_per_item": 45.0, "activity": 1.1},
     "slow_typist": {"seconds_per_item": 70.0, "activity": 0.9},
 }
-# "slow" parks a HIT before working it and writes as honestly as "diligent" (issue 67: one was blocked).
+# "slow" parks a HIT before working it and writes as honestly as "diligent" (one was blocked).
 HONEST_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist", "slow_typist")
 BAD_PROFILES = tuple(p for p in PROFILE_DEFAULTS if p not in HONEST_PROFILES)
-# Profiles that paste an assistant's description (issue 29, flows/sim/people/typing_model.py)
+# Profiles that paste an assistant's description (flows/sim/people/typing_model.py)
 ASSISTANT_PROFILES = ("assistant_paster", "partial_paster")
 # Profiles whose abuse IS the repetition; every other worker never types the same text twice.
 PASTING_PROFILES = ("copy_paster", "template_paster", "template_ring", "generic_praise", "instruction_echo")

@@ -1,4 +1,4 @@
-"""What an honest simulated worker writes is about the item, not about the page (issue 26, point 5):
+"""What an honest simulated worker writes is about the item, not about the page:
 a short box gets a title-like phrase of what the item shows rather than the first characters of a
 sentence, no answer repeats or merely truncates another field's answer for the same item, and an
 optional field is often left empty, as people leave optional boxes empty.
@@ -6,7 +6,7 @@ optional field is often left empty, as people leave optional boxes empty.
 The rates below are modelling choices (no measured figure stands behind them): most people skip an
 optional comment box, few skip an optional one-click choice (a radio group, a select): an honest profile
 answers it at ``1 - CHOICE_SKIP[profile]`` (diligent 98%, typo-prone 97%, the other honest profiles 96-98%;
-issue 58: real workers rarely skip a one-click question), other profiles at ``1 - SKIP_OPTIONAL["choice"]``.
+real workers rarely skip a one-click question), other profiles at ``1 - SKIP_OPTIONAL["choice"]``.
 A crowd file may set a profile's own ``choice_skip`` rate.
 """
 

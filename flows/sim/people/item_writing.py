@@ -1,4 +1,4 @@
-"""Free text of the kind a page asks for (issue 58, point 2; issue 67, points 3-4): a caption describes
+"""Free text of the kind a page asks for: a caption describes
 the item, a summary shortens and rephrases its text at the length asked (summaries.py), a comment on a
 word uses the word, a reason gives grounds for the worker's own answer, a clarification names the part
 of the item it is about, an optional comment box gets a remark about the item; never the item's own

@@ -1,4 +1,4 @@
-"""Answers the requester knows (issue 58): the items file's own answer columns, control items, an
+"""Answers the requester knows: the items file's own answer columns, control items, an
 answer key. A campaign on the simulator hands them over before it posts (``POST /_sim/truth``, a
 JSON list of ``{"item_id", "field", "answer"}``; ``item_id = "*"``: every item, an answer key's row),
 and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py), which honest

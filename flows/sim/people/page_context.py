@@ -89,7 +89,7 @@ def _without_shared_label(text: str, others: set[str]) -> str:
 def _labels(texts: dict[str, list[str]], idx: str) -> set[str]:
     """Chunks of item ``idx`` that every other item of the page shows too: a label repeated per item
     ("Caption:", "Rate the photo"), the page's. A chunk only some items show is those items' content
-    (one caption under two photos is each photo's caption: issue 67)."""
+    (one caption under two photos is each photo's caption)."""
     others = [set(ts) for other, ts in texts.items() if other != idx]
     return set.intersection(*others) if others else set()
 

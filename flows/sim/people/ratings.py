@@ -1,4 +1,4 @@
-"""Ratings of what the simulator cannot perceive (issue 44): an audio sample's naturalness on a 1-5
+"""Ratings of what the simulator cannot perceive: an audio sample's naturalness on a 1-5
 MOS scale, an image's quality on a slider. Each item has a latent score (the same for every worker);
 a worker reports it through their own bias and honest noise, so ratings of one item cluster, items
 differ, and the scale's ends are rarer than its middle, as in listening tests, instead of a uniform

@@ -1,4 +1,4 @@
-"""Free text that completes the item's own sentence (issue 44): a fill-the-blank page ("She poured a
+"""Free text that completes the item's own sentence: a fill-the-blank page ("She poured a
 cup of hot ____ and sat down"), a next-word page ("The train leaves from platform ____") and a
 fill-out page whose text sits between two blanks ("___ went to the market ___", a beginning and an
 end box). A person types the missing words, never the sentence back nor the page's labels.

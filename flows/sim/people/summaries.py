@@ -1,4 +1,4 @@
-"""A summary of an item's text at the length the page asks (issue 67, point 4): the item's sentences in
+"""A summary of an item's text at the length the page asks: the item's sentences in
 order, each shortened (its trailing clauses and asides dropped) and reworded (a few synonyms of our own),
 until the length asked is reached; shorter than the text, never its first words padded out.
 

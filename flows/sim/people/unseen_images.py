@@ -1,4 +1,4 @@
-"""Text about an image the simulator cannot see (issue 58): an image item whose id the caption bank
+"""Text about an image the simulator cannot see: an image item whose id the caption bank
 does not hold (a Flickr8k id beside VizWiz's bank) and which is no generated item of a load test.
 
 Honest workers never write another image's caption there. They describe objects this module makes
@@ -52,7 +52,7 @@ def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
 
 def unreadable(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
     """An item that shows nothing the simulator can read: no text of its own, and an image the bank does not
-    hold or none at all (a sound, a video): what its workers write there is content-blind (issue 67)."""
+    hold or none at all (a sound, a video): what its workers write there is content-blind."""
     return not ctx.texts and uncaptioned(ctx.key, bank)
 
 

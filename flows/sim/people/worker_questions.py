@@ -1,4 +1,4 @@
-"""Questions a page asks about the worker, not the item (issue 44): "What is your age?", "In which
+"""Questions a page asks about the worker, not the item: "What is your age?", "In which
 province do you live?", "What is your favorite color?", "I will listen to the files with:
 headphones / speakers", "How sure are you?". A person answers them about themselves: a plausible
 value, the same one on every HIT of theirs where it cannot change (age, home, device), never a
