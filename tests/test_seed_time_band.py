@@ -37,7 +37,9 @@ def test_the_seeds_band_is_mu_and_sigma_of_all_assignments_both_sides() -> None:
     assert _by_rule(flags) == {"time_outlier": set(), "time_outlier_slow": {"PARKED"}}
     times = pd.Series(list(TIMES.values()))
     mu, sigma = times.mean(), times.std(ddof=1)
-    assert flags.iloc[0]["threshold"] == f"[{mu - 1.95 * sigma:.1f}, {mu + 1.95 * sigma:.1f}]"
+    # the flag names the bound it crossed, and the band's mu and sigma (of every assignment) in its detail
+    assert flags.iloc[0]["threshold"] == f"above {mu + 1.95 * sigma:.1f}s"
+    assert flags.iloc[0]["detail"].endswith(f"batch mu {mu:.1f}s sigma {sigma:.1f}s")
     assert mu - 1.95 * sigma < TIMES["SPEEDER"]  # the parked HIT's hours widen the band below the speeder
 
 

@@ -23,15 +23,22 @@ KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^where\b", re.I), ("In Europe", "In Africa", "Near the coast", "In the mountains")),
     (re.compile(r"^(is|are|was|were|do|does|did|can|could|will|would|should|has|have)\b", re.I), ("Yes", "No")),
 )
-DETAILS = ("It does not give the colour of the {n}.", "The size of the {n}.", "Where in the picture the {n} stands.",
-           "How far away the {n} looks.", "What is right next to the {n}.", "The colour and the size of the {n}.")
-SETTING = ("The weather and the time of day.", "What is in the background.", "Whether it is indoors or outside.",
-           "Any text or signs in the picture.", "The light: bright sun or shade.")
+# A missing detail is an aspect of a thing (or of the setting) said in one of several ways, so that one honest
+# person's notes on many items do not repeat one fill-in-the-blank sentence (which shared_template reads as a ring)
+ASPECTS = ("the colour of the {n}", "how big the {n} is", "where the {n} is in the frame", "how far away the {n} is",
+           "what is next to the {n}", "what the {n} is made of", "whether the {n} is moving", "the shape of the {n}",
+           "what the {n} is doing", "how old the {n} looks", "which way the {n} faces", "what is behind the {n}")
+SETTING = ("the weather", "the time of day", "what is in the background", "whether it is indoors or outside",
+           "any text or signs in the picture", "the light, bright sun or shade", "how crowded the place is")
+SAYINGS = ("It does not say {a}.", "{A}.", "Nothing about {a}.", "It leaves out {a}.", "I would add {a}.",
+           "Missing: {a}.", "No mention of {a}.", "It should say {a}.", "{A} would help.", "It never tells {a}.")
 NOT_THINGS = frozenset(("a", "an", "the", "on", "in", "at", "of", "and", "with", "by", "two", "three", "some",
                         "playing", "parked", "sitting", "standing", "is", "are", "current", "alt", "text", "image",
                         "photo", "picture", "shows", "showing", "this", "that", "from", "near", "under", "over",
                         "red", "blue", "green", "yellow", "black", "white", "grey", "gray", "brown", "orange", "pink",
-                        "purple", "old", "new", "big", "small", "large", "little", "young", "happy", "empty"))
+                        "purple", "old", "new", "big", "small", "large", "little", "young", "happy", "empty", "beside",
+                        "behind", "next", "into", "onto", "above", "below", "between", "inside", "outside", "its",
+                        "their", "there", "here", "very", "while", "where", "what", "which", "who", "for"))
 
 
 def item_question(texts: list[str]) -> str:
@@ -49,9 +56,10 @@ def question_answer(question: str, rng: random.Random) -> str:
 
 
 def missing_detail(texts: list[str], rng: random.Random) -> str:
-    """A detail the item's description does not give, about one of the things it names."""
+    """A detail the item's description does not give, about one of the things it names, or its setting."""
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
     things = [w for w in words if len(w) >= 3 and w not in NOT_THINGS and w.isalpha()]
-    if not things or rng.random() < 0.3:
-        return rng.choice(SETTING)
-    return rng.choice(DETAILS).format(n=rng.choice(things))
+    aspects = [rng.choice(SETTING) if not things or rng.random() < 0.3 else
+               rng.choice(ASPECTS).format(n=rng.choice(things)) for _ in range(1 + (rng.random() < 0.3))]
+    aspect = " and ".join(dict.fromkeys(aspects))
+    return rng.choice(SAYINGS).format(a=aspect, A=aspect[0].upper() + aspect[1:])
