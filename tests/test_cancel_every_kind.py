@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from bench.answers_accuracy import project
+from flows.campaigns.route_policy import route_policy
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
@@ -127,7 +128,8 @@ def test_cancel_mid_batch_decides_what_came_in_and_a_run_after_it_posts_nothing(
     assert store.rows("SELECT status FROM campaigns WHERE name = ?", [cfg.name])[0]["status"] == "cancelled"
     assert store.table("assignments").count_where("campaign = ? AND batch = 1", [cfg.name])  # some work was in
     assert re.search(rf"batch 1: QC over \d+ {unit},", said), said  # the kind's own QC
-    assert_decided_by_the_rules(store, cfg.name, set(cfg.policy.reject_rules), said)
+    # the route's rules: on Prolific a required question left blank rejects as its own ground (skipped_required)
+    assert_decided_by_the_rules(store, cfg.name, set(route_policy(cfg, platform).reject_rules), said)
     before = posted(store, cfg.name)
     assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--out", out, "--platform", platform) == 2
     assert "was cancelled" in capsys.readouterr().err

@@ -73,10 +73,16 @@ def test_rushed_workers_click_at_random_and_honest_ones_follow_the_item() -> Non
 
 
 def test_rushed_workers_leave_a_slider_where_the_page_put_it_half_the_time() -> None:
-    slid = answers("speeder", "sure", 10)
+    """Where the page lets them: an optional slider is left at its start half the time; a required one the page
+    refuses at its start, so they drag it anywhere else."""
+    optional = page().replace('step="1" required>', 'step="1">')
+    slid = [fill(worker("speeder", n), seed=n, html=optional)[f"sure_{i}"]
+            for n in range(10) for i in range(len(REVIEWS))]
     untouched = slid.count("4")  # a 1-7 slider without a value starts at 4
     assert 0.35 * len(slid) < untouched < 0.75 * len(slid)
     assert {s for s in slid if s != "4"} <= {"1", "2", "3", "5", "6", "7"} and len(set(slid)) >= 4
+    required = answers("speeder", "sure", 10)
+    assert "4" not in required and len(set(required)) >= 4
 
 
 def test_a_slider_starts_where_a_browser_puts_it() -> None:

@@ -166,12 +166,13 @@ def test_status_reconcile_cancel_commands(sim, tmp_path: Path, capsys) -> None:
     assert code == 2 and "no campaign 'nope'" in err and f"`hitflow status --db {db}` lists them" in err
 
 
-def test_dry_run_sends_nothing_and_flags_budget(capsys) -> None:
+def test_dry_run_sends_nothing_and_flags_budget(tmp_path: Path, capsys) -> None:
     config = str(ROOT / "config" / "vizwiz_captions.toml")
-    assert main(["run", config, "--dry-run", "--limit", "50"]) == 0
+    own = ["--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")]  # not the checkout's (after make demo)
+    assert main(["run", config, "--dry-run", "--limit", "50", *own]) == 0
     out = capsys.readouterr().out
     assert out.startswith("target: none (dry run") and out.count("would call CreateHITWithHITType") == 10
     # 50 images: 33.00 USD at 5 assignments a HIT, 59.40 with the top-up rounds' worst case (9 a HIT)
     assert "campaign estimate 59.40 USD with fees" in out and "nothing was sent anywhere" in out
-    assert main(["run", config, "--dry-run", "--scale", "3"]) == 1
+    assert main(["run", config, "--dry-run", "--scale", "3", *own]) == 1
     assert "budget 1400.00 USD: SHORT by 382.00 USD" in capsys.readouterr().out  # 1,782.00 at 9 a HIT

@@ -74,9 +74,9 @@ def import_page(page: bytes, answer_key: bytes | None = None) -> tuple[int, str,
 @given(PAGES, st.none() | PAGES)
 def test_a_hostile_page_is_imported_or_refused_in_a_few_lines(page: bytes, answer_key: bytes | None) -> None:
     code, printed, written = import_page(page, answer_key)
-    assert code in (0, 2), printed[-2000:]
+    assert code in (0, 1, 2), printed[-2000:]  # 1: imported, but not ready (no field a worker answers)
     assert "Traceback" not in printed and 'File "' not in printed, printed[-2000:]
-    assert (code == 0) == bool(written), printed[-500:]
+    assert (code in (0, 1)) == bool(written) and (code != 1 or "not ready" in printed), printed[-500:]
     if code == 2:  # a header and one line per problem, each naming the page (or the key) and short
         lines = printed.strip().splitlines()
         assert 1 <= len(lines) <= 50 and all(len(line) < 1000 for line in lines), printed[:2000]
@@ -86,7 +86,7 @@ def test_a_hostile_page_is_imported_or_refused_in_a_few_lines(page: bytes, answe
 def test_every_huge_or_deep_page_is_imported_or_refused_in_a_few_lines(page: str) -> None:
     # ("{{" x 30,000 took 130 s before the placeholder sniffing was bounded: bench-security times this surface)
     code, printed, written = import_page(page.encode())
-    assert code in (0, 2) and "Traceback" not in printed and (code == 0) == bool(written), printed[-2000:]
+    assert code in (0, 1, 2) and "Traceback" not in printed and (code in (0, 1)) == bool(written), printed[-2000:]
 
 
 def test_a_page_over_the_size_limit_is_refused_before_it_is_read_whole() -> None:

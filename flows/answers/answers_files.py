@@ -8,26 +8,26 @@ study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from flows.answers.confidence_sweep import sweep_confidences
 from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
 from flows.answers.field_answers import number_like
 from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
-from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
+from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.skill_prior import SkillPrior
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone
-    from postprocess.answers.adaptive import Replay, StoppingRule
+    from postprocess.answers.adaptive import StoppingRule
 
 WORKERS_FILE = "workers.csv"
 
@@ -237,35 +237,6 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     return {"answers_file": str(answers_path), "workers_file": str(workers_path),
             **summary(result, gold, checked), **saving(replayed, frame), **({"sweep": swept} if swept else {}),
             "hygiene": tidied, "unread_rows": labels.attrs["unread_rows"]}
-
-
-def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
-                      gold: pd.Series | None, at_rule: Replay | None = None,
-                      controls: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """One row per confidence (and first one for every label, ``confidence`` None): the share of the
-    file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
-    against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
-    the replay at ``rule.confidence`` if already made (it is not made again)."""
-    from postprocess.answers.adaptive import replay, saving
-
-    full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]
-    rows = []
-    for confidence in (None, *confidences):
-        if confidence is None:
-            answers, share = full.reset_index(), 1.0
-        else:
-            replayed = (at_rule if at_rule is not None and confidence == rule.confidence
-                        else replay(frame, replace(rule, confidence=confidence), controls=controls))
-            answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
-        keyed = answers.set_index(["item_id", "field"])["label"]
-        row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
-                               "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
-        if gold is not None:  # over the items with gold
-            scored_items = keyed[keyed.index.get_level_values("item_id").isin(gold.index)]
-            row["accuracy"] = round(float((scored_items.to_numpy() == gold.reindex(
-                scored_items.index.get_level_values("item_id")).to_numpy()).mean()), 4) if len(scored_items) else None
-        rows.append(row)
-    return rows
 
 
 def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:

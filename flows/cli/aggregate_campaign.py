@@ -54,7 +54,7 @@ def _own_ledger(folder: Path, named: str) -> str:
     """The ledger a manifest records when it is a ledger file on this machine; else the default one, with a note."""
     import sys
 
-    from flows.cli.parser import DEFAULT_DB
+    from flows.cli.default_ledger import DEFAULT_DB
     from flows.core.db_url import is_postgres_url, mistyped_postgres_url, shown_location
 
     if named and not is_postgres_url(named) and not mistyped_postgres_url(named) and Path(named).is_file():

@@ -11,13 +11,13 @@ from functools import lru_cache
 
 from flows.cli import args as arg
 from flows.cli.aggregate_command import add_aggregate_parser
+from flows.cli.default_ledger import DEFAULT_DB
 from flows.cli.help import add_examples_and_exit_codes
 from flows.cli.qc_options import add_qc_parser
 from flows.cli.verify_command import add_verify_parser
 from flows.core.errors import ConfigError
 from flows.platforms import DEFAULT_PLATFORM, PLATFORMS
 
-DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # one ledger for `run`, `serve` and `status`
 DB_HELP = ("the ledger: an SQLite file or a postgresql:// URL (default $HITFLOW_DB or runs/hitflow.db; "
            "`hitflow serve` uses the same; docs/postgres.md)")
 OUT_HELP = ("outputs go to OUT/<campaign name>/: a folder or an fsspec URL such as s3://bucket/runs, written here "

@@ -239,7 +239,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
         if answers and items_truth:  # none on a route whose simulated people keep no latent answers
             scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
             answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
-            answers["truth_calibration"] = against(scored, pd.DataFrame(items_truth, dtype=str))
+            # a number field's rows (its median) carry an interval, not a confidence: calibration reads the others
+            answers["truth_calibration"] = against(scored[scored["confidence"] != ""],
+                                                   pd.DataFrame(items_truth, dtype=str))
             answers["calibrations"] = [*answers.get("calibrations", []), {
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
     answered = data[data["item_id"] != ""].groupby("field")["item_id"].nunique().to_dict()

@@ -1,41 +1,24 @@
 """Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
 
-``replay(frame, rule)`` treats the long frame of judgements (``item_id, worker_id, label`` [,
-``field``], the contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a
-time in the file's order. Every item starts with ``rule.min_judgements``; after each round the used
-judgements (and only those: worker skills too come from them alone) are aggregated, and an item
-takes its next judgement only when the stopping rule says it is still uncertain. A judgement the
-rule did not ask for is never read, so the replay is what a live campaign would have paid.
+``replay(frame, rule)`` reads the long frame of judgements (``item_id, worker_id, label`` [, ``field``]; the
+contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a time in the
+file's order. Every item starts with ``rule.min_judgements``; after each round the used judgements alone
+are aggregated (worker skills too), and an item takes its next judgement only while the stopping rule
+calls it uncertain, so a judgement the rule did not ask for is never read: the replay is what a live
+campaign would have paid.
 
-An item stops when it has ``max_judgements`` (or the file has no more for it) or, once it has
-``min_judgements``, when its confidence reaches ``rule.confidence`` or its leading label is
-``rule.lead`` votes ahead of the runner-up (a plain baseline that needs no model). With neither set
-an item stops at ``min_judgements``. With ``rule.settled`` (the default) an item also stops once the
-judgements it may still take (up to ``max_judgements`` or what the file holds) could at best tie its answer,
-so never change it: its ``margin`` is at least that many ``vote_weight``, less ``log SETTLED_ODDS``
-(postprocess.answers.skill_posterior; with
-``stop_on = "method"``, its leading label's vote lead is at least that many). Such a judgement buys no
-accuracy: with at most six judgements, an item at 3-2 stops instead of asking the sixth, which could only
-tie it. The confidence is, by default (``stop_on = "skill"``), the one answers.csv reports:
-the skill-aware posterior of postprocess.answers.skill_posterior (each worker's record shrunk toward
-``rule.skill_prior``), never above what the item's judgements could show, and with ``controls``
-calibrated on the control items (cross-fitted: postprocess.answers.calibration.as_reported), the same one a live
-campaign's rounds stop on; ``stop_on = "method"`` takes the aggregation method's own confidence instead
-(the rule before that, kept to compare). With
-``rule.fast_share`` the frame needs a ``seconds`` column (each judgement's work time, e.g. MTurk's
-WorkTimeInSeconds): a worker whose median time over the judgements used so far is under that share of
-their median is weighed as one of the fast workers, as in a live campaign. With ``rule.budget`` the replay
-spends at most that share of the file's judgements, a quarter of the items a round at most, those of the largest
-expected gain per judgement first, and what the budget leaves once every answer is sure serves
-``rule.budget_confidence`` (postprocess.answers.adaptive_budget states the rule).
+An item stops at ``max_judgements`` (or when the file has no more for it); past ``min_judgements`` once its
+confidence reaches ``rule.confidence`` or its leading label is ``rule.lead`` votes ahead; with
+``rule.settled`` also once the judgements it may still take could at best tie its answer (its ``margin`` at
+least that many ``vote_weight``, less ``log SETTLED_ODDS``). The confidence is the one answers.csv reports
+(``stop_on = "skill"``: the skill posterior, bounded by the judgements, calibrated on ``controls`` when
+given) or the method's own (``stop_on = "method"``). ``rule.fast_share`` weighs fast workers as a live
+campaign does (a ``seconds`` column); ``rule.budget`` caps the share of the file's judgements spent, by
+largest expected gain first (postprocess.answers.adaptive_budget states the rule).
 
-Output, ``replay(frame, rule) -> Replay(answers, used)``:
-
-- ``answers``: the columns of ``postprocess.answers.ANSWER_COLUMNS`` plus ``judgements_used``,
-  ``available`` (the item's judgements in the file) and ``stop_confidence`` (the confidence the rule
-  last saw: the answer's probability under ``stop_on``), one row per item and field, aggregated from
-  the used judgements only;
-- ``used``: the used judgements (the input's normalised rows), in the file's order.
+Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, the columns of ``ANSWER_COLUMNS`` plus
+``judgements_used``, ``available`` and ``stop_confidence``, one row per item and field, from the used
+judgements only; ``used``, the used judgements (the input's normalised rows) in the file's order.
 """
 
 from __future__ import annotations
