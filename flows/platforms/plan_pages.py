@@ -10,9 +10,9 @@ Question (well-formed XML) once; each unit's page is then joined from its pieces
 It is checked, never assumed: an item with a value the marker cannot stand for (one a filter changes,
 a character XML refuses, a word the telemetry step reads) is rendered in full, as are units whose rows
 carry a payload (an evaluation study's tasks, a page of one's own's columns). The first unit of each
-shape and the largest modelled unit are also rendered in full and compared byte for byte; a difference
-(a template that branches on a value) sends every unit through the full render. A real run always renders
-in full (``flows/platforms/units.py``).
+shape, the largest one and a few spread over the plan are also rendered in full and compared byte for
+byte; a difference (a template that branches on a value) sends every unit through the full render. A
+real run always renders in full (``flows/platforms/units.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from flows.core.pages.templates import bidi_shown, safe_url
 from flows.core.run.run_context import Run
 from flows.platforms.units import page_html
 
+SPREAD = 16  # units rendered in full besides each shape's first and the largest: ~20 ms a plan
 COLUMNS = ("item_id", "file_name", "url")  # what page_items shows of a row without a payload
 _MARK = re.compile("\ue000(\\d+):(\\d)\ue001")  # private-use characters: no page or value holds them
 _READ_BY_PAGE_STEPS = re.compile("telemetry|\ue000|\ue001", re.I)  # words the telemetry step searches a page for
@@ -102,11 +103,13 @@ def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -
 
 
 def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], sizes: list[int]) -> bool:
-    """The first modelled unit of each shape and the largest one, rendered in full, are the same bytes."""
+    """The first modelled unit of each shape, the largest, and ``SPREAD`` units spread over the plan, rendered
+    in full, are the same bytes."""
     first: dict[int, int] = {}
     for at, size in enumerate(sizes):
         if size >= 0:
             first.setdefault(len(units[at]), at)
     largest = max(range(len(sizes)), key=sizes.__getitem__, default=-1)
-    samples = {*first.values(), *([largest] if largest >= 0 and sizes[largest] >= 0 else [])}
+    spread = range(0, len(sizes), max(1, len(sizes) // SPREAD))
+    samples = {*first.values(), *(at for at in [largest, *spread] if at >= 0 and sizes[at] >= 0)}
     return all(page_html(run, units[at]) == shapes.page(units[at]) for at in samples)
