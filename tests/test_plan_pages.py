@@ -94,3 +94,14 @@ def test_the_printed_plan_is_the_one_full_renders_make_an_oversized_page_include
     full = mturk_plan(_run(cfg), dict(_units(cfg)), [])
     assert joined == full
     assert any("HIT 0: Question is" in p and "the limit is 65535" in p for p in full["problems"])
+
+
+def test_a_value_is_joined_only_when_no_filter_xml_or_page_step_would_treat_it_otherwise() -> None:
+    from flows.core.pages.mturk_forms import _NOT_XML
+    from flows.core.pages.templates import BIDI_CONTROLS, bidi_shown, safe_url
+
+    for code in range(0x10000):
+        char = f"a{chr(code)}b"
+        kept = safe_url(char) == char and bidi_shown(char) == char and not _NOT_XML.search(char)
+        assert plan_pages._modelled(char) == (kept and code not in (0xE000, 0xE001)), hex(code)
+    assert BIDI_CONTROLS and not plan_pages._modelled("x_TELEMETRY") and not plan_pages._modelled("javascript:x")

@@ -38,7 +38,9 @@ def allowed_url(url: str) -> bool:
     """http(s) or a path on this host: not another scheme, and not another host by ``//`` (which a
     browser also reads in ``/\\``, ``\\\\`` and with tabs or newlines between: it drops those and
     takes a backslash for a slash)."""
-    scheme = "" if _no_scheme(url) else "http" if _plainly_http(url) else urlparse(url).scheme.lower()
+    if _plainly_http(url):
+        return True  # its scheme http(s), and it starts "ht", not "//"
+    scheme = "" if _no_scheme(url) else urlparse(url).scheme.lower()
     start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
     return scheme in ("http", "https", "") and start != "//"
 
