@@ -105,3 +105,18 @@ def test_a_value_is_joined_only_when_no_filter_xml_or_page_step_would_treat_it_o
         kept = safe_url(char) == char and bidi_shown(char) == char and not _NOT_XML.search(char)
         assert plan_pages._modelled(char) == (kept and code not in (0xE000, 0xE001)), hex(code)
     assert BIDI_CONTROLS and not plan_pages._modelled("x_TELEMETRY") and not plan_pages._modelled("javascript:x")
+
+
+def test_a_renderer_that_refuses_the_markers_leaves_every_page_to_the_full_render(tmp_path: Path) -> None:
+    cfg = _caption_config(tmp_path, [])
+
+    def strict(cfg: CampaignConfig, rows: list[dict[str, Any]]) -> str:
+        if any(not r["url"].startswith("https://") for r in rows):
+            raise ValueError("not a URL")
+        return task_page(cfg, rows)
+
+    run = _run(cfg)
+    run.page = strict
+    pages = list(planned_pages(run, _units(cfg)))
+    assert pages and not any(p.checked_xml for p in pages)
+    assert [p.html for p in pages] == [task_page(cfg, p.items) for p in pages]

@@ -80,11 +80,13 @@ class _Shapes:
 
     def _pieces(self, items: list[dict[str, Any]]) -> list[str | tuple[int, int]] | None:
         marked = [{**row, **{c: _mark(k, i) for i, c in enumerate(COLUMNS)}} for k, row in enumerate(items)]
-        page = page_html(self.run, marked)
         try:
+            page = page_html(self.run, marked)
             parse_question(html_question(page))
         except QuestionError:
             return None  # the shape's own XML is at fault: the full check names it, unit by unit
+        except Exception:  # a renderer that refuses a marker for a value: the full render says what it does
+            return None
         split = _MARK.split(page)
         return [split[0], *(piece for j in range(1, len(split), 3)
                             for piece in ((int(split[j]), int(split[j + 1])), split[j + 2]))]
