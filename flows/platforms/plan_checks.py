@@ -14,14 +14,14 @@ from flows.core.config.money import Estimate, to_budget_currency
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import span
 from flows.platforms.interface import Groups
-from flows.platforms.units import page_html
+from flows.platforms.plan_pages import planned_pages
 
 
 def live_plan(run: Run, groups: Groups, calls: list[str], problems: list[str], estimate: Estimate, label: str,
                rounds: str) -> dict[str, Any]:
     """A route whose pages the task server serves: every page rendered, the cost against the budget."""
     cfg = run.cfg
-    largest = max(len(page_html(run, items).encode()) for items in groups.values())
+    largest = max(len(page.html.encode()) for page in planned_pages(run, groups.items()))
     cost = priced(cfg, estimate, problems, "publishing")
     units, places = len(groups), len(groups) * cfg.assignments_per_image
     head = (f"dry run ({label}): {len({b for b, _ in groups})} {rounds}, {units} units, {places} places; "

@@ -20,7 +20,8 @@ from flows.platforms.mturk.qualifications import (
     score_qualification_name,
 )
 from flows.platforms.plan_checks import priced
-from flows.platforms.units import hit_token, page_html
+from flows.platforms.plan_pages import planned_pages
+from flows.platforms.units import hit_token
 
 
 def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
@@ -37,13 +38,12 @@ def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
         params = hit_type_params(run, "<soft-block qualification id>", gate)
         calls.append(f"CreateHITType batch={batch} Reward={params['Reward']} "
                      f"QualificationRequirements={len(params['QualificationRequirements'])}")
-        for (b, index), items in sorted(groups.items()):
-            if b != batch:
-                continue
-            question = html_question(page_html(run, items))
+        for page in planned_pages(run, sorted((k, v) for k, v in groups.items() if k[0] == batch)):
+            (b, index), items = page.key, page.items
+            question = html_question(page.html)
             size = len(question.encode())
             largest = max(largest, size)
-            _check_question(question, f"batch {b} HIT {index}", problems)
+            _check_question(question, f"batch {b} HIT {index}", problems, size if page.checked_xml else None)
             ids = [i["item_id"] for i in items]
             calls.append(f"CreateHITWithHITType batch={b} hit={index} MaxAssignments={cfg.assignments_per_image} "
                          f"UniqueRequestToken={hit_token(cfg, b, index, ids)} items={','.join(ids)} bytes={size}")
@@ -76,9 +76,13 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
             "ApproveAssignment per taker"]
 
 
-def _check_question(question: str, where: str, problems: list[str]) -> None:
-    """MTurk's own checks on a question (size, well-formed XML), as a problem line."""
+def _check_question(question: str, where: str, problems: list[str], size: int | None = None) -> None:
+    """MTurk's own checks on a question (size, well-formed XML), as a problem line. ``size``: a page whose
+    XML its shape's check vouches for (flows/platforms/plan_pages.py), so only its size is left to check."""
     try:
-        parse_question(question)
+        if size is None:
+            parse_question(question)
+        elif size > MAX_QUESTION_BYTES:
+            raise QuestionError(f"Question is {size} bytes; the limit is {MAX_QUESTION_BYTES}")
     except QuestionError as exc:
         problems.append(f"{where}: {exc}")

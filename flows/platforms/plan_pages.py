@@ -1,0 +1,124 @@
+"""Every planned unit's page for a dry run, without a full render of each: the same bytes ``page_html``
+renders, at a small cost a page.
+
+A built-in page shows an item's values only as escaped text, so the page of five items is the page of
+five *marked* items (each value a private-use marker) with each marker replaced by its value escaped.
+That marked page is rendered once for each shape of unit (how many items, which columns) through the
+task kind's renderer, attention checks and text telemetry included, and checked as MTurk checks a
+Question (well-formed XML) once; each unit's page is then joined from its pieces and size-checked.
+
+It is checked, never assumed: an item with a value the marker cannot stand for (one a filter changes,
+a character XML refuses, a word the telemetry step reads) is rendered in full, as are units whose rows
+carry a payload (an evaluation study's tasks, a page of one's own's columns). The first unit of each
+shape, the one with the longest values and a few spread over the plan are also rendered in full and compared byte for
+byte; a difference (a template that branches on a value) sends every unit through the full render. A
+real run always renders in full (``flows/platforms/units.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import escape
+
+from flows.core.pages.mturk_forms import QuestionError, html_question, parse_question
+from flows.core.pages.templates import safe_url
+from flows.core.run.run_context import Run
+from flows.platforms.units import page_html
+
+SPREAD = 16  # units rendered in full besides each shape's first and the largest: ~20 ms a plan
+COLUMNS = ("item_id", "file_name", "url")  # what page_items shows of a row without a payload
+_MARK = re.compile("\ue000(\\d+):(\\d)\ue001")  # private-use characters: no page or value holds them
+# One search for what a marker cannot stand for: the word the telemetry step searches a page for, the
+# markers' own characters, what XML refuses (mturk_forms._NOT_XML) and what bidi_shown writes out
+# (templates.BIDI_CONTROLS).
+_UNFIT = re.compile("telemetry|[\ue000\ue001\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
+                    "\u202a-\u202e\u2066-\u2069]", re.I)
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    key: Any  # the unit's key in the plan's groups: (batch, index)
+    items: list[dict[str, Any]]
+    html: str
+    checked_xml: bool  # its Question's XML checked already (its shape's marked page was; only the size is left)
+
+
+def _mark(k: int, column: int) -> str:
+    return f"\ue000{k}:{column}\ue001"
+
+
+def _modelled(value: object) -> bool:
+    """A value the marker stands for: every filter of ours leaves it as it is (``safe_url``, ``bidi_shown``),
+    XML takes it, and no step that reads the rendered page (telemetry's search for its field) could find it."""
+    text = str(value)
+    return not _UNFIT.search(text) and safe_url(text) == text
+
+
+class _Shapes:
+    """A marked page's pieces per shape of unit (its item count); None once a shape proved unfit."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.pieces: dict[int, list[str | tuple[int, int]] | None] = {}
+
+    def fit(self, items: list[dict[str, Any]]) -> bool:
+        """Whether the unit's page can be joined: its values fit, and its shape's marked page was made."""
+        if not _fits(items):
+            return False
+        if len(items) not in self.pieces:
+            self.pieces[len(items)] = self._pieces(items)
+        return self.pieces[len(items)] is not None
+
+    def page(self, items: list[dict[str, Any]]) -> str:
+        pieces = self.pieces[len(items)]
+        assert pieces is not None
+        return "".join(p if isinstance(p, str) else str(escape(items[p[0]][COLUMNS[p[1]]])) for p in pieces)
+
+    def _pieces(self, items: list[dict[str, Any]]) -> list[str | tuple[int, int]] | None:
+        marked = [{**row, **{c: _mark(k, i) for i, c in enumerate(COLUMNS)}} for k, row in enumerate(items)]
+        try:
+            page = page_html(self.run, marked)
+            parse_question(html_question(page))
+        except QuestionError:
+            return None  # the shape's own XML is at fault: the full check names it, unit by unit
+        except Exception:  # a renderer that refuses a marker for a value: the full render says what it does
+            return None
+        split = _MARK.split(page)
+        return [split[0], *(piece for j in range(1, len(split), 3)
+                            for piece in ((int(split[j]), int(split[j + 1])), split[j + 2]))]
+
+
+def _fits(items: list[dict[str, Any]]) -> bool:
+    return all(not row.get("payload") and all(_modelled(row[c]) for c in COLUMNS) for row in items)
+
+
+def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -> Iterator[PlannedPage]:
+    """Each unit's page as ``page_html`` renders it, in the order given, one at a time (60,000 pages of
+    30 KB are not held). A modelled page found different from its full render makes every page a full one."""
+    listed = list(units)
+    shapes = _Shapes(run)
+    # how long a joinable unit's values are (-1: rendered in full): the longest is one of the samples
+    weights = [sum(len(str(row[c])) for row in items for c in COLUMNS) if shapes.fit(items) else -1
+               for _, items in listed]
+    if not _agrees(run, shapes, [items for _, items in listed], weights):
+        weights = [-1] * len(listed)
+    for (key, items), weight in zip(listed, weights, strict=True):
+        yield PlannedPage(key, items, shapes.page(items), True) if weight >= 0 else \
+            PlannedPage(key, items, page_html(run, items), False)
+
+
+def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], weights: list[int]) -> bool:
+    """The first joinable unit of each shape, the one with the longest values, and ``SPREAD`` units spread over
+    the plan, rendered in full, are the same bytes as joined."""
+    first: dict[int, int] = {}
+    for at, weight in enumerate(weights):
+        if weight >= 0:
+            first.setdefault(len(units[at]), at)
+    longest = max(range(len(weights)), key=weights.__getitem__, default=-1)
+    spread = range(0, len(weights), max(1, len(weights) // SPREAD))
+    samples = {*first.values(), *(at for at in [longest, *spread] if at >= 0 and weights[at] >= 0)}
+    return all(page_html(run, units[at]) == shapes.page(units[at]) for at in samples)

@@ -1,0 +1,32 @@
+"""``allowed_url`` tells a plain http(s) or scheme-less URL's scheme without ``urlparse``: its verdict (or the
+error urlparse raises) is the one the whole check gives, on generated URLs of the pieces that matter."""
+
+from __future__ import annotations
+
+import random
+from urllib.parse import urlparse
+
+from flows.core.pages.templates import C0_OR_SPACE, TAB_OR_NEWLINE, allowed_url
+
+PIECES = ["h", "H", "http://", "https://", "HTTP://", " http://", "//", "\\", ":", "/", " ", "\t", "\n", "[", "]",
+          "[::1]", "é", "\x00", "?", "#", "@", "javascript:", "a", ".", "ｈttp://"]
+
+
+def urlparse_verdict(url: str) -> bool | str:
+    try:
+        scheme = urlparse(url).scheme.lower()
+    except ValueError:
+        return "raises"
+    start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
+    return scheme in ("http", "https", "") and start != "//"
+
+
+def test_allowed_url_gives_urlparses_verdict_on_generated_urls() -> None:
+    rng = random.Random(7)
+    for _ in range(20_000):
+        url = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 8)))
+        try:
+            verdict: bool | str = allowed_url(url)
+        except ValueError:
+            verdict = "raises"
+        assert verdict == urlparse_verdict(url), repr(url)
