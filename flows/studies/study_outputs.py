@@ -129,8 +129,9 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
                            columns=["worker_id", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
     labelled = run.cfg.study is not None and run.cfg.study.kind in LABELLED and "label" in table.columns
-    answers_report = campaign_answers(table[["item_id", "worker_id", "label"]] if labelled else table.iloc[:0],
-                                      blocked["worker_id"], run.cfg.answers, out_dir)
+    labels = table[["item_id", "worker_id", "label"]] if labelled else pd.DataFrame(columns=["item_id", "worker_id",
+                                                                                               "label"])
+    answers_report = campaign_answers(labels, blocked["worker_id"], run.cfg.answers, out_dir)
     decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
                                             "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
