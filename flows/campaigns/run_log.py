@@ -38,6 +38,25 @@ def quiet_stop_echoes() -> None:
             console.addFilter(_NotStopEchoes())
 
 
+def quiet_stops_logging_config(folder: Path) -> Path:
+    """Prefect's logging config (the user's ``PREFECT_LOGGING_SETTINGS_PATH``, else Prefect's own) with the stop
+    echoes left out of its console, written into ``folder``. ``serve-schedules`` points its flow-run processes at
+    it, so that the filter holds from their first line, also for a run stopped while it was still starting."""
+    import yaml
+    from prefect.logging.configuration import DEFAULT_LOGGING_SETTINGS_PATH
+    from prefect.settings import PREFECT_LOGGING_SETTINGS_PATH
+
+    own = PREFECT_LOGGING_SETTINGS_PATH.value()
+    config = yaml.safe_load((own if own.exists() else DEFAULT_LOGGING_SETTINGS_PATH).read_text())
+    config.setdefault("filters", {})["hitflow_quiet_stops"] = {"()": f"{__name__}._NotStopEchoes"}
+    console = config.get("handlers", {}).get("console")
+    if console is not None:
+        console["filters"] = [*console.get("filters", []), "hitflow_quiet_stops"]
+    path = folder / "logging.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
 class _NoTracebacks(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.exc_info and not str(record.msg).startswith(_ECHOES)

@@ -7,6 +7,8 @@ import contextlib
 import logging
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.identity import CANCELLED, Intent
     from flows.campaigns.review_data import ReviewPending
-    from flows.campaigns.run_log import quiet_stop_echoes
+    from flows.campaigns.run_log import quiet_stop_echoes, quiet_stops_logging_config
     from flows.campaigns.task_pages import task_page
     from flows.core.config.config import load_config
     from flows.core.errors import BatchHeld, BatchOpen, ConfigError
@@ -197,6 +199,9 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron})
     with contextlib.ExitStack() as stack:
+        logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hitflow-logging-")))
+        # each flow run's own process reads it as it starts: a run stopped with the server says so only here
+        stack.enter_context(_env("PREFECT_LOGGING_SETTINGS_PATH", str(quiet_stops_logging_config(logs))))
         if not endpoint_url and target == "sim":  # a simulator that lives as long as the schedule is served
             endpoint_url = stack.enter_context(simulator_server(speed=3600))
         print(f"target: {'simulator' if target == 'sim' else target} at {endpoint_url or 'its default URL'}; "
@@ -213,6 +218,20 @@ def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: 
         ended = ended_status(db_path, cfg.name)
         print(f"stopped serving; {cfg.name} is {ended}" if ended else
               "stopped serving; a batch stopped half-way resumes from the ledger on the next run")
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    """``name`` set to ``value`` for the block (the serving process's children inherit it), then as it was."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def _runner_stopping_on_sigterm(name: str) -> Any:
