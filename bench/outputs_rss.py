@@ -46,7 +46,7 @@ def timed(rss: PhaseRss, seconds: dict[str, float], owner: Any, name: str, label
 def replicated(replicas: int) -> None:
     """The answers step's input ``replicas`` times over (new item and worker ids each time)."""
     import flows.answers.answers_step as step
-    import flows.campaigns.outputs as out
+    import flows.captions.outputs as out
 
     def copies(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
         return pd.concat([frame.assign(**{c: frame[c] + f"_{k}" for c in columns}) for k in range(replicas)],
@@ -68,10 +68,10 @@ def outputs_again(kept: Path, dest: Path, replicas: int) -> dict[str, Any]:
 
     limit_malloc_arenas()  # as `hitflow run` does
     import flows.answers.answers_step as step
-    import flows.campaigns.outputs as out
     import flows.campaigns.report as report
-    from flows.campaigns.dataset_files import DatasetFiles
+    import flows.captions.outputs as out
     from flows.captions.caption_tally import CaptionTally
+    from flows.captions.dataset_files import DatasetFiles
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
     from flows.core.run.run_context import Run

@@ -232,7 +232,7 @@ class _KeptSpellingIndex:
 def _spelling_index_from_disk() -> Iterator[None]:
     """Pure spelling code builds its index in memory (seconds, per process); the tests share the
     same index as flows/ keeps it on disk, loaded only by a test that spells, once per process."""
-    import flows.campaigns.outputs as outputs
+    import flows.captions.outputs as outputs
     import postprocess.spellcheck as spelling
     from flows.core.outputs.spelling_cache import spelling_index
 

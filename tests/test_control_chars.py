@@ -29,7 +29,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flows.campaigns.campaign_plan import plan_items
-from flows.campaigns.outputs import write_outputs
+from flows.captions.outputs import write_outputs
 from flows.core.pages.crowd_elements import TASK_ANSWERS
 from flows.core.pages.mturk_forms import NS_ANSWERS, answer_rows, answer_xml, parse_answer_xml
 from flows.driver.campaign import advance_batch

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.block_evidence import campaign_history
-from flows.campaigns.dataset_files import DatasetFiles
 from flows.captions.caption_tally import CaptionTally
+from flows.captions.dataset_files import DatasetFiles
 from flows.core.inputs.csv_files import write_dataset
 from flows.core.ledger.store import Store
 from postprocess.dataset import canned_distribution, flat_table, vizwiz_json

@@ -138,12 +138,12 @@ def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: P
     assert clean.returncode == 0 and clean.stdout.count("KEPT") == 8, clean.stdout + clean.stderr
     plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
     plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
-    plant(root, "flows.campaigns.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
+    plant(root, "flows.captions.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
     broken = lint_imports(root)
     assert broken.returncode == 1
     assert "flows.platforms is not allowed to import flows.driver" in broken.stdout
     assert "flows.platforms.mturk is not allowed to import flows.platforms.prolific" in broken.stdout
-    assert "flows.campaigns is not allowed to import flows.platforms.mturk" in broken.stdout
+    assert "flows.captions is not allowed to import flows.platforms.mturk" in broken.stdout
 
 
 def assert_an_unplaced_module_is_refused(tmp_path: Path, path: str) -> None:
@@ -194,7 +194,7 @@ def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
     plant(root, "postprocess.answers.calibration", "from flows.answers import label_files  # noqa: F401")
     plant(root, "postprocess.answers.method_choice", "import sqlite3  # noqa: F401")
     plant(root, "postprocess.answers.skill_posterior", "from postprocess.answers import aggregation  # noqa: F401")
-    plant(root, "flows.answers.label_files", "from flows.campaigns import outputs  # noqa: F401")
+    plant(root, "flows.answers.label_files", "from flows.campaigns import summary  # noqa: F401")
     broken = lint_imports(root)
     assert broken.returncode == 1
     assert "postprocess.answers is not allowed to import flows" in broken.stdout, broken.stdout

@@ -138,11 +138,11 @@ def test_a_platform_import_planted_in_a_task_kind_is_caught(tmp_path: Path) -> N
         shutil.copytree(ROOT / "flows" / package, tmp_path / "flows" / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
     assert kinds_importing_a_platform(tmp_path) == []
-    outputs = tmp_path / "flows" / "campaigns" / "outputs.py"
+    outputs = tmp_path / "flows" / "captions" / "outputs.py"
     outputs.write_text(outputs.read_text(encoding="utf-8") + "\n\ndef _planted() -> None:\n"
                        "    from flows.platforms.mturk.qualifications import cost_per_assignment  # noqa: F401\n",
                        encoding="utf-8")
-    assert kinds_importing_a_platform(tmp_path) == [("flows/campaigns/outputs.py", "mturk")]
+    assert kinds_importing_a_platform(tmp_path) == [("flows/captions/outputs.py", "mturk")]
 
 
 @pytest.mark.parametrize("name", PLATFORMS)

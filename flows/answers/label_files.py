@@ -12,7 +12,7 @@ from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
 from postprocess.answers.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
 
-BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/campaigns/outputs.py)
+BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/captions/outputs.py)
 
 
 def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False

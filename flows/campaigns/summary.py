@@ -136,7 +136,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
             return [(out_dir / name).read_text(encoding="utf-8")], None, []
     import pandas as pd
 
-    from flows.campaigns.content_blind import read_notes
+    from flows.captions.content_blind import read_notes
     from postprocess.report_data import blocking_vs_truth
 
     dataset = pd.read_csv(out_dir / "dataset.raw.csv")  # the exact rows (dataset.csv is neutralised)

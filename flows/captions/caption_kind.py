@@ -10,9 +10,9 @@ from typing import Any
 
 from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.campaign_plan import item_plan
-from flows.campaigns.content_blind import caption_page
 from flows.campaigns.review_data import card_captions
 from flows.captions.caption_telemetry import telemetry_words
+from flows.captions.content_blind import caption_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import render
@@ -42,7 +42,7 @@ def caption_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str,
 
 def caption_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False,
                     items: Any = None) -> dict[str, Any]:
-    from flows.campaigns.outputs import write_outputs  # the report's figures: loaded for outputs
+    from flows.captions.outputs import write_outputs  # the report's figures: loaded for outputs
 
     return write_outputs(run, out_dir, truth, platform_asked)
 

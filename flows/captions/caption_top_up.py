@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from flows.campaigns.extension_rounds import next_round, unit_frame
-from flows.campaigns.outputs import batch_captions
+from flows.captions.outputs import batch_captions
 from flows.core.config.config import top_up_cap
 from flows.core.run.run_context import Run
 from postprocess.answers.extension_rounds import top_up_units

@@ -14,12 +14,12 @@ from flows.answers.answers_step import BatchJudgements
 from flows.campaigns.batch_review import campaign_history, caption_frame
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.content_blind import caption_blind_lines, write_notes
-from flows.campaigns.dataset_files import DatasetFiles
 from flows.campaigns.report_summary import report_summary, route_label
 from flows.campaigns.review_report import review_report
 from flows.campaigns.summary import shortfall_lines
 from flows.captions.caption_tally import CaptionTally
+from flows.captions.content_blind import caption_blind_lines, write_notes
+from flows.captions.dataset_files import DatasetFiles
 from flows.captions.short_images import short_images_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
