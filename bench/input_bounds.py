@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import resource
 import subprocess
 import sys
@@ -85,17 +84,12 @@ def bench_aggregate_fields(fields: int = 10_000) -> dict[str, Any]:
 
 
 def bench_dry_run(items: int = 300_000) -> dict[str, Any]:
+    from bench.dry_run_speed import items_config
+
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "items.csv"
-        path.write_text("image_id,file_name,url\n" + "".join(
-            f"VizWiz_{i:08d},VizWiz_{i:08d}.jpg,https://vizwiz.cs.colorado.edu/images/VizWiz_{i:08d}.jpg\n"
-            for i in range(items)), "utf-8")
-        config = (ROOT / "config" / "vizwiz_captions.toml").read_text(encoding="utf-8")
-        config = config.replace('items = "items/vizwiz_demo_items.csv"', f'items = "{path}"')
-        config = re.sub(r'(?m)^budget = "[^"]*"', 'budget = "100000000.00 USD"', config)  # the plan, not the money
-        (Path(tmp) / "big.toml").write_text(config, encoding="utf-8")
-        return {"items": items, "bytes": path.stat().st_size,
-                **_child_cpu(["run", "big.toml", "--dry-run", "--out", str(Path(tmp) / "runs")], Path(tmp))}
+        config = items_config(Path(tmp), items)
+        return {"items": items, "bytes": (Path(tmp) / "items.csv").stat().st_size,
+                **_child_cpu(["run", config.name, "--dry-run", "--out", str(Path(tmp) / "runs")], Path(tmp))}
 
 
 def main() -> dict[str, Any]:
