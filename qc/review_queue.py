@@ -20,6 +20,8 @@ last word on it, "" while open) and ``seconds_left`` (before the platform pays i
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from qc.decisions import DecisionPolicy, decide, workers_to_block
@@ -28,6 +30,14 @@ QUEUE_COLUMNS = ["item", "kind", "batch", "worker_id", "assignment_id", "why", "
                  "seconds_left"]
 QUEUE_FLAG_COLUMNS = ["worker_id", "rule", "assignment_id", "batch"]
 ASSIGNMENT_VERDICTS = ("approve", "reject")
+
+
+def rule_names(rules: str) -> set[str]:
+    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers, a block's
+    reason with its evidence, "control_skill P=0.01 (controls 3/5, items 6, agreeing 9%)"): each part's
+    leading name, the parts split at commas and semicolons outside parentheses."""
+    names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
+    return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
 WORKER_VERDICTS = ("block", "unblock", "keep")
 
 

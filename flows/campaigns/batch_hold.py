@@ -16,7 +16,6 @@ the page or the config changed (``refuse_same_page``).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import defaultdict
 from collections.abc import Collection
 from pathlib import Path
@@ -28,11 +27,11 @@ from flows.core.errors import BatchHeld, ConfigError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from qc.answer_faults import MALFORMED
+from qc.review_queue import rule_names  # a block's "invalid_answerx1" or "consensus 40% (2/5)"
 
 # With fewer workers reached, a share says little: two bad workers among three is plausible fraud.
 MIN_WORKERS_REACHED = 3
 RELEASES = ("approve", "rules")
-_RULE = re.compile(r"^([A-Za-z0-9_]+?)(?:x\d+)?$")  # a block's "invalid_answerx1" or "consensus 40% (2/5)"
 
 
 def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[str]]:
@@ -42,9 +41,8 @@ def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[s
         for rule in filter(None, str(d["reasons"]).split(",")):
             reach[rule].add(str(d["worker_id"]))
     for b in blocks.to_dict("records"):
-        for part in str(b["rules"]).split(";"):
-            if (m := _RULE.match(part.strip().split(" ")[0])) is not None:
-                reach[m[1]].add(str(b["worker_id"]))
+        for rule in rule_names(str(b["rules"])):
+            reach[rule].add(str(b["worker_id"]))
     return reach
 
 
@@ -112,8 +110,7 @@ def blocks_despite(blocks: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
         return blocks
 
     def kept(text: Any) -> str:
-        return ";".join(p for p in str(text).split(";")
-                        if (m := _RULE.match(p.strip().split(" ")[0])) is not None and m[1] not in rules)
+        return ";".join(p for p in str(text).split(";") if (names := rule_names(p)) and not names & rules)
 
     out = blocks.assign(rules=[kept(r) for r in blocks["rules"]])
     return out[out["rules"] != ""].reset_index(drop=True)

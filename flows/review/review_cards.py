@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import time
 from typing import Any
 from urllib.parse import urlencode, urlparse
@@ -21,15 +20,7 @@ from flows.core.ledger.store import Store
 from flows.platforms.registry import platform_facts
 from postprocess.answers.worker_skill import SkillPolicy, shown_p
 from qc.campaign_state import item_states
-
-
-def rule_names(rules: str) -> set[str]:
-    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers, a block's
-    reason with its evidence, "control_skill P=0.01 (controls 3/5, items 6, agreeing 9%)"): each part's
-    leading name, the parts split at commas and semicolons outside parentheses."""
-    names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
-    return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
-
+from qc.review_queue import rule_names
 
 DECIDED = {"person": "decided by a person", "rules": "decided by the rules; the platform was told"}
 
