@@ -50,8 +50,9 @@ over the runner-up's, and ``vote_weight``, how much one more judgement from a wo
 crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
 with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
 the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
-ratio: ``log(a (k - 1) / (1 - a))`` over the item's temperature (more judgements only raise it). ``r`` more such judgements all for the runner-up
-can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items:
+ratio: ``log(a (k - 1) / (1 - a))`` over the item's temperature (which more judgements only raise). ``r`` more
+such judgements all for the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive
+overlap's settled items:
 postprocess.answers.adaptive; tests/test_typical_prior.py checks it with and without the typical part).
 """
 
