@@ -29,7 +29,8 @@ Pure: arrays in, a :class:`Calibrator` and arrays out.
   campaign whose majority label read 0.089 "calibrated on 6 controls"), each with and without a shift per
   answered class (when the controls' answers hold two classes or more), the one whose cross-fitted confidences
   have the lowest log-loss on the controls; the fit moves the confidence only if that log-loss is below the
-  model's own on the same controls, else the identity (``moved`` False). The result (a, b, shift, the class
+  model's own on the same controls and the controls hold MIN_EACH_OUTCOME right and as many wrong answers, else
+  the identity (``moved`` False). Folds: :func:`control_folds`. The result (a, b, shift, the class
   shifts, the strength, whether the solver converged, both log-losses and both Brier scores) goes to the
   summary.
 
@@ -64,6 +65,7 @@ PRIOR_STRENGTH = 4.0  # fit()'s default pull toward the identity, in controls' w
 STRENGTHS = (0.25, 1.0, 4.0, 16.0)  # the pulls calibrator_on_controls chooses from by cross-validation
 WEAK_PRIOR_CONTROLS = 50  # controls from which strengths below PRIOR_STRENGTH are tried
 FOLDS = 5
+MIN_EACH_OUTCOME = 3  # right controls and wrong controls, each, before a calibration may move the confidence
 EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
 MAX_SLOPE = 5.0
 MAX_SHIFT = 15.0
@@ -228,8 +230,11 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
     """(the calibrator, each control's cross-fitted confidence): :func:`fit` on every control at the strength of
     STRENGTHS (from WEAK_PRIOR_CONTROLS controls; with fewer, those of at least PRIOR_STRENGTH), with or without
     the class shifts (``answers``: each control's answer; None: without), whose cross-fitted confidences have the
-    lowest log-loss, kept when that log-loss is below the model's own, else the identity (then each control
-    keeps its own confidence). ``keys``: the controls' item ids, which fix the folds."""
+    lowest log-loss, kept when that log-loss is below the model's own and MIN_EACH_OUTCOME controls are right
+    and as many wrong, else the identity (then each control keeps its own confidence). Why the count: ten controls
+    are most often all right, and then any fit that raises every confidence wins their cross-validation while
+    it costs the other items (random draws of 10 controls on RTE, TEMP and the held-out shapes: log-loss on
+    the rest up by 0.0004-0.0015 on average without it, never up with it: bench/answers_calibration.py). ``keys``: the controls' item ids, which fix the folds."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
@@ -243,7 +248,8 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
     found = fit(conf, right, best[0], shapes[best[1]])._replace(
         log_loss_model=model, log_loss_calibrated=losses[best], brier_model=float(((conf - right) ** 2).mean()),
         brier_calibrated=float(((crossed[best] - right) ** 2).mean()))
-    if losses[best] < model:
+    wrong = int((right == 0).sum())
+    if min(wrong, len(right) - wrong) >= MIN_EACH_OUTCOME and losses[best] < model:
         return found, crossed[best]
     return found._replace(moved=False), conf.copy()
 
@@ -261,6 +267,17 @@ def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
     return (hashed % np.uint64(folds)).astype(int)
 
 
+def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
+    """Each control's cross-validation fold: the controls in the order of their item ids' hashes salted apart
+    from :func:`fold_of`'s, dealt round (fold sizes differ by one at most). Controls picked as one fold of
+    :func:`fold_of` (a fifth of the gold, as the bench picks them) share its hash residue, so that hash would put
+    them all in one fold and leave nothing to cross-validate with."""
+    salted = pd.util.hash_pandas_object(("cv:" + keys.astype(str)).reset_index(drop=True), index=False).to_numpy()
+    out = np.empty(len(salted), dtype=int)
+    out[np.argsort(salted, kind="stable")] = np.arange(len(salted)) % folds
+    return out
+
+
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                  folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
                  answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
@@ -268,7 +285,7 @@ def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Se
     ``answers`` are given) on the controls of the other folds (``keys``: the controls' item ids, which fix the
     folds): the honest score of the calibration."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
-    fold = fold_of(keys, folds)
+    fold = control_folds(keys, folds)
     out = np.empty(len(conf))
     for f in np.unique(fold):
         inside = fold == f
