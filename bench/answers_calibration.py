@@ -205,7 +205,8 @@ def lines(results: dict[str, Any]) -> list[str]:
             floors = f"{_floored(m['without_controls'])} | {_floored(m['with_controls'])}"
             out.append(f"  {name:26s} {m['method']:8s} {floors}")
     out.append("with controls over the five folds (each fifth of the gold in turn as the controls, the rest scored): "
-               "ECE15 mean [min-max] with controls, without (same items), the noise floor's 95th percentile, folds moved")
+               "ECE15 mean [min-max] with controls, without (same items), the noise floor's 95th percentile, "
+               "folds moved")
     for name, row in results.items():
         for m in row["methods"]:
             k = m["with_controls_folds"]

@@ -51,8 +51,8 @@ def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() ->
     rng = np.random.default_rng(1)
     keys = pd.Series([f"g{i}" for i in range(60)])
     said, right = rng.uniform(0.5, 1, 60), rng.random(60) < 0.7
-    folds = cal.fold_of(keys)
-    assert len(set(folds)) == cal.FOLDS and (cal.fold_of(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
+    folds = cal.control_folds(keys)
+    assert len(set(folds)) == cal.FOLDS and (cal.control_folds(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
     before = cal.cross_fitted(said, right, keys)
     flipped = right.copy()
     flipped[0] = not flipped[0]
@@ -186,13 +186,16 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
     gold = pd.DataFrame({"item_id": gold_rows["item_id"], "field": gold_rows["field"],
                          "answer": np.where(right, gold_rows["label"], "z")})
     out = cal.as_reported(posterior, labels, gold)
-    calibrator = cal.fit(model[:80], right)
-    # never below 0.5 where the model read at least 0.5 (the answer stays its likeliest label)
+    # the controls' cross-validation takes the default strength with a shift per answered class (field=label)
+    classes = (posterior["field"] + "=" + posterior["label"]).to_numpy()
+    calibrator = cal.fit(model[:80], right, answers=classes[:80])
     # shrunk toward the model by the controls' number (80 / 130), never below 0.5 where the model read at least 0.5
+    # (the answer stays its likeliest label)
     np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(cal.still_likeliest(
-        model[80:] + 80 / 130 * (calibrator.apply(model[80:]) - model[80:]), model[80:]),
+        model[80:] + 80 / 130 * (calibrator.apply(model[80:], classes[80:]) - model[80:]), model[80:]),
         posterior["judgements"].to_numpy()[80:], 2), rtol=1e-9)
-    crossed = cal.bounded(cal.still_likeliest(cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"]),
+    crossed = cal.bounded(cal.still_likeliest(cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"],
+                                                                          answers=classes[:80]),
                                                          model[:80], 80), model[:80]),
                           posterior["judgements"].to_numpy()[:80], 2)
     np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
@@ -302,7 +305,7 @@ def test_a_top_that_over_states_is_pulled_down_where_the_brier_score_saw_no_gain
     keys = pd.Series([f"c{i}" for i in range(400)])
     found, _ = cal.calibrator_on_controls(said, right, keys)
     assert found.moved and found.brier_calibrated is not None and found.brier_model is not None
-    assert found.brier_calibrated >= found.brier_model - 1e-4  # by the Brier score alone, hardly a gain
+    assert found.brier_calibrated >= found.brier_model - 1e-3  # by the Brier score alone, hardly a gain
     fresh, truly = _capped(4000, 101)
     top = fresh > 0.97
     assert abs(found.apply(fresh[top]).mean() - truly[top].mean()) < 0.03

@@ -232,9 +232,8 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
     the class shifts (``answers``: each control's answer; None: without), whose cross-fitted confidences have the
     lowest log-loss, kept when that log-loss is below the model's own and MIN_EACH_OUTCOME controls are right
     and as many wrong, else the identity (then each control keeps its own confidence). Why the count: ten controls
-    are most often all right, and then any fit that raises every confidence wins their cross-validation while
-    it costs the other items (random draws of 10 controls on RTE, TEMP and the held-out shapes: log-loss on
-    the rest up by 0.0004-0.0015 on average without it, never up with it: bench/answers_calibration.py). ``keys``: the controls' item ids, which fix the folds."""
+    are most often all right, and then a fit that raises every confidence wins their cross-validation and costs
+    the other items (tests/test_calibration_few_controls.py). ``keys``: the controls' item ids (the folds)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
