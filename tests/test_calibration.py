@@ -313,22 +313,27 @@ def test_a_top_that_over_states_is_pulled_down_where_the_brier_score_saw_no_gain
 
 
 def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best() -> None:
-    """By hand: each strength's cross-fitted confidences and their log-loss; the calibrator takes the lowest,
-    fits every control at it, and moves only when that log-loss is below the model's own."""
+    """By hand: each strength's cross-fitted confidences and the wrong share's, and their log-loss; the calibrator
+    takes the lowest (a curve where they tie), fits every control with it, and moves only when that log-loss is
+    below the model's own."""
     keys = pd.Series([f"c{i}" for i in range(300)])
     for said, right in (_capped(300, 5), _over_sure(300, 6)):
-        losses = {k: cal.log_loss(cal.cross_fitted(said, right, keys, strength=k), right) for k in cal.STRENGTHS}
+        crossed_by = {k: cal.cross_fitted(said, right, keys, strength=k) for k in cal.STRENGTHS}
+        crossed_by["share"] = cal.cross_fitted(said, right, keys, wrong_share=True)
+        losses = {k: cal.log_loss(x, right) for k, x in crossed_by.items()}
         best = min(losses, key=lambda k: losses[k])
         found, crossed = cal.calibrator_on_controls(said, right, keys)
-        assert found.strength == best and found.log_loss_calibrated == losses[best]
+        assert found.log_loss_calibrated == losses[best]
+        if best == "share":
+            assert found.wrong_share == cal.fit_wrong_share(said, right).wrong_share > 0
+        else:
+            refit = cal.fit(said, right, best)
+            assert found.strength == best and (found.a, found.b, found.shift) == (refit.a, refit.b, refit.shift)
         clipped = np.clip(said, cal.EDGE, 1 - cal.EDGE)
         model = -np.mean(right * np.log(clipped) + (1 - right) * np.log(1 - clipped))
         assert found.log_loss_model == pytest.approx(model, rel=1e-12)
         assert found.moved == (losses[best] < model)
-        refit = cal.fit(said, right, best)
-        assert (found.a, found.b, found.shift) == (refit.a, refit.b, refit.shift)
-        np.testing.assert_array_equal(crossed, cal.cross_fitted(said, right, keys, strength=best) if found.moved
-                                      else said)
+        np.testing.assert_array_equal(crossed, crossed_by[best] if found.moved else said)
 
 
 def _by_class(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
