@@ -17,7 +17,7 @@ answers (and re-exports it). Pure: arrays in, a :class:`Calibrator` and arrays o
   kept only if that is below the model's own on the same controls (else ``moved`` False: the identity).
   Log-loss, not the Brier score: sure answers that are wrong are what calibration must see.
 
-docs/explanation/answers-confidence.md gives the measurements behind each choice.
+docs/explanation/calibration-on-controls.md gives the measurements behind each choice.
 """
 
 from __future__ import annotations
