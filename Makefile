@@ -306,7 +306,8 @@ bench-calibration: $(STAMP)
 	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
 
 # per public set (Snow 2008 RTE, TEMP, WSD from ../shared/data) and method: accuracy, ECE at 6 and 15 bins
-# and the worst bin, without controls and with half the gold as controls (the other half scored), and the adaptive
+# and the worst bin, without controls and with a fifth of the gold as controls (the rest scored; and each fifth in
+# turn, mean and range), and the adaptive
 # replay with `hitflow aggregate --adaptive`'s defaults against full-overlap majority vote; HELD_OUT=1 adds synthetic
 # crowds of the five held-out sets' shapes (bench/crowd_shapes.py HELD_OUT, ~2 min more); writes
 # bench/results-answers-calibration.json (~1 min; `make bench` prints the public sets' lines too)
