@@ -1,6 +1,7 @@
-"""A run's or a deployment's --task-url and --endpoint-url never carry credentials, as its --db and --out do not: printed on
-the `target:` and `serve-schedules` lines and stored in the deployment's (and a flow run's) parameters, a password there was shown to
-anyone who can read the Prefect server. Refused in one line that does not show it, before anything starts."""
+"""A run's or a deployment's --task-url and --endpoint-url never carry credentials, as its --db and --out do
+not: printed on the `target:` and `serve-schedules` lines and stored in the deployment's (and a flow run's)
+parameters, a password there was shown to anyone who can read the Prefect server. Refused in one line that does
+not show it, before anything starts."""
 
 from __future__ import annotations
 
