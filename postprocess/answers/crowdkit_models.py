@@ -1,5 +1,6 @@
 """crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's (crowd-kit's took 81 s to over 600 s on 92,721 labels).
+postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's (crowd-kit's
+took 81 s to over 600 s on 92,721 labels).
 
 ``import crowdkit.aggregation`` runs the package's ``__init__``, which imports every model crowd-kit
 has and through them nltk, scikit-learn and scipy.stats: ~80 MB resident and ~1 s, paid at the end

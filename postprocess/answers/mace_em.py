@@ -6,21 +6,20 @@ from their own distribution, else gives the true one.
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
 order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
 
-Where it departs from crowd-kit 1.4.2, and why:
+Where it departs from crowd-kit 1.4.2 (docs/explanation/answers-confidence.md has the figures):
 
-- Restarts are kept by the variational lower bound on the marginal likelihood (the objective the variational
-  M-step raises; the paper keeps the restart of best marginal likelihood), not by the likelihood at the
-  variational point estimates plus 1e-8 an item, which stops counting once an item has more than a few
-  labels (-1,978 where the exact value is -2,492 on 108 items of 39 labels).
-- The true label's prior is the paper's uniform one, or learned (a Dirichlet(1) on the labels' shares, the same
-  variational update), whichever model has the larger bound: with a uniform prior and a few labels an item, a
-  rare label reads as strong evidence (a worker who spams gives the common one), and a 12%-positive crowd of
-  three labels an item reads 0.63 where majority vote reads 0.71 (learned: 0.85 to 0.88).
-- The restarts are drawn (crowd-kit draws each from the same seed, so its ten are one), after a trusting start.
+- Restarts are kept by the variational lower bound on the marginal likelihood, the objective the variational
+  M-step raises (the paper keeps the restart of best marginal likelihood); crowd-kit compares the likelihood at
+  the point estimates plus 1e-8 an item, which stops counting once an item has more than a few labels. The
+  chosen restart then runs until the bound settles: fifty iterations can leave restarts a few items apart.
+- The true label's prior is the paper's uniform one or learned (a Dirichlet(1) on the labels' shares, the same
+  variational update), whichever model has the larger bound: under a uniform prior, with few labels an item, a
+  rare label reads as strong evidence (a spammer's own distribution gives the common one), and a skewed crowd
+  reads below majority vote.
+- Restarts are drawn in turn (crowd-kit draws each from the same seed, so its ten are one), after a trusting one.
 - Workers and labels are read in text order whatever the rows' order. crowd-kit indexes its parameters by
-  first-seen worker and label but reads its expected counts back from a group-by in text order, so on rows
-  not sorted by worker each worker is fitted with another's counts: its answers depend on the rows' order and
-  are not a fixed point of the model's EM (tests/test_mace_em.py).
+  first-seen worker and label but reads its expected counts back from a group-by in text order, so on rows not
+  sorted by worker each worker is fitted with another's counts: its answers depend on the rows' order.
 """
 
 from __future__ import annotations
