@@ -338,6 +338,12 @@ bench-calibration-shapes: $(STAMP)
 bench-real-labels: $(STAMP)
 	$(BIN)/python -m bench.real_labels_accuracy
 
+# `--method mace` against crowd-kit's MACE on the same rows (Snow's three sets, the five held-out shapes at seeds
+# 0, 1, 2), majority vote beside them, and both fits' CPU: bench/results-mace-parity.json
+.PHONY: bench-mace
+bench-mace: $(STAMP)
+	$(BIN)/python -m bench.mace_parity
+
 # every `hitflow aggregate --method` on 92,721 labels (AdultContent2 from HITFLOW_ADULT_LABELS, else a synthetic
 # file of its shape), whole-process seconds and the ratio to majority vote (target 8x); CROWDKIT=1 also compares the
 # answers with crowd-kit's own GLAD, MACE and one-coin (~15 min more); writes bench/results-aggregation-speed.json
