@@ -14,7 +14,6 @@ once (``--cache DIR`` keeps them between runs) and every fold calibrates the one
 from __future__ import annotations
 
 import argparse
-import pickle
 from pathlib import Path
 from typing import Any
 
