@@ -16,7 +16,8 @@ answerers and adversaries; hard and misleading items). Per set and method:
   item ids) given as ``controls``, the same figures over the rest, the calibration fit (moved or kept,
   its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
   accuracy on the rest; and ``with_controls_folds``: each of the five fifths in turn as the controls, ECE15
-  with controls and without on the same items beside the noise floor, mean and range over the folds;
+  with controls and without on the same items beside the noise floor, mean and range over the folds (one seed's
+  five folds are noisy: bench/controls_paired.py pairs them over seeds, by log-loss and Brier score too);
 - beside every method, the vote share (majority vote's ``posterior``) scored as a confidence on the same items: the
   confidence must be at least as calibrated; and how many two-label answers read below 0.5 (none should);
 - the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):

@@ -1,9 +1,12 @@
 """A calibration on a few control items is never worse, on average, than the model's own confidence on
 the other items with gold: real crowds (Snow et al. 2008's RTE and TEMP, bench/snow_sets.py) and a synthetic
 crowd of the 108-item, 39-worker held-out shape (bench/crowd_shapes.py), each with 10 controls drawn at random
-ten times; and controls picked as a fifth of the gold are still cross-validated."""
+ten times; controls picked as a fifth of the gold are still cross-validated; and none among the rows (an adaptive
+round before any control was answered) leaves the model's own confidence."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,6 +17,8 @@ from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.calibration import (
     FOLDS,
+    as_reported,
+    bounded,
     calibrate_answers,
     calibrator_on_controls,
     control_folds,
@@ -88,3 +93,20 @@ def test_the_wrong_share_is_the_controls_maximum_likelihood() -> None:
     np.testing.assert_allclose(found.apply(said), (1 - found.wrong_share) * said, rtol=1e-12)
     none = fit_wrong_share(said[:50], np.ones(50))
     assert none.wrong_share == 0 and (none.apply(said) == said).all()
+
+
+def test_controls_none_of_which_is_answered_among_the_rows_leave_the_models_confidence() -> None:
+    """Gold on items among the rows but on a field they were not asked (no control answered): every row keeps the
+    bounded model confidence, said as the model's (not as a control's), as a float column; and without the warning
+    pandas gives before it raises (filling a float column from the controls' empty, untyped one)."""
+    rng = np.random.default_rng(3)
+    posterior = pd.DataFrame({"item_id": [f"i{k}" for k in range(40)], "field": "label",
+                              "label": rng.choice(["x", "y"], 40), "confidence": rng.uniform(0.5, 1.0, 40),
+                              "judgements": rng.integers(1, 4, 40), "margin": rng.uniform(0.01, 5, 40)})
+    gold = pd.DataFrame({"item_id": ["i0", "i1"], "field": "another field", "answer": ["x", "y"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = as_reported(posterior, pd.Series({"label": 2}), gold)
+    expected = bounded(posterior["confidence"].to_numpy(), posterior["judgements"].to_numpy(), 2)
+    np.testing.assert_allclose(out["confidence"].to_numpy(dtype=float), expected, rtol=1e-12)
+    assert out["confidence"].dtype == float and (out["confidence_source"] == "model").all()

@@ -190,11 +190,15 @@ def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame
                          "answer": gold["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
     rows = out.assign(item_id=out["item_id"].astype(str))
     ordinary, checked = calibrate_answers(rows, keys)
-    controls = checked.set_index(["item_id", "field"])["confidence"]
-    calibrated = ordinary.set_index(["item_id", "field"])[["confidence", "confidence_source"]]
     at = pd.MultiIndex.from_frame(rows[["item_id", "field"]])
-    out["confidence"] = calibrated["confidence"].reindex(at).fillna(controls.reindex(at)).fillna(
-        out["confidence"].set_axis(at)).to_numpy()
-    out["confidence_source"] = calibrated["confidence_source"].reindex(at).fillna(
-        f"control: cross-fitted on {len(checked)} controls").to_numpy()
+    # float: with no control answered, checked's columns are untyped and would not fill a float column
+    control = checked.set_index(["item_id", "field"])["confidence"].astype(float).reindex(at).to_numpy()
+    calibrated = ordinary.set_index(["item_id", "field"])[["confidence", "confidence_source"]].reindex(at)
+    ordinary_row, control_row = calibrated["confidence"].notna().to_numpy(), ~np.isnan(control)
+    out["confidence"] = np.where(ordinary_row, calibrated["confidence"].to_numpy(dtype=float),
+                                 np.where(control_row, control, model))
+    # a row of a control's item on a field the gold does not hold is neither: the model's
+    out["confidence_source"] = np.where(ordinary_row, calibrated["confidence_source"].to_numpy(dtype=object),
+                                        np.where(control_row, f"control: cross-fitted on {len(checked)} controls",
+                                                 "model"))
     return out
