@@ -142,13 +142,13 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
     weak = _group_counts(prior.weight, len(labels), accuracy, fast)
     for _ in range(ITERATIONS):
-        counts = _worker_counts(_confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
+        counts = _worker_counts(confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
         updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
         converged = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if converged:
             break
-    record = _confusion_counts(posterior, item, worker, label, weak)
+    record = confusion_counts(posterior, item, worker, label, weak)
     # leave-one-out, then tempered by how well the other labels of an item predict each (postprocess.answers.tempering)
     evidence = _log_likelihood(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
                                leave_out=True)
@@ -203,7 +203,7 @@ def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_la
     return accuracy
 
 
-def _prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
+def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
     """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label): each row worth
     ``weight`` judgements, right ``accuracy`` of the time, slips spread evenly."""
     pseudo = np.full((n_labels, n_labels), weight * (1 - accuracy) / (n_labels - 1))
@@ -242,7 +242,7 @@ def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fal
 
 def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.ndarray) -> np.ndarray:
     """Dirichlet pseudo-counts a worker (workers x true x given): their group's (``fast``: 0 or 1) accuracy."""
-    by_group = np.stack([_prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
+    by_group = np.stack([prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
     return by_group[fast]
 
 
@@ -272,7 +272,7 @@ def _row_shares(counts: np.ndarray) -> np.ndarray:
     return counts / counts.sum(axis=2, keepdims=True)
 
 
-def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
                       pseudo: np.ndarray) -> np.ndarray:
     """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
     given) label counts."""

@@ -39,8 +39,9 @@ CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB eac
 
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
-              temperature: float = 1.0) -> np.ndarray:
-    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by ``temperature``, normalised."""
+              temperature: float | np.ndarray = 1.0) -> np.ndarray:
+    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by ``temperature``, normalised
+    (many fields at once: ``log_classes`` a row an item, ``temperature`` a column of one an item)."""
     return _normalised(log_classes + _item_sums(loglik, item, n_items) / temperature)
 
 
