@@ -32,12 +32,12 @@ def many_fields(seed: int = 3, fields: int = 80) -> pd.DataFrame:
         for i in range(items):
             for w in rng.choice(8, size=rng.integers(1, workers + 1), replace=False):
                 rows.append((f"i{i}", f"w{w}", ["yes", "no", "maybe"][rng.integers(values)], f"q{f}"))
-    for f in ("big", "big2"):
+    for big in ("big", "big2"):
         truth = rng.integers(0, 2, 60)
         for w in range(6):
             wrong = rng.random(60) < np.where(np.arange(60) % 2, 0.5, 0.03)
             given = (truth + wrong) % 2
-            rows += [(f"i{i}", f"w{w}", ["yes", "no"][g], f) for i, g in enumerate(given)]
+            rows += [(f"i{i}", f"w{w}", ["yes", "no"][g], big) for i, g in enumerate(given)]
     return pd.DataFrame(rows, columns=["item_id", "worker_id", "label", "field"])
 
 
@@ -87,7 +87,8 @@ def test_stacked_skill_posterior_is_each_fields_own() -> None:
         stacked.append((item + items, worker + workers, label))
         item_field.append(np.full(len(item_ids), f))
         items, workers = items + len(item_ids), workers + int(worker.max()) + 1
-    stack = Stack(*(np.concatenate([s[c] for s in stacked]) for c in range(3)), np.concatenate(item_field), 2)
+    item, worker, label = (np.concatenate([s[c] for s in stacked]) for c in range(3))
+    stack = Stack(item, worker, label, np.concatenate(item_field), 2)
     posterior, temperatures = probabilities(stack, SkillPrior())
     for f, part in enumerate(parts):
         own = label_probabilities(part)

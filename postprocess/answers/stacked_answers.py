@@ -49,9 +49,9 @@ def stacked_answers(data: Coded, fields: np.ndarray, methods: np.ndarray, prior:
              for k in np.unique(width)]
     if not parts:
         return StackedAnswers({}, rows, np.zeros(0), np.zeros(0), {})
+    joined = [np.concatenate([getattr(p, c) for p in parts]) for c in ("rows", "posterior", "agrees")]
     return StackedAnswers({c: np.concatenate([p.answers[c] for p in parts]) for c in parts[0].answers},
-                          *(np.concatenate([getattr(p, c) for p in parts]) for c in ("rows", "posterior", "agrees")),
-                          {f: t for p in parts for f, t in p.temperatures.items()})
+                          joined[0], joined[1], joined[2], {f: t for p in parts for f, t in p.temperatures.items()})
 
 
 def _field_labels(data: Coded, rows: np.ndarray) -> _Labels:
