@@ -62,19 +62,23 @@ def test_many_small_fields_answer_as_each_field_alone(method: str) -> None:
     assert {together.answers.attrs["temperature"][f] > 1 for f in ("big", "big2")} == {True}  # tempering was fitted
 
 
-@pytest.mark.parametrize("method", ["mv", "skill"])
-def test_stacked_answers_are_the_one_field_paths(method: str) -> None:
+CROWD = SkillPrior(crowd_weight=4.0)  # each field's crowd accuracy fitted to it
+
+
+@pytest.mark.parametrize(("method", "prior"), [("mv", SkillPrior()), ("skill", SkillPrior()), ("skill", CROWD)])
+def test_stacked_answers_are_the_one_field_paths(method: str, prior: SkillPrior) -> None:
     """The one-field path (the models that do not stack take it) answers each field as the stack does."""
     data = judgements(many_fields(seed=5))
     codes = coded(data)
-    got = aggregate(data, method).answers
+    got = aggregate(data, method, prior=prior).answers
     for f, rows in enumerate(codes.field_rows()):
-        alone = field_answers(codes, rows, method, 0, SkillPrior())
+        alone = field_answers(codes, rows, method, 0, prior)
         want = pd.DataFrame(alone.answers).sort_values("item_id", kind="stable")
         _assert_same(got[got["field"] == codes.field_ids[f]], want)
 
 
-def test_stacked_skill_posterior_is_each_fields_own() -> None:
+@pytest.mark.parametrize("prior", [SkillPrior(), CROWD])
+def test_stacked_skill_posterior_is_each_fields_own(prior: SkillPrior) -> None:
     """skill_fields.probabilities over a stack of fields is label_probabilities of each field alone."""
     data = judgements(many_fields(seed=7))
     parts = [part for _, part in data.groupby("field", sort=True) if part["label"].nunique() <= 2]
@@ -89,9 +93,9 @@ def test_stacked_skill_posterior_is_each_fields_own() -> None:
         items, workers = items + len(item_ids), workers + int(worker.max()) + 1
     item, worker, label = (np.concatenate([s[c] for s in stacked]) for c in range(3))
     stack = Stack(item, worker, label, np.concatenate(item_field), 2)
-    posterior, temperatures = probabilities(stack, SkillPrior())
+    posterior, temperatures = probabilities(stack, prior)
     for f, part in enumerate(parts):
-        own = label_probabilities(part)
+        own = label_probabilities(part, prior)
         np.testing.assert_allclose(posterior[stack.item_field == f][:, :own.shape[1]], own.to_numpy(), rtol=0,
                                    atol=PLACES)
         assert temperatures[f] == pytest.approx(own.attrs["temperature"])

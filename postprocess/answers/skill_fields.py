@@ -9,8 +9,10 @@ same order, so the floats are the same ones. Why: fitted one at a time, a file o
 each cost ~3.5 ms a field in numpy calls on arrays of a few numbers and the frames around them.
 
 Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, a
-field's items contiguous and in the order ``_fit`` gives them (their ids' text order). Priors with a crowd
-or a typical part fit the crowd per field (:func:`stackable` says which priors are done here).
+field's items contiguous and in the order ``_fit`` gives them (their ids' text order). With a crowd part
+(``crowd_weight``) each field's crowd accuracy is its own fit (``skill_posterior.crowd_accuracy``, a few
+numpy calls a field); a typical part (a weighted median a field at each EM step) is left to the per-field
+model (:func:`stackable`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from postprocess.answers import tempering
-from postprocess.answers.skill_posterior import ITERATIONS, TOLERANCE, confusion_counts, prior_counts
+from postprocess.answers.skill_posterior import ITERATIONS, TOLERANCE, confusion_counts, crowd_accuracy
 from postprocess.answers.skill_prior import SkillPrior
 
 
@@ -33,8 +35,8 @@ class Stack(NamedTuple):
 
 
 def stackable(prior: SkillPrior) -> bool:
-    """Whether :func:`probabilities` fits this prior: the weak prior alone, the same for every worker."""
-    return prior.crowd_weight == 0 and prior.typical_weight == 0
+    """Whether :func:`probabilities` fits this prior: without a typical part (see the module)."""
+    return prior.typical_weight == 0
 
 
 def vote_shares(stack: Stack) -> np.ndarray:
@@ -48,8 +50,7 @@ def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarr
     """(items x k: each item's posterior, each item left out of its workers' records and tempered; each
     field's temperature), the same as ``skill_posterior.label_probabilities`` of each field alone."""
     prior.check()
-    n_workers = int(stack.worker.max(initial=-1)) + 1
-    weak = np.broadcast_to(prior_counts(prior.weight, stack.k, prior.accuracy), (n_workers, stack.k, stack.k))
+    weak = _weak_counts(stack, prior)
     posterior = _fitted(stack, vote_shares(stack), weak)
     record = confusion_counts(posterior, stack.item, stack.worker, stack.label, weak)
     loglik, log_classes = _log_likelihood(stack, posterior, record, leave_out=True)
@@ -57,6 +58,23 @@ def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarr
     final = tempering.posterior(loglik, stack.item, len(posterior), log_classes[stack.item_field],
                                 temperatures[stack.item_field][:, None])
     return final, temperatures
+
+
+def _weak_counts(stack: Stack, prior: SkillPrior) -> np.ndarray:
+    """Workers x true x given: the weak prior's pseudo-counts (skill_posterior.prior_counts, element by element)
+    at the accuracy of the worker's field: the prior's, or with a crowd part the field's crowd accuracy."""
+    starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
+    accuracy = np.full(len(starts), prior.accuracy)
+    for field in range(len(starts) if prior.crowd_weight > 0 else 0):
+        rows = slice(bounds[field], bounds[field + 1])
+        accuracy[field] = crowd_accuracy(prior, stack.item[rows] - starts[field], stack.label[rows], stack.k)[0]
+    worker_field = np.zeros(int(stack.worker.max(initial=-1)) + 1, dtype=np.int64)
+    worker_field[stack.worker] = stack.item_field[stack.item]
+    k = stack.k
+    pseudo = np.empty((len(accuracy), k, k))
+    pseudo[:] = (prior.weight * (1 - accuracy) / (k - 1))[:, None, None]
+    pseudo[:, np.arange(k), np.arange(k)] = (prior.weight * accuracy)[:, None]
+    return pseudo[worker_field]
 
 
 def _fitted(stack: Stack, posterior: np.ndarray, weak: np.ndarray) -> np.ndarray:
@@ -98,12 +116,11 @@ def _class_prior(stack: Stack, posterior: np.ndarray) -> np.ndarray:
 def _temperatures(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> np.ndarray:
     """Each field's temperature (postprocess.answers.tempering.fit on its own judgements); 1 without fitting
     where the field has fewer than MIN_ITEMS items, which fit returns for them too."""
-    starts = _starts(stack.item_field)
+    starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
     sizes = np.diff(np.append(starts, len(stack.item_field)))
     temperatures = np.ones(len(starts))
-    judged_field = stack.item_field[stack.item]
     for field in np.flatnonzero(sizes >= tempering.MIN_ITEMS):
-        rows = slice(*np.searchsorted(judged_field, [field, field + 1]))
+        rows = slice(bounds[field], bounds[field + 1])
         temperatures[field] = tempering.fit(loglik[rows], stack.item[rows] - starts[field], int(sizes[field]),
                                             log_classes[field])
     return temperatures
@@ -112,3 +129,8 @@ def _temperatures(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> 
 def _starts(item_field: np.ndarray) -> np.ndarray:
     """Each field's first item (every field has one)."""
     return np.flatnonzero(np.diff(item_field, prepend=-1))
+
+
+def _judgement_bounds(stack: Stack) -> np.ndarray:
+    """Where each field's judgements start, and after the last field where they end."""
+    return np.searchsorted(stack.item_field[stack.item], np.arange(int(stack.item_field[-1]) + 2))

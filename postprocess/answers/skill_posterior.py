@@ -139,7 +139,7 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     posterior = np.bincount(item * len(labels) + label, minlength=len(items) * len(labels)).reshape(
         len(items), len(labels)).astype(float)  # counts, as np.add.at of 1.0 on zeros gave them
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
-    accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
+    accuracy = crowd_accuracy(prior, item, label, len(labels), fast[worker])
     weak = _group_counts(prior.weight, len(labels), accuracy, fast)
     for _ in range(ITERATIONS):
         counts = _worker_counts(confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
@@ -171,8 +171,8 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
     return max(float(newcomer[np.unique(fast)].max()), prior.accuracy)
 
 
-def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
-                    groups: np.ndarray | None = None) -> np.ndarray:
+def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
+                   groups: np.ndarray | None = None) -> np.ndarray:
     """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
     model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
     ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
