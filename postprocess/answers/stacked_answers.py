@@ -1,8 +1,8 @@
 """Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior under
-its weak prior: postprocess.answers.skill_fields): the same answers, confidences and per-judgement figures as
-postprocess.answers.one_field gives each field alone, in arrays over every field's items instead of a few frames
-a field. Why: a file of 10,000 fields of two labels each cost ~3 ms a field answered one at a time, most of it
-numpy and pandas calls on a few numbers each; stacked, the cost is a few calls over the whole file.
+a prior without a typical part: postprocess.answers.skill_fields): the same answers, confidences and per-judgement
+figures as postprocess.answers.one_field gives each field alone, in arrays over every field's items instead of a
+few frames a field. Why: a file of 10,000 fields of two labels each cost ~3 ms a field answered one at a time,
+most of it numpy and pandas calls on a few numbers each; stacked, the cost is a few calls over the whole file.
 
 Fields are stacked by their labels' number ``k`` (a field with one label value: two, the second never seen, as
 the skill posterior reads it), so each stack is one array of items x k."""
@@ -40,7 +40,7 @@ class _Labels(NamedTuple):
 
 def stacked_answers(data: Coded, fields: np.ndarray, methods: np.ndarray, prior: SkillPrior) -> StackedAnswers:
     """The answers of the fields whose codes are ``fields`` (each one's method in ``methods``, by field code:
-    one of STACKED), the skill posterior under ``prior`` (skill_fields.stackable)."""
+    one of STACKED), the skill posterior under ``prior`` (one skill_fields.stackable says it fits)."""
     rows = np.flatnonzero(np.isin(data.fields, fields))
     rows = rows[np.argsort(data.fields[rows], kind="stable")]  # field after field, each in file order
     labels = _field_labels(data, rows)
