@@ -23,14 +23,15 @@ EXACT = ["label", "method", "judgements", "note", "confidence_source"]
 
 
 def many_fields(seed: int = 3, fields: int = 80) -> pd.DataFrame:
-    """Fields of 1-6 items, 1-4 workers (shared across fields) and 1-3 label values, and two of 60 items by six
-    workers whose hard items split (so their temperature is fitted, not 1)."""
+    """Fields of 1-6 items, 1-4 workers of 14 (shared across fields; past ten, codes in text order are not in
+    number order) and 1-3 label values, and two of 60 items by six workers whose hard items split (so their
+    temperature is fitted, not 1)."""
     rng = np.random.default_rng(seed)
     rows = []
     for f in range(fields):
         items, workers, values = rng.integers(1, 7), rng.integers(1, 5), rng.integers(1, 4)
         for i in range(items):
-            for w in rng.choice(8, size=rng.integers(1, workers + 1), replace=False):
+            for w in rng.choice(14, size=rng.integers(1, workers + 1), replace=False):
                 rows.append((f"i{i}", f"w{w}", ["yes", "no", "maybe"][rng.integers(values)], f"q{f}"))
     for big in ("big", "big2"):
         truth = rng.integers(0, 2, 60)
@@ -63,9 +64,11 @@ def test_many_small_fields_answer_as_each_field_alone(method: str) -> None:
 
 
 CROWD = SkillPrior(crowd_weight=4.0)  # each field's crowd accuracy fitted to it
+TYPICAL = SkillPrior(crowd_weight=4.0, typical_weight=2.0)  # and each field's typical worker
 
 
-@pytest.mark.parametrize(("method", "prior"), [("mv", SkillPrior()), ("skill", SkillPrior()), ("skill", CROWD)])
+@pytest.mark.parametrize(("method", "prior"), [("mv", SkillPrior()), ("skill", SkillPrior()), ("skill", CROWD),
+                                               ("skill", TYPICAL), ("mv", TYPICAL)])
 def test_stacked_answers_are_the_one_field_paths(method: str, prior: SkillPrior) -> None:
     """The one-field path (the models that do not stack take it) answers each field as the stack does."""
     data = judgements(many_fields(seed=5))
@@ -77,7 +80,7 @@ def test_stacked_answers_are_the_one_field_paths(method: str, prior: SkillPrior)
         _assert_same(got[got["field"] == codes.field_ids[f]], want)
 
 
-@pytest.mark.parametrize("prior", [SkillPrior(), CROWD])
+@pytest.mark.parametrize("prior", [SkillPrior(), CROWD, TYPICAL, SkillPrior(typical_weight=5.0)])
 def test_stacked_skill_posterior_is_each_fields_own(prior: SkillPrior) -> None:
     """skill_fields.probabilities over a stack of fields is label_probabilities of each field alone."""
     data = judgements(many_fields(seed=7))

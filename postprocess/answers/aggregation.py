@@ -38,7 +38,6 @@ from postprocess.answers.field_parts import Coded, coded, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose, settled
 from postprocess.answers.one_field import FieldAnswers, field_answers
-from postprocess.answers.skill_fields import stackable
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked_answers
 
@@ -147,7 +146,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     codes = coded(data)
     fields = codes.field_rows()
     methods, reasons = _choices(codes, fields, method, min_per_worker)
-    together = np.isin(methods, STACKED) & stackable(prior)
+    together = np.isin(methods, STACKED)
     parts: list[StackedAnswers | FieldAnswers] = [
         stacked_answers(codes, np.flatnonzero(together), methods, prior),
         *(field_answers(codes, fields[f], methods[f], seed, prior) for f in np.flatnonzero(~together))]

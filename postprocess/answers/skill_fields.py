@@ -8,11 +8,11 @@ it (a converged field keeps the posterior of its last step while the others go o
 same order, so the floats are the same ones. Why: fitted one at a time, a file of 10,000 fields of one item
 each cost ~3.5 ms a field in numpy calls on arrays of a few numbers and the frames around them.
 
-Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, a
-field's items contiguous and in the order ``_fit`` gives them (their ids' text order). With a crowd part
-(``crowd_weight``) each field's crowd accuracy is its own fit (``skill_posterior.crowd_accuracy``, a few
-numpy calls a field); a typical part (a weighted median a field at each EM step) is left to the per-field
-model (:func:`stackable`).
+Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its
+items and its workers contiguous and in the order ``_fit`` gives them (their ids' text order). The crowd part of a
+prior (``crowd_weight``) is each field's own fit (``skill_posterior.crowd_accuracy``), and so is the typical
+part's centre (``skill_posterior.typical_centre``, at each EM step of the fields not yet converged): a few numpy
+calls a field, on that field's arrays, as alone.
 """
 
 from __future__ import annotations
@@ -22,21 +22,23 @@ from typing import NamedTuple
 import numpy as np
 
 from postprocess.answers import tempering
-from postprocess.answers.skill_posterior import ITERATIONS, TOLERANCE, confusion_counts, crowd_accuracy
+from postprocess.answers.skill_posterior import (
+    ITERATIONS,
+    TOLERANCE,
+    confusion_counts,
+    crowd_accuracy,
+    mixture_counts,
+    typical_centre,
+)
 from postprocess.answers.skill_prior import SkillPrior
 
 
 class Stack(NamedTuple):
     item: np.ndarray  # each judgement's item, 0..items-1
-    worker: np.ndarray  # each judgement's worker, 0..workers-1 (a worker of two fields: two codes)
+    worker: np.ndarray  # each judgement's worker, 0..workers-1, a field's contiguous (one worker, two fields: two)
     label: np.ndarray  # each judgement's label in its field, 0..k-1 in text order
     item_field: np.ndarray  # each item's field, 0..fields-1, non-decreasing
     k: int  # labels a field (a field with fewer: labels it never saw, which keep the prior's share)
-
-
-def stackable(prior: SkillPrior) -> bool:
-    """Whether :func:`probabilities` fits this prior: without a typical part (see the module)."""
-    return prior.typical_weight == 0
 
 
 def vote_shares(stack: Stack) -> np.ndarray:
@@ -50,40 +52,72 @@ def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarr
     """(items x k: each item's posterior, each item left out of its workers' records and tempered; each
     field's temperature), the same as ``skill_posterior.label_probabilities`` of each field alone."""
     prior.check()
-    weak = _weak_counts(stack, prior)
-    posterior = _fitted(stack, vote_shares(stack), weak)
-    record = confusion_counts(posterior, stack.item, stack.worker, stack.label, weak)
-    loglik, log_classes = _log_likelihood(stack, posterior, record, leave_out=True)
+    fields = _Fields.of(stack, prior)
+    posterior = _fitted(stack, vote_shares(stack), fields, prior)
+    record = confusion_counts(posterior, stack.item, stack.worker, stack.label, fields.weak)
+    counts = _worker_counts(stack, record, fields, prior, np.arange(len(fields.accuracy)))
+    loglik, log_classes = _log_likelihood(stack, posterior, counts, leave_out=True)
     temperatures = _temperatures(stack, loglik, log_classes)
     final = tempering.posterior(loglik, stack.item, len(posterior), log_classes[stack.item_field],
                                 temperatures[stack.item_field][:, None])
     return final, temperatures
 
 
-def _weak_counts(stack: Stack, prior: SkillPrior) -> np.ndarray:
-    """Workers x true x given: the weak prior's pseudo-counts (skill_posterior.prior_counts, element by element)
-    at the accuracy of the worker's field: the prior's, or with a crowd part the field's crowd accuracy."""
-    starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
-    accuracy = np.full(len(starts), prior.accuracy)
-    for field in range(len(starts) if prior.crowd_weight > 0 else 0):
-        rows = slice(bounds[field], bounds[field + 1])
-        accuracy[field] = crowd_accuracy(prior, stack.item[rows] - starts[field], stack.label[rows], stack.k)[0]
-    worker_field = np.zeros(int(stack.worker.max(initial=-1)) + 1, dtype=np.int64)
-    worker_field[stack.worker] = stack.item_field[stack.item]
-    k = stack.k
+class _Fields(NamedTuple):
+    """Per field: the crowd accuracy a worker is assumed to have, where its workers start (and after the last
+    field, where they end); per worker, their field and the weak prior's pseudo-counts at their field's accuracy."""
+    accuracy: np.ndarray
+    worker_bounds: np.ndarray
+    worker_field: np.ndarray
+    weak: np.ndarray
+
+    @classmethod
+    def of(cls, stack: Stack, prior: SkillPrior) -> _Fields:
+        starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
+        accuracy = np.full(len(starts), prior.accuracy)
+        for field in range(len(starts) if prior.crowd_weight > 0 else 0):
+            rows = slice(bounds[field], bounds[field + 1])
+            accuracy[field] = crowd_accuracy(prior, stack.item[rows] - starts[field], stack.label[rows], stack.k)[0]
+        worker_field = np.zeros(int(stack.worker.max(initial=-1)) + 1, dtype=np.int64)
+        worker_field[stack.worker] = stack.item_field[stack.item]
+        return cls(accuracy, np.searchsorted(worker_field, np.arange(len(starts) + 1)), worker_field,
+                   _pseudo_counts(prior.weight, accuracy, stack.k)[worker_field])
+
+
+def _pseudo_counts(weight: float, accuracy: np.ndarray, k: int) -> np.ndarray:
+    """Fields x true x given: skill_posterior.prior_counts at each field's accuracy, element by element."""
     pseudo = np.empty((len(accuracy), k, k))
-    pseudo[:] = (prior.weight * (1 - accuracy) / (k - 1))[:, None, None]
-    pseudo[:, np.arange(k), np.arange(k)] = (prior.weight * accuracy)[:, None]
-    return pseudo[worker_field]
+    pseudo[:] = (weight * (1 - accuracy) / (k - 1))[:, None, None]
+    pseudo[:, np.arange(k), np.arange(k)] = (weight * accuracy)[:, None]
+    return pseudo
 
 
-def _fitted(stack: Stack, posterior: np.ndarray, weak: np.ndarray) -> np.ndarray:
+def _worker_counts(stack: Stack, record: np.ndarray, fields: _Fields, prior: SkillPrior,
+                   asked: np.ndarray) -> np.ndarray:
+    """``skill_posterior._worker_counts`` of each field: ``record`` alone, or with a typical part the two-part
+    prior's counts, its centre fitted to each field of ``asked`` (the others' counts are not read: their
+    centre is left at their crowd accuracy)."""
+    if prior.typical_weight == 0:
+        return record
+    seen = record - fields.weak
+    sizes = seen.sum(axis=(1, 2))
+    centre = fields.accuracy.copy()
+    for field in asked:
+        workers = slice(fields.worker_bounds[field], fields.worker_bounds[field + 1])
+        others = np.zeros(workers.stop - workers.start, dtype=int)  # nobody in the fast group here
+        centre[field] = typical_centre(record[workers], sizes[workers], others, float(fields.accuracy[field]))
+    typical = _pseudo_counts(prior.typical_weight, centre, stack.k)[fields.worker_field]
+    return mixture_counts(seen, fields.weak, typical)
+
+
+def _fitted(stack: Stack, posterior: np.ndarray, fields: _Fields, prior: SkillPrior) -> np.ndarray:
     """EM to convergence field by field: a field whose posterior moved less than TOLERANCE keeps that step's
     posterior, as ``_fit``'s loop stops there, while the fields not yet converged go on."""
     starts = _starts(stack.item_field)
     active = np.ones(len(starts), dtype=bool)
     for _ in range(ITERATIONS):
-        counts = confusion_counts(posterior, stack.item, stack.worker, stack.label, weak)
+        record = confusion_counts(posterior, stack.item, stack.worker, stack.label, fields.weak)
+        counts = _worker_counts(stack, record, fields, prior, np.flatnonzero(active))
         loglik, log_classes = _log_likelihood(stack, posterior, counts, leave_out=False)
         updated = tempering.posterior(loglik, stack.item, len(posterior), log_classes[stack.item_field])
         moved = np.maximum.reduceat(np.abs(updated - posterior).max(axis=1), starts)

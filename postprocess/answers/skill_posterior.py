@@ -166,7 +166,7 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
     fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
     newcomer = accuracy.astype(float)
     if prior.typical_weight > 0:
-        centre = _typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
+        centre = typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
         newcomer[0] = TYPICAL_SHARE * centre + (1 - TYPICAL_SHARE) * accuracy[0]
     return max(float(newcomer[np.unique(fast)].max()), prior.accuracy)
 
@@ -219,12 +219,12 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
     if prior.typical_weight == 0:
         return record
     seen = record - weak
-    centre = _typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
+    centre = typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
     typical = _group_counts(prior.typical_weight, record.shape[1], np.array([centre, accuracy[1]]), fast)
-    return _mixture_counts(seen, weak, typical)
+    return mixture_counts(seen, weak, typical)
 
 
-def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
+def typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
     """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
     in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
     the median, so that spammers and adversaries holding under half the judgements do not move it), or
@@ -246,7 +246,7 @@ def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.n
     return by_group[fast]
 
 
-def _mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
+def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
     """The posterior mean of each worker's confusion under a prior that is ``typical`` with probability
     TYPICAL_SHARE, else ``weak`` (both Dirichlet pseudo-counts, one matrix a worker; ``seen``: expected
     counts), as counts: the mean times the row's judgements plus the pseudo-counts the worker is expected

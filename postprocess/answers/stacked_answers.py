@@ -1,5 +1,5 @@
-"""Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior under
-a prior without a typical part: postprocess.answers.skill_fields): the same answers, confidences and per-judgement
+"""Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior:
+postprocess.answers.skill_fields): the same answers, confidences and per-judgement
 figures as postprocess.answers.one_field gives each field alone, in arrays over every field's items instead of a
 few frames a field. Why: a file of 10,000 fields of two labels each cost ~3 ms a field answered one at a time,
 most of it numpy and pandas calls on a few numbers each; stacked, the cost is a few calls over the whole file.
@@ -40,7 +40,7 @@ class _Labels(NamedTuple):
 
 def stacked_answers(data: Coded, fields: np.ndarray, methods: np.ndarray, prior: SkillPrior) -> StackedAnswers:
     """The answers of the fields whose codes are ``fields`` (each one's method in ``methods``, by field code:
-    one of STACKED), the skill posterior under ``prior`` (one skill_fields.stackable says it fits)."""
+    one of STACKED), the skill posterior under ``prior``."""
     rows = np.flatnonzero(np.isin(data.fields, fields))
     rows = rows[np.argsort(data.fields[rows], kind="stable")]  # field after field, each in file order
     labels = _field_labels(data, rows)
@@ -64,17 +64,23 @@ def _field_labels(data: Coded, rows: np.ndarray) -> _Labels:
 
 
 def _stack(data: Coded, rows: np.ndarray, local: np.ndarray, k: int) -> tuple[Stack, np.ndarray, np.ndarray]:
-    """(the stack of these rows' fields, each stacked item's item code, each stacked field's field code): items in
-    their code's decimal text order within a field, the order the skill posterior has them in on its own."""
+    """(the stack of these rows' fields, each stacked item's item code, each stacked field's field code): items and
+    workers in their code's decimal text order within a field, the order the skill posterior has them in alone."""
     field = data.fields[rows]
-    text_rank = np.empty(len(data.item_ids), dtype=np.int64)
-    text_rank[np.argsort(np.arange(len(data.item_ids)).astype(str))] = np.arange(len(data.item_ids))
-    n_items = max(len(data.item_ids), 1)
-    item_keys, item = np.unique(field * n_items + text_rank[data.items[rows]], return_inverse=True)
-    by_rank = np.argsort(text_rank)
+    n_items, n_workers = max(len(data.item_ids), 1), max(len(data.worker_ids), 1)
+    item_rank = _text_rank(n_items)
+    item_keys, item = np.unique(field * n_items + item_rank[data.items[rows]], return_inverse=True)
     codes, item_field = np.unique(item_keys // n_items, return_inverse=True)
-    worker = np.unique(field * max(len(data.worker_ids), 1) + data.workers[rows], return_inverse=True)[1]
-    return Stack(item, worker, local, item_field, k), by_rank[item_keys % n_items], codes
+    worker = np.unique(field * n_workers + _text_rank(n_workers)[data.workers[rows]], return_inverse=True)[1]
+    return Stack(item, worker, local, item_field, k), np.argsort(item_rank)[item_keys % n_items], codes
+
+
+def _text_rank(n: int) -> np.ndarray:
+    """Each code 0..n-1's place among the codes written in decimal, in text order: the skill posterior alone
+    reads a field's items and workers by their codes as text (its additions run in that order)."""
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.argsort(np.arange(n).astype(str))] = np.arange(n)
+    return rank
 
 
 def _stack_answers(data: Coded, rows: np.ndarray, local: np.ndarray, labels: _Labels, methods: np.ndarray,
