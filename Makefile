@@ -306,7 +306,8 @@ bench-calibration: $(STAMP)
 	$(BIN)/python -m bench.calibration $(if $(NO_SIM),--no-sim,)
 
 # per public set (Snow 2008 RTE, TEMP, WSD from ../shared/data) and method: accuracy, ECE at 6 and 15 bins
-# and the worst bin, without controls and with half the gold as controls (the other half scored), and the adaptive
+# and the worst bin, without controls and with a fifth of the gold as controls (the rest scored; and each fifth in
+# turn, mean and range), and the adaptive
 # replay with `hitflow aggregate --adaptive`'s defaults against full-overlap majority vote; HELD_OUT=1 adds synthetic
 # crowds of the five held-out sets' shapes (bench/crowd_shapes.py HELD_OUT, ~2 min more); writes
 # bench/results-answers-calibration.json (~1 min; `make bench` prints the public sets' lines too)
@@ -336,6 +337,12 @@ bench-calibration-shapes: $(STAMP)
 .PHONY: bench-real-labels
 bench-real-labels: $(STAMP)
 	$(BIN)/python -m bench.real_labels_accuracy
+
+# `--method mace` against crowd-kit's MACE on the same rows (Snow's three sets, the five held-out shapes at seeds
+# 0, 1, 2), majority vote beside them, and both fits' CPU: bench/results-mace-parity.json
+.PHONY: bench-mace
+bench-mace: $(STAMP)
+	$(BIN)/python -m bench.mace_parity
 
 # every `hitflow aggregate --method` on 92,721 labels (AdultContent2 from HITFLOW_ADULT_LABELS, else a synthetic
 # file of its shape), whole-process seconds and the ratio to majority vote (target 8x); CROWDKIT=1 also compares the

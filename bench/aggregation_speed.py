@@ -88,12 +88,13 @@ def crowd_kit_agreement(path: Path) -> dict[str, Any]:
 
     from postprocess.answers import fast_em
     from postprocess.answers.judgements import judgements
+    from postprocess.answers.mace_em import MACE
 
     data = judgements(pd.read_csv(path, dtype=str, keep_default_na=False)).rename(
         columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
     data = as_crowd_kit_reads(data)
     pairs = {"one-coin": (fast_em.OneCoinDawidSkene(), ck.OneCoinDawidSkene(n_iter=100)),
-             "mace": (fast_em.MACE(random_state=0), ck.MACE(random_state=0)),
+             "mace": (MACE(random_state=0, label_prior="uniform"), ck.MACE(random_state=0)),  # crowd-kit's prior
              "glad": (fast_em.GLAD(), ck.GLAD(n_iter=100))}
     out = {}
     for name, (ours, theirs) in pairs.items():

@@ -15,7 +15,8 @@ answerers and adversaries; hard and misleading items). Per set and method:
 - with controls: a fifth of the gold items (fold 0 of five, postprocess.answers.calibration.fold_of, fixed by the
   item ids) given as ``controls``, the same figures over the rest, the calibration fit (moved or kept,
   its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
-  accuracy on the rest;
+  accuracy on the rest; and ``with_controls_folds``: each of the five fifths in turn as the controls, ECE15
+  with controls and without on the same items beside the noise floor, mean and range over the folds;
 - beside every method, the vote share (majority vote's ``posterior``) scored as a confidence on the same items: the
   confidence must be at least as calibrated; and how many two-label answers read below 0.5 (none should);
 - the adaptive replay with ``hitflow aggregate --adaptive``'s defaults (postprocess.answers.adaptive.DEFAULT_RULE):
@@ -41,7 +42,7 @@ from bench.crowd_shapes import GOLD_ITEMS, HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.adaptive import DEFAULT_RULE, Replay, replay, saving
 from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored
-from postprocess.answers.calibration import fold_of
+from postprocess.answers.calibration import calibrate_answers, fold_of
 from postprocess.answers.reliability import noise_floor, scored
 
 RESULTS = Path(__file__).resolve().parent / "results-answers-calibration.json"
@@ -100,10 +101,35 @@ def measure_method(frame: pd.DataFrame, method: str, vote_share: dict[str, Any] 
         {"vote_share": vote_share} if vote_share else {})
     two = labels["label"].nunique() == 2
     return {"method": method, "cpu_s": round(cpu, 2), "without_controls": _scores(plain, gold), **share,
+            "with_controls_folds": over_folds(plain, gold),
             "below_half": int((plain["confidence"] < 0.5).sum()) if two else 0,
             "with_controls": {**_scores(calibrated.answers, rest), "ds_accuracy": round(float(ds_right.mean()), 4),
                               "fit_moved": fit.get("moved"), "fit_b": fit.get("b"),
                               "fit_converged": fit.get("converged")}}
+
+
+def over_folds(plain: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
+    """Each fifth of the gold in turn as the controls (fold_of's five folds), the rest scored: ECE15 with controls,
+    without (the model's own confidence on the same items) and the with-controls confidence's noise floor (95th
+    percentile), per fold and their mean, min and max. The model's confidence does not depend on which items
+    are controls, so each fold calibrates the one aggregation's answers (calibrate_answers, as aggregate_scored
+    does)."""
+    items = np.array(sorted(gold.index))
+    fold = fold_of(pd.Series(items), CONTROL_FOLDS)
+    folds = []
+    for f in range(CONTROL_FOLDS):
+        controls = pd.DataFrame({"item_id": items[fold == f], "field": "label",
+                                 "answer": gold.reindex(items[fold == f]).to_numpy()})
+        calibrated, _ = calibrate_answers(plain, controls)
+        rest = gold.reindex(items[fold != f])
+        with_, without = _scores(calibrated, rest), _scores(plain, rest)
+        folds.append({"fold": f, "controls": len(controls), "ece_15": with_["ece_15"],
+                      "ece_15_without": without["ece_15"], "floor_95": with_["floor_95"]["ece_15"],
+                      "moved": bool(calibrated.attrs.get("calibration_fit", {}).get("moved"))})
+    summary = {key: {"mean": round(float(np.mean([f[key] for f in folds])), 4),
+                     "min": min(f[key] for f in folds), "max": max(f[key] for f in folds)}
+               for key in ("ece_15", "ece_15_without", "floor_95")}
+    return {**summary, "moved": sum(f["moved"] for f in folds), "folds": folds}
 
 
 def accuracy(answers: pd.DataFrame, gold: pd.Series) -> float:
@@ -178,6 +204,16 @@ def lines(results: dict[str, Any]) -> list[str]:
         for m in row["methods"]:
             floors = f"{_floored(m['without_controls'])} | {_floored(m['with_controls'])}"
             out.append(f"  {name:26s} {m['method']:8s} {floors}")
+    out.append("with controls over the five folds (each fifth of the gold in turn as the controls, the rest scored): "
+               "ECE15 mean [min-max] with controls, without (same items), the noise floor's 95th percentile, "
+               "folds moved")
+    for name, row in results.items():
+        for m in row["methods"]:
+            k = m["with_controls_folds"]
+            out.append(f"  {name:26s} {m['method']:8s} " + "  ".join(
+                f"{label} {k[key]['mean']:.4f} [{k[key]['min']:.4f}-{k[key]['max']:.4f}]" for label, key in (
+                    ("with", "ece_15"), ("without", "ece_15_without"), ("floor", "floor_95")))
+                       + f"  moved {k['moved']}/{len(k['folds'])}")
     out.append("each method's confidence against the vote share, without controls: "
                "ECE at 6 / 15 bins / equal-mass bins")
     for name, row in results.items():

@@ -25,6 +25,7 @@ TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NU
                     + r"[- ]word\b", re.IGNORECASE)
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b"
                              r"([^!?\n]*?)(?:[.!?](?:\s|$)|$)", re.IGNORECASE | re.MULTILINE)
+NAMED_COUNT = re.compile(r"(?<![\w-])" + _NUMBER + r"\s*-?\s*words?\b", re.IGNORECASE)  # "8 words", "eight-word"
 QUOTED = re.compile(r"[\"“‘']([^\"“”‘’']{2,40})[\"”’']")
 
 
@@ -49,6 +50,12 @@ def stated_min_words(text: str) -> int:
     targets = [_number(a or b) // 2 for a, b in TARGET.findall(text or "")]
     found = [n for n in least + targets if 0 < n <= 10000]
     return max(found) if found else 0
+
+
+def named_word_counts(text: str) -> set[int]:
+    """Every number the text names as a count of words, in digits or in words ("8 words", "eight words",
+    "a 100-word summary"): what a page can be said to have stated to its workers."""
+    return {_number(n) for n in NAMED_COUNT.findall(text or "")}
 
 
 def stated_banned_openings(text: str) -> tuple[str, ...]:

@@ -51,8 +51,8 @@ def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() ->
     rng = np.random.default_rng(1)
     keys = pd.Series([f"g{i}" for i in range(60)])
     said, right = rng.uniform(0.5, 1, 60), rng.random(60) < 0.7
-    folds = cal.fold_of(keys)
-    assert len(set(folds)) == cal.FOLDS and (cal.fold_of(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
+    folds = cal.control_folds(keys)
+    assert len(set(folds)) == cal.FOLDS and (cal.control_folds(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
     before = cal.cross_fitted(said, right, keys)
     flipped = right.copy()
     flipped[0] = not flipped[0]
@@ -186,13 +186,16 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
     gold = pd.DataFrame({"item_id": gold_rows["item_id"], "field": gold_rows["field"],
                          "answer": np.where(right, gold_rows["label"], "z")})
     out = cal.as_reported(posterior, labels, gold)
-    calibrator = cal.fit(model[:80], right)
-    # never below 0.5 where the model read at least 0.5 (the answer stays its likeliest label)
+    # the controls' cross-validation takes the default strength with a shift per answered class (field=label)
+    classes = (posterior["field"] + "=" + posterior["label"]).to_numpy()
+    calibrator = cal.fit(model[:80], right, answers=classes[:80])
     # shrunk toward the model by the controls' number (80 / 130), never below 0.5 where the model read at least 0.5
+    # (the answer stays its likeliest label)
     np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(cal.still_likeliest(
-        model[80:] + 80 / 130 * (calibrator.apply(model[80:]) - model[80:]), model[80:]),
+        model[80:] + 80 / 130 * (calibrator.apply(model[80:], classes[80:]) - model[80:]), model[80:]),
         posterior["judgements"].to_numpy()[80:], 2), rtol=1e-9)
-    crossed = cal.bounded(cal.still_likeliest(cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"]),
+    crossed = cal.bounded(cal.still_likeliest(cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"],
+                                                                          answers=classes[:80]),
                                                          model[:80], 80), model[:80]),
                           posterior["judgements"].to_numpy()[:80], 2)
     np.testing.assert_allclose(out["confidence"].iloc[:80], crossed, rtol=1e-9)
@@ -302,7 +305,7 @@ def test_a_top_that_over_states_is_pulled_down_where_the_brier_score_saw_no_gain
     keys = pd.Series([f"c{i}" for i in range(400)])
     found, _ = cal.calibrator_on_controls(said, right, keys)
     assert found.moved and found.brier_calibrated is not None and found.brier_model is not None
-    assert found.brier_calibrated >= found.brier_model - 1e-4  # by the Brier score alone, hardly a gain
+    assert found.brier_calibrated >= found.brier_model - 1e-3  # by the Brier score alone, hardly a gain
     fresh, truly = _capped(4000, 101)
     top = fresh > 0.97
     assert abs(found.apply(fresh[top]).mean() - truly[top].mean()) < 0.03
@@ -310,22 +313,27 @@ def test_a_top_that_over_states_is_pulled_down_where_the_brier_score_saw_no_gain
 
 
 def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best() -> None:
-    """By hand: each strength's cross-fitted confidences and their log-loss; the calibrator takes the lowest,
-    fits every control at it, and moves only when that log-loss is below the model's own."""
+    """By hand: each strength's cross-fitted confidences and the wrong share's, and their log-loss; the calibrator
+    takes the lowest (a curve where they tie), fits every control with it, and moves only when that log-loss is
+    below the model's own."""
     keys = pd.Series([f"c{i}" for i in range(300)])
     for said, right in (_capped(300, 5), _over_sure(300, 6)):
-        losses = {k: cal.log_loss(cal.cross_fitted(said, right, keys, strength=k), right) for k in cal.STRENGTHS}
+        crossed_by = {k: cal.cross_fitted(said, right, keys, strength=k) for k in cal.STRENGTHS}
+        crossed_by["share"] = cal.cross_fitted(said, right, keys, wrong_share=True)
+        losses = {k: cal.log_loss(x, right) for k, x in crossed_by.items()}
         best = min(losses, key=lambda k: losses[k])
         found, crossed = cal.calibrator_on_controls(said, right, keys)
-        assert found.strength == best and found.log_loss_calibrated == losses[best]
+        assert found.log_loss_calibrated == losses[best]
+        if best == "share":
+            assert found.wrong_share == cal.fit_wrong_share(said, right).wrong_share > 0
+        else:
+            refit = cal.fit(said, right, best)
+            assert found.strength == best and (found.a, found.b, found.shift) == (refit.a, refit.b, refit.shift)
         clipped = np.clip(said, cal.EDGE, 1 - cal.EDGE)
         model = -np.mean(right * np.log(clipped) + (1 - right) * np.log(1 - clipped))
         assert found.log_loss_model == pytest.approx(model, rel=1e-12)
         assert found.moved == (losses[best] < model)
-        refit = cal.fit(said, right, best)
-        assert (found.a, found.b, found.shift) == (refit.a, refit.b, refit.shift)
-        np.testing.assert_array_equal(crossed, cal.cross_fitted(said, right, keys, strength=best) if found.moved
-                                      else said)
+        np.testing.assert_array_equal(crossed, crossed_by[best] if found.moved else said)
 
 
 def _by_class(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

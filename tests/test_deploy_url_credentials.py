@@ -1,6 +1,7 @@
-"""A deployment's --task-url and --endpoint-url never carry credentials, as its --db and --out do not: printed on
-the `target:` and `serve-schedules` lines and stored in the deployment's parameters, a password there was shown to
-anyone who can read the Prefect server. Refused in one line that does not show it, before anything starts."""
+"""A run's or a deployment's --task-url and --endpoint-url never carry credentials, as its --db and --out do
+not: printed on the `target:` and `serve-schedules` lines and stored in the deployment's (and a flow run's)
+parameters, a password there was shown to anyone who can read the Prefect server. Refused in one line that does
+not show it, before anything starts."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ CONFIG = str(Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.t
 PW = "S3ntinel75pw"
 
 
-@pytest.mark.parametrize("command", ["deploy", "serve-schedules"])
+@pytest.mark.parametrize("command", ["deploy", "serve-schedules", "run"])
 @pytest.mark.parametrize(("option", "url"), [
     ("--task-url", f"https://u:{PW}@tasks.example.org/x"), ("--endpoint-url", f"http://u:{PW}@127.0.0.1:9"),
     ("--endpoint-url", f"http://127.0.0.1:9/?token={PW}"), ("--task-url", f"https://tasks.example.org/#{PW}"),

@@ -90,7 +90,8 @@ def test_the_printed_plan_is_the_one_full_renders_make_an_oversized_page_include
                                                                                   monkeypatch) -> None:
     cfg = _caption_config(tmp_path, ["x" * 40_000 + ".jpg", *ODD_NAMES])
     joined = mturk_plan(_run(cfg), dict(_units(cfg)), [])
-    monkeypatch.setattr(plan_pages, "_fits", lambda items: False)  # every page rendered and parsed in full
+    # every page rendered and parsed in full
+    monkeypatch.setattr(plan_pages, "_fits", lambda items, columns_plain=False: False)
     full = mturk_plan(_run(cfg), dict(_units(cfg)), [])
     assert joined == full
     assert any("HIT 0: Question is" in p and "the limit is 65535" in p for p in full["problems"])
@@ -120,3 +121,36 @@ def test_a_renderer_that_refuses_the_markers_leaves_every_page_to_the_full_rende
     pages = list(planned_pages(run, _units(cfg)))
     assert pages and not any(p.checked_xml for p in pages)
     assert [p.html for p in pages] == [task_page(cfg, p.items) for p in pages]
+
+
+def _own_page_config(tmp_path: Path, notes: list[str], template_line: str | None = None) -> CampaignConfig:
+    items = tmp_path / "mine.csv"
+    rows = [f"p{k:03d},https://example.org/{k}.jpg,\"{n.replace(chr(34), chr(34) * 2)}\"" for k, n in enumerate(notes)]
+    items.write_text("item_id,image_url,note\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    scaffold("mine", tmp_path, items)
+    if template_line is not None:  # the note shown through something other than a plain print
+        page = tmp_path / "config" / "mine.html.j2"
+        page.write_text(page.read_text(encoding="utf-8").replace("{{ item.note }}", template_line), encoding="utf-8")
+    return load_config(tmp_path / "config" / "mine.toml")
+
+
+def test_an_own_page_that_prints_its_columns_plainly_is_joined_from_one_marked_render(tmp_path: Path) -> None:
+    notes = [f"a plain note {k}" for k in range(30)] + ["see: telemetry", "note\u202ex", "x" * 500]
+    notes[4] = 'a<b>&"\''  # escaped by the join as by Jinja
+    cfg = _own_page_config(tmp_path, notes)
+    run = _run(cfg)
+    pages = list(planned_pages(run, _units(cfg)))
+    assert [p.html for p in pages] == [page_html(run, p.items) for p in pages]
+    joined = [p for p in pages if p.checked_xml]
+    assert len(pages) - 4 <= len(joined) < len(pages)  # the pages with the odd values rendered in full
+    assert any("a&lt;b&gt;&amp;&#34;&#39;" in p.html for p in joined)
+
+
+@pytest.mark.parametrize("shown", ["{{ item.note | upper }}", "{% if item.note == 'a plain note 7' %}!{% endif %}",
+                                   "{{ item.note ~ '.' }}", "{{ items | length }}"])
+def test_an_own_page_that_reads_a_column_otherwise_is_rendered_in_full(tmp_path: Path, shown: str) -> None:
+    cfg = _own_page_config(tmp_path, [f"a plain note {k}" for k in range(30)], shown)
+    run = _run(cfg)
+    pages = list(planned_pages(run, _units(cfg)))
+    assert pages and not any(p.checked_xml for p in pages)
+    assert [p.html for p in pages] == [page_html(run, p.items) for p in pages]

@@ -66,6 +66,10 @@ def test_word_minimums_are_read_as_the_page_states_them() -> None:
     assert states_word_counts("Write a 100-word summary in your own words.", {100})
     assert not states_word_counts("Write a summary in your own words.", {100})
     assert not states_word_counts("Include at least 18 words.", {8})
+    # a count written out is as stated as one in digits; a compound is not read as its last part
+    assert states_word_counts("Describe the photo in at least eight words.", {8})
+    assert states_word_counts("Write an Eight-word title.", {8})
+    assert not states_word_counts("Write twenty-one words.", {1})
 
 
 def test_every_ground_has_a_category_prolific_takes() -> None:

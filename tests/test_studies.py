@@ -196,6 +196,16 @@ def test_severity_study_on_prolific_screens_and_recovers_the_error_ranking(tmp_p
     # the exported table marks the screened-out people, so the CLI's analysis of it is the report's
     marked = pd.read_csv(out / "judgements.csv", dtype=str)
     assert set(marked[marked["excluded"] == "1"]["participant_id"]) == set(screened["participant_id"])
+    # answers.csv: each stimulus' median score over the kept participants, as pandas computes it from the file
+    kept = marked[(marked["excluded"] == "0") & ~marked["participant_id"].isin(
+        set(pd.read_csv(out / "blocked_workers.csv", dtype=str)["worker_id"]))]
+    medians = kept.assign(score=kept["score"].astype(float)).groupby("item_id")["score"].median()
+    answers = pd.read_csv(out / "answers.csv", dtype={"item_id": str}).set_index("item_id")
+    assert set(answers["field"]) == {"score"} and set(answers["method"]) == {"median"}
+    assert answers["label"].astype(float).round(6).to_dict() == medians.round(6).to_dict()
+    assert (answers["low"] <= answers["label"]).all() and (answers["label"] <= answers["high"]).all()
+    workers = pd.read_csv(out / "workers.csv", dtype={"worker_id": str})
+    assert set(workers["worker_id"]) == set(kept["participant_id"])
     # `hitflow analyze` on the file alone, through the CLI's main() in this process (a Python started for it
     # spent ~2.3 s of CPU, 1.6 s of it importing what this process has loaded): it reads only the CSV
     capsys.readouterr()

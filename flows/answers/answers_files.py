@@ -164,8 +164,9 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
                 "calibration fitted without it)")
     tempered = {f: t for f, t in answers.attrs.get("temperature", {}).items() if t > 1}
     temper = ("" if not tempered else ", its labels' evidence divided by " + ", ".join(
-        f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " (the temperature that best predicts held-out "
-        "labels: their items split more than independent workers would)")
+        f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " at the median item (1 + (n - 1) x the labels' "
+        "correlation within an item that best predicts held-out labels, for an item of n: items split more than "
+        "independent workers would)")
     return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
             f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
             "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it; "

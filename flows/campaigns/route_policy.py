@@ -8,11 +8,11 @@ the policy through here, so the queue shows what the route will do.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from flows.core.config.config import CampaignConfig
 from flows.platforms.registry import platform_for
+from qc.asked_limits import named_word_counts
 from qc.decisions import DecisionPolicy
 from qc.skipped_required import PART_OF
 from qc.skipped_required import RULE as SKIPPED_REQUIRED
@@ -51,8 +51,9 @@ def minimums_stated(cfg: CampaignConfig) -> bool:
 
 
 def states_word_counts(text: str, minimums: set[int]) -> bool:
-    """``text`` names each of ``minimums`` as a number of words."""
-    return all(re.search(rf"(?<!\d){n}\s*-?\s*words?\b", text, re.IGNORECASE) for n in minimums)
+    """``text`` names each of ``minimums`` as a number of words, in digits or in words (qc.asked_limits, which
+    reads the page's limits for QC too)."""
+    return minimums <= named_word_counts(text)
 
 
 _PAGE_TEXT: dict[tuple[str, str, str, str], str] = {}

@@ -12,8 +12,8 @@ from flows.core.errors import ConfigError
 
 def refuse_url_credentials(a: argparse.Namespace) -> None:
     """``--task-url`` and ``--endpoint-url`` with a user, a password, a query or a fragment refused, as a
-    password in ``--db`` or ``--out`` is: a deployment's parameters are stored and shown by Prefect, and the
-    commands print both URLs. Not echoed: the refused text may be the secret."""
+    password in ``--db`` or ``--out`` is: a deployment's and a flow run's parameters are stored and shown by
+    Prefect, and the commands print both URLs. Not echoed: the refused text may be the secret."""
     for option, url in (("--task-url", getattr(a, "task_url", "")), ("--endpoint-url", getattr(a, "endpoint_url", ""))):
         try:
             parts = urlsplit(url or "")
@@ -21,9 +21,10 @@ def refuse_url_credentials(a: argparse.Namespace) -> None:
         except ValueError:
             carries = True  # a URL urllib cannot split (a bracket in its host): nothing of it is shown either
         if carries:
-            raise ConfigError(f"a deployment's {option} must not carry credentials (a user or password before the "
-                              "host, a query or a fragment; not shown): Prefect stores and shows its parameters. Give "
-                              "the bare URL, and the credential to each worker's environment instead")
+            raise ConfigError(f"{option} must not carry credentials (a user or password before the "
+                              "host, a query or a fragment; not shown): Prefect stores and shows the "
+                              "parameters of runs and deployments. Give the bare URL, and the credential to "
+                              "each worker's environment instead")
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:

@@ -9,7 +9,8 @@ Question (well-formed XML) once; each unit's page is then joined from its pieces
 
 It is checked, never assumed: an item with a value the marker cannot stand for (one a filter changes,
 a character XML refuses, a word the telemetry step reads) is rendered in full, as are units whose rows
-carry a payload (an evaluation study's tasks, a page of one's own's columns). The first unit of each
+carry a payload (an evaluation study's tasks), unless it is a page of one's own that prints its columns
+only as plain values (flows/core/pages/plain_columns.py): then each column is marked too. The first unit of each
 shape, the one with the longest values and a few spread over the plan are also rendered in full and compared byte for
 byte; a difference (a template that branches on a value) sends every unit through the full render. A
 real run always renders in full (``flows/platforms/units.py``).
@@ -17,6 +18,7 @@ real run always renders in full (``flows/platforms/units.py``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,14 +26,16 @@ from typing import Any
 
 from markupsafe import escape
 
+from flows.core.inputs.text_files import read_text
 from flows.core.pages.mturk_forms import QuestionError, html_question, parse_question
+from flows.core.pages.plain_columns import shows_columns_plainly
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
 from flows.platforms.units import page_html
 
 SPREAD = 16  # units rendered in full besides each shape's first and the largest: ~20 ms a plan
 COLUMNS = ("item_id", "file_name", "url")  # what page_items shows of a row without a payload
-_MARK = re.compile("\ue000(\\d+):(\\d)\ue001")  # private-use characters: no page or value holds them
+_MARK = re.compile("\ue000(\\d+):(\\d+)\ue001")  # private-use characters: no page or value holds them
 # One search for what a marker cannot stand for: the word the telemetry step searches a page for, the
 # markers' own characters, what XML refuses (mturk_forms._NOT_XML) and what bidi_shown writes out
 # (templates.BIDI_CONTROLS).
@@ -59,27 +63,34 @@ def _modelled(value: object) -> bool:
 
 
 class _Shapes:
-    """A marked page's pieces per shape of unit (its item count); None once a shape proved unfit."""
+    """A marked page's pieces per shape of unit (its item count, each row's payload columns); None once a shape
+    proved unfit. A piece is text, or (row, column) for a value: column j < len(COLUMNS) is ``COLUMNS[j]``, the
+    others the row's payload columns in their order."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.pieces: dict[int, list[str | tuple[int, int]] | None] = {}
+        self.pieces: dict[tuple[Any, ...], list[str | tuple[int, int]] | None] = {}
+        self.columns_plain = _columns_plain(run)
 
     def fit(self, items: list[dict[str, Any]]) -> bool:
         """Whether the unit's page can be joined: its values fit, and its shape's marked page was made."""
-        if not _fits(items):
+        if not _fits(items, self.columns_plain):
             return False
-        if len(items) not in self.pieces:
-            self.pieces[len(items)] = self._pieces(items)
-        return self.pieces[len(items)] is not None
+        shape = _shape(items)
+        if shape not in self.pieces:
+            self.pieces[shape] = self._pieces(items)
+        return self.pieces[shape] is not None
 
     def page(self, items: list[dict[str, Any]]) -> str:
-        pieces = self.pieces[len(items)]
+        pieces = self.pieces[_shape(items)]
         assert pieces is not None
-        return "".join(p if isinstance(p, str) else str(escape(items[p[0]][COLUMNS[p[1]]])) for p in pieces)
+        values = [[row[c] for c in COLUMNS] + list(_payload(row).values()) for row in items]
+        return "".join(p if isinstance(p, str) else str(escape(values[p[0]][p[1]])) for p in pieces)
 
     def _pieces(self, items: list[dict[str, Any]]) -> list[str | tuple[int, int]] | None:
-        marked = [{**row, **{c: _mark(k, i) for i, c in enumerate(COLUMNS)}} for k, row in enumerate(items)]
+        marked = [{**row, **{c: _mark(k, i) for i, c in enumerate(COLUMNS)}, "payload": json.dumps(
+            {key: _mark(k, len(COLUMNS) + j) for j, key in enumerate(_payload(row))}) if row.get("payload") else None}
+            for k, row in enumerate(items)]
         try:
             page = page_html(self.run, marked)
             parse_question(html_question(page))
@@ -92,8 +103,33 @@ class _Shapes:
                             for piece in ((int(split[j]), int(split[j + 1])), split[j + 2]))]
 
 
-def _fits(items: list[dict[str, Any]]) -> bool:
-    return all(not row.get("payload") and all(_modelled(row[c]) for c in COLUMNS) for row in items)
+def _columns_plain(run: Run) -> bool:
+    """A page of one's own whose template prints its columns only as plain values."""
+    template = getattr(run.cfg, "template", None)
+    if run.cfg.task != "custom" or template is None:
+        return False
+    try:
+        return shows_columns_plainly(read_text(template, "the template"))
+    except Exception:  # unreadable here: the full render reports it
+        return False
+
+
+def _payload(row: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(row["payload"]) if row.get("payload") else {}
+
+
+def _shape(items: list[dict[str, Any]]) -> tuple[Any, ...]:
+    return (len(items), *(tuple(_payload(row)) for row in items))
+
+
+def _fits(items: list[dict[str, Any]], columns_plain: bool = False) -> bool:
+    for row in items:
+        if not all(_modelled(row[c]) for c in COLUMNS):
+            return False
+        if row.get("payload") and not (columns_plain and all(
+                isinstance(v, str) and _modelled(v) for v in _payload(row).values())):
+            return False
+    return True
 
 
 def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -> Iterator[PlannedPage]:

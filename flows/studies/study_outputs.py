@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
+from flows.answers.field_answers import OtherKinds
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
@@ -128,16 +129,14 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     blocked = pd.DataFrame(run.store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [run.cfg.name]),
                            columns=["worker_id", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
-    labelled = run.cfg.study is not None and run.cfg.study.kind in LABELLED and "label" in table.columns
-    labels = table[["item_id", "worker_id", "label"]] if labelled else pd.DataFrame(columns=["item_id", "worker_id",
-                                                                                               "label"])
-    answers_report = campaign_answers(labels, blocked["worker_id"], run.cfg.answers, out_dir)
+    assert run.cfg.study is not None
+    labels, others = study_judgements(run.cfg.study.kind, table)
+    answers_report = campaign_answers(labels, blocked["worker_id"], run.cfg.answers, out_dir, others=others)
     decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
                                             "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
     summary = study_summary(run, counts, len(blocked), analysis, out_dir)
     (out_dir / "study_summary.txt").write_text(summary, encoding="utf-8")
-    assert run.cfg.study is not None
     report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": route_label(run),
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
               "statistics": statistics_tables(run.cfg.study.kind, analysis),
@@ -149,6 +148,22 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
                                         lines=summary.splitlines()[1:], provenance=run.notes.get("provenance"))}
     (out_dir / "report.html").write_text(render("study_report.html.j2", report), encoding="utf-8")
     return {"out_dir": out_dir, "judgements": len(table), "analysis": analysis, "decisions": counts}
+
+
+def study_judgements(kind: str, table: pd.DataFrame) -> tuple[pd.DataFrame, OtherKinds]:
+    """What answers.csv aggregates of a study's judgements.csv: the labels of a labelled kind, and a severity
+    study's slider scores as numbers (per item the median with its interval, per participant the bias;
+    screened-out participants' rows left out, as the analysis leaves them)."""
+    none = pd.DataFrame(columns=["item_id", "worker_id", "label"])
+    if kind in LABELLED and "label" in table.columns:
+        return table[["item_id", "worker_id", "label"]], OtherKinds()
+    if kind != "severity_rating" or "score" not in table.columns:
+        return none, OtherKinds()
+    kept = table[table["excluded"] == 0] if "excluded" in table.columns else table
+    scores = pd.to_numeric(kept["score"], errors="coerce")
+    numbers = pd.DataFrame({"item_id": kept["item_id"].astype(str), "worker_id": kept["participant_id"].astype(str),
+                            "field": "score", "value": scores})[scores.notna()].reset_index(drop=True)
+    return none, OtherKinds(numbers=numbers, not_numbers=int(scores.isna().sum()))
 
 
 def study_summary(run: Run, counts: dict[str, int], blocked: int, analysis: dict[str, Any], out_dir: Path) -> str:

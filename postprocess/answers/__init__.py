@@ -11,8 +11,9 @@ From the top (``make lint`` holds the order; a module imports only those below i
 - ``aggregation``: ``aggregate(frame) -> Aggregation(answers, workers)``, every method;
 - the models it composes: ``skill_posterior`` (Dawid-Skene with a prior on each worker's skill: the
   confidence), ``calibration`` (bounded by the judgements, calibrated on control items),
-  ``method_choice`` (``auto``), ``crowdkit_models`` (crowd-kit's, loaded lightly), then ``fast_em``
-  (vectorised GLAD, MACE, one-coin) and ``fast_ds`` (Dawid-Skene with crowd-kit's floats);
+  ``method_choice`` (``auto``), ``crowdkit_models`` (crowd-kit's, loaded lightly), then ``mace_em`` (MACE),
+  then ``fast_em`` (vectorised GLAD and one-coin, and the codes and sums MACE uses) and ``fast_ds``
+  (Dawid-Skene with crowd-kit's floats);
 - the base, which imports nothing of the package: ``judgements`` (the column contract every model reads),
   ``skill_prior``, ``em_progress``, ``label_hygiene``, ``adaptive_budget`` (the replay's budget), and the worker
   scores: ``control_items``,

@@ -1,60 +1,28 @@
-"""The answers' confidence calibrated on control items: the fit, and the rule that chooses
-its prior's strength, whether it shifts each answered class apart, and whether to keep it at all, each by the
-controls' own cross-validation. postprocess.answers.calibration applies it to the answers (and re-exports it).
+"""The answers' confidence calibrated on control items: the fits, and the rule that chooses among them and
+whether to keep any, by the controls' own cross-validation. postprocess.answers.calibration applies it to the
+answers (and re-exports it). Pure: arrays in, a :class:`Calibrator` and arrays out.
 
-Pure: arrays in, a :class:`Calibrator` and arrays out.
+- :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
+  Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
+  kept within [EDGE, 1 - EDGE] (a wrong control at 1 - 1e-13 must not drag the whole curve). Two slopes pull
+  the top down (sure answers wrong more often than said) and leave the bottom; a shift per class corrects
+  classes said alike and right unalike. A Gaussian prior of ``strength`` controls' worth holds it at the
+  identity; the objective is convex, minimised within bounds (a, b in [0, MAX_SLOPE]: never falling as ``c``
+  rises) by projected Newton steps (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
+- :func:`fit_wrong_share`: ``(1 - e) * c``, one parameter: a share of the answers wrong however sure (items
+  that mislead most workers alike, which no label model can see), which a few wrong controls can set.
+- :func:`calibrator_on_controls`: of the candidates (beta at each strength of STRENGTHS, with and without the
+  class shifts, when MIN_EACH_OUTCOME controls are right and as many wrong; the wrong share always), the one
+  whose cross-fitted confidences (:func:`cross_fitted`, folds :func:`control_folds`) have the lowest log-loss,
+  kept only if that is below the model's own on the same controls (else ``moved`` False: the identity).
+  Log-loss, not the Brier score: sure answers that are wrong are what calibration must see.
 
-- :func:`fit`: beta calibration of the confidence (Kull, Silva Filho & Flach 2017, "Beyond sigmoids",
-  Electronic Journal of Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the
-  answer's class])``, ``c`` the confidence kept within [EDGE, 1 - EDGE] (past 0.9999 a model's confidence says
-  no more: ten unanimous labels read 1 - 1e-13, and a wrong control there must not drag the whole curve).
-  Platt scaling is its ``a = b`` case; two slopes let the top be pulled down (a crowd's sure answers wrong more
-  often than they say) while the bottom, often right already, is left as it is. A Gaussian prior ``strength / 2
-  * ((a - 1)^2 + (b - 1)^2 + shift^2 + the class shifts^2)`` holds it at the identity (``a = b = 1``, every
-  shift 0: the model's own confidence) until the controls outweigh it. The objective (the controls' negative
-  log-likelihood plus the prior) is convex and smooth, so its minimum within the bounds (a and b in [0,
-  MAX_SLOPE], so the calibrated confidence never falls as the model's rises) is found by projected Newton steps
-  on the exact Hessian with a line search (:func:`_newton`), scipy's L-BFGS-B where they do not settle,
-  whatever the share of wrong controls and wherever they sit; tests/test_calibration.py checks the optimum
-  against scikit-learn's logistic regression and a grid. (The damped Newton steps of the calibration work, unbounded and
-  without a line search, swung between slope +1 and -1 whenever wrong controls sat near 1.0, and stopped at
-  their 100-step limit near "no change"; L-BFGS-B alone found the same optima as the projected steps, within
-  3e-8 of a confidence, at five to six times their CPU: ~70 ms a calibration of 100-400 controls against
-  11-16 ms.)
-- :func:`calibrator_on_controls`: that fit, chosen and kept by cross-validation (:func:`cross_fitted`: each
-  control calibrated by a fit on the other folds' controls, folds fixed by the item ids). The rule: of the
-  strengths STRENGTHS (a quarter of a control's worth to sixteen; below PRIOR_STRENGTH only from
-  WEAK_PRIOR_CONTROLS controls: a cross-validation of one or a few controls a fold cannot tell a weak prior
-  from noise, and a weak prior lets two wrong controls set every answer to one number, as in later calibration work's
-  campaign whose majority label read 0.089 "calibrated on 6 controls"), each with and without a shift per
-  answered class (when the controls' answers hold two classes or more), the one whose cross-fitted confidences
-  have the lowest log-loss on the controls; the fit moves the confidence only if that log-loss is below the
-  model's own on the same controls, else the identity (``moved`` False). The result (a, b, shift, the class
-  shifts, the strength, whether the solver converged, both log-losses and both Brier scores) goes to the
-  summary.
-
-Why log-loss, not the Brier score (the guard it replaced): a crowd's sure answers that are
-wrong are what calibration must pull down, and the Brier score barely sees them (an answer said at 0.98 and
-right 93% of the time costs 0.0025 a control over one said at 0.93), while the log-loss does. On synthetic
-crowds of the 10-label image shape (bench/calibration_noise.py, seeds 0-2, 10 control/scored splits each) the
-Brier guard kept the model on 25 of 30 splits while its top bin over-stated by 0.04-0.06, where a perfectly
-calibrated confidence reads at most 0.016-0.024; the log-loss guard moves it on 29. Why a strength chosen per
-file: no one strength suited every shape (4 held RTE; the image shape's top needed the controls to outweigh
-the prior). Over RTE, TEMP and the five held-out shapes at seeds 0-2, 170 splits in all, the scored half's ECE
-fell from 0.0393 to 0.0360 on average (by 0.0033 +- 0.0012), at 15 bins by 0.0034 +- 0.0013, the worst bin by
-0.0025 +- 0.0014 (bins over 0.08: 15 -> 13); one crowd's mean rose (the image shape's seed 0, 0.039 -> 0.049:
-its controls' top over-stated more than its scored half's).
-Why a shift per class: on AdultContent2's shape (4 ordered classes, 3/4 the first) the answers of the class
-next to the common one were said at 0.66 and right 41% of the time, the common one's at 0.96 and right 98%
-(all 33,000 answers of seeds 0-2): no one curve of the confidence corrects both. Chosen by the same
-cross-validation, it was taken on every split of that shape (scored ECE 0.052 -> 0.046, worst bin 0.022 ->
-0.014, over 30 splits) and on 20-60% of the others' splits, the mean over all seven sets falling by 0.0013 +-
-0.0008 more (0.0393 -> 0.0347 with the log-loss guard; TEMP's mean rose 0.0247 -> 0.0267, the 27-worker
-shape's 0.0424 -> 0.0440).
+docs/explanation/calibration-on-controls.md gives the measurements behind each choice.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -64,11 +32,14 @@ PRIOR_STRENGTH = 4.0  # fit()'s default pull toward the identity, in controls' w
 STRENGTHS = (0.25, 1.0, 4.0, 16.0)  # the pulls calibrator_on_controls chooses from by cross-validation
 WEAK_PRIOR_CONTROLS = 50  # controls from which strengths below PRIOR_STRENGTH are tried
 FOLDS = 5
+MIN_EACH_OUTCOME = 3  # right controls and wrong controls, each, before a calibration may move the confidence
 EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
 MAX_SLOPE = 5.0
 MAX_SHIFT = 15.0
+MAX_WRONG_SHARE = 0.5
 GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
 NEWTON_STEPS = 50  # projected Newton steps before the fit falls back on scipy's L-BFGS-B
+SHARE = ("wrong share",)  # calibrator_on_controls' name of the fit_wrong_share candidate
 IDENTITY = np.array([1.0, 1.0, 0.0])  # (a, b, shift); the class shifts' identity is 0
 
 
@@ -106,12 +77,15 @@ class Calibrator(NamedTuple):
     strength: float = PRIOR_STRENGTH  # the prior's strength cross-validation chose
     classes: tuple[str, ...] = ()  # the answered classes with a shift of their own (none: one curve for all)
     class_shifts: tuple[float, ...] = ()
+    wrong_share: float = 0.0  # the share of answers wrong whatever their confidence (:func:`fit_wrong_share`)
 
     def apply(self, confidence: np.ndarray | pd.Series, answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
         """The calibrated confidence; ``answers`` (each confidence's answer) is needed with class shifts."""
         conf = np.asarray(confidence, dtype=float)
         if not self.moved:
             return conf.copy()
+        if self.wrong_share > 0:
+            return np.asarray((1 - self.wrong_share) * conf)
         w = np.array([self.a, self.b, self.shift, *self.class_shifts])
         return np.asarray(1 / (1 + np.exp(-_linear(w, _design(conf, _array(answers), self.classes)))))
 
@@ -120,7 +94,8 @@ class Calibrator(NamedTuple):
         return {"controls": self.controls, "moved": self.moved, "a": round(self.a, 4), "b": round(self.b, 4),
                 "shift": round(self.shift, 4), "class_shift": {c: round(s, 4) for c, s in zip(
                     self.classes, self.class_shifts, strict=True)}, "converged": self.converged,
-                "strength": self.strength, **{name: None if value is None else round(value, 5) for name, value in (
+                "strength": self.strength, "wrong_share": round(self.wrong_share, 4),
+                **{name: None if value is None else round(value, 5) for name, value in (
                     ("log_loss_model_on_controls", self.log_loss_model),
                     ("log_loss_calibrated_cross_fitted", self.log_loss_calibrated),
                     ("brier_model_on_controls", self.brier_model),
@@ -179,6 +154,30 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
                       classes=classes, class_shifts=tuple(float(s) for s in w[3:]))
 
 
+def fit_wrong_share(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series) -> Calibrator:
+    """The calibrator ``(1 - e) * c``: a share ``e`` of the answers is wrong whatever the model says (items that
+    mislead most workers alike, which no label model can see), the rest right as often as said; ``e`` in [0,
+    MAX_WRONG_SHARE] at the controls' maximum likelihood (the negative log-likelihood is convex in ``e``, so its
+    derivative, increasing, is bisected to its zero). One parameter: a few wrong controls can set it."""
+    p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
+    right = np.asarray(correct, dtype=float)
+    if len(p) == 0:
+        return Calibrator()
+
+    def slope(e: float) -> float:  # d/de of the negative log-likelihood
+        return float(right.sum() / (1 - e) - ((1 - right) * p / (1 - p + e * p)).sum())
+
+    low, high = 0.0, MAX_WRONG_SHARE
+    if slope(low) >= 0:  # no share of wrong answers: the model's own confidence
+        return Calibrator(controls=len(p))
+    if slope(high) <= 0:
+        return Calibrator(controls=len(p), moved=True, wrong_share=high)
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if slope(middle) < 0 else (low, middle)
+    return Calibrator(controls=len(p), moved=True, wrong_share=(low + high) / 2)
+
+
 def _settled(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower: np.ndarray,
              upper: np.ndarray) -> bool:
     """At the minimum the gradient vanishes but where a bound holds it: its projection is within
@@ -225,22 +224,30 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): :func:`fit` on every control at the strength of
-    STRENGTHS (from WEAK_PRIOR_CONTROLS controls; with fewer, those of at least PRIOR_STRENGTH), with or without
-    the class shifts (``answers``: each control's answer; None: without), whose cross-fitted confidences have the
-    lowest log-loss, kept when that log-loss is below the model's own, else the identity (then each control
-    keeps its own confidence). ``keys``: the controls' item ids, which fix the folds."""
+    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS (below
+    PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with or without the class shifts (``answers``: each
+    control's answer; None: without), all only when MIN_EACH_OUTCOME controls are right and as many wrong, and
+    :func:`fit_wrong_share`, the one whose cross-fitted confidences have the lowest log-loss, fitted on every
+    control; kept when that log-loss is below the model's own, else the identity (each control keeps its own
+    confidence). Why the count: ten controls are most often all right, and a curve that raises every confidence
+    then wins their cross-validation and costs the other items (tests/test_calibration_few_controls.py).
+    ``keys``: the controls' item ids (the folds)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
     strengths = [k for k in STRENGTHS if k >= PRIOR_STRENGTH or len(conf) >= WEAK_PRIOR_CONTROLS]
     shapes = [None] + ([given] if given is not None and len(set(given)) > 1 else [])
-    crossed = {(k, i): cross_fitted(conf, right, keys, strength=k, answers=by) for i, by in enumerate(shapes)
-               for k in strengths}
+    wrong = int((right == 0).sum())
+    curves = min(wrong, len(right) - wrong) >= MIN_EACH_OUTCOME
+    crossed: dict[tuple[Any, ...], np.ndarray] = {
+        (k, i): cross_fitted(conf, right, keys, strength=k, answers=by) for i, by in enumerate(shapes)
+        for k in strengths if curves}
+    crossed[SHARE] = cross_fitted(conf, right, keys, wrong_share=True)
     losses = {choice: log_loss(x, right) for choice, x in crossed.items()}
     best = min(crossed, key=lambda choice: losses[choice])  # the first of equals: one curve, the weaker pull
     model = log_loss(conf, right)
-    found = fit(conf, right, best[0], shapes[best[1]])._replace(
+    chosen = fit_wrong_share(conf, right) if best == SHARE else fit(conf, right, best[0], shapes[best[1]])
+    found = chosen._replace(
         log_loss_model=model, log_loss_calibrated=losses[best], brier_model=float(((conf - right) ** 2).mean()),
         brier_calibrated=float(((crossed[best] - right) ** 2).mean()))
     if losses[best] < model:
@@ -261,17 +268,38 @@ def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
     return (hashed % np.uint64(folds)).astype(int)
 
 
+def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
+    """Each control's cross-validation fold: the controls in the order of their item ids' hashes salted apart
+    from :func:`fold_of`'s, dealt round (fold sizes differ by one at most). Controls picked as one fold of
+    :func:`fold_of` (a fifth of the gold, as the bench picks them) share its hash residue, so that hash would put
+    them all in one fold and leave nothing to cross-validate with."""
+    salted = pd.util.hash_pandas_object(("cv:" + keys.astype(str)).reset_index(drop=True), index=False).to_numpy()
+    out = np.empty(len(salted), dtype=int)
+    out[np.argsort(salted, kind="stable")] = np.arange(len(salted)) % folds
+    return out
+
+
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                  folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
-                 answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
-    """Each control's calibrated confidence from a calibrator fitted (at ``strength``, with class shifts when
-    ``answers`` are given) on the controls of the other folds (``keys``: the controls' item ids, which fix the
-    folds): the honest score of the calibration."""
+                 answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False) -> np.ndarray:
+    """Each control's calibrated confidence from a calibrator fitted (:func:`fit` at ``strength``, with class
+    shifts when ``answers`` are given; ``wrong_share``: :func:`fit_wrong_share` instead) on the controls of the
+    other folds (``keys``: the controls' item ids, which fix the folds): the honest score of the calibration."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
-    fold = fold_of(keys, folds)
+    if wrong_share:
+        return _crossed(conf, right, keys, folds, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))
+    return _crossed(conf, right, keys, folds,
+                    lambda fitted: fit(conf[fitted], right[fitted], strength, None if given is None else given[fitted]),
+                    given)
+
+
+def _crossed(conf: np.ndarray, right: np.ndarray, keys: pd.Series, folds: int,
+             fitted_on: Callable[[np.ndarray], Calibrator], given: np.ndarray | None = None) -> np.ndarray:
+    """Each control's confidence by the calibrator ``fitted_on`` (a mask of the controls to fit on) the other
+    folds' controls."""
+    fold = control_folds(keys, folds)
     out = np.empty(len(conf))
     for f in np.unique(fold):
         inside = fold == f
-        found = fit(conf[~inside], right[~inside], strength, None if given is None else given[~inside])
-        out[inside] = found.apply(conf[inside], None if given is None else given[inside])
+        out[inside] = fitted_on(~inside).apply(conf[inside], None if given is None else given[inside])
     return out

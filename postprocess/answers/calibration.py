@@ -7,9 +7,10 @@ Pure: arrays and DataFrames in, arrays and DataFrames out.
 - :func:`bounded`: no confidence above what ``n`` unanimous judgements by workers right ``BOUND_ACCURACY``
   of the time could show (so never 1.0 from one or two judgements, whatever the model says).
 - :func:`calibrate_answers`: the confidence calibrated on control items by
-  postprocess.answers.beta_calibration (beta calibration, its prior's strength and a shift per answered class
-  chosen by the controls' cross-validation, kept only where it beats the model's own there; its names are
-  re-exported here).
+  postprocess.answers.beta_calibration (beta calibration at a prior's strength, with or without a shift per
+  answered class, or a share of answers wrong however sure, chosen by the controls' cross-validation and kept
+  only where it beats the model's own there; its names are re-exported here), pulled toward the model's own by
+  the controls' number.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from postprocess.answers.beta_calibration import (
     WEAK_PRIOR_CONTROLS,
     Calibrator,
     calibrator_on_controls,
+    control_folds,
     cross_fitted,
     fit,
+    fit_wrong_share,
     fold_of,
     log_loss,
     objective,
@@ -54,9 +57,11 @@ __all__ = [
     "calibrate_answers",
     "calibrator_on_controls",
     "coherent",
+    "control_folds",
     "cross_fitted",
     "ece",
     "fit",
+    "fit_wrong_share",
     "fold_of",
     "known_answers",
     "log_loss",

@@ -1,5 +1,6 @@
-"""crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD, MACE and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models (crowd-kit's took 81 s to over 600 s on 92,721 labels).
+"""crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD and one-coin are
+postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's (crowd-kit's
+took 81 s to over 600 s on 92,721 labels).
 
 ``import crowdkit.aggregation`` runs the package's ``__init__``, which imports every model crowd-kit
 has and through them nltk, scikit-learn and scipy.stats: ~80 MB resident and ~1 s, paid at the end
@@ -21,13 +22,13 @@ from typing import Any
 
 # method -> (module under crowdkit.aggregation, class)
 LIGHT = {"mv": ("classification.majority_vote", "MajorityVote"), "ds": ("classification.dawid_skene", "DawidSkene")}
-FAST = {"glad": "GLAD", "mace": "MACE", "one-coin": "OneCoinDawidSkene"}  # postprocess.answers.fast_em's classes
+FAST = {"glad": "GLAD", "one-coin": "OneCoinDawidSkene"}  # postprocess.answers.fast_em's classes
 _SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
 
 
 def model_class(method: str) -> Any:
     """The class of ``method`` (``mv``: crowd-kit's; ``ds``: postprocess.answers.fast_ds's, crowd-kit's floats at
-    numpy's speed; ``one-coin``, ``glad``, ``mace``: fast_em's)."""
+    numpy's speed; ``one-coin``, ``glad``: fast_em's; ``mace``: mace_em's)."""
     if method == "ds":  # crowd-kit's own where fast_ds does not reproduce pandas' summing path
         from postprocess.answers.fast_ds import DawidSkene
 
@@ -36,6 +37,10 @@ def model_class(method: str) -> Any:
 
 
 def _crowd_kit_class(method: str) -> Any:
+    if method == "mace":
+        from postprocess.answers.mace_em import MACE
+
+        return MACE
     if method in FAST:
         from postprocess.answers import fast_em
 

@@ -1,20 +1,17 @@
-"""GLAD, MACE and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same
-updates, at numpy's speed (crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels).
+"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at
+numpy's speed (crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels); postprocess.answers.mace_em's MACE
+is built on the same codes and sums.
 
 crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit) writes each step as pandas joins and
 group-bys over one row per judgement and candidate label; here each step is a handful of ``np.bincount``
 calls over one row per judgement, because every sum a step needs reduces to the probability of the label
 the worker gave (e.g. GLAD's ``sum_k p_k (delta_k - sigma) = p_given - sigma``). Same starting points,
-the same M-steps (GLAD's conjugate-gradient step through scipy with crowd-kit's tolerances, MACE's
-variational step, one-coin's closed form) and the same stopping rules; tests/test_fast_em.py and
-bench/aggregation_speed.py compare the answers with crowd-kit's on the same data.
+the same M-steps (GLAD's conjugate-gradient step through scipy with crowd-kit's tolerances, one-coin's closed
+form) and the same stopping rules; tests/test_fast_em.py and bench/aggregation_speed.py compare the answers with
+crowd-kit's on the same data.
 
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks (in first-seen order) x labels (in text order), each row a distribution. Two departures, both
-deliberate: MACE restarts drawn from one fixed ``random_state`` are identical in crowd-kit, so one is
-run (the same result, a tenth of the time); and MACE reads workers and labels in text order throughout, so
-the rows' order does not change its answers, where crowd-kit draws its start by first-seen worker and label
-and reads its expected counts back in text order (the same only on rows that list workers and labels so).
+tasks (in first-seen order) x labels (in text order), each row a distribution.
 
 ``PROGRESS`` (a context variable) may hold a callable taking one line of text: each EM iteration is
 reported to it (the CLI prints it once a run takes over 2 s). Nothing here prints.
@@ -22,11 +19,11 @@ reported to it (the CLI prints it once a run takes over 2 s). Nothing here print
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma, expit, logsumexp
+from scipy.special import expit, logsumexp
 
 from postprocess.answers.em_progress import PROGRESS
 
@@ -50,19 +47,19 @@ def codes(data: pd.DataFrame) -> Codes:
     return Codes(tasks, workers, labels, pd.Index(task_names), pd.Index(worker_names), pd.Index(label_names))
 
 
-def _report(method: str, iteration: int, most: int) -> None:
+def report_iteration(method: str, iteration: int, most: int) -> None:
     progress = PROGRESS.get()
     if progress is not None:
         progress(f"{method}: EM iteration {iteration} of at most {most}")
 
 
-def _frame(c: Codes, probas: np.ndarray) -> pd.DataFrame:
+def probas_frame(c: Codes, probas: np.ndarray) -> pd.DataFrame:
     out = pd.DataFrame(probas, index=c.task_names, columns=c.label_names)
     out.index.name, out.columns.name = "task", "label"
     return out
 
 
-def _given_sums(c: Codes, on_given: np.ndarray, on_other: np.ndarray) -> np.ndarray:
+def given_sums(c: Codes, on_given: np.ndarray, on_other: np.ndarray) -> np.ndarray:
     """Tasks x labels: for each candidate label, the sum over the task's judgements of ``on_given`` where the
     judgement gave that label and ``on_other`` where it did not."""
     n_tasks, k = len(c.task_names), len(c.label_names)
@@ -85,13 +82,13 @@ class OneCoinDawidSkene:
     def fit(self, data: pd.DataFrame) -> OneCoinDawidSkene:
         c = codes(data)
         k = len(c.label_names)
-        probas = _given_sums(c, np.ones(len(c.tasks)), np.zeros(len(c.tasks)))
+        probas = given_sums(c, np.ones(len(c.tasks)), np.zeros(len(c.tasks)))
         probas /= probas.sum(axis=1, keepdims=True)  # majority vote's shares
         priors, right, wrong = self._m_step(c, probas, k)
         loss = -np.inf
         for iteration in range(self.n_iter):
-            _report("one-coin", iteration + 1, self.n_iter)
-            log2 = _given_sums(c, np.log2(right[c.workers]), np.log2(wrong[c.workers])) + np.log2(priors)
+            report_iteration("one-coin", iteration + 1, self.n_iter)
+            log2 = given_sums(c, np.log2(right[c.workers]), np.log2(wrong[c.workers])) + np.log2(priors)
             probas = np.exp2(log2 - log2.max(axis=1, keepdims=True))
             probas /= probas.sum(axis=1, keepdims=True)
             priors, right, wrong = self._m_step(c, probas, k)
@@ -99,7 +96,7 @@ class OneCoinDawidSkene:
             if new_loss - loss < self.tol:
                 break
             loss = new_loss
-        self.probas_ = _frame(c, np.clip(probas, EPS, None))
+        self.probas_ = probas_frame(c, np.clip(probas, EPS, None))
         return self
 
     @staticmethod
@@ -138,7 +135,7 @@ class GLAD:
         probas = self._e_step(x)
         q = self._q(x, probas)
         for iteration in range(self.n_iter):
-            _report("glad", iteration + 1, self.n_iter)
+            report_iteration("glad", iteration + 1, self.n_iter)
             last = q
             probas = self._e_step(x)
             with threadpool_limits(1, user_api="blas"):  # BLAS threads on vectors this short only wait on each other
@@ -149,7 +146,7 @@ class GLAD:
                 break
         self.alphas_ = pd.Series(x[:n_workers], index=c.worker_names, name="alpha")
         self.betas_ = pd.Series(x[n_workers:], index=c.task_names, name="beta")
-        self.probas_ = _frame(c, probas)
+        self.probas_ = probas_frame(c, probas)
         return self
 
     def _terms(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -161,7 +158,7 @@ class GLAD:
     def _e_step(self, x: np.ndarray) -> np.ndarray:
         ab = self._terms(x)[0]
         log_right, log_wrong = -np.logaddexp(0, -ab), -np.logaddexp(0, ab) - self._log_other
-        return _softmax_rows(_given_sums(self._c, log_right, log_wrong))  # uniform label priors cancel
+        return _softmax_rows(given_sums(self._c, log_right, log_wrong))  # uniform label priors cancel
 
     def _q(self, x: np.ndarray, probas: np.ndarray, ab: np.ndarray | None = None,
            given: np.ndarray | None = None) -> float:
@@ -180,86 +177,3 @@ class GLAD:
         d_alpha = np.bincount(self._c.workers, slack * exp_beta, minlength=n_workers)
         d_beta = np.bincount(self._c.tasks, slack * alpha * exp_beta, minlength=n_tasks)
         return -self._q(x, probas, ab, given), (x - 1) - np.concatenate([d_alpha, d_beta])
-
-
-TRUSTED = 0.7  # MACE's trusting start: every worker knows the answer this often (majority vote's view)
-
-
-class MACE:
-    """crowd-kit's MACE (Hovy et al. 2013) with its variational M-step: each worker spams with some
-    probability, then answers from their own label distribution, else gives the true label."""
-
-    def __init__(self, n_restarts: int = 10, n_iter: int = 50, default_noise: float = 0.5, alpha: float = 0.5,
-                 beta: float = 0.5, random_state: int | None = 0) -> None:
-        self.n_restarts, self.n_iter, self.default_noise = n_restarts, n_iter, default_noise
-        self.alpha, self.beta, self.random_state = alpha, beta, random_state
-
-    def fit(self, data: pd.DataFrame) -> MACE:
-        # workers and labels in text order, whatever the rows' order: the starting point is drawn per worker in
-        # that order, so the same labels give the same answers however they are listed. crowd-kit
-        # draws per worker in first-seen order and reads its expected counts back in text order (a group-by),
-        # which pairs one worker's counts with another's starting point unless the rows list the workers in text
-        # order: on such rows (e.g. sorted by worker) its answers are these.
-        c = codes(data)
-        by_name = np.argsort(np.asarray(c.worker_names, dtype=str), kind="stable")
-        rank = np.empty(len(by_name), dtype=np.int64)
-        rank[by_name] = np.arange(len(by_name))
-        c = c._replace(workers=rank[c.workers], worker_names=c.worker_names[by_name])
-        best: tuple[float, Any] = (-np.inf, None)
-        # restarts from different draws of one generator, the best likelihood kept (the paper's restarts; crowd-kit
-        # draws each restart from the same seed, so its ten are one): EM from one start finds a poor optimum on
-        # sparse, skewed sets, where a model that calls everyone a spammer of the common class fits nearly as well
-        draws = np.random.RandomState(self.random_state)
-        for restart in range(self.n_restarts + 1):
-            spamming, thetas = self._start(len(c.worker_names), len(c.label_names), draws, trusting=restart == 0)
-            for iteration in range(self.n_iter):
-                _report("mace", iteration + 1, self.n_iter)
-                spamming, thetas = self._m_step(*self._e_step(c, spamming, thetas)[2:])
-            likelihood = self._e_step(c, spamming, thetas)[0]
-            if likelihood > best[0] or best[1] is None:
-                best = (likelihood, (spamming, thetas))
-        posterior = self._e_step(c, *best[1])[1]
-        self.spamming_, self.thetas_ = best[1]
-        self.probas_ = _frame(c, posterior)
-        return self
-
-    def _start(self, n_workers: int, k: int, draws: np.random.RandomState, trusting: bool = False,
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """crowd-kit's starting point, ``scipy.stats.uniform(1, 1 + noise)`` draws with rows normalised, from
-        ``draws``."""
-        if trusting:
-            return (np.tile([1 - TRUSTED, TRUSTED], (n_workers, 1)), np.full((n_workers, k), 1 / k))
-        scale = 1 + self.default_noise
-        spamming = 1 + scale * draws.uniform(0, 1, (n_workers, 2))
-        thetas = 1 + scale * draws.uniform(0, 1, (n_workers, k))
-        return spamming / spamming.sum(axis=1, keepdims=True), thetas / thetas.sum(axis=1, keepdims=True)
-
-    @staticmethod
-    def _e_step(c: Codes, spamming: np.ndarray, thetas: np.ndarray) -> tuple[float, np.ndarray, np.ndarray,
-                                                                            np.ndarray]:
-        """Log marginal likelihood, posteriors, expected strategy counts (workers x labels) and expected
-        spam/know counts (workers x 2)."""
-        spam = spamming[c.workers, 0] * thetas[c.workers, c.labels]  # the given label by spamming
-        know = spamming[c.workers, 1]  # by knowing it (only when it is the true one)
-        log_joint = _given_sums(c, np.log(spam + know), np.log(spam)) - np.log(len(c.label_names))
-        log_instance = logsumexp(log_joint, axis=1)
-        posterior = np.exp(log_joint - log_instance[:, None])
-        given = posterior[c.tasks, c.labels]
-        strategy = (1 - given) + given * spam / (spam + know)
-        knowing = given * know / (spam + know)
-        n_workers, k = len(c.worker_names), len(c.label_names)
-        strategy_counts = np.bincount(c.workers * k + c.labels, strategy, minlength=n_workers * k).reshape(-1, k)
-        knowing_counts = np.stack([np.bincount(c.workers, strategy, minlength=n_workers),
-                                   np.bincount(c.workers, knowing, minlength=n_workers)], axis=1)
-        likelihood = float(np.log(np.exp(log_instance) + 1e-8).sum())
-        return likelihood, posterior, strategy_counts, knowing_counts
-
-    def _m_step(self, strategy_counts: np.ndarray, knowing_counts: np.ndarray) -> tuple[np.ndarray,
-                                                                                                  np.ndarray]:
-        return (_variational(knowing_counts, np.array([self.alpha, self.beta])),
-                _variational(strategy_counts, np.full(strategy_counts.shape[1], 10.0)))
-
-
-def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
-    """crowd-kit's ``variational_normalize``: exp(digamma(x + prior)) / exp(digamma(row sum))."""
-    return np.exp(digamma(counts + prior)) / np.exp(digamma((counts + prior).sum(axis=1, keepdims=True)))

@@ -50,16 +50,17 @@ def vote_shares(stack: Stack) -> np.ndarray:
 
 def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarray]:
     """(items x k: each item's posterior, each item left out of its workers' records and tempered; each
-    field's temperature), the same as ``skill_posterior.label_probabilities`` of each field alone."""
+    field's temperature at its median item), the same as ``skill_posterior.label_probabilities`` of each
+    field alone."""
     prior.check()
     fields = _Fields.of(stack, prior)
     posterior = _fitted(stack, vote_shares(stack), fields, prior)
     record = confusion_counts(posterior, stack.item, stack.worker, stack.label, fields.weak)
     counts = _worker_counts(stack, record, fields, prior, np.arange(len(fields.accuracy)))
     loglik, log_classes = _log_likelihood(stack, posterior, counts, leave_out=True)
-    temperatures = _temperatures(stack, loglik, log_classes)
+    correlations, temperatures = _correlations(stack, loglik, log_classes)
     final = tempering.posterior(loglik, stack.item, len(posterior), log_classes[stack.item_field],
-                                temperatures[stack.item_field][:, None])
+                                correlations[stack.item_field])
     return final, temperatures
 
 
@@ -147,17 +148,20 @@ def _class_prior(stack: Stack, posterior: np.ndarray) -> np.ndarray:
     return (summed + 1.0) / (np.bincount(stack.item_field, minlength=n_fields)[:, None] + k)
 
 
-def _temperatures(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> np.ndarray:
-    """Each field's temperature (postprocess.answers.tempering.fit on its own judgements); 1 without fitting
-    where the field has fewer than MIN_ITEMS items, which fit returns for them too."""
+def _correlations(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each field's labels' correlation, postprocess.answers.tempering.fit on its own judgements; the temperature
+    of its median item). 0 and 1 without fitting where the field has fewer than MIN_ITEMS items, which fit
+    returns for them too."""
     starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
     sizes = np.diff(np.append(starts, len(stack.item_field)))
-    temperatures = np.ones(len(starts))
+    correlations, temperatures = np.zeros(len(starts)), np.ones(len(starts))
     for field in np.flatnonzero(sizes >= tempering.MIN_ITEMS):
         rows = slice(bounds[field], bounds[field + 1])
-        temperatures[field] = tempering.fit(loglik[rows], stack.item[rows] - starts[field], int(sizes[field]),
-                                            log_classes[field])
-    return temperatures
+        item = stack.item[rows] - starts[field]
+        correlations[field] = tempering.fit(loglik[rows], item, int(sizes[field]), log_classes[field])
+        median = np.median(np.bincount(item, minlength=int(sizes[field])), keepdims=True)
+        temperatures[field] = float(tempering.temperatures(median, correlations[field])[0])
+    return correlations, temperatures
 
 
 def _starts(item_field: np.ndarray) -> np.ndarray:

@@ -50,8 +50,9 @@ over the runner-up's, and ``vote_weight``, how much one more judgement from a wo
 crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
 with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
 the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
-ratio: ``log(a (k - 1) / (1 - a))`` over the temperature. ``r`` more such judgements all for the runner-up
-can at best tie the answer when ``margin >= r * vote_weight`` (adaptive overlap's settled items:
+ratio: ``log(a (k - 1) / (1 - a))`` over the item's temperature (which more judgements only raise). ``r`` more
+such judgements all for the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive
+overlap's settled items:
 postprocess.answers.adaptive; tests/test_typical_prior.py checks it with and without the typical part).
 """
 
@@ -103,7 +104,8 @@ def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
 
 
 def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
-    items, labels, final, (stranger, temperature), counts = _fit(part, prior, fast_workers)
+    items, labels, final, (stranger, correlation), counts = _fit(part, prior, fast_workers)
+    temperature = tempering.temperatures(counts, correlation)  # each item's, by its judgements
     best = final.argmax(axis=1)
     top_two = np.sort(final, axis=1)[:, -2:]
     with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
@@ -120,16 +122,18 @@ def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
     answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
     is left out of the row)."""
     prior.check()
-    items, labels, final, (_, temperature), _ = _fit(part, prior, fast_workers)
+    items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
-    table.attrs["temperature"] = temperature
+    table.attrs["temperature"] = float(tempering.temperatures(np.median(counts), correlation))  # the median item's
+    table.attrs["correlation"] = correlation
     return table.drop(columns=[UNSEEN], errors="ignore")
 
 
 def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float], np.ndarray]:
     """(items, labels, items x labels posterior with each item left out of its workers' records and tempered,
-    (the accuracy of a worker not yet known, the temperature) for vote_weight, judgements an item) of one field."""
+    (the accuracy of a worker not yet known, its labels' correlation: postprocess.answers.tempering) for
+    vote_weight, judgements an item) of one field."""
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
     workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
     fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
@@ -152,10 +156,10 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     # leave-one-out, then tempered by how well the other labels of an item predict each (postprocess.answers.tempering)
     evidence = _log_likelihood(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
                                leave_out=True)
-    temperature = tempering.fit(*evidence)
-    final = tempering.posterior(*evidence, temperature)
+    correlation = tempering.fit(*evidence)
+    final = tempering.posterior(*evidence, correlation)
     stranger = _newcomer_accuracy(record, weak, fast, accuracy, prior)
-    return items, labels, final, (stranger, temperature), np.bincount(item, minlength=len(items))
+    return items, labels, final, (stranger, correlation), np.bincount(item, minlength=len(items))
 
 
 def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,

@@ -5,21 +5,26 @@ Dawid-Skene, with or without a prior on each worker's skill, multiplies the labe
 each were independent evidence given the true answer. Real items are not alike: on a hard item every
 worker is nearer chance, so its labels split more often than the workers' records say, and the
 product of ten such labels claims more than they show (synthetic crowds shaped like RTE and
-AdultContent, bench/calibration_shapes.py: confidence 0.93 where 0.87 were right). A temperature
-``T >= 1`` divides the summed log-likelihood of the item's labels (the class prior is left as it is):
-``log p(z) = log prior(z) + sum_j log P(label_j | z, worker_j) / T``.
+AdultContent, bench/calibration_shapes.py: confidence 0.93 where 0.87 were right). The labels of an item
+are read as correlated, each pair by ``rho`` (the intra-class correlation), so that ``n`` of them count as
+``n / (1 + (n - 1) rho)`` independent ones (Kish's design effect, "Survey Sampling", 1965): the item's
+summed log-likelihood is divided by its temperature ``T = 1 + (n - 1) rho`` (the class prior is left as
+it is): ``log p(z) = log prior(z) + sum_j log P(label_j | z, worker_j) / T``. One ``rho`` a field, so the
+temperature grows with an item's labels: a constant one fitted on ten labels an item left 39 labels an item
+(every worker on every item) reading 0.99 where 0.91 were right.
 
-``T`` is the one that best predicts each label of an item from the item's other labels (the mean
+``rho`` is the one that best predicts each label of an item from the item's other labels (the mean
 log-probability of the held-out label, its worker's confusion as the posterior uses it, with the item
-left out), over a grid of [1, MAX_TEMPERATURE]: if split items are more split than the model says,
+left out), over a grid of [0, MAX_CORRELATION]: if split items are more split than the model says,
 the held-out labels say so. Only each item's first ``m`` labels (in the frame's order: arrival), ``m``
 the count 90% of the items reach (COVER), and only the items with ``m``: under adaptive overlap an item
 gets more labels *because* its first ones disagreed, and predicting those from one another would read
 that choice as over-dispersion, while every item's first ``min_judgements`` were asked whatever they
 said. On a fixed-overlap file that is every label. Guards, because a label predicted from one other
-tells too little (a fit on a 2-labels-an-item crowd once chose 12) and a flat fit should not move the
-confidence: ``m`` at least MIN_LABELS, at least MIN_ITEMS items, a gain of at least MIN_GAIN nats over
-``T = 1``, else 1; never below 1 (tempering only lowers a confidence) nor above MAX_TEMPERATURE.
+tells too little (a fit on a 2-labels-an-item crowd once chose a temperature of 12) and a flat fit should
+not move the confidence: ``m`` at least MIN_LABELS, at least MIN_ITEMS items, a gain of at least MIN_GAIN
+nats over ``rho = 0``, else 0; never below 0 (tempering only lowers a confidence) nor above
+MAX_CORRELATION.
 
 Pure arrays: ``loglik`` is judgements x classes (each label's log-probability under each true class),
 ``item`` each judgement's item (0..n_items-1), ``log_classes`` the classes' log prior.
@@ -33,35 +38,45 @@ MIN_LABELS = 3  # an item's labels at which one of them is predicted from the ot
 MIN_ITEMS = 30  # items predicted below which the temperature stays 1
 COVER = 0.9  # the labels predicted: each item's first m, m the count this share of the items reach
 MIN_GAIN = 3.0  # nats of held-out log-likelihood a temperature must gain over 1 (a likelihood-ratio test, p ~ 0.015)
-MAX_TEMPERATURE = 3.0  # ten labels never count for less than about three independent ones
-GRID = np.geomspace(1.0, MAX_TEMPERATURE, 41)
+MAX_CORRELATION = 0.25  # ten labels never count for less than about three independent ones, any number for four
+GRID = np.linspace(0.0, MAX_CORRELATION, 51)  # the correlations tried
 CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB each array)
 
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
-              temperature: float | np.ndarray = 1.0) -> np.ndarray:
-    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by ``temperature``, normalised
-    (many fields at once: ``log_classes`` a row an item, ``temperature`` a column of one an item)."""
-    return _normalised(log_classes + _item_sums(loglik, item, n_items) / temperature)
+              correlation: float | np.ndarray = 0.0) -> np.ndarray:
+    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature (its
+    labels' number and ``correlation``: :func:`temperatures`), normalised (many fields at once: ``log_classes``
+    a row an item, ``correlation`` one an item; an item of correlation 0 is divided by 1.0, the same floats)."""
+    sums = _item_sums(loglik, item, n_items)
+    if np.any(correlation):
+        sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
+    return _normalised(log_classes + sums)
+
+
+def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndarray:
+    """Each item's temperature ``1 + (n - 1) rho`` from its labels' number ``n`` (``counts``; at least 1)."""
+    return 1.0 + (np.maximum(np.asarray(counts, dtype=float), 1.0) - 1.0) * correlation
 
 
 def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray) -> float:
-    """The temperature of GRID whose posteriors best predict each of the first ``m`` labels of an item from its
-    other first ``m`` (see the module); 1 when ``m`` < MIN_LABELS, when fewer than MIN_ITEMS items are
-    predicted, or when no temperature predicts MIN_GAIN nats better than 1."""
+    """The correlation of GRID whose posteriors best predict each of the first ``m`` labels of an item from its
+    other first ``m`` (see the module; ``m - 1`` labels, so a temperature of ``1 + (m - 2) rho``); 0 when
+    ``m`` < MIN_LABELS, when fewer than MIN_ITEMS items are predicted, or when no correlation predicts MIN_GAIN
+    nats better than 0."""
     counts = np.bincount(item, minlength=n_items)
     first = int(np.quantile(counts, 1 - COVER, method="lower"))  # labels that 9 items in 10 have at least
     if first < MIN_LABELS or (counts >= first).sum() < MIN_ITEMS:
-        return 1.0
+        return 0.0
     order = np.argsort(item, kind="stable")  # by item, each item's labels in arrival order
     rank = np.empty(len(item), dtype=int)
     rank[order] = np.arange(len(item)) - np.searchsorted(item[order], item[order])
     used = (rank < first) & (counts[item] >= first)
     summed = _item_sums(loglik[used], item[used], n_items)
     others, own = summed[item[used]] - loglik[used], loglik[used]
-    scores = _grid_scores(others, own, log_classes) * len(own)
+    scores = _grid_scores(others, own, log_classes, 1.0 + (first - 2) * GRID) * len(own)
     best = int(np.argmax(scores))
-    return float(GRID[best]) if scores[best] - scores[0] >= MIN_GAIN else 1.0
+    return float(GRID[best]) if scores[best] - scores[0] >= MIN_GAIN else 0.0
 
 
 def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
@@ -73,16 +88,16 @@ def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray
         n_items, k)
 
 
-def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray) -> np.ndarray:
-    """:func:`held_out_score` at every temperature of GRID, a block of temperatures at a time (at most
+def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """:func:`held_out_score` at every temperature of ``grid``, a block of temperatures at a time (at most
     CHUNK numbers a block): the same operations element by element and the same reductions along each
     row, so the same floats, in ~8 numpy calls a block instead of ~8 a temperature."""
     top = own.max(axis=1, keepdims=True)
     likely = np.exp(own - top)
     step = max(1, CHUNK // max(own.size, 1))
     scores = []
-    for start in range(0, len(GRID), step):
-        log = log_classes + others / GRID[start:start + step, None, None]  # temperatures x labels x classes
+    for start in range(0, len(grid), step):
+        log = log_classes + others / grid[start:start + step, None, None]  # temperatures x labels x classes
         weights = np.exp(log - log.max(axis=2, keepdims=True))
         weights = weights / weights.sum(axis=2, keepdims=True)
         scores.append((np.log((weights * likely).sum(axis=2)) + top[:, 0]).mean(axis=1))

@@ -148,7 +148,8 @@ def _temperature_grid(seed: int) -> Any:
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(1, 2000)), int(rng.integers(2, 6))
     others, own = rng.normal(size=(n, k)) * 5, rng.normal(size=(n, k)) * 2 - 3
-    return tempering._grid_scores(others, own, np.log(rng.dirichlet(np.ones(k))))
+    # the temperatures of the grid these outputs were recorded on
+    return tempering._grid_scores(others, own, np.log(rng.dirichlet(np.ones(k))), np.geomspace(1.0, 3.0, 41))
 
 
 def _aggregated(crowd: str, method: str) -> Any:
