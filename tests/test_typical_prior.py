@@ -18,9 +18,9 @@ from postprocess.answers.skill_posterior import (
     SkillPrior,
     _group_counts,
     _log_evidence,
-    _mixture_counts,
-    _typical_centre,
     label_posterior,
+    mixture_counts,
+    typical_centre,
 )
 from tests.crowd_labels import LABELS, crowd_frame
 
@@ -47,7 +47,7 @@ def test_with_no_record_the_mean_is_the_priors_blended_four_to_one() -> None:
     np.einsum("wii->wi", weak)[:] = 4 * 0.7
     typical = np.full((1, 3, 3), 12 * 0.05)
     np.einsum("wii->wi", typical)[:] = 12 * 0.9
-    counts = _mixture_counts(np.zeros((1, 3, 3)), weak, typical)
+    counts = mixture_counts(np.zeros((1, 3, 3)), weak, typical)
     shares = counts / counts.sum(axis=2, keepdims=True)
     assert shares[0, 0, 0] == pytest.approx(TYPICAL_SHARE * 0.9 + (1 - TYPICAL_SHARE) * 0.7)
     assert shares[0, 0, 1] == pytest.approx(TYPICAL_SHARE * 0.05 + (1 - TYPICAL_SHARE) * 0.15)
@@ -63,7 +63,7 @@ def test_the_typical_worker_is_the_median_one_not_the_mean() -> None:
     adversary = 5 * (np.ones((3, 3)) - np.eye(3))
     records = np.stack([good] * 6 + [adversary] * 3 + [good])
     fast = np.array([0] * 9 + [1])
-    centre = _typical_centre(records, records.sum(axis=(1, 2)), fast, fallback=0.6)
+    centre = typical_centre(records, records.sum(axis=(1, 2)), fast, fallback=0.6)
     assert centre == pytest.approx(0.9)
     typical = _group_counts(12.0, 3, np.array([centre, 0.5]), fast)
     assert typical[0, 0, 0] == pytest.approx(12 * 0.9) and typical[0, 0, 1] == pytest.approx(12 * 0.05)

@@ -86,12 +86,13 @@ def kinds_summary(others: OtherKinds, numbers: NumberAnswers | None) -> dict[str
 
 
 def number_like(labels: pd.DataFrame, chosen: set[str]) -> list[str]:
-    """A note per field read as labels whose every label is a number (a scale or a slider, perhaps)."""
-    out = []
-    for name, values in labels.groupby("field")["label"]:
-        text = values.astype(str).str.strip()
-        text = text[text != ""]
-        if str(name) not in chosen and text.nunique() > 2 and text.map(number).notna().all():
-            out.append(f"{name}: every label is a number, read as {text.nunique()} unrelated labels; "
-                       f"--numbers {name} reads them as numbers (a median and its interval per item)")
-    return out
+    """A note per field read as labels whose every label is a number (a scale or a slider, perhaps). Counted for
+    every field at once, each distinct text read once: a group a field cost ~1 ms each on 10,000 fields."""
+    text = labels["label"].astype(str).str.strip()
+    given = pd.DataFrame({"field": labels["field"], "text": text})[text != ""]
+    numeric = {value: number(value) is not None for value in given["text"].unique()}
+    groups = given.assign(numeric=given["text"].map(numeric)).groupby("field")
+    distinct, all_numbers = groups["text"].nunique(), groups["numeric"].all()
+    return [f"{name}: every label is a number, read as {distinct[name]} unrelated labels; "
+            f"--numbers {name} reads them as numbers (a median and its interval per item)"
+            for name in distinct.index if str(name) not in chosen and distinct[name] > 2 and all_numbers[name]]

@@ -28,20 +28,21 @@ as any item's; their answers leave the output and score the calibration.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from postprocess.answers import worker_coin
-from postprocess.answers.calibration import bounded, calibrate_answers, known_answers
-from postprocess.answers.crowdkit_models import model_class
-from postprocess.answers.field_parts import by_field, joined
+from postprocess.answers.calibration import calibrate_answers, coherent, known_answers
+from postprocess.answers.field_parts import Coded, coded, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
-from postprocess.answers.method_choice import Choice, choose
-from postprocess.answers.skill_posterior import label_probabilities
+from postprocess.answers.method_choice import Choice, choose, settled
+from postprocess.answers.one_field import FieldAnswers, field_answers
 from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked_answers
+
+__all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COLUMNS", "Aggregation", "aggregate",
+           "aggregate_scored", "choose_method", "coherent"]
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
@@ -49,7 +50,6 @@ MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses maj
 ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements", "posterior",
                   "confidence_source", "note"]
 WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
-TIE_DECIMALS = 12  # probabilities equal to this many places count as a tie
 
 
 class Aggregation(NamedTuple):
@@ -137,75 +137,55 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
                held: set[str] | None = None) -> Aggregation:
     """Per field, the model's answers; per worker, the skill over every field. ``held``: control items,
     answered here like any item but left out of the workers' figures (their answers score workers apart).
-
-    Items and workers are integer codes in their text order from here on, the same for every field:
-    the models, the posteriors and the per-worker sums see the same groups in the same order as on the
-    text ids (so the same floats), without hashing 1.4 million ids again at each step (at COCO's size
-    the text ids' copies and hash tables took ~600 MB over the judgements themselves)."""
-    items, item_ids = pd.factorize(data["item_id"], sort=True)
-    workers, worker_ids = pd.factorize(data["worker_id"], sort=True)
-    answers, given, reasons, temperatures = [], [], {}, {}
-    for field, rows, field_labels in by_field(data):
-        choice = _choice(items[rows], workers[rows], field_labels, method, min_per_worker)
-        chosen, reasons[str(field)] = choice.method, choice.reason
-        label_codes, label_texts = pd.factorize(field_labels)
-        probas = _probabilities(items[rows], workers[rows], field_labels, set(label_texts), chosen, seed, prior)
-        skill = probas if chosen == "skill" else _skill_probabilities(
-            items[rows], workers[rows], field_labels, prior).reindex(columns=probas.columns, fill_value=0.0)
-        temperatures[str(field)] = float(skill.attrs.get("temperature", 1.0))  # postprocess.answers.tempering
-        labels, tie = _pick(probas, skill)  # indexed by item code, in text order
-        present = labels.index.to_numpy()
-        answers.append(_answer_rows(probas, worker_coin.confidence_model(probas, skill, chosen), labels, tie,
-                                    item_ids.take(present), field, chosen,
-                                    np.bincount(items[rows], minlength=len(item_ids))[present]))
-        answer = label_texts.get_indexer(labels.to_numpy())[labels.index.get_indexer(items[rows])]
-        given.append({
-            "worker": workers[rows], "item": items[rows],
-            "posterior": _posterior(probas, items[rows], probas.columns.get_indexer(label_texts)[label_codes]),
-            "agrees": (label_codes == answer).astype(float)})
-        del probas, skill, labels  # one field's model at a time
-    if not answers:
+    Fields whose model stacks are answered together (postprocess.answers.stacked_answers), the others one at
+    a time (postprocess.answers.one_field); the same answers either way."""
+    if data.empty:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
-    out = joined(answers).sort_values(["field", "item_id"], kind="stable")
-    given_all = joined(given)
-    if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
-        given_all = given_all[~np.isin(item_ids.take(given_all["item"].to_numpy()), list(held))]
+    if method not in CHOICES:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(CHOICES)}")
+    codes = coded(data)
+    fields = codes.field_rows()
+    methods, reasons = _choices(codes, fields, method, min_per_worker)
+    together = np.isin(methods, STACKED)
+    parts: list[StackedAnswers | FieldAnswers] = [
+        stacked_answers(codes, np.flatnonzero(together), methods, prior),
+        *(field_answers(codes, fields[f], methods[f], seed, prior) for f in np.flatnonzero(~together))]
+    posterior, agrees = np.empty(len(data)), np.empty(len(data))
+    temperatures: dict[int, float] = {}
+    for part in parts:
+        posterior[part.rows], agrees[part.rows] = part.posterior, part.agrees
+        temperatures.update(part.temperatures if isinstance(part, StackedAnswers) else
+                            {int(codes.fields[part.rows[0]]): part.temperature})
+    out = joined([p.answers for p in parts if p.answers]).sort_values(["field", "item_id"], kind="stable")
     out = out.reset_index(drop=True)[ANSWER_COLUMNS]
-    out.attrs["method_choice"] = {f: why for f, why in reasons.items() if why}  # auto's reasons, by field
-    out.attrs["temperature"] = temperatures  # the confidence's, by field
-    return Aggregation(out, _workers(given_all, worker_ids))
+    out.attrs["method_choice"] = reasons  # auto's reasons, by field
+    out.attrs["temperature"] = {str(codes.field_ids[f]): temperatures[f] for f in range(len(fields))}  # confidence
+    order = np.argsort(codes.fields, kind="stable")  # field after field, each in file order
+    given = pd.DataFrame({"worker": codes.workers[order], "item": codes.items[order],
+                          "posterior": posterior[order], "agrees": agrees[order]})
+    if held:  # control items: answered (to be scored), but their labels say nothing more of a worker here
+        given = given[~np.isin(codes.item_ids.take(given["item"].to_numpy()), list(held))]
+    return Aggregation(out, _workers(given, codes.worker_ids))
 
 
-def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
-                 field: str, method: str, counts: np.ndarray) -> dict[str, np.ndarray]:
-    """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
-    of the module (the skill posterior's, coherent with the label, bounded by the judgements; a tie's too: the
-    skill posterior broke it)."""
-    present = labels.index.to_numpy()
-    columns = probas.columns.get_indexer(labels.to_numpy())
-    posterior = _posterior(probas, present, columns)
-    confidence = bounded(coherent(_posterior(skill, present, columns), _top(skill, present)), counts,
-                         max(len(probas.columns), 2))
-    tied, n = tie.to_numpy(), len(present)
-    return {"item_id": np.asarray(ids, dtype=object), "field": np.full(n, field, dtype=object),
-            "label": np.asarray(labels.to_numpy(), dtype=object), "confidence": np.asarray(confidence, dtype=float),
-            "method": np.full(n, method, dtype=object), "judgements": np.asarray(counts),
-            "posterior": np.asarray(posterior, dtype=float), "confidence_source": np.full(n, "model", dtype=object),
-            "note": np.where(tied, "tie", "").astype(object)}
-
-
-def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """The answer's confidence made its likeliest: where the confidence model finds another label likelier
-    (``top``, its largest probability of the item, above the answer's), the two share their probabilities
-    equally, ``(confidence + top) / 2``, tied for likeliest (0.5 on two labels): the method and the confidence
-    model disagree there, and neither is taken at its word."""
-    conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
-    return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
-
-
-def _top(probas: pd.DataFrame, items: np.ndarray) -> np.ndarray:
-    """Each item's largest probability under ``probas``; every item is one of ``probas``."""
-    return probas.to_numpy(dtype=float).max(axis=1)[probas.index.get_indexer(items)]
+def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker: float,
+             ) -> tuple[np.ndarray, dict[str, str]]:
+    """(each field's method, by field code; ``auto``'s reasons by field name, in field order): ``method`` itself,
+    or for ``auto`` majority vote where the field's counts settle it, else the test of each remaining field."""
+    if method != "auto":
+        return np.full(len(fields), method, dtype=object), {}
+    judged = np.bincount(codes.fields, minlength=len(fields))
+    workers, labels = (np.bincount(np.unique(codes.fields * max(len(ids), 1) + each) // max(len(ids), 1),
+                                   minlength=len(fields))
+                       for each, ids in ((codes.workers, codes.worker_ids), (codes.labels, codes.label_ids)))
+    methods, reasons = np.empty(len(fields), dtype=object), {}
+    for f, rows in enumerate(fields):
+        choice = settled(int(judged[f]), int(workers[f]), int(labels[f]), min_per_worker) or _choice(
+            codes.items[rows], codes.workers[rows], pd.Series(codes.labels[rows]), method, min_per_worker)
+        methods[f] = choice.method
+        if choice.reason:
+            reasons[str(codes.field_ids[f])] = choice.reason
+    return methods, reasons
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
@@ -221,70 +201,3 @@ def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
     return pd.DataFrame({"worker_id": worker_ids.take(present), "skill": skill.to_numpy(), "items": distinct,
                          "agreement": np.bincount(worker, given["agrees"].to_numpy())[present] / labels,
                          "control_accuracy": np.nan, "controls": 0})
-
-
-def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str], method: str,
-                   seed: int, prior: SkillPrior) -> pd.DataFrame:
-    """Item codes x labels, each row a probability distribution over the labels ``seen`` in the field."""
-    if method == "skill":
-        probas = _skill_probabilities(items, workers, labels, prior)
-    elif method == "mv":
-        return _vote_shares(items, labels, sorted(seen))
-    elif method == "worker-coin":
-        return worker_coin.probabilities(items, workers, labels, sorted(seen))
-    else:
-        data = pd.DataFrame({"task": items, "worker": workers, "label": labels.array})
-        settings: dict[str, dict[str, Any]] = {"mv": {}, "mace": {"random_state": seed}}
-        model = model_class(method)(**settings.get(method, {"n_iter": 100}))
-        with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=: not the user's concern
-            warnings.simplefilter("ignore", category=FutureWarning)
-            warnings.simplefilter("ignore", category=DeprecationWarning)
-            model.fit(data)
-        probas = model.probas_.copy()
-        probas.columns = probas.columns.astype(str)
-    return probas.reindex(columns=sorted(seen), fill_value=0.0).fillna(0.0)
-
-
-def _vote_shares(items: np.ndarray, labels: pd.Series, columns: list[str]) -> pd.DataFrame:
-    """Majority vote's probabilities as crowd-kit's ``MajorityVote`` gives them (each item's label counts over
-    its judgements, one integer division each), items in code order, without its frames: at a replay's size
-    (tens of labels a round) crowd-kit's value_counts, unstack and division took ~3 ms a fit."""
-    label = pd.Index(columns).get_indexer(labels.array)
-    present, item = np.unique(items, return_inverse=True)
-    k = len(columns)
-    counts = np.bincount(item * k + label, minlength=len(present) * k).reshape(len(present), k)
-    return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), index=pd.Index(present, dtype=np.int64),
-                        columns=pd.Index(columns))
-
-
-def _skill_probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, prior: SkillPrior) -> pd.DataFrame:
-    """Method ``skill``: postprocess.answers.skill_posterior's posterior, by item code in code order."""
-    part = pd.DataFrame({"item_id": items.astype(str), "worker_id": workers.astype(str), "label": labels.array})
-    probas = label_probabilities(part, prior)
-    probas.index = probas.index.astype(int)
-    return probas.sort_index()
-
-
-def _posterior(probas: pd.DataFrame, items: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """The probability of each (item code, label column) pair; every item is one of ``probas``."""
-    rows = probas.index.get_indexer(items)
-    if (rows < 0).any() or (columns < 0).any():
-        raise KeyError("an item or label the model did not see")
-    return probas.to_numpy(dtype=float)[rows, columns]
-
-
-def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """The most probable label per item and whether the method's top labels tied; a tie goes to the label
-    the skill posterior ``skill`` (same items and columns) finds more probable, then to text order."""
-    order = sorted(probas.columns)
-    in_order = list(probas.columns) == order  # then the frames are read as they are, not reindexed
-    values = (probas if in_order else probas[order]).to_numpy(dtype=float).round(TIE_DECIMALS)
-    top = values == values.max(axis=1, keepdims=True)
-    aligned = in_order and list(skill.columns) == order and skill.index.equals(probas.index)
-    by_skill = np.where(top, (skill if aligned else skill.reindex(index=probas.index, columns=order)).to_numpy(
-        dtype=float).round(TIE_DECIMALS), -1.0)
-    chosen = pd.Series(np.asarray(order, dtype=object)[by_skill.argmax(axis=1)], index=probas.index)
-    tie = pd.Series(top.sum(axis=1) > 1, index=probas.index)
-    if probas.index.is_monotonic_increasing:
-        return chosen, tie
-    return chosen.sort_index(), tie.sort_index()

@@ -56,6 +56,7 @@ __all__ = [
     "bounded",
     "calibrate_answers",
     "calibrator_on_controls",
+    "coherent",
     "control_folds",
     "cross_fitted",
     "ece",
@@ -85,6 +86,15 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
     # log-odds of the answer against one other label, times the other labels' number, kept finite
     odds = np.exp(np.minimum(n * (np.log(BOUND_ACCURACY) - np.log(slip)), 700.0))
     return np.minimum(np.asarray(confidence, dtype=float), odds / (odds + others))
+
+
+def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """The answer's confidence made its likeliest: where the confidence model finds another label likelier
+    (``top``, its largest probability of the item, above the answer's), the two share their probabilities
+    equally, ``(confidence + top) / 2``, tied for likeliest (0.5 on two labels): the method and the confidence
+    model disagree there, and neither is taken at its word."""
+    conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
+    return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
 
 
 CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_confidence", "confidence"]

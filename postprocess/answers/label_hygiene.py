@@ -139,13 +139,18 @@ def _repeats(work: pd.DataFrame, policy: str) -> tuple[pd.DataFrame, dict[str, A
 
 
 def _refuse_free_text(work: pd.DataFrame) -> None:
-    for field, part in work.groupby("_field", sort=True):
-        distinct, items = part["label"].nunique(), part["item_id"].nunique()
-        if distinct > FREE_TEXT_MIN and distinct >= FREE_TEXT_SHARE * items:
-            example = max(part["label"].head(50), key=len)[:40]
-            raise FreeText(f"field {field!r} looks like free text ({distinct} distinct labels over {items} items, "
-                           f"e.g. {example!r}): aggregating it would pick one whole text per item; aggregate a "
-                           "choice field, or pass --force-free-text")
+    """The first field, in field order, that reads as free text refused (counted for every field at once: a group
+    of a few labels a field cost ~0.4 ms each on a file of 10,000 fields)."""
+    groups = work.groupby("_field", sort=True)
+    distinct, items = groups["label"].nunique(), groups["item_id"].nunique()
+    free = distinct.index[(distinct > FREE_TEXT_MIN) & (distinct >= FREE_TEXT_SHARE * items)]
+    if not len(free):
+        return
+    field = free[0]
+    example = max(work.loc[work["_field"] == field, "label"].head(50), key=len)[:40]
+    raise FreeText(f"field {field!r} looks like free text ({distinct[field]} distinct labels over {items[field]} "
+                   f"items, e.g. {example!r}): aggregating it would pick one whole text per item; aggregate a "
+                   "choice field, or pass --force-free-text")
 
 
 def nfc(values: pd.Series) -> pd.Series:

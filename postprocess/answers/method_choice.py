@@ -58,12 +58,9 @@ class Choice(NamedTuple):
 def choose(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_labels: int,
            min_per_worker: float) -> Choice:
     """``items``, ``workers``, ``labels``: one field's judgements as integer codes (labels 0..n_labels-1)."""
-    per_worker = len(items) / max(len(np.unique(workers)), 1)
-    if n_labels < 2:
-        return Choice("mv", "one label value: nothing to weigh", {})
-    if per_worker < min_per_worker:
-        return Choice("mv", f"{per_worker:.1f} labels a worker on average, under min_per_worker {min_per_worker:g}: "
-                            "too few to estimate a worker's confusion", {})
+    untested = settled(len(items), len(np.unique(workers)), n_labels, min_per_worker)
+    if untested is not None:
+        return untested
     fold = np.random.default_rng(SEED).integers(FOLDS, size=len(items))
     scored_folds = [0] if len(items) > LARGE else list(range(FOLDS))
     logs, held_items = _held_out_logs(items, workers, labels, n_labels, fold, scored_folds)
@@ -74,6 +71,18 @@ def choose(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_labels:
     return Choice(method, f"predicts held-out labels better (mean log-probability a label {scores[method]:.4f} "
                           f"against {others}; {len(held_items):,} of {len(items):,} labels held out in "
                           f"{folds}, each model fitted without them)", {k: round(v, 4) for k, v in scores.items()})
+
+
+def settled(n_judgements: int, n_workers: int, n_labels: int, min_per_worker: float) -> Choice | None:
+    """Majority vote without a test (one label value, or too few labels a worker: see the module), from the
+    field's counts alone; None where the test decides."""
+    per_worker = n_judgements / max(n_workers, 1)
+    if n_labels < 2:
+        return Choice("mv", "one label value: nothing to weigh", {})
+    if per_worker < min_per_worker:
+        return Choice("mv", f"{per_worker:.1f} labels a worker on average, under min_per_worker {min_per_worker:g}: "
+                            "too few to estimate a worker's confusion", {})
+    return None
 
 
 def _held_out_logs(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_labels: int, fold: np.ndarray,

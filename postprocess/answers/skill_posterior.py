@@ -143,16 +143,16 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
     posterior = np.bincount(item * len(labels) + label, minlength=len(items) * len(labels)).reshape(
         len(items), len(labels)).astype(float)  # counts, as np.add.at of 1.0 on zeros gave them
     posterior /= posterior.sum(axis=1, keepdims=True)  # start from the vote shares
-    accuracy = _crowd_accuracy(prior, item, label, len(labels), fast[worker])
+    accuracy = crowd_accuracy(prior, item, label, len(labels), fast[worker])
     weak = _group_counts(prior.weight, len(labels), accuracy, fast)
     for _ in range(ITERATIONS):
-        counts = _worker_counts(_confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
+        counts = _worker_counts(confusion_counts(posterior, item, worker, label, weak), weak, fast, accuracy, prior)
         updated = _e_step(posterior, counts, item, worker, label, leave_out=False)
         converged = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if converged:
             break
-    record = _confusion_counts(posterior, item, worker, label, weak)
+    record = confusion_counts(posterior, item, worker, label, weak)
     # leave-one-out, then tempered by how well the other labels of an item predict each (postprocess.answers.tempering)
     evidence = _log_likelihood(posterior, _worker_counts(record, weak, fast, accuracy, prior), item, worker, label,
                                leave_out=True)
@@ -170,13 +170,13 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
     fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
     newcomer = accuracy.astype(float)
     if prior.typical_weight > 0:
-        centre = _typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
+        centre = typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
         newcomer[0] = TYPICAL_SHARE * centre + (1 - TYPICAL_SHARE) * accuracy[0]
     return max(float(newcomer[np.unique(fast)].max()), prior.accuracy)
 
 
-def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
-                    groups: np.ndarray | None = None) -> np.ndarray:
+def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
+                   groups: np.ndarray | None = None) -> np.ndarray:
     """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
     model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
     ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
@@ -207,7 +207,7 @@ def _crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_la
     return accuracy
 
 
-def _prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
+def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
     """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label): each row worth
     ``weight`` judgements, right ``accuracy`` of the time, slips spread evenly."""
     pseudo = np.full((n_labels, n_labels), weight * (1 - accuracy) / (n_labels - 1))
@@ -223,12 +223,12 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
     if prior.typical_weight == 0:
         return record
     seen = record - weak
-    centre = _typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
+    centre = typical_centre(record, seen.sum(axis=(1, 2)), fast, accuracy[0])
     typical = _group_counts(prior.typical_weight, record.shape[1], np.array([centre, accuracy[1]]), fast)
-    return _mixture_counts(seen, weak, typical)
+    return mixture_counts(seen, weak, typical)
 
 
-def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
+def typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
     """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
     in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
     the median, so that spammers and adversaries holding under half the judgements do not move it), or
@@ -246,11 +246,11 @@ def _typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fal
 
 def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.ndarray) -> np.ndarray:
     """Dirichlet pseudo-counts a worker (workers x true x given): their group's (``fast``: 0 or 1) accuracy."""
-    by_group = np.stack([_prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
+    by_group = np.stack([prior_counts(weight, n_labels, float(a)) for a in accuracy[:2]])
     return by_group[fast]
 
 
-def _mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
+def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
     """The posterior mean of each worker's confusion under a prior that is ``typical`` with probability
     TYPICAL_SHARE, else ``weak`` (both Dirichlet pseudo-counts, one matrix a worker; ``seen``: expected
     counts), as counts: the mean times the row's judgements plus the pseudo-counts the worker is expected
@@ -276,7 +276,7 @@ def _row_shares(counts: np.ndarray) -> np.ndarray:
     return counts / counts.sum(axis=2, keepdims=True)
 
 
-def _confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
+def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
                       pseudo: np.ndarray) -> np.ndarray:
     """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
     given) label counts."""

@@ -44,16 +44,17 @@ CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB eac
 
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
-              correlation: float = 0.0) -> np.ndarray:
+              correlation: float | np.ndarray = 0.0) -> np.ndarray:
     """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature (its
-    labels' number and ``correlation``: :func:`temperatures`), normalised."""
+    labels' number and ``correlation``: :func:`temperatures`), normalised (many fields at once: ``log_classes``
+    a row an item, ``correlation`` one an item; an item of correlation 0 is divided by 1.0, the same floats)."""
     sums = _item_sums(loglik, item, n_items)
-    if correlation:
+    if np.any(correlation):
         sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
     return _normalised(log_classes + sums)
 
 
-def temperatures(counts: np.ndarray, correlation: float) -> np.ndarray:
+def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndarray:
     """Each item's temperature ``1 + (n - 1) rho`` from its labels' number ``n`` (``counts``; at least 1)."""
     return 1.0 + (np.maximum(np.asarray(counts, dtype=float), 1.0) - 1.0) * correlation
 
