@@ -1,0 +1,100 @@
+"""A campaign lives on the marketplace it first posted to, and a resume on another is refused.
+
+Before, `hitflow run X --sim-state a.db --detach always` posted batch 1, and `hitflow run X --sim-state
+b.db` (or `--endpoint-url` another `hitflow sim serve`) went on there: it reconciled against the empty
+marketplace, then stopped on its first call about batch 1 with a platform error, exit 4
+(`HITDoesNotExist ... Operation on unknown HITId`); stopped between batches it wrote the next batch's
+CreateHITType as intended and failed on `QualificationTypeDoesNotExist` (found by hand through the CLI).
+Now the ledger records which marketplace a campaign posted to (a simulator's id, kept in its state file
+and named by ``GET /_sim/health``), and a run on another is refused in one line, exit 2, before any call.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from flows.cli.main import main
+from flows.core.ledger.store import Store
+from flows.platforms.marketplace_identity import public_url
+from flows.sim.service.server import SimServer
+from tests.small_configs import small_vizwiz
+
+OPEN = 9  # hitflow run's exit code for a batch left open (--detach always)
+
+
+def health(url: str) -> dict[str, object]:
+    with urllib.request.urlopen(f"{url}/_sim/health") as answer:
+        return json.loads(answer.read())  # type: ignore[no-any-return]
+
+
+def run(config: Path, ledger: Path, *route: str) -> int:
+    return main(["run", str(config), "--no-prefect", "--db", str(ledger), "--out", str(ledger.parent / "out"),
+                 *route])
+
+
+def ledger_calls(ledger: Path) -> list[tuple[str, str]]:
+    return [(r["operation"], r["status"]) for r in Store(ledger).rows("SELECT operation, status FROM ledger")]
+
+
+def test_a_simulator_names_the_marketplace_its_state_file_keeps(tmp_path: Path) -> None:
+    with SimServer(state=tmp_path / "a.db") as a, SimServer(state=tmp_path / "b.db") as b:
+        first, other = health(a.url)["marketplace"], health(b.url)["marketplace"]
+    with SimServer(state=tmp_path / "a.db") as again:  # a restart, on another port
+        assert health(again.url)["marketplace"] == first
+    assert isinstance(first, str) and first.startswith("sim-") and first != other
+
+
+def test_a_campaign_resumed_on_another_served_simulator_is_refused_before_any_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    with SimServer(state=tmp_path / "a.db") as a:
+        assert run(config, ledger, "--endpoint-url", a.url, "--detach", "always") == OPEN
+    before = ledger_calls(ledger)
+    with SimServer(state=tmp_path / "b.db") as b:
+        capsys.readouterr()
+        code = run(config, ledger, "--endpoint-url", b.url)
+        said, calls_on_b = capsys.readouterr().err, health(b.url)["calls"]
+    assert code == 2 and said.count("\n") == 1, said
+    assert f"lives on the simulator served at {a.url}" in said and f"--endpoint-url {a.url}" in said, said
+    assert calls_on_b == 0 and ledger_calls(ledger) == before  # nothing asked of b, nothing intended
+    with SimServer(state=tmp_path / "a.db") as again:  # its own marketplace, served on another port
+        assert run(config, ledger, "--endpoint-url", again.url) == 0
+    assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "done"
+
+
+def test_a_campaign_resumed_on_another_state_file_is_refused_and_resumes_on_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    assert run(config, ledger, "--sim-state", str(tmp_path / "a.db"), "--detach", "always") == OPEN
+    before = ledger_calls(ledger)
+    capsys.readouterr()
+    assert run(config, ledger, "--sim-state", str(tmp_path / "b.db")) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and f"--sim-state {tmp_path / 'a.db'}" in said, said
+    assert ledger_calls(ledger) == before
+    assert run(config, ledger, "--sim-state", str(tmp_path / "a.db")) == 0
+
+
+def test_a_campaign_from_before_the_identity_is_adopted_by_its_next_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config, ledger, state = small_vizwiz(tmp_path, items=10), tmp_path / "h.db", str(tmp_path / "a.db")
+    assert run(config, ledger, "--sim-state", state, "--detach", "always") == OPEN
+    Store(ledger).execute("UPDATE campaigns SET marketplace = ''")  # as a ledger from before recorded it
+    assert run(config, ledger, "--sim-state", state, "--detach", "always") in (0, OPEN)
+    with SimServer(state=tmp_path / "a.db") as a:
+        kept = f"simulator {health(a.url)['marketplace']}"
+    assert Store(ledger).rows("SELECT marketplace FROM campaigns")[0]["marketplace"] == kept
+
+
+def test_a_url_is_kept_without_what_carries_credentials() -> None:
+    """`hitflow run` refuses an --endpoint-url with credentials; a URL recorded or shown drops them anyway
+    (Prolific's API base, a config's endpoint_url)."""
+    assert public_url("https://user:pw@mturk.example.org:8443/api/?key=k#x") == "https://mturk.example.org:8443/api"
+    assert public_url("HTTPS://api.prolific.com/") == "https://api.prolific.com"
