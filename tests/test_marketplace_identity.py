@@ -19,9 +19,11 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.ledger.store import Store
+from flows.driver.campaign_run import run_campaign
 from flows.platforms.marketplace_identity import public_url
 from flows.sim.service.server import SimServer
 from tests.small_configs import small_vizwiz
+from tests.test_resume_marketplace import stop_before_batch_3
 
 OPEN = 9  # hitflow run's exit code for a batch left open (--detach always)
 
@@ -31,12 +33,12 @@ def health(url: str) -> dict[str, object]:
         return json.loads(answer.read())  # type: ignore[no-any-return]
 
 
-def run(config: Path, ledger: Path, *route: str) -> int:
-    return main(["run", str(config), "--no-prefect", "--db", str(ledger), "--out", str(ledger.parent / "out"),
+def run(config: Path, ledger: str | Path, *route: str) -> int:
+    return main(["run", str(config), "--no-prefect", "--db", str(ledger), "--out", str(config.parent / "out"),
                  *route])
 
 
-def ledger_calls(ledger: Path) -> list[tuple[str, str]]:
+def ledger_calls(ledger: str | Path) -> list[tuple[str, str]]:
     return [(r["operation"], r["status"]) for r in Store(ledger).rows("SELECT operation, status FROM ledger")]
 
 
@@ -49,9 +51,11 @@ def test_a_simulator_names_the_marketplace_its_state_file_keeps(tmp_path: Path) 
 
 
 def test_a_campaign_resumed_on_another_served_simulator_is_refused_before_any_call(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        ledger_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """On either ledger (the PostgreSQL one gets the column through the same migration)."""
     monkeypatch.chdir(tmp_path)
-    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    config, ledger = small_vizwiz(tmp_path, items=10), ledger_location
     with SimServer(state=tmp_path / "a.db") as a:
         assert run(config, ledger, "--endpoint-url", a.url, "--detach", "always") == OPEN
     before = ledger_calls(ledger)
@@ -67,18 +71,23 @@ def test_a_campaign_resumed_on_another_served_simulator_is_refused_before_any_ca
     assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "done"
 
 
+@pytest.mark.parametrize("platform", ["mturk", "prolific"])
 def test_a_campaign_resumed_on_another_state_file_is_refused_and_resumes_on_its_own(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
-    assert run(config, ledger, "--sim-state", str(tmp_path / "a.db"), "--detach", "always") == OPEN
+    """Stopped by a Ctrl-C between batches 2 and 3 (on main the resume failed on batch 3's first call)."""
+    config, ledger, route = small_vizwiz(tmp_path, items=10), tmp_path / "h.db", ("--platform", platform)
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(config, db_path=ledger, out_root=tmp_path / "out", progress=lambda _: None,
+                     call=stop_before_batch_3, platform=platform, sim_state=tmp_path / "a.db")
     before = ledger_calls(ledger)
     capsys.readouterr()
-    assert run(config, ledger, "--sim-state", str(tmp_path / "b.db")) == 2
+    assert run(config, ledger, *route, "--sim-state", str(tmp_path / "b.db")) == 2
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and f"--sim-state {tmp_path / 'a.db'}" in said, said
+    assert platform == "mturk" or "pass --platform prolific --sim-state" in said, said
     assert ledger_calls(ledger) == before
-    assert run(config, ledger, "--sim-state", str(tmp_path / "a.db")) == 0
+    assert run(config, ledger, *route, "--sim-state", str(tmp_path / "a.db")) == 0
 
 
 def test_a_campaign_from_before_the_identity_is_adopted_by_its_next_run(

@@ -6,6 +6,7 @@ requester's known answers a custom campaign hands the simulator."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from flows.core.config.config import CampaignConfig
@@ -71,15 +72,15 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
     that reach it (no credentials: a URL is shown without them)."""
     from flows.driver.campaign_status import route_options
 
-    endpoint = public_url(str(info.get("endpoint_url") or ""))
+    endpoint, platform = public_url(str(info.get("endpoint_url") or "")), str(info.get("platform") or run.platform)
     if info.get("sim_state"):
-        where, advice = (f"the embedded simulator kept in {info['sim_state']}",
-                         f"pass --sim-state {info['sim_state']} to resume it there")
+        options = " ".join([route_options({}, platform), f"--sim-state {shlex.quote(str(info['sim_state']))}"])
+        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options.strip()} to resume it there"
         if run.target.state and Path(run.target.state).resolve() == Path(str(info["sim_state"])).resolve():
             advice = "that file was replaced: put its own back, or start the campaign afresh with --new-attempt"
     else:
         where = f"the simulator served at {endpoint}" if info.get("target_kind") == "sim" else endpoint
-        options = route_options({**info, "endpoint_url": endpoint}, str(info.get("platform") or run.platform))
+        options = route_options({**info, "endpoint_url": endpoint}, platform)
         advice = f"pass {options} to resume it there" + (
             " (or the URL that simulator is served at now)" if info.get("target_kind") == "sim" else "")
     here = run.target.state or public_url(run.target.endpoint_url)
