@@ -74,8 +74,8 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
 
     endpoint, platform = public_url(str(info.get("endpoint_url") or "")), str(info.get("platform") or run.platform)
     if info.get("sim_state"):
-        options = " ".join([route_options({}, platform), f"--sim-state {shlex.quote(str(info['sim_state']))}"])
-        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options.strip()} to resume it there"
+        options = f"{route_options({}, platform)} --sim-state {shlex.quote(str(info['sim_state']))}".strip()
+        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options} to resume it there"
         if run.target.state and Path(run.target.state).resolve() == Path(str(info["sim_state"])).resolve():
             advice = "that file was replaced: put its own back, or start the campaign afresh with --new-attempt"
     else:
