@@ -107,3 +107,21 @@ def test_a_url_is_kept_without_what_carries_credentials() -> None:
     (Prolific's API base, a config's endpoint_url)."""
     assert public_url("https://user:pw@mturk.example.org:8443/api/?key=k#x") == "https://mturk.example.org:8443/api"
     assert public_url("HTTPS://api.prolific.com/") == "https://api.prolific.com"
+
+
+def test_cancel_pointed_at_another_marketplace_is_refused_and_cancels_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hitflow cancel` and `reconcile` take --endpoint-url too: on another marketplace nothing is sent."""
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    with SimServer(state=tmp_path / "a.db") as a:
+        assert run(config, ledger, "--endpoint-url", a.url, "--detach", "always") == OPEN
+        with SimServer(state=tmp_path / "b.db") as b:
+            for command in ("reconcile", "cancel"):
+                capsys.readouterr()
+                code = main([command, "vizwiz_captions", "--db", str(ledger), "--endpoint-url", b.url])
+                said = capsys.readouterr().err
+                assert code == 2 and said.count("\n") == 1 and f"--endpoint-url {a.url}" in said, said
+        assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] != "cancelled"
+        assert main(["cancel", "vizwiz_captions", "--db", str(ledger), "--endpoint-url", a.url]) == 0
+    assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "cancelled"

@@ -75,13 +75,13 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
     endpoint, platform = public_url(str(info.get("endpoint_url") or "")), str(info.get("platform") or run.platform)
     if info.get("sim_state"):
         options = f"{route_options({}, platform)} --sim-state {shlex.quote(str(info['sim_state']))}".strip()
-        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options} to resume it there"
+        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options} to reach it"
         if run.target.state and Path(run.target.state).resolve() == Path(str(info["sim_state"])).resolve():
             advice = "that file was replaced: put its own back, or start the campaign afresh with --new-attempt"
     else:
         where = f"the simulator served at {endpoint}" if info.get("target_kind") == "sim" else endpoint
         options = route_options({**info, "endpoint_url": endpoint}, platform)
-        advice = f"pass {options} to resume it there" + (
+        advice = f"pass {options} to reach it" + (
             " (or the URL that simulator is served at now)" if info.get("target_kind") == "sim" else "")
     here = run.target.state or public_url(run.target.endpoint_url)
     return (f"campaign {run.cfg.name} lives on {where} ({kept}), not on {here} ({run.notes['marketplace']}), "
