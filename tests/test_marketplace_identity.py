@@ -39,7 +39,9 @@ def run(config: Path, ledger: str | Path, *route: str) -> int:
 
 
 def ledger_calls(ledger: str | Path) -> list[tuple[str, str]]:
-    return [(r["operation"], r["status"]) for r in Store(ledger).rows("SELECT operation, status FROM ledger")]
+    """The platform calls the ledger holds (not a schedule's notes of its runs)."""
+    return [(r["operation"], r["status"]) for r in Store(ledger).rows(
+        "SELECT operation, status FROM ledger WHERE operation != 'scheduled_run'")]
 
 
 def test_a_simulator_names_the_marketplace_its_state_file_keeps(tmp_path: Path) -> None:
@@ -125,3 +127,22 @@ def test_cancel_pointed_at_another_marketplace_is_refused_and_cancels_nothing(
         assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] != "cancelled"
         assert main(["cancel", "vizwiz_captions", "--db", str(ledger), "--endpoint-url", a.url]) == 0
     assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "cancelled"
+
+
+def test_a_scheduled_run_pointed_at_another_marketplace_advances_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schedule's next-batch flow, called as its runner calls it with its steps run directly."""
+    from flows.core.errors import ConfigError
+    from flows.driver import campaign_flow
+    from flows.driver.campaign import call_directly
+
+    monkeypatch.setattr(campaign_flow, "progress_line", lambda _: None)
+    monkeypatch.setattr(campaign_flow, "prefect_call", lambda name, fn, run, batch: call_directly(name, fn, run, batch))
+    config, db = small_vizwiz(tmp_path, "sched_moved", {"batches = 5": "batches = 2"}, items=10), tmp_path / "h.db"
+    with SimServer(state=tmp_path / "a.db") as a:
+        first = campaign_flow.next_batch_fn(str(config), endpoint_url=a.url, db_path=str(db), out_root=str(tmp_path))
+    assert first == {"advanced_batch": 1, "done": False}
+    before = ledger_calls(db)
+    with SimServer(state=tmp_path / "b.db") as b, pytest.raises(ConfigError, match=f"--endpoint-url {a.url}"):
+        campaign_flow.next_batch_fn(str(config), endpoint_url=b.url, db_path=str(db), out_root=str(tmp_path))
+    assert ledger_calls(db) == before

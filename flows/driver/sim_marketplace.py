@@ -14,6 +14,7 @@ from flows.core.db_url import is_postgres_url
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
+from flows.driver.schedule_wait import SCHEDULED_RUN
 from flows.platforms.marketplace_identity import marketplace_of, public_url
 from flows.platforms.targets import give_sim_known_answers
 
@@ -62,7 +63,8 @@ def claim_marketplace(run: Run) -> None:
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
     if not here or not rows or rows[0]["marketplace"] == here:
         return
-    if rows[0]["marketplace"] and run.store.table("ledger").count_where("campaign = ?", [run.cfg.name]):
+    posted = run.store.table("ledger").count_where("campaign = ? AND operation != ?", [run.cfg.name, SCHEDULED_RUN])
+    if rows[0]["marketplace"] and posted:
         raise ConfigError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
     run.store.table("campaigns").update(run.cfg.name, {"marketplace": here})
 
