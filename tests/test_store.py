@@ -29,7 +29,8 @@ TABLES = {"campaigns", "batches", "items", "hit_types", "hits", "assignments", "
 NAMES = ["m001_initial", "m002_campaign_locks", "m003_qualification_scores", "m004_task_server_and_studies",
          "m005_item_payloads", "m006_batch_shortfall", "m007_review_decisions", "m008_batch_windows",
          "m009_batch_holds", "m010_worker_history", "m011_batch_hold_page",
-         "m012_kept_states", "m013_change_counts", "m014_records_by_marketplace"]
+         "m012_kept_states", "m013_change_counts", "m014_records_by_marketplace",
+         "m015_campaign_marketplace"]
 FORK = multiprocessing.get_context("fork")
 
 

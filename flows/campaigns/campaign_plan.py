@@ -59,7 +59,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
-            "status": "running", "config_json": json.dumps({
+            "status": "running", "marketplace": run.notes.get("marketplace", ""),  # flows/driver/sim_marketplace.py
+            "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
                 "fixed_overlap": cfg.answers.fixed_overlap if cfg.answers.adaptive else 0,
                 "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),

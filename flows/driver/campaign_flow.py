@@ -51,7 +51,7 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
     from flows.driver.run_start import ended_status, open_run_folder
     from flows.driver.schedule_wait import note_scheduled_run
-    from flows.driver.sim_marketplace import hand_known_answers
+    from flows.driver.sim_marketplace import claim_marketplace, hand_known_answers
     from flows.platforms.registry import open_session, platform_for
     from flows.platforms.targets import simulator_server
 
@@ -158,6 +158,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
                   notes={"out_dir": out_root, "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
                   page=task_page)
+        claim_marketplace(run)
         hand_known_answers(run)
         try:
             with task_server_for(run, task_url), artifacts_sent():

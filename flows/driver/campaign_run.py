@@ -26,7 +26,7 @@ from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
 from flows.driver.run_start import open_run_folder
-from flows.driver.sim_marketplace import hand_known_answers, marketplace_file
+from flows.driver.sim_marketplace import claim_marketplace, hand_known_answers, marketplace_file
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
@@ -74,6 +74,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
         run = session_run(cfg, store, session, progress, platform, task_url, invitees,
                           {"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
                            "invitees": list(invitees), "detach": detach})
+        claim_marketplace(run)
         hand_known_answers(run)
         if (stopped := batches_or_stop(run, call, limit, scale, task_url, out_root)) is not None:
             return stopped

@@ -110,6 +110,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
                       progress: Callable[[str], None] = print) -> Iterator[Run]:
     """A Run for a stored campaign, against the endpoint it ran on (or the one given)."""
     from flows.core.errors import ConfigError
+    from flows.driver.sim_marketplace import claim_marketplace
     from flows.platforms.registry import open_session
 
     store, meta, info = _stored(db, campaign)
@@ -125,8 +126,10 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
-        yield Run(_stored_config(meta), store, session.client, session.target, progress, session.wait,
+        run = Run(_stored_config(meta), store, session.client, session.target, progress, session.wait,
                   platform=platform, page=task_page)
+        claim_marketplace(run)  # an --endpoint-url given here may be another marketplace: nothing is sent there
+        yield run
 
 
 def ledger_run(db: str, campaign: str) -> Run:

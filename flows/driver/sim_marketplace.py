@@ -6,6 +6,7 @@ requester's known answers a custom campaign hands the simulator."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from flows.core.config.config import CampaignConfig
@@ -13,6 +14,8 @@ from flows.core.db_url import is_postgres_url
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
+from flows.driver.schedule_wait import SCHEDULED_RUN
+from flows.platforms.marketplace_identity import marketplace_of, public_url
 from flows.platforms.targets import give_sim_known_answers
 
 
@@ -48,6 +51,43 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
     raise ConfigError(f"campaign {campaign} ran on the embedded simulator kept in {recorded}, which is not here: "
                       f"run from the folder that holds it, pass --sim-state {recorded}, or share one "
                       "`hitflow sim serve` through --endpoint-url (docs/postgres.md)")
+
+
+def claim_marketplace(run: Run) -> None:
+    """Check the campaign's marketplace against the one this run reached, before anything is posted. A
+    campaign that posted on another marketplace is refused (its HITs, studies and qualifications are
+    unknown here: the run failed on its first call about one, or posted its next batch beside them); one
+    whose row names none (a ledger from before) or that never posted takes this one. A new campaign's
+    plan records it (``run.notes["marketplace"]``, flows/campaigns/campaign_plan.py)."""
+    here = run.notes["marketplace"] = marketplace_of(run.target)
+    rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
+    if not here or not rows or rows[0]["marketplace"] == here:
+        return
+    posted = run.store.table("ledger").count_where("campaign = ? AND operation != ?", [run.cfg.name, SCHEDULED_RUN])
+    if rows[0]["marketplace"] and posted:
+        raise ConfigError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
+    run.store.table("campaigns").update(run.cfg.name, {"marketplace": here})
+
+
+def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
+    """The one-line refusal of a campaign resumed on another marketplace: where it lives, and the options
+    that reach it (no credentials: a URL is shown without them)."""
+    from flows.driver.campaign_status import route_options
+
+    endpoint, platform = public_url(str(info.get("endpoint_url") or "")), str(info.get("platform") or run.platform)
+    if info.get("sim_state"):
+        options = f"{route_options({}, platform)} --sim-state {shlex.quote(str(info['sim_state']))}".strip()
+        where, advice = f"the embedded simulator kept in {info['sim_state']}", f"pass {options} to reach it"
+        if run.target.state and Path(run.target.state).resolve() == Path(str(info["sim_state"])).resolve():
+            advice = "that file was replaced: put its own back, or start the campaign afresh with --new-attempt"
+    else:
+        where = f"the simulator served at {endpoint}" if info.get("target_kind") == "sim" else endpoint
+        options = route_options({**info, "endpoint_url": endpoint}, platform)
+        advice = f"pass {options} to reach it" + (
+            " (or the URL that simulator is served at now)" if info.get("target_kind") == "sim" else "")
+    here = run.target.state or public_url(run.target.endpoint_url)
+    return (f"campaign {run.cfg.name} lives on {where} ({kept}), not on {here} ({run.notes['marketplace']}), "
+            f"which knows none of its HITs or studies: {advice}")
 
 
 def hand_known_answers(run: Run) -> None:

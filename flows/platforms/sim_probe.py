@@ -29,3 +29,17 @@ def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
                                           json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
     except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
         return None
+
+
+def simulator_marketplace(endpoint_url: str) -> str:
+    """The id a simulator's ``GET /_sim/health`` names its marketplace by (kept in its state file), or ""
+    when it names none (a simulator from before) or does not answer."""
+    import httpx
+
+    from flows.core.http_clients import http_get
+
+    try:
+        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
+        return str(answer.json().get("marketplace") or "") if answer.status_code == 200 else ""
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return ""

@@ -233,3 +233,11 @@ def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None
     db.execute(f'ALTER TABLE "{table}_rekeyed" RENAME TO "{table}"')
     for sql in indexes:
         db.execute(sql)
+
+
+@migrations()
+def m015_campaign_marketplace(db: sqlite_utils.Database) -> None:
+    """Which marketplace a campaign's platform records belong to (a simulator's kept id, an endpoint's or
+    Prolific's URL without credentials: flows/platforms/marketplace_identity.py), so a run is refused on
+    another one; "" for a campaign from before, which its next run adopts."""
+    db.table("campaigns").add_column("marketplace", str, not_null_default="")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import sqlite3
 import sys
 import threading
@@ -137,6 +138,16 @@ class MarketStore:
             raise ConfigError(f"simulator state {self.path} belongs to seed {kept} and crowd {crowd}; pass those, "
                               "or choose another state file (--sim-state / --state)")
         return kept
+
+    def marketplace_id(self) -> str:
+        """This marketplace's identity, random and kept in the file (a file from before gets one now): a
+        ledger records it so a campaign is not resumed on another marketplace. Not the seeded ``nonce``,
+        which two marketplaces of one seed share."""
+        if not self.meta.get("marketplace_id"):
+            self.meta["marketplace_id"] = f"sim-{secrets.token_hex(8)}"
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('marketplace_id', ?)",
+                              [self.meta["marketplace_id"]])
+        return self.meta["marketplace_id"]
 
     def close(self) -> None:
         self.answers.closed = True

@@ -8,6 +8,7 @@ ground truth (flows/sim/service/control_routes.py says who may use them)."""
 from __future__ import annotations
 
 import json
+import secrets
 import socket
 import threading
 from decimal import Decimal
@@ -165,7 +166,8 @@ class _Handler(CountedConnection, WorkerPages):
                 return self._json(200, self.server.prolific.panel_truth() if panel else market.ground_truth())
         views = {"/_sim/clock": lambda: {"now": market.now},  # ?scope=<campaign>: its items only (campaign_scope.py)
                  "/_sim/items": lambda: market.item_truth(query.get("scope")),
-                 "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls},
+                 "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls,
+                                          "marketplace": self.server.marketplace_id},
                  "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
         if url.path in views:
             return self._json(200, views[url.path]())
@@ -219,6 +221,7 @@ class _SimHTTPServer(KeptAlive, ThreadingHTTPServer):
                  store: MarketStore | None = None):
         super().__init__(addr, _Handler)
         self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
+        self.marketplace_id = store.marketplace_id() if store else f"sim-{secrets.token_hex(8)}"  # /_sim/health
         self.pacing = Pacing()  # no latency, no rate limit unless `hitflow sim serve --latency-ms`
         self.track_connections()
 
