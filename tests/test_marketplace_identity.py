@@ -70,6 +70,12 @@ def test_a_campaign_resumed_on_another_served_simulator_is_refused_before_any_ca
     assert calls_on_b == 0 and ledger_calls(ledger) == before  # nothing asked of b, nothing intended
     with SimServer(state=tmp_path / "a.db") as again:  # its own marketplace, served on another port
         assert run(config, ledger, "--endpoint-url", again.url) == 0
+        # the ledger follows it there: a later command without --endpoint-url reaches it
+        kept = json.loads(Store(ledger).rows("SELECT config_json FROM campaigns")[0]["config_json"])
+        assert kept["endpoint_url"] == again.url
+        calls = health(again.url)["calls"]
+        assert main(["reconcile", "vizwiz_captions", "--db", str(ledger)]) == 0
+        assert health(again.url)["calls"] > calls
     assert Store(ledger).rows("SELECT status FROM campaigns")[0]["status"] == "done"
 
 

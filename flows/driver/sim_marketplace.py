@@ -61,12 +61,27 @@ def claim_marketplace(run: Run) -> None:
     plan records it (``run.notes["marketplace"]``, flows/campaigns/campaign_plan.py)."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
-    if not here or not rows or rows[0]["marketplace"] == here:
+    if not here or not rows:
+        return
+    if rows[0]["marketplace"] == here:
+        follow_endpoint(run, rows[0]["config_json"])
         return
     posted = run.store.table("ledger").count_where("campaign = ? AND operation != ?", [run.cfg.name, SCHEDULED_RUN])
     if rows[0]["marketplace"] and posted:
         raise ConfigError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
     run.store.table("campaigns").update(run.cfg.name, {"marketplace": here})
+
+
+def follow_endpoint(run: Run, config_json: str | None) -> None:
+    """The campaign's own simulator served at another URL now: the ledger keeps the URL it answers at, so
+    that a later command without ``--endpoint-url`` (cancel, reconcile, status --refresh) and the refusal's
+    hint reach it there. An embedded simulator's port is the process's own and is not kept."""
+    info = json.loads(config_json or "{}")
+    if run.target.kind != "sim" or run.target.state or info.get("sim_state") or info.get("target_kind") != "sim" \
+            or info.get("endpoint_url") in (None, run.target.endpoint_url):
+        return
+    followed = {**info, "endpoint_url": run.target.endpoint_url}
+    run.store.table("campaigns").update(run.cfg.name, {"config_json": json.dumps(followed)})
 
 
 def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
