@@ -4,31 +4,20 @@ comparison (92,721 labels) is bench/aggregation_speed.py's; MACE's tests are tes
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from bench.adult_shaped import adult_shaped
-from bench.aggregation_speed import as_crowd_kit_reads
 from postprocess.answers import fast_em
-from tests.crowd_labels import crowd_frame
-
-SETS = {"crowd": lambda: crowd_frame(3, items=300, per_item=3)[0],
-        "adult-shaped": lambda: adult_shaped(seed=1, labels=1600, items=200, workers=50, repeats=0)}
+from tests.crowd_kit_parity import SETS, assert_same_answers, crowd_kit_probas, crowd_kit_rows
 
 
 def _crowd_kit(method: str, data: pd.DataFrame) -> pd.DataFrame:
     import crowdkit.aggregation as ck
 
-    model = {"glad": ck.GLAD(n_iter=100), "one-coin": ck.OneCoinDawidSkene(n_iter=100)}[method]
-    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=
-        warnings.simplefilter("ignore")
-        probas = model.fit(data).probas_
-    probas.columns = probas.columns.astype(str)
-    return probas
+    return crowd_kit_probas({"glad": ck.GLAD(n_iter=100), "one-coin": ck.OneCoinDawidSkene(n_iter=100)}[method], data)
 
 
 def _ours(method: str, data: pd.DataFrame) -> pd.DataFrame:
@@ -36,26 +25,16 @@ def _ours(method: str, data: pd.DataFrame) -> pd.DataFrame:
     return model[method].fit(data).probas_
 
 
-def _as_crowd_kit_reads(frame: pd.DataFrame) -> pd.DataFrame:
-    data = frame.rename(columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
-    return as_crowd_kit_reads(data)
-
-
 @pytest.mark.parametrize("name", sorted(SETS))
 @pytest.mark.parametrize("method", ["glad", "one-coin"])
 def test_same_answers_as_crowd_kit(name: str, method: str) -> None:
-    data = _as_crowd_kit_reads(SETS[name]())
-    ours, theirs = _ours(method, data), _crowd_kit(method, data)
-    assert list(ours.columns) == sorted(theirs.columns) and set(ours.index) == set(theirs.index)
-    theirs = theirs.reindex(index=ours.index, columns=ours.columns)
-    assert np.allclose(ours.sum(axis=1), 1.0)
-    assert (ours.idxmax(axis=1) == theirs.idxmax(axis=1)).mean() >= 0.995
-    assert np.abs(ours.to_numpy() - theirs.to_numpy()).mean() < 0.01
+    data = crowd_kit_rows(SETS[name]())
+    assert_same_answers(_ours(method, data), _crowd_kit(method, data))
 
 
 def test_real_wsd_labels_as_crowd_kit(shared_data: Path) -> None:
     raw = pd.read_csv(shared_data / "snow2008-wsd" / "wsd.standardized.tsv", sep="\t", dtype=str)
-    data = _as_crowd_kit_reads(raw.rename(columns={"orig_id": "item_id", "!amt_worker_ids": "worker_id",
+    data = crowd_kit_rows(raw.rename(columns={"orig_id": "item_id", "!amt_worker_ids": "worker_id",
                                                    "response": "label"}))
     for method in ("glad", "one-coin"):
         ours = _ours(method, data)
@@ -67,7 +46,7 @@ def test_progress_is_reported_per_iteration() -> None:
     lines: list[str] = []
     token = fast_em.PROGRESS.set(lines.append)
     try:
-        fast_em.OneCoinDawidSkene(n_iter=7, tol=-np.inf).fit(_as_crowd_kit_reads(SETS["crowd"]()))  # never stops early
+        fast_em.OneCoinDawidSkene(n_iter=7, tol=-np.inf).fit(crowd_kit_rows(SETS["crowd"]()))  # never stops early
     finally:
         fast_em.PROGRESS.reset(token)
     assert lines == [f"one-coin: EM iteration {i} of at most 7" for i in range(1, 8)]

@@ -3,44 +3,28 @@ computation), and the three places it departs from it (the module's docstring sa
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from bench.adult_shaped import adult_shaped
-from bench.aggregation_speed import as_crowd_kit_reads
 from bench.crowd_shapes import SHAPES, Shape, shaped
 from postprocess.answers import mace_em
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.em_progress import PROGRESS
 from postprocess.answers.mace_em import MACE
+from tests.crowd_kit_parity import SETS, assert_same_answers, crowd_kit_probas, crowd_kit_rows, task_worker_label
 from tests.crowd_labels import crowd_frame
-
-SETS = {"crowd": lambda: crowd_frame(3, items=300, per_item=3)[0],
-        "adult-shaped": lambda: adult_shaped(seed=1, labels=1600, items=200, workers=50, repeats=0)}
 
 
 def _crowd_kit(method: str, data: pd.DataFrame) -> pd.DataFrame:
     """crowd-kit's fit; its MACE restarts all start from one seed, so one restart gives its ten's answers."""
     import crowdkit.aggregation as ck
 
-    model = {"mace": ck.MACE(n_restarts=1, random_state=0), "mv": ck.MajorityVote()}[method]
-    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas' deprecated inplace=
-        warnings.simplefilter("ignore")
-        probas = model.fit(data).probas_
-    probas.columns = probas.columns.astype(str)
-    return probas
+    return crowd_kit_probas({"mace": ck.MACE(n_restarts=1, random_state=0), "mv": ck.MajorityVote()}[method], data)
 
 
-def _as_crowd_kit_reads(frame: pd.DataFrame) -> pd.DataFrame:
-    return as_crowd_kit_reads(_task_worker_label(frame))
-
-
-def _task_worker_label(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.rename(columns={"item_id": "task", "worker_id": "worker"})[["task", "worker", "label"]]
 
 
 def _accuracy(probas: pd.DataFrame, gold: pd.Series) -> float:
@@ -52,18 +36,13 @@ def _accuracy(probas: pd.DataFrame, gold: pd.Series) -> float:
 def test_with_the_papers_uniform_prior_it_is_crowd_kits_model(name: str) -> None:
     """On rows crowd-kit reads as it indexes them (sorted by worker and label), the uniform prior's answers are
     crowd-kit's on at least 99.5% of items and its probabilities within 0.01 on average."""
-    data = _as_crowd_kit_reads(SETS[name]())
-    ours, theirs = MACE(label_prior="uniform").fit(data).probas_, _crowd_kit("mace", data)
-    assert list(ours.columns) == sorted(theirs.columns) and set(ours.index) == set(theirs.index)
-    theirs = theirs.reindex(index=ours.index, columns=ours.columns)
-    assert np.allclose(ours.sum(axis=1), 1.0)
-    assert (ours.idxmax(axis=1) == theirs.idxmax(axis=1)).mean() >= 0.995
-    assert np.abs(ours.to_numpy() - theirs.to_numpy()).mean() < 0.01
+    data = crowd_kit_rows(SETS[name]())
+    assert_same_answers(MACE(label_prior="uniform").fit(data).probas_, _crowd_kit("mace", data))
 
 
 def test_real_wsd_labels_as_crowd_kit(shared_data: Path) -> None:
     raw = pd.read_csv(shared_data / "snow2008-wsd" / "wsd.standardized.tsv", sep="\t", dtype=str)
-    data = _as_crowd_kit_reads(raw.rename(columns={"orig_id": "item_id", "!amt_worker_ids": "worker_id",
+    data = crowd_kit_rows(raw.rename(columns={"orig_id": "item_id", "!amt_worker_ids": "worker_id",
                                                    "response": "label"}))
     ours = MACE().fit(data).probas_
     theirs = _crowd_kit("mace", data).reindex(index=ours.index)
@@ -82,11 +61,11 @@ def test_real_sets_answers_do_not_depend_on_the_rows_order_and_are_at_least_crow
     if path is None:
         pytest.skip(f"needs Snow 2008's {name} labels in ../shared/data (or its HITFLOW_*_LABELS variable)")
     frame = read_set(path)
-    data, gold = _task_worker_label(frame), gold_of(frame)
+    data, gold = task_worker_label(frame), gold_of(frame)
     ours = MACE().fit(data).probas_
     assert _accuracy(ours, gold) >= _accuracy(_crowd_kit("mace", data), gold)
     answers = ours.idxmax(axis=1)
-    consistent = _crowd_kit("mace", _as_crowd_kit_reads(frame)).idxmax(axis=1).reindex(answers.index)
+    consistent = _crowd_kit("mace", crowd_kit_rows(frame)).idxmax(axis=1).reindex(answers.index)
     assert (answers == consistent).mean() >= 0.995
     for seed in (1, 2, 3):
         shuffled = MACE().fit(data.sample(frac=1, random_state=seed)).probas_.idxmax(axis=1)
@@ -99,7 +78,7 @@ def test_a_sparse_skewed_crowd_reads_at_least_as_well_as_crowd_kit_and_the_vote(
     crowd-kit's MACE and majority vote on the same rows. The learned prior is chosen by the bound, near the
     crowd's shares; every answer is its own likeliest label, at 0.5 or more on two labels."""
     frame = shaped(Shape("skewed", 600, 40, 3, ("no", "yes"), (0.88, 0.12), top_share=0.05), seed=0)
-    data, gold = _task_worker_label(frame), frame.drop_duplicates("item_id").set_index("item_id")["gold"]
+    data, gold = task_worker_label(frame), frame.drop_duplicates("item_id").set_index("item_id")["gold"]
     model = MACE().fit(data)
     ours = _accuracy(model.probas_, gold)
     assert ours >= _accuracy(_crowd_kit("mace", data), gold) and ours >= _accuracy(_crowd_kit("mv", data), gold)
@@ -112,7 +91,7 @@ def test_a_sparse_skewed_crowd_reads_at_least_as_well_as_crowd_kit_and_the_vote(
 def test_the_answers_do_not_depend_on_the_seed() -> None:
     """On an RTE-shaped crowd where fifty iterations leave the restarts a few items apart, the chosen restart
     runs until the bound settles: the same answers whatever ``random_state`` draws the restarts."""
-    data = _task_worker_label(shaped(next(s for s in SHAPES if s.name == "rte"), seed=3))
+    data = task_worker_label(shaped(next(s for s in SHAPES if s.name == "rte"), seed=3))
     answers = [MACE(random_state=seed).fit(data).probas_.idxmax(axis=1) for seed in (0, 1, 2)]
     assert (answers[0] == answers[1]).all() and (answers[0] == answers[2]).all()
 
@@ -121,7 +100,7 @@ def test_the_evidence_is_exact_where_each_item_has_many_labels() -> None:
     """The log marginal likelihood the restarts are compared by, against a loop over items and candidate labels,
     on items of 39 labels each (where most items' evidence is below the 1e-8 crowd-kit adds to each, which then
     moves the sum by more than one)."""
-    data = _task_worker_label(shaped(Shape("dense", 20, 39, 39, ("no", "yes"), (0.5, 0.5)), seed=0))
+    data = task_worker_label(shaped(Shape("dense", 20, 39, 39, ("no", "yes"), (0.5, 0.5)), seed=0))
     model = MACE(n_restarts=1).fit(data)
     c = mace_em._workers_in_text_order(mace_em.codes(data))
     log_prior = np.log(model.label_prior_.to_numpy())
@@ -140,7 +119,7 @@ def test_the_evidence_is_exact_where_each_item_has_many_labels() -> None:
 def test_crowd_kits_answers_depend_on_the_rows_order_and_ours_do_not() -> None:
     """crowd-kit reads its expected counts back in text order but indexes its parameters in first-seen order:
     the same labels sorted by worker and shuffled give it other answers; ours are the same."""
-    by_worker = _as_crowd_kit_reads(crowd_frame(3, items=300, per_item=3)[0])
+    by_worker = crowd_kit_rows(crowd_frame(3, items=300, per_item=3)[0])
     shuffled = by_worker.sample(frac=1, random_state=0)
     theirs = [_crowd_kit("mace", rows).idxmax(axis=1).sort_index() for rows in (by_worker, shuffled)]
     ours = [MACE().fit(rows).probas_.idxmax(axis=1).sort_index() for rows in (by_worker, shuffled)]
@@ -152,7 +131,7 @@ def test_progress_is_reported_per_iteration() -> None:
     lines: list[str] = []
     token = PROGRESS.set(lines.append)
     try:
-        MACE(n_iter=7, n_restarts=0, label_prior="uniform", tol=None).fit(_as_crowd_kit_reads(SETS["crowd"]()))
+        MACE(n_iter=7, n_restarts=0, label_prior="uniform", tol=None).fit(crowd_kit_rows(SETS["crowd"]()))
     finally:
         PROGRESS.reset(token)
     assert lines == [f"mace: EM iteration {i} of at most 7" for i in range(1, 8)]
