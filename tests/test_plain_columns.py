@@ -14,7 +14,8 @@ NOT_PLAIN = ["{{ item.caption | upper }}", "{% if item.x %}a{% endif %}", "{{ it
              "{% set c = item.x %}{{ c }}", "{{ item.x ~ 'a' }}", "{{ item[k] }}", "{{ item.x.y }}",
              "{{ item.get('x') }}", "{% for c in item.x %}{% endfor %}", "{{ item.x | safe_url | upper }}",
              "{{ item.x | safe_url(1) }}", "{{ item.x if i else '' }}", "{% for item in rows %}{% endfor %}",
-             "{{ unclosed"]
+             "{{ unclosed", "{% autoescape false %}{{ item.x }}{% endautoescape %}",
+             "{% filter upper %}{{ item.x }}{% endfilter %}"]
 
 
 @pytest.mark.parametrize("source", PLAIN)

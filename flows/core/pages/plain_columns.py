@@ -1,6 +1,7 @@
 """Whether a page's own template shows its items' columns only as plain values: each ``item.<column>``
 (or ``item["column"]``) printed as it is, or through ``safe_url``, and read nowhere else (no test, loop,
-filter, assignment or call on it, no ``items`` and no whole ``item``). Then a value reaches the page only
+filter, assignment or call on it, no ``items`` and no whole ``item``), with autoescape never turned off and no
+filter block over the output. Then a value reaches the page only
 as the escaped text Jinja prints, and a dry run may join a page from a marked render
 (flows/platforms/plan_pages.py) instead of rendering each one; any other use of a value, which could branch
 on it or change it, leaves every page to the full render.
@@ -29,6 +30,8 @@ def shows_columns_plainly(source: str) -> bool:
 
 
 def _plain(node: nodes.Node, parent: nodes.Node | None, grandparent: nodes.Node | None) -> bool:
+    if isinstance(node, (nodes.EvalContextModifier, nodes.FilterBlock)):  # autoescape off, a filter over output
+        return False
     if isinstance(node, nodes.Name) and (node.name == "items" or (
             node.name == "item" and not (isinstance(parent, (nodes.Getattr, nodes.Getitem)) and parent.node is node))):
         return False
