@@ -123,3 +123,20 @@ PIECES = ["</form>\n<form>", "</form>\r\n\n<crowd-form>",
 @given(st.lists(st.tuples(st.sampled_from(PIECES), st.integers(0, 700)), max_size=30))
 def test_random_pages_get_the_notice_where_they_did(parts: list[tuple[str, int]]) -> None:
     _same("".join(piece + " " * pad for piece, pad in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["input", "textarea", "crowd-input", "INPUT", "crowd-text-area"]),
+       st.lists(st.tuples(st.sampled_from(["type", "name", "disabled", "readonly", "value", "TYPE", "x:y"]),
+                          st.sampled_from(['"text"', "'radio'", "text", "search", '"a>b"', "", '"x\'y"', "'hidden'",
+                                           '"TEXT"', "a/b", '""'])), max_size=4),
+       st.sampled_from(["", " ", "/", " /"]), st.text(max_size=12), st.text(max_size=12))
+def test_a_tag_kept_by_its_text_is_read_as_in_its_page(name: str, attrs: list[tuple[str, str]], close: str,
+                                                       before: str, after: str) -> None:
+    """What the placement keeps of a plain tag by its text is what the parse reads of it in the page."""
+    tag = f"<{name}" + "".join(f" {k}={v}" if v else f" {k}" for k, v in attrs) + f"{close}>"
+    text = before + tag + after
+    simple = page_telemetry._SIMPLE_TAG.match(text, len(before))
+    if simple:
+        assert page_telemetry._tag_may_be_free_text(simple[0]) == \
+            page_telemetry._read_may_be_free_text(text, len(before))

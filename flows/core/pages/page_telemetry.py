@@ -107,11 +107,29 @@ def _may_hold_free_text(text: str) -> bool:
     that may be free text ends the search, so a page with one pays little for it."""
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
-        reader = _TagReader(convert_charrefs=True)
-        reader.rawdata = text
-        if reader.parse_starttag(at) < 0 or reader.read is None or _free_text(*reader.read):
+        simple = _SIMPLE_TAG.match(text, at)
+        if _tag_may_be_free_text(simple[0]) if simple else _read_may_be_free_text(text, at):
             return True
     return False
+
+
+# A start tag of plain ``name="value"`` attributes (no quote, ``<`` or ``>`` in a value): the parse reads it
+# up to its ``>`` and no further, the same wherever it stands, so what it reads is kept by the tag's text (a
+# page of 50 items repeats its inputs' tags on every page of a plan).
+_SIMPLE_TAG = re.compile(r"<[a-zA-Z-]+(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*"
+                         r"""(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+))?)*\s*/?>""")
+
+
+@lru_cache(maxsize=4096)
+def _tag_may_be_free_text(tag: str) -> bool:
+    return _read_may_be_free_text(tag, 0)
+
+
+def _read_may_be_free_text(text: str, at: int) -> bool:
+    """The start tag at ``at`` read as the parse reads it there: unfinished, or a free-text control."""
+    reader = _TagReader(convert_charrefs=True)
+    reader.rawdata = text
+    return reader.parse_starttag(at) < 0 or reader.read is None or _free_text(*reader.read)
 
 
 def _first_form(html: str) -> int | None:
