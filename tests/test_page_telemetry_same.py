@@ -127,9 +127,10 @@ def test_random_pages_get_the_notice_where_they_did(parts: list[tuple[str, int]]
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(["input", "textarea", "crowd-input", "INPUT", "crowd-text-area"]),
-       st.lists(st.tuples(st.sampled_from(["type", "name", "disabled", "readonly", "value", "TYPE", "x:y"]),
+       st.lists(st.tuples(st.sampled_from(["type", "name", "disabled", "readonly", "value", "TYPE", "x:y", "data-i"]),
                           st.sampled_from(['"text"', "'radio'", "text", "search", '"a>b"', "", '"x\'y"', "'hidden'",
-                                           '"TEXT"', "a/b", '""'])), max_size=4),
+                                           '"TEXT"', "a/b", '""', '"&#116;ext"', "&#116;ext", '"a b=c"', "'t ype=text'",
+                                           '" disabled"'])), max_size=4),
        st.sampled_from(["", " ", "/", " /"]), st.text(max_size=12), st.text(max_size=12))
 def test_a_tag_kept_by_its_text_is_read_as_in_its_page(name: str, attrs: list[tuple[str, str]], close: str,
                                                        before: str, after: str) -> None:
@@ -138,5 +139,5 @@ def test_a_tag_kept_by_its_text_is_read_as_in_its_page(name: str, attrs: list[tu
     text = before + tag + after
     simple = page_telemetry._SIMPLE_TAG.match(text, len(before))
     if simple:
-        assert page_telemetry._tag_may_be_free_text(simple[0]) == \
+        assert page_telemetry._tag_may_be_free_text(page_telemetry._decisive(simple[0])) == \
             page_telemetry._read_may_be_free_text(text, len(before))

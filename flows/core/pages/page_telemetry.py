@@ -108,7 +108,7 @@ def _may_hold_free_text(text: str) -> bool:
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
         simple = _SIMPLE_TAG.match(text, at)
-        if _tag_may_be_free_text(simple[0]) if simple else _read_may_be_free_text(text, at):
+        if _tag_may_be_free_text(_decisive(simple[0])) if simple else _read_may_be_free_text(text, at):
             return True
     return False
 
@@ -118,6 +118,16 @@ def _may_hold_free_text(text: str) -> bool:
 # page of 50 items repeats its inputs' tags on every page of a plan).
 _SIMPLE_TAG = re.compile(r"<[a-zA-Z-]+(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*"
                          r"""(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+))?)*\s*/?>""")
+
+
+# One attribute with a value in a plain tag; only ``type``'s value decides (and which attributes are there).
+_VALUED = re.compile(r"""(\s+)([a-zA-Z_:][-a-zA-Z0-9_:.]*)(\s*=\s*)("[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+)""")
+
+
+def _decisive(tag: str) -> str:
+    """A plain tag with every value but ``type``'s emptied: read as the tag is, as far as free text goes
+    (an item's id in a value would otherwise make each page's tags new to the cache)."""
+    return _VALUED.sub(lambda m: m[0] if m[2].lower() == "type" else f'{m[1]}{m[2]}{m[3]}""', tag)
 
 
 @lru_cache(maxsize=4096)
