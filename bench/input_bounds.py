@@ -9,6 +9,8 @@ alone): CPU seconds, never wall time, on this machine.
    file): CPU of the command. Target: under 30 s.
 4. The same on a page of one's own (``hitflow new NAME --from page.html --items`` as a user imports it: one
    photo and its caption a page, a choice and a reason): CPU of the dry run. Target: under 30 s.
+5. The same on an evaluation study (config/expert_rating.toml on generated sentences, 50 a page): CPU of the dry
+   run. Target: under 30 s.
 
 Commands 2 and 3 run as child processes, stopped after ``LIMIT_S`` of wall time (reported as not done).
 """
@@ -20,6 +22,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -118,9 +121,26 @@ def bench_own_page_dry_run(items: int = 300_000) -> dict[str, Any]:
                 **_child_cpu(["run", "config/rate.toml", "--dry-run"], folder)}
 
 
+def bench_study_dry_run(items: int = 300_000) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "items").mkdir()
+        (folder / "crowds").mkdir()
+        shutil.copy(ROOT / "config" / "crowds" / "judges.toml", folder / "crowds" / "judges.toml")
+        (folder / "items" / "big.csv").write_text("item_id,image_url,sentence,sim_truth\n" + "".join(
+            f"er-{k:07d},https://study-images.example.org/img{k % 500:03d}.jpg,A sentence about thing {k}.,3\n"
+            for k in range(items)), "utf-8")
+        config = (ROOT / "config" / "expert_rating.toml").read_text("utf-8")
+        config = re.sub(r'(?m)^items = "[^"]*"', 'items = "items/big.csv"', config)
+        config = re.sub(r'(?m)^budget_usd = "[^"]*"', 'budget_usd = "100000000.00"', config)  # the plan, not the money
+        (folder / "study.toml").write_text(config, "utf-8")
+        return {"items": items, **_child_cpu(["run", "study.toml", "--dry-run"], folder)}
+
+
 def main() -> dict[str, Any]:
     results = {"pattern_checks": bench_patterns(), "aggregate_10000_fields": bench_aggregate_fields(),
-               "dry_run_300000_items": bench_dry_run(), "own_page_dry_run_300000_items": bench_own_page_dry_run()}
+               "dry_run_300000_items": bench_dry_run(), "own_page_dry_run_300000_items": bench_own_page_dry_run(),
+               "study_dry_run_300000_items": bench_study_dry_run()}
     print(json.dumps(results, indent=2))
     return results
 
