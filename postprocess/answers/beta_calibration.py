@@ -4,11 +4,9 @@ answers (and re-exports it). Pure: arrays in, a :class:`Calibrator` and arrays o
 
 - :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
   Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
-  kept within [EDGE, 1 - EDGE] (a wrong control at 1 - 1e-13 must not drag the whole curve). Two slopes pull
-  the top down (sure answers wrong more often than said) and leave the bottom; a shift per class corrects
-  classes said alike and right unalike. A Gaussian prior of ``strength`` controls' worth holds it at the
-  identity; the objective is convex, minimised within bounds (a, b in [0, MAX_SLOPE]: never falling as ``c``
-  rises) by projected Newton steps (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
+  within [EDGE, 1 - EDGE]; a Gaussian prior of ``strength`` controls' worth holds it at the identity; convex,
+  minimised within bounds (a, b in [0, MAX_SLOPE]: never falling as ``c`` rises) by projected Newton steps
+  (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
 - :func:`fit_wrong_share`: ``(1 - e) * c``, one parameter: a share of the answers wrong however sure (items
   that mislead most workers alike, which no label model can see), which a few wrong controls can set.
 - :func:`calibrator_on_controls`: of the candidates (beta at each strength of STRENGTHS, with and without the

@@ -6,9 +6,8 @@ contract of ``postprocess.answers.judgements``). Output of :func:`label_posterio
 label, confidence, judgements``, one row per item and field; ``confidence`` is the probability of
 ``label``, the item's most probable label.
 
-Why not the aggregation's own confidence: Dawid-Skene (crowd-kit) estimates each worker's confusion
-without a prior, so a worker seen a few times, or two workers agreeing on an item, look perfect and
-an item two workers got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
+Why not Dawid-Skene's own confidence: without a prior, two workers agreeing on an item look perfect and
+an item they got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
 fitted by MAP-EM with a Dirichlet prior on every worker's confusion rows: a worker is assumed right
 some share of the time (their slips spread evenly over the other labels), an assumption worth
 ``SkillPrior.weight`` judgements, so their own record takes over only as it grows.
@@ -16,8 +15,7 @@ some share of the time (their slips spread evenly over the other labels), an ass
 That share is the crowd's, estimated from the same frame (empirical Bayes): a one-coin model of the
 whole crowd fitted to the items with two or more judgements, with ``SkillPrior.accuracy`` counted as
 ``SkillPrior.crowd_weight`` more judgements (``crowd_weight`` 0: ``accuracy`` alone, the rule before).
-A worker nobody has seen yet is a draw from that crowd, so when the crowd so far is good two such
-workers agreeing are enough, and when it is poor they are not. It is kept between chance and 0.99. The item's
+A worker nobody has seen yet is a draw from that crowd; it is kept between chance and 0.99. The item's
 final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
 an item never vouches for itself, and is tempered (postprocess.answers.tempering: hard items split more
 than independent workers would, which held-out labels show). Skills come only from the frame given: in

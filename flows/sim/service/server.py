@@ -1,9 +1,6 @@
-"""The simulator as a real HTTP server on loopback.
-
-``POST /`` speaks MTurk's JSON 1.1 wire protocol (``X-Amz-Target: MTurkRequesterServiceV20170117.<Op>``; SigV4
-headers are accepted and ignored), so boto3 itself does the signing, serialising, parsing and retrying.
-``/mturk/*`` is the worker-facing side and ``/_sim/*`` exposes the clock, fault injection and the crowd's
-ground truth (flows/sim/service/control_routes.py says who may use them)."""
+"""The simulator as a real HTTP server on loopback: ``POST /`` speaks MTurk's JSON 1.1 wire protocol (SigV4 accepted
+and ignored, so boto3 itself signs, serialises, parses and retries); ``/mturk/*`` is the worker-facing side, ``/_sim/*``
+the clock, fault injection and the crowd's ground truth (flows/sim/service/control_routes.py says who may use them)."""
 
 from __future__ import annotations
 
