@@ -4,7 +4,8 @@ alone): CPU seconds, never wall time, on this machine.
 1. A page's pattern (qc/page_patterns.py) against 10,000-character answers: the slowest check of each pattern
    that backtracks in Python's ``re`` (``(a+)+`` took 16.6 s on 29 characters before) and of 200 generated ones
    (tests/test_page_patterns.py's pieces). Target: under 1 s a check.
-2. ``hitflow aggregate`` on 10,000 fields x 2 labels (0.3 MB): CPU of the command. Target: under 30 s.
+2. ``hitflow aggregate`` on 10,000 fields x 2 labels (0.3 MB): CPU of the command, by its default method and by
+   each ``--method``. Target: under 30 s each.
 3. ``hitflow run CONFIG --dry-run`` on 300,000 items (the demo caption campaign's config on a generated items
    file): CPU of the command. Target: under 30 s.
 4. The same on a page of one's own (``hitflow new NAME --from page.html --items`` as a user imports it: one
@@ -12,7 +13,7 @@ alone): CPU seconds, never wall time, on this machine.
 5. The same on an evaluation study (config/expert_rating.toml on generated sentences, 50 a page): CPU of the dry
    run. Target: under 30 s.
 
-Commands 2 and 3 run as child processes, stopped after ``LIMIT_S`` of wall time (reported as not done).
+Commands 2 to 5 run as child processes, stopped after ``LIMIT_S`` of wall time (reported as not done).
 """
 
 from __future__ import annotations
@@ -79,14 +80,24 @@ def _child_cpu(argv: list[str], cwd: Path) -> dict[str, Any]:
             "peak_rss_mb": round(after.ru_maxrss / 1024), "stderr_tail": done.stderr.strip().splitlines()[-1:]}
 
 
-def bench_aggregate_fields(fields: int = 10_000) -> dict[str, Any]:
+def bench_aggregate_fields(fields: int = 10_000, method: str | None = None) -> dict[str, Any]:
+    """``hitflow aggregate`` on ``fields`` fields of one item and two workers' labels (a or b), by its default
+    method or ``--method method``."""
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         labels = Path(tmp) / "labels.csv"
         labels.write_text("item_id,worker_id,label,field\n" + "".join(
             f"it{k % 50},{w},{rng.choice('ab')},f{k}\n" for k in range(fields) for w in ("w1", "w2")), "utf-8")
-        return {"fields": fields, "bytes": labels.stat().st_size,
-                **_child_cpu(["aggregate", str(labels), "--out", str(Path(tmp) / "out" / "answers.csv")], Path(tmp))}
+        forced = [] if method is None else ["--method", method]
+        return {"fields": fields, "bytes": labels.stat().st_size, **_child_cpu(
+            ["aggregate", str(labels), *forced, "--out", str(Path(tmp) / "out" / "answers.csv")], Path(tmp))}
+
+
+def bench_aggregate_methods(fields: int = 10_000) -> dict[str, Any]:
+    """:func:`bench_aggregate_fields` by each method the aggregation offers."""
+    from postprocess.answers.aggregation import METHODS
+
+    return {method: bench_aggregate_fields(fields, method) for method in METHODS}
 
 
 def bench_dry_run(items: int = 300_000) -> dict[str, Any]:
@@ -139,6 +150,7 @@ def bench_study_dry_run(items: int = 300_000) -> dict[str, Any]:
 
 def main() -> dict[str, Any]:
     results = {"pattern_checks": bench_patterns(), "aggregate_10000_fields": bench_aggregate_fields(),
+               "aggregate_10000_fields_by_method": bench_aggregate_methods(),
                "dry_run_300000_items": bench_dry_run(), "own_page_dry_run_300000_items": bench_own_page_dry_run(),
                "study_dry_run_300000_items": bench_study_dry_run()}
     print(json.dumps(results, indent=2))

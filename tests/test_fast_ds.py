@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from postprocess.answers.crowdkit_models import _without_package_inits, model_class
+from postprocess.answers.fast_ds import DawidSkene, _groups, _in_order
 
 
 def _crowd(seed: int) -> pd.DataFrame:
@@ -40,3 +41,38 @@ def test_the_posteriors_equal_crowd_kits_to_the_last_bit(seed: int, order: str |
     assert ours.probas_.to_numpy().tobytes() == theirs.probas_.to_numpy(dtype=float).tobytes()
     assert len(ours.loss_history_) == len(theirs.loss_history_)
     assert np.allclose(ours.loss_history_, theirs.loss_history_, rtol=1e-13, atol=0)
+
+
+def _small_field(rng: np.random.Generator) -> pd.DataFrame:
+    """A small field's judgements: one to six items, each by one to four of eight workers, one to three labels."""
+    k, names = int(rng.integers(1, 4)), ["yes", "no", "maybe"]
+    rows = [(i, int(w), names[rng.integers(k)]) for i in range(int(rng.integers(1, 7)))
+            for w in rng.choice(8, size=int(rng.integers(1, 5)), replace=False)]
+    return pd.DataFrame({"task": [r[0] for r in rows], "worker": [r[1] for r in rows],
+                         "label": pd.array([r[2] for r in rows], dtype="str")})
+
+
+class _NotFitted:
+    def __init__(self, **_: object) -> None:
+        raise AssertionError("crowd-kit's class was fitted")
+
+
+def test_small_fields_in_order_are_fitted_here_as_crowd_kit_fits_them() -> None:
+    """Fields whose (worker, label) pairs come in order, none given more than twice (crowd-kit's sums of them take
+    pandas' sorted path): fitted by fast_ds itself, never its fallback, to crowd-kit's posteriors bit for bit."""
+    rng, tried = np.random.default_rng(8), 0
+    crowd_kit = _without_package_inits("crowdkit.aggregation.classification.dawid_skene").DawidSkene
+    while tried < 40:
+        data = _small_field(rng)
+        pair = _groups(pd.factorize(data["worker"])[0] * 3 + pd.factorize(data["label"])[0])[0]
+        if len(pair) < 2 or not _in_order(pair) or np.bincount(pair).max() > 2:
+            continue
+        tried += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = crowd_kit(n_iter=100).fit(data)
+        ours = DawidSkene(n_iter=100, fallback=_NotFitted).fit(data)
+        assert list(ours.probas_.index) == list(theirs.probas_.index)
+        assert list(ours.probas_.columns) == list(theirs.probas_.columns)
+        assert ours.probas_.to_numpy().tobytes() == theirs.probas_.to_numpy(dtype=float).tobytes()
+        assert len(ours.loss_history_) == len(theirs.loss_history_)

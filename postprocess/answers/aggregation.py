@@ -37,7 +37,8 @@ from postprocess.answers.calibration import calibrate_answers, coherent, known_a
 from postprocess.answers.field_parts import Coded, coded, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose, settled
-from postprocess.answers.one_field import FieldAnswers, field_answers
+from postprocess.answers.one_field import FieldAnswers
+from postprocess.answers.same_shape import shaped_answers
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked_answers
 
@@ -138,7 +139,8 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     """Per field, the model's answers; per worker, the skill over every field. ``held``: control items,
     answered here like any item but left out of the workers' figures (their answers score workers apart).
     Fields whose model stacks are answered together (postprocess.answers.stacked_answers), the others one at
-    a time (postprocess.answers.one_field); the same answers either way."""
+    a time (postprocess.answers.one_field), once for each shape of field (postprocess.answers.same_shape); the same
+    answers either way."""
     if data.empty:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
     if method not in CHOICES:
@@ -147,9 +149,10 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
     fields = codes.field_rows()
     methods, reasons = _choices(codes, fields, method, min_per_worker)
     together = np.isin(methods, STACKED)
+    alone = np.flatnonzero(~together)
     parts: list[StackedAnswers | FieldAnswers] = [
         stacked_answers(codes, np.flatnonzero(together), methods, prior),
-        *(field_answers(codes, fields[f], methods[f], seed, prior) for f in np.flatnonzero(~together))]
+        *shaped_answers(codes, [fields[f] for f in alone], list(methods[alone]), seed, prior)]
     posterior, agrees = np.empty(len(data)), np.empty(len(data))
     temperatures: dict[int, float] = {}
     for part in parts:

@@ -1,0 +1,81 @@
+"""Fields of the same shape answered once: the models that do not stack (postprocess.answers.one_field: crowd-kit's
+and the EM models fitted to one field) are fitted to the first field of each shape, and the other fields of that
+shape get its answers under their own names. Why: a file of many small fields repeats a few shapes (two workers'
+labels on one item: four shapes), and a fitted model cost 2 ms (one-coin) to 120 ms (MACE) a field.
+
+A field's shape is everything of it that one_field's answers read: its judgements in file order as each one's
+item, worker and label, numbered by their codes' order (codes are in their ids' text order), with the order in
+which the codes' decimal texts sort (the skill posterior and MACE read items and workers as such texts) and the
+order in which the labels' texts sort, and the method. The models read names only through these (equal or not,
+first seen, sorted as codes or as texts), never as numbers to add, and draw their random starts from the same
+seed for the same shape, so two fields of one shape get the same floats, each under its own names.
+
+The answers' meaning is the aggregation's (postprocess.answers.aggregation)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from postprocess.answers.field_parts import Coded
+from postprocess.answers.one_field import FieldAnswers, field_answers
+from postprocess.answers.skill_prior import SkillPrior
+
+
+class _Names(NamedTuple):
+    """One field's distinct item, worker and label codes, each in code order (the shape's numbers index them)."""
+    items: np.ndarray
+    workers: np.ndarray
+    labels: np.ndarray
+
+
+class _Template(NamedTuple):
+    """A shape's answers with its field's names taken out: items and labels by their number in the shape."""
+    answers: FieldAnswers
+    items: np.ndarray  # each answer's item, as its number among the field's items
+    labels: np.ndarray  # each answer's label, as its number among the field's labels
+
+
+def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], seed: int,
+                   prior: SkillPrior) -> list[FieldAnswers]:
+    """The answers of each field (its rows, in file order) by its method, one fit per shape (see the module): the
+    same as ``field_answers`` of each field."""
+    templates: dict[bytes, _Template] = {}
+    out = []
+    for rows, method in zip(fields, methods, strict=True):
+        shape, names = _shape(data, rows, method)
+        template = templates.get(shape)
+        if template is None:
+            template = templates[shape] = _template(data, field_answers(data, rows, method, seed, prior), names)
+            out.append(template.answers)
+        else:
+            out.append(_renamed(data, template, rows, names))
+    return out
+
+
+def _shape(data: Coded, rows: np.ndarray, method: str) -> tuple[bytes, _Names]:
+    """(the field's shape as bytes, its names)."""
+    parts: list[np.ndarray] = []
+    names = []
+    for codes, ids in ((data.items[rows], None), (data.workers[rows], None), (data.labels[rows], data.label_ids)):
+        distinct, number = np.unique(codes, return_inverse=True)
+        texts = distinct.astype(str) if ids is None else np.asarray(ids.take(distinct)).astype(str)
+        parts += [np.array([len(distinct)]), number.reshape(-1), np.argsort(texts, kind="stable")]
+        names.append(distinct)
+    return method.encode() + b"|" + np.concatenate(parts).astype(np.int64).tobytes(), _Names(*names)
+
+
+def _template(data: Coded, answers: FieldAnswers, names: _Names) -> _Template:
+    items = np.searchsorted(names.items, data.item_ids.get_indexer(answers.answers["item_id"]))
+    labels = np.searchsorted(names.labels, data.label_ids.get_indexer(answers.answers["label"]))
+    return _Template(answers, items, labels)
+
+
+def _renamed(data: Coded, template: _Template, rows: np.ndarray, names: _Names) -> FieldAnswers:
+    """The template's answers for the field of ``rows`` (same shape), under that field's names."""
+    answers = dict(template.answers.answers)
+    answers["item_id"] = np.asarray(data.item_ids.take(names.items[template.items]), dtype=object)
+    answers["label"] = np.asarray(data.label_ids.take(names.labels[template.labels]), dtype=object)
+    answers["field"] = np.full(len(template.items), data.field_ids[data.fields[rows[0]]], dtype=object)
+    return template.answers._replace(answers=answers, rows=rows)
