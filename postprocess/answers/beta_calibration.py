@@ -1,6 +1,5 @@
-"""The answers' confidence calibrated on control items: the fits, and the rule that chooses among them and
-whether to keep any, by the controls' own cross-validation. postprocess.answers.calibration applies it to the
-answers (and re-exports it). Pure: arrays in, a :class:`Calibrator` and arrays out.
+"""The answers' confidence calibrated on control items: the fits, and the rule that chooses among them (or none)
+by the controls' own cross-validation; postprocess.answers.calibration applies it. Arrays in, arrays out.
 
 - :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
   Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
@@ -11,11 +10,9 @@ answers (and re-exports it). Pure: arrays in, a :class:`Calibrator` and arrays o
   that mislead most workers alike, which no label model can see), which a few wrong controls can set.
 - :func:`calibrator_on_controls`: of the candidates (beta at each strength of STRENGTHS, with and without the
   class shifts, when MIN_EACH_OUTCOME controls are right and as many wrong; the wrong share always), the one
-  whose cross-fitted confidences (:func:`cross_fitted`, folds :func:`control_folds`) have the lowest log-loss,
-  kept only if that is below the model's own on the same controls (else ``moved`` False: the identity).
-  Log-loss, not the Brier score: sure answers that are wrong are what calibration must see.
-
-docs/explanation/calibration-on-controls.md gives the measurements behind each choice.
+  whose cross-fitted confidences (folds :func:`control_folds`) have the lowest log-loss (sure answers that are
+  wrong are what calibration must see), kept only if below the model's own (else the identity). Measurements:
+  docs/explanation/calibration-on-controls.md.
 """
 
 from __future__ import annotations

@@ -28,11 +28,9 @@ pseudo-counts, so a short record sits near the crowd's, weighted by their judgem
 spammers and adversaries holding under half the judgements do not move it), worth ``typical_weight``
 judgements per true label; else the weak prior above. Each part's evidence is the Dirichlet-multinomial
 probability of the worker's (expected) counts, and their confusion is the two parts' posterior means
-weighed by it. Why: a worker's 3x3 confusion estimated from fifty judgements is noisy in its small
-slip cells, and the items a stopping rule stops early are those whose workers' noise happened to flatter
-them; on MTurk-sim, whose honest workers are much alike, pulling a record that fits the crowd toward its
-typical worker made the stop both cheaper and more accurate (docs/reference/outputs.md), while a
-spammer's or adversary's record, which fits the weak part far better, is read as before. Where nobody
+weighed by it. Why: a worker's confusion from fifty judgements is noisy in its slip cells, and a stopping
+rule stops early where that noise flatters; on MTurk-sim pulling a record that fits the crowd toward its typical
+worker made the stop cheaper and more accurate (docs/reference/outputs.md). Where nobody
 builds a record (Prolific) every record fits the typical worker and it cost accuracy: leave it at 0 there.
 
 With ``fast_workers`` (the workers whose work took a small share of the crowd's typical time: speed is
