@@ -36,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.results_file import keep_result
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_full_scale.toml"
 CROWD = ROOT / "config" / "crowds" / "vizwiz_authenticity.toml"
@@ -218,16 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="demo,4k,full", help="comma-separated: demo, 4k, full (default: all)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     for label in args.sizes.split(","):
         if label not in SIZES:
             print(f"unknown size {label!r}; use {', '.join(SIZES)}", file=sys.stderr)
             return 2
         result = {"label": label, **run_size(SIZES[label], args.seed)}
         print(show(result), flush=True)
-        results[label] = result
-        results["prolific_published"] = PROLIFIC
-        RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        keep_result(RESULTS, label, result)
+        keep_result(RESULTS, "prolific_published", PROLIFIC)
     return 0
 
 

@@ -47,6 +47,7 @@ from bench.chaos_runner import (
     run_until_clean,
     sim_process,
 )
+from bench.results_file import keep_result
 from flows.platforms.mturk.extend import EXTEND_OP
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, ROUND_NOTE
 
@@ -253,9 +254,7 @@ def main() -> None:
     if a.route == "mturk":
         result["overpaid_usd"] = str(max(Decimal("0"), Decimal(killed["spent"]) - Decimal(clean["spent"])))
     # one entry a route: a run of one route keeps the other's
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[a.route] = result
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    keep_result(RESULTS, a.route, result, sort_keys=False)
     print(json.dumps(result, indent=1))
 
 

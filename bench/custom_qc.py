@@ -26,13 +26,13 @@ Figures go to ``bench/results-custom-qc.json``, one entry per size and seed; not
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from bench.authenticity import run_judged, share
+from bench.results_file import keep_result
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTION_CONFIG = ROOT / "config" / "vizwiz_full_scale.toml"
@@ -169,13 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     run: dict[str, Any] = {}
     for label, config in (("caption", CAPTION_CONFIG), ("custom page", CUSTOM_CONFIG)):
         run[label] = run_task(config, args.items, args.seed)
         print(show(label, run[label]), flush=True)
-    results[f"{args.items} items, seed {args.seed}"] = run  # one entry per size and seed, kept between runs
-    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    keep_result(RESULTS, f"{args.items} items, seed {args.seed}", run)  # one entry per size and seed
     return 0
 
 

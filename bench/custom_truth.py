@@ -31,6 +31,7 @@ from typing import Any
 
 from bench.authenticity import run_judged
 from bench.custom_qc import CAPTION_CONFIG, CROWD, judge, run_task
+from bench.results_file import keep_result
 from tests.truth_pages import TRUTH, truth_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +126,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--crowd", type=Path, default=CROWD, help="a crowd file (default: the bench-custom-qc crowd)")
     args = parser.parse_args(argv)
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     run: dict[str, Any] = {}
     for kind in TRUTH:
         run[kind] = run_page(kind, args.seed, args.crowd.resolve())
@@ -139,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     right = sum(a["accuracy"] * a["answers"] for a in honest) / max(1, given)
     print(f"honest profiles' answers equal to the truth, all three pages: {pct(right)} of {given}")
     crowd = "" if args.crowd.resolve() == CROWD else f", crowd {args.crowd.name}"
-    results[f"seed {args.seed}, caption {args.caption_items} items{crowd}"] = run
-    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    keep_result(RESULTS, f"seed {args.seed}, caption {args.caption_items} items{crowd}", run)
     return 0
 
 

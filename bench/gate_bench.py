@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gate_setup import PAGES, GatePage, prepare
+from bench.results_file import keep_result
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "config" / "vizwiz_captions.toml"
@@ -234,9 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             print(show(label, route, r), flush=True)
     run["own pages"] = {"all": totals(run)}
     print(show("own pages", "both", run["own pages"]["all"]))
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[f"{args.label or commit_label()}, {args.items} items, seed {args.seed}"] = run
-    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    keep_result(RESULTS, f"{args.label or commit_label()}, {args.items} items, seed {args.seed}", run)
     return 0
 
 

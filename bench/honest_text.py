@@ -19,7 +19,6 @@ Figures go to ``bench/results-honest-text.json``, one entry per seed; nothing he
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 from bench.authenticity import run_judged
 from bench.custom_qc import CAPTION_CONFIG, CROWD
+from bench.results_file import keep_result
 from tests.honest_pages import SHAPES, shape_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,9 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in run.items():  # a held batch blocks no one: its rule would have (batch_hold.py)
         print(f"{name}: held for a person, blocking no one: {'; '.join(r['held'])}" if r["held"] else
               f"{name}: no batch held")
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[f"seed {args.seed}, copies {args.copies}, caption {args.caption_items} items"] = run
-    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    keep_result(RESULTS, f"seed {args.seed}, copies {args.copies}, caption {args.caption_items} items", run)
     return 0
 
 
