@@ -91,7 +91,7 @@ def test_the_printed_plan_is_the_one_full_renders_make_an_oversized_page_include
     cfg = _caption_config(tmp_path, ["x" * 40_000 + ".jpg", *ODD_NAMES])
     joined = mturk_plan(_run(cfg), dict(_units(cfg)), [])
     # every page rendered and parsed in full
-    monkeypatch.setattr(plan_pages, "_fits", lambda items, columns_plain=False: False)
+    monkeypatch.setattr(plan_pages, "_fits", lambda *unit: False)
     full = mturk_plan(_run(cfg), dict(_units(cfg)), [])
     assert joined == full
     assert any("HIT 0: Question is" in p and "the limit is 65535" in p for p in full["problems"])

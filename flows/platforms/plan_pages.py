@@ -74,17 +74,20 @@ class _Shapes:
 
     def fit(self, items: list[dict[str, Any]]) -> bool:
         """Whether the unit's page can be joined: its values fit, and its shape's marked page was made."""
-        if not _fits(items, self.columns_plain):
+        payloads = [_payload(row) for row in items]  # each row's read once here, once for its page
+        if not _fits(items, payloads, self.columns_plain):
             return False
-        shape = _shape(items)
+        shape = _shape(payloads)
         if shape not in self.pieces:
             self.pieces[shape] = self._pieces(items)
         return self.pieces[shape] is not None
 
     def page(self, items: list[dict[str, Any]]) -> str:
-        pieces = self.pieces[_shape(items)]
+        payloads = [_payload(row) for row in items]
+        pieces = self.pieces[_shape(payloads)]
         assert pieces is not None
-        values = [[row[c] for c in COLUMNS] + list(_payload(row).values()) for row in items]
+        values = [[row[c] for c in COLUMNS] + list(payload.values()) for row, payload in zip(items, payloads,
+                                                                                             strict=True)]
         return "".join(p if isinstance(p, str) else str(escape(values[p[0]][p[1]])) for p in pieces)
 
     def _pieces(self, items: list[dict[str, Any]]) -> list[str | tuple[int, int]] | None:
@@ -118,16 +121,16 @@ def _payload(row: dict[str, Any]) -> dict[str, Any]:
     return json.loads(row["payload"]) if row.get("payload") else {}
 
 
-def _shape(items: list[dict[str, Any]]) -> tuple[Any, ...]:
-    return (len(items), *(tuple(_payload(row)) for row in items))
+def _shape(payloads: list[dict[str, Any]]) -> tuple[Any, ...]:
+    return (len(payloads), *(tuple(payload) for payload in payloads))
 
 
-def _fits(items: list[dict[str, Any]], columns_plain: bool = False) -> bool:
-    for row in items:
+def _fits(items: list[dict[str, Any]], payloads: list[dict[str, Any]], columns_plain: bool) -> bool:
+    for row, payload in zip(items, payloads, strict=True):
         if not all(_modelled(row[c]) for c in COLUMNS):
             return False
         if row.get("payload") and not (columns_plain and all(
-                isinstance(v, str) and _modelled(v) for v in _payload(row).values())):
+                isinstance(v, str) and _modelled(v) for v in payload.values())):
             return False
     return True
 
