@@ -4,21 +4,34 @@ simulator code is imported here (flows/platforms/targets.py alone reaches the si
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from flows.platforms.clock_line import post_json
 
 
 def is_simulator(endpoint_url: str) -> bool:
     """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
+    return _health(endpoint_url).get("service") == "hitflow-simulator"
+
+
+def simulator_marketplace(endpoint_url: str) -> str:
+    """The id a simulator's ``GET /_sim/health`` names its marketplace by (kept in its state file), or ""
+    when it names none (a simulator from before) or does not answer."""
+    return str(_health(endpoint_url).get("marketplace") or "")
+
+
+def _health(endpoint_url: str) -> dict[str, Any]:
+    """What ``GET /_sim/health`` answers with a 200 as a JSON object; {} for anything else."""
     import httpx
 
     from flows.core.http_clients import http_get
 
     try:
         answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        return answer.status_code == 200 and answer.json().get("service") == "hitflow-simulator"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
+        body = answer.json() if answer.status_code == 200 else {}
+    except (httpx.HTTPError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
@@ -30,16 +43,3 @@ def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
     except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
         return None
 
-
-def simulator_marketplace(endpoint_url: str) -> str:
-    """The id a simulator's ``GET /_sim/health`` names its marketplace by (kept in its state file), or ""
-    when it names none (a simulator from before) or does not answer."""
-    import httpx
-
-    from flows.core.http_clients import http_get
-
-    try:
-        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        return str(answer.json().get("marketplace") or "") if answer.status_code == 200 else ""
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return ""
