@@ -32,6 +32,7 @@ from flows.sim.pages.browser_check import available as available  # where caller
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
+from flows.sim.pages.submit_watch import MARK_SCRIPT, clear_mark, posted_request, watch_posts
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -70,11 +71,13 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     context = browser.new_context()
+    context.add_init_script(script=MARK_SCRIPT)
     page = context.new_page()
+    posts = watch_posts(page)
 
     def answer(route: Any) -> None:
         if route.request.method == "POST":
-            route.fulfill(status=200, body="ok")
+            route.fulfill(status=204)  # no new document: closing the page never races a navigation
         elif route.request.url.startswith(PAGE_URL):
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
         else:  # the page's CDN scripts, images: nothing outside the simulator is reached
@@ -100,13 +103,16 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
                 buttons.nth(n).click()
             order = order[1:] + order[:1]
+            posts.clear()
+            clear_mark(page)
             try:
-                with page.expect_request(lambda r: r.method == "POST", timeout=1500) as posted:
-                    page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
-                    page.clock.run_for(2000)  # a page that submits from a timer gets its time
-                return dict(parse_qsl(posted.value.post_data or "", keep_blank_values=True))
+                page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+                page.clock.run_for(2000)  # a page that submits from a timer gets its time
             except PlaywrightTimeout:
-                continue  # the page refused the submit
+                continue  # a Submit that never became clickable: refused
+            posted = posted_request(page, posts)
+            if posted is not None:
+                return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
         return None
     finally:
         context.close()
@@ -263,6 +269,10 @@ def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Wor
         finally:
             done.set()
     BrowserThread.submit(job)
-    if not done.wait(SETTLE_S) or not out or out[0] is None:
+    if not done.wait(SETTLE_S):
+        if failed is not None:  # not the page's refusal: the browser never got to the end of it
+            failed.append(f"the browser did not finish the page within {SETTLE_S:.0f} s of real time")
+        return None
+    if not out or out[0] is None:
         return None
     return {**out[0], **virtual_times(out[0], intents)}
