@@ -95,6 +95,7 @@ def test_a_campaign_resumed_on_another_state_file_is_refused_and_resumes_on_its_
     assert said.count("\n") == 1 and f"--sim-state {tmp_path / 'a.db'}" in said, said
     assert platform == "mturk" or "pass --platform prolific --sim-state" in said, said
     assert ledger_calls(ledger) == before
+    assert not list(tmp_path.glob("b.db*"))  # the file the refused run opened is not left to read as a marketplace
     assert run(config, ledger, *route, "--sim-state", str(tmp_path / "a.db")) == 0
 
 

@@ -15,6 +15,10 @@ class ConfigError(HitflowError):
     exit_code = 2
 
 
+class OtherMarketplaceError(ConfigError):
+    """A campaign resumed on a marketplace other than the one it posted on (its HITs unknown there)."""
+
+
 class InputFormatError(HitflowError):
     exit_code = 3
 

@@ -26,7 +26,12 @@ from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
 from flows.driver.run_start import open_run_folder
-from flows.driver.sim_marketplace import claim_marketplace, hand_known_answers, marketplace_file
+from flows.driver.sim_marketplace import (
+    claim_marketplace,
+    hand_known_answers,
+    marketplace_file,
+    new_state_file_kept_if_claimed,
+)
 from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
@@ -67,8 +72,9 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     store = Store(db_path)  # only now: a run refused above leaves no ledger behind
     crowd_path = Path(crowd) if crowd else cfg.sim_crowd
     state = marketplace_file(store, cfg, target, endpoint_url, sim_state, sim_state_path(db_path, seed, crowd_path))
-    with open_session(target, endpoint_url or cfg.endpoint_url, live, seed, crowd_path, platform, state,
-                      cfg.sim_start) as session:
+    endpoint = endpoint_url or cfg.endpoint_url
+    with new_state_file_kept_if_claimed(state), open_session(
+            target, endpoint, live, seed, crowd_path, platform, state, cfg.sim_start) as session:
         progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = session_run(cfg, store, session, progress, platform, task_url, invitees,

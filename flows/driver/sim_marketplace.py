@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from flows.core.config.config import CampaignConfig
 from flows.core.db_url import is_postgres_url
-from flows.core.errors import ConfigError
+from flows.core.errors import ConfigError, OtherMarketplaceError
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.driver.schedule_wait import SCHEDULED_RUN
@@ -68,8 +70,23 @@ def claim_marketplace(run: Run) -> None:
         return
     posted = run.store.table("ledger").count_where("campaign = ? AND operation != ?", [run.cfg.name, SCHEDULED_RUN])
     if rows[0]["marketplace"] and posted:
-        raise ConfigError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
+        raise OtherMarketplaceError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
     run.store.table("campaigns").update(run.cfg.name, {"marketplace": here})
+
+
+@contextmanager
+def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
+    """The simulator's file this run creates is removed again when the campaign is refused the marketplace
+    (:func:`claim_marketplace`): nothing was posted on it, and a file left behind would read as a
+    marketplace the next time it is named."""
+    files = [state, *(state.with_name(state.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))]
+    fresh = [path for path in files if not path.exists()] if not state.exists() else []
+    try:
+        yield
+    except OtherMarketplaceError:
+        for path in fresh:
+            path.unlink(missing_ok=True)
+        raise
 
 
 def follow_endpoint(run: Run, config_json: str | None) -> None:
