@@ -43,3 +43,33 @@ def test_every_browser_test_has_a_deadline(request: pytest.FixtureRequest) -> No
     for item in browser_tests:
         marker = item.get_closest_marker("timeout")
         assert marker is not None and marker.args[0] <= BROWSER_DEADLINE_S, item.nodeid
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not available(), reason="needs Playwright and Chromium (make browser-deps)")
+def test_a_page_whose_browser_hangs_is_ended_and_the_next_page_gets_a_new_browser(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Playwright call that never comes back holds the thread, every later page and the simulator's
+    clock; past the watch's limit that Chromium is killed: the call fails and the next page is worked."""
+    import threading
+
+    browser_thread.BrowserThread.close_shared()
+    monkeypatch.setattr(browser_thread, "HUNG_S", 2.0)
+    monkeypatch.setattr(browser_thread, "WATCH_S", 0.2)
+    outcome: list[str] = []
+    ended = threading.Event()
+
+    def hang(browser) -> None:
+        try:
+            browser.new_page().evaluate("() => new Promise(() => {})")  # a promise that never settles
+            outcome.append("returned")
+        except Exception as exc:
+            outcome.append(type(exc).__name__)
+        finally:
+            ended.set()
+    browser_thread.BrowserThread.submit(hang)
+    assert ended.wait(60) and outcome and outcome[0] != "returned", outcome
+    form = ('<form method="post" action="https://hit.sim.invalid/submit"><input type="hidden" name="a" value="1">'
+            '<input type="submit" value="Submit"></form>')
+    assert posted_by_browser(form, {}, "after") == {"a": "1"}  # a new Chromium, launched for the next page
+    browser_thread.BrowserThread.close_shared()

@@ -3,16 +3,24 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import queue
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from flows.sim.pages.browser_check import chromium, say_failed
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 SETTLE_S = 300.0  # a page that takes longer than this in real time is not waited for by the clock
+HUNG_S = 120.0  # one page still at work after this long (real time): its browser hangs, and is ended
+WATCH_S = 1.0
+_browsers = itertools.count(1)
 
 
 def settle() -> None:
@@ -32,8 +40,11 @@ class BrowserThread:
     def __init__(self) -> None:
         self.jobs: queue.Queue[Callable[[Any], None] | None] = queue.Queue()
         self.closed = False  # set (under the class lock) once nothing queued here will be worked
+        self.marker = f"--hitflow-sim-browser={os.getpid()}.{next(_browsers)}"  # finds this Chromium among others
+        self.busy_since: float | None = None
         self.thread = threading.Thread(target=self._loop, name="hitflow-sim-browser", daemon=True)
         self.thread.start()
+        threading.Thread(target=self._watch, name="hitflow-sim-browser-watch", daemon=True).start()
 
     def settle(self, timeout_s: float = SETTLE_S) -> bool:
         """Wait (real time) until every queued page is worked; False if it took longer."""
@@ -74,18 +85,33 @@ class BrowserThread:
 
         with sync_playwright() as pw:
             def launch() -> Any:
-                return pw.chromium.launch(executable_path=str(chromium()), headless=True, args=FLAGS)
+                return pw.chromium.launch(executable_path=str(chromium()), headless=True, args=[*FLAGS, self.marker])
             browser = launch()
             while (job := self.jobs.get()) is not None:
                 try:
+                    self.busy_since = time.monotonic()
                     browser = browser if browser.is_connected() else launch()
                     job(browser)
                 except Exception as exc:  # one page's failure must not stop the crowd
                     say_failed(exc)
                 finally:
+                    self.busy_since = None
                     self.jobs.task_done()
             self.jobs.task_done()
             browser.close()
+
+    def _watch(self) -> None:
+        """A Playwright call that never comes back (Chromium stuck) would hold every later page and the
+        simulator's clock: past ``HUNG_S`` this thread's Chromium is killed, so the call fails, the page's
+        worker gives it back, and the next page launches a new browser."""
+        while self.thread.is_alive():
+            time.sleep(WATCH_S)
+            started = self.busy_since
+            if started is not None and time.monotonic() - started > HUNG_S:
+                self.busy_since = None
+                killed = kill_marked(self.marker)
+                sys.stderr.write(f"hitflow sim: a browser worker's page was still at work after {HUNG_S:.0f} s; "
+                                 f"its Chromium was ended ({killed} process(es)) and the next page starts a new one\n")
 
     def _fail_queued(self) -> None:
         """Each job still queued is run without a browser, so it fails at once (its worker gives the page
@@ -105,3 +131,16 @@ class BrowserThread:
                 say_failed(exc)
             finally:
                 self.jobs.task_done()
+
+
+def kill_marked(marker: str) -> int:
+    """Kill the processes whose command line carries ``marker`` (one Chromium's main process); how many."""
+    killed = 0
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if marker.encode() in (proc / "cmdline").read_bytes().split(b"\0"):
+                os.kill(int(proc.name), signal.SIGKILL)
+                killed += 1
+        except (OSError, ValueError):  # gone meanwhile, or not ours to read
+            continue
+    return killed
