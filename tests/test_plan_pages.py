@@ -154,3 +154,23 @@ def test_an_own_page_that_reads_a_column_otherwise_is_rendered_in_full(tmp_path:
     pages = list(planned_pages(run, _units(cfg)))
     assert pages and not any(p.checked_xml for p in pages)
     assert [p.html for p in pages] == [page_html(run, p.items) for p in pages]
+
+
+def test_every_shape_of_unit_is_rendered_in_full_once_even_with_the_same_item_count(monkeypatch) -> None:
+    """Two units of one item each whose payloads have different columns are two shapes, each with its own
+    joined pieces: each is checked against a full render, not only the first of that item count."""
+    rendered: list[str] = []
+
+    class Joined:
+        @staticmethod
+        def page(items: list[dict[str, Any]]) -> str:
+            return items[0]["item_id"]
+
+    def full(run: Any, items: list[dict[str, Any]]) -> str:
+        rendered.append(items[0]["item_id"])
+        return items[0]["item_id"]
+    monkeypatch.setattr(plan_pages, "page_html", full)
+    units = [[{"item_id": f"u{n}"}] for n in range(1000)]  # the spread samples every 62nd unit
+    kinds: list[tuple[Any, ...] | None] = [(1, ("b",)) if n == 1 else (1, ("a",)) for n in range(1000)]
+    assert plan_pages._agrees(None, Joined(), units, [1] * 1000, kinds)  # type: ignore[arg-type]
+    assert "u1" in rendered and len(rendered) == len(set(rendered)) <= plan_pages.SPREAD + 3

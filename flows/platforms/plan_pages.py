@@ -72,15 +72,16 @@ class _Shapes:
         self.pieces: dict[tuple[Any, ...], list[str | tuple[int, int]] | None] = {}
         self.columns_plain = _columns_plain(run)
 
-    def fit(self, items: list[dict[str, Any]]) -> bool:
-        """Whether the unit's page can be joined: its values fit, and its shape's marked page was made."""
+    def fit(self, items: list[dict[str, Any]]) -> tuple[Any, ...] | None:
+        """The unit's shape when its page can be joined (its values fit, and its shape's marked page was
+        made), else None."""
         payloads = [_payload(row) for row in items]  # each row's read once here, once for its page
         if not _fits(items, payloads, self.columns_plain):
-            return False
+            return None
         shape = _shape(payloads)
         if shape not in self.pieces:
             self.pieces[shape] = self._pieces(items)
-        return self.pieces[shape] is not None
+        return shape if self.pieces[shape] is not None else None
 
     def page(self, items: list[dict[str, Any]]) -> str:
         payloads = [_payload(row) for row in items]
@@ -140,23 +141,25 @@ def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -
     30 KB are not held). A modelled page found different from its full render makes every page a full one."""
     listed = list(units)
     shapes = _Shapes(run)
+    kinds = [shapes.fit(items) for _, items in listed]  # each unit's shape, None: rendered in full
     # how long a joinable unit's values are (-1: rendered in full): the longest is one of the samples
-    weights = [sum(len(str(row[c])) for row in items for c in COLUMNS) if shapes.fit(items) else -1
-               for _, items in listed]
-    if not _agrees(run, shapes, [items for _, items in listed], weights):
+    weights = [sum(len(str(row[c])) for row in items for c in COLUMNS) if kind is not None else -1
+               for (_, items), kind in zip(listed, kinds, strict=True)]
+    if not _agrees(run, shapes, [items for _, items in listed], weights, kinds):
         weights = [-1] * len(listed)
     for (key, items), weight in zip(listed, weights, strict=True):
         yield PlannedPage(key, items, shapes.page(items), True) if weight >= 0 else \
             PlannedPage(key, items, page_html(run, items), False)
 
 
-def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], weights: list[int]) -> bool:
-    """The first joinable unit of each shape, the one with the longest values, and ``SPREAD`` units spread over
-    the plan, rendered in full, are the same bytes as joined."""
-    first: dict[int, int] = {}
-    for at, weight in enumerate(weights):
-        if weight >= 0:
-            first.setdefault(len(units[at]), at)
+def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], weights: list[int],
+            kinds: list[tuple[Any, ...] | None]) -> bool:
+    """The first joinable unit of each shape (``kinds``, as the pieces are kept), the one with the longest
+    values, and ``SPREAD`` units spread over the plan, rendered in full, are the same bytes as joined."""
+    first: dict[tuple[Any, ...], int] = {}
+    for at, kind in enumerate(kinds):
+        if kind is not None:
+            first.setdefault(kind, at)
     longest = max(range(len(weights)), key=weights.__getitem__, default=-1)
     spread = range(0, len(weights), max(1, len(weights) // SPREAD))
     samples = {*first.values(), *(at for at in [longest, *spread] if at >= 0 and weights[at] >= 0)}
