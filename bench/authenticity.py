@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         result = {"label": label, **run_size(SIZES[label], args.seed)}
         print(show(result), flush=True)
         keep_result(RESULTS, label, result)
-        keep_result(RESULTS, "prolific_published", PROLIFIC)
+    keep_result(RESULTS, "prolific_published", PROLIFIC)
     return 0
 
 

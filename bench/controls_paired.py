@@ -20,17 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.answers_calibration import CONTROL_FOLDS, held_out_sets, public_sets
+from bench.answers_calibration import CONTROL_FOLDS, _gold, held_out_sets, public_sets
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.calibration import calibrate_answers, fold_of, log_loss
 from postprocess.answers.reliability import FINE_BINS, ece, noise_floor
 
 MEASURES = ("ece_15", "log_loss", "brier")
-
-
-def _gold(frame: pd.DataFrame) -> pd.Series:
-    gold = frame.drop_duplicates("item_id").set_index("item_id")["gold"].astype(str)
-    return gold[gold.str.strip() != ""]
 
 
 def sets_of(seed: int) -> list[tuple[str, pd.DataFrame, str]]:

@@ -79,6 +79,7 @@ def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
     """The simulator's file this run creates is removed again when the campaign is refused the marketplace
     (:func:`claim_marketplace`): nothing was posted on it, and a file left behind would read as a
     marketplace the next time it is named."""
+    # SQLite's side files, and the lock flows/sim/service/state_lock.py takes beside the file
     files = [state, *(state.with_name(state.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))]
     fresh = [path for path in files if not path.exists()] if not state.exists() else []
     try:

@@ -121,7 +121,6 @@ def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
     items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
     table.attrs["temperature"] = float(tempering.temperatures(np.median(counts), correlation))  # the median item's
-    table.attrs["correlation"] = correlation
     return table.drop(columns=[UNSEEN], errors="ignore")
 
 
