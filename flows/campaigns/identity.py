@@ -120,10 +120,12 @@ def read_manifest(out_dir: Path) -> dict[str, str] | None:
         data = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # deep nesting is a RecursionError, not a ValueError
         raise ConfigError(f"{out_dir / MANIFEST} is unreadable ({type(exc).__name__}); remove it if the folder's "
                           "outputs are yours") from exc
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    return {key: value for key, value in data.items() if isinstance(value, str)}  # data, never a structure
 
 
 def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str, replace: bool = False) -> None:

@@ -56,8 +56,10 @@ def _own_ledger(folder: Path, named: str) -> str:
 
     from flows.cli.default_ledger import DEFAULT_DB
     from flows.core.db_url import is_postgres_url, mistyped_postgres_url, shown_location
+    from flows.core.ledger.store import is_hitflow_ledger
 
-    if named and not is_postgres_url(named) and not mistyped_postgres_url(named) and Path(named).is_file():
+    if named and not is_postgres_url(named) and not mistyped_postgres_url(named) and Path(named).is_file() \
+            and is_hitflow_ledger(Path(named)):
         return named
     print(f"hitflow: note: {folder / 'hitflow-manifest.json'} names the ledger {shown_location(named)[:200]!r}, "
           f"which is not opened on a file's word; reading the campaign from {shown_location(DEFAULT_DB)} (pass --db "

@@ -27,11 +27,13 @@ def refuse_overwriting_inputs(a: argparse.Namespace) -> None:
     """A ConfigError when ``--out`` or the workers.csv written beside it is the input or ``--controls``."""
     out = Path(a.out)
     inputs = [(Path(a.input), "the labels file")] + ([(Path(a.controls), "--controls")] if a.controls else [])
-    for written in (out, out.parent / "workers.csv"):
+    from flows.answers.answers_files import workers_path_for
+
+    for written in (out, workers_path_for(out)):
         for given, what in inputs:
             if given.is_file() and _same(written, given):  # a campaign's name is no file to overwrite
                 raise ConfigError(f"--out {a.out} would write {written} over {what} {given}: write the answers to "
-                                  "another file (workers.csv goes beside it)")
+                                  f"another file ({workers_path_for(out).name} goes beside it)")
 
 
 def finite(value: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from flows.campaigns.task_pages import task_page
 from flows.core.db_url import shown_location
-from flows.core.ledger.store import Store
+from flows.core.ledger.store import Store, existing_store
 from flows.core.outputs.output_location import staging_root
 from flows.core.outputs.output_mirror import pull_missing
 from flows.core.run.run_context import Run
@@ -152,7 +152,7 @@ def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, An
     """The ledger, the campaign's row and its recorded run settings; a name it lacks is refused."""
     from flows.core.errors import ConfigError
 
-    store = Store(db)
+    store = existing_store(db)  # never a new file, nor another program's database migrated into one
     meta = store.rows("SELECT * FROM campaigns WHERE name = ?", [campaign])
     if not meta:
         raise ConfigError(f"no campaign {campaign!r} in {shown_location(db)}; "

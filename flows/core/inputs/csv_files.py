@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,11 +292,31 @@ def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) 
     """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
     workers, review lists); False for data files that keep the exact text (dataset.csv)."""
     out = _as_written(frame, for_spreadsheet)
+    path = Path(path)
+    # written beside and renamed in: an interrupted write never leaves a partial file under the final name
+    # (a pipe or device is written in place); an ordinary open keeps the umask's permissions
+    target = path.resolve() if path.is_symlink() else path  # a link's file is written, not the link replaced
+    staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
         # which it leaves bare with LF rows, so a reader would split the row there
-        out.to_csv(path, index=False, lineterminator="\r\n")
+        out.to_csv(staged, index=False, lineterminator="\r\n")
+        if staged != path:
+            os.replace(staged, target)
     except OSError as exc:
         raise InputFormatError(f"{path}: cannot write ({exc.strerror}); choose a writable --out") from exc
-    return Path(path)
+    finally:
+        if staged != path:
+            staged.unlink(missing_ok=True)
+    return path
+
+
+def _renamable(path: Path) -> bool:
+    """Whether ``path`` is a regular file's place (absent or a file), which a rename can replace."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False

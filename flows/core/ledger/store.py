@@ -7,6 +7,6 @@ cycle). The PostgreSQL backend (psycopg, ~0.15 s of CPU) is imported by ``Store`
 """
 
 from flows.core.ledger import store_sqlite  # noqa: F401  (registers the SQLite backend)
-from flows.core.ledger.store_base import DEFAULT_DB, SETTLED, Store, existing_store, migrations
+from flows.core.ledger.store_base import DEFAULT_DB, SETTLED, Store, existing_store, is_hitflow_ledger, migrations
 
-__all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "migrations"]
+__all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "is_hitflow_ledger", "migrations"]

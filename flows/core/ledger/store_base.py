@@ -26,7 +26,7 @@ from flows.core.ledger.store_migrations import migrations
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "migrations"]
+__all__ = ["DEFAULT_DB", "SETTLED", "Store", "existing_store", "is_hitflow_ledger", "migrations"]
 
 DEFAULT_DB = Path("runs/hitflow.db")
 SETTLED = ("ok", "adopted")  # ledger states after which a call is never made again
@@ -232,4 +232,23 @@ def existing_store(location: str | Path) -> Store:
         raise ConfigError(f"cannot read the ledger {path} ({exc.strerror or type(exc).__name__}): {again}") from exc
     if head and head != SQLITE_MAGIC:
         raise ConfigError(f"{path} is not a hitflow ledger (not an SQLite file): {again}")
+    if head and not is_hitflow_ledger(path):  # another program's database is never migrated into a ledger
+        raise ConfigError(f"{path} is an SQLite file but not a hitflow ledger: {again}")
     return Store(path)
+
+
+def is_hitflow_ledger(path: Path) -> bool:
+    """Whether the SQLite file at ``path`` holds hitflow's schema, read without writing to it (a file
+    that is not SQLite, is damaged or has a view where a table belongs reads as False)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+            kinds = dict(conn.execute("SELECT name, type FROM sqlite_master WHERE name IN "
+                                      "('_sqlite_migrations', 'campaigns')").fetchall())
+            if kinds != {"_sqlite_migrations": "table", "campaigns": "table"}:
+                return False
+            return conn.execute("SELECT 1 FROM _sqlite_migrations WHERE migration_set = ? LIMIT 1",
+                                [migrations.name]).fetchone() is not None
+    except sqlite3.Error:
+        return False
