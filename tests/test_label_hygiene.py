@@ -77,7 +77,7 @@ def test_free_text_refused_unless_forced(tmp_path: Path, capsys: pytest.CaptureF
     rows = "item_id,worker_id,label\n" + "".join(
         f"i{i},w{w},comment {i} by {w}: the picture shows a {w} thing\n" for i in range(30) for w in range(2))
     code, _, _, err = _run(tmp_path, capsys, rows=rows)
-    assert code == 3 and "field 'label' looks like free text (60 distinct labels over 30 items" in err
+    assert code == 2 and "field 'label' looks like free text (60 distinct labels over 30 items" in err
     assert "--force-free-text" in err and err.count("\n") == 1
     code, shown, _, _ = _run(tmp_path, capsys, "--force-free-text", rows=rows)
     assert code == 0 and shown["items"] == 30
@@ -146,3 +146,26 @@ def test_a_file_in_nfc_already_is_left_as_it_is() -> None:
     tidied = tidy(frame, HygienePolicy(fold_case=False))
     assert tidied.counts["respelled"] == 0 and tidied.counts["spelling_variants"] == {}
     assert tidied.frame["label"].tolist() == ["caf\u00e9", "tea"]
+
+
+def test_a_field_with_too_many_classes_is_one_line_not_minutes(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """300 label values over 200 workers: a confusion matrix each is 18 million cells (minutes of CPU and about a
+    gigabyte before); refused in one line with exit 2, whatever --force-free-text says."""
+    import random
+
+    draw = random.Random(1)
+    rows = "item_id,worker_id,label\n" + "".join(
+        f"i{i},w{w},lab{draw.randrange(300)}\n" for i in range(1000) for w in draw.sample(range(200), 5))
+    for extra in ((), ("--force-free-text",)):
+        code, _, _, err = _run(tmp_path, capsys, *extra, rows=rows)
+        assert code == 2 and "too many classes" in err and "300 label values over 200 workers" in err
+        assert err.count("\n") == 1
+
+
+def test_auto_does_not_test_a_confusion_matrix_its_workers_cannot_fill() -> None:
+    from postprocess.answers.method_choice import settled
+
+    assert settled(15_000, 1_000, 40, 3.0).method == "mv"  # 1,600 cells against 15 labels a worker
+    assert "too few to estimate" in settled(15_000, 1_000, 40, 3.0).reason
+    assert settled(15_000, 200, 4, 3.0) is None  # 16 cells against 75 labels: the test decides

@@ -8,9 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from flows.core.errors import InputFormatError
+from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
-from postprocess.answers.label_hygiene import HygienePolicy, leave_out_workers, respell, tidy
+from postprocess.answers.label_hygiene import FreeText, HygienePolicy, TooManyClasses, leave_out_workers, respell, tidy
 
 BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/captions/outputs.py)
 
@@ -34,6 +34,8 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
                                      f"(copy the campaign's {BLOCKED_FILE} beside it to leave them out)"}
     try:
         tidied = tidy(frame, hygiene)
+    except (FreeText, TooManyClasses) as exc:  # the labels are fine; what to do with them is the user's choice
+        raise ConfigError(f"{path}: {exc}") from exc
     except ValueError as exc:
         raise InputFormatError(f"{path}: {exc}") from exc
     if tidied.frame.empty:  # every label was a blocked worker's (read_labels refused an all-blank file)

@@ -18,7 +18,9 @@ Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models sh
   platform's resubmission would), their ``first``, their ``majority`` label (ties: the last given of the
   tied), or ``refuse`` (``RepeatedLabels`` raised): the models take one label per worker and item;
 - free text: a field whose distinct labels exceed ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` of its items
-  holds written answers, not choices; ``FreeText`` is raised unless ``force_free_text``.
+  holds written answers, not choices; ``FreeText`` is raised unless ``force_free_text``;
+- too many classes: a field whose workers x label values squared passes ``CONFUSION_CELLS`` raises
+  ``TooManyClasses``, ``force_free_text`` or not.
 
 ``respell(values, labels)`` writes known answers (a gold column, control items' answers) in the
 spelling the folded labels use, so "good" as gold still matches the answer "Good".
@@ -41,10 +43,17 @@ REPEATS = ("last", "first", "majority", "refuse")
 FREE_TEXT_MIN = 10  # more distinct labels than this in a field, and
 FREE_TEXT_SHARE = 0.5  # at least this many distinct labels per item: written answers, not a choice
 KEY_COLUMNS = ["item_id", "worker_id", "_field"]
+# workers x label values squared (a confusion matrix a worker, which every method's confidence weighs) past which
+# a field is refused: neither estimable from a crowd's labels nor cheap (300 values x 200 workers: minutes of CPU)
+CONFUSION_CELLS = 2_000_000
 
 
 class FreeText(ValueError):
     """A field of written answers given to aggregation."""
+
+
+class TooManyClasses(ValueError):
+    """A field with more label values than a worker's confusion can be weighed over."""
 
 
 class RepeatedLabels(ValueError):
@@ -83,6 +92,7 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
     counts.update(repeat_counts)
     if not policy.force_free_text:
         _refuse_free_text(work)
+    _refuse_too_many_classes(work)
     return Tidied(work.drop(columns="_field").reset_index(drop=True), counts)
 
 
@@ -151,6 +161,21 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
     raise FreeText(f"field {field!r} looks like free text ({distinct[field]} distinct labels over {items[field]} "
                    f"items, e.g. {example!r}): aggregating it would pick one whole text per item; aggregate a "
                    "choice field, or pass --force-free-text")
+
+
+def _refuse_too_many_classes(work: pd.DataFrame) -> None:
+    """The first field whose workers x label values squared passes ``CONFUSION_CELLS`` refused: every method's
+    confidence weighs a worker by a confusion matrix over the field's values (minutes of CPU and gigabytes past
+    it), which a crowd's labels could not fill anyway."""
+    groups = work.groupby("_field", sort=True)
+    distinct, workers = groups["label"].nunique(), groups["worker_id"].nunique()
+    cells = workers.astype(float) * distinct.astype(float) ** 2
+    wide = cells.index[cells > CONFUSION_CELLS]
+    if len(wide):
+        field = wide[0]
+        raise TooManyClasses(f"field {field!r} has {distinct[field]:,} label values over {workers[field]:,} workers: "
+                             f"too many classes to weigh workers by (a confusion matrix each, {int(cells[field]):,} "
+                             f"cells, past {CONFUSION_CELLS:,}); group the labels into fewer classes first")
 
 
 def nfc(values: pd.Series) -> pd.Series:

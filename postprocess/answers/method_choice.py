@@ -13,8 +13,10 @@ predicts they always agree: where workers give few labels each that costs it, as
 
 Below ``min_per_worker`` labels a worker on average no test is run: majority vote (a worker's confusion
 cannot be estimated from one or two labels; the test would only say so more slowly). A field with one
-label value is majority vote. Past ``LARGE`` labels one fold of ``FOLDS`` is scored (a fifth of the labels
-held out, a fit per model), not all: at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
+label value is majority vote, and so is one whose
+worker's confusion matrix has over ``CELLS_A_LABEL`` cells a label the worker gave (40 values, 15 labels a worker).
+Past ``LARGE`` labels one fold of ``FOLDS`` is scored (a fifth of the labels held out, a fit per model), not all:
+at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
 
 A third candidate: ``worker-coin``, one accuracy a worker shrunk toward the crowd's
 (postprocess.answers.worker_coin), scored the same way; it replaces the standing choice (majority vote or
@@ -46,6 +48,7 @@ SMOOTHING = 1.0  # a held-out label is read with this many pseudo-labels a confu
 ITERATIONS = 100
 TOLERANCE = 1e-5  # largest change of an item's posterior at which EM has converged
 SEED = 0
+CELLS_A_LABEL = 10.0  # a worker's confusion cells per label they gave past which auto does not test Dawid-Skene
 CLEAR_BY = 2.0  # worker-coin replaces the standing choice only this many standard errors ahead (see the module)
 
 
@@ -82,6 +85,10 @@ def settled(n_judgements: int, n_workers: int, n_labels: int, min_per_worker: fl
     if per_worker < min_per_worker:
         return Choice("mv", f"{per_worker:.1f} labels a worker on average, under min_per_worker {min_per_worker:g}: "
                             "too few to estimate a worker's confusion", {})
+    if n_labels ** 2 > CELLS_A_LABEL * per_worker:
+        return Choice("mv", f"{n_labels:,} label values: a worker's {n_labels:,}x{n_labels:,} confusion matrix is "
+                            f"more than {CELLS_A_LABEL:g}x the {per_worker:.1f} labels a worker gives on average; "
+                            "too few to estimate it", {})
     return None
 
 
