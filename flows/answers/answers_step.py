@@ -21,7 +21,7 @@ from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.number_answers import joined
-from postprocess.answers.option_answers import option_key, split_options
+from postprocess.answers.option_answers import option_key, option_known, option_pairs, split_options
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.worker_skill import AT_RISK, SkillPolicy, shown_p
 
@@ -48,6 +48,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     the caller left out already (:class:`BatchJudgements`)."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
+    if controls is not None and keys:  # a control of a checkbox group scores each option it asks
+        controls = option_known(controls, option_pairs(judgements, keys))
     blocked_ids = set(blocked)
     dropping = settings.blocked == "drop"
     is_blocked = judgements["worker_id"].isin(blocked_ids)
