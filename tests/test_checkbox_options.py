@@ -6,6 +6,7 @@ tests/pages/checkbox/."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -87,3 +88,25 @@ def test_fixed_option_values_are_scored_against_each_items_truth(tmp_path: Path,
     assert sorted(set(answers["option"])) == ["c1", "c2", "c3", "c4"] and len(answers) == 4 * 24
     said = float(re.search(r"latent answers: accuracy ([\d.]+)", (out / "summary.txt").read_text())[1])  # type: ignore[index]
     assert said > 0.8
+
+
+def test_a_worker_who_ticks_the_first_box_every_time_is_seen(tmp_path: Path) -> None:
+    """Each item's first box names another word: read by value the contrarian's ticks never repeat; read by the
+    box's place on the page they are one answer on every item."""
+    crowd = (Path(__file__).resolve().parents[1] / "config" / "crowds" / "straight_liners.toml").read_text()
+    crowd = crowd.replace('name = "diligent"\nshare = 0.481', 'name = "diligent"\nshare = 0.281').replace(
+        'name = "contrarian"\nshare = 0.1', 'name = "contrarian"\nshare = 0.3')
+    (tmp_path / "crowd.toml").write_text(re.sub(r"(?m)^caption_bank = .*$", "", crowd))  # the page has no text
+    from flows.driver.campaign_run import run_campaign
+
+    config = checkbox_config(tmp_path)
+    run_campaign(config, db_path=tmp_path / "ledger.db", out_root=tmp_path / "runs", seed=3, platform="mturk",
+                 progress=lambda _line: None, crowd=tmp_path / "crowd.toml")
+    out = tmp_path / "runs" / "names"
+    profiles = {w["worker_id"]: w["profile"] for w in json.loads((out / "sim_workers.json").read_text())}
+    flags = pd.read_csv(out / "flags.csv", dtype=str)
+    habit = set(flags.loc[flags["rule"].isin(["choice_straight_lining", "item_blind"]), "worker_id"])
+    worked = set(pd.read_csv(out / "responses.csv", dtype=str)["worker_id"])
+    contrarians = {w for w in worked if profiles[w] == "contrarian"}
+    assert len(contrarians) >= 3 and contrarians <= habit
+    assert all(profiles[w] == "contrarian" for w in habit)
