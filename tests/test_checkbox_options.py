@@ -17,6 +17,7 @@ import pytest
 from flows.core.config.config import load_config
 from flows.custom.custom_task import dry_run_lines
 from flows.custom.scaffold import scaffold
+from postprocess.answers.control_items import control_scores
 
 PAGES = Path(__file__).resolve().parent / "pages" / "checkbox"
 
@@ -77,8 +78,19 @@ def test_answers_hold_each_items_own_options_and_controls_score_workers(tmp_path
     summary = (out / "summary.txt").read_text()
     said = float(re.search(r"latent answers: accuracy ([\d.]+)", summary)[1])  # type: ignore[index]
     assert said > 0.8
+    # one model per place on the page (the second box of every item), not one per word seen on an item or two
+    places = sorted(re.findall(r"names\[([^\]]+)\]: \w+, chosen by auto", summary))
+    assert places == [f"option {k}" for k in range(1, 5)]
     workers = pd.read_csv(out / "workers.csv")
     assert (workers["controls"] > 0).sum() >= 5  # each control asks four options of whoever answered it
+
+
+def test_a_control_on_a_checkbox_group_is_right_whatever_order_its_ticks_are_written_in() -> None:
+    given = pd.DataFrame({"worker_id": ["w", "w", "v"], "item_id": ["k1", "k2", "k1"], "field": "names",
+                          "value": ["Tom|Maria", "Lena", "Tom"]})
+    key = pd.DataFrame({"item_id": ["k1", "k2"], "field": "names", "answer": ["Maria|Tom", "Lena"]})
+    scores = control_scores(given, key).set_index("worker_id")
+    assert scores.loc["w", "correct"] == 2 and scores.loc["v", "correct"] == 0
 
 
 @pytest.mark.parametrize("page, truth", [("codes", "gold_codes")])
