@@ -147,3 +147,17 @@ def test_codes_of_a_choice_are_categories_never_a_scale() -> None:
     assert [f.shape for f in split_fields(crowd_frame)] == ["choice"]
     assert [f.shape for f in split_fields(crowd_frame.assign(kind="number", scale="0..5"))] == ["scale"]
     assert [f.shape for f in split_fields(crowd_frame.drop(columns=["kind", "scale"]))] == ["choice"]  # undeclared
+
+
+def test_radio_buttons_shown_as_numbers_are_a_scale_and_codes_behind_words_are_categories() -> None:
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from flows.custom.custom_review import answer_scale
+
+    page = ("<form>" + "".join(f'<label><input type="radio" name="face" value="{k}"> {w}</label>'
+                                for k, w in enumerate(("angry", "happy", "sad", "neutral")))
+            + "".join(f'<label><input type="radio" name="accuracy" value="{k}"> {k} {w}</label>'
+                      for k, w in ((1, "wrong"), (2, "partly right"), (3, "mostly right"), (4, "exactly right")))
+            + "</form>")
+    scales = {f["name"]: answer_scale(f) for f in form_spec(form_fields(page))["fields"]}
+    assert scales == {"face": "choice 4", "accuracy": "1..4"}

@@ -203,6 +203,9 @@ def answer_scale(f: dict[str, Any]) -> str:
     options; "" for anything else."""
     if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
         return f"{f['min']:g}..{f['max']:g}"
+    if f.get("ordered"):  # radio buttons shown as the points of a scale (flows/core/pages/form_spec.py numbered)
+        points = [float(o) for o in f["options"]]
+        return f"{min(points):g}..{max(points):g}"
     return f"choice {len(f.get('options') or [])}" if f["type"] == "one" else ""
 
 
