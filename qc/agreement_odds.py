@@ -3,14 +3,17 @@ over their whole history in the campaign (a one-item page judges a worker from a
 
 Input columns: ``worker_id, image_id, field, answer`` in the order the answers were given (batch, then
 page), and optionally ``ticks`` (true for a checkbox group: ``answer`` is its ticked options joined by
-``|``; blank is an answer, nothing ticked). Other blank answers are no answers. Params: ``item_blind_alpha``
+``|``; blank is an answer, nothing ticked) and the field's declared kind: ``kind`` ("number") or ``scale``
+("1..7"). Only a field declared a number or a slider is read as a scale; any other field's answers are
+categories, codes included (a choice coded 0-3 is four classes, whose median means nothing). Other blank
+answers are no answers. Params: ``item_blind_alpha``
 (0.01), ``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
 
 The evidence, per field: on an item with at least ``min_others`` other answers and one consensus, how far the
 worker's answer is from it, in tiers (0 agrees):
 
 - a choice: the others' single most common answer (a tie judges no one); agrees or not;
-- a number or a numeric scale: the others' median; within ``band`` (the larger of the field's smallest step
+- a declared number or slider: the others' median; within ``band`` (the larger of the field's smallest step
   and a sixth of the range its answers span) agrees, within two bands is near, beyond is far;
 - a checkbox group: each option a strict majority of the others ticked or left; off on none agrees, on one
   is near, on more is far.
@@ -80,6 +83,7 @@ def as_number(text: str) -> float | None:
 def split_fields(df: pd.DataFrame) -> list[Field]:
     """The frame's fields, answers in order (a blank checkbox group is an answer: nothing ticked)."""
     ticks = df["ticks"].astype(bool).tolist() if "ticks" in df.columns else [False] * len(df)
+    scales = set(df.loc[declared_scale(df), "field"].astype(str))
     answered: dict[tuple[str, bool], list[tuple[str, Any, str]]] = {}
     for worker, item, name, answer, many in zip(df["worker_id"].astype(str).tolist(), df["image_id"].tolist(),
                                                 df["field"].astype(str).tolist(), df["answer"].tolist(), ticks,
@@ -87,13 +91,20 @@ def split_fields(df: pd.DataFrame) -> list[Field]:
         text = "" if pd.isna(answer) else str(answer).strip()
         if not (pd.isna(item) or item == "" or (text == "" and not many)):
             answered.setdefault((name, bool(many)), []).append((worker, item, text))
-    return [_field(name, many, rows) for (name, many), rows in sorted(answered.items())]
+    return [_field(name, many, rows, name in scales) for (name, many), rows in sorted(answered.items())]
 
 
-def _field(name: str, many: bool, rows: list[tuple[str, Any, str]]) -> Field:
+def declared_scale(df: pd.DataFrame) -> pd.Series:
+    """Rows of a field the page declares a number or a slider (``kind`` "number", ``scale`` "low..high")."""
+    number = df["kind"].astype(str).eq("number") if "kind" in df.columns else pd.Series(False, df.index)
+    bounded = df["scale"].astype(str).str.contains("..", regex=False) if "scale" in df.columns else False
+    return number | bounded
+
+
+def _field(name: str, many: bool, rows: list[tuple[str, Any, str]], declared: bool) -> Field:
     numbers = [as_number(a) for _, _, a in rows]
     distinct = sorted({n for n in numbers if n is not None})
-    scale = not many and len(distinct) >= 3 and all(n is not None for n in numbers)
+    scale = declared and not many and len(distinct) >= 3 and all(n is not None for n in numbers)
     band = 0.0
     if scale:
         step = min(b - a for a, b in pairwise(distinct))

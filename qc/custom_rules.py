@@ -9,15 +9,8 @@ the text); ``choice_straight_lining`` and ``item_blind`` on one row per answer o
 field over the worker's whole history in the campaign (a one-item page judges from all their pages). Both sides of
 ``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
 
-``choice_straight_lining`` (``qc/straight_lining_odds.py``, its column contract and evidence there): a
-worker's one answer to a choice field on every item they answered, flagged when an honest worker who
-agrees with the other workers at the field's typical rate would give that run with a probability
-below ``straight_lining_alpha`` (on at least ``straight_lining_min_items`` items with other answers).
-
-``item_blind`` (``qc/agreement_odds.py``): a worker whose answers follow the items no better than a constant or
-a random answer would, against the crowd's own agreement, at a stated false-alarm rate (``item_blind_alpha``)
-for honest workers over the whole campaign. ``page_straight_lining`` (``qc/page_straight_lining.py``): one answer
-to every question of a page on one scale, far more often than the crowd, at ``page_straight_lining_alpha``.
+``choice_straight_lining`` (``qc/straight_lining_odds.py``), ``item_blind`` (``qc/agreement_odds.py``) and
+``page_straight_lining`` (``qc/page_straight_lining.py``) document their evidence and stated false-alarm rates there.
 """
 
 from __future__ import annotations

@@ -51,17 +51,8 @@ def is_scale(answers: pd.Series, k: int) -> bool:
     return k >= 3 and bool(pd.to_numeric(answers, errors="coerce").notna().all())
 
 
-def agreement_rate(rest: pd.DataFrame, scale: bool) -> float | None:
-    """Share of answers agreeing with the item's other answers (see the module); None if no item has two."""
-    by_item: dict[Any, list[str]] = {}
-    for image, answer in zip(rest["image_id"].tolist(), rest["answer"].tolist(), strict=True):
-        if not pd.isna(image):  # as groupby: an item without an id is no item
-            by_item.setdefault(image, []).append(answer)
-    return _agreement([by_item[i] for i in sorted(by_item)], scale)
-
-
 def _agreement(items: list[list[str]], scale: bool) -> float | None:
-    """:func:`agreement_rate` over each item's answers (items in ``image_id`` order: the same sum)."""
+    """Share of answers agreeing with their item's other answers (see the module); None if no item has two."""
     agree = total = 0.0
     for answers in items:
         for j, x in enumerate(answers):

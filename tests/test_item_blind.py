@@ -10,7 +10,7 @@ import random
 import pandas as pd
 import pytest
 
-from qc.agreement_odds import monotone_ratios, worker_evidence
+from qc.agreement_odds import monotone_ratios, split_fields, worker_evidence
 from qc.custom_rules import CUSTOM_POLICY
 from qc.runner import run_rules
 
@@ -118,3 +118,46 @@ def test_the_evidence_never_favours_blindness_more_for_a_closer_answer_and_avera
 
 def test_the_custom_policy_blocks_on_one_item_blind_flag() -> None:
     assert CUSTOM_POLICY.block_min_flags["item_blind"] == 1
+
+
+def coded_crowd(items: int = 40) -> pd.DataFrame:
+    """A six-class choice coded 0-5 (radio buttons, ``scale`` "choice 6"; classes of a face's expression, say)
+    where the crowd's most common answer is the right one but the codes' median sits three classes away:
+    ``follower`` gives the right class on every item, ``constant`` gives class 1 whatever the item."""
+    rng = random.Random(11)
+    split = ["0"] * 6 + ["3", "3", "4", "4", "5", "5", "5"]
+    kinds = (split, [str(5 - int(a)) for a in split])
+    rows = []
+    for i in range(items):
+        others = list(kinds[i % 2])
+        rng.shuffle(others)
+        said = [(f"w{k}", a) for k, a in zip(rng.sample(range(20), 13), others, strict=True)]
+        said += [("follower", kinds[i % 2][0]), ("constant", "1")]
+        rows += [{"worker_id": w, "image_id": f"i{i}", "field": "expression", "kind": "choice", "answer": a,
+                  "ticks": False, "scale": "choice 6"} for w, a in said]
+    return pd.DataFrame(rows)
+
+
+def test_codes_of_a_choice_are_categories_never_a_scale() -> None:
+    """Read as a scale, the codes' median is a class few gave and the field judged no one, the constant rater
+    included; read as the six classes they are, the constant rater is flagged and the follower is not."""
+    crowd_frame = coded_crowd()
+    flags = set(flagged(crowd_frame)["worker_id"])
+    assert "constant" in flags and "follower" not in flags
+    assert [f.shape for f in split_fields(crowd_frame)] == ["choice"]
+    assert [f.shape for f in split_fields(crowd_frame.assign(kind="number", scale="0..5"))] == ["scale"]
+    assert [f.shape for f in split_fields(crowd_frame.drop(columns=["kind", "scale"]))] == ["choice"]  # undeclared
+
+
+def test_radio_buttons_shown_as_numbers_are_a_scale_and_codes_behind_words_are_categories() -> None:
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from flows.custom.custom_review import answer_scale
+
+    page = ("<form>" + "".join(f'<label><input type="radio" name="face" value="{k}"> {w}</label>'
+                                for k, w in enumerate(("angry", "happy", "sad", "neutral")))
+            + "".join(f'<label><input type="radio" name="accuracy" value="{k}"> {k} {w}</label>'
+                      for k, w in ((1, "wrong"), (2, "partly right"), (3, "mostly right"), (4, "exactly right")))
+            + "</form>")
+    scales = {f["name"]: answer_scale(f) for f in form_spec(form_fields(page))["fields"]}
+    assert scales == {"face": "choice 4", "accuracy": "1..4"}

@@ -29,8 +29,6 @@ from postprocess.answers.skill_prior import SkillPrior
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone
     from postprocess.answers.adaptive import StoppingRule
 
-WORKERS_FILE = "workers.csv"
-
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
     """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row

@@ -21,7 +21,7 @@ from flows.core.config.answers_config import AnswersSettings
 from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.number_answers import joined
-from postprocess.answers.option_answers import option_key, split_options
+from postprocess.answers.option_answers import option_key, option_known, option_pairs, own_words, split_options
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.worker_skill import AT_RISK, SkillPolicy, shown_p
 
@@ -48,6 +48,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     the caller left out already (:class:`BatchJudgements`)."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
+    if controls is not None and keys:  # a control of a checkbox group scores each option it asks
+        controls = option_known(controls, option_pairs(judgements, keys, others.own))
     blocked_ids = set(blocked)
     dropping = settings.blocked == "drop"
     is_blocked = judgements["worker_id"].isin(blocked_ids)
@@ -68,7 +70,9 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
         if keys:
             result = Aggregation(split_options(result.answers, keys), result.workers)
     answers, workers = joined(result.answers if result else None, result.workers if result else None, numbers)
-    answers_path, workers_path = write_answers(Aggregation(answers, workers), out_dir / "answers.csv")
+    # a group with options of its own was answered by place (its second box); the file names each item's option
+    answers_path, workers_path = write_answers(Aggregation(own_words(answers, others.own), workers),
+                                               out_dir / "answers.csv")
     left_out = dropped + _responses(judgements[is_blocked], keys) + int(others.numbers["worker_id"].isin(
         blocked_ids).sum()) if dropping else 0
     context = answers_context(Aggregation(answers, workers), settings.threshold, dropped=left_out, checked=checked)

@@ -28,6 +28,7 @@ class OtherKinds:
     numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
     text: list[str] = field(default_factory=list)
     not_numbers: int = 0
+    own: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # a group's options per item, where its own
 
     def notes(self) -> list[str]:
         """One line per kind left out, for the summary and the report."""
@@ -61,7 +62,7 @@ def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[s
 def with_ticks(choices: pd.DataFrame, others: OtherKinds) -> tuple[pd.DataFrame, dict[str, tuple[str, str]]]:
     """The choice labels and every checkbox option's yes/no labels, and the options' keys
     (postprocess.answers.option_answers)."""
-    labels, keys = option_labels(others.ticks, others.options)
+    labels, keys = option_labels(others.ticks, others.options, others.own)
     if labels.empty:
         return choices, keys
     return (labels if choices.empty else pd.concat([choices, labels], ignore_index=True)), keys

@@ -27,9 +27,11 @@ from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_review import blank_page_constants
 from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec, field_kind
+from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
+from postprocess.answers.option_answers import by_option
 from postprocess.answers.reliability import accuracy
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
@@ -47,10 +49,23 @@ def _frame(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(run.store.rows(sql, [run.cfg.name]), columns=columns)
 
 
+def _first_items(run: Run) -> list[dict[str, Any]]:
+    return page_items(run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND "
+                                     "batch = 1 AND hit_index = 0 ORDER BY rowid", [run.cfg.name]))
+
+
 def _first_spec(run: Run) -> dict[str, Any]:
-    first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
-                           "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
-    return custom_spec(run.cfg, page_items(first))
+    return custom_spec(run.cfg, _first_items(run))
+
+
+def own_options(run: Run, spec: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Per field whose options come from the item (flows/custom/item_options.py), each item's own."""
+    layouts = option_layouts(spec, _first_items(run), set(run.cfg.truth.values()))
+    if not layouts:
+        return {}
+    items = {r["item_id"]: json.loads(r["payload"] or "{}") for r in run.store.rows(
+        "SELECT item_id, payload FROM items WHERE campaign = ?", [run.cfg.name])}
+    return {f: {i: item_options(layout, p) for i, p in items.items()} for f, layout in layouts.items()}
 
 
 def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
@@ -131,9 +146,11 @@ def campaign_answer_files(run: Run, out_dir: Path) -> dict[str, Any]:
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
     """answers.csv and workers.csv from the approved answers of every choice, checkbox and number field (free
     text left out with a note)."""
-    kinds, options = answer_kinds(_first_spec(run))
+    spec = _first_spec(run)
+    kinds, options = answer_kinds(spec)
     approved = data[(data["decision"] == "approve") & data["field"].isin(list(kinds))]
     choices, others = by_kind(approved[["item_id", "worker_id", "field", "value"]], kinds, options)
+    others.own = own_options(run, spec)
     return campaign_answers(choices, blocked["worker_id"], run.cfg.answers, out_dir, control_items(run),
                             pooled_evidence(run), others=others)
 
@@ -237,11 +254,12 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     if items_truth is not None:
         (out_dir / "sim_items.json").write_text(json.dumps(items_truth, indent=1), encoding="utf-8")
         if answers and items_truth:  # none on a route whose simulated people keep no latent answers
-            scored = pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False)
-            answers["truth_accuracy"] = round(accuracy(scored, pd.DataFrame(items_truth, dtype=str)), 4)
+            # a checkbox group's rows and truth compared option by option
+            scored, latent = by_option(pd.read_csv(out_dir / "answers.csv", dtype=str, keep_default_na=False),
+                                       pd.DataFrame(items_truth, dtype=str))
+            answers["truth_accuracy"] = round(accuracy(scored, latent), 4)
             # a number field's rows (its median) carry an interval, not a confidence: calibration reads the others
-            answers["truth_calibration"] = against(scored[scored["confidence"] != ""],
-                                                   pd.DataFrame(items_truth, dtype=str))
+            answers["truth_calibration"] = against(scored[scored["confidence"] != ""], latent)
             answers["calibrations"] = [*answers.get("calibrations", []), {
                 **answers["truth_calibration"], "controls": False, "title": "against the simulator's latent answers"}]
     answered = data[data["item_id"] != ""].groupby("field")["item_id"].nunique().to_dict()

@@ -23,6 +23,7 @@ from flows.custom.custom_text_qc import (
     page_instruction_text,
     text_flags,
 )
+from flows.custom.item_options import Layout, option_layouts
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
@@ -53,6 +54,7 @@ class PageRules:
         self.hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in run.store.rows(
             "SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
         self.specs: dict[tuple[str, ...], Spec] = {}
+        self.layouts: dict[tuple[str, ...], dict[str, Layout]] = {}  # fields whose options come from the items
         self.written: dict[tuple[str, ...], dict[str, str]] = {}
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
@@ -65,6 +67,7 @@ class PageRules:
         if key not in self.specs:
             known = [self.items[i] for i in ids if i in self.items]
             self.specs[key] = custom_spec(self.run.cfg, page_items(known)) if known else {"fields": []}
+            self.layouts[key] = option_layouts(self.specs[key], page_items(known), set(self.run.cfg.truth.values()))
         return self.specs[key]
 
     def constants(self, ids: list[str]) -> dict[str, str]:
@@ -134,7 +137,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             problems, malformed = unreadable(exc)
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
-        rows = _answer_rows(a, spec, fields, ids)
+        rows = _answer_rows(a, spec, fields, ids, set(rules.layouts.get(tuple(ids), {})))
         sentinels = _no_page_constants(rows, rules.constants(ids), spec)
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
@@ -168,19 +171,30 @@ def _number(text: str) -> bool:
     return True
 
 
-def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str]) -> list[dict[str, Any]]:
+def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str],
+                 own: set[str]) -> list[dict[str, Any]]:
+    """One row per answer field x item; a field whose options come from the item (``own``) answered by place."""
     kinds, rows = field_kinds(spec), []
     for f in spec["fields"]:
         m = INDEXED.match(f["name"])
         base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
         item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
+        answer = fields.get(f["name"], "")
         rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
-                     "field": base, "kind": kinds[base], "answer": fields.get(f["name"], ""),
+                     "field": base, "kind": kinds[base],
+                     "answer": by_place(answer, f["options"], f["type"] == "many") if base in own else answer,
                      "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
                      # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
                      "options": len(f.get("options") or []) if f["type"] == "one" else 0, "ticks": f["type"] == "many",
                      "scale": answer_scale(f)})
     return rows
+
+
+def by_place(answer: str, options: list[str], many: bool) -> str:
+    """An answer as its options' places on the page (``option 1|option 3``): where each item shows options of its
+    own, a worker's habit (the first box, every time) is in where they click, not in what the options say."""
+    said = answer.split("|") if many else [answer]
+    return "|".join(f"option {options.index(o) + 1}" if o in options else o for o in said if o)
 
 
 def answer_scale(f: dict[str, Any]) -> str:
@@ -189,6 +203,9 @@ def answer_scale(f: dict[str, Any]) -> str:
     options; "" for anything else."""
     if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
         return f"{f['min']:g}..{f['max']:g}"
+    if f.get("ordered"):  # radio buttons shown as the points of a scale (flows/core/pages/form_spec.py numbered)
+        points = [float(o) for o in f["options"]]
+        return f"{min(points):g}..{max(points):g}"
     return f"choice {len(f.get('options') or [])}" if f["type"] == "one" else ""
 
 

@@ -25,6 +25,7 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import page_items, render_source, safe_url
+from flows.custom.item_options import option_layouts
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
@@ -198,7 +199,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
     lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec),  # what choices mean
-                         list(dict.fromkeys(str(r["item_id"]) for r in plan)))
+                         list(dict.fromkeys(str(r["item_id"]) for r in plan)),
+                         option_layouts(spec, items, set(cfg.truth.values())))
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-SIM_WORKERS = ("auto", "form", "browser")
 _INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)(?![^>]*type\s*=\s*[\"']application/json)[^>]*>(.*?)"
                             r"</script\s*>", re.S | re.I)
 # a DOM write (el.value = x, setAttribute("value", x)), jQuery's ($(el).val(x), .attr/.prop("value", x)), a JSON answer

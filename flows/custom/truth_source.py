@@ -20,6 +20,7 @@ import pandas as pd
 from flows.answers.control_items import read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
+from flows.custom.item_options import Layout, item_options
 from qc.answer_values import number as read_number
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
@@ -78,15 +79,19 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 
 
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
-                specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None) -> list[str]:
+                specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
+                layouts: dict[str, Layout] | None = None) -> list[str]:
     """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
     answer field -> its kind (flows/custom/custom_task.py field_kinds); ``specs``: answer field -> its
     control's rules (options, bounds), by which each known answer is read: one line per answer the
     simulator cannot follow (not an option, not a finite number), and the fields' lines count only the
     items it does follow. ``planned``: the ids of the items the plan shows (control items mixed in too);
-    the counts are of those (a control file of 27 read "27 of 60 items" where the plan showed 15 of 75)."""
-    known = known_answers(cfg, items)
-    read = [(row, unusable_answer(row["answer"], (specs or {}).get(row["field"]))) for row in known]
+    the counts are of those (a control file of 27 read "27 of 60 items" where the plan showed 15 of 75).
+    ``layouts``: fields whose options come from the item (flows/custom/item_options.py), each answer read against
+    its own item's options."""
+    known, controls = known_answers(cfg, items), read_controls(cfg)
+    by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
+    read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
     refused = [(row, why) for row, why in read if why and not why.startswith("read as")]
     clamped = [(row, why) for row, why in read if why.startswith("read as")]
     lines = [f"[campaign] truth names {f}, which is no answer field of the page ({', '.join(fields)}): it "
@@ -107,6 +112,13 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
         blind = blind or blind_here
     return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]
                     if blind else [])
+
+
+def _own_spec(row: dict[str, str], specs: dict[str, dict[str, Any]], layouts: dict[str, Layout],
+              items: dict[str, dict[str, str]]) -> dict[str, Any] | None:
+    """The control's rules a known answer is read by: its own item's options where the item gives them."""
+    spec, layout, item = specs.get(row["field"]), layouts.get(row["field"]), items.get(row["item_id"])
+    return {**spec, "options": item_options(layout, item)} if spec and layout and item else spec
 
 
 def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tuple[list[str], bool]:

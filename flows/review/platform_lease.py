@@ -72,10 +72,6 @@ class PlatformLease:
                 self._timer = None
             self._close()
 
-    @property
-    def is_open(self) -> bool:
-        return self._run is not None
-
     def _close(self) -> None:
         stack, self._open, self._run = self._open, None, None
         if stack is not None:

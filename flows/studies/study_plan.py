@@ -85,7 +85,7 @@ def _pairwise_tasks(rows: list[dict[str, str]], pairs_per_image: int, rng: rando
 def questions(kind: str, index: int, payload: dict[str, Any]) -> list[Question]:
     """The questions of task ``index`` (field names end in ``_<index>``)."""
     if kind == "expert_rating":
-        return [choice(f"score_{index}", ["1", "2", "3", "4"])]
+        return [{**choice(f"score_{index}", ["1", "2", "3", "4"]), "ordered": True}]
     if kind == "crowd_selection":
         options = [s["id"] for s in payload["sentences"]] + ["none"]
         return [ticks(f"selected_{index}", options, 1, exclusive="none")]
@@ -96,7 +96,7 @@ def questions(kind: str, index: int, payload: dict[str, Any]) -> list[Question]:
                       needs={"name": verdict, "value": "incongruent", "min": 1},
                       forbids={"name": verdict, "value": "congruent"})]
     if kind == "pairwise_grading":
-        return [choice(f"{dim}_{index}", ["1", "2", "3", "4", "5"]) for dim in PAIRWISE_DIMENSIONS]
+        return [{**choice(f"{dim}_{index}", ["1", "2", "3", "4", "5"]), "ordered": True} for dim in PAIRWISE_DIMENSIONS]
     if kind == "severity_rating":
         return [slider(f"score_{index}")]
     raise ValueError(f"unknown study kind {kind!r}")

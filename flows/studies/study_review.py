@@ -153,6 +153,7 @@ def _answer_rows(run: Run, batch: int) -> list[dict[str, Any]]:
             for q in questions(run.cfg.study.kind, i, payloads.get(item) or {"sentences": []}):
                 many, options = q["type"] == "many", q.get("options") or []
                 scale = (f"{q['min']:g}..{q['max']:g}" if q["type"] in ("slider", "number")
+                         else f"{options[0]}..{options[-1]}" if q.get("ordered")  # a rating, read as a scale
                          else f"choice {len(options)}" if q["type"] == "one" else "")
                 rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
                              "field": q["name"].rsplit("_", 1)[0], "answer": fields.get(q["name"], ""), "ticks": many,

@@ -46,8 +46,8 @@ class ControlPolicy:
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
     """Per worker: control answers given, how many equal the known answer, the share."""
     key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
-                          answer=controls["answer"].astype(str).str.strip())
-    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
+                          answer=as_set(controls["answer"]))
+    given = judgements.assign(value=as_set(judgements["value"]))
     given = given[given["value"] != ""].merge(key[["item_id", "field", "answer"]], on=["item_id", "field"])
     if given.empty:
         return pd.DataFrame(columns=SCORE_COLUMNS)
@@ -56,6 +56,15 @@ def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataF
     out = pd.DataFrame({"controls": by.size().astype(int), "correct": by.sum().astype(int)}).reset_index()
     out["accuracy"] = out["correct"] / out["controls"]
     return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
+
+
+def as_set(values: pd.Series) -> pd.Series:
+    """Answers stripped, a checkbox group's ``|``-joined ticks in one order (the page's need not be the file's)."""
+    text = values.astype(str).str.strip()
+    many = text.str.contains("|", regex=False)
+    ordered = pd.Series(["|".join(sorted({t.strip() for t in v.split("|")} - {""})) for v in text[many]],
+                        index=text.index[many], dtype=object)
+    return text.where(~many, ordered)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,

@@ -61,6 +61,7 @@ class FormField:
     attrs: dict[str, str] = field(default_factory=dict)
     checked: list[str] = field(default_factory=list)  # options ticked (or selected) as the page loads
     required_options: list[str] = field(default_factory=list)  # checkboxes that must each be ticked
+    labels: dict[str, str] = field(default_factory=dict)  # a button's value -> the text right after it
 
 
 TASK_ANSWERS = "taskAnswers"

@@ -33,6 +33,7 @@ class FormParser(TolerantHTMLParser):
         self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
         self._option_text = False
         self._choice_text = False
+        self._choice: tuple[FormField, str] | None = None  # the radio button or checkbox the next text names
         self.prose: list[tuple[int, str]] = []  # (position of its last part, text) runs joined across inline tags
         self._in_run = False
 
@@ -75,13 +76,14 @@ class FormParser(TolerantHTMLParser):
         self.positions[name] = self.step
         existing = self.fields.get(name)
         value = attrs.get("value", "on")
-        if kind in ("radio", "checkbox") and existing:
-            existing.options.append(value)
-        elif kind in ("radio", "checkbox"):
-            existing = self.fields[name] = FormField(name, kind, attrs.get("value", ""), [value], attrs)
-        else:
+        if kind not in ("radio", "checkbox"):
             self.fields[name] = FormField(name, kind, attrs.get("value", ""), [], attrs)
             return
+        if existing:
+            existing.options.append(value)
+        else:
+            existing = self.fields[name] = FormField(name, kind, attrs.get("value", ""), [value], attrs)
+        self._choice = (existing, value)
         if "checked" in attrs:
             existing.checked.append(value)
         if "required" in attrs:
@@ -113,6 +115,8 @@ class FormParser(TolerantHTMLParser):
         if text and not any(t in _SKIPPED_TEXT for t in self._open):
             self.step += 1
             self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
+            if self._choice_text and self._choice is not None:
+                self._choice[0].labels.setdefault(self._choice[1], text)
             self._choice_text = False
             if self._in_run and self.prose:
                 self.prose[-1] = (self.step, f"{self.prose[-1][1]} {text}")

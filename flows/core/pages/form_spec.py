@@ -15,6 +15,7 @@ from qc.worker_values import MAX_MARKS
 
 TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
 NUMBER_INPUTS = ("number", "range")
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
 NOT_ANSWERS = ("hidden",)
 STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 # hitflow's annotation widget (_crowd_page.html.j2's script): it refuses a mark past the spec's max_marks
@@ -51,6 +52,15 @@ def _number_rule(f: FormField) -> dict[str, Any]:
     return rule
 
 
+def numbered(f: FormField) -> bool:
+    """Radio buttons a worker reads as points of a scale: three or more, each valued a number that its own
+    visible text starts with ("1", "1 wrong", "5 - exactly right"). Numbers behind words ("angry", "happy") are
+    codes of categories, whatever their order."""
+    return f.kind == "radio" and len(f.options) >= 3 and all(
+        NUMBER.fullmatch(o.strip()) and re.match(rf"{re.escape(o.strip())}(?![\d.])", f.labels.get(o, "").strip())
+        for o in f.options)
+
+
 def slider_start(value: float | None, low: float, high: float, step: Any) -> float:
     """Where a browser puts a slider as the page loads: its value attribute, else halfway, within
     [low, high] and on its step (HTML's value sanitization for a range input)."""
@@ -81,6 +91,8 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
                                "options": list(dict.fromkeys(f.options))}
         if f.attrs.get(BUTTONS):  # a crowd-radio-group of named buttons: MTurk answers per button
             one["buttons"] = json.loads(f.attrs[BUTTONS])
+        if numbered(f):
+            one["ordered"] = True
         return one
     if f.kind in ("checkbox", "select"):
         low = _int_attr(f.attrs, "data-min-selections") or 0

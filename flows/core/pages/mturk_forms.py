@@ -74,7 +74,8 @@ def read_page(html: str) -> _FormParser:
     page = _parsed(html) if len(html) <= MAX_CACHED_PAGE else _parse(html)
     copied = copy.copy(page)
     copied.fields = {name: replace(f, options=[*f.options], attrs={**f.attrs}, checked=[*f.checked],
-                                   required_options=[*f.required_options]) for name, f in page.fields.items()}
+                                   required_options=[*f.required_options], labels={**f.labels})
+                      for name, f in page.fields.items()}
     copied.texts, copied.images, copied.positions = [*page.texts], [*page.images], {**page.positions}
     return copied
 
