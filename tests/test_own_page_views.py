@@ -158,3 +158,5 @@ def test_an_own_page_campaign_reads_the_same_in_every_view(tmp_path: Path, capsy
     assert (tmp_path / "mine" / "workers.csv").read_bytes() == (out / "workers.csv").read_bytes()
     hitflow(capsys, "aggregate", NAME, "--db", str(db), "--field", "sentiment", "--out", str(tmp_path / "b.csv"))
     assert (tmp_path / "b.csv").read_bytes() == (out / "answers.csv").read_bytes()
+    hitflow(capsys, "aggregate", NAME, "--field", "sentiment", "--out", str(tmp_path / "c.csv"))  # the default ledger
+    assert (tmp_path / "c.csv").read_bytes() == (out / "answers.csv").read_bytes()

@@ -38,7 +38,7 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
     if not given.is_file():
         if a.db:
             return a.db, a.input
-        return None  # the labels file's own error says it is missing
+        return _in_default_ledger(a.input)
     manifest = read_manifest(given.parent)
     # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
     as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)
@@ -48,6 +48,19 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
         raise ConfigError(f"{a.input} is a file and --db names a ledger: give the campaign's name with --db, or its "
                           "dataset.csv from its output folder (the manifest beside it names the ledger)")
     return None
+
+
+def _in_default_ledger(name: str) -> tuple[str, str] | None:
+    """(the default ledger, ``name``) when no file is called ``name`` but a campaign in the default ledger is, as
+    ``hitflow status NAME`` finds it; None: the labels file's own error says it is missing."""
+    from flows.cli.default_ledger import DEFAULT_DB
+    from flows.core.db_url import is_postgres_url
+    from flows.core.ledger.store import Store, is_hitflow_ledger
+
+    if not is_postgres_url(DEFAULT_DB) and not (Path(DEFAULT_DB).is_file() and is_hitflow_ledger(Path(DEFAULT_DB))):
+        return None
+    found = Store(DEFAULT_DB).rows("SELECT 1 FROM campaigns WHERE name = ?", [name])
+    return (DEFAULT_DB, name) if found else None
 
 
 def _own_ledger(folder: Path, named: str) -> str:
