@@ -34,6 +34,7 @@ LONG_CATEGORIES = {"Letter": "L", "Uppercase_Letter": "Lu", "Lowercase_Letter": 
                    "Decimal_Number": "Nd", "Punctuation": "P", "Symbol": "S", "Separator": "Z",
                    "Space_Separator": "Zs", "Other": "C", "Control": "Cc"}
 MAX_REPEAT = 1000  # RE2's largest counted repetition
+MAX_CHECKED = 20_000  # longest value matched (a pattern's <input> is one line: past this is tampering, not typing)
 
 
 class PatternRefused(ValueError):
@@ -286,6 +287,8 @@ class PagePattern:
             raise PatternRefused(f"too large to match in bounded time ({exc})") from exc
 
     def matches(self, value: str) -> bool:
+        if len(value) > MAX_CHECKED:  # linear is not free: a large pattern read 256,000 characters in 17.8 s
+            return False
         # a lone surrogate cannot be UTF-8 (RE2's text): it reads as U+FFFD, one character as a browser sees it
         text = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
         return self.regex.fullmatch(text) is not None

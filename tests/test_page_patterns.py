@@ -151,3 +151,11 @@ def test_a_question_forms_regex_the_engine_cannot_bound_is_refused_with_its_line
         "form.xml:3: the pattern '(\\\\w)\\\\1' cannot be checked: a back-reference")
     kept = import_page(form.replace("(\\w)\\1", "[A-Z]{3}"), "form.xml")
     assert 'pattern="[A-Z]{3}"' in kept.body
+
+
+def test_a_value_past_the_checked_length_does_not_match_and_is_not_read() -> None:
+    from qc.page_patterns import MAX_CHECKED
+
+    anything = page_pattern(".*")
+    assert isinstance(anything, PagePattern)
+    assert anything.matches("a" * MAX_CHECKED) and not anything.matches("a" * (MAX_CHECKED + 1))
