@@ -25,6 +25,8 @@ from qc.answer_values import number as read_number
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
          "nothing about it")
+BLIND_SOME = ("on the other {n} they are content-blind: accuracy and agreement figures from this rehearsal say "
+              "nothing about those items")
 BLIND_TEXT = ("simulated text for {field} is content-blind: {items} of its items show no text of their own and an "
               "image the simulator's caption bank does not hold, or none, so its workers described a scene of its "
               "own making there (never another image's captions); text figures from this rehearsal say nothing "
@@ -129,11 +131,10 @@ def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tu
     covered = n_items if any(r["item_id"] == ANY_ITEM for r in mine) else len({r["item_id"] for r in mine})
     if covered >= n_items and sources:
         return [f"simulated answers for {field} follow the known answers ({', '.join(sources)})"], False
-    lines = []
-    if sources:
-        lines.append(f"simulated answers for {field} follow the known answers on {covered} of {n_items} items "
-                     f"({', '.join(sources)}); on the others they are content-blind")
-    return [*lines, BLIND.format(field=field)], True
+    if sources:  # one statement: which items follow known answers, and what the others' figures mean
+        return [f"simulated answers for {field} follow the known answers on {covered} of {n_items} items "
+                f"({', '.join(sources)}); {BLIND_SOME.format(n=n_items - covered)}"], True
+    return [BLIND.format(field=field)], True
 
 
 def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
@@ -181,5 +182,8 @@ def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | N
         said = f"{field}: known answers on {count['known']} of {total} items, read by the simulator's reading model " \
                f"on {count['read']}, content-blind on {count['blind']}" + \
                (f", none kept on {total - kept}" if total > kept else "")
-        lines.append(said if not count["blind"] else f"{said}; {BLIND.format(field=field)}")
+        blind_all = count["blind"] == kept and not count["known"] and not count["read"]
+        lines.append(said if not count["blind"] else f"{said}; {BLIND.format(field=field)}" if blind_all else
+                     f"{said}; accuracy and agreement figures from this rehearsal say nothing about those "
+                     f"{count['blind']} items")
     return lines
