@@ -180,8 +180,16 @@ def rehearsal(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], p
     return out
 
 
-def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-    """Contrarians and speeders with 2+ submitted pages: how many were blocked, how many had any work noticed."""
+def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
+                    known: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """Contrarians and speeders with 2+ submitted pages: how many were blocked, how many had any work noticed,
+    and each one's control answers (right of given)."""
+    seen: dict[str, list[bool]] = {}
+    for w, item, fld, value in db.execute("SELECT a.worker_id, an.item_id, an.field, an.value FROM answers an JOIN "
+                                          "assignments a ON a.assignment_id = an.assignment_id AND a.campaign = ? "
+                                          "WHERE an.item_id != ''", [campaign]):
+        if (item, fld) in known:
+            seen.setdefault(w, []).append((value or "") == known[(item, fld)])
     pages: dict[str, int] = {}
     for w, in db.execute(f"SELECT worker_id FROM assignments WHERE campaign = ? AND batch > 0 AND upper(status) IN "
                          f"({','.join('?' * len(DONE))})", [campaign, *DONE]):
@@ -197,12 +205,20 @@ def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, s
             "noticed": len(who & (blocked | flagged | rejected)),
             "noticed_share": share(len(who & (blocked | flagged | rejected)), len(who)),
             "by_worker": {w: {"profile": profiles[w], "pages": pages[w], "blocked": w in blocked,
-                              "flagged": w in flagged} for w in sorted(who)}}
+                              "flagged": w in flagged, "controls_right": sum(seen.get(w, [])),
+                              "controls_given": len(seen.get(w, []))} for w in sorted(who)},
+            "honest_controls": _tally([seen.get(w, []) for w in seen if profiles.get(w) in HONEST])}
 
 
-def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, str]) -> dict[str, Any]:
+def _tally(answers: list[list[bool]]) -> dict[str, int]:
+    return {"workers": len(answers), "given": sum(len(a) for a in answers), "right": sum(sum(a) for a in answers)}
+
+
+def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, str],
+              seed: int | None = None, keep: Path | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"heldout-{page.name}-") as tmp:
-        folder = Path(tmp)
+        folder = keep / f"{page.name}-{route}" if keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         made, _config = prepare(page, folder, env)
         res: dict[str, Any] = {"import": {k: made[k] for k in ("rc", "tail", "notes", "keys_not_found")
                                           if k in made}}
@@ -214,7 +230,8 @@ def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, s
         res["dry_run"] = {"rc": dry["rc"], "problems": [ln for ln in dry["out"].splitlines() if "PROBLEM" in ln],
                           "plan": [ln for ln in dry["out"].splitlines() if ln.startswith("your own page:")],
                           "no_problems_found": "no problems found" in dry["out"]}
-        ran = hitflow(["run", rel, "--no-prefect", "--platform", route, *limit], folder, env)
+        seeded = ["--seed", str(seed)] if seed is not None else []
+        ran = hitflow(["run", rel, "--no-prefect", "--platform", route, *limit, *seeded], folder, env)
         res["run"] = {"rc": ran["rc"], "tail": ran["tail"],
                       "errors": [ln for ln in ran["out"].splitlines() if "error" in ln.lower()][:5]}
         truth_file = folder / "runs" / page.name / "sim_workers.json"
@@ -230,8 +247,12 @@ def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, s
             res["gate"]["choice_abusers"] = {k: sum(v[k] for v in clicks) for k in ("assignments", "unnoticed")}
             res["rehearsal"] = rehearsal(db, page.name, profiles, page, item_rows,
                                          plan_minutes(dry["out"], route))
+            res["gate"]["honest_rejected"] = sum(profiles.get(r[0]) in HONEST for r in db.execute(
+                "SELECT worker_id FROM decisions WHERE campaign = ? AND action = 'reject'", [page.name]))
             if page.controls:
-                res["controls"] = controls_caught(db, page.name, profiles)
+                with (folder / "config" / f"{page.name}_controls.csv").open(encoding="utf-8") as f:
+                    known = {(r["item_id"], r["field"]): r["answer"] for r in csv.DictReader(f)}
+                res["controls"] = controls_caught(db, page.name, profiles, known)
         return res
 
 
@@ -247,7 +268,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
     g, h = r["gate"], r["rehearsal"]
     lines = [f"{page:<14} {route:<8} unnoticed {g['unnoticed']:>3}/{g['bad_assignments']:<3} "
              f"({pct(g['unnoticed_share']):>4})  honest blocked {g['honest_blocked']}/{g['honest_workers']}  "
-             f"approved required-blank {g['approved_required_blank']}  honest timed out {h['honest_timed_out']}/"
+             f"approved required-blank {g['approved_required_blank']}  honest rejected {g['honest_rejected']}"
+             f"  honest timed out {h['honest_timed_out']}/"
              f"{h['honest_submissions']}  honest median {h['honest_median_s']} s vs plan {h['plan_minutes']} min "
              f"(x{h['median_vs_plan']})",
              f"{'':<23} contrarian+speeder+rule_breaker unnoticed {g['choice_abusers']['unnoticed']}/"
@@ -256,7 +278,10 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
     if "controls" in r:
         c = r["controls"]
         lines.append(f"{'':<23} controls: contrarian+speeder with 2+ pages {c['workers_2plus_pages']}: blocked "
-                     f"{c['blocked']} ({pct(c['blocked_share'])}), noticed {c['noticed']} ({pct(c['noticed_share'])})")
+                     f"{c['blocked']} ({pct(c['blocked_share'])}), noticed {c['noticed']} ({pct(c['noticed_share'])}); "
+                     f"their controls right/given " + ", ".join(f"{v['controls_right']}/{v['controls_given']}"
+                                                          for v in c["by_worker"].values())
+                     + f"; honest {c['honest_controls']['right']}/{c['honest_controls']['given']}")
     for name, t in h["text"].items():
         lines.append(f"{'':<23} text {name}: {t['honest_answers']} honest, blank {t['blank']}, >= "
                      f"{t['stated_min_words']} words {t['meet_limit']}, answers the question {t['answer_question']}, "
@@ -274,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose hitflow runs (default: this one)")
     parser.add_argument("--items", type=int, default=None, help="the first N items of each file (default: all, ~30)")
+    parser.add_argument("--seed", type=int, default=None, help="the simulator's seed (default: hitflow's)")
+    parser.add_argument("--keep", type=Path, default=None, help="run in DIR/<page>-<route>/ and keep it")
     parser.add_argument("--pages", default="", help="comma-separated page names (default: all)")
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
@@ -286,13 +313,14 @@ def main(argv: list[str] | None = None) -> int:
     for page in chosen:
         run[page.name] = {}
         for route in ROUTES:
-            run[page.name][route] = run_route(page, route, args.items, env)
+            run[page.name][route] = run_route(page, route, args.items, env, args.seed, args.keep)
             print("\n".join(show(page.name, route, run[page.name][route])), flush=True)
-    key = f"{code_commit(repo)}, {args.items or 'all'} items" + (f", pages {args.pages}" if args.pages else "")
+    key = (f"{code_commit(repo)}, {args.items or 'all'} items, seed {'default' if args.seed is None else args.seed}"
+           + (f", pages {args.pages}" if args.pages else ""))
     product = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%h", "--", "flows", "qc", "postprocess"],
                              capture_output=True, text=True).stdout.strip()
     keep_result(RESULTS, key, {"flows": which, "product_last_changed_at": product, "crowd": "default",
-                               "setup": {**COMMON, "route_flag": "--platform mturk|prolific", "seed": "default"},
+                               "setup": {**COMMON, "route_flag": "--platform mturk|prolific", "seed": args.seed},
                                "pages": run})
     return 0
 
