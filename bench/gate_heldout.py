@@ -181,15 +181,21 @@ def rehearsal(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], p
 
 
 def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
-                    known: dict[tuple[str, str], str]) -> dict[str, Any]:
+                    known: dict[tuple[str, str], str], texts: set[str]) -> dict[str, Any]:
     """Contrarians and speeders with 2+ submitted pages: how many were blocked, how many had any work noticed,
     and each one's control answers (right of given)."""
+    given: dict[tuple[str, str, str], dict[str, str]] = {}  # (worker, assignment, item) -> field -> value
+    for w, a, item, fld, value in db.execute(
+            "SELECT a.worker_id, a.assignment_id, an.item_id, an.field, an.value FROM answers an JOIN assignments a "
+            "ON a.assignment_id = an.assignment_id AND a.campaign = ? WHERE an.item_id != ''", [campaign]):
+        given.setdefault((w, a, item), {})[fld] = value or ""
     seen: dict[str, list[bool]] = {}
-    for w, item, fld, value in db.execute("SELECT a.worker_id, an.item_id, an.field, an.value FROM answers an JOIN "
-                                          "assignments a ON a.assignment_id = an.assignment_id AND a.campaign = ? "
-                                          "WHERE an.item_id != ''", [campaign]):
-        if (item, fld) in known:
-            seen.setdefault(w, []).append((value or "") == known[(item, fld)])
+    for (w, _a, item), fields in given.items():
+        for (known_item, fld), answer in known.items():
+            if known_item == item:
+                # a crowd-form radio group is stored one field a button, the chosen one holding its value
+                value = fields.get(fld, next((v for f, v in fields.items() if v and f not in texts), ""))
+                seen.setdefault(w, []).append(value == answer)
     pages: dict[str, int] = {}
     for w, in db.execute(f"SELECT worker_id FROM assignments WHERE campaign = ? AND batch > 0 AND upper(status) IN "
                          f"({','.join('?' * len(DONE))})", [campaign, *DONE]):
@@ -252,7 +258,7 @@ def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, s
             if page.controls:
                 with (folder / "config" / f"{page.name}_controls.csv").open(encoding="utf-8") as f:
                     known = {(r["item_id"], r["field"]): r["answer"] for r in csv.DictReader(f)}
-                res["controls"] = controls_caught(db, page.name, profiles, known)
+                res["controls"] = controls_caught(db, page.name, profiles, known, set(page.texts))
         return res
 
 
