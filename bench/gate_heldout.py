@@ -1,10 +1,11 @@
 """``make bench-gate-heldout``: the gate and the rehearsal on held-out pages nobody tuned on (bench/gate_heldout/).
 
 Seven pages written fresh as requesters write them (MTurk ``${column}`` HTML, one crowd-form page), each with
-its items file, imported with the CLI (``hitflow new NAME --from PAGE --items CSV``), set up with the keys the
-docs name (batches, workers an item, items a page, a budget, control items and a truth column where the page
-has them) and run with the CLI on the MTurk and on the Prolific simulator with the default crowd, one campaign
-at a time, each in a temporary folder. Judged against the simulator's truth (``sim_workers.json``) with
+its items file, plus one variant (the checkbox page as its import note asks it rewritten), imported with the
+CLI (``hitflow new NAME --from PAGE --items CSV``), set up with the keys the docs name (batches, workers an
+item, items a page, a budget, control items and a truth column where the page has them) and run with the CLI
+on the MTurk and on the Prolific simulator with the default crowd, one campaign at a time, each in a
+temporary folder. Judged against the simulator's truth (``sim_workers.json``) with
 bench/gate_bench.py's definitions: per page and route, bad-profile assignments approved unnoticed (no flag, no
 block), by profile; honest workers blocked; approved assignments with a field the page as written requires
 left blank. Where the page has controls: contrarian and speeder (the random clicker) workers with 2+ pages,
@@ -107,6 +108,8 @@ PAGES = (
                 keys={"controls": '"grammar_check_controls.csv"', "control_share": "0.2"},
                 truth='{choice = "gold_correct"}', controls=True),
     HeldoutPage("animal_quiz", 1, ("eggs",), keys={"controls": '"animal_quiz_controls.csv"'}, controls=True),
+    # pantry_check as a user leaves it after the import's note: the script's check as data-min-selections="1"
+    HeldoutPage("pantry_check_min1", 1, ("ingredients",)),
 )
 COMMON = {"batches": "3", "assignments_per_image": "3", "budget": '"100000.00 USD"'}
 
@@ -297,8 +300,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
 
 
 def code_commit(repo: Path) -> str:
-    return subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    found = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return found.stdout.strip() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
     env = {**os.environ, "PYTHONPATH": str(repo)}
+    if repo != ROOT:  # another checkout's code is read, never written to (no __pycache__ there)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     which = subprocess.run([sys.executable, "-c", "import flows; print(flows.__file__)"], env=env,
                            capture_output=True, text=True).stdout.strip()
     print(f"measuring {which} at {code_commit(repo)}", flush=True)
