@@ -316,8 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "PYTHONPATH": str(repo)}
     if repo != ROOT:  # another checkout's code is read, never written to (no __pycache__ there)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    which = subprocess.run([sys.executable, "-c", "import flows; print(flows.__file__)"], env=env,
-                           capture_output=True, text=True).stdout.strip()
+    which = subprocess.run([sys.executable, "-c", "import flows; print(flows.__file__)"], env=env, cwd="/",
+                           capture_output=True, text=True).stdout.strip()  # cwd: -c puts it before PYTHONPATH
     print(f"measuring {which} at {code_commit(repo)}", flush=True)
     chosen = [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]
     run: dict[str, Any] = {}
