@@ -198,6 +198,8 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
         return _dry_run(a, cfg)
+    for note in cfg.qc_notes:  # the recommended rules the config leaves out (flows/core/config/rule_sets.py)
+        print(note)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted
         _refuse_unreadable_page(cfg)
     if a.release_hold:
@@ -270,7 +272,7 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
     own = kind_of(cfg).dry_run_lines(cfg)  # what the kind reads of its page (a page of one's own: fields, rules)
-    lines = own + lines
+    lines = own + lines + list(cfg.qc_notes)
     if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
         print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
         return 1

@@ -24,7 +24,8 @@ from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
-from flows.core.pages.templates import page_items, render_source, safe_url
+from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
+from flows.custom.custom_text_qc import limit_lines, page_reading
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
@@ -202,6 +203,9 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
+    reading = page_reading(custom_page(cfg, page_items(masked_rows(first))))  # the requester's words alone
+    lines += limit_lines({**cfg.qc_params, **reading}, cfg.qc_rules,
+                         [f for f, kind in field_kinds(spec).items() if kind == "text"])
     item_text = {str(v) for item in items for v in item.values()}
     problems = page_problems(cfg.template, source, rendered, item_text, scripts_write_fields(source)) + refused
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
