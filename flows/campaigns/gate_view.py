@@ -33,8 +33,11 @@ def time_band_lines(cfg: CampaignConfig) -> list[str]:
 
 def field_lines(cfg: CampaignConfig) -> list[str]:
     lines = ["gate: what QC reads on this page"]
+    tables = cfg.qc_params.get("fields") or {}
     for f in kind_of(cfg).fields(cfg):
-        rules = rules_reading(FIELD_GROUP.get(f.kind, f.kind), cfg.qc_rules)
+        own = tables.get(f.name) or {}  # a free-text field's [qc.fields.<name>]: its own list, or what it leaves out
+        rules = [r for r in rules_reading(FIELD_GROUP.get(f.kind, f.kind), tuple(own.get("rules") or cfg.qc_rules))
+                 if r not in (own.get("ignore") or ())]
         lines.append(f"  {f.name} ({f.kind}): " + (", ".join(rules) if rules else
                                                    "no rule reads it (only the whole submission is judged)"))
     whole = rules_reading(SUBMISSION, cfg.qc_rules) + ([ATTENTION_FAILED] if cfg.attention.checks else [])

@@ -282,8 +282,24 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
-    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes)}")
+    rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(
+        line.startswith("PROBLEM") for line in lines) else ([], True)
+    lines += rehearsed
+    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes, agrees)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
+
+
+def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
+    """On a page of one's own rehearsed by the in-process simulator's form-reading workers: a first batch run
+    in a temporary folder (flows/driver/dry_rehearsal.py); elsewhere nothing to rehearse."""
+    from flows.custom.page_scripts import sim_workers
+
+    if cfg.task != "custom" or a.target != "sim" or a.endpoint_url or cfg.endpoint_url or sim_workers(
+            cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
+        return [], True
+    from flows.driver.dry_rehearsal import rehearse
+
+    return rehearse(cfg, a.platform, a.crowd, a.seed)
 
 
 def _refuse_unreadable_page(cfg: Any) -> None:

@@ -186,7 +186,7 @@ def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str,
         idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]
         if idle:
             raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
-                        "to [qc].rules or take it out of the policy")
+                        "to [qc] extend (or take it out of [qc] ignore) or take it out of the policy")
 
 
 def _output_root(path: Path, out: str) -> str:
