@@ -1,18 +1,8 @@
-"""The seed's text limits as a page states them to its workers: the fewest words it asks for, and the openings
-it forbids, read from a free-text field's question and the page's instructions (the seed's caption page said
-"at least eight words" and "do not start with 'There is'"; a requester's page says it in its own words). The
-caller passes the requester's words only (the page rendered with its items' values masked: an item is no
-instruction).
-
-``min_words`` is the number a page asks for at least ("at least 8 words", "no fewer than 50 words", "50 words
-or more"); a length asked as a target ("about 25 words", "a 100-word summary") counts for half of it, and only
-where no minimum is stated: an answer under half the length asked is far from it, while an honest answer a
-little short of a target is not. A number in a clause about what is shown ("read a short text (around 400
-words)") describes the text, not the answer. ``banned_prefixes`` are the quoted openings a sentence forbids
-("Do not start with "There is" or "This is""). Every scan reads at most :data:`MAX_READ` characters, each
-forbidding sentence at most :data:`MAX_SENTENCE`, in time linear in them.
-The seed's quality words ("quality", "blur") judge a page that tells its workers not to describe image quality
-(:func:`forbids_quality_talk`): elsewhere a reason that names blur may be the honest answer.
+"""The seed's text limits as a page states them to its workers (the fewest words it asks for, the openings it
+forbids; docs/custom_pages.md says how they are read), from the requester's words only: the caller passes the
+page rendered with its items' values masked. A target length counts for half of it: an answer under half the
+length asked is far from it, an honest answer a little short of a target is not. Every scan reads at most
+:data:`MAX_READ` characters, each forbidding sentence at most :data:`MAX_SENTENCE`, in linear time.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Full text QC on every free-text field of a campaign on the user's own page: the rules the caption
-task gets (the seed's text rules, instruction echo against the page's own text, consensus and
-template rules, the telemetry rules), run on one frame per field, each field configurable in
-``[qc.fields.<name>]`` (flows/core/config/field_qc_config.py). A field not listed gets the campaign's
-``[qc] rules`` that judge text, with the caption limits as the page states them to its workers (the
-words it asks for at least, the openings it forbids: qc/asked_limits.py) and otherwise off
-(``one_sentence`` and ``max_chars`` where its config says so). Decisions go through the campaign's policy,
-with its hold-instead-of-punish safety (``[policy] hold_share``): a rule that would reject or block most of a
-batch holds it instead.
-"""
+"""Full text QC on every free-text field of a campaign on the user's own page, one frame per field, each
+configurable in ``[qc.fields.<name>]``, with the limits the page's own words state (docs/custom_pages.md,
+"Text QC on every free-text field")."""
 
 from __future__ import annotations
 

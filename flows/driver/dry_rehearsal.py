@@ -1,11 +1,6 @@
-"""``--dry-run`` on a page of one's own: a rehearsal of a first batch on the in-process simulator, so that the
-dry run says "no problems found" only where a run agrees. A page can render, fit and declare its fields and
-still have every response rejected or the batch held (a script-built answer the form never posts, a field it
-must answer left at the page's value); a page's reading finds neither, a run of a few pages does.
-
-The rehearsal runs the campaign on its first :data:`PAGES` pages' items in a temporary folder (its own ledger,
-simulator state and outputs; nothing of the user's is read or written), with the config's crowd, and reads
-back what its QC did: the batch held, and the share of responses rejected or of workers blocked.
+"""``--dry-run`` on a page of one's own: a run of its first :data:`PAGES` pages on the in-process simulator, in a
+temporary folder (nothing of the user's read or written), so that "no problems found" is said only where a run
+agrees: a page can render and declare its fields and still have its batch held (every answer breaks its rule).
 """
 
 from __future__ import annotations

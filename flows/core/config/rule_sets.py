@@ -1,12 +1,6 @@
-"""``[qc]`` rule lists as ruff reads its own: a preset (the task's recommended set, rules added to it later
-included), what to add to it (``extend``) and what to leave out of it (``ignore``).
-
-A ``rules`` list naming every rule, as configs were written before presets, is read as it was meant: on a page of
-one's own (``task = "custom"``, what ``hitflow new`` writes) as the recommended preset plus what it adds, so a
-config written by an older ``hitflow new`` gets the rules added since; on a built-in task (a paper's rule set,
-tuned by hand) or beside an explicit ``preset``, as the preset's rules plus the list (``preset = "none"``: exactly
-the list). Either way the loader notes the recommended rules a config leaves out (``hitflow run`` prints them).
-"""
+"""``[qc]`` rule lists as ruff reads its own: a preset, ``extend`` and ``ignore``; an older config's full
+``rules`` list as it was meant (docs/reference/config.md), with a note naming the recommended rules it leaves
+out (``hitflow run`` prints it)."""
 
 from __future__ import annotations
 
