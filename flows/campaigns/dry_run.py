@@ -60,8 +60,8 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
     problems = [f"PROBLEM: {p}" for p in plan["problems"]] + [line for line in page_lines or []
                                                                if line.startswith("PROBLEM")]
     tail = problems or ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
-                        "no problem in the page or the plan, but the rehearsal above rejected or blocked most of "
-                        "its batch; nothing was sent anywhere"]
+                        "no problem in the page or the plan, but the rehearsal above does not confirm it; "
+                        "nothing was sent anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
 
 

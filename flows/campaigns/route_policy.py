@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
 from flows.platforms.registry import platform_for
 from qc.asked_limits import named_word_counts, stated_min_words
 from qc.decisions import DecisionPolicy
@@ -71,5 +72,8 @@ def page_text(cfg: CampaignConfig) -> str:
         from flows.core.pages.templates import masked_rows
 
         first = [r for r in item_plan(cfg, limit=50) if r["batch"] == 1 and r["hit_index"] == 0]
-        _PAGE_TEXT[key] = visible_text(task_page(cfg, masked_rows(first)))
+        try:
+            _PAGE_TEXT[key] = visible_text(task_page(cfg, masked_rows(first)))
+        except ConfigError:  # a template that cannot render masked values states nothing it can be held to
+            _PAGE_TEXT[key] = ""
     return _PAGE_TEXT[key]

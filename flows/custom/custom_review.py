@@ -14,8 +14,8 @@ from flows.campaigns.block_evidence import control_blocks_due
 from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
-from flows.core.pages.templates import masked_rows, page_items
-from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
+from flows.core.pages.templates import page_items
+from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds, masked_page
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
@@ -273,4 +273,4 @@ def _page_reading(run: Run) -> dict[str, Any]:
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
     if not first:
         return {"page_text": "", "field_questions": {}, "canned_texts": []}
-    return page_reading(custom_page(run.cfg, page_items(masked_rows([dict(r) for r in first]))))
+    return page_reading(masked_page(run.cfg, [dict(r) for r in first]))

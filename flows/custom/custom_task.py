@@ -126,6 +126,15 @@ def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) 
     return with_nonce(_render(cfg, items, custom_spec(cfg, items), extra), str(extra.get("csp_nonce") or ""))
 
 
+def masked_page(cfg: CampaignConfig, rows: list[dict[str, Any]]) -> str:
+    """The page of these plan rows with their items' values masked (templates.masked_rows): what the requester's
+    own words say. "" where the template cannot render masked values (then no limit is read from it)."""
+    try:
+        return custom_page(cfg, page_items(masked_rows(rows)))
+    except ConfigError:
+        return ""
+
+
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
     page = _render(cfg, items, {"kind": "form", "fields": []}, {})
@@ -203,7 +212,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
-    reading = page_reading(custom_page(cfg, page_items(masked_rows(first))))  # the requester's words alone
+    reading = page_reading(masked_page(cfg, first))  # the requester's words alone
     lines += limit_lines({**cfg.qc_params, **reading}, cfg.qc_rules,
                          [f for f, kind in field_kinds(spec).items() if kind == "text"])
     item_text = {str(v) for item in items for v in item.values()}
