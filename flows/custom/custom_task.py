@@ -25,7 +25,7 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
-from flows.custom.custom_text_qc import limit_lines, page_reading
+from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
@@ -133,6 +133,14 @@ def masked_page(cfg: CampaignConfig, rows: list[dict[str, Any]]) -> str:
         return custom_page(cfg, page_items(masked_rows(rows)))
     except ConfigError:
         return ""
+
+
+def text_field_rules(cfg: CampaignConfig) -> dict[str, tuple[str, ...]]:
+    """Per field of the first page, the text rules QC runs on it there (custom_text_qc.field_rules: a rule the page
+    gives nothing to read, such as the canned rules without a canned answer, is not run)."""
+    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+    params = {**cfg.qc_params, **page_reading(masked_page(cfg, first))}
+    return {field: field_rules(field, params, cfg.qc_rules) for field in params["field_questions"]}
 
 
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
