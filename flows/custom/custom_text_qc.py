@@ -62,10 +62,10 @@ def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: l
         rules, conf = field_rules(field, params, enabled), (params.get("fields") or {}).get(field) or {}
         asked, table = asked_of(field, params, len(text_fields) > 1), f"[qc.fields.{field}]"
         page, own = stated_min_words(asked), int(conf.get("min_words") or 0)
-        said = [f"at least {max(page, own)} words ("
-                + (f"the page's words{f'; {table} min_words = {own} is below it' if own else ''})" if page >= own
-                   else f"{table} min_words{f'; the page asks {page}' if page else ''})")] \
-            if "min_words" in rules and (page or own) else []
+        also = {0: "", page: f"; {table} min_words too"}.get(own, f"; {table} min_words = {own} is below it")
+        source = f"the page's words{also}" if page >= own else f"{table} min_words" + (
+            f"; the page asks {page}" if page else "")
+        said = [f"at least {max(page, own)} words ({source})"] if "min_words" in rules and (page or own) else []
         stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
         said += [f"not starting with {', '.join(repr(b) for b in bans)} ({where})" for bans, where in
                  ((stated, "the page's words"), (tuple(b for b in set_ if b not in stated), f"{table} banned_prefixes"))
