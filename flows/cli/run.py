@@ -294,8 +294,9 @@ def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
     in a temporary folder (flows/driver/dry_rehearsal.py); elsewhere nothing to rehearse."""
     from flows.custom.page_scripts import sim_workers
 
-    if cfg.task != "custom" or a.target != "sim" or a.platform == "links" or a.endpoint_url or cfg.endpoint_url or a.task_url or \
-            cfg.task_url or sim_workers(cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
+    elsewhere = a.target != "sim" or a.platform == "links" or a.endpoint_url or cfg.endpoint_url or a.task_url
+    if cfg.task != "custom" or elsewhere or cfg.task_url or sim_workers(
+            cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
         return [], True  # another simulator, invited people, a public task server or Chromium: not rehearsed here
     from flows.driver.dry_rehearsal import rehearse
 
