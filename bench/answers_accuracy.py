@@ -65,6 +65,7 @@ poll_interval_s = 600
 sim_crowd = "crowd.toml"
 
 [qc]
+preset = "none"
 rules = ["invalid_answer", "time_outlier", "choice_straight_lining"]
 straight_lining_min_items = 3
 

@@ -1,13 +1,8 @@
-"""The seed's text limits as a page states them to its workers: the fewest words it asks for, and the openings
-it forbids, read from a free-text field's question and the page's instructions (the seed's caption page said
-"at least eight words" and "do not start with 'There is'"; a requester's page says it in its own words).
-
-``min_words`` is the number a page asks for at least ("at least 8 words", "no fewer than 50 words", "50 words
-or more"); a length asked as a target ("about 25 words", "a 100-word summary") counts for half of it: an
-answer under half the length asked is far from it, while an honest answer a little short of a target is not.
-``banned_prefixes`` are the quoted openings a sentence forbids ("Do not start with "There is" or "This is"").
-The seed's quality words ("quality", "blur") judge a page that tells its workers not to describe image quality
-(:func:`forbids_quality_talk`): elsewhere a reason that names blur may be the honest answer.
+"""The seed's text limits as a page states them to its workers (the fewest words it asks for, the openings it
+forbids; docs/custom_pages.md says how they are read), from the requester's words only: the caller passes the
+page rendered with its items' values masked. A target length counts for half of it: an answer under half the
+length asked is far from it, an honest answer a little short of a target is not. Every scan reads at most
+:data:`MAX_READ` characters, each forbidding sentence at most :data:`MAX_SENTENCE`, in linear time.
 """
 
 from __future__ import annotations
@@ -23,44 +18,73 @@ AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|mi
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)
 TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NUMBER + r"\s+words\b|\b" + _NUMBER
                     + r"[- ]word\b", re.IGNORECASE)
-FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b"
-                             r"([^!?\n]*?)(?:[.!?](?:\s|$)|$)", re.IGNORECASE | re.MULTILINE)
+FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b",
+                             re.IGNORECASE)
+SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+# Clauses, and within one what it speaks of: the text shown (read it, the passage below) or the answer (write it,
+# your summary); a count in a clause about the shown text alone describes that text.
+CLAUSE = re.compile(r"[^.;!?\n]+(?:[.;!?](?!\s|$)[^.;!?\n]*)*")
+CLAUSE_JOIN = re.compile(r",?\s+(?:and|then)\s+", re.IGNORECASE)
+SHOWN = re.compile(r"\b(?:read|reading|shown|displayed|listen|watch|passage|article|excerpt|story|document|paragraph|"
+                   r"transcript|review|post|text(?!\s*(?:box|field|area)))s?\b", re.IGNORECASE)
+ANSWER = re.compile(r"\b(?:write|writing|summari[sz]e|describe|explain|answer|respond|reply|type|give|provide|compose|"
+                    r"tell|justify|your|you write|summary|description|response|caption|reason|explanation|comment)s?\b",
+                    re.IGNORECASE)
+MAX_READ = 50_000  # characters of a page's words read (a requester's instructions are far shorter)
+MAX_SENTENCE = 300  # characters after "do not start" read for the quoted openings
 NAMED_COUNT = re.compile(r"(?<![\w-])" + _NUMBER + r"\s*-?\s*words?\b", re.IGNORECASE)  # "8 words", "eight-word"
 QUOTED = re.compile(r"[\"“‘']([^\"“”‘’']{2,40})[\"”’']")
 
 
-FORBIDS_QUALITY = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:describe|describing|mention|mentioning|talk "
-                             r"about|comment on|write about)\b[^.!?\n]*\b(?:quality|blur|blurry|blurred)\b",
-                             re.IGNORECASE)
+FORBIDS_TALK = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:describe|describing|mention|mentioning|talk "
+                          r"about|comment on|write about)\b", re.IGNORECASE)
+QUALITY = re.compile(r"\b(?:quality|blur|blurry|blurred)\b", re.IGNORECASE)
+
+
+def _rests(forbids: re.Pattern[str], text: str) -> list[str]:
+    """What follows each match of ``forbids`` in its sentence, at most :data:`MAX_SENTENCE` characters."""
+    text, found = (text or "")[:MAX_READ], []
+    for m in forbids.finditer(text):
+        rest = text[m.end():m.end() + MAX_SENTENCE]
+        end = SENTENCE_END.search(rest)
+        found.append(rest[:end.start()] if end else rest)
+    return found
 
 
 def forbids_quality_talk(text: str) -> bool:
     """Whether the text tells workers not to describe image quality (the seed's "DO NOT describe the image
     quality issues")."""
-    return bool(FORBIDS_QUALITY.search(text or ""))
+    return any(QUALITY.search(rest) for rest in _rests(FORBIDS_TALK, text))
 
 
 def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
 
 
+def about_answer(text: str) -> str:
+    """The clauses of ``text`` (its first :data:`MAX_READ` characters) that may state a limit on the answer:
+    those that speak of the answer, or not of the text shown."""
+    clauses = (c for m in CLAUSE.finditer((text or "")[:MAX_READ]) for c in CLAUSE_JOIN.split(m.group()))
+    return "\n".join(c for c in clauses if ANSWER.search(c) or not SHOWN.search(c))
+
+
 def stated_min_words(text: str) -> int:
-    """The fewest words the text asks for (0: none stated); a target length counts for half of it."""
-    least = [_number(a or b) for a, b in AT_LEAST.findall(text or "")]
-    targets = [_number(a or b) // 2 for a, b in TARGET.findall(text or "")]
-    found = [n for n in least + targets if 0 < n <= 10000]
+    """The fewest words the text asks for (0: none stated); a target length, where no minimum is stated,
+    counts for half of it."""
+    said = about_answer(text)
+    least = [n for n in (_number(a or b) for a, b in AT_LEAST.findall(said)) if 0 < n <= 10000]
+    targets = [n // 2 for n in (_number(a or b) for a, b in TARGET.findall(said)) if 0 < n <= 10000]
+    found = least or targets
     return max(found) if found else 0
 
 
 def named_word_counts(text: str) -> set[int]:
-    """Every number the text names as a count of words, in digits or in words ("8 words", "eight words",
-    "a 100-word summary"): what a page can be said to have stated to its workers."""
-    return {_number(n) for n in NAMED_COUNT.findall(text or "")}
+    """Every number the text names as a count of words of the answer, in digits or in words ("8 words",
+    "eight words", "a 100-word summary"): what a page can be said to have stated to its workers."""
+    return {_number(n) for n in NAMED_COUNT.findall(about_answer(text))}
 
 
 def stated_banned_openings(text: str) -> tuple[str, ...]:
     """The quoted openings the text forbids, in order, each once."""
-    found: list[str] = []
-    for sentence in FORBIDS_OPENING.findall(text or ""):
-        found += [q.strip() for q in QUOTED.findall(sentence) if q.strip()]
+    found = [q.strip() for rest in _rests(FORBIDS_OPENING, text) for q in QUOTED.findall(rest) if q.strip()]
     return tuple(dict.fromkeys(found))

@@ -3,17 +3,10 @@
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
 caption; canned captions are neither judged nor used as peers).
 
-The seed's ``quality_words`` picks *workers* for review when their captions use words like
-"quality" or "blurry" "and so were not focusing on content in the image". On one caption the
-word alone is weak evidence: "A blurry twenty dollar bill is being held up" describes the
-bill. The second half of the seed's sentence is what ``consensus`` measures, so a caption is
-flagged when
-
-- it holds one of ``quality_words`` (whole word, any case), and
-- its best consensus cosine with the other workers' captions of its image (``consensus``'s
-  score, same fit) is below ``quality_talk_consensus``: it does not describe what the others saw.
-
-Captions ``consensus`` cannot score (too few peers) are not judged.
+A caption is flagged when it holds one of ``quality_words`` (whole word, any case) and its best consensus cosine
+with the other workers' captions of its image is below ``quality_talk_consensus``: the word alone is weak
+evidence ("A blurry twenty dollar bill ..."), why is in docs/explanation/qc-rules.md. Captions ``consensus``
+cannot score (too few peers) are not judged.
 """
 
 from __future__ import annotations

@@ -13,21 +13,24 @@ TEXT, CHOICE, MARKS, SUBMISSION = "text", "choice", "marks", "submission"
 
 _TEXT_RULES = ("caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words",
                "quality_words_rate", "duplicate_text", "shared_template", "near_template", "consensus",
-               "consensus_rate", "instruction_echo", "quality_talk", "min_words", "one_sentence", "banned_prefix",
-               "max_chars", "required", *TELEMETRY_RULES)
+               "consensus_rate", "instruction_echo", "quality_talk", "source_copy", "short_answer", "min_words",
+               "one_sentence", "banned_prefix", "max_chars", "required", *TELEMETRY_RULES)
 _SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "skipped_required",
                      "empty_answer",
                      "sentinel_answer", "random_sample", "attention_failed", "attention_missed", "malformed_answer")
-RULE_READS: dict[str, str] = {
-    **dict.fromkeys(_TEXT_RULES, TEXT),
-    "choice_straight_lining": CHOICE, "straight_lining": CHOICE,
-    "mark_agreement": MARKS,
-    **dict.fromkeys(_SUBMISSION_RULES, SUBMISSION),
+NUMBER = "number"
+RULE_READS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_TEXT_RULES, (TEXT,)),
+    "choice_straight_lining": (CHOICE,), "straight_lining": (CHOICE,),
+    "item_blind": (CHOICE, NUMBER), "page_straight_lining": (CHOICE, NUMBER),  # over the worker's history
+    "mark_agreement": (MARKS,),
+    **dict.fromkeys(_SUBMISSION_RULES, (SUBMISSION,)),
 }
-# the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them
-FIELD_GROUP = {"text": TEXT, "formatted": TEXT, "choice": CHOICE, "number": "number", "marks": MARKS}
+# the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them (a formatted answer, a
+# code or an address, is read by no text rule)
+FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "marks": MARKS}
 
 
 def rules_reading(group: str, enabled: tuple[str, ...]) -> list[str]:
     """The enabled rules that read fields of ``group`` (text, choice, number, marks, submission)."""
-    return [r for r in enabled if RULE_READS.get(r) == group]
+    return [r for r in enabled if group in RULE_READS.get(r, ())]

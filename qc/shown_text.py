@@ -36,12 +36,14 @@ def item_runs(shown: Mapping[str, Iterable[Any]]) -> dict[str, set[tuple[str, ..
 
 
 def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mapping[str, Any]) -> list[bool]:
-    """Per answer: whether it quotes a text its own item shows (``params["item_text"]``)."""
+    """Per answer: whether it quotes a text its own item shows (``params["item_text"]``); each item's texts are
+    read once, whatever the number of answers about it."""
     shown = params.get("item_text")
     if not isinstance(shown, Mapping) or not shown:
         return [False] * len(answers)
     runs = item_runs(shown)
     lengths = {len(r) for rs in runs.values() for r in rs}
+    joined: dict[str, list[str]] = {}
     out = []
     for answer, item in zip(answers, items, strict=True):
         own = runs.get(str(item))
@@ -49,14 +51,18 @@ def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mappin
             out.append(False)
             continue
         found = words(str(answer).lower())
-        out.append(any(tuple(found[k:k + n]) in own for n in lengths for k in range(len(found) - n + 1))
-                   or _quotes(str(answer), shown.get(item) or shown.get(str(item)) or ()))
+        if any(tuple(found[k:k + n]) in own for n in lengths for k in range(len(found) - n + 1)):
+            out.append(True)
+            continue
+        if str(item) not in joined:
+            texts = shown.get(item) or shown.get(str(item)) or ()
+            joined[str(item)] = [f" {' '.join(words(str(t).lower()))} " for t in texts]
+        out.append(_quotes(str(answer), joined[str(item)]))
     return out
 
 
-def _quotes(answer: str, shown: Iterable[Any]) -> bool:
-    """Words in quotation marks, two or more in a row, that one of the item's texts holds."""
-    texts = [f" {' '.join(words(str(t).lower()))} " for t in shown]
+def _quotes(answer: str, texts: list[str]) -> bool:
+    """Words in quotation marks, two or more in a row, that one of the item's texts (joined words) holds."""
     for quoted in QUOTED.findall(answer):
         said = words(quoted.lower())
         if len(said) >= 2 and any(f" {' '.join(said)} " in t for t in texts):

@@ -8,17 +8,8 @@ qc/shown_text.py), ``page_text`` (the page's own text without the items', qc/ech
 ``source_copy_share`` (0.8), ``source_copy_cover`` (0.8) and ``source_copy_min_words`` (4).
 
 A word of the answer counts as copied when it sits in a run of :data:`RUN_WORDS` words or more, in a row (case
-folded), that the source holds in the same order. An answer is flagged when at least ``source_copy_min_words``
-of its words and at least ``source_copy_share`` of them are copied from one source, and they cover at least
-``source_copy_cover`` of that source: the source given back whole. An honest answer that quotes a phrase of its
-item ("I chose 4 because "woman repairing" leaves little doubt") has words of its own around the quote, and a
-summary that lifts the passage's first sentence covers part of it. Where the field asks for the worker's own
-words (``source_copy_fragments``), an answer of at least ``source_copy_min_words`` words every one of which is
-copied from its item's text is flagged too, however little of the item it covers: a reason that is the first
-words of the caption it is about ("A red kettle on a") has no word of the worker's own. The rule runs on every
-free-text field but one that asks for the item's words back (transcribe, copy, correct, rewrite:
-:func:`asks_for_copy`); the fragments only where it asks for own words (:func:`asks_own_words`):
-flows/custom/custom_text_qc.py.
+folded), that the source holds in the same order; when and why an answer is flagged, and on which fields:
+docs/custom_pages.md ("Text QC on every free-text field"), :func:`asks_for_copy`, :func:`asks_own_words`.
 """
 
 from __future__ import annotations

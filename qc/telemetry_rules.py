@@ -6,22 +6,8 @@ carries only those). A caption without telemetry never flags; canned captions (t
 button) are left to the canned rules. Every rule flags captions, so the per-worker rates of
 :mod:`qc.worker_history` decide blocks as for every other caption rule.
 
-Thresholds and why (docs/authenticity.md):
-- ``paste_external``: at least half the final text pasted from outside the page, not counting a
-  paste that came back from an absence long enough to type it (``tm_paste_drafted``: the worker's
-  own drafted notes; pasting alone is not evidence).
-- ``untyped_text``: the final text exceeds what was typed, pasted from this page and pasted back
-  from such a draft by half its length and 20 characters (external pastes, drag-and-drop, or a
-  script setting the value).
-- ``switch_then_paste``: the tab was hidden or the field left, then within 60 s text pasted from
-  outside made up at least half the caption, and it came back faster than a person types: more than
-  ``switch_paste_cps`` (8 characters a second, 96 words a minute) per second away. People who draft
-  their own words in another window are away at least as long as typing them takes; an assistant's
-  answer comes back in seconds.
-- ``typing_cadence``: 30+ characters typed with keystrokes at more than ``max_typing_cps`` (25 a
-  second, 300 words a minute) over the keystroke time: no person types that fast; a script does.
-In-page pastes (copied from the instructions or another field) are never "external": the
-``instruction_echo`` rule judges that text by what it says.
+Each rule's threshold and why: docs/authenticity.md. In-page pastes (copied from the instructions or another
+field) are never "external": ``instruction_echo`` judges that text by what it says.
 """
 
 from __future__ import annotations

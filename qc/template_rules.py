@@ -3,19 +3,10 @@
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
 caption; canned captions are neither judged nor counted).
 
-Real spammers vary a pasted sentence ("IMAGE WAS CLEAR BUT ITS HAFE ...", "IMAGE WAS UNCLEAR
-BUTS ..."), so the exact-text ``shared_template`` misses them, but the opening words stay.
-A caption is flagged when
-
-- its best consensus cosine with the other workers' captions of its image (``consensus``'s
-  score, same fit) is below ``near_template_consensus``, and
-- its template key, the first ``near_template_words`` words of letters (case folded; digits and
-  punctuation dropped), opens such low-consensus captions on ``near_template_min_images`` or
-  more images (its own included).
-
-Only low-consensus captions count towards a key: "a bottle of water" opens honest captions on
-hundreds of images, but those agree with their own image's captions. Captions that
-``consensus`` cannot score (too few peers) and captions shorter than the key are not judged.
+A caption is flagged when its consensus score is below ``near_template_consensus`` and its first
+``near_template_words`` words of letters open such low-consensus captions on ``near_template_min_images`` or
+more images (docs/explanation/qc-rules.md says why). Captions ``consensus`` cannot score and captions shorter than
+the key are not judged.
 """
 
 from __future__ import annotations

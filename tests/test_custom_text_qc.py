@@ -14,7 +14,7 @@ import pandas as pd
 from flows.cli.main import main
 from flows.core.config.config import load_config
 from flows.custom.custom_review import custom_flags
-from flows.custom.custom_text_qc import page_instruction_text
+from flows.custom.custom_text_qc import page_reading
 from qc.custom_rules import CUSTOM_RULES
 from qc.telemetry import event_log_record
 
@@ -61,9 +61,9 @@ def frames() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_every_free_text_field_gets_the_text_and_telemetry_rules_with_its_own_limits() -> None:
     responses, answers = frames()
-    page = f"<h1>News</h1><p>{INSTRUCTIONS}</p>" + "".join(f"<p>{p}</p>" for p in PASSAGES)
-    page_text = page_instruction_text(page, [{"text": p} for p in PASSAGES])
-    assert INSTRUCTIONS in page_text and PASSAGES[0] not in page_text  # the item's own text is no instruction
+    page = f"<h1>News</h1><p>{INSTRUCTIONS}</p>" + "".join("<p>\u2026</p>" for _ in PASSAGES)  # items masked
+    page_text = page_reading(page)["page_text"]
+    assert page_text == f"News\n{INSTRUCTIONS}"  # the items' masked values are no instruction
     params = {"random_sample_share": 0.0, "page_text": page_text, "fields": {"summary": {"min_words": 5}}}
     flags = custom_flags(responses, answers, params, CUSTOM_RULES)
     by_rule = {r: set(g["worker_id"]) for r, g in flags.groupby("rule")}
@@ -78,21 +78,21 @@ def test_every_free_text_field_gets_the_text_and_telemetry_rules_with_its_own_li
     assert not {"instruction_echo", "caps_lock", "paste_external"} & honest_flagged
 
 
-def test_new_from_writes_each_free_text_fields_rules_with_a_comment_per_rule(tmp_path: Path, capsys) -> None:
+def test_new_from_writes_only_what_a_free_text_field_changes_of_the_recommended_rules(tmp_path: Path, capsys) -> None:
     page = tmp_path / "news.html"
     page.write_text("<p>${text}</p><input name='headline' required><textarea name='summary' required></textarea>"
                     "<input type='radio' name='ok' value='y'>\n", encoding="utf-8")
     assert main(["new", "news", "--from", str(page), "--dir", str(tmp_path)]) == 0
     toml_text = (tmp_path / "config" / "news.toml").read_text()
-    fields = tomllib.loads(toml_text)["qc"]["fields"]
-    assert set(fields) == {"headline", "summary"}  # the radio button is no free text
-    assert fields["summary"]["min_words"] == 3 and fields["summary"]["one_sentence"] is False
-    table = toml_text.split("[qc.fields.summary]")[1]
-    for rule in fields["summary"]["rules"]:
-        assert f'"{rule}",' in table and table.split(f'"{rule}",')[1].split("\n")[0].strip().startswith("# ")
-    assert load_config(tmp_path / "config" / "news.toml").qc_params["fields"]["summary"]["min_words"] == 3
+    parsed = tomllib.loads(toml_text)
+    assert parsed["qc"]["preset"] == "recommended" and "rules" not in parsed["qc"]
+    assert parsed["qc"]["fields"] == {"summary": {"min_words": 3}}  # a headline differs in nothing
+    cfg = load_config(tmp_path / "config" / "news.toml")
+    assert set(CUSTOM_RULES) <= set(cfg.qc_rules) and cfg.qc_notes == ()
+    assert len(toml_text.splitlines()) < 70  # 133 lines before, every rule and policy key copied in
     broken = tmp_path / "config" / "broken.toml"
-    broken.write_text(toml_text.replace('"caps_lock",', '"caps_lok",', 1), encoding="utf-8")
+    broken.write_text(toml_text.replace('preset = "recommended"', 'preset = "recommended"\nignore = ["caps_lok"]'),
+                      encoding="utf-8")
     assert main(["run", str(broken), "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "caps_lok" in err and "did you mean `caps_lock`?" in err and "Traceback" not in err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import statistics
+import tomllib
 from collections import defaultdict
 
 from flows.core.pages.mturk_forms import form_fields
@@ -76,11 +77,11 @@ def test_questions_about_the_worker_get_the_workers_own_answer_on_every_hit() ->
 
 def test_an_imported_question_about_the_worker_gets_no_repeat_rules() -> None:
     body = ABOUT.format(k=0, topic="bees").replace("_0", "_{{ i }}")
-    personal = {name: about for name, _, about in free_text_fields(body)}
+    personal = {name: about for name, _, about, _ in free_text_fields(body)}
     assert personal["years"] and personal["home"]
-    table = field_qc_table("years", "text", personal["years"])
-    assert "duplicate_text" not in table and "shared_template" not in table and "caps_lock" in table
-    assert "shared_template" in field_qc_table("caption", "text", False)
+    ignored = tomllib.loads(field_qc_table("years", "text", personal["years"]))["qc"]["fields"]["years"]["ignore"]
+    assert {"duplicate_text", "shared_template"} <= set(ignored) and "caps_lock" not in ignored
+    assert field_qc_table("caption", "text", False) == ""  # the [qc] rules that judge text, all of them
 
 
 def test_ratings_of_unheard_audio_cluster_per_clip_and_use_the_middle_of_the_scale() -> None:
@@ -101,9 +102,9 @@ def test_an_imported_fill_the_blank_box_gets_no_repeat_rules() -> None:
     """The same missing word on two items ("door") is no copy: shared_template blocked five honest
     simulated workers of a fill-out page before (a beginning and an end each on two items)."""
     body = '<p>{{ item.before }} ____ {{ item.after }}</p><input type="text" name="word_{{ i }}">'
-    [(name, _, personal)] = free_text_fields(body)
+    [(name, _, personal, _)] = free_text_fields(body)
     assert name == "word" and personal
-    assert "shared_template" not in field_qc_table(name, "text", personal)
+    assert "shared_template" in tomllib.loads(field_qc_table(name, "text", personal))["qc"]["fields"]["word"]["ignore"]
 
 
 def test_openings_and_endings_rarely_coincide_between_honest_workers() -> None:

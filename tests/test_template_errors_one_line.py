@@ -14,7 +14,7 @@ import pytest
 from flows.cli.main import main
 
 PAGE = ('{% extends "_custom_page.html.j2" %}\n{% block item %}\n<p>{{ item.t }}</p>EXPR\n'
-        '<input name="answer_{{ i }}">\n{% endblock %}\n')
+        '<input name="answer_{{ i }}" required>\n{% endblock %}\n')  # answered: the dry run's rehearsal passes it
 NESTED = "".join(f"{{% for x{n} in [1] %}}" for n in range(25)) + "x" + "{% endfor %}" * 25
 # (the template, the line the error names: 0 where Jinja gives none)
 EXAMPLES = [
@@ -77,7 +77,7 @@ def test_a_marked_section_html_parser_does_not_know_is_read_as_a_browser_reads_i
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, section: str) -> None:
     """html.parser raises AssertionError on ``<![foo bar]>`` (to browsers a comment up to its ``>``): ``new``
     (a ``${x}`` page and a Jinja one), ``preview`` and the dry run printed its traceback."""
-    (tmp_path / "dollar.html").write_text(f"<h1>T</h1><p>${{t}}</p>{section}<input name=a>\n")
+    (tmp_path / "dollar.html").write_text(f"<h1>T</h1><p>${{t}}</p>{section}<input name=a required>\n")
     (tmp_path / "own.html").write_text(PAGE.replace("EXPR", section))
     assert cli("new", "dollar", "--from", str(tmp_path / "dollar.html"), "--dir", str(tmp_path)) == (0, "")
     code, err = cli("new", "own", "--from", str(tmp_path / "own.html"), "--dir", str(tmp_path), "--keep-jinja")

@@ -50,15 +50,18 @@ def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, cro
     return kind_of(cfg).rehearsal_lines(cfg, crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd), limit, scale)
 
 
-def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None) -> str:
+def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehearsal_agrees: bool = True) -> str:
     """The plan, then what the dry run read of the page (``page_lines``, a custom page's fields and
-    rules), then the verdict last: every PROBLEM (the plan's and the page's), or that there is none."""
+    rules), then the verdict last: every PROBLEM (the plan's and the page's), or that there is none, said only
+    where a rehearsal of the first batch agrees (flows/driver/dry_rehearsal.py)."""
     head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
             f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
     page = [line for line in page_lines or [] if not line.startswith("PROBLEM")]
     problems = [f"PROBLEM: {p}" for p in plan["problems"]] + [line for line in page_lines or []
                                                                if line.startswith("PROBLEM")]
-    tail = problems or ["no problems found; nothing was sent anywhere"]
+    tail = problems or ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
+                        "no problem in the page or the plan, but the rehearsal above does not confirm it; "
+                        "nothing was sent anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
 
 

@@ -14,7 +14,7 @@ from flows.platforms.registry import platform_for
 from qc.attention_checks import FAILED as ATTENTION_FAILED
 from qc.attention_checks import failures_to_reject
 from qc.exceptional_speed import RULE as FAST_GROUND
-from qc.rule_fields import FIELD_GROUP, SUBMISSION, rules_reading
+from qc.rule_fields import FIELD_GROUP, SUBMISSION, TEXT, rules_reading
 from qc.skipped_required import PART_OF
 from qc.skipped_required import RULE as SKIPPED_REQUIRED
 
@@ -32,9 +32,14 @@ def time_band_lines(cfg: CampaignConfig) -> list[str]:
 
 
 def field_lines(cfg: CampaignConfig) -> list[str]:
-    lines = ["gate: what QC reads on this page"]
+    lines, own = ["gate: what QC reads on this page"], dict[str, tuple[str, ...]]()
+    if kind_of(cfg).extra.get("own_page"):  # a free-text field's rules as its page and table leave them
+        from flows.custom.custom_task import text_field_rules
+
+        own = text_field_rules(cfg)
     for f in kind_of(cfg).fields(cfg):
-        rules = rules_reading(FIELD_GROUP.get(f.kind, f.kind), cfg.qc_rules)
+        group = FIELD_GROUP.get(f.kind, f.kind)
+        rules = list(own[f.name]) if group == TEXT and f.name in own else rules_reading(group, cfg.qc_rules)
         lines.append(f"  {f.name} ({f.kind}): " + (", ".join(rules) if rules else
                                                    "no rule reads it (only the whole submission is judged)"))
     whole = rules_reading(SUBMISSION, cfg.qc_rules) + ([ATTENTION_FAILED] if cfg.attention.checks else [])

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import ConfigError
 from flows.platforms.registry import platform_for
-from qc.asked_limits import named_word_counts
+from qc.asked_limits import named_word_counts, stated_min_words
 from qc.decisions import DecisionPolicy
 from qc.skipped_required import PART_OF
 from qc.skipped_required import RULE as SKIPPED_REQUIRED
@@ -51,22 +52,28 @@ def minimums_stated(cfg: CampaignConfig) -> bool:
 
 
 def states_word_counts(text: str, minimums: set[int]) -> bool:
-    """``text`` names each of ``minimums`` as a number of words, in digits or in words (qc.asked_limits, which
-    reads the page's limits for QC too)."""
-    return minimums <= named_word_counts(text)
+    """``text`` names each of ``minimums`` as a number of words, in digits or in words, or states a larger one,
+    which QC then holds answers to instead (qc.asked_limits, which reads the page's limits for QC too)."""
+    named, page = named_word_counts(text), stated_min_words(text)
+    return all(n in named or n <= page for n in minimums)
 
 
 _PAGE_TEXT: dict[tuple[str, str, str, str], str] = {}
 
 
 def page_text(cfg: CampaignConfig) -> str:
-    """The visible text of the campaign's first page (rendered from its first planned items), once a config."""
+    """The visible text of the campaign's first page (rendered from its first planned items, their values masked:
+    the requester's words, never an item's), once a config."""
     key = (str(cfg.path), cfg.name, cfg.task, repr(cfg.submit_rules))
     if key not in _PAGE_TEXT:
         from flows.campaigns.campaign_plan import item_plan
         from flows.campaigns.page_text import visible_text
         from flows.campaigns.task_pages import task_page
+        from flows.core.pages.templates import masked_rows
 
         first = [r for r in item_plan(cfg, limit=50) if r["batch"] == 1 and r["hit_index"] == 0]
-        _PAGE_TEXT[key] = visible_text(task_page(cfg, first))
+        try:
+            _PAGE_TEXT[key] = visible_text(task_page(cfg, masked_rows(first)))
+        except ConfigError:  # a template that cannot render masked values states nothing it can be held to
+            _PAGE_TEXT[key] = ""
     return _PAGE_TEXT[key]

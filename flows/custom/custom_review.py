@@ -15,14 +15,8 @@ from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
-from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds
-from flows.custom.custom_text_qc import (
-    TEXT_LEVEL,
-    field_questions,
-    page_canned_texts,
-    page_instruction_text,
-    text_flags,
-)
+from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds, masked_page
+from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.custom.item_options import Layout, option_layouts
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
@@ -290,14 +284,10 @@ def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
 
 
 def _page_reading(run: Run) -> dict[str, Any]:
-    """What the text rules read on the custom page (its first page; flows/custom/custom_text_qc.py): its own
-    text without the items' values (``page_text``: instruction_echo, source_copy), each field's question
-    (``field_questions``) and the canned answers its scripts offer (``canned_texts``)."""
+    """What the text rules read on the custom page: its first page, its items' values masked
+    (flows/custom/custom_text_qc.py)."""
     first = run.store.rows("SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND batch = 1 "
                            "AND hit_index = 0 ORDER BY rowid", [run.cfg.name])
-    items = page_items(first)
-    if not items:
+    if not first:
         return {"page_text": "", "field_questions": {}, "canned_texts": []}
-    page = custom_page(run.cfg, items)
-    return {"page_text": page_instruction_text(page, items), "field_questions": field_questions(page),
-            "canned_texts": page_canned_texts(page)}
+    return page_reading(masked_page(run.cfg, [dict(r) for r in first]))

@@ -24,7 +24,8 @@ from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
-from flows.core.pages.templates import page_items, render_source, safe_url
+from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
+from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.item_options import option_layouts
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
@@ -126,6 +127,23 @@ def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) 
     return with_nonce(_render(cfg, items, custom_spec(cfg, items), extra), str(extra.get("csp_nonce") or ""))
 
 
+def masked_page(cfg: CampaignConfig, rows: list[dict[str, Any]]) -> str:
+    """The page of these plan rows with their items' values masked (templates.masked_rows): what the requester's
+    own words say. "" where the template cannot render masked values (then no limit is read from it)."""
+    try:
+        return custom_page(cfg, page_items(masked_rows(rows)))
+    except ConfigError:
+        return ""
+
+
+def text_field_rules(cfg: CampaignConfig) -> dict[str, tuple[str, ...]]:
+    """Per field of the first page, the text rules QC runs on it there (custom_text_qc.field_rules: a rule the page
+    gives nothing to read, such as the canned rules without a canned answer, is not run)."""
+    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+    params = {**cfg.qc_params, **page_reading(masked_page(cfg, first))}
+    return {field: field_rules(field, params, cfg.qc_rules) for field in params["field_questions"]}
+
+
 def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
     page = _render(cfg, items, {"kind": "form", "fields": []}, {})
@@ -204,6 +222,9 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
+    reading = page_reading(masked_page(cfg, first))  # the requester's words alone
+    lines += limit_lines({**cfg.qc_params, **reading}, cfg.qc_rules,
+                         [f for f, kind in field_kinds(spec).items() if kind == "text"])
     item_text = {str(v) for item in items for v in item.values()}
     problems = page_problems(cfg.template, source, rendered, item_text, scripts_write_fields(source)) + refused
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))

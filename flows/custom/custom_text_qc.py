@@ -1,13 +1,6 @@
-"""Full text QC on every free-text field of a campaign on the user's own page: the rules the caption
-task gets (the seed's text rules, instruction echo against the page's own text, consensus and
-template rules, the telemetry rules), run on one frame per field, each field configurable in
-``[qc.fields.<name>]`` (flows/core/config/field_qc_config.py). A field not listed gets the campaign's
-``[qc] rules`` that judge text, with the caption limits as the page states them to its workers (the
-words it asks for at least, the openings it forbids: qc/asked_limits.py) and otherwise off
-(``one_sentence`` and ``max_chars`` where its config says so). Decisions go through the campaign's policy,
-with its hold-instead-of-punish safety (``[policy] hold_share``): a rule that would reject or block most of a
-batch holds it instead.
-"""
+"""Full text QC on every free-text field of a campaign on the user's own page, one frame per field, each
+configurable in ``[qc.fields.<name>]``, with the limits the page's own words state (docs/custom_pages.md,
+"Text QC on every free-text field")."""
 
 from __future__ import annotations
 
@@ -21,6 +14,7 @@ import pandas as pd
 from flows.campaigns.page_text import visible_text
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
+from flows.core.pages.templates import MASK
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
@@ -53,6 +47,33 @@ def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
                        max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
 
 
+def asked_of(field: str, params: dict[str, Any], several: bool) -> str:
+    """The words a field's limits are read from: its question, after the page's instructions when it is the
+    page's only free-text field (the instructions' "at least 50 words" is then its; with several, each its own)."""
+    question = (params.get("field_questions") or {}).get(field) or ""
+    return f"{'' if several else params.get('page_text') or ''}\n{question}"
+
+
+def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: list[str]) -> list[str]:
+    """For the dry run: each free-text field's word minimum and forbidden openings as its flags use them, and
+    where each comes from (the page's words, or its ``[qc.fields.<name>]`` table)."""
+    lines = []
+    for field in text_fields:
+        rules, conf = field_rules(field, params, enabled), (params.get("fields") or {}).get(field) or {}
+        asked, table = asked_of(field, params, len(text_fields) > 1), f"[qc.fields.{field}]"
+        page, own = stated_min_words(asked), int(conf.get("min_words") or 0)
+        also = {0: "", page: f"; {table} min_words too"}.get(own, f"; {table} min_words = {own} is below it")
+        source = f"the page's words{also}" if page >= own else f"{table} min_words" + (
+            f"; the page asks {page}" if page else "")
+        said = [f"at least {max(page, own)} words ({source})"] if "min_words" in rules and (page or own) else []
+        stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
+        said += [f"not starting with {', '.join(repr(b) for b in bans)} ({where})" for bans, where in
+                 ((stated, "the page's words"), (tuple(b for b in set_ if b not in stated), f"{table} banned_prefixes"))
+                 if bans and "banned_prefix" in rules]
+        lines.append(f"  limits on {field}: {'; '.join(said) or 'none stated (no word minimum, no forbidden opening)'}")
+    return lines
+
+
 def page_canned_texts(page_html: str) -> list[str]:
     """The canned answers the page offers: texts of three words or more its scripts write into a field."""
     found = [html.unescape(m["text"]).replace("\\'", "'").replace('\\"', '"') for m in SCRIPT_VALUE.finditer(page_html)]
@@ -72,7 +93,7 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
     correct: qc/source_copy.py): an answer that is its item's whole text again answers no other question, be it a
     summary, a reason or an optional comment."""
     conf = (params.get("fields") or {}).get(field) or {}
-    rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL)
+    rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL and r not in (conf.get("ignore") or ()))
     if not page_lines(str(params.get("page_text") or "")):
         rules = tuple(r for r in rules if r != "instruction_echo")
     if not canned_texts(field, params):  # the seed's canned rules need the answer the page offers
@@ -96,9 +117,8 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         conf = (params.get("fields") or {}).get(field) or {}
         canned = _canned(group["answer"], canned_texts(field, params))
         frame = group.assign(caption=group["answer"], is_precanned=canned).reset_index(drop=True)
-        # the instructions' "at least 50 words" is the only text field's; with several, each its own question's
         question = (params.get("field_questions") or {}).get(field) or ""
-        asked = f"{'' if several else params.get('page_text') or ''}\n{question}"
+        asked = asked_of(str(field), params, several)
         own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
         flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
                                   "source_copy_fragments": own}, rules)
@@ -108,12 +128,23 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
 
 def field_questions(page_html: str) -> dict[str, str]:
     """Per field (its name without the item index): the words a person reads as its question (whether it asks
-    for the worker's own words, qc/source_copy.py; the length it asks for, qc/asked_limits.py)."""
+    for the worker's own words, qc/source_copy.py; the length it asks for, qc/asked_limits.py), an item's masked
+    values left out."""
     asked: dict[str, str] = {}
     for name, question in question_texts(read_page(page_html)).items():
         m = INDEXED.match(name)
-        asked.setdefault(m["base"] if m else name, question)
+        asked.setdefault(m["base"] if m else name, " ".join(question.replace(MASK, " ").split()))
     return asked
+
+
+def page_reading(masked_page: str) -> dict[str, Any]:
+    """What the text rules read on a page rendered with its items' values masked (templates.masked_rows): the
+    requester's own words (``page_text``: instruction_echo, source_copy), each field's question
+    (``field_questions``) and the canned answers its scripts offer (``canned_texts``). An item's text is never
+    read as an instruction: "Summaries need at least 400 words" in a review to summarise sets no limit."""
+    lines = (" ".join(line.replace(MASK, " ").split()) for line in visible_text(masked_page).splitlines())
+    return {"page_text": "\n".join(line for line in lines if line), "field_questions": field_questions(masked_page),
+            "canned_texts": page_canned_texts(masked_page)}
 
 
 def _canned(answers: pd.Series, canned: list[str]) -> np.ndarray:
@@ -122,11 +153,3 @@ def _canned(answers: pd.Series, canned: list[str]) -> np.ndarray:
     for text in canned:
         found |= canned_mask(answers.fillna("").astype(str), text)
     return found
-
-
-def page_instruction_text(page_html: str, items: list[dict[str, Any]]) -> str:
-    """What the page says to every worker: its visible text without the lines that show an item's own
-    values (an answer about the item may repeat the item; repeating the instructions is the echo)."""
-    values = [str(v) for item in items for v in item.values() if len(str(v).split()) >= 3]
-    lines = visible_text(page_html).splitlines()
-    return "\n".join(line for line in lines if not any(v in line or line in v for v in values))

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from flows.campaigns.page_text import visible_text
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import asks_about_worker, question_texts
@@ -24,6 +25,7 @@ from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
+from qc.asked_limits import stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
@@ -172,40 +174,23 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
     if imported.answer_key:
         text = re.sub(r"(?m)^(items = .*)$", lambda m: m.group(1) + f'\nanswer_key = "{name}_answer_key.csv"'
                       "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
-    return text + "".join(field_qc_table(field, kind, personal) for field, kind, personal
-                          in free_text_fields(imported.body))
+    return text + "".join(field_qc_table(field, kind, personal, stated) for field, kind, personal, stated
+                          in free_text_fields(imported.body, imported.instructions))
 
 
-def free_text_fields(body: str) -> list[tuple[str, str, bool]]:
-    """(field name without its item index, its control, whether it asks about the worker) for each
-    free-text field of the item block."""
+def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, bool, int]]:
+    """(field name without its item index, its control, whether it asks about the worker, the fewest words the
+    page's own words ask of it) for each free-text field of the item block."""
     page = body.replace("{{ i }}", "0")
     read = read_page(page)
     asked = question_texts(read)
     gap = any(BLANK.search(t) for _, t, _ in read.texts)  # a fill-the-blank page: a word or two per item
     rules = form_spec(form_fields(page))["fields"]
+    texts = [f for f in rules if field_kind(f) == "text"]
+    said = visible_text(instructions + page) if len(texts) == 1 else ""  # the page's minimum is the only field's
     return [(f["name"].removesuffix("_0"), f.get("input", "text"),
-             asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"))
-            for f in rules if field_kind(f) == "text"]
-
-
-FIELD_RULES = (("duplicate_text", "the same text on several items"),
-               ("shared_template", "one worker's fill-in-the-blank text across items"),
-               ("consensus", "far from what the others wrote about the item"),
-               ("caps_lock", "mostly capital letters"),
-               ("instruction_echo", "repeats the page's own instructions"),
-               ("source_copy", "its item's text copied back whole (unless the page asks for it back)"),
-               ("short_answer", "under half the words the other workers wrote on the item"),
-               ("canned_overuse", "the page's canned answer (its script writes it) on most items"),
-               ("canned_lone_use", "the only one on an item to give the canned answer"),
-               ("canned_lone_nonuse", "the only one on an item not to give it"),
-               ("quality_words", "names blur or quality where the page says not to describe it"),
-               ("quality_words_rate", "... on a third of the worker's answers"),
-               ("min_words", "fewer words than min_words below"),
-               ("paste_external", "most of the text pasted from outside the page (telemetry)"),
-               ("untyped_text", "text neither typed nor copied on the page (telemetry)"),
-               ("switch_then_paste", "left the page, came back and pasted (telemetry)"),
-               ("typing_cadence", "typed faster than a person can (telemetry)"))
+             asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"),
+             stated_min_words(f"{said}\n{asked.get(f['name'], '')}")) for f in texts]
 
 
 # A question about the worker (age, home, device, how sure): one person's same answer on every item, and
@@ -216,18 +201,18 @@ ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruc
                       "source_copy", "short_answer")
 
 
-def field_qc_table(field: str, control: str, personal: bool = False) -> str:
-    """``[qc.fields.<field>]``: the field's text rules, one comment per rule (docs/custom_pages.md);
-    ``personal``: the field asks about the worker (flows/core/pages/asks_worker.py) or for the words a
-    blank ("___") in the item's text is missing."""
+def field_qc_table(field: str, control: str, personal: bool = False, stated: int = 0) -> str:
+    """``[qc.fields.<field>]`` where a field differs from the [qc] rules that judge text: one that asks about the
+    worker (flows/core/pages/asks_worker.py) or for the words a blank ("___") in the item's text is missing
+    leaves out the repeat, consensus and echo rules; a long answer (a textarea) has a word minimum, the page's own
+    where it states a larger one (``stated``). Nothing for a field that differs in nothing."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
-    width = max(len(r) for r, _ in FIELD_RULES) + 4
-    chosen = [(r, why) for r, why in FIELD_RULES if not (personal and r in ABOUT_WORKER_DROPS)]
-    rules = "\n".join(f"  {json.dumps(r) + ',':<{width}}# {why}" for r, why in chosen)  # TOML: a trailing comma
-    long_text = control == "textarea" and not personal
-    about = ("; it asks about the worker or for a missing word: no repeat, consensus or echo rules (the same "
-             "short answer on several items is expected)") if personal else ""
-    return (f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control}): its text rules{about}\n"
-            f"rules = [\n{rules}\n]\n"
-            f"{'min_words = ' + str(3 if long_text else 1):<22}# min_words: fewer words flags the answer (0: off)\n"
-            f"{'one_sentence = false':<22}# true for a one-sentence caption; a {control}'s answer may run longer\n")
+    head = f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control})"
+    if personal:
+        return (f"{head}: it asks about the worker or for a missing word, so the same short answer on several items "
+                f"is expected\nignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
+    least = max(stated, 3) if control == "textarea" else stated
+    if not least:
+        return ""
+    why = "as the page's own words ask" if stated >= least else "fewer flags the answer"
+    return f"{head}\n{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)\n"

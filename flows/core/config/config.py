@@ -23,6 +23,7 @@ from flows.core.config.config_types import parse_budget
 from flows.core.config.gating_settings import Gating, ProlificSettings
 from flows.core.config.item_generator import PREFIX, generated_items
 from flows.core.config.prolific_section import prolific_settings
+from flows.core.config.rule_sets import chosen_rules
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
@@ -92,6 +93,7 @@ class CampaignConfig:
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
     answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers/aggregation.py)
     attention: AttentionSettings = field(default_factory=AttentionSettings)  # [attention] (qc/attention_checks.py)
+    qc_notes: tuple[str, ...] = ()  # the recommended rules [qc] leaves out (flows/core/config/rule_sets.py)
 
     @property
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first
@@ -138,6 +140,10 @@ def load_config(path: str | Path) -> CampaignConfig:
         raise ConfigError(f"{path}: [answers].{why}")
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
     qc, attention = doc.qc, attention_settings(doc.attention)
+    for key in ("rules", "extend", "ignore"):
+        _check_rules(path, "qc", key, getattr(qc, key) or (), study is not None)
+    recommended = rules_default or (STUDY_RULES if study is not None else DEFAULT_RULES)
+    qc_rules, qc_notes = chosen_rules(qc, recommended, custom)
     cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit, reward=camp.reward_usd,
@@ -148,8 +154,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
                                  banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
                                  max_chars=doc.submit_rules.max_chars or None),
-        qc_rules=_known_rules(path, "qc", "rules", qc.rules, study is not None, rules_default),
-        qc_params=qc.model_dump(exclude={"rules", "time_source"}), time_source=qc.time_source,
+        qc_rules=qc_rules, qc_notes=tuple(qc_notes), time_source=qc.time_source,
+        qc_params=qc.model_dump(exclude={"rules", "time_source", "preset", "extend", "ignore"}),
         policy=attention_policy(_policy(path, doc.policy, study is not None, policy_default), bool(attention.checks)),
         template=template, attention=attention,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
@@ -180,7 +186,7 @@ def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str,
         idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]
         if idle:
             raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
-                        "to [qc].rules or take it out of the policy")
+                        "to [qc] extend (or take it out of [qc] ignore) or take it out of the policy")
 
 
 def _output_root(path: Path, out: str) -> str:
@@ -238,9 +244,9 @@ def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_st
 
 
 def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is_study: bool,
-                 default: tuple[str, ...] | None = None) -> tuple[str, ...]:
+                 default: tuple[str, ...]) -> tuple[str, ...]:
     if rules is None:
-        return default if default is not None else (STUDY_RULES if is_study else DEFAULT_RULES)
+        return default
     _check_rules(path, section, key, rules, is_study)
     return tuple(rules)
 

@@ -141,7 +141,13 @@ class SubmitRulesSection(Section):
 
 
 class QcSection(Section):
-    rules: list[RuleName] | None = Field(None, description="Enabled QC rules (default: all for the task)")
+    preset: Literal["recommended", "none"] = Field("recommended", description="The rules to start from: the "
+                                                   "task's recommended set (rules added to it later included), or none")
+    extend: list[RuleName] = Field(default_factory=list, description="Rules run besides the preset's")
+    ignore: list[RuleName] = Field(default_factory=list, description="Rules of the preset left out")
+    rules: list[RuleName] | None = Field(None, description="Every rule by name, as older configs list them: on a "
+                                         "page of one's own, the recommended preset plus these; on a built-in "
+                                         "task, or with preset set, the preset plus these (docs/reference/config.md)")
     time_source: Literal["submit_minus_accept", "page_active_time"] = Field(
         "submit_minus_accept", description="Work time from the platform's timestamps or the page's timers")
     time_outlier_sigmas: float = Field(1.95, gt=0, le=100, allow_inf_nan=False,

@@ -11,8 +11,9 @@ from flows.core.config.config_types import Count, NonEmptyText, RuleName, Sectio
 
 
 class FieldQc(Section):
-    rules: list[RuleName] | None = Field(None, description="The text rules run on this field (default: the [qc] "
-                                                           "rules that judge text)")
+    rules: list[RuleName] | None = Field(None, description="The text rules run on this field, exactly (default: the "
+                                                           "[qc] rules that judge text)")
+    ignore: list[RuleName] = Field(default_factory=list, description="The [qc] rules this field leaves out")
     min_words: Count = Field(0, le=10000, description="min_words: fewer words than this flags the answer (0: off)")
     one_sentence: bool = Field(False, description="one_sentence: a second sentence flags the answer")
     max_chars: Count = Field(0, le=1000000, description="max_chars: more characters than this flags it (0: off)")

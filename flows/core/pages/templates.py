@@ -192,3 +192,18 @@ def page_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``item_id, file_name, url[, payload]`` rows as the templates' items."""
     return [{"image_id": r["item_id"], "file_name": r["file_name"], "url": r["url"],
              **(json.loads(r["payload"]) if r.get("payload") else {})} for r in rows]
+
+
+MASK = "\u2026"  # an item's value where only the requester's own words are read (no word, no number)
+
+
+def masked_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every value of their items' columns masked: their page then says only what its template
+    and instructions say, never what an item says ("Summaries need at least 400 words" in a text to summarise)."""
+    out = []
+    for r in rows:
+        payload = json.loads(r["payload"]) if r.get("payload") else {}
+        masked = {k: MASK if isinstance(v, str) else v for k, v in payload.items()} if isinstance(payload, dict) \
+            else payload
+        out.append({**r, "payload": json.dumps(masked)})
+    return out
