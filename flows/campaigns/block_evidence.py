@@ -139,6 +139,25 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     return control_scores(given, trusted_controls(given, stored[0]))
 
 
+def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
+    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule
+    (:func:`postprocess.answers.control_items.control_blocks`: 0 right of the first 3, 1 of 6, ...), each with
+    its rule's words: judged after every page, so they are stopped before the next one."""
+    stored = stored_controls(store, campaign)
+    if stored is None or not workers:
+        return {}
+    given = control_answers(store, campaign, batch, stored[0])
+    mine = given[given["worker_id"].isin(workers)]
+    due = control_blocks(control_scores(mine, trusted_controls(given, stored[0])), stored[1])
+    # blocked already, or told by a person to stay (their latest word on the worker outranks the rule)
+    spared = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
+    said = {r["worker_id"]: r["action"] for r in store.rows(
+        "SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN ('block', 'unblock', 'keep') "
+        "ORDER BY id", [campaign])}
+    spared |= {w for w, a in said.items() if a != "block"}
+    return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
+
+
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
     rule, else on control answers alone (campaigns planned before it, pages without a choice)."""

@@ -1,0 +1,86 @@
+"""Controls where they count: with control items every page of two items or more carries one, so a worker's
+first page does whichever they take; a worker whose control answers fail the control rule is stopped before
+their next page (the task server refuses it; MTurk's collection blocks them between its polls) and their answers
+stay out of dataset.csv, dataset.json and answers.csv."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import project
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
+from flows.custom.custom_task import custom_item_plan
+from flows.driver.campaign_run import run_campaign
+from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores
+
+
+@pytest.mark.parametrize(("share", "page"), [(0.1, 5), (0.05, 10), (0.2, 4)])
+def test_every_page_of_two_items_or_more_carries_a_control(tmp_path: Path, share: float, page: int) -> None:
+    config = project(tmp_path, 120, 0, share, per_page=page)
+    more = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    extra = more.assign(item_id=more["item_id"] + "b")  # one a page needs more than the share's count
+    pd.concat([more, extra]).to_csv(tmp_path / "controls.csv", index=False)
+    plan = custom_item_plan(load_config(config))
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    pages: dict[tuple[int, int], int] = {}
+    for row in plan:
+        key = (row["batch"], row["hit_index"])
+        pages[key] = pages.get(key, 0) + (row["item_id"] in controls)
+    assert min(pages.values()) == 1 and max(pages.values()) <= 2  # share x page < 1: one a page, never fewer
+
+
+def _links_campaign(tmp_path: Path, platform: str) -> tuple[Path, list[str]]:
+    """Six adversaries (always wrong on a choice), controls alone (0 right of the first 3 stops a worker),
+    one control a page of 5 (share 0.2)."""
+    config = project(tmp_path, 60, 6, 0.2, per_page=5, pooling=False)
+    text = config.read_text(encoding="utf-8").replace('budget = "100000.00 USD"',
+                                                      'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
+    config.write_text(text.replace("[answers]\n", "[answers]\ncontrol_min_seen = 3\n"), encoding="utf-8")
+    said: list[str] = []
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=said.append,
+                 platform=platform)
+    return tmp_path / "runs" / "sentiment", said
+
+
+@pytest.mark.slow
+def test_the_task_server_refuses_the_next_page_of_a_worker_failing_their_controls(tmp_path: Path) -> None:
+    out, _ = _links_campaign(tmp_path, "links")
+    store = Store(tmp_path / "h.db")
+    stopped = {r["worker_id"]: r for r in store.rows("SELECT * FROM blocks WHERE mode = 'next page refused'")}
+    assert stopped
+    key = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    for worker in stopped:
+        pages = store.rows("SELECT assignment_id FROM assignments WHERE worker_id = ? ORDER BY submit_time, rowid",
+                           [worker])
+        given = pd.DataFrame(store.rows("SELECT x.assignment_id, x.item_id, x.field, x.value FROM answers x JOIN "
+                                        "assignments a ON a.assignment_id = x.assignment_id WHERE a.worker_id = ?",
+                                        [worker])).assign(worker_id=worker)
+        # the rule fires on the last page they were given, never earlier: no page after the one that failed them
+        failed = [control_blocks(control_scores(given[given["assignment_id"].isin(
+            [p["assignment_id"] for p in pages[:n]])], key), ControlPolicy()).shape[0] > 0
+            for n in range(1, len(pages) + 1)]
+        assert failed[-1] and not any(failed[:-1]), worker
+    # their answers are in responses.csv, out of the dataset and the answers
+    responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
+    assert set(stopped) <= set(responses["worker_id"])
+    assert not set(stopped) & set(pd.read_csv(out / "dataset.csv", dtype=str)["worker_id"])
+    dataset = json.loads((out / "dataset.json").read_text(encoding="utf-8"))
+    assert not set(stopped) & {r["worker_id"] for i in dataset["items"] for r in i["responses"]}
+    workers = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)
+    counted = workers[pd.to_numeric(workers.get("items", pd.Series(dtype=str)), errors="coerce").fillna(0) > 0]
+    assert not set(stopped) & set(counted["worker_id"])
+
+
+@pytest.mark.slow
+def test_mturk_collection_stops_workers_between_its_polls(tmp_path: Path) -> None:
+    _, said = _links_campaign(tmp_path, "mturk")
+    during = [line for line in said if "stopped on their control items" in line]
+    assert during
+    store = Store(tmp_path / "h.db")
+    blocked = store.rows("SELECT worker_id, batch, rules FROM blocks WHERE rules LIKE 'control_accuracy%'")
+    assert blocked and all(r["rules"].startswith("control_accuracy 0%") for r in blocked)
