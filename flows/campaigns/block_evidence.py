@@ -3,6 +3,7 @@ queue and the outputs, so the review page proposes exactly the blocks the run wo
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -11,7 +12,9 @@ from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
+from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.control_items import control_blocks, control_scores, trusted_controls
+from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
@@ -160,14 +163,30 @@ def failed_first_controls(store: Store, campaign: str, batch: int, workers: list
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
-    rule, else on control answers alone (campaigns planned before it, pages without a choice)."""
+    rule, else on control answers alone (campaigns planned before it, pages without a choice); and the workers
+    stopped on them while the batch came in, on what was known then (a later page, done before the stop reached
+    the platform, may have brought a right answer; a control the crowd later contradicts)."""
     pooled = skill_scores_so_far(store, campaign, batch)
-    if pooled is not None:
-        return skill_blocks(*pooled)
     stored = stored_controls(store, campaign)
-    scores = control_scores_so_far(store, campaign, batch)
-    return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
-                                                                                                    stored[1])
+    if pooled is not None:
+        due = skill_blocks(*pooled)
+    else:
+        scores = control_scores_so_far(store, campaign, batch)
+        due = pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(
+            scores, stored[1])
+    if stored is None:
+        return due
+    stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
+               for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
+                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE))
+               and r["worker_id"] not in set(due["worker_id"])]
+    return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
+
+
+def _wrong(rules: str) -> int:
+    """The wrong control answers a block's words name (``control_accuracy 0% (0/3)``: 3)."""
+    m = re.search(r"(\d+)/(\d+)", rules)
+    return int(m[2]) - int(m[1]) if m else 1
 
 
 def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
