@@ -6,6 +6,7 @@ stay out of dataset.csv, dataset.json and answers.csv."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -84,3 +85,25 @@ def test_mturk_collection_stops_workers_between_its_polls(tmp_path: Path) -> Non
     store = Store(tmp_path / "h.db")
     blocked = store.rows("SELECT worker_id, batch, rules FROM blocks WHERE rules LIKE 'control_accuracy%'")
     assert blocked and all(r["rules"].startswith("control_accuracy 0%") for r in blocked)
+
+
+def test_the_dry_run_says_after_how_many_pages_each_control_rule_can_judge(tmp_path: Path, capsys) -> None:
+    from flows.cli.main import main
+
+    config = project(tmp_path, 60, 0, 0.2, per_page=5)
+    assert main(["run", str(config), "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert "control items: every page carries one, so a worker's first page does; control_accuracy can stop a " \
+           "worker after 3 of their pages (0 right of the first 3)" in said
+    # a control 1 source, a page's four other labels 4/5 of one: two pages reach the 2 sources a block needs
+    assert "worker_skill (controls pooled with agreement) can judge a worker after 2 of their pages" in said
+    share = re.search(r"about (\d+)% of those who take a page take fewer than 2: no control rule", said)
+    assert share and 0 < int(share[1]) < 100
+    # too few controls for one a page: the share alone, and the dry run says a first page may carry none
+    (tmp_path / "short").mkdir()
+    config = project(tmp_path / "short", 60, 0, 0.05, per_page=10)
+    pd.read_csv(tmp_path / "short" / "controls.csv", dtype=str).head(6).to_csv(tmp_path / "short" / "controls.csv",
+                                                                               index=False)
+    assert main(["run", str(config), "--dry-run"]) == 0
+    assert re.search(r"control items: \d+ of \d+ pages carry none, so a worker who starts on one meets a control "
+                     "later", capsys.readouterr().out)
