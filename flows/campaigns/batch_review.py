@@ -13,7 +13,6 @@ from flows.campaigns import block_evidence as evidence
 from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
-from flows.campaigns.review_data import kept_workers
 from flows.campaigns.route_policy import route_policy
 from flows.captions.caption_telemetry import attach_telemetry
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
@@ -195,7 +194,8 @@ def in_words(counts: dict[str, int]) -> str:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
-    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
+    # a reviewer's unblock outranks the rule
+    to_block = to_block[~to_block["worker_id"].isin(evidence.kept_workers(run.store, run.cfg.name))]
     stopped = {r["worker_id"]: r["rules"] for r in run.store.rows(  # stopped on the task server, not yet applied
         "SELECT worker_id, rules FROM blocks WHERE campaign = ? AND applied = ''", [run.cfg.name])}
     mode = block_workers(run, batch, {**stopped, **{str(r["worker_id"]): str(r["rules"])
@@ -224,8 +224,7 @@ def stop_failing_workers(run: Run, batch: int) -> None:
     (pooled with agreement where the plan recorded it) are blocked now, not after the batch (MTurk: the
     campaign's qualification or block), so they take no more pages once the platform has it."""
     due = evidence.control_blocks_due(run.store, run.cfg.name, batch)
-    done = {r["worker_id"] for r in run.store.rows("SELECT worker_id FROM blocks WHERE campaign = ?", [run.cfg.name])}
-    due = due[~due["worker_id"].isin(done | kept_workers(run))]
+    due = due[~due["worker_id"].isin(evidence.settled_workers(run.store, run.cfg.name))]
     if len(due):
         mode = block_workers(run, batch, dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)))
         run.progress(f"batch {batch}: {len(due)} {platform_for(run.platform).WORDS.people} stopped on their control "

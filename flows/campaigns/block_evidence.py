@@ -152,13 +152,22 @@ def failed_first_controls(store: Store, campaign: str, batch: int, workers: list
     given = control_answers(store, campaign, batch, stored[0])
     mine = given[given["worker_id"].isin(workers)]
     due = control_blocks(control_scores(mine, trusted_controls(given, stored[0])), stored[1])
-    # blocked already, or told by a person to stay (their latest word on the worker outranks the rule)
-    spared = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
-    said = {r["worker_id"]: r["action"] for r in store.rows(
-        "SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN ('block', 'unblock', 'keep') "
-        "ORDER BY id", [campaign])}
-    spared |= {w for w, a in said.items() if a != "block"}
+    spared = settled_workers(store, campaign)
     return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
+
+
+def kept_workers(store: Store, campaign: str) -> set[str]:
+    """Workers whose latest word from a person is unblock or keep: the automatic block spares them."""
+    rows = store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
+                      "('block', 'unblock', 'keep') ORDER BY id", [campaign])
+    latest = {r["worker_id"]: r["action"] for r in rows}
+    return {w for w, a in latest.items() if a in ("unblock", "keep")}
+
+
+def settled_workers(store: Store, campaign: str) -> set[str]:
+    """Blocked already, or kept by a person: no rule stops them (again)."""
+    rows = store.rows("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])
+    return {r["worker_id"] for r in rows} | kept_workers(store, campaign)
 
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
