@@ -107,3 +107,23 @@ def test_the_dry_run_says_after_how_many_pages_each_control_rule_can_judge(tmp_p
     assert main(["run", str(config), "--dry-run"]) == 0
     assert re.search(r"control items: \d+ of \d+ pages carry none, so a worker who starts on one meets a control "
                      "later", capsys.readouterr().out)
+
+
+def test_new_proposes_a_controls_file_from_a_column_of_known_answers(tmp_path: Path, capsys) -> None:
+    from flows.cli.main import main
+
+    page = Path(__file__).resolve().parents[1] / "bench" / "controls_pages" / "animal_kind.html"
+    items = tmp_path / "animals.csv"
+    items.write_text("item_id,description,group_answer\na1,Fur and milk.,mammal\na2,Feathers.,bird\n"
+                     "a3,Gills and fins.,\n", encoding="utf-8")
+    assert main(["new", "animal", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
+    said = capsys.readouterr().err
+    assert "proposed control items: 2 row(s) of animals.csv give group's answer in column 'group_answer'" in said
+    proposal = pd.read_csv(tmp_path / "config" / "animal_controls.csv", dtype=str)
+    assert proposal.to_dict("records") == [{"item_id": "a1", "field": "group", "answer": "mammal"},
+                                           {"item_id": "a2", "field": "group", "answer": "bird"}]
+    # a column whose values are not the field's options is no known answer: nothing proposed
+    items.write_text("item_id,description,answer\na1,Fur.,cat\n", encoding="utf-8")
+    assert main(["new", "other", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
+    assert "proposed control items" not in capsys.readouterr().err
+    assert not (tmp_path / "config" / "other_controls.csv").exists()

@@ -23,6 +23,7 @@ from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.proposed_controls import proposed_controls
 from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -73,9 +74,12 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])
+    proposal = proposed_controls(name, template, items) if items else None
+    if proposal:
+        files[folder / f"{name}_controls.csv"] = proposal[0]
     written = write_new(folder, files)
     size_budget(written[0])
-    notes = imported.notes + _size_note(template, page)
+    notes = imported.notes + _size_note(template, page) + ([proposal[1]] if proposal else [])
     refuse_fieldless(source, template, page, written, notes)
     return written, notes
 
