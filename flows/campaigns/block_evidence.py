@@ -120,16 +120,18 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
                                                             if "captions" in both.columns else {}))
 
 
-def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame) -> pd.DataFrame:
-    """Every answer given to a control item's field up to a batch: worker_id, item_id, field, value."""
-    ids = sorted(set(key["item_id"]))
+def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
+                    workers: list[str] | None = None) -> pd.DataFrame:
+    """Every answer given to a control item's field up to a batch (by ``workers`` only, when given):
+    worker_id, item_id, field, value."""
+    ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
-    marks = ",".join("?" * len(ids))
+    marks, whose = ",".join("?" * len(ids)), f"AND a.worker_id IN ({','.join('?' * len(workers))}) " if workers else ""
     return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
                        f"ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE a.campaign = ? AND "
-                       f"a.batch > 0 AND a.batch <= ? "
-                       f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *ids],
+                       f"a.batch > 0 AND a.batch <= ? {whose}"
+                       f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *workers, *ids],
                        ["worker_id", "item_id", "field", "value"])
 
 
@@ -149,9 +151,13 @@ def failed_first_controls(store: Store, campaign: str, batch: int, workers: list
     stored = stored_controls(store, campaign)
     if stored is None or not workers:
         return {}
-    given = control_answers(store, campaign, batch, stored[0])
-    mine = given[given["worker_id"].isin(workers)]
-    due = control_blocks(control_scores(mine, trusted_controls(given, stored[0])), stored[1])
+    mine = control_answers(store, campaign, batch, stored[0], workers)
+    if mine.empty:
+        return {}
+    # the crowd's answers to the controls they met, no more: this runs as each page is submitted
+    key = stored[0][stored[0]["item_id"].isin(set(mine["item_id"]))]
+    due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
+                         stored[1])
     spared = settled_workers(store, campaign)
     return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
 
