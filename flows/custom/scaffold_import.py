@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
+from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
@@ -23,7 +24,6 @@ from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
-from flows.custom.proposed_controls import proposed_controls
 from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -148,6 +148,30 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
         reason = str(exc.__cause__) or "the page ran out of memory while rendering"
         raise PageImportError(f"1 part(s) of the page cannot be converted; nothing was written:\n{page}{where}: "
                               f"{reason}; change that expression and import the page again") from exc
+
+
+TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on a page of one choice field
+
+
+def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
+    """(a controls file, a note saying so) for the first choice field whose known answers a column of the items
+    file holds (its own name, ``<field>_answer``/``_truth``/``_gold``, or on a page of one choice field a name of
+    TRUTH_NAMES), every answer one of its options: the rows with an answer; None when no column does."""
+    choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
+    table = read_csv_table(items, (), "the items file")
+    key = "item_id" if "item_id" in table.columns else "image_id"
+    for f in choices:
+        base = re.sub(r"_\{\{\s*i\s*\}\}$", "", f.name)  # group_{{ i }} on a page of several items
+        names = [base, *(f"{base}_{s}" for s in ("answer", "truth", "gold")), *(TRUTH_NAMES * (len(choices) == 1))]
+        for column in [c for c in names if c in table.columns]:
+            known = [[r[key], base, r[column].strip()] for r in table.rows if r[column].strip()]
+            if known and {a for *_, a in known} <= set(f.options):
+                return _csv(["item_id", "field", "answer"], known), (
+                    f"proposed control items: {len(known)} row(s) of {items.name} give {base}'s answer in column "
+                    f"{column!r}, written to config/{name}_controls.csv; to score workers on them and stop those who "
+                    f"fail them, set [answers] controls = \"{name}_controls.csv\" (an item listed there is a "
+                    "control: kept out of the dataset; delete the rows whose answers you want collected)")
+    return None
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:
