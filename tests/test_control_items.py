@@ -5,7 +5,6 @@ dataset or the answers."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from pathlib import Path
@@ -112,21 +111,20 @@ def test_page_counts_by_hand() -> None:
 @pytest.mark.parametrize(("items", "share", "page"), [(60, 0.2, 5), (1000, 0.05, 20), (1000, 0.05, 10),
                                                       (997, 0.07, 10)])
 def test_controls_are_spread_over_the_pages(tmp_path: Path, items: int, share: float, page: int) -> None:
-    """With share x page size >= 1 every page carries a control; with less, no two pages in a row
-    lack one when share x 2 pages >= 1 (as here); on every page a control sits at no fixed place."""
+    """With share x page size >= 1 every page carries about that many controls; with less, every page
+    carries one all the same (tests/test_controls_first.py); on every page a control sits at no fixed place."""
     config = project(tmp_path, items, 0, share, per_page=page)
+    more = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    pd.concat([more, more.assign(item_id=more["item_id"] + "b")]).to_csv(tmp_path / "controls.csv", index=False)
     plan = custom_item_plan(load_config(config))
     controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
     by_page = _controls_by_page(plan, controls)
     counts = [len(places) for places in by_page.values()]
-    assert abs(sum(counts) / len(plan) - share) < 0.01
     if share * page >= 1:
+        assert abs(sum(counts) / len(plan) - share) < 0.01
         assert min(counts) >= 1 and max(counts) <= -(-share * page // 1) + 1
     else:
-        assert max(counts) == 1
-        for batch in {b for b, _ in by_page}:
-            mine = [len(by_page[key]) for key in sorted(by_page) if key[0] == batch]
-            assert all(a + b >= 1 for a, b in itertools.pairwise(mine))
+        assert min(counts) == max(counts) == 1
     places = [p for ps in by_page.values() for p in ps]
     assert len(set(places)) > page // 2  # drawn on each page, not one fixed slot
 
@@ -207,7 +205,10 @@ def shown_to_a_person(db: Path, blocked: set[str], scored: pd.DataFrame) -> None
     with open_campaign_run(str(db), "sentiment", progress=lambda _: None) as run:
         cards = queue_cards(run, "flagged", {})["cards"]
     lines = {c["worker_id"]: c["controls"] for c in cards if c["worker_id"] in blocked}
-    assert set(lines) == blocked and all(re.fullmatch(r"0 of \d+ right \(0%\)", v) for v in lines.values())
+    # 0 right when blocked; a worker stopped on 0 of 3 while the batch came in may have had more pages already
+    # (the simulator's MTurk workers take their pages when the HITs are posted), some right by chance
+    found = [re.fullmatch(r"(\d+) of (\d+) right \(\d+%\)", v) for v in lines.values()]
+    assert set(lines) == blocked and all(m and int(m[1]) / int(m[2]) < 0.5 for m in found)
     site = OverviewSite(db_path=db, out_root=db.parent / "runs", read_status=campaign_status)
     with OverviewServer(site) as server, httpx.Client(follow_redirects=True) as client:
         page = client.get(f"{server.url}/?token={site.login_token}").text
@@ -308,11 +309,12 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     blocks = pd.read_csv(out / "blocked_workers.csv", dtype=str, keep_default_na=False)
     blocks["worker_id"] = blocks["worker_id"].str.removeprefix("invite:")
-    pooled = blocks[blocks["rules"].str.contains("worker_skill")]
+    # or stopped on the task server, after a page, on control answers alone (0 right of the first 3)
+    pooled = blocks[blocks["rules"].str.contains("worker_skill|control_accuracy")]
     early = set(pooled.loc[pooled["batch"].astype(int) < 3, "worker_id"])
     honest = set(workers.loc[workers["profile"].isin(HONEST), "worker_id"]) - wrong  # adversaries are "diligent"
     assert early & wrong and not set(pooled["worker_id"]) & honest
     flags = pd.read_csv(out / "flags.csv", dtype=str, keep_default_na=False)
-    on_skill = flags[flags["rule"] == "worker_skill"]
+    on_skill = flags[flags["rule"].isin(["worker_skill", "control_accuracy"])]
     assert set(on_skill["worker_id"].str.removeprefix("invite:")) == set(pooled["worker_id"])
-    assert on_skill["detail"].str.startswith("known answers over the campaign: worker_skill P=").all()
+    assert on_skill["detail"].str.match("known answers over the campaign: (worker_skill P=|control_accuracy 0%)").all()

@@ -57,6 +57,8 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     per_batch = -(-len(regular) // cfg.batches)
     chunks = [regular[k:k + per_batch] for k in range(0, len(regular), per_batch)]
     wanted = [batch_controls(len(c), share, page) for c in chunks]
+    if sum(wanted) > len(pool):  # too few for one a page: the share alone, and a worker's first page may lack one
+        wanted = [batch_controls(len(c), share, page, every_page=False) for c in chunks]
     if sum(wanted) > len(pool):
         raise ConfigError(f"{cfg.answers.controls}: a control_share of {share:.0%} over {len(regular)} items needs "
                           f"{sum(wanted)} control items (each is used once); the file has {len(pool)}"
@@ -70,12 +72,14 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     return out
 
 
-def batch_controls(ordinary: int, share: float, page: int) -> int:
-    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and enough for
-    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (every page with share x page >= 1;
-    the batch's rounding alone could leave a stretch of ``m`` pages without one)."""
+def batch_controls(ordinary: int, share: float, page: int, every_page: bool = True) -> int:
+    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and on a page of
+    two items or more (``every_page``) at least one a page, so whichever page a worker takes first carries
+    one (Figure Eight's one test question a page, success.appen.com/hc/en-us/articles/211363686); else
+    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (the batch's rounding alone could leave
+    a stretch of ``m`` pages without one)."""
     k = max(1, round(share / (1 - share) * ordinary))
-    every = math.ceil(1 / (share * page) - 1e-9)
+    every = 1 if every_page and page > 1 else math.ceil(1 / (share * page) - 1e-9)
     while k < math.ceil((ordinary + k) / (every * page)):
         k += 1
     return k

@@ -13,7 +13,6 @@ from flows.campaigns import block_evidence as evidence
 from flows.campaigns.attention_scoring import attention_flags
 from flows.campaigns.batch_hold import approve_despite, blocks_despite, held_rules, released_rules
 from flows.campaigns.page_text import qc_params
-from flows.campaigns.review_data import kept_workers
 from flows.campaigns.route_policy import route_policy
 from flows.captions.caption_telemetry import attach_telemetry
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
@@ -195,8 +194,12 @@ def in_words(counts: dict[str, int]) -> str:
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
     to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
-    to_block = to_block[~to_block["worker_id"].isin(kept_workers(run))]  # a reviewer's unblock outranks the rule
-    mode = block_workers(run, batch, {str(r["worker_id"]): str(r["rules"]) for r in to_block.to_dict("records")})
+    # a reviewer's unblock outranks the rule
+    to_block = to_block[~to_block["worker_id"].isin(evidence.kept_workers(run.store, run.cfg.name))]
+    stopped = {r["worker_id"]: r["rules"] for r in run.store.rows(  # stopped on the task server, not yet applied
+        "SELECT worker_id, rules FROM blocks WHERE campaign = ? AND applied = ''", [run.cfg.name])}
+    mode = block_workers(run, batch, {**stopped, **{str(r["worker_id"]): str(r["rules"])
+                                                    for r in to_block.to_dict("records")}})
     people = platform_for(run.platform).WORDS.people
     run.progress(f"batch {batch}: {len(to_block)} {people} blocked ({mode})")
     return {"blocked": len(to_block)}
@@ -212,4 +215,17 @@ def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
             partial(platform.block, run, worker, f"QC: {rules}")))
         store.table("blocks").insert({"campaign": cfg.name, "worker_id": worker, "batch": batch, "rules": rules,
                                       "mode": mode, "applied": "yes"}, pk=("campaign", "worker_id"), ignore=True)
+        store.execute("UPDATE blocks SET applied = 'yes' WHERE campaign = ? AND worker_id = ?", [cfg.name, worker])
     return mode
+
+
+def stop_failing_workers(run: Run, batch: int) -> None:
+    """While a batch is collected: workers whose control answers so far fail the campaign's control rule
+    (pooled with agreement where the plan recorded it) are blocked now, not after the batch (MTurk: the
+    campaign's qualification or block), so they take no more pages once the platform has it."""
+    due = evidence.control_blocks_due(run.store, run.cfg.name, batch)
+    due = due[~due["worker_id"].isin(evidence.settled_workers(run.store, run.cfg.name))]
+    if len(due):
+        mode = block_workers(run, batch, dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)))
+        run.progress(f"batch {batch}: {len(due)} {platform_for(run.platform).WORDS.people} stopped on their control "
+                     f"items ({mode})")

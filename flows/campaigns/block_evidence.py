@@ -3,6 +3,7 @@ queue and the outputs, so the review page proposes exactly the blocks the run wo
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -11,7 +12,9 @@ from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
+from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.control_items import control_blocks, control_scores, trusted_controls
+from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
@@ -117,16 +120,18 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
                                                             if "captions" in both.columns else {}))
 
 
-def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame) -> pd.DataFrame:
-    """Every answer given to a control item's field up to a batch: worker_id, item_id, field, value."""
-    ids = sorted(set(key["item_id"]))
+def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
+                    workers: list[str] | None = None) -> pd.DataFrame:
+    """Every answer given to a control item's field up to a batch (by ``workers`` only, when given):
+    worker_id, item_id, field, value."""
+    ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
-    marks = ",".join("?" * len(ids))
+    marks, whose = ",".join("?" * len(ids)), f"AND a.worker_id IN ({','.join('?' * len(workers))}) " if workers else ""
     return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
                        f"ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE a.campaign = ? AND "
-                       f"a.batch > 0 AND a.batch <= ? "
-                       f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *ids],
+                       f"a.batch > 0 AND a.batch <= ? {whose}"
+                       f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *workers, *ids],
                        ["worker_id", "item_id", "field", "value"])
 
 
@@ -139,16 +144,64 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     return control_scores(given, trusted_controls(given, stored[0]))
 
 
+def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
+    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule
+    (:func:`postprocess.answers.control_items.control_blocks`: 0 right of the first 3, 1 of 6, ...), each with
+    its rule's words: judged after every page, so they are stopped before the next one."""
+    stored = stored_controls(store, campaign)
+    if stored is None or not workers:
+        return {}
+    mine = control_answers(store, campaign, batch, stored[0], workers)
+    if mine.empty:
+        return {}
+    # the crowd's answers to the controls they met, no more: this runs as each page is submitted
+    key = stored[0][stored[0]["item_id"].isin(set(mine["item_id"]))]
+    due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
+                         stored[1])
+    spared = settled_workers(store, campaign)
+    return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
+
+
+def kept_workers(store: Store, campaign: str) -> set[str]:
+    """Workers whose latest word from a person is unblock or keep: the automatic block spares them."""
+    rows = store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
+                      "('block', 'unblock', 'keep') ORDER BY id", [campaign])
+    latest = {r["worker_id"]: r["action"] for r in rows}
+    return {w for w, a in latest.items() if a in ("unblock", "keep")}
+
+
+def settled_workers(store: Store, campaign: str) -> set[str]:
+    """Blocked already, or kept by a person: no rule stops them (again)."""
+    rows = store.rows("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])
+    return {r["worker_id"] for r in rows} | kept_workers(store, campaign)
+
+
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
-    rule, else on control answers alone (campaigns planned before it, pages without a choice)."""
+    rule, else on control answers alone (campaigns planned before it, pages without a choice); and the workers
+    stopped on them while the batch came in, on what was known then (a later page, done before the stop reached
+    the platform, may have brought a right answer; a control the crowd later contradicts)."""
     pooled = skill_scores_so_far(store, campaign, batch)
-    if pooled is not None:
-        return skill_blocks(*pooled)
     stored = stored_controls(store, campaign)
-    scores = control_scores_so_far(store, campaign, batch)
-    return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(scores,
-                                                                                                    stored[1])
+    if pooled is not None:
+        due = skill_blocks(*pooled)
+    else:
+        scores = control_scores_so_far(store, campaign, batch)
+        due = pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(
+            scores, stored[1])
+    if stored is None:
+        return due
+    stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
+               for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
+                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE))
+               and r["worker_id"] not in set(due["worker_id"])]
+    return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
+
+
+def _wrong(rules: str) -> int:
+    """The wrong control answers a block's words name (``control_accuracy 0% (0/3)``: 3)."""
+    m = re.search(r"(\d+)/(\d+)", rules)
+    return int(m[2]) - int(m[1]) if m else 1
 
 
 def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:

@@ -267,11 +267,3 @@ def ledger_state(store: Store, campaign: str, now: float | None = None,
 def applied_work(store: Store, campaign: str) -> pd.DataFrame:
     """Every stored assignment with what the platform was told of its decision ("" while nothing)."""
     return pd.DataFrame(applied_rows(store, campaign), columns=WORK_COLUMNS)
-
-
-def kept_workers(run: Run) -> set[str]:
-    """Workers whose latest word from a person is unblock or keep: the automatic block spares them."""
-    rows = run.store.rows("SELECT worker_id, action FROM review_actions WHERE campaign = ? AND action IN "
-                          "('block', 'unblock', 'keep') ORDER BY id", [run.cfg.name])
-    latest = {r["worker_id"]: r["action"] for r in rows}
-    return {w for w, a in latest.items() if a in ("unblock", "keep")}

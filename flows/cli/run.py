@@ -266,7 +266,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
-    from flows.campaigns.gate_view import gate_lines
+    from flows.campaigns.gate_view import control_pace_lines, gate_lines
     from flows.campaigns.page_plan import time_lines
     from flows.campaigns.task_kinds import kind_of
 
@@ -281,6 +281,7 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
+    lines += control_pace_lines(cfg, a.platform, a.crowd, a.limit, a.scale)
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(
         line.startswith("PROBLEM") for line in lines) else ([], True)

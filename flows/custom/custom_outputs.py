@@ -31,8 +31,10 @@ from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
+from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.option_answers import by_option
 from postprocess.answers.reliability import accuracy
+from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
@@ -41,6 +43,7 @@ from qc.form_constraints import describe_rules
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
+ON_CONTROLS = f"{CONTROL_RULE}|{SKILL_RULE}"  # the block rules that read control answers
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 
@@ -233,17 +236,19 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.
     controls = control_items(run)
     is_control = data["item_id"].isin(set(controls["item_id"]) if controls is not None else set())
-    write_dataset(data[(data["decision"] == "approve") & ~is_control], out_dir)
+    blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
+                     ["worker_id", "batch", "rules"])
+    # a worker stopped on their control answers is untrusted (paid where the route gives no ground to reject)
+    untrusted = data["worker_id"].isin(blocked.loc[blocked["rules"].str.contains(ON_CONTROLS), "worker_id"])
+    write_dataset(data[(data["decision"] == "approve") & ~is_control & ~untrusted], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
-    whole = dataset_json(run, data)
+    whole = dataset_json(run, data[~untrusted])
     whole["items"] = [i for i in whole["items"] if i["item_id"] not in set(data.loc[is_control, "item_id"])]
     (out_dir / "dataset.json").write_text(json.dumps(whole, indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid",
                    ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"])
     write_csv(flags, out_dir / "flags.csv")
-    blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
-                     ["worker_id", "batch", "rules"])
     write_csv(blocked, out_dir / "blocked_workers.csv")
     truth_table = None
     if truth is not None:

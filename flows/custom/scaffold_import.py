@@ -14,6 +14,7 @@ from pathlib import Path
 
 from flows.campaigns.page_text import visible_text
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
+from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
@@ -75,9 +76,12 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])
+    proposal = proposed_controls(name, template, items) if items else None
+    if proposal:
+        files[folder / f"{name}_controls.csv"] = proposal[0]
     written = write_new(folder, files)
     size_budget(written[0])
-    notes = imported.notes + _size_note(template, page)
+    notes = imported.notes + _size_note(template, page) + ([proposal[1]] if proposal else [])
     refuse_fieldless(source, template, page, written, notes)
     return written, notes
 
@@ -146,6 +150,30 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
         reason = str(exc.__cause__) or "the page ran out of memory while rendering"
         raise PageImportError(f"1 part(s) of the page cannot be converted; nothing was written:\n{page}{where}: "
                               f"{reason}; change that expression and import the page again") from exc
+
+
+TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on a page of one choice field
+
+
+def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
+    """(a controls file, a note saying so) for the first choice field whose known answers a column of the items
+    file holds (its own name, ``<field>_answer``/``_truth``/``_gold``, or on a page of one choice field a name of
+    TRUTH_NAMES), every answer one of its options: the rows with an answer; None when no column does."""
+    choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
+    table = read_csv_table(items, (), "the items file")
+    key = "item_id" if "item_id" in table.columns else "image_id"
+    for f in choices:
+        base = re.sub(r"_\{\{\s*i\s*\}\}$", "", f.name)  # group_{{ i }} on a page of several items
+        names = [base, *(f"{base}_{s}" for s in ("answer", "truth", "gold")), *(TRUTH_NAMES * (len(choices) == 1))]
+        for column in [c for c in names if c in table.columns]:
+            known = [[r[key], base, r[column].strip()] for r in table.rows if r[column].strip()]
+            if known and {a for *_, a in known} <= set(f.options):
+                return _csv(["item_id", "field", "answer"], known), (
+                    f"proposed control items: {len(known)} row(s) of {items.name} give {base}'s answer in column "
+                    f"{column!r}, written to config/{name}_controls.csv; to score workers on them and stop those who "
+                    f"fail them, set [answers] controls = \"{name}_controls.csv\" (an item listed there is a "
+                    "control: kept out of the dataset; delete the rows whose answers you want collected)")
+    return None
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:

@@ -23,7 +23,7 @@ from flows.driver.flow_run_heap import flow_run_imports
 with flow_run_imports():  # in a flow run's own process: its imports without collections, then frozen
     from prefect import flow
 
-    from flows.campaigns.batch_review import block_batch
+    from flows.campaigns.batch_review import block_batch, stop_failing_workers
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.identity import CANCELLED, Intent
     from flows.campaigns.review_data import ReviewPending
@@ -157,7 +157,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
         run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
                   notes={"out_dir": out_root, "detach": detach,
                          "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
-                  page=task_page)
+                  page=task_page, new_work=stop_failing_workers)
         claim_marketplace(run)
         hand_known_answers(run)
         try:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from flows.campaigns.batch_review import stop_failing_workers
 from flows.campaigns.identity import Intent
 from flows.campaigns.task_kinds import kind_of, load_campaign
 from flows.campaigns.task_pages import task_page
@@ -96,7 +97,7 @@ def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: A
     real people are on the other end (:func:`live_route`)."""
     return Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
-               clock=session.clock, page=task_page)
+               clock=session.clock, page=task_page, new_work=stop_failing_workers)
 
 
 def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_url: str,

@@ -21,8 +21,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from flows.campaigns.block_evidence import failed_first_controls
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
+from flows.core.ledger.store import Store
 from flows.core.pages.crowd_elements import flat_answers
 from flows.core.pages.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.core.pages.page_telemetry import bounded_telemetry
@@ -129,7 +131,17 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                          "REPLACE")
         store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE campaign = ? AND "
                       "session_id = ?", [now, code, cfg.name, session_id])
+        stop_failing(store, cfg.name, session["batch"], session["participant_id"])
     return {**session, "submitted_at": now, "completion_code": code}
+
+
+def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
+    """A participant whose control answers so far fail the control rule is blocked at once, so
+    :func:`allocate` refuses them their next page; the run's block step applies it on the platform
+    (Prolific's block-list group) and their answers stay out of the dataset and the answers."""
+    for worker, rules in failed_first_controls(store, campaign, batch, [participant]).items():
+        store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
+                                     "mode": "next page refused", "applied": ""}], "IGNORE")
 
 
 def _message(request: Request, status: int, title: str, text: str) -> HTMLResponse:

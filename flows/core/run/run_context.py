@@ -69,3 +69,5 @@ class Run:
     platform: str = "mturk"  # a name flows.platforms.registry.platform_for knows: mturk, prolific or links
     clock: Callable[[], float] = time.time  # the platform's clock (the simulator's virtual one)
     page: PageRenderer | None = None  # how the task kind renders a unit's page (see PageRenderer)
+    # what the task kind does with a batch's work as it comes in (stops workers failing their first controls)
+    new_work: Callable[[Run, int], None] | None = None

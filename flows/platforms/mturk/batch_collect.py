@@ -91,6 +91,8 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
     what = f"batch {batch}" if batch else "qualification test"
     while poll.open:
         new = poll.fetch_all(run, batch, poll.closed_now(run))
+        if new and run.new_work:
+            run.new_work(run, batch)
         show_waiting(run, batch, f"{what}: {total - len(poll.open)}/{total} HITs complete, "
                                  f"{poll.stored} assignments in", (len(poll.open), poll.stored),
                      (total - len(poll.open), total))
