@@ -9,7 +9,7 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   the format. An empty value passes everything but ``required``, as in a browser.
 - ``one``: a radio group or a select: ``required``, the value must be one of ``options``.
 - ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
-  ``required_options`` ticked, between ``min`` and ``max`` ticks.
+  ``required_options`` ticked, between ``min`` and ``max`` ticks; none ticked where some must be is ``required``.
 - ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
   ``base`` (``"any"``: no step). A required slider has a ``start`` (where the page puts it): a slider
   always posts a value, so one still at its start was never moved, which is blank (``not_moved``, refused
@@ -122,8 +122,9 @@ def _check_many(f: Spec, value: str) -> str:
     ticked = set(ticks)  # sets: a worker's ticks are as many as 4 Mi characters hold, each checked once
     if not ticked <= set(f["options"]) or len(ticked) < len(ticks):
         return "not_an_option"
-    if any(r not in ticked for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0)):
-        return "too_few"
+    short = any(r not in ticked for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0))
+    if short:  # none ticked of a group that asks for some is a question skipped; some, but too few, is not
+        return "too_few" if ticks else "required"
     if f.get("max") is not None and len(ticks) > int(f["max"]):
         return "too_many"
     return ""
