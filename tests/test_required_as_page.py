@@ -1,5 +1,6 @@
 """Required as the page requires it, whatever says so: an imported page whose script refuses the submit until
-"all three questions" are answered, or until one box of a checkbox group is ticked, and a page whose script
+"all three questions" are answered, or until one box of a checkbox group is ticked (or whose boxes say so:
+``data-min-selections="1"``), and a page whose script
 writes its own "no answer" (``<END>``, "N/A") into the hidden field it posts. Each blank is a skipped required
 question: rejected on MTurk, rejected on Prolific (one of its grounds), never approved."""
 
@@ -65,7 +66,8 @@ def blank_decisions(con: sqlite3.Connection, fields: tuple[str, ...]) -> dict[st
 
 
 @pytest.mark.parametrize("platform", ["mturk", "prolific"])
-@pytest.mark.parametrize(("page", "fields"), [("three", ("grammar", "polite", "food")), ("names", ("names",))])
+@pytest.mark.parametrize(("page", "fields"), [("three", ("grammar", "polite", "food")), ("names", ("names",)),
+                                              ("ticks", ("names",))])  # ticks: "at least one" as the controls say
 def test_a_question_the_pages_script_requires_is_never_approved_blank(tmp_path: Path, platform: str, page: str,
                                                                       fields: tuple[str, ...]) -> None:
     con = run_imported(tmp_path, page, platform)
