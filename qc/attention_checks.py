@@ -3,10 +3,11 @@
 A fair check, as Prolific's attention check policy puts it (researcher-help.prolific.com/en/article/fb63bb):
 it tells the worker, in the question itself, exactly what to answer ("For this question, choose 'Strongly
 disagree'"); it never tests memory of earlier text, never hides in small print, never leaves room for
-interpretation. :func:`unfair_reason` holds a check to that by construction: it instructs (no question mark,
-no negation outside the quoted answer: "Do NOT choose 'Blue'" is a trap), and it names, quoted right after
-its verb ("choose 'Blue'"), exactly one of its options, the answer, as the option is written. Control items (known answers about the task's items) measure skill; these measure only
-whether the worker read the question, so they are scored here and never feed the answers step.
+interpretation. :func:`unfair_reason` holds a check to that by construction: it instructs (no question mark, no
+negation outside the quoted answer: "Do NOT choose 'Blue'" is a trap), and it names, quoted right after its verb
+("choose 'Blue'"), exactly one of its options, the answer, as the option is written. Control items (known
+answers about the task's items) measure skill; these measure only whether the worker read the question, so they
+are scored here and never feed the answers step.
 
 How many failures may reject follows Prolific's rule for the study's length ("Valid rejection reasons",
 prolific-researcher.dixa.help/en/article/f75ea9): one failed check for a study under 5 minutes, more than one

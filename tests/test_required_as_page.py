@@ -112,6 +112,7 @@ def test_the_scripts_own_no_answer_in_a_hidden_field_is_a_skipped_question() -> 
     ("OCR: summary of a long report", True),  # the page's "OCR: " and the item's text
 ])
 def test_an_item_value_inside_the_pages_own_words_leaves_them_the_pages(value: str, item_filled: bool) -> None:
-    source = '<input name="s_{{ i }}" value="Type your summary here"> <input name="o_{{ i }}" value="OCR: {{ item.t }}">'
+    source = ('<input name="s_{{ i }}" value="Type your summary here">\n'
+              '<input name="o_{{ i }}" value="OCR: {{ item.t }}">')
     items = [{"image_id": "a1", "t": "summary of a long report", "k": "summary"}]
     assert from_items(value, items, source) is item_filled

@@ -17,7 +17,6 @@ from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import INDEXED, custom_page, custom_source, custom_spec, field_kinds
-from flows.custom.page_scripts import left_blank, script_blanks
 from flows.custom.custom_text_qc import (
     TEXT_LEVEL,
     field_questions,
@@ -25,6 +24,7 @@ from flows.custom.custom_text_qc import (
     page_instruction_text,
     text_flags,
 )
+from flows.custom.page_scripts import left_blank, script_blanks
 from flows.studies.study_review import response_items, unreadable, work_seconds
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame

@@ -22,8 +22,8 @@ CONSTANT = ("contrarian",)
 
 def check_question(page: str, name: str) -> str:
     """The question of the check whose options are named ``name``: its fieldset's legend, as a person reads it."""
-    m = re.search(r"<legend>([^<]{0,1000})</legend>(?:(?!</fieldset)[^\x00]){0,20000}?\bname=\"" + re.escape(name) + '"',
-                  page or "")
+    m = re.search(r"<legend>([^<]{0,1000})</legend>(?:(?!</fieldset)[^\x00]){0,20000}?\bname=\""
+                  + re.escape(name) + '"', page or "")
     return html_text.unescape(m.group(1)).strip() if m else ""
 
 
