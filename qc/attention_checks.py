@@ -1,18 +1,7 @@
-"""Attention checks (``[attention]``): fair instructed-response items, scored apart from control items.
-
-A fair check, as Prolific's attention check policy puts it (researcher-help.prolific.com/en/article/fb63bb):
-it tells the worker, in the question itself, exactly what to answer ("For this question, choose 'Strongly
-disagree'"); it never tests memory of earlier text, never hides in small print, never leaves room for
-interpretation. :func:`unfair_reason` holds a check to that by construction: it instructs (no question mark, no
-negation outside the quoted answer: "Do NOT choose 'Blue'" is a trap), and it names, quoted right after its verb
-("choose 'Blue'"), exactly one of its options, the answer, as the option is written. Control items (known
-answers about the task's items) measure skill; these measure only whether the worker read the question, so they
-are scored here and never feed the answers step.
-
-How many failures may reject follows Prolific's rule for the study's length ("Valid rejection reasons",
-prolific-researcher.dixa.help/en/article/f75ea9): one failed check for a study under 5 minutes, more than one
-for a study of 5 minutes or longer (:func:`failures_to_reject`). A submission that fails that many is flagged
-``attention_failed`` (a ground to reject); fewer failures are ``attention_missed``, for a person to look at.
+"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items, as
+Prolific's policy puts it (researcher-help.prolific.com/en/article/fb63bb), fair by construction
+(:func:`unfair_reason`), scored apart from control items. Failures that may reject follow the study's length
+(:func:`failures_to_reject`): ``attention_failed`` at that many, ``attention_missed`` (for a person) below.
 
 Input columns: ``assignment_id, worker_id`` and one column per check (:func:`field_name`), the option chosen
 ("" when none). Params: ``attention_checks`` (the checks, in order) and ``attention_reject_at``.
@@ -83,14 +72,12 @@ def unfair_reason(check: AttentionCheck) -> str | None:
         return "its options repeat"
     unquoted = _QUOTED.sub(" ", check.instruction)
     if "?" in unquoted:
-        return ("it asks a question: a fair check instructs (\"For this question, choose 'Blue'.\"), never tests "
-                "knowledge, memory or opinion")
+        return "it asks a question: a fair check instructs (\"choose 'Blue'\"), never tests knowledge or memory"
     if _NEGATION.search(unquoted):
         return "it words the instruction with a negation (a trap a careful reader may fall into)"
     if named_option(check.instruction, check.options) != check.answer:
-        return (f"its instruction does not name the answer {check.answer!r}, quoted as written and alone among "
-                "its options, after its verb (\"choose 'Blue'\"): a fair check tells the worker exactly what to "
-                "choose (never a test of memory or of knowledge)")
+        return (f"its instruction does not name the answer {check.answer!r} alone among its options, quoted as "
+                "written, after its verb (\"choose 'Blue'\"): a fair check says exactly what to choose")
     return None
 
 

@@ -14,17 +14,10 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   ``base`` (``"any"``: no step). A required slider has a ``start`` (where the page puts it): a slider
   always posts a value, so one still at its start was never moved, which is blank (``not_moved``, refused
   by the page's script as it is here).
-- ``annotations``: boxes (``input`` = ``crowd-bounding-box``: ``boundingBoxes`` of ``label, left, top,
-  width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
-  shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
-  numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
-  endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another; at most
-  ``MAX_MARKS`` (1,000) marks (qc/mark_agreement.py compares them pairwise). ``max_marks``: the
-  page's widget refuses a mark past it (hitflow's crowd_elements.js, reading it from this spec), so an
-  answer past the cap was built around the page (``too_many_marks``, rejected as ``invalid_answer``); a
-  field without it was drawn by a widget with no such limit, so an honest person may have drawn that many:
-  ``marks_past_cap``, one of :data:`HELD_RULES`, held for a person (never rejected), its marks compared with
-  nobody's all the same.
+- ``annotations``: boxes, points or spans as JSON text, the shape MTurk's crowd elements answer with
+  (:data:`ANNOTATION_KEYS`): ``required`` (at least one), labels from ``options``, numbers not negative, spans
+  within ``text`` and not overlapping; past ``MAX_MARKS`` marks, ``too_many_marks`` where the page's widget
+  refuses them (``max_marks``), else ``marks_past_cap``, held for a person (docs/custom_pages.md).
 
 :func:`check_form` returns every broken field (never only the first).
 """

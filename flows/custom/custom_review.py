@@ -26,6 +26,7 @@ from flows.custom.custom_text_qc import (
 )
 from flows.custom.page_scripts import left_blank, script_blanks
 from flows.studies.study_review import response_items, unreadable, work_seconds
+from qc.answer_values import number as read_number
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
@@ -71,10 +72,8 @@ class PageRules:
         return self.specs[key]
 
     def constants(self, ids: list[str]) -> dict[str, str]:
-        """What the page itself writes into its text fields (a value="<END>", a textarea's text): an
-        answer still equal to it was never given (a sentinel approved as an answer is silent loss). A value
-        the page fills from the item (value="{{ item.ocr }}", for the worker to correct or leave if right) is
-        the item's, not the page's: left as it is, it is an answer."""
+        """What the page itself writes into its text fields (a value="<END>", a textarea's text; not what it
+        fills from the item): an answer still equal to it was never given."""
         key = tuple(ids)
         if key not in self.written:
             known = page_items([self.items[i] for i in ids if i in self.items])
@@ -106,9 +105,8 @@ def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> boo
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still equal to what
-    the page itself wrote into that field made "": QC read it as no answer (_no_page_constants), and an optional
-    field a worker left at its prefilled text ("Any remarks?") was never answered, so an approved row must not
-    carry the page's words as the worker's. The ledger keeps what was posted. One page render per HIT, as QC."""
+    the page itself wrote into that field made "", as QC reads it: an approved row never carries the page's
+    words as the worker's. The ledger keeps what was posted."""
     keep = []
     for batch, part in rows.groupby("batch", sort=False):
         rules = PageRules(run, int(batch))
@@ -166,20 +164,12 @@ def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec
         value = written.get(r["telemetry_field"], "")
         if r["answer"] and r["answer"] == value:
             r["answer"] = ""
-            if r["telemetry_field"] in must and not _number(value):  # a count a script may leave at 0 is an answer
+            if r["telemetry_field"] in must and read_number(value) is None:  # a count a script leaves at 0: answered
                 left.append(f"{r['telemetry_field']}={value[:40]!r}")
         elif r["telemetry_field"] in hidden and (said := left_blank(r["answer"], blanks)):
             r["answer"] = "" if said == r["answer"].strip() else r["answer"]
             left.append(f"{r['telemetry_field']}={said[:40]!r}")
     return left
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str]) -> list[dict[str, Any]]:

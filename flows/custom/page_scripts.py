@@ -1,7 +1,8 @@
 """What a campaign's own page does in its scripts, as far as the simulated crowd must know: a page
 whose script writes answer fields (hidden fields set on submit, a JSON answer) submits what no
 form reader can guess, so its simulated workers work it in a real browser
-(``flows/sim/pages/browser_worker.py``). Also: the CSP nonce for a page's own inline scripts and styles."""
+(``flows/sim/pages/browser_worker.py``). Also: the words its scripts write for "no answer", and the CSP
+nonce for a page's own inline scripts and styles."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import re
 
 from qc.worker_values import read_json
 
-SIM_WORKERS = ("auto", "form", "browser")
 _INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)(?![^>]*type\s*=\s*[\"']application/json)[^>]*>(.*?)"
                             r"</script\s*>", re.S | re.I)
 # a DOM write (el.value = x, setAttribute("value", x)), jQuery's ($(el).val(x), .attr/.prop("value", x)), a JSON answer

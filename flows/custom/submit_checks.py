@@ -1,15 +1,6 @@
-"""What a page's own submit check enforces (``hitflow new --from``): the form's ``onsubmit`` and the
-submit button's ``onclick`` are kept as listeners on hitflow's form, but only a browser runs them;
-form-reading simulated workers and hitflow's QC never do. So each ``if (...)`` that stops the submit
-(``return false``, ``preventDefault()``, an ``alert``) is read here: one whose every alternative is
-"this field is empty" becomes ``required`` on those fields (a page rule QC and every worker honour);
-any other (a field that excludes another, a pattern, a count) is listed by its condition and message,
-for the user to re-express or check in the answers.
-
-Only the handler's own code and the page's functions it calls (by name, one level) are read; a
-check's field is recognised by ``getElementById``, ``getElementsByName``, ``querySelector`` with a
-name, or ``form.<name>``.
-"""
+"""What a page's own submit check enforces (``hitflow new --from``; docs/importing_pages.md): only a browser
+runs the check, so each ``if (...)`` that stops the submit is read here, from the handler's code and the page
+functions it calls (one level): one that is page rules becomes them on its controls, any other is listed."""
 
 from __future__ import annotations
 

@@ -33,10 +33,6 @@ class RouteWords:
         said += f" ({counted(places, 'place', 'places')})" if places is not None and n else ""
         return f"{said} on {self.invited}" if self.invited else said
 
-    def handed_in(self, n: int) -> str:
-        """"9 assignments", "1 submission"."""
-        return counted(n, self.work, self.works)
-
 
 def route_words(status: dict[str, Any]) -> str:
     """A campaign's platform and where it answers, from its ``hitflow status`` entry: "Prolific via simulator

@@ -1,16 +1,8 @@
-"""Attention checks on a rendered task page (``[attention]``, qc/attention_checks.py): the checks, rendered
-from ``hit_templates/_attention.html.j2`` by the one Jinja environment, go among the questions of the page's
-form, just before its Submit button, so a worker meets them before submitting and they post with every answer.
-
-Added to the rendered page rather than written into each template (as the text telemetry is,
-page_telemetry.py), so every page gets them the same way: the built-in pages, evaluation studies, pages of
-one's own, imported and crowd-element pages, on every route. The form and its Submit button are found in the
-page's markup only: a ``</form>`` or a ``<button>`` inside a script, a style, a comment or a textarea is text,
-never where the checks go. A page without a form is left as it was (the dry run says so). A check's field is
-``hitflow_attention_<letter>``: not an item's field, not an answer of the task (kept out of QC's field frames
-and of the datasets). The right answer is never in the page: QC scores each check against the campaign's
-config, on the server.
-"""
+"""Attention checks on a rendered task page (``[attention]``, qc/attention_checks.py), rendered from
+``hit_templates/_attention.html.j2`` into every page the same way (built-in, study, own, imported, crowd-element
+pages, on every route), among the questions just before the form's Submit, found in the markup only (a
+``</form>`` in a script is text). A page without a form is left as it was (the dry run says so). The right
+answer is never in the page: QC scores it on the server."""
 
 from __future__ import annotations
 
@@ -38,15 +30,10 @@ def attention_block(checks: Sequence[AttentionCheck]) -> str:
         for i, c in enumerate(checks)]})
 
 
-def _markup(page: str) -> str:
-    """``page`` with what is no markup blanked, every offset kept."""
-    return _NOT_MARKUP.sub(lambda m: " " * len(m.group(0)), page)
-
-
 def check_place(page: str) -> int | None:
     """Where the checks go: before the last form's last Submit button, else before the form's end; None
     without a form."""
-    markup = _markup(page)
+    markup = _NOT_MARKUP.sub(lambda m: " " * len(m.group(0)), page)  # what is no markup blanked, offsets kept
     ends = list(_FORM_END.finditer(markup))
     if not ends:
         return None

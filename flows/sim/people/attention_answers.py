@@ -1,9 +1,7 @@
-"""How a simulated worker answers an attention check (an instructed-response item: the question names the
-option to choose). Honest profiles read the question on the page (its legend: the answer is in no attribute)
-and follow it; people who do not read the page (speeders,
-text pasters, rule breakers) click at random among the options, so they fail most checks; a contrarian gives
-every question the same extreme (the first option). A crowd file may set a profile's ``attention`` to
-"follow", "random" or "constant"."""
+"""How a simulated worker answers an attention check: honest profiles read its question on the page and choose
+the option it names; people who do not read the page (speeders, text pasters, rule breakers) click at random;
+a contrarian gives the first option. A crowd file may set a profile's ``attention`` ("follow", "random",
+"constant")."""
 
 from __future__ import annotations
 
