@@ -72,8 +72,9 @@ def _aliases(code: str) -> dict[str, str]:
 
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
-    for name, held in aliases.items():
-        condition = re.sub(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", held.replace("\\", "\\\\"), condition)
+    for name, held in aliases.items():  # a name inside a string ('[name="q"]') is the string's, never the variable
+        condition = re.sub(rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])""",
+                           lambda m, held=held: m.group(1) or held, condition)
     return condition
 
 
