@@ -107,6 +107,42 @@ def test_the_scripts_own_no_answer_in_a_hidden_field_is_a_skipped_question() -> 
         assert _no_page_constants(rows, {}, spec, blanks) == ([f"answers_0={said!r}"] if said else []), posted
 
 
+def test_a_response_posting_the_scripts_no_answer_is_rejected_on_prolifics_ground(tmp_path: Path) -> None:
+    """The imported page through the QC step: responses posted as its script posts them in a browser (what a
+    form reader cannot rehearse), one answering all three questions, two with the script's "<END>" or "N/A"."""
+    from flows.campaigns.campaign_plan import Run, plan_items
+    from flows.campaigns.route_policy import route_policy
+    from flows.campaigns.task_pages import task_page
+    from flows.core.config.config import load_config
+    from flows.core.ledger.store import Store
+    from flows.core.pages.mturk_forms import answer_xml
+    from flows.custom.custom_review import custom_qc_batch
+    from flows.platforms.mturk import adapter as mturk
+    from flows.platforms.prolific.grounds import ground_category
+
+    (tmp_path / "hidden_end.html").write_text(HIDDEN, encoding="utf-8")
+    assert main(["new", "hidden_end", "--from", str(tmp_path / "hidden_end.html"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "config" / "hidden_end_items.csv").write_bytes((PAGES / "three_items.csv").read_bytes())
+    cfg = load_config(tmp_path / "config" / "hidden_end.toml")
+    store = Store(tmp_path / "h.db")
+    run = Run(cfg, store, None, mturk.Target("sim", "http://unused"), progress=lambda _: None, page=task_page)
+    plan_items(run)
+    posted = {"P0": "yes,no,none", "P1": "yes,<END>,none", "P2": "N/A,no,yes"}
+    for n, (worker, answers) in enumerate(posted.items()):
+        store.table("assignments").insert({"assignment_id": f"R{n}", "hit_id": "study:u0", "campaign": cfg.name,
+                                           "batch": 1, "worker_id": worker, "status": "AWAITING REVIEW",
+                                           "accept_time": 0.0, "submit_time": 90.0, "parse_error": "",
+                                           "answer_xml": answer_xml({"image_id_0": "s00", "answers_0": answers,
+                                                                     "place_0": answers.rsplit(",", 1)[1]})})
+    custom_qc_batch(run, 1)
+    flags = {f["worker_id"]: f["detail"] for f in store.rows("SELECT worker_id, detail FROM qc_flags "
+                                                             "WHERE rule = 'sentinel_answer'")}
+    assert flags == {"P1": "required, left blank (still the page's own value): answers_0='<END>'",
+                     "P2": "required, left blank (still the page's own value): answers_0='N/A'"}
+    policy = route_policy(cfg, "prolific")
+    assert "sentinel_answer" in policy.reject_rules and ground_category("sentinel_answer") == "NO_DATA"
+
+
 @pytest.mark.parametrize(("value", "item_filled"), [
     ("Type your summary here", False),  # the page's words, holding an item's value of 4+ characters
     ("OCR: summary of a long report", True),  # the page's "OCR: " and the item's text
