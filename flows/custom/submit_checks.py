@@ -73,8 +73,8 @@ def _aliases(code: str) -> dict[str, str]:
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
     for name, held in aliases.items():  # a name inside a string ('[name="q"]') is the string's, never the variable
-        condition = re.sub(rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])""",
-                           lambda m, held=held: m.group(1) or held, condition)
+        found = rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])"""
+        condition = re.sub(found, lambda m: m.group(1) or held, condition)  # noqa: B023  (called at once)
     return condition
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html as html_text
 import random
-import re
 
 from flows.sim.people.crowd_model import Worker
 from qc.attention_checks import named_option
@@ -19,10 +18,11 @@ CONSTANT = ("contrarian",)
 
 
 def check_question(page: str, name: str) -> str:
-    """The question of the check whose options are named ``name``: its fieldset's legend, as a person reads it."""
-    m = re.search(r"<legend>([^<]{0,1000})</legend>(?:(?!</fieldset)[^\x00]){0,20000}?\bname=\""
-                  + re.escape(name) + '"', page or "")
-    return html_text.unescape(m.group(1)).strip() if m else ""
+    """The question of the check whose options are named ``name``: the legend before them, as a person reads it."""
+    at = (page or "").find(f'name="{name}"')
+    start = page.rfind("<legend>", 0, at) if at > 0 else -1
+    end = page.find("</legend>", start, at)
+    return html_text.unescape(page[start + len("<legend>"):end]).strip() if start >= 0 and end > 0 else ""
 
 
 def attention_answer(worker: Worker, options: list[str], question: str, rng: random.Random) -> str:
