@@ -1,22 +1,10 @@
-"""Answers that could not be read: flagged one by one, never a stop for the rest of the batch or file.
+"""Answers that could not be read: flagged one by one (``malformed_answer``), never a stop for the rest of the
+batch or file; whose fault it is decides what follows (docs/how-to/malformed-answers.md): held for a person, or,
+for a value no page posts (:class:`qc.worker_values.ForgedValue`), ``invalid_answer``.
 
-One worker's answer that does not parse (answer XML, a crowd-form's ``taskAnswers`` JSON, a work time
-that is not a time, a results-file row with a missing column, NUL bytes, bytes that are not UTF-8, a
-field past the size a cell may hold) once stopped ``hitflow qc`` for the whole file. Now such a row
-is kept with its reason and flagged ``malformed_answer`` here; every other row is checked as usual.
-
-Whose fault it is decides what follows (``docs/how-to/malformed-answers.md``). Most malformations
-could be ours or the platform's: answer XML is written by the platform, a crowd-form's JSON by the
-page's script, and a page that lets a 5 MB paste through has no limit of its own. Those are
-``malformed_answer``: by default held for a person (a review rule), never rejected and never a block
-on their own. A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number of
-hundreds of digits: :class:`qc.worker_values.ForgedValue`) was built by hand around the page, which
-is what ``invalid_answer`` means on a custom page or a study (rejected, as their policies say).
-
-Input columns of :func:`malformed_answer`: ``assignment_id, worker_id`` and ``malformed`` (the
-reason, "" for a row that was read), optionally ``line`` (the file line) and ``image_id``. Output:
-the flag table (:data:`qc.flags.FLAG_COLUMNS`), ``value`` = the line ("" when unknown), ``detail`` =
-the reason.
+Input columns of :func:`malformed_answer`: ``assignment_id, worker_id`` and ``malformed`` (the reason, "" for a
+row that was read), optionally ``line`` and ``image_id``. Output: the flag table, ``value`` = the line,
+``detail`` = the reason.
 """
 
 from __future__ import annotations

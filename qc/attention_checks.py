@@ -1,16 +1,7 @@
-"""Attention checks (``[attention]``): fair instructed-response items, scored apart from control items.
-
-A fair check, as Prolific's attention check policy puts it (researcher-help.prolific.com/en/article/fb63bb):
-it tells the worker, in the question itself, exactly what to answer ("For this question, choose 'Strongly
-disagree'"); it never tests memory of earlier text, never hides in small print, never leaves room for
-interpretation. :func:`unfair_reason` holds a check to that: its answer is one of its options and is named in
-its own instruction. Control items (known answers about the task's items) measure skill; these measure only
-whether the worker read the question, so they are scored here and never feed the answers step.
-
-How many failures may reject follows Prolific's rule for the study's length ("Valid rejection reasons",
-prolific-researcher.dixa.help/en/article/f75ea9): one failed check for a study under 5 minutes, more than one
-for a study of 5 minutes or longer (:func:`failures_to_reject`). A submission that fails that many is flagged
-``attention_failed`` (a ground to reject); fewer failures are ``attention_missed``, for a person to look at.
+"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items, as
+Prolific's policy puts it (researcher-help.prolific.com/en/article/fb63bb), fair by construction
+(:func:`unfair_reason`), scored apart from control items. Failures that may reject follow the study's length
+(:func:`failures_to_reject`): ``attention_failed`` at that many, ``attention_missed`` (for a person) below.
 
 Input columns: ``assignment_id, worker_id`` and one column per check (:func:`field_name`), the option chosen
 ("" when none). Params: ``attention_checks`` (the checks, in order) and ``attention_reject_at``.
@@ -18,6 +9,7 @@ Input columns: ``assignment_id, worker_id`` and one column per check (:func:`fie
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass
 from typing import Any
@@ -56,15 +48,36 @@ def field_name(index: int) -> str:
     return FIELD_PREFIX + string.ascii_lowercase[index]
 
 
+# an option named as the instruction's answer: quoted, within three words of an instructing verb
+_QUOTED = re.compile(r"[\"'\u2018\u201c\u00ab]([^\"'\u2019\u201d\u00bb]{1,200})[\"'\u2019\u201d\u00bb]")
+_VERB = re.compile(r"\b(?:choose|select|pick|click|tick|mark|check|answer(?:\s+with)?)(?:\s+\w+){0,3}\s*$", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|avoid|except|unless|instead|without|other\s+than|"
+                       r"anything\s+but)\b|n[\u2019']t\b", re.I)
+
+
+def named_option(instruction: str, options: tuple[str, ...] | list[str]) -> str | None:
+    """The one option ``instruction`` tells the worker to choose (quoted right after its verb, written as the
+    option is); None when it names none, or more than one option anywhere: what a person reading it would pick."""
+    quoted = [(m.group(1), m.start()) for m in _QUOTED.finditer(instruction)]
+    named = {text for text, _ in quoted if text in options}
+    told = [text for text, at in quoted if text in options and _VERB.search(instruction[:at])]
+    return told[0] if len(named) == 1 and len(told) == 1 else None
+
+
 def unfair_reason(check: AttentionCheck) -> str | None:
     """Why ``check`` is not a fair instructed-response item; None when it is."""
     if check.answer not in check.options:
         return f"its answer {check.answer!r} is not one of its options"
-    if len(set(check.options)) != len(check.options):
+    if len({o.casefold().strip() for o in check.options}) != len(check.options):
         return "its options repeat"
-    if check.answer.casefold() not in check.instruction.casefold():
-        return (f"its instruction does not name the answer {check.answer!r}: a fair check tells the worker, in "
-                "the question itself, what to choose (never a test of memory or of knowledge)")
+    unquoted = _QUOTED.sub(" ", check.instruction)
+    if "?" in unquoted:
+        return "it asks a question: a fair check instructs (\"choose 'Blue'\"), never tests knowledge or memory"
+    if _NEGATION.search(unquoted):
+        return "it words the instruction with a negation (a trap a careful reader may fall into)"
+    if named_option(check.instruction, check.options) != check.answer:
+        return (f"its instruction does not name the answer {check.answer!r} alone among its options, quoted as "
+                "written, after its verb (\"choose 'Blue'\"): a fair check says exactly what to choose")
     return None
 
 

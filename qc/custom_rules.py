@@ -108,7 +108,6 @@ def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                        for r in empty.itertuples()])
 
 
-
 @register("sentinel_answer", "study")
 def sentinel_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A response with a field it must answer (required, or hidden for the page's script to write) still

@@ -9,22 +9,15 @@ A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
   the format. An empty value passes everything but ``required``, as in a browser.
 - ``one``: a radio group or a select: ``required``, the value must be one of ``options``.
 - ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
-  ``required_options`` ticked, between ``min`` and ``max`` ticks.
+  ``required_options`` ticked, between ``min`` and ``max`` ticks; none ticked where some must be is ``required``.
 - ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
   ``base`` (``"any"``: no step). A required slider has a ``start`` (where the page puts it): a slider
   always posts a value, so one still at its start was never moved, which is blank (``not_moved``, refused
   by the page's script as it is here).
-- ``annotations``: boxes (``input`` = ``crowd-bounding-box``: ``boundingBoxes`` of ``label, left, top,
-  width, height``) or points (``crowd-keypoint``: ``keypoints`` of ``label, x, y``) as JSON text, the
-  shape MTurk's crowd elements answer with: ``required`` (at least one), each label one of ``options``,
-  numbers not negative; spans (``crowd-entity-annotation``: ``entities`` of ``label, startOffset,
-  endOffset``) each within ``text`` (0 <= start < end <= its length) and not overlapping another; at most
-  ``MAX_MARKS`` (1,000) marks (qc/mark_agreement.py compares them pairwise). ``max_marks``: the
-  page's widget refuses a mark past it (hitflow's crowd_elements.js, reading it from this spec), so an
-  answer past the cap was built around the page (``too_many_marks``, rejected as ``invalid_answer``); a
-  field without it was drawn by a widget with no such limit, so an honest person may have drawn that many:
-  ``marks_past_cap``, one of :data:`HELD_RULES`, held for a person (never rejected), its marks compared with
-  nobody's all the same.
+- ``annotations``: boxes, points or spans as JSON text, the shape MTurk's crowd elements answer with
+  (:data:`ANNOTATION_KEYS`): ``required`` (at least one), labels from ``options``, numbers not negative, spans
+  within ``text`` and not overlapping; past ``MAX_MARKS`` marks, ``too_many_marks`` where the page's widget
+  refuses them (``max_marks``), else ``marks_past_cap``, held for a person (docs/custom_pages.md).
 
 :func:`check_form` returns every broken field (never only the first).
 """
@@ -122,8 +115,9 @@ def _check_many(f: Spec, value: str) -> str:
     ticked = set(ticks)  # sets: a worker's ticks are as many as 4 Mi characters hold, each checked once
     if not ticked <= set(f["options"]) or len(ticked) < len(ticks):
         return "not_an_option"
-    if any(r not in ticked for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0)):
-        return "too_few"
+    short = any(r not in ticked for r in f.get("required_options", [])) or len(ticks) < int(f.get("min", 0))
+    if short:  # none ticked of a group that asks for some is a question skipped; some, but too few, is not
+        return "too_few" if ticks else "required"
     if f.get("max") is not None and len(ticks) > int(f["max"]):
         return "too_many"
     return ""

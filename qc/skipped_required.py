@@ -1,13 +1,8 @@
-"""``skipped_required``: a response that left a question the page requires unanswered.
+"""``skipped_required``: a response that left a question the page requires unanswered (posted around the page):
+the part of ``invalid_answer`` Prolific counts as a ground to reject (flows/platforms/prolific/grounds.py).
 
-The page refuses to submit while a required question is blank (a custom page's ``required`` controls, a
-slider left where the page put it; an evaluation page's questions), so such a response was posted around the
-page. It is the part of ``invalid_answer`` that Prolific counts as a ground to reject ("skipped crucial
-questions ... shown as force-response", flows/platforms/prolific/grounds.py); the rest of ``invalid_answer``
-(a value that is no option, a number out of range) is not one of its grounds.
-
-Input columns: ``assignment_id, worker_id, problems`` (``field: rule`` per broken rule, ``; ``-joined, as the
-custom and study QC steps write them; a rule may carry words after it: "required, left blank").
+Input columns: ``assignment_id, worker_id, problems`` (``field: rule`` per broken rule, ``; ``-joined; a rule
+may carry words after it: "required, left blank").
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ def test_spec_reads_every_control_type_and_constraint() -> None:
     ({"type": "one", "required": False, "options": ["a", "b"]}, "c", "not_an_option"),
     ({"type": "one", "required": False, "options": ["a", "b"]}, "a|b", "not_an_option"),  # one per group
     ({"type": "many", "options": ["a", "b"], "required_options": ["b"]}, "a", "too_few"),
-    ({"type": "many", "options": ["a", "b"], "min": 1}, "", "too_few"),
+    ({"type": "many", "options": ["a", "b"], "min": 1}, "", "required"),  # none ticked: the question skipped
+    ({"type": "many", "options": ["a", "b", "c"], "min": 2}, "a", "too_few"),
     ({"type": "many", "options": ["a", "b", "c"], "max": 2}, "a|b|c", "too_many"),
     ({"type": "number", "required": True}, "", "required"),
     ({"type": "number", "min": 1, "max": 9}, "ten", "not_a_number"),

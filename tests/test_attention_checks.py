@@ -3,6 +3,8 @@ items, the failures that may reject following the study's length (Prolific's rul
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +20,14 @@ from flows.core.pages.templates import render, sample_context, task_templates
 from flows.driver.campaign_run import run_campaign
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
-from qc.attention_checks import BUILT_IN, AttentionCheck, attention_failed, failures_to_reject, unfair_reason
+from qc.attention_checks import (
+    BUILT_IN,
+    AttentionCheck,
+    attention_failed,
+    failures_to_reject,
+    field_name,
+    unfair_reason,
+)
 from tests.small_configs import small_vizwiz
 
 ATTENTION = "\n[attention]\ncount = 2\nstudy_minutes = 4\n"
@@ -32,7 +41,7 @@ def test_the_partial_renders_its_sample_as_an_instructed_item() -> None:
 
 def test_every_built_in_check_is_fair_and_an_unfair_one_is_refused(tmp_path: Path) -> None:
     assert all(unfair_reason(c) is None for c in BUILT_IN)
-    memory = AttentionCheck("What colour were you asked to remember?", ("Red", "Blue"), "Blue")
+    memory = AttentionCheck("Choose the colour you were asked to remember.", ("Red", "Blue"), "Blue")
     assert "does not name the answer" in str(unfair_reason(memory))
     path = small_vizwiz(tmp_path)
     path.write_text(path.read_text() + '\n[attention]\nchecks = [{instruction = "What colour did we mention?", '
@@ -50,7 +59,7 @@ def test_checks_go_inside_the_form_of_the_page(tmp_path: Path) -> None:
     page = task_page(cfg, rows)
     names = {f.name for f in form_fields(page)}
     assert {"hitflow_attention_a", "hitflow_attention_b", "caption_0"} <= names
-    assert page.index("hitflow_attention_b") < page.rindex("</form>")
+    assert page.index("hitflow_attention_b") < page.index('id="submit-btn"') < page.rindex("</form>")
 
 
 def test_the_failures_that_may_reject_follow_the_study_length() -> None:
@@ -91,4 +100,79 @@ def test_every_task_page_takes_the_checks_inside_its_form(task: str) -> None:
     page = with_attention(render(f"{task}.html.j2", sample_context(task)), BUILT_IN[:2])
     names = [f.name for f in form_fields(page)]
     assert {"hitflow_attention_a", "hitflow_attention_b"} <= set(names), task
-    assert page.rindex("hitflow_attention_b") < page.rindex("</form>")
+    # among the questions: before the page's Submit button, which a worker meets last
+    assert page.rindex("hitflow_attention_b") < page.rindex('id="submit-btn"') < page.rindex("</form>"), task
+
+
+# Seven ways a check is not fair: a knowledge question, negation traps, two options named, an answer written
+# otherwise than its option, an answer the instruction only mentions, a test of memory
+UNFAIR = [
+    AttentionCheck("What colour is the sky? (a)", ("a", "Blue", "Red"), "a"),
+    AttentionCheck("Do NOT choose 'Blue'.", ("Red", "Blue"), "Blue"),
+    AttentionCheck("Choose 'Blue' unless the sky is green.", ("Red", "Blue"), "Blue"),
+    AttentionCheck("Choose 'Red' or 'Blue'.", ("Red", "Blue"), "Blue"),
+    AttentionCheck("For this question, choose 'blue'.", ("Red", "Blue"), "Blue"),
+    AttentionCheck("The sky is 'Blue'. Pick its colour.", ("Red", "Blue"), "Blue"),
+    AttentionCheck("Choose the colour we showed you before: Blue.", ("Red", "Blue"), "Blue"),
+]
+
+
+@pytest.mark.parametrize("check", UNFAIR, ids=[c.instruction for c in UNFAIR])
+def test_an_unfair_check_is_refused_whatever_words_it_shares_with_its_answer(check: AttentionCheck) -> None:
+    assert unfair_reason(check) is not None
+
+
+def test_the_right_answer_is_in_no_attribute_of_the_page_and_a_reader_finds_it_in_the_question() -> None:
+    from flows.sim.people.attention_answers import attention_answer, check_question
+    from flows.sim.people.crowd_model import Worker
+
+    page = with_attention(render("caption.html.j2", sample_context("caption")), BUILT_IN)
+    assert "data-instructed" not in page
+    for i, check in enumerate(BUILT_IN):  # the answer shows as its option's value and in the question's words only
+        held = re.findall(rf'([\w-]+)="{re.escape(check.answer)}"', page)
+        assert set(held) == {"value"}, held
+        question = check_question(page, field_name(i))
+        assert question == check.instruction
+        reader = Worker("w1", "diligent", {}, 1000, 99)
+        assert attention_answer(reader, list(check.options), question, random.Random(i)) == check.answer
+
+
+# A page whose own script, after its form, writes a form of its own: its "</form>" and "<button>" are a
+# script's text, never where the checks go (they went into the script: every honest response failed)
+SCRIPTED_FORM = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<label>Is the photo clear? <input type="radio" name="clear_{{ i }}" value="yes" required> yes
+  <input type="radio" name="clear_{{ i }}" value="no"> no</label>
+<div class="help"></div>
+{% endblock %}
+{% block scripts %}{{ super() }}
+<script>
+document.querySelectorAll(".help").forEach(function (d) { d.innerHTML = '<form><button>Ask</button></form>'; });
+</script>
+{% endblock %}
+"""
+
+
+def test_checks_go_in_the_form_before_submit_whatever_the_pages_scripts_hold(tmp_path: Path) -> None:
+    from flows.cli.main import main
+    from flows.custom.scaffold import scaffold
+    from tests.test_required_answers import items
+
+    scaffold("req", tmp_path)
+    (tmp_path / "config" / "req.html.j2").write_text(SCRIPTED_FORM, encoding="utf-8")
+    (tmp_path / "config" / "req_items.csv").write_text(items(12), encoding="utf-8")
+    config = tmp_path / "config" / "req.toml"
+    config.write_text(config.read_text().replace('budget = "20.00 USD"', 'budget = "200.00 USD"') + ATTENTION,
+                      encoding="utf-8")
+    cfg = load_config(config)
+    page = task_page(cfg, [{"item_id": "a00", "file_name": "", "url": "", "payload": '{"note": "A red bicycle."}'}])
+    script = page.rindex("<script>")
+    assert page.index("hitflow_attention_b") < page.index('id="submit-btn"') < page.index("</form>") < script
+    db = tmp_path / "h.db"
+    assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs")]) == 0
+    store = Store(db)
+    truth = dict(pd.read_json(tmp_path / "runs" / "req" / "sim_workers.json")[["worker_id", "profile"]].values)
+    failed = store.rows("SELECT worker_id FROM qc_flags WHERE rule LIKE 'attention_%'")
+    assert not [f for f in failed if truth[f["worker_id"]] in HONEST_PROFILES]
+    assert len(store.rows("SELECT 1 FROM decisions WHERE action = 'approve'")) >= 6

@@ -14,7 +14,7 @@ import pytest
 from flows.cli.main import main
 from flows.core.pages.crowd_elements import flatten_task_answers, task_answers
 from flows.core.pages.form_spec import form_spec
-from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml, read_crowd_fields
+from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
 
@@ -26,7 +26,8 @@ ELEMENTS = {"scene": "crowd-image-classifier", "title": "crowd-input", "descript
 
 def test_the_reader_finds_every_element_and_its_constraints() -> None:
     html = (PAGES / "crowd_photo.html.j2").read_text().split("{% block item %}")[1].replace("{{ i }}", "0")
-    fields = {f.name.removesuffix("_0"): f for f in read_crowd_fields(f"<crowd-form>{html}</crowd-form>")}
+    fields = {f.name.removesuffix("_0"): f for f in form_fields(f"<crowd-form>{html}</crowd-form>")
+              if f.attrs.get("data-crowd")}
     assert {n: f.attrs["data-crowd"] for n, f in fields.items()} == ELEMENTS
     rules = {r["name"].removesuffix("_0"): r for r in form_spec(list(fields.values()))["fields"]}
     assert rules["scene"]["options"] == ["indoor", "outdoor", "unclear"] and rules["scene"]["required"]

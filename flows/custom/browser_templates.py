@@ -1,13 +1,6 @@
-"""Templates an imported page renders in the worker's browser, and the notes on every ``{{ ... }}`` the
-import keeps as text.
-
-Mustache and Handlebars run in the browser as well as on servers: a ``<script type="text/x-handlebars-
-template">`` holds a template the page's own script fills (``Handlebars.compile``, ``Mustache.render``),
-and so does the whole page when it loads one of those libraries. Such a template is neither the
-requester's server-side code (nothing is lost: the browser still renders it on hitflow's page) nor
-Jinja (hitflow never runs it: its ``{{`` are kept as text, so the page's script finds them as written).
-Every other ``{{ ... }}`` kept as text is named too, so none is a silent change of meaning.
-"""
+"""Templates an imported page renders in the worker's browser (Mustache, Handlebars: kept as text, never run
+by hitflow), and the notes on every ``{{ ... }}`` the import keeps as text, so none is a silent change of
+meaning."""
 
 from __future__ import annotations
 

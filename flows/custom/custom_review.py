@@ -3,6 +3,7 @@ declared, then the generic rules over frames built per kind of field (``qc/custo
 
 from __future__ import annotations
 
+import html
 import json
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -15,10 +16,12 @@ from flows.campaigns.campaign_plan import Run
 from flows.core.pages.mturk_forms import answer_fields, form_fields
 from flows.core.pages.radio_buttons import button_groups, merge_buttons
 from flows.core.pages.templates import page_items
-from flows.custom.custom_task import INDEXED, custom_page, custom_spec, field_kinds, masked_page
+from flows.custom.custom_task import INDEXED, custom_page, custom_source, custom_spec, field_kinds, masked_page
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.custom.item_options import Layout, option_layouts
+from flows.custom.page_scripts import left_blank, script_blanks
 from flows.studies.study_review import response_items, unreadable, work_seconds
+from qc.answer_values import number as read_number
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
@@ -50,6 +53,7 @@ class PageRules:
         self.specs: dict[tuple[str, ...], Spec] = {}
         self.layouts: dict[tuple[str, ...], dict[str, Layout]] = {}  # fields whose options come from the items
         self.written: dict[tuple[str, ...], dict[str, str]] = {}
+        self.blanks: dict[tuple[str, ...], frozenset[str]] = {}  # the page script's words for "no answer"
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
         """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
@@ -65,39 +69,41 @@ class PageRules:
         return self.specs[key]
 
     def constants(self, ids: list[str]) -> dict[str, str]:
-        """What the page itself writes into its text fields (a value="<END>", a textarea's text): an
-        answer still equal to it was never given (a sentinel approved as an answer is silent loss). A value
-        the page fills from the item (value="{{ item.ocr }}", for the worker to correct or leave if right) is
-        the item's, not the page's: left as it is, it is an answer."""
+        """What the page itself writes into its text fields (a value="<END>", a textarea's text; not what it
+        fills from the item): an answer still equal to it was never given."""
         key = tuple(ids)
         if key not in self.written:
             known = page_items([self.items[i] for i in ids if i in self.items])
             page = custom_page(self.run.cfg, known) if known else ""
             # a slider's or a number's starting value is one a person may choose: not the page's constant; a box's
             # placeholder ("Type the words here") is the page's words, never the worker's
-            shown = {f.name: f.value or f.attrs.get("placeholder", "") for f in form_fields(page)
-                     if f.kind not in CHOSEN_KINDS}
-            self.written[key] = {n: v for n, v in shown.items() if v.strip() and not from_items(v, known)}
+            fields = form_fields(page)
+            shown = {f.name: f.value or f.attrs.get("placeholder", "") for f in fields if f.kind not in CHOSEN_KINDS}
+            source = custom_source(self.run.cfg) if known else ""
+            self.written[key] = {n: v for n, v in shown.items() if v.strip() and not from_items(v, known, source)}
+            self.blanks[key] = script_blanks(page, {o for f in fields if f.kind in CHOSEN_KINDS
+                                                    for o in (*f.options, f.value)})
         return self.written[key]
 
 
-def from_items(value: str, items: list[dict[str, Any]]) -> bool:
+def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> bool:
     """Whether a field's value as the page loads is one of its items' values (or holds one of four characters or
-    more): the page filled it from the item, so it differs from page to page and is no page constant."""
+    more, and is not written as it is in the page's template ``source``): the page filled it from the item, so it
+    differs from page to page and is no page constant."""
     shown = value.strip()
+    written = bool(source) and (shown in source or html.escape(shown, quote=False) in source)
     for item in items:
         for v in item.values():
             text = str(v).strip() if isinstance(v, str | int | float) and not isinstance(v, bool) else ""
-            if text and (text == shown or (len(text) >= 4 and text in shown)):
+            if text and (text == shown or (len(text) >= 4 and text in shown and not written)):
                 return True
     return False
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still equal to what
-    the page itself wrote into that field made "": QC read it as no answer (_no_page_constants), and an optional
-    field a worker left at its prefilled text ("Any remarks?") was never answered, so an approved row must not
-    carry the page's words as the worker's. The ledger keeps what was posted. One page render per HIT, as QC."""
+    the page itself wrote into that field made "", as QC reads it: an approved row never carries the page's
+    words as the worker's. The ledger keeps what was posted."""
     keep = []
     for batch, part in rows.groupby("batch", sort=False):
         rules = PageRules(run, int(batch))
@@ -132,7 +138,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
         rows = _answer_rows(a, spec, fields, ids, set(rules.layouts.get(tuple(ids), {})))
-        sentinels = _no_page_constants(rows, rules.constants(ids), spec)
+        sentinels = _no_page_constants(rows, rules.constants(ids), spec, rules.blanks.get(tuple(ids), frozenset()))
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": problems_text(problems),
@@ -142,27 +148,25 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
 
 
-def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec: Spec) -> list[str]:
+def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec: Spec,
+                       blanks: frozenset[str] = frozenset()) -> list[str]:
     """Each answer still equal to what the page itself wrote into its field is made no answer (the ledger
     keeps what was posted); returns those of fields that must be answered (a hidden field the page's script
-    writes, a required field), as ``field_i='<END>'``: every field of the response, not only its first."""
+    writes, a required field), as ``field_i='<END>'``: every field of the response, not only its first. A
+    hidden field holding the script's own "no answer" (``blanks``, whole or as a part) is left blank too."""
     must = {f["name"] for f in spec["fields"] if f.get("input") == "hidden" or f.get("required")}
+    hidden = {f["name"] for f in spec["fields"] if f.get("input") == "hidden"}
     left = []
     for r in rows:
         value = written.get(r["telemetry_field"], "")
         if r["answer"] and r["answer"] == value:
             r["answer"] = ""
-            if r["telemetry_field"] in must and not _number(value):  # a count a script may leave at 0 is an answer
+            if r["telemetry_field"] in must and read_number(value) is None:  # a count a script leaves at 0: answered
                 left.append(f"{r['telemetry_field']}={value[:40]!r}")
+        elif r["telemetry_field"] in hidden and (said := left_blank(r["answer"], blanks)):
+            r["answer"] = "" if said == r["answer"].strip() else r["answer"]
+            left.append(f"{r['telemetry_field']}={said[:40]!r}")
     return left
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: list[str],

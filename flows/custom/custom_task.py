@@ -109,13 +109,13 @@ def ordinary_items(cfg: CampaignConfig, rows: list[dict[str, str]] | None = None
     return [r for r in rows if r["item_id"] not in known]
 
 
-def _source(cfg: CampaignConfig) -> str:
+def custom_source(cfg: CampaignConfig) -> str:
     assert cfg.template is not None
     return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
 
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
-    source = _source(cfg)
+    source = custom_source(cfg)
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
     return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown,
                                                      "sim_workers": sim_workers(cfg.sim_workers, source), **extra})
@@ -148,7 +148,7 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     """The rules of the page for these items (rendered once to read its controls)."""
     page = _render(cfg, items, {"kind": "form", "fields": []}, {})
     # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
-    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(_source(cfg)),
+    return form_spec(form_fields(page), hidden_answers=scripts_write_fields(custom_source(cfg)),
                      marks_cap=widget_marks_cap(page))
 
 

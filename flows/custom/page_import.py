@@ -1,14 +1,7 @@
-"""``hitflow new NAME --from PAGE``: a page written for another platform, brought in as it is.
-
-The page (an HTML file, an MTurk HTMLQuestion/ExternalQuestion XML wrapper, or a QuestionForm)
-becomes the ``item`` block of a template on ``_custom_page.html.j2`` (``_crowd_page.html.j2`` for a page
-built on MTurk's crowd HTML elements: its ``<crowd-form>`` and MTurk's element script give way to the
-base's, which posts ``taskAnswers`` and draws the elements itself), one item per page as MTurk
-shows one CSV row per HIT: its placeholders become item columns (``foreign_syntax``), its own
-``<form>`` and submit button give way to hitflow's (the page's script keeps working: references to
-the form's id point at hitflow's form), every answer field is named ``<name>_{{ i }}`` (the
-script's references to it too), and the item file's header is the columns the page reads.
-What cannot be converted is listed line by line with the fix, and nothing is written.
+"""``hitflow new NAME --from PAGE``: a page written for another platform (HTML, an MTurk HTMLQuestion or
+ExternalQuestion wrapper, a QuestionForm) brought in as it is, as the ``item`` block of a template on
+``_custom_page.html.j2`` (``_crowd_page.html.j2`` for crowd HTML elements), one item per page; what it does to
+the page is docs/importing_pages.md. What cannot be converted is listed line by line, and nothing is written.
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """What a campaign's own page does in its scripts, as far as the simulated crowd must know: a page
 whose script writes answer fields (hidden fields set on submit, a JSON answer) submits what no
 form reader can guess, so its simulated workers work it in a real browser
-(``flows/sim/pages/browser_worker.py``). Also: the CSP nonce for a page's own inline scripts and styles."""
+(``flows/sim/pages/browser_worker.py``). Also: the words its scripts write for "no answer", and the CSP
+nonce for a page's own inline scripts and styles."""
 
 from __future__ import annotations
 
 import re
+
+from qc.worker_values import read_json
 
 _INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)(?![^>]*type\s*=\s*[\"']application/json)[^>]*>(.*?)"
                             r"</script\s*>", re.S | re.I)
@@ -35,3 +38,37 @@ def with_nonce(page: str, nonce: str) -> str:
     if not nonce:
         return page
     return _UNNONCED.sub(lambda m: f'{m.group(0)} nonce="{nonce}"', page)
+
+
+# what a script writes for "no answer here": a marker (<END>, <MISSING>) or a placeholder word
+NO_ANSWER = re.compile(r"<\s*[A-Za-z][\w -]{0,20}>|n/?a|none|null|undefined|nil|missing|skipped|unanswered|"
+                       r"no[ _-]?answer|not[ _-]?answered|empty|blank|-+|\?+", re.I)
+_STRING = re.compile(r"""'((?:[^'\\\n]|\\.){1,24})'|"((?:[^"\\\n]|\\.){1,24})\"""")
+_PARTS = re.compile(r"[,;|\t\n]")
+
+
+def script_blanks(page: str, options: set[str]) -> frozenset[str]:
+    """The page's own words for "no answer" its inline scripts hold (``el.value = picked || "<END>"``), but for
+    a value a worker may choose (``options``): in a field the script writes, they stand where no answer was given."""
+    found = (a or b for code in _INLINE_SCRIPT.findall(page or "") for a, b in _STRING.findall(code))
+    return frozenset(t.strip() for t in found if NO_ANSWER.fullmatch(t.strip()) and t.strip() not in options)
+
+
+def left_blank(answer: str, blanks: frozenset[str]) -> str:
+    """The first of ``blanks`` ``answer`` holds as the whole of it or of one of its parts (a JSON value, a
+    comma- or bar-separated entry): what the script wrote where a question was skipped; "" when none."""
+    if not blanks or not answer:
+        return ""
+    try:
+        parts = _values(read_json(answer)) if answer.lstrip()[:1] in "[{" else _PARTS.split(answer)
+    except ValueError:
+        parts = _PARTS.split(answer)
+    return next((p.strip() for p in parts if p.strip() in blanks), "")
+
+
+def _values(data: object) -> list[str]:
+    if isinstance(data, dict):
+        return [v for x in data.values() for v in _values(x)]
+    if isinstance(data, list):
+        return [v for x in data for v in _values(x)]
+    return [str(data)] if isinstance(data, str) else []

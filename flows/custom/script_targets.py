@@ -1,13 +1,6 @@
-"""An imported page's scripts, pointed at hitflow's page: its form and submit button give way to hitflow's
-(``hitflow new --from``), so what the scripts found by their ids (the form, the submit button), by the
-fields' names, and the checks they attach to the submit are carried over.
-
-A page often guards its submit from a script (``document.getElementById("go").addEventListener("click",
-...)``, ``$("#form").submit(...)``), not in an ``onsubmit``/``onclick`` attribute: those listeners find
-hitflow's form and Submit button instead of the dropped ones (``retarget_scripts``), and their code is
-read for the checks it makes (:func:`attached_handlers`, read by ``flows/custom/submit_checks.py``), so
-each is listed by what it enforced.
-"""
+"""An imported page's scripts, pointed at hitflow's page (``hitflow new --from``): what they found by id (the
+dropped form and submit button) or by field name finds hitflow's, and the listeners they attach to the submit
+are read for their checks (``flows/custom/submit_checks.py``)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""What a page's own submit check enforces (``hitflow new --from``): the form's ``onsubmit`` and the
-submit button's ``onclick`` are kept as listeners on hitflow's form, but only a browser runs them;
-form-reading simulated workers and hitflow's QC never do. So each ``if (...)`` that stops the submit
-(``return false``, ``preventDefault()``, an ``alert``) is read here: one whose every alternative is
-"this field is empty" becomes ``required`` on those fields (a page rule QC and every worker honour);
-any other (a field that excludes another, a pattern, a count) is listed by its condition and message,
-for the user to re-express or check in the answers.
-
-Only the handler's own code and the page's functions it calls (by name, one level) are read; a
-check's field is recognised by ``getElementById``, ``getElementsByName``, ``querySelector`` with a
-name, or ``form.<name>``.
-"""
+"""What a page's own submit check enforces (``hitflow new --from``; docs/importing_pages.md): only a browser
+runs the check, so each ``if (...)`` that stops the submit is read here, from the handler's code and the page
+functions it calls (one level): one that is page rules becomes them on its controls, any other is listed."""
 
 from __future__ import annotations
 
@@ -28,8 +19,16 @@ NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
 ID_REF = r"""document\.getElementById\(\s*["']([\w-]+)["']\s*\)"""
-CHECKED = re.compile(r"""^!\s*document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]"""
-                     r""":checked["']\s*\)$""")
+# a choice group's ticked control by its name: one element or none (querySelector), a list (querySelectorAll, jQuery)
+_TICKED = r"""\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]:checked["']\s*\)"""
+ONE_TICKED = rf"document\.querySelector{_TICKED}"
+ALL_TICKED = rf"(?:document\.querySelectorAll|\$|jQuery){_TICKED}"
+# "no control of the group is ticked", each way a script says it
+UNTICKED = re.compile(rf"^(?:!\s*{ONE_TICKED}|{ONE_TICKED}\s*===?\s*(?:null|undefined)|!\s*{ALL_TICKED}\.length|"
+                      rf"{ALL_TICKED}\.length\s*(?:===?\s*0|<\s*1)|!\s*(?:\$|jQuery){_TICKED}\.val\(\)|"
+                      rf"(?:\$|jQuery){_TICKED}\.val\(\)\s*===?\s*(?:undefined|null))$")
+# a message asking for every question: "Please answer all three questions."
+ASKS_ALL = re.compile(r"\b(?:all|every|each)\b[^.!?]{0,30}\b(?:questions?|answers?|items?)\b", re.I)
 MAX_CHECKS = 40  # a page's checks listed at most
 
 
@@ -67,14 +66,15 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
 def _aliases(code: str) -> dict[str, str]:
     """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
-    held = rf"(?:{_REF})(?:\.value(?:\.trim\(\))?)?"
+    held = rf"(?:(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
     return {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document")}
 
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
-    for name, held in aliases.items():
-        condition = re.sub(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", held.replace("\\", "\\\\"), condition)
+    for name, held in aliases.items():  # a name inside a string ('[name="q"]') is the string's, never the variable
+        found = rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])"""
+        condition = re.sub(found, lambda m: m.group(1) or held, condition)  # noqa: B023  (called at once)
     return condition
 
 
@@ -172,8 +172,8 @@ def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
 def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
     """A test such as ``!x.value``, ``x.value.trim() === ""``, ``x.value.length == 0`` or no radio of
     ``x`` checked: (x, "required", "")."""
-    if m := CHECKED.match(part):
-        return (m.group(1), "required", "")
+    if m := UNTICKED.match(part):
+        return (next(g for g in m.groups() if g), "required", "")
     value = rf"(?P<ref>{_REF})\.value(?:\.trim\(\))?"
     for shape in (rf"^!\s*{value}$", rf"^{value}\s*(?:===?|==)\s*(?:\"\"|''|``)$",
                   rf"^{value}\.length\s*(?:===?\s*0|<\s*1)$"):
@@ -191,8 +191,11 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     # HTML has no pattern on a textarea: such a check stays the script's
     textareas = {n[1] for tag in re.finditer(r"<textarea\b[^>]*>", body, re.I)
                  if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
-    for check in submit_checks(handlers, "\n".join(m.group(2) for m in SCRIPT.finditer(body)), ids):
+    scripts = "\n".join(m.group(2) for m in SCRIPT.finditer(body))
+    for check in submit_checks(handlers, scripts, ids):
         said = f" (it says {check.message!r})" if check.message else ""
+        if not check.rules and ASKS_ALL.search(check.message):  # a check read by what it tells the person
+            check.rules = _every_question(body, with_called_functions("\n".join(handlers), scripts))
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
@@ -212,6 +215,16 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     return body
 
 
+def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
+    """``required`` on each single-choice question (a radio group, a select) the handlers name, else on every one
+    of the page: the check says "answer all the questions", whatever its condition's shape (a loop, a count)."""
+    groups = [n["quoted"] if n["quoted"] is not None else n["bare"] for tag in FIELD_TAG.finditer(body)
+              if re.match(r"<select\b|<input\b[^>]*\btype\s*=\s*[\"']?radio\b", tag[0], re.I)
+              and "multiple" not in tag[0].lower() and (n := NAME_ATTR.search(tag[0]))]
+    named = [g for g in groups if re.search(rf"(?<![\w-]){re.escape(g)}(?![\w-])", code)]
+    return [(g, "required", "") for g in dict.fromkeys(named or groups)]
+
+
 def _words_field(ref: str, ids: dict[str, str]) -> str:
     m = re.match(rf"(?P<ref>{_REF})$", ref)
     return (_ref_name(m, ids) if m else None) or "<field>"
@@ -221,6 +234,8 @@ def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
     and has none already."""
     tag, (field, attr, value) = control.group(0), rule
+    if attr == "required" and re.search(r"""\btype\s*=\s*["']?checkbox\b""", tag, re.I):
+        attr, value = "data-min-selections", "1"  # a group with none ticked: on a checkbox, required is that box
     m = NAME_ATTR.search(tag)
     name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
     if name != field or re.search(rf"\s{attr}\b", tag, re.I):

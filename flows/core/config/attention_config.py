@@ -1,8 +1,5 @@
-"""The ``[attention]`` table: attention checks placed on every page of the campaign (qc/attention_checks.py).
-
-Each check is a fair instructed-response item: the question itself tells the worker what to choose. A check
-whose answer is not among its options, or whose instruction does not name its answer, is refused at load.
-"""
+"""The ``[attention]`` table: attention checks on every page of the campaign, each refused at load unless it is
+a fair instructed-response item (qc/attention_checks.py)."""
 
 from __future__ import annotations
 

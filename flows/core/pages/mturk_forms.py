@@ -209,8 +209,3 @@ def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> lis
         elif not m:
             rows.append({"assignment_id": assignment_id, "item_id": "", "field": name, "value": value})
     return rows
-
-
-def read_crowd_fields(html: str) -> list[FormField]:
-    """The page's crowd elements as answer fields (``FormField``, ``attrs["data-crowd"]`` = the element)."""
-    return [f for f in form_fields(html) if f.attrs.get("data-crowd")]

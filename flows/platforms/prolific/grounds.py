@@ -9,7 +9,8 @@ question, disagreeing with others) is not one:
   (``exceptionally_fast``, qc/exceptional_speed.py; not ``time_outlier``, the seed's wider band);
 - skipped crucial questions shown as forced-response (``required``: the caption page refuses a blank caption;
   ``skipped_required``: a page of one's own or an evaluation page refuses a blank required question, the part
-  of ``invalid_answer`` that is this ground; ``empty_answer``: nothing answered at all);
+  of ``invalid_answer`` that is this ground; ``sentinel_answer``: a field left at the page's own "no answer";
+  ``empty_answer``: nothing answered at all);
 - failed fair attention checks, one for a study under 5 minutes, more than one for a longer one (its
   attention check policy, researcher-help.prolific.com/en/article/fb63bb): ``attention_failed`` fires only
   at that count (qc/attention_checks.py);
@@ -27,6 +28,7 @@ PROLIFIC_GROUNDS: dict[str, str] = {
     "exceptionally_fast": "TOO_QUICKLY",
     "required": "NO_DATA",
     "skipped_required": "NO_DATA",
+    "sentinel_answer": "NO_DATA",
     "empty_answer": "NO_DATA",
     "attention_failed": "FAILED_CHECK",
     "min_words": "LOW_EFFORT",
@@ -38,6 +40,7 @@ GROUND_WORDS = {
     "exceptionally_fast": "was completed exceptionally fast (over 3 standard deviations below the study's mean time)",
     "required": "left a required question unanswered",
     "skipped_required": "left a required question unanswered",
+    "sentinel_answer": "left a required question unanswered",
     "empty_answer": "answered none of the task's questions",
     "attention_failed": "failed the page's attention checks",
     "min_words": "gave fewer words than the minimum the task page stated",

@@ -1,17 +1,7 @@
-"""Text a worker sees on most HITs of a type is the page's own (instructions, labels, prompts,
-"Your browser does not support the audio element."), not the item's.
-
-A page of one item cannot tell its item's text from its instructions when both sit in the item's
-block (a Ground Truth captioning page lists its instructions beside the image; "Instructions:
-Pretend that you are ..." above the sentence to continue), and honest simulated workers then typed
-the instructions as their answer. A person who has opened a few HITs of the type knows which text
-changes from HIT to HIT: so does the simulator, from the first few HITs of the type (by HITId, so
-the same ones whatever order the HITs were worked in).
-
-A Prolific participant or an invitee opening a task link gets the page of a unit the task server
-chose, and the simulator holds no list of the study's pages: it learns them as its crowd opens
-them (``OpenedPages``), per task address, keeping the few whose items sort first, so once the
-study's pages have been opened the references are the same whatever order they were opened in.
+"""Text a worker sees on most HITs of a type is the page's own (instructions, labels, prompts), not the item's:
+as a person who has opened a few HITs of the type knows, the simulator learns it from the first few (by HITId),
+or, on the task server (Prolific, links), from the pages its crowd opens (``OpenedPages``, per task address,
+keeping the few whose items sort first), so honest workers never type a page's instructions as their answer.
 """
 
 from __future__ import annotations
