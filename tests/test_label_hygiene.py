@@ -169,3 +169,22 @@ def test_auto_does_not_test_a_confusion_matrix_its_workers_cannot_fill() -> None
     assert settled(15_000, 1_000, 40, 3.0).method == "mv"  # 1,600 cells against 15 labels a worker
     assert "too few to estimate" in settled(15_000, 1_000, 40, 3.0).reason
     assert settled(15_000, 200, 4, 3.0) is None  # 16 cells against 75 labels: the test decides
+
+
+def test_item_ids_workers_and_fields_typed_two_ways_are_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"café" as one character and as "e" plus a combining accent: one item, one worker, one field, and a control
+    item's id typed the other way still scores."""
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    rows = ("item_id,worker_id,label,field\n"
+            f"{composed},w{composed},x,q{composed}\n{decomposed},w{decomposed},y,q{decomposed}\n"
+            f"{composed},w2,x,q{composed}\n{decomposed},w3,x,q{decomposed}\n")
+    labels = tmp_path / "l.csv"
+    labels.write_text(rows, encoding="utf-8")
+    controls = tmp_path / "c.csv"
+    controls.write_text(f"item_id,answer,field\n{decomposed},x,q{composed}\n", encoding="utf-8")
+    out = tmp_path / "a.csv"
+    assert main(["aggregate", str(labels), "--out", str(out), "--method", "mv", "--controls", str(controls)]) == 0
+    capsys.readouterr()
+    workers = pd.read_csv(tmp_path / "a-workers.csv", dtype=str)
+    assert sorted(workers["worker_id"]) == sorted(["w" + composed, "w2", "w3"])
+    assert workers["controls"].astype(int).tolist() == [1, 1, 1]  # one item: its 3 workers scored (a repeat kept once)

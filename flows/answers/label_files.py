@@ -10,7 +10,15 @@ import pandas as pd
 
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
-from postprocess.answers.label_hygiene import FreeText, HygienePolicy, TooManyClasses, leave_out_workers, respell, tidy
+from postprocess.answers.label_hygiene import (
+    FreeText,
+    HygienePolicy,
+    TooManyClasses,
+    leave_out_workers,
+    nfc,
+    respell,
+    tidy,
+)
 
 BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/captions/outputs.py)
 
@@ -49,7 +57,9 @@ def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None 
     only, without ``fold_case``)."""
     if frame is None or not column:
         return frame
-    return frame.assign(**{column: respell(frame[column], frame["label"] if labels is None else labels, fold_case)})
+    keys = {c: nfc(frame[c].fillna("").astype(str).str.strip()) for c in ("item_id", "field") if c in frame.columns}
+    return frame.assign(**keys, **{column: respell(frame[column], frame["label"] if labels is None else labels,
+                                                   fold_case)})
 
 
 def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd.DataFrame:

@@ -9,9 +9,9 @@ Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models sh
 ``repeats_dropped``, ``repeats_conflicting`` and the policy itself), in that order:
 
 - a blank label (after stripping surrounding blanks) is no judgement: dropped and counted;
-- every label is read in Unicode's NFC form ("é" typed as one character or as "e" and a combining accent is one
-  label), whatever ``fold_case``; labels that differ only so are counted as respelled and listed with the
-  spelling variants;
+- every label, item id, worker id and field name is read in Unicode's NFC form ("é" typed as one character or
+  as "e" and a combining accent is one label), whatever ``fold_case``; labels that differ only so are counted as
+  respelled and listed with the spelling variants;
 - ``fold_case`` (the default): labels equal but for letter case and runs of blanks ("Good", "good",
   " good ") are one label, spelled as the field's most common spelling (ties: first in text order);
 - ``repeats``: a worker labelling the same item and field again keeps their ``last`` label (as a
@@ -81,8 +81,10 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
     policy.check()
     field = frame["field"] if "field" in frame.columns else pd.Series("label", index=frame.index)
     label = frame["label"].fillna("").astype(str).str.strip()
-    work = frame.assign(label=label, _field=nfc(field.fillna("").astype(str).str.strip()),
-                        **{c: frame[c].fillna("").astype(str).str.strip() for c in ("item_id", "worker_id")})
+    keys = {c: nfc(frame[c].fillna("").astype(str).str.strip()) for c in ("item_id", "worker_id")}
+    work = frame.assign(label=label, _field=nfc(field.fillna("").astype(str).str.strip()), **keys)
+    if "field" in work.columns:  # ids and field names read in NFC as labels are: "café" typed two ways is one item
+        work["field"] = work["_field"]
     blank = label.eq("")
     work = work[~blank]
     counts: dict[str, Any] = {"labels_read": len(frame), "blank_labels": int(blank.sum()),
