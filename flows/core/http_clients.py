@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import ssl
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import httpx
@@ -48,3 +49,22 @@ def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
     """``httpx.get`` through a client of :func:`http_client` (the response is read before it closes)."""
     with http_client(timeout=timeout, follow_redirects=follow_redirects) as client:
         return client.get(url, params=params)
+
+
+def http_url_problem(url: str) -> str:
+    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it is http(s) (lower-case,
+    as hitflow compares it), has a host and no spaces or control characters, and carries nothing where
+    credentials travel (a user or password before the host, a query, a fragment). The URL is never quoted:
+    the part refused may be the secret."""
+    try:
+        parts = urlsplit(url)
+        carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)
+        int(parts.port or 0)
+    except ValueError:  # a bracket or a port urllib cannot read: refused, and nothing of it shown
+        return "must be a URL urllib can read (not shown: it may hold a credential)"
+    if carries:
+        return ("must not carry credentials (a user or password before the host, a query or a fragment; not "
+                "shown): give the bare URL, and the credential by the environment")
+    if not url.startswith(("http://", "https://")) or not parts.hostname or not url.isprintable() or " " in url:
+        return "must be an http(s) URL such as http://127.0.0.1:8765 (not shown: it may hold a credential)"
+    return ""
