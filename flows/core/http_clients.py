@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import functools
 import ssl
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import httpx
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -68,3 +72,25 @@ def http_url_problem(url: str) -> str:
     if not url.startswith(("http://", "https://")) or not parts.hostname or not url.isprintable() or " " in url:
         return "must be an http(s) URL such as http://127.0.0.1:8765 (not shown: it may hold a credential)"
     return ""
+
+
+def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
+    """``work()``'s result (or its exception) when it ends within ``seconds``; else ``late()`` is raised. For a
+    library that gives no handle on the socket its reads wait on (boto3's urllib3, httpx's head): ``work`` runs
+    on a daemon thread, left to its own read timeouts and bounds when given up on."""
+    outcome: list[T | BaseException] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, name="hitflow-bounded-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        raise late()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]

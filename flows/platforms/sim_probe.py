@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.platforms.clock_line import post_json
+from flows.core.errors import PlatformError
+from flows.platforms.clock_line import call, post_json
 
 
 def is_simulator(endpoint_url: str) -> bool:
@@ -21,15 +22,10 @@ def simulator_marketplace(endpoint_url: str) -> str:
 
 
 def _health(endpoint_url: str) -> dict[str, Any]:
-    """What ``GET /_sim/health`` answers with a 200 as a JSON object; {} for anything else."""
-    import httpx
-
-    from flows.core.http_clients import http_get
-
+    """What ``GET /_sim/health`` answers with a 200 as a JSON object, within 5 s and 1 MiB; {} for anything else."""
     try:
-        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        body = answer.json() if answer.status_code == 200 else {}
-    except (httpx.HTTPError, ValueError):
+        body = json.loads(call("GET", f"{endpoint_url.rstrip('/')}/_sim/health", None, 5))
+    except (OSError, ValueError, RecursionError, PlatformError):  # refused, an error status, past a bound
         return {}
     return body if isinstance(body, dict) else {}
 
@@ -40,6 +36,6 @@ def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
     try:
         return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
                                           json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PlatformError):  # URLError, timeouts: OSErrors
         return None
 

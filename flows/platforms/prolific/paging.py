@@ -54,24 +54,31 @@ def within_retries_deadline(started: float, call: str) -> None:
 
 
 def bounded_send(http: httpx.Client, method: str, path: str, body: Any, params: Any) -> httpx.Response:
-    """One request with its reply read whole within CALL_DEADLINE_S and MAX_REPLY_BYTES."""
+    """One request with its reply read whole within CALL_DEADLINE_S (its head too: a head trickled a byte at a
+    time met only each read's timeout) and MAX_REPLY_BYTES."""
+    from flows.core.http_clients import within
+
     deadline = time.monotonic() + CALL_DEADLINE_S
     request = http.build_request(method, path, json=body, params=params)
-    reply = http.send(request, stream=True)
-    try:
-        chunks, size = [], 0
-        for chunk in reply.iter_bytes():
-            size += len(chunk)
-            if size > MAX_REPLY_BYTES:
-                raise PlatformError(f"Prolific {method} {request.url.path} answered more than "
-                                    f"{MAX_REPLY_BYTES // 2**20} MiB; check the endpoint URL")
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout(f"the reply took more than {CALL_DEADLINE_S:.0f} s", request=request)
-            chunks.append(chunk)
-        reply._content = b"".join(chunks)  # read here, within bounds, instead of by httpx's read()
-    finally:
-        reply.close()
-    return reply
+    late = httpx.ReadTimeout(f"the reply took more than {CALL_DEADLINE_S:.0f} s", request=request)
+
+    def attempt() -> httpx.Response:
+        reply = http.send(request, stream=True)
+        try:
+            chunks, size = [], 0
+            for chunk in reply.iter_bytes():
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise PlatformError(f"Prolific {method} {request.url.path} answered more than "
+                                        f"{MAX_REPLY_BYTES // 2**20} MiB; check the endpoint URL")
+                if time.monotonic() > deadline:
+                    raise late
+                chunks.append(chunk)
+            reply._content = b"".join(chunks)  # read here, within bounds, instead of by httpx's read()
+        finally:
+            reply.close()
+        return reply
+    return within(CALL_DEADLINE_S, attempt, lambda: late)
 
 
 def bounded_json(content: bytes) -> Any:
