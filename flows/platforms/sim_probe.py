@@ -12,16 +12,10 @@ from flows.platforms.clock_line import call, post_json
 
 def is_simulator(endpoint_url: str) -> bool:
     """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
-    return _health(endpoint_url).get("service") == "hitflow-simulator"
+    return simulator_health(endpoint_url).get("service") == "hitflow-simulator"
 
 
-def simulator_marketplace(endpoint_url: str) -> str:
-    """The id a simulator's ``GET /_sim/health`` names its marketplace by (kept in its state file), or ""
-    when it names none (a simulator from before) or does not answer."""
-    return str(_health(endpoint_url).get("marketplace") or "")
-
-
-def _health(endpoint_url: str) -> dict[str, Any]:
+def simulator_health(endpoint_url: str) -> dict[str, Any]:
     """What ``GET /_sim/health`` answers with a 200 as a JSON object, within 5 s and 1 MiB; {} for anything else."""
     try:
         body = json.loads(call("GET", f"{endpoint_url.rstrip('/')}/_sim/health", None, 5))
