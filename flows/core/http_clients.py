@@ -1,17 +1,6 @@
-"""hitflow's HTTP clients, all with ONE verifying TLS context per process.
-
-A plain ``httpx.Client()`` (and every ``httpx.get``/``httpx.post``) builds a new ``ssl.SSLContext``
-and parses the whole CA bundle into it (~15 ms of CPU on the 2-core dev box; 0.05 ms with this
-context), even for ``http://127.0.0.1`` where no TLS is spoken. The simulator's participants, the
-volunteer rounds, the platform adapters and health checks build clients per call: py-spy over
-``make test`` had ``ssl.create_default_context`` as its top leaf (~7% of samples).
-
-The context here is httpx's own default (``httpx.create_ssl_context``: certificate and hostname
-verification on, certifi's bundle or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when the client trusts the
-environment), made the first time a client needs it and then shared. An ``ssl.SSLContext`` is safe
-to share between threads and clients as long as none changes it: a client certificate (``cert=``)
-or HTTP/2 (its ALPN list) would, so both are refused.
-"""
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process (a client's own context parsed the
+CA bundle: ~15 ms of CPU each, even for ``http://127.0.0.1``; docs/testing.md), httpx's default made once and
+shared. A client certificate or HTTP/2 would change a shared context, so both are refused."""
 
 from __future__ import annotations
 

@@ -27,7 +27,6 @@ import codecs
 import contextlib
 import ipaddress
 import socket
-import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
@@ -35,7 +34,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from flows.core.http_clients import http_client
+from flows.core.http_clients import http_client, within
 
 MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 FETCH_DEADLINE_S = 30.0  # the whole fetch: every redirect and the body
@@ -60,23 +59,9 @@ def allowed_networks(texts: Iterable[str]) -> tuple[Network, ...]:
 
 def fetch_page(url: str, allowed: tuple[Network, ...] = ()) -> str:
     """The page at ``url`` as text, within every bound above; raises FetchRefused."""
-    seconds = FETCH_DEADLINE_S
-    outcome: list[str | BaseException] = []
-
-    def attempt() -> None:
-        try:
-            outcome.append(_fetch(url, allowed, time.monotonic() + seconds))
-        except BaseException as exc:  # handed to the caller's thread and raised there
-            outcome.append(exc)
-
-    worker = threading.Thread(target=attempt, name="hitflow-page-fetch", daemon=True)
-    worker.start()
-    worker.join(seconds + 0.05)  # the worker checks the same deadline; this is for a step blocked past it
-    if not outcome:
-        raise FetchRefused(f"the page took more than {seconds:.0f} s; {SAVE_IT}")
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    return outcome[0]
+    seconds = FETCH_DEADLINE_S  # the worker checks the same deadline; within() is for a step blocked past it
+    return within(seconds + 0.05, lambda: _fetch(url, allowed, time.monotonic() + seconds),
+                  lambda: FetchRefused(f"the page took more than {seconds:.0f} s; {SAVE_IT}"))
 
 
 def _fetch(url: str, allowed: tuple[Network, ...], deadline: float) -> str:

@@ -1,18 +1,9 @@
-"""Every call to a simulator's ``/_sim/`` routes (and a task server's ``/health``): one kept-alive HTTP
-connection per thread, and each reply read within a size cap and ONE deadline for the whole reply.
-
-A run reads and moves the simulator's virtual clock thousands of times. ``urllib.request.urlopen`` opens a
-new TCP connection for each call, and the simulator starts a thread for each connection: ~0.8 ms of CPU a
-call, against ~0.2 ms on a connection kept (bench/per_run_cpu.py). The call is the same HTTP request with the
-same reply and the same errors as ``urlopen`` gives (a refused connection as ``URLError``, a non-2xx reply as
-``HTTPError``, a timeout as ``TimeoutError``), except that a redirect is refused as an ``HTTPError``, not
-followed. Where urllib may use a proxy (``http_proxy`` in the environment or urllib's opener) or the URL is
-not plain http, the call goes through urllib, on the same bounded connections.
-
-Bounds: an endpoint's reply was read whole, and each socket read had its own timeout, so a 600 MB
-``/_sim/health`` took 3.8-5.1 GB and a reply sent a byte every 2 s never ended. Here every read of the head
-and the body waits only for the time left before the call's deadline (``timeout`` is the whole call's), and
-a body past ``cap`` bytes (or declaring so) is refused with a PlatformError naming the route.
+"""Every call to a simulator's ``/_sim/`` routes and a task server's ``/health``: one kept-alive connection
+per thread (a run moves the clock thousands of times; urlopen's connection a call cost ~0.8 ms of CPU against
+~0.2 ms, bench/per_run_cpu.py), with urlopen's errors (``URLError``, ``HTTPError``, ``TimeoutError``; a
+redirect is an ``HTTPError``). Each reply is read within ``cap`` bytes and ONE deadline for the whole call:
+every read of the head and the body waits only for the time left (docs/security.md, "Replies from an
+endpoint"). Through a proxy or over https the call goes through urllib, on the same bounded connections.
 """
 
 from __future__ import annotations
@@ -46,6 +37,8 @@ def post_json(url: str, body: bytes, timeout: float, cap: int = MAX_REPLY_BYTES)
 def call(method: str, url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES) -> bytes:
     """One request; the reply's body within ``timeout`` seconds in all and ``cap`` bytes."""
     parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):  # a ledger's URL is data: never a file:// or ftp:// read
+        raise urllib.error.URLError(f"not an http(s) URL: {parts.scheme[:20]}:")
     if parts.scheme != "http" or not parts.hostname or _proxy_in_environment():
         return _through_urllib(url, body, timeout, cap, method)
     conn = _connection(parts.hostname, parts.port or http.client.HTTP_PORT, timeout)
@@ -85,7 +78,7 @@ def bounded_body(reply: http.client.HTTPResponse, cap: int, route: str) -> bytes
 def _through_urllib(url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES,
                     method: str = "POST") -> bytes:
     deadline = time.monotonic() + timeout
-    opener = urllib.request.build_opener(_Handler(deadline), _TlsHandler(deadline))  # the proxies stay urllib's
+    opener = urllib.request.build_opener(_Handler(deadline))
     req = urllib.request.Request(url, method=method, data=body, headers={"Content-Type": "application/json"})
     with opener.open(req, timeout=timeout) as resp:
         return bounded_body(resp, cap, f"{method} {urlsplit(url).path}")
@@ -135,24 +128,20 @@ class _TlsLine(_Line, http.client.HTTPSConnection):
     pass
 
 
-class _Handler(urllib.request.HTTPHandler):
+class _Handler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """urllib's http and https handlers (in their place: the proxies stay urllib's), on bounded connections."""
+
     def __init__(self, deadline: float):
-        super().__init__()
+        from flows.core.http_clients import tls_context
+
+        urllib.request.HTTPSHandler.__init__(self, context=tls_context())
         self.deadline = deadline
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_Line, req, deadline=self.deadline)  # type: ignore[arg-type]
 
-
-class _TlsHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: float):
-        from flows.core.http_clients import tls_context
-
-        super().__init__(context=tls_context())
-        self.deadline = deadline
-
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(_TlsLine, req, context=self._context, deadline=self.deadline)  # type: ignore[attr-defined]
+        return self.do_open(_TlsLine, req, context=self._context, deadline=self.deadline)  # type: ignore
 
 
 def _proxy_in_environment() -> bool:

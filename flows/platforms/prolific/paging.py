@@ -1,15 +1,8 @@
-"""Prolific's replies read within bounds, whatever the server: a hostile or broken
-endpoint could page forever (a next link to itself: 1,343 requests in 60 s), hang a run with a reply
-sent a byte at a time, crash the parser with deeply nested JSON, or put terminal escapes in an error
-or an id. Here:
-
-- one reply: at most CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON nested at most MAX_JSON_DEPTH deep; one
-  call with its retries: no new attempt after RETRIES_DEADLINE_S;
-- paging: at most MAX_PAGES pages and PAGING_DEADLINE_S, and a page that brings nothing new (a link
-  seen before, an empty page with a next link) ends it with a one-line PlatformError;
-- every text from the server that is printed (:func:`printable`) loses its control characters, and
-  every id used in a URL (:func:`path_id`) is refused unless it is a plain id.
-"""
+"""Prolific's replies read within bounds, whatever the server (docs/security.md, "A hostile Prolific
+server"): one reply within CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON at most MAX_JSON_DEPTH deep, a call's
+retries within RETRIES_DEADLINE_S, a listing within MAX_PAGES and PAGING_DEADLINE_S and stopped when a page
+brings nothing new; what is printed loses its control characters (:func:`printable`), and an id put in a
+URL must be plain (:func:`path_id`)."""
 
 from __future__ import annotations
 
