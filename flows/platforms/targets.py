@@ -230,13 +230,13 @@ def _sim_list(body: bytes, what: str) -> list[dict[str, Any]]:
 
 
 def _sim_call(target: Target, method: str, route: str, body: bytes | None, timeout: float) -> bytes:
-    """A call to the simulator's ``route`` (clock_line's bounds); no answer within ``timeout`` s, or an error
-    status, is one line."""
+    """A call to the simulator's ``route`` within clock_line's bounds; a failure (no answer within ``timeout``
+    s, an error status) is one line."""
     try:
         return call(method, f"{target.endpoint_url}{route}", body, timeout, MAX_LIST_BYTES)
     except (TimeoutError, urllib.error.URLError) as exc:  # HTTPError too
-        raise PlatformError(f"the simulator did not answer {method} {route.split('?')[0]} within {timeout:.0f} s "
-                            f"({type(exc).__name__}): is the endpoint URL hitflow's simulator (hitflow sim)?") from exc
+        raise PlatformError(f"the simulator's {method} {route.split('?')[0]} failed ({type(exc).__name__}, "
+                            f"{timeout:.0f} s allowed): is the endpoint URL hitflow's simulator (hitflow sim)?") from exc
 
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
