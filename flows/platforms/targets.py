@@ -236,7 +236,7 @@ def _sim_call(target: Target, method: str, route: str, body: bytes | None, timeo
         return call(method, f"{target.endpoint_url}{route}", body, timeout, MAX_LIST_BYTES)
     except (TimeoutError, urllib.error.URLError) as exc:  # HTTPError too
         raise PlatformError(f"the simulator's {method} {route.split('?')[0]} failed ({type(exc).__name__}, "
-                            f"{timeout:.0f} s allowed): is the endpoint URL hitflow's simulator (hitflow sim)?") from exc
+                            f"{timeout:.0f} s allowed): is the endpoint hitflow's simulator (hitflow sim)?") from exc
 
 
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
