@@ -53,3 +53,20 @@ def test_a_config_url_with_a_credential_is_refused_before_anything_is_stored(
     if db.exists():  # nothing of the config reached the ledger
         with sqlite3.connect(db) as conn:
             assert not any(PW in str(row) for row in conn.execute("SELECT * FROM campaigns"))
+
+
+def test_status_never_shows_a_credential_a_ledger_from_before_kept(tmp_path: Path) -> None:
+    """A ledger written before the config's URLs were checked may hold one: `status` names the URL to resume
+    with, without it."""
+    import json
+
+    from flows.core.ledger.store import Store
+    from flows.driver.campaign_status import campaign_status, format_status
+
+    store = Store(tmp_path / "h.db")
+    store.table("campaigns").insert({"name": "c", "config_path": "c.toml", "target": "mturk", "created_at": 0.0,
+                                     "status": "cancelled", "config_json": json.dumps(
+                                         {"batches": 1, "platform": "mturk", "target_kind": "mturk",
+                                          "endpoint_url": f"https://u:{PW}@mturk.example.org/"})})
+    shown = format_status(campaign_status(store, "c", now=0.0))
+    assert "--endpoint-url https://mturk.example.org" in shown and PW not in shown
