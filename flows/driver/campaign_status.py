@@ -20,8 +20,8 @@ from flows.driver.batch_steps import NEXT_STEP, ORDER
 from flows.driver.batch_steps import status_words as batch_status_words
 from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_words
 from flows.platforms import DEFAULT_PLATFORM
-from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.marketplace_identity import public_url
+from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_facts
 from flows.platforms.words import route_words
 from qc.campaign_state import state_words
