@@ -1,25 +1,9 @@
-"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only
-what the user asked for: the page would become the one every worker is shown, so a URL pointing inside
-the network (a cloud metadata address, an admin page on loopback) must not bring an internal page in.
-
-- http and https only;
-- every address the host resolves to, at the first request and after every redirect, is public
-  (not private, loopback, link-local, shared, reserved or multicast) unless ``--allow-address`` names
-  it; the connection goes to the address that was checked (the host stays in ``Host`` and TLS's SNI),
-  so DNS answering differently a second time changes nothing;
-- at most MAX_PAGE_BYTES read off the wire and at most MAX_PAGE_BYTES after decompression (gzip
-  and deflate decoded here, bounded, a gzip body's further members too; bytes after the last member
-  are ignored, as ``gzip -d`` and browsers do; any other encoding refused);
-- one deadline for the whole fetch: DNS, connecting, every redirect, the headers and the body (a
-  body sent a byte at a time included). The fetch runs on a thread of its own and the caller stops
-  waiting at the deadline, whichever step is blocked (each step's own timeout is the time left, so
-  the thread ends soon after);
-- the body read as text in its declared charset when that is a text encoding a page can be in, else
-  as UTF-8 (undecodable bytes as U+FFFD): ``charset=rot13``, ``base64``, ``idna`` or an unknown
-  name are no reason to fail.
-
-Each refusal is one line (:class:`FetchRefused`) saying what to do instead.
-"""
+"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only what
+the user asked for (docs/security.md, "Page import fetches only what was asked" and "One deadline for every
+fetch and decode"): http(s) only; every address checked public (unless ``--allow-address``) at the first
+request and after each redirect, and connected to as checked; at most MAX_PAGE_BYTES off the wire and after
+decompression; one deadline for the whole fetch; the body in its declared charset when a page can be in it,
+else UTF-8. Each refusal is one line (:class:`FetchRefused`) saying what to do instead."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from flows.core.run.run_context import Target
 from flows.platforms.clock_line import post_json
 from flows.platforms.sim_probe import simulator_health
 
-PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the nonce (marketplace_key.py)
+PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the nonce (control_routes.py)
 
 
 def marketplace_of(target: Target) -> str:
@@ -28,7 +28,7 @@ def marketplace_of(target: Target) -> str:
 
 def simulator_marketplace(endpoint_url: str) -> str:
     """``simulator <id> key:<public key>`` when the simulator at ``endpoint_url`` names its marketplace and
-    signs a fresh nonce with that marketplace's key (``POST /_sim/prove``, flows/sim/service/marketplace_key.py):
+    signs a fresh nonce with that marketplace's key (``POST /_sim/prove``, flows/sim/service/control_routes.py):
     an id and a public key anyone can copy, a signature only the state file's holder can make. ``simulator
     <id>`` for one from before keys; "" when it names none or does not answer. A signature that does not
     check is a ConfigError: that server is not the marketplace it names."""

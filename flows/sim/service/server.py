@@ -23,10 +23,9 @@ from flows.sim.people.crowd_keys import DEFAULT_CROWD
 from flows.sim.prolific import prolific_api
 from flows.sim.prolific.prolific_people import Participants
 from flows.sim.prolific.prolific_state import ProlificState
-from flows.sim.service.control_routes import check_control, control_body, take_known
+from flows.sim.service.control_routes import check_control, control_body, identity, prove, public, take_known
 from flows.sim.service.kept_alive import CountedConnection, KeptAlive
 from flows.sim.service.market_store import MarketStore
-from flows.sim.service.marketplace_key import identity, prove, public
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.wall_clock import ClockPump
 
@@ -138,7 +137,7 @@ class _Handler(CountedConnection, WorkerPages):
                 faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
             self._commit()
             return self._json(200, vars(faults))
-        if url.path == "/_sim/prove":  # that this is the marketplace a ledger recorded (marketplace_key.py)
+        if url.path == "/_sim/prove":  # that this is the marketplace a ledger recorded (control_routes.py)
             return self._json(200, prove(self.server.marketplace_key, self._body()))
         if url.path == "/_sim/truth":  # the requester's known answers (flows/sim/people/known_answers.py)
             return self._json(200, take_known(self.server.market, self._body()))
