@@ -23,7 +23,7 @@ from flows.core.run.run_context import Target
 from flows.platforms import sim_probe
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.retry_policy import RetryPolicy
-from flows.platforms.targets import advance_sim_clock, sim_item_truth
+from flows.platforms.targets import advance_sim_clock, sim_ground_truth, sim_item_truth
 from tests.local_http import QuietHandler, local_http_server
 from tests.small_configs import small_vizwiz
 
@@ -51,6 +51,11 @@ class Hostile(QuietHandler):
             chunk = b" " * 65536
             for _ in range(int(mode[3:]) * 16):
                 self.wfile.write(chunk)
+            self.close_connection = True
+            return
+        if mode in ("garbage", "headers"):  # not HTTP; more headers than http.client reads
+            self.wfile.write(b"SSH-2.0-x\r\n\r\n" if mode == "garbage" else
+                             b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 200 + b"\r\n{}")
             self.close_connection = True
             return
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
@@ -103,6 +108,16 @@ def test_a_health_or_clock_reply_past_its_cap_is_not_read_whole(hostile: str) ->
         advance_sim_clock(Target("sim", f"{hostile}/big6"), 60)
     with pytest.raises(PlatformError, match="over 64 MiB"):
         sim_item_truth(Target("sim", f"{hostile}/big70"))
+
+
+def test_a_reply_that_is_not_http_is_an_error_of_the_call_not_a_traceback(hostile: str) -> None:
+    for mode in ("garbage", "headers"):
+        assert sim_probe.is_simulator(f"{hostile}/{mode}") is False
+        assert sim_probe.served_sim_now(f"{hostile}/{mode}") is None
+        with pytest.raises(PlatformError, match="the simulator's GET /_sim/workers failed"):
+            sim_ground_truth(Target("sim", f"{hostile}/{mode}"))
+        with pytest.raises(PlatformError, match="the simulator's clock call failed"):
+            advance_sim_clock(Target("sim", f"{hostile}/{mode}"), 0)
 
 
 @pytest.mark.parametrize("mode", ["drip", "head"])

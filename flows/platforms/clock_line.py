@@ -35,7 +35,15 @@ def post_json(url: str, body: bytes, timeout: float, cap: int = MAX_REPLY_BYTES)
 
 
 def call(method: str, url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES) -> bytes:
-    """One request; the reply's body within ``timeout`` seconds in all and ``cap`` bytes."""
+    """One request; the reply's body within ``timeout`` seconds in all and ``cap`` bytes. A reply that is not
+    HTTP (a bad status line, 100 headers, a body cut short) is a ``URLError``, as a refused connection is."""
+    try:
+        return _call(method, url, body, timeout, cap)
+    except http.client.HTTPException as err:
+        raise urllib.error.URLError(f"not an HTTP reply ({type(err).__name__})") from err
+
+
+def _call(method: str, url: str, body: bytes | None, timeout: float, cap: int) -> bytes:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):  # a ledger's URL is data: never a file:// or ftp:// read
         raise urllib.error.URLError(f"not an http(s) URL: {parts.scheme[:20]}:")

@@ -205,6 +205,9 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
         raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
                             "still at the pages?); run again: the HITs already posted are adopted, not posted "
                             "twice") from exc
+    except urllib.error.URLError as exc:  # refused, an error status, not an HTTP reply: one line, not a path's
+        raise PlatformError(f"the simulator's clock call failed ({_reply(str(exc.reason).encode())}): is it still "
+                            "running at the endpoint URL? Run again: the HITs already posted are adopted") from exc
     try:
         return float(json.loads(body)["now"])
     except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:  # {} from a fake simulator
