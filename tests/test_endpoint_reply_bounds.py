@@ -53,6 +53,10 @@ class Hostile(QuietHandler):
                 self.wfile.write(chunk)
             self.close_connection = True
             return
+        if mode == "cut":  # a body cut short
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{}")
+            self.close_connection = True
+            return
         if mode in ("garbage", "headers"):  # not HTTP; more headers than http.client reads
             self.wfile.write(b"SSH-2.0-x\r\n\r\n" if mode == "garbage" else
                              b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 200 + b"\r\n{}")
@@ -135,6 +139,9 @@ def test_an_mturk_endpoints_reply_is_capped_and_bounded_in_time(hostile: str, mo
     once = RetryPolicy(attempts=1)
     refused, _ = _within(30, lambda: mturk.balance(mturk.make_client(Target("mturk", f"{hostile}/big70"), once)))
     assert isinstance(refused, PlatformError) and "GetAccountBalance is over 64 MiB" in str(refused)
+    for mode in ("garbage", "cut"):  # one line each, not "unexpected ProtocolError"
+        with pytest.raises(PlatformError, match="get_account_balance failed"):
+            mturk.balance(mturk.make_client(Target("mturk", f"{hostile}/{mode}"), once))
     for slow in (mturk.make_client(Target("mturk", f"{hostile}/{mode}"), once) for mode in ("drip", "head")):
         refused, took = _within(8, lambda: mturk.balance(slow))  # noqa: B023 (called before the next)
         assert isinstance(refused, PlatformError) and took < 5, refused

@@ -55,7 +55,8 @@ def bounded_send(session: Any) -> Any:
     """A ``before-send`` handler that sends the request itself and reads the reply within REPLY_DEADLINE_S
     and MAX_REPLY_BYTES: botocore read a reply whole, and its read timeout is per read, so a reply trickled
     a byte at a time never ended. A reply late as a whole fails as botocore's own read timeout."""
-    from botocore.exceptions import ReadTimeoutError
+    from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
+    from urllib3.exceptions import HTTPError, TimeoutError
 
     from flows.core.http_clients import within
 
@@ -63,7 +64,14 @@ def bounded_send(session: Any) -> Any:
         def attempt() -> Any:
             request.stream_output = True  # else botocore's session reads the whole body as it sends
             reply = session.send(request)
-            reply._content = reply.raw.read(MAX_REPLY_BYTES + 1)  # read here, not whole by botocore
+            declared = reply.headers.get("Content-Length", "")
+            try:
+                reply._content = reply.raw.read(MAX_REPLY_BYTES + 1)  # read here, not whole by botocore
+                if declared.isdigit() and len(reply._content) < min(int(declared), MAX_REPLY_BYTES + 1):
+                    raise HTTPError("the reply ended before its Content-Length")  # botocore does not check
+            except HTTPError as exc:  # as botocore's own read would say it (a timeout, a body cut short)
+                raise (ReadTimeoutError if isinstance(exc, TimeoutError) else ConnectionClosedError)(
+                    endpoint_url=request.url) from exc
             reply.raw.close() if len(reply._content) > MAX_REPLY_BYTES else reply.raw.release_conn()
             return reply
 
