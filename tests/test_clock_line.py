@@ -95,7 +95,7 @@ def test_an_http_1_0_server_error_reads_as_urllibs(monkeypatch: pytest.MonkeyPat
 
 def test_with_a_proxy_set_the_call_goes_through_urllib(monkeypatch: pytest.MonkeyPatch) -> None:
     through: list[str] = []
-    monkeypatch.setattr(clock_line, "_through_urllib", lambda url, body, timeout: through.append(url) or b"{}")
+    monkeypatch.setattr(clock_line, "_through_urllib", lambda url, body, timeout, *_: through.append(url) or b"{}")
     with SimServer(seed=1) as sim:
         url = f"{sim.url}/_sim/clock"
         assert _now(post_json(url, b'{"advance_seconds": 0}', 30)) > 0 and not through

@@ -9,6 +9,7 @@ import ipaddress
 import socket
 import ssl
 import threading
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from flows.core.http_clients import http_client, http_get, tls_context
+from flows.platforms.clock_line import call
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:
@@ -84,6 +86,8 @@ def test_hitflow_clients_refuse_an_untrusted_certificate(tls_server: tuple[str, 
         client.get(url)
     with http_client(timeout=10, trust_env=False) as client, pytest.raises(httpx.ConnectError):
         client.get(url)
+    with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the simulator's line too
+        call("GET", f"{url}_sim/health", None, 10)
     # the same server, to a client that trusts its certificate: it answers, so the refusals above are the check
     with httpx.Client(verify=ssl.create_default_context(cafile=str(cert_pem)), timeout=10) as trusting:
         assert trusting.get(url).text == "ok"

@@ -107,7 +107,7 @@ def test_a_campaign_from_before_the_identity_is_adopted_by_its_next_run(
     Store(ledger).execute("UPDATE campaigns SET marketplace = ''")  # as a ledger from before recorded it
     assert run(config, ledger, "--sim-state", state, "--detach", "always") in (0, OPEN)
     with SimServer(state=tmp_path / "a.db") as a:
-        kept = f"simulator {health(a.url)['marketplace']}"
+        kept = f"simulator {health(a.url)['marketplace']} key:{health(a.url)['key']}"
     assert Store(ledger).rows("SELECT marketplace FROM campaigns")[0]["marketplace"] == kept
 
 
@@ -153,3 +153,41 @@ def test_a_scheduled_run_pointed_at_another_marketplace_advances_nothing(
     with SimServer(state=tmp_path / "b.db") as b, pytest.raises(ConfigError, match=f"--endpoint-url {a.url}"):
         campaign_flow.next_batch_fn(str(config), endpoint_url=b.url, db_path=str(db), out_root=str(tmp_path))
     assert ledger_calls(db) == before
+
+
+@pytest.mark.parametrize("fake", ["copies the id and the key", "copies the id alone"])
+def test_a_server_copying_a_campaigns_marketplace_id_gets_none_of_its_calls(
+        fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Anyone can read a simulator's `/_sim/health`: an id (and a public key) copied from it is not that
+    marketplace. Before, a fake answering with the campaign's id was taken for its marketplace and got the
+    resumed run's calls; now the run asks it to sign a fresh nonce with the key the ledger recorded."""
+    from tests.local_http import QuietHandler, local_http_server
+
+    monkeypatch.chdir(tmp_path)
+    config, ledger = small_vizwiz(tmp_path, items=10), tmp_path / "h.db"
+    with SimServer(state=tmp_path / "a.db") as a:
+        assert run(config, ledger, "--endpoint-url", a.url, "--detach", "always") == OPEN
+        copied = {**health(a.url), "calls": 0}
+    if fake == "copies the id alone":
+        copied.pop("key", None)
+    asked: list[str] = []
+
+    class Impostor(QuietHandler):
+        def do_GET(self) -> None:
+            asked.append(f"GET {self.path}")
+            self.reply(json.dumps(copied).encode(), "application/json")
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            asked.append(f"POST {self.path} {self.headers.get('X-Amz-Target', '')}")
+            self.reply(json.dumps({"signature": "AAAA", "now": 0, "HITTypeId": "X"}).encode(), "application/json")
+
+    before = ledger_calls(ledger)
+    capsys.readouterr()
+    with local_http_server(Impostor) as url:
+        code = run(config, ledger, "--endpoint-url", url)
+    said = capsys.readouterr().err
+    assert code == 2 and said.count("\n") == 1, said
+    assert not [call for call in asked if "MTurk" in call or "/_sim/clock" in call], asked
+    assert ledger_calls(ledger) == before
+    assert ("does not prove it holds that marketplace's key" if "key" in copied else "lives on the simulator") in said

@@ -34,6 +34,15 @@ class Hostile(QuietHandler):
             self.reply(json.dumps({"results": [], "x": json.loads("[" * 100 + "]" * 100)}).encode(), "application/json")
         elif self.path.startswith("/api/v1/escape/"):
             self.json({"error": {"title": "\x1b[2J\x1b]0;owned\x07 bad", "detail": "line\r\nnext\x9b1m"}}, 400)
+        elif self.path.startswith("/api/v1/slowhead/"):  # the head itself a byte every 0.1 s
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * 60:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
+            self.close_connection = True
         elif self.path.startswith("/api/v1/slow/"):
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -113,6 +122,10 @@ def test_a_reply_sent_a_byte_at_a_time_meets_the_call_deadline(client: prolific.
     started = time.monotonic()
     with pytest.raises(PlatformError, match="ReadTimeout"):
         prolific.call(client, "GET", "slow/")
+    assert time.monotonic() - started < 4
+    started = time.monotonic()
+    with pytest.raises(PlatformError, match="ReadTimeout"):
+        prolific.call(client, "GET", "slowhead/")  # each read had its own timeout: 7 s here, hours at 29 s a byte
     assert time.monotonic() - started < 4
 
 

@@ -75,3 +75,25 @@ def test_a_batch_stopped_after_qc_is_said_in_words_in_status_and_the_ui(tmp_path
     site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
     assert [b["status"] for b in overview(site)[0]["batches"]] == ["done", "checked by QC"]
     assert campaign_status(store, "c")[0]["batches"][1]["status"] == "qc_done"  # the JSON keeps the stored name
+
+
+def test_a_row_naming_a_platform_this_hitflow_does_not_know_is_shown_not_a_500(tmp_path: Path) -> None:
+    """One campaign's row naming an unknown platform (a newer hitflow's, an edited ledger) made `hitflow ui`
+    answer HTTP 500 for every campaign; now each view shows it under that name, with nothing paid."""
+    import httpx
+
+    from flows.review.overview_app import OverviewServer
+
+    store = ledger(tmp_path)
+    store.table("campaigns").insert({"name": "odd", "config_path": "", "target": "sim", "created_at": 0.0,
+                                     "status": "running", "config_json": json.dumps(
+                                         {"batches": 1, "platform": "<b>nosuch\x1b[2J", "unit_cost": "0.10"})})
+    lines = format_status(campaign_status(store)).splitlines()
+    assert any(line.startswith("odd (stopped) on unknown platform '<b>nosuch") for line in lines)
+    assert not any("\x1b" in line for line in lines)
+    site = OverviewSite(db_path=tmp_path / "h.db", out_root=str(tmp_path / "out"), read_status=campaign_status)
+    with OverviewServer(site) as server, httpx.Client(follow_redirects=True, timeout=30) as browser:
+        page = browser.get(f"{server.url}/?token={site.login_token}")
+        listing = browser.get(f"{server.url}/status.json")
+    assert page.status_code == 200 and "unknown platform" in page.text and "<b>nosuch" not in page.text
+    assert listing.status_code == 200 and [c["name"] for c in listing.json()] == ["c", "odd"]

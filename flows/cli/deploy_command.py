@@ -4,27 +4,8 @@ hitflow's words (flows/driver/deployments.py, flows/driver/deployed_runs.py)."""
 from __future__ import annotations
 
 import argparse
-from urllib.parse import urlsplit
 
 from flows.cli.output_option import chosen_out, configured_out
-from flows.core.errors import ConfigError
-
-
-def refuse_url_credentials(a: argparse.Namespace) -> None:
-    """``--task-url`` and ``--endpoint-url`` with a user, a password, a query or a fragment refused, as a
-    password in ``--db`` or ``--out`` is: a deployment's and a flow run's parameters are stored and shown by
-    Prefect, and the commands print both URLs. Not echoed: the refused text may be the secret."""
-    for option, url in (("--task-url", getattr(a, "task_url", "")), ("--endpoint-url", getattr(a, "endpoint_url", ""))):
-        try:
-            parts = urlsplit(url or "")
-            carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)
-        except ValueError:
-            carries = True  # a URL urllib cannot split (a bracket in its host): nothing of it is shown either
-        if carries:
-            raise ConfigError(f"{option} must not carry credentials (a user or password before the "
-                              "host, a query or a fragment; not shown): Prefect stores and shows the "
-                              "parameters of runs and deployments. Give the bare URL, and the credential to "
-                              "each worker's environment instead")
 
 
 def cmd_deploy(a: argparse.Namespace) -> int:
@@ -32,7 +13,6 @@ def cmd_deploy(a: argparse.Namespace) -> int:
     from flows.driver.deployments import deploy_campaign, deploy_schedule
     from flows.platforms.registry import platform_for
 
-    refuse_url_credentials(a)
     if a.target != "sim":  # refused now, not at the schedule's first run hours later
         platform_for(a.platform).check_target(a.target, a.endpoint_url, a.live)
     print(f"target: {a.endpoint_url}" if a.target == "sim" else

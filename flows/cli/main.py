@@ -157,10 +157,8 @@ def cmd_review(a: argparse.Namespace) -> int:
 
 
 def cmd_serve_schedules(a: argparse.Namespace) -> int:
-    from flows.cli.deploy_command import refuse_url_credentials
     from flows.driver.campaign_flow import serve_schedule
 
-    refuse_url_credentials(a)
     out = chosen_out(a, configured_out(a.config))
     serve_schedule(a.config, a.endpoint_url, a.db, out, a.platform, a.task_url, a.detach, a.target, a.live)
     return 0

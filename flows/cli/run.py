@@ -169,11 +169,9 @@ def honest_ending(db: str, campaign: str, accept_partial: bool) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from flows.cli.deploy_command import refuse_url_credentials
     from flows.core.run.malloc_arenas import limit_malloc_arenas
     from flows.core.run.prefect_api import prefect_api
 
-    refuse_url_credentials(a)  # before Prefect's server starts: nothing to wait for
     limit_malloc_arenas()  # before any thread: 16 posting threads' arenas held the run's peak (malloc_arenas.py)
     with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
         return _run(a, api)

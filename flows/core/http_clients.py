@@ -1,26 +1,20 @@
-"""hitflow's HTTP clients, all with ONE verifying TLS context per process.
-
-A plain ``httpx.Client()`` (and every ``httpx.get``/``httpx.post``) builds a new ``ssl.SSLContext``
-and parses the whole CA bundle into it (~15 ms of CPU on the 2-core dev box; 0.05 ms with this
-context), even for ``http://127.0.0.1`` where no TLS is spoken. The simulator's participants, the
-volunteer rounds, the platform adapters and health checks build clients per call: py-spy over
-``make test`` had ``ssl.create_default_context`` as its top leaf (~7% of samples).
-
-The context here is httpx's own default (``httpx.create_ssl_context``: certificate and hostname
-verification on, certifi's bundle or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when the client trusts the
-environment), made the first time a client needs it and then shared. An ``ssl.SSLContext`` is safe
-to share between threads and clients as long as none changes it: a client certificate (``cert=``)
-or HTTP/2 (its ALPN list) would, so both are refused.
-"""
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process (a client's own context parsed the
+CA bundle: ~15 ms of CPU each, even for ``http://127.0.0.1``; docs/testing.md), httpx's default made once and
+shared. A client certificate or HTTP/2 would change a shared context, so both are refused."""
 
 from __future__ import annotations
 
 import functools
 import ssl
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import httpx
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -48,3 +42,44 @@ def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
     """``httpx.get`` through a client of :func:`http_client` (the response is read before it closes)."""
     with http_client(timeout=timeout, follow_redirects=follow_redirects) as client:
         return client.get(url, params=params)
+
+
+def http_url_problem(url: str) -> str:
+    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it is http(s) (lower-case,
+    as hitflow compares it), has a host and no spaces or control characters, and carries nothing where
+    credentials travel (a user or password before the host, a query, a fragment). The URL is never quoted:
+    the part refused may be the secret."""
+    try:
+        parts = urlsplit(url)
+        carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)
+        int(parts.port or 0)
+    except ValueError:  # a bracket or a port urllib cannot read: refused, and nothing of it shown
+        return "must be a URL urllib can read (not shown: it may hold a credential)"
+    if carries:
+        return ("must not carry credentials (a user or password before the host, a query or a fragment; not "
+                "shown): give the bare URL, and the credential by the environment")
+    if not url.startswith(("http://", "https://")) or not parts.hostname or not url.isprintable() or " " in url:
+        return "must be an http(s) URL such as http://127.0.0.1:8765 (not shown: it may hold a credential)"
+    return ""
+
+
+def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
+    """``work()``'s result (or its exception) when it ends within ``seconds``; else ``late()`` is raised. For a
+    library that gives no handle on the socket its reads wait on (boto3's urllib3, httpx's head): ``work`` runs
+    on a daemon thread, left to its own read timeouts and bounds when given up on."""
+    outcome: list[T | BaseException] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, name="hitflow-bounded-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        raise late()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]

@@ -1,25 +1,9 @@
-"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only
-what the user asked for: the page would become the one every worker is shown, so a URL pointing inside
-the network (a cloud metadata address, an admin page on loopback) must not bring an internal page in.
-
-- http and https only;
-- every address the host resolves to, at the first request and after every redirect, is public
-  (not private, loopback, link-local, shared, reserved or multicast) unless ``--allow-address`` names
-  it; the connection goes to the address that was checked (the host stays in ``Host`` and TLS's SNI),
-  so DNS answering differently a second time changes nothing;
-- at most MAX_PAGE_BYTES read off the wire and at most MAX_PAGE_BYTES after decompression (gzip
-  and deflate decoded here, bounded, a gzip body's further members too; bytes after the last member
-  are ignored, as ``gzip -d`` and browsers do; any other encoding refused);
-- one deadline for the whole fetch: DNS, connecting, every redirect, the headers and the body (a
-  body sent a byte at a time included). The fetch runs on a thread of its own and the caller stops
-  waiting at the deadline, whichever step is blocked (each step's own timeout is the time left, so
-  the thread ends soon after);
-- the body read as text in its declared charset when that is a text encoding a page can be in, else
-  as UTF-8 (undecodable bytes as U+FFFD): ``charset=rot13``, ``base64``, ``idna`` or an unknown
-  name are no reason to fail.
-
-Each refusal is one line (:class:`FetchRefused`) saying what to do instead.
-"""
+"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only what
+the user asked for (docs/security.md, "Page import fetches only what was asked" and "One deadline for every
+fetch and decode"): http(s) only; every address checked public (unless ``--allow-address``) at the first
+request and after each redirect, and connected to as checked; at most MAX_PAGE_BYTES off the wire and after
+decompression; one deadline for the whole fetch; the body in its declared charset when a page can be in it,
+else UTF-8. Each refusal is one line (:class:`FetchRefused`) saying what to do instead."""
 
 from __future__ import annotations
 
@@ -27,7 +11,6 @@ import codecs
 import contextlib
 import ipaddress
 import socket
-import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
@@ -35,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from flows.core.http_clients import http_client
+from flows.core.http_clients import http_client, within
 
 MAX_PAGE_BYTES = 16 * 2**20  # a page for one task, with inline images and scripts, is far smaller
 FETCH_DEADLINE_S = 30.0  # the whole fetch: every redirect and the body
@@ -60,23 +43,9 @@ def allowed_networks(texts: Iterable[str]) -> tuple[Network, ...]:
 
 def fetch_page(url: str, allowed: tuple[Network, ...] = ()) -> str:
     """The page at ``url`` as text, within every bound above; raises FetchRefused."""
-    seconds = FETCH_DEADLINE_S
-    outcome: list[str | BaseException] = []
-
-    def attempt() -> None:
-        try:
-            outcome.append(_fetch(url, allowed, time.monotonic() + seconds))
-        except BaseException as exc:  # handed to the caller's thread and raised there
-            outcome.append(exc)
-
-    worker = threading.Thread(target=attempt, name="hitflow-page-fetch", daemon=True)
-    worker.start()
-    worker.join(seconds + 0.05)  # the worker checks the same deadline; this is for a step blocked past it
-    if not outcome:
-        raise FetchRefused(f"the page took more than {seconds:.0f} s; {SAVE_IT}")
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    return outcome[0]
+    seconds = FETCH_DEADLINE_S  # the worker checks the same deadline; within() is for a step blocked past it
+    return within(seconds + 0.05, lambda: _fetch(url, allowed, time.monotonic() + seconds),
+                  lambda: FetchRefused(f"the page took more than {seconds:.0f} s; {SAVE_IT}"))
 
 
 def _fetch(url: str, allowed: tuple[Network, ...], deadline: float) -> str:

@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +19,7 @@ from flows.campaigns.identity import Intent
 from flows.campaigns.task_kinds import kind_of, load_campaign
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
-from flows.core.errors import BatchHeld, BatchOpen, ConfigError
+from flows.core.errors import BatchHeld, BatchOpen, ConfigError, PlatformError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
 from flows.core.outputs.output_mirror import mirror
@@ -159,15 +160,14 @@ def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
 def check_task_server(run: Run, task_url: str) -> None:
     """Links go out only to a task server that answers, serves this campaign and signs with this
     ledger's secret (else every invite link would be refused as "not valid")."""
-    import httpx
-
-    from flows.core.http_clients import http_get
     from flows.core.site_secrets import task_secret
+    from flows.platforms.clock_line import call
     from flows.taskserver.task_units import secret_fingerprint
 
     try:
-        health = http_get(f"{task_url}/health", timeout=10, follow_redirects=False).json()
-    except (httpx.HTTPError, ValueError) as exc:
+        health = json.loads(call("GET", f"{task_url}/health", None, 10))  # within 10 s and 1 MiB
+        health = health if isinstance(health, dict) else {}
+    except (OSError, ValueError, RecursionError, PlatformError) as exc:
         raise ConfigError(f"no task server answers at {task_url}/health ({type(exc).__name__}); start it with "
                           f"`hitflow serve --campaign {run.cfg.path} --db {run.store.shown()}` before publishing"
                           ) from exc

@@ -20,6 +20,7 @@ from flows.driver.batch_steps import NEXT_STEP, ORDER
 from flows.driver.batch_steps import status_words as batch_status_words
 from flows.driver.schedule_wait import WAITING, last_scheduled_run, waiting_words
 from flows.platforms import DEFAULT_PLATFORM
+from flows.platforms.marketplace_identity import public_url
 from flows.platforms.operation_steps import short_by_cancel
 from flows.platforms.registry import platform_facts
 from flows.platforms.words import route_words
@@ -115,7 +116,7 @@ def route_options(info: dict[str, Any], platform: str) -> str:
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
     if info.get("endpoint_url") and not info.get("sim_state"):
-        words += ["--endpoint-url", str(info["endpoint_url"])]
+        words += ["--endpoint-url", public_url(str(info["endpoint_url"]))]  # a ledger from before may hold one
     return " ".join(shlex.quote(w) for w in words)
 
 

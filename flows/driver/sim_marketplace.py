@@ -58,19 +58,22 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
 def claim_marketplace(run: Run) -> None:
     """Check the campaign's marketplace against the one this run reached, before anything is posted. A
     campaign that posted on another marketplace is refused (its HITs, studies and qualifications are
-    unknown here: the run failed on its first call about one, or posted its next batch beside them); one
-    whose row names none (a ledger from before) or that never posted takes this one. A new campaign's
-    plan records it (``run.notes["marketplace"]``, flows/campaigns/campaign_plan.py)."""
+    unknown there: the run failed on its first call about one, or posted its next batch beside them); one
+    that never posted takes this one. A simulator is known by the key it proves (marketplace_identity.py):
+    a row from before keys (``simulator <id>``) takes the key the same id proves now, once; a row with a key
+    is never resumed on a server that proves none. A new campaign's plan records it (``run.notes["marketplace"]``,
+    flows/campaigns/campaign_plan.py)."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
-    if not here or not rows:
+    kept = (rows[0]["marketplace"] or "") if rows else ""
+    if not rows or (not here and " key:" not in kept):  # a simulator from before that names none
         return
-    if rows[0]["marketplace"] == here:
+    if kept == here:
         follow_endpoint(run, rows[0]["config_json"])
         return
     posted = run.store.table("ledger").count_where("campaign = ? AND operation != ?", [run.cfg.name, SCHEDULED_RUN])
-    if rows[0]["marketplace"] and posted:
-        raise OtherMarketplaceError(elsewhere(run, rows[0]["marketplace"], json.loads(rows[0]["config_json"] or "{}")))
+    if kept and posted and not (here.startswith(f"{kept} key:") and " key:" not in kept):
+        raise OtherMarketplaceError(elsewhere(run, kept, json.loads(rows[0]["config_json"] or "{}")))
     run.store.table("campaigns").update(run.cfg.name, {"marketplace": here})
 
 

@@ -1,46 +1,65 @@
-"""The simulator's clock calls over one kept-alive HTTP connection per thread.
-
-A run reads and moves the simulator's virtual clock thousands of times (every poll round, every
-window check). ``urllib.request.urlopen`` opens a new TCP connection for each call, and the simulator
-starts a thread for each connection: ~0.8 ms of CPU a call, against ~0.2 ms on a connection kept
-(bench/per_run_cpu.py). The call is the same HTTP request with the same reply and the same errors as
-``urlopen`` gives (a refused connection as ``URLError``, a non-2xx reply as ``HTTPError``, a timeout
-as ``TimeoutError``), with one difference: a redirect is refused as an ``HTTPError``, not followed
-(a clock POSTed to a redirect would have been re-sent as a GET; the simulator never redirects).
-
-Where urllib may use a proxy (an ``http_proxy`` variable in the environment, or in urllib's opener) or
-the URL is not plain http, the call goes through ``urlopen`` itself, as before.
+"""Every call to a simulator's ``/_sim/`` routes and a task server's ``/health``: one kept-alive connection
+per thread (a run moves the clock thousands of times; urlopen's connection a call cost ~0.8 ms of CPU against
+~0.2 ms, bench/per_run_cpu.py), with urlopen's errors (``URLError``, ``HTTPError``, ``TimeoutError``; a
+redirect is an ``HTTPError``). Each reply is read within ``cap`` bytes and ONE deadline for the whole call:
+every read of the head and the body waits only for the time left (docs/security.md, "Replies from an
+endpoint"). Through a proxy or over https the call goes through urllib, on the same bounded connections.
 """
 
 from __future__ import annotations
 
+import functools
 import http.client
 import io
+import math
 import os
 import select
+import socket
 import threading
+import time
 import urllib.error
 import urllib.request
+from typing import Any
 from urllib.parse import urlsplit
 
-_HELD = threading.local()  # .line: ((pid, host, port), HTTPConnection), the thread's one kept connection
+from flows.core.errors import PlatformError
+
+_HELD = threading.local()  # .line: ((pid, host, port), _Line), the thread's one kept connection
+MAX_REPLY_BYTES = 2**20  # a clock's or a health's answer is ~100 bytes
+MAX_LIST_BYTES = 64 * 2**20  # /_sim/workers and /_sim/items of a 40,000-image campaign: a few MB
 
 
-def post_json(url: str, body: bytes, timeout: float) -> bytes:
+def post_json(url: str, body: bytes, timeout: float, cap: int = MAX_REPLY_BYTES) -> bytes:
     """POST ``body`` (JSON) to ``url``; the reply's body, as ``urlopen(Request(url, body), timeout)`` reads it."""
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname or _proxy_in_environment():
-        return _through_urllib(url, body, timeout)
-    conn = _connection(parts.hostname, parts.port or http.client.HTTP_PORT, timeout)
+    return call("POST", url, body, timeout, cap)
+
+
+def call(method: str, url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES) -> bytes:
+    """One request; the reply's body within ``timeout`` seconds in all and ``cap`` bytes. A reply that is not
+    HTTP (a bad status line, 100 headers, a body cut short) is a ``URLError``, as a refused connection is."""
     try:
-        conn.request("POST", parts.path + (f"?{parts.query}" if parts.query else ""), body,
-                     {"Content-Type": "application/json"})
+        return _call(method, url, body, timeout, cap)
+    except http.client.HTTPException as err:
+        raise urllib.error.URLError(f"not an HTTP reply ({type(err).__name__})") from err
+
+
+def _call(method: str, url: str, body: bytes | None, timeout: float, cap: int) -> bytes:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):  # a ledger's URL is data: never a file:// or ftp:// read
+        raise urllib.error.URLError(f"not an http(s) URL: {parts.scheme[:20]}:")
+    if parts.scheme != "http" or not parts.hostname or _proxy_in_environment():
+        return _through_urllib(url, body, timeout, cap, method)
+    conn = _connection(parts.hostname, parts.port or http.client.HTTP_PORT, timeout)
+    conn.deadline = time.monotonic() + timeout
+    try:
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body,
+                     {"Content-Type": "application/json"} if body is not None else {})
     except OSError as err:  # urllib's own wording for a refused or broken connection
         _drop()
         raise urllib.error.URLError(err) from err
     try:
         reply = conn.getresponse()
-        data = reply.read()
+        data = bounded_body(reply, cap, f"{method} {parts.path}")
     except BaseException:
         _drop()
         raise
@@ -50,10 +69,87 @@ def post_json(url: str, body: bytes, timeout: float) -> bytes:
     return data
 
 
-def _through_urllib(url: str, body: bytes, timeout: float) -> bytes:
-    req = urllib.request.Request(url, method="POST", data=body, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return resp.read()  # type: ignore[no-any-return]
+def bounded_body(reply: http.client.HTTPResponse, cap: int, route: str) -> bytes:
+    """The body of ``reply`` (read through :class:`_Line`'s deadline), refused past ``cap`` bytes."""
+    declared, data = reply.getheader("Content-Length") or "", bytearray()
+    if not (declared.isdigit() and int(declared) > cap):
+        while len(data) <= cap and (chunk := reply.read1(65536)):
+            data += chunk
+        if len(data) <= cap:
+            reply.read()  # b"": marks the reply done, so the kept connection takes the next request
+            return bytes(data)
+    reply.close()
+    raise PlatformError(f"the reply to {route} is over {cap // 2**20} MiB; is the endpoint hitflow's simulator "
+                        "(hitflow sim) or task server?")
+
+
+def _through_urllib(url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES,
+                    method: str = "POST") -> bytes:
+    deadline = time.monotonic() + timeout
+    opener = urllib.request.build_opener(_Handler(deadline))
+    req = urllib.request.Request(url, method=method, data=body, headers={"Content-Type": "application/json"})
+    with opener.open(req, timeout=timeout) as resp:
+        return bounded_body(resp, cap, f"{method} {urlsplit(url).path}")
+
+
+class _Deadline(io.RawIOBase):
+    """The socket's file (``raw``, which keeps the socket open while a reply is read), each read waiting
+    only for the time left before ``deadline``."""
+
+    def __init__(self, raw: Any, sock: socket.socket, deadline: float):
+        self.raw, self.sock, self.deadline = raw, sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the reply took longer than its deadline")
+        self.sock.settimeout(left)
+        return self.raw.readinto(buffer)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+class _Reply(http.client.HTTPResponse):
+    def __init__(self, sock: socket.socket, *args: Any, deadline: float, **options: Any):
+        super().__init__(sock, *args, **options)
+        self.fp = io.BufferedReader(_Deadline(self.fp.detach(), sock, deadline))  # head and body, as read
+
+
+class _Line(http.client.HTTPConnection):
+    """A connection whose replies (head and body) are read within ``deadline`` (time.monotonic())."""
+
+    def __init__(self, *args: Any, deadline: float = math.inf, **options: Any):
+        super().__init__(*args, **options)
+        self.deadline = deadline
+
+    def getresponse(self) -> http.client.HTTPResponse:
+        self.response_class = functools.partial(_Reply, deadline=self.deadline)  # type: ignore[assignment]
+        return super().getresponse()
+
+
+class _TlsLine(_Line, http.client.HTTPSConnection):
+    pass
+
+
+class _Handler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """urllib's http and https handlers (in their place: the proxies stay urllib's), on bounded connections."""
+
+    def __init__(self, deadline: float):
+        from flows.core.http_clients import tls_context
+
+        urllib.request.HTTPSHandler.__init__(self, context=tls_context())
+        self.deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_Line, req, deadline=self.deadline)  # type: ignore[arg-type]
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_TlsLine, req, context=self._context, deadline=self.deadline)  # type: ignore
 
 
 def _proxy_in_environment() -> bool:
@@ -65,7 +161,7 @@ def _proxy_in_environment() -> bool:
     return opener is not None and any("http" in getattr(h, "proxies", {}) for h in opener.handlers)
 
 
-def _connection(host: str, port: int, timeout: float) -> http.client.HTTPConnection:
+def _connection(host: str, port: int, timeout: float) -> _Line:
     """The thread's kept connection to ``host:port``; a new one for another endpoint, after a fork, or
     when the kept one was closed by the server (a stopped simulator ends its connections)."""
     key = (os.getpid(), host, port)
@@ -73,9 +169,9 @@ def _connection(host: str, port: int, timeout: float) -> http.client.HTTPConnect
     if held is not None:
         if held[0] == key and held[1].sock is not None and not _closed_by_server(held[1].sock):
             held[1].sock.settimeout(timeout)
-            return held[1]
+            return held[1]  # type: ignore[no-any-return]
         _drop()
-    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    conn = _Line(host, port, timeout=timeout)
     _HELD.line = (key, conn)
     return conn
 

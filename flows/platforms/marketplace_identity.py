@@ -4,21 +4,52 @@ another one is refused before anything is posted (flows/driver/sim_marketplace.p
 
 from __future__ import annotations
 
+import base64
+import json
+import secrets
 import urllib.parse
 
+from flows.core.errors import ConfigError, PlatformError
 from flows.core.run.run_context import Target
-from flows.platforms.sim_probe import simulator_marketplace
+from flows.platforms.clock_line import post_json
+from flows.platforms.sim_probe import simulator_health
+
+PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the nonce (control_routes.py)
 
 
 def marketplace_of(target: Target) -> str:
-    """The identity of ``target``'s marketplace: ``simulator <id>`` for a simulator (the random id it keeps
-    in its state file, the same on any port or process that opens that file), ``<kind> <url>`` for an
-    MTurk-compatible endpoint or Prolific (its URL without credentials); "" for a simulator that names
-    none (one from before), which nothing is compared with."""
+    """The identity of ``target``'s marketplace: for a simulator its id and key as proven
+    (:func:`simulator_marketplace`, the same on any port or process that opens its state file), ``<kind>
+    <url>`` for an MTurk-compatible endpoint or Prolific (its URL without credentials)."""
     if target.kind == "sim":
-        found = simulator_marketplace(target.endpoint_url)
-        return f"simulator {found}" if found else ""
+        return simulator_marketplace(target.endpoint_url)
     return f"{target.kind} {public_url(target.endpoint_url)}"
+
+
+def simulator_marketplace(endpoint_url: str) -> str:
+    """``simulator <id> key:<public key>`` when the simulator at ``endpoint_url`` names its marketplace and
+    signs a fresh nonce with that marketplace's key (``POST /_sim/prove``, flows/sim/service/control_routes.py):
+    an id and a public key anyone can copy, a signature only the state file's holder can make. ``simulator
+    <id>`` for one from before keys; "" when it names none or does not answer. A signature that does not
+    check is a ConfigError: that server is not the marketplace it names."""
+    health = simulator_health(endpoint_url)
+    found, key = str(health.get("marketplace") or ""), health.get("key")
+    if not found or not key:
+        return f"simulator {found}" if found else ""
+    nonce = secrets.token_bytes(32)
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        signed = json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/prove",
+                                      json.dumps({"nonce": nonce.hex()}).encode(), 10))["signature"]
+        Ed25519PublicKey.from_public_bytes(base64.b64decode(str(key), validate=True)).verify(
+            base64.b64decode(str(signed), validate=True), PROOF + nonce)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PlatformError, InvalidSignature) as exc:
+        raise ConfigError(f"the simulator at {public_url(endpoint_url)} names marketplace {found[:40]!r} but does "
+                          f"not prove it holds that marketplace's key ({type(exc).__name__}): it is not that "
+                          "marketplace; check the endpoint URL") from exc
+    return f"simulator {found} key:{key}"
 
 
 def public_url(url: str) -> str:

@@ -10,6 +10,7 @@ from flows.core.errors import ConfigError
 from flows.core.run.run_context import Session
 from flows.platforms import PLATFORMS
 from flows.platforms.interface import Platform, PlatformFacts
+from flows.platforms.words import RouteWords
 
 
 def platform_for(name: str) -> Platform:
@@ -32,7 +33,8 @@ def platform_for(name: str) -> Platform:
 
 def platform_facts(name: str) -> PlatformFacts:
     """What the platform called ``name`` is (its name, label, whether it pays), without importing its
-    client and steps as :func:`platform_for` does (~0.4 s of CPU: `hitflow status` needs only these)."""
+    client and steps as :func:`platform_for` does (~0.4 s of CPU: `hitflow status` needs only these); a
+    name it does not know, as :class:`UnknownPlatform`."""
     if name == "mturk":
         from flows.platforms.mturk import facts as mturk_facts
 
@@ -45,7 +47,20 @@ def platform_facts(name: str) -> PlatformFacts:
         from flows.platforms.links import facts as links_facts
 
         return links_facts
-    return platform_for(name)  # an unknown name: its error
+    return UnknownPlatform(name)
+
+
+class UnknownPlatform:
+    """A ledger row's platform this hitflow does not know (a newer hitflow's, or an edited row): the views
+    show the campaign under that name with nothing posted and no money, rather than failing (the ui's 500)."""
+
+    SENDS_DECISIONS = False
+    WORDS = RouteWords("unit", "units", "response", "responses",
+                       "SELECT count(*) AS n, NULL AS places FROM items WHERE campaign = ? AND batch = ? AND 1 = 0")
+
+    def __init__(self, name: str):
+        self.NAME = name
+        self.LABEL = f"unknown platform {''.join(c for c in name if c.isprintable())[:40]!r}"
 
 
 @contextmanager

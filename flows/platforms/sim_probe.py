@@ -6,30 +6,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows.platforms.clock_line import post_json
+from flows.core.errors import PlatformError
+from flows.platforms.clock_line import call, post_json
 
 
 def is_simulator(endpoint_url: str) -> bool:
     """Whether ``endpoint_url`` answers ``GET /_sim/health`` as a hitflow simulator."""
-    return _health(endpoint_url).get("service") == "hitflow-simulator"
+    return simulator_health(endpoint_url).get("service") == "hitflow-simulator"
 
 
-def simulator_marketplace(endpoint_url: str) -> str:
-    """The id a simulator's ``GET /_sim/health`` names its marketplace by (kept in its state file), or ""
-    when it names none (a simulator from before) or does not answer."""
-    return str(_health(endpoint_url).get("marketplace") or "")
-
-
-def _health(endpoint_url: str) -> dict[str, Any]:
-    """What ``GET /_sim/health`` answers with a 200 as a JSON object; {} for anything else."""
-    import httpx
-
-    from flows.core.http_clients import http_get
-
+def simulator_health(endpoint_url: str) -> dict[str, Any]:
+    """What ``GET /_sim/health`` answers with a 200 as a JSON object, within 5 s and 1 MiB; {} for anything else."""
     try:
-        answer = http_get(f"{endpoint_url.rstrip('/')}/_sim/health", timeout=5, follow_redirects=False)
-        body = answer.json() if answer.status_code == 200 else {}
-    except (httpx.HTTPError, ValueError):
+        body = json.loads(call("GET", f"{endpoint_url.rstrip('/')}/_sim/health", None, 5))
+    except (OSError, ValueError, RecursionError, PlatformError):  # refused, an error status, past a bound
         return {}
     return body if isinstance(body, dict) else {}
 
@@ -40,6 +30,6 @@ def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
     try:
         return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
                                           json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # URLError and timeouts are OSErrors
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PlatformError):  # URLError, timeouts: OSErrors
         return None
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import random
 import threading
+import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 from flows.core.db_url import is_postgres_url
 from flows.core.errors import ClosedEndpointError, ConfigError, PlatformError
 from flows.core.run.run_context import Target
-from flows.platforms.clock_line import post_json
+from flows.platforms.clock_line import MAX_LIST_BYTES, call, post_json
 from flows.platforms.sim_probe import is_simulator
 
 
@@ -205,6 +205,9 @@ def advance_sim_clock(target: Target, seconds: float) -> float:
         raise PlatformError(f"the simulator's clock did not move within {CLOCK_TIMEOUT_S} s (its browser workers "
                             "still at the pages?); run again: the HITs already posted are adopted, not posted "
                             "twice") from exc
+    except urllib.error.URLError as exc:  # refused, an error status, not an HTTP reply: one line, not a path's
+        raise PlatformError(f"the simulator's clock call failed ({_reply(str(exc.reason).encode())}): is it still "
+                            "running at the endpoint URL? Run again: the HITs already posted are adopted") from exc
     try:
         return float(json.loads(body)["now"])
     except (ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:  # {} from a fake simulator
@@ -229,20 +232,24 @@ def _sim_list(body: bytes, what: str) -> list[dict[str, Any]]:
     return value
 
 
+def _sim_call(target: Target, method: str, route: str, body: bytes | None, timeout: float) -> bytes:
+    """A call to the simulator's ``route`` within clock_line's bounds; a failure (no answer within ``timeout``
+    s, an error status) is one line."""
+    try:
+        return call(method, f"{target.endpoint_url}{route}", body, timeout, MAX_LIST_BYTES)
+    except (TimeoutError, urllib.error.URLError) as exc:  # HTTPError too
+        raise PlatformError(f"the simulator's {method} {route.split('?')[0]} failed ({type(exc).__name__}, "
+                            f"{timeout:.0f} s allowed): is the endpoint hitflow's simulator (hitflow sim)?") from exc
+
+
 def sim_ground_truth(target: Target, query: str = "") -> list[dict[str, Any]]:
     """The simulated crowd's profiles; ``query="platform=prolific"``: the Prolific panel, under its ids."""
-    url = f"{target.endpoint_url}/_sim/workers" + (f"?{query}" if query else "")
-    with urllib.request.urlopen(url, timeout=30) as resp:
-        return _sim_list(resp.read(), "workers")
+    return _sim_list(_sim_call(target, "GET", "/_sim/workers" + (f"?{query}" if query else ""), None, 30), "workers")
 
 
 def give_sim_known_answers(target: Target, rows: list[dict[str, str]], campaign: str) -> None:
     """The requester's known answers (``item_id, field, answer``) for ``campaign``'s pages (campaign_scope.py)."""
-    req = urllib.request.Request(f"{target.endpoint_url}/_sim/truth", method="POST",
-                                 data=json.dumps({"scope": campaign, "answers": rows}).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        resp.read()
+    _sim_call(target, "POST", "/_sim/truth", json.dumps({"scope": campaign, "answers": rows}).encode(), 60)
 
 
 def add_known_to_crowd(people: tuple[list[Any], dict[str, Any]], rows: list[dict[str, str]]) -> None:
@@ -263,8 +270,7 @@ def sim_item_truth(target: Target, campaign: str | None = None) -> list[dict[str
     """The latent answer (``item_id, field, answer``) of every choice the crowd was shown on ``campaign``'s
     pages (without: on any), as the folder's marketplace serves other campaigns too."""
     query = f"?{urllib.parse.urlencode({'scope': campaign})}" if campaign is not None else ""
-    with urllib.request.urlopen(f"{target.endpoint_url}/_sim/items{query}", timeout=30) as resp:
-        return _sim_list(resp.read(), "items")
+    return _sim_list(_sim_call(target, "GET", f"/_sim/items{query}", None, 30), "items")
 
 
 def sim_uncaptioned(crowd_file: Path, item_ids: list[str]) -> list[str]:

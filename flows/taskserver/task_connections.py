@@ -1,25 +1,7 @@
-"""The task server's connections: what uvicorn leaves open to slow and many clients.
-
-uvicorn has a keep-alive timeout but no limit on how long a request head or body may take
-to arrive (any byte restarts nothing and nothing is timed), no cap per address, and its
-``limit_concurrency`` answers 503 only once a head has arrived, to everyone. A few hundred
-connections that trickle a header byte every few seconds held every file descriptor, and
-asyncio then logged a traceback for each failed ``accept()`` (189 MB in 70 s).
-
-So every connection is counted by its address (an IPv6 client by its /64, which one host
-usually holds whole), and the server:
-- refuses a connection beyond ``per_address`` from one address with a 503;
-- closes a connection whose request head is not complete ``header_timeout_s`` after it opened
-  (or after its previous response), and one whose body is not complete ``body_timeout_s``
-  after its head;
-- keeps the open connections below the file limit, with room for the ledger and for the
-  connections ``accept()`` takes in one go (uvicorn's ``backlog``): at the cap, a new connection
-  pushes out the oldest one still sending its head from the address that holds the most, so a
-  slow crowd cannot lock out ``/health`` or a participant whose request arrives at once. A connection
-  still sending its body counts as slow as one sending its head: loopback, exempt from the per-address
-  cap, once held every place with slow bodies and ``/health`` answered 503 for ~25 s.
-Loopback and trusted proxies are not capped per address (a proxy carries everyone's connections).
-"""
+"""The task server's connections against slow and many clients (uvicorn times neither a request's head nor
+its body): a cap per address (an IPv6 client by its /64), deadlines for a head and a body, and the open
+connections kept below the file limit, the oldest slow one pushed out at the cap (docs/security.md, "Slow and
+many clients"). Loopback and trusted proxies are not capped per address (a proxy carries everyone's)."""
 
 from __future__ import annotations
 

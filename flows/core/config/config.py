@@ -27,6 +27,7 @@ from flows.core.config.rule_sets import chosen_rules
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
+from flows.core.http_clients import http_url_problem
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
@@ -161,7 +162,8 @@ def load_config(path: str | Path) -> CampaignConfig:
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
         campaign_word_min_workers=doc.postprocess.campaign_word_min_workers,
-        endpoint_url=doc.target.endpoint_url, task_url=doc.target.task_url, out=_output_root(path, doc.target.out),
+        endpoint_url=_target_url(path, "endpoint_url", doc.target.endpoint_url),
+        task_url=_target_url(path, "task_url", doc.target.task_url), out=_output_root(path, doc.target.out),
         sim_crowd=_existing(path, "target", "sim_crowd", doc.target.sim_crowd),
         sim_start=doc.target.sim_start.timestamp(), sim_workers=doc.target.sim_workers,
         page_origins=tuple(doc.target.page_origins), prolific=prolific_settings(doc.prolific), study=study,
@@ -195,6 +197,14 @@ def _output_root(path: Path, out: str) -> str:
         raise _fail(path, "target", "out", "must be a folder or a URL without credentials or spaces; give a URL's "
                     "credentials by the environment (FSSPEC_S3_KEY and FSSPEC_S3_SECRET for s3://)")
     return out
+
+
+def _target_url(path: Path, key: str, url: str) -> str:
+    """[target] endpoint_url and task_url obey the command line's rule (``--endpoint-url``): a credential in
+    one reached Prolific's study link, the run's output and the ledger's stored config."""
+    if url and (problem := http_url_problem(url)):
+        raise _fail(path, "target", key, problem)
+    return url
 
 
 def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:

@@ -249,7 +249,7 @@ class ScheduleSection(Section):
 
 
 class TargetSection(Section):
-    endpoint_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
+    endpoint_url: str = Field("", max_length=2000,  # checked in config.py, as out: a refusal must not echo it
                               description="Empty: the built-in simulator; or an MTurk-compatible http(s) endpoint")
     sim_crowd: str = Field("", max_length=1000, description="The simulator's crowd file for this campaign")
     sim_start: AwareDatetime = Field(datetime(2026, 1, 5, tzinfo=UTC), description="The simulator's virtual clock "
@@ -260,7 +260,7 @@ class TargetSection(Section):
     page_origins: list[Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:\d+)?$")]] = Field(
         default_factory=list, max_length=50, description='task = "custom" on the task server: origins the page may '
                                                          'load scripts and styles from, "https://cdn.example.org"')
-    task_url: str = Field("", pattern=r"^(https?://\S+)?$", max_length=2000,
+    task_url: str = Field("", max_length=2000,  # checked in config.py, as endpoint_url
                           description="Public base URL of the running `hitflow serve` (Prolific, invite links)")
     out: str = Field("", max_length=2000,  # checked in config.py: a refusal must not echo a credential
                      description='Where outputs go, as --out: a folder (relative to where hitflow runs) or an fsspec '

@@ -32,6 +32,8 @@ _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
 CLIENT_OPTIONS: dict[str, Any] = {"retries": {"mode": "standard", "total_max_attempts": 1},
                                   "max_pool_connections": 16, "connect_timeout": 5, "read_timeout": 30}
 PAGE_SIZE = 100  # MTurk's largest MaxResults
+MAX_REPLY_BYTES = 64 * 2**20  # a page of 100 assignments is well under 1 MiB
+REPLY_DEADLINE_S = 60.0  # one attempt, head and body
 
 
 def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
@@ -45,7 +47,41 @@ def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
     client = boto3.client("mturk", endpoint_url=target.endpoint_url, region_name="us-east-1",
                           config=Config(**CLIENT_OPTIONS), **keys)
     client.meta.events.register_first("needs-retry.mturk", botocore_hook(retry or RetryPolicy()))
+    client.meta.events.register("before-send.mturk", bounded_send(client._endpoint.http_session))
     return client
+
+
+def bounded_send(session: Any) -> Any:
+    """A ``before-send`` handler that sends the request itself and reads the reply within REPLY_DEADLINE_S
+    and MAX_REPLY_BYTES: botocore read a reply whole, and its read timeout is per read, so a reply trickled
+    a byte at a time never ended. A reply late as a whole fails as botocore's own read timeout."""
+    from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
+    from urllib3.exceptions import HTTPError, TimeoutError
+
+    from flows.core.http_clients import within
+
+    def send(request: Any, event_name: str = "", **_: Any) -> Any:
+        def attempt() -> Any:
+            request.stream_output = True  # else botocore's session reads the whole body as it sends
+            reply = session.send(request)
+            declared = reply.headers.get("Content-Length", "")
+            try:
+                reply._content = reply.raw.read(MAX_REPLY_BYTES + 1)  # read here, not whole by botocore
+                if declared.isdigit() and len(reply._content) < min(int(declared), MAX_REPLY_BYTES + 1):
+                    raise HTTPError("the reply ended before its Content-Length")  # botocore does not check
+            except HTTPError as exc:  # as botocore's own read would say it (a timeout, a body cut short)
+                raise (ReadTimeoutError if isinstance(exc, TimeoutError) else ConnectionClosedError)(
+                    endpoint_url=request.url) from exc
+            reply.raw.close() if len(reply._content) > MAX_REPLY_BYTES else reply.raw.release_conn()
+            return reply
+
+        reply = within(REPLY_DEADLINE_S, attempt, lambda: ReadTimeoutError(
+            endpoint_url=f"{request.url} (no whole reply within {REPLY_DEADLINE_S:.0f} s)"))
+        if len(reply._content) > MAX_REPLY_BYTES:
+            raise PlatformError(f"the endpoint's reply to {event_name.rsplit('.', 1)[-1]} is over "
+                                f"{MAX_REPLY_BYTES // 2**20} MiB; check the endpoint URL")
+        return reply
+    return send
 
 
 def turk_code(exc: ClientError) -> str:

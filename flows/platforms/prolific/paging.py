@@ -1,15 +1,8 @@
-"""Prolific's replies read within bounds, whatever the server: a hostile or broken
-endpoint could page forever (a next link to itself: 1,343 requests in 60 s), hang a run with a reply
-sent a byte at a time, crash the parser with deeply nested JSON, or put terminal escapes in an error
-or an id. Here:
-
-- one reply: at most CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON nested at most MAX_JSON_DEPTH deep; one
-  call with its retries: no new attempt after RETRIES_DEADLINE_S;
-- paging: at most MAX_PAGES pages and PAGING_DEADLINE_S, and a page that brings nothing new (a link
-  seen before, an empty page with a next link) ends it with a one-line PlatformError;
-- every text from the server that is printed (:func:`printable`) loses its control characters, and
-  every id used in a URL (:func:`path_id`) is refused unless it is a plain id.
-"""
+"""Prolific's replies read within bounds, whatever the server (docs/security.md, "A hostile Prolific
+server"): one reply within CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON at most MAX_JSON_DEPTH deep, a call's
+retries within RETRIES_DEADLINE_S, a listing within MAX_PAGES and PAGING_DEADLINE_S and stopped when a page
+brings nothing new; what is printed loses its control characters (:func:`printable`), and an id put in a
+URL must be plain (:func:`path_id`)."""
 
 from __future__ import annotations
 
@@ -54,24 +47,31 @@ def within_retries_deadline(started: float, call: str) -> None:
 
 
 def bounded_send(http: httpx.Client, method: str, path: str, body: Any, params: Any) -> httpx.Response:
-    """One request with its reply read whole within CALL_DEADLINE_S and MAX_REPLY_BYTES."""
+    """One request with its reply read whole within CALL_DEADLINE_S (its head too: a head trickled a byte at a
+    time met only each read's timeout) and MAX_REPLY_BYTES."""
+    from flows.core.http_clients import within
+
     deadline = time.monotonic() + CALL_DEADLINE_S
     request = http.build_request(method, path, json=body, params=params)
-    reply = http.send(request, stream=True)
-    try:
-        chunks, size = [], 0
-        for chunk in reply.iter_bytes():
-            size += len(chunk)
-            if size > MAX_REPLY_BYTES:
-                raise PlatformError(f"Prolific {method} {request.url.path} answered more than "
-                                    f"{MAX_REPLY_BYTES // 2**20} MiB; check the endpoint URL")
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout(f"the reply took more than {CALL_DEADLINE_S:.0f} s", request=request)
-            chunks.append(chunk)
-        reply._content = b"".join(chunks)  # read here, within bounds, instead of by httpx's read()
-    finally:
-        reply.close()
-    return reply
+    late = httpx.ReadTimeout(f"the reply took more than {CALL_DEADLINE_S:.0f} s", request=request)
+
+    def attempt() -> httpx.Response:
+        reply = http.send(request, stream=True)
+        try:
+            chunks, size = [], 0
+            for chunk in reply.iter_bytes():
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise PlatformError(f"Prolific {method} {request.url.path} answered more than "
+                                        f"{MAX_REPLY_BYTES // 2**20} MiB; check the endpoint URL")
+                if time.monotonic() > deadline:
+                    raise late
+                chunks.append(chunk)
+            reply._content = b"".join(chunks)  # read here, within bounds, instead of by httpx's read()
+        finally:
+            reply.close()
+        return reply
+    return within(CALL_DEADLINE_S, attempt, lambda: late)
 
 
 def bounded_json(content: bytes) -> Any:

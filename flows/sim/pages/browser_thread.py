@@ -134,13 +134,36 @@ class BrowserThread:
 
 
 def kill_marked(marker: str) -> int:
-    """Kill the processes whose command line carries ``marker`` (one Chromium's main process); how many."""
+    """Kill this thread's Chromium: the processes this process started (its descendants) whose command line
+    carries ``marker``, by their ids; how many. Another process of the same user with the marker on its
+    command line is not ours, and is left alone."""
     killed = 0
-    for proc in Path("/proc").glob("[0-9]*"):
+    for pid in started_with(marker):
         try:
-            if marker.encode() in (proc / "cmdline").read_bytes().split(b"\0"):
-                os.kill(int(proc.name), signal.SIGKILL)
-                killed += 1
-        except (OSError, ValueError):  # gone meanwhile, or not ours to read
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except OSError:  # gone meanwhile
             continue
     return killed
+
+
+def started_with(marker: str) -> set[int]:
+    """The ids of this process's descendants (found by their parents' ids in /proc) that carry ``marker``."""
+    parents: dict[int, int] = {}
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:  # the parent's id is the 2nd field after the command's name, which may hold spaces and ")"
+            parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):  # gone meanwhile
+            continue
+    ours, frontier = set[int](), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - ours
+        ours |= frontier
+    return {pid for pid in ours if _carries(pid, marker)}
+
+
+def _carries(pid: int, marker: str) -> bool:
+    try:
+        return marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import secrets
 import sqlite3
 import sys
 import threading
@@ -139,15 +138,13 @@ class MarketStore:
                               "or choose another state file (--sim-state / --state)")
         return kept
 
-    def marketplace_id(self) -> str:
-        """This marketplace's identity, random and kept in the file (a file from before gets one now): a
-        ledger records it so a campaign is not resumed on another marketplace. Not the seeded ``nonce``,
-        which two marketplaces of one seed share."""
-        if not self.meta.get("marketplace_id"):
-            self.meta["marketplace_id"] = f"sim-{secrets.token_hex(8)}"
-            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('marketplace_id', ?)",
-                              [self.meta["marketplace_id"]])
-        return self.meta["marketplace_id"]
+    def kept(self, name: str, make: Callable[[], str]) -> str:
+        """A value made once and kept in the file (the marketplace's id and key: flows/sim/service/control_routes.py);
+        a file from before gets it now. Not the seeded ``nonce``, which two marketplaces of one seed share."""
+        if not self.meta.get(name):
+            self.meta[name] = make()
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [name, self.meta[name]])
+        return self.meta[name]
 
     def close(self) -> None:
         self.answers.closed = True

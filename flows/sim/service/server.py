@@ -5,7 +5,6 @@ the clock, fault injection and the crowd's ground truth (flows/sim/service/contr
 from __future__ import annotations
 
 import json
-import secrets
 import socket
 import threading
 from decimal import Decimal
@@ -24,7 +23,7 @@ from flows.sim.people.crowd_keys import DEFAULT_CROWD
 from flows.sim.prolific import prolific_api
 from flows.sim.prolific.prolific_people import Participants
 from flows.sim.prolific.prolific_state import ProlificState
-from flows.sim.service.control_routes import check_control, control_body, take_known
+from flows.sim.service.control_routes import check_control, control_body, identity, prove, public, take_known
 from flows.sim.service.kept_alive import CountedConnection, KeptAlive
 from flows.sim.service.market_store import MarketStore
 from flows.sim.service.pacing import Pacing
@@ -138,6 +137,8 @@ class _Handler(CountedConnection, WorkerPages):
                 faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
             self._commit()
             return self._json(200, vars(faults))
+        if url.path == "/_sim/prove":  # that this is the marketplace a ledger recorded (control_routes.py)
+            return self._json(200, prove(self.server.marketplace_key, self._body()))
         if url.path == "/_sim/truth":  # the requester's known answers (flows/sim/people/known_answers.py)
             return self._json(200, take_known(self.server.market, self._body()))
         if url.path == "/mturk/externalSubmit":
@@ -164,7 +165,8 @@ class _Handler(CountedConnection, WorkerPages):
         views = {"/_sim/clock": lambda: {"now": market.now},  # ?scope=<campaign>: its items only (campaign_scope.py)
                  "/_sim/items": lambda: market.item_truth(query.get("scope")),
                  "/_sim/health": lambda: {"ok": True, "service": SERVICE_ID, "calls": market.calls,
-                                          "marketplace": self.server.marketplace_id},
+                                          "marketplace": self.server.marketplace_id,
+                                          "key": public(self.server.marketplace_key)},
                  "/_sim/notifications": lambda: list(market.sent_notifications)}  # MTurk events' outbox
         if url.path in views:
             return self._json(200, views[url.path]())
@@ -218,7 +220,7 @@ class _SimHTTPServer(KeptAlive, ThreadingHTTPServer):
                  store: MarketStore | None = None):
         super().__init__(addr, _Handler)
         self.market, self.prolific, self.verbose, self.store = market, prolific, verbose, store
-        self.marketplace_id = store.marketplace_id() if store else f"sim-{secrets.token_hex(8)}"  # /_sim/health
+        self.marketplace_id, self.marketplace_key = identity(store)  # /_sim/health, /_sim/prove
         self.pacing = Pacing()  # no latency, no rate limit unless `hitflow sim serve --latency-ms`
         self.track_connections()
 
