@@ -70,7 +70,7 @@ class PlanDefaults:
 
     minutes: float  # a unit's median minutes, from its fields
     reward: Decimal | None = None  # per unit in the study's currency; None: HOURLY for ``minutes``
-    estimated_minutes: int | None = None  # None: ``minutes`` rounded up
+    estimated_minutes: int | None = None  # None: ``minutes`` to the nearest whole minute
     maximum_minutes: int | None = None  # None: SLOW_FACTOR times the estimate, at least Prolific's minimum
 
 
@@ -87,10 +87,13 @@ def prolific_min_maximum(estimated_minutes: float) -> int:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least."""
-    estimated = plan.estimated_minutes or max(1, math.ceil(plan.minutes))
-    maximum = plan.maximum_minutes or SLOW_FACTOR * estimated
-    return estimated, max(maximum, prolific_min_maximum(estimated))
+    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
+    The estimate is the median's nearest whole minute (Prolific takes whole minutes), not the next one up: a
+    2.1-minute page said as 3 overstates its median by 40% (the hourly default still clears Prolific's floor)."""
+    estimated = plan.estimated_minutes or max(1, math.floor(plan.minutes + 0.5))
+    # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
+    slow = max(SLOW_FACTOR * estimated, math.ceil(SLOW_FACTOR * plan.minutes), prolific_min_maximum(plan.minutes))
+    return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))
 
 
 def derived_reward(plan: PlanDefaults, estimated: int, currency: str) -> Decimal:
