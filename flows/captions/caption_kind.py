@@ -54,6 +54,12 @@ CAPTIONS_BLIND = ("simulated answers for caption are content-blind on {blind} of
                   "[target] sim_crowd)")
 
 
+def caption_top_up(run: Run, batch: int) -> dict[str, Any]:
+    from flows.captions.caption_top_up import top_up_round  # pandas: loaded when a round runs
+
+    return top_up_round(run, batch)
+
+
 def caption_blind_lines(cfg: CampaignConfig, crowd_file: Path, limit: int | None, scale: int) -> list[str]:
     """How many of a caption page's images the crowd's caption bank does not hold."""
     from flows.platforms.targets import sim_uncaptioned
@@ -76,5 +82,5 @@ CAPTION_KIND = register(TaskKind(
     fields=lambda cfg: [CAPTION],
     cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
     rules=caption_rules, rehearsal_lines=caption_blind_lines,
-    extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": True}))
+    extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": caption_top_up}))
 DECLARED = (CAPTION_KIND,)  # read by flows/core/kind_registry.py
