@@ -130,7 +130,8 @@ class TaskKind:
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
     # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
-    # "tops_up" (more assignments for items short of accepted answers), "asks_platform_for_outputs" (test scores)
+    # "tops_up" (its round of more assignments for items short of accepted answers), "asks_platform_for_outputs"
+    # (test scores), "scales" (its ``item_plan`` takes ``scale``, ``--scale``'s copies)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -108,5 +108,6 @@ CUSTOM_KIND = register(TaskKind(
     fields=first_page_fields, cards=custom_cards,
     plan=custom_plan, qc=custom_qc, outputs=custom_outputs, page=custom_page, rules=custom_spec,
     item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
-    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True, "tops_up": custom_top_up}))
+    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines,
+    extra={"own_page": True, "tops_up": custom_top_up, "scales": True}))
 DECLARED = (CUSTOM_KIND,)  # read by flows/core/kind_registry.py
