@@ -5,13 +5,10 @@ the same figures against what its accepted work took."""
 
 from __future__ import annotations
 
-import contextlib
 import math
-import sqlite3
 import statistics
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from flows.campaigns.task_kinds import kind_of
@@ -54,32 +51,17 @@ NEAR_LIMIT = 0.5
 
 
 TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? AND status = 'TIMED-OUT'"
-Rows = Callable[[str, list[Any]], list[dict[str, Any]]]
 
 
-def ledger_rows(db: str) -> Rows | None:
-    """The ledger's rows, read only (a dry run changes nothing); None for none yet or a PostgreSQL one."""
-    if "://" in db or not Path(db).is_file():
-        return None
-
-    def rows(sql: str, args: list[Any]) -> list[dict[str, Any]]:
-        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as ledger:
-            ledger.row_factory = sqlite3.Row
-            try:
-                return [dict(r) for r in ledger.execute(sql, args)]
-            except sqlite3.Error:  # not a ledger (yet)
-                return []
-    return rows
-
-
-def rehearsal_time_lines(rows: Rows | None, cfg: CampaignConfig, platform: str, campaign: str) -> list[str]:
+def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
+                         platform: str, campaign: str) -> list[str]:
     """The plan's times and pay against what the campaign's accepted work took (its median and slowest), and
     where the plan would time people out or, on Prolific, pay under its floor by the median; [] before any."""
     times = [float(r["s"]) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
-    if not times:
+    if rows is None or not times:
         return []
     median, slowest, tail = statistics.median(times) / 60, times[-1] / 60, times[int(0.9 * (len(times) - 1))] / 60
-    timed_out = int(rows(TIMED_OUT, [campaign])[0]["n"]) if rows(TIMED_OUT, [campaign]) else 0
+    timed_out = sum(int(r["n"]) for r in rows(TIMED_OUT, [campaign]))
     head = f"times of {len(times)} accepted: median {median:.1f} min, slowest {slowest:.1f} min"
     if platform != "prolific":
         allowed = cfg.assignment_duration_s / 60

@@ -267,9 +267,16 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
+    from flows.campaigns.dry_run import (
+        content_blind_lines,
+        format_plan,
+        grown_plan_note,
+        ledger_rows,
+        plan_calls,
+        refusals,
+    )
     from flows.campaigns.gate_view import gate_lines
-    from flows.campaigns.page_plan import ledger_rows, rehearsal_time_lines, time_lines
+    from flows.campaigns.page_plan import rehearsal_time_lines, time_lines
     from flows.campaigns.task_kinds import kind_of
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
