@@ -14,13 +14,7 @@ from typing import Any
 from flows.campaigns.task_kinds import kind_of
 from flows.core.config.config import CampaignConfig
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
-from flows.core.task_kinds import SLOW_FACTOR, prolific_min_maximum
-
-
-def shortest_time(minutes: float) -> int:
-    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
-    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
-    return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
+from flows.core.task_kinds import least_maximum
 
 
 def unit_line(cfg: CampaignConfig) -> tuple[str, float]:
@@ -39,7 +33,7 @@ def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     from flows.platforms.registry import platform_for
 
     said, minutes = unit_line(cfg)
-    return platform_for(platform).time_lines(cfg, said, minutes, shortest_time(minutes))
+    return platform_for(platform).time_lines(cfg, said, minutes, least_maximum(minutes))
 
 
 ACCEPTED_TIMES = ("SELECT a.submit_time - a.accept_time AS s FROM assignments a JOIN decisions d ON d.campaign = "

@@ -86,13 +86,19 @@ def prolific_min_maximum(estimated_minutes: float) -> int:
     return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
+def least_maximum(minutes: float) -> int:
+    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
+    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
+    return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
+
+
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
     """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
     The estimate is the median's nearest whole minute (Prolific takes whole minutes), not the next one up: a
     2.1-minute page said as 3 overstates its median by 40% (the hourly default still clears Prolific's floor)."""
     estimated = plan.estimated_minutes or max(1, math.floor(plan.minutes + 0.5))
     # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
-    slow = max(SLOW_FACTOR * estimated, math.ceil(SLOW_FACTOR * plan.minutes), prolific_min_maximum(plan.minutes))
+    slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))
     return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))
 
 
