@@ -90,7 +90,7 @@ def test_the_run_and_the_dry_run_set_the_plan_against_the_rehearsal_s_times(tmp_
                                                     "estimated_minutes = 1\nmaximum_minutes = 5\n"})
     out = rehearse(tmp_path, config, "prolific", capsys)
     line = next(x for x in out.splitlines() if x.startswith("times of "))
-    assert "the plan: estimated 1 min, maximum 5 min, 0.15 GBP (9.00 GBP/hour by the estimate" in line
+    assert "the plan: estimated 1 min, maximum 5 min, 0.15 GBP (9.00 GBP/hour by the estimate" in out
     assert "warning: by the median the reward pays under Prolific's minimum of 6.00 GBP/hour" in out
     assert "set [prolific] estimated_minutes = 2" in out
     assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),

@@ -37,6 +37,9 @@ READING_SECONDS = 30
 # Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
 # 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.
 HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
+# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
+# working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
+NEAR_LIMIT = 0.5
 SLOW_FACTOR = 3  # the maximum time a plan gives: three times the median, and never under Prolific's own minimum
 
 
