@@ -142,15 +142,6 @@ def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], 
             for w in dict.fromkeys(mine["worker_id"]) if w not in listed]
 
 
-def last_verdict(actions: pd.DataFrame, kind: str, worker_id: str, assignment_id: str) -> str:
-    """The person's latest approve/reject on an assignment, or block/unblock/keep on a worker; "" if none."""
-    if kind == "assignment":
-        mine = actions[(actions["assignment_id"] == assignment_id) & actions["action"].isin(ASSIGNMENT_VERDICTS)]
-    else:
-        mine = actions[(actions["worker_id"] == worker_id) & actions["action"].isin(WORKER_VERDICTS)]
-    return str(mine["action"].iloc[-1]) if len(mine) else ""
-
-
 def worker_history(flags: pd.DataFrame, assignments: pd.DataFrame, decisions: pd.DataFrame,
                    blocks: pd.DataFrame) -> pd.DataFrame:
     """Per worker and batch: ``worker_id, batch, assignments, flags, rejected, blocked`` (0/1).

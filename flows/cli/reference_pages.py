@@ -32,11 +32,6 @@ def config_sections() -> dict[str, type[BaseModel]]:
     return {name: _section_model(field) for name, field in ConfigFile.model_fields.items()}
 
 
-def schema_keys() -> set[str]:
-    """Every key a config may hold, as ``section.key``."""
-    return {f"{name}.{key}" for name, model in config_sections().items() for key in model.model_fields}
-
-
 def config_markdown() -> str:
     """One table per section: key, type (with bounds), default, description."""
     parts = []

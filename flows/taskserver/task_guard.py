@@ -15,7 +15,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -143,7 +142,3 @@ class SessionLimits:
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
-
-
-def state_value(request: Request, name: str, default: Any) -> Any:
-    return getattr(request.state, name, default)
