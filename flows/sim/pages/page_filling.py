@@ -34,9 +34,7 @@ def page_rules(html: str) -> SubmitRules:
 def work_units(fields: list[FormField]) -> int:
     """Effort in captions (how much work a page is, for recruiting): a test of eight short questions takes
     about as long as one caption."""
-    hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields) \
-        + plain_units(fields)
+    return work_effort(fields)[0] + plain_units(fields)
 
 
 def plain_units(fields: list[FormField]) -> int:
