@@ -105,7 +105,7 @@ def test_every_item_is_answered_or_named_and_short_ones_are_topped_up(tmp_path: 
     from flows.campaigns.summary import short_items  # what names them (on 2c4fa7dd: nothing did)
 
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, 1, items=30, edits={"# min_judgements = 2": "top_up_rounds = 1",
+    config = new_page(tmp_path, 1, items=30, edits={"# top_up_rounds = 2": "top_up_rounds = 1",
                                                     'budget = "': 'budget = "2'})  # the top-ups' worst case fits
     out = rehearse(tmp_path, config, "mturk", capsys)
     with sqlite3.connect(tmp_path / "h.db") as db:
