@@ -30,8 +30,9 @@ PAGE = """<html><body>
 ITEMS = 40
 # a unit of one item: the page read (30 s), one choice (8 s) and one free text (40 s): flows/core/task_kinds.py
 MINUTES = (30 + 8 + 40) / 60
-ESTIMATED = math.ceil(MINUTES)
-MAXIMUM = max(math.ceil(2 + ESTIMATED + 2 * math.sqrt(ESTIMATED)), 3 * ESTIMATED)  # Prolific's least; 3x the median
+ESTIMATED = max(1, math.floor(MINUTES + 0.5))  # the nearest whole minute: Prolific takes whole ones
+# Prolific's least, three times the median
+MAXIMUM = max(math.ceil(2 + MINUTES + 2 * math.sqrt(MINUTES)), 3 * ESTIMATED, math.ceil(3 * MINUTES))
 REWARD = (Decimal("9.00") * ESTIMATED / 60).quantize(Decimal("0.01"), rounding=ROUND_CEILING)  # 9.00 GBP an hour
 
 

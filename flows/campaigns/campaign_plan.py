@@ -100,6 +100,9 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     from flows.campaigns.task_kinds import kind_of  # the kinds' modules plan with this one
 
     kind = kind_of(cfg)
+    if scale != 1 and kind.item_plan is not None and not kind.extra.get("scales"):
+        raise ConfigError(f"--scale copies items as new ones; the {kind.label} draws its own from its design: run "
+                          "it without --scale")
     if kind.item_plan is not None and cfg.study is not None:
         rows = kind.item_plan(cfg, limit)
         return len(rows), rows
@@ -110,7 +113,7 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
         raise ConfigError(f"{cfg.path}: [answers] agreement_block_below judges the choices of a page of your own "
                           '(task = "custom"); remove it from this config')
     if kind.item_plan is not None:  # a kind's own items (a page of one's own: any columns)
-        rows = kind.item_plan(cfg, limit)
+        rows = kind.item_plan(cfg, limit, scale=scale) if scale != 1 else kind.item_plan(cfg, limit)
         return len(rows), rows
     # Two passes over the file: every row is checked (and counted) before any is planned, as when
     # the list was read whole; the second pass makes the rows as the store takes them.

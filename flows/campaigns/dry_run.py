@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -81,21 +82,33 @@ def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Inte
     return [f"PROBLEM: the run would be refused: {verdict}"] if verdict not in ("", "resume") else []
 
 
+Rows = Callable[[str, list[Any]], list[dict[str, Any]]]
+
+
+def ledger_rows(db: str) -> Rows | None:
+    """The ledger's rows, read only (a dry run changes nothing); None for none yet or a PostgreSQL one."""
+    if "://" in db or not Path(db).is_file():
+        return None
+
+    def rows(sql: str, args: list[Any]) -> list[dict[str, Any]]:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as ledger:
+            ledger.row_factory = sqlite3.Row
+            try:
+                return [dict(r) for r in ledger.execute(sql, args)]
+            except sqlite3.Error:  # not a ledger (yet)
+                return []
+    return rows
+
+
 def grown_plan_note(db: str, campaign: str) -> list[str]:
     """A line when the ledger already holds the campaign's plan (a pilot): the dry run prices a plan of every
     item from scratch, while the run grows the stored one (flows/campaigns/plan_growth.py), its new batches' pages
     cut afresh, which can cost more. Found by bench/newcomer.py: after a pilot of 20, the dry run of 69 items
     said "19.44 USD ... 0.56 to spare" and the run was refused at 21.60 USD. Read only; a PostgreSQL ledger or
     none yet: no line."""
-    path = Path(db)
-    if "://" in db or not path.is_file():
-        return []
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as ledger:
-            count, last = ledger.execute("SELECT count(*), max(batch) FROM items WHERE campaign = ?",
-                                         [campaign]).fetchone()
-    except sqlite3.Error:  # not a ledger (yet): nothing planned there
-        return []
+    rows = ledger_rows(db)
+    found = rows("SELECT count(*) AS n, max(batch) AS last FROM items WHERE campaign = ?", [campaign]) if rows else []
+    count, last = (found[0]["n"], found[0]["last"]) if found else (0, 0)
     if not count:
         return []
     return [f"note: {db} already holds {campaign}'s plan ({count} item(s), control items included, in batch(es) "

@@ -72,6 +72,36 @@ def shortfall_lines(store: Store, campaign: str) -> list[str]:
     return [*lines, WHAT_TO_DO]
 
 
+SHORT_ITEMS = """SELECT i.item_id, COUNT(DISTINCT CASE WHEN d.action = 'approve' THEN an.assignment_id END) AS n
+FROM items i JOIN batches b ON b.campaign = i.campaign AND b.batch = i.batch
+LEFT JOIN answers an ON an.campaign = i.campaign AND an.item_id = i.item_id
+LEFT JOIN decisions d ON d.campaign = an.campaign AND d.assignment_id = an.assignment_id
+WHERE i.campaign = ? AND b.status IN ('decided', 'blocked') GROUP BY i.item_id ORDER BY i.batch, i.item_id"""
+
+
+def short_items(store: Store, campaign: str) -> tuple[int, dict[str, int]]:
+    """Judgements planned per item, and the decided batches' items with fewer accepted ones (``item_id`` ->
+    accepted); control items are scored, not answered, and left out."""
+    meta = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    info = json.loads(meta[0]["config_json"] or "{}") if meta else {}
+    per = int(info.get("assignments_per_image") or 0)
+    controls = {str(k[0]) for k in (info.get("controls") or {}).get("key", [])}
+    return per, {r["item_id"]: r["n"] for r in store.rows(SHORT_ITEMS, [campaign])
+                 if r["n"] < per and r["item_id"] not in controls}
+
+
+def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
+    """The items a decided batch left short of accepted judgements, named (every item is answered or named)."""
+    per, short = short_items(store, campaign)
+    if not short:
+        return []
+    none = sum(1 for n in short.values() if not n)
+    shown = ", ".join(f"{item} ({n})" for item, n in list(short.items())[:most]) + (", ..." if len(short) > most
+                                                                                    else "")
+    return [f"items short of accepted answers: {len(short)} with fewer than {per} ({none} with none: every answer "
+            f"rejected or never given): {shown}"]
+
+
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
     """Whether any simulated worker of the ground-truth table worked or was gated out: on the links
     route with named invitees (``--invite ann``) nobody of the simulator's crowd did, and a table of

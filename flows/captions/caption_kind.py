@@ -12,6 +12,7 @@ from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.review_data import card_captions
 from flows.captions.caption_telemetry import telemetry_words
+from flows.captions.caption_top_up import top_up_round
 from flows.captions.content_blind import caption_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
@@ -76,5 +77,5 @@ CAPTION_KIND = register(TaskKind(
     fields=lambda cfg: [CAPTION],
     cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
     rules=caption_rules, rehearsal_lines=caption_blind_lines,
-    extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": True}))
+    extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": top_up_round}))
 DECLARED = (CAPTION_KIND,)  # read by flows/core/kind_registry.py

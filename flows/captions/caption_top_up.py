@@ -1,15 +1,6 @@
-"""Caption top-ups ([answers] top_up_rounds): an image whose accepted captions fall short of
-``assignments_per_image`` after QC and decisions (rejected work, a worker blocked in the batch, a
-reviewer's struck caption) gets more assignments in a later round instead of shipping short.
-
-After a batch's block step (the driver's ``more_work_rounds``), each round counts every image's
-accepted captions, extends each HIT by what its shortest image lacks (one MTurk HIT carries several
-images: all of them get the extra captions), collects the new work, and the driver sends it through
-QC, review, decisions and blocks like any late work. At most ``top_up_rounds`` rounds a batch; MTurk
-cannot take a HIT created with fewer than 10 assignments to 10 or more, so a HIT stops at 9 there.
-An image still short after the last round is named in the summary and the report ("ran out of
-rounds").
-"""
+"""Caption top-ups ([answers] top_up_rounds): an image short of ``assignments_per_image`` accepted captions
+after QC and decisions gets more assignments in a later round (each HIT extended by what its shortest image
+lacks, at most to MTurk's cap); docs/reference/outputs.md says how, on each route, and what is named after."""
 
 from __future__ import annotations
 

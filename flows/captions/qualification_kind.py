@@ -9,6 +9,7 @@ from __future__ import annotations
 from flows.campaigns.answer_cards import answer_cards
 from flows.campaigns.batch_review import qc_batch
 from flows.captions.caption_kind import caption_outputs, caption_rules, caption_task_page
+from flows.captions.caption_top_up import top_up_round
 from flows.core.config.config import CampaignConfig
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
@@ -29,5 +30,5 @@ QUALIFICATION_KIND = register(TaskKind(
     names=("qualification",), label="qualification test", unit_word="answer", done_key="captions",
     fields=lambda cfg: [ANSWER],
     cards=qualification_cards, plan=qualification_plan, qc=qc_batch, outputs=caption_outputs,
-    page=caption_task_page, rules=caption_rules, extra={"tops_up": True}))
+    page=caption_task_page, rules=caption_rules, extra={"tops_up": top_up_round}))
 DECLARED = (QUALIFICATION_KIND,)  # read by flows/core/kind_registry.py

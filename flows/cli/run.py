@@ -184,8 +184,10 @@ def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
 
 def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[[], None]) -> int:
     from flows.campaigns.identity import Intent, run_name
+    from flows.campaigns.page_plan import rehearsal_time_lines
     from flows.campaigns.summary import show_summary
     from flows.campaigns.task_kinds import load_campaign
+    from flows.core.ledger.store import Store
     from flows.driver.campaign_run import run_campaign
     from flows.platforms.registry import platform_for
 
@@ -232,6 +234,8 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
         return run_stopped(a, result)
     show_summary(staging_root(a.out) / name)
+    for line in rehearsal_time_lines(Store(db).rows, cfg, a.platform, name):  # the plan against its times
+        print(line)
     if copied := copied_line(a.out, name):
         print(copied)
     return honest_ending(db, name, cfg.accept_partial)
@@ -263,9 +267,16 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
 
 
 def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import content_blind_lines, format_plan, grown_plan_note, plan_calls, refusals
+    from flows.campaigns.dry_run import (
+        content_blind_lines,
+        format_plan,
+        grown_plan_note,
+        ledger_rows,
+        plan_calls,
+        refusals,
+    )
     from flows.campaigns.gate_view import control_pace_lines, gate_lines
-    from flows.campaigns.page_plan import time_lines
+    from flows.campaigns.page_plan import rehearsal_time_lines, time_lines
     from flows.campaigns.task_kinds import kind_of
 
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
@@ -280,6 +291,7 @@ def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
     lines += control_pace_lines(cfg, a.platform, a.crowd, a.limit, a.scale)
+    lines += rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a rehearsal's times, if one ran
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(
         line.startswith("PROBLEM") for line in lines) else ([], True)

@@ -37,6 +37,9 @@ READING_SECONDS = 30
 # Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
 # 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.
 HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
+# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
+# working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
+NEAR_LIMIT = 0.5
 SLOW_FACTOR = 3  # the maximum time a plan gives: three times the median, and never under Prolific's own minimum
 
 
@@ -70,7 +73,7 @@ class PlanDefaults:
 
     minutes: float  # a unit's median minutes, from its fields
     reward: Decimal | None = None  # per unit in the study's currency; None: HOURLY for ``minutes``
-    estimated_minutes: int | None = None  # None: ``minutes`` rounded up
+    estimated_minutes: int | None = None  # None: ``minutes`` to the nearest whole minute
     maximum_minutes: int | None = None  # None: SLOW_FACTOR times the estimate, at least Prolific's minimum
 
 
@@ -86,11 +89,20 @@ def prolific_min_maximum(estimated_minutes: float) -> int:
     return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
+def least_maximum(minutes: float) -> int:
+    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
+    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
+    return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
+
+
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least."""
-    estimated = plan.estimated_minutes or max(1, math.ceil(plan.minutes))
-    maximum = plan.maximum_minutes or SLOW_FACTOR * estimated
-    return estimated, max(maximum, prolific_min_maximum(estimated))
+    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
+    The estimate is the median's nearest whole minute (Prolific takes whole minutes), not the next one up: a
+    2.1-minute page said as 3 overstates its median by 40% (the hourly default still clears Prolific's floor)."""
+    estimated = plan.estimated_minutes or max(1, math.floor(plan.minutes + 0.5))
+    # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
+    slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))
+    return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))
 
 
 def derived_reward(plan: PlanDefaults, estimated: int, currency: str) -> Decimal:
@@ -127,7 +139,8 @@ class TaskKind:
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
     # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
-    # "tops_up" (more assignments for items short of accepted answers), "asks_platform_for_outputs" (test scores)
+    # "tops_up" (its round of more assignments for items short of accepted answers), "asks_platform_for_outputs"
+    # (test scores), "scales" (its ``item_plan`` takes ``scale``, ``--scale``'s copies)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

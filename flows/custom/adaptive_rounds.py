@@ -25,10 +25,11 @@ import pandas as pd
 
 from flows.answers.answers_step import skill_prior_of
 from flows.campaigns.extension_rounds import next_round, unit_frame
+from flows.core.config.config import top_up_cap
 from flows.core.run.run_context import Run
 from flows.custom.custom_outputs import choice_fields, control_items, dataset_frame
 from postprocess.answers.calibration import as_reported
-from postprocess.answers.extension_rounds import units_to_extend
+from postprocess.answers.extension_rounds import top_up_units, units_to_extend
 from postprocess.answers.skill_posterior import fast_workers as timed_fast_workers
 from postprocess.answers.skill_posterior import label_posterior
 
@@ -75,3 +76,20 @@ def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
     """One round (flows/campaigns/extension_rounds.py); ``extended`` 0 means the batch's rounds are over."""
     bound = run.cfg.answers.max_judgements - run.cfg.answers.min_judgements
     return next_round(run, batch, bound, lambda rounds: plan_round(run, batch, rounds), "adaptive")
+
+
+def top_up_round(run: Run, batch: int) -> dict[str, Any]:
+    """[answers] top_up_rounds on a custom page: a unit whose item has fewer accepted answers than
+    ``assignments_per_image`` (its judgements rejected) gets more, as the caption task's top-ups
+    (flows/captions/caption_top_up.py); control items are scored, not answered, and get none."""
+    def plan(rounds: dict[int, list[str]]) -> list[str]:
+        data = dataset_frame(run)
+        kept = data[data["decision"] == "approve"]
+        accepted = kept.groupby(kept["item_id"].astype(str))["assignment_id"].nunique()
+        units, controls = unit_frame(run, batch, rounds), control_items(run)
+        if controls is not None:
+            units = units[~units["item_id"].isin(set(controls["item_id"].astype(str)))]
+        per = run.cfg.assignments_per_image
+        return top_up_units(accepted, units, per, top_up_cap(per))
+
+    return next_round(run, batch, run.cfg.answers.top_up_rounds, plan, "top-up")

@@ -70,6 +70,12 @@ def custom_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = F
     return write_custom_outputs(run, out_dir, truth, items)
 
 
+def custom_top_up(run: Run, batch: int) -> dict[str, Any]:
+    from flows.custom.adaptive_rounds import top_up_round  # the answers' models: loaded when a round runs
+
+    return top_up_round(run, batch)
+
+
 TEXT_BLIND = ("simulated answers for {fields} are content-blind on {blind} of the first page's {total} items: they "
               "show no text of their own and an image the simulator's caption bank ({crowd}) does not hold, or "
               "none, so its workers write about a scene of its own making there; text figures from this "
@@ -102,5 +108,6 @@ CUSTOM_KIND = register(TaskKind(
     fields=first_page_fields, cards=custom_cards,
     plan=custom_plan, qc=custom_qc, outputs=custom_outputs, page=custom_page, rules=custom_spec,
     item_plan=custom_item_plan, item_ids=lambda cfg: [r["item_id"] for r in ordinary_items(cfg)],
-    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines, extra={"own_page": True}))
+    dry_run_lines=dry_run_lines, rehearsal_lines=text_blind_lines,
+    extra={"own_page": True, "tops_up": custom_top_up, "scales": True}))
 DECLARED = (CUSTOM_KIND,)  # read by flows/core/kind_registry.py

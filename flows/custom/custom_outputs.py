@@ -20,7 +20,7 @@ from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.review_report import review_report
-from flows.campaigns.summary import shortfall_lines
+from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
@@ -275,8 +275,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "items": data["item_id"].nunique(), "approved": int((per_assignment["decision"] == "approve").sum()),
                "rejected": int((per_assignment["decision"] == "reject").sum()),
                "blocked": blocked.to_dict("records"), "fields": _fields(run, data),
-               "flags": sorted(flags["rule"].value_counts().items()), "incomplete": shortfall_lines(
-                   run.store, run.cfg.name),
+               "flags": sorted(flags["rule"].value_counts().items()),
+               "incomplete": shortfall_lines(run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
                "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes,
                "review": _review_rows(run)}
@@ -284,8 +284,9 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
     saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))
     figures += [("adaptive overlap", adaptive_line(saving))] if saving else []
+    short = short_item_lines(run.store, run.cfg.name)  # every item answered or named
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),
-                                        about=f"Task page: {run.cfg.template}.",
+                                        about=f"Task page: {run.cfg.template}.", lines=short,
                                         provenance=run.notes.get("provenance"))
     (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
     summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
@@ -293,7 +294,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                *[f"  {f['name']}: {f['rule']} (accepted answers with a value: {f['answered']})"
                  for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
-               f"report:  {out_dir / 'report.html'}"]
+               f"report:  {out_dir / 'report.html'}", *short]
     if context["answers"]:
         made = context["answers"]
         summary.append(f"answers: {out_dir / made['answers_file']} ({made['answer_count']} answers, mean confidence "

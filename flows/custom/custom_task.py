@@ -75,26 +75,32 @@ def _read_items(path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def scaled_rows(rows: list[dict[str, Any]], scale: int) -> list[dict[str, Any]]:
+    return [{**r, "item_id": f"{r['item_id']}_x{k}"} if k else r for k in range(scale) for r in rows]
+
+
 def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int = 0, first_batch: int = 1,
-                     used_controls: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+                     used_controls: frozenset[str] = frozenset(), scale: int = 1) -> list[dict[str, Any]]:
     """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
     With ``[answers] control_share``, control items are mixed into every batch (flows/answers/control_items.py).
     A grown campaign (flows/campaigns/plan_growth.py) plans only what follows its first ``planned`` ordinary
-    items, in batches from ``first_batch``, with controls not in ``used_controls``."""
+    items, in batches from ``first_batch``, with controls not in ``used_controls``. ``scale`` K (``--scale``): the
+    ordinary items K times, each copy a new item (``<id>_x<k>``)."""
     rows = read_custom_items(cfg)
     controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
     if controls is None:
         if cfg.answers.control_share > 0:
             raise ConfigError(f"{cfg.path}: [answers] control_share needs [answers] controls, a CSV of control "
                               "items (item_id, field, answer, and the page's item columns)")
-        rows = (rows[:limit] if limit else rows)[planned:]
+        rows = scaled_rows(rows[:limit] if limit else rows, scale)[planned:]
         per_batch = max(1, -(-len(rows) // cfg.batches))
         batches = [(first_batch + k, rows[k * per_batch:(k + 1) * per_batch])
                    for k in range(-(-len(rows) // per_batch))]
     else:
         regular = ordinary_items(cfg, rows)
         pool = [c for c in control_rows(cfg, controls, rows) if c["item_id"] not in used_controls]
-        batches = mix_controls(cfg, (regular[:limit] if limit else regular)[planned:], pool, first_batch)
+        batches = mix_controls(cfg, scaled_rows(regular[:limit] if limit else regular, scale)[planned:], pool,
+                               first_batch)
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
              "url": r.get("url") or r.get("image_url", ""), "batch": batch,
              "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}

@@ -88,17 +88,15 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
     """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
     task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
-    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
-    accepted captions (flows/captions/caption_top_up.py)."""
-    from flows.captions.caption_top_up import top_up_round
+    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of items short of
+    accepted answers (the kind's ``tops_up``: flows/captions/caption_top_up.py, flows/custom/adaptive_rounds.py)."""
     from flows.custom.adaptive_rounds import adaptive_round
 
-    answers = run.cfg.answers
+    answers, top_up = run.cfg.answers, kind_of(run.cfg).extra.get("tops_up")
     if answers.adaptive:
         name, step = "adaptive round", adaptive_round
-    elif answers.top_up_rounds and kind_of(run.cfg).extra.get("tops_up") \
-            and platform_for(run.platform).TOPS_UP_CAPTIONS:  # elsewhere short images are listed, not topped up
-        name, step = "caption top-up", top_up_round
+    elif answers.top_up_rounds and top_up and platform_for(run.platform).TOPS_UP_CAPTIONS:
+        name, step = "top-up", top_up  # elsewhere short items are listed, not topped up
     else:
         return
     while call(f"{name} {batch}", step, run, batch).get("extended"):

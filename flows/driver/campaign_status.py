@@ -12,7 +12,7 @@ from typing import Any
 from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving, extra_assignments
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
-from flows.campaigns.summary import shortfall_lines
+from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.ledger.store import Store
 from flows.core.pages.markdown_text import md_text
 from flows.core.terminal import on_terminal, print_table
@@ -77,7 +77,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             "next": next_step(status, pending, meta[0]["config_path"], store.shown(),
                               short_by_cancel(store, name, per_hit) if status == "cancelled" else {},
                               route_options(info, recorded_platform(store, name, meta[0]["config_json"]))),
-            "incomplete": shortfall_lines(store, name),
+            "incomplete": shortfall_lines(store, name) + short_item_lines(store, name),
             "adaptive": adaptive_saving(store, name, info, unit),
             "needs": {k: v for k, v in state.items() if k != "by_batch"} | {
                 "person_by_batch": {b: s["person"] for b, s in state["by_batch"].items() if s.get("person")}},

@@ -167,6 +167,11 @@ class Platform(PlatformFacts, Protocol):
         warning where the time a person is given is under ``shortest`` minutes."""
         ...
 
+    def took_lines(self, cfg: CampaignConfig, median: float, tail: float) -> list[str]:
+        """After a rehearsal: the plan's time and pay against its accepted work's ``median`` minutes and the
+        minutes a tenth of it took over (``tail``), warning where the plan would lose or underpay that work."""
+        ...
+
     def dry_run(self, run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
         """The calls, pages and cost a real run would make, computed offline."""
         ...

@@ -14,7 +14,7 @@ from flows.answers.field_answers import OtherKinds
 from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
-from flows.campaigns.summary import shortfall_lines
+from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.inputs.csv_files import write_csv
 from flows.core.pages.templates import render
 from flows.studies.study_plots import study_plots
@@ -135,7 +135,8 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     decisions = pd.DataFrame(run.store.rows("SELECT action, COUNT(*) AS n FROM decisions WHERE campaign = ? "
                                             "GROUP BY action", [run.cfg.name]), columns=["action", "n"])
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
-    summary = study_summary(run, counts, len(blocked), analysis, out_dir)
+    summary = "\n".join([study_summary(run, counts, len(blocked), analysis, out_dir),
+                         *short_item_lines(run.store, run.cfg.name)])  # every item answered or named
     (out_dir / "study_summary.txt").write_text(summary, encoding="utf-8")
     report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": route_label(run),
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,

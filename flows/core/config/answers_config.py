@@ -68,8 +68,8 @@ class AnswersSection(Section):
     stop_when_settled: bool = Field(True, description="Adaptive overlap: an item also stops once the judgements "
                                     "it may still get (up to max_judgements), each as telling as a worker not yet "
                                     "known, could at best tie its answer: they would buy nothing")
-    top_up_rounds: int = Field(0, ge=0, le=10, description="Caption pages: rounds in which an image short of "
-                               "assignments_per_image accepted captions after QC gets more assignments (0: none)")
+    top_up_rounds: int = Field(0, ge=0, le=10, description="Rounds in which an item short of "
+                               "assignments_per_image accepted answers after QC gets more assignments (0: none)")
     controls: str = Field("", max_length=1000, description='task = "custom": CSV of control items (item_id, field, '
                                                            'answer, and the page\'s item columns for those not in '
                                                            "your items): each worker is scored on them; they stay "
@@ -144,7 +144,7 @@ class AnswersSettings:
     typical_prior_weight: float = 0.0  # SkillPrior.typical_weight: 0, no typical-worker part
     fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
     stop_when_settled: bool = True  # postprocess.answers.adaptive.settled
-    top_up_rounds: int = 0  # caption pages: rounds of more assignments for images short of accepted captions
+    top_up_rounds: int = 0  # rounds of more assignments for items short of accepted answers
     fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
 
     @property
@@ -154,8 +154,8 @@ class AnswersSettings:
 
 def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
     """Why ``[answers]``' adaptive keys cannot run ("" when they can, or are off)."""
-    if section.top_up_rounds and task == "custom":
-        return "top_up_rounds is for caption pages; a custom page asks for more with min_judgements/max_judgements"
+    if section.top_up_rounds and section.min_judgements:
+        return "top_up_rounds with min_judgements: adaptive overlap already asks for more where an item needs it"
     if not section.min_judgements:
         return "max_judgements needs min_judgements (the judgements asked first)" if section.max_judgements else ""
     if task != "custom":

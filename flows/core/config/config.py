@@ -106,7 +106,7 @@ class CampaignConfig:
         shortest image lacks, up to the cap MTurk sets on a HIT, kept on every route so that the worst case is
         the same (flows/captions/caption_top_up.py)."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
-        if not rounds or self.task == "custom" or self.study is not None:
+        if not rounds or self.study is not None:
             return self.worst_per_item
         return max(self.worst_per_item, min(top_up_cap(per), per * (1 + rounds)))
 

@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from flows.core.config.config_types import Count, Money, Percent, PositiveInt, Section
 from flows.core.config.gating_settings import ProlificSettings
+from flows.core.task_kinds import prolific_min_maximum
 
 
 class ProlificSection(Section):
@@ -57,13 +58,6 @@ class ProlificSection(Section):
 # Prolific's minimum reward per hour, on the estimated (median) time: "£6 / $8 per hour"
 # (docs.prolific.com/documentation/cookbooks/longitudinal-or-multi-part-studies).
 PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
-
-
-def prolific_min_maximum(estimated_minutes: int) -> int:
-    """The shortest maximum time Prolific accepts for a study of ``estimated_minutes``: "Minimum
-    Maximum Allowed Time = 2 + X + (2*sqrt(X))" (Prolific's help, Timed Out Submissions,
-    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
-    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
 def prolific_settings(sec: ProlificSection) -> ProlificSettings:

@@ -108,6 +108,10 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
     return [said]  # invited people are not paid by the unit nor timed out by a platform
 
 
+def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
+    return []  # nothing to hold the times against: no pay by the unit, no time limit
+
+
 def assignment_cost(cfg: CampaignConfig) -> Decimal:
     return Decimal("0.00")  # invited annotators: nobody is paid through a platform
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from flows.core.config.config import CampaignConfig
 from flows.core.config.money import Estimate
 from flows.core.run.run_context import PlatformClient
+from flows.core.task_kinds import NEAR_LIMIT
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 
 
@@ -29,3 +32,13 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
                      f"page (about {minutes:.1f} min a HIT): a slower worker's HIT expires unsubmitted; raise it "
                      f"to at least {60 * shortest}")
     return lines
+
+
+def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
+    """A rehearsal against the time a worker has: a tenth of the accepted work over half of it is too close."""
+    allowed = cfg.assignment_duration_s / 60
+    if tail <= NEAR_LIMIT * allowed:
+        return [f"the plan: {allowed:.0f} min to finish a HIT ([timing] assignment_duration_s)"]
+    return [f"warning: a tenth of the accepted work took over {tail:.1f} of the {allowed:.0f} min a worker has: a "
+            f"worker a little slower loses the HIT; raise [timing] assignment_duration_s to at least "
+            f"{60 * math.ceil(2 * tail)}"]

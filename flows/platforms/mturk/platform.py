@@ -21,6 +21,7 @@ from flows.platforms.mturk.dry_run import mturk_plan
 from flows.platforms.mturk.estimate import (
     mturk_estimate,
     time_lines,  # noqa: F401  (the protocol's)
+    took_lines,  # noqa: F401  (the protocol's)
 )
 from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost

@@ -3,12 +3,15 @@ published fee rule (offline: a dry run, ``hitflow status``)."""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 from flows.core.config.config import CampaignConfig
 from flows.core.config.money import Estimate, Quote, to_budget_currency
+from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
+from flows.core.task_kinds import NEAR_LIMIT
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -65,4 +68,26 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
         lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
                      f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
                      f"lost; raise it to at least {shortest}")
+    return lines
+
+
+def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
+    """A rehearsal against the study's figures: a tenth of the accepted work over half the maximum time, a
+    reward under Prolific's hourly floor by the median (its estimated time is the median's), an estimate off."""
+    p, floor = cfg.prolific, PROLIFIC_MIN_HOURLY[cfg.prolific.currency]
+    by_median = float(p.reward) * 60 / max(median, 1 / 60)
+    lines = [f"the plan: estimated {p.estimated_minutes} min, maximum {p.maximum_minutes} min, {p.reward} "
+             f"{p.currency} ({p.reward * 60 / p.estimated_minutes:.2f} {p.currency}/hour by the estimate, "
+             f"{by_median:.2f} by the median)"]
+    if tail > NEAR_LIMIT * p.maximum_minutes:
+        lines.append(f"warning: a tenth of the accepted took over {tail:.1f} of the {p.maximum_minutes} min Prolific "
+                     f"allows: a participant a little slower is timed out unpaid; raise [prolific] maximum_minutes to "
+                     f"at least {math.ceil(2 * tail)}")
+    median_minutes = max(1, round(median))
+    if by_median < float(floor):
+        lines.append(f"warning: by the median the reward pays under Prolific's minimum of {floor} {p.currency}/hour; "
+                     f"raise [prolific] reward to at least {math.ceil(float(floor) * median / 60 * 100) / 100:.2f}")
+    if median_minutes != p.estimated_minutes and abs(median - p.estimated_minutes) > 0.25 * p.estimated_minutes:
+        lines.append(f"note: the median is {median:.1f} min against the estimated {p.estimated_minutes}: set "
+                     f"[prolific] estimated_minutes = {median_minutes}")
     return lines

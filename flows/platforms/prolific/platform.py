@@ -24,6 +24,7 @@ from flows.platforms.prolific.estimate import (
     prolific_estimate,
     prolific_place_cost,
     time_lines,  # noqa: F401  (the protocol's)
+    took_lines,  # noqa: F401  (the protocol's)
 )
 from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.grounds import PROLIFIC_GROUNDS, STATED_ON_PAGE  # noqa: F401  (the protocol's)

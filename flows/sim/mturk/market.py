@@ -32,7 +32,7 @@ from flows.sim.mturk.worker_truth import worker_truth
 from flows.sim.pages.browser_worker import browse_later, settle, wants_browser
 from flows.sim.pages.external_work import visit_later
 from flows.sim.pages.page_common import CommonText, needs_context
-from flows.sim.pages.page_filling import fill_form, page_rules, work_units
+from flows.sim.pages.page_filling import fill_form, page_rules, work_effort, work_units
 from flows.sim.people import crowd
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope, scoped_truth
 
@@ -241,7 +241,8 @@ class Marketplace(WorkerQualifications):
               start: float) -> None:
         duration = int(hit.fields["AssignmentDurationInSeconds"])
         accept = start + rng.expovariate(1.0 / self.arrival_mean_s)
-        seconds = crowd.work_seconds(worker, work_units(fields), duration, rng)
+        units, parts = work_effort(fields)
+        seconds = crowd.work_seconds(worker, units, duration, rng, parts)
         if accept >= hit.fields["Expiration"]:
             return
         if (back := given_back_at(worker, accept, seconds, duration, rng)) is not None:  # abandoned or returned

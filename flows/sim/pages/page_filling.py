@@ -7,7 +7,9 @@ import json
 import random
 import re
 
+from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.mturk_forms import FormField
+from flows.core.task_kinds import FIELD_SECONDS, READING_SECONDS
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people import crowd, judges, qual_tests, typing_model
 from flows.sim.people.attention_answers import attention_answer, check_question
@@ -30,10 +32,9 @@ def page_rules(html: str) -> SubmitRules:
 
 
 def work_units(fields: list[FormField]) -> int:
-    """Effort in captions: a test of eight short questions takes about as long as one caption."""
-    hints = [f.attrs.get("data-sim-fill") for f in fields]
-    return hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields) \
-        + plain_units(fields)
+    """Effort in captions (how much work a page is, for recruiting): a test of eight short questions takes
+    about as long as one caption."""
+    return work_effort(fields)[0] + plain_units(fields)
 
 
 def plain_units(fields: list[FormField]) -> int:
@@ -41,6 +42,28 @@ def plain_units(fields: list[FormField]) -> int:
     plain = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")]
     texts = sum(1 for f in plain if f.kind in ("text", "textarea") and not f.value)
     return texts + -(-(len(plain) - texts) // 4)
+
+
+def work_effort(fields: list[FormField]) -> tuple[int, list[float]]:
+    """What a page takes a worker, for their clock: units of the hinted work (captions, tests, judgements)
+    and, for any other control, seconds at a diligent pace by the figures the plan times a page with
+    (flows/core/task_kinds.py): the page read once, then each field by its kind."""
+    hints = [f.attrs.get("data-sim-fill") for f in fields]
+    units = hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
+    plain = [FIELD_SECONDS[k] for f in fields if (k := plan_kind(f))]
+    return units, [float(READING_SECONDS), *plain] if plain else []
+
+
+def plan_kind(f: FormField) -> str:
+    """The plan's kind of a control without a hint ("" for none: hidden, prefilled, hinted)."""
+    if f.kind == "hidden" or f.attrs.get("data-sim-fill") or (f.kind in ("text", "textarea") and f.value):
+        return ""
+    if f.attrs.get("data-crowd") in ANNOTATIONS:
+        return "marks"
+    if f.kind in ("text", "textarea"):
+        return "text"
+    return {"radio": "choice", "select": "choice", "checkbox": "choice", "number": "number",
+            "range": "number"}.get(f.kind, "formatted")
 
 
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,

@@ -18,12 +18,13 @@ from flows.core.pages.crowd_elements import is_crowd_page, task_answers
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.browser_worker import posted_by_browser, wants_browser
 from flows.sim.pages.page_common import OpenedPages, needs_context
-from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.pages.page_filling import fill_form, page_rules, work_effort
 from flows.sim.people import crowd
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making
 ARRIVAL_GAP_S = 60.0  # between one invitee opening their link and the next (virtual seconds)
+LINK_LIMIT_S = 3600  # a link has no time limit: how long the slow leave it open (virtual seconds)
 
 
 def open_page(http: httpx.Client, url: str) -> tuple[str, str] | None:
@@ -55,43 +56,23 @@ def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dic
     return post_to, values
 
 
-def filled_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-                rng: random.Random, start: float, seconds: float,
-                pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
-    """Open ``url`` and fill its form as ``worker``: where the form posts and what it posts, or
-    None when the page offered no form."""
-    opened = open_page(http, url)
-    return fill_page(opened, url, worker, bank, rng, start, seconds, pages) if opened is not None else None
-
-
-def complete_page(http: httpx.Client, url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-                  rng: random.Random, start: float, seconds: float,
-                  pages: OpenedPages | None = None) -> httpx.Response | None:
-    """Open ``url``, fill its form as ``worker``, post it; the server's answer, or None when the
-    page offered no form."""
-    filled = filled_page(http, url, worker, bank, rng, start, seconds, pages)
-    return http.post(filled[0], data=filled[1]) if filled is not None else None
-
-
 @dataclass(frozen=True)
 class Visit:
-    """One invitee's round: when they open their link and how long they work (virtual seconds),
-    and their own random stream, so who else came (or was already done) changes none of it."""
+    """One invitee's round: when they open their link, and their own random stream (how long the page they
+    open takes them is drawn from it), so who else came (or was already done) changes none of it."""
 
     name: str
     opens_at: float
-    seconds: float
     rng: random.Random
 
 
-def visits(names: list[str], workers: dict[str, crowd.Worker], seed: int, round_no: int,
-           start: float) -> list[Visit]:
+def visits(names: list[str], seed: int, round_no: int, start: float) -> list[Visit]:
     """Round ``round_no``'s schedule: invitees open their links a minute apart in the order they
-    were invited (``names``), and each works a seeded time."""
+    were invited (``names``)."""
     out = []
     for i, name in enumerate(names):
         rng = random.Random(f"invitee|{seed}|{round_no}|{name}")  # hashed by SHA-512: one stream in every process
-        out.append(Visit(name, start + ARRIVAL_GAP_S * i, crowd.work_seconds(workers[name], 8, 3600, rng), rng))
+        out.append(Visit(name, start + ARRIVAL_GAP_S * i, rng))
     return out
 
 
@@ -105,11 +86,12 @@ def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], ban
     as they would), one at a time; ``at`` is told each request's virtual time before it is
     made (a rehearsal's task server keeps that as its clock). Those ``done`` already (a resumed
     round) keep their place in the schedule and do not come again."""
-    schedule = {v.name: v for v in visits(list(links), workers, seed, round_no, start) if v.name not in done}
+    schedule = {v.name: v for v in visits(list(links), seed, round_no, start) if v.name not in done}
     steps = [(v.opens_at, v.name, False) for v in schedule.values()]
     heapq.heapify(steps)
     outcome: dict[str, int] = {}
-    pending: dict[str, tuple[tuple[str, str], float]] = {}  # opened (page, where it posts) and when, not yet submitted
+    # opened (page, where it posts), when, and the seconds it takes them; not yet submitted
+    pending: dict[str, tuple[tuple[str, str], float, float]] = {}
     pages = OpenedPages()  # filled when submitted: by then the invitees before them had opened theirs
     with http_client(timeout=30, follow_redirects=False) as http:
         while steps:
@@ -123,10 +105,12 @@ def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], ban
                     outcome[name] = 0
                     continue
                 pages.opened(links[name], opened[0])
-                pending[name] = (opened, when)
-                heapq.heappush(steps, (when + visit.seconds, name, True))
+                units, parts = work_effort(form_fields(opened[0]))  # the page's own work, as on every route
+                seconds = crowd.work_seconds(workers[name], units, LINK_LIMIT_S, visit.rng, parts)
+                pending[name] = (opened, when, seconds)
+                heapq.heappush(steps, (when + seconds, name, True))
                 continue
-            opened, opened_at = pending.pop(name)
-            filled = fill_page(opened, links[name], workers[name], bank, visit.rng, opened_at, visit.seconds, pages)
+            opened, opened_at, seconds = pending.pop(name)
+            filled = fill_page(opened, links[name], workers[name], bank, visit.rng, opened_at, seconds, pages)
             outcome[name] = http.post(filled[0], data=filled[1]).status_code if filled is not None else 0
     return outcome

@@ -153,10 +153,17 @@ def says_text_present(worker: Worker, item_id: str, bank: dict[str, BankEntry], 
     return "yes" if bool(truth) == correct else "no"
 
 
-def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Random) -> float:
-    """Seconds from accept to submit on the virtual clock."""
+def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Random,
+                 parts: list[float] | tuple[float, ...] = ()) -> float:
+    """Seconds from accept to submit on the virtual clock: ``n_items`` units of the worker's own pace,
+    and ``parts``, seconds a diligent worker takes (reading a page, answering one of its fields), at the
+    worker's speed. Only a parked page (the slow) runs near ``duration_s``, the page's time limit."""
     if worker.profile == "slow":
         return duration_s * rng.uniform(worker.params["park_share"] - 0.1, worker.params["park_share"])
     mean = float(worker.params["seconds_per_item"])
-    return sum(rng.lognormvariate(0, 0.35) * mean for _ in range(max(1, n_items)))
+    units = max(1, n_items) if not parts else n_items
+    speed = mean / PROFILE_DEFAULTS["diligent"]["seconds_per_item"]
+    # a part's planned seconds are its mean (the plan adds them up for a unit's median): mu = -sigma^2 / 2
+    return sum(rng.lognormvariate(0, 0.35) * mean for _ in range(units)) \
+        + sum(rng.lognormvariate(-0.35 ** 2 / 2, 0.35) * speed * s for s in parts)
 

@@ -21,8 +21,10 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 
 from flows.core.http_clients import http_client
+from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.page_common import OpenedPages
-from flows.sim.pages.volunteers import complete_page
+from flows.sim.pages.page_filling import work_effort
+from flows.sim.pages.volunteers import fill_page, open_page
 from flows.sim.people import crowd
 from flows.sim.people.campaign_scope import campaign_scope, study_scope
 from flows.sim.people.roster import Crowd, wider_pool
@@ -152,21 +154,19 @@ class Participants:
 
     def start(self, state: ProlificState, study: dict[str, Any], person: dict[str, Any],
               sub: dict[str, Any]) -> dict[str, Any]:
-        worker: crowd.Worker = person["worker"]
         sub.update({"status": "ACTIVE", "started_at": state.iso(state.now), "_started": state.now})
         if self.rng.random() < self.return_rate:
             sub["status"] = "RETURNED"  # read the description and changed their mind
             return sub
         max_s = 60 * int(study["maximum_allowed_time"])
-        seconds = crowd.work_seconds(worker, 5, int(max_s * 1.3), self.rng)
-        code = self.do_task(study, person, sub, seconds)
-        if code is None:
+        done = self.do_task(study, person, sub, int(max_s * 1.3))
+        if done is None:
             sub["status"] = "RETURNED"
             if study.get("_unreachable"):
                 study["_unreachable_until"] = state.now + UNREACHABLE_S
             return sub
-        sub["_code"], sub["_finish_at"] = code, state.now + min(seconds, max_s)
-        sub["_timed_out"] = seconds > max_s
+        sub["_code"], sub["_finish_at"] = done[0], state.now + min(done[1], max_s)
+        sub["_timed_out"] = done[1] > max_s
         return sub
 
     def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
@@ -179,23 +179,29 @@ class Participants:
                 .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
 
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
-                seconds: float) -> str | None:
-        """Open the page, fill it, submit it; the completion code from the redirect, or None."""
+                park_s: int) -> tuple[str, float] | None:
+        """Open the page, work it for the time its own fields take (``park_s``: how long the slow leave it),
+        fill it and submit it; the completion code from the redirect and the seconds taken, or None."""
         url = self.page_url(study, person, sub)
+        worker = person["worker"]
         study["_unreachable"] = False
         try:
-            with campaign_scope(study_scope(study.get("internal_name") or ""), person["worker"]):
-                done = complete_page(self.http, url, person["worker"], self.bank, self.rng, sub["_started"],
-                                     seconds, self.pages)
+            with campaign_scope(study_scope(study.get("internal_name") or ""), worker):
+                opened = open_page(self.http, url)
+                if opened is None:
+                    return None
+                units, parts = work_effort(form_fields(opened[0]))
+                seconds = crowd.work_seconds(worker, units, park_s, self.rng, parts)
+                filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"], seconds, self.pages)
+                done = self.http.post(filled[0], data=filled[1]) if filled is not None else None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None
         except httpx.HTTPError:
             return None
-        if done is None:
+        if done is None or done.status_code not in (302, 303):
             return None
-        location = done.headers.get("location", "")
-        return parse_qs(urlparse(location).query).get("cc", [""])[0] if done.status_code in (302, 303) else None
+        return parse_qs(urlparse(done.headers.get("location", "")).query).get("cc", [""])[0], seconds
 
     def finish(self, state: ProlificState, sub: dict[str, Any]) -> None:
         if sub.get("_timed_out"):
