@@ -35,10 +35,10 @@ def test_every_page_of_two_items_or_more_carries_a_control(tmp_path: Path, share
     assert min(pages.values()) == 1 and max(pages.values()) <= 2  # share x page < 1: one a page, never fewer
 
 
-def _links_campaign(tmp_path: Path, platform: str) -> tuple[Path, list[str]]:
+def _links_campaign(tmp_path: Path, platform: str, items: int = 60) -> tuple[Path, list[str]]:
     """Six adversaries (always wrong on a choice), controls alone (0 right of the first 3 stops a worker),
     one control a page of 5 (share 0.2)."""
-    config = project(tmp_path, 60, 6, 0.2, per_page=5, pooling=False)
+    config = project(tmp_path, items, 6, 0.2, per_page=5, pooling=False)
     text = config.read_text(encoding="utf-8").replace('budget = "100000.00 USD"',
                                                       'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
     config.write_text(text.replace("[answers]\n", "[answers]\ncontrol_min_seen = 3\n"), encoding="utf-8")
@@ -79,7 +79,7 @@ def test_the_task_server_refuses_the_next_page_of_a_worker_failing_their_control
 
 @pytest.mark.slow
 def test_mturk_collection_stops_workers_between_its_polls(tmp_path: Path) -> None:
-    _, said = _links_campaign(tmp_path, "mturk")
+    _, said = _links_campaign(tmp_path, "mturk", items=120)  # at 60, MTurk-sim's adversaries take 3 pages at most
     during = [line for line in said if "stopped on their control items" in line]
     assert during
     store = Store(tmp_path / "h.db")
