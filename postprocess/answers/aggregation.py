@@ -10,8 +10,9 @@ Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
   ``posterior`` is the method's own probability of its label (majority vote: the vote share). ``confidence`` is
   what a user acts on: the skill posterior's probability of the label (postprocess.answers.skill_posterior:
   each item left out of its workers' records, tempered by held-out labels), never above what the judgements
-  could show (calibration.bounded); with controls, calibrated on them where cross-validation finds it better
-  (``confidence_source`` says which). It is coherent: where the skill posterior prefers another label, the two
+  could show (calibration.bounded); with controls, calibrated on them where cross-validation finds it better;
+  without, pulled part of the way to the vote share and said unchecked (postprocess.answers.unchecked;
+  ``confidence_source`` says which). It is coherent: where the skill posterior prefers another label, the two
   share their probability (:func:`coherent`; 0.5 on two labels), so no answer reads as the less likely of two.
   ``note`` is ``tie`` where the method's top labels tie.
 - ``workers``: ``worker_id, skill, items, agreement, control_accuracy, controls`` (skill: the mean posterior of
@@ -41,6 +42,7 @@ from postprocess.answers.one_field import FieldAnswers
 from postprocess.answers.same_shape import shaped_answers
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked_answers
+from postprocess.answers.unchecked import unchecked
 
 __all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COLUMNS", "Aggregation", "aggregate",
            "aggregate_scored", "choose_method", "coherent"]
@@ -94,7 +96,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
     result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior(),
                         set() if gold is None else set(gold["item_id"]))
     if scored is None or gold is None:
-        return result, None
+        return Aggregation(unchecked(result.answers, data), result.workers), None
     answers, checked = calibrate_answers(result.answers, gold)
     answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
     answers.attrs["temperature"] = result.answers.attrs.get("temperature", {})

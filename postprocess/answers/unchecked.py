@@ -1,0 +1,60 @@
+"""The confidence no control item checks: the model's own, part of the way to the vote share, said unchecked,
+with how many controls would check it. Pure: frames in, frames out.
+
+Without controls nothing on a crowd can show the errors its workers share (items that mislead most of them alike):
+there the skill posterior reads sure and the vote share less so. :func:`unchecked` pulls the model's confidence
+``VOTE_WEIGHT`` of the way down to the share of the item's labels that equal the answer, where that share is
+lower (never up: the model's bound holds one label at 0.95); the weight was chosen on synthetic crowds and
+measured on others (docs/explanation/answers-confidence.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from postprocess.answers.reliability import noise_floor
+
+VOTE_WEIGHT = 0.2  # the least weight at which no tuning crowd's ECE15 was above its vote share's
+CHECK_ECE = 0.05  # a calibration error the controls should be able to tell from chance
+CHECK_SIZES = (20, 40, 80, 160, 320, 640, 1280, 2560)
+
+
+def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
+    """Per answer (``item_id, field, label``), the share of its item's labels in that field (``labels``:
+    ``item_id, field, label``, one a judgement) that equal it."""
+    keys = ["item_id", "field"]
+    given = labels.groupby(keys, sort=False).size()
+    same = labels.groupby([*keys, "label"], sort=False).size()
+    at = pd.MultiIndex.from_frame(answers[keys])
+    hit = same.reindex(pd.MultiIndex.from_frame(answers[[*keys, "label"]])).fillna(0).to_numpy(dtype=float)
+    return np.asarray(hit / np.maximum(given.reindex(at).fillna(0).to_numpy(dtype=float), 1.0))
+
+
+def controls_to_check(confidence: np.ndarray) -> int | None:
+    """The fewest controls (of CHECK_SIZES) on which a perfectly calibrated confidence, spread as this crowd's
+    is, reads ECE15 below CHECK_ECE 19 times in 20 (the noise floor's 95th percentile): fewer cannot tell a
+    calibration error of CHECK_ECE from chance. None where even the largest cannot."""
+    conf = np.sort(np.asarray(confidence, dtype=float))
+    if not len(conf):
+        return None
+    for n in CHECK_SIZES:
+        spread = conf[np.linspace(0, len(conf) - 1, n).round().astype(int)]  # the crowd's quantiles, n of them
+        if noise_floor(spread, draws=200)["ece_15"]["p95"] <= CHECK_ECE:
+            return n
+    return None
+
+
+def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """``answers`` with :func:`vote_shares` weighed into ``confidence`` (the module) and ``confidence_source``
+    saying it is unchecked and how many controls would check it (also ``attrs["controls_to_check"]``)."""
+    out = answers.copy()
+    if out.empty:
+        return out
+    own = out["confidence"].to_numpy(dtype=float)
+    out["confidence"] = own - VOTE_WEIGHT * np.maximum(own - vote_shares(out, labels), 0.0)
+    needed = controls_to_check(out["confidence"].to_numpy(dtype=float))
+    about = f"about {needed} controls would check it" if needed else "controls would check it"
+    out["confidence_source"] = f"model, unchecked: no control items ({about})"
+    out.attrs["controls_to_check"] = needed
+    return out
