@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bench.answers_calibration import CONTROL_FOLDS, _gold, held_out_sets, public_sets
-from postprocess.answers.aggregation import aggregate
+from postprocess.answers.aggregation import aggregate, model_answers
 from postprocess.answers.calibration import calibrate_answers, fold_of, log_loss
 from postprocess.answers.judgements import judgements
 from postprocess.answers.reliability import FINE_BINS, ece, noise_floor
@@ -40,8 +40,7 @@ def answers_of(name: str, frame: pd.DataFrame, method: str, seed: int, cache: Pa
     path = None if cache is None else cache / f"{name}-{seed}-{method}.pkl"
     if path is not None and path.exists():
         return pd.read_pickle(path)
-    none = pd.DataFrame(columns=["item_id", "answer"])  # controls none of which is answered: the model's own
-    plain = aggregate(frame.drop(columns="gold"), method, controls=none).answers
+    plain = model_answers(frame.drop(columns="gold"), method)  # the model's own, which controls calibrate
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         plain.to_pickle(path)
@@ -82,12 +81,14 @@ def folds_of(plain: pd.DataFrame, gold: pd.Series, salt: str, few: int | None = 
         rest = gold.reindex(items[~chosen])
         with_, without = _measures(calibrated, rest), _measures(plain if alone is None else alone, rest)
         own = ece(checked["confidence"].to_numpy(float), checked["correct"].to_numpy(float), FINE_BINS)
+        own_floor = noise_floor(checked["confidence"].to_numpy(float))["ece_15"]["p95"] + 1 / len(checked)
         fit = calibrated.attrs.get("calibration_fit", {})
         share = {} if votes is None else {"share_ece_15": _measures(votes, rest, "posterior")["ece_15"]}
         floor = noise_floor(calibrated.set_index("item_id").reindex(rest.index)["confidence"].to_numpy(float))
         out.append({**{f"{k}_with": v for k, v in with_.items()}, **{f"{k}_without": v for k, v in without.items()},
                     "floor": floor["ece_15"]["p95"], "floor_mean": floor["ece_15"]["mean"], "controls": len(controls),
-                    "moved": bool(fit.get("moved")), "a": fit.get("a"), "b": fit.get("b"), "estimate": own, **share})
+                    "moved": bool(fit.get("moved")), "a": fit.get("a"), "b": fit.get("b"), "estimate": own,
+                    "estimate_floor": own_floor, **share})
     return out
 
 
@@ -117,7 +118,9 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
             diff = g[f"{k}_with"] - g[f"{k}_without"]
             line |= {f"{k}_with": g[f"{k}_with"].mean(), f"{k}_without": g[f"{k}_without"].mean(),
                      f"{k}_diff": diff.mean(), f"{k}_se": diff.std(ddof=1) / np.sqrt(len(g))}
+        bound = g["estimate"] + g["estimate_floor"]  # the summary's ece_15_at_most
         out.append(line | {"estimate": g["estimate"].mean(), "share_ece_15": g["share_ece_15"].mean(),
+                           "within_bound": f"{int((g['ece_15_with'] <= bound).sum())}/{len(g)}",
                            "a_min": g["a"].min(), "floor_mean": g["floor_mean"].mean(), "floor": g["floor"].mean(),
                            "above_floor": f"{int((g['ece_15_with'] > g['floor']).sum())}/{len(g)}",
                            "moved": f"{int(g['moved'].sum())}/{len(g)}"})

@@ -45,7 +45,7 @@ from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked
 from postprocess.answers.unchecked import unchecked
 
 __all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COLUMNS", "Aggregation", "aggregate",
-           "aggregate_scored", "choose_method", "coherent"]
+           "aggregate_scored", "choose_method", "coherent", "model_answers"]
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
@@ -84,6 +84,12 @@ def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float =
     ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``;
     ``prior``: the skill prior of method ``skill`` (default ``SkillPrior()``)."""
     return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
+
+
+def model_answers(frame: pd.DataFrame, method: str = "auto") -> pd.DataFrame:
+    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate (the benches'
+    and tests' starting point: postprocess.answers.calibration.calibrate_answers)."""
+    return aggregate_scored(frame, method, controls=pd.DataFrame(columns=["item_id", "answer"]))[0].answers
 
 
 def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,

@@ -4,8 +4,8 @@ by the controls' own cross-validation; postprocess.answers.calibration applies i
 - :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
   Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
   within [EDGE, 1 - EDGE]; a Gaussian prior of ``strength`` controls' worth holds it at the identity; convex,
-  minimised within bounds (a, b in [MIN_SLOPE, MAX_SLOPE]: rising with ``c``, so the model's ranking is kept) by
-  projected Newton steps
+  minimised within bounds (a in [MIN_SLOPE, MAX_SLOPE], b in [0, MAX_SLOPE]: rising with ``c`` everywhere, so the
+  model's ranking is kept) by projected Newton steps
   (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
 - :func:`fit_wrong_share`: ``(1 - e) * c``, one parameter: a share of the answers wrong however sure (items
   that mislead most workers alike, which no label model can see), which a few wrong controls can set.
@@ -31,7 +31,7 @@ FOLDS = 5
 MIN_EACH_OUTCOME = 3  # right controls and wrong controls, each, before a calibration may move the confidence
 EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
 MAX_SLOPE = 5.0
-MIN_SLOPE = 0.25  # a slope at 0 flattens a side of the curve: the model's ranking there thrown away
+MIN_SLOPE = 0.25  # the least a: at 0 every low confidence reads one number, the model's ranking there thrown away
 MAX_SHIFT = 15.0
 MAX_WRONG_SHARE = 0.5
 GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
@@ -135,7 +135,7 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
     if len(x) == 0:
         return Calibrator()
     shifts = np.full(1 + len(classes), MAX_SHIFT)
-    lower, upper = np.r_[MIN_SLOPE, MIN_SLOPE, -shifts], np.r_[MAX_SLOPE, MAX_SLOPE, shifts]
+    lower, upper = np.r_[MIN_SLOPE, 0.0, -shifts], np.r_[MAX_SLOPE, MAX_SLOPE, shifts]
     start = np.r_[IDENTITY, np.zeros(len(classes))]
     w, converged = _newton(start, x, y, strength, lower, upper)
     if not converged:  # (a flat or nearly separable objective without the prior): the quasi-Newton solver

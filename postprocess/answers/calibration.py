@@ -24,6 +24,7 @@ from postprocess.answers.beta_calibration import (
     IDENTITY,
     MAX_SHIFT,
     MAX_SLOPE,
+    MIN_SLOPE,
     PRIOR_STRENGTH,
     STRENGTHS,
     WEAK_PRIOR_CONTROLS,
@@ -43,10 +44,12 @@ from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reli
 __all__ = [
     "BINS",
     "EDGE",
+    "FAVOURS_ANOTHER",
     "FOLDS",
     "IDENTITY",
     "MAX_SHIFT",
     "MAX_SLOPE",
+    "MIN_SLOPE",
     "PRIOR_STRENGTH",
     "RELIABILITY_COLUMNS",
     "STRENGTHS",
@@ -64,6 +67,7 @@ __all__ = [
     "fit",
     "fit_wrong_share",
     "fold_of",
+    "held_at_half",
     "known_answers",
     "log_loss",
     "objective",
@@ -139,7 +143,8 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = 
                                      ordinary["judgements"].to_numpy(), 2)
     if not pin:
         below = (ordinary["confidence"] < 0.5) & (own >= 0.5)
-        ordinary.loc[below, "note"] = FAVOURS_ANOTHER
+        said = ordinary["note"].fillna("").astype(str) if "note" in ordinary else pd.Series("", ordinary.index)
+        ordinary["note"] = said.where(~below, (said + "; ").str.lstrip("; ") + FAVOURS_ANOTHER)
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
     kept = f"model ({source} did no better in cross-validation)"
     ordinary["confidence_source"] = source if calibrator.moved else kept

@@ -18,6 +18,7 @@ from postprocess.answers.reliability import noise_floor
 VOTE_WEIGHT = 0.2  # the least weight at which no tuning crowd's ECE15 was above its vote share's
 CHECK_ECE = 0.05  # a calibration error the controls should be able to tell from chance
 CHECK_SIZES = (20, 40, 80, 160, 320, 640, 1280, 2560)
+UNCHECKED = "model, unchecked: no control items"  # the summary's controls_to_check: how many would check it
 
 
 def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
@@ -45,16 +46,21 @@ def controls_to_check(confidence: np.ndarray) -> int | None:
     return None
 
 
+def pulled(own: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """The model's confidence ``own`` VOTE_WEIGHT of the way down to the vote ``share`` where that is lower, no
+    lower than 0.5 where ``own`` was at least that (the answer still reads as its likeliest label)."""
+    down = own - VOTE_WEIGHT * np.maximum(own - share, 0.0)
+    return np.asarray(np.where(own >= 0.5, np.maximum(down, 0.5), down))
+
+
 def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
-    """``answers`` with :func:`vote_shares` weighed into ``confidence`` (the module) and ``confidence_source``
-    saying it is unchecked and how many controls would check it (also ``attrs["controls_to_check"]``)."""
+    """``answers`` with :func:`vote_shares` weighed into ``confidence`` (the module; no lower than 0.5 where the
+    model's was at least that, so the answer still reads as its likeliest label), ``confidence_source`` saying it
+    is unchecked and ``attrs["controls_to_check"]`` (:func:`controls_to_check`)."""
     out = answers.copy()
     if out.empty:
         return out
-    own = out["confidence"].to_numpy(dtype=float)
-    out["confidence"] = own - VOTE_WEIGHT * np.maximum(own - vote_shares(out, labels), 0.0)
-    needed = controls_to_check(out["confidence"].to_numpy(dtype=float))
-    about = f"about {needed} controls would check it" if needed else "controls would check it"
-    out["confidence_source"] = f"model, unchecked: no control items ({about})"
-    out.attrs["controls_to_check"] = needed
+    out["confidence"] = pulled(out["confidence"].to_numpy(dtype=float), vote_shares(out, labels))
+    out["confidence_source"] = UNCHECKED
+    out.attrs["controls_to_check"] = controls_to_check(out["confidence"].to_numpy(dtype=float))
     return out
