@@ -57,12 +57,13 @@ def public_sets() -> list[tuple[str, pd.DataFrame]]:
     return [(s.name, read_set(p)) for s in SETS if (p := path_of(s)) is not None]
 
 
-def held_out_sets(seed: int = 0) -> list[tuple[str, pd.DataFrame]]:
+def held_out_sets(seed: int = 0, misleading: float | None = None) -> list[tuple[str, pd.DataFrame]]:
     """The synthetic crowds, each with gold on GOLD_ITEMS' share of its items (the rest: blank), as the real sets;
-    ``seed`` draws another crowd of the same shapes (a default chosen on seed 0 should hold on the others)."""
+    ``seed`` draws another crowd of the same shapes (a default chosen on seed 0 should hold on the others);
+    ``misleading``: this share of items most workers get wrong alike, instead of each shape's own."""
     out = []
     for shape in HELD_OUT:
-        frame = shaped(shape, seed)
+        frame = shaped(shape if misleading is None else shape._replace(misleading=misleading), seed)
         if shape.name in GOLD_ITEMS:
             items = frame["item_id"].drop_duplicates().sample(GOLD_ITEMS[shape.name], random_state=seed)
             frame = frame.assign(gold=frame["gold"].where(frame["item_id"].isin(set(items)), ""))

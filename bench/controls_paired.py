@@ -30,10 +30,13 @@ from postprocess.answers.unchecked import unchecked
 MEASURES = ("ece_15", "log_loss", "brier")
 
 
-def sets_of(seed: int) -> list[tuple[str, pd.DataFrame, str]]:
-    """(name, frame, salt of the folds): the real sets split afresh by seed, the synthetic crowds drawn afresh."""
+def sets_of(seed: int, misleading: float | None = None) -> list[tuple[str, pd.DataFrame, str]]:
+    """(name, frame, salt of the folds): the real sets split afresh by seed, the synthetic crowds drawn afresh
+    (``misleading``: with this share of items most workers get wrong alike: bench/crowd_shapes.py)."""
     salt = "" if seed == 0 else f"split{seed}:"
-    return [(n, f, salt) for n, f in public_sets()] + [(n.split(" ")[0], f, "") for n, f in held_out_sets(seed)]
+    mark = "" if misleading is None else f"-m{misleading:g}"
+    return [(n, f, salt) for n, f in public_sets()] + [(n.split(" ")[0] + mark, f, "")
+                                                        for n, f in held_out_sets(seed, misleading)]
 
 
 def answers_of(name: str, frame: pd.DataFrame, method: str, seed: int, cache: Path | None) -> pd.DataFrame:
@@ -93,10 +96,10 @@ def folds_of(plain: pd.DataFrame, gold: pd.Series, salt: str, few: int | None = 
 
 
 def measure(seeds: list[int], methods: list[str], cache: Path | None, few: int | None = None,
-            folds: int = CONTROL_FOLDS) -> pd.DataFrame:
+            folds: int = CONTROL_FOLDS, misleading: float | None = None) -> pd.DataFrame:
     rows = []
     for seed in seeds:
-        for name, frame, salt in sets_of(seed):
+        for name, frame, salt in sets_of(seed, misleading):
             gold = _gold(frame)
             votes = aggregate(frame.drop(columns="gold"), "mv").answers
             for method in methods:
@@ -136,9 +139,11 @@ def main() -> None:
                         help="this many controls drawn at random five times (default: each fifth of the gold)")
     parser.add_argument("--folds", type=int, default=CONTROL_FOLDS,
                         help="each of this many folds of the gold in turn as the controls (2: half the gold)")
+    parser.add_argument("--misleading", type=float, default=None,
+                        help="the synthetic crowds with this share of misleading items (default: each shape's own)")
     parser.add_argument("--out", type=Path, default=None, help="write every fold's row here (csv)")
     a = parser.parse_args()
-    rows = measure(a.seeds, a.methods, a.cache, a.controls, a.folds)
+    rows = measure(a.seeds, a.methods, a.cache, a.controls, a.folds, a.misleading)
     if a.out is not None:
         rows.to_csv(a.out, index=False)
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.float_format", "{:.4f}".format):
