@@ -2,29 +2,14 @@
 confidence, and a skill estimate per worker.
 
 Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements);
-each field is aggregated on its own.
-
-Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
-
-- ``answers``: ``item_id, field, label, confidence, method, judgements, posterior, confidence_source, note``.
-  ``posterior`` is the method's own probability of its label (majority vote: the vote share). ``confidence`` is
-  what a user acts on: the skill posterior's probability of the label (postprocess.answers.skill_posterior:
-  each item left out of its workers' records, tempered by held-out labels), never above what the judgements
-  could show (calibration.bounded); with controls, calibrated on them where cross-validation finds it better;
-  without, pulled part of the way to the vote share and said unchecked (postprocess.answers.unchecked;
-  ``confidence_source`` says which). It is coherent: where the skill posterior prefers another label, the two
-  share their probability (:func:`coherent`; 0.5 on two labels), so no answer reads as the less likely of two.
-  ``note`` is ``tie`` where the method's top labels tie.
-- ``workers``: ``worker_id, skill, items, agreement, control_accuracy, controls`` (skill: the mean posterior of
-  the labels a worker gave; agreement: the share equal to the answer; controls: their control items scored).
-
-Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds`` (Dawid and Skene 1979), ``glad`` (Whitehill et al. 2009),
-``mace`` (Hovy et al. 2013), ``one-coin``; ``skill``, the skill posterior; ``auto`` chooses per field by
-held-out labels (postprocess.answers.method_choice; its reason in ``attrs["method_choice"]``).
-
-Ties go to the label the skill posterior finds more probable (the more trusted workers' label; between workers
-trusted alike, the field's more common label), then to text order. Control items' judgements enter the models
-as any item's; their answers leave the output and score the calibration.
+each field is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
+``answers`` (ANSWER_COLUMNS: ``posterior`` the method's own probability; ``confidence`` the skill posterior's,
+bounded, coherent with the answer (:func:`coherent`), calibrated on controls or, without them, pulled toward the
+vote share and said unchecked: postprocess.answers.unchecked; ``note`` ``tie``) and ``workers`` (WORKER_COLUMNS).
+Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds``, ``glad``, ``mace``, ``one-coin``; ``skill``, the skill
+posterior; ``auto`` chooses per field by held-out labels (postprocess.answers.method_choice). Ties go to the label
+the skill posterior finds more probable, then to text order. Control items' judgements enter the models as any
+item's; their answers leave the output and score the calibration. docs/reference/outputs.md says the rest.
 """
 
 from __future__ import annotations

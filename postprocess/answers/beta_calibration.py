@@ -1,20 +1,8 @@
-"""The answers' confidence calibrated on control items: the fits, and the rule that chooses among them (or none)
-by the controls' own cross-validation; postprocess.answers.calibration applies it. Arrays in, arrays out.
-
-- :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
-  Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
-  within [EDGE, 1 - EDGE]; a Gaussian prior of ``strength`` controls' worth holds it at the identity; convex,
-  minimised within bounds (a in [MIN_SLOPE, MAX_SLOPE], b in [0, MAX_SLOPE]: rising with ``c`` everywhere, so the
-  model's ranking is kept) by projected Newton steps
-  (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
-- :func:`fit_wrong_share`: ``(1 - e) * c``, one parameter: a share of the answers wrong however sure (items
-  that mislead most workers alike, which no label model can see), which a few wrong controls can set.
-- :func:`calibrator_on_controls`: of the candidates (beta at each strength of STRENGTHS, with and without the
-  class shifts, when MIN_EACH_OUTCOME controls are right and as many wrong; the wrong share always), the one
-  whose cross-fitted confidences (folds :func:`control_folds`) have the lowest log-loss (sure answers that are
-  wrong are what calibration must see), kept only if below the model's own (else the identity). Measurements:
-  docs/explanation/calibration-on-controls.md.
-"""
+"""The answers' confidence calibrated on control items (arrays in, arrays out): :func:`fit`, beta calibration
+(Kull, Silva Filho & Flach 2017) with a prior holding it at the identity, a rising in ``ln c`` so the model's
+ranking is kept; :func:`fit_wrong_share`, a share of answers wrong however sure; :func:`calibrator_on_controls`,
+the candidate the controls' cross-validation scores best, kept only if better than the model's own.
+docs/reference/outputs.md says what each does; docs/explanation/calibration-on-controls.md, why."""
 
 from __future__ import annotations
 
@@ -221,14 +209,10 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS (below
-    PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with or without the class shifts (``answers``: each
-    control's answer; None: without), all only when MIN_EACH_OUTCOME controls are right and as many wrong, and
-    :func:`fit_wrong_share`, the one whose cross-fitted confidences have the lowest log-loss, fitted on every
-    control; kept when that log-loss is below the model's own, else the identity (each control keeps its own
-    confidence). Why the count: ten controls are most often all right, and a curve that raises every confidence
-    then wins their cross-validation and costs the other items (tests/test_calibration_few_controls.py).
-    ``keys``: the controls' item ids (the folds)."""
+    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS
+    (below PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with and without the class shifts (``answers``),
+    only with MIN_EACH_OUTCOME controls right and as many wrong, and :func:`fit_wrong_share`, the one with the
+    lowest cross-fitted log-loss, kept if below the model's own (else the identity). ``keys``: the item ids."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf

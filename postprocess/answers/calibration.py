@@ -1,17 +1,7 @@
-"""How far to trust an answer: the bound that keeps a confidence from claiming more than a few
-judgements can show, and the confidence's calibration on control items. Its measures
-(ECE, reliability tables, the worst bin) are postprocess.answers.reliability's, read here too.
-
-Pure: arrays and DataFrames in, arrays and DataFrames out.
-
-- :func:`bounded`: no confidence above what ``n`` unanimous judgements by workers right ``BOUND_ACCURACY``
-  of the time could show (so never 1.0 from one or two judgements, whatever the model says).
-- :func:`calibrate_answers`: the confidence calibrated on control items by
-  postprocess.answers.beta_calibration (beta calibration at a prior's strength, with or without a shift per
-  answered class, or a share of answers wrong however sure, chosen by the controls' cross-validation and kept
-  only where it beats the model's own there; its names are re-exported here), pulled toward the model's own by
-  the controls' number.
-"""
+"""How far to trust an answer (pure): :func:`bounded`, no confidence above what a few judgements can show, and
+:func:`calibrate_answers`, the confidence calibrated on control items by postprocess.answers.beta_calibration
+(its names re-exported here; the measures are postprocess.answers.reliability's). docs/reference/outputs.md,
+"How sure is an answer?", says what each does."""
 
 from __future__ import annotations
 
@@ -41,41 +31,11 @@ from postprocess.answers.beta_calibration import (
 )
 from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
 
-__all__ = [
-    "BINS",
-    "EDGE",
-    "FAVOURS_ANOTHER",
-    "FOLDS",
-    "IDENTITY",
-    "MAX_SHIFT",
-    "MAX_SLOPE",
-    "MIN_SLOPE",
-    "PRIOR_STRENGTH",
-    "RELIABILITY_COLUMNS",
-    "STRENGTHS",
-    "WEAK_PRIOR_CONTROLS",
-    "Calibrator",
-    "against",
-    "as_reported",
-    "bounded",
-    "calibrate_answers",
-    "calibrator_on_controls",
-    "coherent",
-    "control_folds",
-    "cross_fitted",
-    "ece",
-    "fit",
-    "fit_wrong_share",
-    "fold_of",
-    "held_at_half",
-    "known_answers",
-    "log_loss",
-    "objective",
-    "reliability",
-    "scored",
-    "shrunk",
-    "still_likeliest",
-]
+__all__ = ["BINS", "EDGE", "FAVOURS_ANOTHER", "FOLDS", "IDENTITY", "MAX_SHIFT", "MAX_SLOPE", "MIN_SLOPE",
+           "PRIOR_STRENGTH", "RELIABILITY_COLUMNS", "STRENGTHS", "WEAK_PRIOR_CONTROLS", "Calibrator", "against",
+           "as_reported", "bounded", "calibrate_answers", "calibrator_on_controls", "coherent", "control_folds",
+           "cross_fitted", "ece", "fit", "fit_wrong_share", "fold_of", "held_at_half", "known_answers", "log_loss",
+           "objective", "reliability", "scored", "shrunk", "still_likeliest"]
 
 SHRINK_CONTROLS = WEAK_PRIOR_CONTROLS  # controls at which a calibration counts as much as the model's own
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record
@@ -109,16 +69,10 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = 
                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
 
-    ``answers``: postprocess.answers.aggregation's rows of every item, control items' too; ``gold``: ``item_id, field,
-    answer`` of the control items. The calibrator is fitted on every control whose field was answered, and
-    applies to every ordinary item (none of which is a control), only where cross-validation keeps the fit
-    (:func:`calibrator_on_controls`; else the model's own). Each control's own calibrated confidence (the
-    ``confidence`` of the second frame, beside ``model_confidence``) is the whole rule's run without it
-    (:func:`nested_cross_fitted`; without ``nested``, the chosen fit's cross-fitted one: cheaper, optimistic).
-    An answer the calibration reads below 0.5 stays so, noted as the evidence favouring another label, where the
-    controls' held-out log-loss is lower so than held at 0.5 (:func:`held_at_half`). No calibrated confidence
-    rises above what the item's judgements could show. The fit is in the first frame's
-    ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
+    ``answers``: postprocess.answers.aggregation's rows, control items' too; ``gold``: ``item_id, field, answer``.
+    Each control's ``confidence`` is the whole rule run without it (:func:`nested_cross_fitted`; without
+    ``nested``, the chosen fit's cross-fitted one: cheaper, optimistic); answers read below 0.5 stay so where
+    :func:`held_at_half` says. The fit is in ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)

@@ -1,12 +1,5 @@
-"""The confidence no control item checks: the model's own, part of the way to the vote share, said unchecked,
-with how many controls would check it. Pure: frames in, frames out.
-
-Without controls nothing on a crowd can show the errors its workers share (items that mislead most of them alike):
-there the skill posterior reads sure and the vote share less so. :func:`unchecked` pulls the model's confidence
-``VOTE_WEIGHT`` of the way down to the share of the item's labels that equal the answer, where that share is
-lower (never up: the model's bound holds one label at 0.95); the weight was chosen on synthetic crowds and
-measured on others (docs/explanation/answers-confidence.md).
-"""
+"""The confidence no control item checks (pure): the model's own pulled toward the vote share, said unchecked, with
+how many controls would check it. Why and how the weight was chosen: docs/explanation/answers-confidence.md."""
 
 from __future__ import annotations
 
