@@ -178,7 +178,7 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
     needed = answers.attrs.get("controls_to_check")
     pulled = (", pulled a fifth of the way down to the share of the item's labels that agree with it (errors most "
               "workers share, which no label model sees without known answers)"
-              if (answers["confidence_source"] == UNCHECKED).any() else "")
+              if (answers.get("confidence_source", pd.Series(dtype=str)) == UNCHECKED).any() else "")
     about = f" (about {needed} would tell a calibration error of 0.05 from chance here: controls_to_check)"
     return (f"model, unchecked: no control items checked it{about if needed else ''}; the probability of each "
             "answer under Dawid-Skene with a prior on each worker's skill, each item left "
