@@ -42,7 +42,7 @@ from bench.adaptive_oracle import oracle, prefix_right
 from bench.crowd_shapes import GOLD_ITEMS, HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.adaptive import DEFAULT_RULE, Replay, replay, saving
-from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored
+from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored, model_answers
 from postprocess.answers.calibration import calibrate_answers, fold_of
 from postprocess.answers.reliability import noise_floor, scored
 
@@ -57,12 +57,13 @@ def public_sets() -> list[tuple[str, pd.DataFrame]]:
     return [(s.name, read_set(p)) for s in SETS if (p := path_of(s)) is not None]
 
 
-def held_out_sets(seed: int = 0) -> list[tuple[str, pd.DataFrame]]:
+def held_out_sets(seed: int = 0, misleading: float | None = None) -> list[tuple[str, pd.DataFrame]]:
     """The synthetic crowds, each with gold on GOLD_ITEMS' share of its items (the rest: blank), as the real sets;
-    ``seed`` draws another crowd of the same shapes (a default chosen on seed 0 should hold on the others)."""
+    ``seed`` draws another crowd of the same shapes (a default chosen on seed 0 should hold on the others);
+    ``misleading``: this share of items most workers get wrong alike, instead of each shape's own."""
     out = []
     for shape in HELD_OUT:
-        frame = shaped(shape, seed)
+        frame = shaped(shape if misleading is None else shape._replace(misleading=misleading), seed)
         if shape.name in GOLD_ITEMS:
             items = frame["item_id"].drop_duplicates().sample(GOLD_ITEMS[shape.name], random_state=seed)
             frame = frame.assign(gold=frame["gold"].where(frame["item_id"].isin(set(items)), ""))
@@ -102,19 +103,19 @@ def measure_method(frame: pd.DataFrame, method: str, vote_share: dict[str, Any] 
         {"vote_share": vote_share} if vote_share else {})
     two = labels["label"].nunique() == 2
     return {"method": method, "cpu_s": round(cpu, 2), "without_controls": _scores(plain, gold), **share,
-            "with_controls_folds": over_folds(plain, gold),
+            "with_controls_folds": over_folds(model_answers(labels, method), gold, plain),
             "below_half": int((plain["confidence"] < 0.5).sum()) if two else 0,
             "with_controls": {**_scores(calibrated.answers, rest), "ds_accuracy": round(float(ds_right.mean()), 4),
                               "fit_moved": fit.get("moved"), "fit_b": fit.get("b"),
                               "fit_converged": fit.get("converged")}}
 
 
-def over_folds(plain: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
+def over_folds(plain: pd.DataFrame, gold: pd.Series, alone: pd.DataFrame | None = None) -> dict[str, Any]:
     """Each fifth of the gold in turn as the controls (fold_of's five folds), the rest scored: ECE15 with controls,
     without (the model's own confidence on the same items) and the with-controls confidence's noise floor (95th
     percentile), per fold and their mean, min and max. The model's confidence does not depend on which items
     are controls, so each fold calibrates the one aggregation's answers (calibrate_answers, as aggregate_scored
-    does)."""
+    does); ``alone``: the answers as reported without controls (default ``plain``, the model's own)."""
     items = np.array(sorted(gold.index))
     fold = fold_of(pd.Series(items), CONTROL_FOLDS)
     folds = []
@@ -123,7 +124,7 @@ def over_folds(plain: pd.DataFrame, gold: pd.Series) -> dict[str, Any]:
                                  "answer": gold.reindex(items[fold == f]).to_numpy()})
         calibrated, _ = calibrate_answers(plain, controls)
         rest = gold.reindex(items[fold != f])
-        with_, without = _scores(calibrated, rest), _scores(plain, rest)
+        with_, without = _scores(calibrated, rest), _scores(plain if alone is None else alone, rest)
         folds.append({"fold": f, "controls": len(controls), "ece_15": with_["ece_15"],
                       "ece_15_without": without["ece_15"], "floor_95": with_["floor_95"]["ece_15"],
                       "moved": bool(calibrated.attrs.get("calibration_fit", {}).get("moved"))})

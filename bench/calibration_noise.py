@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from bench.answers_calibration import CONTROL_FOLDS, held_out_sets, public_sets
-from postprocess.answers.aggregation import aggregate
+from postprocess.answers.aggregation import aggregate, model_answers
 from postprocess.answers.calibration import calibrate_answers, fold_of
 from postprocess.answers.reliability import noise_floor, scored
 
@@ -70,12 +70,13 @@ def measure_set(frame: pd.DataFrame, method: str, splits: int) -> dict[str, Any]
     start = time.process_time()
     plain = aggregate(labels, method).answers
     cpu = time.process_time() - start
+    own = model_answers(labels, method)  # what the controls calibrate
     items = np.array(sorted(truth.index))
     with_controls = []
     for split in range(splits):
         half = halves(items, split)
         controls = pd.DataFrame({"item_id": items[half], "field": "label", "answer": truth.reindex(items[half])})
-        calibrated, _ = calibrate_answers(plain, controls)
+        calibrated, _ = calibrate_answers(own, controls)
         fit = calibrated.attrs.get("calibration_fit", {})
         with_controls.append({"split": split, "moved": fit.get("moved"), "b": fit.get("b"),
                               **read(calibrated, truth.reindex(items[~half]))})

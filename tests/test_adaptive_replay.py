@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from postprocess.answers.adaptive import Replay, StoppingRule, replay, saving
-from postprocess.answers.aggregation import aggregate
+from postprocess.answers.aggregation import aggregate, aggregate_scored
 from postprocess.answers.skill_posterior import SkillPrior, label_posterior
 from tests.crowd_labels import crowd_frame
 
@@ -246,7 +246,9 @@ def test_two_judgements_never_stop_an_item_above_what_two_can_show() -> None:
 def test_the_stop_confidence_is_the_answers_confidence() -> None:
     _, _, result = _skill_replay()  # items stopped after 2, 3, 4, 5 and 6 judgements
     rule = SKILL_RULE
-    reported = aggregate(result.used, "ds", prior=rule.skill_prior).answers.set_index("item_id")
+    # the model's own confidence (no control checks it; answers.csv pulls it toward the vote share besides)
+    reported = aggregate_scored(result.used, "ds", prior=rule.skill_prior, controls=pd.DataFrame(
+        columns=["item_id", "answer"]))[0].answers.set_index("item_id")
     posterior = label_posterior(result.used, rule.skill_prior).set_index("item_id")
     same = reported.index[reported["label"] == posterior["label"].reindex(reported.index)]
     assert len(same) > 150

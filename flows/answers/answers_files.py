@@ -24,7 +24,9 @@ from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
+from postprocess.answers.reliability import noise_floor
 from postprocess.answers.skill_prior import SkillPrior
+from postprocess.answers.unchecked import UNCHECKED
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone
     from postprocess.answers.adaptive import StoppingRule
@@ -130,7 +132,9 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
                            **({"method_choice": answers.attrs["method_choice"]} if answers.attrs.get("method_choice")
                               else {}),
                            "mean_confidence": round(float(answers["confidence"].mean()), 4),
-                           "confidence_is": confidence_words(answers, checked)}
+                           "confidence_is": confidence_words(answers, checked),
+                           **({"controls_to_check": answers.attrs["controls_to_check"]}
+                              if "controls_to_check" in answers.attrs else {})}
     if "note" in answers and (answers["note"] == "tie").any():
         out["ties"] = int((answers["note"] == "tie").sum())
     if gold is not None:
@@ -143,8 +147,12 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
     if checked is not None and len(checked):
         model = scored(checked["model_confidence"], checked["correct"])
         out["calibration_fit"] = answers.attrs.get("calibration_fit", {})
-        out["calibration_on_controls"] = {**scored(checked["confidence"], checked["correct"]),
-                                          "model_ece": model["ece"], "model_ece_15": model["ece_15"]}
+        own = scored(checked["confidence"], checked["correct"])
+        # each control scored by the whole rule run without it; its ECE15 is noisy by about its floor, and by one
+        # error in n where every confidence is near 1 (the floor 0)
+        noise = noise_floor(checked["confidence"].to_numpy(dtype=float))["ece_15"]["p95"] + 1 / len(checked)
+        out["calibration_on_controls"] = {**own, "model_ece": model["ece"], "model_ece_15": model["ece_15"],
+                                          "ece_15_at_most": round(float(own["ece_15"]) + noise, 4)}
     return out
 
 
@@ -165,11 +173,17 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         f"{t:.2f} ({f})" for f, t in sorted(tempered.items())) + " at the median item (1 + (n - 1) x the labels' "
         "correlation within an item that best predicts held-out labels, for an item of n: items split more than "
         "independent workers would)")
-    return ("model: the probability of each answer under Dawid-Skene with a prior on each worker's skill, each "
-            f"item left out of its workers' records{temper}, never above what its judgements could show (one label: "
-            "at most 0.95); no control items to calibrate it on; a tie's is the skill posterior's, which broke it; "
-            "where that posterior prefers another label than the method's, the two share their probability (0.5 "
-            "on two labels), so no answer reads as the less likely one")
+    needed = answers.attrs.get("controls_to_check")
+    pulled = (", pulled a fifth of the way down to the share of the item's labels that agree with it (errors most "
+              "workers share, which no label model sees without known answers)"
+              if (answers.get("confidence_source", pd.Series(dtype=str)) == UNCHECKED).any() else "")
+    about = f" (about {needed} would tell a calibration error of 0.05 from chance here: controls_to_check)"
+    return (f"model, unchecked: no control items checked it{about if needed else ''}; the probability of each "
+            "answer under Dawid-Skene with a prior on each worker's skill, each item left "
+            f"out of its workers' records{temper}{pulled}, never above what its judgements could show (one label: at "
+            "most 0.95); a tie's is the skill posterior's, which broke it; where that posterior prefers another label "
+            "than the method's, the two share their probability (0.5 on two labels), so no answer reads as the less "
+            "likely one")
 
 
 def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: float = 3.0,

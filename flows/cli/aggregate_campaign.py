@@ -25,7 +25,7 @@ from flows.core.errors import ConfigError
 NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
     ("method", "auto", "--method"), ("controls", "", "--controls"), ("columns", "", "--columns"),
     ("gold", "", "--gold"), ("keep_blocked", False, "--keep-blocked"), ("adaptive", False, "--adaptive"),
-    ("numbers", [], "--numbers"), ("ticks", [], "--ticks"))
+    ("ticks", [], "--ticks"))
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
@@ -84,7 +84,8 @@ def _own_ledger(folder: Path, named: str) -> str:
 
 
 def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[str, Any]:
-    """The campaign's answers of ``--field`` (every choice field without it) at ``--out``, workers.csv beside it."""
+    """The campaign's answers of ``--field`` (every choice field without it) at ``--out``, workers.csv beside it;
+    ``--numbers``: those choice fields read as numbers (a median, its interval, each worker's bias)."""
     from flows.driver.operations import ledger_run
 
     for option, default, flag in NOT_FOR_A_CAMPAIGN:
@@ -98,9 +99,13 @@ def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[st
     from flows.custom.custom_outputs import campaign_answer_files
 
     with tempfile.TemporaryDirectory(prefix="hitflow-aggregate-") as tmp:
-        made = campaign_answer_files(run, Path(tmp))
+        made = campaign_answer_files(run, Path(tmp), tuple(a.numbers))
         if not made.get("answers_file"):
             raise ConfigError(f"campaign {campaign} has no approved answers to a choice, checkbox or number field yet")
+        unread = [f for f in a.numbers if f not in made.get("number_fields", [])]
+        if unread:
+            raise ConfigError(f"--numbers {', '.join(unread)}: no approved answers of such a choice or number field "
+                              f"in campaign {campaign}")
         return _written(Path(tmp), made, Path(a.out), list(a.field), campaign, db)
 
 

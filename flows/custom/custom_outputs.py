@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
@@ -38,6 +39,7 @@ from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
+from qc.answer_values import number
 from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
 from qc.form_constraints import describe_rules
 
@@ -137,20 +139,23 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
     return out
 
 
-def campaign_answer_files(run: Run, out_dir: Path) -> dict[str, Any]:
+def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()) -> dict[str, Any]:
     """answers.csv and workers.csv of the campaign's ledger in ``out_dir``, as its outputs write them (its
     approved choices, blocked workers left out, its controls and pooled evidence): ``hitflow aggregate`` on
-    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so."""
+    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so; ``numbers``: choice fields
+    read as numbers there (``--numbers``)."""
     blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
-    return _answers(run, dataset_frame(run), blocked, out_dir)
+    return _answers(run, dataset_frame(run), blocked, out_dir, numbers)
 
 
-def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path) -> dict[str, Any]:
+def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
+             numbers: tuple[str, ...] = ()) -> dict[str, Any]:
     """answers.csv and workers.csv from the approved answers of every choice, checkbox and number field (free
-    text left out with a note)."""
+    text left out with a note); ``numbers``: choice fields read as numbers."""
     spec = _first_spec(run)
     kinds, options = answer_kinds(spec)
+    kinds |= {f: "number" for f in numbers if kinds.get(f) in ("choice", "number")}
     approved = data[(data["decision"] == "approve") & data["field"].isin(list(kinds))]
     choices, others = by_kind(approved[["item_id", "worker_id", "field", "value"]], kinds, options)
     others.own = own_options(run, spec)
@@ -160,17 +165,30 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path)
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
     """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
-    groups and multiple selects, with their options; ``number``: numbers and sliders; else its QC kind, text
+    groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
+    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its QC kind, text
     among them, which the answers leave out) and the groups' options, by field without its item index."""
     kinds: dict[str, str] = {}
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:
         base = _base(f["name"])
         kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
+        # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
+        kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
         kinds.setdefault(base, kind)
         if kind == "options":
             options.setdefault(base, list(f.get("options", [])))
     return kinds, options
+
+
+def rating_scale(options: list[Any]) -> bool:
+    """Whether a single choice's options are a rating scale: three or more numbers, evenly spaced in their order
+    (1..5, 0..10), whose median and each worker's bias mean something; the labels of unordered codes are not."""
+    values = [number(str(o).strip()) for o in options]
+    if len(values) < 3 or any(v is None for v in values):
+        return False
+    steps = np.diff(np.asarray(values, dtype=float))
+    return bool(np.all(steps == steps[0]) and steps[0] != 0)
 
 
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:

@@ -2,28 +2,14 @@
 confidence, and a skill estimate per worker.
 
 Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements);
-each field is aggregated on its own.
-
-Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
-
-- ``answers``: ``item_id, field, label, confidence, method, judgements, posterior, confidence_source, note``.
-  ``posterior`` is the method's own probability of its label (majority vote: the vote share). ``confidence`` is
-  what a user acts on: the skill posterior's probability of the label (postprocess.answers.skill_posterior:
-  each item left out of its workers' records, tempered by held-out labels), never above what the judgements
-  could show (calibration.bounded); with controls, calibrated on them where cross-validation finds it better
-  (``confidence_source`` says which). It is coherent: where the skill posterior prefers another label, the two
-  share their probability (:func:`coherent`; 0.5 on two labels), so no answer reads as the less likely of two.
-  ``note`` is ``tie`` where the method's top labels tie.
-- ``workers``: ``worker_id, skill, items, agreement, control_accuracy, controls`` (skill: the mean posterior of
-  the labels a worker gave; agreement: the share equal to the answer; controls: their control items scored).
-
-Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds`` (Dawid and Skene 1979), ``glad`` (Whitehill et al. 2009),
-``mace`` (Hovy et al. 2013), ``one-coin``; ``skill``, the skill posterior; ``auto`` chooses per field by
-held-out labels (postprocess.answers.method_choice; its reason in ``attrs["method_choice"]``).
-
-Ties go to the label the skill posterior finds more probable (the more trusted workers' label; between workers
-trusted alike, the field's more common label), then to text order. Control items' judgements enter the models
-as any item's; their answers leave the output and score the calibration.
+each field is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
+``answers`` (ANSWER_COLUMNS: ``posterior`` the method's own probability; ``confidence`` the skill posterior's,
+bounded, coherent with the answer (:func:`coherent`), calibrated on controls or, without them, pulled toward the
+vote share and said unchecked: postprocess.answers.unchecked; ``note`` ``tie``) and ``workers`` (WORKER_COLUMNS).
+Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds``, ``glad``, ``mace``, ``one-coin``; ``skill``, the skill
+posterior; ``auto`` chooses per field by held-out labels (postprocess.answers.method_choice). Ties go to the label
+the skill posterior finds more probable, then to text order. Control items' judgements enter the models as any
+item's; their answers leave the output and score the calibration. docs/reference/outputs.md says the rest.
 """
 
 from __future__ import annotations
@@ -41,9 +27,10 @@ from postprocess.answers.one_field import FieldAnswers
 from postprocess.answers.same_shape import shaped_answers
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked_answers
+from postprocess.answers.unchecked import unchecked
 
 __all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COLUMNS", "Aggregation", "aggregate",
-           "aggregate_scored", "choose_method", "coherent"]
+           "aggregate_scored", "choose_method", "coherent", "model_answers"]
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
@@ -84,6 +71,12 @@ def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float =
     return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
 
 
+def model_answers(frame: pd.DataFrame, method: str = "auto") -> pd.DataFrame:
+    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate (the benches'
+    and tests' starting point: postprocess.answers.calibration.calibrate_answers)."""
+    return aggregate_scored(frame, method, controls=pd.DataFrame(columns=["item_id", "answer"]))[0].answers
+
+
 def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
                      seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
                      prior: SkillPrior | None = None) -> tuple[Aggregation, pd.DataFrame | None]:
@@ -94,7 +87,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
     result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior(),
                         set() if gold is None else set(gold["item_id"]))
     if scored is None or gold is None:
-        return result, None
+        return Aggregation(unchecked(result.answers, data), result.workers), None
     answers, checked = calibrate_answers(result.answers, gold)
     answers.attrs["method_choice"] = result.answers.attrs.get("method_choice", {})
     answers.attrs["temperature"] = result.answers.attrs.get("temperature", {})

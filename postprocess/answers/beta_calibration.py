@@ -1,19 +1,8 @@
-"""The answers' confidence calibrated on control items: the fits, and the rule that chooses among them (or none)
-by the controls' own cross-validation; postprocess.answers.calibration applies it. Arrays in, arrays out.
-
-- :func:`fit`: beta calibration (Kull, Silva Filho & Flach 2017, "Beyond sigmoids", Electronic Journal of
-  Statistics): ``P(right) = sigmoid(a * ln c + b * -ln(1 - c) + shift [+ shift of the answer's class])``, ``c``
-  within [EDGE, 1 - EDGE]; a Gaussian prior of ``strength`` controls' worth holds it at the identity; convex,
-  minimised within bounds (a, b in [0, MAX_SLOPE]: never falling as ``c`` rises) by projected Newton steps
-  (:func:`_newton`), scipy's L-BFGS-B where they do not settle.
-- :func:`fit_wrong_share`: ``(1 - e) * c``, one parameter: a share of the answers wrong however sure (items
-  that mislead most workers alike, which no label model can see), which a few wrong controls can set.
-- :func:`calibrator_on_controls`: of the candidates (beta at each strength of STRENGTHS, with and without the
-  class shifts, when MIN_EACH_OUTCOME controls are right and as many wrong; the wrong share always), the one
-  whose cross-fitted confidences (folds :func:`control_folds`) have the lowest log-loss (sure answers that are
-  wrong are what calibration must see), kept only if below the model's own (else the identity). Measurements:
-  docs/explanation/calibration-on-controls.md.
-"""
+"""The answers' confidence calibrated on control items (arrays in, arrays out): :func:`fit`, beta calibration
+(Kull, Silva Filho & Flach 2017) with a prior holding it at the identity, a rising in ``ln c`` so the model's
+ranking is kept; :func:`fit_wrong_share`, a share of answers wrong however sure; :func:`calibrator_on_controls`,
+the candidate the controls' cross-validation scores best, kept only if better than the model's own.
+docs/reference/outputs.md says what each does; docs/explanation/calibration-on-controls.md, why."""
 
 from __future__ import annotations
 
@@ -30,6 +19,7 @@ FOLDS = 5
 MIN_EACH_OUTCOME = 3  # right controls and wrong controls, each, before a calibration may move the confidence
 EDGE = 1e-4  # confidences are read no nearer 0 or 1 than this: |log-odds| at most 9.21
 MAX_SLOPE = 5.0
+MIN_SLOPE = 0.25  # the least a: at 0 every low confidence reads one number, the model's ranking there thrown away
 MAX_SHIFT = 15.0
 MAX_WRONG_SHARE = 0.5
 GRADIENT_TOLERANCE = 1e-7  # a fit has converged when its projected gradient is this small per control
@@ -133,7 +123,7 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
     if len(x) == 0:
         return Calibrator()
     shifts = np.full(1 + len(classes), MAX_SHIFT)
-    lower, upper = np.r_[0.0, 0.0, -shifts], np.r_[MAX_SLOPE, MAX_SLOPE, shifts]
+    lower, upper = np.r_[MIN_SLOPE, 0.0, -shifts], np.r_[MAX_SLOPE, MAX_SLOPE, shifts]
     start = np.r_[IDENTITY, np.zeros(len(classes))]
     w, converged = _newton(start, x, y, strength, lower, upper)
     if not converged:  # (a flat or nearly separable objective without the prior): the quasi-Newton solver
@@ -219,14 +209,10 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS (below
-    PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with or without the class shifts (``answers``: each
-    control's answer; None: without), all only when MIN_EACH_OUTCOME controls are right and as many wrong, and
-    :func:`fit_wrong_share`, the one whose cross-fitted confidences have the lowest log-loss, fitted on every
-    control; kept when that log-loss is below the model's own, else the identity (each control keeps its own
-    confidence). Why the count: ten controls are most often all right, and a curve that raises every confidence
-    then wins their cross-validation and costs the other items (tests/test_calibration_few_controls.py).
-    ``keys``: the controls' item ids (the folds)."""
+    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS
+    (below PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with and without the class shifts (``answers``),
+    only with MIN_EACH_OUTCOME controls right and as many wrong, and :func:`fit_wrong_share`, the one with the
+    lowest cross-fitted log-loss, kept if below the model's own (else the identity). ``keys``: the item ids."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
@@ -248,6 +234,22 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
     if losses[best] < model:
         return found, crossed[best]
     return found._replace(moved=False), conf.copy()
+
+
+def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
+                        answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
+    """Each control's confidence from :func:`calibrator_on_controls` run on the other folds' controls alone, the
+    choice among its candidates made without it too: the rule's honest score. The cross-fitted confidences it
+    chose by score the chosen candidate on the controls that chose it, too well (an adult-content crowd's read
+    ECE15 0.075 on the controls and 0.118 on the other items)."""
+    conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
+    fold, out = control_folds(keys), conf.copy()
+    for f in np.unique(fold):
+        inside = fold == f
+        found, _ = calibrator_on_controls(conf[~inside], right[~inside], keys[~inside],
+                                          None if given is None else given[~inside])
+        out[inside] = found.apply(conf[inside], None if given is None else given[inside])
+    return out
 
 
 def log_loss(confidence: np.ndarray, correct: np.ndarray) -> float:

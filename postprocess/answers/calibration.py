@@ -1,17 +1,7 @@
-"""How far to trust an answer: the bound that keeps a confidence from claiming more than a few
-judgements can show, and the confidence's calibration on control items. Its measures
-(ECE, reliability tables, the worst bin) are postprocess.answers.reliability's, read here too.
-
-Pure: arrays and DataFrames in, arrays and DataFrames out.
-
-- :func:`bounded`: no confidence above what ``n`` unanimous judgements by workers right ``BOUND_ACCURACY``
-  of the time could show (so never 1.0 from one or two judgements, whatever the model says).
-- :func:`calibrate_answers`: the confidence calibrated on control items by
-  postprocess.answers.beta_calibration (beta calibration at a prior's strength, with or without a shift per
-  answered class, or a share of answers wrong however sure, chosen by the controls' cross-validation and kept
-  only where it beats the model's own there; its names are re-exported here), pulled toward the model's own by
-  the controls' number.
-"""
+"""How far to trust an answer (pure): :func:`bounded`, no confidence above what a few judgements can show, and
+:func:`calibrate_answers`, the confidence calibrated on control items by postprocess.answers.beta_calibration
+(its names re-exported here; the measures are postprocess.answers.reliability's). docs/reference/outputs.md,
+"How sure is an answer?", says what each does."""
 
 from __future__ import annotations
 
@@ -24,6 +14,7 @@ from postprocess.answers.beta_calibration import (
     IDENTITY,
     MAX_SHIFT,
     MAX_SLOPE,
+    MIN_SLOPE,
     PRIOR_STRENGTH,
     STRENGTHS,
     WEAK_PRIOR_CONTROLS,
@@ -35,42 +26,16 @@ from postprocess.answers.beta_calibration import (
     fit_wrong_share,
     fold_of,
     log_loss,
+    nested_cross_fitted,
     objective,
 )
 from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
 
-__all__ = [
-    "BINS",
-    "EDGE",
-    "FOLDS",
-    "IDENTITY",
-    "MAX_SHIFT",
-    "MAX_SLOPE",
-    "PRIOR_STRENGTH",
-    "RELIABILITY_COLUMNS",
-    "STRENGTHS",
-    "WEAK_PRIOR_CONTROLS",
-    "Calibrator",
-    "against",
-    "as_reported",
-    "bounded",
-    "calibrate_answers",
-    "calibrator_on_controls",
-    "coherent",
-    "control_folds",
-    "cross_fitted",
-    "ece",
-    "fit",
-    "fit_wrong_share",
-    "fold_of",
-    "known_answers",
-    "log_loss",
-    "objective",
-    "reliability",
-    "scored",
-    "shrunk",
-    "still_likeliest",
-]
+__all__ = ["BINS", "EDGE", "FAVOURS_ANOTHER", "FOLDS", "IDENTITY", "MAX_SHIFT", "MAX_SLOPE", "MIN_SLOPE",
+           "PRIOR_STRENGTH", "RELIABILITY_COLUMNS", "STRENGTHS", "WEAK_PRIOR_CONTROLS", "Calibrator", "against",
+           "as_reported", "bounded", "calibrate_answers", "calibrator_on_controls", "coherent", "control_folds",
+           "cross_fitted", "ece", "fit", "fit_wrong_share", "fold_of", "held_at_half", "known_answers", "log_loss",
+           "objective", "reliability", "scored", "shrunk", "still_likeliest"]
 
 SHRINK_CONTROLS = WEAK_PRIOR_CONTROLS  # controls at which a calibration counts as much as the model's own
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record
@@ -100,17 +65,14 @@ def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
 CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_confidence", "confidence"]
 
 
-def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = True,
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
 
-    ``answers``: postprocess.answers.aggregation's rows of every item, control items' too; ``gold``: ``item_id, field,
-    answer`` of the control items. The calibrator is fitted on every control whose field was answered, and
-    applies to every ordinary item (none of which is a control); each control's own calibrated confidence
-    (the ``confidence`` of the second frame, beside ``model_confidence``) is cross-fitted; both only where
-    cross-validation keeps the fit (:func:`calibrator_on_controls`; else the model's own). A tie is calibrated
-    as any answer (its confidence is the skill posterior's: postprocess.answers.aggregation); no calibrated
-    confidence rises above what the item's judgements could show. The fit is in the first frame's
-    ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
+    ``answers``: postprocess.answers.aggregation's rows, control items' too; ``gold``: ``item_id, field, answer``.
+    Each control's ``confidence`` is the whole rule run without it (:func:`nested_cross_fitted`; without
+    ``nested``, the chosen fit's cross-fitted one: cheaper, optimistic); answers read below 0.5 stay so where
+    :func:`held_at_half` says. The fit is in ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)
@@ -120,19 +82,38 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame) -> tuple[pd.Dat
     model = pairs["confidence"].to_numpy(dtype=float)
     several = answers["field"].nunique() > 1
     calibrator, crossed = calibrator_on_controls(model, correct, pairs["item_id"], _classes(pairs, several))
+    if nested:
+        crossed = nested_cross_fitted(model, correct, pairs["item_id"], _classes(pairs, several))
+    said = shrunk(crossed, model, len(pairs))
+    pin = held_at_half(said, model, correct)
     checked = pd.DataFrame({"item_id": pairs["item_id"].to_numpy(), "field": pairs["field"].to_numpy(),
                             "label": pairs["label"].to_numpy(), "answer": pairs["answer"].to_numpy(),
                             "correct": correct, "model_confidence": model,
-                            "confidence": bounded(still_likeliest(shrunk(crossed, model, len(pairs)), model),
+                            "confidence": bounded(still_likeliest(said, model) if pin else said,
                                                   pairs["judgements"].to_numpy(), 2)})
     own = ordinary["confidence"].to_numpy(dtype=float)
     calibrated = shrunk(calibrator.apply(own, _classes(ordinary, several)), own, len(pairs))
-    ordinary["confidence"] = bounded(still_likeliest(calibrated, own), ordinary["judgements"].to_numpy(), 2)
+    ordinary["confidence"] = bounded(still_likeliest(calibrated, own) if pin else calibrated,
+                                     ordinary["judgements"].to_numpy(), 2)
+    if not pin:
+        below = (ordinary["confidence"] < 0.5) & (own >= 0.5)
+        said = ordinary["note"].fillna("").astype(str) if "note" in ordinary else pd.Series("", ordinary.index)
+        ordinary["note"] = said.where(~below, (said + "; ").str.lstrip("; ") + FAVOURS_ANOTHER)
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
     kept = f"model ({source} did no better in cross-validation)"
     ordinary["confidence_source"] = source if calibrator.moved else kept
-    ordinary.attrs["calibration_fit"] = calibrator.said()
+    ordinary.attrs["calibration_fit"] = {**calibrator.said(), "held_at_half": pin}
     return ordinary, checked
+
+
+FAVOURS_ANOTHER = "below 0.5 once calibrated: the evidence favours another label"
+
+
+def held_at_half(calibrated: np.ndarray, model: np.ndarray, correct: np.ndarray) -> bool:
+    """Whether answers the calibration reads below 0.5 are held at 0.5 (:func:`still_likeliest`): only where the
+    controls' held-out log-loss is no lower with them read as calibrated (an answer the controls say is right
+    less than half the time, pinned at 0.5, once read 0.5 on 584 answers of which 21% were right)."""
+    return log_loss(still_likeliest(calibrated, model), correct) <= log_loss(calibrated, correct)
 
 
 def shrunk(calibrated: np.ndarray, model: np.ndarray, controls: int) -> np.ndarray:
@@ -199,7 +180,7 @@ def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame
                          "field": gold["field"].astype(str).str.strip() if "field" in gold else "label",
                          "answer": gold["answer"].astype(str).str.strip()}).drop_duplicates(["item_id", "field"])
     rows = out.assign(item_id=out["item_id"].astype(str))
-    ordinary, checked = calibrate_answers(rows, keys)
+    ordinary, checked = calibrate_answers(rows, keys, nested=False)  # each round of a replay: the cheap one
     at = pd.MultiIndex.from_frame(rows[["item_id", "field"]])
     # float: with no control answered, checked's columns are untyped and would not fill a float column
     control = checked.set_index(["item_id", "field"])["confidence"].astype(float).reindex(at).to_numpy()

@@ -1,27 +1,11 @@
-"""Does an answer's confidence mean what it says? Its measures: expected calibration error (ECE), the
-reliability table, and the worst bin.
+"""Does an answer's confidence mean what it says? Expected calibration error over equal-width bins (:func:`ece`;
+6 and Guo et al.'s 15) and equal-mass ones, the reliability tables, the worst bin of at least WORST_MIN_ITEMS
+items, :func:`scored` (what a person reads) and :func:`noise_floor` (what the same figures read for a confidence
+that is exactly right: ECE is never 0 on a finite set, so a figure is read against its floor's 95th percentile).
+docs/reference/outputs.md defines each figure.
 
 Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1],
 ``correct`` whether the answer is right (0 or 1).
-
-- Equal-width bins (:func:`ece`, :func:`reliability`): ``bins`` bins of [0, 1] ([0, 1/b), [1/b, 2/b), ...,
-  the last closed). ECE = sum over bins of (items in the bin / all items) x |mean confidence in the bin -
-  share right in the bin|; empty bins count 0. Six bins were the calibration work's reading; fifteen are the usual
-  one in the literature (Guo et al. 2017, "On Calibration of Modern Neural Networks", ICML), and finer:
-  on a crowd whose answers sit mostly above 0.9, six bins put 95% of the items in one and hide how the top
-  over-states.
-- Equal-mass bins (:func:`equal_mass`): the items sorted by confidence and cut into bins of (nearly) equal
-  counts, as many as leave every bin at least ``MIN_BIN_ITEMS`` items, at most ``EQUAL_MASS_BINS``; so no
-  bin holds most of the items, whatever the confidences' spread. Ties of confidence stay in one bin.
-- :func:`worst_bin`: of the bins holding at least ``WORST_MIN_ITEMS`` items (fewer say more about chance
-  than about the confidence), the one whose mean confidence is furthest from its share right.
-- :func:`scored`: what a person reads: items, accuracy, mean confidence, ECE at 6 and 15 equal-width bins
-  and over equal-mass bins, the worst bin of each table, and the 15-bin and equal-mass tables.
-- :func:`noise_floor`: what those figures read for a confidence that is exactly right: each item's
-  outcome drawn right with probability its confidence, ``FLOOR_DRAWS`` times, scored as above. ECE is never
-  0 on a finite set (on 167 items it reads about 0.03 for a perfect confidence), and a bin of 54 items right
-  60% of the time has a standard error of 0.067: a figure is read against its floor's 95th percentile, and
-  only the part above it says the confidence is off.
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
-"""How much do an item's labels say together? The temperature of the skill posterior
-(postprocess.answers.skill_posterior), fitted by predicting held-out labels.
-
-Dawid-Skene, with or without a prior on each worker's skill, multiplies the labels of an item as if
-each were independent evidence given the true answer. Real items are not alike: on a hard item every
-worker is nearer chance, so its labels split more often than the workers' records say, and the
-product of ten such labels claims more than they show (synthetic crowds shaped like RTE and
-AdultContent, bench/calibration_shapes.py: confidence 0.93 where 0.87 were right). The labels of an item
-are read as correlated, each pair by ``rho`` (the intra-class correlation), so that ``n`` of them count as
-``n / (1 + (n - 1) rho)`` independent ones (Kish's design effect, "Survey Sampling", 1965): the item's
-summed log-likelihood is divided by its temperature ``T = 1 + (n - 1) rho`` (the class prior is left as
-it is): ``log p(z) = log prior(z) + sum_j log P(label_j | z, worker_j) / T``. One ``rho`` a field, so the
-temperature grows with an item's labels: a constant one fitted on ten labels an item left 39 labels an item
-(every worker on every item) reading 0.99 where 0.91 were right.
-
-``rho`` is the one that best predicts each label of an item from the item's other labels (the mean
-log-probability of the held-out label, its worker's confusion as the posterior uses it, with the item
-left out), over a grid of [0, MAX_CORRELATION]: if split items are more split than the model says,
-the held-out labels say so. Only each item's first ``m`` labels (in the frame's order: arrival), ``m``
-the count 90% of the items reach (COVER), and only the items with ``m``: under adaptive overlap an item
-gets more labels *because* its first ones disagreed, and predicting those from one another would read
-that choice as over-dispersion, while every item's first ``min_judgements`` were asked whatever they
-said. On a fixed-overlap file that is every label. Guards, because a label predicted from one other
-tells too little (a fit on a 2-labels-an-item crowd once chose a temperature of 12) and a flat fit should
-not move the confidence: ``m`` at least MIN_LABELS, at least MIN_ITEMS items, a gain of at least MIN_GAIN
-nats over ``rho = 0``, else 0; never below 0 (tempering only lowers a confidence) nor above
-MAX_CORRELATION.
+"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` that divides an item's
+summed label log-likelihood in the skill posterior (postprocess.answers.skill_posterior; Kish's design effect,
+"Survey Sampling", 1965): labels of hard items split more than the workers' records say. ``rho``, one a field, is
+the one on a grid of [0, MAX_CORRELATION] that best predicts each of an item's first ``m`` labels (``m`` the count
+COVER of the items reach: adaptive overlap's later labels were bought because the first ones disagreed) from its
+other labels; 0 unless MIN_LABELS, MIN_ITEMS and MIN_GAIN hold. docs/reference/outputs.md ("How sure is an
+answer?") and docs/explanation/answers-confidence.md give the reasons and measurements.
 
 Pure arrays: ``loglik`` is judgements x classes (each label's log-probability under each true class),
 ``item`` each judgement's item (0..n_items-1), ``log_classes`` the classes' log prior.
