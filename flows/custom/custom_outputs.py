@@ -166,8 +166,8 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
     """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
     groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
-    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its QC kind, text
-    among them, which the answers leave out) and the groups' options, by field without its item index."""
+    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
+    QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
     kinds: dict[str, str] = {}
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:
