@@ -98,9 +98,7 @@ def leave_now(code: int) -> NoReturn:
 def finish_without_teardown(code: int) -> NoReturn:
     """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
     temporary files go, logging closes), then the process leaves without the interpreter's freeing
-    of thousands of modules and objects, which took 1.3 s CPU after the run's last line under
-    Prefect and 0.9 s with --no-prefect on the 2-core host (bench/prefect_overhead.py).
-    Both modes leave this way, so the Prefect/--no-prefect ratio compares like with like."""
+    of thousands of modules and objects (about a second of CPU after the run's last line)."""
     import atexit
     import threading
 
