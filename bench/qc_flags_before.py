@@ -222,7 +222,7 @@ def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(upper=1.0)
     hit = tm[share >= limit]
     return caption_flags(df, "paste_external", [
-        (i, round(float(share[i]), 3), limit, f"{telemetry_rules._words(r)}") for i, r in _rows(hit)])
+        (i, round(float(share[i]), 3), limit, f"{telemetry_rules.telemetry_in_words(r)}") for i, r in _rows(hit)])
 
 
 def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -234,7 +234,8 @@ def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hit = tm[(unexplained >= least) & (unexplained >= share * tm["tm_final_len"])]
     return caption_flags(df, "untyped_text", [
         (i, int(unexplained[i]), f">= {share:.0%} and {least}", f"{int(unexplained[i])} of {int(r['tm_final_len'])} "
-         f"characters neither typed nor copied on the page; {telemetry_rules._words(r)}") for i, r in _rows(hit)])
+         f"characters neither typed nor copied on the page; {telemetry_rules.telemetry_in_words(r)}")
+        for i, r in _rows(hit)])
 
 
 def switch_then_paste(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

@@ -34,7 +34,8 @@ from bench.qc_bootstrap import heldout_interval
 from bench.qc_real_grid import GRID_KEYS, rule_grids
 from flows.campaigns.page_text import qc_params
 from flows.core.config.config import CampaignConfig, load_config
-from qc.runner import prepare, rule_level, run_rules
+from qc.flags import RULES
+from qc.runner import prepare, run_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "vizwiz-captions-v1-val" / "VizWiz_Captions_v1_val_updated.json"
@@ -72,7 +73,7 @@ def rule_sets(cfg: CampaignConfig) -> dict[str, tuple[str, ...]]:
     acting = set(cfg.policy.reject_rules) | set(cfg.policy.review_rules)
     caption = tuple(r for r in evidence if r in acting)
     return {"evidence": evidence, "caption": caption,
-            "flagging a caption": tuple(r for r in evidence if rule_level(r) == "caption"),
+            "flagging a caption": tuple(r for r in evidence if r in RULES and RULES[r].level == "caption"),
             "worker triggers": tuple(r for r in evidence if r not in caption)}
 
 

@@ -50,14 +50,9 @@ def canned_per_image(captions: pd.DataFrame) -> pd.Series:
     return captions.groupby("image_id")["is_precanned"].sum().astype(int)
 
 
-def canned_distribution(captions: pd.DataFrame, per_image: int = 5) -> pd.DataFrame:
-    """Share of images whose captions used the canned text 0..per_image times (paper's table)."""
-    return canned_table(canned_per_image(captions), per_image)
-
-
 def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
-    """:func:`canned_distribution` from :func:`canned_per_image` counts (which may be joined
-    from disjoint sets of images, e.g. one campaign batch at a time)."""
+    """Share of images whose captions used the canned text 0..per_image times (the paper's table), from
+    :func:`canned_per_image` counts (which may be joined from disjoint sets of images, one batch at a time)."""
     rows = [{"workers_using_canned": k, "images": int((counts == k).sum()),
              "share": round(float((counts == k).mean()) if len(counts) else 0.0, 4)}
             for k in range(per_image + 1)]

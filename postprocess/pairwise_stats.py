@@ -64,9 +64,7 @@ def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[
     design[np.arange(len(df)), df["system_a"].map(index).to_numpy()] += 1
     design[np.arange(len(df)), df["system_b"].map(index).to_numpy()] -= 1
     wins = df["answer"].map(A_WINS).to_numpy()
-    # Imported here, not at the top: every config load reaches this module through the study schema,
-    # and statsmodels.api added 0.4-0.6 s of CPU to each `hitflow` process on top of what a config load
-    # imports anyway (3 runs each way, 2026-11-24, 2 loaded cores); only the Bradley-Terry fit needs it.
+    # here, not at the top: every config load reaches this module, and statsmodels.api costs ~0.5 s of CPU
     import statsmodels.api as sm
 
     fit = sm.GLM(wins, design[:, 1:], family=sm.families.Binomial()).fit()

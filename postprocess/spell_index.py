@@ -1,15 +1,11 @@
 """A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies.
 
-pyspellchecker answers "the most frequent known word one edit away (else two, for short words)"
-by generating every string within that distance at lookup time: about 90 x length strings for
-one edit, their square for two. Here each dictionary word is filed once under itself and the
-strings left by deleting one or two of its letters; a token's own deletes then find every word
-that can be within the distance (an edit costs at most one delete on each side), and an exact
-Damerau-Levenshtein check keeps those really within it. The choice is pyspellchecker's, the most
-frequent candidate, unless the caller lifts some words' probability (a campaign's own words, see
-spellcheck.py); a token that is an accented word with its accents dropped is left alone
-("attaches" stays); equal frequencies go to the alphabetically first word (pyspellchecker's pick
-among equals follows the process's string hashing, so it can differ from run to run).
+Each dictionary word is filed once under itself and the strings left by deleting one or two of its
+letters; a token's own deletes then find every word that can be within the distance, and an exact
+Damerau-Levenshtein check keeps those really within it (why, and against pyspellchecker's own lookup:
+docs/spelling.md). The choice is pyspellchecker's, the most frequent candidate, unless the caller lifts
+some words' probability (spellcheck.py); a token that is an accented word with its accents dropped is
+left alone; equal frequencies go to the alphabetically first word.
 
 Pure: built from a word -> count mapping, saved and loaded as plain arrays (flows/ caches them on
 disk). Keys are ``length << 32 | crc32``: stable across processes, and a collision only adds a

@@ -6,24 +6,11 @@ Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..
 U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unseen; the
 ``caption`` column keeps them as typed.
 
-Each unknown token is replaced by its most probable candidate, keeping case and
-punctuation; probable in a noisy-channel sense, the word list's counts mixed evenly with the
-campaign's own (postprocess/spell_campaign.py: "blck" is "black" in captions that say "black").
-Tokens are never changed when they contain a digit, are capitalised mid-sentence (brands such as
-Dell or Duracell), have a capital inside (iPods), are all capitals (TV), have two letters (kg,
-pk), are joined to a word by a hyphen (pre-made), are two common words written together
-(chapstick; unless one edit from a word the campaign writes ``TYPO_RATIO`` times as often), or
-are words that at least ``min_workers`` distinct workers used in the campaign -- unless such a
-word is not in the dictionary and sits one edit from a dictionary word the campaign uses
-``TYPO_RATIO`` times as often ("teh" beside "the"): a shared typo grows with the campaign, so a
-fixed worker count alone protected "teh", "hte" and "adn" in large campaigns. A
-capitalised first word is corrected only towards a word the campaign writes that much more often
-("Teh", not "Lenovo"). Long words get two edits only towards such a word.
-
-Candidates come from a symmetric-delete index (postprocess/spell_index.py) over pyspellchecker's
-word frequencies: without the campaign's counts, the same choices as pyspellchecker's own lookup,
-without generating every string within two edits per token. The index can be passed in (flows/
-keeps one on disk); without it one is built in memory, once per process and language (seconds).
+Each unknown token becomes its most probable candidate from a symmetric-delete index
+(postprocess/spell_index.py), the word list's counts mixed with the campaign's own
+(postprocess/spell_campaign.py), keeping case and punctuation. What is left as typed, and why:
+docs/spelling.md. The index can be passed in (flows/ keeps one on disk); without it one is built
+in memory, once per process and language.
 """
 
 from __future__ import annotations
@@ -52,8 +39,6 @@ _SENTENCE_END = re.compile(r"[.!?]\s*$")
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
-# Edit distance 2 is tried only for tokens of at most spell_index.SHORT_TOKEN letters that have no
-# candidate at distance 1 (as before the index, when it cost up to a second per long token).
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
 # An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
 # "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.

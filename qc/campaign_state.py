@@ -1,10 +1,9 @@
 """What needs a person, what is decided and by whom, and when the platform pays by itself: one computation
 that every view shows (the run's lines, ``hitflow status`` and its JSON, the report, the ``ui`` overview and
-the review queue), so they cannot disagree (they did, five ways).
+the review queue), so they cannot disagree.
 
 Inputs (no I/O): :func:`item_states` takes DataFrames (the queue is one); :func:`campaign_state` takes plain
-rows (lists of dicts: ``hitflow status`` on a campaign without a queue reads them from the ledger and loads
-no pandas, ~0.35 s of CPU).
+rows (lists of dicts: ``hitflow status`` on a campaign without a queue loads no pandas).
 
 - ``queue``: :func:`qc.review_queue.build_queue`'s rows (:data:`qc.review_queue.QUEUE_COLUMNS`).
 - ``work``: every stored assignment: ``assignment_id, batch, auto_approval_time`` (the platform's epoch

@@ -90,12 +90,6 @@ def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def upper_and_letters(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(uppercase letters, letters) in each text, as ``str.isupper`` / ``str.isalpha`` count them."""
-    counts = text_counts(texts)
-    return counts.upper, counts.letters
-
-
 @lru_cache(maxsize=1)
 def _basic_plane() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     chars = [chr(p) for p in range(_BASIC)]

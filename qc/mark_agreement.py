@@ -16,12 +16,9 @@ flagged over the campaign (``[policy.block_min_rate]``), so an honest worker's h
 then does not block them, while contrarians marking the text's first word, rushers marking one name
 with any label and workers who mark nothing where the others mark names are flagged on most items.
 
-Cost: an answer of more than ``MAX_MARKS`` (1,000) marks is not compared at all (the
-element's own check, qc/form_constraints.py, calls it malformed with that reason), so two answers cost at
-most ``MAX_MARKS`` squared comparisons, made a row at a time in numpy: before, two accounts posting 8,000
-keypoints each on one item (a 4 Mi-character answer holds far more) took 108.7 s of pure-Python pairs.
-An item's workers are compared pairwise (each worker's mean and the others' mean from the same pair
-scores): they are bounded by the plan's assignments per item, not by what a worker sends.
+An answer of more than ``MAX_MARKS`` (1,000) marks is not compared (qc/form_constraints.py calls it
+malformed), so two answers cost at most ``MAX_MARKS`` squared comparisons, made a row at a time in numpy;
+an item's workers are bounded by the plan's assignments per item, not by what a worker sends.
 """
 
 from __future__ import annotations

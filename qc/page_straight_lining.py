@@ -9,19 +9,9 @@ and ``ticks`` (checkbox groups are left out). Params: ``page_straight_lining_alp
 
 Fields share a scale when their ``scale`` is the same (without the column: single choices with the same number
 of options, or numbers). A page (one worker's answers to one item) is flat when its answers to ``min_fields`` or
-more fields of one scale are all the same.
-
-- ``r``: the share of the other workers' pages that are flat (some items deserve one rating throughout);
-- the honest ceiling ``h = r + (1 - honest_share)(1 - r)``: an honest worker's pages are flat at most a third
-  of the way from the crowd's rate to always (a person who finds every aspect of a page alike now and then
-  is not a straight-liner);
-- the straight-liner's prediction ``q``: the worker's own flat share so far (smoothed toward ``r``, one
-  page's worth); per page ``e = q'/h`` when flat and ``(1 - q')/(1 - h)`` when not, ``q' = max(q, h)``;
-  ``E`` the product over the worker's pages in order.
-
-For an honest worker whose pages are flat with probability ``h`` or less, ``E`` is a nonnegative
-supermartingale with mean at most 1: by Ville's inequality the chance it ever reaches ``1/alpha`` over the
-campaign is at most ``alpha``. A flag needs ``E >= 1/alpha``; its ``value`` is ``1/E``.
+more fields of one scale are all the same. A worker is flagged when the product of likelihood ratios of their
+pages, against the honest ceiling above the crowd's flat share, reaches ``1/alpha`` (Ville's inequality);
+the test and its measured power: docs/explanation/qc-rules.md. ``value`` is ``1/E``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 hitflow's frames are small and many (a batch's flags, one item's answers, one worker's runs): pandas 3
 keeps a ``str`` column in pyarrow by default, and each small operation on it (build, take, factorize,
 to_numpy) pays Arrow's per-call overhead. In Python storage the same operations are plain object
-arrays: an in-process campaign's test files (tests/test_control_items.py, tests/test_answer_agreement.py)
-took 31.0 s of CPU with Arrow, 27.3 s without. The values, dtype name (``str``), missing value (NaN)
+arrays, cheaper per call. The values, dtype name (``str``), missing value (NaN)
 and every output byte stay the same (tests/test_determinism.py). The rules that want Arrow's regexes on
 40,000 captions build their Arrow arrays themselves (qc/text_features.py).
 

@@ -112,5 +112,3 @@ def _run_rule(name: str, df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFra
                             "threshold": "", "detail": f"{type(exc).__name__}: {exc}"}])
 
 
-def rule_level(name: str) -> str:
-    return RULES[name].level if name in RULES else "worker"

@@ -54,7 +54,7 @@ def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         return flag_frame([])
     share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(None, 1.0)
     return caption_flags(df, "paste_external", [
-        (i, round(float(share[k]), 3), limit, f"{_words(r)}") for i, k, r in _hits(df, share >= limit)])
+        (i, round(float(share[k]), 3), limit, telemetry_in_words(r)) for i, k, r in _hits(df, share >= limit)])
 
 
 @register("untyped_text", "caption")
@@ -69,7 +69,7 @@ def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     hit = (unexplained >= least) & (unexplained >= share * tm["tm_final_len"])
     return caption_flags(df, "untyped_text", [
         (i, int(unexplained[k]), f">= {share:.0%} and {least}", f"{int(unexplained[k])} of {int(r['tm_final_len'])} "
-         f"characters neither typed nor copied on the page; {_words(r)}") for i, k, r in _hits(df, hit)])
+         f"characters neither typed nor copied on the page; {telemetry_in_words(r)}") for i, k, r in _hits(df, hit)])
 
 
 @register("switch_then_paste", "caption")
@@ -133,10 +133,6 @@ def _hits(df: pd.DataFrame, hit: Any) -> list[tuple[Any, int, dict[str, Any]]]:
     tm = _judged(df)
     values = [tm[c].tolist() for c in TM_COLUMNS]  # what to_dict("records") gives, without a frame of the columns
     return [(tm.index[k], k, dict(zip(TM_COLUMNS, (v[k] for v in values), strict=True))) for k in found.tolist()]
-
-
-def _words(row: dict[str, Any]) -> str:
-    return telemetry_in_words(row)
 
 
 def telemetry_in_words(row: dict[str, Any]) -> str:

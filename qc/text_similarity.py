@@ -20,8 +20,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from qc.text_features import squeezed_lower
-
 if TYPE_CHECKING:  # imported where a matrix is built: scipy.sparse is ~0.2 s of `hitflow qc`'s start-up, and
     from scipy import sparse  # only the rules that compare texts (consensus, templates, echoes) need it
 
@@ -36,11 +34,6 @@ TOKEN_PART = 16_384  # texts tokenised at a time: a part's copies are a few MB, 
 def normalise(text: str) -> str:
     """Case, runs of spaces and final punctuation do not make two captions different."""
     return " ".join(text.split()).lower().rstrip(FINAL_PUNCTUATION)
-
-
-def normalise_all(texts: pd.Series) -> pd.Series:
-    """:func:`normalise` over a column (from the batch's shared folded texts)."""
-    return pd.Series([t.rstrip(FINAL_PUNCTUATION) for t in squeezed_lower(texts)], index=texts.index, dtype=object)
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ def test_answers_figure_text_does_not_overlap() -> None:
     import matplotlib.pyplot as plt
 
     from flows.answers.answers_step import answers_figure
-    from flows.core.outputs.figures import overlapping_text
+    from tests.figure_checks import overlapping_text
 
     rng = np.random.default_rng(3)
     fig = answers_figure(pd.Series(rng.uniform(0.3, 1, 500)), pd.Series(rng.uniform(0, 1, 40)), 0.9)
@@ -238,8 +238,8 @@ def test_the_reliability_diagram_stands_beside_the_histograms() -> None:
     import matplotlib.pyplot as plt
 
     from flows.answers.answers_step import answers_figure
-    from flows.core.outputs.figures import overlapping_text
     from postprocess.answers.calibration import scored
+    from tests.figure_checks import overlapping_text
 
     rng = np.random.default_rng(4)
     said = rng.uniform(0.4, 1, 200)

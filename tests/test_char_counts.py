@@ -1,11 +1,11 @@
-"""``upper_and_letters`` counts exactly as ``str.isupper`` / ``str.isalpha`` do, per text."""
+"""``text_counts``' upper and letters count exactly as ``str.isupper`` / ``str.isalpha`` do, per text."""
 
 from __future__ import annotations
 
 import pytest
 
 from qc import char_counts
-from qc.char_counts import text_counts, upper_and_letters
+from qc.char_counts import text_counts
 from qc.submit_rules import count_words
 
 TEXTS = ["", "A RED MUG", "a red mug", "Ünïcödé ÄÖ", "画像の品質", "😀 EMOJI 𝐀𝐁 x", " ", "ΑΒΓ δε", "x" * 5000 + "Y"]
@@ -13,7 +13,8 @@ TEXTS = ["", "A RED MUG", "a red mug", "Ünïcödé ÄÖ", "画像の品質", "�
 
 @pytest.mark.parametrize("texts", [TEXTS, TEXTS[::-1], ["", ""], ["only one"], []])
 def test_counts_match_the_str_methods(texts: list[str]) -> None:
-    upper, letters = upper_and_letters(texts)
+    counts = text_counts(texts)
+    upper, letters = counts.upper, counts.letters
     assert upper.tolist() == [sum(c.isupper() for c in t) for t in texts]
     assert letters.tolist() == [sum(c.isalpha() for c in t) for t in texts]
 

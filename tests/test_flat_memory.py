@@ -18,7 +18,7 @@ from flows.captions.caption_tally import CaptionTally
 from flows.captions.dataset_files import DatasetFiles
 from flows.core.inputs.csv_files import write_dataset
 from flows.core.ledger.store import Store
-from postprocess.dataset import canned_distribution, flat_table, vizwiz_json
+from postprocess.dataset import canned_per_image, canned_table, flat_table, vizwiz_json
 from postprocess.spellcheck import (
     add_word_workers,
     campaign_words,
@@ -93,7 +93,7 @@ def test_report_tallies_gathered_per_batch_equal_the_whole_frames() -> None:
     for _, part in frame.groupby("batch"):
         tally.add(part.reset_index(drop=True))
     kept = frame[~frame["is_rejected"]]
-    pd.testing.assert_frame_equal(tally.canned(), canned_distribution(kept, 3))
+    pd.testing.assert_frame_equal(tally.canned(), canned_table(canned_per_image(kept), 3))
     assert joined_spelling_stats(tally.spelling) == spelling_stats(kept[~kept["is_precanned"]])
     counts = tally.counts_frame()
     assert (len(counts), int((~counts["is_rejected"]).sum()), counts["worker_id"].nunique()) == (

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows.campaigns.campaign_plan import read_items
+from flows.campaigns.campaign_plan import checked_items
 from flows.campaigns.offline import offline_qualify
 from flows.cli.main import main
 from flows.core.config.config import load_config
@@ -101,7 +101,7 @@ def test_item_files_with_bom_and_crlf_load(tmp_path: Path, items: list[tuple[str
     body = [[image_id, name, f"https://x.org/{i}.jpg"] for i, (image_id, name) in enumerate(items)]
     path.write_bytes(csv_bytes(["image_id", "file_name", "url"], body, how["bom"], how["crlf"]))
     cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_captions.toml"), items=path)
-    loaded = read_items(cfg)
+    loaded = list(checked_items(cfg))
     assert [r["image_id"] for r in loaded] == [i.strip() for i, _ in items]
     assert [r["file_name"] for r in loaded] == [n for _, n in items]
 
@@ -143,7 +143,7 @@ def test_item_file_problems_are_one_line(tmp_path: Path, content: bytes, needle:
     path.write_bytes(content)
     cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_captions.toml"), items=path)
     with pytest.raises(InputFormatError) as caught:
-        read_items(cfg)
+        list(checked_items(cfg))
     assert needle in assert_one_line(caught.value, 3)
 
 

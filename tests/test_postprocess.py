@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from postprocess.dataset import canned_distribution, difficulty, text_detected, vizwiz_json
+from postprocess.dataset import canned_per_image, canned_table, difficulty, text_detected, vizwiz_json
 from postprocess.report_data import blocking_vs_truth
 from postprocess.spellcheck import spellcheck_frame
 from qc.submit_rules import CANNED_TEXT
@@ -74,7 +74,7 @@ def test_difficulty_levels_follow_the_paper() -> None:
 
 
 def test_canned_distribution_table() -> None:
-    table = canned_distribution(captions_frame())
+    table = canned_table(canned_per_image(captions_frame()))
     assert list(table["images"]) == [1, 0, 1, 1, 0, 1] and table["share"].sum() == pytest.approx(1.0)
 
 

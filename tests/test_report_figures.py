@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.report import batches_figure, flags_figure, scores_figure, times_figure
-from flows.core.outputs.figures import overlapping_text
 from flows.studies.study_plots import study_figures
 from postprocess.report_data import time_bands
+from tests.figure_checks import overlapping_text
 
 SYSTEMS = ["reference captions", "baseline transformer", "retrieval model", "human-in-the-loop"]
 

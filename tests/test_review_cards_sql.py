@@ -8,8 +8,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from flows.campaigns.review_data import card_captions, card_flags, histories, item_flags, worker_captions
+from flows.campaigns.review_data import card_captions, card_flags, histories
 from flows.core.ledger.store import Store
+from tests.ledger_reads import item_flags, worker_captions
 
 CAMPAIGN = "cards"
 RULES = ("caps_lock", "min_words", "time_outlier")

@@ -14,13 +14,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from flows.campaigns.review_data import card_captions, card_flags, item_flags, worker_captions
+from flows.campaigns.review_data import card_captions, card_flags
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.driver.campaign_status import campaign_status
 from flows.driver.operations import ledger_run, open_campaign_run
 from flows.review import review_cards
 from flows.review.overview_app import OverviewServer, OverviewSite
+from tests.ledger_reads import item_flags, worker_captions
 from tests.review_helpers import form_fields, review_config, run_until_review
 
 NAME = "vizwiz_captions"

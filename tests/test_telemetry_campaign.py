@@ -13,7 +13,6 @@ import pandas as pd
 
 from flows.campaigns.batch_review import caption_frame
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.review_data import worker_captions
 from flows.captions.caption_telemetry import attach_telemetry, telemetry_words
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
@@ -21,6 +20,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from qc.runner import TELEMETRY_RULES
 from qc.telemetry_frame import telemetry_columns, text_origin
+from tests.ledger_reads import worker_captions
 from tests.small_configs import ROOT, small_vizwiz
 
 CROWD = """seed = 3

@@ -4,8 +4,8 @@ the review queue must be built.
 :func:`needs_state` is :func:`flows.campaigns.review_data.ledger_state`'s first part, the one computation
 every view shows (:func:`qc.campaign_state.campaign_state`). A campaign whose config leaves ``[policy]
 review`` at "none" has no queue that can hold an open item, so its state comes from the ledger's rows alone
-(:mod:`flows.campaigns.review_rows`); that is most campaigns, and ``hitflow status`` on one imports neither
-pandas nor the config's schema and rules (~0.5 s of CPU of its ~0.7 s). A reviewed
+(:mod:`flows.campaigns.review_rows`); ``hitflow status`` on one imports neither pandas nor the config's
+schema and rules. A reviewed
 campaign's items' states are read back from the ledger when they were kept for the same config and ledger
 (:mod:`flows.campaigns.kept_states`: the run keeps them as it stops for a person); otherwise its queue is
 built as before, and its states kept.

@@ -25,13 +25,9 @@ from flows.studies.study_plan import study_tasks
 ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 
-def read_items(cfg: CampaignConfig) -> list[dict[str, str]]:
-    """The item CSV, checked: required columns, unique ids, http(s) URLs."""
-    return list(checked_items(cfg))
-
-
 def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
-    """:func:`read_items`' rows as they are read and checked; an error stops it at the bad line.
+    """The item CSV's rows as they are read and checked (required columns, unique ids, http(s) URLs); an
+    error stops it at the bad line.
     Only the ids seen are kept (a list of 330,000 items held ~320 MB while the plan was made)."""
     seen: set[str] = set()
     for line, raw in csv_rows(cfg.items, ITEM_COLUMNS, "the item file")[1]:

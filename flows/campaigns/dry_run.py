@@ -103,9 +103,7 @@ def ledger_rows(db: str) -> Rows | None:
 def grown_plan_note(db: str, campaign: str) -> list[str]:
     """A line when the ledger already holds the campaign's plan (a pilot): the dry run prices a plan of every
     item from scratch, while the run grows the stored one (flows/campaigns/plan_growth.py), its new batches' pages
-    cut afresh, which can cost more. Found by bench/newcomer.py: after a pilot of 20, the dry run of 69 items
-    said "19.44 USD ... 0.56 to spare" and the run was refused at 21.60 USD. Read only; a PostgreSQL ledger or
-    none yet: no line."""
+    cut afresh, which can cost more. Read only; a PostgreSQL ledger or none yet: no line."""
     rows = ledger_rows(db)
     found = rows("SELECT count(*) AS n, max(batch) AS last FROM items WHERE campaign = ?", [campaign]) if rows else []
     count, last = (found[0]["n"], found[0]["last"]) if found else (0, 0)

@@ -146,8 +146,7 @@ def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str,
 
 def _created_whole(path: Path, text: str) -> bool:
     """Create ``path`` holding ``text`` unless it exists (False then). Written beside it and linked in, so
-    it never exists empty: with O_EXCL and a write after, a racing run read the winner's manifest empty and
-    was told it was unreadable, to remove it (a fresh-clone test run caught it; 92 of 300 thread races)."""
+    it never exists empty (with O_EXCL and a write after, a racing run read the winner's manifest empty)."""
     scratch = _written_beside(path, text)
     try:
         os.link(scratch, path)

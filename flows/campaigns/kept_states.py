@@ -2,12 +2,11 @@
 
 What needs a person is one computation (:func:`flows.campaigns.review_data.ledger_state`: the queue built
 by :mod:`qc.review_queue`, each item's state by :func:`qc.campaign_state.item_states`). Building the queue
-needs pandas and the loaded config (its schema, rules and models): ~0.6 s of CPU of ``status``'s ~0.7 s on
-a 10-image campaign reviewed "flagged". So each time :func:`ledger_state` computes the
-states from the config's file it keeps their counts here, with what they were computed on: the config's
-text and hitflow's code (:func:`settings_key`) and the ledger's rows the queue reads
-(:func:`flows.campaigns.queue_cache.fingerprint`). While both are unchanged the states are the same, so
-``status`` reads them back (sqlite rows, no pandas); when either changed it builds the queue as before.
+needs pandas and the loaded config: most of ``status``'s CPU. So each time :func:`ledger_state` computes
+the states it keeps their counts here, with what they were computed on: the config's text and hitflow's
+code (:func:`settings_key`) and the ledger's rows the queue reads (:func:`flows.campaigns.queue_cache.
+fingerprint`). While both are unchanged ``status`` reads them back (sqlite rows, no pandas); when either
+changed it builds the queue as before.
 An item's state does not depend on the clock (only its ``seconds_left`` does, which status does not show
 per item), so the kept counts hold at any later time.
 """

@@ -1,8 +1,8 @@
 """The review queue of a campaign kept between two asks while the ledger has not changed under it.
 
 ``hitflow ui``'s overview asks for every campaign's state at each load, and reloads every 5 s while a
-run goes on: rebuilding the queue (each batch's due blocks included) cost ~1.2 s of CPU per load on a
-39,181-image campaign reviewed "flagged". The queue is a function of the rows it reads
+run goes on: rebuilding the queue (each batch's due blocks included) costs seconds on a large campaign.
+The queue is a function of the rows it reads
 (:func:`flows.campaigns.review_data.campaign_queue`), the policy, the mode and ``now`` (its ``seconds_left``
 alone, moved by the clock's advance when a kept queue is handed out), so a kept queue is as true as a new
 one while its :func:`fingerprint` is unchanged. The fingerprint reads counts, the largest rowids, the

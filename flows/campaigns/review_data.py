@@ -157,17 +157,11 @@ CAPTIONS = """
       AND s.image_id = x.item_id"""
 
 
-def worker_captions(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
-    """Every caption the worker wrote in the batch, beside its image, with any strike."""
-    return store.rows(f"{CAPTIONS} WHERE a.campaign = ? AND a.batch = ? AND a.worker_id = ? ORDER BY a.rowid, "
-                      "x.item_id", [campaign, batch, worker_id])
-
-
 def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
                   ) -> list[tuple[list[dict[str, Any]], int]]:
-    """Per card (``batch, worker_id``, its own assignment or ""): :func:`worker_captions`, ``most`` at most
-    (its own assignment's first: a busy worker wrote 3,885 in one batch at 40,000 images), and how many
-    assignments the worker did there. The page's workers' assignments are read in one pass, not one a card."""
+    """Per card (``batch, worker_id``, its own assignment or ""): the worker's captions in the batch, beside
+    their images, with any strike, ``most`` at most (its own assignment's first), and how many assignments the
+    worker did there. The page's workers' assignments are read in one pass, not one a card."""
     workers = sorted({w for _, w, _ in cards})
     work: dict[tuple[int, str], list[str]] = {}
     for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "
@@ -184,16 +178,10 @@ def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]]
             for mine, (b, w, _) in zip(chosen, cards, strict=True)]
 
 
-def item_flags(store: Store, campaign: str, batch: int, worker_id: str) -> list[dict[str, Any]]:
-    return store.rows("SELECT rule, value, threshold, assignment_id, image_id, detail FROM qc_flags "
-                      "WHERE campaign = ? AND batch = ? AND worker_id = ? ORDER BY rule, rowid",
-                      [campaign, batch, worker_id])
-
-
 def card_flags(store: Store, campaign: str, batch: int, worker_id: str, own: str, most: int
                ) -> tuple[list[dict[str, Any]], int]:
-    """:func:`item_flags`, ``most`` at most: assignment ``own``'s first, then one of each rule in turn (every
-    rule that fired shows, not the first rule's 500); and how many there are."""
+    """The worker's flags in the batch, ``most`` at most: assignment ``own``'s first, then one of each rule in
+    turn (every rule that fired shows, not the first rule's 500); and how many there are."""
     rows = store.rows("""
         SELECT rule, value, threshold, assignment_id, image_id, detail, raised FROM (
           SELECT rule, value, threshold, assignment_id, image_id, detail, rowid AS n, COUNT(*) OVER () AS raised,

@@ -1,7 +1,6 @@
 """What the report needs from a campaign's captions, gathered a batch at a time.
 
-The report used to take every caption at once (one frame of 1.65 million rows at COCO's size);
-these sums, counts and first samples are what it read from it, and they are small.
+These sums, counts and first samples are small: the report never holds every caption at once.
 """
 
 from __future__ import annotations

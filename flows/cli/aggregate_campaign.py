@@ -1,15 +1,13 @@
 """``hitflow aggregate`` on a campaign: its dataset.csv (the campaign found from the manifest beside it) or its
 name with ``--db``, and ``--field``: the campaign's own answers of that field, computed by the campaign's own
 answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
-file equals the campaign's answers.csv on every item. A filtered copy of dataset.csv aggregated as a plain
-labels file lost the blocked-worker exclusion and the controls (171 judgements against 163; 3 of 60
-answers differed).
+file equals the campaign's answers.csv on every item (a plain labels file would lose the blocked-worker
+exclusion and the controls).
 
-A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest, and
-one naming a PostgreSQL server would have had hitflow log in there (with $PGPASSWORD, sending the password). The
-ledger is ``--db``, or the ledger file on this machine the manifest records (the one the run that made the folder
-wrote); a manifest naming any other is a one-line note, and the default ledger ($HITFLOW_DB or runs/hitflow.db)
-is read instead."""
+A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest (one
+naming a PostgreSQL server would get $PGPASSWORD sent there). The ledger is ``--db``, or the ledger file on
+this machine the manifest records; a manifest naming any other is a one-line note, and the default ledger
+($HITFLOW_DB or runs/hitflow.db) is read instead."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """What ``hitflow aggregate`` reads and what it writes kept apart, and its summary printed as strict JSON.
 
-``--out l.csv`` on the labels file ``l.csv`` replaced the labels with the answers (rc 0, no warning), and a
-labels file named workers.csv was replaced by the workers file written beside ``--out``: an output that is an
-input is refused before anything is read. A summary figure with nothing to measure (every item a control: no
-answer to score) is NaN, which JSON has no word for: it prints as null."""
+An output that is an input (``--out l.csv`` on the labels file ``l.csv``, or a labels file named like the
+workers file written beside ``--out``) is refused before anything is read. A summary figure with nothing to
+measure (every item a control: no answer to score) is NaN, which JSON has no word for: it prints as null."""
 
 from __future__ import annotations
 

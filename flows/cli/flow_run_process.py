@@ -2,14 +2,10 @@
 (the deployment's ``command`` job variable: flows/driver/campaign_flow.py's ``FLOW_RUN_COMMAND``).
 
 It is ``python -m prefect.engine``, the worker's default, with what a ``hitflow`` command does around
-it (flows/cli/process_life.py): Prefect's engine and hitflow's flows imported with Python's cyclic
-collector off and then frozen (collections during those imports walk a growing heap and find little to
-free; the run's own ``gc.collect()`` calls then skip what was loaded), and, once the engine has
-reported the run's final state and every exit handler ran (Prefect's log and event workers drain),
-no interpreter teardown of thousands of modules. A deployment with a command of its own is also
-started by the worker directly, without Prefect 3.8's workspace supervisor, a process that imports
-Prefect to prepare a workspace (pull steps, dependencies) and then becomes the engine: the engine
-runs the deployment's pull steps itself (its working directory, the project's folder) as before 3.8.
+it (flows/cli/process_life.py): imports with the cyclic collector off and then frozen, and no interpreter
+teardown once the engine has reported the run's final state and every exit handler ran. A deployment
+with a command of its own is started by the worker directly, without Prefect 3.8's workspace supervisor:
+the engine runs the deployment's pull steps itself.
 
     python -m flows.cli.flow_run_process [FLOW_RUN_ID]     # else $PREFECT__FLOW_RUN_ID, as the engine
 """

@@ -165,10 +165,8 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_qc(a: argparse.Namespace) -> int:
-    # What is loaded by now (pandas, pyarrow, the config's models: ~90,000 objects) outlives the QC;
-    # frozen, the collector stops walking it at each full collection the QC's temporary objects
-    # trigger (~0.15 s of 2.5 s CPU on 200,000 captions). Garbage is still freed; thawed after, unless
-    # the caller froze its own heap (a thaw would hand it back all of it: a test worker's ~730,000 objects).
+    # What is loaded by now outlives the QC: frozen, the collector stops walking it at each full collection
+    # the QC's temporary objects trigger; thawed after, unless the caller froze its own heap.
     with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
         from flows.campaigns.offline import offline_qc
         from flows.cli.process_life import arrow_pool_that_gives_back

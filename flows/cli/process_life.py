@@ -35,11 +35,9 @@ def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
     """Python's cyclic garbage collector off while a command imports its libraries (pandas, pyarrow, the
     config's models; Prefect's engines), then, once the block calls what it yields, what exists is frozen
     (left out of every later collection) and the collector is on again for the work; thawed at the end.
-    The imports make ~200,000 long-lived objects, which set off full collections that walk them all and
-    find little to free: 6 in a 20-image `hitflow run --no-prefect`, 0.52 s of its 3.4 s CPU (two of them
-    the run's own ``gc.collect()`` around its outputs, which still free all the run made after the freeze).
+    The imports make long-lived objects that set off full collections finding little to free.
     ``thaw=False``: the program ends after the command, and a thaw would only let the next full collection
-    (one came as a run under Prefect stopped its server: 0.3 s) walk it all again. A caller that manages
+    walk it all again. A caller that manages
     the collector itself (it is off, or objects are frozen already: a test worker, tests/conftest.py) is
     left as it is: a thaw here would hand it back everything it froze."""
     if caller_manages_collector():
@@ -85,7 +83,7 @@ def stop_on_sigterm() -> Iterator[None]:
 def leave_now(code: int) -> NoReturn:
     """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
     closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
-    modules and threads, which took 2-3 s after that line on 2 loaded cores."""
+    modules and threads (seconds after that line)."""
     import logging
 
     logging.shutdown()
@@ -98,9 +96,7 @@ def leave_now(code: int) -> NoReturn:
 def finish_without_teardown(code: int) -> NoReturn:
     """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
     temporary files go, logging closes), then the process leaves without the interpreter's freeing
-    of thousands of modules and objects, which took 1.3 s CPU after the run's last line under
-    Prefect and 0.9 s with --no-prefect on the 2-core host (bench/prefect_overhead.py).
-    Both modes leave this way, so the Prefect/--no-prefect ratio compares like with like."""
+    of thousands of modules and objects (about a second of CPU after the run's last line)."""
     import atexit
     import threading
 
@@ -112,8 +108,7 @@ def finish_without_teardown(code: int) -> NoReturn:
 
 def arrow_pool_that_gives_back() -> None:
     """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
-    tokeniser freed, and the next steps' memory came on top (200,000 captions: 600 MB peak RSS against
-    470 MB, the same CPU; docs/speed.md). A build without jemalloc keeps its default."""
+    tokeniser freed (docs/speed.md). A build without jemalloc keeps its default."""
     import pyarrow as pa
 
     with contextlib.suppress(NotImplementedError):

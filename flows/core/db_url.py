@@ -38,7 +38,7 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
 # ... or starting with some other word= yet naming one of them further on: "foo=1 password=x" is a mistyped
-# connection string, not a file (refused in one line, the sixth security round; libpq would refuse the unknown word)
+# connection string, not a file (refused in one line; libpq would refuse the unknown word)
 _SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
 # a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
 _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)

@@ -1,10 +1,8 @@
 """A batch's markdown summary and flag table in Prefect's UI, sent while the run goes on.
 
-Each is one call to Prefect's API that the run only waits on: 18 of them in the demo (each batch's
-block step, and again after its late work) took 0.3-0.7 s of the run's own thread on the 2-core
-host. Their text is read from the ledger in the run's thread (its connection is
-the run's); one thread of their own sends them in order, in the flow run's context (so they belong
-to it as before), and the flow waits for them before it ends (:func:`artifacts_sent`)."""
+Each is one call to Prefect's API the run would only wait on. Their text is read from the ledger in the
+run's thread (its connection is the run's); one thread of their own sends them in order, in the flow run's
+context (so they belong to it), and the flow waits for them before it ends (:func:`artifacts_sent`)."""
 
 from __future__ import annotations
 

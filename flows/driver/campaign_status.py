@@ -236,7 +236,7 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 def step_words(b: dict[str, Any]) -> str:
     """"done" for a finished batch (not its last step's name, "blocked", which read as a worry), else the
     last step done and the next one: "published (next: collect submissions)"; on a cancelled campaign,
-    "published (stopped by the cancel)" (its next step read as if the campaign would go on: bench/newcomer.py)."""
+    "published (stopped by the cancel)", not a next step as if the campaign would go on."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

@@ -61,10 +61,8 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = campaign_flow.flow.from_source(source=str(root),
                                                  entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    # Prefect prints its own console text here (a process-pool tip naming `.serve` and `ignore_warnings=True`,
-    # a table of deployments): hitflow's user neither calls `.serve` nor passes that argument, so it is
-    # kept off the terminal and `hitflow deploy` says what happened in its own words;
-    # a failure still raises, with Prefect's message.
+    # Prefect's own console text (tips about `.serve`, a table) is kept off the terminal: `hitflow deploy`
+    # says what happened in its own words; a failure still raises, with Prefect's message.
     with contextlib.redirect_stdout(io.StringIO()):
         deployment_id = source.deploy(
             name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,

@@ -3,9 +3,8 @@
 (``hitflow serve-schedules``: Prefect's runner spawns a Python that unpickles the flow, importing this
 package), or Prefect's ``python -m prefect.engine`` on a pool whose command is Prefect's own. Importing
 flows/driver/campaign_flow.py there, with the collector off, then its heap frozen for the rest of the
-process (which ends with its run): 1.94 -> 1.37 s of CPU, and each full collection after it (a run
-makes two, handing the simulator's memory back) 0.19 -> 0.00 s (Prefect imported first, as the engine
-does; the 2-core host at load ~7). Elsewhere (a CLI command, a test worker, a notebook, a long-lived
+process (which ends with its run) saves the import's collections and makes each later full collection
+nearly free. Elsewhere (a CLI command, a test worker, a notebook, a long-lived
 server) the collector is left as it is: a freeze there would keep whatever garbage the heap held."""
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Prefect's temporary (ephemeral) API server, kept out of the terminal's signals.
 
-A terminal's Ctrl-C is SIGINT to the whole foreground process group. Prefect 3 starts its
-ephemeral server as a plain child process (``SubprocessASGIServer._run_uvicorn_command`` in
-prefect/server/api/server.py, 3.8), so the server got the same SIGINT and died at once, while
-the run, interrupted mid-step, still had to tell that server the flow and task runs crashed:
-it retried for over a minute, printed the EventsWorker's failures and ended on a ConnectError
-(exit 1) instead of the resume line (exit 130). Started in a session of its own, the server
-sees no terminal signal; Prefect still stops it when the run's process exits (its atexit
-``stop()``), after hitflow has said where the run stopped.
+A terminal's Ctrl-C is SIGINT to the whole foreground process group. Prefect 3.8 starts its ephemeral
+server as a plain child process (``SubprocessASGIServer._run_uvicorn_command``), which died of it while the
+interrupted run still had to tell it where it stopped. Started in a session of its own, the server sees no
+terminal signal; Prefect still stops it when the run's process exits (its atexit ``stop()``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Which marketplace file the in-process simulator keeps a run's HITs in: the one given, or for a
-resumed campaign on the embedded simulator the one its ledger recorded. Kept apart from its one
-caller, flows/driver/campaign_run.py, to keep that module under the house's ~300 lines; and the
-requester's known answers a custom campaign hands the simulator."""
+resumed campaign on the embedded simulator the one its ledger recorded; and the requester's known
+answers a custom campaign hands the simulator."""
 
 from __future__ import annotations
 

@@ -27,9 +27,8 @@ Prolific has no idempotency keys: creating a study, a participant group or bonus
 them and asking for a return may act once only, as does any operation not listed here.
 
 Waits: full-jitter exponential (uniform between 0 and 10 ms x 2^(attempt-1), at most 5 s), ten
-attempts in all (twenty for a throttled call). It starts at 10 ms because botocore's own backoff
-starts near one second, which under steady 30% throttling multiplied a run's wall time
-(``make bench-chaos``); an endpoint that throttles for real still gets seconds by the tenth attempt.
+attempts in all (twenty for a throttled call); botocore's own backoff, from about a second, multiplied
+a throttled run's wall time.
 A ``Retry-After`` header (seconds or an HTTP date) replaces the jittered wait, capped at 60 s.
 
 MTurk retries inside botocore (a ``needs-retry`` hook, with botocore's own retries off), so every

@@ -1,6 +1,5 @@
 """sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) for one purpose, to map
-their scalar types to SQLite column types when it creates a column from a value. Every command that opens
-the ledger paid for it, ``hitflow status`` (~0.7 s in all) first (0.5 s).
+their scalar types to SQLite column types when it creates a column from a value.
 
 :func:`import_without_pandas` imports sqlite-utils with the two libraries hidden when they are not loaded yet,
 then gives it a type map that adds their types when asked for one, once they are loaded: an object of a

@@ -1,7 +1,6 @@
-"""The ledger's interface (callers import it through flows/core/ledger/store.py). The ledger of a hitflow
-project, and the one interface its two backends give: an SQLite file
-(the embedded default, ``runs/hitflow.db``: flows/core/ledger/store_sqlite.py) or a PostgreSQL database when
-``--db`` / ``HITFLOW_DB`` is a ``postgresql://`` URL (flows/core/ledger/store_pg.py). ``Store(location)``
+"""The ledger's one interface (imported through flows/core/ledger/store.py), over two backends: an SQLite
+file (the default, ``runs/hitflow.db``: store_sqlite.py) or PostgreSQL for a ``postgresql://`` ``--db`` /
+``HITFLOW_DB`` (store_pg.py). ``Store(location)``
 opens the right one, as ``pathlib.Path`` does; the ledger's own rules are written once, here.
 
 Every intended platform call is written before it is made, under a deterministic idempotency

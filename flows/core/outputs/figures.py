@@ -1,6 +1,6 @@
 """Report figures: one way to make them (constrained layout, legends beside the axes), one way to
-draw them (a PNG drawn once per process for the same inputs) and one way to check them (no text over
-text, no legend over a plot), so every report's plots stay legible."""
+draw them (a PNG drawn once per process for the same inputs), so every report's plots stay legible
+(tests/figure_checks.py checks them: no text over text, no legend over a plot)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from itertools import combinations
 from typing import Any
 
 import matplotlib
@@ -21,7 +20,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.transforms import Bbox
 
 # PNGs kept per process (base64, 17-40 kB each from 1 to 43 batches: ~2 MB at most): a report's figures are
 # drawn again with the same data when it is rewritten (a hold, a cancel, a resume); a draw costs ~0.05-0.15 s.
@@ -121,43 +119,3 @@ def _frame_digest(frame: pd.DataFrame | pd.Series) -> str:
     sha = hashlib.sha256(repr(labels).encode())
     sha.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
     return sha.hexdigest()
-
-
-def _tick_labels(axis: Any) -> list[Any]:
-    """The tick labels matplotlib draws: those of ticks inside the view (it keeps others it skips)."""
-    low, high = sorted(axis.get_view_interval())
-    span = (high - low) * 1e-9
-    return [t.label1 for t in axis.get_major_ticks() if low - span <= t.get_loc() <= high + span]
-
-
-def _texts(ax: Any) -> list[Any]:
-    labels = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label,
-              ax.xaxis.offsetText, ax.yaxis.offsetText]  # an axis's "1e6" must not run into its title
-    ticks = _tick_labels(ax.xaxis) + _tick_labels(ax.yaxis)
-    return [t for t in labels + ticks if t.get_visible() and t.get_text().strip()]
-
-
-def _overlap(a: Bbox, b: Bbox, slack: float = 0.5) -> bool:
-    return a.x0 + slack < b.x1 and b.x0 + slack < a.x1 and a.y0 + slack < b.y1 and b.y0 + slack < a.y1
-
-
-def overlapping_text(fig: Figure) -> list[str]:
-    """What collides once drawn: two texts (titles, axis labels, tick labels, figure texts); a text
-    over another panel's plotted area; a legend over any plotted area. Empty when legible."""
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
-    fig.draw(renderer)
-    axes = [ax for ax in fig.axes if ax.get_visible()]
-    texts: list[tuple[str, Bbox, Any]] = [(t.get_text(), t.get_window_extent(renderer), ax)
-                                          for ax in axes for t in _texts(ax)]
-    texts += [(t.get_text(), t.get_window_extent(renderer), None) for t in fig.texts if t.get_text().strip()]
-    problems = [f"{a!r} overlaps {b!r}" for (a, box_a, _), (b, box_b, _) in combinations(texts, 2)
-                if _overlap(box_a, box_b)]
-    areas = [(ax, ax.get_window_extent(renderer)) for ax in axes]
-    problems += [f"{text!r} lies over another panel" for text, box, owner in texts
-                 for ax, area in areas if ax is not owner and _overlap(box, area)]
-    for ax in axes:
-        legend = ax.get_legend()
-        if legend is not None and legend.get_visible():
-            box = legend.get_window_extent(renderer)
-            problems += ["a legend covers a plot" for _, area in areas if _overlap(box, area)]
-    return problems

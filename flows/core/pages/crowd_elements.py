@@ -1,40 +1,11 @@
 """MTurk's crowd HTML elements (``<crowd-form>``, ``<crowd-input>``, ``<crowd-classifier>`` ...): read as
 answer fields with their constraints, answers encoded and flattened in the shape MTurk documents.
 
-Reference: MTurk's "Crowd HTML Elements" (docs.aws.amazon.com/AWSMechTurk/latest/AWSMturkAPI/
-ApiReference_HTMLCustomElementsArticle.html) and the element reference it links
-(docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-reference.html, one page per element,
-``sms-ui-template-<element>.html``). What is read from each:
-
-- crowd-input: ``name``, ``type``, ``required``, ``max-length``, ``min-length``, ``value``; its answer is
-  the text. crowd-text-area: the same (a textarea); its answer is the text, line breaks as ``\\n``.
-- crowd-checkbox: ``name``, ``value`` (default "on"), ``checked``, ``required``; boxes sharing a name are
-  one answer ``{"<name>": {"<value>": true|false, ...}}`` (the reference's own example).
-- crowd-radio-group of crowd-radio-button (``name``, ``value``): one choice. The reference's own example
-  names each button (``[{"btn1": {"yes": true}, "btn2": {"no": false}}]``): such a group is one field
-  whose value is the chosen button's value (flows/core/pages/radio_buttons.py); buttons sharing one
-  name are that name's field, answered ``{"<name>": {"<value>": true|false, ...}}``.
-- crowd-classifier, crowd-image-classifier (``name``, ``categories`` a JSON array, ``src``): one label,
-  ``{"<name>": {"label": "<category>"}}``; the -multi-select variants ``{"<name>": {"labels": [...]}}``.
-- crowd-slider (``name``, ``min``, ``max``, ``step``, ``value``, ``required``): a number. Its reference page
-  (sms-ui-template-crowd-slider.html) lists these attributes but no Output section: the number is
-  hitflow's reading of it (``value`` is "a preset that becomes the default if the worker does not
-  provide input"), not a documented shape.
-- crowd-bounding-box (``name``, ``labels``, ``src``): ``{"boundingBoxes": [{"label", "left", "top",
-  "width", "height"}], "inputImageProperties": {"width", "height"}}``, in pixels.
-- crowd-keypoint (``name``, ``labels``, ``src``): ``{"inputImageProperties": {"height", "width"}, "keypoints":
-  [{"label", "x", "y"}]}``, in pixels from the top left (sms-ui-template-crowd-keypoint.html: its labels
-  are the ``labels`` attribute, as crowd-bounding-box's; a ``keypoints`` attribute is not read by MTurk).
-- crowd-entity-annotation (``name``, ``header``, ``labels`` a JSON array of ``{"label", "shortDisplayName",
-  "fullDisplayName"}``, ``text``): ``{"entities": [{"label", "startOffset", "endOffset"}]}``, offsets in
-  characters of ``text``, the end one past the span (sms-ui-template-crowd-entity-annotation.html). Its
-  reference calls it self-contained (its own submit, no crowd-form): hitflow's crowd page wraps it.
-- crowd-instructions, short-/full-instructions: the page's instructions, not fields.
-
-``<crowd-form>`` posts one field, ``taskAnswers``: a JSON array holding one object, every named
-element's answer (plain named inputs inside the crowd-form included); the element pages' "Sample
-Element Outputs" show that frame (crowd-keypoint's: ``[{"crowdKeypoint": {...}}]``, the object keyed by
-the element's ``name``). hitflow flattens it into one
+What is read from each element, and its answer's shape: the table in docs/custom_pages.md, after
+MTurk's "Crowd HTML Elements" reference (docs.aws.amazon.com/sagemaker/latest/dg/
+sms-ui-template-reference.html, one page per element). ``<crowd-form>`` posts one field,
+``taskAnswers``: a JSON array holding one object, every named element's answer keyed by its name.
+hitflow flattens it into one
 column per element name (:func:`flatten_task_answers`); structured answers stay JSON text.
 """
 

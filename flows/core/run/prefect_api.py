@@ -1,8 +1,7 @@
 """Which Prefect API a ``hitflow run`` talks to: one already running, or a temporary one started early.
 
-Left alone, Prefect starts a temporary server only when the flow first needs its API, after
-Python has imported Prefect and the flow's modules, and that start (a uvicorn process that
-migrates its database) took about 5.7 s on the 2-core host. Here, in order:
+Left alone, Prefect starts a temporary server (seconds: it migrates its database) only when the flow
+first needs its API, after Python has imported Prefect and the flow's modules. Here, in order:
 
 1. ``PREFECT_API_URL`` set: Prefect's own setting; it is used as it is, nothing is started.
 2. ``HITFLOW_PREFECT_API_URL`` set: a server the user keeps running (``prefect server start``)
@@ -38,14 +37,9 @@ HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
 TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
 # What Prefect's own temporary server gets (prefect.server.api.server.SubprocessASGIServer, 3.8).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-# Prefect's settings (3.8, docs.prefect.io/v3/api-ref/settings-ref) hitflow gives the temporary server
-# it starts, unless the user set them: a task run's state changes reach the server as events, and
-# by default its task run recorder writes each one in a transaction of its own (batch size 1) and
-# its event persister 20 at a time. A one-run server with no UI (nobody watches it live) writes
-# them 100 and 200 at a time, at least every 2 and 5 s, and at its stop; the database holds the
-# same flow run, task runs, logs and artifacts after the run (tests/test_prefect_api.py). Measured:
-# 1.0 s less server CPU per run of 30 task runs, ~10 artifacts and ~45 log lines (2.0/1.0/1.0 s
-# against 3.0/2.2/1.7 s, three runs each, 2-core host at load 13-16).
+# Prefect's settings (3.8) for the temporary server, unless the user set them: by default its task run
+# recorder writes each event in a transaction of its own and its event persister 20 at a time; a one-run
+# server nobody watches writes them 100 and 200 at a time (the same rows after the run, less CPU).
 TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
@@ -54,16 +48,9 @@ TEMPORARY_SERVER_SETTINGS = {
 }
 
 # Prefect's temporary server as `uvicorn --factory prefect.server.api.server:create_app` runs it, with
-# Python's cyclic garbage collector off until it serves: its start is almost all imports (~2,000 modules,
-# ~800 pydantic models), then the app's lifespan (the database's migrations, ~150 on a new Prefect home, and
-# its block types), which set off collections over a growing heap that find little to free (6,729
-# unreachable of 289,000 objects). Measured on the 2-core host, import and create_app: 1.45-1.58 s CPU
-# against 2.01-2.16 s with the collector on (three runs each). What the imports made is frozen (left out of
-# later collections) before create_app, whose final ``gc.collect()`` (Prefect 3.8 with
-# PREFECT__SERVER_FINAL, as Prefect's own temporary server has it) then walks only the app's own objects; what
-# exists once the lifespan has run is frozen too and the collector is on before the server answers.
-# Start to first answer, three runs each at load 9-10: 2.45 -> 1.92-2.07 s CPU on a migrated home, 5.2-6.5 ->
-# 4.7-5.0 s on a new one; its memory 4 MB (migrated) to 25 MB (new home) more.
+# Python's cyclic collector off until it serves: its start is almost all imports and migrations, whose
+# collections over a growing heap find little to free. What the imports made is frozen before create_app
+# (whose final ``gc.collect()`` then walks only the app's objects), what the lifespan made before it answers.
 SERVER_BOOT = """\
 import gc, sys
 gc.disable()
@@ -123,8 +110,8 @@ class TemporaryServer:
                            "or use --no-prefect")
 
     def stop(self, wait: bool = True) -> None:
-        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave; its own
-        shutdown (uvicorn's lifespan, Prefect's services) once took ~10 s of the user's Ctrl-C."""
+        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave, not waiting
+        through its own shutdown after the user's Ctrl-C."""
         if not wait and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)  # its session leader: pgid == pid
@@ -149,8 +136,7 @@ class PrefectApi:
 
     def ready(self, meanwhile: Sequence[str] = ()) -> str:
         """The API's URL once it answers. ``meanwhile``: modules the run imports anyway on first use,
-        imported now while a temporary server still starts (~5 s CPU of its own imports on the
-        2-core host), so that time is not added to the run's; none once it answers."""
+        imported now while a temporary server still starts, so that time is not added to the run's."""
         if self.server is not None:
             for module in meanwhile:
                 if self.server.process.poll() is not None or healthy(self.server.api_url, timeout_s=0.5):
@@ -163,11 +149,8 @@ class PrefectApi:
     @contextmanager
     def flow_settings(self) -> Iterator[None]:
         """Prefect's settings for the run's flow (Prefect imported by then). On a temporary server no
-        flow-run heartbeats: they let a kept server tell a crashed run from a live one (one every 180 s),
-        and a temporary server ends with the run; at the flow's end Prefect 3.8 joins its heartbeat
-        thread, which sleeps in 1 s steps (prefect/flow_engine.py, _send_heartbeats): 0-1 s, 0.5 s on
-        average, of waiting after the run's last step. The flow run, task runs, logs and artifacts
-        are the same (tests/test_prefect_api.py)."""
+        flow-run heartbeats: they tell a kept server a crashed run from a live one, a temporary server ends
+        with the run, and joining the heartbeat thread at the flow's end waits up to a second."""
         if self.server is None:
             yield
             return

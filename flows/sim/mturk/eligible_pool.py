@@ -1,10 +1,9 @@
 """Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule).
 
 Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by
-activity. Scanning the whole crowd for every HIT made posting quadratic: a COCO-size campaign
-(330,000 images) recruits a worker per 24 images, ~14,000 in all, and its 16th batch took 409 s
-to post in the 2026-11-24 run (20 s for the 2nd). While a batch is posted nothing that decides
-eligibility changes, so the pool is kept and only newcomers are checked.
+activity. Scanning the whole crowd for every HIT made posting quadratic in a large campaign's crowd.
+While a batch is posted nothing that decides eligibility changes, so the pool is kept and only newcomers
+are checked.
 
 It is thrown away (and rebuilt by the same scan, in the same order, so a seed picks exactly the
 workers it picked before) when anything could change the answer: other requirements, the clock

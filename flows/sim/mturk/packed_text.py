@@ -1,14 +1,10 @@
 """Big texts the simulator keeps for every HIT and assignment, zlib-compressed in memory.
 
-A HIT's Question is its whole task page (~31 KB for the caption page) and an assignment's answer
-~4 KB of QuestionFormAnswers XML; kept as ``str`` they were most of a simulator's memory, which grew
-by ~130 KB a HIT (~8 GB at 330,000 images). Both are read rarely (GetHIT, a listing's page, the
-state file), so they are kept packed and unpacked when an operation returns them.
-
-Pages of one HIT type come from one template: the first page of a type is the zlib preset
-dictionary (``zdict``) for the rest, which packs a 31 KB page into ~400 bytes instead of ~8 KB.
-Each packed text holds a reference to its dictionary, so unpacking needs nothing else.
-Measured with /tmp scripts on the VizWiz caption page, 2026-11-24 (see docs/simulator-memory.md).
+A HIT's Question (its whole task page) and an assignment's answer XML, kept as ``str``, were most of a
+simulator's memory; both are read rarely (GetHIT, a listing's page, the state file), so they are kept
+packed and unpacked when an operation returns them. Pages of one HIT type come from one template: the
+first page of a type is the zlib preset dictionary (``zdict``) for the rest, and each packed text holds a
+reference to its dictionary. Measured: docs/explanation/simulator-memory.md.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 Its handler speaks HTTP/1.1, so a client's connection stays open between calls, and the thread
 serving it waits for the next request holding the server, and through it the whole marketplace.
 ``server_close`` does not end those threads (``daemon_threads``), so an embedded simulator stopped
-before a run's outputs stayed in memory through them: the run's boto3 client keeps its connection
-(~200 MB of a 39,181-image campaign's last batch, Hits, Assignments and answers).
+before a run's outputs stayed in memory through them (the run's boto3 client keeps its connection).
 """
 
 from __future__ import annotations
