@@ -143,12 +143,13 @@ def fewer_pages(cfg: CampaignConfig, platform: str, crowd: str | None, pages: in
     on Prolific a participant takes at most one page a batch."""
     from scipy.stats import binom
 
+    from flows.platforms.registry import platform_for
     from flows.platforms.targets import crowd_file_used, simulated_crowd
 
     path = crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd)
     workers = simulated_crowd(path, cfg.seed)[0]
     weights = [float(w.params.get("activity", 1.0)) for w in workers]
-    cap = cfg.batches if platform == "prolific" else pages
+    cap = cfg.batches if platform_for(platform).ONE_PAGE_A_BATCH else pages
     some = fewer = 0.0
     for w in weights:
         p = min(1.0, cfg.assignments_per_image * w / sum(weights))

@@ -304,8 +304,10 @@ def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
     """On a page of one's own rehearsed by the in-process simulator's form-reading workers: a first batch run
     in a temporary folder (flows/driver/dry_rehearsal.py); elsewhere nothing to rehearse."""
     from flows.custom.page_scripts import sim_workers
+    from flows.platforms.registry import platform_for
 
-    elsewhere = a.target != "sim" or a.platform == "links" or a.endpoint_url or cfg.endpoint_url or a.task_url
+    elsewhere = a.target != "sim" or platform_for(a.platform).INVITES_PEOPLE or a.endpoint_url or cfg.endpoint_url \
+        or a.task_url
     if cfg.task != "custom" or elsewhere or cfg.task_url or sim_workers(
             cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
         return [], True  # another simulator, invited people, a public task server or Chromium: not rehearsed here
