@@ -2,9 +2,9 @@
 hitflow page (``images_per_hit``), so what must be unique on a page is made so.
 
 - ``id="why"`` with ``<label for="why">``: copied per item, the second item's label focused the first item's
-  box. An id no script or style of the page names gets the item's index (``why_{{ i }}``), and so do the
-  ``for`` attributes that point at it; an id a script or a style names is left as the page wrote it (renaming
-  it would break them).
+  box. An id a label points at and no script or style of the page names gets the item's index
+  (``why_{{ i }}``), and so do those ``for`` attributes; every other id is left as the page wrote it (a script,
+  a style or the requester's own checks may name it).
 - ``<style>`` blocks: one copy, shown once above the items, not one per item (a block holding an item's value,
   ``{{ ... }}``, stays with its item).
 """
@@ -22,8 +22,9 @@ STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>\s*", re.S | re.I)
 def per_item_ids(body: str) -> str:
     """``body`` with each id that only labels and markup use given the item's index (see the module)."""
     code = " ".join(m.group(2) for m in SCRIPT_OR_STYLE.finditer(body))
-    named = {m.group(3) for m in ID_ATTR.finditer(_outside_code(body))}
-    free = {i for i in named if not re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", code)}
+    markup = _outside_code(body)
+    labelled = {m.group(3) for m in ID_ATTR.finditer(markup)} & {m.group(3) for m in FOR_ATTR.finditer(markup)}
+    free = {i for i in labelled if not re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", code)}
     if not free:
         return body
 
