@@ -81,8 +81,9 @@ def digest(row: dict, a: dict) -> bool:
     key = re.split(r"(?<=[.!?])\s+", row["report"])[KEY[row["item_id"]]]
     content = {w for w in words(key) if w not in STOP and len(w) > 3}
     kept = {w for w in content if any(m.startswith(w[:5]) for m in words(text))}
-    return 40 <= len(text.split()) <= 60 and len(kept) >= 0.5 * len(content) \
-        and copied_run(text, row["report"]) <= 12 and "key points" not in text.lower()
+    figures = set(re.findall(r"\d+", key))
+    return 40 <= len(text.split()) <= 60 and len(kept) >= 0.4 * len(content) and figures <= set(re.findall(r"[a-z]+|\d+", text.lower())) \
+        and copied_run(text, row["report"]) <= 18 and "key points" not in text.lower()
 
 
 def slogan(row: dict, a: dict) -> bool:
