@@ -9,6 +9,7 @@ key finding in new words, a remark on the phrasing is about the phrasing. The pa
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import sys
@@ -28,7 +29,8 @@ from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
 
 PAGES = Path(__file__).resolve().parent / "pages" / "answers"
 WORDS = re.compile(r"[a-z']+")
-STOP = frozenset("the a an and or of to in on at for with that this is are was were it its by from as be".split())
+STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
+                  "are", "was", "were", "it", "its", "by", "from", "as", "be"))
 # What each page's choice asks about, in the words a person uses for it
 CRITERIA = {"sharper": r"sharp|focus|blur|crisp|detail|fuzzy|soft",
             "clicks": r"click|curious|interest|catch|grab|want to (know|read)|intrigu|tease|dull|boring|question",
@@ -82,7 +84,8 @@ def digest(row: dict, a: dict) -> bool:
     content = {w for w in words(key) if w not in STOP and len(w) > 3}
     kept = {w for w in content if any(m.startswith(w[:5]) for m in words(text))}
     figures = set(re.findall(r"\d+", key))
-    return 40 <= len(text.split()) <= 60 and len(kept) >= 0.4 * len(content) and figures <= set(re.findall(r"[a-z]+|\d+", text.lower())) \
+    said = set(re.findall(r"[a-z]+|\d+", text.lower()))
+    return 40 <= len(text.split()) <= 60 and len(kept) >= 0.4 * len(content) and figures <= said \
         and copied_run(text, row["report"]) <= 18 and "key points" not in text.lower()
 
 
@@ -134,7 +137,8 @@ PHRASES = st.sampled_from(["Why?", "Who would use this and why? At least 20 word
 CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=radio name=c_0 value=B> B"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("ASKED_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(item=st.lists(st.one_of(TEXT, PHRASES), min_size=1, max_size=3).map(" ".join),
        q1=st.one_of(TEXT, PHRASES), q2=st.lists(st.one_of(TEXT, PHRASES), max_size=3).map(" ".join),
        profile=st.sampled_from(["diligent", "typo_prone", "speeder", "canned_abuser", "rule_breaker"]),

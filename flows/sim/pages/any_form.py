@@ -30,6 +30,8 @@ from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.asked_details import item_question, missing_detail, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
+from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.corrections import corrected, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -43,14 +45,11 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.choice_reasons import choice_reason
-from flows.sim.people.corrections import corrected, left_empty
 from flows.sim.people.item_writing import (
     asked,
     audience,
     clarification,
     marked_word,
-    reason,
     remark,
     spans,
     the_word,
@@ -154,7 +153,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
         wanted = "remark"
-    if wanted == "correction" and left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
+    chosen, choice_asks = fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")
+    if wanted == "correction" and left_empty(question, chosen, choice_asks):
         return ""  # the page says to leave it empty after this worker's own answer
     rule, said = field_rule(f) or {}, stated(question)
     high = min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n is not None)
@@ -200,10 +200,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
-    if wanted == "reason" and (asks := fill.picked.get(f"{ctx.key}?", "")):  # grounds of the kind the choice asks
-        return choice_reason(fill.picked.get(ctx.key, ""), asks, spans(texts, rng, 3), rng, least)
-    if wanted == "reason":
-        return reason(texts, fill.picked.get(ctx.key, ""), rng)
+    if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
+        return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least)
     if wanted == "clarification":
         return clarification(texts, rng)
     if wanted == "remark":

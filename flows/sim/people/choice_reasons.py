@@ -36,8 +36,9 @@ GROUNDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
      ("it gives a concrete detail, {t}", "a reader learns something real from {t}", "with {t} it explains what "
       "happened instead of just a feeling")),
 )
-GENERAL = ("you can see it in {t}", "the difference shows most in {t}", "{t} is where it is clearest",
-           "the other one is weaker on this, for example {t}")
+GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point", "{t} decides it",
+           "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
+           "{t} is where it is clearest", "{t} points that way", "you can see it in {t}")
 OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
             "My choice is {o} since it {c}.")
 
@@ -59,20 +60,20 @@ def _option(label: str) -> str:
 
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0) -> str:
-    """Why the worker chose ``chosen`` (the option's label) for the choice question ``asks``, in at least
-    ``least`` words; ``spans``: runs of the item's words the grounds name."""
-    said, option = criterion(asks), _option(chosen) if chosen.strip() else "this one"
-    grounds = next((g for pattern, g in GROUNDS if pattern.search(said)), GENERAL)
-    if said:
-        opening = rng.choice(OPENINGS).format(o=option, O=option[:1].upper() + option[1:], c=said)
+    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``,
+    in at least ``least`` words; ``spans``: runs of the item's words the grounds name."""
+    said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
+    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(said)), GENERAL)
+    if said and option:
+        text = rng.choice(OPENINGS).format(o=option, O=option[:1].upper() + option[1:], c=said)
     else:
-        opening = f"I chose {option} because it fits the question best."
-    text, ways = opening, rng.sample(grounds, len(grounds))
-    for k, way in enumerate(ways):
+        text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
+                                                                             option[1:]) if option else ""
+    for k, way in enumerate(rng.sample(grounds, len(grounds))):
         if k and len(text.split()) >= max(least, 1):
             break
-        ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the details")
-        text = f"{text} {ground[:1].upper()}{ground[1:]}."
+        ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the item")
+        text = f"{text} {ground[:1].upper()}{ground[1:]}.".strip()
     while len(text.split()) < least:  # a criterion with few grounds of ours: said again in other words
-        text = f"{text} That is why {option} {said or 'fits'}, more than the other option."
+        text = f"{text} That is why I chose {option or 'it'}, more than the other option."
     return text

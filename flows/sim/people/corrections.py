@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
          "has": "have", "does": "do", "goes": "go"}
-FIXES: tuple[tuple[re.Pattern[str], str], ...] = (
+FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
     (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "
                 r"(?!(?:children|people|men|women|police)\b)\w+(?<!s)) (have|do|go|don't|were)\b"),
@@ -49,7 +50,7 @@ def corrected(sentence: str, rng: random.Random) -> str:
     """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one."""
     text = sentence.strip()
     for pattern, fix in FIXES:
-        fixed = pattern.sub(fix, text, count=1)  # type: ignore[arg-type]
+        fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
     words = text.split()
@@ -89,5 +90,5 @@ def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
     if said := re.search(r"you (?:answered|chose|selected|picked|said) [\"'“]?(\w+)", condition, re.I):
         return bool(re.search(rf"\b{said[1]}\b", chosen, re.I))
     fine = bool(re.search(r"\bno (?:error|mistake|problem)|nothing", condition, re.I)) or \
-        bool(FINE.search(condition)) and not FAULT.search(condition)
+        (bool(FINE.search(condition)) and not FAULT.search(condition))
     return says_fine(chosen, choice_asks) == fine

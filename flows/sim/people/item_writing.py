@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 import re
 
-SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|main point|gist|shorten|abstract",
-                     re.I)
+SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
+                     r"main point|gist|shorten|abstract", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
@@ -48,10 +48,6 @@ WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\
                  "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
                  "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.",
                  "Here {w} means what it usually does: \"{s}\".", "The {w} of \"{s}\" is the ordinary meaning.")
-REASONS = ("I chose {v} because \"{a}\" {x}.", "{V}: \"{a}\" {x}, and \"{b}\" {y}.", "Mostly \"{a}\", which {x}.",
-           "I went with {v} since \"{a}\" {x}.", "\"{a}\" {x}; \"{b}\" {y}.", "Because \"{a}\" {x}.")
-GROUNDS = ("says it plainly", "matches the rest", "is the main point", "decides it", "leaves little doubt",
-           "is clear enough", "fits what is shown", "is spelled out", "points that way", "is hard to miss")
 CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the words \"{a}\", which {c}.",
                   "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
 UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
@@ -79,10 +75,9 @@ JOINT = ("both count here", "say the most", "made it easy", "are what I went by"
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction" (the text
-    with its mistake fixed), "wording" (a remark on how the item is worded), "missing" (a detail a description
-    leaves out), "word" (a comment on a word), "title", "clarification", "reason", "answer" (to the item's question), "caption", "remark",
-    or "" (a free answer)."""
+    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
+    "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
+    "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
@@ -159,17 +154,6 @@ def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
     if not around:  # the word is not in the item's text: quote the text it comments on anyway
         around = (spans(texts, rng, 1) or [word])[0]
     return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
-
-
-def reason(texts: list[str], chosen: str, rng: random.Random) -> str:
-    """Grounds for the worker's own answer (``chosen``: their answer to the item's choice, if any),
-    in the item's words."""
-    a, b = spans(texts, rng) or ["", ""]
-    if not a:
-        return ""
-    frames = REASONS if chosen else tuple(f for f in REASONS if "{v}" not in f.lower())
-    x, y = rng.sample(GROUNDS, 2)
-    return _capital(rng.choice(frames).format(v=chosen, V=chosen[:1].upper() + chosen[1:], a=a, b=b, x=x, y=y))
 
 
 def clarification(texts: list[str], rng: random.Random) -> str:

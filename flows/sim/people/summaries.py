@@ -41,8 +41,8 @@ REWORD = {"said": "stated", "says": "states", "announced": "said", "reported": "
 PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which", "that", "with", "for", "in", "on",
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
-                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over", "those",
-                        "these"))
+                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over",
+                        "those", "these"))
 BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
                          "could", "should", "may", "might", "across", "through", "into", "about"}
 RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell|rose|grew|drop(?:ped)?|"

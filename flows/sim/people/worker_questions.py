@@ -25,6 +25,7 @@ VALUES = {
     "language": ("English", "English", "Spanish", "Hindi", "Portuguese", "Tagalog", "German"),
     "colour": ("blue", "green", "red", "purple", "black", "yellow", "orange", "pink"),
     "gender": ("female", "male", "female", "male", "prefer not to say"),
+    "device": ("Headphones", "Headphones", "Earbuds", "Laptop speakers", "Speakers"),
     "confidence": ("Fairly sure.", "Very sure, the difference was easy to see.", "Quite confident.",
                    "Not completely sure, two of them looked alike.", "Sure enough, I checked twice."),
     "heard_where": ("In a news article.", "From a friend.", "On a podcast.", "At university.", "On social media."),
@@ -66,7 +67,7 @@ def text_answer(kind: str, worker_id: str, question: str, rng: random.Random) ->
         return "Yes" if _heard(worker_id) else "No"
     if kind == "if_yes":
         return rng.choice(VALUES["heard_where"]) if _heard(worker_id) else ""
-    if kind in ("language", "colour", "gender"):
+    if kind in ("language", "colour", "gender", "device"):
         return _own(worker_id, kind).choice(VALUES[kind])
     if kind in PLAIN:  # an answer that names what the question is about differs from item to item, as people's do
         subject = SUBJECT.search(question)
