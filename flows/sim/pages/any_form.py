@@ -1,16 +1,5 @@
-"""How a simulated worker fills a page hitflow did not write: any text box, choice or number,
-within the constraints its controls declare, in the manner of the worker's profile.
-
-What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
-``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
-item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
-from the item's captions in the bank, else that text, else a bank image the item adopts
-(``image_entry``), never typing the same text twice, and the kind of text a box asks for (a summary,
-a comment on a word, a remark: item_writing.py); choices follow the item's latent answer
-(choice_answers.py, latent_choices.py). Speeders rush and click at random, canned abusers paste stock answers
-(careless_answers.py), copy pasters paste the item's own text where it shows some and one text everywhere else,
-contrarians give one answer to every choice, rule breakers leave required fields empty as if the page's check
-had been bypassed.
+"""How a simulated worker fills a page hitflow did not write: every text box, choice or number within its
+controls' constraints, in the manner of the worker's profile (docs/custom_pages.md, "How the simulated crowd answers a page").
 """
 
 from __future__ import annotations

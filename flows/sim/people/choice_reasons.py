@@ -1,11 +1,6 @@
-"""A reason for the worker's own choice, of the kind the choice asks about: "Which photo is sharper?" then
-"Why?" gets "I chose Photo B because it is sharper: the edges of the goats are crisp", naming the option
-chosen and the criterion the question names, with grounds of that criterion in the item's own words, at the
-length the page states (sentence by sentence until it is met).
-
-The criterion is the question's own words after "which ..." ("is in better focus", "would make you more
-likely to click") or "how ..." ("How helpful is this review?": helpful). Grounds for a few common criteria
-come from small lists of our own (a modelling choice); any other criterion is argued in its own words.
+"""A reason for the worker's own choice that names the option and the criterion the choice asks about
+("Which photo is sharper?": "I chose Photo B because it is sharper ..."), with grounds of that kind in the
+item's words, at the length the page states. Grounds are small lists of our own.
 """
 
 from __future__ import annotations

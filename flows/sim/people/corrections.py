@@ -1,10 +1,6 @@
-"""A corrected sentence, and whether the page wants one: "If you answered No, type the sentence with the
-mistake fixed; if it is fine, leave this box empty" is left empty by a person whose own choice said the
-sentence is fine, and otherwise gets the sentence with its mistake fixed, never copied as it stands.
-
-A mistake is found by a few common patterns of our own (a verb that disagrees with its subject, "could of",
-"a" before a vowel, a doubled word, a handful of common misspellings); where none is found, a person who
-believes there is one still changes something (a word for a plainer one, the sentence's capital or stop).
+"""A corrected sentence (a few common mistakes of our own fixed; failing those, something changed as a
+person who believes there is a mistake changes it), and whether the page wants one after the worker's
+own choice ("leave it empty if the sentence is correct").
 """
 
 from __future__ import annotations

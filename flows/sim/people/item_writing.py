@@ -1,12 +1,5 @@
-"""Free text of the kind a page asks for: a caption describes
-the item, a summary shortens and rephrases its text at the length asked (summaries.py), a comment on a
-word uses the word, a reason gives grounds for the worker's own answer, a clarification names the part
-of the item it is about, an optional comment box gets a remark about the item; never the item's own
-text back, and never a stock sentence: every text carries words of its own item, chosen per worker.
-
-What a box asks is read from its question (label, legend, the text before it: flows/core/pages/
-asks_worker.py), its name and its limits. The phrasings are small lists of our own (a modelling choice,
-not a measured population of comments).
+"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words
+and never a stock sentence (docs/custom_pages.md). The phrasings are small lists of our own.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""A summary of an item's text at the length the page asks: the item's sentences in
-order, each shortened (its trailing clauses and asides dropped) and reworded (a few synonyms of our own),
-until the length asked is reached; shorter than the text, never its first words padded out.
-
-The length asked comes from the question ("about 25 words", "a 100-word summary") or the box's
-limits (its minimum and maximum characters, at about six characters a word); with none, between a third
-and three fifths of the text. Where the text is too short for the minimum, the remaining sentences are
-reworded in full, then the item's own key phrases named: never a stock sentence. The word lists are
-small and our own (a modelling choice, not a language model).
+"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one
+that says what the text found kept at more length (docs/custom_pages.md). The word lists are our own.
 """
 
 from __future__ import annotations
