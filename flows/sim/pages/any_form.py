@@ -1,6 +1,5 @@
 """How a simulated worker fills a page hitflow did not write: every text box, choice or number within its
-controls' constraints, in the manner of the worker's profile (docs/custom_pages.md, "How the simulated crowd answers a page").
-"""
+controls' constraints, in the manner of the worker's profile (docs/custom_pages.md: the simulated crowd)."""
 
 from __future__ import annotations
 
