@@ -189,7 +189,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
-        return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least)
+        return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least,
+                             float(fill.picked.get(f"{ctx.key}%", 1)))
     if wanted == "clarification":
         return clarification(texts, rng)
     if wanted == "remark":
@@ -212,6 +213,8 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         value = choice(fill, f, ctx)
         fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it
         fill.picked[f"{ctx.key}?"] = own_question(fill.questions.get(f.name, ""), ctx.texts)
+        options = [o for o in f.options if o]
+        fill.picked[f"{ctx.key}%"] = str(options.index(value) / max(1, len(options) - 1) if value in options else 1)
         return value
     if f.kind in ("checkbox", "select"):
         return ticks(fill, f, ctx)

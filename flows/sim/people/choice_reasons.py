@@ -34,8 +34,9 @@ GROUNDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point", "{t} decides it",
            "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
            "{t} is where it is clearest", "{t} points that way", "you can see it in {t}")
+RATED = ("I gave it {o} because it {c}.", "I rated it {o}, as it {c}.", "{O}, because it {c}.")
 OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
-            "My choice is {o} since it {c}.")
+            "I went with {o} since it {c}.")
 
 
 def criterion(question: str) -> str:
@@ -54,13 +55,18 @@ def _option(label: str) -> str:
     return label[:1].lower() + label[1:] if label.split()[0].lower() in ("the", "a", "an") else label
 
 
-def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0) -> str:
+def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
+                  level: float = 1.0) -> str:
     """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``,
-    in at least ``least`` words; ``spans``: runs of the item's words the grounds name."""
+    in at least ``least`` words; ``spans``: runs of the item's words the grounds name; ``level``: where the
+    option stands on its scale, 0 to 1 (a low rating of "How helpful ...?" says it is not very helpful)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
-    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(said)), GENERAL)
+    if said.startswith("is ") and HOW.search(asks) and level < 0.6:
+        said = f"is {'not very' if level < 0.4 else 'only somewhat'} {said[3:]}"
+    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(said) and level >= 0.4), GENERAL)
     if said and option:
-        text = rng.choice(OPENINGS).format(o=option, O=option[:1].upper() + option[1:], c=said)
+        frames = RATED if option.isdigit() else OPENINGS
+        text = rng.choice(frames).format(o=option, O=option[:1].upper() + option[1:], c=said)
     else:
         text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
                                                                              option[1:]) if option else ""

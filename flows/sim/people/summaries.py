@@ -43,6 +43,8 @@ RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell
                     r"percent|per cent|voted|approved|decided|won|lost)\b|%", re.I)
 FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "will", "can", "could", "would", "should",
                     "may", "might", "must", "says", "said", "made", "became", "began", "brought"))
+REPORTING = frozenset(("said", "says", "stated", "reported", "announced", "explained", "added"))
+ASIDE = re.compile(r",\s*(?:which|who|whose|where)\b[^,]*,")  # "the mill, which buys the crop, has ..."
 LEAD_INS = re.compile(r"^(?:until then|meanwhile|however|also|in addition|as a result|even so),\s*", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
@@ -85,7 +87,7 @@ def reword(sentence: str, rng: random.Random, share: float = 0.5) -> str:
 def shortened(sentence: str) -> str:
     """The sentence without its trailing clauses, asides, who said it and when ("..., which ...", "(...)",
     ", the company announced", "on Monday")."""
-    body = sentence.rstrip(".!?")
+    body = ASIDE.sub("", sentence.rstrip(".!?"))
     cut = SAID_BY.sub("", TRAILING.sub("", body)).strip()
     cut = WHEN.sub("", cut).strip()
     return " ".join(cut.split()) if len(cut.split()) >= 4 else body
@@ -166,12 +168,16 @@ def _main_clause(sentence: str, target: int) -> str:
     words = sentence.rstrip(".!?").split()
     if len(words) <= target + 1:  # nearly short enough: a cut would lose more than it saves
         return " ".join(words)
-    verb = next((k for k, w in enumerate(words) if k and (w.lower() in FINITE or w.lower().endswith("ed"))), 0)
+    finite = [k for k, w in enumerate(words) if k and (w.lower() in FINITE or w.lower().endswith("ed"))] + [0]
+    verb = finite[1] if finite[0] and words[finite[0]].lower() in REPORTING and len(finite) > 2 else finite[0]
     for j in range(min(target, len(words) - 1), max(3, verb), -1):  # never cut before the sentence says anything
         if words[j].lower() in PHRASE_STARTS and words[j - 1].lower() not in STOP:
             return " ".join(words[:j]).rstrip(",;")
-    kept = words[:max(4, target)]
-    while len(kept) > 4 and (kept[-1].lower().strip(",;") in LOOSE_ENDS | STOP | BREAKS or kept[-1][:1].isdigit()):
+    kept = words[:max(4, target, verb + 3)]
+    if len(words) - len(kept) <= 5:  # the verb comes late and little follows: the whole of it
+        return " ".join(words)
+    while len(kept) > max(4, verb + 1) and (kept[-1].lower().strip(",;") in LOOSE_ENDS | STOP | BREAKS
+                                            or kept[-1][:1].isdigit()):
         kept.pop()  # never "... the harvest two" nor "... to the": end on a word that closes a phrase
     return " ".join(kept).rstrip(",;")
 
