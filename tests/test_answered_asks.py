@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flows.campaigns.task_kinds import load_campaign
@@ -137,8 +137,11 @@ PHRASES = st.sampled_from(["Why?", "Who would use this and why? At least 20 word
 CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=radio name=c_0 value=B> B"
 
 
+@pytest.mark.timeout(300)  # a writer that loops forever on some words fails here rather than hangs
 @settings(max_examples=int(os.environ.get("ASKED_EXAMPLES", "60")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
+@example(item="Great headphones for the price, a bit tight.", q1="Is it positive?", q2="Summarise the headphones "
+         "review", profile="diligent", required=True)  # a box's words that read as a question about the worker
 @given(item=st.lists(st.one_of(TEXT, PHRASES), min_size=1, max_size=3).map(" ".join),
        q1=st.one_of(TEXT, PHRASES), q2=st.lists(st.one_of(TEXT, PHRASES), max_size=3).map(" ".join),
        profile=st.sampled_from(["diligent", "typo_prone", "speeder", "canned_abuser", "rule_breaker"]),

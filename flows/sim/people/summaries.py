@@ -129,7 +129,8 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
         opener = rng.choice(NAMED_OPENERS if named else [o for o in OPENERS if o])
         text = f"{opener}{text[:1] if named else text[:1].lower()}{text[1:]}"
     while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
-        text = _main_clause(text, len(text.split()) - 3) + "."
+        shorter = _main_clause(text, len(text.split()) - 3) + "."
+        text = shorter if len(shorter) < len(text) else " ".join(text.split()[:-3]).rstrip(",;.") + "."
     if high_chars is not None and len(text) > high_chars:
         cut = text[:high_chars]
         text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."

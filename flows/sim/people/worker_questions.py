@@ -25,7 +25,6 @@ VALUES = {
     "language": ("English", "English", "Spanish", "Hindi", "Portuguese", "Tagalog", "German"),
     "colour": ("blue", "green", "red", "purple", "black", "yellow", "orange", "pink"),
     "gender": ("female", "male", "female", "male", "prefer not to say"),
-    "device": ("Headphones", "Headphones", "Earbuds", "Laptop speakers", "Speakers"),
     "confidence": ("Fairly sure.", "Very sure, the difference was easy to see.", "Quite confident.",
                    "Not completely sure, two of them looked alike.", "Sure enough, I checked twice."),
     "heard_where": ("In a news article.", "From a friend.", "On a podcast.", "At university.", "On social media."),
@@ -67,7 +66,7 @@ def text_answer(kind: str, worker_id: str, question: str, rng: random.Random) ->
         return "Yes" if _heard(worker_id) else "No"
     if kind == "if_yes":
         return rng.choice(VALUES["heard_where"]) if _heard(worker_id) else ""
-    if kind in ("language", "colour", "gender", "device"):
+    if kind in ("language", "colour", "gender"):
         return _own(worker_id, kind).choice(VALUES[kind])
     if kind in PLAIN:  # an answer that names what the question is about differs from item to item, as people's do
         subject = SUBJECT.search(question)
@@ -111,6 +110,8 @@ def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random
         return choice_answer(kind, worker_id, f)
     if f.kind == "number":
         return text_answer("age", worker_id, question, rng) if kind == "age" else None
+    if kind == "device":  # a text box near "headphones" is about the item (a review of them), not the listener
+        return None
     if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.85:
         return ""  # most people leave an optional comment box empty
     return text_answer(kind, worker_id, question, rng)
