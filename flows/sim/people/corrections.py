@@ -9,6 +9,8 @@ import random
 import re
 from collections.abc import Callable
 
+from flows.sim.people.summaries import reword
+
 AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
          "has": "have", "does": "do", "goes": "go"}
 FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
@@ -29,8 +31,6 @@ SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definit
             "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
             "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
             "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
-PLAINER = {"very": "really", "big": "large", "small": "little", "bought": "got", "began": "started",
-           "quickly": "fast", "children": "kids", "before": "ahead of"}
 EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
                         r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
@@ -55,11 +55,8 @@ def corrected(sentence: str, rng: random.Random) -> str:
         if bare in SPELLING:
             words[k] = w.lower().replace(bare, SPELLING[bare])
             return " ".join(words)
-    swaps = [k for k, w in enumerate(words) if w.strip(".,;:!?").lower() in PLAINER]
-    if swaps:
-        k = rng.choice(swaps)
-        words[k] = words[k].lower().replace(words[k].strip(".,;:!?").lower(), PLAINER[words[k].strip(".,;:!?").lower()])
-        return " ".join(words)
+    if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
+        return plainer
     text = text[:1].upper() + text[1:]
     return text[:-1] + ";" if text.endswith(".") and text.count(".") == 1 and "," in text else \
         (text.rstrip(".!?") + ("!" if text.endswith(".") else "."))
