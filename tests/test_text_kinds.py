@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from flows.sim.people.item_writing import asked, clarification, reason, remark, spans, word_comment
+from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.item_writing import asked, clarification, remark, spans, word_comment
 
 POST = "They built a religious building beside the old market and the neighbours complained about the bells."
 
@@ -33,10 +34,11 @@ def test_each_kind_is_written_in_the_items_words() -> None:
     own = set(POST.lower().replace(".", "").split())
     for seed in range(20):
         rng = random.Random(seed)
-        for text in (clarification([POST], rng), reason([POST], "offensive", rng), remark([POST], rng)):
+        why = choice_reason("offensive", "", spans([POST], rng, 3), rng)
+        for text in (clarification([POST], rng), why, remark([POST], rng)):
             quoted = text.split('"')[1::2]
             assert quoted and all(set(q.lower().split()) <= own for q in quoted), text  # quotes the item, verbatim
-    reasons = [reason([POST], "offensive", random.Random(s)) for s in range(40)]
+    reasons = [choice_reason("offensive", "", spans([POST], rng, 3), rng) for rng in map(random.Random, range(40))]
     assert any("offensive" in r for r in reasons)  # grounds for the worker's own answer
     assert len(set(reasons)) >= 30  # varied per worker, not a stock sentence
     assert remark([], random.Random(1)) == "" and spans([], random.Random(1)) == []  # nothing to quote: no remark

@@ -1,17 +1,5 @@
-"""How a simulated worker fills a page hitflow did not write: any text box, choice or number,
-within the constraints its controls declare, in the manner of the worker's profile.
-
-What a field is about comes from the page itself: a field named ``<name>_<i>`` belongs to item
-``i`` (its id from ``image_id_<i>``/``item_id_<i>``, else its image), and the text shown with that
-item and no other (nor on the type's other HITs: page_common.py) is the item's. Honest workers write
-from the item's captions in the bank, else that text, else a bank image the item adopts
-(``image_entry``), never typing the same text twice, and the kind of text a box asks for (a summary,
-a comment on a word, a remark: item_writing.py); choices follow the item's latent answer
-(choice_answers.py, latent_choices.py). Speeders rush and click at random, canned abusers paste stock answers
-(careless_answers.py), copy pasters paste the item's own text where it shows some and one text everywhere else,
-contrarians give one answer to every choice, rule breakers leave required fields empty as if the page's check
-had been bypassed.
-"""
+"""How a simulated worker fills a page hitflow did not write: every text box, choice or number within its
+controls' constraints, in the manner of the worker's profile (docs/custom_pages.md: the simulated crowd)."""
 
 from __future__ import annotations
 
@@ -30,6 +18,8 @@ from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.asked_details import item_question, missing_detail, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
+from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.corrections import corrected, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -45,17 +35,20 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.item_writing import (
     asked,
+    audience,
     clarification,
     marked_word,
-    reason,
     remark,
+    spans,
     the_word,
     word_comment,
+    wording_remark,
 )
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, summary, words_asked
+from flows.sim.people.stated_limits import Limits, stated, within
+from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, main_text, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 
@@ -148,17 +141,22 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
         wanted = "remark"
-    rule = field_rule(f) or {}
-    high = int(rule["maxlength"]) if rule.get("maxlength") is not None else None
+    chosen, choice_asks = fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")
+    if wanted == "correction" and left_empty(question, chosen, choice_asks):
+        return ""  # the page says to leave it empty after this worker's own answer
+    rule, said = field_rule(f) or {}, stated(question)
+    high = min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n is not None)
+    low = max(int(rule.get("minlength") or 0), said.least_chars)
+    least = max(said.least_words, fill.min_words.get(f.name, 0), -(-low // CHARS_A_WORD))
     texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
-    text, low = "", int(rule.get("minlength") or 0)
+    text = ""
     for _ in range(8):  # a person does not write the same text twice
-        text = _of_kind(wanted, question, texts, fill, ctx, f.name, (low, high))
+        text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
-        if len(text) < low:  # a box's minimum met with more of the item, not its words over again
-            text = at_least_words(text, low // CHARS_A_WORD + 1, texts, rng)
-        text = fit_text(_styled(fill, text), f, rng, texts)
+        if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
+            text = at_least_words(text, max(least, low // CHARS_A_WORD + 1), texts, rng)
+        text = fit_text(_styled(fill, within(text, said.most_words, high)), f, rng, texts)
         if normalise(text) not in fill.worker.written:
             break
     fill.worker.written.add(normalise(text))
@@ -166,13 +164,20 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     return text
 
 
-def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, name: str,
-             limits: tuple[int, int | None]) -> str:
-    rng, (low, high) = fill.rng, limits
-    if wanted == "summary" and ctx.texts:
-        least = fill.min_words.get(name, 0)  # the page's script counts words: a few to spare, as a person does
-        asked_words = max(words_asked(question, low, high) or 0, least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, high)
+def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
+             limits: tuple[int, Limits]) -> str:
+    rng, (low, said) = fill.rng, limits
+    if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
+        most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
+        asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
+                                                                      least + 4 if least else 0) or None
+        return summary(ctx.texts, rng, asked_words, low, said.most_chars)
+    if wanted == "audience":
+        return audience(texts, rng, least)
+    if wanted == "correction":
+        return corrected(main_text(texts), rng) if texts else ""
+    if wanted == "wording":
+        return wording_remark(texts, rng)
     if wanted == "word" and (word := the_word(question) or marked_word(texts)):
         return word_comment(word, texts, rng)
     if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
@@ -183,8 +188,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
-    if wanted == "reason":
-        return reason(texts, fill.picked.get(ctx.key, ""), rng)
+    if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
+        return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least,
+                             float(fill.picked.get(f"{ctx.key}%", 1)))
     if wanted == "clarification":
         return clarification(texts, rng)
     if wanted == "remark":
@@ -204,8 +210,12 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
         return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
-        fill.picked[ctx.key] = choice(fill, f, ctx)
-        return fill.picked[ctx.key]
+        value = choice(fill, f, ctx)
+        fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it
+        fill.picked[f"{ctx.key}?"] = own_question(fill.questions.get(f.name, ""), ctx.texts)
+        options = [o for o in f.options if o]
+        fill.picked[f"{ctx.key}%"] = str(options.index(value) / max(1, len(options) - 1) if value in options else 1)
+        return value
     if f.kind in ("checkbox", "select"):
         return ticks(fill, f, ctx)
     if f.kind in ("number", "range"):
@@ -243,7 +253,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     values: dict[str, str] = {}
     for f in todo:
         # an optional field, skipped
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, f.name in sole, worker.params):
+        asked_for = f.name in sole or asked(fill.questions.get(f.name, ""), f.name) == "correction"  # when it applies
+        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue

@@ -27,7 +27,8 @@ class Filling:
     questions: dict[str, str] = field(default_factory=dict)  # field -> the words a person reads as its question
     text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
     sole: set[str] = field(default_factory=set)  # fields that are their item's only answer (item_answers.py)
-    picked: dict[str, str] = field(default_factory=dict)  # item -> this worker's last choice for it (a reason's)
+    # item -> this worker's last choice for it (a reason's); item + "?": that choice's question; + "%": 0-1 on its scale
+    picked: dict[str, str] = field(default_factory=dict)
     min_words: dict[str, int] = field(default_factory=dict)  # box -> the words the page's own script asks for
 
 

@@ -1,11 +1,5 @@
-"""Two kinds of text a box asks about the item shown: the answer to the item's own question ("How many legs
-does a spider have?": a number, not the question back) and a detail its description leaves out ("What is
-missing from this alt text?": a named detail, not the description restated).
-
-The answer's kind comes from the question's opening words; the values are small lists of our own (a
-modelling choice: the simulator knows no facts, so an answer is of the asked kind, not necessarily right).
-A missing detail names a property of one of the description's own things that the description does not
-give (its colour, what it is doing, where it is), or the setting around them.
+"""The answer to the item's own question (of the asked kind, not necessarily right: the simulator knows
+no facts) and a detail an item's description leaves out. The values are small lists of our own.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""What an honest simulated worker writes is about the item, not about the page:
-a short box gets a title-like phrase of what the item shows rather than the first characters of a
-sentence, no answer repeats or merely truncates another field's answer for the same item, and an
-optional field is often left empty, as people leave optional boxes empty.
-
-The rates below are modelling choices (no measured figure stands behind them): most people skip an
-optional comment box, few skip an optional one-click choice (a radio group, a select): an honest profile
-answers it at ``1 - CHOICE_SKIP[profile]`` (diligent 98%, typo-prone 97%, the other honest profiles 96-98%;
-real workers rarely skip a one-click question), other profiles at ``1 - SKIP_OPTIONAL["choice"]``.
-A crowd file may set a profile's own ``choice_skip`` rate.
+"""What an honest simulated worker writes is about the item, not the page: a short box gets a title-like
+phrase, no answer repeats another field's answer for the item, and optional fields are left empty at the
+modelling rates below (docs/custom_pages.md states them; no measured figure stands behind them).
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""Free text of the kind a page asks for: a caption describes
-the item, a summary shortens and rephrases its text at the length asked (summaries.py), a comment on a
-word uses the word, a reason gives grounds for the worker's own answer, a clarification names the part
-of the item it is about, an optional comment box gets a remark about the item; never the item's own
-text back, and never a stock sentence: every text carries words of its own item, chosen per worker.
-
-What a box asks is read from its question (label, legend, the text before it: flows/core/pages/
-asks_worker.py), its name and its limits. The phrasings are small lists of our own (a modelling choice,
-not a measured population of comments).
+"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words
+and never a stock sentence (docs/custom_pages.md). The phrasings are small lists of our own.
 """
 
 from __future__ import annotations
@@ -14,17 +7,22 @@ from __future__ import annotations
 import random
 import re
 
-SUMMARY = re.compile(r"summar|tl;?dr|in (one|a) (short )?sentence|in your own words|main point|gist|shorten|abstract",
-                     re.I)
-WORD = re.compile(r"\b(?:word|term|phrase|expression)\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
+SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
+                     r"main point|gist|shorten|abstract", re.I)
+WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
                      r"point out|identify", re.I)
-REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale", re.I)
+REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
 TITLE = re.compile(r"\btitle\b|\bheadline\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
+WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
+AUDIENCE = re.compile(r"\bwho\b[^?.]{0,90}\b(?:and|&) why\b|\b(?:intended|target) (?:audience|users?|customers?|"
+                      r"readers?|market)|\bwho (?:is|was) (?:it|this) (?:for|aimed at|made for)", re.I)
+CORRECTION = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
+                        r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -43,10 +41,6 @@ WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\
                  "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
                  "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.",
                  "Here {w} means what it usually does: \"{s}\".", "The {w} of \"{s}\" is the ordinary meaning.")
-REASONS = ("I chose {v} because \"{a}\" {x}.", "{V}: \"{a}\" {x}, and \"{b}\" {y}.", "Mostly \"{a}\", which {x}.",
-           "I went with {v} since \"{a}\" {x}.", "\"{a}\" {x}; \"{b}\" {y}.", "Because \"{a}\" {x}.")
-GROUNDS = ("says it plainly", "matches the rest", "is the main point", "decides it", "leaves little doubt",
-           "is clear enough", "fits what is shown", "is spelled out", "points that way", "is hard to miss")
 CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the words \"{a}\", which {c}.",
                   "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
 UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
@@ -55,16 +49,37 @@ REMARKS = ("\"{a}\" {r}.", "The part about \"{a}\" {r}.", "I noticed \"{a}\"; it
            "Mostly \"{a}\", which {r}.")
 REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part", "is worded well",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
+# who would use an item, by what its text mentions (the last a fallback), and what it does for them
+WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
+       (r"festival|fishing|camp|hik|queue|outdoor|trail", "people who spend long days outdoors"),
+       (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
+       (r"desk|office|lamp|laptop|study|phone", "students and people who work from home"),
+       (r"kitchen|cook|recipe|bake|food", "home cooks"), (r"garden|plant|seed", "gardeners"),
+       (r"dog|cat|pet", "pet owners"), (r"travel|trip|suitcase|holiday", "people who travel a lot"),
+       (r"", "busy people"))
+BENEFITS = ("because {t} means less hassle for them", "since {t} is exactly what they keep needing",
+            "since {t} saves them time every week", "because {t} makes their day a bit easier",
+            "so that {t} is there when they need it", "since {t} solves a problem they have often")
+WORDINGS = ("The phrasing of \"{a}\" is {q}.", "\"{a}\" is worded in a way that is {q}.",
+            "I like how \"{a}\" reads: {q}.", "The wording \"{a}\" sounds {q}.")
+QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
+             "catchy, it has a nice rhythm", "a little flat, it could be snappier", "friendly and plain")
 JOINT = ("both count here", "say the most", "made it easy", "are what I went by")
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "missing" (a detail a description leaves out), "word" (a comment
-    on a word), "title", "clarification", "reason", "answer" (to the item's question), "caption", "remark",
-    or "" (a free answer)."""
+    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
+    "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
+    "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
+    if AUDIENCE.search(said):
+        return "audience"
+    if CORRECTION.search(said):
+        return "correction"
+    if WORDING.search(question):
+        return "wording"
     if MISSING.search(said):
         return "missing"
     if the_word(question) or ASKS_WORD.search(question):
@@ -134,17 +149,6 @@ def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
     return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
 
 
-def reason(texts: list[str], chosen: str, rng: random.Random) -> str:
-    """Grounds for the worker's own answer (``chosen``: their answer to the item's choice, if any),
-    in the item's words."""
-    a, b = spans(texts, rng) or ["", ""]
-    if not a:
-        return ""
-    frames = REASONS if chosen else tuple(f for f in REASONS if "{v}" not in f.lower())
-    x, y = rng.sample(GROUNDS, 2)
-    return _capital(rng.choice(frames).format(v=chosen, V=chosen[:1].upper() + chosen[1:], a=a, b=b, x=x, y=y))
-
-
 def clarification(texts: list[str], rng: random.Random) -> str:
     """The part of the item the question is about, named in its own words, and what is unclear in it."""
     a, b = spans(texts, rng) or ["", ""]
@@ -163,3 +167,26 @@ def remark(texts: list[str], rng: random.Random) -> str:
 def _capital(text: str) -> str:
     """The first letter up, unless the text opens with a quote (quoted words stay as the item has them)."""
     return text if text.startswith("\"") else text[:1].upper() + text[1:]
+
+
+def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
+    """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
+    what some of its own words do for them."""
+    said = " ".join(texts).lower()
+    whos = [who for pattern, who in WHO if re.search(pattern, said)]
+    points = spans(texts, rng, 4) or ["it"]
+    text = ""
+    for k in range(8):
+        who = whos[k % len(whos)]
+        why = rng.choice(BENEFITS).format(t=f"\"{points[k % len(points)]}\"")
+        text += (f"I think {who} would get the most out of it, {why}." if not k else
+                 f" It would also suit {who}, {why}." if k < len(whos) else f" Also, {why}.")
+        if len(text.split()) >= least:
+            break
+    return text
+
+
+def wording_remark(texts: list[str], rng: random.Random) -> str:
+    """A remark on how the item is worded, quoting its words."""
+    a = (spans([max(texts, key=len)] if texts else [], rng, 1) or [""])[0]  # the item's main text, not its heading
+    return rng.choice(WORDINGS).format(a=a, q=rng.choice(QUALITIES)) if a else ""

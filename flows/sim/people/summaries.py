@@ -1,12 +1,5 @@
-"""A summary of an item's text at the length the page asks: the item's sentences in
-order, each shortened (its trailing clauses and asides dropped) and reworded (a few synonyms of our own),
-until the length asked is reached; shorter than the text, never its first words padded out.
-
-The length asked comes from the question ("about 25 words", "a 100-word summary") or the box's
-limits (its minimum and maximum characters, at about six characters a word); with none, between a third
-and three fifths of the text. Where the text is too short for the minimum, the remaining sentences are
-reworded in full, then the item's own key phrases named: never a stock sentence. The word lists are
-small and our own (a modelling choice, not a language model).
+"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one
+that says what the text found kept at more length (docs/custom_pages.md). The word lists are our own.
 """
 
 from __future__ import annotations
@@ -16,13 +9,15 @@ import re
 
 WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
 CHARS_A_WORD = 6  # an English word and its space, roughly
+NAMED_OPENERS = ("According to the text, ", "The text reports that ", "It says that ", "In short: ")
 OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
 CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
-LINKS = (". ", "; ", ", and ", ". Also, ", "; then ")
+LINKS = (". Also, ", ", and ", "; then ", ". Besides, ", "; also, ")  # a word between two of the source's sentences
 # what a clause that adds detail starts with: a summary drops it
 TRAILING = re.compile(r",\s*(?:which|who|whose|where|while|although|though|but|as|after|because|since|and)\b.*$|"
                       r"\s\((?:[^)]*)\)|\s+-\s+.*$", re.I)
-SAID_BY = re.compile(r",\s*(?:[\w'-]+\s){0,4}(?:said|says|announced|reported|added|explained)\s*$", re.I)
+SAID_BY = re.compile(r",\s*(?:[\w'-]+\s){0,4}(?:said|says|announced|reported|added|explained)\s*$|,?\s+according "
+                     r"to [^,;]+$", re.I)
 WHEN = re.compile(r"\s(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|this (?:year|month|week|autumn|spring|summer|"
                   r"winter)|overnight|at the weekend|(?:from )?next (?:week|month|year)|last (?:week|month|year))\b",
                   re.I)
@@ -31,13 +26,25 @@ REWORD = {"said": "stated", "says": "states", "announced": "said", "reported": "
           "new": "fresh", "old": "former", "big": "large", "large": "big", "small": "little", "begin": "start",
           "start": "begin", "buy": "purchase", "show": "reveal", "found": "discovered", "built": "made",
           "closed": "shut", "close": "shut", "returned": "come back", "plans": "intends", "hope": "expect",
-          "many": "lots of", "children": "kids", "people": "residents", "money": "funds", "use": "employ"}
+          "children": "kids", "people": "residents", "money": "funds", "use": "employ",
+          "tests": "exams", "percent": "per cent", "scored": "got", "twice": "two times", "kinds": "types",
+          "fell": "dropped", "households": "homes", "rubbish": "waste", "almost": "nearly",
+          "linked": "tied", "under": "below", "whole": "entire", "suggest": "propose", "common": "frequent",
+          "higher": "better", "nights": "evenings", "recorded": "noted", "habits": "routines"}
 PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which", "that", "with", "for", "in", "on",
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
-                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over"))
+                        "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over",
+                        "those", "these"))
 BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
                          "could", "should", "may", "might", "across", "through", "into", "about"}
+RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell|rose|grew|drop(?:ped)?|"
+                    r"increased?|decreased?|doubled|halved|higher|lower|more|fewer|less|than|twice|half|quarter|"
+                    r"percent|per cent|voted|approved|decided|won|lost)\b|%", re.I)
+FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "will", "can", "could", "would", "should",
+                    "may", "might", "must", "says", "said", "made", "became", "began", "brought"))
+REPORTING = frozenset(("said", "says", "stated", "reported", "announced", "explained", "added"))
+ASIDE = re.compile(r",\s*(?:which|who|whose|where)\b[^,]*,")  # "the mill, which buys the crop, has ..."
 LEAD_INS = re.compile(r"^(?:until then|meanwhile|however|also|in addition|as a result|even so),\s*", re.I)
 STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
                   "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which"))
@@ -80,7 +87,7 @@ def reword(sentence: str, rng: random.Random, share: float = 0.5) -> str:
 def shortened(sentence: str) -> str:
     """The sentence without its trailing clauses, asides, who said it and when ("..., which ...", "(...)",
     ", the company announced", "on Monday")."""
-    body = sentence.rstrip(".!?")
+    body = ASIDE.sub("", sentence.rstrip(".!?"))
     cut = SAID_BY.sub("", TRAILING.sub("", body)).strip()
     cut = WHEN.sub("", cut).strip()
     return " ".join(cut.split()) if len(cut.split()) >= 4 else body
@@ -97,13 +104,15 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
-    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core), rng, 0.9) for s in parts]
-    chosen = [short[0]]
-    for s in short[1:]:  # whole sentences while they fit: never one cut inside a phrase
-        if sum(len(c.split()) for c in chosen) + len(s.split()) / 2 > target:
+    core, key = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts)))), key_sentence(parts)
+    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
+             for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
+    kept = {0, key}
+    for k in (k for k in range(1, len(parts)) if k not in kept):  # whole sentences while they fit
+        if sum(len(short[j].split()) for j in kept) + len(short[k].split()) / 2 > target:
             break
-        chosen.append(s)
+        kept.add(k)
+    chosen = [short[k] for k in sorted(kept)]
     if len(chosen) == 1 and len(chosen[0].split()) > target:  # one long sentence: its main clause
         chosen = [_main_clause(chosen[0], target)]
     text = _joined(chosen, rng)
@@ -116,14 +125,23 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     if len(text) < low_chars:
         text = f"{text} {key_points(source)}"
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
-        text = f"{rng.choice([o for o in OPENERS if o])}{text[:1].lower()}{text[1:]}" if _plain(text) else \
-            _reopened(text)
+        named = text.split()[0] in {w for p in parts for w in p.split()[1:]}  # a name keeps its capital
+        opener = rng.choice(NAMED_OPENERS if named else [o for o in OPENERS if o])
+        text = f"{opener}{text[:1] if named else text[:1].lower()}{text[1:]}"
     while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
-        text = _main_clause(text, len(text.split()) - 3) + "."
+        shorter = _main_clause(text, len(text.split()) - 3) + "."
+        text = shorter if len(shorter) < len(text) else " ".join(text.split()[:-3]).rstrip(",;.") + "."
     if high_chars is not None and len(text) > high_chars:
         cut = text[:high_chars]
         text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
     return text
+
+
+def key_sentence(parts: list[str]) -> int:
+    """The index of the sentence that says what the text found or decided (a figure, a comparison, a change),
+    else its first: what a summary keeps."""
+    scores = [len(RESULT.findall(p)) * 2 + bool(re.search(r"\d", p)) for p in parts]
+    return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
 def headline(texts: list[str], rng: random.Random) -> str:
@@ -144,27 +162,23 @@ def headline(texts: list[str], rng: random.Random) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _reopened(text: str) -> str:
-    """A summary that opens as its source does, by a name ("Sourdough bread rises ..."), opened another
-    way and no longer: "It is about sourdough bread: it rises ..." where the first words are a subject."""
-    words = text.split()
-    verb = next((k for k, w in enumerate(words[:6]) if k and w.lower().endswith("s") and w.lower() not in STOP and
-                 not w[:1].isupper() and k < len(words) - 1), 0)
-    if not verb:
-        return text
-    return f"About {' '.join(words[:verb])[:1].lower()}{' '.join(words[:verb])[1:]}: it {' '.join(words[verb:])}"
-
-
 def _main_clause(sentence: str, target: int) -> str:
     """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
     words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
     brown fox jumps over the lazy dog"."""
     words = sentence.rstrip(".!?").split()
-    for j in range(min(target, len(words) - 1), 3, -1):
+    if len(words) <= target + 1:  # nearly short enough: a cut would lose more than it saves
+        return " ".join(words)
+    finite = [k for k, w in enumerate(words) if k and (w.lower() in FINITE or w.lower().endswith("ed"))] + [0]
+    verb = finite[1] if finite[0] and words[finite[0]].lower() in REPORTING and len(finite) > 2 else finite[0]
+    for j in range(min(target, len(words) - 1), max(3, verb), -1):  # never cut before the sentence says anything
         if words[j].lower() in PHRASE_STARTS and words[j - 1].lower() not in STOP:
             return " ".join(words[:j]).rstrip(",;")
-    kept = words[:max(4, target)]
-    while len(kept) > 4 and (kept[-1].lower().strip(",;") in LOOSE_ENDS or kept[-1][:1].isdigit()):
+    kept = words[:max(4, target, verb + 3)]
+    if len(words) - len(kept) <= 5:  # the verb comes late and little follows: the whole of it
+        return " ".join(words)
+    while len(kept) > max(4, verb + 1) and (kept[-1].lower().strip(",;") in LOOSE_ENDS | STOP | BREAKS
+                                            or kept[-1][:1].isdigit()):
         kept.pop()  # never "... the harvest two" nor "... to the": end on a word that closes a phrase
     return " ".join(kept).rstrip(",;")
 
@@ -176,7 +190,8 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         return text
     said = set(words_of(text))
     for sentence in (s for t in texts for s in sentences(t)):
-        if len(set(words_of(sentence)) - said) < 3:
+        new = set(words_of(sentence)) - said
+        if len(new) < max(3, 0.4 * len(set(words_of(sentence)))):  # said already, if in other words
             continue
         if _shares_run(sentence, text):  # its head is said already (a summary's point): the rest of it
             rest = _unsaid_rest(sentence, text)
@@ -225,6 +240,7 @@ def _plain(text: str) -> bool:
 def _joined(chosen: list[str], rng: random.Random) -> str:
     if not chosen:
         return ""
+    names = {w for c in chosen for w in c.split()[1:] if w[:1].isupper()}  # capitals mid-sentence: names
     opener = rng.choice(OPENERS)
     first = chosen[0]
     if not _plain(first):  # "In short, the council ...", never "In short, Local bakers"
@@ -232,8 +248,10 @@ def _joined(chosen: list[str], rng: random.Random) -> str:
     elif opener:
         first = first[:1].lower() + first[1:]
     body = opener + first if opener else first
-    for c in chosen[1:]:  # linked as a person links points: no two of the source's sentences run on as written
-        link = rng.choice(LINKS)
-        opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) else c[:1]
+    links = rng.sample(LINKS, len(LINKS))  # linked as a person links points, not by one word every time
+    for k, c in enumerate(chosen[1:]):
+        link = links[k % len(links)]
+        opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) or c.split()[0] not in names \
+            else c[:1]
         body = body.rstrip(".!?") + link + opens + c[1:]
     return body[:1].upper() + body[1:].rstrip(".!?") + "."

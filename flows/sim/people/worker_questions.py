@@ -110,6 +110,8 @@ def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random
         return choice_answer(kind, worker_id, f)
     if f.kind == "number":
         return text_answer("age", worker_id, question, rng) if kind == "age" else None
+    if kind == "device":  # a text box near "headphones" is about the item (a review of them), not the listener
+        return None
     if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.85:
         return ""  # most people leave an optional comment box empty
     return text_answer(kind, worker_id, question, rng)

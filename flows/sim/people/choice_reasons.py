@@ -1,0 +1,80 @@
+"""A reason for the worker's own choice that names the option and the criterion the choice asks about
+("Which photo is sharper?": "I chose Photo B because it is sharper ..."), with grounds of that kind in the
+item's words, at the length the page states. Grounds are small lists of our own.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+WHICH = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,4}?\s+(?P<c>(?:is|are|looks?|seems?|"
+                   r"sounds?|reads?|would|could|will|has|have|makes?|gives?|shows?|do you|did you)\b[^?.!]*)", re.I)
+HOW = re.compile(r"\bhow (?P<c>[a-z]+) (?:is|are|was|does|do|would)\b", re.I)
+ME = {"you": "me", "your": "my", "yours": "mine", "you're": "I'm"}
+# criterion words -> grounds of that kind ({t}: some of the item's words)
+GROUNDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"sharp|focus|blur|crisp|clear", re.I),
+     ("the edges around {t} are crisp", "you can make out fine detail in {t}", "in the other one {t} looks soft and "
+      "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp")),
+    (re.compile(r"bright|dark|light|exposure", re.I),
+     ("{t} is well lit and easy to see", "the other one is too dim around {t}", "the light on {t} is even")),
+    (re.compile(r"click|read|interest|curious|attention|catch|appeal", re.I),
+     ("it makes me curious about {t}", "{t} promises something I want to find out", "next to it the other one reads "
+      "like a dry notice, while {t} does not", "{t} speaks to the reader directly", "{t} leaves a question open that "
+      "I would click to answer")),
+    (re.compile(r"quick|fast|time|easy|simple", re.I),
+     ("{t} takes minutes rather than hours", "{t} needs no long waiting", "the other one needs hours or an "
+      "overnight step, unlike {t}", "there are only a few short steps in {t}", "with {t} I could be done in well "
+      "under half an hour")),
+    (re.compile(r"help|useful|inform", re.I),
+     ("it gives a concrete detail, {t}", "a reader learns something real from {t}", "with {t} it explains what "
+      "happened instead of just a feeling")),
+)
+GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point", "{t} decides it",
+           "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
+           "{t} is where it is clearest", "{t} points that way", "you can see it in {t}")
+RATED = ("I gave it {o} because it {c}.", "I rated it {o}, as it {c}.", "{O}, because it {c}.")
+OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
+            "I went with {o} since it {c}.")
+
+
+def criterion(question: str) -> str:
+    """The verb phrase the choice's question asks about, said of the option ("is in better focus"), or ""."""
+    asks = [s for s in re.split(r"(?<=[?.!:])\s+", question) if s.strip()] or [question]
+    for sentence in reversed(asks):
+        if m := WHICH.search(sentence):
+            said = " ".join(ME.get(w.lower(), w) for w in m["c"].split())
+            return re.sub(r"^(?:do|did) me (\w+)", r"is what I \1", said).strip(" ,;:")
+        if m := HOW.search(sentence):
+            return f"is {m['c'].lower()}"
+    return ""
+
+
+def _option(label: str) -> str:
+    return label[:1].lower() + label[1:] if label.split()[0].lower() in ("the", "a", "an") else label
+
+
+def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
+                  level: float = 1.0) -> str:
+    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``,
+    in at least ``least`` words; ``spans``: runs of the item's words the grounds name; ``level``: where the
+    option stands on its scale, 0 to 1 (a low rating of "How helpful ...?" says it is not very helpful)."""
+    said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
+    if said.startswith("is ") and HOW.search(asks) and level < 0.6:
+        said = f"is {'not very' if level < 0.4 else 'only somewhat'} {said[3:]}"
+    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(said) and level >= 0.4), GENERAL)
+    if said and option:
+        frames = RATED if option.isdigit() else OPENINGS
+        text = rng.choice(frames).format(o=option, O=option[:1].upper() + option[1:], c=said)
+    else:
+        text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
+                                                                             option[1:]) if option else ""
+    for k, way in enumerate(rng.sample(grounds, len(grounds))):
+        if k and len(text.split()) >= max(least, 1):
+            break
+        ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the item")
+        text = f"{text} {ground[:1].upper()}{ground[1:]}.".strip()
+    while len(text.split()) < least:  # a criterion with few grounds of ours: said again in other words
+        text = f"{text} That is why I chose {option or 'it'}, more than the other option."
+    return text

@@ -1,0 +1,87 @@
+"""A corrected sentence (a few common mistakes of our own fixed; failing those, something changed as a
+person who believes there is a mistake changes it), and whether the page wants one after the worker's
+own choice ("leave it empty if the sentence is correct").
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+from flows.sim.people.summaries import reword
+
+AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
+         "has": "have", "does": "do", "goes": "go"}
+FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
+    (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "
+                r"(?!(?:children|people|men|women|police)\b)\w+(?<!s)) (have|do|go|don't|were)\b"),
+     lambda m: f"{m[1]} {AGREE[m[2]]}"),
+    (re.compile(r"\b(you|we|they) (was|has|does|goes)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2]]}"),
+    (re.compile(r"\b([Aa]) ([aeiou]\w*)"), r"\1n \2"),
+    (re.compile(r"\b([Aa])n ([b-df-hj-np-tv-z]\w*)"), r"\1 \2"),
+    (re.compile(r"\b(\w+) \1\b", re.I), r"\1"),
+    (re.compile(r"\b(their|there) (is|are|was|were)\b", re.I), r"there \2"),
+    (re.compile(r"\b(your) (welcome|going|right)\b", re.I), r"you're \2"),
+    (re.compile(r"\bits (a|going|raining|been|not)\b"), r"it's \1"),
+    (re.compile(r"\bless (people|things|cars|days|items)\b", re.I), r"fewer \1"),
+)
+SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
+            "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
+            "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
+            "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
+EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
+                        r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
+                        r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
+ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked|said|clicked) )(?P<v>[\"'“]?\w+)",
+                       re.I)
+FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
+                  r"grammatical|free of)\b", re.I)
+FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?)\b", re.I)
+QUOTES = "\"'“”"
+
+
+def corrected(sentence: str, rng: random.Random) -> str:
+    """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one."""
+    text = sentence.strip()
+    for pattern, fix in FIXES:
+        fixed = pattern.sub(fix, text, count=1)
+        if fixed != text:
+            return fixed
+    words = text.split()
+    for k, w in enumerate(words):
+        bare = w.strip(".,;:!?").lower()
+        if bare in SPELLING:
+            words[k] = w.lower().replace(bare, SPELLING[bare])
+            return " ".join(words)
+    if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
+        return plainer
+    text = text[:1].upper() + text[1:]
+    return text[:-1] + ";" if text.endswith(".") and text.count(".") == 1 and "," in text else \
+        (text.rstrip(".!?") + ("!" if text.endswith(".") else "."))
+
+
+def says_fine(chosen: str, choice_asks: str) -> bool:
+    """Whether the worker's choice (its label or value) said the item is fine: "Yes" to "Is it correct?",
+    "No" to "Does it contain a mistake?", "Correct" itself."""
+    if re.search(r"\bno (?:errors?|mistakes?|problems?)", chosen, re.I):
+        return True
+    if FAULT.search(chosen) or FINE.search(chosen):
+        return not FAULT.search(chosen)
+    yes = bool(re.match(r"\s*(yes|true)\b", chosen, re.I))
+    return yes != (bool(FAULT.search(choice_asks)) and not re.search(r"free of|without", choice_asks, re.I))
+
+
+def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
+    """Whether the box's own words ask a person who chose ``chosen`` to leave it empty."""
+    if m := ONLY_WHEN.search(question):
+        return not re.search(rf"\b{re.escape(m['v'].strip(QUOTES))}\b", chosen, re.I)
+    if not (m := EMPTY_WHEN.search(question)):
+        return False
+    condition = m["c"] or m["d"]
+    if said := re.search(r"you (?:answered|chose|selected|picked|said) [\"'“]?(\w+)", condition, re.I):
+        return bool(re.search(rf"\b{said[1]}\b", chosen, re.I))
+    fine = bool(re.search(r"\bno (?:error|mistake|problem)|nothing", condition, re.I)) or \
+        (bool(FINE.search(condition)) and not FAULT.search(condition))
+    return says_fine(chosen, choice_asks) == fine

@@ -1,0 +1,55 @@
+"""The limits a box's own words state ("at least 12 words", "no more than 100 characters", "in 40 to 60
+words", "min. 10 words"), which an honest person meets as the page's own checks would, and a text cut to
+them at a sentence's end, else a word's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
+LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
+                   + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?)\s+(?:or more|minimum|at least)", re.I)
+MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|under|fewer than|less than|"
+                  r"within)\s*(?P<n>\d{1,4})" + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?|chars?)\s+"
+                  r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
+SPAN = re.compile(r"(?P<a>\d{1,4})\s*(?:-|–|to)\s*(?P<b>\d{1,4})" + UNIT, re.I)
+
+
+class Limits(NamedTuple):
+    least_words: int = 0
+    most_words: int | None = None
+    least_chars: int = 0
+    most_chars: int | None = None
+
+
+def stated(question: str) -> Limits:
+    """The word and character limits ``question`` states (0 / None where it states none)."""
+    found: dict[str, int] = {}
+    for key, pattern in (("least", LEAST), ("most", MOST)):
+        for m in pattern.finditer(question):
+            unit = "words" if (m["u"] or m["v"]).lower().startswith("word") else "chars"
+            found[f"{key}_{unit}"] = int(m["n"] or m["m"])
+    for m in SPAN.finditer(question):
+        unit = "words" if m["u"].lower().startswith("word") else "chars"
+        found.setdefault(f"least_{unit}", int(m["a"]))
+        found.setdefault(f"most_{unit}", int(m["b"]))
+    return Limits(found.get("least_words", 0), found.get("most_words"), found.get("least_chars", 0),
+                  found.get("most_chars"))
+
+
+def within(text: str, most_words: int | None, most_chars: int | None) -> str:
+    """``text`` cut to the limits: whole sentences while they fit, else whole words and a stop."""
+    def fits(t: str) -> bool:
+        return (most_words is None or len(t.split()) <= most_words) and (most_chars is None or len(t) <= most_chars)
+    if fits(text):
+        return text
+    parts = re.split(r"(?<=[.!?])\s+", text)
+    for k in range(len(parts) - 1, 0, -1):
+        if fits(" ".join(parts[:k])):
+            return " ".join(parts[:k])
+    words = text.split()
+    while words and not fits(" ".join(words).rstrip(",;:.") + "."):
+        words.pop()
+    return " ".join(words).rstrip(",;:.") + "." if words else text[: most_chars or len(text)]

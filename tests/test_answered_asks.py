@@ -1,0 +1,166 @@
+"""Honest simulated text answers the question its page asks, at the length the page states: a reason for a
+choice names the criterion the choice asks about and the option chosen, a "who and why" names a who and a
+why, a correction changes the sentence and is left empty where the page says so, a summary keeps the text's
+key finding in new words, a remark on the phrasing is about the phrasing. The pages are ours
+(``tests/pages/answers/``, written for this test), imported as a user would (``hitflow new --from``).
+
+``python -m tests.test_answered_asks`` prints the share per page of honest answers that pass its page's check.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from flows.campaigns.task_kinds import load_campaign
+from flows.core.pages.mturk_forms import form_fields
+from flows.custom.custom_task import custom_page, read_custom_items
+from flows.custom.scaffold_import import scaffold_from
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+
+PAGES = Path(__file__).resolve().parent / "pages" / "answers"
+WORDS = re.compile(r"[a-z']+")
+STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
+                  "are", "was", "were", "it", "its", "by", "from", "as", "be"))
+# What each page's choice asks about, in the words a person uses for it
+CRITERIA = {"sharper": r"sharp|focus|blur|crisp|detail|fuzzy|soft",
+            "clicks": r"click|curious|interest|catch|grab|want to (know|read)|intrigu|tease|dull|boring|question",
+            "quicker": r"quick|fast|minute|hour|time|long|overnight|week|slow|simple|easy"}
+WHO = re.compile(r"\b(people|anyone|someone|parents|families|students|children|kids|workers|cyclists|commuters|"
+                 r"fans|owners|users|travellers|beginners|who|anybody|person|teachers|readers|campers|fishers)\b", re.I)
+WHY = re.compile(r"\b(because|since|as it|as they|so (that|they|it)|which (helps|means|lets|makes)|"
+                 r"that way|thanks to)\b", re.I)
+ABOUT_PHRASING = re.compile(r"word|phras|read|sound|ring|rhym|short|catch|flow|clear|awkward|snappy|simple|"
+                            r"punchy|rhythm|line", re.I)
+KEY = {"d1": 1, "d2": 1, "d3": 1}  # the sentence of each report that says what it found
+
+
+def words(text: str) -> list[str]:
+    return WORDS.findall(text.lower())
+
+
+def copied_run(text: str, source: str) -> int:
+    a, b = words(text), words(source)
+    runs = {tuple(b[i:i + n]) for n in range(1, 30) for i in range(len(b) - n + 1)}
+    return max((n for n in range(1, 30) for i in range(len(a) - n + 1) if tuple(a[i:i + n]) in runs), default=0)
+
+
+def reason_check(page: str, least: int = 0, most: int = 10**6) -> Callable[[dict, dict], bool]:
+    box, choice = {"sharper": ("because", "sharper"), "clicks": ("why", "pick"), "quicker": ("reason", "quicker")}[page]
+
+    def check(row: dict, a: dict) -> bool:
+        text, picked = a[box], a[choice]
+        return (len(text.split()) >= least and len(text) <= most and bool(re.search(CRITERIA[page], text, re.I))
+                and re.search(rf"\b{re.escape(picked)}\b", text, re.I) is not None)
+    return check
+
+
+def audience(row: dict, a: dict) -> bool:
+    text = a["audience"]
+    return len(text.split()) >= 25 and bool(WHO.search(text)) and bool(WHY.search(text)) \
+        and copied_run(text, row["product"]) <= 8 and "key points" not in text.lower()
+
+
+def fixit(row: dict, a: dict) -> bool:
+    text = a.get("fixed", "")
+    if a["clean"] == "yes":
+        return text == ""
+    mine, theirs = words(text), words(row["sentence"])
+    return bool(text) and mine != theirs and len(set(mine) & set(theirs)) >= 0.6 * len(set(theirs))
+
+
+def digest(row: dict, a: dict) -> bool:
+    text = a["digest"]
+    key = re.split(r"(?<=[.!?])\s+", row["report"])[KEY[row["item_id"]]]
+    content = {w for w in words(key) if w not in STOP and len(w) > 3}
+    kept = {w for w in content if any(m.startswith(w[:5]) for m in words(text))}
+    figures = set(re.findall(r"\d+", key))
+    said = set(re.findall(r"[a-z]+|\d+", text.lower()))
+    return 40 <= len(text.split()) <= 60 and len(kept) >= 0.4 * len(content) and figures <= said \
+        and copied_run(text, row["report"]) <= 18 and "key points" not in text.lower()
+
+
+def slogan(row: dict, a: dict) -> bool:
+    text = a.get("phrasing", "")
+    return not text or (not re.search(r"\bing\b", text) and bool(ABOUT_PHRASING.search(text))
+                        and bool(set(words(text)) & (set(words(row["slogan"])) - STOP)))
+
+
+CHECKS: dict[str, Callable[[dict, dict], bool]] = {
+    "sharper": reason_check("sharper", least=12), "clicks": reason_check("clicks", most=100),
+    "quicker": reason_check("quicker", least=10), "audience": audience, "fixit": fixit, "digest": digest,
+    "slogan": slogan}
+
+
+def answers(tmp: Path, page: str, seeds: int = 3) -> list[tuple[dict, dict]]:
+    """(item row, one honest worker's answers) for every item of ``page``, every honest profile, ``seeds`` each."""
+    scaffold_from(page, PAGES / f"{page}.html", tmp, items=PAGES / f"{page}_items.csv")
+    cfg = load_campaign(tmp / "config" / f"{page}.toml")
+    out = []
+    for k, row in enumerate(read_custom_items(cfg)):
+        html = custom_page(cfg, [{**row, "image_id": row["item_id"]}])
+        for p, profile in enumerate(HONEST_PROFILES):
+            for s in range(seeds):
+                worker = new_worker(profile, {}, random.Random(1000 * p + s))
+                values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(100 * k + 10 * p + s))
+                out.append((row, {n.rsplit("_", 1)[0]: v for n, v in values.items() if n.endswith("_0")}))
+    return out
+
+
+def share(tmp: Path, page: str) -> tuple[float, list[str]]:
+    """The share of honest answers on ``page`` that pass its check, and the failing ones."""
+    got = answers(tmp, page)
+    bad = [repr(a) for row, a in got if not CHECKS[page](row, a)]
+    return 1 - len(bad) / len(got), bad
+
+
+@pytest.mark.parametrize("page", sorted(CHECKS))
+def test_honest_text_answers_the_question_at_the_stated_length(tmp_path: Path, page: str) -> None:
+    got, bad = share(tmp_path, page)
+    assert got >= 0.9, (page, round(got, 2), bad[:4])
+
+
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=120)
+PHRASES = st.sampled_from(["Why?", "Who would use this and why? At least 20 words.", "Any comment on the wording?",
+                           "Which one is brighter?", "If it is correct, leave this empty.", "Summarise in 30 words.",
+                           "Fix the sentence:", "Comment on the word \"", "headphones", "How many?", "Your age",
+                           "at most 5 characters", "at least 3 words", "____", "Reason (min. 4 words)"])
+CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=radio name=c_0 value=B> B"
+
+
+@pytest.mark.timeout(300)  # a writer that loops forever on some words fails here rather than hangs
+@settings(max_examples=int(os.environ.get("ASKED_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@example(item="Great headphones for the price, a bit tight.", q1="Is it positive?", q2="Summarise the headphones "
+         "review", profile="diligent", required=True)  # a box's words that read as a question about the worker
+@given(item=st.lists(st.one_of(TEXT, PHRASES), min_size=1, max_size=3).map(" ".join),
+       q1=st.one_of(TEXT, PHRASES), q2=st.lists(st.one_of(TEXT, PHRASES), max_size=3).map(" ".join),
+       profile=st.sampled_from(["diligent", "typo_prone", "speeder", "canned_abuser", "rule_breaker"]),
+       required=st.booleans())
+def test_the_simulated_crowd_never_raises_on_a_pages_words(item: str, q1: str, q2: str, profile: str,
+                                                           required: bool) -> None:
+    from html import escape
+
+    html = (f"<html><body><p>{escape(item)}</p>" + CHOICE.format(q1=escape(q1)) +
+            f"<p>{escape(q2)}</p><textarea name=t_0{' required' if required else ''}></textarea></body></html>")
+    worker = new_worker(profile, {}, random.Random(1))
+    values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(2))
+    assert set(values) <= {"c_0", "t_0"}
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    for name in sys.argv[1:] or sorted(CHECKS):
+        with tempfile.TemporaryDirectory() as d:
+            value, failing = share(Path(d), name)
+        print(f"{name}: {value:.2f}", *failing[:3], sep="\n  ")
