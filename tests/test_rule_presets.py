@@ -61,7 +61,7 @@ def test_preset_extend_and_ignore_and_the_run_names_what_is_left_out(old_config:
     old_config.write_text(text, encoding="utf-8")
     cfg = load_config(old_config)
     assert set(cfg.qc_rules) == (set(CUSTOM_RULES) | {"near_template"}) - {"item_blind", "caps_lock"}
-    assert not any("leaves out recommended" in note for note in cfg.qc_notes)  # what ignore names is the config's intent
+    assert not any("leaves out recommended" in note for note in cfg.qc_notes)  # ignore names the config's intent
     assert main(["run", str(old_config), "--dry-run"]) in (0, 1)
     out = capsys.readouterr().out
     assert "item_blind" not in out.split("what QC reads")[1].split("\n")[1]

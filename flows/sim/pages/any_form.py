@@ -262,8 +262,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
             values[f.name] = v
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
-        asked = {f.name: f.attrs for f in todo}  # required, or a group that asks for a tick or more
-        required = sorted(n for n in values if "required" in asked[n] or asked[n].get("data-min-selections"))
+        attrs = {f.name: f.attrs for f in todo}  # required, or a group that asks for a tick or more
+        required = sorted(n for n in values if "required" in attrs[n] or attrs[n].get("data-min-selections"))
         for name in rng.sample(required or sorted(values), k=max(1, len(required or values) // 4)):
             values[name] = ""
     return values
