@@ -72,7 +72,7 @@ def test_a_question_the_pages_script_requires_is_never_approved_blank(tmp_path: 
                                                                       fields: tuple[str, ...]) -> None:
     con = run_imported(tmp_path, page, platform)
     decided = blank_decisions(con, fields)
-    assert decided.get("reject") and not decided.get("approve")  # blanks met (how many is the crowd's draw), none approved
+    assert decided.get("reject") and not decided.get("approve")  # blanks met (how many: the draw), none approved
     assert all("invalid_answer" in r or "skipped_required" in r for r in decided["reject"])
     if platform == "prolific":  # a skipped required question is one of Prolific's grounds: never a person's guess
         assert all("skipped_required" in r for r in decided["reject"])
