@@ -9,7 +9,6 @@ import html as html_text
 import random
 
 from flows.sim.people.crowd_model import Worker
-from qc.attention_checks import named_option
 
 # profiles that answer without reading the question; every other profile reads it
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",
@@ -30,6 +29,8 @@ def attention_answer(worker: Worker, options: list[str], question: str, rng: ran
               ("random" if worker.profile in NOT_READING else "constant" if worker.profile in CONSTANT else "follow"))
     if how == "constant" and options:
         return options[0]
+    from qc.attention_checks import named_option  # here: the simulator's service loads no pandas (qc's frames)
+
     told = named_option(question, options)
     if how == "random" or told is None:  # not read, or read and found to name no one option
         return rng.choice(options) if options else ""
