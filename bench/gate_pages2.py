@@ -38,9 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--routes", default="mturk,prolific")
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--label", default="")
+    parser.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose hitflow runs (default: this one)")
     args = parser.parse_args(argv)
     heldout.PAGES_DIR = HERE  # the same import and run, on these pages
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(args.repo.resolve())}
+    if args.repo.resolve() != ROOT:  # another checkout's code is read, never written to
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     run: dict[str, Any] = {}
     for page in [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]:
         for route in args.routes.split(","):
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                 g = r["gate"]
                 print(f"{'':<23} honest flagged by rule: {g['honest_flagged_by_rule']}; bad flagged by rule: "
                       f"{g['bad_flagged_by_rule']}", flush=True)
-    keep_result(RESULTS, f"{args.label or code_commit(ROOT)}, {args.items or 'all'} items, seed {args.seed}", run)
+    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}", run)
     return 0
 
 if __name__ == "__main__":
