@@ -6,33 +6,14 @@ field's number of options; 0 or absent: the distinct answers seen on the field, 
 Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence) and
 ``straight_lining_alpha`` (0.01).
 
-The evidence, for a worker who gave answer ``a`` on all ``n`` items of a field that other workers
-also answered (``k`` options):
-
-- ``r``: how often the field's OTHER workers agree with the majority of the rest on an item (each
-  answer against the most common answer of the item's remaining workers, a tie split evenly; on a
-  numeric scale "agree" is within one scale point of their median), held between ``1/k`` (an honest
-  worker agrees at least by chance) and ``R_MAX`` (a few answers that all agree are no proof that
-  honest workers never disagree);
-- per item, ``m`` = the chance the item's consensus is ``a`` (1/ties when ``a`` is among the others'
-  most common answers, else 0), and an honest worker's chance of answering ``a`` there is
-  ``r m + (1 - r)(1 - m)/(k - 1)``; on a numeric scale ``m`` is 1 within one point of the others'
-  median and the chance outside is ``1 - r`` (any answer outside the band: an upper bound);
-- the run's p-value ``P``: the chance that an honest worker gives one answer on all ``n`` items and
-  that answer is at most as likely as ``a`` (the sum of the products over each such answer).
-
-A worker's evidence is the smallest ``P`` of a field judged on ``n >= min_items``, or, where smaller, for a
-worker with runs on several fields, Fisher's combination of their p-values over every field they answered on
-enough items (1.0 for a field where they gave several answers): a straight-liner answers every field alike,
-an honest worker's fields are independent. Flag when it is below ``alpha``. On a two-option field (``r`` at
-most 0.85) three identical answers are flagged only where the others said otherwise on all three, so an
-honest worker whose answers repeat because the truth repeats is never flagged.
-
-Each worker judged is one test, so a campaign of ``m`` judged workers would flag about ``alpha m`` honest
-ones (a few items, an opt-out such as "not sure" used where the item gives nothing to go on). The flag that
-blocks, ``choice_straight_lining``, needs ``P < alpha / m`` (Bonferroni: at most ``alpha`` honest workers
-blocked per campaign and look, where the model holds); ``alpha / m <= P < alpha`` is
-``choice_straight_lining_review``, for a person to look at, never a block.
+The evidence (docs/explanation/qc-rules.md states it in full): ``r``, how often the field's other workers
+agree with the rest's majority (within one point of their median on a scale), held in ``[1/k, R_MAX]``; an
+honest worker's chance of each answer per item from ``r`` and the others' answers; the run's p-value ``P``,
+the chance of one answer on all ``n`` items at most as likely as the worker's. A worker's evidence is the
+smallest ``P`` of a field with ``n >= min_items``, or Fisher's combination over their fields where smaller (an
+honest worker's fields are independent). Below ``alpha`` it is flagged; each worker judged is one test, so
+the flag that blocks, ``choice_straight_lining``, needs ``alpha / m`` for ``m`` workers judged (Bonferroni);
+between the two it is ``choice_straight_lining_review``, for a person, never a block.
 """
 
 from __future__ import annotations
