@@ -26,13 +26,14 @@ from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
+from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
                     "sentinels"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
 # rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
-# a worker from all their pages): run on every such answer up to the batch, flags for the batch's workers only
+# a worker from all their pages): run on every such answer up to the batch (custom_flags)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 HISTORY_KINDS = ("choice", "number")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
@@ -211,7 +212,8 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
                  enabled: tuple[str, ...], history: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
     flows/custom/custom_text_qc.py), the marks, and the choice, number and tick answers over ``history`` (the
-    campaign's so far, this batch's last; default: this batch's) for the workers of this batch."""
+    campaign's so far, this batch's last; default: this batch's) for the workers of this batch, and the flags that
+    block for any earlier worker."""
     per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND and r not in OVER_HISTORY)
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
     frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
@@ -221,7 +223,9 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
     if judged:
         so_far = (answers if history is None else history)
         found = run_rules(so_far[so_far["kind"].isin(HISTORY_KINDS)], params, judged)
-        frames.append(found[found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")])
+        # an earlier worker's evidence grows as others answer their items: a block then keeps their answers out
+        here = found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")
+        frames.append(found[here | ~found["rule"].isin(REVIEW_ONLY_FLAGS)])
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
 
@@ -251,8 +255,7 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
 
 
 def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
-    """The choice, number and tick answers of every earlier batch (read as their own QC read them), then this
-    batch's ``answers``: one worker's history in the order they gave it."""
+    """The choice, number and tick answers of every earlier batch (as their own QC read them), then this batch's."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
