@@ -122,3 +122,15 @@ def test_a_worker_who_left_before_others_answered_their_items_is_blocked_when_th
     flags = custom_flags(responses, late, {"random_sample_share": 0.0}, ("choice_straight_lining",),
                          pd.concat([weak, late], ignore_index=True))
     assert flags.empty
+
+
+def test_a_checkbox_group_left_unticked_is_an_answer_not_an_empty_response() -> None:
+    from flows.custom import custom_review
+    from qc.custom_rules import empty_answer
+
+    unticked = {"ticks": True, "answer": "", "kind": "choice"}
+    blank_text = {"ticks": False, "answer": "", "kind": "text"}
+    # "which topics does the paragraph discuss?" with none ticked: the page let it through, nothing applies
+    rows = [{"assignment_id": "A1", "worker_id": "W1", "answered": custom_review.answered([unticked]), "fields": 1},
+            {"assignment_id": "A2", "worker_id": "W2", "answered": custom_review.answered([blank_text]), "fields": 1}]
+    assert list(empty_answer(pd.DataFrame(rows), {})["worker_id"]) == ["W2"]

@@ -57,8 +57,7 @@ class PageRules:
         self.blanks: dict[tuple[str, ...], frozenset[str]] = {}  # the page script's words for "no answer"
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
-        """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
-        server checked against the unit it handed out."""
+        """The HIT's items; a task server's unit (Prolific, links) names its own, checked when it came in."""
         return self.hits.get(hit_id) or response_items(fields)
 
     def spec(self, ids: list[str]) -> Spec:
@@ -88,9 +87,8 @@ class PageRules:
 
 
 def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> bool:
-    """Whether a field's value as the page loads is one of its items' values (or holds one of four characters or
-    more, and is not written as it is in the page's template ``source``): the page filled it from the item, so it
-    differs from page to page and is no page constant."""
+    """Whether a field's value as the page loads came from its items (is one of their values, or holds one of four
+    characters or more not written as it is in the page's template ``source``): no page constant."""
     shown = value.strip()
     written = bool(source) and (shown in source or html.escape(shown, quote=False) in source)
     for item in items:
@@ -102,9 +100,8 @@ def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> boo
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still equal to what
-    the page itself wrote into that field made "", as QC reads it: an approved row never carries the page's
-    words as the worker's. The ledger keeps what was posted."""
+    """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still the page's own
+    made "", as QC reads it (the ledger keeps what was posted)."""
     keep = []
     for batch, part in rows.groupby("batch", sort=False):
         rules = PageRules(run, int(batch))
@@ -143,10 +140,16 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": problems_text(problems),
-                          "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
+                          "answered": answered(rows), "fields": len(rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
+
+
+def answered(rows: list[dict[str, Any]]) -> int:
+    """The answer rows that answer: a checkbox group left unticked answers "none of these" (where the page asks
+    for a tick, its rule says so apart: skipped_required), so a page of checkbox groups is never empty."""
+    return sum(bool(r["ticks"]) or has_value(r["answer"], r["kind"]) for r in rows)
 
 
 def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec: Spec,
@@ -190,16 +193,15 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
 
 
 def by_place(answer: str, options: list[str], many: bool) -> str:
-    """An answer as its options' places on the page (``option 1|option 3``): where each item shows options of its
-    own, a worker's habit (the first box, every time) is in where they click, not in what the options say."""
+    """An answer as its options' places (``option 1|option 3``): where each item has options of its own, a habit
+    (the first box, every time) is in where a worker clicks."""
     said = answer.split("|") if many else [answer]
     return "|".join(f"option {options.index(o) + 1}" if o in options else o for o in said if o)
 
 
 def answer_scale(f: dict[str, Any]) -> str:
-    """The scale a field's answers are on, as the page declares it (fields on one scale may be straight-lined
-    together: qc/page_straight_lining.py): "1..7" for a bounded number or slider, "choice 5" for one of five
-    options; "" for anything else."""
+    """The scale a field's answers are on, as the page declares it (qc/page_straight_lining.py): "1..7" for a
+    bounded number or slider, "choice 5" for one of five options; "" for anything else."""
     if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
         return f"{f['min']:g}..{f['max']:g}"
     if f.get("ordered"):  # radio buttons shown as the points of a scale (flows/core/pages/form_spec.py numbered)
@@ -243,10 +245,9 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
-    """The batch's workers whom control items (alone, or pooled with agreement: the answers step's worker skill)
-    judge over the campaign so far, as flags with that evidence (``control_accuracy 0% (0/4)``): the block step
-    blocks them on the same reading (flows/campaigns/block_evidence.py); the flag puts it in flags.csv and the
-    report beside the other rules."""
+    """The batch's workers whom control items (alone, or pooled with agreement) judge over the campaign so far, as
+    flags with that evidence (``control_accuracy 0% (0/4)``) for flags.csv and the report; the block step blocks
+    them on the same reading (flows/campaigns/block_evidence.py)."""
     due = control_blocks_due(run.store, run.cfg.name, batch)
     rows = [{"worker_id": str(r.worker_id), "rule": str(rule.split(" ", 1)[0]), "value": int(r.flags),
              "threshold": "", "detail": f"known answers over the campaign: {rule}"}
@@ -264,9 +265,8 @@ def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A batch's choice, number and tick answers (``answers``: its answer frame, read already), kept for the run
-    while its responses stay the same: reading every earlier batch again took more than half the QC step's
-    time on a 500-item campaign."""
+    """A batch's choice, number and tick answers (``answers``: read already), kept while its responses stay the
+    same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
     kept = run.notes.setdefault("choice_history", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
                           "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
