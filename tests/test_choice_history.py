@@ -124,13 +124,16 @@ def test_a_worker_who_left_before_others_answered_their_items_is_blocked_when_th
     assert flags.empty
 
 
-def test_a_checkbox_group_left_unticked_is_an_answer_not_an_empty_response() -> None:
-    from flows.custom import custom_review
-    from qc.custom_rules import empty_answer
+def test_a_page_of_checkbox_groups_sent_unticked_goes_to_a_person_not_rejected() -> None:
+    from qc.custom_rules import CUSTOM_POLICY, empty_answer
+    from qc.decisions import decide
 
-    unticked = {"ticks": True, "answer": "", "kind": "choice"}
-    blank_text = {"ticks": False, "answer": "", "kind": "text"}
-    # "which topics does the paragraph discuss?" with none ticked: the page let it through, nothing applies
-    rows = [{"assignment_id": "A1", "worker_id": "W1", "answered": custom_review.answered([unticked]), "fields": 1},
-            {"assignment_id": "A2", "worker_id": "W2", "answered": custom_review.answered([blank_text]), "fields": 1}]
-    assert list(empty_answer(pd.DataFrame(rows), {})["worker_id"]) == ["W2"]
+    # "which topics does the paragraph discuss?" with none ticked: the page let it through, perhaps none apply;
+    # a page with a text box sent blank answers nothing
+    responses = pd.DataFrame([{"assignment_id": "A1", "worker_id": "W1", "answered": 0, "fields": 1, "ticks": 1},
+                              {"assignment_id": "A2", "worker_id": "W2", "answered": 0, "fields": 2, "ticks": 1}])
+    flags = empty_answer(responses, {})
+    assert dict(zip(flags["worker_id"], flags["rule"], strict=True)) == {"W1": "nothing_ticked", "W2": "empty_answer"}
+    decided = decide(flags, responses, CUSTOM_POLICY).set_index("worker_id")
+    assert decided.loc["W1", "action"] == "approve" and decided.loc["W1", "review"]
+    assert decided.loc["W2", "action"] == "reject"

@@ -28,7 +28,7 @@ from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
 from qc.timing_rules import REVIEW_ONLY_FLAGS
 
-RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
                     "sentinels"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
@@ -140,16 +140,11 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),
                           "problems": problems_text(problems),
-                          "answered": answered(rows), "fields": len(rows),
+                          "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
+                          "ticks": sum(bool(r["ticks"]) for r in rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
-
-
-def answered(rows: list[dict[str, Any]]) -> int:
-    """The answer rows that answer: a checkbox group left unticked answers "none of these" (where the page asks
-    for a tick, its rule says so apart: skipped_required), so a page of checkbox groups is never empty."""
-    return sum(bool(r["ticks"]) or has_value(r["answer"], r["kind"]) for r in rows)
 
 
 def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec: Spec,
