@@ -29,7 +29,7 @@ from qc.decisions import DecisionPolicy
 from qc.flags import flag_frame, register
 from qc.straight_lining_odds import choice_straight_lining
 from qc.telemetry_rules import TELEMETRY_RULES
-from qc.timing_rules import SLOW_RULE
+from qc.timing_rules import NOTHING_TICKED, SLOW_RULE
 from qc.worker_values import read_json
 
 # The text rules of every free-text field come by default (flows/custom/custom_text_qc.py); the caption
@@ -59,9 +59,9 @@ CUSTOM_POLICY = DecisionPolicy(
                     "quality_words_rate": 0.3},
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
-    review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, "caps_lock", "min_words", "one_sentence",
-                  "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars", "switch_then_paste",
-                  "typing_cadence", "malformed_answer"),
+    review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, NOTHING_TICKED, "caps_lock", "min_words",
+                  "one_sentence", "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars",
+                  "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )
@@ -99,13 +99,16 @@ def _filled(value: Any) -> bool:
 @register("empty_answer", "study")
 def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A response whose every answer field came back empty (``answered`` = 0 of ``fields`` > 0): nothing
-    was submitted. Input columns: ``assignment_id, worker_id, answered, fields``."""
+    was submitted; where every field is a checkbox group (``ticks``, optional), ``nothing_ticked``, for a person:
+    "none apply" is an answer the page let through. Input columns: ``assignment_id, worker_id, answered, fields``."""
     if not {"answered", "fields"} <= set(df.columns):
         return flag_frame([])
     empty = df[(df["fields"] > 0) & (df["answered"] == 0)]
-    return flag_frame([{"worker_id": r.worker_id, "rule": "empty_answer", "value": 0, "threshold": 1,
-                        "assignment_id": r.assignment_id, "detail": f"none of its {r.fields} answer fields has a value"}
-                       for r in empty.itertuples()])
+    ticks = empty["ticks"] if "ticks" in empty else pd.Series(0, index=empty.index)
+    return flag_frame([{"worker_id": w, "rule": NOTHING_TICKED if t == n else "empty_answer", "value": 0,
+                        "threshold": 1, "assignment_id": a, "detail": f"none of its {n} answer fields has a value"}
+                       for a, w, n, t in zip(empty["assignment_id"], empty["worker_id"], empty["fields"], ticks,
+                                             strict=True)])
 
 
 @register("sentinel_answer", "study")

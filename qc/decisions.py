@@ -16,7 +16,7 @@ category; None: every reject rule rejects, as on MTurk). There, a flag of a reje
 sends the work to a person (``review``) instead, and a rejection names the ground's category.
 
 Some flags only ever ask a person to look (``REVIEW_ONLY_FLAGS``: ``time_outlier_slow``, a worker far
-slower than the batch, qc/timing_rules.py): no policy may reject or block on them.
+slower than the batch, qc/timing_rules.py; ``choice_straight_lining_review``): no policy may reject or block on them.
 """
 
 from __future__ import annotations
@@ -70,8 +70,9 @@ class DecisionPolicy:
             raise ValueError(f"{misused[0]} names {misused[1]}, {REVIEW_ONLY_WHY}")
 
 
-REVIEW_ONLY_WHY = ("which only asks a person to look (slowness alone is no evidence of bad work: a HIT may be accepted "
-                   "and parked before it is worked); take it out, or put it in [policy].review_rules")
+REVIEW_ONLY_WHY = ("which only asks a person to look (its evidence alone is too weak: a slow worker may have parked "
+                   "the HIT, one improbable run among many workers is chance); take it out, or put it in "
+                   "[policy].review_rules")
 
 
 def review_only_misused(punishing: dict[str, Iterable[str]]) -> tuple[str, str] | None:

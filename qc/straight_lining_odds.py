@@ -6,27 +6,14 @@ field's number of options; 0 or absent: the distinct answers seen on the field, 
 Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence) and
 ``straight_lining_alpha`` (0.01).
 
-The evidence, for a worker who gave answer ``a`` on all ``n`` items of a field that other workers
-also answered (``k`` options):
-
-- ``r``: how often the field's OTHER workers agree with the majority of the rest on an item (each
-  answer against the most common answer of the item's remaining workers, a tie split evenly; on a
-  numeric scale "agree" is within one scale point of their median), held between ``1/k`` (an honest
-  worker agrees at least by chance) and ``R_MAX`` (a few answers that all agree are no proof that
-  honest workers never disagree);
-- per item, ``m`` = the chance the item's consensus is ``a`` (1/ties when ``a`` is among the others'
-  most common answers, else 0), and an honest worker's chance of answering ``a`` there is
-  ``r m + (1 - r)(1 - m)/(k - 1)``; on a numeric scale ``m`` is 1 within one point of the others'
-  median and the chance outside is ``1 - r`` (any answer outside the band: an upper bound);
-- the run's p-value ``P``: the chance that an honest worker gives one answer on all ``n`` items and
-  that answer is at most as likely as ``a`` (the sum of the products over each such answer).
-
-Flag when ``n >= min_items`` and ``P < alpha``; or, for a worker with runs on several fields and none
-flagged alone, when Fisher's combination of their p-values over every field they answered on enough
-items (1.0 for a field where they gave several answers) is below ``alpha``: a straight-liner answers
-every field alike, an honest worker's fields are independent. On a two-option field (``r`` at most 0.85) three
-identical answers are flagged only where the others said otherwise on all three, so an honest
-worker whose answers repeat because the truth repeats is never flagged.
+The evidence (docs/explanation/qc-rules.md states it in full): ``r``, how often the field's other workers
+agree with the rest's majority (within one point of their median on a scale), held in ``[1/k, R_MAX]``; an
+honest worker's chance of each answer per item from ``r`` and the others' answers; the run's p-value ``P``,
+the chance of one answer on all ``n`` items at most as likely as the worker's. A worker's evidence is the
+smallest ``P`` of a field with ``n >= min_items``, or Fisher's combination over their fields where smaller (an
+honest worker's fields are independent). Below ``alpha`` it is flagged; each worker judged is one test, so
+the flag that blocks, ``choice_straight_lining``, needs ``alpha / m`` for ``m`` workers judged (Bonferroni);
+between the two it is ``choice_straight_lining_review``, for a person, never a block.
 """
 
 from __future__ import annotations
@@ -44,6 +31,7 @@ from qc.flags import flag_frame
 # The simulator's honest workers agree with the others' majority about 86% of the time on the truth pages
 # (accuracy 88%); a page whose few answers all agree is no proof that honest ones never disagree.
 R_MAX = 0.85
+RULE, REVIEW_RULE = "choice_straight_lining", "choice_straight_lining_review"
 
 
 def is_scale(answers: pd.Series, k: int) -> bool:
@@ -139,9 +127,8 @@ def combined(p_values: list[float]) -> float:
 
 
 def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """One answer to a choice field on every item, improbable for an honest worker given the others';
-    or one answer on each of several fields, improbable together (Fisher's method over every field the
-    worker answered on enough items, 1.0 for a field with several answers) when none is alone."""
+    """One answer to a choice field on every item, or one answer on each of several fields (Fisher's method),
+    improbable for an honest worker given the others'; one flag a worker, its strongest evidence."""
     min_items = int(params.get("straight_lining_min_items", 3))
     alpha = float(params.get("straight_lining_alpha", 0.01))
     answered = df[df["answer"].astype(str) != ""].astype({"answer": str})
@@ -149,12 +136,17 @@ def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
     for name, field in answered.groupby("field"):
         for worker, run in judge_field(str(name), field.drop_duplicates(["worker_id", "image_id"]), min_items).items():
             by_worker.setdefault(worker, []).append(run)
+    # every worker judged is a test: a block needs a run that stands among them all (Bonferroni); a run
+    # improbable for one worker alone is for a person to look at
+    tested = max(1, len(by_worker))
     rows = []
     for worker, runs in by_worker.items():
-        alone = [(p, said) for p, said in runs if p < alpha]
-        together = combined([p for p, _ in runs])
-        if not alone and sum(p < 1 for p, _ in runs) >= 2 and together < alpha:
-            alone = [(together, "; ".join(said for p, said in runs if p < 1) + f"; together {together:.2g}")]
-        rows += [{"worker_id": worker, "rule": "choice_straight_lining", "value": float(f"{p:.3g}"),
-                  "threshold": alpha, "detail": f"{said} (< {alpha:g})"} for p, said in alone]
+        p, said = min(runs)
+        if sum(q < 1 for q, _ in runs) >= 2 and (together := combined([q for q, _ in runs])) < p:
+            p, said = together, "; ".join(s for q, s in runs if q < 1) + f"; together {together:.2g}"
+        if p < alpha:
+            rows.append({"worker_id": worker, "rule": RULE if p < alpha / tested else REVIEW_RULE,
+                         "value": float(f"{p:.3g}"), "threshold": alpha / tested,
+                         "detail": f"{said} (< {alpha:g}; a block needs < {alpha / tested:.2g}, {alpha:g} among the "
+                                   f"{tested} workers judged)"})
     return flag_frame(rows)

@@ -33,8 +33,12 @@ SEED_METHODS = ("seed", SLOW_APART)  # mu +/- k sigma (qc/worker_rules.py)
 METHODS = (*SEED_METHODS, "robust", "robust_both")
 DEFAULT_METHOD = SLOW_APART
 FAST_RULE, SLOW_RULE = "time_outlier", "time_outlier_slow"
-# flags the time_outlier rule raises under another name: what a policy may do with them (only review)
-REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE}
+NOTHING_TICKED = "nothing_ticked"
+# flags a rule raises under another name: what a policy may do with them (only review); a run of one answer
+# improbable for one worker but not among all those judged (qc/straight_lining_odds.py); a page of checkbox
+# groups sent with none ticked (qc/custom_rules.py's empty_answer)
+REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE, "choice_straight_lining_review": "choice_straight_lining",
+                     NOTHING_TICKED: "empty_answer"}
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
 FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
 

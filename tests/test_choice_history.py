@@ -10,6 +10,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from flows.cli.main import main
@@ -91,3 +92,48 @@ def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_wo
     assert not honest & flagged and not honest & blocked
     # the evidence names the fields and the run: "helpful: '1' on all 3 items; ... probability 0.029; ..."
     assert all(" on all " in d and "probability" in d for w, rule, d in flags if rule == "choice_straight_lining")
+
+
+def _answers(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """(worker, item, answer) of one yes/no/not sure choice, one page each."""
+    from flows.custom.custom_review import ANSWER_COLUMNS
+
+    return pd.DataFrame([{"assignment_id": f"{w}-{i}", "worker_id": w, "image_id": i, "field": "spam",
+                          "kind": "choice", "answer": a, "telemetry": "", "telemetry_field": "spam", "options": 3,
+                          "ticks": False, "scale": "choice 3"} for w, i, a in rows], columns=ANSWER_COLUMNS)
+
+
+def test_a_worker_who_left_before_others_answered_their_items_is_blocked_when_they_do() -> None:
+    from flows.custom.custom_review import RESPONSE_COLUMNS, custom_flags
+
+    items = [f"i{k}" for k in range(8)]
+    truth = ["no" if k % 2 else "yes" for k in range(8)]
+    # batch 1: the constant rater answered 8 items first; batch 2: 30 others answer them
+    early = _answers([("SAME", i, "not sure") for i in items])
+    late = _answers([(f"W{j}", i, t) for j in range(30) for i, t in zip(items, truth, strict=True)])
+    responses = pd.DataFrame([{"assignment_id": f"W{j}-i0", "worker_id": f"W{j}"} for j in range(30)],
+                             columns=RESPONSE_COLUMNS)
+    flags = custom_flags(responses, late, {"random_sample_share": 0.0}, ("choice_straight_lining",),
+                         pd.concat([early, late], ignore_index=True))
+    assert list(flags["worker_id"]) == ["SAME"] and list(flags["rule"]) == ["choice_straight_lining"]
+    # a weaker run (3 items, p < 0.01 but not among 31 judged) is for a person to look at while the worker
+    # works, not once they have left
+    weak = _answers([("SAME", i, "not sure") for i in items[:3]])
+    flags = custom_flags(responses, late, {"random_sample_share": 0.0}, ("choice_straight_lining",),
+                         pd.concat([weak, late], ignore_index=True))
+    assert flags.empty
+
+
+def test_a_page_of_checkbox_groups_sent_unticked_goes_to_a_person_not_rejected() -> None:
+    from qc.custom_rules import CUSTOM_POLICY, empty_answer
+    from qc.decisions import decide
+
+    # "which topics does the paragraph discuss?" with none ticked: the page let it through, perhaps none apply;
+    # a page with a text box sent blank answers nothing
+    responses = pd.DataFrame([{"assignment_id": "A1", "worker_id": "W1", "answered": 0, "fields": 1, "ticks": 1},
+                              {"assignment_id": "A2", "worker_id": "W2", "answered": 0, "fields": 2, "ticks": 1}])
+    flags = empty_answer(responses, {})
+    assert dict(zip(flags["worker_id"], flags["rule"], strict=True)) == {"W1": "nothing_ticked", "W2": "empty_answer"}
+    decided = decide(flags, responses, CUSTOM_POLICY).set_index("worker_id")
+    assert decided.loc["W1", "action"] == "approve" and decided.loc["W1", "review"]
+    assert decided.loc["W2", "action"] == "reject"

@@ -124,3 +124,47 @@ def test_runs_on_several_fields_combine_by_fishers_method() -> None:
     honest = two_fields(["yes"] * 4, ["no", "no", "yes", "yes"])
     assert flagged(honest) == set()
     assert p_of(honest, "w") == pytest.approx(alone, rel=1e-2)
+
+
+def crowd_with(worker: list[str], peers: int) -> pd.DataFrame:
+    """A yes / no / not sure field on len(worker) items; ``peers`` others who all say the item's answer (yes,
+    no, yes...): each judged, none with a run of one answer."""
+    truth = ["yes" if k % 2 == 0 else "no" for k in range(len(worker))]
+    answers = {f"p{j}": truth for j in range(peers)}
+    df = frame({"w": worker, **answers}, field="spam")
+    return df.assign(options=3)
+
+
+def test_a_block_needs_the_run_to_stand_among_every_worker_judged() -> None:
+    # "not sure" on 3 items: improbable for one worker (p < 0.01) but not among 31 judged
+    many = flags(crowd_with(["not sure"] * 3, peers=30))
+    p = float(many["value"].iloc[0])
+    assert p == pytest.approx(((1 - R_MAX) / 2) ** 3, rel=1e-2) and 0.01 / 31 < p < 0.01
+    assert list(many["rule"]) == ["choice_straight_lining_review"]
+    assert float(many["threshold"].iloc[0]) == pytest.approx(0.01 / 31, rel=1e-3)
+    # the same run among 4 workers judged stands (p < 0.01 / 4): the flag that blocks
+    few = flags(crowd_with(["not sure"] * 3, peers=3))
+    assert float(few["value"].iloc[0]) < 0.01 / 4 and list(few["rule"]) == ["choice_straight_lining"]
+    # a longer run stands among 30
+    assert list(flags(crowd_with(["not sure"] * 6, peers=30))["rule"]) == ["choice_straight_lining"]
+
+
+def test_a_worker_s_evidence_is_the_fisher_combination_where_it_is_stronger_than_any_one_field() -> None:
+    from scipy.stats import combine_pvalues
+
+    # field a: "yes" on 4 items the others said "no" on two of (alone above 0.01); field b: "yes" on 4 "no"s
+    df = two_fields(["yes"] * 4, ["yes"] * 4)
+    df = pd.concat([df[df["field"] == "a_ok"], frame({"w": ["yes"] * 4, **{f"p{j}": ["no"] * 4 for j in range(4)}},
+                                                     field="b_ok")])
+    alone = [p_of(df[df["field"] == f], "w") for f in ("a_ok", "b_ok")]
+    together = combine_pvalues(alone, method="fisher").pvalue
+    out = flags(df)
+    assert alone[1] < 0.01 and together < min(alone)
+    assert list(out["worker_id"]) == ["w"] and float(out["value"].iloc[0]) == pytest.approx(together, rel=1e-2)
+
+
+def test_the_review_flag_never_blocks_nor_rejects() -> None:
+    from qc.decisions import DecisionPolicy
+
+    with pytest.raises(ValueError, match="choice_straight_lining_review"):
+        DecisionPolicy(block_min_flags={"choice_straight_lining_review": 1})

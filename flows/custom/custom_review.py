@@ -26,13 +26,14 @@ from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
 from qc.runner import run_rules
+from qc.timing_rules import REVIEW_ONLY_FLAGS
 
-RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "malformed",
+RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
                     "sentinels"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
 # rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
-# a worker from all their pages): run on every such answer up to the batch, flags for the batch's workers only
+# a worker from all their pages): run on every such answer up to the batch (custom_flags)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 HISTORY_KINDS = ("choice", "number")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
@@ -56,8 +57,7 @@ class PageRules:
         self.blanks: dict[tuple[str, ...], frozenset[str]] = {}  # the page script's words for "no answer"
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
-        """The HIT's items; a unit of the task server (Prolific, links) names its own, which the
-        server checked against the unit it handed out."""
+        """The HIT's items; a task server's unit (Prolific, links) names its own, checked when it came in."""
         return self.hits.get(hit_id) or response_items(fields)
 
     def spec(self, ids: list[str]) -> Spec:
@@ -87,9 +87,8 @@ class PageRules:
 
 
 def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> bool:
-    """Whether a field's value as the page loads is one of its items' values (or holds one of four characters or
-    more, and is not written as it is in the page's template ``source``): the page filled it from the item, so it
-    differs from page to page and is no page constant."""
+    """Whether a field's value as the page loads came from its items (is one of their values, or holds one of four
+    characters or more not written as it is in the page's template ``source``): no page constant."""
     shown = value.strip()
     written = bool(source) and (shown in source or html.escape(shown, quote=False) in source)
     for item in items:
@@ -101,9 +100,8 @@ def from_items(value: str, items: list[dict[str, Any]], source: str = "") -> boo
 
 
 def blank_page_constants(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still equal to what
-    the page itself wrote into that field made "", as QC reads it: an approved row never carries the page's
-    words as the worker's. The ledger keeps what was posted."""
+    """``rows`` (the dataset's: ``batch, hit_id, item_id, field, value``) with every value still the page's own
+    made "", as QC reads it (the ledger keeps what was posted)."""
     keep = []
     for batch, part in rows.groupby("batch", sort=False):
         rules = PageRules(run, int(batch))
@@ -143,6 +141,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                           "work_time_s": work_seconds(a, fields),
                           "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
+                          "ticks": sum(bool(r["ticks"]) for r in rows),
                           "malformed": malformed, "sentinels": "; ".join(sentinels)})
         answers += rows
     return pd.DataFrame(responses, columns=RESPONSE_COLUMNS), pd.DataFrame(answers, columns=ANSWER_COLUMNS)
@@ -189,16 +188,15 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
 
 
 def by_place(answer: str, options: list[str], many: bool) -> str:
-    """An answer as its options' places on the page (``option 1|option 3``): where each item shows options of its
-    own, a worker's habit (the first box, every time) is in where they click, not in what the options say."""
+    """An answer as its options' places (``option 1|option 3``): where each item has options of its own, a habit
+    (the first box, every time) is in where a worker clicks."""
     said = answer.split("|") if many else [answer]
     return "|".join(f"option {options.index(o) + 1}" if o in options else o for o in said if o)
 
 
 def answer_scale(f: dict[str, Any]) -> str:
-    """The scale a field's answers are on, as the page declares it (fields on one scale may be straight-lined
-    together: qc/page_straight_lining.py): "1..7" for a bounded number or slider, "choice 5" for one of five
-    options; "" for anything else."""
+    """The scale a field's answers are on, as the page declares it (qc/page_straight_lining.py): "1..7" for a
+    bounded number or slider, "choice 5" for one of five options; "" for anything else."""
     if f["type"] == "number" and f.get("min") is not None and f.get("max") is not None:
         return f"{f['min']:g}..{f['max']:g}"
     if f.get("ordered"):  # radio buttons shown as the points of a scale (flows/core/pages/form_spec.py numbered)
@@ -211,7 +209,8 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
                  enabled: tuple[str, ...], history: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every enabled rule on the frame it reads: responses, each free-text field (its own rules,
     flows/custom/custom_text_qc.py), the marks, and the choice, number and tick answers over ``history`` (the
-    campaign's so far, this batch's last; default: this batch's) for the workers of this batch."""
+    campaign's so far, this batch's last; default: this batch's) for the workers of this batch, and the flags that
+    block for any earlier worker."""
     per_response = tuple(r for r in enabled if r not in TEXT_LEVEL and r not in BY_KIND and r not in OVER_HISTORY)
     frames = [run_rules(responses.assign(image_id="", caption=""), params, per_response)]
     frames += text_flags(answers[answers["kind"] == "text"], params, enabled)
@@ -221,7 +220,9 @@ def custom_flags(responses: pd.DataFrame, answers: pd.DataFrame, params: dict[st
     if judged:
         so_far = (answers if history is None else history)
         found = run_rules(so_far[so_far["kind"].isin(HISTORY_KINDS)], params, judged)
-        frames.append(found[found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")])
+        # an earlier worker's evidence grows as others answer their items: a block then keeps their answers out
+        here = found["worker_id"].isin(set(responses["worker_id"])) | (found["worker_id"] == "")
+        frames.append(found[here | ~found["rule"].isin(REVIEW_ONLY_FLAGS)])
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True)[FLAG_COLUMNS] if frames else pd.DataFrame(columns=FLAG_COLUMNS)
 
@@ -239,10 +240,9 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
-    """The batch's workers whom control items (alone, or pooled with agreement: the answers step's worker skill)
-    judge over the campaign so far, as flags with that evidence (``control_accuracy 0% (0/4)``): the block step
-    blocks them on the same reading (flows/campaigns/block_evidence.py); the flag puts it in flags.csv and the
-    report beside the other rules."""
+    """The batch's workers whom control items (alone, or pooled with agreement) judge over the campaign so far, as
+    flags with that evidence (``control_accuracy 0% (0/4)``) for flags.csv and the report; the block step blocks
+    them on the same reading (flows/campaigns/block_evidence.py)."""
     due = control_blocks_due(run.store, run.cfg.name, batch)
     rows = [{"worker_id": str(r.worker_id), "rule": str(rule.split(" ", 1)[0]), "value": int(r.flags),
              "threshold": "", "detail": f"known answers over the campaign: {rule}"}
@@ -251,8 +251,7 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
 
 
 def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
-    """The choice, number and tick answers of every earlier batch (read as their own QC read them), then this
-    batch's ``answers``: one worker's history in the order they gave it."""
+    """The choice, number and tick answers of every earlier batch (as their own QC read them), then this batch's."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
@@ -261,9 +260,8 @@ def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A batch's choice, number and tick answers (``answers``: its answer frame, read already), kept for the run
-    while its responses stay the same: reading every earlier batch again took more than half the QC step's
-    time on a 500-item campaign."""
+    """A batch's choice, number and tick answers (``answers``: read already), kept while its responses stay the
+    same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
     kept = run.notes.setdefault("choice_history", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
                           "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
