@@ -82,16 +82,19 @@ def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_wo
     worked = {w: n for w, n in con.execute("SELECT worker_id, COUNT(*) FROM assignments WHERE batch > 0 "
                                            "GROUP BY worker_id")}
     flags = con.execute("SELECT worker_id, rule, detail FROM qc_flags WHERE rule IN ('item_blind', "
-                        "'choice_straight_lining')").fetchall()
+                        "'choice_straight_lining', 'choice_straight_lining_review')").fetchall()
     flagged = {w for w, _, _ in flags}
+    blocking = {w for w, rule, _ in flags if not rule.endswith("_review")}
     blocked = {w for (w,) in con.execute("SELECT worker_id FROM blocks")}
     constant = {w for w, n in worked.items() if profile[w] == "contrarian" and n >= 3}
     honest = {w for w in worked if profile[w] in ("diligent", "typo_prone")}
     assert constant, "the crowd's constant raters did a few pages"
-    assert constant <= flagged and constant <= blocked
-    assert not honest & flagged and not honest & blocked
+    # every one noticed; blocked where the run stands against every worker tested (three pages may only reach review)
+    assert constant <= flagged and constant & blocked
+    assert {w for w in constant if worked[w] >= 5} <= blocked
+    assert not honest & blocking and not honest & blocked  # a review flag on an honest worker goes to a person
     # the evidence names the fields and the run: "helpful: '1' on all 3 items; ... probability 0.029; ..."
-    assert all(" on all " in d and "probability" in d for w, rule, d in flags if rule == "choice_straight_lining")
+    assert all(" on all " in d and "probability" in d for w, rule, d in flags if rule.startswith("choice_straight"))
 
 
 def _answers(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
