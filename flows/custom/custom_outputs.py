@@ -23,7 +23,8 @@ from flows.campaigns.report_summary import money_so_far, route_label, summary_he
 from flows.campaigns.review_report import review_report
 from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
+from flows.core.inputs.csv_files import read_csv_frame
+from flows.core.inputs.csv_writing import write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
 from flows.custom.custom_review import blank_page_constants
