@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
@@ -27,8 +26,9 @@ from flows.core.inputs.csv_files import read_csv_frame
 from flows.core.inputs.csv_writing import write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
+from flows.custom.answer_kinds import answer_kinds, field_base
 from flows.custom.custom_review import blank_page_constants
-from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec, field_kind
+from flows.custom.custom_task import choice_field_names, custom_spec
 from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
@@ -40,7 +40,6 @@ from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
-from qc.answer_values import number
 from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
 from qc.form_constraints import describe_rules
 
@@ -78,7 +77,7 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
     """A crowd-radio-group of named buttons is stored as MTurk posts it, one row per button
     (flows/core/pages/radio_buttons.py): its rows become the group's one row, valued the chosen button."""
     groups = button_groups(spec["fields"])
-    bases = {_base(g): {_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
+    bases = {field_base(g): {field_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
     for group, buttons in bases.items():
         mask = data["field"].isin(list(buttons))
         if not mask.any():
@@ -91,10 +90,6 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
                                                                                  first["item_id"], strict=True)])
         data = pd.concat([data[~mask], first]).sort_index()
     return data.reset_index(drop=True)
-
-
-def _base(name: str) -> str:
-    return m["base"] if (m := INDEXED.match(name)) else name
 
 
 def dataset_frame(run: Run) -> pd.DataFrame:
@@ -164,34 +159,6 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
                             pooled_evidence(run), others=others)
 
 
-def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
-    groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
-    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
-    QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
-    kinds: dict[str, str] = {}
-    options: dict[str, list[str]] = {}
-    for f in spec["fields"]:
-        base = _base(f["name"])
-        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
-        # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
-        kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
-        kinds.setdefault(base, kind)
-        if kind == "options":
-            options.setdefault(base, list(f.get("options", [])))
-    return kinds, options
-
-
-def rating_scale(options: list[Any]) -> bool:
-    """Whether a single choice's options are a rating scale: three or more numbers, evenly spaced in their order
-    (1..5, 0..10), whose median and each worker's bias mean something; the labels of unordered codes are not."""
-    values = [number(str(o).strip()) for o in options]
-    if len(values) < 3 or any(v is None for v in values):
-        return False
-    steps = np.diff(np.asarray(values, dtype=float))
-    return bool(np.all(steps == steps[0]) and steps[0] != 0)
-
-
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
     """The pooled control rule's evidence on every worker over the whole campaign (as the block step
     would judge it after the last batch) and its policy, or None for a campaign planned without the rule."""
@@ -217,8 +184,7 @@ def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     total = accepted.groupby("field").size()
     out: dict[str, dict[str, Any]] = {}
     for f, line in zip(spec["fields"], describe_rules(spec), strict=True):
-        m = INDEXED.match(f["name"])
-        base = m["base"] if m else f["name"]
+        base = field_base(f["name"])
         out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1],
                               "answered": f"{int(answered.get(base, 0))} of {int(total.get(base, 0))}"})
     return list(out.values())
