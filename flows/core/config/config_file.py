@@ -46,6 +46,10 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "...'"
 
 
+def fail(path: Path, section: str, key: str, why: str) -> ConfigError:
+    return ConfigError(f"{path}: [{section}].{key} {why}")
+
+
 def _where(loc: tuple[int | str, ...]) -> str:
     if not loc:
         return "the file"
