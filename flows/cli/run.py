@@ -254,8 +254,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
     from flows.core.errors import ConfigError
     from flows.core.outputs.output_mirror import read_output
 
-    # this host's copy, else the output URL's (another host's run sent the links; this host fetches its
-    # copy only as the run starts, flows/driver/run_start.py)
+    # this host's copy, else the output URL's (another host sent the links; run_start.py fetches them only at start)
     sent = staging_root(a.out) / campaign / "invites.csv"
     held = sent.read_bytes() if sent.is_file() else read_output(a.out, campaign, "invites.csv")
     invited = set(pd.read_csv(io.BytesIO(held), dtype=str, keep_default_na=False)["name"]) if held else set()

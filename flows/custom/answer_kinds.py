@@ -1,5 +1,4 @@
-"""What the answers make of each field of a page of one's own: its kind (a choice, a checkbox group's
-options, a number or rating scale, else its QC kind) and a checkbox group's options."""
+"""What the answers make of each field of a page of one's own: a choice, a checkbox group's options or a number."""
 
 from __future__ import annotations
 

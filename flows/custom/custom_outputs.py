@@ -1,9 +1,5 @@
-"""Outputs of a campaign on the user's own page, in ``runs/<name>/``: ``dataset.csv`` (the accepted
-work, one row per assignment x item x field), ``dataset.json`` (per item, its columns and every
-response), ``responses.csv`` (every response, rejected ones included, with the decision and its reasons),
-``flags.csv``, ``blocked_workers.csv``, ``answers.csv`` and ``workers.csv`` (every choice, checkbox and number
-field answered per item; free text left out with a note), ``report.html``, ``summary.txt`` and, on the
-simulator, ``sim_workers.json``."""
+"""Outputs of a campaign on the user's own page, in ``runs/<name>/`` (docs/reference/outputs.md says what each
+holds): dataset.csv/.json, responses.csv, flags.csv, blocked_workers.csv, answers.csv, workers.csv, the report."""
 
 from __future__ import annotations
 
@@ -136,10 +132,8 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
 
 
 def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv of the campaign's ledger in ``out_dir``, as its outputs write them (its
-    approved choices, blocked workers left out, its controls and pooled evidence): ``hitflow aggregate`` on
-    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so; ``numbers``: choice fields
-    read as numbers there (``--numbers``)."""
+    """answers.csv and workers.csv of the campaign's ledger in ``out_dir`` as its outputs write them, for ``hitflow
+    aggregate`` on a campaign (flows/cli/aggregate_campaign.py); ``numbers``: choice fields read as numbers."""
     blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     return _answers(run, dataset_frame(run), blocked, out_dir, numbers)
@@ -147,8 +141,8 @@ def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
              numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv from the approved answers of every choice, checkbox and number field (free
-    text left out with a note); ``numbers``: choice fields read as numbers."""
+    """answers.csv and workers.csv from the approved answers of every field :func:`answer_kinds` keeps, blocked
+    workers left out, with the controls and pooled evidence; ``numbers``: choice fields read as numbers."""
     spec = _first_spec(run)
     kinds, options = answer_kinds(spec)
     kinds |= {f: "number" for f in numbers if kinds.get(f) in ("choice", "number")}

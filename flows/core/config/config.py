@@ -1,9 +1,8 @@
 """Campaign config: TOML in, a validated, typed CampaignConfig out.
 
-The schema (types, bounds, descriptions, unknown keys refused) is ``flows/core/config/config_schema.py``;
-``config/vizwiz_captions.toml`` documents every key for users. This module adds the checks that
-need the file system or several sections, and builds the frozen CampaignConfig the flows use.
-A bad value is rejected at load with one line naming the file, the section and the key.
+The schema (types, bounds, descriptions, unknown keys refused) is ``config_schema.py``; ``config/vizwiz_captions.toml``
+documents every key for users. This module adds the checks that need the file system or several sections, and
+builds the frozen CampaignConfig; a bad value is one line naming the file, the section and the key.
 """
 
 from __future__ import annotations
@@ -237,9 +236,6 @@ def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[
         raise fail(path, "policy", "review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
                                                         f"({auto_approval_delay_s}) (got {deadline})")
     return {"review": sec.review, "review_deadline_s": deadline}
-
-
-__all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]
 
 
 def hold_seconds(cfg: CampaignConfig) -> float:

@@ -7,9 +7,10 @@ import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
-from flows.core.config.config_file import fail, shown
+from flows.core.config.config_file import fail
 from flows.core.config.config_schema import PolicySection
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES
+from flows.core.errors import shown
 from qc.answer_faults import ALWAYS_ON
 from qc.decisions import REVIEW_ONLY_WHY, SUBMIT_RULES, DecisionPolicy, caption_policy, review_only_misused
 from qc.flags import RULES

@@ -1,10 +1,6 @@
-"""CSV files in: one careful reader for every CSV the CLI reads (its writer is ``csv_writing``).
-
-The reader turns whatever arrives (empty, binary, UTF-16, non-UTF-8, a byte-order mark, ragged
-rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one-line
-``InputFormatError`` naming the file and line, never a traceback and never a silently dropped field.
-A file of workers' answers (:func:`read_answer_table`) names a bad row instead and reads the rest.
-"""
+"""CSV files in: one careful reader for every CSV the CLI reads (docs/reference/input-files.md): rows of text or a
+one-line ``InputFormatError`` naming the file and line, never a silently dropped field; a file of workers' answers
+(:func:`read_answer_table`) names a bad row instead and reads the rest. The writer is ``csv_writing``."""
 
 from __future__ import annotations
 
@@ -20,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from flows.core.errors import InputFormatError
+from flows.core.errors import InputFormatError, shown
 from flows.core.inputs.text_files import MAX_INPUT_BYTES, read_text, read_text_marking
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
@@ -43,11 +39,6 @@ class CsvTable:
         if not self.rows:
             raise InputFormatError(f"{self.path}: {what} has a header but no rows; add at least one item")
         return self
-
-
-def _short(text: str, limit: int = 60) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit] + "...'"
 
 
 def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
@@ -124,7 +115,7 @@ def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimit
     need = list(required)
     missing = [c for c in need if c not in header]
     if missing:
-        found = ", ".join(_short(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
+        found = ", ".join(shown(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
                                f"{', '.join(need)} (columns are {found})")
     return header, _checked_rows(path, header, records, what, delimiter)
@@ -134,7 +125,7 @@ def _header(path: Path, first: list[str]) -> list[str]:
     header = [h.strip() for h in first]
     if len(set(header)) != len(header):
         repeated = sorted({h for h in header if header.count(h) > 1})
-        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
+        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(shown, repeated))}; "
                                "give each column one name")
     return header
 

@@ -1,12 +1,6 @@
-"""CSV files out: one writer for every CSV the CLI writes.
-
-It neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``, ``-``, ``@``,
-tab or carriage return gets a leading ``'``) in files people open in a spreadsheet, ``dataset.csv``
-included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the workers' exact text.
-Only what a spreadsheet would run: a plain number (``-1``, ``-0.5``, ``+3``, ``1e-3``) is a number there,
-so it is written as it is; the rule looks past leading zero-width characters and also catches the
-fullwidth ``＝ ＋ － ＠``, which spreadsheets with an East Asian input method read as their ASCII forms.
-"""
+"""CSV files out: one writer for every CSV the CLI writes, which neutralises spreadsheet formulas by OWASP's
+rule in files people open in a spreadsheet (docs/security.md, "Formula cells"); data files for code
+(``dataset.raw.csv``, ``judgements.csv``) keep the workers' exact text."""
 
 from __future__ import annotations
 
@@ -20,7 +14,8 @@ import pandas as pd
 
 from flows.core.errors import InputFormatError
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and fullwidth =+-@
+# and the fullwidth =+-@, which spreadsheets with an East Asian input method read as their ASCII forms
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 # zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
 # before a formula, so a cell starting with them is judged by what follows
 INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
