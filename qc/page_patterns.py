@@ -1,17 +1,10 @@
 """A page's ``pattern`` attribute read as a browser reads it, and checked in time linear in the answer.
 
-A browser compiles ``pattern`` as a JavaScript regular expression with the ``v`` flag and matches the whole
-value (the HTML standard's "pattern attribute": ``^(?:pattern)$``). Python's ``re`` reads the same text
-differently in places (``\\d`` takes every script's digits, ``.`` takes ``\\r``, ``[a-z-]`` is an error under
-``v``) and it backtracks: ``(a+)+`` against 30 characters costs seconds, against 40 hours. So a pattern is read
-here by JavaScript's grammar and written out in the syntax RE2 and ``re`` read alike; RE2 (Google's engine, the
-``google-re2`` package) matches in time linear in the text, whatever the pattern. What cannot be written so is
-refused with its reason (:class:`PatternRefused`): what RE2 cannot bound (back-references, look-arounds), what
-JavaScript refuses under ``v`` (a browser then ignores the pattern), and what this reader leaves alone (set
-operations and nested classes, ``\\q{}``, modifiers, properties other than a category or a script).
-
-:func:`translated` gives the pattern in that common syntax (``\\p{...}`` is RE2's alone); :func:`page_pattern`
-the compiled check, or the refusal.
+The pattern is read by JavaScript's grammar under the ``v`` flag (anchored: ``^(?:pattern)$``), written out in the
+syntax RE2 and ``re`` read alike (``re`` alone reads ``\\d``, ``.``, ``[a-z-]`` otherwise), and matched by RE2, in
+time linear in the text (``re`` backtracks: ``(a+)+`` against 30 characters costs seconds). What cannot be written
+so is refused with its reason (:class:`PatternRefused`; docs/security.md lists what and why). :func:`translated`
+gives the pattern in that common syntax (``\\p{...}`` is RE2's alone); :func:`page_pattern` the compiled check.
 """
 
 from __future__ import annotations

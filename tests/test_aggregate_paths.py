@@ -132,7 +132,7 @@ def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_pa
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import pandas as pd
 
-    from flows.core.inputs import csv_files
+    from flows.core.inputs import csv_writing
 
     out = tmp_path / "answers.csv"
     out.write_text("old,whole\n1,2\n", encoding="utf-8")
@@ -143,5 +143,5 @@ def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_pa
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
     with pytest.raises(KeyboardInterrupt):
-        csv_files.write_csv(pd.DataFrame({"item_id": ["a"], "label": ["x"]}), out)
+        csv_writing.write_csv(pd.DataFrame({"item_id": ["a"], "label": ["x"]}), out)
     assert out.read_text(encoding="utf-8") == "old,whole\n1,2\n" and [p.name for p in tmp_path.iterdir()] == [out.name]

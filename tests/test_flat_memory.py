@@ -16,7 +16,7 @@ import pytest
 from flows.campaigns.block_evidence import campaign_history
 from flows.captions.caption_tally import CaptionTally
 from flows.captions.dataset_files import DatasetFiles
-from flows.core.inputs.csv_files import write_dataset
+from flows.core.inputs.csv_writing import write_dataset
 from flows.core.ledger.store import Store
 from postprocess.dataset import canned_per_image, canned_table, flat_table, vizwiz_json
 from postprocess.spellcheck import (
@@ -157,7 +157,7 @@ def test_store_frame_reads_by_pages_what_rows_reads(tmp_path: Path) -> None:
 
 
 def test_csv_appended_in_parts_reads_as_one_file() -> None:
-    from flows.core.inputs.csv_files import append_csv
+    from flows.core.inputs.csv_writing import append_csv
 
     frame = pd.DataFrame({"a": ["=1+1", "x"], "b": [1, 2]})
     handle = io.StringIO(newline="")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
-from flows.core.inputs.csv_files import neutralise, write_csv
+from flows.core.inputs.csv_writing import neutralise, write_csv
 from flows.review.answers_view import answers_view
 
 NUMBERS = ["-1", "-0.5", "+3", "0", "12", "-.5", "5.", "1e-3", "-2E+10", "+0.25"]

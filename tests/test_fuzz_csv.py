@@ -18,7 +18,8 @@ from flows.campaigns.offline import offline_qualify
 from flows.cli.main import main
 from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import FIELD_LIMIT, read_csv_table, write_csv
+from flows.core.inputs.csv_files import FIELD_LIMIT, read_csv_table
+from flows.core.inputs.csv_writing import write_csv
 from flows.platforms.submission_formats import read_submissions
 from tests.fuzz_support import FUZZ, assert_one_line, hostile_text
 from tests.test_formula_cells import spreadsheet_runs

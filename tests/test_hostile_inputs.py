@@ -14,7 +14,7 @@ import pytest
 from flows.cli.main import main
 from flows.core.errors import ConfigError
 from flows.core.inputs import text_files
-from flows.core.inputs.csv_files import write_dataset
+from flows.core.inputs.csv_writing import write_dataset
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import task_secret
 from flows.custom.scaffold import scaffold

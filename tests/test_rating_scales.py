@@ -14,7 +14,7 @@ import pytest
 
 from bench.newcomer_kit import edit_config
 from flows.cli.main import main
-from flows.custom.custom_outputs import rating_scale
+from flows.custom.answer_kinds import rating_scale
 
 pytestmark = pytest.mark.slow
 

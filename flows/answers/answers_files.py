@@ -19,7 +19,8 @@ from flows.answers.excluded import without_excluded
 from flows.answers.field_answers import number_like
 from flows.answers.label_files import only_fields, respelled, tidy_labels
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import read_answer_table, read_csv_frame, write_csv
+from flows.core.inputs.csv_files import read_answer_table, read_csv_frame
+from flows.core.inputs.csv_writing import write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.judgements import REQUIRED

@@ -12,7 +12,8 @@ from flows.campaigns.page_text import qc_params
 from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
 from flows.core.inputs.answer_key import DEFAULT_KEY, load_key
-from flows.core.inputs.csv_files import read_csv_frame, write_csv
+from flows.core.inputs.csv_files import read_csv_frame
+from flows.core.inputs.csv_writing import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from postprocess.spellcheck import spellcheck_frame

@@ -18,7 +18,7 @@ from typing import IO, Any
 import pandas as pd
 
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import append_csv
+from flows.core.inputs.csv_writing import append_csv
 from postprocess.dataset import INFO, flat_table, vizwiz_parts
 
 

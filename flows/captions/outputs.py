@@ -21,7 +21,7 @@ from flows.captions.caption_tally import CaptionTally
 from flows.captions.content_blind import caption_blind_lines, write_notes
 from flows.captions.dataset_files import DatasetFiles
 from flows.captions.short_images import short_images_lines
-from flows.core.inputs.csv_files import write_csv
+from flows.core.inputs.csv_writing import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.run.free_memory import release_free_memory
 from flows.platforms.registry import platform_for

@@ -11,7 +11,7 @@ import pandas as pd
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.extension_rounds import extended_batches, extended_by_unit, recorded_rounds, short_with_reasons
 from flows.core.config.config import CampaignConfig, top_up_cap
-from flows.core.inputs.csv_files import write_csv
+from flows.core.inputs.csv_writing import write_csv
 from flows.platforms.registry import platform_for
 
 

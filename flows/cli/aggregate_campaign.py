@@ -113,7 +113,7 @@ def _written(made: Path, said: dict[str, Any], out: Path, fields: list[str], cam
     import pandas as pd
 
     from flows.answers.answers_files import workers_path_for
-    from flows.core.inputs.csv_files import write_csv
+    from flows.core.inputs.csv_writing import write_csv
 
     answers = pd.read_csv(made / "answers.csv", dtype=str, keep_default_na=False)
     known = sorted(set(answers["field"]))

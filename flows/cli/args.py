@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
+from flows.core.errors import shown
+
 MAX_SCALE = 1000
 T = TypeVar("T")
 
@@ -25,17 +27,12 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {text}; see `{self.prog} --help`\n")
 
 
-def _shown(text: str) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= 60 else shown[:60] + "...'"
-
-
 def whole_number(low: int, high: int | None = None, what: str = "an integer") -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {what} (got {_shown(text)})") from None
+            raise argparse.ArgumentTypeError(f"must be {what} (got {shown(text)})") from None
         if value < low or (high is not None and value > high):
             bounds = "" if high is None else f" between {low} and {high}"  # else ``what`` says the floor
             raise argparse.ArgumentTypeError(f"must be {what}{bounds} (got {value})")
@@ -50,10 +47,10 @@ def finite_number(low: float, high: float | None = None) -> Callable[[str], floa
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number (got {_shown(text)})") from None
+            raise argparse.ArgumentTypeError(f"must be a number (got {shown(text)})") from None
         if not math.isfinite(value) or value < low or (high is not None and value > high):
             bounds = f"at least {low:g}" if high is None else f"between {low:g} and {high:g}"
-            raise argparse.ArgumentTypeError(f"must be a finite number {bounds} (got {_shown(text)})")
+            raise argparse.ArgumentTypeError(f"must be a finite number {bounds} (got {shown(text)})")
         return value
 
     parse.__name__ = "number"
@@ -86,27 +83,27 @@ def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
         raise argparse.ArgumentTypeError(f"must name a {what}, not a database URL or connection string (not "
                                          "shown: it may hold a password)")
     if not text.strip() or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"must name a {what} in printable characters (got {_shown(text)})")
+        raise argparse.ArgumentTypeError(f"must name a {what} in printable characters (got {shown(text)})")
     try:
         return look(Path(text))
     except (ValueError, OSError) as exc:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a usable path ({exc})") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a usable path ({exc})") from None
 
 
 def writable_dir(text: str) -> str:
     """A folder that exists and is writable, or can be created under a writable one."""
     probe = _looked_up(text, "folder", _nearest_existing)
     if not probe.is_dir():
-        raise argparse.ArgumentTypeError(f"{_shown(text)}: {probe} is a file, not a folder; choose another folder")
+        raise argparse.ArgumentTypeError(f"{shown(text)}: {probe} is a file, not a folder; choose another folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{_shown(text)}: {probe} is not writable; choose another folder")
+        raise argparse.ArgumentTypeError(f"{shown(text)}: {probe} is not writable; choose another folder")
     return text
 
 
 def writable_file(text: str) -> str:
     """A file path whose folder is (or can be made) writable, and that is not itself a folder."""
     if _looked_up(text, "file", Path.is_dir):
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder; give a file name")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is a folder; give a file name")
     writable_dir(str(Path(text).absolute().parent))
     return text
 
@@ -135,7 +132,7 @@ def ledger(text: str) -> str:
         raise argparse.ArgumentTypeError(f"this {MISTYPED_ADVICE}")
     writable_file(text)
     if not _sqlite_or_new(Path(text)):  # a run would die on it as "unexpected DatabaseError" (exit 1)
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a hitflow ledger (not an SQLite file); give the "
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a hitflow ledger (not an SQLite file); give the "
                                          "ledger `hitflow run` wrote, or a new file name")
     return text
 
@@ -166,7 +163,7 @@ def http_url(text: str) -> str:
 def name(text: str) -> str:
     """A person's or campaign's name: 1-100 printable characters."""
     if not text.strip() or len(text) > 100 or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"must be 1-100 printable characters (got {_shown(text)})")
+        raise argparse.ArgumentTypeError(f"must be 1-100 printable characters (got {shown(text)})")
     return text
 
 
@@ -179,5 +176,5 @@ def utc_time(text: str) -> float:
     except ValueError:
         when = None
     if when is None or when.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a time with its zone, e.g. 2026-01-05T00:00:00Z")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a time with its zone, e.g. 2026-01-05T00:00:00Z")
     return when.timestamp()

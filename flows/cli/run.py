@@ -197,7 +197,9 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
     # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
-        return _dry_run(a, cfg)
+        from flows.cli.dry_run_command import dry_run
+
+        return dry_run(a, cfg)
     for note in cfg.qc_notes:  # the recommended rules the config leaves out (flows/core/config/rule_sets.py)
         print(note)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted
@@ -252,8 +254,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
     from flows.core.errors import ConfigError
     from flows.core.outputs.output_mirror import read_output
 
-    # this host's copy, else the output URL's (another host's run sent the links; this host fetches its
-    # copy only as the run starts, flows/driver/run_start.py)
+    # this host's copy, else the output URL's (another host sent the links; run_start.py fetches them only at start)
     sent = staging_root(a.out) / campaign / "invites.csv"
     held = sent.read_bytes() if sent.is_file() else read_output(a.out, campaign, "invites.csv")
     invited = set(pd.read_csv(io.BytesIO(held), dtype=str, keep_default_na=False)["name"]) if held else set()
@@ -264,56 +265,6 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
                           f"does not add people: give {', '.join(new)} theirs with `hitflow serve --campaign "
                           f"{a.config} --db {shown_location(a.db)} {names}` (a link works in every batch); "
                           "nothing was changed")
-
-
-def _dry_run(a: argparse.Namespace, cfg: Any) -> int:
-    from flows.campaigns.dry_run import (
-        content_blind_lines,
-        format_plan,
-        grown_plan_note,
-        ledger_rows,
-        plan_calls,
-        refusals,
-    )
-    from flows.campaigns.gate_view import control_pace_lines, gate_lines
-    from flows.campaigns.page_plan import rehearsal_time_lines, time_lines
-    from flows.campaigns.task_kinds import kind_of
-
-    lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
-    own = kind_of(cfg).dry_run_lines(cfg)  # what the kind reads of its page (a page of one's own: fields, rules)
-    lines = own + lines + list(cfg.qc_notes)
-    if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
-        print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
-        return 1
-    from flows.campaigns.identity import Intent
-
-    intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
-    lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
-    lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
-    lines += control_pace_lines(cfg, a.platform, a.crowd, a.limit, a.scale)
-    lines += rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a rehearsal's times, if one ran
-    plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
-    rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(
-        line.startswith("PROBLEM") for line in lines) else ([], True)
-    lines += rehearsed
-    print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes, agrees)}")
-    return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
-
-
-def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
-    """On a page of one's own rehearsed by the in-process simulator's form-reading workers: a first batch run
-    in a temporary folder (flows/driver/dry_rehearsal.py); elsewhere nothing to rehearse."""
-    from flows.custom.page_scripts import sim_workers
-    from flows.platforms.registry import platform_for
-
-    elsewhere = a.target != "sim" or platform_for(a.platform).INVITES_PEOPLE or a.endpoint_url or cfg.endpoint_url \
-        or a.task_url
-    if cfg.task != "custom" or elsewhere or cfg.task_url or sim_workers(
-            cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
-        return [], True  # another simulator, invited people, a public task server or Chromium: not rehearsed here
-    from flows.driver.dry_rehearsal import rehearse
-
-    return rehearse(cfg, a.platform, a.crowd, a.seed)
 
 
 def _refuse_unreadable_page(cfg: Any) -> None:

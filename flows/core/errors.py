@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class HitflowError(Exception):
     """Base: a message that says what went wrong and what to do next."""
@@ -79,3 +81,9 @@ class BatchHeld(HitflowError):
     def __init__(self, message: str, batch: int = 0):
         super().__init__(message)
         self.batch = batch
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as it may appear in a one-line message: repr (escapes newlines), shortened."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"

@@ -1,9 +1,5 @@
-"""Outputs of a campaign on the user's own page, in ``runs/<name>/``: ``dataset.csv`` (the accepted
-work, one row per assignment x item x field), ``dataset.json`` (per item, its columns and every
-response), ``responses.csv`` (every response, rejected ones included, with the decision and its reasons),
-``flags.csv``, ``blocked_workers.csv``, ``answers.csv`` and ``workers.csv`` (every choice, checkbox and number
-field answered per item; free text left out with a note), ``report.html``, ``summary.txt`` and, on the
-simulator, ``sim_workers.json``."""
+"""Outputs of a campaign on the user's own page, in ``runs/<name>/`` (docs/reference/outputs.md says what each
+holds): dataset.csv/.json, responses.csv, flags.csv, blocked_workers.csv, answers.csv, workers.csv, the report."""
 
 from __future__ import annotations
 
@@ -11,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
@@ -23,11 +18,13 @@ from flows.campaigns.report_summary import money_so_far, route_label, summary_he
 from flows.campaigns.review_report import review_report
 from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.errors import InputFormatError
-from flows.core.inputs.csv_files import read_csv_frame, write_csv, write_dataset
+from flows.core.inputs.csv_files import read_csv_frame
+from flows.core.inputs.csv_writing import write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
+from flows.custom.answer_kinds import answer_kinds, field_base
 from flows.custom.custom_review import blank_page_constants
-from flows.custom.custom_task import INDEXED, choice_field_names, custom_spec, field_kind
+from flows.custom.custom_task import choice_field_names, custom_spec
 from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
@@ -39,7 +36,6 @@ from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
-from qc.answer_values import number
 from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
 from qc.form_constraints import describe_rules
 
@@ -77,7 +73,7 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
     """A crowd-radio-group of named buttons is stored as MTurk posts it, one row per button
     (flows/core/pages/radio_buttons.py): its rows become the group's one row, valued the chosen button."""
     groups = button_groups(spec["fields"])
-    bases = {_base(g): {_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
+    bases = {field_base(g): {field_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
     for group, buttons in bases.items():
         mask = data["field"].isin(list(buttons))
         if not mask.any():
@@ -90,10 +86,6 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
                                                                                  first["item_id"], strict=True)])
         data = pd.concat([data[~mask], first]).sort_index()
     return data.reset_index(drop=True)
-
-
-def _base(name: str) -> str:
-    return m["base"] if (m := INDEXED.match(name)) else name
 
 
 def dataset_frame(run: Run) -> pd.DataFrame:
@@ -140,10 +132,8 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
 
 
 def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv of the campaign's ledger in ``out_dir``, as its outputs write them (its
-    approved choices, blocked workers left out, its controls and pooled evidence): ``hitflow aggregate`` on
-    a campaign (flows/cli/aggregate_campaign.py) gives the campaign's own answers so; ``numbers``: choice fields
-    read as numbers there (``--numbers``)."""
+    """answers.csv and workers.csv of the campaign's ledger in ``out_dir`` as its outputs write them, for ``hitflow
+    aggregate`` on a campaign (flows/cli/aggregate_campaign.py); ``numbers``: choice fields read as numbers."""
     blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     return _answers(run, dataset_frame(run), blocked, out_dir, numbers)
@@ -151,8 +141,8 @@ def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
              numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv from the approved answers of every choice, checkbox and number field (free
-    text left out with a note); ``numbers``: choice fields read as numbers."""
+    """answers.csv and workers.csv from the approved answers of every field :func:`answer_kinds` keeps, blocked
+    workers left out, with the controls and pooled evidence; ``numbers``: choice fields read as numbers."""
     spec = _first_spec(run)
     kinds, options = answer_kinds(spec)
     kinds |= {f: "number" for f in numbers if kinds.get(f) in ("choice", "number")}
@@ -161,34 +151,6 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
     others.own = own_options(run, spec)
     return campaign_answers(choices, blocked["worker_id"], run.cfg.answers, out_dir, control_items(run),
                             pooled_evidence(run), others=others)
-
-
-def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
-    groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
-    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
-    QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
-    kinds: dict[str, str] = {}
-    options: dict[str, list[str]] = {}
-    for f in spec["fields"]:
-        base = _base(f["name"])
-        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
-        # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
-        kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
-        kinds.setdefault(base, kind)
-        if kind == "options":
-            options.setdefault(base, list(f.get("options", [])))
-    return kinds, options
-
-
-def rating_scale(options: list[Any]) -> bool:
-    """Whether a single choice's options are a rating scale: three or more numbers, evenly spaced in their order
-    (1..5, 0..10), whose median and each worker's bias mean something; the labels of unordered codes are not."""
-    values = [number(str(o).strip()) for o in options]
-    if len(values) < 3 or any(v is None for v in values):
-        return False
-    steps = np.diff(np.asarray(values, dtype=float))
-    return bool(np.all(steps == steps[0]) and steps[0] != 0)
 
 
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
@@ -216,8 +178,7 @@ def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     total = accepted.groupby("field").size()
     out: dict[str, dict[str, Any]] = {}
     for f, line in zip(spec["fields"], describe_rules(spec), strict=True):
-        m = INDEXED.match(f["name"])
-        base = m["base"] if m else f["name"]
+        base = field_base(f["name"])
         out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1],
                               "answered": f"{int(answered.get(base, 0))} of {int(total.get(base, 0))}"})
     return list(out.values())

@@ -1,9 +1,5 @@
-"""The target choice every platform shares: the simulator by default, its clock and its truth,
-and the refusal of closed or unconfirmed endpoints.
-
-Each platform opens its own session on it (platforms/<name>/session.py); the one that runs is
-picked by :func:`flows.platforms.open_session`. The simulator is reached only here, inside functions.
-"""
+"""The target choice every platform shares: the simulator by default, its clock and its truth, and the
+refusal of closed or unconfirmed endpoints. The simulator is reached only here, inside functions."""
 
 from __future__ import annotations
 
@@ -191,9 +187,7 @@ def resolve_target(name: str, endpoint_url: str = "") -> None:
         check_endpoint(endpoint_url)
 
 
-# The simulator moves its clock once its browser workers are done with the pages they took, waiting up
-# to 300 s of real time for them (flows/sim/pages/browser_worker.py SETTLE_S): the clock's answer may take that long.
-CLOCK_TIMEOUT_S = 330
+CLOCK_TIMEOUT_S = 330  # the clock waits up to 300 s for its browser workers' pages (browser_worker.py SETTLE_S)
 
 
 def advance_sim_clock(target: Target, seconds: float) -> float:
@@ -233,8 +227,7 @@ def _sim_list(body: bytes, what: str) -> list[dict[str, Any]]:
 
 
 def _sim_call(target: Target, method: str, route: str, body: bytes | None, timeout: float) -> bytes:
-    """A call to the simulator's ``route`` within clock_line's bounds; a failure (no answer within ``timeout``
-    s, an error status) is one line."""
+    """A call to the simulator's ``route`` within clock_line's bounds; a failure (timeout, error status) is one line."""
     try:
         return call(method, f"{target.endpoint_url}{route}", body, timeout, MAX_LIST_BYTES)
     except (TimeoutError, urllib.error.URLError) as exc:  # HTTPError too
@@ -299,8 +292,7 @@ def sim_browser_missing() -> str:
 
 
 def sim_browser_trial(page_html: str) -> str:
-    """'' when an honest simulated worker can submit the rendered page in Chromium, else what the
-    page did (flows/sim/pages/browser_trial.py)."""
+    """'' when an honest simulated worker can submit the rendered page in Chromium, else what the page did."""
     from flows.sim.pages.browser_trial import honest_trial
 
     return honest_trial(page_html)

@@ -15,7 +15,7 @@ from flows.campaigns.batch_review import in_words
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.summary import short_item_lines, shortfall_lines
-from flows.core.inputs.csv_files import write_csv
+from flows.core.inputs.csv_writing import write_csv
 from flows.core.pages.templates import render
 from flows.studies.study_plots import study_plots
 from flows.studies.study_tables import statistics_tables

@@ -97,9 +97,8 @@ def _linear(w: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
-    """The fit's objective at ``w`` = (a, b, shift[, class shifts]) and its gradient: the controls' negative
-    log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the prior (the module).
-    Convex in ``w``."""
+    """The fit's objective at ``w`` = (a, b, shift[, class shifts]), convex in ``w``, and its gradient: the controls'
+    negative log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the module's prior."""
     away = w.copy()  # w minus the identity (a = b = 1, every shift 0), built without np.r_ (~20 calls a fit)
     away[:2] -= 1.0
     z = _linear(w, x)
@@ -165,8 +164,7 @@ def fit_wrong_share(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd
 
 def _settled(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower: np.ndarray,
              upper: np.ndarray) -> bool:
-    """At the minimum the gradient vanishes but where a bound holds it: its projection is within
-    GRADIENT_TOLERANCE a control."""
+    """The minimum's gradient vanishes but where a bound holds it: projected, within GRADIENT_TOLERANCE a control."""
     gradient = objective(w, x, y, strength)[1]
     gradient[((w <= lower) & (gradient > 0)) | ((w >= upper) & (gradient < 0))] = 0.0
     return float(np.abs(gradient).max()) <= GRADIENT_TOLERANCE * (len(x) + strength)
@@ -177,9 +175,8 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
     """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982, "Projected
     Newton methods for optimization problems with simple constraints"): a variable at a bound its gradient
     pushes against is held, the others take the Newton step of their own block of the exact Hessian, the
-    step halved until the objective falls enough (Armijo), the point clipped to the bounds. The objective is
-    convex with at most ~7 variables, so it ends in a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit
-    (40 fits a calibration, one a replay's round)."""
+    step halved until the objective falls enough (Armijo), the point clipped to the bounds. Convex with at most ~7
+    variables, it ends in a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit (40 fits a calibration)."""
     columns = np.column_stack([x[:, :2], np.ones(len(x)), x[:, 2:]])  # in w's order
     w = np.clip(start, lower, upper)
     loss, gradient = objective(w, x, y, strength)

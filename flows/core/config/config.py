@@ -1,15 +1,12 @@
 """Campaign config: TOML in, a validated, typed CampaignConfig out.
 
-The schema (types, bounds, descriptions, unknown keys refused) is ``flows/core/config/config_schema.py``;
-``config/vizwiz_captions.toml`` documents every key for users. This module adds the checks that
-need the file system or several sections, and builds the frozen CampaignConfig the flows use.
-A bad value is rejected at load with one line naming the file, the section and the key.
+The schema (types, bounds, descriptions, unknown keys refused) is ``config_schema.py``; ``config/vizwiz_captions.toml``
+documents every key for users. This module adds the checks that need the file system or several sections, and
+builds the frozen CampaignConfig; a bad value is one line naming the file, the section and the key.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -17,27 +14,25 @@ from typing import Any
 
 from flows.core.config.answers_config import AnswersSettings, adaptive_check, answers_settings
 from flows.core.config.attention_config import AttentionSettings, attention_policy, attention_settings
-from flows.core.config.config_file import PAGES, nearest_task, read_toml, shown, validate
+from flows.core.config.config_file import PAGES, fail, nearest_task, read_toml, validate
 from flows.core.config.config_schema import ConfigFile, GatingSection, PolicySection
 from flows.core.config.config_types import parse_budget
 from flows.core.config.gating_settings import Gating, ProlificSettings
 from flows.core.config.item_generator import PREFIX, generated_items
+from flows.core.config.policy_rules import check_policy_rules_run, check_rules, decision_policy
 from flows.core.config.prolific_section import prolific_settings
 from flows.core.config.rule_sets import chosen_rules
-from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES, StudySettings, study_settings
+from flows.core.config.study_config import STUDY_RULES, StudySettings, study_settings
 from flows.core.config.telemetry_config import TELEMETRY_NOTICE
 from flows.core.errors import ConfigError
 from flows.core.http_clients import http_url_problem
 from flows.core.inputs.contained_paths import OUTSIDE_PATHS_ENV, outside_allowed
 from flows.core.kind_registry import known
 from flows.core.outputs.output_location import has_credentials
-from qc.answer_faults import ALWAYS_ON
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
-from qc.decisions import REVIEW_ONLY_WHY, SUBMIT_RULES, DecisionPolicy, caption_policy, review_only_misused
-from qc.flags import RULES
+from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
-from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
@@ -131,8 +126,8 @@ def load_config(path: str | Path) -> CampaignConfig:
     rules_default, policy_default = (CUSTOM_RULES, CUSTOM_POLICY) if custom else (None, None)
     rules_default, policy_default = (own.qc_rules or None, own.policy) if own else (rules_default, policy_default)
     if not custom and own is None and not (PAGES / f"{camp.task}.html.j2").is_file():
-        raise _fail(path, "campaign", "task",
-                    f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
+        raise fail(path, "campaign", "task",
+                   f"names no template hit_templates/{camp.task}.html.j2; {nearest_task(camp.task)}")
     try:
         study = study_settings(doc.study, doc.screen, camp.task, items)
     except ValueError as exc:
@@ -142,7 +137,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     budget, currency = parse_budget(camp.budget) if camp.budget else (camp.budget_usd or Decimal(0), "USD")
     qc, attention = doc.qc, attention_settings(doc.attention)
     for key in ("rules", "extend", "ignore"):
-        _check_rules(path, "qc", key, getattr(qc, key) or (), study is not None)
+        check_rules(path, "qc", key, getattr(qc, key) or (), study is not None)
     recommended = rules_default or (STUDY_RULES if study is not None else DEFAULT_RULES)
     qc_rules, qc_notes = chosen_rules(qc, recommended, custom)
     cfg = CampaignConfig(
@@ -157,7 +152,8 @@ def load_config(path: str | Path) -> CampaignConfig:
                                  max_chars=doc.submit_rules.max_chars or None),
         qc_rules=qc_rules, qc_notes=tuple(qc_notes), time_source=qc.time_source,
         qc_params=qc.model_dump(exclude={"rules", "time_source", "preset", "extend", "ignore"}),
-        policy=attention_policy(_policy(path, doc.policy, study is not None, policy_default), bool(attention.checks)),
+        policy=attention_policy(decision_policy(path, doc.policy, study is not None, policy_default),
+                                bool(attention.checks)),
         template=template, attention=attention,
         answer_key=_existing(path, "campaign", "answer_key", camp.answer_key), truth=dict(camp.truth),
         reject_blocked_work=doc.policy.reject_blocked_work,
@@ -173,29 +169,17 @@ def load_config(path: str | Path) -> CampaignConfig:
                                  _existing(path, "answers", "controls", doc.answers.controls)),
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
-    _check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    check_policy_rules_run(path, doc.policy, cfg.qc_rules)
     for name, field_qc in qc.fields.items():  # [qc.fields.<name>] rules: known names too
-        _check_rules(path, f"qc.fields.{name}", "rules", field_qc.rules or (), study is not None)
+        check_rules(path, f"qc.fields.{name}", "rules", field_qc.rules or (), study is not None)
     return cfg
-
-
-def _check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
-    """A rule the policy names must be one QC runs, or its flag never comes and the policy
-    silently does nothing (a blank caption passed Flickr8k's QC so). Only keys the file sets; block
-    thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
-    for key in ("reject_rules", "review_rules"):
-        named = getattr(sec, key) if key in sec.model_fields_set else None
-        idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]
-        if idle:
-            raise _fail(path, "policy", key, f"names {shown(idle[0])}, which [qc].rules does not run; add it "
-                        "to [qc] extend (or take it out of [qc] ignore) or take it out of the policy")
 
 
 def _output_root(path: Path, out: str) -> str:
     """[target] out: a committed config must not hold a bucket's key (the refusal does not repeat it)."""
     if has_credentials(out) or any(c.isspace() or not c.isprintable() for c in out):
-        raise _fail(path, "target", "out", "must be a folder or a URL without credentials or spaces; give a URL's "
-                    "credentials by the environment (FSSPEC_S3_KEY and FSSPEC_S3_SECRET for s3://)")
+        raise fail(path, "target", "out", "must be a folder or a URL without credentials or spaces; give a URL's "
+                   "credentials by the environment (FSSPEC_S3_KEY and FSSPEC_S3_SECRET for s3://)")
     return out
 
 
@@ -203,12 +187,8 @@ def _target_url(path: Path, key: str, url: str) -> str:
     """[target] endpoint_url and task_url obey the command line's rule (``--endpoint-url``): a credential in
     one reached Prolific's study link, the run's output and the ledger's stored config."""
     if url and (problem := http_url_problem(url)):
-        raise _fail(path, "target", key, problem)
+        raise fail(path, "target", key, problem)
     return url
-
-
-def _fail(path: Path, section: str, key: str, why: str) -> ConfigError:
-    return ConfigError(f"{path}: [{section}].{key} {why}")
 
 
 def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
@@ -217,11 +197,11 @@ def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
         return None
     target = path.parent / relative
     if not target.is_file():
-        raise _fail(path, section, key, f"points at {target}, which does not exist")
+        raise fail(path, section, key, f"points at {target}, which does not exist")
     folder = path.parent.resolve()
     if not target.resolve().is_relative_to(folder) and not outside_allowed():
-        raise _fail(path, section, key, f"points at {target}, outside the config's folder {folder} (symlinks "
-                    f"followed); move the file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")
+        raise fail(path, section, key, f"points at {target}, outside the config's folder {folder} (symlinks "
+                   f"followed); move the file there, or pass --allow-outside-paths ({OUTSIDE_PATHS_ENV}=1)")
     return target
 
 
@@ -238,63 +218,13 @@ def _gating(path: Path, sec: GatingSection) -> Gating:
         qualification_images=_existing(path, "gating", "qualification_images", sec.qualification_images))
 
 
-def _rule_names(is_study: bool) -> tuple[str, ...]:
-    """The task's rules first, then every other registered rule (and the page's submit rules)."""
-    base = STUDY_RULES if is_study else DEFAULT_RULES
-    return base + tuple(sorted((set(RULES) | set(SUBMIT_RULES) | set(REVIEW_ONLY_FLAGS)) - set(base)))
-
-
-def _check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_study: bool) -> None:
-    known = _rule_names(is_study)
-    for rule in rules:
-        if rule not in known:
-            near = difflib.get_close_matches(rule, known, n=1)
-            hint = f"did you mean `{near[0]}`?" if near else f"known: {', '.join(known)}"
-            raise _fail(path, section, key, f"names unknown rule {shown(rule)}; {hint}")
-
-
-def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is_study: bool,
-                 default: tuple[str, ...]) -> tuple[str, ...]:
-    if rules is None:
-        return default
-    _check_rules(path, section, key, rules, is_study)
-    return tuple(rules)
-
-
-def _policy(path: Path, sec: PolicySection, is_study: bool, default: DecisionPolicy | None = None) -> DecisionPolicy:
-    """Caption campaigns block on rates over the campaign so far (``block_min_rate``); a config
-    that sets only ``block_min_flags`` keeps blocking on counts per batch, as it was written for."""
-    default = default or (STUDY_POLICY if is_study else caption_policy())
-    block = default.block_min_flags if sec.block_min_flags is None else sec.block_min_flags
-    _check_rules(path, "policy", "block_min_flags", block, is_study)
-    counts_only = sec.block_min_flags is not None and "block_min_rate" not in sec.model_fields_set
-    rates = {} if counts_only else (sec.block_min_rate if "block_min_rate" in sec.model_fields_set
-                                    else default.block_min_rate)
-    _check_rules(path, "policy", "block_min_rate", rates, is_study)
-    reject = _known_rules(path, "policy", "reject_rules", sec.reject_rules, is_study, default.reject_rules)
-    review = _known_rules(path, "policy", "review_rules", sec.review_rules, is_study, default.review_rules)
-    misused = review_only_misused({"reject_rules": reject, "block_min_flags": block, "block_min_rate": rates})
-    if misused:  # a slow worker: for a person to look at, never a reject or block (qc/timing_rules.py)
-        raise _fail(path, "policy", misused[0], f"names {shown(misused[1])}, {REVIEW_ONLY_WHY}")
-    # an answer that could not be read is rejected only when the config says so; otherwise a person looks
-    review += tuple(r for r in (*ALWAYS_ON, *REVIEW_ONLY_FLAGS) if r not in reject and r not in review)
-    return DecisionPolicy(
-        reject_rules=reject,
-        block_min_flags=dict(block), block_min_rate={k: float(v) for k, v in rates.items()},
-        block_counts_beside_rates=default.block_counts_beside_rates, block_min_evidence=sec.block_min_evidence,
-        block_rate_confidence=sec.block_rate_confidence
-        if "block_rate_confidence" in sec.model_fields_set else default.block_rate_confidence,
-        review_rules=review,
-        reject_feedback=default.reject_feedback, hold_share=float(sec.hold_share))
-
-
 def _items(path: Path, spec: str) -> Path:
     """The item CSV next to the config, or ``generate:N`` synthetic items for load tests."""
     if spec.startswith(PREFIX):
         try:
             return generated_items(spec)
         except ValueError as exc:
-            raise _fail(path, "campaign", "items", str(exc)) from exc
+            raise fail(path, "campaign", "items", str(exc)) from exc
     found = _existing(path, "campaign", "items", spec)
     assert found is not None
     return found
@@ -303,12 +233,9 @@ def _items(path: Path, spec: str) -> Path:
 def _review(path: Path, sec: PolicySection, auto_approval_delay_s: int) -> dict[str, Any]:
     deadline = min(3600, auto_approval_delay_s) if sec.review_deadline_s is None else sec.review_deadline_s
     if deadline > auto_approval_delay_s:
-        raise _fail(path, "policy", "review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
-                                                         f"({auto_approval_delay_s}) (got {deadline})")
+        raise fail(path, "policy", "review_deadline_s", f"must be between 0 and [timing].auto_approval_delay_s "
+                                                        f"({auto_approval_delay_s}) (got {deadline})")
     return {"review": sec.review, "review_deadline_s": deadline}
-
-
-__all__ = ["CLOSED_HOSTS", "CampaignConfig", "load_config"]
 
 
 def hold_seconds(cfg: CampaignConfig) -> float:

@@ -15,7 +15,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from flows.core.errors import ConfigError, InputFormatError
+from flows.core.errors import ConfigError, InputFormatError, shown
 from flows.core.inputs.text_files import read_text
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -40,10 +40,8 @@ def read_toml(path: Path) -> dict[str, Any]:
                           "at most") from exc
 
 
-def shown(value: Any, limit: int = 60) -> str:
-    """A value as it may appear in a one-line message: repr (escapes newlines), shortened."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "...'"
+def fail(path: Path, section: str, key: str, why: str) -> ConfigError:
+    return ConfigError(f"{path}: [{section}].{key} {why}")
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

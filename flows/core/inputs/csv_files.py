@@ -1,45 +1,25 @@
-"""CSV files in and out: one careful reader for every CSV the CLI reads, one writer for every CSV it writes.
-
-The reader turns whatever arrives (empty, binary, UTF-16, non-UTF-8, a byte-order mark, ragged
-rows, an unterminated quote, a huge field, NUL bytes) into rows of text or a one-line
-``InputFormatError`` naming the file and line, never a traceback and never a silently dropped field.
-A file of workers' answers (:func:`read_answer_table`) names a bad row instead and reads the rest.
-
-The writer neutralises spreadsheet formulas by OWASP's rule (a cell that starts with ``=``, ``+``,
-``-``, ``@``, tab or carriage return gets a leading ``'``) in files people open in a spreadsheet,
-``dataset.csv`` included; data files for code (``dataset.raw.csv``, ``judgements.csv``) keep the
-workers' exact text. Only what a spreadsheet would run: a plain number (``-1``, ``-0.5``, ``+3``,
-``1e-3``) is a number there, so it is written as it is; the rule looks past leading
-zero-width characters and also catches the fullwidth ``＝ ＋ － ＠``, which spreadsheets with an
-East Asian input method read as their ASCII forms.
-"""
+"""CSV files in: one careful reader for every CSV the CLI reads (docs/reference/input-files.md): rows of text or a
+one-line ``InputFormatError`` naming the file and line, never a silently dropped field; a file of workers' answers
+(:func:`read_answer_table`) names a bad row instead and reads the rest. The writer is ``csv_writing``."""
 
 from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from flows.core.errors import InputFormatError
+from flows.core.errors import InputFormatError, shown
 from flows.core.inputs.text_files import MAX_INPUT_BYTES, read_text, read_text_marking
 
 FIELD_LIMIT = 1 << 20  # characters per field: 8x csv's default; a caption is a sentence, not a file
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and fullwidth =+-@
-# zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
-# before a formula, so a cell starting with them is judged by what follows
-INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
-PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -59,11 +39,6 @@ class CsvTable:
         if not self.rows:
             raise InputFormatError(f"{self.path}: {what} has a header but no rows; add at least one item")
         return self
-
-
-def _short(text: str, limit: int = 60) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit] + "...'"
 
 
 def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
@@ -140,7 +115,7 @@ def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimit
     need = list(required)
     missing = [c for c in need if c not in header]
     if missing:
-        found = ", ".join(_short(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
+        found = ", ".join(shown(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
                                f"{', '.join(need)} (columns are {found})")
     return header, _checked_rows(path, header, records, what, delimiter)
@@ -150,7 +125,7 @@ def _header(path: Path, first: list[str]) -> list[str]:
     header = [h.strip() for h in first]
     if len(set(header)) != len(header):
         repeated = sorted({h for h in header if header.count(h) > 1})
-        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(_short, repeated))}; "
+        raise InputFormatError(f"{path}:1: repeated column name(s) {', '.join(map(shown, repeated))}; "
                                "give each column one name")
     return header
 
@@ -257,66 +232,3 @@ def read_csv_frame(path: Path, required: Iterable[str] = (), what: str = "it", d
                    names: list[str] | None = None) -> pd.DataFrame:
     """:func:`read_csv_table` as a DataFrame of text (nothing turned into NaN)."""
     return read_csv_table(path, required, what, delimiter, names).frame()
-
-
-def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
-    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
-    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
-    write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
-    return write_csv(frame, out_dir / "dataset.csv")
-
-
-def neutralise(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading '); a
-    plain number (``-1``, ``+3``) is a number there, not a formula, and stays as it is."""
-    if not isinstance(value, str):
-        return value
-    lead = value.lstrip(INVISIBLE_LEAD)
-    if lead.startswith(FORMULA_STARTS) and not (lead == value and PLAIN_NUMBER.fullmatch(value)):
-        return "'" + value
-    return value
-
-
-def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
-    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
-    return out.rename(columns=neutralise) if for_spreadsheet else out
-
-
-def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:
-    """``frame``'s rows (and the header, when ``header``) to an open text file, as :func:`write_csv`
-    writes them: a file written part by part reads as one written at once."""
-    _as_written(frame, for_spreadsheet).to_csv(handle, index=False, header=header, lineterminator="\r\n")
-
-
-def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
-    """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
-    workers, review lists); False for data files that keep the exact text (dataset.csv)."""
-    out = _as_written(frame, for_spreadsheet)
-    path = Path(path)
-    # written beside and renamed in: an interrupted write never leaves a partial file under the final name
-    # (a pipe or device is written in place); an ordinary open keeps the umask's permissions
-    target = path.resolve() if path.is_symlink() else path  # a link's file is written, not the link replaced
-    staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
-        # which it leaves bare with LF rows, so a reader would split the row there
-        out.to_csv(staged, index=False, lineterminator="\r\n")
-        if staged != path:
-            os.replace(staged, target)
-    except OSError as exc:
-        raise InputFormatError(f"{path}: cannot write ({exc.strerror}); choose a writable --out") from exc
-    finally:
-        if staged != path:
-            staged.unlink(missing_ok=True)
-    return path
-
-
-def _renamable(path: Path) -> bool:
-    """Whether ``path`` is a regular file's place (absent or a file), which a rename can replace."""
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False

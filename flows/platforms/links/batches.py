@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from flows.core.config.config import hold_seconds
-from flows.core.inputs.csv_files import write_csv
+from flows.core.inputs.csv_writing import write_csv
 from flows.core.outputs.output_location import staging_root
 from flows.core.run.run_context import Run
 from flows.core.site_secrets import invite_link, task_secret

@@ -48,8 +48,7 @@ class _Handler(CountedConnection, WorkerPages):
 
     def setup(self) -> None:
         super().setup()
-        # Headers and body go out in two writes; without this, Nagle's algorithm and delayed
-        # ACKs add ~40 ms to every call.
+        # headers and body go out in two writes: without this, Nagle's algorithm and delayed ACKs add ~40 ms a call
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -240,9 +239,8 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int | None = 1,
                  crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None,
                  arrival_mean_s: float = 0.0, **market_kw: Any):
-        """``state``: a SQLite file the marketplace is loaded from and written to (see market_store);
-        with a state file, ``seed=None`` and no ``crowd_file`` mean the file's (cancel knows only the
-        file). ``arrival_mean_s``: mean virtual seconds between Prolific arrivals (0: all at once)."""
+        """``state``: a SQLite file the marketplace is loaded from and written to, whose seed and crowd ``seed=None``
+        and no ``crowd_file`` mean; ``arrival_mean_s``: mean virtual seconds between Prolific arrivals (0: at once)."""
         self.store = MarketStore(state) if state else None
         crowd_path = crowd_file or (self.store.kept_crowd() if self.store else None) or DEFAULT_CROWD
         try:

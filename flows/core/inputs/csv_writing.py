@@ -1,0 +1,85 @@
+"""CSV files out: one writer for every CSV the CLI writes, which neutralises spreadsheet formulas by OWASP's
+rule in files people open in a spreadsheet (docs/security.md, "Formula cells"); data files for code
+(``dataset.raw.csv``, ``judgements.csv``) keep the workers' exact text."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+from flows.core.errors import InputFormatError
+
+# and the fullwidth =+-@, which spreadsheets with an East Asian input method read as their ASCII forms
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+# zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
+# before a formula, so a cell starting with them is judged by what follows
+INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
+    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
+    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
+    write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
+    return write_csv(frame, out_dir / "dataset.csv")
+
+
+def neutralise(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading '); a
+    plain number (``-1``, ``+3``) is a number there, not a formula, and stays as it is."""
+    if not isinstance(value, str):
+        return value
+    lead = value.lstrip(INVISIBLE_LEAD)
+    if lead.startswith(FORMULA_STARTS) and not (lead == value and PLAIN_NUMBER.fullmatch(value)):
+        return "'" + value
+    return value
+
+
+def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
+    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
+    return out.rename(columns=neutralise) if for_spreadsheet else out
+
+
+def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:
+    """``frame``'s rows (and the header, when ``header``) to an open text file, as :func:`write_csv`
+    writes them: a file written part by part reads as one written at once."""
+    _as_written(frame, for_spreadsheet).to_csv(handle, index=False, header=header, lineterminator="\r\n")
+
+
+def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
+    """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
+    workers, review lists); False for data files that keep the exact text (dataset.csv)."""
+    out = _as_written(frame, for_spreadsheet)
+    path = Path(path)
+    # written beside and renamed in: an interrupted write never leaves a partial file under the final name
+    # (a pipe or device is written in place); an ordinary open keeps the umask's permissions
+    target = path.resolve() if path.is_symlink() else path  # a link's file is written, not the link replaced
+    staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
+        # which it leaves bare with LF rows, so a reader would split the row there
+        out.to_csv(staged, index=False, lineterminator="\r\n")
+        if staged != path:
+            os.replace(staged, target)
+    except OSError as exc:
+        raise InputFormatError(f"{path}: cannot write ({exc.strerror}); choose a writable --out") from exc
+    finally:
+        if staged != path:
+            staged.unlink(missing_ok=True)
+    return path
+
+
+def _renamable(path: Path) -> bool:
+    """Whether ``path`` is a regular file's place (absent or a file), which a rename can replace."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,44 @@
+"""What the answers make of each field of a page of one's own: a choice, a checkbox group's options or a number."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from flows.core.pages.mturk_forms import INDEXED
+from flows.custom.custom_task import field_kind
+from qc.answer_values import number
+
+
+def field_base(name: str) -> str:
+    """A field's name without its item index (``caption_2`` -> ``caption``)."""
+    return m["base"] if (m := INDEXED.match(name)) else name
+
+
+def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
+    groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
+    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
+    QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
+    kinds: dict[str, str] = {}
+    options: dict[str, list[str]] = {}
+    for f in spec["fields"]:
+        base = field_base(f["name"])
+        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
+        # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
+        kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
+        kinds.setdefault(base, kind)
+        if kind == "options":
+            options.setdefault(base, list(f.get("options", [])))
+    return kinds, options
+
+
+def rating_scale(options: list[Any]) -> bool:
+    """Whether a single choice's options are a rating scale: three or more numbers, evenly spaced in their order
+    (1..5, 0..10), whose median and each worker's bias mean something; the labels of unordered codes are not."""
+    values = [number(str(o).strip()) for o in options]
+    if len(values) < 3 or any(v is None for v in values):
+        return False
+    steps = np.diff(np.asarray(values, dtype=float))
+    return bool(np.all(steps == steps[0]) and steps[0] != 0)
