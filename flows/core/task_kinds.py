@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flows.core.kind_registry import declare, known
+from flows.core.prolific_times import prolific_min_maximum
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
@@ -81,12 +82,6 @@ def unit_minutes(fields: list[AnswerField], items: int) -> float:
     """A unit's median minutes: the page read once, then every field of every item."""
     seconds = READING_SECONDS + items * sum(FIELD_SECONDS.get(f.kind, FIELD_SECONDS["formatted"]) for f in fields)
     return seconds / 60
-
-
-def prolific_min_maximum(estimated_minutes: float) -> int:
-    """Prolific's "Minimum Maximum Allowed Time = 2 + X + (2*sqrt(X))" (its help, Timed Out Submissions,
-    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
-    return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))
 
 
 def least_maximum(minutes: float) -> int:

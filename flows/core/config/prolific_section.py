@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 
 from flows.core.config.config_types import Count, Money, Percent, PositiveInt, Section
 from flows.core.config.gating_settings import ProlificSettings
-from flows.core.task_kinds import prolific_min_maximum
+from flows.core.prolific_times import prolific_min_maximum
 
 
 class ProlificSection(Section):
