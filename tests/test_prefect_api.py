@@ -252,8 +252,8 @@ def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: 
         artifacts = dict(db.execute("SELECT key, type FROM artifact WHERE flow_run_id = ?", [run_id]).fetchall())
     # the 30 batch steps (6 a batch), then the demo's caption top-ups: one task a round, the last finding
     # nothing short; a round that extended HITs sends its new work through 4 late-work steps
-    steps = [n for n in names if not n.startswith(("caption top-up", "late work: "))]
-    top_ups = [n for n in names if n.startswith("caption top-up")]
+    steps = [n for n in names if not n.startswith(("top-up", "late work: "))]
+    top_ups = [n for n in names if n.startswith("top-up")]
     late = [n for n in names if n.startswith("late work: ")]
     assert state == "COMPLETED" and set(tasks) == {"COMPLETED"} and tasks["COMPLETED"] == len(names)
     assert len(steps) == len(set(steps)) == 30, sorted(steps)
