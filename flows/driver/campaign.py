@@ -109,21 +109,35 @@ def batch_work(run: Run, batch: int) -> int:
     return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
+LATE_REVIEW = "LateReview"  # a ledger note, intended before a late review's steps and settled after its block step
+
+
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC (a resumed run's reconcile fetched it) goes through QC,
-    a decision and the block step again before the next batch and before any output."""
-    late = run.store.rows(
+    """Work stored after its batch's QC (a resumed run's reconcile fetched it, a round of more work brought it)
+    goes through QC, a decision and the block step again before the next batch and before any output.
+
+    Its decisions stop it counting as late, so a run killed after them and before its blocks were sent would
+    never block those workers: the review's ledger note, still intended, has a resumed run do it again
+    (each step is idempotent: the ledger sends nothing twice)."""
+    name, store = run.cfg.name, run.store
+    late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
         "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
         "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
-        "a.assignment_id)",
-        [run.cfg.name])
-    for row in sorted(late, key=lambda r: r["batch"]):
-        run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")
-        redo = [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(row["status"])]
-        for _, name, fn in redo:
-            call(f"late work: {name} {row['batch']}", fn, run, row["batch"])
-    return sorted(r["batch"] for r in late)
+        "a.assignment_id)", [name])}
+    cut_short = {r["batch"]: r["idem_key"] for r in store.rows(
+        "SELECT batch, idem_key FROM ledger WHERE campaign = ? AND operation = ? AND status = 'intended'",
+        [name, LATE_REVIEW])}
+    for batch in sorted(set(late) | set(cut_short)):
+        status = late.get(batch) or store.batch_status(name, batch)
+        run.progress(f"batch {batch}: " + ("work came in after its QC; reviewing it before going on" if batch in late
+                                           else "its review of late work was cut short; finishing it"))
+        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{batch_work(run, batch)}"
+        store.intend(name, batch, LATE_REVIEW, note, {})
+        for _, step, fn in [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(status)]:
+            call(f"late work: {step} {batch}", fn, run, batch)
+        store.settle(note, "ok")
+    return sorted(set(late) | set(cut_short))
 
 
 def zero_work_batch(run: Run, batches: list[int]) -> int | None:
