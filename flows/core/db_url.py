@@ -174,11 +174,6 @@ def _parsed_keywords(text: str) -> LedgerUrl:
     return LedgerUrl(" ".join(kept), password, " ".join(shown), tuple(s for s in secrets if s))
 
 
-def url_password(url: str) -> str:
-    """The password written in ``url`` ("" when none), to keep it out of anything shown."""
-    return parsed_ledger(url).password if is_postgres_url(url) else ""
-
-
 MISTYPED_SHOWN = "(a location that starts like a URL or connection string, not shown: it may hold a password)"
 MISTYPED_ADVICE = ("starts like a URL or connection string but is none libpq reads (not shown: it may hold a "
                    "password): write postgresql://USER@HOST:PORT/DBNAME (two slashes after the colon) or libpq's "

@@ -26,6 +26,7 @@ from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
 
 StepFn = Callable[[Run, int], dict[str, Any]]
+LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (review_late_work)
 
 
 def publish_on_platform(run: Run, batch: int) -> dict[str, Any]:
@@ -62,10 +63,8 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 
 
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
-    """Run the steps this batch has not finished; return what each reported.
-
-    A batch that collected nothing has nothing to check, decide or block: those steps are
-    passed (its shortfall, recorded by collection, tells the summary and status)."""
+    """Run the steps this batch has not finished; return what each reported. A batch that collected nothing
+    has nothing to check, decide or block: those steps are passed (its shortfall tells the summary and status)."""
     results: dict[str, Any] = {}
     if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
         refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
@@ -86,10 +85,9 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 
 
 def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
-    task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
-    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of images short of
-    accepted captions (flows/captions/caption_top_up.py)."""
+    """After a batch's block step, rounds of more work where still needed, one coarse step (a Prefect task) a
+    round, its work then reviewed as late work: adaptive overlap on a custom page (flows/custom/adaptive_rounds.py),
+    top-ups of images short of accepted captions (flows/captions/caption_top_up.py)."""
     from flows.captions.caption_top_up import top_up_round
     from flows.custom.adaptive_rounds import adaptive_round
 
@@ -109,16 +107,10 @@ def batch_work(run: Run, batch: int) -> int:
     return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
-LATE_REVIEW = "LateReview"  # a ledger note, intended before a late review's steps and settled after its block step
-
-
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC (a resumed run's reconcile fetched it, a round of more work brought it)
-    goes through QC, a decision and the block step again before the next batch and before any output.
-
-    Its decisions stop it counting as late, so a run killed after them and before its blocks were sent would
-    never block those workers: the review's ledger note, still intended, has a resumed run do it again
-    (each step is idempotent: the ledger sends nothing twice)."""
+    """Work stored after its batch's QC (reconcile fetched it, a round of more work brought it) goes through QC,
+    a decision and the block step again before the next batch and before any output. Decided, it is no longer
+    late: a ledger note, intended until the block step ends, has a run resumed after a kill finish the review."""
     name, store = run.cfg.name, run.store
     late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
@@ -130,8 +122,7 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
         [name, LATE_REVIEW])}
     for batch in sorted(set(late) | set(cut_short)):
         status = late.get(batch) or store.batch_status(name, batch)
-        run.progress(f"batch {batch}: " + ("work came in after its QC; reviewing it before going on" if batch in late
-                                           else "its review of late work was cut short; finishing it"))
+        run.progress(f"batch {batch}: work came in after its QC; reviewing it before going on")
         note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{batch_work(run, batch)}"
         store.intend(name, batch, LATE_REVIEW, note, {})
         for _, step, fn in [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(status)]:

@@ -58,7 +58,6 @@ Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Percent = Annotated[int, Field(ge=0, le=100)]
 PositiveInt = Annotated[int, Field(ge=1)]
 Count = Annotated[int, Field(ge=0)]
-PositiveSeconds = Annotated[float, Field(gt=0, le=31536000, allow_inf_nan=False)]
 NonEmptyText = Annotated[str, Field(min_length=1, max_length=1000)]
 RuleName = Annotated[str, Field(min_length=1, max_length=100)]
 

@@ -35,7 +35,3 @@ def with_attention(page: str, checks: Sequence[AttentionCheck]) -> str:
         return page
     at = ends[-1].start()
     return page[:at] + attention_block(checks) + page[at:]
-
-
-def has_form(page: str) -> bool:
-    return _FORM_END.search(page) is not None

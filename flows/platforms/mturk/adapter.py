@@ -218,9 +218,8 @@ def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 
 
 
 def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> bool:
-    """Soft block: grant the must-not-exist qualification, unless the worker holds it already (an earlier
-    run's grant whose reply was lost: adopted, not made again). Hard block: CreateWorkerBlock (a repeat
-    changes nothing). Whether this call made it."""
+    """Soft block: the must-not-exist qualification, granted unless held already (an earlier run's grant whose
+    reply was lost: adopted). Hard block: CreateWorkerBlock (a repeat changes nothing). Whether this call made it."""
     if mode == "hard":
         _call(client, "create_worker_block", WorkerId=worker_id, Reason=reason)
         return True

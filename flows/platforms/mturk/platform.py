@@ -107,8 +107,7 @@ def block_mode(cfg: CampaignConfig) -> str:
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
     """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block."""
     mode = block_mode(run.cfg)
-    qual_id = block_qualification(run) if mode == "soft" else ""
-    made = mturk.exclude_worker(run.client, worker_id, mode, qual_id, reason)
+    made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
     return {"mode": mode} if made else Adopted({"mode": mode})
 
 

@@ -14,7 +14,6 @@ COMPARATORS = {"LessThan", "LessThanOrEqualTo", "GreaterThan", "GreaterThanOrEqu
                "NotEqualTo", "Exists", "DoesNotExist", "In", "NotIn"}
 ACTIONS_GUARDED = {"Accept", "PreviewAndAccept", "DiscoverPreviewAndAccept"}
 ASSIGNMENT_STATUSES = {"Submitted", "Approved", "Rejected"}
-REVIEW_POLICY_STATUSES = {"Reviewable", "Reviewing"}
 QUAL_STATUSES = {"Active", "Inactive"}
 
 
