@@ -273,7 +273,7 @@ def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results_file
         totals.update(result.pop("kills"))
         results.append(result)
         print(json.dumps(result), flush=True)
-    lost_block = lost_block_schedule(folder, a.limit, new_ledger)
+    lost_block = lost_block_schedule(folder, new_ledger)
     print(json.dumps(lost_block), flush=True)
     # Wall times side by side (this machine's load drifts over minutes): a clean run, then the faulty one.
     beside = clean_run(folder / "clean-beside", a.limit, new_ledger())
@@ -283,8 +283,10 @@ def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results_file
     (ROOT / "bench" / results_file).write_text(json.dumps(summary, indent=1) + "\n")
 
 
-def lost_block_schedule(folder: Path, limit: int, new_ledger: Callable[[], str], seed: int = 107) -> dict[str, Any]:
-    """bench/chaos_schedule.py's fixed schedule (a late block killed, its grant's reply lost) and its clean run."""
+def lost_block_schedule(folder: Path, new_ledger: Callable[[], str], seed: int = 107,
+                        limit: int = 50) -> dict[str, Any]:
+    """bench/chaos_schedule.py's fixed schedule (a late block killed, its grant's reply lost) on the campaign
+    it was found on, whatever ``--limit`` says, against that campaign's uninterrupted run."""
     from functools import partial
 
     from bench.chaos_runner import sim_thread

@@ -73,10 +73,10 @@ class CallKills:
             self.grants[params["WorkerId"]] += 1
 
     def _kill(self, at: str) -> None:
-        self.rule = None
+        pid, self.rule = self.pid, None  # the next run, started once this one is reaped, sets self.pid
         self.killed.append(at)
-        os.kill(self.pid, signal.SIGKILL)
-        while _alive(self.pid):  # gone before the call returns: the run never hears of it
+        os.kill(pid, signal.SIGKILL)
+        while _alive(pid):  # gone before the call returns: the run never hears of it
             time.sleep(0.005)
 
     def run_killed(self, c: Campaign, when: str, rule: Rule) -> None:
