@@ -273,12 +273,27 @@ def run_bench(a: argparse.Namespace, new_ledger: Callable[[], str], results_file
         totals.update(result.pop("kills"))
         results.append(result)
         print(json.dumps(result), flush=True)
+    lost_block = lost_block_schedule(folder, new_ledger)
+    print(json.dumps(lost_block), flush=True)
     # Wall times side by side (this machine's load drifts over minutes): a clean run, then the faulty one.
     beside = clean_run(folder / "clean-beside", a.limit, new_ledger())
     faulty = faulty_campaign(folder / "faulty", clean, a.limit, ledger=new_ledger())
-    summary = {"ledger": a.db, **summarize(results, totals, faulty, beside.wall_s)}
+    summary = {"ledger": a.db, **summarize(results, totals, faulty, beside.wall_s), "lost_block_schedule": lost_block}
     print(json.dumps(summary, indent=1))
     (ROOT / "bench" / results_file).write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def lost_block_schedule(folder: Path, new_ledger: Callable[[], str], seed: int = 107,
+                        limit: int = 50) -> dict[str, Any]:
+    """bench/chaos_schedule.py's fixed schedule (a late block killed, its grant's reply lost) on the campaign
+    it was found on, whatever ``--limit`` says, against that campaign's uninterrupted run."""
+    from functools import partial
+
+    from bench.chaos_runner import sim_thread
+    from bench.chaos_schedule import lost_block_campaign
+
+    clean = clean_run(folder / f"clean-seed{seed}", limit, new_ledger(), sim=partial(sim_thread, seed))
+    return lost_block_campaign(folder / "lost-block", clean, seed, limit, ledger=new_ledger())
 
 
 def summarize(results: list[dict[str, Any]], kills: Counter[str], faulty: dict[str, Any],

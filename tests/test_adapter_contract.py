@@ -67,7 +67,8 @@ def test_exclude_soft_and_hard(sim, conn) -> None:
     qual = mturk.ensure_qualification_type(client, "blocked-x", "soft block")
     assert mturk.ensure_qualification_type(client, "blocked-x", "soft block") == qual
     workers = [w for w in sim.market.workers.values() if w.profile == "diligent"]
-    mturk.exclude_worker(client, workers[0].worker_id, "soft", qual, "QC")
+    assert mturk.exclude_worker(client, workers[0].worker_id, "soft", qual, "QC")
+    assert not mturk.exclude_worker(client, workers[0].worker_id, "soft", qual, "QC")  # held already: not granted again
     mturk.exclude_worker(client, workers[1].worker_id, "hard", "", "QC")
     assert workers[1].worker_id in sim.market.blocks
     type_id = _type(client, [{"QualificationTypeId": qual, "Comparator": "DoesNotExist"}])

@@ -13,6 +13,7 @@ SIGKILL, and the shared MTurk one, are processes forked from a server that impor
 from __future__ import annotations
 
 import random
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,7 @@ import pytest
 
 from bench.chaos import STEPS, Campaign, Reference, clean_run, faulty_campaign, killed_campaign
 from bench.chaos_runner import ENV, ROOT, Launch, sim_thread
+from bench.chaos_schedule import GRANT, lost_block_campaign
 from tests.forked_hitflow import ForkServer
 
 PERFECT = {"duplicate_hits": 0, "lost_answers": 0, "duplicated_answers": 0, "double_decisions": 0,
@@ -95,3 +97,17 @@ def test_a_prolific_run_killed_while_people_are_at_its_pages_is_found_again_at_t
         assert c.run_to_end(1) == 1
     dataset = pd.read_csv(tmp_path / "vizwiz_captions" / "dataset.csv")
     assert (dataset.groupby("batch").size() >= 20).all() and sorted(set(dataset["batch"])) == [1, 2, 3, 4, 5]
+
+
+def test_a_late_block_killed_then_granted_with_its_reply_lost_resumes_to_the_uninterrupted_run(tmp_path: Path,
+                                                                                            launch: Launch) -> None:
+    # A caption top-up's late review killed as it blocks a worker (before MTurk grants it), the resume
+    # killed as MTurk grants it (its reply lost), the next resume killed while the next batch is collected.
+    # The resumed runs never sent that block (its work was decided, so no longer late): another dataset,
+    # fewer blocks and less spent than the uninterrupted run (make bench-chaos: seed 107, 50 items).
+    clean = clean_run(tmp_path / "clean", limit=20, sim=partial(sim_thread, 8), here=True)
+    result = lost_block_campaign(tmp_path / "killed", clean, seed=8, limit=20, launch=launch)
+    assert result["killed_at"] == [f"before {GRANT}", f"after {GRANT}", "after ListAssignmentsForHIT"]
+    assert {k: result[k] for k in PERFECT} == PERFECT
+    assert result["spent"] == str(clean.spent)
+    assert result["grants_repeated"] == 0  # the grant made with its reply lost is adopted, not made again

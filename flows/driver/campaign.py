@@ -26,6 +26,7 @@ from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
 
 StepFn = Callable[[Run, int], dict[str, Any]]
+LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (review_late_work)
 
 
 def publish_on_platform(run: Run, batch: int) -> dict[str, Any]:
@@ -62,10 +63,8 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 
 
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
-    """Run the steps this batch has not finished; return what each reported.
-
-    A batch that collected nothing has nothing to check, decide or block: those steps are
-    passed (its shortfall, recorded by collection, tells the summary and status)."""
+    """Run the steps this batch has not finished; return what each reported. A batch that collected nothing
+    has nothing to check, decide or block: those steps are passed (its shortfall tells the summary and status)."""
     results: dict[str, Any] = {}
     if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
         refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
@@ -108,20 +107,27 @@ def batch_work(run: Run, batch: int) -> int:
 
 
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC (a resumed run's reconcile fetched it) goes through QC,
-    a decision and the block step again before the next batch and before any output."""
-    late = run.store.rows(
+    """Work stored after its batch's QC (reconcile fetched it, a round of more work brought it) goes through QC,
+    a decision and the block step again before the next batch and before any output. Decided, it is no longer
+    late: a ledger note, intended until the block step ends, has a run resumed after a kill finish the review."""
+    name, store = run.cfg.name, run.store
+    late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
         "AND b.batch = a.batch WHERE a.campaign = ? AND a.batch > 0 AND b.status IN ('qc_done', 'decided', "
         "'blocked') AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
-        "a.assignment_id)",
-        [run.cfg.name])
-    for row in sorted(late, key=lambda r: r["batch"]):
-        run.progress(f"batch {row['batch']}: work came in after its QC; reviewing it before going on")
-        redo = [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(row["status"])]
-        for _, name, fn in redo:
-            call(f"late work: {name} {row['batch']}", fn, run, row["batch"])
-    return sorted(r["batch"] for r in late)
+        "a.assignment_id)", [name])}
+    cut_short = {r["batch"]: r["idem_key"] for r in store.rows(
+        "SELECT batch, idem_key FROM ledger WHERE campaign = ? AND operation = ? AND status = 'intended'",
+        [name, LATE_REVIEW])}
+    for batch in sorted(set(late) | set(cut_short)):
+        status = late.get(batch) or store.batch_status(name, batch)
+        run.progress(f"batch {batch}: work came in after its QC; reviewing it before going on")
+        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{batch_work(run, batch)}"
+        store.intend(name, batch, LATE_REVIEW, note, {})
+        for _, step, fn in [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(status)]:
+            call(f"late work: {step} {batch}", fn, run, batch)
+        store.settle(note, "ok")
+    return sorted(set(late) | set(cut_short))
 
 
 def zero_work_batch(run: Run, batches: list[int]) -> int | None:

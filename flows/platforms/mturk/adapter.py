@@ -253,12 +253,20 @@ def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 
           IntegerValue=value, SendNotification=False)
 
 
-def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> None:
-    """Soft block: grant the must-not-exist qualification. Hard block: CreateWorkerBlock."""
+def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> bool:
+    """Soft block: the must-not-exist qualification, granted unless held already (an earlier run's grant whose
+    reply was lost: adopted). Hard block: CreateWorkerBlock (a repeat changes nothing). Whether this call made it."""
     if mode == "hard":
         _call(client, "create_worker_block", WorkerId=worker_id, Reason=reason)
-    else:
-        grant_qualification(client, qual_id, worker_id, 1)
+        return True
+    try:
+        _call(client, "get_qualification_score", QualificationTypeId=qual_id, WorkerId=worker_id)
+        return False
+    except PlatformError as exc:
+        if "QualificationDoesNotExist" not in str(exc):
+            raise
+    grant_qualification(client, qual_id, worker_id, 1)
+    return True
 
 
 def balance(client: Any) -> Decimal:

@@ -4,6 +4,7 @@ lifting, a bonus; each once, under the automatic steps' ledger keys (flows/platf
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from typing import Any
 
 from flows.core.decisions import Decision
@@ -36,14 +37,11 @@ def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
 
 
 def _mturk_block(run: Run, d: Decision) -> tuple[str, str]:
+    from flows.platforms.mturk.platform import block  # the block step's call (that module imports this one)
+
     mode, key = run.cfg.gating.block_mode, new_block_key(run, d)
-    qual_id = block_qualification(run) if mode == "soft" else ""
-
-    def exclude() -> dict[str, str]:
-        mturk.exclude_worker(run.client, d.worker_id, mode, qual_id, f"review: {d.reason or 'blocked by a reviewer'}")
-        return {"mode": mode}
-
-    sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode}, exclude)
+    sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode},
+         partial(block, run, d.worker_id, f"review: {d.reason or 'blocked by a reviewer'}"))
     return key, mode
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
-from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
+from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, ledgered_all
 from flows.core.run.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
@@ -109,8 +109,8 @@ def block_mode(cfg: CampaignConfig) -> str:
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
     """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block."""
     mode = block_mode(run.cfg)
-    mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
-    return {"mode": mode}
+    made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
+    return {"mode": mode} if made else Adopted({"mode": mode})
 
 
 def place_cost(cfg: CampaignConfig) -> str:
