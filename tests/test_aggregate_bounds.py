@@ -1,0 +1,66 @@
+"""What keeps ``hitflow aggregate`` within its CPU bound on small files of hostile shapes: each rule's decision,
+at sizes that show it, not the minutes the shapes took."""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.cli.main import main
+from postprocess.answers import adaptive
+from postprocess.answers.adaptive import StoppingRule, replay
+from postprocess.answers.aggregation import aggregate
+from postprocess.answers.method_choice import MIN_TESTED, settled
+
+
+def test_auto_runs_no_held_out_test_on_a_field_of_a_few_labels() -> None:
+    """Nine labels of three workers (an adaptive replay's field each round) were tested in five folds: a fold of
+    two held-out labels cannot tell the models apart."""
+    few = settled(9, 3, 2, 3.0)
+    assert few is not None and few.method == "mv" and "too few for a held-out test" in few.reason
+    assert settled(MIN_TESTED - 1, 20, 2, 3.0) is not None
+    assert settled(MIN_TESTED, 20, 2, 3.0) is None  # enough labels: the test decides, as before
+
+
+def test_a_column_read_does_not_copy_every_fields_reason() -> None:
+    """pandas deep-copies ``attrs`` on each operation: 200,000 fields' reasons and temperatures, copied at every
+    column read, were most of 23 s of CPU. The record is shared instead."""
+    frame = pd.DataFrame({"item_id": [f"i{k}" for k in range(300)], "worker_id": "w1", "label": "a",
+                          "field": [f"f{k}" for k in range(300)]})
+    answers = aggregate(frame).answers
+    assert len(answers.attrs["method_choice"]) == 300 and len(answers.attrs["temperature"]) == 300
+    assert answers["label"].attrs["method_choice"] is answers.attrs["method_choice"]
+    assert copy.deepcopy(answers.attrs)["temperature"] is answers.attrs["temperature"]
+
+
+def test_the_replays_gain_looks_fields_up_once_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget the replay weighs each item's expected gain; it once looked each field's items up in a table of
+    every item and field (quadratic in fields: 10,000 fields of nine labels, minutes)."""
+    draw = random.Random(2)
+    frame = pd.DataFrame([(f"i{i}", f"w{w}", draw.choice("ab"), f"f{f}") for f in range(40) for i in range(3)
+                          for w in range(3)], columns=["item_id", "worker_id", "label", "field"])
+    calls = []
+    real = adaptive.positions
+    monkeypatch.setattr(adaptive, "positions", lambda *a: calls.append(1) or real(*a))
+    replayed = replay(frame, StoppingRule(min_judgements=2, budget=0.8, confidence=0.9))
+    assert replayed.answers["field"].nunique() == 40
+    assert len(calls) < 10  # a few a replay, not one per field and round (over 40 before)
+
+
+def test_mace_on_too_many_cells_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """MACE runs ~3,100 EM steps over a field's labels and items x label values: 3,000 items x 100 values took 31 s
+    of CPU. Refused before fitting, naming the methods that take the file; majority vote answers it."""
+    draw = random.Random(3)
+    path = tmp_path / "labels.csv"
+    path.write_text("item_id,worker_id,label\n" + "".join(
+        f"i{i},w{w},l{draw.randrange(101)}\n" for i in range(2_000) for w in draw.sample(range(5), 2)), "utf-8")
+    code = main(["aggregate", str(path), "--method", "mace", "--out", str(tmp_path / "answers.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "MACE on 4,000 labels of 2,000 items x 101 label values reads 206,000 cells" in err
+    assert "--method ds or mv" in err and not (tmp_path / "answers.csv").exists()
+    assert main(["aggregate", str(path), "--method", "mv", "--out", str(tmp_path / "answers.csv")]) == 0
