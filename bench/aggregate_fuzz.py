@@ -47,8 +47,8 @@ def _size(r: random.Random, small: int, large: int) -> int:
 
 
 def one_label_fields(r: random.Random) -> tuple[str, list[str]]:
-    n = _size(r, 2_000, 60_000)
-    return _csv([[f"i{k}", f"w{k % 13}", "a", f"f{k}"] for k in range(n)], ["item_id", "worker_id", "label", "field"]), []
+    rows = [[f"i{k}", f"w{k % 13}", "a", f"f{k}"] for k in range(_size(r, 2_000, 60_000))]
+    return _csv(rows, ["item_id", "worker_id", "label", "field"]), []
 
 
 def small_fields(r: random.Random) -> tuple[str, list[str]]:
@@ -81,10 +81,11 @@ def free_text(r: random.Random) -> tuple[str, list[str]]:
 
 def hostile_cells(r: random.Random) -> tuple[str, list[str]]:
     pool = HOSTILE + [f"w{k}" for k in range(5)]
-    rows = [[r.choice(pool + ["i1", "i2"]), r.choice(pool), r.choice(pool), r.choice(["label", "f", "=f", ""])]
+    rows = [[r.choice([*pool, "i1", "i2"]), r.choice(pool), r.choice(pool), r.choice(["label", "f", "=f", ""])]
             for _ in range(r.randint(1, 60))]
-    extra = [r.choice(["--repeats", "--repeats"]), r.choice(["last", "first", "majority", "refuse"])]
-    return _csv(rows, ["item_id", "worker_id", "label", "field"]), extra + (["--no-fold-case"] if r.random() < .3 else [])
+    extra = ["--repeats", r.choice(["last", "first", "majority", "refuse"])]
+    extra += ["--no-fold-case"] if r.random() < .3 else []
+    return _csv(rows, ["item_id", "worker_id", "label", "field"]), extra
 
 
 def unread_rows(r: random.Random) -> tuple[str, list[str]]:
@@ -139,7 +140,7 @@ def _child(argv: list[str], folder: Path) -> None:
         code = main(argv) or 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001 (a traceback the CLI let through: printed, counted by the parent)
+    except BaseException:  # a traceback the CLI let through: printed, counted by the parent
         import traceback
         traceback.print_exc()
     finally:

@@ -14,7 +14,7 @@ from flows.cli.main import main
 from postprocess.answers import adaptive
 from postprocess.answers.adaptive import StoppingRule, replay
 from postprocess.answers.aggregation import aggregate
-from postprocess.answers.method_choice import MIN_TESTED, settled
+from postprocess.answers.method_choice import settled
 
 
 def test_auto_runs_no_held_out_test_on_a_field_of_a_few_labels() -> None:
@@ -22,8 +22,8 @@ def test_auto_runs_no_held_out_test_on_a_field_of_a_few_labels() -> None:
     two held-out labels cannot tell the models apart."""
     few = settled(9, 3, 2, 3.0)
     assert few is not None and few.method == "mv" and "too few for a held-out test" in few.reason
-    assert settled(MIN_TESTED - 1, 20, 2, 3.0) is not None
-    assert settled(MIN_TESTED, 20, 2, 3.0) is None  # enough labels: the test decides, as before
+    assert settled(99, 20, 2, 3.0) is not None
+    assert settled(100, 20, 2, 3.0) is None  # enough labels: the test decides, as before
 
 
 def test_a_column_read_does_not_copy_every_fields_reason() -> None:
