@@ -36,7 +36,6 @@ import pandas as pd
 from postprocess.answers.calibration import calibrate_answers, coherent, known_answers
 from postprocess.answers.field_parts import ByField, Coded, coded, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
-from postprocess.answers.label_hygiene import TooManyClasses
 from postprocess.answers.method_choice import Choice, choose, settled
 from postprocess.answers.one_field import FieldAnswers
 from postprocess.answers.same_shape import shaped_answers
@@ -48,10 +47,7 @@ __all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COL
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
-MIN_PER_WORKER = 3.0
-# labels + items x label values of a field past which MACE is refused: ~3,100 EM steps over them (15,000 labels of
-# 3,000 items x 100 values took 31 s of CPU; AdultContent2's 92,721 labels x 4 values read ~137,000)
-MACE_CELLS = 200_000  # labels per worker on average below which `auto` uses majority vote
+MIN_PER_WORKER = 3.0  # labels per worker on average below which `auto` uses majority vote
 ANSWER_COLUMNS = ["item_id", "field", "label", "confidence", "method", "judgements", "posterior",
                   "confidence_source", "note"]
 WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy", "controls"]
@@ -179,11 +175,9 @@ def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker
              ) -> tuple[np.ndarray, dict[str, str]]:
     """(each field's method, by field code; ``auto``'s reasons by field name, in field order): ``method`` itself,
     or for ``auto`` majority vote where the field's counts settle it, else the test of each remaining field."""
-    judged = np.bincount(codes.fields, minlength=len(fields))
-    if method == "mace":
-        _refuse_slow_mace(codes, fields, judged)
     if method != "auto":
         return np.full(len(fields), method, dtype=object), {}
+    judged = np.bincount(codes.fields, minlength=len(fields))
     workers, labels = (np.bincount(np.unique(codes.fields * max(len(ids), 1) + each) // max(len(ids), 1),
                                    minlength=len(fields))
                        for each, ids in ((codes.workers, codes.worker_ids), (codes.labels, codes.label_ids)))
@@ -195,18 +189,6 @@ def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker
         if choice.reason:
             reasons[str(codes.field_ids[f])] = choice.reason
     return methods, reasons
-
-
-def _refuse_slow_mace(codes: Coded, fields: list[np.ndarray], judged: np.ndarray) -> None:
-    """``TooManyClasses`` for the first field whose labels plus items x label values pass ``MACE_CELLS``: what
-    each of MACE's ~3,100 EM steps (two label priors, eleven starts, then the chosen one to convergence) reads."""
-    for f, rows in enumerate(fields):
-        items, values = len(np.unique(codes.items[rows])), len(np.unique(codes.labels[rows]))
-        if judged[f] + items * values > MACE_CELLS:
-            raise TooManyClasses(
-                f"field {str(codes.field_ids[f])!r}: MACE on {judged[f]:,} labels of {items:,} items x {values:,} "
-                f"label values reads {judged[f] + items * values:,} cells an EM step, past the {MACE_CELLS:,} it "
-                "takes within 30 s of CPU; use --method ds or mv (or group the labels into fewer classes)")
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
