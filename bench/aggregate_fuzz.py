@@ -42,8 +42,8 @@ def _csv(rows: list[list[str]], header: list[str]) -> str:
 
 
 def _size(r: random.Random, small: int, large: int) -> int:
-    """Mostly small, one case in twenty up to ``large``."""
-    return r.randint(large // 4, large) if r.random() < 0.05 else r.randint(1, small)
+    """Mostly small, three cases in a hundred up to ``large``."""
+    return r.randint(large // 4, large) if r.random() < 0.03 else r.randint(1, small)
 
 
 def one_label_fields(r: random.Random) -> tuple[str, list[str]]:
@@ -52,7 +52,7 @@ def one_label_fields(r: random.Random) -> tuple[str, list[str]]:
 
 
 def small_fields(r: random.Random) -> tuple[str, list[str]]:
-    fields, items, workers = _size(r, 300, 3_000), r.randint(1, 4), r.randint(1, 4)
+    fields, items, workers = _size(r, 100, 3_000), r.randint(1, 4), r.randint(1, 4)
     rows = [[f"i{i}", f"w{w}", r.choice("ab"), f"f{f}"] for f in range(fields) for i in range(items)
             for w in range(workers)]
     return _csv(rows, ["item_id", "worker_id", "label", "field"]), []
@@ -182,6 +182,7 @@ def main(cases: int = 1_000, seed: int = 0) -> dict[str, Any]:
             if got["cpu_s"] > CPU_S or got["rss_mb"] > RSS_MB:
                 bombs.append(about)
             worst = sorted([*worst, about], key=lambda a: -a["cpu_s"])[:5]
+            print(json.dumps(about), file=sys.stderr, flush=True)  # progress, a case a line
             for child in folder.iterdir():
                 child.unlink()
             folder.rmdir()
