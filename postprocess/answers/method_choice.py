@@ -23,13 +23,9 @@ at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
 A third candidate: ``worker-coin``, one accuracy a worker shrunk toward the crowd's
 (postprocess.answers.worker_coin), scored the same way; it replaces the standing choice (majority vote or
 Dawid-Skene, as above) only where its held-out log-probability is ahead by CLEAR_BY standard errors of the
-per-label difference (summed per item first: an item's labels share its posterior). Why: on labels bought
-adaptively (``make bench-adaptive-seeds``: half the judgements of synthetic crowds of the held-out shapes) it is
-6.4-9.2 standard errors ahead on the 10-label image shape (seeds 0-2) and the 27-worker shape (seeds 1, 2), and
-answers them better (image shape 0.8216 / 0.8439 / 0.7856 against majority vote's 0.7807 / 0.8352 / 0.7200); on
-full labels it was ahead of Dawid-Skene by 1.1-1.3 standard errors on the 27-worker shape (seed 1) and the image
-shape (seed 2), where Dawid-Skene answers better (0.8887 against 0.8613 on the first); behind it on RTE, TEMP and
-the binary shapes (by 3.8 to 34). Two standard errors: the usual 95% level of a paired comparison, not fitted.
+per-label difference (summed per item first: an item's labels share its posterior); why, with the figures on
+adaptively bought and full labels: docs/reference/outputs.md. Two standard errors: the usual 95% level of a
+paired comparison, not fitted.
 
 Pure: integer codes in, a :class:`Choice` out.
 """
