@@ -164,7 +164,9 @@ def main(cases: int = 1_000, seed: int = 0) -> dict[str, Any]:
 
     draw = random.Random(seed)
     codes: Counter[str] = Counter()
-    tracebacks, bombs, worst = [], [], []
+    tracebacks: list[dict[str, Any]] = []
+    bombs: list[dict[str, Any]] = []
+    worst: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in range(cases):
             shape = draw.choice(list(SHAPES))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import random
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -43,9 +44,14 @@ def test_the_replays_gain_looks_fields_up_once_a_round(monkeypatch: pytest.Monke
     draw = random.Random(2)
     frame = pd.DataFrame([(f"i{i}", f"w{w}", draw.choice("ab"), f"f{f}") for f in range(40) for i in range(3)
                           for w in range(3)], columns=["item_id", "worker_id", "label", "field"])
-    calls = []
+    calls: list[int] = []
     real = adaptive.positions
-    monkeypatch.setattr(adaptive, "positions", lambda *a: calls.append(1) or real(*a))
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(adaptive, "positions", counted)
     replayed = replay(frame, StoppingRule(min_judgements=2, budget=0.8, confidence=0.9))
     assert replayed.answers["field"].nunique() == 40
     assert len(calls) < 10  # a few a replay, not one per field and round (over 40 before)
@@ -61,7 +67,7 @@ def test_a_checkbox_group_of_many_options_under_mace_is_one_line(tmp_path: Path,
         for w in range(3)), "utf-8")
     code = main(["aggregate", str(path), "--ticks", "boxes", "--method", "mace", "--out", str(tmp_path / "a.csv")])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "--method mace fits 184 field(s) of their own shape" in err
+    assert code == 2 and err.count("\n") == 1 and "method mace fits 184 field(s) of their own shape" in err
 
 
 def test_mace_on_too_many_cells_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,7 +80,7 @@ def test_mace_on_too_many_cells_is_one_line_and_exit_2(tmp_path: Path, capsys: p
     code = main(["aggregate", str(path), "--method", "mace", "--out", str(tmp_path / "answers.csv")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert ("--method mace fits 1 field(s) of their own shape (from 'label'; labels plus items x label values: "
+    assert ("method mace fits 1 field(s) of their own shape (from 'label'; labels plus items x label values: "
             "206,000 cells), about 25 s of CPU") in err
     assert "use --method mv or skill" in err and not (tmp_path / "answers.csv").exists()
     assert main(["aggregate", str(path), "--method", "mv", "--out", str(tmp_path / "answers.csv")]) == 0

@@ -79,7 +79,7 @@ def _refuse_long_fits(data: Coded, fields: list[np.ndarray], methods: list[str],
     if seconds > FIT_BUDGET_S:
         field = str(data.field_ids[data.fields[fields[0][0]]])
         raise TooManyClasses(
-            f"--method {methods[0]} fits {len(first):,} field(s) of their own shape (from {field!r}; labels plus items "
+            f"method {methods[0]} fits {len(first):,} field(s) of their own shape (from {field!r}; labels plus items "
             f"x label values: {cells:,} cells), about {seconds:.0f} s of CPU, past the {FIT_BUDGET_S:g} s allowed; "
             "use --method mv or skill (every field at once), or fewer label values or fields")
 
