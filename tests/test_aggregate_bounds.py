@@ -71,16 +71,16 @@ def test_a_checkbox_group_of_many_options_under_mace_is_one_line(tmp_path: Path,
 
 
 def test_mace_on_too_many_cells_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """MACE runs ~3,100 EM steps over a field's labels and items x label values: 3,000 items x 100 values took 31 s
-    of CPU. Refused before fitting, naming the methods that take the file; majority vote answers it."""
+    """MACE runs hundreds of EM steps over a field's labels and items x label values: 3,000 items x 100 values took
+    31 s of CPU. Refused before fitting, naming the methods that take the file; majority vote answers it."""
     draw = random.Random(3)
     path = tmp_path / "labels.csv"
     path.write_text("item_id,worker_id,label\n" + "".join(
-        f"i{i},w{w},l{draw.randrange(101)}\n" for i in range(2_000) for w in draw.sample(range(5), 2)), "utf-8")
+        f"i{i},w{w},l{draw.randrange(101)}\n" for i in range(4_000) for w in draw.sample(range(5), 2)), "utf-8")
     code = main(["aggregate", str(path), "--method", "mace", "--out", str(tmp_path / "answers.csv")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert ("method mace fits 1 field(s) of their own shape (from 'label'; labels plus items x label values: "
-            "206,000 cells), about 25 s of CPU") in err
+            "412,000 cells), about 25 s of CPU") in err
     assert "use --method mv or skill" in err and not (tmp_path / "answers.csv").exists()
     assert main(["aggregate", str(path), "--method", "mv", "--out", str(tmp_path / "answers.csv")]) == 0
