@@ -67,9 +67,7 @@ def _refuse_long_fits(data: Coded, fields: list[np.ndarray], methods: list[str],
                       shapes: list[tuple[bytes, _Names]]) -> None:
     """``TooManyClasses`` where the fits of the distinct shapes would take past ``FIT_BUDGET_S`` (``FIT_COST``):
     MACE on 3,000 items x 100 label values, or on a checkbox group of 200 options (a field each), took minutes."""
-    first: dict[bytes, int] = {}
-    for f, (shape, _) in enumerate(shapes):
-        first.setdefault(shape, f)
+    first = {shape: f for f, (shape, _) in reversed(list(enumerate(shapes)))}  # each shape's first field
     seconds, cells = 0.0, 0
     for f in first.values():
         names = shapes[f][1]
