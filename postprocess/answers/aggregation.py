@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from postprocess.answers.calibration import calibrate_answers, coherent, known_answers
-from postprocess.answers.field_parts import Coded, coded, joined
+from postprocess.answers.field_parts import ByField, Coded, coded, joined
 from postprocess.answers.judgements import DEFAULT_FIELD, judgements
 from postprocess.answers.method_choice import Choice, choose, settled
 from postprocess.answers.one_field import FieldAnswers
@@ -154,8 +154,8 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
                             {int(codes.fields[part.rows[0]]): part.temperature})
     out = joined([p.answers for p in parts if p.answers]).sort_values(["field", "item_id"], kind="stable")
     out = out.reset_index(drop=True)[ANSWER_COLUMNS]
-    out.attrs["method_choice"] = reasons  # auto's reasons, by field
-    out.attrs["temperature"] = {str(codes.field_ids[f]): temperatures[f] for f in range(len(fields))}  # confidence
+    out.attrs["method_choice"] = ByField(reasons)  # auto's reasons, by field
+    out.attrs["temperature"] = ByField({str(codes.field_ids[f]): temperatures[f] for f in range(len(fields))})
     order = np.argsort(codes.fields, kind="stable")  # field after field, each in file order
     given = pd.DataFrame({"worker": codes.workers[order], "item": codes.items[order],
                           "posterior": posterior[order], "agrees": agrees[order]})

@@ -46,6 +46,7 @@ KEY_COLUMNS = ["item_id", "worker_id", "_field"]
 # workers x label values squared (a confusion matrix a worker, which every method's confidence weighs) past which
 # a field is refused: neither estimable from a crowd's labels nor cheap (300 values x 200 workers: minutes of CPU)
 CONFUSION_CELLS = 2_000_000
+MAX_FIELDS = 200_000  # distinct fields past which a file is refused (10^6 one-label fields: 49 s, 1.2 GB)
 
 
 class FreeText(ValueError):
@@ -87,6 +88,9 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
         work["field"] = work["_field"]
     blank = label.eq("")
     work = work[~blank]
+    if work["_field"].nunique() > MAX_FIELDS:  # a per-field record each, past 30 s and 1 GB at 10^6 fields
+        raise TooManyClasses(f"{work['_field'].nunique():,} fields, past the {MAX_FIELDS:,} one aggregate takes (a "
+                             "field is one question of the page); is the field column right? choose with --field")
     counts: dict[str, Any] = {"labels_read": len(frame), "blank_labels": int(blank.sum()),
                               "fold_case": policy.fold_case, "respelled": 0, "spelling_variants": {}}
     work, counts["respelled"], counts["spelling_variants"] = _fold(work, policy.fold_case)

@@ -11,7 +11,9 @@ Where it departs from crowd-kit 1.4.2 (docs/explanation/answers-confidence.md ha
 - Restarts are kept by the variational lower bound on the marginal likelihood, the objective the variational
   M-step raises (the paper keeps the restart of best marginal likelihood); crowd-kit compares the likelihood at
   the point estimates plus 1e-8 an item, which stops counting once an item has more than a few labels. The
-  chosen restart then runs until the bound settles: fifty iterations can leave restarts a few items apart.
+  restarts are ranked after ``SCREEN_ITER`` iterations and the chosen one runs until the bound settles (fifty
+  iterations can leave restarts a few items apart): on WSD, RTE, TEMP and the 92,721-label AdultContent2 shape
+  the same answers as ranking after fifty, at a quarter of the CPU (7.97 -> 2.05 s on the largest).
 - The true label's prior is the paper's uniform one or learned (a Dirichlet(1) on the labels' shares, the same
   variational update), whichever model has the larger bound: under a uniform prior, with few labels an item, a
   rare label reads as strong evidence (a spammer's own distribution gives the common one), and a skewed crowd
@@ -38,6 +40,7 @@ LABEL_PRIOR = 1.0  # symmetric Dirichlet on the true labels' shares, when they a
 LABEL_PRIORS = ("uniform", "learned", "either")
 TOL = 1e-9  # the chosen restart goes on until a round raises the bound by less than this a label (None: it stops)
 MAX_ITER = 1000
+SCREEN_ITER = 10  # iterations of each restart before they are ranked by their bound (the module)
 
 
 class _Run(NamedTuple):
@@ -52,7 +55,7 @@ class MACE:
     beta) on each worker's spamming, and the true label's prior ``uniform``, ``learned`` or ``either``
     (whichever has the larger bound, the default)."""
 
-    def __init__(self, n_restarts: int = 10, n_iter: int = 50, default_noise: float = 0.5, alpha: float = 0.5,
+    def __init__(self, n_restarts: int = 10, n_iter: int = SCREEN_ITER, default_noise: float = 0.5, alpha: float = 0.5,
                  beta: float = 0.5, random_state: int | None = 0, label_prior: str = "either",
                  tol: float | None = TOL, max_iter: int = MAX_ITER) -> None:
         if label_prior not in LABEL_PRIORS:

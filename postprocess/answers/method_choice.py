@@ -13,7 +13,9 @@ predicts they always agree: where workers give few labels each that costs it, as
 
 Below ``min_per_worker`` labels a worker on average no test is run: majority vote (a worker's confusion
 cannot be estimated from one or two labels; the test would only say so more slowly). A field with one
-label value is majority vote, and so is one whose
+label value is majority vote, so is one of fewer than ``MIN_TESTED`` labels (a fold of a handful of held-out
+labels cannot tell the models apart: an adaptive replay of 10,000 fields of nine labels ran the test
+per field each round, 68 s of CPU), and so is one whose
 worker's confusion matrix has over ``CELLS_A_LABEL`` cells a label the worker gave (40 values, 15 labels a worker).
 Past ``LARGE`` labels one fold of ``FOLDS`` is scored (a fifth of the labels held out, a fit per model), not all:
 at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
@@ -21,13 +23,9 @@ at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
 A third candidate: ``worker-coin``, one accuracy a worker shrunk toward the crowd's
 (postprocess.answers.worker_coin), scored the same way; it replaces the standing choice (majority vote or
 Dawid-Skene, as above) only where its held-out log-probability is ahead by CLEAR_BY standard errors of the
-per-label difference (summed per item first: an item's labels share its posterior). Why: on labels bought
-adaptively (``make bench-adaptive-seeds``: half the judgements of synthetic crowds of the held-out shapes) it is
-6.4-9.2 standard errors ahead on the 10-label image shape (seeds 0-2) and the 27-worker shape (seeds 1, 2), and
-answers them better (image shape 0.8216 / 0.8439 / 0.7856 against majority vote's 0.7807 / 0.8352 / 0.7200); on
-full labels it was ahead of Dawid-Skene by 1.1-1.3 standard errors on the 27-worker shape (seed 1) and the image
-shape (seed 2), where Dawid-Skene answers better (0.8887 against 0.8613 on the first); behind it on RTE, TEMP and
-the binary shapes (by 3.8 to 34). Two standard errors: the usual 95% level of a paired comparison, not fitted.
+per-label difference (summed per item first: an item's labels share its posterior); why, with the figures on
+adaptively bought and full labels: docs/reference/outputs.md. Two standard errors: the usual 95% level of a
+paired comparison, not fitted.
 
 Pure: integer codes in, a :class:`Choice` out.
 """
@@ -48,6 +46,7 @@ SMOOTHING = 1.0  # a held-out label is read with this many pseudo-labels a confu
 ITERATIONS = 100
 TOLERANCE = 1e-5  # largest change of an item's posterior at which EM has converged
 SEED = 0
+MIN_TESTED = 100  # labels in a field under which auto runs no test (20 held out a fold)
 CELLS_A_LABEL = 10.0  # a worker's confusion cells per label they gave past which auto does not test Dawid-Skene
 CLEAR_BY = 2.0  # worker-coin replaces the standing choice only this many standard errors ahead (see the module)
 
@@ -85,6 +84,9 @@ def settled(n_judgements: int, n_workers: int, n_labels: int, min_per_worker: fl
     if per_worker < min_per_worker:
         return Choice("mv", f"{per_worker:.1f} labels a worker on average, under min_per_worker {min_per_worker:g}: "
                             "too few to estimate a worker's confusion", {})
+    if n_judgements < MIN_TESTED:
+        return Choice("mv", f"{n_judgements} labels, under {MIN_TESTED}: too few for a held-out test to tell "
+                            "the models apart", {})
     if n_labels ** 2 > CELLS_A_LABEL * per_worker:
         return Choice("mv", f"{n_labels:,} label values: a worker's {n_labels:,}x{n_labels:,} confusion matrix is "
                             f"more than {CELLS_A_LABEL:g}x the {per_worker:.1f} labels a worker gives on average; "

@@ -19,8 +19,16 @@ from typing import NamedTuple
 import numpy as np
 
 from postprocess.answers.field_parts import Coded
+from postprocess.answers.label_hygiene import TooManyClasses
 from postprocess.answers.one_field import FieldAnswers, field_answers
 from postprocess.answers.skill_prior import SkillPrior
+
+# CPU seconds of a fit (a small field's, and each cell's: labels + items x label values) by method, measured on 2
+# shared cores: MACE runs hundreds of EM steps (two label priors, eleven starts, the chosen one to convergence;
+# 3,000 items x 100 values: 15 s), GLAD ~13 ms a small field, the others ~4 ms
+FIT_COST = {"mace": (0.125, 6e-5), "glad": (0.013, 1e-5)}
+OTHER_FIT = (0.004, 1e-5)
+FIT_BUDGET_S = 20.0  # the fits' estimated CPU past which the fields are refused before any is fitted
 
 
 class _Names(NamedTuple):
@@ -43,8 +51,9 @@ def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], se
     same as ``field_answers`` of each field."""
     templates: dict[bytes, _Template] = {}
     out = []
-    for rows, method in zip(fields, methods, strict=True):
-        shape, names = _shape(data, rows, method)
+    shapes = [_shape(data, rows, method) for rows, method in zip(fields, methods, strict=True)]
+    _refuse_long_fits(data, fields, methods, shapes)
+    for rows, method, (shape, names) in zip(fields, methods, shapes, strict=True):
         template = templates.get(shape)
         if template is None:
             template = templates[shape] = _template(data, field_answers(data, rows, method, seed, prior), names)
@@ -52,6 +61,25 @@ def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], se
         else:
             out.append(_renamed(data, template, rows, names))
     return out
+
+
+def _refuse_long_fits(data: Coded, fields: list[np.ndarray], methods: list[str],
+                      shapes: list[tuple[bytes, _Names]]) -> None:
+    """``TooManyClasses`` where the fits of the distinct shapes would take past ``FIT_BUDGET_S`` (``FIT_COST``):
+    MACE on 3,000 items x 100 label values, or on a checkbox group of 200 options (a field each), took minutes."""
+    first = {shape: f for f, (shape, _) in reversed(list(enumerate(shapes)))}  # each shape's first field
+    seconds, cells = 0.0, 0
+    for f in first.values():
+        names = shapes[f][1]
+        cell = len(fields[f]) + len(names.items) * len(names.labels)
+        fixed, each = FIT_COST.get(methods[f], OTHER_FIT)
+        seconds, cells = seconds + fixed + each * cell, cells + cell
+    if seconds > FIT_BUDGET_S:
+        field = str(data.field_ids[data.fields[fields[0][0]]])
+        raise TooManyClasses(
+            f"method {methods[0]} fits {len(first):,} field(s) of their own shape (from {field!r}; labels plus items "
+            f"x label values: {cells:,} cells), about {seconds:.0f} s of CPU, past the {FIT_BUDGET_S:g} s allowed; "
+            "use --method mv or skill (every field at once), or fewer label values or fields")
 
 
 def _shape(data: Coded, rows: np.ndarray, method: str) -> tuple[bytes, _Names]:
