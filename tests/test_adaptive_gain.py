@@ -68,3 +68,23 @@ def test_a_round_asks_at_most_its_cap_the_largest_gain_first() -> None:
     assert adaptive_budget.by_gain(asks, gain, 9).tolist() == asks.tolist()
     assert not adaptive_budget.by_gain(asks, gain, 0).any()
     assert adaptive_budget.round_cap(10) == 2 and adaptive_budget.round_cap(1) == 1
+
+
+def test_the_expected_gain_of_many_labels_is_bounded_and_unchanged_for_few() -> None:
+    """97 label values: three judgements ahead are 156,849 outcomes a label, 45 GB for 400 items; the lookahead
+    stops where the outcomes are past counting and items go in chunks. Four labels: the same figures as before."""
+    from postprocess.answers import adaptive_budget
+
+    rng = np.random.default_rng(0)
+    wide = rng.dirichlet(np.ones(97), size=400)
+    gain = adaptive_budget.expected_gain(wide, 3.0, np.full(400, 3))
+    assert gain.shape == (400,) and np.isfinite(gain).all()
+    few = rng.dirichlet(np.ones(4), size=50)
+    whole = adaptive_budget.expected_gain(few, 3.0, np.full(50, 3))  # one chunk, as the gain was computed before
+    saved = adaptive_budget.CHUNK_CELLS
+    try:
+        adaptive_budget.CHUNK_CELLS = 100  # a few items a chunk
+        chunked = adaptive_budget.expected_gain(few, 3.0, np.full(50, 3))
+    finally:
+        adaptive_budget.CHUNK_CELLS = saved
+    np.testing.assert_allclose(chunked, whole, rtol=1e-12)

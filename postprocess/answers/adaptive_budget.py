@@ -25,6 +25,8 @@ from itertools import combinations_with_replacement
 import numpy as np
 
 LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
+OUTCOME_CELLS = 2_000_000  # outcomes x labels past which a longer lookahead is not taken (97 labels: 3 ahead is 15M)
+CHUNK_CELLS = 20_000_000  # items x outcomes x labels held at once (160 MB of floats)
 ROUND_SHARE = 0.25  # with a budget under the whole file, a round asks at most this share of the items
 
 
@@ -98,10 +100,14 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
     best = np.zeros(items)
     log_ratio, log_norm = np.log(vote_ratio), np.log(vote_ratio + k - 1)
     for r in range(1, lookahead + 1):
+        if r > 1 and math.comb(k + r - 1, r) * k > OUTCOME_CELLS:  # many labels: r outcomes are past counting
+            break
         counts, log_multinomial = outcomes(r, k)  # outcomes x labels; each outcome's log multinomial coefficient
         # log P(n | c) = log multinomial(n) + n_c log ratio - r log(ratio + k - 1): outcomes x true labels
         likelihood = np.exp(log_multinomial[:, None] + counts * log_ratio - r * log_norm)
-        right = (posterior[:, None, :] * likelihood[None]).max(axis=2).sum(axis=1)
+        step = max(1, CHUNK_CELLS // likelihood.size)  # items at a time: items x outcomes x labels stays bounded
+        right = np.concatenate([(posterior[i:i + step, None, :] * likelihood[None]).max(axis=2).sum(axis=1)
+                                for i in range(0, items, step)]) if items else np.zeros(0)
         best = np.where(remaining >= r, np.maximum(best, (right - now) / r), best)
     return best
 
