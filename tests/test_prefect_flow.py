@@ -78,7 +78,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     assert wanted_steps <= steps
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
     # per round and their late work's steps again (at most 2 rounds a batch)
-    assert any(n.startswith("caption top-up") for n in names)
+    assert any(n.startswith("top-up") for n in names)
     assert 5 * len(STEPS) == 30 < len(names) <= 5 * len(STEPS) * (1 + 2)
 
 
