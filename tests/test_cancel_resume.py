@@ -124,7 +124,8 @@ def test_on_prolific_participants_still_working_at_the_cancel_are_paid_once_the_
     config, ledger, out = cancelled_at_batch_2(tmp_path, monkeypatch, stop_in_batch_2_wait(0.05), "prolific")
     store = Store(ledger)
     at_cancel = store.rows("SELECT status, count(*) AS n FROM platform_submissions WHERE batch = 2 GROUP BY status")
-    assert {r["status"]: r["n"] for r in at_cancel} == {"ACTIVE": 5}  # this seed and clock: all still working
+    statuses = {r["status"]: r["n"] for r in at_cancel}
+    assert statuses.get("ACTIVE", 0) >= 3 and sum(statuses.values()) == 5  # most still working at the cancel
     assert resume(config, ledger, out, "--platform", "prolific") == 0, capsys.readouterr().err
     final = store.rows("SELECT p.status, d.action, d.applied FROM platform_submissions p JOIN decisions d ON "
                        "d.assignment_id = p.submission_id WHERE p.batch = 2")
