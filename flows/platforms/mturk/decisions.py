@@ -9,6 +9,7 @@ from typing import Any
 
 from flows.core.decisions import Decision
 from flows.core.errors import PlatformError
+from flows.core.ledger.ledger_calls import Adopted
 from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, new_block_key, sent, strike
 from flows.platforms.mturk import adapter as mturk
@@ -29,6 +30,14 @@ def _mturk_approve(run: Run, d: Decision) -> tuple[str, str]:
     return key, str(result["outcome"])
 
 
+def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
+    """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block; one MTurk
+    already made (its reply lost) is adopted, not made again (the platform module's block step too)."""
+    mode = run.cfg.gating.block_mode
+    made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
+    return {"mode": mode} if made else Adopted({"mode": mode})
+
+
 def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
     key = f"{run.cfg.name}:reject:{d.assignment_id}"
     result = sent(run, d, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
@@ -37,8 +46,6 @@ def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
 
 
 def _mturk_block(run: Run, d: Decision) -> tuple[str, str]:
-    from flows.platforms.mturk.platform import block  # the block step's call (that module imports this one)
-
     mode, key = run.cfg.gating.block_mode, new_block_key(run, d)
     sent(run, d, "ExcludeWorker", key, {"WorkerId": d.worker_id, "mode": mode},
          partial(block, run, d.worker_id, f"review: {d.reason or 'blocked by a reviewer'}"))

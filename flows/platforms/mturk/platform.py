@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
-from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, ledgered_all
+from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
 from flows.core.run.run_context import Run
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, extend, qualification_stage
 from flows.platforms.mturk import operations as mturk_operations
-from flows.platforms.mturk.decisions import MTURK_SENDERS
+from flows.platforms.mturk.decisions import MTURK_SENDERS, block  # noqa: F401  (the protocol's block)
 from flows.platforms.mturk.dry_run import mturk_plan
 from flows.platforms.mturk.estimate import (
     mturk_estimate,
@@ -24,7 +24,7 @@ from flows.platforms.mturk.estimate import (
     took_lines,  # noqa: F401  (the protocol's)
 )
 from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
-from flows.platforms.mturk.qualifications import block_qualification, cost_per_assignment, qualification_test_cost
+from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session
 
 TARGET_NOTE = " (MTurk API)"
@@ -104,13 +104,6 @@ def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, A
 
 def block_mode(cfg: CampaignConfig) -> str:
     return cfg.gating.block_mode
-
-
-def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
-    """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block."""
-    mode = block_mode(run.cfg)
-    made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
-    return {"mode": mode} if made else Adopted({"mode": mode})
 
 
 def place_cost(cfg: CampaignConfig) -> str:
