@@ -86,9 +86,9 @@ def test_no_answer_is_flagged_where_nobody_agrees_or_with_one_other_worker() -> 
 
 def test_an_entity_campaign_on_the_simulator_blocks_contrarians_and_no_honest_worker(tmp_path: Path, monkeypatch,
                                                                                      capsys) -> None:
-    """The documented entity page imported as a user would, 40 sentences x 5 workers in 2 batches: the
+    """The documented entity page imported as a user would, 40 sentences x 5 workers in 3 batches: the
     simulated contrarians (the sentence's first word as a name) are flagged on most of their items and
-    blocked; no honest worker is blocked (a fifth of honest answers at most are flagged: the hurried ones)."""
+    blocked once the evidence is there; no honest worker is blocked (a fifth of honest answers at most are flagged: the hurried ones)."""
     page = Path(__file__).parent / "pages_wild" / "entity_annotation.liquid.html"
     assert main(["new", "ner", "--from", str(page), "--dir", str(tmp_path)]) == 0
     rng = random.Random(3)
@@ -101,7 +101,7 @@ def test_an_entity_campaign_on_the_simulator_blocks_contrarians_and_no_honest_wo
             for n in range(40)])
     config = tmp_path / "config" / "ner.toml"
     text = config.read_text()
-    for old, new in (("assignments_per_image = 3 ", "assignments_per_image = 5 "), ("batches = 1 ", "batches = 2 ")):
+    for old, new in (("assignments_per_image = 3 ", "assignments_per_image = 5 "), ("batches = 1 ", "batches = 3 ")):
         assert old in text
         text = text.replace(old, new)
     config.write_text(text.replace('budget = "', 'budget = "1', 1))  # ten times the page's budget
@@ -118,6 +118,9 @@ def test_an_entity_campaign_on_the_simulator_blocks_contrarians_and_no_honest_wo
     contrarians = [w for w in answered.index if truth[w] == "contrarian" and answered[w] >= 5]
     honest = [w for w in answered.index if truth[w] in ("diligent", "typo_prone")]
     assert contrarians and len(honest) >= 10
-    assert all(share[w] >= 0.8 for w in contrarians) and set(contrarians) <= blocked
+    # most of a contrarian's marks meet nobody's (a sentence opening with a person's name is half right); one item a
+    # page, a worker's rate blocks from block_min_evidence (5) flagged pages on
+    assert all(share[w] >= 0.6 for w in contrarians)
+    assert {w for w in contrarians if flagged.get(w, 0) >= 5} <= blocked and set(contrarians) & blocked
     honest_flagged = flagged.reindex(honest, fill_value=0).sum() / answered[honest].sum()
     assert not blocked & set(honest) and honest_flagged < 0.2, honest_flagged  # their hurried answers (skill)

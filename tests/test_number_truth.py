@@ -45,7 +45,8 @@ def test_a_slider_follows_its_truth_with_each_workers_care(tmp_path: Path) -> No
     assert len(errors) >= 30
     assert statistics.median(errors) <= 5  # drawn at random over 0-100 the median error is about 30
     zeros = [v for i, vs in given.items() if TRUE.get(i) == 0 for v in vs]
-    assert sum(v <= 8 for v in zeros) >= 0.8 * len(zeros), zeros
+    # honest care ~0.86: of 12 answers on true zeros, 7 or fewer near zero has chance 0.018 (binomial), 9 has 0.23
+    assert sum(v <= 8 for v in zeros) >= 0.6 * len(zeros), zeros
     assert all(0 <= v <= 100 for vs in given.values() for v in vs)
     truth = json.loads((tmp_path / "runs" / "severity" / "sim_items.json").read_text(encoding="utf-8"))
     known = {r["item_id"]: r for r in truth if r["field"] == "severity"}
