@@ -88,7 +88,8 @@ def test_an_entity_campaign_on_the_simulator_blocks_contrarians_and_no_honest_wo
                                                                                      capsys) -> None:
     """The documented entity page imported as a user would, 40 sentences x 5 workers in 3 batches: the
     simulated contrarians (the sentence's first word as a name) are flagged on most of their items and
-    blocked once the evidence is there; no honest worker is blocked (a fifth of honest answers at most are flagged: the hurried ones)."""
+    blocked once the evidence is there; no honest worker is blocked (a fifth of honest answers at most are
+    flagged: the hurried ones)."""
     page = Path(__file__).parent / "pages_wild" / "entity_annotation.liquid.html"
     assert main(["new", "ner", "--from", str(page), "--dir", str(tmp_path)]) == 0
     rng = random.Random(3)

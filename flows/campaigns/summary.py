@@ -76,7 +76,7 @@ SHORT_ITEMS = """SELECT i.item_id, COUNT(DISTINCT CASE WHEN d.action = 'approve'
 FROM items i JOIN batches b ON b.campaign = i.campaign AND b.batch = i.batch
 LEFT JOIN answers an ON an.campaign = i.campaign AND an.item_id = i.item_id
 LEFT JOIN decisions d ON d.campaign = an.campaign AND d.assignment_id = an.assignment_id
-WHERE i.campaign = ? AND b.status IN ('decided', 'blocked') GROUP BY i.item_id ORDER BY i.batch, i.item_id"""
+WHERE i.campaign = ? AND b.status IN ('decided', 'blocked') GROUP BY i.batch, i.item_id ORDER BY i.batch, i.item_id"""
 
 
 def short_items(store: Store, campaign: str) -> tuple[int, dict[str, int]]:
