@@ -21,7 +21,8 @@ def chosen_rules(qc: QcSection, recommended: tuple[str, ...], custom: bool) -> t
     else:
         rules, notes = base + listed, []
     chosen = tuple(r for r in dict.fromkeys(rules + tuple(qc.extend)) if r not in qc.ignore)
-    left = [r for r in recommended if r not in chosen and r not in qc.ignore]  # what ignore names is intent
+    left = [] if explicit and qc.preset == "none" else [  # what preset "none" or ignore leaves out is intent
+        r for r in recommended if r not in chosen and r not in qc.ignore]
     for name, field in qc.fields.items():  # a field's own list runs as written
         if field.rules is not None and (out := [r for r in rules_reading(TEXT, chosen)
                                                 if r not in field.rules and r not in field.ignore]):
