@@ -15,6 +15,7 @@ import pytest
 from bench.newcomer_kit import edit_config
 from flows.cli.main import main
 from flows.custom.answer_kinds import rating_scale
+from tests.test_field_kinds_campaign import hitflow
 
 pytestmark = pytest.mark.slow
 
@@ -34,13 +35,6 @@ PAGE = """{% extends "_custom_page.html.j2" %}
 </fieldset>
 {% endblock %}
 """
-
-
-def hitflow(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> str:
-    got = main(list(args))
-    said = capsys.readouterr()
-    assert got == code, said.out + said.err
-    return said.out + said.err
 
 
 @pytest.fixture(scope="module")
