@@ -72,7 +72,7 @@ def test_every_card_shows_the_answers_field_by_field_and_controls_beside_their_a
             for field, (_, value) in answers.items():
                 assert value == stored[(row.assignment_id, row.item_id, field)]  # as the worker gave it
             assert dict(row.shown)["note"] == items[row.item_id]["note"]  # the item's column the page showed
-            assert row.url == items[row.item_id]["image_url"]
+            assert row.images == (("image_url", items[row.item_id]["image_url"]),)
             text, typed = next((value, words) for field, _, value, words in row.answers if field == "description")
             assert typed.startswith(("typed", "no telemetry")) if text else typed == ""  # how the text came in
             if row.item_id.startswith("c"):

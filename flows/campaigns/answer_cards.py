@@ -7,8 +7,10 @@ field, as every route stores them (MTurk's collection, the task server's submiss
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from typing import Any
+from urllib.parse import urlparse
 
 import pandas as pd
 
@@ -21,6 +23,8 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
 LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
+PICTURES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".bmp", ".svg")
+HOST = re.compile(r"[a-z0-9.-]+")  # a host the review page's CSP can name (an item's value is untrusted)
 
 
 def worker_work(run: Run, cards: list[tuple[int, str, str]], most: int) -> tuple[list[list[str]], list[int]]:
@@ -37,16 +41,18 @@ def worker_work(run: Run, cards: list[tuple[int, str, str]], most: int) -> tuple
 
 
 def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str, str]], most: int,
-                 hidden: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
+                 hidden: Collection[str] = (), pictured: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
     """Per card: its rows (``most`` at most, its own assignment's first) and how many assignments the worker
-    did in the batch. ``hidden``: item columns the page does not show (a truth column)."""
+    did in the batch. ``hidden``: item columns the page does not show (a truth column); ``pictured``: those
+    it shows as an image (``<img src>``), as is any column whose http(s) URL ends in an image's extension."""
     chosen, done = worker_work(run, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
-    rows = _rows(run, ids, fields, set(hidden) | UNSHOWN) if ids else {}
+    rows = _rows(run, ids, fields, set(hidden) | UNSHOWN, set(pictured)) if ids else {}
     return [([r for a in mine for r in rows.get(a, [])][:most], n) for mine, n in zip(chosen, done, strict=True)]
 
 
-def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str]) -> dict[str, list[CardRow]]:
+def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str],
+          pictured: set[str]) -> dict[str, list[CardRow]]:
     some = f"({', '.join('?' * len(ids))})"
     answers = run.store.rows(f"SELECT assignment_id, item_id, field, value FROM answers WHERE campaign = ? AND "
                              f"assignment_id IN {some} ORDER BY rowid", [run.cfg.name, *ids])
@@ -69,22 +75,40 @@ def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str])
     for assignment in ids:
         given = by_assignment.get(assignment, {})
         order = [*pages.get(assignment, []), *(i for i in given if i not in pages.get(assignment, []))]
-        out[assignment] = [_row(assignment, item, items.get(item), given.get(item, {}), kinds, hidden,
+        out[assignment] = [_row(assignment, item, items.get(item), given.get(item, {}), kinds, (hidden, pictured),
                                 known.get(item, ()), words) for item in order]
     return out
 
 
 def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[str, str], kinds: dict[str, str],
-         hidden: set[str], known: tuple[tuple[str, str], ...], words: dict[tuple[str, str, str], str]) -> CardRow:
+         columns: tuple[set[str], set[str]], known: tuple[tuple[str, str], ...],
+         words: dict[tuple[str, str, str], str]) -> CardRow:
+    """``columns``: the item's columns the page hides, and those it pictures."""
     payload = json.loads((stored or {}).get("payload") or "{}")
-    shown = tuple((k, _short(v)) for k, v in payload.items() if k not in hidden and isinstance(v, str | int | float))
+    url = (stored or {}).get("url") or ""
+    values = [(k, str(v)) for k, v in payload.items() if k not in columns[0] and isinstance(v, str | int | float)]
+    images = tuple((k, v) for k, v in values if v == url or (web_origin(v) and (
+        k in columns[1] or urlparse(v).path.lower().endswith(PICTURES))))
+    images = images if not url or any(v == url for _, v in images) else (("", url), *images)
+    shown = tuple((k, _short(v)) for k, v in values if (k, v) not in images)
     named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
     answers = tuple((f, kind, _shown(given[f], kind), words.get((assignment, item, f), ""))
                     for f in named for kind in [kinds.get(f, "text")])
     # as postprocess/answers/control_items.py scores a control: the stripped answer against the known one
     wrong = tuple(f for f, answer in known if given.get(f, "").strip() and given[f].strip() != answer.strip())
-    return CardRow(assignment_id=assignment, item_id=item, url=(stored or {}).get("url") or "", shown=shown,
+    return CardRow(assignment_id=assignment, item_id=item, images=images, shown=shown,
                    answers=answers, known=known, wrong=wrong)
+
+
+def web_origin(url: str) -> str:
+    """``scheme://host[:port]`` of an http(s) URL on a plain host name or address; "" for any other value."""
+    try:
+        parts, port = urlparse(url), urlparse(url).port
+    except ValueError:  # a port out of range, a bracketed host that is no address
+        return ""
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}" if parts.scheme in ("http", "https") and \
+        HOST.fullmatch(host) and url.startswith(parts.scheme) else ""
 
 
 def _shown(value: str, kind: str) -> str:

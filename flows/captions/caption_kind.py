@@ -27,7 +27,8 @@ def caption_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> lis
     """Per card: the worker's captions beside their images (with any strike), and how many assignments."""
     captions = card_captions(run.store, run.cfg.name, cards, most)
     words = iter(telemetry_words(run, [c for mine, _ in captions for c in mine]))  # one read for the page
-    return [([CardRow(assignment_id=c["assignment_id"], item_id=c["image_id"], url=c["url"] or "",
+    return [([CardRow(assignment_id=c["assignment_id"], item_id=c["image_id"],
+                      images=(("", c["url"]),) if c["url"] else (),
                       answers=(("caption", "text", c["caption"] or "", next(words)),), struck=bool(c["struck"]))
               for c in mine], done) for mine, done in captions]
 

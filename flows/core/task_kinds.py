@@ -60,8 +60,8 @@ class CardRow:
 
     assignment_id: str
     item_id: str
-    url: str = ""
-    shown: tuple[tuple[str, str], ...] = ()  # the item's columns on the page: (column, value)
+    images: tuple[tuple[str, str], ...] = ()  # the item's pictures: (column or "", URL)
+    shown: tuple[tuple[str, str], ...] = ()  # the item's other columns on the page: (column, value)
     answers: tuple[tuple[str, str, str, str], ...] = ()  # (field, kind, value, telemetry in words or "")
     known: tuple[tuple[str, str], ...] = ()  # a control item's (field, known answer)
     struck: bool = False

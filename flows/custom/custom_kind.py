@@ -4,6 +4,7 @@ field beside the item's columns, plan minutes from those fields, the generic QC 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from flows.custom import custom_review
 from flows.custom.custom_task import (
     custom_item_plan,
     custom_page,
+    custom_source,
     custom_spec,
     dry_run_lines,
     field_kind,
@@ -29,6 +31,8 @@ from flows.custom.custom_task import (
 from flows.custom.page_check import source_problems
 
 MARKS = "annotations"  # the custom QC's word for spans, boxes and points
+# an item's column the page puts in an image's source: <img src="{{ item.x | safe_url }}">, item['x'] too
+PICTURED = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?\s*\{\{-?\s*item(?:\.(\w+)|\[\s*["'](\w+)["']\s*\])""", re.I)
 
 
 def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
@@ -51,7 +55,8 @@ def first_page_fields(cfg: CampaignConfig) -> list[AnswerField]:
 
 
 def custom_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
-    return answer_cards(run, first_page_fields(run.cfg), cards, most, hidden=set(run.cfg.truth.values()))
+    pictured = {a or b for a, b in PICTURED.findall(custom_source(run.cfg))}
+    return answer_cards(run, first_page_fields(run.cfg), cards, most, set(run.cfg.truth.values()), pictured)
 
 
 def custom_plan(cfg: CampaignConfig) -> PlanDefaults:

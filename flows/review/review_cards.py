@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 import time
 from typing import Any
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlencode
 
 import pandas as pd
 
+from flows.campaigns.answer_cards import web_origin
 from flows.campaigns.block_evidence import EVERY_BATCH, control_scores_so_far, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.kept_states import keep_for_config
@@ -68,8 +69,8 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
     pooled = PooledLines(store, name)
     cards = page_cards(run, shown.iloc[(page - 1) * PAGE_CARDS:page * PAGE_CARDS], (page - 1) * PAGE_CARDS, pooled)
     kind, words = kind_of(run.cfg), platform_facts(run.platform).WORDS  # a submission on Prolific, not an assignment
-    return {"cards": cards, "image_origins": sorted({_origin(r.url) for card in cards
-                                                     for r in card["rows"] if r.url} - {""}),
+    return {"cards": cards, "image_origins": sorted({web_origin(src) for card in cards for r in card["rows"]
+                                                     for _, src in r.images} - {""}),
             "work": words.work, "works": words.works, "unit": kind.unit_word,
             "strikes": bool(kind.extra.get("strikes")),
             "choices": {"rule": sorted(set().union(*[rule_names(r) for r in set(queue["rules"])])),
@@ -190,7 +191,3 @@ def described(w: pd.Series, policy: SkillPolicy) -> str:
             f"right; {w['pooled_labels']} labels on {w['pooled_pages']} page(s){agreeing}; evidence "
             f"{w['pooled_evidence']:.2f} sources")
 
-
-def _origin(url: str) -> str:
-    parts = urlparse(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
