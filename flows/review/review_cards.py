@@ -120,7 +120,6 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
     history = {w: rows.to_dict("records") for w, rows in  # the page's workers only
                histories(store, name, {r["worker_id"] for r in records}).groupby("worker_id", sort=False)}
     actions = store.rows("SELECT * FROM review_actions WHERE campaign = ? ORDER BY id", [name])
-    controls = control_lines(store, name)
     # a busy worker's card shows CARD_ROWS of their answers and flags (its own assignment's first), and how many
     work = kind_of(run.cfg).cards(run, [(int(r["batch"]), r["worker_id"], r["assignment_id"]) for r in records],
                                   CARD_ROWS)
@@ -137,7 +136,7 @@ def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) ->
                       "assignments": assignments,
                       "flags": flags, "flags_raised": raised,
                       "history": history.get(row["worker_id"], []),
-                      "controls": controls.get(row["worker_id"], ""), "done": done,
+                      "controls": pooled.controls.get(row["worker_id"], ""), "done": done,
                       "pooled": pooled.line(int(row["batch"]), row["worker_id"]),
                       "key_base": f"{name}:{row['item']}:{len(done)}"})
     return cards
@@ -153,12 +152,15 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
 
 
 class PooledLines:
-    """The pooled control rule's evidence (postprocess/answers/worker_skill.py) as the review page shows it: per card,
-    the worker's as the block step judged it after the card's batch; above the cards, the workers it
-    doubts over every batch so far. Nothing for a campaign planned without the rule."""
+    """The workers' evidence as the review page shows it: their control answers so far, counted once
+    (:func:`control_lines`, a card's and the table's), and the pooled control rule's
+    (postprocess/answers/worker_skill.py): per card, the worker's as the block step judged it after the
+    card's batch; above the cards, the workers it doubts over every batch so far (nothing for a campaign
+    planned without the rule)."""
 
     def __init__(self, store: Store, campaign: str):
         self.store, self.campaign = store, campaign
+        self.controls = control_lines(store, campaign)
         self.by_batch: dict[int, tuple[pd.DataFrame, SkillPolicy] | None] = {}
 
     def scores(self, batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
@@ -179,15 +181,17 @@ class PooledLines:
         if scored is None:
             return []
         doubted = scored[0][scored[0]["pooled_status"] != "ok"].sort_values(["pooled_p_above", "worker_id"])
-        return [{"worker_id": w["worker_id"], "line": described(w, scored[1])} for _, w in doubted.iterrows()]
+        return [{"worker_id": w["worker_id"], "line": described(w, scored[1]),
+                 "controls": self.controls.get(str(w["worker_id"]), "")} for _, w in doubted.iterrows()]
 
 
 def described(w: pd.Series, policy: SkillPolicy) -> str:
-    """One worker's pooled evidence in words (postprocess.answers.worker_skill.POOLED_COLUMNS)."""
+    """One worker's pooled evidence in words (postprocess.answers.worker_skill.POOLED_COLUMNS), their control
+    answers left to :func:`control_lines` (the rule's own count, after the card's batch, read as a second one)."""
     agreeing = "" if pd.isna(w["pooled_agreement"]) else f", agreeing {w['pooled_agreement']:.0%} with the others"
     return (f"{w['pooled_status']}; P(accuracy >= {policy.block_below:g}) = {shown_p(w['pooled_p_above'])} "
             f"(blocks under {shown_p(policy.alpha)} with {policy.min_evidence:g} sources or more), posterior "
-            f"accuracy {w['pooled_accuracy']:.2f}; controls {w['pooled_controls_right']} of {w['pooled_controls']} "
-            f"right; {w['pooled_labels']} labels on {w['pooled_pages']} page(s){agreeing}; evidence "
+            f"accuracy {w['pooled_accuracy']:.2f}; {w['pooled_labels']} labels on {w['pooled_pages']} page(s)"
+            f"{agreeing}; evidence "
             f"{w['pooled_evidence']:.2f} sources")
 
