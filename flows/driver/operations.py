@@ -100,8 +100,8 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
     except CampaignBusyError:
         refuse_while_running(store, campaign, "cancel")
         raise
-    return (f"{campaign} cancelled: {words.posted(int(result.get('closed', 0)))} closed; the partial "
-            f"dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
+    return (f"{campaign} cancelled: closed {words.posted(int(result.get('closed', 0)))} still taking work; the "
+            f"partial dataset ({done} row(s)) and report are in {summary.get('out_url') or summary['out_dir']}; "
             f"`hitflow status {campaign} --db {shown_location(db)}` shows what is left")
 
 

@@ -135,7 +135,7 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
         finished = f"; the simulator's workers on {len(working) - len(still)} HIT(s) finished and were decided"
         deleted, working = deleted + more, still
     later = f"; {len(working)} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
-    finish_cancel(run, errors, f"cancel: expired {expired} open HIT(s), deleted {deleted} finished HIT(s)"
+    finish_cancel(run, errors, f"cancel: {deleted} finished HIT(s) deleted once their work was decided"
                                f"{finished}{later}")
     return {"closed": expired, "expired": expired, "deleted": deleted, "still_working": len(working)}
 

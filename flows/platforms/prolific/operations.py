@@ -136,6 +136,5 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     # a participant still working when the study stopped may yet finish: their decision waits for that
     later = (f"; {working} participant(s) were still working: run `hitflow cancel` again once they finish, "
              "to decide their work") if working else ""
-    finish_cancel(run, errors, f"cancel: stopped {stopped} open study(ies); {finished} finished submission(s) "
-                               f"reviewed by the campaign's policy{later}")
+    finish_cancel(run, errors, f"cancel: {finished} finished submission(s) reviewed by the campaign's policy{later}")
     return {"closed": stopped, "stopped": stopped, "finished": finished, "still_working": working}
