@@ -62,7 +62,8 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
             b["open_until"] = b.pop("opened_at") + int(info.get("batch_open_s", 0)) if not stopped \
                 and b["status"] == "published" and b.get("opened_at") and info.get("batch_open_s") else None
             b["cancelled"] = stopped and b["next"] != "done"
-        pending = [b for b in batches if b["status"] != ORDER[-1]]
+        # a cancelled batch whose work was all in and decided is not left unfinished: nothing is left to post
+        pending = [b for b in batches if b["status"] != ORDER[-1] and not (stopped and b["settled"])]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")) if paid else Decimal(0),
                                    int(info.get("qualification_takers", 0)))
         status = shown_status(store, name, meta[0]["status"])
@@ -135,7 +136,7 @@ def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledg
                 "--resume-cancelled`"
                 + (f", which first posts again {first}" if first else ""))
     if status == "cancelled":
-        return "nothing (cancelled after every batch had finished)"
+        return "nothing (cancelled once every batch's work was in and decided)"
     if not pending:
         return "nothing: all batches done"
     return f"batch {pending[0]['batch']}: {pending[0]['next']}"
@@ -164,8 +165,14 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
     state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
+    # every assignment collected has its verdict on the platform (a person's in review, or the cancel's) and
+    # nothing waits for a person: past the review and the decisions, whatever step the run last recorded
+    settled = bool(by_state) and ORDER.index("collected") <= ORDER.index(status) < ORDER.index("blocked") and not (
+        state["undecided"] or state["needs_person"] or (opened and opened[0].get("hold")))
+    shown = "decided" if settled else status
     return {
-        "batch": batch, "status": status, "step": batch_status_words(status), "next": NEXT_STEP.get(status, "done"),
+        "batch": batch, "status": status, "step": batch_status_words(shown), "next": NEXT_STEP.get(shown, "done"),
+        "settled": settled,
         "hits": hits,
         "assignments": by_state, "decisions": decided, "for_review": state["needs_person"],
         "undecided": state["undecided"], "auto_approval_in_s": state["auto_approval_in_s"],
@@ -240,7 +247,9 @@ def step_words(b: dict[str, Any]) -> str:
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])
-    return f"{step} (stopped by the cancel)" if b.get("cancelled") else f"{step} (next: {b['next']})"
+    if b.get("cancelled"):
+        return f"{step} ({'all its work; ' if b.get('settled') else ''}stopped by the cancel)"
+    return f"{step} (next: {b['next']})"
 
 
 def format_status(report: list[dict[str, Any]]) -> str:
