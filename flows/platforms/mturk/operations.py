@@ -120,10 +120,10 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
     it is counted and reported, and a second run picks the HIT up again."""
     cfg, store = run.cfg, run.store
-    reconcile(run)
+    strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
     errors: list[str] = []
-    expired = sum(each_call(errors, f"expire {h['hit_id']}", _expire_open, run, h) for h in hits)
+    expired = sum(each_call(errors, f"expire {h['hit_id']}", _expire_open, run, h) for h in hits) + strays
     deleted, working = _decide_and_delete(run, hits, review_undecided, errors)
     finished = ""
     if working and run.target.kind == "sim":
