@@ -119,7 +119,7 @@ def test_status_and_cancel_after_a_person_decided_everything(sharp: dict[str, An
     assert "wait for review" not in status and "  batch 1: decided (next: block flagged workers);" in status, status
     said = hitflow(capsys, "cancel", "sharp", "--db", db)
     lines = [line for line in said.splitlines() if line.startswith(("cancel", "sharp cancelled"))]
-    assert lines[0] == "cancel: 11 finished HIT(s) deleted once their work was decided", said  # not "closed"
+    assert lines[0] == "cancel: 11 finished HIT(s) deleted, their work decided", said  # not "closed"
     assert lines[1].startswith("sharp cancelled: closed 0 HITs still taking work; the partial dataset"), said
     status = hitflow(capsys, "status", "sharp", "--db", db)
     assert "unfinished" not in status and "batch 1: decided (all its work; stopped by the cancel)" in status, status

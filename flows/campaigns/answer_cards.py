@@ -1,8 +1,6 @@
-"""A review card's rows for any task kind whose answers are form fields: per item of the worker's
-assignments, the item's columns the page showed, each answer field's value by its kind (free text with
-its telemetry in words), and a control item's known answers beside the worker's. A kind declares the
-fields (flows/core/task_kinds.py); the values come from the ledger's ``answers`` rows, one per item and
-field, as every route stores them (MTurk's collection, the task server's submissions)."""
+"""A review card's rows for any task kind whose answers are form fields (flows/core/task_kinds.py), read from
+the ledger's ``answers`` rows as every route stores them: per item of the worker's assignments, its pictures and
+other columns the page showed, each answer field by its kind, and a control item's known answers."""
 
 from __future__ import annotations
 
@@ -10,7 +8,6 @@ import json
 import re
 from collections.abc import Collection
 from typing import Any
-from urllib.parse import urlparse
 
 import pandas as pd
 
@@ -23,8 +20,10 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
 LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
-PICTURES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".bmp", ".svg")
-HOST = re.compile(r"[a-z0-9.-]+")  # a host the review page's CSP can name (an item's value is untrusted)
+# an http(s) URL's origin on a plain host, which the review page's CSP can name (an item's value is untrusted:
+# no quote, space, ";" or "@" in it); and a URL whose path ends in an image's extension
+ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#]|$)", re.I)
+PICTURE = re.compile(r"[^?#]*\.(?:jpe?g|png|gif|webp|avif|bmp|svg)(?:[?#]|$)", re.I)
 
 
 def worker_work(run: Run, cards: list[tuple[int, str, str]], most: int) -> tuple[list[list[str]], list[int]]:
@@ -47,12 +46,11 @@ def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str
     it shows as an image (``<img src>``), as is any column whose http(s) URL ends in an image's extension."""
     chosen, done = worker_work(run, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
-    rows = _rows(run, ids, fields, set(hidden) | UNSHOWN, set(pictured)) if ids else {}
+    rows = _rows(run, ids, fields, (set(hidden) | UNSHOWN, set(pictured))) if ids else {}
     return [([r for a in mine for r in rows.get(a, [])][:most], n) for mine, n in zip(chosen, done, strict=True)]
 
 
-def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str],
-          pictured: set[str]) -> dict[str, list[CardRow]]:
+def _rows(run: Run, ids: list[str], fields: list[AnswerField], columns: Columns) -> dict[str, list[CardRow]]:
     some = f"({', '.join('?' * len(ids))})"
     answers = run.store.rows(f"SELECT assignment_id, item_id, field, value FROM answers WHERE campaign = ? AND "
                              f"assignment_id IN {some} ORDER BY rowid", [run.cfg.name, *ids])
@@ -75,20 +73,18 @@ def _rows(run: Run, ids: list[str], fields: list[AnswerField], hidden: set[str],
     for assignment in ids:
         given = by_assignment.get(assignment, {})
         order = [*pages.get(assignment, []), *(i for i in given if i not in pages.get(assignment, []))]
-        out[assignment] = [_row(assignment, item, items.get(item), given.get(item, {}), kinds, (hidden, pictured),
+        out[assignment] = [_row(assignment, item, items.get(item), given.get(item, {}), kinds, columns,
                                 known.get(item, ()), words) for item in order]
     return out
 
 
 def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[str, str], kinds: dict[str, str],
-         columns: tuple[set[str], set[str]], known: tuple[tuple[str, str], ...],
-         words: dict[tuple[str, str, str], str]) -> CardRow:
-    """``columns``: the item's columns the page hides, and those it pictures."""
+         columns: Columns, known: tuple[tuple[str, str], ...], words: dict[tuple[str, str, str], str]) -> CardRow:
     payload = json.loads((stored or {}).get("payload") or "{}")
     url = (stored or {}).get("url") or ""
     values = [(k, str(v)) for k, v in payload.items() if k not in columns[0] and isinstance(v, str | int | float)]
-    images = tuple((k, v) for k, v in values if v == url or (web_origin(v) and (
-        k in columns[1] or urlparse(v).path.lower().endswith(PICTURES))))
+    pictured = {k for k, v in values if web_origin(v) and (k in columns[1] or PICTURE.match(v))}
+    images = tuple((k, v) for k, v in values if k in pictured or v == url != "")
     images = images if not url or any(v == url for _, v in images) else (("", url), *images)
     shown = tuple((k, _short(v)) for k, v in values if (k, v) not in images)
     named = [f for f in kinds if f in given] + sorted(f for f in given if f not in kinds)
@@ -101,14 +97,7 @@ def _row(assignment: str, item: str, stored: dict[str, Any] | None, given: dict[
 
 
 def web_origin(url: str) -> str:
-    """``scheme://host[:port]`` of an http(s) URL on a plain host name or address; "" for any other value."""
-    try:
-        parts, port = urlparse(url), urlparse(url).port
-    except ValueError:  # a port out of range, a bracketed host that is no address
-        return ""
-    host = parts.hostname or ""
-    return f"{parts.scheme}://{host}{f':{port}' if port else ''}" if parts.scheme in ("http", "https") and \
-        HOST.fullmatch(host) and url.startswith(parts.scheme) else ""
+    return m[1] if (m := ORIGIN.match(url)) else ""
 
 
 def _shown(value: str, kind: str) -> str:
@@ -152,6 +141,7 @@ def _known_answers(run: Run) -> dict[str, tuple[tuple[str, str], ...]]:
 
 
 Given = dict[str, dict[str, dict[str, str]]]  # assignment -> item -> field -> value
+Columns = tuple[set[str], set[str]]  # an item's columns the page hides, and those it pictures
 
 
 def _telemetry_words(records: dict[str, str], pages: dict[str, list[str]], given: Given,

@@ -55,8 +55,7 @@ class AnswerField:
 
 @dataclass(frozen=True)
 class CardRow:
-    """One item of one assignment as a review card shows it: the item's columns the worker saw, each answer
-    field's value with its kind (text with its telemetry in words), and a control's known answers."""
+    """One item of one assignment as a review card shows it."""
 
     assignment_id: str
     item_id: str

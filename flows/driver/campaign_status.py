@@ -99,8 +99,7 @@ def shown_status(store: Store, name: str, stored: str) -> str:
 
 
 def status_words(store: Store, c: dict[str, Any]) -> str:
-    """The campaign's status as people read it: a scheduled campaign between runs says what it waits for, and
-    a run that stopped for a person (open review items, a held batch) says that, not "stopped"."""
+    """The campaign's status in words: what a scheduled campaign waits for; "waiting for review", not "stopped"."""
     note = last_scheduled_run(store, c["campaign"]) if c["status"] == WAITING else None
     if note:
         return waiting_words(note)
@@ -110,9 +109,8 @@ def status_words(store: Store, c: dict[str, Any]) -> str:
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
-    """The options that put a resumed run on the route the campaign ran on: without them the command
-    status prints is refused (a Prolific campaign resumed as MTurk, a served simulator's campaign on
-    the embedded one). The embedded simulator records its file, which a resumed run finds itself."""
+    """The options that put a resumed run on the route the campaign ran on (without them the command status
+    prints is refused); the embedded simulator's file the resumed run finds itself."""
     words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
@@ -123,18 +121,14 @@ def route_options(info: dict[str, Any], platform: str) -> str:
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
               again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does. A command it names
-    carries the ledger (copied without it, ``--resume-cancelled`` would start the campaign afresh in
-    the default ledger) and ``route``, the options of the platform and target the campaign ran on.
-    ``again``: per batch, the HITs the cancel closed short that resuming posts again and the
-    assignments they lack (flows/platforms/operation_steps.py)."""
+    """What comes next: the first unfinished batch's step, or why nothing does; a command named carries the
+    ledger and ``route``. ``again``: per batch, what resuming posts again (flows/platforms/operation_steps.py)."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
         return (f"nothing (cancelled): {len(pending)} batch(es) left unfinished; post them on purpose with "
                 f"`hitflow run {shlex.quote(config_path)} --db {shlex.quote(ledger)}{' ' + route if route else ''} "
-                "--resume-cancelled`"
-                + (f", which first posts again {first}" if first else ""))
+                "--resume-cancelled`" + (f", which first posts again {first}" if first else ""))
     if status == "cancelled":
         return "nothing (cancelled once every batch's work was in and decided)"
     if not pending:
@@ -166,9 +160,9 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
     state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
     # every assignment collected has its verdict on the platform (a person's in review, or the cancel's) and
-    # nothing waits for a person: past the review and the decisions, whatever step the run last recorded
+    # nothing waits for a person (held or open): past the decisions, whatever step the run last recorded
     settled = bool(by_state) and ORDER.index("collected") <= ORDER.index(status) < ORDER.index("blocked") and not (
-        state["undecided"] or state["needs_person"] or (opened and opened[0].get("hold")))
+        state["undecided"] or state["needs_person"])
     shown = "decided" if settled else status
     return {
         "batch": batch, "status": status, "step": batch_status_words(shown), "next": NEXT_STEP.get(shown, "done"),
@@ -241,9 +235,8 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """"done" for a finished batch (not its last step's name, "blocked", which read as a worry), else the
-    last step done and the next one: "published (next: collect submissions)"; on a cancelled campaign,
-    "published (stopped by the cancel)", not a next step as if the campaign would go on."""
+    """"done" (not "blocked", which read as a worry), else the last step and the next, or on a cancelled
+    campaign that the cancel stopped it (not a next step as if the campaign would go on)."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

@@ -109,10 +109,7 @@ def _page(asked: str, shown: pd.DataFrame) -> int:
 
 def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
     """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
-    what its decision acts on: an assignment's card its own answers, a worker's card (block) the worker's in
-    the batch. Answers as the task kind reads them (flows/core/task_kinds.py: the item's columns, every
-    field's answer, text with its telemetry, a control's known answer), flags, control items, history and
-    what people did."""
+    what its decision acts on (docs/how-to/review.md) as the task kind reads it (flows/core/task_kinds.py)."""
     store, name = run.store, run.cfg.name
     records = rows.to_dict("records")
     if not records:
@@ -152,11 +149,8 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
 
 
 class PooledLines:
-    """The workers' evidence as the review page shows it: their control answers so far, counted once
-    (:func:`control_lines`, a card's and the table's), and the pooled control rule's
-    (postprocess/answers/worker_skill.py): per card, the worker's as the block step judged it after the
-    card's batch; above the cards, the workers it doubts over every batch so far (nothing for a campaign
-    planned without the rule)."""
+    """The workers' evidence on the review page: their control answers so far, counted once (a card's and the
+    table's), and the pooled control rule's, per card after the card's batch, above the cards over all of them."""
 
     def __init__(self, store: Store, campaign: str):
         self.store, self.campaign = store, campaign
@@ -186,8 +180,7 @@ class PooledLines:
 
 
 def described(w: pd.Series, policy: SkillPolicy) -> str:
-    """One worker's pooled evidence in words (postprocess.answers.worker_skill.POOLED_COLUMNS), their control
-    answers left to :func:`control_lines` (the rule's own count, after the card's batch, read as a second one)."""
+    """One worker's pooled evidence in words, but for their control answers (:func:`control_lines` counts them)."""
     agreeing = "" if pd.isna(w["pooled_agreement"]) else f", agreeing {w['pooled_agreement']:.0%} with the others"
     return (f"{w['pooled_status']}; P(accuracy >= {policy.block_below:g}) = {shown_p(w['pooled_p_above'])} "
             f"(blocks under {shown_p(policy.alpha)} with {policy.min_evidence:g} sources or more), posterior "

@@ -1,8 +1,5 @@
-"""MTurk's side of reconcile and cancel: HITs adopted, strays expired, missed work fetched.
-
-``reconcile`` and ``cancel`` talk to the platform; they never create a HIT. The shared part of a
-cancel (review what came in, by policy) is in :mod:`flows.driver.operations`.
-"""
+"""MTurk's side of reconcile and cancel (never creating a HIT): HITs adopted, strays expired, missed work
+fetched; the shared part of a cancel (review what came in, by policy) is in :mod:`flows.driver.operations`."""
 
 from __future__ import annotations
 
@@ -116,9 +113,8 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Expire every open HIT, fetch and review what came in by the campaign's policy, then delete
-    the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
-    it is counted and reported, and a second run picks the HIT up again."""
+    """Expire every open HIT, review what came in by policy, delete the HITs that are done. Safe to run twice:
+    a platform error on one HIT is counted and reported, and a second run picks the HIT up again."""
     cfg, store = run.cfg, run.store
     strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
@@ -127,16 +123,14 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     deleted, working = _decide_and_delete(run, hits, review_undecided, errors)
     finished = ""
     if working and run.target.kind == "sim":
-        # The simulator's clock moves only when hitflow moves it: its workers on a closed HIT would never
-        # finish, and "run cancel again after they finish" would never come true (found by bench/newcomer.py).
-        # Let them finish (an assignment's duration at most) and decide their work now, as a later cancel would.
+        # The simulator's clock moves only when hitflow moves it: its workers on a closed HIT would never finish.
+        # Let them (an assignment's duration at most) and decide their work now, as a later cancel would.
         run.wait(run.cfg.assignment_duration_s)
         more, still = _decide_and_delete(run, working, review_undecided, errors)
         finished = f"; the simulator's workers on {len(working) - len(still)} HIT(s) finished and were decided"
         deleted, working = deleted + more, still
     later = f"; {len(working)} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
-    finish_cancel(run, errors, f"cancel: {deleted} finished HIT(s) deleted once their work was decided"
-                               f"{finished}{later}")
+    finish_cancel(run, errors, f"cancel: {deleted} finished HIT(s) deleted, their work decided{finished}{later}")
     return {"closed": expired, "expired": expired, "deleted": deleted, "still_working": len(working)}
 
 

@@ -1,10 +1,5 @@
-"""Prolific's side of reconcile and cancel: studies adopted after a crash, studies stopped.
-
-A study is adopted only when Prolific has one with the batch's internal name AND this ledger's
-completion code (derived from the ledger's task secret), so another ledger's study with the same
-campaign name is never taken for ours. The shared part of a cancel (review what came in, by
-policy) is in :mod:`flows.driver.operations`.
-"""
+"""Prolific's side of reconcile and cancel: studies adopted after a crash (only one with the batch's internal
+name AND this ledger's completion code: never another ledger's of the same campaign name), studies stopped."""
 
 from __future__ import annotations
 
