@@ -19,10 +19,10 @@ OFF_FOR_PASSAGES = ("one_sentence", "banned_prefix")
 
 def text_kind(texts: pd.Series) -> str:
     """"passage" when most answered texts have a second sentence, else "caption"."""
-    answered = [t for t in texts.astype(str) if not is_blank(t)]
+    answered = [t for t in texts.astype(str).tolist() if not is_blank(t)]
     if not answered:
         return "caption"
-    share = sum(has_second_sentence(t) for t in answered) / len(answered)
+    share = sum(map(has_second_sentence, answered)) / len(answered)
     return "passage" if share > PASSAGE_SHARE else "caption"
 
 

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.campaigns.page_text import qc_params
-from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
 from flows.core.inputs.answer_key import DEFAULT_KEY, load_key
 from flows.core.inputs.csv_files import read_csv_frame
@@ -39,6 +37,9 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
     if config is not None:
+        from flows.campaigns.page_text import qc_params  # the config's modules: a quarter second, only with one
+        from flows.core.config.config import load_config
+
         cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
