@@ -1,9 +1,5 @@
-"""answers.csv and workers.csv: the files around postprocess.answers.aggregation (which stays pure).
-
-``hitflow aggregate LABELS.csv --out answers.csv`` reads the long format ``hitflow analyze
-agreement`` reads (``item_id, worker_id, label`` [, ``field``]; comma or tab separated, rows a
-study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv`` beside it.
-"""
+"""``hitflow aggregate LABELS.csv``: answers.csv and workers.csv around postprocess.answers.aggregation
+(the long format ``item_id, worker_id, label`` [, ``field``]; rows a study marked ``excluded`` left out)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Aggregation as a campaign step: the approved answers of a run -> ``answers.csv`` and
-``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
-
-Custom pages (their choices, and their checkbox groups and number fields: flows/answers/field_answers.py),
-evaluation studies with labels and the caption page's ``text_detected`` hand their approved judgements here
-as ``item_id, worker_id, field, label``.
-"""
+"""Aggregation as a campaign step: a run's approved judgements (``item_id, worker_id, field, label``) ->
+``answers.csv`` and ``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section."""
 
 from __future__ import annotations
 

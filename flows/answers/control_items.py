@@ -1,11 +1,6 @@
-"""Control items of a custom campaign (``[answers] controls``): items whose answer is known, mixed
-into every batch at ``control_share`` and scored per worker (postprocess/answers/control_items.py).
-
-A control is planned as an item like any other: the same page renders it from its own columns (its
-answer is never in them), its id is the one the file gives it, it fills a place of a HIT or unit that
-is paid like the rest, and the plan's item count, which the budget is checked on, includes it. The
-known answers go to the ledger beside the campaign (``config_json["controls"]``) for the blocks.
-"""
+"""Control items of a custom campaign (``[answers] controls``), mixed into every batch at ``control_share``
+and scored per worker (postprocess/answers/control_items.py). A control is planned, paid and budgeted as any
+item (its answer never in its columns); the known answers go to the ledger (``config_json["controls"]``)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Hold a batch for a person when one rule would reject or block most of its workers.
-
-A rule that fires on nearly everyone says more about the page or the rule than about the crowd (a
-page that breaks its own rule rejects every honest worker). Such a batch is not decided:
-nothing is rejected and nobody blocked until a person releases it, by approving its work despite the
-rule (``--release-hold approve``: the held rules neither reject nor block in that batch) or by
-deciding it by the rules as they stand (``--release-hold rules``). The share is ``[policy]
-hold_share`` (default 0.5, "more than half"); ``hitflow status`` and the run's last line say which
-rule, on how many workers, and how to release it.
-
-A batch paid despite its hold is not followed by a batch on the same page and config (the same
-rule would fire on it again, and ``approve`` would pay for it again): the next batch is posted once
-the page or the config changed (``refuse_same_page``).
-"""
+"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy]
+hold_share``): such a rule says more about the page than the crowd. Released by ``--release-hold approve``
+or ``rules``; a batch paid despite its hold is followed by no batch on the same page and config
+(``refuse_same_page``), which would fire the rule, and pay, again."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""What needs a person in a campaign, for ``hitflow status`` and the ``ui`` overview, with no pandas unless
-the review queue must be built.
-
-:func:`needs_state` is :func:`flows.campaigns.review_data.ledger_state`'s first part, the one computation
-every view shows (:func:`qc.campaign_state.campaign_state`). A campaign whose config leaves ``[policy]
-review`` at "none" has no queue that can hold an open item, so its state comes from the ledger's rows alone
-(:mod:`flows.campaigns.review_rows`); ``hitflow status`` on one imports neither pandas nor the config's
-schema and rules. A reviewed
-campaign's items' states are read back from the ledger when they were kept for the same config and ledger
-(:mod:`flows.campaigns.kept_states`: the run keeps them as it stops for a person); otherwise its queue is
-built as before, and its states kept.
-"""
+"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review
+queue must be built: an unreviewed campaign's state comes from the ledger's rows alone
+(:mod:`flows.campaigns.review_rows`), a reviewed one's from kept states (:mod:`flows.campaigns.kept_states`)
+when they are still current."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Where a run's tracebacks go: a log file under the run's folder, never the console.
-
-Prefect reports a failed flow or task with its full traceback on stderr before the CLI can turn
-the error into one line. While a run is under way, Prefect's console keeps its progress lines
-but drops records that carry a traceback (and the "Finished in state Failed" echo of the same
-error); every record, with its traceback, goes to ``OUT/<campaign>/logs/run-<time>.log``.
-"""
+"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console: Prefect's console
+keeps its progress lines but drops records carrying a traceback, which the CLI prints as one line."""
 
 from __future__ import annotations
 

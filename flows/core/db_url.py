@@ -1,13 +1,6 @@
-"""Where the ledger lives: an SQLite file path (the embedded default) or a PostgreSQL location.
-
-A PostgreSQL location is any form libpq or SQLAlchemy takes: a URI (``postgresql://``, ``postgres://``,
-SQLAlchemy's ``postgresql+psycopg://`` and the like, leading or trailing spaces allowed) or libpq's
-keyword form (``host=db port=5432 dbname=hf user=hf password=...``). Its password, written in the user
-part, as ``?password=`` or as ``password=``, is the one secret: :func:`parsed_ledger` takes it out, so
-what is used, printed, logged, stored or handed to Prefect never holds it; it goes where libpq reads
-it (``PGPASSWORD``, or psycopg's ``password=`` argument) and is shown only as ``***``. libpq's own
-``PGPASSWORD`` and ``~/.pgpass`` keep it out of the URL altogether, which docs/postgres.md advises.
-"""
+"""Where the ledger lives: an SQLite path or a PostgreSQL location (a URI in any libpq or SQLAlchemy form,
+or libpq's keyword form). The password is the one secret: :func:`parsed_ledger` takes it out, so nothing
+used, printed, logged, stored or handed to Prefect holds it; it goes to ``PGPASSWORD`` and shows as ``***``."""
 
 from __future__ import annotations
 

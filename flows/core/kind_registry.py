@@ -1,10 +1,5 @@
-"""Where the task kinds are declared (flows/core/task_kinds.py says what a declaration holds): by name, and
-the built-in kinds' modules, loaded the first time a name is looked up.
-
-The built-in kinds lie above the core (``flows/campaigns``, ``flows/custom``, ``flows/studies``), so the
-core names their modules as text and loads them on demand, as a plugin list: no module of the core or of a
-kind imports another kind to find it, and a kind of one's own declares itself the same way
-(``register`` before its config is loaded)."""
+"""Where task kinds are declared: the built-in kinds lie above the core, so their modules are named as text
+and loaded the first time a name is looked up, as a plugin list."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""What a person at a terminal sees: rich tables, and progress bars with an ETA on long waits.
-
-Anywhere else (CI logs, pipes, files) callers print plain lines: no colour, no cursor movement,
-no carriage return, so a log reads line by line. rich is imported only once a terminal is there,
-which keeps ``hitflow --help`` fast.
-"""
+"""Rich tables and progress bars on a terminal; plain lines anywhere else. rich is imported only once a
+terminal is there (``hitflow --help`` stays fast)."""
 
 from __future__ import annotations
 

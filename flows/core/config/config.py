@@ -1,9 +1,5 @@
-"""Campaign config: TOML in, a validated, typed CampaignConfig out.
-
-The schema (types, bounds, descriptions, unknown keys refused) is ``config_schema.py``; ``config/vizwiz_captions.toml``
-documents every key for users. This module adds the checks that need the file system or several sections, and
-builds the frozen CampaignConfig; a bad value is one line naming the file, the section and the key.
-"""
+"""Campaign config: TOML in, a frozen CampaignConfig out. The schema is ``config_schema.py``; here the checks
+that need the file system or several sections. A bad value is one line naming file, section and key."""
 
 from __future__ import annotations
 

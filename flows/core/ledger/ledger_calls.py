@@ -1,9 +1,5 @@
-"""Every platform write goes through here: record the intent, make the call, settle the result.
-
-The ledger (``flows.core.ledger.store``) keys each call deterministically, so a call whose key is already
-settled is never made again: a killed run resumes without a second HIT, payment or block, and a
-decision a person sent from the review page is not sent again by the automatic step.
-"""
+"""Every platform write: record the intent, make the call, settle the result, under a deterministic key,
+so a settled call is never made again (a killed run resumes without a second HIT, payment or block)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The ledger's one interface (imported through flows/core/ledger/store.py), over two backends: an SQLite
-file (the default, ``runs/hitflow.db``: store_sqlite.py) or PostgreSQL for a ``postgresql://`` ``--db`` /
-``HITFLOW_DB`` (store_pg.py). ``Store(location)``
-opens the right one, as ``pathlib.Path`` does; the ledger's own rules are written once, here.
-
-Every intended platform call is written before it is made, under a deterministic idempotency
-key; every raw answer is stored before any decision. SQL handed to :meth:`rows`, :meth:`execute`
-and :meth:`executemany` is the common subset of both dialects with ``?`` placeholders (the
-PostgreSQL backend rewrites those); every table has a ``rowid`` in insertion order.
-"""
+"""The ledger's one interface over SQLite (store_sqlite.py) and PostgreSQL (store_pg.py); its rules are
+written once, here. SQL handed to :meth:`rows`, :meth:`execute` and :meth:`executemany` is the common
+subset of both dialects with ``?`` placeholders; every table has a ``rowid`` in insertion order."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""Where a run's folder goes (``--out``): a local folder, the default, or any fsspec URL
-(``s3://bucket/runs``, ``file:///mnt/shared/runs``...), so a worker on one host writes where the
-operator on another reads.
-
-A run always writes a local folder (its *staging* folder: the folder itself when ``--out`` is one,
-else ``runs/staging/<the URL as a name>``, or under ``$HITFLOW_STAGING``), so every writer, the
-report's relative links and the atomic renames stay as they are; flows/core/outputs/output_mirror.py
-copies it to the URL at each batch's end and at the run's end.
-
-A URL may carry credentials (``s3://KEY:SECRET@bucket/runs``, ``sftp://user:pw@host/runs``). They are
-taken out of it at once and handed to fsspec's own configuration for that protocol (``FSSPEC_S3_KEY``
-and ``FSSPEC_S3_SECRET`` for S3: not ``AWS_*``, which are MTurk's, see docs/security.md), so the URL
-that is used, stored in the ledger, passed to Prefect and shown never holds them; a shown URL masks
-its user part and query as ``***`` (as flows/core/db_url.py does for a ledger's password).
-"""
+"""Where a run's folder goes (``--out``): a local folder or any fsspec URL. A run always writes a local
+staging folder, copied to the URL by output_mirror.py. Credentials in a URL go to fsspec's configuration
+at once (``FSSPEC_S3_*`` for S3, not MTurk's ``AWS_*``: docs/security.md); a shown URL masks them."""
 
 from __future__ import annotations
 

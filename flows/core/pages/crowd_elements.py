@@ -1,13 +1,6 @@
-"""MTurk's crowd HTML elements (``<crowd-form>``, ``<crowd-input>``, ``<crowd-classifier>`` ...): read as
-answer fields with their constraints, answers encoded and flattened in the shape MTurk documents.
-
-What is read from each element, and its answer's shape: the table in docs/custom_pages.md, after
-MTurk's "Crowd HTML Elements" reference (docs.aws.amazon.com/sagemaker/latest/dg/
-sms-ui-template-reference.html, one page per element). ``<crowd-form>`` posts one field,
-``taskAnswers``: a JSON array holding one object, every named element's answer keyed by its name.
-hitflow flattens it into one
-column per element name (:func:`flatten_task_answers`); structured answers stay JSON text.
-"""
+"""MTurk's crowd HTML elements read as answer fields with their constraints (the table in
+docs/custom_pages.md); ``<crowd-form>``'s one ``taskAnswers`` JSON is flattened into a column per element
+name (:func:`flatten_task_answers`), structured answers staying JSON text."""
 
 from __future__ import annotations
 

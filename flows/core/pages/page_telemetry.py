@@ -1,17 +1,6 @@
-"""Text telemetry on a rendered task page (format v1 in docs/telemetry.md): a page with a
-free-text field gets, inside the form that holds the field, a plain notice that typing behaviour is
-recorded and the hidden answer field ``hitflow_telemetry``; and, before ``</body>``, the recorder
-``hit_templates/text_telemetry.js`` inline (an HTMLQuestion loads no script of ours from elsewhere,
-and the task server's CSP runs it by the page's nonce). A page without free text is left as it was.
-
-Added to the rendered page rather than written into each template, so every page gets it the same
-way: the built-in pages, ``hitflow new`` pages, imported pages and crowd-element pages, on every
-route (``flows/campaigns/task_pages.py`` renders for all of them).
-
-The task server also bounds what comes back (``bounded_telemetry``): a value no recorder writes
-(over ``MAX_TELEMETRY_CHARS``, or nested deeper than the format ever is) is replaced by a one-line
-reason, and the rest of the answer is stored as it came.
-"""
+"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a
+notice and the hidden ``hitflow_telemetry`` field in its form, and the recorder script inline before
+``</body>``. ``bounded_telemetry`` replaces a value no recorder writes by a one-line reason."""
 
 from __future__ import annotations
 

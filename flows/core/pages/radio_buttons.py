@@ -1,15 +1,6 @@
-"""A ``<crowd-radio-group>`` whose ``<crowd-radio-button>``\\ s each carry their own name, the way MTurk's
-element reference writes it (sms-ui-template-crowd-radio-group.html: the group "outputs an array of
-objects representing the crowd-radio-button elements within it", one key per button name, each
-``{"<value>": true|false}``).
-
-hitflow reads such a group as ONE answer field whose value is the chosen button's value: the ledger
-keeps the answer as MTurk posts it (one entry per button), and the readers that know the page (the
-custom page's review and dataset) merge the buttons back into the group's field with
-:func:`merge_buttons`. The group's field is named by its ``name`` or ``id`` attribute, else by what
-its buttons' names share (``btn1``, ``btn2`` -> ``btn``), else ``choice``; the item index the buttons
-carry (``blurry_0``, ``clear_0`` -> ``choice_0``) is kept so the answer stays with its item.
-"""
+"""A ``<crowd-radio-group>`` whose buttons carry their own names (MTurk posts one entry per button) read as
+ONE field whose value is the chosen button's: :func:`merge_buttons` merges them back. The field is the
+group's ``name``/``id``, else what the buttons' names share, else ``choice``; the item index is kept."""
 
 from __future__ import annotations
 

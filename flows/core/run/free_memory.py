@@ -1,12 +1,5 @@
-"""Memory a batch step freed, handed back to the system before the next step.
-
-glibc's malloc keeps freed memory inside its heaps (the main one and one per thread that allocated,
-up to eight per core) and gives back only a heap's free top on its own, so pages freed in the
-middle stay resident (after a large batch's collection, each later step started from there). ``malloc_trim(0)``
-releases the free pages of every heap (glibc 2.8 and later: man 3 malloc_trim). Arrow's memory pool,
-which holds pandas' string columns, keeps freed blocks likewise until ``release_unused()``.
-On a C library without ``malloc_trim`` (macOS, musl) only Arrow's pool is asked.
-"""
+"""Memory a batch step freed, handed back before the next step: ``malloc_trim(0)`` for glibc's heaps (which
+keep freed middle pages resident) and ``release_unused()`` for Arrow's pool; elsewhere only Arrow's."""
 
 from __future__ import annotations
 
