@@ -1,10 +1,6 @@
-"""What a campaign's own captions tell spell-correction: a noisy-channel choice whose
-word probabilities mix the dictionary's counts with the campaign's, two-edit corrections of long
-words towards words the campaign itself writes, and unknown words left alone because they read as
-vocabulary (compounds of two common words, names with a capital inside).
-
-Pure: inputs are a word -> uses counter of the campaign's lower-cased tokens and the index.
-"""
+"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's, two-edit
+corrections toward words the campaign writes, and unknown words read as vocabulary left alone.
+Pure: a word -> uses counter of the campaign's lower-cased tokens, and the index."""
 
 from __future__ import annotations
 

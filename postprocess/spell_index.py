@@ -1,16 +1,8 @@
-"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies.
-
-Each dictionary word is filed once under itself and the strings left by deleting one or two of its
-letters; a token's own deletes then find every word that can be within the distance, and an exact
-Damerau-Levenshtein check keeps those really within it (why, and against pyspellchecker's own lookup:
-docs/spelling.md). The choice is pyspellchecker's, the most frequent candidate, unless the caller lifts
-some words' probability (spellcheck.py); a token that is an accented word with its accents dropped is
-left alone; equal frequencies go to the alphabetically first word.
-
-Pure: built from a word -> count mapping, saved and loaded as plain arrays (flows/ caches them on
-disk). Keys are ``length << 32 | crc32``: stable across processes, and a collision only adds a
-candidate that the exact check then drops.
-"""
+"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies; an exact
+Damerau-Levenshtein check keeps the candidates really within the distance (docs/spelling.md). The choice is
+the most frequent candidate unless the caller lifts some words; ties go to the alphabetically first.
+Pure: built from word -> count, saved as plain arrays. Keys ``length << 32 | crc32``: a collision only adds a
+candidate the exact check drops."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
-"""Spell-correction of accepted captions with pyspellchecker.
+"""Spell-correction of accepted captions (docs/spelling.md).
 
 Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned`` (bool).
 Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..."``).
 ``caption_corrected`` has a space for each control character (C0 but tab and newlines, DEL,
-U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unseen; the
-``caption`` column keeps them as typed.
-
-Each unknown token becomes its most probable candidate from a symmetric-delete index
-(postprocess/spell_index.py), the word list's counts mixed with the campaign's own
-(postprocess/spell_campaign.py), keeping case and punctuation. What is left as typed, and why:
-docs/spelling.md. The index can be passed in (flows/ keeps one on disk); without it one is built
-in memory, once per process and language.
+U+FFFE/U+FFFF, a lone surrogate); ``caption`` keeps them as typed.
 """
 
 from __future__ import annotations

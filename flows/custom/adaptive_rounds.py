@@ -1,21 +1,7 @@
-"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence).
-
-Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
-blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
-batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
-they have done little: postprocess.answers.skill_posterior; with ``fast_share`` a worker whose median time is under
-that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
-workers left out), and the
-units with an item whose label's confidence (as answers.csv reports it: bounded by the item's judgements,
-calibrated on the [answers] controls when there are some; postprocess.answers.calibration.as_reported) is below
-``confidence`` get one more assignment, up to
-``max_judgements`` (postprocess.answers.extension_rounds.units_to_extend; with ``stop_when_settled``, not an item whose
-answer the judgements it may still get could at best tie). The platform extends and collects
-(``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
-before the next round (flows/driver/campaign.py, ``more_work_rounds``).
-
-Rounds are resumable and bounded by max - min (flows/campaigns/extension_rounds.py).
-"""
+"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence): each unit is
+posted with ``min_judgements`` assignments; after each round's QC the units holding an item whose label's
+reported confidence is below ``confidence`` get one more, up to ``max_judgements``
+(postprocess.answers.extension_rounds.units_to_extend). Rounds are resumable (flows/campaigns/extension_rounds.py)."""
 
 from __future__ import annotations
 

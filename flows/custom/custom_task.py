@@ -1,14 +1,7 @@
-"""A campaign on the user's own page (``task = "custom"``, ``template = "page.html.j2"``).
-
-The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
-StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
-``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
-from its own controls (``flows/core/pages/form_spec.py``), embedded in the page as JSON and checked again
-on the server (``qc/form_constraints.py``).
-
-Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
-or ``image_url`` column must hold http(s) URLs.
-"""
+"""A campaign on the user's own page (``task = "custom"``): rendered in the one sandboxed Jinja environment
+with ``title``, ``rules`` and ``items``; its submit rules, read from its controls, are embedded as JSON and
+checked again on the server (qc/form_constraints.py). Items: a CSV with ``item_id`` (or ``image_id``);
+``url``/``image_url`` must be http(s)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
-"""Where each placeholder of an imported page stands in its HTML, read by an HTML tokenizer.
-
-The converters (``foreign_syntax``) put a mark (:func:`mark`) where each placeholder stood and ask here
-for its place: plain text, a quoted attribute's value, a URL attribute's (through ``safe_url``), a
-script's string (``script_strings``), or a place autoescape cannot protect, refused with what to do:
-
-- an event handler (``onclick``): the browser decodes the entities autoescape wrote, then runs the code;
-- ``srcdoc``: its value is a page of its own, whose entity-escaped markup the browser decodes and runs;
-- ``style`` (attribute or element): CSS the item would write;
-- the source of code (``<script src>``, ``<link href>``, ``<base href>``, ``<object data>``, ``<embed
-  src>``), ``formaction`` (where the answers go), SVG animation attributes (which can set an ``href`` to
-  ``javascript:``) and a ``<script>`` that is not JavaScript or JSON (an HTML template a script inserts);
-- a tag's or an attribute's name, right after a ``<`` in text, or a tag the page never closes.
-
-A tag holding a mark in an attribute is written out again with every value double-quoted, so an unquoted
-``<img src=${t}>`` can never take an item's spaces as new attributes.
-"""
+"""Where each placeholder of an imported page stands in its HTML (an HTML tokenizer over the converters'
+marks): text, a quoted attribute, a URL attribute, a script string, or a place autoescape cannot protect
+(event handlers, ``srcdoc``, styles, code sources, tag or attribute names), refused with what to do. A tag with
+a marked attribute is written again with every value double-quoted."""
 
 from __future__ import annotations
 

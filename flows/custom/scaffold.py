@@ -1,11 +1,5 @@
-"""``hitflow new NAME``: a campaign on your own page, ready to run on the simulator.
-
-Writes ``config/NAME.toml`` (every key commented), ``config/NAME.html.j2`` (a starter page on
-hitflow's shared base page) and ``config/NAME_items.csv`` (three items), from the files in
-``hit_templates/starter/``. Nothing is overwritten. The budget written is sized to the items
-written, from the platforms' own estimates, and its comment gives the cost of one more item, so a
-newcomer who adds items knows what to raise it to before the dry run says so.
-"""
+"""``hitflow new NAME``: ``config/NAME.toml``, a starter page and three items from ``hit_templates/starter/``,
+nothing overwritten; the budget is sized to the items, and its comment gives the cost of one more item."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Where a placeholder stands in a page's script, read by a small JavaScript lexer.
-
-Item text reaches a script only as a whole string literal of its own (``var t = "${t}";``), written as
-``{{ item.t | tojson }}``: JSON's quotes and escapes (``<``, ``>``, ``&``, ``'`` as ``\\u00XX``) keep it one
-string. Anywhere else in a script (inside a longer string, a template literal, a comment, a regular
-expression, or code itself) autoescape cannot keep it from being code: ``"a '${t}' b"`` with an item
-``+alert(1)+`` would call alert. The lexer tells those places apart; a placeholder in one of them is the
-script's own (``${x}`` in a template literal) or is refused by the caller.
-"""
+"""Where a placeholder stands in a page's script (a small JavaScript lexer): only a whole string literal of
+its own (``var t = "${t}";`` -> ``{{ item.t | tojson }}``) is safe; anywhere else autoescape cannot keep item
+text from being code, so it is the script's own (a template literal's ``${x}``) or refused by the caller."""
 
 from __future__ import annotations
 

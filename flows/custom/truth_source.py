@@ -1,14 +1,6 @@
-"""Where a custom campaign's known answers come from, and what a rehearsal's choices mean.
-
-A requester may know some answers: the items file's own answer columns (``[campaign] truth =
-{field = "column"}``: the column is never shown unless the page shows it), control items
-(``[answers] controls``: item_id, field, answer) and an answer key (``[campaign] answer_key``: the
-best-scored answer of each field, for every item). On the simulator they are handed over before
-anything is posted, and simulated choices follow them with each profile's accuracy
-(flows/sim/people/latent_choices.py). A choice field with none is **content-blind** in a rehearsal (the
-simulator's latent answer is drawn, or read from the item's own words by its reading model): the dry
-run and the report say so, in the words of :data:`BLIND`.
-"""
+"""Where a custom campaign's known answers come from (truth columns, control items, an answer key), handed to
+the simulator before anything is posted. A choice field with none is **content-blind** in a rehearsal: the
+dry run and the report say so, in the words of :data:`BLIND`."""
 
 from __future__ import annotations
 

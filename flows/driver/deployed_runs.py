@@ -1,13 +1,6 @@
-"""What a deployment's run says about a campaign that has ended, where no command-line flag reaches it.
-
-A run of a deployment (``hitflow deploy``, ``hitflow serve-schedules``) takes its options as the
-deployment's parameters, so a cancelled campaign is resumed on purpose by one run with the parameter
-``resume_cancelled=true`` (``prefect deployment run FLOW/DEPLOYMENT --param resume_cancelled=true``;
-Prefect's CLI reads the value as JSON), or by ``hitflow run ... --resume-cancelled`` from a shell.
-Prefect 3.8 has no ``prefect deployment resume``: a paused deployment is turned on again by
-registering it again (``hitflow serve-schedules``/``hitflow deploy``: Prefect applies a deployment
-unpaused unless told otherwise) or in Prefect's UI.
-"""
+"""What a deployment's run says about an ended campaign, where no flag reaches it: a cancelled campaign is
+resumed by ``--param resume_cancelled=true`` (Prefect reads it as JSON) or ``hitflow run --resume-cancelled``;
+a paused deployment is turned on by registering it again (Prefect 3.8 has no ``deployment resume``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Operations on a running or finished campaign: reconcile, cancel, and reopening a stored one.
-
-``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/<name>/platform.py); they
-never create a HIT or a study. The review by policy a cancel ends with is shared, here. What the store
-says about a campaign (``hitflow status``) is in :mod:`flows.driver.campaign_status`.
-"""
+"""Reconcile, cancel and reopening a stored campaign; each asks the campaign's platform and never creates a
+HIT or a study. ``hitflow status`` is :mod:`flows.driver.campaign_status`."""
 
 from __future__ import annotations
 

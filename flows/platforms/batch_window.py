@@ -1,12 +1,6 @@
-"""Open now, collect later: how long a batch stays open, and what a run does while it is.
-
-People on a live route (Prolific, invite links to a running task server, any endpoint that is
-not the simulator) take hours or days. A run there publishes, looks once, and leaves with
-``BatchOpen`` (exit 9) while the batch has unfilled places and time left; the next run (by
-hand, ``hitflow serve-schedules``, or a deployment) looks again, and moves on when the batch is
-full or its deadline has passed. The simulator's virtual clock lets a run wait in-process, as
-before; ``[timing] detach = "always"`` makes it leave there too (the real-time rehearsal).
-"""
+"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9)
+while the batch has places and time left; the next run looks again. The simulator's clock lets a run wait
+in-process, unless ``[timing] detach = "always"``."""
 
 from __future__ import annotations
 

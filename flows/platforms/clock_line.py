@@ -1,10 +1,6 @@
-"""Every call to a simulator's ``/_sim/`` routes and a task server's ``/health``: one kept-alive connection
-per thread (a run moves the clock thousands of times; urlopen's connection a call cost ~0.8 ms of CPU against
-~0.2 ms, bench/per_run_cpu.py), with urlopen's errors (``URLError``, ``HTTPError``, ``TimeoutError``; a
-redirect is an ``HTTPError``). Each reply is read within ``cap`` bytes and ONE deadline for the whole call:
-every read of the head and the body waits only for the time left (docs/security.md, "Replies from an
-endpoint"). Through a proxy or over https the call goes through urllib, on the same bounded connections.
-"""
+"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per
+thread (urlopen's connection a call cost ~0.8 ms of CPU against ~0.2), with urlopen's errors, each reply read
+within ``cap`` bytes and ONE deadline for the whole call (docs/security.md, "Replies from an endpoint")."""
 
 from __future__ import annotations
 

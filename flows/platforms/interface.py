@@ -1,14 +1,6 @@
-"""The one small interface every platform implements: what a campaign asks of who works.
-
-A platform is a module (``mturk/platform.py``, ``prolific/platform.py``, ``links/platform.py``) whose
-functions and constants satisfy :class:`Platform`; mypy checks each against it where
-:func:`flows.platforms.registry.platform_for` returns it. Nothing outside a platform's module branches on
-its name: code asks the platform. tests/test_platform_contract.py runs one contract suite over all
-three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
-fixture there.
-
-Every write a platform makes goes through :mod:`flows.core.ledger.ledger_calls` under a deterministic key.
-"""
+"""The one small interface every platform implements (:class:`Platform`; mypy checks each where
+``platform_for`` returns it). Nothing outside a platform branches on its name; tests/test_platform_contract.py
+runs one contract suite over all three."""
 
 from __future__ import annotations
 

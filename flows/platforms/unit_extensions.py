@@ -1,13 +1,6 @@
-"""Adaptive overlap on the routes whose units hitflow's task server hands out (Prolific, invite links).
-
-There the platform knows no unit: a Prolific study has places, an invite link has a person. A unit is a
-group of items the task server allocates (``items.hit_index``), named as the task server names it in
-``assignments.hit_id`` (``<study id>:u<index>`` on Prolific, ``invite:u<index>`` on links). One more
-judgement on a unit is an ``ExtendUnit`` ledger row, keyed (batch, round, unit) like MTurk's
-CreateAdditionalAssignmentsForHIT; the task server reads those rows and lets each unit be held by
-``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py), so whoever arrives next
-is steered to the uncertain units. The rows are written before any platform call of the round.
-"""
+"""Adaptive overlap where the task server hands out units (Prolific, invite links): one more judgement is an
+``ExtendUnit`` row keyed (batch, round, unit), written before any call; the task server lets each unit be held
+by ``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The self-hosted route (``--platform links``): hitflow's task server hands out units to invited
-annotators or volunteers through signed invite links; nobody is paid through a platform.
-
-On the simulator the crowd's workers are the invitees: each opens their link, fills the page
-over HTTP and submits, as a browser would.
-"""
+"""The self-hosted route (``--platform links``): the task server hands units to invitees through signed
+links; on the simulator its workers open their links and submit over HTTP."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Adaptive overlap on invite links: the task server hands the uncertain units to further invitees.
-
-No platform is called: a round is its ``ExtendUnit`` ledger rows (flows/platforms/unit_extensions.py),
-written together before anything else, which raise each uncertain unit's target by one; the task server's
-allocation then gives those units, and only those, to whoever opens their link next (never a unit they
-did, never past ``max_judgements``: flows/taskserver/unit_targets.py). On the simulator the invitees open
-their links again one at a time until the round's units are held; real invitees come back by themselves
-and the run looks until the round's responses are in or the batch's time is up.
-"""
+"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, written first,
+raising each uncertain unit's target by one, so the task server gives those units to whoever opens a link next
+(flows/taskserver/unit_targets.py)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Invite links rehearsed on the simulator: its crowd opens the links of an in-process task server.
-
-One seed, one dataset: the invitees keep the simulator's virtual clock, not the wall
-clock, on a seeded schedule (flows/sim/pages/volunteers.py: who opens their link when, and how long
-they work), and the task server derives their session ids from the run's seed. Only here: a
-task server real people can reach (``hitflow serve``, ``--task-url``) keeps the wall clock and
-random session ids.
-"""
+"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and the
+task server derives session ids from the run's seed (one seed, one dataset); a real task server keeps the
+wall clock and random ids."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Prolific's researcher API through httpx: function-style, like the MTurk adapter.
-
-The token comes from ``PROLIFIC_TOKEN`` (or a Prefect Secret block named ``prolific-token``)
-and travels only in the ``Authorization: Token ...`` header; it is never logged, stored or
-put in an error message. The simulator (or anything that answers like it) only ever gets a
-dummy token: the real one is read for ``--target prolific --live`` alone.
-"""
+"""Prolific's researcher API through httpx. The token (``PROLIFIC_TOKEN`` or the Secret block
+``prolific-token``) travels only in the ``Authorization`` header, never logged or stored; anything but
+``--target prolific --live`` gets a dummy token."""
 
 from __future__ import annotations
 

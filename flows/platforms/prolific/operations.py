@@ -1,10 +1,5 @@
-"""Prolific's side of reconcile and cancel: studies adopted after a crash, studies stopped.
-
-A study is adopted only when Prolific has one with the batch's internal name AND this ledger's
-completion code (derived from the ledger's task secret), so another ledger's study with the same
-campaign name is never taken for ours. The shared part of a cancel (review what came in, by
-policy) is in :mod:`flows.driver.operations`.
-"""
+"""Prolific's side of reconcile and cancel: a study is adopted only with the batch's internal name AND this
+ledger's completion code, so another ledger's study is never taken for ours."""
 
 from __future__ import annotations
 
