@@ -1,10 +1,7 @@
-"""Caption-level rules: the submit rules again, server-side, plus quality words.
+"""Caption-level rules: the submit rules again, server-side (a caption breaking one was posted around the
+page), registered from :data:`qc.submit_rules.CHECKS` so the server cannot drift from the page; plus quality words.
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
-A caption that breaks a rule the page enforces was posted around the page (tampering). The
-submit rules (``required``, ``min_words``, ``one_sentence``, ``banned_prefix``, ``max_chars``)
-are registered here from :data:`qc.submit_rules.CHECKS`: the very checks the simulator's worker
-and the parity test use, so the server cannot drift from the page.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""QC of a campaign on the user's own page (``task = "custom"``): which rules run, what they decide,
-and the one rule only such pages need.
-
-The generic rules run on frames built per kind of field (``flows/custom/custom_review.py``):
-``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
-``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
-``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` and ``item_blind`` on one row per answer of a choice, number or tick
-field over the worker's whole history in the campaign (a one-item page judges from all their pages). Both sides of
-``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
-
-``choice_straight_lining`` (``qc/straight_lining_odds.py``), ``item_blind`` (``qc/agreement_odds.py``) and
-``page_straight_lining`` (``qc/page_straight_lining.py``) document their evidence and stated false-alarm rates there.
-"""
+"""QC of a campaign on the user's own page: which rules run and what they decide. The generic rules run on frames
+built per kind of field (flows/custom/custom_review.py): per response, per free-text answer (``image_id`` = the
+item, ``caption`` = the text) or per choice answer over the worker's campaign; the odds rules document their
+evidence in their own modules."""
 
 from __future__ import annotations
 

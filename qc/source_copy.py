@@ -1,15 +1,8 @@
-"""``source_copy``: a free-text answer that is mostly words copied from its own item's text or from the page's
-instructions, beyond quoting a few: a "summary in your own words" that is the passage pasted back, a reason that
-is the first words of the caption it is about.
+"""``source_copy``: a free-text answer mostly copied, in runs of :data:`RUN_WORDS` or more words, from its own
+item's text or the page's instructions (when and on which fields: docs/custom_pages.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field;
-``caption`` is the answer). ``params``: ``item_text`` (item id -> the texts the page shows with that item,
-qc/shown_text.py), ``page_text`` (the page's own text without the items', qc/echo_rules.py);
-``source_copy_share`` (0.8), ``source_copy_cover`` (0.8) and ``source_copy_min_words`` (4).
-
-A word of the answer counts as copied when it sits in a run of :data:`RUN_WORDS` words or more, in a row (case
-folded), that the source holds in the same order; when and why an answer is flagged, and on which fields:
-docs/custom_pages.md ("Text QC on every free-text field"), :func:`asks_for_copy`, :func:`asks_own_words`.
+Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer). ``params``: ``item_text``,
+``page_text``, ``source_copy_share`` (0.8), ``source_copy_cover`` (0.8), ``source_copy_min_words`` (4).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Which captions a submit check may refuse, found for a whole column at once in Arrow (C speed).
-
-Input: the caption column as an Arrow string array. Output: a boolean mask per caption that is
-true for every caption the check in :mod:`qc.submit_rules` refuses (and for few others); the
-check itself then runs on those captions only, so its verdict, value and order stay the ones a
-call per caption gives. The patterns spell out the same characters as :mod:`qc.submit_rules`, in
-RE2's syntax (each character as ``\\x{...}``, so no character can mean syntax).
-"""
+"""Which captions a submit check may refuse, found for a whole Arrow column at once: a mask true for every
+caption :mod:`qc.submit_rules` refuses (and few others), so the exact check runs on those alone. The patterns
+spell the same characters in RE2 (each as ``\\x{...}``)."""
 
 from __future__ import annotations
 

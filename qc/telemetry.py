@@ -1,15 +1,7 @@
-"""Text telemetry (format v1): read and check a record, and convert old event logs.
-
-The page's record (``hitflow_telemetry``, /work/coord/telemetry_format.md, docs/telemetry.md) says
-HOW text arrived in each free-text field: counts, lengths and times, never clipboard contents or
-which keys were pressed. :func:`parse_record` is the one check every reader uses: the real page's
-records, the simulator's, and the records :func:`event_log_record` builds from the raw
-``[kind, detail, ISO time]`` logs of older keystroke-logging HITs (their ``detail`` is read for its
-length only, and dropped).
-
-Everything here is pure: text in, dicts out. :mod:`qc.telemetry_frame` flattens records into the
-``tm_*`` columns the rules read.
-"""
+"""Text telemetry (format v1, docs/telemetry.md): how text arrived in each field, never its content.
+:func:`parse_record` is the one check every reader uses; :func:`event_log_record` converts older raw
+``[kind, detail, ISO time]`` logs (``detail`` read for its length only). Pure; :mod:`qc.telemetry_frame`
+flattens records into ``tm_*`` columns."""
 
 from __future__ import annotations
 

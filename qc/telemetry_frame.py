@@ -1,20 +1,13 @@
-"""Telemetry records flattened into the ``tm_*`` columns, one row per caption, and each caption's
-``text_origin``.
+"""Telemetry records flattened into ``tm_*`` columns, one row per caption, and each caption's ``text_origin``.
 
-Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON text, the answer field
-``hitflow_telemetry``), ``telemetry_log`` (a raw ``[kind, detail, ISO time]`` log) and
-``telemetry_field`` (the caption's form field name in the record, e.g. ``caption_2``; a record of
-one field needs none) and ``page_text`` (what the page showed the worker, e.g. the batch's ``Input.*``
-values: a logged paste of it counts as from the page, :func:`qc.telemetry.event_log_record`).
-Blank or missing telemetry is "absent", never suspicious.
+Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
+``telemetry_field`` (the caption's field in the record) and ``page_text`` (a logged paste of it is from the
+page). Blank telemetry is "absent", never suspicious.
 
-Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms,
-tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste,
-tm_loads`` (the shared contract), ``tm_away_ms`` (ms from the last tab hide or field blur to the
-largest external paste within 60 s after it; NaN without one), ``tm_paste_drafted`` (characters of
-external pastes that came back from an absence as long as typing them takes this worker, at the
-speed they typed on this page: their own drafted words) and ``tm_error`` (why a value
-could not be read; the row is kept, its telemetry absent).
+Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms, tm_paste_n,
+tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste, tm_loads``, ``tm_away_ms``
+(ms from the last hide or blur to the largest external paste within 60 s; NaN without), ``tm_paste_drafted``
+(external pastes back from an absence as long as typing them takes: own drafts) and ``tm_error``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Rules over text telemetry: how a caption's text arrived, not what it says.
+"""Rules over text telemetry: how a caption's text arrived, not what it says (thresholds: docs/authenticity.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and the ``tm_*``
-columns of :mod:`qc.telemetry_frame` (added here from ``telemetry``/``telemetry_log`` when a frame
-carries only those). A caption without telemetry never flags; canned captions (the page's own
-button) are left to the canned rules. Every rule flags captions, so the per-worker rates of
-:mod:`qc.worker_history` decide blocks as for every other caption rule.
-
-Each rule's threshold and why: docs/authenticity.md. In-page pastes (copied from the instructions or another
-field) are never "external": ``instruction_echo`` judges that text by what it says.
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and :mod:`qc.telemetry_frame`'s
+``tm_*`` columns (added here from ``telemetry``/``telemetry_log``). No telemetry never flags; canned captions
+are the canned rules'; in-page pastes are never "external".
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""Text features that several QC rules read, computed once per batch and shared.
-
-At 200,000 captions each pass over the text costs a fraction of a second, and several rules
-need the same one: the captions as a list, the folded text (whitespace runs as one space, lower
-case: ``duplicate_text``, ``shared_template``), the per-caption counts of uppercase letters,
-letters and words (``caps_lock``, ``min_words``), the consensus matches (``consensus``,
-``consensus_rate``, ``near_template``, ``quality_talk``).
-
-:func:`batch` (the runner holds it around one run of the rules) keeps each feature the first
-rule computes for *that* frame; outside it, or for another frame, a feature is computed afresh,
-so a rule called on its own never sees another batch's text. The scope is a context variable:
-batches QC'd at once on several threads keep their own.
-"""
+"""Text features several QC rules read (the folded text, per-caption counts, consensus matches), computed once
+per batch: :func:`batch` keeps each for *that* frame (a context variable, so threads keep their own); outside
+it, or for another frame, a feature is computed afresh."""
 
 from __future__ import annotations
 

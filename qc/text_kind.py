@@ -1,9 +1,5 @@
-"""Which submit rules fit the kind of text a file holds: the seed's caption rules (one sentence, the
-VizWiz banned openings) would flag nearly every multi-sentence summary, so a file whose answers are
-mostly passages is checked with those two off and the rest kept (minimum words, caps lock, blank,
-the consensus/template and telemetry rules).
-
-Pure: a Series of texts in, a kind and a SubmitRules out."""
+"""Which submit rules fit a file's kind of text: mostly passages are checked without one_sentence and the
+banned openings, which would flag nearly every summary. Pure: texts in, a kind and a SubmitRules out."""
 
 from __future__ import annotations
 

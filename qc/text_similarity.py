@@ -1,10 +1,5 @@
-"""Caption text similarity for the consensus and instruction-echo rules.
-
-TF-IDF over words (unigrams: bigrams diluted the agreement of honest captions on the real
-data), L2-normalised, so a dot product is a cosine. One vectorizer is fitted per batch
-(never per image): rare words weigh more, which is what makes two captions of the same
-photo agree and a generic sentence agree with nothing.
-"""
+"""Caption similarity for the consensus and instruction-echo rules: word TF-IDF (bigrams diluted honest
+agreement), L2-normalised, fitted once per batch so rare words weigh more."""
 
 from __future__ import annotations
 

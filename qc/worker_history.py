@@ -1,14 +1,11 @@
 """A worker's evidence over the whole campaign, and blocks decided on rates over it.
 
-Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (one row per
-assignment, every batch so far); ``flags``: :mod:`qc.flags` columns plus ``batch``.
-A flag covers captions: a caption-level flag (``image_id`` set) its caption, an
-assignment-level flag its assignment's captions, a worker-level flag all the worker's
-captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``), and for
-``canned_overuse``, ``caps_lock``, ``consensus_rate`` and ``quality_words_rate`` that share (their
-``value``) of the batch's captions.
-Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags``
-(one row per worker, batch and rule, and a ``rule == ""`` row with the batch's captions).
+Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (every batch so far); ``flags``:
+:mod:`qc.flags` columns plus ``batch``. A flag covers its caption, its assignment's captions, the worker's
+batch, the images it names (``duplicate_text``) or its ``value`` share (``canned_overuse``, ``caps_lock``,
+``consensus_rate``, ``quality_words_rate``).
+Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags`` (and a ``rule == ""``
+row with the batch's captions).
 """
 
 from __future__ import annotations

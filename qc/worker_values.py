@@ -1,19 +1,7 @@
-"""Every value a worker sends, read within bounds: the one reader of an answer's
-form fields and of the JSON a page posts inside them (a crowd-form's ``taskAnswers``, an annotation
-element's shapes, a script-built answer, the telemetry record), wherever it is read: the task server,
-the MTurk collection, ``hitflow qc`` on a batch file and the QC rules.
-
-Why bounded here and not where each value is used: Python's JSON reader recurses once per nested
-array (a 5,000-deep one raises ``RecursionError``), reads a 310-digit number as an ``int`` that no
-``float`` holds (``OverflowError`` where the answer is flattened), accepts ``NaN`` and ``Infinity``,
-which no browser's ``JSON.stringify`` writes, and builds any number of keys. Each of those once
-escaped the ``ValueError`` its callers catch. A value past a bound raises :class:`WorkerValueError`,
-a ``ValueError`` whose message is the one-line reason: the caller stores the answer as malformed with
-it (the MTurk collection), refuses it with a 4xx (the task server) or reports it in one line (``qc``).
-
-The bounds are far above anything a page of ours or MTurk's crowd elements posts (docs/security.md,
-"Bounds on worker-supplied values", lists them).
-"""
+"""Every value a worker sends, read within bounds, wherever it is read (task server, MTurk collection,
+``hitflow qc``, the rules): Python's JSON reader recurses per nesting, builds huge ints, accepts ``NaN`` and any
+number of keys, each of which once escaped its callers' ``ValueError``. A value past a bound raises
+:class:`WorkerValueError`, a ``ValueError`` with a one-line reason (bounds: docs/security.md)."""
 
 from __future__ import annotations
 
