@@ -13,14 +13,8 @@ GOOD_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist",
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
-    """Per profile: workers; how many worked; were gated out (asked, refused by the gate); were never
-    reached (let in or never asked, but no work was left for them); were blocked; and the rate.
-
-    ``truth`` may carry ``gate`` ("refused" / "passed" / ""): without it nobody counts as gated
-    out, since nothing says the gate refused them. For good profiles the rate is blocked / worked
-    (wrongly blocked); for bad ones (blocked + gated out) / (worked + gated out): caught among
-    those the campaign met, so a worker it never reached is neither caught nor missed.
-    """
+    """Per profile: workers, worked, gated out (``truth["gate"] == "refused"``), never reached, blocked and the
+    rate: blocked / worked for good profiles, (blocked + gated out) / (worked + gated out) for bad ones."""
     merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
     merged["assignments"] = merged["assignments"].fillna(0).astype(int)
     merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))

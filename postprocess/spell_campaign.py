@@ -53,11 +53,9 @@ def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = T
 
 def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex,
                           ratio: int = TYPO_RATIO) -> dict[str, str]:
-    """Unknown tokens longer than ``SHORT_TOKEN`` -> a dictionary word two edits away that the
-    campaign writes at least ``ratio`` times as often as the token (the most used such word). Two
-    typos in a long word are common ("vegtealbes"), but in real captions a long unknown word is
-    more often a compound or a brand ("barcodes" is not "arcades"): the campaign's own use of the
-    candidate is the evidence asked for, and compounds ("playset", "inbox") are left alone."""
+    """Unknown tokens longer than ``SHORT_TOKEN`` -> the most used dictionary word two edits away that the
+    campaign writes ``ratio`` times as often: a long unknown word is more often a compound or a brand than two
+    typos, so the campaign's own use is the evidence."""
     wanted = sorted({t for t in tokens if len(t) > SHORT_TOKEN and t not in index and t not in index.folded
                      and not is_compound(t, index)})
     floor = ratio * min((max(uses.get(t, 0), 1) for t in wanted), default=1)

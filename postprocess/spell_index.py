@@ -139,13 +139,9 @@ class SpellIndex:
 
     def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN,
                     lift: Mapping[str, float] | None = None) -> dict[str, str]:
-        """Unknown lower-case token -> its most probable correction: from the words one edit away,
-        or, when there are none and the token has at most ``far_upto`` letters, two edits away.
-        Tokens without a candidate are left out. A plain token that is a known word without its
-        accents ("fete", "attaches") counts as known: it is valid English, not a typo.
-        Most probable: the highest share of the word list's counts, plus ``lift`` (word -> share,
-        e.g. the campaign's own use of the word, see spellcheck.py); equal scores go to the
-        better-ranked word. Without ``lift`` the choice is pyspellchecker's."""
+        """Unknown lower-case token -> its most probable correction one edit away, else two for tokens of at most
+        ``far_upto`` letters; none: left out. A known word without its accents counts as known. Most probable: the
+        highest count share plus ``lift``; ties to the better-ranked word."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1, lift or {})
         short = [t for t in unknown if t not in found and len(t) <= far_upto]

@@ -155,11 +155,8 @@ def _read(text: str, kind: str, name: str, page_text: str) -> dict[str, Any] | s
 
 
 def text_origin(df: pd.DataFrame, share: float = 0.8) -> pd.Series:
-    """Per caption: ``typed`` / ``in-page paste`` / ``external paste`` / ``mixed`` / ``unknown``.
-
-    Input: the ``tm_*`` columns. ``share`` of the final text from one source names that source;
-    less from every source is ``mixed``; absent telemetry, an empty field, or text that arrived by
-    none of them (the canned-answer button, a script) is ``unknown``."""
+    """Per caption, from the ``tm_*`` columns: ``typed`` / ``in-page paste`` / ``external paste`` (``share`` of
+    the text from that source) / ``mixed`` / ``unknown`` (no telemetry, empty, or none of them)."""
     if "tm_present" not in df.columns:
         return pd.Series("unknown", index=df.index, dtype=object)
     length = df["tm_final_len"].astype(float).clip(lower=1)

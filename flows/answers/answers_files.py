@@ -221,11 +221,9 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
                 gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
                 hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                 controls_path: Path | None = None) -> dict[str, Any]:
-    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
-    answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
-    time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
-    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's;
-    ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
+    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``
+    (answers.csv gets ``judgements_used`` and ``available``); ``sweep``: the replay at each of these confidences
+    too; ``controls_path``: control items, which calibrate the confidence the rule stops on."""
     from postprocess.answers.adaptive import replay, saving
 
     labels = read_labels(path, columns)

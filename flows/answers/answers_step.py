@@ -34,13 +34,10 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
                      out_dir: Path, controls: pd.DataFrame | None = None,
                      pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0,
                      others: OtherKinds | None = None) -> dict[str, Any]:
-    """Write answers.csv and workers.csv for ``judgements`` (approved work only) and ``others`` (a page's
-    checkbox groups and number fields: flows/answers/field_answers.py); the report's context (empty when
-    there is nothing to aggregate). Blocked workers' answers are dropped unless ``settings.blocked == "keep"``;
-    ``controls`` (item_id, field, answer) are scored, not answered; ``pooled`` (postprocess.answers.worker_skill.
-    POOLED_COLUMNS, the pooled control rule's evidence on every worker it judged, blocked ones too, and its
-    policy) adds its columns to workers.csv and its doubts to the report. ``dropped``: blocked workers' labels
-    the caller left out already (:class:`BatchJudgements`)."""
+    """Write answers.csv and workers.csv for approved ``judgements`` and ``others`` (checkbox groups, numbers);
+    returns the report's context. Blocked workers' answers are dropped unless ``settings.blocked == "keep"``
+    (``dropped``: those the caller left out already); ``controls`` are scored, not answered; ``pooled`` adds the
+    pooled control rule's columns to workers.csv and its doubts to the report."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
     if controls is not None and keys:  # a control of a checkbox group scores each option it asks

@@ -25,11 +25,9 @@ BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
-    """One row per caption: the QC column contract plus lineage, from the store. In the plan's order
-    (batch, HIT, worker, image), not the ledger's: submissions are stored as 16 threads fetch them, and
-    that order moved the seeded review sample and the dataset's annotation ids between two runs.
-    ``telemetry=False``: without the ``telemetry`` and ``tm_*`` columns (for a reader of the text only:
-    reading and parsing the records is most of the cost)."""
+    """One row per caption: the QC column contract plus lineage, in the plan's order (batch, HIT, worker,
+    image), not the ledger's thread-dependent one, which moved the seeded sample between runs.
+    ``telemetry=False``: without ``telemetry`` and ``tm_*`` (most of the cost)."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]

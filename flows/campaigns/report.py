@@ -161,11 +161,9 @@ def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    """``data``: name, target, summary (see :func:`flows.campaigns.report_summary.report_summary`),
-    counts, times, bands, flags, blocked (with samples and, optionally, each worker's history lines),
-    canned, spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
-    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`), telemetry (optional:
-    ``origins`` and ``workers`` of :mod:`postprocess.telemetry_report`)."""
+    """``data``: name, target, summary (:func:`flows.campaigns.report_summary.report_summary`), counts, times,
+    bands, flags, blocked, canned, spelling, cost, and optionally truth, qualification, review
+    (:func:`qc.review_queue.people_vs_rules`) and telemetry (:mod:`postprocess.telemetry_report`)."""
     context = {
         "name": data["name"], "target": data["target"], "summary": data["summary"],
         "plot_batches": plot_batches(data["counts"]),

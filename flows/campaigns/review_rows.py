@@ -24,11 +24,9 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign, as ``hitflow status`` and the review cards both tell it: the real
-    time on a live platform; a served simulator's own clock (``hitflow sim serve`` runs on between runs); on
-    the embedded simulator (whose clock is virtual, and stops with it), or a served one that does not answer,
-    the latest of its times the ledger holds, so a stopped simulator campaign's deadlines are not measured
-    from today's date."""
+    """The platform's clock for a campaign: real time live; a served simulator's own clock; else (the embedded
+    simulator, or a served one not answering) the latest time the ledger holds, so a stopped simulator
+    campaign's deadlines are not measured from today."""
     info = recorded_config(store, campaign)
     if info.get("target_kind") != "sim":
         return time.time()

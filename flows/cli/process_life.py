@@ -32,14 +32,10 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 @contextlib.contextmanager
 def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
-    """Python's cyclic garbage collector off while a command imports its libraries (pandas, pyarrow, the
-    config's models; Prefect's engines), then, once the block calls what it yields, what exists is frozen
-    (left out of every later collection) and the collector is on again for the work; thawed at the end.
-    The imports make long-lived objects that set off full collections finding little to free.
-    ``thaw=False``: the program ends after the command, and a thaw would only let the next full collection
-    walk it all again. A caller that manages
-    the collector itself (it is off, or objects are frozen already: a test worker, tests/conftest.py) is
-    left as it is: a thaw here would hand it back everything it froze."""
+    """The cyclic collector off while a command imports its libraries, whose long-lived objects set off full
+    collections that free little; once the block calls what it yields, what exists is frozen and the collector
+    is on again; thawed at the end unless ``thaw=False`` (the program then ends). A caller that manages the
+    collector itself is left as it is."""
     if caller_manages_collector():
         yield lambda: None
         return

@@ -80,11 +80,9 @@ def _unknown_keyword(text: str) -> bool:
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is no PostgreSQL location libpq reads but starts like one, or like any URL or
-    connection string: a URI missing its ``//`` (``postgresql:/...``), another scheme or a misspelt one
-    (``jdbc:postgresql://``, ``pgsql://``, ``postgresql<TAB>://``, ``postgressql://``), ``user:password@``
-    after any word, mistyped keywords (``hots=db pasword=x``). Neither libpq's nor a file name anyone
-    means, so refused, and never shown, logged or made into a path: a password may be in it."""
+    """Whether ``location`` starts like a PostgreSQL location, URL or connection string but is none libpq reads
+    (``postgresql:/``, ``jdbc:postgresql://``, ``user:password@``, ``hots=db``): refused, and never shown, logged
+    or made into a path, since a password may be in it."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
@@ -103,11 +101,9 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@'
-    before the query (a password may hold '@' or '/' unencoded, as SQLAlchemy reads it), else up to an
-    '@' after a '?' when ``user:`` comes before that '?' (libpq takes a raw '?' in a password): a query
-    right after a host with a port (``host:5432?user=a@b``) is then misread, and refused on connecting,
-    rather than a password ever kept."""
+    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@' before the
+    query (a password may hold '@' or '/' unencoded), else up to an '@' after a '?' when ``user:`` comes before
+    it; an odd query is then refused on connecting, rather than a password ever kept."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:

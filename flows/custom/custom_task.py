@@ -74,11 +74,9 @@ def scaled_rows(rows: list[dict[str, Any]], scale: int) -> list[dict[str, Any]]:
 
 def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int = 0, first_batch: int = 1,
                      used_controls: frozenset[str] = frozenset(), scale: int = 1) -> list[dict[str, Any]]:
-    """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
-    With ``[answers] control_share``, control items are mixed into every batch (flows/answers/control_items.py).
-    A grown campaign (flows/campaigns/plan_growth.py) plans only what follows its first ``planned`` ordinary
-    items, in batches from ``first_batch``, with controls not in ``used_controls``. ``scale`` K (``--scale``): the
-    ordinary items K times, each copy a new item (``<id>_x<k>``)."""
+    """Items in file order with their batch and HIT index, each row's columns in ``payload``; controls mixed in
+    with ``[answers] control_share``. A grown campaign plans only after its first ``planned`` items, from
+    ``first_batch``, with unused controls; ``scale`` K copies the ordinary items K times (``<id>_x<k>``)."""
     rows = read_custom_items(cfg)
     controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
     if controls is None:

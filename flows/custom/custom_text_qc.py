@@ -87,11 +87,9 @@ def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
 
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
-    """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
-    page has instructions long enough to echo; source_copy on every field but one whose question
-    (``params["field_questions"]``) or the page's instructions ask for the item's words back (transcribe, copy,
-    correct: qc/source_copy.py): an answer that is its item's whole text again answers no other question, be it a
-    summary, a reason or an optional comment."""
+    """The text rules one field runs: its own list, else the campaign's; instruction_echo only where the page
+    has instructions long enough to echo; source_copy unless the field's question or the instructions ask for the
+    item's words back (qc/source_copy.py)."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL and r not in (conf.get("ignore") or ()))
     if not page_lines(str(params.get("page_text") or "")):

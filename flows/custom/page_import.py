@@ -173,11 +173,8 @@ JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 
 
 def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
-    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``), or MTurk's ``${column}`` (the default).
-
-    A page from elsewhere runs none of its own expressions: its Jinja is kept as text (as MTurk shows it)
-    unless the user says it is theirs (``--keep-jinja``); then it runs in the bounded sandbox. Liquid is
-    translated from a fixed list of filters and tags, never run as written."""
+    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``: then run in the bounded sandbox), or MTurk's
+    ``${column}`` (the default): a page from elsewhere runs none of its own expressions."""
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)

@@ -126,11 +126,9 @@ def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: b
 
 
 def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: str) -> None:
-    """The page rendered once, with a sample item, in the bounded environment (flows/core/pages/
-    template_limits.py): an expression building more than a page may (``{{ 'a'*10**9 }}``) is refused
-    now, with its line in the page, not when a run renders it. Other errors (a name the items lack) are
-    the dry run's to report. A template of hitflow's own expressions alone (a ``${x}`` page's) is
-    bounded as written: rendering 300,000 placeholders compiled gigabytes for nothing."""
+    """The page rendered once with a sample item in the bounded environment, so an expression building more
+    than a page may is refused now, with its line; other errors are the dry run's. A template of hitflow's own
+    expressions alone is bounded as written (300,000 compiled placeholders took gigabytes)."""
     if only_hitflow_expressions(template):
         return
     from flows.core.pages.template_limits import TemplateLimit

@@ -75,14 +75,10 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
-    """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
-    answer field -> its kind (flows/custom/custom_task.py field_kinds); ``specs``: answer field -> its
-    control's rules (options, bounds), by which each known answer is read: one line per answer the
-    simulator cannot follow (not an option, not a finite number), and the fields' lines count only the
-    items it does follow. ``planned``: the ids of the items the plan shows (control items mixed in too);
-    the counts are of those (a control file of 27 read "27 of 60 items" where the plan showed 15 of 75).
-    ``layouts``: fields whose options come from the item (flows/custom/item_options.py), each answer read against
-    its own item's options."""
+    """For the dry run: where each choice or number field's simulated answers come from, counted over the
+    ``planned`` items; a line per known answer the simulator cannot follow (not an option, not a finite number).
+    ``fields``: field -> kind; ``specs``: field -> its control's rules; ``layouts``: fields whose options come
+    from the item."""
     known, controls = known_answers(cfg, items), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
@@ -155,11 +151,9 @@ def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
 
 
 def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | None = None) -> list[str]:
-    """For the report: per choice field, how many items' latent answers were known, read or blind
-    (sim_items.json's ``source``), and the content-blind sentence where any was blind; per text field
-    whose images the simulator could not see (``source`` = ``blind text``), :data:`BLIND_TEXT`.
-    ``answered``: per field, the items the responses answer; those sim_items.json lacks are counted too,
-    so a gap shows ("known answers on 61 of 69 items, ..., none kept on 8") instead of "61 of 61"."""
+    """For the report: per choice field, how many items' latent answers were known, read or blind, with the
+    content-blind sentence where any was; per blind text field :data:`BLIND_TEXT`. ``answered`` counts items
+    sim_items.json lacks too, so a gap shows."""
     by_field: dict[str, Counter[str]] = {}
     texts: Counter[str] = Counter()  # text fields about images the simulator could not see
     for row in items_truth:

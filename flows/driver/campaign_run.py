@@ -56,17 +56,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
                  detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                  replace_outputs: bool = False) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary.
-
-    ``platform="prolific"``: one study per batch; the task server runs in-process unless
-    ``task_url`` names the public address of a running ``hitflow serve``. The in-process
-    simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger).
-
-    A run that leaves an open batch (flows/platforms/batch_window.py) returns ``{"open": message, ...}``
-    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
-    the next run collects it. ``detach``: "always"/"never" overrides the config.
-    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py);
-    ``resume_cancelled``, ``replace_outputs``: what the operator allowed on purpose (``--resume-cancelled``...)."""
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` /
+    ``{"held": ...}`` without outputs when a batch is still open or held for a person.
+    ``task_url``: a running ``hitflow serve`` (else in-process); ``sim_state``: the embedded simulator's file;
+    ``detach`` overrides the config; ``campaign_name``, ``resume_cancelled``, ``replace_outputs``: as the flags."""
     cfg = named(load_campaign(config_path), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,

@@ -122,11 +122,8 @@ def route_options(info: dict[str, Any], platform: str) -> str:
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
               again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does. A command it names
-    carries the ledger (copied without it, ``--resume-cancelled`` would start the campaign afresh in
-    the default ledger) and ``route``, the options of the platform and target the campaign ran on.
-    ``again``: per batch, the HITs the cancel closed short that resuming posts again and the
-    assignments they lack (flows/platforms/operation_steps.py)."""
+    """What comes next: the first unfinished batch's step, or why nothing does; a command it names carries the
+    ledger and ``route`` (the platform's and target's options). ``again``: per batch, what resuming posts again."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))

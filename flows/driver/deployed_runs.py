@@ -22,12 +22,9 @@ TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow ser
 
 
 def pool_job_variables(pool: str) -> dict[str, str]:
-    """The work pool ``pool`` (a process pool, made if missing), and the job variables of hitflow's deployments
-    on it: on a process pool each flow run starts as ``python -m flows.cli.flow_run_process`` with the
-    interpreter ``hitflow deploy`` runs in (Prefect's default is ``python -m prefect.engine`` with the
-    worker's): the engine with Prefect and hitflow imported with the collector off and frozen, and no
-    teardown after the run's final state, started by the worker directly (Prefect's workspace supervisor,
-    a process that imports Prefect before it becomes the engine, is left out). Other pools keep theirs."""
+    """The work pool ``pool`` (a process pool, made if missing) and hitflow's job variables on it: each flow run
+    starts as ``python -m flows.cli.flow_run_process`` with ``hitflow deploy``'s interpreter (collector off then
+    frozen, no teardown, no workspace supervisor). Other pools keep theirs."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists

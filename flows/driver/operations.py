@@ -40,11 +40,9 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """Close what is open on the platform, review what came in by the campaign's policy, and mark
-    the campaign cancelled. Safe to run twice; a platform error on one call never stops the rest.
-
-    The campaign is marked cancelled first: a cancel that fails halfway (a platform error, a check that
-    cannot run) still leaves a campaign no ``hitflow run`` posts more of without ``--resume-cancelled``."""
+    """Close what is open on the platform, review what came in by policy, and mark the campaign cancelled
+    (first: a cancel that fails halfway still stops further posting). Safe to run twice; one call's platform
+    error never stops the rest."""
     run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 

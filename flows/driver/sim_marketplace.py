@@ -31,11 +31,8 @@ def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_ur
 
 
 def embedded_state(store: Store, campaign: str, default: Path) -> Path:
-    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
-    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
-    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
-    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
-    an empty marketplace, where its first call about a HIT it posted would fail."""
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it; a campaign that
+    posted elsewhere is refused rather than resumed on an empty marketplace."""
     rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
     info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
     recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
@@ -55,13 +52,9 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
 
 
 def claim_marketplace(run: Run) -> None:
-    """Check the campaign's marketplace against the one this run reached, before anything is posted. A
-    campaign that posted on another marketplace is refused (its HITs, studies and qualifications are
-    unknown there: the run failed on its first call about one, or posted its next batch beside them); one
-    that never posted takes this one. A simulator is known by the key it proves (marketplace_identity.py):
-    a row from before keys (``simulator <id>``) takes the key the same id proves now, once; a row with a key
-    is never resumed on a server that proves none. A new campaign's plan records it (``run.notes["marketplace"]``,
-    flows/campaigns/campaign_plan.py)."""
+    """Check the campaign's marketplace against the one reached, before anything is posted: one that posted
+    elsewhere is refused, one that never posted takes this one. A simulator is known by the key it proves
+    (marketplace_identity.py); a keyless row from before takes the same id's key once."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
     kept = (rows[0]["marketplace"] or "") if rows else ""

@@ -45,11 +45,8 @@ def span(seconds: float) -> str:
 
 
 def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0, detail: str = "") -> bool:
-    """Look at a waiting batch: True when it closes now (full with nobody mid-task, or past its
-    deadline). Otherwise a detaching run leaves (``BatchOpen``) and a waiting one gets False.
-
-    Progress is one updating bar per batch on a terminal, otherwise a line printed again only
-    when the numbers change (flows/core/terminal.py)."""
+    """True when a waiting batch closes now (full with nobody mid-task, or past its deadline); otherwise a
+    detaching run leaves (``BatchOpen``) and a waiting one gets False."""
     left = seconds_left(run, batch)
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "

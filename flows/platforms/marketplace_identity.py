@@ -27,11 +27,9 @@ def marketplace_of(target: Target) -> str:
 
 
 def simulator_marketplace(endpoint_url: str) -> str:
-    """``simulator <id> key:<public key>`` when the simulator at ``endpoint_url`` names its marketplace and
-    signs a fresh nonce with that marketplace's key (``POST /_sim/prove``, flows/sim/service/control_routes.py):
-    an id and a public key anyone can copy, a signature only the state file's holder can make. ``simulator
-    <id>`` for one from before keys; "" when it names none or does not answer. A signature that does not
-    check is a ConfigError: that server is not the marketplace it names."""
+    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce
+    with its key (``POST /_sim/prove``); ``simulator <id>`` for one from before keys; "" when it names none.
+    A signature that does not check is a ConfigError."""
     health = simulator_health(endpoint_url)
     found, key = str(health.get("marketplace") or ""), health.get("key")
     if not found or not key:

@@ -67,12 +67,8 @@ class UnknownPlatform:
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
                  sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
-    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
-    MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
-    ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
-    is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
-    keeps its marketplace there (``seed=None``: the seed the file was made with); without it
-    the marketplace ends with the session. ``sim_start``: a new in-process marketplace's clock starts
-    there (a campaign's ``[target] sim_start``)."""
+    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an endpoint that may spend
+    money, so ``live`` is needed (also for ``--target prolific``). ``sim_state``: where the in-process simulator
+    keeps its marketplace (``seed=None``: the file's); ``sim_start``: a new marketplace's clock start."""
     with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

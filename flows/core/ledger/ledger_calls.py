@@ -68,11 +68,8 @@ def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[Ledger
 def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,
                record: Callable[[LedgeredCall, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
     """Make intended calls on ``threads`` threads (inline for one); the ledger is written from this thread only.
-
-    With ``record`` each result is handed to it as soon as its call returns (to store what the
-    call made, e.g. the HIT's row) and then settled at once, so a crash loses no settled call and
-    no settled call lacks its rows; without, all are settled at the end in one transaction (fast
-    for thousands of decisions; a crash in between only repeats calls the platform treats as done)."""
+    With ``record`` each result is stored and settled as soon as its call returns (a crash loses no settled
+    call); without, all are settled at the end in one transaction."""
     results: dict[str, dict[str, Any]] = {}
 
     def returned(call: LedgeredCall, result: dict[str, Any]) -> None:

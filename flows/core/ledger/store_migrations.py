@@ -165,13 +165,10 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
-    """A count of the writes to each campaign's rows that the review queue reads, kept by triggers on
-    SQLite, so kept queue states are keyed on something every rewrite changes: SQLite hands a deleted
-    row's rowid to the next insert, so a batch's flags rewritten with as many rows as before left the
-    largest rowid and the count as they were, and ``status`` showed the old states. Answers name no
-    campaign of their own before m014: theirs is counted under "". On PostgreSQL the table stays empty:
-    its rowids are an identity column, which never hands out a number twice (a rewrite always moves the
-    largest)."""
+    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite, so kept
+    queue states see every rewrite: SQLite reuses a deleted row's rowid, so a rewrite with as many rows left
+    the largest rowid and count as they were. Answers before m014 count under "". Empty on PostgreSQL, whose
+    identity rowids never repeat."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
     if isinstance(db, sqlite_utils.Database):
         _count_changes(db, CHANGE_COUNTED)

@@ -157,11 +157,9 @@ def credential_names(name: str) -> tuple[str, str]:
 
 
 def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
-    """fsspec's settings for protocol ``name``'s user and secret as text: as the environment holds them
-    where fsspec has none or has made them something else. fsspec reads every ``FSSPEC_*`` value as
-    JSON when it is imported (fsspec/config.py, set_conf_env), so an all-digit secret became a number
-    (``true`` a bool), which no signer takes: in a worker or flow run that inherited the variables, and
-    for an operator who exported them. A text setting made before (an fsspec config file) is kept."""
+    """fsspec's user and secret settings for protocol ``name`` as text, as the environment holds them: fsspec
+    reads every ``FSSPEC_*`` value as JSON on import, so an all-digit secret became a number no signer takes.
+    A text setting made before (an fsspec config file) is kept."""
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})

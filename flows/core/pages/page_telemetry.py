@@ -89,11 +89,8 @@ class _TagReader(TolerantHTMLParser):
 
 
 def _may_hold_free_text(text: str) -> bool:
-    """False only when no start tag in ``text`` can be a free-text control: each place a parse could
-    meet one (in a script or a comment too, and an unfinished tag counts as one) read as a tag, as
-    the parse would read it there. A page of radio buttons is then not parsed whole (~3-5x faster).
-    Text areas are read first, then inputs from the last (a comment box is mostly last): the first
-    that may be free text ends the search, so a page with one pays little for it."""
+    """False only when no start tag in ``text`` can be a free-text control (read where a parse could meet one,
+    scripts and comments too): a page of radio buttons is then not parsed whole (~3-5x faster)."""
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
         simple = _SIMPLE_TAG.match(text, at)

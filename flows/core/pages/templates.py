@@ -113,11 +113,8 @@ def render(template: str, context: dict[str, Any]) -> str:
 
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
-    """A template given as text (a campaign's own page, ``name`` its path for messages), in the
-    one environment: it may extend hitflow's pages; item values are escaped like any other. Whatever
-    the template's code raises while it compiles or renders becomes one ConfigError line, with the
-    template's line where Jinja gives one (a filter's own argument check, a test or
-    filter named in ``select``/``map``, two ``{% extends %}``, 25 nested loops printed tracebacks)."""
+    """A template given as text (``name`` its path for messages) in the one environment; whatever its code raises
+    while compiling or rendering is one ConfigError line, with the template's line where Jinja gives one."""
     try:
         limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)

@@ -32,11 +32,8 @@ def place_counts(statuses: list[str]) -> dict[str, int]:
 
 
 def bulk_approve_key(store: Store, campaign: str, batch: int, submission_ids: list[str]) -> str:
-    """The ledger key of a batch's bulk approval: one per set of submissions. A batch is approved twice
-    when ``hitflow cancel`` reviewed it while participants were still working (ACTIVE: left undecided on
-    Prolific) and they finished later: under one key per batch the resumed run's approval was never sent
-    (the ledger held the cancel's as done) while its decisions said APPROVED. The same set keeps its key,
-    so a run that stopped mid-approval does not send it again."""
+    """The ledger key of a bulk approval: one per set of submissions, so work finished after a cancel is
+    approved again, and a run stopped mid-approval does not send the same set twice."""
     key = f"{campaign}:b{batch}:bulk-approve"
     earlier = store.ledger_entry(key)
     if earlier is None or sorted(json.loads(earlier["params"] or "{}").get("submission_ids", [])) == \
