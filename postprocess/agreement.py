@@ -1,9 +1,7 @@
-"""Inter-annotator agreement over labels: percent unanimous, Fleiss' kappa, Krippendorff's alpha,
-and Cohen's kappa when exactly two raters labelled.
+"""Inter-annotator agreement: percent unanimous, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa for two.
 
-Input columns: ``item_id, worker_id, label`` (one row per judgement; repeated judgements of an
-item by the same worker are kept as given). Labels are compared as text for nominal data and
-as numbers for ordinal/interval data.
+Input columns: ``item_id, worker_id, label`` (repeats kept); labels compared as text (nominal) or numbers
+(ordinal/interval).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""A review card's rows for any task kind whose answers are form fields: per item of the worker's
-assignments, the item's columns the page showed, each answer field's value by its kind (free text with
-its telemetry in words), and a control item's known answers beside the worker's. A kind declares the
-fields (flows/core/task_kinds.py); the values come from the ledger's ``answers`` rows, one per item and
-field, as every route stores them (MTurk's collection, the task server's submissions)."""
+"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed,
+each field's value by its kind (free text with its telemetry in words) and a control's known answers, from
+the ledger's ``answers`` rows."""
 
 from __future__ import annotations
 

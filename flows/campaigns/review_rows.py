@@ -1,8 +1,6 @@
-"""The ledger's rows that say what needs a person in a campaign, read without pandas: its work and what the
-platform was told of each decision, its held batches, its paused flow runs, the platform's clock, and the
-review mode of its config (read without loading the config when its file leaves the review at "none").
-:mod:`flows.campaigns.campaign_needs` sums them for ``hitflow status``; :mod:`flows.campaigns.review_data`
-builds the review queue's DataFrames from the same rows."""
+"""The ledger's rows that say what needs a person, read without pandas (work, decisions sent, held batches,
+paused runs, the clock, the review mode): summed by :mod:`flows.campaigns.campaign_needs`, made DataFrames
+by :mod:`flows.campaigns.review_data`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Validators for the CLI's argument values, and a parser whose errors are one line.
-
-A bad value (``--limit -5``, ``--scale 0``, an ``--out`` that cannot be written) is refused while
-the arguments are parsed, before anything runs: one line on stderr, exit code 2.
-"""
+"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2) before
+anything runs."""
 
 from __future__ import annotations
 

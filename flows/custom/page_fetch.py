@@ -1,9 +1,6 @@
-"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only what
-the user asked for (docs/security.md, "Page import fetches only what was asked" and "One deadline for every
-fetch and decode"): http(s) only; every address checked public (unless ``--allow-address``) at the first
-request and after each redirect, and connected to as checked; at most MAX_PAGE_BYTES off the wire and after
-decompression; one deadline for the whole fetch; the body in its declared charset when a page can be in it,
-else UTF-8. Each refusal is one line (:class:`FetchRefused`) saying what to do instead."""
+"""An ExternalQuestion's page fetched for ``hitflow new --from`` as a browser would, only what was asked:
+http(s), public addresses checked at each redirect, bounded bytes, one deadline (docs/security.md). Each
+refusal is one line (:class:`FetchRefused`) saying what to do instead."""
 
 from __future__ import annotations
 

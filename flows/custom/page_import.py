@@ -1,8 +1,5 @@
-"""``hitflow new NAME --from PAGE``: a page written for another platform (HTML, an MTurk HTMLQuestion or
-ExternalQuestion wrapper, a QuestionForm) brought in as it is, as the ``item`` block of a template on
-``_custom_page.html.j2`` (``_crowd_page.html.j2`` for crowd HTML elements), one item per page; what it does to
-the page is docs/importing_pages.md. What cannot be converted is listed line by line, and nothing is written.
-"""
+"""``hitflow new NAME --from PAGE``: another platform's page brought in as the ``item`` block of a template
+(docs/importing_pages.md); what cannot be converted is listed line by line, and nothing is written."""
 
 from __future__ import annotations
 

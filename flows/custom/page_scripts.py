@@ -1,8 +1,5 @@
-"""What a campaign's own page does in its scripts, as far as the simulated crowd must know: a page
-whose script writes answer fields (hidden fields set on submit, a JSON answer) submits what no
-form reader can guess, so its simulated workers work it in a real browser
-(``flows/sim/pages/browser_worker.py``). Also: the words its scripts write for "no answer", and the CSP
-nonce for a page's own inline scripts and styles."""
+"""What a page's scripts do that the simulated crowd must know: a script that writes answer fields sends
+its workers to a real browser; also its words for "no answer" and the CSP nonce."""
 
 from __future__ import annotations
 

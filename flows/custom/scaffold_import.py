@@ -1,8 +1,5 @@
-"""``hitflow new NAME --from PAGE [--answer-key KEY]``: the campaign files for an existing page
-(``page_import`` converts it): ``config/NAME.toml`` (the starter's, one item per page as on MTurk),
-``config/NAME.html.j2`` (the page as the ``item`` block of ``_custom_page.html.j2``) and
-``config/NAME_items.csv`` (the columns the page reads, one sample row); with an AnswerKey,
-``config/NAME_answer_key.csv`` too."""
+"""``hitflow new NAME --from PAGE [--answer-key KEY]``: config, page template, a sample items row and, with
+an AnswerKey, ``config/NAME_answer_key.csv``."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block, in order.
-
-A batch's status in the store says how far it got, so a re-run continues where the last one
-stopped; each step is itself idempotent through the ledger.
-"""
+"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block; its status says how far
+it got, so a re-run continues where the last stopped."""
 
 from __future__ import annotations
 

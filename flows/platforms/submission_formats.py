@@ -1,13 +1,10 @@
-"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and the older
-MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
+"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and MTurk's command-line-tools
+``.results`` files.
 
-Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
-work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry:
-``telemetry``, ``telemetry_field``, ``telemetry_log``, ``page_text``; see qc/telemetry_frame.py), one row
-per caption. A row that cannot be read (a work time that is not a time, a ``.results`` row with more
-images than captions, a crowd-form's ``taskAnswers`` that is not its JSON, and the CSV faults of
-``read_answer_table``) is one row with ``malformed`` = the reason and ``line`` = its file line, so it is
-flagged (qc/answer_faults.py) and every other row is read; ``malformed`` is "" on the rows that were read.
+Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption, work_time_s``
+(+ ``is_precanned``, ``text_present`` when known, and ``telemetry``, ``telemetry_field``, ``telemetry_log``,
+``page_text``), one row per caption. A row that cannot be read is one row with ``malformed`` = the reason
+and ``line`` = its file line ("" on rows that were read), flagged by qc/answer_faults.py.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The ledger's schema, one sqlite-utils migration per change: an old ledger is brought up to date
-when flows.core.ledger.store opens it (the migrations never run in any other place). The same functions
-build the PostgreSQL ledger: there ``db`` is flows.core.ledger.pg_tables.PgSchema, which speaks the calls
-used here (``table().create``, ``create_index``, ``add_column``, ``transform(pk=)``, ``columns_dict``,
-``execute``) and nothing else."""
+"""The ledger's schema, one sqlite-utils migration per change, run only when flows.core.ledger.store opens
+a ledger; the same functions build PostgreSQL's through pg_tables.PgSchema, which speaks only the calls
+used here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""MTurk question XML in, form fields out, and QuestionFormAnswers XML back.
-
-The simulator's workers see what a person sees: the HTML of an HTMLQuestion (or the page
-behind an ExternalQuestion), whose form fields they fill.
-"""
+"""MTurk question XML in, form fields out, and QuestionFormAnswers XML back."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""MTurk through boto3 (Requester API 2017-01-17), against the simulator or any compatible endpoint.
-
-MTurk itself closed on 2026-09-30; its production and sandbox endpoints are refused with a
-message saying so. Function-style: every call takes the boto3 client and returns plain data.
-"""
+"""MTurk through boto3 (Requester API 2017-01-17), function-style; MTurk closed on 2026-09-30, so its own
+endpoints are refused with a message saying so."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""MTurk's side of reconcile and cancel: HITs adopted, strays expired, missed work fetched.
-
-``reconcile`` and ``cancel`` talk to the platform; they never create a HIT. The shared part of a
-cancel (review what came in, by policy) is in :mod:`flows.driver.operations`.
-"""
+"""MTurk's side of reconcile and cancel: HITs adopted, strays expired, missed work fetched; never a new HIT."""
 
 from __future__ import annotations
 

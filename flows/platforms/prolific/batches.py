@@ -1,12 +1,6 @@
-"""The batch steps on Prolific: one study per batch pointing at hitflow's task server.
-
-publish: a draft study (blocklist group filter always on), priced by Prolific's calculator,
-checked against the hourly floor and the budget, then published. collect: every page of
-submissions, joined to the task server's stored responses by SESSION_ID, until every place
-is accounted for; then the study is stopped. Decisions and blocks reuse the shared steps and
-end here: approve in bulk, reject with a category and a message, never pay RETURNED,
-TIMED-OUT or SCREENED OUT submissions, blocked participants join the blocklist group.
-"""
+"""The batch steps on Prolific: one study per batch pointing at hitflow's task server, priced by Prolific's
+calculator and checked against the hourly floor and budget; collected by SESSION_ID until every place is
+accounted for. RETURNED, TIMED-OUT and SCREENED OUT submissions are never paid."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Prolific's submission statuses, as its OpenAPI spells them (Submission.status), grouped by
-what they mean for a batch: finished, still holding a place, or never paid by hitflow.
-
-RESERVED holds a place before the participant starts (ten minutes); SCREENED OUT (with a space)
-is paid Prolific's own fixed screen-out reward, never approved or rejected here; the list
-endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT. A rejection
-carries a message of at least 100 characters (:func:`rejection_message`).
-"""
+"""Prolific's submission statuses as its OpenAPI spells them, grouped by what they mean for a batch. The
+list endpoint says TIME-OUT where the detail says TIMED-OUT; SCREENED OUT is paid by Prolific, never decided
+here; a rejection message has 100+ characters."""
 
 from __future__ import annotations
 
