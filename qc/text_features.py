@@ -129,10 +129,3 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
         rest = np.arange(len(texts))
     out[rest] = [is_canned(t, canned_text) for t in texts.iloc[rest].tolist()]
     return out
-
-
-def squeezed_lower(texts: pd.Series) -> list[str]:
-    """:func:`folded` for any column of text (computed here, not shared)."""
-    return [" ".join(visible(t).split()).lower() for t in texts.tolist()]
-
-

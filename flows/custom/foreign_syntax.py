@@ -163,13 +163,6 @@ def liquid_parse_problem(source: str) -> tuple[int, str] | None:
     return None
 
 
-def render_liquid(source: str, item: dict[str, str]) -> str:
-    """The page as Ground Truth's Liquid would show ``item`` (tests compare the conversion with it).
-    An empty cell is a key the item does not have (nil, falsy in Liquid, where "" is truthy), as
-    hitflow's Jinja treats an empty column as false."""
-    return _liquid_environment().from_string(source).render(task={"input": {k: v for k, v in item.items() if v}})
-
-
 def liquid_to_jinja(source: str) -> Converted:
     """``{{ task.input.x | filter }}`` and ``if``/``unless`` tags into Jinja; other tags named. Each output
     is written by where it stands (flows/custom/placeholder_places.py, :func:`_liquid_placed`)."""

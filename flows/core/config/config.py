@@ -30,8 +30,6 @@ from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
 
-CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
-
 
 @dataclass(frozen=True)
 class CampaignConfig:
