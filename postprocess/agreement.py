@@ -46,9 +46,8 @@ def _ordered_labels(labels: pd.Series, level: str) -> list[str]:
 
 
 def fleiss(table: pd.DataFrame) -> float:
-    """Fleiss' kappa; items with fewer than two judgements carry no agreement and are left out.
-    With a varying number of raters per item the per-item agreement uses that item's own count
-    (the usual generalisation); with a constant count this is statsmodels' computation."""
+    """Fleiss' kappa over items with two or more judgements, each item's own rater count (statsmodels' value
+    when constant)."""
     counts = table.to_numpy(dtype=float)
     n = counts.sum(axis=1)
     counts, n = counts[n >= 2], n[n >= 2]

@@ -89,9 +89,8 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
 
 def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ``images`` and ``annotations`` of :func:`vizwiz_json`, annotation ids from ``first_id``.
-    Images are judged on their own captions only, so a campaign's batches (each image in one)
-    can be turned into parts one at a time and the parts joined in order."""
+    """The ``images`` and ``annotations`` of :func:`vizwiz_json` from ``first_id``, one image's captions at a
+    time, so batches can be turned into parts and joined in order."""
     flat = flat_table(captions, items, first_id)
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)

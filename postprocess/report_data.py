@@ -66,9 +66,8 @@ def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd
 
 
 def time_bands(times: pd.DataFrame, sigmas: float = 1.95) -> pd.DataFrame:
-    """Per batch of time-to-submit (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``,
-    the outlier band ``mu -/+ sigmas * sigma`` and the ``sigmas`` it spans (the config's
-    time_outlier_sigmas), which the report's legend names: a label of its own could say another."""
+    """Per batch (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``, the band ``mu -/+ sigmas *
+    sigma`` the report's legend names."""
     grouped = times.groupby("batch")["work_time_s"]
     out = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=1)}).reset_index()
     out["low"] = out["mu"] - sigmas * out["sigma"]

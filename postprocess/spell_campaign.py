@@ -16,9 +16,8 @@ COMPOUND_SHORTEST_TOKEN = 6  # shorter tokens split too easily ("cofee": co + fe
 
 
 def campaign_lift(uses: Mapping[str, int], index: SpellIndex, weight: float = CAMPAIGN_WEIGHT) -> dict[str, float]:
-    """Dictionary word -> its share of the campaign's tokens times ``weight``: added to the word
-    list's share, it makes the words this campaign writes the likelier corrections ("blck" is
-    "black" in captions of objects, though "back" is the more common word in general text)."""
+    """Word -> its share of the campaign's tokens times ``weight``, lifting the campaign's own words ("blck" is
+    "black" in captions of objects)."""
     total = sum(uses.values())
     if not total:
         return {}
@@ -39,9 +38,8 @@ def has_inner_capital(token: str) -> bool:
 
 
 def likely_word(word: str, uses: Mapping[str, int], index: SpellIndex) -> bool:
-    """Whether a correction is probable enough to replace what was typed: a word in common use or
-    one the campaign writes. A rare word no caption uses ("glyceric", "goring", "alai") is less
-    likely than the typed token being a word the list lacks ("glycemic", "goreng", "acai")."""
+    """Whether a correction is in common use or written by the campaign (a rare word like "glyceric" is less
+    likely than a word the list lacks)."""
     return word in index.common_words or uses.get(word, 0) > 0
 
 

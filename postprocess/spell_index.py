@@ -58,9 +58,7 @@ def one_edit(a: str, b: str) -> bool:
 
 
 def damerau(a: str, b: str) -> int:
-    """Unrestricted Damerau-Levenshtein distance (Lowrance-Wagner): the fewest inserts, deletes,
-    substitutions and adjacent swaps, applied one after another, as pyspellchecker's edits of
-    edits are."""
+    """Unrestricted Damerau-Levenshtein distance (Lowrance-Wagner), as pyspellchecker's edits of edits."""
     far = len(a) + len(b)
     d = [[far] * (len(b) + 2)] + [[far, *range(len(b) + 1)]] + [[far, i] + [0] * len(b) for i in range(1, len(a) + 1)]
     last_row: dict[str, int] = {}  # letter -> the last row of a where it was seen

@@ -64,9 +64,7 @@ def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
 
 
 def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
-    """``keep`` without the unknown words whose one-edit correction (the campaign's own words
-    lifted, so "issuse" is read against "issues", not the list's commoner "issue") the campaign uses
-    at least ``TYPO_RATIO`` times as often as the word itself."""
+    """``keep`` without unknown words whose one-edit correction the campaign uses ``TYPO_RATIO`` times as often."""
     unknown = [w for w in keep if w not in index]
     near = index.corrections(unknown, far_upto=0, lift=campaign_lift(uses, index))
     return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
@@ -74,9 +72,7 @@ def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> 
 
 def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int,
                      uses: Counter[str] | None = None) -> dict[str, set[str]]:
-    """:func:`campaign_words` a part of the captions at a time: ``seen`` (word -> its workers, at
-    most ``min_workers`` kept per word) and ``uses`` (word -> occurrences) take this part's;
-    :func:`words_of` gives the words."""
+    """Add a part of the captions to ``seen`` (word -> at most ``min_workers`` workers) and ``uses``."""
     if "worker_id" not in df.columns or df.empty:
         return seen
     for worker, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True):
@@ -143,9 +139,8 @@ def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
 
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
-    """Unknown token -> correction, the campaign's own words the likelier (spell_campaign.py);
-    only towards a common word or one the campaign writes; compounds of two common words are left
-    as typed, long words get two edits towards words the campaign writes far more often."""
+    """Unknown token -> correction with the campaign's words lifted, only toward a common or campaign word;
+    compounds left as typed, long words two edits away."""
     unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
     found = index.corrections(unknown, lift=campaign_lift(uses, index))
     found = {t: w for t, w in found.items() if likely_word(w, uses, index)
@@ -188,9 +183,8 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
                      index: SpellIndex | None = None, keep: set[str] | None = None,
                      uses: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """All captions' unknown words are looked up in one batch, then each caption is corrected.
-    ``keep`` and ``uses`` (token -> occurrences): the campaign's own words and counts when ``df``
-    is only part of it (default: ``df``'s)."""
+    """Unknown words looked up in one batch, then each caption corrected; ``keep`` and ``uses``: the campaign's
+    when ``df`` is a part (default: ``df``'s)."""
     words = index or default_index(language)
     if keep is None or uses is None:
         own_keep, own_uses = campaign_vocabulary(df, min_workers, words)
@@ -218,9 +212,7 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
 
 
 def spelling_stats(df: pd.DataFrame) -> dict[str, int | float]:
-    """Counts for the report: captions checked, captions changed, tokens changed. Input: the
-    ``edits`` column of :func:`spellcheck_frame` (any dtype; empty or NaN = unchanged); an empty
-    frame gives zeros."""
+    """Captions checked, changed, and tokens changed, from the ``edits`` column (empty or NaN: unchanged)."""
     changed = df["edits"].fillna("") != ""
     tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).astype(int).sum())
     return {"captions": len(df), "captions_changed": int(changed.sum()),

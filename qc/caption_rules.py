@@ -153,9 +153,8 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("quality_words_rate", "worker")
 def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The seed's quality-word trigger read as a worker's habit: at least
-    ``quality_words_rate_min_captions`` (3) non-canned captions, ``quality_words_rate_share`` (0.3)
-    or more of them with a configured word. One honest "blurry carrot" is no habit."""
+    """Quality words as a habit: ``quality_words_rate_share`` (0.3) of a worker's
+    ``quality_words_rate_min_captions`` (3)+ non-canned captions."""
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))

@@ -61,9 +61,8 @@ register("choice_straight_lining", "worker")(choice_straight_lining)
 
 
 def has_value(answer: Any, kind: str = "") -> bool:
-    """Whether an answer holds anything: not blank, and, when it is JSON a script built, not a shape of
-    blanks (``{"text": ""}``: the script ran but nobody's answer reached it). An ``annotations`` field's
-    element answering its own empty list (``{"entities": []}``) is an answer: nothing to mark."""
+    """Whether an answer holds anything: not blank nor a script's shape of blanks (``{"text": ""}``); an
+    annotation's own empty list is an answer."""
     text = str(answer).strip()
     if not text:
         return False
@@ -88,9 +87,8 @@ def _filled(value: Any) -> bool:
 
 @register("empty_answer", "study")
 def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response whose every answer field came back empty (``answered`` = 0 of ``fields`` > 0): nothing
-    was submitted; where every field is a checkbox group (``ticks``, optional), ``nothing_ticked``, for a person:
-    "none apply" is an answer the page let through. Input columns: ``assignment_id, worker_id, answered, fields``."""
+    """A response whose every field came back empty (``answered`` 0 of ``fields`` > 0); all checkbox groups:
+    ``nothing_ticked``, for a person. Input columns: ``assignment_id, worker_id, answered, fields``."""
     if not {"answered", "fields"} <= set(df.columns):
         return flag_frame([])
     empty = df[(df["fields"] > 0) & (df["answered"] == 0)]

@@ -94,9 +94,8 @@ def _as_list(value: Any, n: int) -> list[Any]:
 
 
 def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
-    """The flag table of equal-length column lists (a missing cell NaN), or None when a value is of
-    a kind whose inference is left to pandas. Every column goes in as a Python object array: pandas
-    makes one of text alone ``str`` (what the text columns should be) and leaves any other as it is."""
+    """The flag table of equal-length column lists as object arrays, or None when a value's inference is left
+    to pandas."""
     typed: dict[str, Any] = {}
     index = pd.RangeIndex(len(columns["rule"]))
     for col in ("worker_id", "rule"):

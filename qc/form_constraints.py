@@ -51,9 +51,8 @@ def text_length(value: str) -> int:
 
 
 def compiled_pattern(pattern: str) -> PagePattern | None:
-    """A ``pattern`` attribute as a whole-value check in time linear in the value (qc/page_patterns.py); None
-    when it is refused: one a browser ignores (not JavaScript under the v flag), or one no linear-time engine
-    matches, which the dry run names as a problem, so no page carrying it is posted."""
+    """A ``pattern`` as a whole-value check in linear time (qc/page_patterns.py); None when refused (the dry run
+    names it, so no such page is posted)."""
     found = page_pattern(pattern)
     return found if isinstance(found, PagePattern) else None
 
@@ -176,9 +175,8 @@ def problems_text(problems: list[dict[str, str]]) -> str:
 
 
 def split_held(problems: list[dict[str, str]]) -> tuple[list[dict[str, str]], str]:
-    """(the problems that break a rule the page enforced, the reason to hold the answer for a person: its
-    :data:`HELD_RULES` problems as ``field: detail``, ``; ``-joined). The reason is "" when there are none, or
-    when the answer also breaks an enforced rule: it went around the page, which that rule rejects."""
+    """(problems breaking an enforced rule, the reason to hold for a person: ``field: detail`` of
+    :data:`HELD_RULES`; "" when none, or when an enforced rule is broken too)."""
     enforced = [p for p in problems if p["rule"] not in HELD_RULES]
     held = "; ".join(f"{p['field']}: {p['detail']}" for p in problems if p["rule"] in HELD_RULES)
     return enforced, "" if enforced else held

@@ -85,9 +85,7 @@ def _meet(a: Mark, b: Mark, kind: str) -> bool:
 
 
 def pair_f1(mine: list[Mark], theirs: list[Mark], kind: str) -> float:
-    """F1 of two sets of marks, each mark matched at most once (greedy, in order: each of ``mine`` takes
-    the first of ``theirs`` not taken yet that it meets). At most ``len(mine) * len(theirs)`` comparisons,
-    in Python for a few marks, else one numpy row per mark of ``mine`` against ``theirs`` with its label."""
+    """F1 of two sets of marks, each matched at most once greedily in order; numpy rows past a few marks."""
     if not mine and not theirs:
         return 1.0
     few = len(mine) * len(theirs) <= SMALL_PAIRS

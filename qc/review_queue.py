@@ -25,9 +25,8 @@ ASSIGNMENT_VERDICTS = ("approve", "reject")
 
 
 def rule_names(rules: str) -> set[str]:
-    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers, a block's
-    reason with its evidence, "control_skill P=0.01 (controls 3/5, items 6, agreeing 9%)"): each part's
-    leading name, the parts split at commas and semicolons outside parentheses."""
+    """Rule names in a queue row's ``rules``: each part's leading name, split at commas and semicolons outside
+    parentheses."""
     names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
     return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
 WORKER_VERDICTS = ("block", "unblock", "keep")

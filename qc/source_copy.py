@@ -71,9 +71,8 @@ def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int,
 
 @register("source_copy", "caption")
 def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """An answer that is one of its sources again: at least ``source_copy_share`` of its words copied from one
-    text its item shows (or one line of the page's instructions), covering at least ``source_copy_cover`` of
-    that text's words."""
+    """An answer that is one of its sources again: ``source_copy_share`` of its words copied from one shown text
+    (or instruction line), covering ``source_copy_cover`` of it."""
     share = float(params.get("source_copy_share", 0.8))
     cover = float(params.get("source_copy_cover", 0.8))
     least = int(params.get("source_copy_min_words", 4))

@@ -39,9 +39,7 @@ def _one_sentence(rules: SubmitRules) -> Candidates | None:
 
 
 def _banned_prefix(rules: SubmitRules) -> Candidates | None:
-    """qc.submit_rules.may_open_with_prefix: non-ASCII text, or ASCII text opening with a prefix in
-    any ASCII case (an ASCII prefix folds the same way in RE2 and re on ASCII text; another prefix
-    is left to the check on every caption)."""
+    """may_open_with_prefix in RE2: non-ASCII text, or ASCII opening with a prefix in any ASCII case."""
     prefixes = tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in rules.banned_prefixes)
     if not prefixes or not all(p.isascii() for p in prefixes):
         return None

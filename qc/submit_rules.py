@@ -90,9 +90,7 @@ def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
 
 
 def may_open_with_prefix(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
-    """A quick test that is true for every text :func:`banned_prefix_of` would flag, and false for
-    most others: one regex call instead of a few string methods per caption. Non-ASCII texts always
-    pass (their case folding is left to the exact test)."""
+    """One regex: true for every text :func:`banned_prefix_of` would flag and few others (non-ASCII always)."""
     pattern = _prefix_pattern(tuple(prefixes))
     return lambda text: not text.isascii() or pattern.match(text) is not None
 

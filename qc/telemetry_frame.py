@@ -113,9 +113,8 @@ def _last_absence(gone: list[tuple[int, int]], when: int) -> int:
 
 
 def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the ``tm_*`` columns. Each distinct record is parsed once (an assignment's captions
-    share one) and let go once its captions are read: a parsed record is ~10x its JSON text, and a
-    batch's records held at once were most of QC's memory (~250 MB for 7,837 assignments)."""
+    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held at once they were most
+    of QC's memory)."""
     captions = df["caption"].fillna("").astype(str).tolist() if "caption" in df else [""] * len(df)
     records = _texts(df, "telemetry")
     logs = _texts(df, "telemetry_log")

@@ -105,9 +105,8 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def _columns(df: pd.DataFrame) -> dict[str, Any] | None:
-    """The judged captions' ``tm_*`` columns by position, once a batch: numpy arrays where pandas holds
-    them so (the same arithmetic without a Series per step), else the column itself renumbered; None
-    when no caption is judged (no rule can flag)."""
+    """The judged captions' ``tm_*`` columns by position, numpy arrays where possible; None when none is
+    judged."""
     def columns() -> dict[str, Any] | None:
         if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
             return None

@@ -88,9 +88,8 @@ def folded(df: pd.DataFrame) -> list[str]:
 
 
 def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
-    """A caption that is ASCII with no whitespace but single spaces between words (found by one Arrow
-    regex) folds to its lower case, which Arrow makes for the whole column at once; the rest by
-    ``str`` methods, one at a time."""
+    """ASCII captions with single spaces only (one Arrow regex) fold to Arrow's lower case at once; the rest one
+    at a time."""
     if column is None:
         return [" ".join(visible(t).split()).lower() for t in texts]
     odd = pc.match_substring_regex(column, _NOT_PLAIN)

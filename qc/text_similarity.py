@@ -121,9 +121,8 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
 
 
 def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """scikit-learn's TfidfTransformer(sublinear_tf=True) by hand: tf 1 + ln(n), smooth idf
-    ln((1 + texts) / (1 + texts with the word)) + 1, L2 rows. Done here because importing
-    sklearn's text module pulls scipy.stats, over a second of start-up for a 25-row file."""
+    """TfidfTransformer(sublinear_tf=True) by hand (importing sklearn's text module costs over a second):
+    tf 1 + ln(n), smooth idf, L2 rows."""
     from scipy import sparse
 
     n_texts = counts.shape[0]

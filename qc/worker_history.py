@@ -97,9 +97,8 @@ def wilson_lower(covered: float, n: float, z: float) -> float:
 
 def wrong_share_blocks(scores: pd.DataFrame, seen: str, right: str, min_seen: int, block_below: float, z: float,
                        rule: str) -> pd.DataFrame:
-    """Workers with ``min_seen`` judged answers (column ``seen``, of which ``right`` were right) whose
-    wrong share's Wilson lower bound passes ``1 - block_below`` (control items, agreement with the
-    others' answer); ``rules`` reads ``rule right% (right/seen)``. ``block_below`` 0: nobody."""
+    """Workers with ``min_seen`` judged answers whose wrong share's Wilson lower bound passes ``1 - block_below``
+    (0: nobody); ``rules`` reads ``rule right% (right/seen)``."""
     rows = []
     if block_below > 0:
         for r in scores.itertuples(index=False):

@@ -31,9 +31,8 @@ def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, m
 
 
 def _counts(captions: pd.DataFrame) -> dict[str, tuple[int, int]] | None:
-    """(flagged, counted) per worker in ``worker_id`` order, by one pass over two lists (a batch's
-    few hundred rows: a groupby costs more than the counting); None unless every worker id is text
-    and ``flagged`` is boolean."""
+    """(flagged, counted) per worker in ``worker_id`` order by one pass; None unless ids are text and ``flagged``
+    is boolean."""
     if captions["flagged"].dtype != bool:
         return None
     workers = captions["worker_id"].tolist()

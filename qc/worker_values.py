@@ -24,9 +24,8 @@ class WorkerValueError(ValueError):
 
 
 class ForgedValue(WorkerValueError):
-    """A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number longer than it
-    writes or no double holds): the answer was built by hand around the page, not by a page's defect
-    (qc/answer_faults.py tells the two apart)."""
+    """A value no ``JSON.stringify`` writes (``NaN``, ``Infinity``, an overlong number): built by hand, not a
+    page's defect (qc/answer_faults.py)."""
 
 
 def nesting_depth(text: str) -> int:
@@ -95,9 +94,8 @@ def check_text(text: str, what: str = "a value") -> str:
 
 
 def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``text`` read as JSON within the bounds; WorkerValueError (a ValueError) with the reason when
-    it is not JSON or is past one: too long, nested deeper than ``max_depth``, a number too long or
-    too large for a double, ``NaN``/``Infinity``, too many keys (all its objects together) or too long a key."""
+    """``text`` as JSON within the bounds (length, ``max_depth``, numbers, keys); WorkerValueError with the
+    reason otherwise."""
     check_text(text, "a JSON text")
     opened = text.count("[") + text.count("{")  # counted in C: most answers need no scan
     if opened > max_depth and (deepest := nesting_depth(text)) > max_depth:

@@ -30,9 +30,8 @@ if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the r
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
-    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row
-    that cannot be read (too few or many fields, a NUL, bytes that are not UTF-8, a field over 1 MiB) is
-    left out and named in ``attrs["unread_rows"]`` (line and reason); the others are aggregated."""
+    """The judgements of ``path`` (``columns``: the file's item, worker and label columns); an unreadable row
+    is left out and named in ``attrs["unread_rows"]``."""
     table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
     frame = without_excluded(table.frame())
     frame.attrs["unread_rows"] = [{"line": f.line, "reason": f.reason} for f in faults]  # the summary's
@@ -188,9 +187,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                    progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
-    accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
+    """``hitflow aggregate``: read, tidy, aggregate, write; returns the summary. ``prior``: method ``skill``'s;
+    ``progress`` is told each stage; ``fields``: only these fields' labels (``--field``)."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
     labels = only_fields(path, read_labels(path, columns), fields)  # --field

@@ -106,9 +106,8 @@ def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, A
 
 
 class BatchJudgements:
-    """A caption campaign's "is there text?" labels gathered a batch at a time for :func:`campaign_answers`,
-    a blocked worker's left out as they come when the settings drop them: the same answers, without
-    a second whole copy of the campaign's labels (1.4 million at COCO's size, ~120 MB a copy)."""
+    """A caption campaign's "is there text?" labels gathered a batch at a time, dropped blocked workers' left
+    out as they come: no second whole copy of the labels (~120 MB at COCO's size)."""
 
     def __init__(self, blocked: Iterable[str], settings: AnswersSettings):
         self.blocked, self.settings = set(blocked), settings
@@ -142,9 +141,8 @@ def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
 
 def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                     checked: pd.DataFrame | None = None) -> dict[str, Any]:
-    """What the report shows: methods, confidence and how it was obtained, the items below ``threshold``, the
-    confidence and skill histograms; with control items (``checked``: postprocess.answers.aggregate_scored's),
-    their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
+    """What the report shows: methods, confidence, the items below ``threshold``, the histograms, and with
+    control items (``checked``) their calibration and reliability diagram."""
     answers, workers = result.answers, result.workers
     if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
         answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f

@@ -136,9 +136,8 @@ def controls_note(count: int) -> str:
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
-    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
-    without one, each label is a page of its own."""
+    """The pooled control rule over a labels file and its controls: each worker's ``pooled_*`` columns; a
+    ``page`` column groups a page's labels, else each label is a page."""
     given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
                           "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
     if "page" in frame.columns:

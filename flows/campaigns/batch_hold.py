@@ -38,9 +38,8 @@ def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[s
 
 def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float,
                  unreadable: Collection[str] = ()) -> list[tuple[str, int, int]]:
-    """(rule, workers reached, workers in the batch) for each rule over the share, widest first.
-    ``unreadable``: workers with an answer that could not be read (held, not rejected): most of a batch
-    so is the page's defect or the platform's, and the batch waits for a person as for a rule."""
+    """(rule, workers reached, workers in the batch) for each rule over the share, widest first;
+    ``unreadable``: workers whose answer could not be read, held as for a rule."""
     total = int(decisions["worker_id"].nunique())
     reach = rule_reach(decisions, blocks)
     if unreadable:

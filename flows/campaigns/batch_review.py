@@ -72,9 +72,8 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list[dict[str, Any]]:
-    """The batch's assignments in one fixed order (the page's place in the batch, the worker, the id), never
-    the order they were stored in, which follows the collecting threads: a seeded review sample over them
-    picks the same work on every run. ``posted_only``: without Prolific's returned and timed-out places."""
+    """The batch's assignments in one fixed order (place, worker, id), never storage order, so a seeded sample
+    picks the same work every run. ``posted_only``: without Prolific's returned and timed-out places."""
     where = " AND status != 'NOT ON PROLIFIC'" if posted_only else ""
     return run.store.rows(
         f"SELECT * FROM assignments WHERE campaign = ? AND batch = ?{where} ORDER BY (SELECT MIN(h.hit_index) "
@@ -218,9 +217,8 @@ def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
 
 
 def stop_failing_workers(run: Run, batch: int) -> None:
-    """While a batch is collected: workers whose control answers so far fail the campaign's control rule
-    (pooled with agreement where the plan recorded it) are blocked now, not after the batch (MTurk: the
-    campaign's qualification or block), so they take no more pages once the platform has it."""
+    """While a batch is collected: workers whose control answers so far fail the control rule are blocked now,
+    so they take no more pages."""
     due = evidence.control_blocks_due(run.store, run.cfg.name, batch)
     due = due[~due["worker_id"].isin(evidence.settled_workers(run.store, run.cfg.name))]
     if len(due):

@@ -26,9 +26,8 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 
 def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
-    """The item CSV's rows as they are read and checked (required columns, unique ids, http(s) URLs); an
-    error stops it at the bad line.
-    Only the ids seen are kept (a list of 330,000 items held ~320 MB while the plan was made)."""
+    """The item CSV's rows, checked as they are read (an error stops at the bad line); only the ids seen are
+    kept (330,000 items held ~320 MB)."""
     seen: set[str] = set()
     for line, raw in csv_rows(cfg.items, ITEM_COLUMNS, "the item file")[1]:
         row = {k: raw[k].strip() for k in ITEM_COLUMNS}

@@ -66,9 +66,8 @@ def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFra
 
 def next_round(run: Run, batch: int, bound: int, plan: Callable[[dict[int, list[str]]], list[str]],
                what: str) -> dict[str, Any]:
-    """Finish the last recorded round if its collection was cut short, else plan (``plan(rounds)``) and
-    run the next, at most ``bound`` rounds. ``extended`` 0: the rounds are over, which is noted, so a run
-    resumed later never posts a late round on HITs that may have expired since."""
+    """Finish the last round if its collection was cut short, else plan and run the next, at most ``bound``;
+    ``extended`` 0 notes the rounds are over, so a late round never goes to expired HITs."""
     done = f"{run.cfg.name}:b{batch}:extension-rounds:done"
     if run.store.ledger_entry(done) is not None:
         return {"extended": 0}

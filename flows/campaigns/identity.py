@@ -65,9 +65,8 @@ def run_name(db: str | Path, name: str, intent: Intent) -> str:
 
 
 def claim_campaign(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
-    """Refuse a run that would be another campaign (:func:`check_identity`), then claim its output
-    folder. An output URL's folder must have been pulled first (its manifest says who made it):
-    flows/driver/run_start.py does both, once per run start, on every route."""
+    """Refuse a run that would be another campaign, then claim its output folder (an output URL's pulled
+    first: flows/driver/run_start.py)."""
     check_identity(db, name, platform, out_root, intent)
     if intent.resume_cancelled and (stored_campaign(db, name) or {}).get("status") == CANCELLED:
         Store(db).table("campaigns").update(name, {"status": "running"})  # resumed on purpose

@@ -42,9 +42,8 @@ def settings_key(store: Store, campaign: str) -> str | None:
 
 
 def _named_files(folder: Path, text: str) -> str:
-    """Each file the config's text may name (every string value, read as a path from its folder): whether
-    it is there, its size and modification time. A config whose items or page moved no longer loads, and
-    then no queue is built (review_rows.review_settings): kept states must not outlive that."""
+    """Each file the config's text may name: whether it is there, its size and time (a config whose files moved
+    builds no queue, so kept states must not outlive that)."""
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):

@@ -81,9 +81,8 @@ def stored_plan(store: Any, campaign: str) -> list[dict[str, Any]]:
 
 def growth_verdict(cfg: CampaignConfig, stored: list[dict[str, Any]], limit: int | None, scale: int
                    ) -> tuple[list[str], set[str], str, int]:
-    """(the planned ordinary items, the control items among them, "resume" | "" (grow) | why it is refused,
-    how many ordinary items this run asks for), read only: the dry run asks it too, so it refuses what the
-    run would."""
+    """(planned ordinary items, controls among them, "resume" | "" (grow) | why refused, items asked for), read
+    only, so the dry run refuses what the run would."""
     controls = used_controls(cfg, {r["item_id"] for r in stored})
     planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
     asked = asked_items(cfg, limit, scale)

@@ -50,9 +50,8 @@ def fingerprint(store: Store, campaign: str) -> str:
 
 def kept_queue(store: Store, campaign: str, settings: tuple[Any, ...], now: float,
                build: Callable[[], pd.DataFrame], seen: str | None = None) -> pd.DataFrame:
-    """``build()``'s queue at ``now``, or the one kept for the same ledger, campaign and ``settings``
-    (policy, mode) while the ledger's :func:`fingerprint` is unchanged, its ``seconds_left`` moved to ``now``.
-    A copy: a caller may change its own. ``seen``: the fingerprint, when the caller read it just before."""
+    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` is
+    unchanged (``seen``: the fingerprint, if just read), its ``seconds_left`` moved to ``now``."""
     key = (store.shown(), str(getattr(store, "location", "")), campaign, repr(settings))
     seen = fingerprint(store, campaign) if seen is None else seen
     with _lock:

@@ -132,9 +132,8 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
 
 
 def money_so_far(run: Run) -> dict[str, str]:
-    """Spent with fees and the budget, counted as the caption report counts it: approved work at its
-    price with the platform's fee (a Prolific place; MTurk's reward and fee per assignment; nothing on
-    invite links), plus a paid qualification test."""
+    """Spent with fees, and the budget: approved work at its price with the platform's fee, plus a paid
+    qualification test."""
     name = run.cfg.name
     approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
     platform = platform_for(run.platform)

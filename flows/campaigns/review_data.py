@@ -159,9 +159,8 @@ CAPTIONS = """
 
 def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
                   ) -> list[tuple[list[dict[str, Any]], int]]:
-    """Per card (``batch, worker_id``, its own assignment or ""): the worker's captions in the batch, beside
-    their images, with any strike, ``most`` at most (its own assignment's first), and how many assignments the
-    worker did there. The page's workers' assignments are read in one pass, not one a card."""
+    """Per card (``batch, worker_id``, its assignment or ""): the worker's captions in the batch with strikes,
+    ``most`` at most, and their assignment count; read in one pass for the page."""
     workers = sorted({w for _, w, _ in cards})
     work: dict[tuple[int, str], list[str]] = {}
     for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "

@@ -47,9 +47,8 @@ def recorded_config(store: Store, campaign: str) -> dict[str, Any]:
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:
-    """The campaign's config as it is now and its review mode; (None, "none") when the config moved or no
-    longer loads (what the ledger says is still worth showing), and without loading it when its file
-    leaves the review at "none" (loaded, it would say "none" or fail: the same answer either way)."""
+    """The campaign's config as it is now and its review mode; (None, "none") when it moved or no longer loads,
+    and without loading it when its file leaves the review at "none"."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"] or _review_left_none(Path(meta[0]["config_path"])):
         return None, "none"

@@ -34,9 +34,8 @@ def quiet_stop_echoes() -> None:
 
 
 def quiet_stops_logging_config(folder: Path) -> Path:
-    """Prefect's logging config (the user's ``PREFECT_LOGGING_SETTINGS_PATH``, else Prefect's own) with the stop
-    echoes left out of its console, written into ``folder``. ``serve-schedules`` points its flow-run processes at
-    it, so that the filter holds from their first line, also for a run stopped while it was still starting."""
+    """Prefect's logging config with the stop echoes left out of its console, written into ``folder`` for
+    ``serve-schedules``' flow-run processes, so the filter holds from their first line."""
     import yaml
     from prefect.logging.configuration import DEFAULT_LOGGING_SETTINGS_PATH
     from prefect.settings import PREFECT_LOGGING_SETTINGS_PATH

@@ -103,9 +103,8 @@ def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
-    """Whether any simulated worker of the ground-truth table worked or was gated out: on the links
-    route with named invitees (``--invite ann``) nobody of the simulator's crowd did, and a table of
-    zeros says nothing."""
+    """Whether any simulated worker worked or was gated out (named invitees on links: none did, and a table of
+    zeros says nothing)."""
     return truth is not None and not truth.empty and bool(truth["worked"].sum() + truth["gated_out"].sum())
 
 

@@ -21,9 +21,8 @@ NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
-    """(ledger, campaign) when ``a.input`` is a campaign: a name with ``--db``, or its dataset.csv (or
-    responses.csv) in its output folder (the manifest beside it names both; ``--db`` overrides the ledger)
-    without a labels file's options; None for a labels file, read as one."""
+    """(ledger, campaign) when ``a.input`` is a campaign (a name with ``--db``, or its dataset.csv or
+    responses.csv beside its manifest); None for a labels file."""
     from flows.campaigns.identity import read_manifest
 
     given = Path(a.input)

@@ -62,9 +62,8 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
-    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
-    terminal's signals) instead of dying at once and leaving both behind."""
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect ends its
+    flow run and stops the ephemeral server instead of leaving both behind."""
 
     def terminate(signum: int, frame: object) -> None:
         raise Terminated
@@ -77,9 +76,8 @@ def stop_on_sigterm() -> Iterator[None]:
 
 
 def leave_now(code: int) -> NoReturn:
-    """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
-    closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
-    modules and threads (seconds after that line)."""
+    """An interrupted run has said where it stopped and committed: exit without the interpreter's teardown of
+    Prefect's modules and threads (seconds)."""
     import logging
 
     logging.shutdown()
@@ -90,9 +88,8 @@ def leave_now(code: int) -> NoReturn:
 
 
 def finish_without_teardown(code: int) -> NoReturn:
-    """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
-    temporary files go, logging closes), then the process leaves without the interpreter's freeing
-    of thousands of modules and objects (about a second of CPU after the run's last line)."""
+    """A finished run: every exit handler runs, then the process leaves without freeing thousands of modules
+    (about a second of CPU)."""
     import atexit
     import threading
 

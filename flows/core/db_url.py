@@ -64,9 +64,8 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its schemes (SQLAlchemy's
-    driver names too) or a connection string of its keywords alone (one misspelt, ``pasword=``, may be
-    a password's: :func:`mistyped_postgres_url` refuses it)."""
+    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its (or SQLAlchemy's) schemes, or a
+    connection string of its keywords alone."""
     if not isinstance(location, str):
         return False
     text = location.strip()
@@ -179,9 +178,8 @@ def shown_location(location: str | Path) -> str:
 
 
 def password_to_environment(location: str) -> str:
-    """``location`` as libpq is given it, without the password it carries, which goes to libpq's
-    ``PGPASSWORD`` (unless set) instead: nothing hitflow then prints, logs or hands to Prefect as a
-    parameter holds it. Any other form (``postgresql+psycopg://``, spaces) becomes ``postgresql://``."""
+    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set), so nothing
+    printed, logged or passed to Prefect holds it; other forms become ``postgresql://``."""
     if not is_postgres_url(location):
         return location
     parsed = parsed_ledger(location)

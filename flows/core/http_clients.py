@@ -64,9 +64,8 @@ def http_url_problem(url: str) -> str:
 
 
 def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
-    """``work()``'s result (or its exception) when it ends within ``seconds``; else ``late()`` is raised. For a
-    library that gives no handle on the socket its reads wait on (boto3's urllib3, httpx's head): ``work`` runs
-    on a daemon thread, left to its own read timeouts and bounds when given up on."""
+    """``work()``'s result (or exception) when it ends within ``seconds``, else ``late()`` is raised; for libraries
+    with no handle on the socket, ``work`` runs on a daemon thread left to its own timeouts."""
     outcome: list[T | BaseException] = []
 
     def attempt() -> None:

@@ -16,9 +16,8 @@ def declare(name: str, kind: Any) -> None:
 
 
 def known(name: str) -> Any:
-    """The kind declared under ``name``, or None. A name not declared yet is looked for among the built-in
-    kinds (each module's ``DECLARED``), read from the module even when it was imported before this registry
-    (a test that reloads modules makes a second registry, which the kinds' own ``register`` never reached)."""
+    """The kind declared under ``name``, or None; a name not declared yet is read from the built-in kinds'
+    ``DECLARED`` (a reloaded registry never saw their ``register``)."""
     if name not in _DECLARED:
         for module in BUILT_IN:
             for kind in getattr(importlib.import_module(module), "DECLARED", ()):

@@ -81,9 +81,8 @@ def least_maximum(minutes: float) -> int:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
-    The estimate is the median's nearest whole minute (Prolific takes whole minutes), not the next one up: a
-    2.1-minute page said as 3 overstates its median by 40% (the hourly default still clears Prolific's floor)."""
+    """(estimated, maximum) minutes of a unit; the estimate the median's nearest whole minute (a 2.1-minute page
+    said as 3 overstates it by 40%), the maximum never under Prolific's least."""
     estimated = plan.estimated_minutes or max(1, math.floor(plan.minutes + 0.5))
     # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
     slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))

@@ -65,9 +65,8 @@ def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
 
 
 def top_up_round(run: Run, batch: int) -> dict[str, Any]:
-    """[answers] top_up_rounds on a custom page: a unit whose item has fewer accepted answers than
-    ``assignments_per_image`` (its judgements rejected) gets more, as the caption task's top-ups
-    (flows/captions/caption_top_up.py); control items are scored, not answered, and get none."""
+    """[answers] top_up_rounds on a custom page: a unit whose item lacks accepted answers gets more, as caption
+    top-ups; control items get none."""
     def plan(rounds: dict[int, list[str]]) -> list[str]:
         data = dataset_frame(run)
         kept = data[data["decision"] == "approve"]

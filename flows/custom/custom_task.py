@@ -32,9 +32,8 @@ URL_COLUMNS = ("url", "image_url")
 
 
 def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
-    """The item rows, checked: an id column, unique non-empty ids, http(s) URLs. Read once a version of the file
-    (its size and modification time): a run plans, checks, prices and summarises from the same rows, and a
-    300,000-row file took ~2 s a read. The rows are shared: callers copy a row before they change it."""
+    """The item rows, checked, read once per version of the file (a 300,000-row file took ~2 s a read); shared
+    rows: callers copy one before changing it."""
     try:
         stat = Path(cfg.items).stat()
     except OSError:  # the read says what is wrong with the path
@@ -192,9 +191,8 @@ def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
 
 
 def dry_run_lines(cfg: CampaignConfig) -> list[str]:
-    """For ``--dry-run``: the fields the page has, the rules derived from its controls and a
-    PROBLEM line for whatever makes the page unreadable (``flows/custom/page_check.py``), read from
-    the first page (every page is rendered and measured by the plan itself)."""
+    """For ``--dry-run``: the page's fields, the rules from its controls and a PROBLEM line for what makes it
+    unreadable, from the first page."""
     assert cfg.template is not None
     source, unreadable = source_problems(cfg.template)
     if source is None:

@@ -156,9 +156,8 @@ TEMPLATE_ADVICE = "write what it printed into the template, per-item values as {
 
 
 def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[int, str]]:
-    """(line, what) for each block of another engine's server-side code in the page (``other_engines``:
-    Django/Jinja/Twig tags too, for a page that is not a hitflow template, as it is imported), and for
-    each field whose name that code prints (hitflow would not see it as the page wrote it)."""
+    """(line, what) for each block of another engine's server-side code in the page (``other_engines``: Jinja
+    tags too), and each field whose name that code prints."""
     found: list[tuple[int, str, str]] = []
     engines = other_engines and not HITFLOW_PAGE.search(source)
     patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]

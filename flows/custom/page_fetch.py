@@ -171,9 +171,8 @@ def _decoded(chunks: Iterator[bytes], encoding: str, deadline: float) -> Iterato
 
 
 def _inflated(chunks: Iterator[bytes], gzip: bool, deadline: float) -> Iterator[bytes]:
-    """Each chunk's output in pieces of at most CHUNK bytes. Every turn of the loop uses input or
-    yields output (a finished member's leftover bytes start the next member, or end the body), and
-    checks the deadline: once, the leftover bytes of a finished member were fed to it again forever."""
+    """Each chunk's output in pieces of at most CHUNK bytes; every turn uses input or yields output and checks
+    the deadline (a finished member's leftovers once looped forever)."""
     inflater, members = zlib.decompressobj(wbits=47 if gzip else 15), 0  # 47: gzip or zlib header
     for chunk in chunks:
         data, full = chunk, False

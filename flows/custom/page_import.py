@@ -74,9 +74,8 @@ class ImportedPage:
 
 def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = (),
                 keep_jinja: bool = False) -> ImportedPage:
-    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
-    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``. The page's own
-    Jinja (``{{ ... }}``, ``{% ... %}``) is kept as text unless ``keep_jinja``."""
+    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert. The
+    page's own Jinja stays text unless ``keep_jinja``."""
     kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []

@@ -29,9 +29,8 @@ def sim_workers(setting: str, template_source: str) -> str:
 
 
 def with_nonce(page: str, nonce: str) -> str:
-    """Every inline ``<script>``/``<style>`` of a rendered page without a nonce gets the page's, so
-    the task server's content security policy runs the page's own code (the template is the
-    requester's; item values are escaped and cannot add tags)."""
+    """Every inline ``<script>``/``<style>`` without a nonce gets the page's, so the task server's CSP runs the
+    requester's own code."""
     if not nonce:
         return page
     return _UNNONCED.sub(lambda m: f'{m.group(0)} nonce="{nonce}"', page)

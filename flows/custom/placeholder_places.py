@@ -132,9 +132,8 @@ def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place
 
 def _unpaired_quote(page: str, start: int, raw: str, tag: str, attrs: list[tuple[str, str | None]],
                     found: dict[int, Place]) -> None:
-    """A quote html.parser took into an attribute's name (``<p a= "b>``, the value's quote never closing
-    inside the tag) opens a value for a browser, which runs to the next such quote, past the tag's ``>``:
-    a mark up to there may stand in that value (a handler's), whatever html.parser made of it."""
+    """A quote html.parser took into an attribute's name opens a value for a browser that runs past the tag's
+    ``>``: a mark up to there may stand in that value."""
     for name, _ in attrs:
         quote = next((c for c in name if c in "\"'"), "")
         at = raw.lower().find(name) if quote else -1

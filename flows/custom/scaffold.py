@@ -65,9 +65,8 @@ def starter_config(name: str) -> str:
 
 
 def size_budget(config: Path) -> None:
-    """Rewrite the written config's budget to the estimate of its own items on MTurk and on Prolific
-    (the dearer, with headroom, in whole USD, at least ``FLOOR_USD``), and say per item what more items
-    cost. A config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
+    """Rewrite the config's budget to its items' estimate (the dearer of MTurk and Prolific, with headroom, at
+    least ``FLOOR_USD``) and say what one more item costs; an unreadable config keeps the starter's."""
     text = config.read_text(encoding="utf-8")
     try:
         per_item, items, prolific = _dearest_per_item(config)

@@ -151,9 +151,8 @@ TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on 
 
 
 def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
-    """(a controls file, a note saying so) for the first choice field whose known answers a column of the items
-    file holds (its own name, ``<field>_answer``/``_truth``/``_gold``, or on a page of one choice field a name of
-    TRUTH_NAMES), every answer one of its options: the rows with an answer; None when no column does."""
+    """(a controls file, a note) for the first choice field whose known answers an items column holds (its
+    name, ``<field>_answer``/``_truth``/``_gold``, or TRUTH_NAMES); None when none does."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"

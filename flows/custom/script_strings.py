@@ -28,9 +28,8 @@ CONDITION_WORDS = frozenset(("if", "while", "for", "with"))
 
 
 def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
-    """For each placeholder mark (``mark``'s group 1: its number) in ``code``, where it stands: "string"
-    (the whole of a string literal, between its own quotes), "code" (code or a template literal: the
-    script's own ``${x}``), or "inside" (part of a longer string, a comment or a regular expression)."""
+    """For each placeholder mark in ``code``: "string" (a whole string literal), "code" (code or a template
+    literal) or "inside" (part of a string, comment or regex)."""
     places: dict[int, str] = {}
     pos, regex_may_follow, previous = 0, True, ""
     conditions: list[bool] = []  # for each open "(": whether it holds an if/while/for/with condition

@@ -183,9 +183,8 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 
 
 def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
-    """Each submit check the handlers make, listed in ``notes`` by what it enforced: one that is page rules
-    ("a field is empty", a number's bound, a length, a pattern) becomes them on its controls; any other is
-    named by its condition and message (with the QC rule that says it, where one does), for the user."""
+    """Each submit check the handlers make, in ``notes``: page rules become rules on their controls; any other
+    is named by its condition and message."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
     # HTML has no pattern on a textarea: such a check stays the script's

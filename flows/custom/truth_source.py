@@ -57,9 +57,8 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
 
 
 def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Every known answer (``item_id, field, answer, source``), one per item and field: the items' own
-    column first, then the control items' answer, then the answer key's (for every item); a control
-    file that disagrees with the items' column is rehearsed as a wrong answer file."""
+    """Every known answer (``item_id, field, answer, source``): the items' column first, then controls, then the
+    answer key; a control disagreeing with the column is rehearsed as wrong."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
@@ -126,9 +125,8 @@ def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tu
 
 
 def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
-    """Why the simulator cannot follow a known answer as the field's control reads it ("" when it can):
-    not one of a choice's options, not a finite number; a number outside the control's bounds is read at
-    the nearest bound ("read as ...")."""
+    """Why the simulator cannot follow a known answer ("" when it can): not an option, not a finite number;
+    out of bounds is read at the nearest bound."""
     if spec is None:
         return ""
     kind = spec.get("type")

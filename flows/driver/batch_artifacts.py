@@ -33,9 +33,8 @@ def _send(key: str, markdown: str, flag_rows: list[dict[str, Any]], description:
 
 @contextmanager
 def artifacts_sent() -> Iterator[None]:
-    """The block of a flow run's steps: at its end every queued artifact is sent (a failed one raises
-    here). A step that stops the block (a batch left open or waiting for review) has them sent too,
-    its own exception going on; Ctrl-C or SIGTERM drops those not sent yet rather than wait."""
+    """At the block's end every queued artifact is sent (a failed one raises), also when a step stops it;
+    Ctrl-C or SIGTERM drops those not sent."""
     try:
         yield
     except Exception:

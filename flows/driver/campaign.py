@@ -104,9 +104,8 @@ def batch_work(run: Run, batch: int) -> int:
 
 
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC (reconcile fetched it, a round of more work brought it) goes through QC,
-    a decision and the block step again before the next batch and before any output. Decided, it is no longer
-    late: a ledger note, intended until the block step ends, has a run resumed after a kill finish the review."""
+    """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
+    output; a ledger note has a resumed run finish that review."""
     name, store = run.cfg.name, run.store
     late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "

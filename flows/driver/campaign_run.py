@@ -116,9 +116,8 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
 
 
 def waiting_report(run: Run, out_root: str | Path) -> None:
-    """The outputs and report of the work so far while a batch waits for review, the report marked so
-    (its summary reads the ledger: flows/campaigns/report_summary.py); the `ui`'s /report/NAME was refused
-    until the campaign ended. Written again when the campaign goes on."""
+    """The outputs and report of the work so far while a batch waits for review, marked so; written again when
+    the campaign goes on."""
     summary = export_outputs(run, out_root, None, platform_asked=True)
     where = summary.get("out_url") or summary["out_dir"]
     run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
@@ -227,9 +226,8 @@ def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[s
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """A platform whose participants open hitflow's pages (Prolific, invite links) needs the task
-    server: the given one, or one started here, but never one that stops while its links are
-    still out (a detaching run)."""
+    """The task server a platform whose participants open hitflow's pages needs: the given one, or one started
+    here, never one that stops while its links are out."""
     serves_pages = platform_for(run.platform).SERVES_PAGES
     if not serves_pages or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
@@ -261,9 +259,8 @@ REHEARSAL_PORTS = (20000, 32000)  # below Linux's ephemeral range (32768-60999),
 
 
 def rehearsal_port(run: Run) -> int:
-    """The port of a simulated run's in-process task server, the same for its ledger and campaign on
-    every run: a resumed run (after a kill -9) is found where the open study's link points, which a
-    published Prolific study cannot change."""
+    """A simulated run's task server port, the same for its ledger and campaign on every run, where an open
+    study's link (which Prolific cannot change) points."""
     key = int.from_bytes(hashlib.sha256(f"{run.store.location}|{run.cfg.name}".encode()).digest()[:4], "big")
     return REHEARSAL_PORTS[0] + key % (REHEARSAL_PORTS[1] - REHEARSAL_PORTS[0])
 

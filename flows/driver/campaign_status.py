@@ -28,9 +28,8 @@ from qc.campaign_state import state_words
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
-    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step,
-    and what needs a person (``needs``, and each batch's ``for_review`` and ``auto_approval_in_s``: the one
-    computation every view shows, flows/campaigns/campaign_needs.needs_state) on the platform's clock."""
+    """Per campaign and batch, what the store knows (posted, submitted, decided, blocked, money, next step)
+    and what needs a person, on the platform's clock."""
     from flows.campaigns.campaign_needs import needs_state
     from flows.campaigns.review_rows import ledger_now
 
@@ -109,9 +108,8 @@ def status_words(store: Store, c: dict[str, Any]) -> str:
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
-    """The options that put a resumed run on the route the campaign ran on: without them the command
-    status prints is refused (a Prolific campaign resumed as MTurk, a served simulator's campaign on
-    the embedded one). The embedded simulator records its file, which a resumed run finds itself."""
+    """The options that put a resumed run on the route the campaign ran on (without them status's command is
+    refused)."""
     words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
@@ -231,9 +229,8 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """"done" for a finished batch (not its last step's name, "blocked", which read as a worry), else the
-    last step done and the next one: "published (next: collect submissions)"; on a cancelled campaign,
-    "published (stopped by the cancel)", not a next step as if the campaign would go on."""
+    """"done" for a finished batch, else the last step and the next ("published (next: collect
+    submissions)"); on a cancelled campaign "(stopped by the cancel)"."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

@@ -92,9 +92,8 @@ def pause_own_deployment() -> None:
 
 
 def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_options: list[str]) -> str:
-    """What ``hitflow deploy`` registered, in its own words (Prefect's console text is kept off the terminal):
-    the deployment's name, how to run it, and the exact ``hitflow serve-schedules`` command that serves the
-    same schedule from this machine, ``serve_options`` (the platform and every other option) kept."""
+    """What ``hitflow deploy`` registered, in its own words: the name, how to run it, and the ``hitflow
+    serve-schedules`` command serving the same schedule here."""
     kind = "the whole campaign, run on demand" if whole else "one batch per run, on the config's [schedule]"
     line = (f"deployment {deployment} registered ({kind}) on the process work pool {pool}; start a worker with: "
             f"prefect worker start --pool {pool} (it runs each flow run as a process on its machine)")

@@ -71,9 +71,8 @@ def review_undecided(run: Run, errors: list[str]) -> None:
 
 
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
-    """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
-    mark cancelled and export what came in (to ``out``, default the run's output root). Returns
-    the summary sentence."""
+    """``hitflow cancel``: refused while a run holds the campaign; else close, review, mark cancelled and export
+    what came in (to ``out``). Returns the summary sentence."""
     from flows.campaigns.identity import check_output_folder
     from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError

@@ -71,9 +71,8 @@ def claim_marketplace(run: Run) -> None:
 
 @contextmanager
 def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
-    """The simulator's file this run creates is removed again when the campaign is refused the marketplace
-    (:func:`claim_marketplace`): nothing was posted on it, and a file left behind would read as a
-    marketplace the next time it is named."""
+    """The simulator file this run creates is removed when the campaign is refused the marketplace (it would
+    read as a marketplace next time)."""
     # SQLite's side files, and the lock flows/sim/service/state_lock.py takes beside the file
     files = [state, *(state.with_name(state.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))]
     fresh = [path for path in files if not path.exists()] if not state.exists() else []
@@ -86,9 +85,8 @@ def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
 
 
 def follow_endpoint(run: Run, config_json: str | None) -> None:
-    """The campaign's own simulator served at another URL now: the ledger keeps the URL it answers at, so
-    that a later command without ``--endpoint-url`` (cancel, reconcile, status --refresh) and the refusal's
-    hint reach it there. An embedded simulator's port is the process's own and is not kept."""
+    """The campaign's simulator at another URL now: the ledger keeps the URL, so later commands without
+    ``--endpoint-url`` reach it (an embedded one's port is not kept)."""
     info = json.loads(config_json or "{}")
     if run.target.kind != "sim" or run.target.state or info.get("sim_state") or info.get("target_kind") != "sim" \
             or info.get("endpoint_url") in (None, run.target.endpoint_url):
@@ -119,9 +117,8 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
 
 
 def hand_known_answers(run: Run) -> None:
-    """A custom campaign on the simulator hands it the answers the requester knows (its items file's
-    answer columns, control items, answer key: flows/custom/truth_source.py) before anything is posted,
-    so simulated choices follow them; the links route's in-process invitees get them in ``notes``."""
+    """A custom campaign on the simulator hands it the requester's known answers before anything is posted (the
+    links route's invitees get them in ``notes``)."""
     if run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return
     from flows.custom.custom_task import read_custom_items

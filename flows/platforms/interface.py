@@ -143,9 +143,8 @@ class Platform(PlatformFacts, Protocol):
         ...
 
     def gate_test(self, cfg: CampaignConfig) -> Step | None:
-        """The paid gating test the platform runs once before the first batch (the driver runs it as
-        batch :data:`GATE_BATCH`), None when it runs none; a gate the platform cannot run raises
-        :class:`flows.core.errors.ConfigError`, as its dry run lists it, before anything is planned."""
+        """The paid gating test run once before the first batch (as :data:`GATE_BATCH`), None for none; one the
+        platform cannot run raises ConfigError before anything is planned."""
         ...
 
     def record_test_scores(self, run: Run) -> int:

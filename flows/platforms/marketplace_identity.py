@@ -18,9 +18,8 @@ PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the non
 
 
 def marketplace_of(target: Target) -> str:
-    """The identity of ``target``'s marketplace: for a simulator its id and key as proven
-    (:func:`simulator_marketplace`, the same on any port or process that opens its state file), ``<kind>
-    <url>`` for an MTurk-compatible endpoint or Prolific (its URL without credentials)."""
+    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>`` without
+    credentials."""
     if target.kind == "sim":
         return simulator_marketplace(target.endpoint_url)
     return f"{target.kind} {public_url(target.endpoint_url)}"

@@ -50,9 +50,8 @@ def _modelled(value: object) -> bool:
 
 
 class _Shapes:
-    """A marked page's pieces per shape of unit (its item count, each row's payload columns); None once a shape
-    proved unfit. A piece is text, or (row, column) for a value: column j < len(COLUMNS) is ``COLUMNS[j]``, the
-    others the row's payload columns in their order."""
+    """A marked page's pieces per unit shape (None once a shape proved unfit): text, or (row, column), column j
+    < len(COLUMNS) being ``COLUMNS[j]``, the others the row's payload columns."""
 
     def __init__(self, run: Run) -> None:
         self.run = run

@@ -32,9 +32,7 @@ def platform_for(name: str) -> Platform:
 
 
 def platform_facts(name: str) -> PlatformFacts:
-    """What the platform called ``name`` is (its name, label, whether it pays), without importing its
-    client and steps as :func:`platform_for` does (~0.4 s of CPU: `hitflow status` needs only these); a
-    name it does not know, as :class:`UnknownPlatform`."""
+    """The named platform's facts without importing its client (~0.4 s of CPU), or :class:`UnknownPlatform`."""
     if name == "mturk":
         from flows.platforms.mturk import facts as mturk_facts
 

@@ -38,9 +38,8 @@ def extension_key(name: str, batch: int, round_no: int, unit_id: str) -> str:
 
 
 def unit_calls(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> list[LedgeredCall]:
-    """One ``ExtendUnit`` row per unit of the round (a unit named k times gets k more judgements). Its
-    "call" makes nothing: the row itself is what the task server reads; the round's platform call (if
-    any) is ledgered apart and these rows are settled once it is made."""
+    """One ``ExtendUnit`` row per unit of the round (k mentions, k judgements): the row is what the task server
+    reads; settled once the round's platform call is made."""
     return [LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit),
                          {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra,
                           "round": round_no}, partial(recorded, unit, extra))

@@ -55,9 +55,8 @@ def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
 
 def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
                  ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
-    """Record every intent in one transaction: (results already settled by key, the calls still
-    to make with their ledger status: ``intended`` means an earlier run may have made it, ``new``
-    that the intent was written just now, so nothing on the platform can answer to it yet)."""
+    """Record every intent in one transaction: (results settled by key, the calls to make with their status:
+    ``intended`` may have been made by an earlier run, ``new`` cannot have been)."""
     calls = list(calls)
     entries = store.intend_all(campaign, batch, [(c.operation, c.key, c.params) for c in calls])
     done = {c.key: _recorded(entries[c.key]) for c in calls if entries[c.key]["status"] in SETTLED}

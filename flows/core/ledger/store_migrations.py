@@ -130,9 +130,8 @@ def m009_batch_holds(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m010_worker_history(db: sqlite_utils.Database) -> None:
-    """Each worker's blocking evidence per batch and rule, kept so a batch's blocks read the earlier
-    batches' evidence instead of rebuilding it (quadratic over a campaign). A row with an empty
-    ``worker_id`` marks a batch as built; a batch's rows go when its flags are rewritten."""
+    """Each worker's blocking evidence per batch and rule, kept so blocks need not rebuild it (quadratic); an
+    empty ``worker_id`` row marks a batch built."""
     db.table("worker_history").create({"campaign": str, "batch": int, "worker_id": str, "rule": str,
                                        "captions": int, "covered": int, "flags": int},
                                       pk=("campaign", "batch", "worker_id", "rule"))
@@ -148,9 +147,8 @@ def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m012_kept_states(db: sqlite_utils.Database) -> None:
-    """The review queue's items' states of a campaign (counts per batch and state), with the config text
-    and the ledger they were computed on, so ``hitflow status`` reads them back instead of building the
-    queue while neither changed (flows/campaigns/kept_states.py)."""
+    """The review queue's state counts of a campaign, with the config and ledger they were computed on
+    (flows/campaigns/kept_states.py)."""
     db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
                                    pk="campaign")
 
@@ -196,9 +194,8 @@ KEYED_BY_CAMPAIGN = {
 
 @migrations()
 def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
-    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one ledger kept one row
-    per id, so a second campaign on another marketplace took over the first one's study, submissions
-    and money. Answers get their campaign (from their assignment) to be keyed the same way."""
+    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one row per id let a second
+    campaign on another marketplace take over the first's records and money."""
     db.table("answers").add_column("campaign", str, not_null_default="")
     db.execute("UPDATE answers SET campaign = COALESCE((SELECT a.campaign FROM assignments a "
                "WHERE a.assignment_id = answers.assignment_id), '')")
@@ -212,9 +209,8 @@ def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
 
 
 def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None:
-    """SQLite's table rebuild for a new primary key (its manual, "Making Other Kinds Of Table Schema
-    Changes"): sqlite-utils' ``transform`` does the same, but parsed each table's SQL for ~40 ms, which made
-    every new ledger ~0.4 s slower to open. Rows keep their order; indexes are made again."""
+    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform`` (whose SQL parsing cost
+    ~0.4 s a new ledger); rows keep their order."""
     columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()  # cid, name, type, notnull, default, pk
     indexes = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
                                         "AND sql IS NOT NULL", [table])]
@@ -232,7 +228,6 @@ def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None
 
 @migrations()
 def m015_campaign_marketplace(db: sqlite_utils.Database) -> None:
-    """Which marketplace a campaign's platform records belong to (a simulator's kept id, an endpoint's or
-    Prolific's URL without credentials: flows/platforms/marketplace_identity.py), so a run is refused on
-    another one; "" for a campaign from before, which its next run adopts."""
+    """Which marketplace a campaign's records belong to (flows/platforms/marketplace_identity.py), so a run is
+    refused on another; "" for a campaign from before, adopted on its next run."""
     db.table("campaigns").add_column("marketplace", str, not_null_default="")

@@ -46,9 +46,8 @@ def protocols(url: str) -> list[str]:
 
 
 def unescaped_user_part(url: str) -> bool:
-    """A user part with ``/``, ``?`` or ``#`` left as it is (``s3://KEY:SE/CRET@bucket``, an AWS secret
-    often holds ``/``): the host then ends there and the secret reads as the path: shown, stored, and
-    made a folder name. Such a URL is refused, and shown as its protocol only."""
+    """A user part with ``/``, ``?`` or ``#`` left raw (an AWS secret often holds ``/``) ends the host there
+    and shows the secret as the path: refused, shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
         if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
@@ -140,9 +139,8 @@ def has_credentials(out: str | Path) -> bool:
 
 
 def credentials_to_fsspec(out: str) -> str:
-    """``out`` without the credentials its URL carries, which go to fsspec's configuration for the
-    protocol instead (this process, and through ``FSSPEC_<PROTOCOL>_<NAME>`` the flow runs and
-    workers it starts); a setting made before wins, as ``PGPASSWORD`` does for the ledger."""
+    """``out`` without its URL's credentials, which go to fsspec's ``FSSPEC_<PROTOCOL>_<NAME>`` settings (for
+    this process and those it starts); a setting made before wins."""
     if not is_output_url(out):
         return out
     bare, found = _split_credentials(out)

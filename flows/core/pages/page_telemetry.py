@@ -36,9 +36,8 @@ FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the 
 
 
 class _FreeTextForm(TolerantHTMLParser):
-    """Where the first form holding a free-text control opens: ``found``, the character offset just
-    after its start tag (None: no such form). Parsing starts at the first form and stops at the first
-    free-text control inside a form, so a page costs a fraction of a full parse."""
+    """Where the first form holding a free-text control opens (``found``: the offset after its tag, or None);
+    parsing stops at the first such control."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)

@@ -46,9 +46,8 @@ def button_groups(rules: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 
 def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Flat answer fields with each per-button group's buttons replaced by the group's one field,
-    its value the chosen button's value ("" when none is). A button read flat is its value when ticked
-    (``{"yes": true}`` -> ``"yes"``); an answer that already names the group is kept as it is."""
+    """Flat answer fields with each per-button group replaced by its one field, valued the chosen button's value
+    ("" when none); an answer already naming the group is kept."""
     out = dict(flat)
     for group, buttons in groups.items():
         present = [b for b in buttons if b in out and b != group]

@@ -81,9 +81,8 @@ class _Render:
 
 
 def count_built(size: int) -> None:
-    """``size`` more bytes built by the render (a value an operator, call, filter, ``~`` or block made):
-    each value is bounded on its own, so without a total 250 ``{% set sN = a ~ N %}`` of a 4 MB ``a``
-    kept 984 MB. Counted as built, not as kept: a value dropped at once counts too."""
+    """``size`` more bytes built by the render, counted whether kept or not: each value is bounded on its own,
+    so without a total 250 ``{% set %}`` of a 4 MB value kept 984 MB."""
     render = current()
     if render is not None:
         render.built += size

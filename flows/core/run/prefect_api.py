@@ -136,9 +136,8 @@ class PrefectApi:
 
     @contextmanager
     def flow_settings(self) -> Iterator[None]:
-        """Prefect's settings for the run's flow (Prefect imported by then). On a temporary server no
-        flow-run heartbeats: they tell a kept server a crashed run from a live one, a temporary server ends
-        with the run, and joining the heartbeat thread at the flow's end waits up to a second."""
+        """Prefect's settings for the run's flow; on a temporary server no heartbeats (joining their thread waits up
+        to a second, and the server ends with the run)."""
         if self.server is None:
             yield
             return

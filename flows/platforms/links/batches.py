@@ -59,9 +59,8 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
 
 
 def collect_links(run: Run, batch: int) -> dict[str, Any]:
-    """Simulated people (an in-process task server on the simulator): every invitee does their
-    unit now. Real invitees (``--task-url``): look until each unit has its planned responses or
-    the batch's time is up; a detaching run leaves in between (flows/platforms/batch_window.py)."""
+    """Simulated invitees all do their unit now; real ones (``--task-url``) are looked at until each unit has
+    its responses or time is up (a detaching run leaves between)."""
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
                            [run.cfg.name, batch])[0]["n"]
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work

@@ -52,7 +52,6 @@ def collect_round(run: Run, batch: int, round_no: int) -> None:
 
 
 def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -> None:
-    """One simulated invitee comes back for round ``round_no`` on the rehearsal's virtual clock (a seeded
-    schedule of its own per batch and round, as the batch's first round has: one seed, one dataset), then
-    the simulator's clock moves on to their submission."""
+    """One simulated invitee comes back for round ``round_no`` on a seeded schedule of the batch and round, then
+    the clock moves on to their submission."""
     invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())

@@ -43,9 +43,8 @@ def rehearsal_site(run: Run) -> dict[str, Any]:
 
 def simulated_round(run: Run, batch: int, links: dict[str, str],
                     crowd: tuple[list[Any], dict[str, Any]]) -> tuple[int, int]:
-    """The simulated invitees' round for ``batch``, from when the batch opened; those who already
-    submitted in it (a resumed run) do not come again. Then the simulator's clock moves on to
-    the round's last submission. (how many submitted now, how many came)."""
+    """The simulated invitees' round for ``batch`` (those who submitted already do not come again), then the
+    clock moves to its last submission; (submitted now, came)."""
     done = frozenset(r["participant_id"].removeprefix("invite:") for r in run.store.rows(
         "SELECT participant_id FROM task_sessions WHERE campaign = ? AND batch = ? AND submitted_at IS NOT NULL",
         [run.cfg.name, batch]))
@@ -55,9 +54,8 @@ def simulated_round(run: Run, batch: int, links: dict[str, str],
 
 def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[list[Any], dict[str, Any]],
                       round_no: int, start: float, done: frozenset[str]) -> dict[str, int]:
-    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, the
-    rehearsal's task server keeping their virtual time; then the simulator's clock moves on to the batch's
-    last submission. The HTTP status each got."""
+    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, then the
+    clock moves to the batch's last submission; the HTTP status each got."""
     clock = run.notes.get("invitee_clock")
     try:
         outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), round_no, start,

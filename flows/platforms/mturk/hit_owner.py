@@ -44,9 +44,8 @@ def own_token(since: dict[str, Any], token: str) -> str:
 
 
 def post_hit(client: Any, since: dict[str, Any], type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
-    """Post one HIT under ``token``; a HIT the platform already has under it is adopted only if it is
-    this ledger's (:func:`is_ours`), else the HIT goes out under :func:`own_token`. (id, adopted).
-    ``since``: :func:`planned`, read beforehand (this runs on the posting threads, away from the ledger)."""
+    """Post one HIT under ``token``, adopting an existing one only if :func:`is_ours`, else under
+    :func:`own_token`; (id, adopted). ``since``: :func:`planned`, read beforehand."""
     hit_id, was_dup = mturk.create_hit(client, type_id, params, token)
     if not was_dup or _ours_by_id(client, since, hit_id):
         return hit_id, was_dup

@@ -112,9 +112,8 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Expire every open HIT, fetch and review what came in by the campaign's policy, then delete
-    the HITs that are done. Safe to run twice; a platform error on one HIT never stops the rest:
-    it is counted and reported, and a second run picks the HIT up again."""
+    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice, one
+    HIT's error counted and never stopping the rest."""
     cfg, store = run.cfg, run.store
     reconcile(run)
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])

@@ -164,9 +164,8 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """All results, never just the first page: following ``_links.next.href`` until it is null,
-    or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
-    results are in (Prolific documents both kinds of paging); within a PageBudget (paging.py)."""
+    """All results: ``_links.next.href`` until null, or ``offset`` until ``meta.count`` (Prolific documents both),
+    within a PageBudget."""
     budget = PageBudget(path)
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = page_results(page, _path_only(path))
