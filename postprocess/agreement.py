@@ -92,8 +92,7 @@ def cohen(df: pd.DataFrame) -> float:
 
 
 def agreement(df: pd.DataFrame, level: str = "nominal") -> dict[str, Any]:
-    """``{"items", "raters", "percent_unanimous", "fleiss_kappa", "krippendorff_alpha"}`` and
-    ``cohen_kappa`` when there are exactly two raters."""
+    """``items, raters, percent_unanimous, fleiss_kappa, krippendorff_alpha`` (and ``cohen_kappa`` for two raters)."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)} (got {level!r})")
     labels = check_labels(df)

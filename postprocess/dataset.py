@@ -56,8 +56,7 @@ def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
 
 
 def flat_table(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1) -> pd.DataFrame:
-    """One row per caption, ids counted from ``first_id`` (a dataset written a batch at a time goes on
-    where the previous batch stopped)."""
+    """One row per caption, ids from ``first_id`` (a batch-at-a-time dataset goes on where the last stopped)."""
     merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
     merged = merged.reset_index(drop=True)
     flat = pd.DataFrame({

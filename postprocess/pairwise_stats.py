@@ -93,8 +93,7 @@ def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> n
 
 
 def strength_bootstrap(df: pd.DataFrame, design: np.ndarray, wins: np.ndarray) -> list[dict[str, Any]]:
-    """Per non-reference system, a seeded bootstrap interval of its strength over items (each
-    item's judgements weighted by how often the item was drawn)."""
+    """Per non-reference system, a seeded bootstrap interval of its strength over items."""
     names, where = clusters(df["item_id"])
     fits = np.array([logistic_fit(design, wins, counts[where].astype(float))
                      for counts in resample_counts(len(names))]) if len(names) > 1 else \

@@ -85,8 +85,7 @@ def severity(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def effect_sizes(scores: np.ndarray) -> dict[str, np.ndarray]:
-    """Eta squared, partial eta squared and the condition means of ``resamples x participants x
-    conditions`` score arrays, by the sums of squares rm_anova uses."""
+    """Eta squared, partial eta squared and condition means of ``resamples x participants x conditions`` arrays."""
     people, conditions = scores.shape[1], scores.shape[2]
     grand = scores.mean(axis=(1, 2), keepdims=True)
     ss_total = ((scores - grand) ** 2).sum(axis=(1, 2))

@@ -46,8 +46,7 @@ def default_index(language: str = "en") -> SpellIndex:
 
 
 def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
-    """Lower-cased words that at least ``min_workers`` distinct workers wrote, without the
-    shared typos (:func:`drop_shared_typos`) when an ``index`` is given."""
+    """Lower-cased words ``min_workers``+ distinct workers wrote, less shared typos when ``index`` is given."""
     return campaign_vocabulary(df, min_workers, index)[0]
 
 

@@ -17,8 +17,7 @@ def ticks(value: str) -> list[str]:
 
 
 def number(value: str) -> float | None:
-    """The number the text is, when it is one as a browser writes it; None when not (an overflow
-    to infinity included)."""
+    """The number the text is as a browser writes it; None when not (overflow to infinity too)."""
     if NUMBER.fullmatch(value) is None:
         return None
     n = float(value)

@@ -72,8 +72,7 @@ def submit_rule(c: SubmitCheck) -> RuleFn:
 
 
 def _may_break(df: pd.DataFrame, name: str, rules: SubmitRules) -> np.ndarray | range:
-    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`), in order;
-    every position when no mask spells that check out."""
+    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`); all without a mask."""
     find = CANDIDATES[name](rules) if name in CANDIDATES else None
     column = text_features.arrow_captions(df) if find is not None else None
     return range(len(df)) if find is None or column is None else np.flatnonzero(find(column))
@@ -85,8 +84,7 @@ for _check in CHECKS.values():
 
 @register("min_words", "caption")
 def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The page's min_words submit rule, from the batch's shared word counts (the same count as
-    :func:`qc.submit_rules.count_words`, computed for the whole column at once)."""
+    """The page's min_words rule from the batch's shared word counts (:func:`qc.submit_rules.count_words`'s)."""
     rules = _rules(params)
     if not CHECKS["min_words"].applies(rules):
         return flag_frame([])

@@ -76,8 +76,7 @@ def workers_path_for(answers_path: Path) -> Path:
 
 
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
-    """answers.csv at ``answers_path`` and its workers file beside it (:func:`workers_path_for`; formula cells
-    neutralised)."""
+    """answers.csv at ``answers_path`` and its workers file beside it (:func:`workers_path_for`)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].astype(float).round(4))
     if "posterior" in answers:
         answers["posterior"] = answers["posterior"].astype(float).round(4)

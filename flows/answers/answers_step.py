@@ -176,8 +176,7 @@ def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
 
 def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
                    calibration: dict[str, Any] | None = None) -> Any:
-    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
-    ``calibration`` (postprocess.answers.calibration.scored's), the reliability diagram beside them."""
+    """Histograms of the answers' confidence and the workers' skill, with ``calibration``'s reliability diagram."""
     from flows.core.outputs.figures import histogram, new_figure
 
     fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)

@@ -58,8 +58,7 @@ def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[s
 
 
 def with_ticks(choices: pd.DataFrame, others: OtherKinds) -> tuple[pd.DataFrame, dict[str, tuple[str, str]]]:
-    """The choice labels and every checkbox option's yes/no labels, and the options' keys
-    (postprocess.answers.option_answers)."""
+    """The choice labels and every checkbox option's yes/no labels, and the options' keys."""
     labels, keys = option_labels(others.ticks, others.options, others.own)
     if labels.empty:
         return choices, keys

@@ -93,8 +93,7 @@ def approve_despite(decisions: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
 
 
 def blocks_despite(blocks: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
-    """Blocks with the set-aside rules taken out: a worker whose every blocking rule was set aside
-    is not blocked; another keeps the block for the other rules only."""
+    """Blocks with the set-aside rules taken out (a worker blocked only by them is not blocked)."""
     if not rules:
         return blocks
 

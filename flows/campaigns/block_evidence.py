@@ -121,8 +121,7 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
 
 def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
                     workers: list[str] | None = None) -> pd.DataFrame:
-    """Every answer given to a control item's field up to a batch (by ``workers`` only, when given):
-    worker_id, item_id, field, value."""
+    """Every answer to a control item's field up to a batch (``workers``' only, when given)."""
     ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
@@ -245,8 +244,7 @@ def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list
 
 
 def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
-    """Each worker's agreement with the others' answer so far (postprocess.answers.answer_agreement.SCORE_COLUMNS);
-    None when the campaign does not block on agreement."""
+    """Each worker's agreement with the others' answer so far; None when the campaign does not block on it."""
     stored = stored_agreement(store, campaign)
     if stored is None:
         return None

@@ -29,8 +29,7 @@ def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[s
 
 
 def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    """For ``hitflow status``: how many queue items are open (``state``: :func:`needs_state`'s, when the
-    caller has it) and what people decided, per batch."""
+    """For ``hitflow status``: open queue items (from ``state`` when given) and people's decisions, per batch."""
     rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
                       "GROUP BY batch, action ORDER BY batch, action", [campaign])
     by_batch: dict[int, dict[str, int]] = {}

@@ -123,8 +123,7 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
 
 
 def study_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
-    """An evaluation study's tasks in presentation order, ``images_per_hit`` to a unit; what
-    each page shows goes in ``payload``."""
+    """A study's tasks in presentation order, ``images_per_hit`` a unit, what each page shows in ``payload``."""
     assert cfg.study is not None
     rows = read_study_items(cfg.items, cfg.study.kind)
     tasks = study_tasks(cfg.study.kind, rows, cfg.study.pairs_per_image, cfg.seed)

@@ -28,8 +28,7 @@ from flows.platforms.registry import platform_for
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
                platform: str = "mturk", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the
-    estimate is the one a real run checks against the budget before its first post)."""
+    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the estimate a run checks)."""
     run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None,  # type: ignore[arg-type]
               platform=platform, page=task_page)
     groups: Groups = defaultdict(list)

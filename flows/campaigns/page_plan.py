@@ -26,8 +26,7 @@ def unit_line(cfg: CampaignConfig) -> tuple[str, float]:
 
 
 def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
-    """The plan's time and pay lines for ``platform``, in its own terms (Prolific's figures and where each
-    comes from, MTurk's time a worker has; each platform's ``time_lines``)."""
+    """The plan's time and pay lines for ``platform``, in its own terms (its ``time_lines``)."""
     from flows.platforms.registry import platform_for
 
     said, minutes = unit_line(cfg)

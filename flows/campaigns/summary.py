@@ -158,8 +158,7 @@ def top_up_lines(out_dir: Path) -> list[str]:
 
 
 def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
-    """The summary's lines before its table, the table (blocking against the simulator's ground
-    truth, when the run was on the simulator) and the lines after it."""
+    """The summary's lines before its table, the table (blocking against the simulator's truth) and the lines after."""
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
             return [(out_dir / name).read_text(encoding="utf-8")], None, []

@@ -183,8 +183,7 @@ def write_flag_files(run: Run, out_dir: Path, blocked: pd.DataFrame) -> tuple[pd
 
 def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: pd.DataFrame,
                     tally: CaptionTally) -> pd.DataFrame | None:
-    """On the simulator (``truth``: its workers' profiles): sim_workers.json, and blocking against the
-    profiles for the report; None elsewhere."""
+    """On the simulator: sim_workers.json and blocking against the profiles for the report; None elsewhere."""
     if truth is None:
         return None
     (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")

@@ -26,8 +26,7 @@ def tls_context(trust_env: bool = True) -> ssl.SSLContext:
 
 
 def http_client(**options: Any) -> httpx.Client:
-    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``/``http2``), verifying TLS
-    with the shared context."""
+    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``/``http2``) on the shared TLS context."""
     import httpx
 
     if {"verify", "cert", "http2"} & options.keys():

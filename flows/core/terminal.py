@@ -32,8 +32,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
 
 
 class WaitingBar:
-    """One bar for a wait (places filling, HITs closing): what is in, elapsed time and an ETA
-    from the pace so far. Other output printed meanwhile goes above it."""
+    """One bar for a wait: what is in, elapsed time and an ETA; other output goes above it."""
 
     def __init__(self, console: Any = None):
         from rich.progress import (

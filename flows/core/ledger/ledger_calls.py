@@ -92,7 +92,6 @@ def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THRE
 
 def ledgered_all(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall],
                  threads: int = SEND_THREADS) -> dict[str, dict[str, Any]]:
-    """``ledgered`` for many calls: intents in one transaction, calls on a thread pool, results
-    settled together; every call's result by key (made now or recorded earlier)."""
+    """``ledgered`` for many calls (one intent transaction, a thread pool); every result by key."""
     done, todo = intend_calls(store, campaign, batch, calls)
     return {**done, **send_calls(store, [c for c, _ in todo], threads)}

@@ -109,18 +109,15 @@ class Store:
         raise NotImplementedError
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows inserted inside the open transaction; ``conflict``: ABORT, IGNORE or REPLACE
-        (on the primary key), as SQLite's ``INSERT OR <conflict>``."""
+        """Rows inserted in the open transaction, ``conflict`` as SQLite's ``INSERT OR <conflict>``."""
         raise NotImplementedError
 
     def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
-        """Hold the campaign's lock for the block; a live holder elsewhere makes this fail
-        (:class:`flows.core.errors.CampaignBusyError`); a dead one's lock is taken over."""
+        """Hold the campaign's lock for the block (CampaignBusyError if a live holder has it; a dead one's is taken)."""
         raise NotImplementedError
 
     def live_holder(self, campaign: str, others_only: bool = True) -> str | None:
-        """Who runs the campaign right now (``host:pid``), if a live process does (other than this
-        one with ``others_only``)."""
+        """``host:pid`` of a live process running the campaign (other than this one with ``others_only``), if any."""
         raise NotImplementedError
 
     def applied_migrations(self) -> list[str]:

@@ -65,8 +65,7 @@ def m003_qualification_scores(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
-    """Self-hosted delivery: a participant's session and its unit of items; Prolific studies per
-    batch and every Prolific submission's state (paid or not)."""
+    """Self-hosted sessions and their units; Prolific studies per batch and every submission's state."""
     db.table("task_sessions").create({
         "session_id": str, "campaign": str, "batch": int, "unit": int, "item_ids": str, "participant_id": str,
         "study_id": str, "route": str, "created_at": float, "submitted_at": float, "completion_code": str,
@@ -82,8 +81,7 @@ def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m005_item_payloads(db: sqlite_utils.Database) -> None:
-    """Evaluation studies' items carry more than an image: sentences, references, system pairs
-    (JSON, what the page shows); and the per-response checks of their submit rules."""
+    """Study items' payloads (what the page shows, JSON) and their responses' submit-rule checks."""
     db.table("items").add_column("payload", str, not_null_default="")
     db.table("response_problems").create({"campaign": str, "assignment_id": str, "worker_id": str, "rule": str,
                                           "field": str, "detail": str})
@@ -97,8 +95,7 @@ def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m007_review_decisions(db: sqlite_utils.Database) -> None:
-    """What people decided on the review page (who, when, under which idempotency key), and the
-    captions they struck from the dataset without rejecting the assignment."""
+    """The review page's decisions (who, when, idempotency key) and captions struck without a rejection."""
     db.table("review_actions").create({
         "id": int, "campaign": str, "batch": int, "worker_id": str, "assignment_id": str, "image_id": str,
         "action": str, "reason": str, "category": str, "amount": str, "reviewer": str, "decided_at": float,
@@ -112,8 +109,7 @@ def m007_review_decisions(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m008_batch_windows(db: sqlite_utils.Database) -> None:
-    """When a batch opened (on the platform's clock), so a later run knows its deadline; places a
-    closed study released from the committed budget."""
+    """When a batch opened (platform clock), for its deadline; places a closed study released from the budget."""
     db.table("batches").add_column("opened_at", float)
     db.table("studies").add_column("released", int, not_null_default=0)
 

@@ -83,8 +83,7 @@ def shown_output(out: str | Path) -> str:
 
 
 def _segment_credentials(segment: str) -> tuple[str, list[tuple[str, str, str]]]:
-    """One URL of a chain without its user part and credential query, and the (protocol, fsspec option,
-    value) settings they become."""
+    """One URL of a chain without its credentials, and the (protocol, fsspec option, value) settings they become."""
     if "://" not in segment:
         return segment, []
     parts = urlsplit(segment)
@@ -185,8 +184,7 @@ def staging_root(out: str | Path) -> Path:
 
 
 def stored_output(out: str | Path) -> str:
-    """``out`` as the ledger keeps it (where ``hitflow cancel`` exports to): a folder as an absolute
-    path, a URL without credentials."""
+    """``out`` as the ledger keeps it: a folder as an absolute path, a URL without credentials."""
     return str(without_credentials(out)) if is_output_url(out) else str(Path(out).resolve())
 
 

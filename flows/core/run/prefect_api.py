@@ -98,8 +98,7 @@ class TemporaryServer:
                            "or use --no-prefect")
 
     def stop(self, wait: bool = True) -> None:
-        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave, not waiting
-        through its own shutdown after the user's Ctrl-C."""
+        """``wait=False`` (an interrupted run): SIGTERM the server's session and leave without waiting."""
         if not wait and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)  # its session leader: pgid == pid
