@@ -84,8 +84,7 @@ def _stopped(a: argparse.Namespace, campaign: str, db: str, log: object, exc: Ke
 
 
 def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
-    """A run that stopped before its end: a batch left open (exit 9) or held for a person (exit 10,
-    raised as BatchHeld so it is one plain ``hitflow:`` line; the Prefect flow run ended Completed)."""
+    """A run stopped before its end: a batch left open (exit 9) or held for a person (exit 10, one plain line)."""
     from flows.core.errors import BatchHeld
 
     if result.get("held"):

@@ -31,8 +31,7 @@ def received_judgements(run: Run) -> pd.DataFrame:
 
 
 def fast_workers(run: Run, share: float) -> frozenset[str]:
-    """Workers whose median time on their assignments so far is below ``share`` of the median assignment's
-    (accept to submit); ``share`` 0: nobody."""
+    """Workers whose median time so far is below ``share`` of the median assignment's (``share`` 0: nobody)."""
     if share <= 0:
         return frozenset()
     rows = run.store.rows("SELECT worker_id, submit_time - accept_time AS seconds FROM assignments WHERE campaign = ? "

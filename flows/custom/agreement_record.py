@@ -56,8 +56,7 @@ def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str
 
 
 def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
-    """The campaign's choice fields and pooled control policy as the plan recorded them, or None (a
-    campaign planned before the pooled rule keeps its control and agreement rules)."""
+    """The choice fields and pooled control policy as the plan recorded them, or None (planned before the rule)."""
     record = _planned(store, campaign, "skill")
     if not record:
         return None

@@ -246,8 +246,7 @@ def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list
 
 
 def refuse_unreadable(cfg: CampaignConfig) -> list[str]:
-    """Before anything is posted: the dry run's PROBLEM lines for a page workers could not answer or
-    hitflow could not read back, raised as a ConfigError (exit 2). Returns the dry run's lines."""
+    """Before anything is posted, the dry run's PROBLEM lines raised as a ConfigError (exit 2); else its lines."""
     lines = dry_run_lines(cfg)
     problems = [line for line in lines if line.startswith("PROBLEM")]
     if problems:

@@ -65,8 +65,7 @@ NOT_PAGE_CHARSETS = ("idna", "punycode", "unicode-escape", "raw-unicode-escape",
 
 
 def page_text(body: bytes, charset: str | None) -> str:
-    """``body`` in its declared charset when that is one a page can be in; else UTF-8. Undecodable
-    bytes become U+FFFD either way (a browser shows them so too)."""
+    """``body`` in its declared charset when a page can be in it, else UTF-8; undecodable bytes become U+FFFD."""
     try:
         codec = codecs.lookup(charset or "utf-8")
         if codec._is_text_encoding and codec.name not in NOT_PAGE_CHARSETS:

@@ -271,8 +271,7 @@ def _submit_listener(code: str) -> str:
 
 
 def rename_fields(body: str) -> tuple[str, list[str]]:
-    """``name="x"`` -> ``name="x_{{ i }}"`` on every control (so it belongs to its item);
-    MTurk's own session fields are removed."""
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; MTurk's own session fields removed."""
     names: list[str] = []
 
     def one(tag: re.Match[str]) -> str:

@@ -23,8 +23,7 @@ FIX = "write it in the syntax a browser reads (JavaScript, the v flag) without b
 
 
 def refused_pattern_lines(page: str, question_form: bool = False) -> list[tuple[int, str]]:
-    """(line, problem) for each ``pattern`` attribute of ``page`` (a QuestionForm's ``AnswerFormatRegex``) that QC
-    refuses."""
+    """(line, problem) for each ``pattern`` attribute (or ``AnswerFormatRegex``) of ``page`` that QC refuses."""
     line = line_finder(page)
     found = []
     for m in (REGEX_ATTR if question_form else PATTERN_ATTR).finditer(page):

@@ -101,8 +101,7 @@ class _Events(TolerantHTMLParser):
 
 
 def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place]]:
-    """The page with each tag that holds a mark in an attribute written out again (every value quoted),
-    its comments dropped if ``drop_comments``, and each mark's place."""
+    """The page with each tag holding a marked attribute written again (values quoted), and each mark's place."""
     parser = _Events(page)
     parser.feed(page)
     parsed = len(page) - len(parser.rawdata)  # what follows is a tag, comment or script the page never ends
@@ -165,8 +164,7 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
 
 
 def _quoted(value: str) -> str:
-    """An attribute's value (as the tokenizer decoded it) in quotes: single ones around a value holding
-    double ones (a JSON list of categories reads as written), else double."""
+    """An attribute's value in quotes: single around a value holding double ones, else double."""
     text = value.replace("&", "&amp;")
     return f"'{text}'" if '"' in text and "'" not in text else '"' + text.replace('"', "&quot;") + '"'
 

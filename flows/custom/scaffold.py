@@ -40,8 +40,7 @@ def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> li
 
 
 def own_items(path: Path, columns: list[str]) -> str:
-    """The user's items file as it is, once its header has an id column and every column the page reads
-    (``columns``); else a one-line refusal, nothing written."""
+    """The user's items file when its header has an id column and every column the page reads; else a refusal."""
     from flows.core.inputs.csv_files import read_csv_table
     from flows.core.inputs.text_files import read_text
 

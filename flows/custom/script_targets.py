@@ -118,8 +118,7 @@ def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[st
 
 
 def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None = None) -> str:
-    """``code`` followed by the body of each page function it calls (one level deep), each looked up in
-    ``scripts`` once (``bodies``: the lookups kept across calls)."""
+    """``code`` followed by the body of each page function it calls, one level deep (``bodies``: lookups kept)."""
     kept: dict[str, str] = {} if bodies is None else bodies
     for name in dict.fromkeys(CALL.findall(code)):
         if name not in kept:

@@ -80,8 +80,7 @@ def crowd_control(tag: str, attrs: dict[str, str]) -> tuple[str, dict[str, str],
 
 
 def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) -> None:
-    """For the page reader (``form_parser.FormParser``): an image a crowd element shows, a radio
-    group's buttons, or the plain control an element stands for, added to the page's fields."""
+    """For ``form_parser.FormParser``: the image, radio buttons or plain control a crowd element stands for."""
     if attrs.get("src"):
         page.images.append((page.step, attrs.get("src", "")))
     if tag == "crowd-radio-group":
@@ -196,8 +195,7 @@ def flatten_task_answers(text: str) -> dict[str, str]:
 
 
 def flat_answers(fields: dict[str, str]) -> dict[str, str]:
-    """An answer's fields with a crowd-form's ``taskAnswers`` flattened in its place (raises ValueError,
-    also for fields past the bounds on worker-supplied values)."""
+    """An answer's fields with ``taskAnswers`` flattened in its place (ValueError past the value bounds too)."""
     check_fields(fields)
     if TASK_ANSWERS not in fields:
         return fields

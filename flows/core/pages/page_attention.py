@@ -29,8 +29,7 @@ def attention_block(checks: Sequence[AttentionCheck]) -> str:
 
 
 def check_place(page: str) -> int | None:
-    """Where the checks go: before the last form's last Submit button, else before the form's end; None
-    without a form."""
+    """Where the checks go: before the last form's last Submit, else its end; None without a form."""
     markup = _NOT_MARKUP.sub(lambda m: " " * len(m.group(0)), page)  # what is no markup blanked, offsets kept
     ends = list(_FORM_END.finditer(markup))
     if not ends:

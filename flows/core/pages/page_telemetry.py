@@ -145,8 +145,7 @@ def _free_text(tag: str, attrs: dict[str, str]) -> bool:
 
 
 def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
-    """The page with the notice, the hidden field and the recorder, when it has free text in a form
-    (and does not carry the field already); else the page unchanged."""
+    """The page with the notice, hidden field and recorder when it has free text in a form; else unchanged."""
     if _FIELD_PART.search(html) and _HAS_FIELD.search(html):
         return html
     start = _FreeTextForm(html).found
