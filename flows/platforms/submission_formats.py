@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import RowFault, fast_columns, read_answer_table
@@ -112,13 +113,23 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
         return None
     if not (np.isfinite(seconds) & (seconds >= 0)).all():
         return None
-    out = pd.DataFrame({k: column[k].to_pandas() for k in PLAIN} | {"work_time_s": seconds})
+    out = pd.DataFrame({k: _text_column(column[k], shared=k != "caption") for k in PLAIN} | {"work_time_s": seconds})
     if "is_precanned" in names:
         said = [v.strip().lower() for v in column["is_precanned"].to_pylist()]
         if not all(said):
             return None
         out["is_precanned"] = [v in TRUE_TEXT for v in said]
     return out
+
+
+def _text_column(values: pa.ChunkedArray, shared: bool) -> pd.Series:
+    """``values`` as a ``str`` column; ``shared``: one Python string per distinct value (an id repeats on
+    each of its rows: a string a row held ~30 MB more at 200,000 captions)."""
+    if not shared:
+        return values.to_pandas()
+    encoded = values.combine_chunks().dictionary_encode()
+    distinct = np.array(encoded.dictionary.to_pylist(), dtype=object)
+    return pd.Series(pd.array(distinct[encoded.indices.to_numpy()], dtype="str"))
 
 
 def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) -> None:
