@@ -94,8 +94,7 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
 
 
 def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
-    """workers.csv's rows with the pooled rule's columns; a worker it judged whose labels the answers
-    left out (blocked) gets a row of their own, 0 items and no skill."""
+    """workers.csv's rows with the pooled rule's columns (a blocked worker it judged gets a row, 0 items)."""
     both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     both["items"] = both["items"].fillna(0).astype(int)
     both["controls"] = both["controls"].fillna(0).astype(int)

@@ -90,8 +90,7 @@ def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
 
 
 def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list[bool]:
-    """Which places of a batch of ``ordinary`` + ``k`` items hold a control: :func:`page_counts` per
-    page of ``page`` items, at places on the page drawn from ``rng`` (nothing marks a control)."""
+    """Which places of a batch hold a control: :func:`page_counts` per page, places drawn from ``rng``."""
     total = ordinary + k
     sizes = [min(page, total - start) for start in range(0, total, page)]
     places: list[bool] = []

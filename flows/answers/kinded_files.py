@@ -60,8 +60,7 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
 
 
 def _blocked(path: Path, *frames: pd.DataFrame, keep: bool) -> tuple[set[str], dict[str, Any]]:
-    """The blocked workers (a campaign's ``blocked_workers.csv`` beside ``path``) to leave out of ``frames``,
-    unless ``keep``, and how many of their answers that is."""
+    """The blocked workers beside ``path`` left out of ``frames`` (unless ``keep``), and how many answers that is."""
     from flows.core.inputs.csv_files import read_csv_frame
 
     blocked_path = Path(path).parent / BLOCKED_FILE

@@ -38,8 +38,7 @@ FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_i
 
 
 def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
-    """The query's rows, read by pages without a dict per row (the campaign's decisions and flags are
-    hundreds of thousands of rows at COCO's size)."""
+    """The query's rows read by pages, without a dict per row (hundreds of thousands at COCO's size)."""
     return run.store.frame(sql, [run.cfg.name], columns)
 
 
@@ -136,8 +135,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
 
 @dataclass
 class CaptionPass:
-    """What the dataset's pass over the captions gathers on the way for the files and report written
-    after it: the captions are read (a batch at a time) only there."""
+    """What the dataset's single pass over the captions gathers for the files and report written after it."""
 
     tally: CaptionTally
     choices: BatchJudgements  # "is there text?", aggregated into answers.csv

@@ -209,8 +209,7 @@ def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = N
 
 
 def every_batch_done(run: Run) -> bool:
-    """Whether the campaign's planned batches have all reached their last step (a scheduled run that
-    advanced the last one finishes the campaign then, not a schedule's interval later)."""
+    """Whether every planned batch reached its last step (a scheduled run then finishes the campaign at once)."""
     batches = {r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
                                                   [run.cfg.name])}
     return bool(batches) and all(run.store.batch_status(run.cfg.name, b) == ORDER[-1] for b in batches)

@@ -87,8 +87,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
 
 def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: Any, platform: str, task_url: str,
                 invitees: tuple[str, ...], notes: dict[str, Any]) -> Run:
-    """The campaign's Run over the session's client, target and clock; its ``notes`` also say whether
-    real people are on the other end (:func:`live_route`)."""
+    """The campaign's Run over the session's client, target and clock, ``notes`` saying :func:`live_route`."""
     return Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
                clock=session.clock, page=task_page, new_work=stop_failing_workers)
@@ -136,8 +135,7 @@ def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: boo
 
 
 def ask_platform_for_outputs(run: Run) -> bool:
-    """What the caption outputs need from the platform (MTurk's own test scores), asked while the
-    session is open; True when asked, so the outputs do not ask again."""
+    """What the caption outputs need from the platform, asked while the session is open; True when asked."""
     if not kind_of(run.cfg).extra.get("asks_platform_for_outputs"):
         return False
     platform_for(run.platform).record_test_scores(run)
@@ -184,8 +182,7 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
 
 def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
                            items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags, report; then the campaign is done. ``items``:
-    :func:`latent_items`, asked while the simulator was still there (else asked now)."""
+    """The dataset (or judgements), flags and report, then the campaign is done (``items``: :func:`latent_items`)."""
     summary = export_outputs(run, out_root, truth, platform_asked, items)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
     # What the outputs freed goes back to the system now, not when the process ends: at COCO's size

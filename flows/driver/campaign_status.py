@@ -87,8 +87,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
 
 
 def shown_status(store: Store, name: str, stored: str) -> str:
-    """The ledger's status, except that a run no live process holds any more (killed, or stopped by
-    Ctrl-C) shows as "stopped" rather than "running"."""
+    """The ledger's status, but "stopped" for a run no live process holds any more."""
     if stored != "running":
         return stored
     if store.live_holder(name, others_only=False):

@@ -81,8 +81,7 @@ def ended_line(campaign: str, ended: str) -> str:
 
 
 def pause_own_deployment() -> None:
-    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops making
-    runs (nothing to pause when called as a plain flow)."""
+    """A scheduled run whose campaign ended pauses its own deployment (nothing to pause as a plain flow)."""
     from prefect.client.orchestration import get_client
     from prefect.runtime import deployment
 

@@ -40,8 +40,7 @@ def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root:
 
 def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
-    """A deployment of one of this module's flows on a process work pool (created if missing),
-    at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
+    """A deployment of one of these flows on a process pool (made if missing), one run at a time, paths absolute."""
     if not endpoint_url and extra.get("target", "sim") == "sim":
         raise ConfigError("a deployment on the simulator needs --endpoint-url of one that outlives its runs "
                           "(start one with `hitflow sim serve`); a live route: --target prolific --live")

@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt what an unsettled call made, fetch missed work. With
-    ``dry_run`` it only reads the platform and reports what it would do."""
+    """Compare ledger and platform: adopt what unsettled calls made, fetch missed work (``dry_run``: report only)."""
     return platform_for(run.platform).reconcile(run, dry_run)
 
 

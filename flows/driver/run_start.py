@@ -21,7 +21,6 @@ def open_run_folder(db: str | Path, name: str, platform: str, out_root: str | Pa
 
 
 def ended_status(db: str | Path, name: str) -> str:
-    """"done" or "cancelled" when campaign ``name`` has nothing left to run, else "" (a scheduled
-    batch's run then stops at once); no ledger is made to find out."""
+    """"done" or "cancelled" when campaign ``name`` has nothing left to run, else ""; makes no ledger."""
     status = str((stored_campaign(db, name) or {}).get("status", ""))
     return status if status in ("done", CANCELLED) else ""

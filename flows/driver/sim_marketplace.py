@@ -22,8 +22,7 @@ from flows.platforms.targets import give_sim_known_answers
 
 def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_url: str, sim_state: str | Path,
                      default: Path) -> Path:
-    """The in-process simulator's marketplace file: ``sim_state`` when given; else, on the embedded
-    simulator, the file the campaign's ledger recorded (:func:`embedded_state`); else ``default``."""
+    """The in-process simulator's file: ``sim_state``, else the embedded one the ledger recorded, else ``default``."""
     state = Path(sim_state) if sim_state else default
     if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
         state = embedded_state(store, cfg.name, state)

@@ -67,8 +67,7 @@ def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0,
 
 def show_waiting(run: Run, batch: int, text: str, state: tuple[object, ...],
                  progress: tuple[int, int] | None = None) -> None:
-    """One updating line per waiting batch: on a terminal a progress bar (``progress``: done of
-    total) with an ETA; elsewhere the line again only when its numbers change."""
+    """One updating line per waiting batch: a bar with an ETA on a terminal, else the line when it changes."""
     if run.progress is print and on_terminal():
         bars: dict[int, WaitingBar] = run.notes.setdefault("waiting_bars", {})
         if batch not in bars:
@@ -90,8 +89,7 @@ def end_waiting(run: Run, batch: int) -> None:
 
 
 def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> None:
-    """A study or invite round that closed short of its places: noted on the batch, so the
-    summary, ``hitflow status`` and the exit code (8) tell the honest ending."""
+    """A study or invite round closed short of its places, noted on the batch for summary, status and exit 8."""
     full_units = run.store.rows(
         "SELECT COUNT(*) AS n FROM (SELECT hit_id FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id "
         "HAVING COUNT(*) >= ?) AS full_units", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]

@@ -89,8 +89,7 @@ def _through_urllib(url: str, body: bytes | None, timeout: float, cap: int = MAX
 
 
 class _Deadline(io.RawIOBase):
-    """The socket's file (``raw``, which keeps the socket open while a reply is read), each read waiting
-    only for the time left before ``deadline``."""
+    """The socket's file, each read waiting only for the time left before ``deadline``."""
 
     def __init__(self, raw: Any, sock: socket.socket, deadline: float):
         self.raw, self.sock, self.deadline = raw, sock, deadline

@@ -44,8 +44,7 @@ class PlatformFacts(Protocol):
 
 
 class Platform(PlatformFacts, Protocol):
-    """Publish a batch, collect its work, send decisions, keep workers out, square the ledger
-    with the platform after a crash, cancel, and price it all before anything is posted."""
+    """Publish, collect, decide, block, reconcile after a crash, cancel, and price it all up front."""
 
     # Facts, read-only (each module sets them as constants), beside PlatformFacts'.
     @property
@@ -124,8 +123,7 @@ class Platform(PlatformFacts, Protocol):
     def cancel_plan(self, run: Run) -> dict[str, Any]: ...
 
     def cancel(self, run: Run, review_undecided: Review) -> dict[str, Any]:
-        """Close what is open, review what came in by policy (``review_undecided``, the driver's);
-        safe to run twice. ``closed``: how many units (HITs, studies) this call closed."""
+        """Close what is open and review what came in by policy; safe twice. ``closed``: units this call closed."""
         ...
 
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],
@@ -134,8 +132,7 @@ class Platform(PlatformFacts, Protocol):
         ...
 
     def assignment_cost(self, cfg: CampaignConfig) -> Decimal:
-        """One assignment's cost with the platform's fee (``hitflow status``, the report); 0 when nobody is
-        paid through the platform."""
+        """One assignment's cost with the platform's fee; 0 when nobody is paid through the platform."""
         ...
 
     def gate_test_cost(self, cfg: CampaignConfig) -> Decimal:
@@ -148,8 +145,7 @@ class Platform(PlatformFacts, Protocol):
         ...
 
     def record_test_scores(self, run: Run) -> int:
-        """Store the scores the platform itself gave on the gating test (``qualification_scores``) for
-        the dataset's lineage; how many. 0 where the platform scores no test."""
+        """Store the platform's own gating-test scores for the dataset's lineage; how many (0 if it scores none)."""
         ...
 
     def place_cost(self, cfg: CampaignConfig) -> str:

@@ -47,8 +47,7 @@ def invite_links(run: Run) -> dict[str, str]:
 
 
 def open_links(run: Run, batch: int) -> dict[str, Any]:
-    """One invite link per invitee, written to ``invites.csv`` beside the outputs; the batch's
-    window opens now (a resumed run's simulated round starts from it too)."""
+    """One invite link per invitee, written to ``invites.csv``; the batch's window opens now."""
     open_window(run, batch)
     links = invite_links(run)
     out = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name  # copied to an output URL between batches

@@ -65,8 +65,7 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Nothing to adopt: links are signed from the ledger's secret, and every response was stored
-    by the task server before it answered."""
+    """Nothing to adopt: links are signed from the ledger's secret and every response was stored first."""
     return dict(NOTHING_RECONCILED)
 
 

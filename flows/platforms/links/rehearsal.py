@@ -13,8 +13,7 @@ from flows.platforms.targets import sim_clock, sim_wait, simulate_invitees
 
 
 class InviteeClock:
-    """The rehearsal task server's clock: while the simulated invitees work, the virtual time of
-    the request being made (set by their round); otherwise the run's clock."""
+    """The rehearsal task server's clock: the invitees' virtual request time while they work, else the run's."""
 
     def __init__(self, run_clock: Callable[[], float]):
         self.run_clock = run_clock
@@ -69,8 +68,7 @@ def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[
 
 
 def catch_up(run: Run, batch: int) -> None:
-    """Move the simulator's clock to the batch's last submission (the round's end), once: a
-    resumed run whose clock is there already moves nothing."""
+    """Move the simulator's clock to the batch's last submission, once (a resumed run's moves nothing)."""
     last = run.store.rows("SELECT MAX(submit_time) AS t FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, batch])[0]["t"]
     now = run.clock()

@@ -195,8 +195,7 @@ def _closed(view: dict[str, Any]) -> bool:
 
 
 def _unit(hit: dict[str, Any]) -> str:
-    """The items a HIT shows (a HIT posted again after a cancel shows its planned one's); a HIT without
-    items (the qualification test's) is a unit of its own."""
+    """The items a HIT shows (a repost's, its planned one's); a HIT without items is a unit of its own."""
     return str(hit["item_ids"]) if hit["item_ids"] not in ("", "[]") else str(hit["hit_id"])
 
 

@@ -65,8 +65,7 @@ def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
 
 def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]],
              assignments: int = 0, since: dict[str, Any] | None = None) -> LedgeredCall:
-    """One HIT: posted with its deterministic token, recorded in ``hits`` before it is settled.
-    ``assignments``: how many it asks for (default the campaign's per image)."""
+    """One HIT, posted with its deterministic token and recorded in ``hits`` before it is settled."""
     cfg, key = run.cfg, f"{run.cfg.name}:b{batch}:h{hit_index}"
     ids = [i["item_id"] for i in items]
     token = hit_token(cfg, batch, hit_index, ids)
