@@ -53,8 +53,7 @@ def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
-    """Columns (equal-length lists, or one value for every row) into the flag table: many flags
-    at once without a dict per row."""
+    """Columns (equal-length lists, or one value for all rows) into the flag table, without a dict per row."""
     if not columns:
         return _empty()
     lists = [v for v in columns.values() if type(v) is list]
@@ -94,8 +93,7 @@ def _as_list(value: Any, n: int) -> list[Any]:
 
 
 def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
-    """The flag table of equal-length column lists as object arrays, or None when a value's inference is left
-    to pandas."""
+    """The flag table of equal-length column lists, or None when a value's inference is left to pandas."""
     typed: dict[str, Any] = {}
     index = pd.RangeIndex(len(columns["rule"]))
     for col in ("worker_id", "rule"):

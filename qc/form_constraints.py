@@ -51,8 +51,7 @@ def text_length(value: str) -> int:
 
 
 def compiled_pattern(pattern: str) -> PagePattern | None:
-    """A ``pattern`` as a whole-value check in linear time (qc/page_patterns.py); None when refused (the dry run
-    names it, so no such page is posted)."""
+    """A ``pattern`` as a linear-time whole-value check (qc/page_patterns.py); None when refused."""
     found = page_pattern(pattern)
     return found if isinstance(found, PagePattern) else None
 

@@ -25,8 +25,7 @@ ASSIGNMENT_VERDICTS = ("approve", "reject")
 
 
 def rule_names(rules: str) -> set[str]:
-    """Rule names in a queue row's ``rules``: each part's leading name, split at commas and semicolons outside
-    parentheses."""
+    """Rule names in a queue row's ``rules``: each part's leading name (split outside parentheses)."""
     names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
     return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
 WORKER_VERDICTS = ("block", "unblock", "keep")

@@ -27,8 +27,7 @@ def item_runs(shown: Mapping[str, Iterable[Any]]) -> dict[str, set[tuple[str, ..
 
 
 def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mapping[str, Any]) -> list[bool]:
-    """Per answer: whether it quotes a text its own item shows (``params["item_text"]``); each item's texts are
-    read once, whatever the number of answers about it."""
+    """Per answer: whether it quotes a text its own item shows (each item's texts read once)."""
     shown = params.get("item_text")
     if not isinstance(shown, Mapping) or not shown:
         return [False] * len(answers)

@@ -35,8 +35,7 @@ OWN_WORDS = re.compile(r"\b(own words|your words|own sentences?|(?:words|sentenc
 
 
 def asks_own_words(question: str) -> bool:
-    """Whether a field's question (with the page's instructions) asks for the worker's own words, and not also
-    for the item's words back."""
+    """Whether a field's question (with the instructions) asks for own words, not the item's words back."""
     return bool(OWN_WORDS.search(question or "")) and not asks_for_copy(question)
 
 
@@ -55,8 +54,7 @@ def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
 
 
 def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
-    """(words of an answer (``said``: its words, case folded) inside a copied run, its words, its longest
-    copied stretch as text)."""
+    """(the answer's words inside a copied run, its words, its longest copied stretch as text)."""
     covered = [False] * len(said)
     for k in range(len(said) - RUN_WORDS + 1):
         if tuple(said[k:k + RUN_WORDS]) in runs:

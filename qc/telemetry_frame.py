@@ -46,8 +46,7 @@ def field_of(record: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 
 def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
-    """One caption's ``tm_*`` values (:data:`TM_COLUMNS` order) from a checked record; absent when the
-    record lacks the field."""
+    """One caption's ``tm_*`` values in :data:`TM_COLUMNS` order; absent when the record lacks the field."""
     field = field_of(record, name)
     if field is None:
         return absent()
@@ -130,8 +129,7 @@ def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rows_by_source(records: list[str], logs: list[str]) -> dict[tuple[str, str], list[int]]:
-    """The rows of each distinct ``(text, "record" | "log")``, in order of first appearance; rows
-    with neither are left out (absent)."""
+    """The rows of each distinct ``(text, "record" | "log")`` in order of first appearance; none: absent."""
     by_source: dict[tuple[str, str], list[int]] = {}
     for i, (record_text, log_text) in enumerate(zip(records, logs, strict=True)):
         source, kind = (record_text, "record") if record_text else (log_text, "log")

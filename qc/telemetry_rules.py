@@ -27,8 +27,7 @@ def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
-    """The captions a telemetry rule may judge: telemetry present, not the canned text (once a batch:
-    the four rules read the same rows, and none changes them)."""
+    """The captions a telemetry rule may judge (telemetry present, not canned), once a batch."""
     return text_features.shared(df, "telemetry_judged", lambda: _judgeable(df))
 
 
@@ -41,8 +40,7 @@ def _judgeable(df: pd.DataFrame) -> pd.DataFrame:
 
 @register("paste_external", "caption")
 def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The share of the final text pasted from outside the page, own drafts aside, reaches
-    ``paste_external_share``."""
+    """The share of the final text pasted from outside the page, own drafts aside, reaches ``paste_external_share``."""
     limit = float(params.get("paste_external_share", 0.5))
     tm = _columns(df)
     if tm is None:  # no telemetry to judge (most files and pages)
@@ -105,8 +103,7 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def _columns(df: pd.DataFrame) -> dict[str, Any] | None:
-    """The judged captions' ``tm_*`` columns by position, numpy arrays where possible; None when none is
-    judged."""
+    """The judged captions' ``tm_*`` columns by position (numpy where possible); None when none is judged."""
     def columns() -> dict[str, Any] | None:
         if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
             return None

@@ -66,8 +66,7 @@ def column(df: pd.DataFrame, name: str) -> list[Any]:
 
 
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
-    """The caption column as Arrow text (:func:`captions`' values; no copy when pandas holds it in
-    Arrow already), or None when Arrow cannot hold a value (a lone surrogate)."""
+    """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
         try:
             return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
@@ -88,8 +87,7 @@ def folded(df: pd.DataFrame) -> list[str]:
 
 
 def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
-    """ASCII captions with single spaces only (one Arrow regex) fold to Arrow's lower case at once; the rest one
-    at a time."""
+    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time."""
     if column is None:
         return [" ".join(visible(t).split()).lower() for t in texts]
     odd = pc.match_substring_regex(column, _NOT_PLAIN)

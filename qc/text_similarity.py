@@ -229,8 +229,7 @@ def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
 
 
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors), a part
-    of the pairs at a time (each pair's sum is its own)."""
+    """Cosine of rows ``left[k]`` and ``right[k]`` (unit vectors), a part of the pairs at a time."""
     if len(left) == 0:
         return np.zeros(0, dtype=np.float32)
     parts = []

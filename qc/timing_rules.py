@@ -55,8 +55,7 @@ def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, 
 
 
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times
-    (``robust_both``: or above median * exp(k * MAD-sigma))."""
+    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) (``robust_both``: or above)."""
     timed = timed_assignments(df, params)
     if timed is None:
         return flag_frame([])

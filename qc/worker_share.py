@@ -31,8 +31,7 @@ def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, m
 
 
 def _counts(captions: pd.DataFrame) -> dict[str, tuple[int, int]] | None:
-    """(flagged, counted) per worker in ``worker_id`` order by one pass; None unless ids are text and ``flagged``
-    is boolean."""
+    """(flagged, counted) per worker in ``worker_id`` order; None unless ids are text and ``flagged`` boolean."""
     if captions["flagged"].dtype != bool:
         return None
     workers = captions["worker_id"].tolist()

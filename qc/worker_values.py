@@ -94,8 +94,7 @@ def check_text(text: str, what: str = "a value") -> str:
 
 
 def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``text`` as JSON within the bounds (length, ``max_depth``, numbers, keys); WorkerValueError with the
-    reason otherwise."""
+    """``text`` as JSON within the bounds, else WorkerValueError with the reason."""
     check_text(text, "a JSON text")
     opened = text.count("[") + text.count("{")  # counted in C: most answers need no scan
     if opened > max_depth and (deepest := nesting_depth(text)) > max_depth:
@@ -110,8 +109,7 @@ def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def check_fields(fields: dict[str, str]) -> dict[str, str]:
-    """An answer's fields when their count, names and values are within the bounds; else
-    WorkerValueError naming the first one past them."""
+    """An answer's fields when within the bounds; else WorkerValueError naming the first one past them."""
     if len(fields) > MAX_KEYS:
         raise WorkerValueError(f"an answer of {len(fields)} fields, over the {MAX_KEYS} allowed")
     for name, value in fields.items():
