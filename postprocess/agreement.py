@@ -1,9 +1,7 @@
-"""Inter-annotator agreement over labels: percent unanimous, Fleiss' kappa, Krippendorff's alpha,
-and Cohen's kappa when exactly two raters labelled.
+"""Inter-annotator agreement: percent unanimous, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa for two.
 
-Input columns: ``item_id, worker_id, label`` (one row per judgement; repeated judgements of an
-item by the same worker are kept as given). Labels are compared as text for nominal data and
-as numbers for ordinal/interval data.
+Input columns: ``item_id, worker_id, label`` (repeats kept); labels compared as text (nominal) or numbers
+(ordinal/interval).
 """
 
 from __future__ import annotations
@@ -48,9 +46,8 @@ def _ordered_labels(labels: pd.Series, level: str) -> list[str]:
 
 
 def fleiss(table: pd.DataFrame) -> float:
-    """Fleiss' kappa; items with fewer than two judgements carry no agreement and are left out.
-    With a varying number of raters per item the per-item agreement uses that item's own count
-    (the usual generalisation); with a constant count this is statsmodels' computation."""
+    """Fleiss' kappa over items with two or more judgements, each item's own rater count (statsmodels' value
+    when constant)."""
     counts = table.to_numpy(dtype=float)
     n = counts.sum(axis=1)
     counts, n = counts[n >= 2], n[n >= 2]
@@ -95,8 +92,7 @@ def cohen(df: pd.DataFrame) -> float:
 
 
 def agreement(df: pd.DataFrame, level: str = "nominal") -> dict[str, Any]:
-    """``{"items", "raters", "percent_unanimous", "fleiss_kappa", "krippendorff_alpha"}`` and
-    ``cohen_kappa`` when there are exactly two raters."""
+    """``items, raters, percent_unanimous, fleiss_kappa, krippendorff_alpha`` (and ``cohen_kappa`` for two raters)."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)} (got {level!r})")
     labels = check_labels(df)

@@ -1,16 +1,9 @@
-"""Seeded percentile bootstrap over clusters (participants or items) for the studies' headlines.
+"""Seeded percentile bootstrap over clusters (participants or items): one participant's or item's judgements
+move together. Clusters are the distinct ids as text, sorted, so the interval is the same from a re-read CSV.
 
-A study's judgements are not independent rows: one participant's ratings, or one item's several
-judgements, move together, so the resampling unit is the cluster. Clusters
-are the distinct ids **as text, sorted**, so the interval depends on the set of judgements and
-not on row order or on whether an id was read back from a CSV as a number: ``hitflow analyze``
-on a study's exported ``judgements.csv`` gives the report's interval exactly.
-
-Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them
-(repeats allowed). Output: ``{"low", "high", "level", "resamples", "seed", "over"}``, the
-percentile interval rounded to 4 places (None, None without a defined resample: JSON has no NaN);
-resamples where the statistic is undefined (NaN, e.g. alpha with one category) are left out and
-counted in ``undefined``.
+Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them.
+Output: ``{"low", "high", "level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined
+resample); undefined resamples are left out and counted in ``undefined``.
 """
 
 from __future__ import annotations

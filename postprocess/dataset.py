@@ -1,15 +1,11 @@
 """The VizWiz-Captions dataset format, built from accepted captions.
 
-Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected,
-is_precanned, text_present, is_rejected`` — one row per caption.
-Optional input columns: ``qualification_score`` (the worker's test score, gated campaigns),
-carried into each annotation's lineage; ``text_origin`` (how the text arrived, from the page's
-telemetry: typed / in-page paste / external paste / mixed / unknown; "unknown" when absent).
+Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected, is_precanned,
+text_present, is_rejected``, optionally ``qualification_score`` and ``text_origin`` ("unknown" when absent).
 Input (items): ``image_id, file_name``.
-Output: ``{"images": [...], "annotations": [...]}`` as in VizWiz-Captions, plus lineage on
-each annotation and the paper's difficulty on each image (from accepted captions: easy = no
-canned caption, medium = 1-2, difficult = 3-4, all_canned = every one), and the same
-annotations as one flat table.
+Output: ``{"images": [...], "annotations": [...]}`` as VizWiz-Captions, with lineage on each annotation and
+the paper's difficulty on each image (easy: no canned caption, medium 1-2, difficult 3-4, all_canned), and
+the same annotations as one flat table.
 """
 
 from __future__ import annotations
@@ -60,8 +56,7 @@ def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
 
 
 def flat_table(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1) -> pd.DataFrame:
-    """One row per caption, ids counted from ``first_id`` (a dataset written a batch at a time goes on
-    where the previous batch stopped)."""
+    """One row per caption, ids from ``first_id`` (a batch-at-a-time dataset goes on where the last stopped)."""
     merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
     merged = merged.reset_index(drop=True)
     flat = pd.DataFrame({
@@ -93,9 +88,8 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
 
 def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ``images`` and ``annotations`` of :func:`vizwiz_json`, annotation ids from ``first_id``.
-    Images are judged on their own captions only, so a campaign's batches (each image in one)
-    can be turned into parts one at a time and the parts joined in order."""
+    """The ``images`` and ``annotations`` of :func:`vizwiz_json` from ``first_id``, one image's captions at a
+    time, so batches can be turned into parts and joined in order."""
     flat = flat_table(captions, items, first_id)
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)

@@ -1,9 +1,7 @@
 """Pairwise relative grading (seed 002): answer shares per dimension and Bradley-Terry strengths.
 
-Input columns: ``item_id, worker_id, dimension, system_a, system_b, answer`` where ``answer`` is
-the five-step scale from ``system_a``'s point of view: 1 = A much better, 2 = A slightly better,
-3 = equal, 4 = B slightly better, 5 = B much better. (:func:`undo_order` turns what a page showed
-as #1/#2 into this form.)
+Input columns: ``item_id, worker_id, dimension, system_a, system_b, answer``, ``answer`` on the five-step
+scale from ``system_a``'s side (1 = A much better ... 5 = B much better; :func:`undo_order` maps #1/#2).
 """
 
 from __future__ import annotations
@@ -95,8 +93,7 @@ def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> n
 
 
 def strength_bootstrap(df: pd.DataFrame, design: np.ndarray, wins: np.ndarray) -> list[dict[str, Any]]:
-    """Per non-reference system, a seeded bootstrap interval of its strength over items (each
-    item's judgements weighted by how often the item was drawn)."""
+    """Per non-reference system, a seeded bootstrap interval of its strength over items."""
     names, where = clusters(df["item_id"])
     fits = np.array([logistic_fit(design, wins, counts[where].astype(float))
                      for counts in resample_counts(len(names))]) if len(names) > 1 else \

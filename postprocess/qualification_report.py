@@ -1,9 +1,7 @@
 """The qualification test in the report: scores, pass rate, and how QC flags relate to scores.
 
-Inputs: scores ``worker_id, score, spelling_score, grammar_score, judging_score, passed`` (one
-row per test taker; section scores may be empty when the platform scored the test);
-captions ``worker_id, assignment_id`` (one row per caption); flags ``worker_id, rule``;
-blocked ``worker_id``.
+Inputs: scores ``worker_id, score, spelling_score, grammar_score, judging_score, passed`` (section scores may
+be empty); captions ``worker_id, assignment_id``; flags ``worker_id, rule``; blocked ``worker_id``.
 """
 
 from __future__ import annotations

@@ -25,9 +25,8 @@ def pair_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
-    """Mean per pair, its distribution (``mean_of_means`` None without pairs), and agreement (alpha at
-    ``level``); ``intervals`` holds seeded bootstrap intervals of the mean of means and of alpha,
-    resampling pairs (:mod:`postprocess.bootstrap`)."""
+    """Mean per pair, its distribution, and alpha at ``level``; ``intervals``: seeded bootstrap intervals over
+    pairs."""
     means = pair_means(df)
     return {
         "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4) if len(means) else None,

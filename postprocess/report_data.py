@@ -13,14 +13,8 @@ GOOD_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist",
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
-    """Per profile: workers; how many worked; were gated out (asked, refused by the gate); were never
-    reached (let in or never asked, but no work was left for them); were blocked; and the rate.
-
-    ``truth`` may carry ``gate`` ("refused" / "passed" / ""): without it nobody counts as gated
-    out, since nothing says the gate refused them. For good profiles the rate is blocked / worked
-    (wrongly blocked); for bad ones (blocked + gated out) / (worked + gated out): caught among
-    those the campaign met, so a worker it never reached is neither caught nor missed.
-    """
+    """Per profile: workers, worked, gated out (``truth["gate"] == "refused"``), never reached, blocked and the
+    rate: blocked / worked for good profiles, (blocked + gated out) / (worked + gated out) for bad ones."""
     merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
     merged["assignments"] = merged["assignments"].fillna(0).astype(int)
     merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
@@ -72,9 +66,8 @@ def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd
 
 
 def time_bands(times: pd.DataFrame, sigmas: float = 1.95) -> pd.DataFrame:
-    """Per batch of time-to-submit (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``,
-    the outlier band ``mu -/+ sigmas * sigma`` and the ``sigmas`` it spans (the config's
-    time_outlier_sigmas), which the report's legend names: a label of its own could say another."""
+    """Per batch (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``, the band ``mu -/+ sigmas *
+    sigma`` the report's legend names."""
     grouped = times.groupby("batch")["work_time_s"]
     out = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=1)}).reset_index()
     out["low"] = out["mu"] - sigmas * out["sigma"]

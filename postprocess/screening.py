@@ -1,10 +1,8 @@
 """Participant screening: who is kept for analysis, and why the others are not.
 
-``session_exclusions`` input columns: ``participant_id, minutes, slider_zero`` and optionally
-``passed_qualification, continued`` (Kreiss et al. 2022's rule: a whole session of more than
-``min_minutes`` minutes and no rating left at the slider's zero).
-``demographic_exclusions`` input columns: ``participant_id`` plus the demographic fields the
-rules name (seed 004: colour-blind participants and beginners in the study language excluded).
+``session_exclusions``: ``participant_id, minutes, slider_zero``, optionally ``passed_qualification,
+continued`` (Kreiss et al. 2022: a whole session over ``min_minutes`` and no rating left at zero).
+``demographic_exclusions``: ``participant_id`` plus the fields the rules name (seed 004).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Repeated-measures statistics for severity ratings (seed 004, Tables 1-2): per-condition
-descriptives, a one-way repeated-measures ANOVA with the Greenhouse-Geisser correction, and
-every pairwise paired t-test with raw and Bonferroni-adjusted p values.
+"""Repeated-measures statistics for severity ratings (seed 004, Tables 1-2): descriptives, a one-way
+repeated-measures ANOVA with Greenhouse-Geisser, and pairwise paired t-tests (raw and Bonferroni p).
 
-Input columns: ``participant_id, condition, score`` (one row per rating; a participant's
-several ratings of one condition are averaged first, as in a within-subjects design where
-each condition has several stimuli). Participants missing any condition are left out and
-reported.
+Input columns: ``participant_id, condition, score``; a participant's ratings of one condition are averaged
+first; participants missing a condition are left out and reported.
 """
 
 from __future__ import annotations
@@ -88,8 +85,7 @@ def severity(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def effect_sizes(scores: np.ndarray) -> dict[str, np.ndarray]:
-    """Eta squared, partial eta squared and the condition means of ``resamples x participants x
-    conditions`` score arrays, by the sums of squares rm_anova uses."""
+    """Eta squared, partial eta squared and condition means of ``resamples x participants x conditions`` arrays."""
     people, conditions = scores.shape[1], scores.shape[2]
     grand = scores.mean(axis=(1, 2), keepdims=True)
     ss_total = ((scores - grand) ** 2).sum(axis=(1, 2))

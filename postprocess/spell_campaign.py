@@ -1,10 +1,6 @@
-"""What a campaign's own captions tell spell-correction: a noisy-channel choice whose
-word probabilities mix the dictionary's counts with the campaign's, two-edit corrections of long
-words towards words the campaign itself writes, and unknown words left alone because they read as
-vocabulary (compounds of two common words, names with a capital inside).
-
-Pure: inputs are a word -> uses counter of the campaign's lower-cased tokens and the index.
-"""
+"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's, two-edit
+corrections toward words the campaign writes, and unknown words read as vocabulary left alone.
+Pure: a word -> uses counter of the campaign's lower-cased tokens, and the index."""
 
 from __future__ import annotations
 
@@ -20,9 +16,8 @@ COMPOUND_SHORTEST_TOKEN = 6  # shorter tokens split too easily ("cofee": co + fe
 
 
 def campaign_lift(uses: Mapping[str, int], index: SpellIndex, weight: float = CAMPAIGN_WEIGHT) -> dict[str, float]:
-    """Dictionary word -> its share of the campaign's tokens times ``weight``: added to the word
-    list's share, it makes the words this campaign writes the likelier corrections ("blck" is
-    "black" in captions of objects, though "back" is the more common word in general text)."""
+    """Word -> its share of the campaign's tokens times ``weight``, lifting the campaign's own words ("blck" is
+    "black" in captions of objects)."""
     total = sum(uses.values())
     if not total:
         return {}
@@ -43,9 +38,8 @@ def has_inner_capital(token: str) -> bool:
 
 
 def likely_word(word: str, uses: Mapping[str, int], index: SpellIndex) -> bool:
-    """Whether a correction is probable enough to replace what was typed: a word in common use or
-    one the campaign writes. A rare word no caption uses ("glyceric", "goring", "alai") is less
-    likely than the typed token being a word the list lacks ("glycemic", "goreng", "acai")."""
+    """Whether a correction is in common use or written by the campaign (a rare word like "glyceric" is less
+    likely than a word the list lacks)."""
     return word in index.common_words or uses.get(word, 0) > 0
 
 
@@ -57,11 +51,9 @@ def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = T
 
 def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex,
                           ratio: int = TYPO_RATIO) -> dict[str, str]:
-    """Unknown tokens longer than ``SHORT_TOKEN`` -> a dictionary word two edits away that the
-    campaign writes at least ``ratio`` times as often as the token (the most used such word). Two
-    typos in a long word are common ("vegtealbes"), but in real captions a long unknown word is
-    more often a compound or a brand ("barcodes" is not "arcades"): the campaign's own use of the
-    candidate is the evidence asked for, and compounds ("playset", "inbox") are left alone."""
+    """Unknown tokens longer than ``SHORT_TOKEN`` -> the most used dictionary word two edits away that the
+    campaign writes ``ratio`` times as often: a long unknown word is more often a compound or a brand than two
+    typos, so the campaign's own use is the evidence."""
     wanted = sorted({t for t in tokens if len(t) > SHORT_TOKEN and t not in index and t not in index.folded
                      and not is_compound(t, index)})
     floor = ratio * min((max(uses.get(t, 0), 1) for t in wanted), default=1)

@@ -1,16 +1,8 @@
-"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies.
-
-Each dictionary word is filed once under itself and the strings left by deleting one or two of its
-letters; a token's own deletes then find every word that can be within the distance, and an exact
-Damerau-Levenshtein check keeps those really within it (why, and against pyspellchecker's own lookup:
-docs/spelling.md). The choice is pyspellchecker's, the most frequent candidate, unless the caller lifts
-some words' probability (spellcheck.py); a token that is an accented word with its accents dropped is
-left alone; equal frequencies go to the alphabetically first word.
-
-Pure: built from a word -> count mapping, saved and loaded as plain arrays (flows/ caches them on
-disk). Keys are ``length << 32 | crc32``: stable across processes, and a collision only adds a
-candidate that the exact check then drops.
-"""
+"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies; an exact
+Damerau-Levenshtein check keeps the candidates really within the distance (docs/spelling.md). The choice is
+the most frequent candidate unless the caller lifts some words; ties go to the alphabetically first.
+Pure: built from word -> count, saved as plain arrays. Keys ``length << 32 | crc32``: a collision only adds a
+candidate the exact check drops."""
 
 from __future__ import annotations
 
@@ -66,9 +58,7 @@ def one_edit(a: str, b: str) -> bool:
 
 
 def damerau(a: str, b: str) -> int:
-    """Unrestricted Damerau-Levenshtein distance (Lowrance-Wagner): the fewest inserts, deletes,
-    substitutions and adjacent swaps, applied one after another, as pyspellchecker's edits of
-    edits are."""
+    """Unrestricted Damerau-Levenshtein distance (Lowrance-Wagner), as pyspellchecker's edits of edits."""
     far = len(a) + len(b)
     d = [[far] * (len(b) + 2)] + [[far, *range(len(b) + 1)]] + [[far, i] + [0] * len(b) for i in range(1, len(a) + 1)]
     last_row: dict[str, int] = {}  # letter -> the last row of a where it was seen
@@ -147,13 +137,9 @@ class SpellIndex:
 
     def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN,
                     lift: Mapping[str, float] | None = None) -> dict[str, str]:
-        """Unknown lower-case token -> its most probable correction: from the words one edit away,
-        or, when there are none and the token has at most ``far_upto`` letters, two edits away.
-        Tokens without a candidate are left out. A plain token that is a known word without its
-        accents ("fete", "attaches") counts as known: it is valid English, not a typo.
-        Most probable: the highest share of the word list's counts, plus ``lift`` (word -> share,
-        e.g. the campaign's own use of the word, see spellcheck.py); equal scores go to the
-        better-ranked word. Without ``lift`` the choice is pyspellchecker's."""
+        """Unknown lower-case token -> its most probable correction one edit away, else two for tokens of at most
+        ``far_upto`` letters; none: left out. A known word without its accents counts as known. Most probable: the
+        highest count share plus ``lift``; ties to the better-ranked word."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1, lift or {})
         short = [t for t in unknown if t not in found and len(t) <= far_upto]

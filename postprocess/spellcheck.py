@@ -1,16 +1,9 @@
-"""Spell-correction of accepted captions with pyspellchecker.
+"""Spell-correction of accepted captions (docs/spelling.md).
 
 Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned`` (bool).
 Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..."``).
 ``caption_corrected`` has a space for each control character (C0 but tab and newlines, DEL,
-U+FFFE/U+FFFF, a lone surrogate): text pasted from elsewhere can carry them unseen; the
-``caption`` column keeps them as typed.
-
-Each unknown token becomes its most probable candidate from a symmetric-delete index
-(postprocess/spell_index.py), the word list's counts mixed with the campaign's own
-(postprocess/spell_campaign.py), keeping case and punctuation. What is left as typed, and why:
-docs/spelling.md. The index can be passed in (flows/ keeps one on disk); without it one is built
-in memory, once per process and language.
+U+FFFE/U+FFFF, a lone surrogate); ``caption`` keeps them as typed.
 """
 
 from __future__ import annotations
@@ -53,8 +46,7 @@ def default_index(language: str = "en") -> SpellIndex:
 
 
 def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
-    """Lower-cased words that at least ``min_workers`` distinct workers wrote, without the
-    shared typos (:func:`drop_shared_typos`) when an ``index`` is given."""
+    """Lower-cased words ``min_workers``+ distinct workers wrote, less shared typos when ``index`` is given."""
     return campaign_vocabulary(df, min_workers, index)[0]
 
 
@@ -71,9 +63,7 @@ def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
 
 
 def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
-    """``keep`` without the unknown words whose one-edit correction (the campaign's own words
-    lifted, so "issuse" is read against "issues", not the list's commoner "issue") the campaign uses
-    at least ``TYPO_RATIO`` times as often as the word itself."""
+    """``keep`` without unknown words whose one-edit correction the campaign uses ``TYPO_RATIO`` times as often."""
     unknown = [w for w in keep if w not in index]
     near = index.corrections(unknown, far_upto=0, lift=campaign_lift(uses, index))
     return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
@@ -81,9 +71,7 @@ def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> 
 
 def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int,
                      uses: Counter[str] | None = None) -> dict[str, set[str]]:
-    """:func:`campaign_words` a part of the captions at a time: ``seen`` (word -> its workers, at
-    most ``min_workers`` kept per word) and ``uses`` (word -> occurrences) take this part's;
-    :func:`words_of` gives the words."""
+    """Add a part of the captions to ``seen`` (word -> at most ``min_workers`` workers) and ``uses``."""
     if "worker_id" not in df.columns or df.empty:
         return seen
     for worker, cap in zip(df["worker_id"], df["caption"].fillna(""), strict=True):
@@ -150,9 +138,8 @@ def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
 
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
-    """Unknown token -> correction, the campaign's own words the likelier (spell_campaign.py);
-    only towards a common word or one the campaign writes; compounds of two common words are left
-    as typed, long words get two edits towards words the campaign writes far more often."""
+    """Unknown token -> correction with the campaign's words lifted, only toward a common or campaign word;
+    compounds left as typed, long words two edits away."""
     unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
     found = index.corrections(unknown, lift=campaign_lift(uses, index))
     found = {t: w for t, w in found.items() if likely_word(w, uses, index)
@@ -195,9 +182,8 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
                      index: SpellIndex | None = None, keep: set[str] | None = None,
                      uses: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """All captions' unknown words are looked up in one batch, then each caption is corrected.
-    ``keep`` and ``uses`` (token -> occurrences): the campaign's own words and counts when ``df``
-    is only part of it (default: ``df``'s)."""
+    """Unknown words looked up in one batch, then each caption corrected; ``keep`` and ``uses``: the campaign's
+    when ``df`` is a part (default: ``df``'s)."""
     words = index or default_index(language)
     if keep is None or uses is None:
         own_keep, own_uses = campaign_vocabulary(df, min_workers, words)
@@ -225,9 +211,7 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
 
 
 def spelling_stats(df: pd.DataFrame) -> dict[str, int | float]:
-    """Counts for the report: captions checked, captions changed, tokens changed. Input: the
-    ``edits`` column of :func:`spellcheck_frame` (any dtype; empty or NaN = unchanged); an empty
-    frame gives zeros."""
+    """Captions checked, changed, and tokens changed, from the ``edits`` column (empty or NaN: unchanged)."""
     changed = df["edits"].fillna("") != ""
     tokens = int(df["edits"].fillna("").map(lambda e: len(e.split("; ")) if e else 0).astype(int).sum())
     return {"captions": len(df), "captions_changed": int(changed.sum()),

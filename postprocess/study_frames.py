@@ -47,8 +47,7 @@ def error_judgements(answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def pairwise_judgements(answers: pd.DataFrame, payloads: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """``item_id, worker_id, dimension, system_a, system_b, answer`` in system A's view (the page's
-    random order undone)."""
+    """``item_id, worker_id, dimension, system_a, system_b, answer`` in system A's view."""
     rows = []
     for dim in PAIRWISE_DIMENSIONS:
         for r in _field(answers, dim).itertuples():

@@ -25,9 +25,8 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
 
 
 def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 2) -> pd.DataFrame:
-    """Workers with telemetry flags, most flagged first: flags per rule, the batch they were blocked
-    after ("" if not), and the first ``examples`` kinds of evidence in words, each said once with how
-    many flags said the same ("paste_external: typed 0 characters, pasted 99 ... (5 flags)")."""
+    """Workers with telemetry flags, most first: flags per rule, the batch blocked after, and the first
+    ``examples`` kinds of evidence in words, each with its count."""
     mine = flags[flags["rule"].isin(TELEMETRY_RULES) & (flags["worker_id"] != "")]
     if mine.empty:
         return pd.DataFrame(columns=EVIDENCE_COLUMNS)

@@ -1,10 +1,8 @@
-"""Answers that could not be read: flagged one by one (``malformed_answer``), never a stop for the rest of the
-batch or file; whose fault it is decides what follows (docs/how-to/malformed-answers.md): held for a person, or,
-for a value no page posts (:class:`qc.worker_values.ForgedValue`), ``invalid_answer``.
+"""Answers that could not be read are flagged one by one (``malformed_answer``), never a stop for the rest;
+what follows: docs/how-to/malformed-answers.md.
 
-Input columns of :func:`malformed_answer`: ``assignment_id, worker_id`` and ``malformed`` (the reason, "" for a
-row that was read), optionally ``line`` and ``image_id``. Output: the flag table, ``value`` = the line,
-``detail`` = the reason.
+Input columns of :func:`malformed_answer`: ``assignment_id, worker_id, malformed`` ("" when read), optionally
+``line`` and ``image_id``. Output: the flag table, ``value`` = the line, ``detail`` = the reason.
 """
 
 from __future__ import annotations

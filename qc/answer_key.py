@@ -1,12 +1,9 @@
-"""A QuestionForm's AnswerKey applied to a campaign's responses (``hitflow new --from form.xml
---answer-key key.xml``), as a qualification test is scored (``qc/qualification.py``).
+"""A QuestionForm's AnswerKey applied to responses, as a qualification test is scored.
 
-Inputs: answers ``assignment_id, worker_id, field, value`` (a selection of several options is
-``a|b``); key ``field, answer, score`` (one row per AnswerOption; ``answer`` is its selections
-joined with ``|``). Output: one row per assignment ``assignment_id, worker_id, points,
-max_points, percent``. A field's points are the score of the option the answer matches
-(selections compared as sets, text trimmed and case-folded), else 0; ``max_points`` sums each
-keyed field's best option, as MTurk's PercentageMapping divides by the maximum summed score.
+Inputs: answers ``assignment_id, worker_id, field, value`` (selections ``a|b``); key ``field, answer, score``.
+Output: per assignment ``assignment_id, worker_id, points, max_points, percent``: a field scores its matching
+option (sets compared, text trimmed and case-folded), ``max_points`` sums each field's best, as MTurk's
+PercentageMapping.
 """
 
 from __future__ import annotations

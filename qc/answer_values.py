@@ -1,12 +1,7 @@
-"""How a submitted answer's raw text reads as ticks or as a number, one definition for the server
-and the pages (``hit_templates/judgement.js`` spells the same two rules; a custom page leaves them to
-the browser, whose number and range inputs submit only what :data:`NUMBER` matches).
-
-Why written out: Python's ``float`` reads ``1_8`` as 18, ``١٢`` (Arabic-Indic digits) as 12 and
-``" 5 "`` as 5, JavaScript's ``Number`` reads ``0x12`` as 18 and ``""`` as 0, and neither is what a
-browser's ``<input type=number>`` submits. And a ``|``-joined tick list ``a||b`` holds an empty tick,
-which is an option only if the page has an option whose value is empty.
-"""
+"""How a submitted answer's raw text reads as ticks or a number: one definition for the server and the pages
+(``hit_templates/judgement.js`` spells the same rules), written out because Python's ``float`` and
+JavaScript's ``Number`` each accept text (``1_8``, ``0x12``, Arabic-Indic digits, ``""``) no browser's number
+input submits."""
 
 from __future__ import annotations
 
@@ -22,8 +17,7 @@ def ticks(value: str) -> list[str]:
 
 
 def number(value: str) -> float | None:
-    """The number the text is, when it is one as a browser writes it; None when not (an overflow
-    to infinity included)."""
+    """The number the text is as a browser writes it; None when not (overflow to infinity too)."""
     if NUMBER.fullmatch(value) is None:
         return None
     n = float(value)

@@ -52,8 +52,7 @@ def _rests(forbids: re.Pattern[str], text: str) -> list[str]:
 
 
 def forbids_quality_talk(text: str) -> bool:
-    """Whether the text tells workers not to describe image quality (the seed's "DO NOT describe the image
-    quality issues")."""
+    """Whether the text tells workers not to describe image quality."""
     return any(QUALITY.search(rest) for rest in _rests(FORBIDS_TALK, text))
 
 
@@ -69,8 +68,7 @@ def about_answer(text: str) -> str:
 
 
 def stated_min_words(text: str) -> int:
-    """The fewest words the text asks for (0: none stated); a target length, where no minimum is stated,
-    counts for half of it."""
+    """The fewest words the text asks for (0: none); a target length without a minimum counts for half."""
     said = about_answer(text)
     least = [n for n in (_number(a or b) for a, b in AT_LEAST.findall(said)) if 0 < n <= 10000]
     targets = [n // 2 for n in (_number(a or b) for a, b in TARGET.findall(said)) if 0 < n <= 10000]

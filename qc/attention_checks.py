@@ -1,10 +1,9 @@
-"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items, as
-Prolific's policy puts it (researcher-help.prolific.com/en/article/fb63bb), fair by construction
-(:func:`unfair_reason`), scored apart from control items. Failures that may reject follow the study's length
-(:func:`failures_to_reject`): ``attention_failed`` at that many, ``attention_missed`` (for a person) below.
+"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items
+(:func:`unfair_reason`), scored apart from controls; ``attention_failed`` at :func:`failures_to_reject`
+failures, ``attention_missed`` below.
 
 Input columns: ``assignment_id, worker_id`` and one column per check (:func:`field_name`), the option chosen
-("" when none). Params: ``attention_checks`` (the checks, in order) and ``attention_reject_at``.
+("" when none). Params: ``attention_checks`` and ``attention_reject_at``.
 """
 
 from __future__ import annotations

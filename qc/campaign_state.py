@@ -1,22 +1,13 @@
-"""What needs a person, what is decided and by whom, and when the platform pays by itself: one computation
-that every view shows (the run's lines, ``hitflow status`` and its JSON, the report, the ``ui`` overview and
-the review queue), so they cannot disagree.
-
-Inputs (no I/O): :func:`item_states` takes DataFrames (the queue is one); :func:`campaign_state` takes plain
-rows (lists of dicts: ``hitflow status`` on a campaign without a queue loads no pandas).
+"""What needs a person, what is decided and by whom, and when the platform pays by itself: one computation every
+view shows (run lines, ``hitflow status``, the report, ``ui``, the review queue), so they cannot disagree.
 
 - ``queue``: :func:`qc.review_queue.build_queue`'s rows (:data:`qc.review_queue.QUEUE_COLUMNS`).
-- ``work``: every stored assignment: ``assignment_id, batch, auto_approval_time`` (the platform's epoch
-  seconds; None, NaN or not a number if unknown) and ``applied`` (what the platform was told of its
-  decision, "" or None while none was sent).
-- ``held``: the batches held for a person (:mod:`flows.campaigns.batch_hold`), ``batch, why``.
-- ``mode``: the campaign's ``[policy] review`` (none, sample, flagged); ``now``: the platform's clock.
+- ``work``: ``assignment_id, batch, auto_approval_time`` (platform epoch seconds; None/NaN if unknown) and
+  ``applied`` ("" or None while no decision was sent).
+- ``held``: ``batch, why`` of batches held for a person; ``mode``: ``[policy] review``; ``now``: the platform's clock.
 
-:func:`item_states` gives each queue row its ``state``: ``open`` (a person's to decide; the run waits for it),
-``person`` (a person decided it), ``rules`` (the rules decided it and the platform was told: too late for a
-person), ``rules_next`` (``review = "none"``: the rules decide it next, without waiting; a person may first);
-and ``seconds_left`` before the platform pays it by itself, never negative, NaN once it is decided.
-:func:`campaign_state` sums it all, per batch and for the campaign.
+:func:`item_states` adds ``state`` (open, person, rules, rules_next) and ``seconds_left`` (never negative, NaN
+once decided); :func:`campaign_state` (plain rows: no pandas) sums them per batch and campaign.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Caption-level rules: the submit rules again, server-side, plus quality words.
+"""Caption-level rules: the submit rules again, server-side (a caption breaking one was posted around the
+page), registered from :data:`qc.submit_rules.CHECKS` so the server cannot drift from the page; plus quality words.
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
-A caption that breaks a rule the page enforces was posted around the page (tampering). The
-submit rules (``required``, ``min_words``, ``one_sentence``, ``banned_prefix``, ``max_chars``)
-are registered here from :data:`qc.submit_rules.CHECKS`: the very checks the simulator's worker
-and the parity test use, so the server cannot drift from the page.
 """
 
 from __future__ import annotations
@@ -75,8 +72,7 @@ def submit_rule(c: SubmitCheck) -> RuleFn:
 
 
 def _may_break(df: pd.DataFrame, name: str, rules: SubmitRules) -> np.ndarray | range:
-    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`), in order;
-    every position when no mask spells that check out."""
+    """Positions of the captions check ``name`` may refuse (:mod:`qc.submit_candidates`); all without a mask."""
     find = CANDIDATES[name](rules) if name in CANDIDATES else None
     column = text_features.arrow_captions(df) if find is not None else None
     return range(len(df)) if find is None or column is None else np.flatnonzero(find(column))
@@ -88,8 +84,7 @@ for _check in CHECKS.values():
 
 @register("min_words", "caption")
 def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The page's min_words submit rule, from the batch's shared word counts (the same count as
-    :func:`qc.submit_rules.count_words`, computed for the whole column at once)."""
+    """The page's min_words rule from the batch's shared word counts (:func:`qc.submit_rules.count_words`'s)."""
     rules = _rules(params)
     if not CHECKS["min_words"].applies(rules):
         return flag_frame([])
@@ -156,9 +151,8 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("quality_words_rate", "worker")
 def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The seed's quality-word trigger read as a worker's habit: at least
-    ``quality_words_rate_min_captions`` (3) non-canned captions, ``quality_words_rate_share`` (0.3)
-    or more of them with a configured word. One honest "blurry carrot" is no habit."""
+    """Quality words as a habit: ``quality_words_rate_share`` (0.3) of a worker's
+    ``quality_words_rate_min_captions`` (3)+ non-canned captions."""
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))

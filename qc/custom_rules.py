@@ -1,17 +1,7 @@
-"""QC of a campaign on the user's own page (``task = "custom"``): which rules run, what they decide,
-and the one rule only such pages need.
-
-The generic rules run on frames built per kind of field (``flows/custom/custom_review.py``):
-``invalid_answer`` (the page's rules broken: it was bypassed) and ``time_outlier`` and
-``random_sample`` on one row per response; ``duplicate_text``, ``shared_template`` and
-``consensus`` on one row per answer of a free-text field (``image_id`` = the item, ``caption`` =
-the text); ``choice_straight_lining`` and ``item_blind`` on one row per answer of a choice, number or tick
-field over the worker's whole history in the campaign (a one-item page judges from all their pages). Both sides of
-``time_outlier`` (``time_outlier_slow``: slower than the batch) only list the worker for a person to look at.
-
-``choice_straight_lining`` (``qc/straight_lining_odds.py``), ``item_blind`` (``qc/agreement_odds.py``) and
-``page_straight_lining`` (``qc/page_straight_lining.py``) document their evidence and stated false-alarm rates there.
-"""
+"""QC of a campaign on the user's own page: which rules run and what they decide. The generic rules run on frames
+built per kind of field (flows/custom/custom_review.py): per response, per free-text answer (``image_id`` = the
+item, ``caption`` = the text) or per choice answer over the worker's campaign; the odds rules document their
+evidence in their own modules."""
 
 from __future__ import annotations
 
@@ -71,9 +61,8 @@ register("choice_straight_lining", "worker")(choice_straight_lining)
 
 
 def has_value(answer: Any, kind: str = "") -> bool:
-    """Whether an answer holds anything: not blank, and, when it is JSON a script built, not a shape of
-    blanks (``{"text": ""}``: the script ran but nobody's answer reached it). An ``annotations`` field's
-    element answering its own empty list (``{"entities": []}``) is an answer: nothing to mark."""
+    """Whether an answer holds anything: not blank nor a script's shape of blanks (``{"text": ""}``); an
+    annotation's own empty list is an answer."""
     text = str(answer).strip()
     if not text:
         return False
@@ -98,9 +87,8 @@ def _filled(value: Any) -> bool:
 
 @register("empty_answer", "study")
 def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response whose every answer field came back empty (``answered`` = 0 of ``fields`` > 0): nothing
-    was submitted; where every field is a checkbox group (``ticks``, optional), ``nothing_ticked``, for a person:
-    "none apply" is an answer the page let through. Input columns: ``assignment_id, worker_id, answered, fields``."""
+    """A response whose every field came back empty (``answered`` 0 of ``fields`` > 0); all checkbox groups:
+    ``nothing_ticked``, for a person. Input columns: ``assignment_id, worker_id, answered, fields``."""
     if not {"answered", "fields"} <= set(df.columns):
         return flag_frame([])
     empty = df[(df["fields"] > 0) & (df["answered"] == 0)]

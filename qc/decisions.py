@@ -1,22 +1,12 @@
-"""Turn flag tables into assignment decisions and worker blocks.
+"""Turn flag tables into assignment decisions and worker blocks (docs/explanation/qc-rules.md).
 
 Input columns: flags as in :mod:`qc.flags`; assignments with ``assignment_id, worker_id``.
 Outputs: decisions ``assignment_id, worker_id, action, reasons, review`` and blocks
 ``worker_id, rules, flags`` (one row per worker to block before the next batch).
 
-Blocking comes in two forms. Rates (:mod:`qc.worker_history`, ``block_min_rate``): a worker is
-blocked when the share of all their captions so far that a rule's flags cover reaches the
-rule's rate, once they have written ``block_min_evidence`` captions (with
-``block_rate_confidence`` z > 0, the share's Wilson lower bound must reach it). Counts (``block_min_flags``,
-older configs): a worker is blocked when one batch holds that many flags of a rule. Custom pages use
-both (``block_counts_beside_rates``): a rule with a rate on rates, the others on counts.
-
-A route may allow rejections only on its own grounds (``reject_grounds``: rule -> the platform's rejection
-category; None: every reject rule rejects, as on MTurk). There, a flag of a reject rule that is no ground
-sends the work to a person (``review``) instead, and a rejection names the ground's category.
-
-Some flags only ever ask a person to look (``REVIEW_ONLY_FLAGS``: ``time_outlier_slow``, a worker far
-slower than the batch, qc/timing_rules.py; ``choice_straight_lining_review``): no policy may reject or block on them.
+Blocks go by rates over the campaign (:mod:`qc.worker_history`, ``block_min_rate``) or by counts in one batch
+(``block_min_flags``). With ``reject_grounds`` (rule -> category), a reject rule that is no ground sends the
+work to a person. ``REVIEW_ONLY_FLAGS`` only ever ask a person to look.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """``instruction_echo``: a caption that copies the task page's own text.
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``; ``params``
-carries ``page_text`` (the visible text of the rendered page, one line per block: the
-campaign renders it, see flows/campaigns/page_text.py) and ``instruction_echo_threshold``.
-Without ``page_text`` the rule cannot run and says so (a ``rule_error`` row).
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``; ``params``: ``page_text`` (the
+page's visible text, flows/campaigns/page_text.py; without it a ``rule_error`` row) and
+``instruction_echo_threshold``.
 """
 
 from __future__ import annotations

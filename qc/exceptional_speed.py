@@ -1,17 +1,9 @@
-"""``exceptionally_fast``: a submission that is a statistical outlier for speed as Prolific defines it.
+"""``exceptionally_fast``: Prolific's one ground for speed, more than 3 standard deviations below the study's
+mean completion time (mean and sample SD of the batch's timed submissions, itself included). In a batch of n
+no submission lies more than (n - 1) / sqrt(n) SDs out, so under 11 submissions it never fires.
 
-Prolific's researcher help ("Valid rejection reasons", prolific-researcher.dixa.help/en/article/f75ea9;
-and its participant help "Why has my submission been rejected?") allows a rejection for speed only when the
-submission took more than 3 standard deviations below the mean completion time of the study; not for a time
-the researcher guessed, and not for the time spent on one page. This rule is that test and nothing looser:
-the mean and the sample standard deviation of every timed submission of the batch (one batch is one study),
-the submission itself included. In a batch of n, no submission can lie more than (n - 1) / sqrt(n) standard
-deviations from the mean, so below 11 submissions this rule never fires: a small study gives no ground.
-
-Input columns: ``assignment_id, worker_id, work_time_s`` (a row per answer repeats its submission's time;
-the unit is the submission). Params: ``exceptional_speed_sigmas`` (3, Prolific's figure).
-``time_outlier`` (qc/timing_rules.py) is the seed's band for speeders to look at and block; this one is
-narrower on purpose, for the one route that says what may be rejected for speed.
+Input columns: ``assignment_id, worker_id, work_time_s`` (the unit is the submission).
+Params: ``exceptional_speed_sigmas`` (3).
 """
 
 from __future__ import annotations

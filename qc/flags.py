@@ -1,15 +1,9 @@
 """The flag table every QC rule returns, and the registry the runner reads.
 
-The table's columns are :data:`FLAG_COLUMNS`: ``worker_id`` and ``rule`` as pandas infers them from
-the values given (``str`` for text), ``value`` and ``threshold`` as ``object`` (Python numbers, bools
-or text, after pandas' inference: an int among floats becomes a float), ``assignment_id``, ``image_id``
-and ``detail`` as ``str`` with blanks where a column does not apply.
-
-Every rule builds one of these per batch, most of them empty, thousands of times a campaign: building
-it through ``pd.DataFrame(rows)`` and retyping it column by column cost a batch more than the rules'
-own work. So the common shapes (text ids, plain numbers) are typed here in one pass over Python lists
-and the table is built once; anything else takes pandas' own path, so the table is the same either way
-(tests/test_qc_flag_table.py holds the pandas-only path as the independent computation).
+Columns :data:`FLAG_COLUMNS`: ``worker_id`` and ``rule`` as pandas infers them, ``value`` and ``threshold`` as
+``object`` (an int among floats becomes a float), ``assignment_id``, ``image_id`` and ``detail`` as ``str``
+with blanks where they do not apply. Built in one pass over Python lists for the common shapes (pandas'
+own path cost more than the rules' work); tests/test_qc_flag_table.py holds the pandas-only path.
 """
 
 from __future__ import annotations
@@ -59,8 +53,7 @@ def flag_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
-    """Columns (equal-length lists, or one value for every row) into the flag table: many flags
-    at once without a dict per row."""
+    """Columns (equal-length lists, or one value for all rows) into the flag table, without a dict per row."""
     if not columns:
         return _empty()
     lists = [v for v in columns.values() if type(v) is list]
@@ -100,9 +93,7 @@ def _as_list(value: Any, n: int) -> list[Any]:
 
 
 def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
-    """The flag table of equal-length column lists (a missing cell NaN), or None when a value is of
-    a kind whose inference is left to pandas. Every column goes in as a Python object array: pandas
-    makes one of text alone ``str`` (what the text columns should be) and leaves any other as it is."""
+    """The flag table of equal-length column lists, or None when a value's inference is left to pandas."""
     typed: dict[str, Any] = {}
     index = pd.RangeIndex(len(columns["rule"]))
     for col in ("worker_id", "rule"):

@@ -1,25 +1,12 @@
-"""The submit rules of any form, as HTML defines them: one spec, checked the way a browser does.
+"""The submit rules of any form, as HTML defines them and a browser checks them; the spec
+(``{"kind": "form", "fields": [...]}``) comes from the page's controls (flows/core/pages/form_spec.py).
 
-A spec is ``{"kind": "form", "fields": [...]}``, derived from a page's controls
-(``flows/core/pages/form_spec.py``). Field types:
-
-- ``text``: ``required``, ``minlength``/``maxlength`` (UTF-16 code units, a line break counts
-  once), ``pattern`` (the whole value, read as a browser reads it, in linear time: qc/page_patterns.py; not on a
-  textarea), ``input`` = ``email``/``url`` checks
-  the format. An empty value passes everything but ``required``, as in a browser.
-- ``one``: a radio group or a select: ``required``, the value must be one of ``options``.
-- ``many``: checkboxes (``|``-joined ticks): ticks from ``options``, each of
-  ``required_options`` ticked, between ``min`` and ``max`` ticks; none ticked where some must be is ``required``.
-- ``number``: a number or a range input: ``required``, ``min``/``max``, ``step`` counted from
-  ``base`` (``"any"``: no step). A required slider has a ``start`` (where the page puts it): a slider
-  always posts a value, so one still at its start was never moved, which is blank (``not_moved``, refused
-  by the page's script as it is here).
-- ``annotations``: boxes, points or spans as JSON text, the shape MTurk's crowd elements answer with
-  (:data:`ANNOTATION_KEYS`): ``required`` (at least one), labels from ``options``, numbers not negative, spans
-  within ``text`` and not overlapping; past ``MAX_MARKS`` marks, ``too_many_marks`` where the page's widget
-  refuses them (``max_marks``), else ``marks_past_cap``, held for a person (docs/custom_pages.md).
-
-:func:`check_form` returns every broken field (never only the first).
+Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units, ``pattern``: qc/page_patterns.py,
+``input`` email/url); ``one`` (a value of ``options``); ``many`` (``|``-joined ticks, ``required_options``,
+``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a required slider still at its ``start`` is
+``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past ``MAX_MARKS``, ``too_many_marks`` or
+``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required``.
+:func:`check_form` returns every broken field.
 """
 
 from __future__ import annotations
@@ -64,9 +51,7 @@ def text_length(value: str) -> int:
 
 
 def compiled_pattern(pattern: str) -> PagePattern | None:
-    """A ``pattern`` attribute as a whole-value check in time linear in the value (qc/page_patterns.py); None
-    when it is refused: one a browser ignores (not JavaScript under the v flag), or one no linear-time engine
-    matches, which the dry run names as a problem, so no page carrying it is posted."""
+    """A ``pattern`` as a linear-time whole-value check (qc/page_patterns.py); None when refused."""
     found = page_pattern(pattern)
     return found if isinstance(found, PagePattern) else None
 
@@ -189,9 +174,8 @@ def problems_text(problems: list[dict[str, str]]) -> str:
 
 
 def split_held(problems: list[dict[str, str]]) -> tuple[list[dict[str, str]], str]:
-    """(the problems that break a rule the page enforced, the reason to hold the answer for a person: its
-    :data:`HELD_RULES` problems as ``field: detail``, ``; ``-joined). The reason is "" when there are none, or
-    when the answer also breaks an enforced rule: it went around the page, which that rule rejects."""
+    """(problems breaking an enforced rule, the reason to hold for a person: ``field: detail`` of
+    :data:`HELD_RULES`; "" when none, or when an enforced rule is broken too)."""
     enforced = [p for p in problems if p["rule"] not in HELD_RULES]
     held = "; ".join(f"{p['field']}: {p['detail']}" for p in problems if p["rule"] in HELD_RULES)
     return enforced, "" if enforced else held

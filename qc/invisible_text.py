@@ -1,11 +1,6 @@
-"""Characters a page does not show, taken out before captions are compared.
-
-Unicode's format characters (category Cf: zero-width space and joiners, soft hyphen, direction
-marks and isolates, word joiner, byte-order mark, tags) are invisible on a page. A worker who puts
-one at a different place in each copy of one caption makes no two copies equal, and
-``duplicate_text`` flagged none of them (found by trying it, 2026-11-24). Listed as ranges so
-importing costs nothing; tests/test_qc_rules.py checks them against ``unicodedata``.
-"""
+"""Unicode format characters (Cf), invisible on a page, taken out before captions are compared: one placed
+differently in each copy made no two copies equal for ``duplicate_text``. Ranges, so importing costs nothing;
+tests/test_qc_rules.py checks them against ``unicodedata``."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Submit rules of the human-evaluation pages: one spec, two enforcers.
-
-The spec is a list of questions, embedded in the page as JSON; ``hit_templates/judgement.js``
-refuses to submit while any question breaks it, and :func:`check_answers` applies the same
-spec to what a server receives (a page can be bypassed). Question types:
-
-- ``one``: exactly one of ``options`` (a radio group or a select);
-- ``many``: ticks from ``options``, at least ``min``; an ``exclusive`` option ("No caption is
-  correct") cannot be ticked with any other; ``needs`` / ``forbids`` tie the count to another
-  question's answer (an incongruent description needs a category; a congruent one has none);
-- ``slider``: a number in ``[min, max]`` that the person moved (its ``moved`` field is "1");
-- ``number``: a whole number in ``[min, max]``.
-"""
+"""Submit rules of the human-evaluation pages: one spec (a list of questions embedded as JSON), enforced by
+``hit_templates/judgement.js`` and again by :func:`check_answers` on what a server receives. Types: ``one``;
+``many`` (``min``, an ``exclusive`` option, ``needs``/``forbids`` another answer); ``slider`` (moved, in
+``[min, max]``); ``number`` (whole, in ``[min, max]``)."""
 
 from __future__ import annotations
 

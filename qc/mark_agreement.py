@@ -1,24 +1,12 @@
-"""``mark_agreement``: a worker whose marks on annotation fields (entity spans, bounding boxes,
-keypoints) rarely meet what the other workers marked on the same items.
+"""``mark_agreement``: a worker whose marks (entity spans, boxes, keypoints) rarely meet the other workers' on
+the same items.
 
-Input columns: ``assignment_id, worker_id, image_id, field, answer``; ``answer`` is the element's
-JSON as MTurk documents it (``{"entities": [{"label", "startOffset", "endOffset"}]}``,
-``{"boundingBoxes": [{"label", "left", "top", "width", "height"}]}``, ``{"keypoints": [{"label", "x",
-"y"}]}``). Two marks meet when they carry the same label and overlap: spans share at least
-``SPAN_IOU`` (half) of the characters either covers, boxes overlap by an intersection over union of
-at least ``BOX_IOU`` (0.3), keypoints lie within ``POINT_PX`` (24 px) of each other. A worker's
-agreement on an item is the mean, over the item's other workers, of the F1 of the two sets of marks
-(both empty: 1, the shared "nothing to mark"). An answer is flagged on an item with at least two
-other workers' marks when its agreement is below ``mark_agreement_below`` (0.35) and below half of
-what those other workers reach with each other there (an item nobody agrees on, a page at fault, is
-no evidence against one worker). One flag per answer: blocking goes by the share of a worker's items
-flagged over the campaign (``[policy.block_min_rate]``), so an honest worker's hurried answer now and
-then does not block them, while contrarians marking the text's first word, rushers marking one name
-with any label and workers who mark nothing where the others mark names are flagged on most items.
-
-An answer of more than ``MAX_MARKS`` (1,000) marks is not compared (qc/form_constraints.py calls it
-malformed), so two answers cost at most ``MAX_MARKS`` squared comparisons, made a row at a time in numpy;
-an item's workers are bounded by the plan's assignments per item, not by what a worker sends.
+Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON as MTurk documents it).
+Marks meet with the same label and overlap: spans ``SPAN_IOU``, boxes IoU ``BOX_IOU``, keypoints within
+``POINT_PX``. Agreement on an item is the mean F1 against its other workers (both empty: 1); an answer is
+flagged with two or more others' marks when below ``mark_agreement_below`` and half of what the others reach
+with each other (an item nobody agrees on is no evidence). Blocks go by the share of a worker's items flagged.
+Answers over ``MAX_MARKS`` marks are not compared (malformed), bounding the cost.
 """
 
 from __future__ import annotations
@@ -97,9 +85,7 @@ def _meet(a: Mark, b: Mark, kind: str) -> bool:
 
 
 def pair_f1(mine: list[Mark], theirs: list[Mark], kind: str) -> float:
-    """F1 of two sets of marks, each mark matched at most once (greedy, in order: each of ``mine`` takes
-    the first of ``theirs`` not taken yet that it meets). At most ``len(mine) * len(theirs)`` comparisons,
-    in Python for a few marks, else one numpy row per mark of ``mine`` against ``theirs`` with its label."""
+    """F1 of two sets of marks, each matched at most once greedily in order; numpy rows past a few marks."""
     if not mine and not theirs:
         return 1.0
     few = len(mine) * len(theirs) <= SMALL_PAIRS

@@ -259,8 +259,7 @@ class _Reader:
 
 @lru_cache(maxsize=512)
 def translated(pattern: str) -> str:
-    """``pattern`` (a ``pattern`` attribute's value) in the syntax RE2 and ``re`` share, to be matched
-    against the whole value; raises :class:`PatternRefused`."""
+    """``pattern`` in the syntax RE2 and ``re`` share, matched whole; raises :class:`PatternRefused`."""
     reader = _Reader(pattern)
     out = reader.disjunction()
     if reader.at < len(pattern):

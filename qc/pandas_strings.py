@@ -1,18 +1,7 @@
-"""Where pandas keeps hitflow's text columns: in Python strings, not Arrow (pandas 3's default).
-
-hitflow's frames are small and many (a batch's flags, one item's answers, one worker's runs): pandas 3
-keeps a ``str`` column in pyarrow by default, and each small operation on it (build, take, factorize,
-to_numpy) pays Arrow's per-call overhead. In Python storage the same operations are plain object
-arrays, cheaper per call. The values, dtype name (``str``), missing value (NaN)
-and every output byte stay the same (tests/test_determinism.py). The rules that want Arrow's regexes on
-40,000 captions build their Arrow arrays themselves (qc/text_features.py).
-
-Importing ``qc``, ``postprocess`` or ``flows`` (each imports this module) sets it: the CLI, the Prefect
-flows and every library function get it. Not by importing pandas here: ``hitflow --help`` and
-``hitflow status`` load no pandas (tests/test_startup_imports.py), so when pandas is not loaded yet the
-option is set the moment it is (:class:`_WhenPandasLoads`). A program that chose a storage itself
-(``pd.set_option("mode.string_storage", "pyarrow")`` before importing hitflow) keeps its choice.
-"""
+"""pandas' ``str`` columns kept in Python strings, not Arrow (pandas 3's default): hitflow's frames are small and
+many, and each small operation on Arrow storage pays a per-call overhead. Values, dtype and output bytes stay
+the same (tests/test_determinism.py). Set on importing ``qc``, ``postprocess`` or ``flows``, without importing
+pandas (:class:`_WhenPandasLoads`); a program that chose a storage keeps it."""
 
 from __future__ import annotations
 

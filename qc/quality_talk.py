@@ -1,12 +1,9 @@
-"""``quality_talk``: a caption about the photo's quality instead of its content.
+"""``quality_talk``: a caption about the photo's quality instead of its content: one of ``quality_words`` and a
+best consensus cosine below ``quality_talk_consensus`` (docs/explanation/qc-rules.md); unscored captions are
+not judged.
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
-caption; canned captions are neither judged nor used as peers).
-
-A caption is flagged when it holds one of ``quality_words`` (whole word, any case) and its best consensus cosine
-with the other workers' captions of its image is below ``quality_talk_consensus``: the word alone is weak
-evidence ("A blurry twenty dollar bill ..."), why is in docs/explanation/qc-rules.md. Captions ``consensus``
-cannot score (too few peers) are not judged.
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (canned captions neither judged
+nor peers).
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """What needs a person: the review queue, each worker's history, and people against the rules.
 
-Column contracts (all frames are plain pandas, no I/O):
-
-- ``flags``: :data:`QUEUE_FLAG_COLUMNS`: of :data:`qc.flags.FLAG_COLUMNS` those the queue reads, plus ``batch``
-  (int); more columns may come along.
+- ``flags``: :data:`QUEUE_FLAG_COLUMNS` plus ``batch`` (int); more columns may come along.
 - ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
-- ``actions``: the review page's decisions, oldest first: ``batch, worker_id, assignment_id, action``
-  (approve, reject, strike_caption, block, unblock, keep, bonus) and ``reviewer``.
+- ``actions``: oldest first, ``batch, worker_id, assignment_id, action, reviewer``.
 - ``blocks``: ``worker_id, batch`` of workers already excluded.
 
-:func:`build_queue` returns one row per thing a person should look at, columns :data:`QUEUE_COLUMNS`:
-``item`` (``a:<assignment>`` or ``w:<worker>``), ``kind`` (assignment | worker), ``batch``, ``worker_id``,
-``assignment_id`` ("" for a worker), ``why`` (sampled | flagged | would_block | person: a worker a person blocked
-unprompted; a worker a review rule flagged as a whole, such as ``time_outlier_slow``, is "flagged" in either
-mode), ``rules`` (the rules that fired, comma-separated), ``auto_action`` (what the rules alone do: approve,
-reject, block or keep), ``decided`` (the person's
-last word on it, "" while open) and ``seconds_left`` (before the platform pays it by itself; NaN if unknown).
+:func:`build_queue`: one row per thing to look at, :data:`QUEUE_COLUMNS`: ``item`` (``a:<id>``/``w:<id>``),
+``kind``, ``batch``, ``worker_id``, ``assignment_id`` ("" for a worker), ``why`` (sampled | flagged |
+would_block | person), ``rules``, ``auto_action``, ``decided`` ("" while open), ``seconds_left`` (NaN if unknown).
 """
 
 from __future__ import annotations
@@ -33,9 +25,7 @@ ASSIGNMENT_VERDICTS = ("approve", "reject")
 
 
 def rule_names(rules: str) -> set[str]:
-    """Rule names in a queue row's ``rules`` ("a,b" for assignments, "ax2;bx1" for workers, a block's
-    reason with its evidence, "control_skill P=0.01 (controls 3/5, items 6, agreeing 9%)"): each part's
-    leading name, the parts split at commas and semicolons outside parentheses."""
+    """Rule names in a queue row's ``rules``: each part's leading name (split outside parentheses)."""
     names = (re.match(r"\s*([A-Za-z_]\w*)", part) for part in re.split(r"[,;](?![^()]*\))", rules))
     return {re.sub(r"x\d+$", "", m.group(1)) for m in names if m}
 WORKER_VERDICTS = ("block", "unblock", "keep")

@@ -1,10 +1,5 @@
-"""One runner applies every enabled rule and returns one flag table.
-
-It never stops at the first finding: every rule sees every row, and a rule that cannot
-run (a missing column, say) is reported in the same table as a ``rule_error`` row. A row whose
-answer could not be read (a ``malformed`` reason, qc/answer_faults.py) is flagged
-``malformed_answer`` and kept out of the other rules: what it says is not known.
-"""
+"""One runner applies every enabled rule and returns one flag table: every rule sees every row, a rule that
+cannot run is a ``rule_error`` row, and an unreadable answer is ``malformed_answer`` and kept from the rest."""
 
 from __future__ import annotations
 

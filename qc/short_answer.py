@@ -1,14 +1,9 @@
-"""``short_answer``: the seed's minimum words where a page states none, taken from the crowd: an answer with
-fewer than half the words the other workers wrote about the same item in the same field (their median), on a
-field where the crowd writes sentences. A canned or rushed answer ("A chess game in", the first words of what
-others describe whole) falls far short of what every other worker wrote; an honest terse answer now and then
-is one answer among a worker's many (decisions weigh the share of a worker's answers, never one).
+"""``short_answer``: under half the median words the other workers wrote on the same item and field, where the
+crowd writes sentences (the seed's minimum words where a page states none; rates on real captions:
+docs/custom_pages.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field;
-``image_id`` is the item). ``params``: ``short_answer_ratio`` (0.5), ``short_answer_min_median`` (6: the
-others' median words below which a field asks for a phrase, not a sentence, and a word or two is an answer)
-and ``short_answer_min_others`` (2 other workers' answers on the item).
-Its rate on real captions (``make bench-short-answer-real``): docs/custom_pages.md.
+Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field).
+``params``: ``short_answer_ratio`` (0.5), ``short_answer_min_median`` (6), ``short_answer_min_others`` (2).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""Text the page shows with an item, quoted in an answer about that item.
-
-An answer that quotes its own item's text (a caption under the photo, the sentence a word is used in)
-is about the item, whoever else quotes it: when two items show one caption, honest workers who quote it
-write the same words on both, which is no template (``shared_template``) nor one worker's pasted text
-(``duplicate_text``). A pasted sentence quotes no item's text, or one item's text on the other items.
-
-``params["item_text"]``: item id -> the texts the page shows with that item (its columns' values; the
-campaign passes them: flows/custom/custom_review.py). Without it nothing counts as a quote.
-An answer quotes its item when it shares a run of :data:`QUOTE_WORDS` words in a row (case folded)
-with one of those texts, or holds the whole of a shorter one (of two or more words), or puts in quotation
-marks two or more words in a row of them (a reason quoting "tomato soup" from its caption).
-"""
+"""Text the page shows with an item, quoted in an answer about it: two honest answers quoting one caption
+shown on two items are no template. A quote: a run of :data:`QUOTE_WORDS` words in a row shared with the
+item's texts, a whole shorter one, or two or more of its words in quotation marks.
+``params["item_text"]``: item id -> its shown texts (flows/custom/custom_review.py); without it, no quotes."""
 
 from __future__ import annotations
 
@@ -36,8 +27,7 @@ def item_runs(shown: Mapping[str, Iterable[Any]]) -> dict[str, set[tuple[str, ..
 
 
 def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mapping[str, Any]) -> list[bool]:
-    """Per answer: whether it quotes a text its own item shows (``params["item_text"]``); each item's texts are
-    read once, whatever the number of answers about it."""
+    """Per answer: whether it quotes a text its own item shows (each item's texts read once)."""
     shown = params.get("item_text")
     if not isinstance(shown, Mapping) or not shown:
         return [False] * len(answers)

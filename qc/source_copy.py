@@ -1,15 +1,8 @@
-"""``source_copy``: a free-text answer that is mostly words copied from its own item's text or from the page's
-instructions, beyond quoting a few: a "summary in your own words" that is the passage pasted back, a reason that
-is the first words of the caption it is about.
+"""``source_copy``: a free-text answer mostly copied, in runs of :data:`RUN_WORDS` or more words, from its own
+item's text or the page's instructions (when and on which fields: docs/custom_pages.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field;
-``caption`` is the answer). ``params``: ``item_text`` (item id -> the texts the page shows with that item,
-qc/shown_text.py), ``page_text`` (the page's own text without the items', qc/echo_rules.py);
-``source_copy_share`` (0.8), ``source_copy_cover`` (0.8) and ``source_copy_min_words`` (4).
-
-A word of the answer counts as copied when it sits in a run of :data:`RUN_WORDS` words or more, in a row (case
-folded), that the source holds in the same order; when and why an answer is flagged, and on which fields:
-docs/custom_pages.md ("Text QC on every free-text field"), :func:`asks_for_copy`, :func:`asks_own_words`.
+Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer). ``params``: ``item_text``,
+``page_text``, ``source_copy_share`` (0.8), ``source_copy_cover`` (0.8), ``source_copy_min_words`` (4).
 """
 
 from __future__ import annotations
@@ -42,8 +35,7 @@ OWN_WORDS = re.compile(r"\b(own words|your words|own sentences?|(?:words|sentenc
 
 
 def asks_own_words(question: str) -> bool:
-    """Whether a field's question (with the page's instructions) asks for the worker's own words, and not also
-    for the item's words back."""
+    """Whether a field's question (with the instructions) asks for own words, not the item's words back."""
     return bool(OWN_WORDS.search(question or "")) and not asks_for_copy(question)
 
 
@@ -62,8 +54,7 @@ def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
 
 
 def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
-    """(words of an answer (``said``: its words, case folded) inside a copied run, its words, its longest
-    copied stretch as text)."""
+    """(the answer's words inside a copied run, its words, its longest copied stretch as text)."""
     covered = [False] * len(said)
     for k in range(len(said) - RUN_WORDS + 1):
         if tuple(said[k:k + RUN_WORDS]) in runs:
@@ -78,9 +69,8 @@ def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int,
 
 @register("source_copy", "caption")
 def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """An answer that is one of its sources again: at least ``source_copy_share`` of its words copied from one
-    text its item shows (or one line of the page's instructions), covering at least ``source_copy_cover`` of
-    that text's words."""
+    """An answer that is one of its sources again: ``source_copy_share`` of its words copied from one shown text
+    (or instruction line), covering ``source_copy_cover`` of it."""
     share = float(params.get("source_copy_share", 0.8))
     cover = float(params.get("source_copy_cover", 0.8))
     least = int(params.get("source_copy_min_words", 4))

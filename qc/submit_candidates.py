@@ -1,11 +1,6 @@
-"""Which captions a submit check may refuse, found for a whole column at once in Arrow (C speed).
-
-Input: the caption column as an Arrow string array. Output: a boolean mask per caption that is
-true for every caption the check in :mod:`qc.submit_rules` refuses (and for few others); the
-check itself then runs on those captions only, so its verdict, value and order stay the ones a
-call per caption gives. The patterns spell out the same characters as :mod:`qc.submit_rules`, in
-RE2's syntax (each character as ``\\x{...}``, so no character can mean syntax).
-"""
+"""Which captions a submit check may refuse, found for a whole Arrow column at once: a mask true for every
+caption :mod:`qc.submit_rules` refuses (and few others), so the exact check runs on those alone. The patterns
+spell the same characters in RE2 (each as ``\\x{...}``)."""
 
 from __future__ import annotations
 
@@ -44,9 +39,7 @@ def _one_sentence(rules: SubmitRules) -> Candidates | None:
 
 
 def _banned_prefix(rules: SubmitRules) -> Candidates | None:
-    """qc.submit_rules.may_open_with_prefix: non-ASCII text, or ASCII text opening with a prefix in
-    any ASCII case (an ASCII prefix folds the same way in RE2 and re on ASCII text; another prefix
-    is left to the check on every caption)."""
+    """may_open_with_prefix in RE2: non-ASCII text, or ASCII opening with a prefix in any ASCII case."""
     prefixes = tuple(p.translate(_CURLY_APOSTROPHES).lower() for p in rules.banned_prefixes)
     if not prefixes or not all(p.isascii() for p in prefixes):
         return None

@@ -1,26 +1,11 @@
 """The submit-rule spec: declared once in a task config, enforced by the page and by QC.
 
-One implementation per rule, in :data:`CHECKS`: :func:`violations` (the simulator's worker, the
-tests) and the server's registered QC rules (``qc/caption_rules.py``) both call it. The browser-side
-twin is ``hit_templates/validation.js``; tests/test_submit_parity.py runs it under node against
-this module and the QC rules over generated strings, and needs every verdict to match.
-
-Definitions both sides share, and why (JavaScript and Python disagree on each by default):
-
-- **Space** is :data:`SPACE`, written out: the union of JavaScript's ``\\s`` (which holds U+FEFF,
-  the byte-order mark) and Python's ``str.isspace`` (which holds U+001C..U+001F and U+0085),
-  plus the invisible U+180E, U+200B..U+200D and U+2060. Trimming, splitting into words and
-  "blank" all use it, never ``trim()``/``\\s``/``strip()``/``split()``, so a leading BOM, a
-  zero-width space, NBSP, U+2028, tabs, ``\\v`` and ``\\f`` count the same on both sides, and a
-  caption of only such characters is blank (``required``).
-- **Characters** (``max_chars``) are code points of the trimmed text, as Python's ``len``
-  (JavaScript's ``length`` counts UTF-16 units: an emoji would count twice), with a CRLF line
-  break counted once: a textarea's value has LF, the same text submitted has CRLF.
-- **Words** (``min_words``) are space-separated tokens holding an ASCII letter or digit:
-  ``a||b``, ``1_8`` and ``0x12`` are one word each.
-- **A second sentence** (``one_sentence``) is ``.``, ``!`` or ``?`` then space then more text.
-- **A banned prefix** opens the trimmed text (curly apostrophes straightened, full Unicode lower
-  case of the whole text) and is not followed by a letter (Unicode category L, one code point).
+One implementation per rule, in :data:`CHECKS`, for the simulator's worker, the tests and the server's QC
+rules; ``hit_templates/validation.js`` is the browser's twin and tests/test_submit_parity.py needs every
+verdict to match. Shared definitions, written out because JavaScript and Python differ on each:
+**space** (:data:`SPACE`, both languages' sets and the invisible ones), **characters** (code points of the
+trimmed text, CRLF once), **words** (tokens holding an ASCII letter or digit), **a second sentence**
+(``.!?`` then space then text), **a banned prefix** (opening the trimmed, folded text, no letter after).
 """
 
 from __future__ import annotations
@@ -105,9 +90,7 @@ def banned_prefix_of(text: str, prefixes: tuple[str, ...]) -> str | None:
 
 
 def may_open_with_prefix(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
-    """A quick test that is true for every text :func:`banned_prefix_of` would flag, and false for
-    most others: one regex call instead of a few string methods per caption. Non-ASCII texts always
-    pass (their case folding is left to the exact test)."""
+    """One regex: true for every text :func:`banned_prefix_of` would flag and few others (non-ASCII always)."""
     pattern = _prefix_pattern(tuple(prefixes))
     return lambda text: not text.isascii() or pattern.match(text) is not None
 

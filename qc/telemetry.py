@@ -1,15 +1,7 @@
-"""Text telemetry (format v1): read and check a record, and convert old event logs.
-
-The page's record (``hitflow_telemetry``, /work/coord/telemetry_format.md, docs/telemetry.md) says
-HOW text arrived in each free-text field: counts, lengths and times, never clipboard contents or
-which keys were pressed. :func:`parse_record` is the one check every reader uses: the real page's
-records, the simulator's, and the records :func:`event_log_record` builds from the raw
-``[kind, detail, ISO time]`` logs of older keystroke-logging HITs (their ``detail`` is read for its
-length only, and dropped).
-
-Everything here is pure: text in, dicts out. :mod:`qc.telemetry_frame` flattens records into the
-``tm_*`` columns the rules read.
-"""
+"""Text telemetry (format v1, docs/telemetry.md): how text arrived in each field, never its content.
+:func:`parse_record` is the one check every reader uses; :func:`event_log_record` converts older raw
+``[kind, detail, ISO time]`` logs (``detail`` read for its length only). Pure; :mod:`qc.telemetry_frame`
+flattens records into ``tm_*`` columns."""
 
 from __future__ import annotations
 
@@ -103,20 +95,12 @@ def _events(events: Any, what: str, kinds: tuple[str, ...]) -> None:
 
 
 def event_log_record(text: str, field: str = "caption", page_text: str = "") -> dict[str, Any]:
-    """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out:
-    the log does not know the final text; the reader takes the caption's length).
+    """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out).
 
-    A key whose name is Backspace or Delete counts as a deletion, a one-character key (or Enter) as
-    a typed character, any other key only as a keystroke. A paste is ``"p"`` (from the page) when its
-    text equals an earlier copy or cut of the same log, or is part of ``page_text`` (what the page
-    showed: the batch's ``Input.*`` values), whitespace collapsed either way (a selection copied with
-    a line break or a trailing space pastes as the same words); else ``"x"``. The details are
-    compared here and dropped.
-
-    ``paste_x``/``paste_p`` count the pasted characters still in the text at the end: the log does
-    not say where the caret was, so deletions and cuts are taken from the end of the text, as when
-    one rubs out what one just typed or pasted (a paste mostly deleted again is not the final text's
-    origin; the page's own record counts what was pasted)."""
+    Backspace/Delete is a deletion, a one-character key or Enter a typed character, any other key a keystroke.
+    A paste is ``"p"`` when its text (whitespace collapsed) equals an earlier copy or cut or is part of
+    ``page_text``, else ``"x"``; details are dropped. Deletions and cuts are taken from the end of the text
+    (the log has no caret) for ``paste_x``/``paste_p``."""
     events = _log_events(text)
     if not events:
         return {"v": VERSION, "loads": 1, "vis": [], "f": {}}

@@ -1,20 +1,13 @@
-"""Telemetry records flattened into the ``tm_*`` columns, one row per caption, and each caption's
-``text_origin``.
+"""Telemetry records flattened into ``tm_*`` columns, one row per caption, and each caption's ``text_origin``.
 
-Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON text, the answer field
-``hitflow_telemetry``), ``telemetry_log`` (a raw ``[kind, detail, ISO time]`` log) and
-``telemetry_field`` (the caption's form field name in the record, e.g. ``caption_2``; a record of
-one field needs none) and ``page_text`` (what the page showed the worker, e.g. the batch's ``Input.*``
-values: a logged paste of it counts as from the page, :func:`qc.telemetry.event_log_record`).
-Blank or missing telemetry is "absent", never suspicious.
+Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
+``telemetry_field`` (the caption's field in the record) and ``page_text`` (a logged paste of it is from the
+page). Blank telemetry is "absent", never suspicious.
 
-Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms,
-tm_paste_n, tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste,
-tm_loads`` (the shared contract), ``tm_away_ms`` (ms from the last tab hide or field blur to the
-largest external paste within 60 s after it; NaN without one), ``tm_paste_drafted`` (characters of
-external pastes that came back from an absence as long as typing them takes this worker, at the
-speed they typed on this page: their own drafted words) and ``tm_error`` (why a value
-could not be read; the row is kept, its telemetry absent).
+Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms, tm_paste_n,
+tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste, tm_loads``, ``tm_away_ms``
+(ms from the last hide or blur to the largest external paste within 60 s; NaN without), ``tm_paste_drafted``
+(external pastes back from an absence as long as typing them takes: own drafts) and ``tm_error``.
 """
 
 from __future__ import annotations
@@ -53,8 +46,7 @@ def field_of(record: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 
 def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
-    """One caption's ``tm_*`` values (:data:`TM_COLUMNS` order) from a checked record; absent when the
-    record lacks the field."""
+    """One caption's ``tm_*`` values in :data:`TM_COLUMNS` order; absent when the record lacks the field."""
     field = field_of(record, name)
     if field is None:
         return absent()
@@ -120,9 +112,8 @@ def _last_absence(gone: list[tuple[int, int]], when: int) -> int:
 
 
 def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the ``tm_*`` columns. Each distinct record is parsed once (an assignment's captions
-    share one) and let go once its captions are read: a parsed record is ~10x its JSON text, and a
-    batch's records held at once were most of QC's memory (~250 MB for 7,837 assignments)."""
+    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held at once they were most
+    of QC's memory)."""
     captions = df["caption"].fillna("").astype(str).tolist() if "caption" in df else [""] * len(df)
     records = _texts(df, "telemetry")
     logs = _texts(df, "telemetry_log")
@@ -138,8 +129,7 @@ def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rows_by_source(records: list[str], logs: list[str]) -> dict[tuple[str, str], list[int]]:
-    """The rows of each distinct ``(text, "record" | "log")``, in order of first appearance; rows
-    with neither are left out (absent)."""
+    """The rows of each distinct ``(text, "record" | "log")`` in order of first appearance; none: absent."""
     by_source: dict[tuple[str, str], list[int]] = {}
     for i, (record_text, log_text) in enumerate(zip(records, logs, strict=True)):
         source, kind = (record_text, "record") if record_text else (log_text, "log")
@@ -162,11 +152,8 @@ def _read(text: str, kind: str, name: str, page_text: str) -> dict[str, Any] | s
 
 
 def text_origin(df: pd.DataFrame, share: float = 0.8) -> pd.Series:
-    """Per caption: ``typed`` / ``in-page paste`` / ``external paste`` / ``mixed`` / ``unknown``.
-
-    Input: the ``tm_*`` columns. ``share`` of the final text from one source names that source;
-    less from every source is ``mixed``; absent telemetry, an empty field, or text that arrived by
-    none of them (the canned-answer button, a script) is ``unknown``."""
+    """Per caption, from the ``tm_*`` columns: ``typed`` / ``in-page paste`` / ``external paste`` (``share`` of
+    the text from that source) / ``mixed`` / ``unknown`` (no telemetry, empty, or none of them)."""
     if "tm_present" not in df.columns:
         return pd.Series("unknown", index=df.index, dtype=object)
     length = df["tm_final_len"].astype(float).clip(lower=1)

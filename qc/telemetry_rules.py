@@ -1,13 +1,8 @@
-"""Rules over text telemetry: how a caption's text arrived, not what it says.
+"""Rules over text telemetry: how a caption's text arrived, not what it says (thresholds: docs/authenticity.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and the ``tm_*``
-columns of :mod:`qc.telemetry_frame` (added here from ``telemetry``/``telemetry_log`` when a frame
-carries only those). A caption without telemetry never flags; canned captions (the page's own
-button) are left to the canned rules. Every rule flags captions, so the per-worker rates of
-:mod:`qc.worker_history` decide blocks as for every other caption rule.
-
-Each rule's threshold and why: docs/authenticity.md. In-page pastes (copied from the instructions or another
-field) are never "external": ``instruction_echo`` judges that text by what it says.
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and :mod:`qc.telemetry_frame`'s
+``tm_*`` columns (added here from ``telemetry``/``telemetry_log``). No telemetry never flags; canned captions
+are the canned rules'; in-page pastes are never "external".
 """
 
 from __future__ import annotations
@@ -32,8 +27,7 @@ def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
-    """The captions a telemetry rule may judge: telemetry present, not the canned text (once a batch:
-    the four rules read the same rows, and none changes them)."""
+    """The captions a telemetry rule may judge (telemetry present, not canned), once a batch."""
     return text_features.shared(df, "telemetry_judged", lambda: _judgeable(df))
 
 
@@ -46,8 +40,7 @@ def _judgeable(df: pd.DataFrame) -> pd.DataFrame:
 
 @register("paste_external", "caption")
 def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The share of the final text pasted from outside the page, own drafts aside, reaches
-    ``paste_external_share``."""
+    """The share of the final text pasted from outside the page, own drafts aside, reaches ``paste_external_share``."""
     limit = float(params.get("paste_external_share", 0.5))
     tm = _columns(df)
     if tm is None:  # no telemetry to judge (most files and pages)
@@ -110,9 +103,7 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def _columns(df: pd.DataFrame) -> dict[str, Any] | None:
-    """The judged captions' ``tm_*`` columns by position, once a batch: numpy arrays where pandas holds
-    them so (the same arithmetic without a Series per step), else the column itself renumbered; None
-    when no caption is judged (no rule can flag)."""
+    """The judged captions' ``tm_*`` columns by position (numpy where possible); None when none is judged."""
     def columns() -> dict[str, Any] | None:
         if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
             return None

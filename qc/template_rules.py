@@ -1,12 +1,9 @@
-"""``near_template``: a pasted sentence varied a little, that agrees with nothing on its image.
+"""``near_template``: a pasted sentence varied a little, that agrees with nothing on its image: consensus
+below ``near_template_consensus`` and its first ``near_template_words`` words opening such captions on
+``near_template_min_images`` or more images (docs/explanation/qc-rules.md).
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
-caption; canned captions are neither judged nor counted).
-
-A caption is flagged when its consensus score is below ``near_template_consensus`` and its first
-``near_template_words`` words of letters open such low-consensus captions on ``near_template_min_images`` or
-more images (docs/explanation/qc-rules.md says why). Captions ``consensus`` cannot score and captions shorter than
-the key are not judged.
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (canned captions neither judged
+nor counted).
 """
 
 from __future__ import annotations

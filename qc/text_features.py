@@ -1,16 +1,6 @@
-"""Text features that several QC rules read, computed once per batch and shared.
-
-At 200,000 captions each pass over the text costs a fraction of a second, and several rules
-need the same one: the captions as a list, the folded text (whitespace runs as one space, lower
-case: ``duplicate_text``, ``shared_template``), the per-caption counts of uppercase letters,
-letters and words (``caps_lock``, ``min_words``), the consensus matches (``consensus``,
-``consensus_rate``, ``near_template``, ``quality_talk``).
-
-:func:`batch` (the runner holds it around one run of the rules) keeps each feature the first
-rule computes for *that* frame; outside it, or for another frame, a feature is computed afresh,
-so a rule called on its own never sees another batch's text. The scope is a context variable:
-batches QC'd at once on several threads keep their own.
-"""
+"""Text features several QC rules read (the folded text, per-caption counts, consensus matches), computed once
+per batch: :func:`batch` keeps each for *that* frame (a context variable, so threads keep their own); outside
+it, or for another frame, a feature is computed afresh."""
 
 from __future__ import annotations
 
@@ -76,8 +66,7 @@ def column(df: pd.DataFrame, name: str) -> list[Any]:
 
 
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
-    """The caption column as Arrow text (:func:`captions`' values; no copy when pandas holds it in
-    Arrow already), or None when Arrow cannot hold a value (a lone surrogate)."""
+    """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
         try:
             return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
@@ -98,9 +87,7 @@ def folded(df: pd.DataFrame) -> list[str]:
 
 
 def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
-    """A caption that is ASCII with no whitespace but single spaces between words (found by one Arrow
-    regex) folds to its lower case, which Arrow makes for the whole column at once; the rest by
-    ``str`` methods, one at a time."""
+    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time."""
     if column is None:
         return [" ".join(visible(t).split()).lower() for t in texts]
     odd = pc.match_substring_regex(column, _NOT_PLAIN)
@@ -139,10 +126,3 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
         rest = np.arange(len(texts))
     out[rest] = [is_canned(t, canned_text) for t in texts.iloc[rest].tolist()]
     return out
-
-
-def squeezed_lower(texts: pd.Series) -> list[str]:
-    """:func:`folded` for any column of text (computed here, not shared)."""
-    return [" ".join(visible(t).split()).lower() for t in texts.tolist()]
-
-

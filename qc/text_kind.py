@@ -1,9 +1,5 @@
-"""Which submit rules fit the kind of text a file holds: the seed's caption rules (one sentence, the
-VizWiz banned openings) would flag nearly every multi-sentence summary, so a file whose answers are
-mostly passages is checked with those two off and the rest kept (minimum words, caps lock, blank,
-the consensus/template and telemetry rules).
-
-Pure: a Series of texts in, a kind and a SubmitRules out."""
+"""Which submit rules fit a file's kind of text: mostly passages are checked without one_sentence and the
+banned openings, which would flag nearly every summary. Pure: texts in, a kind and a SubmitRules out."""
 
 from __future__ import annotations
 
@@ -19,10 +15,10 @@ OFF_FOR_PASSAGES = ("one_sentence", "banned_prefix")
 
 def text_kind(texts: pd.Series) -> str:
     """"passage" when most answered texts have a second sentence, else "caption"."""
-    answered = [t for t in texts.astype(str) if not is_blank(t)]
+    answered = [t for t in texts.astype(str).tolist() if not is_blank(t)]
     if not answered:
         return "caption"
-    share = sum(has_second_sentence(t) for t in answered) / len(answered)
+    share = sum(map(has_second_sentence, answered)) / len(answered)
     return "passage" if share > PASSAGE_SHARE else "caption"
 
 

@@ -1,10 +1,5 @@
-"""Caption text similarity for the consensus and instruction-echo rules.
-
-TF-IDF over words (unigrams: bigrams diluted the agreement of honest captions on the real
-data), L2-normalised, so a dot product is a cosine. One vectorizer is fitted per batch
-(never per image): rare words weigh more, which is what makes two captions of the same
-photo agree and a generic sentence agree with nothing.
-"""
+"""Caption similarity for the consensus and instruction-echo rules: word TF-IDF (bigrams diluted honest
+agreement), L2-normalised, fitted once per batch so rare words weigh more."""
 
 from __future__ import annotations
 
@@ -60,12 +55,8 @@ def _non_word_table() -> dict[int, str]:
 
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """(text index, term index) per token, and the terms; None if a text holds the separator.
-
-    A part of :data:`TOKEN_PART` texts at a time: the whole batch's joined, lowered and
-    translated copies and Arrow's token arrays took ~130 MB at once for 200,000 captions. Each part's
-    terms are numbered in order of first use, and a term new to the batch gets the next number, so the
-    numbers are those one pass over the whole batch gives."""
+    """(text index, term index) per token, and the terms; None if a text holds the separator. :data:`TOKEN_PART`
+    texts at a time (the whole batch at once took ~130 MB), numbered as one pass over the batch would."""
     numbers: dict[str, int] = {}
     text_parts, term_parts = [], []
     for start in range(0, len(texts), TOKEN_PART):
@@ -130,9 +121,8 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
 
 
 def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """scikit-learn's TfidfTransformer(sublinear_tf=True) by hand: tf 1 + ln(n), smooth idf
-    ln((1 + texts) / (1 + texts with the word)) + 1, L2 rows. Done here because importing
-    sklearn's text module pulls scipy.stats, over a second of start-up for a 25-row file."""
+    """TfidfTransformer(sublinear_tf=True) by hand (importing sklearn's text module costs over a second):
+    tf 1 + ln(n), smooth idf, L2 rows."""
     from scipy import sparse
 
     n_texts = counts.shape[0]
@@ -184,16 +174,11 @@ def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matri
 
 def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
                authors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: the best cosine with a peer (a non-blank row of the same group by another author;
-    0 if none shares a word, -1 without peers), that peer's position (ties: the later row), and the
-    number of peers.
+    """Per row: the best cosine with a peer (a non-blank row of the group by another author; 0 if none shares a
+    word, -1 without peers), that peer's position (ties: the later row), and the number of peers.
 
-    Every group's cosines come from one sparse product: each row's terms are renumbered per group,
-    so ``keyed @ keyed.T`` is block-diagonal, one small block per image, and holds only pairs that
-    share a word. The product sums a pair's terms in another order than a row-by-row dot product,
-    which can move a score by a float32 unit in the last place; each row's best candidates (those
-    within that error of its best) are scored again by :func:`row_cosines`, so scores and ties are
-    exactly what one dot product per pair gives.
+    One block-diagonal sparse product per group of rows; each row's best candidates are scored again by
+    :func:`row_cosines`, so scores and ties are what one dot product per pair gives.
     """
     n = rows.shape[0]
     group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
@@ -219,12 +204,8 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
 
 def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
                  author: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every two rows of one group by different authors sharing a word, and their product's cosine.
-
-    Whole groups of about :data:`TOKEN_PART` rows at a time: numbering every
-    (group, term) pair of 200,000 captions at once took ~100 MB. A pair's sum runs over the first row's
-    terms in their stored order whatever the columns are numbered, so each cosine is the one a single
-    product gives; the pairs come in another order, which nothing after depends on."""
+    """Every two rows of one group by different authors sharing a word, with their cosine, whole groups of about
+    :data:`TOKEN_PART` rows at a time (all at once took ~100 MB); each cosine is the one a single product gives."""
     from scipy import sparse
 
     order = np.argsort(group, kind="stable")
@@ -248,8 +229,7 @@ def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
 
 
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Cosine of row ``left[k]`` with row ``right[k]`` for every k (rows are unit vectors), a part
-    of the pairs at a time (each pair's sum is its own)."""
+    """Cosine of rows ``left[k]`` and ``right[k]`` (unit vectors), a part of the pairs at a time."""
     if len(left) == 0:
         return np.zeros(0, dtype=np.float32)
     parts = []

@@ -1,22 +1,10 @@
-"""The ``time_outlier`` rule's methods, and the robust ones: ``time_outlier_method = "robust"`` or ``"robust_both"``.
+"""The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
+``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
+speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both.
 
-``"seed"`` is the seed's band exactly: mu +/- k sigma of all the batch's assignments, both sides.
-``"seed_slow_apart"`` (the default) is the same band with its fast side taken without the slow workers'
-assignments: a few parked HITs (hours against minutes) widen sigma until mu - k sigma is below zero, and then
-the seed's band flags the parked worker but no speeder (qc/worker_rules.py).
-
-Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an
-assignment). The seed's band (mu +/- k sigma of raw times) is pulled wide by a few slow,
-parked HITs, so a speeder can sit inside it. Here the centre and spread are the median and
-the MAD (scaled to sigma) of log time. ``robust`` flags only the fast side (slow work costs
-the worker, not the data); ``robust_both`` also flags workers who park HITs far beyond the
-batch's typical time, as the seed's band does.
-
-Either method, the two sides are two flags: ``time_outlier`` (too fast: a speeder; policies block on
-it) and ``time_outlier_slow`` (too slow), which asks a person to look and never blocks or rejects on
-its own. The seed uses time outliers "taking either too little or too much time" to choose whose
-captions a person reviews (../shared/seeds/003_*); on MTurk accept-to-submit time includes a HIT
-accepted and parked in the queue before it is worked, so slowness alone says nothing of the work.
+Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
+Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
+to look (accept-to-submit time includes a parked HIT's wait).
 """
 
 from __future__ import annotations
@@ -67,8 +55,7 @@ def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, 
 
 
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) of log times
-    (``robust_both``: or above median * exp(k * MAD-sigma))."""
+    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) (``robust_both``: or above)."""
     timed = timed_assignments(df, params)
     if timed is None:
         return flag_frame([])

@@ -1,14 +1,11 @@
 """A worker's evidence over the whole campaign, and blocks decided on rates over it.
 
-Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (one row per
-assignment, every batch so far); ``flags``: :mod:`qc.flags` columns plus ``batch``.
-A flag covers captions: a caption-level flag (``image_id`` set) its caption, an
-assignment-level flag its assignment's captions, a worker-level flag all the worker's
-captions of that batch, or, for ``duplicate_text``, the images it names (its ``value``), and for
-``canned_overuse``, ``caps_lock``, ``consensus_rate`` and ``quality_words_rate`` that share (their
-``value``) of the batch's captions.
-Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags``
-(one row per worker, batch and rule, and a ``rule == ""`` row with the batch's captions).
+Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (every batch so far); ``flags``:
+:mod:`qc.flags` columns plus ``batch``. A flag covers its caption, its assignment's captions, the worker's
+batch, the images it names (``duplicate_text``) or its ``value`` share (``canned_overuse``, ``caps_lock``,
+``consensus_rate``, ``quality_words_rate``).
+Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags`` (and a ``rule == ""``
+row with the batch's captions).
 """
 
 from __future__ import annotations
@@ -100,9 +97,8 @@ def wilson_lower(covered: float, n: float, z: float) -> float:
 
 def wrong_share_blocks(scores: pd.DataFrame, seen: str, right: str, min_seen: int, block_below: float, z: float,
                        rule: str) -> pd.DataFrame:
-    """Workers with ``min_seen`` judged answers (column ``seen``, of which ``right`` were right) whose
-    wrong share's Wilson lower bound passes ``1 - block_below`` (control items, agreement with the
-    others' answer); ``rules`` reads ``rule right% (right/seen)``. ``block_below`` 0: nobody."""
+    """Workers with ``min_seen`` judged answers whose wrong share's Wilson lower bound passes ``1 - block_below``
+    (0: nobody); ``rules`` reads ``rule right% (right/seen)``."""
     rows = []
     if block_below > 0:
         for r in scores.itertuples(index=False):

@@ -31,11 +31,8 @@ from qc.worker_share import share_flags
 
 @register("time_outlier", "worker")
 def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Worker mean time-to-submit outside mu +/- k*sigma of the batch's assignments: above it
-    ``time_outlier_slow`` (a person looks; qc/timing_rules.py), below it ``time_outlier`` (a speeder).
-    ``time_outlier_method = "seed"``: the seed's band exactly, both sides from all assignments;
-    ``"seed_slow_apart"`` (the default): its fast side taken without the slow outliers' assignments (their
-    parked HITs, hours against minutes, widen sigma until mu - k*sigma is below zero and hide every speeder)."""
+    """Worker mean time-to-submit outside mu +/- k*sigma of the batch: above, ``time_outlier_slow`` (a person
+    looks), below, ``time_outlier``; the band's method is ``time_outlier_method`` (qc/timing_rules.py)."""
     method = time_outlier_method(params)
     if method not in SEED_METHODS:  # the options of qc/timing_rules.py
         return robust_time_outlier(df, params)
@@ -122,8 +119,7 @@ def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.Dat
 
 
 def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[int], list[int]] | None:
-    """Positions of the lone (non-)users and their images' caption counts, counted over the images' codes
-    (a few hundred rows: two groupby transforms cost more; 200,000: a loop over dicts did); None when an
+    """Positions of the lone (non-)users and their images' caption counts, over the images' codes; None when an
     image id is not text."""
     if not {"image_id", "is_precanned"} <= set(df.columns):
         return None  # pandas' path says which is missing
@@ -204,13 +200,9 @@ def _any_repeat(df: pd.DataFrame) -> bool:
 
 @register("random_sample", "caption")
 def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A seeded random share of assignments picked for human review.
-
-    A batch checked again after more work came in (caption top-ups, adaptive rounds) keeps the picks of
-    its earlier check (``sampled_before``: assignment ids) and picks the rest of its share only among
-    work without a verdict yet: an assignment in ``decided`` was approved or rejected already, and a
-    pick no person can decide would hold the batch's review for ever. Without either key, the plain
-    seeded sample of the whole frame."""
+    """A seeded random share of assignments picked for human review. A batch checked again keeps its earlier
+    picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
+    would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
     ids = text_features.column(df, "assignment_id") if "assignment_id" in df.columns else [None]
     if not all(type(a) is str for a in ids):  # ids that are not text: pandas decides which are the same

@@ -1,15 +1,9 @@
-"""Workers whose share of flagged captions passes a threshold, as flag rows: the last step of the
-worker-level rules that read a habit from a share of a worker's captions (``canned_overuse``,
-``quality_words_rate``, ``consensus_rate``). Each rule decides which captions it counts and which
-of them are flagged; this module only turns those into per-worker shares and flags.
+"""Workers whose share of flagged captions passes a threshold, as flag rows (``canned_overuse``,
+``quality_words_rate``, ``consensus_rate``).
 
-Input columns of :func:`share_flags`: ``worker_id, flagged`` (one row per caption the rule counts;
-``flagged`` true where the caption shows the habit). A missing ``worker_id`` is left out, as
-``groupby`` leaves it.
-Output: the flag table of :mod:`qc.flags`, one row per worker over the threshold, in ``worker_id``
-order: ``value`` the worker's flagged share rounded to 3 places, ``threshold`` the share given,
-``detail`` ``"<flagged> of <counted> captions <what>"``; ``assignment_id`` and ``image_id`` blank
-(the flag is about the worker).
+Input columns of :func:`share_flags`: ``worker_id, flagged`` (a missing ``worker_id`` is left out).
+Output: :mod:`qc.flags` rows in ``worker_id`` order: ``value`` the share rounded to 3 places, ``threshold``,
+``detail`` ``"<flagged> of <counted> captions <what>"``; ``assignment_id``, ``image_id`` blank.
 """
 
 from __future__ import annotations
@@ -37,9 +31,7 @@ def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, m
 
 
 def _counts(captions: pd.DataFrame) -> dict[str, tuple[int, int]] | None:
-    """(flagged, counted) per worker in ``worker_id`` order, by one pass over two lists (a batch's
-    few hundred rows: a groupby costs more than the counting); None unless every worker id is text
-    and ``flagged`` is boolean."""
+    """(flagged, counted) per worker in ``worker_id`` order; None unless ids are text and ``flagged`` boolean."""
     if captions["flagged"].dtype != bool:
         return None
     workers = captions["worker_id"].tolist()

@@ -1,19 +1,7 @@
-"""Every value a worker sends, read within bounds: the one reader of an answer's
-form fields and of the JSON a page posts inside them (a crowd-form's ``taskAnswers``, an annotation
-element's shapes, a script-built answer, the telemetry record), wherever it is read: the task server,
-the MTurk collection, ``hitflow qc`` on a batch file and the QC rules.
-
-Why bounded here and not where each value is used: Python's JSON reader recurses once per nested
-array (a 5,000-deep one raises ``RecursionError``), reads a 310-digit number as an ``int`` that no
-``float`` holds (``OverflowError`` where the answer is flattened), accepts ``NaN`` and ``Infinity``,
-which no browser's ``JSON.stringify`` writes, and builds any number of keys. Each of those once
-escaped the ``ValueError`` its callers catch. A value past a bound raises :class:`WorkerValueError`,
-a ``ValueError`` whose message is the one-line reason: the caller stores the answer as malformed with
-it (the MTurk collection), refuses it with a 4xx (the task server) or reports it in one line (``qc``).
-
-The bounds are far above anything a page of ours or MTurk's crowd elements posts (docs/security.md,
-"Bounds on worker-supplied values", lists them).
-"""
+"""Every value a worker sends, read within bounds, wherever it is read (task server, MTurk collection,
+``hitflow qc``, the rules): Python's JSON reader recurses per nesting, builds huge ints, accepts ``NaN`` and any
+number of keys, each of which once escaped its callers' ``ValueError``. A value past a bound raises
+:class:`WorkerValueError`, a ``ValueError`` with a one-line reason (bounds: docs/security.md)."""
 
 from __future__ import annotations
 
@@ -36,9 +24,8 @@ class WorkerValueError(ValueError):
 
 
 class ForgedValue(WorkerValueError):
-    """A value no browser's ``JSON.stringify`` writes (``NaN``, ``Infinity``, a number longer than it
-    writes or no double holds): the answer was built by hand around the page, not by a page's defect
-    (qc/answer_faults.py tells the two apart)."""
+    """A value no ``JSON.stringify`` writes (``NaN``, ``Infinity``, an overlong number): built by hand, not a
+    page's defect (qc/answer_faults.py)."""
 
 
 def nesting_depth(text: str) -> int:
@@ -107,9 +94,7 @@ def check_text(text: str, what: str = "a value") -> str:
 
 
 def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``text`` read as JSON within the bounds; WorkerValueError (a ValueError) with the reason when
-    it is not JSON or is past one: too long, nested deeper than ``max_depth``, a number too long or
-    too large for a double, ``NaN``/``Infinity``, too many keys (all its objects together) or too long a key."""
+    """``text`` as JSON within the bounds, else WorkerValueError with the reason."""
     check_text(text, "a JSON text")
     opened = text.count("[") + text.count("{")  # counted in C: most answers need no scan
     if opened > max_depth and (deepest := nesting_depth(text)) > max_depth:
@@ -124,8 +109,7 @@ def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def check_fields(fields: dict[str, str]) -> dict[str, str]:
-    """An answer's fields when their count, names and values are within the bounds; else
-    WorkerValueError naming the first one past them."""
+    """An answer's fields when within the bounds; else WorkerValueError naming the first one past them."""
     if len(fields) > MAX_KEYS:
         raise WorkerValueError(f"an answer of {len(fields)} fields, over the {MAX_KEYS} allowed")
     for name, value in fields.items():

@@ -14,11 +14,18 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.pages.templates import render_source
-from flows.custom.foreign_syntax import render_liquid
+from flows.custom.foreign_syntax import _liquid_environment
 from flows.custom.page_scripts import with_nonce
 from flows.sim.pages.browser_worker import available as browser_available
 
 WILD = Path(__file__).parent / "pages_wild"
+
+
+def render_liquid(source: str, item: dict[str, str]) -> str:
+    """The page as Ground Truth's Liquid would show ``item``: an empty cell is a key the item lacks (nil,
+    falsy in Liquid, where "" is truthy), as hitflow's Jinja treats an empty column as false."""
+    return _liquid_environment().from_string(source).render(task={"input": {k: v for k, v in item.items() if v}})
+
 ROWS = {"review_text": ["The kettle boils fast but the lid broke after a week of use.",
                         "Lovely soft scarf, warm and exactly the colour in the photos."],
         "product_url": ["https://example.org/p/kettle", "https://example.org/p/scarf"],

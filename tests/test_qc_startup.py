@@ -70,6 +70,19 @@ def _qc_watching_the_freeze(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     return frozen
 
 
+def test_qc_without_a_config_loads_no_config_or_spelling_modules(tmp_path: Path) -> None:
+    """Without --config no config (its schema, pydantic, the page renderer) and no spell-correction is
+    loaded: a quarter of a second of `hitflow qc`'s start-up on any file."""
+    unneeded = ("flows.core.config.config", "pydantic", "flows.campaigns.page_text", "spellchecker")
+    probe = ("import sys\nfrom flows.cli.main import main\ncode = main(sys.argv[1:])\n"
+             f"print('LOADED', sorted(m for m in {unneeded!r} if m in sys.modules), code)")
+    argv = ["qc", str(submissions(tmp_path / "subs.csv")), "--out", str(tmp_path / "flags.csv")]
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=180, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "LOADED [] 0", done.stdout + done.stderr
+    assert (tmp_path / "flags.csv").read_text(encoding="utf-8").startswith("worker_id")
+
+
 def test_qc_runs_with_what_was_loaded_frozen_and_thaws_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The objects loaded before the QC (tens of thousands) are frozen out of the collector's walks
     while `hitflow qc` checks the file, and handed back to it afterwards (a program calling main() that

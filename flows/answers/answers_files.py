@@ -1,9 +1,5 @@
-"""answers.csv and workers.csv: the files around postprocess.answers.aggregation (which stays pure).
-
-``hitflow aggregate LABELS.csv --out answers.csv`` reads the long format ``hitflow analyze
-agreement`` reads (``item_id, worker_id, label`` [, ``field``]; comma or tab separated, rows a
-study marked ``excluded`` left out) and writes ``answers.csv`` and ``workers.csv`` beside it.
-"""
+"""``hitflow aggregate LABELS.csv``: answers.csv and workers.csv around postprocess.answers.aggregation
+(the long format ``item_id, worker_id, label`` [, ``field``]; rows a study marked ``excluded`` left out)."""
 
 from __future__ import annotations
 
@@ -34,9 +30,8 @@ if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the r
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
-    """The judgements of ``path``; ``columns`` names the file's own item, worker and label columns. A row
-    that cannot be read (too few or many fields, a NUL, bytes that are not UTF-8, a field over 1 MiB) is
-    left out and named in ``attrs["unread_rows"]`` (line and reason); the others are aggregated."""
+    """The judgements of ``path`` (``columns``: the file's item, worker and label columns); an unreadable row
+    is left out and named in ``attrs["unread_rows"]``."""
     table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
     frame = without_excluded(table.frame())
     frame.attrs["unread_rows"] = [{"line": f.line, "reason": f.reason} for f in faults]  # the summary's
@@ -81,8 +76,7 @@ def workers_path_for(answers_path: Path) -> Path:
 
 
 def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
-    """answers.csv at ``answers_path`` and its workers file beside it (:func:`workers_path_for`; formula cells
-    neutralised)."""
+    """answers.csv at ``answers_path`` and its workers file beside it (:func:`workers_path_for`)."""
     answers = result.answers.assign(confidence=result.answers["confidence"].astype(float).round(4))
     if "posterior" in answers:
         answers["posterior"] = answers["posterior"].astype(float).round(4)
@@ -100,8 +94,7 @@ def write_answers(result: Aggregation, answers_path: Path) -> tuple[Path, Path]:
 
 
 def with_pooled(workers: pd.DataFrame, pooled: pd.DataFrame) -> pd.DataFrame:
-    """workers.csv's rows with the pooled rule's columns; a worker it judged whose labels the answers
-    left out (blocked) gets a row of their own, 0 items and no skill."""
+    """workers.csv's rows with the pooled rule's columns (a blocked worker it judged gets a row, 0 items)."""
     both = workers.merge(pooled, on="worker_id", how="outer").sort_values("worker_id", kind="stable")
     both["items"] = both["items"].fillna(0).astype(int)
     both["controls"] = both["controls"].fillna(0).astype(int)
@@ -192,9 +185,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                    progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``hitflow aggregate``: read, tidy (``hygiene``, blocked workers), aggregate, write; the summary (with
-    accuracy against ``gold_column`` and the tidying counted); ``prior``: method ``skill``'s; ``progress``
-    is told each stage; ``fields``: only these fields' labels (``--field``), the rest of the file left out."""
+    """``hitflow aggregate``: read, tidy, aggregate, write; returns the summary. ``prior``: method ``skill``'s;
+    ``progress`` is told each stage; ``fields``: only these fields' labels (``--field``)."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
     labels = only_fields(path, read_labels(path, columns), fields)  # --field
@@ -225,11 +217,9 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
                 gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
                 hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                 controls_path: Path | None = None) -> dict[str, Any]:
-    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``;
-    answers.csv gets ``judgements_used`` and ``available`` per item. ``seconds_column``: each label's work
-    time (the rule's ``fast_share``); ``sweep``: the same replay at each of these confidences too, beside
-    the answers from every label (``sweep`` in the summary); ``hygiene``, ``keep_blocked``: as aggregate_file's;
-    ``controls_path``: control items, which calibrate the confidence the rule stops on (and take no more)."""
+    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``
+    (answers.csv gets ``judgements_used`` and ``available``); ``sweep``: the replay at each of these confidences
+    too; ``controls_path``: control items, which calibrate the confidence the rule stops on."""
     from postprocess.answers.adaptive import replay, saving
 
     labels = read_labels(path, columns)

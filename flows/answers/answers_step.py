@@ -1,10 +1,5 @@
-"""Aggregation as a campaign step: the approved answers of a run -> ``answers.csv`` and
-``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section.
-
-Custom pages (their choices, and their checkbox groups and number fields: flows/answers/field_answers.py),
-evaluation studies with labels and the caption page's ``text_detected`` hand their approved judgements here
-as ``item_id, worker_id, field, label``.
-"""
+"""Aggregation as a campaign step: a run's approved judgements (``item_id, worker_id, field, label``) ->
+``answers.csv`` and ``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section."""
 
 from __future__ import annotations
 
@@ -39,13 +34,10 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
                      out_dir: Path, controls: pd.DataFrame | None = None,
                      pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0,
                      others: OtherKinds | None = None) -> dict[str, Any]:
-    """Write answers.csv and workers.csv for ``judgements`` (approved work only) and ``others`` (a page's
-    checkbox groups and number fields: flows/answers/field_answers.py); the report's context (empty when
-    there is nothing to aggregate). Blocked workers' answers are dropped unless ``settings.blocked == "keep"``;
-    ``controls`` (item_id, field, answer) are scored, not answered; ``pooled`` (postprocess.answers.worker_skill.
-    POOLED_COLUMNS, the pooled control rule's evidence on every worker it judged, blocked ones too, and its
-    policy) adds its columns to workers.csv and its doubts to the report. ``dropped``: blocked workers' labels
-    the caller left out already (:class:`BatchJudgements`)."""
+    """Write answers.csv and workers.csv for approved ``judgements`` and ``others`` (checkbox groups, numbers);
+    returns the report's context. Blocked workers' answers are dropped unless ``settings.blocked == "keep"``
+    (``dropped``: those the caller left out already); ``controls`` are scored, not answered; ``pooled`` adds the
+    pooled control rule's columns to workers.csv and its doubts to the report."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
     if controls is not None and keys:  # a control of a checkbox group scores each option it asks
@@ -114,9 +106,8 @@ def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, A
 
 
 class BatchJudgements:
-    """A caption campaign's "is there text?" labels gathered a batch at a time for :func:`campaign_answers`,
-    a blocked worker's left out as they come when the settings drop them: the same answers, without
-    a second whole copy of the campaign's labels (1.4 million at COCO's size, ~120 MB a copy)."""
+    """A caption campaign's "is there text?" labels gathered a batch at a time, dropped blocked workers' left
+    out as they come: no second whole copy of the labels (~120 MB at COCO's size)."""
 
     def __init__(self, blocked: Iterable[str], settings: AnswersSettings):
         self.blocked, self.settings = set(blocked), settings
@@ -150,9 +141,8 @@ def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
 
 def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                     checked: pd.DataFrame | None = None) -> dict[str, Any]:
-    """What the report shows: methods, confidence and how it was obtained, the items below ``threshold``, the
-    confidence and skill histograms; with control items (``checked``: postprocess.answers.aggregate_scored's),
-    their calibration (accuracy, ECE, reliability table) and its reliability diagram beside the histograms."""
+    """What the report shows: methods, confidence, the items below ``threshold``, the histograms, and with
+    control items (``checked``) their calibration and reliability diagram."""
     answers, workers = result.answers, result.workers
     if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
         answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f
@@ -186,8 +176,7 @@ def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
 
 def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,
                    calibration: dict[str, Any] | None = None) -> Any:
-    """Two histograms: the answers' confidence (the threshold marked) and the workers' skill; with
-    ``calibration`` (postprocess.answers.calibration.scored's), the reliability diagram beside them."""
+    """Histograms of the answers' confidence and the workers' skill, with ``calibration``'s reliability diagram."""
     from flows.core.outputs.figures import histogram, new_figure
 
     fig, axes = new_figure(11.0 if calibration else 7.5, 2.6, ncols=3 if calibration else 2)

@@ -1,11 +1,6 @@
-"""Control items of a custom campaign (``[answers] controls``): items whose answer is known, mixed
-into every batch at ``control_share`` and scored per worker (postprocess/answers/control_items.py).
-
-A control is planned as an item like any other: the same page renders it from its own columns (its
-answer is never in them), its id is the one the file gives it, it fills a place of a HIT or unit that
-is paid like the rest, and the plan's item count, which the budget is checked on, includes it. The
-known answers go to the ledger beside the campaign (``config_json["controls"]``) for the blocks.
-"""
+"""Control items of a custom campaign (``[answers] controls``), mixed into every batch at ``control_share``
+and scored per worker (postprocess/answers/control_items.py). A control is planned, paid and budgeted as any
+item (its answer never in its columns); the known answers go to the ledger (``config_json["controls"]``)."""
 
 from __future__ import annotations
 
@@ -45,11 +40,9 @@ def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[s
 
 def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]],
                  first_batch: int = 1) -> list[tuple[int, list[dict[str, str]]]]:
-    """(batch, its items in page order): each batch's ordinary items with ``control_share`` of the
-    batch made of control items (a control used once), spread over its pages by :func:`page_counts`
-    and placed on each page at random (drawn from the campaign's seed). A grown campaign's new batches
-    (``first_batch`` > 1, ``controls`` the ones not used yet) draw from a seed of their own, so their
-    pages do not repeat the first batches' places."""
+    """(batch, its items in page order) with ``control_share`` of each batch made of controls (each used
+    once), spread by :func:`page_counts` and placed at random from the campaign's seed; a grown campaign's new
+    batches draw from a seed of their own."""
     share, page = cfg.answers.control_share, cfg.images_per_hit
     rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
     pool = list(controls)
@@ -73,11 +66,8 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
 
 
 def batch_controls(ordinary: int, share: float, page: int, every_page: bool = True) -> int:
-    """Controls in a batch of ``ordinary`` items: ``share`` of the batch, at least one, and on a page of
-    two items or more (``every_page``) at least one a page, so whichever page a worker takes first carries
-    one (Figure Eight's one test question a page, success.appen.com/hc/en-us/articles/211363686); else
-    one every ``m`` pages, ``m`` = 1 / (share x page) rounded up (the batch's rounding alone could leave
-    a stretch of ``m`` pages without one)."""
+    """Controls in a batch: ``share`` of it, at least one, and with ``every_page`` at least one a page (Figure
+    Eight's one test question a page); else one every ``m`` = ceil(1 / (share x page)) pages."""
     k = max(1, round(share / (1 - share) * ordinary))
     every = 1 if every_page and page > 1 else math.ceil(1 / (share * page) - 1e-9)
     while k < math.ceil((ordinary + k) / (every * page)):
@@ -86,13 +76,9 @@ def batch_controls(ordinary: int, share: float, page: int, every_page: bool = Tr
 
 
 def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
-    """``k`` controls over pages of these sizes, each page's count its share of ``k`` rounded down or
-    up (systematic sampling from ``offset`` in [0, 1)): a page of ``size`` items carries ``k`` x
-    size / total of them, so with one control or more a page's worth every full page has one, and
-    fewer are spread evenly rather than clumped. A short last page left without one gets one from the
-    fullest page when there are as many controls as pages. Toloka mixes them so too: its "smart
-    mixing" sets how many control tasks each task suite holds, e.g. 1 of 10 (github.com/Toloka/docs,
-    en/guide/concepts/distribute-tasks-by-pages.md)."""
+    """``k`` controls over pages of these sizes, each page's count its share of ``k`` rounded down or up
+    (systematic sampling from ``offset`` in [0, 1)), so they spread evenly, as Toloka's "smart mixing" does; a
+    short last page left without one takes one from the fullest page when there are as many controls as pages."""
     total, counts, cum = sum(sizes), [], 0
     for size in sizes:
         counts.append(math.floor((cum + size) * k / total + offset) - math.floor(cum * k / total + offset))
@@ -104,8 +90,7 @@ def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
 
 
 def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list[bool]:
-    """Which places of a batch of ``ordinary`` + ``k`` items hold a control: :func:`page_counts` per
-    page of ``page`` items, at places on the page drawn from ``rng`` (nothing marks a control)."""
+    """Which places of a batch hold a control: :func:`page_counts` per page, places drawn from ``rng``."""
     total = ordinary + k
     sizes = [min(page, total - start) for start in range(0, total, page)]
     places: list[bool] = []
@@ -150,9 +135,8 @@ def controls_note(count: int) -> str:
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule (postprocess/answers/worker_skill.py, its campaign defaults) over a labels file and its
-    controls: each worker's ``pooled_*`` columns. A ``page`` column groups a page's labels (its cap);
-    without one, each label is a page of its own."""
+    """The pooled control rule over a labels file and its controls: each worker's ``pooled_*`` columns; a
+    ``page`` column groups a page's labels, else each label is a page."""
     given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
                           "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
     if "page" in frame.columns:

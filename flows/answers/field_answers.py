@@ -20,9 +20,8 @@ AGGREGATED = ("choice", "options", "number")  # the kinds answers.csv covers
 
 @dataclass
 class OtherKinds:
-    """The answers that are not single choices: ``ticks`` (VALUE_COLUMNS, a checkbox group's ``|``-joined
-    ticks) with each group's ``options``, ``numbers`` (VALUE_COLUMNS, ``value`` a float) and the free-text
-    fields left out (``text``); ``not_numbers``: answers to a number field that are no number, left out."""
+    """Answers that are not single choices: ``ticks`` with each group's ``options``, ``numbers`` (``value`` a
+    float), the free-text fields left out (``text``) and ``not_numbers`` (left out)."""
     ticks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
     options: dict[str, list[str]] = field(default_factory=dict)
     numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
@@ -41,9 +40,8 @@ class OtherKinds:
 
 def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[str]]
             ) -> tuple[pd.DataFrame, OtherKinds]:
-    """``rows`` (VALUE_COLUMNS, text) split by ``kinds`` (field -> ``choice``, ``options``, ``number``, or any
-    other kind: left out as text): the choice labels (LABEL_COLUMNS, blanks dropped) and the others. A
-    field ``kinds`` does not name is a choice."""
+    """``rows`` split by ``kinds`` (field -> ``choice``, ``options``, ``number`` or other, left out as text): the
+    choice labels (blanks dropped) and the others; an unnamed field is a choice."""
     kind = rows["field"].map(lambda f: kinds.get(f, "choice"))
     value = rows["value"].astype(str).str.strip()
     chosen, ticked = (kind == "choice") & (value != ""), kind == "options"
@@ -60,8 +58,7 @@ def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[s
 
 
 def with_ticks(choices: pd.DataFrame, others: OtherKinds) -> tuple[pd.DataFrame, dict[str, tuple[str, str]]]:
-    """The choice labels and every checkbox option's yes/no labels, and the options' keys
-    (postprocess.answers.option_answers)."""
+    """The choice labels and every checkbox option's yes/no labels, and the options' keys."""
     labels, keys = option_labels(others.ticks, others.options, others.own)
     if labels.empty:
         return choices, keys

@@ -23,8 +23,7 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
                     min_per_worker: float = 3.0, columns: tuple[str, str, str] | None = None,
                     hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                     fields: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and its workers file from ``path``, ``numbers`` fields read as numbers, ``ticks`` as
-    checkbox groups, the others as choices; the summary."""
+    """answers.csv and its workers file from ``path`` (``numbers`` as numbers, ``ticks`` as checkboxes)."""
     labels = only_fields(path, read_labels(path, columns), fields)
     if "field" not in labels.columns:
         labels = labels.assign(field="label")
@@ -61,8 +60,7 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
 
 
 def _blocked(path: Path, *frames: pd.DataFrame, keep: bool) -> tuple[set[str], dict[str, Any]]:
-    """The blocked workers (a campaign's ``blocked_workers.csv`` beside ``path``) to leave out of ``frames``,
-    unless ``keep``, and how many of their answers that is."""
+    """The blocked workers beside ``path`` left out of ``frames`` (unless ``keep``), and how many answers that is."""
     from flows.core.inputs.csv_files import read_csv_frame
 
     blocked_path = Path(path).parent / BLOCKED_FILE

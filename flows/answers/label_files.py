@@ -53,8 +53,7 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
 
 
 def respelled(frame: pd.DataFrame | None, column: str, labels: pd.Series | None = None, fold_case: bool = True) -> Any:
-    """``frame`` with ``column`` written as the folded labels spell it (``frame``'s own labels by default; in NFC
-    only, without ``fold_case``)."""
+    """``frame`` with ``column`` spelt as the folded labels spell it (NFC only, without ``fold_case``)."""
     if frame is None or not column:
         return frame
     keys = {c: nfc(frame[c].fillna("").astype(str).str.strip()) for c in ("item_id", "field") if c in frame.columns}

@@ -33,8 +33,7 @@ def extra_assignments(store: Store, name: str, batch: int | None = None) -> int:
 
 
 def posted_units(store: Store, name: str) -> int:
-    """Units posted: MTurk's HITs, or (Prolific, invite links: the task server's units) the units of every
-    batch that was published."""
+    """Units posted: MTurk's HITs, or the task server's units of every published batch."""
     hits = int(store.table("hits").count_where("campaign = ? AND batch > 0", [name]))
     if hits:
         return hits

@@ -1,6 +1,6 @@
-"""A review card's rows for any task kind whose answers are form fields (flows/core/task_kinds.py), read from
-the ledger's ``answers`` rows as every route stores them: per item of the worker's assignments, its pictures and
-other columns the page showed, each answer field by its kind, and a control item's known answers."""
+"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed,
+each field's value by its kind (free text with its telemetry in words) and a control's known answers, from
+the ledger's ``answers`` rows."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Hold a batch for a person when one rule would reject or block most of its workers.
-
-A rule that fires on nearly everyone says more about the page or the rule than about the crowd (a
-page that breaks its own rule rejects every honest worker). Such a batch is not decided:
-nothing is rejected and nobody blocked until a person releases it, by approving its work despite the
-rule (``--release-hold approve``: the held rules neither reject nor block in that batch) or by
-deciding it by the rules as they stand (``--release-hold rules``). The share is ``[policy]
-hold_share`` (default 0.5, "more than half"); ``hitflow status`` and the run's last line say which
-rule, on how many workers, and how to release it.
-
-A batch paid despite its hold is not followed by a batch on the same page and config (the same
-rule would fire on it again, and ``approve`` would pay for it again): the next batch is posted once
-the page or the config changed (``refuse_same_page``).
-"""
+"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy]
+hold_share``): such a rule says more about the page than the crowd. Released by ``--release-hold approve``
+or ``rules``; a batch paid despite its hold is followed by no batch on the same page and config
+(``refuse_same_page``), which would fire the rule, and pay, again."""
 
 from __future__ import annotations
 
@@ -48,9 +38,8 @@ def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[s
 
 def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float,
                  unreadable: Collection[str] = ()) -> list[tuple[str, int, int]]:
-    """(rule, workers reached, workers in the batch) for each rule over the share, widest first.
-    ``unreadable``: workers with an answer that could not be read (held, not rejected): most of a batch
-    so is the page's defect or the platform's, and the batch waits for a person as for a rule."""
+    """(rule, workers reached, workers in the batch) for each rule over the share, widest first;
+    ``unreadable``: workers whose answer could not be read, held as for a rule."""
     total = int(decisions["worker_id"].nunique())
     reach = rule_reach(decisions, blocks)
     if unreadable:
@@ -104,8 +93,7 @@ def approve_despite(decisions: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
 
 
 def blocks_despite(blocks: pd.DataFrame, rules: set[str]) -> pd.DataFrame:
-    """Blocks with the set-aside rules taken out: a worker whose every blocking rule was set aside
-    is not blocked; another keeps the block for the other rules only."""
+    """Blocks with the set-aside rules taken out (a worker blocked only by them is not blocked)."""
     if not rules:
         return blocks
 

@@ -25,11 +25,9 @@ BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
-    """One row per caption: the QC column contract plus lineage, from the store. In the plan's order
-    (batch, HIT, worker, image), not the ledger's: submissions are stored as 16 threads fetch them, and
-    that order moved the seeded review sample and the dataset's annotation ids between two runs.
-    ``telemetry=False``: without the ``telemetry`` and ``tm_*`` columns (for a reader of the text only:
-    reading and parsing the records is most of the cost)."""
+    """One row per caption: the QC column contract plus lineage, in the plan's order (batch, HIT, worker,
+    image), not the ledger's thread-dependent one, which moved the seeded sample between runs.
+    ``telemetry=False``: without ``telemetry`` and ``tm_*`` (most of the cost)."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
@@ -74,9 +72,8 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list[dict[str, Any]]:
-    """The batch's assignments in one fixed order (the page's place in the batch, the worker, the id), never
-    the order they were stored in, which follows the collecting threads: a seeded review sample over them
-    picks the same work on every run. ``posted_only``: without Prolific's returned and timed-out places."""
+    """The batch's assignments in one fixed order (place, worker, id), never storage order, so a seeded sample
+    picks the same work every run. ``posted_only``: without Prolific's returned and timed-out places."""
     where = " AND status != 'NOT ON PROLIFIC'" if posted_only else ""
     return run.store.rows(
         f"SELECT * FROM assignments WHERE campaign = ? AND batch = ?{where} ORDER BY (SELECT MIN(h.hit_index) "
@@ -220,9 +217,8 @@ def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
 
 
 def stop_failing_workers(run: Run, batch: int) -> None:
-    """While a batch is collected: workers whose control answers so far fail the campaign's control rule
-    (pooled with agreement where the plan recorded it) are blocked now, not after the batch (MTurk: the
-    campaign's qualification or block), so they take no more pages once the platform has it."""
+    """While a batch is collected: workers whose control answers so far fail the control rule are blocked now,
+    so they take no more pages."""
     due = evidence.control_blocks_due(run.store, run.cfg.name, batch)
     due = due[~due["worker_id"].isin(evidence.settled_workers(run.store, run.cfg.name))]
     if len(due):

@@ -91,9 +91,8 @@ def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
 
 
 def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) -> pd.DataFrame:
-    """Workers to block after a batch: on rates over the campaign so far, or (older configs)
-    on one batch's flag counts, and on control items answered wrong (the campaign's so far); workers
-    blocked earlier are left out. Columns: worker_id, rules, ..."""
+    """Workers to block after a batch (rates over the campaign, or one batch's counts, and wrong control
+    answers), earlier blocks left out. Columns: worker_id, rules, ..."""
     if policy.block_min_rate:
         due = blocks_on_rates(campaign_totals(store, campaign, batch), policy)
         counted = {r: n for r, n in policy.block_min_flags.items() if r not in policy.block_min_rate}
@@ -122,8 +121,7 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
 
 def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
                     workers: list[str] | None = None) -> pd.DataFrame:
-    """Every answer given to a control item's field up to a batch (by ``workers`` only, when given):
-    worker_id, item_id, field, value."""
+    """Every answer to a control item's field up to a batch (``workers``' only, when given)."""
     ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
@@ -145,9 +143,8 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 
 
 def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
-    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule
-    (:func:`postprocess.answers.control_items.control_blocks`: 0 right of the first 3, 1 of 6, ...), each with
-    its rule's words: judged after every page, so they are stopped before the next one."""
+    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule, with its
+    words: judged after every page, so they are stopped before the next."""
     stored = stored_controls(store, campaign)
     if stored is None or not workers:
         return {}
@@ -205,9 +202,8 @@ def _wrong(rules: str) -> int:
 
 
 def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled rule's scores of every worker over the labels up to a batch
-    (postprocess.answers.worker_skill.SCORE_COLUMNS) and its policy, as the block step judges them; None when the
-    plan did not record the rule."""
+    """The pooled rule's scores of every worker up to a batch, and its policy; None when the plan did not record
+    the rule."""
     stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
     if stored is None or pooled is None:
         return None
@@ -225,9 +221,8 @@ def pooled_evidence_so_far(store: Store, campaign: str, up_to_batch: int) -> tup
 
 def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str],
                   blocked_before: bool = False) -> pd.DataFrame:
-    """Every label of the page's choice fields up to a batch, control items' too, with its page
-    (``unit``: the assignment): workers blocked earlier stay in, weighed by their skill like anyone's,
-    unless ``blocked_before`` leaves out those blocked before the batch."""
+    """Every choice label up to a batch, controls' too, with its page (``unit``); ``blocked_before`` leaves out
+    workers blocked before the batch."""
     marks = ",".join("?" * len(fields))
     unblocked = ("AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
                  if blocked_before else "")
@@ -249,8 +244,7 @@ def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list
 
 
 def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
-    """Each worker's agreement with the others' answer so far (postprocess.answers.answer_agreement.SCORE_COLUMNS);
-    None when the campaign does not block on agreement."""
+    """Each worker's agreement with the others' answer so far; None when the campaign does not block on it."""
     stored = stored_agreement(store, campaign)
     if stored is None:
         return None

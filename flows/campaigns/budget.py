@@ -1,11 +1,6 @@
-"""Money up front: the whole campaign's estimate, in the budget's currency, before the first post.
-
-Every batch (MTurk: reward + MTurk's fees per assignment; Prolific: its own cost calculator per
-study), plus the paid qualification test. A cost in another currency than the budget's needs
-``[campaign] fx_rates``; without a rate it is refused, never compared as if it were the same money.
-The per-batch guards (MTurk's qualifications.check_budget, Prolific's batches.publish_study) stay;
-each platform prices itself (``estimate``: platforms/mturk/estimate.py, platforms/prolific/estimate.py).
-"""
+"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post (each
+platform prices itself: ``estimate``). A cost in another currency needs ``[campaign] fx_rates``: never
+compared as if it were the same money."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""What needs a person in a campaign, for ``hitflow status`` and the ``ui`` overview, with no pandas unless
-the review queue must be built.
-
-:func:`needs_state` is :func:`flows.campaigns.review_data.ledger_state`'s first part, the one computation
-every view shows (:func:`qc.campaign_state.campaign_state`). A campaign whose config leaves ``[policy]
-review`` at "none" has no queue that can hold an open item, so its state comes from the ledger's rows alone
-(:mod:`flows.campaigns.review_rows`); ``hitflow status`` on one imports neither pandas nor the config's
-schema and rules. A reviewed
-campaign's items' states are read back from the ledger when they were kept for the same config and ledger
-(:mod:`flows.campaigns.kept_states`: the run keeps them as it stops for a person); otherwise its queue is
-built as before, and its states kept.
-"""
+"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review
+queue must be built: an unreviewed campaign's state comes from the ledger's rows alone
+(:mod:`flows.campaigns.review_rows`), a reviewed one's from kept states (:mod:`flows.campaigns.kept_states`)
+when they are still current."""
 
 from __future__ import annotations
 
@@ -22,9 +14,8 @@ from qc.campaign_state import campaign_state
 
 
 def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[str, Any]:
-    """:func:`flows.campaigns.review_data.ledger_state`'s state, built from rows alone when the campaign's
-    review is "none" (its queue would be empty: nothing to build) or when its items' states were kept for
-    the same config and ledger (:mod:`flows.campaigns.kept_states`)."""
+    """:func:`flows.campaigns.review_data.ledger_state`'s state, from rows alone when the review is "none" or
+    the items' states were kept for the same config and ledger."""
     now = ledger_now(store, campaign) if now is None else now
     key = settings_key(store, campaign)  # before the config is loaded, as ledger_state reads it
     items = kept_items(store, campaign, key) if key is not None else None
@@ -38,8 +29,7 @@ def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[s
 
 
 def review_status(store: Store, campaign: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    """For ``hitflow status``: how many queue items are open (``state``: :func:`needs_state`'s, when the
-    caller has it) and what people decided, per batch."""
+    """For ``hitflow status``: open queue items (from ``state`` when given) and people's decisions, per batch."""
     rows = store.rows("SELECT batch, action, count(*) AS n FROM review_actions WHERE campaign = ? "
                       "GROUP BY batch, action ORDER BY batch, action", [campaign])
     by_batch: dict[int, dict[str, int]] = {}

@@ -26,9 +26,8 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 
 def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
-    """The item CSV's rows as they are read and checked (required columns, unique ids, http(s) URLs); an
-    error stops it at the bad line.
-    Only the ids seen are kept (a list of 330,000 items held ~320 MB while the plan was made)."""
+    """The item CSV's rows, checked as they are read (an error stops at the bad line); only the ids seen are
+    kept (330,000 items held ~320 MB)."""
     seen: set[str] = set()
     for line, raw in csv_rows(cfg.items, ITEM_COLUMNS, "the item file")[1]:
         row = {k: raw[k].strip() for k in ITEM_COLUMNS}
@@ -124,8 +123,7 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
 
 
 def study_item_plan(cfg: CampaignConfig, limit: int | None = None) -> list[dict[str, Any]]:
-    """An evaluation study's tasks in presentation order, ``images_per_hit`` to a unit; what
-    each page shows goes in ``payload``."""
+    """A study's tasks in presentation order, ``images_per_hit`` a unit, what each page shows in ``payload``."""
     assert cfg.study is not None
     rows = read_study_items(cfg.items, cfg.study.kind)
     tasks = study_tasks(cfg.study.kind, rows, cfg.study.pairs_per_image, cfg.seed)

@@ -28,8 +28,7 @@ from flows.platforms.registry import platform_for
 
 def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
                platform: str = "mturk", invitees: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the
-    estimate is the one a real run checks against the budget before its first post)."""
+    """The calls, page sizes and cost of a campaign on ``platform``, computed offline (the estimate a run checks)."""
     run = Run(cfg, store=None, client=None, target=None, progress=lambda _: None,  # type: ignore[arg-type]
               platform=platform, page=task_page)
     groups: Groups = defaultdict(list)
@@ -40,9 +39,8 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
 
 def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,
                         limit: int | None = None, scale: int = 1) -> list[str]:
-    """For a rehearsal on the in-process simulator: what its answers to the task kind's page say
-    nothing about (its ``rehearsal_lines``: a caption page's images, a page of one's own's free text, that
-    the crowd's caption bank does not hold)."""
+    """For a rehearsal on the in-process simulator: what its answers say nothing about (the kind's
+    ``rehearsal_lines``)."""
     if target != "sim" or endpoint_url or cfg.endpoint_url:
         return []  # another platform, or a running simulator whose crowd is its own
     # here, not at the top: the simulator is reached only through targets, and only when asked for
@@ -52,9 +50,8 @@ def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, cro
 
 
 def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehearsal_agrees: bool = True) -> str:
-    """The plan, then what the dry run read of the page (``page_lines``, a custom page's fields and
-    rules), then the verdict last: every PROBLEM (the plan's and the page's), or that there is none, said only
-    where a rehearsal of the first batch agrees (flows/driver/dry_rehearsal.py)."""
+    """The plan, what was read of the page, then the verdict: every PROBLEM, or that there is none where a
+    rehearsal of the first batch agrees."""
     head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
             f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
     page = [line for line in page_lines or [] if not line.startswith("PROBLEM")]
@@ -101,9 +98,8 @@ def ledger_rows(db: str) -> Rows | None:
 
 
 def grown_plan_note(db: str, campaign: str) -> list[str]:
-    """A line when the ledger already holds the campaign's plan (a pilot): the dry run prices a plan of every
-    item from scratch, while the run grows the stored one (flows/campaigns/plan_growth.py), its new batches' pages
-    cut afresh, which can cost more. Read only; a PostgreSQL ledger or none yet: no line."""
+    """A line when the ledger already holds the campaign's plan: the dry run prices every item afresh while the
+    run grows the stored plan, which can cost more. Read only."""
     rows = ledger_rows(db)
     found = rows("SELECT count(*) AS n, max(batch) AS last FROM items WHERE campaign = ?", [campaign]) if rows else []
     count, last = (found[0]["n"], found[0]["last"]) if found else (0, 0)

@@ -1,12 +1,6 @@
-"""Rounds of more work on posted units (adaptive overlap on custom pages, caption top-ups), shared by
-the task kinds: what the ledger says each round extended, whether a round's work was collected, and
-one round run through the platform (``Platform.extend_units``): MTurk's CreateAdditionalAssignmentsForHIT,
-or on Prolific and invite links the task server's units (flows/platforms/unit_extensions.py).
-
-A round's extensions are the ledger's intents (written before any call), so a run killed mid-round
-finishes that round with the same units instead of planning it again; a note written once the round's
-work is collected says the next round may be planned.
-"""
+"""Rounds of more work on posted units (adaptive overlap, caption top-ups), shared by the task kinds.
+A round's extensions are ledger intents written before any call, so a run killed mid-round finishes that
+round with the same units; a note once its work is collected lets the next round be planned."""
 
 from __future__ import annotations
 
@@ -72,9 +66,8 @@ def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFra
 
 def next_round(run: Run, batch: int, bound: int, plan: Callable[[dict[int, list[str]]], list[str]],
                what: str) -> dict[str, Any]:
-    """Finish the last recorded round if its collection was cut short, else plan (``plan(rounds)``) and
-    run the next, at most ``bound`` rounds. ``extended`` 0: the rounds are over, which is noted, so a run
-    resumed later never posts a late round on HITs that may have expired since."""
+    """Finish the last round if its collection was cut short, else plan and run the next, at most ``bound``;
+    ``extended`` 0 notes the rounds are over, so a late round never goes to expired HITs."""
     done = f"{run.cfg.name}:b{batch}:extension-rounds:done"
     if run.store.ledger_entry(done) is not None:
         return {"extended": 0}

@@ -107,9 +107,8 @@ def route_lines(cfg: CampaignConfig, platform: str) -> list[str]:
 
 def control_pace_lines(cfg: CampaignConfig, platform: str, crowd: str | None, limit: int | None = None,
                        scale: int = 1) -> list[str]:
-    """With control items: whether every page carries one (so a worker's first page does), after how many of
-    their pages each control rule can judge a worker, and the share of the simulator's crowd (the planned
-    one) who work fewer pages than that."""
+    """With control items: whether every page carries one, after how many pages each control rule can judge a
+    worker, and the share of the simulated crowd working fewer pages."""
     if cfg.task != "custom" or cfg.answers.control_share <= 0 or not cfg.answers.controls:
         return []
     from flows.answers.control_items import read_controls
@@ -138,9 +137,8 @@ def control_pace_lines(cfg: CampaignConfig, platform: str, crowd: str | None, li
 
 
 def fewer_pages(cfg: CampaignConfig, platform: str, crowd: str | None, pages: int, need: int) -> str:
-    """The share of the simulator's crowd who take a page and fewer than ``need`` pages: each page's
-    ``assignments_per_image`` places go to workers in proportion to their activity (the simulator's MTurk);
-    on Prolific a participant takes at most one page a batch."""
+    """The share of the simulated crowd who take fewer than ``need`` pages (places shared by activity; on
+    Prolific one page a batch)."""
     from scipy.stats import binom
 
     from flows.platforms.registry import platform_for

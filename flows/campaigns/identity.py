@@ -1,12 +1,6 @@
-"""A campaign is one identity: its name, platform, ledger and output folder.
-
-Every run (``hitflow run``, a deployment's, a scheduled batch's) checks, before anything is posted or
-written, that it is the same campaign the ledger and the output folder already know: not a switch of
-platform on a campaign that ran, not a silent restart of a cancelled one, not a second ledger
-writing into a folder another made (flows/driver/run_start.py, where each route starts).
-Each refusal is one line naming the flag that allows it. The output folder carries a small
-manifest (``hitflow-manifest.json``: ledger, campaign, platform) saying who made it.
-"""
+"""A campaign is one identity (name, platform, ledger, output folder): every run checks, before anything is
+posted or written, that ledger and folder know the same campaign. Each refusal is one line naming the flag
+that allows it; the folder's ``hitflow-manifest.json`` says which ledger made it."""
 
 from __future__ import annotations
 
@@ -71,9 +65,8 @@ def run_name(db: str | Path, name: str, intent: Intent) -> str:
 
 
 def claim_campaign(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
-    """Refuse a run that would be another campaign (:func:`check_identity`), then claim its output
-    folder. An output URL's folder must have been pulled first (its manifest says who made it):
-    flows/driver/run_start.py does both, once per run start, on every route."""
+    """Refuse a run that would be another campaign, then claim its output folder (an output URL's pulled
+    first: flows/driver/run_start.py)."""
     check_identity(db, name, platform, out_root, intent)
     if intent.resume_cancelled and (stored_campaign(db, name) or {}).get("status") == CANCELLED:
         Store(db).table("campaigns").update(name, {"status": "running"})  # resumed on purpose

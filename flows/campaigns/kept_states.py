@@ -1,15 +1,7 @@
-"""The review queue's items' states kept in the ledger, for ``hitflow status`` on a reviewed campaign.
-
-What needs a person is one computation (:func:`flows.campaigns.review_data.ledger_state`: the queue built
-by :mod:`qc.review_queue`, each item's state by :func:`qc.campaign_state.item_states`). Building the queue
-needs pandas and the loaded config: most of ``status``'s CPU. So each time :func:`ledger_state` computes
-the states it keeps their counts here, with what they were computed on: the config's text and hitflow's
-code (:func:`settings_key`) and the ledger's rows the queue reads (:func:`flows.campaigns.queue_cache.
-fingerprint`). While both are unchanged ``status`` reads them back (sqlite rows, no pandas); when either
-changed it builds the queue as before.
-An item's state does not depend on the clock (only its ``seconds_left`` does, which status does not show
-per item), so the kept counts hold at any later time.
-"""
+"""The review queue's item states kept in the ledger, so ``hitflow status`` on a reviewed campaign reads
+counts back (no pandas, no config) while the config, hitflow's code (:func:`settings_key`) and the rows the
+queue reads (:func:`flows.campaigns.queue_cache.fingerprint`) are unchanged. A state does not depend on the
+clock, so kept counts hold at any later time."""
 
 from __future__ import annotations
 
@@ -50,9 +42,8 @@ def settings_key(store: Store, campaign: str) -> str | None:
 
 
 def _named_files(folder: Path, text: str) -> str:
-    """Each file the config's text may name (every string value, read as a path from its folder): whether
-    it is there, its size and modification time. A config whose items or page moved no longer loads, and
-    then no queue is built (review_rows.review_settings): kept states must not outlive that."""
+    """Each file the config's text may name: whether it is there, its size and time (a config whose files moved
+    builds no queue, so kept states must not outlive that)."""
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):

@@ -8,15 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.campaigns.page_text import qc_params
-from flows.core.config.config import load_config
 from flows.core.errors import InputFormatError
 from flows.core.inputs.answer_key import DEFAULT_KEY, load_key
 from flows.core.inputs.csv_files import read_csv_frame
 from flows.core.inputs.csv_writing import write_csv
-from flows.core.outputs.spelling_cache import spelling_index
 from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
-from postprocess.spellcheck import spellcheck_frame
 from qc.answer_faults import split_malformed
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
@@ -39,6 +35,9 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
     if config is not None:
+        from flows.campaigns.page_text import qc_params  # the config's modules: a quarter second, only with one
+        from flows.core.config.config import load_config
+
         cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
@@ -92,6 +91,9 @@ def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.
 
 
 def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
+    from flows.core.outputs.spelling_cache import spelling_index  # not loaded for ``hitflow qc``
+    from postprocess.spellcheck import spellcheck_frame
+
     frame = read_text_csv(path, ("caption",))
     typed = frame.copy()
     if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned

@@ -26,8 +26,7 @@ def unit_line(cfg: CampaignConfig) -> tuple[str, float]:
 
 
 def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
-    """The plan's time and pay lines for ``platform``, in its own terms (Prolific's figures and where each
-    comes from, MTurk's time a worker has; each platform's ``time_lines``)."""
+    """The plan's time and pay lines for ``platform``, in its own terms (its ``time_lines``)."""
     from flows.platforms.registry import platform_for
 
     said, minutes = unit_line(cfg)
@@ -42,9 +41,8 @@ TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? A
 
 def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
                          platform: str, campaign: str) -> list[str]:
-    """The plan's times and pay against what the campaign's accepted work took (its median and slowest, and
-    the time a tenth of it took over: the very slowest parked the page), in the platform's own terms
-    (``took_lines``: where it would time people out or pay under its floor); [] before any work."""
+    """The plan's times and pay against what the accepted work took (median, slowest, the slowest tenth), in
+    the platform's terms (``took_lines``); [] before any work."""
     from flows.platforms.registry import platform_for
 
     times = [float(r["s"]) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []

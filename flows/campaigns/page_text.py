@@ -1,9 +1,5 @@
-"""The visible text of a campaign's task page, for QC's ``instruction_echo`` (qc/ stays pure).
-
-The page is rendered with the campaign's own title and submit rules and the template's
-sample items, then reduced to what a worker reads: one line per block, no scripts,
-styles or form values.
-"""
+"""The visible text of a campaign's page for ``instruction_echo`` (qc/ stays pure): rendered with the
+campaign's title, rules and sample items, one line per block, no scripts, styles or form values."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""A campaign planned on the first items of its file grows when a run asks for more.
-
-A pilot (``hitflow run CONFIG --limit 20``) and then the full run (no ``--limit``, a larger one, or
-rows appended to the items file) is one campaign: the items already planned keep their batches, HITs
-and work (nothing is posted or paid twice), and the items after them are cut into new batches of their
-own, numbered after the last one, ``[campaign] batches`` of them as in a first plan. The batches posted
-already are never cut again (their QC statistics and blocking evidence are theirs); a custom page's
-new batches get control items not used before, at the same share. What cannot grow is refused as
-before: fewer items, items changed or reordered, ``--scale``, and evaluation studies (whose tasks are
-drawn from the whole item set at once). A growth the budget then refuses is undone: the ledger keeps
-the plan it had (the budget check asks the platform for its fees, so it is not held inside the growth's
-transaction, which would keep the ledger's write lock across a network call).
-"""
+"""A campaign planned on the first items of its file grows when a run asks for more (a pilot with
+``--limit``, then the full run): planned items keep their batches and work, new items get new batches
+numbered after the last. Fewer, changed or reordered items, ``--scale`` and studies are refused. A growth
+the budget refuses is undone (not held in the growth's transaction: the check calls the platform)."""
 
 from __future__ import annotations
 
@@ -90,9 +81,8 @@ def stored_plan(store: Any, campaign: str) -> list[dict[str, Any]]:
 
 def growth_verdict(cfg: CampaignConfig, stored: list[dict[str, Any]], limit: int | None, scale: int
                    ) -> tuple[list[str], set[str], str, int]:
-    """(the planned ordinary items, the control items among them, "resume" | "" (grow) | why it is refused,
-    how many ordinary items this run asks for), read only: the dry run asks it too, so it refuses what the
-    run would."""
+    """(planned ordinary items, controls among them, "resume" | "" (grow) | why refused, items asked for), read
+    only, so the dry run refuses what the run would."""
     controls = used_controls(cfg, {r["item_id"] for r in stored})
     planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
     asked = asked_items(cfg, limit, scale)

@@ -1,15 +1,6 @@
-"""The review queue of a campaign kept between two asks while the ledger has not changed under it.
-
-``hitflow ui``'s overview asks for every campaign's state at each load, and reloads every 5 s while a
-run goes on: rebuilding the queue (each batch's due blocks included) costs seconds on a large campaign.
-The queue is a function of the rows it reads
-(:func:`flows.campaigns.review_data.campaign_queue`), the policy, the mode and ``now`` (its ``seconds_left``
-alone, moved by the clock's advance when a kept queue is handed out), so a kept queue is as true as a new
-one while its :func:`fingerprint` is unchanged. The fingerprint reads counts, the largest rowids, the
-columns updated in place (an assignment's status and deadline, a decision's ``applied``) and the count of
-writes to the campaign's rows the ledger's triggers keep (a batch's flags rewritten with as many rows as
-before get the same rowids on SQLite), a few ms of SQL on that ledger.
-"""
+"""The review queue kept between two asks while the ledger has not changed under it (``hitflow ui`` asks at
+each reload; a rebuild costs seconds on a large campaign). :func:`fingerprint` reads counts, largest
+rowids, the columns updated in place and the ledger triggers' write counts: a few ms of SQL."""
 
 from __future__ import annotations
 
@@ -59,9 +50,8 @@ def fingerprint(store: Store, campaign: str) -> str:
 
 def kept_queue(store: Store, campaign: str, settings: tuple[Any, ...], now: float,
                build: Callable[[], pd.DataFrame], seen: str | None = None) -> pd.DataFrame:
-    """``build()``'s queue at ``now``, or the one kept for the same ledger, campaign and ``settings``
-    (policy, mode) while the ledger's :func:`fingerprint` is unchanged, its ``seconds_left`` moved to ``now``.
-    A copy: a caller may change its own. ``seen``: the fingerprint, when the caller read it just before."""
+    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` is
+    unchanged (``seen``: the fingerprint, if just read), its ``seconds_left`` moved to ``now``."""
     key = (store.shown(), str(getattr(store, "location", "")), campaign, repr(settings))
     seen = fingerprint(store, campaign) if seen is None else seen
     with _lock:

@@ -63,8 +63,7 @@ def times_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
 
 
 def times_boxes_figure(times: pd.DataFrame, bands: pd.DataFrame) -> Figure:
-    """Many batches in one panel: per batch a box (its middle half, whiskers to the 5th and 95th
-    percentile) over its band, instead of a histogram each."""
+    """Many batches in one panel: a box per batch (middle half, whiskers at 5th/95th percentile) over its band."""
     fig, axes = new_figure(10.5, 3.2)
     ax = axes[0][0]
     low = bands["low"].clip(lower=0)  # no time is negative; the band's lower edge may be
@@ -147,8 +146,7 @@ def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | Non
 
 
 def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
-    """The report's sections after its summary, in reading order; each renders
-    report_templates/report_sections/<id>.html.j2. Optional ones appear when they have data."""
+    """The report's sections after its summary, in reading order (optional ones when they have data)."""
     wanted = [("batches", "Batches", True), ("qualification", "Qualification test", context["qualification"]),
               ("review", "People and the rules", context["review"]), ("times", "Time to submit", True),
               ("flags", "Flags", True), ("blocked", "Blocked workers", True),
@@ -161,11 +159,9 @@ def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    """``data``: name, target, summary (see :func:`flows.campaigns.report_summary.report_summary`),
-    counts, times, bands, flags, blocked (with samples and, optionally, each worker's history lines),
-    canned, spelling, cost, truth (optional), qualification (optional), review (optional: per batch, a
-    person's decisions against the rules', see :func:`qc.review_queue.people_vs_rules`), telemetry (optional:
-    ``origins`` and ``workers`` of :mod:`postprocess.telemetry_report`)."""
+    """``data``: name, target, summary (:func:`flows.campaigns.report_summary.report_summary`), counts, times,
+    bands, flags, blocked, canned, spelling, cost, and optionally truth, qualification, review
+    (:func:`qc.review_queue.people_vs_rules`) and telemetry (:mod:`postprocess.telemetry_report`)."""
     context = {
         "name": data["name"], "target": data["target"], "summary": data["summary"],
         "plot_batches": plot_batches(data["counts"]),

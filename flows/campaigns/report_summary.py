@@ -121,8 +121,7 @@ def provenance_lines(provenance: dict[str, Any]) -> list[tuple[str, str]]:
 def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked: pd.DataFrame,
                    cost: dict[str, Any], now: float | None = None, provenance: dict[str, Any] | None = None,
                    lines: list[str] | None = None) -> dict[str, Any]:
-    """The caption report's: ``captions``: every caption with ``is_rejected``; ``cost``: spent and budget as
-    text; ``lines``: closing its summary."""
+    """The caption report's summary from every caption with ``is_rejected``, the ``cost`` text and closing ``lines``."""
     kept = int((~captions["is_rejected"]).sum()) if len(captions) else 0
     workers = int(captions["worker_id"].nunique()) if len(captions) else 0
     figures = [("captions kept", f"{kept} of {len(captions)}"), ("workers", str(workers)),
@@ -132,9 +131,8 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
 
 
 def money_so_far(run: Run) -> dict[str, str]:
-    """Spent with fees and the budget, counted as the caption report counts it: approved work at its
-    price with the platform's fee (a Prolific place; MTurk's reward and fee per assignment; nothing on
-    invite links), plus a paid qualification test."""
+    """Spent with fees, and the budget: approved work at its price with the platform's fee, plus a paid
+    qualification test."""
     name = run.cfg.name
     approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
     platform = platform_for(run.platform)

@@ -159,9 +159,8 @@ CAPTIONS = """
 
 def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
                   ) -> list[tuple[list[dict[str, Any]], int]]:
-    """Per card (``batch, worker_id``, its own assignment or ""): the worker's captions in the batch, beside
-    their images, with any strike, ``most`` at most (its own assignment's first), and how many assignments the
-    worker did there. The page's workers' assignments are read in one pass, not one a card."""
+    """Per card (``batch, worker_id``, its assignment or ""): the worker's captions in the batch with strikes,
+    ``most`` at most, and their assignment count; read in one pass for the page."""
     workers = sorted({w for _, w, _ in cards})
     work: dict[tuple[int, str], list[str]] = {}
     for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "
@@ -227,12 +226,9 @@ def ledger_state(store: Store, campaign: str, now: float | None = None,
                  settings: tuple[CampaignConfig | None, str] | None = None,
                  key: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
     """What needs a person, what is decided and by whom, and when auto-approval comes
-    (:func:`qc.campaign_state.campaign_state`), and the queue's items with their state, from the ledger and
-    the campaign's config (its policy and review mode; a config that moved: no queue, the work alone).
-    :func:`flows.campaigns.campaign_needs.needs_state` gives the state alone, without pandas when it can.
-    ``settings``: :func:`flows.campaigns.review_rows.review_settings`' answer, when the caller has it, and
-    ``key`` the :func:`flows.campaigns.kept_states.settings_key` read before it: the items' states are then
-    kept in the ledger for ``hitflow status`` (read here when ``settings`` is not given)."""
+    (:func:`qc.campaign_state.campaign_state`), with the queue's items, from the ledger and the config (a config
+    that moved: no queue). Given ``settings`` (:func:`flows.campaigns.review_rows.review_settings`) and its ``key``,
+    the items' states are kept for ``hitflow status``."""
     now = ledger_now(store, campaign) if now is None else now
     if settings is None:
         key = settings_key(store, campaign)  # before the config is loaded: its text then or an older one

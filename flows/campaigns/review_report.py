@@ -10,8 +10,7 @@ from flows.core.run.run_context import Run
 
 
 def review_report(run: Run) -> pd.DataFrame | None:
-    """Per batch, people against the rules with the batch's review note; None when no one reviewed and
-    the run did not wait (``[policy] review = "none"``)."""
+    """Per batch, people against the rules with its review note; None when nobody reviewed and nothing waited."""
     if run.cfg.review == "none" and not run.store.table("review_actions").count_where("campaign = ?", [run.cfg.name]):
         return None
     summary = review_summary(run.store, run.cfg.name, run.cfg.policy, run.cfg.review)

@@ -1,8 +1,6 @@
-"""The ledger's rows that say what needs a person in a campaign, read without pandas: its work and what the
-platform was told of each decision, its held batches, its paused flow runs, the platform's clock, and the
-review mode of its config (read without loading the config when its file leaves the review at "none").
-:mod:`flows.campaigns.campaign_needs` sums them for ``hitflow status``; :mod:`flows.campaigns.review_data`
-builds the review queue's DataFrames from the same rows."""
+"""The ledger's rows that say what needs a person, read without pandas (work, decisions sent, held batches,
+paused runs, the clock, the review mode): summed by :mod:`flows.campaigns.campaign_needs`, made DataFrames
+by :mod:`flows.campaigns.review_data`."""
 
 from __future__ import annotations
 
@@ -24,11 +22,9 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign, as ``hitflow status`` and the review cards both tell it: the real
-    time on a live platform; a served simulator's own clock (``hitflow sim serve`` runs on between runs); on
-    the embedded simulator (whose clock is virtual, and stops with it), or a served one that does not answer,
-    the latest of its times the ledger holds, so a stopped simulator campaign's deadlines are not measured
-    from today's date."""
+    """The platform's clock for a campaign: real time live; a served simulator's own clock; else (the embedded
+    simulator, or a served one not answering) the latest time the ledger holds, so a stopped simulator
+    campaign's deadlines are not measured from today."""
     info = recorded_config(store, campaign)
     if info.get("target_kind") != "sim":
         return time.time()
@@ -51,9 +47,8 @@ def recorded_config(store: Store, campaign: str) -> dict[str, Any]:
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:
-    """The campaign's config as it is now and its review mode; (None, "none") when the config moved or no
-    longer loads (what the ledger says is still worth showing), and without loading it when its file
-    leaves the review at "none" (loaded, it would say "none" or fail: the same answer either way)."""
+    """The campaign's config as it is now and its review mode; (None, "none") when it moved or no longer loads,
+    and without loading it when its file leaves the review at "none"."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"] or _review_left_none(Path(meta[0]["config_path"])):
         return None, "none"

@@ -1,10 +1,6 @@
-"""The campaign's decision policy as its route allows it: on a route with rejection grounds (Prolific), a
-reject rule that is no ground of that route sends the work to a person instead (qc/decisions.py), and a
-ground that holds only where the page states its level (``min_words``) counts only when the page does.
-
-Decisions (flows/campaigns/batch_review.py) and the review queue (flows/campaigns/review_data.py) both read
-the policy through here, so the queue shows what the route will do.
-"""
+"""The decision policy as the route allows it: on a route with rejection grounds (Prolific) a reject rule
+that is no ground sends the work to a person (qc/decisions.py). Decisions and the review queue both read it
+here, so the queue shows what the route will do."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Where a run's tracebacks go: a log file under the run's folder, never the console.
-
-Prefect reports a failed flow or task with its full traceback on stderr before the CLI can turn
-the error into one line. While a run is under way, Prefect's console keeps its progress lines
-but drops records that carry a traceback (and the "Finished in state Failed" echo of the same
-error); every record, with its traceback, goes to ``OUT/<campaign>/logs/run-<time>.log``.
-"""
+"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console: Prefect's console
+keeps its progress lines but drops records carrying a traceback, which the CLI prints as one line."""
 
 from __future__ import annotations
 
@@ -39,9 +34,8 @@ def quiet_stop_echoes() -> None:
 
 
 def quiet_stops_logging_config(folder: Path) -> Path:
-    """Prefect's logging config (the user's ``PREFECT_LOGGING_SETTINGS_PATH``, else Prefect's own) with the stop
-    echoes left out of its console, written into ``folder``. ``serve-schedules`` points its flow-run processes at
-    it, so that the filter holds from their first line, also for a run stopped while it was still starting."""
+    """Prefect's logging config with the stop echoes left out of its console, written into ``folder`` for
+    ``serve-schedules``' flow-run processes, so the filter holds from their first line."""
     import yaml
     from prefect.logging.configuration import DEFAULT_LOGGING_SETTINGS_PATH
     from prefect.settings import PREFECT_LOGGING_SETTINGS_PATH

@@ -103,9 +103,8 @@ def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
-    """Whether any simulated worker of the ground-truth table worked or was gated out: on the links
-    route with named invitees (``--invite ann``) nobody of the simulator's crowd did, and a table of
-    zeros says nothing."""
+    """Whether any simulated worker worked or was gated out (named invitees on links: none did, and a table of
+    zeros says nothing)."""
     return truth is not None and not truth.empty and bool(truth["worked"].sum() + truth["gated_out"].sum())
 
 
@@ -159,8 +158,7 @@ def top_up_lines(out_dir: Path) -> list[str]:
 
 
 def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[str]]:
-    """The summary's lines before its table, the table (blocking against the simulator's ground
-    truth, when the run was on the simulator) and the lines after it."""
+    """The summary's lines before its table, the table (blocking against the simulator's truth) and the lines after."""
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
             return [(out_dir / name).read_text(encoding="utf-8")], None, []

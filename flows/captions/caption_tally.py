@@ -65,7 +65,6 @@ class CaptionTally:
         return canned_table(counts, self.per_image)
 
     def counts_frame(self) -> pd.DataFrame:
-        """A frame with the campaign's caption count, its ``is_rejected`` count and its workers (for
-        report_summary, which reads only those aggregates): rows are not paired with real captions."""
+        """A frame with only the caption, rejection and worker counts report_summary reads (no real captions)."""
         frame = self.per_worker_captions()
         return frame.assign(is_rejected=[False] * self.kept + [True] * (len(frame) - self.kept))

@@ -43,8 +43,7 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, ow
 
 
 def _records(run: Run, batch: int | None) -> tuple[dict[str, str], dict[str, str]]:
-    """Each assignment's telemetry record, and each page's items (JSON) by HIT or task-server session, of
-    the campaign or of ``batch``."""
+    """Each assignment's telemetry record, and each page's items by HIT or session, of the campaign or ``batch``."""
     in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
     rows = run.store.rows(
         "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND "
@@ -84,8 +83,7 @@ def _own_records(run: Run, frame: pd.DataFrame) -> tuple[dict[str, str], dict[st
 
 
 def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
-    """Each caption's telemetry in words ("typed 64 characters, pasted 0, ..."), for the review page;
-    ``captions`` carry ``assignment_id, image_id, caption``."""
+    """Each caption's telemetry in words, for the review page (``captions``: ``assignment_id, image_id, caption``)."""
     if not captions:
         return []
     frame = pd.DataFrame(captions)[["assignment_id", "image_id", "caption"]]

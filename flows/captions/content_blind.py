@@ -1,8 +1,5 @@
-"""What a caption rehearsal's captions mean: on the in-process simulator, an image its crowd's
-caption bank does not hold gets a declared made-up scene (flows/sim/people/unseen_images.py), so the report
-and the end-of-run summary say on how many items the simulated captions are content-blind, as the dry run
-does before the run (flows/campaigns/dry_run.py) and a custom page's report does per field
-(flows/custom/truth_source.py). A simulator behind an endpoint URL has its own crowd: nothing is said."""
+"""What a caption rehearsal's captions mean: on the in-process simulator an image its caption bank lacks
+gets a made-up scene, so the report and summary say on how many items captions are content-blind."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The dataset files written a batch at a time: ``dataset.json``, ``dataset.csv``, ``dataset.raw.csv``.
-
-A campaign's captions are read, corrected and written one batch after another, so memory holds
-one batch, not the campaign (1.65 million captions at COCO's size). The files come out byte for
-byte as writing the whole campaign at once did: ``dataset.json`` as ``json.dumps(..., indent=1)``
-lays it out, the CSVs with one header.
-"""
+"""``dataset.json``, ``dataset.csv`` and ``dataset.raw.csv`` written a batch at a time, so memory holds one
+batch, not the campaign; byte for byte what writing the whole campaign at once gave."""
 
 from __future__ import annotations
 

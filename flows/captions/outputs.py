@@ -38,8 +38,7 @@ FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_i
 
 
 def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
-    """The query's rows, read by pages without a dict per row (the campaign's decisions and flags are
-    hundreds of thousands of rows at COCO's size)."""
+    """The query's rows read by pages, without a dict per row (hundreds of thousands at COCO's size)."""
     return run.store.frame(sql, [run.cfg.name], columns)
 
 
@@ -73,9 +72,8 @@ def _rows(run: Run, sql: str, batch: int) -> list[Any]:
 
 
 def campaign_keep_words(run: Run, batches: list[int]) -> tuple[set[str], Counter[str]]:
-    """The words spell-correction keeps because enough workers used them, and how often each word
-    is used, over every accepted caption of the campaign, read a batch at a time (the words only:
-    no telemetry read). The counts make the campaign's own words the likelier corrections."""
+    """The words spell-correction keeps because enough workers used them, and each word's uses, over every
+    accepted caption, a batch at a time."""
     seen: dict[str, set[str]] = {}
     uses: Counter[str] = Counter()
     for batch in batches:
@@ -137,8 +135,7 @@ def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = 
 
 @dataclass
 class CaptionPass:
-    """What the dataset's pass over the captions gathers on the way for the files and report written
-    after it: the captions are read (a batch at a time) only there."""
+    """What the dataset's single pass over the captions gathers for the files and report written after it."""
 
     tally: CaptionTally
     choices: BatchJudgements  # "is there text?", aggregated into answers.csv
@@ -184,8 +181,7 @@ def write_flag_files(run: Run, out_dir: Path, blocked: pd.DataFrame) -> tuple[pd
 
 def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: pd.DataFrame,
                     tally: CaptionTally) -> pd.DataFrame | None:
-    """On the simulator (``truth``: its workers' profiles): sim_workers.json, and blocking against the
-    profiles for the report; None elsewhere."""
+    """On the simulator: sim_workers.json and blocking against the profiles for the report; None elsewhere."""
     if truth is None:
         return None
     (out_dir / "sim_workers.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
@@ -195,9 +191,8 @@ def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: 
 def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFrame, blocked: pd.DataFrame,
                    history: pd.DataFrame, truth_table: pd.DataFrame | None,
                    notes: list[str] | None = None) -> dict[str, Any]:
-    """What report.html shows. Its sections write their own files on the way (top_ups.csv,
-    short_images.csv, answers.csv, workers.csv, the qualification test's scores and problems);
-    ``notes``: lines closing its summary (the content-blind captions')."""
+    """What report.html shows; its sections write their own files on the way. ``notes``: lines closing its
+    summary."""
     report = _report_data(run, read.tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, read.short, out_dir)
     report["answers"] = read.choices.answers(out_dir)
@@ -213,9 +208,7 @@ def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFra
 
 
 def blocked_history_lines(history: pd.DataFrame) -> pd.Series | pd.DataFrame:
-    """Per worker (the index), a line a batch for the report's blocked workers: its captions and flags by
-    rule. A history without rows gives an empty DataFrame (pandas' groupby-apply), whose ``get`` still
-    answers the default."""
+    """Per worker, a line a batch of captions and flags by rule, for the report's blocked workers."""
     return history.groupby("worker_id").apply(
         lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
                    zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)

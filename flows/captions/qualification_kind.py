@@ -1,8 +1,5 @@
-"""The qualification test (Flickr8k's spelling, grammar and judging test, hit_templates/qualification.html.j2)
-declared as a task kind (flows/core/task_kinds.py): one choice per test question, its card field by field,
-plan minutes from that. The test normally runs as a gated campaign's paid stage before its first batch
-(flows/platforms/mturk/qualification_stage.py, scored by qc/qualification.py); a config that runs the page
-as a campaign of its own (``task = "qualification"``) is checked and reported as the caption task is."""
+"""The qualification test (hit_templates/qualification.html.j2) declared as a task kind: one choice per
+question; usually a gated campaign's paid stage, or a campaign of its own (``task = "qualification"``)."""
 
 from __future__ import annotations
 

@@ -16,9 +16,8 @@ from flows.platforms.registry import platform_for
 
 
 def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
-    """With caption top-ups: the images topped up (``top_ups.csv``) and those still short of accepted
-    captions after the last round, each with why (``short_images.csv``, and one line for the report and the
-    summary)."""
+    """With caption top-ups: the images topped up and those still short after the last round, with why
+    (``top_ups.csv``, ``short_images.csv`` and one line)."""
     if not run.cfg.answers.top_up_rounds:
         return []
     write_csv(topped_up_images(run), out_dir / "top_ups.csv")

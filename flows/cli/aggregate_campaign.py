@@ -1,13 +1,7 @@
-"""``hitflow aggregate`` on a campaign: its dataset.csv (the campaign found from the manifest beside it) or its
-name with ``--db``, and ``--field``: the campaign's own answers of that field, computed by the campaign's own
-answers step from its ledger (blocked workers left out, its control items and [answers] settings), so the
-file equals the campaign's answers.csv on every item (a plain labels file would lose the blocked-worker
-exclusion and the controls).
-
-A manifest names a campaign, never where hitflow connects: a folder someone sends can carry any manifest (one
-naming a PostgreSQL server would get $PGPASSWORD sent there). The ledger is ``--db``, or the ledger file on
-this machine the manifest records; a manifest naming any other is a one-line note, and the default ledger
-($HITFLOW_DB or runs/hitflow.db) is read instead."""
+"""``hitflow aggregate`` on a campaign (its dataset.csv or its name with ``--db``) and ``--field``: the
+campaign's own answers step over its ledger, so the file equals its answers.csv. A manifest names a
+campaign, never where hitflow connects (one naming a PostgreSQL server would get $PGPASSWORD sent there):
+the ledger is ``--db`` or the local file the manifest records, else the default with a one-line note."""
 
 from __future__ import annotations
 
@@ -27,9 +21,8 @@ NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
-    """(ledger, campaign) when ``a.input`` is a campaign: a name with ``--db``, or its dataset.csv (or
-    responses.csv) in its output folder (the manifest beside it names both; ``--db`` overrides the ledger)
-    without a labels file's options; None for a labels file, read as one."""
+    """(ledger, campaign) when ``a.input`` is a campaign (a name with ``--db``, or its dataset.csv or
+    responses.csv beside its manifest); None for a labels file."""
     from flows.campaigns.identity import read_manifest
 
     given = Path(a.input)

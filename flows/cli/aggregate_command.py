@@ -238,8 +238,7 @@ def _hygiene(a: argparse.Namespace) -> HygienePolicy:
 
 
 def _skill_prior(a: argparse.Namespace) -> SkillPrior:
-    """--skill-prior, --skill-prior-weight, --crowd-prior-weight, --typical-prior-weight: the replay's, and
-    --method skill's."""
+    """The skill prior options (--skill-prior and the three weights): the replay's and --method skill's."""
     from postprocess.answers.skill_prior import SkillPrior
 
     return SkillPrior(a.skill_prior, a.skill_prior_weight, a.crowd_prior_weight, a.typical_prior_weight)

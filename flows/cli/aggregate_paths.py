@@ -1,8 +1,5 @@
-"""What ``hitflow aggregate`` reads and what it writes kept apart, and its summary printed as strict JSON.
-
-An output that is an input (``--out l.csv`` on the labels file ``l.csv``, or a labels file named like the
-workers file written beside ``--out``) is refused before anything is read. A summary figure with nothing to
-measure (every item a control: no answer to score) is NaN, which JSON has no word for: it prints as null."""
+"""What ``hitflow aggregate`` reads and writes kept apart (an output that is an input is refused before
+anything is read), and its summary as strict JSON (NaN prints as null)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Validators for the CLI's argument values, and a parser whose errors are one line.
-
-A bad value (``--limit -5``, ``--scale 0``, an ``--out`` that cannot be written) is refused while
-the arguments are parsed, before anything runs: one line on stderr, exit code 2.
-"""
+"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2) before
+anything runs."""
 
 from __future__ import annotations
 
@@ -74,9 +71,8 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
-    """``look`` at the path ``text`` names; a blank, unprintable or unusable path is a usage error, and so is
-    a database URL or connection string in any spelling (never shown or made into a path: it may hold a
-    password)."""
+    """``look`` at the path ``text`` names; a blank, unprintable or unusable path, or a database URL in any
+    spelling (it may hold a password), is a usage error."""
     from flows.core.db_url import is_postgres_url, mistyped_postgres_url
 
     if is_postgres_url(text) or mistyped_postgres_url(text):

@@ -1,11 +1,5 @@
-"""A flow run of a ``hitflow deploy`` deployment, as the process a Prefect process worker starts for it
-(the deployment's ``command`` job variable: flows/driver/campaign_flow.py's ``FLOW_RUN_COMMAND``).
-
-It is ``python -m prefect.engine``, the worker's default, with what a ``hitflow`` command does around
-it (flows/cli/process_life.py): imports with the cyclic collector off and then frozen, and no interpreter
-teardown once the engine has reported the run's final state and every exit handler ran. A deployment
-with a command of its own is started by the worker directly, without Prefect 3.8's workspace supervisor:
-the engine runs the deployment's pull steps itself.
+"""A ``hitflow deploy`` flow run's process (the deployment's ``command``: ``FLOW_RUN_COMMAND``):
+``python -m prefect.engine`` with what a ``hitflow`` command does around it (flows/cli/process_life.py).
 
     python -m flows.cli.flow_run_process [FLOW_RUN_ID]     # else $PREFECT__FLOW_RUN_ID, as the engine
 """

@@ -1,9 +1,5 @@
-"""What `hitflow <command> --help` shows below the options: examples and the exit codes.
-
-One table for the CLI's help and the documentation site's command reference (flows/cli/reference_pages.py
-renders both from the parser), so the two cannot say different things. Every example here is parsed by
-the real parser in tests/test_cli_help.py: an option renamed without its example fails there.
-"""
+"""What ``hitflow <command> --help`` shows below the options (examples, exit codes): one table for the help
+and the docs' command reference; tests/test_cli_help.py parses every example."""
 
 from __future__ import annotations
 

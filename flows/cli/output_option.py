@@ -19,9 +19,8 @@ from flows.core.outputs.output_location import (
 
 
 def chosen_out(a: argparse.Namespace, configured: str = "") -> str:
-    """--out, else $HITFLOW_OUT, else the config's [target] out, else runs/; credentials in a URL go to
-    fsspec's configuration (a deployment refuses them instead), and the command's words, which
-    "resume with" hints repeat, lose them too."""
+    """--out, else $HITFLOW_OUT, else the config's [target] out, else runs/; a URL's credentials go to fsspec's
+    configuration and out of the command's words."""
     typed = chosen_output(a.out, configured)
     if not a.out:  # --out was checked as it was parsed; $HITFLOW_OUT and the config's out are checked here
         _checked_default(typed, configured)

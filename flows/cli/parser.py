@@ -47,9 +47,8 @@ class _KeptParser(arg.OneLineParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The parser, built once per process and value of $USER (the one default read from the environment
-    here): tests and `hitflow serve` call main() thousands of times; parsing leaves it as it was (argparse
-    writes only to the namespace)."""
+    """The parser, built once per process and $USER (tests and ``hitflow serve`` call main() thousands of
+    times; parsing leaves it unchanged)."""
     return _built_parser(os.environ.get("USER", "reviewer"))
 
 

@@ -1,10 +1,5 @@
-"""Standard output whose reader may leave (``hitflow run ... | head -3``).
-
-A campaign step must not stop half-way because a progress line could not be written: the
-reader's leaving is noted, the rest of the run's lines go nowhere, the run carries on to its
-end (its ledger and outputs as without the pipe), and the CLI then exits 141 (128 + SIGPIPE),
-as a shell reports a command whose reader closed the pipe.
-"""
+"""Standard output whose reader may leave (``hitflow run ... | head -3``): the run carries on to its end and
+the CLI then exits 141 (128 + SIGPIPE), as a shell reports it."""
 
 from __future__ import annotations
 

@@ -32,14 +32,10 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 @contextlib.contextmanager
 def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
-    """Python's cyclic garbage collector off while a command imports its libraries (pandas, pyarrow, the
-    config's models; Prefect's engines), then, once the block calls what it yields, what exists is frozen
-    (left out of every later collection) and the collector is on again for the work; thawed at the end.
-    The imports make long-lived objects that set off full collections finding little to free.
-    ``thaw=False``: the program ends after the command, and a thaw would only let the next full collection
-    walk it all again. A caller that manages
-    the collector itself (it is off, or objects are frozen already: a test worker, tests/conftest.py) is
-    left as it is: a thaw here would hand it back everything it froze."""
+    """The cyclic collector off while a command imports its libraries, whose long-lived objects set off full
+    collections that free little; once the block calls what it yields, what exists is frozen and the collector
+    is on again; thawed at the end unless ``thaw=False`` (the program then ends). A caller that manages the
+    collector itself is left as it is."""
     if caller_manages_collector():
         yield lambda: None
         return
@@ -66,9 +62,8 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect
-    ends its flow run and stops the ephemeral server (which is in a session of its own, out of the
-    terminal's signals) instead of dying at once and leaving both behind."""
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect ends its
+    flow run and stops the ephemeral server instead of leaving both behind."""
 
     def terminate(signum: int, frame: object) -> None:
         raise Terminated
@@ -81,9 +76,8 @@ def stop_on_sigterm() -> Iterator[None]:
 
 
 def leave_now(code: int) -> NoReturn:
-    """An interrupted run under Prefect has said where it stopped, its ledger is committed, its log
-    closed and Prefect's workers drained: exit without the interpreter's teardown of Prefect's
-    modules and threads (seconds after that line)."""
+    """An interrupted run has said where it stopped and committed: exit without the interpreter's teardown of
+    Prefect's modules and threads (seconds)."""
     import logging
 
     logging.shutdown()
@@ -94,9 +88,8 @@ def leave_now(code: int) -> NoReturn:
 
 
 def finish_without_teardown(code: int) -> NoReturn:
-    """A finished run, called as the program: every exit handler runs (Prefect's workers drain,
-    temporary files go, logging closes), then the process leaves without the interpreter's freeing
-    of thousands of modules and objects (about a second of CPU after the run's last line)."""
+    """A finished run: every exit handler runs, then the process leaves without freeing thousands of modules
+    (about a second of CPU)."""
     import atexit
     import threading
 

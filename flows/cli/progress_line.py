@@ -1,15 +1,6 @@
-"""A progress line on stderr for a command that may take a while (``hitflow aggregate``).
-
-Nothing is shown for a run that ends within ``after`` seconds (a quiet command stays quiet); past that,
-the current stage (``stage(text)``, e.g. postprocess.answers.fast_em's EM iterations) and the seconds so far, at
-most once every ``every`` seconds, and again every ``every`` seconds while a stage reports nothing
-(crowd-kit's Dawid-Skene, a slow read), so a person never waits on a silent terminal.
-
-On a terminal it is one line rewritten in place and erased at the end, so what stays on the screen is
-the command's own output and, on bad input, its one-line error. Where stderr is a file or a pipe (a log,
-a test capturing it) nothing is shown, unless ``HITFLOW_PROGRESS=always``, which writes each update as a
-line of its own (``never`` turns it off on a terminal too).
-"""
+"""A progress line on stderr for a command that may take a while (``hitflow aggregate``): nothing within
+``after`` seconds, then the stage and the seconds so far, rewritten in place on a terminal and erased at the
+end. Not on a file or pipe unless ``HITFLOW_PROGRESS=always`` (``never`` turns it off)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The documentation site's generated reference pages: every config key from the pydantic schema and
-every command from the argparse parser, as Markdown.
-
-docs/hooks.py puts them into docs/reference/config.md and docs/reference/commands.md while MkDocs
-builds, so the pages follow the code without anyone regenerating them; tests/test_docs_reference.py
-checks that they name every key and every option.
-"""
+"""The docs' generated reference pages (every config key, every command) as Markdown, put in while MkDocs
+builds (docs/hooks/); tests/test_docs_reference.py checks they name every key and option."""
 
 from __future__ import annotations
 

@@ -54,17 +54,15 @@ def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]
 
 
 def ledger_lost(exc: BaseException) -> bool:
-    """A PostgreSQL ledger's connection lost mid-run (server stopped or restarted, network gone): libpq's
-    error is psycopg's OperationalError or a subclass (AdminShutdown...), matched by name so that a run on
-    SQLite never imports psycopg."""
+    """A PostgreSQL ledger's connection lost mid-run: psycopg's OperationalError or a subclass, matched by name
+    so a run on SQLite never imports psycopg."""
     return any(cls.__name__ == "OperationalError" and cls.__module__.startswith("psycopg")
                for cls in type(exc).__mro__)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C or SIGTERM another error stands in for: a signal landing while Prefect 3.8 creates a
-    task run makes its crash handler raise ``ValueError('Task run is not set')`` with the
-    KeyboardInterrupt as its context (prefect/task_engine.py initialize_run -> handle_crash)."""
+    """The Ctrl-C or SIGTERM behind Prefect 3.8's ``ValueError('Task run is not set')`` (a signal landing while
+    it creates a task run), as that error's context."""
     seen: set[int] = set()
     cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
@@ -86,8 +84,7 @@ def _stopped(a: argparse.Namespace, campaign: str, db: str, log: object, exc: Ke
 
 
 def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
-    """A run that stopped before its end: a batch left open (exit 9) or held for a person (exit 10,
-    raised as BatchHeld so it is one plain ``hitflow:`` line; the Prefect flow run ended Completed)."""
+    """A run stopped before its end: a batch left open (exit 9) or held for a person (exit 10, one plain line)."""
     from flows.core.errors import BatchHeld
 
     if result.get("held"):
@@ -244,9 +241,8 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
 
 
 def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
-    """A links campaign that has sent its invite links keeps its invitees (a resumed run collects the
-    open batch, it does not hand out links again): names it has not invited are refused with the
-    command that does invite them, rather than ignored."""
+    """A links campaign that sent its invites keeps its invitees: new names are refused with the command that
+    invites them, rather than ignored."""
     import io
 
     import pandas as pd

@@ -1,13 +1,6 @@
-"""Where the ledger lives: an SQLite file path (the embedded default) or a PostgreSQL location.
-
-A PostgreSQL location is any form libpq or SQLAlchemy takes: a URI (``postgresql://``, ``postgres://``,
-SQLAlchemy's ``postgresql+psycopg://`` and the like, leading or trailing spaces allowed) or libpq's
-keyword form (``host=db port=5432 dbname=hf user=hf password=...``). Its password, written in the user
-part, as ``?password=`` or as ``password=``, is the one secret: :func:`parsed_ledger` takes it out, so
-what is used, printed, logged, stored or handed to Prefect never holds it; it goes where libpq reads
-it (``PGPASSWORD``, or psycopg's ``password=`` argument) and is shown only as ``***``. libpq's own
-``PGPASSWORD`` and ``~/.pgpass`` keep it out of the URL altogether, which docs/postgres.md advises.
-"""
+"""Where the ledger lives: an SQLite path or a PostgreSQL location (a URI in any libpq or SQLAlchemy form,
+or libpq's keyword form). The password is the one secret: :func:`parsed_ledger` takes it out, so nothing
+used, printed, logged, stored or handed to Prefect holds it; it goes to ``PGPASSWORD`` and shows as ``***``."""
 
 from __future__ import annotations
 
@@ -71,9 +64,8 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its schemes (SQLAlchemy's
-    driver names too) or a connection string of its keywords alone (one misspelt, ``pasword=``, may be
-    a password's: :func:`mistyped_postgres_url` refuses it)."""
+    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its (or SQLAlchemy's) schemes, or a
+    connection string of its keywords alone."""
     if not isinstance(location, str):
         return False
     text = location.strip()
@@ -87,11 +79,9 @@ def _unknown_keyword(text: str) -> bool:
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is no PostgreSQL location libpq reads but starts like one, or like any URL or
-    connection string: a URI missing its ``//`` (``postgresql:/...``), another scheme or a misspelt one
-    (``jdbc:postgresql://``, ``pgsql://``, ``postgresql<TAB>://``, ``postgressql://``), ``user:password@``
-    after any word, mistyped keywords (``hots=db pasword=x``). Neither libpq's nor a file name anyone
-    means, so refused, and never shown, logged or made into a path: a password may be in it."""
+    """Whether ``location`` starts like a PostgreSQL location, URL or connection string but is none libpq reads
+    (``postgresql:/``, ``jdbc:postgresql://``, ``user:password@``, ``hots=db``): refused, and never shown, logged
+    or made into a path, since a password may be in it."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
@@ -110,11 +100,9 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@'
-    before the query (a password may hold '@' or '/' unencoded, as SQLAlchemy reads it), else up to an
-    '@' after a '?' when ``user:`` comes before that '?' (libpq takes a raw '?' in a password): a query
-    right after a host with a port (``host:5432?user=a@b``) is then misread, and refused on connecting,
-    rather than a password ever kept."""
+    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@' before the
+    query (a password may hold '@' or '/' unencoded), else up to an '@' after a '?' when ``user:`` comes before
+    it; an odd query is then refused on connecting, rather than a password ever kept."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:
@@ -190,9 +178,8 @@ def shown_location(location: str | Path) -> str:
 
 
 def password_to_environment(location: str) -> str:
-    """``location`` as libpq is given it, without the password it carries, which goes to libpq's
-    ``PGPASSWORD`` (unless set) instead: nothing hitflow then prints, logs or hands to Prefect as a
-    parameter holds it. Any other form (``postgresql+psycopg://``, spaces) becomes ``postgresql://``."""
+    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set), so nothing
+    printed, logged or passed to Prefect holds it; other forms become ``postgresql://``."""
     if not is_postgres_url(location):
         return location
     parsed = parsed_ledger(location)

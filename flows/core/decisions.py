@@ -1,8 +1,5 @@
-"""A person's decision from the review page, as every layer reads it.
-
-The review page (flows/review/) makes and checks them; each platform's ``REVIEW_SENDERS`` sends
-them (flows/platforms/<name>/decisions.py). In the core so both sides import it, neither the other.
-"""
+"""A person's decision from the review page, in the core so the review page and the platforms' senders
+both import it, neither the other."""
 
 from __future__ import annotations
 

@@ -26,8 +26,7 @@ def tls_context(trust_env: bool = True) -> ssl.SSLContext:
 
 
 def http_client(**options: Any) -> httpx.Client:
-    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``/``http2``), verifying TLS
-    with the shared context."""
+    """An ``httpx.Client`` with ``options`` (any but ``verify``/``cert``/``http2``) on the shared TLS context."""
     import httpx
 
     if {"verify", "cert", "http2"} & options.keys():
@@ -64,9 +63,8 @@ def http_url_problem(url: str) -> str:
 
 
 def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
-    """``work()``'s result (or its exception) when it ends within ``seconds``; else ``late()`` is raised. For a
-    library that gives no handle on the socket its reads wait on (boto3's urllib3, httpx's head): ``work`` runs
-    on a daemon thread, left to its own read timeouts and bounds when given up on."""
+    """``work()``'s result (or exception) when it ends within ``seconds``, else ``late()`` is raised; for libraries
+    with no handle on the socket, ``work`` runs on a daemon thread left to its own timeouts."""
     outcome: list[T | BaseException] = []
 
     def attempt() -> None:

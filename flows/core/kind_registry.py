@@ -1,10 +1,5 @@
-"""Where the task kinds are declared (flows/core/task_kinds.py says what a declaration holds): by name, and
-the built-in kinds' modules, loaded the first time a name is looked up.
-
-The built-in kinds lie above the core (``flows/campaigns``, ``flows/custom``, ``flows/studies``), so the
-core names their modules as text and loads them on demand, as a plugin list: no module of the core or of a
-kind imports another kind to find it, and a kind of one's own declares itself the same way
-(``register`` before its config is loaded)."""
+"""Where task kinds are declared: the built-in kinds lie above the core, so their modules are named as text
+and loaded the first time a name is looked up, as a plugin list."""
 
 from __future__ import annotations
 
@@ -21,9 +16,8 @@ def declare(name: str, kind: Any) -> None:
 
 
 def known(name: str) -> Any:
-    """The kind declared under ``name``, or None. A name not declared yet is looked for among the built-in
-    kinds (each module's ``DECLARED``), read from the module even when it was imported before this registry
-    (a test that reloads modules makes a second registry, which the kinds' own ``register`` never reached)."""
+    """The kind declared under ``name``, or None; a name not declared yet is read from the built-in kinds'
+    ``DECLARED`` (a reloaded registry never saw their ``register``)."""
     if name not in _DECLARED:
         for module in BUILT_IN:
             for kind in getattr(importlib.import_module(module), "DECLARED", ()):

@@ -1,15 +1,6 @@
-"""The task site's secret and what it signs: invite tokens, page signatures, completion codes.
-
-Invite tokens and page signatures are itsdangerous signatures (HMAC-SHA256, checked in constant
-time), each salted by purpose and campaign, so a token made for one campaign, or a page
-signature, is never accepted as another. An invite carries its name and the time it was made,
-and expires (``INVITE_MAX_AGE_S``, or a batch's whole window when that is longer). Completion
-codes and the secret's fingerprint stay plain HMAC derivations: a code is registered with a
-live Prolific study, so it must come out the same from any version of hitflow.
-
-In the core because both sides use them: the task server checks them, and the platforms hand
-them out (Prolific's completion codes, the links route's invites).
-"""
+"""The task site's secret and what it signs: invite tokens and page signatures (itsdangerous, salted by
+purpose and campaign, invites expiring) and completion codes, plain HMAC so a code registered with a live
+Prolific study comes out the same from any version. In the core: the task server and platforms both use it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The evaluation studies' kinds, their item files' columns and the demographic screen's questions.
-
-Constants only, in the core: the config checks a [study] against them, the one Jinja environment
-lists the screen's questions, and flows/studies/ builds the pages.
-"""
+"""The evaluation studies' kinds, item columns and screen questions: constants in the core, read by the
+config checks, the Jinja environment and flows/studies/."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""A task kind declared in one place: what a worker answers (fields and their kinds), how one answer
-reads to a person (a review card's rows), its plan defaults (minutes a unit from its fields, pay,
-Prolific's times), its QC and its outputs.
-
-The caption task, a requester's own page, the five evaluation studies and the qualification test each
-declare a :class:`TaskKind` in their own package (``flows/captions/caption_kind.py``,
-``flows/custom/custom_kind.py``, ``flows/studies/study_kind.py``, ``flows/captions/qualification_kind.py``)
-and :func:`register` it; review cards, reports, dry runs, platform plans and the driver read the kind
-through :func:`flows.campaigns.task_kinds.kind_of`, never a kind's name. A kind of one's own is one
-more declaration: ``tests/test_task_kind_seam.py`` adds one from the tests folder alone.
-
-Here, in the core, only the declaration's shape and the registry: the kinds' code lies above.
-"""
+"""A task kind declared in one place (:class:`TaskKind`: fields, review card rows, plan defaults, QC,
+outputs) and the registry; each kind declares itself in its own package and everything else reads it
+through ``kind_of``, never a kind's name (tests/test_task_kind_seam.py adds one from the tests alone)."""
 
 from __future__ import annotations
 
@@ -90,9 +80,8 @@ def least_maximum(minutes: float) -> int:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
-    The estimate is the median's nearest whole minute (Prolific takes whole minutes), not the next one up: a
-    2.1-minute page said as 3 overstates its median by 40% (the hourly default still clears Prolific's floor)."""
+    """(estimated, maximum) minutes of a unit; the estimate the median's nearest whole minute (a 2.1-minute page
+    said as 3 overstates it by 40%), the maximum never under Prolific's least."""
     estimated = plan.estimated_minutes or max(1, math.floor(plan.minutes + 0.5))
     # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
     slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))

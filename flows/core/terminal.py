@@ -1,9 +1,5 @@
-"""What a person at a terminal sees: rich tables, and progress bars with an ETA on long waits.
-
-Anywhere else (CI logs, pipes, files) callers print plain lines: no colour, no cursor movement,
-no carriage return, so a log reads line by line. rich is imported only once a terminal is there,
-which keeps ``hitflow --help`` fast.
-"""
+"""Rich tables and progress bars on a terminal; plain lines anywhere else. rich is imported only once a
+terminal is there (``hitflow --help`` stays fast)."""
 
 from __future__ import annotations
 
@@ -36,8 +32,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
 
 
 class WaitingBar:
-    """One bar for a wait (places filling, HITs closing): what is in, elapsed time and an ETA
-    from the pace so far. Other output printed meanwhile goes above it."""
+    """One bar for a wait: what is in, elapsed time and an ETA; other output goes above it."""
 
     def __init__(self, console: Any = None):
         from rich.progress import (

@@ -1,21 +1,7 @@
-"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence).
-
-Each unit (a HIT) is posted with ``min_judgements`` assignments. After the batch's QC, decisions and
-blocks, each round weighs every judgement received so far by its worker's skill (the campaign's earlier
-batches too, so a worker's skill comes from what they already did, shrunk toward ``skill_prior`` while
-they have done little: postprocess.answers.skill_posterior; with ``fast_share`` a worker whose median time is under
-that share of the crowd's is shrunk toward the fast workers' accuracy instead; rejected work and blocked
-workers left out), and the
-units with an item whose label's confidence (as answers.csv reports it: bounded by the item's judgements,
-calibrated on the [answers] controls when there are some; postprocess.answers.calibration.as_reported) is below
-``confidence`` get one more assignment, up to
-``max_judgements`` (postprocess.answers.extension_rounds.units_to_extend; with ``stop_when_settled``, not an item whose
-answer the judgements it may still get could at best tie). The platform extends and collects
-(``Platform.extend_units``); the driver sends the new work through QC and decisions as late work
-before the next round (flows/driver/campaign.py, ``more_work_rounds``).
-
-Rounds are resumable and bounded by max - min (flows/campaigns/extension_rounds.py).
-"""
+"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence): each unit is
+posted with ``min_judgements`` assignments; after each round's QC the units holding an item whose label's
+reported confidence is below ``confidence`` get one more, up to ``max_judgements``
+(postprocess.answers.extension_rounds.units_to_extend). Rounds are resumable (flows/campaigns/extension_rounds.py)."""
 
 from __future__ import annotations
 
@@ -45,8 +31,7 @@ def received_judgements(run: Run) -> pd.DataFrame:
 
 
 def fast_workers(run: Run, share: float) -> frozenset[str]:
-    """Workers whose median time on their assignments so far is below ``share`` of the median assignment's
-    (accept to submit); ``share`` 0: nobody."""
+    """Workers whose median time so far is below ``share`` of the median assignment's (``share`` 0: nobody)."""
     if share <= 0:
         return frozenset()
     rows = run.store.rows("SELECT worker_id, submit_time - accept_time AS seconds FROM assignments WHERE campaign = ? "
@@ -79,9 +64,8 @@ def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
 
 
 def top_up_round(run: Run, batch: int) -> dict[str, Any]:
-    """[answers] top_up_rounds on a custom page: a unit whose item has fewer accepted answers than
-    ``assignments_per_image`` (its judgements rejected) gets more, as the caption task's top-ups
-    (flows/captions/caption_top_up.py); control items are scored, not answered, and get none."""
+    """[answers] top_up_rounds on a custom page: a unit whose item lacks accepted answers gets more, as caption
+    top-ups; control items get none."""
     def plan(rounds: dict[int, list[str]]) -> list[str]:
         data = dataset_frame(run)
         kept = data[data["decision"] == "approve"]

@@ -1,10 +1,6 @@
-"""The agreement block of a custom campaign (``[answers] agreement_block_below``;
-postprocess/answers/answer_agreement.py) and the pooled one of its control items (``[answers] control_pooling``;
-postprocess/answers/worker_skill.py): what the plan keeps in the ledger for them, and reading it back for the block
-step and the review queue.
-
-The page's choice fields are read once, when the plan is made, from its first HIT: the block step
-reads the ledger only, as the control items' does (flows/answers/control_items.py)."""
+"""What the plan keeps in the ledger for a custom campaign's agreement block (``[answers]
+agreement_block_below``) and pooled control block (``control_pooling``), read back by the block step and the
+review queue. The page's choice fields are read once, at planning, from its first HIT."""
 
 from __future__ import annotations
 
@@ -60,8 +56,7 @@ def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str
 
 
 def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
-    """The campaign's choice fields and pooled control policy as the plan recorded them, or None (a
-    campaign planned before the pooled rule keeps its control and agreement rules)."""
+    """The choice fields and pooled control policy as the plan recorded them, or None (planned before the rule)."""
     record = _planned(store, campaign, "skill")
     if not record:
         return None

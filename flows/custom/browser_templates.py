@@ -66,9 +66,8 @@ def _span_at(offset: int, spans: list[tuple[int, int, str]]) -> int | None:
 
 
 def kept_expression_notes(source: str) -> list[tuple[int, str]]:
-    """(line, note) for each ``{{ ... }}``/``{% ... %}`` the import keeps as text, named for what it is: an
-    in-browser template's (one note a template script, naming its expressions), or the page's own
-    expression (shown as written)."""
+    """(line, note) for each ``{{ ... }}``/``{% ... %}`` the import keeps as text: an in-browser template's, or
+    the page's own expression."""
     spans, library = browser_template_spans(source), renderer(source)
     comments = comment_spans(source)
     starts = [s for s, _ in comments]
@@ -129,9 +128,8 @@ def fields_in_templates(source: str) -> list[tuple[int, str, str]]:
 
 
 def raw_browser_templates(source: str) -> tuple[str, list[tuple[int, str]]]:
-    """A hitflow Jinja page (``--keep-jinja``) with each template script's body that holds ``{{``/``{%`` in
-    ``{% raw %}``: Jinja would read its Handlebars as its own (``{{#each}}`` a syntax error, ``{{ name }}``
-    an undefined variable), and the page's script would never find it. (text, notes)."""
+    """A ``--keep-jinja`` page with each template script holding ``{{``/``{%`` in ``{% raw %}`` (Jinja would read
+    its Handlebars as its own); returns (text, notes)."""
     line_at, notes, pieces, last = line_finder(source), [], [], 0
     for start, end, kind in browser_template_spans(source):
         if start < last:

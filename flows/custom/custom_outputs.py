@@ -89,11 +89,8 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
 
 
 def dataset_frame(run: Run) -> pd.DataFrame:
-    """Every answer field of every stored response (bookkeeping fields left out), with its decision.
-
-    In posting order (batch, HIT; a Prolific or links unit by its id), each HIT's work by submission:
-    the order the ledger stored it in is the order its listings and fetch threads happened to finish,
-    which a run killed and resumed does not repeat (tests/test_chaos_adaptive.py)."""
+    """Every answer field of every stored response (bookkeeping left out), with its decision, in posting order
+    (batch, HIT, submission): the ledger's own order depends on threads, which a resumed run does not repeat."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
                        "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
                        "FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = "

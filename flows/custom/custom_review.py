@@ -240,9 +240,8 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
-    """The batch's workers whom control items (alone, or pooled with agreement) judge over the campaign so far, as
-    flags with that evidence (``control_accuracy 0% (0/4)``) for flags.csv and the report; the block step blocks
-    them on the same reading (flows/campaigns/block_evidence.py)."""
+    """The batch's workers whom control items judge over the campaign so far, as flags with that evidence; the
+    block step blocks on the same reading."""
     due = control_blocks_due(run.store, run.cfg.name, batch)
     rows = [{"worker_id": str(r.worker_id), "rule": str(rule.split(" ", 1)[0]), "value": int(r.flags),
              "threshold": "", "detail": f"known answers over the campaign: {rule}"}

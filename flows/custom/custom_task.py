@@ -1,14 +1,7 @@
-"""A campaign on the user's own page (``task = "custom"``, ``template = "page.html.j2"``).
-
-The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
-StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
-``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
-from its own controls (``flows/core/pages/form_spec.py``), embedded in the page as JSON and checked again
-on the server (``qc/form_constraints.py``).
-
-Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
-or ``image_url`` column must hold http(s) URLs.
-"""
+"""A campaign on the user's own page (``task = "custom"``): rendered in the one sandboxed Jinja environment
+with ``title``, ``rules`` and ``items``; its submit rules, read from its controls, are embedded as JSON and
+checked again on the server (qc/form_constraints.py). Items: a CSV with ``item_id`` (or ``image_id``);
+``url``/``image_url`` must be http(s)."""
 
 from __future__ import annotations
 
@@ -39,9 +32,8 @@ URL_COLUMNS = ("url", "image_url")
 
 
 def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
-    """The item rows, checked: an id column, unique non-empty ids, http(s) URLs. Read once a version of the file
-    (its size and modification time): a run plans, checks, prices and summarises from the same rows, and a
-    300,000-row file took ~2 s a read. The rows are shared: callers copy a row before they change it."""
+    """The item rows, checked, read once per version of the file (a 300,000-row file took ~2 s a read); shared
+    rows: callers copy one before changing it."""
     try:
         stat = Path(cfg.items).stat()
     except OSError:  # the read says what is wrong with the path
@@ -81,11 +73,9 @@ def scaled_rows(rows: list[dict[str, Any]], scale: int) -> list[dict[str, Any]]:
 
 def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int = 0, first_batch: int = 1,
                      used_controls: frozenset[str] = frozenset(), scale: int = 1) -> list[dict[str, Any]]:
-    """Items in file order with their batch and HIT index; each row's columns go in ``payload``.
-    With ``[answers] control_share``, control items are mixed into every batch (flows/answers/control_items.py).
-    A grown campaign (flows/campaigns/plan_growth.py) plans only what follows its first ``planned`` ordinary
-    items, in batches from ``first_batch``, with controls not in ``used_controls``. ``scale`` K (``--scale``): the
-    ordinary items K times, each copy a new item (``<id>_x<k>``)."""
+    """Items in file order with their batch and HIT index, each row's columns in ``payload``; controls mixed in
+    with ``[answers] control_share``. A grown campaign plans only after its first ``planned`` items, from
+    ``first_batch``, with unused controls; ``scale`` K copies the ordinary items K times (``<id>_x<k>``)."""
     rows = read_custom_items(cfg)
     controls = read_controls(cfg) if cfg.answers.control_share > 0 else None
     if controls is None:
@@ -201,9 +191,8 @@ def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
 
 
 def dry_run_lines(cfg: CampaignConfig) -> list[str]:
-    """For ``--dry-run``: the fields the page has, the rules derived from its controls and a
-    PROBLEM line for whatever makes the page unreadable (``flows/custom/page_check.py``), read from
-    the first page (every page is rendered and measured by the plan itself)."""
+    """For ``--dry-run``: the page's fields, the rules from its controls and a PROBLEM line for what makes it
+    unreadable, from the first page."""
     assert cfg.template is not None
     source, unreadable = source_problems(cfg.template)
     if source is None:
@@ -257,8 +246,7 @@ def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list
 
 
 def refuse_unreadable(cfg: CampaignConfig) -> list[str]:
-    """Before anything is posted: the dry run's PROBLEM lines for a page workers could not answer or
-    hitflow could not read back, raised as a ConfigError (exit 2). Returns the dry run's lines."""
+    """Before anything is posted, the dry run's PROBLEM lines raised as a ConfigError (exit 2); else its lines."""
     lines = dry_run_lines(cfg)
     problems = [line for line in lines if line.startswith("PROBLEM")]
     if problems:

@@ -38,9 +38,8 @@ SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\
 
 
 def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
-    """One field's limits from its ``[qc.fields.<name>]`` table, and what the page states to its workers
-    (``asked``: the field's question after the page's instructions, qc/asked_limits.py): the larger minimum of
-    the two, the openings of both. Off where neither says."""
+    """One field's limits from ``[qc.fields.<name>]`` and what the page states (``asked``): the larger minimum,
+    both's openings; off where neither says."""
     banned = tuple(dict.fromkeys([*(conf.get("banned_prefixes") or ()), *stated_banned_openings(asked)]))
     return SubmitRules(min_words=max(int(conf.get("min_words") or 0), stated_min_words(asked)),
                        one_sentence=bool(conf.get("one_sentence")), banned_prefixes=banned,
@@ -87,11 +86,9 @@ def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
 
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
-    """The text rules one field runs: its own list, else the campaign's; instruction_echo only when the
-    page has instructions long enough to echo; source_copy on every field but one whose question
-    (``params["field_questions"]``) or the page's instructions ask for the item's words back (transcribe, copy,
-    correct: qc/source_copy.py): an answer that is its item's whole text again answers no other question, be it a
-    summary, a reason or an optional comment."""
+    """The text rules one field runs: its own list, else the campaign's; instruction_echo only where the page
+    has instructions long enough to echo; source_copy unless the field's question or the instructions ask for the
+    item's words back (qc/source_copy.py)."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL and r not in (conf.get("ignore") or ()))
     if not page_lines(str(params.get("page_text") or "")):
@@ -127,9 +124,7 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
 
 
 def field_questions(page_html: str) -> dict[str, str]:
-    """Per field (its name without the item index): the words a person reads as its question (whether it asks
-    for the worker's own words, qc/source_copy.py; the length it asks for, qc/asked_limits.py), an item's masked
-    values left out."""
+    """Per field: the words a person reads as its question, masked item values left out."""
     asked: dict[str, str] = {}
     for name, question in question_texts(read_page(page_html)).items():
         m = INDEXED.match(name)

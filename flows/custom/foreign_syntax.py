@@ -1,15 +1,6 @@
-"""Other platforms' placeholders, turned into hitflow's Jinja (``hitflow new NAME --from PAGE``).
-
-- MTurk's requester UI: ``${column}`` is replaced by the batch CSV's value for each HIT
-  (MTurk's "Create a project" guide, "Customize the HIT template with variables").
-- SageMaker Ground Truth: Liquid, with each item as ``task.input`` (``{{ task.input.source }}``)
-  and Ground Truth's filters ``grant_read_access``, ``to_json``, ``skip_autoescape`` and
-  ``escape`` (Ground Truth developer guide, "Creating a custom worker task template").
-  python-liquid parses the page first, so a page Liquid itself refuses is named with its line.
-
-Each converter returns the Jinja text, the item columns the page reads (in order of first use)
-and problems ``(line, what and how to fix it)``; a page with problems is not written.
-"""
+"""Other platforms' placeholders turned into hitflow's Jinja (``hitflow new NAME --from PAGE``): MTurk's
+``${column}`` and Ground Truth's Liquid (``task.input``, its filters; a page Liquid refuses is named with its
+line). Each converter returns the Jinja, the columns read and problems ``(line, what to fix)``."""
 
 from __future__ import annotations
 
@@ -170,13 +161,6 @@ def liquid_parse_problem(source: str) -> tuple[int, str] | None:
         return (line_of(source, at) if at >= 0 else 1, f"Liquid cannot parse the page: {exc.message}; "
                                                        "fix the tag on that line")
     return None
-
-
-def render_liquid(source: str, item: dict[str, str]) -> str:
-    """The page as Ground Truth's Liquid would show ``item`` (tests compare the conversion with it).
-    An empty cell is a key the item does not have (nil, falsy in Liquid, where "" is truthy), as
-    hitflow's Jinja treats an empty column as false."""
-    return _liquid_environment().from_string(source).render(task={"input": {k: v for k, v in item.items() if v}})
 
 
 def liquid_to_jinja(source: str) -> Converted:

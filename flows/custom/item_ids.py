@@ -1,13 +1,6 @@
-"""An imported page's item block made safe to repeat: a page written for one item shows several on one
-hitflow page (``images_per_hit``), so what must be unique on a page is made so.
-
-- ``id="why"`` with ``<label for="why">``: copied per item, the second item's label focused the first item's
-  box. An id a label points at and no script or style of the page names gets the item's index
-  (``why_{{ i }}``), and so do those ``for`` attributes; every other id is left as the page wrote it (a script,
-  a style or the requester's own checks may name it).
-- ``<style>`` blocks: one copy, shown once above the items, not one per item (a block holding an item's value,
-  ``{{ ... }}``, stays with its item).
-"""
+"""An imported page's item block made safe to repeat (several items on one page): an id a ``<label for>``
+points at, and no script or style names, gets the item's index; ``<style>`` blocks are shown once above the
+items unless they hold an item's value."""
 
 from __future__ import annotations
 

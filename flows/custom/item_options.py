@@ -14,9 +14,8 @@ Layout = list[tuple[str, str]]  # per option in page order: ("column", name) or 
 
 
 def option_layouts(spec: Spec, items: list[dict[str, Any]], hidden: set[str]) -> dict[str, Layout]:
-    """Per choice or checkbox field (without its item index) with an option taken from the item: its layout.
-    ``hidden``: columns never shown as options (the truth columns, which match the right option by design). On a
-    one-item page a field needs two options from two columns (one could match by chance)."""
+    """Per choice field with an option taken from the item: its layout; ``hidden`` columns are never options.
+    On a one-item page a field needs two options from two columns."""
     by_field: dict[str, dict[int, list[str]]] = {}
     for f in spec["fields"]:
         m = INDEXED.match(f["name"])

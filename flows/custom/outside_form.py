@@ -1,10 +1,5 @@
-"""Controls a crowd page shows outside its ``<crowd-form>`` (``hitflow new --from``).
-
-MTurk's ``<crowd-form>`` posts what is inside it; a slider or box outside it is never part of the
-answer. Made a field on hitflow's page (whose one form holds the whole item block) it became a
-dataset column MTurk would never have sent. Such a control keeps its place and its script (a slider
-that only drives a preview still works), its ``name`` becomes ``data-unposted``, and the import says so.
-"""
+"""Controls a crowd page shows outside its ``<crowd-form>``, which MTurk never posts: kept in place with their
+scripts, their ``name`` moved to ``data-unposted`` (no dataset column MTurk would not have sent), and noted."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""Is the user's page one workers can answer and hitflow can read? The checks behind the dry run's
-PROBLEM lines and the refusal of ``hitflow run`` to post a page that fails them.
-
-A page nobody can read back is never posted: its every answer would look like a broken rule, and the
-crowd would be rejected and blocked for the requester's defect. Checked here: the file is
-an HTML page at all (not binary, not MTurk question XML), no syntax of another template language is
-left over (``${var}`` from MTurk's requester UI, ``{{ ... }}``/``{% ... %}`` from Liquid or Mustache:
-a worker would see it literally), no ``<form>`` inside the page's form (browsers drop the inner
-``<form>`` tag and its ``</form>`` closes the outer form early, so later fields are never submitted),
-every visible control has a name (an unnamed control is never submitted), every crowd element is
-one hitflow reads (``flows/core/pages/crowd_elements.py``), no server-side code of another engine
-(PHP, ASP/JSP/ERB, Handlebars: it would never run, and what it printed would be lost), and there is
-at least one answer field.
-"""
+"""Is the user's page one workers can answer and hitflow can read back? The dry run's PROBLEM lines and
+``hitflow run``'s refusal: a page nobody can read back would have every honest worker rejected and blocked
+for the requester's defect. The checks and why each matters: docs/custom_pages.md."""
 
 from __future__ import annotations
 
@@ -167,9 +156,8 @@ TEMPLATE_ADVICE = "write what it printed into the template, per-item values as {
 
 
 def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[int, str]]:
-    """(line, what) for each block of another engine's server-side code in the page (``other_engines``:
-    Django/Jinja/Twig tags too, for a page that is not a hitflow template, as it is imported), and for
-    each field whose name that code prints (hitflow would not see it as the page wrote it)."""
+    """(line, what) for each block of another engine's server-side code in the page (``other_engines``: Jinja
+    tags too), and each field whose name that code prints."""
     found: list[tuple[int, str, str]] = []
     engines = other_engines and not HITFLOW_PAGE.search(source)
     patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]

@@ -1,9 +1,6 @@
-"""An ExternalQuestion's page, fetched for ``hitflow new --from`` as a worker's browser would, but only what
-the user asked for (docs/security.md, "Page import fetches only what was asked" and "One deadline for every
-fetch and decode"): http(s) only; every address checked public (unless ``--allow-address``) at the first
-request and after each redirect, and connected to as checked; at most MAX_PAGE_BYTES off the wire and after
-decompression; one deadline for the whole fetch; the body in its declared charset when a page can be in it,
-else UTF-8. Each refusal is one line (:class:`FetchRefused`) saying what to do instead."""
+"""An ExternalQuestion's page fetched for ``hitflow new --from`` as a browser would, only what was asked:
+http(s), public addresses checked at each redirect, bounded bytes, one deadline (docs/security.md). Each
+refusal is one line (:class:`FetchRefused`) saying what to do instead."""
 
 from __future__ import annotations
 
@@ -68,8 +65,7 @@ NOT_PAGE_CHARSETS = ("idna", "punycode", "unicode-escape", "raw-unicode-escape",
 
 
 def page_text(body: bytes, charset: str | None) -> str:
-    """``body`` in its declared charset when that is one a page can be in; else UTF-8. Undecodable
-    bytes become U+FFFD either way (a browser shows them so too)."""
+    """``body`` in its declared charset when a page can be in it, else UTF-8; undecodable bytes become U+FFFD."""
     try:
         codec = codecs.lookup(charset or "utf-8")
         if codec._is_text_encoding and codec.name not in NOT_PAGE_CHARSETS:
@@ -174,9 +170,8 @@ def _decoded(chunks: Iterator[bytes], encoding: str, deadline: float) -> Iterato
 
 
 def _inflated(chunks: Iterator[bytes], gzip: bool, deadline: float) -> Iterator[bytes]:
-    """Each chunk's output in pieces of at most CHUNK bytes. Every turn of the loop uses input or
-    yields output (a finished member's leftover bytes start the next member, or end the body), and
-    checks the deadline: once, the leftover bytes of a finished member were fed to it again forever."""
+    """Each chunk's output in pieces of at most CHUNK bytes; every turn uses input or yields output and checks
+    the deadline (a finished member's leftovers once looped forever)."""
     inflater, members = zlib.decompressobj(wbits=47 if gzip else 15), 0  # 47: gzip or zlib header
     for chunk in chunks:
         data, full = chunk, False

@@ -1,8 +1,5 @@
-"""``hitflow new NAME --from PAGE``: a page written for another platform (HTML, an MTurk HTMLQuestion or
-ExternalQuestion wrapper, a QuestionForm) brought in as it is, as the ``item`` block of a template on
-``_custom_page.html.j2`` (``_crowd_page.html.j2`` for crowd HTML elements), one item per page; what it does to
-the page is docs/importing_pages.md. What cannot be converted is listed line by line, and nothing is written.
-"""
+"""``hitflow new NAME --from PAGE``: another platform's page brought in as the ``item`` block of a template
+(docs/importing_pages.md); what cannot be converted is listed line by line, and nothing is written."""
 
 from __future__ import annotations
 
@@ -77,9 +74,8 @@ class ImportedPage:
 
 def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = (),
                 keep_jinja: bool = False) -> ImportedPage:
-    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert.
-    An ExternalQuestion's page is fetched from a public address, or one of ``allowed``. The page's own
-    Jinja (``{{ ... }}``, ``{% ... %}``) is kept as text unless ``keep_jinja``."""
+    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert. The
+    page's own Jinja stays text unless ``keep_jinja``."""
     kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []
@@ -173,11 +169,8 @@ JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 
 
 def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
-    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``), or MTurk's ``${column}`` (the default).
-
-    A page from elsewhere runs none of its own expressions: its Jinja is kept as text (as MTurk shows it)
-    unless the user says it is theirs (``--keep-jinja``); then it runs in the bounded sandbox. Liquid is
-    translated from a fixed list of filters and tags, never run as written."""
+    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``: then run in the bounded sandbox), or MTurk's
+    ``${column}`` (the default): a page from elsewhere runs none of its own expressions."""
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)
@@ -278,8 +271,7 @@ def _submit_listener(code: str) -> str:
 
 
 def rename_fields(body: str) -> tuple[str, list[str]]:
-    """``name="x"`` -> ``name="x_{{ i }}"`` on every control (so it belongs to its item);
-    MTurk's own session fields are removed."""
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; MTurk's own session fields removed."""
     names: list[str] = []
 
     def one(tag: re.Match[str]) -> str:

@@ -1,12 +1,6 @@
-"""An imported page's instructions, moved out of the per-item block (``hitflow new --from``).
-
-A page written for one item per HIT carries its instructions beside the item; on hitflow's page the
-item block repeats per item, so the instructions would repeat too, and the simulated crowd reads
-text in the item block as about the item. What moves: a ``<crowd-instructions>`` element, a block
-element (div, section, details, aside) whose id or class names instructions, and a paragraph that
-opens with "Instructions:" (``<p><strong>Instructions: </strong>...``, as Ground Truth's text templates
-write it). What stays, with a note: instructions that read the item's columns (they differ per item).
-"""
+"""An imported page's instructions moved out of the per-item block (they would repeat per item, and the
+simulated crowd reads item-block text as about the item): ``<crowd-instructions>``, instruction-named blocks
+and an "Instructions:" paragraph. Instructions that read the item's columns stay, with a note."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The ``pattern`` attributes of a requester's page, read as QC will match them (qc/page_patterns.py). One a
-browser ignores (not JavaScript under the v flag) or that no linear-time engine matches (a back-reference, a
-look-around) is named with its line at import (``hitflow new --from``) and as a PROBLEM of the dry run, so no page
-carrying it is posted: QC checks every answer against its page's patterns, and a worker's answer must not be
-able to stall it."""
+"""A page's ``pattern`` attributes read as QC will match them (qc/page_patterns.py): one a browser ignores
+or no linear-time engine matches is named with its line at import and as a dry-run PROBLEM, so a worker's
+answer can never stall QC."""
 
 from __future__ import annotations
 
@@ -25,8 +23,7 @@ FIX = "write it in the syntax a browser reads (JavaScript, the v flag) without b
 
 
 def refused_pattern_lines(page: str, question_form: bool = False) -> list[tuple[int, str]]:
-    """(line, problem) for each ``pattern`` attribute of ``page`` (a QuestionForm's ``AnswerFormatRegex``) that QC
-    refuses."""
+    """(line, problem) for each ``pattern`` attribute (or ``AnswerFormatRegex``) of ``page`` that QC refuses."""
     line = line_finder(page)
     found = []
     for m in (REGEX_ATTR if question_form else PATTERN_ATTR).finditer(page):

@@ -1,8 +1,5 @@
-"""What a campaign's own page does in its scripts, as far as the simulated crowd must know: a page
-whose script writes answer fields (hidden fields set on submit, a JSON answer) submits what no
-form reader can guess, so its simulated workers work it in a real browser
-(``flows/sim/pages/browser_worker.py``). Also: the words its scripts write for "no answer", and the CSP
-nonce for a page's own inline scripts and styles."""
+"""What a page's scripts do that the simulated crowd must know: a script that writes answer fields sends
+its workers to a real browser; also its words for "no answer" and the CSP nonce."""
 
 from __future__ import annotations
 
@@ -32,9 +29,8 @@ def sim_workers(setting: str, template_source: str) -> str:
 
 
 def with_nonce(page: str, nonce: str) -> str:
-    """Every inline ``<script>``/``<style>`` of a rendered page without a nonce gets the page's, so
-    the task server's content security policy runs the page's own code (the template is the
-    requester's; item values are escaped and cannot add tags)."""
+    """Every inline ``<script>``/``<style>`` without a nonce gets the page's, so the task server's CSP runs the
+    requester's own code."""
     if not nonce:
         return page
     return _UNNONCED.sub(lambda m: f'{m.group(0)} nonce="{nonce}"', page)

@@ -1,20 +1,7 @@
-"""Where each placeholder of an imported page stands in its HTML, read by an HTML tokenizer.
-
-The converters (``foreign_syntax``) put a mark (:func:`mark`) where each placeholder stood and ask here
-for its place: plain text, a quoted attribute's value, a URL attribute's (through ``safe_url``), a
-script's string (``script_strings``), or a place autoescape cannot protect, refused with what to do:
-
-- an event handler (``onclick``): the browser decodes the entities autoescape wrote, then runs the code;
-- ``srcdoc``: its value is a page of its own, whose entity-escaped markup the browser decodes and runs;
-- ``style`` (attribute or element): CSS the item would write;
-- the source of code (``<script src>``, ``<link href>``, ``<base href>``, ``<object data>``, ``<embed
-  src>``), ``formaction`` (where the answers go), SVG animation attributes (which can set an ``href`` to
-  ``javascript:``) and a ``<script>`` that is not JavaScript or JSON (an HTML template a script inserts);
-- a tag's or an attribute's name, right after a ``<`` in text, or a tag the page never closes.
-
-A tag holding a mark in an attribute is written out again with every value double-quoted, so an unquoted
-``<img src=${t}>`` can never take an item's spaces as new attributes.
-"""
+"""Where each placeholder of an imported page stands in its HTML (an HTML tokenizer over the converters'
+marks): text, a quoted attribute, a URL attribute, a script string, or a place autoescape cannot protect
+(event handlers, ``srcdoc``, styles, code sources, tag or attribute names), refused with what to do. A tag with
+a marked attribute is written again with every value double-quoted."""
 
 from __future__ import annotations
 
@@ -114,8 +101,7 @@ class _Events(TolerantHTMLParser):
 
 
 def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place]]:
-    """The page with each tag that holds a mark in an attribute written out again (every value quoted),
-    its comments dropped if ``drop_comments``, and each mark's place."""
+    """The page with each tag holding a marked attribute written again (values quoted), and each mark's place."""
     parser = _Events(page)
     parser.feed(page)
     parsed = len(page) - len(parser.rawdata)  # what follows is a tag, comment or script the page never ends
@@ -145,9 +131,8 @@ def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place
 
 def _unpaired_quote(page: str, start: int, raw: str, tag: str, attrs: list[tuple[str, str | None]],
                     found: dict[int, Place]) -> None:
-    """A quote html.parser took into an attribute's name (``<p a= "b>``, the value's quote never closing
-    inside the tag) opens a value for a browser, which runs to the next such quote, past the tag's ``>``:
-    a mark up to there may stand in that value (a handler's), whatever html.parser made of it."""
+    """A quote html.parser took into an attribute's name opens a value for a browser that runs past the tag's
+    ``>``: a mark up to there may stand in that value."""
     for name, _ in attrs:
         quote = next((c for c in name if c in "\"'"), "")
         at = raw.lower().find(name) if quote else -1
@@ -179,8 +164,7 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
 
 
 def _quoted(value: str) -> str:
-    """An attribute's value (as the tokenizer decoded it) in quotes: single ones around a value holding
-    double ones (a JSON list of categories reads as written), else double."""
+    """An attribute's value in quotes: single around a value holding double ones, else double."""
     text = value.replace("&", "&amp;")
     return f"'{text}'" if '"' in text and "'" not in text else '"' + text.replace('"', "&quot;") + '"'
 

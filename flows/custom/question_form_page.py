@@ -1,9 +1,6 @@
-"""An MTurk QuestionForm (and its AnswerKey) as a custom page: each Question a control with the
-constraints MTurk draws for it (the QuestionForm schema, 2017-11-06: ``FreeTextAnswer`` with
-``IsNumeric``/``Length``/``AnswerFormatRegex``, ``SelectionAnswer`` with ``StyleSuggestion`` and
-``Min``/``MaxSelectionCount``), named by its ``QuestionIdentifier``. The AnswerKey's
-``AnswerOption``s become rows ``field, answer, score`` that ``qc/answer_key.py`` scores
-responses with, as a qualification test is scored."""
+"""An MTurk QuestionForm (and AnswerKey) as a custom page: each Question a control with MTurk's constraints,
+named by its ``QuestionIdentifier``; the AnswerKey's options become ``field, answer, score`` rows
+(qc/answer_key.py)."""
 
 from __future__ import annotations
 

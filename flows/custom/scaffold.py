@@ -1,11 +1,5 @@
-"""``hitflow new NAME``: a campaign on your own page, ready to run on the simulator.
-
-Writes ``config/NAME.toml`` (every key commented), ``config/NAME.html.j2`` (a starter page on
-hitflow's shared base page) and ``config/NAME_items.csv`` (three items), from the files in
-``hit_templates/starter/``. Nothing is overwritten. The budget written is sized to the items
-written, from the platforms' own estimates, and its comment gives the cost of one more item, so a
-newcomer who adds items knows what to raise it to before the dry run says so.
-"""
+"""``hitflow new NAME``: ``config/NAME.toml``, a starter page and three items from ``hit_templates/starter/``,
+nothing overwritten; the budget is sized to the items, and its comment gives the cost of one more item."""
 
 from __future__ import annotations
 
@@ -46,8 +40,7 @@ def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> li
 
 
 def own_items(path: Path, columns: list[str]) -> str:
-    """The user's items file as it is, once its header has an id column and every column the page reads
-    (``columns``); else a one-line refusal, nothing written."""
+    """The user's items file when its header has an id column and every column the page reads; else a refusal."""
     from flows.core.inputs.csv_files import read_csv_table
     from flows.core.inputs.text_files import read_text
 
@@ -71,9 +64,8 @@ def starter_config(name: str) -> str:
 
 
 def size_budget(config: Path) -> None:
-    """Rewrite the written config's budget to the estimate of its own items on MTurk and on Prolific
-    (the dearer, with headroom, in whole USD, at least ``FLOOR_USD``), and say per item what more items
-    cost. A config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
+    """Rewrite the config's budget to its items' estimate (the dearer of MTurk and Prolific, with headroom, at
+    least ``FLOOR_USD``) and say what one more item costs; an unreadable config keeps the starter's."""
     text = config.read_text(encoding="utf-8")
     try:
         per_item, items, prolific = _dearest_per_item(config)

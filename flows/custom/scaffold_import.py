@@ -1,8 +1,5 @@
-"""``hitflow new NAME --from PAGE [--answer-key KEY]``: the campaign files for an existing page
-(``page_import`` converts it): ``config/NAME.toml`` (the starter's, one item per page as on MTurk),
-``config/NAME.html.j2`` (the page as the ``item`` block of ``_custom_page.html.j2``) and
-``config/NAME_items.csv`` (the columns the page reads, one sample row); with an AnswerKey,
-``config/NAME_answer_key.csv`` too."""
+"""``hitflow new NAME --from PAGE [--answer-key KEY]``: config, page template, a sample items row and, with
+an AnswerKey, ``config/NAME_answer_key.csv``."""
 
 from __future__ import annotations
 
@@ -126,11 +123,9 @@ def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: b
 
 
 def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: str) -> None:
-    """The page rendered once, with a sample item, in the bounded environment (flows/core/pages/
-    template_limits.py): an expression building more than a page may (``{{ 'a'*10**9 }}``) is refused
-    now, with its line in the page, not when a run renders it. Other errors (a name the items lack) are
-    the dry run's to report. A template of hitflow's own expressions alone (a ``${x}`` page's) is
-    bounded as written: rendering 300,000 placeholders compiled gigabytes for nothing."""
+    """The page rendered once with a sample item in the bounded environment, so an expression building more
+    than a page may is refused now, with its line; other errors are the dry run's. A template of hitflow's own
+    expressions alone is bounded as written (300,000 compiled placeholders took gigabytes)."""
     if only_hitflow_expressions(template):
         return
     from flows.core.pages.template_limits import TemplateLimit
@@ -156,9 +151,8 @@ TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on 
 
 
 def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
-    """(a controls file, a note saying so) for the first choice field whose known answers a column of the items
-    file holds (its own name, ``<field>_answer``/``_truth``/``_gold``, or on a page of one choice field a name of
-    TRUTH_NAMES), every answer one of its options: the rows with an answer; None when no column does."""
+    """(a controls file, a note) for the first choice field whose known answers an items column holds (its
+    name, ``<field>_answer``/``_truth``/``_gold``, or TRUTH_NAMES); None when none does."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"

@@ -1,12 +1,6 @@
-"""Where a placeholder stands in a page's script, read by a small JavaScript lexer.
-
-Item text reaches a script only as a whole string literal of its own (``var t = "${t}";``), written as
-``{{ item.t | tojson }}``: JSON's quotes and escapes (``<``, ``>``, ``&``, ``'`` as ``\\u00XX``) keep it one
-string. Anywhere else in a script (inside a longer string, a template literal, a comment, a regular
-expression, or code itself) autoescape cannot keep it from being code: ``"a '${t}' b"`` with an item
-``+alert(1)+`` would call alert. The lexer tells those places apart; a placeholder in one of them is the
-script's own (``${x}`` in a template literal) or is refused by the caller.
-"""
+"""Where a placeholder stands in a page's script (a small JavaScript lexer): only a whole string literal of
+its own (``var t = "${t}";`` -> ``{{ item.t | tojson }}``) is safe; anywhere else autoescape cannot keep item
+text from being code, so it is the script's own (a template literal's ``${x}``) or refused by the caller."""
 
 from __future__ import annotations
 
@@ -34,9 +28,8 @@ CONDITION_WORDS = frozenset(("if", "while", "for", "with"))
 
 
 def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
-    """For each placeholder mark (``mark``'s group 1: its number) in ``code``, where it stands: "string"
-    (the whole of a string literal, between its own quotes), "code" (code or a template literal: the
-    script's own ``${x}``), or "inside" (part of a longer string, a comment or a regular expression)."""
+    """For each placeholder mark in ``code``: "string" (a whole string literal), "code" (code or a template
+    literal) or "inside" (part of a string, comment or regex)."""
     places: dict[int, str] = {}
     pos, regex_may_follow, previous = 0, True, ""
     conditions: list[bool] = []  # for each open "(": whether it holds an if/while/for/with condition

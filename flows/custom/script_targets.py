@@ -35,9 +35,8 @@ FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([
 
 
 def attached_handlers(scripts: str, element_ids: list[str]) -> list[str]:
-    """The code of each submit or click listener the scripts attach to these elements (the page's form,
-    its submit button), directly or through a variable holding the element; a listener given by name is
-    that function's body."""
+    """The code of each submit or click listener the scripts attach to these elements (directly or through a
+    variable); a named listener is that function's body."""
     refs = [*(_by_id(i) for i in element_ids if i), BY_TAG]
     target = "|".join(refs)
     aliases = re.findall(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:" + target + r")\s*;?", scripts)
@@ -119,8 +118,7 @@ def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[st
 
 
 def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None = None) -> str:
-    """``code`` followed by the body of each page function it calls (one level deep), each looked up in
-    ``scripts`` once (``bodies``: the lookups kept across calls)."""
+    """``code`` followed by the body of each page function it calls, one level deep (``bodies``: lookups kept)."""
     kept: dict[str, str] = {} if bodies is None else bodies
     for name in dict.fromkeys(CALL.findall(code)):
         if name not in kept:

@@ -42,8 +42,7 @@ class Check:
 
 
 def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
-    """The checks in ``handlers`` (the submit's own code) and the page functions they call;
-    ``ids``: element id -> field name, for ``getElementById`` references."""
+    """The checks in ``handlers`` and the page functions they call (``ids``: element id -> field name)."""
     code = with_called_functions("\n".join(handlers), scripts)
     aliases = _aliases(code)
     checks = []
@@ -89,8 +88,7 @@ def _statement(code: str, at: int) -> str:
 
 
 def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
-    """The page rules, when every alternative of the condition is "this field is empty" (required) or
-    "this number is above/below N" (max/min), else []."""
+    """The page rules when every alternative of the condition is "field empty" or "number above/below N"; else []."""
     rules = []
     for part in _alternatives(condition):
         test = _unwrapped(part)
@@ -170,8 +168,7 @@ def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
 
 
 def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
-    """A test such as ``!x.value``, ``x.value.trim() === ""``, ``x.value.length == 0`` or no radio of
-    ``x`` checked: (x, "required", "")."""
+    """A test that ``x`` is empty (``!x.value``, ``.trim() === ""``, no radio checked...): (x, "required", "")."""
     if m := UNTICKED.match(part):
         return (next(g for g in m.groups() if g), "required", "")
     value = rf"(?P<ref>{_REF})\.value(?:\.trim\(\))?"
@@ -183,9 +180,8 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 
 
 def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
-    """Each submit check the handlers make, listed in ``notes`` by what it enforced: one that is page rules
-    ("a field is empty", a number's bound, a length, a pattern) becomes them on its controls; any other is
-    named by its condition and message (with the QC rule that says it, where one does), for the user."""
+    """Each submit check the handlers make, in ``notes``: page rules become rules on their controls; any other
+    is named by its condition and message."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
     # HTML has no pattern on a textarea: such a check stays the script's
@@ -231,8 +227,7 @@ def _words_field(ref: str, ids: dict[str, str]) -> str:
 
 
 def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
-    """The control with the rule's attribute (``required``, ``max="10"``) if it is the rule's field's
-    and has none already."""
+    """The control with the rule's attribute if it is the rule's field's and has none already."""
     tag, (field, attr, value) = control.group(0), rule
     if attr == "required" and re.search(r"""\btype\s*=\s*["']?checkbox\b""", tag, re.I):
         attr, value = "data-min-selections", "1"  # a group with none ticked: on a checkbox, required is that box

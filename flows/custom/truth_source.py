@@ -1,14 +1,6 @@
-"""Where a custom campaign's known answers come from, and what a rehearsal's choices mean.
-
-A requester may know some answers: the items file's own answer columns (``[campaign] truth =
-{field = "column"}``: the column is never shown unless the page shows it), control items
-(``[answers] controls``: item_id, field, answer) and an answer key (``[campaign] answer_key``: the
-best-scored answer of each field, for every item). On the simulator they are handed over before
-anything is posted, and simulated choices follow them with each profile's accuracy
-(flows/sim/people/latent_choices.py). A choice field with none is **content-blind** in a rehearsal (the
-simulator's latent answer is drawn, or read from the item's own words by its reading model): the dry
-run and the report say so, in the words of :data:`BLIND`.
-"""
+"""Where a custom campaign's known answers come from (truth columns, control items, an answer key), handed to
+the simulator before anything is posted. A choice field with none is **content-blind** in a rehearsal: the
+dry run and the report say so, in the words of :data:`BLIND`."""
 
 from __future__ import annotations
 
@@ -65,9 +57,8 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
 
 
 def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Every known answer (``item_id, field, answer, source``), one per item and field: the items' own
-    column first, then the control items' answer, then the answer key's (for every item); a control
-    file that disagrees with the items' column is rehearsed as a wrong answer file."""
+    """Every known answer (``item_id, field, answer, source``): the items' column first, then controls, then the
+    answer key; a control disagreeing with the column is rehearsed as wrong."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
@@ -83,14 +74,10 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
-    """For the dry run: where each choice or number field's simulated answers come from. ``fields``:
-    answer field -> its kind (flows/custom/custom_task.py field_kinds); ``specs``: answer field -> its
-    control's rules (options, bounds), by which each known answer is read: one line per answer the
-    simulator cannot follow (not an option, not a finite number), and the fields' lines count only the
-    items it does follow. ``planned``: the ids of the items the plan shows (control items mixed in too);
-    the counts are of those (a control file of 27 read "27 of 60 items" where the plan showed 15 of 75).
-    ``layouts``: fields whose options come from the item (flows/custom/item_options.py), each answer read against
-    its own item's options."""
+    """For the dry run: where each choice or number field's simulated answers come from, counted over the
+    ``planned`` items; a line per known answer the simulator cannot follow (not an option, not a finite number).
+    ``fields``: field -> kind; ``specs``: field -> its control's rules; ``layouts``: fields whose options come
+    from the item."""
     known, controls = known_answers(cfg, items), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
@@ -138,9 +125,8 @@ def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tu
 
 
 def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
-    """Why the simulator cannot follow a known answer as the field's control reads it ("" when it can):
-    not one of a choice's options, not a finite number; a number outside the control's bounds is read at
-    the nearest bound ("read as ...")."""
+    """Why the simulator cannot follow a known answer ("" when it can): not an option, not a finite number;
+    out of bounds is read at the nearest bound."""
     if spec is None:
         return ""
     kind = spec.get("type")
@@ -163,11 +149,9 @@ def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
 
 
 def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | None = None) -> list[str]:
-    """For the report: per choice field, how many items' latent answers were known, read or blind
-    (sim_items.json's ``source``), and the content-blind sentence where any was blind; per text field
-    whose images the simulator could not see (``source`` = ``blind text``), :data:`BLIND_TEXT`.
-    ``answered``: per field, the items the responses answer; those sim_items.json lacks are counted too,
-    so a gap shows ("known answers on 61 of 69 items, ..., none kept on 8") instead of "61 of 61"."""
+    """For the report: per choice field, how many items' latent answers were known, read or blind, with the
+    content-blind sentence where any was; per blind text field :data:`BLIND_TEXT`. ``answered`` counts items
+    sim_items.json lacks too, so a gap shows."""
     by_field: dict[str, Counter[str]] = {}
     texts: Counter[str] = Counter()  # text fields about images the simulator could not see
     for row in items_truth:

@@ -1,8 +1,5 @@
-"""A batch's markdown summary and flag table in Prefect's UI, sent while the run goes on.
-
-Each is one call to Prefect's API the run would only wait on. Their text is read from the ledger in the
-run's thread (its connection is the run's); one thread of their own sends them in order, in the flow run's
-context (so they belong to it), and the flow waits for them before it ends (:func:`artifacts_sent`)."""
+"""A batch's summary and flag table in Prefect's UI, sent in order by one thread of their own in the flow
+run's context (the run need not wait on each call); the flow waits for them before it ends."""
 
 from __future__ import annotations
 
@@ -36,9 +33,8 @@ def _send(key: str, markdown: str, flag_rows: list[dict[str, Any]], description:
 
 @contextmanager
 def artifacts_sent() -> Iterator[None]:
-    """The block of a flow run's steps: at its end every queued artifact is sent (a failed one raises
-    here). A step that stops the block (a batch left open or waiting for review) has them sent too,
-    its own exception going on; Ctrl-C or SIGTERM drops those not sent yet rather than wait."""
+    """At the block's end every queued artifact is sent (a failed one raises), also when a step stops it;
+    Ctrl-C or SIGTERM drops those not sent."""
     try:
         yield
     except Exception:

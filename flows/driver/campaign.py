@@ -1,8 +1,5 @@
-"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block, in order.
-
-A batch's status in the store says how far it got, so a re-run continues where the last one
-stopped; each step is itself idempotent through the ledger.
-"""
+"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block; its status says how far
+it got, so a re-run continues where the last stopped."""
 
 from __future__ import annotations
 
@@ -107,9 +104,8 @@ def batch_work(run: Run, batch: int) -> int:
 
 
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC (reconcile fetched it, a round of more work brought it) goes through QC,
-    a decision and the block step again before the next batch and before any output. Decided, it is no longer
-    late: a ledger note, intended until the block step ends, has a run resumed after a kill finish the review."""
+    """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
+    output; a ledger note has a resumed run finish that review."""
     name, store = run.cfg.name, run.store
     late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
@@ -213,8 +209,7 @@ def run_next_batch(run: Run, call: Caller = call_directly, limit: int | None = N
 
 
 def every_batch_done(run: Run) -> bool:
-    """Whether the campaign's planned batches have all reached their last step (a scheduled run that
-    advanced the last one finishes the campaign then, not a schedule's interval later)."""
+    """Whether every planned batch reached its last step (a scheduled run then finishes the campaign at once)."""
     batches = {r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM items WHERE campaign = ?",
                                                   [run.cfg.name])}
     return bool(batches) and all(run.store.batch_status(run.cfg.name, b) == ORDER[-1] for b in batches)

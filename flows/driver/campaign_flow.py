@@ -236,11 +236,8 @@ def _env(name: str, value: str) -> Iterator[None]:
 
 
 def _runner_stopping_on_sigterm(name: str) -> Any:
-    """Prefect's runner (what ``flow.serve`` uses), leaving at once on SIGTERM, as a service
-    manager expects. Prefect 3.8's own handler calls the sync ``stop()`` inside the running
-    loop (an un-awaited coroutine, so nothing stops) and then waits for the flow run in
-    progress, which may be stuck in a platform call for minutes. Every batch step records its
-    intent in the ledger before it acts, so a run stopped half-way is resumed by the next one."""
+    """Prefect's runner leaving at once on SIGTERM, as a service manager expects (Prefect 3.8's handler stops
+    nothing and waits for the run in progress); every step's intent is in the ledger, so the next run resumes."""
     from prefect.runner import Runner
 
     class _Runner(Runner):

@@ -56,17 +56,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
                  detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                  replace_outputs: bool = False) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary.
-
-    ``platform="prolific"``: one study per batch; the task server runs in-process unless
-    ``task_url`` names the public address of a running ``hitflow serve``. The in-process
-    simulator keeps its marketplace in ``sim_state`` (default: ``sim/`` next to the ledger).
-
-    A run that leaves an open batch (flows/platforms/batch_window.py) returns ``{"open": message, ...}``
-    without outputs, one that meets a batch held for a person (batch_hold.py) ``{"held": message, ...}``;
-    the next run collects it. ``detach``: "always"/"never" overrides the config.
-    ``campaign_name``: the config under another name (a new attempt, flows/campaigns/identity.py);
-    ``resume_cancelled``, ``replace_outputs``: what the operator allowed on purpose (``--resume-cancelled``...)."""
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` /
+    ``{"held": ...}`` without outputs when a batch is still open or held for a person.
+    ``task_url``: a running ``hitflow serve`` (else in-process); ``sim_state``: the embedded simulator's file;
+    ``detach`` overrides the config; ``campaign_name``, ``resume_cancelled``, ``replace_outputs``: as the flags."""
     cfg = named(load_campaign(config_path), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,
@@ -94,8 +87,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
 
 def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: Any, platform: str, task_url: str,
                 invitees: tuple[str, ...], notes: dict[str, Any]) -> Run:
-    """The campaign's Run over the session's client, target and clock; its ``notes`` also say whether
-    real people are on the other end (:func:`live_route`)."""
+    """The campaign's Run over the session's client, target and clock, ``notes`` saying :func:`live_route`."""
     return Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
                notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
                clock=session.clock, page=task_page, new_work=stop_failing_workers)
@@ -123,9 +115,8 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
 
 
 def waiting_report(run: Run, out_root: str | Path) -> None:
-    """The outputs and report of the work so far while a batch waits for review, the report marked so
-    (its summary reads the ledger: flows/campaigns/report_summary.py); the `ui`'s /report/NAME was refused
-    until the campaign ended. Written again when the campaign goes on."""
+    """The outputs and report of the work so far while a batch waits for review, marked so; written again when
+    the campaign goes on."""
     summary = export_outputs(run, out_root, None, platform_asked=True)
     where = summary.get("out_url") or summary["out_dir"]
     run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
@@ -144,8 +135,7 @@ def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: boo
 
 
 def ask_platform_for_outputs(run: Run) -> bool:
-    """What the caption outputs need from the platform (MTurk's own test scores), asked while the
-    session is open; True when asked, so the outputs do not ask again."""
+    """What the caption outputs need from the platform, asked while the session is open; True when asked."""
     if not kind_of(run.cfg).extra.get("asks_platform_for_outputs"):
         return False
     platform_for(run.platform).record_test_scores(run)
@@ -192,8 +182,7 @@ def latent_items(run: Run, truth: Any) -> list[dict[str, Any]] | None:
 
 def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
                            items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags, report; then the campaign is done. ``items``:
-    :func:`latent_items`, asked while the simulator was still there (else asked now)."""
+    """The dataset (or judgements), flags and report, then the campaign is done (``items``: :func:`latent_items`)."""
     summary = export_outputs(run, out_root, truth, platform_asked, items)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
     # What the outputs freed goes back to the system now, not when the process ends: at COCO's size
@@ -234,9 +223,8 @@ def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[s
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """A platform whose participants open hitflow's pages (Prolific, invite links) needs the task
-    server: the given one, or one started here, but never one that stops while its links are
-    still out (a detaching run)."""
+    """The task server a platform whose participants open hitflow's pages needs: the given one, or one started
+    here, never one that stops while its links are out."""
     serves_pages = platform_for(run.platform).SERVES_PAGES
     if not serves_pages or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
@@ -268,9 +256,8 @@ REHEARSAL_PORTS = (20000, 32000)  # below Linux's ephemeral range (32768-60999),
 
 
 def rehearsal_port(run: Run) -> int:
-    """The port of a simulated run's in-process task server, the same for its ledger and campaign on
-    every run: a resumed run (after a kill -9) is found where the open study's link points, which a
-    published Prolific study cannot change."""
+    """A simulated run's task server port, the same for its ledger and campaign on every run, where an open
+    study's link (which Prolific cannot change) points."""
     key = int.from_bytes(hashlib.sha256(f"{run.store.location}|{run.cfg.name}".encode()).digest()[:4], "big")
     return REHEARSAL_PORTS[0] + key % (REHEARSAL_PORTS[1] - REHEARSAL_PORTS[0])
 

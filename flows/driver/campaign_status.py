@@ -28,9 +28,8 @@ from qc.campaign_state import state_words
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
-    """Per campaign and batch, what the store knows: posted, submitted, decided, blocked, money, next step,
-    and what needs a person (``needs``, and each batch's ``for_review`` and ``auto_approval_in_s``: the one
-    computation every view shows, flows/campaigns/campaign_needs.needs_state) on the platform's clock."""
+    """Per campaign and batch, what the store knows (posted, submitted, decided, blocked, money, next step)
+    and what needs a person, on the platform's clock."""
     from flows.campaigns.campaign_needs import needs_state
     from flows.campaigns.review_rows import ledger_now
 
@@ -89,8 +88,7 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
 
 
 def shown_status(store: Store, name: str, stored: str) -> str:
-    """The ledger's status, except that a run no live process holds any more (killed, or stopped by
-    Ctrl-C) shows as "stopped" rather than "running"."""
+    """The ledger's status, but "stopped" for a run no live process holds any more."""
     if stored != "running":
         return stored
     if store.live_holder(name, others_only=False):
@@ -109,8 +107,8 @@ def status_words(store: Store, c: dict[str, Any]) -> str:
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
-    """The options that put a resumed run on the route the campaign ran on (without them the command status
-    prints is refused); the embedded simulator's file the resumed run finds itself."""
+    """The options that put a resumed run on the route the campaign ran on (without them status's command is
+    refused)."""
     words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
@@ -121,8 +119,8 @@ def route_options(info: dict[str, Any], platform: str) -> str:
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
               again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does; a command named carries the
-    ledger and ``route``. ``again``: per batch, what resuming posts again (flows/platforms/operation_steps.py)."""
+    """What comes next: the first unfinished batch's step, or why nothing does; a command it names carries the
+    ledger and ``route`` (the platform's and target's options). ``again``: per batch, what resuming posts again."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
@@ -235,8 +233,8 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """"done" (not "blocked", which read as a worry), else the last step and the next, or on a cancelled
-    campaign that the cancel stopped it (not a next step as if the campaign would go on)."""
+    """"done" for a finished batch, else the last step and the next ("published (next: collect
+    submissions)"); on a cancelled campaign "(stopped by the cancel)"."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

@@ -1,13 +1,6 @@
-"""What a deployment's run says about a campaign that has ended, where no command-line flag reaches it.
-
-A run of a deployment (``hitflow deploy``, ``hitflow serve-schedules``) takes its options as the
-deployment's parameters, so a cancelled campaign is resumed on purpose by one run with the parameter
-``resume_cancelled=true`` (``prefect deployment run FLOW/DEPLOYMENT --param resume_cancelled=true``;
-Prefect's CLI reads the value as JSON), or by ``hitflow run ... --resume-cancelled`` from a shell.
-Prefect 3.8 has no ``prefect deployment resume``: a paused deployment is turned on again by
-registering it again (``hitflow serve-schedules``/``hitflow deploy``: Prefect applies a deployment
-unpaused unless told otherwise) or in Prefect's UI.
-"""
+"""What a deployment's run says about an ended campaign, where no flag reaches it: a cancelled campaign is
+resumed by ``--param resume_cancelled=true`` (Prefect reads it as JSON) or ``hitflow run --resume-cancelled``;
+a paused deployment is turned on by registering it again (Prefect 3.8 has no ``deployment resume``)."""
 
 from __future__ import annotations
 
@@ -29,12 +22,9 @@ TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow ser
 
 
 def pool_job_variables(pool: str) -> dict[str, str]:
-    """The work pool ``pool`` (a process pool, made if missing), and the job variables of hitflow's deployments
-    on it: on a process pool each flow run starts as ``python -m flows.cli.flow_run_process`` with the
-    interpreter ``hitflow deploy`` runs in (Prefect's default is ``python -m prefect.engine`` with the
-    worker's): the engine with Prefect and hitflow imported with the collector off and frozen, and no
-    teardown after the run's final state, started by the worker directly (Prefect's workspace supervisor,
-    a process that imports Prefect before it becomes the engine, is left out). Other pools keep theirs."""
+    """The work pool ``pool`` (a process pool, made if missing) and hitflow's job variables on it: each flow run
+    starts as ``python -m flows.cli.flow_run_process`` with ``hitflow deploy``'s interpreter (collector off then
+    frozen, no teardown, no workspace supervisor). Other pools keep theirs."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists
@@ -91,8 +81,7 @@ def ended_line(campaign: str, ended: str) -> str:
 
 
 def pause_own_deployment() -> None:
-    """A scheduled run whose campaign has ended pauses its own deployment, so the schedule stops making
-    runs (nothing to pause when called as a plain flow)."""
+    """A scheduled run whose campaign ended pauses its own deployment (nothing to pause as a plain flow)."""
     from prefect.client.orchestration import get_client
     from prefect.runtime import deployment
 
@@ -102,9 +91,8 @@ def pause_own_deployment() -> None:
 
 
 def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_options: list[str]) -> str:
-    """What ``hitflow deploy`` registered, in its own words (Prefect's console text is kept off the terminal):
-    the deployment's name, how to run it, and the exact ``hitflow serve-schedules`` command that serves the
-    same schedule from this machine, ``serve_options`` (the platform and every other option) kept."""
+    """What ``hitflow deploy`` registered, in its own words: the name, how to run it, and the ``hitflow
+    serve-schedules`` command serving the same schedule here."""
     kind = "the whole campaign, run on demand" if whole else "one batch per run, on the config's [schedule]"
     line = (f"deployment {deployment} registered ({kind}) on the process work pool {pool}; start a worker with: "
             f"prefect worker start --pool {pool} (it runs each flow run as a process on its machine)")

@@ -17,13 +17,9 @@ from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "",
                     target: str = "sim", live: bool = False) -> str:
-    """Register the next-batch deployment, on the campaign's schedule, with the Prefect server in use; its
-    name as ``prefect deployment run`` takes it (``hitflow-next-batch/NAME``).
-
-    The run needs a simulator or endpoint that outlives it (``hitflow sim serve``), or a live ``target``
-    confirmed by ``live`` (Prolific's credentials come from the worker's environment, never the deployment),
-    and a worker on the pool: ``prefect worker start --pool hitflow-local``.
-    """
+    """Register the next-batch deployment on the campaign's schedule; returns its name
+    (``hitflow-next-batch/NAME``). Needs a simulator or endpoint that outlives the run, or a live ``target``,
+    and a worker on the pool."""
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
@@ -34,13 +30,8 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
 
 def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", target: str = "sim", live: bool = False) -> str:
-    """Register the whole campaign as one deployment (no schedule) on a work pool; its name
-    (``hitflow-campaign/NAME``).
-
-    Runs of one campaign go one at a time (a second run waits for the slot; the campaign's
-    lock in the ledger refuses any run that gets past it); different campaigns run at once on
-    as many workers as the pool has: ``prefect deployment run hitflow-campaign/<name>``.
-    """
+    """Register the whole campaign as one deployment on a work pool; returns its name
+    (``hitflow-campaign/NAME``). One run of a campaign at a time; different campaigns run at once."""
     name = load_config(config_path).name
     _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {},
             {"target": target, "live": live})
@@ -49,8 +40,7 @@ def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root:
 
 def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_path: str, out_root: str,
             pool: str, timing: dict[str, Any], extra: dict[str, Any]) -> str:
-    """A deployment of one of this module's flows on a process work pool (created if missing),
-    at most one run at a time; paths are made absolute (a ledger URL kept) so any worker finds them."""
+    """A deployment of one of these flows on a process pool (made if missing), one run at a time, paths absolute."""
     if not endpoint_url and extra.get("target", "sim") == "sim":
         raise ConfigError("a deployment on the simulator needs --endpoint-url of one that outlives its runs "
                           "(start one with `hitflow sim serve`); a live route: --target prolific --live")

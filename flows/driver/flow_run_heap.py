@@ -1,11 +1,6 @@
-"""The collector spared the imports of a flow run's own process (flows/cli/process_life.py's
-``loaded_then_frozen``, for the processes hitflow's CLI does not start): a scheduled run's process
-(``hitflow serve-schedules``: Prefect's runner spawns a Python that unpickles the flow, importing this
-package), or Prefect's ``python -m prefect.engine`` on a pool whose command is Prefect's own. Importing
-flows/driver/campaign_flow.py there, with the collector off, then its heap frozen for the rest of the
-process (which ends with its run) saves the import's collections and makes each later full collection
-nearly free. Elsewhere (a CLI command, a test worker, a notebook, a long-lived
-server) the collector is left as it is: a freeze there would keep whatever garbage the heap held."""
+"""The collector spared a flow run's own process's imports (a scheduled run's process, or Prefect's
+``python -m prefect.engine``): campaign_flow.py imported with the collector off, then the heap frozen for
+the rest of the process. Elsewhere the collector is left alone: a freeze would keep the heap's garbage."""
 
 from __future__ import annotations
 

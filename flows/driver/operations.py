@@ -1,9 +1,5 @@
-"""Operations on a running or finished campaign: reconcile, cancel, and reopening a stored one.
-
-``reconcile`` and ``cancel`` ask the campaign's platform (flows/platforms/<name>/platform.py); they
-never create a HIT or a study. The review by policy a cancel ends with is shared, here. What the store
-says about a campaign (``hitflow status``) is in :mod:`flows.driver.campaign_status`.
-"""
+"""Reconcile, cancel and reopening a stored campaign; each asks the campaign's platform and never creates a
+HIT or a study. ``hitflow status`` is :mod:`flows.driver.campaign_status`."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ if TYPE_CHECKING:
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt what an unsettled call made, fetch missed work. With
-    ``dry_run`` it only reads the platform and reports what it would do."""
+    """Compare ledger and platform: adopt what unsettled calls made, fetch missed work (``dry_run``: report only)."""
     return platform_for(run.platform).reconcile(run, dry_run)
 
 
@@ -44,8 +39,9 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """docs/how-to/resume-reconcile-cancel.md: marked cancelled first, so a cancel that fails halfway still
-    leaves a campaign no ``hitflow run`` posts more of without ``--resume-cancelled``."""
+    """Close what is open on the platform, review what came in by policy, and mark the campaign cancelled
+    (first: a cancel that fails halfway still stops further posting). Safe to run twice; one call's platform
+    error never stops the rest."""
     run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 
@@ -74,9 +70,8 @@ def review_undecided(run: Run, errors: list[str]) -> None:
 
 
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
-    """``hitflow cancel``: refused while a run holds the campaign (stop it first); else close, review,
-    mark cancelled and export what came in (to ``out``, default the run's output root). Returns
-    the summary sentence."""
+    """``hitflow cancel``: refused while a run holds the campaign; else close, review, mark cancelled and export
+    what came in (to ``out``). Returns the summary sentence."""
     from flows.campaigns.identity import check_output_folder
     from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError

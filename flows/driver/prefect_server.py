@@ -1,10 +1,5 @@
-"""Prefect's temporary (ephemeral) API server, kept out of the terminal's signals.
-
-A terminal's Ctrl-C is SIGINT to the whole foreground process group. Prefect 3.8 starts its ephemeral
-server as a plain child process (``SubprocessASGIServer._run_uvicorn_command``), which died of it while the
-interrupted run still had to tell it where it stopped. Started in a session of its own, the server sees no
-terminal signal; Prefect still stops it when the run's process exits (its atexit ``stop()``).
-"""
+"""Prefect's temporary API server started in a session of its own: as Prefect 3.8's plain child it died of
+the terminal's Ctrl-C while the interrupted run still had to report to it; Prefect still stops it at exit."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Provenance of an output folder: what made it, so a result can be traced and checked.
-
-``provenance.json`` beside the dataset holds the SHA-256 of the config and every input it names (the
-template, the items file — a generated spec's file too —, the answer key, the crowd file), the seed,
-hitflow's version (and the source revision when run from a checkout), Python's and the key libraries'
-versions, platform and target, the start and end in real time and on the platform's clock, what the
-ledger held when the outputs were written (counts per table) and the SHA-256 of every output file.
-``hitflow verify FOLDER`` (:func:`verify_folder`) computes them again."""
+"""``provenance.json`` beside the dataset: SHA-256 of the config and every input, the seed, versions,
+platform, target, times, the ledger's counts and every output's SHA-256; ``hitflow verify FOLDER``
+(:func:`verify_folder`) computes them again."""
 
 from __future__ import annotations
 

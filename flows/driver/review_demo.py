@@ -33,8 +33,7 @@ REJECT_REASON = ("Your captions broke the task's rules: the instructions on the 
 
 def review_config(out_dir: Path, mode: str = "flagged", deadline_s: int | None = None,
                   base: Path = DEMO_CONFIG) -> Path:
-    """A copy of ``base`` that waits for review, with a copy of its item file (a config's files
-    stay in its folder)."""
+    """A copy of ``base`` that waits for review, with a copy of its item file beside it."""
     text = base.read_text(encoding="utf-8")
     items = re.search(r'(?m)^items = "([^"]+)"', text)
     extra = f'review = "{mode}"\n' + (f"review_deadline_s = {deadline_s}\n" if deadline_s is not None else "")

@@ -22,8 +22,7 @@ from flows.platforms.targets import give_sim_known_answers
 
 def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_url: str, sim_state: str | Path,
                      default: Path) -> Path:
-    """The in-process simulator's marketplace file: ``sim_state`` when given; else, on the embedded
-    simulator, the file the campaign's ledger recorded (:func:`embedded_state`); else ``default``."""
+    """The in-process simulator's file: ``sim_state``, else the embedded one the ledger recorded, else ``default``."""
     state = Path(sim_state) if sim_state else default
     if not (sim_state or endpoint_url or cfg.endpoint_url) and target == "sim":
         state = embedded_state(store, cfg.name, state)
@@ -31,11 +30,8 @@ def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_ur
 
 
 def embedded_state(store: Store, campaign: str, default: Path) -> Path:
-    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it: with a
-    PostgreSQL ledger the default (``runs/sim`` in the working folder) differs from folder to folder,
-    and a fresh marketplace would know none of the campaign's HITs. A campaign that posted elsewhere
-    (a file that is not here, a simulator or endpoint of its own) is refused rather than resumed on
-    an empty marketplace, where its first call about a HIT it posted would fail."""
+    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it; a campaign that
+    posted elsewhere is refused rather than resumed on an empty marketplace."""
     rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
     info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
     recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
@@ -55,13 +51,9 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
 
 
 def claim_marketplace(run: Run) -> None:
-    """Check the campaign's marketplace against the one this run reached, before anything is posted. A
-    campaign that posted on another marketplace is refused (its HITs, studies and qualifications are
-    unknown there: the run failed on its first call about one, or posted its next batch beside them); one
-    that never posted takes this one. A simulator is known by the key it proves (marketplace_identity.py):
-    a row from before keys (``simulator <id>``) takes the key the same id proves now, once; a row with a key
-    is never resumed on a server that proves none. A new campaign's plan records it (``run.notes["marketplace"]``,
-    flows/campaigns/campaign_plan.py)."""
+    """Check the campaign's marketplace against the one reached, before anything is posted: one that posted
+    elsewhere is refused, one that never posted takes this one. A simulator is known by the key it proves
+    (marketplace_identity.py); a keyless row from before takes the same id's key once."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
     kept = (rows[0]["marketplace"] or "") if rows else ""
@@ -78,9 +70,8 @@ def claim_marketplace(run: Run) -> None:
 
 @contextmanager
 def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
-    """The simulator's file this run creates is removed again when the campaign is refused the marketplace
-    (:func:`claim_marketplace`): nothing was posted on it, and a file left behind would read as a
-    marketplace the next time it is named."""
+    """The simulator file this run creates is removed when the campaign is refused the marketplace (it would
+    read as a marketplace next time)."""
     # SQLite's side files, and the lock flows/sim/service/state_lock.py takes beside the file
     files = [state, *(state.with_name(state.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))]
     fresh = [path for path in files if not path.exists()] if not state.exists() else []
@@ -93,9 +84,8 @@ def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
 
 
 def follow_endpoint(run: Run, config_json: str | None) -> None:
-    """The campaign's own simulator served at another URL now: the ledger keeps the URL it answers at, so
-    that a later command without ``--endpoint-url`` (cancel, reconcile, status --refresh) and the refusal's
-    hint reach it there. An embedded simulator's port is the process's own and is not kept."""
+    """The campaign's simulator at another URL now: the ledger keeps the URL, so later commands without
+    ``--endpoint-url`` reach it (an embedded one's port is not kept)."""
     info = json.loads(config_json or "{}")
     if run.target.kind != "sim" or run.target.state or info.get("sim_state") or info.get("target_kind") != "sim" \
             or info.get("endpoint_url") in (None, run.target.endpoint_url):
@@ -126,9 +116,8 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
 
 
 def hand_known_answers(run: Run) -> None:
-    """A custom campaign on the simulator hands it the answers the requester knows (its items file's
-    answer columns, control items, answer key: flows/custom/truth_source.py) before anything is posted,
-    so simulated choices follow them; the links route's in-process invitees get them in ``notes``."""
+    """A custom campaign on the simulator hands it the requester's known answers before anything is posted (the
+    links route's invitees get them in ``notes``)."""
     if run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return
     from flows.custom.custom_task import read_custom_items

@@ -1,8 +1,4 @@
-"""``hitflow verify FOLDER``: does an output folder still say what its ``provenance.json`` says?
-
-Three checks, each a list of findings: the inputs (the config and every file it named: still there,
-still the same bytes), the outputs (every file the export wrote: same bytes, none missing or added)
-and the ledger (the counts it held when the outputs were written, for this campaign)."""
+"""``hitflow verify FOLDER``: the inputs, outputs and ledger counts against ``provenance.json``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Open now, collect later: how long a batch stays open, and what a run does while it is.
-
-People on a live route (Prolific, invite links to a running task server, any endpoint that is
-not the simulator) take hours or days. A run there publishes, looks once, and leaves with
-``BatchOpen`` (exit 9) while the batch has unfilled places and time left; the next run (by
-hand, ``hitflow serve-schedules``, or a deployment) looks again, and moves on when the batch is
-full or its deadline has passed. The simulator's virtual clock lets a run wait in-process, as
-before; ``[timing] detach = "always"`` makes it leave there too (the real-time rehearsal).
-"""
+"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9)
+while the batch has places and time left; the next run looks again. The simulator's clock lets a run wait
+in-process, unless ``[timing] detach = "always"``."""
 
 from __future__ import annotations
 
@@ -51,11 +45,8 @@ def span(seconds: float) -> str:
 
 
 def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0, detail: str = "") -> bool:
-    """Look at a waiting batch: True when it closes now (full with nobody mid-task, or past its
-    deadline). Otherwise a detaching run leaves (``BatchOpen``) and a waiting one gets False.
-
-    Progress is one updating bar per batch on a terminal, otherwise a line printed again only
-    when the numbers change (flows/core/terminal.py)."""
+    """True when a waiting batch closes now (full with nobody mid-task, or past its deadline); otherwise a
+    detaching run leaves (``BatchOpen``) and a waiting one gets False."""
     left = seconds_left(run, batch)
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "
@@ -76,8 +67,7 @@ def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0,
 
 def show_waiting(run: Run, batch: int, text: str, state: tuple[object, ...],
                  progress: tuple[int, int] | None = None) -> None:
-    """One updating line per waiting batch: on a terminal a progress bar (``progress``: done of
-    total) with an ETA; elsewhere the line again only when its numbers change."""
+    """One updating line per waiting batch: a bar with an ETA on a terminal, else the line when it changes."""
     if run.progress is print and on_terminal():
         bars: dict[int, WaitingBar] = run.notes.setdefault("waiting_bars", {})
         if batch not in bars:
@@ -99,8 +89,7 @@ def end_waiting(run: Run, batch: int) -> None:
 
 
 def record_unfilled(run: Run, batch: int, units: int, places: int, got: int) -> None:
-    """A study or invite round that closed short of its places: noted on the batch, so the
-    summary, ``hitflow status`` and the exit code (8) tell the honest ending."""
+    """A study or invite round closed short of its places, noted on the batch for summary, status and exit 8."""
     full_units = run.store.rows(
         "SELECT COUNT(*) AS n FROM (SELECT hit_id FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id "
         "HAVING COUNT(*) >= ?) AS full_units", [run.cfg.name, batch, run.cfg.assignments_per_image])[0]["n"]

@@ -1,10 +1,6 @@
-"""Every call to a simulator's ``/_sim/`` routes and a task server's ``/health``: one kept-alive connection
-per thread (a run moves the clock thousands of times; urlopen's connection a call cost ~0.8 ms of CPU against
-~0.2 ms, bench/per_run_cpu.py), with urlopen's errors (``URLError``, ``HTTPError``, ``TimeoutError``; a
-redirect is an ``HTTPError``). Each reply is read within ``cap`` bytes and ONE deadline for the whole call:
-every read of the head and the body waits only for the time left (docs/security.md, "Replies from an
-endpoint"). Through a proxy or over https the call goes through urllib, on the same bounded connections.
-"""
+"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per
+thread (urlopen's connection a call cost ~0.8 ms of CPU against ~0.2), with urlopen's errors, each reply read
+within ``cap`` bytes and ONE deadline for the whole call (docs/security.md, "Replies from an endpoint")."""
 
 from __future__ import annotations
 
@@ -93,8 +89,7 @@ def _through_urllib(url: str, body: bytes | None, timeout: float, cap: int = MAX
 
 
 class _Deadline(io.RawIOBase):
-    """The socket's file (``raw``, which keeps the socket open while a reply is read), each read waiting
-    only for the time left before ``deadline``."""
+    """The socket's file, each read waiting only for the time left before ``deadline``."""
 
     def __init__(self, raw: Any, sock: socket.socket, deadline: float):
         self.raw, self.sock, self.deadline = raw, sock, deadline

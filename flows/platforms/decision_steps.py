@@ -1,12 +1,6 @@
-"""What every platform's decision senders share: one ledgered call per decision, under the key
-the automatic step uses, and the block already in force.
-
-Each sender takes the run and a checked :class:`flows.core.decisions.Decision` and returns
-``(ledger key, outcome)``. The keys are the ones the automatic steps use (``<campaign>:approve:<id>``,
-``<campaign>:reject:<id>``, ``<campaign>:block:<worker>``), so a decision a person made is settled
-in the ledger before decide_batch or block_batch reach it, and they send nothing more. Each
-platform's senders are its own (platforms/<name>/decisions.py).
-"""
+"""What every platform's decision senders share: one ledgered call per decision under the automatic step's
+key (``<campaign>:approve:<id>``, ...), so a person's decision is settled before decide_batch or block_batch
+reach it and they send nothing more."""
 
 from __future__ import annotations
 

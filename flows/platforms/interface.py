@@ -1,14 +1,6 @@
-"""The one small interface every platform implements: what a campaign asks of who works.
-
-A platform is a module (``mturk/platform.py``, ``prolific/platform.py``, ``links/platform.py``) whose
-functions and constants satisfy :class:`Platform`; mypy checks each against it where
-:func:`flows.platforms.registry.platform_for` returns it. Nothing outside a platform's module branches on
-its name: code asks the platform. tests/test_platform_contract.py runs one contract suite over all
-three against the simulator; a new platform is a new module, one line in ``platform_for`` and a
-fixture there.
-
-Every write a platform makes goes through :mod:`flows.core.ledger.ledger_calls` under a deterministic key.
-"""
+"""The one small interface every platform implements (:class:`Platform`; mypy checks each where
+``platform_for`` returns it). Nothing outside a platform branches on its name; tests/test_platform_contract.py
+runs one contract suite over all three."""
 
 from __future__ import annotations
 
@@ -52,8 +44,7 @@ class PlatformFacts(Protocol):
 
 
 class Platform(PlatformFacts, Protocol):
-    """Publish a batch, collect its work, send decisions, keep workers out, square the ledger
-    with the platform after a crash, cancel, and price it all before anything is posted."""
+    """Publish, collect, decide, block, reconcile after a crash, cancel, and price it all up front."""
 
     # Facts, read-only (each module sets them as constants), beside PlatformFacts'.
     @property
@@ -132,8 +123,7 @@ class Platform(PlatformFacts, Protocol):
     def cancel_plan(self, run: Run) -> dict[str, Any]: ...
 
     def cancel(self, run: Run, review_undecided: Review) -> dict[str, Any]:
-        """Close what is open, review what came in by policy (``review_undecided``, the driver's);
-        safe to run twice. ``closed``: how many units (HITs, studies) this call closed."""
+        """Close what is open and review what came in by policy; safe twice. ``closed``: units this call closed."""
         ...
 
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],
@@ -142,8 +132,7 @@ class Platform(PlatformFacts, Protocol):
         ...
 
     def assignment_cost(self, cfg: CampaignConfig) -> Decimal:
-        """One assignment's cost with the platform's fee (``hitflow status``, the report); 0 when nobody is
-        paid through the platform."""
+        """One assignment's cost with the platform's fee; 0 when nobody is paid through the platform."""
         ...
 
     def gate_test_cost(self, cfg: CampaignConfig) -> Decimal:
@@ -151,14 +140,12 @@ class Platform(PlatformFacts, Protocol):
         ...
 
     def gate_test(self, cfg: CampaignConfig) -> Step | None:
-        """The paid gating test the platform runs once before the first batch (the driver runs it as
-        batch :data:`GATE_BATCH`), None when it runs none; a gate the platform cannot run raises
-        :class:`flows.core.errors.ConfigError`, as its dry run lists it, before anything is planned."""
+        """The paid gating test run once before the first batch (as :data:`GATE_BATCH`), None for none; one the
+        platform cannot run raises ConfigError before anything is planned."""
         ...
 
     def record_test_scores(self, run: Run) -> int:
-        """Store the scores the platform itself gave on the gating test (``qualification_scores``) for
-        the dataset's lineage; how many. 0 where the platform scores no test."""
+        """Store the platform's own gating-test scores for the dataset's lineage; how many (0 if it scores none)."""
         ...
 
     def place_cost(self, cfg: CampaignConfig) -> str:

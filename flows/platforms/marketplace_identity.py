@@ -18,20 +18,17 @@ PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the non
 
 
 def marketplace_of(target: Target) -> str:
-    """The identity of ``target``'s marketplace: for a simulator its id and key as proven
-    (:func:`simulator_marketplace`, the same on any port or process that opens its state file), ``<kind>
-    <url>`` for an MTurk-compatible endpoint or Prolific (its URL without credentials)."""
+    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>`` without
+    credentials."""
     if target.kind == "sim":
         return simulator_marketplace(target.endpoint_url)
     return f"{target.kind} {public_url(target.endpoint_url)}"
 
 
 def simulator_marketplace(endpoint_url: str) -> str:
-    """``simulator <id> key:<public key>`` when the simulator at ``endpoint_url`` names its marketplace and
-    signs a fresh nonce with that marketplace's key (``POST /_sim/prove``, flows/sim/service/control_routes.py):
-    an id and a public key anyone can copy, a signature only the state file's holder can make. ``simulator
-    <id>`` for one from before keys; "" when it names none or does not answer. A signature that does not
-    check is a ConfigError: that server is not the marketplace it names."""
+    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce
+    with its key (``POST /_sim/prove``); ``simulator <id>`` for one from before keys; "" when it names none.
+    A signature that does not check is a ConfigError."""
     health = simulator_health(endpoint_url)
     found, key = str(health.get("marketplace") or ""), health.get("key")
     if not found or not key:

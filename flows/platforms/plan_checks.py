@@ -1,8 +1,4 @@
-"""What every platform's dry run shares: the cost against the budget, a served route's plan.
-
-Each platform's ``dry_run`` (platforms/<name>/dry_run.py) lists the calls a real run would make;
-nothing here talks to a platform or spends money.
-"""
+"""What every platform's dry run shares: the cost against the budget, a served route's plan; sends nothing."""
 
 from __future__ import annotations
 

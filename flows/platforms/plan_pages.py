@@ -1,20 +1,7 @@
-"""Every planned unit's page for a dry run, without a full render of each: the same bytes ``page_html``
-renders, at a small cost a page.
-
-A built-in page shows an item's values only as escaped text, so the page of five items is the page of
-five *marked* items (each value a private-use marker) with each marker replaced by its value escaped.
-That marked page is rendered once for each shape of unit (how many items, which columns) through the
-task kind's renderer, attention checks and text telemetry included, and checked as MTurk checks a
-Question (well-formed XML) once; each unit's page is then joined from its pieces and size-checked.
-
-It is checked, never assumed: an item with a value the marker cannot stand for (one a filter changes,
-a character XML refuses, a word the telemetry step reads) is rendered in full, as are units whose rows
-carry a payload (an evaluation study's tasks), unless it is a page of one's own that prints its columns
-only as plain values (flows/core/pages/plain_columns.py): then each column is marked too. The first unit of each
-shape, the one with the longest values and a few spread over the plan are also rendered in full and compared byte for
-byte; a difference (a template that branches on a value) sends every unit through the full render. A
-real run always renders in full (``flows/platforms/units.py``).
-"""
+"""Every planned unit's page for a dry run, the same bytes ``page_html`` renders, at a small cost a page: a
+page of *marked* items is rendered once per shape of unit and each unit's page joined from it with its values
+escaped. Checked, never assumed: values a marker cannot stand for are rendered in full, and sample units are
+rendered in full and compared byte for byte (a difference sends every unit through the full render)."""
 
 from __future__ import annotations
 
@@ -63,9 +50,8 @@ def _modelled(value: object) -> bool:
 
 
 class _Shapes:
-    """A marked page's pieces per shape of unit (its item count, each row's payload columns); None once a shape
-    proved unfit. A piece is text, or (row, column) for a value: column j < len(COLUMNS) is ``COLUMNS[j]``, the
-    others the row's payload columns in their order."""
+    """A marked page's pieces per unit shape (None once a shape proved unfit): text, or (row, column), column j
+    < len(COLUMNS) being ``COLUMNS[j]``, the others the row's payload columns."""
 
     def __init__(self, run: Run) -> None:
         self.run = run

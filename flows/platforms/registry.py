@@ -32,9 +32,7 @@ def platform_for(name: str) -> Platform:
 
 
 def platform_facts(name: str) -> PlatformFacts:
-    """What the platform called ``name`` is (its name, label, whether it pays), without importing its
-    client and steps as :func:`platform_for` does (~0.4 s of CPU: `hitflow status` needs only these); a
-    name it does not know, as :class:`UnknownPlatform`."""
+    """The named platform's facts without importing its client (~0.4 s of CPU), or :class:`UnknownPlatform`."""
     if name == "mturk":
         from flows.platforms.mturk import facts as mturk_facts
 
@@ -67,12 +65,8 @@ class UnknownPlatform:
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
                  sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
-    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an
-    MTurk-compatible endpoint, which may spend real money and so needs ``live``. With
-    ``platform="prolific"`` the same simulator answers Prolific's API (``--target prolific``
-    is the real one and needs ``live``). ``sim_state``: the in-process simulator loads and
-    keeps its marketplace there (``seed=None``: the seed the file was made with); without it
-    the marketplace ends with the session. ``sim_start``: a new in-process marketplace's clock starts
-    there (a campaign's ``[target] sim_start``)."""
+    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an endpoint that may spend
+    money, so ``live`` is needed (also for ``--target prolific``). ``sim_state``: where the in-process simulator
+    keeps its marketplace (``seed=None``: the file's); ``sim_start``: a new marketplace's clock start."""
     with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

@@ -1,40 +1,6 @@
-"""One retry policy for every platform call: MTurk through botocore, Prolific through httpx.
-
-Every decision about repeating a call is made here, from two facts: what went wrong, and whether
-the call may be repeated.
-
-================================================  ==================  ==========================
-What went wrong                                   a repeatable call   a call that may act once
-================================================  ==================  ==========================
-throttled: MTurk ``ThrottlingException`` (and     retried             retried: a throttled
-its kin), HTTP 429                                                    request was refused unread
-not sent: connection refused, connect timeout,    retried             retried: nothing reached
-no route, TLS handshake                                               the server
-ambiguous: HTTP 5xx, read/write timeout,          retried             NOT retried: the server
-connection dropped mid-reply                                          may have acted; the caller
-                                                                      gets a PlatformError
-anything else (4xx: the request itself is wrong)  never               never
-================================================  ==================  ==========================
-
-Repeatable calls: reads (MTurk's Get*/List*, Prolific's GETs); writes whose repeat cannot act twice
-(approve, reject, grant or revoke a qualification, block, expire, review status, delete, a state
-transition: a repeat at worst finds the state already set and is refused); MTurk's
-CreateQualificationType (the name is its key: a repeat answers QualificationTypeAlreadyExists,
-which the adapter resolves) and CreateHITType (MTurk returns the same type for the same
-properties); and writes carrying an idempotency key: MTurk's ``UniqueRequestToken`` on CreateHIT*,
-SendBonus and CreateAdditionalAssignmentsForHIT (without the key they may act once only).
-Prolific has no idempotency keys: creating a study, a participant group or bonus payments, paying
-them and asking for a return may act once only, as does any operation not listed here.
-
-Waits: full-jitter exponential (uniform between 0 and 10 ms x 2^(attempt-1), at most 5 s), ten
-attempts in all (twenty for a throttled call); botocore's own backoff, from about a second, multiplied
-a throttled run's wall time.
-A ``Retry-After`` header (seconds or an HTTP date) replaces the jittered wait, capped at 60 s.
-
-MTurk retries inside botocore (a ``needs-retry`` hook, with botocore's own retries off), so every
-call on the client is covered, paginators and direct calls too; Prolific's retries run through
-tenacity around each request.
-"""
+"""One retry policy for every platform call (MTurk through botocore, Prolific through httpx), decided from
+what went wrong and whether the call may be repeated: the table, the calls and the waits are in
+docs/operations.md ("Platform calls that fail")."""
 
 from __future__ import annotations
 

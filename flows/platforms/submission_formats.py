@@ -1,13 +1,10 @@
-"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and the older
-MTurk command-line-tools ``.results`` files (as in the real VizWiz pilot).
+"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and MTurk's command-line-tools
+``.results`` files.
 
-Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption,
-work_time_s`` (+ ``is_precanned``, ``text_present`` when known, and the text telemetry:
-``telemetry``, ``telemetry_field``, ``telemetry_log``, ``page_text``; see qc/telemetry_frame.py), one row
-per caption. A row that cannot be read (a work time that is not a time, a ``.results`` row with more
-images than captions, a crowd-form's ``taskAnswers`` that is not its JSON, and the CSV faults of
-``read_answer_table``) is one row with ``malformed`` = the reason and ``line`` = its file line, so it is
-flagged (qc/answer_faults.py) and every other row is read; ``malformed`` is "" on the rows that were read.
+Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption, work_time_s``
+(+ ``is_precanned``, ``text_present`` when known, and ``telemetry``, ``telemetry_field``, ``telemetry_log``,
+``page_text``), one row per caption. A row that cannot be read is one row with ``malformed`` = the reason
+and ``line`` = its file line ("" on rows that were read), flagged by qc/answer_faults.py.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import RowFault, fast_columns, read_answer_table
@@ -115,13 +113,23 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
         return None
     if not (np.isfinite(seconds) & (seconds >= 0)).all():
         return None
-    out = pd.DataFrame({k: column[k].to_pandas() for k in PLAIN} | {"work_time_s": seconds})
+    out = pd.DataFrame({k: _text_column(column[k], shared=k != "caption") for k in PLAIN} | {"work_time_s": seconds})
     if "is_precanned" in names:
         said = [v.strip().lower() for v in column["is_precanned"].to_pylist()]
         if not all(said):
             return None
         out["is_precanned"] = [v in TRUE_TEXT for v in said]
     return out
+
+
+def _text_column(values: pa.ChunkedArray, shared: bool) -> pd.Series:
+    """``values`` as a ``str`` column; ``shared``: one Python string per distinct value (an id repeats on
+    each of its rows: a string a row held ~30 MB more at 200,000 captions)."""
+    if not shared:
+        return values.to_pandas()
+    encoded = values.combine_chunks().dictionary_encode()
+    distinct = np.array(encoded.dictionary.to_pylist(), dtype=object)
+    return pd.Series(pd.array(distinct[encoded.indices.to_numpy()], dtype="str"))
 
 
 def _require(path: Path, header: set[str], columns: tuple[str, ...], kind: str) -> None:

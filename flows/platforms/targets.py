@@ -53,9 +53,8 @@ def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
               state: Path | None = None, start: float | None = None) -> Iterator[Target]:
-    """The simulator at ``endpoint_url``, or one started in this process for the duration (an
-    endpoint must verify as a simulator). ``start``: a new marketplace's virtual clock starts there
-    (epoch seconds; a reopened state file keeps its own clock)."""
+    """The simulator at ``endpoint_url`` (it must verify as one), or one in this process for the duration;
+    ``start``: a new marketplace's clock."""
     if endpoint_url:
         if not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
@@ -154,9 +153,8 @@ def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict
 
 def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, Any]], seed: int, round_no: int,
                       start: float, at: Callable[[float], None] | None, done: frozenset[str]) -> dict[str, int]:
-    """Each simulated invitee among ``links`` but those ``done`` opens their link, fills the page
-    over HTTP and submits, as a browser would, on round ``round_no``'s schedule from ``start``
-    (``at``: told each request's virtual time first); the HTTP status each got."""
+    """Each simulated invitee of ``links`` not ``done`` opens their link and submits over HTTP on round
+    ``round_no``'s schedule from ``start``; the HTTP status each got."""
     from flows.sim.pages.volunteers import volunteer_round
 
     workers, bank = people

@@ -1,17 +1,9 @@
-"""MTurk batch results from a crowd-form page: the answer is one ``Answer.taskAnswers`` column, a JSON
-array holding one object of every element's answer (MTurk's crowd HTML elements; hitflow's own reading
-of it is flows/core/pages/crowd_elements.py). Flattened exactly as the task server flattens a posted
-answer, then read for QC: one row per assignment x free-text field, in the QC column contract
+"""MTurk batch results from a crowd-form page (one ``Answer.taskAnswers`` JSON column), flattened as the task
+server flattens a posted answer, then one row per assignment x free-text field in the QC column contract
 (``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``,
-``page_text``: the row's ``Input.*`` values, what the page showed, so a logged paste of it is from the page).
-
-The free-text fields are the ones named (``hitflow qc --text-field summary``) or, unnamed, found by
-their content: prose most answers fill, in words, and different from one answer to the next (a
-choice's few labels are not). A keystroke log is found by its value, inside the JSON (any element)
-or in its own ``Answer.*`` column, and goes with the text field whose name it carries (or the one
-text field there is). A row whose ``taskAnswers`` is not that JSON, or whose work time cannot be read,
-is one malformed row with the reason (qc/answer_faults.py); the others are read.
-"""
+``page_text`` from the row's ``Input.*`` values). Free-text fields are the ones named (``--text-field``), else
+found as prose that differs between answers; a keystroke log goes with the field it names. Unreadable rows
+are malformed rows."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Adaptive overlap on the routes whose units hitflow's task server hands out (Prolific, invite links).
-
-There the platform knows no unit: a Prolific study has places, an invite link has a person. A unit is a
-group of items the task server allocates (``items.hit_index``), named as the task server names it in
-``assignments.hit_id`` (``<study id>:u<index>`` on Prolific, ``invite:u<index>`` on links). One more
-judgement on a unit is an ``ExtendUnit`` ledger row, keyed (batch, round, unit) like MTurk's
-CreateAdditionalAssignmentsForHIT; the task server reads those rows and lets each unit be held by
-``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py), so whoever arrives next
-is steered to the uncertain units. The rows are written before any platform call of the round.
-"""
+"""Adaptive overlap where the task server hands out units (Prolific, invite links): one more judgement is an
+``ExtendUnit`` row keyed (batch, round, unit), written before any call; the task server lets each unit be held
+by ``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py)."""
 
 from __future__ import annotations
 
@@ -45,9 +38,8 @@ def extension_key(name: str, batch: int, round_no: int, unit_id: str) -> str:
 
 
 def unit_calls(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> list[LedgeredCall]:
-    """One ``ExtendUnit`` row per unit of the round (a unit named k times gets k more judgements). Its
-    "call" makes nothing: the row itself is what the task server reads; the round's platform call (if
-    any) is ledgered apart and these rows are settled once it is made."""
+    """One ``ExtendUnit`` row per unit of the round (k mentions, k judgements): the row is what the task server
+    reads; settled once the round's platform call is made."""
     return [LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit),
                          {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra,
                           "round": round_no}, partial(recorded, unit, extra))

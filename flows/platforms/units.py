@@ -32,9 +32,8 @@ def units_planned(store: Store, campaign: str, batch: int) -> int:
 
 
 def planned_index(store: Store, campaign: str, batch: int, index: int) -> int:
-    """The planned unit a unit shows the items of: a unit posted again after a cancel has the index of the
-    one it replaces plus the batch's unit count (flows/platforms/mturk/cancel_repost.py), so every index
-    stays unique and names its items."""
+    """The planned unit whose items a unit shows: a repost after a cancel is the replaced index plus the batch's
+    unit count, so indexes stay unique."""
     return index % units_planned(store, campaign, batch)
 
 

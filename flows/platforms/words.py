@@ -1,8 +1,5 @@
-"""How each route names what a batch posts and what one person hands in, so every view speaks the route's
-own words: HITs and assignments on MTurk, studies, places and submissions on Prolific,
-pages handed out through invitations on self-hosted links. Each platform's ``facts`` module holds its
-:class:`RouteWords` (``WORDS``); ``hitflow status``, the ``ui`` overview, the reports and the run's
-messages read them there (:func:`flows.platforms.registry.platform_facts`), never a name of their own."""
+"""How each route names what a batch posts and what one person hands in (HITs, studies, invitations): every
+view reads the platform's ``WORDS`` (:func:`flows.platforms.registry.platform_facts`)."""
 
 from __future__ import annotations
 

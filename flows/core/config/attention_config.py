@@ -54,9 +54,8 @@ def attention_settings(sec: AttentionSection) -> AttentionSettings:
 
 
 def attention_policy(policy: DecisionPolicy, checks: bool) -> DecisionPolicy:
-    """With attention checks on the page ([attention], an opt-in): failing as many as the study's length allows
-    rejects and blocks, fewer asks a person to look; unless [policy] review_rules names ``attention_failed``
-    (then a person decides those too)."""
+    """With attention checks: failing as many as the study's length allows rejects and blocks, fewer asks a
+    person; a person decides all when [policy] review_rules names ``attention_failed``."""
     if not checks or FAILED in policy.review_rules:
         return policy
     return replace(policy, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, FAILED))),

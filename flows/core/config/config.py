@@ -1,9 +1,5 @@
-"""Campaign config: TOML in, a validated, typed CampaignConfig out.
-
-The schema (types, bounds, descriptions, unknown keys refused) is ``config_schema.py``; ``config/vizwiz_captions.toml``
-documents every key for users. This module adds the checks that need the file system or several sections, and
-builds the frozen CampaignConfig; a bad value is one line naming the file, the section and the key.
-"""
+"""Campaign config: TOML in, a frozen CampaignConfig out. The schema is ``config_schema.py``; here the checks
+that need the file system or several sections. A bad value is one line naming file, section and key."""
 
 from __future__ import annotations
 
@@ -33,8 +29,6 @@ from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.decisions import DecisionPolicy
 from qc.runner import DEFAULT_RULES
 from qc.submit_rules import SubmitRules
-
-CLOSED_HOSTS = ("mturk-requester.us-east-1.amazonaws.com", "mturk-requester-sandbox.us-east-1.amazonaws.com")
 
 
 @dataclass(frozen=True)
@@ -97,9 +91,8 @@ class CampaignConfig:
 
     @property
     def worst_per_hit_with_top_ups(self) -> int:
-        """``worst_per_item`` where caption top-ups run: each of ``top_up_rounds`` adds at most what a unit's
-        shortest image lacks, up to the cap MTurk sets on a HIT, kept on every route so that the worst case is
-        the same (flows/captions/caption_top_up.py)."""
+        """``worst_per_item`` with caption top-ups: each round adds at most what a unit's shortest image lacks, up
+        to MTurk's cap on a HIT, on every route alike."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
         if not rounds or self.study is not None:
             return self.worst_per_item
@@ -112,9 +105,8 @@ def top_up_cap(per_image: int) -> int:
 
 
 def load_config(path: str | Path) -> CampaignConfig:
-    """Every file the config names (template, items, crowd, qualification files) must lie inside
-    the config's folder, symlinks resolved, unless ``HITFLOW_ALLOW_OUTSIDE_PATHS=1``: a config
-    from elsewhere must not serve or post ``~/.aws/credentials`` as a page."""
+    """Every file the config names must lie inside its folder, symlinks resolved (unless
+    ``HITFLOW_ALLOW_OUTSIDE_PATHS=1``): a config from elsewhere must not post ``~/.aws/credentials`` as a page."""
     path = Path(path)
     doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
     camp = doc.campaign

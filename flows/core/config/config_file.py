@@ -1,8 +1,5 @@
-"""Reading a config file safely and wording the schema's complaints as one line each.
-
-Every problem becomes ``<file>: [section].key <why> (got <value>)``: one line, the offending value
-shortened and escaped, and for an unknown key the nearest known name.
-"""
+"""Reading a config file safely, each schema complaint one line: ``<file>: [section].key <why> (got
+<value>)``, the value shortened and escaped, an unknown key with the nearest known name."""
 
 from __future__ import annotations
 

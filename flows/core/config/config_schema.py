@@ -1,9 +1,5 @@
-"""The campaign config's schema: one pydantic model per TOML table, every key typed, bounded and described.
-
-A model validator that checks two keys together raises ``ValueError("<key> <why>")``: the loader reports it as
-``[section].<key> <why>``. Checks that need the file system or another section (paths, the task's template, rule
-names) are in ``flows/core/config/config.py``.
-"""
+"""The config's schema: one pydantic model per TOML table. A two-key validator raises
+``ValueError("<key> <why>")``, reported as ``[section].<key> <why>``."""
 
 from __future__ import annotations
 

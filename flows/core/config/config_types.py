@@ -1,8 +1,5 @@
-"""Value types the config schema shares: money, shares, finite times, and the section base.
-
-Money is a quoted string in the TOML ("0.55"), never a float: a float cannot hold 0.55 exactly,
-and a string is where NaN, Infinity, exponents and negative amounts are refused.
-"""
+"""Value types the config schema shares. Money is a quoted string ("0.55"), never a float, which cannot
+hold 0.55 exactly; NaN, Infinity, exponents and negative amounts are refused."""
 
 from __future__ import annotations
 

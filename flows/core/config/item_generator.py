@@ -1,9 +1,4 @@
-"""Synthetic image items for load tests and the full-scale config (``items = "generate:N"``).
-
-The ids, file names and URLs are made up (no real images or captions are needed): the
-simulator's workers give an image they do not know the captions of a bank image plus a scene
-detail of its own (:mod:`flows.sim.people.captions`).
-"""
+"""Synthetic image items for load tests (``items = "generate:N"``): made-up ids, names and URLs."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Money every layer speaks: a platform's estimate and the budget's currency.
-
-A cost in another currency than the budget's needs ``[campaign] fx_rates``; without a rate it is
-refused, never compared as if it were the same money.
-"""
+"""Money every layer speaks: a platform's estimate and the budget's currency (another currency needs
+``[campaign] fx_rates``)."""
 
 from __future__ import annotations
 

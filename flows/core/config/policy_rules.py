@@ -19,9 +19,8 @@ from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 
 def check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
-    """A rule the policy names must be one QC runs, or its flag never comes and the policy
-    silently does nothing (a blank caption passed Flickr8k's QC so). Only keys the file sets; block
-    thresholds may wait for a rule not enabled yet (the full-scale config keeps some so)."""
+    """A rule the policy names must be one QC runs, or the policy silently does nothing; only keys the file
+    sets (block thresholds may wait for a rule not enabled yet)."""
     for key in ("reject_rules", "review_rules"):
         named = getattr(sec, key) if key in sec.model_fields_set else None
         idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]

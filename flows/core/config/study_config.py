@@ -1,9 +1,5 @@
-"""The ``[study]`` and ``[screen]`` sections of a human-evaluation study's config.
-
-A study is a campaign whose ``[campaign].task`` names one of the five evaluation pages; it
-reuses the campaign's fields (``images_per_hit`` = tasks per unit, ``assignments_per_image`` =
-responses per unit) and adds what only studies have.
-"""
+"""The ``[study]`` and ``[screen]`` sections of an evaluation study's config (a campaign whose task is one of
+the five evaluation pages)."""
 
 from __future__ import annotations
 

@@ -17,8 +17,7 @@ def outside_allowed() -> bool:
 
 
 def contained(target: Path, folder: Path, named_by: str) -> Path:
-    """``target`` when it lies inside ``folder`` (symlinks resolved) or outside paths are allowed;
-    otherwise a one-line ConfigError saying what to do."""
+    """``target`` when inside ``folder`` (symlinks resolved) or outside paths are allowed; else a ConfigError."""
     root = folder.resolve()
     if target.resolve().is_relative_to(root) or outside_allowed():
         return target

@@ -42,9 +42,8 @@ class CsvTable:
 
 
 def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) per non-blank record, read as asked for (an item file of 330,000 rows was
-    three copies of itself in lists and dicts); strict quoting, so an unterminated quote is an error.
-    The field limit is csv's process-wide setting: raised for each record, put back after it."""
+    """(line, fields) per non-blank record, read as asked for, strict quoting; csv's process-wide field limit
+    raised for each record and put back."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
         start = reader.line_num + 1  # the record's first line: a quote opened there may end the file
@@ -62,9 +61,8 @@ def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) ->
 
 
 def _unreadable(path: Path, exc: csv.Error, start: int, end: int, delimiter: str) -> InputFormatError:
-    """The one line for a record csv cannot read, at the line the record STARTS on: a quote opened
-    on line 4 and never closed is read to the file's end (or past the field limit many lines on),
-    and the line csv stopped at is not where the mistake is."""
+    """The one line for a record csv cannot read, at the line the record STARTS on (an unclosed quote is read
+    to far beyond where the mistake is)."""
     quoting = (f"a field holding {delimiter!r}, quotes or a line break must be quoted, with inner quotes "
                'doubled ("")')
     too_long = "field larger" in str(exc)

@@ -40,9 +40,37 @@ def neutralise(value: Any) -> Any:
     return value
 
 
+# the first characters of a text cell that may need neutralising: no other cell is looked at again
+_MAY_START = frozenset(FORMULA_STARTS) | frozenset(INVISIBLE_LEAD)
+
+
+def _neutralised(column: pd.Series) -> pd.Series:
+    """``column`` with its formula cells neutralised (itself when it has none)."""
+    if column.dtype.kind in "biufcmM":  # numbers, booleans, times: no text cell
+        return column
+    values = column.tolist()
+    changed = {k: neutralise(v) for k, v in enumerate(values) if isinstance(v, str) and v[:1] in _MAY_START}
+    changed = {k: v for k, v in changed.items() if v is not values[k]}
+    if not changed:
+        return column
+    for k, v in changed.items():
+        values[k] = v
+    dtype = column.dtype if isinstance(column.dtype, pd.StringDtype) else object
+    return pd.Series(values, index=column.index, name=column.name, dtype=dtype)
+
+
 def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
-    out = frame.map(neutralise) if for_spreadsheet and not frame.empty else frame
-    return out.rename(columns=neutralise) if for_spreadsheet else out
+    if not for_spreadsheet:
+        return frame
+    if frame.empty:
+        return frame.rename(columns=neutralise)
+    out = frame.copy(deep=False)
+    for k in range(frame.shape[1]):
+        column = frame.iloc[:, k]
+        done = _neutralised(column)
+        if done is not column:
+            out.isetitem(k, done)
+    return out.rename(columns=neutralise)
 
 
 def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:

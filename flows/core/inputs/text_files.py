@@ -1,10 +1,5 @@
-"""Reading a user's text file: UTF-8 text, or one line that says what is wrong with it.
-
-Empty, binary, UTF-16 and non-UTF-8 files, NUL bytes and unreadable paths all become an
-``InputFormatError`` naming the file (and the line of a NUL); a UTF-8 byte-order mark is dropped.
-:func:`read_text_marking` reads a file of workers' answers instead: a few lines with NULs or stray
-bytes are named, not the end of the file (``hitflow qc`` flags those rows and reads the rest).
-"""
+"""A user's text file: UTF-8, or one ``InputFormatError`` line naming the file (and a NUL's line).
+:func:`read_text_marking` reads workers' answers instead: bad lines are named, the rest read."""
 
 from __future__ import annotations
 

@@ -54,8 +54,7 @@ def live_holder(db: sqlite_utils.Database, campaign: str, others_only: bool = Tr
 
 
 def refuse_while_running(store: Store, campaign: str, what: str) -> None:
-    """``what`` (e.g. cancel) is refused while a live process runs the campaign: one line saying
-    to stop that run first."""
+    """``what`` (e.g. cancel) is refused in one line while a live process runs the campaign."""
     holder = store.live_holder(campaign)
     if holder:
         raise CampaignBusyError(f"campaign {campaign} is being run right now by {holder}: stop that run first "

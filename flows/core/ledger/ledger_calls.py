@@ -1,9 +1,5 @@
-"""Every platform write goes through here: record the intent, make the call, settle the result.
-
-The ledger (``flows.core.ledger.store``) keys each call deterministically, so a call whose key is already
-settled is never made again: a killed run resumes without a second HIT, payment or block, and a
-decision a person sent from the review page is not sent again by the automatic step.
-"""
+"""Every platform write: record the intent, make the call, settle the result, under a deterministic key,
+so a settled call is never made again (a killed run resumes without a second HIT, payment or block)."""
 
 from __future__ import annotations
 
@@ -59,9 +55,8 @@ def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
 
 def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
                  ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
-    """Record every intent in one transaction: (results already settled by key, the calls still
-    to make with their ledger status: ``intended`` means an earlier run may have made it, ``new``
-    that the intent was written just now, so nothing on the platform can answer to it yet)."""
+    """Record every intent in one transaction: (results settled by key, the calls to make with their status:
+    ``intended`` may have been made by an earlier run, ``new`` cannot have been)."""
     calls = list(calls)
     entries = store.intend_all(campaign, batch, [(c.operation, c.key, c.params) for c in calls])
     done = {c.key: _recorded(entries[c.key]) for c in calls if entries[c.key]["status"] in SETTLED}
@@ -72,11 +67,8 @@ def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[Ledger
 def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,
                record: Callable[[LedgeredCall, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
     """Make intended calls on ``threads`` threads (inline for one); the ledger is written from this thread only.
-
-    With ``record`` each result is handed to it as soon as its call returns (to store what the
-    call made, e.g. the HIT's row) and then settled at once, so a crash loses no settled call and
-    no settled call lacks its rows; without, all are settled at the end in one transaction (fast
-    for thousands of decisions; a crash in between only repeats calls the platform treats as done)."""
+    With ``record`` each result is stored and settled as soon as its call returns (a crash loses no settled
+    call); without, all are settled at the end in one transaction."""
     results: dict[str, dict[str, Any]] = {}
 
     def returned(call: LedgeredCall, result: dict[str, Any]) -> None:
@@ -100,7 +92,6 @@ def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THRE
 
 def ledgered_all(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall],
                  threads: int = SEND_THREADS) -> dict[str, dict[str, Any]]:
-    """``ledgered`` for many calls: intents in one transaction, calls on a thread pool, results
-    settled together; every call's result by key (made now or recorded earlier)."""
+    """``ledgered`` for many calls (one intent transaction, a thread pool); every result by key."""
     done, todo = intend_calls(store, campaign, batch, calls)
     return {**done, **send_calls(store, [c for c, _ in todo], threads)}

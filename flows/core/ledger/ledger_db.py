@@ -1,11 +1,6 @@
-"""The ledger's SQLite connection: every sqlite-utils transaction takes the write lock up front.
-
-sqlite-utils opens its transactions with a plain (deferred) ``BEGIN`` and reads the table's
-schema before it writes. In WAL mode, a read transaction that then writes after another process
-committed is refused at once with "database is locked": SQLite does not wait on the busy timeout
-for that. Two campaigns writing one ledger at once (two Prefect workers on one host) hit it on
-the first busy poll round. ``BEGIN IMMEDIATE`` waits for the write lock instead.
-"""
+"""The ledger's SQLite connection, every sqlite-utils transaction ``BEGIN IMMEDIATE``: in WAL mode a read
+transaction that then writes after another process committed is refused at once ("database is locked"),
+without waiting on the busy timeout."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The PostgreSQL ledger's tables: the sqlite-utils calls hitflow makes, in PostgreSQL's SQL.
-
-Two halves: :class:`PgSchema` lets the migrations in flows/core/ledger/store_migrations.py (written against
-sqlite-utils' ``create`` / ``add_column`` / ``create_index``) build the same schema in PostgreSQL,
-so both backends share one list of migrations; :class:`PgTable` is the row API the flows use
-(``insert_all``, ``upsert``, ``update``, ``count_where``, ``rows_where``).
-
-Every table gets ``rowid``, an identity column in insertion order, as SQLite's implicit rowid is
-(the flows order by it). Identifiers are quoted; values are always bound parameters.
-"""
+"""The sqlite-utils calls hitflow makes, in PostgreSQL's SQL: :class:`PgSchema` runs the shared migrations,
+:class:`PgTable` is the row API. Every table gets ``rowid`` in insertion order, as SQLite's; values are
+always bound parameters."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) for one purpose, to map
-their scalar types to SQLite column types when it creates a column from a value.
-
-:func:`import_without_pandas` imports sqlite-utils with the two libraries hidden when they are not loaded yet,
-then gives it a type map that adds their types when asked for one, once they are loaded: an object of a
-numpy or pandas type can only exist once its library is, so every lookup answers as sqlite-utils' own map
-(tests/test_sqlite_utils_import.py compares the two). Run by this package's ``__init__``, before any of its
-modules imports sqlite-utils.
-"""
+"""sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) only to map their scalar
+types to column types, so it is imported with them hidden and given a type map that adds them once they are
+loaded (tests/test_sqlite_utils_import.py compares it with sqlite-utils' own)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The ledger's one interface (imported through flows/core/ledger/store.py), over two backends: an SQLite
-file (the default, ``runs/hitflow.db``: store_sqlite.py) or PostgreSQL for a ``postgresql://`` ``--db`` /
-``HITFLOW_DB`` (store_pg.py). ``Store(location)``
-opens the right one, as ``pathlib.Path`` does; the ledger's own rules are written once, here.
-
-Every intended platform call is written before it is made, under a deterministic idempotency
-key; every raw answer is stored before any decision. SQL handed to :meth:`rows`, :meth:`execute`
-and :meth:`executemany` is the common subset of both dialects with ``?`` placeholders (the
-PostgreSQL backend rewrites those); every table has a ``rowid`` in insertion order.
-"""
+"""The ledger's one interface over SQLite (store_sqlite.py) and PostgreSQL (store_pg.py); its rules are
+written once, here. SQL handed to :meth:`rows`, :meth:`execute` and :meth:`executemany` is the common
+subset of both dialects with ``?`` placeholders; every table has a ``rowid`` in insertion order."""
 
 from __future__ import annotations
 
@@ -82,9 +75,8 @@ class Store:
         raise NotImplementedError
 
     def frame(self, sql: str, params: Sequence[Any], columns: list[str], page: int = READ_PAGE) -> pd.DataFrame:
-        """The query's rows as a DataFrame with ``columns`` (one per selected column, in order), read
-        ``page`` rows at a time: :meth:`rows` builds a dict per row first, which for one batch of
-        330,000 captions held about twice the frame's own memory."""
+        """The query's rows as a DataFrame with ``columns``, ``page`` rows at a time (:meth:`rows`' dict per row
+        held twice the frame's memory)."""
         import pandas as pd  # here: a command that reads rows (``hitflow status``) loads no pandas (~0.35 s)
 
         parts = [pd.DataFrame.from_records(chunk, columns=columns) for chunk in self._row_pages(sql, params, page)]
@@ -117,18 +109,15 @@ class Store:
         raise NotImplementedError
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows inserted inside the open transaction; ``conflict``: ABORT, IGNORE or REPLACE
-        (on the primary key), as SQLite's ``INSERT OR <conflict>``."""
+        """Rows inserted in the open transaction, ``conflict`` as SQLite's ``INSERT OR <conflict>``."""
         raise NotImplementedError
 
     def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
-        """Hold the campaign's lock for the block; a live holder elsewhere makes this fail
-        (:class:`flows.core.errors.CampaignBusyError`); a dead one's lock is taken over."""
+        """Hold the campaign's lock for the block (CampaignBusyError if a live holder has it; a dead one's is taken)."""
         raise NotImplementedError
 
     def live_holder(self, campaign: str, others_only: bool = True) -> str | None:
-        """Who runs the campaign right now (``host:pid``), if a live process does (other than this
-        one with ``others_only``)."""
+        """``host:pid`` of a live process running the campaign (other than this one with ``others_only``), if any."""
         raise NotImplementedError
 
     def applied_migrations(self) -> list[str]:

@@ -1,8 +1,6 @@
-"""The ledger's schema, one sqlite-utils migration per change: an old ledger is brought up to date
-when flows.core.ledger.store opens it (the migrations never run in any other place). The same functions
-build the PostgreSQL ledger: there ``db`` is flows.core.ledger.pg_tables.PgSchema, which speaks the calls
-used here (``table().create``, ``create_index``, ``add_column``, ``transform(pk=)``, ``columns_dict``,
-``execute``) and nothing else."""
+"""The ledger's schema, one sqlite-utils migration per change, run only when flows.core.ledger.store opens
+a ledger; the same functions build PostgreSQL's through pg_tables.PgSchema, which speaks only the calls
+used here."""
 
 from __future__ import annotations
 
@@ -67,8 +65,7 @@ def m003_qualification_scores(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
-    """Self-hosted delivery: a participant's session and its unit of items; Prolific studies per
-    batch and every Prolific submission's state (paid or not)."""
+    """Self-hosted sessions and their units; Prolific studies per batch and every submission's state."""
     db.table("task_sessions").create({
         "session_id": str, "campaign": str, "batch": int, "unit": int, "item_ids": str, "participant_id": str,
         "study_id": str, "route": str, "created_at": float, "submitted_at": float, "completion_code": str,
@@ -84,8 +81,7 @@ def m004_task_server_and_studies(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m005_item_payloads(db: sqlite_utils.Database) -> None:
-    """Evaluation studies' items carry more than an image: sentences, references, system pairs
-    (JSON, what the page shows); and the per-response checks of their submit rules."""
+    """Study items' payloads (what the page shows, JSON) and their responses' submit-rule checks."""
     db.table("items").add_column("payload", str, not_null_default="")
     db.table("response_problems").create({"campaign": str, "assignment_id": str, "worker_id": str, "rule": str,
                                           "field": str, "detail": str})
@@ -99,8 +95,7 @@ def m006_batch_shortfall(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m007_review_decisions(db: sqlite_utils.Database) -> None:
-    """What people decided on the review page (who, when, under which idempotency key), and the
-    captions they struck from the dataset without rejecting the assignment."""
+    """The review page's decisions (who, when, idempotency key) and captions struck without a rejection."""
     db.table("review_actions").create({
         "id": int, "campaign": str, "batch": int, "worker_id": str, "assignment_id": str, "image_id": str,
         "action": str, "reason": str, "category": str, "amount": str, "reviewer": str, "decided_at": float,
@@ -114,8 +109,7 @@ def m007_review_decisions(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m008_batch_windows(db: sqlite_utils.Database) -> None:
-    """When a batch opened (on the platform's clock), so a later run knows its deadline; places a
-    closed study released from the committed budget."""
+    """When a batch opened (platform clock), for its deadline; places a closed study released from the budget."""
     db.table("batches").add_column("opened_at", float)
     db.table("studies").add_column("released", int, not_null_default=0)
 
@@ -132,9 +126,8 @@ def m009_batch_holds(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m010_worker_history(db: sqlite_utils.Database) -> None:
-    """Each worker's blocking evidence per batch and rule, kept so a batch's blocks read the earlier
-    batches' evidence instead of rebuilding it (quadratic over a campaign). A row with an empty
-    ``worker_id`` marks a batch as built; a batch's rows go when its flags are rewritten."""
+    """Each worker's blocking evidence per batch and rule, kept so blocks need not rebuild it (quadratic); an
+    empty ``worker_id`` row marks a batch built."""
     db.table("worker_history").create({"campaign": str, "batch": int, "worker_id": str, "rule": str,
                                        "captions": int, "covered": int, "flags": int},
                                       pk=("campaign", "batch", "worker_id", "rule"))
@@ -150,9 +143,8 @@ def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m012_kept_states(db: sqlite_utils.Database) -> None:
-    """The review queue's items' states of a campaign (counts per batch and state), with the config text
-    and the ledger they were computed on, so ``hitflow status`` reads them back instead of building the
-    queue while neither changed (flows/campaigns/kept_states.py)."""
+    """The review queue's state counts of a campaign, with the config and ledger they were computed on
+    (flows/campaigns/kept_states.py)."""
     db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
                                    pk="campaign")
 
@@ -165,13 +157,10 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
-    """A count of the writes to each campaign's rows that the review queue reads, kept by triggers on
-    SQLite, so kept queue states are keyed on something every rewrite changes: SQLite hands a deleted
-    row's rowid to the next insert, so a batch's flags rewritten with as many rows as before left the
-    largest rowid and the count as they were, and ``status`` showed the old states. Answers name no
-    campaign of their own before m014: theirs is counted under "". On PostgreSQL the table stays empty:
-    its rowids are an identity column, which never hands out a number twice (a rewrite always moves the
-    largest)."""
+    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite, so kept
+    queue states see every rewrite: SQLite reuses a deleted row's rowid, so a rewrite with as many rows left
+    the largest rowid and count as they were. Answers before m014 count under "". Empty on PostgreSQL, whose
+    identity rowids never repeat."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
     if isinstance(db, sqlite_utils.Database):
         _count_changes(db, CHANGE_COUNTED)
@@ -201,9 +190,8 @@ KEYED_BY_CAMPAIGN = {
 
 @migrations()
 def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
-    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one ledger kept one row
-    per id, so a second campaign on another marketplace took over the first one's study, submissions
-    and money. Answers get their campaign (from their assignment) to be keyed the same way."""
+    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one row per id let a second
+    campaign on another marketplace take over the first's records and money."""
     db.table("answers").add_column("campaign", str, not_null_default="")
     db.execute("UPDATE answers SET campaign = COALESCE((SELECT a.campaign FROM assignments a "
                "WHERE a.assignment_id = answers.assignment_id), '')")
@@ -217,9 +205,8 @@ def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
 
 
 def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None:
-    """SQLite's table rebuild for a new primary key (its manual, "Making Other Kinds Of Table Schema
-    Changes"): sqlite-utils' ``transform`` does the same, but parsed each table's SQL for ~40 ms, which made
-    every new ledger ~0.4 s slower to open. Rows keep their order; indexes are made again."""
+    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform`` (whose SQL parsing cost
+    ~0.4 s a new ledger); rows keep their order."""
     columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()  # cid, name, type, notnull, default, pk
     indexes = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
                                         "AND sql IS NOT NULL", [table])]
@@ -237,7 +224,6 @@ def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None
 
 @migrations()
 def m015_campaign_marketplace(db: sqlite_utils.Database) -> None:
-    """Which marketplace a campaign's platform records belong to (a simulator's kept id, an endpoint's or
-    Prolific's URL without credentials: flows/platforms/marketplace_identity.py), so a run is refused on
-    another one; "" for a campaign from before, which its next run adopts."""
+    """Which marketplace a campaign's records belong to (flows/platforms/marketplace_identity.py), so a run is
+    refused on another; "" for a campaign from before, adopted on its next run."""
     db.table("campaigns").add_column("marketplace", str, not_null_default="")

@@ -1,12 +1,6 @@
-"""The PostgreSQL ledger (``--db postgresql://...``), through psycopg 3: the ledger every Prefect
-worker reaches, so a campaign's next run may land on any host.
-
-The same migrations as SQLite (flows/core/ledger/store_migrations.py through flows/core/ledger/pg_tables.py), recorded
-in ``hitflow_migrations``. The same guarantees: a ``transaction()`` block commits whole or not at
-all; ``immediate()`` blocks are serialised by a transaction-level advisory lock (SQLite's write
-lock); the campaign lock is a session-level advisory lock, which PostgreSQL itself releases when
-the holder's connection ends, so a worker killed with -9 on any host never wedges a campaign.
-"""
+"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees: ``immediate()`` blocks serialised by a
+transaction-level advisory lock, and the campaign lock a session-level one, released by PostgreSQL when
+the holder's connection ends (a worker killed with -9 never wedges a campaign)."""
 
 from __future__ import annotations
 

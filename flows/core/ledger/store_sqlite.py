@@ -36,9 +36,8 @@ class SqliteStore(Store, scheme="sqlite"):
         self._migrate()
 
     def _use_wal(self) -> None:
-        """WAL mode, kept in the file once set. Switching a new file to it while other processes open
-        the same file fails at once with "database is locked" (SQLite does not wait on the busy
-        timeout for that lock), so the switch is retried briefly."""
+        """WAL mode, retried briefly: switching while other processes open the file fails at once with "database
+        is locked"."""
         for attempt in range(40):
             try:
                 if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

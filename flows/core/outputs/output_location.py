@@ -1,18 +1,6 @@
-"""Where a run's folder goes (``--out``): a local folder, the default, or any fsspec URL
-(``s3://bucket/runs``, ``file:///mnt/shared/runs``...), so a worker on one host writes where the
-operator on another reads.
-
-A run always writes a local folder (its *staging* folder: the folder itself when ``--out`` is one,
-else ``runs/staging/<the URL as a name>``, or under ``$HITFLOW_STAGING``), so every writer, the
-report's relative links and the atomic renames stay as they are; flows/core/outputs/output_mirror.py
-copies it to the URL at each batch's end and at the run's end.
-
-A URL may carry credentials (``s3://KEY:SECRET@bucket/runs``, ``sftp://user:pw@host/runs``). They are
-taken out of it at once and handed to fsspec's own configuration for that protocol (``FSSPEC_S3_KEY``
-and ``FSSPEC_S3_SECRET`` for S3: not ``AWS_*``, which are MTurk's, see docs/security.md), so the URL
-that is used, stored in the ledger, passed to Prefect and shown never holds them; a shown URL masks
-its user part and query as ``***`` (as flows/core/db_url.py does for a ledger's password).
-"""
+"""Where a run's folder goes (``--out``): a local folder or any fsspec URL. A run always writes a local
+staging folder, copied to the URL by output_mirror.py. Credentials in a URL go to fsspec's configuration
+at once (``FSSPEC_S3_*`` for S3, not MTurk's ``AWS_*``: docs/security.md); a shown URL masks them."""
 
 from __future__ import annotations
 
@@ -58,9 +46,8 @@ def protocols(url: str) -> list[str]:
 
 
 def unescaped_user_part(url: str) -> bool:
-    """A user part with ``/``, ``?`` or ``#`` left as it is (``s3://KEY:SE/CRET@bucket``, an AWS secret
-    often holds ``/``): the host then ends there and the secret reads as the path: shown, stored, and
-    made a folder name. Such a URL is refused, and shown as its protocol only."""
+    """A user part with ``/``, ``?`` or ``#`` left raw (an AWS secret often holds ``/``) ends the host there
+    and shows the secret as the path: refused, shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
         if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
@@ -96,8 +83,7 @@ def shown_output(out: str | Path) -> str:
 
 
 def _segment_credentials(segment: str) -> tuple[str, list[tuple[str, str, str]]]:
-    """One URL of a chain without its user part and credential query, and the (protocol, fsspec option,
-    value) settings they become."""
+    """One URL of a chain without its credentials, and the (protocol, fsspec option, value) settings they become."""
     if "://" not in segment:
         return segment, []
     parts = urlsplit(segment)
@@ -152,9 +138,8 @@ def has_credentials(out: str | Path) -> bool:
 
 
 def credentials_to_fsspec(out: str) -> str:
-    """``out`` without the credentials its URL carries, which go to fsspec's configuration for the
-    protocol instead (this process, and through ``FSSPEC_<PROTOCOL>_<NAME>`` the flow runs and
-    workers it starts); a setting made before wins, as ``PGPASSWORD`` does for the ledger."""
+    """``out`` without its URL's credentials, which go to fsspec's ``FSSPEC_<PROTOCOL>_<NAME>`` settings (for
+    this process and those it starts); a setting made before wins."""
     if not is_output_url(out):
         return out
     bare, found = _split_credentials(out)
@@ -169,11 +154,9 @@ def credential_names(name: str) -> tuple[str, str]:
 
 
 def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
-    """fsspec's settings for protocol ``name``'s user and secret as text: as the environment holds them
-    where fsspec has none or has made them something else. fsspec reads every ``FSSPEC_*`` value as
-    JSON when it is imported (fsspec/config.py, set_conf_env), so an all-digit secret became a number
-    (``true`` a bool), which no signer takes: in a worker or flow run that inherited the variables, and
-    for an operator who exported them. A text setting made before (an fsspec config file) is kept."""
+    """fsspec's user and secret settings for protocol ``name`` as text, as the environment holds them: fsspec
+    reads every ``FSSPEC_*`` value as JSON on import, so an all-digit secret became a number no signer takes.
+    A text setting made before (an fsspec config file) is kept."""
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})
@@ -201,8 +184,7 @@ def staging_root(out: str | Path) -> Path:
 
 
 def stored_output(out: str | Path) -> str:
-    """``out`` as the ledger keeps it (where ``hitflow cancel`` exports to): a folder as an absolute
-    path, a URL without credentials."""
+    """``out`` as the ledger keeps it: a folder as an absolute path, a URL without credentials."""
     return str(without_credentials(out)) if is_output_url(out) else str(Path(out).resolve())
 
 

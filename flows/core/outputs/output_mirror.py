@@ -1,16 +1,6 @@
-"""A campaign's local run folder copied to its output URL (flows/core/outputs/output_location.py), through fsspec.
-
-Only what changed is copied: a record beside the staging folder keeps, per file, the size, time and
-SHA-256 last copied to that URL, and a file whose content is the same is not sent again (a rewritten,
-identical report costs a hash). A file the record says was copied and that is gone locally is removed
-at the URL. So a run killed at any moment and run again leaves the URL holding the same files as a run
-that was never killed: the record is written after the copies it lists, a copy it does not list is
-made again, and on a local filesystem a file appears whole or not at all (copied under a temporary
-name, then renamed; S3 shows an object only once it is complete).
-
-``pull_missing`` brings to a fresh staging folder (another host's, a new worker's) what the URL holds
-and it lacks: the manifest that says which ledger made the folder, earlier logs, ``invites.csv``.
-"""
+"""The local run folder copied to its output URL through fsspec, only what changed (a record of size, time
+and SHA-256 per file, written after the copies it lists), so a killed run run again leaves the URL as an
+unkilled one. ``pull_missing`` brings another host's manifest, logs and ``invites.csv`` to a fresh folder."""
 
 from __future__ import annotations
 

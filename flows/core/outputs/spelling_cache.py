@@ -1,13 +1,6 @@
-"""The spelling index on disk: built once per dictionary, loaded in well under a second after.
-
-Kept under ``$HITFLOW_CACHE_DIR`` (else ``$XDG_CACHE_HOME/hitflow``, else ``~/.cache/hitflow``),
-in ``spelling/<language>-<hash>.npz`` where the hash covers the dictionary's words and counts and
-the index format: a new pyspellchecker word list or index layout gets a new file, never a stale
-one. A cache that cannot be written or read is not an error: the index is then built in memory.
-
-pyspellchecker's own lists are found by their file's bytes (with the package's version and the index
-format) before anything is parsed (parsing ~160,000 words to name a file already there cost every process).
-"""
+"""The spelling index on disk, under ``$HITFLOW_CACHE_DIR`` (else the XDG cache), named by a hash of the
+dictionary and the index format, so a new word list never meets a stale file; an unwritable cache only means
+an in-memory index. pyspellchecker's lists are found by their file's bytes, before anything is parsed."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Controls that ask about the worker, not the item: "What is your age?", "In which province do you
-live?", "I will listen to the files with:", "How sure are you?". Both the simulator (which
-answers them about the simulated person) and the importer (whose generated text rules must not call
-one person's same age on every item a copied text) read them here.
-
-The question is the text a person reads with the control: its label, header or placeholder, the
-<label> right after it, else the last text before it.
-"""
+"""Controls that ask about the worker, not the item ("What is your age?"): the simulator answers them
+about the person, the importer's text rules must not read one person's same answer as a copy. The question
+is the control's label, header or placeholder, the next <label>, else the last text before it."""
 
 from __future__ import annotations
 

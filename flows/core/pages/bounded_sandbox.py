@@ -1,17 +1,6 @@
-"""The sandbox every page renders in, bounded by construction: each place the compiled
-template builds a value goes through a check here, whatever the expression's spelling:
-
-- every binary operator (``intercepted_binops``: ``+ - * / // % **``): bounded before, checked after;
-- ``~`` (compiled to :meth:`BoundedSandbox.tilde`, not Jinja's ``markup_join``): bounded before;
-- every call (:meth:`BoundedSandbox.call`): a method of a string, list, dict or number must be allowed
-  (value_bounds.METHODS) and is bounded before; any result is checked after;
-- ``str.format``/``format_map``: each field bounded as it is formatted (value_bounds.BoundedFormatter);
-- every filter (filter_bounds.py), every output (``finalize``: a value is never turned into text past the
-  page limit), every block of output (template_limits.BlockBuffer);
-- every slice (:meth:`BoundedSandbox.sliced`): counted with what the render builds;
-- every ``{% for %}`` loop's iterable (``environment.ticking(...)``): the deadline checked as it is walked;
-- ``range``, ``lipsum``, ``namespace`` replaced by bounded ones.
-"""
+"""The sandbox every page renders in, bounded by construction: every binary operator, ``~``, call, format
+field, filter, output, block, slice and ``{% for %}`` iterable goes through a check here, whatever the
+expression's spelling; ``range``, ``lipsum`` and ``namespace`` are replaced by bounded ones (docs/security.md)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""MTurk's crowd HTML elements (``<crowd-form>``, ``<crowd-input>``, ``<crowd-classifier>`` ...): read as
-answer fields with their constraints, answers encoded and flattened in the shape MTurk documents.
-
-What is read from each element, and its answer's shape: the table in docs/custom_pages.md, after
-MTurk's "Crowd HTML Elements" reference (docs.aws.amazon.com/sagemaker/latest/dg/
-sms-ui-template-reference.html, one page per element). ``<crowd-form>`` posts one field,
-``taskAnswers``: a JSON array holding one object, every named element's answer keyed by its name.
-hitflow flattens it into one
-column per element name (:func:`flatten_task_answers`); structured answers stay JSON text.
-"""
+"""MTurk's crowd HTML elements read as answer fields with their constraints (the table in
+docs/custom_pages.md); ``<crowd-form>``'s one ``taskAnswers`` JSON is flattened into a column per element
+name (:func:`flatten_task_answers`), structured answers staying JSON text."""
 
 from __future__ import annotations
 
@@ -87,8 +80,7 @@ def crowd_control(tag: str, attrs: dict[str, str]) -> tuple[str, dict[str, str],
 
 
 def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) -> None:
-    """For the page reader (``form_parser.FormParser``): an image a crowd element shows, a radio
-    group's buttons, or the plain control an element stands for, added to the page's fields."""
+    """For ``form_parser.FormParser``: the image, radio buttons or plain control a crowd element stands for."""
     if attrs.get("src"):
         page.images.append((page.step, attrs.get("src", "")))
     if tag == "crowd-radio-group":
@@ -203,8 +195,7 @@ def flatten_task_answers(text: str) -> dict[str, str]:
 
 
 def flat_answers(fields: dict[str, str]) -> dict[str, str]:
-    """An answer's fields with a crowd-form's ``taskAnswers`` flattened in its place (raises ValueError,
-    also for fields past the bounds on worker-supplied values)."""
+    """An answer's fields with ``taskAnswers`` flattened in its place (ValueError past the value bounds too)."""
     check_fields(fields)
     if TASK_ANSWERS not in fields:
         return fields

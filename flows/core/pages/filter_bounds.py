@@ -1,8 +1,5 @@
-"""Every filter of the bounded environment, wrapped: its operands' sizes checked
-before it runs (a value past MAX_VALUE_CHARS is never turned into text), the filters that can build more
-than they are given bounded by an upper bound on their result computed first (``center``, ``indent``,
-``replace``, ``format``, ``wordwrap``, ``join``, ``batch``, ``slice``, ``tojson``, ``pprint``), ``sum``
-rewritten to add sequences in one pass, and every result checked after."""
+"""Every filter of the bounded environment, wrapped: operands checked before, filters that can build more
+than they are given bounded by their result's size computed first, ``sum`` in one pass, results checked after."""
 
 from __future__ import annotations
 

@@ -17,8 +17,7 @@ _LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "cro
 
 
 class FormParser(TolerantHTMLParser):
-    """Form controls as a browser submits them (disabled ones never are), and in document order
-    what a worker sees around them: text chunks (``(position, text, is_label)``), images, fields."""
+    """Form controls as a browser submits them, and in order what a worker sees around them (text, images)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

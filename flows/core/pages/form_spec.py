@@ -53,9 +53,8 @@ def _number_rule(f: FormField) -> dict[str, Any]:
 
 
 def numbered(f: FormField) -> bool:
-    """Radio buttons a worker reads as points of a scale: three or more, each valued a number that its own
-    visible text starts with ("1", "1 wrong", "5 - exactly right"). Numbers behind words ("angry", "happy") are
-    codes of categories, whatever their order."""
+    """Radio buttons read as points of a scale: three or more, each valued a number its visible text starts
+    with (numbers behind words are category codes)."""
     return f.kind == "radio" and len(f.options) >= 3 and all(
         NUMBER.fullmatch(o.strip()) and re.match(rf"{re.escape(o.strip())}(?![\d.])", f.labels.get(o, "").strip())
         for o in f.options)
@@ -77,9 +76,8 @@ BOOKKEEPING = re.compile(r"^(assignmentId|sig|page_start_ms|page_end_ms|image_id
 
 
 def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None = None) -> dict[str, Any] | None:
-    """One control's rule, or None for a control nobody answers (hidden, unless the page's script
-    writes it: then it is an answer with no rule of its own, as the script decides its value).
-    ``marks_cap``: the most marks the page's annotation widget takes, when the page has one that refuses more."""
+    """One control's rule, or None for a control nobody answers (a hidden one the script writes has no rule of
+    its own). ``marks_cap``: what the page's annotation widget refuses past."""
     if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
         return {"name": f.name, "type": "text", "input": "hidden", "required": False, "minlength": None,
                 "maxlength": None}
@@ -121,9 +119,8 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
 
 
 def widget_marks_cap(page: str) -> int | None:
-    """``MAX_MARKS`` when the rendered ``page`` draws its annotation elements with hitflow's widget, which
-    refuses a mark past it; None when its template replaced that script (a widget of the requester's own,
-    whose limits hitflow does not know)."""
+    """``MAX_MARKS`` when the page draws its annotation elements with hitflow's widget; None for a widget of
+    the requester's own."""
     return MAX_MARKS if CAPPING_WIDGET.search(page) else None
 
 

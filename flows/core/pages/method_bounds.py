@@ -1,14 +1,7 @@
-"""Bounds for the string methods whose C code is not linear in what it is given, or builds many objects:
-checked before the call, since the render's deadline is only seen between calls.
-
-- ``str.encode``/``bytes.decode``: only the codecs in SAFE_CODECS (each linear), and error handlers of a
-  known width. ``('<100 distinct CJK characters>' * 10000).encode('punycode')`` ran for minutes inside
-  one call (punycode's cost grows with the characters times the distinct ones; ``idna`` 23 s);
-- ``split``/``rsplit``/``splitlines``: the pieces' size computed from the separators first, so a
-  16-million-character macro value is not split into millions of strings before its size is checked;
-- every other method that builds a value from a string: the string at most MAX_VALUE_CHARS (the result
-  must be, and a larger one is a macro's output, up to 16 Mi characters).
-"""
+"""Bounds for string methods whose C code is not linear in its input or builds many objects, checked before
+the call (the render's deadline is seen only between calls): ``encode``/``decode`` only through linear codecs
+(punycode ran minutes in one call), ``split`` sized from its separators first, other builders capped at
+MAX_VALUE_CHARS."""
 
 from __future__ import annotations
 

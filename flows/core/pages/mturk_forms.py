@@ -1,8 +1,4 @@
-"""MTurk question XML in, form fields out, and QuestionFormAnswers XML back.
-
-The simulator's workers see what a person sees: the HTML of an HTMLQuestion (or the page
-behind an ExternalQuestion), whose form fields they fill.
-"""
+"""MTurk question XML in, form fields out, and QuestionFormAnswers XML back."""
 
 from __future__ import annotations
 
@@ -129,11 +125,8 @@ def answer_xml(values: dict[str, str]) -> str:
 
 
 def parse_answer_xml(xml: str) -> dict[str, str]:
-    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML.
-
-    Another producer (the real MTurk) may write a character XML 1.0 cannot carry raw or as a
-    reference (``&#11;``): such an answer is read with the character kept (a lone surrogate as
-    U+FFFD, which no text store takes), rather than lost as malformed."""
+    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML. A character XML 1.0
+    cannot carry, which another producer may write, is kept (a lone surrogate as U+FFFD)."""
     try:
         root, marked = ET.fromstring(xml), False
     except (ET.ParseError, UnicodeEncodeError):  # a raw lone surrogate cannot even be encoded to parse

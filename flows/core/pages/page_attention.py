@@ -1,8 +1,6 @@
-"""Attention checks on a rendered task page (``[attention]``, qc/attention_checks.py), rendered from
-``hit_templates/_attention.html.j2`` into every page the same way (built-in, study, own, imported, crowd-element
-pages, on every route), among the questions just before the form's Submit, found in the markup only (a
-``</form>`` in a script is text). A page without a form is left as it was (the dry run says so). The right
-answer is never in the page: QC scores it on the server."""
+"""Attention checks (``[attention]``) rendered into every page the same way, just before the form's
+Submit (found in the markup only); a page without a form is left as it was. The right answer is never in
+the page: QC scores it on the server."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ def attention_block(checks: Sequence[AttentionCheck]) -> str:
 
 
 def check_place(page: str) -> int | None:
-    """Where the checks go: before the last form's last Submit button, else before the form's end; None
-    without a form."""
+    """Where the checks go: before the last form's last Submit, else its end; None without a form."""
     markup = _NOT_MARKUP.sub(lambda m: " " * len(m.group(0)), page)  # what is no markup blanked, offsets kept
     ends = list(_FORM_END.finditer(markup))
     if not ends:

@@ -1,17 +1,6 @@
-"""Text telemetry on a rendered task page (format v1 in docs/telemetry.md): a page with a
-free-text field gets, inside the form that holds the field, a plain notice that typing behaviour is
-recorded and the hidden answer field ``hitflow_telemetry``; and, before ``</body>``, the recorder
-``hit_templates/text_telemetry.js`` inline (an HTMLQuestion loads no script of ours from elsewhere,
-and the task server's CSP runs it by the page's nonce). A page without free text is left as it was.
-
-Added to the rendered page rather than written into each template, so every page gets it the same
-way: the built-in pages, ``hitflow new`` pages, imported pages and crowd-element pages, on every
-route (``flows/campaigns/task_pages.py`` renders for all of them).
-
-The task server also bounds what comes back (``bounded_telemetry``): a value no recorder writes
-(over ``MAX_TELEMETRY_CHARS``, or nested deeper than the format ever is) is replaced by a one-line
-reason, and the rest of the answer is stored as it came.
-"""
+"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a
+notice and the hidden ``hitflow_telemetry`` field in its form, and the recorder script inline before
+``</body>``. ``bounded_telemetry`` replaces a value no recorder writes by a one-line reason."""
 
 from __future__ import annotations
 
@@ -47,9 +36,8 @@ FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the 
 
 
 class _FreeTextForm(TolerantHTMLParser):
-    """Where the first form holding a free-text control opens: ``found``, the character offset just
-    after its start tag (None: no such form). Parsing starts at the first form and stops at the first
-    free-text control inside a form, so a page costs a fraction of a full parse."""
+    """Where the first form holding a free-text control opens (``found``: the offset after its tag, or None);
+    parsing stops at the first such control."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -100,11 +88,8 @@ class _TagReader(TolerantHTMLParser):
 
 
 def _may_hold_free_text(text: str) -> bool:
-    """False only when no start tag in ``text`` can be a free-text control: each place a parse could
-    meet one (in a script or a comment too, and an unfinished tag counts as one) read as a tag, as
-    the parse would read it there. A page of radio buttons is then not parsed whole (~3-5x faster).
-    Text areas are read first, then inputs from the last (a comment box is mostly last): the first
-    that may be free text ends the search, so a page with one pays little for it."""
+    """False only when no start tag in ``text`` can be a free-text control (read where a parse could meet one,
+    scripts and comments too): a page of radio buttons is then not parsed whole (~3-5x faster)."""
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
         simple = _SIMPLE_TAG.match(text, at)
@@ -160,8 +145,7 @@ def _free_text(tag: str, attrs: dict[str, str]) -> bool:
 
 
 def with_telemetry(html: str, notice: str, nonce: str = "") -> str:
-    """The page with the notice, the hidden field and the recorder, when it has free text in a form
-    (and does not carry the field already); else the page unchanged."""
+    """The page with the notice, hidden field and recorder when it has free text in a form; else unchanged."""
     if _FIELD_PART.search(html) and _HAS_FIELD.search(html):
         return html
     start = _FreeTextForm(html).found

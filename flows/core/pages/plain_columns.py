@@ -1,11 +1,5 @@
-"""Whether a page's own template shows its items' columns only as plain values: each ``item.<column>``
-(or ``item["column"]``) printed as it is, or through ``safe_url``, and read nowhere else (no test, loop,
-filter, assignment or call on it, no ``items`` and no whole ``item``), with autoescape never turned off and no
-filter block over the output. Then a value reaches the page only
-as the escaped text Jinja prints, and a dry run may join a page from a marked render
-(flows/platforms/plan_pages.py) instead of rendering each one; any other use of a value, which could branch
-on it or change it, leaves every page to the full render.
-"""
+"""Whether a page's template shows its items' columns only as printed, escaped values (nothing branches on
+or changes them), so a dry run may join its pages from a marked render (flows/platforms/plan_pages.py)."""
 
 from __future__ import annotations
 

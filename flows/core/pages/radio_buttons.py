@@ -1,15 +1,6 @@
-"""A ``<crowd-radio-group>`` whose ``<crowd-radio-button>``\\ s each carry their own name, the way MTurk's
-element reference writes it (sms-ui-template-crowd-radio-group.html: the group "outputs an array of
-objects representing the crowd-radio-button elements within it", one key per button name, each
-``{"<value>": true|false}``).
-
-hitflow reads such a group as ONE answer field whose value is the chosen button's value: the ledger
-keeps the answer as MTurk posts it (one entry per button), and the readers that know the page (the
-custom page's review and dataset) merge the buttons back into the group's field with
-:func:`merge_buttons`. The group's field is named by its ``name`` or ``id`` attribute, else by what
-its buttons' names share (``btn1``, ``btn2`` -> ``btn``), else ``choice``; the item index the buttons
-carry (``blurry_0``, ``clear_0`` -> ``choice_0``) is kept so the answer stays with its item.
-"""
+"""A ``<crowd-radio-group>`` whose buttons carry their own names (MTurk posts one entry per button) read as
+ONE field whose value is the chosen button's: :func:`merge_buttons` merges them back. The field is the
+group's ``name``/``id``, else what the buttons' names share, else ``choice``; the item index is kept."""
 
 from __future__ import annotations
 
@@ -55,9 +46,8 @@ def button_groups(rules: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 
 def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Flat answer fields with each per-button group's buttons replaced by the group's one field,
-    its value the chosen button's value ("" when none is). A button read flat is its value when ticked
-    (``{"yes": true}`` -> ``"yes"``); an answer that already names the group is kept as it is."""
+    """Flat answer fields with each per-button group replaced by its one field, valued the chosen button's value
+    ("" when none); an answer already naming the group is kept."""
     out = dict(flat)
     for group, buttons in groups.items():
         present = [b for b in buttons if b in out and b != group]

@@ -1,16 +1,7 @@
-"""The render of a requester's template, bounded as a whole: its output streamed and
-stopped at MAX_OUTPUT_CHARS, every block of output it buffers (a macro's, a ``{% set %}`` block's) at
-MAX_OUTPUT_CHARS and all of them together at MAX_BUFFERED_CHARS, and the render stopped at
-RENDER_DEADLINE_S whatever it runs, in any thread: the deadline is checked in every iteration of every
-``{% for %}`` loop (each is compiled through :func:`ticking`), every call, operator, filter, piece of
-output and element of a lazy sequence. A single operation between two checks (a C-level string method,
-a filter) cannot run long because its inputs are bounded where values are built
-(flows/core/pages/value_bounds.py). (A watchdog raising in the rendering thread was tried: its exception
-can land after the render, in the caller's code; and SIGALRM reaches the main thread alone.)
-
-hitflow's own pages (``templates.render``: its files, its context) render ``trusted()``, unbounded: a big
-campaign's report may be large. A requester's page, and what it extends or includes, never does.
-"""
+"""A requester's template render bounded as a whole: output and buffered blocks capped, and
+RENDER_DEADLINE_S checked in every loop iteration, call, operator, filter and output (a watchdog's
+exception could land in the caller's code; SIGALRM reaches only the main thread). hitflow's own pages
+render ``trusted()``, unbounded."""
 
 from __future__ import annotations
 
@@ -90,9 +81,8 @@ class _Render:
 
 
 def count_built(size: int) -> None:
-    """``size`` more bytes built by the render (a value an operator, call, filter, ``~`` or block made):
-    each value is bounded on its own, so without a total 250 ``{% set sN = a ~ N %}`` of a 4 MB ``a``
-    kept 984 MB. Counted as built, not as kept: a value dropped at once counts too."""
+    """``size`` more bytes built by the render, counted whether kept or not: each value is bounded on its own,
+    so without a total 250 ``{% set %}`` of a 4 MB value kept 984 MB."""
     render = current()
     if render is not None:
         render.built += size

@@ -35,9 +35,8 @@ def safe_url(value: object) -> str:
 
 
 def allowed_url(url: str) -> bool:
-    """http(s) or a path on this host: not another scheme, and not another host by ``//`` (which a
-    browser also reads in ``/\\``, ``\\\\`` and with tabs or newlines between: it drops those and
-    takes a backslash for a slash)."""
+    """http(s) or a path on this host: no other scheme, and no other host by ``//`` (nor by what a browser
+    reads as it: ``/\\``, ``\\\\``, with tabs or newlines)."""
     if _plainly_http(url):
         return True  # its scheme http(s), and it starts "ht", not "//"
     scheme = "" if _no_scheme(url) else urlparse(url).scheme.lower()
@@ -113,11 +112,8 @@ def render(template: str, context: dict[str, Any]) -> str:
 
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
-    """A template given as text (a campaign's own page, ``name`` its path for messages), in the
-    one environment: it may extend hitflow's pages; item values are escaped like any other. Whatever
-    the template's code raises while it compiles or renders becomes one ConfigError line, with the
-    template's line where Jinja gives one (a filter's own argument check, a test or
-    filter named in ``select``/``map``, two ``{% extends %}``, 25 nested loops printed tracebacks)."""
+    """A template given as text (``name`` its path for messages) in the one environment; whatever its code raises
+    while compiling or rendering is one ConfigError line, with the template's line where Jinja gives one."""
     try:
         limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)
@@ -161,9 +157,7 @@ MAX_CACHED_SOURCE = 512 * 1024  # a task template kept compiled: 32 of them at m
 
 @lru_cache(maxsize=32)
 def compiled(env: jinja2.Environment, source: str, bounded: bool) -> jinja2.Template:
-    """``source`` compiled in ``env``, once per text: a campaign renders its page for every HIT. Keyed by
-    whether values are bounded too, as constants are folded at compile time through the bounded filters;
-    a source that fails to compile is not kept (it fails again, with its error, on the next render)."""
+    """``source`` compiled in ``env`` once per text and boundedness; a source that fails is not kept."""
     return env.from_string(source)
 
 

@@ -1,14 +1,6 @@
-"""Every value a requester's template builds stays under a set size, checked where it is built:
-a string or a list at most MAX_VALUE_CHARS characters, an integer at most MAX_INT_BITS bits.
-
-A value's size is its :func:`weight`: a string's length, a list's or dict's elements' weights plus 2 each
-(a reference repeated counts each time, as ``str`` or ``tojson`` would write it), at most MAX_DEPTH deep.
-Operations that could build more than they are given (repetition, ``+``, ``~``, formatting, ``replace``,
-``expandtabs``, ``center``, ``join``, ``translate``...) are bounded *before* they run from their
-operands' sizes; every other result is checked after (it is at most a small multiple of its inputs, each
-already bounded). A method a template calls on a string, list, dict or number must be in METHODS: an
-allow-list, each with its bound.
-"""
+"""Every value a requester's template builds stays under a set size (:func:`weight`), checked where it is
+built: operations that could build more than they are given are bounded before they run, every other
+result after. Methods a template calls must be in METHODS, each with its bound."""
 
 from __future__ import annotations
 

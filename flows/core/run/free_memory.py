@@ -1,12 +1,5 @@
-"""Memory a batch step freed, handed back to the system before the next step.
-
-glibc's malloc keeps freed memory inside its heaps (the main one and one per thread that allocated,
-up to eight per core) and gives back only a heap's free top on its own, so pages freed in the
-middle stay resident (after a large batch's collection, each later step started from there). ``malloc_trim(0)``
-releases the free pages of every heap (glibc 2.8 and later: man 3 malloc_trim). Arrow's memory pool,
-which holds pandas' string columns, keeps freed blocks likewise until ``release_unused()``.
-On a C library without ``malloc_trim`` (macOS, musl) only Arrow's pool is asked.
-"""
+"""Memory a batch step freed, handed back before the next step: ``malloc_trim(0)`` for glibc's heaps (which
+keep freed middle pages resident) and ``release_unused()`` for Arrow's pool; elsewhere only Arrow's."""
 
 from __future__ import annotations
 
@@ -51,12 +44,9 @@ _RUNS_LOCK = threading.Lock()
 
 @contextmanager
 def own_objects_collected() -> Iterator[None]:
-    """While a run lasts, what existed before it (the imports, the caller's objects) is frozen (gc.freeze):
-    the collector's full passes, the run's own two (flows/driver/campaign_run.py) and those its allocations
-    set off, walk only what the run made. ``hitflow run --limit 20 --no-prefect``: full passes 0.49 ->
-    0.24 s of ~3.3 s CPU. Garbage the run makes is freed as before; what was there before is thawed
-    after. Runs nested or side by side in threads: the outermost freezes and thaws; a caller that has
-    frozen already (a server, the test session) keeps its freeze as it is."""
+    """While a run lasts, what existed before it is frozen, so full collections walk only what the run made
+    (``hitflow run --limit 20 --no-prefect``: 0.49 -> 0.24 s of ~3.3 s CPU); thawed after. Nested runs: the
+    outermost freezes; a caller that froze already keeps its freeze."""
     with _RUNS_LOCK:
         if _RUNS[0] == 0:
             _RUNS[1] = not caller_manages_collector()

@@ -1,12 +1,5 @@
-"""Whether the program embedding hitflow freezes the garbage collector's heap itself.
-
-hitflow spares its commands and runs the collector's full passes over what they loaded
-(flows/cli/process_life.py, flows/core/run/free_memory.py) by freezing it, unless the caller already
-manages the collector: then it leaves it as it is, since a thaw would hand the caller back everything it
-froze. Asking the collector (``gc.get_freeze_count()``) walks the whole frozen list, ~20 ms a call at two
-million objects: a caller that freezes says so here once (a test session, a server running campaigns in
-its process) and no command or run asks again.
-"""
+"""Whether the embedding program freezes the collector's heap itself (then hitflow leaves it: a thaw would
+hand back what it froze). Said once here, since asking ``gc.get_freeze_count()`` walks the frozen list."""
 
 from __future__ import annotations
 

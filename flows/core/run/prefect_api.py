@@ -1,18 +1,6 @@
-"""Which Prefect API a ``hitflow run`` talks to: one already running, or a temporary one started early.
-
-Left alone, Prefect starts a temporary server (seconds: it migrates its database) only when the flow
-first needs its API, after Python has imported Prefect and the flow's modules. Here, in order:
-
-1. ``PREFECT_API_URL`` set: Prefect's own setting; it is used as it is, nothing is started.
-2. ``HITFLOW_PREFECT_API_URL`` set: a server the user keeps running (``prefect server start``)
-   for hitflow only; it must answer ``/health``, and is then used as ``PREFECT_API_URL``.
-3. Otherwise the same temporary server Prefect would start (its app under uvicorn, with the UI off) is
-   started at once, before this process imports pandas or Prefect, in a process of its own, while
-   this one imports and prepares the run; the flow waits for it only when it needs it, and it is
-   stopped when the run ends.
-
-This module imports nothing of Prefect: ``--no-prefect`` and ``--help`` never load it.
-"""
+"""Which Prefect API a ``hitflow run`` talks to: ``PREFECT_API_URL`` as it is; else a running server at
+``HITFLOW_PREFECT_API_URL`` (must answer ``/health``); else Prefect's temporary server started at once in its
+own process while this one imports, stopped when the run ends. Imports nothing of Prefect."""
 
 from __future__ import annotations
 
@@ -110,8 +98,7 @@ class TemporaryServer:
                            "or use --no-prefect")
 
     def stop(self, wait: bool = True) -> None:
-        """``wait=False`` (an interrupted run): SIGTERM to the server's session and leave, not waiting
-        through its own shutdown after the user's Ctrl-C."""
+        """``wait=False`` (an interrupted run): SIGTERM the server's session and leave without waiting."""
         if not wait and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)  # its session leader: pgid == pid
@@ -148,9 +135,8 @@ class PrefectApi:
 
     @contextmanager
     def flow_settings(self) -> Iterator[None]:
-        """Prefect's settings for the run's flow (Prefect imported by then). On a temporary server no
-        flow-run heartbeats: they tell a kept server a crashed run from a live one, a temporary server ends
-        with the run, and joining the heartbeat thread at the flow's end waits up to a second."""
+        """Prefect's settings for the run's flow; on a temporary server no heartbeats (joining their thread waits up
+        to a second, and the server ends with the run)."""
         if self.server is None:
             yield
             return

@@ -1,8 +1,5 @@
-"""A campaign run's context: what every batch step and every platform is handed.
-
-Kept at the top of ``flows/`` so that the platforms (``flows.platforms``) and the task types
-(``flows.campaigns``, ``flows.studies``, ``flows.custom``) share it without importing each other.
-"""
+"""A campaign run's context, handed to every batch step and platform, so they share it without importing
+each other."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The self-hosted route (``--platform links``): hitflow's task server hands out units to invited
-annotators or volunteers through signed invite links; nobody is paid through a platform.
-
-On the simulator the crowd's workers are the invitees: each opens their link, fills the page
-over HTTP and submits, as a browser would.
-"""
+"""The self-hosted route (``--platform links``): the task server hands units to invitees through signed
+links; on the simulator its workers open their links and submit over HTTP."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ def invite_links(run: Run) -> dict[str, str]:
 
 
 def open_links(run: Run, batch: int) -> dict[str, Any]:
-    """One invite link per invitee, written to ``invites.csv`` beside the outputs; the batch's
-    window opens now (a resumed run's simulated round starts from it too)."""
+    """One invite link per invitee, written to ``invites.csv``; the batch's window opens now."""
     open_window(run, batch)
     links = invite_links(run)
     out = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name  # copied to an output URL between batches
@@ -63,9 +58,8 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
 
 
 def collect_links(run: Run, batch: int) -> dict[str, Any]:
-    """Simulated people (an in-process task server on the simulator): every invitee does their
-    unit now. Real invitees (``--task-url``): look until each unit has its planned responses or
-    the batch's time is up; a detaching run leaves in between (flows/platforms/batch_window.py)."""
+    """Simulated invitees all do their unit now; real ones (``--task-url``) are looked at until each unit has
+    its responses or time is up (a detaching run leaves between)."""
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
                            [run.cfg.name, batch])[0]["n"]
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work

@@ -1,12 +1,6 @@
-"""Adaptive overlap on invite links: the task server hands the uncertain units to further invitees.
-
-No platform is called: a round is its ``ExtendUnit`` ledger rows (flows/platforms/unit_extensions.py),
-written together before anything else, which raise each uncertain unit's target by one; the task server's
-allocation then gives those units, and only those, to whoever opens their link next (never a unit they
-did, never past ``max_judgements``: flows/taskserver/unit_targets.py). On the simulator the invitees open
-their links again one at a time until the round's units are held; real invitees come back by themselves
-and the run looks until the round's responses are in or the batch's time is up.
-"""
+"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, written first,
+raising each uncertain unit's target by one, so the task server gives those units to whoever opens a link next
+(flows/taskserver/unit_targets.py)."""
 
 from __future__ import annotations
 
@@ -58,7 +52,6 @@ def collect_round(run: Run, batch: int, round_no: int) -> None:
 
 
 def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -> None:
-    """One simulated invitee comes back for round ``round_no`` on the rehearsal's virtual clock (a seeded
-    schedule of its own per batch and round, as the batch's first round has: one seed, one dataset), then
-    the simulator's clock moves on to their submission."""
+    """One simulated invitee comes back for round ``round_no`` on a seeded schedule of the batch and round, then
+    the clock moves on to their submission."""
     invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())

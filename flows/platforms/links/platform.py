@@ -1,10 +1,5 @@
-"""Self-hosted invite links (``--platform links``): hitflow's task server hands units to invited
-annotators or volunteers; nobody is paid or refused through a platform.
-
-A batch is a round of the same signed links (flows/platforms/links/batches.py); decisions are only
-recorded, and a blocked person's link is refused by the task server (it reads the ``blocks``
-table). Satisfies :class:`flows.platforms.interface.Platform`.
-"""
+"""Self-hosted invite links (``--platform links``): decisions are only recorded, and a blocked person's link
+is refused by the task server. Satisfies :class:`flows.platforms.interface.Platform`."""
 
 from __future__ import annotations
 
@@ -70,8 +65,7 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Nothing to adopt: links are signed from the ledger's secret, and every response was stored
-    by the task server before it answered."""
+    """Nothing to adopt: links are signed from the ledger's secret and every response was stored first."""
     return dict(NOTHING_RECONCILED)
 
 

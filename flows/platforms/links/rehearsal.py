@@ -1,11 +1,6 @@
-"""Invite links rehearsed on the simulator: its crowd opens the links of an in-process task server.
-
-One seed, one dataset: the invitees keep the simulator's virtual clock, not the wall
-clock, on a seeded schedule (flows/sim/pages/volunteers.py: who opens their link when, and how long
-they work), and the task server derives their session ids from the run's seed. Only here: a
-task server real people can reach (``hitflow serve``, ``--task-url``) keeps the wall clock and
-random session ids.
-"""
+"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and the
+task server derives session ids from the run's seed (one seed, one dataset); a real task server keeps the
+wall clock and random ids."""
 
 from __future__ import annotations
 
@@ -18,8 +13,7 @@ from flows.platforms.targets import sim_clock, sim_wait, simulate_invitees
 
 
 class InviteeClock:
-    """The rehearsal task server's clock: while the simulated invitees work, the virtual time of
-    the request being made (set by their round); otherwise the run's clock."""
+    """The rehearsal task server's clock: the invitees' virtual request time while they work, else the run's."""
 
     def __init__(self, run_clock: Callable[[], float]):
         self.run_clock = run_clock
@@ -48,9 +42,8 @@ def rehearsal_site(run: Run) -> dict[str, Any]:
 
 def simulated_round(run: Run, batch: int, links: dict[str, str],
                     crowd: tuple[list[Any], dict[str, Any]]) -> tuple[int, int]:
-    """The simulated invitees' round for ``batch``, from when the batch opened; those who already
-    submitted in it (a resumed run) do not come again. Then the simulator's clock moves on to
-    the round's last submission. (how many submitted now, how many came)."""
+    """The simulated invitees' round for ``batch`` (those who submitted already do not come again), then the
+    clock moves to its last submission; (submitted now, came)."""
     done = frozenset(r["participant_id"].removeprefix("invite:") for r in run.store.rows(
         "SELECT participant_id FROM task_sessions WHERE campaign = ? AND batch = ? AND submitted_at IS NOT NULL",
         [run.cfg.name, batch]))
@@ -60,9 +53,8 @@ def simulated_round(run: Run, batch: int, links: dict[str, str],
 
 def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[list[Any], dict[str, Any]],
                       round_no: int, start: float, done: frozenset[str]) -> dict[str, int]:
-    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, the
-    rehearsal's task server keeping their virtual time; then the simulator's clock moves on to the batch's
-    last submission. The HTTP status each got."""
+    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, then the
+    clock moves to the batch's last submission; the HTTP status each got."""
     clock = run.notes.get("invitee_clock")
     try:
         outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), round_no, start,
@@ -76,8 +68,7 @@ def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[
 
 
 def catch_up(run: Run, batch: int) -> None:
-    """Move the simulator's clock to the batch's last submission (the round's end), once: a
-    resumed run whose clock is there already moves nothing."""
+    """Move the simulator's clock to the batch's last submission, once (a resumed run's moves nothing)."""
     last = run.store.rows("SELECT MAX(submit_time) AS t FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, batch])[0]["t"]
     now = run.clock()

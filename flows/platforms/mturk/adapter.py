@@ -1,8 +1,5 @@
-"""MTurk through boto3 (Requester API 2017-01-17), against the simulator or any compatible endpoint.
-
-MTurk itself closed on 2026-09-30; its production and sandbox endpoints are refused with a
-message saying so. Function-style: every call takes the boto3 client and returns plain data.
-"""
+"""MTurk through boto3 (Requester API 2017-01-17), function-style; MTurk closed on 2026-09-30, so its own
+endpoints are refused with a message saying so."""
 
 from __future__ import annotations
 
@@ -52,9 +49,8 @@ def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
 
 
 def bounded_send(session: Any) -> Any:
-    """A ``before-send`` handler that sends the request itself and reads the reply within REPLY_DEADLINE_S
-    and MAX_REPLY_BYTES: botocore read a reply whole, and its read timeout is per read, so a reply trickled
-    a byte at a time never ended. A reply late as a whole fails as botocore's own read timeout."""
+    """A ``before-send`` handler that reads the reply within REPLY_DEADLINE_S and MAX_REPLY_BYTES (botocore's
+    per-read timeout never ended a trickled reply); late fails as botocore's read timeout."""
     from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
     from urllib3.exceptions import HTTPError, TimeoutError
 
@@ -106,9 +102,8 @@ def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
 
 
 def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-    """Every item of a List call, page by page, sending what boto3's paginator sends (MaxResults on every
-    page, each page's NextToken on the next) and stopping where it stops, without building a paginator
-    per call (~15% of a small listing's CPU; tests/test_adapter_contract.py compares the two)."""
+    """Every item of a List call, sending what boto3's paginator sends, without building one per call (~15% of a
+    small listing's CPU; tests/test_adapter_contract.py compares)."""
     from botocore.exceptions import PaginationError
 
     with _platform_errors(operation):

@@ -32,11 +32,8 @@ def _epoch(value: Any) -> float | None:
 
 
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
-    """Store the raw answer first, then its parsed rows; True when it was new.
-
-    Records are keyed by campaign (flows/core/ledger/store_migrations.py): another campaign's assignment
-    of the same id (another marketplace's) is its own. An id the campaign holds for another HIT stops the
-    run loudly rather than hiding an answer."""
+    """Store the raw answer first, then its parsed rows; True when it was new. An id the campaign holds for
+    another HIT stops the run loudly rather than hiding an answer."""
     seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE campaign = ? AND assignment_id = ?",
                           [run.cfg.name, a["AssignmentId"]])
     if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
@@ -65,14 +62,9 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
 
 def collect_batch(run: Run, batch: int, per_hit: int | None = None, settled: Collection[str] = ()) -> dict[str, Any]:
-    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is.
-
-    A HIT counts as done only when the platform said it was closed (Reviewable, nothing pending)
-    BEFORE the listing that fetched its submissions, so nothing submitted in between is missed.
-    A round costs pages of ListReviewableHITs plus two calls per HIT that closed since the last
-    round (its listing, and UpdateHITReviewStatus so it is not listed again): it grows with
-    the work that came in, not with the open HITs. ``per_hit``: the submissions a full HIT has;
-    ``settled``: HITs known closed with their work stored (a cancel closed them), not waited for."""
+    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is. A HIT is done
+    only when it was closed BEFORE the listing that fetched its submissions; a round's calls grow with the work
+    that came in, not the open HITs. ``per_hit``: a full HIT's submissions; ``settled``: HITs not waited for."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
@@ -203,8 +195,7 @@ def _closed(view: dict[str, Any]) -> bool:
 
 
 def _unit(hit: dict[str, Any]) -> str:
-    """The items a HIT shows (a HIT posted again after a cancel shows its planned one's); a HIT without
-    items (the qualification test's) is a unit of its own."""
+    """The items a HIT shows (a repost's, its planned one's); a HIT without items is a unit of its own."""
     return str(hit["item_ids"]) if hit["item_ids"] not in ("", "[]") else str(hit["hit_id"])
 
 

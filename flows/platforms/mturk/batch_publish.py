@@ -65,8 +65,7 @@ def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
 
 def hit_call(run: Run, batch: int, type_id: str, hit_index: int, items: list[dict[str, Any]],
              assignments: int = 0, since: dict[str, Any] | None = None) -> LedgeredCall:
-    """One HIT: posted with its deterministic token, recorded in ``hits`` before it is settled.
-    ``assignments``: how many it asks for (default the campaign's per image)."""
+    """One HIT, posted with its deterministic token and recorded in ``hits`` before it is settled."""
     cfg, key = run.cfg, f"{run.cfg.name}:b{batch}:h{hit_index}"
     ids = [i["item_id"] for i in items]
     token = hit_token(cfg, batch, hit_index, ids)
@@ -92,11 +91,8 @@ def record_hit(run: Run, batch: int, hit_index: int, ids: list[str], hit_id: str
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
-    """Post every planned HIT of the batch that the ledger has not seen confirmed.
-
-    HITs go out ``PUBLISH_CHUNK`` at a time, each chunk's intents written before any of its calls:
-    every call carries its page (~20 KB), so a whole batch's calls at once held 13,200 pages at
-    COCO's size (330,000 images in 5 batches)."""
+    """Post every planned HIT the ledger has not seen confirmed, ``PUBLISH_CHUNK`` at a time, each chunk's
+    intents written first (a whole batch's calls held 13,200 pages of ~20 KB at COCO's size)."""
     cfg, store = run.cfg, run.store
     groups = hit_groups(run, batch)
     estimate = check_budget(run, batch, len(groups))

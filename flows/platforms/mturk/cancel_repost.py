@@ -1,16 +1,6 @@
-"""A cancelled campaign resumed on purpose: the items of the HITs ``hitflow cancel`` closed short are
-posted again, once, when their batch is collected.
-
-``hitflow cancel`` expires every open HIT, its intent in the ledger first (operations.py). Those HITs
-closed short because of the cancel, not because nobody took them; a run resumed with
-``--resume-cancelled`` finishes the campaign the operator asked to finish, so before it waits for the
-batch it posts each such HIT's items in a new HIT for the assignments they still lack (what the closed
-HIT and any earlier re-post of the same items brought in counts; workers still on the closed HIT
-count too). A new HIT, not the closed one reopened: the cancel deleted the finished HITs, and a
-deleted HIT takes no more work. The new HIT goes through the ledger as a planned one does (intent
-before call, a deterministic token and annotation, its index the planned one's plus the batch's unit
-count: flows/platforms/units.py), so a run killed half-way resumes without posting it twice.
-"""
+"""A cancelled campaign resumed on purpose (``--resume-cancelled``): the items of HITs ``hitflow cancel``
+closed short are posted once more, in a new HIT (a deleted HIT takes no work) for the assignments they still
+lack, through the ledger like a planned HIT, so a killed run never posts it twice."""
 
 from __future__ import annotations
 

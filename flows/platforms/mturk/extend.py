@@ -1,12 +1,6 @@
-"""Adaptive overlap on MTurk: one more assignment on each HIT whose items are still uncertain
-(CreateAdditionalAssignmentsForHIT), then the extended HITs' new work collected.
-
-A round's extensions are written to the ledger together, each under a deterministic key and sent
-with a UniqueRequestToken derived from it, BEFORE any call: a run killed between the intents and
-the calls resumes the same round (the driver reads the recorded HITs back, never re-plans it), and
-an extension whose call went through but was never settled is refused by its token and adopted,
-so no HIT is ever extended twice for one round.
-"""
+"""Adaptive overlap on MTurk: CreateAdditionalAssignmentsForHIT on each uncertain HIT. The round's intents
+are written before any call, each sent with a UniqueRequestToken from its key, so a killed run resumes the
+same round and a call that went through unsettled is refused and adopted: never extended twice."""
 
 from __future__ import annotations
 

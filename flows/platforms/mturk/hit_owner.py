@@ -1,20 +1,7 @@
-"""Whether a HIT the platform names under one of a campaign's tokens or annotations is this ledger's own.
-
-A HIT's UniqueRequestToken and RequesterAnnotation (flows/platforms/units.py, batch_publish.py) are made
-from the campaign's name, batch, index and items, so that a run resumed from its ledger finds the HITs an
-earlier run of it posted. A fresh ledger that runs the same campaign on the same requester account (the
-same folder's simulated marketplace, or one MTurk account) makes the same ones. MTurk answers a token it
-has seen in the last 24 hours with ``AWS.MechanicalTurk.HitAlreadyExists`` naming the earlier HIT, and
-leaves uniqueness to the requester ("It is your responsibility to ensure uniqueness of the token. The
-unique token expires after 24 hours": CreateHIT's UniqueRequestToken, MTurk API reference 2017-01-17).
-Adopting that HIT gave the fresh ledger an earlier campaign's cancelled (expired, deleted) HITs, which
-nobody can take: "0 of 100 assignments on 20 HITs (nobody took them)".
-
-A HIT is this ledger's when it was created no earlier than the campaign was planned in this ledger (the
-platform's clock then, ``platform_created_at``) and it is not deleted. Another ledger's HIT under the
-same token is left alone, and this one posts under a token of its own: the same token made unique by
-when this ledger planned the campaign, so this ledger's later runs make it again and adopt what it made.
-"""
+"""Whether a HIT MTurk names under a campaign's token is this ledger's own: created no earlier than this
+ledger planned the campaign, and not deleted. A fresh ledger on the same account makes the same tokens, and
+MTurk answers a token seen in 24 hours with the earlier HIT; adopting it gave a fresh ledger another's
+expired HITs. Another ledger's HIT is left alone; this one posts under a token made unique by its plan time."""
 
 from __future__ import annotations
 
@@ -57,9 +44,8 @@ def own_token(since: dict[str, Any], token: str) -> str:
 
 
 def post_hit(client: Any, since: dict[str, Any], type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
-    """Post one HIT under ``token``; a HIT the platform already has under it is adopted only if it is
-    this ledger's (:func:`is_ours`), else the HIT goes out under :func:`own_token`. (id, adopted).
-    ``since``: :func:`planned`, read beforehand (this runs on the posting threads, away from the ledger)."""
+    """Post one HIT under ``token``, adopting an existing one only if :func:`is_ours`, else under
+    :func:`own_token`; (id, adopted). ``since``: :func:`planned`, read beforehand."""
     hit_id, was_dup = mturk.create_hit(client, type_id, params, token)
     if not was_dup or _ours_by_id(client, since, hit_id):
         return hit_id, was_dup

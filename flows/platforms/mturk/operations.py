@@ -1,5 +1,4 @@
-"""MTurk's side of reconcile and cancel (never creating a HIT): HITs adopted, strays expired, missed work
-fetched; the shared part of a cancel (review what came in, by policy) is in :mod:`flows.driver.operations`."""
+"""MTurk's side of reconcile and cancel: HITs adopted, strays expired, missed work fetched; never a new HIT."""
 
 from __future__ import annotations
 
@@ -113,8 +112,8 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Expire every open HIT, review what came in by policy, delete the HITs that are done. Safe to run twice:
-    a platform error on one HIT is counted and reported, and a second run picks the HIT up again."""
+    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice, one
+    HIT's error counted and never stopping the rest."""
     cfg, store = run.cfg, run.store
     strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])

@@ -1,9 +1,5 @@
-"""MTurk (its 2017-01-17 Requester API, through boto3): the simulator, or any endpoint that speaks it.
-
-A batch is a HIT type and one HIT per unit (flows/platforms/mturk/batch_publish.py), collected as HITs
-close (batch_collect.py); decisions are Approve/RejectAssignment, a block is a soft-block
-qualification or a hard block. Satisfies :class:`flows.platforms.interface.Platform`.
-"""
+"""MTurk (the 2017-01-17 Requester API through boto3): a batch is a HIT type and a HIT per unit; decisions
+are Approve/RejectAssignment, a block a soft-block qualification or a hard block."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The qualification test as MTurk XML: a QuestionForm ``Test`` and its ``AnswerKey``.
-
-MTurk scores a worker's test from the AnswerKey and grants the qualification with the
-percentage as its value; hitflow only builds the two documents from the key CSV.
-"""
+"""The qualification test as MTurk XML (a QuestionForm ``Test`` and its ``AnswerKey``), which MTurk scores."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The qualification stage a gated campaign runs before its first batch.
-
-``html_hit`` mode: one paid HIT carries the whole test page; hitflow collects it, scores it
-with ``qc.qualification``, grants its own qualification with the score as the value
-(AssociateQualificationWithWorker, no notification) and pays the takers. Caption HITs then
-require that value at or above the threshold. ``mturk_test`` mode needs no stage: MTurk (or
-the simulator) scores a QuestionForm Test from its AnswerKey; the scores are read back for the
-dataset's lineage by :func:`record_native_scores`.
-"""
+"""The qualification stage of a gated campaign: ``html_hit`` mode posts one paid HIT with the test,
+scores it (``qc.qualification``) and grants the score as a qualification value; ``mturk_test`` mode needs no
+stage, its scores are read back for lineage (:func:`record_native_scores`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Prolific's researcher API through httpx: function-style, like the MTurk adapter.
-
-The token comes from ``PROLIFIC_TOKEN`` (or a Prefect Secret block named ``prolific-token``)
-and travels only in the ``Authorization: Token ...`` header; it is never logged, stored or
-put in an error message. The simulator (or anything that answers like it) only ever gets a
-dummy token: the real one is read for ``--target prolific --live`` alone.
-"""
+"""Prolific's researcher API through httpx. The token (``PROLIFIC_TOKEN`` or the Secret block
+``prolific-token``) travels only in the ``Authorization`` header, never logged or stored; anything but
+``--target prolific --live`` gets a dummy token."""
 
 from __future__ import annotations
 
@@ -168,9 +164,8 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """All results, never just the first page: following ``_links.next.href`` until it is null,
-    or, for a reply that carries no links, asking for the next ``offset`` until ``meta.count``
-    results are in (Prolific documents both kinds of paging); within a PageBudget (paging.py)."""
+    """All results: ``_links.next.href`` until null, or ``offset`` until ``meta.count`` (Prolific documents both),
+    within a PageBudget."""
     budget = PageBudget(path)
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = page_results(page, _path_only(path))

@@ -1,12 +1,6 @@
-"""The batch steps on Prolific: one study per batch pointing at hitflow's task server.
-
-publish: a draft study (blocklist group filter always on), priced by Prolific's calculator,
-checked against the hourly floor and the budget, then published. collect: every page of
-submissions, joined to the task server's stored responses by SESSION_ID, until every place
-is accounted for; then the study is stopped. Decisions and blocks reuse the shared steps and
-end here: approve in bulk, reject with a category and a message, never pay RETURNED,
-TIMED-OUT or SCREENED OUT submissions, blocked participants join the blocklist group.
-"""
+"""The batch steps on Prolific: one study per batch pointing at hitflow's task server, priced by Prolific's
+calculator and checked against the hourly floor and budget; collected by SESSION_ID until every place is
+accounted for. RETURNED, TIMED-OUT and SCREENED OUT submissions are never paid."""
 
 from __future__ import annotations
 
@@ -117,9 +111,7 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
 
 
 def _current_link(run: Run, batch: int, study_id: str, url: str) -> None:
-    """A draft made by an earlier run (adopted, or created before that run died) may point at a
-    task server that is gone (an in-process one has a new port each run): this run's link goes in
-    before the study is published, so no participant is sent to a dead address."""
+    """A draft from an earlier run may point at a gone task server: this run's link goes in before publishing."""
     published = run.store.ledger_entry(f"{run.cfg.name}:b{batch}:publish")
     if published is not None and published["status"] in SETTLED:
         return
@@ -144,9 +136,8 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
-    """Look until the study is full or its time is up (a detaching run leaves in between, see
-    flows/platforms/batch_window.py), then stop it; unfilled places are released from the committed budget
-    (``[timing] unfilled_places``)."""
+    """Look until the study is full or its time is up (a detaching run leaves between), then stop it; unfilled
+    places leave the committed budget."""
     study = run.store.rows("SELECT * FROM studies WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])[0]
     interval = float(run.cfg.poll_interval_s)
     while True:
@@ -227,9 +218,8 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
 
 
 def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str, str]:
-    """Prolific's rules for a submission completed on Prolific with no stored response: our code
-    is only shown after a response is stored, so entering it without one earns a NO_DATA
-    rejection; without the code, Prolific asks researchers to request a return, not reject."""
+    """Prolific's rules for a submission with no stored response: our code shows only after one is stored, so
+    entering it anyway is NO_DATA; without the code, ask for a return."""
     if study_code == expected_code:
         return "reject", ("NO_DATA: completed on Prolific with this study's completion code, but the task server "
                           "stored no response for this session")

@@ -1,8 +1,5 @@
-"""Prolific's dry run: one study per batch, its calls and its cost in the study's currency against
-the budget. Nothing is sent. The cost is Prolific's published fee rule (a third of rewards, as its
-cost calculator applies it; the real run asks the calculator itself), in the study's currency and
-converted to the budget's; the hourly floor is checked on the estimated time.
-"""
+"""Prolific's dry run: one study per batch, its calls, and its cost by the published fee rule (the real run
+asks the calculator) against the budget and the hourly floor. Nothing is sent."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""Adaptive overlap on Prolific: more places on the batch's own study, steered to the uncertain units.
-
-Prolific has no call for "one more judgement of these items"; it lets a researcher increase a published
-study's places (``PATCH /studies/{id}/`` with the new ``total_available_places``: after publishing, the
-places and the internal name are the only fields it still takes, and only upwards), which reopens an
-awaiting-review or completed study. Each round asks for as many more places as the uncertain units need;
-the task server hands every newcomer one of those units (its allocation reads the round's ``ExtendUnit``
-rows, flows/taskserver/unit_targets.py); Prolific lets nobody take a study twice, so each is a new person
-to the study. Why this and not a follow-up study per round: docs/explanation/adaptive-overlap.md.
-
-A round's intents (one ``ExtendUnit`` row per unit and one ``IncreasePlaces`` row holding the study's new
-total) are written together BEFORE the call. The total is absolute, derived from the ledger alone (the
-published places plus the earlier rounds' additions), and the call first reads the study: a run killed
-after Prolific took the new total adopts it instead of adding the places twice.
-"""
+"""Adaptive overlap on Prolific: more places on the batch's own study (``total_available_places``, the one
+field it still takes after publishing), handed by the task server to the uncertain units
+(docs/explanation/adaptive-overlap.md). The round's intents hold an absolute total from the ledger, and the
+call reads the study first, so a killed run adopts a total Prolific took instead of adding it twice."""
 
 from __future__ import annotations
 
@@ -73,9 +62,8 @@ def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
 
 
 def check_round_budget(run: Run, batch: int, total: int) -> None:
-    """Every study's places, this one at its new total, must still fit the budget (the up-front check
-    priced the worst case everywhere, max_judgements or the caption top-ups', so this refuses only a budget
-    lowered since)."""
+    """Every study's places, this one at its new total, must still fit the budget (refuses only a budget lowered
+    since the up-front worst case)."""
     cfg = run.cfg
     others = sum(int(r["places"]) - int(r["released"] or 0) for r in run.store.rows(
         "SELECT places, released FROM studies WHERE campaign = ? AND batch != ?", [cfg.name, batch]))

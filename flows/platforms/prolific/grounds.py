@@ -1,24 +1,5 @@
-"""What Prolific lets a researcher reject for, as QC rules, each with the rejection category it is sent under.
-
-Prolific's researcher help ("Valid rejection reasons", prolific-researcher.dixa.help/en/article/f75ea9;
-"Reviewing submissions: how do I decide who to accept/reject?") names four grounds, and says that anything
-else (a "too fast" of the researcher's own guess, the time spent on one page, a wrong answer to a subjective
-question, disagreeing with others) is not one:
-
-- completed exceptionally fast: a statistical outlier, more than 3 standard deviations below the mean
-  (``exceptionally_fast``, qc/exceptional_speed.py; not ``time_outlier``, the seed's wider band);
-- skipped crucial questions shown as forced-response (``required``: the caption page refuses a blank caption;
-  ``skipped_required``: a page of one's own or an evaluation page refuses a blank required question, the part
-  of ``invalid_answer`` that is this ground; ``sentinel_answer``: a field left at the page's own "no answer";
-  ``empty_answer``: nothing answered at all);
-- failed fair attention checks, one for a study under 5 minutes, more than one for a longer one (its
-  attention check policy, researcher-help.prolific.com/en/article/fb63bb): ``attention_failed`` fires only
-  at that count (qc/attention_checks.py);
-- clear low effort against a level of engagement the page stated (``min_words``, a ground only where the
-  page itself states the minimum: flows/campaigns/route_policy.py).
-
-The categories are those of Prolific's API (``rejection_category`` of a submission's REJECT transition).
-"""
+"""What Prolific lets a researcher reject for, as QC rules, each with the rejection category it is sent under
+(the grounds and their rules: docs/explanation/qc-rules.md; categories as in Prolific's API)."""
 
 from __future__ import annotations
 

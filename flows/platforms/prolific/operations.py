@@ -1,5 +1,5 @@
-"""Prolific's side of reconcile and cancel: studies adopted after a crash (only one with the batch's internal
-name AND this ledger's completion code: never another ledger's of the same campaign name), studies stopped."""
+"""Prolific's side of reconcile and cancel: a study is adopted only with the batch's internal name AND this
+ledger's completion code, so another ledger's study is never taken for ours."""
 
 from __future__ import annotations
 

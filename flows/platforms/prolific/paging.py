@@ -1,8 +1,5 @@
 """Prolific's replies read within bounds, whatever the server (docs/security.md, "A hostile Prolific
-server"): one reply within CALL_DEADLINE_S and MAX_REPLY_BYTES, JSON at most MAX_JSON_DEPTH deep, a call's
-retries within RETRIES_DEADLINE_S, a listing within MAX_PAGES and PAGING_DEADLINE_S and stopped when a page
-brings nothing new; what is printed loses its control characters (:func:`printable`), and an id put in a
-URL must be plain (:func:`path_id`)."""
+server"): time, size, depth and pages capped; printed text loses control characters, ids in URLs are plain."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Prolific (its REST API, through httpx): the simulator's Prolific API, or Prolific itself with --live.
-
-A batch is one study pointing at hitflow's task server (flows/platforms/prolific/batches.py);
-decisions are a bulk approval and rejections with a category and a message of at least 100
-characters; a block puts the participant in the blocklist group every later study filters out.
-Satisfies :class:`flows.platforms.interface.Platform`.
-"""
+"""Prolific (its REST API through httpx): a batch is one study pointing at hitflow's task server; rejections
+carry a category and a message of 100+ characters; a block joins the blocklist group later studies filter out."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Prolific's submission statuses, as its OpenAPI spells them (Submission.status), grouped by
-what they mean for a batch: finished, still holding a place, or never paid by hitflow.
-
-RESERVED holds a place before the participant starts (ten minutes); SCREENED OUT (with a space)
-is paid Prolific's own fixed screen-out reward, never approved or rejected here; the list
-endpoint spells a timed-out submission TIME-OUT where the detail says TIMED-OUT. A rejection
-carries a message of at least 100 characters (:func:`rejection_message`).
-"""
+"""Prolific's submission statuses as its OpenAPI spells them, grouped by what they mean for a batch. The
+list endpoint says TIME-OUT where the detail says TIMED-OUT; SCREENED OUT is paid by Prolific, never decided
+here; a rejection message has 100+ characters."""
 
 from __future__ import annotations
 
@@ -32,11 +27,8 @@ def place_counts(statuses: list[str]) -> dict[str, int]:
 
 
 def bulk_approve_key(store: Store, campaign: str, batch: int, submission_ids: list[str]) -> str:
-    """The ledger key of a batch's bulk approval: one per set of submissions. A batch is approved twice
-    when ``hitflow cancel`` reviewed it while participants were still working (ACTIVE: left undecided on
-    Prolific) and they finished later: under one key per batch the resumed run's approval was never sent
-    (the ledger held the cancel's as done) while its decisions said APPROVED. The same set keeps its key,
-    so a run that stopped mid-approval does not send it again."""
+    """The ledger key of a bulk approval: one per set of submissions, so work finished after a cancel is
+    approved again, and a run stopped mid-approval does not send the same set twice."""
     key = f"{campaign}:b{batch}:bulk-approve"
     earlier = store.ledger_entry(key)
     if earlier is None or sorted(json.loads(earlier["params"] or "{}").get("submission_ids", [])) == \

@@ -55,9 +55,8 @@ def store_submissions(run: Run, batch: int, study_id: str, subs: list[dict[str, 
 
 
 def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str]) -> None:
-    """Responses stored for a SESSION_ID Prolific never reported (made-up ids): kept, but out
-    of QC and decisions, never paid, and their participant never reaches the blocklist call; nor do they
-    hold their unit any more (forged sessions that submitted once held theirs for good)."""
+    """Responses for a SESSION_ID Prolific never reported are kept but left out of QC, decisions, pay, blocks
+    and their unit."""
     stored = run.store.rows("SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ? AND hit_id LIKE ? "
                             "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
     for row in stored:
