@@ -11,7 +11,7 @@ from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
-from flows.core.task_kinds import NEAR_LIMIT
+from flows.core.task_kinds import NEAR_LIMIT, READING_SECONDS, whole_minutes
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -64,6 +64,7 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
     lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
              f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
              f"({source('maximum_minutes')})"]
+    lines += whole_minute_note(cfg, minutes, "a unit")
     if p.maximum_minutes < shortest:
         lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
                      f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
@@ -83,6 +84,7 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         lines.append(f"warning: a tenth of the accepted took over {tail:.1f} of the {p.maximum_minutes} min Prolific "
                      f"allows: a participant a little slower is timed out unpaid; raise [prolific] maximum_minutes to "
                      f"at least {math.ceil(2 * tail)}")
+    lines += whole_minute_note(cfg, median, "the median")
     median_minutes = max(1, round(median))
     if by_median < float(floor):
         lines.append(f"warning: by the median the reward pays under Prolific's minimum of {floor} {p.currency}/hour; "
@@ -91,3 +93,23 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         lines.append(f"note: the median is {median:.1f} min against the estimated {p.estimated_minutes}: set "
                      f"[prolific] estimated_minutes = {median_minutes}")
     return lines
+
+
+def stated(minutes: float) -> bool:
+    """Whether the plan's whole minute (Prolific takes no other, at least one) is within 25% of ``minutes``."""
+    return abs(minutes / whole_minutes(minutes) - 1) <= 0.25
+
+
+def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[str]:
+    """Where no whole minute states a unit of ``minutes`` within 25% (under Prolific's one-minute floor, or
+    between 1.25 and 1.5), the note saying so and the fewest items a page that a whole minute states (the
+    page read once: more of its items add only their fields' time); [] where the estimate states it."""
+    n, p = cfg.images_per_hit, cfg.prolific
+    if minutes <= 0 or stated(minutes) or "estimated_minutes" in p.given:
+        return []
+    reading = min(READING_SECONDS / 60, minutes / 2)
+    more = next((k for k in range(n + 1, 20 * n + 1) if stated(reading + (minutes - reading) * k / n)), None)
+    floor = "Prolific's least: it takes whole minutes" if minutes < 1 else "Prolific takes whole minutes"
+    return [f"note: {what} of about {minutes:.1f} min is {minutes / p.estimated_minutes:.2f} of the estimated "
+            f"{p.estimated_minutes} min ({floor}), and the reward pays {p.estimated_minutes / minutes:.1f} times its "
+            "hourly rate" + (f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else "")]
