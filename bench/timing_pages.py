@@ -58,7 +58,8 @@ def measured(root: Path, page: str, route: str) -> dict[str, float | int | str]:
 
     out = hitflow(root, "run", f"config/{page}.toml", "--no-prefect", "--platform", route)
     cfg = load_campaign(str(root / "config" / f"{page}.toml"))
-    profile = {w["worker_id"]: w["profile"] for w in json.loads((root / "runs" / page / "sim_workers.json").read_text())}
+    workers = json.loads((root / "runs" / page / "sim_workers.json").read_text(encoding="utf-8"))
+    profile = {w["worker_id"]: w["profile"] for w in workers}
     db = sqlite3.connect(root / "runs" / "hitflow.db")
     rows = db.execute("SELECT worker_id, submit_time - accept_time FROM assignments WHERE campaign = ? AND "
                       "submit_time IS NOT NULL AND accept_time IS NOT NULL", [page]).fetchall()
@@ -97,7 +98,7 @@ def main() -> None:
                 imported(root, page, PAGES[page])
                 m = measured(root, page, route)
                 worst = max(worst, abs(float(m["ratio"]) - 1))
-                pay = f"{m['hourly']:.2f}" + ("" if route != "prolific" else (" ok" if m["hourly"] >= floor else " LOW"))
+                pay = f"{m['hourly']:.2f}" + ("" if route != "prolific" else " ok" if m["hourly"] >= floor else " LOW")
                 print(f"{page:10} {route:8} {m['items']:>5} {m['n']:>6} {m['median']:>7.2f} {m['estimate']:>8.2f} "
                       f"{m['ratio']:>6.2f} {m['maximum']:>5.0f} {str(m['timed_out']) + '/' + str(m['subs']):>9} "
                       f"{pay:>7}  {m['out_profiles']}", flush=True)

@@ -2,14 +2,8 @@
 reads to a person (a review card's rows), its plan defaults (minutes a unit from its fields, pay,
 Prolific's times), its QC and its outputs.
 
-The caption task, a requester's own page, the five evaluation studies and the qualification test each
-declare a :class:`TaskKind` in their own package (``flows/captions/caption_kind.py``,
-``flows/custom/custom_kind.py``, ``flows/studies/study_kind.py``, ``flows/captions/qualification_kind.py``)
-and :func:`register` it; review cards, reports, dry runs, platform plans and the driver read the kind
-through :func:`flows.campaigns.task_kinds.kind_of`, never a kind's name. A kind of one's own is one
-more declaration: ``tests/test_task_kind_seam.py`` adds one from the tests folder alone.
-
-Here, in the core, only the declaration's shape and the registry: the kinds' code lies above.
+Here, in the core, only the declaration's shape and the registry: the kinds' code lies above (where each kind is
+declared and how it is read: docs/architecture.md, the seams' table).
 """
 
 from __future__ import annotations
@@ -90,17 +84,16 @@ def least_maximum(minutes: float) -> int:
 
 
 def whole_minutes(minutes: float) -> int:
+    """Prolific takes whole minutes: the nearest (2.1 said as 3 overstates it by 40%), the next one up where the
+    nearest understates it by over a quarter (1.3 said as 1 pays the crowd under the hourly rate by as much)."""
     nearest = max(1, math.floor(minutes + 0.5))
     return nearest + (minutes > 1.25 * nearest)
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least.
-    The estimate is the median's nearest whole minute (Prolific takes whole minutes; a 2.1-minute page said as 3
-    overstates it by 40%), the next one up where the nearest understates it by over a quarter (1.3 said as 1
-    pays the crowd under the hourly rate by as much)."""
+    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least, nor
+    SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate."""
     estimated = plan.estimated_minutes or whole_minutes(plan.minutes)
-    # the slow take about SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate
     slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))
     return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))
 

@@ -1,11 +1,5 @@
-"""``hitflow new NAME``: a campaign on your own page, ready to run on the simulator.
-
-Writes ``config/NAME.toml`` (every key commented), ``config/NAME.html.j2`` (a starter page on
-hitflow's shared base page) and ``config/NAME_items.csv`` (three items), from the files in
-``hit_templates/starter/``. Nothing is overwritten. The budget written is sized to the items
-written, from the platforms' own estimates, and its comment gives the cost of one more item, so a
-newcomer who adds items knows what to raise it to before the dry run says so.
-"""
+"""``hitflow new NAME``: a campaign on your own page, ready to run on the simulator, from the files in
+``hit_templates/starter/``, nothing overwritten; its budget sized to the items written (docs/importing_pages.md)."""
 
 from __future__ import annotations
 
@@ -46,8 +40,7 @@ def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> li
 
 
 def own_items(path: Path, columns: list[str]) -> str:
-    """The user's items file as it is, once its header has an id column and every column the page reads
-    (``columns``); else a one-line refusal, nothing written."""
+    """The user's items file as it is, once it has an id column and the page's ``columns``; else a refusal."""
     from flows.core.inputs.csv_files import read_csv_table
     from flows.core.inputs.text_files import read_text
 
@@ -71,9 +64,8 @@ def starter_config(name: str) -> str:
 
 
 def size_budget(config: Path) -> None:
-    """Rewrite the written config's budget to the estimate of its own items on MTurk and on Prolific
-    (the dearer, with headroom, in whole USD, at least ``FLOOR_USD``), and say per item what more items
-    cost. A config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
+    """The written config's budget: its items' estimate on the dearer platform, with headroom, and an item's cost;
+    a config the estimate cannot read yet (an imported page with problems) keeps the starter's budget line."""
     text = config.read_text(encoding="utf-8")
     try:
         per_item, items, prolific = _dearest_per_item(config)
@@ -92,8 +84,7 @@ def size_budget(config: Path) -> None:
 
 
 def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
-    """(USD an item on the dearer platform, items in the file, the [prolific] figures as comments), from each
-    platform's own estimate of the plan a run makes (its Prolific figures from the page's fields)."""
+    """(USD an item on the dearer platform, by its own estimate; items in the file; the [prolific] comments)."""
     from flows.campaigns.task_kinds import load_campaign
     from flows.core.config.money import to_budget_currency
     from flows.core.inputs.csv_files import csv_rows
@@ -102,10 +93,8 @@ def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
     cfg = load_campaign(str(config))
     items = sum(1 for _ in csv_rows(cfg.items, what="the items file")[1])
     pages = max(1, math.ceil(items / cfg.images_per_hit))
-    costs = []
-    for platform in ("mturk", "prolific"):
-        est = platform_for(platform).estimate(cfg, {1: pages}, None)
-        costs.append(to_budget_currency(cfg, est.total, est.currency))
+    estimates = [platform_for(platform).estimate(cfg, {1: pages}, None) for platform in ("mturk", "prolific")]
+    costs = [to_budget_currency(cfg, est.total, est.currency) for est in estimates]
     return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items, prolific_comments(cfg)
 
 

@@ -33,8 +33,7 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
 
 
 def prolific_place_cost(cfg: CampaignConfig) -> str:
-    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
-    ``hitflow status``; "" without a rate (the budget check then says what to add)."""
+    """One place (reward + fee, Prolific's rule) in the budget's currency; "" without a rate (the budget check says)."""
     try:
         one = Decimal(offline_prolific_quote(int(cfg.prolific.reward * 100), 1)) / 100
         return str(to_budget_currency(cfg, one, cfg.prolific.currency))
@@ -43,8 +42,7 @@ def prolific_place_cost(cfg: CampaignConfig) -> str:
 
 
 def prolific_assignment_cost(cfg: CampaignConfig) -> Decimal:
-    """One place (reward + fee) in the budget's currency; 0 without a rate, when the budget check
-    refuses the run and says which rate to add (``hitflow status`` then shows no money)."""
+    """:func:`prolific_place_cost` as a figure; 0 without a rate (``hitflow status`` then shows no money)."""
     return Decimal(prolific_place_cost(cfg) or "0.00")
 
 
@@ -54,13 +52,9 @@ def offline_prolific_quote(reward_minor: int, places: int) -> int:
 
 
 def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
-    """The dry run's pay and time line: each figure and whether ``[prolific]`` or the page gave it, and a
-    warning where the maximum time is short for a unit of about ``minutes`` (``shortest``: the least)."""
+    """The dry run's figures and where each comes from; notes where the maximum or a whole minute is off ``minutes``."""
     p = cfg.prolific
-
-    def source(key: str) -> str:
-        return "[prolific]" if key in p.given else "from the page"
-
+    source = lambda key: "[prolific]" if key in p.given else "from the page"  # noqa: E731
     lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
              f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
              f"({source('maximum_minutes')})"]
@@ -73,8 +67,7 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
 
 
 def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
-    """A rehearsal against the study's figures: a tenth of the accepted work over half the maximum time, a
-    reward under Prolific's hourly floor by the median (its estimated time is the median's), an estimate off."""
+    """A rehearsal against the study's figures: the maximum near the slow tail, pay by the median, an estimate off."""
     p, floor = cfg.prolific, PROLIFIC_MIN_HOURLY[cfg.prolific.currency]
     by_median = float(p.reward) * 60 / max(median, 1 / 60)
     lines = [f"the plan: estimated {p.estimated_minutes} min, maximum {p.maximum_minutes} min, {p.reward} "
@@ -95,21 +88,16 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
     return lines
 
 
-def stated(minutes: float) -> bool:
-    """Whether the plan's whole minute (Prolific takes no other, at least one) is within 25% of ``minutes``."""
-    return abs(minutes / whole_minutes(minutes) - 1) <= 0.25
-
 
 def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[str]:
-    """Where no whole minute states a unit of ``minutes`` within 25% (under Prolific's one-minute floor, or
-    between 1.25 and 1.5), the note saying so and the fewest items a page that a whole minute states (the
-    page read once: more of its items add only their fields' time); [] where the estimate states it."""
-    n, p = cfg.images_per_hit, cfg.prolific
-    if minutes <= 0 or stated(minutes) or "estimated_minutes" in p.given:
+    """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page (each adds
+    its fields' time, the page is read once) that one is not; [] where it is not, or the config set the estimate."""
+    n, p, est = cfg.images_per_hit, cfg.prolific, cfg.prolific.estimated_minutes
+    off = lambda m: abs(m / whole_minutes(m) - 1) > 0.25  # noqa: E731
+    if minutes <= 0 or not off(minutes) or "estimated_minutes" in p.given:
         return []
     reading = min(READING_SECONDS / 60, minutes / 2)
-    more = next((k for k in range(n + 1, 20 * n + 1) if stated(reading + (minutes - reading) * k / n)), None)
-    floor = "Prolific's least: it takes whole minutes" if minutes < 1 else "Prolific takes whole minutes"
-    return [f"note: {what} of about {minutes:.1f} min is {minutes / p.estimated_minutes:.2f} of the estimated "
-            f"{p.estimated_minutes} min ({floor}), and the reward pays {p.estimated_minutes / minutes:.1f} times its "
-            "hourly rate" + (f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else "")]
+    more = next((k for k in range(n + 1, 20 * n + 1) if not off(reading + (minutes - reading) * k / n)), None)
+    bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else ""
+    return [f"note: {what} of about {minutes:.1f} min is {minutes / est:.2f} of the estimated {est} min (Prolific "
+            f"takes whole minutes, at least one), the reward pays {est / minutes:.1f} times its hourly rate{bundle}"]
