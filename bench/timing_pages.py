@@ -9,8 +9,8 @@ sim_workers.json) against the plan's estimate (MTurk and links: the page's minut
 Prolific: the study's estimated_completion_time and, with items bundled, its items a place), the honest submissions
 Prolific timed out, and the hourly pay by the median against Prolific's floor.
 
-Run: ``python -m bench.timing_pages`` (about a minute a page and route on 2 cores); ``--pages slider`` for one;
-``--keep`` leaves the folders."""
+Run: ``python -m bench.timing_pages`` (about 20 s a page and route on 2 cores); ``--pages slider`` for one,
+``--per-page slider=2`` for the items a page the dry run's whole-minute note names; ``--keep`` leaves the folders."""
 
 from __future__ import annotations
 
@@ -84,8 +84,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", nargs="*", default=list(PAGES), choices=list(PAGES))
     ap.add_argument("--routes", nargs="*", default=list(ROUTES), choices=list(ROUTES))
+    ap.add_argument("--per-page", nargs="*", default=[], metavar="PAGE=N", help="items a page other than PAGES's")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
+    per_page = {**PAGES, **{k: int(v) for k, v in (x.split("=") for x in a.per_page)}}
     base = Path(tempfile.mkdtemp(prefix="timing-pages-"))
     floor = float(PROLIFIC_MIN_HOURLY["GBP"])
     print(f"{'page':10} {'route':8} {'items':>5} {'honest':>6} {'median':>7} {'estimate':>8} {'ratio':>6} "
@@ -95,7 +97,7 @@ def main() -> None:
         for page in a.pages:
             for route in a.routes:
                 root = base / f"{page}-{route}"
-                imported(root, page, PAGES[page])
+                imported(root, page, per_page[page])
                 m = measured(root, page, route)
                 worst = max(worst, abs(float(m["ratio"]) - 1))
                 pay = f"{m['hourly']:.2f}" + ("" if route != "prolific" else " ok" if m["hourly"] >= floor else " LOW")
