@@ -30,9 +30,11 @@ PAGE = """<html><body>
 ITEMS = 40
 # a unit of one item: the page read (30 s), one choice (8 s) and one free text (40 s): flows/core/task_kinds.py
 MINUTES = (30 + 8 + 40) / 60
-ESTIMATED = max(1, math.floor(MINUTES + 0.5))  # the nearest whole minute: Prolific takes whole ones
-# Prolific's least, three times the median
-MAXIMUM = max(math.ceil(2 + MINUTES + 2 * math.sqrt(MINUTES)), 3 * ESTIMATED, math.ceil(3 * MINUTES))
+# Prolific takes whole minutes: the nearest (1) would understate 1.3 by 30% and pay the hourly rate by as much less
+ESTIMATED = 2
+# Prolific's least (of the median and of the estimate), three times the median
+MAXIMUM = max(*(math.ceil(2 + m + 2 * math.sqrt(m)) for m in (MINUTES, ESTIMATED)), 3 * ESTIMATED,
+              math.ceil(3 * MINUTES))
 REWARD = (Decimal("9.00") * ESTIMATED / 60).quantize(Decimal("0.01"), rounding=ROUND_CEILING)  # 9.00 GBP an hour
 
 
@@ -94,6 +96,9 @@ def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_com
             f"min (from the page), maximum {MAXIMUM} min (from the page)") in out
     places = ITEMS * 3  # one item a place, three workers an item, one batch
     assert f"places={places} reward={REWARD} GBP" in out and "warning" not in out
+    assert ("note: a unit of about 1.3 min is 0.65 of the estimated 2 min (Prolific takes whole minutes, at least "
+            "one), the reward pays 1.5 times its hourly rate; images_per_hit = 2 makes a unit a whole minute "
+            "states within 25%") in out  # 2.1 min: estimated 2
     # set in [prolific], a figure is the config's
     config.write_text(text.replace("[prolific]\n", '[prolific]\nreward = "0.50"\n'), encoding="utf-8")
     assert "reward 0.50 GBP ([prolific])" in dry_run(capsys, config, "prolific")[1]

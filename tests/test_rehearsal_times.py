@@ -50,8 +50,8 @@ def new_page(tmp_path: Path, per_page: int, items: int = 20, edits: dict[str, st
     return config
 
 
-def rehearse(tmp_path: Path, config: Path, platform: str, capsys) -> str:
-    own = ["--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"), "--no-prefect"]
+def rehearse(tmp_path: Path, config: Path, platform: str, capsys, *more: str) -> str:
+    own = ["--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out"), "--no-prefect", *more]
     assert main(["run", str(config), "--platform", platform, *own]) == 0
     return capsys.readouterr().out
 
@@ -80,6 +80,26 @@ def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypat
     planned = 60 * kind_of(load_campaign(config)).plan(load_campaign(config)).minutes
     assert len(seconds) >= 8 and timed_out == 0
     assert abs(statistics.median(seconds) - planned) <= 0.25 * planned, (statistics.median(seconds), planned)
+
+
+def test_the_slow_park_a_prolific_page_within_the_maximum_time_it_shows_them(tmp_path: Path, monkeypatch,
+                                                                            capsys) -> None:
+    """Prolific shows a study's maximum time before a participant starts (its participant help, Timed-Out
+    Submissions). On 4c1fff6b the simulator's slow, honest people, parked the page 0.98-1.1 times whatever
+    maximum the plan set: most of them timed out, and no maximum could keep them from it."""
+    monkeypatch.chdir(tmp_path)
+    config = new_page(tmp_path, 1, items=4)
+    (tmp_path / "slow.toml").write_text('seed = 1\n\n[[profile]]\nname = "slow"\ncount = 12\n', encoding="utf-8")
+    rehearse(tmp_path, config, "prolific", capsys, "--crowd", str(tmp_path / "slow.toml"))
+    profile = {w["worker_id"]: w["profile"] for w in json.loads((tmp_path / "out" / "mine" / "sim_workers.json")
+                                                                 .read_text())}
+    with sqlite3.connect(tmp_path / "h.db") as db:
+        subs = db.execute("SELECT participant_id, status, completed_at - started_at FROM platform_submissions")
+        subs = subs.fetchall()
+    maximum = 60 * load_campaign(config).prolific.maximum_minutes
+    assert {profile[p] for p, _, _ in subs} == {"slow"} and len(subs) == 12
+    assert [status for _, status, _ in subs if status == "TIMED-OUT"] == []
+    assert all(0.7 * maximum <= s <= maximum for _, _, s in subs)  # parked, and back in time
 
 
 def test_the_run_and_the_dry_run_set_the_plan_against_the_rehearsal_s_times(tmp_path: Path, monkeypatch,

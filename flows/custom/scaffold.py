@@ -84,8 +84,7 @@ def size_budget(config: Path) -> None:
 
 
 def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
-    """(USD an item on the dearer platform, items in the file, the [prolific] figures as comments), from each
-    platform's own estimate of the plan a run makes (its Prolific figures from the page's fields)."""
+    """(USD an item on the dearer platform, by its own estimate; items in the file; the [prolific] comments)."""
     from flows.campaigns.task_kinds import load_campaign
     from flows.core.config.money import to_budget_currency
     from flows.core.inputs.csv_files import csv_rows
@@ -94,10 +93,8 @@ def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
     cfg = load_campaign(str(config))
     items = sum(1 for _ in csv_rows(cfg.items, what="the items file")[1])
     pages = max(1, math.ceil(items / cfg.images_per_hit))
-    costs = []
-    for platform in ("mturk", "prolific"):
-        est = platform_for(platform).estimate(cfg, {1: pages}, None)
-        costs.append(to_budget_currency(cfg, est.total, est.currency))
+    estimates = [platform_for(platform).estimate(cfg, {1: pages}, None) for platform in ("mturk", "prolific")]
+    costs = [to_budget_currency(cfg, est.total, est.currency) for est in estimates]
     return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items, prolific_comments(cfg)
 
 

@@ -11,7 +11,7 @@ from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
-from flows.core.task_kinds import NEAR_LIMIT
+from flows.core.task_kinds import NEAR_LIMIT, READING_SECONDS, whole_minutes
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -33,8 +33,7 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
 
 
 def prolific_place_cost(cfg: CampaignConfig) -> str:
-    """One Prolific place (reward + fee, Prolific's published rule) in the budget's currency, for
-    ``hitflow status``; "" without a rate (the budget check then says what to add)."""
+    """One place (reward + fee, Prolific's rule) in the budget's currency; "" without a rate (the budget check says)."""
     try:
         one = Decimal(offline_prolific_quote(int(cfg.prolific.reward * 100), 1)) / 100
         return str(to_budget_currency(cfg, one, cfg.prolific.currency))
@@ -43,8 +42,7 @@ def prolific_place_cost(cfg: CampaignConfig) -> str:
 
 
 def prolific_assignment_cost(cfg: CampaignConfig) -> Decimal:
-    """One place (reward + fee) in the budget's currency; 0 without a rate, when the budget check
-    refuses the run and says which rate to add (``hitflow status`` then shows no money)."""
+    """:func:`prolific_place_cost` as a figure; 0 without a rate (``hitflow status`` then shows no money)."""
     return Decimal(prolific_place_cost(cfg) or "0.00")
 
 
@@ -54,16 +52,13 @@ def offline_prolific_quote(reward_minor: int, places: int) -> int:
 
 
 def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
-    """The dry run's pay and time line: each figure and whether ``[prolific]`` or the page gave it, and a
-    warning where the maximum time is short for a unit of about ``minutes`` (``shortest``: the least)."""
+    """The dry run's figures and where each comes from; notes where the maximum or a whole minute is off ``minutes``."""
     p = cfg.prolific
-
-    def source(key: str) -> str:
-        return "[prolific]" if key in p.given else "from the page"
-
+    source = lambda key: "[prolific]" if key in p.given else "from the page"  # noqa: E731
     lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
              f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
              f"({source('maximum_minutes')})"]
+    lines += whole_minute_note(cfg, minutes, "a unit")
     if p.maximum_minutes < shortest:
         lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
                      f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
@@ -72,8 +67,7 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
 
 
 def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
-    """A rehearsal against the study's figures: a tenth of the accepted work over half the maximum time, a
-    reward under Prolific's hourly floor by the median (its estimated time is the median's), an estimate off."""
+    """A rehearsal against the study's figures: the maximum near the slow tail, pay by the median, an estimate off."""
     p, floor = cfg.prolific, PROLIFIC_MIN_HOURLY[cfg.prolific.currency]
     by_median = float(p.reward) * 60 / max(median, 1 / 60)
     lines = [f"the plan: estimated {p.estimated_minutes} min, maximum {p.maximum_minutes} min, {p.reward} "
@@ -83,6 +77,7 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         lines.append(f"warning: a tenth of the accepted took over {tail:.1f} of the {p.maximum_minutes} min Prolific "
                      f"allows: a participant a little slower is timed out unpaid; raise [prolific] maximum_minutes to "
                      f"at least {math.ceil(2 * tail)}")
+    lines += whole_minute_note(cfg, median, "the median")
     median_minutes = max(1, round(median))
     if by_median < float(floor):
         lines.append(f"warning: by the median the reward pays under Prolific's minimum of {floor} {p.currency}/hour; "
@@ -91,3 +86,18 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         lines.append(f"note: the median is {median:.1f} min against the estimated {p.estimated_minutes}: set "
                      f"[prolific] estimated_minutes = {median_minutes}")
     return lines
+
+
+
+def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[str]:
+    """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page (each adds
+    its fields' time, the page is read once) that one is not; [] where it is not, or the config set the estimate."""
+    n, p, est = cfg.images_per_hit, cfg.prolific, cfg.prolific.estimated_minutes
+    off = lambda m: abs(m / whole_minutes(m) - 1) > 0.25  # noqa: E731
+    if minutes <= 0 or not off(minutes) or "estimated_minutes" in p.given:
+        return []
+    reading = min(READING_SECONDS / 60, minutes / 2)
+    more = next((k for k in range(n + 1, 20 * n + 1) if not off(reading + (minutes - reading) * k / n)), None)
+    bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else ""
+    return [f"note: {what} of about {minutes:.1f} min is {minutes / est:.2f} of the estimated {est} min (Prolific "
+            f"takes whole minutes, at least one), the reward pays {est / minutes:.1f} times its hourly rate{bundle}"]

@@ -2,12 +2,12 @@
 studies they are eligible for, opening the study's external URL, filling the form over HTTP
 as a browser would, and finishing through the completion redirect.
 
-Some return the study without starting; slow ones park the page past the study's maximum
-time and end TIMED-OUT although their answer reached the task server. Participants who cannot
-open the study's page return it at once (as on Prolific), and nobody tries that address again
-for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a
-place RESERVED for Prolific's ten minutes before they start; with ``screen_out_rate`` some are
-SCREENED OUT when they arrive (both 0 by default, so seeded runs are unchanged).
+Some return the study without starting; the slow park the page within the maximum time Prolific shows them before they
+start (as MTurk's slow do a HIT's); work that outlasts it ends TIMED-OUT although its answer reached the task server.
+Participants who cannot open the study's page return it at once (as on Prolific), and nobody tries that address again
+for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a place RESERVED for
+Prolific's ten minutes before they start; with ``screen_out_rate`` some are SCREENED OUT when they arrive (both 0 by
+default, so seeded runs are unchanged).
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class Participants:
             sub["status"] = "RETURNED"  # read the description and changed their mind
             return sub
         max_s = 60 * int(study["maximum_allowed_time"])
-        done = self.do_task(study, person, sub, int(max_s * 1.3))
+        done = self.do_task(study, person, sub, max_s)
         if done is None:
             sub["status"] = "RETURNED"
             if study.get("_unreachable"):
