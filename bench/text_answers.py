@@ -108,7 +108,7 @@ def _holds(text: list[str], part: list[str], loose: bool = True) -> bool:
 
 
 def correction(text: str, item: dict[str, str], source: str) -> bool:
-    mine, theirs = words(text), words(item["sentence"])
+    mine, theirs = words(text), words(source)
     m = difflib.SequenceMatcher(None, theirs, mine, autojunk=False)
     kept = sum(blk.size for blk in m.get_matching_blocks())
     changed = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in m.get_opcodes() if tag != "equal")
@@ -158,6 +158,7 @@ PAGES = (
     Page("gadget", (Field("for_whom", audience, least=10),)),
     Page("grammar", (Field("rewrite", correction),)),
     Page("news", (Field("new_headline", title, most=12), Field("one_line", one_sentence))),
+    Page("memo_fix", (Field("corrected", correction), Field("subject", title, most=8, required=False))),
     Page("review_ask", (Field("ask_author", question), Field("what_happened", retell, least=8))),
     Page("app_users", (Field("who_useful", audience, least=15, most=40),), held_apart=True),
     Page("letter_fix", (Field("fixed", correction), Field("letter_title", title, most=6, required=False)),
@@ -219,23 +220,27 @@ def run_cli(page: Page, folder: Path, env: dict[str, str], seed: int) -> list[tu
 
 
 def run_quick(page: Page, folder: Path, seeds: int) -> list[tuple[str, str, str]]:
-    """The imported page filled in-process by ``seeds`` workers of every honest profile."""
+    """The imported page filled in-process by ``seeds`` workers of every honest profile, who know the text
+every item's page shows as the page's own (as the simulator learns it from a type's first HITs)."""
     from flows.campaigns.task_kinds import load_campaign
     from flows.core.pages.mturk_forms import form_fields
     from flows.custom.custom_task import custom_page, read_custom_items
     from flows.custom.scaffold_import import scaffold_from
     from flows.sim.pages.any_form import fill_unhinted
+    from flows.sim.pages.page_common import page_chunks
     from flows.sim.people.crowd_model import new_worker
 
     scaffold_from(page.name, PAGES_DIR / f"{page.name}.html", folder, items=PAGES_DIR / f"{page.name}_items.csv")
     cfg = load_campaign(folder / "config" / f"{page.name}.toml")
+    pages = [(row, custom_page(cfg, [{**row, "image_id": row["item_id"]}])) for row in read_custom_items(cfg)]
+    common = frozenset.intersection(*(page_chunks(html) for _, html in pages))  # as the simulator learns it
     out = []
-    for k, row in enumerate(read_custom_items(cfg)):
-        html = custom_page(cfg, [{**row, "image_id": row["item_id"]}])
+    for k, (row, html) in enumerate(pages):
         for p, profile in enumerate(HONEST):
             for s in range(seeds):
                 worker = new_worker(profile, {}, random.Random(1000 * p + s))
-                values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(100 * k + 10 * p + s))
+                values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(100 * k + 10 * p + s),
+                                       common=common)
                 out += [(row["item_id"], n.rsplit("_", 1)[0], v) for n, v in values.items() if n.endswith("_0")]
     return out
 

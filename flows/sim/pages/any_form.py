@@ -34,6 +34,7 @@ from flows.sim.people.item_answers import (
     sole_answers,
 )
 from flows.sim.people.item_writing import (
+    ask_back,
     asked,
     audience,
     clarification,
@@ -174,6 +175,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return summary(ctx.texts, rng, asked_words, low, said.most_chars)
     if wanted == "audience":
         return audience(texts, rng, least)
+    if wanted == "question":
+        return ask_back(texts, rng)
     if wanted == "correction":
         return corrected(main_text(texts), rng) if texts else ""
     if wanted == "wording":

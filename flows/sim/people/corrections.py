@@ -12,20 +12,43 @@ from collections.abc import Callable
 from flows.sim.people.summaries import reword
 
 AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
-         "has": "have", "does": "do", "goes": "go"}
-FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+         "has": "have", "does": "do", "goes": "go", "are": "is", "is": "are"}
+DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "took": "taken", "did": "done",
+        "saw": "seen", "gave": "given", "broke": "broken", "spoke": "spoken", "drove": "driven", "began": "begun",
+        "ran": "run", "drank": "drunk", "forgot": "forgotten", "chose": "chosen", "stole": "stolen", "fell": "fallen"}
+BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
+OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |your |these |those )?\w+s"
+THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
+Fix = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a careful reader fixes it
     (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
+    (re.compile(rf"\b({OF_MANY}) (are|have|were|do|don't)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2].lower()]}"),
     (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "
                 r"(?!(?:children|people|men|women|police)\b)\w+(?<!s)) (have|do|go|don't|were)\b"),
      lambda m: f"{m[1]} {AGREE[m[2]]}"),
     (re.compile(r"\b(you|we|they) (was|has|does|goes)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2]]}"),
+    (re.compile(r"\b((?:the|my|our|your|his|her|their|these|those) (?:\w+ )?(?:children|people|men|women|police|"
+                r"(?!news\b)\w+[^suiy\W]s)(?: (?:on|in|at|of|from|near|by|for|with) (?:the |a |my |our )?\w+(?: \w+)?)?)"
+                r" was\b", re.I), r"\1 were"),
+    (re.compile(r"\b(ha(?:s|ve|d)(?: not| never| already| just)?) (" + "|".join(DONE) + r")\b", re.I),
+     lambda m: f"{m[1]} {DONE[m[2].lower()]}"),
+    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"), lambda m: f"{m[1]} {dict(seen='saw', done='did')[m[2]]}"),
+    (re.compile(r"\b(didn't|did not|doesn't|does not|don't|do not) (" + "|".join(BASE) + r")\b", re.I),
+     lambda m: f"{m[1]} {BASE[m[2].lower()]}"),
+    (re.compile(r"^Me and ((?:my|his|her|our|their|the) (?:\w+ ){0,2}?\w+) (?=" + THEN + ")"),
+     lambda m: f"{m[1].capitalize()} and I "),
+    (re.compile(r"\b(\w+) and me (?=" + THEN + ")"), r"\1 and I "),
+    (re.compile(r"\bI (has|does|goes)\b"), lambda m: f"I {AGREE[m[1]]}"),
     (re.compile(r"\b([Aa]) ([aeiou]\w*)"), r"\1n \2"),
     (re.compile(r"\b([Aa])n ([b-df-hj-np-tv-z]\w*)"), r"\1 \2"),
     (re.compile(r"\b(\w+) \1\b", re.I), r"\1"),
-    (re.compile(r"\b(their|there) (is|are|was|were)\b", re.I), r"there \2"),
+    (re.compile(r"\b([Tt])heir (is|are|was|were)\b"), r"\1here \2"),
     (re.compile(r"\b(your) (welcome|going|right)\b", re.I), r"you're \2"),
     (re.compile(r"\bits (a|going|raining|been|not)\b"), r"it's \1"),
-    (re.compile(r"\bless (people|things|cars|days|items)\b", re.I), r"fewer \1"),
+    (re.compile(r"\b(?:(is|was) )?less (people|\w+s) (?=on|in|at|than|are|were|came|went|who|this|since|now)", re.I),
+     lambda m: f"{AGREE.get((m[1] or '').lower(), '')} fewer {m[2]} ".lstrip()),
+    (re.compile(r"\b(more|less|better|worse|rather|other|(?!(?:after|later|never|over|under|ever)\b)\w{2,}er) "
+                r"then\b", re.I), r"\1 than"),
 )
 SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
             "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",

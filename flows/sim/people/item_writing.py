@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.summaries import main_text
+
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
                      r"main point|gist|shorten|abstract", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
@@ -16,11 +18,16 @@ CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|ex
 REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
-TITLE = re.compile(r"\btitle\b|\bheadline\b", re.I)
+TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
-AUDIENCE = re.compile(r"\bwho\b[^?.]{0,90}\b(?:and|&) why\b|\b(?:intended|target) (?:audience|users?|customers?|"
-                      r"readers?|market)|\bwho (?:is|was) (?:it|this) (?:for|aimed at|made for)", re.I)
+AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
+                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|\bwho (?:would|might|could|will|should)"
+                      r" (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|what (?:kind|sort|type) of (?:person|"
+                      r"people|customers?|users?|readers?|buyers?)", re.I)
+ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask (?:the )?"
+                      r"(?:author|writer|seller|reviewer|poster|speaker|owner)|\b(?:write|suggest|think of|pose) (?:a|one|"
+                      r"your) (?:follow-up )?question\b|\bquestion (?:for|to) the\b", re.I)
 CORRECTION = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                         r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
@@ -51,15 +58,28 @@ REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
 # who would use an item, by what its text mentions (the last a fallback), and what it does for them
 WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
-       (r"festival|fishing|camp|hik|queue|outdoor|trail", "people who spend long days outdoors"),
+       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"), (r"sleep|bedroom|alarm|wake", "light sleepers and early risers"),
+       (r"festival|fishing|camp|hik|queue|outdoor|trail|satellite|signal", "people who spend long days outdoors"),
        (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
+       (r"\bbooks?\b|reading|novel", "keen readers"), (r"tape measure|measuring|\brooms?\b|diy|drill|shelf",
+                                                      "people doing up their home"),
        (r"desk|office|lamp|laptop|study|phone", "students and people who work from home"),
        (r"kitchen|cook|recipe|bake|food", "home cooks"), (r"garden|plant|seed", "gardeners"),
-       (r"dog|cat|pet", "pet owners"), (r"travel|trip|suitcase|holiday", "people who travel a lot"),
-       (r"", "busy people"))
-BENEFITS = ("because {t} means less hassle for them", "since {t} is exactly what they keep needing",
-            "since {t} saves them time every week", "because {t} makes their day a bit easier",
-            "so that {t} is there when they need it", "since {t} solves a problem they have often")
+       (r"travel|trip|suitcase|holiday", "people who travel a lot"), (r"", "busy people"))
+BENEFITS = ("because {t}", "since {t}", "as {t}", "and would want it because {t}")
+GAINS = ("means less hassle for them", "is exactly what they keep needing", "saves them time every week",
+         "makes their day a bit easier", "solves a problem they have often")
+# what an item does, as its text says it: "a mug that keeps coffee hot ...", "PlantPal reminds you when ..."
+DOES = re.compile(r"(?:\b(?:that|which|it)\s+|^[A-Z][\w-]*(?: [A-Z][\w-]*)?\s+)(?P<v>(?:[a-z]+ly )?[a-z]+s)\s+"
+                  r"(?P<rest>[^,;.!?]+)")
+CLAUSE = re.compile(r"[,;:.!?()\"]+|\s(?:but|although|though|yet|so|and then|while|and(?= (?:the|it|we|they|I|my|our)\b))\s")
+YOU = {"I": "you", "I'm": "you're", "me": "you", "my": "your", "My": "your", "we": "you", "We": "you", "us": "you",
+       "our": "your", "Our": "your", "am": "were"}
+CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "because", "if", "until", "even", "you"))
+ASKS = ("When you wrote \"{a}\", what did you mean exactly?", "Could you say more about \"{a}\"?",
+        "Was \"{a}\" the main reason for your opinion?", "How much did \"{a}\" matter to you overall?",
+        "Would you still recommend it, given that {a}?", "Did anyone do anything about \"{a}\"?",
+        "What happened after \"{a}\"?")
 WORDINGS = ("The phrasing of \"{a}\" is {q}.", "\"{a}\" is worded in a way that is {q}.",
             "I like how \"{a}\" reads: {q}.", "The wording \"{a}\" sounds {q}.")
 QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
@@ -69,13 +89,15 @@ JOINT = ("both count here", "say the most", "made it easy", "are what I went by"
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
-    "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
+    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
     "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
         return "summary"
     if AUDIENCE.search(said):
         return "audience"
+    if ASK_BACK.search(said):
+        return "question"
     if CORRECTION.search(said):
         return "correction"
     if WORDING.search(question):
@@ -171,19 +193,41 @@ def _capital(text: str) -> str:
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
-    what some of its own words do for them."""
+    what the item does for them as its text says it (else what some of its own words do for them)."""
     said = " ".join(texts).lower()
     whos = [who for pattern, who in WHO if re.search(pattern, said)]
-    points = spans(texts, rng, 4) or ["it"]
+    does = [f"it {m['v']} {_phrase(m['rest'])}" for t in texts for m in DOES.finditer(t)
+            if m["v"].split()[-1] not in STOP and not m["v"].endswith("ss")]
+    points = does or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
+    rng.shuffle(points)
     text = ""
     for k in range(8):
-        who = whos[k % len(whos)]
-        why = rng.choice(BENEFITS).format(t=f"\"{points[k % len(points)]}\"")
+        who, why = whos[k % len(whos)], rng.choice(BENEFITS).format(t=points[k % len(points)])
         text += (f"I think {who} would get the most out of it, {why}." if not k else
                  f" It would also suit {who}, {why}." if k < len(whos) else f" Also, {why}.")
         if len(text.split()) >= least:
             break
     return text
+
+
+def _phrase(words: str, most: int = 8) -> str:
+    """The head of a run of words: up to ``most``, cut where a new clause starts, ending on no small word."""
+    kept = words.split()[:most]
+    kept = kept[:next((k for k, w in enumerate(kept) if k >= 2 and w.lower() in CUT), len(kept))]
+    while len(kept) > 1 and kept[-1].lower() in STOP:
+        kept.pop()
+    return " ".join(kept)
+
+
+def ask_back(texts: list[str], rng: random.Random) -> str:
+    """A question for the item's author about one of its clauses, quoted."""
+    clauses = [" ".join(c.split()) for c in CLAUSE.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+    if not (clauses := clauses or spans(texts, rng, 1)):
+        return ""
+    a, frame = rng.choice(clauses), rng.choice(ASKS)
+    if '"' not in frame:  # the author's own words, said back to them
+        a = " ".join(YOU.get(w, w) for w in a.split())
+    return frame.format(a=a[:1].lower() + a[1:] if a.split()[0] not in ("I", "I'm") else a)
 
 
 def wording_remark(texts: list[str], rng: random.Random) -> str:
