@@ -49,7 +49,7 @@ from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.stated_limits import Limits, stated, within
-from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, main_text, summary, words_asked
+from flows.sim.people.summaries import CHARS_A_WORD, ONE_SENTENCE, at_least_words, headline, main_text, summary, words_asked
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 
@@ -172,7 +172,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, said.most_chars)
+        return summary(ctx.texts, rng, asked_words, low, said.most_chars, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
     if wanted == "question":

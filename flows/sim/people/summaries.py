@@ -8,9 +8,16 @@ import random
 import re
 
 WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
+ONE_SENTENCE = re.compile(r"\b(?:one|a single|1) (?:short )?(?:sentence|line)\b|\bone-(?:sentence|line)", re.I)
 CHARS_A_WORD = 6  # an English word and its space, roughly
 NAMED_OPENERS = ("According to the text, ", "The text reports that ", "It says that ", "In short: ")
 OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
+QUOTES = "\"'“”‘’ "
+CLAUSES = re.compile(r",? (?:but|although|though|yet|while)\b,? |, so |,? and (?=(?:the|it|we|they|I|my|our)\b)|; ")
+FIRST = re.compile(r"^(?:I|We|My|Our)\b|\b(?:I|we|us|our)\b(?! said)")
+TURN = re.compile(r"\b(?:but|although|though|yet|while)\W*$")
+THIRD = {"i was": "they were", "i am": "they are", "i'm": "they're", "i": "they", "me": "them", "my": "their",
+         "we": "they", "us": "them", "our": "their"}
 CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
 LINKS = (". Also, ", ", and ", "; then ", ". Besides, ", "; also, ")  # a word between two of the source's sentences
 # what a clause that adds detail starts with: a summary drops it
@@ -36,6 +43,7 @@ PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
                         "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over",
                         "those", "these"))
+DANGLING = frozenset(("every", "each", "their", "your", "his", "her", "my", "some", "any", "third", "second", "few"))
 BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
                          "could", "should", "may", "might", "across", "through", "into", "about"}
 RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell|rose|grew|drop(?:ped)?|"
@@ -94,17 +102,24 @@ def shortened(sentence: str) -> str:
 
 
 def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
-            high_chars: int | None = None) -> str:
+            high_chars: int | None = None, one: bool = False) -> str:
     """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it),
-    at least ``low_chars`` and at most ``high_chars`` characters where the box says so."""
-    source = main_text(texts)
+    at least ``low_chars`` and at most ``high_chars`` characters where the box says so; ``one``: in one
+    sentence. A text in the first person is retold in the third ("I bought" -> "they bought")."""
+    source = main_text(texts).strip(QUOTES)
+    if FIRST.search(source):
+        source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), re.sub(
+            r"\b(?:I was|I am|I'm|I|me|my|[Ww]e|us|[Oo]ur|My)\b", lambda m: THIRD[m[0].lower()], source))
     parts = sentences(source)
+    turn = [c for c in CLAUSES.split(parts[0]) if len(c.split()) >= 3] if len(parts) == 1 else []
+    if len(clauses := turn) > 1:  # one long sentence: its first clause and its turn ("..., but ...")
+        parts = [clauses[0], next((c for c in clauses[1:] if TURN.search(parts[0].split(c)[0][-12:])), clauses[-1])]
     if not parts:
         return ""
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    core, key = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts)))), key_sentence(parts)
+    core, key = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts)))), key_sentence(parts) if len(turn) < 2 else 1
     short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
              for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
     kept = {0, key}
@@ -115,13 +130,13 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     chosen = [short[k] for k in sorted(kept)]
     if len(chosen) == 1 and len(chosen[0].split()) > target:  # one long sentence: its main clause
         chosen = [_main_clause(chosen[0], target)]
-    text = _joined(chosen, rng)
+    text = _joined(chosen, rng, one)
     for k in range(len(parts)):  # too short for the box: the sentences in full, then the next ones
         if len(text) >= low_chars:
             break
         full = reword(parts[k].rstrip(".!?"), rng, 0.8)
         chosen = [*chosen[:k], full, *chosen[k + 1:]]
-        text = _joined(chosen, rng)
+        text = _joined(chosen, rng, one)
     if len(text) < low_chars:
         text = f"{text} {key_points(source)}"
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
@@ -145,20 +160,26 @@ def key_sentence(parts: list[str]) -> int:
 
 
 def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text: the head of its first sentence (four to seven words, ending on
-    a word that closes a phrase), as a person names what a paragraph is about; "" without text."""
+    """A short title for the item's text, in a headline's words: its first sentence's subject, verb and what
+    the verb acts on, cut where the next phrase starts ("Council votes to collect household rubbish"), no
+    article first and "will" as "to"; "" without text."""
     parts = sentences(main_text(texts))
     if not parts:
         return ""
     words = LEAD_INS.sub("", shortened(parts[0])).rstrip(".!?").split()
-    most = rng.randint(5, 8)  # a title ends where a verb or a phrase follows its last noun
-    ends = [j for j in range(4, min(most, len(words) - 1) + 1) if words[j].lower() in BREAKS]
-    words = words[:ends[0]] if ends else words[:most]
-    while len(words) > 2 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
+    verb = next((k for k, w in enumerate(words) if k and (w.lower() in FINITE or w.lower().endswith("ed") or (
+        w.endswith("s") and words[k - 1].lower() in ("that", "which", "who")))), 2)
+    while verb + 1 < len(words) and (words[verb + 1].lower() in FINITE | {"be", "been", "not"} or
+                                     words[verb + 1].lower().endswith("ed")):
+        verb += 1  # "were pulled", "will be closed"
+    ends = [j for j in range(verb + 2, min(10, len(words))) if words[j].lower() in PHRASE_STARTS
+            or words[j - 1].endswith(",")] + [10]
+    words = words[:ends[0]]
+    while len(words) > verb + 1 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS | DANGLING:
         words.pop()
     if words and words[0].lower() in ("a", "an", "the"):
         words = words[1:]
-    text = " ".join(words).strip(",;:")
+    text = re.sub(r"\bwill\b", "to", " ".join(words).strip(",;:"))
     return text[:1].upper() + text[1:]
 
 
@@ -237,7 +258,7 @@ def _plain(text: str) -> bool:
     return bool(text.split()) and text.split()[0].lower() in STOP
 
 
-def _joined(chosen: list[str], rng: random.Random) -> str:
+def _joined(chosen: list[str], rng: random.Random, one: bool = False) -> str:
     if not chosen:
         return ""
     names = {w for c in chosen for w in c.split()[1:] if w[:1].isupper()}  # capitals mid-sentence: names
@@ -248,7 +269,7 @@ def _joined(chosen: list[str], rng: random.Random) -> str:
     elif opener:
         first = first[:1].lower() + first[1:]
     body = opener + first if opener else first
-    links = rng.sample(LINKS, len(LINKS))  # linked as a person links points, not by one word every time
+    links = rng.sample([x for x in LINKS if not one or ". " not in x], len(LINKS) - 2 * one)  # linked as a person links points, not by one word every time
     for k, c in enumerate(chosen[1:]):
         link = links[k % len(links)]
         opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) or c.split()[0] not in names \
