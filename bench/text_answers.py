@@ -198,8 +198,9 @@ def hitflow(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Compl
                           capture_output=True, text=True, timeout=1800)
 
 
-def run_cli(page: Page, folder: Path, env: dict[str, str], seed: int) -> list[tuple[str, str, str]]:
-    """The page imported and run on the MTurk simulator; (item, field, text) of every honest worker."""
+def run_cli(page: Page, folder: Path, env: dict[str, str], seed: int) -> tuple[list[tuple[str, str, str]], int]:
+    """The page imported and run on the MTurk simulator; (item, field, text) of every honest worker, and the
+    honest workers QC blocked (honest text that answers the question must not look like a template's)."""
     for suffix in (".html", "_items.csv"):
         (folder / f"{page.name}{suffix}").write_bytes((PAGES_DIR / f"{page.name}{suffix}").read_bytes())
     made = hitflow(["new", page.name, "--from", f"{page.name}.html", "--items", f"{page.name}_items.csv"], folder, env)
@@ -213,10 +214,11 @@ def run_cli(page: Page, folder: Path, env: dict[str, str], seed: int) -> list[tu
         raise SystemExit(f"{page.name}: run failed ({ran.returncode}): {(ran.stdout + ran.stderr).strip()[-300:]}")
     profiles = {w["worker_id"]: w["profile"] for w in json.loads(truth.read_text(encoding="utf-8"))}
     with sqlite3.connect(folder / "runs" / "hitflow.db") as db:
+        blocked = sum(profiles.get(w) in HONEST for (w,) in db.execute("SELECT worker_id FROM blocks"))
         return [(i, f, v or "") for w, i, f, v in db.execute(
             "SELECT a.worker_id, an.item_id, an.field, an.value FROM answers an JOIN assignments a "
             "ON a.assignment_id = an.assignment_id WHERE an.campaign = ? AND a.batch > 0", [page.name])
-            if profiles.get(w) in HONEST]
+            if profiles.get(w) in HONEST], blocked
 
 
 def run_quick(page: Page, folder: Path, seeds: int) -> list[tuple[str, str, str]]:
@@ -258,8 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     run: dict[str, Any] = {}
     for page in [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]:
         with tempfile.TemporaryDirectory(prefix=f"text-{page.name}-") as tmp:
-            given = run_quick(page, Path(tmp), args.seeds) if args.quick else run_cli(page, Path(tmp), env, args.seed)
-        run[page.name] = {"held_apart": page.held_apart, "fields": judge(page, given)}
+            given, blocked = (run_quick(page, Path(tmp), args.seeds), None) if args.quick else \
+                run_cli(page, Path(tmp), env, args.seed)
+        run[page.name] = {"held_apart": page.held_apart, "honest_blocked": blocked, "fields": judge(page, given)}
+        print(f"{page.name:<11} honest workers blocked: {blocked}", flush=True)
         for name, r in run[page.name]["fields"].items():
             tag = "held apart" if page.held_apart else "tuning"
             print(f"{page.name:<11} {name:<14} {tag:<10} {r['pass']}/{r['answers']} = {r['share']}"

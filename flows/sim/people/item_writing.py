@@ -66,7 +66,9 @@ WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young child
        (r"desk|office|lamp|laptop|study|phone", "students and people who work from home"),
        (r"kitchen|cook|recipe|bake|food", "home cooks"), (r"garden|plant|seed", "gardeners"),
        (r"travel|trip|suitcase|holiday", "people who travel a lot"), (r"", "busy people"))
-BENEFITS = ("because {t}", "since {t}", "as {t}", "and would want it because {t}")
+BENEFITS = ("because {t}", "since {t}", "as {t}", "because {t}, which {g}", "since {t}, and that {g}")
+OPENINGS = ("I think {w} would get the most out of it", "Mainly {w}", "I'd say {w}", "It is aimed at {w}",
+            "Probably {w}", "{W} would like it", "Most likely {w}")
 GAINS = ("means less hassle for them", "is exactly what they keep needing", "saves them time every week",
          "makes their day a bit easier", "solves a problem they have often")
 # what an item does, as its text says it: "a mug that keeps coffee hot ...", "PlantPal reminds you when ..."
@@ -202,8 +204,8 @@ def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     rng.shuffle(points)
     text = ""
     for k in range(8):
-        who, why = whos[k % len(whos)], rng.choice(BENEFITS).format(t=points[k % len(points)])
-        text += (f"I think {who} would get the most out of it, {why}." if not k else
+        who, why = whos[k % len(whos)], rng.choice(BENEFITS).format(t=points[k % len(points)], g=rng.choice(GAINS))
+        text += (rng.choice(OPENINGS).format(w=who, W=who[:1].upper() + who[1:]) + f", {why}." if not k else
                  f" It would also suit {who}, {why}." if k < len(whos) else f" Also, {why}.")
         if len(text.split()) >= least:
             break

@@ -161,8 +161,8 @@ def key_sentence(parts: list[str]) -> int:
 
 def headline(texts: list[str], rng: random.Random) -> str:
     """A short title for the item's text, in a headline's words: its first sentence's subject, verb and what
-    the verb acts on, cut where the next phrase starts ("Council votes to collect household rubbish"), no
-    article first and "will" as "to"; "" without text."""
+    the verb acts on, cut where the next phrase starts ("Council voted to collect household rubbish"), no
+    article first; "" without text."""
     parts = sentences(main_text(texts))
     if not parts:
         return ""
@@ -172,14 +172,14 @@ def headline(texts: list[str], rng: random.Random) -> str:
     while verb + 1 < len(words) and (words[verb + 1].lower() in FINITE | {"be", "been", "not"} or
                                      words[verb + 1].lower().endswith("ed")):
         verb += 1  # "were pulled", "will be closed"
-    ends = [j for j in range(verb + 2, min(10, len(words))) if words[j].lower() in PHRASE_STARTS
-            or words[j - 1].endswith(",")] + [10]
+    ends = [j for j in range(verb + 2, min(8, len(words))) if words[j].lower() in PHRASE_STARTS
+            or words[j - 1].endswith(",")] + [8]
     words = words[:ends[0]]
     while len(words) > verb + 1 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS | DANGLING:
         words.pop()
     if words and words[0].lower() in ("a", "an", "the"):
         words = words[1:]
-    text = re.sub(r"\bwill\b", "to", " ".join(words).strip(",;:"))
+    text = " ".join(words).strip(",;:")
     return text[:1].upper() + text[1:]
 
 
