@@ -59,7 +59,8 @@ STOP = frozenset(("the", "and", "for", "with", "that", "this", "are", "was", "we
                   "your", "they", "them", "their", "has", "have", "had", "not", "all", "can", "will", "would", "who",
                   "what", "why", "how", "one", "out", "use", "into", "over", "after", "been", "more", "than", "each",
                   "every", "our", "she", "her", "his", "him", "there", "when", "any", "some", "just", "also", "very"))
-WHO = re.compile(r"\b(?:people|persons?|anyone|anybody|someone|everyone|those who|users?|owners?|parents?|famil(?:y|ies)|"
+WHO = re.compile(r"\b(?:people|persons?|anyone|anybody|someone|everyone|those who|users?|owners?|parents?|"
+                 r"famil(?:y|ies)|"
                  r"students?|kids|children|adults?|teens?|teenagers|beginners?|households?|customers?|buyers?|fans?|"
                  r"couples?|friends|housemates|flatmates|residents|commuters?|readers?|workers?|professionals?|"
                  r"athletes?|travell?ers?|hikers?|campers?|cooks?|gardeners?|cyclists?|runners?|drivers?|"

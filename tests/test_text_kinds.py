@@ -9,7 +9,7 @@ import random
 import pytest
 
 from flows.sim.people.choice_reasons import choice_reason
-from flows.sim.people.item_writing import asked, clarification, remark, spans, word_comment
+from flows.sim.people.item_writing import asked, framed, spans, word_comment
 
 POST = "They built a religious building beside the old market and the neighbours complained about the bells."
 
@@ -35,13 +35,13 @@ def test_each_kind_is_written_in_the_items_words() -> None:
     for seed in range(20):
         rng = random.Random(seed)
         why = choice_reason("offensive", "", spans([POST], rng, 3), rng)
-        for text in (clarification([POST], rng), why, remark([POST], rng)):
+        for text in (framed("clarification", [POST], rng), why, framed("remark", [POST], rng)):
             quoted = text.split('"')[1::2]
             assert quoted and all(set(q.lower().split()) <= own for q in quoted), text  # quotes the item, verbatim
     reasons = [choice_reason("offensive", "", spans([POST], rng, 3), rng) for rng in map(random.Random, range(40))]
     assert any("offensive" in r for r in reasons)  # grounds for the worker's own answer
     assert len(set(reasons)) >= 30  # varied per worker, not a stock sentence
-    assert remark([], random.Random(1)) == "" and spans([], random.Random(1)) == []  # nothing to quote: no remark
+    assert framed("remark", [], random.Random(1)) == "" and spans([], random.Random(1)) == []  # nothing to quote
 
 
 def test_a_comment_on_a_word_uses_it_even_in_another_form() -> None:

@@ -34,22 +34,27 @@ from flows.sim.people.item_answers import (
     sole_answers,
 )
 from flows.sim.people.item_writing import (
-    ask_back,
     asked,
     audience,
-    clarification,
+    framed,
     marked_word,
-    remark,
     spans,
     the_word,
     word_comment,
-    wording_remark,
 )
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.stated_limits import Limits, stated, within
-from flows.sim.people.summaries import CHARS_A_WORD, ONE_SENTENCE, at_least_words, headline, main_text, summary, words_asked
+from flows.sim.people.summaries import (
+    CHARS_A_WORD,
+    ONE_SENTENCE,
+    at_least_words,
+    headline,
+    main_text,
+    summary,
+    words_asked,
+)
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 
@@ -175,16 +180,12 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return summary(ctx.texts, rng, asked_words, low, said.most_chars, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
-    if wanted == "question":
-        return ask_back(texts, rng)
     if wanted == "correction":
         return corrected(main_text(texts), rng) if texts else ""
-    if wanted == "wording":
-        return wording_remark(texts, rng)
     if wanted == "word" and (word := the_word(question) or marked_word(texts)):
         return word_comment(word, texts, rng)
-    if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
-        return remark(texts, rng)
+    if wanted in ("word", "remark", "clarification", "wording", "question"):  # a word the page marks in a way
+        return framed("remark" if wanted == "word" else wanted, texts, rng)  # the simulator does not read: a remark
     if wanted == "title":
         return headline(texts, rng)
     if wanted == "missing":
@@ -194,10 +195,6 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
         return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least,
                              float(fill.picked.get(f"{ctx.key}%", 1)))
-    if wanted == "clarification":
-        return clarification(texts, rng)
-    if wanted == "remark":
-        return remark(texts, rng)
     return ""
 
 

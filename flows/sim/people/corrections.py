@@ -16,8 +16,9 @@ AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": 
 DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "took": "taken", "did": "done",
         "saw": "seen", "gave": "given", "broke": "broken", "spoke": "spoken", "drove": "driven", "began": "begun",
         "ran": "run", "drank": "drunk", "forgot": "forgotten", "chose": "chosen", "stole": "stolen", "fell": "fallen"}
+PAST = {"seen": "saw", "done": "did"}
 BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
-OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |your |these |those )?\w+s"
+OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |these |those )?\w+s"
 THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
 Fix = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a careful reader fixes it
@@ -28,11 +29,11 @@ FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a care
      lambda m: f"{m[1]} {AGREE[m[2]]}"),
     (re.compile(r"\b(you|we|they) (was|has|does|goes)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2]]}"),
     (re.compile(r"\b((?:the|my|our|your|his|her|their|these|those) (?:\w+ )?(?:children|people|men|women|police|"
-                r"(?!news\b)\w+[^suiy\W]s)(?: (?:on|in|at|of|from|near|by|for|with) (?:the |a |my |our )?\w+(?: \w+)?)?)"
+                r"(?!news\b)\w+[^suiy\W]s)(?: (?:on|in|at|of|from|near|by|for|with) (?:the |a |our )?\w+(?: \w+)?)?)"
                 r" was\b", re.I), r"\1 were"),
     (re.compile(r"\b(ha(?:s|ve|d)(?: not| never| already| just)?) (" + "|".join(DONE) + r")\b", re.I),
      lambda m: f"{m[1]} {DONE[m[2].lower()]}"),
-    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"), lambda m: f"{m[1]} {dict(seen='saw', done='did')[m[2]]}"),
+    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"), lambda m: f"{m[1]} {PAST[m[2]]}"),
     (re.compile(r"\b(didn't|did not|doesn't|does not|don't|do not) (" + "|".join(BASE) + r")\b", re.I),
      lambda m: f"{m[1]} {BASE[m[2].lower()]}"),
     (re.compile(r"^Me and ((?:my|his|her|our|their|the) (?:\w+ ){0,2}?\w+) (?=" + THEN + ")"),

@@ -22,11 +22,12 @@ TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
 AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
-                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|\bwho (?:would|might|could|will|should)"
-                      r" (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|what (?:kind|sort|type) of (?:person|"
-                      r"people|customers?|users?|readers?|buyers?)", re.I)
-ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask (?:the )?"
-                      r"(?:author|writer|seller|reviewer|poster|speaker|owner)|\b(?:write|suggest|think of|pose) (?:a|one|"
+                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
+                      r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
+                      r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
+ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|"
+                      r"\bask (?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|"
+                      r"\b(?:write|suggest|think of|pose) (?:a|one|"
                       r"your) (?:follow-up )?question\b|\bquestion (?:for|to) the\b", re.I)
 CORRECTION = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                         r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
@@ -52,13 +53,14 @@ CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the 
                   "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
 UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
            "is the part I would reword", "assumes something about the people it names", "may mean more than one thing")
-REMARKS = ("\"{a}\" {r}.", "The part about \"{a}\" {r}.", "I noticed \"{a}\"; it {r}.", "\"{a}\" and \"{b}\" {rr}.",
-           "Mostly \"{a}\", which {r}.")
+REMARKS = ("\"{a}\" {c}.", "The part about \"{a}\" {c}.", "I noticed \"{a}\"; it {c}.", "Mostly \"{a}\", which {c}.",
+           "\"{a}\" {c}, more than \"{b}\".")
 REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part", "is worded well",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
 # who would use an item, by what its text mentions (the last a fallback), and what it does for them
 WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
-       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"), (r"sleep|bedroom|alarm|wake", "light sleepers and early risers"),
+       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"),
+       (r"sleep|bedroom|alarm|wake", "light sleepers and early risers"),
        (r"festival|fishing|camp|hik|queue|outdoor|trail|satellite|signal", "people who spend long days outdoors"),
        (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
        (r"\bbooks?\b|reading|novel", "keen readers"), (r"tape measure|measuring|\brooms?\b|diy|drill|shelf",
@@ -74,24 +76,27 @@ GAINS = ("means less hassle for them", "is exactly what they keep needing", "sav
 # what an item does, as its text says it: "a mug that keeps coffee hot ...", "PlantPal reminds you when ..."
 DOES = re.compile(r"(?:\b(?:that|which|it)\s+|^[A-Z][\w-]*(?: [A-Z][\w-]*)?\s+)(?P<v>(?:[a-z]+ly )?[a-z]+s)\s+"
                   r"(?P<rest>[^,;.!?]+)")
-CLAUSE = re.compile(r"[,;:.!?()\"]+|\s(?:but|although|though|yet|so|and then|while|and(?= (?:the|it|we|they|I|my|our)\b))\s")
+CLAUSE = re.compile(r"[,;:.!?()\"]+|\s(?:but|although|though|yet|so|and then|while|"
+                    r"and(?= (?:the|it|we|they|I|my|our)\b))\s")
 YOU = {"I": "you", "I'm": "you're", "me": "you", "my": "your", "My": "your", "we": "you", "We": "you", "us": "you",
        "our": "your", "Our": "your", "am": "were"}
 CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "because", "if", "until", "even", "you"))
 ASKS = ("When you wrote \"{a}\", what did you mean exactly?", "Could you say more about \"{a}\"?",
         "Was \"{a}\" the main reason for your opinion?", "How much did \"{a}\" matter to you overall?",
-        "Would you still recommend it, given that {a}?", "Did anyone do anything about \"{a}\"?",
+        "Would you still recommend it, given that {y}?", "Did anyone do anything about \"{a}\"?",
         "What happened after \"{a}\"?")
-WORDINGS = ("The phrasing of \"{a}\" is {q}.", "\"{a}\" is worded in a way that is {q}.",
-            "I like how \"{a}\" reads: {q}.", "The wording \"{a}\" sounds {q}.")
+WORDINGS = ("The phrasing of \"{a}\" is {c}.", "\"{a}\" is worded in a way that is {c}.",
+            "I like how \"{a}\" reads: {c}.", "The wording \"{a}\" sounds {c}.")
 QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
              "catchy, it has a nice rhythm", "a little flat, it could be snappier", "friendly and plain")
-JOINT = ("both count here", "say the most", "made it easy", "are what I went by")
+FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCLEAR), "wording": (WORDINGS, QUALITIES),
+          "question": (ASKS, ("",))}
 
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
-    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
+    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment
+    on a word), "title", "clarification",
     "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said):
@@ -173,19 +178,22 @@ def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
     return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
 
 
-def clarification(texts: list[str], rng: random.Random) -> str:
-    """The part of the item the question is about, named in its own words, and what is unclear in it."""
-    a, b = spans(texts, rng) or ["", ""]
-    return _capital(rng.choice(CLARIFICATIONS).format(a=a, b=b, c=rng.choice(UNCLEAR))) if a else ""
-
-
-def remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on the item quoting a few of its words; "" when the item has none (the box is left empty)."""
-    a, b = spans(texts, rng) or ["", ""]
-    if not a:
+def framed(kind: str, texts: list[str], rng: random.Random) -> str:
+    """A "remark", "clarification", remark on the "wording" or "question" for the author that quotes the item's
+    words (a question quotes one of its clauses); "" when the item has none (the box is left empty)."""
+    frames, fills = FRAMED[kind]
+    if kind == "question":
+        quoted = [" ".join(c.split()) for c in CLAUSE.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+        q = rng.choice(quoted) if quoted else ""
+        quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
+    else:
+        quoted = spans([main_text(texts)] if kind == "wording" and texts else texts, rng)
+    if not quoted:
         return ""
-    frame = rng.choice(REMARKS if a != b else REMARKS[:3] + REMARKS[4:])
-    return _capital(frame.format(a=a, b=b, r=rng.choice(REACTIONS), rr=rng.choice(JOINT)))
+    a, b = quoted
+    frame = rng.choice([f for f in frames if a != b or "{b}" not in f])
+    you = " ".join(YOU.get(w, w) for w in a.split())  # the author's own words, said back to them
+    return _capital(frame.format(a=a, b=b, c=rng.choice(fills), y=you))
 
 
 def _capital(text: str) -> str:
@@ -219,20 +227,3 @@ def _phrase(words: str, most: int = 8) -> str:
     while len(kept) > 1 and kept[-1].lower() in STOP:
         kept.pop()
     return " ".join(kept)
-
-
-def ask_back(texts: list[str], rng: random.Random) -> str:
-    """A question for the item's author about one of its clauses, quoted."""
-    clauses = [" ".join(c.split()) for c in CLAUSE.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
-    if not (clauses := clauses or spans(texts, rng, 1)):
-        return ""
-    a, frame = rng.choice(clauses), rng.choice(ASKS)
-    if '"' not in frame:  # the author's own words, said back to them
-        a = " ".join(YOU.get(w, w) for w in a.split())
-    return frame.format(a=a[:1].lower() + a[1:] if a.split()[0] not in ("I", "I'm") else a)
-
-
-def wording_remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on how the item is worded, quoting its words."""
-    a = (spans([max(texts, key=len)] if texts else [], rng, 1) or [""])[0]  # the item's main text, not its heading
-    return rng.choice(WORDINGS).format(a=a, q=rng.choice(QUALITIES)) if a else ""

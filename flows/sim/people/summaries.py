@@ -119,7 +119,8 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    core, key = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts)))), key_sentence(parts) if len(turn) < 2 else 1
+    core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
+    key = key_sentence(parts) if len(turn) < 2 else 1
     short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
              for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
     kept = {0, key}
@@ -269,7 +270,8 @@ def _joined(chosen: list[str], rng: random.Random, one: bool = False) -> str:
     elif opener:
         first = first[:1].lower() + first[1:]
     body = opener + first if opener else first
-    links = rng.sample([x for x in LINKS if not one or ". " not in x], len(LINKS) - 2 * one)  # linked as a person links points, not by one word every time
+    links = [x for x in LINKS if not one or ". " not in x]  # in one sentence: no full stop between
+    links = rng.sample(links, len(links))  # linked as a person links points, not by one word every time
     for k, c in enumerate(chosen[1:]):
         link = links[k % len(links)]
         opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) or c.split()[0] not in names \
