@@ -177,7 +177,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, said.most_chars, bool(ONE_SENTENCE.search(question)))
+        return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
     if wanted == "correction":
@@ -187,7 +187,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted in ("word", "remark", "clarification", "wording", "question"):  # a word the page marks in a way
         return framed("remark" if wanted == "word" else wanted, texts, rng)  # the simulator does not read: a remark
     if wanted == "title":
-        return headline(texts, rng)
+        return headline(texts)
     if wanted == "missing":
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.summaries import STOP as SUMMARY_STOP
 from flows.sim.people.summaries import main_text
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
@@ -40,10 +41,9 @@ QUOTED_WORD = re.compile(r"[\"“‘«](?P<w>[A-Za-z][\w'-]{1,30})[\"”’»]")
 CAPITALS = re.compile(r"(?<![A-Z] )\b(?P<w>[A-Z]{3,})\b(?! [A-Z]{2})")
 ASKS_WORD = re.compile(r"\b(?:word|term)\b.{0,40}\b(?:mean|use|used|usage|sense|comment)|"
                        r"\b(?:comment|mean|use|usage|sense)\b.{0,40}\b(?:word|term)\b", re.I)
-STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
-                  "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which",
-                  "i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not", "all",
-                  "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after", "when"))
+STOP = SUMMARY_STOP | {"i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not",
+                      "all", "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after",
+                      "when"}
 # Each text joins one of these with runs of its own item's words: the frames alone are never the text.
 WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\", {w} fits, I would keep it.",
                  "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",

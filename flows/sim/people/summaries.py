@@ -102,10 +102,10 @@ def shortened(sentence: str) -> str:
 
 
 def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
-            high_chars: int | None = None, one: bool = False) -> str:
-    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it),
-    at least ``low_chars`` and at most ``high_chars`` characters where the box says so; ``one``: in one
-    sentence. A text in the first person is retold in the third ("I bought" -> "they bought")."""
+            one: bool = False) -> str:
+    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it; not cut
+    shorter than its text where the box asks for ``low_chars``); ``one``: in one sentence. A text in the first
+    person is retold in the third ("I bought" -> "they bought"). The box's limits are met by its caller."""
     source = main_text(texts).strip(QUOTES)
     if FIRST.search(source):
         source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), re.sub(
@@ -131,15 +131,7 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     chosen = [short[k] for k in sorted(kept)]
     if len(chosen) == 1 and len(chosen[0].split()) > target:  # one long sentence: its main clause
         chosen = [_main_clause(chosen[0], target)]
-    text = _joined(chosen, rng, one)
-    for k in range(len(parts)):  # too short for the box: the sentences in full, then the next ones
-        if len(text) >= low_chars:
-            break
-        full = reword(parts[k].rstrip(".!?"), rng, 0.8)
-        chosen = [*chosen[:k], full, *chosen[k + 1:]]
-        text = _joined(chosen, rng, one)
-    if len(text) < low_chars:
-        text = f"{text} {key_points(source)}"
+    text = _joined(chosen, rng, one)  # (too short for the box's minimum: lengthened as any text, at_least_words)
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
         named = text.split()[0] in {w for p in parts for w in p.split()[1:]}  # a name keeps its capital
         opener = rng.choice(NAMED_OPENERS if named else [o for o in OPENERS if o])
@@ -147,9 +139,6 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
         shorter = _main_clause(text, len(text.split()) - 3) + "."
         text = shorter if len(shorter) < len(text) else " ".join(text.split()[:-3]).rstrip(",;.") + "."
-    if high_chars is not None and len(text) > high_chars:
-        cut = text[:high_chars]
-        text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
     return text
 
 
@@ -160,27 +149,14 @@ def key_sentence(parts: list[str]) -> int:
     return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
-def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text, in a headline's words: its first sentence's subject, verb and what
-    the verb acts on, cut where the next phrase starts ("Council voted to collect household rubbish"), no
-    article first; "" without text."""
+def headline(texts: list[str]) -> str:
+    """A short title for the item's text: its first sentence's main clause (subject, verb and what the verb acts
+    on, cut where the next phrase starts), at most eight words, no article first; "" without text."""
     parts = sentences(main_text(texts))
-    if not parts:
-        return ""
-    words = LEAD_INS.sub("", shortened(parts[0])).rstrip(".!?").split()
-    verb = next((k for k, w in enumerate(words) if k and (w.lower() in FINITE or w.lower().endswith("ed") or (
-        w.endswith("s") and words[k - 1].lower() in ("that", "which", "who")))), 2)
-    while verb + 1 < len(words) and (words[verb + 1].lower() in FINITE | {"be", "been", "not"} or
-                                     words[verb + 1].lower().endswith("ed")):
-        verb += 1  # "were pulled", "will be closed"
-    ends = [j for j in range(verb + 2, min(8, len(words))) if words[j].lower() in PHRASE_STARTS
-            or words[j - 1].endswith(",")] + [8]
-    words = words[:ends[0]]
-    while len(words) > verb + 1 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS | DANGLING:
+    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), 7).split()[:8] if parts else []
+    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS | DANGLING:
         words.pop()
-    if words and words[0].lower() in ("a", "an", "the"):
-        words = words[1:]
-    text = " ".join(words).strip(",;:")
+    text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
     return text[:1].upper() + text[1:]
 
 
