@@ -11,12 +11,15 @@ from collections.abc import Callable
 
 from flows.sim.people.summaries import reword
 
+SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
+            "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
+            "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
+            "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
 AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
          "has": "have", "does": "do", "goes": "go", "are": "is", "is": "are"}
 DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "took": "taken", "did": "done",
         "saw": "seen", "gave": "given", "broke": "broken", "spoke": "spoken", "drove": "driven", "began": "begun",
         "ran": "run", "drank": "drunk", "forgot": "forgotten", "chose": "chosen", "stole": "stolen", "fell": "fallen"}
-PAST = {"seen": "saw", "done": "did"}
 BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
 OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |these |those )?\w+s"
 THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
@@ -33,7 +36,8 @@ FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a care
                 r" was\b", re.I), r"\1 were"),
     (re.compile(r"\b(ha(?:s|ve|d)(?: not| never| already| just)?) (" + "|".join(DONE) + r")\b", re.I),
      lambda m: f"{m[1]} {DONE[m[2].lower()]}"),
-    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"), lambda m: f"{m[1]} {PAST[m[2]]}"),
+    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"),
+     lambda m: f"{m[1]} {'saw' if m[2] == 'seen' else 'did'}"),
     (re.compile(r"\b(didn't|did not|doesn't|does not|don't|do not) (" + "|".join(BASE) + r")\b", re.I),
      lambda m: f"{m[1]} {BASE[m[2].lower()]}"),
     (re.compile(r"^Me and ((?:my|his|her|our|their|the) (?:\w+ ){0,2}?\w+) (?=" + THEN + ")"),
@@ -50,11 +54,9 @@ FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a care
      lambda m: f"{AGREE.get((m[1] or '').lower(), '')} fewer {m[2]} ".lstrip()),
     (re.compile(r"\b(more|less|better|worse|rather|other|(?!(?:after|later|never|over|under|ever)\b)\w{2,}er) "
                 r"then\b", re.I), r"\1 than"),
+    (re.compile(r"\b(" + "|".join(SPELLING) + r")\b", re.I),
+     lambda m: (str.capitalize if m[1][0].isupper() else str)(SPELLING[m[1].lower()])),
 )
-SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
-            "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
-            "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
-            "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
 EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
                         r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
@@ -73,12 +75,6 @@ def corrected(sentence: str, rng: random.Random) -> str:
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
-    words = text.split()
-    for k, w in enumerate(words):
-        bare = w.strip(".,;:!?").lower()
-        if bare in SPELLING:
-            words[k] = w.lower().replace(bare, SPELLING[bare])
-            return " ".join(words)
     if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
         return plainer
     text = text[:1].upper() + text[1:]
