@@ -191,9 +191,8 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         new = set(words_of(sentence)) - said
         if len(new) < max(3, 0.4 * len(set(words_of(sentence)))):  # said already, if in other words
             continue
-        if _shares_run(sentence, text):  # its head is said already (a summary's point): the rest of it
-            rest = _unsaid_rest(sentence, text)
-            if len(rest.split()) >= 3:
+        if (rest := _unsaid_rest(sentence, text)) != " ".join(sentence.split()):  # its head is said already (a
+            if len(rest.split()) >= 3:  # summary's point): the rest of it
                 text = f"{text.rstrip().rstrip('.')}, {reword(rest, rng, 0.8).rstrip('.!?')}."
         else:
             text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
@@ -201,13 +200,6 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         if len(text.split()) >= wanted:
             return text
     return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
-
-
-def _shares_run(sentence: str, text: str, n: int = 5) -> bool:
-    """Whether ``sentence`` and ``text`` have ``n`` words in a row in common (a point made already)."""
-    a, b = words_of(sentence), words_of(text)
-    runs = {tuple(b[k:k + n]) for k in range(len(b) - n + 1)}
-    return any(tuple(a[k:k + n]) in runs for k in range(len(a) - n + 1))
 
 
 def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
