@@ -26,12 +26,11 @@ AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audien
                       r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
                       r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
                       r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
-ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|"
-                      r"\bask (?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|"
-                      r"\b(?:write|suggest|think of|pose) (?:a|one|"
-                      r"your) (?:follow-up )?question\b|\bquestion (?:for|to) the\b", re.I)
-CORRECTION = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
-                        r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
+ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
+                      r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
+                      r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
+FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
+                 r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -99,14 +98,9 @@ def asked(question: str, name: str) -> str:
     on a word), "title", "clarification",
     "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
-    if SUMMARY.search(said):
-        return "summary"
-    if AUDIENCE.search(said):
-        return "audience"
-    if ASK_BACK.search(said):
-        return "question"
-    if CORRECTION.search(said):
-        return "correction"
+    for kind, pattern in (("summary", SUMMARY), ("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
+        if pattern.search(said):
+            return kind
     if WORDING.search(question):
         return "wording"
     if MISSING.search(said):
