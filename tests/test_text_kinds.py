@@ -9,7 +9,7 @@ import random
 import pytest
 
 from flows.sim.people.choice_reasons import choice_reason
-from flows.sim.people.item_writing import asked, framed, spans, word_comment
+from flows.sim.people.item_writing import asked, framed, spans
 
 POST = "They built a religious building beside the old market and the neighbours complained about the bells."
 
@@ -49,7 +49,7 @@ def test_each_kind_is_written_in_the_items_words() -> None:
 
 
 def test_a_comment_on_a_word_uses_it_even_in_another_form() -> None:
-    text = word_comment("rock", ["The baby fell asleep while her father rocked the cradle."], random.Random(2))
+    text = framed("word", ["The baby fell asleep while her father rocked the cradle."], random.Random(2), "rock")
     assert "rock" in text.lower() and "rocked the cradle" in text
 
 
@@ -80,7 +80,7 @@ def test_a_word_the_item_sets_apart_is_the_one_commented_on() -> None:
 
     sentence = 'We sat on the river "bank" and watched the boats.'
     assert marked_word([sentence]) == "bank"
-    assert "bank" in word_comment(marked_word([sentence]), [sentence], random.Random(1))
+    assert "bank" in framed("word", [sentence], random.Random(1), marked_word([sentence]))
 
 
 @pytest.mark.parametrize(("sentence", "fixed"), [
@@ -121,5 +121,6 @@ def test_a_one_sentence_summary_is_one_sentence_and_a_first_person_text_is_retol
     story = ("The council voted to collect rubbish every two weeks. Officials say it saves 400000 pounds a year. "
              "Residents have until March to order a larger bin.")
     assert all(len(sentences(summary([story], random.Random(s), 25, one=True))) == 1 for s in range(10))
-    told = summary(["\"I bought these shoes for a marathon and the sole split after two weeks.\""], random.Random(1), 12)
+    told = summary(["\"I bought these shoes for my first marathon and the sole split after a week of training.\""],
+                   random.Random(1), 12)
     assert "they bought" in told.lower() and "sole split" in told and '"' not in told, told

@@ -40,7 +40,6 @@ from flows.sim.people.item_writing import (
     marked_word,
     spans,
     the_word,
-    word_comment,
 )
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
@@ -182,10 +181,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return audience(texts, rng, least)
     if wanted == "correction":
         return corrected(main_text(texts), rng) if texts else ""
-    if wanted == "word" and (word := the_word(question) or marked_word(texts)):
-        return word_comment(word, texts, rng)
     if wanted in ("word", "remark", "clarification", "wording", "question"):  # a word the page marks in a way
-        return framed("remark" if wanted == "word" else wanted, texts, rng)  # the simulator does not read: a remark
+        word = the_word(question) or marked_word(texts) if wanted == "word" else ""  # the simulator does not
+        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)  # read: a remark
     if wanted == "title":
         return headline(texts)
     if wanted == "missing":

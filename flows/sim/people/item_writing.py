@@ -44,10 +44,10 @@ STOP = SUMMARY_STOP | {"i", "my", "me", "you", "your", "they", "he", "she", "his
                       "all", "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after",
                       "when"}
 # Each text joins one of these with runs of its own item's words: the frames alone are never the text.
-WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\", {w} fits, I would keep it.",
-                 "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
-                 "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.",
-                 "Here {w} means what it usually does: \"{s}\".", "The {w} of \"{s}\" is the ordinary meaning.")
+WORD_COMMENTS = ("\"{w}\" in \"{a}\" is used in its everyday sense.", "In \"{a}\", {w} fits, I would keep it.",
+                 "{W} reads naturally in \"{a}\".", "In \"{a}\", {w} is a little informal but clear.",
+                 "\"{a}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{a}\", but it is right.",
+                 "Here {w} means what it usually does: \"{a}\".", "The {w} of \"{a}\" is the ordinary meaning.")
 CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the words \"{a}\", which {c}.",
                   "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
 UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
@@ -89,7 +89,7 @@ WORDINGS = ("The phrasing of \"{a}\" is {c}.", "\"{a}\" is worded in a way that 
 QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
              "catchy, it has a nice rhythm", "a little flat, it could be snappier", "friendly and plain")
 FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCLEAR), "wording": (WORDINGS, QUALITIES),
-          "question": (ASKS, ("",))}
+          "question": (ASKS, ("",)), "word": (WORD_COMMENTS, ("",))}
 
 
 def asked(question: str, name: str) -> str:
@@ -155,39 +155,28 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
     return picked + picked[:1] * (n - len(picked))
 
 
-def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
-    """A comment on ``word`` that uses the word and quotes the words around it in the item's text (a
-    form of the word counts: "rocked" for "rock")."""
-    around = ""
-    stem = word.lower().rstrip("s")
-    for text in texts:
-        words = text.rstrip(".!?").split()
-        at = next((k for k, w in enumerate(words) if w.strip(".,;:!?\"'").lower().startswith(stem[:max(3, len(stem))])
-                   ), None)
-        if at is not None:
-            around = " ".join(words[max(0, at - 1):at + 3]).strip(".,;:")
-            break
-    if not around:  # the word is not in the item's text: quote the text it comments on anyway
-        around = (spans(texts, rng, 1) or [word])[0]
-    return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
-
-
-def framed(kind: str, texts: list[str], rng: random.Random) -> str:
-    """A "remark", "clarification", remark on the "wording" or "question" for the author that quotes the item's
-    words (a question quotes one of its clauses); "" when the item has none (the box is left empty)."""
+def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> str:
+    """A "remark", "clarification", remark on the "wording", "question" for the author or comment on a "word"
+    that quotes the item's words: a question one of its clauses, a comment the words around ``word`` (a form
+    of it counts: "rocked" for "rock"); "" when the item has none (the box is left empty)."""
     frames, fills = FRAMED[kind]
+    stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind == "question":
         quoted = [" ".join(c.split()) for c in CLAUSE.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
         q = rng.choice(quoted) if quoted else ""
         quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
-    else:
-        quoted = spans([main_text(texts)] if kind == "wording" and texts else texts, rng)
+    elif kind == "word" and (around := [" ".join(ws[max(0, k - 1):k + 3]).strip(".,;:") for ws in (
+            t.rstrip(".!?").split() for t in texts) for k, w in enumerate(ws) if w.strip(".,;:!?\"'").lower()
+            .startswith(stem)]):
+        quoted = around[:1] * 2
+    else:  # (the word is not in the item's text: the text it comments on quoted anyway)
+        quoted = spans([main_text(texts)] if kind == "wording" and texts else texts, rng) or [word] * 2 * bool(word)
     if not quoted:
         return ""
     a, b = quoted
     frame = rng.choice([f for f in frames if a != b or "{b}" not in f])
     you = " ".join(YOU.get(w, w) for w in a.split())  # the author's own words, said back to them
-    return _capital(frame.format(a=a, b=b, c=rng.choice(fills), y=you))
+    return _capital(frame.format(a=a, b=b, c=rng.choice(fills), y=you, w=word, W=word[:1].upper() + word[1:]))
 
 
 def _capital(text: str) -> str:
