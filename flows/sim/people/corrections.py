@@ -9,7 +9,7 @@ import random
 import re
 from collections.abc import Callable
 
-from flows.sim.people.summaries import reword
+from flows.sim.people.summaries import QUOTES, reword
 
 SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
             "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
@@ -65,7 +65,6 @@ ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked
 FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
                   r"grammatical|free of)\b", re.I)
 FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?)\b", re.I)
-QUOTES = "\"'“”"
 
 
 def corrected(sentence: str, rng: random.Random) -> str:

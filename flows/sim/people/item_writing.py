@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.summaries import CLAUSES, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
-from flows.sim.people.summaries import main_text
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
                      r"main point|gist|shorten|abstract", re.I)
@@ -75,8 +75,6 @@ GAINS = ("means less hassle for them", "is exactly what they keep needing", "sav
 # what an item does, as its text says it: "a mug that keeps coffee hot ...", "PlantPal reminds you when ..."
 DOES = re.compile(r"(?:\b(?:that|which|it)\s+|^[A-Z][\w-]*(?: [A-Z][\w-]*)?\s+)(?P<v>(?:[a-z]+ly )?[a-z]+s)\s+"
                   r"(?P<rest>[^,;.!?]+)")
-CLAUSE = re.compile(r"[,;:.!?()\"]+|\s(?:but|although|though|yet|so|and then|while|"
-                    r"and(?= (?:the|it|we|they|I|my|our)\b))\s")
 YOU = {"I": "you", "I'm": "you're", "me": "you", "my": "your", "My": "your", "we": "you", "We": "you", "us": "you",
        "our": "your", "Our": "your", "am": "were"}
 CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "because", "if", "until", "even", "you"))
@@ -162,7 +160,7 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind == "question":
-        quoted = [" ".join(c.split()) for c in CLAUSE.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+        quoted = [" ".join(c.split()) for c in CLAUSES.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
         q = rng.choice(quoted) if quoted else ""
         quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
     elif kind == "word" and (around := [" ".join(ws[max(0, k - 1):k + 3]).strip(".,;:") for ws in (

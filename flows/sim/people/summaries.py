@@ -13,7 +13,8 @@ CHARS_A_WORD = 6  # an English word and its space, roughly
 NAMED_OPENERS = ("According to the text, ", "The text reports that ", "It says that ", "In short: ")
 OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
 QUOTES = "\"'“”‘’ "
-CLAUSES = re.compile(r",? (?:but|although|though|yet|while)\b,? |, so |,? and (?=(?:the|it|we|they|I|my|our)\b)|; ")
+CLAUSES = re.compile(r"[,;:.!?()\"]+ ?(?:(?:but|although|though|yet|while|so)\b )?|\s(?:but|although|though|yet|"
+                     r"while|and then|and(?= (?:the|it|we|they|I|my|our)\b))\s")  # where a sentence's clauses part
 FIRST = re.compile(r"^(?:I|We|My|Our)\b|\b(?:I|we|us|our)\b(?! said)")
 TURN = re.compile(r"\b(?:but|although|though|yet|while)\W*$")
 THIRD = {"i was": "they were", "i am": "they are", "i'm": "they're", "i": "they", "me": "them", "my": "their",
