@@ -256,8 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="the simulator's seed for a CLI run")
     parser.add_argument("--label", default="")
     parser.add_argument("--show", type=int, default=0, help="print this many sample answers per field")
+    parser.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose hitflow runs (default: this one)")
     args = parser.parse_args(argv)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(args.repo.resolve()), "PYTHONDONTWRITEBYTECODE": "1"}
     run: dict[str, Any] = {}
     for page in [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]:
         with tempfile.TemporaryDirectory(prefix=f"text-{page.name}-") as tmp:
@@ -271,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{'  blank ' + str(r['blank']) if r['blank'] else ''}", flush=True)
             for line in (r["sample"][: args.show] + ["  FAIL " + x for x in r["failing"][:3]]) if args.show else []:
                 print("     ", line)
-    label = args.label or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+    label = args.label or subprocess.run(["git", "-C", str(args.repo), "rev-parse", "--short", "HEAD"],
                                          capture_output=True, text=True).stdout.strip()
     keep_result(RESULTS, f"{label}, {'quick ' + str(args.seeds) if args.quick else 'mturk seed ' + str(args.seed)}",
                 run)
