@@ -137,11 +137,9 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
-    """The text of the kind the box asks for (flows/sim/people/item_writing.py): a summary, a comment on a
-    word, a reason, a clarification, a remark; an optional box beside the item's answers gets a remark,
-    never the item's own text. None when the box asks for a caption or a free answer, or the item has no
-    words to write it from (then :func:`free_text` writes from the item's sources); "" for an optional
-    remark on an item with no words: the box is left empty."""
+    """The text of the kind the box asks for (item_writing.asked); an optional box beside the item's answers
+    gets a remark. None when the box asks for a caption or a free answer, or the item has no words to write
+    it from (:func:`free_text` writes from its sources); "" for an optional remark on an item with no words."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:

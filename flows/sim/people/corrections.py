@@ -23,8 +23,7 @@ DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "too
 BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
 OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |these |those )?\w+s"
 THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
-Fix = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
-FIXES: tuple[Fix, ...] = (  # a person's common slips, each fixed the way a careful reader fixes it
+FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (  # common slips
     (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
     (re.compile(rf"\b({OF_MANY}) (are|have|were|do|don't)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2].lower()]}"),
     (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "

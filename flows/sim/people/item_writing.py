@@ -58,8 +58,7 @@ REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
 # who would use an item, by what its text mentions (the last a fallback), and what it does for them
 WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
-       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"),
-       (r"sleep|bedroom|alarm|wake", "light sleepers and early risers"),
+       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"), (r"sleep|bedroom|alarm|wake", "light sleepers"),
        (r"festival|fishing|camp|hik|queue|outdoor|trail|satellite|signal", "people who spend long days outdoors"),
        (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
        (r"\bbooks?\b|reading|novel", "keen readers"), (r"tape measure|measuring|\brooms?\b|diy|drill|shelf",
@@ -174,12 +173,8 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
     a, b = quoted
     frame = rng.choice([f for f in frames if a != b or "{b}" not in f])
     you = " ".join(YOU.get(w, w) for w in a.split())  # the author's own words, said back to them
-    return _capital(frame.format(a=a, b=b, c=rng.choice(fills), y=you, w=word, W=word[:1].upper() + word[1:]))
-
-
-def _capital(text: str) -> str:
-    """The first letter up, unless the text opens with a quote (quoted words stay as the item has them)."""
-    return text if text.startswith("\"") else text[:1].upper() + text[1:]
+    text = frame.format(a=a, b=b, c=rng.choice(fills), y=you, w=word, W=word[:1].upper() + word[1:])
+    return text if text.startswith("\"") else text[:1].upper() + text[1:]  # quoted words stay as the item has them
 
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:

@@ -16,7 +16,6 @@ QUOTES = "\"'“”‘’ "
 CLAUSES = re.compile(r"[,;:.!?()\"]+ ?(?:(?:but|although|though|yet|while|so)\b )?|\s(?:but|although|though|yet|"
                      r"while|and then|and(?= (?:the|it|we|they|I|my|our)\b))\s")  # where a sentence's clauses part
 FIRST = re.compile(r"^(?:I|We|My|Our)\b|\b(?:I|we|us|our)\b(?! said)")
-TURN = re.compile(r"\b(?:but|although|though|yet|while)\W*$")
 THIRD = {"i was": "they were", "i am": "they are", "i'm": "they're", "i": "they", "me": "them", "my": "their",
          "we": "they", "us": "them", "our": "their"}
 CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
@@ -43,8 +42,8 @@ PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
                         "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over",
-                        "those", "these"))
-DANGLING = frozenset(("every", "each", "their", "your", "his", "her", "my", "some", "any", "third", "second", "few"))
+                        "those", "these", "every", "each", "their", "your", "his", "her", "my", "some", "any", "third",
+                        "second", "few"))
 BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
                          "could", "should", "may", "might", "across", "through", "into", "about"}
 RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell|rose|grew|drop(?:ped)?|"
@@ -113,8 +112,8 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
             r"\b(?:I was|I am|I'm|I|me|my|[Ww]e|us|[Oo]ur|My)\b", lambda m: THIRD[m[0].lower()], source))
     parts = sentences(source)
     turn = [c for c in CLAUSES.split(parts[0]) if len(c.split()) >= 3] if len(parts) == 1 else []
-    if len(clauses := turn) > 1:  # one long sentence: its first clause and its turn ("..., but ...")
-        parts = [clauses[0], next((c for c in clauses[1:] if TURN.search(parts[0].split(c)[0][-12:])), clauses[-1])]
+    if len(turn) > 1:  # one long sentence: its first clause and its last, where it turns ("..., but ...")
+        parts = [turn[0], turn[-1]]
     if not parts:
         return ""
     total = len(source.split())
@@ -155,7 +154,7 @@ def headline(texts: list[str]) -> str:
     on, cut where the next phrase starts), at most eight words, no article first; "" without text."""
     parts = sentences(main_text(texts))
     words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), 7).split()[:8] if parts else []
-    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS | DANGLING:
+    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
         words.pop()
     text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
     return text[:1].upper() + text[1:]
@@ -200,7 +199,9 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         said |= set(words_of(sentence))
         if len(text.split()) >= wanted:
             return text
-    return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
+    found = list(dict.fromkeys(re.findall(r"[\w'-]{6,}", " ".join(texts))))
+    picked = sorted(sorted(found, key=len, reverse=True)[:5], key=found.index)  # the longest words, named in order
+    return f"{text.rstrip()} Key points: {', '.join(picked)}." if picked else text
 
 
 def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
@@ -210,13 +211,6 @@ def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
     bare = [w.strip(".,;:!?\"'()").lower() for w in words]
     last = max((k + n for k in range(len(bare) - n + 1) if tuple(bare[k:k + n]) in runs), default=0)
     return " ".join(words[last:])
-
-
-def key_points(text: str) -> str:
-    """A sentence naming the text's longest words in their order: what a person adds to reach a length."""
-    found = list(dict.fromkeys(w.strip(".,;:!?\"'") for w in text.split() if len(w.strip(".,;:!?\"'")) >= 6))
-    picked = sorted(sorted(found, key=len, reverse=True)[:5], key=found.index)
-    return f"Key points: {', '.join(picked)}." if picked else ""
 
 
 def words_of(text: str) -> list[str]:
@@ -229,16 +223,9 @@ def _plain(text: str) -> bool:
 
 
 def _joined(chosen: list[str], rng: random.Random, one: bool = False) -> str:
-    if not chosen:
-        return ""
     names = {w for c in chosen for w in c.split()[1:] if w[:1].isupper()}  # capitals mid-sentence: names
-    opener = rng.choice(OPENERS)
-    first = chosen[0]
-    if not _plain(first):  # "In short, the council ...", never "In short, Local bakers"
-        opener = ""
-    elif opener:
-        first = first[:1].lower() + first[1:]
-    body = opener + first if opener else first
+    opener = rng.choice(OPENERS) if _plain(chosen[0]) else ""  # "In short, the council", never "In short, Local"
+    body = opener + chosen[0][:1].lower() + chosen[0][1:] if opener else chosen[0]
     links = [x for x in LINKS if not one or ". " not in x]  # in one sentence: no full stop between
     links = rng.sample(links, len(links))  # linked as a person links points, not by one word every time
     for k, c in enumerate(chosen[1:]):
