@@ -183,7 +183,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         word = the_word(question) or marked_word(texts) if wanted == "word" else ""  # the simulator does not
         return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)  # read: a remark
     if wanted == "title":
-        return headline(texts)
+        return headline(texts, rng)
     if wanted == "missing":
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered

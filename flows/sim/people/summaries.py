@@ -149,11 +149,11 @@ def key_sentence(parts: list[str]) -> int:
     return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
-def headline(texts: list[str]) -> str:
+def headline(texts: list[str], rng: random.Random) -> str:
     """A short title for the item's text: its first sentence's main clause (subject, verb and what the verb acts
-    on, cut where the next phrase starts), at most eight words, no article first; "" without text."""
+    on, cut where the next phrase starts: where, varies by person), at most eight words, no article first."""
     parts = sentences(main_text(texts))
-    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), 7).split()[:8] if parts else []
+    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), rng.randint(4, 8)).split()[:8] if parts else []
     while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
         words.pop()
     text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
