@@ -135,7 +135,7 @@ PHRASES = st.sampled_from(["Why?", "Who would use this and why? At least 20 word
                            "Fix the sentence:", "Comment on the word \"", "headphones", "How many?", "Your age",
                            "at most 5 characters", "at least 3 words", "____", "Reason (min. 4 words)",
                            "What would you ask the author?", "Who is it for, and why? (at least 10 words)",
-                           "Rewrite the sentence correctly.", "Suggest a clearer headline", "Summarise in one sentence.",
+                           "Rewrite the sentence correctly.", "Suggest a clearer headline", "Summarise in one line.",
                            "Describe what happened, in your own words", "I", "Me and", "\"", ", but "])
 CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=radio name=c_0 value=B> B"
 
