@@ -270,6 +270,12 @@ bench-custom-qc: $(STAMP)
 bench-short-answer-real: $(STAMP)
 	$(BIN)/python -m bench.short_answer_real
 
+# Does honest simulated text answer the question a user's own page asks (bench/text_pages/, two held apart)?
+# Each page imported with hitflow new --from and run on the MTurk simulator (~1-2 min; SEED, default 7)
+.PHONY: bench-text-answers
+bench-text-answers: $(STAMP)
+	$(BIN)/python -m bench.text_answers --seed $(or $(SEED),7)
+
 .PHONY: bench-honest-text
 bench-honest-text: $(STAMP)
 	$(BIN)/python -m bench.honest_text --seed $(or $(SEED),1) --copies $(or $(COPIES),8) --caption-items 100

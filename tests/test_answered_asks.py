@@ -133,7 +133,10 @@ TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "
 PHRASES = st.sampled_from(["Why?", "Who would use this and why? At least 20 words.", "Any comment on the wording?",
                            "Which one is brighter?", "If it is correct, leave this empty.", "Summarise in 30 words.",
                            "Fix the sentence:", "Comment on the word \"", "headphones", "How many?", "Your age",
-                           "at most 5 characters", "at least 3 words", "____", "Reason (min. 4 words)"])
+                           "at most 5 characters", "at least 3 words", "____", "Reason (min. 4 words)",
+                           "What would you ask the author?", "Who is it for, and why? (at least 10 words)",
+                           "Rewrite the sentence correctly.", "Suggest a clearer headline", "Summarise in one line.",
+                           "Describe what happened, in your own words", "I", "Me and", "\"", ", but "])
 CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=radio name=c_0 value=B> B"
 
 
@@ -142,6 +145,10 @@ CHOICE = "<p>{q1}</p><input type=radio name=c_0 value=A required> A <input type=
           suppress_health_check=[HealthCheck.too_slow])
 @example(item="Great headphones for the price, a bit tight.", q1="Is it positive?", q2="Summarise the headphones "
          "review", profile="diligent", required=True)  # a box's words that read as a question about the worker
+@example(item="\"I was there, but we left\"", q1="Is it positive?", q2="What would you ask the author?",
+         profile="diligent", required=True)  # a question quoting a clause of a first-person, quoted text
+@example(item="Me and , but I", q1="Rewrite the sentence correctly.", q2="Summarise in one sentence.",
+         profile="typo_prone", required=True)
 @given(item=st.lists(st.one_of(TEXT, PHRASES), min_size=1, max_size=3).map(" ".join),
        q1=st.one_of(TEXT, PHRASES), q2=st.lists(st.one_of(TEXT, PHRASES), max_size=3).map(" ".join),
        profile=st.sampled_from(["diligent", "typo_prone", "speeder", "canned_abuser", "rule_breaker"]),

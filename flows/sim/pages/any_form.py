@@ -36,19 +36,24 @@ from flows.sim.people.item_answers import (
 from flows.sim.people.item_writing import (
     asked,
     audience,
-    clarification,
+    framed,
     marked_word,
-    remark,
     spans,
     the_word,
-    word_comment,
-    wording_remark,
 )
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.stated_limits import Limits, stated, within
-from flows.sim.people.summaries import CHARS_A_WORD, at_least_words, headline, main_text, summary, words_asked
+from flows.sim.people.summaries import (
+    CHARS_A_WORD,
+    ONE_SENTENCE,
+    at_least_words,
+    headline,
+    main_text,
+    summary,
+    words_asked,
+)
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 
@@ -132,11 +137,9 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
-    """The text of the kind the box asks for (flows/sim/people/item_writing.py): a summary, a comment on a
-    word, a reason, a clarification, a remark; an optional box beside the item's answers gets a remark,
-    never the item's own text. None when the box asks for a caption or a free answer, or the item has no
-    words to write it from (then :func:`free_text` writes from the item's sources); "" for an optional
-    remark on an item with no words: the box is left empty."""
+    """The text of the kind the box asks for (item_writing.asked); an optional box beside the item's answers
+    gets a remark. None when the box asks for a caption or a free answer, or the item has no words to write
+    it from (:func:`free_text` writes from its sources); "" for an optional remark on an item with no words."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
@@ -171,17 +174,14 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, said.most_chars)
+        return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
     if wanted == "correction":
         return corrected(main_text(texts), rng) if texts else ""
-    if wanted == "wording":
-        return wording_remark(texts, rng)
-    if wanted == "word" and (word := the_word(question) or marked_word(texts)):
-        return word_comment(word, texts, rng)
-    if wanted == "word":  # a word the page marks in a way the simulator does not read (bold): a remark on the item
-        return remark(texts, rng)
+    if wanted in ("word", "remark", "clarification", "wording", "question"):  # a word the page marks in a way
+        word = the_word(question) or marked_word(texts) if wanted == "word" else ""  # the simulator does not
+        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)  # read: a remark
     if wanted == "title":
         return headline(texts, rng)
     if wanted == "missing":
@@ -191,10 +191,6 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
         return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least,
                              float(fill.picked.get(f"{ctx.key}%", 1)))
-    if wanted == "clarification":
-        return clarification(texts, rng)
-    if wanted == "remark":
-        return remark(texts, rng)
     return ""
 
 

@@ -3,10 +3,7 @@ stays that campaign's.
 
 The campaigns of a folder share one simulated marketplace, as a real one is shared: the same workers,
 their history and qualifications. But a campaign's items, their latent answers (``sim_items.json``)
-and the answers its requester knows are its own: after a rating campaign ran, five other campaigns
-printed "simulated choices: rating: known answers on 46 of 46 items" and listed its rows, because the
-latent answers lived in the workers' memory under the item alone, and known answers in the caption
-bank under the item and field alone.
+and the answers its requester knows are its own.
 
 A page is filled inside :func:`campaign_scope`: known answers are looked up in its campaign first
 (:func:`flows.sim.people.known_answers.known_answer`), and the latent answers the page recorded are

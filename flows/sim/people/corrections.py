@@ -9,28 +9,53 @@ import random
 import re
 from collections.abc import Callable
 
-from flows.sim.people.summaries import reword
+from flows.sim.people.summaries import QUOTES, reword
 
-AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
-         "has": "have", "does": "do", "goes": "go"}
-FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
-    (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "
-                r"(?!(?:children|people|men|women|police)\b)\w+(?<!s)) (have|do|go|don't|were)\b"),
-     lambda m: f"{m[1]} {AGREE[m[2]]}"),
-    (re.compile(r"\b(you|we|they) (was|has|does|goes)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2]]}"),
-    (re.compile(r"\b([Aa]) ([aeiou]\w*)"), r"\1n \2"),
-    (re.compile(r"\b([Aa])n ([b-df-hj-np-tv-z]\w*)"), r"\1 \2"),
-    (re.compile(r"\b(\w+) \1\b", re.I), r"\1"),
-    (re.compile(r"\b(their|there) (is|are|was|were)\b", re.I), r"there \2"),
-    (re.compile(r"\b(your) (welcome|going|right)\b", re.I), r"you're \2"),
-    (re.compile(r"\bits (a|going|raining|been|not)\b"), r"it's \1"),
-    (re.compile(r"\bless (people|things|cars|days|items)\b", re.I), r"fewer \1"),
-)
 SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
             "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
             "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
             "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
+AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
+         "has": "have", "does": "do", "goes": "go", "are": "is", "is": "are"}
+DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "took": "taken", "did": "done",
+        "saw": "seen", "gave": "given", "broke": "broken", "spoke": "spoken", "drove": "driven", "began": "begun",
+        "ran": "run", "drank": "drunk", "forgot": "forgotten", "chose": "chosen", "stole": "stolen", "fell": "fallen"}
+BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
+OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |these |those )?\w+s"
+THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
+FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (  # common slips
+    (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
+    (re.compile(rf"\b({OF_MANY}) (are|have|were|do|don't)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2].lower()]}"),
+    (re.compile(r"\b(he|she|it|(?!(?:They|We|You|I|The|My|His|Her)\b)[A-Z][a-z]+|(?i:my|his|her|the) "
+                r"(?!(?:children|people|men|women|police)\b)\w+(?<!s)) (have|do|go|don't|were)\b"),
+     lambda m: f"{m[1]} {AGREE[m[2]]}"),
+    (re.compile(r"\b(you|we|they) (was|has|does|goes)\b", re.I), lambda m: f"{m[1]} {AGREE[m[2]]}"),
+    (re.compile(r"\b((?:the|my|our|your|his|her|their|these|those) (?:\w+ )?(?:children|people|men|women|police|"
+                r"(?!news\b)\w+[^suiy\W]s)(?: (?:on|in|at|of|from|near|by|for|with) (?:the |a |our )?\w+(?: \w+)?)?)"
+                r" was\b", re.I), r"\1 were"),
+    (re.compile(r"\b(ha(?:s|ve|d)(?: not| never| already| just)?) (" + "|".join(DONE) + r")\b", re.I),
+     lambda m: f"{m[1]} {DONE[m[2].lower()]}"),
+    (re.compile(r"\b((?i:I|we|they|you|he|she)) (seen|done)\b"),
+     lambda m: f"{m[1]} {'saw' if m[2] == 'seen' else 'did'}"),
+    (re.compile(r"\b(didn't|did not|doesn't|does not|don't|do not) (" + "|".join(BASE) + r")\b", re.I),
+     lambda m: f"{m[1]} {BASE[m[2].lower()]}"),
+    (re.compile(r"^Me and ((?:my|his|her|our|their|the) (?:\w+ ){0,2}?\w+) (?=" + THEN + ")"),
+     lambda m: f"{m[1].capitalize()} and I "),
+    (re.compile(r"\b(\w+) and me (?=" + THEN + ")"), r"\1 and I "),
+    (re.compile(r"\bI (has|does|goes)\b"), lambda m: f"I {AGREE[m[1]]}"),
+    (re.compile(r"\b([Aa]) ([aeiou]\w*)"), r"\1n \2"),
+    (re.compile(r"\b([Aa])n ([b-df-hj-np-tv-z]\w*)"), r"\1 \2"),
+    (re.compile(r"\b(\w+) \1\b", re.I), r"\1"),
+    (re.compile(r"\b([Tt])heir (is|are|was|were)\b"), r"\1here \2"),
+    (re.compile(r"\b(your) (welcome|going|right)\b", re.I), r"you're \2"),
+    (re.compile(r"\bits (a|going|raining|been|not)\b"), r"it's \1"),
+    (re.compile(r"\b(?:(is|was) )?less (people|\w+s) (?=on|in|at|than|are|were|came|went|who|this|since|now)", re.I),
+     lambda m: f"{AGREE.get((m[1] or '').lower(), '')} fewer {m[2]} ".lstrip()),
+    (re.compile(r"\b(more|less|better|worse|rather|other|(?!(?:after|later|never|over|under|ever)\b)\w{2,}er) "
+                r"then\b", re.I), r"\1 than"),
+    (re.compile(r"\b(" + "|".join(SPELLING) + r")\b", re.I),
+     lambda m: (str.capitalize if m[1][0].isupper() else str)(SPELLING[m[1].lower()])),
+)
 EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
                         r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
@@ -39,7 +64,6 @@ ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked
 FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
                   r"grammatical|free of)\b", re.I)
 FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?)\b", re.I)
-QUOTES = "\"'“”"
 
 
 def corrected(sentence: str, rng: random.Random) -> str:
@@ -49,12 +73,6 @@ def corrected(sentence: str, rng: random.Random) -> str:
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
-    words = text.split()
-    for k, w in enumerate(words):
-        bare = w.strip(".,;:!?").lower()
-        if bare in SPELLING:
-            words[k] = w.lower().replace(bare, SPELLING[bare])
-            return " ".join(words)
     if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
         return plainer
     text = text[:1].upper() + text[1:]

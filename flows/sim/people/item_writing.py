@@ -7,6 +7,9 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.summaries import CLAUSES, main_text
+from flows.sim.people.summaries import STOP as SUMMARY_STOP
+
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
                      r"main point|gist|shorten|abstract", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
@@ -16,13 +19,18 @@ CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|ex
 REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
-TITLE = re.compile(r"\btitle\b|\bheadline\b", re.I)
+TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
-AUDIENCE = re.compile(r"\bwho\b[^?.]{0,90}\b(?:and|&) why\b|\b(?:intended|target) (?:audience|users?|customers?|"
-                      r"readers?|market)|\bwho (?:is|was) (?:it|this) (?:for|aimed at|made for)", re.I)
-CORRECTION = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
-                        r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
+AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
+                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
+                      r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
+                      r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
+ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
+                      r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
+                      r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
+FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
+                 r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -32,52 +40,64 @@ QUOTED_WORD = re.compile(r"[\"“‘«](?P<w>[A-Za-z][\w'-]{1,30})[\"”’»]")
 CAPITALS = re.compile(r"(?<![A-Z] )\b(?P<w>[A-Z]{3,})\b(?! [A-Z]{2})")
 ASKS_WORD = re.compile(r"\b(?:word|term)\b.{0,40}\b(?:mean|use|used|usage|sense|comment)|"
                        r"\b(?:comment|mean|use|usage|sense)\b.{0,40}\b(?:word|term)\b", re.I)
-STOP = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is",
-                  "are", "was", "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which",
-                  "i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not", "all",
-                  "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after", "when"))
+STOP = SUMMARY_STOP | {"i", "my", "me", "you", "your", "they", "he", "she", "his", "her", "has", "have", "had", "not",
+                      "all", "next", "over", "into", "then", "than", "there", "some", "very", "just", "also", "after",
+                      "when"}
 # Each text joins one of these with runs of its own item's words: the frames alone are never the text.
-WORD_COMMENTS = ("\"{w}\" in \"{s}\" is used in its everyday sense.", "In \"{s}\", {w} fits, I would keep it.",
-                 "{W} reads naturally in \"{s}\".", "In \"{s}\", {w} is a little informal but clear.",
-                 "\"{s}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{s}\", but it is right.",
-                 "Here {w} means what it usually does: \"{s}\".", "The {w} of \"{s}\" is the ordinary meaning.")
+WORD_COMMENTS = ("\"{w}\" in \"{a}\" is used in its everyday sense.", "In \"{a}\", {w} fits, I would keep it.",
+                 "{W} reads naturally in \"{a}\".", "In \"{a}\", {w} is a little informal but clear.",
+                 "\"{a}\" uses {w} the way most readers expect.", "{W} could be simpler in \"{a}\", but it is right.",
+                 "Here {w} means what it usually does: \"{a}\".", "The {w} of \"{a}\" is the ordinary meaning.")
 CLARIFICATIONS = ("The phrase \"{a}\" {c}.", "It is \"{a}\": {c}.", "Mainly the words \"{a}\", which {c}.",
                   "\"{a}\" {c}, and \"{b}\" too.", "I mean \"{a}\"; it {c}.")
 UNCLEAR = ("could be read two ways", "needs more context", "is vague on its own", "could be taken the wrong way",
            "is the part I would reword", "assumes something about the people it names", "may mean more than one thing")
-REMARKS = ("\"{a}\" {r}.", "The part about \"{a}\" {r}.", "I noticed \"{a}\"; it {r}.", "\"{a}\" and \"{b}\" {rr}.",
-           "Mostly \"{a}\", which {r}.")
+REMARKS = ("\"{a}\" {c}.", "The part about \"{a}\" {c}.", "I noticed \"{a}\"; it {c}.", "Mostly \"{a}\", which {c}.",
+           "\"{a}\" {c}, more than \"{b}\".")
 REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part", "is worded well",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
 # who would use an item, by what its text mentions (the last a fallback), and what it does for them
 WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
-       (r"festival|fishing|camp|hik|queue|outdoor|trail", "people who spend long days outdoors"),
+       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"), (r"sleep|bedroom|alarm|wake", "light sleepers"),
+       (r"festival|fishing|camp|hik|queue|outdoor|trail|satellite|signal", "people who spend long days outdoors"),
        (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
+       (r"\bbooks?\b|reading|novel", "keen readers"), (r"tape measure|measuring|\brooms?\b|diy|drill|shelf",
+                                                      "people doing up their home"),
        (r"desk|office|lamp|laptop|study|phone", "students and people who work from home"),
        (r"kitchen|cook|recipe|bake|food", "home cooks"), (r"garden|plant|seed", "gardeners"),
-       (r"dog|cat|pet", "pet owners"), (r"travel|trip|suitcase|holiday", "people who travel a lot"),
-       (r"", "busy people"))
-BENEFITS = ("because {t} means less hassle for them", "since {t} is exactly what they keep needing",
-            "since {t} saves them time every week", "because {t} makes their day a bit easier",
-            "so that {t} is there when they need it", "since {t} solves a problem they have often")
-WORDINGS = ("The phrasing of \"{a}\" is {q}.", "\"{a}\" is worded in a way that is {q}.",
-            "I like how \"{a}\" reads: {q}.", "The wording \"{a}\" sounds {q}.")
+       (r"travel|trip|suitcase|holiday", "people who travel a lot"), (r"", "busy people"))
+BENEFITS = ("because {t}", "since {t}", "as {t}", "because {t}, which {g}", "since {t}, and that {g}")
+OPENINGS = ("I think {w} would get the most out of it", "Mainly {w}", "I'd say {w}", "It is aimed at {w}",
+            "Probably {w}", "{W} would like it", "Most likely {w}")
+GAINS = ("means less hassle for them", "is exactly what they keep needing", "saves them time every week",
+         "makes their day a bit easier", "solves a problem they have often")
+# what an item does, as its text says it: "a mug that keeps coffee hot ...", "PlantPal reminds you when ..."
+DOES = re.compile(r"(?:\b(?:that|which|it)\s+|^[A-Z][\w-]*(?: [A-Z][\w-]*)?\s+)(?P<v>(?:[a-z]+ly )?[a-z]+s)\s+"
+                  r"(?P<rest>[^,;.!?]+)")
+YOU = {"I": "you", "I'm": "you're", "me": "you", "my": "your", "My": "your", "we": "you", "We": "you", "us": "you",
+       "our": "your", "Our": "your", "am": "were"}
+CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "because", "if", "until", "even", "you"))
+ASKS = ("When you wrote \"{a}\", what did you mean exactly?", "Could you say more about \"{a}\"?",
+        "Was \"{a}\" the main reason for your opinion?", "How much did \"{a}\" matter to you overall?",
+        "Would you still recommend it, given that {y}?", "Did anyone do anything about \"{a}\"?",
+        "What happened after \"{a}\"?")
+WORDINGS = ("The phrasing of \"{a}\" is {c}.", "\"{a}\" is worded in a way that is {c}.",
+            "I like how \"{a}\" reads: {c}.", "The wording \"{a}\" sounds {c}.")
 QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
              "catchy, it has a nice rhythm", "a little flat, it could be snappier", "friendly and plain")
-JOINT = ("both count here", "say the most", "made it easy", "are what I went by")
+FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCLEAR), "wording": (WORDINGS, QUALITIES),
+          "question": (ASKS, ("",)), "word": (WORD_COMMENTS, ("",))}
 
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
-    "missing" (a detail a description leaves out), "word" (a comment on a word), "title", "clarification",
+    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment
+    on a word), "title", "clarification",
     "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
-    if SUMMARY.search(said):
-        return "summary"
-    if AUDIENCE.search(said):
-        return "audience"
-    if CORRECTION.search(said):
-        return "correction"
+    for kind, pattern in (("summary", SUMMARY), ("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
+        if pattern.search(said):
+            return kind
     if WORDING.search(question):
         return "wording"
     if MISSING.search(said):
@@ -132,61 +152,54 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
     return picked + picked[:1] * (n - len(picked))
 
 
-def word_comment(word: str, texts: list[str], rng: random.Random) -> str:
-    """A comment on ``word`` that uses the word and quotes the words around it in the item's text (a
-    form of the word counts: "rocked" for "rock")."""
-    around = ""
-    stem = word.lower().rstrip("s")
-    for text in texts:
-        words = text.rstrip(".!?").split()
-        at = next((k for k, w in enumerate(words) if w.strip(".,;:!?\"'").lower().startswith(stem[:max(3, len(stem))])
-                   ), None)
-        if at is not None:
-            around = " ".join(words[max(0, at - 1):at + 3]).strip(".,;:")
-            break
-    if not around:  # the word is not in the item's text: quote the text it comments on anyway
-        around = (spans(texts, rng, 1) or [word])[0]
-    return rng.choice(WORD_COMMENTS).format(w=word, W=word[:1].upper() + word[1:], s=around)
-
-
-def clarification(texts: list[str], rng: random.Random) -> str:
-    """The part of the item the question is about, named in its own words, and what is unclear in it."""
-    a, b = spans(texts, rng) or ["", ""]
-    return _capital(rng.choice(CLARIFICATIONS).format(a=a, b=b, c=rng.choice(UNCLEAR))) if a else ""
-
-
-def remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on the item quoting a few of its words; "" when the item has none (the box is left empty)."""
-    a, b = spans(texts, rng) or ["", ""]
-    if not a:
+def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> str:
+    """A "remark", "clarification", remark on the "wording", "question" for the author or comment on a "word"
+    that quotes the item's words: a question one of its clauses, a comment the words around ``word`` (a form
+    of it counts: "rocked" for "rock"); "" when the item has none (the box is left empty)."""
+    frames, fills = FRAMED[kind]
+    stem = word.lower().rstrip("s")[:max(3, len(word))]
+    if kind == "question":
+        quoted = [" ".join(c.split()) for c in CLAUSES.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+        q = rng.choice(quoted) if quoted else ""
+        quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
+    elif kind == "word" and (around := [" ".join(ws[max(0, k - 1):k + 3]).strip(".,;:") for ws in (
+            t.rstrip(".!?").split() for t in texts) for k, w in enumerate(ws) if w.strip(".,;:!?\"'").lower()
+            .startswith(stem)]):
+        quoted = around[:1] * 2
+    else:  # (the word is not in the item's text: the text it comments on quoted anyway)
+        quoted = spans([main_text(texts)] if kind == "wording" and texts else texts, rng) or [word] * 2 * bool(word)
+    if not quoted:
         return ""
-    frame = rng.choice(REMARKS if a != b else REMARKS[:3] + REMARKS[4:])
-    return _capital(frame.format(a=a, b=b, r=rng.choice(REACTIONS), rr=rng.choice(JOINT)))
-
-
-def _capital(text: str) -> str:
-    """The first letter up, unless the text opens with a quote (quoted words stay as the item has them)."""
-    return text if text.startswith("\"") else text[:1].upper() + text[1:]
+    a, b = quoted
+    frame = rng.choice([f for f in frames if a != b or "{b}" not in f])
+    you = " ".join(YOU.get(w, w) for w in a.split())  # the author's own words, said back to them
+    text = frame.format(a=a, b=b, c=rng.choice(fills), y=you, w=word, W=word[:1].upper() + word[1:])
+    return text if text.startswith("\"") else text[:1].upper() + text[1:]  # quoted words stay as the item has them
 
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
-    what some of its own words do for them."""
+    what the item does for them as its text says it (else what some of its own words do for them)."""
     said = " ".join(texts).lower()
     whos = [who for pattern, who in WHO if re.search(pattern, said)]
-    points = spans(texts, rng, 4) or ["it"]
+    does = [f"it {m['v']} {_phrase(m['rest'])}" for t in texts for m in DOES.finditer(t)
+            if m["v"].split()[-1] not in STOP and not m["v"].endswith("ss")]
+    points = does or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
+    rng.shuffle(points)
     text = ""
     for k in range(8):
-        who = whos[k % len(whos)]
-        why = rng.choice(BENEFITS).format(t=f"\"{points[k % len(points)]}\"")
-        text += (f"I think {who} would get the most out of it, {why}." if not k else
+        who, why = whos[k % len(whos)], rng.choice(BENEFITS).format(t=points[k % len(points)], g=rng.choice(GAINS))
+        text += (rng.choice(OPENINGS).format(w=who, W=who[:1].upper() + who[1:]) + f", {why}." if not k else
                  f" It would also suit {who}, {why}." if k < len(whos) else f" Also, {why}.")
         if len(text.split()) >= least:
             break
     return text
 
 
-def wording_remark(texts: list[str], rng: random.Random) -> str:
-    """A remark on how the item is worded, quoting its words."""
-    a = (spans([max(texts, key=len)] if texts else [], rng, 1) or [""])[0]  # the item's main text, not its heading
-    return rng.choice(WORDINGS).format(a=a, q=rng.choice(QUALITIES)) if a else ""
+def _phrase(words: str, most: int = 8) -> str:
+    """The head of a run of words: up to ``most``, cut where a new clause starts, ending on no small word."""
+    kept = words.split()[:most]
+    kept = kept[:next((k for k, w in enumerate(kept) if k >= 2 and w.lower() in CUT), len(kept))]
+    while len(kept) > 1 and kept[-1].lower() in STOP:
+        kept.pop()
+    return " ".join(kept)

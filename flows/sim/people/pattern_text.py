@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import random
 import re
+import re._constants as sre_c  # type: ignore[import-not-found]
+import re._parser as sre_parse  # type: ignore[import-not-found]
 import string
 from typing import Any
 
 from qc.page_patterns import PagePattern, page_pattern, translated
-
-try:  # Python 3.11+
-    import re._constants as sre_c  # type: ignore[import-not-found]
-    import re._parser as sre_parse  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover
-    import sre_constants as sre_c  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
 
 PRINTABLE = string.ascii_letters + string.digits + " .,-"
 CATEGORIES = {sre_c.CATEGORY_DIGIT: string.digits, sre_c.CATEGORY_NOT_DIGIT: string.ascii_letters,

@@ -8,9 +8,16 @@ import random
 import re
 
 WORDS_ASKED = re.compile(r"(\d{1,4})\s*(?:-|to\s+\d{1,4}\s*)?\s*words?\b", re.I)
+ONE_SENTENCE = re.compile(r"\b(?:one|a single|1) (?:short )?(?:sentence|line)\b|\bone-(?:sentence|line)", re.I)
 CHARS_A_WORD = 6  # an English word and its space, roughly
 NAMED_OPENERS = ("According to the text, ", "The text reports that ", "It says that ", "In short: ")
 OPENERS = ("In short, ", "Basically, ", "", "", "", "The text says ", "In brief, ")
+QUOTES = "\"'“”‘’ "
+CLAUSES = re.compile(r"[,;:.!?()\"]+ ?(?:(?:but|although|though|yet|while|so)\b )?|\s(?:but|although|though|yet|"
+                     r"while|and then|and(?= (?:the|it|we|they|I|my|our)\b))\s")  # where a sentence's clauses part
+FIRST = re.compile(r"^(?:I|We|My|Our)\b|\b(?:I|we|us|our)\b(?! said)")
+THIRD = {"i was": "they were", "i am": "they are", "i'm": "they're", "i": "they", "me": "them", "my": "their",
+         "we": "they", "us": "them", "our": "their"}
 CORE_WORDS = 9  # the most of the source's words in a row a summary keeps: the rest is in new words
 LINKS = (". Also, ", ", and ", "; then ", ". Besides, ", "; also, ")  # a word between two of the source's sentences
 # what a clause that adds detail starts with: a summary drops it
@@ -35,7 +42,8 @@ PHRASE_STARTS = frozenset(("after", "before", "when", "because", "while", "which
                            "at", "by", "from", "and", "but", "so", "if", "near", "during", "since", "following"))
 LOOSE_ENDS = frozenset(("two", "three", "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small",
                         "little", "early", "most", "more", "very", "first", "last", "than", "not", "into", "over",
-                        "those", "these"))
+                        "those", "these", "every", "each", "their", "your", "his", "her", "my", "some", "any", "third",
+                        "second", "few"))
 BREAKS = PHRASE_STARTS | {"along", "to", "has", "have", "had", "will", "would", "is", "are", "was", "were", "can",
                          "could", "should", "may", "might", "across", "through", "into", "about"}
 RESULT = re.compile(r"\b(?:found|finds|show(?:s|ed)?|result(?:s|ed)?|linked|fell|rose|grew|drop(?:ped)?|"
@@ -94,17 +102,25 @@ def shortened(sentence: str) -> str:
 
 
 def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
-            high_chars: int | None = None) -> str:
-    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it),
-    at least ``low_chars`` and at most ``high_chars`` characters where the box says so."""
-    source = main_text(texts)
+            one: bool = False) -> str:
+    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it; not cut
+    shorter than its text where the box asks for ``low_chars``); ``one``: in one sentence. A text in the first
+    person is retold in the third ("I bought" -> "they bought"). The box's limits are met by its caller."""
+    source = main_text(texts).strip(QUOTES)
+    if FIRST.search(source):
+        source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), re.sub(
+            r"\b(?:I was|I am|I'm|I|me|my|[Ww]e|us|[Oo]ur|My)\b", lambda m: THIRD[m[0].lower()], source))
     parts = sentences(source)
+    turn = [c for c in CLAUSES.split(parts[0]) if len(c.split()) >= 3] if len(parts) == 1 else []
+    if len(turn) > 1:  # one long sentence: its first clause and its last, where it turns ("..., but ...")
+        parts = [turn[0], turn[-1]]
     if not parts:
         return ""
     total = len(source.split())
     target = wanted or max(6, round(total * rng.uniform(0.35, 0.6)))
     target = min(target, max(6, total - 2)) if not low_chars else target
-    core, key = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts)))), key_sentence(parts)
+    core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
+    key = key_sentence(parts) if len(turn) < 2 else 1
     short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
              for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
     kept = {0, key}
@@ -115,15 +131,7 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     chosen = [short[k] for k in sorted(kept)]
     if len(chosen) == 1 and len(chosen[0].split()) > target:  # one long sentence: its main clause
         chosen = [_main_clause(chosen[0], target)]
-    text = _joined(chosen, rng)
-    for k in range(len(parts)):  # too short for the box: the sentences in full, then the next ones
-        if len(text) >= low_chars:
-            break
-        full = reword(parts[k].rstrip(".!?"), rng, 0.8)
-        chosen = [*chosen[:k], full, *chosen[k + 1:]]
-        text = _joined(chosen, rng)
-    if len(text) < low_chars:
-        text = f"{text} {key_points(source)}"
+    text = _joined(chosen, rng, one)  # (too short for the box's minimum: lengthened as any text, at_least_words)
     if words_of(text)[:3] == words_of(source)[:3]:  # a person opens a summary in their own way
         named = text.split()[0] in {w for p in parts for w in p.split()[1:]}  # a name keeps its capital
         opener = rng.choice(NAMED_OPENERS if named else [o for o in OPENERS if o])
@@ -131,9 +139,6 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     while len(text) >= len(source) and len(text.split()) > 6 and not low_chars:  # a summary is shorter than its text
         shorter = _main_clause(text, len(text.split()) - 3) + "."
         text = shorter if len(shorter) < len(text) else " ".join(text.split()[:-3]).rstrip(",;.") + "."
-    if high_chars is not None and len(text) > high_chars:
-        cut = text[:high_chars]
-        text = cut[: cut.rfind(". ") + 1] if ". " in cut else cut.rsplit(" ", 1)[0].rstrip(",;") + "."
     return text
 
 
@@ -145,20 +150,13 @@ def key_sentence(parts: list[str]) -> int:
 
 
 def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text: the head of its first sentence (four to seven words, ending on
-    a word that closes a phrase), as a person names what a paragraph is about; "" without text."""
+    """A short title for the item's text: its first sentence's main clause (subject, verb and what the verb acts
+    on, cut where the next phrase starts: where, varies by person), at most eight words, no article first."""
     parts = sentences(main_text(texts))
-    if not parts:
-        return ""
-    words = LEAD_INS.sub("", shortened(parts[0])).rstrip(".!?").split()
-    most = rng.randint(5, 8)  # a title ends where a verb or a phrase follows its last noun
-    ends = [j for j in range(4, min(most, len(words) - 1) + 1) if words[j].lower() in BREAKS]
-    words = words[:ends[0]] if ends else words[:most]
-    while len(words) > 2 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
+    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), rng.randint(4, 8)).split()[:8] if parts else []
+    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
         words.pop()
-    if words and words[0].lower() in ("a", "an", "the"):
-        words = words[1:]
-    text = " ".join(words).strip(",;:")
+    text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
     return text[:1].upper() + text[1:]
 
 
@@ -193,23 +191,17 @@ def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random)
         new = set(words_of(sentence)) - said
         if len(new) < max(3, 0.4 * len(set(words_of(sentence)))):  # said already, if in other words
             continue
-        if _shares_run(sentence, text):  # its head is said already (a summary's point): the rest of it
-            rest = _unsaid_rest(sentence, text)
-            if len(rest.split()) >= 3:
+        if (rest := _unsaid_rest(sentence, text)) != " ".join(sentence.split()):  # its head is said already (a
+            if len(rest.split()) >= 3:  # summary's point): the rest of it
                 text = f"{text.rstrip().rstrip('.')}, {reword(rest, rng, 0.8).rstrip('.!?')}."
         else:
             text = f"{text.rstrip()} {reword(sentence, rng, 0.8)}"
         said |= set(words_of(sentence))
         if len(text.split()) >= wanted:
             return text
-    return f"{text.rstrip()} {key_points(' '.join(texts))}".strip()
-
-
-def _shares_run(sentence: str, text: str, n: int = 5) -> bool:
-    """Whether ``sentence`` and ``text`` have ``n`` words in a row in common (a point made already)."""
-    a, b = words_of(sentence), words_of(text)
-    runs = {tuple(b[k:k + n]) for k in range(len(b) - n + 1)}
-    return any(tuple(a[k:k + n]) in runs for k in range(len(a) - n + 1))
+    found = list(dict.fromkeys(re.findall(r"[\w'-]{6,}", " ".join(texts))))
+    picked = sorted(sorted(found, key=len, reverse=True)[:5], key=found.index)  # the longest words, named in order
+    return f"{text.rstrip()} Key points: {', '.join(picked)}." if picked else text
 
 
 def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
@@ -221,13 +213,6 @@ def _unsaid_rest(sentence: str, text: str, n: int = 5) -> str:
     return " ".join(words[last:])
 
 
-def key_points(text: str) -> str:
-    """A sentence naming the text's longest words in their order: what a person adds to reach a length."""
-    found = list(dict.fromkeys(w.strip(".,;:!?\"'") for w in text.split() if len(w.strip(".,;:!?\"'")) >= 6))
-    picked = sorted(sorted(found, key=len, reverse=True)[:5], key=found.index)
-    return f"Key points: {', '.join(picked)}." if picked else ""
-
-
 def words_of(text: str) -> list[str]:
     return re.findall(r"[a-z']+", text.lower())
 
@@ -237,18 +222,12 @@ def _plain(text: str) -> bool:
     return bool(text.split()) and text.split()[0].lower() in STOP
 
 
-def _joined(chosen: list[str], rng: random.Random) -> str:
-    if not chosen:
-        return ""
+def _joined(chosen: list[str], rng: random.Random, one: bool = False) -> str:
     names = {w for c in chosen for w in c.split()[1:] if w[:1].isupper()}  # capitals mid-sentence: names
-    opener = rng.choice(OPENERS)
-    first = chosen[0]
-    if not _plain(first):  # "In short, the council ...", never "In short, Local bakers"
-        opener = ""
-    elif opener:
-        first = first[:1].lower() + first[1:]
-    body = opener + first if opener else first
-    links = rng.sample(LINKS, len(LINKS))  # linked as a person links points, not by one word every time
+    opener = rng.choice(OPENERS) if _plain(chosen[0]) else ""  # "In short, the council", never "In short, Local"
+    body = opener + chosen[0][:1].lower() + chosen[0][1:] if opener else chosen[0]
+    links = [x for x in LINKS if not one or ". " not in x]  # in one sentence: no full stop between
+    links = rng.sample(links, len(links))  # linked as a person links points, not by one word every time
     for k, c in enumerate(chosen[1:]):
         link = links[k % len(links)]
         opens = c[:1].upper() if link.endswith(". ") else c[:1].lower() if _plain(c) or c.split()[0] not in names \
