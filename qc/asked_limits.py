@@ -16,6 +16,8 @@ NUMBER_WORDS = {w: n for n, w in enumerate((
 _NUMBER = r"(\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)
+RANGE = re.compile(r"\b(?:between\s+" + _NUMBER + r"\s+and|" + _NUMBER + r"\s*(?:-|–|to))\s*" + _NUMBER
+                   + r"\s+words\b", re.IGNORECASE)  # "between 15 and 40 words", "15-40 words": the fewest is 15
 TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NUMBER + r"\s+words\b|\b" + _NUMBER
                     + r"[- ]word\b", re.IGNORECASE)
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b",
@@ -24,7 +26,7 @@ SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 # Clauses, and within one what it speaks of: the text shown (read it, the passage below) or the answer (write it,
 # your summary); a count in a clause about the shown text alone describes that text.
 CLAUSE = re.compile(r"[^.;!?\n]+(?:[.;!?](?!\s|$)[^.;!?\n]*)*")
-CLAUSE_JOIN = re.compile(r",?\s+(?:and|then)\s+", re.IGNORECASE)
+CLAUSE_JOIN = re.compile(r"(?<!\d),?\s+(?:and|then)\s+", re.IGNORECASE)
 SHOWN = re.compile(r"\b(?:read|reading|shown|displayed|listen|watch|passage|article|excerpt|story|document|paragraph|"
                    r"transcript|review|post|text(?!\s*(?:box|field|area)))s?\b", re.IGNORECASE)
 ANSWER = re.compile(r"\b(?:write|writing|summari[sz]e|describe|explain|answer|respond|reply|type|give|provide|compose|"
@@ -71,6 +73,7 @@ def stated_min_words(text: str) -> int:
     """The fewest words the text asks for (0: none); a target length without a minimum counts for half."""
     said = about_answer(text)
     least = [n for n in (_number(a or b) for a, b in AT_LEAST.findall(said)) if 0 < n <= 10000]
+    least += [n for n in (_number(a or b) for a, b, _most in RANGE.findall(said)) if 0 < n <= 10000]
     targets = [n // 2 for n in (_number(a or b) for a, b in TARGET.findall(said)) if 0 < n <= 10000]
     found = least or targets
     return max(found) if found else 0

@@ -79,6 +79,15 @@ def test_a_number_describing_the_text_shown_is_no_limit_on_the_answer() -> None:
     assert stated_min_words("Write a review of about 100 words.") == 50  # a target on the answer: half of it
 
 
+def test_a_range_of_words_states_its_fewest_to_the_gate_and_to_the_simulated_crowd() -> None:
+    from flows.sim.people.stated_limits import stated
+
+    said = "Who would find this app useful, and why? Please write between 15 and 40 words."
+    assert stated_min_words(said) == 15 and stated(said)[:2] == (15, 40)  # 0 and (0, None) before
+    assert stated_min_words("Explain it in 8-20 words.") == 8 and stated("Explain it in 8-20 words.")[:2] == (8, 20)
+    assert stated_min_words("Rate 1 and 2 words apart.") == 0 and stated("Rate 1 and 2 words apart.")[:2] == (0, None)
+
+
 def test_the_forbidding_scans_take_linear_time_on_a_bounded_length() -> None:
     hostile = "do not start " * 6000 + "?x"  # 5.4 s of CPU before (each "do not start" read to the "?")
     started = time.process_time()

@@ -1,6 +1,6 @@
 """The limits a box's own words state ("at least 12 words", "no more than 100 characters", "in 40 to 60
-words", "min. 10 words"), which an honest person meets as the page's own checks would, and a text cut to
-them at a sentence's end, else a word's.
+words", "between 15 and 40 words", "min. 10 words"), which an honest person meets as the page's own checks
+would, and a text cut to them at a sentence's end, else a word's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?|min\.?|no fewer th
 MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|under|fewer than|less than|"
                   r"within)\s*(?P<n>\d{1,4})" + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?|chars?)\s+"
                   r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
-SPAN = re.compile(r"(?P<a>\d{1,4})\s*(?:-|–|to)\s*(?P<b>\d{1,4})" + UNIT, re.I)
+SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
 
 
 class Limits(NamedTuple):
@@ -33,7 +33,7 @@ def stated(question: str) -> Limits:
             found[f"{key}_{unit}"] = int(m["n"] or m["m"])
     for m in SPAN.finditer(question):
         unit = "words" if m["u"].lower().startswith("word") else "chars"
-        found.setdefault(f"least_{unit}", int(m["a"]))
+        found.setdefault(f"least_{unit}", int(m["a"] or m["c"]))
         found.setdefault(f"most_{unit}", int(m["b"]))
     return Limits(found.get("least_words", 0), found.get("most_words"), found.get("least_chars", 0),
                   found.get("most_chars"))
