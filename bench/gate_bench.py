@@ -14,7 +14,10 @@ the MTurk simulator). Per page and route it prints:
 - bad workers none of whose work was noticed (flagged, rejected or blocked), of those who worked;
 - honest workers blocked;
 - approved assignments with a field the page as written requires left blank (empty or not sent), counted
-  against the page's source, not against what the importer kept.
+  against the page's source, not against what the importer kept;
+- apart from the headline, the bad-profile assignments whose answers show their profile's defect and those of
+  them unnoticed (:func:`defect_shown`): a caps locker on a page with no text box, or a contrarian whose one
+  answer is the others' on every item it did, leaves nothing any rule could read.
 
 The goals: at most 10% of bad-profile assignments unnoticed, 0 honest blocked, 0 approved required-blank.
 ``--items`` sets the size (default 30 items on a one-item page, as many pages on the others); figures go to
@@ -30,6 +33,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +97,7 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
     blocked = {r[0] for r in db.execute("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
     by_profile: dict[str, dict[str, int]] = {}
     noticed_workers: dict[str, bool] = {}  # a counted bad worker -> any of their work noticed
+    by_missed: set[str] = set()
     for a in work:
         profile = profiles.get(a["worker_id"], "unknown")
         if profile in honest:
@@ -102,6 +107,7 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
                   and (a["worker_id"], int(a["batch"])) not in on_worker and a["worker_id"] not in blocked)
         row["assignments"] += 1
         row["unnoticed"] += missed
+        by_missed |= {a["assignment_id"]} if missed else set()
         if profile not in NOT_COUNTED:
             noticed_workers[a["worker_id"]] = noticed_workers.get(a["worker_id"], False) or not missed
     honest_workers = {a["worker_id"] for a in work if profiles.get(a["worker_id"]) in honest}
@@ -112,7 +118,49 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
             "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
+            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest), work, profiles, by_missed),
             **flags_by_rule(db, campaign, work, profiles, honest)}
+
+
+def defect_shown(db: sqlite3.Connection, work: list[Any], profiles: dict[str, str], honest: set[str]) -> set[str]:
+    """The counted bad assignments whose answers show their profile's defect: a contrarian's, an answer off the
+    honest workers' one most common answer to that item and field (two or more of them gave it); a caps
+    locker's, an answer of 8 or more letters, 70% of them capitals; any other profile's always (its speed, or the
+    page's own rules broken, shows on any page)."""
+    given: dict[str, list[tuple[str, str, str]]] = {}
+    for r in db.execute("SELECT assignment_id, item_id, field, value FROM answers WHERE item_id != ''"):
+        given.setdefault(r[0], []).append((r[1], r[2], (r[3] or "").strip()))
+    by_worker = {a["assignment_id"]: a["worker_id"] for a in work}
+    votes: dict[tuple[str, str], Counter[str]] = {}
+    for aid, rows in given.items():
+        if profiles.get(by_worker.get(aid, "")) in honest:
+            for item, name, value in rows:
+                votes.setdefault((item, name), Counter())[value] += bool(value)
+    modes = {k: c.most_common(2) for k, c in votes.items()}
+    one = {k: m[0][0] for k, m in modes.items() if m and m[0][1] >= 2 and (len(m) == 1 or m[1][1] < m[0][1])}
+    out = set()
+    for a in work:
+        profile, rows = profiles.get(a["worker_id"], "unknown"), given.get(a["assignment_id"], [])
+        if profile == "contrarian":
+            shows = any(value and one.get((item, name), value) != value for item, name, value in rows)
+        elif profile == "caps_locker":
+            shows = any(sum(c.isalpha() for c in v) >= 8 and sum(c.isupper() for c in v) >= 0.7 * sum(
+                c.isalpha() for c in v) for _, _, v in rows)
+        else:
+            shows = True
+        out |= {a["assignment_id"]} if shows and profile not in honest and profile not in NOT_COUNTED else set()
+    return out
+
+
+def shown_tally(shown: set[str], work: list[Any], profiles: dict[str, str], missed: set[str]) -> dict[str, Any]:
+    """Of the assignments whose answers show their defect: how many, how many unnoticed, by profile."""
+    by_profile: dict[str, dict[str, int]] = {}
+    for a in work:
+        if a["assignment_id"] in shown:
+            row = by_profile.setdefault(profiles.get(a["worker_id"], "unknown"), {"assignments": 0, "unnoticed": 0})
+            row["assignments"] += 1
+            row["unnoticed"] += a["assignment_id"] in missed
+    return shown_sum([{"by_profile": by_profile}])
 
 
 def flags_by_rule(db: sqlite3.Connection, campaign: str, work: list[Any], profiles: dict[str, str],
@@ -178,7 +226,14 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
             f"{'':<17} {'':<8} bad workers with none of their work noticed: {r['bad_workers_never_noticed']} of "
             f"{r['bad_workers']}\n"
             f"{'':<17} {'':<8} flags on bad work by rule: {rules}; on honest work: {honest}\n"
-            f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}")
+            f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}\n"
+            f"{'':<17} {'':<8} {shown_line(r['defect_shown'])}")
+
+
+def shown_line(d: dict[str, Any]) -> str:
+    share = "n/a" if d["unnoticed_share"] is None else f"{100 * d['unnoticed_share']:.0f}%"
+    return (f"answers showing the profile's defect: unnoticed {d['unnoticed']} of {d['assignments']} ({share}); "
+            + ", ".join(f"{p} {v['unnoticed']}/{v['assignments']}" for p, v in d["by_profile"].items()))
 
 
 def totals(run: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +254,21 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             "honest_workers": sum(r["honest_workers"] for r in own),
             "honest_blocked": sum(r["honest_blocked"] for r in own),
             "approved_required_blank": sum(r["approved_required_blank"] for r in own),
-            **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")}}
+            **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")},
+            "defect_shown": shown_sum([r["defect_shown"] for r in own])}
+
+
+def shown_sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    by_profile: dict[str, dict[str, int]] = {}
+    for d in parts:
+        for p, v in d["by_profile"].items():
+            row = by_profile.setdefault(p, {"assignments": 0, "unnoticed": 0})
+            row["assignments"] += v["assignments"]
+            row["unnoticed"] += v["unnoticed"]
+    total = sum(r["assignments"] for r in by_profile.values())
+    unnoticed = sum(r["unnoticed"] for r in by_profile.values())
+    return {"assignments": total, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, total),
+            "by_profile": dict(sorted(by_profile.items()))}
 
 
 def summed(counts: list[dict[str, int]]) -> dict[str, int]:
