@@ -33,10 +33,10 @@ import sqlite3
 import subprocess
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.gate_defects import defect_shown, shown_line, shown_sum, shown_tally
 from bench.gate_setup import PAGES, GatePage, prepare
 from bench.results_file import keep_result
 
@@ -118,49 +118,9 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
             "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
-            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest), work, profiles, by_missed),
+            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED)), work, profiles,
+                                        by_missed),
             **flags_by_rule(db, campaign, work, profiles, honest)}
-
-
-def defect_shown(db: sqlite3.Connection, work: list[Any], profiles: dict[str, str], honest: set[str]) -> set[str]:
-    """The counted bad assignments whose answers show their profile's defect: a contrarian's, an answer off the
-    honest workers' one most common answer to that item and field (two or more of them gave it); a caps
-    locker's, an answer of 8 or more letters, 70% of them capitals; any other profile's always (its speed, or the
-    page's own rules broken, shows on any page)."""
-    given: dict[str, list[tuple[str, str, str]]] = {}
-    for r in db.execute("SELECT assignment_id, item_id, field, value FROM answers WHERE item_id != ''"):
-        given.setdefault(r[0], []).append((r[1], r[2], (r[3] or "").strip()))
-    by_worker = {a["assignment_id"]: a["worker_id"] for a in work}
-    votes: dict[tuple[str, str], Counter[str]] = {}
-    for aid, rows in given.items():
-        if profiles.get(by_worker.get(aid, "")) in honest:
-            for item, name, value in rows:
-                votes.setdefault((item, name), Counter())[value] += bool(value)
-    modes = {k: c.most_common(2) for k, c in votes.items()}
-    one = {k: m[0][0] for k, m in modes.items() if m and m[0][1] >= 2 and (len(m) == 1 or m[1][1] < m[0][1])}
-    out = set()
-    for a in work:
-        profile, rows = profiles.get(a["worker_id"], "unknown"), given.get(a["assignment_id"], [])
-        if profile == "contrarian":
-            shows = any(value and one.get((item, name), value) != value for item, name, value in rows)
-        elif profile == "caps_locker":
-            shows = any(sum(c.isalpha() for c in v) >= 8 and sum(c.isupper() for c in v) >= 0.7 * sum(
-                c.isalpha() for c in v) for _, _, v in rows)
-        else:
-            shows = True
-        out |= {a["assignment_id"]} if shows and profile not in honest and profile not in NOT_COUNTED else set()
-    return out
-
-
-def shown_tally(shown: set[str], work: list[Any], profiles: dict[str, str], missed: set[str]) -> dict[str, Any]:
-    """Of the assignments whose answers show their defect: how many, how many unnoticed, by profile."""
-    by_profile: dict[str, dict[str, int]] = {}
-    for a in work:
-        if a["assignment_id"] in shown:
-            row = by_profile.setdefault(profiles.get(a["worker_id"], "unknown"), {"assignments": 0, "unnoticed": 0})
-            row["assignments"] += 1
-            row["unnoticed"] += a["assignment_id"] in missed
-    return shown_sum([{"by_profile": by_profile}])
 
 
 def flags_by_rule(db: sqlite3.Connection, campaign: str, work: list[Any], profiles: dict[str, str],
@@ -230,12 +190,6 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
             f"{'':<17} {'':<8} {shown_line(r['defect_shown'])}")
 
 
-def shown_line(d: dict[str, Any]) -> str:
-    share = "n/a" if d["unnoticed_share"] is None else f"{100 * d['unnoticed_share']:.0f}%"
-    return (f"answers showing the profile's defect: unnoticed {d['unnoticed']} of {d['assignments']} ({share}); "
-            + ", ".join(f"{p} {v['unnoticed']}/{v['assignments']}" for p, v in d["by_profile"].items()))
-
-
 def totals(run: dict[str, Any]) -> dict[str, Any]:
     """The own pages' sums over pages and routes (the caption demo apart), by profile too."""
     own = [r for label, routes in run.items() if label != "caption demo" for r in routes.values()]
@@ -256,19 +210,6 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             "approved_required_blank": sum(r["approved_required_blank"] for r in own),
             **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")},
             "defect_shown": shown_sum([r["defect_shown"] for r in own])}
-
-
-def shown_sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    by_profile: dict[str, dict[str, int]] = {}
-    for d in parts:
-        for p, v in d["by_profile"].items():
-            row = by_profile.setdefault(p, {"assignments": 0, "unnoticed": 0})
-            row["assignments"] += v["assignments"]
-            row["unnoticed"] += v["unnoticed"]
-    total = sum(r["assignments"] for r in by_profile.values())
-    unnoticed = sum(r["unnoticed"] for r in by_profile.values())
-    return {"assignments": total, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, total),
-            "by_profile": dict(sorted(by_profile.items()))}
 
 
 def summed(counts: list[dict[str, int]]) -> dict[str, int]:

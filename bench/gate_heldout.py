@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.gate_bench import judge, share, shown_line
+from bench.gate_bench import judge, share
+from bench.gate_defects import shown_line
 from bench.newcomer_kit import edit_config
 from bench.results_file import keep_result
 
