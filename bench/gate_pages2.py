@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                 g = r["gate"]
                 print(f"{'':<23} honest flagged by rule: {g['honest_flagged_by_rule']}; bad flagged by rule: "
                       f"{g['bad_flagged_by_rule']}", flush=True)
-    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}", run)
+    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}"
+                + (f", pages {args.pages}" if args.pages else ""), run)
     return 0
 
 if __name__ == "__main__":
