@@ -14,7 +14,10 @@ the MTurk simulator). Per page and route it prints:
 - bad workers none of whose work was noticed (flagged, rejected or blocked), of those who worked;
 - honest workers blocked;
 - approved assignments with a field the page as written requires left blank (empty or not sent), counted
-  against the page's source, not against what the importer kept.
+  against the page's source, not against what the importer kept;
+- apart from the headline, the bad-profile assignments whose answers show their profile's defect and those of
+  them unnoticed (:func:`defect_shown`): a caps locker on a page with no text box, or a contrarian whose one
+  answer is the others' on every item it did, leaves nothing any rule could read.
 
 The goals: at most 10% of bad-profile assignments unnoticed, 0 honest blocked, 0 approved required-blank.
 ``--items`` sets the size (default 30 items on a one-item page, as many pages on the others); figures go to
@@ -33,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.gate_defects import defect_shown, shown_line, shown_sum, shown_tally
 from bench.gate_setup import PAGES, GatePage, prepare
 from bench.results_file import keep_result
 
@@ -93,6 +97,7 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
     blocked = {r[0] for r in db.execute("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
     by_profile: dict[str, dict[str, int]] = {}
     noticed_workers: dict[str, bool] = {}  # a counted bad worker -> any of their work noticed
+    by_missed: set[str] = set()
     for a in work:
         profile = profiles.get(a["worker_id"], "unknown")
         if profile in honest:
@@ -102,6 +107,7 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
                   and (a["worker_id"], int(a["batch"])) not in on_worker and a["worker_id"] not in blocked)
         row["assignments"] += 1
         row["unnoticed"] += missed
+        by_missed |= {a["assignment_id"]} if missed else set()
         if profile not in NOT_COUNTED:
             noticed_workers[a["worker_id"]] = noticed_workers.get(a["worker_id"], False) or not missed
     honest_workers = {a["worker_id"] for a in work if profiles.get(a["worker_id"]) in honest}
@@ -112,6 +118,8 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
             "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
+            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED)), work, profiles,
+                                        by_missed),
             **flags_by_rule(db, campaign, work, profiles, honest)}
 
 
@@ -178,7 +186,8 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
             f"{'':<17} {'':<8} bad workers with none of their work noticed: {r['bad_workers_never_noticed']} of "
             f"{r['bad_workers']}\n"
             f"{'':<17} {'':<8} flags on bad work by rule: {rules}; on honest work: {honest}\n"
-            f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}")
+            f"{'':<17} {'':<8} by profile (unnoticed/assignments): {profiles}\n"
+            f"{'':<17} {'':<8} {shown_line(r['defect_shown'])}")
 
 
 def totals(run: dict[str, Any]) -> dict[str, Any]:
@@ -199,7 +208,8 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             "honest_workers": sum(r["honest_workers"] for r in own),
             "honest_blocked": sum(r["honest_blocked"] for r in own),
             "approved_required_blank": sum(r["approved_required_blank"] for r in own),
-            **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")}}
+            **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")},
+            "defect_shown": shown_sum([r["defect_shown"] for r in own])}
 
 
 def summed(counts: list[dict[str, int]]) -> dict[str, int]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gate_bench import judge, share
+from bench.gate_defects import shown_line
 from bench.newcomer_kit import edit_config
 from bench.results_file import keep_result
 
@@ -284,6 +285,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
              f"{'':<23} contrarian+speeder+rule_breaker unnoticed {g['choice_abusers']['unnoticed']}/"
              f"{g['choice_abusers']['assignments']}; by profile: "
              + ", ".join(f"{p} {v['unnoticed']}/{v['assignments']}" for p, v in g["by_profile"].items())]
+    if "defect_shown" in g:
+        lines.append(f"{'':<23} {shown_line(g['defect_shown'])}")
     if "controls" in r:
         c = r["controls"]
         lines.append(f"{'':<23} controls: contrarian+speeder with 2+ pages {c['workers_2plus_pages']}: blocked "

@@ -1,11 +1,14 @@
-"""``python -m bench.gate_pages2``: the gate on three more choice-only pages of our own (bench/gate_pages2/),
+"""``python -m bench.gate_pages2``: the gate on more choice-only pages of our own (bench/gate_pages2/),
 imported and run with the CLI exactly as bench/gate_heldout.py runs its pages, judged with its definitions
 (bench/gate_bench.py's): per page and route, bad-profile assignments approved unnoticed, contrarian + speeder +
 rule-breaker apart, honest workers blocked and flagged (a flag sends work to a person; never a block).
 
 The pages: a one-item five-point agreement scale with a 0-100 confidence number (``trust_scale``), a one-item
 yes / no / not sure question with control items and a truth column (``spam_check``), a checkbox group of five
-fixed topics (``topic_tags``). Figures go to bench/results-gate-pages2.json under the measured commit.
+fixed topics (``topic_tags``), a one-item yes / no photo question (``dog_photo``), a five-point opinion on five
+town proposals a page (``town_survey``: subjective, honest workers agree little) and a one-item four-way choice
+(``store_aisle``, written beside the other two and kept out of the gate's tuning). Figures go to
+bench/results-gate-pages2.json under the measured commit.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ PAGES = (
     HeldoutPage("spam_check", 1, ("spam",), keys={"controls": '"spam_check_controls.csv"', "control_share": "0.2"},
                 truth='{spam = "gold_spam"}', controls=True),
     HeldoutPage("topic_tags", 1, ()),
+    HeldoutPage("dog_photo", 1, ("dog",)),
+    HeldoutPage("town_survey", 5, ("view",)),
+    HeldoutPage("store_aisle", 1, ("aisle",)),  # kept out of tuning: reported apart
 )
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                 g = r["gate"]
                 print(f"{'':<23} honest flagged by rule: {g['honest_flagged_by_rule']}; bad flagged by rule: "
                       f"{g['bad_flagged_by_rule']}", flush=True)
-    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}", run)
+    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}"
+                + (f", pages {args.pages}" if args.pages else ""), run)
     return 0
 
 if __name__ == "__main__":

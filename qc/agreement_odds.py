@@ -1,40 +1,22 @@
 """``item_blind``: a worker whose answers to choice, number and tick fields do not follow the items, judged
 over their whole history in the campaign (a one-item page judges a worker from all their pages so far).
 
-Input columns: ``worker_id, image_id, field, answer`` in the order the answers were given (batch, then
-page), and optionally ``ticks`` (true for a checkbox group: ``answer`` is its ticked options joined by
-``|``; blank is an answer, nothing ticked) and the field's declared kind: ``kind`` ("number") or ``scale``
-("1..7"). Only a field declared a number or a slider is read as a scale; any other field's answers are
-categories, codes included (a choice coded 0-3 is four classes, whose median means nothing). Other blank
-answers are no answers. Params: ``item_blind_alpha``
-(0.01), ``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
+Input columns: ``worker_id, image_id, field, answer`` in the order given (batch, then page), optionally
+``ticks`` (a checkbox group: ``answer`` its ticked options joined by ``|``; blank is an answer, nothing ticked)
+and the declared kind, ``kind`` ("number") or ``scale`` ("1..7"): only those fields are read as scales, any
+other's answers are categories. Params: ``item_blind_alpha`` (0.01), ``item_blind_honest_share`` (2/3),
+``item_blind_min_others`` (2).
 
-The evidence, per field: on an item with at least ``min_others`` other answers and one consensus, how far the
-worker's answer is from it, in tiers (0 agrees):
-
-- a choice: the others' single most common answer (a tie judges no one); agrees or not;
-- a declared number or slider: the others' median; within ``band`` (the larger of the field's smallest step
-  and a sixth of the range its answers span) agrees, within two bands is near, beyond is far;
-- a checkbox group: each option a strict majority of the others ticked or left; off on none agrees, on one
-  is near, on more is far.
-
-- ``r``: each tier's share among the field's other workers' judged answers (agreement held at most
-  ``R_MAX``), ``c``: each tier's chance for an answer drawn from the field's answers at large, whatever the item;
-- the honest floor ``h = c + honest_share (r - c)``: an honest worker follows the items at least two thirds as
-  well as the crowd does (opinions differ on subjective questions; they still follow the item). A field the
-  crowd itself agrees on barely more often than chance (by less than ``MIN_GAP``) judges no one;
-- the item-blind prediction ``q``: each tier's chance if the worker's answer did not depend on the item, from
-  their own earlier answers to the field (smoothed toward the field's, ``PRIOR_WEIGHT`` answers' worth): a
-  constant rater's is their one answer, a random clicker's their spread;
-- per judged answer the likelihood ratio ``e = q/h`` of its tier, pooled over neighbouring tiers where a closer
-  tier's ratio would exceed a farther one's (:func:`monotone_ratios`: a closer answer is never more evidence);
-  per item the mean over its fields (fields of one item need not be independent); the worker's evidence ``E``
-  the product over items in the order given.
-
-For an honest worker at least as close as ``h`` on each item, ``E`` is a nonnegative supermartingale with
-mean at most 1, so by Ville's inequality the chance that it ever reaches ``1/alpha``, at any of the campaign's
-batches, is at most ``alpha``: the stated false-alarm rate over the whole campaign, whatever the number of
-looks. A flag needs ``E >= 1/alpha``; its ``value`` is ``1/E`` (at most ``alpha``).
+Per judged answer (an item with ``min_others`` other answers and one consensus), its tier away from the
+others' consensus (0 agrees), and the likelihood ratio ``e = q/h`` of that tier: ``h`` the honest floor (the
+field's crowd's tiers mixed with chance's, ``c + honest_share (r - c)``), ``q`` the item-blind prediction from
+the worker's own earlier answers smoothed toward the field's; per item the mean over its fields. The
+evidence ``E`` is the mean, over the smoothing weights ``PRIOR_WEIGHTS``, of the product over items: each
+product is a test supermartingale for a worker at least as close as ``h``, and so is their mean (a lightly
+smoothed prediction catches a constant answer a page or two sooner, a heavily smoothed one is steadier on
+a random one). By Ville's inequality ``E`` ever reaches ``1/alpha``, at any look, with chance at most
+``alpha``. A flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. The test in full, and its measured false
+alarms: docs/explanation/qc-rules.md.
 """
 
 from __future__ import annotations
@@ -52,7 +34,7 @@ from qc.flags import flag_frame, register
 from qc.straight_lining_odds import R_MAX
 
 MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no one
-PRIOR_WEIGHT = 2.0  # the field's own spread, worth this many of the worker's answers, before they answer
+PRIOR_WEIGHTS = (2.0, 0.25)  # the field's own spread, worth this many of the worker's answers, before they answer
 RULE = "item_blind"
 
 
@@ -203,31 +185,33 @@ def honest_floor(crowd: list[float], c: list[float], honest_share: float) -> lis
     return [ct + honest_share * (rt - ct) for rt, ct in zip(r, c, strict=True)]
 
 
-def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float) -> dict[str, dict[Any, float]]:
-    """Per worker, per judged item: the likelihood ratio of item-blind to honest answering (the module's e)."""
+def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float
+                   ) -> dict[str, dict[Any, tuple[float, ...]]]:
+    """Per worker, per judged item: the likelihood ratios of item-blind to honest answering (the module's e), one
+    per smoothing weight."""
     c = blind_chance(f, judged)
     counts = {w: Counter(t for _, t, _ in j.answers) for w, j in judged.items()}
     every = sum(counts.values(), Counter())
     total = sum(every.values())
     pool = Counter(a for _, _, a in f.rows)
-    out: dict[str, dict[Any, float]] = {}
+    out: dict[str, dict[Any, tuple[float, ...]]] = {}
     for worker, mine in judged.items():
         rest = total - len(mine.answers)
         if rest == 0:
             continue
         h = honest_floor([(every[t] - counts[worker][t]) / rest for t in range(tiers(f))], c, honest_share)
         if h is not None:
-            out[worker] = {item: _ratio(f, pool, mine.own[:k], said, t, h)
+            out[worker] = {item: tuple(_ratio(f, pool, mine.own[:k], said, t, h, w) for w in PRIOR_WEIGHTS)
                            for (item, t, said), k in zip(mine.answers, mine.at, strict=True)}
     return out
 
 
 def _ratio(f: Field, pool: Counter[str], before: list[str], said: Consensus, observed: int,
-           h: list[float]) -> float:
+           h: list[float], weight: float) -> float:
     """One judged answer's e: the blind prediction from the worker's earlier answers, smoothed by the field's."""
     total = sum(pool.values())
     own = Counter(before)
-    spread = {a: (own[a] + PRIOR_WEIGHT * pool[a] / total) / (len(before) + PRIOR_WEIGHT) for a in pool}
+    spread = {a: (own[a] + weight * pool[a] / total) / (len(before) + weight) for a in pool}
     return monotone_ratios(outcome_spread(f, spread, said), h)[observed]
 
 
@@ -248,12 +232,11 @@ def monotone_ratios(q: list[float], h: list[float]) -> list[float]:
 
 
 def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple[float, dict[str, tuple[int, int]]]]:
-    """Per worker: ``E`` (the product over items of the mean e over the item's fields, items in the order
-    first answered) and, per field, (answers agreeing, answers judged)."""
+    """Per worker: ``E`` (over the smoothing weights, the mean of the product over items of the mean e over the
+    item's fields) and, per field, (answers agreeing, answers judged)."""
     min_others = int(params.get("item_blind_min_others", 2))
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
-    order = {item: k for k, item in enumerate(dict.fromkeys(df["image_id"].tolist()))}
-    per_item: dict[str, dict[Any, list[float]]] = {}
+    per_item: dict[str, dict[Any, list[tuple[float, ...]]]] = {}
     counts: dict[str, dict[str, tuple[int, int]]] = {}
     for f in split_fields(df):
         judged = judged_answers(f, min_others)
@@ -263,9 +246,10 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
             agreed = sum(t == 0 for i, t, _ in judged[worker].answers if i in items)
             counts.setdefault(worker, {})[f.name] = (agreed, len(items))
     out = {}
-    for worker, by_item in per_item.items():
-        log_e = math.fsum(math.log(_mean(es)) for _, es in sorted(by_item.items(), key=lambda p: order[p[0]]))
-        out[worker] = (math.exp(min(log_e, 700.0)), counts[worker])
+    for worker, by_item in per_item.items():  # a product's order does not change it: items in any order
+        logs = [math.fsum(math.log(_mean([e[w] for e in es])) for es in by_item.values())
+                for w in range(len(PRIOR_WEIGHTS))]
+        out[worker] = (_mean([math.exp(min(v, 700.0)) for v in logs]), counts[worker])
     return out
 
 

@@ -8,8 +8,9 @@ Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence)
 
 The evidence (docs/explanation/qc-rules.md states it in full): ``r``, how often the field's other workers
 agree with the rest's majority (within one point of their median on a scale), held in ``[1/k, R_MAX]``; an
-honest worker's chance of each answer per item from ``r`` and the others' answers; the run's p-value ``P``,
-the chance of one answer on all ``n`` items at most as likely as the worker's. A worker's evidence is the
+honest worker's chance of each answer per item from an agreement rate ``r`` or higher and the others' answers;
+the run's p-value ``P``, the chance of one answer on all ``n`` items at most as likely as the worker's, at its
+largest over those rates. A worker's evidence is the
 smallest ``P`` of a field with ``n >= min_items``, or Fisher's combination over their fields where smaller (an
 honest worker's fields are independent). Below ``alpha`` it is flagged; each worker judged is one test, so
 the flag that blocks, ``choice_straight_lining``, needs ``alpha / m`` for ``m`` workers judged (Bonferroni);
@@ -32,6 +33,7 @@ from qc.flags import flag_frame
 # (accuracy 88%); a page whose few answers all agree is no proof that honest ones never disagree.
 R_MAX = 0.85
 RULE, REVIEW_RULE = "choice_straight_lining", "choice_straight_lining_review"
+RATES = 8  # steps of honest agreement, from the crowd's to 1, over which a run's p-value is taken at its largest
 
 
 def is_scale(answers: pd.Series, k: int) -> bool:
@@ -114,9 +116,12 @@ def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tup
             continue
         answer = str(own[0][2])
         r = min(R_MAX, max(1 / k, observed))
-        p = p_value(answer, peers, r, k, scale, seen_on_field)
+        # an honest worker may follow the items better than the crowd: the run's p-value is its largest over
+        # agreement rates from the crowd's up (a run of the others' own answer is no evidence)
+        p = max(p_value(answer, peers, r + (1 - r) * j / RATES, k, scale, seen_on_field) for j in range(RATES + 1))
         judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
-                                  f"others {r:.0%} of the time gives one answer that unlikely with probability {p:.2g}")
+                                  f"others {r:.0%} of the time or more gives one answer that unlikely with "
+                                  f"probability {p:.2g}")
     return judged
 
 

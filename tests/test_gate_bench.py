@@ -95,3 +95,23 @@ def test_one_small_page_on_the_simulator_is_judged_as_its_ledger_counts(tmp_path
     assert got["approved_required_blank"] == blank
     assert got["approved"] == db.execute("SELECT count(*) FROM decisions WHERE campaign = ? AND action = 'approve'",
                                          [page.name]).fetchone()[0] > 0
+
+
+def test_answers_that_show_no_defect_are_counted_apart() -> None:
+    # a contrarian whose one answer is the honest workers' own on its item, and a caps locker with no text box,
+    # leave nothing to read; a contrarian off the honest answer, and capitals in a box, do
+    profiles = {"K": "contrarian", "L": "caps_locker", "H1": "diligent", "H2": "diligent"}
+    work = [("k1", "c", 1, "K"), ("k2", "c", 1, "K"), ("l1", "c", 1, "L"), ("l2", "c", 1, "L")]
+    honest = [(f"h{n}{i}", "c", 1, f"H{n}") for n in (1, 2) for i in (1, 2)]
+    db = ledger({"assignments": work + honest,
+                 "decisions": [(a[0], "c", "approve") for a in work + honest],
+                 "qc_flags": [("c", 1, "K", "item_blind", "k2")],
+                 "answers": [("h11", "i1", "ok", "yes"), ("h21", "i1", "ok", "yes"),
+                             ("h12", "i2", "ok", "no"), ("h22", "i2", "ok", "no"),
+                             ("k1", "i1", "ok", "yes"), ("k2", "i2", "ok", "yes"),
+                             ("l1", "i1", "ok", "yes"), ("l2", "i2", "note", "THE PHOTO IS DARK")]})
+    got = judge(db, "c", profiles, set(HONEST_PROFILES), ())
+    assert (got["bad_assignments"], got["unnoticed"]) == (4, 2)  # the item_blind flag notices both of K's
+    assert got["defect_shown"]["by_profile"] == {"caps_locker": {"assignments": 1, "unnoticed": 1},
+                                                 "contrarian": {"assignments": 1, "unnoticed": 0}}
+    assert got["defect_shown"]["unnoticed_share"] == pytest.approx(0.5, abs=1e-4)

@@ -72,6 +72,14 @@ def test_a_constant_rater_is_flagged_after_a_few_one_item_pages() -> None:
     assert not any(len(flagged(crowd(seed, pages=3, bad=("constant",)))) for seed in range(10))  # too few to tell
 
 
+def test_the_lightly_smoothed_prediction_reaches_a_constant_rater_sooner() -> None:
+    # E is the mean of two products: the prediction smoothed with two answers' worth of the field's spread (alone,
+    # 4 of these 20 constant raters reach 100 after 5 pages) and with a quarter of an answer's
+    evidence = [worker_evidence(crowd(seed, pages=5), {}) for seed in range(20)]
+    assert sum(e["constant"][0] >= 100 for e in evidence) >= 8
+    assert max(x for e in evidence for w, (x, _) in e.items() if w.startswith("h")) < 5  # the honest: far below
+
+
 def test_a_field_the_crowd_itself_does_not_agree_on_judges_no_one() -> None:
     rng = random.Random(7)
     rows = [{"worker_id": f"w{w}", "image_id": f"i{i}", "field": "taste", "answer": rng.choice(SENTIMENT)}

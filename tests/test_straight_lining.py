@@ -168,3 +168,14 @@ def test_the_review_flag_never_blocks_nor_rejects() -> None:
 
     with pytest.raises(ValueError, match="choice_straight_lining_review"):
         DecisionPolicy(block_min_flags={"choice_straight_lining_review": 1})
+
+
+def test_the_others_own_answer_on_every_item_is_no_evidence() -> None:
+    # an opinion poll where most people answer "neutral": a worker who says "neutral" to all 15 proposals gives
+    # the others' answer on every item; the crowd's agreement (a third: one of the others differs on each item)
+    # is no ceiling on an honest worker's, so the run is judged at its likeliest rate from the crowd's up
+    options = ["strongly disagree", "disagree", "neutral", "agree", "strongly agree"]
+    others = {f"p{j}": ["neutral" if k % 3 != j else options[(k + j) % 5 if (k + j) % 5 != 2 else 0]
+                        for k in range(15)] for j in range(3)}
+    df = frame({"steady": ["neutral"] * 15, **others}, field="view").assign(options=5)
+    assert flags(df, alpha=1.0).empty  # p = 1: not below any alpha (before: 7e-08, blocked)
