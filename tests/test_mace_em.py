@@ -88,6 +88,26 @@ def test_a_sparse_skewed_crowd_reads_at_least_as_well_as_crowd_kit_and_the_vote(
     assert (answers.set_index("item_id")["label"] == model.probas_.idxmax(axis=1).reindex(answers["item_id"])).all()
 
 
+def test_a_learned_prior_the_bound_barely_prefers_is_not_kept() -> None:
+    """Snow's TEMP: the learned prior's bound is a hundredth of a nat above the uniform one's; kept, four items of
+    six labels against four went to the four, by which restart drew which start, and MACE read 2 items below
+    majority vote. Within LEARN_MARGIN the paper's uniform prior stays: as accurate as majority vote."""
+    from bench.snow_sets import SETS as SNOW
+    from bench.snow_sets import path_of, read_set
+
+    path = path_of(next(s for s in SNOW if s.name == "temp"))
+    if path is None:
+        pytest.skip("needs Snow 2008's temp labels in ../shared/data (or HITFLOW_TEMP_LABELS)")
+    frame = read_set(path)
+    labels, gold = frame.drop(columns="gold"), frame.drop_duplicates("item_id").set_index("item_id")["gold"]
+    data = task_worker_label(frame)
+    uniform, learned = (MACE(label_prior=prior).fit(data).bound_ for prior in ("uniform", "learned"))
+    assert abs(learned - uniform) < mace_em.LEARN_MARGIN
+    right = {m: int((aggregate(labels, m).answers.set_index("item_id")["label"].reindex(gold.index) == gold).sum())
+             for m in ("mace", "mv")}
+    assert right["mace"] >= right["mv"], right
+
+
 def test_the_answers_do_not_depend_on_the_seed() -> None:
     """On an RTE-shaped crowd where fifty iterations leave the restarts a few items apart, the chosen restart
     runs until the bound settles: the same answers whatever ``random_state`` draws the restarts."""

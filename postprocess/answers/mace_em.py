@@ -6,22 +6,11 @@ from their own distribution, else gives the true one.
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
 order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
 
-Where it departs from crowd-kit 1.4.2 (docs/explanation/answers-confidence.md has the figures):
-
-- Restarts are kept by the variational lower bound on the marginal likelihood, the objective the variational
-  M-step raises (the paper keeps the restart of best marginal likelihood); crowd-kit compares the likelihood at
-  the point estimates plus 1e-8 an item, which stops counting once an item has more than a few labels. The
-  restarts are ranked after ``SCREEN_ITER`` iterations and the chosen one runs until the bound settles (fifty
-  iterations can leave restarts a few items apart): on WSD, RTE, TEMP and the 92,721-label AdultContent2 shape
-  the same answers as ranking after fifty, at a quarter of the CPU (7.97 -> 2.05 s on the largest).
-- The true label's prior is the paper's uniform one or learned (a Dirichlet(1) on the labels' shares, the same
-  variational update), whichever model has the larger bound: under a uniform prior, with few labels an item, a
-  rare label reads as strong evidence (a spammer's own distribution gives the common one), and a skewed crowd
-  reads below majority vote.
-- Restarts are drawn in turn (crowd-kit draws each from the same seed, so its ten are one), after a trusting one.
-- Workers and labels are read in text order whatever the rows' order. crowd-kit indexes its parameters by
-  first-seen worker and label but reads its expected counts back from a group-by in text order, so on rows not
-  sorted by worker each worker is fitted with another's counts: its answers depend on the rows' order.
+Where it departs from crowd-kit 1.4.2, and why (docs/explanation/answers-confidence.md, "MACE against
+crowd-kit's"): restarts are drawn in turn after a trusting one and kept by the variational lower bound, ranked
+after ``SCREEN_ITER`` iterations, the chosen one run until the bound settles; the true label's prior is uniform
+or learned, the learned one kept only where its bound is LEARN_MARGIN larger; workers and labels are read in
+text order whatever the rows' order.
 """
 
 from __future__ import annotations
@@ -41,6 +30,7 @@ LABEL_PRIORS = ("uniform", "learned", "either")
 TOL = 1e-9  # the chosen restart goes on until a round raises the bound by less than this a label (None: it stops)
 MAX_ITER = 1000
 SCREEN_ITER = 10  # iterations of each restart before they are ranked by their bound (the module)
+LEARN_MARGIN = 1.0  # nats the learned prior's bound must gain over the uniform one's (a Bayes factor of e)
 
 
 class _Run(NamedTuple):
@@ -79,7 +69,7 @@ class MACE:
             if self.tol is not None:
                 chosen = self._run(c, (chosen.spamming, chosen.thetas, chosen.log_prior), learned, self.max_iter,
                                    self.tol)
-            if best is None or chosen.bound > best.bound:
+            if best is None or chosen.bound > best.bound + LEARN_MARGIN:  # the uniform prior is run first
                 best = chosen
         assert best is not None
         posterior = _e_step(c, best.spamming, best.thetas, best.log_prior)[1]
