@@ -164,12 +164,10 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (postprocess.answers.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
-    judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
-    number the user reads: :func:`bounded` by the item's judgements (``n_labels``: labels seen per
-    field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the
-    controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted).
-    ``confidence_source`` says which; controls' rows are kept."""
+    """``posterior`` (label_posterior's rows: ``item_id, field, label, confidence, judgements, margin``) with
+    ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the number the user reads:
+    :func:`bounded` (``n_labels``: labels seen per field), then calibrated on ``gold``'s controls (``item_id,
+    answer`` [, ``field``]) as :func:`calibrate_answers` does; ``confidence_source`` says which."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))
