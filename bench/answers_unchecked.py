@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bench.answers_calibration import _gold, held_out_sets, public_sets
@@ -65,11 +66,14 @@ def cached(name: str, frame: pd.DataFrame, cache: Path | None) -> pd.DataFrame:
 def row(name: str, r: pd.DataFrame) -> dict[str, Any]:
     """ECE15 over the gold items of the model's own confidence, answers.csv's (shrunk over every item) and majority
     vote's share."""
-    conf = shrunk(r["own"].to_numpy(), r["share"].to_numpy(), r["judgements"].to_numpy())
+    own, share = r["own"].to_numpy(), r["share"].to_numpy()
+    conf = shrunk(own, share, r["judgements"].to_numpy())
+    fifth = own - 0.2 * np.maximum(own - share, 0.0)  # the rule before: a fifth of the way to the item's own share
+    fifth = np.where(own >= 0.5, np.maximum(fifth, 0.5), fifth)
     g = (r["gold"] != "").to_numpy()
     y = r["right"].to_numpy()[g]
     return {"crowd": name, "items": int(g.sum()), "own": round(ece(r["own"].to_numpy()[g], y, FINE_BINS), 4),
-            "unchecked": round(ece(conf[g], y, FINE_BINS), 4),
+            "unchecked": round(ece(conf[g], y, FINE_BINS), 4), "fifth": round(ece(fifth[g], y, FINE_BINS), 4),
             "vote_share": round(ece(r["mv_share"].to_numpy()[g], r["mv_right"].to_numpy()[g], FINE_BINS), 4)}
 
 
@@ -81,13 +85,17 @@ def main() -> None:
     a = parser.parse_args()
     rows = [row(name, cached(name, frame, a.cache)) for name, frame in crowds(a.seeds, not a.no_real)]
     above = [r for r in rows if r["unchecked"] > r["vote_share"]]
-    print(f"  {'crowd':28s} {'items':>6s} {'own':>6s} {'answers':>7s} {'share':>6s}   (ECE15; share: majority vote's)")
+    print(f"  {'crowd':28s} {'items':>6s} {'own':>6s} {'answers':>7s} {'share':>6s} {'before':>6s}  (ECE15; share: "
+          "majority vote's; before: a fifth of the way to the item's own share)")
     for r in rows:
         mark = " ABOVE" if r in above else ""
-        print(f"  {r['crowd']:28s} {r['items']:6d} {r['own']:6.4f} {r['unchecked']:7.4f} {r['vote_share']:6.4f}{mark}")
-    print(f"answers.csv's confidence above the vote share's ECE15 on {len(above)} of {len(rows)} crowds")
+        print(f"  {r['crowd']:28s} {r['items']:6d} {r['own']:6.4f} {r['unchecked']:7.4f} {r['vote_share']:6.4f} "
+              f"{r['fifth']:6.4f}{mark}")
+    before = sum(r["fifth"] > r["vote_share"] for r in rows)
+    print(f"answers.csv's confidence above the vote share's ECE15 on {len(above)} of {len(rows)} crowds "
+          f"(the rule before: {before})")
     if a.seeds == [5, 6, 7, 8, 9] and not a.no_real:
-        RESULTS.write_text(json.dumps({"rows": rows, "above": len(above)}, indent=1) + "\n")
+        RESULTS.write_text(json.dumps({"rows": rows, "above": len(above), "above_before": before}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

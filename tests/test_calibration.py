@@ -113,14 +113,15 @@ def _ece_against(answers: pd.DataFrame, truth: pd.Series) -> float:
 
 def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> None:
     """Workers of known accuracy 0.55-0.95 (tests/crowd_labels.py), three labels an item: without controls the
-    confidence, pulled toward the vote share, is still within 0.01 of Dawid-Skene's own on a crowd that is the
-    model's (the price of not trusting it unchecked); with a third of the items as controls it is calibrated on
-    them, and on the other items ECE (computed here against the generating truth) is small."""
+    confidence, moved down toward the field's mean vote share, is within 0.03 of Dawid-Skene's own on a crowd that
+    is the model's (the price of not trusting it unchecked: 0.041 against 0.017); with a third of the items as
+    controls it is calibrated on them, and on the other items ECE (computed here against the generating truth) is
+    small."""
     frame, truth = _truth_frame(5)
     plain = aggregate(frame, "ds").answers
     right = plain["label"].to_numpy() == truth.reindex(plain["item_id"]).to_numpy()
-    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right) + 0.01
-    assert _ece_against(plain, truth) < 0.04
+    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right) + 0.03
+    assert _ece_against(plain, truth) < 0.05
     items = sorted(truth.index)
     controls = pd.DataFrame({"item_id": items[::3], "answer": truth.reindex(items[::3]).to_numpy()})
     result, checked = aggregate_scored(frame, "ds", controls=controls)

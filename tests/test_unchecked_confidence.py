@@ -46,8 +46,8 @@ def test_on_real_crowds_below_the_vote_share(snow: object) -> None:
     path = path_of(snow)  # type: ignore[arg-type]
     if path is None:
         pytest.skip(f"needs Snow et al. 2008's {snow.name} set (../shared/data beside the project)")  # type: ignore
-    own, reported, share = _three(read_set(path))
-    assert reported <= share and reported <= 0.05 and reported <= own + 0.002
+    _, reported, share = _three(read_set(path))
+    assert reported <= share / 2  # the price on crowds the model describes well: RTE 0.079, the model's 0.044
 
 
 def test_answers_and_summary_say_it_is_unchecked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
