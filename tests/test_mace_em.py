@@ -108,6 +108,25 @@ def test_a_learned_prior_the_bound_barely_prefers_is_not_kept() -> None:
     assert right["mace"] >= right["mv"], right
 
 
+def test_a_prior_far_behind_after_screening_is_not_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sparse skewed crowd: the uniform prior's best screened bound is more than SCREEN_GAP behind the learned
+    one's, and only the learned one is run until its bound settles (on the 92,721-label adult-content shape that
+    skips about a third of the fit); on a balanced crowd both are, and the bound chooses."""
+    settled: list[bool] = []
+    run = MACE._run
+
+    def counted(self: MACE, *args: object, **kwargs: object) -> object:
+        settled.extend([args[2]] if len(args) > 4 and args[4] is not None else [])  # args[2]: learned
+        return run(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MACE, "_run", counted)
+    skewed = shaped(Shape("skewed", 600, 40, 3, ("no", "yes"), (0.88, 0.12), top_share=0.05), seed=0)
+    assert MACE().fit(task_worker_label(skewed)).label_prior_["yes"] < 0.25 and settled == [True]
+    settled.clear()
+    MACE().fit(task_worker_label(shaped(Shape("even", 200, 30, 5, ("no", "yes"), (0.5, 0.5)), seed=0)))
+    assert settled == [False, True]
+
+
 def test_the_answers_do_not_depend_on_the_seed() -> None:
     """On an RTE-shaped crowd where fifty iterations leave the restarts a few items apart, the chosen restart
     runs until the bound settles: the same answers whatever ``random_state`` draws the restarts."""

@@ -54,10 +54,8 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
 
 
 def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """The answer's confidence made its likeliest: where the confidence model finds another label likelier
-    (``top``, its largest probability of the item, above the answer's), the two share their probabilities
-    equally, ``(confidence + top) / 2``, tied for likeliest (0.5 on two labels): the method and the confidence
-    model disagree there, and neither is taken at its word."""
+    """The answer's confidence made its likeliest: where another label's is higher (``top``), the two share
+    ``(confidence + top) / 2`` (0.5 on two labels): the method and the confidence model disagree there."""
     conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
     return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
 

@@ -9,8 +9,8 @@ order) x labels (text order), each row the posterior of the true label, whose la
 Where it departs from crowd-kit 1.4.2, and why (docs/explanation/answers-confidence.md, "MACE against
 crowd-kit's"): restarts are drawn in turn after a trusting one and kept by the variational lower bound, ranked
 after ``SCREEN_ITER`` iterations, the chosen one run until the bound settles; the true label's prior is uniform
-or learned, the learned one kept only where its bound is LEARN_MARGIN larger; workers and labels are read in
-text order whatever the rows' order.
+or learned, the learned one kept only where its bound is LEARN_MARGIN larger (one SCREEN_GAP behind after
+screening is not run on); workers and labels are read in text order whatever the rows' order.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ TOL = 1e-9  # the chosen restart goes on until a round raises the bound by less 
 MAX_ITER = 1000
 SCREEN_ITER = 10  # iterations of each restart before they are ranked by their bound (the module)
 LEARN_MARGIN = 1.0  # nats the learned prior's bound must gain over the uniform one's (a Bayes factor of e)
+SCREEN_GAP = 20.0  # a prior this far behind once screened is not run on (running on moved the gap <= 4 nats)
 
 
 class _Run(NamedTuple):
@@ -58,12 +59,17 @@ class MACE:
         c = _workers_in_text_order(codes(data))
         n_workers, k = len(c.worker_names), len(c.label_names)
         uniform = np.full(k, -np.log(k))
-        best: _Run | None = None
+        screened = {}
         for learned in {"uniform": (False,), "learned": (True,), "either": (False, True)}[self.label_prior]:
             draws = np.random.RandomState(self.random_state)  # the same starts for either prior
             runs = [self._run(c, (*self._start(n_workers, k, draws, trusting=restart == 0), uniform), learned,
                               self.n_iter) for restart in range(self.n_restarts + 1)]
-            chosen = max(runs, key=lambda run: run.bound)  # the first of equal bounds
+            screened[learned] = max(runs, key=lambda run: run.bound)  # the first of equal bounds
+        lead = max(run.bound for run in screened.values())
+        best: _Run | None = None
+        for learned, chosen in screened.items():
+            if chosen.bound < lead - SCREEN_GAP:
+                continue
             # fifty iterations do not always converge (the restarts' answers then differ by a few items):
             # the chosen restart goes on until the bound stops rising
             if self.tol is not None:
@@ -81,8 +87,7 @@ class MACE:
 
     def _start(self, n_workers: int, k: int, draws: np.random.RandomState, trusting: bool = False,
                ) -> tuple[np.ndarray, np.ndarray]:
-        """crowd-kit's starting point, ``scipy.stats.uniform(1, 1 + noise)`` draws with rows normalised, from
-        ``draws``; or the trusting one."""
+        """crowd-kit's start (``uniform(1, 1 + noise)`` draws, rows normalised) from ``draws``, or the trusting one."""
         if trusting:
             return np.tile([1 - TRUSTED, TRUSTED], (n_workers, 1)), np.full((n_workers, k), 1 / k)
         scale = 1 + self.default_noise
@@ -115,8 +120,7 @@ class MACE:
         return _Run(log_evidence - self._divergence(posteriors), spamming, thetas, log_prior)
 
     def _divergence(self, posteriors: tuple[np.ndarray, ...] | None) -> float:
-        """KL of the variational posteriors (spamming, strategies, and the labels' shares when learned) from
-        their priors: the bound is the log evidence at their expected parameters less this."""
+        """KL of the variational posteriors from their priors: the bound is the log evidence less this."""
         if posteriors is None:
             return 0.0
         k = posteriors[1].shape[1]
@@ -126,8 +130,7 @@ class MACE:
 
 
 def _workers_in_text_order(c: Codes) -> Codes:
-    """The codes with workers renumbered in text order: the starts are drawn per worker in that order, so the
-    same labels give the same answers however the rows are listed."""
+    """The codes with workers renumbered in text order (the starts are drawn per worker in that order)."""
     by_name = np.argsort(np.asarray(c.worker_names, dtype=str), kind="stable")
     rank = np.empty(len(by_name), dtype=np.int64)
     rank[by_name] = np.arange(len(by_name))

@@ -17,8 +17,7 @@ UNCHECKED = "model, unchecked: no control items"  # the summary's controls_to_ch
 
 
 def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
-    """Per answer (``item_id, field, label``), the share of its item's labels in that field (``labels``:
-    ``item_id, field, label``, one a judgement) that equal it."""
+    """Per answer (``item_id, field, label``), the share of its item's ``labels`` in that field equal to it."""
     keys = ["item_id", "field"]
     given = labels.groupby(keys, sort=False).size()
     same = labels.groupby([*keys, "label"], sort=False).size()
