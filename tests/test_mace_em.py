@@ -116,7 +116,7 @@ def test_a_prior_far_behind_after_screening_is_not_run_on(monkeypatch: pytest.Mo
     run = MACE._run
 
     def counted(self: MACE, *args: object, **kwargs: object) -> object:
-        settled.extend([args[2]] if len(args) > 4 and args[4] is not None else [])  # args[2]: learned
+        settled.extend([bool(args[2])] if len(args) > 4 and args[4] is not None else [])  # args[2]: learned
         return run(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(MACE, "_run", counted)
