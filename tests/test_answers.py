@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from bench.snow_sets import majority_vote_ties_half
-from postprocess.answers.aggregation import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method
+from postprocess.answers.aggregation import ANSWER_COLUMNS, WORKER_COLUMNS, aggregate, choose_method, model_answers
 from postprocess.answers.judgements import judgements
 from postprocess.answers.skill_posterior import label_probabilities
-from postprocess.answers.unchecked import UNCHECKED, pulled
+from postprocess.answers.unchecked import UNCHECKED, shrunk, vote_shares
 
 
 def _frame(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -31,10 +31,12 @@ def test_majority_vote_by_hand() -> None:
     assert got["label"].to_dict() == {"a": "x", "b": "y", "c": "y"}  # c ties 1-1: to y, see the tie test
     assert got["posterior"].to_dict() == pytest.approx({"a": 2 / 3, "b": 1.0, "c": 0.5})
     assert got["note"].to_dict() == {"a": "", "b": "", "c": "tie"}
-    # a tie's confidence is the skill posterior's probability of the label it chose, not the tied share, pulled
-    # a fifth of the way to that share (no control checks it)
-    skill = label_probabilities(SMALL)
-    assert got.loc["c", "confidence"] == pytest.approx(pulled(skill.loc["c", "y"], 0.5), rel=1e-12)
+    # a tie's confidence is the skill posterior's probability of the label it chose, not the tied share, then
+    # moved toward the field's mean vote share (no control checks it)
+    skill, own = label_probabilities(SMALL), model_answers(SMALL, "mv")
+    assert own.set_index("item_id").loc["c", "confidence"] == pytest.approx(skill.loc["c", "y"], rel=1e-12)
+    moved = shrunk(own["confidence"].to_numpy(), vote_shares(own, judgements(SMALL)), own["judgements"].to_numpy())
+    assert got["confidence"].to_numpy() == pytest.approx(moved, rel=1e-12)
     assert skill.loc["c", "y"] > 0.5 and (got["confidence_source"] == UNCHECKED).all()
     assert got.loc["b", "confidence"] < 1.0  # three judgements never make it certain
     assert got["judgements"].to_dict() == {"a": 3, "b": 3, "c": 2}

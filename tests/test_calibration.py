@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from postprocess.answers import calibration as cal
-from postprocess.answers.aggregation import aggregate, aggregate_scored
+from postprocess.answers.aggregation import aggregate, aggregate_scored, model_answers
+from postprocess.answers.judgements import judgements
 from postprocess.answers.skill_posterior import label_probabilities
-from postprocess.answers.unchecked import UNCHECKED, controls_to_check, pulled
+from postprocess.answers.unchecked import UNCHECKED, controls_to_check, shrunk, vote_shares
 from tests.crowd_labels import crowd_frame
 
 
@@ -91,8 +92,11 @@ def test_a_tie_is_noted_broken_by_worker_skill_and_given_the_skill_posteriors_co
     answers = aggregate(frame, "mv").answers.set_index("item_id")
     assert answers.loc["t", "label"] == "b" and answers.loc["t", "note"] == "tie"
     skill = label_probabilities(frame)  # the skill posterior on its own
-    assert answers.loc["t", "confidence"] == pytest.approx(pulled(min(skill.loc["t", "b"], cal.bounded(
-        np.array([1.0]), np.array([2]), 2)[0]), 0.5), rel=1e-12)  # pulled toward the tie's share: unchecked
+    own = model_answers(frame, "mv")
+    assert own.set_index("item_id").loc["t", "confidence"] == pytest.approx(min(skill.loc["t", "b"], cal.bounded(
+        np.array([1.0]), np.array([2]), 2)[0]), rel=1e-12)
+    moved = shrunk(own["confidence"].to_numpy(), vote_shares(own, judgements(frame)), own["judgements"].to_numpy())
+    assert answers.loc[own["item_id"], "confidence"].to_numpy() == pytest.approx(moved, rel=1e-12)  # unchecked
     assert answers.loc["t", "confidence"] > 0.85
     assert (answers.drop(index="t")["note"] == "").all()
 
@@ -109,14 +113,15 @@ def _ece_against(answers: pd.DataFrame, truth: pd.Series) -> float:
 
 def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> None:
     """Workers of known accuracy 0.55-0.95 (tests/crowd_labels.py), three labels an item: without controls the
-    confidence, pulled toward the vote share, is still within 0.01 of Dawid-Skene's own on a crowd that is the
-    model's (the price of not trusting it unchecked); with a third of the items as controls it is calibrated on
-    them, and on the other items ECE (computed here against the generating truth) is small."""
+    confidence, moved down toward the field's mean vote share, is within 0.03 of Dawid-Skene's own on a crowd that
+    is the model's (the price of not trusting it unchecked: 0.041 against 0.017); with a third of the items as
+    controls it is calibrated on them, and on the other items ECE (computed here against the generating truth) is
+    small."""
     frame, truth = _truth_frame(5)
     plain = aggregate(frame, "ds").answers
     right = plain["label"].to_numpy() == truth.reindex(plain["item_id"]).to_numpy()
-    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right) + 0.01
-    assert _ece_against(plain, truth) < 0.04
+    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right) + 0.03
+    assert _ece_against(plain, truth) < 0.05
     items = sorted(truth.index)
     controls = pd.DataFrame({"item_id": items[::3], "answer": truth.reindex(items[::3]).to_numpy()})
     result, checked = aggregate_scored(frame, "ds", controls=controls)

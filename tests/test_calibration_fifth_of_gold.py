@@ -14,7 +14,7 @@ import pytest
 from bench.crowd_shapes import HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.aggregation import model_answers
-from postprocess.answers.calibration import FAVOURS_ANOTHER, calibrate_answers, fold_of, log_loss
+from postprocess.answers.calibration import FAVOURS, calibrate_answers, fold_of, log_loss
 from postprocess.answers.reliability import FINE_BINS, ece
 
 SEED = 2  # the synthetic crowds' draw: not seed 0, on which the rules were chosen
@@ -78,5 +78,6 @@ def test_the_rare_class_reads_below_half_where_the_controls_held_out_log_loss_sa
     below = (after[0] < 0.5) & (before[0] >= 0.5)
     assert below.sum() > 20 and after[1][below].mean() < 0.5
     notes = calibrated.set_index("item_id").reindex(rest.index)["note"].to_numpy()
-    assert all(str(n).endswith(FAVOURS_ANOTHER) for n in notes[below])
+    other = {"0": "1", "1": "0"}  # the product shape's two labels: each note names the one the evidence favours
+    assert all(str(n).endswith(FAVOURS + other[a]) for n, a in zip(notes[below], after[2][below], strict=True))
     assert _per_class_ece(*after) < 0.75 * _per_class_ece(*before)

@@ -8,7 +8,7 @@ import pytest
 
 from bench.crowd_shapes import Shape, shaped
 from postprocess.answers.aggregation import aggregate, aggregate_scored, coherent
-from postprocess.answers.calibration import FAVOURS_ANOTHER, still_likeliest
+from postprocess.answers.calibration import FAVOURS, still_likeliest
 
 # a small crowd of the 3-labels-an-item, 12%-positive product shape: the answers' methods and the skill posterior
 # disagree on some of its items
@@ -35,5 +35,7 @@ def test_calibrated_answers_stay_coherent() -> None:
     result, _ = aggregate_scored(data.drop(columns="gold"), "mv", controls=controls)
     below = result.answers["confidence"] < 0.5  # only where the controls' held-out log-loss reads them so, noted
     assert below.any() and not result.answers.attrs["calibration_fit"]["held_at_half"]
-    assert result.answers["note"][below].str.endswith(FAVOURS_ANOTHER).all()
+    labels = set(data["label"])  # two: each such note names the other one
+    named = [FAVOURS + (labels - {answer}).pop() for answer in result.answers["label"][below]]
+    assert len(labels) == 2 and all(n.endswith(e) for n, e in zip(result.answers["note"][below], named, strict=True))
 

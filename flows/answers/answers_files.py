@@ -168,7 +168,7 @@ def confidence_words(answers: pd.DataFrame, checked: pd.DataFrame | None = None)
         "correlation within an item that best predicts held-out labels, for an item of n: items split more than "
         "independent workers would)")
     needed = answers.attrs.get("controls_to_check")
-    pulled = (", pulled a fifth of the way down to the share of the item's labels that agree with it (errors most "
+    pulled = (", moved down toward the field's mean share of an item's labels that agree with its answer (errors most "
               "workers share, which no label model sees without known answers)"
               if (answers.get("confidence_source", pd.Series(dtype=str)) == UNCHECKED).any() else "")
     about = f" (about {needed} would tell a calibration error of 0.05 from chance here: controls_to_check)"

@@ -30,8 +30,8 @@ answers.csv: item_id, field, label, confidence, method, judgements, posterior, c
 --ticks an option column, with --numbers low, high, coverage: the median's order-statistic interval; free text
 is never aggregated)
 (confidence: the skill posterior's, bounded by the judgements, calibrated on --controls where their
-cross-validation finds it better: calibration_fit; without controls pulled a fifth of the way to the vote share and
-said unchecked, the summary's controls_to_check how many would check it; posterior: the method's own; note: tie, or
+cross-validation finds it better: calibration_fit; without controls moved down toward the field's mean vote share
+and said unchecked, the summary's controls_to_check how many would check it; posterior: the method's own; note: tie, or
 below 0.5 once calibrated); with --gold the summary
 prints accuracy over the items whose gold cell is filled in, ECE (6 and 15 equal-width bins, equal-mass bins), the
 worst bin and the reliability tables

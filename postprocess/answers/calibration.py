@@ -31,7 +31,7 @@ from postprocess.answers.beta_calibration import (
 )
 from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
 
-__all__ = ["BINS", "EDGE", "FAVOURS_ANOTHER", "FOLDS", "IDENTITY", "MAX_SHIFT", "MAX_SLOPE", "MIN_SLOPE",
+__all__ = ["BINS", "EDGE", "FAVOURS", "FOLDS", "IDENTITY", "MAX_SHIFT", "MAX_SLOPE", "MIN_SLOPE",
            "PRIOR_STRENGTH", "RELIABILITY_COLUMNS", "STRENGTHS", "WEAK_PRIOR_CONTROLS", "Calibrator", "against",
            "as_reported", "bounded", "calibrate_answers", "calibrator_on_controls", "coherent", "control_folds",
            "cross_fitted", "ece", "fit", "fit_wrong_share", "fold_of", "held_at_half", "known_answers", "log_loss",
@@ -54,10 +54,8 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
 
 
 def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """The answer's confidence made its likeliest: where the confidence model finds another label likelier
-    (``top``, its largest probability of the item, above the answer's), the two share their probabilities
-    equally, ``(confidence + top) / 2``, tied for likeliest (0.5 on two labels): the method and the confidence
-    model disagree there, and neither is taken at its word."""
+    """The answer's confidence made its likeliest: where another label's is higher (``top``), the two share
+    ``(confidence + top) / 2`` (0.5 on two labels): the method and the confidence model disagree there."""
     conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
     return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
 
@@ -98,7 +96,7 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = 
     if not pin:
         below = (ordinary["confidence"] < 0.5) & (own >= 0.5)
         said = ordinary["note"].fillna("").astype(str) if "note" in ordinary else pd.Series("", ordinary.index)
-        ordinary["note"] = said.where(~below, (said + "; ").str.lstrip("; ") + FAVOURS_ANOTHER)
+        ordinary["note"] = said.where(~below, (said + "; ").str.lstrip("; ") + FAVOURS + favoured(ordinary, answers))
     source = f"calibrated on {len(pairs)} control{'' if len(pairs) == 1 else 's'}"
     kept = f"model ({source} did no better in cross-validation)"
     ordinary["confidence_source"] = source if calibrator.moved else kept
@@ -106,20 +104,25 @@ def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = 
     return ordinary, checked
 
 
-FAVOURS_ANOTHER = "below 0.5 once calibrated: the evidence favours another label"
+FAVOURS = "below 0.5 once calibrated: the evidence favours "  # then the label (favoured)
+
+
+def favoured(rows: pd.DataFrame, answers: pd.DataFrame) -> pd.Series:
+    """Per row, the label the evidence favours: the field's other where its ``answers`` give two, else any."""
+    seen = {field: set(labels) for field, labels in answers.groupby("field")["label"].unique().items()}
+    return pd.Series([next(iter(seen[f] - {a})) if len(seen[f]) == 2 and a in seen[f] else "another label"
+                      for f, a in zip(rows["field"], rows["label"], strict=True)], index=rows.index, dtype=object)
 
 
 def held_at_half(calibrated: np.ndarray, model: np.ndarray, correct: np.ndarray) -> bool:
-    """Whether answers the calibration reads below 0.5 are held at 0.5 (:func:`still_likeliest`): only where the
-    controls' held-out log-loss is no lower with them read as calibrated (an answer the controls say is right
-    less than half the time, pinned at 0.5, once read 0.5 on 584 answers of which 21% were right)."""
+    """Whether answers read below 0.5 are held at 0.5 (:func:`still_likeliest`): where the controls' held-out
+    log-loss is no lower read as calibrated (docs/explanation/calibration-on-controls.md)."""
     return log_loss(still_likeliest(calibrated, model), correct) <= log_loss(calibrated, correct)
 
 
 def shrunk(calibrated: np.ndarray, model: np.ndarray, controls: int) -> np.ndarray:
-    """``calibrated`` pulled toward the ``model``'s own confidence by the controls' number: the calibration counts
-    ``controls / (controls + SHRINK_CONTROLS)`` (a fit on a few controls is mostly their noise, and a small set's
-    21 controls once read 0.173 where the model alone read 0.053)."""
+    """``calibrated`` pulled toward the ``model``'s own confidence: the calibration counts ``controls / (controls
+    + SHRINK_CONTROLS)`` (a fit on a few controls is mostly their noise)."""
     weight = controls / (controls + SHRINK_CONTROLS)
     cal, own = np.asarray(calibrated, dtype=float), np.asarray(model, dtype=float)
     return np.asarray(own + weight * (cal - own))
@@ -141,8 +144,7 @@ def _classes(rows: pd.DataFrame, several_fields: bool) -> np.ndarray:
 
 def known_answers(rows: pd.DataFrame, gold: pd.DataFrame) -> np.ndarray:
     """Each row's known answer (``gold``: ``item_id, field, answer``, each key once), None where it has none:
-    a left merge on the keys, row for row, without its join (a dict of the keys; the merge cost ~2 ms a call,
-    paid at every aggregation with controls, each round of a replay)."""
+    a left merge on the keys through a dict (the merge cost ~2 ms a call, paid every round of a replay)."""
     held = gold[gold["answer"].notna()]
     where = dict(zip(zip(held["item_id"].to_numpy(), held["field"].to_numpy(), strict=True), held["answer"].to_numpy(),
                      strict=True))
@@ -160,12 +162,10 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (postprocess.answers.skill_posterior.label_posterior's rows: ``item_id, field, label, confidence,
-    judgements, margin``) with ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the
-    number the user reads: :func:`bounded` by the item's judgements (``n_labels``: labels seen per
-    field, at least 2), then, with ``gold`` (``item_id, answer`` [, ``field``]: control items), calibrated on the
-    controls among the rows as :func:`calibrate_answers` does (each control's own confidence cross-fitted).
-    ``confidence_source`` says which; controls' rows are kept."""
+    """``posterior`` (label_posterior's rows: ``item_id, field, label, confidence, judgements, margin``) with
+    ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the number the user reads:
+    :func:`bounded` (``n_labels``: labels seen per field), then calibrated on ``gold``'s controls (``item_id,
+    answer`` [, ``field``]) as :func:`calibrate_answers` does; ``confidence_source`` says which."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))

@@ -6,22 +6,11 @@ from their own distribution, else gives the true one.
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
 order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
 
-Where it departs from crowd-kit 1.4.2 (docs/explanation/answers-confidence.md has the figures):
-
-- Restarts are kept by the variational lower bound on the marginal likelihood, the objective the variational
-  M-step raises (the paper keeps the restart of best marginal likelihood); crowd-kit compares the likelihood at
-  the point estimates plus 1e-8 an item, which stops counting once an item has more than a few labels. The
-  restarts are ranked after ``SCREEN_ITER`` iterations and the chosen one runs until the bound settles (fifty
-  iterations can leave restarts a few items apart): on WSD, RTE, TEMP and the 92,721-label AdultContent2 shape
-  the same answers as ranking after fifty, at a quarter of the CPU (7.97 -> 2.05 s on the largest).
-- The true label's prior is the paper's uniform one or learned (a Dirichlet(1) on the labels' shares, the same
-  variational update), whichever model has the larger bound: under a uniform prior, with few labels an item, a
-  rare label reads as strong evidence (a spammer's own distribution gives the common one), and a skewed crowd
-  reads below majority vote.
-- Restarts are drawn in turn (crowd-kit draws each from the same seed, so its ten are one), after a trusting one.
-- Workers and labels are read in text order whatever the rows' order. crowd-kit indexes its parameters by
-  first-seen worker and label but reads its expected counts back from a group-by in text order, so on rows not
-  sorted by worker each worker is fitted with another's counts: its answers depend on the rows' order.
+Where it departs from crowd-kit 1.4.2, and why (docs/explanation/answers-confidence.md, "MACE against
+crowd-kit's"): restarts are drawn in turn after a trusting one and kept by the variational lower bound, ranked
+after ``SCREEN_ITER`` iterations, the chosen one run until the bound settles; the true label's prior is uniform
+or learned, the learned one kept only where its bound is LEARN_MARGIN larger (one SCREEN_GAP behind after
+screening is not run on); workers and labels are read in text order whatever the rows' order.
 """
 
 from __future__ import annotations
@@ -41,6 +30,8 @@ LABEL_PRIORS = ("uniform", "learned", "either")
 TOL = 1e-9  # the chosen restart goes on until a round raises the bound by less than this a label (None: it stops)
 MAX_ITER = 1000
 SCREEN_ITER = 10  # iterations of each restart before they are ranked by their bound (the module)
+LEARN_MARGIN = 1.0  # nats the learned prior's bound must gain over the uniform one's (a Bayes factor of e)
+SCREEN_GAP = 20.0  # a prior this far behind once screened is not run on (running on moved the gap <= 4 nats)
 
 
 class _Run(NamedTuple):
@@ -68,18 +59,23 @@ class MACE:
         c = _workers_in_text_order(codes(data))
         n_workers, k = len(c.worker_names), len(c.label_names)
         uniform = np.full(k, -np.log(k))
-        best: _Run | None = None
+        screened = {}
         for learned in {"uniform": (False,), "learned": (True,), "either": (False, True)}[self.label_prior]:
             draws = np.random.RandomState(self.random_state)  # the same starts for either prior
             runs = [self._run(c, (*self._start(n_workers, k, draws, trusting=restart == 0), uniform), learned,
                               self.n_iter) for restart in range(self.n_restarts + 1)]
-            chosen = max(runs, key=lambda run: run.bound)  # the first of equal bounds
+            screened[learned] = max(runs, key=lambda run: run.bound)  # the first of equal bounds
+        lead = max(run.bound for run in screened.values())
+        best: _Run | None = None
+        for learned, chosen in screened.items():
+            if chosen.bound < lead - SCREEN_GAP:
+                continue
             # fifty iterations do not always converge (the restarts' answers then differ by a few items):
             # the chosen restart goes on until the bound stops rising
             if self.tol is not None:
                 chosen = self._run(c, (chosen.spamming, chosen.thetas, chosen.log_prior), learned, self.max_iter,
                                    self.tol)
-            if best is None or chosen.bound > best.bound:
+            if best is None or chosen.bound > best.bound + LEARN_MARGIN:  # the uniform prior is run first
                 best = chosen
         assert best is not None
         posterior = _e_step(c, best.spamming, best.thetas, best.log_prior)[1]
@@ -91,8 +87,7 @@ class MACE:
 
     def _start(self, n_workers: int, k: int, draws: np.random.RandomState, trusting: bool = False,
                ) -> tuple[np.ndarray, np.ndarray]:
-        """crowd-kit's starting point, ``scipy.stats.uniform(1, 1 + noise)`` draws with rows normalised, from
-        ``draws``; or the trusting one."""
+        """crowd-kit's start (``uniform(1, 1 + noise)`` draws, rows normalised) from ``draws``, or the trusting one."""
         if trusting:
             return np.tile([1 - TRUSTED, TRUSTED], (n_workers, 1)), np.full((n_workers, k), 1 / k)
         scale = 1 + self.default_noise
@@ -125,8 +120,7 @@ class MACE:
         return _Run(log_evidence - self._divergence(posteriors), spamming, thetas, log_prior)
 
     def _divergence(self, posteriors: tuple[np.ndarray, ...] | None) -> float:
-        """KL of the variational posteriors (spamming, strategies, and the labels' shares when learned) from
-        their priors: the bound is the log evidence at their expected parameters less this."""
+        """KL of the variational posteriors from their priors: the bound is the log evidence less this."""
         if posteriors is None:
             return 0.0
         k = posteriors[1].shape[1]
@@ -136,8 +130,7 @@ class MACE:
 
 
 def _workers_in_text_order(c: Codes) -> Codes:
-    """The codes with workers renumbered in text order: the starts are drawn per worker in that order, so the
-    same labels give the same answers however the rows are listed."""
+    """The codes with workers renumbered in text order (the starts are drawn per worker in that order)."""
     by_name = np.argsort(np.asarray(c.worker_names, dtype=str), kind="stable")
     rank = np.empty(len(by_name), dtype=np.int64)
     rank[by_name] = np.arange(len(by_name))

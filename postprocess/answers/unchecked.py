@@ -1,5 +1,6 @@
-"""The confidence no control item checks (pure): the model's own pulled toward the vote share, said unchecked, with
-how many controls would check it. Why and how the weight was chosen: docs/explanation/answers-confidence.md."""
+"""The confidence no control item checks (pure): the model's own moved toward the field's mean vote share, said
+unchecked, with how many controls would check it. Why and how the weights were chosen (held-out log-loss, each
+crowd shape left out in turn): docs/explanation/answers-confidence.md."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ import pandas as pd
 
 from postprocess.answers.reliability import noise_floor
 
-VOTE_WEIGHT = 0.2  # the least weight at which no tuning crowd's ECE15 was above its vote share's
+SHRINK = 0.5  # the most weight on the field's mean vote share, approached as an item's labels grow
+HALF_LABELS = 3.0  # the labels at which an item's weight is half SHRINK (fewer labels: a coarser vote share)
 CHECK_ECE = 0.05  # a calibration error the controls should be able to tell from chance
 CHECK_SIZES = (20, 40, 80, 160, 320, 640, 1280, 2560)
 UNCHECKED = "model, unchecked: no control items"  # the summary's controls_to_check: how many would check it
 
 
 def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
-    """Per answer (``item_id, field, label``), the share of its item's labels in that field (``labels``:
-    ``item_id, field, label``, one a judgement) that equal it."""
+    """Per answer (``item_id, field, label``), the share of its item's ``labels`` in that field equal to it."""
     keys = ["item_id", "field"]
     given = labels.groupby(keys, sort=False).size()
     same = labels.groupby([*keys, "label"], sort=False).size()
@@ -26,9 +27,8 @@ def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
 
 
 def controls_to_check(confidence: np.ndarray) -> int | None:
-    """The fewest controls (of CHECK_SIZES) on which a perfectly calibrated confidence, spread as this crowd's
-    is, reads ECE15 below CHECK_ECE 19 times in 20 (the noise floor's 95th percentile): fewer cannot tell a
-    calibration error of CHECK_ECE from chance. None where even the largest cannot."""
+    """The fewest controls (of CHECK_SIZES) on which a perfectly calibrated confidence spread as this crowd's
+    reads ECE15 below CHECK_ECE 19 times in 20 (the noise floor's 95th percentile); None where none does."""
     conf = np.sort(np.asarray(confidence, dtype=float))
     if not len(conf):
         return None
@@ -39,21 +39,28 @@ def controls_to_check(confidence: np.ndarray) -> int | None:
     return None
 
 
-def pulled(own: np.ndarray, share: np.ndarray) -> np.ndarray:
-    """The model's confidence ``own`` VOTE_WEIGHT of the way down to the vote ``share`` where that is lower, no
-    lower than 0.5 where ``own`` was at least that (the answer still reads as its likeliest label)."""
-    down = own - VOTE_WEIGHT * np.maximum(own - share, 0.0)
-    return np.asarray(np.where(own >= 0.5, np.maximum(down, 0.5), down))
+def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """One field's confidence ``own`` moved ``SHRINK * n / (n + HALF_LABELS)`` of the way down to the mean of its
+    answers' vote ``share`` (``n``: the item's ``labels``), never up: the crowd's own agreement, which errors most
+    workers share pull down where the model's item-by-item certainty cannot see them. No lower than 0.5 where
+    ``own`` was at least that (the answer still reads as its likeliest label)."""
+    n = np.asarray(labels, dtype=float)
+    weight = SHRINK * n / (n + HALF_LABELS)
+    moved = np.minimum(own, (1 - weight) * own + weight * float(np.mean(share)))
+    return np.asarray(np.where(own >= 0.5, np.maximum(moved, 0.5), moved))
 
 
 def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
-    """``answers`` with :func:`vote_shares` weighed into ``confidence`` (the module; no lower than 0.5 where the
-    model's was at least that, so the answer still reads as its likeliest label), ``confidence_source`` saying it
-    is unchecked and ``attrs["controls_to_check"]`` (:func:`controls_to_check`)."""
+    """``answers`` (with ``judgements``) with ``confidence`` :func:`shrunk` field by field,
+    ``confidence_source`` saying it is unchecked and ``attrs["controls_to_check"]`` (:func:`controls_to_check`)."""
     out = answers.copy()
     if out.empty:
         return out
-    out["confidence"] = pulled(out["confidence"].to_numpy(dtype=float), vote_shares(out, labels))
+    own, share = out["confidence"].to_numpy(dtype=float), vote_shares(out, labels)
+    confidence = own.copy()
+    for rows in out.groupby("field", sort=False).indices.values():
+        confidence[rows] = shrunk(own[rows], share[rows], out["judgements"].to_numpy()[rows])
+    out["confidence"] = confidence
     out["confidence_source"] = UNCHECKED
-    out.attrs["controls_to_check"] = controls_to_check(out["confidence"].to_numpy(dtype=float))
+    out.attrs["controls_to_check"] = controls_to_check(confidence)
     return out
