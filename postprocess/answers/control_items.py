@@ -20,6 +20,7 @@ a three-way choice with 0.76 to 0.95: 0.3% of them on average.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -120,3 +121,27 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
             rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
                          "flags": seen - right, "captions": seen})
     return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+
+
+QUIZ_HONEST = 0.8  # an honest worker answers easy known items right at least this often...
+QUIZ_RISK = 0.01  # ...and fails the quiz with a chance under this
+
+
+def fails_quiz(size: int, mark: int, accuracy: float) -> float:
+    """The chance that a worker answering each item right with ``accuracy`` gets fewer than ``mark`` of
+    ``size`` right (the binomial tail)."""
+    return sum(math.comb(size, k) * accuracy ** k * (1 - accuracy) ** (size - k) for k in range(min(mark, size + 1)))
+
+
+def quiz_mark(size: int) -> int:
+    """The most right answers of ``size`` a quiz can ask while an honest worker (:data:`QUIZ_HONEST`) fails it
+    with a chance under :data:`QUIZ_RISK` (0 for a quiz too small to ask any)."""
+    return max(m for m in range(size + 1) if fails_quiz(size, m, QUIZ_HONEST) < QUIZ_RISK)
+
+
+def quiz_failures(judgements: pd.DataFrame, controls: pd.DataFrame, mark: int) -> dict[str, str]:
+    """Workers with fewer than ``mark`` right answers to the quiz's ``controls``, with the rule's words.
+    ``judgements``: the quiz's answers only (a worker who gave none took no quiz)."""
+    scores = control_scores(judgements, controls)
+    return {str(r.worker_id): f"quiz {int(r.correct)}/{len(controls)} (pass {mark})"
+            for r in scores.itertuples(index=False) if int(r.correct) < mark}

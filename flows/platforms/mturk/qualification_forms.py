@@ -6,6 +6,8 @@ percentage as its value; hitflow only builds the two documents from the key CSV.
 
 from __future__ import annotations
 
+import json
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pandas as pd
@@ -52,3 +54,29 @@ def build_answer_key(key: pd.DataFrame) -> str:
     parts.append(f"<QualificationValueMapping><PercentageMapping><MaximumSummedScore>{len(key)}"
                  "</MaximumSummedScore></PercentageMapping></QualificationValueMapping></AnswerKey>")
     return "".join(parts)
+
+
+QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers are known. Answer each as you would "
+                 "on the task's pages.")
+
+
+def build_quiz_form(quiz: dict[str, Any]) -> tuple[str, str]:
+    """The control quiz (flows/answers/control_quiz.py, as the ledger keeps it) as a Test and its AnswerKey: one
+    question an item, showing its columns, offering the answers the quiz's controls give for the field."""
+    key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
+    shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
+    offered = sorted(set(key["answer"]))
+    selections = "".join(f"<Selection><SelectionIdentifier>{escape(a.strip().lower())}</SelectionIdentifier>"
+                         f"<Text>{escape(a)}</Text></Selection>" for a in offered)
+    body = "".join(
+        f"<Question><QuestionIdentifier>{escape(r.item_id)}</QuestionIdentifier><IsRequired>true</IsRequired>"
+        f"<QuestionContent><Text>{escape(_item_text(shown.get(r.item_id, {})))} {escape(r.field)}?</Text>"
+        "</QuestionContent><AnswerSpecification><SelectionAnswer><StyleSuggestion>radiobutton</StyleSuggestion>"
+        f"<Selections>{selections}</Selections></SelectionAnswer></AnswerSpecification></Question>"
+        for r in key.itertuples())
+    overview = f"<Overview><Text>{escape(QUIZ_OVERVIEW)}</Text></Overview>"
+    return f'<QuestionForm xmlns="{NS_FORM}">{overview}{body}</QuestionForm>', build_answer_key(key)
+
+
+def _item_text(row: dict[str, Any]) -> str:
+    return " | ".join(f"{k}: {v}" for k, v in row.items() if k != "item_id" and str(v).strip())

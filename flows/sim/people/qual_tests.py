@@ -13,6 +13,8 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.people.crowd import Worker
+from flows.sim.people.crowd_model import RUSHED
+from flows.sim.people.latent_choices import accuracy, confused, slip
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
@@ -56,16 +58,34 @@ def knowledge(worker: Worker) -> float:
 
 
 def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
-    """The worker's selections and the percentage score MTurk would grant."""
+    """The worker's selections and the percentage score MTurk would grant: a question of the published
+    language test by what the worker knows of English, any other (a campaign's control quiz) as the
+    worker answers a known-answer choice on the campaign's pages (flows/sim/pages/choice_answers.py)."""
     chosen, total = {}, 0
+    language = language_truth()
     for qid, offered in test.options.items():
         weights = test.scores.get(qid, {})
         best = max(offered, key=lambda s: weights.get(s, 0)) if offered else ""
         others = [s for s in offered if s != best] or [best]
-        pick = best if rng.random() < knowledge(worker) else rng.choice(others)
+        if qid in language or not offered:
+            pick = best if rng.random() < knowledge(worker) else rng.choice(others)
+        else:
+            pick = as_on_a_page(worker, offered, best, rng)
         chosen[qid] = pick
         total += weights.get(pick, 0)
     return chosen, round(100 * total / test.maximum)
+
+
+def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
+    """A contrarian's one answer to everything, an adversary's wrong one, a rushed random click, else the truth
+    with the worker's accuracy (a slip otherwise), as :func:`flows.sim.pages.choice_answers.choice` answers."""
+    if worker.profile == "contrarian":
+        return offered[0]
+    if worker.params.get("choices") == "wrong":
+        return confused(worker.worker_id, offered, truth)
+    if worker.profile in RUSHED:
+        return rng.choice(offered)
+    return truth if rng.random() < accuracy(worker) else slip(worker, offered, truth, rng)
 
 
 def attempt_record(now: float, score: int) -> dict[str, Any]:

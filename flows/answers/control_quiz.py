@@ -1,0 +1,98 @@
+"""The control quiz of a custom campaign (``[answers] quiz``): Figure Eight's quiz mode, a worker's first
+page made of control items before any work, passed with ``quiz_mark`` of them right
+(postprocess/answers/control_items.py; docs/how-to/control-items.md). The quiz is made of controls the
+batches do not use, balanced over their answers (one answer given to everything scores a share of them
+only), and kept in the ledger beside the campaign (``config_json["quiz"]``): the task server puts it on a
+worker's first page and judges it as the page is submitted; on MTurk it is the campaign's qualification
+test, scored by MTurk from its AnswerKey."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
+from flows.core.config.config import CampaignConfig
+from flows.core.inputs.csv_files import read_csv_table
+from postprocess.answers.control_items import QUIZ_HONEST, fails_quiz, quiz_failures, quiz_mark, trusted_controls
+
+if TYPE_CHECKING:
+    from flows.core.ledger.store import Store
+
+
+def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The quiz the plan keeps: its items' rows as a page renders them, their known answers and the pass
+    mark; None without controls, with ``quiz = 0`` or with no control left over for one."""
+    controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
+    if controls is None or cfg.answers.quiz <= 0:
+        return None
+    key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin({r["item_id"] for r in planned})])
+    mark = quiz_mark(len(key)) if len(key) else 0
+    if mark <= 0:
+        return None
+    items = [] if set(controls.columns) - set(KEY_COLUMNS) else [  # a control shown from the items file's row
+        {k: (v or "").strip() for k, v in r.items() if k} for r in read_csv_table(cfg.items, (), "the item file").rows]
+    shown = {r["item_id"]: r for r in control_rows(cfg, controls, items)}
+    rows = [{"item_id": i, "file_name": "", "url": shown[i].get("url") or shown[i].get("image_url", ""),
+             "payload": json.dumps(shown[i])} for i in dict.fromkeys(key["item_id"])]
+    return {"mark": mark, "key": key.values.tolist(), "rows": rows}
+
+
+def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
+    """Up to ``quiz`` spare controls of one field (the most common; items with a single known answer), taken
+    in turn from each answer's, drawn from the campaign's seed."""
+    spare = spare[list(KEY_COLUMNS)].astype(str).map(str.strip)
+    spare = spare[~spare["item_id"].duplicated(keep=False)]
+    if spare.empty:
+        return spare
+    spare = spare[spare["field"] == spare["field"].mode().iloc[0]]
+    rng = random.Random(f"{cfg.seed}:quiz")
+    groups = [g.sample(frac=1, random_state=rng.randrange(2**32)).values.tolist()
+              for _, g in sorted(spare.groupby("answer"), key=lambda kv: str(kv[0]))]
+    turns = [row for k in range(max(map(len, groups))) for g in groups if k < len(g) for row in [g[k]]]
+    return pd.DataFrame(turns[:cfg.answers.quiz], columns=list(KEY_COLUMNS))
+
+
+def stored_quiz(store: Store, campaign: str) -> dict[str, Any] | None:
+    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None
+
+
+def quiz_line(record: dict[str, Any] | None) -> str:
+    """The dry run's words for the quiz."""
+    if not record:
+        return "quiz: none ([answers] quiz = 0, or no control item is left over from the batches for one)"
+    size, mark = len(record["key"]), int(record["mark"])
+    return (f"quiz: {size} control items before any work (links and Prolific: on a worker's first page; MTurk: the "
+            f"qualification test), pass mark {mark} right; an honest worker right {QUIZ_HONEST:.0%} of the time "
+            f"fails it with chance {fails_quiz(size, mark, QUIZ_HONEST):.1%}, one clicking at random among two "
+            f"options {fails_quiz(size, mark, 0.5):.0%}, among three {fails_quiz(size, mark, 1 / 3):.0%}")
+
+
+def failed_quiz(store: Store, campaign: str, session_id: str, participant: str) -> dict[str, str]:
+    """The participant, with the rule's words, when their answers in this session fail the quiz. A quiz item
+    most takers contradict is taken as a mistake in the file: it is dropped, and the mark with it."""
+    record = stored_quiz(store, campaign)
+    if not record:
+        return {}
+    key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))
+    marks = ",".join("?" * len(key))
+    given = store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, x.assignment_id FROM answers x JOIN "
+                        f"assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE "
+                        f"a.campaign = ? AND x.item_id IN ({marks})", [campaign, *key["item_id"]],
+                        ["worker_id", "item_id", "field", "value", "assignment_id"])
+    mine = given[given["assignment_id"] == session_id]
+    if mine.empty:
+        return {}
+    trusted = trusted_controls(given, key)
+    return {w: r for w, r in quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted))).items()
+            if w == participant}
+
+
+def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:
+    """The quiz items' rows as the items table holds a page's (item_id, file_name, url, payload)."""
+    record = stored_quiz(store, campaign)
+    return {r["item_id"]: r for r in record["rows"]} if record else {}
