@@ -17,7 +17,14 @@ import pandas as pd
 from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.inputs.csv_files import read_csv_table
-from postprocess.answers.control_items import QUIZ_HONEST, fails_quiz, quiz_failures, quiz_mark, trusted_controls
+from postprocess.answers.control_items import (
+    QUIZ_HONEST,
+    fails_quiz,
+    quiz_failures,
+    quiz_mark,
+    single_choice,
+    trusted_controls,
+)
 
 if TYPE_CHECKING:
     from flows.core.ledger.store import Store
@@ -42,13 +49,14 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
 
 
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
-    """Up to ``quiz`` spare controls of one field (the most common; items with a single known answer), taken
-    in turn from each answer's, drawn from the campaign's seed."""
-    spare = spare[list(KEY_COLUMNS)].astype(str).map(str.strip)
-    spare = spare[~spare["item_id"].duplicated(keep=False)]
-    if spare.empty:
-        return spare
-    spare = spare[spare["field"] == spare["field"].mode().iloc[0]]
+    """Up to ``quiz`` spare controls of one single-choice field (none of its answers a set of ticks or empty; of
+    those, the one with most controls, then most answers), taken in turn from each answer's, drawn from the
+    campaign's seed."""
+    spare = single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(["item_id", "field"]))
+    fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
+    if fields.empty:
+        return spare.iloc[:0]
+    spare = spare[spare["field"] == fields.sort_values(["size", "nunique"]).index[-1]]
     rng = random.Random(f"{cfg.seed}:quiz")
     groups = [g.sample(frac=1, random_state=rng.randrange(2**32)).values.tolist()
               for _, g in sorted(spare.groupby("answer"), key=lambda kv: str(kv[0]))]

@@ -13,7 +13,7 @@ from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
 from postprocess.answers.control_items import RULE as CONTROL_RULE
-from postprocess.answers.control_items import control_blocks, control_scores, trusted_controls
+from postprocess.answers.control_items import control_blocks, control_scores, single_choice, trusted_controls
 from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
@@ -140,8 +140,8 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
-    given = control_answers(store, campaign, up_to_batch, stored[0])
-    return control_scores(given, trusted_controls(given, stored[0]))
+    given = control_answers(store, campaign, up_to_batch, single_choice(stored[0]))
+    return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
 def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
@@ -151,11 +151,12 @@ def failed_first_controls(store: Store, campaign: str, batch: int, workers: list
     stored = stored_controls(store, campaign)
     if stored is None or not workers:
         return {}
-    mine = control_answers(store, campaign, batch, stored[0], workers)
+    blocking = single_choice(stored[0])
+    mine = control_answers(store, campaign, batch, blocking, workers)
     if mine.empty:
         return {}
     # the crowd's answers to the controls they met, no more: this runs as each page is submitted
-    key = stored[0][stored[0]["item_id"].isin(set(mine["item_id"]))]
+    key = blocking[blocking["item_id"].isin(set(mine["item_id"]))]
     due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
                          stored[1])
     spared = settled_workers(store, campaign)

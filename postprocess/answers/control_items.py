@@ -68,6 +68,15 @@ def as_set(values: pd.Series) -> pd.Series:
     return text.where(~many, ordered)
 
 
+def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
+    """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
+    block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
+    with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
+    answer = controls["answer"].astype(str).str.strip()
+    mixed = controls.loc[answer.str.contains("|", regex=False) | (answer == ""), "field"]
+    return controls[~controls["field"].isin(set(mixed))].reset_index(drop=True)
+
+
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
                      below: float = 1 / 3) -> pd.DataFrame:
     """``controls`` without those whose known answer fewer than ``below`` of their (at least
