@@ -139,7 +139,7 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
                                        "d.action = 'reject'", [campaign])}
     blocks = dict(db.execute("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [campaign]).fetchall())
     failed = {w for w, ok in (mturk_quiz or {}).items() if not ok} | {w for w, r in blocks.items()
-                                                                        if r.startswith("quiz")}
+                                                                        if r.startswith("control_quiz")}
     took = set(mturk_quiz or {}) | {w for w in pages if mturk_quiz is None}
     bad, honest = (lambda w: profiles.get(w) in TARGETS), (lambda w: profiles.get(w) in HONEST_PROFILES)
     targets = {w for w in pages if bad(w) and pages[w] >= 2} | {w for w in failed if bad(w)}

@@ -34,9 +34,12 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
     """The quiz the plan keeps: its items' rows as a page renders them, their known answers and the pass
     mark; None without controls, with ``quiz = 0`` or with no control left over for one."""
     controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
-    if controls is None or cfg.answers.quiz <= 0:
+    if controls is None:
         return None
-    key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin({r["item_id"] for r in planned})])
+    planned_ids = {r["item_id"] for r in planned}
+    key = quiz_key(cfg, controls)  # set apart before the batches took theirs (custom_task.custom_item_plan)...
+    if set(key["item_id"]) & planned_ids:  # ...or, too few for both, what the batches left
+        key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])
     mark = quiz_mark(len(key)) if len(key) else 0
     if mark <= 0:
         return None
@@ -54,7 +57,7 @@ def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
     campaign's seed."""
     spare = single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(["item_id", "field"]))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
-    if fields.empty:
+    if fields.empty or cfg.answers.quiz <= 0:
         return spare.iloc[:0]
     spare = spare[spare["field"] == fields.sort_values(["size", "nunique"]).index[-1]]
     rng = random.Random(f"{cfg.seed}:quiz")

@@ -12,8 +12,8 @@ from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
+from postprocess.answers.control_items import QUIZ_RULE, control_blocks, control_scores, single_choice, trusted_controls
 from postprocess.answers.control_items import RULE as CONTROL_RULE
-from postprocess.answers.control_items import control_blocks, control_scores, single_choice, trusted_controls
 from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
@@ -194,7 +194,7 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
         return due
     stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
                for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
-                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE))
+                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE, QUIZ_RULE))
                and r["worker_id"] not in set(due["worker_id"])]
     return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
 

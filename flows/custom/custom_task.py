@@ -17,8 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flows.answers.control_items import control_rows, mix_controls, read_controls
-from flows.answers.control_quiz import quiz_line, quiz_record
+from flows.answers.control_items import control_rows, controls_needed, mix_controls, read_controls
+from flows.answers.control_quiz import quiz_key, quiz_line, quiz_record
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -99,9 +99,12 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int
                    for k in range(-(-len(rows) // per_batch))]
     else:
         regular = ordinary_items(cfg, rows)
+        regular = scaled_rows(regular[:limit] if limit else regular, scale)[planned:]
         pool = [c for c in control_rows(cfg, controls, rows) if c["item_id"] not in used_controls]
-        batches = mix_controls(cfg, scaled_rows(regular[:limit] if limit else regular, scale)[planned:], pool,
-                               first_batch)
+        quiz = set(quiz_key(cfg, controls)["item_id"]) if first_batch == 1 else set()
+        if len(pool) - len(quiz) >= controls_needed(cfg, regular):  # the quiz first, when both fit
+            pool = [c for c in pool if c["item_id"] not in quiz]
+        batches = mix_controls(cfg, regular, pool, first_batch)
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
              "url": r.get("url") or r.get("image_url", ""), "batch": batch,
              "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}

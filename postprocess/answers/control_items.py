@@ -29,6 +29,7 @@ from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
 
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "accuracy"]
 RULE = "control_accuracy"
+QUIZ_RULE = "control_quiz"
 
 
 @dataclass(frozen=True)
@@ -152,5 +153,5 @@ def quiz_failures(judgements: pd.DataFrame, controls: pd.DataFrame, mark: int) -
     """Workers with fewer than ``mark`` right answers to the quiz's ``controls``, with the rule's words.
     ``judgements``: the quiz's answers only (a worker who gave none took no quiz)."""
     scores = control_scores(judgements, controls)
-    return {str(r.worker_id): f"quiz {int(r.correct)}/{len(controls)} (pass {mark})"
+    return {str(r.worker_id): f"{QUIZ_RULE} {int(r.correct)}/{len(controls)} (pass {mark})"
             for r in scores.itertuples(index=False) if int(r.correct) < mark}
