@@ -78,7 +78,8 @@ def batch_chunks(cfg: CampaignConfig, regular: list[Any]) -> list[list[Any]]:
 
 def controls_needed(cfg: CampaignConfig, regular: list[Any]) -> int:
     """The controls :func:`mix_controls` puts in the batches of these ordinary items, one a page where it can."""
-    return sum(batch_controls(len(c), cfg.answers.control_share, cfg.images_per_hit) for c in batch_chunks(cfg, regular))
+    share, page = cfg.answers.control_share, cfg.images_per_hit
+    return sum(batch_controls(len(c), share, page) for c in batch_chunks(cfg, regular))
 
 
 def batch_controls(ordinary: int, share: float, page: int, every_page: bool = True) -> int:
