@@ -1,10 +1,5 @@
-"""The control quiz of a custom campaign (``[answers] quiz``): Figure Eight's quiz mode, a worker's first
-page made of control items before any work, passed with ``quiz_mark`` of them right
-(postprocess/answers/control_items.py; docs/how-to/control-items.md). The quiz is made of controls the
-batches do not use, balanced over their answers (one answer given to everything scores a share of them
-only), and kept in the ledger beside the campaign (``config_json["quiz"]``): the task server puts it on a
-worker's first page and judges it as the page is submitted; on MTurk it is the campaign's qualification
-test, scored by MTurk from its AnswerKey."""
+"""The control quiz of a custom campaign (``[answers] quiz``; docs/how-to/control-items.md): spare controls a
+worker answers before any work, kept in the ledger beside the campaign (``config_json["quiz"]``)."""
 
 from __future__ import annotations
 
@@ -31,8 +26,7 @@ if TYPE_CHECKING:
 
 
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The quiz the plan keeps: its items' rows as a page renders them, their known answers and the pass
-    mark; None without controls, with ``quiz = 0`` or with no control left over for one."""
+    """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark."""
     controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
     if controls is None:
         return None
@@ -52,9 +46,8 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
 
 
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
-    """Up to ``quiz`` spare controls of one single-choice field (none of its answers a set of ticks or empty; of
-    those, the one with most controls, then most answers), taken in turn from each answer's, drawn from the
-    campaign's seed."""
+    """Up to ``quiz`` controls of one single-choice field (the one with most, then most answers), taken in turn
+    from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
     spare = single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(["item_id", "field"]))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
     if fields.empty or cfg.answers.quiz <= 0:
@@ -67,9 +60,9 @@ def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(turns[:cfg.answers.quiz], columns=list(KEY_COLUMNS))
 
 
-def stored_quiz(store: Store, campaign: str) -> dict[str, Any] | None:
+def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
     rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    return json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None
+    return (json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None) or {}
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:
@@ -84,26 +77,21 @@ def quiz_line(record: dict[str, Any] | None) -> str:
 
 
 def failed_quiz(store: Store, campaign: str, session_id: str, participant: str) -> dict[str, str]:
-    """The participant, with the rule's words, when their answers in this session fail the quiz. A quiz item
-    most takers contradict is taken as a mistake in the file: it is dropped, and the mark with it."""
+    """The participant, with the rule's words, when their answers in this session fail the quiz; a quiz item most
+    takers contradict is a mistake in the file, dropped with a mark."""
     record = stored_quiz(store, campaign)
-    if not record:
-        return {}
-    key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))
-    marks = ",".join("?" * len(key))
+    key = pd.DataFrame(record.get("key", []), columns=list(KEY_COLUMNS))
     given = store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, x.assignment_id FROM answers x JOIN "
                         f"assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE "
-                        f"a.campaign = ? AND x.item_id IN ({marks})", [campaign, *key["item_id"]],
-                        ["worker_id", "item_id", "field", "value", "assignment_id"])
-    mine = given[given["assignment_id"] == session_id]
-    if mine.empty:
+                        f"a.campaign = ? AND x.item_id IN ({','.join('?' * len(key))})", [campaign, *key["item_id"]],
+                        ["worker_id", "item_id", "field", "value", "assignment_id"]) if record else None
+    if given is None or session_id not in set(given["assignment_id"]):
         return {}
     trusted = trusted_controls(given, key)
-    return {w: r for w, r in quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted))).items()
-            if w == participant}
+    mine = given[(given["assignment_id"] == session_id) & (given["worker_id"] == participant)]
+    return quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted)))
 
 
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:
     """The quiz items' rows as the items table holds a page's (item_id, file_name, url, payload)."""
-    record = stored_quiz(store, campaign)
-    return {r["item_id"]: r for r in record["rows"]} if record else {}
+    return {r["item_id"]: r for r in stored_quiz(store, campaign).get("rows", [])}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.answers.control_items import control_rows, controls_needed, mix_controls, read_controls
-from flows.answers.control_quiz import quiz_key, quiz_line, quiz_record
+from flows.answers.control_quiz import quiz_key
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -223,7 +223,6 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
         lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
                      f"{cfg.answers.control_share}), paid and budgeted like the others")
-        lines.append(quiz_line(quiz_record(cfg, plan)))
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []

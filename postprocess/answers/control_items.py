@@ -1,5 +1,6 @@
-"""Workers scored on control items (items whose answer is known, mixed into every batch) and
-blocked on the rate of their wrong answers, as QC flags' rates block (:mod:`qc.worker_history`).
+"""Workers scored on control items (items whose answer is known) and blocked on them: the per-page rule
+(:func:`control_blocks`) and the quiz before any work (:func:`quiz_mark`); the figures behind both are in
+docs/reference/outputs.md#answers-and-worker-skill and docs/how-to/control-items.md.
 
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
 control item's field, rejected work too: a control measures the worker, not the assignment);
@@ -7,15 +8,6 @@ control item's field, rejected work too: a control measures the worker, not the 
 Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who
 answered a control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules``
 reading ``control_accuracy 20% (1/5)``.
-
-The rule (:func:`accuracy_above`): a worker is blocked once they answered ``min_seen`` controls and
-the posterior probability that their control accuracy reaches ``block_below`` is under ``alpha``
-(Jeffreys prior Beta(1/2, 1/2); defaults 3, 0.5, 0.05). It blocks 0 right of 3, 1 of 6, 2 of 9, 3 of
-12, ... and not 0 of 2, 1 of 5 or 2 of 8. What it costs an honest worker: with accuracy a, answering control
-after control and judged after each (more looks than a campaign's once a batch), the chance of ever
-being blocked is 0.2% at a = 0.88, 0.75% at 0.81, 1.6% at 0.76 (almost all of it three wrong in a
-row at the start; tests/test_control_rule.py computes them). The simulator's honest profiles answer
-a three-way choice with 0.76 to 0.95: 0.3% of them on average.
 """
 
 from __future__ import annotations
