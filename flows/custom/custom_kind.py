@@ -12,7 +12,6 @@ from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.pages.mturk_forms import INDEXED
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
@@ -22,6 +21,7 @@ from flows.custom.custom_task import (
     custom_page,
     custom_spec,
     dry_run_lines,
+    field_base,
     field_kind,
     field_kinds,
     ordinary_items,
@@ -35,9 +35,7 @@ def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
     """A page spec's answer fields, one per name without its item index, in the page's order."""
     fields: dict[str, AnswerField] = {}
     for f in spec.get("fields", []):
-        m = INDEXED.match(f["name"])
-        name = m["base"] if m else f["name"]
-        kind = field_kind(f)
+        name, kind = field_base(f["name"]), field_kind(f)
         fields.setdefault(name, AnswerField(name, "marks" if kind == MARKS else kind,
                                             tuple(str(o) for o in f.get("options") or ())))
     return list(fields.values())

@@ -22,9 +22,9 @@ from flows.core.inputs.csv_files import read_csv_frame
 from flows.core.inputs.csv_writing import write_csv, write_dataset
 from flows.core.pages.radio_buttons import button_groups
 from flows.core.pages.templates import page_items, render
-from flows.custom.answer_kinds import answer_kinds, field_base
+from flows.custom.answer_kinds import answer_kinds
 from flows.custom.custom_review import blank_page_constants
-from flows.custom.custom_task import choice_field_names, custom_spec
+from flows.custom.custom_task import choice_field_names, custom_spec, field_base
 from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for

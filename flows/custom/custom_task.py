@@ -1,13 +1,6 @@
-"""A campaign on the user's own page (``task = "custom"``, ``template = "page.html.j2"``).
-
-The template is rendered in hitflow's one sandboxed Jinja environment (autoescape,
-StrictUndefined) with ``title``, ``rules`` and ``items`` (each item row's columns, plus
-``item_id``); it usually extends ``_custom_page.html.j2``. The page's submit rules are read
-from its own controls (``flows/core/pages/form_spec.py``), embedded in the page as JSON and checked again
-on the server (``qc/form_constraints.py``).
-
-Item file: a CSV with an ``item_id`` column (or ``image_id``) and any other columns; a ``url``
-or ``image_url`` column must hold http(s) URLs.
+"""A campaign on the user's own page (``task = "custom"``, ``template = "page.html.j2"``; docs/custom_pages.md):
+rendered in hitflow's one sandboxed Jinja environment, its submit rules read from its own controls
+(``flows/core/pages/form_spec.py``) and checked again on the server (``qc/form_constraints.py``).
 """
 
 from __future__ import annotations
@@ -162,15 +155,18 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
                      marks_cap=widget_marks_cap(page))
 
 
+def field_base(name: str) -> str:
+    """A field's name without its item index (``description_0`` -> ``description``)."""
+    return m["base"] if (m := INDEXED.match(name)) else name
+
+
 def answer_fields(spec: Spec) -> list[str]:
-    """The answer fields' names without their item index (``description_0`` -> ``description``)."""
-    names = [(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"]]
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(field_base(f["name"]) for f in spec["fields"]))
 
 
 def choice_field_names(spec: Spec) -> set[str]:
     """The page's single-choice fields (radio buttons, selects) without their item index."""
-    return {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"] if f["type"] == "one"}
+    return {field_base(f["name"]) for f in spec["fields"] if f["type"] == "one"}
 
 
 FREE_TEXT_INPUTS = ("text", "textarea", "search")
@@ -188,19 +184,14 @@ def field_kind(f: dict[str, Any]) -> str:
 
 def field_kinds(spec: Spec) -> dict[str, str]:
     """Answer field (without its item index) -> its kind for QC."""
-    kinds: dict[str, str] = {}
-    for f in spec["fields"]:
-        m = INDEXED.match(f["name"])
-        kinds[m["base"] if m else f["name"]] = field_kind(f)
-    return kinds
+    return {field_base(f["name"]): field_kind(f) for f in spec["fields"]}
 
 
 def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
     """Answer field (without its item index) -> its first control's rules (options, bounds)."""
     out: dict[str, dict[str, Any]] = {}
     for f in spec["fields"]:
-        m = INDEXED.match(f["name"])
-        out.setdefault(m["base"] if m else f["name"], f)
+        out.setdefault(field_base(f["name"]), f)
     return out
 
 

@@ -1,11 +1,6 @@
-"""The qualification stage a gated campaign runs before its first batch.
-
-``html_hit`` mode: one paid HIT carries the whole test page; hitflow collects it, scores it
-with ``qc.qualification``, grants its own qualification with the score as the value
-(AssociateQualificationWithWorker, no notification) and pays the takers. Caption HITs then
-require that value at or above the threshold. ``mturk_test`` mode needs no stage: MTurk (or
-the simulator) scores a QuestionForm Test from its AnswerKey; the scores are read back for the
-dataset's lineage by :func:`record_native_scores`.
+"""The qualification stage a gated campaign runs before its first batch (``html_hit``: one paid test HIT,
+scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` and the control quiz
+need none: MTurk scores their Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`.
 """
 
 from __future__ import annotations
@@ -45,10 +40,6 @@ SCORE_COLUMNS = ["worker_id", "answered", "correct", "score", "spelling_score", 
                  "judging_score", "passed"]
 
 
-def uses_test_hit(run: Run) -> bool:
-    return pays_a_test_hit(run.cfg)
-
-
 def pays_a_test_hit(cfg: CampaignConfig) -> bool:
     return cfg.gating.qualification_key is not None and cfg.gating.qualification_mode == "html_hit"
 
@@ -61,7 +52,7 @@ def gate_test(cfg: CampaignConfig) -> Step | None:
 
 def gate_qualification(run: Run) -> tuple[str, int]:
     """The qualification the campaign's HITs require, and the score they require of it (("", 0) when ungated)."""
-    return (score_qualification(run), run.cfg.gating.qualification_min_score) if uses_test_hit(run) else \
+    return (score_qualification(run), run.cfg.gating.qualification_min_score) if pays_a_test_hit(run.cfg) else \
         native_test(run)
 
 
@@ -209,7 +200,7 @@ def pay_takers(run: Run) -> int:
 
 def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
     """The whole stage: post the test, collect it, score, grant, pay. Idempotent step by step."""
-    if not uses_test_hit(run):
+    if not pays_a_test_hit(run.cfg):
         return {"mode": run.cfg.gating.qualification_mode if run.cfg.gating.qualification_key else "none"}
     score_qual = score_qualification(run)
     post_test(run, score_qual)
