@@ -14,7 +14,15 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
-from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
+from flows.core.task_kinds import (
+    AnswerField,
+    CardRow,
+    PlanDefaults,
+    TaskKind,
+    least_maximum,
+    register,
+    unit_minutes,
+)
 from flows.custom import custom_review
 from flows.custom.custom_task import (
     custom_item_plan,
@@ -53,7 +61,12 @@ def custom_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list
 
 
 def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
-    return PlanDefaults(minutes=unit_minutes(first_page_fields(cfg), cfg.images_per_hit))
+    """A unit's times; with controls, the time allowed covers a first page that opens with the quiz (a worker
+    timed out on it would lose their pay)."""
+    fields, page = first_page_fields(cfg), cfg.images_per_hit
+    quiz = cfg.answers.quiz if cfg.answers.control_share > 0 else 0
+    return PlanDefaults(minutes=unit_minutes(fields, page),
+                        maximum_minutes=least_maximum(unit_minutes(fields, page + quiz)) if quiz else None)
 
 
 def custom_qc(run: Run, batch: int) -> dict[str, Any]:
