@@ -5,7 +5,8 @@ Prolific simulators (``--routes`` adds links) with the default crowd. Per page, 
 
 - the quiz (``[answers] quiz``): its size and pass mark, bad and honest workers who took it and failed;
 - contrarian and random-clicking workers (speeder, canned abuser) with 2 or more pages, or stopped by the quiz
-  before a second, and those caught (failed the quiz, any of their work flagged or rejected, or blocked);
+  before a second, and those caught (failed the quiz, any of their work flagged or rejected, or blocked); apart,
+  those who passed the quiz (or took none) and worked 2 or more pages, and those of them caught;
 - honest workers blocked or failing the quiz, and honest workers with any work unpaid (rejected);
 - honest workers' accuracy on control items beside their accuracy on the other known-answer items.
 
@@ -145,7 +146,9 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
     targets = {w for w in pages if bad(w) and pages[w] >= 2} | {w for w in failed if bad(w)}
     caught = {w for w in targets if w in failed or w in flagged or w in unpaid or w in blocks}
     worked = {w for w in pages if honest(w)}
-    return {"bad_took": sum(map(bad, took)), "bad_failed": sum(map(bad, failed)),
+    worked_on = {w for w in pages if bad(w) and pages[w] >= 2 and w not in failed}  # passed the quiz, or took none
+    return {"passed_2p": len(worked_on), "passed_2p_caught": len(worked_on & caught),
+            "bad_took": sum(map(bad, took)), "bad_failed": sum(map(bad, failed)),
             "honest_took": sum(map(honest, took)), "honest_failed": sum(map(honest, failed)),
             "targets": len(targets), "caught": len(caught),
             "missed": sorted(f"{profiles[w]}:{pages.get(w, 0)}p" for w in targets - caught),
@@ -207,7 +210,8 @@ def main() -> None:
             t = total
             print(f"{name} {per_page}/page {route:<8} quiz {t['quiz']} (size/pass): bad failed {t['bad_failed']}/"
                   f"{t['bad_took']}, honest failed {t['honest_failed']}/{t['honest_took']} | bad caught "
-                  f"{t['caught']}/{t['targets']} (missed: {', '.join(t['missed']) or 'none'}) | honest blocked "
+                  f"{t['caught']}/{t['targets']} (missed: {', '.join(t['missed']) or 'none'}; of those with 2+ pages "
+                  f"after the quiz {t['passed_2p_caught']}/{t['passed_2p']}) | honest blocked "
                   f"{t['honest_blocked']}, paid {t['honest_paid']}/{t['honest']} | honest right on controls "
                   f"{t['controls_right'][0]}/{t['controls_right'][1]}, on other known items "
                   f"{t['known_right'][0]}/{t['known_right'][1]}", flush=True)
