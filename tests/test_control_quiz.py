@@ -26,11 +26,11 @@ from postprocess.answers.control_items import QUIZ_HONEST, QUIZ_RISK, fails_quiz
 
 
 def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent() -> None:
-    assert [quiz_mark(n) for n in (4, 6, 8, 10, 12)] == [1, 2, 3, 5, 6]
-    for n in (4, 6, 8, 10, 12):
+    assert [quiz_mark(n) for n in (6, 8, 10, 12, 15)] == [1, 2, 4, 5, 7]
+    for n in (6, 8, 10, 12, 15):
         m = quiz_mark(n)
         assert fails_quiz(n, m, QUIZ_HONEST) < QUIZ_RISK <= fails_quiz(n, m + 1, QUIZ_HONEST)
-    assert round(fails_quiz(10, 5, 0.8), 4) == 0.0064 and round(fails_quiz(10, 5, 1 / 3), 3) == 0.787
+    assert round(fails_quiz(15, 7, 0.8), 5) == 0.00078 and round(fails_quiz(15, 7, 1 / 3), 3) == 0.797
 
 
 def test_a_checkbox_groups_controls_block_nobody() -> None:
@@ -39,8 +39,10 @@ def test_a_checkbox_groups_controls_block_nobody() -> None:
     assert single_choice(key)["field"].tolist() == ["course", "course"]
 
 
-def _quiz(tmp_path: Path, adversaries: int = 6, quiz: int = 10) -> Path:
+def _quiz(tmp_path: Path, adversaries: int = 6, quiz: int = 15) -> Path:
     config = project(tmp_path, 40, adversaries, 0.2, per_page=5, pooling=False)
+    more = pd.read_csv(tmp_path / "controls.csv", dtype=str)  # enough for the batches and the quiz
+    pd.concat([more, more.assign(item_id=more["item_id"] + "b")]).to_csv(tmp_path / "controls.csv", index=False)
     text = config.read_text(encoding="utf-8").replace('budget = "100000.00 USD"',
                                                       'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
     config.write_text(text.replace("[answers]\n", f"[answers]\nquiz = {quiz}\n"), encoding="utf-8")
@@ -51,7 +53,7 @@ def test_the_quiz_is_spare_controls_balanced_over_their_answers(tmp_path: Path) 
     cfg = load_config(_quiz(tmp_path))
     plan = custom_item_plan(cfg)
     record = quiz_record(cfg, plan)
-    assert record is not None and record["mark"] == 5 and len(record["key"]) == 10
+    assert record is not None and record["mark"] == 7 and len(record["key"]) == 15
     ids = [k[0] for k in record["key"]]
     assert not set(ids) & {r["item_id"] for r in plan}  # never an item of the batches
     counts = Counter(k[2] for k in record["key"])
@@ -115,14 +117,14 @@ def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Pa
 
     config = _quiz(tmp_path)
     assert main(["run", str(config), "--dry-run"]) == 0
-    assert "quiz: 10 control items before any work" in capsys.readouterr().out
+    assert "quiz: 15 control items before any work, pass mark 7 right" in capsys.readouterr().out
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform="mturk")
     store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"
     quals = {r["purpose"]: r["qualification_type_id"] for r in store.rows("SELECT * FROM qualifications")}
     requirements = json.loads(store.rows("SELECT params_json FROM hit_types")[0]["params_json"])
     assert {"QualificationTypeId": quals["control quiz"], "Comparator": "GreaterThanOrEqualTo",
-            "IntegerValues": [50], "ActionsGuarded": "Accept"} in requirements["QualificationRequirements"]
+            "IntegerValues": [47], "ActionsGuarded": "Accept"} in requirements["QualificationRequirements"]
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}

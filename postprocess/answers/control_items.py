@@ -126,7 +126,7 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
 
 
 QUIZ_HONEST = 0.8  # an honest worker answers easy known items right at least this often...
-QUIZ_RISK = 0.01  # ...and fails the quiz with a chance under this
+QUIZ_RISK = 0.001  # ...and fails the quiz with a chance under this
 
 
 def fails_quiz(size: int, mark: int, accuracy: float) -> float:
