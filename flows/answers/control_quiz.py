@@ -12,14 +12,7 @@ import pandas as pd
 from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.inputs.csv_files import read_csv_table
-from postprocess.answers.control_items import (
-    QUIZ_HONEST,
-    fails_quiz,
-    quiz_failures,
-    quiz_mark,
-    single_choice,
-    trusted_controls,
-)
+from postprocess.answers import control_items as rules
 
 if TYPE_CHECKING:
     from flows.core.ledger.store import Store
@@ -34,7 +27,7 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
     key = quiz_key(cfg, controls)  # set apart before the batches took theirs (custom_task.custom_item_plan)...
     if set(key["item_id"]) & planned_ids:  # ...or, too few for both, what the batches left
         key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])
-    mark = quiz_mark(len(key)) if len(key) else 0
+    mark = rules.quiz_mark(len(key)) if len(key) else 0
     if mark <= 0:
         return None
     items = [] if set(controls.columns) - set(KEY_COLUMNS) else [  # a control shown from the items file's row
@@ -48,7 +41,7 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
     """Up to ``quiz`` controls of one single-choice field (the one with most, then most answers), taken in turn
     from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
-    spare = single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(["item_id", "field"]))
+    spare = rules.single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(list(KEY_COLUMNS[:2])))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
     if fields.empty or cfg.answers.quiz <= 0:
         return spare.iloc[:0]
@@ -69,11 +62,11 @@ def quiz_line(record: dict[str, Any] | None) -> str:
     """The dry run's words for the quiz."""
     if not record:
         return "quiz: none ([answers] quiz = 0, or no control item is left over from the batches for one)"
-    size, mark = len(record["key"]), int(record["mark"])
+    size, mark, honest = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST
     return (f"quiz: {size} control items before any work (links and Prolific: on a worker's first page; MTurk: the "
-            f"qualification test), pass mark {mark} right; an honest worker right {QUIZ_HONEST:.0%} of the time "
-            f"fails it with chance {fails_quiz(size, mark, QUIZ_HONEST):.1%}, one clicking at random among two "
-            f"options {fails_quiz(size, mark, 0.5):.0%}, among three {fails_quiz(size, mark, 1 / 3):.0%}")
+            f"qualification test), pass mark {mark} right; an honest worker right {honest:.0%} of the time fails it "
+            f"with chance {rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
+            f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%}")
 
 
 def failed_quiz(store: Store, campaign: str, session_id: str, participant: str) -> dict[str, str]:
@@ -87,9 +80,9 @@ def failed_quiz(store: Store, campaign: str, session_id: str, participant: str) 
                         ["worker_id", "item_id", "field", "value", "assignment_id"]) if record else None
     if given is None or session_id not in set(given["assignment_id"]):
         return {}
-    trusted = trusted_controls(given, key)
+    trusted = rules.trusted_controls(given, key)
     mine = given[(given["assignment_id"] == session_id) & (given["worker_id"] == participant)]
-    return quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted)))
+    return rules.quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted)))
 
 
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:

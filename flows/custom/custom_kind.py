@@ -14,15 +14,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
-from flows.core.task_kinds import (
-    AnswerField,
-    CardRow,
-    PlanDefaults,
-    TaskKind,
-    least_maximum,
-    register,
-    unit_minutes,
-)
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, least_maximum, register, unit_minutes
 from flows.custom import custom_review
 from flows.custom.custom_task import (
     custom_item_plan,
