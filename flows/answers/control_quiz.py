@@ -41,7 +41,8 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
     """Up to ``quiz`` controls of one single-choice field (the one with most, then most answers), taken in turn
     from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
-    spare = rules.single_choice(spare[list(KEY_COLUMNS)].astype(str).map(str.strip).drop_duplicates(list(KEY_COLUMNS[:2])))
+    spare = spare[list(KEY_COLUMNS)].astype(str).map(str.strip)
+    spare = rules.single_choice(spare.drop_duplicates(["item_id", "field"]))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
     if fields.empty or cfg.answers.quiz <= 0:
         return spare.iloc[:0]
