@@ -65,11 +65,13 @@ def test_blocks_need_enough_controls_and_a_clear_rate() -> None:
 
 def _project(tmp_path: Path, items: int = 60, adversaries: int = 6, share: float = 0.2,
              extra: str = "", pooling: bool = False) -> Path:
-    """Controls alone by default (the rule these tests pin; tests/test_worker_skill.py the pooled one)."""
+    """Controls alone by default (the rule these tests pin; tests/test_worker_skill.py the pooled one), on the
+    pages only (no quiz first: tests/test_control_quiz.py)."""
     config = project(tmp_path, items, adversaries, share, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     text = text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
-    config.write_text(text.replace("[answers]\n", f"[answers]\ncontrol_min_seen = 3\n{extra}"), encoding="utf-8")
+    config.write_text(text.replace("[answers]\n", f"[answers]\ncontrol_min_seen = 3\nquiz = 0\n{extra}"),
+                      encoding="utf-8")
     return config
 
 

@@ -47,8 +47,7 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
     pool = list(controls)
     rng.shuffle(pool)
-    per_batch = -(-len(regular) // cfg.batches)
-    chunks = [regular[k:k + per_batch] for k in range(0, len(regular), per_batch)]
+    chunks = batch_chunks(cfg, regular)
     wanted = [batch_controls(len(c), share, page) for c in chunks]
     if sum(wanted) > len(pool):  # too few for one a page: the share alone, and a worker's first page may lack one
         wanted = [batch_controls(len(c), share, page, every_page=False) for c in chunks]
@@ -63,6 +62,17 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
         ordinary, extra = iter(chunk), iter(mine)
         out.append((batch, [next(extra) if c else next(ordinary) for c in control_places(len(chunk), k, page, rng)]))
     return out
+
+
+def batch_chunks(cfg: CampaignConfig, regular: list[Any]) -> list[list[Any]]:
+    per_batch = -(-len(regular) // cfg.batches)
+    return [regular[k:k + per_batch] for k in range(0, len(regular), per_batch)]
+
+
+def controls_needed(cfg: CampaignConfig, regular: list[Any]) -> int:
+    """The controls :func:`mix_controls` puts in the batches of these ordinary items, one a page where it can."""
+    share, page = cfg.answers.control_share, cfg.images_per_hit
+    return sum(batch_controls(len(c), share, page) for c in batch_chunks(cfg, regular))
 
 
 def batch_controls(ordinary: int, share: float, page: int, every_page: bool = True) -> int:

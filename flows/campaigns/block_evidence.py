@@ -12,8 +12,8 @@ from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
+from postprocess.answers.control_items import QUIZ_RULE, control_blocks, control_scores, single_choice, trusted_controls
 from postprocess.answers.control_items import RULE as CONTROL_RULE
-from postprocess.answers.control_items import control_blocks, control_scores, trusted_controls
 from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
 from qc.decisions import DecisionPolicy, workers_to_block
@@ -138,8 +138,8 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
-    given = control_answers(store, campaign, up_to_batch, stored[0])
-    return control_scores(given, trusted_controls(given, stored[0]))
+    given = control_answers(store, campaign, up_to_batch, single_choice(stored[0]))
+    return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
 def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
@@ -148,11 +148,12 @@ def failed_first_controls(store: Store, campaign: str, batch: int, workers: list
     stored = stored_controls(store, campaign)
     if stored is None or not workers:
         return {}
-    mine = control_answers(store, campaign, batch, stored[0], workers)
+    blocking = single_choice(stored[0])
+    mine = control_answers(store, campaign, batch, blocking, workers)
     if mine.empty:
         return {}
     # the crowd's answers to the controls they met, no more: this runs as each page is submitted
-    key = stored[0][stored[0]["item_id"].isin(set(mine["item_id"]))]
+    key = blocking[blocking["item_id"].isin(set(mine["item_id"]))]
     due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
                          stored[1])
     spared = settled_workers(store, campaign)
@@ -190,7 +191,7 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
         return due
     stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
                for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
-                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE))
+                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE, QUIZ_RULE))
                and r["worker_id"] not in set(due["worker_id"])]
     return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.answers.control_items import controls_note, controls_record, used_controls
+from flows.answers.control_quiz import quiz_record
 from flows.core.config.config import CampaignConfig
 from flows.core.config.item_generator import scaled_copy
 from flows.core.config.study_config import read_study_items
@@ -68,6 +69,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
                 "controls": controls_record(cfg),
+                "quiz": quiz_record(cfg, rows if isinstance(rows, list) else []),
                 "agreement": agreement_record(cfg, rows if isinstance(rows, list) else []),
                 "skill": skill_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come

@@ -5,7 +5,6 @@ how soon a worker's rates can judge them when a page holds few items, and, on a 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from flows.campaigns.attention_scoring import study_minutes
 from flows.campaigns.route_policy import route_policy
@@ -105,18 +104,19 @@ def route_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     return lines
 
 
-def control_pace_lines(cfg: CampaignConfig, platform: str, crowd: str | None, limit: int | None = None,
-                       scale: int = 1) -> list[str]:
-    """With control items: whether every page carries one, after how many pages each control rule can judge a
-    worker, and the share of the simulated crowd working fewer pages."""
+def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[str]:
+    """With control items: whether every page carries one (so a worker's first page does), after how many of
+    their pages each control rule can judge a worker, and the quiz before any work."""
     if cfg.task != "custom" or cfg.answers.control_share <= 0 or not cfg.answers.controls:
         return []
     from flows.answers.control_items import read_controls
+    from flows.answers.control_quiz import quiz_line, quiz_record
     from flows.campaigns.campaign_plan import item_plan
 
     known = set(read_controls(cfg)["item_id"].astype(str))  # type: ignore[index]
     pages: dict[tuple[int, int], int] = {}
-    for r in item_plan(cfg, limit, scale):
+    plan = item_plan(cfg, limit, scale)
+    for r in plan:
         pages[(r["batch"], r["hit_index"])] = pages.get((r["batch"], r["hit_index"]), 0) + (r["item_id"] in known)
     bare, mean = sum(n == 0 for n in pages.values()), sum(pages.values()) / len(pages)
     a, size = cfg.answers, max(1, cfg.images_per_hit)
@@ -132,27 +132,5 @@ def control_pace_lines(cfg: CampaignConfig, platform: str, crowd: str | None, li
         pooled = math.ceil(a.control_min_evidence / per_page - 1e-9)
         lines.append(f"gate: worker_skill (controls pooled with agreement) can judge a worker after {pooled} of "
                      "their pages, at the end of each batch and at the run's looks")
-    share = fewer_pages(cfg, platform, crowd, len(pages), min(alone, pooled) if a.control_pooling else alone)
-    return lines + ([share] if share else [])
+    return [*lines, f"gate: {quiz_line(quiz_record(cfg, plan))}"]
 
-
-def fewer_pages(cfg: CampaignConfig, platform: str, crowd: str | None, pages: int, need: int) -> str:
-    """The share of the simulated crowd who take fewer than ``need`` pages (places shared by activity; on
-    Prolific one page a batch)."""
-    from scipy.stats import binom
-
-    from flows.platforms.registry import platform_for
-    from flows.platforms.targets import crowd_file_used, simulated_crowd
-
-    path = crowd_file_used(Path(crowd) if crowd else cfg.sim_crowd)
-    workers = simulated_crowd(path, cfg.seed)[0]
-    weights = [float(w.params.get("activity", 1.0)) for w in workers]
-    cap = cfg.batches if platform_for(platform).ONE_PAGE_A_BATCH else pages
-    some = fewer = 0.0
-    for w in weights:
-        p = min(1.0, cfg.assignments_per_image * w / sum(weights))
-        some += 1 - binom.pmf(0, cap, p)
-        fewer += binom.cdf(need - 1, cap, p) - binom.pmf(0, cap, p)
-    return (f"gate: of the simulator's crowd ({path.name}, {len(workers)} people), about {fewer / some:.0%} of "
-            f"those who take a page take fewer than {need}: no control rule can stop them; their pages meet the "
-            "page's other rules") if some else ""

@@ -25,7 +25,7 @@ def dry_run(a: argparse.Namespace, cfg: Any) -> int:
     intent = Intent(new_attempt=a.new_attempt, resume_cancelled=a.resume_cancelled, replace_outputs=a.replace_outputs)
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
-    lines += control_pace_lines(cfg, a.platform, a.crowd, a.limit, a.scale)
+    lines += control_pace_lines(cfg, a.limit, a.scale)
     lines += rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a rehearsal's times, if one ran
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
     rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(

@@ -6,14 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from flows.core.pages.mturk_forms import INDEXED
-from flows.custom.custom_task import field_kind
+from flows.custom.custom_task import field_base, field_kind
 from qc.answer_values import number
-
-
-def field_base(name: str) -> str:
-    """A field's name without its item index (``caption_2`` -> ``caption``)."""
-    return m["base"] if (m := INDEXED.match(name)) else name
 
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:

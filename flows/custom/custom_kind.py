@@ -13,10 +13,9 @@ from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.pages.mturk_forms import INDEXED
 from flows.core.pages.templates import page_items
 from flows.core.run.run_context import Run
-from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
+from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, least_maximum, register, unit_minutes
 from flows.custom import custom_review
 from flows.custom.custom_task import (
     custom_item_plan,
@@ -24,6 +23,7 @@ from flows.custom.custom_task import (
     custom_source,
     custom_spec,
     dry_run_lines,
+    field_base,
     field_kind,
     field_kinds,
     ordinary_items,
@@ -39,9 +39,7 @@ def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
     """A page spec's answer fields, one per name without its item index, in the page's order."""
     fields: dict[str, AnswerField] = {}
     for f in spec.get("fields", []):
-        m = INDEXED.match(f["name"])
-        name = m["base"] if m else f["name"]
-        kind = field_kind(f)
+        name, kind = field_base(f["name"]), field_kind(f)
         fields.setdefault(name, AnswerField(name, "marks" if kind == MARKS else kind,
                                             tuple(str(o) for o in f.get("options") or ())))
     return list(fields.values())
@@ -60,7 +58,12 @@ def custom_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list
 
 
 def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
-    return PlanDefaults(minutes=unit_minutes(first_page_fields(cfg), cfg.images_per_hit))
+    """A unit's times; with controls, the time allowed covers a first page that opens with the quiz (a worker
+    timed out on it would lose their pay)."""
+    fields, page = first_page_fields(cfg), cfg.images_per_hit
+    quiz = cfg.answers.quiz if cfg.answers.control_share > 0 else 0
+    return PlanDefaults(minutes=unit_minutes(fields, page),
+                        maximum_minutes=least_maximum(unit_minutes(fields, page + quiz)) if quiz else None)
 
 
 def custom_qc(run: Run, batch: int) -> dict[str, Any]:

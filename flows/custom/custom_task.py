@@ -10,7 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flows.answers.control_items import control_rows, mix_controls, read_controls
+from flows.answers.control_items import control_rows, controls_needed, mix_controls, read_controls
+from flows.answers.control_quiz import quiz_key
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -88,9 +89,12 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int
                    for k in range(-(-len(rows) // per_batch))]
     else:
         regular = ordinary_items(cfg, rows)
+        regular = scaled_rows(regular[:limit] if limit else regular, scale)[planned:]
         pool = [c for c in control_rows(cfg, controls, rows) if c["item_id"] not in used_controls]
-        batches = mix_controls(cfg, scaled_rows(regular[:limit] if limit else regular, scale)[planned:], pool,
-                               first_batch)
+        quiz = set(quiz_key(cfg, controls)["item_id"]) if first_batch == 1 else set()
+        if len(pool) - len(quiz) >= controls_needed(cfg, regular):  # the quiz first, when both fit
+            pool = [c for c in pool if c["item_id"] not in quiz]
+        batches = mix_controls(cfg, regular, pool, first_batch)
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
              "url": r.get("url") or r.get("image_url", ""), "batch": batch,
              "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}
@@ -148,15 +152,18 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
                      marks_cap=widget_marks_cap(page))
 
 
+def field_base(name: str) -> str:
+    """A field's name without its item index (``description_0`` -> ``description``)."""
+    return m["base"] if (m := INDEXED.match(name)) else name
+
+
 def answer_fields(spec: Spec) -> list[str]:
-    """The answer fields' names without their item index (``description_0`` -> ``description``)."""
-    names = [(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"]]
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(field_base(f["name"]) for f in spec["fields"]))
 
 
 def choice_field_names(spec: Spec) -> set[str]:
     """The page's single-choice fields (radio buttons, selects) without their item index."""
-    return {(m["base"] if (m := INDEXED.match(f["name"])) else f["name"]) for f in spec["fields"] if f["type"] == "one"}
+    return {field_base(f["name"]) for f in spec["fields"] if f["type"] == "one"}
 
 
 FREE_TEXT_INPUTS = ("text", "textarea", "search")
@@ -174,19 +181,14 @@ def field_kind(f: dict[str, Any]) -> str:
 
 def field_kinds(spec: Spec) -> dict[str, str]:
     """Answer field (without its item index) -> its kind for QC."""
-    kinds: dict[str, str] = {}
-    for f in spec["fields"]:
-        m = INDEXED.match(f["name"])
-        kinds[m["base"] if m else f["name"]] = field_kind(f)
-    return kinds
+    return {field_base(f["name"]): field_kind(f) for f in spec["fields"]}
 
 
 def field_specs(spec: Spec) -> dict[str, dict[str, Any]]:
     """Answer field (without its item index) -> its first control's rules (options, bounds)."""
     out: dict[str, dict[str, Any]] = {}
     for f in spec["fields"]:
-        m = INDEXED.match(f["name"])
-        out.setdefault(m["base"] if m else f["name"], f)
+        out.setdefault(field_base(f["name"]), f)
     return out
 
 

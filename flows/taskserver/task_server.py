@@ -21,6 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from flows.answers.control_quiz import failed_quiz, quiz_rows
 from flows.campaigns.block_evidence import failed_first_controls
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
@@ -59,10 +60,12 @@ logger = logging.getLogger("hitflow.task_server")
 
 
 def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict[str, Any]]:
+    """The page's items: its unit's, after the quiz's on a worker's first page (flows/answers/control_quiz.py)."""
     rows = {r["item_id"]: r for r in site.store().rows(
         f"SELECT item_id, file_name, url, payload FROM items WHERE campaign = ? AND item_id IN "
         f"({','.join('?' * len(ids))})", [cfg.name, *ids])}
-    return [rows[i] for i in ids if i in rows]
+    quiz = quiz_rows(site.store(), cfg.name) if len(rows) < len(ids) else {}
+    return [rows.get(i) or quiz[i] for i in ids if i in rows or i in quiz]
 
 
 def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], request: Request) -> str:
@@ -131,15 +134,17 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                          "REPLACE")
         store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE campaign = ? AND "
                       "session_id = ?", [now, code, cfg.name, session_id])
-        stop_failing(store, cfg.name, session["batch"], session["participant_id"])
+        stop_failing(store, cfg.name, session["batch"], session["participant_id"], session_id)
     return {**session, "submitted_at": now, "completion_code": code}
 
 
-def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
-    """A participant whose control answers so far fail the control rule is blocked at once, so
-    :func:`allocate` refuses them their next page; the run's block step applies it on the platform
-    (Prolific's block-list group) and their answers stay out of the dataset and the answers."""
-    for worker, rules in failed_first_controls(store, campaign, batch, [participant]).items():
+def stop_failing(store: Store, campaign: str, batch: int, participant: str, session_id: str) -> None:
+    """A participant who failed the quiz on this page, or whose control answers so far fail the control rule,
+    is blocked at once, so :func:`allocate` refuses them their next page; the run's block step applies it on
+    the platform (Prolific's block-list group; their page is completed and paid) and their answers stay out
+    of the dataset and the answers."""
+    failed = failed_quiz(store, campaign, session_id, participant)
+    for worker, rules in (failed or failed_first_controls(store, campaign, batch, [participant])).items():
         store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
                                      "mode": "next page refused", "applied": ""}], "IGNORE")
 

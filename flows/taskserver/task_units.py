@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from flows.answers.control_quiz import quiz_rows
 from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
@@ -194,8 +195,9 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
                         "ORDER BY hit_index, rowid", [cfg.name, batch]):
         units.setdefault(r["hit_index"], []).append(r["item_id"])
     stale = site.now() - hold_seconds(cfg)
-    seen = {i for r in store.rows("SELECT item_ids FROM task_sessions WHERE campaign = ? AND participant_id = ?",
-                                  [cfg.name, participant]) for i in json.loads(r["item_ids"])}
+    mine = store.rows("SELECT item_ids, submitted_at FROM task_sessions WHERE campaign = ? AND participant_id = ?",
+                      [cfg.name, participant])
+    seen = {i for r in mine for i in json.loads(r["item_ids"])}
     unit = _choose(store, cfg, batch, units, participant, seen, stale)
     for _ in range(3 if route == "prolific" else 0):  # a unit may have more holders than its cap: a few tries
         if unit is not None or not room_on_fresh_unit(store, cfg, batch, seen, stale):
@@ -204,8 +206,10 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
                            "you will not be penalised.")
+    quiz = [] if any(r["submitted_at"] is not None for r in mine) else list(quiz_rows(store, cfg.name))
     return {"session_id": session, "campaign": cfg.name, "batch": batch, "unit": unit[0],
-            "item_ids": json.dumps(unit[1]), "participant_id": participant, "created_at": site.now(),
+            "item_ids": json.dumps(quiz + unit[1]),  # the quiz first, until they submitted a page
+            "participant_id": participant, "created_at": site.now(),
             "submitted_at": None, "completion_code": "", "released": 0}
 
 

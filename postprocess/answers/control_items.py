@@ -1,5 +1,6 @@
-"""Workers scored on control items (items whose answer is known, mixed into every batch) and
-blocked on the rate of their wrong answers, as QC flags' rates block (:mod:`qc.worker_history`).
+"""Workers scored on control items (items whose answer is known) and blocked on them: the per-page rule
+(:func:`control_blocks`) and the quiz before any work (:func:`quiz_mark`); the figures behind both are in
+docs/reference/outputs.md#answers-and-worker-skill and docs/how-to/control-items.md.
 
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
 control item's field, rejected work too: a control measures the worker, not the assignment);
@@ -7,19 +8,11 @@ control item's field, rejected work too: a control measures the worker, not the 
 Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who
 answered a control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules``
 reading ``control_accuracy 20% (1/5)``.
-
-The rule (:func:`accuracy_above`): a worker is blocked once they answered ``min_seen`` controls and
-the posterior probability that their control accuracy reaches ``block_below`` is under ``alpha``
-(Jeffreys prior Beta(1/2, 1/2); defaults 3, 0.5, 0.05). It blocks 0 right of 3, 1 of 6, 2 of 9, 3 of
-12, ... and not 0 of 2, 1 of 5 or 2 of 8. What it costs an honest worker: with accuracy a, answering control
-after control and judged after each (more looks than a campaign's once a batch), the chance of ever
-being blocked is 0.2% at a = 0.88, 0.75% at 0.81, 1.6% at 0.76 (almost all of it three wrong in a
-row at the start; tests/test_control_rule.py computes them). The simulator's honest profiles answer
-a three-way choice with 0.76 to 0.95: 0.3% of them on average.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -28,6 +21,7 @@ from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
 
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "accuracy"]
 RULE = "control_accuracy"
+QUIZ_RULE = "control_quiz"
 
 
 @dataclass(frozen=True)
@@ -65,6 +59,15 @@ def as_set(values: pd.Series) -> pd.Series:
     ordered = pd.Series(["|".join(sorted({t.strip() for t in v.split("|")} - {""})) for v in text[many]],
                         index=text.index[many], dtype=object)
     return text.where(~many, ordered)
+
+
+def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
+    """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
+    block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
+    with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
+    answer = controls["answer"].astype(str).str.strip()
+    mixed = controls.loc[answer.str.contains("|", regex=False) | (answer == ""), "field"]
+    return controls[~controls["field"].isin(set(mixed))].reset_index(drop=True)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
@@ -120,3 +123,27 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
             rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
                          "flags": seen - right, "captions": seen})
     return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+
+
+QUIZ_HONEST = 0.8  # an honest worker answers easy known items right at least this often...
+QUIZ_RISK = 0.001  # ...and fails the quiz with a chance under this
+
+
+def fails_quiz(size: int, mark: int, accuracy: float) -> float:
+    """The chance that a worker answering each item right with ``accuracy`` gets fewer than ``mark`` of
+    ``size`` right (the binomial tail)."""
+    return sum(math.comb(size, k) * accuracy ** k * (1 - accuracy) ** (size - k) for k in range(min(mark, size + 1)))
+
+
+def quiz_mark(size: int) -> int:
+    """The most right answers of ``size`` a quiz can ask while an honest worker (:data:`QUIZ_HONEST`) fails it
+    with a chance under :data:`QUIZ_RISK` (0 for a quiz too small to ask any)."""
+    return max(m for m in range(size + 1) if fails_quiz(size, m, QUIZ_HONEST) < QUIZ_RISK)
+
+
+def quiz_failures(judgements: pd.DataFrame, controls: pd.DataFrame, mark: int) -> dict[str, str]:
+    """Workers with fewer than ``mark`` right answers to the quiz's ``controls``, with the rule's words.
+    ``judgements``: the quiz's answers only (a worker who gave none took no quiz)."""
+    scores = control_scores(judgements, controls)
+    return {str(r.worker_id): f"{QUIZ_RULE} {int(r.correct)}/{len(controls)} (pass {mark})"
+            for r in scores.itertuples(index=False) if int(r.correct) < mark}

@@ -236,11 +236,14 @@ def ensure_qualification_type(client: Any, name: str, description: str, **extra:
         return str(found[0]["QualificationTypeId"])
 
 
-def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int) -> str:
-    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused)."""
-    return ensure_qualification_type(
-        client, name, "Spelling, grammar and judging image descriptions; scored automatically.",
-        Test=test, AnswerKey=answer_key, TestDurationInSeconds=1800, RetryDelayInSeconds=retry_delay_s)
+def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int | None,
+                              description: str = "Spelling, grammar and judging image descriptions; scored "
+                                                 "automatically.") -> str:
+    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused);
+    ``retry_delay_s`` None: taken once."""
+    retry = {} if retry_delay_s is None else {"RetryDelayInSeconds": retry_delay_s}
+    return ensure_qualification_type(client, name, description, Test=test, AnswerKey=answer_key,
+                                     TestDurationInSeconds=1800, **retry)
 
 
 def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 1) -> None:

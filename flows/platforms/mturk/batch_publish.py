@@ -25,12 +25,12 @@ POST_THREADS = 16
 PUBLISH_CHUNK = 500  # HITs whose pages are built, intended and posted together
 
 
-def hit_type_params(run: Run, block_qual_id: str, test_qual_id: str = "") -> dict[str, Any]:
+def hit_type_params(run: Run, block_qual_id: str, test: tuple[str, int] = ("", 0)) -> dict[str, Any]:
     cfg = run.cfg
     return {"Title": cfg.title, "Description": cfg.description, "Keywords": cfg.keywords,
             "Reward": f"{cfg.reward:.2f}", "AssignmentDurationInSeconds": cfg.assignment_duration_s,
             "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
-            "QualificationRequirements": gating_requirements(cfg, block_qual_id, test_qual_id)}
+            "QualificationRequirements": gating_requirements(cfg, block_qual_id, *test)}
 
 
 def ensure_hit_type(run: Run, batch: int) -> str:

@@ -33,7 +33,7 @@ def mturk_plan(run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
     problems: list[str] = []
     calls += _qualification_calls(run, problems)
     largest = 0
-    gate = "<test qualification id>" if cfg.gating.qualification_key is not None else ""
+    gate = ("<test qualification id>", cfg.gating.qualification_min_score) if cfg.gating.qualification_key else ("", 0)
     for batch in sorted({b for b, _ in groups}):
         params = hit_type_params(run, "<soft-block qualification id>", gate)
         calls.append(f"CreateHITType batch={batch} Reward={params['Reward']} "

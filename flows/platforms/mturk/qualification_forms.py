@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pandas as pd
@@ -21,21 +23,24 @@ OVERVIEW = ("This test checks spelling, grammar, and how well you judge image de
             "Answer every question; unanswered questions count as wrong.")
 
 
-def _question(row: pd.Series) -> str:
-    text = escape(row["text"]) if row["section"] != "judging" else (
-        f"1: {escape(row['text'])} | 2: {escape(row['text_2'])}")
-    selections = "".join(f"<Selection><SelectionIdentifier>{sid}</SelectionIdentifier><Text>{escape(label)}</Text>"
-                         "</Selection>" for sid, label in OPTIONS[row["section"]])
-    return (f"<Question><QuestionIdentifier>{escape(row['item_id'])}</QuestionIdentifier><IsRequired>true"
-            f"</IsRequired><QuestionContent><Text>{PROMPTS[row['section']]} {text}</Text></QuestionContent>"
-            f"<AnswerSpecification><SelectionAnswer><StyleSuggestion>radiobutton</StyleSuggestion>"
-            f"<Selections>{selections}</Selections></SelectionAnswer></AnswerSpecification></Question>")
+def _question(qid: str, text: str, options: list[tuple[str, str]]) -> str:
+    selections = "".join(f"<Selection><SelectionIdentifier>{escape(sid)}</SelectionIdentifier><Text>{escape(label)}"
+                         "</Text></Selection>" for sid, label in options)
+    return (f"<Question><QuestionIdentifier>{escape(qid)}</QuestionIdentifier><IsRequired>true</IsRequired>"
+            f"<QuestionContent><Text>{escape(text)}</Text></QuestionContent><AnswerSpecification><SelectionAnswer>"
+            f"<StyleSuggestion>radiobutton</StyleSuggestion><Selections>{selections}</Selections></SelectionAnswer>"
+            "</AnswerSpecification></Question>")
+
+
+def _form(overview: str, questions: list[str]) -> str:
+    return f'<QuestionForm xmlns="{NS_FORM}"><Overview><Text>{escape(overview)}</Text></Overview>{"".join(questions)}' \
+        "</QuestionForm>"
 
 
 def build_test_form(key: pd.DataFrame) -> str:
-    body = "".join(_question(row) for _, row in key.iterrows())
-    return (f'<QuestionForm xmlns="{NS_FORM}"><Overview><Text>{escape(OVERVIEW)}</Text></Overview>'
-            f"{body}</QuestionForm>")
+    return _form(OVERVIEW, [_question(r["item_id"], f"{PROMPTS[r['section']]} " + (
+        r["text"] if r["section"] != "judging" else f"1: {r['text']} | 2: {r['text_2']}"), OPTIONS[r["section"]])
+        for _, r in key.iterrows()])
 
 
 def build_answer_key(key: pd.DataFrame) -> str:
@@ -48,3 +53,18 @@ def build_answer_key(key: pd.DataFrame) -> str:
     parts.append(f"<QualificationValueMapping><PercentageMapping><MaximumSummedScore>{len(key)}"
                  "</MaximumSummedScore></PercentageMapping></QualificationValueMapping></AnswerKey>")
     return "".join(parts)
+
+
+QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers are known. Answer each as you would "
+                 "on the task's pages.")
+
+
+def build_quiz_form(quiz: dict[str, Any]) -> tuple[str, str]:
+    """The control quiz (as the ledger keeps it) as a Test and its AnswerKey: one question an item, showing its
+    columns, offering the answers the quiz's controls give for the field."""
+    key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
+    shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
+    offered = [(a.strip().lower(), a) for a in sorted(set(key["answer"]))]
+    return _form(QUIZ_OVERVIEW, [_question(r.item_id, " | ".join(
+        f"{k}: {v}" for k, v in shown.get(r.item_id, {}).items() if k != "item_id" and str(v).strip()) + f" {r.field}?",
+        offered) for r in key.itertuples()]), build_answer_key(key)

@@ -1,6 +1,7 @@
-"""The qualification stage of a gated campaign: ``html_hit`` mode posts one paid HIT with the test,
-scores it (``qc.qualification``) and grants the score as a qualification value; ``mturk_test`` mode needs no
-stage, its scores are read back for lineage (:func:`record_native_scores`)."""
+"""The qualification stage a gated campaign runs before its first batch (``html_hit``: one paid test HIT,
+scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` and the control quiz
+need none: MTurk scores their Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ from flows.platforms.mturk.hit_owner import planned, post_hit
 from flows.platforms.mturk.qualifications import (
     block_qualification,
     gating_requirements,
+    native_test,
     qualification_test_cost,
     requester_qualification,
     score_qualification_name,
-    scored_test_qualification,
 )
 from flows.platforms.units import hit_token
 from qc.qualification import score_answers
@@ -37,10 +38,6 @@ from qc.qualification import score_answers
 TEST_BATCH = GATE_BATCH  # the test HIT's batch number in the store; caption batches start at 1
 SCORE_COLUMNS = ["worker_id", "answered", "correct", "score", "spelling_score", "grammar_score",
                  "judging_score", "passed"]
-
-
-def uses_test_hit(run: Run) -> bool:
-    return pays_a_test_hit(run.cfg)
 
 
 def pays_a_test_hit(cfg: CampaignConfig) -> bool:
@@ -53,9 +50,10 @@ def gate_test(cfg: CampaignConfig) -> Step | None:
     return qualify_workers if pays_a_test_hit(cfg) else None
 
 
-def gate_qualification(run: Run) -> str:
-    """The qualification caption HITs require at or above the threshold ("" when ungated)."""
-    return score_qualification(run) if uses_test_hit(run) else scored_test_qualification(run)
+def gate_qualification(run: Run) -> tuple[str, int]:
+    """The qualification the campaign's HITs require, and the score they require of it (("", 0) when ungated)."""
+    return (score_qualification(run), run.cfg.gating.qualification_min_score) if pays_a_test_hit(run.cfg) else \
+        native_test(run)
 
 
 def score_qualification(run: Run) -> str:
@@ -202,7 +200,7 @@ def pay_takers(run: Run) -> int:
 
 def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
     """The whole stage: post the test, collect it, score, grant, pay. Idempotent step by step."""
-    if not uses_test_hit(run):
+    if not pays_a_test_hit(run.cfg):
         return {"mode": run.cfg.gating.qualification_mode if run.cfg.gating.qualification_key else "none"}
     score_qual = score_qualification(run)
     post_test(run, score_qual)
@@ -217,16 +215,16 @@ def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
 
 def record_test_scores(run: Run) -> int:
     """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one."""
-    return record_native_scores(run, scored_test_qualification(run))
+    return record_native_scores(run, *native_test(run))
 
 
-def record_native_scores(run: Run, test_qual: str) -> int:
-    """MTurk-scored tests: read the granted values back so captions can carry them."""
+def record_native_scores(run: Run, test_qual: str, threshold: int) -> int:
+    """MTurk-scored tests (the qualification test, the control quiz): read the granted values back so the
+    dataset's lineage can carry them."""
     if not test_qual:
         return 0
     quals = list(mturk.paginate(run.client, "list_workers_with_qualification_type", "Qualifications",
                                 QualificationTypeId=test_qual, Status="Granted"))
-    threshold = run.cfg.gating.qualification_min_score
     scores = pd.DataFrame([{"worker_id": q["WorkerId"], "answered": None, "correct": None,
                             "score": float(q.get("IntegerValue", 0)), "spelling_score": None,
                             "grammar_score": None, "judging_score": None,

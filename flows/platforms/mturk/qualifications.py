@@ -5,6 +5,7 @@ campaign creates once (soft block, scored test, requester qualifications), remem
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -17,7 +18,7 @@ from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.fees import mturk_fee
-from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form
+from flows.platforms.mturk.qualification_forms import build_answer_key, build_quiz_form, build_test_form
 
 
 def cost_per_assignment(cfg: CampaignConfig) -> Decimal:
@@ -46,7 +47,10 @@ def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
     return estimate
 
 
-def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: str = "") -> list[dict[str, Any]]:
+def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: str = "",
+                        min_score: int | None = None) -> list[dict[str, Any]]:
+    """MTurk's requirements of the campaign's HITs; ``min_score``: the test's pass mark (default: the
+    qualification test's, ``[gating] qualification_min_score``)."""
     g = cfg.gating
     reqs: list[dict[str, Any]] = [
         {"QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThan",
@@ -62,7 +66,8 @@ def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: s
                      "ActionsGuarded": "DiscoverPreviewAndAccept"})
     if test_qual_id:
         reqs.append({"QualificationTypeId": test_qual_id, "Comparator": "GreaterThanOrEqualTo",
-                     "IntegerValues": [g.qualification_min_score], "ActionsGuarded": "Accept"})
+                     "IntegerValues": [g.qualification_min_score if min_score is None else min_score],
+                     "ActionsGuarded": "Accept"})
     return reqs
 
 
@@ -110,6 +115,27 @@ def scored_test_qualification(run: Run) -> str:
                                                build_answer_key(answers), g.qualification_retry_delay_s)
 
     return ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
+
+
+def native_test(run: Run) -> tuple[str, int]:
+    """The test MTurk scores itself that the campaign's HITs require, and its pass mark in percent: the
+    qualification test (``mturk_test``), else the control quiz (flows/answers/control_quiz.py); ("", 0) for none."""
+    if test := scored_test_qualification(run):
+        return test, run.cfg.gating.qualification_min_score
+    rows = run.store.rows("SELECT config_json FROM campaigns WHERE name = ?", [run.cfg.name])
+    quiz = json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None
+    if not quiz or run.cfg.gating.qualification_key is not None:
+        return "", 0
+    name = f"hitflow-{run.cfg.name}-quiz"
+
+    def create() -> str:
+        form, key = build_quiz_form(quiz)
+        return mturk.create_test_qualification(run.client, name, form, key, None,
+                                               f"Questions of {run.cfg.title} whose answers are known; scored "
+                                               "automatically.")
+
+    return ledgered_qualification(run, name, "control quiz", create, {"Test": "<quiz>"}), \
+        round(100 * int(quiz["mark"]) / len(quiz["key"]))
 
 
 def requester_qualification(run: Run, name: str, purpose: str, description: str) -> str:

@@ -37,6 +37,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
 # "slow" parks a HIT before working it and writes as honestly as "diligent" (one was blocked).
 HONEST_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist", "slow_typist")
 BAD_PROFILES = tuple(p for p in PROFILE_DEFAULTS if p not in HONEST_PROFILES)
+RUSHED = ("speeder", "canned_abuser")  # who clicks any choice without reading
 # Profiles that paste an assistant's description (flows/sim/people/typing_model.py)
 ASSISTANT_PROFILES = ("assistant_paster", "partial_paster")
 # Profiles whose abuse IS the repetition; every other worker never types the same text twice.

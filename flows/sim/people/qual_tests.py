@@ -13,11 +13,13 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.people.crowd import Worker
+from flows.sim.people.crowd_model import RUSHED
+from flows.sim.people.latent_choices import accuracy, confused, slip
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
 # What the simulated crowd "knows" of English: the published test's answers. A worker gets an
-# item right with the chance knowledge() gives, whichever way the test reaches them.
+# item right with the chance knows() gives, whichever way the test reaches them.
 LANGUAGE_KEY = Path(__file__).resolve().parents[3] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 
 
@@ -50,22 +52,38 @@ def parse_scored_test(test_xml: str, key_xml: str) -> ScoredTest:
     return ScoredTest(options, scores, max(total, 1))
 
 
-def knowledge(worker: Worker) -> float:
-    """Chance of answering a language question right: skill, less for careless profiles."""
-    return 0.55 if worker.profile in CARELESS else 0.5 + worker.skill / 2
+def knows(worker: Worker, truth: str, offered: list[str], rng: random.Random) -> str:
+    """A language question's answer: right with the worker's skill, less for careless profiles."""
+    chance = 0.55 if worker.profile in CARELESS else 0.5 + worker.skill / 2
+    return truth if rng.random() < chance else rng.choice([o for o in offered if o != truth] or offered)
 
 
 def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
-    """The worker's selections and the percentage score MTurk would grant."""
+    """The worker's selections and the percentage score MTurk would grant: a question of the published
+    language test by what the worker knows of English, any other (a campaign's control quiz) as the
+    worker answers a known-answer choice on the campaign's pages (flows/sim/pages/choice_answers.py)."""
     chosen, total = {}, 0
+    language = language_truth()
     for qid, offered in test.options.items():
         weights = test.scores.get(qid, {})
         best = max(offered, key=lambda s: weights.get(s, 0)) if offered else ""
-        others = [s for s in offered if s != best] or [best]
-        pick = best if rng.random() < knowledge(worker) else rng.choice(others)
+        pick = knows(worker, best, offered or [best], rng) if qid in language or not offered else \
+            as_on_a_page(worker, offered, best, rng)
         chosen[qid] = pick
         total += weights.get(pick, 0)
     return chosen, round(100 * total / test.maximum)
+
+
+def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
+    """A contrarian's one answer to everything, an adversary's wrong one, a rushed random click, else the truth
+    with the worker's accuracy (a slip otherwise), as :func:`flows.sim.pages.choice_answers.choice` answers."""
+    if worker.profile == "contrarian":
+        return offered[0]
+    if worker.params.get("choices") == "wrong":
+        return confused(worker.worker_id, offered, truth)
+    if worker.profile in RUSHED:
+        return rng.choice(offered)
+    return truth if rng.random() < accuracy(worker) else slip(worker, offered, truth, rng)
 
 
 def attempt_record(now: float, score: int) -> dict[str, Any]:
@@ -82,7 +100,4 @@ def answer_item(worker: Worker, item_id: str, options: list[str], rng: random.Ra
     """A worker's answer to one test item on an HTML page (a guess when the item is unknown)."""
     offered = [o for o in options if o] or options
     truth = language_truth().get(item_id)
-    if truth not in offered:
-        return rng.choice(offered)
-    wrong = [o for o in offered if o != truth] or offered
-    return truth if rng.random() < knowledge(worker) else rng.choice(wrong)
+    return knows(worker, truth, offered, rng) if truth is not None and truth in offered else rng.choice(offered)

@@ -1,0 +1,132 @@
+"""The control quiz (``[answers] quiz``): spare control items before any work, with a pass mark an honest worker
+misses with a chance under 1%. Links and Prolific: on a worker's first page, judged by the task server as it is
+submitted (a failure refuses the next page); MTurk: a qualification test scored from its AnswerKey, required by
+the campaign's HITs."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bench.answers_accuracy import project
+from flows.answers.control_quiz import quiz_record
+from flows.core.config.config import load_config
+from flows.core.ledger.store import Store
+from flows.custom.custom_task import custom_item_plan
+from flows.driver.campaign_run import run_campaign
+from flows.platforms.mturk.qualification_forms import build_quiz_form
+from flows.sim.people import qual_tests
+from flows.sim.people.crowd_model import Worker
+from postprocess.answers.control_items import QUIZ_HONEST, QUIZ_RISK, fails_quiz, quiz_mark, single_choice
+
+
+def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent() -> None:
+    assert [quiz_mark(n) for n in (6, 8, 10, 12, 15)] == [1, 2, 4, 5, 7]
+    for n in (6, 8, 10, 12, 15):
+        m = quiz_mark(n)
+        assert fails_quiz(n, m, QUIZ_HONEST) < QUIZ_RISK <= fails_quiz(n, m + 1, QUIZ_HONEST)
+    assert round(fails_quiz(15, 7, 0.8), 5) == 0.00078 and round(fails_quiz(15, 7, 1 / 3), 3) == 0.797
+
+
+def test_a_checkbox_groups_controls_block_nobody() -> None:
+    key = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "field": ["course", "contains", "course", "contains"],
+                        "answer": ["main", "meat|dairy", "starter", ""]})
+    assert single_choice(key)["field"].tolist() == ["course", "course"]
+
+
+def _quiz(tmp_path: Path, adversaries: int = 6, quiz: int = 15) -> Path:
+    config = project(tmp_path, 40, adversaries, 0.2, per_page=5, pooling=False)
+    more = pd.read_csv(tmp_path / "controls.csv", dtype=str)  # enough for the batches and the quiz
+    pd.concat([more, more.assign(item_id=more["item_id"] + "b")]).to_csv(tmp_path / "controls.csv", index=False)
+    text = config.read_text(encoding="utf-8").replace('budget = "100000.00 USD"',
+                                                      'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}')
+    config.write_text(text.replace("[answers]\n", f"[answers]\nquiz = {quiz}\n"), encoding="utf-8")
+    return config
+
+
+def test_the_quiz_is_spare_controls_balanced_over_their_answers(tmp_path: Path) -> None:
+    cfg = load_config(_quiz(tmp_path))
+    plan = custom_item_plan(cfg)
+    record = quiz_record(cfg, plan)
+    assert record is not None and record["mark"] == 7 and len(record["key"]) == 15
+    ids = [k[0] for k in record["key"]]
+    assert not set(ids) & {r["item_id"] for r in plan}  # never an item of the batches
+    counts = Counter(k[2] for k in record["key"])
+    assert max(counts.values()) - min(counts.values()) <= 1 and max(counts.values()) < record["mark"]
+    assert all("answer" not in json.loads(r["payload"]) for r in record["rows"])  # the page never carries it
+    assert quiz_record(load_config(_quiz(tmp_path, quiz=0)), plan) is None
+
+
+def test_the_simulator_answers_a_control_quiz_by_profile(tmp_path: Path) -> None:
+    """A contrarian gives one answer to everything and fails; a rushed worker clicks at random and mostly fails;
+    an honest worker passes at their accuracy on the pages' known-answer choices."""
+    cfg = load_config(_quiz(tmp_path))
+    record = quiz_record(cfg, custom_item_plan(cfg))
+    assert record is not None
+    test = qual_tests.parse_scored_test(*build_quiz_form(record))
+    need = round(100 * record["mark"] / len(record["key"]))
+
+    def passed(profile: str, skill: float, runs: int = 200, **params: str) -> float:
+        worker = Worker("W1", profile, dict(params), 1000, 99, skill=skill)
+        return sum(qual_tests.take(worker, test, random.Random(k))[1] >= need for k in range(runs)) / runs
+
+    assert passed("contrarian", 0.9) == 0 and passed("diligent", 0.9, choices="wrong") == 0
+    assert passed("speeder", 0.9) < 0.4
+    assert passed("diligent", 0.55) > 0.97 and passed("typo_prone", 0.4) > 0.95  # the crowd's least accurate
+
+
+@pytest.mark.slow
+def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Path) -> None:
+    config = _quiz(tmp_path)
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform="prolific")
+    store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"
+    record = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])["quiz"]
+    quiz = [k[0] for k in record["key"]]
+    pages_of: dict[str, list[list[str]]] = {}
+    for r in store.rows("SELECT participant_id, item_ids FROM task_sessions WHERE submitted_at IS NOT NULL "
+                        "ORDER BY submitted_at, rowid"):
+        pages_of.setdefault(r["participant_id"], []).append(json.loads(r["item_ids"]))
+    assert pages_of and all(ids[0][:len(quiz)] == quiz for ids in pages_of.values())  # first, then never again
+    assert not any(set(quiz) & set(page) for ids in pages_of.values() for page in ids[1:])
+    firsts = set(pages_of)
+    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
+    stopped = {r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks")}
+    failed = {w for w, rules in stopped.items() if rules.startswith("control_quiz ")}
+    assert wrong & set(firsts) and wrong & set(firsts) <= failed  # every adversary who came failed it...
+    pages = Counter(r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0"))
+    assert all(pages[w] == 1 for w in failed)  # ...on their first page, and got no other
+    honest = set(workers.loc[workers["profile"].isin(["diligent", "typo_prone", "slow"]), "worker_id"]) - wrong
+    assert not honest & set(stopped)
+    assert not failed & set(pd.read_csv(out / "dataset.csv", dtype=str)["worker_id"])
+    assert not set(quiz) & set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    workers_csv = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)  # no say in answers.csv
+    counted = workers_csv[pd.to_numeric(workers_csv["items"], errors="coerce").fillna(0) > 0]
+    assert not failed & set(counted["worker_id"])
+
+
+@pytest.mark.slow
+def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Path, capsys) -> None:
+    from flows.cli.main import main
+
+    config = _quiz(tmp_path)
+    assert main(["run", str(config), "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert "quiz: 15 control items before any work" in said and "pass mark 7 right; an honest worker" in said
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform="mturk")
+    store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"
+    quals = {r["purpose"]: r["qualification_type_id"] for r in store.rows("SELECT * FROM qualifications")}
+    requirements = json.loads(store.rows("SELECT params_json FROM hit_types")[0]["params_json"])
+    assert {"QualificationTypeId": quals["control quiz"], "Comparator": "GreaterThanOrEqualTo",
+            "IntegerValues": [47], "ActionsGuarded": "Accept"} in requirements["QualificationRequirements"]
+    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
+    worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
+    assert worked and not wrong & worked  # the adversaries failed the test: no HIT of the campaign
