@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -257,6 +257,10 @@ bench-gate: $(STAMP)
 # The gate and the rehearsal on seven held-out pages nobody tuned on (bench/gate_heldout/), MTurk and Prolific simulators; writes bench/results-gate-heldout.json. REPO: another checkout's code
 bench-gate-heldout: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
+
+# The same on five more held-out pages of other shapes (bench/gate_heldout2/); writes bench/results-gate-heldout2.json
+bench-gate-heldout2: $(STAMP)
+	nice $(BIN)/python -m bench.gate_heldout2 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
 
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)

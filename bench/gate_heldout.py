@@ -90,6 +90,9 @@ class HeldoutPage:
     keys: dict[str, str] = field(default_factory=dict)  # config keys the docs name, beyond the common ones
     truth: str = ""  # [campaign] truth, where the items file has a truth column
     controls: bool = False
+    folder: Path = PAGES_DIR  # where the page and its CSV files are
+    # a further figure read off the ledger: (db, campaign, profiles) -> figures, shown on a line of its own
+    extra: Callable[[sqlite3.Connection, str, dict[str, str]], dict[str, Any]] | None = None
 
 
 PAGES = (
@@ -128,8 +131,8 @@ def hitflow(args: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
 def prepare(page: HeldoutPage, folder: Path, env: dict[str, str]) -> tuple[dict[str, Any], Path]:
     """The page imported into ``folder`` by the CLI and set up as the docs say; the import's call and the config."""
     for suffix in (".html", "_items.csv", "_controls.csv"):
-        if (PAGES_DIR / f"{page.name}{suffix}").exists():
-            shutil.copyfile(PAGES_DIR / f"{page.name}{suffix}", folder / f"{page.name}{suffix}")
+        if (page.folder / f"{page.name}{suffix}").exists():
+            shutil.copyfile(page.folder / f"{page.name}{suffix}", folder / f"{page.name}{suffix}")
     made = hitflow(["new", page.name, "--from", f"{page.name}.html", "--items", f"{page.name}_items.csv"],
                    folder, env)
     made["notes"] = [ln for ln in made["out"].splitlines() if ": note: " in ln]
@@ -263,6 +266,8 @@ def run_route(page: HeldoutPage, route: str, items: int | None, env: dict[str, s
                 with (folder / "config" / f"{page.name}_controls.csv").open(encoding="utf-8") as f:
                     known = {(r["item_id"], r["field"]): r["answer"] for r in csv.DictReader(f)}
                 res["controls"] = controls_caught(db, page.name, profiles, known, set(page.texts))
+            if page.extra:
+                res["extra"] = page.extra(db, page.name, profiles)
         return res
 
 
@@ -299,6 +304,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
                      f"{t['stated_min_words']} words {t['meet_limit']}, answers the question {t['answer_question']}, "
                      f"both {t['both']} "
                      f"({pct(t['both_share'])}), median words {t['median_words']}")
+    if "extra" in r:
+        lines.append(f"{'':<23} " + ", ".join(f"{k} {v}" for k, v in r["extra"].items()))
     return lines
 
 
@@ -307,13 +314,15 @@ def code_commit(repo: Path) -> str:
     return found.stdout.strip() or "unknown"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, pages: tuple[HeldoutPage, ...] = PAGES, results: Path = RESULTS) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose hitflow runs (default: this one)")
     parser.add_argument("--items", type=int, default=None, help="the first N items of each file (default: all, ~30)")
     parser.add_argument("--seed", type=int, default=None, help="the simulator's seed (default: hitflow's)")
     parser.add_argument("--keep", type=Path, default=None, help="run in DIR/<page>-<route>/ and keep it")
     parser.add_argument("--pages", default="", help="comma-separated page names (default: all)")
+    parser.add_argument("--label", default="", help="the measured code's name where --repo is no git checkout "
+                                                     "(default: its commit)")
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
     env = {**os.environ, "PYTHONPATH": str(repo)}
@@ -321,19 +330,20 @@ def main(argv: list[str] | None = None) -> int:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     which = subprocess.run([sys.executable, "-c", "import flows; print(flows.__file__)"], env=env, cwd="/",
                            capture_output=True, text=True).stdout.strip()  # cwd: -c puts it before PYTHONPATH
-    print(f"measuring {which} at {code_commit(repo)}", flush=True)
-    chosen = [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]
+    commit = args.label or code_commit(repo)
+    print(f"measuring {which} at {commit}", flush=True)
+    chosen = [p for p in pages if not args.pages or p.name in args.pages.split(",")]
     run: dict[str, Any] = {}
     for page in chosen:
         run[page.name] = {}
         for route in ROUTES:
             run[page.name][route] = run_route(page, route, args.items, env, args.seed, args.keep)
             print("\n".join(show(page.name, route, run[page.name][route])), flush=True)
-    key = (f"{code_commit(repo)}, {args.items or 'all'} items, seed {'default' if args.seed is None else args.seed}"
+    key = (f"{commit}, {args.items or 'all'} items, seed {'default' if args.seed is None else args.seed}"
            + (f", pages {args.pages}" if args.pages else ""))
     product = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%h", "--", "flows", "qc", "postprocess"],
                              capture_output=True, text=True).stdout.strip()
-    keep_result(RESULTS, key, {"flows": which, "product_last_changed_at": product, "crowd": "default",
+    keep_result(results, key, {"flows": which, "product_last_changed_at": product, "crowd": "default",
                                "setup": {**COMMON, "route_flag": "--platform mturk|prolific", "seed": args.seed},
                                "pages": run})
     return 0
