@@ -5,9 +5,8 @@ Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units
 ``input`` email/url); ``one`` (a value of ``options``); ``many`` (``|``-joined ticks, ``required_options``,
 ``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a required slider still at its ``start`` is
 ``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past ``MAX_MARKS``, ``too_many_marks`` or
-``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required`` (or ``required_when``
-``[field, value]``, when that field has that value).
-:func:`check_form` returns every broken field.
+``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required`` (and ``required_when``
+``[field, value]`` while that field has that value). :func:`check_form` returns every broken field.
 """
 
 from __future__ import annotations
@@ -189,8 +188,7 @@ def describe_rules(spec: Spec) -> list[str]:
     lines = []
     for f in spec.get("fields", []):
         parts = ["required"] if f.get("required") else []
-        if when := f.get("required_when"):
-            parts.append(f"required when {when[0]} is {when[1]!r}")
+        parts += [f"required when {w[0]} is {w[1]!r}"] if (w := f.get("required_when")) else []
         if f.get("start") is not None:
             parts.append(f"starts at {f['start']:g}, which is no answer (the worker must move it)")
         for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):

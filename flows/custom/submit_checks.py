@@ -29,7 +29,6 @@ UNTICKED = re.compile(rf"^(?:!\s*{ONE_TICKED}|{ONE_TICKED}\s*===?\s*(?:null|unde
                       rf"(?:\$|jQuery){_TICKED}\.val\(\)\s*===?\s*(?:undefined|null))$")
 # a message asking for every question: "Please answer all three questions."
 ASKS_ALL = re.compile(r"\b(?:all|every|each)\b[^.!?]{0,30}\b(?:questions?|answers?|items?)\b", re.I)
-WHEN = "data-required-when"
 MAX_CHECKS = 40  # a page's checks listed at most
 
 
@@ -68,9 +67,7 @@ def _aliases(code: str) -> dict[str, str]:
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
     held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
-    # a comparison held in a variable stays one term where the variable stood
-    return {m.group(1): f"({m.group(2)})" if re.fullmatch(_CHOSEN_IS, m.group(2)) else m.group(2) for m in found
-            if m.group(1) not in ("form", "document")}
+    return {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document")}
 
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
@@ -97,7 +94,7 @@ def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
         for chosen, empty in (both, both[::-1]):
             is_ = re.match(rf"^{_CHOSEN_IS}$", _unwrapped(chosen))
             if is_ and (rule := _empty_test(_unwrapped(empty), ids)):
-                return [(rule[0], WHEN, f"{next(g for g in is_.groups() if g)}={is_['said']}")]
+                return [(rule[0], "data-required-when", f"{next(g for g in is_.groups() if g)}={is_['said']}")]
     rules = []
     for part in _alternatives(condition):
         test = _unwrapped(part)
@@ -165,8 +162,7 @@ def _alternatives(condition: str) -> list[str]:
 
 
 _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
-# a choice's value compared with a literal: ``document.querySelector('input[name=match]:checked').value=='no'``,
-# ``form.match.value === "no"`` (a radio group's checked value)
+# a choice's value is a literal: ``document.querySelector('input[name=m]:checked').value=='no'``, ``form.m.value``
 _CHOSEN_IS = (rf"""(?:(?:{ONE_TICKED}|{NAME_REF[2]})\.value|(?:\$|jQuery){_TICKED}\.val\(\))\s*===?\s*"""
               r"""(?P<q>["'])(?P<said>[^"'\\=]{1,60})(?P=q)""")
 
@@ -208,17 +204,16 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
-            rules = ", ".join(f"{a}{'=' + (repr(v) if a in ('pattern', WHEN) else v) if v else ''} on {n}"
-                              for n, a, v in check.rules)
+            rules = ", ".join(f"{a}={v!r} on {n}" if a in ("pattern", "data-required-when") else
+                              f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
                          "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
                          "check meant")
         else:
             words = min_words(check.resolved or check.condition)
             how = (f"re-express it as [qc.fields.{_words_field(words[0], ids)}] min_words = {words[1]} (QC's rule "
-                   "for a word count)") if words else \
-                "re-express it as page rules (required, pattern, min/max, minlength, data-min-selections, " \
-                "data-required-when)"
+                   "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
+                                                       "pattern, min/max, minlength, data-min-selections)")
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")

@@ -128,19 +128,15 @@ def widget_marks_cap(page: str) -> int | None:
 def required_when(f: FormField, names: set[str]) -> tuple[str, str] | None:
     """``data-required-when="match=no"``: (the field, the value) that makes ``f`` required; on a page of
     several items, the field of ``f``'s own item (``match_2`` beside ``why_2``)."""
-    m = WHEN.match(f.attrs.get("data-required-when", ""))
-    if not m:
+    if not (m := WHEN.match(f.attrs.get("data-required-when", ""))):
         return None
-    item = re.search(r"_\d+$", f.name)
-    other = m[1] + item[0] if m[1] not in names and item and m[1] + item[0] in names else m[1]
-    return other, m[2].strip()
+    own = m[1] + (i[0] if (i := re.search(r"_\d+$", f.name)) else "")
+    return (own if m[1] not in names and own in names else m[1]), m[2].strip()
 
 
 def form_spec(fields: list[FormField], hidden_answers: bool = False, marks_cap: int | None = None) -> Spec:
     """The page's rules: one entry per answered control, in page order (``hidden_answers``: the
     page's script writes its hidden fields, so they are answers too; ``marks_cap``: :func:`field_rule`)."""
-    names, rules = {f.name for f in fields}, []
-    for f in fields:
-        if (rule := field_rule(f, hidden_answers, marks_cap)) is not None:
-            rules.append({**rule, "required_when": list(when)} if (when := required_when(f, names)) else rule)
-    return {"kind": "form", "fields": rules}
+    names = {f.name for f in fields}
+    return {"kind": "form", "fields": [{**r, "required_when": list(w)} if (w := required_when(f, names)) else r
+                                       for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}
