@@ -44,3 +44,17 @@
     check();
   });
 })();
+/* A field required only while another has a value (data-required-when="match=no"); on a page of several
+   items, the other field of its own item (match_2 beside why_2), as the server reads it (form_spec.py). */
+(function () {
+  "use strict";
+  var form = document.getElementById("hit-form");
+  Array.prototype.forEach.call(form.querySelectorAll("[data-required-when]"), function (box) {
+    var rule = box.dataset.requiredWhen, at = rule.indexOf("="), name = rule.slice(0, at).trim();
+    var value = rule.slice(at + 1).trim(), item = /_\d+$/.exec(box.name);
+    if (!form.elements[name] && item && form.elements[name + item[0]]) { name += item[0]; }
+    function check() { var other = form.elements[name]; box.required = !!other && other.value === value; }
+    form.addEventListener("change", check);
+    check();
+  });
+})();

@@ -5,8 +5,8 @@ Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units
 ``input`` email/url); ``one`` (a value of ``options``); ``many`` (``|``-joined ticks, ``required_options``,
 ``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a required slider still at its ``start`` is
 ``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past ``MAX_MARKS``, ``too_many_marks`` or
-``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required``.
-:func:`check_form` returns every broken field.
+``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required`` (and ``required_when``
+``[field, value]`` while that field has that value). :func:`check_form` returns every broken field.
 """
 
 from __future__ import annotations
@@ -158,6 +158,8 @@ def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
     """Every broken field: ``{"rule", "field", "detail"}``; a missing field counts as empty."""
     found = []
     for f in spec.get("fields", []):
+        if (when := f.get("required_when")) and values.get(when[0], "") == when[1]:
+            f = {**f, "required": True}
         rule = check_field(f, values.get(f["name"], ""))
         if rule:
             found.append({"rule": rule, "field": f["name"], "detail": MESSAGES[rule]})
@@ -186,6 +188,7 @@ def describe_rules(spec: Spec) -> list[str]:
     lines = []
     for f in spec.get("fields", []):
         parts = ["required"] if f.get("required") else []
+        parts += [f"required when {w[0]} is {w[1]!r}"] if (w := f.get("required_when")) else []
         if f.get("start") is not None:
             parts.append(f"starts at {f['start']:g}, which is no answer (the worker must move it)")
         for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):

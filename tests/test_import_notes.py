@@ -121,8 +121,8 @@ def test_a_submit_button_that_starts_disabled_is_named_as_a_lost_check() -> None
 def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: Path, capsys) -> None:
     """rehearsal work: five cross-field checks in the submit button's onclick were kept only in the script, which
     form-reading workers and QC never run, with one note; 14 of 18 approved answers broke them. Checks of
-    a recognisable shape (a field left empty, a number above a bound) are page rules now; the others
-    (one answer excluding another, a field required only with another's value) are each named."""
+    a recognisable shape (a field left empty, a number above a bound, a field required only with another's
+    value) are page rules now; the other (one answer excluding another) is named."""
     from flows.core.pages.form_spec import form_spec
     from flows.core.pages.mturk_forms import form_fields
     from flows.core.pages.templates import render_source
@@ -133,10 +133,11 @@ def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: P
     notes = [line for line in capsys.readouterr().err.splitlines() if "submit check `if (" in line]
     assert len(notes) == 5
     ruled = [n for n in notes if "is now the page rule" in n]
-    assert [re.search(r"page rule (.*?):", n)[1] for n in ruled] == ["required on stress", "required on reason",
-                                                                      "max=10 on severity"]
+    assert [re.search(r"page rule (.*?):", n)[1] for n in ruled] == [
+        "required on stress", "required on reason", "data-required-when='stress=stressful' on severity",
+        "max=10 on severity"]
     kept = [n for n in notes if "stays in its script only" in n]
-    assert len(kept) == 2 and "not stressful has no stressor" in kept[0] and "how severe" in kept[1]
+    assert len(kept) == 1 and "not stressful has no stressor" in kept[0]
     assert all("check" in n.split(":", 2)[2] for n in notes)  # each says what the user must check
     template = (tmp_path / "config" / "stress.html.j2").read_text()
     rendered = render_source(template, "t", {"title": "t", "rules": {}, "items": [{"item_id": "a", "post": "p"}]})
@@ -144,6 +145,7 @@ def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: P
     broken = {p["field"]: p["rule"] for p in check_form(spec, {"stress_0": "", "reason_0": "", "severity_0": "12"})}
     assert broken == {"stress_0": "required", "reason_0": "required", "severity_0": "out_of_range"}
     assert not check_form(spec, {"stress_0": "stressful", "reason_0": "rent", "severity_0": "9"})
+    assert [p["field"] for p in check_form(spec, {"stress_0": "stressful", "reason_0": "rent"})] == ["severity_0"]
 
 
 # what a note asks of the user: a check or a fix ("every import note says what the user must check")

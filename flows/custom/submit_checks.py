@@ -65,7 +65,7 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
 def _aliases(code: str) -> dict[str, str]:
     """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
-    held = rf"(?:(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
+    held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
     return {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document")}
 
@@ -88,7 +88,13 @@ def _statement(code: str, at: int) -> str:
 
 
 def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
-    """The page rules when every alternative of the condition is "field empty" or "number above/below N"; else []."""
+    """The page rules when every alternative of the condition is "field empty" or "number above/below N", or
+    the condition is "a choice is X and a field empty" (data-required-when); else []."""
+    if (both := _unwrapped(condition).split("&&")) and len(both) == 2 and "||" not in condition:
+        for chosen, empty in (both, both[::-1]):
+            is_ = re.match(rf"^{_CHOSEN_IS}$", _unwrapped(chosen))
+            if is_ and (rule := _empty_test(_unwrapped(empty), ids)):
+                return [(rule[0], "data-required-when", f"{next(g for g in is_.groups() if g)}={is_['said']}")]
     rules = []
     for part in _alternatives(condition):
         test = _unwrapped(part)
@@ -156,6 +162,9 @@ def _alternatives(condition: str) -> list[str]:
 
 
 _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
+# a choice's value is a literal: ``document.querySelector('input[name=m]:checked').value=='no'``, ``form.m.value``
+_CHOSEN_IS = (rf"""(?:(?:{ONE_TICKED}|{NAME_REF[2]})\.value|(?:\$|jQuery){_TICKED}\.val\(\))\s*===?\s*"""
+              r"""(?P<q>["'])(?P<said>[^"'\\=]{1,60})(?P=q)""")
 
 
 def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
@@ -195,16 +204,16 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
-            rules = ", ".join(f"{a}{'=' + (repr(v) if a == 'pattern' else v) if v else ''} on {n}"
-                              for n, a, v in check.rules)
+            rules = ", ".join(f"{a}={v!r} on {n}" if a in ("pattern", "data-required-when") else
+                              f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
                          "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
                          "check meant")
         else:
             words = min_words(check.resolved or check.condition)
             how = (f"re-express it as [qc.fields.{_words_field(words[0], ids)}] min_words = {words[1]} (QC's rule "
-                   "for a word count)") if words else \
-                "re-express it as page rules (required, pattern, min/max, minlength, data-min-selections)"
+                   "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
+                                                       "pattern, min/max, minlength, data-min-selections)")
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")

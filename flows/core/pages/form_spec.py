@@ -19,6 +19,7 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 NOT_ANSWERS = ("hidden",)
 STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 # hitflow's annotation widget (_crowd_page.html.j2's script): it refuses a mark past the spec's max_marks
+WHEN = re.compile(r"^\s*([\w-]+)\s*=(.*)$", re.S)  # data-required-when="<field>=<value>"
 CAPPING_WIDGET = re.compile(r"""<script\b[^>]*\sid=["']?hitflow-crowd-elements\b""", re.I)
 
 
@@ -124,8 +125,18 @@ def widget_marks_cap(page: str) -> int | None:
     return MAX_MARKS if CAPPING_WIDGET.search(page) else None
 
 
+def required_when(f: FormField, names: set[str]) -> tuple[str, str] | None:
+    """``data-required-when="match=no"``: (the field, the value) that makes ``f`` required; on a page of
+    several items, the field of ``f``'s own item (``match_2`` beside ``why_2``)."""
+    if not (m := WHEN.match(f.attrs.get("data-required-when", ""))):
+        return None
+    own = m[1] + (i[0] if (i := re.search(r"_\d+$", f.name)) else "")
+    return (own if m[1] not in names and own in names else m[1]), m[2].strip()
+
+
 def form_spec(fields: list[FormField], hidden_answers: bool = False, marks_cap: int | None = None) -> Spec:
     """The page's rules: one entry per answered control, in page order (``hidden_answers``: the
     page's script writes its hidden fields, so they are answers too; ``marks_cap``: :func:`field_rule`)."""
-    return {"kind": "form",
-            "fields": [r for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}
+    names = {f.name for f in fields}
+    return {"kind": "form", "fields": [{**r, "required_when": list(w)} if (w := required_when(f, names)) else r
+                                       for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import random
 import zlib
+from dataclasses import replace
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
-from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule
+from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
@@ -247,7 +248,10 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     values: dict[str, str] = {}
-    for f in todo:
+    names = {f.name for f in fields}
+    for k, f in enumerate(todo):
+        if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
+            todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
         # an optional field, skipped
         asked_for = f.name in sole or asked(fill.questions.get(f.name, ""), f.name) == "correction"  # when it applies
         if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
