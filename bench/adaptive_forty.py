@@ -4,7 +4,8 @@ Per crowd: postprocess.answers.adaptive.DEFAULT_RULE with ``budget`` at ``--shar
 labels taken in the order the crowd gave them (Snow et al.'s files; ``--orders`` more runs with each file's rows
 shuffled, seeds 1..N) or, on the synthetic shapes (bench/crowd_shapes.py's held-out ones), the generator's order,
 seeds 0..``--seeds``-1. Beside it: full majority vote (hitflow's deterministic ties, the target; and ties counted
-at random, Snow et al.'s reading), the items the replay is ahead (+) or short (-) of the target, and labels used.
+at random, Snow et al.'s reading), the items the replay is ahead (+) or short (-) of the target, labels used, and
+the same allocation's items ahead or short had each worker's accuracy been known (:func:`known_skills`).
 
 The rule was chosen on RTE and two shapes (CHOSEN_ON: dog, duck); TEMP, WSD and the other shapes were kept apart
 and are reported apart. ``--round-share`` replays with another adaptive_budget.ROUND_SHARE (0.25: the rule before).
@@ -21,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bench.answers_calibration import _gold, accuracy, held_out_sets, public_sets
@@ -44,7 +46,34 @@ def measure(frame: pd.DataFrame, share: float) -> dict[str, Any]:
             "full_mv_ties_random": round(majority_vote_ties_half(frame[frame["item_id"].isin(gold.index)]), 4),
             "adaptive": round(adaptive, 4), "items_vs_mv": round((adaptive - mv) * len(gold)),
             "labels_used": len(replayed.used), "labels": len(labels),
-            "share_used": round(len(replayed.used) / len(labels), 4)}
+            "share_used": round(len(replayed.used) / len(labels), 4),
+            "known_skills_vs_mv": round((known_skills(frame, share) - mv) * len(gold))}
+
+
+def known_skills(frame: pd.DataFrame, share: float) -> float:
+    """Accuracy at ``share`` of the labels had every worker's accuracy been known (read off the gold, on all their
+    labels: a cheat, the bound a better estimate of skills could approach): two labels an item, then rounds of
+    ROUND_SHARE of the items, the least sure (one-coin posterior) first, answers the posterior's top label."""
+    known = frame[frame["gold"].astype(str).str.strip() != ""]
+    item, labels = pd.factorize(known["item_id"])[0], pd.factorize(known["label"], sort=True)
+    label, k = labels[0], len(labels[1])
+    gold = pd.Index(labels[1]).get_indexer(known.drop_duplicates("item_id")["gold"])
+    worker = pd.factorize(known["worker_id"])[0]
+    right = np.bincount(worker, label == gold[item]) + 1
+    skill = np.clip(right / (np.bincount(worker) + 2), 1 / k + 0.01, 0.99)
+    weight = np.log(skill * (k - 1) / (1 - skill))[worker]
+    rank, available = known.groupby("item_id", sort=False).cumcount().to_numpy(), np.bincount(item)
+    wanted, budget = np.minimum(available, 2), int(share * len(known))
+    while True:
+        score = np.zeros((len(available), k))
+        np.add.at(score, (item, label), np.where(rank < wanted[item], weight, 0.0))
+        sure = np.exp(score - score.max(axis=1, keepdims=True))
+        sure = sure.max(axis=1) / sure.sum(axis=1)
+        open_ = np.flatnonzero(wanted < available)
+        left = budget - int(wanted.sum())
+        if left <= 0 or not len(open_):
+            return float((score.argmax(axis=1) == gold).mean())
+        wanted[open_[np.argsort(sure[open_], kind="stable")][:min(left, adaptive_budget.round_cap(len(wanted)))]] += 1
 
 
 def crowds(orders: int, seeds: int) -> list[tuple[str, str, pd.DataFrame]]:
