@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -105,3 +106,24 @@ def test_a_budgeted_round_asks_a_twentieth_of_the_items_and_the_budget_is_still_
     result = replay(frame, replace(DEFAULT_RULE, budget=0.4))
     assert rounds and max(rounds) == 2
     assert len(result.used) == int(0.4 * len(frame))  # the budget is spent to the last judgement
+
+
+def test_a_budgeted_round_fits_the_skill_posterior_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gain reads the stop confidence's own fit (it once fitted the same judgements again, each round)."""
+    from postprocess.answers import adaptive, skill_posterior
+
+    calls = {"fit": 0, "round": 0}
+    fit, stop = skill_posterior._fit, adaptive.stop_confidence
+
+    def fitted(*args: Any) -> Any:
+        calls["fit"] += 1
+        return fit(*args)
+
+    def round_(*args: Any) -> Any:
+        calls["round"] += 1
+        return stop(*args)
+
+    monkeypatch.setattr(skill_posterior, "_fit", fitted)
+    monkeypatch.setattr(adaptive, "stop_confidence", round_)
+    replay(_frame(2, items=20), StoppingRule(2, None, 0.99, method="mv", budget=0.4))
+    assert calls["round"] > 2 and calls["fit"] == calls["round"]
