@@ -7,7 +7,7 @@ judgements, answered by majority vote over each item's first ones, can reach. Be
 count (majority vote over each item's first n, ties counted wrong) and full-overlap majority vote.
 
 That bound is loose (it buys the prefixes that happen to end right). A tighter reference for the synthetic
-crowds, ``skill_oracle``: the allocation of postprocess.answers.adaptive_budget.expected_gain (rounds of a quarter
+crowds, ``skill_oracle``: the allocation of postprocess.answers.adaptive_budget.expected_gain (rounds of ROUND_SHARE
 of the items, two judgements each first or what the budget pays) with every worker's true kind and skill and every
 item's difficulty known (the generator's own draws, bench/crowd_shapes.py), each label read by its true likelihood
 and the answer the posterior's top label: what the rule's allocation could reach if it did not have to estimate
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bench.crowd_shapes import HELD_OUT, KIND_SHARES, KINDS, Shape, _slip, shaped
-from postprocess.answers.adaptive_budget import first_round, outcomes, round_cap
+from postprocess.answers.adaptive_budget import outcomes, round_cap
 
 
 def prefix_right(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +133,7 @@ def skill_oracle(shape: Shape, seed: int, share: float = 0.5, lookahead: int = 3
     next_label = np.einsum("w,wicy->icy", np.bincount(worker, minlength=shape.workers) / len(worker), likelihood)
     available = np.bincount(item, minlength=shape.items)
     budget = int(share * available.sum())
-    wanted = np.minimum(available, first_round(2, shape.items, budget))
+    wanted = np.minimum(available, 2)
     while True:
         log = np.tile(np.log(np.asarray(shape.prior)), (shape.items, 1))
         np.add.at(log, item[rank < wanted[item]], evidence[rank < wanted[item]])

@@ -54,7 +54,7 @@ def test_the_replays_gain_looks_fields_up_once_a_round(monkeypatch: pytest.Monke
     monkeypatch.setattr(adaptive, "positions", counted)
     replayed = replay(frame, StoppingRule(min_judgements=2, budget=0.8, confidence=0.9))
     assert replayed.answers["field"].nunique() == 40
-    assert len(calls) < 10  # a few a replay, not one per field and round (over 40 before)
+    assert len(calls) < 20  # one a round and a few more, not one per field and round (over 40 a round before)
 
 
 def test_a_checkbox_group_of_many_options_under_mace_is_one_line(tmp_path: Path,

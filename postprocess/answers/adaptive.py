@@ -35,7 +35,7 @@ from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggrega
 from postprocess.answers.calibration import as_reported
 from postprocess.answers.judgements import judgements
 from postprocess.answers.key_lookup import positions, values_at
-from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior, label_probabilities
+from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
 # A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
@@ -116,12 +116,13 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
         fast = fast_workers(used, rule.fast_share) if rule.fast_share > 0 else frozenset()
+        tables: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the skill posterior's, each field's: the gain's
         if rule.stop_on == "skill":  # the answers are aggregated once, from the last round's judgements
-            result, sureness = None, stop_confidence(used, rule, fast, controls)
+            result, sureness = None, stop_confidence(used, rule, fast, controls, tables)
         else:  # the method's own confidence, each round
             result = aggregate(used, rule.method, seed=seed, controls=controls, prior=rule.skill_prior)
             sureness = result.answers.assign(confidence=result.answers["posterior"])
-        gain = _gains(used, rule, fast, sureness, wanted, cap) if _capped(rule) else None
+        gain = _gains(tables, sureness, wanted, cap) if _capped(rule) else None
         asks = _round_asks(sureness, used, rule, wanted, cap, allowed, gain)
         if not asks.any():
             break
@@ -168,34 +169,31 @@ def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, 
     return np.zeros(len(wanted), dtype=bool)
 
 
-def _gains(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str], sureness: pd.DataFrame, wanted: pd.Series,
+def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFrame, wanted: pd.Series,
            cap: pd.Series) -> np.ndarray:
     """Each item and field's expected gain per judgement (adaptive_budget.expected_gain, in ``wanted``'s order): its
-    skill posterior over the field's labels (skill_posterior.label_probabilities, as the stop confidence's model),
+    skill posterior over the field's labels (``tables``: the stop confidence's own fit, from label_posterior),
     a worker not yet known as the vote weight the settled rule reads, and the judgements it may still take."""
     gain = np.zeros(len(wanted))
     remaining = (cap - wanted).to_numpy()
     # looked up once, not per field: per field they were quadratic in the fields (10,000 fields: minutes)
     where = {key: at for at, key in enumerate(wanted.index)}
     weights = sureness.drop_duplicates("field").set_index("field")["vote_weight"].astype(float)
-    for name, part in used.groupby("field", sort=True):
-        table = label_probabilities(part, rule.skill_prior, fast)
-        probabilities = table.to_numpy(dtype=float, copy=True)
-        if probabilities.shape[1] == 1:  # one label seen: the rest of each row is the unseen label's
-            probabilities = np.column_stack([probabilities, 1 - probabilities])
-        probabilities /= probabilities.sum(axis=1, keepdims=True)
-        at = np.array([where.get((item, name), -1) for item in table.index.to_numpy()], dtype=np.intp)
+    for name, (items, posterior) in tables.items():
+        probabilities = posterior / posterior.sum(axis=1, keepdims=True)
+        at = np.array([where.get((item, name), -1) for item in items], dtype=np.intp)
         gain[at] = adaptive_budget.expected_gain(probabilities, math.exp(weights[name]), remaining[at])
     return gain
 
 
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
-                    controls: pd.DataFrame | None = None) -> pd.DataFrame:
+                    controls: pd.DataFrame | None = None,
+                    tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
     """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
     confidence answers.csv reports (postprocess.answers.calibration.as_reported: bounded by the judgements, calibrated
     on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
-    posterior's top label, it is answers.csv's confidence itself."""
-    posterior = label_posterior(used, rule.skill_prior, fast)
+    posterior's top label, it is answers.csv's confidence itself (``tables``: label_posterior's)."""
+    posterior = label_posterior(used, rule.skill_prior, fast, tables)
     # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
     return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
 

@@ -27,19 +27,14 @@ import numpy as np
 LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
 OUTCOME_CELLS = 2_000_000  # outcomes x labels past which a longer lookahead is not taken (97 labels: 3 ahead is 15M)
 CHUNK_CELLS = 20_000_000  # items x outcomes x labels held at once (160 MB of floats)
-ROUND_SHARE = 0.25  # with a budget under the whole file, a round asks at most this share of the items
+# with a budget under the whole file, a round asks at most this share of the items; a quarter lost RTE 18 items over
+# five orders at 40% (bench/adaptive_forty.py; docs/explanation/adaptive-overlap.md)
+ROUND_SHARE = 0.05
 
 
 def limit(share: float | None, available: np.ndarray) -> int | None:
     """The judgements ``share`` of ``available`` (each item's in the file) allows; None: no budget."""
     return None if share is None else int(share * float(available.sum()))
-
-
-def first_round(min_judgements: int, items: int, allowed: int | None) -> int:
-    """Judgements every item gets first: ``min_judgements`` whatever the budget (a budget that cannot pay them
-    is raised to: :func:`paid`). ``items`` and ``allowed`` are kept for callers that pass them."""
-    del items, allowed
-    return min_judgements
 
 
 def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
@@ -76,9 +71,8 @@ def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: b
 
 
 def round_cap(items: int) -> int:
-    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one. Why a cap: a round
-    asked of every uncertain item spends the budget almost evenly (four-label crowds are uncertain almost
-    everywhere for several rounds); capped, each round's gains are read again before the next is spent."""
+    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one (capped, each round's
+    gains are read again before the next is spent)."""
     return max(1, int(ROUND_SHARE * items))
 
 

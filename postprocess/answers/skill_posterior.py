@@ -18,8 +18,7 @@ whole crowd fitted to the items with two or more judgements, with ``SkillPrior.a
 A worker nobody has seen yet is a draw from that crowd; it is kept between chance and 0.99. The item's
 final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
 an item never vouches for itself, and is tempered (postprocess.answers.tempering: hard items split more
-than independent workers would, which held-out labels show). Skills come only from the frame given: in
-a live campaign, the judgements already received.
+than independent workers would, which held-out labels show). Skills come only from the frame given.
 
 With ``SkillPrior.typical_weight`` (``[answers] typical_prior_weight``) each worker's prior has two parts:
 with odds of 4 to 1 (TYPICAL_SHARE) they are a typical worker of this crowd, as accurate as its median
@@ -29,9 +28,8 @@ spammers and adversaries holding under half the judgements do not move it), wort
 judgements per true label; else the weak prior above. Each part's evidence is the Dirichlet-multinomial
 probability of the worker's (expected) counts, and their confusion is the two parts' posterior means
 weighed by it. Why: a worker's confusion from fifty judgements is noisy in its slip cells, and a stopping
-rule stops early where that noise flatters; on MTurk-sim pulling a record that fits the crowd toward its typical
-worker made the stop cheaper and more accurate (docs/reference/outputs.md). Where nobody
-builds a record (Prolific) every record fits the typical worker and it cost accuracy: leave it at 0 there.
+rule stops early where that noise flatters (docs/reference/outputs.md has the figures). Where nobody builds a
+record (Prolific) every record fits the typical worker and it cost accuracy: leave it at 0 there.
 
 With ``fast_workers`` (the workers whose work took a small share of the crowd's typical time: speed is
 observed, accuracy is not), the crowd's accuracy is fitted twice in the same model, once for their
@@ -48,8 +46,7 @@ with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy
 the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
 ratio: ``log(a (k - 1) / (1 - a))`` over the item's temperature (which more judgements only raise). ``r`` more
 such judgements all for the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive
-overlap's settled items:
-postprocess.answers.adaptive; tests/test_typical_prior.py checks it with and without the typical part).
+overlap's settled items, postprocess.answers.adaptive; tests/test_typical_prior.py checks it).
 """
 
 from __future__ import annotations
@@ -87,19 +84,22 @@ def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
     return frozenset(typical[typical < share * timed["seconds"].median()].index.astype(str))
 
 
-def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
-                    fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """Each item's most probable label and its probability, per field (see the module)."""
+def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR, fast_workers: frozenset[str] = frozenset(),
+                    tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
+    """Each item's most probable label and its probability, per field (see the module); ``tables``, when given, gets
+    each field's (items, items x labels posterior): what adaptive overlap's gain reads, without a second fit."""
     prior.check()
-    data = judgements(frame)
-    parts = [_field_posterior(part, prior, fast_workers).assign(field=field)
-             for field, part in data.groupby("field", sort=True)]
+    parts, tables = [], {} if tables is None else tables
+    for field, part in judgements(frame).groupby("field", sort=True):
+        rows, tables[field] = _field_posterior(part, prior, fast_workers)
+        parts.append(rows.assign(field=field))
     if not parts:
         return pd.DataFrame(columns=POSTERIOR_COLUMNS)
     return pd.concat(parts, ignore_index=True)[POSTERIOR_COLUMNS]
 
 
-def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str]) -> pd.DataFrame:
+def _field_posterior(part: pd.DataFrame, prior: SkillPrior,
+                     fast_workers: frozenset[str]) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
     items, labels, final, (stranger, correlation), counts = _fit(part, prior, fast_workers)
     temperature = tempering.temperatures(counts, correlation)  # each item's, by its judgements
     best = final.argmax(axis=1)
@@ -107,8 +107,8 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozen
     with np.errstate(divide="ignore"):  # a runner-up of probability 0: an infinite margin
         margin = np.log(top_two[:, 1]) - np.log(top_two[:, 0])
     return pd.DataFrame({"item_id": items, "label": labels[best], "confidence": final.max(axis=1),
-                         "judgements": counts, "margin": margin,
-                         "vote_weight": math.log(stranger * (len(labels) - 1) / (1 - stranger)) / temperature})
+                         "judgements": counts, "margin": margin, "vote_weight": math.log(
+                             stranger * (len(labels) - 1) / (1 - stranger)) / temperature}), (items, final)
 
 
 def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
