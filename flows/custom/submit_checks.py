@@ -19,8 +19,9 @@ NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
 ID_REF = r"""document\.getElementById\(\s*["']([\w-]+)["']\s*\)"""
-# a choice group's ticked control by its name: one element or none (querySelector), a list (querySelectorAll, jQuery)
-_TICKED = r"""\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]:checked["']\s*\)"""
+# a choice group's ticked control by its name (a crowd-checkbox's: [checked]): one element or none (querySelector),
+# a list (querySelectorAll, jQuery)
+_TICKED = r"""\(\s*["'][a-z-]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\](?::checked|\[checked\])["']\s*\)"""
 ONE_TICKED = rf"document\.querySelector{_TICKED}"
 ALL_TICKED = rf"(?:document\.querySelectorAll|\$|jQuery){_TICKED}"
 # "no control of the group is ticked", each way a script says it
@@ -184,14 +185,16 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     is named by its condition and message."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
-    # HTML has no pattern on a textarea: such a check stays the script's
-    textareas = {n[1] for tag in re.finditer(r"<textarea\b[^>]*>", body, re.I)
-                 if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
+    boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
     scripts = "\n".join(m.group(2) for m in SCRIPT.finditer(body))
     for check in submit_checks(handlers, scripts, ids):
         said = f" (it says {check.message!r})" if check.message else ""
         if not check.rules and ASKS_ALL.search(check.message):  # a check read by what it tells the person
             check.rules = _every_question(body, with_called_functions("\n".join(handlers), scripts))
+        # a group with none ticked: on a checkbox, required is that one box
+        check.rules = [(n, "data-min-selections", "1") if a == "required" and n in boxes else (n, a, v)
+                       for n, a, v in check.rules]
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
@@ -209,6 +212,10 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
     return body
+
+
+def _names(body: str, tags: str) -> set[str]:
+    return {n[1] for tag in re.finditer(tags, body, re.I) if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
 
 
 def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
@@ -229,8 +236,6 @@ def _words_field(ref: str, ids: dict[str, str]) -> str:
 def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     """The control with the rule's attribute if it is the rule's field's and has none already."""
     tag, (field, attr, value) = control.group(0), rule
-    if attr == "required" and re.search(r"""\btype\s*=\s*["']?checkbox\b""", tag, re.I):
-        attr, value = "data-min-selections", "1"  # a group with none ticked: on a checkbox, required is that box
     m = NAME_ATTR.search(tag)
     name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
     if name != field or re.search(rf"\s{attr}\b", tag, re.I):
