@@ -122,8 +122,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
 def _without_crowd_frame(page: str) -> str:
     """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); the
     crowd-form's onsubmit and id become a form of its own, so restructure reads its checks as a form's."""
-    kept = "".join(f'<form onsubmit="{m.group(2)}"></form>' if m.group(1) == '"' else
-                   f"<form onsubmit='{m.group(2)}'></form>" for m in CROWD_ONSUBMIT.finditer(page))
+    kept = "".join(f"<form onsubmit={m[1]}{m[2]}{m[1]}></form>" for m in CROWD_ONSUBMIT.finditer(page))
     kept += "".join(f'<form id="{m[1]}"></form>' for m in CROWD_ID.finditer(page))
     page = CROWD_FRAME.sub("", page)
     end = re.search(r"</body\s*>", page, re.I)
@@ -156,17 +155,13 @@ def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple
         return "HTML", content, line_of(source, at) - 1 if at >= 0 else 0
     if local == "ExternalQuestion":
         url = (root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or root.findtext("ExternalURL") or "").strip()
-        return "HTML", fetch_external(url, origin, allowed), 0
+        try:  # fetched once, as a worker's browser would (flows/custom/page_fetch.py)
+            return "HTML", fetch_page(url, allowed), 0
+        except FetchRefused as exc:
+            shown = "".join(c for c in url[:100] if c.isprintable())
+            raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) \
+                from exc
     return "QuestionForm", source, 0
-
-
-def fetch_external(url: str, origin: str, allowed: tuple[Network, ...] = ()) -> str:
-    """An ExternalQuestion's page, fetched once as a worker's browser would (flows/custom/page_fetch.py)."""
-    try:
-        return fetch_page(url, allowed)
-    except FetchRefused as exc:
-        shown = "".join(c for c in url[:100] if c.isprintable())
-        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) from exc
 
 
 JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
@@ -221,10 +216,9 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
         notes.append(f"the page's script attaches {len(listeners)} submit/click listener(s) to its form or submit "
                      "button: they now run on hitflow's form and Submit button in a browser; check each line below")
     elif hook := SUBMIT_HOOK.search(scripts):
-        notes.append(f"the page's script hooks a submit (`{hook[0]}`) on an element not read as its form (by id, tag "
-                     "or a variable holding it): its checks are not read, and hitflow's QC and form-reading "
-                     "simulated workers do not run them; re-express them as page rules (required, "
-                     "data-min-selections...)")
+        notes.append(f"the page's script hooks a submit (`{hook[0]}`) on an element not read as its form: its checks "
+                     "are not read, and hitflow's QC and form-reading simulated workers skip them; re-express them "
+                     "as page rules (required, data-min-selections...)")
     if own := script_submit_handlers(body, html_text.unescape):  # read for their checks, left on the page
         notes.append(f"{len(own)} button(s) of the page submit the form from its script (form.submit()), which "
                      "skips hitflow's checks, and hitflow's Submit skips theirs: remove them (workers use hitflow's "

@@ -8,8 +8,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
-from flows.custom.script_targets import ID, balanced, with_called_functions
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.script_targets import ID, balanced, script_text, with_called_functions
 from qc.page_patterns import PagePattern, page_pattern
 
 IF = re.compile(r"\bif\s*\(")
@@ -90,8 +90,10 @@ def _statement(code: str, at: int) -> str:
 
 def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
     """The page rules when every alternative of the condition is "field empty" or "number above/below N"; else []."""
+    if "&&" in condition or "?" in condition:  # not only "empty" tests
+        return []
     rules = []
-    for part in _alternatives(condition):
+    for part in condition.split("||"):
         test = _unwrapped(part)
         rule = _empty_test(test, ids) or _bound_test(test, ids) or _length_test(test, ids) or _pattern_test(test, ids)
         if rule is None:
@@ -143,17 +145,12 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
     return (name, "pattern", pattern) if isinstance(page_pattern(pattern), PagePattern) else None
 
 
-def min_words(condition: str) -> tuple[str, int] | None:
-    """``x.value.split(/\\s+/).length < 20`` -> ("x" as written, 20): a word count no page rule says."""
+def min_words(condition: str, ids: dict[str, str]) -> tuple[str, int] | None:
+    """``x.value.split(/\\s+/).length < 20`` -> ("x", 20): a word count no page rule says."""
     m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?\.split\([^)]{{1,20}}\)"
                   r"(?:\.filter\([^)]{0,60}\))?\.length\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
-    return (m["ref"], int(m["n"]) + (m["op"] == "<=")) if m else None
-
-
-def _alternatives(condition: str) -> list[str]:
-    if "&&" in condition or "?" in condition:
-        return [condition + " &&"]  # not only "empty" tests: never one
-    return condition.split("||")
+    ref = re.match(rf"(?P<ref>{_REF})$", m["ref"]) if m else None
+    return ((ref and _ref_name(ref, ids)) or "<field>", int(m["n"]) + (m["op"] == "<=")) if m else None
 
 
 _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
@@ -162,10 +159,8 @@ _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
 def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
     """The field a matched reference names (an element id through ``ids``)."""
     ref = re.match(_REF, m["ref"])
-    found = [g for g in ref.groups() if g] if ref else []
-    if not found:
-        return None
-    return ids.get(found[0]) if re.match(ID_REF, m["ref"]) else found[0]
+    found = next((g for g in ref.groups() if g), None) if ref else None
+    return ids.get(found) if found and re.match(ID_REF, m["ref"]) else found
 
 
 def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
@@ -187,7 +182,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
     textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
     boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
-    scripts = "\n".join(m.group(2) for m in SCRIPT.finditer(body))
+    scripts = script_text(body)
     for check in submit_checks(handlers, scripts, ids):
         said = f" (it says {check.message!r})" if check.message else ""
         if not check.rules and ASKS_ALL.search(check.message):  # a check read by what it tells the person
@@ -204,8 +199,8 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
                          "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
                          "check meant")
         else:
-            words = min_words(check.resolved or check.condition)
-            how = (f"re-express it as [qc.fields.{_words_field(words[0], ids)}] min_words = {words[1]} (QC's rule "
+            words = min_words(check.resolved or check.condition, ids)
+            how = (f"re-express it as [qc.fields.{words[0]}] min_words = {words[1]} (QC's rule "
                    "for a word count)") if words else \
                 "re-express it as page rules (required, pattern, min/max, minlength, data-min-selections)"
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
@@ -226,11 +221,6 @@ def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
               and "multiple" not in tag[0].lower() and (n := NAME_ATTR.search(tag[0]))]
     named = [g for g in groups if re.search(rf"(?<![\w-]){re.escape(g)}(?![\w-])", code)]
     return [(g, "required", "") for g in dict.fromkeys(named or groups)]
-
-
-def _words_field(ref: str, ids: dict[str, str]) -> str:
-    m = re.match(rf"(?P<ref>{_REF})$", ref)
-    return (_ref_name(m, ids) if m else None) or "<field>"
 
 
 def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
