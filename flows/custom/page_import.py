@@ -44,8 +44,9 @@ FORM_CLOSE = re.compile(r"</form\s*>", re.I)
 SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
-CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
-CROWD_ID = re.compile(r"""<crowd-form\b[^>]*?(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
+# bounded: on a page of 20,000 unclosed <crowd-form each is read 600 characters on, not to the end (a minute)
+CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]{0,600}?\bonsubmit\s*=\s*(["'])(.{0,20000}?)\1""", re.I | re.S)
+CROWD_ID = re.compile(r"""<crowd-form\b[^>]{0,600}?(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
                              r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
