@@ -69,8 +69,10 @@ def test_the_crowd_forms_at_least_one_check_becomes_each_items_rule(page: str) -
     said = [n for n in imported.notes if "Please tick at least one emotion" in n]
     assert len(said) == 1 and "is now the page rule data-min-selections=1 on emotion" in said[0], imported.notes
     assert minimums(imported.body, 3) == {"emotion_0": 1, "emotion_1": 1, "emotion_2": 1}  # was min=0 on each
-    # the script still finds hitflow's crowd-form in a browser
+    # the script still finds hitflow's crowd-form in a browser (by its tag, or by the id hitflow's has)
     assert "getElementById('tweets')" not in imported.body
+    assert "document.querySelector('crowd-form').onsubmit" in imported.body or \
+        "document.getElementById('crowd-form').addEventListener('submit'" in imported.body
 
 
 def test_a_check_repeated_per_written_item_is_one_rule_per_items_group() -> None:
