@@ -44,10 +44,14 @@ FORM_CLOSE = re.compile(r"</form\s*>", re.I)
 SUBMIT = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?submit[\"']?[^>]*>|<button\b[^>]*\btype\s*=\s*[\"']?submit"
                     r"[\"']?[^>]*>.*?</button\s*>", re.I | re.S)
 HEAD_ASSETS = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<link\b[^>]*>", re.S | re.I)
-CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
+# bounded: on a page of 20,000 unclosed <crowd-form each is read 600 characters on, not to the end (a minute)
+CROWD_ONSUBMIT = re.compile(r"""<crowd-form\b[^>]{0,600}?\bonsubmit\s*=\s*(["'])(.{0,20000}?)\1""", re.I | re.S)
+CROWD_ID = re.compile(r"""<crowd-form\b[^>]{0,600}?(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
                              r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
+SUBMIT_HOOK = re.compile(r"""\.onsubmit\s*=(?!=)|\.addEventListener\(\s*["']submit["']|\.on\(\s*["']submit["']|"""
+                         r"""\.submit\(\s*(?:function\b|[A-Za-z_$])""")
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
 
@@ -94,7 +98,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     title = _title(content)
     crowd = bool(CROWD_PAGE.search(converted.text))
     page, outside = outside_crowd_form(converted.text) if crowd else (converted.text, [])
-    body, notes = restructure(_without_crowd_frame(page) if crowd else page)
+    body, notes = restructure(_without_crowd_frame(page), CROWD_FORM) if crowd else restructure(page)
     notes = outside + notes
     if any(re.search(r"\sdisabled\b", m[0], re.I) for m in DISABLED_SUBMIT.finditer(converted.text)):
         notes.append("the page's submit button starts disabled (its script enables it once the page is complete); "
@@ -117,10 +121,10 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
 
 
 def _without_crowd_frame(page: str) -> str:
-    """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); an
-    onsubmit on the crowd-form becomes a form of hitflow's own, so restructure keeps it as a submit check."""
-    kept = "".join(f'<form onsubmit="{m.group(2)}"></form>' if m.group(1) == '"' else
-                   f"<form onsubmit='{m.group(2)}'></form>" for m in CROWD_ONSUBMIT.finditer(page))
+    """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); the
+    crowd-form's onsubmit and id become a form of its own, so restructure reads its checks as a form's."""
+    kept = "".join(f"<form onsubmit={m[1]}{m[2]}{m[1]}></form>" for m in CROWD_ONSUBMIT.finditer(page))
+    kept += "".join(f'<form id="{m[1]}"></form>' for m in CROWD_ID.finditer(page))
     page = CROWD_FRAME.sub("", page)
     end = re.search(r"</body\s*>", page, re.I)
     return page[:end.start()] + kept + page[end.start():] if end else page + kept
@@ -152,17 +156,13 @@ def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple
         return "HTML", content, line_of(source, at) - 1 if at >= 0 else 0
     if local == "ExternalQuestion":
         url = (root.findtext(f"{{{NS_EXTERNAL}}}ExternalURL") or root.findtext("ExternalURL") or "").strip()
-        return "HTML", fetch_external(url, origin, allowed), 0
+        try:  # fetched once, as a worker's browser would (flows/custom/page_fetch.py)
+            return "HTML", fetch_page(url, allowed), 0
+        except FetchRefused as exc:
+            shown = "".join(c for c in url[:100] if c.isprintable())
+            raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) \
+                from exc
     return "QuestionForm", source, 0
-
-
-def fetch_external(url: str, origin: str, allowed: tuple[Network, ...] = ()) -> str:
-    """An ExternalQuestion's page, fetched once as a worker's browser would (flows/custom/page_fetch.py)."""
-    try:
-        return fetch_page(url, allowed)
-    except FetchRefused as exc:
-        shown = "".join(c for c in url[:100] if c.isprintable())
-        raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) from exc
 
 
 JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
@@ -192,7 +192,7 @@ def _title(page: str) -> str:
     return ""
 
 
-def restructure(page: str) -> tuple[str, list[str]]:
+def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
     """The page's body as an item block: its head's scripts and styles kept, its own form and
     submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
     body, notes = _body_of(page)
@@ -212,10 +212,14 @@ def restructure(page: str) -> tuple[str, list[str]]:
                      "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
     ids = [f.group(1) for f in form_ids if f], tuple(i[1] for b in submits if (i := ID.search(b.group(0))))
-    listeners = attached_handlers(script_text(body), [*ids[0], *ids[1]])  # checks a script attaches to them
+    listeners = attached_handlers(scripts := script_text(body), [*ids[0], *ids[1]])  # checks a script attaches
     if listeners:
         notes.append(f"the page's script attaches {len(listeners)} submit/click listener(s) to its form or submit "
                      "button: they now run on hitflow's form and Submit button in a browser; check each line below")
+    elif hook := SUBMIT_HOOK.search(scripts):
+        notes.append(f"the page's script hooks a submit (`{hook[0]}`) on an element not read as its form: its checks "
+                     "are not read, and hitflow's QC and form-reading simulated workers skip them; re-express them "
+                     "as page rules (required, data-min-selections...)")
     if own := script_submit_handlers(body, html_text.unescape):  # read for their checks, left on the page
         notes.append(f"{len(own)} button(s) of the page submit the form from its script (form.submit()), which "
                      "skips hitflow's checks, and hitflow's Submit skips theirs: remove them (workers use hitflow's "
@@ -227,7 +231,7 @@ def restructure(page: str) -> tuple[str, list[str]]:
     if dropped:
         notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
                      "hitflow's page carries the session itself; check that no script of the page reads them")
-    body = retarget_scripts(body, names, *ids)
+    body = retarget_scripts(body, names, *ids, form=form)
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
                      "security policy blocks them; move them into a <script>")

@@ -25,9 +25,9 @@ def _by_id(element_id: str) -> str:
 
 
 # the form or its submit button by tag or type, not id: on hitflow's page they find hitflow's
-SELECTOR = r"""\s*["'](?:form|:submit|(?:input|button)?\[type\s*=\s*\\?["']?submit\\?["']?\])["']\s*"""
+SELECTOR = r"""\s*["'](?:(?:crowd-)?form|:submit|(?:input|button)?\[type\s*=\s*\\?["']?submit\\?["']?\])["']\s*"""
 BY_TAG = (rf"""(?:document\.querySelector\({SELECTOR}\)|\$\({SELECTOR}\)|jQuery\({SELECTOR}\)|"""
-          r"""document\.forms\[\s*0\s*\])""")
+          r"""document\.forms\[\s*0\s*\]|document\.getElementsByTagName\(\s*["'](?:crowd-)?form["']\s*\)\[\s*0\s*\])""")
 ATTACH = (r"""\s*\.\s*(?:addEventListener\(\s*["'](?:submit|click)["']\s*,\s*|on(?:submit|click)\s*=\s*|"""
           r"""(?:submit|click)\(\s*|on\(\s*["'](?:submit|click)["']\s*,\s*)""")
 FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([^)]{0,200}\)\s*=>\s*(?=\{)|"""
@@ -75,10 +75,11 @@ def balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | N
     return None, start
 
 
-def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_ids: tuple[str, ...] = ()) -> str:
-    """The page's scripts find the renamed fields, hitflow's form and its Submit button where they found
+def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_ids: tuple[str, ...] = (),
+                     form: str = HITFLOW_FORM) -> str:
+    """The page's scripts find the renamed fields, hitflow's ``form`` and its Submit button where they found
     their own (a click listener on the dropped submit button runs on hitflow's: its check still stops it)."""
-    targets = [(i, HITFLOW_FORM) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
+    targets = [(i, form) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
 
     def fix(script: re.Match[str]) -> str:
         code = script.group(2)

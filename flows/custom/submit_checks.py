@@ -8,8 +8,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, SCRIPT
-from flows.custom.script_targets import ID, balanced, with_called_functions
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.script_targets import ID, balanced, script_text, with_called_functions
 from qc.page_patterns import PagePattern, page_pattern
 
 IF = re.compile(r"\bif\s*\(")
@@ -19,8 +19,9 @@ NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
 ID_REF = r"""document\.getElementById\(\s*["']([\w-]+)["']\s*\)"""
-# a choice group's ticked control by its name: one element or none (querySelector), a list (querySelectorAll, jQuery)
-_TICKED = r"""\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]:checked["']\s*\)"""
+# a choice group's ticked control by its name (a crowd-checkbox's: [checked]): one element or none (querySelector),
+# a list (querySelectorAll, jQuery)
+_TICKED = r"""\(\s*["'][a-z-]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\](?::checked|\[checked\])["']\s*\)"""
 ONE_TICKED = rf"document\.querySelector{_TICKED}"
 ALL_TICKED = rf"(?:document\.querySelectorAll|\$|jQuery){_TICKED}"
 # "no control of the group is ticked", each way a script says it
@@ -95,8 +96,10 @@ def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
             is_ = re.match(rf"^{_CHOSEN_IS}$", _unwrapped(chosen))
             if is_ and (rule := _empty_test(_unwrapped(empty), ids)):
                 return [(rule[0], "data-required-when", f"{next(g for g in is_.groups() if g)}={is_['said']}")]
+    if "&&" in condition or "?" in condition:  # not only "empty" tests
+        return []
     rules = []
-    for part in _alternatives(condition):
+    for part in condition.split("||"):
         test = _unwrapped(part)
         rule = _empty_test(test, ids) or _bound_test(test, ids) or _length_test(test, ids) or _pattern_test(test, ids)
         if rule is None:
@@ -148,17 +151,12 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
     return (name, "pattern", pattern) if isinstance(page_pattern(pattern), PagePattern) else None
 
 
-def min_words(condition: str) -> tuple[str, int] | None:
-    """``x.value.split(/\\s+/).length < 20`` -> ("x" as written, 20): a word count no page rule says."""
+def min_words(condition: str, ids: dict[str, str]) -> tuple[str, int] | None:
+    """``x.value.split(/\\s+/).length < 20`` -> ("x", 20): a word count no page rule says."""
     m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?\.split\([^)]{{1,20}}\)"
                   r"(?:\.filter\([^)]{0,60}\))?\.length\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
-    return (m["ref"], int(m["n"]) + (m["op"] == "<=")) if m else None
-
-
-def _alternatives(condition: str) -> list[str]:
-    if "&&" in condition or "?" in condition:
-        return [condition + " &&"]  # not only "empty" tests: never one
-    return condition.split("||")
+    ref = re.match(rf"(?P<ref>{_REF})$", m["ref"]) if m else None
+    return ((ref and _ref_name(ref, ids)) or "<field>", int(m["n"]) + (m["op"] == "<=")) if m else None
 
 
 _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
@@ -170,10 +168,8 @@ _CHOSEN_IS = (rf"""(?:(?:{ONE_TICKED}|{NAME_REF[2]})\.value|(?:\$|jQuery){_TICKE
 def _ref_name(m: re.Match[str], ids: dict[str, str]) -> str | None:
     """The field a matched reference names (an element id through ``ids``)."""
     ref = re.match(_REF, m["ref"])
-    found = [g for g in ref.groups() if g] if ref else []
-    if not found:
-        return None
-    return ids.get(found[0]) if re.match(ID_REF, m["ref"]) else found[0]
+    found = next((g for g in ref.groups() if g), None) if ref else None
+    return ids.get(found) if found and re.match(ID_REF, m["ref"]) else found
 
 
 def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
@@ -193,14 +189,16 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     is named by its condition and message."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
            and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
-    # HTML has no pattern on a textarea: such a check stays the script's
-    textareas = {n[1] for tag in re.finditer(r"<textarea\b[^>]*>", body, re.I)
-                 if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
-    scripts = "\n".join(m.group(2) for m in SCRIPT.finditer(body))
+    textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
+    boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
+    scripts = script_text(body)
     for check in submit_checks(handlers, scripts, ids):
         said = f" (it says {check.message!r})" if check.message else ""
         if not check.rules and ASKS_ALL.search(check.message):  # a check read by what it tells the person
             check.rules = _every_question(body, with_called_functions("\n".join(handlers), scripts))
+        # a group with none ticked: on a checkbox, required is that one box
+        check.rules = [(n, "data-min-selections", "1") if a == "required" and n in boxes else (n, a, v)
+                       for n, a, v in check.rules]
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
                 body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
@@ -210,14 +208,18 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
                          "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
                          "check meant")
         else:
-            words = min_words(check.resolved or check.condition)
-            how = (f"re-express it as [qc.fields.{_words_field(words[0], ids)}] min_words = {words[1]} (QC's rule "
+            words = min_words(check.resolved or check.condition, ids)
+            how = (f"re-express it as [qc.fields.{words[0]}] min_words = {words[1]} (QC's rule "
                    "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
                                                        "pattern, min/max, minlength, data-min-selections)")
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
     return body
+
+
+def _names(body: str, tags: str) -> set[str]:
+    return {n[1] for tag in re.finditer(tags, body, re.I) if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
 
 
 def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
@@ -230,16 +232,9 @@ def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
     return [(g, "required", "") for g in dict.fromkeys(named or groups)]
 
 
-def _words_field(ref: str, ids: dict[str, str]) -> str:
-    m = re.match(rf"(?P<ref>{_REF})$", ref)
-    return (_ref_name(m, ids) if m else None) or "<field>"
-
-
 def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     """The control with the rule's attribute if it is the rule's field's and has none already."""
     tag, (field, attr, value) = control.group(0), rule
-    if attr == "required" and re.search(r"""\btype\s*=\s*["']?checkbox\b""", tag, re.I):
-        attr, value = "data-min-selections", "1"  # a group with none ticked: on a checkbox, required is that box
     m = NAME_ATTR.search(tag)
     name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
     if name != field or re.search(rf"\s{attr}\b", tag, re.I):
