@@ -16,8 +16,9 @@ NUMBER_WORDS = {w: n for n, w in enumerate((
 _NUMBER = r"(\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)
-RANGE = re.compile(r"\b(?:between\s+" + _NUMBER + r"\s+and|" + _NUMBER + r"\s*(?:-|–|to))\s*" + _NUMBER
-                   + r"\s+words\b", re.IGNORECASE)  # "between 15 and 40 words", "15-40 words": the fewest is 15
+# "between 15 and 40 words", "15-40 words", "ten to twenty words": the fewest is the first ("twenty-one" is one number)
+RANGE = re.compile(r"\b(?:between\s+" + _NUMBER + r"\s+and\s+" + _NUMBER + r"|(\d{1,4})\s*[-–]\s*(\d{1,4})|" + _NUMBER
+                   + r"\s+to\s+" + _NUMBER + r")\s+words\b", re.IGNORECASE)
 TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NUMBER + r"\s+words\b|\b" + _NUMBER
                     + r"[- ]word\b", re.IGNORECASE)
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b",
@@ -73,7 +74,8 @@ def stated_min_words(text: str) -> int:
     """The fewest words the text asks for (0: none); a target length without a minimum counts for half."""
     said = about_answer(text)
     least = [n for n in (_number(a or b) for a, b in AT_LEAST.findall(said)) if 0 < n <= 10000]
-    least += [n for n in (_number(a or b) for a, b, _most in RANGE.findall(said)) if 0 < n <= 10000]
+    spans = [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
+    least += [low for low, high in spans if 0 < low < high <= 10000]
     targets = [n // 2 for n in (_number(a or b) for a, b in TARGET.findall(said)) if 0 < n <= 10000]
     found = least or targets
     return max(found) if found else 0
