@@ -107,3 +107,38 @@ def test_page_refuses_while_a_constraint_fails_and_agrees_with_the_server(sim, c
     answer = mine(client, hit_id, "ACUSTOM1")
     assert check_form(spec, answer) == [] and answer["image_id_0"] == "photo-1"
     assert answer["description_0"] == VALID["description_0"] and answer["people_0"] == "4"
+
+
+WHEN_PAGE = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<p>{{ item.note }}</p>
+<input type="radio" name="match_{{ i }}" value="yes" required><input type="radio" name="match_{{ i }}" value="no">
+<textarea name="why_{{ i }}" data-required-when="match=no"></textarea>
+{% endblock %}"""
+
+
+def test_a_box_required_when_another_answer_is_given_is_required_there_in_the_browser_and_on_the_server(
+        sim, client, page, tmp_path: Path) -> None:
+    scaffold("when_task", tmp_path)
+    (tmp_path / "config" / "when_task.html.j2").write_text(WHEN_PAGE, encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "when_task.toml")
+    rows = [{"item_id": f"s-{k}", "file_name": "", "url": "", "payload": json.dumps({"note": f"Summary {k}."})}
+            for k in (1, 2)]
+    hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
+                               LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
+                               Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
+    spec = custom_spec(cfg, page_items(rows))
+    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=AWHEN1")
+    page.wait_for_selector("#item-1")
+    required = "(n) => document.querySelector(`[name=${n}]`).required"
+    set_field(page, "match_0", "check", "yes")
+    set_field(page, "match_1", "check", "no")  # the second item's own answer, not the first's
+    assert [page.evaluate(required, "why_0"), page.evaluate(required, "why_1")] == [False, True]
+    page.click("#submit-btn")
+    assert page.url.startswith(f"{sim.url}/mturk/preview")  # refused: item 2 said no and left why blank
+    assert check_form(spec, {"match_0": "yes", "why_0": "", "match_1": "no", "why_1": ""}) != []  # so does the server
+    page.fill("[name=why_1]", "It says the meeting moved to Friday; the article says Monday.")
+    page.click("#submit-btn")
+    page.wait_for_load_state()
+    answer = mine(client, hit_id, "AWHEN1")
+    assert check_form(spec, answer) == [] and answer["match_1"] == "no" and answer["why_0"] == ""
