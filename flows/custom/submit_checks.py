@@ -13,6 +13,7 @@ from flows.custom.script_targets import ID, balanced, script_text, with_called_f
 from qc.page_patterns import PagePattern, page_pattern
 
 IF = re.compile(r"\bif\s*\(")
+_NAME = re.compile(r"""\bname\s*=\s*["']?([\w-]+)""")  # a control's plain name, as the checks refer to it
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
 MESSAGE = re.compile(r"""(?:alert\s*\(|textContent\s*=|innerText\s*=|innerHTML\s*=)\s*(["'`])(.{1,200}?)\1""", re.S)
 NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s*\]""",
@@ -187,8 +188,7 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     """Each submit check the handlers make, in ``notes``: page rules become rules on their controls; any other
     is named by its condition and message."""
-    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0]))
-           and (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0])) and (n := _NAME.search(tag[0]))}
     textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
     boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
     scripts = script_text(body)
@@ -219,7 +219,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
 
 
 def _names(body: str, tags: str) -> set[str]:
-    return {n[1] for tag in re.finditer(tags, body, re.I) if (n := re.search(r"\bname\s*=\s*[\"']?([\w-]+)", tag[0]))}
+    return {n[1] for tag in re.finditer(tags, body, re.I) if (n := _NAME.search(tag[0]))}
 
 
 def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:

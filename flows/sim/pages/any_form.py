@@ -180,9 +180,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return audience(texts, rng, least)
     if wanted == "correction":
         return corrected(main_text(texts), rng) if texts else ""
-    if wanted in ("word", "remark", "clarification", "wording", "question"):  # a word the page marks in a way
-        word = the_word(question) or marked_word(texts) if wanted == "word" else ""  # the simulator does not
-        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)  # read: a remark
+    if wanted in ("word", "remark", "clarification", "wording", "question"):
+        word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
+        # a word the page marks in a way the simulator does not read (bold): a remark on the item
+        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
     if wanted == "title":
         return headline(texts, rng)
     if wanted == "missing":
