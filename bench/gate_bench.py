@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.gate_defects import defect_shown, shown_line, shown_sum, shown_tally
+from bench.gate_defects import defect_shown, profile_sums, shown_line, shown_sum, shown_tally
 from bench.gate_setup import PAGES, GatePage, prepare
 from bench.results_file import keep_result
 
@@ -193,12 +193,7 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
 def totals(run: dict[str, Any]) -> dict[str, Any]:
     """The own pages' sums over pages and routes (the caption demo apart), by profile too."""
     own = [r for label, routes in run.items() if label != "caption demo" for r in routes.values()]
-    by_profile: dict[str, dict[str, int]] = {}
-    for r in own:
-        for p, v in r["by_profile"].items():
-            row = by_profile.setdefault(p, {"assignments": 0, "unnoticed": 0})
-            row["assignments"] += v["assignments"]
-            row["unnoticed"] += v["unnoticed"]
+    by_profile = profile_sums(own)
     counted = [r for p, r in by_profile.items() if p not in NOT_COUNTED]
     bad, unnoticed = sum(r["assignments"] for r in counted), sum(r["unnoticed"] for r in counted)
     return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, bad),

@@ -59,13 +59,19 @@ def shown_line(d: dict[str, Any]) -> str:
             + ", ".join(f"{p} {v['unnoticed']}/{v['assignments']}" for p, v in d["by_profile"].items()))
 
 
-def shown_sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+def profile_sums(parts: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each profile's assignments and unnoticed ones, summed over ``parts`` (each with a ``by_profile``)."""
     by_profile: dict[str, dict[str, int]] = {}
     for d in parts:
         for p, v in d["by_profile"].items():
             row = by_profile.setdefault(p, {"assignments": 0, "unnoticed": 0})
             row["assignments"] += v["assignments"]
             row["unnoticed"] += v["unnoticed"]
+    return by_profile
+
+
+def shown_sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    by_profile = profile_sums(parts)
     total = sum(r["assignments"] for r in by_profile.values())
     unnoticed = sum(r["unnoticed"] for r in by_profile.values())
     return {"assignments": total, "unnoticed": unnoticed,
