@@ -44,19 +44,23 @@ def hitflow(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> st
     return said.out + said.err
 
 
+def own_page_run(folder: Path, name: str, page: str, items: list[tuple[str, str]], column: str) -> None:
+    """``hitflow new NAME`` in ``folder`` with ``page`` and ``items`` (id, ``column``), two batches, then a run."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert main(["new", name, "--dir", str(folder)]) == 0
+        config = folder / "config" / f"{name}.toml"
+        (config.parent / f"{name}.html.j2").write_text(page, encoding="utf-8")
+        with (config.parent / f"{name}_items.csv").open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([("item_id", column), *items])
+        assert not edit_config(config, {"batches": "2", "budget": '"200.00 USD"'})
+        assert main(["run", str(config), "--no-prefect"]) == 0
+
+
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("kinds")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)
-        assert main(["new", "rate", "--dir", str(folder)]) == 0
-        config = folder / "config" / "rate.toml"
-        (config.parent / "rate.html.j2").write_text(PAGE, encoding="utf-8")
-        with (config.parent / "rate_items.csv").open("w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows([("item_id", "note")] + [(f"photo-{n:03d}", f"A street, photo {n}.")
-                                                             for n in range(1, 31)])
-        assert not edit_config(config, {"batches": "2", "budget": '"200.00 USD"'})
-        assert main(["run", str(config), "--no-prefect"]) == 0
+    own_page_run(folder, "rate", PAGE, [(f"photo-{n:03d}", f"A street, photo {n}.") for n in range(1, 31)], "note")
     return folder
 
 

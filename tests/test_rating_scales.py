@@ -5,17 +5,14 @@ per worker a bias), the unordered choice as labels; ``hitflow aggregate`` on the
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from bench.newcomer_kit import edit_config
-from flows.cli.main import main
 from flows.custom.answer_kinds import rating_scale
-from tests.test_field_kinds_campaign import hitflow
+from tests.test_field_kinds_campaign import hitflow, own_page_run
 
 pytestmark = pytest.mark.slow
 
@@ -40,16 +37,7 @@ PAGE = """{% extends "_custom_page.html.j2" %}
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("scales")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)
-        assert main(["new", "notices", "--dir", str(folder)]) == 0
-        config = folder / "config" / "notices.toml"
-        (config.parent / "notices.html.j2").write_text(PAGE, encoding="utf-8")
-        with (config.parent / "notices_items.csv").open("w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows([("item_id", "text")] + [(f"notice{n:03d}", f"Notice {n} to tenants.")
-                                                             for n in range(1, 25)])
-        assert not edit_config(config, {"batches": "2", "budget": '"200.00 USD"'})
-        assert main(["run", str(config), "--no-prefect"]) == 0
+    own_page_run(folder, "notices", PAGE, [(f"notice{n:03d}", f"Notice {n} to tenants.") for n in range(1, 25)], "text")
     return folder / "runs" / "notices"
 
 
