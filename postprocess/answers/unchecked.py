@@ -57,9 +57,9 @@ def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     if out.empty:
         return out
     own, share = out["confidence"].to_numpy(dtype=float), vote_shares(out, labels)
-    confidence = own.copy()
+    counts, confidence = out["judgements"].to_numpy(), own.copy()
     for rows in out.groupby("field", sort=False).indices.values():
-        confidence[rows] = shrunk(own[rows], share[rows], out["judgements"].to_numpy()[rows])
+        confidence[rows] = shrunk(own[rows], share[rows], counts[rows])
     out["confidence"] = confidence
     out["confidence_source"] = UNCHECKED
     out.attrs["controls_to_check"] = controls_to_check(confidence)
