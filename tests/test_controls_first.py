@@ -117,10 +117,18 @@ def test_new_proposes_a_controls_file_from_a_column_of_known_answers(tmp_path: P
                      "a3,Gills and fins.,\n", encoding="utf-8")
     assert main(["new", "animal", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
     said = capsys.readouterr().err
-    assert "proposed control items: 2 row(s) of animals.csv give group's answer in column 'group_answer'" in said
+    assert "proposed control items: 2 of the 2 row(s) of animals.csv that give group's answer in column " \
+           "'group_answer'" in said
     proposal = pd.read_csv(tmp_path / "config" / "animal_controls.csv", dtype=str)
     assert proposal.to_dict("records") == [{"item_id": "a1", "field": "group", "answer": "mammal"},
                                            {"item_id": "a2", "field": "group", "answer": "bird"}]
+    # a truth column on every item (gold_<field>) proposes a fifth of them, at least ten, spread over the file
+    rows = "".join(f"b{k:02d},Fur.,{'mammal' if k % 2 else 'bird'}\n" for k in range(30))
+    items.write_text("item_id,description,gold_group\n" + rows, encoding="utf-8")
+    assert main(["new", "all", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
+    assert "proposed control items: 10 of the 30 row(s)" in capsys.readouterr().err
+    spread = pd.read_csv(tmp_path / "config" / "all_controls.csv", dtype=str)["item_id"].tolist()
+    assert spread == [f"b{k:02d}" for k in range(0, 30, 3)]
     # a column whose values are not the field's options is no known answer: nothing proposed
     items.write_text("item_id,description,answer\na1,Fur.,cat\n", encoding="utf-8")
     assert main(["new", "other", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0

@@ -152,22 +152,36 @@ TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on 
 
 def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
     """(a controls file, a note) for the first choice field whose known answers an items column holds (its
-    name, ``<field>_answer``/``_truth``/``_gold``, or TRUTH_NAMES); None when none does."""
+    name, ``<field>_answer``/``_truth``/``_gold``, ``gold_<field>`` and the like, or TRUTH_NAMES); None when none
+    does. Where most items are known (a column kept for the rehearsal's truth) a fifth of them, at least ten, spread
+    over the file: listing them all would make every item a control and leave nothing to collect."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"
     for f in choices:
         base = re.sub(r"_\{\{\s*i\s*\}\}$", "", f.name)  # group_{{ i }} on a page of several items
-        names = [base, *(f"{base}_{s}" for s in ("answer", "truth", "gold")), *(TRUTH_NAMES * (len(choices) == 1))]
+        names = [base, *(f"{base}_{s}" for s in ("answer", "truth", "gold")),
+                 *(f"{s}_{base}" for s in ("answer", "truth", "gold", "correct", "expected")),
+                 *(TRUTH_NAMES * (len(choices) == 1))]
         for column in [c for c in names if c in table.columns]:
             known = [[r[key], base, r[column].strip()] for r in table.rows if r[column].strip()]
             if known and {a for *_, a in known} <= set(f.options):
-                return _csv(["item_id", "field", "answer"], known), (
-                    f"proposed control items: {len(known)} row(s) of {items.name} give {base}'s answer in column "
-                    f"{column!r}, written to config/{name}_controls.csv; to score workers on them and stop those who "
+                kept = _spread(known, len(table.rows))
+                return _csv(["item_id", "field", "answer"], kept), (
+                    f"proposed control items: {len(kept)} of the {len(known)} row(s) of {items.name} that give "
+                    f"{base}'s answer in column {column!r}, written to config/{name}_controls.csv; to score workers "
+                    "on them and stop those who "
                     f"fail them, set [answers] controls = \"{name}_controls.csv\" (an item listed there is a "
                     "control: kept out of the dataset; delete the rows whose answers you want collected)")
     return None
+
+
+def _spread(known: list[list[str]], items: int) -> list[list[str]]:
+    """All of ``known`` when it is at most half the items; else a fifth of the items (at least ten), evenly spaced."""
+    if len(known) * 2 <= items:
+        return known
+    wanted = min(len(known), max(10, items // 5))
+    return [known[k * len(known) // wanted] for k in range(wanted)]
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:
