@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -261,6 +261,11 @@ bench-gate-heldout: $(STAMP)
 # The same on five more held-out pages of other shapes (bench/gate_heldout2/); writes bench/results-gate-heldout2.json
 bench-gate-heldout2: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout2 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
+
+# The same on a third held-out set written from the user docs alone (bench/gate_heldout3/); writes
+# bench/results-gate-heldout3.json under LABEL (default: the measured code's commit)
+bench-gate-heldout3: $(STAMP)
+	nice $(BIN)/python -m bench.gate_heldout3 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label $(LABEL))
 
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
