@@ -69,8 +69,25 @@ KINDS = ("honest", "careless", "spammer", "random", "adversary")
 KIND_SHARES = (0.72, 0.10, 0.08, 0.06, 0.04)
 
 
+class Hidden(NamedTuple):
+    """What :func:`shaped` draws and does not show: per item (``items``: ``item_id`` index) its ``difficulty`` and
+    whether it is ``misleading``; per worker (``workers``: ``worker_id`` index) their ``kind`` and ``best``
+    accuracy (honest and careless workers', on an ordinary item)."""
+    items: pd.DataFrame
+    workers: pd.DataFrame
+
+
 def shaped(shape: Shape, seed: int = 0) -> pd.DataFrame:
     """``item_id, worker_id, label, gold`` (gold: the item's true class), one row a label."""
+    return _drawn(shape, seed)[0]
+
+
+def hidden(shape: Shape, seed: int = 0) -> Hidden:
+    """The crowd's hidden draws behind :func:`shaped` (the same seed: the same crowd)."""
+    return _drawn(shape, seed)[1]
+
+
+def _drawn(shape: Shape, seed: int) -> tuple[pd.DataFrame, Hidden]:
     rng = np.random.default_rng(seed)
     k = len(shape.classes)
     truth = rng.choice(k, shape.items, p=np.asarray(shape.prior))
@@ -93,9 +110,13 @@ def shaped(shape: Shape, seed: int = 0) -> pd.DataFrame:
     label = np.where(who == 3, rng.integers(0, k, len(item)), label)
     label = np.where(who == 4, _slip(rng, truth[item], k, shape.ordinal), label)
     names = np.asarray(shape.classes)
-    return pd.DataFrame({"item_id": [f"{shape.name}{i:05d}" for i in item], "worker_id": [f"W{w:04d}" for w in worker],
-                         "label": names[label], "gold": names[truth[item]]}).sort_values(
-        "item_id", kind="stable").reset_index(drop=True)
+    item_ids = np.asarray([f"{shape.name}{i:05d}" for i in range(shape.items)])
+    worker_ids = np.asarray([f"W{w:04d}" for w in range(shape.workers)])
+    frame = pd.DataFrame({"item_id": item_ids[item], "worker_id": worker_ids[worker], "label": names[label],
+                          "gold": names[truth[item]]}).sort_values("item_id", kind="stable").reset_index(drop=True)
+    return frame, Hidden(
+        pd.DataFrame({"difficulty": difficulty, "misleading": misleading}, index=pd.Index(item_ids, name="item_id")),
+        pd.DataFrame({"kind": np.asarray(KINDS)[kind], "best": best}, index=pd.Index(worker_ids, name="worker_id")))
 
 
 def _slip(rng: np.random.Generator, truth: np.ndarray, k: int, ordinal: bool) -> np.ndarray:
