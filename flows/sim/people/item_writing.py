@@ -10,8 +10,10 @@ import re
 from flows.sim.people.summaries import CLAUSES, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
-SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
-                     r"main point|gist|shorten|abstract", re.I)
+SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main point|gist|shorten|abstract", re.I)
+# the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
+IN_SHORT = re.compile(r"in (one|a) (short )?sentence|in your own words", re.I)
+JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
@@ -95,7 +97,9 @@ def asked(question: str, name: str) -> str:
     on a word), "title", "clarification",
     "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
-    for kind, pattern in (("summary", SUMMARY), ("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
+    if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
+        return "summary"
+    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
         if pattern.search(said):
             return kind
     if WORDING.search(question):
