@@ -1,7 +1,8 @@
 """``python -m bench.words_answered``: does an honest simulated worker's free text answer the question asked, within
 the limits the page states, on pages written fresh for this bench (bench/words_pages/)? Each page is imported as a
 user would (``hitflow new --from PAGE --items CSV``, here ``scaffold_from``) and every item's page is filled by
-each honest profile (``--seeds`` workers each) the way the simulator fills a page it has no hints for; per page,
+each honest profile (``--seeds`` workers each) the way the simulator fills a page it has no hints for, knowing
+the page's own words (those most of the other items' pages show, as a run's workers learn them); per page,
 the share of honest answers that pass the page's judge below. The bad profiles' pass share is printed beside it:
 their defects (copies, canned text, blanks) should keep many of them failing.
 
@@ -46,6 +47,7 @@ from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import custom_page, read_custom_items
 from flows.custom.scaffold_import import scaffold_from
 from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.pages.page_common import common_among, page_chunks
 from flows.sim.people.crowd_model import BAD_PROFILES, HONEST_PROFILES, new_worker
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,13 +146,17 @@ def answers(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int) -> list
     """(item row, one worker's answers) for every item of ``page``, every profile of ``profiles``, ``seeds`` each."""
     scaffold_from(page, PAGES / f"{page}.html", tmp, items=PAGES / f"{page}_items.csv")
     cfg = load_campaign(tmp / "config" / f"{page}.toml")
+    rows = read_custom_items(cfg)
+    pages = [custom_page(cfg, [{**row, "image_id": row["item_id"]}]) for row in rows]
+    refs = [(row["item_id"], page_chunks(html)) for row, html in zip(rows, pages, strict=True)]
     out = []
-    for k, row in enumerate(read_custom_items(cfg)):
-        html = custom_page(cfg, [{**row, "image_id": row["item_id"]}])
+    for k, (row, html) in enumerate(zip(rows, pages, strict=True)):
+        common = common_among(refs, row["item_id"])  # the page's own words, as a run's workers learn them
         for p, profile in enumerate(profiles):
             for s in range(seeds):
                 worker = new_worker(profile, {}, random.Random(7000 + 1000 * p + s))
-                values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(70 * k + 10 * p + s))
+                values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(70 * k + 10 * p + s),
+                                       common=common)
                 out.append((row, {n.rsplit("_", 1)[0]: str(v) for n, v in values.items() if n.endswith("_0")}))
     return out
 

@@ -20,7 +20,7 @@ from flows.sim.people.annotations import marks
 from flows.sim.people.asked_details import item_question, missing_detail, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
-from flows.sim.people.corrections import corrected, left_empty
+from flows.sim.people.corrections import corrected, left_empty, politer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -178,8 +178,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
-    if wanted == "correction":
-        return corrected(main_text(texts), rng) if texts else ""
+    if wanted in ("correction", "politer"):
+        return (corrected if wanted == "correction" else politer)(main_text(texts), rng) if texts else ""
     if wanted in ("word", "remark", "clarification", "wording", "question"):
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item

@@ -33,6 +33,8 @@ ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|w
                       r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
 FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                  r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
+POLITER = re.compile(r"\b(?:polite|politer|kinder|friendlier|nicer|gentler|softer|courteous|tactful|less (?:rude|"
+                     r"harsh|blunt|bossy|aggressive))\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -92,16 +94,16 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
-    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment
-    on a word), "title", "clarification",
-    "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
+    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
+    item said more kindly), "wording", "question" (one to ask the item's author), "missing" (a detail a
+    description leaves out), "word" (a comment on a word), "title", "clarification", "reason",
+    "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
         return "summary"
     for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
         if pattern.search(said):
-            return kind
+            return "politer" if kind == "correction" and POLITER.search(question) else kind
     if WORDING.search(question):
         return "wording"
     if MISSING.search(said):
