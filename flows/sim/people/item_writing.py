@@ -24,7 +24,9 @@ ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
 TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
-AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
+AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (?:would|might|could|should) you "
+                      r"(?:give|buy|recommend|gift|send|suggest|lend)\b|"
+                      r"\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
                       r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
                       r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
                       r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
@@ -187,10 +189,14 @@ def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
     what the item does for them as its text says it (else what some of its own words do for them)."""
     said = " ".join(texts).lower()
-    whos = [who for pattern, who in WHO if re.search(pattern, said)]
+    # the kinds of person its text speaks to most first ("seeds ... planting ... the size of a phone": gardeners)
+    whos = [who for n, _, who in sorted((-len(re.findall(p, said)) if p else 0, k, who) for k, (p, who) in
+                                        enumerate(WHO)) if n or who == WHO[-1][1]]
     does = [f"it {m['v']} {_phrase(m['rest'])}" for t in texts for m in DOES.finditer(t)
             if m["v"].split()[-1] not in STOP and not m["v"].endswith("ss")]
-    points = does or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
+    has = [f"it {'comes' if c.lower().startswith('with ') else 'has'} {_phrase(c[:1].lower() + c[1:])}"
+           for c in CLAUSES.split(main_text(texts)) if len(c.split()) >= 3]  # what its text says it has
+    points = does or has or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
     rng.shuffle(points)
     text = ""
     for k in range(8):
