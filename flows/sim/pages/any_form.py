@@ -17,7 +17,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.asked_details import item_question, missing_detail, question_answer
+from flows.sim.people.asked_details import item_question, missing_detail, open_answer, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
 from flows.sim.people.corrections import corrected, left_empty, politer
@@ -184,6 +184,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
+    if wanted == "open":
+        return open_answer(question, texts, rng)
     if wanted == "title":
         return headline(texts, rng)
     if wanted == "missing":

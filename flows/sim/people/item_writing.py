@@ -35,6 +35,7 @@ ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|w
                       r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
 FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                  r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
+OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|when)\b", re.I)  # two asked parts
 POLITER = re.compile(r"\b(?:polite|politer|kinder|friendlier|nicer|gentler|softer|courteous|tactful|less (?:rude|"
                      r"harsh|blunt|bossy|aggressive))\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
@@ -97,13 +98,13 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
-    item said more kindly), "wording", "question" (one to ask the item's author), "missing" (a detail a
-    description leaves out), "word" (a comment on a word), "title", "clarification", "reason",
-    "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
+    item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
+    item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
+    "clarification", "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
         return "summary"
-    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
+    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX)):
         if pattern.search(said):
             return "politer" if kind == "correction" and POLITER.search(question) else kind
     if WORDING.search(question):
