@@ -88,3 +88,11 @@ def test_a_reason_names_the_selects_visible_option_and_the_scales_subject() -> N
                                random.Random(p))
         assert re.search(r"fog|sharp", values["why_0"]) and not re.search(r"\bv\d\b", values["why_0"]), values
         assert len(values["why_0"].split()) >= 10
+
+
+def test_a_text_cut_to_a_word_limit_ends_on_no_stub() -> None:
+    from flows.sim.people.stated_limits import within
+
+    cut = within("The lift is closed for two weeks; residents who need help can call the office on 0161.", 9, None)
+    assert len(cut.split()) <= 9 and cut == "The lift is closed for two weeks."
+    assert not within("Water is off from nine so the boiler can be serviced soon.", 10, None).endswith(" be.")

@@ -17,6 +17,10 @@ MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?|
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
 
 
+LOOSE = frozenset(("a", "an", "the", "to", "of", "in", "on", "at", "and", "or", "so", "be", "can", "will", "is", "are",
+                   "was", "with", "for", "by", "but", "that", "could", "would"))
+
+
 class Limits(NamedTuple):
     least_words: int = 0
     most_words: int | None = None
@@ -52,4 +56,7 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
     words = text.split()
     while words and not fits(" ".join(words).rstrip(",;:.") + "."):
         words.pop()
-    return " ".join(words).rstrip(",;:.") + "." if words else text[: most_chars or len(text)]
+    while len(words) > 3 and words[-1].lower().strip(",;:") in LOOSE:  # never "... can be." nor "... of the."
+        words.pop()
+    kept = re.sub(r"[;,:]\s+(?:\S+\s+){0,2}\S+$", "", " ".join(words))  # no stub of a clause ("...; cars.")
+    return kept.rstrip(",;:.") + "." if words else text[: most_chars or len(text)]

@@ -125,8 +125,9 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     target = min(target, max(6, total - 2)) if not low_chars else target
     core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
     key = key_sentence(parts) if len(turn) < 2 else 1
-    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
-             for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
+    longer = target > 2 * core  # the key sentence at more length (it says what the text found), if there is room
+    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key and longer))), rng, 0.9)
+             for k, s in enumerate(parts)]
     kept = {0, key}
     for k in (k for k in range(1, len(parts)) if k not in kept):  # whole sentences while they fit
         if sum(len(short[j].split()) for j in kept) + len(short[k].split()) / 2 > target:
