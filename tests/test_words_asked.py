@@ -96,3 +96,10 @@ def test_a_text_cut_to_a_word_limit_ends_on_no_stub() -> None:
     cut = within("The lift is closed for two weeks; residents who need help can call the office on 0161.", 9, None)
     assert len(cut.split()) <= 9 and cut == "The lift is closed for two weeks."
     assert not within("Water is off from nine so the boiler can be serviced soon.", 10, None).endswith(" be.")
+
+
+def test_a_where_and_how_often_question_gets_a_place_and_a_frequency() -> None:
+    text = open_answer("Where would you use this, and how often?", ["A lunchbox with three trays and a seal."],
+                       random.Random(4))
+    first, second = re.split(r"(?<=\.)\s", text)
+    assert first == "I would use it in the kitchen." and re.search(r"week|morning|evening|weekend", second)

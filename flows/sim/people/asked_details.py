@@ -74,6 +74,13 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away")
             (r"rude|staff|told", "apologise and train the staff to be more helpful"),
             (r"repl|answer|email|call|ignor", "reply quickly and keep the customer informed"),
             (r"", "apologise and sort the problem out quickly"))
+# where, when and how often a person would use or do what the item names, by its words (the last a fallback)
+PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|plant|seed", "in the garden"),
+          (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
+          (r"\b(?:travel|train|plane|trips?|holiday)", "on trips away"),
+          (r"desk|office|laptop|study|meeting", "at my desk"), (r"", "at home"))
+TIMES = ("at weekends", "most evenings", "a few times a week", "every morning")
+PROBLEM = re.compile(r"wrong|problem|unhappy|upset|annoy|complain|angry|disappoint|happened|issue|matter", re.I)
 
 
 def asked_parts(question: str) -> list[str]:
@@ -83,18 +90,24 @@ def asked_parts(question: str) -> list[str]:
 
 
 def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
-    """A sentence for each asked part of ``question``: what is to be done about the item's trouble for a part
-    asking what someone should do, else what the item's text says went wrong, in other words."""
-    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so)\s", main_text(texts)) if len(c.split()) >= 3]
+    """A sentence for each asked part of ``question``: what should be done about the item's trouble, where or
+    when or how often (by what the item names), what went wrong, or else what the item's text says, reworded."""
+    item = main_text(texts)
+    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so)\s", item) if len(c.split()) >= 3]
     wrong = [c for c in clauses if WRONG.search(c)] or clauses or ["it did not go as hoped"]
-    out = []
+    out, when = [], rng.choice(TIMES)
     for k, part in enumerate(asked_parts(question)):
+        told = wrong if PROBLEM.search(part) else clauses or wrong
+        said = third_person(reword(told[k % len(told)], rng, 1.0))
         if m := TO_DO.search(part):
             who = (m["s"] or "they").lower() if m["s"] and m["s"].lower() not in ("i", "you") else "they"
             fix = next(r for p, r in REMEDIES if re.search(p, " ".join(wrong), re.I))
             out.append(f"{who[:1].upper()}{who[1:]} should {fix}.")
+        elif re.match(r"where|when|how (?:often|much|long)", part, re.I):
+            out.append(f"I would use it {next(w for p, w in PLACES if re.search(p, item, re.I))}."
+                       if part[:5].lower() == "where" else f"Probably {when}.")
         else:
-            said = third_person(reword(wrong[k % len(wrong)], rng, 1.0))
-            out.append(f"{rng.choice(('The problem is that', 'Mainly that', 'What went wrong is that'))} "
-                       f"{said[:1].lower()}{said[1:]}.")
+            lead = ("The problem is that", "Mainly that", "What went wrong is that") if PROBLEM.search(part) else \
+                ("It says that", "Mainly that", "The point is that")
+            out.append(f"{rng.choice(lead)} {said[:1].lower()}{said[1:]}.")
     return " ".join(out)
