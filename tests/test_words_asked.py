@@ -47,7 +47,10 @@ def test_a_ratings_reason_is_said_in_the_scales_end_words(value: str, level: flo
     ("Rewrite the message so it sounds friendlier.", "politer"),
     ("Rewrite the sentence correctly.", "correction"),
     ("What is the buyer upset about, and how could the seller fix it?", "open"),
-    ("Who would you give this to as a present, and what makes it a good fit?", "audience")])
+    ("Who would you give this to as a present, and what makes it a good fit?", "audience"),
+    ("Which audience is this ad aimed at?", "audience"), ("Tell us who you think would buy this.", "audience"),
+    ("Make this line sound less bossy.", "politer"), ("Please rephrase the note in a friendlier tone", "politer"),
+    ("Briefly describe the main complaint in the review.", "summary")])
 def test_the_kind_of_text_asked_for(question: str, kind: str) -> None:
     assert asked(question, "box") == kind
 
@@ -103,3 +106,13 @@ def test_a_where_and_how_often_question_gets_a_place_and_a_frequency() -> None:
                        random.Random(4))
     first, second = re.split(r"(?<=\.)\s", text)
     assert first == "I would use it in the kitchen." and re.search(r"week|morning|evening|weekend", second)
+
+
+@pytest.mark.parametrize(("question", "limits"), [
+    ("Give a reason (10+ words)", (10, None)), ("Use at least ten words.", (10, None)),
+    ("Your answer must be 20 words or longer", (20, None)), ("No fewer than 15 words, please", (15, None)),
+    ("Maximum: 30 words", (0, 30)), ("In twelve to twenty words", (12, 20))])
+def test_stated_word_limits_in_more_wordings(question: str, limits: tuple[int, int | None]) -> None:
+    from flows.sim.people.stated_limits import stated
+
+    assert stated(question)[:2] == limits

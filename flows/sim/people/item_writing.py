@@ -10,7 +10,8 @@ import re
 from flows.sim.people.summaries import CLAUSES, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
-SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main point|gist|shorten|abstract", re.I)
+SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
+                     r"shorten|abstract", re.I)
 # the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
 IN_SHORT = re.compile(r"in (one|a) (short )?sentence|in your own words", re.I)
 JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
@@ -25,10 +26,10 @@ TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
 AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (?:would|might|could|should) you "
-                      r"(?:give|buy|recommend|gift|send|suggest|lend)\b|"
-                      r"\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
-                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
-                      r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
+                      r"(?:give|buy|recommend|gift|send|suggest|lend)\b|\baudience\b|\b(?:aimed|meant) (?:at|for)\b|"
+                      r"\b(?:intended|target) (?:users?|customers?|readers?|market)|"
+                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|\bwho(?: [\w']+){0,3}? (?:would|might|"
+                      r"could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
                       r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
 ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
                       r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
@@ -38,6 +39,7 @@ FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix
 OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|when)\b", re.I)  # two asked parts
 POLITER = re.compile(r"\b(?:polite|politer|kinder|friendlier|nicer|gentler|softer|courteous|tactful|less (?:rude|"
                      r"harsh|blunt|bossy|aggressive))\b", re.I)
+RECAST = re.compile(r"\b(?:re-?write|rephrase|reword|make|say|turn|put|change|fix|edit|write)\b", re.I)  # ... it more X
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -104,9 +106,11 @@ def asked(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
     if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
         return "summary"
+    if POLITER.search(question) and RECAST.search(question):
+        return "politer"
     for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX)):
         if pattern.search(said):
-            return "politer" if kind == "correction" and POLITER.search(question) else kind
+            return kind
     if WORDING.search(question):
         return "wording"
     if MISSING.search(said):

@@ -9,9 +9,11 @@ import re
 from typing import NamedTuple
 
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
-LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
-                   + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?)\s+(?:or more|minimum|at least)", re.I)
-MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|under|fewer than|less than|"
+LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
+                   + UNIT + r"|(?P<m>\d{1,4})\s*(?P<p>\+)?\s*(?P<v>words?|characters?)\b"
+                   r"(?(p)|\s+(?:or more|or longer|minimum|at least))", re.I)
+MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:?|max\.?|under|(?<!no )(?<!not )"
+                  r"(?:fewer|less) than|"
                   r"within)\s*(?P<n>\d{1,4})" + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?|chars?)\s+"
                   r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
@@ -28,8 +30,15 @@ class Limits(NamedTuple):
     most_chars: int | None = None
 
 
+NUMBERS = {w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                           "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+                                           "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+NUMBERS |= {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100"}
+
+
 def stated(question: str) -> Limits:
-    """The word and character limits ``question`` states (0 / None where it states none)."""
+    """The word and character limits ``question`` states (0 / None where it states none; "ten" read as 10)."""
+    question = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), question, flags=re.I)
     found: dict[str, int] = {}
     for key, pattern in (("least", LEAST), ("most", MOST)):
         for m in pattern.finditer(question):
