@@ -27,6 +27,18 @@ their first 4 letters; a copied run: the longest run of the item's words the ans
 - notice ("in no more than 20 words, what is this notice telling residents"): 4-20 words, 2+ content words of
   the notice, copied run <= 10.
 
+Held apart (written after the simulator was changed for the eight above, run once, never tuned to; HELD):
+
+- noise (radio 1-4, labels "1 – unbearably loud" .. "4 – silent"; "what led to your score, 15 words minimum"):
+  15+ words, talks about sound (HEARING);
+- household ("describe the sort of household that would find it most useful and explain your reasoning,
+  20-45 words"): 20-45 words, names people or a household (WHO or HOME), a reason (WHY), a content word of the
+  item, copied run <= 10;
+- soften ("write a gentler version of it, under 180 characters"): as polite, at most 180 characters;
+- proof ("spot the mistake and give the sentence back with it fixed"): as typos;
+- event ("what is being organised, and where will it take place? below 30 words"): at most 30 words, the
+  item's ``place`` named, 2+ content words of the item, copied run <= 10.
+
 A blank answer fails (every box is required). Figures go to bench/results-words-answered.json under ``--label``
 (default: the code's commit). Run: ``make bench-words``.
 """
@@ -137,7 +149,38 @@ def notice(row: dict, a: dict) -> bool:
         and copied_run(text, row["notice"]) <= 10
 
 
+HEARING = re.compile(r"loud|quiet|nois|silen|sound|hear|heard|traffic|music|peace|calm|racket|din|buses|party|"
+                     r"disturb|woke|sleep|slept", re.I)
+HOME = re.compile(r"\b(?:households?|homes?|flats?|famil(?:y|ies)|couples?|single|living alone|live alone)\b", re.I)
+
+
+def noise(row: dict, a: dict) -> bool:
+    return count(a["led_to"], 15) and bool(HEARING.search(a["led_to"]))
+
+
+def household(row: dict, a: dict) -> bool:
+    text = a["household"]
+    return count(text, 20, 45) and bool(WHO.search(text) or HOME.search(text)) and bool(WHY.search(text)) \
+        and bool(content(text) & content(row["appliance"])) and copied_run(text, row["appliance"]) <= 10
+
+
+def soften(row: dict, a: dict) -> bool:
+    return len(a["gentler"]) <= 180 and polite({"note": row["message"]}, {"kinder": a["gentler"]})
+
+
+def proof(row: dict, a: dict) -> bool:
+    return typos({**row, "line": row["sentence"]}, {"corrected": a["back"]})
+
+
+def event(row: dict, a: dict) -> bool:
+    text = a["what_where"]
+    return count(text, 1, 30) and row["place"].lower() in text.lower() and copied_run(text, row["announcement"]) <= 10 \
+        and len(content(text) & content(row["announcement"])) >= 2
+
+
+HELD = frozenset(("noise", "household", "soften", "proof", "event"))
 JUDGES: dict[str, Callable[[dict, dict], bool]] = {
+    "noise": noise, "household": household, "soften": soften, "proof": proof, "event": event,
     "clarity": clarity, "tone": tone, "gift": gift, "polite": polite, "typos": typos, "complaint": complaint,
     "speed": speed, "notice": notice}
 
@@ -184,9 +227,11 @@ def main() -> None:
                                          capture_output=True, text=True).stdout.strip()
     got = {page: shares(page, args.seeds) for page in args.pages}
     for page, r in got.items():
-        print(f"{page:10s} honest {r['honest']:.2f}  bad {r['bad']:.2f}", *map(repr, r["failing"]), sep="\n  ")
-    honest = [r["honest"] for r in got.values()]
-    print(f"mean honest share {sum(honest) / len(honest):.2f}")
+        print(f"{page:10s} {'held apart' if page in HELD else 'tuning':10s} honest {r['honest']:.2f}  bad "
+              f"{r['bad']:.2f}", *map(repr, r["failing"]), sep="\n  ")
+    for side, pages in (("tuning", [p for p in got if p not in HELD]), ("held apart", [p for p in got if p in HELD])):
+        if pages:
+            print(f"mean honest share, {side}: {sum(got[p]['honest'] for p in pages) / len(pages):.2f}")
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results[label] = {p: {k: v for k, v in r.items() if k != "failing"} for p, r in got.items()}
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
