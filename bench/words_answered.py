@@ -233,7 +233,7 @@ def main() -> None:
         if pages:
             print(f"mean honest share, {side}: {sum(got[p]['honest'] for p in pages) / len(pages):.2f}")
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[label] = {p: {k: v for k, v in r.items() if k != "failing"} for p, r in got.items()}
+    results.setdefault(label, {}).update({p: {k: v for k, v in r.items() if k != "failing"} for p, r in got.items()})
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
