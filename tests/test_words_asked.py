@@ -50,7 +50,8 @@ def test_a_ratings_reason_is_said_in_the_scales_end_words(value: str, level: flo
     ("Who would you give this to as a present, and what makes it a good fit?", "audience"),
     ("Which audience is this ad aimed at?", "audience"), ("Tell us who you think would buy this.", "audience"),
     ("Make this line sound less bossy.", "politer"), ("Please rephrase the note in a friendlier tone", "politer"),
-    ("Briefly describe the main complaint in the review.", "summary")])
+    ("Briefly describe the main complaint in the review.", "summary"),
+    ("Describe the sort of household that would find it most useful.", "audience")])
 def test_the_kind_of_text_asked_for(question: str, kind: str) -> None:
     assert asked(question, "box") == kind
 
@@ -116,3 +117,9 @@ def test_stated_word_limits_in_more_wordings(question: str, limits: tuple[int, i
     from flows.sim.people.stated_limits import stated
 
     assert stated(question)[:2] == limits
+
+
+def test_a_where_part_names_the_place_the_items_text_gives() -> None:
+    text = open_answer("What is on, and where is it held?", ["A quiz night is held on Friday in the upstairs hall "
+                                                              "of the Swan Inn, with prizes."], random.Random(5))
+    assert text.endswith("in the upstairs hall of the Swan Inn.") and "Friday." not in text

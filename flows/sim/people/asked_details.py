@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.summaries import main_text, reword, third_person
+from flows.sim.people.summaries import main_text, reword, summary, third_person
 
 KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^how many|^how much", re.I), ("2", "3", "4", "6", "8", "10", "12", "about 20")),
@@ -79,6 +79,11 @@ PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|
           (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
           (r"\b(?:travel|train|plane|trips?|holiday)", "on trips away"),
           (r"desk|office|laptop|study|meeting", "at my desk"), (r"", "at home"))
+# a place the item's text names: "at the Riverside Library", "in the leisure centre car park", "at Sandy Bay"
+PLACE = re.compile(r"\b(?:at|in|on) (?:the )?(?:(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|January|February|March|"
+                   r"April|May|June|July|August|September|October|November|December)[A-Z][\w']+ ?)+|"
+                   r"\b(?:at|in) the (?:[\w']+ ){0,4}(?:room|hall|park|centre|center|library|pub|school|church|club|"
+                   r"square|market|beach|bay|office|shop|station|garden)s?\b(?: of the (?:[A-Z][\w']+ )*[\w']+)?")
 TIMES = ("at weekends", "most evenings", "a few times a week", "every morning")
 PROBLEM = re.compile(r"wrong|problem|unhappy|upset|annoy|complain|angry|disappoint|happened|issue|matter", re.I)
 
@@ -103,11 +108,14 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
             who = (m["s"] or "they").lower() if m["s"] and m["s"].lower() not in ("i", "you") else "they"
             fix = next(r for p, r in REMEDIES if re.search(p, " ".join(wrong), re.I))
             out.append(f"{who[:1].upper()}{who[1:]} should {fix}.")
+        elif (place := PLACE.search(item)) and re.match(r"where", part, re.I):  # where the item says it is
+            out.append(f"{rng.choice(('It takes place', 'It will be', 'That is'))} {place[0].rstrip('.')}.")
         elif re.match(r"where|when|how (?:often|much|long)", part, re.I):
             out.append(f"I would use it {next(w for p, w in PLACES if re.search(p, item, re.I))}."
                        if part[:5].lower() == "where" else f"Probably {when}.")
-        else:
-            lead = ("The problem is that", "Mainly that", "What went wrong is that") if PROBLEM.search(part) else \
-                ("It says that", "Mainly that", "The point is that")
-            out.append(f"{rng.choice(lead)} {said[:1].lower()}{said[1:]}.")
+        elif PROBLEM.search(part):
+            lead = rng.choice(("The problem is that", "Mainly that", "What went wrong is that"))
+            out.append(f"{lead} {said[:1].lower()}{said[1:]}.")
+        else:  # what the item's text says, in short
+            out.append(summary(texts, rng, 10, one=True))
     return " ".join(out)

@@ -30,7 +30,8 @@ AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (
                       r"\b(?:intended|target) (?:users?|customers?|readers?|market)|"
                       r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|\bwho(?: [\w']+){0,3}? (?:would|might|"
                       r"could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
-                      r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
+                      r"\b(?:kind|sort|type)s? of (?:person|people|customers?|users?|readers?|buyers?|households?|"
+                      r"famil(?:y|ies)|homes?|owners?|travell?ers?|students?|workers?)", re.I)
 ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
                       r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
                       r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
