@@ -27,7 +27,9 @@ their first 4 letters; a copied run: the longest run of the item's words the ans
 - notice ("in no more than 20 words, what is this notice telling residents"): 4-20 words, 2+ content words of
   the notice, copied run <= 10.
 
-Held apart (written after the simulator was changed for the eight above, run once, never tuned to; HELD):
+Held apart (written after the simulator was changed for the eight above; HELD). Their first run is recorded as
+``held-apart-first-run``; two gaps it showed were then closed in general terms ("the sort of household" asks who;
+a "where" part names the place the item's text gives), so after that run household and event are tuned to too:
 
 - noise (radio 1-4, labels "1 – unbearably loud" .. "4 – silent"; "what led to your score, 15 words minimum"):
   15+ words, talks about sound (HEARING);
