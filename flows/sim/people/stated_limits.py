@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, STOP
+
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
 LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
                    + UNIT + r"|(?P<m>\d{1,4})\s*(?P<p>\+)?\s*(?P<v>words?|characters?)\b"
@@ -18,9 +20,6 @@ MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:
                   r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
 
-
-LOOSE = frozenset(("a", "an", "the", "to", "of", "in", "on", "at", "and", "or", "so", "be", "can", "will", "is", "are",
-                   "was", "with", "for", "by", "but", "that", "could", "would"))
 
 
 class Limits(NamedTuple):
@@ -65,7 +64,7 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
     words = text.split()
     while words and not fits(" ".join(words).rstrip(",;:.") + "."):
         words.pop()
-    while len(words) > 3 and words[-1].lower().strip(",;:") in LOOSE:  # never "... can be." nor "... of the."
+    while len(words) > 3 and words[-1].lower().strip(",;:") in STOP | LOOSE_ENDS | BREAKS:  # not "... can be."
         words.pop()
     kept = re.sub(r"[;,:]\s+(?:\S+\s+){0,2}\S+$", "", " ".join(words))  # no stub of a clause ("...; cars.")
     return kept.rstrip(",;:.") + "." if words else text[: most_chars or len(text)]
