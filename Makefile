@@ -259,6 +259,12 @@ bench-gate-heldout: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
 
 # The same on five more held-out pages of other shapes (bench/gate_heldout2/); writes bench/results-gate-heldout2.json
+# Honest simulated free text on pages written fresh for it (bench/words_pages/): per page, the share that answers
+# the question asked within the page's stated limits (bench/words_answered.py): bench/results-words-answered.json
+.PHONY: bench-words
+bench-words: $(STAMP)
+	$(BIN)/python -m bench.words_answered $(if $(LABEL),--label $(LABEL))
+
 bench-gate-heldout2: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout2 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
 

@@ -31,6 +31,7 @@ class FormParser(TolerantHTMLParser):
         self.step = 0
         self.group: FormField | None = None  # an open crowd-radio-group (flows/core/pages/crowd_elements.py)
         self._option_text = False
+        self._option_words: list[str] | None = None  # the open option's visible text, its label when it closes
         self._choice_text = False
         self._choice: tuple[FormField, str] | None = None  # the radio button or checkbox the next text names
         self.prose: list[tuple[int, str]] = []  # (position of its last part, text) runs joined across inline tags
@@ -60,13 +61,23 @@ class FormParser(TolerantHTMLParser):
         elif tag == "select" and name:
             self._select = self.fields[name] = FormField(name, "select", "", [], attrs)
             self.positions[name] = self.step
-        elif tag == "option" and self._select is not None and "disabled" in attrs:
-            self._option_text = False  # a placeholder ("-", "Choose one"): a person cannot pick it
         elif tag == "option" and self._select is not None:
-            self._option_text = "value" not in attrs  # a browser submits the option's text then
-            self._select.options.append(attrs.get("value", ""))
-            if "selected" in attrs:
-                self._select.checked.append(attrs.get("value", ""))
+            self._close_option()  # (an option's end tag may be left out)
+            if "disabled" not in attrs:  # (a placeholder, "-" or "Choose one", a person cannot pick)
+                self._option_text = "value" not in attrs  # a browser submits the option's text then
+                self._select.options.append(attrs.get("value", ""))
+                self._option_words = []
+                if "selected" in attrs:
+                    self._select.checked.append(attrs.get("value", ""))
+
+    def _close_option(self) -> None:
+        if self._option_words is not None and self._select is not None:  # what a person reads for the option
+            seen = " ".join(self._option_words)
+            if self._option_text:
+                self._select.options[-1] = seen
+            if seen:
+                self._select.labels.setdefault(self._select.options[-1], seen)
+        self._option_words, self._option_text = None, False
 
     def add_input(self, name: str, attrs: dict[str, str]) -> None:
         kind = attrs.get("type", "text").lower()
@@ -95,7 +106,7 @@ class FormParser(TolerantHTMLParser):
         if tag == "crowd-radio-group":
             close_radio_group(self)
         if tag in ("select", "option"):
-            self._option_text = False
+            self._close_option()
         if tag == "select":
             self._select = None
         if tag == "textarea":
@@ -105,8 +116,8 @@ class FormParser(TolerantHTMLParser):
                 pass
 
     def handle_data(self, data: str) -> None:
-        if self._option_text and self._select is not None and self._select.options:
-            self._select.options[-1] += " ".join(data.split())
+        if self._option_words is not None and data.strip():
+            self._option_words.append(" ".join(data.split()))
         if self._textarea is not None:
             self._textarea.value += data.removeprefix("\n") if not self._textarea.value else data
             return

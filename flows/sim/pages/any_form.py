@@ -17,10 +17,10 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.asked_details import item_question, missing_detail, question_answer
+from flows.sim.people.asked_details import item_question, missing_detail, open_answer, question_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
-from flows.sim.people.choice_reasons import choice_reason
-from flows.sim.people.corrections import corrected, left_empty
+from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
+from flows.sim.people.corrections import corrected, left_empty, politer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -178,21 +178,24 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
     if wanted == "audience":
         return audience(texts, rng, least)
-    if wanted == "correction":
-        return corrected(main_text(texts), rng) if texts else ""
+    if wanted in ("correction", "politer"):
+        return (corrected if wanted == "correction" else politer)(main_text(texts), rng) if texts else ""
     if wanted in ("word", "remark", "clarification", "wording", "question"):
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
+    if wanted == "open":
+        return open_answer(question, texts, rng)
     if wanted == "title":
         return headline(texts, rng)
     if wanted == "missing":
         return missing_detail(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
-    if wanted == "reason" and (found := spans(texts, rng, 3)):  # grounds of the kind the choice asks about
+    # grounds of the kind the choice asks about, in the item's words (not the scale's)
+    if wanted == "reason" and (found := spans([t for t in texts if not ANCHOR.search(t)] or texts, rng, 3)):
         return choice_reason(fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", ""), found, rng, least,
-                             float(fill.picked.get(f"{ctx.key}%", 1)))
+                             float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""))
     return ""
 
 
@@ -211,6 +214,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         value = choice(fill, f, ctx)
         fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it
         fill.picked[f"{ctx.key}?"] = own_question(fill.questions.get(f.name, ""), ctx.texts)
+        fill.picked[f"{ctx.key}~"] = anchors([*f.labels.values(), fill.questions.get(f.name, ""), *ctx.texts])
         options = [o for o in f.options if o]
         fill.picked[f"{ctx.key}%"] = str(options.index(value) / max(1, len(options) - 1) if value in options else 1)
         return value

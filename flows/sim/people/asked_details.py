@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.summaries import main_text, reword, summary, third_person
+
 KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^how many|^how much", re.I), ("2", "3", "4", "6", "8", "10", "12", "about 20")),
     (re.compile(r"colou?r", re.I), ("green", "blue", "red", "yellow", "purple", "orange", "brown")),
@@ -57,3 +59,63 @@ def missing_detail(texts: list[str], rng: random.Random) -> str:
                rng.choice(ASPECTS).format(n=rng.choice(things)) for _ in range(1 + (rng.random() < 0.3))]
     aspect = " and ".join(dict.fromkeys(aspects))
     return rng.choice(SAYINGS).format(a=aspect, A=aspect[0].upper() + aspect[1:])
+
+
+# a question of several asked parts ("what is wrong, and what should the shop do?"): one sentence per part
+PARTS = re.compile(r"(?:^|[,;?.]\s*(?:and\s+)?|\band\s+)(?P<p>(?:what|where|how|when|which)\b[^,;?.]*)", re.I)
+TO_DO = re.compile(r"\b(?:should|could|would|can|must|ought to) (?P<s>(?:the |a |an |its |their )?[\w'-]+|they|"
+                   r"he|she|we|you) (?:do|change|improve|fix)|\bhow (?:to|can|could|should|would)\b", re.I)
+WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|not|never|no|wrong|damaged|failed|"
+                   r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
+# what a person would have someone do about what went wrong (the last a fallback)
+REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away"),
+            (r"broke|cracked|crushed|damaged|faulty|stopped|leak", "send a replacement or repair it for free"),
+            (r"late|weeks|delay|slow|wait", "apologise and offer a discount on the next order"),
+            (r"rude|staff|told", "apologise and train the staff to be more helpful"),
+            (r"repl|answer|email|call|ignor", "reply quickly and keep the customer informed"),
+            (r"", "apologise and sort the problem out quickly"))
+# where, when and how often a person would use or do what the item names, by its words (the last a fallback)
+PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|plant|seed", "in the garden"),
+          (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
+          (r"\b(?:travel|train|plane|trips?|holiday)", "on trips away"),
+          (r"desk|office|laptop|study|meeting", "at my desk"), (r"", "at home"))
+# a place the item's text names: "at the Riverside Library", "in the leisure centre car park", "at Sandy Bay"
+PLACE = re.compile(r"\b(?:at|in|on) (?:the )?(?:(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|January|February|March|"
+                   r"April|May|June|July|August|September|October|November|December)[A-Z][\w']+ ?)+|"
+                   r"\b(?:at|in) the (?:[\w']+ ){0,4}(?:room|hall|park|centre|center|library|pub|school|church|club|"
+                   r"square|market|beach|bay|office|shop|station|garden)s?\b(?: of the (?:[A-Z][\w']+ )*[\w']+)?")
+TIMES = ("at weekends", "most evenings", "a few times a week", "every morning")
+PROBLEM = re.compile(r"wrong|problem|unhappy|upset|annoy|complain|angry|disappoint|happened|issue|matter", re.I)
+
+
+def asked_parts(question: str) -> list[str]:
+    """The asked parts of a question of two or more ("What went wrong, and how should they fix it?"), or []."""
+    parts = [m["p"].strip() for m in PARTS.finditer(question)]
+    return parts if len(parts) >= 2 else []
+
+
+def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
+    """A sentence for each asked part of ``question``: what should be done about the item's trouble, where or
+    when or how often (by what the item names), what went wrong, or else what the item's text says, reworded."""
+    item = main_text(texts)
+    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so)\s", item) if len(c.split()) >= 3]
+    wrong = [c for c in clauses if WRONG.search(c)] or clauses or ["it did not go as hoped"]
+    out, when = [], rng.choice(TIMES)
+    for k, part in enumerate(asked_parts(question)):
+        told = wrong if PROBLEM.search(part) else clauses or wrong
+        said = third_person(reword(told[k % len(told)], rng, 1.0))
+        if m := TO_DO.search(part):
+            who = (m["s"] or "they").lower() if m["s"] and m["s"].lower() not in ("i", "you") else "they"
+            fix = next(r for p, r in REMEDIES if re.search(p, " ".join(wrong), re.I))
+            out.append(f"{who[:1].upper()}{who[1:]} should {fix}.")
+        elif (place := PLACE.search(item)) and re.match(r"where", part, re.I):  # where the item says it is
+            out.append(f"{rng.choice(('It takes place', 'It will be', 'That is'))} {place[0].rstrip('.')}.")
+        elif re.match(r"where|when|how (?:often|much|long)", part, re.I):
+            out.append(f"I would use it {next(w for p, w in PLACES if re.search(p, item, re.I))}."
+                       if part[:5].lower() == "where" else f"Probably {when}.")
+        elif PROBLEM.search(part):
+            lead = rng.choice(("The problem is that", "Mainly that", "What went wrong is that"))
+            out.append(f"{lead} {said[:1].lower()}{said[1:]}.")
+        else:  # what the item's text says, in short
+            out.append(summary(texts, rng, 10, one=True))
+    return " ".join(out)

@@ -11,13 +11,15 @@ import re
 WHICH = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,4}?\s+(?P<c>(?:is|are|looks?|seems?|"
                    r"sounds?|reads?|would|could|will|has|have|makes?|gives?|shows?|do you|did you)\b[^?.!]*)", re.I)
 HOW = re.compile(r"\bhow (?P<c>[a-z]+) (?:is|are|was|does|do|would)\b", re.I)
+# a scale's ends as a page words them: "1 = very blurry", "5: perfectly clear", "(1 - painfully slow)"
+ANCHOR = re.compile(r"\b(?P<n>\d{1,2})\s*(?:=|:|-|–|—)\s*(?P<w>[A-Za-z][A-Za-z' -]{1,40}?)\s*(?=\d|[,;.()/…]|$)")
 ME = {"you": "me", "your": "my", "yours": "mine", "you're": "I'm"}
 # criterion words -> grounds of that kind ({t}: some of the item's words)
 GROUNDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"sharp|focus|blur|crisp|clear", re.I),
      ("the edges around {t} are crisp", "you can make out fine detail in {t}", "in the other one {t} looks soft and "
       "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp")),
-    (re.compile(r"bright|dark|light|exposure", re.I),
+    (re.compile(r"bright|dark|\blight\b|exposure", re.I),
      ("{t} is well lit and easy to see", "the other one is too dim around {t}", "the light on {t} is even")),
     (re.compile(r"click|read|interest|curious|attention|catch|appeal", re.I),
      ("it makes me curious about {t}", "{t} promises something I want to find out", "next to it the other one reads "
@@ -51,19 +53,37 @@ def criterion(question: str) -> str:
     return ""
 
 
+def anchors(texts: list[str]) -> str:
+    """The words of a scale's two ends ("very blurry|perfectly clear") in the options' labels or the choice's
+    question, lowest number first; "" when they name none."""
+    ends = sorted((int(m["n"]), m["w"].strip(" -").lower()) for t in texts for m in ANCHOR.finditer(t))
+    return f"{ends[0][1]}|{ends[-1][1]}" if len(ends) > 1 and ends[0][0] < ends[-1][0] else ""
+
+
+def _on_scale(ends: str, level: float) -> str:
+    low, high = ends.split("|")
+    near, far = (high, low) if level > 0.5 else (low, high)
+    return f"is {near}" if abs(level - 0.5) > 0.4 else f"is between {low} and {high}" if level == 0.5 else \
+        f"is closer to {near} than to {far}"
+
+
 def _option(label: str) -> str:
     return label[:1].lower() + label[1:] if label.split()[0].lower() in ("the", "a", "an") else label
 
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
-                  level: float = 1.0) -> str:
+                  level: float = 1.0, ends: str = "") -> str:
     """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``,
     in at least ``least`` words; ``spans``: runs of the item's words the grounds name; ``level``: where the
-    option stands on its scale, 0 to 1 (a low rating of "How helpful ...?" says it is not very helpful)."""
+    option stands on its scale, 0 to 1 (a low rating of "How helpful ...?" says it is not very helpful); ``ends``:
+    the scale's end words (:func:`anchors`), which a rating's reason is said in."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     if said.startswith("is ") and HOW.search(asks) and level < 0.6:
         said = f"is {'not very' if level < 0.4 else 'only somewhat'} {said[3:]}"
-    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(said) and level >= 0.4), GENERAL)
+    if ends and (number := re.match(r"\d+", option)):  # "5 = perfectly clear": said as "5, as it is perfectly clear"
+        said, option = _on_scale(ends, level), number[0]
+    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(f"{said} {ends}") and level >= 0.4),
+                   GENERAL)
     if said and option:
         frames = RATED if option.isdigit() else OPENINGS
         text = rng.choice(frames).format(o=option, O=option[:1].upper() + option[1:], c=said)

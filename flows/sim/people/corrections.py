@@ -14,7 +14,13 @@ from flows.sim.people.summaries import QUOTES, reword
 SPELLING = {"recieve": "receive", "recieved": "received", "definately": "definitely", "seperate": "separate",
             "occured": "occurred", "untill": "until", "tommorow": "tomorrow", "wich": "which", "beleive": "believe",
             "accomodation": "accommodation", "goverment": "government", "wierd": "weird", "alot": "a lot",
-            "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught"}
+            "freind": "friend", "begining": "beginning", "buyed": "bought", "goed": "went", "teached": "taught",
+            "acheive": "achieve", "adress": "address", "arguement": "argument", "calender": "calendar",
+            "enviroment": "environment", "existance": "existence", "finaly": "finally", "grammer": "grammar",
+            "happend": "happened", "independant": "independent", "knowlege": "knowledge", "libary": "library",
+            "neccessary": "necessary", "occassion": "occasion", "posible": "possible", "reccomend": "recommend",
+            "sucess": "success", "suprise": "surprise", "truely": "truly", "wether": "whether", "writting": "writing",
+            "childrens": "children's", "mens": "men's", "womens": "women's", "peoples": "people's"}
 AGREE = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "were": "was", "was": "were",
          "has": "have", "does": "do", "goes": "go", "are": "is", "is": "are"}
 DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "took": "taken", "did": "done",
@@ -22,6 +28,8 @@ DONE = {"went": "gone", "came": "come", "ate": "eaten", "wrote": "written", "too
         "ran": "run", "drank": "drunk", "forgot": "forgotten", "chose": "chosen", "stole": "stolen", "fell": "fallen"}
 BASE = {"went": "go", "came": "come", "saw": "see", "took": "take", "ate": "eat", "gave": "give", "bought": "buy"}
 OF_MANY = r"(?:(?:the|a|this|that) \w+[^s\W]|each|one|neither|either|none) of (?:the |my |our |these |those )?\w+s"
+DOING = ("going|coming|doing|making|getting|trying|taking|looking|leaving|being|having|working|playing|running|"
+         "waiting|staying|moving|talking|planning|thinking|starting|bringing|buying|selling|living|using|visiting")
 THEN = r"(?:would|are|were|will|have|had|went|can|could|should|like|love|want)\b"
 FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (  # common slips
     (re.compile(r"\b(could|should|would|must|might) of\b", re.I), r"\1 have"),
@@ -47,7 +55,9 @@ FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] 
     (re.compile(r"\b([Aa])n ([b-df-hj-np-tv-z]\w*)"), r"\1 \2"),
     (re.compile(r"\b(\w+) \1\b", re.I), r"\1"),
     (re.compile(r"\b([Tt])heir (is|are|was|were)\b"), r"\1here \2"),
-    (re.compile(r"\b(your) (welcome|going|right)\b", re.I), r"you're \2"),
+    (re.compile(rf"\b([Tt])h(?:ere|eir) (not|{DOING})\b"), r"\1hey're \2"),
+    (re.compile(r"\b([Tt])o (much|many|late|early|big|small|long|far|often)\b"), r"\1oo \2"),
+    (re.compile(rf"\b([Yy])our (welcome|right|not|{DOING})\b"), r"\1ou're \2"),
     (re.compile(r"\bits (a|going|raining|been|not)\b"), r"it's \1"),
     (re.compile(r"\b(?:(is|was) )?less (people|\w+s) (?=on|in|at|than|are|were|came|went|who|this|since|now)", re.I),
      lambda m: f"{AGREE.get((m[1] or '').lower(), '')} fewer {m[2]} ".lstrip()),
@@ -78,6 +88,35 @@ def corrected(sentence: str, rng: random.Random) -> str:
     text = text[:1].upper() + text[1:]
     return text[:-1] + ";" if text.endswith(".") and text.count(".") == 1 and "," in text else \
         (text.rstrip(".!?") + ("!" if text.endswith(".") else "."))
+
+
+NOT_ORDERS = frozenset(("i", "you", "your", "we", "the", "a", "an", "this", "that", "these", "those", "it", "he", "she",
+                        "they", "my", "our", "there", "his", "her", "its", "their", "please", "could", "would", "can"))
+SOFTENERS = ("Just a note: {s}", "I noticed {s}", "Sorry to say it, but {s}", "Just so you know, {s}")
+ASKING = ("Could you please {s}?", "Would you mind if I asked you to {s}?", "Please could you {s}?",
+          "Would you please {s}?")
+THANKS = ("Thank you!", "Thanks so much.", "I really appreciate it.", "Many thanks.")
+HARSH = ((re.compile(r"\s*\b(?:right )?now\b|\s*\b(?:immediately|at once|right away)\b", re.I), " when you can"),
+         (re.compile(r"\s*\bagain\b", re.I), ""), (re.compile(r"!+"), "."))
+
+
+def politer(text: str, rng: random.Random) -> str:
+    """``text`` said more kindly, asking for the same: each order asked as a favour ("Send me X." -> "Could you
+    please send me X?"), each other sentence softened, and thanks at the end."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        for pattern, softer in HARSH:
+            sentence = pattern.sub(softer, sentence)
+        said = sentence.strip().rstrip(".?")
+        if not said:
+            continue
+        first = said.split()[0].lower()
+        if first in ("don't", "do") and said.lower().startswith(("don't ", "do not ")):
+            said, first = "try not to " + said.split(" ", 2 if first == "do" else 1)[-1], "try"
+        frames = SOFTENERS if first in NOT_ORDERS or first.endswith(("ed", "'s")) else ASKING
+        lower = said if first == "i" else said[:1].lower() + said[1:]
+        out.append(rng.choice(frames).format(s=lower) + ("" if frames is ASKING else "."))
+    return " ".join([*out, rng.choice(THANKS)])
 
 
 def says_fine(chosen: str, choice_asks: str) -> bool:

@@ -10,8 +10,11 @@ import re
 from flows.sim.people.summaries import CLAUSES, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
-SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|in (one|a) (short )?sentence|in your own words|"
-                     r"main point|gist|shorten|abstract", re.I)
+SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
+                     r"shorten|abstract", re.I)
+# the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
+IN_SHORT = re.compile(r"in (one|a) (short )?sentence|in your own words", re.I)
+JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
@@ -22,15 +25,22 @@ ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
 TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
-AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\bwhy\b|\b(?:intended|target) (?:audience|users?|customers?|readers?|market)|"
-                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|"
-                      r"\bwho (?:would|might|could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
-                      r"what (?:kind|sort|type) of (?:person|people|customers?|users?|readers?|buyers?)", re.I)
+AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (?:would|might|could|should) you "
+                      r"(?:give|buy|recommend|gift|send|suggest|lend)\b|\baudience\b|\b(?:aimed|meant) (?:at|for)\b|"
+                      r"\b(?:intended|target) (?:users?|customers?|readers?|market)|"
+                      r"\bwho (?:is|was|'s) (?:it|this|that)\b[^?.]{0,40}\bfor\b|\bwho(?: [\w']+){0,3}? (?:would|might|"
+                      r"could|will|should) (?:use|buy|want|need|like|enjoy|benefit|find|love|get)|"
+                      r"\b(?:kind|sort|type)s? of (?:person|people|customers?|users?|readers?|buyers?|households?|"
+                      r"famil(?:y|ies)|homes?|owners?|travell?ers?|students?|workers?)", re.I)
 ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
                       r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
                       r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
 FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                  r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
+OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|when)\b", re.I)  # two asked parts
+POLITER = re.compile(r"\b(?:polite|politer|kinder|friendlier|nicer|gentler|softer|courteous|tactful|less (?:rude|"
+                     r"harsh|blunt|bossy|aggressive))\b", re.I)
+RECAST = re.compile(r"\b(?:re-?write|rephrase|reword|make|say|turn|put|change|fix|edit|write)\b", re.I)  # ... it more X
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -90,12 +100,16 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "wording",
-    "question" (one to ask the item's author), "missing" (a detail a description leaves out), "word" (a comment
-    on a word), "title", "clarification",
-    "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
+    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
+    item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
+    item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
+    "clarification", "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
-    for kind, pattern in (("summary", SUMMARY), ("audience", AUDIENCE), ("question", ASK_BACK), ("correction", FIX)):
+    if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
+        return "summary"
+    if POLITER.search(question) and RECAST.search(question):
+        return "politer"
+    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX)):
         if pattern.search(said):
             return kind
     if WORDING.search(question):
@@ -181,10 +195,14 @@ def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
     what the item does for them as its text says it (else what some of its own words do for them)."""
     said = " ".join(texts).lower()
-    whos = [who for pattern, who in WHO if re.search(pattern, said)]
+    # the kinds of person its text speaks to most first ("seeds ... planting ... the size of a phone": gardeners)
+    whos = [who for n, _, who in sorted((-len(re.findall(p, said)) if p else 0, k, who) for k, (p, who) in
+                                        enumerate(WHO)) if n or who == WHO[-1][1]]
     does = [f"it {m['v']} {_phrase(m['rest'])}" for t in texts for m in DOES.finditer(t)
             if m["v"].split()[-1] not in STOP and not m["v"].endswith("ss")]
-    points = does or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
+    has = [f"it {'comes' if c.lower().startswith('with ') else 'has'} {_phrase(c[:1].lower() + c[1:])}"
+           for c in CLAUSES.split(main_text(texts)) if len(c.split()) >= 3]  # what its text says it has
+    points = does or has or [f"\"{s}\" {rng.choice(GAINS)}" for s in spans(texts, rng, 4)] or ["it is handy"]
     rng.shuffle(points)
     text = ""
     for k in range(8):

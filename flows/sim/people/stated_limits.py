@@ -8,13 +8,18 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, STOP
+
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
-LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
-                   + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?)\s+(?:or more|minimum|at least)", re.I)
-MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?|max\.?|under|fewer than|less than|"
+LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
+                   + UNIT + r"|(?P<m>\d{1,4})\s*(?P<p>\+)?\s*(?P<v>words?|characters?)\b"
+                   r"(?(p)|\s+(?:or more|or longer|minimum|at least))", re.I)
+MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:?|max\.?|under|(?<!no )(?<!not )"
+                  r"(?:fewer|less) than|"
                   r"within)\s*(?P<n>\d{1,4})" + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?|chars?)\s+"
                   r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
+
 
 
 class Limits(NamedTuple):
@@ -24,8 +29,15 @@ class Limits(NamedTuple):
     most_chars: int | None = None
 
 
+NUMBERS = {w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                           "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+                                           "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+NUMBERS |= {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100"}
+
+
 def stated(question: str) -> Limits:
-    """The word and character limits ``question`` states (0 / None where it states none)."""
+    """The word and character limits ``question`` states (0 / None where it states none; "ten" read as 10)."""
+    question = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), question, flags=re.I)
     found: dict[str, int] = {}
     for key, pattern in (("least", LEAST), ("most", MOST)):
         for m in pattern.finditer(question):
@@ -52,4 +64,7 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
     words = text.split()
     while words and not fits(" ".join(words).rstrip(",;:.") + "."):
         words.pop()
-    return " ".join(words).rstrip(",;:.") + "." if words else text[: most_chars or len(text)]
+    while len(words) > 3 and words[-1].lower().strip(",;:") in STOP | LOOSE_ENDS | BREAKS:  # not "... can be."
+        words.pop()
+    kept = re.sub(r"[;,:]\s+(?:\S+\s+){0,2}\S+$", "", " ".join(words))  # no stub of a clause ("...; cars.")
+    return kept.rstrip(",;:.") + "." if words else text[: most_chars or len(text)]

@@ -69,6 +69,11 @@ def words_asked(question: str, low_chars: int, high_chars: int | None) -> int | 
     return None
 
 
+def third_person(text: str) -> str:
+    """``text`` told of its writer ("I was charged" -> "they were charged")."""
+    return re.sub(r"\b(?:I was|I am|I'm|I|me|my|[Ww]e|us|[Oo]ur|My)\b", lambda m: THIRD[m[0].lower()], text)
+
+
 def main_text(texts: list[str]) -> str:
     """The item's main text: the longest of its texts (a passage beside its title)."""
     return max(texts, key=len) if texts else ""
@@ -108,8 +113,7 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     person is retold in the third ("I bought" -> "they bought"). The box's limits are met by its caller."""
     source = main_text(texts).strip(QUOTES)
     if FIRST.search(source):
-        source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), re.sub(
-            r"\b(?:I was|I am|I'm|I|me|my|[Ww]e|us|[Oo]ur|My)\b", lambda m: THIRD[m[0].lower()], source))
+        source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), third_person(source))
     parts = sentences(source)
     turn = [c for c in CLAUSES.split(parts[0]) if len(c.split()) >= 3] if len(parts) == 1 else []
     if len(turn) > 1:  # one long sentence: its first clause and its last, where it turns ("..., but ...")
@@ -121,8 +125,9 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
     target = min(target, max(6, total - 2)) if not low_chars else target
     core = max(CORE_WORDS, min(2 * CORE_WORDS, target // max(1, len(parts))))
     key = key_sentence(parts) if len(turn) < 2 else 1
-    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key))), rng, 0.9)
-             for k, s in enumerate(parts)]  # the key sentence at more length: it says what the text found
+    longer = target > 2 * core  # the key sentence at more length (it says what the text found), if there is room
+    short = [reword(_main_clause(LEAD_INS.sub("", shortened(s)), core * (1 + (k == key and longer))), rng, 0.9)
+             for k, s in enumerate(parts)]
     kept = {0, key}
     for k in (k for k in range(1, len(parts)) if k not in kept):  # whole sentences while they fit
         if sum(len(short[j].split()) for j in kept) + len(short[k].split()) / 2 > target:
