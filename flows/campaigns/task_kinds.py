@@ -10,7 +10,17 @@ from pathlib import Path
 
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
+from flows.core.task_kinds import (
+    PlanDefaults,
+    TaskKind,
+    declared,
+    derived_reward,
+    derived_times,
+    kind_name,
+    whole_minute_items,
+    whole_minutes,
+)
+from flows.platforms.registry import platform_facts
 
 
 def kind_of(cfg: CampaignConfig) -> TaskKind:
@@ -22,14 +32,17 @@ def kind_of(cfg: CampaignConfig) -> TaskKind:
     return kind
 
 
-def planned(cfg: CampaignConfig) -> CampaignConfig:
+def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
     """``cfg`` with the Prolific figures its ``[prolific]`` leaves out taken from its kind: the reward, the
-    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py)."""
+    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py); on a
+    ``platform`` that states a unit's time in whole minutes, a unit of whole minutes (:func:`whole_minute_unit`)."""
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
         return cfg
     try:
         plan = kind_of(cfg).plan(cfg)
+        if platform and platform_facts(platform).WHOLE_MINUTES and "estimated_minutes" not in given:
+            cfg, plan = whole_minute_unit(cfg, plan, platform)
     except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
         return cfg
     p = cfg.prolific
@@ -42,6 +55,24 @@ def planned(cfg: CampaignConfig) -> CampaignConfig:
     return dataclasses.replace(cfg, prolific=kept)
 
 
-def load_campaign(path: str | Path) -> CampaignConfig:
-    """The config as a run plans it: :func:`flows.core.config.config.load_config` and then :func:`planned`."""
-    return planned(load_config(path))
+def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
+    """A route that states a unit's time in whole minutes, at least one (Prolific), pays a unit by them: one whose
+    time no whole minute states within 25% (a one-item page's 40 s said as 1 min) holds the fewest items that one
+    does, so the work a participant is paid for is what the estimate says. Unchanged where the kind states its
+    estimate (the config's does: see :func:`planned`); a note in ``cfg.notes`` says what a unit holds and why."""
+    n = cfg.images_per_hit
+    k = n if plan.estimated_minutes is not None else whole_minute_items(plan.minutes, n)
+    if k == n:
+        return cfg, plan
+    sized = dataclasses.replace(cfg, images_per_hit=k)
+    more, facts = kind_of(sized).plan(sized), platform_facts(platform)
+    off = lambda m: f"about {m:.1f} min, {m / whole_minutes(m):.2f} of {whole_minutes(m)} min"  # noqa: E731
+    note = (f"note: on {facts.LABEL} a place holds {k} items, not the page's {n}: {facts.LABEL} states a study's "
+            f"time in whole minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}"
+            f" (within 25%). Set [prolific] estimated_minutes to keep {n} a place")
+    return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
+
+
+def load_campaign(path: str | Path, platform: str = "") -> CampaignConfig:
+    """The config as a run on ``platform`` plans it: :func:`flows.core.config.config.load_config`, :func:`planned`."""
+    return planned(load_config(path), platform)

@@ -86,6 +86,15 @@ def whole_minutes(minutes: float) -> int:
     return nearest + (minutes > 1.25 * nearest)
 
 
+def whole_minute_items(minutes: float, items: int) -> int:
+    """The fewest items a unit (``items`` or more, up to 20 times) whose time a whole minute states within 25%, from
+    a unit of ``items`` taking ``minutes`` (the page is read once, each item adds its fields' time); ``items`` where
+    none does."""
+    reading = min(READING_SECONDS / 60, minutes / 2)
+    fits = lambda m: abs(m / whole_minutes(m) - 1) <= 0.25  # noqa: E731
+    return next((k for k in range(items, 20 * items + 1) if fits(reading + (minutes - reading) * k / items)), items)
+
+
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
     """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least, nor
     SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate."""

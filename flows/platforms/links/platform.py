@@ -17,7 +17,7 @@ from flows.platforms.links import extend as links_extend
 from flows.platforms.links import rehearsal
 from flows.platforms.links.decisions import LINKS_SENDERS
 from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
-from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
+from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.links.session import links_session
 from flows.platforms.operation_steps import finish_cancel
 

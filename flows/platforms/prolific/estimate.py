@@ -11,7 +11,7 @@ from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
-from flows.core.task_kinds import NEAR_LIMIT, READING_SECONDS, whole_minutes
+from flows.core.task_kinds import NEAR_LIMIT, whole_minute_items, whole_minutes
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -88,16 +88,13 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
     return lines
 
 
-
 def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[str]:
-    """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page (each adds
-    its fields' time, the page is read once) that one is not; [] where it is not, or the config set the estimate."""
+    """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page that one is
+    not (flows/core/task_kinds.py whole_minute_items); [] where it is not, or the config set the estimate."""
     n, p, est = cfg.images_per_hit, cfg.prolific, cfg.prolific.estimated_minutes
-    off = lambda m: abs(m / whole_minutes(m) - 1) > 0.25  # noqa: E731
-    if minutes <= 0 or not off(minutes) or "estimated_minutes" in p.given:
+    if minutes <= 0 or abs(minutes / whole_minutes(minutes) - 1) <= 0.25 or "estimated_minutes" in p.given:
         return []
-    reading = min(READING_SECONDS / 60, minutes / 2)
-    more = next((k for k in range(n + 1, 20 * n + 1) if not off(reading + (minutes - reading) * k / n)), None)
-    bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else ""
+    more = whole_minute_items(minutes, n)
+    bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more > n else ""
     return [f"note: {what} of about {minutes:.1f} min is {minutes / est:.2f} of the estimated {est} min (Prolific "
             f"takes whole minutes, at least one), the reward pays {est / minutes:.1f} times its hourly rate{bundle}"]
