@@ -11,13 +11,14 @@ from pathlib import Path
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.errors import ConfigError, HitflowError
 from flows.core.task_kinds import (
+    WHOLE_MINUTE_OFF,
     PlanDefaults,
     TaskKind,
     declared,
     derived_reward,
     derived_times,
     kind_name,
-    whole_minute_items,
+    whole_minute_fits,
     whole_minutes,
 )
 from flows.platforms.registry import platform_facts
@@ -57,19 +58,24 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
     """A route that states a unit's time in whole minutes, at least one (Prolific), pays a unit by them: one whose
-    time no whole minute states within 25% (a one-item page's 40 s said as 1 min) holds the fewest items that one
-    does, so the work a participant is paid for is what the estimate says. Unchanged where the kind states its
-    estimate (the config's does: see :func:`planned`); a note in ``cfg.notes`` says what a unit holds and why."""
-    n = cfg.images_per_hit
-    k = n if plan.estimated_minutes is not None else whole_minute_items(plan.minutes, n)
-    if k == n:
+    time no whole minute states closely (a one-item page's 40 s said as 1 min) holds the fewest items that one
+    does (flows/core/task_kinds.py whole_minute_items), so the work a participant is paid for is what the estimate
+    says. Unchanged where the kind states its estimate (the config's does: see :func:`planned`); a note in
+    ``cfg.notes`` says what a place holds and why."""
+    n, sized, more = cfg.images_per_hit, cfg, plan
+    if plan.estimated_minutes is not None or whole_minute_fits(plan.minutes, WHOLE_MINUTE_OFF):
         return cfg, plan
-    sized = dataclasses.replace(cfg, images_per_hit=k)
-    more, facts = kind_of(sized).plan(sized), platform_facts(platform)
+    for k in range(n, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
+        sized = dataclasses.replace(cfg, images_per_hit=k)
+        if whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
+            break
+    if k == n or not whole_minute_fits(more.minutes):
+        return cfg, plan
+    facts = platform_facts(platform)
     off = lambda m: f"about {m:.1f} min, {m / whole_minutes(m):.2f} of {whole_minutes(m)} min"  # noqa: E731
     note = (f"note: on {facts.LABEL} a place holds {k} items, not the page's {n}: {facts.LABEL} states a study's "
             f"time in whole minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}"
-            f" (within 25%). Set [prolific] estimated_minutes to keep {n} a place")
+            f"; to keep {n} a place, state its estimated_minutes in [prolific]")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
 
 

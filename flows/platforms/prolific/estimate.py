@@ -11,7 +11,7 @@ from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
-from flows.core.task_kinds import NEAR_LIMIT, whole_minute_items, whole_minutes
+from flows.core.task_kinds import NEAR_LIMIT, WHOLE_MINUTE_OFF, whole_minute_fits, whole_minute_items
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -92,7 +92,7 @@ def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[st
     """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page that one is
     not (flows/core/task_kinds.py whole_minute_items); [] where it is not, or the config set the estimate."""
     n, p, est = cfg.images_per_hit, cfg.prolific, cfg.prolific.estimated_minutes
-    if minutes <= 0 or abs(minutes / whole_minutes(minutes) - 1) <= 0.25 or "estimated_minutes" in p.given:
+    if minutes <= 0 or whole_minute_fits(minutes, WHOLE_MINUTE_OFF) or "estimated_minutes" in p.given:
         return []
     more = whole_minute_items(minutes, n)
     bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more > n else ""
