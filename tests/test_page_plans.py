@@ -92,7 +92,7 @@ def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_com
     config = imported(tmp_path, capsys)
     text = config.read_text(encoding="utf-8")
     assert f'# reward = "{REWARD}"' in text and f"# estimated_minutes = {ESTIMATED} " in text
-    assert f"# maximum_minutes = {MAXIMUM} " in text and "# On Prolific a place holds 2 items, not the page's 1" in text
+    assert f"# maximum_minutes = {MAXIMUM} " in text and "# on Prolific a place holds 2 items, not the page's 1" in text
     code, out = dry_run(capsys, config, "prolific")
     assert code == 0, out
     assert (f"2 item(s) a unit: about {MINUTES_2:.1f} min a unit; Prolific: reward {REWARD} GBP (from the page), "
@@ -101,7 +101,7 @@ def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_com
     assert f"places={places} reward={REWARD} GBP" in out and "warning" not in out
     assert (f"note: on Prolific a place holds 2 items, not the page's 1: Prolific states a study's time in whole "
             f"minutes (at least one); the page takes about {MINUTES:.1f} min, 0.65 of 2 min, 2 items about "
-            f"{MINUTES_2:.1f} min, 1.05 of 2 min; to keep 1 a place, state its estimated_minutes in [prolific]") in out
+            f"{MINUTES_2:.1f} min, 1.05 of 2 min; state estimated_minutes in [prolific] to keep 1 a place") in out
     assert "1 item(s) a unit" in dry_run(capsys, config, "mturk")[1]  # the page as it is elsewhere
     # set in [prolific], a figure is the config's; a stated estimate keeps the page a place
     config.write_text(text.replace("[prolific]\n", '[prolific]\nreward = "0.50"\n'), encoding="utf-8")

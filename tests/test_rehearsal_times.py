@@ -93,7 +93,7 @@ def test_a_one_item_page_on_prolific_is_a_place_of_whole_minutes(tmp_path: Path,
     MTurk and invite links."""
     monkeypatch.chdir(tmp_path)
     config = new_page(tmp_path, 1, items=12)
-    assert "# On Prolific a place holds 3 items, not the page's 1" in config.read_text(encoding="utf-8")
+    assert "# on Prolific a place holds 3 items, not the page's 1" in config.read_text(encoding="utf-8")
     out = rehearse(tmp_path, config, "prolific", capsys)
     seconds, timed_out = working_times(tmp_path)
     with sqlite3.connect(tmp_path / "h.db") as db:

@@ -56,8 +56,12 @@ def run_imported(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection
 
 def blank_decisions(con: sqlite3.Connection, fields: tuple[str, ...]) -> dict[str, list[str]]:
     """The decisions on the assignments that left any of ``fields`` unanswered, read from the ledger's answers."""
+    def blank_on_an_item(got: dict[str, str]) -> bool:  # a place may hold several items (Prolific's whole minutes)
+        items = {int(k.rsplit("_", 1)[1]) for k in got if k.rsplit("_", 1)[-1].isdigit()} | {0}
+        return any(not got.get(f"{f}_{i}", "") for f in fields for i in items)
+
     blank = {a for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''")
-             if any(not answer_fields(xml).get(f"{f}_0", "") for f in fields)}
+             if blank_on_an_item(answer_fields(xml))}
     out: dict[str, list[str]] = {}
     for a, action, reasons in con.execute("SELECT assignment_id, action, reasons FROM decisions"):
         if a in blank:

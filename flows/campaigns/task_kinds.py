@@ -8,19 +8,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from flows.core import task_kinds as unit
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.task_kinds import (
-    WHOLE_MINUTE_OFF,
-    PlanDefaults,
-    TaskKind,
-    declared,
-    derived_reward,
-    derived_times,
-    kind_name,
-    whole_minute_fits,
-    whole_minutes,
-)
+from flows.core.task_kinds import PlanDefaults, TaskKind, declared, derived_reward, derived_times, kind_name
 from flows.platforms.registry import platform_facts
 
 
@@ -57,25 +48,22 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
-    """A route that states a unit's time in whole minutes, at least one (Prolific), pays a unit by them: one whose
-    time no whole minute states closely (a one-item page's 40 s said as 1 min) holds the fewest items that one
-    does (flows/core/task_kinds.py whole_minute_items), so the work a participant is paid for is what the estimate
-    says. Unchanged where the kind states its estimate (the config's does: see :func:`planned`); a note in
-    ``cfg.notes`` says what a place holds and why."""
-    n, sized, more = cfg.images_per_hit, cfg, plan
-    if plan.estimated_minutes is not None or whole_minute_fits(plan.minutes, WHOLE_MINUTE_OFF):
+    """On a route stating a unit's time in whole minutes, at least one (Prolific), a page whose time none states (40 s
+    as 1 min) a place of the fewest items one does, so a participant is paid for what the estimate says; unchanged
+    where the kind states its estimate (the config's: :func:`planned`). ``cfg.notes`` says what a place holds."""
+    n, label = cfg.images_per_hit, platform_facts(platform).LABEL
+    if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
         return cfg, plan
-    for k in range(n, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
+    for k in range(n + 1, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
         sized = dataclasses.replace(cfg, images_per_hit=k)
-        if whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
+        if unit.whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
             break
-    if k == n or not whole_minute_fits(more.minutes):
+    else:
         return cfg, plan
-    facts = platform_facts(platform)
-    off = lambda m: f"about {m:.1f} min, {m / whole_minutes(m):.2f} of {whole_minutes(m)} min"  # noqa: E731
-    note = (f"note: on {facts.LABEL} a place holds {k} items, not the page's {n}: {facts.LABEL} states a study's "
-            f"time in whole minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}"
-            f"; to keep {n} a place, state its estimated_minutes in [prolific]")
+    off = lambda m: f"about {m:.1f} min, {m / unit.whole_minutes(m):.2f} of {unit.whole_minutes(m)} min"  # noqa: E731
+    note = (f"note: on {label} a place holds {k} items, not the page's {n}: {label} states a study's time in whole "
+            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
+            f"estimated_minutes in [prolific] to keep {n} a place")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
 
 

@@ -31,8 +31,7 @@ HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
 # After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
 # working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
 NEAR_LIMIT = 0.5
-# A unit a route's whole minutes (Prolific's estimate) state over WHOLE_MINUTE_OFF off its time is sized to plan
-# within WHOLE_MINUTE_FIT of one: people's median is a tenth or so either side of the plan (bench/places_times.py)
+# A unit whole minutes state over OFF off is sized within FIT of one: people's median is a tenth either side of a plan
 WHOLE_MINUTE_OFF, WHOLE_MINUTE_FIT = 0.25, 0.15
 SLOW_FACTOR = 3  # the maximum time a plan gives: three times the median, and never under Prolific's own minimum
 
@@ -92,15 +91,6 @@ def whole_minutes(minutes: float) -> int:
 def whole_minute_fits(minutes: float, within: float = WHOLE_MINUTE_FIT) -> bool:
     """Whether a whole minute (:func:`whole_minutes`) states ``minutes`` within this share of it."""
     return abs(minutes / whole_minutes(minutes) - 1) <= within
-
-
-def whole_minute_items(minutes: float, items: int) -> int:
-    """The fewest items a unit (``items`` or more, up to 20 times) that :func:`whole_minute_fits`, from a unit of
-    ``items`` taking ``minutes`` (a median: the page read once, at most half of it, each item adds its share);
-    ``items`` where none does."""
-    reading = min(READING_SECONDS / 60, minutes / 2)
-    more = (k for k in range(items, 20 * items + 1) if whole_minute_fits(reading + (minutes - reading) * k / items))
-    return next(more, items)
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import textwrap
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,8 +110,7 @@ def prolific_comments(cfg: CampaignConfig, page_notes: tuple[str, ...]) -> str:
              (f"estimated_minutes = {p.estimated_minutes}", said.split(": ", 1)[-1]),
              (f"maximum_minutes = {p.maximum_minutes}", "Prolific times a participant out after this: 3 times "
                                                          "the estimate, at least Prolific's own minimum")]
-    notes = [n.removeprefix("note: ") for n in cfg.notes if n not in page_notes]
-    return "".join(f"# {line}\n" for n in notes for line in textwrap.wrap(n[0].upper() + n[1:] + ".", 110)) + \
+    return "".join(f"# {n.removeprefix('note: ')}\n" for n in cfg.notes if n not in page_notes) + \
         "".join(f"# {key}".ljust(COMMENT_AT) + f"# {why}\n" for key, why in lines)
 
 

@@ -83,9 +83,7 @@ class CampaignConfig:
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
     answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers/aggregation.py)
     attention: AttentionSettings = field(default_factory=AttentionSettings)  # [attention] (qc/attention_checks.py)
-    # what the run and the dry run say of the config as planned: the recommended rules [qc] leaves out
-    # (flows/core/config/rule_sets.py), what a unit holds on a route (flows/campaigns/task_kinds.py)
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # the run's and dry run's: rules [qc] leaves out, a place's size (campaigns/task_kinds)
 
     @property
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first

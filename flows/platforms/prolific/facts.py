@@ -8,9 +8,7 @@ from flows.platforms.words import RouteWords
 NAME = "prolific"
 LABEL = "Prolific"
 SENDS_DECISIONS = True
-# a study states its time in whole minutes, at least one (estimated_completion_time): a unit is
-# sized to whole minutes of work where the config states no estimate (flows/campaigns/task_kinds.py)
-WHOLE_MINUTES = True
+WHOLE_MINUTES = True  # a study's estimated_completion_time
 
 # a study's places less those released when it closed short (what the batch still offers or was filled)
 WORDS = RouteWords("study", "studies", "submission", "submissions",
