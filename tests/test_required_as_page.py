@@ -36,9 +36,10 @@ share = 0.25
 """
 
 
-def run_imported(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection:
+def run_imported(tmp_path: Path, page: str, platform: str, *more: str) -> sqlite3.Connection:
     """``tests/pages/required/<page>.html`` imported with ``hitflow new --from`` and run by form-reading workers
-    (honest ones, speeders who skip what they may, rule breakers who post around the page) on ``platform``."""
+    (honest ones, speeders who skip what they may, rule breakers who post around the page) on ``platform``
+    (``more``: the run's further options)."""
     (tmp_path / f"{page}.html").write_bytes((PAGES / f"{page}.html").read_bytes())
     assert main(["new", page, "--from", str(tmp_path / f"{page}.html"), "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "config"
@@ -50,7 +51,7 @@ def run_imported(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection
     config.write_text(text + '\n[target]\nsim_crowd = "crowd.toml"\nsim_workers = "form"\n', encoding="utf-8")
     db = tmp_path / "h.db"
     assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
-                 "--platform", platform]) in (0, 10)
+                 "--platform", platform, *more]) in (0, 10)
     return sqlite3.connect(db)
 
 
