@@ -88,7 +88,7 @@ def test_new_from_writes_only_what_a_free_text_field_changes_of_the_recommended_
     assert parsed["qc"]["preset"] == "recommended" and "rules" not in parsed["qc"]
     assert parsed["qc"]["fields"] == {"summary": {"min_words": 3}}  # a headline differs in nothing
     cfg = load_config(tmp_path / "config" / "news.toml")
-    assert set(CUSTOM_RULES) <= set(cfg.qc_rules) and cfg.qc_notes == ()
+    assert set(CUSTOM_RULES) <= set(cfg.qc_rules) and cfg.notes == ()
     assert len(toml_text.splitlines()) < 70  # 133 lines before, every rule and policy key copied in
     broken = tmp_path / "config" / "broken.toml"
     broken.write_text(toml_text.replace('preset = "recommended"', 'preset = "recommended"\nignore = ["caps_lok"]'),

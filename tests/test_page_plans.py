@@ -30,11 +30,12 @@ PAGE = """<html><body>
 ITEMS = 40
 # a unit of one item: the page read (30 s), one choice (8 s) and one free text (40 s): flows/core/task_kinds.py
 MINUTES = (30 + 8 + 40) / 60
+MINUTES_2 = (30 + 2 * (8 + 40)) / 60  # two items of it, a place on Prolific (whole minutes: flows/core/task_kinds.py)
 # Prolific takes whole minutes: the nearest (1) would understate 1.3 by 30% and pay the hourly rate by as much less
 ESTIMATED = 2
 # Prolific's least (of the median and of the estimate), three times the median
-MAXIMUM = max(*(math.ceil(2 + m + 2 * math.sqrt(m)) for m in (MINUTES, ESTIMATED)), 3 * ESTIMATED,
-              math.ceil(3 * MINUTES))
+MAXIMUM = max(*(math.ceil(2 + m + 2 * math.sqrt(m)) for m in (MINUTES_2, ESTIMATED)), 3 * ESTIMATED,
+              math.ceil(3 * MINUTES_2))
 REWARD = (Decimal("9.00") * ESTIMATED / 60).quantize(Decimal("0.01"), rounding=ROUND_CEILING)  # 9.00 GBP an hour
 
 
@@ -86,22 +87,28 @@ def test_an_items_file_without_the_page_s_columns_is_refused_and_nothing_written
 
 
 def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_comments(tmp_path: Path, capsys) -> None:
+    """A one-item page of 1.3 min: no whole minute states it within 25% (1 min is 30% under it, 2 min 35% over), so
+    on Prolific a place holds two items, 2.1 min, stated as 2; a config stating the estimate keeps one."""
     config = imported(tmp_path, capsys)
     text = config.read_text(encoding="utf-8")
     assert f'# reward = "{REWARD}"' in text and f"# estimated_minutes = {ESTIMATED} " in text
-    assert f"# maximum_minutes = {MAXIMUM} " in text
+    assert f"# maximum_minutes = {MAXIMUM} " in text and "# on Prolific a place holds 2 items, not the page's 1" in text
     code, out = dry_run(capsys, config, "prolific")
     assert code == 0, out
-    assert (f"about {MINUTES:.1f} min a unit; Prolific: reward {REWARD} GBP (from the page), estimated {ESTIMATED} "
-            f"min (from the page), maximum {MAXIMUM} min (from the page)") in out
-    places = ITEMS * 3  # one item a place, three workers an item, one batch
+    assert (f"2 item(s) a unit: about {MINUTES_2:.1f} min a unit; Prolific: reward {REWARD} GBP (from the page), "
+            f"estimated {ESTIMATED} min (from the page), maximum {MAXIMUM} min (from the page)") in out
+    places = ITEMS * 3 // 2  # two items a place, three workers an item, one batch
     assert f"places={places} reward={REWARD} GBP" in out and "warning" not in out
-    assert ("note: a unit of about 1.3 min is 0.65 of the estimated 2 min (Prolific takes whole minutes, at least "
-            "one), the reward pays 1.5 times its hourly rate; images_per_hit = 2 makes a unit a whole minute "
-            "states within 25%") in out  # 2.1 min: estimated 2
-    # set in [prolific], a figure is the config's
+    assert (f"note: on Prolific a place holds 2 items, not the page's 1: Prolific states a study's time in whole "
+            f"minutes (at least one); the page takes about {MINUTES:.1f} min, 0.65 of 2 min, 2 items about "
+            f"{MINUTES_2:.1f} min, 1.05 of 2 min; state estimated_minutes in [prolific] to keep 1 a place") in out
+    assert "1 item(s) a unit" in dry_run(capsys, config, "mturk")[1]  # the page as it is elsewhere
+    # set in [prolific], a figure is the config's; a stated estimate keeps the page a place
     config.write_text(text.replace("[prolific]\n", '[prolific]\nreward = "0.50"\n'), encoding="utf-8")
     assert "reward 0.50 GBP ([prolific])" in dry_run(capsys, config, "prolific")[1]
+    config.write_text(text.replace("[prolific]\n", "[prolific]\nestimated_minutes = 2\n"), encoding="utf-8")
+    out = dry_run(capsys, config, "prolific")[1]
+    assert f"places={ITEMS * 3} " in out and "a place holds" not in out
 
 
 def test_a_maximum_time_short_for_the_page_is_a_warning_in_the_dry_run(tmp_path: Path, capsys) -> None:

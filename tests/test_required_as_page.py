@@ -36,9 +36,10 @@ share = 0.25
 """
 
 
-def run_imported(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection:
+def run_imported(tmp_path: Path, page: str, platform: str, *more: str) -> sqlite3.Connection:
     """``tests/pages/required/<page>.html`` imported with ``hitflow new --from`` and run by form-reading workers
-    (honest ones, speeders who skip what they may, rule breakers who post around the page) on ``platform``."""
+    (honest ones, speeders who skip what they may, rule breakers who post around the page) on ``platform``
+    (``more``: the run's further options)."""
     (tmp_path / f"{page}.html").write_bytes((PAGES / f"{page}.html").read_bytes())
     assert main(["new", page, "--from", str(tmp_path / f"{page}.html"), "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "config"
@@ -50,14 +51,18 @@ def run_imported(tmp_path: Path, page: str, platform: str) -> sqlite3.Connection
     config.write_text(text + '\n[target]\nsim_crowd = "crowd.toml"\nsim_workers = "form"\n', encoding="utf-8")
     db = tmp_path / "h.db"
     assert main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(tmp_path / "runs"),
-                 "--platform", platform]) in (0, 10)
+                 "--platform", platform, *more]) in (0, 10)
     return sqlite3.connect(db)
 
 
 def blank_decisions(con: sqlite3.Connection, fields: tuple[str, ...]) -> dict[str, list[str]]:
     """The decisions on the assignments that left any of ``fields`` unanswered, read from the ledger's answers."""
+    def blank_on_an_item(got: dict[str, str]) -> bool:  # a place may hold several items (Prolific's whole minutes)
+        items = {int(k.rsplit("_", 1)[1]) for k in got if k.rsplit("_", 1)[-1].isdigit()} | {0}
+        return any(not got.get(f"{f}_{i}", "") for f in fields for i in items)
+
     blank = {a for a, xml in con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''")
-             if any(not answer_fields(xml).get(f"{f}_0", "") for f in fields)}
+             if blank_on_an_item(answer_fields(xml))}
     out: dict[str, list[str]] = {}
     for a, action, reasons in con.execute("SELECT assignment_id, action, reasons FROM decisions"):
         if a in blank:

@@ -43,13 +43,15 @@ def test_each_item_requires_its_own_box_when_its_own_answer_is_no() -> None:
 
 
 def test_a_no_left_unexplained_is_never_approved_and_honest_workers_explain_it(tmp_path: Path) -> None:
-    con = run_imported(tmp_path, "match", "prolific")
+    con = run_imported(tmp_path, "match", "prolific", "--scale", "2")  # as many places as one item a place had
     answers = {a: answer_fields(xml) for a, xml in
                con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''")}
     decided = {a: (action, reasons) for a, action, reasons in con.execute(
         "SELECT assignment_id, action, reasons FROM decisions")}
-    said_no = {a for a, v in answers.items() if v.get("match_0") == "no"}
-    blank = {a for a in said_no if not answers[a].get("why_0", "").strip()}
+    pairs = {a: [(v[k], v.get(k.replace("match_", "why_"), "").strip()) for k in v if k.startswith("match_")]
+             for a, v in answers.items()}  # each item's own pair: a place may hold several (Prolific's whole minutes)
+    said_no = {a for a, items in pairs.items() if any(m == "no" for m, _ in items)}
+    blank = {a for a in said_no if any(m == "no" and not why for m, why in pairs[a])}
     assert blank and all(decided[a][0] == "reject" and "skipped_required" in decided[a][1] for a in blank)
     explained = [a for a in said_no - blank if decided.get(a, ("",))[0] == "approve"]
     assert len(explained) >= 3  # honest workers answered "no" and said why

@@ -39,7 +39,7 @@ def test_an_older_hitflow_new_config_runs_with_the_rules_recommended_since(
     monkeypatch.setattr(config_module, "CUSTOM_RULES", (*CUSTOM_RULES, NEW_RULE))
     cfg = load_config(old_config)
     assert NEW_RULE in cfg.qc_rules and set(listed) <= set(cfg.qc_rules)
-    [note] = [n for n in cfg.qc_notes if NEW_RULE in n]
+    [note] = [n for n in cfg.notes if NEW_RULE in n]
     assert "older `hitflow new`" in note and "[qc] ignore" in note
     assert main(["run", str(old_config), "--no-prefect", "--db", str(old_config.parent / "h.db"), "--out",
                  str(old_config.parent / "runs"), "--limit", "6"]) in (0, 8)
@@ -61,7 +61,7 @@ def test_preset_extend_and_ignore_and_the_run_names_what_is_left_out(old_config:
     old_config.write_text(text, encoding="utf-8")
     cfg = load_config(old_config)
     assert set(cfg.qc_rules) == (set(CUSTOM_RULES) | {"near_template"}) - {"item_blind", "caps_lock"}
-    assert not any("leaves out recommended" in note for note in cfg.qc_notes)  # ignore names the config's intent
+    assert not any("leaves out recommended" in note for note in cfg.notes)  # ignore names the config's intent
     assert main(["run", str(old_config), "--dry-run"]) in (0, 1)
     out = capsys.readouterr().out
     assert "item_blind" not in out.split("what QC reads")[1].split("\n")[1]
@@ -71,7 +71,7 @@ def test_preset_extend_and_ignore_and_the_run_names_what_is_left_out(old_config:
 
 def test_a_built_in_tasks_list_runs_as_written_and_is_named() -> None:
     shipped = Path(__file__).resolve().parents[1] / "config" / "flickr8k_captions.toml"
-    assert load_config(shipped).qc_notes == ()  # its ignore names what the Flickr8k HIT has no use for
+    assert load_config(shipped).notes == ()  # its ignore names what the Flickr8k HIT has no use for
     section = tomllib.loads(shipped.read_text(encoding="utf-8"))["qc"]
     listed = QcSection(rules=section["rules"])  # the same list without its ignore
     rules, notes = chosen_rules(listed, DEFAULT_RULES, custom=False)
@@ -82,5 +82,5 @@ def test_a_built_in_tasks_list_runs_as_written_and_is_named() -> None:
 
 
 def test_an_older_field_table_runs_as_written_and_says_what_it_leaves_out(old_config: Path) -> None:
-    [note] = load_config(old_config).qc_notes
+    [note] = load_config(old_config).notes
     assert note.startswith("qc: [qc.fields.summary] rules runs as written, without one_sentence, banned_prefix")

@@ -8,9 +8,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from flows.core import task_kinds as unit
 from flows.core.config.config import CampaignConfig, load_config
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.task_kinds import TaskKind, declared, derived_reward, derived_times, kind_name
+from flows.core.task_kinds import PlanDefaults, TaskKind, declared, derived_reward, derived_times, kind_name
+from flows.platforms.registry import platform_facts
 
 
 def kind_of(cfg: CampaignConfig) -> TaskKind:
@@ -22,14 +24,17 @@ def kind_of(cfg: CampaignConfig) -> TaskKind:
     return kind
 
 
-def planned(cfg: CampaignConfig) -> CampaignConfig:
+def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
     """``cfg`` with the Prolific figures its ``[prolific]`` leaves out taken from its kind: the reward, the
-    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py)."""
+    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py); on a
+    ``platform`` that states a unit's time in whole minutes, a unit of whole minutes (:func:`whole_minute_unit`)."""
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
         return cfg
     try:
         plan = kind_of(cfg).plan(cfg)
+        if platform and platform_facts(platform).WHOLE_MINUTES and "estimated_minutes" not in given:
+            cfg, plan = whole_minute_unit(cfg, plan, platform)
     except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
         return cfg
     p = cfg.prolific
@@ -42,6 +47,26 @@ def planned(cfg: CampaignConfig) -> CampaignConfig:
     return dataclasses.replace(cfg, prolific=kept)
 
 
-def load_campaign(path: str | Path) -> CampaignConfig:
-    """The config as a run plans it: :func:`flows.core.config.config.load_config` and then :func:`planned`."""
-    return planned(load_config(path))
+def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
+    """On a route stating a unit's time in whole minutes, at least one (Prolific), a page whose time none states (40 s
+    as 1 min) a place of the fewest items one does, so a participant is paid for what the estimate says; unchanged
+    where the kind states its estimate (the config's: :func:`planned`). ``cfg.notes`` says what a place holds."""
+    n, label = cfg.images_per_hit, platform_facts(platform).LABEL
+    if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
+        return cfg, plan
+    for k in range(n + 1, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
+        sized = dataclasses.replace(cfg, images_per_hit=k)
+        if unit.whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
+            break
+    else:
+        return cfg, plan
+    off = lambda m: f"about {m:.1f} min, {m / unit.whole_minutes(m):.2f} of {unit.whole_minutes(m)} min"  # noqa: E731
+    note = (f"note: on {label} a place holds {k} items, not the page's {n}: {label} states a study's time in whole "
+            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
+            f"estimated_minutes in [prolific] to keep {n} a place")
+    return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
+
+
+def load_campaign(path: str | Path, platform: str = "") -> CampaignConfig:
+    """The config as a run on ``platform`` plans it: :func:`flows.core.config.config.load_config`, :func:`planned`."""
+    return planned(load_config(path), platform)

@@ -18,7 +18,7 @@ from flows.platforms.registry import platform_for
 def dry_run(a: argparse.Namespace, cfg: Any) -> int:
     lines: list[str] = content_blind_lines(cfg, a.target, a.endpoint_url, a.crowd, a.limit, a.scale)
     own = kind_of(cfg).dry_run_lines(cfg)  # what the kind reads of its page (a page of one's own: fields, rules)
-    lines = own + lines + list(cfg.qc_notes)
+    lines = own + lines + list(cfg.notes)
     if own and own[0].startswith("PROBLEM"):  # not a page at all: nothing to render or plan
         print(f"target: none (dry run of {a.target}, platform {a.platform})\n" + "\n".join(lines))
         return 1

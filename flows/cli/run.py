@@ -188,7 +188,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
     from flows.driver.campaign_run import run_campaign
     from flows.platforms.registry import platform_for
 
-    cfg = load_campaign(a.config)  # fail fast, before Prefect starts
+    cfg = load_campaign(a.config, a.platform)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
     # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
     # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
@@ -197,7 +197,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
         from flows.cli.dry_run_command import dry_run
 
         return dry_run(a, cfg)
-    for note in cfg.qc_notes:  # the recommended rules the config leaves out (flows/core/config/rule_sets.py)
+    for note in cfg.notes:  # the recommended rules the config leaves out, what a unit holds on the route
         print(note)
     if cfg.task == "custom":  # a page nobody can answer or read back is never posted
         _refuse_unreadable_page(cfg)

@@ -31,6 +31,8 @@ HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
 # After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
 # working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
 NEAR_LIMIT = 0.5
+# A unit whole minutes state over OFF off is sized within FIT of one: people's median is a tenth either side of a plan
+WHOLE_MINUTE_OFF, WHOLE_MINUTE_FIT = 0.25, 0.15
 SLOW_FACTOR = 3  # the maximum time a plan gives: three times the median, and never under Prolific's own minimum
 
 
@@ -84,6 +86,11 @@ def whole_minutes(minutes: float) -> int:
     nearest understates it by over a quarter (1.3 said as 1 pays the crowd under the hourly rate by as much)."""
     nearest = max(1, math.floor(minutes + 0.5))
     return nearest + (minutes > 1.25 * nearest)
+
+
+def whole_minute_fits(minutes: float, within: float = WHOLE_MINUTE_FIT) -> bool:
+    """Whether a whole minute (:func:`whole_minutes`) states ``minutes`` within this share of it."""
+    return abs(minutes / whole_minutes(minutes) - 1) <= within
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:

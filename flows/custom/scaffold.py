@@ -84,22 +84,25 @@ def size_budget(config: Path) -> None:
 
 
 def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
-    """(USD an item on the dearer platform, by its own estimate; items in the file; the [prolific] comments)."""
+    """(USD an item on the dearer platform, by its own estimate and its own unit; items in the file; the [prolific]
+    comments)."""
     from flows.campaigns.task_kinds import load_campaign
     from flows.core.config.money import to_budget_currency
     from flows.core.inputs.csv_files import csv_rows
     from flows.platforms.registry import platform_for
 
-    cfg = load_campaign(str(config))
-    items = sum(1 for _ in csv_rows(cfg.items, what="the items file")[1])
-    pages = max(1, math.ceil(items / cfg.images_per_hit))
-    estimates = [platform_for(platform).estimate(cfg, {1: pages}, None) for platform in ("mturk", "prolific")]
-    costs = [to_budget_currency(cfg, est.total, est.currency) for est in estimates]
-    return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items, prolific_comments(cfg)
+    costs, page = [], load_campaign(str(config))
+    items, cfg = sum(1 for _ in csv_rows(page.items, what="the items file")[1]), page
+    for platform in ("mturk", "prolific"):
+        cfg = load_campaign(str(config), platform)  # a unit as the route plans it: whole minutes on Prolific
+        est = platform_for(platform).estimate(cfg, {1: max(1, math.ceil(items / cfg.images_per_hit))}, None)
+        costs.append(to_budget_currency(cfg, est.total, est.currency))
+    return (max(costs) / max(items, 1)).quantize(Decimal("0.01")), items, prolific_comments(cfg, page.notes)
 
 
-def prolific_comments(cfg: CampaignConfig) -> str:
-    """The [prolific] figures the run takes from the page, as commented keys a person can set."""
+def prolific_comments(cfg: CampaignConfig, page_notes: tuple[str, ...]) -> str:
+    """The [prolific] figures the run takes from the page, as commented keys a person can set, after the notes its
+    plan adds to the page's (``page_notes``): what a place holds (flows/campaigns/task_kinds.py)."""
     from flows.campaigns.page_plan import unit_line
 
     p, (said, _) = cfg.prolific, unit_line(cfg)
@@ -107,7 +110,8 @@ def prolific_comments(cfg: CampaignConfig) -> str:
              (f"estimated_minutes = {p.estimated_minutes}", said.split(": ", 1)[-1]),
              (f"maximum_minutes = {p.maximum_minutes}", "Prolific times a participant out after this: 3 times "
                                                          "the estimate, at least Prolific's own minimum")]
-    return "".join(f"# {key}".ljust(COMMENT_AT) + f"# {why}\n" for key, why in lines)
+    return "".join(f"# {n.removeprefix('note: ')}\n" for n in cfg.notes if n not in page_notes) + \
+        "".join(f"# {key}".ljust(COMMENT_AT) + f"# {why}\n" for key, why in lines)
 
 
 def write_new(folder: Path, files: dict[Path, str]) -> list[Path]:

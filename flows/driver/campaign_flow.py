@@ -142,7 +142,7 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
     from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
     quiet_stop_echoes()
-    cfg = load_campaign(config_path)
+    cfg = load_campaign(config_path, platform)
     ended = ended_status(db_path, cfg.name)
     if ended and not (ended == CANCELLED and resume_cancelled):
         pause_own_deployment()  # nothing left to advance: no empty run, no rewritten report

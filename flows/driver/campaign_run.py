@@ -60,7 +60,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     ``{"held": ...}`` without outputs when a batch is still open or held for a person.
     ``task_url``: a running ``hitflow serve`` (else in-process); ``sim_state``: the embedded simulator's file;
     ``detach`` overrides the config; ``campaign_name``, ``resume_cancelled``, ``replace_outputs``: as the flags."""
-    cfg = named(load_campaign(config_path), campaign_name)
+    cfg = named(load_campaign(config_path, platform), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,
                     Intent(resume_cancelled=resume_cancelled, replace_outputs=replace_outputs))

@@ -118,7 +118,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
-        run = Run(_stored_config(meta), store, session.client, session.target, progress, session.wait,
+        run = Run(_stored_config(meta, platform), store, session.client, session.target, progress, session.wait,
                   platform=platform, page=task_page)
         claim_marketplace(run)  # an --endpoint-url given here may be another marketplace: nothing is sent there
         yield run
@@ -135,8 +135,8 @@ def ledger_run(db: str, campaign: str) -> Run:
     store, meta, info = _stored(db, campaign)
     target = Target("sim" if info.get("target_kind") == "sim" else "endpoint", info.get("endpoint_url", ""),
                     info.get("sim_state", ""))
-    return Run(_stored_config(meta), store, None, target, lambda _: None,
-               platform=info.get("platform") or _platform_of(store, campaign),
+    platform = info.get("platform") or _platform_of(store, campaign)
+    return Run(_stored_config(meta, platform), store, None, target, lambda _: None, platform=platform,
                clock=lambda: ledger_now(Store(db), campaign), page=task_page)
 
 
@@ -152,10 +152,10 @@ def _stored(db: str, campaign: str) -> tuple[Store, dict[str, Any], dict[str, An
     return store, meta[0], json.loads(meta[0]["config_json"] or "{}")
 
 
-def _stored_config(meta: dict[str, Any]) -> CampaignConfig:
+def _stored_config(meta: dict[str, Any], platform: str) -> CampaignConfig:
     from flows.campaigns.task_kinds import load_campaign
 
-    cfg = load_campaign(meta["config_path"])
+    cfg = load_campaign(meta["config_path"], platform)  # as the route planned it (a place of whole minutes)
     if cfg.name == meta["name"]:  # campaign_run (the whole run's imports, ~0.05 s) is not needed to read it
         return cfg
     from flows.driver.campaign_run import named

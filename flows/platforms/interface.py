@@ -40,6 +40,9 @@ class PlatformFacts(Protocol):
     def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
 
     @property
+    def WHOLE_MINUTES(self) -> bool: ...  # a unit's time is stated in whole minutes: a unit holds whole minutes of work
+
+    @property
     def WORDS(self) -> RouteWords: ...  # how the route names its work in every view (HITs, studies, pages)
 
 

@@ -13,6 +13,8 @@ from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.platforms.units import units_planned
 
+UNDECIDED = ("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS (SELECT 1 FROM decisions d "
+             "WHERE d.campaign = a.campaign AND d.assignment_id = a.assignment_id)")  # what a cancel would review
 CLOSED_BY_CANCEL = "closed-by-cancel"  # the ledger key's mark of a unit `hitflow cancel` closed
 
 

@@ -52,7 +52,7 @@ class UnknownPlatform:
     """A ledger row's platform this hitflow does not know (a newer hitflow's, or an edited row): the views
     show the campaign under that name with nothing posted and no money, rather than failing (the ui's 500)."""
 
-    SENDS_DECISIONS = False
+    SENDS_DECISIONS = WHOLE_MINUTES = False
     WORDS = RouteWords("unit", "units", "response", "responses",
                        "SELECT count(*) AS n, NULL AS places FROM items WHERE campaign = ? AND batch = ? AND 1 = 0")
 

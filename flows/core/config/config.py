@@ -83,7 +83,7 @@ class CampaignConfig:
     telemetry_notice: str = TELEMETRY_NOTICE  # [telemetry] notice; "" when [telemetry] record = false
     answers: AnswersSettings = field(default_factory=AnswersSettings)  # [answers] (postprocess/answers/aggregation.py)
     attention: AttentionSettings = field(default_factory=AttentionSettings)  # [attention] (qc/attention_checks.py)
-    qc_notes: tuple[str, ...] = ()  # the recommended rules [qc] leaves out (flows/core/config/rule_sets.py)
+    notes: tuple[str, ...] = ()  # the run's and dry run's: rules [qc] leaves out, a place's size (campaigns/task_kinds)
 
     @property
     def worst_per_item(self) -> int:  # adaptive overlap posts min_judgements (assignments_per_image) first
@@ -131,7 +131,7 @@ def load_config(path: str | Path) -> CampaignConfig:
     for key in ("rules", "extend", "ignore"):
         check_rules(path, "qc", key, getattr(qc, key) or (), study is not None)
     recommended = rules_default or (STUDY_RULES if study is not None else DEFAULT_RULES)
-    qc_rules, qc_notes = chosen_rules(qc, recommended, custom)
+    qc_rules, notes = chosen_rules(qc, recommended, custom)
     cfg = CampaignConfig(
         path=path, name=camp.name, task=camp.task, title=camp.title, description=camp.description,
         keywords=camp.keywords, items=items, images_per_hit=camp.images_per_hit, reward=camp.reward_usd,
@@ -142,7 +142,7 @@ def load_config(path: str | Path) -> CampaignConfig:
         submit_rules=SubmitRules(**doc.submit_rules.model_dump(exclude={"max_chars", "banned_prefixes"}),
                                  banned_prefixes=tuple(doc.submit_rules.banned_prefixes),
                                  max_chars=doc.submit_rules.max_chars or None),
-        qc_rules=qc_rules, qc_notes=tuple(qc_notes), time_source=qc.time_source,
+        qc_rules=qc_rules, notes=tuple(notes), time_source=qc.time_source,
         qc_params=qc.model_dump(exclude={"rules", "time_source", "preset", "extend", "ignore"}),
         policy=attention_policy(decision_policy(path, doc.policy, study is not None, policy_default),
                                 bool(attention.checks)),

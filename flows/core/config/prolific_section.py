@@ -21,7 +21,8 @@ class ProlificSection(Section):
                           "(12.00 USD) an hour of `estimated_minutes` on a page of your own")
     currency: Literal["GBP", "USD"] = Field("GBP", description="The study's currency")
     estimated_minutes: PositiveInt = Field(6, le=1440, description="Median minutes (Prolific's hourly-pay check); "
-                                           "left out: from a page of your own's fields (the dry run says)")
+                                           "left out: from a page of your own's fields, a place holding whole "
+                                           "minutes of its items (the dry run says)")
     maximum_minutes: PositiveInt = Field(30, le=1440, description="Prolific times a participant out after this; left "
                                          "out: 3 times the estimate, at least Prolific's least, on a page of your own")
     device_compatibility: list[Literal["desktop", "tablet", "mobile"]] = Field(

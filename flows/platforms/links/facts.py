@@ -8,6 +8,7 @@ from flows.platforms.words import RouteWords
 NAME = "links"
 LABEL = "invite links"
 SENDS_DECISIONS = False
+WHOLE_MINUTES = False
 
 # a batch's pages are its planned units (the task server hands each to invitees through their links)
 WORDS = RouteWords("page", "pages", "response", "responses",

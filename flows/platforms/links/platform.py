@@ -17,9 +17,9 @@ from flows.platforms.links import extend as links_extend
 from flows.platforms.links import rehearsal
 from flows.platforms.links.decisions import LINKS_SENDERS
 from flows.platforms.links.dry_run import NO_GATE_TEST, links_plan
-from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
+from flows.platforms.links.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.links.session import links_session
-from flows.platforms.operation_steps import finish_cancel
+from flows.platforms.operation_steps import UNDECIDED, finish_cancel
 
 TARGET_NOTE = " (invite links)"
 PUBLISH_STEP = "open invite links"
@@ -74,9 +74,7 @@ def refresh(run: Run) -> int:
 
 
 def cancel_plan(run: Run) -> dict[str, Any]:
-    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
-                               "a.assignment_id)", [run.cfg.name])
+    undecided = run.store.rows(UNDECIDED, [run.cfg.name])
     run.progress(f"cancel (dry run): would review {undecided[0]['n']} stored response(s); nothing is open on a "
                  "platform (stop `hitflow serve` to close the links)")
     return {"would_review": undecided[0]["n"]}

@@ -12,7 +12,7 @@ from flows.core.run.run_context import Run
 from flows.platforms.interface import Review
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import store_assignment
-from flows.platforms.operation_steps import cancel_key, each_call, finish_cancel
+from flows.platforms.operation_steps import UNDECIDED, cancel_key, each_call, finish_cancel
 from flows.platforms.units import planned_index
 
 
@@ -100,9 +100,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
     """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
     hits = run.store.rows("SELECT hit_id FROM hits WHERE campaign = ?", [run.cfg.name])
     views = [mturk.get_hit(run.client, h["hit_id"]) for h in hits]
-    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
-                               "a.assignment_id)", [run.cfg.name])
+    undecided = run.store.rows(UNDECIDED, [run.cfg.name])
     report = {"would_expire": [v["HITId"] for v in views if v["HITStatus"] == "Assignable"],
               "would_review": undecided[0]["n"],
               "hits_not_yet_disposed": sum(v["HITStatus"] != "Disposed" for v in views)}

@@ -19,7 +19,7 @@ from flows.platforms.mturk.estimate import (
     time_lines,  # noqa: F401  (the protocol's)
     took_lines,  # noqa: F401  (the protocol's)
 )
-from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
+from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
 from flows.platforms.mturk.session import mturk_session
 

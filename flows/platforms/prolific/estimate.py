@@ -11,7 +11,7 @@ from flows.core.config.money import Estimate, Quote, to_budget_currency
 from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError
 from flows.core.run.run_context import PlatformClient
-from flows.core.task_kinds import NEAR_LIMIT, READING_SECONDS, whole_minutes
+from flows.core.task_kinds import NEAR_LIMIT
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
 
@@ -58,7 +58,6 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
     lines = [f"{said}; Prolific: reward {p.reward} {p.currency} ({source('reward')}), estimated "
              f"{p.estimated_minutes} min ({source('estimated_minutes')}), maximum {p.maximum_minutes} min "
              f"({source('maximum_minutes')})"]
-    lines += whole_minute_note(cfg, minutes, "a unit")
     if p.maximum_minutes < shortest:
         lines.append(f"warning: [prolific] maximum_minutes = {p.maximum_minutes} is short for this page (about "
                      f"{minutes:.1f} min a unit): a participant slower than that is timed out and the work is "
@@ -77,27 +76,12 @@ def took_lines(cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         lines.append(f"warning: a tenth of the accepted took over {tail:.1f} of the {p.maximum_minutes} min Prolific "
                      f"allows: a participant a little slower is timed out unpaid; raise [prolific] maximum_minutes to "
                      f"at least {math.ceil(2 * tail)}")
-    lines += whole_minute_note(cfg, median, "the median")
-    median_minutes = max(1, round(median))
     if by_median < float(floor):
         lines.append(f"warning: by the median the reward pays under Prolific's minimum of {floor} {p.currency}/hour; "
                      f"raise [prolific] reward to at least {math.ceil(float(floor) * median / 60 * 100) / 100:.2f}")
-    if median_minutes != p.estimated_minutes and abs(median - p.estimated_minutes) > 0.25 * p.estimated_minutes:
-        lines.append(f"note: the median is {median:.1f} min against the estimated {p.estimated_minutes}: set "
-                     f"[prolific] estimated_minutes = {median_minutes}")
+    est, said = p.estimated_minutes, max(1, round(median))  # Prolific takes whole minutes, at least one
+    if abs(median - est) > 0.25 * est:
+        fix = f"set [prolific] estimated_minutes = {said}" if said != est else (
+            f"no whole minute states it, and the reward pays {est / median:.1f} times its hourly rate")
+        lines.append(f"note: the median is {median:.1f} min against the estimated {est}: {fix}")
     return lines
-
-
-
-def whole_minute_note(cfg: CampaignConfig, minutes: float, what: str) -> list[str]:
-    """Where the plan's whole minute is off ``minutes`` by over 25%, a note, and the fewest items a page (each adds
-    its fields' time, the page is read once) that one is not; [] where it is not, or the config set the estimate."""
-    n, p, est = cfg.images_per_hit, cfg.prolific, cfg.prolific.estimated_minutes
-    off = lambda m: abs(m / whole_minutes(m) - 1) > 0.25  # noqa: E731
-    if minutes <= 0 or not off(minutes) or "estimated_minutes" in p.given:
-        return []
-    reading = min(READING_SECONDS / 60, minutes / 2)
-    more = next((k for k in range(n + 1, 20 * n + 1) if not off(reading + (minutes - reading) * k / n)), None)
-    bundle = f"; images_per_hit = {more} makes a unit a whole minute states within 25%" if more else ""
-    return [f"note: {what} of about {minutes:.1f} min is {minutes / est:.2f} of the estimated {est} min (Prolific "
-            f"takes whole minutes, at least one), the reward pays {est / minutes:.1f} times its hourly rate{bundle}"]

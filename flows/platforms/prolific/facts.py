@@ -8,6 +8,7 @@ from flows.platforms.words import RouteWords
 NAME = "prolific"
 LABEL = "Prolific"
 SENDS_DECISIONS = True
+WHOLE_MINUTES = True  # a study's estimated_completion_time
 
 # a study's places less those released when it closed short (what the batch still offers or was filled)
 WORDS = RouteWords("study", "studies", "submission", "submissions",

@@ -12,7 +12,7 @@ from flows.core.ledger.store import SETTLED
 from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
 from flows.platforms.interface import Review
-from flows.platforms.operation_steps import each_call, finish_cancel
+from flows.platforms.operation_steps import UNDECIDED, each_call, finish_cancel
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.batches import prolific_client, record_submissions, stop_study
 from flows.platforms.prolific.extend import stop_key
@@ -97,9 +97,7 @@ def _open_studies(run: Run) -> list[dict[str, Any]]:
 
 
 def cancel_plan(run: Run) -> dict[str, Any]:
-    undecided = run.store.rows("SELECT count(*) AS n FROM assignments a WHERE campaign = ? AND NOT EXISTS "
-                               "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "
-                               "a.assignment_id)", [run.cfg.name])
+    undecided = run.store.rows(UNDECIDED, [run.cfg.name])
     report = {"would_stop": [s["study_id"] for s in _open_studies(run)], "would_review": undecided[0]["n"]}
     run.progress(f"cancel (dry run): would stop {len(report['would_stop'])} open study(ies) and review "
                  f"{report['would_review']} stored response(s)")

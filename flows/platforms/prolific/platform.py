@@ -21,7 +21,7 @@ from flows.platforms.prolific.estimate import (
     time_lines,  # noqa: F401  (the protocol's)
     took_lines,  # noqa: F401  (the protocol's)
 )
-from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WORDS  # noqa: F401  (the protocol's facts)
+from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.grounds import PROLIFIC_GROUNDS, STATED_ON_PAGE  # noqa: F401  (the protocol's)
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
