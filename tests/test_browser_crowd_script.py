@@ -40,6 +40,13 @@ document.querySelectorAll(".stars button").forEach(function (b) { b.addEventList
 """
 
 
+def one_worker_each(toml: Path, images_per_hit: int = 3) -> None:
+    """One assignment an item (the starter asks three): every browser worker is a real page in Chromium
+    (~1.5 s of its CPU), and each test's point is what one worker's page posts or is refused."""
+    text = toml.read_text(encoding="utf-8").replace("assignments_per_image = 3", "assignments_per_image = 1")
+    toml.write_text(text.replace("images_per_hit = 3", f"images_per_hit = {images_per_hit}"), encoding="utf-8")
+
+
 @pytest.fixture
 def stars_project(tmp_path: Path) -> Path:
     scaffold("stars", tmp_path)
@@ -63,10 +70,11 @@ def test_a_value_the_pages_script_sets_is_read_when_submitted(stars_project: Pat
 
 def test_a_crowd_page_gets_browser_workers_and_its_script_built_answers_arrive(stars_project: Path,
                                                                               monkeypatch, capsys) -> None:
+    one_worker_each(stars_project / "config" / "stars.toml")
     monkeypatch.chdir(stars_project)
     assert main(["run", "config/stars.toml", "--dry-run"]) == 0
     assert "simulated workers: in a headless browser" in capsys.readouterr().out
-    # how many of the three browser workers finish before the HIT's virtual time runs out varies with
+    # whether the browser worker finishes before the HIT's virtual time runs out varies with
     # the machine's speed (a real browser against a virtual clock): what arrives is what is checked
     assert main(["run", "config/stars.toml", "--no-prefect", "--db", "h.db"]) in (0, 8, 10)
     con = sqlite3.connect(stars_project / "h.db")
@@ -142,11 +150,12 @@ def test_a_page_that_refuses_some_items_is_one_line_per_worker_and_a_rerun_adopt
                              ' if (document.body.innerText.indexOf("train platform") >= 0) '
                              'event.preventDefault(); };\n</script>', 1)
     (tmp_path / "config" / "never.html.j2").write_text(refusing, encoding="utf-8")
-    toml = tmp_path / "config" / "never.toml"  # one item a page: the trial's page is the bicycle's
-    toml.write_text(toml.read_text(encoding="utf-8").replace("images_per_hit = 3 ", "images_per_hit = 1 "),
-                    encoding="utf-8")
+    one_worker_each(tmp_path / "config" / "never.toml", images_per_hit=1)  # the trial's page is the bicycle's
+    # a crowd of three: the refused HIT goes back to the crowd until its time runs out, and each worker who
+    # takes it is a page in Chromium refused three times (the default crowd's two dozen cost ~30 s of CPU)
+    (tmp_path / "crowd.toml").write_text('seed = 1\n[[profile]]\nname = "diligent"\ncount = 3\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    argv = ["run", "config/never.toml", "--no-prefect", "--db", "h.db"]
+    argv = ["run", "config/never.toml", "--no-prefect", "--db", "h.db", "--crowd", "crowd.toml"]
     code = main(argv)
     err = capsys.readouterr().err
     refused = [line for line in err.splitlines() if "the page refused the submit 3 times" in line]
@@ -186,9 +195,7 @@ document.querySelector("crowd-form").onsubmit = function () {
 def test_browser_workers_click_a_pages_own_crowd_buttons(tmp_path: Path, monkeypatch) -> None:
     scaffold("toggles", tmp_path)
     (tmp_path / "config" / "toggles.html.j2").write_text(TOGGLES, encoding="utf-8")
-    toml = tmp_path / "config" / "toggles.toml"  # one item per page: the script reads its field by id
-    toml.write_text(toml.read_text(encoding="utf-8").replace("images_per_hit = 3", "images_per_hit = 1"),
-                    encoding="utf-8")
+    one_worker_each(tmp_path / "config" / "toggles.toml", images_per_hit=1)  # the script reads its field by id
     monkeypatch.chdir(tmp_path)
     assert main(["run", "config/toggles.toml", "--no-prefect", "--db", "h.db"]) in (0, 8)  # 10 (held) before
     con = sqlite3.connect(tmp_path / "h.db")

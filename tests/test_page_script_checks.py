@@ -80,16 +80,17 @@ def test_honest_workers_write_the_words_the_pages_script_counts(tmp_path: Path) 
 
 
 @pytest.mark.browser
-def test_in_chromium_the_check_is_met_and_the_clock_is_the_simulators(tmp_path: Path, browser) -> None:
+def test_in_chromium_the_check_is_met_and_the_clock_is_the_simulators(tmp_path: Path) -> None:
+    """Both pages in the simulator's own Chromium (the trial's), not a second one for this module."""
     from flows.sim.pages.browser_trial import honest_trial
-    from flows.sim.pages.browser_worker import CLOCK_START, work_page
+    from flows.sim.pages.browser_worker import CLOCK_START, posted_by_browser
 
     html = rendered(tmp_path)
     assert honest_trial(html) == ""  # was: refused three times, "a check no person can pass"
     worker = new_worker("diligent", {}, random.Random(2))
     intents = fill_form(worker, form_fields(html), page_rules(html), 0, 300, {}, random.Random(3), html=html)
-    posted = work_page(browser, html, {"assignmentId": "A1", "hitId": "H1", "workerId": worker.worker_id},
-                       {k: v for k, v in intents.items() if k.startswith("summary")}, random.Random(4), worker)
+    posted = posted_by_browser(html, {k: v for k, v in intents.items() if k.startswith("summary")}, "4", worker,
+                               {"assignmentId": "A1", "hitId": "H1", "workerId": worker.worker_id})
     assert posted is not None
     opened = datetime.fromisoformat(posted["opened_0"].replace("Z", "+00:00"))
     assert opened.year == 2026 and opened - CLOCK_START < (datetime(2026, 1, 6, tzinfo=UTC) - CLOCK_START)
