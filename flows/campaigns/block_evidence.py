@@ -12,7 +12,15 @@ from flows.answers.control_items import stored_controls
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
-from postprocess.answers.control_items import QUIZ_RULE, control_blocks, control_scores, single_choice, trusted_controls
+from postprocess.answers.control_items import (
+    QUIZ_RULE,
+    TEST_RULE,
+    control_blocks,
+    control_scores,
+    single_choice,
+    stopped_by_test,
+    trusted_controls,
+)
 from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
@@ -20,6 +28,7 @@ from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
 
+ON_CONTROLS = (CONTROL_RULE, SKILL_RULE, QUIZ_RULE, TEST_RULE)  # the block rules that read control answers
 EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
 
 
@@ -142,6 +151,19 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
+def failed_test(store: Store, campaign: str, batch: int, workers: list[str] | None = None) -> dict[str, str]:
+    """Of ``workers`` (None: all), those not settled yet whom the sequential test stops on every control answer
+    they gave so far, the quiz's too (postprocess.answers.control_items.sequential_test), with its words."""
+    stored = stored_controls(store, campaign)
+    if stored is None or workers == []:
+        return {}
+    key = single_choice(stored[0])
+    given = control_answers(store, campaign, batch, key)
+    mine = given if workers is None else given[given["worker_id"].isin(set(workers))]
+    spared = settled_workers(store, campaign)
+    return {w: r for w, r in stopped_by_test(mine, trusted_controls(given, key)).items() if w not in spared}
+
+
 def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
     """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule, with its
     words: judged after every page, so they are stopped before the next."""
@@ -189,9 +211,12 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
             scores, stored[1])
     if stored is None:
         return due
+    tested = [{"worker_id": w, "rules": r, "flags": _wrong(r), "captions": 0}
+              for w, r in failed_test(store, campaign, batch).items() if w not in set(due["worker_id"])]
+    due = pd.concat([due, pd.DataFrame(tested, columns=BLOCK_COLUMNS)], ignore_index=True) if tested else due
     stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
                for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
-                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE, QUIZ_RULE))
+                                   [campaign, batch]) if r["rules"].startswith(ON_CONTROLS)
                and r["worker_id"] not in set(due["worker_id"])]
     return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
 

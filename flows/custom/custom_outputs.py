@@ -29,7 +29,7 @@ from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
-from postprocess.answers.control_items import QUIZ_RULE
+from postprocess.answers.control_items import QUIZ_RULE, TEST_RULE
 from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.option_answers import by_option
 from postprocess.answers.reliability import accuracy
@@ -42,7 +42,7 @@ from qc.form_constraints import describe_rules
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
-ON_CONTROLS = f"{CONTROL_RULE}|{SKILL_RULE}|{QUIZ_RULE}"  # the block rules that read control answers
+ON_CONTROLS = f"{CONTROL_RULE}|{SKILL_RULE}|{QUIZ_RULE}|{TEST_RULE}"  # the block rules that read control answers
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 

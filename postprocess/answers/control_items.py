@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
@@ -141,9 +142,46 @@ def quiz_mark(size: int) -> int:
     return max(m for m in range(size + 1) if fails_quiz(size, m, QUIZ_HONEST) < QUIZ_RISK)
 
 
-def quiz_failures(judgements: pd.DataFrame, controls: pd.DataFrame, mark: int) -> dict[str, str]:
-    """Workers with fewer than ``mark`` right answers to the quiz's ``controls``, with the rule's words.
-    ``judgements``: the quiz's answers only (a worker who gave none took no quiz)."""
-    scores = control_scores(judgements, controls)
-    return {str(r.worker_id): f"{QUIZ_RULE} {int(r.correct)}/{len(controls)} (pass {mark})"
-            for r in scores.itertuples(index=False) if int(r.correct) < mark}
+HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control at least this often...
+FALSE_ALARM = 0.001  # ...and stopped by it with a chance under this, at any point of their work (Ville)
+TEST_RULE = "control_test"
+
+
+def sequential_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """Per worker, the odds (natural log) that their control answers, quiz and pages alike, each counted once,
+    come from someone answering without regard to the truth rather than from an honest worker. Honest:
+    right with :data:`HONEST_ACCURACY`, a slip spread over the field's other ``k`` - 1 answers. Not reading:
+    answers drawn from a distribution of the worker's own over the ``k`` answers, the same whatever the
+    truth, mixed over Dirichlet(1/2, ...) (the Krichevsky-Trofimov mixture): one answer to everything, a
+    random click or a favourite all weigh in. The ratio of the two is a martingale for an honest worker (on
+    controls whose answers are spread as the quiz's are), so it ever reaches 1 / :data:`FALSE_ALARM` with a
+    chance under that (Ville's inequality): it may be read after every page. ``k``: the answers the field's
+    controls and the crowd give it, at least 2. Columns: worker_id, controls, correct, log_odds."""
+    from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
+
+    key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
+                          answer=as_set(controls["answer"]))[["item_id", "field", "answer"]]
+    given = judgements.assign(value=as_set(judgements["value"]))
+    given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"]).merge(
+        key.drop_duplicates(["item_id", "field"]), on=["item_id", "field"])
+    if given.empty:
+        return pd.DataFrame(columns=["worker_id", "controls", "correct", "log_odds"])
+    values = pd.concat([key[["field"]].assign(value=key["answer"]), given[["field", "value"]]])
+    given["k"] = given["field"].map(values.drop_duplicates().groupby("field").size().clip(lower=2))
+    given["right"] = given["value"] == given["answer"]
+    counts = given.groupby(["worker_id", "field", "value"]).size()
+    mixed = (gammaln(counts + 0.5) - gammaln(0.5)).groupby(level=["worker_id", "field"]).sum()
+    per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
+    a = HONEST_ACCURACY
+    per["log_odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
+        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log((1 - a) / (per["k"] - 1)))
+    out = per.groupby(level="worker_id")[["n", "right", "log_odds"]].sum().reset_index()
+    return out.rename(columns={"n": "controls", "right": "correct"}).astype({"controls": int, "correct": int})
+
+
+def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
+    """Workers the sequential test stops (:func:`sequential_test`), with the rule's words."""
+    scored = sequential_test(judgements, controls)
+    return {str(r.worker_id): f"{TEST_RULE} {r.correct}/{r.controls} right, odds {math.exp(min(r.log_odds, 700)):.0f}"
+            f":1 against an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)"
+            for r in scored.itertuples(index=False) if r.log_odds >= math.log(1 / FALSE_ALARM)}
