@@ -141,7 +141,8 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
                                        "d.action = 'reject'", [campaign])}
     blocks = dict(db.execute("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [campaign]).fetchall())
     failed = {w for w, ok in (mturk_quiz or {}).items() if not ok} | {
-        w for w, r in blocks.items() if r.startswith("control_quiz") or r.startswith("control_test") and pages.get(w) == 1}
+        w for w, r in blocks.items()
+        if r.startswith("control_quiz") or (r.startswith("control_test") and pages.get(w) == 1)}
     took = set(mturk_quiz or {}) | {w for w in pages if mturk_quiz is None}
     bad, honest = (lambda w: profiles.get(w) in TARGETS), (lambda w: profiles.get(w) in HONEST_PROFILES)
     targets = {w for w in pages if bad(w) and pages[w] >= 2} | {w for w in failed if bad(w)}

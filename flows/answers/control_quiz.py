@@ -23,8 +23,10 @@ QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the s
 
 def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
     """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: what ``quiz`` asks where
-    both fit, else at least :data:`QUIZ_LEAST` (the pages get the rest), never more than the file."""
-    return min(cfg.answers.quiz, max(pool - pages, QUIZ_LEAST), pool) if cfg.answers.quiz > 0 else 0
+    both fit, else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what the
+    pages leave."""
+    least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
+    return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
 
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:

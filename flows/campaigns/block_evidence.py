@@ -151,35 +151,23 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
-def failed_test(store: Store, campaign: str, batch: int, workers: list[str] | None = None) -> dict[str, str]:
-    """Of ``workers`` (None: all), those not settled yet whom the sequential test stops on every control answer
-    they gave so far, the quiz's too (postprocess.answers.control_items.sequential_test), with its words."""
+def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] | None = None,
+                    accuracy: bool = False) -> dict[str, str]:
+    """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
+    words: the sequential test on every answer, the quiz's too (not reading: postprocess.answers.control_items.
+    sequential_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong)."""
     stored = stored_controls(store, campaign)
     if stored is None or workers == []:
         return {}
     key = single_choice(stored[0])
     given = control_answers(store, campaign, batch, key)
     mine = given if workers is None else given[given["worker_id"].isin(set(workers))]
+    trusted = trusted_controls(given, key)
+    due = control_blocks(control_scores(mine, trusted), stored[1]) if accuracy else pd.DataFrame(columns=BLOCK_COLUMNS)
+    failed = {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
+              **stopped_by_test(mine, trusted)}
     spared = settled_workers(store, campaign)
-    return {w: r for w, r in stopped_by_test(mine, trusted_controls(given, key)).items() if w not in spared}
-
-
-def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
-    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule, with its
-    words: judged after every page, so they are stopped before the next."""
-    stored = stored_controls(store, campaign)
-    if stored is None or not workers:
-        return {}
-    blocking = single_choice(stored[0])
-    mine = control_answers(store, campaign, batch, blocking, workers)
-    if mine.empty:
-        return {}
-    # the crowd's answers to the controls they met, no more: this runs as each page is submitted
-    key = blocking[blocking["item_id"].isin(set(mine["item_id"]))]
-    due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
-                         stored[1])
-    spared = settled_workers(store, campaign)
-    return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
+    return {w: r for w, r in failed.items() if w not in spared}
 
 
 def kept_workers(store: Store, campaign: str) -> set[str]:
@@ -212,7 +200,7 @@ def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     if stored is None:
         return due
     tested = [{"worker_id": w, "rules": r, "flags": _wrong(r), "captions": 0}
-              for w, r in failed_test(store, campaign, batch).items() if w not in set(due["worker_id"])]
+              for w, r in failed_controls(store, campaign, batch).items() if w not in set(due["worker_id"])]
     due = pd.concat([due, pd.DataFrame(tested, columns=BLOCK_COLUMNS)], ignore_index=True) if tested else due
     stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
                for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",

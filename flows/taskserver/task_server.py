@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from flows.answers.control_quiz import quiz_rows
-from flows.campaigns.block_evidence import failed_first_controls, failed_test
+from flows.campaigns.block_evidence import failed_controls
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
@@ -139,13 +139,11 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
 
 
 def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
-    """A participant whom the sequential test stops on their control answers so far (the quiz's on their first
-    page, then each page's), or whose control answers fail the control rule, is blocked at once, so
-    :func:`allocate` refuses them their next page; the run's block step applies it on the platform (Prolific's
-    block-list group; their page is completed and paid) and their answers stay out of the dataset and the
-    answers."""
-    failed = failed_test(store, campaign, batch, [participant])
-    for worker, rules in (failed or failed_first_controls(store, campaign, batch, [participant])).items():
+    """A participant whom their control answers so far stop (the quiz's on their first page, then each page's:
+    the sequential test, the controls-alone rule) is blocked at once, so :func:`allocate` refuses them their next
+    page; the run's block step applies it on the platform (Prolific's block-list group; their page is completed
+    and paid) and their answers stay out of the dataset and the answers."""
+    for worker, rules in failed_controls(store, campaign, batch, [participant], accuracy=True).items():
         store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
                                      "mode": "next page refused", "applied": ""}], "IGNORE")
 

@@ -143,20 +143,19 @@ def quiz_mark(size: int) -> int:
 
 
 HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control at least this often...
-FALSE_ALARM = 0.001  # ...and stopped by it with a chance under this, at any point of their work (Ville)
+FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
+# the most a quiz of 10 yes/no controls can ask of one answer to everything
 TEST_RULE = "control_test"
 
 
 def sequential_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """Per worker, the odds (natural log) that their control answers, quiz and pages alike, each counted once,
-    come from someone answering without regard to the truth rather than from an honest worker. Honest:
-    right with :data:`HONEST_ACCURACY`, a slip spread over the field's other ``k`` - 1 answers. Not reading:
-    answers drawn from a distribution of the worker's own over the ``k`` answers, the same whatever the
-    truth, mixed over Dirichlet(1/2, ...) (the Krichevsky-Trofimov mixture): one answer to everything, a
-    random click or a favourite all weigh in. The ratio of the two is a martingale for an honest worker (on
-    controls whose answers are spread as the quiz's are), so it ever reaches 1 / :data:`FALSE_ALARM` with a
-    chance under that (Ville's inequality): it may be read after every page. ``k``: the answers the field's
-    controls and the crowd give it, at least 2. Columns: worker_id, controls, correct, log_odds."""
+    """Per worker, the log odds that their control answers (quiz and pages, each control once) come from someone
+    answering regardless of the truth (a distribution of their own over the field's ``k`` answers, mixed over
+    Dirichlet(1/2, ...): one answer to everything, random clicks, a favourite) rather than an honest worker (right
+    with :data:`HONEST_ACCURACY`, up to three quarters of their slips on one wrong answer, a habit). For an honest
+    worker the ratio is a martingale, so it ever reaches 1 / :data:`FALSE_ALARM` with a chance under that (Ville's
+    inequality): it may be read after every page. ``k``: the answers the field's controls and the crowd give, at
+    least 2. Columns: worker_id, controls, correct, log_odds."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
@@ -174,7 +173,7 @@ def sequential_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.Data
     per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
     a = HONEST_ACCURACY
     per["log_odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
-        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log((1 - a) / (per["k"] - 1)))
+        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log((1 - a) * np.maximum(1 / (per["k"] - 1), 0.75)))
     out = per.groupby(level="worker_id")[["n", "right", "log_odds"]].sum().reset_index()
     return out.rename(columns={"n": "controls", "right": "correct"}).astype({"controls": int, "correct": int})
 
