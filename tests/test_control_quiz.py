@@ -30,7 +30,6 @@ from postprocess.answers.control_items import (
     QUIZ_RISK,
     fails_quiz,
     quiz_mark,
-    sequential_test,
     single_choice,
     stopped_by_test,
 )
@@ -58,8 +57,9 @@ def test_the_sequential_test_stops_one_answer_to_everything_and_spares_honest_sl
     stopped = stopped_by_test(given, key)
     assert set(stopped) == {"constant"} and stopped["constant"].startswith("control_test 6/12 right, odds ")
     # the same control answered again (a reload, a repeat) counts once
-    again = pd.concat([given, given[given["worker_id"] == "constant_short"]])
-    assert sequential_test(again, key).set_index("worker_id").loc["constant_short", "controls"] == 8
+    again = pd.concat([given, given[given["worker_id"] == "constant"].assign(value="no")])
+    assert stopped_by_test(again, key)["constant"] == stopped["constant"]
+    assert stopped_by_test(given.iloc[:0], key) == {}
     # a worker who reads and answers wrong is the controls-alone rule's (control_accuracy), not this test's
     assert "adversary" not in stopped_by_test(*_answers({"adversary": ["no", "yes"] * 5}, truths[:10]))
 

@@ -155,7 +155,7 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
                     accuracy: bool = False) -> dict[str, str]:
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
     words: the sequential test on every answer, the quiz's too (not reading: postprocess.answers.control_items.
-    sequential_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong)."""
+    stopped_by_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong)."""
     stored = stored_controls(store, campaign)
     if stored is None or workers == []:
         return {}
@@ -186,27 +186,18 @@ def settled_workers(store: Store, campaign: str) -> set[str]:
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
-    rule, else on control answers alone (campaigns planned before it, pages without a choice); and the workers
-    stopped on them while the batch came in, on what was known then (a later page, done before the stop reached
-    the platform, may have brought a right answer; a control the crowd later contradicts)."""
+    rule, else on control answers alone (campaigns planned before it, pages without a choice); the sequential test;
+    and the workers stopped on them while the batch came in, on what was known then (a later page, done before the
+    stop reached the platform, may have brought a right answer; a control the crowd later contradicts)."""
     pooled = skill_scores_so_far(store, campaign, batch)
-    stored = stored_controls(store, campaign)
-    if pooled is not None:
-        due = skill_blocks(*pooled)
-    else:
-        scores = control_scores_so_far(store, campaign, batch)
-        due = pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(
-            scores, stored[1])
-    if stored is None:
-        return due
-    tested = [{"worker_id": w, "rules": r, "flags": _wrong(r), "captions": 0}
-              for w, r in failed_controls(store, campaign, batch).items() if w not in set(due["worker_id"])]
-    due = pd.concat([due, pd.DataFrame(tested, columns=BLOCK_COLUMNS)], ignore_index=True) if tested else due
-    stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
-               for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
-                                   [campaign, batch]) if r["rules"].startswith(ON_CONTROLS)
-               and r["worker_id"] not in set(due["worker_id"])]
-    return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
+    due = skill_blocks(*pooled) if pooled is not None else pd.DataFrame(columns=BLOCK_COLUMNS)
+    known = {**failed_controls(store, campaign, batch, accuracy=pooled is None),
+             **{r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? "
+                                                               "AND batch = ?", [campaign, batch])
+                if r["rules"].startswith(ON_CONTROLS)}}
+    more = [{"worker_id": w, "rules": r, "flags": _wrong(r), "captions": 0} for w, r in known.items()
+            if w not in set(due["worker_id"])]
+    return pd.concat([due, pd.DataFrame(more, columns=BLOCK_COLUMNS)], ignore_index=True) if more else due
 
 
 def _wrong(rules: str) -> int:

@@ -148,14 +148,14 @@ FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point 
 TEST_RULE = "control_test"
 
 
-def sequential_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """Per worker, the log odds that their control answers (quiz and pages, each control once) come from someone
-    answering regardless of the truth (a distribution of their own over the field's ``k`` answers, mixed over
-    Dirichlet(1/2, ...): one answer to everything, random clicks, a favourite) rather than an honest worker (right
-    with :data:`HONEST_ACCURACY`, up to three quarters of their slips on one wrong answer, a habit). For an honest
-    worker the ratio is a martingale, so it ever reaches 1 / :data:`FALSE_ALARM` with a chance under that (Ville's
-    inequality): it may be read after every page. ``k``: the answers the field's controls and the crowd give, at
-    least 2. Columns: worker_id, controls, correct, log_odds."""
+def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
+    """Workers whose control answers (quiz and pages, each control once) are likelier, by 1 / :data:`FALSE_ALARM`,
+    to come from someone answering regardless of the truth (a distribution of their own over the field's ``k``
+    answers, mixed over Dirichlet(1/2, ...): one answer to everything, a favourite) than from an honest worker (right
+    with :data:`HONEST_ACCURACY`, up to three quarters of their slips on one wrong answer, a habit), with the rule's
+    words. For an honest worker the ratio is a martingale, so it ever reaches that with a chance under
+    :data:`FALSE_ALARM` (Ville's inequality): it may be read after every page. ``k``: the answers the field's
+    controls and the crowd give, at least 2."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
@@ -164,23 +164,17 @@ def sequential_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.Data
     given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"]).merge(
         key.drop_duplicates(["item_id", "field"]), on=["item_id", "field"])
     if given.empty:
-        return pd.DataFrame(columns=["worker_id", "controls", "correct", "log_odds"])
+        return {}
     values = pd.concat([key[["field"]].assign(value=key["answer"]), given[["field", "value"]]])
     given["k"] = given["field"].map(values.drop_duplicates().groupby("field").size().clip(lower=2))
     given["right"] = given["value"] == given["answer"]
-    counts = given.groupby(["worker_id", "field", "value"]).size()
-    mixed = (gammaln(counts + 0.5) - gammaln(0.5)).groupby(level=["worker_id", "field"]).sum()
+    mixed = (gammaln(given.groupby(["worker_id", "field", "value"]).size() + 0.5) - gammaln(0.5)).groupby(
+        level=["worker_id", "field"]).sum()
     per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
-    a = HONEST_ACCURACY
-    per["log_odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
-        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log((1 - a) * np.maximum(1 / (per["k"] - 1), 0.75)))
-    out = per.groupby(level="worker_id")[["n", "right", "log_odds"]].sum().reset_index()
-    return out.rename(columns={"n": "controls", "right": "correct"}).astype({"controls": int, "correct": int})
-
-
-def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
-    """Workers the sequential test stops (:func:`sequential_test`), with the rule's words."""
-    scored = sequential_test(judgements, controls)
-    return {str(r.worker_id): f"{TEST_RULE} {r.correct}/{r.controls} right, odds {math.exp(min(r.log_odds, 700)):.0f}"
-            f":1 against an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)"
-            for r in scored.itertuples(index=False) if r.log_odds >= math.log(1 / FALSE_ALARM)}
+    a, wrong = HONEST_ACCURACY, (1 - HONEST_ACCURACY) * np.maximum(1 / (per["k"] - 1), 0.75)
+    per["odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
+        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log(wrong))
+    out = per.groupby(level="worker_id")[["n", "right", "odds"]].sum()
+    return {str(w): f"{TEST_RULE} {int(r.right)}/{int(r.n)} right, odds {math.exp(min(r.odds, 700)):.0f}:1 against "
+            f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, r in out.iterrows()
+            if r.odds >= math.log(1 / FALSE_ALARM)}
