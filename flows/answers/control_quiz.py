@@ -22,9 +22,8 @@ QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the s
 
 
 def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
-    """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: what ``quiz`` asks where
-    both fit, else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what the
-    pages leave."""
+    """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: ``quiz`` where both fit,
+    else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what they leave."""
     least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
     return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
@@ -72,18 +71,16 @@ def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:
-    """The dry run's and the run's words for the quiz: its size (and when the controls file held too few for the
-    size asked), its pass mark on MTurk, the sequential test that stops a worker elsewhere."""
+    """The dry run's words for the quiz: its size (why, when smaller than asked), the test, MTurk's pass mark."""
     if not record:
         return "quiz: none ([answers] quiz = 0, or the controls file holds no single-choice control for one)"
     size, mark, honest, asked = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST, record.get("asked", 0)
-    short = (f" ({asked} asked: the controls file's {record.get('pool')} items serve the quiz first, the pages "
-             "the rest, and no worker meets one twice)") if size < asked else ""
-    return (f"quiz: {size} control items before any work{short} (links and Prolific: on a worker's first page, "
-            f"judged with every later control answer by one sequential test that stops an honest worker right "
-            f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.1%}; MTurk: the "
-            f"qualification test, pass mark {mark} right; an honest worker right {honest:.0%} of the time fails it "
-            f"with chance {rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
+    short = f" ({asked} asked: the controls file's {record.get('pool')} items serve it first)" if size < asked else ""
+    return (f"quiz: {size} control items before any work{short}, never again on a page (links and Prolific: on a "
+            f"worker's first page, then one sequential test over every control answer stops an honest worker right "
+            f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; MTurk: the "
+            f"qualification test, pass mark {mark} right, which one right {honest:.0%} of the time fails with chance "
+            f"{rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
             f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
 
 

@@ -149,13 +149,11 @@ TEST_RULE = "control_test"
 
 
 def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
-    """Workers whose control answers (quiz and pages, each control once) are likelier, by 1 / :data:`FALSE_ALARM`,
-    to come from someone answering regardless of the truth (a distribution of their own over the field's ``k``
-    answers, mixed over Dirichlet(1/2, ...): one answer to everything, a favourite) than from an honest worker (right
-    with :data:`HONEST_ACCURACY`, up to three quarters of their slips on one wrong answer, a habit), with the rule's
-    words. For an honest worker the ratio is a martingale, so it ever reaches that with a chance under
-    :data:`FALSE_ALARM` (Ville's inequality): it may be read after every page. ``k``: the answers the field's
-    controls and the crowd give, at least 2."""
+    """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
+    from answering regardless of the truth (a distribution of one's own over the field's ``k`` answers, mixed over
+    Dirichlet(1/2, ...)) than from an honest worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
+    one wrong answer, a habit), with the rule's words. The ratio is a martingale for an honest worker: it ever
+    reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
