@@ -15,7 +15,7 @@ import pytest
 
 from bench.answers_accuracy import project
 from flows.answers.control_items import mix_controls
-from flows.answers.control_quiz import quiz_record, quiz_size
+from flows.answers.control_quiz import quiz_line, quiz_record, quiz_size
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
@@ -93,6 +93,19 @@ def test_the_quiz_and_the_pages_share_a_short_controls_file(tmp_path: Path) -> N
     assert sorted(i for i in mixed if i.startswith("c")) == ["c0", "c1"] and len(mixed) == 42
 
 
+def test_a_file_of_12_serves_a_quiz_of_10_and_the_pages_the_rest_never_the_same_twice(tmp_path: Path) -> None:
+    config = project(tmp_path, 40, 0, 0.2, per_page=5, pooling=False)
+    pd.read_csv(tmp_path / "controls.csv", dtype=str).head(12).to_csv(tmp_path / "controls.csv", index=False)
+    cfg = load_config(config)
+    plan = custom_item_plan(cfg)
+    record = quiz_record(cfg, plan)
+    assert record is not None and len(record["key"]) == 10
+    on_pages = {r["item_id"] for r in plan} & set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    assert len(on_pages) == 2 and not on_pages & {k[0] for k in record["key"]}
+    assert quiz_line(record).startswith("quiz: 10 control items before any work (15 asked: the controls file's 12 "
+                                        "items serve it first), never again on a page")
+
+
 def test_a_checkbox_groups_controls_block_nobody() -> None:
     key = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "field": ["course", "contains", "course", "contains"],
                         "answer": ["main", "meat|dairy", "starter", ""]})
@@ -158,7 +171,7 @@ def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Pa
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     stopped = {r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks")}
-    failed = {w for w, rules in stopped.items() if rules.startswith("control_test ")}
+    failed = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE mode = 'next page refused'")}
     assert wrong & set(firsts) and wrong & set(firsts) <= failed  # every adversary who came failed it...
     pages = Counter(r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0"))
     assert all(pages[w] == 1 for w in failed)  # ...on their first page, and got no other
