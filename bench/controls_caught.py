@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -17,7 +18,28 @@ from typing import Any
 
 from bench import controls_first, gate_bench, gate_setup
 
-SETUPS = ("animal_kind:1", "weather_one:1", "dish_tags:2", "caption_rating:1", "review_sentiment:4")
+SETUPS = ("animal_kind:1", "weather_one:1", "dish_tags:2", "caption_rating:1", "review_sentiment:4", "spam_check:1")
+PAGES2 = Path(__file__).resolve().parent / "gate_pages2"
+
+
+def prepare_spam_check(folder: Path, items: int) -> Path:
+    """bench/gate_pages2/spam_check imported as a user imports it, with its own controls file (10 items)."""
+    from bench.newcomer_kit import edit_config
+    from flows.custom.scaffold_import import scaffold_from
+
+    for name in ("spam_check.html", "spam_check_items.csv"):
+        shutil.copyfile(PAGES2 / name, folder / name)
+    items_file = folder / "spam_check_items.csv"
+    config = scaffold_from("spam_check", folder / "spam_check.html", folder, items=items_file)[0][0]
+    shutil.copyfile(PAGES2 / "spam_check_controls.csv", config.parent / "spam_check_controls.csv")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("\nseed = 1", '\ntruth = {spam = "gold_spam"}\nseed = 1'), encoding="utf-8")
+    missing = edit_config(config, {"batches": "3", "assignments_per_image": "3", "images_per_hit": "1",
+                                   "budget": '"100000.00 USD"', "controls": '"spam_check_controls.csv"',
+                                   "control_share": "0.2"})
+    if missing:
+        raise RuntimeError(f"the imported config has no {missing}")
+    return config
 
 
 def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: int) -> dict[str, Any]:
@@ -29,8 +51,8 @@ def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: in
         folder = Path(tmp)
         gate_page = next((p for p in gate_setup.PAGES if p.name == name), None)
         size = items * per_page
-        config = gate_setup.prepare(gate_page, folder, size) if gate_page else \
-            controls_first.prepare(folder, name, size, per_page, cap)
+        config = gate_setup.prepare(gate_page, folder, size) if gate_page else prepare_spam_check(folder, size) \
+            if name == "spam_check" else controls_first.prepare(folder, name, size, per_page, cap)
         cfg = load_config(config)
         db_path, out, sim = folder / f"{route}.db", folder / f"out-{route}", folder / f"sim-{route}"
         run_campaign(config, db_path=db_path, out_root=out, limit=size, seed=seed, platform=route,
