@@ -69,8 +69,14 @@ def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: in
         pages: dict[str, int] = {}
         for a in gate_bench_work(db_path, cfg.name):
             pages[a] = pages.get(a, 0) + 1
-        targets = {w for w, n in pages.items() if profiles.get(w) in controls_first.TARGETS and n >= 2}
-        return {**caught, "targets_blocked": len(targets & blocked), "bad_assignments": gate["bad_assignments"],
+        bad = {w for w in pages if profiles.get(w) in controls_first.TARGETS}
+        failed_quiz = {w for w, ok in controls_first.quiz_scores(sim, quiz).items() if not ok} if route == "mturk" \
+            else set()
+        # blocked or stopped: of those with 2+ pages, or stopped (blocked, or failed MTurk's quiz) before a second
+        targets = {w for w in bad if pages[w] >= 2} | (bad & blocked) | {w for w in failed_quiz
+                                                                         if profiles.get(w) in controls_first.TARGETS}
+        return {**caught, "targets_blocked": len(targets & (blocked | failed_quiz)), "stop_targets": len(targets),
+                "bad_assignments": gate["bad_assignments"],
                 "unnoticed": gate["unnoticed"], "quiz": f"{len(quiz['key'])}/{quiz['mark']}" if quiz else "none"}
 
 
@@ -96,7 +102,8 @@ def main() -> None:
                 controls_first.add(t, one_run(name, int(per_page), route, args.items, seed, args.controls))
             share = f"{100 * t['unnoticed'] / t['bad_assignments']:.0f}%" if t["bad_assignments"] else "n/a"
             print(f"{name} {per_page}/page {route:<8} quiz {t['quiz']} | bad 2+p caught {t['caught']}/{t['targets']} "
-                  f"(blocked {t['targets_blocked']}; missed: {', '.join(t['missed']) or 'none'}) | quiz failed bad "
+                  f"(missed: {', '.join(t['missed']) or 'none'}) | blocked or stopped {t['targets_blocked']}/"
+                  f"{t['stop_targets']} | quiz failed bad "
                   f"{t['bad_failed']}/{t['bad_took']} honest {t['honest_failed']}/{t['honest_took']} | honest blocked "
                   f"{t['honest_blocked']} of {t['honest']} | unnoticed {t['unnoticed']}/{t['bad_assignments']} "
                   f"({share})", flush=True)
