@@ -160,9 +160,10 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     if stored is None or workers == []:
         return {}
     key = single_choice(stored[0])
+    mine = None if workers is None else control_answers(store, campaign, batch, key, workers)
+    key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
     given = control_answers(store, campaign, batch, key)
-    mine = given if workers is None else given[given["worker_id"].isin(set(workers))]
-    trusted = trusted_controls(given, key)
+    mine, trusted = given if mine is None else mine, trusted_controls(given, key)
     due = control_blocks(control_scores(mine, trusted), stored[1]) if accuracy else pd.DataFrame(columns=BLOCK_COLUMNS)
     failed = {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
               **stopped_by_test(mine, trusted)}
