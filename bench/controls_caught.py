@@ -75,7 +75,9 @@ def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: in
         # blocked or stopped: of those with 2+ pages, or stopped (blocked, or failed MTurk's quiz) before a second
         targets = {w for w in bad if pages[w] >= 2} | (bad & blocked) | {w for w in failed_quiz
                                                                          if profiles.get(w) in controls_first.TARGETS}
+        loose = sorted(f"{profiles[w]}:{pages.get(w, 0)}p" for w in targets - blocked - failed_quiz)
         return {**caught, "targets_blocked": len(targets & (blocked | failed_quiz)), "stop_targets": len(targets),
+                "not_stopped": loose,
                 "bad_assignments": gate["bad_assignments"],
                 "unnoticed": gate["unnoticed"], "quiz": f"{len(quiz['key'])}/{quiz['mark']}" if quiz else "none"}
 
@@ -103,7 +105,7 @@ def main() -> None:
             share = f"{100 * t['unnoticed'] / t['bad_assignments']:.0f}%" if t["bad_assignments"] else "n/a"
             print(f"{name} {per_page}/page {route:<8} quiz {t['quiz']} | bad 2+p caught {t['caught']}/{t['targets']} "
                   f"(missed: {', '.join(t['missed']) or 'none'}) | blocked or stopped {t['targets_blocked']}/"
-                  f"{t['stop_targets']} | quiz failed bad "
+                  f"{t['stop_targets']} (not: {', '.join(t['not_stopped']) or 'none'}) | quiz failed bad "
                   f"{t['bad_failed']}/{t['bad_took']} honest {t['honest_failed']}/{t['honest_took']} | honest blocked "
                   f"{t['honest_blocked']} of {t['honest']} | unnoticed {t['unnoticed']}/{t['bad_assignments']} "
                   f"({share})", flush=True)
