@@ -84,6 +84,18 @@ def quiz_line(record: dict[str, Any] | None) -> str:
             f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
 
 
+def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
+    item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
+    key = pd.DataFrame(record.get("key", []), columns=list(KEY_COLUMNS))
+    if key.empty:
+        return {}
+    trusted = rules.trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
+    return {str(r.worker_id): f"{rules.QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
+            for r in rules.control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
+
+
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:
     """The quiz items' rows as the items table holds a page's (item_id, file_name, url, payload)."""
     return {r["item_id"]: r for r in stored_quiz(store, campaign).get("rows", [])}

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pandas as pd
 
 from flows.answers.control_items import stored_controls
+from flows.answers.control_quiz import quiz_failures, stored_quiz
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
@@ -155,7 +156,8 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
                     accuracy: bool = False) -> dict[str, str]:
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
     words: the sequential test on every answer, the quiz's too (not reading: postprocess.answers.control_items.
-    stopped_by_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong)."""
+    stopped_by_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong) and the quiz's
+    pass mark (the same as MTurk's, stronger against random clicks on a quiz of 15)."""
     stored = stored_controls(store, campaign)
     if stored is None or workers == []:
         return {}
@@ -166,6 +168,7 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     mine, trusted = given if mine is None else mine, trusted_controls(given, key)
     due = control_blocks(control_scores(mine, trusted), stored[1]) if accuracy else pd.DataFrame(columns=BLOCK_COLUMNS)
     failed = {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
+              **(quiz_failures(mine, given, stored_quiz(store, campaign)) if accuracy else {}),
               **stopped_by_test(mine, trusted)}
     spared = settled_workers(store, campaign)
     return {w: r for w, r in failed.items() if w not in spared}
