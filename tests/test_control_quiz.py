@@ -15,7 +15,7 @@ import pytest
 
 from bench.answers_accuracy import project
 from flows.answers.control_items import mix_controls
-from flows.answers.control_quiz import quiz_line, quiz_record, quiz_size
+from flows.answers.control_quiz import quiz_failures, quiz_line, quiz_record, quiz_size
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
@@ -82,6 +82,17 @@ def test_an_honest_worker_is_stopped_under_the_stated_false_alarm_rate() -> None
     assert len(ever) / 1500 <= FALSE_ALARM
     constant = _answers({f"k{w}": ["yes"] * 24 for w in range(3)}, truths)  # the same 24: one answer to all
     assert len(stopped_by_test(*constant)) == 3
+
+
+def test_the_quiz_pass_mark_stops_random_clicks_and_drops_an_item_the_crowd_contradicts() -> None:
+    truths = ["a", "b", "c"] * 5
+    record = {"key": [[f"c{i}", "spam", t] for i, t in enumerate(truths)], "mark": quiz_mark(15)}
+    rng = random.Random(1)
+    given, _ = _answers({"random": [rng.choice("abc") for _ in truths], "honest": truths}, truths)
+    assert set(quiz_failures(given, given, record)) == {"random"}
+    wrong_key = {**record, "key": [[f"c{i}", "spam", "c" if i == 0 else t] for i, t in enumerate(truths)]}
+    crowd = pd.concat([given] + [given[given["worker_id"] == "honest"].assign(worker_id=f"h{k}") for k in range(3)])
+    assert quiz_failures(crowd, crowd, wrong_key)["random"].endswith(f"/15 (pass {quiz_mark(15) - 1})")
 
 
 def test_the_quiz_and_the_pages_share_a_short_controls_file(tmp_path: Path) -> None:
