@@ -202,7 +202,7 @@ def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Pa
     config = _quiz(tmp_path)
     assert main(["run", str(config), "--dry-run"]) == 0
     said = capsys.readouterr().out
-    assert "quiz: 15 control items before any work" in said and "pass mark 7 right, which one right 80% of" in said
+    assert "quiz: 15 control items before any work" in said and "pass mark 7 right, failed by one right 80% of" in said
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform="mturk")
     store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"

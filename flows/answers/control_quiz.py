@@ -79,7 +79,8 @@ def quiz_line(record: dict[str, Any] | None) -> str:
     return (f"quiz: {size} control items before any work{short}, never again on a page (links and Prolific: on a "
             f"worker's first page, then one sequential test over every control answer stops an honest worker right "
             f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; MTurk: the "
-            f"qualification test, pass mark {mark} right, which one right {honest:.0%} of the time fails with chance "
+            f"qualification test; every route: pass mark {mark} right, failed by one right {honest:.0%} of the time "
+            f"with chance "
             f"{rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
             f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
 
