@@ -65,7 +65,7 @@ def rows(page: Page, n: int, start: int = 0) -> list[tuple[str, str, dict[str, s
     return [(f"it-{i + 1:04d}", *page.rows[(i // k + i) % k]) for i in range(start, start + n)]
 
 
-def prepare(folder: Path, name: str, items: int, per_page: int) -> Path:
+def prepare(folder: Path, name: str, items: int, per_page: int, controls_cap: int = 0) -> Path:
     from flows.custom.scaffold_import import scaffold_from
 
     page = PAGES[name]
@@ -80,7 +80,8 @@ def prepare(folder: Path, name: str, items: int, per_page: int) -> Path:
     controls = config.parent / f"{name}_controls.csv"
     with controls.open("w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows([["item_id", "field", "answer", page.column]]
-                                + [[i, x, a[x], t] for i, t, a in rows(page, 2 * items, start=items) for x in fields])
+                                + [[i, x, a[x], t] for i, t, a in rows(page, controls_cap or 2 * items, start=items)
+                                   for x in fields])
     truth = ", ".join(f'{x} = "known_{x}"' for x in fields)
     config.write_text(config.read_text(encoding="utf-8").replace("\nseed = 1", f"\ntruth = {{{truth}}}\nseed = 1"),
                       encoding="utf-8")
@@ -139,8 +140,9 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
                                        "d.assignment_id AND a.campaign = d.campaign WHERE d.campaign = ? AND "
                                        "d.action = 'reject'", [campaign])}
     blocks = dict(db.execute("SELECT worker_id, rules FROM blocks WHERE campaign = ?", [campaign]).fetchall())
-    failed = {w for w, ok in (mturk_quiz or {}).items() if not ok} | {w for w, r in blocks.items()
-                                                                        if r.startswith("control_quiz")}
+    failed = {w for w, ok in (mturk_quiz or {}).items() if not ok} | {
+        w for w, r in blocks.items()
+        if r.startswith("control_quiz") or (r.startswith("control_test") and pages.get(w) == 1)}
     took = set(mturk_quiz or {}) | {w for w in pages if mturk_quiz is None}
     bad, honest = (lambda w: profiles.get(w) in TARGETS), (lambda w: profiles.get(w) in HONEST_PROFILES)
     targets = {w for w in pages if bad(w) and pages[w] >= 2} | {w for w in failed if bad(w)}
@@ -197,6 +199,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=36)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--routes", default=",".join(ROUTES))
+    parser.add_argument("--controls", type=int, default=0,
+                        help="control items in the file (default: twice the items; a user's file holds 10-12)")
     parser.add_argument("--pages", default=",".join(f"{n}:{k}" for n, k in SETUPS), help="page:items_per_page,...")
     args = parser.parse_args()
     for setup in args.pages.split(","):
@@ -205,7 +209,7 @@ def main() -> None:
             total: dict[str, Any] = {}
             for seed in range(1, args.seeds + 1):
                 with tempfile.TemporaryDirectory(prefix="controls-") as tmp:
-                    config = prepare(Path(tmp), name, args.items, int(per_page))
+                    config = prepare(Path(tmp), name, args.items, int(per_page), args.controls)
                     add(total, run_route(config, Path(tmp), route, args.items, seed))
             t = total
             print(f"{name} {per_page}/page {route:<8} quiz {t['quiz']} (size/pass): bad failed {t['bad_failed']}/"

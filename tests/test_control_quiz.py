@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from bench.answers_accuracy import project
-from flows.answers.control_quiz import quiz_record
+from flows.answers.control_items import mix_controls
+from flows.answers.control_quiz import quiz_failures, quiz_line, quiz_record, quiz_size
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
@@ -22,7 +23,16 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk.qualification_forms import build_quiz_form
 from flows.sim.people import qual_tests
 from flows.sim.people.crowd_model import Worker
-from postprocess.answers.control_items import QUIZ_HONEST, QUIZ_RISK, fails_quiz, quiz_mark, single_choice
+from postprocess.answers.control_items import (
+    FALSE_ALARM,
+    HONEST_ACCURACY,
+    QUIZ_HONEST,
+    QUIZ_RISK,
+    fails_quiz,
+    quiz_mark,
+    single_choice,
+    stopped_by_test,
+)
 
 
 def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent() -> None:
@@ -31,6 +41,80 @@ def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent()
         m = quiz_mark(n)
         assert fails_quiz(n, m, QUIZ_HONEST) < QUIZ_RISK <= fails_quiz(n, m + 1, QUIZ_HONEST)
     assert round(fails_quiz(15, 7, 0.8), 5) == 0.00078 and round(fails_quiz(15, 7, 1 / 3), 3) == 0.797
+
+
+def _answers(workers: dict[str, list[str]], truths: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    key = pd.DataFrame({"item_id": [f"c{i}" for i in range(len(truths))], "field": "spam", "answer": truths})
+    given = pd.DataFrame([{"worker_id": w, "item_id": f"c{i}", "field": "spam", "value": v}
+                          for w, values in workers.items() for i, v in enumerate(values)])
+    return given, key
+
+
+def test_the_sequential_test_stops_one_answer_to_everything_and_spares_honest_slips() -> None:
+    truths = ["yes", "no"] * 6  # a yes/no quiz of 12, as a user's file of 12 gives, balanced over its answers
+    given, key = _answers({"constant": ["yes"] * 12, "two_slips": [*truths[:10], "no", "yes"],
+                           "constant_short": ["yes"] * 8}, truths)
+    stopped = stopped_by_test(given, key)
+    assert set(stopped) == {"constant"} and stopped["constant"].startswith("control_test 6/12 right, odds ")
+    # the same control answered again (a reload, a repeat) counts once
+    again = pd.concat([given, given[given["worker_id"] == "constant"].assign(value="no")])
+    assert stopped_by_test(again, key)["constant"] == stopped["constant"]
+    assert stopped_by_test(given.iloc[:0], key) == {}
+    # a worker who reads and answers wrong is the controls-alone rule's (control_accuracy), not this test's
+    assert "adversary" not in stopped_by_test(*_answers({"adversary": ["no", "yes"] * 5}, truths[:10]))
+
+
+def test_an_honest_worker_is_stopped_under_the_stated_false_alarm_rate() -> None:
+    """Workers right at the honest accuracy, their slips half a habit of their own (as the simulator's): read after
+    every 4 answers of 24 on a three-answer field whose controls' answers are uneven, the share ever stopped
+    stays under the stated rate (Ville's inequality is a bound; it sits far under it)."""
+    rng, truths, rows = random.Random(3), [["yes", "no", "unsure"][i % 5 % 3] for i in range(24)], []
+    for w in range(1500):
+        for i, t in enumerate(truths):
+            other = [o for o in ("yes", "no", "unsure") if o != t]
+            slip = other[w % 2] if rng.random() < 0.5 else rng.choice(other)
+            rows.append({"worker_id": f"w{w}", "item_id": f"c{i}", "field": "spam",
+                         "value": t if rng.random() < HONEST_ACCURACY else slip})
+    given = pd.DataFrame(rows)
+    key = pd.DataFrame({"item_id": [f"c{i}" for i in range(24)], "field": "spam", "answer": truths})
+    ever = set().union(*(stopped_by_test(given[given["item_id"].isin(key["item_id"][:n])], key)
+                         for n in range(4, 25, 4)))
+    assert len(ever) / 1500 <= FALSE_ALARM
+    constant = _answers({f"k{w}": ["yes"] * 24 for w in range(3)}, truths)  # the same 24: one answer to all
+    assert len(stopped_by_test(*constant)) == 3
+
+
+def test_the_quiz_pass_mark_stops_random_clicks_and_drops_an_item_the_crowd_contradicts() -> None:
+    truths = ["a", "b", "c"] * 5
+    record = {"key": [[f"c{i}", "spam", t] for i, t in enumerate(truths)], "mark": quiz_mark(15)}
+    rng = random.Random(1)
+    given, _ = _answers({"random": [rng.choice("abc") for _ in truths], "honest": truths}, truths)
+    assert set(quiz_failures(given, given, record)) == {"random"}
+    wrong_key = {**record, "key": [[f"c{i}", "spam", "c" if i == 0 else t] for i, t in enumerate(truths)]}
+    crowd = pd.concat([given] + [given[given["worker_id"] == "honest"].assign(worker_id=f"h{k}") for k in range(3)])
+    assert quiz_failures(crowd, crowd, wrong_key)["random"].endswith(f"/15 (pass {quiz_mark(15) - 1})")
+
+
+def test_the_quiz_and_the_pages_share_a_short_controls_file(tmp_path: Path) -> None:
+    cfg = load_config(_quiz(tmp_path))
+    assert [quiz_size(cfg, pool, 8) for pool in (6, 10, 12, 15, 40)] == [0, 10, 10, 10, 15]
+    regular = [{"item_id": f"i{k}"} for k in range(40)]
+    controls = [{"item_id": f"c{k}"} for k in range(2)]  # what a file of 12 leaves after a quiz of 10
+    mixed = [r["item_id"] for _, chunk in mix_controls(cfg, regular, controls, after_quiz=True) for r in chunk]
+    assert sorted(i for i in mixed if i.startswith("c")) == ["c0", "c1"] and len(mixed) == 42
+
+
+def test_a_file_of_12_serves_a_quiz_of_10_and_the_pages_the_rest_never_the_same_twice(tmp_path: Path) -> None:
+    config = project(tmp_path, 40, 0, 0.2, per_page=5, pooling=False)
+    pd.read_csv(tmp_path / "controls.csv", dtype=str).head(12).to_csv(tmp_path / "controls.csv", index=False)
+    cfg = load_config(config)
+    plan = custom_item_plan(cfg)
+    record = quiz_record(cfg, plan)
+    assert record is not None and len(record["key"]) == 10
+    on_pages = {r["item_id"] for r in plan} & set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    assert len(on_pages) == 2 and not on_pages & {k[0] for k in record["key"]}
+    assert quiz_line(record).startswith("quiz: 10 control items before any work (15 asked: the controls file's 12 "
+                                        "items serve it first), never again on a page")
 
 
 def test_a_checkbox_groups_controls_block_nobody() -> None:
@@ -98,7 +182,7 @@ def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Pa
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     stopped = {r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks")}
-    failed = {w for w, rules in stopped.items() if rules.startswith("control_quiz ")}
+    failed = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE mode = 'next page refused'")}
     assert wrong & set(firsts) and wrong & set(firsts) <= failed  # every adversary who came failed it...
     pages = Counter(r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0"))
     assert all(pages[w] == 1 for w in failed)  # ...on their first page, and got no other
@@ -118,7 +202,7 @@ def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Pa
     config = _quiz(tmp_path)
     assert main(["run", str(config), "--dry-run"]) == 0
     said = capsys.readouterr().out
-    assert "quiz: 15 control items before any work" in said and "pass mark 7 right; an honest worker" in said
+    assert "quiz: 15 control items before any work" in said and "pass mark 7 right, failed by one right 80% of" in said
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform="mturk")
     store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"

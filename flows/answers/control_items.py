@@ -39,10 +39,11 @@ def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[s
 
 
 def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]],
-                 first_batch: int = 1) -> list[tuple[int, list[dict[str, str]]]]:
+                 first_batch: int = 1, after_quiz: bool = False) -> list[tuple[int, list[dict[str, str]]]]:
     """(batch, its items in page order) with ``control_share`` of each batch made of controls (each used
     once), spread by :func:`page_counts` and placed at random from the campaign's seed; a grown campaign's new
-    batches draw from a seed of their own."""
+    batches draw from a seed of their own. ``after_quiz``: the quiz took its share of the file first, the pages
+    get what is left (fewer than the share asks, maybe none; the dry run says so)."""
     share, page = cfg.answers.control_share, cfg.images_per_hit
     rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
     pool = list(controls)
@@ -51,6 +52,8 @@ def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: l
     wanted = [batch_controls(len(c), share, page) for c in chunks]
     if sum(wanted) > len(pool):  # too few for one a page: the share alone, and a worker's first page may lack one
         wanted = [batch_controls(len(c), share, page, every_page=False) for c in chunks]
+    if sum(wanted) > len(pool) and after_quiz:
+        wanted = [len(pool) // len(chunks) + (b < len(pool) % len(chunks)) for b in range(len(chunks))]
     if sum(wanted) > len(pool):
         raise ConfigError(f"{cfg.answers.controls}: a control_share of {share:.0%} over {len(regular)} items needs "
                           f"{sum(wanted)} control items (each is used once); the file has {len(pool)}"

@@ -18,15 +18,24 @@ if TYPE_CHECKING:
     from flows.core.ledger.store import Store
 
 
+QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the sequential test's evidence
+
+
+def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
+    """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: ``quiz`` where both fit,
+    else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what they leave."""
+    least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
+    return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
+
+
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark."""
+    """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark,
+    the size asked."""
     controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
     if controls is None:
         return None
     planned_ids = {r["item_id"] for r in planned}
-    key = quiz_key(cfg, controls)  # set apart before the batches took theirs (custom_task.custom_item_plan)...
-    if set(key["item_id"]) & planned_ids:  # ...or, too few for both, what the batches left
-        key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])
+    key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])  # what the pages left
     mark = rules.quiz_mark(len(key)) if len(key) else 0
     if mark <= 0:
         return None
@@ -35,23 +44,25 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
     shown = {r["item_id"]: r for r in control_rows(cfg, controls, items)}
     rows = [{"item_id": i, "file_name": "", "url": shown[i].get("url") or shown[i].get("image_url", ""),
              "payload": json.dumps(shown[i])} for i in dict.fromkeys(key["item_id"])]
-    return {"mark": mark, "key": key.values.tolist(), "rows": rows}
+    return {"mark": mark, "key": key.values.tolist(), "rows": rows, "asked": cfg.answers.quiz,
+            "pool": int(controls["item_id"].nunique())}
 
 
-def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame) -> pd.DataFrame:
-    """Up to ``quiz`` controls of one single-choice field (the one with most, then most answers), taken in turn
-    from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
+def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) -> pd.DataFrame:
+    """Up to ``size`` (``quiz``) controls of one single-choice field (the one with most, then most answers), taken
+    in turn from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
     spare = spare[list(KEY_COLUMNS)].astype(str).map(str.strip)
     spare = rules.single_choice(spare.drop_duplicates(["item_id", "field"]))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
-    if fields.empty or cfg.answers.quiz <= 0:
+    size = cfg.answers.quiz if size is None else size
+    if fields.empty or size <= 0:
         return spare.iloc[:0]
     spare = spare[spare["field"] == fields.sort_values(["size", "nunique"]).index[-1]]
     rng = random.Random(f"{cfg.seed}:quiz")
     groups = [g.sample(frac=1, random_state=rng.randrange(2**32)).values.tolist()
               for _, g in sorted(spare.groupby("answer"), key=lambda kv: str(kv[0]))]
     turns = [row for k in range(max(map(len, groups))) for g in groups if k < len(g) for row in [g[k]]]
-    return pd.DataFrame(turns[:cfg.answers.quiz], columns=list(KEY_COLUMNS))
+    return pd.DataFrame(turns[:size], columns=list(KEY_COLUMNS))
 
 
 def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
@@ -60,30 +71,30 @@ def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:
-    """The dry run's words for the quiz."""
+    """The dry run's words for the quiz: its size (why, when smaller than asked), the test, MTurk's pass mark."""
     if not record:
-        return "quiz: none ([answers] quiz = 0, or no control item is left over from the batches for one)"
-    size, mark, honest = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST
-    return (f"quiz: {size} control items before any work (links and Prolific: on a worker's first page; MTurk: the "
-            f"qualification test), pass mark {mark} right; an honest worker right {honest:.0%} of the time fails it "
-            f"with chance {rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
-            f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%}")
+        return "quiz: none ([answers] quiz = 0, or the controls file holds no single-choice control for one)"
+    size, mark, honest, asked = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST, record.get("asked", 0)
+    short = f" ({asked} asked: the controls file's {record.get('pool')} items serve it first)" if size < asked else ""
+    return (f"quiz: {size} control items before any work{short}, never again on a page (links and Prolific: on a "
+            f"worker's first page, then one sequential test over every control answer stops an honest worker right "
+            f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; MTurk: the "
+            f"qualification test; every route: pass mark {mark} right, failed by one right {honest:.0%} of the time "
+            f"with chance "
+            f"{rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
+            f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
 
 
-def failed_quiz(store: Store, campaign: str, session_id: str, participant: str) -> dict[str, str]:
-    """The participant, with the rule's words, when their answers in this session fail the quiz; a quiz item most
-    takers contradict is a mistake in the file, dropped with a mark."""
-    record = stored_quiz(store, campaign)
+def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
+    item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
     key = pd.DataFrame(record.get("key", []), columns=list(KEY_COLUMNS))
-    given = store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value, x.assignment_id FROM answers x JOIN "
-                        f"assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE "
-                        f"a.campaign = ? AND x.item_id IN ({','.join('?' * len(key))})", [campaign, *key["item_id"]],
-                        ["worker_id", "item_id", "field", "value", "assignment_id"]) if record else None
-    if given is None or session_id not in set(given["assignment_id"]):
+    if key.empty:
         return {}
-    trusted = rules.trusted_controls(given, key)
-    mine = given[(given["assignment_id"] == session_id) & (given["worker_id"] == participant)]
-    return rules.quiz_failures(mine, trusted, int(record["mark"]) - (len(key) - len(trusted)))
+    trusted = rules.trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
+    return {str(r.worker_id): f"{rules.QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
+            for r in rules.control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
 
 
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:

@@ -9,10 +9,19 @@ from dataclasses import replace
 import pandas as pd
 
 from flows.answers.control_items import stored_controls
+from flows.answers.control_quiz import quiz_failures, stored_quiz
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
-from postprocess.answers.control_items import QUIZ_RULE, control_blocks, control_scores, single_choice, trusted_controls
+from postprocess.answers.control_items import (
+    QUIZ_RULE,
+    TEST_RULE,
+    control_blocks,
+    control_scores,
+    single_choice,
+    stopped_by_test,
+    trusted_controls,
+)
 from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy, pooled_columns, skill_blocks, skill_scores
@@ -20,6 +29,7 @@ from qc.decisions import DecisionPolicy, workers_to_block
 from qc.flags import FLAG_COLUMNS
 from qc.worker_history import BLOCK_COLUMNS, HISTORY_COLUMNS, blocks_on_rates, worker_history
 
+ON_CONTROLS = (CONTROL_RULE, SKILL_RULE, QUIZ_RULE, TEST_RULE)  # the block rules that read control answers
 EVERY_BATCH = 10**9  # "up to batch" for the whole campaign so far, extension rounds included
 
 
@@ -142,22 +152,26 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
-def failed_first_controls(store: Store, campaign: str, batch: int, workers: list[str]) -> dict[str, str]:
-    """Of ``workers``, those not blocked yet whose control answers so far meet the controls-alone rule, with its
-    words: judged after every page, so they are stopped before the next."""
+def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] | None = None,
+                    accuracy: bool = False) -> dict[str, str]:
+    """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
+    words: the sequential test on every answer, the quiz's too (not reading: postprocess.answers.control_items.
+    stopped_by_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong) and the quiz's
+    pass mark (the same as MTurk's, stronger against random clicks on a quiz of 15)."""
     stored = stored_controls(store, campaign)
-    if stored is None or not workers:
+    if stored is None or workers == []:
         return {}
-    blocking = single_choice(stored[0])
-    mine = control_answers(store, campaign, batch, blocking, workers)
-    if mine.empty:
-        return {}
-    # the crowd's answers to the controls they met, no more: this runs as each page is submitted
-    key = blocking[blocking["item_id"].isin(set(mine["item_id"]))]
-    due = control_blocks(control_scores(mine, trusted_controls(control_answers(store, campaign, batch, key), key)),
-                         stored[1])
+    key = single_choice(stored[0])
+    mine = None if workers is None else control_answers(store, campaign, batch, key, workers)
+    key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
+    given = control_answers(store, campaign, batch, key)
+    mine, trusted = given if mine is None else mine, trusted_controls(given, key)
+    due = control_blocks(control_scores(mine, trusted), stored[1]) if accuracy else pd.DataFrame(columns=BLOCK_COLUMNS)
+    failed = {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
+              **(quiz_failures(mine, given, stored_quiz(store, campaign)) if accuracy else {}),
+              **stopped_by_test(mine, trusted)}
     spared = settled_workers(store, campaign)
-    return {str(r["worker_id"]): str(r["rules"]) for r in due.to_dict("records") if r["worker_id"] not in spared}
+    return {w: r for w, r in failed.items() if w not in spared}
 
 
 def kept_workers(store: Store, campaign: str) -> set[str]:
@@ -176,24 +190,18 @@ def settled_workers(store: Store, campaign: str) -> set[str]:
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
     """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
-    rule, else on control answers alone (campaigns planned before it, pages without a choice); and the workers
-    stopped on them while the batch came in, on what was known then (a later page, done before the stop reached
-    the platform, may have brought a right answer; a control the crowd later contradicts)."""
+    rule, else on control answers alone (campaigns planned before it, pages without a choice); the sequential test;
+    and the workers stopped on them while the batch came in, on what was known then (a later page, done before the
+    stop reached the platform, may have brought a right answer; a control the crowd later contradicts)."""
     pooled = skill_scores_so_far(store, campaign, batch)
-    stored = stored_controls(store, campaign)
-    if pooled is not None:
-        due = skill_blocks(*pooled)
-    else:
-        scores = control_scores_so_far(store, campaign, batch)
-        due = pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else control_blocks(
-            scores, stored[1])
-    if stored is None:
-        return due
-    stopped = [{"worker_id": r["worker_id"], "rules": r["rules"], "flags": _wrong(r["rules"]), "captions": 0}
-               for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? AND batch = ?",
-                                   [campaign, batch]) if r["rules"].startswith((CONTROL_RULE, SKILL_RULE, QUIZ_RULE))
-               and r["worker_id"] not in set(due["worker_id"])]
-    return pd.concat([due, pd.DataFrame(stopped, columns=BLOCK_COLUMNS)], ignore_index=True) if stopped else due
+    due = skill_blocks(*pooled) if pooled is not None else pd.DataFrame(columns=BLOCK_COLUMNS)
+    known = {**failed_controls(store, campaign, batch, accuracy=pooled is None),
+             **{r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks WHERE campaign = ? "
+                                                               "AND batch = ?", [campaign, batch])
+                if r["rules"].startswith(ON_CONTROLS)}}
+    more = [{"worker_id": w, "rules": r, "flags": _wrong(r), "captions": 0} for w, r in known.items()
+            if w not in set(due["worker_id"])]
+    return pd.concat([due, pd.DataFrame(more, columns=BLOCK_COLUMNS)], ignore_index=True) if more else due
 
 
 def _wrong(rules: str) -> int:

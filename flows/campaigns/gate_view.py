@@ -120,13 +120,14 @@ def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int
         pages[(r["batch"], r["hit_index"])] = pages.get((r["batch"], r["hit_index"]), 0) + (r["item_id"] in known)
     bare, mean = sum(n == 0 for n in pages.values()), sum(pages.values()) / len(pages)
     a, size = cfg.answers, max(1, cfg.images_per_hit)
+    if not mean:  # a short controls file went to the quiz whole
+        return [f"gate: control items: no page carries one; {quiz_line(quiz_record(cfg, plan))}"]
     alone = math.ceil(a.control_min_seen / max(min(pages.values()), mean))
     first = ("every page carries one, so a worker's first page does" if not bare else
              f"{bare} of {len(pages)} pages carry none, so a worker who starts on one meets a control later (more "
              "control items make one a page)")
     lines = [f"gate: control items: {first}; control_accuracy can stop a worker after {alone} of their pages (0 "
-             f"right of the first {a.control_min_seen}), the task server before their next page, MTurk at the run's "
-             "next look"]
+             f"right of the first {a.control_min_seen}) at the run's next look"]
     if a.control_pooling:  # a control counts 1 source, a page's other labels at most 1 together (worker_skill.py)
         per_page = mean + min(1.0, (size - mean) / a.control_page_labels) if a.control_page_labels else mean
         pooled = math.ceil(a.control_min_evidence / per_page - 1e-9)

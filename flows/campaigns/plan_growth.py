@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flows.answers.control_items import controls_note, used_controls
+from flows.answers.control_quiz import stored_quiz
 from flows.campaigns.campaign_plan import checked_items, plan_items, planned_items
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import BudgetError, ConfigError
@@ -60,7 +61,8 @@ def grow_or_refuse(run: Run, limit: int | None, scale: int) -> Growth | None:
     if verdict:
         raise ConfigError(verdict)
     first = max(int(r["batch"]) for r in stored) + 1
-    rows = new_rows(cfg, limit, len(planned), first, frozenset(controls))
+    quiz = {k[0] for k in stored_quiz(store, cfg.name).get("key", [])}  # never on a page: its takers met them
+    rows = new_rows(cfg, limit, len(planned), first, frozenset(controls) | quiz)
     with store.transaction():
         store.table("items").insert_all(rows, pk=("campaign", "item_id"))
         was = store.rows("SELECT config_json, status FROM campaigns WHERE name = ?", [cfg.name])[0]

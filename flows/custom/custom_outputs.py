@@ -12,7 +12,7 @@ import pandas as pd
 from flows.answers.answers_step import campaign_answers
 from flows.answers.field_answers import by_kind
 from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
-from flows.campaigns.block_evidence import EVERY_BATCH, pooled_evidence_so_far
+from flows.campaigns.block_evidence import EVERY_BATCH, ON_CONTROLS, pooled_evidence_so_far
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.review_report import review_report
@@ -29,11 +29,8 @@ from flows.custom.item_options import item_options, option_layouts
 from flows.custom.truth_source import report_lines
 from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
-from postprocess.answers.control_items import QUIZ_RULE
-from postprocess.answers.control_items import RULE as CONTROL_RULE
 from postprocess.answers.option_answers import by_option
 from postprocess.answers.reliability import accuracy
-from postprocess.answers.worker_skill import RULE as SKILL_RULE
 from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
@@ -42,7 +39,6 @@ from qc.form_constraints import describe_rules
 
 # hitflow_telemetry: how the text was entered (docs/telemetry.md), read by QC from the ledger; not an answer
 BOOKKEEPING = ("image_id", "assignmentId", "sig", "page_start_ms", "page_end_ms", "hitflow_telemetry")
-ON_CONTROLS = f"{CONTROL_RULE}|{SKILL_RULE}|{QUIZ_RULE}"  # the block rules that read control answers
 DATASET_COLUMNS = ["batch", "hit_id", "assignment_id", "worker_id", "item_id", "field", "value", "decision",
                    "reasons"]
 
@@ -216,7 +212,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     # a worker stopped on their control answers is untrusted (paid where the route gives no ground to reject)
-    untrusted = data["worker_id"].isin(blocked.loc[blocked["rules"].str.contains(ON_CONTROLS), "worker_id"])
+    untrusted = data["worker_id"].isin(blocked.loc[blocked["rules"].str.contains("|".join(ON_CONTROLS)), "worker_id"])
     write_dataset(data[(data["decision"] == "approve") & ~is_control & ~untrusted], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
     whole = dataset_json(run, data[~untrusted])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.answers.control_items import control_rows, controls_needed, mix_controls, read_controls
-from flows.answers.control_quiz import quiz_key
+from flows.answers.control_quiz import quiz_key, quiz_size
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -91,10 +91,10 @@ def custom_item_plan(cfg: CampaignConfig, limit: int | None = None, planned: int
         regular = ordinary_items(cfg, rows)
         regular = scaled_rows(regular[:limit] if limit else regular, scale)[planned:]
         pool = [c for c in control_rows(cfg, controls, rows) if c["item_id"] not in used_controls]
-        quiz = set(quiz_key(cfg, controls)["item_id"]) if first_batch == 1 else set()
-        if len(pool) - len(quiz) >= controls_needed(cfg, regular):  # the quiz first, when both fit
-            pool = [c for c in pool if c["item_id"] not in quiz]
-        batches = mix_controls(cfg, regular, pool, first_batch)
+        # one pool: the quiz set apart first (no worker meets a control twice), the pages take the rest
+        quiz = set(quiz_key(cfg, controls, quiz_size(cfg, len(pool), controls_needed(cfg, regular)))["item_id"]) \
+            if first_batch == 1 else set()
+        batches = mix_controls(cfg, regular, [c for c in pool if c["item_id"] not in quiz], first_batch, bool(quiz))
     return [{"campaign": cfg.name, "item_id": r["item_id"], "file_name": "",
              "url": r.get("url") or r.get("image_url", ""), "batch": batch,
              "hit_index": i // cfg.images_per_hit, "payload": json.dumps(r)}

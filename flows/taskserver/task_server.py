@@ -21,8 +21,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from flows.answers.control_quiz import failed_quiz, quiz_rows
-from flows.campaigns.block_evidence import failed_first_controls
+from flows.answers.control_quiz import quiz_rows
+from flows.campaigns.block_evidence import failed_controls
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
@@ -134,17 +134,16 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
                          "REPLACE")
         store.execute("UPDATE task_sessions SET submitted_at = ?, completion_code = ? WHERE campaign = ? AND "
                       "session_id = ?", [now, code, cfg.name, session_id])
-        stop_failing(store, cfg.name, session["batch"], session["participant_id"], session_id)
+        stop_failing(store, cfg.name, session["batch"], session["participant_id"])
     return {**session, "submitted_at": now, "completion_code": code}
 
 
-def stop_failing(store: Store, campaign: str, batch: int, participant: str, session_id: str) -> None:
-    """A participant who failed the quiz on this page, or whose control answers so far fail the control rule,
-    is blocked at once, so :func:`allocate` refuses them their next page; the run's block step applies it on
-    the platform (Prolific's block-list group; their page is completed and paid) and their answers stay out
-    of the dataset and the answers."""
-    failed = failed_quiz(store, campaign, session_id, participant)
-    for worker, rules in (failed or failed_first_controls(store, campaign, batch, [participant])).items():
+def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
+    """A participant whom their control answers so far stop (the quiz's on their first page, then each page's:
+    the sequential test, the controls-alone rule) is blocked at once, so :func:`allocate` refuses them their next
+    page; the run's block step applies it on the platform (Prolific's block-list group; their page is completed
+    and paid) and their answers stay out of the dataset and the answers."""
+    for worker, rules in failed_controls(store, campaign, batch, [participant], accuracy=True).items():
         store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
                                      "mode": "next page refused", "applied": ""}], "IGNORE")
 

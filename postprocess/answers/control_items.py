@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
@@ -141,9 +142,37 @@ def quiz_mark(size: int) -> int:
     return max(m for m in range(size + 1) if fails_quiz(size, m, QUIZ_HONEST) < QUIZ_RISK)
 
 
-def quiz_failures(judgements: pd.DataFrame, controls: pd.DataFrame, mark: int) -> dict[str, str]:
-    """Workers with fewer than ``mark`` right answers to the quiz's ``controls``, with the rule's words.
-    ``judgements``: the quiz's answers only (a worker who gave none took no quiz)."""
-    scores = control_scores(judgements, controls)
-    return {str(r.worker_id): f"{QUIZ_RULE} {int(r.correct)}/{len(controls)} (pass {mark})"
-            for r in scores.itertuples(index=False) if int(r.correct) < mark}
+HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control at least this often...
+FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
+# the most a quiz of 10 yes/no controls can ask of one answer to everything
+TEST_RULE = "control_test"
+
+
+def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
+    """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
+    from answering regardless of the truth (a distribution of one's own over the field's ``k`` answers, mixed over
+    Dirichlet(1/2, ...)) than from an honest worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
+    one wrong answer, a habit), with the rule's words. The ratio is a martingale for an honest worker: it ever
+    reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
+    from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
+
+    key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
+                          answer=as_set(controls["answer"]))[["item_id", "field", "answer"]]
+    given = judgements.assign(value=as_set(judgements["value"]))
+    given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"]).merge(
+        key.drop_duplicates(["item_id", "field"]), on=["item_id", "field"])
+    if given.empty:
+        return {}
+    values = pd.concat([key[["field"]].assign(value=key["answer"]), given[["field", "value"]]])
+    given["k"] = given["field"].map(values.drop_duplicates().groupby("field").size().clip(lower=2))
+    given["right"] = given["value"] == given["answer"]
+    mixed = (gammaln(given.groupby(["worker_id", "field", "value"]).size() + 0.5) - gammaln(0.5)).groupby(
+        level=["worker_id", "field"]).sum()
+    per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
+    a, wrong = HONEST_ACCURACY, (1 - HONEST_ACCURACY) * np.maximum(1 / (per["k"] - 1), 0.75)
+    per["odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
+        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log(wrong))
+    out = per.groupby(level="worker_id")[["n", "right", "odds"]].sum()
+    return {str(w): f"{TEST_RULE} {int(r.right)}/{int(r.n)} right, odds {math.exp(min(r.odds, 700)):.0f}:1 against "
+            f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, r in out.iterrows()
+            if r.odds >= math.log(1 / FALSE_ALARM)}
