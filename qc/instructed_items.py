@@ -81,10 +81,16 @@ def _question(text: str, options: Sequence[str], labels: Mapping[str, str]) -> s
     return text
 
 
-def instructed_option(question: str, options: Sequence[str], labels: Mapping[str, str] | None = None) -> str | None:
-    """The value of the one option ``question`` tells a person to choose; None when it instructs none, more than
-    one, or with a condition, a negation or a question in the instructing sentence."""
+def instructed(question: str, options: Sequence[str], labels: Mapping[str, str] | None = None
+               ) -> tuple[str, str] | None:
+    """(the value of the one option ``question`` tells a person to choose, the sentence that says so); None when it
+    instructs none, more than one, or with a condition, a negation or a question in the instructing sentence."""
     labels = labels or {}
     names = _names(options, labels)
-    told = {_told(s, options, names) for s in _SENTENCE_END.split(_question(question, options, labels))} - {None}
-    return told.pop() if len(told) == 1 and _REFUSED not in told else None
+    told = {(_told(s, options, names), s) for s in _SENTENCE_END.split(_question(question, options, labels))}
+    values = {v for v, _ in told} - {None}
+    return next((v, s) for v, s in told if v is not None) if len(values) == 1 and _REFUSED not in values else None
+
+
+def instructed_option(question: str, options: Sequence[str], labels: Mapping[str, str] | None = None) -> str | None:
+    return found[0] if (found := instructed(question, options, labels)) else None

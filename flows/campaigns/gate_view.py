@@ -37,9 +37,11 @@ def field_lines(cfg: CampaignConfig) -> list[str]:
         from flows.custom.custom_task import text_field_rules
 
         own = text_field_rules(cfg)
+    checks = {c.field for c in cfg.attention.checks if c.field}
     for f in kind_of(cfg).fields(cfg):
         group = FIELD_GROUP.get(f.kind, f.kind)
         rules = list(own[f.name]) if group == TEXT and f.name in own else rules_reading(group, cfg.qc_rules)
+        rules = [f"{ATTENTION_FAILED} (the page's own attention check)"] if f.name in checks else rules
         lines.append(f"  {f.name} ({f.kind}): " + (", ".join(rules) if rules else
                                                    "no rule reads it (only the whole submission is judged)"))
     whole = rules_reading(SUBMISSION, cfg.qc_rules) + ([ATTENTION_FAILED] if cfg.attention.checks else [])
