@@ -87,7 +87,7 @@ def instructed(question: str, options: Sequence[str], labels: Mapping[str, str] 
     instructs none, more than one, or with a condition, a negation or a question in the instructing sentence."""
     labels = labels or {}
     names = _names(options, labels)
-    told = {(_told(s, options, names), s) for s in _SENTENCE_END.split(_question(question, options, labels))}
+    told = [(_told(s, options, names), s) for s in _SENTENCE_END.split(_question(question, options, labels))]
     values = {v for v, _ in told} - {None}
     return next((v, s) for v, s in told if v is not None) if len(values) == 1 and _REFUSED not in values else None
 

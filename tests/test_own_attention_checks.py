@@ -115,3 +115,13 @@ def test_a_run_scores_the_check_on_the_server_and_keeps_it_out_of_the_answers(tm
     responses = pd.read_csv(out / "responses.csv", dtype=str)
     honest = responses[responses["worker_id"].map(profile).isin(HONEST_PROFILES)]["assignment_id"].nunique()
     assert len(failed) - len(bad) <= 0.1 * honest  # an honest reader misses one now and then
+
+
+def test_the_dry_run_refuses_a_page_check_naming_no_field_of_the_page(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    imported(tmp_path, "by_value")
+    config = tmp_path / "config" / "by_value.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('field = "check"', 'field = "chek"'),
+                      encoding="utf-8")
+    assert main(["run", str(config), "--dry-run"]) == 1
+    assert "PROBLEM: [attention] page_checks names 'chek', no field of the page" in capsys.readouterr().out
