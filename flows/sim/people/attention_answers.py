@@ -36,6 +36,7 @@ def attention_answer(worker: Worker, options: list[str], told: str | None, rng: 
     if how == "constant" and options:
         return options[0]
     slip = float(worker.params.get("attention_slip", EMBEDDED_SLIP)) if embedded else 0.0
-    if how == "random" or told is None or (slip > 0 and rng.random() < slip):  # not read, or read and found to name no one option
+    # not read, read and found to name no one option, or missed (no draw without a slip: those runs unchanged)
+    if how == "random" or told is None or (slip > 0 and rng.random() < slip):
         return rng.choice(options) if options else ""
     return told
