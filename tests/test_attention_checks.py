@@ -28,6 +28,7 @@ from qc.attention_checks import (
     field_name,
     unfair_reason,
 )
+from qc.instructed_items import instructed_option
 from tests.small_configs import small_vizwiz
 
 ATTENTION = "\n[attention]\ncount = 2\nstudy_minutes = 4\n"
@@ -134,7 +135,8 @@ def test_the_right_answer_is_in_no_attribute_of_the_page_and_a_reader_finds_it_i
         question = check_question(page, field_name(i))
         assert question == check.instruction
         reader = Worker("w1", "diligent", {}, 1000, 99)
-        assert attention_answer(reader, list(check.options), question, random.Random(i)) == check.answer
+        told = instructed_option(question, check.options)
+        assert attention_answer(reader, list(check.options), told, random.Random(i)) == check.answer
 
 
 # A page whose own script, after its form, writes a form of its own: its "</form>" and "<button>" are a

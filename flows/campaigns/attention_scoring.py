@@ -4,6 +4,7 @@ own flags where every QC step stores them (batch_review.replace_batch_flags)."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -11,7 +12,7 @@ import pandas as pd
 from flows.core.config.config import CampaignConfig
 from flows.core.pages.mturk_forms import answer_fields
 from flows.core.run.run_context import Run
-from qc.attention_checks import attention_failed, failures_to_reject, field_name
+from qc.attention_checks import AttentionCheck, attention_failed, failures_to_reject, field_name
 
 
 def study_minutes(cfg: CampaignConfig) -> int:
@@ -25,9 +26,19 @@ def attention_params(cfg: CampaignConfig) -> dict[str, object]:
             "attention_reject_at": failures_to_reject(study_minutes(cfg))}
 
 
+def check_answers(fields: dict[str, str], i: int, check: AttentionCheck) -> str | tuple[str, ...]:
+    """A response's answer to check ``i``; to a page's own check, the answer on each item the page showed (its
+    ``<field>_<n>``, or its ``image_id_<n>`` where the worker left the check unposted)."""
+    if not check.field:
+        return fields.get(field_name(i), "")
+    shown = {int(m[1]) for n in fields if (m := re.fullmatch(rf"(?:image_id|{re.escape(check.field)})_(\d+)", n))}
+    return tuple(fields.get(f"{check.field}_{n}", "") for n in sorted(shown))
+
+
 def attention_frame(run: Run, batch: int) -> pd.DataFrame:
     """One row per readable response of the batch: ``assignment_id, worker_id`` and each check's answer."""
-    names = [field_name(i) for i in range(len(run.cfg.attention.checks))]
+    checks = run.cfg.attention.checks
+    names = [field_name(i) for i in range(len(checks))]
     rows = []
     for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml FROM assignments WHERE campaign = ? AND "
                             "batch = ? AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
@@ -36,7 +47,7 @@ def attention_frame(run: Run, batch: int) -> pd.DataFrame:
         except ET.ParseError:  # flagged malformed_answer by the kind's QC: what it says is not known
             continue
         rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
-                     **{n: fields.get(n, "") for n in names}})
+                     **{n: check_answers(fields, i, c) for i, (n, c) in enumerate(zip(names, checks, strict=True))}})
     return pd.DataFrame(rows, columns=["assignment_id", "worker_id", *names])
 
 

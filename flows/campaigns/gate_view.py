@@ -37,9 +37,13 @@ def field_lines(cfg: CampaignConfig) -> list[str]:
         from flows.custom.custom_task import text_field_rules
 
         own = text_field_rules(cfg)
-    for f in kind_of(cfg).fields(cfg):
+    checks, fields = {c.field for c in cfg.attention.checks if c.field}, kind_of(cfg).fields(cfg)
+    lines += [f"PROBLEM: [attention] page_checks names {c!r}, no field of the page: every response would fail it; "
+              "name the page's own field" for c in sorted(checks - {f.name for f in fields})]
+    for f in fields:
         group = FIELD_GROUP.get(f.kind, f.kind)
         rules = list(own[f.name]) if group == TEXT and f.name in own else rules_reading(group, cfg.qc_rules)
+        rules = [f"{ATTENTION_FAILED} (the page's own attention check)"] if f.name in checks else rules
         lines.append(f"  {f.name} ({f.kind}): " + (", ".join(rules) if rules else
                                                    "no rule reads it (only the whole submission is judged)"))
     whole = rules_reading(SUBMISSION, cfg.qc_rules) + ([ATTENTION_FAILED] if cfg.attention.checks else [])

@@ -97,8 +97,10 @@ def dataset_frame(run: Run) -> pd.DataFrame:
                        "WHERE a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC' "
                        "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
                        "x.rowid", DATASET_COLUMNS)
-    # attention checks (qc/attention_checks.py) are scored apart: no answer of the task
-    kept = ~rows["field"].isin(BOOKKEEPING) & ~rows["field"].astype(str).str.startswith(ATTENTION_PREFIX)
+    # attention checks (qc/attention_checks.py), the page's own too, are scored apart: no answer of the task
+    own_checks = [c.field for c in run.cfg.attention.checks if c.field]
+    kept = ~rows["field"].isin([*BOOKKEEPING, *own_checks]) & \
+        ~rows["field"].astype(str).str.startswith(ATTENTION_PREFIX)
     answers = blank_page_constants(run, rows[kept].reset_index(drop=True))
     return merge_button_rows(answers, _first_spec(run))
 
@@ -171,10 +173,12 @@ def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     answered = accepted[accepted["value"].astype(str) != ""].groupby("field").size()
     total = accepted.groupby("field").size()
     out: dict[str, dict[str, Any]] = {}
+    checks = {c.field: c.answer for c in run.cfg.attention.checks if c.field}
     for f, line in zip(spec["fields"], describe_rules(spec), strict=True):
         base = field_base(f["name"])
-        out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1],
-                              "answered": f"{int(answered.get(base, 0))} of {int(total.get(base, 0))}"})
+        out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1], "answered": (
+            f"the page's attention check, asking {checks[base]!r}: scored apart, no answer" if base in checks else
+            f"accepted answers with a value: {int(answered.get(base, 0))} of {int(total.get(base, 0))}")})
     return list(out.values())
 
 
@@ -264,7 +268,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
     summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
                f"({context['approved']} approved, {context['rejected']} rejected); workers blocked: {len(blocked)}",
-               *[f"  {f['name']}: {f['rule']} (accepted answers with a value: {f['answered']})"
+               *[f"  {f['name']}: {f['rule']} ({f['answered']})"
                  for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}", *short]

@@ -55,6 +55,7 @@ class PageRules:
         self.layouts: dict[tuple[str, ...], dict[str, Layout]] = {}  # fields whose options come from the items
         self.written: dict[tuple[str, ...], dict[str, str]] = {}
         self.blanks: dict[tuple[str, ...], frozenset[str]] = {}  # the page script's words for "no answer"
+        self.checks = {c.field for c in run.cfg.attention.checks if c.field}  # the page's own: scored apart
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
         """The HIT's items; a task server's unit (Prolific, links) names its own, checked when it came in."""
@@ -135,7 +136,8 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             problems, malformed = unreadable(exc)
         if ids and not spec["fields"]:
             problems.append({"rule": "unknown_items", "field": "image_id", "detail": "items not in this campaign"})
-        rows = _answer_rows(a, spec, fields, ids, set(rules.layouts.get(tuple(ids), {})))
+        rows = [r for r in _answer_rows(a, spec, fields, ids, set(rules.layouts.get(tuple(ids), {})))
+                if r["field"] not in rules.checks]
         sentinels = _no_page_constants(rows, rules.constants(ids), spec, rules.blanks.get(tuple(ids), frozenset()))
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
                           "work_time_s": work_seconds(a, fields),

@@ -19,6 +19,7 @@ from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.browser_templates import fields_in_templates
 from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
+from flows.custom.own_checks import attention_table, check_notes, own_checks
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
@@ -64,10 +65,10 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
         lines = exc.lines
         raise PageImportError(f"{len(lines)} part(s) of the page cannot be converted; nothing was written:\n"
                            + "\n".join(lines)) from exc
-    folder = root / "config"
+    folder, checks = root / "config", own_checks(imported.body)
     template = template_text(imported, page, source, keep_jinja)
     refuse_unbounded(template, imported, page, source)
-    files = {folder / f"{name}.toml": campaign_toml(name, imported, page),
+    files = {folder / f"{name}.toml": campaign_toml(name, imported, page) + attention_table(name, checks),
              folder / f"{name}.html.j2": template,
              folder / f"{name}_items.csv": own_items(items, imported.columns) if items else items_csv(imported.columns)}
     if imported.answer_key:
@@ -78,7 +79,8 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
         files[folder / f"{name}_controls.csv"] = proposal[0]
     written = write_new(folder, files)
     size_budget(written[0])
-    notes = imported.notes + _size_note(template, page) + ([proposal[1]] if proposal else [])
+    notes = imported.notes + check_notes(str(page), name, checks) + _size_note(template, page) + \
+        ([proposal[1]] if proposal else [])
     refuse_fieldless(source, template, page, written, notes)
     return written, notes
 

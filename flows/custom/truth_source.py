@@ -92,9 +92,9 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
     refused_rows = {id(row) for row, _ in refused}
     shown = set(planned) if planned is not None else {str(i["item_id"]) for i in items}
     followed = [r for r in known if id(r) not in refused_rows and (r["item_id"] == ANY_ITEM or r["item_id"] in shown)]
-    blind = False
+    blind, checks = False, {c.field for c in cfg.attention.checks}  # a page's own check: its answer is in the config
     for field, kind in fields.items():
-        if kind not in ("choice", "number"):
+        if kind not in ("choice", "number") or field in checks:
             continue
         line, blind_here = _source_line(field, followed, len(shown))
         lines += line

@@ -26,11 +26,19 @@ class AttentionItem(Section):
         return self
 
 
+class PageCheck(Section):
+    field: NonEmptyText = Field(description="The page's own field (its name without the item's _{{ i }})")
+    answer: NonEmptyText = Field(description="The value its question tells workers to submit")
+
+
 class AttentionSection(Section):
     checks: list[AttentionItem] = Field(default_factory=list, max_length=10, description="Checks of your own, "
                                         "placed at the end of every page (each a fair instructed-response item)")
     count: Count = Field(0, le=len(BUILT_IN), description="Without `checks`: this many of hitflow's own checks on "
                                                           "every page (0: none)")
+    page_checks: list[PageCheck] = Field(default_factory=list, max_length=10, description="The page's own "
+                                         "instructed-response questions (`hitflow new --from` writes those it finds): "
+                                         "scored as checks, kept out of the answers")
     study_minutes: PositiveInt | None = Field(None, le=1440, description="The study's length that sets how many "
                                               "failed checks may reject (1 under 5 minutes, else 2); left out: "
                                               "[prolific] estimated_minutes")
@@ -44,13 +52,14 @@ class AttentionSection(Section):
 
 @dataclass(frozen=True)
 class AttentionSettings:
-    checks: tuple[AttentionCheck, ...] = ()
+    checks: tuple[AttentionCheck, ...] = ()  # hitflow's to render first, then the page's own (``field``)
     study_minutes: int | None = None  # None: the campaign's [prolific] estimated_minutes
 
 
 def attention_settings(sec: AttentionSection) -> AttentionSettings:
     own = tuple(AttentionCheck(c.instruction, tuple(c.options), c.answer) for c in sec.checks)
-    return AttentionSettings(checks=own or BUILT_IN[:sec.count], study_minutes=sec.study_minutes)
+    on_page = tuple(AttentionCheck("", (), c.answer, c.field) for c in sec.page_checks)
+    return AttentionSettings(checks=(own or BUILT_IN[:sec.count]) + on_page, study_minutes=sec.study_minutes)
 
 
 def attention_policy(policy: DecisionPolicy, checks: bool) -> DecisionPolicy:

@@ -41,6 +41,8 @@ def check_place(page: str) -> int | None:
 
 
 def with_attention(page: str, checks: Sequence[AttentionCheck]) -> str:
-    """``page`` with the checks before its Submit button; unchanged without checks or without a form."""
+    """``page`` with the checks before its Submit button; unchanged without checks or without a form. The page's
+    own checks (``field``) are on it already."""
+    checks = [c for c in checks if not c.field]
     at = check_place(page) if checks else None
     return page if at is None else page[:at] + attention_block(checks) + page[at:]

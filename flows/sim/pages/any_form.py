@@ -18,6 +18,7 @@ from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.asked_details import item_question, missing_detail, open_answer, question_answer
+from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
 from flows.sim.people.corrections import corrected, left_empty, politer
@@ -57,6 +58,7 @@ from flows.sim.people.summaries import (
 )
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
+from qc.instructed_items import instructed_option
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -210,6 +212,9 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         if f.kind == ENTITIES:  # spans of the element's own text
             return entities(f.attrs.get("text", ""), f.options, fill.worker.profile, careful, fill.rng)
         return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
+    if f.kind in ("radio", "select", "checkbox") and \
+            (told := instructed_option(fill.questions.get(f.name, ""), f.options, f.labels)) is not None:
+        return attention_answer(fill.worker, [o for o in f.options if o], told, fill.rng, embedded=True)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         value = choice(fill, f, ctx)
         fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it

@@ -13,6 +13,7 @@ from flows.core.task_kinds import FIELD_SECONDS, READING_SECONDS
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people import crowd, judges, qual_tests, typing_model
 from flows.sim.people.attention_answers import attention_answer, check_question
+from qc.instructed_items import instructed_option
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
 _RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
@@ -86,7 +87,8 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
         elif hint == "qual_answer":
             values[f.name] = qual_tests.answer_item(worker, item, f.options, rng)
         elif hint == "attention":
-            values[f.name] = attention_answer(worker, list(f.options), check_question(html, f.name), rng)
+            told = instructed_option(check_question(html, f.name), f.options)
+            values[f.name] = attention_answer(worker, list(f.options), told, rng)
         elif hint == "text_present":
             values[f.name] = crowd.says_text_present(worker, item, bank, rng)
         elif hint == "start_ms":

@@ -1,7 +1,8 @@
-"""How a simulated worker answers an attention check: honest profiles read its question on the page and choose
-the option it names; people who do not read the page (speeders, text pasters, rule breakers) click at random;
-a contrarian gives the first option. A crowd file may set a profile's ``attention`` ("follow", "random",
-"constant")."""
+"""How a simulated worker answers an attention check, hitflow's or one a page writes among its own questions:
+honest profiles read the question and choose the option it instructs (qc/instructed_items.py), now and then
+missing one written among a page's ratings (answering it like the rows around it); people who do not read the
+page (speeders, text pasters, rule breakers) click at random; a contrarian gives the first option. A crowd file
+may set a profile's ``attention`` ("follow", "random", "constant") and ``attention_slip``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from flows.sim.people.crowd_model import Worker
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",
                "generic_praise")
 CONSTANT = ("contrarian",)
+# how often a careful reader misses a check a page sets among its rating rows: Prolific reports a few percent of
+# attentive participants failing an instructed item; hitflow's own checks stand apart, under their legend
+EMBEDDED_SLIP = 0.03
 
 
 def check_question(page: str, name: str) -> str:
@@ -24,14 +28,15 @@ def check_question(page: str, name: str) -> str:
     return html_text.unescape(page[start + len("<legend>"):end]).strip() if start >= 0 and end > 0 else ""
 
 
-def attention_answer(worker: Worker, options: list[str], question: str, rng: random.Random) -> str:
+def attention_answer(worker: Worker, options: list[str], told: str | None, rng: random.Random,
+                     embedded: bool = False) -> str:
+    """The option given to a check instructing ``told`` (None: read and found to instruct no one option)."""
     how = str(worker.params.get("attention") or
               ("random" if worker.profile in NOT_READING else "constant" if worker.profile in CONSTANT else "follow"))
     if how == "constant" and options:
         return options[0]
-    from qc.attention_checks import named_option  # here: the simulator's service loads no pandas (qc's frames)
-
-    told = named_option(question, options)
-    if how == "random" or told is None:  # not read, or read and found to name no one option
+    slip = float(worker.params.get("attention_slip", EMBEDDED_SLIP)) if embedded else 0.0
+    # not read, read and found to name no one option, or missed (no draw without a slip: those runs unchanged)
+    if how == "random" or told is None or (slip > 0 and rng.random() < slip):
         return rng.choice(options) if options else ""
     return told
