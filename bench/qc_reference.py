@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
@@ -258,6 +257,9 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), (text_of, term_of)),
                                shape=(len(texts), len(terms)))
     counts.sum_duplicates()
+    # here: scikit-learn costs ~1 s of CPU to import, and the tests that read submissions alone never fit
+    from sklearn.feature_extraction.text import TfidfTransformer
+
     tfidf = TfidfTransformer(sublinear_tf=True)
     rows = sparse.csr_matrix(tfidf.fit_transform(counts), dtype=np.float32)
     return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, tfidf.idf_)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from crowdkit.aggregation import MajorityVote
 
 from postprocess.answers.aggregation import aggregate
 from postprocess.answers.option_answers import option_key, option_labels, split_options
@@ -24,6 +23,8 @@ def test_every_option_is_a_yes_or_no_of_every_response() -> None:
 
 
 def test_options_answered_as_crowd_kits_majority_vote() -> None:
+    from crowdkit.aggregation import MajorityVote  # here: the whole package (~2 s of CPU) at every worker's collection
+
     rng = np.random.default_rng(11)
     options = ["blurry", "dark", "cropped"]
     applies = {(i, o): rng.random() < 0.4 for i in range(60) for o in options}

@@ -14,13 +14,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("s3fs", reason="outputs on S3 need s3fs: pip install 'hitflow[s3]'")
-moto_server = pytest.importorskip("moto.server", reason="the S3 test server is moto[server]: pip install -e '.[dev]'")
-
-from flows.core.outputs.output_location import staging_root  # noqa: E402
-from flows.core.run.prefect_api import free_port  # noqa: E402
-from tests.forked_hitflow import ForkServer  # noqa: E402
-from tests.small_configs import small_vizwiz  # noqa: E402
+from flows.core.outputs.output_location import staging_root
+from flows.core.run.prefect_api import free_port
+from tests.forked_hitflow import ForkServer
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY, SECRET = "AKIDHITFLOWTEST", "s3-Secret-Xw93PqLm"  # moto takes any; the secret must show up nowhere
@@ -28,8 +25,13 @@ KEY, SECRET = "AKIDHITFLOWTEST", "s3-Secret-Xw93PqLm"  # moto takes any; the sec
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[str]:
-    """A moto S3 server on 127.0.0.1 with one bucket; yields its endpoint URL."""
+    """A moto S3 server on 127.0.0.1 with one bucket; yields its endpoint URL. s3fs and moto are looked for
+    here, not as the module is collected: every xdist worker collects it, and they cost ~1 s of CPU to import."""
     import boto3
+
+    pytest.importorskip("s3fs", reason="outputs on S3 need s3fs: pip install 'hitflow[s3]'")
+    moto_server = pytest.importorskip("moto.server",
+                                      reason="the S3 test server is moto[server]: pip install -e '.[dev]'")
 
     port = free_port()
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

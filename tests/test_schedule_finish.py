@@ -15,7 +15,6 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.ledger.store import Store
-from flows.driver import campaign_flow
 from flows.driver.campaign import call_directly
 from flows.driver.campaign_status import campaign_status, format_status
 from flows.review.overview_app import FOLD_AFTER, OverviewServer, OverviewSite
@@ -25,6 +24,8 @@ from tests.small_configs import small_vizwiz
 
 def test_the_run_that_ends_the_last_batch_finishes_the_campaign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.driver import campaign_flow  # here: at the top it made every worker's collection import Prefect (~5 s)
+
     said: list[str] = []
     monkeypatch.setattr(campaign_flow, "progress_line", said.append)
     monkeypatch.setattr(campaign_flow, "prefect_call", lambda name, fn, run, batch: call_directly(name, fn, run, batch))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from flows.sim.service.server import SimServer
+from tests.forked_hitflow import ForkServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,14 +30,15 @@ def test_an_embedded_simulator_logs_requests_only_when_verbose(verbose: bool, ca
     assert (err.count('"GET /_sim/clock HTTP/1.1" 200') == 3) is verbose and "GET /_sim/clock" not in out
 
 
-def test_sim_serve_is_quiet_by_default(tmp_path: Path) -> None:
+def test_sim_serve_is_quiet_by_default(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     err_file = tmp_path / "stderr.txt"
     with err_file.open("w") as err:
-        argv = [sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port), "--speed", "0"]
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True)
+        # a process of its own, forked from the session's fork server: not a fresh interpreter's ~2 s of imports
+        proc = hitflow_forks.popen(["sim", "serve", "--port", str(port), "--speed", "0"], cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=err, text=True)
         try:
             assert proc.stdout and proc.stdout.readline().startswith("target: simulator at")
             deadline = time.time() + 20

@@ -7,12 +7,13 @@ import subprocess
 import sys
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from qc.text_similarity import fit_vectors
 
 
 def test_tfidf_matches_scikit_learn_on_real_looking_captions() -> None:
+    from sklearn.feature_extraction.text import TfidfTransformer  # here: ~1 s of CPU at every worker's collection
+
     texts = ("A red mug on a red table.", "a blue mug", "the the cat", "", "Cat and mug and table",
              "Ein Hund im Park", "a red mug on a red table")
     fitted = fit_vectors(texts)
