@@ -110,7 +110,10 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     # One scan of the texts that could hold a word, joined by line breaks (C speed), instead of a search
     # per caption: a word without a line break cannot match across two texts, and a line break is
     # a word boundary just as a text's own start and end are.
-    index, values = _may_hold(texts.index, values, words)
+    index = texts.index
+    if all(w.isascii() for w in words):
+        keep = np.flatnonzero(_may_hold(pa.array(values, pa.large_string()), words))
+        index, values = index[keep], [values[k] for k in keep]
     matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
     if not matches:
         return pd.Series([], dtype=object)
@@ -121,16 +124,12 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
                      index=index[which[first]], dtype=object)
 
 
-def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple[pd.Index, list[str]]:
-    """The texts that may hold one of ``words``: all non-ASCII ones (re's case folding is Unicode's)
+def _may_hold(column: pa.Array | pa.ChunkedArray, words: Sequence[str]) -> np.ndarray:
+    """Where a text may hold one of ``words`` (ASCII): every non-ASCII text (re's case folding is Unicode's)
     and the ASCII ones holding a word in any ASCII case (Arrow's substring search, in C)."""
-    if not all(w.isascii() for w in words):
-        return index, values
-    column = pa.array(values, pa.large_string())
     any_word = "|".join(re2_literal(w) for w in words)  # one pass for all the words
     maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), pc.match_substring_regex(column, any_word, ignore_case=True))
-    keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
-    return index[keep], [values[k] for k in keep]
+    return np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 @lru_cache(maxsize=8)
@@ -142,9 +141,13 @@ def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A non-canned caption containing a configured word, whole word, any case."""
     words = params.get("quality_words", QUALITY_WORDS)
-    texts = _captions(df)[~df["is_precanned"].astype(bool)]
-    found = quality_word_of(texts, words)
-    hits = [(i, word, "|".join(words), clip(text))
+    own, column = text_features.written(df), text_features.arrow_captions(df)
+    if column is not None and all(w.isascii() for w in words):  # only the captions that may hold one
+        own = own & _may_hold(column, words)
+    at, captions = np.flatnonzero(own), text_features.captions(df)
+    texts = pd.Series([captions[k] for k in at], index=df.index[at], dtype=object)
+    found, listed = quality_word_of(texts, words), "|".join(words)
+    hits = [(i, word, listed, clip(text))
             for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
     return caption_flags(df, "quality_words", hits)
 

@@ -129,10 +129,11 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
-    if {"worker_id", "image_id", "caption", "is_precanned"} <= set(df.columns) and not _any_repeat(_norms(df)):
-        return flag_frame([])  # most batches: no text twice, nothing to count
     own = _written(df)
-    own["norm"] = _norms(df)
+    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
+    # only repeats can count (most batches: none); each text's norm made and hashed, then let go
+    kept = text_features.repeated(t.rstrip(FINAL_PUNCTUATION) for t in folded)
+    own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in folded[kept]])
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     # an answer quoting its own item's shown text is about that item (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["caption"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
@@ -142,20 +143,5 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     images = shared["norm"].map(common)
     workers = shared["norm"].map(shared.groupby("norm")["worker_id"].nunique())
     hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
-            for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
+            for i, n, w, text in zip(shared.index, images, workers, shared["caption"].tolist(), strict=True)]
     return caption_flags(df, "shared_template", hits)
-
-
-def _norms(df: pd.DataFrame) -> list[str]:
-    """The non-canned captions folded, final punctuation off (as text_similarity.normalise)."""
-    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    return [t.rstrip(FINAL_PUNCTUATION) for t in folded]
-
-
-def _any_repeat(texts: list[str]) -> bool:
-    seen: set[str] = set()
-    for text in texts:
-        if text and text in seen:
-            return True
-        seen.add(text)
-    return False

@@ -5,7 +5,7 @@ it, or for another frame, a feature is computed afresh."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -95,6 +95,17 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
     for k in np.flatnonzero(pc.fill_null(odd, True).to_numpy(zero_copy_only=False)).tolist():
         out[k] = " ".join(visible(texts[k]).split()).lower()
     return out
+
+
+def repeated(texts: Iterable[str], codes: np.ndarray | None = None) -> np.ndarray:
+    """True where a text (with the same ``codes``) may be on another row too: equal texts hash alike, so every
+    repeat is kept, and the caller's exact check weeds out a hash collision among the few rows kept (pandas'
+    ``duplicated`` over every row cost more than the rule's own work)."""
+    key = np.fromiter(map(hash, texts), dtype=np.int64)
+    if codes is not None:
+        key = key * 1_000_003 + codes  # wraps around: still equal for equal pairs
+    found = pd.factorize(key)[0]
+    return np.bincount(found)[found] > 1
 
 
 def counts(df: pd.DataFrame) -> TextCounts:

@@ -165,11 +165,11 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
-    if not _any_repeat(df):
-        return flag_frame([])
-    own = df.loc[written, ["worker_id", "image_id"]].copy()
-    own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
-    own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
+    own = df.loc[written, ["worker_id", "image_id"]]
+    norms = np.array(text_features.folded(df), dtype=object)[written]
+    kept = text_features.repeated(norms, pd.factorize(own["worker_id"])[0])  # only repeats can count
+    own = own[kept].assign(norm=norms[kept].tolist())
+    own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]
     # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["norm"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
@@ -179,23 +179,6 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         for (w, norm), n in images.items() if n >= min_images
     ]
     return flag_frame(rows)
-
-
-def _any_repeat(df: pd.DataFrame) -> bool:
-    """Whether a worker wrote one (non-blank, folded) caption twice: most batches none, and then
-    ``duplicate_text`` has nothing to count (True, to let pandas decide, when a worker id is not text)."""
-    if not {"worker_id", "image_id", "caption"} <= set(df.columns):
-        return True  # pandas' path says which is missing
-    workers = text_features.column(df, "worker_id")
-    seen: set[tuple[str, str]] = set()
-    for worker, norm, own in zip(workers, text_features.folded(df), text_features.written(df).tolist(), strict=True):
-        if type(worker) is not str:
-            return True
-        if own and norm:
-            if (worker, norm) in seen:
-                return True
-            seen.add((worker, norm))
-    return False
 
 
 @register("random_sample", "caption")
