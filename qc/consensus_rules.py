@@ -130,10 +130,9 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
     own = _written(df)
-    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    # only repeats can count (most batches: none); each text's norm made and hashed, then let go
-    kept = text_features.repeated(t.rstrip(FINAL_PUNCTUATION) for t in folded)
-    own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in folded[kept]])
+    written = np.flatnonzero(text_features.written(df))
+    kept = text_features.repeated(text_features.folded_keys(df)[1][written])  # only repeats can count
+    own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in text_features.folded_at(df, written[kept])])
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     # an answer quoting its own item's shown text is about that item (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["caption"].tolist(), own["image_id"].tolist(), params), dtype=bool)]

@@ -5,7 +5,7 @@ it, or for another frame, a feature is computed afresh."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -19,8 +19,10 @@ import pyarrow.compute as pc
 from qc.char_counts import TextCounts, text_counts
 from qc.invisible_text import visible
 from qc.submit_rules import canned_form, is_canned
+from qc.text_similarity import FINAL_PUNCTUATION
 
 T = TypeVar("T")
+PART = 16_384  # captions folded at a time
 _ASCII_SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]"  # str.isspace's ASCII characters, in RE2's syntax
 # non-ASCII, or whitespace that folding changes: at either end, before a space, or other than a space
 _NOT_PLAIN = f"[^\\x00-\\x7f]|^{_ASCII_SPACE}|{_ASCII_SPACE}$|{_ASCII_SPACE} |[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f]"
@@ -97,14 +99,36 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
     return out
 
 
-def repeated(texts: Iterable[str], codes: np.ndarray | None = None) -> np.ndarray:
-    """True where a text (with the same ``codes``) may be on another row too: equal texts hash alike, so every
-    repeat is kept, and the caller's exact check weeds out a hash collision among the few rows kept (pandas'
+def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per caption, the hash of its :func:`folded` text and of that without final punctuation (equal texts,
+    equal keys), folded :data:`PART` captions at a time and let go: the batch's folded strings were ~26 MB at
+    200,000 captions, and the rules that read them need only which repeat (and the text of those)."""
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        texts, column = captions(df), arrow_captions(df)
+        whole: list[int] = []
+        norm: list[int] = []
+        for start in range(0, len(texts), PART):
+            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART))
+            whole += map(hash, part)
+            norm += (hash(t.rstrip(FINAL_PUNCTUATION)) for t in part)
+        return np.array(whole, dtype=np.int64), np.array(norm, dtype=np.int64)
+
+    return shared(df, "folded_keys", compute)
+
+
+def folded_at(df: pd.DataFrame, at: np.ndarray) -> list[str]:
+    """The :func:`folded` texts of the captions at positions ``at`` (one at a time: a few rows)."""
+    texts = captions(df)
+    return _folded([texts[k] for k in at.tolist()], None)
+
+
+def repeated(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
+    """True where a key (with the same ``codes``) is on another row too: every repeated text, as equal texts
+    hash alike, and the caller's exact check weeds out a hash collision among the few rows kept (pandas'
     ``duplicated`` over every row cost more than the rule's own work)."""
-    key = np.fromiter(map(hash, texts), dtype=np.int64)
     if codes is not None:
-        key = key * 1_000_003 + codes  # wraps around: still equal for equal pairs
-    found = pd.factorize(key)[0]
+        keys = keys * 1_000_003 + codes  # wraps around: still equal for equal pairs
+    found = pd.factorize(keys)[0]
     return np.bincount(found)[found] > 1
 
 

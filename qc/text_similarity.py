@@ -109,12 +109,15 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     """
     from scipy import sparse
 
-    found = _token_codes(texts) or _token_codes_slow(texts)
-    text_of, term_of, terms = found
+    text_of, term_of, terms = _token_codes(texts) or _token_codes_slow(texts)
     if not terms:
         return None
-    counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), (text_of, term_of)),
+    # tokens come in text order: each text's run of term numbers is its row, without a (row, column) copy
+    indptr = np.searchsorted(text_of, np.arange(len(texts) + 1))
+    del text_of
+    counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), term_of, indptr),
                                shape=(len(texts), len(terms)))
+    del term_of, indptr
     counts.sum_duplicates()
     rows, idf = _tfidf(counts)
     return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, idf)
@@ -128,12 +131,15 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
-    # a block of rows at a time: each row's weights are its own, so the blocks stacked
-    # are the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
-    blocks = [_unit_rows(counts[start:start + TOKEN_PART], idf) for start in range(0, n_texts, TOKEN_PART)]
-    if len(blocks) == 1:
-        return blocks[0], idf
-    return sparse.csr_matrix(sparse.vstack(blocks, format="csr"), dtype=np.float32), idf
+    # a block of rows at a time, each into its place in the whole matrix's arrays: each row's weights are its
+    # own, so the blocks are the whole matrix's to the bit, without its float64 copies at once (~65 MB for
+    # 200,000 captions) or the blocks beside their stack; a weight is never 0, so each keeps its row's terms
+    data, indices = np.empty(counts.nnz, dtype=np.float32), np.empty_like(counts.indices)
+    for start in range(0, n_texts, TOKEN_PART):
+        block = _unit_rows(counts[start:start + TOKEN_PART], idf)
+        at = slice(counts.indptr[start], counts.indptr[min(start + TOKEN_PART, n_texts)])
+        data[at], indices[at] = block.data, block.indices
+    return sparse.csr_matrix((data, indices, counts.indptr), shape=counts.shape), idf
 
 
 def _unit_rows(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:

@@ -166,9 +166,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
     own = df.loc[written, ["worker_id", "image_id"]]
-    norms = np.array(text_features.folded(df), dtype=object)[written]
-    kept = text_features.repeated(norms, pd.factorize(own["worker_id"])[0])  # only repeats can count
-    own = own[kept].assign(norm=norms[kept].tolist())
+    kept = text_features.repeated(text_features.folded_keys(df)[0][written], pd.factorize(own["worker_id"])[0])
+    own = own[kept].assign(norm=text_features.folded_at(df, np.flatnonzero(written)[kept]))  # only repeats count
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]
     # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["norm"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
