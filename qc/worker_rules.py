@@ -123,10 +123,9 @@ def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[in
     image id is not text."""
     if not {"image_id", "is_precanned"} <= set(df.columns):
         return None  # pandas' path says which is missing
-    images = text_features.column(df, "image_id")
-    if not all(type(i) is str for i in images):
+    if not text_features.all_text(df, "image_id"):
         return None
-    codes = pd.factorize(np.asarray(images, dtype=object))[0]
+    codes = pd.factorize(np.asarray(text_features.column(df, "image_id"), dtype=object))[0]
     canned = np.asarray(~text_features.written(df), dtype=bool)
     size = np.bincount(codes)
     odd = np.bincount(codes, weights=canned if used else ~canned, minlength=len(size))
@@ -186,9 +185,9 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
     would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
-    ids = text_features.column(df, "assignment_id") if "assignment_id" in df.columns else [None]
-    if not all(type(a) is str for a in ids):  # ids that are not text: pandas decides which are the same
-        return _random_sample_frames(df, params, share)
+    if "assignment_id" not in df.columns or not text_features.all_text(df, "assignment_id"):
+        return _random_sample_frames(df, params, share)  # ids that are not text: pandas decides which are the same
+    ids = text_features.column(df, "assignment_id")
     first: dict[str, int] = {}
     for k, assignment in enumerate(ids):
         first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')
