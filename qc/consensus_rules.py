@@ -98,6 +98,15 @@ def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list
                        f"{min_peers} other workers' captions"}]
 
 
+def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
+    """Each peer row's worker and caption: from the batch's shared lists when row labels are unique (a ``df.at``
+    per flag cost more than the rule's own work)."""
+    if not df.index.is_unique:
+        return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
+    workers, texts = text_features.column(df, "worker_id"), text_features.column(df, "caption")
+    return [(workers[k], texts[k]) for k in df.index.get_indexer(peers).tolist()]
+
+
 @register("consensus", "caption")
 def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A caption sharing (almost) nothing with the other workers' captions of its image."""
@@ -105,10 +114,10 @@ def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_peers = int(_param(params, "consensus_min_peers"))
     scored = consensus_scores(df, min_peers)
     low = scored[scored["score"] < threshold]
+    said = _peers_said(df, low["peer"]) if not low.empty else []  # (itertuples costs)
     hits = [(i, round(float(r.score), 3), threshold,
-             f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
-             f"{clip(df.at[r.peer, 'caption'], 100)}")
-            for i, r in zip(low.index, low.itertuples(), strict=True)] if not low.empty else []  # (itertuples costs)
+             f"best of {int(r.peers)} peers {r.score:.2f}, {who}: {clip(text, 100)}")
+            for i, r, (who, text) in zip(low.index, low.itertuples(), said, strict=True)] if said else []
     found = caption_flags(df, "consensus", hits)
     info = _skipped_row(df, scored, min_peers)
     return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found
