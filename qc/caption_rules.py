@@ -112,7 +112,10 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     # a word boundary just as a text's own start and end are.
     index = texts.index
     if all(w.isascii() for w in words):
-        keep = np.flatnonzero(_may_hold(pa.array(values, pa.large_string()), words))
+        column = pa.array(values, pa.large_string())
+        keep = np.flatnonzero(_may_hold(column, words))
+        if pc.all(pc.string_is_ascii(column)).as_py() is not False:  # re's \b and case folding on ASCII are RE2's
+            return _first_words(index[keep], column.take(keep), words)
         index, values = index[keep], [values[k] for k in keep]
     matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
     if not matches:
@@ -122,6 +125,16 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     first = np.r_[True, which[1:] != which[:-1]]  # matches come in text order: each text's first
     return pd.Series([w for (_, w), keep in zip(matches, first, strict=True) if keep],
                      index=index[which[first]], dtype=object)
+
+
+def _first_words(index: pd.Index, column: pa.Array, words: Sequence[str]) -> pd.Series:
+    """Each ASCII text's first word of ``words`` (ASCII), by RE2 over the column at once."""
+    pattern = "(?i)\\b(?P<w>" + "|".join(re2_literal(w) for w in words) + ")\\b"
+    found = pc.extract_regex(column, pattern)
+    hit = np.flatnonzero(pc.is_valid(found).to_numpy(zero_copy_only=False))
+    said = found.field("w").take(hit).to_pylist()
+    return pd.Series([w.lower() for w in said], index=index[hit], dtype=object) if len(hit) else pd.Series(
+        [], dtype=object)
 
 
 def _may_hold(column: pa.Array | pa.ChunkedArray, words: Sequence[str]) -> np.ndarray:
