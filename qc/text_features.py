@@ -115,13 +115,12 @@ def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     200,000 captions, and the rules that read them need only which repeat (and the text of those)."""
     def compute() -> tuple[np.ndarray, np.ndarray]:
         texts, column = captions(df), arrow_captions(df)
-        whole: list[int] = []
-        norm: list[int] = []
+        whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
         for start in range(0, len(texts), PART):
             part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART))
-            whole += map(hash, part)
-            norm += (hash(t.rstrip(FINAL_PUNCTUATION)) for t in part)
-        return np.array(whole, dtype=np.int64), np.array(norm, dtype=np.int64)
+            whole[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
+            norm[start:start + len(part)] = [hash(t.rstrip(FINAL_PUNCTUATION)) for t in part]
+        return whole, norm
 
     return shared(df, "folded_keys", compute)
 
