@@ -225,7 +225,10 @@ def _near_pairs(rows: sparse.csr_matrix, group: np.ndarray, author: np.ndarray) 
         left, right = at[pairs.row], at[pairs.col]
         keep = (left != right) & (author[left] != author[right])
         left, right, sims = left[keep], right[keep], pairs.data[keep]
-        np.maximum.at(rough, left, sims)
+        if len(left) == 0:
+            continue
+        runs = np.flatnonzero(np.r_[True, left[1:] != left[:-1]])  # a row's pairs are one run (COO rows in order)
+        rough[left[runs]] = np.maximum.reduceat(sims, runs)  # cosines are > 0: as maximum.at over the zeros
         near = sims >= rough[left] - slack[left]
         found.append((left[near], right[near]))
     if not found:
