@@ -101,30 +101,17 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     """Per text that holds one of ``words`` (whole word, any case): the first such word, lower case."""
     if not words or texts.empty:
         return pd.Series([], dtype=object)
-    values = texts.tolist()
-    finditer = _word_pattern(tuple(words)).finditer
-    if any("\n" in w for w in words):
-        found = {i: m.group(1).lower() for i, text in zip(texts.index, values, strict=True)
-                 if (m := next(finditer(text), None))}
-        return pd.Series(found, dtype=object) if found else pd.Series([], dtype=object)
-    # One scan of the texts that could hold a word, joined by line breaks (C speed), instead of a search
-    # per caption: a word without a line break cannot match across two texts, and a line break is
-    # a word boundary just as a text's own start and end are.
-    index = texts.index
+    index, values = texts.index, texts.tolist()
     if all(w.isascii() for w in words):
         column = pa.array(values, pa.large_string())
         keep = np.flatnonzero(_may_hold(column, words))
         if pc.all(pc.string_is_ascii(column)).as_py() is not False:  # re's \b and case folding on ASCII are RE2's
             return _first_words(index[keep], column.take(keep), words)
         index, values = index[keep], [values[k] for k in keep]
-    matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
-    if not matches:
-        return pd.Series([], dtype=object)
-    starts = np.cumsum([0] + [len(v) + 1 for v in values[:-1]])
-    which = np.searchsorted(starts, [at for at, _ in matches], side="right") - 1
-    first = np.r_[True, which[1:] != which[:-1]]  # matches come in text order: each text's first
-    return pd.Series([w for (_, w), keep in zip(matches, first, strict=True) if keep],
-                     index=index[which[first]], dtype=object)
+    finditer = _word_pattern(tuple(words)).finditer  # the rest: a search per text that may hold a word
+    found = [(k, m.group(1).lower()) for k, text in enumerate(values) if (m := next(finditer(text), None))]
+    return pd.Series([w for _, w in found], index=index[[k for k, _ in found]], dtype=object) if found else pd.Series(
+        [], dtype=object)
 
 
 def _first_words(index: pd.Index, column: pa.Array, words: Sequence[str]) -> pd.Series:

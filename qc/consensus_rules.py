@@ -103,8 +103,8 @@ def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
     per flag cost more than the rule's own work)."""
     if not df.index.is_unique:
         return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
-    workers, texts = text_features.column(df, "worker_id"), text_features.column(df, "caption")
-    return [(workers[k], texts[k]) for k in df.index.get_indexer(peers).tolist()]
+    return list(zip(*(np.asarray(text_features.column(df, c), dtype=object)[df.index.get_indexer(peers)].tolist()
+                      for c in ("worker_id", "caption")), strict=True))
 
 
 @register("consensus", "caption")
@@ -141,6 +141,8 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     own = _written(df)
     written = np.flatnonzero(text_features.written(df))
     kept = text_features.repeated(text_features.folded_keys(df)[1][written])  # only repeats can count
+    if not kept.any():
+        return flag_frame([])  # most batches: no text twice, nothing to count
     own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in text_features.folded_at(df, written[kept])])
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     # an answer quoting its own item's shown text is about that item (qc/shown_text.py)

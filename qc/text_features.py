@@ -110,9 +110,8 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
 
 
 def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per caption, the hash of its :func:`folded` text and of that without final punctuation (equal texts,
-    equal keys), folded :data:`PART` captions at a time and let go: the batch's folded strings were ~26 MB at
-    200,000 captions, and the rules that read them need only which repeat (and the text of those)."""
+    """Per caption, hashes of its :func:`folded` text and of that without final punctuation, folded :data:`PART`
+    at a time and let go (the folded strings held ~26 MB at 200,000 captions; their rules need only repeats)."""
     def compute() -> tuple[np.ndarray, np.ndarray]:
         texts, column = captions(df), arrow_captions(df)
         whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
@@ -127,14 +126,12 @@ def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def folded_at(df: pd.DataFrame, at: np.ndarray) -> list[str]:
     """The :func:`folded` texts of the captions at positions ``at`` (one at a time: a few rows)."""
-    texts = captions(df)
-    return _folded([texts[k] for k in at.tolist()], None)
+    return _folded([captions(df)[k] for k in at.tolist()], None)
 
 
 def repeated(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
-    """True where a key (with the same ``codes``) is on another row too: every repeated text, as equal texts
-    hash alike, and the caller's exact check weeds out a hash collision among the few rows kept (pandas'
-    ``duplicated`` over every row cost more than the rule's own work)."""
+    """True where a key (with the same ``codes``) is on another row too: every repeated text (equal texts hash
+    alike); the caller's exact check on the few rows kept weeds out a collision."""
     if codes is not None:
         keys = keys * 1_000_003 + codes  # wraps around: still equal for equal pairs
     found = pd.factorize(keys)[0]

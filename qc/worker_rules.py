@@ -166,6 +166,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     written = text_features.written(df)
     own = df.loc[written, ["worker_id", "image_id"]]
     kept = text_features.repeated(text_features.folded_keys(df)[0][written], pd.factorize(own["worker_id"])[0])
+    if not kept.any():
+        return flag_frame([])  # most batches: no caption twice, nothing to count
     own = own[kept].assign(norm=text_features.folded_at(df, np.flatnonzero(written)[kept]))  # only repeats count
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]
     # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
