@@ -101,36 +101,35 @@ def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:
     """Per text that holds one of ``words`` (whole word, any case): the first such word, lower case."""
     if not words or texts.empty:
         return pd.Series([], dtype=object)
-    values = texts.tolist()
-    finditer = _word_pattern(tuple(words)).finditer
-    if any("\n" in w for w in words):
-        found = {i: m.group(1).lower() for i, text in zip(texts.index, values, strict=True)
-                 if (m := next(finditer(text), None))}
-        return pd.Series(found, dtype=object) if found else pd.Series([], dtype=object)
-    # One scan of the texts that could hold a word, joined by line breaks (C speed), instead of a search
-    # per caption: a word without a line break cannot match across two texts, and a line break is
-    # a word boundary just as a text's own start and end are.
-    index, values = _may_hold(texts.index, values, words)
-    matches = [(m.start(), m.group(1).lower()) for m in finditer("\n".join(values))]
-    if not matches:
-        return pd.Series([], dtype=object)
-    starts = np.cumsum([0] + [len(v) + 1 for v in values[:-1]])
-    which = np.searchsorted(starts, [at for at, _ in matches], side="right") - 1
-    first = np.r_[True, which[1:] != which[:-1]]  # matches come in text order: each text's first
-    return pd.Series([w for (_, w), keep in zip(matches, first, strict=True) if keep],
-                     index=index[which[first]], dtype=object)
+    index, values = texts.index, texts.tolist()
+    if all(w.isascii() for w in words):
+        column = pa.array(values, pa.large_string())
+        keep = np.flatnonzero(_may_hold(column, words))
+        if pc.all(pc.string_is_ascii(column)).as_py() is not False:  # re's \b and case folding on ASCII are RE2's
+            return _first_words(index[keep], column.take(keep), words)
+        index, values = index[keep], [values[k] for k in keep]
+    finditer = _word_pattern(tuple(words)).finditer  # the rest: a search per text that may hold a word
+    found = [(k, m.group(1).lower()) for k, text in enumerate(values) if (m := next(finditer(text), None))]
+    return pd.Series([w for _, w in found], index=index[[k for k, _ in found]], dtype=object) if found else pd.Series(
+        [], dtype=object)
 
 
-def _may_hold(index: pd.Index, values: list[str], words: Sequence[str]) -> tuple[pd.Index, list[str]]:
-    """The texts that may hold one of ``words``: all non-ASCII ones (re's case folding is Unicode's)
+def _first_words(index: pd.Index, column: pa.Array, words: Sequence[str]) -> pd.Series:
+    """Each ASCII text's first word of ``words`` (ASCII), by RE2 over the column at once."""
+    pattern = "(?i)\\b(?P<w>" + "|".join(re2_literal(w) for w in words) + ")\\b"
+    found = pc.extract_regex(column, pattern)
+    hit = np.flatnonzero(pc.is_valid(found).to_numpy(zero_copy_only=False))
+    said = found.field("w").take(hit).to_pylist()
+    return pd.Series([w.lower() for w in said], index=index[hit], dtype=object) if len(hit) else pd.Series(
+        [], dtype=object)
+
+
+def _may_hold(column: pa.Array | pa.ChunkedArray, words: Sequence[str]) -> np.ndarray:
+    """Where a text may hold one of ``words`` (ASCII): every non-ASCII text (re's case folding is Unicode's)
     and the ASCII ones holding a word in any ASCII case (Arrow's substring search, in C)."""
-    if not all(w.isascii() for w in words):
-        return index, values
-    column = pa.array(values, pa.large_string())
     any_word = "|".join(re2_literal(w) for w in words)  # one pass for all the words
     maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), pc.match_substring_regex(column, any_word, ignore_case=True))
-    keep = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
-    return index[keep], [values[k] for k in keep]
+    return np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 @lru_cache(maxsize=8)
@@ -142,9 +141,13 @@ def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A non-canned caption containing a configured word, whole word, any case."""
     words = params.get("quality_words", QUALITY_WORDS)
-    texts = _captions(df)[~df["is_precanned"].astype(bool)]
-    found = quality_word_of(texts, words)
-    hits = [(i, word, "|".join(words), clip(text))
+    own, column = text_features.written(df), text_features.arrow_captions(df)
+    if column is not None and all(w.isascii() for w in words):  # only the captions that may hold one
+        own = own & _may_hold(column, words)
+    at, captions = np.flatnonzero(own), text_features.captions(df)
+    texts = pd.Series([captions[k] for k in at], index=df.index[at], dtype=object)
+    found, listed = quality_word_of(texts, words), "|".join(words)
+    hits = [(i, word, listed, clip(text))
             for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
     return caption_flags(df, "quality_words", hits)
 

@@ -98,6 +98,15 @@ def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list
                        f"{min_peers} other workers' captions"}]
 
 
+def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
+    """Each peer row's worker and caption: from the batch's shared lists when row labels are unique (a ``df.at``
+    per flag cost more than the rule's own work)."""
+    if not df.index.is_unique:
+        return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
+    return list(zip(*(np.asarray(text_features.column(df, c), dtype=object)[df.index.get_indexer(peers)].tolist()
+                      for c in ("worker_id", "caption")), strict=True))
+
+
 @register("consensus", "caption")
 def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A caption sharing (almost) nothing with the other workers' captions of its image."""
@@ -105,10 +114,10 @@ def consensus(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_peers = int(_param(params, "consensus_min_peers"))
     scored = consensus_scores(df, min_peers)
     low = scored[scored["score"] < threshold]
+    said = _peers_said(df, low["peer"]) if not low.empty else []  # (itertuples costs)
     hits = [(i, round(float(r.score), 3), threshold,
-             f"best of {int(r.peers)} peers {r.score:.2f}, {df.at[r.peer, 'worker_id']}: "
-             f"{clip(df.at[r.peer, 'caption'], 100)}")
-            for i, r in zip(low.index, low.itertuples(), strict=True)] if not low.empty else []  # (itertuples costs)
+             f"best of {int(r.peers)} peers {r.score:.2f}, {who}: {clip(text, 100)}")
+            for i, r, (who, text) in zip(low.index, low.itertuples(), said, strict=True)] if said else []
     found = caption_flags(df, "consensus", hits)
     info = _skipped_row(df, scored, min_peers)
     return pd.concat([found, flag_frame(info)], ignore_index=True) if info else found
@@ -129,10 +138,12 @@ def consensus_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The same normalised caption on many images, whoever wrote it."""
     min_images = int(_param(params, "shared_template_min_images"))
-    if {"worker_id", "image_id", "caption", "is_precanned"} <= set(df.columns) and not _any_repeat(_norms(df)):
-        return flag_frame([])  # most batches: no text twice, nothing to count
     own = _written(df)
-    own["norm"] = _norms(df)
+    written = np.flatnonzero(text_features.written(df))
+    kept = text_features.repeated(text_features.folded_keys(df)[1][written])  # only repeats can count
+    if not kept.any():
+        return flag_frame([])  # most batches: no text twice, nothing to count
+    own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in text_features.folded_at(df, written[kept])])
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     # an answer quoting its own item's shown text is about that item (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["caption"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
@@ -142,20 +153,5 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     images = shared["norm"].map(common)
     workers = shared["norm"].map(shared.groupby("norm")["worker_id"].nunique())
     hits = [(i, int(n), min_images, f"on {int(n)} images by {int(w)} worker(s): {clip(text, 100)}")
-            for i, n, w, text in zip(shared.index, images, workers, shared["caption"], strict=True)]
+            for i, n, w, text in zip(shared.index, images, workers, shared["caption"].tolist(), strict=True)]
     return caption_flags(df, "shared_template", hits)
-
-
-def _norms(df: pd.DataFrame) -> list[str]:
-    """The non-canned captions folded, final punctuation off (as text_similarity.normalise)."""
-    folded = np.array(text_features.folded(df), dtype=object)[text_features.written(df)]
-    return [t.rstrip(FINAL_PUNCTUATION) for t in folded]
-
-
-def _any_repeat(texts: list[str]) -> bool:
-    seen: set[str] = set()
-    for text in texts:
-        if text and text in seen:
-            return True
-        seen.add(text)
-    return False

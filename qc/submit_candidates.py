@@ -22,6 +22,8 @@ def re2_literal(text: str) -> str:
 
 _SPACE_CLASS = f"[{re2_literal(SPACE)}]"
 _NOT_SPACE_CLASS = f"[^{re2_literal(SPACE)}]"
+BLANK = f"^{_SPACE_CLASS}*$"  # qc.submit_rules.is_blank
+SECOND_SENTENCE = f"[.!?]{_SPACE_CLASS}+{_NOT_SPACE_CLASS}"  # qc.submit_rules._SECOND_SENTENCE, character for character
 
 
 def _mask(found: pa.ChunkedArray) -> np.ndarray:
@@ -34,8 +36,7 @@ def _required(rules: SubmitRules) -> Candidates | None:
 
 
 def _one_sentence(rules: SubmitRules) -> Candidates | None:
-    # qc.submit_rules._SECOND_SENTENCE, character for character
-    return lambda column: _mask(pc.match_substring_regex(column, f"[.!?]{_SPACE_CLASS}+{_NOT_SPACE_CLASS}"))
+    return lambda column: _mask(pc.match_substring_regex(column, SECOND_SENTENCE))
 
 
 def _banned_prefix(rules: SubmitRules) -> Candidates | None:

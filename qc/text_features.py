@@ -19,8 +19,10 @@ import pyarrow.compute as pc
 from qc.char_counts import TextCounts, text_counts
 from qc.invisible_text import visible
 from qc.submit_rules import canned_form, is_canned
+from qc.text_similarity import FINAL_PUNCTUATION
 
 T = TypeVar("T")
+PART = 16_384  # captions folded at a time
 _ASCII_SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]"  # str.isspace's ASCII characters, in RE2's syntax
 # non-ASCII, or whitespace that folding changes: at either end, before a space, or other than a space
 _NOT_PLAIN = f"[^\\x00-\\x7f]|^{_ASCII_SPACE}|{_ASCII_SPACE}$|{_ASCII_SPACE} |[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f]"
@@ -65,6 +67,16 @@ def column(df: pd.DataFrame, name: str) -> list[Any]:
     return shared(df, ("column", name), lambda: df[name].tolist())
 
 
+def all_text(df: pd.DataFrame, name: str) -> bool:
+    """Whether every value of a column is a ``str`` (a ``str`` column without a blank, or each value's type)."""
+    def check() -> bool:
+        values = df[name]
+        return (isinstance(values.dtype, pd.StringDtype) and not values.isna().any()) or all(
+            type(v) is str for v in column(df, name))
+
+    return shared(df, ("all_text", name), check)
+
+
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
     """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
@@ -95,6 +107,35 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
     for k in np.flatnonzero(pc.fill_null(odd, True).to_numpy(zero_copy_only=False)).tolist():
         out[k] = " ".join(visible(texts[k]).split()).lower()
     return out
+
+
+def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per caption, hashes of its :func:`folded` text and of that without final punctuation, folded :data:`PART`
+    at a time and let go (the folded strings held ~26 MB at 200,000 captions; their rules need only repeats)."""
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        texts, column = captions(df), arrow_captions(df)
+        whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
+        for start in range(0, len(texts), PART):
+            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART))
+            whole[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
+            norm[start:start + len(part)] = [hash(t.rstrip(FINAL_PUNCTUATION)) for t in part]
+        return whole, norm
+
+    return shared(df, "folded_keys", compute)
+
+
+def folded_at(df: pd.DataFrame, at: np.ndarray) -> list[str]:
+    """The :func:`folded` texts of the captions at positions ``at`` (one at a time: a few rows)."""
+    return _folded([captions(df)[k] for k in at.tolist()], None)
+
+
+def repeated(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
+    """True where a key (with the same ``codes``) is on another row too: every repeated text (equal texts hash
+    alike); the caller's exact check on the few rows kept weeds out a collision."""
+    if codes is not None:
+        keys = keys * 1_000_003 + codes  # wraps around: still equal for equal pairs
+    found = pd.factorize(keys)[0]
+    return np.bincount(found)[found] > 1
 
 
 def counts(df: pd.DataFrame) -> TextCounts:

@@ -55,21 +55,22 @@ def _non_word_table() -> dict[int, str]:
 
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """(text index, term index) per token, and the terms; None if a text holds the separator. :data:`TOKEN_PART`
-    texts at a time (the whole batch at once took ~130 MB), numbered as one pass over the batch would."""
+    """Tokens per text, the term index of each token (in text order), and the terms; None if a text holds the
+    separator. :data:`TOKEN_PART` texts at a time (the whole batch at once took ~130 MB), numbered as one pass
+    over the batch would."""
     numbers: dict[str, int] = {}
-    text_parts, term_parts = [], []
+    length_parts, term_parts = [], []
     for start in range(0, len(texts), TOKEN_PART):
         found = _part_codes(texts[start:start + TOKEN_PART])
         if found is None:
             return None
         text_of, term_of, terms = found
         renumber = np.array([numbers.setdefault(t, len(numbers)) for t in terms], dtype=np.int32)
-        text_parts.append((text_of + start).astype(np.int32))
+        length_parts.append(np.bincount(text_of, minlength=len(texts[start:start + TOKEN_PART])))
         term_parts.append(renumber[term_of])
-    if not text_parts:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), []
-    return np.concatenate(text_parts), np.concatenate(term_parts), list(numbers)
+    if not length_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), []
+    return np.concatenate(length_parts), np.concatenate(term_parts), list(numbers)
 
 
 def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
@@ -95,9 +96,8 @@ def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[st
 
 def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     per_text = [words(t.lower()) for t in texts]
-    text_of = np.repeat(np.arange(len(texts)), [len(t) for t in per_text])
     codes, terms = pd.factorize(np.array([w for t in per_text for w in t], dtype=object))
-    return text_of, codes, [str(t) for t in terms]
+    return np.array([len(t) for t in per_text], dtype=np.int64), codes, [str(t) for t in terms]
 
 
 @lru_cache(maxsize=1)
@@ -109,12 +109,15 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     """
     from scipy import sparse
 
-    found = _token_codes(texts) or _token_codes_slow(texts)
-    text_of, term_of, terms = found
+    lengths, term_of, terms = _token_codes(texts) or _token_codes_slow(texts)
     if not terms:
         return None
-    counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), (text_of, term_of)),
+    # tokens come in text order: each text's run of term numbers is its row, without a (row, column) copy
+    indptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    counts = sparse.csr_matrix((np.ones(len(term_of), dtype=np.float32), term_of, indptr),
                                shape=(len(texts), len(terms)))
+    del term_of, indptr
     counts.sum_duplicates()
     rows, idf = _tfidf(counts)
     return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, idf)
@@ -128,12 +131,14 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
-    # a block of rows at a time: each row's weights are its own, so the blocks stacked
-    # are the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
-    blocks = [_unit_rows(counts[start:start + TOKEN_PART], idf) for start in range(0, n_texts, TOKEN_PART)]
-    if len(blocks) == 1:
-        return blocks[0], idf
-    return sparse.csr_matrix(sparse.vstack(blocks, format="csr"), dtype=np.float32), idf
+    # a block of rows at a time, each written over its counts (read already): each row's weights are its own,
+    # so the blocks are the whole matrix's to the bit, without its float64 copies at once (~65 MB for
+    # 200,000 captions) or a second matrix; a weight is never 0, so each block keeps its rows' terms
+    for start in range(0, n_texts, TOKEN_PART):
+        block = _unit_rows(counts[start:start + TOKEN_PART], idf)
+        at = slice(counts.indptr[start], counts.indptr[min(start + TOKEN_PART, n_texts)])
+        counts.data[at], counts.indices[at] = block.data, block.indices
+    return sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=counts.shape), idf
 
 
 def _unit_rows(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
@@ -185,12 +190,7 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)
     filled = np.diff(rows.indptr) > 0
     peers = _peer_counts(group, author, filled)
-    left, right, sims = _group_pairs(rows, group, author)
-    rough = np.zeros(n)
-    np.maximum.at(rough, left, sims)
-    slack = 1e-6 + 2.5e-7 * np.diff(rows.indptr)  # > twice a float32 sum's error bound over a row's terms
-    near = sims >= rough[left] - slack[left]
-    left, right = left[near], right[near]
+    left, right = _near_pairs(rows, group, author)
     sims = row_cosines(rows, left, right)
     best = np.where(peers > 0, 0.0, -1.0)
     np.maximum.at(best, left, sims)
@@ -202,17 +202,19 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
     return best, np.where(peers > 0, best_peer, -1), peers
 
 
-def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
-                 author: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every two rows of one group by different authors sharing a word, with their cosine, whole groups of about
-    :data:`TOKEN_PART` rows at a time (all at once took ~100 MB); each cosine is the one a single product gives."""
+def _near_pairs(rows: sparse.csr_matrix, group: np.ndarray, author: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every two rows of one group by different authors sharing a word whose rough cosine is within a float32
+    sum's error of the row's best, whole groups of about a quarter of :data:`TOKEN_PART` rows at a time (all at
+    once took ~100 MB; a part's groups are all its rows' peers, so the other pairs are let go part by part)."""
     from scipy import sparse
 
+    rough = np.zeros(rows.shape[0])
+    slack = 1e-6 + 2.5e-7 * np.diff(rows.indptr)  # > twice a float32 sum's error bound over a row's terms
     order = np.argsort(group, kind="stable")
     starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])  # each group's first place
-    first = np.searchsorted(starts, np.arange(0, len(order), TOKEN_PART))  # the group starting at or after each
+    first = np.searchsorted(starts, np.arange(0, len(order), max(1, TOKEN_PART // 4)))  # the group at or after each
     cuts = np.unique(np.r_[starts[first[first < len(starts)]], len(order)])
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    found: list[tuple[np.ndarray, np.ndarray]] = []
     for a, b in pairwise(cuts.tolist()):
         at = order[a:b]
         part = rows[at]
@@ -222,9 +224,15 @@ def _group_pairs(rows: sparse.csr_matrix, group: np.ndarray,
         pairs = (keyed @ keyed.T).tocoo()
         left, right = at[pairs.row], at[pairs.col]
         keep = (left != right) & (author[left] != author[right])
-        found.append((left[keep], right[keep], pairs.data[keep]))
+        left, right, sims = left[keep], right[keep], pairs.data[keep]
+        if len(left) == 0:
+            continue
+        runs = np.flatnonzero(np.r_[True, left[1:] != left[:-1]])  # a row's pairs are one run (COO rows in order)
+        rough[left[runs]] = np.maximum.reduceat(sims, runs)  # cosines are > 0: as maximum.at over the zeros
+        near = sims >= rough[left] - slack[left]
+        found.append((left[near], right[near]))
     if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))  # type: ignore[return-value]
 
 
@@ -233,8 +241,8 @@ def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) 
     if len(left) == 0:
         return np.zeros(0, dtype=np.float32)
     parts = []
-    for start in range(0, len(left), 4 * TOKEN_PART):
-        products = matrix[left[start:start + 4 * TOKEN_PART]].multiply(matrix[right[start:start + 4 * TOKEN_PART]])
+    for start in range(0, len(left), TOKEN_PART):
+        products = matrix[left[start:start + TOKEN_PART]].multiply(matrix[right[start:start + TOKEN_PART]])
         parts.append(np.asarray(products.sum(axis=1)).ravel())
     return np.concatenate(parts)
 

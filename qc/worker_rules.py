@@ -123,10 +123,9 @@ def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[in
     image id is not text."""
     if not {"image_id", "is_precanned"} <= set(df.columns):
         return None  # pandas' path says which is missing
-    images = text_features.column(df, "image_id")
-    if not all(type(i) is str for i in images):
+    if not text_features.all_text(df, "image_id"):
         return None
-    codes = pd.factorize(np.asarray(images, dtype=object))[0]
+    codes = pd.factorize(np.asarray(text_features.column(df, "image_id"), dtype=object))[0]
     canned = np.asarray(~text_features.written(df), dtype=bool)
     size = np.bincount(codes)
     odd = np.bincount(codes, weights=canned if used else ~canned, minlength=len(size))
@@ -165,11 +164,12 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """One worker giving the same non-canned caption to different images."""
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
-    if not _any_repeat(df):
-        return flag_frame([])
-    own = df.loc[written, ["worker_id", "image_id"]].copy()
-    own["norm"] = np.array(text_features.folded(df), dtype=object)[written]
-    own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]  # only repeats can count
+    own = df.loc[written, ["worker_id", "image_id"]]
+    kept = text_features.repeated(text_features.folded_keys(df)[0][written], pd.factorize(own["worker_id"])[0])
+    if not kept.any():
+        return flag_frame([])  # most batches: no caption twice, nothing to count
+    own = own[kept].assign(norm=text_features.folded_at(df, np.flatnonzero(written)[kept]))  # only repeats count
+    own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]
     # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["norm"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
@@ -181,32 +181,15 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return flag_frame(rows)
 
 
-def _any_repeat(df: pd.DataFrame) -> bool:
-    """Whether a worker wrote one (non-blank, folded) caption twice: most batches none, and then
-    ``duplicate_text`` has nothing to count (True, to let pandas decide, when a worker id is not text)."""
-    if not {"worker_id", "image_id", "caption"} <= set(df.columns):
-        return True  # pandas' path says which is missing
-    workers = text_features.column(df, "worker_id")
-    seen: set[tuple[str, str]] = set()
-    for worker, norm, own in zip(workers, text_features.folded(df), text_features.written(df).tolist(), strict=True):
-        if type(worker) is not str:
-            return True
-        if own and norm:
-            if (worker, norm) in seen:
-                return True
-            seen.add((worker, norm))
-    return False
-
-
 @register("random_sample", "caption")
 def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """A seeded random share of assignments picked for human review. A batch checked again keeps its earlier
     picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
     would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
-    ids = text_features.column(df, "assignment_id") if "assignment_id" in df.columns else [None]
-    if not all(type(a) is str for a in ids):  # ids that are not text: pandas decides which are the same
-        return _random_sample_frames(df, params, share)
+    if "assignment_id" not in df.columns or not text_features.all_text(df, "assignment_id"):
+        return _random_sample_frames(df, params, share)  # ids that are not text: pandas decides which are the same
+    ids = text_features.column(df, "assignment_id")
     first: dict[str, int] = {}
     for k, assignment in enumerate(ids):
         first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')

@@ -34,15 +34,15 @@ def _counts(captions: pd.DataFrame) -> dict[str, tuple[int, int]] | None:
     """(flagged, counted) per worker in ``worker_id`` order; None unless ids are text and ``flagged`` boolean."""
     if captions["flagged"].dtype != bool:
         return None
-    workers = captions["worker_id"].tolist()
-    if not all(type(w) is str for w in workers):
+    ids = captions["worker_id"]
+    workers = ids.to_numpy(dtype=object)
+    if not (isinstance(ids.dtype, pd.StringDtype) and not ids.isna().any()) and not all(
+            type(w) is str for w in workers):
         return None
-    found: dict[str, list[int]] = {}
-    for worker, flagged in zip(workers, captions["flagged"].tolist(), strict=True):
-        n = found.setdefault(worker, [0, 0])
-        n[0] += flagged
-        n[1] += 1
-    return {w: (found[w][0], found[w][1]) for w in sorted(found)}
+    codes, names = pd.factorize(workers, sort=True)  # sorted as Python sorts text
+    counted = np.bincount(codes, minlength=len(names))
+    flagged = np.bincount(codes[captions["flagged"].to_numpy()], minlength=len(names))
+    return dict(zip(names.tolist(), zip(flagged.tolist(), counted.tolist(), strict=True), strict=True))
 
 
 def _grouped_rows(captions: pd.DataFrame, rule: str, share: float, what: str, min_captions: int,

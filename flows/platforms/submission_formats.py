@@ -9,6 +9,7 @@ and ``line`` = its file line ("" on rows that were read), flagged by qc/answer_f
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from datetime import UTC, datetime, timedelta, timezone
@@ -17,9 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import RowFault, fast_columns, read_answer_table
+from flows.core.inputs.csv_writing import PLAIN_NUMBER
 from flows.core.inputs.text_files import read_text
 from flows.platforms.task_answer_results import TASK_ANSWERS, MalformedRow, from_task_answers, malformed_row, page_text
 from qc.telemetry import looks_like_event_log
@@ -107,11 +110,8 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
             or not {*PLAIN, "work_time_s"} <= names or names & set(PLAIN_TELEMETRY)):  # telemetry: the careful path
         return None
     column = dict(zip(header, table.columns, strict=True))
-    try:  # float() per value, as the careful path reads a work time
-        seconds = np.array(column["work_time_s"].to_pylist(), dtype=object).astype(float)
-    except (ValueError, TypeError, OverflowError):
-        return None
-    if not (np.isfinite(seconds) & (seconds >= 0)).all():
+    seconds = _work_seconds(column["work_time_s"])
+    if seconds is None or not (np.isfinite(seconds) & (seconds >= 0)).all():
         return None
     out = pd.DataFrame({k: _text_column(column[k], shared=k != "caption") for k in PLAIN} | {"work_time_s": seconds})
     if "is_precanned" in names:
@@ -120,6 +120,18 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
             return None
         out["is_precanned"] = [v in TRUE_TEXT for v in said]
     return out
+
+
+def _work_seconds(values: pa.ChunkedArray) -> np.ndarray | None:
+    """float() of each value, as the careful path reads a work time (None when one is not a number): plain
+    decimal numbers by Arrow's cast at once (both round correctly), other spellings one by one."""
+    with contextlib.suppress(pa.ArrowException):
+        if pc.all(pc.match_substring_regex(values, f"^{PLAIN_NUMBER.pattern}$")).as_py():
+            return pc.cast(values, pa.float64()).to_numpy()
+    try:
+        return np.array(values.to_pylist(), dtype=object).astype(float)
+    except (ValueError, TypeError, OverflowError):
+        return None
 
 
 def _text_column(values: pa.ChunkedArray, shared: bool) -> pd.Series:
