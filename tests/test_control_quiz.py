@@ -214,3 +214,20 @@ def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Pa
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
     assert worked and not wrong & worked  # the adversaries failed the test: no HIT of the campaign
+
+
+def test_a_place_paid_by_its_estimate_covers_the_quiz_on_a_workers_first_place(tmp_path: Path) -> None:
+    from bench.answers_accuracy import project
+    from flows.campaigns.task_kinds import load_campaign
+
+    config = project(tmp_path, 60, 0, 0.2, per_page=1)
+    with_quiz, on_mturk = load_campaign(config, "prolific"), load_campaign(config, "mturk")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[answers]\n", "[answers]\nquiz = 0\n"), encoding="utf-8")
+    without = load_campaign(config, "prolific")
+    assert with_quiz.prolific.estimated_minutes > without.prolific.estimated_minutes
+    assert with_quiz.prolific.maximum_minutes >= without.prolific.maximum_minutes
+    assert any("first place also holds the control quiz" in n for n in with_quiz.notes)
+    assert not any("control quiz" in n for n in without.notes)
+    # a route that pays no place by its estimate (MTurk's quiz is a qualification test) is planned as before
+    assert not any("control quiz" in n for n in on_mturk.notes)

@@ -34,7 +34,7 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
     try:
         plan = kind_of(cfg).plan(cfg)
         if platform and platform_facts(platform).WHOLE_MINUTES and "estimated_minutes" not in given:
-            cfg, plan = whole_minute_unit(cfg, plan, platform)
+            cfg, plan = first_place_with_quiz(*whole_minute_unit(cfg, plan, platform), platform)
     except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
         return cfg
     p = cfg.prolific
@@ -65,6 +65,26 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
             f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
             f"estimated_minutes in [prolific] to keep {n} a place")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
+
+
+def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
+                          ) -> tuple[CampaignConfig, PlanDefaults]:
+    """A route that pays a place by its estimate serves the control quiz on a worker's first place, beside its
+    items: the estimate covers that place (later ones are paid for more than they take), so no first place is
+    underpaid. The quiz counted at its largest, the controls file's items up to ``[answers] quiz``."""
+    from flows.answers.control_items import read_controls
+    from postprocess.answers.control_items import quiz_mark
+
+    controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
+    quiz = min(cfg.answers.quiz, controls["item_id"].nunique()) if controls is not None else 0
+    if not quiz or quiz_mark(quiz) <= 0:
+        return cfg, plan
+    longest = dataclasses.replace(cfg, images_per_hit=cfg.images_per_hit + quiz)
+    minutes = kind_of(longest).plan(longest).minutes
+    note = (f"note: on {platform_facts(platform).LABEL} a worker's first place also holds the control quiz (up to "
+            f"{quiz} items): the estimate covers that place, about {minutes:.1f} min against {plan.minutes:.1f} min "
+            "for a later one, so no first place is underpaid")
+    return dataclasses.replace(cfg, notes=(*cfg.notes, note)), dataclasses.replace(plan, minutes=minutes)
 
 
 def load_campaign(path: str | Path, platform: str = "") -> CampaignConfig:
