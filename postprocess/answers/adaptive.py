@@ -72,9 +72,7 @@ class StoppingRule:
 
 
 # `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
-# equal): two judgements an item, one more while the answer's confidence is under 0.99, within half the file's
-# judgements, the largest expected gain first; what is left of the half then serves 0.999 (the rule:
-# postprocess.answers.adaptive_budget).
+# equal); the budget's rule: postprocess.answers.adaptive_budget
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 
