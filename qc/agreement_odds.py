@@ -7,16 +7,11 @@ and the declared kind, ``kind`` ("number") or ``scale`` ("1..7"): only those fie
 other's answers are categories. Params: ``item_blind_alpha`` (0.01), ``item_blind_honest_share`` (2/3),
 ``item_blind_min_others`` (2).
 
-Per judged answer (an item with ``min_others`` other answers and one consensus), its tier away from the
-others' consensus (0 agrees), and the likelihood ratio ``e = q/h`` of that tier: ``h`` the honest floor (the
-field's crowd's tiers mixed with chance's, ``c + honest_share (r - c)``), ``q`` the item-blind prediction from
-the worker's own earlier answers smoothed toward the field's; per item the mean over its fields. The
-evidence ``E`` is the mean, over the smoothing weights ``PRIOR_WEIGHTS``, of the product over items: each
-product is a test supermartingale for a worker at least as close as ``h``, and so is their mean (a lightly
-smoothed prediction catches a constant answer a page or two sooner, a heavily smoothed one is steadier on
-a random one). By Ville's inequality ``E`` ever reaches ``1/alpha``, at any look, with chance at most
-``alpha``. A flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. The test in full, and its measured false
-alarms: docs/explanation/qc-rules.md.
+Per judged answer, the likelihood ratio of its tier away from the others' consensus, the item-blind
+prediction (the worker's own earlier answers, smoothed by each of ``PRIOR_WEIGHTS``) over the honest floor;
+the evidence ``E``, the mean over the weights of the products over items, is a test supermartingale, so by
+Ville's inequality a flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. The test in full, and its measured
+false alarms: docs/explanation/qc-rules.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""Rules that compare a caption with other captions and with the task page.
+"""Rules that compare a caption with other captions and with the task page: ``consensus``,
+``consensus_rate``, ``shared_template`` and ``instruction_echo`` (docs/explanation/qc-rules.md states each
+and its parameters; an answer quoting its own item's shown text, ``item_text``: qc/shown_text.py, is no
+shared template; ``instruction_echo`` reads ``params["page_text"]``: qc/echo_rules.py).
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
-caption). Canned captions are neither scored nor used as peers: they carry no content.
-
-- ``consensus``: a caption whose best TF-IDF cosine with the other workers' captions of the
-  same image is below ``consensus_threshold``; images with fewer than
-  ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row.
-- ``consensus_rate``: a worker with at least ``consensus_rate_min_captions`` scored captions,
-  ``consensus_rate_share`` or more of them below the threshold.
-- ``shared_template``: one normalised text on ``shared_template_min_images`` or more
-  images, whoever wrote it (scripts, several accounts sharing one template); an answer quoting
-  its own item's shown text (``item_text``: qc/shown_text.py) is not counted.
-- ``instruction_echo``: a caption whose cosine with a line of the page's own visible text
-  (``page_text``: instructions, examples, banned phrases) reaches
-  ``instruction_echo_threshold``.
+caption). Canned captions are neither scored nor used as peers: they carry no content. Images with
+fewer than ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row.
 """
 
 from __future__ import annotations

@@ -6,15 +6,11 @@ field's number of options; 0 or absent: the distinct answers seen on the field, 
 Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence) and
 ``straight_lining_alpha`` (0.01).
 
-The evidence (docs/explanation/qc-rules.md states it in full): ``r``, how often the field's other workers
-agree with the rest's majority (within one point of their median on a scale), held in ``[1/k, R_MAX]``; an
-honest worker's chance of each answer per item from an agreement rate ``r`` or higher and the others' answers;
-the run's p-value ``P``, the chance of one answer on all ``n`` items at most as likely as the worker's, at its
-largest over those rates. A worker's evidence is the
-smallest ``P`` of a field with ``n >= min_items``, or Fisher's combination over their fields where smaller (an
-honest worker's fields are independent). Below ``alpha`` it is flagged; each worker judged is one test, so
-the flag that blocks, ``choice_straight_lining``, needs ``alpha / m`` for ``m`` workers judged (Bonferroni);
-between the two it is ``choice_straight_lining_review``, for a person, never a block.
+The evidence (docs/explanation/qc-rules.md states it in full): the run's p-value under an honest worker
+at least as agreeing as the field's crowd (``r`` held in ``[1/k, R_MAX]``), the smallest over a worker's
+fields with ``n >= min_items`` or Fisher's combination where smaller. Below ``alpha / m`` for ``m`` workers
+judged (Bonferroni) it is ``choice_straight_lining``, which blocks; below ``alpha`` only
+``choice_straight_lining_review``, for a person, never a block.
 """
 
 from __future__ import annotations

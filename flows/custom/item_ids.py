@@ -15,7 +15,7 @@ STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>\s*", re.S | re.I)
 def per_item_ids(body: str) -> str:
     """``body`` with each id that only labels and markup use given the item's index (see the module)."""
     code = " ".join(m.group(2) for m in SCRIPT_OR_STYLE.finditer(body))
-    markup = _outside_code(body)
+    markup = SCRIPT_OR_STYLE.sub(" ", body)
     labelled = {m.group(3) for m in ID_ATTR.finditer(markup)} & {m.group(3) for m in FOR_ATTR.finditer(markup)}
     free = {i for i in labelled if not re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", code)}
     if not free:
@@ -34,7 +34,3 @@ def shared_styles(body: str) -> tuple[str, str]:
     if not moved:
         return body, ""
     return STYLE.sub(lambda m: "" if m.group(0) in moved else m.group(0), body), "".join(moved)
-
-
-def _outside_code(body: str) -> str:
-    return SCRIPT_OR_STYLE.sub(" ", body)

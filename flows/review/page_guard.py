@@ -1,11 +1,9 @@
 """What the local pages (``hitflow review``, ``hitflow ui``) send on every response, whatever answers
 it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for.
 
-The pages' routes get the task server's headers (``SecurityHeaders``: a nonce-based CSP); the
-responses made outside them (the overview's sign-in in front of a review queue or a report, an
-error page) got none: a 403 went out with no CSP and could be sniffed as HTML. ``EveryResponse``
-wraps the whole app, so nothing leaves without a CSP (a strict one where the route set none),
-``nosniff`` and ``no-store``.
+The pages' routes get the task server's headers (``SecurityHeaders``: a nonce-based CSP); ``EveryResponse``
+wraps the whole app, so the responses made outside them (a sign-in, an error page) leave with a CSP too
+(a strict one where the route set none), ``nosniff`` and ``no-store``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot
-starve real participants.
+starve real participants (docs/security.md states the threat and the bounds in full).
 
-Anyone can open ``/task/NAME?PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...`` with made-up ids; each such
-session held a unit until it lapsed (the campaign's hold time, 30 minutes and more). Under adaptive
-overlap a unit is not handed out past ``max_judgements``, so a crowd of them left real newcomers "no work
-left". Prolific is the judge of who is real: a session it listed at the run's last look
-(``platform_submissions``) is *confirmed*; every other one (made up, or opened since that look) is not,
-and only those are ever taken back here. Bounds, each for the Prolific route only:
-
-- per address (an IPv6 address by its /64; a forwarded one only behind ``--trusted-proxy``, as uvicorn
-  decides), at most ``per_address`` unconfirmed open holds per campaign; the next arrival from there gets a
-  429 page. Addresses are kept in memory only (personal data: never in the ledger), so a restart forgets them;
-- per participant, one open hold per batch: a new session takes back their earlier unconfirmed one
-  (Prolific gives a participant one submission per study at a time);
-- per batch, at most ``places + margin`` holders (submitted or open); past it, an arrival first takes back
-  the oldest unconfirmed open holds; and an arrival who would find no work takes back the oldest
-  unconfirmed open hold on a unit still new to them, then is served.
+Prolific is the judge of who is real: a session it listed at the run's last look (``platform_submissions``)
+is *confirmed*; every other one is not, and only those are ever taken back here. Per address (an IPv6
+address by its /64; a forwarded one only behind ``--trusted-proxy``) at most ``per_address`` unconfirmed open
+holds per campaign, else a 429 page; addresses are kept in memory only (personal data: never in the ledger).
+Per participant one open hold per batch; per batch at most ``places + margin`` holders; an arrival who would
+find no work takes back the oldest unconfirmed open hold on a unit still new to them.
 
 A hold taken back is ``released = 2``. Its page still submits and the answer is kept (and paid, if Prolific
 lists it): from then on it counts on its unit again (``HOLDS_UNIT``), so a real person caught by this costs

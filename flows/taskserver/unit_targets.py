@@ -2,16 +2,12 @@
 
 Without it every unit is handed out up to ``assignments_per_image``. With it (or caption top-ups) a unit is asked for
 ``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
-flows/platforms/unit_extensions.py): the people who arrive after a round (Prolific's added places,
-invitees opening their links again) get the uncertain units.
+flows/platforms/unit_extensions.py): the people who arrive after a round get the uncertain units.
 
-The usual fallback for someone who finds every unit at its target (a unit new to them all the same) is
-off for invitees: an invite link is never handed a unit at its target, so nobody gives a judgement no
-round asked for; such an invitee is told there is no work left for them. On Prolific it stays, capped at
-``max_judgements``: a place there is free again only when Prolific settled a submission unpaid (returned,
-timed out), which the task server learns at the run's next look, so the newcomer is that work's
-replacement, steered to the unit that most likely lost it (``unsettled_holders``, task_units.replaced_unit);
-refusing them would turn away one participant after another until then.
+An invite link is never handed a unit at its target (nobody gives a judgement no round asked for). On Prolific
+the usual fallback stays, capped at ``max_judgements``: a place there is free again only when Prolific settled a
+submission unpaid, which the task server learns at the run's next look, so the newcomer is that work's
+replacement, steered to the unit that most likely lost it (``unsettled_holders``, task_units.replaced_unit).
 """
 
 from __future__ import annotations

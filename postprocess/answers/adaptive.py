@@ -4,17 +4,9 @@
 contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a time in the
 file's order. Every item starts with ``rule.min_judgements``; after each round the used judgements alone
 are aggregated (worker skills too), and an item takes its next judgement only while the stopping rule
-calls it uncertain, so a judgement the rule did not ask for is never read: the replay is what a live
-campaign would have paid.
-
-An item stops at ``max_judgements`` (or when the file has no more for it); past ``min_judgements`` once its
-confidence reaches ``rule.confidence`` or its leading label is ``rule.lead`` votes ahead; with
-``rule.settled`` also once the judgements it may still take could at best tie its answer (its ``margin`` at
-least that many ``vote_weight``, less ``log SETTLED_ODDS``). The confidence is the one answers.csv reports
-(``stop_on = "skill"``: the skill posterior, bounded by the judgements, calibrated on ``controls`` when
-given) or the method's own (``stop_on = "method"``). ``rule.fast_share`` weighs fast workers as a live
-campaign does (a ``seconds`` column); ``rule.budget`` caps the share of the file's judgements spent, by
-largest expected gain first (postprocess.answers.adaptive_budget states the rule).
+calls it uncertain (``StoppingRule``; docs/reference/outputs.md states it), so a judgement the rule did not
+ask for is never read: the replay is what a live campaign would have paid. ``rule.budget`` caps the share
+spent (postprocess.answers.adaptive_budget).
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, the columns of ``ANSWER_COLUMNS`` plus
 ``judgements_used``, ``available`` and ``stop_confidence``, one row per item and field, from the used
@@ -80,9 +72,7 @@ class StoppingRule:
 
 
 # `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
-# equal): two judgements an item, one more while the answer's confidence is under 0.99, within half the file's
-# judgements, the largest expected gain first; what is left of the half then serves 0.999 (the rule:
-# postprocess.answers.adaptive_budget).
+# equal); the budget's rule: postprocess.answers.adaptive_budget
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 

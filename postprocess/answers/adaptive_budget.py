@@ -1,19 +1,11 @@
 """Adaptive overlap's budget: at most a share of the judgements the file holds, spent where a label is likeliest to
 make an answer right. Pure arrays, in the order of the replay's items and fields (postprocess.answers.adaptive).
 
-With ``StoppingRule.budget`` under 1 and the stop on the skill posterior:
-
-1. every item gets ``min_judgements`` (all it has, if fewer): the user's floor on every answer; a budget that
-   cannot pay it is raised to (:func:`paid`), and the summary's ``budget`` says so (:func:`budget_said`);
-2. each round, of the items still uncertain (under ``confidence``, not settled; once none is, under
-   ``budget_confidence``) at most ROUND_SHARE of the items, and no more than the budget has left, take one more
-   judgement, the largest expected gain per judgement first (:func:`expected_gain`: the knowledge gradient of
-   Frazier, Powell and Dayanik 2008, as Chen, Lin and Zhou applied it to crowd labels, ICML 2013, looking up to
-   LOOKAHEAD judgements ahead as KG(*) does, since one label alone often cannot change an answer);
-3. the replay ends when the budget is spent or no candidate is left.
-
-Why the gain and the cap on a round, and what was tried: docs/explanation/adaptive-overlap.md ("The budget of a
-replay").
+Every item gets ``min_judgements`` first (a budget that cannot pay it is raised to: :func:`paid`,
+:func:`budget_said`); then each round at most ROUND_SHARE of the items still uncertain take one more judgement,
+the largest expected gain per judgement first (:func:`expected_gain`, the knowledge gradient looking up to
+LOOKAHEAD judgements ahead), until the budget is spent or no candidate is left. The rule in full, why, and what
+was tried: docs/explanation/adaptive-overlap.md ("The budget of a replay").
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's (crowd-kit's
-took 81 s to over 600 s on 92,721 labels).
+postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's.
 
-``import crowdkit.aggregation`` runs the package's ``__init__``, which imports every model crowd-kit
-has and through them nltk, scikit-learn and scipy.stats: ~80 MB resident and ~1 s, paid at the end
-of every caption campaign (its "is there text?" answers), where it was the 39,181-image run's peak.
-Majority vote and the two Dawid-Skene models need only attrs, numpy and pandas, so their modules are
-loaded with the two package ``__init__`` files above them skipped: the same code, the same results.
-The skipped packages are left out of ``sys.modules`` afterwards, so a later ``import
-crowdkit.aggregation`` runs its ``__init__`` as usual and reuses the modules loaded here.
+``import crowdkit.aggregation`` imports every model crowd-kit has and through them nltk, scikit-learn and
+scipy.stats (~80 MB resident and ~1 s, at the end of every caption campaign). Majority vote and the two
+Dawid-Skene models need only attrs, numpy and pandas, so their modules are loaded with the two package
+``__init__`` files above them skipped: the same code, the same results. The skipped packages are left out
+of ``sys.modules`` afterwards, so a later ``import crowdkit.aggregation`` runs its ``__init__`` as usual.
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """crowd-kit's Dawid-Skene (1979) over integer codes, float for float: the same sums in the same order,
-so the same ``probas_`` to the last bit at numpy's speed (crowd-kit 1.4.2 writes each EM step as pandas
-joins and group-bys over one row per judgement: ~2/3 of an adaptive replay's CPU, ~0.14 s a fit there).
+so the same ``probas_`` to the last bit at numpy's speed (crowd-kit's pandas joins per EM step were ~2/3
+of an adaptive replay's CPU).
 
-What keeps the floats equal: pandas' group sums, done as pandas does them (:func:`_kahan_sums`: its
-Cython ``group_sum``, Kahan-compensated in row order, or where the rows are in group order already its
-sorted path, ``np.add.reduceat``); its means and row sums reduce numpy arrays laid out as pandas' blocks
-are (:func:`_block`); groups, tasks and labels come in first-seen order, as ``groupby(sort=False)`` and
-crowd-kit's majority-vote start give them; where a worker's labels come sorted together and a worker gave one
-label three times or more (that group sum's sorted path is not reproduced here) crowd-kit's own class is fitted
-(``fallback``); a pair of one or two judgements sums alike either way (a compensated sum of two numbers is their
-sum), so a small field's (two workers' labels on an item, all in order) is fitted here, at ~1 ms instead of ~60 ms
-(posteriors and EM iterations equal to crowd-kit's in all 719 such random small crowds tried). The loss (the evidence
-lower bound) sums across labels in text order as pandas' column alignment does. Checked on 190 random
-crowds (1-6 labels, 1-6 judgements an item, up to 300 items; 100 shuffled, 90 sorted by task or by
-worker): posteriors and EM iterations equal in all; the loss equal on the shuffled ones and in its last bit
-off on 22 sorted ones (it only decides when EM stops, by a 1e-5 margin). tests/test_fast_ds.py keeps five.
+What keeps the floats equal: pandas' group sums, done as pandas does them (:func:`_kahan_sums`, or its
+sorted path ``np.add.reduceat``); means and row sums over arrays laid out as pandas' blocks are
+(:func:`_block`); groups, tasks and labels in first-seen order. Where a worker's labels come sorted together
+and a worker gave one label three times or more (that sorted path is not reproduced here) crowd-kit's own
+class is fitted (``fallback``); a pair of one or two judgements sums alike either way, so a small field is
+fitted here. The loss sums across labels in text order as pandas' column alignment does. docs/speed.md has
+the checks on random crowds; tests/test_fast_ds.py keeps five.
 
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
 tasks x labels (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10.

@@ -1,14 +1,10 @@
 """GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at
-numpy's speed (crowd-kit 1.4.2's took 81 s to over 600 s on 92,721 labels); postprocess.answers.mace_em's MACE
-is built on the same codes and sums.
+numpy's speed; postprocess.answers.mace_em's MACE is built on the same codes and sums.
 
-crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit) writes each step as pandas joins and
-group-bys over one row per judgement and candidate label; here each step is a handful of ``np.bincount``
-calls over one row per judgement, because every sum a step needs reduces to the probability of the label
-the worker gave (e.g. GLAD's ``sum_k p_k (delta_k - sigma) = p_given - sigma``). Same starting points,
-the same M-steps (GLAD's conjugate-gradient step through scipy with crowd-kit's tolerances, one-coin's closed
-form) and the same stopping rules; tests/test_fast_em.py and bench/aggregation_speed.py compare the answers with
-crowd-kit's on the same data.
+Each step is a handful of ``np.bincount`` calls over one row per judgement, because every sum a step needs
+reduces to the probability of the label the worker gave (e.g. GLAD's ``sum_k p_k (delta_k - sigma) =
+p_given - sigma``). Same starting points, M-steps and stopping rules as crowd-kit's; tests/test_fast_em.py
+and bench/aggregation_speed.py compare the answers with crowd-kit's on the same data.
 
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
 tasks (in first-seen order) x labels (in text order), each row a distribution.

@@ -5,7 +5,7 @@ text; blank labels are no judgement.
 
 Its own module, below the models: the aggregation (postprocess.answers.aggregation) answers with the
 skill posterior (postprocess.answers.skill_posterior), which reads its judgements through this, so
-neither imports the other for it (they once imported each other: the project's one import circle).
+neither imports the other for it.
 """
 
 from __future__ import annotations

@@ -1,26 +1,18 @@
 """What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
-policy applied, and how many labels it touched, for the summary.
+policy applied, and how many labels it touched, for the summary (docs/reference/outputs.md, "What `hitflow
+aggregate` does to a labels file first", states each step).
 
 Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
 file after its column names are mapped); other columns ride along unchanged on the rows kept.
 
 Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models should see, and ``counts``
 (``labels_read``, ``blank_labels``, ``respelled``, ``spelling_variants``, ``repeated_pairs``,
-``repeats_dropped``, ``repeats_conflicting`` and the policy itself), in that order:
-
-- a blank label (after stripping surrounding blanks) is no judgement: dropped and counted;
-- every label, item id, worker id and field name is read in Unicode's NFC form ("é" typed as one character or
-  as "e" and a combining accent is one label), whatever ``fold_case``; labels that differ only so are counted as
-  respelled and listed with the spelling variants;
-- ``fold_case`` (the default): labels equal but for letter case and runs of blanks ("Good", "good",
-  " good ") are one label, spelled as the field's most common spelling (ties: first in text order);
-- ``repeats``: a worker labelling the same item and field again keeps their ``last`` label (as a
-  platform's resubmission would), their ``first``, their ``majority`` label (ties: the last given of the
-  tied), or ``refuse`` (``RepeatedLabels`` raised): the models take one label per worker and item;
-- free text: a field whose distinct labels exceed ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` of its items
-  holds written answers, not choices; ``FreeText`` is raised unless ``force_free_text``;
-- too many classes: a field whose workers x label values squared passes ``CONFUSION_CELLS`` raises
-  ``TooManyClasses``, ``force_free_text`` or not.
+``repeats_dropped``, ``repeats_conflicting`` and the policy itself), in that order: blank labels dropped;
+every label, item id, worker id and field name read in NFC; with ``fold_case``, labels equal but for case and
+runs of blanks made one (the field's most common spelling; ties: first in text order); ``repeats``: ``last``,
+``first``, ``majority`` (ties: the last given of the tied) or ``refuse`` (``RepeatedLabels``); ``FreeText``
+past ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` unless ``force_free_text``; ``TooManyClasses`` past
+``CONFUSION_CELLS`` whatever.
 
 ``respell(values, labels)`` writes known answers (a gold column, control items' answers) in the
 spelling the folded labels use, so "good" as gold still matches the answer "Good".

@@ -1,16 +1,13 @@
 """MACE (Hovy et al. 2013, "Learning Whom to Trust with MACE", NAACL-HLT) with its variational M-step, as
-crowd-kit (Ustalov et al., https://github.com/Toloka/crowd-kit) and the paper's reference code define it,
-vectorised like postprocess.answers.fast_em's models: each worker spams with some probability, giving a label
-from their own distribution, else gives the true one.
+crowd-kit and the paper's reference code define it, vectorised like postprocess.answers.fast_em's models: each
+worker spams with some probability, giving a label from their own distribution, else gives the true one.
 
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
 order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
 
-Where it departs from crowd-kit 1.4.2, and why (docs/explanation/answers-confidence.md, "MACE against
-crowd-kit's"): restarts are drawn in turn after a trusting one and kept by the variational lower bound, ranked
-after ``SCREEN_ITER`` iterations, the chosen one run until the bound settles; the true label's prior is uniform
-or learned, the learned one kept only where its bound is LEARN_MARGIN larger (one SCREEN_GAP behind after
-screening is not run on); workers and labels are read in text order whatever the rows' order.
+Where it departs from crowd-kit 1.4.2 (restarts kept by the variational lower bound after ``SCREEN_ITER``
+iterations, a learned label prior kept only ``LEARN_MARGIN`` ahead, workers and labels in text order), and why:
+docs/explanation/answers-confidence.md, "MACE against crowd-kit's".
 """
 
 from __future__ import annotations

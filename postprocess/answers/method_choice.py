@@ -1,31 +1,16 @@
 """``auto``'s choice of aggregation method, on the file's own evidence.
 
-Which model describes these labels better: one accuracy for every worker (the model under which majority
-vote is the best answer: ``mv``), or a confusion matrix per worker (Dawid-Skene: ``ds``)? Each is asked to
-predict labels it did not see. The labels are split into ``FOLDS`` folds (a fixed draw, so the same file
-gives the same choice); for a held-out label of item *i* by worker *w*, each model, fitted by EM without
-that fold, gives it the probability ``sum_t P(truth t | the item's other labels) P(w gives it | t)``; a
-worker or item absent from the fitting labels is the crowd's pooled confusion or the class prior. The
-model with the higher mean log-probability per held-out label (each probability floored at ``FLOOR``, the
-same for both) is chosen. Dawid-Skene is fitted as crowd-kit fits it (started from majority vote, no prior
-on a worker's confusion, counts floored at 1e-10), so a worker seen on two items who agreed both times
-predicts they always agree: where workers give few labels each that costs it, as it costs its answers.
+Which model describes these labels better: one accuracy for every worker (``mv``), or a confusion matrix
+per worker (Dawid-Skene: ``ds``)? Each, fitted by EM without one of ``FOLDS`` folds (a fixed draw, so the
+same file gives the same choice), predicts the held-out labels; the higher mean log-probability per label
+(each floored at ``FLOOR``) wins. A third candidate, ``worker-coin`` (postprocess.answers.worker_coin),
+replaces that choice only where it is ahead by CLEAR_BY standard errors of the per-label difference
+(summed per item; two: the usual 95% level of a paired comparison, not fitted).
 
-Below ``min_per_worker`` labels a worker on average no test is run: majority vote (a worker's confusion
-cannot be estimated from one or two labels; the test would only say so more slowly). A field with one
-label value is majority vote, so is one of fewer than ``MIN_TESTED`` labels (a fold of a handful of held-out
-labels cannot tell the models apart: an adaptive replay of 10,000 fields of nine labels ran the test
-per field each round, 68 s of CPU), and so is one whose
-worker's confusion matrix has over ``CELLS_A_LABEL`` cells a label the worker gave (40 values, 15 labels a worker).
-Past ``LARGE`` labels one fold of ``FOLDS`` is scored (a fifth of the labels held out, a fit per model), not all:
-at 92,721 labels that keeps the choice to about two Dawid-Skene fits.
-
-A third candidate: ``worker-coin``, one accuracy a worker shrunk toward the crowd's
-(postprocess.answers.worker_coin), scored the same way; it replaces the standing choice (majority vote or
-Dawid-Skene, as above) only where its held-out log-probability is ahead by CLEAR_BY standard errors of the
-per-label difference (summed per item first: an item's labels share its posterior); why, with the figures on
-adaptively bought and full labels: docs/reference/outputs.md. Two standard errors: the usual 95% level of a
-paired comparison, not fitted.
+No test is run (majority vote) below ``min_per_worker`` labels a worker, on a field with one label value
+or fewer than ``MIN_TESTED`` labels (too few held out to tell the models apart, and slow across an
+adaptive replay's many small fields), or past ``CELLS_A_LABEL`` confusion cells a label. Past ``LARGE``
+labels one fold is scored, not all. docs/reference/outputs.md ("How `auto` chooses") has the figures.
 
 Pure: integer codes in, a :class:`Choice` out.
 """

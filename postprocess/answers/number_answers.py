@@ -1,5 +1,6 @@
 """Answers to number fields and sliders: per item the median of its workers' numbers with a distribution-free
-interval, and each worker's bias.
+interval, and each worker's bias (docs/reference/outputs.md, "Sliders, numbers and checkbox groups", has the why
+and the references).
 
 Input: one row per answer, ``item_id, worker_id, field, value`` (``value`` a float; a worker's repeat of an
 item and field counts once, the last).
@@ -7,16 +8,12 @@ item and field counts once, the last).
 Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
 
 - ``answers``: ``item_id, field, label, low, high, coverage, method, judgements``: ``label`` the median;
-  ``low``/``high`` the order statistics x(k), x(n-k+1) around it with the largest k whose coverage,
-  1 - 2 P(Bin(n, 1/2) < k), is at least ``LEVEL`` (Conover, Practical Nonparametric Statistics, 3rd ed.,
-  1999, sec. 3.2); with too few answers for that, the smallest and largest (k = 1), ``coverage`` saying what
-  they do cover (3 answers: 0.75). The median, not the mean: half the answers can be wild (a slider dragged
-  to an end) before it moves far, and the interval needs no assumption on the shape of the answers.
+  ``low``/``high`` the order statistics x(k), x(n-k+1) with the largest k whose coverage,
+  1 - 2 P(Bin(n, 1/2) < k), is at least ``LEVEL``; with too few answers, the smallest and largest (k = 1),
+  ``coverage`` saying what they do cover (3 answers: 0.75).
 - ``workers``: ``worker_id, field, bias, offset, answers``: ``offset`` the mean of the worker's answers minus
-  the median of the other workers' answers to the same items (items with another answer only); ``bias``
-  that shrunk toward 0 as a normal-normal posterior mean, offset x n / (n + s2 / t2), s2 the spread of one
-  offset around its worker's mean and t2 the spread of the workers' true biases, both estimated from the
-  crowd by moments (DerSimonian and Laird 1986; Efron and Morris 1975): few answers, little bias shown.
+  the median of the other workers' answers to the same items; ``bias`` that shrunk toward 0 as a normal-normal
+  posterior mean, offset x n / (n + s2 / t2), s2 and t2 estimated from the crowd by moments.
 """
 
 from __future__ import annotations

@@ -1,26 +1,23 @@
-"""Answers to checkbox groups: per option, whether it applies, each option read as a yes/no question.
+"""Answers to checkbox groups: per option, whether it applies, each option read as a yes/no question (a tick
+left off is a "no"), answered by the models of any choice (docs/reference/outputs.md, "Sliders, numbers and
+checkbox groups").
 
 Input: one row per response to the group, ``item_id, worker_id, field, value``, ``value`` the ticked options
-``|``-joined as dataset.csv writes them (blank: none ticked, a "no" to every option); ``options``: each
-field's options as the page lists them (a tick the page does not list is an option too); ``own``: per field
-whose options come from the item, each item's own in page order: its rows are asked only those, each keyed by
-its place (``FIELD[option 2]``: the second box, whatever word it shows), so one model reads every item's
-second box rather than one model per word, most of them seen on an item or two.
+``|``-joined as dataset.csv writes them (blank: none ticked); ``options``: each field's options as the page lists
+them (a tick the page does not list is an option too); ``own``: per field whose options come from the item, each
+item's own in page order: its rows are keyed by place (``FIELD[option 2]``), so one model reads every item's
+second box rather than one model per word.
 
 ``option_labels(frame, options) -> (judgements, keys)``: ``item_id, worker_id, field, label`` with ``label``
 ``yes``/``no`` and ``field`` the key of one option (``FIELD[OPTION]``); ``keys`` maps each key to its
-(field, option). The aggregation models then answer each option with its confidence as any choice, and
-each worker's skill counts these labels too. Why: a group is a set of yes/no questions the worker answers
-at once (a tick left off is a "no"), so its options need no model of their own.
-
-``split_options(answers, keys)``: the models' answers with ``field`` back to the group's name and the
-option in ``option`` (blank for a choice field's rows; a place where the group has ``own`` options, which
+(field, option). ``split_options(answers, keys)``: the models' answers with ``field`` back to the group's name and
+the option in ``option`` (blank for a choice field's rows; a place where the group has ``own`` options, which
 ``own_words(answers, own)`` turns into each item's option).
 
-``option_known(known, pairs)``: known answers (``item_id, field, answer``: controls, a truth) with a group's
-``|``-joined answer made a yes/no per option ``pairs`` (``item_id, field, option, key``) asks of that item;
-``option_pairs(labels, keys, own)``: those pairs of keyed labels; ``by_option(answers, known)``: answers.csv's rows
-(``option`` set on a group's) and the known answers, both keyed per option, to be compared row by row.
+``option_known(known, pairs)``: known answers (``item_id, field, answer``) with a group's ``|``-joined answer made
+a yes/no per option ``pairs`` (``item_id, field, option, key``) asks of that item; ``option_pairs(labels, keys,
+own)``: those pairs of keyed labels; ``by_option(answers, known)``: answers.csv's rows and the known answers, both
+keyed per option, to be compared row by row.
 """
 
 from __future__ import annotations

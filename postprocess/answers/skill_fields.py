@@ -1,18 +1,15 @@
 """The skill posterior of many fields at once (postprocess.answers.skill_posterior's model, its weak prior alone),
 stacked block by block: each field's items, workers and labels coded apart, one EM for all of them.
 
-Fields share nothing in that model (a worker's record is theirs within one field), so a stack of them is the
-same sums as each field fitted alone: each field's class prior from its own items, each item's log-likelihood
-from its own judgements in their order, and EM stopped field by field where :func:`skill_posterior._fit` stops
-it (a converged field keeps the posterior of its last step while the others go on). The additions run in the
-same order, so the floats are the same ones. Why: fitted one at a time, a file of 10,000 fields of one item
-each cost ~3.5 ms a field in numpy calls on arrays of a few numbers and the frames around them.
+Fields share nothing in that model, so a stack of them is the same sums as each field fitted alone, in the
+same order (the same floats), EM stopped field by field where :func:`skill_posterior._fit` stops it (a
+converged field keeps its last step's posterior). Why: fitted one at a time, a file of 10,000 one-item fields
+cost ~3.5 ms a field in numpy calls on tiny arrays.
 
 Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its
 items and its workers contiguous and in the order ``_fit`` gives them (their ids' text order). The crowd part of a
 prior (``crowd_weight``) is each field's own fit (``skill_posterior.crowd_accuracy``), and so is the typical
-part's centre (``skill_posterior.typical_centre``, at each EM step of the fields not yet converged): a few numpy
-calls a field, on that field's arrays, as alone.
+part's centre (``skill_posterior.typical_centre``, at each EM step of the fields not yet converged).
 """
 
 from __future__ import annotations

@@ -3,50 +3,18 @@ adaptive overlap stops on.
 
 Input: the long frame of judgements received so far (``item_id, worker_id, label`` [, ``field``], the
 contract of ``postprocess.answers.judgements``). Output of :func:`label_posterior`: ``item_id, field,
-label, confidence, judgements``, one row per item and field; ``confidence`` is the probability of
-``label``, the item's most probable label.
+label, confidence, judgements, margin, vote_weight``, one row per item and field; ``confidence`` is the
+probability of ``label``, the item's most probable label; ``margin`` its log odds over the runner-up's;
+``vote_weight`` what one more judgement of a worker not yet known moves that log ratio.
 
 Why not Dawid-Skene's own confidence: without a prior, two workers agreeing on an item look perfect and
-an item they got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model
-fitted by MAP-EM with a Dirichlet prior on every worker's confusion rows: a worker is assumed right
-some share of the time (their slips spread evenly over the other labels), an assumption worth
-``SkillPrior.weight`` judgements, so their own record takes over only as it grows.
-
-That share is the crowd's, estimated from the same frame (empirical Bayes): a one-coin model of the
-whole crowd fitted to the items with two or more judgements, with ``SkillPrior.accuracy`` counted as
-``SkillPrior.crowd_weight`` more judgements (``crowd_weight`` 0: ``accuracy`` alone, the rule before).
-A worker nobody has seen yet is a draw from that crowd; it is kept between chance and 0.99. The item's
-final posterior leaves the item out of its workers' estimates (leave-one-out), so a worker's vote on
-an item never vouches for itself, and is tempered (postprocess.answers.tempering: hard items split more
-than independent workers would, which held-out labels show). Skills come only from the frame given.
-
-With ``SkillPrior.typical_weight`` (``[answers] typical_prior_weight``) each worker's prior has two parts:
-with odds of 4 to 1 (TYPICAL_SHARE) they are a typical worker of this crowd, as accurate as its median
-worker not in the fast group (each worker's accuracy so far, their expected counts with the weak prior's
-pseudo-counts, so a short record sits near the crowd's, weighted by their judgements: a median, so
-spammers and adversaries holding under half the judgements do not move it), worth ``typical_weight``
-judgements per true label; else the weak prior above. Each part's evidence is the Dirichlet-multinomial
-probability of the worker's (expected) counts, and their confusion is the two parts' posterior means
-weighed by it. Why: a worker's confusion from fifty judgements is noisy in its slip cells, and a stopping
-rule stops early where that noise flatters (docs/reference/outputs.md has the figures). Where nobody builds a
-record (Prolific) every record fits the typical worker and it cost accuracy: leave it at 0 there.
-
-With ``fast_workers`` (the workers whose work took a small share of the crowd's typical time: speed is
-observed, accuracy is not), the crowd's accuracy is fitted twice in the same model, once for their
-judgements and once for everyone else's, and each worker not yet known is a draw from their own group:
-two fast strangers agreeing stop an item only when fast work has been agreeing with the rest.
-
-A field in which only one label has been seen is given a second, unseen label, so that two agreeing
-workers there are not certain by construction.
-
-Two more columns say how far the answer is from changing: ``margin``, the log of the answer's probability
-over the runner-up's, and ``vote_weight``, how much one more judgement from a worker not yet known (the
-crowd's accuracy ``a``, of the group more accurate when there are two, and at least ``SkillPrior.accuracy``;
-with ``typical_weight``, ``a`` is TYPICAL_SHARE of the typical worker's accuracy and the rest the crowd's,
-the blend a worker with no record carries; slips spread over the other ``k - 1`` labels) moves that log
-ratio: ``log(a (k - 1) / (1 - a))`` over the item's temperature (which more judgements only raise). ``r`` more
-such judgements all for the runner-up can at best tie the answer when ``margin >= r * vote_weight`` (adaptive
-overlap's settled items, postprocess.answers.adaptive; tests/test_typical_prior.py checks it).
+an item they got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model fitted by
+MAP-EM with a Dirichlet prior on every worker's confusion rows (``SkillPrior``), drawn towards the
+crowd's accuracy (empirical Bayes), optionally its typical worker (``typical_weight``) and a separate
+fast group (``fast_workers``); each item is scored leave-one-out and tempered
+(postprocess.answers.tempering). A field with one label seen is given a second, unseen one, so two
+agreeing workers there are not certain by construction. docs/reference/outputs.md ("The stopping rule"
+and after) has the model, its parts and the figures.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
-"""One accuracy a worker, shrunk toward the crowd's: a model ``auto`` may choose (postprocess.answers.method_choice;
-the held-out calibration work, adaptive overlap on sparse labels).
+"""One accuracy a worker, shrunk toward the crowd's: a model ``auto`` may choose (postprocess.answers.method_choice).
 
 Each worker gives the true label ``a_w`` of the time and, when wrong, a label drawn from the crowd's pooled slips
 (the off-diagonal of the crowd's expected confusion, row by row: on an ordinal scale a slip goes to a neighbour).
 ``a_w`` is their expected right labels plus SHRINK judgements at the crowd's accuracy, over their labels plus
 SHRINK: a worker seen a few times sits near the crowd. The class prior is the labels' shares, not re-estimated.
 
-Why between majority vote (one accuracy for everyone) and Dawid-Skene (a confusion matrix a worker): where half
-the labels were bought adaptively, a worker of a 4-class crowd gives a few dozen labels, too few for twelve
-confusion cells but enough for one accuracy. On the used labels of ``make bench-adaptive-seeds`` (the 10-label
-image shape, seeds 0-2) it answers 0.8216 / 0.8439 / 0.7856 where majority vote answers 0.7807 / 0.8352 / 0.7200
-and Dawid-Skene 0.7980 / 0.8240 / 0.7485. Why the fixed class prior: with the prior re-estimated each step (as
-crowd-kit's one-coin Dawid-Skene does), EM ran to a prior of one class on the 3-labels-an-item binary shape and
-the 27-worker shape (every item the same answer: 0.60 and 0.27 right). Why SHRINK 4: 1 and 16 answer within
-an item or two of it on those sets; 4 is the skill prior's weight (postprocess.answers.skill_prior).
+Why between majority vote and Dawid-Skene: where labels were bought adaptively, a worker gives a few dozen
+labels, too few for a confusion matrix but enough for one accuracy. Why the fixed class prior: re-estimated
+each step (as crowd-kit's one-coin model does), EM ran to a prior of one class on two bench shapes. SHRINK 4
+is the skill prior's weight (postprocess.answers.skill_prior). The figures: docs/reference/outputs.md.
 
 Pure: integer codes in, arrays out.
 """

@@ -3,31 +3,13 @@ pooled with their agreement with the answer the *other* workers give.
 
 Controls alone cannot decide early: at a 5% share a worker meets two to four before the last batch,
 and 0 right of 2 happens to an honest worker (accuracy ~0.88) 1.4% of the time. Their ordinary items
-say much more, but only as far as the answer they are compared with is right. So each label is
-weighed by how sure that answer is:
-
-1. A one-coin model (each worker right with probability ``a``, a slip any other option alike) is
-   fitted by MAP-EM over every label so far, control items clamped to their known answer, each
-   worker's ``a`` drawn towards ``prior_accuracy`` with the weight of ``prior_weight`` labels. A
-   worker the model finds below chance counts against the option they give, so like-confused
-   adversaries who out-vote an honest worker on an item do not make the item's answer theirs.
-2. For each label of worker ``w`` on item ``i``, ``p`` is the probability of that label from the
-   other workers' votes on ``i`` (``w``'s own vote taken out: leave-one-out): 1 or 0 on a control.
-   Under accuracy ``a`` the label's likelihood is ``p a + (1 - p)(1 - a)/(K - 1)``.
-3. The labels of one page are judged against the same four or so other workers, so a page whose
-   others are like-confused adversaries misjudges all its labels at once: a page's ordinary labels
-   weigh at most ``page_labels`` labels together (their log-likelihood scaled down, a tempered
-   likelihood). A control weighs one label, whatever page it is on.
-4. The worker's accuracy has the Jeffreys prior Beta(1/2, 1/2) and those likelihoods (on a grid of
-   1,000 cells): the worker is blocked when P(accuracy >= ``block_below``) < ``alpha`` and their
-   ``evidence`` reaches ``min_evidence``. ``evidence`` counts independent sources: a control 1, a
-   page's ordinary labels together at most 1 (the sum over them of ``1 - min(l0, l1) / max(l0, l1)``,
-   ``l1 = p`` and ``l0 = (1 - p)/(K - 1)`` a label's likelihoods under accuracy 1 and 0, over
-   ``page_labels``). With ``min_evidence`` 2, one page without a control never blocks: on it a
-   worker who is right and others who are wrong together look the same as the other way round.
-
-The simulated campaigns this was set on (``bench/answers_accuracy.py``) and what it costs honest
-workers are in docs/reference/outputs.md.
+say much more, but only as far as the answer they are compared with is right, so each label is weighed
+by how sure the other workers' answer is (a one-coin MAP-EM fit, leave-one-out, controls clamped); a
+page's ordinary labels weigh at most ``page_labels`` labels together, since they are judged against the
+same few workers. The worker is blocked when, under the Jeffreys prior, P(accuracy >= ``block_below``)
+< ``alpha`` and their ``evidence`` (independent sources: a control 1, a page at most 1) reaches
+``min_evidence``. The likelihoods, the figures and what it costs honest workers
+(``bench/answers_accuracy.py``) are in docs/reference/outputs.md (``pooled_*`` columns).
 
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice labels; blank values are no
 label; a worker's repeated label of an item and field counts once, the last); ``controls``:

@@ -1,15 +1,12 @@
 """Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule).
 
-Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by
-activity. Scanning the whole crowd for every HIT made posting quadratic in a large campaign's crowd.
-While a batch is posted nothing that decides eligibility changes, so the pool is kept and only newcomers
-are checked.
-
-It is thrown away (and rebuilt by the same scan, in the same order, so a seed picks exactly the
-workers it picked before) when anything could change the answer: other requirements, the clock
-set back or past a pooled worker's departure, or :meth:`forget`, which the marketplace calls on
-every payment and every operation other than posting and reading. HITs whose requirements make
-workers take a test, and HITs that already have workers, are never served from here.
+Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by activity; scanning
+the whole crowd for every HIT made posting quadratic. While a batch is posted nothing that decides eligibility
+changes, so the pool is kept and only newcomers are checked. It is rebuilt by the same scan, in the same order
+(a seed picks the same workers), when anything could change the answer: other requirements, the clock set back
+or past a pooled worker's departure, or :meth:`forget` (every payment and operation other than posting and
+reading). HITs whose requirements make workers take a test, and HITs that already have workers, are never
+served from here.
 """
 
 from __future__ import annotations

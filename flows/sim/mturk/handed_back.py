@@ -1,17 +1,10 @@
-"""Work handed back goes back to the pool, as on MTurk.
+"""Work handed back goes back to the pool, as on MTurk (docs/explanation/simulator.md quotes the API reference).
 
-A worker who returns an assignment (gives up on a page that keeps refusing the submit, reads it and
-changes their mind) or abandons it (lets its AssignmentDurationInSeconds run out, leaves a page that
-never loads) frees its slot: "If a Worker does not complete the assignment within the specified
-duration, the assignment is considered abandoned. If the HIT is still active (that is, its lifetime
-has not elapsed), the assignment becomes available for other users to find and accept" (CreateHIT's
-AssignmentDurationInSeconds, MTurk API reference 2017-01-17), and NumberOfAssignmentsAvailable counts
-the slots nobody holds (the HIT's MaxAssignments less those accepted and not given back).
-
-The slot reopens at the time it was given back; its next worker is chosen when the clock next moves
-(``Marketplace.schedule_waiting``, in the order every waiting HIT is served), arriving after that time,
-never the worker who gave it back. Choices follow the seed as first choices do: the HIT's key, its
-assignments and how many gave it back name the random stream.
+A worker who returns an assignment or abandons it (lets its AssignmentDurationInSeconds run out) frees its slot
+while the HIT lives, and NumberOfAssignmentsAvailable counts the slots nobody holds. The slot reopens at the time
+it was given back; its next worker is chosen when the clock next moves (``Marketplace.schedule_waiting``, in the
+order every waiting HIT is served), arriving after that time, never the worker who gave it back. Choices follow
+the seed as first choices do: the HIT's key, its assignments and how many gave it back name the random stream.
 """
 
 from __future__ import annotations

@@ -3,16 +3,12 @@ script builds the answer (hidden fields written on submit, a JSON answer): they 
 person sees, click the page's buttons, press Submit, and the simulator keeps what the form posted,
 so rules the page enforces only in its script hold as they would for a person.
 
-A page asks for it with ``data-sim-workers="browser"`` on its form (hitflow's custom pages do,
-per ``[target] sim_workers``, or by themselves when their scripts write fields). What a worker
-means to answer comes from the form-reading filler (``page_filling``), so profiles behave alike.
-One thread owns Playwright and one browser (Playwright's sync API is bound to its thread); pages
-are worked one at a time, outside the marketplace's lock, as ExternalQuestion visits are.
-Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once);
-the dry run says so too (browser_check.py), and tries the page with one honest worker (browser_trial.py).
-
-The clock is virtual: taken pages are worked (``settle``) before it moves on (``Marketplace.advance``), and a
-page's own timers and Date run on a clock only typing moves (Hand), never the wall clock.
+A page asks for it with ``data-sim-workers="browser"`` on its form. What a worker means to answer comes
+from the form-reading filler (``page_filling``), so profiles behave alike. One thread owns Playwright and one
+browser (its sync API is bound to its thread); pages are worked one at a time, outside the marketplace's
+lock. Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once).
+The clock is virtual: taken pages are worked (``settle``) before it moves on, and a page's own timers and
+Date run on a clock only typing moves (Hand), never the wall clock.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A page's own hitflow rules (its ``submit-rules`` spec) honoured on top of what a simulated worker
-chose for its controls (moved out of any_form.py, which had grown past the house's module size)."""
+chose for its controls."""
 
 from __future__ import annotations
 

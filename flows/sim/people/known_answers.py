@@ -1,14 +1,10 @@
 """Answers the requester knows: the items file's own answer columns, control items, an
 answer key. A campaign on the simulator hands them over before it posts (``POST /_sim/truth``, a
 JSON list of ``{"item_id", "field", "answer"}``; ``item_id = "*"``: every item, an answer key's row),
-and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py), which honest
-workers give with their accuracy. The answers live in the caption bank's entry of the item (the
-mapping every page filler is handed), never on the page a worker sees.
-
-A campaign hands its answers over under its name (``{"scope": campaign, "answers": [...]}``) and they
-apply to its own pages only (flows/sim/people/campaign_scope.py): two campaigns of one folder that use
-the same item id and field name each keep their own. A bare list applies to every page (a client that
-names no campaign).
+and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py). The answers
+live in the caption bank's entry of the item, never on the page a worker sees. Under a name
+(``{"scope": campaign, "answers": [...]}``) they apply to that campaign's pages only
+(flows/sim/people/campaign_scope.py); a bare list applies to every page.
 """
 
 from __future__ import annotations

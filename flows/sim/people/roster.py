@@ -1,13 +1,10 @@
 """A crowd that scales like a marketplace: profile shares, a size rule, heavy-tailed activity.
 
-A crowd file either counts workers per profile (the demo's scripted crowd) or gives each
-profile a ``share`` and a ``[size]`` rule: a fixed ``count``, or ``images_per_worker`` (VizWiz
-had about one worker per 24 images: 39,181 images, 1,623 workers). With the per-image rule the
-crowd starts at ``min_workers`` and new workers arrive as images are posted, so a campaign's
-crowd grows over its days with its work; each worker leaves again after a stay drawn from
-``[arrivals] stay_days_mean``. ``[activity]`` gives every worker a heavy-tailed weight in who
-picks up a HIT (lognormal ``sigma`` or Pareto ``alpha``): a few workers do most HITs, most do
-a handful, as on MTurk.
+A crowd file either counts workers per profile (the demo's scripted crowd) or gives each profile a ``share``
+and a ``[size]`` rule (``count``, or ``images_per_worker`` with ``min_workers`` at the start and newcomers as
+images are posted, each leaving after ``[arrivals] stay_days_mean``); ``[activity]`` gives every worker a
+heavy-tailed weight in who picks up a HIT (lognormal ``sigma`` or Pareto ``alpha``). The figures behind the
+defaults: docs/explanation/benchmarks.md.
 """
 
 from __future__ import annotations

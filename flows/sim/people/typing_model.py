@@ -5,16 +5,8 @@ The record is the one the real page's recorder writes (docs/telemetry.md, checke
 one typing speed; each caption's way of arriving (typed, pasted from the page, pasted from
 outside after leaving the tab) is drawn from a generator seeded by the worker and the image, so
 it does not disturb the simulator's other draws, and :func:`caption_origin` can tell a bench the
-truth afterwards.
-
-Figures (cited where used):
-- Typing speed: Dhakal, Feit, Kristensson and Oulasvirta, "Observations on Typing from 136 Million
-  Keystrokes", CHI 2018: 168,000 volunteers typed 51.56 words a minute on average (SD 20.20).
-  A word is 5 characters (the words-a-minute convention).
-- A person who drafts a caption in another window (an honest habit) is away at least as long as
-  typing it takes, plus a few seconds to switch, select and copy.
-- An assistant user (upload or paste the image, a saved prompt, wait for the answer, copy) is away
-  a few seconds to a quarter of a minute, whatever the length of the answer.
+truth afterwards. The figures (typing speeds, how long a drafter or an assistant user is away) are
+cited where used and in docs/authenticity.md.
 """
 
 from __future__ import annotations
