@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from flows.answers.control_quiz import quiz_rows
 from flows.campaigns.batch_review import batch_assignments, replace_batch_flags, sample_so_far
 from flows.campaigns.block_evidence import control_blocks_due
 from flows.campaigns.campaign_plan import Run
@@ -47,8 +48,9 @@ class PageRules:
 
     def __init__(self, run: Run, batch: int):
         self.run = run
-        self.items = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
-                                                              "WHERE campaign = ?", [run.cfg.name])}
+        # the quiz's controls head a worker's first page on a task server: its rules cover them as the items
+        self.items = quiz_rows(run.store, run.cfg.name) | {r["item_id"]: r for r in run.store.rows(
+            "SELECT item_id, file_name, url, payload FROM items WHERE campaign = ?", [run.cfg.name])}
         self.hits = {h["hit_id"]: json.loads(h["item_ids"]) for h in run.store.rows(
             "SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
         self.specs: dict[tuple[str, ...], Spec] = {}
