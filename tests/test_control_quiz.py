@@ -178,6 +178,7 @@ def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Pa
         pages_of.setdefault(r["participant_id"], []).append(json.loads(r["item_ids"]))
     assert pages_of and all(ids[0][:len(quiz)] == quiz for ids in pages_of.values())  # first, then never again
     assert not any(set(quiz) & set(page) for ids in pages_of.values() for page in ids[1:])
+    _qc_reads_the_whole_first_page(store, config, len(quiz))
     firsts = set(pages_of)
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
@@ -193,6 +194,23 @@ def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Pa
     workers_csv = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)  # no say in answers.csv
     counted = workers_csv[pd.to_numeric(workers_csv["items"], errors="coerce").fillna(0) > 0]
     assert not failed & set(counted["worker_id"])
+
+
+def _qc_reads_the_whole_first_page(store: Store, config: Path, quiz: int) -> None:
+    """The page rules of a first page (the quiz, then the unit's items) cover every item on it, not the first few."""
+    from types import SimpleNamespace
+
+    from flows.campaigns.task_kinds import load_campaign
+    from flows.core.pages.mturk_forms import answer_fields
+    from flows.custom.custom_review import PageRules
+
+    first = store.rows("SELECT hit_id, answer_xml, batch FROM assignments WHERE batch > 0 ORDER BY submit_time, "
+                       "rowid LIMIT 1")[0]
+    rules = PageRules(SimpleNamespace(store=store, cfg=load_campaign(config, "prolific")),  # type: ignore[arg-type]
+                      int(first["batch"]))
+    ids = rules.items_of(first["hit_id"], answer_fields(first["answer_xml"]))
+    names = {f["name"] for f in rules.spec(ids)["fields"]}
+    assert len(ids) > quiz and any(n.endswith(f"_{len(ids) - 1}") for n in names)
 
 
 @pytest.mark.slow
