@@ -108,7 +108,8 @@ def test_an_own_page_campaign_reads_the_same_in_every_view(tmp_path: Path, capsy
 
     # the run and status name the platform, in the route's words; a run stopped for a person says so
     label = {"mturk": "MTurk", "prolific": "Prolific"}[platform]
-    assert said.splitlines()[0].startswith("target: simulator") and said.splitlines()[0].endswith(f"({label} API)")
+    first = next(line for line in said.splitlines() if not line.startswith("note: "))  # the config's notes first
+    assert first.startswith("target: simulator") and first.endswith(f"({label} API)")
     status = hitflow(capsys, "status", NAME)
     assert status.startswith(f"{NAME} (waiting for review) on {label} via simulator"), status
     batch_lines = "\n".join(line for line in status.splitlines() if line.startswith("  batch "))

@@ -23,8 +23,9 @@ from tests.test_cancel_resume import hitflow
 def sentiment(tmp_path: Path, items: int) -> Path:
     """A custom sentiment page with 20% control items, 5 a page, 3 batches of 5 workers an item."""
     config = project(tmp_path, items, 0, 0.2)
-    config.write_text(config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5"),
-                      encoding="utf-8")
+    # no quiz: it would take its controls from the file first (tests/test_control_quiz.py), and growth is the test
+    text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
+    config.write_text(text.replace("[answers]\n", "[answers]\nquiz = 0\n"), encoding="utf-8")
     return config
 
 
