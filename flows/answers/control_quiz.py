@@ -28,10 +28,22 @@ def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
     return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
 
+def quiz_controls(cfg: CampaignConfig) -> pd.DataFrame | None:
+    """The controls file a quiz is drawn from (None: the campaign has no quiz's pool)."""
+    return read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
+
+
+def largest_quiz(cfg: CampaignConfig) -> int:
+    """The most quiz items a worker can meet (as if no page took a control), 0 where none is asked."""
+    controls = quiz_controls(cfg)
+    size = quiz_size(cfg, int(controls["item_id"].nunique()), 0) if controls is not None else 0
+    return size if size and rules.quiz_mark(size) > 0 else 0
+
+
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark,
     the size asked."""
-    controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
+    controls = quiz_controls(cfg)
     if controls is None:
         return None
     planned_ids = {r["item_id"] for r in planned}

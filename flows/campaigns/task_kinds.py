@@ -72,12 +72,10 @@ def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
     """A route that pays a place by its estimate serves the control quiz on a worker's first place, beside its
     items: the estimate covers that place (later ones are paid for more than they take), so no first place is
     underpaid. The quiz counted at its largest, the controls file's items up to ``[answers] quiz``."""
-    from flows.answers.control_items import read_controls
-    from postprocess.answers.control_items import quiz_mark
+    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
 
-    controls = read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
-    quiz = min(cfg.answers.quiz, controls["item_id"].nunique()) if controls is not None else 0
-    if not quiz or quiz_mark(quiz) <= 0:
+    quiz = largest_quiz(cfg)
+    if not quiz:
         return cfg, plan
     longest = dataclasses.replace(cfg, images_per_hit=cfg.images_per_hit + quiz)
     minutes = kind_of(longest).plan(longest).minutes
