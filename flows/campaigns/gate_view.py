@@ -37,7 +37,7 @@ def field_lines(cfg: CampaignConfig) -> list[str]:
         from flows.custom.custom_task import text_field_rules
 
         own = text_field_rules(cfg)
-    checks, fields = {c.field for c in cfg.attention.checks if c.field}, kind_of(cfg).fields(cfg)
+    checks, fields = set(cfg.attention.page_checks), kind_of(cfg).fields(cfg)
     lines += [f"PROBLEM: [attention] page_checks names {c!r}, no field of the page: every response would fail it; "
               "name the page's own field" for c in sorted(checks - {f.name for f in fields})]
     for f in fields:

@@ -98,7 +98,7 @@ def dataset_frame(run: Run) -> pd.DataFrame:
                        "ORDER BY a.batch, COALESCE(h.hit_index, -1), a.hit_id, a.submit_time, a.assignment_id, "
                        "x.rowid", DATASET_COLUMNS)
     # attention checks (qc/attention_checks.py), the page's own too, are scored apart: no answer of the task
-    own_checks = [c.field for c in run.cfg.attention.checks if c.field]
+    own_checks = list(run.cfg.attention.page_checks)
     kept = ~rows["field"].isin([*BOOKKEEPING, *own_checks]) & \
         ~rows["field"].astype(str).str.startswith(ATTENTION_PREFIX)
     answers = blank_page_constants(run, rows[kept].reset_index(drop=True))
@@ -173,7 +173,7 @@ def _fields(run: Run, data: pd.DataFrame) -> list[dict[str, Any]]:
     answered = accepted[accepted["value"].astype(str) != ""].groupby("field").size()
     total = accepted.groupby("field").size()
     out: dict[str, dict[str, Any]] = {}
-    checks = {c.field: c.answer for c in run.cfg.attention.checks if c.field}
+    checks = run.cfg.attention.page_checks
     for f, line in zip(spec["fields"], describe_rules(spec), strict=True):
         base = field_base(f["name"])
         out.setdefault(base, {"name": base, "rule": line.split(": ", 1)[-1], "answered": (

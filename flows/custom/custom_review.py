@@ -57,7 +57,7 @@ class PageRules:
         self.layouts: dict[tuple[str, ...], dict[str, Layout]] = {}  # fields whose options come from the items
         self.written: dict[tuple[str, ...], dict[str, str]] = {}
         self.blanks: dict[tuple[str, ...], frozenset[str]] = {}  # the page script's words for "no answer"
-        self.checks = {c.field for c in run.cfg.attention.checks if c.field}  # the page's own: scored apart
+        self.checks = set(run.cfg.attention.page_checks)  # the page's own: scored apart
 
     def items_of(self, hit_id: str, fields: dict[str, str]) -> list[str]:
         """The HIT's items; a task server's unit (Prolific, links) names its own, checked when it came in."""

@@ -55,6 +55,11 @@ class AttentionSettings:
     checks: tuple[AttentionCheck, ...] = ()  # hitflow's to render first, then the page's own (``field``)
     study_minutes: int | None = None  # None: the campaign's [prolific] estimated_minutes
 
+    @property
+    def page_checks(self) -> dict[str, str]:
+        """The page's own checks: field -> the answer its question asks (scored apart, no answer of the task)."""
+        return {c.field: c.answer for c in self.checks if c.field}
+
 
 def attention_settings(sec: AttentionSection) -> AttentionSettings:
     own = tuple(AttentionCheck(c.instruction, tuple(c.options), c.answer) for c in sec.checks)
