@@ -180,8 +180,79 @@ def event(row: dict, a: dict) -> bool:
         and len(content(text) & content(row["announcement"])) >= 2
 
 
-HELD = frozenset(("noise", "household", "soften", "proof", "event"))
+# An instruction: one of these verbs opens the answer or a clause, or follows should / must / needs to / is to.
+DO = (r"ask|check|restart|reboot|reset|replace|send|call|contact|phone|update|reinstall|install|run|open|clear|"
+      r"remove|move|plug|unplug|reconnect|connect|turn|switch|log|sign|confirm|verify|escalate|book|schedule|"
+      r"arrange|give|offer|tell|email|try|look|test|restore|disable|enable|order|swap|visit|fix|repair|inspect|"
+      r"clean|set|change|unlock|review|get|have|fit|treat|tighten|seal|bleed|lubricate|oil|board|cover|assess|"
+      r"examine|investigate|attend|go|walk|hire|dispatch|organi[sz]e|forget|delete|recreate|re-?enter|apply")
+INSTRUCTION = re.compile(rf"(?:^|[.;:,]\s*|\b(?:should|must|needs? to|ought to|has to|is to|be to|best to|"
+                         rf"first|then|please)\s+)(?:{DO})\b", re.I)
+FAULT = re.compile(r"\b(?:says?|said|but|not|instead|wrong|incorrect(?:ly)?|actually|should|mistake|error|claims?|"
+                   r"while|whereas|differ\w*|contradict\w*|rather than|isn't|doesn't|aren't|mismatch\w*|conflict\w*|"
+                   r"only|no)\b", re.I)
+LOW = re.compile(r"unclear|confus|vague|hard|difficult|ambig|\bnot\b|n't|\bno\b|nothing|missing|lack|odd|strange|"
+                 r"garbl|repeat|mislead|puzzl|unsure|cannot|hardly|doubl|twice|messy|clumsy|awkward|guess", re.I)
+HIGH = re.compile(r"\bclear|easy|easily|plain|obvious|straightforward|simple|direct|understand|tells|specific|"
+                  r"precise|immediately|at once|exactly|know", re.I)
+CLEAR_TALK = re.compile(rf"{LOW.pattern}|{HIGH.pattern}|sense|mean|story|about|word|read", re.I)
+SIGHT_GOOD = re.compile(r"\bclear|sharp|large|big|bold|easy|easily|close|contrast|bright|well.lit|legible|plain|"
+                        r"visible|in focus|straight|lit|daylight|clean|readable", re.I)
+SIGHT_BAD = re.compile(r"blur|dark|small|tiny|far|angle|cut off|covered|faded|worn|dirt|shadow|glare|hard|can't|"
+                       r"cannot|unreadable|illegible|\bnot\b|too|hidden|block|rain|fog|night|dim|out of focus|"
+                       r"shak|reflect|distan|obscur|partly|partial|half", re.I)
+
+
+def one_sentence(text: str) -> bool:
+    return re.search(r"[.!?]\s+\S", text.strip()) is None
+
+
+def names(text: str, terms: str) -> bool:
+    """Does ``text`` name one of the ``|``-separated ``terms`` (a word starting with it)?"""
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(t)}", text, re.I) for t in terms.split("|"))
+
+
+def helpdesk(row: dict, a: dict) -> bool:
+    text = a["first_step"]
+    return count(text, 6, 30) and one_sentence(text) and bool(INSTRUCTION.search(text)) and "?" not in text \
+        and bool(content(text) & content(row["report"])) and copied_run(text, row["report"]) <= 8
+
+
+def headline(row: dict, a: dict) -> bool:
+    text, pick = a["rating_reason"], a["clear"]
+    tied = bool(LOW.search(text)) if pick in ("1", "2") else bool(HIGH.search(text)) if pick in ("4", "5") else True
+    return count(text, 10) and tied and bool(CLEAR_TALK.search(text)) and copied_run(text, row["headline"]) <= 6 \
+        and bool(content(text) & content(row["headline"]))
+
+
+def summary_fault(row: dict, a: dict) -> bool:
+    text = a["problem"]
+    return 0 < len(text) <= 150 and (names(text, row["wrong"]) or names(text, row["right"])) \
+        and bool(FAULT.search(text)) and copied_run(text, row["summary"]) <= 8
+
+
+def sign(row: dict, a: dict) -> bool:
+    text, pick = a["what_makes"], a["readable"]
+    tied = {"yes": SIGHT_GOOD, "no": SIGHT_BAD}.get(pick, re.compile(f"{SIGHT_GOOD.pattern}|{SIGHT_BAD.pattern}"))
+    return count(text, 5, 25) and bool(tied.search(text)) and not re.fullmatch(r"\W*(yes|no|partly)\W*", text, re.I)
+
+
+def repair(row: dict, a: dict) -> bool:
+    text = a["next_step"]
+    return count(text, 8) and one_sentence(text) and bool(INSTRUCTION.search(text)) and "?" not in text \
+        and bool(content(text) & content(row["request"])) and copied_run(text, row["request"]) <= 8
+
+
+def listing(row: dict, a: dict) -> bool:
+    text = a["issue"]
+    return 0 < len(text) < 120 and (names(text, row["wrong"]) or names(text, row["right"])) \
+        and bool(FAULT.search(text)) and copied_run(text, row["details"]) <= 8
+
+
+HELD = frozenset(("repair", "listing"))
 JUDGES: dict[str, Callable[[dict, dict], bool]] = {
+    "helpdesk": helpdesk, "headline": headline, "summary_fault": summary_fault, "sign": sign, "repair": repair,
+    "listing": listing,
     "noise": noise, "household": household, "soften": soften, "proof": proof, "event": event,
     "clarity": clarity, "tone": tone, "gift": gift, "polite": polite, "typos": typos, "complaint": complaint,
     "speed": speed, "notice": notice}
