@@ -17,7 +17,7 @@ from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.asked_details import item_question, missing_detail, open_answer, question_answer
+from flows.sim.people.asked_details import action, fault, item_question, missing_detail, open_answer, question_answer
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
@@ -190,8 +190,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return open_answer(question, texts, rng)
     if wanted == "title":
         return headline(texts, rng)
-    if wanted == "missing":
-        return missing_detail(texts, rng)
+    if wanted in ("missing", "fault", "action"):
+        return {"missing": missing_detail, "fault": fault, "action": action}[wanted](texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)

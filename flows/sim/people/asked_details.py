@@ -4,10 +4,13 @@ no facts) and a detail an item's description leaves out. The values are small li
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import random
 import re
 
-from flows.sim.people.summaries import main_text, reword, summary, third_person
+from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
+from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^how many|^how much", re.I), ("2", "3", "4", "6", "8", "10", "12", "about 20")),
@@ -67,13 +70,20 @@ TO_DO = re.compile(r"\b(?:should|could|would|can|must|ought to) (?P<s>(?:the |a 
                    r"he|she|we|you) (?:do|change|improve|fix)|\bhow (?:to|can|could|should|would)\b", re.I)
 WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|not|never|no|wrong|damaged|failed|"
                    r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
-# what a person would have someone do about what went wrong (the last a fallback)
+NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each"}
+SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
+# what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault; the
+# last a fallback)
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away"),
             (r"broke|cracked|crushed|damaged|faulty|stopped|leak", "send a replacement or repair it for free"),
             (r"late|weeks|delay|slow|wait", "apologise and offer a discount on the next order"),
             (r"rude|staff|told", "apologise and train the staff to be more helpful"),
-            (r"repl|answer|email|call|ignor", "reply quickly and keep the customer informed"),
-            (r"", "apologise and sort the problem out quickly"))
+            (r"forg[eo]t|locked|password|log ?in|sign ?in", "reset {t} and check the user can get in again"),
+            (r"repl(?!ac)|answer|email|call|ignor", "reply quickly and keep the customer informed"),
+            (r"", "fix what is wrong with {t} and check that it works again"))
+LOOKS = ("Check {t} first", "Look at {t} first", "Start by checking {t}", "Test {t} right away")
+# the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
+THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
 PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|plant|seed", "in the garden"),
           (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
@@ -106,8 +116,7 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
         said = third_person(reword(told[k % len(told)], rng, 1.0))
         if m := TO_DO.search(part):
             who = (m["s"] or "they").lower() if m["s"] and m["s"].lower() not in ("i", "you") else "they"
-            fix = next(r for p, r in REMEDIES if re.search(p, " ".join(wrong), re.I))
-            out.append(f"{who[:1].upper()}{who[1:]} should {fix}.")
+            out.append(f"{who[:1].upper()}{who[1:]} should {remedy(wrong, thing(wrong))}.")
         elif (place := PLACE.search(item)) and re.match(r"where", part, re.I):  # where the item says it is
             out.append(f"{rng.choice(('It takes place', 'It will be', 'That is'))} {place[0].rstrip('.')}.")
         elif re.match(r"where|when|how (?:often|much|long)", part, re.I):
@@ -119,3 +128,70 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
         else:  # what the item's text says, in short
             out.append(summary(texts, rng, 10, one=True))
     return " ".join(out)
+
+
+def thing(clauses: list[str]) -> str:
+    """The thing at fault in a text's clauses (the first with a trouble word first): "the printer", else "it"."""
+    for c in sorted(clauses, key=lambda c: not WRONG.search(c)):
+        for m in THING.finditer(c):
+            kept = list(itertools.takewhile(lambda w: w.lower() not in NOT_NAMES, m["t"].split()))
+            kept = kept[:1 + (len(kept) > 1 and not re.search(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$", kept[-1]))]
+            if kept:
+                return f"the {' '.join(kept)}"
+    return "it"
+
+
+def remedy(clauses: list[str], what: str) -> str:
+    """What to do about the trouble ``clauses`` tell of, as an instruction about ``what``."""
+    return next(r for p, r in REMEDIES if re.search(p, " ".join(clauses), re.I)).format(t=what)
+
+
+def action(texts: list[str], rng: random.Random) -> str:
+    """One instruction about the item's trouble ("what should the technician do first?"): a look at the thing
+    at fault, then what to do about it, in one sentence."""
+    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", main_text(texts))
+               if len(c.split()) >= 2]
+    what = thing(clauses)
+    look = rng.choice(LOOKS).format(t=what) if what != "it" else "Look into it first"
+    return f"{look}, then {remedy([c for c in clauses if WRONG.search(c)] or clauses, 'it')}."
+
+
+def fault(texts: list[str], rng: random.Random) -> str:
+    """What is wrong with the item's shorter text (a summary, a title) against its longer one: what it says
+    where the longer says otherwise, else what it adds, else what it leaves out."""
+    if len(texts) < 2:
+        return missing_detail(texts, rng)
+    checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in sorted(sorted(texts, key=len)[-2:], key=len))
+    low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
+    runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
+            difflib.SequenceMatcher(None, *low, autojunk=False).get_opcodes() if tag != "equal"]
+    order = {"replace": 2, "delete": 1, "insert": 0}  # a claim the source contradicts before one it lacks
+    tag, said, meant = max(runs, key=lambda r: (bool(_differs(r[1], r[2]) or _differs(r[2], r[1])), order[r[0]],
+                                                _differs(r[1], r[2]) + _differs(r[2], r[1])), default=("", [], []))
+    x, y = (" ".join(_trimmed(ws)[:5]) for ws in (said, meant))
+    src = rng.choice(("original", "text", "source"))
+    if tag == "replace":
+        return rng.choice((f"It says \"{x}\", but the {src} says \"{y}\".", f"\"{x}\" is wrong: the {src} says "
+                           f"\"{y}\".", f"It gives \"{x}\" instead of \"{y}\", as the {src} has it."))
+    if tag == "delete":
+        return f"It says \"{x}\", which the {src} never mentions."
+    return f"It leaves out \"{y}\"." if y else missing_detail(texts, rng)
+
+
+def _differs(words: list[str], others: list[str]) -> int:
+    """How many of ``words`` say something ``others`` do not (a word of substance, not a form of one of theirs)."""
+    stems = {o.lower()[:4] for o in others}
+    return sum((len(w) > 2 or w.isdigit()) and w.lower() not in NOT_THINGS and w.lower()[:4] not in stems
+               for w in words)
+
+
+def _trimmed(words: list[str]) -> list[str]:
+    """``words`` without small words at either end ("drier than usual and" -> "drier than usual")."""
+    kept = [w.rstrip(",.;:!?") for w in words]
+    ends = next((k for k, w in enumerate(words) if w[-1] in ",.;:!?"), len(words))  # within one clause
+    kept = kept[:ends + 1]
+    while len(kept) > 1 and kept[-1].lower() in SMALL:
+        kept.pop()
+    while len(kept) > 1 and kept[0].lower() in SMALL:
+        kept.pop(0)
+    return kept

@@ -41,6 +41,15 @@ OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|wh
 POLITER = re.compile(r"\b(?:polite|politer|kinder|friendlier|nicer|gentler|softer|courteous|tactful|less (?:rude|"
                      r"harsh|blunt|bossy|aggressive))\b", re.I)
 RECAST = re.compile(r"\b(?:re-?write|rephrase|reword|make|say|turn|put|change|fix|edit|write)\b", re.I)  # ... it more X
+# what is wrong with the item, and what someone should do about it (an instruction)
+FAULT = re.compile(r"\bwhat(?:'s| is| was) (?:wrong|incorrect|inaccurate|off|the (?:problem|mistake|error|issue|fault))"
+                   r"\b|\b(?:describe|name|explain|identify|point out|state) (?:the|what|its) (?:problem|mistake|error|"
+                   r"issue|fault|inconsisten|discrepanc)|\bdo(?:es)? ?n[o']t match|disagree|mismatch|contradict|"
+                   r"inconsisten|discrepanc", re.I)
+TO_ACT = re.compile(r"\bwhat (?:should|would|could|must|ought|needs?)\b[^?.]{0,40}\bdo\b|\b(?:next|first|best) (?:step|"
+                    r"thing to do|action|move)|\b(?:suggest|recommend|propose)\w* (?:an? |the |one )?(?:action|step|"
+                    r"fix|solution|remedy|course)|\bwhat (?:action|steps?) (?:should|would|could|to)|\bhow should\b"
+                    r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\badvi[cs]e\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -103,13 +112,17 @@ def asked(question: str, name: str) -> str:
     """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
     item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
     item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
-    "clarification", "reason", "answer" (to the item's question), "caption", "remark", or "" (a free answer)."""
+    "clarification", "reason", "answer" (to the item's question), "caption", "remark", "fault" (what is wrong
+    with it), "action" (what someone should do about it), or "" (a free answer)."""
     said = f"{question} {name.replace('_', ' ')}"
+    if FAULT.search(question) and not FIX.search(said):
+        return "fault"
     if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):
         return "summary"
     if POLITER.search(question) and RECAST.search(question):
         return "politer"
-    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX)):
+    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX),
+                          ("action", TO_ACT)):
         if pattern.search(said):
             return kind
     if WORDING.search(question):
