@@ -244,7 +244,7 @@ def summary_fault(row: dict, a: dict) -> bool:
 def sign(row: dict, a: dict) -> bool:
     label = {"yes": "yes, easily", "partly": "only partly", "no": "not at all"}.get(a["readable"], "")
     text, pick = unlabelled(a["what_makes"], label), a["readable"]
-    tied = {"yes": SIGHT_GOOD, "no": SIGHT_BAD}.get(pick, re.compile(f"{SIGHT_GOOD.pattern}|{SIGHT_BAD.pattern}"))
+    tied = {"yes": SIGHT_GOOD, "no": SIGHT_BAD}.get(pick, re.compile(f"{SIGHT_GOOD.pattern}|{SIGHT_BAD.pattern}", re.I))
     return count(a["what_makes"], 5, 25) and bool(tied.search(text))
 
 

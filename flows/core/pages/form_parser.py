@@ -42,8 +42,8 @@ class FormParser(TolerantHTMLParser):
         self.step += 1
         self._in_run = self._in_run and tag in _INLINE
         # the text right after a radio button or checkbox (no <label> around it, or a <label> just after) names it
-        self._choice_text = tag == "input" and attrs.get("type", "").lower() in ("radio", "checkbox") or \
-            tag == "label" and self._choice_text
+        self._choice_text = (tag == "input" and attrs.get("type", "").lower() in ("radio", "checkbox")) or \
+            (tag == "label" and self._choice_text)
         if tag not in ("input", "img", "br", "hr", "meta", "link"):
             self._open.append(tag)
         if tag == "img":

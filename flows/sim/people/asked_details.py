@@ -82,6 +82,7 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away")
             (r"repl(?!ac)|answer|email|call|ignor", "reply quickly and keep the customer informed"),
             (r"", "fix what is wrong with {t} and check that it works again"))
 LOOKS = ("Check {t} first", "Look at {t} first", "Start by checking {t}", "Test {t} right away")
+DOES = re.compile(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
 THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
@@ -135,7 +136,7 @@ def thing(clauses: list[str]) -> str:
     for c in sorted(clauses, key=lambda c: not WRONG.search(c)):
         for m in THING.finditer(c):
             kept = list(itertools.takewhile(lambda w: w.lower() not in NOT_NAMES, m["t"].split()))
-            kept = kept[:1 + (len(kept) > 1 and not re.search(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$", kept[-1]))]
+            kept = kept[:1 + (len(kept) > 1 and not DOES.search(kept[-1]))]
             if kept:
                 return f"the {' '.join(kept)}"
     return "it"
@@ -164,7 +165,7 @@ def fault(texts: list[str], rng: random.Random) -> str:
     checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in sorted(sorted(texts, key=len)[-2:], key=len))
     low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
     runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
-            difflib.SequenceMatcher(None, *low, autojunk=False).get_opcodes() if tag != "equal"]
+            difflib.SequenceMatcher(None, low[0], low[1], autojunk=False).get_opcodes() if tag != "equal"]
     order = {"replace": 2, "delete": 1, "insert": 0}  # a claim the source contradicts before one it lacks
     tag, said, meant = max(runs, key=lambda r: (bool(_differs(r[1], r[2]) or _differs(r[2], r[1])), order[r[0]],
                                                 _differs(r[1], r[2]) + _differs(r[2], r[1])), default=("", [], []))

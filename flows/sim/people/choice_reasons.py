@@ -14,24 +14,46 @@ HOW = re.compile(r"\bhow (?P<c>[a-z]+) (?:is|are|was|does|do|would)\b", re.I)
 # a scale's ends as a page words them: "1 = very blurry", "5: perfectly clear", "(1 - painfully slow)"
 ANCHOR = re.compile(r"\b(?P<n>\d{1,2})\s*(?:=|:|-|–|—)\s*(?P<w>[A-Za-z][A-Za-z' -]{1,40}?)\s*(?=\d|[,;.()/…]|$)")
 ME = {"you": "me", "your": "my", "yours": "mine", "you're": "I'm"}
-# criterion words -> grounds of that kind ({t}: some of the item's words)
-GROUNDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"sharp|focus|blur|crisp|clear", re.I),
+CAN = re.compile(r"\b(?:can|could) you (?P<c>[^?.!]+)", re.I)  # "Can you read the sign?": "lets me read the sign"
+# a choice that says no, or only in part ("Not at all", "Only partly", "Very unclear")
+NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)\b|n't\b|\bun(?!der|til|ion|it)\w{3}|"
+                 r"difficult|\bhard\b", re.I)
+# criterion words -> the item kind they speak of ("image", "text", "": either), grounds for a choice that says
+# yes (or high on a scale) and grounds for one that says no (or low); none of the latter: general grounds
+GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (re.compile(r"\bread|legib|letters|lettering|\bwords\b|writing|\btext\b", re.I), "image",
+     ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "
+      "faces the camera in good light", "the writing is close enough to make out every letter"),
+     ("the letters are small and blurred", "glare hides some of the letters", "the writing is at an angle, so the "
+      "letters are squashed", "the photo is too dark to pick out the words", "part of the writing is cut off or "
+      "covered")),
+    (re.compile(r"sharp|focus|blur|crisp|clear|\bread|legib|\bsee\b|visib|make out|recogni|detail", re.I), "image",
      ("the edges around {t} are crisp", "you can make out fine detail in {t}", "in the other one {t} looks soft and "
-      "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp")),
-    (re.compile(r"bright|dark|\blight\b|exposure", re.I),
-     ("{t} is well lit and easy to see", "the other one is too dim around {t}", "the light on {t} is even")),
-    (re.compile(r"click|read|interest|curious|attention|catch|appeal", re.I),
+      "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp",
+      "the letters and shapes stand out well against the background"),
+     ("{t} looks soft and smeared, as if the camera moved", "the part that matters is small and far from the camera",
+      "glare and shadow hide part of {t}", "the photo is too dark to pick out the detail", "{t} is cut off at the "
+      "edge of the frame", "{t} is seen at an awkward angle, so the shapes run together")),
+    (re.compile(r"bright|dark|\blight\b|exposure", re.I), "image",
+     ("{t} is well lit and easy to see", "the other one is too dim around {t}", "the light on {t} is even"),
+     ("{t} sits in deep shadow", "the photo is dim around {t}", "bright light washes out {t}")),
+    (re.compile(r"clear|understand|confus|vague|ambig|make sense|meaning|plain|readab", re.I), "text",
+     ("{t} says plainly what it is about", "a reader knows at once what {t} refers to", "{t} uses plain everyday "
+      "words", "nothing in {t} can be read two ways"),
+     ("{t} could be read two ways", "it never says who or what {t} refers to", "{t} reads oddly, so I had to guess "
+      "at the meaning", "the words {t} leave the main point vague", "{t} repeats itself and hides what happened")),
+    (re.compile(r"click|read|interest|curious|attention|catch|appeal", re.I), "",
      ("it makes me curious about {t}", "{t} promises something I want to find out", "next to it the other one reads "
       "like a dry notice, while {t} does not", "{t} speaks to the reader directly", "{t} leaves a question open that "
-      "I would click to answer")),
-    (re.compile(r"quick|fast|time|easy|simple", re.I),
+      "I would click to answer"),
+     ("{t} gives me little reason to read on", "{t} sounds flat and tells me nothing new")),
+    (re.compile(r"quick|fast|time|easy|simple", re.I), "",
      ("{t} takes minutes rather than hours", "{t} needs no long waiting", "the other one needs hours or an "
       "overnight step, unlike {t}", "there are only a few short steps in {t}", "with {t} I could be done in well "
-      "under half an hour")),
-    (re.compile(r"help|useful|inform", re.I),
+      "under half an hour"), ()),
+    (re.compile(r"help|useful|inform", re.I), "",
      ("it gives a concrete detail, {t}", "a reader learns something real from {t}", "with {t} it explains what "
-      "happened instead of just a feeling")),
+      "happened instead of just a feeling"), ("{t} tells a reader very little", "{t} is a feeling rather than a fact")),
 )
 GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point", "{t} decides it",
            "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
@@ -50,6 +72,8 @@ def criterion(question: str) -> str:
             return re.sub(r"^(?:do|did) me (\w+)", r"is what I \1", said).strip(" ,;:")
         if m := HOW.search(sentence):
             return f"is {m['c'].lower()}"
+        if m := CAN.search(sentence):
+            return "lets me " + " ".join(ME.get(w.lower(), w) for w in m["c"].split())
     return ""
 
 
@@ -71,19 +95,34 @@ def _option(label: str) -> str:
     return label[:1].lower() + label[1:] if label.split()[0].lower() in ("the", "a", "an") else label
 
 
+def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
+    """Grounds of the kind the choice (and the box: ``asks``) asks about, for this kind of item, on the chosen
+    side; a comparison with "the other one" only where the question compares."""
+    for pattern, kind, yes, no in GROUNDS:
+        if pattern.search(f"{said} {asks}") and kind in ("", "image" if image else "text"):
+            found = [g for g in (no if low else yes) if WHICH.search(asks) or "other" not in g]
+            return tuple(found) or GENERAL
+    return GENERAL
+
+
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
-                  level: float = 1.0, ends: str = "") -> str:
-    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``,
-    in at least ``least`` words; ``spans``: runs of the item's words the grounds name; ``level``: where the
-    option stands on its scale, 0 to 1 (a low rating of "How helpful ...?" says it is not very helpful); ``ends``:
-    the scale's end words (:func:`anchors`), which a rating's reason is said in."""
+                  level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
+    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``
+    (and the box's own question after it), in at least ``least`` words; ``spans``: runs of the item's words the
+    grounds name; ``level``: where the option stands on its scale, 0 to 1 (a low rating of "How helpful ...?"
+    says it is not very helpful); ``ends``: the scale's end words (:func:`anchors`), which a rating's reason is
+    said in; ``image``: the item is a picture (its grounds are what one sees); ``most``: the words the page
+    allows (the grounds are kept, the choice said in short)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
+    scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
+    low = bool(NAY.search(option)) or (scaled and level < 0.4)
     if said.startswith("is ") and HOW.search(asks) and level < 0.6:
         said = f"is {'not very' if level < 0.4 else 'only somewhat'} {said[3:]}"
+    if said.startswith("lets me ") and low:
+        said = f"{'does not let' if re.search(r'not|no|never', option, re.I) else 'only partly lets'} {said[5:]}"
     if ends and (number := re.match(r"\d+", option)):  # "5 = perfectly clear": said as "5, as it is perfectly clear"
         said, option = _on_scale(ends, level), number[0]
-    grounds = next((g for pattern, g in GROUNDS if said and pattern.search(f"{said} {ends}") and level >= 0.4),
-                   GENERAL)
+    grounds = _grounds(f"{said} {ends}", asks, low, image)
     if said and option:
         frames = RATED if option.isdigit() else OPENINGS
         text = rng.choice(frames).format(o=option, O=option[:1].upper() + option[1:], c=said)
@@ -94,6 +133,8 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
         if k and len(text.split()) >= max(least, 1):
             break
         ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the item")
+        if not k and most and len(f"{text} {ground}".split()) > most and option:
+            text = f"{option[:1].upper()}{option[1:]}."
         text = f"{text} {ground[:1].upper()}{ground[1:]}.".strip()
     while len(text.split()) < least:  # a criterion with few grounds of ours: said again in other words
         text = f"{text} That is why I chose {option or 'it'}, more than the other option."

@@ -49,7 +49,8 @@ FAULT = re.compile(r"\bwhat(?:'s| is| was) (?:wrong|incorrect|inaccurate|off|the
 TO_ACT = re.compile(r"\bwhat (?:should|would|could|must|ought|needs?)\b[^?.]{0,40}\bdo\b|\b(?:next|first|best) (?:step|"
                     r"thing to do|action|move)|\b(?:suggest|recommend|propose)\w* (?:an? |the |one )?(?:action|step|"
                     r"fix|solution|remedy|course)|\bwhat (?:action|steps?) (?:should|would|could|to)|\bhow should\b"
-                    r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\badvi[cs]e\b", re.I)
+                    r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\bwhat (?:would you )?advi[cs]e\b|"
+                    r"\byour advice\b|\badvi[cs]e (?:the|them|him|her)\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
