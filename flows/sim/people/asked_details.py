@@ -75,7 +75,7 @@ SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
 # what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault; the
 # last a fallback)
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away"),
-            (r"broke|cracked|crushed|damaged|faulty|stopped|leak", "send a replacement or repair it for free"),
+            (r"broke|cracked|crushed|damaged|faulty|stopped|leak", "repair it or replace it free of charge"),
             (r"late|weeks|delay|slow|wait", "apologise and offer a discount on the next order"),
             (r"rude|staff|told", "apologise and train the staff to be more helpful"),
             (r"forg[eo]t|locked|password|log ?in|sign ?in", "reset {t} and check the user can get in again"),
@@ -83,6 +83,9 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away")
             (r"", "fix what is wrong with {t} and check that it works again"))
 LOOKS = ("Check {t} first", "Look at {t} first", "Start by checking {t}", "Test {t} right away")
 DOES = re.compile(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
+# what the thing at fault does wrong, from its verb on: "... jams on every second page", "... will not connect"
+TROUBLE = re.compile(r"\b(?:the|my|our|your|his|her|their|its)(?: [A-Za-z][\w'-]*){1,2}? (?P<p>(?:will|won't|keeps|is|"
+                     r"isn't|has|does|doesn't|can't|cannot|went|stopped|[a-z]+s|[a-z]+ed)\b[^,;.!?]*)", re.I)
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
 THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
@@ -152,9 +155,15 @@ def action(texts: list[str], rng: random.Random) -> str:
     at fault, then what to do about it, in one sentence."""
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", main_text(texts))
                if len(c.split()) >= 2]
-    what = thing(clauses)
+    what, trouble = thing(clauses), [c for c in clauses if WRONG.search(c)] or clauses
     look = rng.choice(LOOKS).format(t=what) if what != "it" else "Look into it first"
-    return f"{look}, then {remedy([c for c in clauses if WRONG.search(c)] or clauses, 'it')}."
+    then = remedy(trouble, "it")
+    if then == REMEDIES[-1][1].format(t="it") and (m := TROUBLE.search(main_text(texts))):  # no remedy of ours
+        said = re.split(r"\s(?:and|but|although|so|because|while)\s", m["p"])[0].split()[:8]
+        while said[-1].lower() in SMALL:
+            said.pop()
+        then = f"find out why it {third_person(' '.join(said))} and fix that"
+    return f"{look}, then {then}."
 
 
 def fault(texts: list[str], rng: random.Random) -> str:

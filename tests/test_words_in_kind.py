@@ -1,0 +1,78 @@
+"""Free text in the kind the question asks: "what should X do first?" gets one instruction about the thing at
+fault; "what is wrong with it?" names where a shorter text says otherwise than the longer one it stands for; a
+reason for a choice takes the choice's side (a no gets grounds for no) in the item's kind (a picture's sight);
+a <label> right after a radio button names that choice."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people.asked_details import action, fault
+from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+from flows.sim.people.item_writing import asked
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What should the caretaker do first? One sentence.", "action"),
+    ("Suggest the next step for this request.", "action"),
+    ("How should the agent handle this ticket?", "action"),
+    ("The caption does not match the photo's notes. What is wrong with it?", "fault"),
+    ("Describe the problem with this listing.", "fault"),
+    ("Comment on the word \"advice\" as these sentences use it.", "word"),  # a word, not advice asked for
+    ("Spot the mistake and give the sentence back with it fixed.", "correction")])
+def test_the_kind_of_text_asked_for(question: str, kind: str) -> None:
+    assert asked(question, "box") == kind
+
+
+def test_an_action_is_one_instruction_about_the_thing_at_fault() -> None:
+    report = "The lift in block C stopped between floors twice this week and the alarm button does nothing."
+    texts = [action(["Report:", report], random.Random(seed)) for seed in range(12)]
+    for text in texts:
+        assert re.match(r"(?:Check|Look|Start|Test)\b", text) and "lift" in text, text  # a verb first, the thing
+        assert len(re.findall(r"[.!?](?:\s|$)", text)) == 1 and 6 <= len(text.split()) <= 30
+    assert len(set(texts)) > 2
+
+
+@pytest.mark.parametrize(("source", "checked", "named"), [
+    ("The library will open on Sundays from March, the council said.", "The library will close on Sundays.",
+     {"close", "open"}),
+    ("Forty volunteers cleaned the beach on Saturday.", "Four volunteers cleaned the beach on Saturday.",
+     {"four", "forty"})])
+def test_a_fault_names_what_the_shorter_text_says_otherwise(source: str, checked: str, named: set[str]) -> None:
+    for seed in range(6):
+        text = fault([source, checked], random.Random(seed))
+        assert named & set(re.findall(r"\w+", text.lower())), text
+        assert checked.lower() not in text.lower()  # not the text said again
+
+
+def test_a_no_to_can_you_read_it_gets_grounds_for_no_in_a_pictures_terms() -> None:
+    for seed in range(10):
+        rng = random.Random(seed)
+        no = choice_reason("Not at all", "Can you read the words on the sign?", ["Bridge Street"], rng, 5,
+                           image=True, most=25)
+        yes = choice_reason("Yes, easily", "Can you read the words on the sign?", ["Bridge Street"], rng, 5,
+                            image=True, most=25)
+        assert re.search(r"does not let me read|small|blur|glare|dark|angle|cut off|covered", no), no
+        assert not re.search(r"small|blur|glare|too dark|cut off", yes), yes
+        assert len(no.split()) <= 25 and len(yes.split()) <= 25
+
+
+def test_a_label_after_a_radio_button_names_it_and_the_reason_says_so() -> None:
+    html = ("<img src='s.jpg'><p>Photo taken on Mill Road.</p><p>Can you read the sign?</p>"
+            "<input type=radio name=r_0 value=y id=a required><label for=a>Yes, easily</label>"
+            "<input type=radio name=r_0 value=n id=b><label for=b>Not at all</label>"
+            "<p>Explain what makes the sign easy or hard to read (5 to 25 words).</p>"
+            "<textarea name=why_0 required></textarea>")
+    assert form_fields(html)[0].labels == {"y": "Yes, easily", "n": "Not at all"}
+    for p, profile in enumerate(HONEST_PROFILES):
+        values = fill_unhinted(new_worker(profile, {}, random.Random(p)), form_fields(html), html, {},
+                               random.Random(p))
+        label = {"y": "Yes, easily", "n": "Not at all"}[values["r_0"]]
+        assert label.lower() in values["why_0"].lower() or len(values["why_0"].split()) >= 5, values
+        assert not re.search(r"\b[yn]\b", values["why_0"]) and len(values["why_0"].split()) <= 25, values
