@@ -21,7 +21,8 @@ from flows.sim.people.item_writing import asked
 @pytest.mark.parametrize(("question", "kind"), [
     ("What should the caretaker do first? One sentence.", "action"),
     ("Suggest the next step for this request.", "action"),
-    ("How should the agent handle this ticket?", "action"),
+    ("How should the agent handle this ticket?", "action"), ("What is the first thing the nurse should do?", "action"),
+    ("What makes it hard to see?", "reason"), ("What is wrong with this sentence?", "fault"),
     ("The caption does not match the photo's notes. What is wrong with it?", "fault"),
     ("Describe the problem with this listing.", "fault"),
     ("Comment on the word \"advice\" as these sentences use it.", "word"),  # a word, not advice asked for
@@ -76,3 +77,8 @@ def test_a_label_after_a_radio_button_names_it_and_the_reason_says_so() -> None:
         label = {"y": "Yes, easily", "n": "Not at all"}[values["r_0"]]
         assert label.lower() in values["why_0"].lower() or len(values["why_0"].split()) >= 5, values
         assert not re.search(r"\b[yn]\b", values["why_0"]) and len(values["why_0"].split()) <= 25, values
+
+
+def test_a_fault_in_a_lone_sentence_is_its_slip() -> None:
+    text = fault(["Note:", "She recieved the parcel on Monday morning."], random.Random(3))
+    assert "recieved" in text and "received" in text, text

@@ -9,6 +9,7 @@ import itertools
 import random
 import re
 
+from flows.sim.people.corrections import corrected
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -168,17 +169,12 @@ def action(texts: list[str], rng: random.Random) -> str:
 
 def fault(texts: list[str], rng: random.Random) -> str:
     """What is wrong with the item's shorter text (a summary, a title) against its longer one: what it says
-    where the longer says otherwise, else what it adds, else what it leaves out."""
-    if len(texts) < 2:
-        return missing_detail(texts, rng)
-    checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in sorted(sorted(texts, key=len)[-2:], key=len))
-    low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
-    runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
-            difflib.SequenceMatcher(None, low[0], low[1], autojunk=False).get_opcodes() if tag != "equal"]
-    order = {"replace": 2, "delete": 1, "insert": 0}  # a claim the source contradicts before one it lacks
-    tag, said, meant = max(runs, key=lambda r: (bool(_differs(r[1], r[2]) or _differs(r[2], r[1])), order[r[0]],
-                                                _differs(r[1], r[2]) + _differs(r[2], r[1])), default=("", [], []))
-    x, y = (" ".join(_trimmed(ws)[:5]) for ws in (said, meant))
+    where the longer says otherwise, else what it adds, else what it leaves out; with one text, its slip."""
+    if len(pair := sorted(texts, key=len)[-2:]) < 2 or len(pair[0].split()) < 3:  # (a label is no second text)
+        tag, x, y = _contrast(main_text(texts), corrected(main_text(texts), rng))
+        return rng.choice((f"\"{x}\" should be \"{y}\".", f"It says \"{x}\" where it should say \"{y}\".")) \
+            if tag == "replace" else ""
+    tag, x, y = _contrast(*pair)
     src = rng.choice(("original", "text", "source"))
     if tag == "replace":
         return rng.choice((f"It says \"{x}\", but the {src} says \"{y}\".", f"\"{x}\" is wrong: the {src} says "
@@ -188,6 +184,19 @@ def fault(texts: list[str], rng: random.Random) -> str:
     return f"It leaves out \"{y}\"." if y else missing_detail(texts, rng)
 
 
+def _contrast(checked_text: str, source_text: str) -> tuple[str, str, str]:
+    """Where ``checked_text`` says otherwise than ``source_text`` ("replace"), says more ("delete") or less
+    ("insert"), a claim of substance first: the kind, its words and the source's."""
+    checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in (checked_text, source_text))
+    low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
+    runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
+            difflib.SequenceMatcher(None, low[0], low[1], autojunk=False).get_opcodes() if tag != "equal"]
+    order = {"replace": 2, "delete": 1, "insert": 0}  # a claim the source contradicts before one it lacks
+    tag, said, meant = max(runs, key=lambda r: (bool(_differs(r[1], r[2]) or _differs(r[2], r[1])), order[r[0]],
+                                                _differs(r[1], r[2]) + _differs(r[2], r[1])), default=("", [], []))
+    return tag, " ".join(_trimmed(said)), " ".join(_trimmed(meant))
+
+
 def _differs(words: list[str], others: list[str]) -> int:
     """How many of ``words`` say something ``others`` do not (a word of substance, not a form of one of theirs)."""
     stems = {o.lower()[:4] for o in others}
@@ -195,12 +204,13 @@ def _differs(words: list[str], others: list[str]) -> int:
                for w in words)
 
 
-def _trimmed(words: list[str]) -> list[str]:
-    """``words`` without small words at either end ("drier than usual and" -> "drier than usual")."""
+def _trimmed(words: list[str], most: int = 5) -> list[str]:
+    """Up to ``most`` of ``words`` within a clause, no small word at either end ("drier than usual and" -> "drier
+    than usual")."""
     kept = [w.rstrip(",.;:!?") for w in words]
-    ends = next((k for k, w in enumerate(words) if w[-1] in ",.;:!?"), len(words))  # within one clause
-    kept = kept[:ends + 1]
-    while len(kept) > 1 and kept[-1].lower() in SMALL:
+    ends = next((k for k, w in enumerate(words) if w[-1] in ",.;:!?"), len(words))
+    kept = kept[:min(ends + 1, most)]
+    while len(kept) > 1 and kept[-1] in SMALL:  # (as written: "May" is a month)
         kept.pop()
     while len(kept) > 1 and kept[0].lower() in SMALL:
         kept.pop(0)

@@ -19,7 +19,8 @@ WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
                      r"point out|identify", re.I)
-REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you", re.I)
+REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you|what makes? (?:it|this|that|the)\b",
+                    re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
 TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
@@ -46,7 +47,8 @@ FAULT = re.compile(r"\bwhat(?:'s| is| was) (?:wrong|incorrect|inaccurate|off|the
                    r"\b|\b(?:describe|name|explain|identify|point out|state) (?:the|what|its) (?:problem|mistake|error|"
                    r"issue|fault|inconsisten|discrepanc)|\bdo(?:es)? ?n[o']t match|disagree|mismatch|contradict|"
                    r"inconsisten|discrepanc", re.I)
-TO_ACT = re.compile(r"\bwhat (?:should|would|could|must|ought|needs?)\b[^?.]{0,40}\bdo\b|\b(?:next|first|best) (?:step|"
+TO_ACT = re.compile(r"\bwhat\b[^?.]{0,30}\b(?:should|would|could|must|ought|needs?)\b[^?.]{0,40}\bdo\b|"
+                    r"\bhappen next|\b(?:next|first|best) (?:step|"
                     r"thing to do|action|move)|\b(?:suggest|recommend|propose)\w* (?:an? |the |one )?(?:action|step|"
                     r"fix|solution|remedy|course)|\bwhat (?:action|steps?) (?:should|would|could|to)|\bhow should\b"
                     r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\bwhat (?:would you )?advi[cs]e\b|"
