@@ -81,12 +81,13 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away")
             (r"rude|staff|told", "apologise and train the staff to be more helpful"),
             (r"forg[eo]t|locked|password|log ?in|sign ?in", "reset {t} and check the user can get in again"),
             (r"repl(?!ac)|answer|email|call|ignor", "reply quickly and keep the customer informed"),
+            (r"missing|wrong|lost", "send what is missing or wrong straight away and say sorry"),
             (r"", "fix what is wrong with {t} and check that it works again"))
 LOOKS = ("Check {t} first", "Look at {t} first", "Start by checking {t}", "Test {t} right away")
 DOES = re.compile(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
 # what the thing at fault does wrong, from its verb on: "... jams on every second page", "... will not connect"
-TROUBLE = re.compile(r"\b(?:the|my|our|your|his|her|their|its)(?: [A-Za-z][\w'-]*){1,2}? (?P<p>(?:will|won't|keeps|is|"
-                     r"isn't|has|does|doesn't|can't|cannot|went|stopped|[a-z]+s|[a-z]+ed)\b[^,;.!?]*)", re.I)
+TROUBLE = (r"(?:\s+(?:by|in|on|at|of|near|from)(?:\s+the)?(?:\s+[\w'-]+){1,2})?\s+"  # "the printer by the desk"
+           r"(?P<p>(?:will|won't|keeps|is|isn't|has|does|doesn't|can't|cannot|went|stopped|[a-z]+s|[a-z]+ed)\b[^,;.!?]*)")
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
 THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
@@ -159,7 +160,8 @@ def action(texts: list[str], rng: random.Random) -> str:
     what, trouble = thing(clauses), [c for c in clauses if WRONG.search(c)] or clauses
     look = rng.choice(LOOKS).format(t=what) if what != "it" else "Look into it first"
     then = remedy(trouble, "it")
-    if then == REMEDIES[-1][1].format(t="it") and (m := TROUBLE.search(main_text(texts))):  # no remedy of ours
+    if then == REMEDIES[-1][1].format(t="it") and \
+            (m := re.search(rf"\b{re.escape(what.split()[-1])}{TROUBLE}", main_text(texts), re.I)):  # none of ours
         said = re.split(r"\s(?:and|but|although|so|because|while)\s", m["p"])[0].split()[:8]
         while said[-1].lower() in SMALL:
             said.pop()

@@ -21,7 +21,7 @@ NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)
 # criterion words -> the item kind they speak of ("image", "text", "": either), grounds for a choice that says
 # yes (or high on a scale) and grounds for one that says no (or low); none of the latter: general grounds
 GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
-    (re.compile(r"\bread|legib|letters|lettering|\bwords\b|writing|\btext\b", re.I), "image",
+    (re.compile(r"\bread|legib|letter|writing|\b(?:the|its|any) (?:words|text)\b", re.I), "image",
      ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "
       "faces the camera in good light", "the writing is close enough to make out every letter"),
      ("the letters are small and blurred", "glare hides some of the letters", "the writing is at an angle, so the "
