@@ -27,9 +27,10 @@ their first 4 letters; a copied run: the longest run of the item's words the ans
 - notice ("in no more than 20 words, what is this notice telling residents"): 4-20 words, 2+ content words of
   the notice, copied run <= 10.
 
-Held apart (written after the simulator was changed for the eight above; HELD). Their first run is recorded as
-``held-apart-first-run``; two gaps it showed were then closed in general terms ("the sort of household" asks who;
-a "where" part names the place the item's text gives), so after that run household and event are tuned to too:
+Second group (written after the simulator was changed for the eight above; held apart then). Their first run
+is recorded as ``held-apart-first-run``; two gaps it showed were then closed in general terms ("the sort of
+household" asks who; a "where" part names the place the item's text gives), so after that run household and
+event are tuned to too:
 
 - noise (radio 1-4, labels "1 – unbearably loud" .. "4 – silent"; "what led to your score, 15 words minimum"):
   15+ words, talks about sound (HEARING);
@@ -40,6 +41,33 @@ a "where" part names the place the item's text gives), so after that run househo
 - proof ("spot the mistake and give the sentence back with it fixed"): as typos;
 - event ("what is being organised, and where will it take place? below 30 words"): at most 30 words, the
   item's ``place`` named, 2+ content words of the item, copied run <= 10.
+
+Third group (written before any run on the simulator they measure; ``before-words4`` is that first run, on the
+code before it was changed for them). Four tuned to:
+
+- helpdesk (a ticket; "what should the technician do first? Give one instruction in a single sentence of 6 to
+  30 words"): 6-30 words, one sentence, an instruction (INSTRUCTION: a verb of DO opening the answer or a clause,
+  or after should / must / then ...), a content word of the ticket, copied run <= 8, no question;
+- headline (radio "Very unclear" .. "Very clear", "how clear is this headline"; "why did you pick that rating?
+  Minimum 10 words"): 10+ words, about clarity (CLEAR_TALK), a low pick says why not (LOW), a high one why
+  (HIGH), a content word of the headline, copied run <= 6;
+- summary_fault (an article and a trainee's summary that contradicts it; "what is wrong with it? no more than
+  150 characters"): <= 150 characters, names the summary's ``wrong`` or the article's ``right`` words, says it
+  is a fault (FAULT), copied run of the summary <= 8;
+- sign (a photo of a sign; radio "Yes, easily" / "Only partly" / "Not at all"; "explain what makes the sign easy
+  or hard to read, between 5 and 25 words"): 5-25 words, grounds of sight on the picked side (SIGHT_GOOD for yes,
+  SIGHT_BAD for no, either for partly).
+
+After the first run two judges were made stricter and ``before-words4-strict`` records the unchanged code under
+them: headline and sign no longer count the picked option's own words ("Only partly") as a reason, and a
+headline's reason may not speak of a photo's edges or focus, nor of "the other one" (the first run passed such
+answers). Held apart (never tuned to; their first run after the simulator's change is
+``held-apart-first-run-words4``):
+
+- repair (a tenant's request; "suggest the landlord's next step", placeholder "one sentence, at least 8
+  words"): as helpdesk, 8+ words;
+- listing (a listing whose title and details disagree; "describe the problem, under 120 characters"): as
+  summary_fault, under 120 characters, against the details.
 
 A blank answer fails (every box is required). Figures go to bench/results-words-answered.json under ``--label``
 (default: the code's commit). Run: ``make bench-words``.
