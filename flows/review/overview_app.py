@@ -1,13 +1,8 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go.
-
-Per campaign and batch: posted, submitted, decided; spend against budget; time to auto-approval;
-open review items; blocks; the answers and worker skill its outputs hold (answers_view.py);
-links to the report and to the campaign's review queue. The same gate as
-the review page (127.0.0.1 only, a one-time link exchanged for an HttpOnly cookie, the page's CSP):
-the queue at ``/review/NAME/`` is the review page itself (its POSTs keep their page tokens and
-Origin check), on the overview's session, so one link opens both. The status and a campaign's run
-come from functions the CLI hands in (``flows.driver``), since this package sits below the driver.
-"""
+"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go (what it shows:
+docs/how-to/review.md). The same gate as the review page (127.0.0.1 only, a one-time link exchanged for an
+HttpOnly cookie, the page's CSP): the queue at ``/review/NAME/`` is the review page itself, on the overview's
+session, so one link opens both. The status and a campaign's run come from functions the CLI hands in
+(``flows.driver``), since this package sits below the driver."""
 
 from __future__ import annotations
 
