@@ -7,6 +7,7 @@ session, so one link opens both. The status and a campaign's run come from funct
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import threading
 import time
@@ -202,8 +203,6 @@ def serve_overview(site: OverviewSite, port: int = 0) -> None:
         shown = shown_location(site.db_path)
         print(f"campaign overview of {shown}: {server.url}/?token={site.login_token}", flush=True)
         print("the link works once; Ctrl-C stops the server", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             while True:
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
