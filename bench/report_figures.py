@@ -93,8 +93,9 @@ def study_inputs() -> list[tuple[str, pd.DataFrame, dict[str, Any]]]:
 
 def report_pngs(data: dict[str, Any]) -> list[str]:
     """A campaign report's figures as the product draws them (through the memo)."""
-    return [report.plot_batches(data["counts"]), report.plot_times(data["times"], data["bands"]),
-            report.plot_flags(data["flags"]), report.plot_scores(data["scores"], 70.0),
+    png = figures.figure_png
+    return [png(report.batches_figure, data["counts"]), png(report.times_figure, data["times"], data["bands"]),
+            png(report.flags_figure, data["flags"][["rule"]]), png(report.scores_figure, data["scores"], 70.0),
             answers_step._histograms(data["confidence"], data["skill"], 0.9, data["calibration"])]
 
 

@@ -118,23 +118,15 @@ def _starts_sentence(gap: str, first: bool) -> bool:
     return bool(_SENTENCE_END.search(before)) if before else first
 
 
-def _match_case(original: str, fixed: str) -> str:
-    return fixed[0].upper() + fixed[1:] if original[0].isupper() else fixed
-
-
 def make_corrector(language: str = "en", index: SpellIndex | None = None) -> Callable[[str], str | None]:
     """Lower-case token -> its most probable correction, or None; cached per token."""
     words = index or default_index(language)
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
-        return _corrections(words, [lower]).get(lower)
+        return words.corrections([lower]).get(lower) if len(lower) <= LONGEST_WORD else None
 
     return correct
-
-
-def _corrections(index: SpellIndex, lowers: list[str]) -> dict[str, str]:
-    return index.corrections(t for t in lowers if len(t) <= LONGEST_WORD)
 
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
@@ -171,7 +163,7 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
             continue
         if capitals is not None and token[0].isupper() and lower not in capitals:
             continue
-        new = _match_case(token, fixed)
+        new = fixed[0].upper() + fixed[1:] if token[0].isupper() else fixed  # the token's case kept
         out += [text[copied:start], new]
         edits.append(f"{token}->{new}")
         copied = m.end()

@@ -32,7 +32,7 @@ def make_run(sim: Any, db: Path) -> Run:
     target = mturk.Target("sim", sim.url)
     # the demo without its caption top-ups: these tests count each HIT's MaxAssignments (top-ups collect apart)
     cfg = load_config(CONFIG)
-    cfg = replace(cfg, answers=replace(cfg.answers, top_up_rounds=0))
+    cfg = replace(cfg, answers=cfg.answers.model_copy(update={"top_up_rounds": 0}))
     return Run(cfg, Store(db), mturk.make_client(target), target, lambda _: None,
                lambda s: advance(sim, s), page=task_page, clock=sim_clock(target))  # the platform's clock, as a run's
 

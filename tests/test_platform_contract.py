@@ -123,7 +123,7 @@ def route(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Route]:
     name, crowd = request.param, small_crowd(tmp_path)
     cfg = replace(load_config(CONFIG), sim_crowd=crowd)  # the links' simulated invitees come from the same crowd
     # caption top-ups on (they extend units as adaptive overlap does): the task server steers by extensions
-    cfg = replace(cfg, answers=replace(cfg.answers, top_up_rounds=1))
+    cfg = replace(cfg, answers=cfg.answers.model_copy(update={"top_up_rounds": 1}))
     with SimServer(seed=7, crowd_file=crowd) as sim, open_session("sim", sim.url, platform=name) as session:
         run = Run(cfg, Store(tmp_path / "h.db"), session.client, session.target,
                   lambda _: None, session.wait, platform=name, notes={"out_dir": str(tmp_path), "seed": 7},

@@ -85,16 +85,11 @@ def _warn_unreadable_telemetry(path: Path, prepared: pd.DataFrame) -> None:
               file=sys.stderr)
 
 
-def read_text_csv(path: Path, columns: tuple[str, ...], what: str = "it") -> pd.DataFrame:
-    """A CSV read as text (nothing turned into NaN), with the columns it must have."""
-    return read_csv_frame(path, columns, what)
-
-
 def offline_spellcheck(path: Path, out: Path, min_workers: int = 3) -> int:
     from flows.core.outputs.spelling_cache import spelling_index  # not loaded for ``hitflow qc``
     from postprocess.spellcheck import spellcheck_frame
 
-    frame = read_text_csv(path, ("caption",))
+    frame = read_csv_frame(path, ("caption",))
     typed = frame.copy()
     if "is_precanned" in frame.columns:  # read as text: "0" and "false" are not canned
         typed["is_precanned"] = frame["is_precanned"].str.strip().str.lower().isin(TRUE_TEXT)
@@ -110,7 +105,7 @@ def offline_qualify(answers_path: Path, out: Path, key_path: Path = DEFAULT_KEY,
     from qc.qualification import score_answers
 
     key = load_key(key_path)
-    answers = read_text_csv(answers_path, ("worker_id", "item_id", "answer"))
+    answers = read_csv_frame(answers_path, ("worker_id", "item_id", "answer"))
     scores, problems = score_answers(answers, key, threshold)
     write_csv(scores, out)
     problems_path = write_csv(problems, out.with_name(out.stem + ".problems.csv"))

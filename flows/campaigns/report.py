@@ -110,28 +110,12 @@ def scores_figure(scores: pd.DataFrame, threshold: float) -> Figure:
     return fig
 
 
-def plot_batches(counts: pd.DataFrame) -> str:
-    return figure_png(batches_figure, counts)
-
-
-def plot_times(times: pd.DataFrame, bands: pd.DataFrame) -> str:
-    return figure_png(times_figure, times, bands)
-
-
-def plot_flags(flags: pd.DataFrame) -> str:
-    return figure_png(flags_figure, flags[["rule"]])  # the figure counts rules: the memo's key, the rest left out
-
-
-def plot_scores(scores: pd.DataFrame, threshold: float) -> str:
-    return figure_png(scores_figure, scores, threshold)
-
-
 def _qualification_context(qual: dict[str, Any] | None) -> dict[str, Any] | None:
     if not qual:
         return None
     return {**qual["summary"], "threshold": qual["threshold"], "mode": qual["mode"],
             "correlation": qual["correlation"], "by_band": qual["by_band"].to_dict("records"),
-            "plot": plot_scores(qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
+            "plot": figure_png(scores_figure, qual["scores"], qual["threshold"]) if len(qual["scores"]) else ""}
 
 
 def _telemetry_context(telemetry: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -164,9 +148,10 @@ def render_report(data: dict[str, Any]) -> str:
     (:func:`qc.review_queue.people_vs_rules`) and telemetry (:mod:`postprocess.telemetry_report`)."""
     context = {
         "name": data["name"], "target": data["target"], "summary": data["summary"],
-        "plot_batches": plot_batches(data["counts"]),
-        "plot_times": plot_times(data["times"], data["bands"]),
-        "plot_flags": plot_flags(data["flags"]),
+        "plot_batches": figure_png(batches_figure, data["counts"]),
+        "plot_times": figure_png(times_figure, data["times"], data["bands"]),
+        # the figure counts rules: the memo's key, the rest left out
+        "plot_flags": figure_png(flags_figure, data["flags"][["rule"]]),
         "counts": data["counts"].to_dict("records"),
         "blocked": [{"history": [], **b} for b in data["blocked"].to_dict("records")],
         "canned": data["canned"].to_dict("records"),

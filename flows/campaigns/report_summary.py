@@ -13,6 +13,7 @@ import pandas as pd
 
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.identity import recorded_platform
+from flows.campaigns.review_rows import ledger_now
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_facts, platform_for
@@ -63,7 +64,7 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
             out.append({"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
                         "urgent": True, "waits": True})
     left = state["auto_approval_in_s"]
-    clock = now if now is not None else ledger_clock(store, campaign)
+    clock = now if now is not None else ledger_now(store, campaign)
     if state["open"]:
         out.append({"what": f"{state['open']} review item(s) open in the review queue (`hitflow review {campaign}`)",
                     "by": "before auto-approval", "urgent": left is not None and left < URGENT_S, "waits": True})
@@ -76,12 +77,6 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
                     "by": when(clock + left) if left is not None else "not yet",
                     "urgent": left is not None and left < URGENT_S})
     return out
-
-
-def ledger_clock(store: Store, campaign: str) -> float:
-    from flows.campaigns.review_data import ledger_now
-
-    return ledger_now(store, campaign)
 
 
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],

@@ -20,7 +20,7 @@ from flows.platforms.registry import platform_for
 from flows.platforms.targets import advance_sim_clock
 from qc.campaign_state import campaign_state, item_states
 from qc.decisions import DecisionPolicy
-from qc.review_queue import QUEUE_COLUMNS, QUEUE_FLAG_COLUMNS, build_queue, people_vs_rules, worker_history
+from qc.review_queue import QUEUE_COLUMNS, QUEUE_FLAG_COLUMNS, build_queue, worker_history
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
@@ -66,11 +66,6 @@ def review_frames(store: Store, campaign: str) -> dict[str, pd.DataFrame]:
     }
 
 
-def review_mode(mode: str) -> str:
-    """A campaign that does not wait for review still gets the full queue when someone opens the page."""
-    return "flagged" if mode == "none" else mode
-
-
 def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: str,
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
@@ -82,7 +77,8 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
     batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
     due = {b: blocks_due(store, campaign, policy, b) for b in batches}
     policy = routed(store, campaign, policy)  # the queue shows what the route will do (Prolific: its grounds)
-    return build_queue(f["flags"], work, f["actions"], policy, review_mode(mode),
+    # a campaign that does not wait for review still gets the full queue when someone opens the page
+    return build_queue(f["flags"], work, f["actions"], policy, "flagged" if mode == "none" else mode,
                        time.time() if now is None else now, due)
 
 
@@ -141,11 +137,6 @@ def worker_frames(store: Store, campaign: str, workers: list[str]) -> dict[str, 
         "blocks": _frame(store, f"SELECT worker_id, batch FROM blocks WHERE campaign = ? AND {some}", mine,
                          ["worker_id", "batch"]),
     }
-
-
-def review_summary(store: Store, campaign: str, policy: DecisionPolicy, mode: str) -> pd.DataFrame:
-    """Per batch, what people decided against what the rules alone would have done."""
-    return people_vs_rules(campaign_queue(store, campaign, policy, mode))
 
 
 CAPTIONS = """

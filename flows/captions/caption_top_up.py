@@ -22,16 +22,8 @@ def accepted_captions(run: Run, batch: int) -> pd.Series:
     return kept.groupby(kept["image_id"].astype(str)).size()
 
 
-def assignment_cap(run: Run) -> int:
-    return top_up_cap(run.cfg.assignments_per_image)
-
-
-def plan_top_up(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
-    return top_up_units(accepted_captions(run, batch), unit_frame(run, batch, rounds),
-                        run.cfg.assignments_per_image, assignment_cap(run))
-
-
 def top_up_round(run: Run, batch: int) -> dict[str, Any]:
     """One top-up round of the batch (flows/campaigns/extension_rounds.py); ``extended`` 0 when they are over."""
-    return next_round(run, batch, run.cfg.answers.top_up_rounds, lambda rounds: plan_top_up(run, batch, rounds),
-                      "caption top-up")
+    per = run.cfg.assignments_per_image
+    return next_round(run, batch, run.cfg.answers.top_up_rounds, lambda rounds: top_up_units(
+        accepted_captions(run, batch), unit_frame(run, batch, rounds), per, top_up_cap(per)), "caption top-up")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
+from typing import cast
 
 from flows.core.errors import ConfigError
 from flows.core.run.run_context import Session
@@ -16,36 +18,16 @@ from flows.platforms.words import RouteWords
 def platform_for(name: str) -> Platform:
     """The platform called ``name`` (``--platform``); an unknown name is a config error. Each is
     imported when first asked for: `hitflow status` on an MTurk campaign loads no Prolific client."""
-    if name == "mturk":
-        from flows.platforms.mturk import platform as mturk_platform
-
-        return mturk_platform
-    if name == "prolific":
-        from flows.platforms.prolific import platform as prolific_platform
-
-        return prolific_platform
-    if name == "links":
-        from flows.platforms.links import platform as links_platform
-
-        return links_platform
-    raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
+    if name not in PLATFORMS:
+        raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
+    return cast(Platform, import_module(f"flows.platforms.{name}.platform"))
 
 
 def platform_facts(name: str) -> PlatformFacts:
     """The named platform's facts without importing its client (~0.4 s of CPU), or :class:`UnknownPlatform`."""
-    if name == "mturk":
-        from flows.platforms.mturk import facts as mturk_facts
-
-        return mturk_facts
-    if name == "prolific":
-        from flows.platforms.prolific import facts as prolific_facts
-
-        return prolific_facts
-    if name == "links":
-        from flows.platforms.links import facts as links_facts
-
-        return links_facts
-    return UnknownPlatform(name)
+    if name not in PLATFORMS:
+        return UnknownPlatform(name)
+    return cast(PlatformFacts, import_module(f"flows.platforms.{name}.facts"))
 
 
 class UnknownPlatform:

@@ -1,17 +1,13 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go.
-
-Per campaign and batch: posted, submitted, decided; spend against budget; time to auto-approval;
-open review items; blocks; the answers and worker skill its outputs hold (answers_view.py);
-links to the report and to the campaign's review queue. The same gate as
-the review page (127.0.0.1 only, a one-time link exchanged for an HttpOnly cookie, the page's CSP):
-the queue at ``/review/NAME/`` is the review page itself (its POSTs keep their page tokens and
-Origin check), on the overview's session, so one link opens both. The status and a campaign's run
-come from functions the CLI hands in (``flows.driver``), since this package sits below the driver.
-"""
+"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go (what it shows:
+docs/how-to/review.md). The same gate as the review page (127.0.0.1 only, a one-time link exchanged for an
+HttpOnly cookie, the page's CSP): the queue at ``/review/NAME/`` is the review page itself, on the overview's
+session, so one link opens both. The status and a campaign's run come from functions the CLI hands in
+(``flows.driver``), since this package sits below the driver."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import threading
 import time
@@ -207,8 +203,6 @@ def serve_overview(site: OverviewSite, port: int = 0) -> None:
         shown = shown_location(site.db_path)
         print(f"campaign overview of {shown}: {server.url}/?token={site.login_token}", flush=True)
         print("the link works once; Ctrl-C stops the server", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             while True:
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass

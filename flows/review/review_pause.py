@@ -1,11 +1,7 @@
-"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it.
-
-Prefect's UI shows the run Paused, with a form (:class:`ReviewDone`) that resumes it; ``hitflow
-review`` resumes it itself once a person has cleared the queue. The pause is taken in the flow
-function, between tasks (the review step's task has ended with :class:`ReviewPending`), and the
-review gate runs again after it: an open queue past its deadline gets the automatic decisions.
-The paused run's id is kept in the ledger, so another process can find and resume it.
-"""
+"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it; Prefect's Resume form
+(:class:`ReviewDone`) or ``hitflow review`` clearing the queue resumes it (docs/how-to/review.md). The pause is
+taken in the flow function, between tasks, and the review gate runs again after it; the paused run's id is kept
+in the ledger, so another process can find and resume it."""
 
 from __future__ import annotations
 

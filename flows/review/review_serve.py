@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 
 from flows.campaigns.review_rows import paused_runs
 from flows.core.run.run_context import Run
@@ -30,9 +30,7 @@ def serve_until_stopped(site: ReviewSite, server: ReviewServer, run: Run, review
         if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
             print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
                   flush=True)
-        try:
+        with suppress(KeyboardInterrupt):
             while True:
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
 

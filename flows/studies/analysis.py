@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from flows.answers.excluded import without_excluded
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
@@ -22,16 +20,13 @@ from postprocess.severity_stats import severity
 KINDS = ("agreement", "severity", "errors", "pairwise", "ratings", "screening")
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    return read_csv_frame(path, what="the analysis input")
-
-
 def analyze(kind: str, path: Path, reader: str = "", level: str = "nominal",
             min_minutes: float = 18.0) -> dict[str, Any]:
     """The analysis of ``kind`` over ``path``; column problems become InputFormatError."""
     if kind not in KINDS:
         raise InputFormatError(f"unknown analysis {kind!r}; use one of {', '.join(KINDS)}")
-    frame = without_excluded(read_evaluation(reader, path) if reader else read_table(path))
+    frame = without_excluded(read_evaluation(reader, path) if reader
+                             else read_csv_frame(path, what="the analysis input"))
     try:
         if kind == "agreement":
             return agreement(frame, level)

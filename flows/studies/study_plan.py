@@ -1,15 +1,5 @@
-"""Human-evaluation studies: their item files, their units, and each page's questions.
-
-Item CSV columns per kind (``sim_truth`` is optional, read only by the simulator's crowd and
-never shown on a page):
-
-- ``expert_rating``: ``item_id, image_url, sentence``
-- ``crowd_selection``: ``image_id, image_url, sentence_id, sentence`` (one row per sentence)
-- ``error_analysis``: ``item_id, image_url, description``
-- ``pairwise_grading``: ``image_id, image_url, reference, system, description`` (one row per system)
-- ``severity_rating``: ``item_id, image_url, reference, description, condition, role``
-  (``role`` is ``calibration`` for the trial phase, ``stimulus`` otherwise)
-"""
+"""Human-evaluation studies: their item files (each kind's columns: flows/core/study_kinds.py ``COLUMNS``, and
+docs/tutorials/evaluation-study.md), their units, and each page's questions."""
 
 from __future__ import annotations
 

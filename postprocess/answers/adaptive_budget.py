@@ -1,12 +1,8 @@
 """Adaptive overlap's budget: at most a share of the judgements the file holds, spent where a label is likeliest to
-make an answer right. Pure arrays, in the order of the replay's items and fields (postprocess.answers.adaptive).
-
-Every item gets ``min_judgements`` first (a budget that cannot pay it is raised to: :func:`paid`,
-:func:`budget_said`); then each round at most ROUND_SHARE of the items still uncertain take one more judgement,
-the largest expected gain per judgement first (:func:`expected_gain`, the knowledge gradient looking up to
-LOOKAHEAD judgements ahead), until the budget is spent or no candidate is left. The rule in full, why, and what
-was tried: docs/explanation/adaptive-overlap.md ("The budget of a replay").
-"""
+make an answer right (:func:`expected_gain`, the knowledge gradient up to LOOKAHEAD judgements ahead, ROUND_SHARE
+of the uncertain items a round, after ``min_judgements`` each: :func:`paid`, :func:`budget_said`). Pure arrays, in
+the order of the replay's items and fields (postprocess.answers.adaptive). The rule in full, why, and what was
+tried: docs/explanation/adaptive-overlap.md ("The budget of a replay")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
-"""crowd-kit's aggregation models, loaded without the ones a run does not use; GLAD and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's.
-
-``import crowdkit.aggregation`` imports every model crowd-kit has and through them nltk, scikit-learn and
-scipy.stats (~80 MB resident and ~1 s, at the end of every caption campaign). Majority vote and the two
-Dawid-Skene models need only attrs, numpy and pandas, so their modules are loaded with the two package
-``__init__`` files above them skipped: the same code, the same results. The skipped packages are left out
-of ``sys.modules`` afterwards, so a later ``import crowdkit.aggregation`` runs its ``__init__`` as usual.
-"""
+"""crowd-kit's aggregation models, loaded without the ones a run does not use (docs/explanation/benchmarks.md):
+majority vote and the two Dawid-Skene models' modules load with the two package ``__init__`` files above them
+skipped (the whole package brings nltk, scikit-learn and scipy.stats, ~80 MB and ~1 s), which are then left out
+of ``sys.modules`` so a later ``import crowdkit.aggregation`` runs as usual. GLAD and one-coin are
+postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's."""
 
 from __future__ import annotations
 

@@ -1,18 +1,10 @@
 """crowd-kit's Dawid-Skene (1979) over integer codes, float for float: the same sums in the same order,
-so the same ``probas_`` to the last bit at numpy's speed (crowd-kit's pandas joins per EM step were ~2/3
-of an adaptive replay's CPU).
-
-What keeps the floats equal: pandas' group sums, done as pandas does them (:func:`_kahan_sums`, or its
-sorted path ``np.add.reduceat``); means and row sums over arrays laid out as pandas' blocks are
-(:func:`_block`); groups, tasks and labels in first-seen order. Where a worker's labels come sorted together
-and a worker gave one label three times or more (that sorted path is not reproduced here) crowd-kit's own
-class is fitted (``fallback``); a pair of one or two judgements sums alike either way, so a small field is
-fitted here. The loss sums across labels in text order as pandas' column alignment does. docs/speed.md has
-the checks on random crowds; tests/test_fast_ds.py keeps five.
+so the same ``probas_`` to the last bit at numpy's speed. docs/speed.md says how the floats are kept equal
+(pandas' group sums as :func:`_kahan_sums` or ``np.add.reduceat``, :func:`_block`'s layout, first-seen
+order) and when crowd-kit's own class is fitted instead (``fallback``).
 
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks x labels (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10.
-"""
+tasks x labels (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """The judgements' column contract, which every model of the package reads first: one row per
 judgement, ``item_id, worker_id, label`` [, ``field``] as text (several questions of one page: each
 field is aggregated on its own; a frame without ``field`` has one, ``label``). Labels are compared as
-text; blank labels are no judgement.
-
-Its own module, below the models: the aggregation (postprocess.answers.aggregation) answers with the
-skill posterior (postprocess.answers.skill_posterior), which reads its judgements through this, so
-neither imports the other for it.
-"""
+text; blank labels are no judgement. Its own module so that neither the aggregation nor the skill
+posterior imports the other for it."""
 
 from __future__ import annotations
 

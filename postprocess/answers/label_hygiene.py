@@ -1,25 +1,15 @@
 """What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
 policy applied, and how many labels it touched, for the summary (docs/reference/outputs.md, "What `hitflow
-aggregate` does to a labels file first", states each step).
+aggregate` does to a labels file first", states each step and its count).
 
 Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
 file after its column names are mapped); other columns ride along unchanged on the rows kept.
 
-Output, ``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models should see, and ``counts``
-(``labels_read``, ``blank_labels``, ``respelled``, ``spelling_variants``, ``repeated_pairs``,
-``repeats_dropped``, ``repeats_conflicting`` and the policy itself), in that order: blank labels dropped;
-every label, item id, worker id and field name read in NFC; with ``fold_case``, labels equal but for case and
-runs of blanks made one (the field's most common spelling; ties: first in text order); ``repeats``: ``last``,
-``first``, ``majority`` (ties: the last given of the tied) or ``refuse`` (``RepeatedLabels``); ``FreeText``
-past ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` unless ``force_free_text``; ``TooManyClasses`` past
-``CONFUSION_CELLS`` whatever.
-
-``respell(values, labels)`` writes known answers (a gold column, control items' answers) in the
-spelling the folded labels use, so "good" as gold still matches the answer "Good".
-
-``leave_out_workers(frame, workers)`` drops the labels of the given workers (a campaign's blocked
-workers) and counts them.
-"""
+``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models should see, and the counts in that order
+(``FreeText`` past ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` unless ``force_free_text``; ``TooManyClasses`` past
+``CONFUSION_CELLS`` whatever). ``respell(values, labels)`` writes known answers (a gold column, control items'
+answers) in the spelling the folded labels use; ``leave_out_workers(frame, workers)`` drops the labels of the
+given workers (a campaign's blocked workers) and counts them."""
 
 from __future__ import annotations
 

@@ -1,19 +1,9 @@
-"""``auto``'s choice of aggregation method, on the file's own evidence.
+"""``auto``'s choice of aggregation method, on the file's own evidence: ``mv`` or ``ds`` by held-out
+log-probability over ``FOLDS`` folds, ``worker-coin`` only where ahead by ``CLEAR_BY`` standard errors;
+majority vote untested below ``min_per_worker``, ``MIN_TESTED`` or past ``CELLS_A_LABEL``.
+docs/reference/outputs.md ("How `auto` chooses") has the rule and the figures.
 
-Which model describes these labels better: one accuracy for every worker (``mv``), or a confusion matrix
-per worker (Dawid-Skene: ``ds``)? Each, fitted by EM without one of ``FOLDS`` folds (a fixed draw, so the
-same file gives the same choice), predicts the held-out labels; the higher mean log-probability per label
-(each floored at ``FLOOR``) wins. A third candidate, ``worker-coin`` (postprocess.answers.worker_coin),
-replaces that choice only where it is ahead by CLEAR_BY standard errors of the per-label difference
-(summed per item; two: the usual 95% level of a paired comparison, not fitted).
-
-No test is run (majority vote) below ``min_per_worker`` labels a worker, on a field with one label value
-or fewer than ``MIN_TESTED`` labels (too few held out to tell the models apart, and slow across an
-adaptive replay's many small fields), or past ``CELLS_A_LABEL`` confusion cells a label. Past ``LARGE``
-labels one fold is scored, not all. docs/reference/outputs.md ("How `auto` chooses") has the figures.
-
-Pure: integer codes in, a :class:`Choice` out.
-"""
+Pure: integer codes in, a :class:`Choice` out."""
 
 from __future__ import annotations
 

@@ -3,18 +3,11 @@ interval, and each worker's bias (docs/reference/outputs.md, "Sliders, numbers a
 and the references).
 
 Input: one row per answer, ``item_id, worker_id, field, value`` (``value`` a float; a worker's repeat of an
-item and field counts once, the last).
-
-Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
-
-- ``answers``: ``item_id, field, label, low, high, coverage, method, judgements``: ``label`` the median;
-  ``low``/``high`` the order statistics x(k), x(n-k+1) with the largest k whose coverage,
-  1 - 2 P(Bin(n, 1/2) < k), is at least ``LEVEL``; with too few answers, the smallest and largest (k = 1),
-  ``coverage`` saying what they do cover (3 answers: 0.75).
-- ``workers``: ``worker_id, field, bias, offset, answers``: ``offset`` the mean of the worker's answers minus
-  the median of the other workers' answers to the same items; ``bias`` that shrunk toward 0 as a normal-normal
-  posterior mean, offset x n / (n + s2 / t2), s2 and t2 estimated from the crowd by moments.
-"""
+item and field counts once, the last). Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
+``answers``: ``item_id, field, label, low, high, coverage, method, judgements`` (``label`` the median, ``low``/
+``high`` order statistics covering at least ``LEVEL``, ``coverage`` what they do cover); ``workers``: ``worker_id,
+field, bias, offset, answers`` (``offset`` the mean of the worker's answers minus the other workers' median on the
+same items, ``bias`` that shrunk toward 0 as a normal-normal posterior mean)."""
 
 from __future__ import annotations
 

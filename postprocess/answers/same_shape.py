@@ -1,13 +1,9 @@
 """Fields of the same shape answered once: the models that do not stack (postprocess.answers.one_field) are
 fitted to the first field of each shape, and the other fields of that shape get its answers under their own
-names. Why: a file of many small fields repeats a few shapes, and a fitted model cost 2 ms to 120 ms a field.
-
-A field's shape is everything of it that one_field's answers read: its judgements in file order as each one's
-item, worker and label numbered by their codes' order, the orders in which the codes' decimal texts and the
-labels' texts sort, and the method. The models read names only through these and draw their random starts
-from the same seed, so two fields of one shape get the same floats, each under its own names.
-
-The answers' meaning is the aggregation's (postprocess.answers.aggregation)."""
+names (docs/speed.md). A field's shape is everything of it that one_field's answers read: its judgements in
+file order as each one's item, worker and label numbered by their codes' order, the orders in which the codes'
+decimal texts and the labels' texts sort, and the method; the models read names only through these and draw
+their random starts from the same seed, so two fields of one shape get the same floats."""
 
 from __future__ import annotations
 

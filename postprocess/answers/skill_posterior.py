@@ -1,21 +1,13 @@
 """How sure is an item's answer, given what its workers are known to be worth? The confidence that
-adaptive overlap stops on.
+adaptive overlap stops on: each field a Dawid-Skene model fitted by MAP-EM with a prior on every worker's
+confusion rows (``SkillPrior``), each item scored leave-one-out and tempered (postprocess.answers.tempering);
+a field with one label seen gets a second, unseen one. docs/reference/outputs.md ("The stopping rule" and
+after) says why, with the model's parts and figures.
 
-Input: the long frame of judgements received so far (``item_id, worker_id, label`` [, ``field``], the
-contract of ``postprocess.answers.judgements``). Output of :func:`label_posterior`: ``item_id, field,
-label, confidence, judgements, margin, vote_weight``, one row per item and field; ``confidence`` is the
-probability of ``label``, the item's most probable label; ``margin`` its log odds over the runner-up's;
-``vote_weight`` what one more judgement of a worker not yet known moves that log ratio.
-
-Why not Dawid-Skene's own confidence: without a prior, two workers agreeing on an item look perfect and
-an item they got wrong together reads 0.999 and stops. Here each field is a Dawid-Skene model fitted by
-MAP-EM with a Dirichlet prior on every worker's confusion rows (``SkillPrior``), drawn towards the
-crowd's accuracy (empirical Bayes), optionally its typical worker (``typical_weight``) and a separate
-fast group (``fast_workers``); each item is scored leave-one-out and tempered
-(postprocess.answers.tempering). A field with one label seen is given a second, unseen one, so two
-agreeing workers there are not certain by construction. docs/reference/outputs.md ("The stopping rule"
-and after) has the model, its parts and the figures.
-"""
+Input: the long frame of judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements).
+Output of :func:`label_posterior`: ``POSTERIOR_COLUMNS``, one row per item and field; ``confidence`` the
+probability of ``label``, the most probable; ``margin`` its log odds over the runner-up's; ``vote_weight``
+what one more judgement of a worker not yet known moves that log ratio."""
 
 from __future__ import annotations
 

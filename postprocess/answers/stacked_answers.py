@@ -1,9 +1,6 @@
 """Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior:
-postprocess.answers.skill_fields): the same answers, confidences and per-judgement
-figures as postprocess.answers.one_field gives each field alone, in arrays over every field's items instead of a
-few frames a field. Why: a file of 10,000 fields of two labels each cost ~3 ms a field answered one at a time,
-most of it numpy and pandas calls on a few numbers each; stacked, the cost is a few calls over the whole file.
-
+postprocess.answers.skill_fields): the same answers, confidences and per-judgement figures as
+postprocess.answers.one_field gives each field alone, in arrays over every field's items (docs/speed.md).
 Fields are stacked by their labels' number ``k`` (a field with one label value: two, the second never seen, as
 the skill posterior reads it), so each stack is one array of items x k."""
 

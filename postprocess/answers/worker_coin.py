@@ -3,15 +3,11 @@
 Each worker gives the true label ``a_w`` of the time and, when wrong, a label drawn from the crowd's pooled slips
 (the off-diagonal of the crowd's expected confusion, row by row: on an ordinal scale a slip goes to a neighbour).
 ``a_w`` is their expected right labels plus SHRINK judgements at the crowd's accuracy, over their labels plus
-SHRINK: a worker seen a few times sits near the crowd. The class prior is the labels' shares, not re-estimated.
+SHRINK (the skill prior's weight). The class prior is the labels' shares, not re-estimated (re-estimated, EM ran
+to one class). Why between majority vote and Dawid-Skene, and the figures: docs/reference/outputs.md
+("How `auto` chooses").
 
-Why between majority vote and Dawid-Skene: where labels were bought adaptively, a worker gives a few dozen
-labels, too few for a confusion matrix but enough for one accuracy. Why the fixed class prior: re-estimated
-each step (as crowd-kit's one-coin model does), EM ran to a prior of one class on two bench shapes. SHRINK 4
-is the skill prior's weight (postprocess.answers.skill_prior). The figures: docs/reference/outputs.md.
-
-Pure: integer codes in, arrays out.
-"""
+Pure: integer codes in, arrays out."""
 
 from __future__ import annotations
 

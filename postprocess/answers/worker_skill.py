@@ -1,27 +1,14 @@
 """One decision per worker from all the evidence a campaign has on their choices: control items (gold)
-pooled with their agreement with the answer the *other* workers give.
+pooled with their agreement with the answer the *other* workers give, each label weighed by how sure that
+answer is (a one-coin MAP-EM fit, leave-one-out, controls clamped), a page's labels at most ``page_labels``
+together. docs/reference/outputs.md (``pooled_*`` columns and after) has the likelihoods, the blocking rule
+and what it costs honest workers.
 
-Controls alone cannot decide early: at a 5% share a worker meets two to four before the last batch,
-and 0 right of 2 happens to an honest worker (accuracy ~0.88) 1.4% of the time. Their ordinary items
-say much more, but only as far as the answer they are compared with is right, so each label is weighed
-by how sure the other workers' answer is (a one-coin MAP-EM fit, leave-one-out, controls clamped); a
-page's ordinary labels weigh at most ``page_labels`` labels together, since they are judged against the
-same few workers. The worker is blocked when, under the Jeffreys prior, P(accuracy >= ``block_below``)
-< ``alpha`` and their ``evidence`` (independent sources: a control 1, a page at most 1) reaches
-``min_evidence``. The likelihoods, the figures and what it costs honest workers
-(``bench/answers_accuracy.py``) are in docs/reference/outputs.md (``pooled_*`` columns).
-
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice labels; blank values are no
-label; a worker's repeated label of an item and field counts once, the last); ``controls``:
-``item_id, field, answer``. Output of :func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker
-with a label (``controls``/``correct``: control answers and right ones; ``items``: ordinary labels;
-``pages``: the pages (``unit``) they are on; ``agreement``: the expected share of them that is right,
-the mean of ``p``; ``evidence``; ``accuracy``: the posterior mean of the accuracy; ``above``:
-P(accuracy >= block_below)); of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`,
-``rules`` reading ``worker_skill P=0.3% (controls 1/3, items 12 agreeing 20%)``; of
-:func:`pooled_columns`: :data:`POOLED_COLUMNS`, the scores as ``workers.csv`` shows them with each
-worker's ``pooled_status`` (``block``, ``at risk``, ``ok``).
-"""
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (blank values are no label; a repeated
+label of an item and field counts once, the last); ``controls``: ``item_id, field, answer``. Output of
+:func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker with a label; of :func:`skill_blocks`:
+:data:`qc.worker_history.BLOCK_COLUMNS`; of :func:`pooled_columns`: :data:`POOLED_COLUMNS`, as ``workers.csv``
+shows them."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -121,36 +120,12 @@ class AnswersSection(Section):
         return weight
 
 
-@dataclass(frozen=True)
-class AnswersSettings:
-    method: str = "auto"
-    min_per_worker: float = 3.0
-    blocked: str = "drop"
-    threshold: float = 0.9
-    controls: Path | None = None  # [answers] controls, resolved against the config's folder
-    control_share: float = 0.0
-    quiz: int = 15
-    control_min_seen: int = 3
-    control_block_below: float = 0.5
-    control_alpha: float = 0.05  # postprocess.answers.control_items.ControlPolicy.alpha
-    control_pooling: bool = True  # postprocess.answers.worker_skill: controls pooled with agreement
-    control_page_labels: float = 5.0
-    control_min_evidence: float = 2.0
-    control_confidence: float = 1.645
-    agreement_block_below: float = 0.0  # agreement with the others' answer: off at 0
-    agreement_min_items: int = 6
-    agreement_min_others: int = 3
-    min_judgements: int = 0  # adaptive overlap off at 0
-    max_judgements: int = 0
-    confidence: float = 0.98  # answers.csv's calibrated confidence (docs/how-to/uncertain-items.md)
-    skill_prior: float = 0.7  # adaptive overlap: postprocess.answers.skill_posterior.SkillPrior
-    skill_prior_weight: float = 4.0
-    crowd_prior_weight: float = 0.0  # SkillPrior.crowd_weight: 0, skill_prior alone
-    typical_prior_weight: float = 0.0  # SkillPrior.typical_weight: 0, no typical-worker part
-    fast_share: float = 0.0  # below this share of the median time a worker is in the fast group (0: one group)
-    stop_when_settled: bool = True  # postprocess.answers.adaptive.settled
-    top_up_rounds: int = 0  # rounds of more assignments for items short of accepted answers
-    fixed_overlap: int = 0  # [campaign] assignments_per_image: what fixed overlap would have asked (the saving's base)
+class AnswersSettings(AnswersSection):
+    """The table as the run reads it: the section's keys and defaults, ``controls`` resolved against the
+    config's folder, and ``fixed_overlap`` ([campaign] assignments_per_image: the saving's base)."""
+
+    controls: Path | None = None  # type: ignore[assignment]
+    fixed_overlap: int = 0
 
     @property
     def adaptive(self) -> bool:

@@ -200,11 +200,9 @@ def _existing(path: Path, section: str, key: str, relative: str) -> Path | None:
 def _gating(path: Path, sec: GatingSection) -> Gating:
     key_path = _existing(path, "gating", "qualification_key", sec.qualification_key)
     paid = sec.qualification_mode == "html_hit" and key_path is not None
-    return Gating(
-        min_hits_approved=sec.min_hits_approved, min_percent_approved=sec.min_percent_approved, locale=sec.locale,
-        soft_block_qualification=sec.soft_block_qualification, block_mode=sec.block_mode,
-        qualification_key=key_path, qualification_min_score=sec.qualification_min_score,
-        qualification_retry_delay_s=sec.qualification_retry_delay_s, qualification_mode=sec.qualification_mode,
+    return Gating(  # the keys of the same name as they are; the paths resolved, the paid test's only when paid
+        **sec.model_dump(exclude={"qualification_key", "qualification_reward_usd", "qualification_takers",
+                                  "qualification_images"}), qualification_key=key_path,
         qualification_reward=(sec.qualification_reward_usd or Decimal("0.00")) if paid else Decimal("0.00"),
         qualification_takers=(sec.qualification_takers or 0) if paid else 0,
         qualification_images=_existing(path, "gating", "qualification_images", sec.qualification_images))

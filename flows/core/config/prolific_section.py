@@ -63,7 +63,5 @@ PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
 
 def prolific_settings(sec: ProlificSection) -> ProlificSettings:
     """The campaign's Prolific figures, and which of them the config gave (``given``: the rest came from the page)."""
-    return ProlificSettings(reward=sec.reward, currency=sec.currency, estimated_minutes=sec.estimated_minutes,
-                            maximum_minutes=sec.maximum_minutes, device_compatibility=tuple(sec.device_compatibility),
-                            completion_base=sec.completion_base, min_approval_rate=sec.min_approval_rate,
-                            min_approvals=sec.min_approvals, given=frozenset(sec.model_fields_set))
+    return ProlificSettings(**sec.model_dump(exclude={"device_compatibility"}),
+                            device_compatibility=tuple(sec.device_compatibility), given=frozenset(sec.model_fields_set))

@@ -9,21 +9,12 @@ from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, strike
 
 
-def _links_verdict(run: Run, d: Decision) -> tuple[str, str]:
-    return "", "self-hosted"
-
-
-def _links_block(run: Run, d: Decision) -> tuple[str, str]:
-    return "", "no more links"
-
-
-def _links_unblock(run: Run, d: Decision) -> tuple[str, str]:
-    return "", "unblocked (links)" if blocked_mode(run, d) else "kept (not blocked)"
-
-
 def _links_bonus(run: Run, d: Decision) -> tuple[str, str]:
     raise InputFormatError("invite links pay nobody through a platform; a bonus cannot be sent from here")
 
 
-LINKS_SENDERS: dict[str, Sender] = {"approve": _links_verdict, "reject": _links_verdict, "strike_caption": strike,
-                                    "block": _links_block, "unblock": _links_unblock, "bonus": _links_bonus}
+LINKS_SENDERS: dict[str, Sender] = {
+    "approve": lambda run, d: ("", "self-hosted"), "reject": lambda run, d: ("", "self-hosted"),
+    "strike_caption": strike, "block": lambda run, d: ("", "no more links"),
+    "unblock": lambda run, d: ("", "unblocked (links)" if blocked_mode(run, d) else "kept (not blocked)"),
+    "bonus": _links_bonus}

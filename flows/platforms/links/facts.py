@@ -1,7 +1,5 @@
-"""What invite links is, as a reader of the ledger needs to know it (:class:`flows.platforms.interface.PlatformFacts`),
-without loading the client and steps its platform module imports: ``hitflow status`` asks these alone;
-the platform module (platform.py) offers them too. ``WORDS``: how the route names its
-work in every view (flows/platforms/words.py)."""
+"""What invite links is to a reader of the ledger (:class:`flows.platforms.interface.PlatformFacts`); loads
+nothing else."""
 
 from flows.platforms.words import RouteWords
 
