@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gate_bench import share
-from bench.gate_heldout import HONEST, ROOT, HeldoutPage, TextField, words
+from bench.gate_heldout import HONEST, ROOT, HeldoutPage, TextField, pct, words
 from bench.gate_heldout import main as heldout_main
 from bench.gate_heldout3 import STOP, VERBS, _done_answers, _noticed, one_sentence
 
@@ -227,10 +227,42 @@ def merge(parts: list[str]) -> int:
     return 0
 
 
+def row(page: str, route: str, r: dict[str, Any]) -> str:
+    """One page and route of the report's table."""
+    if "gate" not in r:
+        return f"| {page} | {route} | failed at {r.get('failed', '?')} |"
+    g, h, c = r["gate"], r["rehearsal"], r.get("controls")
+    caught = f"{c['blocked']}/{c['workers_2plus_pages']} blocked, {c['noticed']} noticed" if c else "no controls"
+    texts = "; ".join(f"{n} {pct(r['extra']['all_share']) if 'all_share' in r.get('extra', {}) else '-'} "
+                      f"(min only {pct(t['both_share'])})" for n, t in h["text"].items()) or "-"
+    shown = g.get("defect_shown", {})
+    return (f"| {page} | {route} | {g['unnoticed']}/{g['bad_assignments']} | {shown.get('unnoticed', '-')}/"
+            f"{shown.get('assignments', '-')} | " + ", ".join(f"{p} {v['unnoticed']}/{v['assignments']}"
+                                                            for p, v in g["by_profile"].items())
+            + f" | {g['honest_blocked']}/{g['honest_workers']} | {g['honest_rejected']} | "
+            f"{g['approved_required_blank']} | {caught} | {h['honest_timed_out']}/{h['honest_submissions']} | "
+            f"{h['honest_median_s']} s / {h['plan_minutes']} min (x{h['median_vs_plan']}) | {texts} |")
+
+
+def table(key: str = "") -> int:
+    """The results file's table (its last key, or KEY) as markdown rows."""
+    runs = json.loads(RESULTS.read_text(encoding="utf-8"))
+    run = runs[key or list(runs)[-1]]
+    print("| page | route | bad unnoticed | defect shown unnoticed | by profile | honest blocked | honest rejected "
+          "| required blank approved | contrarian+speeder 2+ pages | honest timed out | median / plan "
+          "| words share (whole stated limit) |")
+    for page, routes in run["pages"].items():
+        for route, r in routes.items():
+            print(row(page, route, r))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--merge"]:
         return merge(args[1:])
+    if args[:1] == ["--table"]:
+        return table(" ".join(args[1:]))
     results = RESULTS
     if "--results" in args:
         at = args.index("--results")
