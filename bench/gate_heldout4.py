@@ -48,7 +48,7 @@ profile, and the bad work that failed it yet went unnoticed.
 
 ``--repo``, ``--items``, ``--seed``, ``--keep``, ``--pages`` and ``--label`` as bench/gate_heldout.py;
 ``--results PATH`` writes elsewhere (parts run side by side, then ``--merge PART...`` folds them into
-bench/results-gate-heldout4.json under one key).
+bench/results-gate-heldout4.json under one key); ``--table [KEY]`` prints the results file's rows.
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ def attention_question(db: sqlite3.Connection, campaign: str, profiles: dict[str
     on_assignment, on_worker, blocked, approved = _noticed(db, campaign)
     batch = {r[0]: int(r[1]) for r in db.execute("SELECT assignment_id, batch FROM assignments WHERE campaign = ?",
                                                   [campaign])}
-    honest, unnoticed, by_profile = [0, 0], 0, {}
+    honest, unnoticed = [0, 0], 0
+    by_profile: dict[str, list[int]] = {}
     for a, w, _i, value in _done_answers(db, campaign, "attention_check"):
         failed, profile = value.strip().lower() != "rarely", profiles.get(w, "unknown")
         if profile in HONEST:
