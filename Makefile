@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-gate-heldout4 bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -272,6 +272,12 @@ bench-gate-heldout2: $(STAMP)
 # bench/results-gate-heldout3.json under LABEL (default: the measured code's commit)
 bench-gate-heldout3: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout3 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label $(LABEL))
+
+# The same on a fourth held-out set written by an independent tester (bench/gate_heldout4/: a one-item image
+# comparison, a two-item checkbox group, a five-item page checked by its own script, a star widget writing a
+# hidden field, an attention question); writes bench/results-gate-heldout4.json under LABEL (default: the commit)
+bench-gate-heldout4: $(STAMP)
+	nice $(BIN)/python -m bench.gate_heldout4 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label $(LABEL))
 
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
