@@ -43,7 +43,7 @@ def test_each_item_requires_its_own_box_when_its_own_answer_is_no() -> None:
 
 
 def test_a_no_left_unexplained_is_never_approved_and_honest_workers_explain_it(tmp_path: Path) -> None:
-    con = run_imported(tmp_path, "match", "prolific", "--scale", "2")  # as many places as one item a place had
+    con = run_imported(tmp_path, "match", "prolific", "--scale", "3")  # enough places that a rule breaker says no
     answers = {a: answer_fields(xml) for a, xml in
                con.execute("SELECT assignment_id, answer_xml FROM assignments WHERE answer_xml != ''")}
     decided = {a: (action, reasons) for a, action, reasons in con.execute(
