@@ -99,3 +99,34 @@ def test_a_listener_on_the_form_by_its_tag_is_read_too() -> None:
     said = [n for n in notes if "submit check `if (" in n]
     assert len(said) == 2 and "Give a reason" in said[0] and "stays in its script only" in said[0]
     assert "page rule maxlength=200 on reason" in said[1]
+
+
+# the three ways a check reads an answer that a person's script alone enforced: jQuery's value of a hidden field a
+# widget writes, "no checkbox ticked" by type in each item's block, and a loop's flag with "answer every ..." said
+WIDGET = ("<form id='f'><div class='stars'><span data-v='1'>*</span><span data-v='2'>*</span></div>"
+          "<input type='hidden' name='stars' id='stars' value=''><input name='note' required>"
+          "<input type='submit'></form>\n<script>$('.stars span').on('click', function () { "
+          "$('#stars').val($(this).data('v')); });\n$('#f').on('submit', function (e) {\n"
+          "  if (!$('#stars').val()) { e.preventDefault(); alert('Click the stars.'); }\n});</script>\n")
+BOXES = ("<form id='f' onsubmit='return ok()'><div class='r'><input type='checkbox' name='tag' value='a'>"
+         "<input type='checkbox' name='tag' value='b'></div><input type='submit'></form>\n<script>function ok() {\n"
+         "  var rs = document.querySelectorAll('.r');\n  for (var i = 0; i < rs.length; i++) {\n"
+         "    if (!rs[i].querySelector('input[type=checkbox]:checked')) { alert('Tick one.'); return false; }\n"
+         "  }\n  return true;\n}</script>\n")
+EVERY = ("<form id='f' onsubmit='return ok()'><input type='radio' name='fit' value='yes'>"
+         "<input type='radio' name='fit' value='no'><input name='why'><input type='submit'></form>\n"
+         "<script>function ok() {\n  var good = true;\n  if (!good) { alert('Please answer every address.'); "
+         "return false; }\n}</script>\n")
+
+
+def test_a_widgets_hidden_field_a_checkbox_block_and_answer_every_become_page_rules() -> None:
+    widget = import_page(WIDGET, "stars.html")
+    assert any("page rule required on stars" in n for n in widget.notes)
+    spec = form_spec(form_fields(widget.body.replace("{{ i }}", "0")), hidden_answers=True)
+    assert [p["field"] for p in check_form(spec, {"stars_0": "", "note_0": "fine"})] == ["stars_0"]
+    assert not check_form(spec, {"stars_0": "2", "note_0": "fine"})
+    assert any("page rule data-min-selections=1 on tag" in n for n in import_page(BOXES, "tags.html").notes)
+    assert any("page rule required on fit" in n for n in import_page(EVERY, "fit.html").notes)
+    # two checkbox groups: which one "a box" means is not known, so the check stays the script's
+    two = BOXES.replace("value='b'>", "value='b'><input type='checkbox' name='more' value='c'>")
+    assert any("Tick one." in n and "stays in its script only" in n for n in import_page(two, "two.html").notes)

@@ -20,6 +20,14 @@ NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
 ID_REF = r"""document\.getElementById\(\s*["']([\w-]+)["']\s*\)"""
+# jQuery's reads of a control: by id (``$('#rating')``) or by name (``$('[name=rating]')``), its value ``.val()``
+JQ_ID = r"""(?:\$|jQuery)\(\s*["']#([\w-]+)["']\s*\)"""
+JQ_NAME = r"""(?:\$|jQuery)\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)"""
+JQ_VALUE = rf"(?:{JQ_ID}|{JQ_NAME})\.val\(\)(?:\.trim\(\))?"
+# "no box of the page is ticked", by type rather than name: the page's one checkbox group
+ANY_BOX_UNTICKED = re.compile(r"""^(?:!\s*[\w$.\[\]]{0,60}\.querySelector\(\s*["']input\[type\s*=\s*\\?["']?checkbox"""
+                              r"""\\?["']?\]:checked["']\s*\)|[\w$.\[\]]{0,60}\.querySelectorAll\(\s*["']input\[type\s*="""
+                              r"""\s*\\?["']?checkbox\\?["']?\]:checked["']\s*\)\.length\s*(?:===?\s*0|<\s*1))$""")
 # a choice group's ticked control by its name (a crowd-checkbox's: [checked]): one element or none (querySelector),
 # a list (querySelectorAll, jQuery)
 _TICKED = r"""\(\s*["'][a-z-]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\](?::checked|\[checked\])["']\s*\)"""
@@ -29,8 +37,9 @@ ALL_TICKED = rf"(?:document\.querySelectorAll|\$|jQuery){_TICKED}"
 UNTICKED = re.compile(rf"^(?:!\s*{ONE_TICKED}|{ONE_TICKED}\s*===?\s*(?:null|undefined)|!\s*{ALL_TICKED}\.length|"
                       rf"{ALL_TICKED}\.length\s*(?:===?\s*0|<\s*1)|!\s*(?:\$|jQuery){_TICKED}\.val\(\)|"
                       rf"(?:\$|jQuery){_TICKED}\.val\(\)\s*===?\s*(?:undefined|null))$")
-# a message asking for every question: "Please answer all three questions."
-ASKS_ALL = re.compile(r"\b(?:all|every|each)\b[^.!?]{0,30}\b(?:questions?|answers?|items?)\b", re.I)
+# a message asking for every question: "Please answer all three questions", "answer every address"
+ASKS_ALL = re.compile(r"\b(?:all|every|each)\b[^.!?]{0,30}\b(?:questions?|answers?|items?)\b|"
+                      r"\banswer\s+(?:all|every|each)\b", re.I)
 MAX_CHECKS = 40  # a page's checks listed at most
 
 
@@ -177,6 +186,9 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
     """A test that ``x`` is empty (``!x.value``, ``.trim() === ""``, no radio checked...): (x, "required", "")."""
     if m := UNTICKED.match(part):
         return (next(g for g in m.groups() if g), "required", "")
+    for shape in (rf"^!\s*{JQ_VALUE}$", rf"^{JQ_VALUE}\s*===?\s*(?:\"\"|'')$"):
+        if (m := re.match(shape, part)) and (name := ids.get(m[1]) if m[1] else m[2]):
+            return (name, "required", "")
     value = rf"(?P<ref>{_REF})\.value(?:\.trim\(\))?"
     for shape in (rf"^!\s*{value}$", rf"^{value}\s*(?:===?|==)\s*(?:\"\"|''|``)$",
                   rf"^{value}\.length\s*(?:===?\s*0|<\s*1)$"):
@@ -194,6 +206,8 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
     scripts = script_text(body)
     for check in submit_checks(handlers, scripts, ids):
         said = f" (it says {check.message!r})" if check.message else ""
+        if not check.rules and len(boxes) == 1 and ANY_BOX_UNTICKED.match(_unwrapped(check.resolved)):
+            check.rules = [(next(iter(boxes)), "required", "")]  # "no box ticked" on a page of one group
         if not check.rules and ASKS_ALL.search(check.message):  # a check read by what it tells the person
             check.rules = _every_question(body, with_called_functions("\n".join(handlers), scripts))
         # a group with none ticked: on a checkbox, required is that one box

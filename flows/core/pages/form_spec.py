@@ -80,7 +80,7 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
     """One control's rule, or None for a control nobody answers (a hidden one the script writes has no rule of
     its own). ``marks_cap``: what the page's annotation widget refuses past."""
     if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
-        return {"name": f.name, "type": "text", "input": "hidden", "required": False, "minlength": None,
+        return {"name": f.name, "type": "text", "input": "hidden", "required": "required" in f.attrs, "minlength": None,
                 "maxlength": None}
     if f.kind in NOT_ANSWERS or ("readonly" in f.attrs and f.kind in TEXT_INPUTS):
         return None
