@@ -6,8 +6,12 @@ checks; a word count names QC's min_words; a cross-field check is named by its c
 
 from __future__ import annotations
 
+import io
 import re
+from contextlib import chdir, redirect_stdout
+from pathlib import Path
 
+from flows.cli.main import main
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.page_import import import_page
@@ -130,3 +134,24 @@ def test_a_widgets_hidden_field_a_checkbox_block_and_answer_every_become_page_ru
     # two checkbox groups: which one "a box" means is not known, so the check stays the script's
     two = BOXES.replace("value='b'>", "value='b'><input type='checkbox' name='more' value='c'>")
     assert any("Tick one." in n and "stays in its script only" in n for n in import_page(two, "two.html").notes)
+
+
+ODD = ("<p>${text}</p><form id='f'><input type='radio' name='ok' value='yes'><input type='radio' name='ok' value='no'>"
+       "<input name='why' id='why'><input type='submit'></form>\n<script>document.getElementById('f')."
+       "addEventListener('submit', function (e) {\n"
+       "  var n = document.querySelectorAll('input[name=ok]:checked').length;\n"
+       "  if (n + document.getElementById('why').value.length < 2) { alert('Answer both.'); e.preventDefault(); }\n"
+       "});</script>\n")
+
+
+def test_the_dry_run_names_a_check_only_a_browser_enforces_instead_of_no_problems(tmp_path: Path) -> None:
+    (tmp_path / "odd.html").write_text(ODD)
+    (tmp_path / "odd.csv").write_text("item_id,text\na1,hello there\na2,good day\n")
+    with chdir(tmp_path):
+        assert main(["new", "odd", "--from", "odd.html", "--items", "odd.csv"]) == 0
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert main(["run", "config/odd.toml", "--dry-run", "--limit", "2"]) == 0  # the run is not refused
+    said = out.getvalue()
+    assert "UNCHECKED: the page's submit check `if (n + document.getElementById('why')" in said
+    assert "no problems found" not in said and "no problem found, but 1 check(s)" in said

@@ -57,9 +57,16 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
     page = [line for line in page_lines or [] if not line.startswith("PROBLEM")]
     problems = [f"PROBLEM: {p}" for p in plan["problems"]] + [line for line in page_lines or []
                                                                if line.startswith("PROBLEM")]
-    tail = problems or ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
-                        "no problem in the page or the plan, but the rehearsal above does not confirm it; "
-                        "nothing was sent anywhere"]
+    unchecked = sum(line.startswith("UNCHECKED") for line in page)
+    if problems:
+        tail = problems
+    elif unchecked:  # a person's browser runs them; QC and the form-reading rehearsal do not
+        tail = [f"no problem found, but {unchecked} check(s) of the page's own script (UNCHECKED above) only a "
+                "person's browser enforces: QC would approve answers they refuse; nothing was sent anywhere"]
+    else:
+        tail = ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
+                "no problem in the page or the plan, but the rehearsal above does not confirm it; nothing was sent "
+                "anywhere"]
     return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
 
 

@@ -24,6 +24,7 @@ from flows.custom.item_options import option_layouts
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
+from flows.custom.submit_checks import script_only_checks
 from flows.custom.truth_source import truth_lines
 from qc.form_constraints import Spec, describe_rules
 
@@ -227,7 +228,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
-    return lines + [f"PROBLEM: {p}" for p in problems]
+    unchecked = [f"UNCHECKED: {n}" for n in script_only_checks(source)]  # the run goes on: a browser enforces them
+    return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
 
 
 def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list[str]]:

@@ -9,7 +9,15 @@ import re
 from dataclasses import dataclass, field
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
-from flows.custom.script_targets import ID, balanced, script_text, with_called_functions
+from flows.custom.script_targets import (
+    HITFLOW_FORM,
+    HITFLOW_SUBMIT,
+    ID,
+    attached_handlers,
+    balanced,
+    script_text,
+    with_called_functions,
+)
 from qc.page_patterns import PagePattern, page_pattern
 
 IF = re.compile(r"\bif\s*\(")
@@ -254,3 +262,11 @@ def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     if name != field or re.search(rf"\s{attr}\b", tag, re.I):
         return tag
     return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
+
+
+def script_only_checks(template: str) -> list[str]:
+    """The submit checks a template's scripts make on hitflow's form and Submit button that no page rule says,
+    each as the import's note on it: only a person's browser enforces them, so QC would pass what they refuse."""
+    notes: list[str] = []
+    checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), notes)
+    return [n for n in notes if "stays in its script only" in n]
