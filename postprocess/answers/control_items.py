@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -176,3 +177,23 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
     return {str(w): f"{TEST_RULE} {int(r.right)}/{int(r.n)} right, odds {math.exp(min(r.odds, 700)):.0f}:1 against "
             f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, r in out.iterrows()
             if r.odds >= math.log(1 / FALSE_ALARM)}
+
+
+def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
+    item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
+    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
+    if key.empty:
+        return {}
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
+    return {str(r.worker_id): f"{QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
+            for r in control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
+
+
+def quiz_verdicts(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """The quiz judged on its answers alone, where a route sees nothing else before any work (MTurk's
+    qualification requests): the pass mark and the sequential test, as the task server judges a first page."""
+    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return {**stopped_by_test(mine, trusted), **quiz_failures(mine, given, record)}
