@@ -255,8 +255,9 @@ def test_mturk_hits_require_the_quiz_hitflow_judges_from_its_requests(tmp_path: 
     verdicts = {r["worker_id"]: r["passed"] for r in store.rows("SELECT worker_id, passed FROM qualification_scores "
                                                                 "WHERE mode = 'control_quiz'")}
     kept = {r["assignment_id"] for r in store.rows("SELECT DISTINCT assignment_id FROM answers WHERE assignment_id "
-                                                   "LIKE 'quiz:%'")}
-    assert kept == {f"quiz:{w}" for w in verdicts} and 0 < sum(verdicts.values()) < len(verdicts)
+                                                   "LIKE 'quiz%'")}
+    assert kept == {f"quiz{'' if ok else '-failed'}:{w}" for w, ok in verdicts.items()}
+    assert 0 < sum(verdicts.values()) < len(verdicts)
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}

@@ -22,7 +22,9 @@ from flows.platforms.mturk.qualifications import ledgered_qualification
 from postprocess.answers.control_items import control_scores, quiz_verdicts
 
 ANSWERS = ["worker_id", "item_id", "field", "value"]
-KEPT = "quiz:"  # a worker's quiz answers in the answers table, under this assignment id and the worker's
+# a worker's quiz answers in the answers table, under this assignment id and the worker's: those who passed it are
+# judged again with their pages' controls (flows/campaigns/block_evidence.py), those who failed never work
+KEPT, FAILED = "quiz:", "quiz-failed:"
 
 
 def stored_record(run: Run) -> dict[str, Any]:
@@ -72,14 +74,15 @@ def judge_quiz_requests(run: Run) -> int:
     record, campaign = stored_record(run), run.cfg.name
     key = pd.DataFrame(record["key"], columns=["item_id", "field", "answer"])
     mine = request_answers(requests, key)
-    with run.store.transaction():
-        run.store.insert_raw("answers", [{"campaign": campaign, "assignment_id": KEPT + r.worker_id, "item_id":
-                                          r.item_id, "field": r.field, "value": r.value}
+    before = run.store.frame("SELECT substr(assignment_id, instr(assignment_id, ':') + 1) AS worker_id, item_id, "
+                             "field, value FROM answers WHERE campaign = ? AND assignment_id LIKE 'quiz%:%'",
+                             [campaign], ANSWERS)
+    failed = quiz_verdicts(mine, pd.concat([before, mine], ignore_index=True), record)
+    with run.store.transaction():  # a failed taker's answers judge the file's items, never the taker again
+        run.store.insert_raw("answers", [{"campaign": campaign, "item_id": r.item_id, "field": r.field,
+                                          "value": r.value, "assignment_id": (FAILED if r.worker_id in failed else
+                                                                              KEPT) + r.worker_id}
                                          for r in mine.itertuples(index=False)], "REPLACE")
-    given = run.store.frame("SELECT substr(assignment_id, ?) AS worker_id, item_id, field, value FROM answers "
-                            "WHERE campaign = ? AND assignment_id LIKE ?", [len(KEPT) + 1, campaign, KEPT + "%"],
-                            ANSWERS)
-    failed = quiz_verdicts(mine, given, record)
     keep_scores(run, mine, key, failed)
     ledgered_all(run.store, campaign, GATE_BATCH, [answer_call(run, r, r["WorkerId"] not in failed)
                                                    for r in requests])
