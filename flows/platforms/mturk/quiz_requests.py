@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pandas as pd
@@ -55,7 +56,7 @@ def request_answers(requests: list[dict[str, Any]], key: pd.DataFrame) -> pd.Dat
     for r in requests:
         try:
             given = parse_answer_xml(r.get("Answer") or "")
-        except Exception:  # an answer that does not read is a quiz left unanswered
+        except ET.ParseError:  # an answer that does not read is a quiz left unanswered
             given = {}
         rows += [[r["WorkerId"], item, name, answer.get(given.get(item, "").strip().lower(), given.get(item, ""))]
                  for item, name in field.items()]
