@@ -97,23 +97,23 @@ def test_the_quiz_pass_mark_stops_random_clicks_and_drops_an_item_the_crowd_cont
 
 def test_the_quiz_and_the_pages_share_a_short_controls_file(tmp_path: Path) -> None:
     cfg = load_config(_quiz(tmp_path))
-    assert [quiz_size(cfg, pool, 8) for pool in (6, 10, 11, 12, 15, 19, 40)] == [0, 10, 11, 12, 12, 12, 15]
+    assert [quiz_size(cfg, pool, 8) for pool in (6, 10, 12, 15, 40)] == [0, 10, 10, 10, 15]
     regular = [{"item_id": f"i{k}"} for k in range(40)]
-    controls = [{"item_id": f"c{k}"} for k in range(2)]  # what a file of 14 leaves after a quiz of 12
+    controls = [{"item_id": f"c{k}"} for k in range(2)]  # what a file of 12 leaves after a quiz of 10
     mixed = [r["item_id"] for _, chunk in mix_controls(cfg, regular, controls, after_quiz=True) for r in chunk]
     assert sorted(i for i in mixed if i.startswith("c")) == ["c0", "c1"] and len(mixed) == 42
 
 
-def test_a_file_of_14_serves_a_quiz_of_12_and_the_pages_the_rest_never_the_same_twice(tmp_path: Path) -> None:
+def test_a_file_of_12_serves_a_quiz_of_10_and_the_pages_the_rest_never_the_same_twice(tmp_path: Path) -> None:
     config = project(tmp_path, 40, 0, 0.2, per_page=5, pooling=False)
-    pd.read_csv(tmp_path / "controls.csv", dtype=str).head(14).to_csv(tmp_path / "controls.csv", index=False)
+    pd.read_csv(tmp_path / "controls.csv", dtype=str).head(12).to_csv(tmp_path / "controls.csv", index=False)
     cfg = load_config(config)
     plan = custom_item_plan(cfg)
     record = quiz_record(cfg, plan)
-    assert record is not None and len(record["key"]) == 12
+    assert record is not None and len(record["key"]) == 10
     on_pages = {r["item_id"] for r in plan} & set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
     assert len(on_pages) == 2 and not on_pages & {k[0] for k in record["key"]}
-    assert quiz_line(record).startswith("quiz: 12 control items before any work (15 asked: the controls file's 14 "
+    assert quiz_line(record).startswith("quiz: 10 control items before any work (15 asked: the controls file's 12 "
                                         "items serve it first), never again on a page")
 
 

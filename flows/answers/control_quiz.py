@@ -19,17 +19,13 @@ if TYPE_CHECKING:
     from flows.core.ledger.store import Store
 
 
-# Taken from the pages' controls where the file is short (the sequential test's evidence, before any work): at
-# least 10, up to 12 where the file holds them. One answer to everything on a yes/no quiz leaning 7:3 is stopped
-# half the time at 10 and always at 12; an honest worker right 80% of the time fails either with chance 0.1%.
-QUIZ_LEAST, QUIZ_SHORT = 10, 12
+QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the sequential test's evidence
 
 
 def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
     """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: ``quiz`` where both fit,
-    else :data:`QUIZ_LEAST` to :data:`QUIZ_SHORT` where the file holds as many (the pages get the rest), else what
-    they leave."""
-    least = min(pool, QUIZ_SHORT) if pool >= QUIZ_LEAST else 0
+    else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what they leave."""
+    least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
     return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
 

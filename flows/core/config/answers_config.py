@@ -79,7 +79,7 @@ class AnswersSection(Section):
                                                          "at least one a page) at random places on each (0: "
                                                          "controls stay where the items file has them)")
     quiz: int = Field(15, ge=0, le=50, description="With control_share: control items, set apart from the controls "
-                      "file before the batches take theirs (10 to 12 where the file is short for both), on a "
+                      "file before the batches take theirs (at least 10 where the file is short for both), on a "
                       "worker's first page (links, Prolific) or in the MTurk qualification test they take before any "
                       "HIT (docs/how-to/control-items.md); 0: no quiz")
     control_min_seen: int = Field(3, ge=1, le=100000, description="Control answers a worker gives before their "
