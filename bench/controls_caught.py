@@ -62,7 +62,7 @@ def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: in
         with sqlite3.connect(db_path) as db:
             quiz = json.loads(db.execute("SELECT config_json FROM campaigns").fetchone()[0]).get("quiz")
             caught = controls_first.judge(db, cfg.name, profiles,
-                                          controls_first.quiz_scores(sim, quiz) if route == "mturk" else None)
+                                          controls_first.quiz_scores(db, quiz) if route == "mturk" else None)
             blocked = {r[0] for r in db.execute("SELECT worker_id FROM blocks WHERE campaign = ?", [cfg.name])}
             db.row_factory = sqlite3.Row
             gate = gate_bench.judge(db, cfg.name, profiles, set(HONEST_PROFILES), ())
@@ -70,7 +70,7 @@ def one_run(name: str, per_page: int, route: str, items: int, seed: int, cap: in
         for a in gate_bench_work(db_path, cfg.name):
             pages[a] = pages.get(a, 0) + 1
         bad = {w for w in pages if profiles.get(w) in controls_first.TARGETS}
-        failed_quiz = {w for w, ok in controls_first.quiz_scores(sim, quiz).items() if not ok} if route == "mturk" \
+        failed_quiz = {w for w, ok in controls_first.quiz_scores(db, quiz).items() if not ok} if route == "mturk" \
             else set()
         # blocked or stopped: of those with 2+ pages, or stopped (blocked, or failed MTurk's quiz) before a second
         targets = {w for w in bad if pages[w] >= 2} | (bad & blocked) | {w for w in failed_quiz

@@ -106,25 +106,19 @@ def run_route(config: Path, folder: Path, platform: str, items: int, seed: int) 
     profiles |= {f"invite:{w}": p for w, p in profiles.items()}  # an invitee's id on the links route
     with sqlite3.connect(db_path) as db:
         quiz = json.loads(db.execute("SELECT config_json FROM campaigns").fetchone()[0]).get("quiz")
-        judged = judge(db, cfg.name, profiles, quiz_scores(sim, quiz) if platform == "mturk" else None)
+        judged = judge(db, cfg.name, profiles, quiz_scores(db, quiz) if platform == "mturk" else None)
         judged |= accuracy(db, cfg.name, profiles, folder)
     judged["quiz"] = f"{len(quiz['key'])}/{quiz['mark']}" if quiz else "none"
     return judged
 
 
-def quiz_scores(sim: Path, quiz: dict[str, Any] | None) -> dict[str, bool]:
-    """MTurk: each worker who took the quiz qualification test, and whether they passed (the simulator's record)."""
+def quiz_scores(db: sqlite3.Connection, quiz: dict[str, Any] | None) -> dict[str, bool]:
+    """MTurk: each worker who took the quiz qualification test, and whether they passed (hitflow judges the quiz's
+    requests and keeps each taker's verdict in the ledger)."""
     if not quiz:
         return {}
-    from flows.sim.service.state_rows import unpack_row
-
-    need = round(100 * quiz["mark"] / len(quiz["key"]))
-    with sqlite3.connect(sim) as db:
-        types = {k for k, v in db.execute("SELECT key, value FROM records WHERE kind = 'qual_type'")
-                 if unpack_row(v)["Name"].endswith("-quiz")}
-        return {json.loads(k)[1]: unpack_row(v)["score"] >= need
-                for k, v in db.execute("SELECT key, value FROM records WHERE kind = 'test_attempt'")
-                if json.loads(k)[0] in types}
+    return {w: bool(p) for w, p in db.execute("SELECT worker_id, passed FROM qualification_scores WHERE mode = "
+                                               "'control_quiz'")}
 
 
 def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],

@@ -19,6 +19,7 @@ from qc.flags import register
 from qc.text_similarity import words
 
 ITEM = "its item's text"
+CUT_WORDS = 10  # a quote this long from the item's first word on is its text pasted, cut by the box
 RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
 # what a question says when it asks for the item's own words back, not the worker's
 COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
@@ -95,12 +96,23 @@ def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             continue  # copied from no source enough, so from no one of them (the usual answer: one pass)
         for where, (runs, size) in sources:
             copied, total, stretch = copied_words(said, runs)
-            whole = copied >= cover * size or (fragments and copied == total and where == ITEM)
+            whole = copied >= cover * size or (where == ITEM and ((fragments and copied == total) or cut_short(
+                said, shown.get(item) or ())))
             if copied >= least and copied >= share * total and whole:
                 hits.append((index, round(copied / total, 3), share, f"{copied} of its {total} words copied from "
                              f"{where} ({size} words): \u201c{clip(stretch, 100)}\u201d"))
                 break
     return caption_flags(df, "source_copy", hits)
+
+
+def cut_short(said: list[str], texts: Iterable[str]) -> bool:
+    """Whether an answer of :data:`CUT_WORDS` or more is one of the item's texts from its first word on, stopped
+    where a box's length limit stops a paste (a last word cut in two): no one writes their own words that way."""
+    if len(said) < CUT_WORDS:
+        return False
+    n = len(said)
+    return any(shown[:n - 1] == said[:-1] and len(shown) >= n and shown[n - 1].startswith(said[-1])
+               for shown in (words(str(t).lower()) for t in texts))
 
 
 def _source(text: str) -> tuple[set[tuple[str, ...]], int]:

@@ -1,7 +1,7 @@
 """The control quiz (``[answers] quiz``): spare control items before any work, with a pass mark an honest worker
 misses with a chance under 1%. Links and Prolific: on a worker's first page, judged by the task server as it is
-submitted (a failure refuses the next page); MTurk: a qualification test scored from its AnswerKey, required by
-the campaign's HITs."""
+submitted (a failure refuses the next page); MTurk: a qualification test whose requests hitflow judges the same
+way, required by the campaign's HITs."""
 
 from __future__ import annotations
 
@@ -146,22 +146,46 @@ def test_the_quiz_is_spare_controls_balanced_over_their_answers(tmp_path: Path) 
     assert quiz_record(load_config(_quiz(tmp_path, quiz=0)), plan) is None
 
 
-def test_the_simulator_answers_a_control_quiz_by_profile(tmp_path: Path) -> None:
-    """A contrarian gives one answer to everything and fails; a rushed worker clicks at random and mostly fails;
-    an honest worker passes at their accuracy on the pages' known-answer choices."""
+def test_the_simulator_answers_a_control_quiz_by_profile_and_hitflow_judges_it(tmp_path: Path) -> None:
+    """MTurk's quiz is a Test without an AnswerKey: the simulated worker answers it as on a page (the requester's
+    known answers), hitflow reads the request and judges it with the pass mark and the sequential test. A
+    contrarian gives one answer to everything and fails; a rushed worker clicks at random and mostly fails; an
+    honest worker passes at their accuracy on the pages' known-answer choices."""
+    from flows.platforms.mturk.quiz_requests import request_answers
+    from flows.sim.mturk.question_form import question_form_answer, question_form_fields
+    from flows.sim.people.crowd_model import BankEntry
+    from postprocess.answers.control_items import quiz_verdicts
+
     cfg = load_config(_quiz(tmp_path))
     record = quiz_record(cfg, custom_item_plan(cfg))
     assert record is not None
-    test = qual_tests.parse_scored_test(*build_quiz_form(record))
-    need = round(100 * record["mark"] / len(record["key"]))
+    form = build_quiz_form(record)
+    assert "AnswerKey" not in form
+    fields, bank = question_form_fields(form), {k[0]: BankEntry([], 0, answers={k[1]: k[2]}) for k in record["key"]}
 
-    def passed(profile: str, skill: float, runs: int = 200, **params: str) -> float:
+    def passed(profile: str, skill: float, runs: int = 100, **params: str) -> float:
         worker = Worker("W1", profile, dict(params), 1000, 99, skill=skill)
-        return sum(qual_tests.take(worker, test, random.Random(k))[1] >= need for k in range(runs)) / runs
+        answers = [question_form_answer(qual_tests.known_questions(worker, fields, bank, random.Random(k)), fields)
+                   for k in range(runs)]
+        mine = request_answers([{"WorkerId": f"w{k}", "Answer": a} for k, a in enumerate(answers)],
+                               pd.DataFrame(record["key"], columns=["item_id", "field", "answer"]))
+        return 1 - len(quiz_verdicts(mine, mine.iloc[:0], record)) / runs  # each judged alone: no crowd to doubt
 
     assert passed("contrarian", 0.9) == 0 and passed("diligent", 0.9, choices="wrong") == 0
     assert passed("speeder", 0.9) < 0.4
     assert passed("diligent", 0.55) > 0.97 and passed("typo_prone", 0.4) > 0.95  # the crowd's least accurate
+
+
+def test_one_answer_to_everything_fails_the_quiz_its_score_alone_would_pass() -> None:
+    """A yes/no quiz of 12 half of whose answers are "yes": one answer to everything scores 6 of 12, over MTurk's
+    pass mark of 5 (the AnswerKey's score is all MTurk gives), and the sequential test on the answers stops it."""
+    from postprocess.answers.control_items import quiz_verdicts
+
+    truths = ["yes", "no"] * 6
+    record = {"key": [[f"c{i}", "spam", t] for i, t in enumerate(truths)], "mark": quiz_mark(12)}
+    given, _ = _answers({"constant": ["yes"] * 12, "honest": [*truths[:10], "no", "yes"]}, truths)
+    assert quiz_failures(given, given, record) == {}  # the score alone passes both
+    assert set(quiz_verdicts(given, given, record)) == {"constant"}
 
 
 @pytest.mark.slow
@@ -214,7 +238,7 @@ def _qc_reads_the_whole_first_page(store: Store, config: Path, quiz: int) -> Non
 
 
 @pytest.mark.slow
-def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Path, capsys) -> None:
+def test_mturk_hits_require_the_quiz_hitflow_judges_from_its_requests(tmp_path: Path, capsys) -> None:
     from flows.cli.main import main
 
     config = _quiz(tmp_path)
@@ -227,11 +251,18 @@ def test_mturk_hits_require_the_quiz_as_a_scored_qualification_test(tmp_path: Pa
     quals = {r["purpose"]: r["qualification_type_id"] for r in store.rows("SELECT * FROM qualifications")}
     requirements = json.loads(store.rows("SELECT params_json FROM hit_types")[0]["params_json"])
     assert {"QualificationTypeId": quals["control quiz"], "Comparator": "GreaterThanOrEqualTo",
-            "IntegerValues": [47], "ActionsGuarded": "Accept"} in requirements["QualificationRequirements"]
+            "IntegerValues": [1], "ActionsGuarded": "Accept"} in requirements["QualificationRequirements"]
+    verdicts = {r["worker_id"]: r["passed"] for r in store.rows("SELECT worker_id, passed FROM qualification_scores "
+                                                                "WHERE mode = 'control_quiz'")}
+    kept = {r["assignment_id"] for r in store.rows("SELECT DISTINCT assignment_id FROM answers WHERE assignment_id "
+                                                   "LIKE 'quiz%'")}
+    assert kept == {f"quiz{'' if ok else '-failed'}:{w}" for w, ok in verdicts.items()}
+    assert 0 < sum(verdicts.values()) < len(verdicts)
     workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
     worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
     assert worked and not wrong & worked  # the adversaries failed the test: no HIT of the campaign
+    assert worked <= {w for w, ok in verdicts.items() if ok}
 
 
 def test_a_place_paid_by_its_estimate_covers_the_quiz_on_a_workers_first_place(tmp_path: Path) -> None:

@@ -49,6 +49,17 @@ def test_a_summary_pasting_its_whole_source_is_flagged_with_the_words_copied() -
     assert "185 of its 185 words copied from its item's text" in row["detail"]
 
 
+def test_a_paste_the_boxs_length_limit_cut_short_is_flagged_and_an_opening_quoted_is_not() -> None:
+    """A box of 80 characters keeps a paste's first 14 words, a sixth of the passage: a copy all the same, from
+    its first word on; a headline that opens with the passage's first words and goes on in its own is no copy."""
+    cut = LONG_PASSAGE[:80].rsplit(" ", 1)[0]
+    frame = answers([("WPASTE", "n01", cut), ("WCUT", "n01", LONG_PASSAGE[:78]),
+                     ("WHONEST", "n01", "The town council voted on Monday to shut the Mill Street library"),
+                     ("WSHORT", "n01", "The town council voted on Monday to close")])
+    flags = source_copy(frame, {"item_text": {"n01": [LONG_PASSAGE]}})
+    assert flags["worker_id"].tolist() == ["WPASTE", "WCUT"]
+
+
 def test_an_honest_answer_quoting_a_few_words_of_its_item_is_not_flagged() -> None:
     frame = answers([("W1", "r01", 'I chose 4 because "sandy beach with a stick" is right, but the dog is walking.'),
                      ("W2", "r01", "The caption says a dog running along a sandy beach, which the photo shows."),

@@ -13,6 +13,7 @@ from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.inputs.csv_files import read_csv_table
 from postprocess.answers import control_items as rules
+from postprocess.answers.control_items import quiz_failures as quiz_failures  # the task server's and MTurk's
 
 if TYPE_CHECKING:
     from flows.core.ledger.store import Store
@@ -95,18 +96,6 @@ def quiz_line(record: dict[str, Any] | None) -> str:
             f"with chance "
             f"{rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
             f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
-
-
-def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
-    """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
-    item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
-    key = pd.DataFrame(record.get("key", []), columns=list(KEY_COLUMNS))
-    if key.empty:
-        return {}
-    trusted = rules.trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
-    mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
-    return {str(r.worker_id): f"{rules.QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
-            for r in rules.control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
 
 
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:

@@ -131,16 +131,18 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
 
 def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
                     workers: list[str] | None = None) -> pd.DataFrame:
-    """Every answer to a control item's field up to a batch (``workers``' only, when given)."""
+    """Every answer to a control item's field up to a batch (``workers``' only, when given), the quiz's a route
+    keeps apart from the pages (MTurk's qualification requests, under ``quiz:`` and the worker's id) among them."""
     ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
-    marks, whose = ",".join("?" * len(ids)), f"AND a.worker_id IN ({','.join('?' * len(workers))}) " if workers else ""
-    return store.frame(f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a "
-                       f"ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id WHERE a.campaign = ? AND "
-                       f"a.batch > 0 AND a.batch <= ? {whose}"
-                       f"AND x.item_id IN ({marks})", [campaign, up_to_batch, *workers, *ids],
-                       ["worker_id", "item_id", "field", "value"])
+    marks, whose = ",".join("?" * len(ids)), f"IN ({','.join('?' * len(workers))}) " if workers else "!= '' "
+    return store.frame(f"SELECT worker_id, item_id, field, value FROM (SELECT a.worker_id, x.item_id, x.field, "
+                       f"x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = "
+                       f"x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? UNION ALL SELECT "
+                       f"substr(assignment_id, 6), item_id, field, value FROM answers WHERE campaign = ? AND "
+                       f"assignment_id LIKE 'quiz:%') WHERE worker_id {whose}AND item_id IN ({marks})",
+                       [campaign, up_to_batch, campaign, *workers, *ids], ["worker_id", "item_id", "field", "value"])
 
 
 def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -146,12 +147,17 @@ HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control
 FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
 # the most a quiz of 10 yes/no controls can ask of one answer to everything
 TEST_RULE = "control_test"
+# The answers-regardless-of-the-truth side gives half its weight to one answer to everything, each of the k alike
+# (the commonest way to answer without reading), half to the Dirichlet mixture: a constant on a three-answer quiz
+# of 10 whose answers lean 6 / 4 reaches the stop (odds 630:1, against 160:1 from the mixture alone).
+ONE_ANSWER = 0.5
 
 
 def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
     """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
     from answering regardless of the truth (a distribution of one's own over the field's ``k`` answers, mixed over
-    Dirichlet(1/2, ...)) than from an honest worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
+    Dirichlet(1/2, ...), half the weight on one answer to everything: :data:`ONE_ANSWER`) than from an honest
+    worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
     one wrong answer, a habit), with the rule's words. The ratio is a martingale for an honest worker: it ever
     reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
@@ -166,13 +172,34 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
     values = pd.concat([key[["field"]].assign(value=key["answer"]), given[["field", "value"]]])
     given["k"] = given["field"].map(values.drop_duplicates().groupby("field").size().clip(lower=2))
     given["right"] = given["value"] == given["answer"]
-    mixed = (gammaln(given.groupby(["worker_id", "field", "value"]).size() + 0.5) - gammaln(0.5)).groupby(
-        level=["worker_id", "field"]).sum()
+    counts = given.groupby(["worker_id", "field", "value"]).size()
+    mixed = (gammaln(counts + 0.5) - gammaln(0.5)).groupby(level=["worker_id", "field"]).sum()
     per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
     a, wrong = HONEST_ACCURACY, (1 - HONEST_ACCURACY) * np.maximum(1 / (per["k"] - 1), 0.75)
-    per["odds"] = mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2) - (
-        per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log(wrong))
+    spread = math.log(1 - ONE_ANSWER) + mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2)
+    one = np.where(counts.groupby(level=["worker_id", "field"]).size() == 1, np.log(ONE_ANSWER / per["k"]), -np.inf)
+    per["odds"] = np.logaddexp(spread, one) - (per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log(wrong))
     out = per.groupby(level="worker_id")[["n", "right", "odds"]].sum()
     return {str(w): f"{TEST_RULE} {int(r.right)}/{int(r.n)} right, odds {math.exp(min(r.odds, 700)):.0f}:1 against "
             f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, r in out.iterrows()
             if r.odds >= math.log(1 / FALSE_ALARM)}
+
+
+def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
+    item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
+    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
+    if key.empty:
+        return {}
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
+    return {str(r.worker_id): f"{QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
+            for r in control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
+
+
+def quiz_verdicts(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
+    """The quiz judged on its answers alone, where a route sees nothing else before any work (MTurk's
+    qualification requests): the pass mark and the sequential test, as the task server judges a first page."""
+    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
+    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return {**stopped_by_test(mine, trusted), **quiz_failures(mine, given, record)}

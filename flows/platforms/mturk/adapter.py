@@ -251,6 +251,12 @@ def grant_qualification(client: Any, qual_id: str, worker_id: str, value: int = 
           IntegerValue=value, SendNotification=False)
 
 
+def answer_qualification_request(client: Any, request_id: str, grant: bool, reason: str) -> None:
+    """A worker's request for a qualification whose Test the requester judges: granted (value 1) or refused."""
+    _call(client, "accept_qualification_request", QualificationRequestId=request_id, IntegerValue=1) if grant else \
+        _call(client, "reject_qualification_request", QualificationRequestId=request_id, Reason=reason)
+
+
 def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> bool:
     """Soft block: the must-not-exist qualification, granted unless held already (an earlier run's grant whose
     reply was lost: adopted). Hard block: CreateWorkerBlock (a repeat changes nothing). Whether this call made it."""

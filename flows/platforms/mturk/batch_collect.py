@@ -16,6 +16,7 @@ from flows.core.pages.mturk_forms import answer_rows
 from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
+from flows.platforms.mturk.quiz_requests import judge_quiz_requests
 from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
@@ -82,6 +83,7 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
     interval, waited, deadline = float(cfg.poll_interval_s), 0.0, cfg.hit_lifetime_s + cfg.assignment_duration_s
     what = f"batch {batch}" if batch else "qualification test"
     while poll.open:
+        judged = judge_quiz_requests(run) if batch else 0  # those waiting on the quiz work once it is judged
         new = poll.fetch_all(run, batch, poll.closed_now(run))
         if new and run.new_work:
             run.new_work(run, batch)
@@ -91,7 +93,7 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
         if not poll.open or waited >= deadline or (detaches(run) and closes_now(
                 run, batch, _stored(run, batch), expected, len(poll.open))):
             break
-        interval = float(cfg.poll_interval_s) if new else min(interval * 2, MAX_POLL_S)
+        interval = float(cfg.poll_interval_s) if new or judged else min(interval * 2, MAX_POLL_S)
         # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
         # whose mark arrived after the jump could have left Reviewable (InvalidHITState). On a real
         # platform the wait is the poll interval itself, so nothing is lost by waiting here.

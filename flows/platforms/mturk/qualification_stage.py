@@ -1,6 +1,7 @@
 """The qualification stage a gated campaign runs before its first batch (``html_hit``: one paid test HIT,
-scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` and the control quiz
-need none: MTurk scores their Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`.
+scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` needs none: MTurk scores
+its Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`; the control quiz is judged
+by hitflow from its requests (flows/platforms/mturk/quiz_requests.py).
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from flows.platforms.mturk.hit_owner import planned, post_hit
 from flows.platforms.mturk.qualifications import (
     block_qualification,
     gating_requirements,
-    native_test,
     qualification_test_cost,
     requester_qualification,
     score_qualification_name,
+    scored_test_qualification,
 )
+from flows.platforms.mturk.quiz_requests import quiz_qualification
 from flows.platforms.units import hit_token
 from qc.qualification import score_answers
 
@@ -52,8 +54,11 @@ def gate_test(cfg: CampaignConfig) -> Step | None:
 
 def gate_qualification(run: Run) -> tuple[str, int]:
     """The qualification the campaign's HITs require, and the score they require of it (("", 0) when ungated)."""
-    return (score_qualification(run), run.cfg.gating.qualification_min_score) if pays_a_test_hit(run.cfg) else \
-        native_test(run)
+    if pays_a_test_hit(run.cfg):
+        return score_qualification(run), run.cfg.gating.qualification_min_score
+    if test := scored_test_qualification(run):
+        return test, run.cfg.gating.qualification_min_score
+    return (quiz, 1) if (quiz := quiz_qualification(run)) else ("", 0)  # granted to those who pass it
 
 
 def score_qualification(run: Run) -> str:
@@ -214,13 +219,13 @@ def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
 
 
 def record_test_scores(run: Run) -> int:
-    """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one."""
-    return record_native_scores(run, *native_test(run))
+    """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one (the
+    control quiz's are kept as it is judged: flows/platforms/mturk/quiz_requests.py)."""
+    return record_native_scores(run, scored_test_qualification(run), run.cfg.gating.qualification_min_score)
 
 
 def record_native_scores(run: Run, test_qual: str, threshold: int) -> int:
-    """MTurk-scored tests (the qualification test, the control quiz): read the granted values back so the
-    dataset's lineage can carry them."""
+    """The MTurk-scored qualification test: read the granted values back so the dataset's lineage can carry them."""
     if not test_qual:
         return 0
     quals = list(mturk.paginate(run.client, "list_workers_with_qualification_type", "Qualifications",

@@ -5,7 +5,6 @@ campaign creates once (soft block, scored test, requester qualifications), remem
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -18,7 +17,7 @@ from flows.core.ledger.ledger_calls import LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.fees import mturk_fee
-from flows.platforms.mturk.qualification_forms import build_answer_key, build_quiz_form, build_test_form
+from flows.platforms.mturk.qualification_forms import build_answer_key, build_test_form
 
 
 def cost_per_assignment(cfg: CampaignConfig) -> Decimal:
@@ -115,27 +114,6 @@ def scored_test_qualification(run: Run) -> str:
                                                build_answer_key(answers), g.qualification_retry_delay_s)
 
     return ledgered_qualification(run, name, "scored test", create, {"Test": "<form>"})
-
-
-def native_test(run: Run) -> tuple[str, int]:
-    """The test MTurk scores itself that the campaign's HITs require, and its pass mark in percent: the
-    qualification test (``mturk_test``), else the control quiz (flows/answers/control_quiz.py); ("", 0) for none."""
-    if test := scored_test_qualification(run):
-        return test, run.cfg.gating.qualification_min_score
-    rows = run.store.rows("SELECT config_json FROM campaigns WHERE name = ?", [run.cfg.name])
-    quiz = json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None
-    if not quiz or run.cfg.gating.qualification_key is not None:
-        return "", 0
-    name = f"hitflow-{run.cfg.name}-quiz"
-
-    def create() -> str:
-        form, key = build_quiz_form(quiz)
-        return mturk.create_test_qualification(run.client, name, form, key, None,
-                                               f"Questions of {run.cfg.title} whose answers are known; scored "
-                                               "automatically.")
-
-    return ledgered_qualification(run, name, "control quiz", create, {"Test": "<quiz>"}), \
-        round(100 * int(quiz["mark"]) / len(quiz["key"]))
 
 
 def requester_qualification(run: Run, name: str, purpose: str, description: str) -> str:

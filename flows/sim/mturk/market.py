@@ -236,6 +236,9 @@ class Marketplace(WorkerQualifications):
             weights.pop(pick)
         for worker in chosen:
             self._work(hit, worker, rng, html, fields, self.now if after is None else max(self.now, after))
+        if len(chosen) < slots and after is None and self.awaiting_verdict(hit.fields.get("QualificationRequirements",
+                                                                                           [])):
+            self.schedule_later(hit, slots - len(chosen))  # the slots stay open for those the requester admits
 
     def _work(self, hit: Hit, worker: crowd.Worker, rng: random.Random, html: str, fields: list[FormField],
               start: float) -> None:

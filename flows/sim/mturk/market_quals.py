@@ -77,12 +77,18 @@ class WorkerQualifications:
             "QualificationTypeId": type_id, "WorkerId": worker.worker_id, "GrantTime": self.now,
             "IntegerValue": score, "Status": "Granted"}
 
+    def awaiting_verdict(self, requirements: list[dict[str, Any]]) -> bool:
+        """Some worker waits on the requester's verdict on a test these requirements name."""
+        wanted = {r["QualificationTypeId"] for r in requirements}
+        return any(r["QualificationTypeId"] in wanted for r in self.qual_requests.values())
+
     def request_qualification(self, worker: crowd.Worker, qual: dict[str, Any]) -> None:
         """The worker fills the test form and waits for Accept/RejectQualificationRequest."""
         type_id = qual["QualificationTypeId"]
         fields = question_form_fields(qual["Test"])
         rng = random.Random(f"{self.seed}:{qual['Name']}:{worker.worker_id}:request")
         values = fill_form(worker, fields, page_rules(""), self.now, self.now, self.bank, rng, page_key=type_id)
+        values |= qual_tests.known_questions(worker, fields, self.bank, rng)
         request_id = self.new_id()
         self.qual_requests[request_id] = {
             "QualificationRequestId": request_id, "QualificationTypeId": type_id, "WorkerId": worker.worker_id,

@@ -11,9 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from flows.core.pages.crowd_elements import FormField
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.people.crowd import Worker
-from flows.sim.people.crowd_model import RUSHED
+from flows.sim.people.crowd_model import RUSHED, BankEntry
 from flows.sim.people.latent_choices import accuracy, confused, slip
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
@@ -84,6 +85,21 @@ def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Ran
     if worker.profile in RUSHED:
         return rng.choice(offered)
     return truth if rng.random() < accuracy(worker) else slip(worker, offered, truth, rng)
+
+
+def known_questions(worker: Worker, fields: list[FormField], bank: dict[str, BankEntry],
+                    rng: random.Random) -> dict[str, str]:
+    """A test the requester judges (a campaign's control quiz on MTurk: one question an item, named by the item's
+    id): each choice whose item the requester knows an answer of among the offered ones, answered as on a page."""
+    out = {}
+    for f in fields:
+        entry = bank.get(f.name) if f.kind in ("radio", "select") and f.options else None
+        offered = [o.strip().lower() for o in f.options]
+        truth = next((f.options[offered.index(a.strip().lower())] for a in (entry.answers.values() if entry else ())
+                      if a.strip().lower() in offered), None)
+        if truth is not None:
+            out[f.name] = as_on_a_page(worker, f.options, truth, rng)
+    return out
 
 
 def attempt_record(now: float, score: int) -> dict[str, Any]:
