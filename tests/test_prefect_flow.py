@@ -74,7 +74,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
             time.sleep(0.5)
     assert wanted_artifacts <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
-    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "HITs |" in str(summary.data)
+    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "| 1 HIT |" in str(summary.data)
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert wanted_steps <= steps
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
