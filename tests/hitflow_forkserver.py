@@ -35,10 +35,16 @@ import traceback
 from pathlib import Path
 from typing import NoReturn
 
-# What `hitflow run`, `cancel`, `new`, `qc`, `preview` and `analyze` import (python -X importtime); a
-# module a command needs that is not here is imported by its child, as in a fresh process.
+# What `hitflow run`, `cancel`, `new`, `qc`, `preview` and `analyze` import (python -X importtime), and what a
+# run imports only once it is under way (its kind's outputs, the answers' models, the report, MTurk's steps and
+# boto3): ~0.3 s of CPU each forked run paid; a module a command needs that is not here is imported by its
+# child, as in a fresh process.
 PRELOAD = ("flows.cli.main", "flows.driver.campaign_run", "flows.driver.operations", "flows.core.outputs.figures",
-           "flows.campaigns.offline", "flows.sim.service.server", "flows.campaigns.task_pages")
+           "flows.campaigns.offline", "flows.sim.service.server", "flows.campaigns.task_pages",
+           "flows.captions.caption_kind", "flows.captions.outputs", "flows.answers.answers_files",
+           "flows.answers.answers_step", "flows.custom.adaptive_rounds", "flows.custom.custom_kind",
+           "flows.campaigns.report", "flows.platforms.mturk.batch_publish", "flows.platforms.mturk.batch_collect",
+           "flows.platforms.mturk.dry_run", "postprocess.spell_campaign", "boto3", "scipy.sparse")
 
 # The connections of commands still running: a child closes them (they are the server's, not its own).
 OPEN: set[socket.socket] = set()
@@ -73,6 +79,7 @@ def serve(socket_path: str) -> None:
     gc.disable()
     for name in PRELOAD:
         __import__(name)
+    warm_spelling_index()
     gc.freeze()
     gc.enable()
     listener = socket.socket(socket.AF_UNIX)
@@ -85,6 +92,22 @@ def serve(socket_path: str) -> None:
         OPEN.add(conn)
         pid, argv = _fork_command(conn, listener)
         threading.Thread(target=_finish, args=(conn, pid, argv), daemon=True).start()
+
+
+def warm_spelling_index() -> None:
+    """The spelling index a run's outputs load from its cache folder (~0.3 s of CPU a forked run paid), loaded
+    once here; a child whose environment names another cache folder loads its own (``_child``)."""
+    from flows.core.outputs.spelling_cache import spelling_index
+
+    spelling_index()
+
+
+def _same_spelling_cache(server_cache: object) -> None:
+    """A command's environment naming another spelling cache than the server's: its own index, as a fresh process."""
+    from flows.core.outputs.spelling_cache import cache_dir, spelling_index
+
+    if cache_dir() != server_cache:
+        spelling_index.cache_clear()
 
 
 def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
@@ -145,8 +168,12 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     if request.get("session"):  # a group of its own, as Popen(start_new_session=True) makes: killpg(pid) reaches it
         os.setsid()
     os.chdir(str(request["cwd"]))
+    from flows.core.outputs.spelling_cache import cache_dir
+
+    server_cache = cache_dir()
     os.environ.clear()
     os.environ.update(request["env"])  # type: ignore[arg-type]
+    _same_spelling_cache(server_cache)
     if os.environ.get("PYTHONUNBUFFERED"):  # read at an interpreter's start: the server's streams were made then
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]

@@ -22,8 +22,10 @@ POOL = "hitflow-many"
 
 
 def campaign_config(tmp_path: Path, name: str) -> Path:
-    """The VizWiz demo config on its first 50 images, under another campaign name."""
-    return small_vizwiz(tmp_path, name)
+    """The VizWiz demo config on its first 20 images in two batches (4 HITs), under another campaign name:
+    what is tested is two campaigns at once and a third run waiting, not a campaign's size (each flow
+    run's process and its outputs cost CPU; the simulator's latency below keeps the runs overlapping)."""
+    return small_vizwiz(tmp_path, name, items=20, edits={"batches = 5 ": "batches = 2 "})
 
 
 def deploy(configs: list[Path], sim_url: str, db: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,8 +63,9 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path, prefect_w
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     # each campaign lasts tens of seconds, so the two overlap even when a loaded machine starts the second
-    # worker's flow-run process late (at 25 ms a call the first could finish before the second began)
-    sim.httpd.pacing = Pacing(latency_ms=120)
+    # worker's flow-run process late (at 25 ms a call the first could finish before the second began);
+    # a 20-image campaign makes fewer calls than the 50-image one this waited 120 ms a call for
+    sim.httpd.pacing = Pacing(latency_ms=300)
     db, out = tmp_path / "h.db", tmp_path / "out"
     settings = {"PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"}
     env = {**prefect_worker_server, **settings}  # the xdist worker's server; the pool and names are this test's
@@ -110,5 +113,5 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path, prefect_w
     done = {r["name"]: r["status"] for r in store.rows("SELECT name, status FROM campaigns")}
     assert done == {"alpha": "done", "beta": "done"}
     hits = {r["campaign"]: r["n"] for r in store.rows("SELECT campaign, COUNT(*) AS n FROM hits GROUP BY campaign")}
-    assert hits == {"alpha": 10, "beta": 10} and len(sim.market.hits) == 20
+    assert hits == {"alpha": 4, "beta": 4} and len(sim.market.hits) == 8
     assert (out / "alpha" / "dataset.json").is_file() and (out / "beta" / "dataset.json").is_file()

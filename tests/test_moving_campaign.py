@@ -39,7 +39,8 @@ POOL = "hitflow-moving"
 # Its own name: the session's Prefect server is shared, and test_prefect_flow deploys vizwiz_captions-next-batch there.
 CAMPAIGN = "moving_captions"
 COLUMNS = ["image_id", "worker_id", "caption", "is_precanned", "is_rejected", "batch"]  # not ids: they differ per run
-# Two batches of the 50-image demo, a run scheduled every 15 s. `hitflow deploy` allows one run at a
+# Two batches of the demo's first 20 images (2 HITs each: a batch is what moves, not its size), a run
+# scheduled every 15 s. `hitflow deploy` allows one run at a
 # time: a run due while another holds the slot waits (AwaitingConcurrencySlot) and is proposed again
 # later (server/deployments.py, concurrency_slot_wait_seconds: 30 s on the session's server); a run is
 # due every 15 s anyway, so the campaign goes on as soon as the slot is free. Every 2 s piled up dozens
@@ -156,11 +157,11 @@ def undeploy() -> None:
 def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_path: Path,
                                                                prefect_worker_server: dict[str, str],
                                                                on_prefect_server: str) -> None:
-    config = small_vizwiz(tmp_path, CAMPAIGN, edits=EDITS)
+    config = small_vizwiz(tmp_path, CAMPAIGN, edits=EDITS, items=20)
     clean = ThreadPoolExecutor(1).submit(uninterrupted_run, config, tmp_path / "clean")  # while it deploys
     out, started, env = tmp_path / "out", time.monotonic(), prefect_worker_server
     with SimServer(seed=3) as sim:
-        sim.httpd.pacing = Pacing(latency_ms=40)  # a batch lasts seconds, so the kill lands inside one
+        sim.httpd.pacing = Pacing(latency_ms=100)  # a batch lasts seconds, so the kill lands inside one
         workers = {name: start_worker(tmp_path / name, env) for name in ("w1", "w2")}  # while it deploys
         store = Store(pg_url)
         try:

@@ -84,9 +84,10 @@ def hits(db: Path) -> int:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, str]:
     """One uninterrupted run of the small demo (config, ledger, output root, its stdout), shared:
-    the tests below only add to its ledger under other names and check its outputs stay as they are."""
+    the tests below only add to its ledger under other names and check its outputs stay as they are.
+    30 images: batches of 2 HITs then 1, enough for a run to be stopped inside batch 2."""
     tmp = tmp_path_factory.mktemp("finished")
-    config, db, out = small_vizwiz(tmp), tmp / "a.db", tmp / "out"
+    config, db, out = small_vizwiz(tmp, items=30), tmp / "a.db", tmp / "out"
     first = hitflow_here("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     assert first.returncode == 0, first.stderr
     return config, db, out, first.stdout
@@ -160,7 +161,7 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
                                                             tmp_path: Path, hitflow_forks: ForkServer) -> None:
     """Ctrl-C mid-batch, then the resume command: the same images, captions, annotation ids and
     rejections as the uninterrupted run of the same seed (the review sample, too)."""
-    config, db, out = small_vizwiz(tmp_path), tmp_path / "h.db", tmp_path / "out"
+    config, db, out = small_vizwiz(tmp_path, items=30), tmp_path / "h.db", tmp_path / "out"  # as ``finished``
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
         read_until(run, "batch 2: 2 HITs")
@@ -242,7 +243,7 @@ def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(
         tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path) -> None:
     """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,
     EventsWorker tracebacks, exit 1. A reader that left (`| head -3`) stopped the campaign mid-step."""
-    config, db, out = small_vizwiz(tmp_path), tmp_path / "h.db", tmp_path / "out"
+    config, db, out = small_vizwiz(tmp_path, items=30), tmp_path / "h.db", tmp_path / "out"
     env = {**ENV, "PREFECT_HOME": str(tmp_path / "prefect")}
     (tmp_path / "prefect").mkdir()  # the session's migrated database (its server made it): no migrations (~6 s CPU)
     shutil.copyfile(prefect_database_template, tmp_path / "prefect" / "prefect.db")

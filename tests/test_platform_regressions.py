@@ -37,7 +37,9 @@ def _dataset(out: Path) -> pd.DataFrame:
 
 
 def _prolific(sim: SimServer, db: Path, out: Path, **kwargs: Any) -> dict[str, Any]:
-    return run_campaign(CONFIG, endpoint_url=sim.url, db_path=db, out_root=out, limit=50, progress=quiet,
+    """The demo's first 25 images: five batches of one study's worth each (the stops below are between and in
+    batches; more images per batch only cost CPU)."""
+    return run_campaign(CONFIG, endpoint_url=sim.url, db_path=db, out_root=out, limit=25, progress=quiet,
                         platform="prolific", **kwargs)
 
 

@@ -38,17 +38,18 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
     config, url = str(ROOT / "config" / "vizwiz_captions.toml"), f"file://{tmp_path / 'prefect-host'}"
     flow = campaign_flow()
-    state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url, limit=50,
+    # the demo's first 25 images: five batches of one HIT, each a batch's six steps and the top-ups' tasks
+    state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url, limit=25,
                  return_state=True)
     assert state.is_completed()
     result = state.result()
-    # captions: 50 images x 5 and 5 for each assignment the demo's caption top-ups added (a HIT shows 5 images)
-    assert result["done"] == 5 * (50 + extensions(tmp_path / "h.db"))
+    # captions: 25 images x 5 and 5 for each assignment the demo's caption top-ups added (a HIT shows 5 images)
+    assert result["done"] == 5 * (25 + extensions(tmp_path / "h.db"))
     assert Path(result["out_dir"], "report.html").is_file()
     at_url = tree(tmp_path / "prefect-host" / "vizwiz_captions")
     assert at_url == tree(Path(result["out_dir"]))  # the run's local copy, byte for byte
     with SimServer(seed=3) as plain_sim:  # the same simulator, the same campaign, without Prefect
-        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db", limit=50,
+        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db", limit=25,
                      out_root=f"file://{tmp_path / 'plain-host'}", progress=lambda line: None)
     plain = tree(tmp_path / "plain-host" / "vizwiz_captions")
     assert set(at_url) == set(plain) and dataset(at_url) == dataset(plain)
@@ -73,7 +74,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
             time.sleep(0.5)
     assert wanted_artifacts <= set(artifacts)
     summary = artifacts["vizwiz-captions-batch-1"]
-    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "HITs |" in str(summary.data)
+    assert summary.type == "markdown" and "| posted |" in str(summary.data) and "| 1 HIT |" in str(summary.data)
     assert artifacts["vizwiz-captions-batch-1-flags"].type == "table"
     assert wanted_steps <= steps
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
