@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import pickle
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,13 +19,12 @@ _LOCK = threading.Lock()  # the task server asks from its own threads
 
 
 def decided(inputs: tuple[Any, ...], decide: Callable[[], T], keep: int = 32) -> T:
-    """``decide()``, or a copy of its result on inputs of the same content (frames by their values, in order,
-    and columns; anything else by its repr)."""
+    """``decide()``, or a copy of its result on inputs of the same content (frames by their columns and values, in
+    order; anything else by its repr)."""
     digest = hashlib.blake2b(digest_size=16)
     for part in inputs:
         if isinstance(part, pd.DataFrame):
-            digest.update(repr(list(part.columns)).encode())
-            digest.update(pd.util.hash_pandas_object(part, index=False).to_numpy().tobytes())
+            digest.update(pickle.dumps([list(part.columns), *(part[c].tolist() for c in part.columns)], 5))
         else:
             digest.update(repr(part).encode())
         digest.update(b"\0")
