@@ -169,7 +169,9 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
     given = control_answers(store, campaign, batch, key)
     mine, quiz = given if mine is None else mine, stored_quiz(store, campaign) if accuracy else None
-    failed = decided((mine, given, key, stored[1], quiz, accuracy), lambda: _stops(mine, given, key, stored[1], quiz))
+    # a page's look (one worker's new answers) is never asked again: only the step's whole-campaign looks are kept
+    failed = _stops(mine, given, key, stored[1], quiz) if workers else decided(
+        (mine, given, key, stored[1], quiz), lambda: _stops(mine, given, key, stored[1], quiz))
     spared = settled_workers(store, campaign)
     return {w: r for w, r in failed.items() if w not in spared}
 
