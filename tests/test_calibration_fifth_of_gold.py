@@ -7,6 +7,8 @@ classes' errors cancelling within a bin."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,6 +33,7 @@ def _crowd(name: str) -> pd.DataFrame:
     return read_set(path)
 
 
+@functools.lru_cache(maxsize=1)  # binary3's folds serve two tests: read, never changed
 def _folds(name: str) -> list[tuple[pd.DataFrame, pd.DataFrame, pd.Series]]:
     """(the model's answers, calibrated on the fold's controls, the other gold items' labels) per fifth of the gold."""
     frame = _crowd(name)

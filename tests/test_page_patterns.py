@@ -87,7 +87,7 @@ def patterns(draw: st.DrawFn, depth: int = 2) -> str:
     return ("|" if draw(st.booleans()) else "").join(parts)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)  # pieces and quantifiers recur long before 200
 @given(patterns(), st.sampled_from(["a", "ab", "a@b.", " ", "aa", "1"]), st.integers(1, 10_000),
        st.sampled_from(["", "!", "\n", "a", "@"]))
 def test_any_kept_pattern_matches_like_a_backtracking_engine_and_never_stalls(

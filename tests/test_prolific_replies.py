@@ -57,7 +57,7 @@ def outcome(action: Any) -> Any:
         return exc
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(REPLIES, min_size=1, max_size=4))
 def test_generated_replies_give_results_or_one_line_errors(monkeypatch: pytest.MonkeyPatch,
                                                           replies: list[tuple[int, bytes]]) -> None:
@@ -97,7 +97,7 @@ SINGLE_FIELD_CALLS: dict[str, Any] = {
 }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(sorted(SINGLE_FIELD_CALLS)), st.lists(FIELD_REPLIES, min_size=1, max_size=3))
 def test_single_field_reads_of_malformed_replies_are_one_line_errors(
         monkeypatch: pytest.MonkeyPatch, name: str, replies: list[tuple[int, bytes]]) -> None:

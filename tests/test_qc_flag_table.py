@@ -62,13 +62,13 @@ def columns(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @given(found=rows())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_flag_frame_is_pandas_own_table(found: list[dict[str, Any]]) -> None:
     pd.testing.assert_frame_equal(flag_frame(found), old_flag_frame(found), check_dtype=True)
 
 
 @given(found=columns())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_flag_columns_is_pandas_own_table(found: dict[str, Any]) -> None:
     try:
         before = old_flag_columns(found)

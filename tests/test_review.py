@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
+from flows.sim.service.server import SimServer
 from qc.decisions import DecisionPolicy
 from qc.review_queue import build_queue, people_vs_rules
 from tests.forked_hitflow import ForkServer
@@ -70,9 +72,17 @@ def test_review_keys_are_checked(tmp_path: Path) -> None:
     assert load_config(Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml").review == "none"
 
 
-def test_page_refuses_without_token_cookie_page_token_or_own_origin(sim, tmp_path: Path) -> None:
-    db = tmp_path / "h.db"
-    stopped = run_until_review(review_config(tmp_path), sim.url, db, tmp_path)
+@pytest.fixture(scope="module")
+def waiting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The review demo's campaign waiting for review on batch 1, for the tests that only read it (a refused POST
+    writes nothing, `hitflow review` serves it): its ledger and the message it stopped with."""
+    folder = tmp_path_factory.mktemp("waiting")
+    with SimServer(seed=3) as sim:
+        yield folder / "h.db", run_until_review(review_config(folder), sim.url, folder / "h.db", folder)
+
+
+def test_page_refuses_without_token_cookie_page_token_or_own_origin(waiting: tuple[Path, str]) -> None:
+    db, stopped = waiting
     assert stopped.startswith("batch 1 waits for review") and "hitflow review vizwiz_captions" in stopped
     with review_server(db, "vizwiz_captions") as (server, site):
         assert httpx.get(server.url).status_code == 403
@@ -219,12 +229,12 @@ def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path,
     assert lifted == [{"status": "ok"}]
 
 
-def test_hitflow_review_prints_a_one_time_link(sim, tmp_path: Path, hitflow_forks: ForkServer) -> None:
+def test_hitflow_review_prints_a_one_time_link(waiting: tuple[Path, str], hitflow_forks: ForkServer) -> None:
     import re
     import subprocess
 
-    db = tmp_path / "h.db"
-    assert run_until_review(review_config(tmp_path), sim.url, db, tmp_path)
+    db, stopped = waiting
+    assert stopped
     # forked from the session's fork server (tests/forked_hitflow.py): the command's own process, without
     # ~2 s of CPU importing hitflow again (what is tested is what it prints and serves, not its start)
     proc = hitflow_forks.popen(["review", "vizwiz_captions", "--db", str(db), "--reviewer", "ann"],

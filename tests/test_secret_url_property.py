@@ -30,7 +30,7 @@ def _forms(pw: str) -> set[str]:
     return {pw, quote(pw, safe=""), quote(pw)}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(PASSWORDS, st.sampled_from(SPELLINGS))
 def test_no_spelling_shows_any_password(pw: str, spelling: str) -> None:
     url = spelling.format(enc=quote(pw, safe=""), raw=pw)

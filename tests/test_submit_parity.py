@@ -107,7 +107,7 @@ SPECS = st.builds(SubmitRules, min_words=st.integers(0, 12), one_sentence=st.boo
 
 
 @given(texts=st.lists(CAPTIONS, min_size=1, max_size=10), rules=SPECS)
-@settings(max_examples=150, deadline=None)  # about 800 captions: a batch per example keeps pandas' cost down
+@settings(max_examples=60, deadline=None)  # about 300 captions: a batch per example keeps pandas' cost down
 def test_page_simulator_and_server_agree_on_generated_captions(scripts: PageScripts, texts: list[str],
                                                                 rules: SubmitRules) -> None:
     three_verdicts(scripts, texts, rules)
@@ -172,7 +172,7 @@ ANSWER = st.one_of(st.sampled_from(ODD_NUMBERS), st.text(st.sampled_from(list("0
 
 @given(question=st.sampled_from(QUESTIONS), answer=ANSWER,
        congruent=st.sampled_from(["", "congruent", "incongruent"]), moved=st.sampled_from(["", "0", "1"]))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_judgement_page_and_server_agree_on_generated_answers(scripts: PageScripts, question: dict[str, Any],
                                                               answer: str, congruent: str, moved: str) -> None:
     values = {question["name"]: answer, "congruent_0": congruent, "moved_score_0": moved}

@@ -89,7 +89,7 @@ PREFIX_SETS = [RULES.banned_prefixes, ("It’s", "I", "Es ist", "Ça", "Это")
 @pytest.mark.parametrize("prefixes", PREFIX_SETS)
 @given(opening=st.sampled_from(["", "it's", "IT’S", "  There is", "\tthe Image", "İt is", "ça", "ЭТО", "es IST"]),
        text=st.text(alphabet=st.sampled_from(list("tThHeErRiIsSaA’‘' \t\n.,İıÇçЭэтоxyz1é\u00a0")), max_size=20))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)  # per prefix set
 def test_the_quick_prefix_test_never_misses_what_the_exact_one_flags(prefixes: tuple[str, ...], opening: str,
                                                                      text: str) -> None:
     text = opening + text

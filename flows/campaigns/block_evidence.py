@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 
 from flows.answers.control_items import stored_controls
 from flows.answers.control_quiz import quiz_failures, stored_quiz
+from flows.campaigns.same_inputs import decided
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
 from postprocess.answers.control_items import (
     QUIZ_RULE,
     TEST_RULE,
+    ControlPolicy,
     control_blocks,
     control_scores,
     single_choice,
@@ -167,13 +170,22 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     mine = None if workers is None else control_answers(store, campaign, batch, key, workers)
     key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
     given = control_answers(store, campaign, batch, key)
-    mine, trusted = given if mine is None else mine, trusted_controls(given, key)
-    due = control_blocks(control_scores(mine, trusted), stored[1]) if accuracy else pd.DataFrame(columns=BLOCK_COLUMNS)
-    failed = {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
-              **(quiz_failures(mine, given, stored_quiz(store, campaign)) if accuracy else {}),
-              **stopped_by_test(mine, trusted)}
+    mine, quiz = given if mine is None else mine, stored_quiz(store, campaign) if accuracy else None
+    # a page's look (one worker's new answers) is never asked again: only the step's whole-campaign looks are kept
+    failed = _stops(mine, given, key, stored[1], quiz) if workers else decided(
+        (mine, given, key, stored[1], quiz), lambda: _stops(mine, given, key, stored[1], quiz))
     spared = settled_workers(store, campaign)
     return {w: r for w, r in failed.items() if w not in spared}
+
+
+def _stops(mine: pd.DataFrame, given: pd.DataFrame, key: pd.DataFrame, policy: ControlPolicy,
+           quiz: dict[str, Any] | None) -> dict[str, str]:
+    """:func:`failed_controls`' verdicts on answers read (``quiz`` None: the controls-alone rule and quiz not asked)."""
+    trusted = trusted_controls(given, key)
+    due = control_blocks(control_scores(mine, trusted), policy) if quiz is not None else pd.DataFrame(
+        columns=BLOCK_COLUMNS)
+    return {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
+            **(quiz_failures(mine, given, quiz) if quiz is not None else {}), **stopped_by_test(mine, trusted)}
 
 
 def kept_workers(store: Store, campaign: str) -> set[str]:
@@ -220,7 +232,8 @@ def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[
         return None
     labels = choice_labels(store, campaign, up_to_batch, pooled[0])
     given = labels[labels["item_id"].isin(set(stored[0]["item_id"]))]
-    return skill_scores(labels, trusted_controls(given, stored[0]), pooled[1]), pooled[1]
+    return decided((labels, stored[0], pooled[1]), lambda: skill_scores(labels, trusted_controls(given, stored[0]),
+                                                                          pooled[1])), pooled[1]
 
 
 def pooled_evidence_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
