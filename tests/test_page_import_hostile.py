@@ -55,7 +55,7 @@ PAGES = st.one_of(HTMLISH.map(str.encode), WRAPPED.map(str.encode), BIG.map(str.
                   HTMLISH.map(lambda t: t.encode("utf-16")))
 
 
-def import_page(page: bytes, answer_key: bytes | None = None) -> tuple[int, str, list[Path]]:
+def import_page(page: bytes, answer_key: bytes | None = None) -> tuple[int, str, list[str]]:
     """Exit code, what was printed (stdout and stderr), the files written."""
     out = io.StringIO()
     with tempfile.TemporaryDirectory() as tmp, redirect_stdout(out), redirect_stderr(out):
