@@ -70,7 +70,9 @@ def test_a_value_the_pages_script_sets_is_read_when_submitted(stars_project: Pat
 
 def test_a_crowd_page_gets_browser_workers_and_its_script_built_answers_arrive(stars_project: Path,
                                                                               monkeypatch, capsys) -> None:
-    one_worker_each(stars_project / "config" / "stars.toml")
+    # an item a page: a worker who clicks some of a page's star buttons leaves another item unrated, is
+    # refused and hands the HIT on, worker after worker (each a page in Chromium) until it expires
+    one_worker_each(stars_project / "config" / "stars.toml", images_per_hit=1)
     monkeypatch.chdir(stars_project)
     assert main(["run", "config/stars.toml", "--dry-run"]) == 0
     assert "simulated workers: in a headless browser" in capsys.readouterr().out

@@ -19,7 +19,7 @@ def test_a_thread_whose_browser_cannot_start_fails_its_pages_at_once_and_is_repl
         monkeypatch: pytest.MonkeyPatch) -> None:
     browser_thread.BrowserThread.close_shared()
     monkeypatch.setattr(browser_thread, "chromium", lambda: Path("/nonexistent/chromium"))
-    started, failed = time.monotonic(), []
+    started, failed = time.monotonic(), list[str]()
     for n in range(3):  # the first page meets the thread as it dies; the next ones a thread started anew
         assert posted_by_browser("<form><input name=a></form>", {"a": "x"}, f"seed{n}", failed=failed) is None
     assert time.monotonic() - started < browser_thread.SETTLE_S / 3  # not the wait for a page (300 s)
@@ -74,4 +74,36 @@ def test_a_page_whose_browser_hangs_is_ended_and_the_next_page_gets_a_new_browse
     form = ('<form method="post" action="https://hit.sim.invalid/submit"><input type="hidden" name="a" value="1">'
             '<input type="submit" value="Submit"></form>')
     assert posted_by_browser(form, {}, "after") == {"a": "1"}  # a new Chromium, launched for the next page
+    browser_thread.BrowserThread.close_shared()
+
+
+# Each worker's page leaves what a script can leave for the next (storage, a cookie, a database) and posts
+# what it found at load, with the page's clock: the reused page must find none of it, at the same time.
+LEAVES = """<form method="post" action="https://hit.sim.invalid/submit"><input type="hidden" name="found">
+<input name="a" required><input type="submit" id="submit-btn" value="Submit"></form>
+<script>
+const found = {local: localStorage.getItem("k"), session: sessionStorage.getItem("k"), cookie: document.cookie,
+               now: Date.now(), history: history.length};
+const post = () => { document.querySelector("[name=found]").value = JSON.stringify(found); };
+post();
+indexedDB.databases().then((dbs) => { found.dbs = dbs.length; post(); });
+localStorage.setItem("k", "left"); sessionStorage.setItem("k", "left"); document.cookie = "k=left; path=/";
+indexedDB.open("left", 1);
+</script>"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not available(), reason="needs Playwright and Chromium (make browser-deps)")
+def test_workers_take_turns_at_one_page_and_none_sees_what_the_last_one_left() -> None:
+    import json
+
+    browser_thread.BrowserThread.close_shared()
+    posted = [posted_by_browser(LEAVES, {"a": "typed"}, f"worker{n}") for n in range(3)]
+    found = [json.loads(p["found"]) for p in posted if p is not None]
+    assert len(found) == 3 and found[0]["local"] is None and found[0]["cookie"] == "" and found[0]["dbs"] == 0
+    assert all(f == found[0] for f in found[1:]), json.dumps(found)  # nothing left behind, the clock started anew
+    pages: list[int] = []
+    browser_thread.BrowserThread.submit(lambda browser: pages.append(sum(len(c.pages) for c in browser.contexts)))
+    browser_thread.settle()
+    assert pages == [1]  # one page reused, not one opened (a renderer process, ~0.55 s of CPU) a worker
     browser_thread.BrowserThread.close_shared()

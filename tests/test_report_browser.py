@@ -25,10 +25,10 @@ LAPTOP = {"width": 1280, "height": 800}
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A small demo campaign (50 images, 10 HITs) run to its end: the ledger and the report under it."""
+    """A small demo campaign (25 images, 5 HITs: one a batch) run to its end: the ledger and the report under it."""
     root = tmp_path_factory.mktemp("demo")
     with SimServer(seed=3) as sim:
-        run_campaign(small_vizwiz(root), endpoint_url=sim.url, db_path=root / "h.db", out_root=root / "runs",
+        run_campaign(small_vizwiz(root, items=25), endpoint_url=sim.url, db_path=root / "h.db", out_root=root / "runs",
                      progress=lambda _: None)
     yield root
 

@@ -25,10 +25,11 @@ from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import TRIES, failure, missing, say_failed, say_once, say_refused
 from flows.sim.pages.browser_check import available as available  # where callers have always found it
+from flows.sim.pages.browser_desk import worker_page
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
-from flows.sim.pages.submit_watch import MARK_SCRIPT, clear_mark, posted_request, watch_posts
+from flows.sim.pages.submit_watch import clear_mark, posted_request
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -63,14 +64,14 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
     """What the page's form posted after a person-like worker filled it (text typed key by key, or
     pasted where ``worker``'s profile pastes: typing_model.Hand), walking the page's steps behind its "Next"
     links and buttons as a person does; None if it never submitted. ``hidden_required``: given, the names of
-    the required controls the worker never saw, having walked every step, are appended to it."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    the required controls the worker never saw, having walked every step, are appended to it. The page is
+    the browser's one reused page, cleared of what the last worker left (browser_desk)."""
+    with worker_page(browser) as (page, posts):
+        return _work(page, posts, html, params, intents, rng, worker, hidden_required)
 
-    context = browser.new_context()
-    context.add_init_script(script=MARK_SCRIPT)
-    page = context.new_page()
-    posts = watch_posts(page)
 
+def _open(page: Any, html: str, params: dict[str, str]) -> None:
+    """The page at its address, served ``html``, its clock paused a second after the virtual start."""
     def answer(route: Any) -> None:
         if route.request.method == "POST":
             route.fulfill(status=204)  # no new document: closing the page never races a navigation
@@ -78,40 +79,44 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
         else:  # the page's CDN scripts, images: nothing outside the simulator is reached
             route.fulfill(status=200, body="")
-    try:
-        page.route("**/*", answer)
-        page.clock.install(time=CLOCK_START)
-        page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
-        page.goto(f"{PAGE_URL}?{urlencode(params)}")
-        hand = Hand(worker, str(rng.random()))
-        wanted = per_button_intents(html, intents)
-        unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
-        if hidden_required is not None:
-            hidden_required += unseen
-        # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
-        # <crowd-button>s (toggles its script reads on submit) count
-        buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
-                               "crowd-button:visible:not([form-action=submit])")
-        order = rng.sample(range(buttons.count()), buttons.count())
-        for attempt in range(TRIES):  # a person who is told what is missing clicks once more
-            if attempt:  # told the page wants typing, a person types what they pasted
-                hand.retype()
-            for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
-                buttons.nth(n).click()
-            order = order[1:] + order[:1]
-            posts.clear()
-            clear_mark(page)
-            try:
-                page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
-                page.clock.run_for(2000)  # a page that submits from a timer gets its time
-            except PlaywrightTimeout:
-                continue  # a Submit that never became clickable: refused
-            posted = posted_request(page, posts)
-            if posted is not None:
-                return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
-        return None
-    finally:
-        context.close()
+    page.route("**/*", answer)
+    page.clock.install(time=CLOCK_START)
+    page.clock.pause_at(CLOCK_START + timedelta(seconds=1))
+    page.goto(f"{PAGE_URL}?{urlencode(params)}")
+
+
+def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intents: dict[str, str],
+          rng: random.Random, worker: Worker | None, hidden_required: list[str] | None) -> dict[str, str] | None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    _open(page, html, params)
+    hand = Hand(worker, str(rng.random()))
+    wanted = per_button_intents(html, intents)
+    unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
+    if hidden_required is not None:
+        hidden_required += unseen
+    # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
+    # <crowd-button>s (toggles its script reads on submit) count
+    buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
+                           "crowd-button:visible:not([form-action=submit])")
+    order = rng.sample(range(buttons.count()), buttons.count())
+    for attempt in range(TRIES):  # a person who is told what is missing clicks once more
+        if attempt:  # told the page wants typing, a person types what they pasted
+            hand.retype()
+        for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
+            buttons.nth(n).click()
+        order = order[1:] + order[:1]
+        posts.clear()
+        clear_mark(page)
+        try:
+            page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+            page.clock.run_for(2000)  # a page that submits from a timer gets its time
+        except PlaywrightTimeout:
+            continue  # a Submit that never became clickable: refused
+        posted = posted_request(page, posts)
+        if posted is not None:
+            return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
+    return None
 
 
 def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:

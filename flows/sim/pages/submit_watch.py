@@ -37,13 +37,6 @@ UNMARKED_WAIT_S = 1.5  # no mark (a page whose Submit did nothing it can see): t
 POLL_MS = 25
 
 
-def watch_posts(page: Any) -> list[Any]:
-    """The POST requests the page makes from now on, appended as Playwright reports them."""
-    posts: list[Any] = []
-    page.on("request", lambda request: posts.append(request) if request.method == "POST" else None)
-    return posts
-
-
 def clear_mark(page: Any) -> None:
     """Forget the last press's outcome before the next press."""
     page.evaluate(f"() => {{ window.{MARK} = ''; }}")
