@@ -36,8 +36,10 @@ PAGES = (
     HeldoutPage("store_aisle", 1, ("aisle",)),  # kept out of tuning: reported apart
 )
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, pages: tuple[HeldoutPage, ...] = PAGES, here: Path = HERE,
+         results: Path = RESULTS, doc: str = __doc__ or "") -> int:
+    """Run ``pages`` (from ``here``) on each route and keep the figures in ``results``: also bench/gate_pages3.py's."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--items", type=int, default=None)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--pages", default="")
@@ -46,12 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", default="")
     parser.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose hitflow runs (default: this one)")
     args = parser.parse_args(argv)
-    heldout.PAGES_DIR = HERE  # the same import and run, on these pages
+    heldout.PAGES_DIR = here  # the same import and run, on these pages
     env = {**os.environ, "PYTHONPATH": str(args.repo.resolve())}
     if args.repo.resolve() != ROOT:  # another checkout's code is read, never written to
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     run: dict[str, Any] = {}
-    for page in [p for p in PAGES if not args.pages or p.name in args.pages.split(",")]:
+    for page in [p for p in pages if not args.pages or p.name in args.pages.split(",")]:
         for route in args.routes.split(","):
             r = run_route(page, route, args.items, env, args.seed, args.keep)
             run.setdefault(page.name, {})[route] = r
@@ -60,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 g = r["gate"]
                 print(f"{'':<23} honest flagged by rule: {g['honest_flagged_by_rule']}; bad flagged by rule: "
                       f"{g['bad_flagged_by_rule']}", flush=True)
-    keep_result(RESULTS, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}"
+    keep_result(results, f"{args.label or code_commit(args.repo)}, {args.items or 'all'} items, seed {args.seed}"
                 + (f", pages {args.pages}" if args.pages else ""), run)
     return 0
 
