@@ -81,6 +81,19 @@ def stated_min_words(text: str) -> int:
     return max(found) if found else 0
 
 
+AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|under|maximum of|max\.?|fewer than)\s+" + _NUMBER
+                     + r"\s+words\b", re.IGNORECASE)
+
+
+def stated_max_words(text: str) -> int:
+    """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"."""
+    said = about_answer(text)
+    most = [_number(n) for n in AT_MOST.findall(said)]
+    spans = [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
+    most += [high for low, high in spans if low < high]
+    return min((n for n in most if 0 < n <= 10000), default=0)
+
+
 def named_word_counts(text: str) -> set[int]:
     """Every number the text names as a count of words of the answer, in digits or in words ("8 words",
     "eight words", "a 100-word summary"): what a page can be said to have stated to its workers."""

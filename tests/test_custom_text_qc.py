@@ -105,3 +105,19 @@ def test_blank_optional_answers_are_no_text_to_judge() -> None:
     flags = custom_flags(responses, answers, {"random_sample_share": 0.0}, CUSTOM_RULES)
     assert not flags["detail"].str.startswith("title: ").any()
     assert flags["detail"].str.startswith("summary: ").any()  # the other field is still judged
+
+
+def test_a_box_for_a_few_words_never_counts_the_same_answer_as_a_template() -> None:
+    """"Which part is missing? (1 to 6 words)": many honest people write "postcode", on many items."""
+    responses = pd.DataFrame([{"assignment_id": f"A{n}", "worker_id": f"W{n}", "work_time_s": 60.0, "problems": ""}
+                              for n in range(4)])
+    answers = pd.DataFrame([{"assignment_id": f"A{n}", "worker_id": f"W{n}", "image_id": f"p{k}", "field": "missing",
+                             "kind": "text", "answer": "the postcode", "telemetry_field": "", "telemetry": ""}
+                            for n in range(4) for k in range(3)])
+    asked = {"missing": "If No: which part is missing? (just name it, 1 to 6 words)"}
+    rules = {"shared_template", "duplicate_text"}
+    few = custom_flags(responses, answers, {"random_sample_share": 0.0, "field_questions": asked}, CUSTOM_RULES)
+    assert not rules & set(few["rule"])
+    longer = {"missing": "Which part is missing? Explain in 10 to 40 words."}
+    said = custom_flags(responses, answers, {"random_sample_share": 0.0, "field_questions": longer}, CUSTOM_RULES)
+    assert rules & set(said["rule"])  # where a sentence is asked for, the same words everywhere are still a template

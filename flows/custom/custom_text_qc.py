@@ -15,7 +15,7 @@ from flows.campaigns.page_text import visible_text
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
 from flows.core.pages.templates import MASK
-from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_min_words
+from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_max_words, stated_min_words
 from qc.echo_rules import page_lines
 from qc.runner import run_rules
 from qc.source_copy import asks_for_copy, asks_own_words
@@ -31,6 +31,10 @@ TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate"
 NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
 CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
 QUALITY_RULES = ("quality_words", "quality_words_rate")
+# a box for a name or a few words ("the missing part, 1 to 6 words"): the same answer from many people, or from
+# one person on many items, is what honest work looks like there
+NAME_IT_WORDS = 6
+SAME_TEXT_RULES = ("shared_template", "duplicate_text")
 # A canned answer a page offers: a text its script (or a button's onclick) writes into a field's value, of
 # three words or more ("Quality issues are too severe to recognize visual content."); a short one ("", "0",
 # "N/A") is a reset or a sentinel, which sentinel_answer judges.
@@ -99,6 +103,8 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
         rules = tuple(r for r in rules if r not in QUALITY_RULES)
     if asks_for_copy(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
         rules = tuple(r for r in rules if r != "source_copy")
+    if 0 < stated_max_words((params.get("field_questions") or {}).get(field) or "") <= NAME_IT_WORDS:
+        rules = tuple(r for r in rules if r not in SAME_TEXT_RULES)  # "postcode" from everyone is no template
     return rules
 
 
