@@ -9,6 +9,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.any_form import fill_unhinted
@@ -82,3 +84,17 @@ def test_a_label_after_a_radio_button_names_it_and_the_reason_says_so() -> None:
 def test_a_fault_in_a_lone_sentence_is_its_slip() -> None:
     text = fault(["Note:", "She recieved the parcel on Monday morning."], random.Random(3))
     assert "recieved" in text and "received" in text, text
+
+
+WORDS = ["the", "gate", "by", "a", "of", "it", "and", "is", "was", "stopped", "leaks", "to", "in", "lamp", "on",
+         "for", "with", "broken", "keeps", "at"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=9).map(" ".join), min_size=1, max_size=3),
+       st.integers(0, 99))
+def test_an_action_and_a_fault_never_break_on_an_items_words(texts: list[str], seed: int) -> None:
+    """A note whose trouble ends in small words only ("the gate is by the") still gets one sentence."""
+    said = action(texts, random.Random(seed))
+    assert said.endswith(".") and said[0].isupper()
+    assert isinstance(fault(texts, random.Random(seed)), str)

@@ -163,9 +163,9 @@ def action(texts: list[str], rng: random.Random) -> str:
     if then == REMEDIES[-1][1].format(t="it") and \
             (m := re.search(rf"\b{re.escape(what.split()[-1])}{TROUBLE}", main_text(texts), re.I)):  # none of ours
         said = re.split(r"\s(?:and|but|although|so|because|while)\s", m["p"])[0].split()[:8]
-        while said[-1].lower() in SMALL:
+        while said and said[-1].lower() in SMALL:
             said.pop()
-        then = f"find out why it {third_person(' '.join(said))} and fix that"
+        then = f"find out why it {third_person(' '.join(said))} and fix that" if said else then
     return f"{look}, then {then}."
 
 
