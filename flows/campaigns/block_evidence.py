@@ -144,7 +144,7 @@ def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataF
                        f"x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = "
                        f"x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? UNION ALL SELECT "
                        f"substr(assignment_id, 6), item_id, field, value FROM answers WHERE campaign = ? AND "
-                       f"assignment_id LIKE 'quiz:%') WHERE worker_id {whose}AND item_id IN ({marks})",
+                       f"assignment_id LIKE 'quiz:%') AS given WHERE worker_id {whose}AND item_id IN ({marks})",
                        [campaign, up_to_batch, campaign, *workers, *ids], ["worker_id", "item_id", "field", "value"])
 
 

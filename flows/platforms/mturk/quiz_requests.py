@@ -75,9 +75,9 @@ def judge_quiz_requests(run: Run) -> int:
     record, campaign = stored_record(run), run.cfg.name
     key = pd.DataFrame(record["key"], columns=["item_id", "field", "answer"])
     mine = request_answers(requests, key)
-    before = run.store.frame("SELECT substr(assignment_id, instr(assignment_id, ':') + 1) AS worker_id, item_id, "
-                             "field, value FROM answers WHERE campaign = ? AND assignment_id LIKE 'quiz%:%'",
-                             [campaign], ANSWERS)
+    before = run.store.frame("SELECT assignment_id AS worker_id, item_id, field, value FROM answers WHERE campaign = ? "
+                             "AND assignment_id LIKE 'quiz%:%'", [campaign], ANSWERS)  # (instr is SQLite's alone)
+    before["worker_id"] = before["worker_id"].astype(str).str.split(":", n=1).str[1]
     failed = quiz_verdicts(mine, pd.concat([before, mine], ignore_index=True), record)
     with run.store.transaction():  # a failed taker's answers judge the file's items, never the taker again
         run.store.insert_raw("answers", [{"campaign": campaign, "item_id": r.item_id, "field": r.field,
