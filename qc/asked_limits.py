@@ -70,12 +70,16 @@ def about_answer(text: str) -> str:
     return "\n".join(c for c in clauses if ANSWER.search(c) or not SHOWN.search(c))
 
 
+def _spans(said: str) -> list[tuple[int, int]]:
+    """Each stated range of words, (fewest, most): "between 15 and 40 words", "15-40 words", "ten to twenty words"."""
+    return [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
+
+
 def stated_min_words(text: str) -> int:
     """The fewest words the text asks for (0: none); a target length without a minimum counts for half."""
     said = about_answer(text)
     least = [n for n in (_number(a or b) for a, b in AT_LEAST.findall(said)) if 0 < n <= 10000]
-    spans = [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
-    least += [low for low, high in spans if 0 < low < high <= 10000]
+    least += [low for low, high in _spans(said) if 0 < low < high <= 10000]
     targets = [n // 2 for n in (_number(a or b) for a, b in TARGET.findall(said)) if 0 < n <= 10000]
     found = least or targets
     return max(found) if found else 0
@@ -89,8 +93,7 @@ def stated_max_words(text: str) -> int:
     """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"."""
     said = about_answer(text)
     most = [_number(n) for n in AT_MOST.findall(said)]
-    spans = [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
-    most += [high for low, high in spans if low < high]
+    most += [high for low, high in _spans(said) if low < high]
     return min((n for n in most if 0 < n <= 10000), default=0)
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.inputs.csv_files import read_csv_table
+from flows.platforms.quiz_record import stored_quiz as stored_quiz  # read where the quiz is judged
 from postprocess.answers import control_items as rules
 from postprocess.answers.control_items import quiz_failures as quiz_failures  # the task server's and MTurk's
 
@@ -76,11 +77,6 @@ def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) 
               for _, g in sorted(spare.groupby("answer"), key=lambda kv: str(kv[0]))]
     turns = [row for k in range(max(map(len, groups))) for g in groups if k < len(g) for row in [g[k]]]
     return pd.DataFrame(turns[:size], columns=list(KEY_COLUMNS))
-
-
-def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    return (json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None) or {}
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:

@@ -14,6 +14,7 @@ from flows.answers.control_quiz import quiz_failures, stored_quiz
 from flows.campaigns.same_inputs import decided
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
+from flows.platforms.quiz_record import KEPT
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
 from postprocess.answers.control_items import (
     QUIZ_RULE,
@@ -143,8 +144,8 @@ def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataF
     return store.frame(f"SELECT worker_id, item_id, field, value FROM (SELECT a.worker_id, x.item_id, x.field, "
                        f"x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = "
                        f"x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? UNION ALL SELECT "
-                       f"substr(assignment_id, 6), item_id, field, value FROM answers WHERE campaign = ? AND "
-                       f"assignment_id LIKE 'quiz:%') AS given WHERE worker_id {whose}AND item_id IN ({marks})",
+                       f"substr(assignment_id, {len(KEPT) + 1}), item_id, field, value FROM answers WHERE campaign = ? "
+                       f"AND assignment_id LIKE '{KEPT}%') AS given WHERE worker_id {whose}AND item_id IN ({marks})",
                        [campaign, up_to_batch, campaign, *workers, *ids], ["worker_id", "item_id", "field", "value"])
 
 

@@ -6,7 +6,6 @@ granted the qualification the campaign's HITs require; one who fails is refused 
 
 from __future__ import annotations
 
-import json
 import time
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -20,22 +19,15 @@ from flows.platforms.interface import GATE_BATCH
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.qualification_forms import build_quiz_form
 from flows.platforms.mturk.qualifications import ledgered_qualification
+from flows.platforms.quiz_record import FAILED, KEPT, stored_quiz
 from postprocess.answers.control_items import control_scores, quiz_verdicts
 
 ANSWERS = ["worker_id", "item_id", "field", "value"]
-# a worker's quiz answers in the answers table, under this assignment id and the worker's: those who passed it are
-# judged again with their pages' controls (flows/campaigns/block_evidence.py), those who failed never work
-KEPT, FAILED = "quiz:", "quiz-failed:"
-
-
-def stored_record(run: Run) -> dict[str, Any]:
-    rows = run.store.rows("SELECT config_json FROM campaigns WHERE name = ?", [run.cfg.name])
-    return (json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None) or {}
 
 
 def quiz_qualification(run: Run) -> str:
     """The control quiz's qualification (created once), "" without a quiz or beside a qualification test."""
-    quiz = stored_record(run)
+    quiz = stored_quiz(run.store, run.cfg.name)
     if not quiz or run.cfg.gating.qualification_key is not None:
         return ""
     name = f"hitflow-{run.cfg.name}-quiz"
@@ -72,7 +64,7 @@ def judge_quiz_requests(run: Run) -> int:
                                    QualificationTypeId=qual))
     if not requests:
         return 0
-    record, campaign = stored_record(run), run.cfg.name
+    record, campaign = stored_quiz(run.store, run.cfg.name), run.cfg.name
     key = pd.DataFrame(record["key"], columns=["item_id", "field", "answer"])
     mine = request_answers(requests, key)
     before = run.store.frame("SELECT assignment_id AS worker_id, item_id, field, value FROM answers WHERE campaign = ? "
