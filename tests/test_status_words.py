@@ -8,20 +8,22 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from flows.core.ledger.store import Store
 from flows.driver.campaign_status import campaign_status, format_status
 from flows.driver.schedule_wait import note_scheduled_run
 from flows.review.overview_app import OverviewSite, overview
 
 
-def ledger(tmp_path: Path) -> Store:
+def ledger(tmp_path: Path, name: str = "c") -> Store:
     """A campaign whose run is not alive (no process holds its lock), batch 1 finished, batch 2 not started."""
     store = Store(tmp_path / "h.db")
-    store.table("campaigns").insert({"name": "c", "config_path": "", "target": "sim", "created_at": 0.0,
+    store.table("campaigns").insert({"name": name, "config_path": "", "target": "sim", "created_at": 0.0,
                                      "status": "running", "config_json": json.dumps(
                                          {"batches": 2, "platform": "mturk", "unit_cost": "0.10",
                                           "assignments_per_image": 3})})
-    store.set_batch("c", 1, status="blocked")
+    store.set_batch(name, 1, status="blocked")
     return store
 
 
@@ -97,3 +99,15 @@ def test_a_row_naming_a_platform_this_hitflow_does_not_know_is_shown_not_a_500(t
         listing = browser.get(f"{server.url}/status.json")
     assert page.status_code == 200 and "unknown platform" in page.text and "<b>nosuch" not in page.text
     assert listing.status_code == 200 and [c["name"] for c in listing.json()] == ["c", "odd"]
+
+
+def test_status_takes_the_config_file_run_was_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli.main import main
+
+    ledger(tmp_path, "vizwiz_captions")
+    config = str(Path(__file__).parents[1] / "config" / "vizwiz_captions.toml")
+    assert main(["status", config, "--db", str(tmp_path / "h.db")]) == 0
+    assert capsys.readouterr().out.startswith("vizwiz_captions (stopped)")
+    with pytest.raises(SystemExit) as refused:
+        main(["status", str(tmp_path / "missing.toml"), "--db", str(tmp_path / "h.db")])
+    assert refused.value.code == 2 and "no config file" in capsys.readouterr().err

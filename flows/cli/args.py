@@ -163,6 +163,21 @@ def name(text: str) -> str:
     return text
 
 
+def campaign(text: str) -> str:
+    """A campaign's name, or the config file `hitflow run` was given (``config/x.toml``): its campaign's name."""
+    if not text.endswith(".toml"):
+        return name(text)
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no config file {shown(text)}: give the campaign's name or its config file")
+    from flows.core.config.config import load_config
+    from flows.core.errors import HitflowError
+
+    try:
+        return load_config(text).name
+    except HitflowError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def utc_time(text: str) -> float:
     """An ISO 8601 time with its zone (``2026-01-05T00:00:00Z``) as epoch seconds."""
     from datetime import datetime

@@ -155,7 +155,8 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     task.add_argument("--trusted-proxy", action="append", default=[], metavar="IP",
                       help="honour X-Forwarded-For/-Proto only from this reverse proxy (repeatable; default: none)")
     status = sub.add_parser("status", help="where each campaign and batch stands")
-    status.add_argument("campaign", nargs="?", help="a campaign name (default: every campaign in the ledger)")
+    status.add_argument("campaign", nargs="?", type=arg.campaign,
+                        help="a campaign's name or config file (default: every campaign in the ledger)")
     status.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--refresh", action="store_true",
@@ -247,7 +248,8 @@ def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type:
                             text: str) -> argparse.ArgumentParser:
     """A command on a campaign in the ledger, reopened against the endpoint it ran on."""
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
-    op.add_argument("campaign", help="the campaign's name (`hitflow status` lists them)")
+    op.add_argument("campaign", type=arg.campaign,
+                    help="the campaign's name or config file (`hitflow status` lists them)")
     op.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
     op.add_argument("--endpoint-url", default="", type=arg.http_url,
                     help="override the endpoint the campaign ran against")
