@@ -205,9 +205,9 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
     return None
 
 
-def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
+def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: list[str] | None = None) -> str:
     """Each submit check the handlers make, in ``notes``: page rules become rules on their controls; any other
-    is named by its condition and message."""
+    is named by its condition and message, in ``stayed`` too."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0])) and (n := _NAME.search(tag[0]))}
     textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
     boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
@@ -237,6 +237,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str]) -> str:
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
+            (stayed if stayed is not None else []).append(notes[-1])
     return body
 
 
@@ -267,6 +268,6 @@ def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
 def script_only_checks(template: str) -> list[str]:
     """The submit checks a template's scripts make on hitflow's form and Submit button that no page rule says,
     each as the import's note on it: only a person's browser enforces them, so QC would pass what they refuse."""
-    notes: list[str] = []
-    checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), notes)
-    return [n for n in notes if "stays in its script only" in n]
+    stayed: list[str] = []
+    checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), [], stayed)
+    return stayed
