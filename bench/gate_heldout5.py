@@ -23,6 +23,12 @@ column:
   the total as ``<input type="number" step="0.01">`` that the script requires with pence (``\\d+\\.\\d{2}``)
   and how it was paid (radio); its controls are the ones ``hitflow new`` proposes from ``gold_payment``.
 
+and two variants, written after the first run at a6b98805 as a user would leave the page after what the tool
+said (the same items and controls): meter_readings_rules (the select ``required``, the reading
+``pattern="\\d{5}" data-required-when="verdict=wrong"``, the page rules the import's UNCHECKED note names) and
+duplicate_questions_noslider (the confidence slider taken out, after the rehearsal flagged every answer to it
+``not_a_number`` and held every batch).
+
 The definitions are bench/gate_heldout.py's (per page and route, MTurk and Prolific simulators, the default
 crowd, 3 batches, 3 workers an item). The free-text judges and limits, written before any run and without
 reading the simulator's or QC's code:
@@ -205,6 +211,15 @@ PAGES = (
     _page("receipt_totals", 1, ("total", "payment"), keys={"controls": '"receipt_totals_controls.csv"'},
           truth='{payment = "gold_payment", total = "gold_total"}', controls=True, extra=receipt_extra,
           source=".xml"),
+    # meter_readings as a user leaves it after the UNCHECKED note: the select required, the reading
+    # pattern="\d{5}" and data-required-when="verdict=wrong"
+    _page("meter_readings_rules", 4, ("verdict",), keys={"controls": '"meter_readings_rules_controls.csv"',
+                                                         "control_share": "0.25"},
+          truth='{verdict = "gold_verdict"}', controls=True, extra=meter_extra),
+    # duplicate_questions as a user leaves it after the rehearsal flagged every slider answer not_a_number
+    _page("duplicate_questions_noslider", 3, ("same",), keys={
+        "controls": '"duplicate_questions_noslider_controls.csv"', "control_share": "0.2"},
+          truth='{same = "gold_same"}', controls=True),
 )
 
 
