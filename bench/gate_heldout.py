@@ -93,6 +93,7 @@ class HeldoutPage:
     folder: Path = PAGES_DIR  # where the page and its CSV files are
     # a further figure read off the ledger: (db, campaign, profiles) -> figures, shown on a line of its own
     extra: Callable[[sqlite3.Connection, str, dict[str, str]], dict[str, Any]] | None = None
+    source: str = ".html"  # the page file's ending (".xml": an HTMLQuestion)
 
 
 PAGES = (
@@ -130,15 +131,15 @@ def hitflow(args: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
 
 def prepare(page: HeldoutPage, folder: Path, env: dict[str, str]) -> tuple[dict[str, Any], Path]:
     """The page imported into ``folder`` by the CLI and set up as the docs say; the import's call and the config."""
-    for suffix in (".html", "_items.csv", "_controls.csv"):
+    for suffix in (page.source, "_items.csv", "_controls.csv"):
         if (page.folder / f"{page.name}{suffix}").exists():
             shutil.copyfile(page.folder / f"{page.name}{suffix}", folder / f"{page.name}{suffix}")
-    made = hitflow(["new", page.name, "--from", f"{page.name}.html", "--items", f"{page.name}_items.csv"],
+    made = hitflow(["new", page.name, "--from", f"{page.name}{page.source}", "--items", f"{page.name}_items.csv"],
                    folder, env)
     made["notes"] = [ln for ln in made["out"].splitlines() if ": note: " in ln]
     config = folder / "config" / f"{page.name}.toml"
     if made["rc"] == 0 and config.exists():
-        if page.controls:
+        if page.controls and (folder / f"{page.name}_controls.csv").exists():  # else the one the import wrote
             shutil.copyfile(folder / f"{page.name}_controls.csv", config.parent / f"{page.name}_controls.csv")
         missing = edit_config(config, {**COMMON, "images_per_hit": str(page.images_per_hit), **page.keys})
         if page.truth:  # not a key the starter config writes: added under [campaign] as the docs show it

@@ -39,6 +39,7 @@ from __future__ import annotations
 import csv
 import re
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from bench.gate_bench import NOT_A_FLAG, share
@@ -122,29 +123,34 @@ def _noticed(db: sqlite3.Connection, campaign: str) -> tuple[set[str], set[tuple
     return ({f[2] for f in flags if f[2]}, {(f[1], int(f[0])) for f in flags if f[1]}, blocked, approved)
 
 
-def attention_row(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-    """The page's own attention row ("select 3"): who passed it, and the bad work that failed it unnoticed."""
-    on_assignment, on_worker, blocked, approved = _noticed(db, campaign)
-    batch = {r[0]: int(r[1]) for r in db.execute("SELECT assignment_id, batch FROM assignments WHERE campaign = ?",
-                                                  [campaign])}
-    honest, bad, unnoticed = [0, 0], [0, 0], 0
-    by_profile: dict[str, list[int]] = {}
-    for a, w, _i, value in _done_answers(db, campaign, "attention"):
-        failed, profile = value.strip() != "3", profiles.get(w, "unknown")
-        if profile in HONEST:
-            honest[0] += 1
-            honest[1] += failed
-            continue
-        bad[0] += 1
-        bad[1] += failed
-        row = by_profile.setdefault(profile, [0, 0])
-        row[0] += 1
-        row[1] += failed
-        unnoticed += failed and (a in approved and a not in on_assignment and (w, batch.get(a, 0)) not in on_worker
-                                 and w not in blocked)
-    return {"honest_failed": f"{honest[1]}/{honest[0]}", "bad_failed": f"{bad[1]}/{bad[0]}",
-            "bad_failed_unnoticed": unnoticed,
-            "bad_failed_by_profile": " ".join(f"{p} {v[1]}/{v[0]}" for p, v in sorted(by_profile.items()))}
+def attention_tally(fld: str, passes: Callable[[str], bool]) -> Callable[..., dict[str, Any]]:
+    """A page's own attention question (``fld``, passed when ``passes(value)``): who failed it, by honest and bad
+    profile, and the bad work that failed it yet went unnoticed (the held-out sets 3, 4 and 5 read it alike)."""
+
+    def extra(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
+        on_assignment, on_worker, blocked, approved = _noticed(db, campaign)
+        batch = {r[0]: int(r[1]) for r in db.execute("SELECT assignment_id, batch FROM assignments WHERE "
+                                                      "campaign = ?", [campaign])}
+        honest, unnoticed = [0, 0], 0
+        by_profile: dict[str, list[int]] = {}
+        for a, w, _i, value in _done_answers(db, campaign, fld):
+            failed, profile = not passes(value), profiles.get(w, "unknown")
+            if profile in HONEST:
+                honest = [honest[0] + 1, honest[1] + failed]
+                continue
+            row = by_profile.setdefault(profile, [0, 0])
+            row[0], row[1] = row[0] + 1, row[1] + failed
+            unnoticed += failed and (a in approved and a not in on_assignment
+                                     and (w, batch.get(a, 0)) not in on_worker and w not in blocked)
+        bad = [sum(v[0] for v in by_profile.values()), sum(v[1] for v in by_profile.values())]
+        return {"honest_failed": f"{honest[1]}/{honest[0]}", "bad_failed": f"{bad[1]}/{bad[0]}",
+                "bad_failed_unnoticed": unnoticed,
+                "bad_failed_by_profile": " ".join(f"{p} {v[1]}/{v[0]}" for p, v in sorted(by_profile.items()))}
+    return extra
+
+
+# the page's own attention row ("select 3")
+attention_row = attention_tally("attention", lambda value: value.strip() == "3")
 
 
 def _page(name: str, per_page: int, required: tuple[str, ...], **kw: Any) -> HeldoutPage:

@@ -65,7 +65,7 @@ from typing import Any
 from bench.gate_bench import share
 from bench.gate_heldout import HONEST, ROOT, HeldoutPage, TextField, pct, words
 from bench.gate_heldout import main as heldout_main
-from bench.gate_heldout3 import STOP, VERBS, _done_answers, _noticed, one_sentence
+from bench.gate_heldout3 import STOP, VERBS, _done_answers, attention_tally, one_sentence
 
 PAGES_DIR = ROOT / "bench" / "gate_heldout4"
 RESULTS = ROOT / "bench" / "results-gate-heldout4.json"
@@ -97,8 +97,8 @@ LIMITS = {"reason": (5, 40, False), "ranger_action": (1, 25, True), "missing": (
           "sign_description": (3, 12, False)}
 
 
-def _items(name: str) -> dict[str, dict[str, str]]:
-    with (PAGES_DIR / f"{name}_items.csv").open(encoding="utf-8") as f:
+def _items(name: str, folder: Path = PAGES_DIR) -> dict[str, dict[str, str]]:
+    with (folder / f"{name}_items.csv").open(encoding="utf-8") as f:
         return {r["item_id"]: r for r in csv.DictReader(f)}
 
 
@@ -133,12 +133,14 @@ def sign_answers(text: str, item: dict[str, str]) -> bool:
 
 
 def whole_limit(page: str, fld: str, judge: Callable[[str, dict[str, str]], bool],
-                applies: Callable[[dict[str, str]], bool] = lambda _i: True) -> Callable[..., dict[str, Any]]:
-    """Honest answers of one field against the page's whole stated limit, and those that also answer."""
-    low, high, sentence = LIMITS[fld]
+                applies: Callable[[dict[str, str]], bool] = lambda _i: True,
+                limit: tuple[int, int, bool] | None = None, folder: Path = PAGES_DIR) -> Callable[..., dict[str, Any]]:
+    """Honest answers of one field against the page's whole stated limit (``limit``: fewest and most words, one
+    sentence or not; default this set's LIMITS), and those that also answer."""
+    low, high, sentence = limit or LIMITS[fld]
 
     def extra(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-        items = _items(page)
+        items = _items(page, folder)
         given = [(i, t) for _a, w, i, t in _done_answers(db, campaign, fld)
                  if profiles.get(w) in HONEST and i in items and applies(items[i])]
         within = [(i, t) for i, t in given if low <= len(words(t)) <= high and (not sentence or one_sentence(t))]
@@ -163,26 +165,8 @@ def parcel_extra(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]
             "no_with_blank_missing": len({a for a, _i in no_box})}
 
 
-def attention_question(db: sqlite3.Connection, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-    """The page's attention question ("choose Rarely"): who failed it, and the bad work that failed it unnoticed."""
-    on_assignment, on_worker, blocked, approved = _noticed(db, campaign)
-    batch = {r[0]: int(r[1]) for r in db.execute("SELECT assignment_id, batch FROM assignments WHERE campaign = ?",
-                                                  [campaign])}
-    honest, unnoticed = [0, 0], 0
-    by_profile: dict[str, list[int]] = {}
-    for a, w, _i, value in _done_answers(db, campaign, "attention_check"):
-        failed, profile = value.strip().lower() != "rarely", profiles.get(w, "unknown")
-        if profile in HONEST:
-            honest = [honest[0] + 1, honest[1] + failed]
-            continue
-        row = by_profile.setdefault(profile, [0, 0])
-        row[0], row[1] = row[0] + 1, row[1] + failed
-        unnoticed += failed and (a in approved and a not in on_assignment and (w, batch.get(a, 0)) not in on_worker
-                                 and w not in blocked)
-    bad = [sum(v[0] for v in by_profile.values()), sum(v[1] for v in by_profile.values())]
-    return {"honest_failed": f"{honest[1]}/{honest[0]}", "bad_failed": f"{bad[1]}/{bad[0]}",
-            "bad_failed_unnoticed": unnoticed,
-            "bad_failed_by_profile": " ".join(f"{p} {v[1]}/{v[0]}" for p, v in sorted(by_profile.items()))}
+# the page's attention question ("choose Rarely")
+attention_question = attention_tally("attention_check", lambda value: value.strip().lower() == "rarely")
 
 
 def _page(name: str, per_page: int, required: tuple[str, ...], **kw: Any) -> HeldoutPage:
@@ -217,14 +201,14 @@ PAGES = (
 )
 
 
-def merge(parts: list[str]) -> int:
+def merge(parts: list[str], results: Path = RESULTS) -> int:
     """Fold part files (one key each, some pages each) into the results file under one key without ', pages'."""
-    whole: dict[str, Any] = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+    whole: dict[str, Any] = json.loads(results.read_text(encoding="utf-8")) if results.exists() else {}
     for part in parts:
         for key, run in json.loads(Path(part).read_text(encoding="utf-8")).items():
             into = whole.setdefault(key.split(", pages ")[0], {**run, "pages": {}})
             into["pages"].update(run["pages"])
-    RESULTS.write_text(json.dumps(whole, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    results.write_text(json.dumps(whole, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
 
 
@@ -245,9 +229,9 @@ def row(page: str, route: str, r: dict[str, Any]) -> str:
             f"{h['honest_median_s']} s / {h['plan_minutes']} min (x{h['median_vs_plan']}) | {texts} |")
 
 
-def table(key: str = "") -> int:
+def table(key: str = "", results: Path = RESULTS) -> int:
     """The results file's table (its last key, or KEY) as markdown rows."""
-    runs = json.loads(RESULTS.read_text(encoding="utf-8"))
+    runs = json.loads(results.read_text(encoding="utf-8"))
     run = runs[key or list(runs)[-1]]
     print("| page | route | bad unnoticed | defect shown unnoticed | by profile | honest blocked | honest rejected "
           "| required blank approved | contrarian+speeder 2+ pages | honest timed out | median / plan "
@@ -258,18 +242,23 @@ def table(key: str = "") -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def cli(argv: list[str] | None, pages: tuple[HeldoutPage, ...], results: Path) -> int:
+    """A held-out set's command line: ``--merge PART...``, ``--table [KEY]``, or a run (``--results PATH``
+    writes elsewhere; the rest as bench/gate_heldout.py)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--merge"]:
-        return merge(args[1:])
+        return merge(args[1:], results)
     if args[:1] == ["--table"]:
-        return table(" ".join(args[1:]))
-    results = RESULTS
+        return table(" ".join(args[1:]), results)
     if "--results" in args:
         at = args.index("--results")
         results = Path(args[at + 1])
         del args[at:at + 2]
-    return heldout_main(args, PAGES, results)
+    return heldout_main(args, pages, results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli(argv, PAGES, RESULTS)
 
 
 if __name__ == "__main__":
