@@ -15,6 +15,7 @@ from flows.cli.main import main
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.page_import import import_page
+from flows.custom.submit_checks import script_only_checks
 from qc.form_constraints import check_form
 
 PAGE = """<html><head><title>Rate the word</title></head><body>
@@ -155,3 +156,18 @@ def test_the_dry_run_names_a_check_only_a_browser_enforces_instead_of_no_problem
     said = out.getvalue()
     assert "UNCHECKED: the page's submit check `if (n + document.getElementById('why')" in said
     assert "no problems found" not in said and "no problem found, but 1 check(s)" in said
+
+
+NAMED = ("<form id='f'><input type='checkbox' name='seen' value='a'><input type='checkbox' name='seen' value='b'>"
+         "<input type='submit'></form>\n<script>document.getElementById('f').addEventListener('submit', function (e) {\n"
+         "  var ticked = document.querySelectorAll('input[name=\"seen\"]:checked');\n"
+         "  if (ticked.length === 0) { alert('Tick one.'); e.preventDefault(); return; }\n"
+         "  if (ticked.length > 1 && ticked[0].value === 'a') { alert('Not both.'); e.preventDefault(); }\n"
+         "});</script>\n")
+
+
+def test_the_dry_run_does_not_call_unchecked_what_the_import_made_a_page_rule() -> None:
+    page = import_page(NAMED, "seen.html")
+    assert any("Tick one." in n and "is now the page rule" in n for n in page.notes)
+    unchecked = script_only_checks(page.body)  # the template's per-item names: seen_{{ i }}
+    assert len(unchecked) == 1 and "Not both." in unchecked[0]

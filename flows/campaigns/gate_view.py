@@ -72,7 +72,7 @@ def attention_lines(cfg: CampaignConfig) -> list[str]:
     minutes = study_minutes(cfg)
     need = failures_to_reject(minutes)
     line = (f"gate: {checks} attention check(s) on every page; on a study of {minutes} min, {need} failed check(s) "
-            "may reject (Prolific's rule: 1 under 5 minutes, more than one from 5 on)")
+            "may reject (on every route, by Prolific's rule: 1 under 5 minutes, more than one from 5 on)")
     if checks < need:
         line += f"; with {checks} no submission can fail enough to be rejected: add a check for them to count"
     return [line]

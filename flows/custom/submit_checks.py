@@ -269,5 +269,6 @@ def script_only_checks(template: str) -> list[str]:
     """The submit checks a template's scripts make on hitflow's form and Submit button that no page rule says,
     each as the import's note on it: only a person's browser enforces them, so QC would pass what they refuse."""
     stayed: list[str] = []
+    template = template.replace("{{ i }}", "0")  # the first item's names, in its fields and its scripts alike
     checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), [], stayed)
     return stayed
