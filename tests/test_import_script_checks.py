@@ -159,7 +159,8 @@ def test_the_dry_run_names_a_check_only_a_browser_enforces_instead_of_no_problem
 
 
 NAMED = ("<form id='f'><input type='checkbox' name='seen' value='a'><input type='checkbox' name='seen' value='b'>"
-         "<input type='submit'></form>\n<script>document.getElementById('f').addEventListener('submit', function (e) {\n"
+         "<input type='submit'></form>\n<script>document.getElementById('f')"
+         ".addEventListener('submit', function (e) {\n"
          "  var ticked = document.querySelectorAll('input[name=\"seen\"]:checked');\n"
          "  if (ticked.length === 0) { alert('Tick one.'); e.preventDefault(); return; }\n"
          "  if (ticked.length > 1 && ticked[0].value === 'a') { alert('Not both.'); e.preventDefault(); }\n"
