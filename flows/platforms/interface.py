@@ -99,88 +99,69 @@ class Platform(PlatformFacts, Protocol):
 
     def posted_units(self, run: Run, batch: int) -> list[tuple[str, list[str]]]:
         """(unit id, item ids) of the batch's units, the unit id as its stored work names it (``hit_id``)."""
-        ...
 
     def collect(self, run: Run, batch: int) -> dict[str, Any]: ...
 
     def decide(self, run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
         """Send the batch's unsent decisions (rows of ``decisions``), each once; record ``applied``."""
-        ...
 
     def block_mode(self, cfg: CampaignConfig) -> str:
         """How a block is kept ("soft", "hard", "blocklist", "no more links"), as stored in ``blocks``."""
-        ...
 
     def block(self, run: Run, worker_id: str, reason: str) -> dict[str, Any]:
         """Keep one worker out of every later batch (the caller ledgers it); the ledger result."""
-        ...
 
     def reconcile(self, run: Run, dry_run: bool = False) -> dict[str, Any]:
         """Square the ledger with the platform after a crash: adopt what an unsettled call made."""
-        ...
 
     def refresh(self, run: Run) -> int:
         """Store the platform's current status of the campaign's stored work; how many changed."""
-        ...
 
     def cancel_plan(self, run: Run) -> dict[str, Any]: ...
 
     def cancel(self, run: Run, review_undecided: Review) -> dict[str, Any]:
         """Close what is open and review what came in by policy; safe twice. ``closed``: units this call closed."""
-        ...
 
     def estimate(self, cfg: CampaignConfig, units_per_batch: dict[int, int],
                  client: PlatformClient = None) -> Estimate:
         """The campaign's cost with fees; ``client``: ask the platform's own calculator, if it has one."""
-        ...
 
     def assignment_cost(self, cfg: CampaignConfig) -> Decimal:
         """One assignment's cost with the platform's fee; 0 when nobody is paid through the platform."""
-        ...
 
     def gate_test_cost(self, cfg: CampaignConfig) -> Decimal:
         """The paid gating test's whole planned cost, every taker with fees (0 without one)."""
-        ...
 
     def gate_test(self, cfg: CampaignConfig) -> Step | None:
         """The paid gating test run once before the first batch (as :data:`GATE_BATCH`), None for none; one the
         platform cannot run raises ConfigError before anything is planned."""
-        ...
 
     def record_test_scores(self, run: Run) -> int:
         """Store the platform's own gating-test scores for the dataset's lineage; how many (0 if it scores none)."""
-        ...
 
     def place_cost(self, cfg: CampaignConfig) -> str:
         """One place's cost in the budget's currency for ``hitflow status`` ("" when not priced per place)."""
-        ...
 
     def time_lines(self, cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
         """The dry run's pay and time lines after ``said`` (a unit's fields and about ``minutes`` each), with a
         warning where the time a person is given is under ``shortest`` minutes."""
-        ...
 
     def took_lines(self, cfg: CampaignConfig, median: float, tail: float) -> list[str]:
         """After a rehearsal: the plan's time and pay against its accepted work's ``median`` minutes and the
         minutes a tenth of it took over (``tail``), warning where the plan would lose or underpay that work."""
-        ...
 
     def dry_run(self, run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
         """The calls, pages and cost a real run would make, computed offline."""
-        ...
 
     def check_target(self, target: str, endpoint_url: str, live: bool) -> None:
         """Refuse a closed, unknown or unconfirmed target before anything starts."""
-        ...
 
     def open_session(self, target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
                      sim_state: Path | None, sim_start: float | None = None) -> AbstractContextManager[Session]: ...
 
     def is_live(self, target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
         """Whether real people are on the other end (a detaching run leaves their batch open)."""
-        ...
 
     def rehearsal_site(self, run: Run) -> dict[str, Any]:
         """The in-process task server's own settings (:class:`flows.taskserver.task_site.TaskSite`'s
         fields) when only the simulator's people open its pages (target sim, not live); {} for none."""
-        ...
