@@ -1,9 +1,5 @@
-"""``hitflow review``: a local page for the work that needs a person, on 127.0.0.1 only.
-
-Access: the printed URL carries a one-time token, exchanged for an HttpOnly SameSite=Strict
-cookie; anything without that cookie gets 403. A state-changing POST also needs a token from
-the page it was sent from, and a Host/Origin of the server itself (DNS rebinding, other sites).
-"""
+"""``hitflow review``: a local page for the work that needs a person, on 127.0.0.1 only. Its access (a
+one-time token for an HttpOnly cookie, a page token and Host/Origin check on every POST): docs/how-to/review.md."""
 
 from __future__ import annotations
 

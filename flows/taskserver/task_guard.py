@@ -1,11 +1,5 @@
 """What the task server puts between the internet and its routes: security headers on every
-response, request bodies bounded while they stream in, and limits on new sessions.
-
-The task server faces anonymous participants (docs/security.md): a response may be framed only
-by MTurk, run only the scripts it was rendered with, post only to known submit URLs; a body
-larger than any task page produces is refused before it is buffered; one person or one
-address cannot hold many units at once.
-"""
+response, request bodies bounded while they stream in, and limits on new sessions (docs/security.md)."""
 
 from __future__ import annotations
 

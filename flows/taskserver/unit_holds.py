@@ -1,17 +1,7 @@
 """Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot
-starve real participants (docs/security.md states the threat and the bounds in full).
-
-Prolific is the judge of who is real: a session it listed at the run's last look (``platform_submissions``)
-is *confirmed*; every other one is not, and only those are ever taken back here. Per address (an IPv6
-address by its /64; a forwarded one only behind ``--trusted-proxy``) at most ``per_address`` unconfirmed open
-holds per campaign, else a 429 page; addresses are kept in memory only (personal data: never in the ledger).
-Per participant one open hold per batch; per batch at most ``places + margin`` holders; an arrival who would
-find no work takes back the oldest unconfirmed open hold on a unit still new to them.
-
-A hold taken back is ``released = 2``. Its page still submits and the answer is kept (and paid, if Prolific
-lists it): from then on it counts on its unit again (``HOLDS_UNIT``), so a real person caught by this costs
-at most one judgement more on their unit, never their work.
-"""
+starve real participants. Only *unconfirmed* holds (a session Prolific did not list at the run's last look) are
+taken back (``released = 2``); addresses are kept in memory only. docs/security.md states the threat, each bound
+and what a real person caught by one costs (at most one judgement more on their unit, never their work)."""
 
 from __future__ import annotations
 

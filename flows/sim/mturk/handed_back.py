@@ -1,11 +1,6 @@
-"""Work handed back goes back to the pool, as on MTurk (docs/explanation/simulator.md quotes the API reference).
-
-A worker who returns an assignment or abandons it (lets its AssignmentDurationInSeconds run out) frees its slot
-while the HIT lives, and NumberOfAssignmentsAvailable counts the slots nobody holds. The slot reopens at the time
-it was given back; its next worker is chosen when the clock next moves (``Marketplace.schedule_waiting``, in the
-order every waiting HIT is served), arriving after that time, never the worker who gave it back. Choices follow
-the seed as first choices do: the HIT's key, its assignments and how many gave it back name the random stream.
-"""
+"""Work handed back goes back to the pool, as on MTurk: a returned or abandoned assignment frees its slot while
+the HIT lives, and its next worker (never the one who gave it back) is chosen on the seed's stream when the clock
+next moves (docs/explanation/simulator.md quotes the API reference)."""
 
 from __future__ import annotations
 

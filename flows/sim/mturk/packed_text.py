@@ -1,11 +1,5 @@
-"""Big texts the simulator keeps for every HIT and assignment, zlib-compressed in memory.
-
-A HIT's Question (its whole task page) and an assignment's answer XML, kept as ``str``, were most of a
-simulator's memory; both are read rarely (GetHIT, a listing's page, the state file), so they are kept
-packed and unpacked when an operation returns them. Pages of one HIT type come from one template: the
-first page of a type is the zlib preset dictionary (``zdict``) for the rest, and each packed text holds a
-reference to its dictionary. Measured: docs/explanation/simulator-memory.md.
-"""
+"""Big texts the simulator keeps for every HIT and assignment, zlib-compressed in memory, the first page of a
+HIT type the preset dictionary for the rest: why and what it saves, docs/explanation/simulator-memory.md."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """A simulator state file's rows (flows/sim/service/market_store.py), and decided answers read back from them.
 
-Rows are JSON text; big ones (a HIT's page, most answers) zlib-compressed. Once an assignment is
-approved or rejected and its row written, its answer (~4 KB of XML for a caption HIT, ~800 bytes
-packed) never changes and is seldom read again, so the simulator stops keeping it: ``str()`` of a
-:class:`StoredAnswer` reads it from the file. A simulator without a state file keeps every answer.
-"""
+Rows are JSON text; big ones (a HIT's page, most answers) zlib-compressed. A decided assignment's answer never
+changes, so a :class:`StoredAnswer` reads it from the file (docs/explanation/simulator-memory.md)."""
 
 from __future__ import annotations
 
