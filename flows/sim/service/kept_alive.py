@@ -1,10 +1,5 @@
-"""The simulator server's kept-alive connections, ended when it stops.
-
-Its handler speaks HTTP/1.1, so a client's connection stays open between calls, and the thread
-serving it waits for the next request holding the server, and through it the whole marketplace.
-``server_close`` does not end those threads (``daemon_threads``), so an embedded simulator stopped
-before a run's outputs stayed in memory through them (the run's boto3 client keeps its connection).
-"""
+"""The simulator server's kept-alive connections, ended when it stops: ``server_close`` leaves their threads
+(``daemon_threads``) holding the server and its whole marketplace (docs/explanation/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Realistic pacing for the simulator: a per-call latency and MTurk-style throttling.
-
-A real MTurk endpoint answers in tens to hundreds of milliseconds and refuses bursts with
-``ThrottlingException`` ("Rate exceeded"). Without either, the simulator answers instantly and
-no client can show what concurrency buys. ``Pacing`` is a token bucket (``rate_per_s`` refilled,
-``burst`` deep) checked before a call is served, and a sleep of ``latency_ms`` (with a little
-jitter) taken outside the marketplace's lock, so concurrent calls overlap as they do over a
-network.
-"""
+"""Realistic pacing for the simulator (docs/explanation/benchmarks.md): ``Pacing`` is a token bucket
+(``rate_per_s`` refilled, ``burst`` deep) whose empty bucket answers MTurk's ``ThrottlingException``, and a
+sleep of ``latency_ms`` (a little jitter) taken outside the marketplace's lock, so concurrent calls overlap."""
 
 from __future__ import annotations
 
