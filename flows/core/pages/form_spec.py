@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.mturk_forms import FormField
@@ -19,37 +20,32 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 NOT_ANSWERS = ("hidden",)
 STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 # hitflow's annotation widget (_crowd_page.html.j2's script): it refuses a mark past the spec's max_marks
+N = TypeVar("N", int, float)
 WHEN = re.compile(r"^\s*([\w-]+)\s*=(.*)$", re.S)  # data-required-when="<field>=<value>"
 CAPPING_WIDGET = re.compile(r"""<script\b[^>]*\sid=["']?hitflow-crowd-elements\b""", re.I)
 
 
-def _int_attr(attrs: dict[str, str], key: str) -> int | None:
+def _attr(attrs: dict[str, str], key: str, read: Callable[[str], N]) -> N | None:
+    """An attribute read as an ``int`` or ``float``, None when absent or malformed (a browser ignores it too)."""
     try:
-        return int(attrs[key]) if attrs.get(key, "").strip() else None
-    except ValueError:
-        return None  # a browser ignores a malformed length too
-
-
-def _float_attr(attrs: dict[str, str], key: str) -> float | None:
-    try:
-        return float(attrs[key]) if attrs.get(key, "").strip() else None
+        return read(attrs[key]) if attrs.get(key, "").strip() else None
     except ValueError:
         return None
 
 
 def _number_rule(f: FormField) -> dict[str, Any]:
     is_range = f.kind == "range"
-    low, high = _float_attr(f.attrs, "min"), _float_attr(f.attrs, "max")
+    low, high = _attr(f.attrs, "min", float), _attr(f.attrs, "max", float)
     if is_range:  # a slider always has a value and defaults to 0..100
         low, high = (0.0 if low is None else low), (100.0 if high is None else high)
     step_text = f.attrs.get("step", "").strip().lower()
-    step: Any = "any" if step_text == "any" else (_float_attr(f.attrs, "step") or 1.0)
-    base = low if low is not None else (_float_attr(f.attrs, "value") or 0.0)
+    step: Any = "any" if step_text == "any" else (_attr(f.attrs, "step", float) or 1.0)
+    base = low if low is not None else (_attr(f.attrs, "value", float) or 0.0)
     rule = {"type": "number", "input": f.kind, "required": "required" in f.attrs,
             "min": low, "max": high, "step": step, "base": base}
     if is_range and rule["required"] and low is not None and high is not None:
         # a slider always posts a value: left where the page put it, it was not answered
-        rule["start"] = slider_start(_float_attr(f.attrs, "value"), low, high, step)
+        rule["start"] = slider_start(_attr(f.attrs, "value", float), low, high, step)
     return rule
 
 
@@ -94,9 +90,9 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
             one["ordered"] = True
         return one
     if f.kind in ("checkbox", "select"):
-        low = _int_attr(f.attrs, "data-min-selections") or 0
+        low = _attr(f.attrs, "data-min-selections", int) or 0
         return {"name": f.name, "type": "many", "options": list(dict.fromkeys(f.options)), "min": low,
-                "max": _int_attr(f.attrs, "data-max-selections"),
+                "max": _attr(f.attrs, "data-max-selections", int),
                 "required_options": list(f.required_options) if f.kind == "checkbox" else []}
     if f.kind in NUMBER_INPUTS:
         return {"name": f.name, **_number_rule(f)}
@@ -112,8 +108,8 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
     shown = "hidden" not in f.attrs and not STYLE_HIDDEN.search(f.attrs.get("style", ""))
     rule: dict[str, Any] = {"name": f.name, "type": "text",
                             "input": (f.kind if f.kind in TEXT_INPUTS else "text") if shown else "hidden",
-                            "required": required, "minlength": _int_attr(f.attrs, "minlength"),
-                            "maxlength": _int_attr(f.attrs, "maxlength")}
+                            "required": required, "minlength": _attr(f.attrs, "minlength", int),
+                            "maxlength": _attr(f.attrs, "maxlength", int)}
     if f.kind != "textarea" and f.attrs.get("pattern"):
         rule["pattern"] = f.attrs["pattern"]
     return rule
