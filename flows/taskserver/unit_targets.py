@@ -2,12 +2,9 @@
 
 Without it every unit is handed out up to ``assignments_per_image``. With it (or caption top-ups) a unit is asked for
 ``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
-flows/platforms/unit_extensions.py): the people who arrive after a round get the uncertain units.
-
-An invite link is never handed a unit at its target (nobody gives a judgement no round asked for). On Prolific
-the usual fallback stays, capped at ``max_judgements``: a place there is free again only when Prolific settled a
-submission unpaid, which the task server learns at the run's next look, so the newcomer is that work's
-replacement, steered to the unit that most likely lost it (``unsettled_holders``, task_units.replaced_unit).
+flows/platforms/unit_extensions.py): the people who arrive after a round get the uncertain units. Invite links and
+Prolific's capped fallback (a newcomer steered to the unit that most likely lost its place: ``unsettled_holders``):
+docs/explanation/adaptive-overlap.md, "Steering the new work".
 """
 
 from __future__ import annotations
