@@ -184,15 +184,5 @@ class PgTable:
     def count(self) -> int:
         return self.count_where()
 
-    def rows_where(self, where: str | None = None, where_args: Sequence[Any] = (), order_by: str | None = None,
-                   select: str = "*", limit: int | None = None) -> list[dict[str, Any]]:
-        sql = f"SELECT {select} FROM {quoted(self.name)}" + (f" WHERE {where}" if where else "")
-        sql += (f" ORDER BY {order_by}" if order_by else "") + (f" LIMIT {int(limit)}" if limit else "")
-        return self.store.rows(sql, where_args)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.rows_where()
-
     def exists(self) -> bool:
         return self.name in self.store.table_names()

@@ -95,8 +95,8 @@ class Store:
         raise NotImplementedError
 
     def table(self, name: str) -> Any:
-        """The table's row API (sqlite-utils' subset: insert, insert_all, upsert, update, count_where,
-        rows_where, count); each write commits on its own unless inside :meth:`transaction`."""
+        """The table's row API (sqlite-utils' subset: insert, insert_all, upsert, update, count_where, count);
+        each write commits on its own unless inside :meth:`transaction`."""
         raise NotImplementedError
 
     def transaction(self) -> AbstractContextManager[None]:
