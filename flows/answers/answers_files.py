@@ -64,10 +64,8 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
 
 
 def workers_path_for(answers_path: Path) -> Path:
-    """Where the workers file of the answers at ``answers_path`` goes: beside it, named as it is with
-    ``answers`` read ``workers`` (answers.csv: workers.csv; answers-quality.csv: workers-quality.csv), or
-    with ``-workers`` added (mine.csv: mine-workers.csv), so that runs with different --out files in one
-    folder keep each its own workers file."""
+    """Where the workers file of the answers at ``answers_path`` goes: beside it, ``answers`` in its name read
+    ``workers``, else ``-workers`` added (docs/reference/outputs.md), so each --out file keeps its own."""
     path = Path(answers_path)
     stem = path.stem
     at = stem.rfind("answers")

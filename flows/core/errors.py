@@ -71,9 +71,8 @@ class Interrupted(HitflowError):
 
 
 class BatchHeld(HitflowError):
-    """One rule would reject or block more than ``[policy] hold_share`` of a batch's workers: a defect
-    in the page or the rule, not fraud, so the batch waits for a person (nothing rejected or blocked).
-    ``hitflow run CONFIG --release-hold approve|rules`` decides it. Not an error in the run itself."""
+    """One rule would reject or block more than ``[policy] hold_share`` of a batch's workers: the batch waits for a
+    person, not an error in the run itself (docs/custom_pages.md, "A rule that fires on most of a batch")."""
 
     exit_code = 10
     waits_for_person = True

@@ -1,7 +1,5 @@
-"""A page's own attention checks, found by ``hitflow new --from``: a choice among its questions whose words tell
-which option to give ("This is an attention check: please select 3 for this one"; qc/instructed_items.py). Each
-becomes an ``[attention] page_checks`` entry: its answer is kept in the config and scored on the server as
-hitflow's own checks are (qc/attention_checks.py), the field is kept out of the answers, the page unchanged."""
+"""A page's own attention checks, found by ``hitflow new --from`` (qc/instructed_items.py), each an ``[attention]
+page_checks`` entry scored on the server as hitflow's own checks are (docs/importing_pages.md says how)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """What the local pages (``hitflow review``, ``hitflow ui``) send on every response, whatever answers
-it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for.
-
-The pages' routes get the task server's headers (``SecurityHeaders``: a nonce-based CSP); ``EveryResponse``
-wraps the whole app, so the responses made outside them (a sign-in, an error page) leave with a CSP too
-(a strict one where the route set none), ``nosniff`` and ``no-store``.
-"""
+it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for. The pages' routes get
+the task server's headers (``SecurityHeaders``); :class:`EveryResponse` covers the responses made outside them."""
 
 from __future__ import annotations
 

@@ -1,3 +1,2 @@
-"""What the task is, for human-evaluation studies: five evaluation pages over one campaign frame (``study_plan``),
-the study's QC step (``study_review``), the readers of published evaluation files, the analysis, outputs and
-plots. What it may import: docs/architecture.md (``make lint`` holds it)."""
+"""What the task is, for human-evaluation studies: five evaluation pages over one campaign frame, their QC,
+readers, analysis, outputs and plots; its modules and what they may import: docs/architecture.md."""

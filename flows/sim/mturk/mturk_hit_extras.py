@@ -74,8 +74,7 @@ def list_review_policy_results(m: Marketplace, p: dict[str, Any]) -> dict[str, A
 
 @op("GetFileUploadURL")
 def get_file_upload_url(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """Simulated workers upload no files (MTurk deprecated FileUploadAnswer on 2017-12-12, per the
-    operation's own documentation), so a FileUploadAnswer question never has a file to fetch."""
+    """Always MTurk's error: simulated workers upload no files (why: docs/mturk_api.md)."""
     a = _assignment(m, p.get("AssignmentId"))
     need(p, "QuestionIdentifier")
     name = p["QuestionIdentifier"]
