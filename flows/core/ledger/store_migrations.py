@@ -175,11 +175,9 @@ def _count_changes(db: sqlite_utils.Database, tables: dict[str, str | None]) -> 
                        "ON CONFLICT (campaign) DO UPDATE SET changes = changes + 1; END")
 
 
-# Every record of a platform's, keyed by the campaign as well as the platform's id. Two marketplaces
-# (the folder's embedded simulator and a served one of the same seed, a sandbox and its live twin) may
-# hand out the same study, HIT, assignment or session ids; a campaign runs on one marketplace, which
-# its ledger row records and a later run must match (flows/driver/sim_marketplace.py), so a record keyed
-# by its campaign is keyed by its marketplace.
+# Every record of a platform's, keyed by the campaign as well as the platform's id: two marketplaces may hand out
+# the same ids, and a campaign runs on one, so a record keyed by its campaign is keyed by its marketplace
+# (docs/postgres.md says which marketplaces; flows/driver/sim_marketplace.py holds a campaign to its own).
 KEYED_BY_CAMPAIGN = {
     "hit_types": ("campaign", "hit_type_id"), "hits": ("campaign", "hit_id"),
     "assignments": ("campaign", "assignment_id"), "answers": ("campaign", "assignment_id", "item_id", "field"),
