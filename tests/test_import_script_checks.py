@@ -172,3 +172,17 @@ def test_the_dry_run_does_not_call_unchecked_what_the_import_made_a_page_rule() 
     assert any("Tick one." in n and "is now the page rule" in n for n in page.notes)
     unchecked = script_only_checks(page.body)  # the template's per-item names: seen_{{ i }}
     assert len(unchecked) == 1 and "Not both." in unchecked[0]
+
+
+WORDS = ("<form id='f'><textarea name='plan'></textarea><input type='submit' id='go'></form>\n<script>\n"
+         "document.getElementById('go').addEventListener('click', function (e) {\n"
+         "  var t = document.getElementsByName('plan')[0].value.trim();\n  var n = t ? t.split(/\\s+/).length : 0;\n"
+         "  if (n < 10 || n > 40) { alert('Between 10 and 40 words, please.'); e.preventDefault(); }\n});</script>\n")
+
+
+def test_a_word_minimum_in_a_script_refuses_a_blank_so_the_box_becomes_required() -> None:
+    page = import_page(WORDS, "plan.html")
+    assert any("min_words = 10" in n and "it is now required" in n for n in page.notes)
+    spec = form_spec(form_fields(page.body.replace("{{ i }}", "0")))
+    assert [p["field"] for p in check_form(spec, {"plan_0": ""})] == ["plan_0"]
+    assert not check_form(spec, {"plan_0": "three short words"})  # the count itself stays QC's min_words

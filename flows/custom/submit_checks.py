@@ -81,12 +81,18 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
     return checks
 
 
+WORD_COUNT_ALIAS = re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:[\w$.]{1,80}\s*\?\s*)?"
+                              r"([\w$.]{1,80}\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length)\b")
+
+
 def _aliases(code: str) -> dict[str, str]:
     """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
     held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
-    return {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document")}
+    # a word count (``var n = t ? t.split(/\s+/).length : 0``) first: what it holds names a value alias
+    counts = {m.group(1): m.group(2) for m in WORD_COUNT_ALIAS.finditer(code)}
+    return counts | {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document", *counts)}
 
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
@@ -231,6 +237,9 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
                          "check meant")
         else:
             words = min_words(check.resolved or check.condition, ids)
+            if words and words[0] != "<field>" and words[1] > 0:  # no words at all is short too: a blank is refused
+                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=(words[0], "required", "")), body)
+                said += f" (a blank {words[0]} has too few words: it is now required)"
             how = (f"re-express it as [qc.fields.{words[0]}] min_words = {words[1]} (QC's rule "
                    "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
                                                        "pattern, min/max, minlength, data-min-selections)")
