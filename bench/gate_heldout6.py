@@ -26,6 +26,13 @@ column:
   ``required``; a ``click`` listener on the submit button refuses under 10 and over 40 words; controls: 10
   of its own items).
 
+and two variants, written after the first run at a6b98805 as a user leaves the page after what the tool
+said (the same items and controls): app_permissions_rules (the script button and its function taken out, the
+rule the import named, ``data-min-selections="1"``, on the first box, and a plain ``<input type="submit">``:
+the import's note said to remove the button once each check is a page rule) and noise_complaints_required
+(the textarea ``required``, after the dry run's UNCHECKED line asked for the script's check as page rules,
+``required`` first; the 10-40 word range stays the script's).
+
 The definitions are bench/gate_heldout.py's (per page and route, MTurk and Prolific simulators, the default
 crowd, 3 batches, 3 workers an item). The free-text judges and limits, written before any run and without
 reading the simulator's or QC's code:
@@ -180,6 +187,16 @@ PAGES = (
         "earplugs, close, move...) and a noise word or a word of the scenario (first four letters)")},
           keys={"controls": '"noise_complaints_controls.csv"'}, truth='{source = "gold_source"}', controls=True,
           extra=noise_extra),
+    # app_permissions as a user leaves it after the import's note: no script button, the box rule on the page
+    _page("app_permissions_rules", 2, ("unneeded", "overreach"), keys={
+        "controls": '"app_permissions_rules_controls.csv"', "control_share": "0.2"},
+          truth='{overreach = "gold_overreach", unneeded = "gold_unneeded"}', controls=True, extra=app_extra),
+    # noise_complaints as a user leaves it after the dry run's UNCHECKED line: the textarea required
+    _page("noise_complaints_required", 1, ("source", "bother", "what_to_do"), texts={"what_to_do": TextField(
+        10, says_what_to_do, "an action word (talk, knock, complain, report, council, landlord, ignore, "
+        "earplugs, close, move...) and a noise word or a word of the scenario (first four letters)")},
+          keys={"controls": '"noise_complaints_required_controls.csv"'}, truth='{source = "gold_source"}',
+          controls=True, extra=noise_extra),
 )
 
 
