@@ -60,6 +60,8 @@ def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
     """The non-canned captions' index and their TF-IDF fit (shared by the consensus rules and
     instruction_echo within a batch)."""
     def fit() -> tuple[pd.Index, TermMatrix | None]:
+        # the fit is the batch's largest step: the captions' Arrow copy (~20 MB at 200,000) goes first
+        text_features.forget(df, "arrow_captions")
         written = text_features.written(df)
         texts = np.array(text_features.captions(df), dtype=object)[written]
         return df.index[written], fit_vectors(tuple(texts.tolist())) if len(texts) else None

@@ -57,6 +57,13 @@ def shared(df: pd.DataFrame, key: Hashable, compute: Callable[[], T]) -> T:
     return current.values[key]  # type: ignore[no-any-return]
 
 
+def forget(df: pd.DataFrame, key: Hashable) -> None:
+    """Let go of a shared feature of ``df``'s batch (a later rule that reads it computes it again)."""
+    current = _CURRENT.get()
+    if current is not None and current.frame is df:
+        current.values.pop(key, None)
+
+
 def captions(df: pd.DataFrame) -> list[str]:
     """The caption column as a list of strings (a missing caption as "")."""
     return shared(df, "captions", lambda: df["caption"].fillna("").astype(str).tolist())
