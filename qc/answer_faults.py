@@ -35,8 +35,8 @@ def malformed_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 def split_malformed(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the rows that were read, the rows that were not); a frame without ``malformed`` is all read."""
-    if "malformed" not in df.columns:
-        return df, df.iloc[0:0]
+    if "malformed" not in df.columns:  # no rows, copied: a view of none still holds the batch's arrays
+        return df, df.iloc[0:0].copy()
     bad = df["malformed"].fillna("").astype(str) != ""
     return df[~bad].reset_index(drop=True), df[bad].reset_index(drop=True)
 

@@ -60,6 +60,8 @@ def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
     """The non-canned captions' index and their TF-IDF fit (shared by the consensus rules and
     instruction_echo within a batch)."""
     def fit() -> tuple[pd.Index, TermMatrix | None]:
+        # the fit is the batch's largest step: the captions' Arrow copy (~20 MB at 200,000) goes first
+        text_features.forget(df, "arrow_captions")
         written = text_features.written(df)
         texts = np.array(text_features.captions(df), dtype=object)[written]
         return df.index[written], fit_vectors(tuple(texts.tolist())) if len(texts) else None
@@ -72,7 +74,11 @@ def _best_matches(df: pd.DataFrame) -> tuple[pd.Index, tuple[np.ndarray, np.ndar
     if fitted is None:
         return None
     written = text_features.written(df)
-    return own_index, best_peers(fitted.rows, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
+    found = best_peers(fitted.rows, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
+    if not text_features.later(df, "instruction_echo"):  # the fit's other reader: without it, the matrix
+        text_features.forget(df, "written_fit")  # (~30 MB at 200,000 captions) goes once the matches are found
+        fit_vectors.cache_clear()
+    return own_index, found
 
 
 def forget_batch() -> None:
@@ -81,7 +87,9 @@ def forget_batch() -> None:
 
 
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
-    unscored = df.index[text_features.written(df)].difference(scored.index)
+    own = df.index[text_features.written(df)]
+    # isin, not difference: difference keeps a hash table of the scored index for as long as the scores live
+    unscored = own[~own.isin(scored.index)].unique()
     if len(unscored) == 0:
         return []
     images = df.loc[unscored, "image_id"].nunique()

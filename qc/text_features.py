@@ -5,7 +5,7 @@ it, or for another frame, a feature is computed afresh."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -32,19 +32,34 @@ _NOT_PLAIN = f"[^\\x00-\\x7f]|^{_ASCII_SPACE}|{_ASCII_SPACE}$|{_ASCII_SPACE} |[\
 class _Batch:
     frame: pd.DataFrame
     values: dict[Hashable, Any] = field(default_factory=dict)
+    after: tuple[str, ...] | None = None  # the rules still to run after the current one, when named
 
 
 _CURRENT: ContextVar[_Batch | None] = ContextVar("qc_text_features_batch", default=None)
 
 
 @contextmanager
-def batch(df: pd.DataFrame) -> Iterator[None]:
-    """Share features among the rules run on ``df`` inside this block (rules must not change it)."""
-    token = _CURRENT.set(_Batch(df))
+def batch(df: pd.DataFrame, rules: Iterable[str] = ()) -> Iterator[Iterator[str]]:
+    """Share features among the rules run on ``df`` inside this block (rules must not change it). Yields
+    ``rules`` one by one; run in that order, a feature no rule still to run reads can be let go (:func:`later`)."""
+    current = _Batch(df)
+    token = _CURRENT.set(current)
+
+    def each(names: tuple[str, ...]) -> Iterator[str]:
+        for k, name in enumerate(names):
+            current.after = names[k + 1:]
+            yield name
+
     try:
-        yield
+        yield each(tuple(rules))
     finally:
         _CURRENT.reset(token)
+
+
+def later(df: pd.DataFrame, rule: str) -> bool:
+    """Whether ``rule`` may still run on ``df``'s batch: True unless the batch named its rules and the rest omit it."""
+    current = _CURRENT.get()
+    return current is None or current.frame is not df or current.after is None or rule in current.after
 
 
 def shared(df: pd.DataFrame, key: Hashable, compute: Callable[[], T]) -> T:
@@ -55,6 +70,13 @@ def shared(df: pd.DataFrame, key: Hashable, compute: Callable[[], T]) -> T:
     if key not in current.values:
         current.values[key] = compute()
     return current.values[key]  # type: ignore[no-any-return]
+
+
+def forget(df: pd.DataFrame, key: Hashable) -> None:
+    """Let go of a shared feature of ``df``'s batch (a later rule that reads it computes it again)."""
+    current = _CURRENT.get()
+    if current is not None and current.frame is df:
+        current.values.pop(key, None)
 
 
 def captions(df: pd.DataFrame) -> list[str]:

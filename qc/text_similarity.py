@@ -54,23 +54,28 @@ def _non_word_table() -> dict[int, str]:
     return {c: " " for c in range(0x10000) if not (chr(c).isalnum() or c == ord("_"))}
 
 
-def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """Tokens per text, the term index of each token (in text order), and the terms; None if a text holds the
-    separator. :data:`TOKEN_PART` texts at a time (the whole batch at once took ~130 MB), numbered as one pass
-    over the batch would."""
+def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, dict[str, int]] | None:
+    """Tokens per text, the term index of each token (in text order), and the terms numbered; None if a text holds
+    the separator. :data:`TOKEN_PART` texts at a time (the whole batch at once took ~130 MB), numbered as one pass
+    over the batch would, into one array sized for the tokens the texts can hold (pages never written take no
+    memory) and cut to those found: the parts and their join were ~20 MB at once at 200,000 captions."""
     numbers: dict[str, int] = {}
-    length_parts, term_parts = [], []
+    lengths = np.zeros(len(texts), dtype=np.int64)
+    term_of = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.int32)  # a token and a space
+    filled = 0
     for start in range(0, len(texts), TOKEN_PART):
         found = _part_codes(texts[start:start + TOKEN_PART])
         if found is None:
             return None
-        text_of, term_of, terms = found
+        text_of, part_terms, terms = found
         renumber = np.array([numbers.setdefault(t, len(numbers)) for t in terms], dtype=np.int32)
-        length_parts.append(np.bincount(text_of, minlength=len(texts[start:start + TOKEN_PART])))
-        term_parts.append(renumber[term_of])
-    if not length_parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), []
-    return np.concatenate(length_parts), np.concatenate(term_parts), list(numbers)
+        lengths[start:start + TOKEN_PART] = np.bincount(text_of, minlength=len(texts[start:start + TOKEN_PART]))
+        if filled + len(part_terms) > len(term_of):  # lower case longer than the text (a rare letter): grow
+            term_of.resize(2 * (filled + len(part_terms)), refcheck=False)
+        term_of[filled:filled + len(part_terms)] = renumber[part_terms]
+        filled += len(part_terms)
+    term_of.resize(filled, refcheck=False)  # in place: the unused end is given back
+    return lengths, term_of, numbers
 
 
 def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
@@ -94,10 +99,10 @@ def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[st
     return text_of, term_of, terms
 
 
-def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     per_text = [words(t.lower()) for t in texts]
     codes, terms = pd.factorize(np.array([w for t in per_text for w in t], dtype=object))
-    return np.array([len(t) for t in per_text], dtype=np.int64), codes, [str(t) for t in terms]
+    return np.array([len(t) for t in per_text], dtype=np.int64), codes, {str(t): k for k, t in enumerate(terms)}
 
 
 @lru_cache(maxsize=1)
@@ -120,7 +125,7 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
     del term_of, indptr
     counts.sum_duplicates()
     rows, idf = _tfidf(counts)
-    return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, idf)
+    return TermMatrix(rows, terms, idf)
 
 
 def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
@@ -131,25 +136,33 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
-    # a block of rows at a time, each written over its counts (read already): each row's weights are its own,
-    # so the blocks are the whole matrix's to the bit, without its float64 copies at once (~65 MB for
-    # 200,000 captions) or a second matrix; a weight is never 0, so each block keeps its rows' terms
+    # a block of rows at a time, each written over its counts: each row's weights are its own, so the blocks are
+    # the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
     for start in range(0, n_texts, TOKEN_PART):
-        block = _unit_rows(counts[start:start + TOKEN_PART], idf)
-        at = slice(counts.indptr[start], counts.indptr[min(start + TOKEN_PART, n_texts)])
-        counts.data[at], counts.indices[at] = block.data, block.indices
+        _unit_rows(counts.data, counts.indices, counts.indptr[start:start + TOKEN_PART + 1], idf)
     return sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=counts.shape), idf
 
 
-def _unit_rows(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
-    from scipy import sparse
-
-    rows = counts.astype(np.float64)
-    rows.data = (1 + np.log(rows.data)) * idf[rows.indices]
-    norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+def _unit_rows(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, idf: np.ndarray) -> None:
+    """The rows ``indptr`` spans, their counts made unit TF-IDF weights in place, bit for bit what scipy's
+    ``diags(1 / norms) @ rows`` stored (its norms: float64 row sums by ``np.add.reduceat``; each product in
+    float64, then float32; each row's terms last first, as its product lists them), without its matrices."""
+    at, ends = slice(indptr[0], indptr[-1]), indptr - indptr[0]
+    lengths = np.diff(ends)
+    weights = data[at].astype(np.float64)
+    np.log(weights, out=weights)
+    weights += 1
+    weights *= idf[indices[at]]
+    filled = np.flatnonzero(lengths)
+    norms = np.zeros(len(lengths))
+    norms[filled] = np.add.reduceat(weights * weights, ends[filled])
+    norms = np.sqrt(norms)
     norms[norms == 0] = 1.0
-    rows = sparse.csr_matrix(sparse.diags(1 / norms) @ rows)
-    return sparse.csr_matrix(rows, dtype=np.float32)
+    row_of = np.repeat(np.arange(len(lengths)), lengths)
+    weights *= (1 / norms)[row_of]
+    back = (ends[:-1] + ends[1:] - 1)[row_of] - np.arange(len(weights))  # each row reversed
+    data[at] = weights.astype(np.float32)[back]
+    indices[at] = indices[at][back]
 
 
 def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from qc import text_features
+from qc.flags import RULES, RegisteredRule, flag_frame
 from qc.runner import prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
 
@@ -206,3 +208,18 @@ def test_batch_fit_equals_per_text_fit_even_when_a_caption_holds_the_separator()
     assert fitted.rows.shape[0] == len(texts) and fitted.rows[len(DOG) + 1].nnz == 0
     assert _SEPARATOR in fitted.vocabulary and "狗在公园里跑" in fitted.vocabulary
     assert set(joined.vocabulary) <= set(fitted.vocabulary)
+
+
+def test_consensus_keeps_the_fit_only_for_an_instruction_echo_still_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = []
+
+    def probe(df: pd.DataFrame, params: dict[str, object]) -> pd.DataFrame:  # None: the batch no longer holds it
+        kept.append(text_features.shared(df, "written_fit", lambda: None) is not None)
+        return flag_frame([])
+
+    monkeypatch.setitem(RULES, "probe", RegisteredRule("probe", "caption", probe))
+    df = frame([(f"w{k}", f"i{k % 3}", DOG[k % 4]) for k in range(12)])
+    with_echo = run_rules(df, {"page_text": PAGE}, ["consensus", "probe", "instruction_echo"])
+    without = run_rules(df, {"page_text": PAGE}, ["consensus", "probe"])
+    assert kept == [True, False]
+    assert with_echo[with_echo["rule"] != "instruction_echo"].equals(without)

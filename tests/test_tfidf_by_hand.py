@@ -32,3 +32,22 @@ def test_fitting_does_not_import_scikit_learn() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('sklearn', 'scipy.stats'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=".")
     assert out.stdout.strip() == "[]"
+
+
+def test_tfidf_counts_every_token_when_lower_case_lengthens_the_texts() -> None:
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    from qc.text_similarity import words
+
+    # "İ" lowers to "i" and a combining dot, which is no word character: a token a letter, more tokens than the
+    # characters allow for otherwise (the term numbers' array grows)
+    texts = ("İİİİİİİİ",) * 30 + ("İİ x", "x y", "y")
+    fitted = fit_vectors(texts)
+    assert fitted is not None
+    counts = np.zeros(fitted.rows.shape)
+    for r, text in enumerate(texts):
+        for token in words(text.lower()):
+            counts[r, fitted.vocabulary[token]] += 1
+    assert counts.sum() > (sum(map(len, texts)) + len(texts)) // 2
+    expected = TfidfTransformer(sublinear_tf=True).fit_transform(counts).toarray()
+    assert np.allclose(fitted.rows.toarray(), expected, atol=1e-6)

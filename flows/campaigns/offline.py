@@ -56,6 +56,7 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
         prepared = prepare(frame, rules.canned_text)
     except ValueError as exc:
         raise InputFormatError(f"{submissions}: {exc}") from exc
+    del frame, read  # prepare copied the columns: the file's own (~10 MB at 200,000 rows) go before the rules run
     flags = run_rules(prepared, {**params, "submit_rules": rules}, enabled)
     write_csv(flags[FLAG_COLUMNS], out)
     _warn_unreadable_telemetry(submissions, prepared)
