@@ -21,6 +21,7 @@ from flows.custom.scaffold_import import scaffold_from
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.crowd_model import HONEST_PROFILES, PROFILE_DEFAULTS, BankEntry, new_worker
 from flows.sim.people.known_answers import add_known
+from flows.sim.people.stated_limits import stated_format
 from qc.answer_values import number
 from qc.form_constraints import check_field, describe_rules
 
@@ -163,3 +164,12 @@ def test_a_total_read_off_a_receipt_is_mostly_copied_exactly_in_pence(tmp_path: 
     assert all(re.fullmatch(r"\d+\.\d\d", v) for v, _ in typed), typed  # at the page's step: pence
     exact = sum(float(v) == float(truth) for v, truth in typed) / len(typed)
     assert exact >= 0.8, exact
+
+
+def test_a_format_a_boxs_words_state_is_read_as_its_pattern() -> None:
+    assert stated_format("If wrong, type the reading you see (5 digits)") == r"\d{5}"
+    assert stated_format("Enter the five-digit code") == r"\d{5}"
+    assert stated_format("Type the 6-character code") == "[A-Z0-9]{6}"
+    assert stated_format("Postcode (digits only)") == r"\d+"
+    assert re.fullmatch(stated_format("Total (a number)"), "12.50")
+    assert stated_format("at least 5 digits") == stated_format("Describe it in 10 words") == ""

@@ -25,8 +25,10 @@ SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|
 # own script checks it: the pattern of what a person types there
 FORMATS = ((re.compile(r"\b(?<!least )(?<!most )(?<!to )(?P<n>\d{1,2})[- ]digits?\b(?!\s+or\b)", re.I), r"\d{{{n}}}"),
            (re.compile(r"\b(?P<n>\d{1,2})[- ](?:characters?|letters?)\s+(?:code|id)\b", re.I), "[A-Z0-9]{{{n}}}"),
-           (re.compile(r"\b(?:digits|numbers|figures) only\b|\bonly (?:digits|numbers)\b|\b(?:type|enter|write|give) "
-                       r"(?:in )?(?:a|the) number\b", re.I), r"\d+"))
+           (re.compile(r"\b(?:digits|figures) only\b|\bonly digits\b|\((?:in )?digits\)|\b(?:type|enter|write|give) "
+                       r"(?:in )?the number\b", re.I), r"\d+"),  # a count, a reading
+           (re.compile(r"\b(?:type|enter|write|give) (?:in )?a number\b|\bnumbers? only\b|\(a number\)", re.I),
+            r"\d+(\.\d+)?"))
 
 
 def stated_format(question: str) -> str:
