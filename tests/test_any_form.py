@@ -63,7 +63,7 @@ def test_spec_reads_every_control_type_and_constraint() -> None:
     assert spec["problems_0"]["type"] == "many" and spec["problems_0"]["required_options"] == []
     assert spec["consent_0"]["required_options"] == ["agree"]
     assert spec["setting_0"] == {"name": "setting_0", "type": "one", "required": True,
-                                 "options": ["", "indoor", "outdoor"]}
+                                 "options": ["indoor", "outdoor"]}  # its blank placeholder is no answer
     assert (spec["people_0"]["min"], spec["people_0"]["max"], spec["people_0"]["step"]) == (1.0, 9.0, 2.0)
     assert spec["confidence_0"]["required"] is False and spec["confidence_0"]["base"] == 10.0
     assert spec["code_0"]["pattern"] == "[A-Z]{3}-[0-9]{2}"

@@ -23,8 +23,8 @@ def test_a_selects_options_are_labelled_with_the_text_a_person_sees() -> None:
     html = ("<select name=s><option value=''>Pick<option value=a1>Cheerful <b>mood</b></option>"
             "<option value=a2>Grumpy<option>Calm</select>")
     (f,) = form_fields(html)
-    assert f.options == ["", "a1", "a2", "Calm"]
-    assert f.labels == {"": "Pick", "a1": "Cheerful mood", "a2": "Grumpy", "Calm": "Calm"}
+    assert f.options == ["a1", "a2", "Calm"]  # the blank placeholder is no answer
+    assert f.labels == {"a1": "Cheerful mood", "a2": "Grumpy", "Calm": "Calm"}
 
 
 def test_a_scales_ends_are_read_from_its_labels_or_the_words_beside_it() -> None:

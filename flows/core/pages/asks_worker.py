@@ -1,6 +1,7 @@
 """Controls that ask about the worker, not the item ("What is your age?"): the simulator answers them
 about the person, the importer's text rules must not read one person's same answer as a copy. The question
-is the control's label, header or placeholder, the next <label>, else the last text before it."""
+is the control's label, header or own <label> (around it, or for= its id), else a <label> right after it where
+none stands right before it, else the last text before it, else its placeholder."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
                             r"|survey)|help us improve|other thoughts", re.I)),
 )
-ADJACENT = 3  # parser steps: a <label> this close after a control (no for=, no wrapping) is its label
+ADJACENT = 3  # parser steps: a <label> this close after a control (of no other control) is its label
 
 
 def question_texts(page: _FormParser) -> dict[str, str]:
@@ -36,8 +37,11 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         f = page.fields.get(name)
         if f is None:
             continue
-        own = [f.attrs.get(k, "") for k in ("label", "header") if f.attrs.get(k)]
-        after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label]
+        own = [f.attrs.get(k, "") for k in ("label", "header") if f.attrs.get(k)] or \
+            [t for t in (page.label_of.get(name), page.label_of.get(f"#{f.attrs.get('id')}")) if t][:1]
+        before = [label for p, _, label in page.texts if previous < p <= pos][-1:]  # a <label> just before it
+        after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label and p not in page.bound
+                 and before != [True]]
         since = [t for p, t, _ in page.texts if previous < p <= pos]
         run = [t for p, t in page.prose if previous < p <= pos][-1:]  # "the word <b>bank</b> is used": one text
         if f.kind in ("radio", "checkbox"):

@@ -36,6 +36,9 @@ class FormParser(TolerantHTMLParser):
         self._choice: tuple[FormField, str] | None = None  # the radio button or checkbox the next text names
         self.prose: list[tuple[int, str]] = []  # (position of its last part, text) runs joined across inline tags
         self._in_run = False
+        self._labels: list[tuple[str, list[int], list[str]]] = []  # open <label>s: for=, text steps, control
+        self.label_of: dict[str, str] = {}  # a control's own <label> (wrapping it, or for= its id): name or #id -> text
+        self.bound: set[int] = set()  # steps of text in a label of a control of its own: no other control's label
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
@@ -46,6 +49,8 @@ class FormParser(TolerantHTMLParser):
             (tag == "label" and self._choice_text)
         if tag not in ("input", "img", "br", "hr", "meta", "link"):
             self._open.append(tag)
+        if tag == "label":
+            self._labels.append((attrs.get("for", ""), [], []))
         if tag == "img":
             self.images.append((self.step, attrs.get("alt") or attrs.get("src", "")))
         name = attrs.get("name", "")
@@ -56,7 +61,10 @@ class FormParser(TolerantHTMLParser):
             return  # a browser neither checks nor submits a disabled control
         if tag == "input" and name:
             self.add_input(name, attrs)
-        elif tag == "textarea" and name:
+        if tag in ("input", "textarea", "select") and name and self._labels and \
+                attrs.get("type", "").lower() not in ("radio", "checkbox", *BUTTON_TYPES):
+            self._labels[-1][2].append(name)  # a label around a choice names its option, not the question
+        if tag == "textarea" and name:
             self._textarea = self.fields[name] = FormField(name, "textarea", "", [], attrs)
             self.positions[name] = self.step
         elif tag == "select" and name:
@@ -64,7 +72,8 @@ class FormParser(TolerantHTMLParser):
             self.positions[name] = self.step
         elif tag == "option" and self._select is not None:
             self._close_option()  # (an option's end tag may be left out)
-            if "disabled" not in attrs:  # (a placeholder, "-" or "Choose one", a person cannot pick)
+            # a disabled or blank-valued option ("Choose one") is a placeholder, no answer a person picks
+            if "disabled" not in attrs and attrs.get("value") != "":
                 self._option_text = "value" not in attrs  # a browser submits the option's text then
                 self._select.options.append(attrs.get("value", ""))
                 self._option_words = []
@@ -74,8 +83,8 @@ class FormParser(TolerantHTMLParser):
     def _close_option(self) -> None:
         if self._option_words is not None and self._select is not None:  # what a person reads for the option
             seen = " ".join(self._option_words)
-            if self._option_text:
-                self._select.options[-1] = seen
+            if self._option_text:  # (an empty one posts a blank: a placeholder too)
+                self._select.options[-1:] = [seen] if seen else []
             if seen:
                 self._select.labels.setdefault(self._select.options[-1], seen)
         self._option_words, self._option_text = None, False
@@ -112,6 +121,12 @@ class FormParser(TolerantHTMLParser):
             self._select = None
         if tag == "textarea":
             self._textarea = None
+        if tag == "label" and self._labels:
+            target, steps, controls = self._labels.pop()
+            key = controls[0] if controls else f"#{target}" if target else ""
+            if key:
+                self.label_of[key] = " ".join(t for p, t, _ in self.texts if p in steps)
+                self.bound.update(steps)
         if tag in self._open:
             while self._open and self._open.pop() != tag:
                 pass
@@ -126,6 +141,8 @@ class FormParser(TolerantHTMLParser):
         if text and not any(t in _SKIPPED_TEXT for t in self._open):
             self.step += 1
             self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
+            if self._labels:
+                self._labels[-1][1].append(self.step)
             if self._choice_text and self._choice is not None:
                 self._choice[0].labels.setdefault(self._choice[1], text)
             self._choice_text = False

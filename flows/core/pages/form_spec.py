@@ -38,6 +38,7 @@ def _number_rule(f: FormField) -> dict[str, Any]:
     low, high = _attr(f.attrs, "min", float), _attr(f.attrs, "max", float)
     if is_range:  # a slider always has a value and defaults to 0..100
         low, high = (0.0 if low is None else low), (100.0 if high is None else high)
+        high = max(low, high)  # HTML: a slider's maximum below its minimum is its minimum
     step_text = f.attrs.get("step", "").strip().lower()
     step: Any = "any" if step_text == "any" else (_attr(f.attrs, "step", float) or 1.0)
     base = low if low is not None else (_attr(f.attrs, "value", float) or 0.0)

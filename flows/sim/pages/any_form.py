@@ -26,12 +26,14 @@ from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, no
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
     SHORT_BOX,
+    code_pattern,
     copies,
     fit_text,
     leaves_empty,
     optional,
     palette_colour,
     reworded,
+    sendable,
     short_phrase,
     sole_answers,
 )
@@ -45,8 +47,9 @@ from flows.sim.people.item_writing import (
 )
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
+from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.stated_limits import Limits, stated, within
+from flows.sim.people.stated_limits import Limits, stated, stated_format, within
 from flows.sim.people.summaries import (
     CHARS_A_WORD,
     ONE_SENTENCE,
@@ -105,6 +108,11 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):
         low = int((field_rule(f) or {}).get("minlength") or 0)
         return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])
+    if code := code_pattern(f):
+        question = fill.questions.get(f.name, "")  # a reading, a code: typed as the page asks, when it asks
+        if left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
+            return ""
+        return matching_text(code, answer_rng(ctx, field_base(f.name)) if takes_care(fill) else rng) or ""
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
     if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
         careful = takes_care(fill)
@@ -263,6 +271,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     for k, f in enumerate(todo):
         if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
+        if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(fill.questions.get(f.name, ""))):
+            todo[k] = f = replace(f, attrs={**f.attrs, "pattern": shape})  # "(5 digits)": the page's script checks it
         # an optional field, skipped
         asked_for = f.name in sole or asked(fill.questions.get(f.name, ""), f.name) == "correction"  # when it applies
         if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
@@ -272,9 +282,12 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
             values[f.name] = v
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
-    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
-        attrs = {f.name: f.attrs for f in todo}  # required, or a group that asks for a tick or more
-        required = sorted(n for n in values if "required" in attrs[n] or attrs[n].get("data-min-selections"))
-        for name in rng.sample(required or sorted(values), k=max(1, len(required or values) // 4)):
+    controls = {f.name: f for f in fields} | {f.name: f for f in todo}
+    values = {n: sendable(controls[n], v, rng) if n in controls else v for n, v in values.items()}
+    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it (a slider has no blank)
+        attrs = {f.name: f.attrs for f in todo if f.kind != "range"}  # required, or a group asking for a tick or more
+        pool = [n for n in sorted(values) if n in attrs]
+        required = [n for n in pool if "required" in attrs[n] or attrs[n].get("data-min-selections")] or pool
+        for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
             values[name] = ""
     return values

@@ -10,13 +10,13 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
 from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
+from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
 from flows.sim.people.page_context import ItemContext, field_base
-from flows.sim.people.ratings import answered_number, nearest, numeric_scale, rated_position, truth_option
+from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.unseen_images import unseen
 from qc.answer_values import number as read_number
-from qc.form_constraints import step_ok
 
 NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
 
@@ -106,6 +106,8 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     elif fill.worker.profile in RUSHED and f.kind == "range":  # left where the page put it, or dragged anywhere
         start = slider_start(low, high, step, f.value)
         value = start if fill.rng.random() < UNTOUCHED_SLIDER else first + step * fill.rng.randint(0, slots)
+    elif known is not None and f.kind == "number" and fill.rng.random() >= TYPED_SLIP[takes_care(fill)]:
+        value = known  # a figure read off the item (a receipt's total, a count) is typed as it stands
     elif known is not None:
         given = answered_number(known, declared_low, declared_high, fill.worker.worker_id, takes_care(fill), fill.rng)
         value = max(first, first + round((given - first) / step) * step) if step > 0 else given
@@ -118,11 +120,9 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     else:
         k = answer_rng(ctx, f.name).randint(0, slots) + fill.rng.choice((-1, 0, 0, 1))
         value = first + step * min(slots, max(0, k))
-    if not step_ok(value, rule):
-        value = first
     if rule.get("start") is not None and abs(value - float(rule["start"])) < 1e-9:
         value = moved_off_start(value, step, (first, first + slots * step), fill.rng)  # the page refuses it
-    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+    return on_grid(value, rule)
 
 
 def moved_off_start(value: float, step: float, bounds: tuple[float, float], rng: random.Random) -> float:

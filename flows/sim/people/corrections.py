@@ -71,6 +71,7 @@ EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
 ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked|said|clicked) )(?P<v>[\"'“]?\w+)",
                        re.I)
+IF_SO = re.compile(r"\s*(?:only )?if (?P<c>[^,.;:]{1,40})[,:]", re.I)
 FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
                   r"grammatical|free of)\b", re.I)
 FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?)\b", re.I)
@@ -134,8 +135,10 @@ def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
     """Whether the box's own words ask a person who chose ``chosen`` to leave it empty."""
     if m := ONLY_WHEN.search(question):
         return not re.search(rf"\b{re.escape(m['v'].strip(QUOTES))}\b", chosen, re.I)
-    if not (m := EMPTY_WHEN.search(question)):
-        return False
+    if not (m := EMPTY_WHEN.search(question)):  # "If wrong, type ...": asked only while the condition holds
+        said = IF_SO.match(question)
+        return bool(said and (FAULT.search(said["c"]) or FINE.search(said["c"])) and
+                    says_fine(chosen, choice_asks) == bool(FAULT.search(said["c"])))
     condition = m["c"] or m["d"]
     if said := re.search(r"you (?:answered|chose|selected|picked|said) [\"'“]?(\w+)", condition, re.I):
         return bool(re.search(rf"\b{said[1]}\b", chosen, re.I))

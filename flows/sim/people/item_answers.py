@@ -5,14 +5,17 @@ modelling rates below (docs/custom_pages.md states them; no measured figure stan
 
 from __future__ import annotations
 
+import math
 import random
 import re
+from decimal import Decimal
 
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import PASTING_PROFILES, normalise
 from flows.sim.people.pattern_text import matching_text
+from qc.answer_values import number as read_number
 from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
@@ -133,6 +136,16 @@ def palette_colour(rng: random.Random) -> str:
     return rng.choice(PALETTE)
 
 
+PROSE = ("Red", "A red bus in the rain at night.")  # a word, a sentence: a box whose pattern takes neither asks a code
+
+
+def code_pattern(f: FormField) -> str:
+    """The control's pattern when it takes no words (a reading, a code, a number), else "": typed in its form."""
+    pattern = str((field_rule(f) or {}).get("pattern") or "")
+    regex = compiled_pattern(pattern) if pattern else None
+    return pattern if regex is not None and not any(regex.matches(s) for s in PROSE) else ""
+
+
 FILLER = ("The", "item", "shows", "this", "clearly", "with", "some", "detail", "in", "view")
 
 
@@ -157,3 +170,46 @@ def fit_text(text: str, f: FormField, rng: random.Random, padding: list[str]) ->
                 return candidate
         return matching_text(pattern, rng) or text
     return text
+
+
+def number_text(value: float, rule: dict[str, object]) -> str:
+    """A number as a person types it at the control's step: pence as two decimals, whole steps as a whole."""
+    step = rule.get("step")
+    places = -int(Decimal(str(step)).normalize().as_tuple().exponent) if step not in ("any", None) else -1
+    if places < 0 and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{places}f}" if places >= 0 else f"{value:.10g}"
+
+
+def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> str:
+    """The nearest number the control sends: within its bounds, on its step; a value that is no number (or
+    none) is where the control starts (its ``value``, else its lowest)."""
+    low, high = (None if rule.get(k) is None else float(str(rule[k])) for k in ("min", "max"))
+    start = read_number(default)
+    value = value if value is not None else start if start is not None else low if low is not None else 0.0
+    value = min(max(value, low if low is not None else value), high if high is not None else value)
+    step = rule.get("step")
+    if step not in ("any", None) and float(str(step)) > 0:
+        size, base = float(str(step)), float(str(rule.get("base") or 0.0))
+        k = round((value - base) / size)
+        k = max(k, math.ceil((low - base) / size - 1e-9)) if low is not None else k
+        k = min(k, math.floor((high - base) / size + 1e-9)) if high is not None else k
+        value = base + k * size
+    return number_text(value, rule)
+
+
+def sendable(f: FormField, value: str, rng: random.Random) -> str:
+    """``value`` as the control could send it, whoever typed it: a number within its bounds on its step (a
+    slider always sends one), one of its options (never a blank placeholder), text of its length and format.
+    A value the control sends already is kept; so is an empty one but a slider's."""
+    rule = field_rule(f)
+    if rule is None or (value == "" and f.kind != "range") or rule["type"] == "annotations" or \
+            check_field({**rule, "required": False}, value) == "":
+        return value
+    if rule["type"] == "number":
+        return on_grid(read_number(value), rule, f.value)
+    if rule["type"] == "one":
+        return rng.choice(rule["options"]) if rule["options"] else ""
+    if rule["type"] == "many":
+        return "|".join(o for o in rule["options"] if o in value.split("|"))
+    return fit_text(value, f, rng, [])

@@ -51,6 +51,9 @@ def nearest(options: list[str], scale: list[float], position: float) -> str:
 # the field declares no range): a careful answer's spread, a careless one's, a worker's own lean. Modelling
 # choices, like the rating noise above: a slider's "0" then gets 0-8 from careful workers, not 6-8 at random.
 CAREFUL_SPREAD, CARELESS_SPREAD, LEAN = 0.04, 0.2, 0.03
+# A typed number the item shows (a receipt's total) is copied as it stands; the chance of a slip (then an error
+# as above) by whether the worker takes care: modelling choices too.
+TYPED_SLIP = {True: 0.03, False: 0.3}
 
 
 def answered_number(truth: float, low: float | None, high: float | None, worker_id: str, careful: bool,

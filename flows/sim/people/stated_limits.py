@@ -21,6 +21,21 @@ MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
 
 
+# the form a box's words ask its answer in ("(5 digits)", "digits only", "the 6-character code"), as the page's
+# own script checks it: the pattern of what a person types there
+FORMATS = ((re.compile(r"\b(?<!least )(?<!most )(?<!to )(?P<n>\d{1,2})[- ]digits?\b(?!\s+or\b)", re.I), r"\d{{{n}}}"),
+           (re.compile(r"\b(?P<n>\d{1,2})[- ](?:characters?|letters?)\s+(?:code|id)\b", re.I), "[A-Z0-9]{{{n}}}"),
+           (re.compile(r"\b(?:digits|figures) only\b|\bonly digits\b|\((?:in )?digits\)|\b(?:type|enter|write|give) "
+                       r"(?:in )?the number\b", re.I), r"\d+"),  # a count, a reading
+           (re.compile(r"\b(?:type|enter|write|give) (?:in )?a number\b|\bnumbers? only\b|\(a number\)", re.I),
+            r"\d+(\.\d+)?"))
+
+
+def stated_format(question: str) -> str:
+    """The pattern ``question`` asks its answer in ("(5 digits)" -> ``\\d{5}``), "" where it asks for none."""
+    question = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), question, flags=re.I)
+    return next((shape.format(**m.groupdict()) for pattern, shape in FORMATS if (m := pattern.search(question))), "")
+
 
 class Limits(NamedTuple):
     least_words: int = 0

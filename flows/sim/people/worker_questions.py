@@ -108,8 +108,8 @@ def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random
         return None
     if f.kind in ("radio", "select", "checkbox") and f.options:
         return choice_answer(kind, worker_id, f)
-    if f.kind == "number":
-        return text_answer("age", worker_id, question, rng) if kind == "age" else None
+    if f.kind in ("number", "range"):  # a number about the item ("How sure are you?" on a slider): its score
+        return text_answer("age", worker_id, question, rng) if kind == "age" and f.kind == "number" else None
     if kind == "device":  # a text box near "headphones" is about the item (a review of them), not the listener
         return None
     if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.85:
