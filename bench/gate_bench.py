@@ -15,9 +15,10 @@ the MTurk simulator). Per page and route it prints:
 - honest workers blocked;
 - approved assignments with a field the page as written requires left blank (empty or not sent), counted
   against the page's source, not against what the importer kept;
-- apart from the headline, the bad-profile assignments whose answers show their profile's defect and those of
-  them unnoticed (:func:`defect_shown`): a caps locker on a page with no text box, or a contrarian whose one
-  answer is the others' on every item it did, leaves nothing any rule could read.
+- apart from the headline, the bad-profile assignments whose answers or time show their profile's defect (what
+  the simulator has that profile do differently from an honest worker) and those of them unnoticed
+  (bench/gate_defects.py): a caps locker on a page with no text box, or a contrarian whose one answer is the
+  others' on every item it did, leaves nothing any rule could read.
 
 The goals: at most 10% of bad-profile assignments unnoticed, 0 honest blocked, 0 approved required-blank.
 ``--items`` sets the size (default 30 items on a one-item page, as many pages on the others); figures go to
@@ -118,8 +119,8 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
             "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
-            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED)), work, profiles,
-                                        by_missed),
+            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED), required), work,
+                                        profiles, by_missed),
             **flags_by_rule(db, campaign, work, profiles, honest)}
 
 
