@@ -162,4 +162,7 @@ def test_a_new_pages_band_finds_speeders_among_many_and_leaves_a_parked_worker_a
     assert set(started["worker_id"]) == {f"S{k}" for k in range(6)}
     assert set(started["rule"]) == {"time_outlier"}
     seeds = time_outlier(batch, {**params, "time_outlier_method": "seed_slow_apart"})
-    assert not set(seeds.loc[seeds["rule"] == "time_outlier", "worker_id"])  # the seed's band sees no speeder
+    # the seed's band sees no speeder; its floor, which fast workers cannot lower, sees all but the slowest
+    exact = time_outlier(batch, {**params, "time_outlier_method": "seed"})
+    assert not set(exact["worker_id"]) & set(started["worker_id"])
+    assert set(seeds.loc[seeds["rule"] == "time_outlier", "worker_id"]) == {f"S{k}" for k in range(5)}
