@@ -1,6 +1,7 @@
 """The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
 ``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
-speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both.
+speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both, taken
+without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up).
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
 Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
@@ -30,10 +31,11 @@ REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE, "choice_straight_lining_review": "cho
                      NOTHING_TICKED: "empty_answer", "item_blind_review": "item_blind"}
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
 FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
-# The fast floor (fast_floor): MAD-sigmas of log time under the median of the times left once the fast are out; on
-# simulated honest times it flags 0.2-1% of assignments, and does not move when a fifth of the batch is fast
-FLOOR_SIGMAS = 3.0
-FLOOR_MIN_TIMES = 5
+# A robust band is taken without the times this many MAD-sigmas of log time under the median (without_clearly_fast):
+# on simulated log-normal honest times that leaves out 0.2% of them, and keeps the band where it is on a batch
+# without fast workers when a fifth of the batch is fast
+CLEAR_SIGMAS = 3.0
+CLEAR_MIN_TIMES = 5
 
 
 def time_outlier_method(params: dict[str, Any]) -> str:
@@ -59,25 +61,18 @@ def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, 
     return None if len(per_assignment) < 2 else (float(params.get("time_outlier_sigmas", 1.95)), per_assignment)
 
 
-def fast_floor(times: pd.Series, k: float = FLOOR_SIGMAS) -> float:
-    """Seconds under which a time is fast whoever else worked: median / exp(k MAD-sigmas) of log time, taken again
-    without the times under it until none is, so a share of fast workers neither lowers the median nor widens the
-    spread (a mean and sigma over the batch moved 15.4 s -> 11.9 s on one page when more of its crowd was fast);
-    0 below ``FLOOR_MIN_TIMES`` times or without a spread."""
-    logs = np.log(times.astype(float).clip(lower=FLOOR_S))
-    low = -np.inf
+def without_clearly_fast(logs: pd.Series) -> pd.Series:
+    """The log times left once those clearly fast (``CLEAR_SIGMAS`` MAD-sigmas under the median) are out, found
+    again until none is: the band taken on the rest does not move with how much of the batch is fast (over all
+    the times, its low end fell from 15.4 s to 11.9 s on one page when more of the crowd was fast)."""
     for _ in range(10):
-        if len(logs) < FLOOR_MIN_TIMES:
-            return 0.0
         centre = float(logs.median())
         spread = MAD_TO_SIGMA * float((logs - centre).abs().median())
-        if not np.isfinite(spread) or spread == 0:
-            return 0.0
-        low = centre - k * spread
-        if bool((logs >= low).all()):
+        kept = logs[logs >= centre - CLEAR_SIGMAS * spread]
+        if not spread > 0 or len(kept) == len(logs) or len(kept) < CLEAR_MIN_TIMES:
             break
-        logs = logs[logs >= low]
-    return float(np.exp(low))
+        logs = kept
+    return logs
 
 
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -87,13 +82,13 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         return flag_frame([])
     k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
-    centre = float(logs.median())
-    spread = MAD_TO_SIGMA * float((logs - centre).abs().median())
+    rest = without_clearly_fast(logs)
+    centre = float(rest.median())
+    spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
     if not np.isfinite(spread) or spread == 0:
         return flag_frame([])
     both = time_outlier_method(params) == "robust_both"
-    low = max(centre - k * spread, np.log(max(FLOOR_S, fast_floor(per_assignment["work_time_s"]))))
-    high = (centre + k * spread) if both else np.inf
+    low, high = centre - k * spread, (centre + k * spread) if both else np.inf
     worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
     median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
     return flag_frame([
@@ -112,13 +107,13 @@ def side_word(fast: bool) -> str:
 
 METHOD_WORDS = {
     SLOW_APART: "mu +/- {k:g} sigma of the batch's times, the fast side taken without the slow workers' (a parked "
-                "HIT's hours would widen the band below every speeder) and never under a floor that fast workers "
-                "cannot lower (3 MAD-sigmas of log time under the median, the fast left out); [qc] "
-                "time_outlier_method = \"seed\" is the seed's band exactly",
+                "HIT's hours would widen the band below every speeder); [qc] time_outlier_method = \"seed\" is the "
+                "seed's band exactly",
     "seed": "mu +/- {k:g} sigma of all the batch's times, both sides, as the seed has it (a parked HIT's hours "
             "widen the band and can hide a speeder; \"seed_slow_apart\" takes the fast side without them)",
-    "robust": "median / exp({k:g} MAD-sigmas) of log time, the fast side only, never under the fast floor",
-    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time, both sides",
+    "robust": "median / exp({k:g} MAD-sigmas) of log time, the fast side only, taken without the clearly fast "
+              "times (3 MAD-sigmas under), so a share of fast workers does not lower it",
+    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time, both sides, taken without the clearly fast times",
 }
 
 

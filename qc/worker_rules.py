@@ -21,7 +21,6 @@ from qc.timing_rules import (
     SEED_METHODS,
     SLOW_APART,
     SLOW_RULE,
-    fast_floor,
     robust_time_outlier,
     side_word,
     time_outlier_method,
@@ -52,10 +51,6 @@ def time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         rest = per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"]
         fast_band = _band(rest, k) if len(rest) >= 2 else None
         apart = f" (without the {len(slow)} slow worker(s))" if len(slow) else ""
-    if fast_band is not None and method == SLOW_APART:  # the band's low end, or the floor a share of fast workers cannot lower
-        floor = fast_floor(per_assignment[~per_assignment["worker_id"].isin(slow.index)]["work_time_s"])
-        apart += f"; fast floor {floor:.1f}s (fast_floor)" if floor > fast_band[0] else ""
-        fast_band = (max(fast_band[0], floor), *fast_band[1:])
     fast = worker_means[worker_means < fast_band[0]] if fast_band is not None else worker_means.iloc[:0]
     rows = [_time_row(w, m, FAST_RULE, fast_band, apart) for w, m in fast.items() if fast_band is not None]
     rows += [_time_row(w, m, SLOW_RULE, slow_band) for w, m in slow.items()]
