@@ -54,6 +54,7 @@ def test_a_hand_made_ledger_is_judged_as_the_goal_reads() -> None:
     assert (got["bad_assignments"], got["unnoticed"]) == (5, 3)  # the blur talker shown, not counted
     assert got["unnoticed_share"] == pytest.approx(0.6, abs=1e-4)
     assert (got["honest_workers"], got["honest_blocked"], got["approved_required_blank"]) == (1, 1, 2)
+    assert got["honest_flagged"] == 1  # caps_lock on h1
     assert (got["bad_workers"], got["bad_workers_never_noticed"]) == (3, 1)  # the canned abuser alone
     assert got["bad_flagged_by_rule"] == {"time_outlier": 1}  # s1 through its worker's batch-1 flag
     assert got["honest_flagged_by_rule"] == {"caps_lock": 1}
