@@ -33,6 +33,7 @@ from qc.straight_lining_odds import R_MAX
 MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no one
 PRIOR_WEIGHTS = (2.0, 0.25)  # the field's own spread, worth this many of the worker's answers, before they answer
 RULE, REVIEW_RULE = "item_blind", "item_blind_review"
+REVIEW_ALPHA = 0.25  # item_blind_review_alpha's default
 
 
 Consensus = str | float | frozenset[tuple[str, bool]]
@@ -258,7 +259,7 @@ def _mean(values: list[float]) -> float:
 def item_blind(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Answers that follow the items no better than a constant or a random answer would (module docstring)."""
     alpha = float(params.get("item_blind_alpha", 0.01))
-    review = max(alpha, float(params.get("item_blind_review_alpha", 0.25)))
+    review = max(alpha, float(params.get("item_blind_review_alpha", REVIEW_ALPHA)))
     rows = []
     for worker, (e, counts) in sorted(worker_evidence(df, params).items()):
         if e >= 1 / review:
