@@ -173,7 +173,7 @@ def test_the_robust_bands_low_end_does_not_move_with_how_much_of_the_batch_is_fa
     from qc.worker_rules import time_outlier
 
     honest = [35 + 35 * k / 39 for k in range(40)]
-    fast = [8 + k for k in range(8)] + [14 + k for k in range(8)]
+    fast = [8.0 + k for k in range(8)] + [14.0 + k for k in range(8)]
 
     def band(times: list[float]) -> pd.DataFrame:
         return time_outlier(pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
