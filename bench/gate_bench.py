@@ -15,9 +15,10 @@ the MTurk simulator). Per page and route it prints:
 - honest workers blocked;
 - approved assignments with a field the page as written requires left blank (empty or not sent), counted
   against the page's source, not against what the importer kept;
-- apart from the headline, the bad-profile assignments whose answers show their profile's defect and those of
-  them unnoticed (:func:`defect_shown`): a caps locker on a page with no text box, or a contrarian whose one
-  answer is the others' on every item it did, leaves nothing any rule could read.
+- apart from the headline, the bad-profile assignments whose answers or time show their profile's defect (what
+  the simulator has that profile do differently from an honest worker) and those of them unnoticed
+  (bench/gate_defects.py): a caps locker on a page with no text box, or a contrarian whose one answer is the
+  others' on every item it did, leaves nothing any rule could read.
 
 The goals: at most 10% of bad-profile assignments unnoticed, 0 honest blocked, 0 approved required-blank.
 ``--items`` sets the size (default 30 items on a one-item page, as many pages on the others); figures go to
@@ -111,15 +112,18 @@ def judge(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], hones
         if profile not in NOT_COUNTED:
             noticed_workers[a["worker_id"]] = noticed_workers.get(a["worker_id"], False) or not missed
     honest_workers = {a["worker_id"] for a in work if profiles.get(a["worker_id"]) in honest}
+    by_id = {a["assignment_id"]: a["worker_id"] for a in work}
+    flagged = {w for (w, _b) in on_worker} | {by_id[a] for a in on_assignment if a in by_id}
     counted = [r for p, r in by_profile.items() if p not in NOT_COUNTED]
     bad, unnoticed = sum(r["assignments"] for r in counted), sum(r["unnoticed"] for r in counted)
     return {"bad_assignments": bad, "unnoticed": unnoticed, "unnoticed_share": share(unnoticed, bad),
             "by_profile": dict(sorted(by_profile.items())), "bad_workers": len(noticed_workers),
             "bad_workers_never_noticed": sum(not n for n in noticed_workers.values()),
             "honest_workers": len(honest_workers), "honest_blocked": len(honest_workers & blocked),
+            "honest_flagged": len(honest_workers & flagged),
             "approved": len(approved), "approved_required_blank": len(required_blank(db, approved, required)),
-            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED)), work, profiles,
-                                        by_missed),
+            "defect_shown": shown_tally(defect_shown(db, work, profiles, honest | set(NOT_COUNTED), required), work,
+                                        profiles, by_missed),
             **flags_by_rule(db, campaign, work, profiles, honest)}
 
 
@@ -181,7 +185,8 @@ def show(label: str, route: str, r: dict[str, Any]) -> str:
     rules = ", ".join(f"{k} {v}" for k, v in r["bad_flagged_by_rule"].items()) or "none"
     honest = ", ".join(f"{k} {v}" for k, v in r["honest_flagged_by_rule"].items()) or "none"
     return (f"{label:<17} {route:<8} unnoticed {r['unnoticed']:>3} of {r['bad_assignments']:<3} ({share:>4})  "
-            f"honest blocked {r['honest_blocked']} of {r['honest_workers']}  approved required-blank "
+            f"honest blocked {r['honest_blocked']} (flagged {r.get('honest_flagged', '?')}) of {r['honest_workers']}  "
+            f"approved required-blank "
             f"{r['approved_required_blank']}  {'goal met' if met else 'goal NOT met'}\n"
             f"{'':<17} {'':<8} bad workers with none of their work noticed: {r['bad_workers_never_noticed']} of "
             f"{r['bad_workers']}\n"
@@ -202,6 +207,7 @@ def totals(run: dict[str, Any]) -> dict[str, Any]:
             "bad_workers_never_noticed": sum(r["bad_workers_never_noticed"] for r in own),
             "honest_workers": sum(r["honest_workers"] for r in own),
             "honest_blocked": sum(r["honest_blocked"] for r in own),
+            "honest_flagged": sum(r.get("honest_flagged", 0) for r in own),
             "approved_required_blank": sum(r["approved_required_blank"] for r in own),
             **{key: summed([r[key] for r in own]) for key in ("bad_flagged_by_rule", "honest_flagged_by_rule")},
             "defect_shown": shown_sum([r["defect_shown"] for r in own])}

@@ -283,7 +283,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
         return [f"{page:<14} {route:<8} FAILED at {step}: {' | '.join(tail)[-300:]}"]
     g, h = r["gate"], r["rehearsal"]
     lines = [f"{page:<14} {route:<8} unnoticed {g['unnoticed']:>3}/{g['bad_assignments']:<3} "
-             f"({pct(g['unnoticed_share']):>4})  honest blocked {g['honest_blocked']}/{g['honest_workers']}  "
+             f"({pct(g['unnoticed_share']):>4})  honest blocked {g['honest_blocked']}/{g['honest_workers']} (flagged "
+             f"{g.get('honest_flagged', '?')})  "
              f"approved required-blank {g['approved_required_blank']}  honest rejected {g['honest_rejected']}"
              f"  honest timed out {h['honest_timed_out']}/"
              f"{h['honest_submissions']}  honest median {h['honest_median_s']} s vs plan {h['plan_minutes']} min "

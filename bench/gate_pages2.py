@@ -27,13 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "bench" / "gate_pages2"
 RESULTS = ROOT / "bench" / "results-gate-pages2.json"
 PAGES = (
-    HeldoutPage("trust_scale", 1, ("trust", "confidence")),
+    HeldoutPage("trust_scale", 1, ("trust", "confidence"), folder=HERE),
     HeldoutPage("spam_check", 1, ("spam",), keys={"controls": '"spam_check_controls.csv"', "control_share": "0.2"},
-                truth='{spam = "gold_spam"}', controls=True),
-    HeldoutPage("topic_tags", 1, ()),
-    HeldoutPage("dog_photo", 1, ("dog",)),
-    HeldoutPage("town_survey", 5, ("view",)),
-    HeldoutPage("store_aisle", 1, ("aisle",)),  # kept out of tuning: reported apart
+                truth='{spam = "gold_spam"}', controls=True, folder=HERE),
+    HeldoutPage("topic_tags", 1, (), folder=HERE),
+    HeldoutPage("dog_photo", 1, ("dog",), folder=HERE),
+    HeldoutPage("town_survey", 5, ("view",), folder=HERE),
+    HeldoutPage("store_aisle", 1, ("aisle",), folder=HERE),  # kept out of tuning: reported apart
 )
 
 def main(argv: list[str] | None = None, pages: tuple[HeldoutPage, ...] = PAGES, here: Path = HERE,

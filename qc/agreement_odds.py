@@ -4,14 +4,16 @@ over their whole history in the campaign (a one-item page judges a worker from a
 Input columns: ``worker_id, image_id, field, answer`` in the order given (batch, then page), optionally
 ``ticks`` (a checkbox group: ``answer`` its ticked options joined by ``|``; blank is an answer, nothing ticked)
 and the declared kind, ``kind`` ("number") or ``scale`` ("1..7"): only those fields are read as scales, any
-other's answers are categories. Params: ``item_blind_alpha`` (0.01), ``item_blind_honest_share`` (2/3),
-``item_blind_min_others`` (2).
+other's answers are categories. Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25),
+``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
 
 Per judged answer, the likelihood ratio of its tier away from the others' consensus, the item-blind
 prediction (the worker's own earlier answers, smoothed by each of ``PRIOR_WEIGHTS``) over the honest floor;
 the evidence ``E``, the mean over the weights of the products over items, is a test supermartingale, so by
-Ville's inequality a flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. The test in full, and its measured
-false alarms: docs/explanation/qc-rules.md.
+Ville's inequality a flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. A worker of a few items can never
+reach that: ``E >= 1/review_alpha`` below it is ``item_blind_review``, for a person to look at, never a block
+(an honest worker reaches it with probability at most ``review_alpha``; measured far less: the docs). The test in
+full, and its measured false alarms: docs/explanation/qc-rules.md.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from qc.straight_lining_odds import R_MAX
 
 MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no one
 PRIOR_WEIGHTS = (2.0, 0.25)  # the field's own spread, worth this many of the worker's answers, before they answer
-RULE = "item_blind"
+RULE, REVIEW_RULE = "item_blind", "item_blind_review"
+REVIEW_ALPHA = 0.25  # item_blind_review_alpha's default
 
 
 Consensus = str | float | frozenset[tuple[str, bool]]
@@ -256,13 +259,16 @@ def _mean(values: list[float]) -> float:
 def item_blind(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Answers that follow the items no better than a constant or a random answer would (module docstring)."""
     alpha = float(params.get("item_blind_alpha", 0.01))
+    review = max(alpha, float(params.get("item_blind_review_alpha", REVIEW_ALPHA)))
     rows = []
     for worker, (e, counts) in sorted(worker_evidence(df, params).items()):
-        if e >= 1 / alpha:
+        if e >= 1 / review:
             agreed, judged = sum(a for a, _ in counts.values()), sum(n for _, n in counts.values())
             by_field = ", ".join(f"{name} {a}/{n}" for name, (a, n) in counts.items() if n)
-            rows.append({"worker_id": worker, "rule": RULE, "value": float(f"{1 / e:.3g}"), "threshold": alpha,
+            rows.append({"worker_id": worker, "rule": RULE if e >= 1 / alpha else REVIEW_RULE,
+                         "value": float(f"{1 / e:.3g}"), "threshold": alpha if e >= 1 / alpha else review,
                          "detail": f"agreed with the other workers' answer on {agreed} of {judged} judged answers "
                                    f"({by_field}); answers that ignore the items are {e:.3g} times likelier than an "
-                                   f"honest worker's to give this (flagged from {1 / alpha:g})"[:600]})
+                                   f"honest worker's to give this (flagged from {1 / review:g}, for a person; "
+                                   f"blocked from {1 / alpha:g})"[:600]})
     return flag_frame(rows)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.gate_bench import NOT_COUNTED, judge, run_route
+from bench.gate_defects import defect_shown
 from bench.gate_setup import PAGES, prepare
 from flows.sim.people.crowd_model import HONEST_PROFILES
 
@@ -53,6 +54,7 @@ def test_a_hand_made_ledger_is_judged_as_the_goal_reads() -> None:
     assert (got["bad_assignments"], got["unnoticed"]) == (5, 3)  # the blur talker shown, not counted
     assert got["unnoticed_share"] == pytest.approx(0.6, abs=1e-4)
     assert (got["honest_workers"], got["honest_blocked"], got["approved_required_blank"]) == (1, 1, 2)
+    assert got["honest_flagged"] == 1  # caps_lock on h1
     assert (got["bad_workers"], got["bad_workers_never_noticed"]) == (3, 1)  # the canned abuser alone
     assert got["bad_flagged_by_rule"] == {"time_outlier": 1}  # s1 through its worker's batch-1 flag
     assert got["honest_flagged_by_rule"] == {"caps_lock": 1}
@@ -115,3 +117,30 @@ def test_answers_that_show_no_defect_are_counted_apart() -> None:
     assert got["defect_shown"]["by_profile"] == {"caps_locker": {"assignments": 1, "unnoticed": 1},
                                                  "contrarian": {"assignments": 1, "unnoticed": 0}}
     assert got["defect_shown"]["unnoticed_share"] == pytest.approx(0.5, abs=1e-4)
+
+
+def test_each_profile_shows_its_defect_only_where_it_did_what_the_profile_does() -> None:
+    # twelve honest assignments of 50-61 s set the honest times; a speeder in 9 s and a copy-paster in 40 s (no
+    # faster than the honest), a copy-paster pasting its item's own text, a rule breaker with a required field
+    # blank and one without, a canned abuser's stock answer, a low-approval worker (its defect is its record)
+    profiles = {"H": "diligent", "S": "speeder", "P": "copy_paster", "R": "rule_breaker", "C": "canned_abuser",
+                "L": "low_approval"}
+    db = sqlite3.connect(":memory:")
+    db.row_factory = sqlite3.Row
+    db.execute("CREATE TABLE assignments (assignment_id, campaign, batch, worker_id, accept_time, submit_time)")
+    db.execute("CREATE TABLE answers (assignment_id, item_id, field, value)")
+    db.execute("CREATE TABLE items (item_id, payload)")
+    db.execute("INSERT INTO items VALUES ('i1', ?)", [json.dumps({"review": "The kettle boils fast and stays cool"})])
+    times = {f"h{k}": 50 + k for k in range(12)} | {"s1": 9, "p1": 40, "p2": 60, "r1": 55, "r2": 55, "c1": 55,
+                                                    "l1": 55}
+    for a, t in times.items():
+        db.execute("INSERT INTO assignments VALUES (?, 'c', 1, ?, 0, ?)", [a, a[0].upper(), t])
+    answers = [(f"h{k}", "i1", "why", f"honest words number {k}") for k in range(12)] + [
+        ("p2", "i1", "why", "the kettle boils fast and stays cool."), ("r1", "i1", "why", ""),
+        ("r2", "i1", "why", "fine words here"), ("c1", "i1", "why", "Nothing is missing, it is good."),
+        ("l1", "i1", "why", "fine words here")]
+    db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?)", answers)
+    work = [dict(r) for r in db.execute("SELECT assignment_id, batch, worker_id FROM assignments")]
+    got = defect_shown(db, work, profiles, set(HONEST_PROFILES), ("why",))
+    assert got == {"s1", "p1", "p2", "r1", "c1"}
+    assert "p1" not in defect_shown(db, work, profiles | {"P": "contrarian"}, set(HONEST_PROFILES), ("why",))

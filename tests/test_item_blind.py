@@ -12,6 +12,7 @@ import pytest
 
 from qc.agreement_odds import monotone_ratios, split_fields, worker_evidence
 from qc.custom_rules import CUSTOM_POLICY
+from qc.decisions import DecisionPolicy
 from qc.runner import run_rules
 
 SENTIMENT = ["positive", "mixed", "negative"]
@@ -67,9 +68,25 @@ def test_a_constant_rater_and_a_random_clicker_are_flagged_from_their_history_an
 
 
 def test_a_constant_rater_is_flagged_after_a_few_one_item_pages() -> None:
-    caught = [bool(len(flagged(crowd(seed, pages=8, bad=("constant",))))) for seed in range(10)]
-    assert all(caught)
-    assert not any(len(flagged(crowd(seed, pages=3, bad=("constant",)))) for seed in range(10))  # too few to tell
+    caught = [set(flagged(crowd(seed, pages=8, bad=("constant",)))["rule"]) for seed in range(10)]
+    assert all(rules == {"item_blind"} for rules in caught)
+    # three pages are too few to block on, not too few for a person to look
+    few = [flagged(crowd(seed, pages=3, bad=("constant",))) for seed in range(10)]
+    assert not any("item_blind" in set(f["rule"]) for f in few)
+    assert sum(set(f["worker_id"]) == {"constant"} and set(f["rule"]) == {"item_blind_review"} for f in few) >= 8
+
+
+def test_workers_of_two_or_three_pages_are_flagged_for_review_and_honest_readers_are_not() -> None:
+    # E from 4 (review alpha 0.25): a constant rater of 2 pages, in most crowds; never an honest reader here
+    flags = {(seed, pages): flagged(crowd(seed, pages=pages)) for seed in range(20) for pages in (2, 3)}
+    assert sum("constant" in set(f["worker_id"]) for (_, p), f in flags.items() if p == 2) >= 10
+    assert sum("constant" in set(f["worker_id"]) for (_, p), f in flags.items() if p == 3) >= 17
+    assert not any(w.startswith("h") for f in flags.values() for w in f["worker_id"])
+    assert {r for f in flags.values() for r in f["rule"]} <= {"item_blind_review", "item_blind"}
+    strict = run_rules(crowd(0, pages=3), {"item_blind_alpha": 0.01, "item_blind_review_alpha": 0.01}, ("item_blind",))
+    assert strict.empty  # no review tier: the flag waits for the block's evidence
+    with pytest.raises(ValueError, match="item_blind_review"):
+        DecisionPolicy(block_min_flags={"item_blind_review": 1})  # a review flag never blocks
 
 
 def test_the_lightly_smoothed_prediction_reaches_a_constant_rater_sooner() -> None:

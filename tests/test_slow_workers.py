@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -163,3 +164,26 @@ def test_a_new_pages_band_finds_speeders_among_many_and_leaves_a_parked_worker_a
     assert set(started["rule"]) == {"time_outlier"}
     seeds = time_outlier(batch, {**params, "time_outlier_method": "seed_slow_apart"})
     assert not set(seeds.loc[seeds["rule"] == "time_outlier", "worker_id"])  # the seed's band sees no speeder
+
+
+def test_the_robust_bands_low_end_does_not_move_with_how_much_of_the_batch_is_fast() -> None:
+    """Forty honest times of 35-70 s; then eight, then sixteen more workers at 8-21 s (a third of the batch). Over
+    all the times the median falls and the MAD widens, and the low end would fall with them; taken without the
+    clearly fast times it stays where it is, flags every fast worker and no honest one."""
+    from qc.worker_rules import time_outlier
+
+    honest = [35 + 35 * k / 39 for k in range(40)]
+    fast = [8.0 + k for k in range(8)] + [14.0 + k for k in range(8)]
+
+    def band(times: list[float]) -> pd.DataFrame:
+        return time_outlier(pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
+                                          "worker_id": [f"W{k}" for k in range(len(times))], "work_time_s": times}),
+                            {"time_outlier_method": "robust", "time_outlier_sigmas": 1.95})
+
+    alone, some, many = band(honest), band(honest + fast[:8]), band(honest + fast)
+    assert alone.empty
+    assert set(some["threshold"]) == set(many["threshold"]) and len(set(many["threshold"])) == 1
+    assert set(many["worker_id"]) == {f"W{40 + k}" for k in range(16)}
+    logs = np.log(pd.Series(honest + fast))  # over all the times the low end falls under some of the fast
+    centre = float(logs.median())
+    assert np.exp(centre - 1.95 * 1.4826 * float((logs - centre).abs().median())) < max(fast)

@@ -177,6 +177,8 @@ class QcSection(Section):
     item_blind_alpha: Share = Field(0.01, gt=0, description='task = "custom": the chance, over the whole campaign, '
                                     "that item_blind ever flags an honest worker who follows the items at least "
                                     "item_blind_honest_share as well as the crowd does")
+    item_blind_review_alpha: Share = Field(0.25, gt=0, description='task = "custom": the same chance for '
+                                           "item_blind_review (a worker of too few items to block, for a person)")
     item_blind_honest_share: Share = Field(2 / 3, gt=0, description='task = "custom": how well (share of the crowd\'s '
                                            "agreement above chance) an honest worker is assumed to follow the items")
     item_blind_min_others: PositiveInt = Field(2, le=1000, description='task = "custom": other answers an item '
