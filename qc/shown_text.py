@@ -1,6 +1,7 @@
 """Text the page shows with an item, quoted in an answer about it: two honest answers quoting one caption
 shown on two items are no template. A quote: a run of :data:`QUOTE_WORDS` words in a row shared with the
-item's texts, a whole shorter one, or two or more of its words in quotation marks.
+item's texts, a whole shorter one, a whole answer of two or three words in a row of them, or two or more of its
+words in quotation marks.
 ``params["item_text"]``: item id -> its shown texts (flows/custom/custom_review.py); without it, no quotes."""
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mappin
         if str(item) not in joined:
             texts = shown.get(item) or shown.get(str(item)) or ()
             joined[str(item)] = [f" {' '.join(words(str(t).lower()))} " for t in texts]
-        out.append(_quotes(str(answer), joined[str(item)]))
+        whole = 2 <= len(found) < QUOTE_WORDS and any(f" {' '.join(found)} " in t for t in joined[str(item)])
+        out.append(whole or _quotes(str(answer), joined[str(item)]))
     return out
 
 

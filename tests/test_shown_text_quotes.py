@@ -51,3 +51,14 @@ def test_words_in_quotation_marks_from_the_item_are_a_quote() -> None:
     df = frame([("W1", "r03", said[0]), ("W2", "r07", said[1])])
     assert shared_template(df, {"item_text": SHOWN}).empty
     assert len(shared_template(df, {})) == 2
+
+
+def test_a_short_answer_in_a_row_of_its_items_text_is_about_that_item() -> None:
+    shown = {"n1": ["A new cafe opened near the old mill; its owner hired six people."],
+             "n2": ["A new cafe opened near the old mill; its owner praised the library."], "n3": ["Roadworks."]}
+    said = ["New cafe opened.", "New cafe opened.", "New cafe opened.", "Cafe near mill"]
+    assert quotes_own_item(said, ["n1", "n2", "n3", "n1"], {"item_text": shown}) == [True, True, False, False]
+    df = frame([("H", "n1", said[0]), ("H", "n2", said[1]), ("T", "n3", said[2]), ("T", "n1", "Cafe near mill"),
+                ("T", "n2", "Cafe near mill")])
+    flagged = shared_template(df, {"item_text": shown, "shared_template_min_images": 2})
+    assert set(flagged["worker_id"]) == {"T"}  # a headline both items' own words make is no template

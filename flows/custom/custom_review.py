@@ -276,12 +276,12 @@ def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -
 
 
 def _item_text(run: Run, batch: int) -> dict[str, list[str]]:
-    """Per item of the batch, the values of its columns the page may show (never its truth columns): an
+    """Per item of the batch and of the quiz, the values of its columns the page may show (never its truth columns): an
     answer quoting them is about the item, not a template (qc/shown_text.py)."""
     hidden = {"item_id", *run.cfg.truth.values()}
     rows = run.store.rows("SELECT item_id, payload FROM items WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])
     shown: dict[str, list[str]] = {}
-    for r in rows:
+    for r in [*rows, *quiz_rows(run.store, run.cfg.name).values()]:  # the quiz's items are shown too
         payload = json.loads(r["payload"] or "{}")
         values = payload.items() if isinstance(payload, dict) else ()
         shown[str(r["item_id"])] = [str(v) for k, v in values if k not in hidden and isinstance(v, str) and v.strip()]
