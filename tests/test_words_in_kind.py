@@ -37,9 +37,24 @@ def test_an_action_is_one_instruction_about_the_thing_at_fault() -> None:
     report = "The lift in block C stopped between floors twice this week and the alarm button does nothing."
     texts = [action(["Report:", report], random.Random(seed)) for seed in range(12)]
     for text in texts:
-        assert re.match(r"(?:Check|Look|Start|Test)\b", text) and "lift" in text, text  # a verb first, the thing
+        assert re.match(r"(?:Repair|Fix|Send)\b", text) and "lift" in text, text  # a verb that fits, the thing
         assert len(re.findall(r"[.!?](?:\s|$)", text)) == 1 and 6 <= len(text.split()) <= 30
     assert len(set(texts)) > 2
+
+
+@pytest.mark.parametrize(("note", "verb", "named"), [
+    ("Icy patches near the top and a fallen pine blocking the shortcut.", "Grit", "icy patches"),
+    ("Coffee spilled all over the floor by the fridge; it's sticky.", "Clean", "coffee"),
+    ("Wasps nest in the wall by the quarry entrance, my son got stung.", "Warn", "wasps"),
+    ("The sink is blocked and water is coming over the edge onto the floor.", "Clear", "the sink")])
+def test_an_action_fits_the_trouble_and_names_its_object(note: str, verb: str, named: str) -> None:
+    said = action([note], random.Random(3))
+    assert said.startswith(verb) and named in said.lower(), said
+
+
+def test_a_report_of_no_trouble_asks_for_no_action() -> None:
+    said = action(["Lovely views today, trail in great shape all the way up."], random.Random(1))
+    assert said.startswith("No action needed") and re.search("trail|views", said), said
 
 
 @pytest.mark.parametrize(("source", "checked", "named"), [

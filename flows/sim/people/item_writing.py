@@ -116,7 +116,15 @@ def asked(question: str, name: str) -> str:
     item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
     item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
     "clarification", "reason", "answer" (to the item's question), "caption", "remark", "fault" (what is wrong
-    with it), "action" (what someone should do about it), or "" (a free answer)."""
+    with it), "action" (what someone should do about it), or "" (a free answer). The sentence that asks (its
+    first question, else its first sentence) is read first: "What should the team do first? Answer in one
+    sentence" asks for an action, and its form ("in one sentence") only says how."""
+    ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
+        re.split(r"(?<=[.!])\s+", question)[0]
+    return (ask != question and _kind(ask, "")) or _kind(question, name)
+
+
+def _kind(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
     if FAULT.search(question) and not FIX.search(said):
         return "fault"
