@@ -71,8 +71,9 @@ TO_DO = re.compile(r"\b(?:should|could|would|can|must|ought to) (?P<s>(?:the |a 
                    r"he|she|we|you) (?:do|change|improve|fix)|\bhow (?:to|can|could|should|would)\b", re.I)
 WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|not|never|no|wrong|damaged|failed|"
                    r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
-NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each", "there",
-                                     "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got", "had"}
+NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each",
+                                     "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
+                                     "had"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
 # what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault), by the
 # kind of trouble the item tells of (the last a fallback): an imperative verb that fits the trouble, and its object
@@ -80,8 +81,8 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
             (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld", "clean {t}"),
             (r"\bice\b|icy|snow|frost|slipp", "grit or salt {t}"),
-            (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|intruder|"
-             r"suspicious",
+            (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|"
+             r"intruder|suspicious",
              "warn people and keep them away from {t}"),
             (r"collaps|eroded|fallen away|crumbl|unsafe|danger", "close {t} and put up a warning"),
             (r"flood|under water|mud|puddle", "drain the water from {t}"),
@@ -89,8 +90,8 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"late|weeks|delay|slow|wait", "apologise and speed up {t}"),
             (r"rude|staff|told", "apologise and train the staff"),
             (r"repl(?!ac)|unanswered|no answer|ignor|never (?:called|rang|heard)", "reply quickly about {t}"),
-            (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|leak|"
-             r"drip|stick",
+            (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
+             r"leak|drip|stick",
              "repair or replace {t}"),
             (r"", "send someone to inspect {t} and fix it"))
 WHEN = ("first", "straight away", "today", "as soon as possible", "right away")
@@ -172,7 +173,7 @@ def place_of(clause: str, what: str) -> str:
     m = re.search(r"\b(?:on|in|at|near|by|across|under|above|behind|outside|inside|from) (?:the|my|our) [\w'-]+"
                   r"(?: [a-z][\w'-]+)?", clause)
     kept = m[0].split() if m else []
-    while kept and (kept[-1].lower() in SMALL or DOES.search(kept[-1]) and len(kept) > 3):
+    while kept and (kept[-1].lower() in SMALL or (DOES.search(kept[-1]) and len(kept) > 3)):
         kept.pop()
     return f" {' '.join(kept)}" if len(kept) >= 3 and kept[-1].lower() not in what.lower() else ""
 
