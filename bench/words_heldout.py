@@ -2,7 +2,8 @@
 without running their campaigns. Each page is imported as a user would (``scaffold_from``), its items are laid out
 ``per_page`` to a page as the set's runner does, and every page is filled by each honest profile (``--seeds``
 workers each) the way bench/words_answered.py fills its own pages; each free-text field is judged by its set's own
-judge (bench/gate_heldout2.py, 3, 4: imported, not copied) and the page's whole stated limit. Only the held-out
+judge (bench/gate_heldout2.py, 3, 4: imported, not copied) and the page's whole stated limit; a box asked after a
+"no" is judged where the worker said no (the runs count the others too). Only the held-out
 sets that may be used for diagnosis are here; the runs of bench/gate_heldout2-4.py stay the figures of record.
 """
 
@@ -76,7 +77,7 @@ def main() -> None:
             continue
         with tempfile.TemporaryDirectory() as d:
             got = [(r, a.get(fld, "")) for r, a in filled(folder, page, per_page, args.seeds, Path(d))
-                   if fld in a and applies(r)]
+                   if fld in a and applies(r) and (applies is ALWAYS or "no" in a.values())]  # (after a "no")
         ok = [low <= len(h3.words(t)) <= high and (not one or h3.one_sentence(t)) and judge(t, r) for r, t in got]
         print(f"{page}.{fld}: {sum(ok)}/{len(got)} = {sum(ok) / max(1, len(got)):.2f}  "
               f"(blank {sum(not t.strip() for _r, t in got)})")

@@ -1,7 +1,8 @@
 """Free text in the kind the question asks: "what should X do first?" gets one instruction about the thing at
 fault; "what is wrong with it?" names where a shorter text says otherwise than the longer one it stands for; a
 reason for a choice takes the choice's side (a no gets grounds for no) in the item's kind (a picture's sight);
-a <label> right after a radio button names that choice."""
+a <label> right after a radio button names that choice; "which part is missing?" names the part an address lacks;
+a box asked "if no" is answered after a no and left empty after a yes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.asked_details import action, fault
 from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.corrections import asked_when
 from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+from flows.sim.people.item_parts import missing_part
 from flows.sim.people.item_writing import asked
 
 
@@ -101,8 +104,34 @@ def test_a_fault_in_a_lone_sentence_is_its_slip() -> None:
     assert "recieved" in text and "received" in text, text
 
 
+@pytest.mark.parametrize(("address", "part"), [
+    ("14 Quarry Lane, Leeds", "postcode"), ("Flat 2, Harbour Road, Penzance, TR18 4AA", "house number"),
+    ("9 Kings Road, SW3 4ND", "town"), ("Ana Silva, 31, 1100-148 Lisboa", "street"),
+    ("7 Mill Court, Ely, CB7 4AB (the door round the back, upstairs)", "flat"), ("7 Mill Court, Ely, CB7 4AB", ""),
+    ("The kettle stopped working after two days, the lid is broken.", "")])
+def test_a_missing_part_is_the_part_an_address_lacks(address: str, part: str) -> None:
+    said = missing_part(address, random.Random(2)).lower()
+    assert part in said and len(said.split()) <= 6 and (said or not part), said
+
+
+def test_a_box_asked_if_no_is_answered_after_a_no_only() -> None:
+    assert asked_when("If no, what is wrong?", "No") and asked_when("If not: which part?", "no")
+    assert asked_when("If no, what is wrong?", "Yes") is False and asked_when("What is wrong?", "Yes") is None
+    html = ("<p>Order 12, Kings Road, Ely, CB7 4AB</p><p>Deliverable?</p><input type=radio name=ok_0 value=yes> Yes"
+            "<input type=radio name=ok_0 value=no> No<p>If no, which part is missing? (1 to 6 words)</p>"
+            "<input type=text name=part_0>")
+    seen = set()
+    for k in range(12):
+        values = fill_unhinted(new_worker(HONEST_PROFILES[k % len(HONEST_PROFILES)], {}, random.Random(k)),
+                               form_fields(html), html, {}, random.Random(k))
+        seen.add(values["ok_0"])
+        assert bool(values["part_0"].strip()) == (values["ok_0"] == "no"), values
+    assert seen == {"yes", "no"}
+
+
 WORDS = ["the", "gate", "by", "a", "of", "it", "and", "is", "was", "stopped", "leaks", "to", "in", "lamp", "on",
-         "for", "with", "broken", "keeps", "at"]
+         "for", "with", "broken", "keeps", "at", "Road", "12", "Flat", "SW3", "4ND", ",", "Leeds", "if", "no", "not",
+         "upstairs", "fine", "great", "wasps", "Icy"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -113,3 +142,5 @@ def test_an_action_and_a_fault_never_break_on_an_items_words(texts: list[str], s
     said = action(texts, random.Random(seed))
     assert said.endswith(".") and said[0].isupper()
     assert isinstance(fault(texts, random.Random(seed)), str)
+    assert len(missing_part(" ".join(texts), random.Random(seed)).split()) <= 6
+    assert asked_when(" ".join(texts), texts[0]) in (True, False, None)

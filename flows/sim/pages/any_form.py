@@ -21,7 +21,7 @@ from flows.sim.people.asked_details import action, fault, item_question, missing
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
-from flows.sim.people.corrections import corrected, left_empty, politer
+from flows.sim.people.corrections import asked_when, corrected, left_empty, politer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -263,13 +263,16 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     for k, f in enumerate(todo):
         if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
+        ctx, question = context_for(contexts, f.name, f.attrs), fill.questions.get(f.name, "")
+        # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
+        after = asked_when(question, fill.picked.get(ctx.key, "")) if f.kind in ("text", "textarea") else None
+        asked_for = f.name in sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
         # an optional field, skipped
-        asked_for = f.name in sole or asked(fill.questions.get(f.name, ""), f.name) == "correction"  # when it applies
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
+        if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
-        if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
+        if (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it

@@ -10,6 +10,7 @@ import random
 import re
 
 from flows.sim.people.corrections import corrected
+from flows.sim.people.item_parts import missing_part
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -56,7 +57,10 @@ def question_answer(question: str, rng: random.Random) -> str:
 
 
 def missing_detail(texts: list[str], rng: random.Random) -> str:
-    """A detail the item's description does not give, about one of the things it names, or its setting."""
+    """The part a structured item lacks (an address's postcode ...), else a detail the item's description does
+    not give, about one of the things it names, or its setting."""
+    if part := next(filter(None, (missing_part(t, rng) for t in texts)), ""):
+        return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
     things = [w for w in words if len(w) >= 3 and w not in NOT_THINGS and w.isalpha()]
     aspects = [rng.choice(SETTING) if not things or rng.random() < 0.3 else
