@@ -195,7 +195,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)
-    if wanted == "reason" and (found := spans([t for t in texts if not ANCHOR.search(t)] or texts, rng, 3)):
+    # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
+    shown = [t for t in texts if not ANCHOR.search(t)] or texts
+    if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
         return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,
                              rng, least, float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""),
                              ctx.shows_image, said.most_words)

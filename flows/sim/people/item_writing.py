@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.summaries import CLAUSES, main_text
+from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
@@ -182,7 +182,8 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
                 continue
             for size in (2, 3, 4):
                 run = words[k:k + size]
-                if len(run) == size and run[-1].lower() not in STOP and len(run[-1]) >= 3:
+                if len(run) == size and run[-1].lower() not in STOP | LOOSE_ENDS | BREAKS and len(run[-1]) >= 3 \
+                        and run[0].lower() not in BREAKS:  # (no run from "through" to "main", none to "but")
                     found.append(" ".join(run) if k else run[0][:1].lower() + " ".join(run)[1:])
     if not found:
         return []
