@@ -114,6 +114,17 @@ def test_a_missing_part_is_the_part_an_address_lacks(address: str, part: str) ->
     assert part in said and len(said.split()) <= 6 and (said or not part), said
 
 
+@pytest.mark.parametrize(("request_text", "part"), [
+    ("Hi, could I come in on Monday at 9.15am? Call me on 07700 900123.", ""),
+    ("Hi, could I come in on Monday? Call me on 07700 900123.", "time"),
+    ("Any chance of 3pm on the 14th? Thanks, Priya", "phone"),
+    ("Can I come at 10:30? My number is 0161 496 0000.", "day")])
+def test_a_missing_part_is_one_the_page_says_an_item_gives(request_text: str, part: str) -> None:
+    page = "Each appointment request should give a date, a time and a phone number. If not, what is missing?"
+    said = missing_part(request_text, random.Random(1), page).lower()
+    assert part in said and (said or not part) and len(said.split()) <= 6, said
+
+
 def test_a_box_asked_if_no_is_answered_after_a_no_only() -> None:
     assert asked_when("If no, what is wrong?", "No") and asked_when("If not: which part?", "no")
     assert asked_when("If no, what is wrong?", "Yes") is False and asked_when("What is wrong?", "Yes") is None

@@ -191,7 +191,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "title":
         return headline(texts, rng)
     if wanted in ("missing", "fault", "action"):
-        return {"missing": missing_detail, "fault": fault, "action": action}[wanted](texts, rng)
+        return missing_detail(texts, rng, fill.page) if wanted == "missing" else (fault if wanted == "fault" else
+                                                                                  action)(texts, rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)
@@ -256,7 +257,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
     sole = sole_answers(fields)
-    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
+    shown = read_page(html or "")
+    fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)

@@ -56,10 +56,10 @@ def question_answer(question: str, rng: random.Random) -> str:
     return ""
 
 
-def missing_detail(texts: list[str], rng: random.Random) -> str:
-    """The part a structured item lacks (an address's postcode ...), else a detail the item's description does
-    not give, about one of the things it names, or its setting."""
-    if part := next(filter(None, (missing_part(t, rng) for t in texts)), ""):
+def missing_detail(texts: list[str], rng: random.Random, page: str = "") -> str:
+    """The part a structured item lacks (of those its ``page`` names, or an address's), else a detail the item's
+    description does not give, about one of the things it names, or its setting."""
+    if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
     things = [w for w in words if len(w) >= 3 and w not in NOT_THINGS and w.isalpha()]
@@ -77,13 +77,14 @@ WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|n
                    r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
 NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each",
                                      "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
-                                     "had"}
+                                     "had", "several", "many", "few", "both", "only"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
 # what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault), by the
 # kind of trouble the item tells of (the last a fallback): an imperative verb that fits the trouble, and its object
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
-            (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld", "clean {t}"),
+            (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld|grease|grime|"
+             r"built up|dust", "clean {t}"),
             (r"\bice\b|icy|snow|frost|slipp", "grit or salt {t}"),
             (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|"
              r"intruder|suspicious",
@@ -91,8 +92,8 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"collaps|eroded|fallen away|crumbl|unsafe|danger", "close {t} and put up a warning"),
             (r"flood|under water|mud|puddle", "drain the water from {t}"),
             (r"forg[eo]t|locked|password|log ?in|sign ?in|access|denied|\bpass\b|badge", "reset the access to {t}"),
-            (r"late|weeks|delay|slow|wait", "apologise and speed up {t}"),
-            (r"rude|staff|told", "apologise and train the staff"),
+            (r"\blate\b|weeks|delay|\bslow|\bwait", "apologise and speed up {t}"),
+            (r"rude|unhelpful|impolite", "apologise and train the staff"),
             (r"repl(?!ac)|unanswered|no answer|ignor|never (?:called|rang|heard)", "reply quickly about {t}"),
             (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
              r"leak|drip|stick",
@@ -102,7 +103,8 @@ WHEN = ("first", "straight away", "today", "as soon as possible", "right away")
 THEN = ("then check that the problem has gone", "then make sure it is safe again", "then report back once it is done",
         "then check it again tomorrow")
 # a report with no trouble in it: nothing to do, said as a person says it
-FINE = re.compile(r"\b(?:fine|great|good|lovely|no (?:problems?|issues?)|clear|nothing wrong|all good)\b", re.I)
+FINE = re.compile(r"\b(?:fine|great|good|lovely|no (?:problems?|issues?)|clear|nothing wrong|all good|spotless|"
+                  r"correct(?:ly)?|properly|in order|clean|tidy|safe)\b", re.I)
 DOES = re.compile(r"(?<![s'])s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
 # what the thing at fault does wrong, from its verb on: "... jams on every second page", "... will not connect"
 TROUBLE = (r"(?:\s+(?:by|in|on|at|of|near|from)(?:\s+the)?(?:\s+[\w'-]+){1,2})?\s+"  # "the printer by the desk"
@@ -191,16 +193,21 @@ def action(texts: list[str], rng: random.Random) -> str:
     """One instruction about the item's trouble ("what should the technician do first?"), in one sentence: an
     imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
     tells of no trouble."""
-    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", main_text(texts))
-               if len(c.split()) >= 2]
-    trouble = [c for c in clauses if WRONG.search(c) or any(p and re.search(p, c, re.I) for p, _r in REMEDIES)]
+    told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]  # (the
+    # report with the trouble, not its lead-in "... left this note:")
+    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
+    trouble = [c for c in clauses if _troubled(c)]
     if not trouble and 2 * sum(bool(FINE.search(c)) for c in clauses) > len(clauses):
         fine = rng.choice([c for c in clauses if FINE.search(c)])
         return f"No action needed, {third_person(fine[:1].lower() + fine[1:]).rstrip('.')}."
     first = (trouble or clauses)[:1]  # the verb and its object from one clause
     what = thing(first + clauses)
-    todo = remedy(first, what) + place_of(" ".join(first), what)
+    todo = remedy(first, what + place_of(" ".join(first), what))
     return f"{todo[:1].upper()}{todo[1:]} {rng.choice(WHEN)}, {rng.choice(THEN)}."
+
+
+def _troubled(text: str) -> bool:
+    return bool(WRONG.search(text)) or any(p and re.search(p, text, re.I) for p, _r in REMEDIES)
 
 
 def fault(texts: list[str], rng: random.Random) -> str:

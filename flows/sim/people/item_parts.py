@@ -1,6 +1,8 @@
-"""The part a structured item lacks, named as a person names it ("no house number"): a postal address is read
-by its parts (a number, a street, a postcode, a town, a flat where the address hints at a building of several),
-as anyone who has written one knows them. Items that are not of a known structure get "" (other text then).
+"""The part a structured item lacks, named as a person names it ("no house number"): the parts its page says
+the item should give ("a complete booking gives a day, a time, how many people are coming and a name"), each
+of a kind a person recognises (a day, a time, a count of people, a name, an email ...); else, for a postal
+address, its parts (a number, a street, a postcode, a town, a flat where it hints at a building of several), as
+anyone who has written one knows them. Other items get "" (other text then).
 """
 
 from __future__ import annotations
@@ -17,20 +19,36 @@ FLAT = re.compile(r"\b(?:flat|apartment|apt|unit|suite|piso) ?\d|#\d|\b\d+(?:st|
 BUILDING = re.compile(r"upstairs|downstairs|\bfloor\b|porter|concierge|\bblock\b|tower|hinterhaus|\bunit\b\??", re.I)
 NUMBER = re.compile(r"(?<![\w-])\d{1,4}[a-z]?(?![\w-])")
 # each part: its name, and whether the address (its parts between commas; its postcodes) has it
-PARTS = (("street name", lambda parts, _p: any(STREET.search(p) for p in parts)),
-         ("house number", lambda parts, _p: any(NUMBER.search(re.sub(CODED, " ", p)) or NUMBER.fullmatch(p.strip())
+PARTS = (("the street name", lambda parts, _p: any(STREET.search(p) for p in parts)),
+         ("the house number", lambda parts, _p: any(NUMBER.search(re.sub(CODED, " ", p)) or NUMBER.fullmatch(p.strip())
                                                 for p in parts if STREET.search(p) or NUMBER.fullmatch(p.strip()))),
-         ("postcode", lambda _parts, p: bool(p)),
-         ("town or city", lambda parts, _p: any(re.search(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}", re.sub(r"\([^)]*\)", "", p))
+         ("the postcode", lambda _parts, p: bool(p)),
+         ("the town", lambda parts, _p: any(re.search(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}", re.sub(r"\([^)]*\)", "", p))
                                                 and not STREET.search(p) for p in parts[1:])),
-         ("flat or floor number", lambda parts, _p: bool(FLAT.search(",".join(parts)))
+         ("the flat number", lambda parts, _p: bool(FLAT.search(",".join(parts)))
           or not BUILDING.search(",".join(parts))))
-SAYINGS = ("No {p}", "{P} missing", "The {p} is missing", "Missing {p}", "No {p} given", "{P}")
+COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple"
+# parts a page may name: how a person names it, the page's words for it, and whether an item's text gives it
+TYPED = (("the day", r"\bday\b|\bdate\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|"
+          r"weekend|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}/\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+          r" \d"),
+         ("the time", r"\btimes?\b", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|noon|midday|o'clock"),
+         ("how many people", r"how many|number of (?:people|guests)|party size|\bguests\b",
+          rf"\b(?:{COUNT})\b(?: \w+)? (?:people|of us|guests|persons|adults)|\b(?:for|of)\s+(?:{COUNT})\b"),
+         ("a name", r"\bname\b", r"\bname\b|\b(?:under|by|I'?m|this is) [A-Z]"),
+         ("an email address", r"e-?mail", r"@\w"), ("a phone number", r"phone|mobile", r"\d[\d ]{7,}"),
+         ("the price", r"\bprice|\bcost|\bamount", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)"))
+SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "{P}")
 
 
-def missing_part(text: str, rng: random.Random) -> str:
-    """The first part an address lacks, named in a few words; "" when ``text`` is no address (over 15 words, or
-    fewer than two of its parts) or has them all."""
+def missing_part(text: str, rng: random.Random, page: str = "") -> str:
+    """The first part ``text`` lacks of those its ``page`` names (two or more, in the page's order), else of an
+    address's, named in a few words; "" when it has them all, or is no address (over 15 words, or fewer than two
+    of its parts) on a page that names none."""
+    named = sorted((m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, page, re.I)))
+    if len(named) >= 2:
+        lacks = next((said for _k, said, has in named if not re.search(has, text, re.I)), "")
+        return rng.choice(SAYINGS).format(p=lacks, P=lacks[:1].upper() + lacks[1:]) if lacks else ""
     has = [(name, check(text.split(","), POSTCODE.findall(text))) for name, check in PARTS]
     if len(text.split()) > 15 or sum(h for _n, h in has[:4]) + bool(FLAT.search(text)) < 2:
         return ""
