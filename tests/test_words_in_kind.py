@@ -19,6 +19,7 @@ from flows.sim.people.asked_details import action, fault
 from flows.sim.people.choice_reasons import choice_reason
 from flows.sim.people.corrections import asked_when
 from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+from flows.sim.people.descriptions import description
 from flows.sim.people.item_parts import missing_part
 from flows.sim.people.item_writing import asked
 
@@ -155,3 +156,12 @@ def test_an_action_and_a_fault_never_break_on_an_items_words(texts: list[str], s
     assert isinstance(fault(texts, random.Random(seed)), str)
     assert len(missing_part(" ".join(texts), random.Random(seed)).split()) <= 6
     assert asked_when(" ".join(texts), texts[0]) in (True, False, None)
+    said = description(f"Describe the {texts[0]}: what it shows.", texts, texts[-1], random.Random(seed))
+    assert said == "" or said.endswith(".")
+
+
+def test_a_description_names_the_thing_asked_about_and_the_items_words() -> None:
+    said = description("Describe the shelf briefly: what is on it.", ["Photo taken in the soup aisle of Fairmart."],
+                       "Mostly empty", random.Random(1))
+    assert re.match(r"(?:The |A |It is the )?[Ss]helf in the soup aisle\W+mostly empty", said), said
+    assert description("Describe the photo in a sentence.", ["A dog"], "", random.Random(1)) == ""

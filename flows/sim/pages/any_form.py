@@ -23,6 +23,7 @@ from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
 from flows.sim.people.corrections import asked_when, corrected, left_empty, politer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.people.descriptions import description
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
     SHORT_BOX,
@@ -193,6 +194,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted in ("missing", "fault", "action"):
         return missing_detail(texts, rng, fill.page) if wanted == "missing" else (fault if wanted == "fault" else
                                                                                   action)(texts, rng)
+    if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
+        return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)

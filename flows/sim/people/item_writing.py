@@ -121,7 +121,8 @@ def asked(question: str, name: str) -> str:
     sentence" asks for an action, and its form ("in one sentence") only says how."""
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
-    return (ask != question and _kind(ask, "")) or _kind(question, name)
+    head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
+    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name)
 
 
 def _kind(question: str, name: str) -> str:
