@@ -87,8 +87,7 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
              r"built up|dust", "clean {t}"),
             (r"\bice\b|icy|snow|frost|slipp", "grit or salt {t}"),
             (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|"
-             r"intruder|suspicious",
-             "warn people and keep them away from {t}"),
+             r"intruder|suspicious", "warn people and keep them away from {t}"),
             (r"collaps|eroded|fallen away|crumbl|unsafe|danger", "close {t} and put up a warning"),
             (r"flood|under water|mud|puddle", "drain the water from {t}"),
             (r"forg[eo]t|locked|password|log ?in|sign ?in|access|denied|\bpass\b|badge", "reset the access to {t}"),
@@ -96,8 +95,7 @@ REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"rude|unhelpful|impolite", "apologise and train the staff"),
             (r"repl(?!ac)|unanswered|no answer|ignor|never (?:called|rang|heard)", "reply quickly about {t}"),
             (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
-             r"leak|drip|stick",
-             "repair or replace {t}"),
+             r"leak|drip|stick", "repair or replace {t}"),
             (r"", "send someone to inspect {t} and fix it"))
 WHEN = ("first", "straight away", "today", "as soon as possible", "right away")
 THEN = ("then check that the problem has gone", "then make sure it is safe again", "then report back once it is done",
@@ -106,9 +104,6 @@ THEN = ("then check that the problem has gone", "then make sure it is safe again
 FINE = re.compile(r"\b(?:fine|great|good|lovely|no (?:problems?|issues?)|clear|nothing wrong|all good|spotless|"
                   r"correct(?:ly)?|properly|in order|clean|tidy|safe)\b", re.I)
 DOES = re.compile(r"(?<![s'])s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
-# what the thing at fault does wrong, from its verb on: "... jams on every second page", "... will not connect"
-TROUBLE = (r"(?:\s+(?:by|in|on|at|of|near|from)(?:\s+the)?(?:\s+[\w'-]+){1,2})?\s+"  # "the printer by the desk"
-           r"(?P<p>(?:will|won't|keeps|is|isn't|has|does|doesn't|can't|cannot|went|stopped|[a-z]+s|[a-z]+ed)\b[^,;.!?]*)")
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
 THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2})", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
@@ -193,8 +188,8 @@ def action(texts: list[str], rng: random.Random) -> str:
     """One instruction about the item's trouble ("what should the technician do first?"), in one sentence: an
     imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
     tells of no trouble."""
-    told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]  # (the
-    # report with the trouble, not its lead-in "... left this note:")
+    # the report with the trouble, not its lead-in ("... left this note:")
+    told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
     trouble = [c for c in clauses if _troubled(c)]
     if not trouble and 2 * sum(bool(FINE.search(c)) for c in clauses) > len(clauses):

@@ -1,7 +1,5 @@
-"""A description of the thing a box names ("Describe the shelf briefly"): that thing, said with the item's own
-words for where or what it is, and the state the worker's own choice gave it ("looks mostly empty"); nothing is
-made up about what a picture shows beyond that. "" where the box names no thing (a caption is written then).
-"""
+"""A description of the thing a box names ("Describe the shelf"): that thing, with the item's own words for where
+or what it is and the state the worker's own choice gave it; nothing made up about what a picture shows."""
 
 from __future__ import annotations
 

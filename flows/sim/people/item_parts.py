@@ -1,9 +1,5 @@
-"""The part a structured item lacks, named as a person names it ("no house number"): the parts its page says
-the item should give ("a complete booking gives a day, a time, how many people are coming and a name"), each
-of a kind a person recognises (a day, a time, a count of people, a name, an email ...); else, for a postal
-address, its parts (a number, a street, a postcode, a town, a flat where it hints at a building of several), as
-anyone who has written one knows them. Other items get "" (other text then).
-"""
+"""The part a structured item lacks, named as a person names it: of the parts its page says it gives ("a day, a
+time, how many people and a name"), else of a postal address's, as anyone who has written one knows them."""
 
 from __future__ import annotations
 
