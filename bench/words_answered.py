@@ -69,9 +69,10 @@ answers). Held apart (never tuned to; their first run after the simulator's chan
 - listing (a listing whose title and details disagree; "describe the problem, under 120 characters"): as
   summary_fault, under 120 characters, against the details.
 
-Fourth group, held apart: kitchen, booking, shelf and logged, whose judges are bench/words_pages5.py's (a box
-asked "if no" is judged only where the worker said no). A blank answer fails (every box is required). Figures go
-to bench/results-words-answered.json under ``--label`` (default: the code's commit). Run: ``make bench-words``.
+Fourth group, held apart: kitchen, booking, shelf and logged (then gig and parking), whose judges are
+bench/words_pages5.py's (a box asked "if no" is judged only where the worker said no). A blank answer fails
+(every box is required). Figures go to bench/results-words-answered.json under ``--label`` (default: the code's
+commit). Run: ``make bench-words``.
 """
 
 from __future__ import annotations
@@ -290,7 +291,7 @@ def listing(row: dict, a: dict) -> bool:
         and bool(FAULT.search(text)) and copied_run(text, row["details"]) <= 8
 
 
-HELD = frozenset(("repair", "listing", "kitchen", "booking", "shelf", "logged"))
+HELD = frozenset(("repair", "listing", "kitchen", "booking", "shelf", "logged", "gig", "parking"))
 JUDGES: dict[str, Callable[[dict, dict], bool | None]] = {
     "helpdesk": helpdesk, "headline": headline, "summary_fault": summary_fault, "sign": sign, "repair": repair,
     "listing": listing,

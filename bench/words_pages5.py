@@ -20,6 +20,17 @@ simulator; words, content words and copied runs as bench/words_answered.py reads
   an item typed wrong; under 20 words, names the ``wrong`` or the ``right`` word, says it is a fault (FAULT of
   bench/words_answered.py), copied run of the typed text <= 8.
 
+Two more, written (with their judges) after the simulator was changed for the four above (a part the page names,
+a thing a box asks to describe), before any run on them; their first run is ``first-run-words5-gig-parking``:
+
+- gig (a band's email; "Can we publish this listing as it is?" yes/no; the page says a listing needs a date, a
+  start time, a venue and a ticket price; "If not, which detail is missing? Just name it"): judged only where
+  the worker said no on an item that lacks a part; 1-6 words naming it (date: date, day, when; time: time,
+  start, when, o'clock; venue: venue, where, place, location; price: price, ticket, cost, how much, entry).
+- parking (a car park camera still; "Is the car parked inside the bay lines?"; "Describe the car in a few
+  words (3 to 10 words)"): 3-10 words, names the car (CAR: car, vehicle, a kind of car or a colour), and does
+  not open on the page's own "Camera".
+
 A judge's None: the answer is not counted (the worker's own choice did not ask for the box).
 """
 
@@ -89,6 +100,25 @@ def logged(row: dict, a: dict, fault: re.Pattern[str]) -> bool | None:
     return 0 < len(text.split()) < 20 and named and bool(fault.search(text)) and _copied(text, row["typed"]) <= 8
 
 
+GIG = {"date": r"date|day|when", "time": r"time|start|when|o'?clock", "venue": r"venue|where|place|location",
+       "price": r"price|ticket|cost|how much|entry"}
+CAR = re.compile(r"\b(?:cars?|vehicles?|hatchback|saloon|estate|van|suv|4x4|pickup|taxi|convertible|coupe|red|blue|"
+                 r"black|white|silver|grey|gray|green|yellow)\b", re.I)
+
+
+def gig(row: dict, a: dict) -> bool | None:
+    if not row["gold_missing"] or a.get("publish") != "no":
+        return None
+    text = a["detail"]
+    return 1 <= len(text.split()) <= 6 and bool(re.search(rf"\b(?:{GIG[row['gold_missing']]})", text, re.I))
+
+
+def parking(row: dict, a: dict) -> bool:
+    text = a["car"]
+    return 3 <= len(text.split()) <= 10 and bool(CAR.search(text)) and not text.lower().startswith("camera")
+
+
 def judges(fault: re.Pattern[str]) -> dict[str, Callable[[dict, dict], bool | None]]:
-    """The four pages' judges (``fault``: bench/words_answered.py's FAULT)."""
-    return {"kitchen": kitchen, "booking": booking, "shelf": shelf, "logged": lambda r, a: logged(r, a, fault)}
+    """The six pages' judges (``fault``: bench/words_answered.py's FAULT)."""
+    return {"kitchen": kitchen, "booking": booking, "shelf": shelf, "logged": lambda r, a: logged(r, a, fault),
+            "gig": gig, "parking": parking}
