@@ -23,17 +23,23 @@ PARTS = (("the street name", lambda parts, _p: any(STREET.search(p) for p in par
                                                 and not STREET.search(p) for p in parts[1:])),
          ("the flat number", lambda parts, _p: bool(FLAT.search(",".join(parts)))
           or not BUILDING.search(",".join(parts))))
+DAYS = r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|" \
+       r"August|September|October|November|December"
 COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple"
 # parts a page may name: how a person names it, the page's words for it, and whether an item's text gives it
+MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 TYPED = (("the day", r"\bday\b|\bdate\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|"
-          r"weekend|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}/\d{1,2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-          r" \d"),
+          rf"weekend|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{MONTH} \d|\b\d{{1,2}} {MONTH}\b"),
          ("the time", r"\btimes?\b", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|noon|midday|o'clock"),
          ("how many people", r"how many|number of (?:people|guests)|party size|\bguests\b",
           rf"\b(?:{COUNT})\b(?: \w+)? (?:people|of us|guests|persons|adults)|\b(?:for|of)\s+(?:{COUNT})\b"),
-         ("a name", r"\bname\b", r"\bname\b|\b(?:under|by|I'?m|this is) [A-Z]"),
+         ("a name", r"\bname\b", r"\bname\b|\b(?:under|by|I'?m|this is) (?-i:[A-Z])"),
          ("an email address", r"e-?mail", r"@\w"), ("a phone number", r"phone|mobile", r"\d[\d ]{7,}"),
-         ("the price", r"\bprice|\bcost|\bamount", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)"))
+         ("the price", r"\bprice|\bcost|\bamount", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b"),
+         ("the venue", r"\bvenue|\blocation|\bplace\b",  # "at the Boathouse", "Old Library Bar"
+          rf"(?-i:\b(?:at|in) (?:the )?[A-Z]|\b(?!(?:{DAYS})\b)[A-Z][a-z]+ (?!(?:{DAYS})\b)[A-Z][a-z]+)"))
+# the sentence of a page that says what an item should give ("A listing needs a date, a time ...")
+NEEDS = re.compile(r"[^.!?]*\b(?:needs?|must|should|gives?|includes?|requires?|contains?|ha(?:s|ve) to)\b[^.!?]*", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "{P}")
 
 
@@ -41,7 +47,8 @@ def missing_part(text: str, rng: random.Random, page: str = "") -> str:
     """The first part ``text`` lacks of those its ``page`` names (two or more, in the page's order), else of an
     address's, named in a few words; "" when it has them all, or is no address (over 15 words, or fewer than two
     of its parts) on a page that names none."""
-    named = sorted((m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, page, re.I)))
+    needs = " ".join(m[0] for m in NEEDS.finditer(page)) or page
+    named = sorted((m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, needs, re.I)))
     if len(named) >= 2:
         lacks = next((said for _k, said, has in named if not re.search(has, text, re.I)), "")
         return rng.choice(SAYINGS).format(p=lacks, P=lacks[:1].upper() + lacks[1:]) if lacks else ""
