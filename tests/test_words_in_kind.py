@@ -165,3 +165,22 @@ def test_a_description_names_the_thing_asked_about_and_the_items_words() -> None
                        "Mostly empty", random.Random(1))
     assert re.match(r"(?:The |A |It is the )?[Ss]helf in the soup aisle\W+mostly empty", said), said
     assert description("Describe the photo in a sentence.", ["A dog"], "", random.Random(1)) == ""
+
+
+QUESTION_WORDS = ["If", "no,", "not:", "Describe", "the", "what", "should", "do", "first?", "which", "part", "is",
+                  "missing", "wrong?", "Why?", "explain", "your", "rating", "(1", "to", "6", "words)", "sign", ":",
+                  "needs", "a", "date,", "time", "and", "name.", "how", "clearly", "visible"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(QUESTION_WORDS), min_size=1, max_size=14).map(" ".join),
+       st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join), st.integers(0, 99))
+def test_a_page_of_any_words_is_filled_without_breaking(question: str, item: str, seed: int) -> None:
+    """A page whose question and item are any run of the words the simulator reads acts by (an "if no", a
+    "describe the", a part the page says an item needs) is filled: every honest profile, one value a box."""
+    html = (f"<p>{item}</p><p>Is it fine?</p><input type=radio name=ok_0 value=yes> Yes"
+            f"<input type=radio name=ok_0 value=no> No<p>{question}</p><input type=text name=box_0 required>")
+    for profile in HONEST_PROFILES:
+        values = fill_unhinted(new_worker(profile, {}, random.Random(seed)), form_fields(html), html, {},
+                               random.Random(seed))
+        assert isinstance(values.get("box_0", ""), str)
