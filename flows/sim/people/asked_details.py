@@ -192,6 +192,8 @@ def action(texts: list[str], rng: random.Random) -> str:
     told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
     trouble = [c for c in clauses if _troubled(c)]
+    if not clauses:  # no report to act on (its text unseen): no instruction of ours stands in for one
+        return ""
     if not trouble and 2 * sum(bool(FINE.search(c)) for c in clauses) > len(clauses):
         fine = rng.choice([c for c in clauses if FINE.search(c)])
         return f"No action needed, {third_person(fine[:1].lower() + fine[1:]).rstrip('.')}."

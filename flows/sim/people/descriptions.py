@@ -27,6 +27,8 @@ def description(question: str, texts: list[str], chosen: str, rng: random.Random
     names = [m[0] for t in texts for m in NAME.finditer(t)]  # else what it is for: "The Magpie Café"
     found = spans(texts, rng, 1)
     where = where or (f"for {rng.choice(names)}" if names else f"for {found[0]}" if found else "")
+    if not where:  # nothing of the item's own to say it with (its text unseen): a caption is written instead
+        return ""
     text = rng.choice(FRAMES).format(x=x, X=x[:1].upper() + x[1:], w=where).strip()
     state = chosen.strip().rstrip(".").lower()
     if re.fullmatch(r"[a-z][a-z ,'-]{2,30}", state) and len(state.split()) <= 4:
