@@ -22,6 +22,7 @@ from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
 from flows.sim.people.descriptions import description
 from flows.sim.people.item_parts import missing_part
 from flows.sim.people.item_writing import asked
+from flows.sim.people.page_context import page_contexts
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -184,3 +185,14 @@ def test_a_page_of_any_words_is_filled_without_breaking(question: str, item: str
         values = fill_unhinted(new_worker(profile, {}, random.Random(seed)), form_fields(html), html, {},
                                random.Random(seed))
         assert isinstance(values.get("box_0", ""), str)
+
+
+def test_a_control_shown_on_every_page_of_a_study_is_still_an_items_text() -> None:
+    """Every page of a Prolific study shows the same control beside its own item: the control's text is on
+    every page, yet on a page of several items it sits in one item's part only, so it is that item's."""
+    block = ("<input type=hidden name=item_id_{i} value={v}><p>{t}</p><p>What should the team do first?</p>"
+             "<textarea name=first_step_{i} required></textarea>")
+    control = "The window in room 112 won't close and rain is coming in onto the carpet."
+    html = block.format(i=0, v="c1", t=control) + block.format(i=1, v="r7", t="The bins by the canteen smell.")
+    contexts = page_contexts(html, frozenset({control, "What should the team do first?"}))
+    assert control in contexts["0"].texts and "What should the team do first?" not in contexts["0"].texts
