@@ -44,12 +44,13 @@ SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}",
 
 
 def missing_part(text: str, rng: random.Random, page: str = "") -> str:
-    """The first part ``text`` lacks of those its ``page`` names (two or more, in the page's order), else of an
-    address's, named in a few words; "" when it has them all, or is no address (over 15 words, or fewer than two
-    of its parts) on a page that names none."""
-    needs = " ".join(m[0] for m in NEEDS.finditer(page)) or page
-    named = sorted((m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, needs, re.I)))
-    if len(named) >= 2:
+    """The first part ``text`` lacks of those one sentence of its ``page`` says it needs (two or more, in that
+    sentence's order), else of an address's, named in a few words; "" when it has them all, or is no address
+    (over 15 words, or fewer than two of its parts) on a page that names none."""
+    named = max(([(m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, n[0], re.I))]
+                 for n in NEEDS.finditer(page)), key=len, default=[])  # one sentence names them, not the page's
+    if len(named) >= 2:  # every word ("You must accept the HIT in time"; "typed by a customer")
+        named.sort()
         lacks = next((said for _k, said, has in named if not re.search(has, text, re.I)), "")
         return rng.choice(SAYINGS).format(p=lacks, P=lacks[:1].upper() + lacks[1:]) if lacks else ""
     has = [(name, check(text.split(","), POSTCODE.findall(text))) for name, check in PARTS]
