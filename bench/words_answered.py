@@ -69,8 +69,10 @@ answers). Held apart (never tuned to; their first run after the simulator's chan
 - listing (a listing whose title and details disagree; "describe the problem, under 120 characters"): as
   summary_fault, under 120 characters, against the details.
 
-A blank answer fails (every box is required). Figures go to bench/results-words-answered.json under ``--label``
-(default: the code's commit). Run: ``make bench-words``.
+Fourth group, held apart: kitchen, booking, shelf and logged (then gig and parking), whose judges are
+bench/words_pages5.py's (a box asked "if no" is judged only where the worker said no). A blank answer fails
+(every box is required). Figures go to bench/results-words-answered.json under ``--label`` (default: the code's
+commit). Run: ``make bench-words``.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.words_pages5 import judges
 from flows.campaigns.task_kinds import load_campaign
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import custom_page, read_custom_items
@@ -288,13 +291,13 @@ def listing(row: dict, a: dict) -> bool:
         and bool(FAULT.search(text)) and copied_run(text, row["details"]) <= 8
 
 
-HELD = frozenset(("repair", "listing"))
-JUDGES: dict[str, Callable[[dict, dict], bool]] = {
+HELD = frozenset(("repair", "listing", "kitchen", "booking", "shelf", "logged", "gig", "parking"))
+JUDGES: dict[str, Callable[[dict, dict], bool | None]] = {
     "helpdesk": helpdesk, "headline": headline, "summary_fault": summary_fault, "sign": sign, "repair": repair,
     "listing": listing,
     "noise": noise, "household": household, "soften": soften, "proof": proof, "event": event,
     "clarity": clarity, "tone": tone, "gift": gift, "polite": polite, "typos": typos, "complaint": complaint,
-    "speed": speed, "notice": notice}
+    "speed": speed, "notice": notice, **judges(FAULT)}
 
 
 def answers(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int) -> list[tuple[dict, dict]]:
@@ -322,10 +325,10 @@ def shares(page: str, seeds: int) -> dict:
     for side, profiles in (("honest", HONEST_PROFILES), ("bad", BAD_PROFILES)):
         with tempfile.TemporaryDirectory() as d:
             got = answers(Path(d), page, profiles, seeds)
-        passed = [JUDGES[page](row, a) for row, a in got]
-        out[side] = round(sum(passed) / len(got), 3)
+        judged = [(a, ok) for row, a in got if (ok := JUDGES[page](row, a)) is not None]  # (None: not asked)
+        out[side] = round(sum(ok for _a, ok in judged) / max(1, len(judged)), 3)
         if side == "honest":
-            out["failing"] = [a for (_, a), ok in zip(got, passed, strict=True) if not ok][:3]
+            out["failing"] = [a for a, ok in judged if not ok][:3]
     return out
 
 

@@ -1,7 +1,8 @@
 """Free text in the kind the question asks: "what should X do first?" gets one instruction about the thing at
 fault; "what is wrong with it?" names where a shorter text says otherwise than the longer one it stands for; a
 reason for a choice takes the choice's side (a no gets grounds for no) in the item's kind (a picture's sight);
-a <label> right after a radio button names that choice."""
+a <label> right after a radio button names that choice; "which part is missing?" names the part an address lacks;
+a box asked "if no" is answered after a no and left empty after a yes."""
 
 from __future__ import annotations
 
@@ -16,8 +17,12 @@ from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.asked_details import action, fault
 from flows.sim.people.choice_reasons import choice_reason
+from flows.sim.people.corrections import asked_when
 from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
+from flows.sim.people.descriptions import description
+from flows.sim.people.item_parts import missing_part
 from flows.sim.people.item_writing import asked
+from flows.sim.people.page_context import page_contexts
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -37,9 +42,24 @@ def test_an_action_is_one_instruction_about_the_thing_at_fault() -> None:
     report = "The lift in block C stopped between floors twice this week and the alarm button does nothing."
     texts = [action(["Report:", report], random.Random(seed)) for seed in range(12)]
     for text in texts:
-        assert re.match(r"(?:Check|Look|Start|Test)\b", text) and "lift" in text, text  # a verb first, the thing
+        assert re.match(r"(?:Repair|Fix|Send)\b", text) and "lift" in text, text  # a verb that fits, the thing
         assert len(re.findall(r"[.!?](?:\s|$)", text)) == 1 and 6 <= len(text.split()) <= 30
     assert len(set(texts)) > 2
+
+
+@pytest.mark.parametrize(("note", "verb", "named"), [
+    ("Icy patches near the top and a fallen pine blocking the shortcut.", "Grit", "icy patches"),
+    ("Coffee spilled all over the floor by the fridge; it's sticky.", "Clean", "coffee"),
+    ("Wasps nest in the wall by the quarry entrance, my son got stung.", "Warn", "wasps"),
+    ("The sink is blocked and water is coming over the edge onto the floor.", "Clear", "the sink")])
+def test_an_action_fits_the_trouble_and_names_its_object(note: str, verb: str, named: str) -> None:
+    said = action([note], random.Random(3))
+    assert said.startswith(verb) and named in said.lower(), said
+
+
+def test_a_report_of_no_trouble_asks_for_no_action() -> None:
+    said = action(["Lovely views today, trail in great shape all the way up."], random.Random(1))
+    assert said.startswith("No action needed") and re.search("trail|views", said), said
 
 
 @pytest.mark.parametrize(("source", "checked", "named"), [
@@ -86,8 +106,45 @@ def test_a_fault_in_a_lone_sentence_is_its_slip() -> None:
     assert "recieved" in text and "received" in text, text
 
 
+@pytest.mark.parametrize(("address", "part"), [
+    ("14 Quarry Lane, Leeds", "postcode"), ("Flat 2, Harbour Road, Penzance, TR18 4AA", "house number"),
+    ("9 Kings Road, SW3 4ND", "town"), ("Ana Silva, 31, 1100-148 Lisboa", "street"),
+    ("7 Mill Court, Ely, CB7 4AB (the door round the back, upstairs)", "flat"), ("7 Mill Court, Ely, CB7 4AB", ""),
+    ("The kettle stopped working after two days, the lid is broken.", "")])
+def test_a_missing_part_is_the_part_an_address_lacks(address: str, part: str) -> None:
+    said = missing_part(address, random.Random(2)).lower()
+    assert part in said and len(said.split()) <= 6 and (said or not part), said
+
+
+@pytest.mark.parametrize(("request_text", "part"), [
+    ("Hi, could I come in on Monday at 9.15am? Call me on 07700 900123.", ""),
+    ("Hi, could I come in on Monday? Call me on 07700 900123.", "time"),
+    ("Any chance of 3pm on the 14th? Thanks, Priya", "phone"),
+    ("Can I come at 10:30? My number is 0161 496 0000.", "day")])
+def test_a_missing_part_is_one_the_page_says_an_item_gives(request_text: str, part: str) -> None:
+    page = "Each appointment request should give a date, a time and a phone number. If not, what is missing?"
+    said = missing_part(request_text, random.Random(1), page).lower()
+    assert part in said and (said or not part) and len(said.split()) <= 6, said
+
+
+def test_a_box_asked_if_no_is_answered_after_a_no_only() -> None:
+    assert asked_when("If no, what is wrong?", "No") and asked_when("If not: which part?", "no")
+    assert asked_when("If no, what is wrong?", "Yes") is False and asked_when("What is wrong?", "Yes") is None
+    html = ("<p>Order 12, Kings Road, Ely, CB7 4AB</p><p>Deliverable?</p><input type=radio name=ok_0 value=yes> Yes"
+            "<input type=radio name=ok_0 value=no> No<p>If no, which part is missing? (1 to 6 words)</p>"
+            "<input type=text name=part_0>")
+    seen = set()
+    for k in range(12):
+        values = fill_unhinted(new_worker(HONEST_PROFILES[k % len(HONEST_PROFILES)], {}, random.Random(k)),
+                               form_fields(html), html, {}, random.Random(k))
+        seen.add(values["ok_0"])
+        assert bool(values["part_0"].strip()) == (values["ok_0"] == "no"), values
+    assert seen == {"yes", "no"}
+
+
 WORDS = ["the", "gate", "by", "a", "of", "it", "and", "is", "was", "stopped", "leaks", "to", "in", "lamp", "on",
-         "for", "with", "broken", "keeps", "at"]
+         "for", "with", "broken", "keeps", "at", "Road", "12", "Flat", "SW3", "4ND", ",", "Leeds", "if", "no", "not",
+         "upstairs", "fine", "great", "wasps", "Icy"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -96,5 +153,46 @@ WORDS = ["the", "gate", "by", "a", "of", "it", "and", "is", "was", "stopped", "l
 def test_an_action_and_a_fault_never_break_on_an_items_words(texts: list[str], seed: int) -> None:
     """A note whose trouble ends in small words only ("the gate is by the") still gets one sentence."""
     said = action(texts, random.Random(seed))
-    assert said.endswith(".") and said[0].isupper()
+    assert said == "" or (said.endswith(".") and said[0].isupper())
     assert isinstance(fault(texts, random.Random(seed)), str)
+    assert len(missing_part(" ".join(texts), random.Random(seed)).split()) <= 6
+    assert asked_when(" ".join(texts), texts[0]) in (True, False, None)
+    said = description(f"Describe the {texts[0]}: what it shows.", texts, texts[-1], random.Random(seed))
+    assert said == "" or said.endswith(".")
+
+
+def test_a_description_names_the_thing_asked_about_and_the_items_words() -> None:
+    said = description("Describe the shelf briefly: what is on it.", ["Photo taken in the soup aisle of Fairmart."],
+                       "Mostly empty", random.Random(1))
+    assert re.match(r"(?:The |A |It is the )?[Ss]helf in the soup aisle\W+mostly empty", said), said
+    assert description("Describe the photo in a sentence.", ["A dog"], "", random.Random(1)) == ""
+
+
+QUESTION_WORDS = ["If", "no,", "not:", "Describe", "the", "what", "should", "do", "first?", "which", "part", "is",
+                  "missing", "wrong?", "Why?", "explain", "your", "rating", "(1", "to", "6", "words)", "sign", ":",
+                  "needs", "a", "date,", "time", "and", "name.", "how", "clearly", "visible"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(QUESTION_WORDS), min_size=1, max_size=14).map(" ".join),
+       st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join), st.integers(0, 99))
+def test_a_page_of_any_words_is_filled_without_breaking(question: str, item: str, seed: int) -> None:
+    """A page whose question and item are any run of the words the simulator reads acts by (an "if no", a
+    "describe the", a part the page says an item needs) is filled: every honest profile, one value a box."""
+    html = (f"<p>{item}</p><p>Is it fine?</p><input type=radio name=ok_0 value=yes> Yes"
+            f"<input type=radio name=ok_0 value=no> No<p>{question}</p><input type=text name=box_0 required>")
+    for profile in HONEST_PROFILES:
+        values = fill_unhinted(new_worker(profile, {}, random.Random(seed)), form_fields(html), html, {},
+                               random.Random(seed))
+        assert isinstance(values.get("box_0", ""), str)
+
+
+def test_a_control_shown_on_every_page_of_a_study_is_still_an_items_text() -> None:
+    """Every page of a Prolific study shows the same control beside its own item: the control's text is on
+    every page, yet on a page of several items it sits in one item's part only, so it is that item's."""
+    block = ("<input type=hidden name=item_id_{i} value={v}><p>{t}</p><p>What should the team do first?</p>"
+             "<textarea name=first_step_{i} required></textarea>")
+    control = "The window in room 112 won't close and rain is coming in onto the carpet."
+    html = block.format(i=0, v="c1", t=control) + block.format(i=1, v="r7", t="The bins by the canteen smell.")
+    contexts = page_contexts(html, frozenset({control, "What should the team do first?"}))
+    assert control in contexts["0"].texts and "What should the team do first?" not in contexts["0"].texts

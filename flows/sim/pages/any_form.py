@@ -21,8 +21,9 @@ from flows.sim.people.asked_details import action, fault, item_question, missing
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
-from flows.sim.people.corrections import corrected, left_empty, politer
+from flows.sim.people.corrections import asked_when, corrected, left_empty, politer
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
+from flows.sim.people.descriptions import description
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
     SHORT_BOX,
@@ -37,14 +38,7 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import (
-    asked,
-    audience,
-    framed,
-    marked_word,
-    spans,
-    the_word,
-)
+from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
@@ -199,11 +193,16 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "title":
         return headline(texts, rng)
     if wanted in ("missing", "fault", "action"):
-        return {"missing": missing_detail, "fault": fault, "action": action}[wanted](texts, rng)
+        return missing_detail(texts, rng, fill.page) if wanted == "missing" else (fault if wanted == "fault" else
+                                                                                  action)(texts, rng)
+    if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
+        return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         return question_answer(item_question(ctx.asks or texts), rng)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)
-    if wanted == "reason" and (found := spans([t for t in texts if not ANCHOR.search(t)] or texts, rng, 3)):
+    # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
+    shown = [t for t in texts if not ANCHOR.search(t)] or texts
+    if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
         return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,
                              rng, least, float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""),
                              ctx.shows_image, said.most_words)
@@ -262,7 +261,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
     sole = sole_answers(fields)
-    fill = Filling(worker, bank, rng, questions=question_texts(read_page(html or "")),
+    shown = read_page(html or "")
+    fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
@@ -273,13 +273,16 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
         if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(fill.questions.get(f.name, ""))):
             todo[k] = f = replace(f, attrs={**f.attrs, "pattern": shape})  # "(5 digits)": the page's script checks it
+        ctx, question = context_for(contexts, f.name, f.attrs), fill.questions.get(f.name, "")
+        # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
+        after = asked_when(question, fill.picked.get(ctx.key, "")) if f.kind in ("text", "textarea") else None
+        asked_for = f.name in sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
         # an optional field, skipped
-        asked_for = f.name in sole or asked(fill.questions.get(f.name, ""), f.name) == "correction"  # when it applies
-        if leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
+        if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
-        if (v := answer(fill, f, context_for(contexts, f.name, f.attrs))) is not None:
+        if (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}

@@ -30,6 +30,7 @@ class Filling:
     # item -> this worker's last choice for it (a reason's); item + "?": that choice's question; + "%": 0-1 on its scale
     picked: dict[str, str] = field(default_factory=dict)
     min_words: dict[str, int] = field(default_factory=dict)  # box -> the words the page's own script asks for
+    page: str = ""  # the page's own words, all of them (what it says an item should give)
 
 
 def answer_rng(ctx: ItemContext, name: str) -> random.Random:

@@ -10,6 +10,7 @@ import random
 import re
 
 from flows.sim.people.corrections import corrected
+from flows.sim.people.item_parts import missing_part
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -55,8 +56,11 @@ def question_answer(question: str, rng: random.Random) -> str:
     return ""
 
 
-def missing_detail(texts: list[str], rng: random.Random) -> str:
-    """A detail the item's description does not give, about one of the things it names, or its setting."""
+def missing_detail(texts: list[str], rng: random.Random, page: str = "") -> str:
+    """The part a structured item lacks (of those its ``page`` names, or an address's), else a detail the item's
+    description does not give, about one of the things it names, or its setting."""
+    if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
+        return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
     things = [w for w in words if len(w) >= 3 and w not in NOT_THINGS and w.isalpha()]
     aspects = [rng.choice(SETTING) if not things or rng.random() < 0.3 else
@@ -71,25 +75,37 @@ TO_DO = re.compile(r"\b(?:should|could|would|can|must|ought to) (?P<s>(?:the |a 
                    r"he|she|we|you) (?:do|change|improve|fix)|\bhow (?:to|can|could|should|would)\b", re.I)
 WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|not|never|no|wrong|damaged|failed|"
                    r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
-NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each"}
+NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each",
+                                     "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
+                                     "had", "several", "many", "few", "both", "only"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
-# what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault; the
-# last a fallback)
-REMEDIES = ((r"charg|refund|price|paid|money", "refund the money straight away"),
-            (r"broke|cracked|crushed|damaged|faulty|stopped|leak", "repair it or replace it free of charge"),
-            (r"late|weeks|delay|slow|wait", "apologise and offer a discount on the next order"),
-            (r"rude|staff|told", "apologise and train the staff to be more helpful"),
-            (r"forg[eo]t|locked|password|log ?in|sign ?in", "reset {t} and check the user can get in again"),
-            (r"repl(?!ac)|answer|email|call|ignor", "reply quickly and keep the customer informed"),
-            (r"missing|wrong|lost", "send what is missing or wrong straight away and say sorry"),
-            (r"", "fix what is wrong with {t} and check that it works again"))
-LOOKS = ("Check {t} first", "Look at {t} first", "Start by checking {t}", "Test {t} right away")
-DOES = re.compile(r"(?<!s)s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
-# what the thing at fault does wrong, from its verb on: "... jams on every second page", "... will not connect"
-TROUBLE = (r"(?:\s+(?:by|in|on|at|of|near|from)(?:\s+the)?(?:\s+[\w'-]+){1,2})?\s+"  # "the printer by the desk"
-           r"(?P<p>(?:will|won't|keeps|is|isn't|has|does|doesn't|can't|cannot|went|stopped|[a-z]+s|[a-z]+ed)\b[^,;.!?]*)")
+# what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault), by the
+# kind of trouble the item tells of (the last a fallback): an imperative verb that fits the trouble, and its object
+REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
+            (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
+            (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld|grease|grime|"
+             r"built up|dust", "clean {t}"),
+            (r"\bice\b|icy|snow|frost|slipp", "grit or salt {t}"),
+            (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|"
+             r"intruder|suspicious", "warn people and keep them away from {t}"),
+            (r"collaps|eroded|fallen away|crumbl|unsafe|danger", "close {t} and put up a warning"),
+            (r"flood|under water|mud|puddle", "drain the water from {t}"),
+            (r"forg[eo]t|locked|password|log ?in|sign ?in|access|denied|\bpass\b|badge", "reset the access to {t}"),
+            (r"\blate\b|weeks|delay|\bslow|\bwait", "apologise and speed up {t}"),
+            (r"rude|unhelpful|impolite", "apologise and train the staff"),
+            (r"repl(?!ac)|unanswered|no answer|ignor|never (?:called|rang|heard)", "reply quickly about {t}"),
+            (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
+             r"leak|drip|stick", "repair or replace {t}"),
+            (r"", "send someone to inspect {t} and fix it"))
+WHEN = ("first", "straight away", "today", "as soon as possible", "right away")
+THEN = ("then check that the problem has gone", "then make sure it is safe again", "then report back once it is done",
+        "then check it again tomorrow")
+# a report with no trouble in it: nothing to do, said as a person says it
+FINE = re.compile(r"\b(?:fine|great|good|lovely|no (?:problems?|issues?)|clear|nothing wrong|all good|spotless|"
+                  r"correct(?:ly)?|properly|in order|clean|tidy|safe)\b", re.I)
+DOES = re.compile(r"(?<![s'])s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
-THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)", re.I)
+THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2})", re.I)
 # where, when and how often a person would use or do what the item names, by its words (the last a fallback)
 PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|plant|seed", "in the garden"),
           (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
@@ -137,14 +153,30 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
 
 
 def thing(clauses: list[str]) -> str:
-    """The thing at fault in a text's clauses (the first with a trouble word first): "the printer", else "it"."""
-    for c in sorted(clauses, key=lambda c: not WRONG.search(c)):
+    """The thing at fault in a text's clauses (the first that names one): the clause's opening words where it
+    opens on a name ("Icy patches near the top" -> "the icy patches"), else up to two words after its first
+    "the"/"my" ... ("the printer"); else "it"."""
+    for c in clauses:
+        lead = list(itertools.takewhile(lambda w: w.isalpha() and w.lower() not in NOT_NAMES and not
+                                        WRONG.search(w) and not w.endswith("ly"), c.split()))[:2]
+        if lead and (lead[0][:1].isupper() or not DOES.search(lead[0])):  # (a clause's capital: a name, "Wasps")
+            return f"the {' '.join(lead[:1] if lead[0].endswith('s') else lead).lower()}"
         for m in THING.finditer(c):
-            kept = list(itertools.takewhile(lambda w: w.lower() not in NOT_NAMES, m["t"].split()))
-            kept = kept[:1 + (len(kept) > 1 and not DOES.search(kept[-1]))]
+            said = list(itertools.takewhile(lambda w: w.lower() not in NOT_NAMES, m["t"].split()))
+            kept = said[:1] + list(itertools.takewhile(lambda w: not DOES.search(w), said[1:]))
             if kept:
-                return f"the {' '.join(kept)}"
+                return f"the {' '.join(kept[:2])}"
     return "it"
+
+
+def place_of(clause: str, what: str) -> str:
+    """Where the clause says its trouble is, unless in ``what``: " on the steps", " near the farm", or ""."""
+    m = re.search(r"\b(?:on|in|at|near|by|across|under|above|behind|outside|inside|from) (?:the|my|our) [\w'-]+"
+                  r"(?: [a-z][\w'-]+)?", clause)
+    kept = m[0].split() if m else []
+    while kept and (kept[-1].lower() in SMALL or (DOES.search(kept[-1]) and len(kept) > 3)):
+        kept.pop()
+    return f" {' '.join(kept)}" if len(kept) >= 3 and kept[-1].lower() not in what.lower() else ""
 
 
 def remedy(clauses: list[str], what: str) -> str:
@@ -153,20 +185,26 @@ def remedy(clauses: list[str], what: str) -> str:
 
 
 def action(texts: list[str], rng: random.Random) -> str:
-    """One instruction about the item's trouble ("what should the technician do first?"): a look at the thing
-    at fault, then what to do about it, in one sentence."""
-    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", main_text(texts))
-               if len(c.split()) >= 2]
-    what, trouble = thing(clauses), [c for c in clauses if WRONG.search(c)] or clauses
-    look = rng.choice(LOOKS).format(t=what) if what != "it" else "Look into it first"
-    then = remedy(trouble, "it")
-    if then == REMEDIES[-1][1].format(t="it") and \
-            (m := re.search(rf"\b{re.escape(what.split()[-1])}{TROUBLE}", main_text(texts), re.I)):  # none of ours
-        said = re.split(r"\s(?:and|but|although|so|because|while)\s", m["p"])[0].split()[:8]
-        while said and said[-1].lower() in SMALL:
-            said.pop()
-        then = f"find out why it {third_person(' '.join(said))} and fix that" if said else then
-    return f"{look}, then {then}."
+    """One instruction about the item's trouble ("what should the technician do first?"), in one sentence: an
+    imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
+    tells of no trouble."""
+    # the report with the trouble, not its lead-in ("... left this note:")
+    told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
+    clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
+    trouble = [c for c in clauses if _troubled(c)]
+    if not clauses:  # no report to act on (its text unseen): no instruction of ours stands in for one
+        return ""
+    if not trouble and 2 * sum(bool(FINE.search(c)) for c in clauses) > len(clauses):
+        fine = rng.choice([c for c in clauses if FINE.search(c)])
+        return f"No action needed, {third_person(fine[:1].lower() + fine[1:]).rstrip('.')}."
+    first = (trouble or clauses)[:1]  # the verb and its object from one clause
+    what = thing(first + clauses)
+    todo = remedy(first, what + place_of(" ".join(first), what))
+    return f"{todo[:1].upper()}{todo[1:]} {rng.choice(WHEN)}, {rng.choice(THEN)}."
+
+
+def _troubled(text: str) -> bool:
+    return bool(WRONG.search(text)) or any(p and re.search(p, text, re.I) for p, _r in REMEDIES)
 
 
 def fault(texts: list[str], rng: random.Random) -> str:

@@ -10,7 +10,9 @@ import re
 
 WHICH = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,4}?\s+(?P<c>(?:is|are|looks?|seems?|"
                    r"sounds?|reads?|would|could|will|has|have|makes?|gives?|shows?|do you|did you)\b[^?.!]*)", re.I)
-HOW = re.compile(r"\bhow (?P<c>[a-z]+) (?:is|are|was|does|do|would)\b", re.I)
+# "how clear is it", and "how clearly the main object is visible" (its own verb and word: "is clearly visible")
+HOW = re.compile(r"\bhow (?P<c>[a-z]+) (?:(?:the|its|this|that|each|your) [\w' ]{1,30}? (?P<v>is|are|looks?|seems?) "
+                 r"(?P<d>[a-z]+)|is|are|was|does|do|would)\b", re.I)
 # a scale's ends as a page words them: "1 = very blurry", "5: perfectly clear", "(1 - painfully slow)"
 ANCHOR = re.compile(r"\b(?P<n>\d{1,2})\s*(?:=|:|-|–|—)\s*(?P<w>[A-Za-z][A-Za-z' -]{1,40}?)\s*(?=\d|[,;.()/…]|$)")
 ME = {"you": "me", "your": "my", "yours": "mine", "you're": "I'm"}
@@ -71,7 +73,7 @@ def criterion(question: str) -> str:
             said = " ".join(ME.get(w.lower(), w) for w in m["c"].split())
             return re.sub(r"^(?:do|did) me (\w+)", r"is what I \1", said).strip(" ,;:")
         if m := HOW.search(sentence):
-            return f"is {m['c'].lower()}"
+            return f"is {m['c'].lower()}" if not m["d"] else f"{m['v'].lower()} {m['c'].lower()} {m['d'].lower()}"
         if m := CAN.search(sentence):
             return "lets me " + " ".join(ME.get(w.lower(), w) for w in m["c"].split())
     return ""

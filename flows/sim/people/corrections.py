@@ -69,8 +69,9 @@ FIXES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] 
 EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
                         r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
-ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked|said|clicked) )(?P<v>[\"'“]?\w+)",
-                       re.I)
+# a box asked only after one answer: "only if you answered 'No'", "If no, what is wrong?", "If not: which part ..."
+ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked|said|clicked) (?P<v>[\"'“]?\w+)|"
+                       r"(?P<n>yes|no|not)\s*[,:;.)\-–])", re.I)
 IF_SO = re.compile(r"\s*(?:only )?if (?P<c>[^,.;:]{1,40})[,:]", re.I)
 FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
                   r"grammatical|free of)\b", re.I)
@@ -131,10 +132,19 @@ def says_fine(chosen: str, choice_asks: str) -> bool:
     return yes != (bool(FAULT.search(choice_asks)) and not re.search(r"free of|without", choice_asks, re.I))
 
 
+def asked_when(question: str, chosen: str) -> bool | None:
+    """Whether a box asked only after one answer ("If no, what is wrong?") is asked of a worker who chose
+    ``chosen`` (its label or value); None when its words ask it of everyone."""
+    if not (m := ONLY_WHEN.search(question)):
+        return None
+    said = (m["v"] or "").strip(QUOTES) or m["n"].lower().replace("not", "no")
+    return bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
+
+
 def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
     """Whether the box's own words ask a person who chose ``chosen`` to leave it empty."""
-    if m := ONLY_WHEN.search(question):
-        return not re.search(rf"\b{re.escape(m['v'].strip(QUOTES))}\b", chosen, re.I)
+    if (when := asked_when(question, chosen)) is not None:
+        return not when
     if not (m := EMPTY_WHEN.search(question)):  # "If wrong, type ...": asked only while the condition holds
         said = IF_SO.match(question)
         return bool(said and (FAULT.search(said["c"]) or FINE.search(said["c"])) and

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.summaries import CLAUSES, main_text
+from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
@@ -116,7 +116,16 @@ def asked(question: str, name: str) -> str:
     item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
     item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
     "clarification", "reason", "answer" (to the item's question), "caption", "remark", "fault" (what is wrong
-    with it), "action" (what someone should do about it), or "" (a free answer)."""
+    with it), "action" (what someone should do about it), or "" (a free answer). The sentence that asks (its
+    first question, else its first sentence) is read first: "What should the team do first? Answer in one
+    sentence" asks for an action, and its form ("in one sentence") only says how."""
+    ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
+        re.split(r"(?<=[.!])\s+", question)[0]
+    head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
+    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name)
+
+
+def _kind(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
     if FAULT.search(question) and not FIX.search(said):
         return "fault"
@@ -174,7 +183,8 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
                 continue
             for size in (2, 3, 4):
                 run = words[k:k + size]
-                if len(run) == size and run[-1].lower() not in STOP and len(run[-1]) >= 3:
+                if len(run) == size and run[-1].lower() not in STOP | LOOSE_ENDS | BREAKS and len(run[-1]) >= 3 \
+                        and run[0].lower() not in BREAKS:  # (no run from "through" to "main", none to "but")
                     found.append(" ".join(run) if k else run[0][:1].lower() + " ".join(run)[1:])
     if not found:
         return []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -100,6 +101,10 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
     _first_item_start(page, segments)
+    if len(segments) >= 2:  # text in one item's part of a page of several is that item's, though every page shows
+        # it (a control item on each page of a study); labels repeat per item (_labels)
+        seen = Counter(t for a, b in segments.values() for t in set(_chunks(page, a, b)))
+        common = frozenset(t for t in common if seen[t] != 1)
     texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
     asked = set() if common else _box_questions(page)
     contexts: dict[str, ItemContext] = {}
