@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flows.campaigns.batch_hold import refuse_same_page
-from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
+from flows.campaigns.batch_review import block_batch, decide_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.plan_growth import budget_refusal_undoes, plan_or_grow
 from flows.campaigns.review_data import review_gate
@@ -26,30 +26,16 @@ StepFn = Callable[[Run, int], dict[str, Any]]
 LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (review_late_work)
 
 
-def publish_on_platform(run: Run, batch: int) -> dict[str, Any]:
-    return platform_for(run.platform).publish(run, batch)
-
-
-def collect_on_platform(run: Run, batch: int) -> dict[str, Any]:
-    return platform_for(run.platform).collect(run, batch)
-
-
-# each step's code, by the status it leaves the batch in; the first two are named by the platform too
-# (steps_for). Their order and names: flows/driver/batch_steps.py
-_CODE: dict[str, StepFn] = {"published": publish_on_platform, "collected": collect_on_platform, "qc_done": qc_batch,
-                            "reviewed": review_gate, "decided": decide_batch, "blocked": block_batch}
-STEPS: list[tuple[str, str, StepFn]] = [(status, name, _CODE[status]) for status, name in STEP_NAMES]
-
-
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """The platform publishes and collects (HITs, a study, invite links); the task kind checks its own
-    answers (flows/core/task_kinds.py); decisions and blocks are shared (they ask the platform too)."""
-    steps = list(STEPS)
-    steps[2] = ("qc_done", "run QC", kind_of(run.cfg).qc)
+    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and
+    collects (HITs, a study, invite links) under its own names; the task kind checks its own answers
+    (flows/core/task_kinds.py); reviews, decisions and blocks are shared (they ask the platform too)."""
     platform = platform_for(run.platform)
-    steps[:2] = [("published", platform.PUBLISH_STEP, platform.publish),
-                 ("collected", platform.COLLECT_STEP, platform.collect)]
-    return steps
+    code: dict[str, StepFn] = {"published": platform.publish, "collected": platform.collect,
+                               "qc_done": kind_of(run.cfg).qc, "reviewed": review_gate, "decided": decide_batch,
+                               "blocked": block_batch}
+    names = {"published": platform.PUBLISH_STEP, "collected": platform.COLLECT_STEP}
+    return [(status, names.get(status, name), code[status]) for status, name in STEP_NAMES]
 
 
 Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]

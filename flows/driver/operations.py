@@ -23,21 +23,6 @@ if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
 
 
-def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt what unsettled calls made, fetch missed work (``dry_run``: report only)."""
-    return platform_for(run.platform).reconcile(run, dry_run)
-
-
-def refresh_statuses(run: Run) -> int:
-    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
-    return platform_for(run.platform).refresh(run)
-
-
-def cancel_plan(run: Run) -> dict[str, Any]:
-    """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
-    return platform_for(run.platform).cancel_plan(run)
-
-
 def cancel(run: Run) -> dict[str, Any]:
     """Close what is open on the platform, review what came in by policy, and mark the campaign cancelled
     (first: a cancel that fails halfway still stops further posting). Safe to run twice; one call's platform
