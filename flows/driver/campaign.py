@@ -21,6 +21,7 @@ from flows.driver.batch_steps import ORDER, STEP_NAMES
 from flows.platforms.batch_window import open_window
 from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
+from flows.platforms.unit_extensions import responses
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (review_late_work)
@@ -54,7 +55,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue
-        if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
+        if ORDER.index(status_after) > ORDER.index("collected") and not responses(run, batch):
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
             results[name] = call(f"{name} {batch}", fn, run, batch)
@@ -62,7 +63,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
-    if batch_work(run, batch):
+    if responses(run, batch):
         more_work_rounds(run, batch, call)
     return results
 
@@ -85,10 +86,6 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
         review_late_work(run, call)
 
 
-def batch_work(run: Run, batch: int) -> int:
-    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
-
-
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
     output; a ledger note has a resumed run finish that review."""
@@ -104,7 +101,7 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     for batch in sorted(set(late) | set(cut_short)):
         status = late.get(batch) or store.batch_status(name, batch)
         run.progress(f"batch {batch}: work came in after its QC; reviewing it before going on")
-        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{batch_work(run, batch)}"
+        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{responses(run, batch)}"
         store.intend(name, batch, LATE_REVIEW, note, {})
         for _, step, fn in [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(status)]:
             call(f"late work: {step} {batch}", fn, run, batch)
@@ -115,7 +112,7 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
 def zero_work_batch(run: Run, batches: list[int]) -> int | None:
     """The first finished batch that got no work at all: posting more would only wait in vain."""
     for batch in batches:
-        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not batch_work(run, batch) \
+        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not responses(run, batch) \
                 and run.store.table("hits").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]):
             return batch
     return None
