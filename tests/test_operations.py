@@ -15,10 +15,11 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign import advance_batch, run_batches
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status, format_status
-from flows.driver.operations import cancel, reconcile
+from flows.driver.operations import cancel
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
+from flows.platforms.mturk.operations import reconcile
 from flows.platforms.mturk.qualifications import cost_per_assignment
 from flows.sim.service.server import SimServer
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
@@ -205,7 +206,7 @@ def test_crash_mid_review_resumes_to_the_same_dataset(tmp_path: Path, monkeypatc
 
 
 def test_dry_runs_change_nothing(sim, tmp_path: Path) -> None:
-    from flows.driver.operations import cancel_plan
+    from flows.platforms.mturk.operations import cancel_plan
 
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=50)

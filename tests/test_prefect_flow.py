@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.driver.campaign import STEPS
+from flows.driver.batch_steps import STEP_NAMES as STEPS
 from tests.small_configs import extensions
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,14 +13,14 @@ from flows.answers.confidence_sweep import sweep_confidences
 from flows.answers.control_items import pooled_offline
 from flows.answers.excluded import without_excluded
 from flows.answers.field_answers import number_like
-from flows.answers.label_files import only_fields, respelled, tidy_labels
-from flows.core.errors import ConfigError, InputFormatError
+from flows.answers.label_files import faults_of, only_fields, respelled, tidy_labels
+from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame
 from flows.core.inputs.csv_writing import write_csv
 from postprocess.answers.aggregation import Aggregation, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.judgements import REQUIRED
-from postprocess.answers.label_hygiene import HygienePolicy, TooManyClasses
+from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.reliability import noise_floor
 from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.unchecked import UNCHECKED
@@ -195,12 +195,8 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
     fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
     frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     stage(f"aggregating {len(frame):,} labels ({method})")
-    try:
+    with faults_of(path):
         result, checked = aggregate_scored(frame, method, min_per_worker, controls=controls, prior=prior)
-    except TooManyClasses as exc:  # the labels are fine; another method takes them
-        raise ConfigError(f"{path}: {exc}") from exc
-    except ValueError as exc:
-        raise InputFormatError(f"{path}: {exc}") from exc
     if controls is not None:
         result = Aggregation(result.answers, with_pooled(result.workers, pooled_offline(frame, controls)))
     stage(f"writing {out}")
@@ -229,14 +225,10 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
     fold = (hygiene or HygienePolicy()).fold_case  # known answers in the labels' spelling ("good" gold, "Good" labels)
     frame, controls = respelled(frame, gold_column, None, fold), respelled(controls, "answer", frame["label"], fold)
     gold = _gold(frame, gold_column) if gold_column else None
-    try:
+    with faults_of(path):
         replayed = replay(frame, rule, controls=controls)
         final, checked = aggregate_scored(replayed.used, rule.method, controls=controls, prior=rule.skill_prior)
         swept = sweep_confidences(frame, rule, sweep, gold, replayed, controls) if sweep else None
-    except TooManyClasses as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    except ValueError as exc:
-        raise InputFormatError(f"{path}: {exc}") from exc
     replayed.answers.attrs["calibration_fit"] = final.answers.attrs.get("calibration_fit", {})  # the last round's
     result = Aggregation(replayed.answers, final.workers)
     answers_path, workers_path = write_answers(result, out)

@@ -11,10 +11,10 @@ import pandas as pd
 
 from flows.answers.answers_files import read_labels, write_answers
 from flows.answers.field_answers import by_kind, kinds_summary, numbers_of, with_ticks
-from flows.answers.label_files import BLOCKED_FILE, only_fields, tidy_labels
-from flows.core.errors import ConfigError, InputFormatError
+from flows.answers.label_files import BLOCKED_FILE, faults_of, only_fields, tidy_labels
+from flows.core.errors import InputFormatError
 from postprocess.answers.aggregation import Aggregation, aggregate
-from postprocess.answers.label_hygiene import HygienePolicy, TooManyClasses
+from postprocess.answers.label_hygiene import HygienePolicy
 from postprocess.answers.number_answers import joined
 from postprocess.answers.option_answers import split_options
 
@@ -40,12 +40,8 @@ def aggregate_kinds(path: Path, out: Path, numbers: tuple[str, ...], ticks: tupl
     frame, tidied = (tidy_labels(path, labels[is_choice.to_numpy()], hygiene or HygienePolicy(), keep_blocked)
                      if is_choice.any() else (labels.iloc[:0], {}))
     judgements, keys = with_ticks(frame[["item_id", "worker_id", "field", "label"]], others)
-    try:
+    with faults_of(path):
         result = aggregate(judgements, method, min_per_worker) if not judgements.empty else None
-    except TooManyClasses as exc:  # the labels are fine; another method takes them
-        raise ConfigError(f"{path}: {exc}") from exc
-    except ValueError as exc:
-        raise InputFormatError(f"{path}: {exc}") from exc
     choice = None if result is None else Aggregation(split_options(result.answers, keys), result.workers)
     answers, workers = joined(choice.answers if choice else None, choice.workers if choice else None,
                               numbers_of(others))

@@ -3,6 +3,8 @@ blocked workers (its ``blocked_workers.csv`` beside the file) left out unless as
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,18 @@ from postprocess.answers.label_hygiene import (
 BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/captions/outputs.py)
 
 
+@contextmanager
+def faults_of(path: Path) -> Iterator[None]:
+    """A labels file's fault in one line naming it: labels that are fine but that a method cannot take (free text,
+    too many classes: what to do with them is the user's choice) a ConfigError, the rest an InputFormatError."""
+    try:
+        yield
+    except (FreeText, TooManyClasses) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except ValueError as exc:
+        raise InputFormatError(f"{path}: {exc}") from exc
+
+
 def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False
                 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """``frame`` under ``hygiene`` (postprocess.answers.label_hygiene), less the labels of the workers a campaign
@@ -40,12 +54,8 @@ def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_bl
     elif "decision" in frame.columns and "assignment_id" in frame.columns:  # a campaign's dataset.csv, moved
         counts = {"no_blocked_file": f"no {BLOCKED_FILE} beside {path}: a blocked worker's labels, if any, are kept "
                                      f"(copy the campaign's {BLOCKED_FILE} beside it to leave them out)"}
-    try:
+    with faults_of(path):
         tidied = tidy(frame, hygiene)
-    except (FreeText, TooManyClasses) as exc:  # the labels are fine; what to do with them is the user's choice
-        raise ConfigError(f"{path}: {exc}") from exc
-    except ValueError as exc:
-        raise InputFormatError(f"{path}: {exc}") from exc
     if tidied.frame.empty:  # every label was a blocked worker's (read_labels refused an all-blank file)
         raise InputFormatError(f"{path}: no labels left once the {counts.get('blocked_workers_left_out', 0)} "
                                f"blocked worker(s) of {blocked_path} are left out; --keep-blocked keeps them")

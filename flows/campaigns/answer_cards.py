@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from flows.answers.control_items import stored_controls
+from flows.campaigns.review_data import worker_work
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow
 from qc.telemetry_frame import telemetry_columns
@@ -26,25 +27,12 @@ ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#]|$)", re.I)
 PICTURE = re.compile(r"[^?#]*\.(?:jpe?g|png|gif|webp|avif|bmp|svg)(?:[?#]|$)", re.I)
 
 
-def worker_work(run: Run, cards: list[tuple[int, str, str]], most: int) -> tuple[list[list[str]], list[int]]:
-    """Per card (``batch, worker_id, own assignment or ""``): at most ``most`` of the worker's assignments in the
-    batch, its own first, and how many they did there; the page's workers' assignments read in one pass."""
-    workers = sorted({w for _, w, _ in cards})
-    work: dict[tuple[int, str], list[str]] = {}
-    for r in run.store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND "
-                            f"worker_id IN ({', '.join('?' * len(workers))}) ORDER BY rowid",
-                            [run.cfg.name, *workers]):
-        work.setdefault((int(r["batch"]), r["worker_id"]), []).append(r["assignment_id"])
-    chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
-    return chosen, [len(work.get((b, w), [])) for b, w, _ in cards]
-
-
 def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str, str]], most: int,
                  hidden: Collection[str] = (), pictured: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
     """Per card: its rows (``most`` at most, its own assignment's first) and how many assignments the worker
     did in the batch. ``hidden``: item columns the page does not show (a truth column); ``pictured``: those
     it shows as an image (``<img src>``), as is any column whose http(s) URL ends in an image's extension."""
-    chosen, done = worker_work(run, cards, most)
+    chosen, done = worker_work(run.store, run.cfg.name, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
     rows = _rows(run, ids, fields, (set(hidden) | UNSHOWN, set(pictured))) if ids else {}
     return [([r for a in mine for r in rows.get(a, [])][:most], n) for mine, n in zip(chosen, done, strict=True)]

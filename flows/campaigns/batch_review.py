@@ -112,27 +112,15 @@ def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) ->
     return counts
 
 
-def batch_flags(run: Run, batch: int) -> pd.DataFrame:
-    return evidence.batch_flags(run.store, run.cfg.name, batch)
-
-
-def campaign_history(run: Run, up_to_batch: int) -> pd.DataFrame:
-    return evidence.campaign_history(run.store, run.cfg.name, up_to_batch)
-
-
-def blocks_due(run: Run, batch: int) -> pd.DataFrame:
-    return evidence.blocks_due(run.store, run.cfg.name, run.cfg.policy, batch)
-
-
 def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     """Record one decision per assignment in one transaction, then apply them via the ledger."""
     cfg, store = run.cfg, run.store
     assignments = pd.DataFrame(store.rows("SELECT assignment_id, worker_id FROM assignments WHERE campaign = ? "
                                           "AND batch = ?", [cfg.name, batch]), columns=["assignment_id", "worker_id"])
-    flags = batch_flags(run, batch)
+    flags = evidence.batch_flags(store, cfg.name, batch)
     policy = route_policy(cfg, run.platform)  # on Prolific: rejections on its valid grounds only
     decisions = decide(flags, assignments, policy)
-    due = blocks_due(run, batch)
+    due = evidence.blocks_due(store, cfg.name, cfg.policy, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
     # one rule on most of it: held for a person, judged on what the rules would reject on any route (on
     # Prolific a rule that is no rejection ground sends work to a person, and with review = "none" pays it)
@@ -190,7 +178,8 @@ def in_words(counts: dict[str, int]) -> str:
 
 def block_batch(run: Run, batch: int) -> dict[str, Any]:
     """Exclude the batch's flagged workers before the next batch is posted."""
-    to_block = blocks_despite(blocks_due(run, batch), released_rules(run, batch))
+    due = evidence.blocks_due(run.store, run.cfg.name, run.cfg.policy, batch)
+    to_block = blocks_despite(due, released_rules(run, batch))
     # a reviewer's unblock outranks the rule
     to_block = to_block[~to_block["worker_id"].isin(evidence.kept_workers(run.store, run.cfg.name))]
     stopped = {r["worker_id"]: r["rules"] for r in run.store.rows(  # stopped on the task server, not yet applied

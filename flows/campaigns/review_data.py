@@ -148,24 +148,31 @@ CAPTIONS = """
       AND s.image_id = x.item_id"""
 
 
-def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
-                  ) -> list[tuple[list[dict[str, Any]], int]]:
-    """Per card (``batch, worker_id``, its assignment or ""): the worker's captions in the batch with strikes,
-    ``most`` at most, and their assignment count; read in one pass for the page."""
+def worker_work(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
+                ) -> tuple[list[list[str]], list[int]]:
+    """Per card (``batch, worker_id, own assignment or ""``): at most ``most`` of the worker's assignments in the
+    batch, its own first, and how many they did there; the page's workers' assignments read in one pass."""
     workers = sorted({w for _, w, _ in cards})
     work: dict[tuple[int, str], list[str]] = {}
     for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "
                         f"IN ({', '.join('?' * len(workers))}) ORDER BY rowid", [campaign, *workers]):
         work.setdefault((int(r["batch"]), r["worker_id"]), []).append(r["assignment_id"])
-    # an assignment holds a caption or more: the first ``most`` of each card's hold all it shows
     chosen = [sorted(work.get((b, w), []), key=own.__ne__)[:most] for b, w, own in cards]  # stable: own first
+    return chosen, [len(work.get((b, w), [])) for b, w, _ in cards]
+
+
+def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
+                  ) -> list[tuple[list[dict[str, Any]], int]]:
+    """Per card (``batch, worker_id``, its assignment or ""): the worker's captions in the batch with strikes,
+    ``most`` at most, and their assignment count; read in one pass for the page."""
+    # an assignment holds a caption or more: the first ``most`` of each card's hold all it shows
+    chosen, done = worker_work(store, campaign, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
     found: dict[str, list[dict[str, Any]]] = {}
     for r in store.rows(f"{CAPTIONS} WHERE a.campaign = ? AND a.assignment_id IN ({', '.join('?' * len(ids))}) "
                         "ORDER BY x.item_id", [campaign, *ids]) if ids else []:
         found.setdefault(r["assignment_id"], []).append(r)
-    return [([c for a in mine for c in found.get(a, [])][:most], len(work.get((b, w), [])))
-            for mine, (b, w, _) in zip(chosen, cards, strict=True)]
+    return [([c for a in mine for c in found.get(a, [])][:most], n) for mine, n in zip(chosen, done, strict=True)]
 
 
 def card_flags(store: Store, campaign: str, batch: int, worker_id: str, own: str, most: int

@@ -25,7 +25,7 @@ def ledger_now(store: Store, campaign: str) -> float:
     """The platform's clock for a campaign: real time live; a served simulator's own clock; else (the embedded
     simulator, or a served one not answering) the latest time the ledger holds, so a stopped simulator
     campaign's deadlines are not measured from today."""
-    info = recorded_config(store, campaign)
+    info = store.recorded_config(campaign)
     if info.get("target_kind") != "sim":
         return time.time()
     if info.get("endpoint_url") and not info.get("sim_state"):
@@ -38,12 +38,6 @@ def ledger_now(store: Store, campaign: str) -> float:
     opened = store.rows("SELECT max(opened_at) AS t FROM batches WHERE campaign = ?", [campaign])[0]["t"]
     created = info.get("platform_created_at")
     return max([float(t) for t in (seen["a"], seen["s"], opened, created) if t] or [time.time()])
-
-
-def recorded_config(store: Store, campaign: str) -> dict[str, Any]:
-    """What the ledger recorded of the campaign's run (its target, platform, out_root...): {} without one."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    return json.loads(rows[0]["config_json"] or "{}") if rows else {}
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:

@@ -82,8 +82,7 @@ WHERE i.campaign = ? AND b.status IN ('decided', 'blocked') GROUP BY i.batch, i.
 def short_items(store: Store, campaign: str) -> tuple[int, dict[str, int]]:
     """Judgements planned per item, and the decided batches' items with fewer accepted ones (``item_id`` ->
     accepted); control items are scored, not answered, and left out."""
-    meta = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    info = json.loads(meta[0]["config_json"] or "{}") if meta else {}
+    info = store.recorded_config(campaign)
     per = int(info.get("assignments_per_image") or 0)
     controls = {str(k[0]) for k in (info.get("controls") or {}).get("key", [])}
     return per, {r["item_id"]: r["n"] for r in store.rows(SHORT_ITEMS, [campaign])

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows.campaigns.campaign_plan import Run
-from flows.campaigns.review_rows import recorded_config
 from flows.core.errors import ConfigError
 from flows.core.pages.templates import TEMPLATE_DIR
 from flows.custom.truth_source import BLIND
@@ -51,7 +50,7 @@ def read_notes(out_dir: Path) -> list[str]:
 
 def _on_the_simulator(run: Run) -> bool:
     """The ledger's record of the run's target (a re-export reads the same): the in-process simulator only."""
-    return recorded_config(run.store, run.cfg.name).get("target_kind") == "sim"
+    return run.store.recorded_config(run.cfg.name).get("target_kind") == "sim"
 
 
 def caption_page(task: str) -> bool:

@@ -11,7 +11,8 @@ from typing import Any
 import pandas as pd
 
 from flows.answers.answers_step import BatchJudgements
-from flows.campaigns.batch_review import campaign_history, caption_frame
+from flows.campaigns.batch_review import caption_frame
+from flows.campaigns.block_evidence import campaign_history
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import report_summary, route_label
@@ -174,7 +175,7 @@ def write_flag_files(run: Run, out_dir: Path, blocked: pd.DataFrame) -> tuple[pd
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid", FLAG_OUT)
     write_csv(flags, out_dir / "flags.csv")
     write_csv(blocked, out_dir / "blocked_workers.csv")
-    history = history_table(campaign_history(run, run.cfg.batches), list(blocked["worker_id"]))
+    history = history_table(campaign_history(run.store, run.cfg.name, run.cfg.batches), list(blocked["worker_id"]))
     write_csv(history, out_dir / "blocked_history.csv")  # per batch: captions, flags by rule
     return flags, history
 

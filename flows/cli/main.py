@@ -115,12 +115,13 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 def _refresh(a: argparse.Namespace) -> None:
     from flows.core.ledger.store import Store
-    from flows.driver.operations import open_campaign_run, refresh_statuses
+    from flows.driver.operations import open_campaign_run
+    from flows.platforms.registry import platform_for
 
     names = [a.campaign] if a.campaign else [r["name"] for r in Store(a.db).rows("SELECT name FROM campaigns")]
     for name in names:
         with open_campaign_run(a.db, name, live=a.live, progress=lambda _: None) as run:
-            changed = refresh_statuses(run)
+            changed = platform_for(run.platform).refresh(run)
         print(f"{name}: {changed} assignment status(es) updated from the platform", file=sys.stderr)
 
 
@@ -131,14 +132,16 @@ def cmd_platform_op(a: argparse.Namespace) -> int:
     store = existing_store(a.db)
     if a.command == "cancel" and not a.dry_run:
         refuse_while_running(store, a.campaign, "cancel")  # before the slow imports below
-    from flows.driver.operations import cancel_plan, cancel_stopped_campaign, open_campaign_run, reconcile
+    from flows.driver.operations import cancel_stopped_campaign, open_campaign_run
+    from flows.platforms.registry import platform_for
 
     if a.command == "cancel" and not a.dry_run:
         out = chosen_out(a) if a.out else None  # default: where the run wrote, as the ledger says
         print(cancel_stopped_campaign(a.db, a.campaign, a.endpoint_url, a.live, out))
         return 0
     with open_campaign_run(a.db, a.campaign, a.endpoint_url, a.live) as run:  # each says what it did in words
-        reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else cancel_plan(run)
+        platform = platform_for(run.platform)
+        platform.reconcile(run, dry_run=a.dry_run) if a.command == "reconcile" else platform.cancel_plan(run)
     return 0
 
 

@@ -4,7 +4,6 @@ review queue. The page's choice fields are read once, at planning, from its firs
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
@@ -35,7 +34,7 @@ def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict
 
 def stored_agreement(store: Store, campaign: str) -> tuple[list[str], AgreementPolicy] | None:
     """The campaign's choice fields and agreement policy as the plan recorded them, or None."""
-    record = _planned(store, campaign, "agreement")
+    record = store.recorded_config(campaign).get("agreement")
     if not record:
         return None
     return list(record["fields"]), AgreementPolicy(float(record["block_below"]), int(record["min_items"]),
@@ -57,15 +56,8 @@ def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str
 
 def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
     """The choice fields and pooled control policy as the plan recorded them, or None (planned before the rule)."""
-    record = _planned(store, campaign, "skill")
+    record = store.recorded_config(campaign).get("skill")
     if not record:
         return None
     return list(record["fields"]), SkillPolicy(float(record["block_below"]), float(record["alpha"]),
                                                float(record["min_evidence"]), float(record["page_labels"]))
-
-
-def _planned(store: Store, campaign: str, key: str) -> dict[str, Any] | None:
-    """The record the plan kept under ``key`` in the campaign's config_json, or None."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    record = json.loads(rows[0]["config_json"] or "{}").get(key) if rows else None
-    return record or None

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flows.campaigns.batch_hold import refuse_same_page
-from flows.campaigns.batch_review import block_batch, decide_batch, qc_batch
+from flows.campaigns.batch_review import block_batch, decide_batch
 from flows.campaigns.budget import check_campaign_budget
 from flows.campaigns.plan_growth import budget_refusal_undoes, plan_or_grow
 from flows.campaigns.review_data import review_gate
@@ -21,35 +21,22 @@ from flows.driver.batch_steps import ORDER, STEP_NAMES
 from flows.platforms.batch_window import open_window
 from flows.platforms.interface import GATE_BATCH
 from flows.platforms.registry import platform_for
+from flows.platforms.unit_extensions import responses
 
 StepFn = Callable[[Run, int], dict[str, Any]]
 LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (review_late_work)
 
 
-def publish_on_platform(run: Run, batch: int) -> dict[str, Any]:
-    return platform_for(run.platform).publish(run, batch)
-
-
-def collect_on_platform(run: Run, batch: int) -> dict[str, Any]:
-    return platform_for(run.platform).collect(run, batch)
-
-
-# each step's code, by the status it leaves the batch in; the first two are named by the platform too
-# (steps_for). Their order and names: flows/driver/batch_steps.py
-_CODE: dict[str, StepFn] = {"published": publish_on_platform, "collected": collect_on_platform, "qc_done": qc_batch,
-                            "reviewed": review_gate, "decided": decide_batch, "blocked": block_batch}
-STEPS: list[tuple[str, str, StepFn]] = [(status, name, _CODE[status]) for status, name in STEP_NAMES]
-
-
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """The platform publishes and collects (HITs, a study, invite links); the task kind checks its own
-    answers (flows/core/task_kinds.py); decisions and blocks are shared (they ask the platform too)."""
-    steps = list(STEPS)
-    steps[2] = ("qc_done", "run QC", kind_of(run.cfg).qc)
+    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and
+    collects (HITs, a study, invite links) under its own names; the task kind checks its own answers
+    (flows/core/task_kinds.py); reviews, decisions and blocks are shared (they ask the platform too)."""
     platform = platform_for(run.platform)
-    steps[:2] = [("published", platform.PUBLISH_STEP, platform.publish),
-                 ("collected", platform.COLLECT_STEP, platform.collect)]
-    return steps
+    code: dict[str, StepFn] = {"published": platform.publish, "collected": platform.collect,
+                               "qc_done": kind_of(run.cfg).qc, "reviewed": review_gate, "decided": decide_batch,
+                               "blocked": block_batch}
+    names = {"published": platform.PUBLISH_STEP, "collected": platform.COLLECT_STEP}
+    return [(status, names.get(status, name), code[status]) for status, name in STEP_NAMES]
 
 
 Caller = Callable[[str, StepFn, Run, int], dict[str, Any]]
@@ -68,7 +55,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
     for status_after, name, fn in steps_for(run):
         if ORDER.index(run.store.batch_status(run.cfg.name, batch)) >= ORDER.index(status_after):
             continue
-        if ORDER.index(status_after) > ORDER.index("collected") and not batch_work(run, batch):
+        if ORDER.index(status_after) > ORDER.index("collected") and not responses(run, batch):
             run.progress(f"batch {batch}: no work came in; nothing to {name}")
         else:
             results[name] = call(f"{name} {batch}", fn, run, batch)
@@ -76,7 +63,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
         run.store.set_batch(run.cfg.name, batch, status=status_after)
         if status_after == "published":
             open_window(run, batch)  # its deadline counts from here, for this run and every later one
-    if batch_work(run, batch):
+    if responses(run, batch):
         more_work_rounds(run, batch, call)
     return results
 
@@ -99,10 +86,6 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
         review_late_work(run, call)
 
 
-def batch_work(run: Run, batch: int) -> int:
-    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
-
-
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
     output; a ledger note has a resumed run finish that review."""
@@ -118,7 +101,7 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
     for batch in sorted(set(late) | set(cut_short)):
         status = late.get(batch) or store.batch_status(name, batch)
         run.progress(f"batch {batch}: work came in after its QC; reviewing it before going on")
-        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{batch_work(run, batch)}"
+        note = cut_short.get(batch) or f"{name}:b{batch}:late-review:{responses(run, batch)}"
         store.intend(name, batch, LATE_REVIEW, note, {})
         for _, step, fn in [s for s in steps_for(run)[2:] if ORDER.index(s[0]) <= ORDER.index(status)]:
             call(f"late work: {step} {batch}", fn, run, batch)
@@ -129,7 +112,7 @@ def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
 def zero_work_batch(run: Run, batches: list[int]) -> int | None:
     """The first finished batch that got no work at all: posting more would only wait in vain."""
     for batch in batches:
-        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not batch_work(run, batch) \
+        if run.store.batch_status(run.cfg.name, batch) == ORDER[-1] and not responses(run, batch) \
                 and run.store.table("hits").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]):
             return batch
     return None

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flows.campaigns.identity import recorded_platform
 from flows.campaigns.task_pages import task_page
 from flows.core.db_url import shown_location
 from flows.core.ledger.store import Store, existing_store
@@ -21,21 +22,6 @@ from flows.platforms.registry import platform_for
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
-
-
-def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt what unsettled calls made, fetch missed work (``dry_run``: report only)."""
-    return platform_for(run.platform).reconcile(run, dry_run)
-
-
-def refresh_statuses(run: Run) -> int:
-    """Store the platform's current status of every stored assignment of the campaign; how many changed."""
-    return platform_for(run.platform).refresh(run)
-
-
-def cancel_plan(run: Run) -> dict[str, Any]:
-    """What ``cancel`` would do, from a read of the platform and the store; changes nothing."""
-    return platform_for(run.platform).cancel_plan(run)
 
 
 def cancel(run: Run) -> dict[str, Any]:
@@ -79,8 +65,7 @@ def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: boo
     from flows.driver.campaign_run import export_outputs
 
     store = Store(db)
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    out_root = out or (json.loads(rows[0]["config_json"] or "{}").get("out_root") if rows else "") or "runs"
+    out_root = out or store.recorded_config(campaign).get("out_root") or "runs"
     pull_missing(out_root, campaign)  # an output URL's folder: its manifest says which ledger made it
     check_output_folder(staging_root(out_root) / campaign, db, campaign, replace=False)  # not another ledger's
     try:
@@ -114,7 +99,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
     kind = info["target_kind"] if info.get("target_kind") in ("sim", "prolific") else "mturk"
     if not url and not state:
         raise ConfigError(f"campaign {campaign!r} has no recorded endpoint; pass --endpoint-url")
-    platform = info.get("platform") or _platform_of(store, campaign)
+    platform = recorded_platform(store, campaign, meta["config_json"])
     with open_session(kind, url, live, seed=None, platform=platform,
                       sim_state=Path(state) if state else None) as session:
         progress(f"target: {session.target.label}")
@@ -135,7 +120,7 @@ def ledger_run(db: str, campaign: str) -> Run:
     store, meta, info = _stored(db, campaign)
     target = Target("sim" if info.get("target_kind") == "sim" else "endpoint", info.get("endpoint_url", ""),
                     info.get("sim_state", ""))
-    platform = info.get("platform") or _platform_of(store, campaign)
+    platform = recorded_platform(store, campaign, meta["config_json"])
     return Run(_stored_config(meta, platform), store, None, target, lambda _: None, platform=platform,
                clock=lambda: ledger_now(Store(db), campaign), page=task_page)
 
@@ -162,7 +147,3 @@ def _stored_config(meta: dict[str, Any], platform: str) -> CampaignConfig:
 
     return named(cfg, meta["name"])  # a new attempt runs the config under its own name
 
-
-def _platform_of(store: Store, campaign: str) -> str:
-    """Ledgers written before the platform was recorded: a campaign with studies ran on Prolific."""
-    return "prolific" if store.table("studies").count_where("campaign = ?", [campaign]) else "mturk"

@@ -32,8 +32,7 @@ def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_ur
 def embedded_state(store: Store, campaign: str, default: Path) -> Path:
     """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it; a campaign that
     posted elsewhere is refused rather than resumed on an empty marketplace."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    info = json.loads(rows[0]["config_json"] or "{}") if rows else {}
+    info = store.recorded_config(campaign)
     recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
     if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
         return Path(recorded)

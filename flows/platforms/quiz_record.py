@@ -4,7 +4,6 @@ its takers' answers are kept under (``quiz:<worker>`` for those who passed, ``qu
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flows.core.ledger.store import Store
@@ -13,5 +12,4 @@ KEPT, FAILED = "quiz:", "quiz-failed:"
 
 
 def stored_quiz(store: Store, campaign: str) -> dict[str, Any]:
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    return (json.loads(rows[0]["config_json"] or "{}").get("quiz") if rows else None) or {}
+    return store.recorded_config(campaign).get("quiz") or {}

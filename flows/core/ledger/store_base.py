@@ -180,6 +180,12 @@ class Store:
                      [status, json.dumps(result, default=str) if result is not None else "", error,
                       time.time(), key])
 
+    def recorded_config(self, campaign: str) -> dict[str, Any]:
+        """What the ledger recorded of the campaign's run (its target, platform, out_root, plan records): {} without
+        one."""
+        rows = self.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+        return json.loads(rows[0]["config_json"] or "{}") if rows else {}
+
     # batches ---------------------------------------------------------------------------
     def batch_status(self, campaign: str, batch: int) -> str:
         rows = self.rows("SELECT status FROM batches WHERE campaign = ? AND batch = ?", [campaign, batch])

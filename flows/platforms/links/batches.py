@@ -16,6 +16,7 @@ from flows.core.site_secrets import invite_link, task_secret
 from flows.platforms.batch_window import closes_now, open_window, record_unfilled
 from flows.platforms.links.rehearsal import simulated_round
 from flows.platforms.targets import add_known_to_crowd, simulated_crowd
+from flows.platforms.unit_extensions import responses
 
 
 def invitees(run: Run) -> list[str]:
@@ -63,22 +64,18 @@ def collect_links(run: Run, batch: int) -> dict[str, Any]:
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
                            [run.cfg.name, batch])[0]["n"]
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work
-    if run.notes.get("simulated_people") and _responses(run, batch) < places:  # collected once, not per call
+    if run.notes.get("simulated_people") and responses(run, batch) < places:  # collected once, not per call
         links = run.notes.get("links") or invite_links(run)  # a resumed run did not open them itself
         submitted, came = simulated_round(run, batch, links, sim_crowd(run))
         run.progress(f"batch {batch}: {submitted} of {came} invitees submitted")
     while True:
-        done = _responses(run, batch)
+        done = responses(run, batch)
         if run.notes.get("simulated_people") or closes_now(run, batch, done, places,
                                                            0 if done >= places else _in_progress(run, batch)):
             if not run.notes.get("simulated_people"):
                 record_unfilled(run, batch, units, places, done)
             return {"assignments": done}
         run.wait(run.cfg.poll_interval_s)
-
-
-def _responses(run: Run, batch: int) -> int:
-    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
 def _in_progress(run: Run, batch: int) -> int:

@@ -17,6 +17,7 @@ from flows.core.run.run_context import Run
 from flows.platforms.batch_window import closes_now, detaches, end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.quiz_requests import judge_quiz_requests
+from flows.platforms.unit_extensions import responses
 from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
@@ -91,7 +92,7 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
                                  f"{poll.stored} assignments in", (len(poll.open), poll.stored),
                      (total - len(poll.open), total))
         if not poll.open or waited >= deadline or (detaches(run) and closes_now(
-                run, batch, _stored(run, batch), expected, len(poll.open))):
+                run, batch, responses(run, batch), expected, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new or judged else min(interval * 2, MAX_POLL_S)
         # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
@@ -101,10 +102,6 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
         run.wait(interval)
         waited += interval
     end_waiting(run, batch)
-
-
-def _stored(run: Run, batch: int) -> int:
-    return int(run.store.table("assignments").count_where("campaign = ? AND batch = ?", [run.cfg.name, batch]))
 
 
 class ClosedHits:
@@ -119,7 +116,7 @@ class ClosedHits:
         # is shared by every batch, so that listing is every marked HIT of the campaign, pages that grew
         # with each batch (a COCO-size campaign's 43rd batch: ~640).
         self.marking_key = f"{run.cfg.name}:b{batch}:marking"
-        self.marking_recorded = run.store.ledger_entry(self.marking_key) is not None or _stored(run, batch) > 0
+        self.marking_recorded = run.store.ledger_entry(self.marking_key) is not None or responses(run, batch) > 0
         self.statuses = ["Reviewable", "Reviewing"] if self.marking_recorded else ["Reviewable"]
         self.reviewable_api = bool(self.type_id)
         self.stored = 0
