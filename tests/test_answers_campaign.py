@@ -14,6 +14,7 @@ from flows.cli.main import main
 from flows.core.config.answers_config import AnswersSettings, Method
 from flows.custom.scaffold import scaffold
 from postprocess.answers.aggregation import CHOICES, aggregate
+from tests.small_configs import small_vizwiz
 
 
 def test_config_methods_spelled_alike() -> None:
@@ -92,8 +93,9 @@ def test_caption_campaign_aggregates_text_present(tmp_path: Path) -> None:
     strict-majority ``text_detected`` (computed apart, in postprocess/dataset.py)."""
     import json
 
-    config = Path(__file__).resolve().parents[1] / "config" / "vizwiz_captions.toml"
-    assert main(["run", str(config), "--no-prefect", "--limit", "40", "--db", str(tmp_path / "h.db"),
+    (tmp_path / "config").mkdir()  # the demo (its top-ups kept) on 40 images in 2 batches: the same answers
+    config = small_vizwiz(tmp_path / "config", items=40, top_ups=True, edits={"batches = 5 ": "batches = 2 "})
+    assert main(["run", str(config), "--no-prefect", "--db", str(tmp_path / "h.db"),
                  "--out", str(tmp_path / "runs")]) == 0
     out = tmp_path / "runs" / "vizwiz_captions"
     answers = pd.read_csv(out / "answers.csv", dtype={"item_id": str, "label": str})

@@ -61,7 +61,8 @@ def test_main_commands_print_no_reprs(tmp_path: Path, capsys: pytest.CaptureFixt
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HITFLOW_DB", raising=False)
-    config = str(small_vizwiz(tmp_path))
+    # 10 images in 2 batches: each line a batch prints, and those from the second batch on, as 5 batches print them
+    config = str(small_vizwiz(tmp_path, items=10, edits={"batches = 5 ": "batches = 2 "}))
     study = tmp_path / "study"
     shutil.copytree(ROOT / "config", study)
     said = [_say(capsys, ["run", config, "--no-prefect", "--limit", "10"])]

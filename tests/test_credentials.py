@@ -15,7 +15,7 @@ from flows.platforms.prolific import adapter as prolific
 from flows.platforms.registry import open_session
 from flows.sim.service.server import SimServer
 from tests.local_http import QuietHandler, local_http_server
-from tests.test_task_server import CONFIG
+from tests.small_configs import small_vizwiz
 
 SECRETS = {"PROLIFIC_TOKEN": "prolificREALtoken0123456789", "AWS_ACCESS_KEY_ID": "AKIAREALKEY0123456789",
            "AWS_SECRET_ACCESS_KEY": "realSecretAccessKey0123456789abcdef", "AWS_SESSION_TOKEN": "realSessionToken0123"}
@@ -77,10 +77,13 @@ def test_every_routes_client_sends_the_impostor_dummies(impostor: tuple[str, lis
 def test_a_whole_prolific_run_on_an_impostor_never_sends_the_token(impostor: tuple[str, list[bytes]], tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """The route that leaked: `--platform prolific` with the impostor as endpoint."""
+    """The route that leaked: `--platform prolific` with the impostor as endpoint. The demo (its top-ups
+    kept) on 4 images in 2 batches: every call of a batch's route, and what comes between batches, made
+    once or twice; 5 batches made the same calls more times."""
     url, seen = impostor
     set_secrets(monkeypatch)
-    code = main(["run", str(CONFIG), "--no-prefect", "--limit", "5", "--out", str(tmp_path / "out"),
+    config = small_vizwiz(tmp_path, items=4, top_ups=True, edits={"batches = 5 ": "batches = 2 "})
+    code = main(["run", str(config), "--no-prefect", "--out", str(tmp_path / "out"),
                  "--platform", "prolific", "--endpoint-url", url, "--db", str(tmp_path / "h.db")])
     out = capsys.readouterr()
     assert code == 0, out.err

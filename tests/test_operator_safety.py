@@ -81,13 +81,18 @@ def hits(db: Path) -> int:
         return int(conn.execute("SELECT count(*) FROM hits").fetchone()[0])
 
 
+def thirty_in_three(folder: Path) -> Path:
+    """The demo's first 30 images in 3 batches of 2 HITs (its 5 batches only repeated what batch 3 does)."""
+    return small_vizwiz(folder, items=30, edits={"batches = 5 ": "batches = 3 "})
+
+
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, str]:
     """One uninterrupted run of the small demo (config, ledger, output root, its stdout), shared:
     the tests below only add to its ledger under other names and check its outputs stay as they are.
-    30 images: batches of 2 HITs then 1, enough for a run to be stopped inside batch 2."""
+    30 images in 3 batches of 2 HITs: a run is stopped inside batch 2 and a batch follows."""
     tmp = tmp_path_factory.mktemp("finished")
-    config, db, out = small_vizwiz(tmp, items=30), tmp / "a.db", tmp / "out"
+    config, db, out = thirty_in_three(tmp), tmp / "a.db", tmp / "out"
     first = hitflow_here("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out))
     assert first.returncode == 0, first.stderr
     return config, db, out, first.stdout
@@ -161,7 +166,7 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
                                                             tmp_path: Path, hitflow_forks: ForkServer) -> None:
     """Ctrl-C mid-batch, then the resume command: the same images, captions, annotation ids and
     rejections as the uninterrupted run of the same seed (the review sample, too)."""
-    config, db, out = small_vizwiz(tmp_path, items=30), tmp_path / "h.db", tmp_path / "out"  # as ``finished``
+    config, db, out = thirty_in_three(tmp_path), tmp_path / "h.db", tmp_path / "out"  # as ``finished``
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
         read_until(run, "batch 2: 2 HITs")
@@ -243,7 +248,7 @@ def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(
         tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path) -> None:
     """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,
     EventsWorker tracebacks, exit 1. A reader that left (`| head -3`) stopped the campaign mid-step."""
-    config, db, out = small_vizwiz(tmp_path, items=30), tmp_path / "h.db", tmp_path / "out"
+    config, db, out = thirty_in_three(tmp_path), tmp_path / "h.db", tmp_path / "out"
     env = {**ENV, "PREFECT_HOME": str(tmp_path / "prefect")}
     (tmp_path / "prefect").mkdir()  # the session's migrated database (its server made it): no migrations (~6 s CPU)
     shutil.copyfile(prefect_database_template, tmp_path / "prefect" / "prefect.db")

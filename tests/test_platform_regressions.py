@@ -20,6 +20,7 @@ from flows.driver.campaign import StepFn, call_directly
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific_adapter
 from flows.sim.service.server import SimServer
+from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"
@@ -36,18 +37,24 @@ def _dataset(out: Path) -> pd.DataFrame:
     return frame[COLUMNS].sort_values(COLUMNS).reset_index(drop=True)
 
 
-def _prolific(sim: SimServer, db: Path, out: Path, **kwargs: Any) -> dict[str, Any]:
-    """The demo's first 25 images: five batches of one study's worth each (the stops below are between and in
-    batches; more images per batch only cost CPU)."""
-    return run_campaign(CONFIG, endpoint_url=sim.url, db_path=db, out_root=out, limit=25, progress=quiet,
+def _prolific(sim: SimServer, config: Path, db: Path, out: Path, **kwargs: Any) -> dict[str, Any]:
+    return run_campaign(config, endpoint_url=sim.url, db_path=db, out_root=out, progress=quiet,
                         platform="prolific", **kwargs)
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+def three_batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo (its top-ups kept) on its first 15 images: three batches of one study's worth each (the stops
+    below are after batch 1 and in batch 3, with a batch after each; more batches or images only cost CPU)."""
+    return small_vizwiz(tmp_path_factory.mktemp("config"), items=15, top_ups=True,
+                        edits={"batches = 5 ": "batches = 3 "})
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(three_batches: Path, tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("whole")
     with SimServer(seed=5) as sim:
-        _prolific(sim, out / "h.db", out)
+        _prolific(sim, three_batches, out / "h.db", out)
     return _dataset(out)
 
 
@@ -56,6 +63,7 @@ def _studies(sim: SimServer) -> list[str]:
 
 
 def test_a_prolific_campaign_stopped_after_batch_1_resumes_to_the_same_dataset(uninterrupted: pd.DataFrame,
+                                                                               three_batches: Path,
                                                                                tmp_path: Path) -> None:
     def stop_after_batch_1(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]:
         if batch == 2:
@@ -64,14 +72,15 @@ def test_a_prolific_campaign_stopped_after_batch_1_resumes_to_the_same_dataset(u
 
     with SimServer(seed=5) as sim:
         with pytest.raises(KeyboardInterrupt):
-            _prolific(sim, tmp_path / "h.db", tmp_path, call=stop_after_batch_1)
+            _prolific(sim, three_batches, tmp_path / "h.db", tmp_path, call=stop_after_batch_1)
         assert _studies(sim) == [f"{NAME} batch 1"]
-        _prolific(sim, tmp_path / "h.db", tmp_path)  # reconciles on Prolific (no MTurk call), then goes on
-        assert _studies(sim) == [f"{NAME} batch {b}" for b in range(1, 6)] and not sim.market.hits
+        _prolific(sim, three_batches, tmp_path / "h.db", tmp_path)  # reconciles on Prolific (no MTurk call), goes on
+        assert _studies(sim) == [f"{NAME} batch {b}" for b in range(1, 4)] and not sim.market.hits
     pd.testing.assert_frame_equal(_dataset(tmp_path), uninterrupted)
 
 
-def test_a_run_killed_after_creating_a_study_adopts_it_on_resume(uninterrupted: pd.DataFrame, tmp_path: Path,
+def test_a_run_killed_after_creating_a_study_adopts_it_on_resume(uninterrupted: pd.DataFrame, three_batches: Path,
+                                                                 tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     real_create = prolific_adapter.create_study
 
@@ -84,13 +93,13 @@ def test_a_run_killed_after_creating_a_study_adopts_it_on_resume(uninterrupted: 
     with SimServer(seed=5) as sim:
         monkeypatch.setattr(prolific_adapter, "create_study", killed_after_the_call)
         with pytest.raises(KeyboardInterrupt):
-            _prolific(sim, tmp_path / "h.db", tmp_path)
+            _prolific(sim, three_batches, tmp_path / "h.db", tmp_path)
         monkeypatch.setattr(prolific_adapter, "create_study", real_create)
         store = Store(tmp_path / "h.db")
         assert [e["status"] for e in store.rows("SELECT status FROM ledger WHERE idem_key = ?",
                                                 [f"{NAME}:b3:study"])] == ["intended"]
-        _prolific(sim, tmp_path / "h.db", tmp_path)
-        assert _studies(sim) == [f"{NAME} batch {b}" for b in range(1, 6)]  # batch 3's study adopted, not doubled
+        _prolific(sim, three_batches, tmp_path / "h.db", tmp_path)
+        assert _studies(sim) == [f"{NAME} batch {b}" for b in range(1, 4)]  # batch 3's study adopted, not doubled
     assert store.rows("SELECT status FROM ledger WHERE idem_key = ?", [f"{NAME}:b3:study"])[0]["status"] in SETTLED
     pd.testing.assert_frame_equal(_dataset(tmp_path), uninterrupted)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flows.driver.batch_steps import STEP_NAMES as STEPS
-from tests.small_configs import extensions
+from tests.small_configs import extensions, small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,28 +36,29 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     from flows.sim.service.server import SimServer
 
     monkeypatch.setenv("HITFLOW_STAGING", str(tmp_path / "staging"))
-    config, url = str(ROOT / "config" / "vizwiz_captions.toml"), f"file://{tmp_path / 'prefect-host'}"
-    flow = campaign_flow()
-    # the demo's first 25 images: five batches of one HIT, each a batch's six steps and the top-ups' tasks
-    state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url, limit=25,
+    # the demo's first 10 images (its top-ups kept): two batches of one HIT, each a batch's six steps and the
+    # top-ups' tasks; a batch more made the same tasks again
+    config = str(small_vizwiz(tmp_path, items=10, top_ups=True, edits={"batches = 5 ": "batches = 2 "}))
+    url, flow = f"file://{tmp_path / 'prefect-host'}", campaign_flow()
+    state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url,
                  return_state=True)
     assert state.is_completed()
     result = state.result()
-    # captions: 25 images x 5 and 5 for each assignment the demo's caption top-ups added (a HIT shows 5 images)
-    assert result["done"] == 5 * (25 + extensions(tmp_path / "h.db"))
+    # captions: 10 images x 5 and 5 for each assignment the demo's caption top-ups added (a HIT shows 5 images)
+    assert result["done"] == 5 * (10 + extensions(tmp_path / "h.db"))
     assert Path(result["out_dir"], "report.html").is_file()
     at_url = tree(tmp_path / "prefect-host" / "vizwiz_captions")
     assert at_url == tree(Path(result["out_dir"]))  # the run's local copy, byte for byte
     with SimServer(seed=3) as plain_sim:  # the same simulator, the same campaign, without Prefect
-        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db", limit=25,
+        run_campaign(config, endpoint_url=plain_sim.url, db_path=tmp_path / "plain.db",
                      out_root=f"file://{tmp_path / 'plain-host'}", progress=lambda line: None)
     plain = tree(tmp_path / "plain-host" / "vizwiz_captions")
     assert set(at_url) == set(plain) and dataset(at_url) == dataset(plain)
     # the worker's server holds other tests' runs too: this flow run's own task runs and artifacts
     mine = state.state_details.flow_run_id
     wanted_steps = {"publish batch 1", "collect submissions 1", "run QC 1", "wait for review 1", "approve or reject 1",
-                    "block flagged workers 5"}
-    wanted_artifacts = {f"vizwiz-captions-batch-{b}" for b in range(1, 6)} | {"vizwiz-captions-batch-1-flags"}
+                    "block flagged workers 2"}
+    wanted_artifacts = {f"vizwiz-captions-batch-{b}" for b in range(1, 3)} | {"vizwiz-captions-batch-1-flags"}
     # Prefect 3 records task runs from the events the run sent, after the flow returns (a loaded host showed
     # 3 of 8 at once in test_adaptive_campaign): read until what is asked for is there or 60 s pass
     deadline = time.monotonic() + 60
@@ -68,7 +69,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
             artifacts = {a.key: a for a in client.read_artifacts(
                 artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[mine])), limit=50)}
             steps = {n.rsplit("-", 1)[0] for n in names}
-            complete = wanted_steps <= steps and wanted_artifacts <= set(artifacts) and len(names) > 5 * len(STEPS)
+            complete = wanted_steps <= steps and wanted_artifacts <= set(artifacts) and len(names) > 2 * len(STEPS)
             if complete or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
@@ -80,7 +81,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     # six coarse steps per batch (review gate included), never per HIT; the demo's caption top-ups add a task
     # per round and their late work's steps again (at most 2 rounds a batch)
     assert any(n.startswith("top-up") for n in names)
-    assert 5 * len(STEPS) == 30 < len(names) <= 5 * len(STEPS) * (1 + 2)
+    assert 2 * len(STEPS) == 12 < len(names) <= 2 * len(STEPS) * (1 + 2)
 
 
 def test_deployment_entrypoint_resolves_to_the_flow() -> None:
