@@ -11,6 +11,8 @@ import re
 from contextlib import chdir, redirect_stdout
 from pathlib import Path
 
+import pytest
+
 from flows.cli.main import main
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
@@ -180,9 +182,18 @@ WORDS = ("<form id='f'><textarea name='plan'></textarea><input type='submit' id=
          "  if (n < 10 || n > 40) { alert('Between 10 and 40 words, please.'); e.preventDefault(); }\n});</script>\n")
 
 
-def test_a_word_minimum_in_a_script_refuses_a_blank_so_the_box_becomes_required() -> None:
-    page = import_page(WORDS, "plan.html")
-    assert any("min_words = 10" in n and "it is now required" in n for n in page.notes)
-    spec = form_spec(form_fields(page.body.replace("{{ i }}", "0")))
+# the same check, its count made by a page function on a box the page holds in a variable of its own
+COUNTED = ("<form id='f'><textarea name='plan' id='plan'></textarea><input type='submit' id='go'></form>\n<script>\n"
+           "var box = document.getElementById('plan');\n"
+           "function countWords(t) { t = t.trim(); return t === '' ? 0 : t.split(/\\s+/).length; }\n"
+           "document.getElementById('go').addEventListener('click', function (e) {\n  var n = countWords(box.value);\n"
+           "  if (n < 10 || n > 40) { alert('Between 10 and 40 words, please.'); e.preventDefault(); }\n});</script>\n")
+
+
+@pytest.mark.parametrize("page", [WORDS, COUNTED], ids=["inline", "function"])
+def test_a_word_minimum_in_a_script_refuses_a_blank_so_the_box_becomes_required(page: str) -> None:
+    imported = import_page(page, "plan.html")
+    assert any("min_words = 10" in n and "it is now required" in n for n in imported.notes)
+    spec = form_spec(form_fields(imported.body.replace("{{ i }}", "0")))
     assert [p["field"] for p in check_form(spec, {"plan_0": ""})] == ["plan_0"]
     assert not check_form(spec, {"plan_0": "three short words"})  # the count itself stays QC's min_words

@@ -63,7 +63,7 @@ class Check:
 def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
     """The checks in ``handlers`` and the page functions they call (``ids``: element id -> field name)."""
     code = with_called_functions("\n".join(handlers), scripts)
-    aliases = _aliases(code)
+    aliases = _aliases(scripts) | _aliases(code)  # the page's own variables, then the handlers'
     checks = []
     for m in IF.finditer(code):
         condition, after = balanced(code, m.end() - 1, "(", ")")
@@ -85,20 +85,33 @@ WORD_COUNT_ALIAS = re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(
                               r"([\w$.]{1,80}\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length)\b")
 
 
+# a page function that counts a text's words: ``function wordCount(t) { ...; return t.split(/\s+/).length; }``
+COUNTER_FUNCTION = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(\s*[A-Za-z_$][\w$]*\s*\)\s*\{[^{}]{0,300}?"
+                              r"\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length")
+
+
 def _aliases(code: str) -> dict[str, str]:
     """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
     held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
-    # a word count (``var n = t ? t.split(/\s+/).length : 0``) first: what it holds names a value alias
-    counts = {m.group(1): m.group(2) for m in WORD_COUNT_ALIAS.finditer(code)}
+    # a word count (``var n = t ? t.split(/\s+/).length : 0``, ``var n = wordCount(t)``) first: what it holds
+    # names a value alias
+    counters = "|".join(re.escape(m[1]) for m in COUNTER_FUNCTION.finditer(code)) or "(?!)"
+    counts = {m.group(1): m.group(2) for m in WORD_COUNT_ALIAS.finditer(code)} | {
+        m[1]: f"{m[2]}.split(/\\s+/).length" for m in re.finditer(
+            rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:{counters})\(\s*([\w$.]{{1,80}})\s*\)", code)}
     return counts | {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document", *counts)}
 
 
 def _resolved(condition: str, aliases: dict[str, str]) -> str:
-    for name, held in aliases.items():  # a name inside a string ('[name="q"]') is the string's, never the variable
-        found = rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])"""
-        condition = re.sub(found, lambda m: m.group(1) or held, condition)  # noqa: B023  (called at once)
+    for _ in range(3):  # an alias may hold another (a word count of a value held in a variable)
+        before = condition
+        for name, held in aliases.items():  # a name inside a string ('[name="q"]') is the string's, never the variable
+            found = rf"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?<![\w$.]){re.escape(name)}(?![\w$])"""
+            condition = re.sub(found, lambda m: m.group(1) or held, condition)  # noqa: B023  (called at once)
+        if condition == before:
+            break
     return condition
 
 
