@@ -245,6 +245,10 @@ def _runner_stopping_on_sigterm(name: str) -> Any:
 
         def handle_sigterm(self, *args: Any, **kwargs: Any) -> None:
             print("SIGTERM: stopping the flow run in progress and leaving", flush=True)
+            if self.started and self.stop_task is None:  # no run submitted while the children stop (astop is later)
+                self.stopping = True
+                if poller := getattr(self, "_scheduled_run_poller", None):
+                    poller.stopping = True
             stop_children(FLOW_RUN_GRACE_S)
             if not self.started or self.stop_task is not None:  # still starting, or a second SIGTERM
                 raise KeyboardInterrupt
