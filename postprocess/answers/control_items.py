@@ -87,9 +87,8 @@ def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
     """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
     block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
     with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
-    answer = controls["answer"].astype(str).str.strip()
-    mixed = controls.loc[answer.str.contains("|", regex=False) | (answer == ""), "field"]
-    return controls[~controls["field"].isin(set(mixed))].reset_index(drop=True)
+    mixed = {f for f, a in _rows(controls, "field", "answer") if "|" in str(a) or not str(a).strip()}
+    return controls[np.array([f not in mixed for f in controls["field"].tolist()], dtype=bool)].reset_index(drop=True)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
@@ -115,7 +114,7 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
         if (size >= min_answers and agree[control] / size < below and top / size > 0.5
                 and top_value != key[control][0]):
             suspect.add(control)
-    keep = [(str(i), str(f)) not in suspect for i, f in _rows(controls, "item_id", "field")]
+    keep = np.array([(str(i), str(f)) not in suspect for i, f in _rows(controls, "item_id", "field")], dtype=bool)
     return controls[keep].reset_index(drop=True)
 
 
@@ -135,10 +134,10 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
         return wrong_share_blocks(scores, "controls", "correct", policy.min_seen, policy.block_below,
                                   policy.confidence, RULE)
     rows = []
-    for r in scores.itertuples(index=False) if policy.block_below > 0 else ():
-        seen, right = int(r.controls), int(r.correct)
+    for worker, seen, right in _rows(scores, "worker_id", "controls", "correct") if policy.block_below > 0 else ():
+        seen, right = int(seen), int(right)
         if seen >= policy.min_seen and accuracy_above(right, seen, policy.block_below) < policy.alpha:
-            rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
+            rows.append({"worker_id": str(worker), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
                          "flags": seen - right, "captions": seen})
     return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
 
