@@ -4,8 +4,6 @@ for a file without profiles, a batch was posted that nobody could take, then a K
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 from flows.core.errors import ConfigError
 from flows.sim.people.crowd import load_crowd
 from flows.sim.people.crowd_keys import PROFILE_KEYS, TOP_KEYS, check_crowd_keys
+from tests.forked_hitflow import ForkServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,12 +55,14 @@ def test_every_project_crowd_file_passes_and_every_key_it_uses_is_known() -> Non
     assert used <= set(TOP_KEYS) | set(PROFILE_KEYS)
 
 
-def test_the_cli_refuses_an_empty_crowd_before_posting_anything(tmp_path: Path) -> None:
+def test_the_cli_refuses_an_empty_crowd_before_posting_anything(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     crowd = tmp_path / "empty.toml"
     crowd.write_text("seed = 1\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "flows.cli.main", "run", str(ROOT / "config" / "vizwiz_captions.toml"),
-                           "--crowd", str(crowd), "--limit", "5", "--no-prefect", "--db", str(tmp_path / "l.db"),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    # forked from the session's server (tests/forked_hitflow.py): the command's own process, without importing
+    # hitflow again
+    done = hitflow_forks.run(["run", str(ROOT / "config" / "vizwiz_captions.toml"), "--crowd", str(crowd), "--limit",
+                              "5", "--no-prefect", "--db", str(tmp_path / "l.db"), "--out", str(tmp_path / "out")],
+                             text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "no [[profile]] table" in done.stderr and "Traceback" not in done.stderr
     assert "batch 1" not in done.stdout  # nothing was posted

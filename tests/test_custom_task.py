@@ -30,6 +30,7 @@ from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from qc.form_constraints import check_form
 from tests.conftest import advance
+from tests.forked_hitflow import ForkServer
 from tests.local_http import QuietHandler, local_http_server
 
 ANSWERS_NS = "{http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd}"
@@ -254,19 +255,20 @@ def test_prolific_participants_do_a_custom_page_on_the_task_server(project: Path
     assert data["assignment_id"].nunique() >= 2 and set(data["field"]) >= {"description", "people"}
 
 
-def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: Path) -> None:
-    """The done-when check as a user runs it: `hitflow sim serve` in another process, boto3 alone."""
+def test_hitflow_sim_serve_as_its_own_process_does_a_plain_boto3_page(tmp_path: Path,
+                                                                      hitflow_forks: ForkServer) -> None:
+    """The done-when check as a user runs it: `hitflow sim serve` in another process, boto3 alone (the process
+    forked from the session's server, tests/forked_hitflow.py: its own, without importing hitflow again)."""
     import socket
     import subprocess
-    import sys
 
     import boto3
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "flows.cli", "sim", "serve", "--port", str(port),
-                               "--speed", "100000"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = hitflow_forks.popen(["sim", "serve", "--port", str(port), "--speed", "100000"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
     try:
         assert server.stdout is not None and "target: simulator" in server.stdout.readline()
         mturk_client = boto3.client("mturk", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",

@@ -7,8 +7,6 @@ byte at a time, or a head a byte at a time: before, `/_sim/health` of 600 MB too
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
 import threading
 import time
 import tracemalloc
@@ -24,6 +22,7 @@ from flows.platforms import sim_probe
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.retry_policy import RetryPolicy
 from flows.platforms.targets import advance_sim_clock, sim_ground_truth, sim_item_truth
+from tests.forked_hitflow import ForkServer
 from tests.local_http import QuietHandler, local_http_server
 from tests.small_configs import small_vizwiz
 
@@ -147,11 +146,12 @@ def test_an_mturk_endpoints_reply_is_capped_and_bounded_in_time(hostile: str, mo
         assert isinstance(refused, PlatformError) and took < 5, refused
 
 
-def test_hitflow_run_against_a_trickling_health_check_stops_in_one_line(hostile: str, tmp_path: Path) -> None:
+def test_hitflow_run_against_a_trickling_health_check_stops_in_one_line(hostile: str, tmp_path: Path,
+                                                                        hitflow_forks: ForkServer) -> None:
     config, started = small_vizwiz(tmp_path, items=5), time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(config), "--endpoint-url", f"{hostile}/drip",
-                           "--db", str(tmp_path / "l.db"), "--out", str(tmp_path / "out"), "--no-prefect"],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    # a process of its own forked from the session's server (tests/forked_hitflow.py), not an interpreter started
+    done = hitflow_forks.run(["run", str(config), "--endpoint-url", f"{hostile}/drip", "--db", str(tmp_path / "l.db"),
+                              "--out", str(tmp_path / "out"), "--no-prefect"], text=True, timeout=60, cwd=tmp_path,
+                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode == 2 and "does not answer as a hitflow simulator" in done.stderr, done.stderr[-500:]
     assert "Traceback" not in done.stderr and time.monotonic() - started < 25  # the drip lasts 30 s

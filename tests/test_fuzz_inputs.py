@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -13,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flows.core.pages.mturk_forms import answer_rows, answer_xml, parse_answer_xml
+from tests.forked_hitflow import ForkServer
 from tests.fuzz_support import FUZZ, hostile_text
 from tests.test_fuzz_csv import run_cli
 
@@ -111,9 +110,10 @@ def test_output_paths_are_checked_before_anything_runs(tmp_path: Path, option: s
     assert code == 2 and err, err
 
 
-def test_limit_minus_five_in_a_real_process() -> None:
-    proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", CONFIG, "--limit", "-5"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def test_limit_minus_five_in_a_real_process(hitflow_forks: ForkServer) -> None:
+    # a process of its own forked from the session's server (tests/forked_hitflow.py): what is tested is its
+    # exit and words, not an interpreter's start (~1 s of CPU importing hitflow again)
+    proc = hitflow_forks.run(["run", CONFIG, "--limit", "-5"], cwd=ROOT, text=True, timeout=120)
     assert proc.returncode == 2 and "argument --limit: must be a positive integer (got -5)" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
@@ -128,11 +128,10 @@ def test_bad_values_in_process(argv: list[str], needle: str) -> None:
     assert code == 2 and needle in err, err
 
 
-def test_a_utf16_config_in_a_real_process(tmp_path: Path) -> None:
+def test_a_utf16_config_in_a_real_process(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     bad = tmp_path / "c.toml"
     bad.write_bytes((ROOT / "config" / "vizwiz_captions.toml").read_text().encode("utf-16"))
-    proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(bad), "--dry-run"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = hitflow_forks.run(["run", str(bad), "--dry-run"], cwd=ROOT, text=True, timeout=120)
     assert proc.returncode == 2 and "UTF-16" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 

@@ -51,7 +51,7 @@ def test_real_wsd_labels_as_crowd_kit(shared_data: Path) -> None:
 
 @pytest.mark.parametrize("name", ["rte", "temp", "wsd"])
 def test_real_sets_answers_do_not_depend_on_the_rows_order_and_are_at_least_crowd_kits(name: str) -> None:
-    """On Snow 2008's real sets: the answers on rows shuffled three ways are the file's; at least as accurate as
+    """On Snow 2008's real sets: the answers on the rows shuffled are the file's; at least as accurate as
     crowd-kit's MACE on the file's rows as given; crowd-kit's own answers on rows it reads consistently on at
     least 99.5% of items."""
     from bench.snow_sets import SETS as SNOW
@@ -67,9 +67,10 @@ def test_real_sets_answers_do_not_depend_on_the_rows_order_and_are_at_least_crow
     answers = ours.idxmax(axis=1)
     consistent = _crowd_kit("mace", crowd_kit_rows(frame)).idxmax(axis=1).reindex(answers.index)
     assert (answers == consistent).mean() >= 0.995
-    for seed in (1, 2, 3):
-        shuffled = MACE().fit(data.sample(frac=1, random_state=seed)).probas_.idxmax(axis=1)
-        assert (shuffled.reindex(answers.index) == answers).all()
+    # one order other than the file's (three cost two more fits a set; crowd-kit's own orders differ in one:
+    # test_crowd_kits_answers_depend_on_the_rows_order_and_ours_do_not)
+    shuffled = MACE().fit(data.sample(frac=1, random_state=1)).probas_.idxmax(axis=1)
+    assert (shuffled.reindex(answers.index) == answers).all()
 
 
 def test_a_sparse_skewed_crowd_reads_at_least_as_well_as_crowd_kit_and_the_vote() -> None:

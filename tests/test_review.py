@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,7 +115,10 @@ def test_page_refuses_without_token_cookie_page_token_or_own_origin(waiting: tup
 @pytest.mark.slow
 def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
-    assert run_until_review(config, sim.url, db, tmp_path)
+    # three batches of the demo's four images, not five: batch 1 is the one decided by hand, batch 2 the one
+    # the run resumes to; the later batches only cost a review stop and a report each
+    config.write_text(re.sub(r"(?m)^batches = 5\b", "batches = 3", config.read_text()))
+    assert run_until_review(config, sim.url, db, tmp_path, limit=LIMIT)
     with review_server(db, "vizwiz_captions", reviewer="ann") as (server, site):
         web = httpx.Client(base_url=server.url, headers={"origin": server.url})
         web.get(f"/?token={site.login_token}")
@@ -144,7 +148,7 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
     assert len(ledger) == 1 and ledger[0]["status"] == "ok"
     assert client.get_assignment(AssignmentId=rejected_id)["Assignment"]["AssignmentStatus"] == "Rejected"
     assert store.rows("SELECT reviewer FROM review_actions WHERE action = 'reject'")[0]["reviewer"] == "ann"
-    assert run_until_review(config, sim.url, db, tmp_path).startswith("batch 2 waits for review")
+    assert run_until_review(config, sim.url, db, tmp_path, limit=LIMIT).startswith("batch 2 waits for review")
     decided = store.rows("SELECT action, reasons FROM decisions WHERE assignment_id = ?", [rejected_id])[0]
     assert decided["action"] == "reject" and decided["reasons"].startswith("reviewer ann")
     assert len(store.rows("SELECT * FROM ledger WHERE idem_key LIKE ?", [f"%:{rejected_id}"])) == 1  # never twice
@@ -167,6 +171,9 @@ def test_decisions_are_sent_once_and_the_run_resumes_with_them(sim, client, tmp_
     assert cells in row_1
 
 
+LIMIT = 12  # images: three batches of four
+
+
 def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     """Clear every later batch's queue the way the rules would, until the campaign is done."""
     from flows.campaigns.review_data import campaign_queue
@@ -174,7 +181,7 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
     from flows.driver.operations import open_campaign_run
     from flows.review.review_actions import apply_decision
 
-    while run_until_review(config, url, db, out):
+    while run_until_review(config, url, db, out, limit=LIMIT):
         with open_campaign_run(str(db), "vizwiz_captions") as run:
             queue = campaign_queue(run.store, "vizwiz_captions", run.cfg.policy, run.cfg.review)
             for row in queue[queue["decided"] == ""].itertuples():
@@ -230,7 +237,6 @@ def test_unblock_spares_the_worker_and_a_bonus_is_paid_once(sim, tmp_path: Path,
 
 
 def test_hitflow_review_prints_a_one_time_link(waiting: tuple[Path, str], hitflow_forks: ForkServer) -> None:
-    import re
     import subprocess
 
     db, stopped = waiting

@@ -9,7 +9,6 @@ import os
 import pty
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,20 +22,21 @@ from flows.core.ledger.store import Store
 from flows.core.terminal import WaitingBar
 from flows.platforms.batch_window import end_waiting, show_waiting
 from flows.platforms.mturk import adapter as mturk
+from tests.forked_hitflow import ForkServer
 from tests.small_configs import extensions
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # anything but \t and \n
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-HITFLOW = [sys.executable, "-m", "flows.cli"]
 TERMINAL_ENV = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "40",
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
-def on_a_terminal(argv: list[str]) -> tuple[int, str]:
-    """Run a command with a pseudo-terminal as its stdout; its exit code and everything it drew."""
+def on_a_terminal(forks: ForkServer, args: list[str]) -> tuple[int, str]:
+    """Run ``hitflow ARGS`` with a pseudo-terminal as its stdout; its exit code and everything it drew. A process
+    of its own, forked from the session's server (tests/forked_hitflow.py): what it draws is tested, not its start."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL, env=TERMINAL_ENV)
+    proc = forks.popen(args, cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL, env=TERMINAL_ENV)
     os.close(slave)
     chunks = []
     while True:
@@ -48,7 +48,9 @@ def on_a_terminal(argv: list[str]) -> tuple[int, str]:
             break
         chunks.append(chunk)
     os.close(master)
-    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+    code = proc.wait(timeout=120)  # an exit status, or TimeoutExpired
+    assert code is not None
+    return code, b"".join(chunks).decode("utf-8", "replace")
 
 
 def visible(drawn: str) -> str:
@@ -56,9 +58,9 @@ def visible(drawn: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def terminal_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+def terminal_run(tmp_path_factory: pytest.TempPathFactory, hitflow_forks: ForkServer) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("terminal")
-    code, drawn = on_a_terminal([*HITFLOW, "run", str(ROOT / "config" / "vizwiz_captions.toml"), "--target", "sim",
+    code, drawn = on_a_terminal(hitflow_forks, ["run", str(ROOT / "config" / "vizwiz_captions.toml"), "--target", "sim",
                                  "--limit", "10", "--no-prefect", "--db", str(out / "h.db"), "--out", str(out)])
     assert code == 0, drawn[-2000:]
     return out, drawn
@@ -75,16 +77,17 @@ def test_a_run_on_a_terminal_draws_progress_bars_and_its_summary_table(terminal_
     assert f"captions: {50 + extra}" in drawn and "report:" in drawn
 
 
-def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run) -> None:
+def test_status_is_a_table_on_a_terminal_and_plain_lines_in_a_pipe(terminal_run, hitflow_forks: ForkServer) -> None:
     out, _ = terminal_run
-    code, drawn = on_a_terminal([*HITFLOW, "status", "--db", str(out / "h.db")])
+    code, drawn = on_a_terminal(hitflow_forks, ["status", "--db", str(out / "h.db")])
     assert code == 0 and "\x1b[" in drawn
     table = visible(drawn)
     assert re.search(r"┃ batch ┃ status +┃ posted ┃ assignments +┃ undecided ┃ for a person ┃ blocked ┃", table)
     approved = 5 + extensions(out / "h.db", 5)  # the demo's top-ups add assignments to a HIT
     assert re.search(rf"│ +5 │ done +│ 1 HIT +│ Approved {approved} +│", table), table  # a finished batch: done
-    piped = subprocess.run([*HITFLOW, "status", "--db", str(out / "h.db")], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout
+    done = hitflow_forks.run(["status", "--db", str(out / "h.db")], cwd=ROOT, text=True)
+    assert done.returncode == 0, done.stderr
+    piped = done.stdout
     assert "vizwiz_captions (done)" in piped and "batch 5: done;" in piped
     assert not CONTROL.search(piped) and "┃" not in piped
 

@@ -175,7 +175,7 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     # a page's look (one worker's new answers) is never asked again: only the step's whole-campaign looks are kept
     failed = _stops(mine, given, key, stored[1], quiz) if workers else decided(
         (mine, given, key, stored[1], quiz), lambda: _stops(mine, given, key, stored[1], quiz))
-    spared = settled_workers(store, campaign)
+    spared = settled_workers(store, campaign) if failed else set()  # asked only when a page stops someone
     return {w: r for w, r in failed.items() if w not in spared}
 
 

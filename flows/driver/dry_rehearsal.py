@@ -17,16 +17,20 @@ PAGES = 4  # pages a rehearsal posts: 12 responses of a one-item page at 3 worke
 
 def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int) -> tuple[list[str], bool]:
     """(the rehearsal's lines, whether it agrees that there is no problem)."""
+    from flows.core.outputs.figures import UNSEEN
     from flows.driver.campaign_run import run_campaign
 
     items = PAGES * max(1, cfg.images_per_hit) * max(1, cfg.batches)
     with tempfile.TemporaryDirectory(prefix="hitflow-rehearsal-") as tmp:
         db = Path(tmp) / "rehearsal.db"
+        unseen = UNSEEN.set(True)  # its outputs are written (a failure there is the run's) but never read
         try:
             result = run_campaign(cfg.path, db_path=db, out_root=Path(tmp) / "runs", limit=items, seed=seed,
                                   crowd=crowd, progress=lambda _: None, platform=platform, detach="never")
         except HitflowError as exc:  # the run's own refusal: the dry run's other lines say what it needs
             return [f"rehearsal of a first batch on the simulator did not run: {str(exc).splitlines()[0]}"], False
+        finally:
+            UNSEEN.reset(unseen)
         store = Store(db)
         done = store.rows("SELECT count(*) AS n, count(DISTINCT worker_id) AS workers, count(DISTINCT hit_id) AS "
                           "pages FROM assignments WHERE batch = 1")[0]

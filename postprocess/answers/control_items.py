@@ -13,6 +13,8 @@ reading ``control_accuracy 20% (1/5)``.
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,35 +43,52 @@ class ControlPolicy:
 
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
     """Per worker: control answers given, how many equal the known answer, the share."""
-    key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
-                          answer=as_set(controls["answer"]))
-    given = judgements.assign(value=as_set(judgements["value"]))
-    given = given[given["value"] != ""].merge(key[["item_id", "field", "answer"]], on=["item_id", "field"])
-    if given.empty:
+    # in plain Python: the task server scores a worker's few answers after every page, where pandas' merges and
+    # group-bys cost ~50 ms a page on a few dozen rows (and a campaign's answers to controls stay in the thousands)
+    key = _key(controls, as_set)
+    seen: dict[str, list[int]] = {}
+    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
+        value = as_set(value)
+        for answer in key.get((item, field), ()) if value else ():
+            tally = seen.setdefault(worker, [0, 0])
+            tally[0], tally[1] = tally[0] + 1, tally[1] + (value == answer)
+    if not seen:
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    given["right"] = given["value"] == given["answer"]
-    by = given.groupby("worker_id")["right"]
-    out = pd.DataFrame({"controls": by.size().astype(int), "correct": by.sum().astype(int)}).reset_index()
+    workers = sorted(seen)
+    out = pd.DataFrame({"worker_id": workers, "controls": [seen[w][0] for w in workers],
+                        "correct": [seen[w][1] for w in workers]})
     out["accuracy"] = out["correct"] / out["controls"]
-    return out[SCORE_COLUMNS].sort_values("worker_id", ignore_index=True)
+    return out
 
 
-def as_set(values: pd.Series) -> pd.Series:
-    """Answers stripped, a checkbox group's ``|``-joined ticks in one order (the page's need not be the file's)."""
-    text = values.astype(str).str.strip()
-    many = text.str.contains("|", regex=False)
-    ordered = pd.Series(["|".join(sorted({t.strip() for t in v.split("|")} - {""})) for v in text[many]],
-                        index=text.index[many], dtype=object)
-    return text.where(~many, ordered)
+def _rows(frame: pd.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
+    return list(zip(*(frame[c].tolist() for c in columns), strict=True))
+
+
+def _key(controls: pd.DataFrame, clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
+    """(item_id, field) -> its known answers (one, unless the file repeats a control), each ``clean``'d."""
+    key: dict[tuple[str, str], list[str]] = {}
+    for item, field, answer in _rows(controls, "item_id", "field", "answer"):
+        key.setdefault((str(item), str(field)), []).append(clean(answer))
+    return key
+
+
+def as_set(value: Any) -> str:
+    """An answer stripped, a checkbox group's ``|``-joined ticks in one order (the page's need not be the file's)."""
+    text = str(value).strip()
+    return "|".join(sorted({t.strip() for t in text.split("|")} - {""})) if "|" in text else text
+
+
+def _stripped(value: Any) -> str:
+    return str(value).strip()
 
 
 def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
     """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
     block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
     with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
-    answer = controls["answer"].astype(str).str.strip()
-    mixed = controls.loc[answer.str.contains("|", regex=False) | (answer == ""), "field"]
-    return controls[~controls["field"].isin(set(mixed))].reset_index(drop=True)
+    mixed = {f for f, a in _rows(controls, "field", "answer") if "|" in str(a) or not str(a).strip()}
+    return controls[np.array([f not in mixed for f in controls["field"].tolist()], dtype=bool)].reset_index(drop=True)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
@@ -78,28 +97,24 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
     ``min_answers``) answers gave while more than half gave one other answer: there the file is likelier
     wrong than the crowd, and a wrong answer file must not block honest workers one by one (each batch
     below the hold's share). A control the crowd splits on (a few adversaries, a few slips) stays."""
-    given = judgements.assign(value=judgements["value"].astype(str).str.strip())
-    given = given[given["value"] != ""]
-    if given.empty:
+    key = _key(controls, _stripped)
+    given = [(item, field, value) for item, field, value in
+             ((i, f, _stripped(v)) for i, f, v in _rows(judgements, "item_id", "field", "value")) if value]
+    if not given:
         return controls
-    scored = given.merge(controls.assign(answer=controls["answer"].astype(str).str.strip()), on=["item_id", "field"])
-    scored["agree"] = scored["value"] == scored["answer"]
-    # size and share agreeing from one group-by's size and sum (pandas' named aggregation costs ~5 ms a
-    # call here; the mean of booleans is the exact count over the size either way)
-    by = scored.groupby(["item_id", "field"])["agree"]
-    size = by.size()
-    per_item = pd.DataFrame({"size": size, "agree": by.sum() / size})
-    # each control's most given answer from one count over all of them, not value_counts per control; a tie
-    # picks either, and is never over half, where the value matters
-    counts = scored.groupby(["item_id", "field", "value"]).size().rename("n").sort_values(ascending=False,
-                                                                                      kind="stable")
-    mode = counts[~counts.index.droplevel("value").duplicated()].reset_index(level="value").reindex(per_item.index)
-    per_item["top"], per_item["top_value"] = mode["n"] / per_item["size"], mode["value"]
-    answer = controls.drop_duplicates(["item_id", "field"]).set_index(["item_id", "field"])["answer"].astype(str)
-    other = per_item["top_value"] != answer.reindex(per_item.index).str.strip()
-    suspect = per_item[(per_item["size"] >= min_answers) & (per_item["agree"] < below) & other
-                       & (per_item["top"] > 0.5)].index
-    keep = ~pd.MultiIndex.from_frame(controls[["item_id", "field"]]).isin(suspect)
+    per_item: dict[tuple[str, str], Counter[str]] = {}
+    agree: Counter[tuple[str, str]] = Counter()
+    for item, field, value in given:
+        for answer in key.get((item, field), ()):
+            per_item.setdefault((item, field), Counter())[value] += 1
+            agree[(item, field)] += value == answer
+    suspect = set()
+    for control, counts in per_item.items():
+        size, (top_value, top) = counts.total(), counts.most_common(1)[0]  # a tie is never over half
+        if (size >= min_answers and agree[control] / size < below and top / size > 0.5
+                and top_value != key[control][0]):
+            suspect.add(control)
+    keep = np.array([(str(i), str(f)) not in suspect for i, f in _rows(controls, "item_id", "field")], dtype=bool)
     return controls[keep].reset_index(drop=True)
 
 
@@ -119,10 +134,10 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
         return wrong_share_blocks(scores, "controls", "correct", policy.min_seen, policy.block_below,
                                   policy.confidence, RULE)
     rows = []
-    for r in scores.itertuples(index=False) if policy.block_below > 0 else ():
-        seen, right = int(r.controls), int(r.correct)
+    for worker, seen, right in _rows(scores, "worker_id", "controls", "correct") if policy.block_below > 0 else ():
+        seen, right = int(seen), int(right)
         if seen >= policy.min_seen and accuracy_above(right, seen, policy.block_below) < policy.alpha:
-            rows.append({"worker_id": str(r.worker_id), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
+            rows.append({"worker_id": str(worker), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
                          "flags": seen - right, "captions": seen})
     return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
 
@@ -162,27 +177,35 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
     reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
-    key = controls.assign(item_id=controls["item_id"].astype(str), field=controls["field"].astype(str),
-                          answer=as_set(controls["answer"]))[["item_id", "field", "answer"]]
-    given = judgements.assign(value=as_set(judgements["value"]))
-    given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"]).merge(
-        key.drop_duplicates(["item_id", "field"]), on=["item_id", "field"])
-    if given.empty:
+    key = {k: v[0] for k, v in _key(controls, as_set).items()}
+    answers = {(str(f), as_set(a)) for f, a in _rows(controls, "field", "answer")}  # each field's k: known and given
+    per: dict[tuple[str, str], Counter[str]] = {}  # (worker, field) -> how often each answer
+    right: Counter[tuple[str, str]] = Counter()
+    done = set()
+    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
+        value = as_set(value)
+        if value and (worker, item, field) not in done and (item, field) in key:
+            done.add((worker, item, field))
+            per.setdefault((worker, field), Counter())[value] += 1
+            right[(worker, field)] += value == key[(item, field)]
+            answers.add((field, value))
+    if not per:
         return {}
-    values = pd.concat([key[["field"]].assign(value=key["answer"]), given[["field", "value"]]])
-    given["k"] = given["field"].map(values.drop_duplicates().groupby("field").size().clip(lower=2))
-    given["right"] = given["value"] == given["answer"]
-    counts = given.groupby(["worker_id", "field", "value"]).size()
-    mixed = (gammaln(counts + 0.5) - gammaln(0.5)).groupby(level=["worker_id", "field"]).sum()
-    per = given.groupby(["worker_id", "field"]).agg(n=("right", "size"), right=("right", "sum"), k=("k", "first"))
-    a, wrong = HONEST_ACCURACY, (1 - HONEST_ACCURACY) * np.maximum(1 / (per["k"] - 1), 0.75)
-    spread = math.log(1 - ONE_ANSWER) + mixed + gammaln(per["k"] / 2) - gammaln(per["n"] + per["k"] / 2)
-    one = np.where(counts.groupby(level=["worker_id", "field"]).size() == 1, np.log(ONE_ANSWER / per["k"]), -np.inf)
-    per["odds"] = np.logaddexp(spread, one) - (per["right"] * math.log(a) + (per["n"] - per["right"]) * np.log(wrong))
-    out = per.groupby(level="worker_id")[["n", "right", "odds"]].sum()
-    return {str(w): f"{TEST_RULE} {int(r.right)}/{int(r.n)} right, odds {math.exp(min(r.odds, 700)):.0f}:1 against "
-            f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, r in out.iterrows()
-            if r.odds >= math.log(1 / FALSE_ALARM)}
+    ks = Counter(f for f, _ in answers)
+    groups = sorted(per)
+    n, ok = np.array([per[g].total() for g in groups]), np.array([right[g] for g in groups])
+    k = np.array([max(ks[f], 2) for _, f in groups])
+    mixed = np.array([sum(gammaln(c + 0.5) - gammaln(0.5) for c in per[g].values()) for g in groups])
+    a, wrong = HONEST_ACCURACY, (1 - HONEST_ACCURACY) * np.maximum(1 / (k - 1), 0.75)
+    spread = math.log(1 - ONE_ANSWER) + mixed + gammaln(k / 2) - gammaln(n + k / 2)
+    one = np.where(np.array([len(per[g]) for g in groups]) == 1, np.log(ONE_ANSWER / k), -np.inf)
+    odds = np.logaddexp(spread, one) - (ok * math.log(a) + (n - ok) * np.log(wrong))
+    out: dict[str, list[float]] = {}
+    for (worker, _), *sums in zip(groups, n, ok, odds, strict=True):
+        out[worker] = [x + y for x, y in zip(out.get(worker, [0, 0, 0.0]), sums, strict=True)]
+    return {str(w): f"{TEST_RULE} {int(r)}/{int(m)} right, odds {math.exp(min(o, 700)):.0f}:1 against "
+            f"an honest worker (stop at {1 / FALSE_ALARM:.0f}:1)" for w, (m, r, o) in out.items()
+            if o >= math.log(1 / FALSE_ALARM)}
 
 
 def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
