@@ -287,10 +287,11 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}
     values = {n: sendable(controls[n], v, rng) if n in controls else v for n, v in values.items()}
-    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it (a slider has no blank)
-        attrs = {f.name: f.attrs for f in todo if f.kind != "range"}  # required, or a group asking for a tick or more
+    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
+        attrs = {f.name: f.attrs for f in todo}  # required, or a group asking for a tick or more
         pool = [n for n in sorted(values) if n in attrs]
         required = [n for n in pool if "required" in attrs[n] or attrs[n].get("data-min-selections")] or pool
         for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
-            values[name] = ""
+            # a slider has no blank: left where the page put it, which a required slider's page refuses
+            values[name] = sendable(controls[name], "", rng) if controls[name].kind == "range" else ""
     return values

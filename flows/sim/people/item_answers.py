@@ -183,9 +183,10 @@ def number_text(value: float, rule: dict[str, object]) -> str:
 
 def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> str:
     """The nearest number the control sends: within its bounds, on its step; a value that is no number (or
-    none) is where the control starts (its ``value``, else its lowest)."""
+    none) is where the control starts (its ``value``, else a slider's middle, else its lowest)."""
     low, high = (None if rule.get(k) is None else float(str(rule[k])) for k in ("min", "max"))
     start = read_number(default)
+    start = float(str(rule["start"])) if start is None and rule.get("start") is not None else start
     value = value if value is not None else start if start is not None else low if low is not None else 0.0
     value = min(max(value, low if low is not None else value), high if high is not None else value)
     step = rule.get("step")
@@ -204,7 +205,7 @@ def sendable(f: FormField, value: str, rng: random.Random) -> str:
     A value the control sends already is kept; so is an empty one but a slider's."""
     rule = field_rule(f)
     if rule is None or (value == "" and f.kind != "range") or rule["type"] == "annotations" or \
-            check_field({**rule, "required": False}, value) == "":
+            (value != "" and check_field({**rule, "required": False}, value) == ""):
         return value
     if rule["type"] == "number":
         return on_grid(read_number(value), rule, f.value)
