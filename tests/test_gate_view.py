@@ -19,6 +19,8 @@ def test_one_item_a_page_says_when_a_worker_is_judged_and_what_helps(tmp_path: P
     assert "add control items" in text and "attention checks ([attention])" in text
     assert "caption (text): caps_lock" in text
     assert "gate on" not in text  # MTurk: no route grounds to list
+    with_file = replace(cfg, answers=cfg.answers.model_copy(update={"controls": Path("controls.csv")}))  # a quiz, maybe
+    assert "add control items" not in "\n".join(gate_lines(with_file, "mturk"))
 
 
 def test_prolific_lines_say_what_may_reject_and_what_goes_to_a_person(tmp_path: Path) -> None:

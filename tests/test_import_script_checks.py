@@ -179,7 +179,8 @@ def test_the_dry_run_does_not_call_unchecked_what_the_import_made_a_page_rule() 
 WORDS = ("<form id='f'><textarea name='plan'></textarea><input type='submit' id='go'></form>\n<script>\n"
          "document.getElementById('go').addEventListener('click', function (e) {\n"
          "  var t = document.getElementsByName('plan')[0].value.trim();\n  var n = t ? t.split(/\\s+/).length : 0;\n"
-         "  if (n < 10 || n > 40) { alert('Between 10 and 40 words, please.'); e.preventDefault(); }\n});</script>\n")
+         "  if (n < 10 || n > 40) { alert('Between 10 and 40 words (you have ' + n + ').'); e.preventDefault(); }\n"
+         "});</script>\n")
 
 
 # the same check, its count made by a page function on a box the page holds in a variable of its own
@@ -194,6 +195,7 @@ COUNTED = ("<form id='f'><textarea name='plan' id='plan'></textarea><input type=
 def test_a_word_minimum_in_a_script_refuses_a_blank_so_the_box_becomes_required(page: str) -> None:
     imported = import_page(page, "plan.html")
     assert any("min_words = 10" in n and "it is now required" in n for n in imported.notes)
+    assert page != WORDS or any("'Between 10 and 40 words (you have ...'" in n for n in imported.notes)  # joined
     spec = form_spec(form_fields(imported.body.replace("{{ i }}", "0")))
     assert [p["field"] for p in check_form(spec, {"plan_0": ""})] == ["plan_0"]
     assert not check_form(spec, {"plan_0": "three short words"})  # the count itself stays QC's min_words

@@ -58,7 +58,7 @@ def pace_lines(cfg: CampaignConfig) -> list[str]:
     if not cfg.policy.block_min_rate or per_page >= evidence:
         return []
     pages = math.ceil(evidence / per_page)
-    more = "" if cfg.answers.control_share > 0 or cfg.attention.checks else \
+    more = "" if cfg.answers.control_share > 0 or cfg.answers.controls or cfg.attention.checks else \
         "; add control items ([answers] controls, control_share) or attention checks ([attention]) to judge sooner"
     items = "one item a page" if per_page == 1 else f"{per_page} items a page"
     return [f"gate: {items}: a worker's rates ({', '.join(sorted(cfg.policy.block_min_rate))}) judge them after "

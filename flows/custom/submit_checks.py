@@ -23,7 +23,9 @@ from qc.page_patterns import PagePattern, page_pattern
 IF = re.compile(r"\bif\s*\(")
 _NAME = re.compile(r"""\bname\s*=\s*["']?([\w-]+)""")  # a control's plain name, as the checks refer to it
 STOPS = re.compile(r"return\s+false|preventDefault\s*\(|\balert\s*\(")
-MESSAGE = re.compile(r"""(?:alert\s*\(|textContent\s*=|innerText\s*=|innerHTML\s*=)\s*(["'`])(.{1,200}?)\1""", re.S)
+# the message a check shows; (3): the script joins more to it (a count), shown as "..."
+MESSAGE = re.compile(r"""(?:alert\s*\(|textContent\s*=|innerText\s*=|innerHTML\s*=)\s*(["'`])(.{1,200}?)\1(\s*\+)?""",
+                     re.S)
 NAME_REF = (r"""document\.getElementsByName\(\s*["']([\w-]+)["']\s*\)\s*\[\s*0\s*\]""",
             r"""document\.querySelector\(\s*["'][a-z]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\]["']\s*\)""",
             r"""(?:document\.forms\[[^\]]{1,40}\]|\bform|this\.form|this)\.([A-Za-z_][\w]*)""")
@@ -75,7 +77,8 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
         said = MESSAGE.search(block)
         text = " ".join(condition.split())
         resolved = _resolved(text, aliases)
-        checks.append(Check(text, said.group(2) if said else "", _rules(resolved, ids), resolved))
+        message = (said.group(2) + ("..." if said.group(3) else "")) if said else ""
+        checks.append(Check(text, message, _rules(resolved, ids), resolved))
         if len(checks) >= MAX_CHECKS:
             break
     return checks
