@@ -84,26 +84,27 @@ def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> lis
     return checks
 
 
-WORD_COUNT_ALIAS = re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:[\w$.]{1,80}\s*\?\s*)?"
-                              r"([\w$.]{1,80}\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length)\b")
+DECLARED = r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*"  # ``var n = ``: the name declared
+WORD_COUNT = r"\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length"  # a text's words, counted
+WORD_COUNT_ALIAS = re.compile(rf"{DECLARED}(?:[\w$.]{{1,80}}\s*\?\s*)?([\w$.]{{1,80}}{WORD_COUNT})\b")
 
 
 # a page function that counts a text's words: ``function wordCount(t) { ...; return t.split(/\s+/).length; }``
 COUNTER_FUNCTION = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(\s*[A-Za-z_$][\w$]*\s*\)\s*\{[^{}]{0,300}?"
-                              r"\.split\([^)]{1,20}\)(?:\.filter\([^)]{0,60}\))?\.length")
+                              + WORD_COUNT)
 
 
 def _aliases(code: str) -> dict[str, str]:
     """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
     ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
     held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
-    found = re.finditer(rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*({held})\s*[;\n]", code)
+    found = re.finditer(rf"{DECLARED}({held})\s*[;\n]", code)
     # a word count (``var n = t ? t.split(/\s+/).length : 0``, ``var n = wordCount(t)``) first: what it holds
     # names a value alias
     counters = "|".join(re.escape(m[1]) for m in COUNTER_FUNCTION.finditer(code)) or "(?!)"
     counts = {m.group(1): m.group(2) for m in WORD_COUNT_ALIAS.finditer(code)} | {
         m[1]: f"{m[2]}.split(/\\s+/).length" for m in re.finditer(
-            rf"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:{counters})\(\s*([\w$.]{{1,80}})\s*\)", code)}
+            rf"{DECLARED}(?:{counters})\(\s*([\w$.]{{1,80}})\s*\)", code)}
     return counts | {m.group(1): m.group(2) for m in found if m.group(1) not in ("form", "document", *counts)}
 
 
@@ -193,8 +194,8 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
 
 def min_words(condition: str, ids: dict[str, str]) -> tuple[str, int] | None:
     """``x.value.split(/\\s+/).length < 20`` -> ("x", 20): a word count no page rule says."""
-    m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?\.split\([^)]{{1,20}}\)"
-                  r"(?:\.filter\([^)]{0,60}\))?\.length\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
+    m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?{WORD_COUNT}"
+                  r"\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
     ref = re.match(rf"(?P<ref>{_REF})$", m["ref"]) if m else None
     return ((ref and _ref_name(ref, ids)) or "<field>", int(m["n"]) + (m["op"] == "<=")) if m else None
 
