@@ -271,9 +271,10 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     for k, f in enumerate(todo):
         if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
-        if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(fill.questions.get(f.name, ""))):
+        question = fill.questions.get(f.name, "")
+        if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(question)):
             todo[k] = f = replace(f, attrs={**f.attrs, "pattern": shape})  # "(5 digits)": the page's script checks it
-        ctx, question = context_for(contexts, f.name, f.attrs), fill.questions.get(f.name, "")
+        ctx = context_for(contexts, f.name, f.attrs)
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
         after = asked_when(question, fill.picked.get(ctx.key, "")) if f.kind in ("text", "textarea") else None
         asked_for = f.name in sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
