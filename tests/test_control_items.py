@@ -240,6 +240,21 @@ def test_a_control_looks_like_any_item_on_the_page(tmp_path: Path) -> None:
     assert scrubbed(unit) == scrubbed(plain)  # the whole page, beside a page of ordinary items only
 
 
+def test_dry_run_says_a_short_controls_file_went_whole_to_the_quiz(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.answers.control_quiz import QUIZ_LEAST
+    from flows.cli.main import main
+
+    config = _project(tmp_path)
+    controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
+    controls.head(QUIZ_LEAST).to_csv(tmp_path / "controls.csv", index=False)  # no more than the quiz's least
+    config.write_text(config.read_text(encoding="utf-8").replace("quiz = 0", f"quiz = {QUIZ_LEAST}"), encoding="utf-8")
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    said = capsys.readouterr().out
+    assert "control items: none on the pages: the controls file's items all go to the quiz" in said
+    assert "control items: 0 of the" not in said and "no page carries one" in said
+
+
 def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from flows.cli.main import main

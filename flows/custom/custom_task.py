@@ -210,7 +210,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
         known = read_controls(cfg)
         controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
         lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
-                     f"{cfg.answers.control_share}), paid and budgeted like the others")
+                     f"{cfg.answers.control_share}), paid and budgeted like the others" if controls else
+                     "control items: none on the pages: the controls file's items all go to the quiz (gate lines)")
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
