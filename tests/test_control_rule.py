@@ -103,3 +103,21 @@ def test_a_campaign_planned_before_the_rule_keeps_its_own(tmp_path: Path) -> Non
     assert control_blocks(scores, stored[1]).empty and not control_blocks(scores, ControlPolicy()).empty
     record = controls_record(load_config(project(tmp_path, 20, 0)))
     assert record is not None and (record["alpha"], record["min_seen"]) == (0.05, 3)
+
+
+def test_a_control_counts_once_a_worker_and_a_repeated_row_is_a_second_right_answer() -> None:
+    """The score and the sequential test read the same answers: each worker's first answer to a control, right
+    when it is any of the file's rows for it (a control listed twice takes two answers as right)."""
+    from postprocess.answers.control_items import stopped_by_test
+
+    key = pd.concat([KEY, pd.DataFrame({"item_id": ["g1"], "field": "f", "answer": ["c"]})])
+    given = pd.DataFrame([("w", "g1", "f", "c"), ("w", "g1", "f", "a"), ("w", "g2", "f", "b"),
+                          ("v", "g1", "f", "b"), ("v", "g1", "f", "b"), ("v", "g3", "f", "b")],
+                         columns=["worker_id", "item_id", "field", "value"])
+    scores = control_scores(given, key).set_index("worker_id")
+    assert scores.loc["w", ["controls", "correct"]].tolist() == [2, 2]  # "c" is right for g1; the repeat unread
+    assert scores.loc["v", ["controls", "correct"]].tolist() == [2, 0]
+    constant = pd.DataFrame([("x", g, "f", "c") for g in ("g1", "g2", "g3")] * 4,
+                            columns=["worker_id", "item_id", "field", "value"])
+    said = stopped_by_test(constant, key)  # repeats of three controls are not twelve answers of evidence
+    assert "x" not in said or " 1/3 right" in said["x"]

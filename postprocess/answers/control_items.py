@@ -47,11 +47,9 @@ def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataF
     # group-bys cost ~50 ms a page on a few dozen rows (and a campaign's answers to controls stay in the thousands)
     key = _key(controls, as_set)
     seen: dict[str, list[int]] = {}
-    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
-        value = as_set(value)
-        for answer in key.get((item, field), ()) if value else ():
-            tally = seen.setdefault(worker, [0, 0])
-            tally[0], tally[1] = tally[0] + 1, tally[1] + (value == answer)
+    for worker, item, field, value in _first_answers(judgements, key):
+        tally = seen.setdefault(worker, [0, 0])
+        tally[0], tally[1] = tally[0] + 1, tally[1] + (value in key[(item, field)])
     if not seen:
         return pd.DataFrame(columns=SCORE_COLUMNS)
     workers = sorted(seen)
@@ -66,11 +64,26 @@ def _rows(frame: pd.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
 
 
 def _key(controls: pd.DataFrame, clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
-    """(item_id, field) -> its known answers (one, unless the file repeats a control), each ``clean``'d."""
+    """(item_id, field) -> its known answers (one, unless the file repeats a control: each row an answer taken
+    as right), each ``clean``'d."""
     key: dict[tuple[str, str], list[str]] = {}
     for item, field, answer in _rows(controls, "item_id", "field", "answer"):
         key.setdefault((str(item), str(field)), []).append(clean(answer))
     return key
+
+
+def _first_answers(judgements: pd.DataFrame, key: dict[tuple[str, str], list[str]]
+                   ) -> list[tuple[str, str, str, str]]:
+    """(worker, item, field, value) of each worker's first non-blank answer to each control field: a control
+    counts once per worker, however often it was answered, so the score and the sequential test agree."""
+    done: set[tuple[str, str, str]] = set()
+    out = []
+    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
+        value = as_set(value)
+        if value and (item, field) in key and (worker, item, field) not in done:
+            done.add((worker, item, field))
+            out.append((worker, item, field, value))
+    return out
 
 
 def as_set(value: Any) -> str:
@@ -177,18 +190,14 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
     reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
-    key = {k: v[0] for k, v in _key(controls, as_set).items()}
+    key = _key(controls, as_set)
     answers = {(str(f), as_set(a)) for f, a in _rows(controls, "field", "answer")}  # each field's k: known and given
     per: dict[tuple[str, str], Counter[str]] = {}  # (worker, field) -> how often each answer
     right: Counter[tuple[str, str]] = Counter()
-    done = set()
-    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
-        value = as_set(value)
-        if value and (worker, item, field) not in done and (item, field) in key:
-            done.add((worker, item, field))
-            per.setdefault((worker, field), Counter())[value] += 1
-            right[(worker, field)] += value == key[(item, field)]
-            answers.add((field, value))
+    for worker, item, field, value in _first_answers(judgements, key):
+        per.setdefault((worker, field), Counter())[value] += 1
+        right[(worker, field)] += value in key[(item, field)]
+        answers.add((field, value))
     if not per:
         return {}
     ks = Counter(f for f, _ in answers)
