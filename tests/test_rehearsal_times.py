@@ -137,7 +137,9 @@ def test_the_run_and_the_dry_run_set_the_plan_against_the_rehearsal_s_times(tmp_
     assert "set [prolific] estimated_minutes = 2" in out
     assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
                  "--out", str(tmp_path / "out")]) == 0
-    assert line in capsys.readouterr().out  # the dry run reads the rehearsal's times from the ledger
+    said = capsys.readouterr().out
+    assert line in said  # the dry run reads the rehearsal's times from the ledger
+    assert "warning: [prolific] estimated_minutes = 1, but the page reads as about" in said  # before any run, too
 
 
 def test_every_item_is_answered_or_named_and_short_ones_are_topped_up(tmp_path: Path, monkeypatch,
@@ -181,3 +183,22 @@ def test_scale_copies_a_custom_page_s_items_and_a_study_refuses_it(tmp_path: Pat
     assert {json.loads(r["payload"])["text"] for r in plan} == {json.loads(r["payload"])["text"] for r in plan[:6]}
     with pytest.raises(ConfigError, match="run it without --scale"):
         item_plan(load_campaign(ROOT / "config" / "expert_rating.toml"), scale=2)
+
+
+def test_a_rehearsal_on_another_route_is_scaled_to_this_route_s_unit(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A one-item page rehearsed on MTurk (a HIT of one item), then planned for Prolific, where a place holds three:
+    the MTurk median read as a place's time advised an estimate of one minute, a third of the place's time, and
+    the reward followed it."""
+    monkeypatch.chdir(tmp_path)
+    config = new_page(tmp_path, 1, items=12)
+    rehearse(tmp_path, config, "mturk", capsys)
+    seconds, _ = working_times(tmp_path)
+    main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
+          "--out", str(tmp_path / "out")])  # a PROBLEM: the campaign ran on MTurk (a new attempt would run it)
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("times of "))
+    k = load_campaign(config, "prolific").images_per_hit
+    assert k == 3 and f"a unit of {k} items here" in line
+    said = float(line.split("median ", 1)[1].split(" min", 1)[0])
+    assert said == pytest.approx(k * statistics.median(seconds) / 60, rel=0.25)  # not the one item's time
+    assert "set [prolific] estimated_minutes = 1\n" not in out + "\n"

@@ -5,6 +5,7 @@ the same figures against what its accepted work took."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -30,25 +31,63 @@ def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     from flows.platforms.registry import platform_for
 
     said, minutes = unit_line(cfg)
-    return platform_for(platform).time_lines(cfg, said, minutes, least_maximum(minutes))
+    return [*platform_for(platform).time_lines(cfg, said, minutes, least_maximum(minutes)),
+            *stated_estimate_lines(cfg, platform)]
 
 
-ACCEPTED_TIMES = ("SELECT a.submit_time - a.accept_time AS s FROM assignments a JOIN decisions d ON d.campaign = "
-                  "a.campaign AND d.assignment_id = a.assignment_id WHERE a.campaign = ? AND d.action = 'approve' "
-                  "AND a.submit_time IS NOT NULL AND a.accept_time IS NOT NULL ORDER BY s")
+def stated_estimate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
+    """A warning where the config states a place's time (the reward follows it) under the page's own reading of
+    a first place, the quiz's items with the page's: what the participant is paid for is what they are told."""
+    from flows.platforms.registry import platform_facts
+
+    k, p = place_items(cfg, platform), cfg.prolific
+    if not platform_facts(platform).WHOLE_MINUTES or "estimated_minutes" not in p.given:
+        return []
+    minutes = kind_of(cfg).plan(dataclasses.replace(cfg, images_per_hit=k)).minutes
+    if minutes <= 1.25 * p.estimated_minutes or max(1, round(minutes)) <= p.estimated_minutes:  # whole minutes
+        return []
+    quiz = f", {k - cfg.images_per_hit} of them the control quiz's" if k > cfg.images_per_hit else ""
+    return [f"warning: [prolific] estimated_minutes = {p.estimated_minutes}, but the page reads as about "
+            f"{minutes:.1f} min for a first place ({k} items{quiz}): a participant is told and paid for "
+            f"{p.estimated_minutes}; remove estimated_minutes to take the page's, or state the median of a pilot"]
+
+
+ACCEPTED_TIMES = ("SELECT a.submit_time - a.accept_time AS s, (SELECT count(DISTINCT n.item_id) FROM answers n "
+                  "WHERE n.campaign = a.campaign AND n.assignment_id = a.assignment_id AND n.item_id != '') AS items "
+                  "FROM assignments a "
+                  "JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id WHERE "
+                  "a.campaign = ? AND d.action = 'approve' AND a.submit_time IS NOT NULL AND a.accept_time IS NOT NULL")
 TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? AND status = 'TIMED-OUT'"
+
+
+def place_items(cfg: CampaignConfig, platform: str) -> int:
+    """The items of the unit whose time ``platform`` states: a route paying by its estimate covers a worker's
+    first place, the control quiz's items with the page's (flows/campaigns/task_kinds.py)."""
+    from flows.platforms.registry import platform_facts
+
+    if not platform_facts(platform).WHOLE_MINUTES:
+        return cfg.images_per_hit
+    from flows.answers.control_quiz import largest_quiz
+
+    return cfg.images_per_hit + largest_quiz(cfg)
 
 
 def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
                          platform: str, campaign: str) -> list[str]:
     """The plan's times and pay against what the accepted work took (median, slowest, the slowest tenth), in
-    the platform's terms (``took_lines``); [] before any work."""
+    the platform's terms (``took_lines``); [] before any work. Work done in units of another size (a run on
+    another route, a quiz on some pages) is read per item and scaled to this route's unit, so no advice
+    compares one item's time with a place of several."""
     from flows.platforms.registry import platform_for
 
-    times = [float(r["s"]) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
-    if rows is None or not times:
+    done = [(float(r["s"]), max(int(r["items"] or 0), 1)) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
+    if rows is None or not done:
         return []
+    k = place_items(cfg, platform)
+    times = sorted(s if n == k else s * k / n for s, n in done)
     median, tail = statistics.median(times) / 60, times[int(0.9 * (len(times) - 1))] / 60
     timed_out = sum(int(r["n"]) for r in rows(TIMED_OUT, [campaign]))
+    scaled = sum(n != k for _, n in done)
     return [f"times of {len(times)} accepted: median {median:.1f} min, slowest {times[-1] / 60:.1f} min"
+            + (f" (a unit of {k} items here; {scaled} held another number, scaled by the item)" if scaled else "")
             + (f", {timed_out} timed out" if timed_out else ""), *platform_for(platform).took_lines(cfg, median, tail)]
