@@ -255,6 +255,18 @@ def test_dry_run_says_a_short_controls_file_went_whole_to_the_quiz(tmp_path: Pat
     assert "control items: 0 of the" not in said and "no page carries one" in said
 
 
+def test_dry_run_warns_of_a_controls_file_no_page_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Controls of their own (not in the items file) and no control_share: nobody would be scored on them."""
+    from flows.cli.main import main
+
+    config = _project(tmp_path, share=0.0)
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    said = capsys.readouterr().out
+    n = pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"].nunique()
+    assert f"warning: {n} of the {n} items in [answers] controls are not in the items file and control_share = 0" \
+        in said
+
+
 def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from flows.cli.main import main

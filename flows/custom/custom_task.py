@@ -206,12 +206,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
              f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
-    if cfg.answers.control_share > 0:
-        known = read_controls(cfg)
-        controls = sum(r["item_id"] in set(known["item_id"]) for r in plan) if known is not None else 0
-        lines.append(f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
-                     f"{cfg.answers.control_share}), paid and budgeted like the others" if controls else
-                     "control items: none on the pages: the controls file's items all go to the quiz (gate lines)")
+    lines += control_lines(cfg, plan)
     rendered = custom_page(cfg, items)
     line, refused = browser_verdict(cfg.sim_workers, source, rendered)
     lines += [line] if line else []
@@ -231,6 +226,24 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
     unchecked = [f"UNCHECKED: {n}" for n in script_only_checks(source)]  # the run goes on: a browser enforces them
     return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
+
+
+def control_lines(cfg: CampaignConfig, plan: list[dict[str, Any]]) -> list[str]:
+    """How many planned items are controls; a warning where the controls file's items are never shown (items of
+    their own, not in the items file, with no control_share to mix them in: nobody is scored on them)."""
+    known = read_controls(cfg)
+    if known is None:
+        return []
+    ids, planned = set(known["item_id"].astype(str)), {str(r["item_id"]) for r in plan}
+    if cfg.answers.control_share <= 0:
+        unshown = len(ids - planned)
+        return [f"warning: {unshown} of the {len(ids)} items in [answers] controls are not in the items file and "
+                "control_share = 0: no page shows them and nobody is scored on them; set [answers] control_share "
+                "(0.2 is one a page of five) to mix them in"] if unshown else []
+    controls = sum(r["item_id"] in ids for r in plan)
+    return [f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
+            f"{cfg.answers.control_share}), paid and budgeted like the others" if controls else
+            "control items: none on the pages: the controls file's items all go to the quiz (gate lines)"]
 
 
 def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list[str]]:
