@@ -56,6 +56,20 @@ def test_the_budget_comment_prices_one_more_item_as_the_dry_run_does(tmp_path: P
     assert "config/my-reviews.toml --dry-run" in text
 
 
+def test_the_written_mturk_reward_pays_the_page_s_own_time_at_the_stated_hourly_rate(tmp_path: Path, capsys) -> None:
+    """The starter's 0.30 USD whatever the page paid a five-item page about 4 USD an hour; the written reward
+    is the page's time at the rate its comment states, and the MTurk dry run's hourly figure agrees."""
+    config = new_campaign(tmp_path, capsys)
+    text = config.read_text(encoding="utf-8")
+    found = re.search(r'reward_usd = "([\d.]+)" +# per HIT before fees: ([\d.]+) USD an hour of the page\'s about '
+                      r"([\d.]+) min", text)
+    assert found, text
+    reward, rate, minutes = (float(g) for g in found.groups())
+    assert reward == pytest.approx(rate * minutes / 60, abs=0.01 + rate * 0.05 / 60)  # minutes shown to 0.1
+    hourly = re.search(r"reward ([\d.]+) USD a HIT \(about ([\d.]+) USD an hour\)", dry_run(capsys, config, "mturk"))
+    assert hourly and float(hourly.group(1)) == reward and float(hourly.group(2)) >= rate - 0.01
+
+
 def test_keywords_follow_the_name_and_answers_parse_to_the_defaults(tmp_path: Path, capsys) -> None:
     config = new_campaign(tmp_path, capsys, "street_signs-check")
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
@@ -95,3 +109,13 @@ def test_preview_of_a_page_that_is_not_there_is_one_line(tmp_path: Path, capsys)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "has 1 page(s)" in err and "Traceback" not in err
     assert not (tmp_path / "p.html").exists()
+
+
+def test_an_mturk_reward_under_the_us_minimum_wage_is_a_dry_run_warning(tmp_path: Path, capsys) -> None:
+    config = new_campaign(tmp_path, capsys)
+    text = re.sub(r'(?m)^reward_usd = "[\d.]+"', 'reward_usd = "0.01"', config.read_text(encoding="utf-8"))
+    config.write_text(text, encoding="utf-8")
+    out = dry_run(capsys, config, "mturk")
+    assert "is under the US federal minimum wage of 7.25 USD; raise reward_usd to at least" in out
+    config.write_text(text.replace('reward_usd = "0.01"', 'reward_usd = "5.00"'), encoding="utf-8")
+    assert "minimum wage" not in dry_run(capsys, config, "mturk")

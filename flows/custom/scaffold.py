@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows.core.errors import ConfigError, HitflowError
+from flows.core.task_kinds import HOURLY
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
@@ -35,6 +36,7 @@ def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> li
     written = write_new(folder, {folder / f"{name}.toml": starter_config(name),
                                  folder / f"{name}.html.j2": (STARTER / "page.html.j2").read_text(encoding="utf-8"),
                                  folder / f"{name}_items.csv": rows})
+    size_reward(written[0])
     size_budget(written[0])
     return written
 
@@ -61,6 +63,26 @@ def starter_config(name: str) -> str:
     text = (STARTER / "campaign.toml").read_text(encoding="utf-8")
     text = text.replace(f'"{KEYWORDS_MARK}" ', f'"{keywords}"'.ljust(COMMENT_AT - len("keywords = ")))
     return text.replace(NAME_MARK, name)
+
+
+REWARD_LINE = re.compile(r'(?m)^reward_usd = "[^"]*"( +#.*)?\n')
+
+
+def size_reward(config: Path) -> None:
+    """Rewrite the config's MTurk reward to the page's own time at the hourly rate its Prolific reward uses (the
+    starter's 0.30 USD paid a five-item page about 4 USD an hour); an unreadable config keeps the starter's."""
+    from flows.campaigns.task_kinds import kind_of, load_campaign
+
+    text = config.read_text(encoding="utf-8")
+    try:
+        cfg = load_campaign(str(config), "mturk")
+        minutes = kind_of(cfg).plan(cfg).minutes
+    except (HitflowError, ValueError, ArithmeticError):
+        return
+    reward = max(Decimal("0.01"), (HOURLY["USD"] * Decimal(str(minutes)) / 60).quantize(Decimal("0.01"), ROUND_CEILING))
+    head = f'reward_usd = "{reward}"'.ljust(COMMENT_AT)
+    line = f"{head}# per HIT before fees: {HOURLY['USD']} USD an hour of the page's about {minutes:.1f} min\n"
+    config.write_text(REWARD_LINE.sub(lambda _: line, text, count=1), encoding="utf-8")
 
 
 def size_budget(config: Path) -> None:

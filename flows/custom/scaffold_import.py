@@ -23,7 +23,7 @@ from flows.custom.own_checks import attention_table, check_notes, own_checks
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
-from flows.custom.scaffold import NAME, own_items, size_budget, starter_config, write_new
+from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
 from qc.asked_limits import stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -78,6 +78,7 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     if proposal:
         files[folder / f"{name}_controls.csv"] = proposal[0]
     written = write_new(folder, files)
+    size_reward(written[0])
     size_budget(written[0])
     notes = imported.notes + check_notes(str(page), name, checks) + _size_note(template, page) + \
         ([proposal[1]] if proposal else [])

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from flows.core.config.config import CampaignConfig
 from flows.core.config.money import Estimate
 from flows.core.run.run_context import PlatformClient
 from flows.core.task_kinds import NEAR_LIMIT
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
+
+US_MINIMUM_HOURLY = Decimal("7.25")  # the US federal minimum wage since 2009-07-24 (29 U.S.C. 206(a)(1)(C))
 
 
 def mturk_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None) -> Estimate:
@@ -27,6 +30,10 @@ def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) ->
     hourly = float(cfg.reward) * 60 / max(minutes, 1 / 60)
     lines = [f"{said}; MTurk: reward {cfg.reward} USD a HIT (about {hourly:.2f} USD an hour), "
              f"{cfg.assignment_duration_s} s to finish it"]
+    if hourly < float(US_MINIMUM_HOURLY):
+        least = math.ceil(float(US_MINIMUM_HOURLY) * minutes / 60 * 100) / 100
+        lines.append(f"warning: about {hourly:.2f} USD an hour is under the US federal minimum wage of "
+                     f"{US_MINIMUM_HOURLY} USD; raise reward_usd to at least {least:.2f} for about {minutes:.1f} min")
     if cfg.assignment_duration_s < 60 * shortest:
         lines.append(f"warning: [timing] assignment_duration_s = {cfg.assignment_duration_s} is short for this "
                      f"page (about {minutes:.1f} min a HIT): a slower worker's HIT expires unsubmitted; raise it "
