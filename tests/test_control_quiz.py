@@ -215,6 +215,9 @@ def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Pa
     assert not honest & set(stopped)
     assert not failed & set(pd.read_csv(out / "dataset.csv", dtype=str)["worker_id"])
     assert not set(quiz) & set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    own = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} - controls
+    assert f" workers on {len(own)} items (" in (out / "summary.txt").read_text(encoding="utf-8")  # quiz not counted
     workers_csv = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)  # no say in answers.csv
     counted = workers_csv[pd.to_numeric(workers_csv["items"], errors="coerce").fillna(0) > 0]
     assert not failed & set(counted["worker_id"])

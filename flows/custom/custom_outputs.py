@@ -249,9 +249,10 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     per_assignment = data.drop_duplicates("assignment_id")
     context = {"name": run.cfg.name, "template": run.cfg.template, "target": route_label(run),
                "responses": len(per_assignment), "workers": data["worker_id"].nunique(),
-               "items": data["item_id"].nunique(), "approved": int((per_assignment["decision"] == "approve").sum()),
+               "items": data.loc[~is_control & (data["item_id"] != ""), "item_id"].nunique(),  # the task's own
+               "approved": int((per_assignment["decision"] == "approve").sum()),
                "rejected": int((per_assignment["decision"] == "reject").sum()),
-               "blocked": blocked.to_dict("records"), "fields": _fields(run, data),
+               "blocked": blocked.to_dict("records"), "fields": _fields(run, data[~is_control]),
                "flags": sorted(flags["rule"].value_counts().items()),
                "incomplete": shortfall_lines(run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
