@@ -171,3 +171,15 @@ def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path
     assert code == 2 and "was planned on 10 item(s); this run asks for 5 item(s)" in capsys.readouterr().err
     code, said = dry_run(capsys, config, "mturk", "--db", str(db), "--out", out, "--limit", "20")
     assert code == 0 and "would be refused" not in said, said
+
+
+def test_inline_handlers_are_a_dry_run_warning_on_a_route_the_task_server_serves(tmp_path: Path, capsys) -> None:
+    """The import notes it once; a later dry run for Prolific or invite links says it again, MTurk (which runs
+    them) does not."""
+    config = imported(tmp_path, capsys)
+    template = next((tmp_path / "config").glob("rater*.html*"))
+    template.write_text(template.read_text(encoding="utf-8").replace(
+        'value="1" required>', 'value="1" required onclick="this.title=\'one\'">', 1), encoding="utf-8")
+    said = {p: dry_run(capsys, config, p)[1] for p in ("mturk", "prolific", "links")}
+    warning = "warning: 1 inline event handler(s) on the page (onclick=, oninput=...) do not run on this route"
+    assert warning not in said["mturk"] and warning in said["prolific"] and warning in said["links"]

@@ -18,7 +18,7 @@ from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_bloc
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_patterns_check import refused_pattern_lines
-from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.page_scripts import HANDLER_ATTR, scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
@@ -53,7 +53,6 @@ DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit
 SUBMIT_HOOK = re.compile(r"""\.onsubmit\s*=(?!=)|\.addEventListener\(\s*["']submit["']|\.on\(\s*["']submit["']|"""
                          r"""\.submit\(\s*(?:function\b|[A-Za-z_$])""")
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
-HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
 
 
 class PageProblems(Exception):

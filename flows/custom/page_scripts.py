@@ -16,6 +16,19 @@ _UNNONCED = re.compile(r"<(script(?![^>]*\bsrc\s*=)|style)\b(?![^>]*\bnonce\s*=)
                        r"(?![^>]*type\s*=\s*[\"']application/json)", re.I)
 
 
+HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)  # an inline event handler (onclick=, oninput=...)
+
+
+def blocked_handler_lines(source: str, serves_pages: bool) -> list[str]:
+    """The dry run's warning on a route whose people open hitflow's task server: its content security policy
+    blocks a page's inline event handlers (MTurk runs them), so what they do (a slider's label, a counter) is
+    not done."""
+    if not serves_pages or not (found := HANDLER_ATTR.findall(source)):
+        return []
+    return [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) do not run on this "
+            "route: the task server's content security policy blocks them; move them into a <script>"]
+
+
 def scripts_write_fields(source: str) -> bool:
     """True when an inline script of the page (a template's own text) writes a field's value."""
     return any(_WRITES_FIELD.search(code) for code in _INLINE_SCRIPT.findall(source or ""))
