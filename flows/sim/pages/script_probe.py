@@ -165,9 +165,8 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
         done = page.evaluate("(t) => window.__hitflowProbe.run(t)", wanted) if wanted else []
         out: list[tuple[bool, str] | None] = [None] * len(variants)  # None: not tried (MAX_TRIES reached)
         for k, (sent, said) in enumerate(done):
-            out[k // len(taking)] = out[k // len(taking)] or (False, "")
-            if not sent:
-                out[k // len(taking)] = (True, out[k // len(taking)][1] or " / ".join(said))
+            was = out[k // len(taking)] or (False, "")
+            out[k // len(taking)] = was if sent else (True, was[1] or " / ".join(said))
         return out
 
     base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
