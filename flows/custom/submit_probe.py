@@ -31,6 +31,11 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     """The item block with what the rendered page's script was found to require as page rules, the notes, and
     the messages of the checks now page rules (a note that one stays in the script is superseded)."""
     found = sim_script_requires(rendered, browser)
+    if found.refused_honest:
+        return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
+                      ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
+                      "script look for a field by its old name? each is now <name>_{{ i }}): submit it in `hitflow "
+                      "preview` as a person would. Its checks were read from its code instead"], []
     if found.problem:
         return body, [f"{origin}: note: the page's script was not run at import to find the answers it requires: "
                       f"{found.problem}; its checks were read from its code instead (the notes above say which)"], []
@@ -65,9 +70,9 @@ def _caveats(found: Any, origin: str) -> list[str]:
     """Notes on what the run could not see: script errors (a library from elsewhere, not loaded offline), tries cut."""
     notes = []
     if found.errors:
-        notes.append(f"{origin}: note: offline at import the page's script raised {'; '.join(found.errors)} "
-                     "(a script it loads from elsewhere is not loaded then): a check that needed it was not run, "
-                     "so its checks read from its code stand")
+        notes.append(f"{origin}: note: offline at import the page's script raised {'; '.join(found.errors)} as it "
+                     "loaded (a script it loads from elsewhere is not loaded then): a check that needed it was not "
+                     "run, so its checks read from its code stand")
     if found.cut:
         notes.append(f"{origin}: note: the page's script was asked {found.tries} times at import and not about every "
                      "answer: check that each answer it requires has a page rule")

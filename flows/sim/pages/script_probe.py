@@ -84,7 +84,8 @@ class Found:
     required_when: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     boxes: list[str] = field(default_factory=list)  # the checkbox groups (required: one box at least)
     problem: str = ""  # why the script could not be asked ("" when it was)
-    errors: list[str] = field(default_factory=list)  # the page's script errors (a library that never loaded)
+    refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
+    errors: list[str] = field(default_factory=list)  # raised as the page loaded (a library that never loaded)
     tries: int = 0
     cut: bool = False  # MAX_TRIES reached before every try was made
 
@@ -127,8 +128,9 @@ def _asked_in(browser: Any, html: str) -> Found:
         page.add_init_script(script=PROBE_SCRIPT)
         page.goto(f"{PAGE_URL}?{urlencode(SESSION)}")
         groups = page.evaluate("() => window.__hitflowProbe.groups()")
+        loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
         found = _tried(page, groups, honest_answers(html, groups))
-        found.errors = list(dict.fromkeys(errors))[:3]
+        found.errors = loading
         return found
     except Exception as exc:  # the page broke Playwright (a navigation, a crash): said, not raised
         return Found(problem=f"the page failed in Chromium ({failure(exc)})")
@@ -173,6 +175,7 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
     taking = [p for p, (sent, _said) in enumerate(base) if sent]
     if not taking:
         said = next((" / ".join(s) for _sent, s in base if s), "")
+        found.refused_honest = True
         found.problem = ("it refused an honest simulated worker's full answer" +
                          (f" (it said {said[:160]!r})" if said else "") + ", so no blank answer could be tried")
         return found
