@@ -10,8 +10,10 @@ the page."""
 from __future__ import annotations
 
 import random
+import re
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,6 +24,8 @@ from flows.sim.pages.page_filling import fill_form, page_rules
 from flows.sim.people.crowd_model import Worker
 
 PAGE_URL = "https://page.probe.invalid/hit"
+JQUERY = Path("/usr/share/javascript/jquery/jquery.min.js")  # Debian's libjs-jquery (make browser-deps)
+LIBRARY = re.compile(r"/jquery(?:[-.]\d[\w.-]*)?(?:\.min)?\.js(?:[?#]|$)", re.I)
 SESSION = {"assignmentId": "PROBE", "hitId": "PROBE", "workerId": "APROBEHONEST01",
            "turkSubmitTo": "https://www.mturk.com"}
 MAX_TRIES = 400  # submits pressed on one page at most (a page of 40 fields and 5 choices of 4 needs ~500)
@@ -36,11 +40,14 @@ PROBE_SCRIPT = """(() => {
   window.confirm = (m) => { seen.said.push(String(m)); return true; };
   HTMLFormElement.prototype.submit = function () { seen.sent = true; };
   window.addEventListener("submit", (e) => { if (!e.defaultPrevented) seen.sent = true; e.preventDefault(); });
-  const SKIP = ["submit", "button", "reset", "image", "file", "hidden"];
+  window.turkSetAssignmentID = () => {};  // MTurk's externalHIT_v1.js, not loaded offline (hitflow's has the session)
+  const SKIP = ["submit", "button", "reset", "image", "file"];
   const form = () => document.getElementById("hit-form");
   const kind = (el) => (el.tagName === "INPUT" ? el.type || "text" : el.tagName.toLowerCase());
-  const controls = () => Array.from(form().querySelectorAll("input[name], select[name], textarea[name]"))
-    .filter((el) => el.closest(".custom-item") && !SKIP.includes(kind(el)));
+  let found = null;  // the answer controls as the page loaded (a hidden field with a value is the page's)
+  const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
+    .filter((el) => el.name && el.closest(".custom-item") && !SKIP.includes(kind(el))
+      && !(kind(el) === "hidden" && el.value)));
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
   function groups() {
@@ -122,7 +129,11 @@ def _asked_in(browser: Any, html: str) -> Found:
         page.on("pageerror", lambda exc: errors.append(str(exc).splitlines()[0][:160] if str(exc) else "error"))
 
         def answer(route: Any) -> None:
-            ours = route.request.url.startswith(PAGE_URL) and route.request.method == "GET"
+            url = route.request.url
+            if JQUERY.is_file() and LIBRARY.search(url):  # the one library MTurk pages load most: Debian's copy
+                route.fulfill(status=200, content_type="text/javascript", path=str(JQUERY))
+                return
+            ours = url.startswith(PAGE_URL) and route.request.method == "GET"
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html if ours else "")
         page.route("**/*", answer)
         page.add_init_script(script=PROBE_SCRIPT)
@@ -149,8 +160,8 @@ def honest_answers(html: str, groups: list[dict[str, Any]]) -> dict[str, str]:
             given = "|".join(v for v in given.split("|") if v in options) or options[0]
         elif g["kind"] in CHOICES:
             given = given if given in options else options[0] if options else ""
-        elif not given:
-            given = (g["min"] or "1") if g["kind"] in ("number", "range") else SENTENCE
+        elif not given:  # a hidden field a widget writes (stars): a number, as most write
+            given = (g["min"] or "1") if g["kind"] in ("number", "range", "hidden") else SENTENCE
         out[g["name"]] = given
     return out
 
@@ -173,6 +184,11 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
 
     base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
     taking = [p for p, (sent, _said) in enumerate(base) if sent]
+    if not taking and any(g["kind"] == "hidden" for g in groups):  # a hidden field the script parses: left as it is
+        groups = [g for g in groups if g["kind"] != "hidden"]
+        honest = {k: v for k, v in honest.items() if any(g["name"] == k for g in groups)}
+        base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+        taking = [p for p, (sent, _said) in enumerate(base) if sent]
     if not taking:
         said = next((" / ".join(s) for _sent, s in base if s), "")
         found.refused_honest = True
