@@ -163,9 +163,8 @@ def with_probed_rules(imported: ImportedPage, template: str, page: Path, source:
         imported.notes.append(f"{page}: note: the page's script was not run at import (the page did not render with "
                               f"a sample item: {exc}); its checks were read from its code instead")
         return template
-    imported.body, probed, ruled = probed_rules(imported.body, rendered, str(page), browser)
-    imported.notes = [n for n in imported.notes if "stays in its script only" not in n
-                      or not any(said in n for said in ruled)] + probed
+    imported.body, probed = probed_rules(imported.body, rendered, str(page), browser)
+    imported.notes += probed
     return template_text(imported, page, source, keep_jinja)
 
 

@@ -27,23 +27,23 @@ def blocks_submit(body: str) -> bool:
     return bool(GUARD.search(script_text(body) + "\n".join(a or b for a, b in ON_ATTR.findall(body))))
 
 
-def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> tuple[str, list[str], list[str]]:
-    """The item block with what the rendered page's script was found to require as page rules, the notes, and
-    the messages of the checks now page rules (a note that one stays in the script is superseded)."""
+def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> tuple[str, list[str]]:
+    """The item block with what the rendered page's script was found to require as page rules, and the notes
+    (a check that enforces more than an answer given, a format or a count, still stays in its script)."""
     found = sim_script_requires(rendered, browser)
     if found.refused_honest:
         return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
                       ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
                       "script look for a field by its old name? each is now <name>_{{ i }}): submit it in `hitflow "
-                      "preview` as a person would. Its checks were read from its code instead"], []
+                      "preview` as a person would. Its checks were read from its code instead"]
     if found.problem:
         return body, [f"{origin}: note: the page's script was not run at import to find the answers it requires: "
-                      f"{found.problem}; its checks were read from its code instead (the notes above say which)"], []
+                      f"{found.problem}; its checks were read from its code instead (the notes above say which)"]
     rules = [(n, "data-min-selections" if n in found.boxes else "required", "1" if n in found.boxes else "", said)
              for n, said in found.required.items()]
     rules += [(n, "data-required-when", f"{c.removesuffix(ITEM)}={v}", said)
               for n, (c, v, said) in found.required_when.items()]
-    notes, kept, superseded = [], [], []
+    notes, kept = [], []
     for name, attr, value, said in rules:
         if not name.endswith(ITEM):
             continue  # a control outside the item's fields (none of the page's answers)
@@ -55,7 +55,6 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
             kept.append(f"{rule} on {base}")
             continue
         told = f" (it said {said[:120]!r})" if said else ""
-        superseded += [said[:60]] if said else []
         notes.append(f"{origin}: note: run in Chromium at import, the page's script refused a submit with {base} "
                      f"blank{told}: {base} now has the page rule {rule}, which hitflow's page, its QC and every "
                      "simulated worker enforce")
@@ -63,7 +62,7 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
         notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
                      f"rules already say ({', '.join(kept)})")
     notes += _caveats(found, origin)
-    return body, notes, superseded
+    return body, notes
 
 
 def _caveats(found: Any, origin: str) -> list[str]:

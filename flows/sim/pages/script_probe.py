@@ -25,7 +25,7 @@ from flows.sim.people.crowd_model import Worker
 
 PAGE_URL = "https://page.probe.invalid/hit"
 JQUERY = Path("/usr/share/javascript/jquery/jquery.min.js")  # Debian's libjs-jquery (make browser-deps)
-LIBRARY = re.compile(r"/jquery(?:[-.]\d[\w.-]*)?(?:\.min)?\.js(?:[?#]|$)", re.I)
+LIBRARY = re.compile(r"/jquery(?:-\d[\w.]*|-latest)?(?:\.min)?\.js(?:[?#]|$)", re.I)  # not a plugin (jquery-ui)
 SESSION = {"assignmentId": "PROBE", "hitId": "PROBE", "workerId": "APROBEHONEST01",
            "turkSubmitTo": "https://www.mturk.com"}
 MAX_TRIES = 400  # submits pressed on one page at most (a page of 40 fields and 5 choices of 4 needs ~500)
