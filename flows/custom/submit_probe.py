@@ -43,21 +43,22 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
              for n, said in found.required.items()]
     rules += [(n, "data-required-when", f"{c.removesuffix(ITEM)}={v}", said)
               for n, (c, v, said) in found.required_when.items()]
-    notes, kept = [], []
+    added: dict[tuple[str, str], list[str]] = {}  # (rule, what the page said) -> the fields it is now on
+    kept = []
     for name, attr, value, said in rules:
         if not name.endswith(ITEM):
             continue  # a control outside the item's fields (none of the page's answers)
-        base = name.removesuffix(ITEM)
-        was = body
+        base, was = name.removesuffix(ITEM), body
         body = FIELD_TAG.sub(functools.partial(with_rule, rule=(f"{base}_{{{{ i }}}}", attr, value)), body)
         rule = f"{attr}={value!r}" if value else attr
         if body == was:
             kept.append(f"{rule} on {base}")
-            continue
-        told = f" (it said {said[:120]!r})" if said else ""
-        notes.append(f"{origin}: note: run in Chromium at import, the page's script refused a submit with {base} "
-                     f"blank{told}: {base} now has the page rule {rule}, which hitflow's page, its QC and every "
-                     "simulated worker enforce")
+        else:
+            added.setdefault((rule, said[:120]), []).append(base)
+    notes = [f"{origin}: note: run in Chromium at import, the page's script refused a submit with {', '.join(names)} "
+             f"blank{f' (it said {said!r})' if said else ''}: {'each' if len(names) > 1 else names[0]} now has the "
+             f"page rule {rule}, which hitflow's page, its QC and every simulated worker enforce"
+             for (rule, said), names in added.items()]
     if kept:
         notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
                      f"rules already say ({', '.join(kept)})")

@@ -28,7 +28,7 @@ JQUERY = Path("/usr/share/javascript/jquery/jquery.min.js")  # Debian's libjs-jq
 LIBRARY = re.compile(r"/jquery(?:-\d[\w.]*|-latest)?(?:\.min)?\.js(?:[?#]|$)", re.I)  # not a plugin (jquery-ui)
 SESSION = {"assignmentId": "PROBE", "hitId": "PROBE", "workerId": "APROBEHONEST01",
            "turkSubmitTo": "https://www.mturk.com"}
-MAX_TRIES = 400  # submits pressed on one page at most (a page of 40 fields and 5 choices of 4 needs ~500)
+MAX_TRIES = 1500  # submits pressed on one page at most (40 fields and 5 choices of 4: ~700, ~10 ms each)
 LIMIT_S = 60.0  # real time one page may take before its Chromium is ended (a script that never returns)
 SENTENCE = "A short honest answer about what this item shows."
 CHOICES = ("radio", "select")  # what a box may be required by (data-required-when="choice=value")
@@ -200,36 +200,34 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
 
 
 def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tuple[dict[Any, str], set[Any]]:
-    """The keys whose variant the page refused, pressed once and then again (a warning passes the second),
-    with what it said; and the keys tried."""
+    """The keys whose variant the page refused, pressed once and then again (a warning passes the second; one
+    the tries left no second press for counts as refused), with what it said; and the keys tried."""
     first = refused(variants)
     again = [k for k, done in enumerate(first) if done and done[0]]
     second = refused([variants[k] for k in again])
-    return ({keys[k]: first[k][1] for k, done in zip(again, second, strict=True) if done and done[0]},
+    return ({keys[k]: first[k][1] for k, done in zip(again, second, strict=True) if not done or done[0]},
             {keys[k] for k, done in enumerate(first) if done})
 
 
 def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], found: Found) -> None:
     """Each control tried blank with the honest answers, then with each other value of each choice whose value
-    alone the page takes. Refused whatever the choices: required; refused with some values of one choice only:
-    required while that choice has one of them (the first, as data-required-when names one value)."""
+    alone the page takes. Refused whatever the choices (every one tried): required; refused with some values of
+    one choice only: required while that choice has one of them (the first: data-required-when names one)."""
     choices = [(c["name"], v) for c in groups if c["kind"] in CHOICES for v in c["options"]
                if v and v != honest.get(c["name"])]
     taken = refused([{**honest, c: v} for c, v in choices])
     choices = [cv for cv, done in zip(choices, taken, strict=True) if done and not done[0]]
-    keys: list[tuple[str, str, str]] = []
-    variants = []
-    for g in groups:
-        for c, v in [("", ""), *((c, v) for c, v in choices if c != g["name"])]:
-            keys.append((g["name"], c, v))
-            variants.append({**honest, **({c: v} if c else {}), g["name"]: ""})
-    blank, done = _twice(refused, variants, keys)
+    plain = [(g["name"], "", "") for g in groups]  # first, so a large page's tries are spent on these first
+    keys = plain + [(g["name"], c, v) for g in groups for c, v in choices if c != g["name"]]
+    blank, done = _twice(refused, [{**honest, **({c: v} if c else {}), g: ""} for g, c, v in plain], plain)
+    more = _twice(refused, [{**honest, c: v, g: ""} for g, c, v in keys[len(plain):]], keys[len(plain):])
+    blank, done = blank | more[0], done | more[1]
     for g in groups:
         tried = [(c, v) for name, c, v in keys if name == g["name"] and (name, c, v) in done]
         refusing = [(c, v) for c, v in tried if (g["name"], c, v) in blank]
-        if refusing == tried and tried:
+        if refusing and refusing == tried == [(c, v) for name, c, v in keys if name == g["name"]]:
             found.required[g["name"]] = blank[(g["name"], *refusing[0])]
-        elif refusing and g["kind"] != "checkbox":  # a box required with a value: HTML has no rule for a group
+        elif refusing and refusing != tried and g["kind"] != "checkbox":  # HTML has no such rule for a group
             c, v = _condition(refusing, tried, honest)
             found.required_when[g["name"]] = (c, v, blank[(g["name"], *refusing[0])])
 
