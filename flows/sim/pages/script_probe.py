@@ -9,6 +9,7 @@ the page."""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import threading
@@ -101,8 +102,11 @@ def script_requires(html: str, browser: Any = None) -> Found:
     """The rendered page's script asked in ``browser`` (None: one launched for it, and closed)."""
     if why := missing():
         return Found(problem=why)
-    if browser is not None:
-        return _asked_in(browser, html)
+    return _asked_in(browser, html) if browser is not None else _launched(html)
+
+
+@functools.lru_cache(maxsize=8)  # a page imported again in one process (a test's routes) is not asked again
+def _launched(html: str) -> Found:
     from playwright.sync_api import sync_playwright
 
     marker = f"--hitflow-probe={threading.get_ident()}"
