@@ -71,8 +71,10 @@ def _caveats(found: Any, origin: str) -> list[str]:
     notes = []
     if found.errors:
         notes.append(f"{origin}: note: offline at import the page's script raised {'; '.join(found.errors)} as it "
-                     "loaded (a script it loads from elsewhere is not loaded then): a check that needed it was not "
-                     "run, so its checks read from its code stand")
+                     "loaded: a script it loads from elsewhere (not loaded offline), or an element it looks for that "
+                     "is not on hitflow's page yet (its Submit button comes after the item block); a check that "
+                     "needed it was not run (in a person's browser neither, in the second case), so its checks read "
+                     "from its code stand")
     if found.cut:
         notes.append(f"{origin}: note: the page's script was asked {found.tries} times at import and not about every "
                      "answer: check that each answer it requires has a page rule")
