@@ -80,6 +80,18 @@ document.getElementById('f').onsubmit = function () {
 };
 </script>"""
 
+WARNS_ONCE = """<form id="f"><p>Rating <select name="stars"><option value="">-</option><option>1</option>
+<option>2</option></select></p><p>Comment (optional) <textarea name="comment"></textarea></p><input type="submit"></form>
+<script>
+var warned = false;
+document.getElementById('f').addEventListener('submit', function (e) {
+  if (!document.getElementsByName('stars')[0].value) { e.preventDefault(); alert('Choose a rating'); return; }
+  if (!warned && !document.getElementsByName('comment')[0].value) {
+    warned = true; e.preventDefault(); alert('No comment? Press Submit again to send without one.');
+  }
+});
+</script>"""
+
 PLAIN = """<form><p>Your answer <input name="a" required></p><input type="submit"></form>
 <script>document.title = 'Hello';</script>"""
 
@@ -142,6 +154,14 @@ def test_an_early_return_and_a_switch_on_a_choice_are_read_by_what_they_refuse(p
     assert 'data-required-when="sharp=no"' in attrs(body, "fault") and "required" in attrs(body, "sharp")
     assert "required" not in attrs(body, "fault").replace("data-required-when", "")
     assert any("Say what is wrong" in n for n in notes)
+    assert submits(browser, page)
+
+
+@pytest.mark.browser
+def test_a_warning_that_lets_the_second_press_through_makes_nothing_required(probing, browser) -> None:
+    body, _notes, page = probing(WARNS_ONCE)
+    assert "required" not in attrs(body, "comment")  # a person who means it sends it without one
+    assert "required" in attrs(body, "stars")
     assert submits(browser, page)
 
 
