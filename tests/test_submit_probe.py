@@ -81,7 +81,8 @@ document.getElementById('f').onsubmit = function () {
 </script>"""
 
 WARNS_ONCE = """<form id="f"><p>Rating <select name="stars"><option value="">-</option><option>1</option>
-<option>2</option></select></p><p>Comment (optional) <textarea name="comment"></textarea></p><input type="submit"></form>
+<option>2</option></select></p><p>Comment (optional) <textarea name="comment"></textarea></p>
+<input type="submit"></form>
 <script>
 var warned = false;
 document.getElementById('f').addEventListener('submit', function (e) {
