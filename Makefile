@@ -48,7 +48,7 @@ demo-review: $(STAMP)
 browser-deps:
 	@if [ -x /usr/bin/chromium ]; then :; \
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver libjs-jquery >/dev/null) \
 		|| echo "WARNING: could not install chromium; browser tests will skip"; \
 	else echo "WARNING: not root, chromium not installed; browser tests will skip"; fi
 

@@ -8,6 +8,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from flows.campaigns.page_text import visible_text
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
@@ -24,6 +25,7 @@ from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
+from flows.custom.submit_probe import blocks_submit, probed_rules
 from qc.asked_limits import stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -65,9 +67,10 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
         lines = exc.lines
         raise PageImportError(f"{len(lines)} part(s) of the page cannot be converted; nothing was written:\n"
                            + "\n".join(lines)) from exc
-    folder, checks = root / "config", own_checks(imported.body)
     template = template_text(imported, page, source, keep_jinja)
     refuse_unbounded(template, imported, page, source)
+    template = with_probed_rules(imported, template, page, source, keep_jinja)
+    folder, checks = root / "config", own_checks(imported.body)
     files = {folder / f"{name}.toml": campaign_toml(name, imported, page) + attention_table(name, checks),
              folder / f"{name}.html.j2": template,
              folder / f"{name}_items.csv": own_items(items, imported.columns) if items else items_csv(imported.columns)}
@@ -132,12 +135,10 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
     if only_hitflow_expressions(template):
         return
     from flows.core.pages.template_limits import TemplateLimit
-    from flows.core.pages.templates import render_source, template_line
+    from flows.core.pages.templates import template_line
 
-    item = {"item_id": "sample", **{column: "sample" for column in imported.columns}}
     try:
-        render_source(template, str(page), {"title": imported.title, "rules": {"kind": "form", "fields": []},
-                                            "items": [item]})
+        sample_page(template, imported, page)
     except ConfigError as exc:
         if not isinstance(exc.__cause__, TemplateLimit | MemoryError):
             return
@@ -148,6 +149,33 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
         reason = str(exc.__cause__) or "the page ran out of memory while rendering"
         raise PageImportError(f"1 part(s) of the page cannot be converted; nothing was written:\n{page}{where}: "
                               f"{reason}; change that expression and import the page again") from exc
+
+
+def with_probed_rules(imported: ImportedPage, template: str, page: Path, source: str, keep_jinja: bool = False,
+                      browser: Any = None) -> str:
+    """The template with what the page's script requires, found by running it (flows/custom/submit_probe.py;
+    ``browser``: one to run it in, else one is launched); a page with no script that could refuse a submit, or
+    built on MTurk's crowd elements, as it is."""
+    if imported.crowd or not blocks_submit(imported.body) or not template.endswith(imported.body + "{% endblock %}\n"):
+        return template
+    try:
+        rendered = sample_page(template, imported, page)
+    except ConfigError as exc:
+        imported.notes.append(f"{page}: note: the page's script was not run at import (the page did not render with "
+                              f"a sample item: {exc}); its checks were read from its code instead")
+        return template
+    imported.body, probed = probed_rules(imported.body, rendered, str(page), browser)
+    imported.notes += probed
+    return template_text(imported, page, source, keep_jinja)
+
+
+def sample_page(template: str, imported: ImportedPage, page: Path) -> str:
+    """The template rendered with one sample item (every column "sample"), as a worker's page would be."""
+    from flows.core.pages.templates import render_source
+
+    item = {"item_id": "sample", **{column: "sample" for column in imported.columns}}
+    return render_source(template, str(page), {"title": imported.title, "rules": {"kind": "form", "fields": []},
+                                               "items": [item]})
 
 
 TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on a page of one choice field

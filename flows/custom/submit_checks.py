@@ -246,7 +246,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
                        for n, a, v in check.rules]
         if check.rules and not any(a == "pattern" and n in textareas for n, a, _ in check.rules):
             for rule in check.rules:
-                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=rule), body)
+                body = FIELD_TAG.sub(functools.partial(with_rule, rule=rule), body)
             rules = ", ".join(f"{a}={v!r} on {n}" if a in ("pattern", "data-required-when") else
                               f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
@@ -255,7 +255,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
         else:
             words = min_words(check.resolved or check.condition, ids)
             if words and words[0] != "<field>" and words[1] > 0:  # no words at all is short too: a blank is refused
-                body = FIELD_TAG.sub(functools.partial(_with_rule, rule=(words[0], "required", "")), body)
+                body = FIELD_TAG.sub(functools.partial(with_rule, rule=(words[0], "required", "")), body)
                 said += f" (a blank {words[0]} has too few words: it is now required)"
             how = (f"re-express it as [qc.fields.{words[0]}] min_words = {words[1]} (QC's rule "
                    "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
@@ -281,7 +281,7 @@ def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
     return [(g, "required", "") for g in dict.fromkeys(named or groups)]
 
 
-def _with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
+def with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     """The control with the rule's attribute if it is the rule's field's and has none already."""
     tag, (field, attr, value) = control.group(0), rule
     m = NAME_ATTR.search(tag)

@@ -285,12 +285,16 @@ def sim_unseen_on_page(crowd_file: Path, page_html: str) -> list[str]:
 def sim_browser_missing() -> str:
     """'' when the simulator's browser workers can run on this machine, else why not and the fix."""
     from flows.sim.pages.browser_check import missing
-
     return missing()
 
 
 def sim_browser_trial(page_html: str) -> str:
     """'' when an honest simulated worker can submit the rendered page in Chromium, else what the page did."""
     from flows.sim.pages.browser_trial import honest_trial
-
     return honest_trial(page_html)
+
+
+def sim_script_requires(page_html: str, browser: Any = None) -> Any:
+    """What the rendered page's own script refuses to submit blank (flows/sim/pages/script_probe.py's Found)."""
+    from flows.sim.pages.script_probe import script_requires
+    return script_requires(page_html, browser)

@@ -1,0 +1,81 @@
+"""What an imported page's own script requires, asked of the script itself (``hitflow new --from``;
+docs/importing_pages.md): a page whose script can stop a submit is rendered with a sample item and run in
+Chromium (flows/sim/pages/script_probe.py), and each answer it refuses to submit blank becomes a page rule
+(required, data-min-selections, data-required-when) that hitflow's page, its QC and every simulated worker
+enforce. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a crowd page),
+the checks read from its code stand (flows/custom/submit_checks.py) and a note says so."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from flows.custom.page_tags import FIELD_TAG
+from flows.custom.script_targets import script_text
+from flows.custom.submit_checks import with_rule
+from flows.platforms.targets import sim_script_requires
+
+# a script (or an on* attribute) that may stop a submit: it names one, cancels an event, disables a button
+GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=", re.I)
+ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
+ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
+
+
+def blocks_submit(body: str) -> bool:
+    """Whether a script of the page could refuse a submit (cheap: a page without one never starts a browser)."""
+    return bool(GUARD.search(script_text(body) + "\n".join(a or b for a, b in ON_ATTR.findall(body))))
+
+
+def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> tuple[str, list[str]]:
+    """The item block with what the rendered page's script was found to require as page rules, and the notes
+    (a check that enforces more than an answer given, a format or a count, still stays in its script)."""
+    found = sim_script_requires(rendered, browser)
+    if found.refused_honest:
+        return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
+                      ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
+                      "script look for a field by its old name? each is now <name>_{{ i }}): submit it in `hitflow "
+                      "preview` as a person would. Its checks were read from its code instead"]
+    if found.problem:
+        return body, [f"{origin}: note: the page's script was not run at import to find the answers it requires: "
+                      f"{found.problem}; its checks were read from its code instead (the notes above say which)"]
+    rules = [(n, "data-min-selections" if n in found.boxes else "required", "1" if n in found.boxes else "", said)
+             for n, said in found.required.items()]
+    rules += [(n, "data-required-when", f"{c.removesuffix(ITEM)}={v}", said)
+              for n, (c, v, said) in found.required_when.items()]
+    added: dict[tuple[str, str], list[str]] = {}  # (rule, what the page said) -> the fields it is now on
+    kept = []
+    for name, attr, value, said in rules:
+        if not name.endswith(ITEM):
+            continue  # a control outside the item's fields (none of the page's answers)
+        base, was = name.removesuffix(ITEM), body
+        body = FIELD_TAG.sub(functools.partial(with_rule, rule=(f"{base}_{{{{ i }}}}", attr, value)), body)
+        rule = f"{attr}={value!r}" if value else attr
+        if body == was:
+            kept.append(f"{rule} on {base}")
+        else:
+            added.setdefault((rule, said[:120]), []).append(base)
+    notes = [f"{origin}: note: run in Chromium at import, the page's script refused a submit with {', '.join(names)} "
+             f"blank{f' (it said {said!r})' if said else ''}: {'each' if len(names) > 1 else names[0]} now has the "
+             f"page rule {rule}, which hitflow's page, its QC and every simulated worker enforce"
+             for (rule, said), names in added.items()]
+    if kept:
+        notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
+                     f"rules already say ({', '.join(kept)})")
+    notes += _caveats(found, origin)
+    return body, notes
+
+
+def _caveats(found: Any, origin: str) -> list[str]:
+    """Notes on what the run could not see: script errors (a library from elsewhere, not loaded offline), tries cut."""
+    notes = []
+    if found.errors:
+        notes.append(f"{origin}: note: offline at import the page's script raised {'; '.join(found.errors)} as it "
+                     "loaded: a script it loads from elsewhere (not loaded offline), or an element it looks for that "
+                     "is not on hitflow's page yet (its Submit button comes after the item block); a check that "
+                     "needed it was not run (in a person's browser neither, in the second case), so its checks read "
+                     "from its code stand")
+    if found.cut:
+        notes.append(f"{origin}: note: the page's script was asked {found.tries} times at import and not about every "
+                     "answer: check that each answer it requires has a page rule")
+    return notes

@@ -1,0 +1,246 @@
+"""Which answers a page's own script requires, found by running it (``hitflow new --from`` asks through
+flows/platforms/targets.py; flows/custom/submit_probe.py writes what is found as page rules). The rendered
+page is opened offline in Chromium (whatever it loads from elsewhere is an empty reply), filled with an honest
+simulated worker's answers and submitted; then each field, radio group and checkbox group is left blank in turn,
+and so again with each value of each choice. A submit refused twice with the answer blank (a warning that lets
+the second press through is no requirement) while the full answer went through is a requirement. One browser,
+one page load; the form is set anew between tries, the page's alerts recorded, never shown, and no submit leaves
+the page."""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.browser_check import chromium, failure, missing
+from flows.sim.pages.browser_thread import FLAGS, kill_marked
+from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.people.crowd_model import Worker
+
+PAGE_URL = "https://page.probe.invalid/hit"
+JQUERY = Path("/usr/share/javascript/jquery/jquery.min.js")  # Debian's libjs-jquery (make browser-deps)
+LIBRARY = re.compile(r"/jquery(?:-\d[\w.]*|-latest)?(?:\.min)?\.js(?:[?#]|$)", re.I)  # not a plugin (jquery-ui)
+SESSION = {"assignmentId": "PROBE", "hitId": "PROBE", "workerId": "APROBEHONEST01",
+           "turkSubmitTo": "https://www.mturk.com"}
+MAX_TRIES = 1500  # submits pressed on one page at most (40 fields and 5 choices of 4: ~700, ~10 ms each)
+LIMIT_S = 60.0  # real time one page may take before its Chromium is ended (a script that never returns)
+SENTENCE = "A short honest answer about what this item shows."
+CHOICES = ("radio", "select")  # what a box may be required by (data-required-when="choice=value")
+# Runs before the page's own scripts: records alerts and submits, keeps every submit on the page, and sets the
+# form's answers (change/input/keyup fired, so scripts that watch the controls see each change).
+PROBE_SCRIPT = """(() => {
+  const seen = {sent: false, said: []};
+  window.alert = (m) => { seen.said.push(String(m)); };
+  window.confirm = (m) => { seen.said.push(String(m)); return true; };
+  HTMLFormElement.prototype.submit = function () { seen.sent = true; };
+  window.addEventListener("submit", (e) => { if (!e.defaultPrevented) seen.sent = true; e.preventDefault(); });
+  window.turkSetAssignmentID = () => {};  // MTurk's externalHIT_v1.js, not loaded offline (hitflow's has the session)
+  const SKIP = ["submit", "button", "reset", "image", "file"];
+  const form = () => document.getElementById("hit-form");
+  const kind = (el) => (el.tagName === "INPUT" ? el.type || "text" : el.tagName.toLowerCase());
+  let found = null;  // the answer controls as the page loaded (a hidden field with a value is the page's)
+  const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
+    .filter((el) => el.name && el.closest(".custom-item") && !SKIP.includes(kind(el))
+      && !(kind(el) === "hidden" && el.value)));
+  const presses = () => [document.getElementById("submit-btn"),
+    ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
+  function groups() {
+    form().noValidate = true;  // the script's own checks are asked, not the browser's
+    const out = {};
+    for (const el of controls()) {
+      const g = out[el.name] || (out[el.name] = {name: el.name, kind: kind(el), options: [], min: el.min || ""});
+      if (g.kind === "radio" || g.kind === "checkbox") g.options.push(el.value);
+      else if (el.tagName === "SELECT") { g.kind = "select"; g.options = Array.from(el.options, (o) => o.value); }
+    }
+    return Object.values(out);
+  }
+  function set(values) {
+    const all = controls();
+    for (const el of all) {
+      const v = values[el.name] || "", k = kind(el), many = v.split("|");
+      if (k === "radio") el.checked = el.value === v;
+      else if (k === "checkbox") el.checked = many.includes(el.value);
+      else if (el.multiple) for (const o of el.options) o.selected = many.includes(o.value);
+      else el.value = v;
+    }
+    for (const el of all.filter((c) => !["radio", "checkbox"].includes(kind(c)) || c.checked))
+      for (const t of ["input", "change", "keyup"]) el.dispatchEvent(new Event(t, {bubbles: true}));
+  }
+  function run(tries) {
+    return tries.map(([values, press]) => {
+      set(values);
+      seen.sent = false; seen.said = [];
+      presses()[press].click();  // a disabled button does nothing: refused
+      return [seen.sent, seen.said.slice(0, 2)];
+    });
+  }
+  window.__hitflowProbe = {groups, presses: () => presses().length, run};
+})();"""
+
+
+@dataclass
+class Found:
+    """What the page's script refused: field -> its message; field -> (choice, value, message)."""
+    required: dict[str, str] = field(default_factory=dict)
+    required_when: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    boxes: list[str] = field(default_factory=list)  # the checkbox groups (required: one box at least)
+    problem: str = ""  # why the script could not be asked ("" when it was)
+    refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
+    errors: list[str] = field(default_factory=list)  # raised as the page loaded (a library that never loaded)
+    tries: int = 0
+    cut: bool = False  # MAX_TRIES reached before every try was made
+
+
+def script_requires(html: str, browser: Any = None) -> Found:
+    """The rendered page's script asked in ``browser`` (None: one launched for it, and closed)."""
+    if why := missing():
+        return Found(problem=why)
+    return _asked_in(browser, html) if browser is not None else _launched(html)
+
+
+@functools.lru_cache(maxsize=8)  # a page imported again in one process (a test's routes) is not asked again
+def _launched(html: str) -> Found:
+    from playwright.sync_api import sync_playwright
+
+    marker = f"--hitflow-probe={threading.get_ident()}"
+    watch = threading.Timer(LIMIT_S, kill_marked, [marker])
+    watch.start()
+    try:
+        with sync_playwright() as pw:
+            launched = pw.chromium.launch(executable_path=str(chromium()), headless=True, args=[*FLAGS, marker])
+            try:
+                return _asked_in(launched, html)
+            finally:
+                launched.close()
+    except Exception as exc:  # Chromium could not start, or was ended past LIMIT_S
+        return Found(problem=f"Chromium failed ({failure(exc)})")
+    finally:
+        watch.cancel()
+
+
+def _asked_in(browser: Any, html: str) -> Found:
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc).splitlines()[0][:160] if str(exc) else "error"))
+
+        def answer(route: Any) -> None:
+            url = route.request.url
+            if JQUERY.is_file() and LIBRARY.search(url):  # the one library MTurk pages load most: Debian's copy
+                route.fulfill(status=200, content_type="text/javascript", path=str(JQUERY))
+                return
+            ours = url.startswith(PAGE_URL) and route.request.method == "GET"
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html if ours else "")
+        page.route("**/*", answer)
+        page.add_init_script(script=PROBE_SCRIPT)
+        page.goto(f"{PAGE_URL}?{urlencode(SESSION)}")
+        groups = page.evaluate("() => window.__hitflowProbe.groups()")
+        loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
+        found = _tried(page, groups, honest_answers(html, groups))
+        found.errors = loading
+        return found
+    except Exception as exc:  # the page broke Playwright (a navigation, a crash): said, not raised
+        return Found(problem=f"the page failed in Chromium ({failure(exc)})")
+    finally:
+        context.close()
+
+
+def honest_answers(html: str, groups: list[dict[str, Any]]) -> dict[str, str]:
+    """A diligent simulated worker's answers, every control answered (a choice it left open: its first)."""
+    worker = Worker(SESSION["workerId"], "diligent", {}, 5000, 99)
+    said = fill_form(worker, form_fields(html), page_rules(html), 0.0, 120.0, {}, random.Random(1), html=html)
+    out = {}
+    for g in groups:
+        given, options = said.get(g["name"], ""), [o for o in g["options"] if o]
+        if g["kind"] == "checkbox":
+            given = "|".join(v for v in given.split("|") if v in options) or options[0]
+        elif g["kind"] in CHOICES:
+            given = given if given in options else options[0] if options else ""
+        elif not given:  # a hidden field a widget writes (stars): a number, as most write
+            given = (g["min"] or "1") if g["kind"] in ("number", "range", "hidden") else SENTENCE
+        out[g["name"]] = given
+    return out
+
+
+def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> Found:
+    presses = int(page.evaluate("() => window.__hitflowProbe.presses()"))
+    found = Found(boxes=[g["name"] for g in groups if g["kind"] == "checkbox"])
+
+    def refused(variants: list[dict[str, str]]) -> list[tuple[bool, str] | None]:
+        """Per variant: refused by a press that took the full answer, and what the page said."""
+        wanted = [(v, p) for v in variants for p in taking][:max(0, MAX_TRIES - found.tries)]
+        found.tries += len(wanted)
+        found.cut = found.cut or len(wanted) < len(variants) * len(taking)
+        done = page.evaluate("(t) => window.__hitflowProbe.run(t)", wanted) if wanted else []
+        out: list[tuple[bool, str] | None] = [None] * len(variants)  # None: not tried (MAX_TRIES reached)
+        for k, (sent, said) in enumerate(done):
+            was = out[k // len(taking)] or (False, "")
+            out[k // len(taking)] = was if sent else (True, was[1] or " / ".join(said))
+        return out
+
+    base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+    taking = [p for p, (sent, _said) in enumerate(base) if sent]
+    if not taking and any(g["kind"] == "hidden" for g in groups):  # a hidden field the script parses: left as it is
+        groups = [g for g in groups if g["kind"] != "hidden"]
+        honest = {k: v for k, v in honest.items() if any(g["name"] == k for g in groups)}
+        base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+        taking = [p for p, (sent, _said) in enumerate(base) if sent]
+    if not taking:
+        said = next((" / ".join(s) for _sent, s in base if s), "")
+        found.refused_honest = True
+        found.problem = ("it refused an honest simulated worker's full answer" +
+                         (f" (it said {said[:160]!r})" if said else "") + ", so no blank answer could be tried")
+        return found
+    _read(refused, groups, honest, found)
+    return found
+
+
+def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tuple[dict[Any, str], set[Any]]:
+    """The keys whose variant the page refused, pressed once and then again (a warning passes the second; one
+    the tries left no second press for counts as refused), with what it said; and the keys tried."""
+    first = refused(variants)
+    again = [k for k, done in enumerate(first) if done and done[0]]
+    second = refused([variants[k] for k in again])
+    return ({keys[k]: first[k][1] for k, done in zip(again, second, strict=True) if not done or done[0]},
+            {keys[k] for k, done in enumerate(first) if done})
+
+
+def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], found: Found) -> None:
+    """Each control tried blank with the honest answers, then with each other value of each choice whose value
+    alone the page takes. Refused whatever the choices (every one tried): required; refused with some values of
+    one choice only: required while that choice has one of them (the first: data-required-when names one)."""
+    choices = [(c["name"], v) for c in groups if c["kind"] in CHOICES for v in c["options"]
+               if v and v != honest.get(c["name"])]
+    taken = refused([{**honest, c: v} for c, v in choices])
+    choices = [cv for cv, done in zip(choices, taken, strict=True) if done and not done[0]]
+    plain = [(g["name"], "", "") for g in groups]  # first, so a large page's tries are spent on these first
+    keys = plain + [(g["name"], c, v) for g in groups for c, v in choices if c != g["name"]]
+    blank, done = _twice(refused, [{**honest, **({c: v} if c else {}), g: ""} for g, c, v in plain], plain)
+    more = _twice(refused, [{**honest, c: v, g: ""} for g, c, v in keys[len(plain):]], keys[len(plain):])
+    blank, done = blank | more[0], done | more[1]
+    for g in groups:
+        tried = [(c, v) for name, c, v in keys if name == g["name"] and (name, c, v) in done]
+        refusing = [(c, v) for c, v in tried if (g["name"], c, v) in blank]
+        if refusing and refusing == tried == [(c, v) for name, c, v in keys if name == g["name"]]:
+            found.required[g["name"]] = blank[(g["name"], *refusing[0])]
+        elif refusing and refusing != tried and g["kind"] != "checkbox":  # HTML has no such rule for a group
+            c, v = _condition(refusing, tried, honest)
+            found.required_when[g["name"]] = (c, v, blank[(g["name"], *refusing[0])])
+
+
+def _condition(refusing: list[tuple[str, str]], tried: list[tuple[str, str]], honest: dict[str, str]
+               ) -> tuple[str, str]:
+    """The choice and value the requirement follows: a choice whose other values were taken blank (the honest
+    value refused) or the first value that made a blank refused."""
+    if ("", "") in refusing:
+        c = next(c for c, v in tried if c and (c, v) not in refusing)
+        return c, honest[c]
+    return refusing[0]
