@@ -40,6 +40,7 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.known_answers import described
+from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
@@ -192,9 +193,12 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return open_answer(question, texts, rng)
     if wanted == "title":
         return headline(texts, rng)
-    if wanted in ("missing", "fault", "action"):
-        return missing_detail(texts, rng, fill.page) if wanted == "missing" else (fault if wanted == "fault" else
-                                                                                  action)(texts, rng)
+    if wanted in ("missing", "untold") and ctx.shows_image:  # a detail a picture's description leaves out
+        return missing_detail(texts, rng, fill.page)
+    if wanted in OWN_KINDS or wanted == "missing":  # said in the person's own voice, from the item's words
+        return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
+    if wanted in ("fault", "action"):
+        return (fault if wanted == "fault" else action)(texts, rng)
     if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
