@@ -225,7 +225,8 @@ DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:
            ("start date|date|day", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b\d{1,2}(?:st|nd|rd|th)\b|"
                                    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d|immediate"),
            ("location|address|place", r"\b(?:in|at|near) (?-i:[A-Z])[a-z]+|\baddress\b|\bremote\b|\bstreet\b|\broad\b"),
-           ("contract|length|duration", r"\bpermanent\b|\btemporary\b|\bcontract\b|\b\d+\s*(?:weeks?|months?|years?)\b"),
+           ("contract|length|duration", r"\bpermanent\b|\btemporary\b|\bcontract\b|"
+                                        r"\b\d+\s*(?:weeks?|months?|years?)\b"),
            ("how to apply|contact details|how to book", r"@|\bcall\b|\bphone\b|\bemail\b|www\.|\.co\b|\bapply\b"),
            ("portion size|size", r"\b(?:small|large|size|portion|serves)\b|\d+\s*(?:cm|mm|inches|g|grams)\b"))
 STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|rest|charge|hold|press|knead|let|"
@@ -233,6 +234,7 @@ STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|
               ("how much to use when you {s}", r"^(?:add|mix|pour|use|put|fill|sprinkle|spread)\b"),
               ("which tools you need to {s}", r"^(?:attach|fix|fit|screw|slide|assemble|join|cut|drill|remove|open)\b"),
               ("what exactly to do to {s}", r""))
+STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
 UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}.", "There is nothing about {d}.",
           "{D}.")
 
@@ -241,7 +243,7 @@ def _untold(texts: list[str], rng: random.Random, _question: str, page: str) -> 
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return [part]
     said = [s for t in texts for s in sentences(t)]
-    steps = [s.rstrip(".!") for s in said if re.match(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b", s)]
+    steps = [s.rstrip(".!") for s in said if STEP.match(s)]
     if len(steps) >= max(3, 0.6 * len(said)):  # instructions: what a step leaves to guess
         needs = [n.format(s=s[:1].lower() + s[1:]) for s in steps if not NUMBER.search(s)
                  for n, p in STEP_NEEDS[:1 + (rng.random() < 0.3) * 3] if re.match(p, s, re.I)]
