@@ -128,6 +128,8 @@ def asked(question: str, name: str) -> str:
 
 def _kind(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
+    if the_word(question):  # a word it names, commented on in its sentence
+        return "word"
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):

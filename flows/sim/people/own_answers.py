@@ -7,10 +7,11 @@ further sentence of the same kind, not by the item's text over again, until it m
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
-from flows.sim.people.asked_details import NOT_NAMES, WHEN, WRONG, remedy, thing
+from flows.sim.people.asked_details import SMALL, WHEN, WRONG, remedy, thing
 from flows.sim.people.item_parts import missing_part
 from flows.sim.people.stated_limits import NUMBERS
 from flows.sim.people.summaries import main_text, sentences
@@ -93,9 +94,14 @@ def _trouble(texts: list[str]) -> tuple[list[str], str]:
     """The clauses of the item's main text that tell of trouble (else all of them), and the thing at fault."""
     clauses = _clauses(main_text(texts))
     told = [c for c in clauses if WRONG.search(c)] or clauses or [main_text(texts)]
-    named = [f"the {' '.join(w for w in m[1].split() if w.lower() not in NOT_NAMES)}" for m in re.finditer(
-        r"\b(?:a|an|the|my|your|our|their)\s+((?:[a-z-]+ )?[a-z-]{3,})", main_text(texts), re.I)]
-    return told, next((n for n in named if n != "the "), "") or thing(told + clauses)
+    return told, _named(main_text(texts)) or thing(told + clauses)
+
+
+def _named(text: str) -> str:
+    """The first thing ``text`` names with an article or a possessive: "the blue kettle", "the beach car", or ""."""
+    named = [f"the {' '.join(itertools.takewhile(lambda w: not UNNAMED.search(w), m[1].split()))}" for m in
+             re.finditer(r"\b(?:a|an|the|my|your|our|their)\s+((?:[a-z-]+ ){0,2}[a-z-]{3,})", text, re.I)]
+    return next((n for n in named if n != "the "), "")
 
 
 def _todo(told: list[str], what: str, instead: str) -> str:
@@ -156,7 +162,7 @@ def _opinion(texts: list[str], rng: random.Random, _question: str, _page: str) -
     item = main_text(texts)
     aim = re.search(r"\b(?:so that|in order to|to)\s+(?P<a>(?:save|help|make|stop|reduce|allow|give|let|protect|keep|"
                     r"improve|cut|raise|pay|fund|cover)\b[^,.;]*|(?<=so that )[^,.;]+)", item)
-    what = thing(_clauses(item))
+    what = _named(item) or thing(_clauses(item))
     if rng.random() < 0.6:
         reason = f"it would {aim['a']}" if aim and not aim[0].startswith("so that") else \
             (aim["a"] if aim else f"it would make {what} better for the people who use it")
@@ -166,6 +172,9 @@ def _opinion(texts: list[str], rng: random.Random, _question: str, _page: str) -
             "The money and effort could be spent on something more useful."]
 
 
+# never part of a thing's name: a small word, a pronoun or a verb ("the jumper I bought", "the driver left")
+UNNAMED = re.compile(rf"^(?:{'|'.join(SMALL)}|i|you|he|she|we|they|it|left|got|bought|went|came|took|made|put|sent|"
+                     r"broke|fell|\w{3,}ed)$", re.I)
 NUMBER = re.compile(r"[£$€]?\d+(?:[.:/]\d+)?")
 IN_WORDS = {"half": "2", "third": "3", "quarter": "4", "twice": "2", "double": "2", "dozen": "12"} | \
     {w: n for w, n in NUMBERS.items() if int(n) <= 20}
@@ -187,34 +196,41 @@ def _checked(texts: list[str], rng: random.Random, _question: str, _page: str) -
     if len(nums) < 2:
         return ["I worked through the problem again myself, step by step, and compared my result with the answer "
                 "given.", back]
-    op = next(o for p, o in OPS if re.search(p, problem, re.I)).format(a=nums[0], b=nums[1])
+    ops = sorted((m.start(), o) for p, o in OPS[:-1] if (m := re.search(p, problem, re.I)))
+    if len(ops) >= 2:  # two steps: the second works on the first's result ("... 3 by 1.40, then took that ...")
+        x, y = (nums[1], nums[2]) if len(nums) >= 3 else (nums[0], nums[1])
+        op = f"{ops[0][1].format(a=x, b=y)}, then {ops[1][1].format(a=nums[0], b='that')}"
+    else:
+        op = (ops[0][1] if ops else OPS[-1][1]).format(a=nums[0], b=nums[1])
     return [rng.choice(("I {o} myself and compared it with the answer given.", "I worked it out again: I {o} and "
                         "compared the result.", "I redid the sum by hand, I {o} and checked the final answer."))
             .format(o=op), back]
 
 
-def _meaning(texts: list[str], rng: random.Random, question: str, _page: str) -> list[str]:
-    term = _term(texts, question)
-    used = next((s for t in texts for s in sentences(t) if term and term.lower() in s.lower() and
-                 len(s.split()) > 4), main_text(texts))
-    around = [c for c in _clauses(used) if term.lower() not in c.lower()] or _clauses(used) or [used]
-    gist = swapped(_short(around[0], 6))
+def _meaning(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
+    term = _term(texts, question, page)
+    said = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", s).strip("\"“”' ") for t in texts for s in sentences(t)]
+    used = next((s for s in said if term and term.lower() in s.lower()), main_text(said))
+    parts = [re.sub(r"^(?:so|and|but|then|which)\s+", "", c, flags=re.I) for c in _clauses(used)]
+    around = [c for c in parts if not term or term.lower() not in c.lower()] or parts or [used]
+    gist = swapped(_short(around[-1], 8))
     name = term or "it"
-    return [rng.choice(("{T} means something to do with {g}.", "In my own words, {t} is what the sentence links to "
-                        "{g}.", "I take {t} to mean the thing behind {g}.")).format(
+    rest = [c for c in parts if c not in around] or around
+    example = re.sub(re.escape(term), "it", rest[0], flags=re.I) if term else rest[0]
+    return [rng.choice(("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
+                        "I would say {t} means something that explains why {g}.")).format(
                 t=name, T=name[:1].upper() + name[1:], g=gist[:1].lower() + gist[1:]),
-            f"In the example it is used in an everyday way, so {name} is a normal word for it.",
-            "That is how most people would understand it."]
+            f"In the example, {swapped(_short(example, 9))}.", "That is how most people use the word."]
 
 
-def _term(texts: list[str], question: str) -> str:
-    """The word a question asks the meaning of: quoted in it, else an item text that is one to three words
-    after a label ("Term: overdraft"), else the item's shortest text."""
+def _term(texts: list[str], question: str, page: str) -> str:
+    """The word a question asks the meaning of: quoted in it, else a word or two the page sets after a label
+    ("Term: overdraft") that the item's text uses."""
     if quoted := re.search(r"[\"“‘']([A-Za-z][\w' -]{1,30})[\"”’']", question):
         return quoted[1]
-    labelled = [t.split(":", 1)[1].strip() for t in texts if ":" in t and 1 <= len(t.split(":", 1)[1].split()) <= 3]
-    short = [t.strip() for t in texts if 1 <= len(t.split()) <= 3]
-    return (labelled or short or [""])[0].strip(".,;:\"'")
+    said = " ".join(texts).lower()
+    labelled = re.findall(r"\b[A-Z][a-z]+: ([A-Za-z][\w'-]{3,}(?: [a-z][\w'-]+)?)\b", f"{page} {' '.join(texts)}")
+    return next((w for w in labelled if w.lower() in said), "")
 
 
 # what a reader of a text may need that it does not give: how a person names it (the page's own word for it where
@@ -240,6 +256,8 @@ UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}."
 
 
 def _untold(texts: list[str], rng: random.Random, _question: str, page: str) -> list[str]:
+    """The detail the item leaves a reader to guess: a part the page says it needs, a step's amount or time
+    (instructions), else one a reader of any notice asks about (the price, the times ...), the page's first."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return [part]
     said = [s for t in texts for s in sentences(t)]
@@ -250,13 +268,13 @@ def _untold(texts: list[str], rng: random.Random, _question: str, page: str) -> 
         lacking = needs or ["how long each step takes"]
     else:
         text = " ".join(texts)
-        lacking = sorted((_named(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
+        lacking = sorted((_detail(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
                          key=lambda d: not re.search(rf"\b{d.split()[-1]}\b", page, re.I)) or ["who to ask"]
     d = lacking[0] if rng.random() < 0.75 else rng.choice(lacking[:2])  # the page's own concern first
     return [rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])]
 
 
-def _named(names: str, page: str) -> str:
+def _detail(names: str, page: str) -> str:
     """The first of ``names`` the page's own words use (else the first), as a detail: "the pay", "how to apply"."""
     found = next((n for n in names.split("|") if re.search(rf"\b{n}\b", page, re.I)), names.split("|")[0])
     return found if found.startswith("how") else f"the {found}"
