@@ -212,15 +212,19 @@ def _meaning(texts: list[str], rng: random.Random, question: str, page: str) -> 
     said = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", s).strip("\"“”' ") for t in texts for s in sentences(t)]
     used = next((s for s in said if term and term.lower() in s.lower()), main_text(said))
     parts = [re.sub(r"^(?:so|and|but|then|which)\s+", "", c, flags=re.I) for c in _clauses(used)]
-    around = [c for c in parts if not term or term.lower() not in c.lower()] or parts or [used]
-    gist = swapped(_short(around[-1], 8))
+    around = [c for c in parts if not term or term.lower() not in c.lower()]
     name = term or "it"
+    frames = ("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
+              "I would say {t} means something that explains why {g}.")
+    if not around:  # one clause, the term's own: what it goes with there ("the office", "an hour")
+        found = re.findall(r"\b(?:a|an|the|her|his|their|my|your|its)\s+[a-z-]{3,}", used)
+        things = [t for t in dict.fromkeys(found) if not term or term.lower() not in t.lower()][:3] or ["this"]
+        frames, around = ("{T} means something to do with {g}, as in the example.",), [" and ".join(things)]
+    gist = swapped(_short(around[-1], 8))
     rest = [c for c in parts if c not in around] or around
     example = re.sub(re.escape(term), "it", rest[0], flags=re.I) if term else rest[0]
-    return [rng.choice(("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
-                        "I would say {t} means something that explains why {g}.")).format(
-                t=name, T=name[:1].upper() + name[1:], g=gist[:1].lower() + gist[1:]),
-            f"In the example, {swapped(_short(example, 9))}.", "That is how most people use the word."]
+    return [rng.choice(frames).format(t=name, T=name[:1].upper() + name[1:], g=gist[:1].lower() + gist[1:]),
+            f"In the sentence, {swapped(_short(example, 6))}.", "That is how most people use the word."]
 
 
 def _term(texts: list[str], question: str, page: str) -> str:
