@@ -26,7 +26,8 @@ ASKS = (("reply", r"\bhow (?:would|will|might|do) you (?:reply|respond|answer)|\
                     r"get|arrive)\b|\bshow (?:your working|how you)\b"),
         ("meaning", r"\bwhat (?:does|do|did) (?:the |this |that )?(?:[\w'-]+ ){0,3}(?:mean|stand for)\b|\bexplain\b"
                     r"[^?.]{0,40}\bwhat\b[^?.]{0,40}\bmeans?\b|\b(?:define|definition of|meaning of)\b"),
-        ("opinion", r"\bgood idea\b|\b(?:your|an) (?:opinion|view)\b|\bdo you (?:agree|support|approve)\b|"
+        ("opinion", r"\bgood idea\b|\bwhat do you think (?:of|about)\b|\b(?:your|an) (?:opinion|view)\b|"
+                    r"\bdo you (?:agree|support|approve)\b|"
                     r"\bin favou?r\b|\bfor or against\b"),
         ("untold", r"\b(?:does|do|did)(?: ?n[o']t|\b[^?.]{0,40}\bnot) (?:tell|say|mention|include|give|state|explain|"
                    r"cover)\b|\bnot "
@@ -129,18 +130,25 @@ def _deed(texts: list[str], rng: random.Random, _question: str, _page: str) -> l
     told, what = _trouble(texts)
     item = main_text(texts)
     who, noisy = PEOPLE.search(" ".join(told)), NOISE.search(item)
+    told = sorted(told, key=lambda c: not (PEOPLE.search(c) or NOISE.search(c)))  # the trouble's own clause first
     if who:
         ask = "keep the noise down" if noisy else f"sort out {what}"
         first = f"I would {rng.choice(('talk to', 'have a word with', 'speak to'))} the {who[0].lower()} " \
-                f"{rng.choice(('politely', 'calmly', 'first'))} and ask them to {ask}."
+                f"{rng.choice(('politely', 'calmly', 'first'))} and ask them to {ask}, as {_told(told)}."
     else:
         first = f"I would {'close the windows and try earplugs, and ' if noisy else ''}report {what} to someone " \
-                f"who can deal with it."
+                f"who can deal with it, as {_told(told)}."
     charge = IN_CHARGE.search(item)
     then = f"If that did not work, I would contact {'the ' + charge[0].lower() if charge else 'whoever is in charge'}."
     mine = [swapped(_short(c, 10)) for c in _clauses(item) if re.search(r"\byou(?:r)?\b", c, re.I)]
     why = [f"It matters to me because {mine[0][:1].lower() + mine[0][1:]}."] if mine else []
     return [first, then, *why, f"I would not just ignore {what}."]
+
+
+def _told(told: list[str]) -> str:
+    """The trouble, in a few of the item's words, as I would tell it."""
+    said = swapped(_short(told[0], 9))
+    return said[:1].lower() + said[1:] if not said.startswith("I ") else said
 
 
 def _change(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
@@ -194,8 +202,8 @@ def _checked(texts: list[str], rng: random.Random, _question: str, _page: str) -
     back = rng.choice(("Then I checked it the other way round.", "I also estimated it roughly to be sure.",
                        "Both ways gave me the same figure."))
     if len(nums) < 2:
-        return ["I worked through the problem again myself, step by step, and compared my result with the answer "
-                "given.", back]
+        return [f"I worked through {_subject(texts)} again myself, step by step, and compared my result with the "
+                "answer given.", back]
     ops = sorted((m.start(), o) for p, o in OPS[:-1] if (m := re.search(p, problem, re.I)))
     if len(ops) >= 2:  # two steps: the second works on the first's result ("... 3 by 1.40, then took that ...")
         x, y = (nums[1], nums[2]) if len(nums) >= 3 else (nums[0], nums[1])
@@ -255,11 +263,12 @@ STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|
               ("which tools you need to {s}", r"^(?:attach|fix|fit|screw|slide|assemble|join|cut|drill|remove|open)\b"),
               ("what exactly to do to {s}", r""))
 STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
+READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?) (?:would|might|will|needs?)\b")
 UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}.", "There is nothing about {d}.",
           "{D}.")
 
 
-def _untold(texts: list[str], rng: random.Random, _question: str, page: str) -> list[str]:
+def _untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
     """The detail the item leaves a reader to guess: a part the page says it needs, a step's amount or time
     (instructions), else one a reader of any notice asks about (the price, the times ...), the page's first."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
@@ -267,15 +276,29 @@ def _untold(texts: list[str], rng: random.Random, _question: str, page: str) -> 
     said = [s for t in texts for s in sentences(t)]
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]
     if len(steps) >= max(3, 0.6 * len(said)):  # instructions: what a step leaves to guess
-        needs = [n.format(s=s[:1].lower() + s[1:]) for s in steps if not NUMBER.search(s)
-                 for n, p in STEP_NEEDS[:1 + (rng.random() < 0.3) * 3] if re.match(p, s, re.I)]
-        lacking = needs or ["how long each step takes"]
+        needs = [(k, n.format(s=s[:1].lower() + s[1:])) for s in steps if not NUMBER.search(s)
+                 for k, (n, p) in enumerate(STEP_NEEDS) if re.match(p, s, re.I)]
+        lacking = [n for _k, n in sorted(needs, key=lambda kn: kn[0])] or ["how long each step takes"]  # (vague last)
     else:
         text = " ".join(texts)
         lacking = sorted((_detail(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
                          key=lambda d: not re.search(rf"\b{d.split()[-1]}\b", page, re.I)) or ["who to ask"]
     d = lacking[0] if rng.random() < 0.75 else rng.choice(lacking[:2])  # the page's own concern first
-    return [rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])]
+    d = f"{d} {rng.choice(('for', 'of'))} {_subject(texts)}" if d.startswith("the ") else d  # never one line for all
+    reader = READER.search(question) or READER.search(page)  # "what would a job seeker want to know ..."
+    who = f"a {reader[1]}" if reader else "I"
+    then = rng.choice((" {w} would need that before deciding anything.", " Without it {w} cannot really judge it.",
+                       " That is the first thing {w} would ask about.")).format(w=who)
+    return [rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:]) + then.replace(" a ", " A ", 1)]
+
+
+def _subject(texts: list[str]) -> str:
+    """What the item is about, in its own words: its title (a short text of its own), else the first thing its
+    main text names, else its opening words."""
+    main = main_text(texts)
+    short = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6]
+    opening = " ".join(w.strip(".,;:!?") for w in main.split()[:3])
+    return next(iter(short), "") or _named(main) or f"\"{opening}\""
 
 
 def _detail(names: str, page: str) -> str:
