@@ -43,8 +43,10 @@ NOISE = re.compile(r"\b(?:nois\w*|loud\w*|music|bass|racket|shout\w*|bang\w*|bar
                    r"thump\w*|part(?:y|ies))\b", re.I)
 IN_CHARGE = re.compile(r"\b(?:council|landlord|manager|management|police|company|school|agent|owner|staff|shop|"
                        r"driver|bank|boss)\b", re.I)
+SUBJECT_AFTER = frozenset((",", ";", ":", "and", "because", "as", "that", "when", "if", "so", "but", "then", "while",
+                           "since", "until", "unless", "where", "which", "who"))  # "you" after these is "I"
 SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us": "you", "our": "your",
-        "you": "I", "your": "my", "yours": "mine", "am": "are", "i'm": "you're", "you're": "I'm"}
+        "you": "me", "your": "my", "yours": "mine", "am": "are", "i'm": "you're", "you're": "I'm"}
 
 
 def own_kind(question: str) -> str:
@@ -69,9 +71,14 @@ def own_answer(kind: str, question: str, texts: list[str], rng: random.Random, l
 
 
 def swapped(text: str) -> str:
-    """``text`` said back to its writer: their "I", "my" become "you", "your", and theirs of me mine."""
-    return re.sub(r"\b(?:I'm|you're|I|me|my|mine|we|us|our|you|your|yours|am)\b",
-                  lambda m: _cased(SWAP[m[0].lower()], m[0]), text, flags=re.I)
+    """``text`` said back to its writer: their "I", "my" become "you", "your", and theirs of me mine ("you" as
+    an object, "near you", becomes "me")."""
+    def turn(m: re.Match[str]) -> str:
+        before = re.findall(r"[\w']+|[,;:]", text[:m.start()])[-1:]
+        subject = not before or before[0].lower() in SUBJECT_AFTER
+        word = "I" if m[0].lower() == "you" and subject else SWAP[m[0].lower()]
+        return _cased(word, m[0])
+    return re.sub(r"\b(?:I'm|you're|I|me|my|mine|we|us|our|you|your|yours|am)\b", turn, text, flags=re.I)
 
 
 def _cased(word: str, like: str) -> str:
@@ -124,15 +131,15 @@ def _reply(texts: list[str], rng: random.Random, _question: str, _page: str) -> 
                         "I will keep you updated."))]
 
 
-def _deed(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
+def _deed(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
     """What I would do: ask the people behind the trouble to stop it, else cope and report it; then whom I would
     go to if that failed, and why it matters to me (the item's own "you" clauses, said of myself)."""
     told, what = _trouble(texts)
     item = main_text(texts)
-    who, noisy = PEOPLE.search(" ".join(told)), NOISE.search(item)
+    who, noisy = PEOPLE.search(" ".join(told)), NOISE.search(f"{item} {question} {page}")  # (a page on noise)
     told = sorted(told, key=lambda c: not (PEOPLE.search(c) or NOISE.search(c)))  # the trouble's own clause first
     if who:
-        ask = "keep the noise down" if noisy else f"sort out {what}"
+        ask = "keep the noise down" if noisy else "sort it out"
         first = f"I would {rng.choice(('talk to', 'have a word with', 'speak to'))} the {who[0].lower()} " \
                 f"{rng.choice(('politely', 'calmly', 'first'))} and ask them to {ask}, as {_told(told)}."
     else:
@@ -222,7 +229,7 @@ def _meaning(texts: list[str], rng: random.Random, question: str, page: str) -> 
     parts = [re.sub(r"^(?:so|and|but|then|which)\s+", "", c, flags=re.I) for c in _clauses(used)]
     around = [c for c in parts if not term or term.lower() not in c.lower()]
     name = term or "it"
-    frames = ("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
+    frames: tuple[str, ...] = ("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
               "I would say {t} means something that explains why {g}.")
     if not around:  # one clause, the term's own: what it goes with there ("the office", "an hour")
         found = re.findall(r"\b(?:a|an|the|her|his|their|my|your|its)\s+[a-z-]{3,}", used)
@@ -287,9 +294,9 @@ def _untold(texts: list[str], rng: random.Random, question: str, page: str) -> l
     d = f"{d} {rng.choice(('for', 'of'))} {_subject(texts)}" if d.startswith("the ") else d  # never one line for all
     reader = READER.search(question) or READER.search(page)  # "what would a job seeker want to know ..."
     who = f"a {reader[1]}" if reader else "I"
-    then = rng.choice((" {w} would need that before deciding anything.", " Without it {w} cannot really judge it.",
-                       " That is the first thing {w} would ask about.")).format(w=who)
-    return [rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:]) + then.replace(" a ", " A ", 1)]
+    then = rng.choice(("{w} would need that before deciding anything.", "Without it {w} cannot really judge it.",
+                       "That is the first thing {w} would ask about.")).format(w=who)
+    return [f"{rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])} {then[:1].upper()}{then[1:]}"]
 
 
 def _subject(texts: list[str]) -> str:
