@@ -42,7 +42,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.words_answered import ROOT, answers, content, copied_run, count, words
+from bench.words_answered import ROOT, answers, content, copied_run, count
 from flows.sim.people.crowd_model import HONEST_PROFILES
 
 PAGES = ROOT / "bench" / "words_pages2"

@@ -255,7 +255,7 @@ def _term(texts: list[str], question: str, page: str) -> str:
 # what a reader of a text may need that it does not give: how a person names it (the page's own word for it where
 # the page has one), and whether the text gives it
 DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
-           ("times|hours|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
+           ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
                                                 r"\bshifts?\b|\bhours\b"),
            ("start date|date|day", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b\d{1,2}(?:st|nd|rd|th)\b|"
                                    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d|immediate"),
