@@ -52,6 +52,8 @@ def named(text: str) -> str:
     """The first thing ``text`` names with an article or a possessive: "the blue kettle", "the beach car", or ""."""
     found = [f"the {' '.join(itertools.takewhile(lambda w: not UNNAMED.search(w), m[1].split()))}" for m in
              re.finditer(r"\b(?:a|an|the|my|your|our|their)\s+((?:[a-z-]+ ){0,2}[a-z-]{3,})", text, re.I)]
+    if re.match(r"(?:the|my|our|their) ", text, re.I):  # a thing the text opens on is its subject: its object first
+        found = found[1:] + found[:1]
     return next((n for n in found if n != "the "), "")
 
 UNNAMED = re.compile(rf"^(?:{'|'.join(SMALL)}|i|you|he|she|we|they|it|left|got|bought|went|came|took|made|put|sent|"
@@ -136,7 +138,7 @@ STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|
               ("which tools you need to {s}", r"^(?:attach|fix|fit|screw|slide|assemble|join|cut|drill|remove|open)\b"),
               ("what exactly to do to {s}", r""))
 STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
-READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?) (?:would|might|will|needs?)\b")
+READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?) (?:would|might|will|needs?|wants?)\b")
 UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}.", "There is nothing about {d}.",
           "{D}.")
 
