@@ -26,17 +26,21 @@ PICTURE = re.compile(r"\b(?:picture|photo|image|frame|background|blurr?y)\b", re
     ("Explain in your own words what this term means.", "meaning"), ("What does 'overdraft' mean?", "meaning"),
     ("Do you think this is a good idea?", "opinion"), ("Are you in favour of this proposal? Why?", "opinion"),
     ("What does this ad not tell you?", "untold"), ("What important information is not given?", "untold"),
+    ("How would you feel if this happened to you?", "feeling"), ("Who is most affected by this change?", "who"),
+    ("What is the main benefit of the plan?", "weigh"), ("Which part of the plan worries you most?", "weigh"),
+    ("Would you support this change? Why or why not?", "opinion"),
+    ("How could the school make this plan fairer?", "change"),
     ("What should the council do about it?", "action"),  # someone else's deed, not mine
     ("Rewrite the note so it sounds kinder.", "politer")])
 def test_the_kind_of_own_answer_asked_for(question: str, kind: str) -> None:
     assert asked(question, "box") == kind
 
 
-def _answers(item: str, question: str, field: str = "box") -> list[str]:
+def _answers(item: str, question: str, field: str = "box", typos: bool = True) -> list[str]:
     html = f"<p>{item}</p><p>{question}</p><textarea name='{field}' required></textarea>"
     fields = form_fields(html)
     out = []
-    for p, profile in enumerate(HONEST_PROFILES):
+    for p, profile in enumerate(p for p in HONEST_PROFILES if typos or p != "typo_prone"):
         for s in range(3):
             worker = new_worker(profile, {}, random.Random(100 * p + s))
             out.append(fill_unhinted(worker, fields, html, {}, random.Random(10 * p + s))[field])
@@ -87,3 +91,21 @@ def test_a_terms_meaning_names_the_term_and_says_it_in_other_words() -> None:
     for text in _answers(item, "Explain in your own words what this term means. Use 10 to 30 words."):
         assert "deposit" in text.lower() and re.search(r"\bmeans?\b|\bis what\b", text), text
         assert "you pay a deposit when you book" not in text.lower(), text
+
+
+def test_advice_on_a_plan_is_no_repair_order() -> None:
+    plan = "The library will open at 7 am on weekdays from March, so that commuters can borrow books before work."
+    for text in _answers(plan, "What advice would you give the librarian about this change? 10 to 30 words."):
+        assert 10 <= len(text.split()) <= 30 and "advise" in text and "change" in text, text
+        assert not re.search(r"\b(?:inspect|repair|fix)\b", text), text  # nothing in it is broken
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("How would you feel if this happened to you? 10 to 30 words.", r"\bI would feel\b"),
+    ("Who is most affected by this change, and how? 10 to 30 words.", r"\bcommuters\b"),
+    ("What is the main benefit of this change? 10 to 30 words.", r"\bbenefit|best part\b"),
+])
+def test_feelings_who_and_benefits_are_said_of_the_item(question: str, said: str) -> None:
+    plan = "The library will open at 7 am on weekdays from March, so that commuters can borrow books before work."
+    for text in _answers(plan, question, typos=False):
+        assert re.search(said, text) and _words(text) & _words(plan) and 10 <= len(text.split()) <= 30, text

@@ -7,7 +7,16 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import Filling
 from flows.sim.people import captions
-from flows.sim.people.asked_details import action, fault, item_question, missing_detail, open_answer, question_answer
+from flows.sim.people.asked_details import (
+    FINE,
+    action,
+    fault,
+    fixable,
+    item_question,
+    missing_detail,
+    open_answer,
+    question_answer,
+)
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason
 from flows.sim.people.corrections import corrected, left_empty, politer
 from flows.sim.people.crowd_model import normalise
@@ -94,6 +103,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return missing_detail(texts, rng, fill.page)
     if wanted in OWN_KINDS or wanted == "missing":  # said in the person's own voice, from the item's words
         return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
+    if wanted == "action" and texts and not fixable(" ".join(texts)) and not FINE.search(" ".join(texts)):
+        return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):
         return (fault if wanted == "fault" else action)(texts, rng)
     if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it

@@ -16,8 +16,11 @@ from flows.sim.people.summaries import main_text
 
 ASKS = (("reply", r"\bhow (?:would|will|might|do) you (?:reply|respond|answer)|\b(?:write|draft) (?:a |an |your )?"
                   r"(?:reply|response|answer) to\b|\bwhat would you (?:say|write) (?:to|back)\b"),
+        ("opinion", r"\b(?:would|do|will) you (?:support|back|vote for|recommend|welcome|accept)\b|\bwhy or why not\b"),
         ("change", r"\bwhat (?:\w+ )?would you (?:change|improve|alter|add|remove)\b|\bhow would you (?:change|improve)"
-                   r"\b|\bwhat (?:changes?|improvements?) would you\b|\bif you could change\b"),
+                   r"\b|\bwhat (?:changes?|improvements?) would you\b|\bif you could change\b|"
+                   r"\bhow (?:could|can|should|might) (?:the |they |we |it |this |he |she )?(?:[\w']+ ){0,3}?"
+                   r"(?:make|improve|change)\b"),
         ("deed", r"\bwhat\b(?:,? if anything,?)? (?:would|will|could|might|should) you (?:\w+ )?do\b|\bhow would you "
                  r"(?:handle|deal with|react)\b|\bwhat do you do\b"),
         ("checked", r"\bhow (?:did|do|would|could|can) you (?:check|verify|confirm|test|work (?:\w+ )?out|calculate|"
@@ -30,17 +33,29 @@ ASKS = (("reply", r"\bhow (?:would|will|might|do) you (?:reply|respond|answer)|\
         ("untold", r"\b(?:does|do|did)(?: ?n[o']t|\b[^?.]{0,40}\bnot) (?:tell|say|mention|include|give|state|explain|"
                    r"cover)\b|\bnot "
                    r"(?:given|stated|mentioned|included|explained|said|told)\b|\bwould (?:most )?(?:want|like|need) "
-                   r"to know\b"))
+                   r"to know\b"),
+        ("feeling", r"\bhow (?:would|do|did|might) you feel\b|\bhow does (?:this|it|that) make you feel\b|\byour "
+                    r"(?:feelings?|reaction)\b"),
+        ("who", r"\bwho\b[^?.]{0,30}\b(?:affected|impacted|hit|helped|hurt|harmed|benefits?|loses?|gains?|suffers?)\b|"
+                r"\bwhich (?:people|groups?)\b"),
+        ("weigh", r"\b(?:benefits?|advantages?|upsides?|drawbacks?|disadvantages?|downsides?|risks?|dangers?|"
+                  r"worr(?:y|ies)|concerns?)\b"))
+PLAN = re.compile(r"\b(?:this|the) (change|plan|proposal|rule|policy|decision|scheme|idea|announcement|project)\b",
+                  re.I)
+GOOD_SIDE = re.compile(r"\b(?:benefits?|advantages?|upsides?)\b", re.I)
 OWN_KINDS = frozenset(kind for kind, _p in ASKS)
 ASKED = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in ASKS)
 RECAST = re.compile(r"\b(?:reword|rewrite|rephrase|kinder|politer|polite|friendlier|gentler)\b", re.I)
 PEOPLE = re.compile(r"\b(?:neighbou?rs?|couple|family|people|man|woman|friends?|colleagues?|boss|manager|cashier|"
                     r"driver|guests?|kids|children|students?|staff|employees|workers|landlord|owner|tenants?|"
-                    r"visitors|residents|customers|passengers|drivers|pupils|members)\b", re.I)
+                    r"visitors|residents|customers|passengers|drivers|pupils|members|commuters|travell?ers|shoppers|"
+                    r"patients|readers|users|parents|teachers|fans|owners|locals|cyclists|walkers)\b", re.I)
 NOISE = re.compile(r"\b(?:nois\w*|loud\w*|music|bass|racket|shout\w*|bang\w*|bark\w*|drill\w*|rattl\w*|"
                    r"thump\w*|part(?:y|ies))\b", re.I)
 IN_CHARGE = re.compile(r"\b(?:council|landlord|manager|management|police|company|school|agent|owner|staff|shop|"
                        r"driver|bank|boss)\b", re.I)
+
+
 def own_kind(question: str) -> str:
     """The kind of own-voice answer ``question`` asks for, or "" (one the caller reads otherwise)."""
     if RECAST.search(question):
@@ -128,22 +143,61 @@ def _change(texts: list[str], rng: random.Random, _question: str, _page: str) ->
             f"As it stands, it does not allow for emergencies or for {who} with different needs."]
 
 
+def _aim(item: str) -> str:
+    """What the item says it is for ("to save money on heating", "so that stalls can use the road"), as a
+    clause: "it would save money on heating", "stalls can use the road"; "" where it says none."""
+    aim = re.search(r"\b(?:so that|in order to|to)\s+(?P<a>(?:save|help|make|stop|reduce|allow|give|let|protect|keep|"
+                    r"improve|cut|raise|pay|fund|cover|avoid)\b[^,.;]*|(?<=so that )[^,.;]+)", item)
+    return "" if not aim else aim["a"] if aim[0].startswith("so that") else f"it would {aim['a']}"
+
+
 def _opinion(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
     item = main_text(texts)
-    aim = re.search(r"\b(?:so that|in order to|to)\s+(?P<a>(?:save|help|make|stop|reduce|allow|give|let|protect|keep|"
-                    r"improve|cut|raise|pay|fund|cover)\b[^,.;]*|(?<=so that )[^,.;]+)", item)
     what = named(item) or thing(clauses(item))
     if rng.random() < 0.6:
-        reason = f"it would {aim['a']}" if aim and not aim[0].startswith("so that") else \
-            (aim["a"] if aim else f"it would make {what} better for the people who use it")
+        reason = _aim(item) or f"it would make {what} better for the people who use it"
         return [f"Yes, I think it is a good idea, because {reason}.",
                 f"I would support it as long as {what} is looked after."]
     return [f"No, I do not think it is a good idea, because it would be hard on people who rely on {what}.",
             "The money and effort could be spent on something more useful."]
 
 
-# never part of a thing's name: a small word, a pronoun or a verb ("the jumper I bought", "the driver left")
+def _feeling(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
+    told, what = _trouble(texts)
+    bad = any(WRONG.search(c) for c in told) or NOISE.search(main_text(texts))
+    mood = rng.choice(("annoyed", "worried", "upset", "fed up") if bad else ("pleased", "a bit unsure", "hopeful"))
+    return [f"I would feel {mood} about {what}, because {_told(told)}.", f"I would have to plan my days around {what}.",
+            "I think most people would feel the same way."]
+
+
+def _who(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
+    told, what = _trouble(texts)
+    people = list(dict.fromkeys(m[0].lower() for m in PEOPLE.finditer(main_text(texts))))
+    who = f"the {' and the '.join(people[:2])}" if people else f"the people who rely on {what}"
+    return [f"{rng.choice(('Mostly', 'Mainly', 'I think'))} {who}, because {_told(told)}.",
+            f"They would notice the difference with {what} every day."]
+
+
+def _weigh(texts: list[str], rng: random.Random, question: str, _page: str) -> list[str]:
+    told, what = _trouble(texts)
+    if GOOD_SIDE.search(question):
+        good = _aim(main_text(texts)) or f"{what} would work better for the people who use it"
+        return [f"{rng.choice(('The main benefit is that', 'The best part is that'))} {good}.",
+                f"That would make a real difference to the people who rely on {what}."]
+    return [f"{rng.choice(('My main worry is', 'The biggest risk is'))} that it could make things harder for the "
+            f"people who rely on {what}.", f"It says {_told(told)}, and that might not work out as planned."]
+
+
+def advice(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
+    """Advice on an item that tells of no trouble (a plan, an announcement): how to bring people along."""
+    item = main_text(texts)
+    people = PEOPLE.search(item)
+    plan = PLAN.search(question) or PLAN.search(page)  # what the page calls it: "this change", "the proposal"
+    what = f"the {plan[1].lower()}" if plan else named(item) or thing(clauses(item))
+    return [f"I would advise them to explain {what} clearly to {'the ' + people[0].lower() if people else 'everyone'}"
+            f" {rng.choice(('first', 'early on', 'in good time'))} and to listen to any concerns.",
+            "Giving people time to get used to it would help too."]
 
 
 WRITERS = {"reply": _reply, "deed": _deed, "change": _change, "opinion": _opinion, "checked": checked,
-           "meaning": meaning, "untold": untold}
+           "meaning": meaning, "untold": untold, "feeling": _feeling, "who": _who, "weigh": _weigh, "advice": advice}

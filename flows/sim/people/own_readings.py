@@ -27,6 +27,8 @@ def swapped(text: str) -> str:
     def turn(m: re.Match[str]) -> str:
         before = re.findall(r"[\w']+|[,;:]", text[:m.start()])[-1:]
         subject = not before or before[0].lower() in SUBJECT_AFTER
+        if m[0].lower() == "am" and before[-1:] != ["I"]:  # "7 am" is a time
+            return m[0]
         word = "I" if m[0].lower() == "you" and subject else SWAP[m[0].lower()]
         return _cased(word, m[0])
     return re.sub(r"\b(?:I'm|you're|I|me|my|mine|we|us|our|you|your|yours|am)\b", turn, text, flags=re.I)
