@@ -54,12 +54,14 @@ def named(text: str) -> str:
     """The first thing ``text`` names with an article or a possessive: "the blue kettle", "the beach car", or ""."""
     found = [f"the {' '.join(itertools.takewhile(lambda w: not UNNAMED.search(w), m[1].split()))}" for m in
              re.finditer(r"\b(?:a|an|the|my|your|our|their)\s+((?:[a-z-]+ ){0,2}[a-z-]{3,})", text, re.I)]
-    if re.match(r"(?:the|my|our|their) ", text, re.I):  # a thing the text opens on is its subject: its object first
+    if AGENT.match(text):  # "The council plans to close the library": what it acts on, first
         found = found[1:] + found[:1]
     return next((n for n in found if n != "the "), "")
 
 UNNAMED = re.compile(rf"^(?:{'|'.join(SMALL)}|i|you|he|she|we|they|it|left|got|bought|went|came|took|made|put|sent|"
                      r"broke|fell|\w{3,}ed)$", re.I)
+AGENT = re.compile(r"(?:the|our|your|their) (?:\w+ )?(?:council|company|government|authority|management|shop|store|"
+                   r"landlord|bank|club|firm|business|airline|operator|board|owners?|trust|hospital|museum)\b", re.I)
 NUMBER = re.compile(r"[£$€]?\d+(?:[.:/]\d+)?")
 IN_WORDS = {"half": "2", "third": "3", "quarter": "4", "twice": "2", "double": "2", "dozen": "12"} | \
     {w: n for w, n in NUMBERS.items() if int(n) <= 20}
