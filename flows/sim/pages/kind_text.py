@@ -103,6 +103,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return missing_detail(texts, rng, fill.page)
     if wanted in OWN_KINDS or wanted == "missing":  # said in the person's own voice, from the item's words
         return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
+    if wanted == "reason" and ctx.texts and not fill.picked.get(ctx.key) and not ctx.shows_image:
+        return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
     if wanted == "action" and texts and not fixable(" ".join(texts)) and not FINE.search(" ".join(texts)):
         return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):
@@ -110,7 +112,11 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
-        return question_answer(item_question(ctx.asks or texts), rng)
+        known = question_answer(item_question(ctx.asks or texts), rng)
+        if known or wanted or not ctx.texts or not question.rstrip().endswith("?"):
+            return known
+        # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
+        return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)
     # grounds of the kind the choice asks about, in the item's words (not the scale's)
     # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
     shown = [t for t in texts if not ANCHOR.search(t)] or texts

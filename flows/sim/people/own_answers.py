@@ -162,6 +162,19 @@ def _opinion(texts: list[str], rng: random.Random, _question: str, _page: str) -
             "The money and effort could be spent on something more useful."]
 
 
+def because(texts: list[str], rng: random.Random, question: str, _page: str) -> list[str]:
+    """Why, as the item's text says it (its "because", "so that", "to ..." clause), when no choice was asked."""
+    item = main_text(texts)
+    why = re.search(r"\b(?:because|since|as|due to)\s+([^,.;]+)", item)
+    told, what = _trouble(texts)
+    what = named(question) or what  # what the question asks about: "Why is the shop closing?"
+    said = swapped(short(why[1], 12)) if why else _aim(item)
+    if said:
+        return [f"{rng.choice(('Because', 'Mainly because', 'It says it is because'))} {said}. "  # (not a copy alone)
+                f"{rng.choice(('That is the reason given for', 'As I read it, that explains'))} {what}."]
+    return [f"It does not say exactly, but probably because {_told(told)}. That would explain {what}."]
+
+
 def _feeling(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
     told, what = _trouble(texts)
     bad = any(WRONG.search(c) for c in told) or NOISE.search(main_text(texts))
@@ -200,4 +213,5 @@ def advice(texts: list[str], rng: random.Random, question: str, page: str) -> li
 
 
 WRITERS = {"reply": _reply, "deed": _deed, "change": _change, "opinion": _opinion, "checked": checked,
-           "meaning": meaning, "untold": untold, "feeling": _feeling, "who": _who, "weigh": _weigh, "advice": advice}
+           "meaning": meaning, "untold": untold, "feeling": _feeling, "who": _who, "weigh": _weigh, "advice": advice,
+           "because": because}
