@@ -3,12 +3,13 @@ a reply, what the item does not say ..., written from the item's own words withi
 
 from __future__ import annotations
 
+import re
+
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import Filling
 from flows.sim.people import captions
 from flows.sim.people.asked_details import (
-    FINE,
     action,
     fault,
     fixable,
@@ -46,6 +47,11 @@ def styled(fill: Filling, text: str) -> str:
     if kind == "typo_prone":
         return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
     return text
+
+
+# a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
+PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
+                     r"are going to|from next|scheme)\b", re.I)
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
@@ -105,7 +111,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
     if wanted == "reason" and ctx.texts and not fill.picked.get(ctx.key) and not ctx.shows_image:
         return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
-    if wanted == "action" and texts and not fixable(" ".join(texts)) and not FINE.search(" ".join(texts)):
+    if wanted == "action" and PLANNED.search(" ".join(texts)) and not fixable(" ".join(texts)):
         return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):
         return (fault if wanted == "fault" else action)(texts, rng)
