@@ -36,6 +36,7 @@ looked at until the end; their figures are reported apart).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import tempfile
@@ -46,6 +47,7 @@ from bench.words_answered import ROOT, answers, content, copied_run, count
 from flows.sim.people.crowd_model import HONEST_PROFILES
 
 PAGES = ROOT / "bench" / "words_pages2"
+RESULTS = ROOT / "bench" / "results-words-answered2.json"
 TUNE = ("refund_reply", "menu_missing", "policy_change", "fractions_check", "explain_term", "opinion_park")
 KEPT = ("tenant_note", "steps_missing", "slogan_pick", "letter_summary", "found_wallet", "units_check")
 UNSEEN = re.compile(r"\b(?:picture|photo\w*|image|camera|shot|blurr?y|pixel\w*|in the background|in focus)\b", re.I)
@@ -184,6 +186,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3, help="workers per honest profile and item")
     ap.add_argument("--show", type=int, default=0, help="failing answers shown per page")
     ap.add_argument("--kept", action="store_true", help="measure the kept-out half too (only at the end)")
+    ap.add_argument("--label", default="", help="record the shares in bench/results-words-answered2.json under it")
     ap.add_argument("pages", nargs="*", default=None)
     args = ap.parse_args()
     pages = args.pages or [*TUNE, *(KEPT if args.kept else ())]
@@ -194,6 +197,10 @@ def main() -> None:
     for side, half in (("tuned", TUNE), ("kept out", KEPT)):
         if shares := [got[p] for p in half if p in got]:
             print(f"mean honest share, {side}: {sum(shares) / len(shares):.2f}")
+    if args.label:
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        results.setdefault(args.label, {}).update(got)
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":
