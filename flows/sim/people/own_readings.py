@@ -154,7 +154,8 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
         return [part]
     said = [s for t in texts for s in sentences(t)]
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]
-    if len(steps) >= max(3, 0.6 * len(said)):  # instructions: what a step leaves to guess
+    steps_asked = len(steps) >= max(3, 0.6 * len(said))
+    if steps_asked:  # instructions: what a step leaves to guess
         needs = [(k, n.format(s=s[:1].lower() + s[1:])) for s in steps if not NUMBER.search(s)
                  for k, (n, p) in enumerate(STEP_NEEDS) if re.match(p, s, re.I)]
         lacking = [n for _k, n in sorted(needs, key=lambda kn: kn[0])] or ["how long each step takes"]  # (vague last)
@@ -163,7 +164,8 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
         lacking = sorted((_detail(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
                          key=lambda d: not re.search(rf"\b{d.split()[-1]}\b", page, re.I)) or ["who to ask"]
     d = lacking[0] if rng.random() < 0.75 else rng.choice(lacking[:2])  # the page's own concern first
-    d = f"{d} {rng.choice(('for', 'of'))} {_subject(texts)}" if d.startswith("the ") else d  # never one line for all
+    if not steps_asked:  # never one line for all items: whose detail it is
+        d = f"{d} {'for' if d.startswith('how') else rng.choice(('for', 'of'))} {_subject(texts)}"
     reader = READER.search(question) or READER.search(page)  # "what would a job seeker want to know ..."
     who = f"a {reader[1]}" if reader else "I"
     then = rng.choice(("{w} would need that before deciding anything.", "Without it {w} cannot really judge it.",
