@@ -62,6 +62,7 @@ UNNAMED = re.compile(rf"^(?:{'|'.join(SMALL)}|i|you|he|she|we|they|it|left|got|b
                      r"broke|fell|\w{3,}ed)$", re.I)
 AGENT = re.compile(r"(?:the|our|your|their) (?:\w+ )?(?:council|company|government|authority|management|shop|store|"
                    r"landlord|bank|club|firm|business|airline|operator|board|owners?|trust|hospital|museum)\b", re.I)
+COUNTER = re.compile(r"\b(?:words?|characters?|chars?|letters?)\b|\d+\s*/\s*\d+", re.I)
 NUMBER = re.compile(r"[£$€]?\d+(?:[.:/]\d+)?")
 IN_WORDS = {"half": "2", "third": "3", "quarter": "4", "twice": "2", "double": "2", "dozen": "12"} | \
     {w: n for w, n in NUMBERS.items() if int(n) <= 20}
@@ -177,7 +178,8 @@ def _subject(texts: list[str]) -> str:
     """What the item is about, in its own words: its title (a short text of its own), else the first thing its
     main text names, else its opening words."""
     main = main_text(texts)
-    titles = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6]
+    titles = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6
+              and re.search(r"[A-Za-z]{3,}", t) and not COUNTER.search(t)]  # ("0 / 20 words": a counter)
     opening = " ".join(w.strip(".,;:!?") for w in main.split()[:3])
     return next(iter(titles), "") or named(main) or f"\"{opening}\""
 
