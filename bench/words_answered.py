@@ -300,9 +300,11 @@ JUDGES: dict[str, Callable[[dict, dict], bool | None]] = {
     "speed": speed, "notice": notice, **judges(FAULT)}
 
 
-def answers(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int) -> list[tuple[dict, dict]]:
-    """(item row, one worker's answers) for every item of ``page``, every profile of ``profiles``, ``seeds`` each."""
-    scaffold_from(page, PAGES / f"{page}.html", tmp, items=PAGES / f"{page}_items.csv")
+def answers(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int,
+            folder: Path = PAGES) -> list[tuple[dict, dict]]:
+    """(item row, one worker's answers) for every item of ``page`` (in ``folder``), every profile of ``profiles``,
+    ``seeds`` each."""
+    scaffold_from(page, folder / f"{page}.html", tmp, items=folder / f"{page}_items.csv")
     cfg = load_campaign(tmp / "config" / f"{page}.toml")
     rows = read_custom_items(cfg)
     pages = [custom_page(cfg, [{**row, "image_id": row["item_id"]}]) for row in rows]

@@ -1,8 +1,8 @@
-"""``python -m bench.words_heldout``: a quick look at the honest simulated free text on held-out sets 2, 3 and 4
+"""``python -m bench.words_heldout``: a quick look at the honest simulated free text on held-out sets 2 to 6
 without running their campaigns. Each page is imported as a user would (``scaffold_from``), its items are laid out
 ``per_page`` to a page as the set's runner does, and every page is filled by each honest profile (``--seeds``
 workers each) the way bench/words_answered.py fills its own pages; each free-text field is judged by its set's own
-judge (bench/gate_heldout2.py, 3, 4: imported, not copied) and the page's whole stated limit; a box asked after a
+judge (bench/gate_heldout2.py to 6: imported, not copied) and the page's whole stated limit; a box asked after a
 "no" is judged where the worker said no (the runs count the others too). Only the held-out
 sets that may be used for diagnosis are here; the runs of bench/gate_heldout2-4.py stay the figures of record.
 """
@@ -18,6 +18,8 @@ from pathlib import Path
 from bench import gate_heldout2 as h2
 from bench import gate_heldout3 as h3
 from bench import gate_heldout4 as h4
+from bench import gate_heldout5 as h5
+from bench import gate_heldout6 as h6
 from flows.campaigns.task_kinds import load_campaign
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import custom_page, read_custom_items
@@ -41,6 +43,9 @@ FIELDS: tuple[tuple[Path, str, int, str, Judge, Callable[[dict[str, str]], bool]
     (h4.PAGES_DIR, "parcel_addresses", 5, "missing", h4.missing_answers,
      lambda i: i.get("gold_deliverable") == "no", (1, 6, False)),
     (h4.PAGES_DIR, "sign_legibility", 1, "sign_description", h4.sign_answers, ALWAYS, (3, 12, False)),
+    (h5.PAGES_DIR, "job_ads", 1, "missing_info", h5.names_job_detail, ALWAYS, (1, 20, False)),
+    (h6.PAGES_DIR, "math_homework", 1, "how_checked", h6.says_how_checked, ALWAYS, (5, 25, False)),
+    (h6.PAGES_DIR, "noise_complaints", 1, "what_to_do", h6.says_what_to_do, ALWAYS, (10, 40, False)),
 )
 
 

@@ -72,7 +72,9 @@ def test_the_reading_model_reads_a_cue_word_in_its_forms() -> None:
 def test_the_word_asked_about(question: str, word: str) -> None:
     from flows.sim.people.item_writing import the_word
 
-    assert the_word(question) == word and asked(question, "note") == "word"
+    # a word named is commented on; one the page only marks, asked what it means, is explained (own_answers.py)
+    kind = "meaning" if not word and "mean" in question else "word"
+    assert the_word(question) == word and asked(question, "note") == kind
 
 
 def test_a_word_the_item_sets_apart_is_the_one_commented_on() -> None:

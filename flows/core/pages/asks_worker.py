@@ -21,7 +21,10 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("confidence", re.compile(r"how (sure|confident|certain) are you|your confidence", re.I)),
     ("heard", re.compile(r"have you (ever )?hea?r?d|heard (about|of) .* before|have you (ever )?(used|tried)", re.I)),
     ("often", re.compile(r"^\s*how often do you", re.I)),
-    ("opinion", re.compile(r"^\s*what would make|^\s*what do you think|^\s*why do you|^\s*what do you like", re.I)),
+    # (what one thinks of the item shown, "this proposal", is about the item, not the person)
+    ("opinion", re.compile(r"^\s*what would make|^\s*what do you think(?! (?:of|about) (?:this|these|that|the) "
+                           r"(?!hit\b|task\b|survey\b|study\b|questionnaire\b))|^\s*why do you|^\s*what do you like",
+                           re.I)),
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
                             r"|survey)|help us improve|other thoughts", re.I)),
 )
@@ -43,7 +46,9 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label and p not in page.bound
                  and before != [True]]
         since = [t for p, t, _ in page.texts if previous < p <= pos]
-        run = [t for p, t in page.prose if previous < p <= pos][-1:]  # "the word <b>bank</b> is used": one text
+        runs = [t for p, t in page.prose if previous < p <= pos]  # "the word <b>bank</b> is used": one text
+        # a question and, after it, only how to answer ("Please answer in no more than 20 words."): both
+        run = runs[-2:] if len(runs) >= 2 and runs[-2].rstrip().endswith("?") and "?" not in runs[-1] else runs[-1:]
         if f.kind in ("radio", "checkbox"):
             words = since
         else:

@@ -13,17 +13,16 @@ from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
+from flows.sim.pages.kind_text import asked_text, styled
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.asked_details import action, fault, item_question, missing_detail, open_answer, question_answer
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
-from flows.sim.people.choice_reasons import ANCHOR, anchors, choice_reason
-from flows.sim.people.corrections import asked_when, corrected, left_empty, politer
+from flows.sim.people.choice_reasons import anchors
+from flows.sim.people.corrections import asked_when, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
-from flows.sim.people.descriptions import description
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
     SHORT_BOX,
@@ -38,20 +37,14 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
+from flows.sim.people.item_writing import asked
 from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.stated_limits import Limits, stated, stated_format, within
+from flows.sim.people.stated_limits import stated_format
 from flows.sim.people.summaries import (
-    CHARS_A_WORD,
-    ONE_SENTENCE,
     at_least_words,
-    headline,
-    main_text,
-    summary,
-    words_asked,
 )
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
@@ -72,20 +65,8 @@ def _pasted(fill: Filling, sources: list[str]) -> str:
     return w.memory["text"]
 
 
-def _styled(fill: Filling, text: str) -> str:
-    kind = fill.worker.profile
-    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
-        text = "A blurry photo of " + text[:1].lower() + text[1:]
-    if kind == "caps_locker":
-        return text.upper()
-    if kind == "typo_prone":
-        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
-    return text
-
-
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
-    kind, rng = fill.worker.profile, fill.rng
     if f.kind == "email":
         return f"{fill.worker.worker_id.lower()}@example.org"
     if f.kind == "url":
@@ -93,6 +74,29 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     sources = writing_sources(ctx, fill.bank)
     if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
         fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
+    if (careless := _careless(fill, f, ctx, sources)) is not None:
+        return careless
+    if code := code_pattern(f):
+        question = fill.questions.get(f.name, "")  # a reading, a code: typed as the page asks, when it asks
+        if left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
+            return ""
+        return matching_text(code, answer_rng(ctx, field_base(f.name)) if takes_care(fill) else fill.rng) or ""
+    boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
+    if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
+        return _slotted(fill, found)
+    if fill.worker.profile in RUSHED:
+        short = min(sources, key=len).split()
+        return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, fill.rng, sources)
+    if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
+        return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
+    if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
+        return kind_text
+    return _drafted(fill, f, ctx, sources)
+
+
+def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
+    """The text of a profile that does not write about the item (a copy, a paste, a canned line), else None."""
+    kind, rng = fill.worker.profile, fill.rng
     if kind == "copy_paster" and ctx.texts:  # the item's own text, copied on the page and pasted back
         copied = fit_text(max(ctx.texts, key=len), f, rng, ctx.texts)
         fill.worker.memory[f"{COPIED}{normalise(copied)}"] = ctx.key  # how it arrived: typing_model.py
@@ -102,26 +106,21 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):
         low = int((field_rule(f) or {}).get("minlength") or 0)
         return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])
-    if code := code_pattern(f):
-        question = fill.questions.get(f.name, "")  # a reading, a code: typed as the page asks, when it asks
-        if left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
-            return ""
-        return matching_text(code, answer_rng(ctx, field_base(f.name)) if takes_care(fill) else rng) or ""
-    boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
-    if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
-        careful = takes_care(fill)
-        text = slot_text(found, rng, careful)
-        for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
-            text = text if normalise(text) not in fill.worker.written else slot_text(found, rng, careful)
-        fill.worker.written.add(normalise(text))
-        return text.upper() if kind == "caps_locker" else text
-    if kind in RUSHED:
-        short = min(sources, key=len).split()
-        return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, rng, sources)
-    if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
-        return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
-    if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
-        return kind_text
+    return None
+
+
+def _slotted(fill: Filling, found: tuple[str, str, str]) -> str:
+    careful = takes_care(fill)
+    text = slot_text(found, fill.rng, careful)
+    for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
+        text = text if normalise(text) not in fill.worker.written else slot_text(found, fill.rng, careful)
+    fill.worker.written.add(normalise(text))
+    return text.upper() if fill.worker.profile == "caps_locker" else text
+
+
+def _drafted(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
+    """A caption or free remark from the item's sources, in the worker's words, never one they wrote before."""
+    rng = fill.rng
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
@@ -129,84 +128,16 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     shaped = (lambda t: short_phrase(t, int(high))) if high is not None and high <= SHORT_BOX else (lambda t: t)
     others = [s for s in sources if s != draft]
     written = fill.item_texts.setdefault(ctx.key, [])  # this item's other fields: never copied
-    text, attempt = fit_text(_styled(fill, shaped(draft)), f, rng, others or sources), 0
+    text, attempt = fit_text(styled(fill, shaped(draft)), f, rng, others or sources), 0
     while (normalise(text) in fill.worker.written or copies(text, written)) and attempt < 2000:
         attempt += 1
         if attempt > len(others) and written and not f.attrs.get("minlength") and "required" not in f.attrs:
             return ""  # an optional box, and nothing new to say about the item: left empty
         retry = others[attempt - 1] if attempt <= len(others) else captions.variation(draft, attempt)
-        text = fit_text(_styled(fill, shaped(retry)), f, rng, sources)
+        text = fit_text(styled(fill, shaped(retry)), f, rng, sources)
     fill.worker.written.add(normalise(text))
     written.append(text)
     return text
-
-
-def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
-    """The text of the kind the box asks for (item_writing.asked); an optional box beside the item's answers
-    gets a remark. None when the box asks for a caption or a free answer, or the item has no words to write
-    it from (:func:`free_text` writes from its sources); "" for an optional remark on an item with no words."""
-    question, rng = fill.questions.get(f.name, ""), fill.rng
-    wanted = asked(question, field_base(f.name))
-    if not wanted and optional(f) and f.name not in fill.sole:
-        wanted = "remark"
-    chosen, choice_asks = fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")
-    if wanted == "correction" and left_empty(question, chosen, choice_asks):
-        return ""  # the page says to leave it empty after this worker's own answer
-    rule, said = field_rule(f) or {}, stated(question)
-    high = min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n is not None)
-    low = max(int(rule.get("minlength") or 0), said.least_chars)
-    least = max(said.least_words, fill.min_words.get(f.name, 0), -(-low // CHARS_A_WORD))
-    texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
-    text = ""
-    for _ in range(8):  # a person does not write the same text twice
-        text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
-        if not text:
-            return "" if wanted == "remark" and optional(f) else None
-        if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
-            text = at_least_words(text, max(least, low // CHARS_A_WORD + 1), texts, rng)
-        text = fit_text(_styled(fill, within(text, said.most_words, high)), f, rng, texts)
-        if normalise(text) not in fill.worker.written:
-            break
-    fill.worker.written.add(normalise(text))
-    fill.item_texts.setdefault(ctx.key, []).append(text)
-    return text
-
-
-def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
-             limits: tuple[int, Limits]) -> str:
-    rng, (low, said) = fill.rng, limits
-    if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
-        most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
-        asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
-                                                                      least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
-    if wanted == "audience":
-        return audience(texts, rng, least)
-    if wanted in ("correction", "politer"):
-        return (corrected if wanted == "correction" else politer)(main_text(texts), rng) if texts else ""
-    if wanted in ("word", "remark", "clarification", "wording", "question"):
-        word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
-        # a word the page marks in a way the simulator does not read (bold): a remark on the item
-        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
-    if wanted == "open":
-        return open_answer(question, texts, rng)
-    if wanted == "title":
-        return headline(texts, rng)
-    if wanted in ("missing", "fault", "action"):
-        return missing_detail(texts, rng, fill.page) if wanted == "missing" else (fault if wanted == "fault" else
-                                                                                  action)(texts, rng)
-    if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
-        return description(question, texts, fill.picked.get(ctx.key, ""), rng)
-    if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
-        return question_answer(item_question(ctx.asks or texts), rng)
-    # grounds of the kind the choice asks about, in the item's words (not the scale's)
-    # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
-    shown = [t for t in texts if not ANCHOR.search(t)] or texts
-    if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
-        return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,
-                             rng, least, float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""),
-                             ctx.shows_image, said.most_words)
-    return ""
 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
@@ -260,14 +191,24 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     contexts = page_contexts(html or "", common)
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
-    sole = sole_answers(fields)
     shown = read_page(html or "")
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
-                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole)
+                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields))
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
+    values = _filled(fill, todo, contexts, {f.name for f in fields})
+    honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    controls = {f.name: f for f in fields} | {f.name: f for f in todo}
+    values = {n: sendable(controls[n], v, rng) if n in controls else v for n, v in values.items()}
+    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
+        _broken(values, controls, [f.name for f in todo], rng)
+    return values
+
+
+def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContext], names: set[str]) -> dict[str, str]:
+    """Each control's value in page order (``todo`` updated with the rules its words state), as the worker fills it."""
     values: dict[str, str] = {}
-    names = {f.name for f in fields}
+    worker = fill.worker
     for k, f in enumerate(todo):
         if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
@@ -277,22 +218,23 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         ctx = context_for(contexts, f.name, f.attrs)
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
         after = asked_when(question, fill.picked.get(ctx.key, "")) if f.kind in ("text", "textarea") else None
-        asked_for = f.name in sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
+        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
         # an optional field, skipped
-        if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, rng, asked_for, worker.params):
+        if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, fill.rng, asked_for,
+                                          worker.params):
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
         if (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
-    honour_spec(values, page_spec(html), {f.name: f for f in fields})
-    controls = {f.name: f for f in fields} | {f.name: f for f in todo}
-    values = {n: sendable(controls[n], v, rng) if n in controls else v for n, v in values.items()}
-    if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
-        attrs = {f.name: f.attrs for f in todo}  # required, or a group asking for a tick or more
-        pool = [n for n in sorted(values) if n in attrs]
-        required = [n for n in pool if "required" in attrs[n] or attrs[n].get("data-min-selections")] or pool
-        for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
-            # a slider has no blank: left where the page put it, which a required slider's page refuses
-            values[name] = sendable(controls[name], "", rng) if controls[name].kind == "range" else ""
     return values
+
+
+def _broken(values: dict[str, str], controls: dict[str, FormField], todo: list[str], rng: random.Random) -> None:
+    """A rule breaker's blanks: required fields (or a group asking for a tick or more) left empty."""
+    pool = [n for n in sorted(values) if n in todo]
+    required = [n for n in pool if "required" in controls[n].attrs or controls[n].attrs.get("data-min-selections")] \
+        or pool
+    for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
+        # a slider has no blank: left where the page put it, which a required slider's page refuses
+        values[name] = sendable(controls[name], "", rng) if controls[name].kind == "range" else ""

@@ -189,9 +189,9 @@ def action(texts: list[str], rng: random.Random) -> str:
     imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
     tells of no trouble."""
     # the report with the trouble, not its lead-in ("... left this note:")
-    told = sorted(texts, key=lambda t: (not _troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
+    told = sorted(texts, key=lambda t: (not troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
-    trouble = [c for c in clauses if _troubled(c)]
+    trouble = [c for c in clauses if troubled(c)]
     if not clauses:  # no report to act on (its text unseen): no instruction of ours stands in for one
         return ""
     if not trouble and 2 * sum(bool(FINE.search(c)) for c in clauses) > len(clauses):
@@ -203,8 +203,14 @@ def action(texts: list[str], rng: random.Random) -> str:
     return f"{todo[:1].upper()}{todo[1:]} {rng.choice(WHEN)}, {rng.choice(THEN)}."
 
 
-def _troubled(text: str) -> bool:
-    return bool(WRONG.search(text)) or any(p and re.search(p, text, re.I) for p, _r in REMEDIES)
+def troubled(text: str) -> bool:
+    """Does ``text`` tell of something wrong (a word of trouble, or one a remedy answers)?"""
+    return bool(WRONG.search(text)) or fixable(text)
+
+
+def fixable(text: str) -> bool:
+    """Does ``text`` tell of trouble a remedy of ours answers (not only "instead" or "not")?"""
+    return any(p and re.search(p, text, re.I) for p, _r in REMEDIES)
 
 
 def fault(texts: list[str], rng: random.Random) -> str:

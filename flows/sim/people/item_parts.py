@@ -40,6 +40,7 @@ TYPED = (("the day", r"\bday\b|\bdate\b", r"(?:mon|tues|wednes|thurs|fri|satur|s
           rf"(?-i:\b(?:at|in) (?:the )?[A-Z]|\b(?!(?:{DAYS})\b)[A-Z][a-z]+ (?!(?:{DAYS})\b)[A-Z][a-z]+)"))
 # the sentence of a page that says what an item should give ("A listing needs a date, a time ...")
 NEEDS = re.compile(r"[^.!?]*\b(?:needs?|must|should|gives?|includes?|requires?|contains?|ha(?:s|ve) to)\b[^.!?]*", re.I)
+ADDRESSES = re.compile(r"address|post ?code|zip|deliver|parcel|postal|courier|shipping|letter", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "{P}")
 
 
@@ -53,6 +54,8 @@ def missing_part(text: str, rng: random.Random, page: str = "") -> str:
         named.sort()
         lacks = next((said for _k, said, has in named if not re.search(has, text, re.I)), "")
         return rng.choice(SAYINGS).format(p=lacks, P=lacks[:1].upper() + lacks[1:]) if lacks else ""
+    if page and not ADDRESSES.search(page):  # a page about something else: its short texts are no addresses
+        return ""
     has = [(name, check(text.split(","), POSTCODE.findall(text))) for name, check in PARTS]
     if len(text.split()) > 15 or sum(h for _n, h in has[:4]) + bool(FLAT.search(text)) < 2:
         return ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.own_answers import own_kind
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -127,6 +128,10 @@ def asked(question: str, name: str) -> str:
 
 def _kind(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
+    if the_word(question):  # a word it names, commented on in its sentence
+        return "word"
+    if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
+        return own
     if FAULT.search(question) and not FIX.search(said):
         return "fault"
     if SUMMARY.search(said) or (IN_SHORT.search(said) and not JUSTIFY.search(question)):

@@ -19,6 +19,7 @@ from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import _FormParser, read_page
 from flows.sim.people.item_writing import asked
 from flows.sim.people.slot_text import BLANK
+from flows.sim.people.stated_limits import Limits, stated
 
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
@@ -153,7 +154,9 @@ def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
     if common:
         return False
     lowered = text.strip().lower()
-    return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS)
+    # (a line that only states a limit, "No more than 20 words.", says how to answer)
+    return lowered.endswith("?") or lowered.startswith(PROMPT_OPENINGS) or \
+        (len(lowered.split()) <= 10 and stated(lowered) != Limits())
 
 
 @lru_cache(maxsize=32)

@@ -57,7 +57,8 @@ def stated(question: str) -> Limits:
     for key, pattern in (("least", LEAST), ("most", MOST)):
         for m in pattern.finditer(question):
             unit = "words" if (m["u"] or m["v"]).lower().startswith("word") else "chars"
-            found[f"{key}_{unit}"] = int(m["n"] or m["m"])
+            strict = key == "most" and re.match(r"under|fewer|less|below", m[0], re.I)  # "under 15": 14 at most
+            found[f"{key}_{unit}"] = int(m["n"] or m["m"]) - bool(strict)
     for m in SPAN.finditer(question):
         unit = "words" if m["u"].lower().startswith("word") else "chars"
         found.setdefault(f"least_{unit}", int(m["a"] or m["c"]))

@@ -1,0 +1,135 @@
+"""Free text of the kind a box asks for (flows/sim/people/item_writing.asked): a summary, a reason for a choice,
+a reply, what the item does not say ..., written from the item's own words within the limits the box states."""
+
+from __future__ import annotations
+
+import re
+
+from flows.core.pages.form_spec import field_rule
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.pages.filling import Filling
+from flows.sim.people import captions
+from flows.sim.people.asked_details import (
+    action,
+    fault,
+    fixable,
+    item_question,
+    missing_detail,
+    open_answer,
+    question_answer,
+)
+from flows.sim.people.choice_reasons import ANCHOR, choice_reason
+from flows.sim.people.corrections import corrected, left_empty, politer
+from flows.sim.people.crowd_model import normalise
+from flows.sim.people.descriptions import description
+from flows.sim.people.item_answers import fit_text, optional
+from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
+from flows.sim.people.own_answers import OWN_KINDS, own_answer
+from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.stated_limits import Limits, stated, within
+from flows.sim.people.summaries import (
+    CHARS_A_WORD,
+    ONE_SENTENCE,
+    at_least_words,
+    headline,
+    main_text,
+    summary,
+    words_asked,
+)
+
+
+def styled(fill: Filling, text: str) -> str:
+    kind = fill.worker.profile
+    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
+        text = "A blurry photo of " + text[:1].lower() + text[1:]
+    if kind == "caps_locker":
+        return text.upper()
+    if kind == "typo_prone":
+        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
+    return text
+
+
+# a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
+PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
+                     r"are going to|from next|scheme)\b", re.I)
+
+
+def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
+    """The text of the kind the box asks for (item_writing.asked); an optional box beside the item's answers
+    gets a remark. None when the box asks for a caption or a free answer, or the item has no words to write
+    it from (:func:`free_text` writes from its sources); "" for an optional remark on an item with no words."""
+    question, rng = fill.questions.get(f.name, ""), fill.rng
+    wanted = asked(question, field_base(f.name))
+    if not wanted and optional(f) and f.name not in fill.sole:
+        wanted = "remark"
+    chosen, choice_asks = fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")
+    if wanted == "correction" and left_empty(question, chosen, choice_asks):
+        return ""  # the page says to leave it empty after this worker's own answer
+    rule, said = field_rule(f) or {}, stated(question)
+    high = min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n is not None)
+    low = max(int(rule.get("minlength") or 0), said.least_chars)
+    least = max(said.least_words, fill.min_words.get(f.name, 0), -(-low // CHARS_A_WORD))
+    texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
+    text = ""
+    for _ in range(8):  # a person does not write the same text twice
+        text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
+        if not text:
+            return "" if wanted == "remark" and optional(f) else None
+        if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
+            text = at_least_words(text, max(least, low // CHARS_A_WORD + 1), texts, rng)
+        text = fit_text(styled(fill, within(text, said.most_words, high)), f, rng, texts)
+        if normalise(text) not in fill.worker.written:
+            break
+    fill.worker.written.add(normalise(text))
+    fill.item_texts.setdefault(ctx.key, []).append(text)
+    return text
+
+
+def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
+             limits: tuple[int, Limits]) -> str:
+    rng, (low, said) = fill.rng, limits
+    if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
+        most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
+        asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
+                                                                      least + 4 if least else 0) or None
+        return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
+    if wanted == "audience":
+        return audience(texts, rng, least)
+    if wanted in ("correction", "politer"):
+        return (corrected if wanted == "correction" else politer)(main_text(texts), rng) if texts else ""
+    if wanted in ("word", "remark", "clarification", "wording", "question"):
+        word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
+        # a word the page marks in a way the simulator does not read (bold): a remark on the item
+        return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
+    if wanted == "open":
+        return open_answer(question, texts, rng)
+    if wanted == "title":
+        return headline(texts, rng)
+    if wanted in ("missing", "untold") and ctx.shows_image:  # a detail a picture's description leaves out
+        return missing_detail(texts, rng, fill.page)
+    if wanted in OWN_KINDS or wanted == "missing":  # said in the person's own voice, from the item's words
+        return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
+    if wanted == "reason" and ctx.texts and not fill.picked.get(ctx.key) and not ctx.shows_image:
+        return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
+    if wanted == "action" and PLANNED.search(" ".join(texts)) and not fixable(" ".join(texts)):
+        return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
+    if wanted in ("fault", "action"):
+        return (fault if wanted == "fault" else action)(texts, rng)
+    if wanted == "caption":  # the thing it names described, or (none named) a caption as free_text writes it
+        return description(question, texts, fill.picked.get(ctx.key, ""), rng)
+    if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
+        known = question_answer(item_question(ctx.asks or texts), rng)
+        if known or wanted or not ctx.texts or not question.rstrip().endswith("?"):
+            return known
+        # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
+        return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)
+    # grounds of the kind the choice asks about, in the item's words (not the scale's)
+    # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
+    shown = [t for t in texts if not ANCHOR.search(t)] or texts
+    if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
+        return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,
+                             rng, least, float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""),
+                             ctx.shows_image, said.most_words)
+    return ""
+
+

@@ -1,0 +1,190 @@
+"""What a person reads in an item's own words when asked how they checked a sum (its numbers and the cue words
+of its problem), what a term means (the sentence it is used in) or what a text does not tell (a step's amount
+or time, else a detail a reader asks about, named in the page's words), and the small readings the own-voice
+answers share: an item's clauses, the things it names, its words said back to its writer
+(flows/sim/people/own_answers.py)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+
+from flows.sim.people.asked_details import SMALL
+from flows.sim.people.item_parts import missing_part
+from flows.sim.people.stated_limits import NUMBERS
+from flows.sim.people.summaries import main_text, sentences
+
+SUBJECT_AFTER = frozenset((",", ";", ":", "and", "because", "as", "that", "when", "if", "so", "but", "then", "while",
+                           "since", "until", "unless", "where", "which", "who"))  # "you" after these is "I"
+SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us": "you", "our": "your",
+        "you": "me", "your": "my", "yours": "mine", "am": "are", "i'm": "you're", "you're": "I'm"}
+
+
+def swapped(text: str) -> str:
+    """``text`` said back to its writer: their "I", "my" become "you", "your", and theirs of me mine ("you" as
+    an object, "near you", becomes "me")."""
+    def turn(m: re.Match[str]) -> str:
+        before = re.findall(r"[\w']+|[,;:]", text[:m.start()])[-1:]
+        subject = not before or before[0].lower() in SUBJECT_AFTER
+        if m[0].lower() == "am" and before[-1:] != ["I"]:  # "7 am" is a time
+            return m[0]
+        word = "I" if m[0].lower() == "you" and subject else SWAP[m[0].lower()]
+        return _cased(word, m[0])
+    return re.sub(r"\b(?:I'm|you're|I|me|my|mine|we|us|our|you|your|yours|am)\b", turn, text, flags=re.I)
+
+
+def _cased(word: str, like: str) -> str:
+    return word if word == "I" or not like[:1].isupper() else word[:1].upper() + word[1:]
+
+
+def clauses(text: str, least: int = 3) -> list[str]:
+    return [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although|because)\s", text)
+            if len(c.split()) >= least]
+
+
+def short(clause: str, most: int = 8) -> str:
+    """The clause's first ``most`` words, ending on one that is not a small word."""
+    words = clause.split()[:most]
+    while len(words) > 2 and (len(words[-1]) < 3 or words[-1].lower() in ("the", "and", "with", "that", "from")):
+        words.pop()
+    return " ".join(words).strip(".,;:")
+
+def named(text: str) -> str:
+    """The first thing ``text`` names with an article or a possessive: "the blue kettle", "the beach car", or ""."""
+    found = [f"the {' '.join(itertools.takewhile(lambda w: not UNNAMED.search(w), m[1].split()))}" for m in
+             re.finditer(r"\b(?:a|an|the|my|your|our|their)\s+((?:[a-z-]+ ){0,2}[a-z-]{3,})", text, re.I)]
+    if AGENT.match(text):  # "The council plans to close the library": what it acts on, first
+        found = found[1:] + found[:1]
+    return next((n for n in found if n != "the "), "")
+
+UNNAMED = re.compile(rf"^(?:{'|'.join(SMALL)}|i|you|he|she|we|they|it|left|got|bought|went|came|took|made|put|sent|"
+                     r"broke|fell|\w{3,}ed)$", re.I)
+AGENT = re.compile(r"(?:the|our|your|their) (?:\w+ )?(?:council|company|government|authority|management|shop|store|"
+                   r"landlord|bank|club|firm|business|airline|operator|board|owners?|trust|hospital|museum)\b", re.I)
+COUNTER = re.compile(r"\b(?:words?|characters?|chars?|letters?)\b|\d+\s*/\s*\d+", re.I)
+NUMBER = re.compile(r"[£$€]?\d+(?:[.:/]\d+)?")
+IN_WORDS = {"half": "2", "third": "3", "quarter": "4", "twice": "2", "double": "2", "dozen": "12"} | \
+    {w: n for w, n in NUMBERS.items() if int(n) <= 20}
+# how a sum is worked, by the words of its problem (the first that fits): the verb, with its two numbers
+OPS = ((r"\beach\b|\bper\b|\bevery\b|\btimes\b|\bpacks?\b|\bcosts?\b", "multiplied {a} by {b}"),
+       (r"\bshare|\bsplit|\bbetween\b|\bequal|\bgroups?\b|\bquarter|\bthird|\bhalf\b|\bfraction|\bdivid",
+        "divided {a} by {b}"),
+       (r"\bleft\b|\bchange\b|\baway\b|\beats?\b|\bate\b|\bspent\b|\bfewer\b|\bless\b|\bremain|\bbroken\b",
+        "took {b} away from {a}"),
+       (r"", "added {a} and {b}"))
+
+
+def checked(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
+    problem = next((t for t in texts if t.rstrip().endswith("?") and NUMBER.search(t)), "") or \
+        max(texts, key=lambda t: (len(NUMBER.findall(t)), len(t)))
+    nums = NUMBER.findall(re.sub(r"\b[a-z]+\b", lambda m: IN_WORDS.get(m[0].lower(), m[0]), problem, flags=re.I))
+    back = rng.choice(("Then I checked it the other way round.", "I also estimated it roughly to be sure.",
+                       "Both ways gave me the same figure."))
+    if len(nums) < 2:
+        return [f"I worked through {_subject(texts)} again myself, step by step, and compared my result with the "
+                "answer given.", back]
+    ops = sorted((m.start(), o) for p, o in OPS[:-1] if (m := re.search(p, problem, re.I)))
+    if len(ops) >= 2:  # two steps: the second works on the first's result ("... 3 by 1.40, then took that ...")
+        x, y = (nums[1], nums[2]) if len(nums) >= 3 else (nums[0], nums[1])
+        op = f"{ops[0][1].format(a=x, b=y)}, then {ops[1][1].format(a=nums[0], b='that')}"
+    else:
+        op = (ops[0][1] if ops else OPS[-1][1]).format(a=nums[0], b=nums[1])
+    return [rng.choice(("I {o} myself and compared it with the answer given.", "I worked it out again: I {o} and "
+                        "compared the result.", "I redid the sum by hand, I {o} and checked the final answer."))
+            .format(o=op), back]
+
+
+def meaning(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
+    term = _term(texts, question, page)
+    said = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", s).strip("\"“”' ") for t in texts for s in sentences(t)]
+    used = next((s for s in said if term and term.lower() in s.lower()), main_text(said))
+    parts = [re.sub(r"^(?:so|and|but|then|which)\s+", "", c, flags=re.I) for c in clauses(used)]
+    around = [c for c in parts if not term or term.lower() not in c.lower()]
+    name = term or "it"
+    frames: tuple[str, ...] = ("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
+              "I would say {t} means something that explains why {g}.")
+    if not around:  # one clause, the term's own: what it goes with there ("the office", "an hour")
+        found = re.findall(r"\b(?:a|an|the|her|his|their|my|your|its)\s+[a-z-]{3,}", used)
+        things = [t for t in dict.fromkeys(found) if not term or term.lower() not in t.lower()][:3] or ["this"]
+        frames, around = ("{T} means something to do with {g}, as in the example.",), [" and ".join(things)]
+    gist = swapped(short(around[-1], 8))
+    rest = [c for c in parts if c not in around] or around
+    example = re.sub(re.escape(term), "it", rest[0], flags=re.I) if term else rest[0]
+    return [rng.choice(frames).format(t=name, T=name[:1].upper() + name[1:], g=gist[:1].lower() + gist[1:]),
+            f"In the sentence, {swapped(short(example, 6))}.", "That is how most people use the word."]
+
+
+def _term(texts: list[str], question: str, page: str) -> str:
+    """The word a question asks the meaning of: quoted in it, else a word or two the page sets after a label
+    ("Term: overdraft") that the item's text uses."""
+    if quoted := re.search(r"[\"“‘']([A-Za-z][\w' -]{1,30})[\"”’']", question):
+        return quoted[1]
+    said = " ".join(texts).lower()
+    labelled = re.findall(r"\b[A-Z][a-z]+: ([A-Za-z][\w'-]{3,}(?: [a-z][\w'-]+)?)\b", f"{page} {' '.join(texts)}")
+    return next((w for w in labelled if w.lower() in said), "")
+
+
+# what a reader of a text may need that it does not give: how a person names it (the page's own word for it where
+# the page has one), and whether the text gives it
+DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
+           ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
+                                                r"\bshifts?\b|\bhours\b"),
+           ("start date|date|day", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b\d{1,2}(?:st|nd|rd|th)\b|"
+                                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d|immediate"),
+           ("location|address|place", r"\b(?:in|at|near) (?-i:[A-Z])[a-z]+|\baddress\b|\bremote\b|\bstreet\b|\broad\b"),
+           ("contract|length|duration", r"\bpermanent\b|\btemporary\b|\bcontract\b|"
+                                        r"\b\d+\s*(?:weeks?|months?|years?)\b"),
+           ("how to apply|contact details|how to book", r"@|\bcall\b|\bphone\b|\bemail\b|www\.|\.co\b|\bapply\b"),
+           ("portion size|size", r"\b(?:small|large|size|portion|serves)\b|\d+\s*(?:cm|mm|inches|g|grams)\b"))
+STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|rest|charge|hold|press|knead|let|"
+                                   r"stir|simmer|roast|fry|water)\b"),
+              ("how much to use when you {s}", r"^(?:add|mix|pour|use|put|fill|sprinkle|spread)\b"),
+              ("which tools you need to {s}", r"^(?:attach|fix|fit|screw|slide|assemble|join|cut|drill|remove|open)\b"),
+              ("what exactly to do to {s}", r""))
+STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
+READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?) (?:would|might|will|needs?|wants?)\b")
+UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}.", "There is nothing about {d}.",
+          "{D}.")
+
+
+def untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
+    """The detail the item leaves a reader to guess: a part the page says it needs, a step's amount or time
+    (instructions), else one a reader of any notice asks about (the price, the times ...), the page's first."""
+    if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
+        return [part]
+    said = [s for t in texts for s in sentences(t)]
+    steps = [s.rstrip(".!") for s in said if STEP.match(s)]
+    steps_asked = len(steps) >= max(3, 0.6 * len(said))
+    if steps_asked:  # instructions: what a step leaves to guess
+        needs = [(k, n.format(s=s[:1].lower() + s[1:])) for s in steps if not NUMBER.search(s)
+                 for k, (n, p) in enumerate(STEP_NEEDS) if re.match(p, s, re.I)]
+        lacking = [n for _k, n in sorted(needs, key=lambda kn: kn[0])] or ["how long each step takes"]  # (vague last)
+    else:
+        text = " ".join(texts)
+        lacking = sorted((_detail(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
+                         key=lambda d: not re.search(rf"\b{d.split()[-1]}\b", page, re.I)) or ["who to ask"]
+    d = lacking[0] if rng.random() < 0.75 else rng.choice(lacking[:2])  # the page's own concern first
+    if not steps_asked:  # never one line for all items: whose detail it is
+        d = f"{d} {'for' if d.startswith('how') else rng.choice(('for', 'of'))} {_subject(texts)}"
+    reader = READER.search(question) or READER.search(page)  # "what would a job seeker want to know ..."
+    who = f"a {reader[1]}" if reader else "I"
+    then = rng.choice(("{w} would need that before deciding anything.", "Without it {w} cannot really judge it.",
+                       "That is the first thing {w} would ask about.")).format(w=who)
+    return [f"{rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])} {then[:1].upper()}{then[1:]}"]
+
+
+def _subject(texts: list[str]) -> str:
+    """What the item is about, in its own words: its title (a short text of its own), else the first thing its
+    main text names, else its opening words."""
+    main = main_text(texts)
+    titles = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6
+              and re.search(r"[A-Za-z]{3,}", t) and not COUNTER.search(t)]  # ("0 / 20 words": a counter)
+    opening = " ".join(w.strip(".,;:!?") for w in main.split()[:3])
+    return next(iter(titles), "") or named(main) or f"\"{opening}\""
+
+
+def _detail(names: str, page: str) -> str:
+    """The first of ``names`` the page's own words use (else the first), as a detail: "the pay", "how to apply"."""
+    found = next((n for n in names.split("|") if re.search(rf"\b{n}\b", page, re.I)), names.split("|")[0])
+    return found if found.startswith("how") else f"the {found}"
