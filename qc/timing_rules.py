@@ -1,7 +1,9 @@
 """The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
 ``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
 speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both, taken
-without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up).
+without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up), over the
+batch's times and ``time_reference``, the earlier batches' of the same page where the flow passes them: a small
+batch with a third of it fast widens its own MAD past every fast worker, the campaign's times do not.
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
 Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
@@ -75,6 +77,12 @@ def without_clearly_fast(logs: pd.Series) -> pd.Series:
     return logs
 
 
+def reference_logs(params: dict[str, Any]) -> pd.Series:
+    """The log times of ``time_reference`` (the earlier batches' assignments), those that read as numbers."""
+    times = pd.to_numeric(pd.Series(list(params.get("time_reference") or ()), dtype=object), errors="coerce")
+    return np.log(times.dropna().astype(float).clip(lower=FLOOR_S))
+
+
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) (``robust_both``: or above)."""
     timed = timed_assignments(df, params)
@@ -82,7 +90,8 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         return flag_frame([])
     k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
-    rest = without_clearly_fast(logs)
+    earlier = reference_logs(params)
+    rest = without_clearly_fast(pd.concat([earlier, logs], ignore_index=True) if len(earlier) else logs)
     centre = float(rest.median())
     spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
     if not np.isfinite(spread) or spread == 0:
@@ -91,10 +100,11 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     low, high = centre - k * spread, (centre + k * spread) if both else np.inf
     worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
     median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
+    over = "the campaign's" if len(earlier) else "batch"
     return flag_frame([
         {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(np.exp(m)), 1),
          "threshold": f"below {low_s:.1f}s" if m < low else f"above {high_s:.1f}s",
-         "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} "
+         "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs {over} median {median_s:.1f}s (robust, {k} "
                    "MAD-sigmas of log time)"}
         for w, m in worker_logs.items() if m < low or m > high
     ])
@@ -111,9 +121,10 @@ METHOD_WORDS = {
                 "seed's band exactly",
     "seed": "mu +/- {k:g} sigma of all the batch's times, both sides, as the seed has it (a parked HIT's hours "
             "widen the band and can hide a speeder; \"seed_slow_apart\" takes the fast side without them)",
-    "robust": "median / exp({k:g} MAD-sigmas) of log time, the fast side only, taken without the clearly fast "
-              "times (3 MAD-sigmas under), so a share of fast workers does not lower it",
-    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time, both sides, taken without the clearly fast times",
+    "robust": "median / exp({k:g} MAD-sigmas) of log time over the campaign's times so far, the fast side only, "
+              "taken without the clearly fast times (3 MAD-sigmas under), so a share of fast workers does not lower it",
+    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time over the campaign's times so far, both sides, taken "
+                   "without the clearly fast times",
 }
 
 

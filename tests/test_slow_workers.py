@@ -187,3 +187,26 @@ def test_the_robust_bands_low_end_does_not_move_with_how_much_of_the_batch_is_fa
     logs = np.log(pd.Series(honest + fast))  # over all the times the low end falls under some of the fast
     centre = float(logs.median())
     assert np.exp(centre - 1.95 * 1.4826 * float((logs - centre).abs().median())) < max(fast)
+
+
+def test_a_small_batch_with_a_third_fast_is_judged_on_the_campaigns_times_so_far() -> None:
+    """Seven honest times of 40-100 s and four fast ones (12-22 s), a third of a small batch: its own MAD widens
+    past the fast workers. With the earlier batches' times of the same page (``time_reference``, passed by the
+    flow) the band is the campaign's: every fast worker of this batch is flagged, no honest one, and only this
+    batch's workers are judged."""
+    from qc.worker_rules import time_outlier
+
+    honest = [40 * (100 / 40) ** (k / 6) for k in range(7)]
+    fast = [12.0, 15.0, 18.0, 22.0]
+    times = honest + fast
+    batch = pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
+                          "worker_id": [f"W{k}" for k in range(len(times))], "work_time_s": times})
+    params = {"time_outlier_method": "robust", "time_outlier_sigmas": 1.95}
+    alone = time_outlier(batch, params)
+    fast_workers = {f"W{k}" for k in range(7, 11)}
+    assert not fast_workers <= set(alone["worker_id"])  # the batch's own band lets some through
+    earlier = [40 * (100 / 40) ** (k / 19) for k in range(20)] + [10.0, 16.0, 21.0]
+    pooled = time_outlier(batch, {**params, "time_reference": earlier})
+    assert set(pooled["worker_id"]) == fast_workers and set(pooled["rule"]) == {"time_outlier"}
+    assert all("the campaign's median" in d for d in pooled["detail"])
+    assert time_outlier(batch, {**params, "time_reference": ["", "n/a"]}).equals(alone)  # nothing read: as before

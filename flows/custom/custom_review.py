@@ -236,7 +236,7 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     responses, answers = answer_frames(run, batch)
     params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, **_page_reading(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
-    history = answers_so_far(run, batch, answers) if set(OVER_HISTORY) & set(run.cfg.qc_rules) else None
+    params["time_reference"], history = so_far(run, batch, (responses, answers))  # a page's time: every batch's
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules, history)
     flags = pd.concat([flags, known_answer_flags(run, batch, set(responses["worker_id"]))], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
@@ -253,25 +253,26 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
     return flag_frame(rows)
 
 
-def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
-    """The choice, number and tick answers of every earlier batch (as their own QC read them), then this batch's."""
+def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[list[float], pd.DataFrame]:
+    """(earlier batches' work times, their choice, number and tick answers then this batch's ``frames``')."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
-    frames = [_judged_answers(run, b) for b in earlier] + [_judged_answers(run, batch, answers)]
-    return pd.concat(frames, ignore_index=True)
+    read = [_judged(run, b) for b in earlier] + [_judged(run, batch, frames)]
+    return [t for times, _ in read[:-1] for t in times], pd.concat([a for _, a in read], ignore_index=True)
 
 
-def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A batch's choice, number and tick answers (``answers``: read already), kept while its responses stay the
-    same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
+def _judged(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame] | None = None
+            ) -> tuple[list[float], pd.DataFrame]:
+    """A batch's work times and choice, number and tick answers (``frames``: read already), kept while its responses
+    stay the same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
     kept = run.notes.setdefault("choice_history", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
                           "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
     key = (batch, seen["n"], seen["last"])
-    if key not in kept or answers is not None:
-        answers = answer_frames(run, batch)[1] if answers is None else answers
-        kept[key] = answers[answers["kind"].isin(HISTORY_KINDS)]
+    if key not in kept or frames is not None:
+        responses, answers = answer_frames(run, batch) if frames is None else frames
+        kept[key] = (responses["work_time_s"].tolist(), answers[answers["kind"].isin(HISTORY_KINDS)])
     return kept[key]
 
 
