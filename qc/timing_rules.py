@@ -48,13 +48,15 @@ def time_outlier_method(params: dict[str, Any]) -> str:
 
 
 def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per assignment with a time: ``worker_id, work_time_s`` (a caption row repeats its
-    assignment's time, so the unit of a timing rule is the assignment, not the caption)."""
+    """One row per assignment with a time: ``worker_id, work_time_s`` and ``fields`` (its page's answer fields)
+    where the frame has it (a caption row repeats its assignment's time, so the unit of a timing rule is the
+    assignment, not the caption)."""
+    columns = ["worker_id", "work_time_s", *(["fields"] if "fields" in df.columns else [])]
     if not {"assignment_id", "worker_id", "work_time_s"} <= set(df.columns):  # pandas names what is missing
-        return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
-    # the two columns first, then each assignment's first row: the same rows as drop_duplicates, without
+        return df.drop_duplicates("assignment_id")[columns].dropna()
+    # the columns first, then each assignment's first row: the same rows as drop_duplicates, without
     # copying every column of the batch (a third of the CPU)
-    return df[["worker_id", "work_time_s"]][~df["assignment_id"].duplicated().to_numpy()].dropna()
+    return df[columns][~df["assignment_id"].duplicated().to_numpy()].dropna()
 
 
 def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, pd.DataFrame] | None:
@@ -77,37 +79,68 @@ def without_clearly_fast(logs: pd.Series) -> pd.Series:
     return logs
 
 
-def reference_logs(params: dict[str, Any]) -> pd.Series:
-    """The log times of ``time_reference`` (the earlier batches' assignments), those that read as numbers."""
-    times = pd.to_numeric(pd.Series(list(params.get("time_reference") or ()), dtype=object), errors="coerce")
-    return np.log(times.dropna().astype(float).clip(lower=FLOOR_S))
+def reference_logs(params: dict[str, Any]) -> pd.DataFrame:
+    """``time_reference`` (the earlier batches' assignments: ``(seconds, answer fields on the page)`` pairs, or
+    seconds) as ``log, fields`` rows, those whose time reads as a number."""
+    pairs = [t if isinstance(t, (list, tuple)) else (t, 0) for t in params.get("time_reference") or ()]
+    frame = pd.DataFrame([(p[0], p[1] if len(p) > 1 else 0) for p in pairs], columns=["s", "fields"])
+    seconds = pd.to_numeric(frame["s"], errors="coerce")
+    return pd.DataFrame({"log": np.log(seconds.astype(float).clip(lower=FLOOR_S)),
+                         "fields": frame["fields"]})[seconds.notna()]
+
+
+def page_bands(logs: pd.Series, sizes: pd.Series, earlier: pd.DataFrame) -> dict[Any, tuple[float, float]]:
+    """Per size of page (its answer fields, items x fields): (centre, MAD-sigma) of the log times of the pages of that
+    size, this batch's and ``earlier``'s (a first page headed by a quiz is not timed against the pages without it);
+    where too few are of that size, of the pages of that size or smaller (a page timed against longer ones would
+    look fast); none where fewer than ``CLEAR_MIN_TIMES`` or the times do not spread."""
+    every = pd.concat([earlier, pd.DataFrame({"log": logs, "fields": sizes})], ignore_index=True)
+    least = CLEAR_MIN_TIMES if every["fields"].nunique() > 1 else 2  # pages of one size: the batch's own band
+    bands = {}
+    for size in sizes.unique():
+        pool = every.loc[every["fields"] == size, "log"]
+        pool = pool if len(pool) >= CLEAR_MIN_TIMES else every.loc[every["fields"] <= size, "log"]
+        if len(pool) < least:
+            continue
+        rest = without_clearly_fast(pool)
+        centre = float(rest.median())
+        spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
+        if np.isfinite(spread) and spread > 0:
+            bands[size] = (centre, spread)
+    return bands
 
 
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) (``robust_both``: or above)."""
+    """Workers whose geometric-mean time, in MAD-sigmas of their pages' band, is below -k (``robust_both``: or
+    above k): median / exp(k * MAD-sigma) of log time on one size of page."""
     timed = timed_assignments(df, params)
     if timed is None:
         return flag_frame([])
     k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
+    sizes = per_assignment["fields"] if "fields" in per_assignment else pd.Series(0, logs.index)
     earlier = reference_logs(params)
-    rest = without_clearly_fast(pd.concat([earlier, logs], ignore_index=True) if len(earlier) else logs)
-    centre = float(rest.median())
-    spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
-    if not np.isfinite(spread) or spread == 0:
+    bands = page_bands(logs, sizes, earlier)
+    if not bands:
         return flag_frame([])
+    # a page size without a band (its times all alike) puts no one outside it
+    z = pd.Series([(v - bands[s][0]) / bands[s][1] if s in bands else 0.0 for v, s in zip(logs, sizes, strict=True)],
+                  index=logs.index)
     both = time_outlier_method(params) == "robust_both"
-    low, high = centre - k * spread, (centre + k * spread) if both else np.inf
-    worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
-    median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
+    by_worker = per_assignment.assign(z=z, log=logs).groupby("worker_id")
     over = "the campaign's" if len(earlier) else "batch"
-    return flag_frame([
-        {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(np.exp(m)), 1),
-         "threshold": f"below {low_s:.1f}s" if m < low else f"above {high_s:.1f}s",
-         "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs {over} median {median_s:.1f}s (robust, {k} "
-                   "MAD-sigmas of log time)"}
-        for w, m in worker_logs.items() if m < low or m > high
-    ])
+    rows = []
+    for w, mine in by_worker:
+        m = float(mine["z"].mean())
+        if m < -k or (both and m > k):
+            centre, spread = bands.get(sizes[mine.index[0]], next(iter(bands.values())))
+            bound = float(np.exp(centre - k * spread if m < -k else centre + k * spread))
+            typical = float(np.exp(mine["log"].mean()))
+            rows.append({"worker_id": w, "rule": FAST_RULE if m < -k else SLOW_RULE, "value": round(typical, 1),
+                         "threshold": f"{'below' if m < -k else 'above'} {bound:.1f}s",
+                         "detail": f"{side_word(m < -k)}: typical {typical:.1f}s vs {over} median "
+                                   f"{np.exp(centre):.1f}s (robust, {k} MAD-sigmas of log time)"})
+    return flag_frame(rows)
 
 
 def side_word(fast: bool) -> str:

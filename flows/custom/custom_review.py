@@ -253,8 +253,8 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
     return flag_frame(rows)
 
 
-def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[list[float], pd.DataFrame]:
-    """(earlier batches' work times, their choice, number and tick answers then this batch's ``frames``')."""
+def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[list[Any], pd.DataFrame]:
+    """(earlier batches' (work time, answer fields), their choice, number and tick answers then ``frames``')."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
@@ -263,7 +263,7 @@ def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> t
 
 
 def _judged(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame] | None = None
-            ) -> tuple[list[float], pd.DataFrame]:
+            ) -> tuple[list[Any], pd.DataFrame]:
     """A batch's work times and choice, number and tick answers (``frames``: read already), kept while its responses
     stay the same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
     kept = run.notes.setdefault("choice_history", {})
@@ -272,7 +272,7 @@ def _judged(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame] | No
     key = (batch, seen["n"], seen["last"])
     if key not in kept or frames is not None:
         responses, answers = answer_frames(run, batch) if frames is None else frames
-        kept[key] = (responses["work_time_s"].tolist(), answers[answers["kind"].isin(HISTORY_KINDS)])
+        kept[key] = (responses[["work_time_s", "fields"]].values.tolist(), answers[answers["kind"].isin(HISTORY_KINDS)])
     return kept[key]
 
 
