@@ -123,23 +123,21 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     bands = page_bands(logs, sizes, earlier)
     if not bands:
         return flag_frame([])
-    # a page size without a band (its times all alike) puts no one outside it
-    z = pd.Series([(v - bands[s][0]) / bands[s][1] if s in bands else 0.0 for v, s in zip(logs, sizes, strict=True)],
-                  index=logs.index)
+    # a page size without a band (too few such pages, or their times all alike) puts no one outside it
+    centres, spreads = (sizes.map({s: b[i] for s, b in bands.items()}) for i in (0, 1))
+    z = ((logs - centres) / spreads).fillna(0.0)
     both = time_outlier_method(params) == "robust_both"
-    by_worker = per_assignment.assign(z=z, log=logs).groupby("worker_id")
+    per_worker = pd.DataFrame({"z": z, "log": logs, "size": sizes}).groupby(per_assignment["worker_id"])
+    mean_z, typical, size = per_worker["z"].mean(), np.exp(per_worker["log"].mean()), per_worker["size"].first()
     over = "the campaign's" if len(earlier) else "batch"
     rows = []
-    for w, mine in by_worker:
-        m = float(mine["z"].mean())
-        if m < -k or (both and m > k):
-            centre, spread = bands.get(sizes[mine.index[0]], next(iter(bands.values())))
-            bound = float(np.exp(centre - k * spread if m < -k else centre + k * spread))
-            typical = float(np.exp(mine["log"].mean()))
-            rows.append({"worker_id": w, "rule": FAST_RULE if m < -k else SLOW_RULE, "value": round(typical, 1),
-                         "threshold": f"{'below' if m < -k else 'above'} {bound:.1f}s",
-                         "detail": f"{side_word(m < -k)}: typical {typical:.1f}s vs {over} median "
-                                   f"{np.exp(centre):.1f}s (robust, {k} MAD-sigmas of log time)"})
+    for w in mean_z.index[(mean_z < -k) | ((mean_z > k) if both else False)]:
+        fast, (centre, spread) = bool(mean_z[w] < -k), bands.get(size[w], next(iter(bands.values())))
+        bound = float(np.exp(centre - k * spread if fast else centre + k * spread))
+        rows.append({"worker_id": w, "rule": FAST_RULE if fast else SLOW_RULE, "value": round(float(typical[w]), 1),
+                     "threshold": f"{'below' if fast else 'above'} {bound:.1f}s",
+                     "detail": f"{side_word(fast)}: typical {typical[w]:.1f}s vs {over} median {np.exp(centre):.1f}s "
+                               f"(robust, {k} MAD-sigmas of log time)"})
     return flag_frame(rows)
 
 
