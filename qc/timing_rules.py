@@ -48,10 +48,10 @@ def time_outlier_method(params: dict[str, Any]) -> str:
 
 
 def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per assignment with a time: ``worker_id, work_time_s`` and ``fields`` (its page's answer fields)
+    """One row per assignment with a time: ``worker_id, work_time_s`` and ``page_items`` (the items its page showed)
     where the frame has it (a caption row repeats its assignment's time, so the unit of a timing rule is the
     assignment, not the caption)."""
-    columns = ["worker_id", "work_time_s", *(["fields"] if "fields" in df.columns else [])]
+    columns = ["worker_id", "work_time_s", *(["page_items"] if "page_items" in df.columns else [])]
     if not {"assignment_id", "worker_id", "work_time_s"} <= set(df.columns):  # pandas names what is missing
         return df.drop_duplicates("assignment_id")[columns].dropna()
     # the columns first, then each assignment's first row: the same rows as drop_duplicates, without
@@ -80,26 +80,27 @@ def without_clearly_fast(logs: pd.Series) -> pd.Series:
 
 
 def reference_logs(params: dict[str, Any]) -> pd.DataFrame:
-    """``time_reference`` (the earlier batches' assignments: ``(seconds, answer fields on the page)`` pairs, or
-    seconds) as ``log, fields`` rows, those whose time reads as a number."""
+    """``time_reference`` (the earlier batches' assignments: ``(seconds, items on the page)`` pairs, or seconds) as
+    ``log, page_items`` rows, those whose time reads as a number."""
     pairs = [t if isinstance(t, (list, tuple)) else (t, 0) for t in params.get("time_reference") or ()]
-    frame = pd.DataFrame([(p[0], p[1] if len(p) > 1 else 0) for p in pairs], columns=["s", "fields"])
+    frame = pd.DataFrame([(p[0], p[1] if len(p) > 1 else 0) for p in pairs], columns=["s", "page_items"])
     seconds = pd.to_numeric(frame["s"], errors="coerce")
     return pd.DataFrame({"log": np.log(seconds.astype(float).clip(lower=FLOOR_S)),
-                         "fields": frame["fields"]})[seconds.notna()]
+                         "page_items": frame["page_items"]})[seconds.notna()]
 
 
 def page_bands(logs: pd.Series, sizes: pd.Series, earlier: pd.DataFrame) -> dict[Any, tuple[float, float]]:
-    """Per size of page (its answer fields, items x fields): (centre, MAD-sigma) of the log times of the pages of that
+    """Per size of page (the items it showed): (centre, MAD-sigma) of the log seconds an item of the pages of that
     size, this batch's and ``earlier``'s (a first page headed by a quiz is not timed against the pages without it);
-    where too few are of that size, of the pages of that size or smaller (a page timed against longer ones would
-    look fast); none where fewer than ``CLEAR_MIN_TIMES`` or the times do not spread."""
-    every = pd.concat([earlier, pd.DataFrame({"log": logs, "fields": sizes})], ignore_index=True)
-    least = CLEAR_MIN_TIMES if every["fields"].nunique() > 1 else 2  # pages of one size: the batch's own band
+    where too few are of that size, of the pages of that size or larger (reading the page's instructions takes fewer
+    seconds an item on a longer page, so a page timed against shorter ones would look fast); none where fewer than
+    ``CLEAR_MIN_TIMES`` or the times do not spread."""
+    every = pd.concat([earlier, pd.DataFrame({"log": logs, "page_items": sizes})], ignore_index=True)
+    least = CLEAR_MIN_TIMES if every["page_items"].nunique() > 1 else 2  # pages of one size: the batch's own band
     bands = {}
     for size in sizes.unique():
-        pool = every.loc[every["fields"] == size, "log"]
-        pool = pool if len(pool) >= CLEAR_MIN_TIMES else every.loc[every["fields"] <= size, "log"]
+        pool = every.loc[every["page_items"] == size, "log"]
+        pool = pool if len(pool) >= CLEAR_MIN_TIMES else every.loc[every["page_items"] >= size, "log"]
         if len(pool) < least:
             continue
         rest = without_clearly_fast(pool)
@@ -118,14 +119,17 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         return flag_frame([])
     k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
-    sizes = per_assignment["fields"] if "fields" in per_assignment else pd.Series(0, logs.index)
+    sizes = per_assignment["page_items"] if "page_items" in per_assignment else pd.Series(0, logs.index)
     earlier = reference_logs(params)
-    bands = page_bands(logs, sizes, earlier)
+    # seconds an item: pages of several sizes on one scale (pages of one size: their times, shifted)
+    per_field = logs - np.log(sizes.astype(float).clip(lower=1))
+    bands = page_bands(per_field, sizes, earlier.assign(log=earlier["log"] - np.log(earlier["page_items"].astype(float)
+                                                                                      .clip(lower=1))))
     if not bands:
         return flag_frame([])
     # a page size without a band (too few such pages, or their times all alike) puts no one outside it
     centres, spreads = (sizes.map({s: b[i] for s, b in bands.items()}) for i in (0, 1))
-    z = ((logs - centres) / spreads).fillna(0.0)
+    z = ((per_field - centres) / spreads).fillna(0.0)
     both = time_outlier_method(params) == "robust_both"
     per_worker = pd.DataFrame({"z": z, "log": logs, "size": sizes}).groupby(per_assignment["worker_id"])
     mean_z, typical, size = per_worker["z"].mean(), np.exp(per_worker["log"].mean()), per_worker["size"].first()
@@ -133,6 +137,7 @@ def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     rows = []
     for w in mean_z.index[(mean_z < -k) | ((mean_z > k) if both else False)]:
         fast, (centre, spread) = bool(mean_z[w] < -k), bands.get(size[w], next(iter(bands.values())))
+        centre += float(np.log(max(1.0, float(size[w]))))  # back to seconds a page of the worker's
         bound = float(np.exp(centre - k * spread if fast else centre + k * spread))
         rows.append({"worker_id": w, "rule": FAST_RULE if fast else SLOW_RULE, "value": round(float(typical[w]), 1),
                      "threshold": f"{'below' if fast else 'above'} {bound:.1f}s",

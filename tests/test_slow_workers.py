@@ -213,7 +213,7 @@ def test_a_small_batch_with_a_third_fast_is_judged_on_the_campaigns_times_so_far
 
 
 def test_pages_of_another_size_are_timed_apart() -> None:
-    """A first page headed by a quiz has three times the answer fields of the pages after it: eight honest workers
+    """A first page headed by a quiz has three times the items of the pages after it: eight honest workers
     on quiz pages (110-150 s), six returning honest workers on plain pages (35-50 s) and a speeder on a plain page
     (9 s). Timed together, the plain pages look fast; by page size only the speeder is."""
     from qc.worker_rules import time_outlier
@@ -223,15 +223,16 @@ def test_pages_of_another_size_are_timed_apart() -> None:
     times = quiz + plain
     batch = pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
                           "worker_id": [f"W{k}" for k in range(len(times))], "work_time_s": times,
-                          "fields": [15] * len(quiz) + [5] * len(plain)})
+                          "page_items": [15] * len(quiz) + [5] * len(plain)})
     params = {"time_outlier_method": "robust", "time_outlier_sigmas": 1.95}
-    together = time_outlier(batch.drop(columns="fields"), params)
+    together = time_outlier(batch.drop(columns="page_items"), params)
     assert len(set(together["worker_id"]) & {f"W{k}" for k in range(8, 14)}) > 0  # honest plain pages flagged
     apart = time_outlier(batch, params)
     assert set(apart["worker_id"]) == {"W14"}
     earlier = [(t, 5) for t in plain[:-1]] + [(t, 15) for t in quiz]  # the campaign so far, each with its size
     assert set(time_outlier(batch, {**params, "time_reference": earlier})["worker_id"]) == {"W14"}
-    # two pages of one field, too few to time apart, are never timed against the longer pages
-    short = pd.DataFrame({"assignment_id": ["S1", "S2"], "worker_id": ["S1", "S2"], "work_time_s": [24.0, 30.0],
-                          "fields": [1, 1]})
-    assert set(time_outlier(pd.concat([batch, short], ignore_index=True), params)["worker_id"]) == {"W14"}
+    # pages of one item, too few to time apart, are timed an item against the longer pages (where reading the
+    # instructions weighs less an item): an honest one looks slow there, one of 2 s is fast all the same
+    short = pd.DataFrame({"assignment_id": ["S1", "S2", "S3"], "worker_id": ["S1", "S2", "S3"],
+                          "work_time_s": [24.0, 30.0, 2.0], "page_items": [1, 1, 1]})
+    assert set(time_outlier(pd.concat([batch, short], ignore_index=True), params)["worker_id"]) == {"W14", "S3"}

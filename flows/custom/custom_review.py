@@ -30,7 +30,7 @@ from qc.runner import run_rules
 from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
-                    "sentinels"]
+                    "sentinels", "page_items"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
 # rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
@@ -142,7 +142,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 if r["field"] not in rules.checks]
         sentinels = _no_page_constants(rows, rules.constants(ids), spec, rules.blanks.get(tuple(ids), frozenset()))
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
-                          "work_time_s": work_seconds(a, fields),
+                          "work_time_s": work_seconds(a, fields), "page_items": len(ids),
                           "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
                           "ticks": sum(bool(r["ticks"]) for r in rows),
@@ -254,7 +254,7 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
 
 
 def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[list[Any], pd.DataFrame]:
-    """(earlier batches' (work time, answer fields), their choice, number and tick answers then ``frames``')."""
+    """(earlier batches' (work time, items on the page), their choice, number and tick answers then ``frames``')."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
@@ -272,7 +272,8 @@ def _judged(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame] | No
     key = (batch, seen["n"], seen["last"])
     if key not in kept or frames is not None:
         responses, answers = answer_frames(run, batch) if frames is None else frames
-        kept[key] = (responses[["work_time_s", "fields"]].values.tolist(), answers[answers["kind"].isin(HISTORY_KINDS)])
+        kept[key] = (responses[["work_time_s", "page_items"]].values.tolist(),
+                     answers[answers["kind"].isin(HISTORY_KINDS)])
     return kept[key]
 
 
