@@ -251,7 +251,7 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
             rules = ", ".join(f"{a}={v!r} on {n}" if a in ("pattern", "data-required-when") else
                               f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
-                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what it meant")
+                         "hitflow's page, its QC and every simulated worker enforce it; check it says what it meant")
         else:
             words = word_limit(check.resolved or check.condition, ids)
             if words and words[0] != "<field>" and words[1] == "min_words" and words[2] > 0:  # a blank is short too
