@@ -94,6 +94,18 @@ def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return caption_flags(df, "min_words", hits)
 
 
+@register("max_words", "caption")
+def max_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """More words than the most a page states for the answer ("no more than 20 words"): ``max_words`` (0: off).
+    Not a submit rule of the caption page: only a field whose page or ``[qc.fields.<name>]`` says it has one."""
+    most = int(params.get("max_words") or 0)
+    if most <= 0 or df.empty:
+        return flag_frame([])
+    counts, texts = text_features.counts(df).words, text_features.captions(df)
+    hits = [(df.index[k], int(counts[k]), most, clip(texts[k])) for k in np.flatnonzero(counts > most)]
+    return caption_flags(df, "max_words", hits)
+
+
 QUALITY_WORDS = ("quality", "blur", "blurry", "blurred")
 
 

@@ -30,7 +30,7 @@ CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outli
                 "mark_agreement", "random_sample", "caps_lock", "instruction_echo",
                 "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
                 "quality_words", "quality_words_rate",
-                "min_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
+                "min_words", "max_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
 TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
     # empty_answer rejects a response that answers nothing, sentinel_answer one that left any field it must
@@ -50,8 +50,8 @@ CUSTOM_POLICY = DecisionPolicy(
     block_counts_beside_rates=True,
     block_rate_confidence=1.0,
     review_rules=("random_sample", "consensus", "time_outlier", SLOW_RULE, NOTHING_TICKED, "caps_lock", "min_words",
-                  "one_sentence", "banned_prefix", "source_copy", "short_answer", "quality_words", "max_chars",
-                  "switch_then_paste", "typing_cadence", "malformed_answer"),
+                  "max_words", "one_sentence", "banned_prefix", "source_copy", "short_answer", "quality_words",
+                  "max_chars", "switch_then_paste", "typing_cadence", "malformed_answer"),
     reject_feedback="Your answers broke the task's rules ({rules}), which the page checks before it lets anyone "
                     "submit, so they were sent around the page.",
 )

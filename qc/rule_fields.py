@@ -14,7 +14,7 @@ TEXT, CHOICE, MARKS, SUBMISSION = "text", "choice", "marks", "submission"
 _TEXT_RULES = ("caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words",
                "quality_words_rate", "duplicate_text", "shared_template", "near_template", "consensus",
                "consensus_rate", "instruction_echo", "quality_talk", "source_copy", "short_answer", "min_words",
-               "one_sentence", "banned_prefix", "max_chars", "required", *TELEMETRY_RULES)
+               "max_words", "one_sentence", "banned_prefix", "max_chars", "required", *TELEMETRY_RULES)
 _SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "skipped_required",
                      "empty_answer",
                      "sentinel_answer", "random_sample", "attention_failed", "attention_missed", "malformed_answer")

@@ -1,7 +1,9 @@
 """The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
 ``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
 speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both, taken
-without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up).
+without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up), over the
+batch's times and ``time_reference``, the earlier batches' of the same page where the flow passes them: a small
+batch with a third of it fast widens its own MAD past every fast worker, the campaign's times do not.
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
 Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
@@ -46,13 +48,15 @@ def time_outlier_method(params: dict[str, Any]) -> str:
 
 
 def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per assignment with a time: ``worker_id, work_time_s`` (a caption row repeats its
-    assignment's time, so the unit of a timing rule is the assignment, not the caption)."""
+    """One row per assignment with a time: ``worker_id, work_time_s`` and ``page_items`` (the items its page showed)
+    where the frame has it (a caption row repeats its assignment's time, so the unit of a timing rule is the
+    assignment, not the caption)."""
+    columns = ["worker_id", "work_time_s", *(["page_items"] if "page_items" in df.columns else [])]
     if not {"assignment_id", "worker_id", "work_time_s"} <= set(df.columns):  # pandas names what is missing
-        return df.drop_duplicates("assignment_id")[["worker_id", "work_time_s"]].dropna()
-    # the two columns first, then each assignment's first row: the same rows as drop_duplicates, without
+        return df.drop_duplicates("assignment_id")[columns].dropna()
+    # the columns first, then each assignment's first row: the same rows as drop_duplicates, without
     # copying every column of the batch (a third of the CPU)
-    return df[["worker_id", "work_time_s"]][~df["assignment_id"].duplicated().to_numpy()].dropna()
+    return df[columns][~df["assignment_id"].duplicated().to_numpy()].dropna()
 
 
 def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, pd.DataFrame] | None:
@@ -75,29 +79,71 @@ def without_clearly_fast(logs: pd.Series) -> pd.Series:
     return logs
 
 
+def reference_logs(params: dict[str, Any]) -> pd.DataFrame:
+    """``time_reference`` (the earlier batches' assignments: ``(seconds, items on the page)`` pairs, or seconds) as
+    ``log, page_items`` rows, those whose time reads as a number."""
+    pairs = [t if isinstance(t, (list, tuple)) else (t, 0) for t in params.get("time_reference") or ()]
+    frame = pd.DataFrame([(p[0], p[1] if len(p) > 1 else 0) for p in pairs], columns=["s", "page_items"])
+    seconds = pd.to_numeric(frame["s"], errors="coerce")
+    return pd.DataFrame({"log": np.log(seconds.astype(float).clip(lower=FLOOR_S)),
+                         "page_items": frame["page_items"]})[seconds.notna()]
+
+
+def page_bands(logs: pd.Series, sizes: pd.Series, earlier: pd.DataFrame) -> dict[Any, tuple[float, float]]:
+    """Per size of page (the items it showed): (centre, MAD-sigma) of the log seconds an item of the pages of that
+    size, this batch's and ``earlier``'s (a first page headed by a quiz is not timed against the pages without it);
+    where too few are of that size, of the pages of that size or larger (reading the page's instructions takes fewer
+    seconds an item on a longer page, so a page timed against shorter ones would look fast); none where fewer than
+    ``CLEAR_MIN_TIMES`` or the times do not spread."""
+    every = pd.concat([earlier, pd.DataFrame({"log": logs, "page_items": sizes})], ignore_index=True)
+    least = CLEAR_MIN_TIMES if every["page_items"].nunique() > 1 else 2  # pages of one size: the batch's own band
+    bands = {}
+    for size in sizes.unique():
+        pool = every.loc[every["page_items"] == size, "log"]
+        pool = pool if len(pool) >= CLEAR_MIN_TIMES else every.loc[every["page_items"] >= size, "log"]
+        if len(pool) < least:
+            continue
+        rest = without_clearly_fast(pool)
+        centre = float(rest.median())
+        spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
+        if np.isfinite(spread) and spread > 0:
+            bands[size] = (centre, spread)
+    return bands
+
+
 def robust_time_outlier(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Workers whose geometric-mean time is below median / exp(k * MAD-sigma) (``robust_both``: or above)."""
+    """Workers whose geometric-mean time, in MAD-sigmas of their pages' band, is below -k (``robust_both``: or
+    above k): median / exp(k * MAD-sigma) of log time on one size of page."""
     timed = timed_assignments(df, params)
     if timed is None:
         return flag_frame([])
     k, per_assignment = timed
     logs = np.log(per_assignment["work_time_s"].astype(float).clip(lower=FLOOR_S))
-    rest = without_clearly_fast(logs)
-    centre = float(rest.median())
-    spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
-    if not np.isfinite(spread) or spread == 0:
+    sizes = per_assignment["page_items"] if "page_items" in per_assignment else pd.Series(0, logs.index)
+    earlier = reference_logs(params)
+    # seconds an item: pages of several sizes on one scale (pages of one size: their times, shifted)
+    per_field = logs - np.log(sizes.astype(float).clip(lower=1))
+    bands = page_bands(per_field, sizes, earlier.assign(log=earlier["log"] - np.log(earlier["page_items"].astype(float)
+                                                                                      .clip(lower=1))))
+    if not bands:
         return flag_frame([])
+    # a page size without a band (too few such pages, or their times all alike) puts no one outside it
+    centres, spreads = (sizes.map({s: b[i] for s, b in bands.items()}) for i in (0, 1))
+    z = ((per_field - centres) / spreads).fillna(0.0)
     both = time_outlier_method(params) == "robust_both"
-    low, high = centre - k * spread, (centre + k * spread) if both else np.inf
-    worker_logs = logs.groupby(per_assignment["worker_id"]).mean()
-    median_s, low_s, high_s = float(np.exp(centre)), float(np.exp(low)), float(np.exp(high))
-    return flag_frame([
-        {"worker_id": w, "rule": FAST_RULE if m < low else SLOW_RULE, "value": round(float(np.exp(m)), 1),
-         "threshold": f"below {low_s:.1f}s" if m < low else f"above {high_s:.1f}s",
-         "detail": f"{side_word(m < low)}: typical {np.exp(m):.1f}s vs batch median {median_s:.1f}s (robust, {k} "
-                   "MAD-sigmas of log time)"}
-        for w, m in worker_logs.items() if m < low or m > high
-    ])
+    per_worker = pd.DataFrame({"z": z, "log": logs, "size": sizes}).groupby(per_assignment["worker_id"])
+    mean_z, typical, size = per_worker["z"].mean(), np.exp(per_worker["log"].mean()), per_worker["size"].first()
+    over = "the campaign's" if len(earlier) else "batch"
+    rows = []
+    for w in mean_z.index[(mean_z < -k) | ((mean_z > k) if both else False)]:
+        fast, (centre, spread) = bool(mean_z[w] < -k), bands.get(size[w], next(iter(bands.values())))
+        centre += float(np.log(max(1.0, float(size[w]))))  # back to seconds a page of the worker's
+        bound = float(np.exp(centre - k * spread if fast else centre + k * spread))
+        rows.append({"worker_id": w, "rule": FAST_RULE if fast else SLOW_RULE, "value": round(float(typical[w]), 1),
+                     "threshold": f"{'below' if fast else 'above'} {bound:.1f}s",
+                     "detail": f"{side_word(fast)}: typical {typical[w]:.1f}s vs {over} median {np.exp(centre):.1f}s "
+                               f"(robust, {k} MAD-sigmas of log time)"})
+    return flag_frame(rows)
 
 
 def side_word(fast: bool) -> str:
@@ -111,9 +157,10 @@ METHOD_WORDS = {
                 "seed's band exactly",
     "seed": "mu +/- {k:g} sigma of all the batch's times, both sides, as the seed has it (a parked HIT's hours "
             "widen the band and can hide a speeder; \"seed_slow_apart\" takes the fast side without them)",
-    "robust": "median / exp({k:g} MAD-sigmas) of log time, the fast side only, taken without the clearly fast "
-              "times (3 MAD-sigmas under), so a share of fast workers does not lower it",
-    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time, both sides, taken without the clearly fast times",
+    "robust": "median / exp({k:g} MAD-sigmas) of log time over the campaign's times so far, the fast side only, "
+              "taken without the clearly fast times (3 MAD-sigmas under), so a share of fast workers does not lower it",
+    "robust_both": "median */ exp({k:g} MAD-sigmas) of log time over the campaign's times so far, both sides, taken "
+                   "without the clearly fast times",
 }
 
 

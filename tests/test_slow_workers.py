@@ -187,3 +187,52 @@ def test_the_robust_bands_low_end_does_not_move_with_how_much_of_the_batch_is_fa
     logs = np.log(pd.Series(honest + fast))  # over all the times the low end falls under some of the fast
     centre = float(logs.median())
     assert np.exp(centre - 1.95 * 1.4826 * float((logs - centre).abs().median())) < max(fast)
+
+
+def test_a_small_batch_with_a_third_fast_is_judged_on_the_campaigns_times_so_far() -> None:
+    """Seven honest times of 40-100 s and four fast ones (12-22 s), a third of a small batch: its own MAD widens
+    past the fast workers. With the earlier batches' times of the same page (``time_reference``, passed by the
+    flow) the band is the campaign's: every fast worker of this batch is flagged, no honest one, and only this
+    batch's workers are judged."""
+    from qc.worker_rules import time_outlier
+
+    honest = [40 * (100 / 40) ** (k / 6) for k in range(7)]
+    fast = [12.0, 15.0, 18.0, 22.0]
+    times = honest + fast
+    batch = pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
+                          "worker_id": [f"W{k}" for k in range(len(times))], "work_time_s": times})
+    params = {"time_outlier_method": "robust", "time_outlier_sigmas": 1.95}
+    alone = time_outlier(batch, params)
+    fast_workers = {f"W{k}" for k in range(7, 11)}
+    assert not fast_workers <= set(alone["worker_id"])  # the batch's own band lets some through
+    earlier = [40 * (100 / 40) ** (k / 19) for k in range(20)] + [10.0, 16.0, 21.0]
+    pooled = time_outlier(batch, {**params, "time_reference": earlier})
+    assert set(pooled["worker_id"]) == fast_workers and set(pooled["rule"]) == {"time_outlier"}
+    assert all("the campaign's median" in d for d in pooled["detail"])
+    assert time_outlier(batch, {**params, "time_reference": ["", "n/a"]}).equals(alone)  # nothing read: as before
+
+
+def test_pages_of_another_size_are_timed_apart() -> None:
+    """A first page headed by a quiz has three times the items of the pages after it: eight honest workers
+    on quiz pages (110-150 s), six returning honest workers on plain pages (35-50 s) and a speeder on a plain page
+    (9 s). Timed together, the plain pages look fast; by page size only the speeder is."""
+    from qc.worker_rules import time_outlier
+
+    quiz = [110 + 40 * k / 7 for k in range(8)]
+    plain = [35 + 3 * k for k in range(6)] + [9.0]
+    times = quiz + plain
+    batch = pd.DataFrame({"assignment_id": [f"A{k}" for k in range(len(times))],
+                          "worker_id": [f"W{k}" for k in range(len(times))], "work_time_s": times,
+                          "page_items": [15] * len(quiz) + [5] * len(plain)})
+    params = {"time_outlier_method": "robust", "time_outlier_sigmas": 1.95}
+    together = time_outlier(batch.drop(columns="page_items"), params)
+    assert len(set(together["worker_id"]) & {f"W{k}" for k in range(8, 14)}) > 0  # honest plain pages flagged
+    apart = time_outlier(batch, params)
+    assert set(apart["worker_id"]) == {"W14"}
+    earlier = [(t, 5) for t in plain[:-1]] + [(t, 15) for t in quiz]  # the campaign so far, each with its size
+    assert set(time_outlier(batch, {**params, "time_reference": earlier})["worker_id"]) == {"W14"}
+    # pages of one item, too few to time apart, are timed an item against the longer pages (where reading the
+    # instructions weighs less an item): an honest one looks slow there, one of 2 s is fast all the same
+    short = pd.DataFrame({"assignment_id": ["S1", "S2", "S3"], "worker_id": ["S1", "S2", "S3"],
+                          "work_time_s": [24.0, 30.0, 2.0], "page_items": [1, 1, 1]})
+    assert set(time_outlier(pd.concat([batch, short], ignore_index=True), params)["worker_id"]) == {"W14", "S3"}

@@ -30,7 +30,7 @@ from qc.runner import run_rules
 from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
-                    "sentinels"]
+                    "sentinels", "page_items"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
 # rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
@@ -142,7 +142,7 @@ def answer_frames(run: Run, batch: int) -> tuple[pd.DataFrame, pd.DataFrame]:
                 if r["field"] not in rules.checks]
         sentinels = _no_page_constants(rows, rules.constants(ids), spec, rules.blanks.get(tuple(ids), frozenset()))
         responses.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
-                          "work_time_s": work_seconds(a, fields),
+                          "work_time_s": work_seconds(a, fields), "page_items": len(ids),
                           "problems": problems_text(problems),
                           "answered": sum(has_value(r["answer"], r["kind"]) for r in rows), "fields": len(rows),
                           "ticks": sum(bool(r["ticks"]) for r in rows),
@@ -236,7 +236,7 @@ def custom_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     responses, answers = answer_frames(run, batch)
     params = {**run.cfg.qc_params, "seed": run.cfg.seed + batch, **_page_reading(run),
               "item_text": _item_text(run, batch), **sample_so_far(run, batch)}
-    history = answers_so_far(run, batch, answers) if set(OVER_HISTORY) & set(run.cfg.qc_rules) else None
+    params["time_reference"], history = so_far(run, batch, (responses, answers))  # a page's time: every batch's
     flags = custom_flags(responses, answers, params, run.cfg.qc_rules, history)
     flags = pd.concat([flags, known_answer_flags(run, batch, set(responses["worker_id"]))], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(responses)} responses")
@@ -253,25 +253,27 @@ def known_answer_flags(run: Run, batch: int, workers: set[str]) -> pd.DataFrame:
     return flag_frame(rows)
 
 
-def answers_so_far(run: Run, batch: int, answers: pd.DataFrame) -> pd.DataFrame:
-    """The choice, number and tick answers of every earlier batch (as their own QC read them), then this batch's."""
+def so_far(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[list[Any], pd.DataFrame]:
+    """(earlier batches' (work time, items on the page), their choice, number and tick answers then ``frames``')."""
     earlier = [int(r["batch"]) for r in run.store.rows(
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch != ? ORDER BY batch",
         [run.cfg.name, batch]) if int(r["batch"]) < batch]
-    frames = [_judged_answers(run, b) for b in earlier] + [_judged_answers(run, batch, answers)]
-    return pd.concat(frames, ignore_index=True)
+    read = [_judged(run, b) for b in earlier] + [_judged(run, batch, frames)]
+    return [t for times, _ in read[:-1] for t in times], pd.concat([a for _, a in read], ignore_index=True)
 
 
-def _judged_answers(run: Run, batch: int, answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A batch's choice, number and tick answers (``answers``: read already), kept while its responses stay the
-    same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
+def _judged(run: Run, batch: int, frames: tuple[pd.DataFrame, pd.DataFrame] | None = None
+            ) -> tuple[list[Any], pd.DataFrame]:
+    """A batch's work times and choice, number and tick answers (``frames``: read already), kept while its responses
+    stay the same: reading every earlier batch again took over half the QC step's time on a 500-item campaign."""
     kept = run.notes.setdefault("choice_history", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ? "
                           "AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch])[0]
     key = (batch, seen["n"], seen["last"])
-    if key not in kept or answers is not None:
-        answers = answer_frames(run, batch)[1] if answers is None else answers
-        kept[key] = answers[answers["kind"].isin(HISTORY_KINDS)]
+    if key not in kept or frames is not None:
+        responses, answers = answer_frames(run, batch) if frames is None else frames
+        kept[key] = (responses[["work_time_s", "page_items"]].values.tolist(),
+                     answers[answers["kind"].isin(HISTORY_KINDS)])
     return kept[key]
 
 

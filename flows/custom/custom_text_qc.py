@@ -26,8 +26,8 @@ from qc.text_features import canned_mask
 # Rules that read one answer's text (``caption``): run per free-text field, never on the response frame.
 TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate", "near_template", "instruction_echo",
               "canned_overuse", "canned_lone_use", "canned_lone_nonuse", "quality_words", "quality_words_rate",
-              "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "one_sentence", "banned_prefix",
-              "max_chars", *TELEMETRY_RULES)
+              "quality_talk", "source_copy", "short_answer", "caps_lock", "min_words", "max_words", "one_sentence",
+              "banned_prefix", "max_chars", *TELEMETRY_RULES)
 NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
 CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
 QUALITY_RULES = ("quality_words", "quality_words_rate")
@@ -50,6 +50,11 @@ def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
                        max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
 
 
+def field_max_words(conf: dict[str, Any], asked: str = "") -> int:
+    """One field's most words: the fewer of ``[qc.fields.<name>] max_words`` and what the page states (0: none)."""
+    return min((n for n in (int(conf.get("max_words") or 0), stated_max_words(asked)) if n > 0), default=0)
+
+
 def asked_of(field: str, params: dict[str, Any], several: bool) -> str:
     """The words a field's limits are read from: its question, after the page's instructions when it is the
     page's only free-text field (the instructions' "at least 50 words" is then its; with several, each its own)."""
@@ -58,7 +63,7 @@ def asked_of(field: str, params: dict[str, Any], several: bool) -> str:
 
 
 def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: list[str]) -> list[str]:
-    """For the dry run: each free-text field's word minimum and forbidden openings as its flags use them, and
+    """For the dry run: each free-text field's word limits and forbidden openings as its flags use them, and
     where each comes from (the page's words, or its ``[qc.fields.<name>]`` table)."""
     lines = []
     for field in text_fields:
@@ -69,11 +74,14 @@ def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: l
         source = f"the page's words{also}" if page >= own else f"{table} min_words" + (
             f"; the page asks {page}" if page else "")
         said = [f"at least {max(page, own)} words ({source})"] if "min_words" in rules and (page or own) else []
+        if "max_words" in rules and (most := field_max_words(conf, asked)):
+            from_page = most == stated_max_words(asked)
+            said.append(f"at most {most} words (" + ("the page's words)" if from_page else f"{table} max_words)"))
         stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
         said += [f"not starting with {', '.join(repr(b) for b in bans)} ({where})" for bans, where in
                  ((stated, "the page's words"), (tuple(b for b in set_ if b not in stated), f"{table} banned_prefixes"))
                  if bans and "banned_prefix" in rules]
-        lines.append(f"  limits on {field}: {'; '.join(said) or 'none stated (no word minimum, no forbidden opening)'}")
+        lines.append(f"  limits on {field}: {'; '.join(said) or 'none stated (no word limit, no forbidden opening)'}")
     return lines
 
 
@@ -124,7 +132,7 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         asked = asked_of(str(field), params, several)
         own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
         flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
-                                  "source_copy_fragments": own}, rules)
+                                  "max_words": field_max_words(conf, asked), "source_copy_fragments": own}, rules)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
 

@@ -26,7 +26,7 @@ from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
 from flows.custom.submit_probe import blocks_submit, probed_rules
-from qc.asked_limits import stated_min_words
+from qc.asked_limits import stated_max_words, stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
@@ -245,9 +245,9 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
                           in free_text_fields(imported.body, imported.instructions))
 
 
-def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, bool, int]]:
-    """(field name without its item index, its control, whether it asks about the worker, the fewest words the
-    page's own words ask of it) for each free-text field of the item block."""
+def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, bool, tuple[int, int]]]:
+    """(field name without its item index, its control, whether it asks about the worker, the fewest and the most
+    words the page's own words state for it, 0 where none) for each free-text field of the item block."""
     page = body.replace("{{ i }}", "0")
     read = read_page(page)
     asked = question_texts(read)
@@ -257,7 +257,11 @@ def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, 
     said = visible_text(instructions + page) if len(texts) == 1 else ""  # the page's minimum is the only field's
     return [(f["name"].removesuffix("_0"), f.get("input", "text"),
              asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"),
-             stated_min_words(f"{said}\n{asked.get(f['name'], '')}")) for f in texts]
+             stated_words(f"{said}\n{asked.get(f['name'], '')}")) for f in texts]
+
+
+def stated_words(text: str) -> tuple[int, int]:
+    return stated_min_words(text), stated_max_words(text)
 
 
 # A question about the worker (age, home, device, how sure): one person's same answer on every item, and
@@ -268,18 +272,20 @@ ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruc
                       "source_copy", "short_answer")
 
 
-def field_qc_table(field: str, control: str, personal: bool = False, stated: int = 0) -> str:
+def field_qc_table(field: str, control: str, personal: bool = False, stated: tuple[int, int] = (0, 0)) -> str:
     """``[qc.fields.<field>]`` where a field differs from the [qc] rules that judge text: one that asks about the
     worker (flows/core/pages/asks_worker.py) or for the words a blank ("___") in the item's text is missing
     leaves out the repeat, consensus and echo rules; a long answer (a textarea) has a word minimum, the page's own
-    where it states a larger one (``stated``). Nothing for a field that differs in nothing."""
+    where it states a larger one, and the most words the page states (``stated``: fewest, most). Nothing for a field
+    that differs in nothing."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
     head = f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control})"
     if personal:
         return (f"{head}: it asks about the worker or for a missing word, so the same short answer on several items "
                 f"is expected\nignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
-    least = max(stated, 3) if control == "textarea" else stated
-    if not least:
-        return ""
-    why = "as the page's own words ask" if stated >= least else "fewer flags the answer"
-    return f"{head}\n{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)\n"
+    least = max(stated[0], 3) if control == "textarea" else stated[0]
+    why = "as the page's own words ask" if stated[0] >= least else "fewer flags the answer"
+    lines = [f"{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)"] if least else []
+    lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page's own words ask: more flags the answer for a "
+              "person to look at"] if stated[1] else []
+    return f"{head}\n" + "".join(f"{line}\n" for line in lines) if lines else ""

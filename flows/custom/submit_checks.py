@@ -192,12 +192,13 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
     return (name, "pattern", pattern) if isinstance(page_pattern(pattern), PagePattern) else None
 
 
-def min_words(condition: str, ids: dict[str, str]) -> tuple[str, int] | None:
-    """``x.value.split(/\\s+/).length < 20`` -> ("x", 20): a word count no page rule says."""
+def word_limit(condition: str, ids: dict[str, str]) -> tuple[str, str, int] | None:
+    """``x.value.split(/\\s+/).length < 20`` -> ("x", "min_words", 20), ``> 20``: max_words; no page rule says it."""
     m = re.search(rf"(?P<ref>{_REF}|[\w$.]{{1,80}}?)\.value(?:\.trim\(\))?{WORD_COUNT}"
-                  r"\s*(?P<op><=?)\s*(?P<n>\d{1,5})", condition)
+                  r"\s*(?P<op>[<>]=?)\s*(?P<n>\d{1,5})", condition)
     ref = re.match(rf"(?P<ref>{_REF})$", m["ref"]) if m else None
-    return ((ref and _ref_name(ref, ids)) or "<field>", int(m["n"]) + (m["op"] == "<=")) if m else None
+    return ((ref and _ref_name(ref, ids)) or "<field>", "min_words" if m["op"][0] == "<" else "max_words",
+            int(m["n"]) + {"<": 0, "<=": 1, ">": 0, ">=": -1}[m["op"]]) if m else None
 
 
 _REF = "|".join(f"(?:{r})" for r in (*NAME_REF, ID_REF))
@@ -250,16 +251,15 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
             rules = ", ".join(f"{a}={v!r} on {n}" if a in ("pattern", "data-required-when") else
                               f"{a}{'=' + v if v else ''} on {n}" for n, a, v in check.rules)
             notes.append(f"the page's submit check `if ({check.condition[:120]})`{said} is now the page rule {rules}: "
-                         "hitflow's page, its QC and every simulated worker enforce it; check that it says what the "
-                         "check meant")
+                         "hitflow's page, its QC and every simulated worker enforce it; check it says what it meant")
         else:
-            words = min_words(check.resolved or check.condition, ids)
-            if words and words[0] != "<field>" and words[1] > 0:  # no words at all is short too: a blank is refused
+            words = word_limit(check.resolved or check.condition, ids)
+            if words and words[0] != "<field>" and words[1] == "min_words" and words[2] > 0:  # a blank is short too
                 body = FIELD_TAG.sub(functools.partial(with_rule, rule=(words[0], "required", "")), body)
                 said += f" (a blank {words[0]} has too few words: it is now required)"
-            how = (f"re-express it as [qc.fields.{words[0]}] min_words = {words[1]} (QC's rule "
-                   "for a word count)") if words else ("re-express it as page rules (required, data-required-when, "
-                                                       "pattern, min/max, minlength, data-min-selections)")
+            how = (f"re-express it as [qc.fields.{words[0]}] {words[1]} = {words[2]} (QC's rule for a word count)"
+                   if words else "re-express it as page rules (required, data-required-when, pattern, min/max, "
+                   "minlength, data-min-selections)")
             notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")

@@ -15,6 +15,8 @@ class FieldQc(Section):
                                                            "[qc] rules that judge text)")
     ignore: list[RuleName] = Field(default_factory=list, description="The [qc] rules this field leaves out")
     min_words: Count = Field(0, le=10000, description="min_words: fewer words than this flags the answer (0: off)")
+    max_words: Count = Field(0, le=10000, description="max_words: more words than this flags the answer (0: off; the "
+                             "page's own \"no more than N words\" where it states fewer)")
     one_sentence: bool = Field(False, description="one_sentence: a second sentence flags the answer")
     max_chars: Count = Field(0, le=1000000, description="max_chars: more characters than this flags it (0: off)")
     banned_prefixes: list[NonEmptyText] = Field(default_factory=list, description="banned_prefix: openings "

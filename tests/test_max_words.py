@@ -1,0 +1,77 @@
+"""``max_words``: a page that states the most words an answer may have ("no more than 20 words") holds its answers
+to it as it holds them to a stated minimum: QC's rule flags a longer answer for a person to look at, the import
+writes it into the field's table, and a script's word count over N is named as that rule, not as page rules that
+cannot say it."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pandas as pd
+
+from flows.custom.custom_text_qc import field_max_words, limit_lines, text_flags
+from flows.custom.page_import import import_page
+from flows.custom.scaffold_import import field_qc_table, free_text_fields
+from flows.custom.submit_checks import word_limit
+from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
+from qc.runner import run_rules
+
+ASKED = "What is the one thing a job seeker would most want to know? Answer in no more than 5 words."
+
+
+def _answers(texts: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"assignment_id": [f"a{k}" for k in range(len(texts))],
+                         "worker_id": [f"w{k}" for k in range(len(texts))], "image_id": "i1", "field": "gap",
+                         "kind": "text", "answer": texts, "telemetry": "", "telemetry_field": ""})
+
+
+def test_the_rule_flags_only_answers_over_the_limit_and_is_off_without_one() -> None:
+    frame = pd.DataFrame({"assignment_id": ["a", "b", "c"], "worker_id": ["w1", "w2", "w3"], "image_id": "i",
+                          "caption": ["one two three four five", "one two three four five six", ""],
+                          "is_precanned": False})
+    flags = run_rules(frame, {"max_words": 5}, ("max_words",))
+    assert flags["worker_id"].tolist() == ["w2"] and flags["value"].tolist() == [6]
+    assert run_rules(frame, {"max_words": 0}, ("max_words",)).empty
+    assert run_rules(frame, {}, ("max_words",)).empty
+
+
+def test_a_fields_stated_most_flags_longer_answers_for_review_only() -> None:
+    params = {"page_text": "", "field_questions": {"gap": ASKED}}
+    flags = pd.concat(text_flags(_answers(["pay", "the hourly pay and the shift pattern"]), params, CUSTOM_RULES))
+    said = flags[flags["rule"] == "max_words"]
+    assert said["worker_id"].tolist() == ["w1"] and said["threshold"].tolist() == [5]
+    assert "max_words" in CUSTOM_POLICY.review_rules and "max_words" not in CUSTOM_POLICY.reject_rules
+    assert "max_words" not in CUSTOM_POLICY.block_min_flags
+
+
+def test_the_fewer_of_the_page_and_the_fields_table_holds_and_the_dry_run_says_which() -> None:
+    assert field_max_words({"max_words": 3}, ASKED) == 3
+    assert field_max_words({"max_words": 30}, ASKED) == 5
+    assert field_max_words({}, "Describe the photo.") == 0
+    assert field_max_words({}, "Say it in 12 words or fewer.") == field_max_words({}, "Use 4 to 12 words.") == 12
+    params = {"page_text": "", "field_questions": {"gap": ASKED}, "fields": {"gap": {"max_words": 3}}}
+    assert "at most 3 words ([qc.fields.gap] max_words)" in limit_lines(params, CUSTOM_RULES, ["gap"])[0]
+    assert "at most 5 words (the page's words)" in limit_lines({**params, "fields": {}}, CUSTOM_RULES, ["gap"])[0]
+
+
+def test_the_import_writes_the_stated_most_into_the_fields_table() -> None:
+    body = f'<p>{ASKED}</p><textarea name="gap_{{{{ i }}}}"></textarea>'
+    (name, control, personal, stated), = free_text_fields(body)
+    assert (name, stated) == ("gap", (0, 5))
+    table = tomllib.loads(field_qc_table(name, control, personal, stated))["qc"]["fields"]["gap"]
+    assert table["max_words"] == 5 and table["min_words"] == 3  # a textarea's own minimum stays
+    assert field_qc_table("gap", "text", False, (0, 0)) == ""
+
+
+def test_a_scripts_word_count_over_n_is_named_as_max_words() -> None:
+    count = 'document.getElementById("c").value.trim().split(/\\s+/).length'
+    ids = {"c": "comment"}
+    assert word_limit(f"{count} > 20", ids) == ("comment", "max_words", 20)
+    assert word_limit(f"{count} >= 21", ids) == ("comment", "max_words", 20)
+    assert word_limit(f"{count} < 20", ids) == ("comment", "min_words", 20)
+    page = ('<form id="f"><textarea id="c" name="comment"></textarea><button type="submit" id="go">Go</button>'
+            '</form><script>document.getElementById("go").addEventListener("click", function (e) {'
+            f' if ({count} > 20) {{ alert("At most 20 words"); e.preventDefault(); }} }});</script>')
+    notes = [n for n in import_page(page, "p.html").notes if "stays in its script only" in n]
+    assert len(notes) == 1 and "[qc.fields.comment] max_words = 20" in notes[0]
+    assert "comment required" not in notes[0] and "it is now required" not in notes[0]  # a blank is not too long
