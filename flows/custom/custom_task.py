@@ -5,10 +5,7 @@ checked again on the server (qc/form_constraints.py). Items: a CSV with ``item_i
 
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
 from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.item_options import option_layouts
+from flows.custom.kept_pages import kept_page
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
@@ -114,16 +112,18 @@ def ordinary_items(cfg: CampaignConfig, rows: list[dict[str, str]] | None = None
 
 
 def custom_source(cfg: CampaignConfig) -> str:
+    """The template's text, read once per version of the file (each page's render asks for it)."""
     assert cfg.template is not None
-    return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
+    try:
+        stat = Path(cfg.template).stat()
+    except OSError:  # the read says what is wrong with the path
+        return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)
+    return _source_once(str(cfg.template), stat.st_mtime_ns, stat.st_size)
 
 
-# Pages kept per process for the same template and values: a page is rendered to read its rules, again with
-# them, and again by QC and the outputs for its page constants (~1/10 of a simulated campaign's CPU went to them);
-# a page served with extra values (its nonce) is one view's.
-_PAGES: OrderedDict[bytes, str] = OrderedDict()
-_PAGES_LOCK = threading.Lock()
-PAGES_KEPT, MAX_KEPT_PAGE = 64, 256 * 1024
+@lru_cache(maxsize=8)
+def _source_once(path: str, mtime_ns: int, size: int) -> str:
+    return read_text(Path(path), "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
 
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
@@ -131,23 +131,9 @@ def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
     context = {"title": cfg.title, "rules": rules, "items": shown, "sim_workers": sim_workers(cfg.sim_workers, source),
                **extra}
-    try:  # the key: every value the page is made of (JSON: exact); a value JSON cannot hold is not kept
-        key = b"" if extra else hashlib.sha256(json.dumps([str(cfg.template), source, context]).encode()).digest()
-    except (TypeError, ValueError):
-        key = b""
-    if not key:
+    if extra:  # a served view (its nonce): one view's page
         return render_source(source, str(cfg.template), context)
-    with _PAGES_LOCK:
-        if key in _PAGES:
-            _PAGES.move_to_end(key)
-            return _PAGES[key]
-    page = render_source(source, str(cfg.template), context)
-    if len(page) <= MAX_KEPT_PAGE:
-        with _PAGES_LOCK:
-            _PAGES[key] = page
-            while len(_PAGES) > PAGES_KEPT:
-                _PAGES.popitem(last=False)
-    return page
+    return kept_page([str(cfg.template), source, context], lambda: render_source(source, str(cfg.template), context))
 
 
 def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
