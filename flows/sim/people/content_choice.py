@@ -134,7 +134,7 @@ def content_answers(texts: list[str], options: list[str], question: str = "") ->
 
 
 # every worker given an item reads the same content: read once per item, field and options
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # workers given an item come close together: a window of items, not all of them
 def _content_answers(texts: tuple[str, ...], options: tuple[str, ...], question: str) -> tuple[str, ...] | None:
     found = _read_content(list(texts), list(options), question)
     return None if found is None else tuple(found)
