@@ -8,9 +8,10 @@ Without ``HITFLOW_TEST_CPU`` the plugin does nothing. Each process (every xdist 
 controller) appends JSON lines to that file: one per test (setup, call and teardown together), one
 for its collection and one at its end with its totals. A child's CPU counts once the child has
 ended and been waited for, so a session-wide server (a Prefect or PostgreSQL server per worker)
-lands on the line where it is stopped: the ``session`` line, or the last test's teardown. Another
-checkout can be measured with the same file: copy it into that checkout's tests/ and add
-``-p tests.cpu_record`` (docs/testing.md)."""
+lands where it is stopped: a session fixture's teardown (in the last test a process runs) gets a
+``fixture`` line of its own, out of that test's (what ``hitflow_forks`` commands cost is its line, per
+command in its forkserver.log). Another checkout can be measured with the same file: copy it into that
+checkout's tests/ and add ``-p tests.cpu_record`` (docs/testing.md)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ class Recorder:
         self.worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         # From the process's start (imports, conftest) rather than from here: the first line holds them.
         self.last = {**{key: 0.0 for key in cpu_now()}, "wall": time.monotonic()}
+        self.mark = self.last  # where the fixture being torn down began its teardown
+        self.moved: dict[str, float] = {}  # what this test's teardown spent stopping session fixtures
 
     def write(self, kind: str, **fields: Any) -> None:
         line = json.dumps({"kind": kind, "worker": self.worker, **fields})
@@ -61,11 +64,28 @@ class Recorder:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        before = cpu_now()
+        before = self.mark = cpu_now()
         yield
         after = cpu_now()
-        self.write("test", nodeid=item.nodeid, file=item.nodeid.split("::")[0], **_delta(before, after))
-        self.last = after
+        spent = {key: round(value - self.moved.get(key, 0.0), 3) for key, value in _delta(before, after).items()}
+        self.write("test", nodeid=item.nodeid, file=item.nodeid.split("::")[0], **spent)
+        self.last, self.moved = after, {}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        self.mark = cpu_now()
+        yield
+
+    def pytest_fixture_post_finalizer(self, fixturedef: pytest.FixtureDef[Any]) -> None:
+        """A session fixture (a server shared by the session's tests) is stopped in the teardown of the
+        last test that ran: what stopping it cost (its children's CPU over the whole session, once they
+        are waited for) gets a line of its own instead of landing on that test's file."""
+        now = cpu_now()
+        if fixturedef.scope == "session" and fixturedef.cached_result is not None:
+            spent = _delta(self.mark, now)
+            self.write("fixture", name=fixturedef.argname, **spent)
+            self.moved = {key: self.moved.get(key, 0.0) + value for key, value in spent.items()}
+        self.mark = now
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -88,6 +108,7 @@ def report(path: Path, top: int) -> str:
     """Per file: tests, CPU (self + children), wall; then collection, the rest and the processes' totals."""
     files: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
     collect = rest = workers_total = run_total = 0.0
+    fixtures: dict[str, float] = defaultdict(float)
     workers = 0
     for line in path.read_text().splitlines():
         row = json.loads(line)
@@ -97,6 +118,8 @@ def report(path: Path, top: int) -> str:
             entry[1] += cpu(row)
             entry[2] += row["children_user"] + row["children_sys"]
             entry[3] += row["wall"]
+        elif row["kind"] == "fixture":
+            fixtures[row["name"]] += cpu(row)
         elif row["kind"] == "collect":
             collect += cpu(row)
         elif row["kind"] == "session" and row["worker"] == "main":  # the controller: its children are the workers
@@ -109,8 +132,11 @@ def report(path: Path, top: int) -> str:
     lines = [f"{'file':<52} {'tests':>5} {'cpu s':>8} {'child s':>8} {'wall s':>8}"]
     lines += [f"{name:<52} {n:>5} {c:>8.1f} {k:>8.1f} {w:>8.1f}" for name, (n, c, k, w) in ranked[:top]]
     in_tests = sum(v[1] for v in files.values())
+    shared = sorted(((name, c) for name, c in fixtures.items() if c >= 0.05), key=lambda kv: -kv[1])
+    lines += [f"{'session fixture ' + name + ' (stopping it, its children)':<67} {c:>8.1f}" for name, c in shared]
     lines.append(f"{len(files)} files, {sum(v[0] for v in files.values())} tests: {in_tests:.1f} s CPU in tests, "
-                 f"{collect:.1f} s starting and collecting, {rest:.1f} s after the last test (session teardown); "
+                 f"{collect:.1f} s starting and collecting, {sum(fixtures.values()):.1f} s in session fixtures' "
+                 f"teardown, {rest:.1f} s after the last test (session teardown); "
                  f"{workers_total:.1f} s in {workers} worker(s) with their children"
                  + (f", {run_total:.1f} s the whole pytest run (the controller and its children)" if run_total else ""))
     return "\n".join(lines)

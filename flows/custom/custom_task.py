@@ -21,6 +21,7 @@ from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
 from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.item_options import option_layouts
+from flows.custom.kept_pages import kept_page
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
@@ -111,15 +112,28 @@ def ordinary_items(cfg: CampaignConfig, rows: list[dict[str, str]] | None = None
 
 
 def custom_source(cfg: CampaignConfig) -> str:
+    """The template's text, read once per version of the file (each page's render asks for it)."""
     assert cfg.template is not None
-    return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
+    try:
+        stat = Path(cfg.template).stat()
+    except OSError:  # the read says what is wrong with the path
+        return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)
+    return _source_once(str(cfg.template), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _source_once(path: str, mtime_ns: int, size: int) -> str:
+    return read_text(Path(path), "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
 
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:
     source = custom_source(cfg)
     shown = [{**i, "item_id": i.get("item_id") or i["image_id"]} for i in items]
-    return render_source(source, str(cfg.template), {"title": cfg.title, "rules": rules, "items": shown,
-                                                     "sim_workers": sim_workers(cfg.sim_workers, source), **extra})
+    context = {"title": cfg.title, "rules": rules, "items": shown, "sim_workers": sim_workers(cfg.sim_workers, source),
+               **extra}
+    if extra:  # a served view (its nonce): one view's page
+        return render_source(source, str(cfg.template), context)
+    return kept_page([str(cfg.template), source, context], lambda: render_source(source, str(cfg.template), context))
 
 
 def custom_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:

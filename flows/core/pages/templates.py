@@ -85,6 +85,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # the project's templates do not change under a running process: no stat a render
     )
     env.filters["safe_url"] = bounded_filter("safe_url", safe_url)
     env.filters["bidi_shown"] = bounded_filter("bidi_shown", bidi_shown)

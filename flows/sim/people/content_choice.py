@@ -19,6 +19,7 @@ None when the content says nothing about these options: the seeded latent truth 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 CUES: dict[str, tuple[str, ...]] = {  # an option word -> words (stems) that speak for it
     "positive": ("love", "great", "amaz", "best", "happy", "wonderful", "excellent", "gorgeous", "adore", "thank",
@@ -87,9 +88,14 @@ def _cued(cue: str, text: str, stems: set[str]) -> bool:
     cue of five letters or more also as the start of one ("terribl" in "terribly")."""
     if " " in cue:
         return re.search(rf"\b{cue}\b", text) is not None
+    return not _forms(cue).isdisjoint(stems) or (len(cue) >= 5 and any(s.startswith(cue) for s in stems))
+
+
+@lru_cache(maxsize=1024)  # the lexicon's cues: a few hundred
+def _forms(cue: str) -> frozenset[str]:
+    """A cue word and its inflections ("loved", "loving" for "love")."""
     past = "d" if cue.endswith("e") else "ed"  # "loved", "annoyed"; never "fund" for "fun"
-    forms = {cue, stem(cue), *(cue + end for end in ("s", past, "es", "ing", "ly")), cue.rstrip("e") + "ing"}
-    return any(s in forms or (len(cue) >= 5 and s.startswith(cue)) for s in stems)  # "loved", "loving" for "love"
+    return frozenset({cue, stem(cue), *(cue + end for end in ("s", past, "es", "ing", "ly")), cue.rstrip("e") + "ing"})
 
 
 def _support(option: str, text: str, stems: set[str]) -> int:
@@ -123,6 +129,18 @@ def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
 
 def content_answers(texts: list[str], options: list[str], question: str = "") -> list[str] | None:
     """The options the item's content supports best (None: it says nothing about them)."""
+    found = _content_answers(tuple(texts), tuple(options), question)
+    return None if found is None else list(found)
+
+
+# every worker given an item reads the same content: read once per item, field and options
+@lru_cache(maxsize=1024)  # workers given an item come close together: a window of items, not all of them
+def _content_answers(texts: tuple[str, ...], options: tuple[str, ...], question: str) -> tuple[str, ...] | None:
+    found = _read_content(list(texts), list(options), question)
+    return None if found is None else tuple(found)
+
+
+def _read_content(texts: list[str], options: list[str], question: str) -> list[str] | None:
     if (passages := passage_choice(texts, options)) is not None:
         return passages
     text = " ".join(texts).lower()
