@@ -85,14 +85,15 @@ def stated_min_words(text: str) -> int:
     return max(found) if found else 0
 
 
-AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|under|maximum of|max\.?|fewer than)\s+" + _NUMBER
+AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|maximum of|max\.?)\s+" + _NUMBER
                      + r"\s+words\b|\b" + _NUMBER + r"\s+words\s+or\s+(?:fewer|less)\b", re.IGNORECASE)
+UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)  # N itself is over
 
 
 def stated_max_words(text: str) -> int:
     """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"."""
     said = about_answer(text)
-    most = [_number(a or b) for a, b in AT_MOST.findall(said)]
+    most = [_number(a or b) for a, b in AT_MOST.findall(said)] + [_number(n) - 1 for n in UNDER.findall(said)]
     most += [high for low, high in _spans(said) if low < high]
     return min((n for n in most if 0 < n <= 10000), default=0)
 

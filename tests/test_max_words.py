@@ -49,6 +49,7 @@ def test_the_fewer_of_the_page_and_the_fields_table_holds_and_the_dry_run_says_w
     assert field_max_words({"max_words": 30}, ASKED) == 5
     assert field_max_words({}, "Describe the photo.") == 0
     assert field_max_words({}, "Say it in 12 words or fewer.") == field_max_words({}, "Use 4 to 12 words.") == 12
+    assert field_max_words({}, "Reply in under 30 words.") == field_max_words({}, "Use fewer than 30 words.") == 29
     params = {"page_text": "", "field_questions": {"gap": ASKED}, "fields": {"gap": {"max_words": 3}}}
     assert "at most 3 words ([qc.fields.gap] max_words)" in limit_lines(params, CUSTOM_RULES, ["gap"])[0]
     assert "at most 5 words (the page's words)" in limit_lines({**params, "fields": {}}, CUSTOM_RULES, ["gap"])[0]

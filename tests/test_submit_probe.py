@@ -93,6 +93,30 @@ document.getElementById('f').addEventListener('submit', function (e) {
 });
 </script>"""
 
+VALIDITY_BOX = """<form id="f"><p>Which symptoms? (at least one)
+<label><input type="checkbox" id="first" name="sign" value="spots"> spots</label>
+<label><input type="checkbox" name="sign" value="wilt"> wilting</label></p>
+<p>Notes <input name="notes"></p><input type="submit"></form>
+<script>
+var boxes = document.querySelectorAll('input[type=checkbox]');
+function mark() {
+  var any = Array.prototype.some.call(boxes, function (b) { return b.checked; });
+  document.getElementById('first').setCustomValidity(any ? '' : 'Tick at least one symptom');
+}
+Array.prototype.forEach.call(boxes, function (b) { b.addEventListener('change', mark); });
+mark();
+</script>"""
+
+REQUIRED_ON_CHANGE = """<form id="f"><p>Decision
+<label><input type="radio" name="act" value="shelve" required> shelve</label>
+<label><input type="radio" name="act" value="repair"> repair</label></p>
+<p>What needs fixing? <input id="fix" name="fix"></p><input type="submit"></form>
+<script>
+document.addEventListener('change', function (e) {
+  if (e.target.type === 'radio') document.getElementById('fix').required = e.target.value === 'repair';
+});
+</script>"""
+
 PLAIN = """<form><p>Your answer <input name="a" required></p><input type="submit"></form>
 <script>document.title = 'Hello';</script>"""
 
@@ -178,3 +202,17 @@ def test_without_chromium_the_import_says_so_and_keeps_reading_the_code(monkeypa
     template = with_probed_rules(imported, template_text(imported, Path("own.html"), source), Path("own.html"), source)
     assert any("was not run at import" in n and "no Chromium" in n for n in imported.notes)
     assert "{% block item %}" in template and "data-required-when" not in template
+
+
+@pytest.mark.browser
+def test_what_a_script_asks_of_the_browser_s_own_checks_is_found_too(probing, browser) -> None:
+    """A custom validity on a group's first box and a box made required as a choice changes: no submit
+    listener, yet a person's browser refuses the submit."""
+    body, _notes, page = probing(VALIDITY_BOX)
+    assert 'data-min-selections="1"' in attrs(body, "sign") and "required" not in attrs(body, "notes")
+    assert submits(browser, page)
+
+    body, _notes, page = probing(REQUIRED_ON_CHANGE)
+    assert 'data-required-when="act=repair"' in attrs(body, "fix")
+    assert "required" not in attrs(body, "fix").replace("data-required-when", "")
+    assert submits(browser, page)

@@ -16,8 +16,10 @@ from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
 from flows.platforms.targets import sim_script_requires
 
-# a script (or an on* attribute) that may stop a submit: it names one, cancels an event, disables a button
-GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=", re.I)
+# a script (or an on* attribute) that may stop a submit: it names one, cancels an event, disables a button, or asks
+# the browser's own checks (a custom validity, a control made required as the answers change)
+GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
+                   r"setAttribute\(\s*[\"']required", re.I)
 ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
 ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 

@@ -2,10 +2,11 @@
 flows/platforms/targets.py; flows/custom/submit_probe.py writes what is found as page rules). The rendered
 page is opened offline in Chromium (whatever it loads from elsewhere is an empty reply), filled with an honest
 simulated worker's answers and submitted; then each field, radio group and checkbox group is left blank in turn,
-and so again with each value of each choice. A submit refused twice with the answer blank (a warning that lets
-the second press through is no requirement) while the full answer went through is a requirement. One browser,
-one page load; the form is set anew between tries, the page's alerts recorded, never shown, and no submit leaves
-the page."""
+and so again with each value of each choice. A submit the script stops, or one the browser's own checks would
+refuse as the script set them (``setCustomValidity``, ``required`` set on a change), is refused; refused twice
+with the answer blank (a warning that lets the second press through is no requirement) while the full answer
+went through is a requirement. One browser, one page load; the form is set anew between tries, the page's alerts
+recorded, never shown, and no submit leaves the page."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ PROBE_SCRIPT = """(() => {
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
   function groups() {
-    form().noValidate = true;  // the script's own checks are asked, not the browser's
+    form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
     const out = {};
     for (const el of controls()) {
       const g = out[el.name] || (out[el.name] = {name: el.name, kind: kind(el), options: [], min: el.min || ""});
@@ -62,15 +63,17 @@ PROBE_SCRIPT = """(() => {
     return Object.values(out);
   }
   function set(values) {
-    const all = controls();
+    const all = controls(), changed = [];
     for (const el of all) {
-      const v = values[el.name] || "", k = kind(el), many = v.split("|");
+      const v = values[el.name] || "", k = kind(el), many = v.split("|"), was = el.checked;
       if (k === "radio") el.checked = el.value === v;
       else if (k === "checkbox") el.checked = many.includes(el.value);
       else if (el.multiple) for (const o of el.options) o.selected = many.includes(o.value);
       else el.value = v;
+      // as a person's clicks: a radio tells when it is chosen, a box when it is ticked or unticked
+      if (k === "radio" ? el.checked : k !== "checkbox" || el.checked !== was) changed.push(el);
     }
-    for (const el of all.filter((c) => !["radio", "checkbox"].includes(kind(c)) || c.checked))
+    for (const el of changed)
       for (const t of ["input", "change", "keyup"]) el.dispatchEvent(new Event(t, {bubbles: true}));
   }
   function run(tries) {
@@ -78,6 +81,9 @@ PROBE_SCRIPT = """(() => {
       set(values);
       seen.sent = false; seen.said = [];
       presses()[press].click();  // a disabled button does nothing: refused
+      // what the script asks through the browser's own checks (setCustomValidity, .required set on a change)
+      const invalid = Array.from(form().elements).find((el) => el.willValidate && !el.checkValidity());
+      if (invalid && seen.sent) { seen.sent = false; seen.said.push(invalid.validationMessage); }
       return [seen.sent, seen.said.slice(0, 2)];
     });
   }
