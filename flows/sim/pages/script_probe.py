@@ -50,10 +50,13 @@ PROBE_SCRIPT = """(() => {
   const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
     .filter((el) => el.name && el.closest(".custom-item") && !SKIP.includes(kind(el))
       && !(kind(el) === "hidden" && el.value)));
+  let rules = null;  // the groups the page already requires as it loaded: their own rule, not the script's
+  const ruled = () => rules || (rules = new Set(controls().filter((el) => el.required).map((el) => el.name)));
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
   function groups() {
     form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
+    ruled();  // as the page loaded, before any answer is set
     const out = {};
     for (const el of controls()) {
       const g = out[el.name] || (out[el.name] = {name: el.name, kind: kind(el), options: [], min: el.min || ""});
@@ -82,7 +85,8 @@ PROBE_SCRIPT = """(() => {
       seen.sent = false; seen.said = [];
       presses()[press].click();  // a disabled button does nothing: refused
       // what the script asks through the browser's own checks (setCustomValidity, .required set on a change)
-      const invalid = Array.from(form().elements).find((el) => el.willValidate && !el.checkValidity());
+      const invalid = Array.from(form().elements).find((el) => el.willValidate && !ruled().has(el.name)
+        && !el.checkValidity());
       if (invalid && seen.sent) { seen.sent = false; seen.said.push(invalid.validationMessage); }
       return [seen.sent, seen.said.slice(0, 2)];
     });
