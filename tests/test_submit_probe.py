@@ -117,6 +117,16 @@ document.addEventListener('change', function (e) {
 });
 </script>"""
 
+COUNTED_WORDS = """<form id="f"><p>What would you improve, and why? (between 10 and 40 words)
+<textarea id="improve" name="improve"></textarea></p><p>Your initials <input name="initials"></p>
+<p id="msg"></p><input type="submit"></form>
+<script>
+document.getElementById('f').addEventListener('submit', function (e) {
+  var n = document.getElementById('improve').value.split(/\\s+/).filter(Boolean).length;
+  if (n < 10 || n > 40) { document.getElementById('msg').textContent = 'Write 10 to 40 words'; e.preventDefault(); }
+});
+</script>"""
+
 PLAIN = """<form><p>Your answer <input name="a" required></p><input type="submit"></form>
 <script>document.title = 'Hello';</script>"""
 
@@ -216,3 +226,12 @@ def test_what_a_script_asks_of_the_browser_s_own_checks_is_found_too(probing, br
     assert 'data-required-when="act=repair"' in attrs(body, "fix")
     assert "required" not in attrs(body, "fix").replace("data-required-when", "")
     assert submits(browser, page)
+
+
+@pytest.mark.browser
+def test_a_box_the_script_counts_the_words_of_is_tried_with_enough_words_before_giving_up(probing, browser) -> None:
+    """An honest worker may leave an unmarked box open; a page that refuses under ten words in it is asked again
+    with more words before the import says the page refused an honest answer."""
+    body, notes, page = probing(COUNTED_WORDS)
+    assert "required" in attrs(body, "improve") and "required" not in attrs(body, "initials")
+    assert not any("refused an honest" in n for n in notes)

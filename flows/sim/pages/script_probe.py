@@ -33,6 +33,7 @@ SESSION = {"assignmentId": "PROBE", "hitId": "PROBE", "workerId": "APROBEHONEST0
 MAX_TRIES = 1500  # submits pressed on one page at most (40 fields and 5 choices of 4: ~700, ~10 ms each)
 LIMIT_S = 60.0  # real time one page may take before its Chromium is ended (a script that never returns)
 SENTENCE = "A short honest answer about what this item shows."
+LONGER = (0, 12, 25, 45)  # words in a box left open, tried in turn where the page refuses fewer (0: as it is)
 CHOICES = ("radio", "select")  # what a box may be required by (data-required-when="choice=value")
 # Runs before the page's own scripts: records alerts and submits, keeps every submit on the page, and sets the
 # form's answers (change/input/keyup fired, so scripts that watch the controls see each change).
@@ -196,8 +197,13 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
             out[k // len(taking)] = was if sent else (True, was[1] or " / ".join(said))
         return out
 
-    base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
-    taking = [p for p, (sent, _said) in enumerate(base) if sent]
+    given = honest
+    for words in LONGER:  # a box the worker left open, filled with more words where the page counts them
+        honest = {k: (_words(words) if v == SENTENCE and words else v) for k, v in given.items()}
+        base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+        taking = [p for p, (sent, _said) in enumerate(base) if sent]
+        if taking or SENTENCE not in given.values():
+            break
     if not taking and any(g["kind"] == "hidden" for g in groups):  # a hidden field the script parses: left as it is
         groups = [g for g in groups if g["kind"] != "hidden"]
         honest = {k: v for k, v in honest.items() if any(g["name"] == k for g in groups)}
@@ -211,6 +217,12 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
         return found
     _read(refused, groups, honest, found)
     return found
+
+
+def _words(n: int) -> str:
+    """``n`` words of a plain honest answer (a box a page counts the words of)."""
+    said = (SENTENCE.rstrip(".") + " and what it means for the people it concerns").split()
+    return " ".join((said * (n // len(said) + 1))[:n]) + "."
 
 
 def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tuple[dict[Any, str], set[Any]]:
