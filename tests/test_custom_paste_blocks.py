@@ -7,6 +7,7 @@ workers, 6.7%, in `make bench-custom-qc` before."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -31,7 +32,8 @@ def test_note_pasters_stay_and_assistant_pasters_are_blocked(tmp_path: Path) -> 
     items.write_text("\n".join([rows[0], *(f"photo-{k:03d},https://example.org/{k}.jpg,A photo number {k} of "
                                              f"a street with {k % 7 + 2} parked cars." for k in range(1, 31))]) + "\n",
                      encoding="utf-8")
-    config.write_text(config.read_text().replace("batches = 1 ", "batches = 2 "), encoding="utf-8")
+    text = re.sub(r'(?m)^budget = "[^"]*"', 'budget = "200.00 USD"', config.read_text())  # sized to 3 items
+    config.write_text(text.replace("batches = 1 ", "batches = 2 "), encoding="utf-8")
     crowd = tmp_path / "crowd.toml"
     crowd.write_text(CROWD, encoding="utf-8")
     db = tmp_path / "h.db"
