@@ -235,3 +235,4 @@ def test_a_box_the_script_counts_the_words_of_is_tried_with_enough_words_before_
     body, notes, page = probing(COUNTED_WORDS)
     assert "required" in attrs(body, "improve") and "required" not in attrs(body, "initials")
     assert not any("refused an honest" in n for n in notes)
+    assert submits(browser, page)
