@@ -44,16 +44,17 @@
     check();
   });
 })();
-/* A field required only while another has a value (data-required-when="match=no"); on a page of several
-   items, the other field of its own item (match_2 beside why_2), as the server reads it (form_spec.py). */
+/* A field required only while another has one of some values (data-required-when="match=no", "support=1|2"); on a
+   page of several items, the other field of its own item (match_2 beside why_2), as the server reads it (form_spec.py). */
 (function () {
   "use strict";
   var form = document.getElementById("hit-form");
   Array.prototype.forEach.call(form.querySelectorAll("[data-required-when]"), function (box) {
     var rule = box.dataset.requiredWhen, at = rule.indexOf("="), name = rule.slice(0, at).trim();
-    var value = rule.slice(at + 1).trim(), item = /_\d+$/.exec(box.name);
+    var values = rule.slice(at + 1).split("|").map(function (v) { return v.trim(); });
+    var item = /_\d+$/.exec(box.name);
     if (!form.elements[name] && item && form.elements[name + item[0]]) { name += item[0]; }
-    function check() { var other = form.elements[name]; box.required = !!other && other.value === value; }
+    function check() { var other = form.elements[name]; box.required = !!other && values.indexOf(other.value) >= 0; }
     form.addEventListener("change", check);
     check();
   });

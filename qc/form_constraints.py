@@ -12,6 +12,7 @@ Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -154,11 +155,16 @@ def check_field(f: Spec, value: str) -> str:
     return _check_text(f, value)
 
 
+def condition_met(when: Sequence[str], values: dict[str, str]) -> bool:
+    """Whether a ``required_when`` (the field, its values joined by "|": ``support=1|2``) holds for ``values``."""
+    return values.get(when[0], "") in [v.strip() for v in when[1].split("|")]
+
+
 def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
     """Every broken field: ``{"rule", "field", "detail"}``; a missing field counts as empty."""
     found = []
     for f in spec.get("fields", []):
-        if (when := f.get("required_when")) and values.get(when[0], "") == when[1]:
+        if (when := f.get("required_when")) and condition_met(when, values):
             f = {**f, "required": True}
         rule = check_field(f, values.get(f["name"], ""))
         if rule:
@@ -188,7 +194,8 @@ def describe_rules(spec: Spec) -> list[str]:
     lines = []
     for f in spec.get("fields", []):
         parts = ["required"] if f.get("required") else []
-        parts += [f"required when {w[0]} is {w[1]!r}"] if (w := f.get("required_when")) else []
+        parts += [f"required when {w[0]} is " + " or ".join(map(repr, w[1].split("|")))] if (
+            w := f.get("required_when")) else []
         if f.get("start") is not None:
             parts.append(f"starts at {f['start']:g}, which is no answer (the worker must move it)")
         for key in ("minlength", "maxlength", "pattern", "min", "max", "step", "required_options"):

@@ -127,6 +127,21 @@ document.getElementById('f').addEventListener('submit', function (e) {
 });
 </script>"""
 
+TWO_VALUES = """<form id="f"><p>Do you support it?
+<label><input type="radio" name="support" value="1" required> no</label>
+<label><input type="radio" name="support" value="2"> rather not</label>
+<label><input type="radio" name="support" value="3"> rather yes</label>
+<label><input type="radio" name="support" value="4"> yes</label></p>
+<p>If not, what instead? <input id="instead" name="instead"></p><input type="submit"></form>
+<script>
+document.getElementById('f').addEventListener('submit', function (e) {
+  var c = document.querySelector('input[type=radio]:checked');
+  if (c && (c.value === '1' || c.value === '2') && !document.getElementById('instead').value.trim()) {
+    e.preventDefault(); alert('Say what you would do instead');
+  }
+});
+</script>"""
+
 PLAIN = """<form><p>Your answer <input name="a" required></p><input type="submit"></form>
 <script>document.title = 'Hello';</script>"""
 
@@ -236,3 +251,34 @@ def test_a_box_the_script_counts_the_words_of_is_tried_with_enough_words_before_
     assert "required" in attrs(body, "improve") and "required" not in attrs(body, "initials")
     assert not any("refused an honest" in n for n in notes)
     assert submits(browser, page)
+
+
+@pytest.mark.browser
+def test_a_box_required_for_two_values_of_a_choice_names_both_on_the_page_and_the_server(probing, browser) -> None:
+    """``data-required-when="support=1|2"``: hitflow's page and its server check hold the box for either value."""
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from qc.form_constraints import check_form
+
+    body, _notes, page = probing(TWO_VALUES)
+    found = re.search(r'data-required-when="support=([^"]*)"', attrs(body, "instead"))
+    assert found and set(found[1].split("|")) == {"1", "2"}
+    spec = form_spec(form_fields(page))
+    for value, held in (("1", True), ("2", True), ("3", False)):
+        assert bool(check_form(spec, {"support_0": value, "instead_0": ""})) is held, value
+        assert sent(browser, page, {"support_0": value, "instead_0": ""}) is not held, value
+
+
+def sent(browser, html: str, values: dict[str, str]) -> bool:
+    """Whether hitflow's page, the browser's own validation on, sends these answers."""
+    page = browser.new_page()
+    try:
+        page.route("**/*", lambda route: route.fulfill(
+            status=200, content_type="text/html", body=html if route.request.url.startswith(PAGE_URL) else ""))
+        page.add_init_script(script=PROBE_SCRIPT)
+        page.goto(f"{PAGE_URL}?assignmentId={SESSION['assignmentId']}")
+        page.evaluate("() => window.__hitflowProbe.groups()")
+        page.evaluate("() => { document.getElementById('hit-form').noValidate = false; }")
+        return page.evaluate("(t) => window.__hitflowProbe.run(t)", [[values, 0]])[0][0]
+    finally:
+        page.close()

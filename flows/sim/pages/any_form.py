@@ -48,6 +48,7 @@ from flows.sim.people.summaries import (
 )
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
+from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
 
 
@@ -210,7 +211,7 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
     values: dict[str, str] = {}
     worker = fill.worker
     for k, f in enumerate(todo):
-        if (when := required_when(f, names)) and values.get(when[0]) == when[1]:  # page order: the choice is made
+        if (when := required_when(f, names)) and condition_met(when, values):  # page order: the choice is made
             todo[k] = f = replace(f, attrs={**f.attrs, "required": ""})
         question = fill.questions.get(f.name, "")
         if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(question)):

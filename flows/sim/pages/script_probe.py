@@ -260,9 +260,13 @@ def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], fo
 
 def _condition(refusing: list[tuple[str, str]], tried: list[tuple[str, str]], honest: dict[str, str]
                ) -> tuple[str, str]:
-    """The choice and value the requirement follows: a choice whose other values were taken blank (the honest
-    value refused) or the first value that made a blank refused."""
+    """The choice and its values the requirement follows, joined by "|": a choice some of whose other values were
+    taken blank (its honest value refused, as were those of its others in ``refusing``), or the first choice a
+    value of which made a blank refused, with each of its values that did."""
     if ("", "") in refusing:
         c = next(c for c, v in tried if c and (c, v) not in refusing)
-        return c, honest[c]
-    return refusing[0]
+        values = [honest[c]]
+    else:
+        c, values = refusing[0][0], []
+    values += [v for d, v in refusing if d == c]
+    return c, "|".join(dict.fromkeys(values))
