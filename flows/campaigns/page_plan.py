@@ -5,13 +5,12 @@ the same figures against what its accepted work took."""
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from flows.campaigns.task_kinds import kind_of
+from flows.campaigns.task_kinds import first_place, kind_of
 from flows.core.config.config import CampaignConfig
 from flows.core.task_kinds import least_maximum
 
@@ -40,10 +39,11 @@ def stated_estimate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     a first place, the quiz's items with the page's: what the participant is paid for is what they are told."""
     from flows.platforms.registry import platform_facts
 
-    k, p = place_items(cfg, platform), cfg.prolific
+    p = cfg.prolific
     if not platform_facts(platform).WHOLE_MINUTES or "estimated_minutes" not in p.given:
         return []
-    minutes = kind_of(cfg).plan(dataclasses.replace(cfg, images_per_hit=k)).minutes
+    first = first_place(cfg, platform)
+    k, minutes = first.images_per_hit, kind_of(first).plan(first).minutes
     if minutes <= 1.25 * p.estimated_minutes or max(1, round(minutes)) <= p.estimated_minutes:  # whole minutes
         return []
     quiz = f", {k - cfg.images_per_hit} of them the control quiz's" if k > cfg.images_per_hit else ""
@@ -60,18 +60,6 @@ ACCEPTED_TIMES = ("SELECT a.submit_time - a.accept_time AS s, (SELECT count(DIST
 TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? AND status = 'TIMED-OUT'"
 
 
-def place_items(cfg: CampaignConfig, platform: str) -> int:
-    """The items of the unit whose time ``platform`` states: a route paying by its estimate covers a worker's
-    first place, the control quiz's items with the page's (flows/campaigns/task_kinds.py)."""
-    from flows.platforms.registry import platform_facts
-
-    if not platform_facts(platform).WHOLE_MINUTES:
-        return cfg.images_per_hit
-    from flows.answers.control_quiz import largest_quiz
-
-    return cfg.images_per_hit + largest_quiz(cfg)
-
-
 def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
                          platform: str, campaign: str) -> list[str]:
     """The plan's times and pay against what the accepted work took (median, slowest, the slowest tenth), in
@@ -83,7 +71,7 @@ def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] 
     done = [(float(r["s"]), max(int(r["items"] or 0), 1)) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
     if rows is None or not done:
         return []
-    k = place_items(cfg, platform)
+    k = first_place(cfg, platform).images_per_hit
     times = sorted(s if n == k else s * k / n for s, n in done)
     median, tail = statistics.median(times) / 60, times[int(0.9 * (len(times) - 1))] / 60
     timed_out = sum(int(r["n"]) for r in rows(TIMED_OUT, [campaign]))

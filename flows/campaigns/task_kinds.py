@@ -67,17 +67,27 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
 
 
+def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
+    """``cfg`` sized as the unit whose time ``platform`` states: on a route paying a place by its estimate, a
+    worker's first place, the control quiz's items (at its largest, the controls file's up to ``[answers] quiz``)
+    beside the page's."""
+    if not platform_facts(platform).WHOLE_MINUTES:
+        return cfg
+    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
+
+    quiz = largest_quiz(cfg)
+    return dataclasses.replace(cfg, images_per_hit=cfg.images_per_hit + quiz) if quiz else cfg
+
+
 def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
                           ) -> tuple[CampaignConfig, PlanDefaults]:
     """A route that pays a place by its estimate serves the control quiz on a worker's first place, beside its
     items: the estimate covers that place (later ones are paid for more than they take), so no first place is
-    underpaid. The quiz counted at its largest, the controls file's items up to ``[answers] quiz``."""
-    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
-
-    quiz = largest_quiz(cfg)
+    underpaid (:func:`first_place`)."""
+    longest = first_place(cfg, platform)
+    quiz = longest.images_per_hit - cfg.images_per_hit
     if not quiz:
         return cfg, plan
-    longest = dataclasses.replace(cfg, images_per_hit=cfg.images_per_hit + quiz)
     minutes = kind_of(longest).plan(longest).minutes
     note = (f"note: on {platform_facts(platform).LABEL} a worker's first place also holds the control quiz (up to "
             f"{quiz} items): the estimate covers that place, about {minutes:.1f} min against {plan.minutes:.1f} min "
