@@ -65,13 +65,18 @@ def timed_assignments(df: pd.DataFrame, params: dict[str, Any]) -> tuple[float, 
     return None if len(per_assignment) < 2 else (float(params.get("time_outlier_sigmas", 1.95)), per_assignment)
 
 
+def median_and_sigma(logs: pd.Series) -> tuple[float, float]:
+    """The median of ``logs`` and its MAD as a normal sigma."""
+    centre = float(logs.median())
+    return centre, MAD_TO_SIGMA * float((logs - centre).abs().median())
+
+
 def without_clearly_fast(logs: pd.Series) -> pd.Series:
     """The log times left once those clearly fast (``CLEAR_SIGMAS`` MAD-sigmas under the median) are out, found
     again until none is: the band taken on the rest does not move with how much of the batch is fast (over all
     the times, its low end fell from 15.4 s to 11.9 s on one page when more of the crowd was fast)."""
     for _ in range(10):
-        centre = float(logs.median())
-        spread = MAD_TO_SIGMA * float((logs - centre).abs().median())
+        centre, spread = median_and_sigma(logs)
         kept = logs[logs >= centre - CLEAR_SIGMAS * spread]
         if not spread > 0 or len(kept) == len(logs) or len(kept) < CLEAR_MIN_TIMES:
             break
@@ -103,9 +108,7 @@ def page_bands(logs: pd.Series, sizes: pd.Series, earlier: pd.DataFrame) -> dict
         pool = pool if len(pool) >= CLEAR_MIN_TIMES else every.loc[every["page_items"] >= size, "log"]
         if len(pool) < least:
             continue
-        rest = without_clearly_fast(pool)
-        centre = float(rest.median())
-        spread = MAD_TO_SIGMA * float((rest - centre).abs().median())
+        centre, spread = median_and_sigma(without_clearly_fast(pool))
         if np.isfinite(spread) and spread > 0:
             bands[size] = (centre, spread)
     return bands
