@@ -6,7 +6,6 @@ checked again on the server (qc/form_constraints.py). Items: a CSV with ``item_i
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from flows.answers.control_quiz import quiz_key, quiz_size
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
-from flows.core.inputs.text_files import read_text
+from flows.core.inputs.text_files import read_once_per_version, read_text
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
@@ -37,16 +36,7 @@ URL_COLUMNS = ("url", "image_url")
 def read_custom_items(cfg: CampaignConfig) -> list[dict[str, str]]:
     """The item rows, checked, read once per version of the file (a 300,000-row file took ~2 s a read); shared
     rows: callers copy one before changing it."""
-    try:
-        stat = Path(cfg.items).stat()
-    except OSError:  # the read says what is wrong with the path
-        return _read_items(Path(cfg.items))
-    return list(_read_items_once(str(cfg.items), stat.st_mtime_ns, stat.st_size))
-
-
-@lru_cache(maxsize=1)
-def _read_items_once(path: str, mtime_ns: int, size: int) -> tuple[dict[str, str], ...]:
-    return tuple(_read_items(Path(path)))
+    return list(_items_by_version(Path(cfg.items)))
 
 
 def _read_items(path: Path) -> list[dict[str, str]]:
@@ -68,6 +58,10 @@ def _read_items(path: Path) -> list[dict[str, str]]:
         seen.add(item)
         rows.append({**row, "item_id": item})
     return rows
+
+
+_items_by_version = read_once_per_version(lambda path: tuple(_read_items(path)), 1)
+_source_by_version = read_once_per_version(lambda path: read_text(path, "the template", MAX_TEMPLATE_BYTES), 8)
 
 
 def scaled_rows(rows: list[dict[str, Any]], scale: int) -> list[dict[str, Any]]:
@@ -114,16 +108,7 @@ def ordinary_items(cfg: CampaignConfig, rows: list[dict[str, str]] | None = None
 def custom_source(cfg: CampaignConfig) -> str:
     """The template's text, read once per version of the file (each page's render asks for it)."""
     assert cfg.template is not None
-    try:
-        stat = Path(cfg.template).stat()
-    except OSError:  # the read says what is wrong with the path
-        return read_text(cfg.template, "the template", MAX_TEMPLATE_BYTES)
-    return _source_once(str(cfg.template), stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=8)
-def _source_once(path: str, mtime_ns: int, size: int) -> str:
-    return read_text(Path(path), "the template", MAX_TEMPLATE_BYTES)  # one-line errors, size-limited
+    return _source_by_version(Path(cfg.template))
 
 
 def _render(cfg: CampaignConfig, items: list[dict[str, Any]], rules: Spec, extra: dict[str, Any]) -> str:

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from flows.core.errors import InputFormatError
 
 MAX_INPUT_BYTES = 512 * 2**20  # any input file read whole; a bigger one is refused before it fills memory
 MAX_MARKED_LINES = 1000  # more lines than this with NULs or stray bytes: the file is binary, not a few bad rows
+T = TypeVar("T")
 _NOT_TEXT = re.compile("[\x00\udc80-\udcff]+")  # a NUL, or bytes that are not UTF-8 (surrogateescape)
 
 
@@ -74,3 +78,19 @@ def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
     if len(raw) > max_bytes:
         raise InputFormatError(f"{path}: over {max_bytes} bytes, too large for {what}; split it or check the path")
     return raw
+
+
+def read_once_per_version(read: Callable[[Path], T], kept: int) -> Callable[[Path], T]:
+    """``read``, its result kept for each version of the file (its size and modification time), ``kept`` at most;
+    a path that cannot be looked at is read as it is, so the read says what is wrong with it."""
+    @lru_cache(maxsize=kept)
+    def version(path: str, mtime_ns: int, size: int) -> T:
+        return read(Path(path))
+
+    def reader(path: Path) -> T:
+        try:
+            stat = path.stat()
+        except OSError:
+            return read(path)
+        return version(str(path), stat.st_mtime_ns, stat.st_size)
+    return reader
