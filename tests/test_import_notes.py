@@ -167,3 +167,10 @@ def test_every_import_note_says_what_the_user_must_check() -> None:
     assert len(notes) >= 15
     silent = [n for n in notes if not ASKS.search(n.split(": note: ", 1)[1])]
     assert not silent, silent
+
+
+def test_a_fragment_without_a_title_or_h1_takes_its_first_heading_as_the_task_title() -> None:
+    page = ('<h2>Which birds <em>can</em> you see?</h2>\n<p>${photo}</p>\n'
+            '<input type="radio" name="seen" value="yes"> yes <input type="radio" name="seen" value="no"> no\n')
+    assert import_page(page, "birds.html").title == "Which birds can you see?"
+    assert import_page("<h3>Rate it</h3>" + page.split("</h2>", 1)[1], "rate.html").title == "Rate it"

@@ -182,7 +182,8 @@ def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
 
 
 def _title(page: str) -> str:
-    for pattern in (r"<title[^>]*>(.*?)</title>", r"<h1[^>]*>(.*?)</h1>", r"<Title>(.*?)</Title>"):
+    headings = (r"<h1[^>]*>(.*?)</h1>", r"<h2[^>]*>(.*?)</h2>", r"<h3[^>]*>(.*?)</h3>")  # a fragment's own heading
+    for pattern in (r"<title[^>]*>(.*?)</title>", r"<Title>(.*?)</Title>", *headings):
         m = re.search(pattern, page, re.S | re.I)
         text = " ".join(html_text.unescape(re.sub(r"<[^>]+>|\{\{.*?\}\}|\$\{[^}]*\}", "", m.group(1))).split()) \
             if m else ""
