@@ -174,3 +174,27 @@ def test_a_fragment_without_a_title_or_h1_takes_its_first_heading_as_the_task_ti
             '<input type="radio" name="seen" value="yes"> yes <input type="radio" name="seen" value="no"> no\n')
     assert import_page(page, "birds.html").title == "Which birds can you see?"
     assert import_page("<h3>Rate it</h3>" + page.split("</h2>", 1)[1], "rate.html").title == "Rate it"
+
+
+def test_offline_qc_on_an_own_pages_batch_file_reads_its_free_text_fields(tmp_path: Path, capsys) -> None:
+    page = tmp_path / "labels.html"
+    page.write_text("<h2>Rewrite the label</h2><p>${label}</p>\n<select name='tone' required><option>calm</option>"
+                    "<option>lively</option></select>\n<textarea name='rewrite' required></textarea>\n", encoding="utf-8")
+    assert main(["new", "labels", "--from", str(page), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "config" / "labels_items.csv").write_text("item_id,label\nx1,Old pots\n", encoding="utf-8")
+    batch = tmp_path / "Batch_1_batch_results.csv"
+    batch.write_text("AssignmentId,WorkerId,WorkTimeInSeconds,Input.label,Answer.tone,Answer.rewrite\n"
+                     "A1,W1,60,Old pots,calm,Bowls made by hand in the village two thousand years ago.\n"
+                     "A2,W2,4,Old pots,calm,ok\n", encoding="utf-8")
+    out = tmp_path / "flags.csv"
+    assert main(["qc", str(batch), "--out", str(out), "--config", str(tmp_path / "config" / "labels.toml")]) == 0
+    flags = out.read_text(encoding="utf-8")
+    assert "A2" in flags and "A1,," not in flags  # the two-letter answer is flagged; nothing reads as no answer
+    choices_only = tmp_path / "choices.html"
+    choices_only.write_text("<p>${label}</p><select name='tone' required><option>calm</option></select>\n",
+                            encoding="utf-8")
+    assert main(["new", "choices", "--from", str(choices_only), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "config" / "choices_items.csv").write_text("item_id,label\nx1,Old pots\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["qc", str(batch), "--out", str(out), "--config", str(tmp_path / "config" / "choices.toml")]) == 3
+    assert "asks for no free text" in capsys.readouterr().err

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -19,6 +21,9 @@ from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
 from qc.submit_rules import SubmitRules
 from qc.text_kind import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 
+if TYPE_CHECKING:
+    from flows.core.config.config import CampaignConfig
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
 # whose file carries telemetry (a hitflow_telemetry column or a raw event log).
@@ -32,13 +37,14 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
     ``time_outlier_method``: the time band's method, over the config's (``--time-outlier-method``).
     A row that cannot be read is flagged ``malformed_answer``, named on stderr, and the others are checked."""
+    cfg = _load_config(config) if config is not None else None
+    if config is not None and cfg is not None and cfg.task == "custom":
+        return _own_page_qc(cfg, config, submissions, out, text_fields)
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
-    if config is not None:
-        from flows.campaigns.page_text import qc_params  # the config's modules: a quarter second, only with one
-        from flows.core.config.config import load_config
+    if cfg is not None:
+        from flows.campaigns.page_text import qc_params
 
-        cfg = load_config(config)
         rules, params, enabled = cfg.submit_rules, qc_params(cfg, cfg.seed), cfg.qc_rules
     else:
         kind = text_kind(read["caption"]) if len(read) else "caption"
@@ -62,6 +68,64 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     _warn_unreadable_telemetry(submissions, prepared)
     _say_unread(submissions, unread, out)
     return len(flags)
+
+
+def _load_config(config: Path) -> CampaignConfig:
+    from flows.core.config.config import load_config  # the config's modules: a quarter second, only with one
+
+    return load_config(config)
+
+
+def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path, named: tuple[str, ...]) -> int:
+    """An own page's free-text answers, each field by its own rules as the run checks them; its choices are
+    checked as the campaign runs, where the items and the page's rules are known."""
+    from flows.custom.custom_task import field_base, masked_page
+    from flows.custom.custom_text_qc import page_reading, text_flags
+
+    first = _first_page_rows(cfg)
+    reading = page_reading(masked_page(cfg, first))
+    columns = named or _page_text_fields(cfg, config, submissions, first)
+    full = {field_base(n): n for n in reading["field_questions"]}  # the file may name ``why`` for ``why_0``
+    frame = read_submissions(submissions, columns)
+    unread = split_malformed(frame)[1]
+    try:
+        prepared = prepare(frame, cfg.submit_rules.canned_text)
+    except ValueError as exc:
+        raise InputFormatError(f"{submissions}: {exc}") from exc
+    fields = [full.get(c, c) for c in prepared["telemetry_field"].astype(str)] if len(prepared) else []
+    texts = prepared.assign(field=fields, answer=prepared["caption"], kind="text")
+    params = {**cfg.qc_params, "seed": cfg.seed, **reading}
+    found = [f for f in text_flags(texts, params, cfg.qc_rules) if not f.empty]
+    flags = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=FLAG_COLUMNS)
+    write_csv(flags[FLAG_COLUMNS], out)
+    _say_unread(submissions, unread, out)
+    return len(flags)
+
+
+def _first_page_rows(cfg: CampaignConfig) -> list[dict[str, Any]]:
+    from flows.custom.custom_task import custom_item_plan
+
+    return [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+
+
+def _page_text_fields(cfg: CampaignConfig, config: Path, submissions: Path,
+                      first: list[dict[str, Any]]) -> tuple[str, ...]:
+    """An own page's free-text fields the file answers, as hitflow's page names them (``why_0``) or as the page
+    did (``why``): what offline QC reads when ``--text-field`` names none."""
+    from flows.core.pages.templates import page_items
+    from flows.custom.custom_task import custom_spec, field_base, field_kind
+
+    names = [f["name"] for f in custom_spec(cfg, page_items(first))["fields"] if field_kind(f) == "text"]
+    if not names:
+        raise InputFormatError(f"{config}: its page asks for no free text, and offline qc checks free text; its "
+                               "choices are checked as the campaign runs (hitflow run, hitflow review)")
+    with submissions.open(encoding="utf-8-sig", errors="replace") as f:
+        header = set(next(csv.reader(f), []))
+    for candidates in (names, list(dict.fromkeys(field_base(n) for n in names))):
+        if found := tuple(n for n in candidates if f"Answer.{n}" in header):
+            return found
+    raise InputFormatError(f"{submissions}: no answer column for the page's free text (Answer.{names[0]} or "
+                           f"Answer.{field_base(names[0])}); name the column with --text-field NAME")
 
 
 def _say_unread(path: Path, unread: pd.DataFrame, out: Path) -> None:
