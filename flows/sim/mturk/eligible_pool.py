@@ -1,13 +1,4 @@
-"""Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule).
-
-Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by activity; scanning
-the whole crowd for every HIT made posting quadratic. While a batch is posted nothing that decides eligibility
-changes, so the pool is kept and only newcomers are checked. It is rebuilt by the same scan, in the same order
-(a seed picks the same workers), when anything could change the answer: other requirements, the clock set back
-or past a pooled worker's departure, or :meth:`forget` (every payment and operation other than posting and
-reading). HITs whose requirements make workers take a test, and HITs that already have workers, are never
-served from here.
-"""
+"""Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Change tracking for the simulator's state, so a state file is written row by row.
-
-A :class:`Journal` is a dict that remembers which keys were set or deleted since it was last
-written; a :class:`Tracked` record (a dataclass kept in a Journal) marks its own key when one
-of its fields is assigned. Writing back only what a request changed keeps a persistent
-simulator as fast as an in-memory one, whatever the size of the marketplace.
-"""
+"""Change tracking for the simulator's state, so a state file is written row by row."""
 
 from __future__ import annotations
 

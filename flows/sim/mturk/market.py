@@ -1,8 +1,4 @@
-"""The simulated marketplace's state: HITs, assignments, workers, money, on a virtual clock.
-
-All mutation happens under one lock; the HTTP layer (``server.py``) and the operation
-handlers (``mturk_api.py``) never touch state without it.
-"""
+"""The simulated marketplace's state: HITs, assignments, workers, money, on a virtual clock."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""HIT events as MTurk notifies them, for HIT types with an active notification specification.
-
-The message is MTurk's JSON event document (the API reference's notification receptor articles,
-"SQS/SNS Message Payload"): ``EventDocVersion`` (the specification's Version), ``EventDocId``,
-``CustomerId`` and ``Events``, each with ``EventType``, ``EventTimestamp`` (UTC, like
-2005-01-31T23:59:59Z), ``HITTypeId``, ``HITId`` and, where there is one, ``AssignmentId``.
-The simulator reaches no e-mail, SQS or SNS: messages go to ``Marketplace.sent_notifications``.
-"""
+"""HIT events as MTurk notifies them, for HIT types with an active notification specification."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""MTurk's notification operations on the simulator.
-
-A HIT type's notification specification is checked as MTurk documents it (Transport, the
-Destination's form for that transport, Version, event types) and kept with the
-marketplace; the events themselves are sent by :mod:`flows.sim.mturk.mturk_events`.
-"""
+"""MTurk's notification operations on the simulator: a HIT type's specification checked as MTurk documents it (events:
+:mod:`flows.sim.mturk.mturk_events`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""How a simulated worker answers an attention check, hitflow's or one a page writes among its own questions:
-honest profiles read the question and choose the option it instructs (qc/instructed_items.py), now and then
-missing one written among a page's ratings (answering it like the rows around it); people who do not read the
-page (speeders, text pasters, rule breakers) click at random; a contrarian gives the first option. A crowd file
-may set a profile's ``attention`` ("follow", "random", "constant") and ``attention_slip``."""
+"""How a simulated worker answers an attention check, hitflow's or one a page writes among its own questions."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""One marketplace, many campaigns: what one campaign's pages teach the simulator stays that campaign's.
-
-The campaigns of a folder share one simulated marketplace (the same workers, their history and
-qualifications), but a campaign's items, their latent answers (``sim_items.json``) and the answers its
-requester knows are its own. A page is filled inside :func:`campaign_scope`: known answers are looked up in
-its campaign first, and the latent answers the page recorded are filed under the campaign in the worker's
-memory, ``<prefix><campaign>\\x1e<item>|<field>``. :func:`scoped_truth` is ``sim_items.json`` for one campaign.
-
-The campaign of a piece of work is what its requester named: a HIT's RequesterAnnotation up to its first
-colon, a Prolific study's internal name before " batch "; work without either is the scope "". Keys written
-before scopes existed (an older state file) are filed under "" when the file is loaded.
-"""
+"""One marketplace, many campaigns: what one campaign's pages teach the simulator stays that campaign's."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""What a simulated worker types into a caption box, by profile.
-
-Honest workers (and every bad profile whose abuse is not repetition) draw real captions of the
-image from the bank and never type the same text twice: when their draw was already used, they
-take another caption of the image, then realistic variations of it. A generated item of a
-full-scale campaign (no image behind it) adopts a bank image's captions plus a scene detail of its
-own, so its five captions agree with each other and differ from other images'. A real image the bank
-does not hold (Flickr8k ids beside VizWiz's bank) never gets another image's captions: its workers
-describe a scene of the simulator's own making (unseen_images.py), which the dry run declares.
-"""
+"""What a simulated worker types into a caption box, by profile."""
 
 from __future__ import annotations
 

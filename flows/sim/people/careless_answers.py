@@ -1,12 +1,5 @@
-"""How careless people answer a page that is not a caption page: stock text pasted into any text box, a
-random click on any choice, a slider left where the page put it.
-
-A canned abuser keeps a few stock answers at hand (a text expander, a clipboard) and pastes one of them into
-every text box whatever the item, as VizWiz's canned abusers paste the precanned caption; a rushed worker
-(a speeder, a canned abuser) clicks any option of a choice and either leaves a slider untouched or drags it
-anywhere. The phrases and the shares are modelling choices of ours, not measured figures; every draw for a
-worker's habit comes from the worker's own seed, so adding them changes no other worker's answers.
-"""
+"""How careless people answer a page that is not a caption page: stock text pasted into any text box, a random click on
+any choice, a slider left where the page put it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A reason for the worker's own choice that names the option and the criterion the choice asks about
-("Which photo is sharper?": "I chose Photo B because it is sharper ..."), with grounds of that kind in the
-item's words, at the length the page states. Grounds are small lists of our own.
-"""
+"""A reason for the worker's own choice that names the option and the criterion the choice asks about, with grounds in
+the item's words, at the length the page states."""
 
 from __future__ import annotations
 

@@ -1,20 +1,4 @@
-"""The answer an item's own content gives a choice, when it gives one: "I love this
-phone" is Positive, "I want a refund" is a Return, a fishing rod is relevant to someone who searched
-for fishing, an image the simulator describes as a dog is a Dog.
-
-Read from the item's text (or the simulator's description of its image), in this order:
-- an option's own words, or the cue words we list for it, in the text (a small lexicon of our own
-  for sentiment, emotions, stress and shopping intents: a modelling choice, not a classifier); a
-  negated option ("not stressful") by the calm words where its word is a stress word;
-- options numbering the item's texts after its first (a query and its passages: "passage_2"): the
-  passage sharing most content words with the query, none sharing any an "other"-like option;
-- a Neutral option for a full sentence with no positive or negative cue ("stating a fact");
-- a yes/no question whose own content words ("...searched for: fishing") appear in the text: yes,
-  else no;
-- an "other"-like option when the item has text and nothing else matched.
-None when the content says nothing about these options: the seeded latent truth stands
-(flows/sim/people/latent_choices.py). Several options equally supported: all of them, one picked by the seed.
-"""
+"""The answer an item's own content gives a choice, when it gives one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A corrected sentence (a few common mistakes of our own fixed; failing those, something changed as a
-person who believes there is a mistake changes it), and whether the page wants one after the worker's
-own choice ("leave it empty if the sentence is correct").
-"""
+"""A corrected sentence (a few common mistakes fixed, else something changed), and whether the page wants one after the
+worker's own choice."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""The simulator's synthetic workers: a seeded population of behaviour profiles.
-
-A crowd file (TOML, ``config/crowds/``) says how many workers of each profile there are, or
-their shares and a size rule (:mod:`flows.sim.people.roster`), and may override a profile's
-parameters. Workers write captions by drawing on a caption bank of real captions (CSV:
-``image_id, caption, text_detected``) and then behave as their profile says
-(:mod:`flows.sim.people.captions`): diligent workers fix what the page would refuse, caps-lockers
-shout, and so on.
-"""
+"""The simulator's synthetic workers: a seeded population of behaviour profiles."""
 
 from __future__ import annotations
 

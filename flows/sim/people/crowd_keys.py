@@ -1,10 +1,4 @@
-"""What a crowd file may say: its tables, their keys and each profile parameter's range.
-
-A crowd file is a rehearsal's whole population: a typo (``cuont = 30``) that was silently ignored
-gave a crowd of other people than the one written, and a crowd with no profile at all posted a
-batch nobody could take. Both are refused before anything is posted, naming the key and the
-nearest known one.
-"""
+"""What a crowd file may say: its tables, their keys and each profile parameter's range."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Entities a simulated worker marks in an item's text, as MTurk's crowd-entity-annotation answers them
-(``{"entities": [{"label", "startOffset", "endOffset"}]}``, flows/core/pages/crowd_elements.py).
-
-The simulator does not understand text; it reads names the way a hurried reader does. A name is a run
-of capitalised words (a sentence's "The" left off); its kind comes from the words around it: "Bank",
-"University" ... make an organisation, "in"/"from"/"to" before it a place, "for"/"joined" an organisation,
-two plain capitalised words a person, a weekday or month a date. The kind becomes one of the element's
-own ``labels`` when one of them means it ("person", "per", "Person" ...); a name whose kind no label
-means is left unmarked by careful workers. Careful workers mark the names, now and then missing one or
-taking a word too few; rushed ones mark one name with any label; contrarians the first word.
-"""
+"""Entities a simulated worker marks in an item's text, as MTurk's crowd-entity-annotation answers them (``{"entities":
+[{"label", "startOffset", "endOffset"}]}``, flows/core/pages/crowd_elements.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""What an honest simulated worker writes is about the item, not the page: a short box gets a title-like
-phrase, no answer repeats another field's answer for the item, and optional fields are left empty at the
-modelling rates below (docs/custom_pages.md states them; no measured figure stands behind them).
-"""
+"""What an honest simulated worker writes is about the item, not the page."""
 
 from __future__ import annotations
 

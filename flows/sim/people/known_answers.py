@@ -1,11 +1,5 @@
-"""Answers the requester knows: the items file's own answer columns, control items, an
-answer key. A campaign on the simulator hands them over before it posts (``POST /_sim/truth``, a
-JSON list of ``{"item_id", "field", "answer"}``; ``item_id = "*"``: every item, an answer key's row),
-and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py). The answers
-live in the caption bank's entry of the item, never on the page a worker sees. Under a name
-(``{"scope": campaign, "answers": [...]}``) they apply to that campaign's pages only
-(flows/sim/people/campaign_scope.py); a bare list applies to every page.
-"""
+"""Answers the requester knows (answer columns, control items, an answer key), handed to the simulator before a campaign
+posts (``POST /_sim/truth``); a choice's latent answer is then the known one."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Every choice of a page has a latent true answer per item in the simulator, the same for every
-worker: the requester's known answer when the campaign handed one over (its items file's answer
-columns, control items, an answer key: flows/sim/people/known_answers.py), else what the item's content
-says to the simulator's reading model (flows/sim/people/content_choice.py), else drawn from the item and
-the field's name ("content-blind": nothing the worker reads decides it), so aggregated answers can
-be scored against it
-(``sim_items.json``). Honest workers give it with their skill; a slip is half the time
-their own habitual confusion (another option, fixed per worker: a confusion matrix, not a coin,
-which Dawid-Skene can learn), else a random option; a profile with ``choices = "wrong"`` in its
-crowd parameters is an adversary who always picks their confused option. The half is a modelling
-choice, not a measured figure."""
+"""Every choice of a page has a latent true answer per item in the simulator, the same for every worker."""
 
 from __future__ import annotations
 

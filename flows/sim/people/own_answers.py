@@ -1,9 +1,4 @@
-"""Free text a person writes in their own voice about an item, of the kind the question asks: a reply to the item's
-writer, what they would do about it, what they would change in it and why, what it does not tell a reader, how
-they checked a sum, what a term means, an opinion with a reason (docs/custom_pages.md). Each is made of the
-item's own words (the thing at fault, its numbers, its clauses) set in a few frames of our own, and grows by a
-further sentence of the same kind, not by the item's text over again, until it meets the box's minimum.
-"""
+"""Free text a person writes in their own voice about an item, of the kind the question asks."""
 
 from __future__ import annotations
 

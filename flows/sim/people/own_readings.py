@@ -1,8 +1,5 @@
-"""What a person reads in an item's own words when asked how they checked a sum (its numbers and the cue words
-of its problem), what a term means (the sentence it is used in) or what a text does not tell (a step's amount
-or time, else a detail a reader asks about, named in the page's words), and the small readings the own-voice
-answers share: an item's clauses, the things it names, its words said back to its writer
-(flows/sim/people/own_answers.py)."""
+"""What a person reads in an item's own words for the own-voice answers: a sum's numbers and cue words, a term's
+sentence, what a text does not tell, its clauses and the things it names."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Which item each field of a page is about, and the text that item carries.
-
-A field named ``<name>_<i>`` belongs to item ``i``; item ``i``'s part of the page runs from just
-after item ``i-1``'s last control to its own last control. Text in that part that not every other
-item's part shows (a label repeated per item) and that is no heading is the item's own text; an item's key is its
-``image_id_<i>``/``item_id_<i>`` value, else its first image, else the page and index.
-Fields without an index belong to the whole page.
-"""
+"""Which item each field of a page is about, and the text that item carries."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""A string that matches a ``pattern`` attribute: what a worker types when the page asks for a
-format (a code, a number with a unit...). Walks the parse tree of the pattern as a browser reads it
-(qc/page_patterns.py: JavaScript under the v flag, in a syntax Python's ``re`` parses alike), through literals,
-classes, alternatives, groups and repeats; anchors add nothing. Each try is checked by the same linear-time
-match QC makes, so no pattern a page brings can stall a simulated worker."""
+"""A string that matches a ``pattern`` attribute, built by walking the pattern's parse tree; each try is checked by QC's
+linear-time match, so no page's pattern can stall a worker."""
 
 from __future__ import annotations
 

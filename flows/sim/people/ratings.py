@@ -1,15 +1,5 @@
-"""Ratings of what the simulator cannot perceive: an audio sample's naturalness on a 1-5
-MOS scale, an image's quality on a slider. Each item has a latent score (the same for every worker);
-a worker reports it through their own bias and honest noise, so ratings of one item cluster, items
-differ, and the scale's ends are rarer than its middle, as in listening tests, instead of a uniform
-draw where a careless worker jumps from 1 to 5.
-
-The shapes are modelling choices (no measured figure stands behind them): latent scores are the
-mean of two uniform draws over the scale (a triangle peaking slightly above the middle); a careful
-worker's noise is a tenth of the scale, a careless one's a fifth; a worker's bias up to 6% of it (at a
-tenth, an honest rater with a high bias gave one clip position the top score on all of their items and
-choice_straight_lining blocked them).
-"""
+"""Ratings of what the simulator cannot perceive (an audio sample's MOS, an image's quality): a latent score per item,
+reported through each worker's bias and noise."""
 
 from __future__ import annotations
 

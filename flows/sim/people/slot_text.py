@@ -1,13 +1,5 @@
-"""Free text that completes the item's own sentence: a fill-the-blank page ("She poured a
-cup of hot ____ and sat down"), a next-word page ("The train leaves from platform ____") and a
-fill-out page whose text sits between two blanks ("___ went to the market ___", a beginning and an
-end box). A person types the missing words, never the sentence back nor the page's labels.
-
-Where the blank is comes from the item's text (a run of three or more underscores); a box named or
-labelled for the next word continues a sentence that shows none. The words come from small banks of
-our own (a modelling choice, not a language model): what usually follows the sentence's last one or
-two words, else a plain noun; careful workers often give the most usual word, so workers agree.
-"""
+"""Free text that completes the item's own sentence (fill-the-blank, next-word, a beginning and an end box): the missing
+words, never the sentence back."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The limits a box's own words state ("at least 12 words", "no more than 100 characters", "in 40 to 60
-words", "between 15 and 40 words", "min. 10 words"), which an honest person meets as the page's own checks
-would, and a text cut to them at a sentence's end, else a word's.
-"""
+"""The limits a box's own words state ("at least 12 words", "in 40 to 60 words"), which an honest person meets, and a
+text cut to them."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""How a simulated worker's text arrives in a field, written as the page's telemetry record (v1).
-
-The record is the one the real page's recorder writes (docs/telemetry.md, checked by
-:func:`qc.telemetry.parse_record`): counts, lengths and times, never the text. Each worker keeps
-one typing speed; each caption's way of arriving (typed, pasted from the page, pasted from
-outside after leaving the tab) is drawn from a generator seeded by the worker and the image, so
-it does not disturb the simulator's other draws, and :func:`caption_origin` can tell a bench the
-truth afterwards. The figures (typing speeds, how long a drafter or an assistant user is away) are
-cited where used and in docs/authenticity.md.
-"""
+"""How a simulated worker's text arrives in a field, written as the page's telemetry record (v1)."""
 
 from __future__ import annotations
 

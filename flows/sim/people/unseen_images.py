@@ -1,13 +1,5 @@
-"""Text about an image the simulator cannot see: an image item whose id the caption bank
-does not hold (a Flickr8k id beside VizWiz's bank) and which is no generated item of a load test.
-
-Honest workers describe objects this module makes up from small word banks of its own: the same objects for
-every worker of the item (their texts agree, as honest texts about one image do) and others on the next item.
-Each such item and text field is kept in the worker's memory (:data:`TEXT_SOURCE`), ``sim_items.json`` has a
-row with ``source`` = :data:`BLIND_TEXT`, and the report says the text is content-blind
-(flows/custom/truth_source.py; docs/explanation/simulator.md). Generated items (``generate:N``) keep adopting
-a bank image's captions (flows/sim/people/captions.py).
-"""
+"""Text about an image the simulator cannot see: an image item whose id the caption bank does not hold (a Flickr8k id
+beside VizWiz's bank) and which is no generated item of a load test."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""Questions a page asks about the worker, not the item: "What is your age?", "In which
-province do you live?", "What is your favorite color?", "I will listen to the files with:
-headphones / speakers", "How sure are you?". A person answers them about themselves: a plausible
-value, the same one on every HIT of theirs where it cannot change (age, home, device), never a
-description of the item beside the question.
-
-The question is read by flows/core/pages/asks_worker.py. The values are drawn from small lists of our
-own, seeded by the worker (a modelling choice; no measured population behind them).
-"""
+"""Questions a page asks about the worker, not the item."""
 
 from __future__ import annotations
 

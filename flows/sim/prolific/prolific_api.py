@@ -1,10 +1,4 @@
-"""Prolific's researcher API (``/api/v1/``) on the simulator, for hitflow and any httpx client.
-
-Token auth (``Authorization: Token <the simulator's token>``; any other token, or none, gets 401),
-Prolific's list shape (``results``, ``_links``, ``meta``) and error shape, the study and
-submission state machines, participant groups, bonuses (set up, then pay), messages and a
-workspace balance in minor units. Participants come from :mod:`flows.sim.prolific.prolific_people`.
-"""
+"""Prolific's researcher API (``/api/v1/``) on the simulator, for hitflow and any httpx client."""
 
 from __future__ import annotations
 

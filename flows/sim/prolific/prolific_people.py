@@ -1,14 +1,5 @@
-"""Simulated Prolific participants: the crowd's behaviour profiles, taking places on active
-studies they are eligible for, opening the study's external URL, filling the form over HTTP
-as a browser would, and finishing through the completion redirect.
-
-Some return the study without starting; the slow park the page within the maximum time Prolific shows them before they
-start (as MTurk's slow do a HIT's); work that outlasts it ends TIMED-OUT although its answer reached the task server.
-Participants who cannot open the study's page return it at once (as on Prolific), and nobody tries that address again
-for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a place RESERVED for
-Prolific's ten minutes before they start; with ``screen_out_rate`` some are SCREENED OUT when they arrive (both 0 by
-default, so seeded runs are unchanged).
-"""
+"""Simulated Prolific participants: the crowd's profiles taking places on studies they are eligible for, filling the
+form over HTTP and finishing through the completion redirect."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The simulated Prolific account: studies, submissions, groups, bonuses and money.
-
-Money is in minor units (pence). Prolific's service fee is modelled as one third of rewards
-and bonuses (its published rate for most researchers; VAT is not modelled).
-"""
+"""The simulated Prolific account: studies, submissions, groups, bonuses and money."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's
-ground truth, the requester's known answers), and what their bodies hold; and what a marketplace is known
-by: a random id and a key pair kept in its state file. ``GET /_sim/health`` names the id and the public key,
-``POST /_sim/prove`` signs a caller's fresh nonce: a ledger that recorded the key knows its campaign's
-marketplace again on any port, and a server copying the id and the public key (anyone can read them) cannot
-sign as it (flows/platforms/marketplace_identity.py checks)."""
+"""Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's ground truth, the
+requester's known answers), and what their bodies hold."""
 
 from __future__ import annotations
 

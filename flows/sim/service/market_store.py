@@ -1,12 +1,4 @@
-"""The simulator's state in a SQLite file, so a simulated marketplace outlives one command.
-
-The state is loaded once when a simulator starts; after every request that changed something,
-the changed rows (tracked by :mod:`flows.sim.mturk.journal`) are written in one transaction before
-the reply goes out, so a client never hears of a change a crash could lose. The Prolific side
-is small and is kept as one snapshot, rewritten when it changed.
-
-One process at a time: a second simulator on the same file is refused (``flock``).
-"""
+"""The simulator's state in a SQLite file, so a simulated marketplace outlives one command."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""One process holds a simulator state file at a time: an exclusive ``flock`` on ``<file>.lock``, which
-holds the holder's pid. A holder that lets go of the file once idle (a review page between decisions,
-flows/review/platform_lease.py) says so after its pid: a run of another campaign waits up to BRIEF_WAIT_S
-for it instead of failing."""
+"""One process holds a simulator state file at a time."""
 
 from __future__ import annotations
 
