@@ -1,7 +1,4 @@
-"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy]
-hold_share``): such a rule says more about the page than the crowd. Released by ``--release-hold approve``
-or ``rules``; a batch paid despite its hold is followed by no batch on the same page and config
-(``refuse_same_page``), which would fire the rule, and pay, again."""
+"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy] hold_share``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review
-queue must be built: an unreviewed campaign's state comes from the ledger's rows alone
-(:mod:`flows.campaigns.review_rows`), a reviewed one's from kept states (:mod:`flows.campaigns.kept_states`)
-when they are still current."""
+"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review queue must be
+built."""
 
 from __future__ import annotations
 

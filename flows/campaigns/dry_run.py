@@ -1,7 +1,5 @@
-"""``--dry-run``: render every page, check it against the platform's limits, estimate the cost with
-fees, and list exactly which calls a real run would make (HITs on MTurk, studies on Prolific,
-invite rounds for links: each platform's ``dry_run``, platforms/<name>/dry_run.py). Touches no
-platform and no money."""
+"""``--dry-run``: render every page, check it against the platform's limits, estimate the cost with fees and list the
+calls a real run would make, touching no platform and no money."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The review queue's item states kept in the ledger, so ``hitflow status`` on a reviewed campaign reads
-counts back (no pandas, no config) while the config, hitflow's code (:func:`settings_key`) and the rows the
-queue reads (:func:`flows.campaigns.queue_cache.fingerprint`) are unchanged. A state does not depend on the
-clock, so kept counts hold at any later time."""
+"""The review queue's item states kept in the ledger, so ``hitflow status`` on a reviewed campaign reads counts back (no
+pandas, no config) while nothing they depend on changed."""
 
 from __future__ import annotations
 

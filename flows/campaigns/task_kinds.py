@@ -1,7 +1,5 @@
-"""Which task kind a campaign is (flows/core/task_kinds.py declares the shape; the built-in kinds' modules
-are loaded by flows/core/kind_registry.py when first asked), and the config as a run plans it: the
-Prolific figures its ``[prolific]`` leaves out taken from its kind. Review cards, reports, dry runs,
-plans and the driver ask :func:`kind_of`."""
+"""Which task kind a campaign is (:func:`kind_of`), and the config as a run plans it (``[prolific]`` figures it leaves
+out taken from its kind)."""
 
 from __future__ import annotations
 
