@@ -1,7 +1,5 @@
-"""Each caption row's telemetry from the ledger: the assignment's ``hitflow_telemetry`` answer and
-the caption's field name in it (``caption_<position of the image in the HIT>``), for
-:mod:`qc.telemetry_frame` to flatten. A page without the recorder stored no such answer: the
-columns stay blank and the telemetry counts as absent."""
+"""Each caption row's telemetry from the ledger (the assignment's ``hitflow_telemetry`` answer and the caption's field
+name in it), for :mod:`qc.telemetry_frame` to flatten."""
 
 from __future__ import annotations
 
