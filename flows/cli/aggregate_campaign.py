@@ -1,7 +1,4 @@
-"""``hitflow aggregate`` on a campaign (its dataset.csv or its name with ``--db``) and ``--field``: the
-campaign's own answers step over its ledger, so the file equals its answers.csv. A manifest names a
-campaign, never where hitflow connects (one naming a PostgreSQL server would get $PGPASSWORD sent there):
-the ledger is ``--db`` or the local file the manifest records, else the default with a one-line note."""
+"""``hitflow aggregate`` on a campaign (its dataset.csv or its name with ``--db``) and ``--field``."""
 
 from __future__ import annotations
 
