@@ -1,7 +1,4 @@
-"""Controls that ask about the worker, not the item ("What is your age?"): the simulator answers them
-about the person, the importer's text rules must not read one person's same answer as a copy. The question
-is the control's label, header or own <label> (around it, or for= its id), else a <label> right after it where
-none stands right before it, else the last text before it, else its placeholder."""
+"""Controls that ask about the worker, not the item ("What is your age?")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A requester's template render bounded as a whole: output and buffered blocks capped, and
-RENDER_DEADLINE_S checked in every loop iteration, call, operator, filter and output (a watchdog's
-exception could land in the caller's code; SIGALRM reaches only the main thread). hitflow's own pages
-render ``trusted()``, unbounded."""
+"""A requester's template render bounded as a whole: output and buffered blocks capped, RENDER_DEADLINE_S checked at
+every step; hitflow's own pages render ``trusted()``, unbounded."""
 
 from __future__ import annotations
 
