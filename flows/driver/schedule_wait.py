@@ -1,7 +1,5 @@
-"""A campaign advanced by its schedule (``hitflow serve-schedules``, ``hitflow deploy``) holds no lock
-between two runs, so ``status`` and the ``ui`` showed it "(stopped)" as if it had died.
-Each scheduled run notes itself in the ledger; a campaign with such a note and no live run is waiting
-for its next scheduled run, which these words say, with when if its schedule is an interval."""
+"""A campaign advanced by its schedule (``hitflow serve-schedules``, ``hitflow deploy``) holds no lock between two runs,
+so ``status`` and the ``ui`` showed it "(stopped)" as if it had died."""
 
 from __future__ import annotations
 
