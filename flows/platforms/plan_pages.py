@@ -1,7 +1,4 @@
-"""Every planned unit's page for a dry run, the same bytes ``page_html`` renders, at a small cost a page: a
-page of *marked* items is rendered once per shape of unit and each unit's page joined from it with its values
-escaped. Checked, never assumed: values a marker cannot stand for are rendered in full, and sample units are
-rendered in full and compared byte for byte (a difference sends every unit through the full render)."""
+"""Every planned unit's page for a dry run, the same bytes ``page_html`` renders, at a small cost a page."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and MTurk's command-line-tools
-``.results`` files.
-
-Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption, work_time_s``
-(+ ``is_precanned``, ``text_present`` when known, and ``telemetry``, ``telemetry_field``, ``telemetry_log``,
-``page_text``), one row per caption. A row that cannot be read is one row with ``malformed`` = the reason
-and ``line`` = its file line ("" on rows that were read), flagged by qc/answer_faults.py.
-"""
+``.results`` files."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""MTurk batch results from a crowd-form page (one ``Answer.taskAnswers`` JSON column), flattened as the task
-server flattens a posted answer, then one row per assignment x free-text field in the QC column contract
-(``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``,
-``page_text`` from the row's ``Input.*`` values). Free-text fields are the ones named (``--text-field``), else
-found as prose that differs between answers; a keystroke log goes with the field it names. Unreadable rows
-are malformed rows."""
+"""MTurk batch results from a crowd-form page (one ``Answer.taskAnswers`` JSON column) as one row per assignment x
+free-text field in the QC column contract."""
 
 from __future__ import annotations
 

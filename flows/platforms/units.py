@@ -1,7 +1,4 @@
-"""A batch's units as the plan stored them: what every platform posts, one unit at a time.
-
-Shared by the platforms' publish steps (MTurk's HITs, Prolific's studies) and the dry run.
-"""
+"""A batch's units as the plan stored them: what every platform posts, one unit at a time."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The links route's session: the simulator (whose crowd opens the links), or an endpoint confirmed
-with ``live``. The route calls no platform's API (its task server serves the pages, and nobody is
-paid through a platform), so its session carries no client.
-"""
+"""The links route's session: the simulator (whose crowd opens the links), or an endpoint confirmed with ``live``; it
+carries no client."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Whether a HIT MTurk names under a campaign's token is this ledger's own: created no earlier than this
-ledger planned the campaign, and not deleted. A fresh ledger on the same account makes the same tokens, and
-MTurk answers a token seen in 24 hours with the earlier HIT; adopting it gave a fresh ledger another's
-expired HITs. Another ledger's HIT is left alone; this one posts under a token made unique by its plan time."""
+"""Whether a HIT MTurk names under a campaign's token is this ledger's own."""
 
 from __future__ import annotations
 

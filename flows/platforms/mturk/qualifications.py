@@ -1,7 +1,5 @@
-"""MTurk's money and gates for a campaign: the cost of an assignment with MTurk's fee, the paid
-test's cost, the per-batch budget guard, the gating requirements and the qualification types a
-campaign creates once (soft block, scored test, requester qualifications), remembered in the ledger.
-"""
+"""MTurk's money and gates for a campaign: costs with MTurk's fee, the per-batch budget guard, gating requirements and
+the qualification types a campaign creates once."""
 
 from __future__ import annotations
 

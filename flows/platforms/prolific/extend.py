@@ -1,7 +1,5 @@
-"""Adaptive overlap on Prolific: more places on the batch's own study (``total_available_places``, the one
-field it still takes after publishing), handed by the task server to the uncertain units
-(docs/explanation/adaptive-overlap.md). The round's intents hold an absolute total from the ledger, and the
-call reads the study first, so a killed run adopts a total Prolific took instead of adding it twice."""
+"""Adaptive overlap on Prolific: more places on the batch's own study, handed by the task server to the uncertain units;
+a killed run adopts a total Prolific took instead of adding it twice."""
 
 from __future__ import annotations
 
