@@ -1,8 +1,5 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go (what it shows:
-docs/how-to/review.md). The same gate as the review page (127.0.0.1 only, a one-time link exchanged for an
-HttpOnly cookie, the page's CSP): the queue at ``/review/NAME/`` is the review page itself, on the overview's
-session, so one link opens both. The status and a campaign's run come from functions the CLI hands in
-(``flows.driver``), since this package sits below the driver."""
+"""``hitflow ui``: every campaign in the ledger on one local page, behind the review page's gate; the queue at
+``/review/NAME/`` is the review page itself."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""A person's decisions from the review page, through the same ledger as the automatic ones.
-
-Each POST carries an idempotency key; a key already recorded returns what was done then and
-sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is the platform's
-``REVIEW_SENDERS`` (flows/platforms/<name>/decisions.py), under the automatic steps' ledger
-keys, so decide_batch never sends a second call for an assignment a person decided; a block
-likewise uses block_batch's key.
-"""
+"""A person's decisions from the review page, through the same ledger as the automatic ones."""
 
 from __future__ import annotations
 

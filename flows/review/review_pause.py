@@ -1,7 +1,4 @@
-"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it; Prefect's Resume form
-(:class:`ReviewDone`) or ``hitflow review`` clearing the queue resumes it (docs/how-to/review.md). The pause is
-taken in the flow function, between tasks, and the review gate runs again after it; the paused run's id is kept
-in the ledger, so another process can find and resume it."""
+"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it."""
 
 from __future__ import annotations
 
