@@ -1,12 +1,4 @@
-"""Readers for published human-evaluation files, into the column contracts of ``postprocess``.
-
-- Flickr8k ``ExpertAnnotations.txt`` (Hodosh et al. 2013): ``img, caption id, e1, e2, e3``.
-- Flickr8k ``CrowdFlowerAnnotations.txt``: ``img, caption id, share yes, #yes, #no``.
-- van Miltenburg & Elliott (2017) error-analysis annotations: a folder holding
-  ``annotations_<name>/congruency*.json`` and the categorised incongruent items.
-- Kreiss et al. (2022) sighted evaluation (``raw/evaluation_sighted/data.csv``), with the
-  authors' exclusion rule.
-"""
+"""Readers for published human-evaluation files, into the column contracts of ``postprocess``."""
 
 from __future__ import annotations
 
