@@ -1,7 +1,4 @@
-"""The task server's connections against slow and many clients (uvicorn times neither a request's head nor
-its body): a cap per address (an IPv6 client by its /64), deadlines for a head and a body, and the open
-connections kept below the file limit, the oldest slow one pushed out at the cap (docs/security.md, "Slow and
-many clients"). Loopback and trusted proxies are not capped per address (a proxy carries everyone's)."""
+"""The task server's connections against slow and many clients (uvicorn times neither a request's head nor its body)."""
 
 from __future__ import annotations
 

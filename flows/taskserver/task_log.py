@@ -1,11 +1,4 @@
-"""A bounded log for the task server: an error that repeats is counted, not written again.
-
-Under a flood of slow connections asyncio logged one traceback per failed ``accept()`` and the
-log grew by 189 MB in 70 s, burying everything else and filling the disk. Here each
-kind of record (logger, level, message template, exception type) is written the first time,
-with its traceback; within the next ``window_s`` seconds the same kind is only counted, and the
-next one written after the window says how many were left out (and carries no traceback).
-"""
+"""A bounded log for the task server: an error that repeats is counted, not written again."""
 
 from __future__ import annotations
 

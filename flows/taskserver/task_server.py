@@ -1,11 +1,5 @@
-"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and
-MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
-
-Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
-``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<signed token>``, or
-MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
-What it defends against and how: docs/security.md.
-"""
+"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and MTurk ExternalQuestion
+workers. Every response is stored in SQLite before the server answers."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The task server's site: its campaigns, its secret, and its refusals.
-
-What the site signs (invite tokens, page signatures, completion codes) is
-:mod:`flows.core.site_secrets`, shared with the platforms that hand codes and links out.
-"""
+"""The task server's site: its campaigns, its secret, and its refusals."""
 
 from __future__ import annotations
 

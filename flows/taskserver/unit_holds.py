@@ -1,7 +1,5 @@
-"""Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot
-starve real participants. Only *unconfirmed* holds (a session Prolific did not list at the run's last look) are
-taken back (``released = 2``); addresses are kept in memory only. docs/security.md states the threat, each bound
-and what a real person caught by one costs (at most one judgement more on their unit, never their work)."""
+"""Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot starve real
+participants."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""How many people a unit may be handed to under adaptive overlap ([answers] min_judgements).
-
-Without it every unit is handed out up to ``assignments_per_image``. With it (or caption top-ups) a unit is asked for
-``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
-flows/platforms/unit_extensions.py): the people who arrive after a round get the uncertain units. Invite links and
-Prolific's capped fallback (a newcomer steered to the unit that most likely lost its place: ``unsettled_holders``):
-docs/explanation/adaptive-overlap.md, "Steering the new work".
-"""
+"""How many people a unit may be handed to under adaptive overlap ([answers] min_judgements)."""
 
 from __future__ import annotations
 
