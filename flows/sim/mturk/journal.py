@@ -68,10 +68,8 @@ class Journal(dict[K, V]):
 
 
 class Tracked:
-    """Mixin for dataclass records kept in a Journal: assigning a field marks the record changed.
-
-    Fields named in ``volatile`` are caches rebuilt after loading, so setting them marks nothing.
-    """
+    """Mixin for dataclass records kept in a Journal: assigning a field marks the record changed, but for the
+    ``volatile`` caches rebuilt after loading."""
 
     __slots__ = ("_journal",)  # records with slots of their own: a marketplace holds hundreds of thousands
     volatile: ClassVar[frozenset[str]] = frozenset()

@@ -201,9 +201,7 @@ class Marketplace(WorkerQualifications):
 
     def schedule_waiting(self) -> None:
         """Choose the workers of every HIT posted since the clock last moved, in the order of
-        :func:`records.schedule_order`, not the order the requests came in: threads posting a batch side by
-        side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
-        the first HIT scheduled meets other workers than the last."""
+        :func:`records.schedule_order`, not the racing order the requests came in."""
         todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
         for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]

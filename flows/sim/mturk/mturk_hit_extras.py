@@ -95,11 +95,8 @@ def _upload_questions(hit: Hit) -> set[str]:
 
 @op("CreateAdditionalAssignmentsForHIT")
 def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """More assignments on a HIT, by botocore's model and MTurk's API reference: a HIT under 10
-    assignments cannot reach 10 or more (InvalidMaximumAssignmentsIncrease), and a repeated
-    UniqueRequestToken is refused with an error naming the request instead of extending twice.
-    A HIT a requester marked Reviewing is Assignable again (the simulator's reading: its new
-    work must become Reviewable to be listed as closed)."""
+    """More assignments on a HIT, by botocore's model and MTurk's API reference: a HIT under 10 assignments cannot reach
+    10, a repeated UniqueRequestToken is refused, and a Reviewing HIT is Assignable again."""
     hit = _hit(m, p.get("HITId"))
     extra = int(p.get("NumberOfAdditionalAssignments", 0))
     if extra < 1:

@@ -100,10 +100,8 @@ def add_typos(text: str, rate: float, rng: random.Random) -> str:
 
 
 def variation(text: str, attempt: int) -> str:
-    """The ``attempt``-th rewording of a caption: synonyms, then a viewpoint and a nearby object.
-
-    Distinct attempts give distinct texts (up to 12 x 10 x 14 x 40 of them), so a worker who has
-    used up an image's captions still writes something new."""
+    """The ``attempt``-th rewording of a caption (synonyms, then a viewpoint and a nearby object); distinct attempts
+    give distinct texts."""
     words = text.strip().rstrip(".!?").split(" ")
     if attempt % 2:
         words = [SYNONYMS.get(w, w) for w in words]

@@ -107,12 +107,9 @@ def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
                   level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
-    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``
-    (and the box's own question after it), in at least ``least`` words; ``spans``: runs of the item's words the
-    grounds name; ``level``: where the option stands on its scale, 0 to 1 (a low rating of "How helpful ...?"
-    says it is not very helpful); ``ends``: the scale's end words (:func:`anchors`), which a rating's reason is
-    said in; ``image``: the item is a picture (its grounds are what one sees); ``most``: the words the page
-    allows (the grounds are kept, the choice said in short)."""
+    """Why the worker chose ``chosen`` for the choice question ``asks``, in ``least`` to ``most`` words, with grounds
+    from ``spans`` of the item's words (what one sees, for an ``image``); a rating's reason is said in the scale's
+    ``ends`` at its ``level`` (0 to 1)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)

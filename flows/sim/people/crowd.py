@@ -24,11 +24,8 @@ __all__ = ["BAD_PROFILES", "HONEST_PROFILES", "PROFILE_DEFAULTS", "BankEntry", "
 
 
 def load_bank(path: Path) -> dict[str, BankEntry]:
-    """A caption bank: CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``.
-
-    Each call gets entries of its own (a campaign's known answers go into them: known_answers.py) from
-    one parse per bank text in this process: a test session starts hundreds of simulators on the same
-    bank, and the Flickr8k one takes ~0.1 s to parse (reading it, ~2 ms, is done every time)."""
+    """A caption bank (CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``): entries of each
+    call's own, from one parse per bank text in this process."""
     if not path.is_file():
         raise ConfigError(f"caption bank {path} does not exist; point caption_bank in the crowd file at "
                           "a CSV (image_id, caption, text_detected) or a Flickr8k.token.txt")

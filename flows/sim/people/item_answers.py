@@ -53,10 +53,8 @@ def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] |
 
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
                  params: dict[str, object] | None = None) -> bool:
-    """Whether this worker leaves an optional field empty (never a required or constrained one).
-    ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
-    person who takes the HIT answers it; only a speeder may submit it empty. ``params``: the worker's
-    crowd parameters (``choice_skip``)."""
+    """Whether this worker leaves an optional field empty (never a required or constrained one); a ``sole`` answer of
+    its item is left empty only by a speeder. ``params``: the worker's crowd parameters."""
     kind = _kind(f)
     if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False

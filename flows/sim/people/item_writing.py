@@ -113,13 +113,9 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
-    item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
-    item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
-    "clarification", "reason", "answer" (to the item's question), "caption", "remark", "fault" (what is wrong
-    with it), "action" (what someone should do about it), or "" (a free answer). The sentence that asks (its
-    first question, else its first sentence) is read first: "What should the team do first? Answer in one
-    sentence" asks for an action, and its form ("in one sentence") only says how."""
+    """What a text box asks for ("summary", "audience", "correction", "politer", "open", "wording", "question",
+    "missing", "word", "title", "clarification", "reason", "answer", "caption", "remark", "fault", "action", or "" for a
+    free answer), read first from the sentence that asks."""
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how

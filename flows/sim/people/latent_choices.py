@@ -18,20 +18,15 @@ HABIT = 0.5
 
 
 def accuracy(worker: Worker) -> float:
-    """The chance an honest worker takes care over a choice and gives its latent answer: a crowd
-    file's ``accuracy`` for the profile, else 0.55 + 0.4 x skill (skill is drawn per worker in
-    [0.55, 0.98], typo-prone [0.4, 0.7]). A careless answer is a :func:`slip`, which hits the truth
-    only by chance, so a worker's expected agreement with the truth is ``a + (1 - a) x (1 - HABIT) / k``
-    over ``k`` options. A modelling choice, not a measured figure."""
+    """The chance an honest worker takes care over a choice and gives its latent answer: a crowd file's ``accuracy``,
+    else 0.55 + 0.4 x skill (a modelling choice); a careless answer is a :func:`slip`."""
     return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
 
 
 def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
                   question: str = "", known: str | None = None) -> str:
-    """The item's latent answer for ``field`` (recorded in the worker's memory for sim_items.json,
-    with where it came from); ``texts``: what the item says (its own text, or the simulator's
-    description of its image), ``question``: the field's own question (a crowd element's ``header``),
-    ``known``: the requester's known answer, one of ``options``."""
+    """The item's latent answer for ``field`` among ``options`` (recorded in the worker's memory): the ``known`` answer,
+    else read from the item's ``texts`` and the field's ``question``, else seeded."""
     truth, source = sourced_truth(item, field, options, texts, question, known)
     worker.memory[f"{LATENT}{item}|{field}"] = truth
     if source != BLIND:
@@ -70,10 +65,8 @@ def confused(worker_id: str, options: list[str], truth: str) -> str:
 
 
 def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
-    """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer
-    and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``; and one
-    row per image item and text field whose text was content-blind (``source`` = ``blind text``, no
-    answer: flows/sim/people/unseen_images.py)."""
+    """``sim_items.json``: one row per item and choice field shown, with its latent answer and ``source`` (``known``,
+    ``read`` or ``blind``), and one per image item and text field written content-blind."""
     workers = list(workers)
     seen: dict[tuple[str, str], str] = {}
     sources: dict[tuple[str, str], str] = {}

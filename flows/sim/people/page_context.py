@@ -140,10 +140,8 @@ PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pi
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
-    """A question or instruction to the worker ("Describe the photo...", "Is there any text?"), which a
-    one-item page shows beside its content: the worker describes the content, not the prompt. Known
-    only by its form when the page's common text is not known; when it is, a prompt is text every HIT
-    shows, and an item's own question ("How do I send back the jacket?") is the item's content."""
+    """A question or instruction to the worker ("Describe the photo..."), which the worker answers rather than
+    describes: by its form alone, or as text every HIT shows when the page's common text is known."""
     if common:
         return False
     lowered = text.strip().lower()

@@ -154,15 +154,8 @@ BURST_S = 1.5  # keys are sent in bursts of this many seconds' worth, the page's
 
 @dataclass
 class Hand:
-    """How one worker's text arrives in a browser page's boxes: typed key by key (so the page's own
-    key logger sees every key), or pasted with a paste event where the worker's profile pastes
-    (:func:`caption_origin`, the same habits the telemetry records model). A worker without a
-    profile (a trial) types. After the page refused a submit, what was pasted is typed again, as a
-    person told "please type" does.
-
-    Keys go with no real delay (a browser worker's CPU is the simulator's throughput); the page's
-    own clock (Playwright's, installed by the caller) is moved on after each burst by the time the
-    worker takes to type it (:func:`typing_cps`), so a page timing keys sees a person's cadence."""
+    """How one worker's text arrives in a browser page's boxes: typed key by key, or pasted where the profile pastes
+    (typed again after a refused submit); the page's clock moves on after each burst by the typing time."""
 
     worker: Worker | None
     seed: str

@@ -80,11 +80,8 @@ def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
 
 
 def own_question(question: str, item_texts: Iterable[str]) -> str:
-    """The words that ask: ``question`` without the item's own text. The words read with a group of radio
-    buttons run from the previous control, so on a one-item page they hold the item's text too, and a review
-    that mentions headphones made its sentiment question one about the worker's listening device (no latent
-    answer kept, the crowd answering about themselves). The question's last words, its prompt, stay even when
-    the item's text holds them (a page whose own text no other HIT showed yet)."""
+    """The words that ask: ``question`` without the item's own text (the words read with radio buttons run from the
+    previous control), keeping its last words, the prompt."""
     plain = " ".join(question.split())
     for text in sorted({" ".join(t.split()) for t in item_texts if t.strip()}, key=len, reverse=True):
         head, found, _ = plain.rpartition(text)

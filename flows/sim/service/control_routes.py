@@ -30,10 +30,8 @@ def _direct_host(host: str) -> bool:
 
 
 def check_control(path: str, headers: Message, body: bool) -> None:
-    """The ``/_sim/`` routes but health (anyone may ask what this is) answer only a caller that
-    names the server by an IP address or localhost (a DNS-rebinding page names its own domain)
-    and, with a body, sends JSON (a cross-site form can only send text/plain without a CORS
-    preflight, which this server never grants)."""
+    """The ``/_sim/`` routes but health answer only a caller that names the server by IP address or localhost (against
+    DNS rebinding) and, with a body, sends JSON (no cross-site form can)."""
     if not path.startswith("/_sim/") or path == "/_sim/health":
         return
     if not _direct_host(headers.get("Host", "")):
