@@ -19,10 +19,8 @@ if TYPE_CHECKING:  # a type here: `hitflow status` reads money without loading t
 
 def campaign_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], platform: str = "mturk",
                       client: PlatformClient = None) -> Estimate:
-    """Every batch's cost with fees (and the qualification test's), in the platform's currency.
-
-    ``client``: ask the platform's own calculator (Prolific's); without one (a dry run) its
-    published fee rule is used."""
+    """Every batch's cost with fees (and the qualification test's), in the platform's currency; ``client`` asks the
+    platform's own calculator, else its published fee rule is used."""
     return platform_for(platform).estimate(cfg, units_per_batch, client)
 
 

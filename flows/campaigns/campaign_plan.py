@@ -43,10 +43,8 @@ def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
 
 
 def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
-    """Split items into batches and HITs once; a re-run keeps the stored plan.
-
-    ``scale`` > 1 adds K-1 copies of the item list as new images (new ids, file names and URLs).
-    """
+    """Split items into batches and HITs once; a re-run keeps the stored plan. ``scale`` > 1 adds K-1 copies of the
+    items as new images."""
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return  # planned already: flows/campaigns/plan_growth.py resumes it as planned, grows it, or refuses

@@ -70,10 +70,8 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
 
 def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Intent, limit: int | None = None,
              scale: int = 1) -> list[str]:
-    """What the real run would refuse before anything is posted, as PROBLEM lines: another platform's campaign
-    under the name in the ledger, a cancelled one, an output folder another ledger made
-    (flows/campaigns/identity.py), a stored plan these items cannot resume or grow (plan_growth.py).
-    Read only: no ledger is created."""
+    """What the real run would refuse before anything is posted, as PROBLEM lines (another platform's or a cancelled
+    campaign, an output folder another ledger made, a plan these items cannot resume); creates no ledger."""
     name = run_name(db, cfg.name, intent)
     try:
         check_identity(db, name, platform, out, intent)

@@ -28,10 +28,8 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = (),
                time_outlier_method: str | None = None) -> int:
-    """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
-    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
-    ``time_outlier_method``: the time band's method, over the config's (``--time-outlier-method``).
-    A row that cannot be read is flagged ``malformed_answer``, named on stderr, and the others are checked."""
+    """QC over a submissions file; ``config`` gives the rules, their values and the page text, else the rules fit the
+    kind of text. A row that cannot be read is flagged ``malformed_answer`` and the others are checked."""
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
     if config is not None:

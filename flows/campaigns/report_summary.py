@@ -82,10 +82,8 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
                    now: float | None = None, about: str = "", lines: list[str] | None = None,
                    provenance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
-    against the budget, the dates and what needs a person (``waiting``: the run stopped for it, a review
-    queue with open items or a held batch: the report is of the work so far); ``about`` opens it, ``lines`` close it;
-    ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
+    """What every report's summary shows: the kind's own ``figures``, cost with fees against the budget, the dates and
+    what needs a person (``waiting``); ``about`` opens it, ``lines`` and ``provenance`` close it."""
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     needs = needs_a_person(store, campaign, now)

@@ -223,10 +223,8 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
 def ledger_state(store: Store, campaign: str, now: float | None = None,
                  settings: tuple[CampaignConfig | None, str] | None = None,
                  key: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
-    """What needs a person, what is decided and by whom, and when auto-approval comes
-    (:func:`qc.campaign_state.campaign_state`), with the queue's items, from the ledger and the config (a config
-    that moved: no queue). Given ``settings`` (:func:`flows.campaigns.review_rows.review_settings`) and its ``key``,
-    the items' states are kept for ``hitflow status``."""
+    """What needs a person, what is decided and by whom, and when auto-approval comes, with the queue's items, from the
+    ledger and the config; with ``settings`` and ``key`` the items' states are kept for ``hitflow status``."""
     now = ledger_now(store, campaign) if now is None else now
     if settings is None:
         key = settings_key(store, campaign)  # before the config is loaded: its text then or an older one

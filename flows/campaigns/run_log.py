@@ -24,10 +24,8 @@ class _NotStopEchoes(logging.Filter):
 
 
 def quiet_stop_echoes() -> None:
-    """In a scheduled flow run's own process: Prefect's console line for a run that the serving process
-    stopped (SIGTERM or Ctrl-C, "Crash detected! Execution was aborted by a termination signal") is left out
-    of the terminal; the serving process says in words that it stopped, and Prefect's API still records the
-    run as crashed. For the rest of the process: the line comes after the flow's own code has ended."""
+    """Leave Prefect's "Crash detected!" console line out of a scheduled run that its serving process stopped (the
+    serving process says so in words; the API still records a crash)."""
     for console in _console_handlers():
         if not any(isinstance(f, _NotStopEchoes) for f in console.filters):
             console.addFilter(_NotStopEchoes())
