@@ -16,9 +16,7 @@ TELEMETRY_FIELD = "hitflow_telemetry"
 
 def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, own: bool = False) -> pd.DataFrame:
     """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
-    ``telemetry_field``. ``batch``: the frame holds only that batch's captions, so only its records
-    and pages are read (the whole campaign's, up to 8 KB an assignment, were read for every batch);
-    ``own``: only the frame's own assignments' and pages' (a review card's few captions)."""
+    ``telemetry_field``, reading only the records of ``batch``, or of the frame's ``own`` assignments."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
     records, pages = _own_records(run, frame) if own else _records(run, batch)
