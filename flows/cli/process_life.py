@@ -17,10 +17,8 @@ from flows.core.run.heap_owner import caller_manages_collector
 
 
 def prefect_settings(uses_prefect: bool) -> None:
-    """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
-    `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
-    migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
-    Prefect's home (its database) under the project's run folder."""
+    """What the Makefile sets for Prefect, set by the CLI itself unless the user set it, so `hitflow run` works the same
+    from any shell (no analytics, a start-up timeout, quiet INFO, its home under the run folder)."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
@@ -32,10 +30,8 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 @contextlib.contextmanager
 def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
-    """The cyclic collector off while a command imports its libraries, whose long-lived objects set off full
-    collections that free little; once the block calls what it yields, what exists is frozen and the collector
-    is on again; thawed at the end unless ``thaw=False`` (the program then ends). A caller that manages the
-    collector itself is left as it is."""
+    """The cyclic collector off while a command imports its libraries; once the block calls what it yields, what exists
+    is frozen and the collector is on again; thawed at the end unless ``thaw=False``."""
     if caller_manages_collector():
         yield lambda: None
         return
