@@ -44,10 +44,8 @@ def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
 
 
 def http_url_problem(url: str) -> str:
-    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it is http(s) (lower-case,
-    as hitflow compares it), has a host and no spaces or control characters, and carries nothing where
-    credentials travel (a user or password before the host, a query, a fragment). The URL is never quoted:
-    the part refused may be the secret."""
+    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it must be lower-case http(s) with a
+    host and carry nothing where credentials travel; the URL is never quoted (the part refused may be the secret)."""
     try:
         parts = urlsplit(url)
         carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)

@@ -148,10 +148,8 @@ class RowFault:
 
 
 def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tuple[CsvTable, list[RowFault]]:
-    """:func:`read_csv_table` for a file of workers' answers, where one bad row is that row's problem, not the
-    file's: a row wider or narrower than the header, a field longer than ``FIELD_LIMIT``, NUL bytes or bytes
-    that are not UTF-8 on its lines come back as :class:`RowFault` s, and every other row is read. What is
-    wrong with the file itself (encoding, header, an unterminated quote, no row read) is its one-line error."""
+    """:func:`read_csv_table` for a file of workers' answers: a bad row (ragged, an over-long field, NUL or non-UTF-8
+    bytes) comes back as a :class:`RowFault` and the others are read; a fault of the file is its one-line error."""
     text, marked = read_text_marking(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter, MAX_INPUT_BYTES)  # a long field is a row's fault, below
@@ -191,10 +189,8 @@ def _strict_csv(delimiter: str) -> re.Pattern[str]:
 
 
 def fast_columns(text: str, delimiter: str = "auto") -> tuple[list[str], pa.Table] | None:
-    """The header and the rows (as one Arrow table of text columns) of a CSV that
-    :func:`read_csv_table` would read without complaint, parsed by Arrow in C; None for any file that
-    needs the careful reader (its own errors, line numbers, ragged rows, repeated names), so the
-    caller falls back to it and its messages."""
+    """The header and rows (one Arrow table of text columns) of a CSV :func:`read_csv_table` would read without
+    complaint; None for any file that needs the careful reader and its messages."""
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     # a first line without quotes or a carriage return is the header record on its own: csv reads
     # just that line, not a StringIO of the whole file (four bytes a character: 90 MB for 22 MB)

@@ -36,10 +36,8 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
 
 
 def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]]:
-    """The file's text and, by line, why a line is not clean text: a line holding a NUL byte or bytes
-    that are not UTF-8 (a worker's lone surrogate, written as WTF-8) is read with U+FFFD in their place
-    and named, so one such answer is flagged and the file's other rows are read. A file whose first
-    line (its header) has them, or that has them on many lines, is not text: :func:`read_text`'s error."""
+    """The file's text and, by line, why a line is not clean text (NUL or non-UTF-8 bytes, read as U+FFFD), so one such
+    answer is flagged; a bad header or many bad lines is :func:`read_text`'s error."""
     raw = _raw(path, what, None)
     text = raw.decode("utf-8-sig", errors="surrogateescape")
     marked: dict[int, str] = {}

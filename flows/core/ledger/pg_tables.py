@@ -123,10 +123,8 @@ class PgTable:
         return sql
 
     def write(self, records: Iterable[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``
-        (ABORT, IGNORE, REPLACE: the whole row), or UPSERT: only the given columns of a row with
-        the same primary key are written, the others kept (sqlite-utils' ``upsert``; a conflict on
-        another unique index raises on both backends, as SQLite's ``ON CONFLICT(pk)`` does)."""
+        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``, or UPSERT: only the
+        given columns of a row with the same primary key are written (sqlite-utils' ``upsert``)."""
         groups: dict[tuple[str, ...], list[list[Any]]] = {}
         for record in records:
             groups.setdefault(tuple(record), []).append(list(record.values()))
@@ -138,10 +136,8 @@ class PgTable:
                 self.store.executemany(self._insert_sql(list(columns), conflict), values)
 
     def _replace_rows(self, columns: list[str], values: list[list[Any]], others: list[list[str]]) -> None:
-        """SQLite's REPLACE on a table with more unique indexes than its primary key: every row the new
-        one conflicts with on any of them is deleted first (SQLite's manual, "The ON CONFLICT Clause"),
-        row by row as SQLite does, in one transaction. A key whose column is not given is NULL there,
-        and NULLs conflict with nothing (the ledger's unique columns have no defaults)."""
+        """SQLite's REPLACE on a table with more unique indexes than its primary key: every row the new one conflicts
+        with on any of them is deleted first, row by row, in one transaction (NULLs conflict with nothing)."""
         where = " OR ".join("(" + " AND ".join(f"{quoted(c)} = ?" for c in key) + ")" for key in others)
         delete, insert = f"DELETE FROM {quoted(self.name)} WHERE {where}", self._insert_sql(columns, "REPLACE")
         with self.store.transaction():

@@ -157,10 +157,8 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
-    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite, so kept
-    queue states see every rewrite: SQLite reuses a deleted row's rowid, so a rewrite with as many rows left
-    the largest rowid and count as they were. Answers before m014 count under "". Empty on PostgreSQL, whose
-    identity rowids never repeat."""
+    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite (which reuses a
+    deleted row's rowid), so kept queue states see every rewrite; empty on PostgreSQL."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
     if isinstance(db, sqlite_utils.Database):
         _count_changes(db, CHANGE_COUNTED)

@@ -49,10 +49,8 @@ class SqliteStore(Store, scheme="sqlite"):
                 time.sleep(min(0.01 * (attempt + 1), 0.25))
 
     def _migrate(self) -> None:
-        """Pending migrations under a write lock taken up front. Two processes opening a new file
-        at once (a schedule's run and ``hitflow status``) would otherwise both find them pending
-        and both upgrade a read transaction to a write one, which WAL refuses at once with
-        "database is locked" (no busy wait); under the lock the loser finds nothing pending."""
+        """Pending migrations under a write lock taken up front: two processes opening a new file at once would both
+        upgrade a read transaction, which WAL refuses at once with "database is locked"."""
         if not migrations.pending(self.db):
             return
         with self.immediate():

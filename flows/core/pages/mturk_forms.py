@@ -91,10 +91,8 @@ def _parse(html: str) -> _FormParser:
 
 
 def _element(tag: str, value: str) -> str:
-    """``<tag>value</tag>`` in ASCII; a carriage return as ``&#13;`` so parsing keeps it (XML turns a
-    raw CR into LF). XML 1.0 cannot carry some characters at all, not even as references (controls
-    other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF): such a value goes JSON-escaped, marked
-    ``encoding="json"``, so it round-trips exactly and the marking records that it was escaped."""
+    """``<tag>value</tag>`` in ASCII, a carriage return as ``&#13;``; a value XML 1.0 cannot carry at all (controls,
+    lone surrogates, U+FFFE/U+FFFF) goes JSON-escaped, marked ``encoding="json"``."""
     if _NOT_XML.search(value):
         return f'<{tag} encoding="json">{escape(json.dumps(value))}</{tag}>'
     text = escape(value, {"\r": "&#13;"}).encode("ascii", "xmlcharrefreplace").decode("ascii")
