@@ -69,10 +69,8 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 
 
 def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
-    task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
-    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of items short of
-    accepted answers (the kind's ``tops_up``: flows/captions/caption_top_up.py, flows/custom/adaptive_rounds.py)."""
+    """After a batch's block step, rounds of more work where it is still needed (adaptive overlap, top-ups of items
+    short of accepted answers), each a Prefect task whose work goes through QC, review, decisions and blocks."""
     from flows.custom.adaptive_rounds import adaptive_round
 
     answers, top_up = run.cfg.answers, kind_of(run.cfg).extra.get("tops_up")

@@ -59,10 +59,8 @@ keep_ephemeral_server_out_of_terminal_signals()
 
 
 def progress_line(line: str) -> None:
-    """hitflow's progress and step lines: on stdout as without Prefect, and in the flow run's logs
-    (Prefect's UI). Prefect's ``log_prints`` does not catch them (the runner's ``progress`` is the
-    print it was given, not Prefect's patched one) and, at PREFECT_LOGGING_LEVEL=WARNING, would drop
-    INFO; this logger sends only to the API, so the console shows each line once."""
+    """hitflow's progress and step lines on stdout and in the flow run's logs; Prefect's ``log_prints`` does not catch
+    them, and this logger sends only to the API, so the console shows each line once."""
     sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
     sys.stdout.flush()
     _api_logger().info(line)
@@ -136,10 +134,8 @@ caption_campaign = whole_campaign  # the entrypoint of deployments registered be
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
                   out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
                   detach: str = "", resume_cancelled: bool = False) -> dict[str, Any]:
-    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
-    still open on a live route is looked at and left (``open``); the schedule's next run
-    looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
-    campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
+    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop; a batch still open on a live
+    route is left for the schedule's next run. ``resume_cancelled``: run a cancelled campaign again."""
     from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
     quiet_stop_echoes()
     cfg = load_campaign(config_path, platform)

@@ -56,10 +56,8 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
                  detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                  replace_outputs: bool = False) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` /
-    ``{"held": ...}`` without outputs when a batch is still open or held for a person.
-    ``task_url``: a running ``hitflow serve`` (else in-process); ``sim_state``: the embedded simulator's file;
-    ``detach`` overrides the config; ``campaign_name``, ``resume_cancelled``, ``replace_outputs``: as the flags."""
+    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` / ``{"held":
+    ...}`` without outputs. ``task_url``: a running ``hitflow serve``; ``sim_state``: the embedded simulator's file."""
     cfg = named(load_campaign(config_path, platform), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,

@@ -110,10 +110,8 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
 
 
 def ledger_run(db: str, campaign: str) -> Run:
-    """A stored campaign's Run from its ledger and config alone: no platform is opened (``client`` is
-    None), for a page that only reads (``hitflow ui``'s review queue). Opening the embedded simulator
-    replays its marketplace, minutes on a 40,000-image campaign: that waits for
-    :func:`open_campaign_run`, when something must be sent."""
+    """A stored campaign's Run from its ledger and config alone (``client`` None), for a page that only reads; opening
+    the embedded simulator (minutes at 40,000 images) waits for :func:`open_campaign_run`."""
     from flows.campaigns.review_data import ledger_now
     from flows.core.run.run_context import Target
 
