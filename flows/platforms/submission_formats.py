@@ -88,10 +88,8 @@ def _with_faults(path: Path, frame: pd.DataFrame, faults: list[RowFault], ids: t
 
 
 def _plain_fast(path: Path) -> pd.DataFrame | None:
-    """A plain submissions file read by Arrow (200,000 rows in a fraction of a second): the same
-    table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
-    accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
-    every message still comes from the careful path."""
+    """A plain submissions file read by Arrow: the same table :func:`_from_plain` makes, or None whenever a row needs
+    the careful path (which then gives every message)."""
     try:
         parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
     except InputFormatError:  # a NUL or stray bytes may be one row's: the careful path names it

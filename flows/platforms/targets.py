@@ -38,10 +38,8 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
-    """The embedded simulator's marketplace, shared by the folder's campaigns as a real one is: beside the
-    ledger (a PostgreSQL one's: ``runs/`` here), ``sim/marketplace-seed1.db``, ``marketplace-<crowd>-seed<seed>.db``
-    for a crowd of one's own; a folder holding it under its older name (``sim/<crowd>-seed<seed>.db``, the
-    demo's ``vizwiz_demo`` on every campaign's) keeps that file, its ledgers resuming there."""
+    """The embedded simulator's marketplace, shared by the folder's campaigns: ``sim/marketplace-seed1.db`` beside the
+    ledger (``marketplace-<crowd>-seed<seed>.db`` for one's own crowd); a folder holding the older name keeps it."""
     folder = Path("runs") / "sim" if is_postgres_url(db_path) else Path(db_path).parent / "sim"
     default = crowd_file_used(None)
     own = crowd if crowd is not None and crowd.resolve() != default.resolve() else None

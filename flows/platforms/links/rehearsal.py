@@ -30,10 +30,8 @@ class InviteeClock:
 
 
 def rehearsal_site(run: Run) -> dict[str, Any]:
-    """The in-process task server's options when only the simulator's crowd opens its links
-    (target sim, nobody real invited): the run moves onto the simulator's virtual clock (the
-    embedded session keeps the wall clock for real people at a --task-url), the site keeps the
-    invitees' time, and their session ids come from the run's seed."""
+    """The in-process task server's options when only the simulator's crowd opens its links: the run moves onto the
+    simulator's virtual clock and the invitees' session ids come from the run's seed."""
     run.clock, run.wait = sim_clock(run.target), sim_wait(run.target)
     clock = InviteeClock(run.clock)
     run.notes["invitee_clock"] = clock

@@ -140,10 +140,8 @@ def create_hit(client: Any, hit_type_id: str, params: dict[str, Any], token: str
 
 
 def add_assignments(client: Any, hit_id: str, extra: int, token: str) -> bool:
-    """CreateAdditionalAssignmentsForHIT under ``token``; True when the platform says this token's
-    extension was already made (an earlier run's call went through), so it is never made twice.
-    MTurk documents that refusal only as "an error with a message containing the request ID", so
-    it is recognised by the token named in the message as well as by the simulator's code."""
+    """CreateAdditionalAssignmentsForHIT under ``token``; True when the platform says this token's extension was already
+    made, recognised by the token named in MTurk's message or by the simulator's code."""
     try:
         client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=extra,
                                                      UniqueRequestToken=token)

@@ -137,10 +137,8 @@ class ClosedHits:
         return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
 
     def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
-        """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
-        they go out on the pool's threads; storing stays here, and a HIT is marked once stored.
-        Marks overlap the rest of the round (a HIT listed again while its mark is on the way is no
-        longer open, so it is skipped); ``marked`` waits for them before the poll's wait."""
+        """``fetch`` for many closed HITs on the pool's threads (each listing and mark is a round trip); storing stays
+        here, a HIT is marked once stored, and ``marked`` waits for the marks before the poll's wait."""
         new = 0
         if hit_ids and self.reviewable_api:
             self.record_marking(run, batch)
@@ -200,10 +198,8 @@ def _unit(hit: dict[str, Any]) -> str:
 
 def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
                      poll: ClosedHits) -> dict[str, Any]:
-    """Compare the ledger with what the platform listed; note HITs that closed short of their work.
-
-    Fewer stored than listed means answers were hidden: that stops the run. Work the crowd never
-    did (expired HITs, nobody eligible) is recorded on the batch for the summary and status."""
+    """Compare the ledger with what the platform listed: fewer stored than listed stops the run; work the crowd never
+    did (expired HITs, nobody eligible) is recorded on the batch."""
     stored = {r["hit_id"]: r["n"] for r in run.store.rows(
         "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
         [run.cfg.name, batch])}

@@ -55,10 +55,8 @@ def item_annotation(key: str, item_ids: list[str]) -> str:
 
 
 def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
-    """HITs the platform has, by RequesterAnnotation: an intent whose answer we never saw (the
-    token window may be over) is adopted when its whole annotation matches, the same key and the
-    same items. Page by page, keeping only the pairs: every listed HIT carries its page (~20 KB), and a
-    whole listing held them all (hundreds of MB at COCO's size)."""
+    """HITs the platform has, by RequesterAnnotation, so an intent whose answer we never saw is adopted when its whole
+    annotation matches; read page by page, keeping only the pairs (each HIT carries ~20 KB of page)."""
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
             if h.get("RequesterAnnotation") and is_ours(since, h)}  # not another ledger's (hit_owner.py)
 

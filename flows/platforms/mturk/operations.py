@@ -17,10 +17,8 @@ from flows.platforms.units import planned_index
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions.
-
-    With ``dry_run`` it only reads the platform and reports what it would do.
-    """
+    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions; with ``dry_run`` only
+    read and report."""
     cfg, store = run.cfg, run.store
     platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
     by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
