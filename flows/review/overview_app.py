@@ -76,10 +76,8 @@ class OverviewSite(LoginSession):
         return {r["name"] for r in Store(self.db_path).rows("SELECT name FROM campaigns")}
 
     def review_queue(self, name: str, open_run: RunOpener) -> ASGIApp:
-        """NAME's review page, made on first use and kept until the server stops; it signs in with this
-        page's session (no link of its own). With ``read_run`` its pages read the ledger and the run's
-        platform is opened when a decision is first sent (the embedded simulator's reopening replays its
-        marketplace: minutes at 40,000 images); without, it is opened here."""
+        """NAME's review page, made on first use and kept until the server stops, signed in with this page's session;
+        with ``read_run`` the run's platform is opened when a decision is first sent, else here."""
         with self.opening:
             if name not in self.queues:
                 if self.read_run is None:

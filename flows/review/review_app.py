@@ -76,10 +76,8 @@ class LoginSession:
 
 @dataclass
 class ReviewSite(LoginSession):
-    """The reviewer's session on one campaign's queue. ``run`` serves the pages; with ``connect`` it is
-    the ledger's alone (:func:`flows.driver.operations.ledger_run`) and the platform is opened by
-    ``connect`` when a decision is sent, and let go once idle (flows/review/platform_lease.py; at the
-    latest with ``closing``): the folder's other campaigns run on the same embedded simulator."""
+    """The reviewer's session on one campaign's queue: ``run`` serves the pages; with ``connect`` the platform is opened
+    when a decision is sent and let go once idle (flows/review/platform_lease.py)."""
 
     run: Run
     reviewer: str

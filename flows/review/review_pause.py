@@ -39,10 +39,8 @@ def pause_seconds(pending: ReviewPending) -> int:
 
 
 def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print) -> ReviewDone | None:
-    """Pause the current flow run until it is resumed (the input) or the pause times out (None).
-
-    Outside a flow run, and with the run's embedded simulator (one process at a time on its state
-    file, and the review page needs it), the stop stands: ``pending`` is raised again."""
+    """Pause the current flow run until it is resumed (the input) or the pause times out (None); outside a flow run, or
+    with the embedded simulator, ``pending`` is raised again."""
     from prefect import pause_flow_run
     from prefect.context import FlowRunContext
     from prefect.exceptions import FlowPauseTimeout
