@@ -95,10 +95,8 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
 
 
 def unreadable(exc: ET.ParseError) -> tuple[list[dict[str, str]], str]:
-    """(the page's rules broken, the reason it is malformed) for an answer that does not parse. A value no
-    browser writes was built by hand around the page: ``invalid_answer``, as a bypassed page's rule. Any
-    other failure (XML the platform wrote, JSON a page's script wrote, a size the page let through) could
-    be ours: ``malformed_answer``, held for a person and never a rejection or a block (qc/answer_faults.py)."""
+    """(rules broken, why malformed) for an answer that does not parse: ``invalid_answer`` for a value no browser
+    writes, else ``malformed_answer`` (could be ours: held for a person, never rejected or blocked)."""
     if built_by_hand(exc):
         return [{"rule": "built_by_hand", "field": "", "detail": str(exc)}], ""
     return [], str(exc)
