@@ -97,10 +97,8 @@ class ConnectionTable:
         return True
 
     def victim(self, key: str, exempt: bool) -> GuardedH11Protocol | None:
-        """At the cap: the oldest connection still sending its head from the address that holds
-        the most connections, if that is more than the newcomer's address holds (max-min fair:
-        a crowd of slow connections from a few addresses pushes out only its own, however far
-        the server lags). With very many addresses, simply the oldest."""
+        """At the cap: the oldest connection still sending its head from the address holding the most connections, if
+        more than the newcomer's (max-min fair); with very many addresses, simply the oldest."""
         if len(self.awaiting_by_key) > 256:
             return next(iter(self.awaiting_head), None)
         heaviest = max(self.awaiting_by_key, key=self.by_key.__getitem__, default=None)

@@ -88,12 +88,8 @@ def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
 
 
 def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
-    """Check the session, its signature and that the fields are exactly its unit's, then store
-    the answer and mark the session done, once: a concurrent duplicate finds it done.
-
-    Values are stored as typed, control characters included (text pasted from a word processor
-    can carry a ``\x0b`` the person cannot see, let alone remove): the answer XML carries them
-    (flows/mturk_forms.py), QC sees them, and only the spell-corrected caption turns them into spaces."""
+    """Check the session, its signature and that the fields are exactly its unit's, then store the answer and mark the
+    session done, once; values are stored as typed, control characters included."""
     store = site.store()
     try:
         fields = flat_answers(fields)  # a crowd-form page posts one taskAnswers field (crowd_elements.js)
@@ -133,10 +129,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
 
 
 def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
-    """A participant whom their control answers so far stop (the quiz's on their first page, then each page's:
-    the sequential test, the controls-alone rule) is blocked at once, so :func:`allocate` refuses them their next
-    page; the run's block step applies it on the platform (Prolific's block-list group; their page is completed
-    and paid) and their answers stay out of the dataset and the answers."""
+    """Block at once a participant whom their control answers so far stop, so :func:`allocate` refuses them their next
+    page; the run's block step applies it on the platform."""
     for worker, rules in failed_controls(store, campaign, batch, [participant], accuracy=True).items():
         store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
                                      "mode": "next page refused", "applied": ""}], "IGNORE")

@@ -60,10 +60,8 @@ class TaskSite:
         return self._local.store  # type: ignore[no-any-return]
 
     def invite_session_id(self, campaign: str, participant: str, sessions_before: int) -> str:
-        """A new invite session's id: 128 random bits; on a rehearsal's server, the participant's
-        ``sessions_before``-th session under the run's seed. Neither is a credential: an invitee's
-        page is found from their signed invite, and a submission counts only with the page's
-        HMAC signature over the session id and its items (docs/security.md)."""
+        """A new invite session's id: 128 random bits, or on a rehearsal's server one from the run's seed; neither is a
+        credential (a submission counts only with the page's HMAC signature)."""
         if self.session_seed is None:
             return "inv-" + secrets.token_hex(16)
         key = f"{self.session_seed}|{campaign}|{participant}|{sessions_before}"
