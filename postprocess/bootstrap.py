@@ -1,10 +1,8 @@
-"""Seeded percentile bootstrap over clusters (participants or items): one participant's or item's judgements
-move together. Clusters are the distinct ids as text, sorted, so the interval is the same from a re-read CSV.
+"""Seeded percentile bootstrap over clusters (participants or items), the distinct ids as text, sorted.
 
-Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them.
-Output: ``{"low", "high", "level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined
-resample); undefined resamples are left out and counted in ``undefined``.
-"""
+Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them. Output: ``{"low", "high",
+"level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined resample), undefined resamples
+counted in ``undefined``."""
 
 from __future__ import annotations
 

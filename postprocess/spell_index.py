@@ -1,8 +1,5 @@
-"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies; an exact
-Damerau-Levenshtein check keeps the candidates really within the distance (docs/spelling.md). The choice is
-the most frequent candidate unless the caller lifts some words; ties go to the alphabetically first.
-Pure: built from word -> count, saved as plain arrays. Keys ``length << 32 | crc32``: a collision only adds a
-candidate the exact check drops."""
+"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies, candidates checked by exact
+Damerau-Levenshtein (docs/spelling.md). Pure: built from word -> count, saved as plain arrays."""
 
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
-"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
+"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed
+(docs/explanation/adaptive-overlap.md).
 
-``replay(frame, rule)`` reads the long frame of judgements (``item_id, worker_id, label`` [, ``field``]; the
-contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a time in the
-file's order. Every item starts with ``rule.min_judgements``; after each round the used judgements alone
-are aggregated (worker skills too), and an item takes its next judgement only while the stopping rule
-calls it uncertain (``StoppingRule``; docs/reference/outputs.md states it), so a judgement the rule did not
-ask for is never read: the replay is what a live campaign would have paid. ``rule.budget`` caps the share
-spent (postprocess.answers.adaptive_budget).
+Input: the judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements), read as arriving
+one at a time in the file's order: an item takes its next only while ``rule``'s stopping rule calls it uncertain, so the
+replay is what a live campaign would have paid.
 
-Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, the columns of ``ANSWER_COLUMNS`` plus
-``judgements_used``, ``available`` and ``stop_confidence``, one row per item and field, from the used
-judgements only; ``used``, the used judgements (the input's normalised rows) in the file's order.
-"""
+Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, ANSWER_COLUMNS plus ``judgements_used``,
+``available`` and ``stop_confidence``, one row per item and field; ``used``, the used judgements in the file's order."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Adaptive overlap's budget: at most a share of the judgements the file holds, spent where a label is likeliest to
-make an answer right (:func:`expected_gain`, the knowledge gradient up to LOOKAHEAD judgements ahead, ROUND_SHARE
-of the uncertain items a round, after ``min_judgements`` each: :func:`paid`, :func:`budget_said`). Pure arrays, in
-the order of the replay's items and fields (postprocess.answers.adaptive). The rule in full, why, and what was
-tried: docs/explanation/adaptive-overlap.md ("The budget of a replay")."""
+"""Adaptive overlap's budget: at most a share of the file's judgements, spent where a label is likeliest to make an
+answer right (:func:`expected_gain`). Pure arrays in the replay's order of items and fields;
+docs/explanation/adaptive-overlap.md ("The budget of a replay") has the rule."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
-"""Answers, not responses: one answer per item and field from several workers' labels, with its
-confidence, and a skill estimate per worker.
+"""Answers, not responses: one answer per item and field from several workers' labels, with its confidence, and a skill
+estimate per worker (docs/reference/outputs.md).
 
-Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements);
-each field is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
-``answers`` (ANSWER_COLUMNS: ``posterior`` the method's own probability; ``confidence`` the skill posterior's,
-bounded, coherent with the answer (:func:`coherent`), calibrated on controls or, without them, pulled toward the
-vote share and said unchecked: postprocess.answers.unchecked; ``note`` ``tie``) and ``workers`` (WORKER_COLUMNS).
-Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds``, ``glad``, ``mace``, ``one-coin``; ``skill``, the skill
-posterior; ``auto`` chooses per field by held-out labels (postprocess.answers.method_choice). Ties go to the label
-the skill posterior finds more probable, then to text order. Control items' judgements enter the models as any
-item's; their answers leave the output and score the calibration. docs/reference/outputs.md says the rest.
-"""
+Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements); each field
+is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``: ``answers`` (ANSWER_COLUMNS)
+and ``workers`` (WORKER_COLUMNS)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,9 @@
-"""Workers scored on their agreement with the other workers' answer, and blocked on it: the
-"majority vote" quality control of labelling platforms, beside control items (postprocess/answers/control_items.py).
+"""Workers scored on their agreement with the other workers' answer, and blocked on it: a label is judged only where the
+*other* workers of the item (``min_others`` at least) hold a strict majority.
 
-A worker's label of an item is judged only where the *other* workers who labelled the item (at least
-``min_others`` of them) hold a strict majority for one label: the worker agrees when they gave it.
-Their own label never counts toward the answer they are judged against, so a worker is not judged
-by themself, and an item the others split on judges no one (an ambiguous item, or a page that reads
-two ways, says nothing about the worker).
-
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice fields only: one row per
-label; blank values are no label; a worker's repeated label of an item and field counts once, the last).
-Output of :func:`agreement_scores`: ``worker_id, judged, agreed, agreement`` (one row per worker
-judged on at least one label); of :func:`agreement_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`,
-``rules`` reading ``answer_agreement 5% (1/20)``.
-"""
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice fields only; blank is no label; a repeat
+counts once, the last). Output of :func:`agreement_scores`: ``worker_id, judged, agreed, agreement``; of
+:func:`agreement_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules`` reading ``answer_agreement 5% (1/20)``."""
 
 from __future__ import annotations
 

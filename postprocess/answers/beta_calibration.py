@@ -1,8 +1,6 @@
-"""The answers' confidence calibrated on control items (arrays in, arrays out): :func:`fit`, beta calibration
-(Kull, Silva Filho & Flach 2017) with a prior holding it at the identity, a rising in ``ln c`` so the model's
-ranking is kept; :func:`fit_wrong_share`, a share of answers wrong however sure; :func:`calibrator_on_controls`,
-the candidate the controls' cross-validation scores best, kept only if better than the model's own.
-docs/reference/outputs.md says what each does; docs/explanation/calibration-on-controls.md, why."""
+"""The answers' confidence calibrated on control items (arrays in, arrays out): beta calibration, a share of answers
+wrong however sure, and the candidate the controls' cross-validation scores best
+(docs/explanation/calibration-on-controls.md)."""
 
 from __future__ import annotations
 

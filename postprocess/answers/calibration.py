@@ -1,7 +1,5 @@
-"""How far to trust an answer (pure): :func:`bounded`, no confidence above what a few judgements can show, and
-:func:`calibrate_answers`, the confidence calibrated on control items by postprocess.answers.beta_calibration
-(its names re-exported here; the measures are postprocess.answers.reliability's). docs/reference/outputs.md,
-"How sure is an answer?", says what each does."""
+"""How far to trust an answer (pure): :func:`bounded` and :func:`calibrate_answers` (docs/reference/outputs.md, "How
+sure is an answer?")."""
 
 from __future__ import annotations
 

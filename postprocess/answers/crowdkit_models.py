@@ -1,8 +1,5 @@
-"""crowd-kit's aggregation models, loaded without the ones a run does not use (docs/explanation/benchmarks.md):
-majority vote and the two Dawid-Skene models' modules load with the two package ``__init__`` files above them
-skipped (the whole package brings nltk, scikit-learn and scipy.stats, ~80 MB and ~1 s), which are then left out
-of ``sys.modules`` so a later ``import crowdkit.aggregation`` runs as usual. GLAD and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's."""
+"""crowd-kit's aggregation models, loaded without the package ``__init__`` files (nltk, scikit-learn, scipy.stats: ~80
+MB, ~1 s) and left out of ``sys.modules`` after; GLAD, one-coin and MACE are our own vectorised EM."""
 
 from __future__ import annotations
 

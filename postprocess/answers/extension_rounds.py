@@ -1,8 +1,5 @@
-"""A live campaign's extra rounds: which units get one more judgement (adaptive overlap), which get a caption
-campaign's top-up, and why an item is still short after them.
-
-Pure: DataFrames in, lists and DataFrames out; the column contracts are in each function's docstring.
-"""
+"""A live campaign's extra rounds: which units get one more judgement, which get a caption campaign's top-up, and why an
+item is still short after them. Pure; each function's docstring has its columns."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""crowd-kit's Dawid-Skene (1979) over integer codes, float for float: the same sums in the same order,
-so the same ``probas_`` to the last bit at numpy's speed. docs/speed.md says how the floats are kept equal
-(pandas' group sums as :func:`_kahan_sums` or ``np.add.reduceat``, :func:`_block`'s layout, first-seen
-order) and when crowd-kit's own class is fitted instead (``fallback``).
+"""crowd-kit's Dawid-Skene (1979) over integer codes, float for float, at numpy's speed (docs/speed.md).
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks x labels (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks x labels
+(both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at
-numpy's speed; postprocess.answers.mace_em's MACE is built on the same codes and sums. Each step is a few
-``np.bincount`` calls over one row per judgement, since every sum a step needs reduces to the probability of
-the label the worker gave (docs/reference/outputs.md, "Every method at size", has the checks against crowd-kit).
+"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at numpy's
+speed.
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks (in first-seen order) x labels (in text order), each row a distribution.
-
-``PROGRESS`` (a context variable) may hold a callable taking one line of text: each EM iteration is
-reported to it (the CLI prints it once a run takes over 2 s). Nothing here prints."""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks (in
+first-seen order) x labels (in text order), each row a distribution. ``PROGRESS`` may hold a callable that each EM
+iteration is reported to."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The judgements' column contract, which every model of the package reads first: one row per
-judgement, ``item_id, worker_id, label`` [, ``field``] as text (several questions of one page: each
-field is aggregated on its own; a frame without ``field`` has one, ``label``). Labels are compared as
-text; blank labels are no judgement. Its own module so that neither the aggregation nor the skill
-posterior imports the other for it."""
+"""The judgements' column contract, read first by every model: one row per judgement, ``item_id, worker_id, label`` [,
+``field``] as text (each field aggregated on its own; without ``field``, one). Blank labels are no judgement."""
 
 from __future__ import annotations
 

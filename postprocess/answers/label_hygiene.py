@@ -1,15 +1,9 @@
-"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
-policy applied, and how many labels it touched, for the summary (docs/reference/outputs.md, "What `hitflow
-aggregate` does to a labels file first", states each step and its count).
+"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation, and how many labels
+each step touched (docs/reference/outputs.md).
 
-Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
-file after its column names are mapped); other columns ride along unchanged on the rows kept.
-
-``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models should see, and the counts in that order
-(``FreeText`` past ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` unless ``force_free_text``; ``TooManyClasses`` past
-``CONFUSION_CELLS`` whatever). ``respell(values, labels)`` writes known answers (a gold column, control items'
-answers) in the spelling the folded labels use; ``leave_out_workers(frame, workers)`` drops the labels of the
-given workers (a campaign's blocked workers) and counts them."""
+Input: text columns ``item_id, worker_id, label`` [, ``field``]; other columns ride along. ``tidy(frame, policy) ->
+Tidied(frame, counts)``; ``respell(values, labels)`` writes known answers in the labels' spelling;
+``leave_out_workers(frame, workers)`` drops and counts the given workers' labels."""
 
 from __future__ import annotations
 

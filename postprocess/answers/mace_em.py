@@ -1,14 +1,8 @@
-"""MACE (Hovy et al. 2013, "Learning Whom to Trust with MACE", NAACL-HLT) with its variational M-step, as
-crowd-kit and the paper's reference code define it, vectorised like postprocess.answers.fast_em's models: each
-worker spams with some probability, giving a label from their own distribution, else gives the true one.
+"""MACE (Hovy et al. 2013) with its variational M-step, vectorised like postprocess.answers.fast_em's models; where it
+departs from crowd-kit 1.4.2: docs/explanation/answers-confidence.md.
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
-order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
-
-Where it departs from crowd-kit 1.4.2 (restarts kept by the variational lower bound after ``SCREEN_ITER``
-iterations, a learned label prior kept only ``LEARN_MARGIN`` ahead, workers and labels in text order), and why:
-docs/explanation/answers-confidence.md, "MACE against crowd-kit's".
-"""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen order) x
+labels (text order), each row the posterior of the true label."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``auto``'s choice of aggregation method, on the file's own evidence: ``mv`` or ``ds`` by held-out
-log-probability over ``FOLDS`` folds, ``worker-coin`` only where ahead by ``CLEAR_BY`` standard errors;
-majority vote untested below ``min_per_worker``, ``MIN_TESTED`` or past ``CELLS_A_LABEL``.
-docs/reference/outputs.md ("How `auto` chooses") has the rule and the figures.
-
-Pure: integer codes in, a :class:`Choice` out."""
+"""``auto``'s choice of aggregation method, on the file's own evidence (docs/reference/outputs.md, "How `auto`
+chooses"). Pure: integer codes in, a :class:`Choice` out."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""Answers to number fields and sliders: per item the median of its workers' numbers with a distribution-free
-interval, and each worker's bias (docs/reference/outputs.md, "Sliders, numbers and checkbox groups", has the why
-and the references).
+"""Answers to number fields and sliders: per item the median with a distribution-free interval, and each worker's bias
+(docs/reference/outputs.md).
 
-Input: one row per answer, ``item_id, worker_id, field, value`` (``value`` a float; a worker's repeat of an
-item and field counts once, the last). Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
-``answers``: ``item_id, field, label, low, high, coverage, method, judgements`` (``label`` the median, ``low``/
-``high`` order statistics covering at least ``LEVEL``, ``coverage`` what they do cover); ``workers``: ``worker_id,
-field, bias, offset, answers`` (``offset`` the mean of the worker's answers minus the other workers' median on the
-same items, ``bias`` that shrunk toward 0 as a normal-normal posterior mean)."""
+Input: ``item_id, worker_id, field, value`` (``value`` a float; a repeat counts once, the last). Output,
+``number_answers(frame) -> NumberAnswers(answers, workers)``: ``answers``: ``item_id, field, label, low, high, coverage,
+method, judgements``; ``workers``: ``worker_id, field, bias, offset, answers``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""One field's answers from a model fitted to that field alone: the aggregation's path for the models that do not
-stack (crowd-kit's and worker-coin's;
-postprocess.answers.stacked_answers answers the rest, many fields at once). The answers' meaning is the
-aggregation's (postprocess.answers.aggregation)."""
+"""One field's answers from a model fitted to that field alone: the aggregation's path for the models that do not stack
+(crowd-kit's and worker-coin's)."""
 
 from __future__ import annotations
 

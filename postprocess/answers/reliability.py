@@ -1,12 +1,8 @@
-"""Does an answer's confidence mean what it says? Expected calibration error over equal-width bins (:func:`ece`;
-6 and Guo et al.'s 15) and equal-mass ones, the reliability tables, the worst bin of at least WORST_MIN_ITEMS
-items, :func:`scored` (what a person reads) and :func:`noise_floor` (what the same figures read for a confidence
-that is exactly right: ECE is never 0 on a finite set, so a figure is read against its floor's 95th percentile).
-docs/reference/outputs.md defines each figure.
+"""Does an answer's confidence mean what it says? Expected calibration error, reliability tables and the worst bin, read
+against :func:`noise_floor` (docs/reference/outputs.md).
 
-Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1],
-``correct`` whether the answer is right (0 or 1).
-"""
+Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1], ``correct`` whether
+the answer is right (0 or 1)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Fields of the same shape answered once: the models that do not stack (postprocess.answers.one_field) are
-fitted to the first field of each shape, and the other fields of that shape get its answers under their own
-names (docs/speed.md). A field's shape is everything of it that one_field's answers read: its judgements in
-file order as each one's item, worker and label numbered by their codes' order, the orders in which the codes'
-decimal texts and the labels' texts sort, and the method; the models read names only through these and draw
-their random starts from the same seed, so two fields of one shape get the same floats."""
+"""Fields of the same shape answered once: a model that does not stack is fitted to the first field of each shape
+(everything of it the models read), and the others get its answers under their own names (docs/speed.md)."""
 
 from __future__ import annotations
 

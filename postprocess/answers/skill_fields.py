@@ -1,12 +1,8 @@
-"""The skill posterior of many fields at once (postprocess.answers.skill_posterior's model, its weak prior alone),
-stacked block by block: each field's items, workers and labels coded apart, one EM for all of them. Fields share
-nothing in that model, so the stack is the same sums as each field fitted alone, in the same order (the same
-floats), EM stopped field by field where :func:`skill_posterior._fit` stops it (docs/speed.md).
+"""The skill posterior of many fields at once, stacked block by block: the same sums as each field fitted alone, in the
+same order (docs/speed.md).
 
-Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its
-items and its workers contiguous and in the order ``_fit`` gives them (their ids' text order). The crowd part of a
-prior (``crowd_weight``) is each field's own fit (``skill_posterior.crowd_accuracy``), and so is the typical
-part's centre (``skill_posterior.typical_centre``, at each EM step of the fields not yet converged)."""
+Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its items and
+workers contiguous in their ids' text order."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
-"""How sure is an item's answer, given what its workers are known to be worth? The confidence that
-adaptive overlap stops on: each field a Dawid-Skene model fitted by MAP-EM with a prior on every worker's
-confusion rows (``SkillPrior``), each item scored leave-one-out and tempered (postprocess.answers.tempering);
-a field with one label seen gets a second, unseen one. docs/reference/outputs.md ("The stopping rule" and
-after) says why, with the model's parts and figures.
+"""How sure is an item's answer, given what its workers are known to be worth? A Dawid-Skene model per field fitted by
+MAP-EM with a prior on every worker's confusion rows (docs/reference/outputs.md, "The stopping rule").
 
-Input: the long frame of judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements).
-Output of :func:`label_posterior`: ``POSTERIOR_COLUMNS``, one row per item and field; ``confidence`` the
-probability of ``label``, the most probable; ``margin`` its log odds over the runner-up's; ``vote_weight``
-what one more judgement of a worker not yet known moves that log ratio."""
+Input: ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements). Output of :func:`label_posterior`:
+``POSTERIOR_COLUMNS``, one row per item and field."""
 
 from __future__ import annotations
 

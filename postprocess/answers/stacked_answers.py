@@ -1,8 +1,5 @@
-"""Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior:
-postprocess.answers.skill_fields): the same answers, confidences and per-judgement figures as
-postprocess.answers.one_field gives each field alone, in arrays over every field's items (docs/speed.md).
-Fields are stacked by their labels' number ``k`` (a field with one label value: two, the second never seen, as
-the skill posterior reads it), so each stack is one array of items x k."""
+"""Many fields' answers at once for the methods whose models stack (majority vote, the skill posterior): the same
+answers postprocess.answers.one_field gives each field alone, in arrays of items x k labels."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` that divides an item's
-summed label log-likelihood in the skill posterior (postprocess.answers.skill_posterior; Kish's design effect,
-"Survey Sampling", 1965): labels of hard items split more than the workers' records say. ``rho``, one a field, is
-the one on a grid of [0, MAX_CORRELATION] that best predicts each of an item's first ``m`` labels (``m`` the count
-COVER of the items reach: adaptive overlap's later labels were bought because the first ones disagreed) from its
-other labels; 0 unless MIN_LABELS, MIN_ITEMS and MIN_GAIN hold. docs/reference/outputs.md ("How sure is an
-answer?") and docs/explanation/answers-confidence.md give the reasons and measurements.
+"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` dividing an item's summed label
+log-likelihood in the skill posterior (docs/explanation/answers-confidence.md).
 
-Pure arrays: ``loglik`` is judgements x classes (each label's log-probability under each true class),
-``item`` each judgement's item (0..n_items-1), ``log_classes`` the classes' log prior.
-"""
+Pure arrays: ``loglik`` is judgements x classes, ``item`` each judgement's item (0..n_items-1), ``log_classes`` the
+classes' log prior."""
 
 from __future__ import annotations
 

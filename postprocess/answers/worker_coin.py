@@ -1,13 +1,5 @@
-"""One accuracy a worker, shrunk toward the crowd's: a model ``auto`` may choose (postprocess.answers.method_choice).
-
-Each worker gives the true label ``a_w`` of the time and, when wrong, a label drawn from the crowd's pooled slips
-(the off-diagonal of the crowd's expected confusion, row by row: on an ordinal scale a slip goes to a neighbour).
-``a_w`` is their expected right labels plus SHRINK judgements at the crowd's accuracy, over their labels plus
-SHRINK (the skill prior's weight). The class prior is the labels' shares, not re-estimated (re-estimated, EM ran
-to one class). Why between majority vote and Dawid-Skene, and the figures: docs/reference/outputs.md
-("How `auto` chooses").
-
-Pure: integer codes in, arrays out."""
+"""One accuracy a worker, shrunk toward the crowd's, slips drawn from the crowd's pooled confusion: a model ``auto`` may
+choose (docs/reference/outputs.md, "How `auto` chooses"). Pure: integer codes in, arrays out."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""One decision per worker from all the evidence a campaign has on their choices: control items (gold)
-pooled with their agreement with the answer the *other* workers give, each label weighed by how sure that
-answer is (a one-coin MAP-EM fit, leave-one-out, controls clamped), a page's labels at most ``page_labels``
-together. docs/reference/outputs.md (``pooled_*`` columns and after) has the likelihoods, the blocking rule
-and what it costs honest workers.
+"""One decision per worker from all the evidence on their choices: control items pooled with agreement with the others'
+answer, weighed by how sure that is (docs/reference/outputs.md, ``pooled_*`` columns).
 
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (blank values are no label; a repeated
-label of an item and field counts once, the last); ``controls``: ``item_id, field, answer``. Output of
-:func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker with a label; of :func:`skill_blocks`:
-:data:`qc.worker_history.BLOCK_COLUMNS`; of :func:`pooled_columns`: :data:`POOLED_COLUMNS`, as ``workers.csv``
-shows them."""
+Input columns: ``judgements``: ``worker_id, item_id, field, value``; ``controls``: ``item_id, field, answer``. Output of
+:func:`skill_scores`: :data:`SCORE_COLUMNS`; of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`; of
+:func:`pooled_columns`: :data:`POOLED_COLUMNS`."""
 
 from __future__ import annotations
 
