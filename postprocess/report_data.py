@@ -49,10 +49,8 @@ def _rate_meaning(good: bool, caught: int, judged: int) -> str:
 
 def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd.DataFrame,
                  flags: pd.DataFrame) -> pd.DataFrame:
-    """Per batch: assignments, approved, rejected, flags and workers blocked.
-
-    Inputs carry a ``batch`` column; decisions also ``action``.
-    """
+    """Per batch: assignments, approved, rejected, flags and workers blocked; inputs carry ``batch``, decisions also
+    ``action``."""
     batches = sorted(set(assignments["batch"]) | set(decisions.get("batch", [])))
     rows = []
     for b in batches:

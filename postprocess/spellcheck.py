@@ -148,10 +148,8 @@ def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
 
 def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None],
                     capitals: Container[str] | None = None) -> tuple[str, list[str]]:
-    """The caption with each correctable token replaced, and the edits. Sentence starts and
-    protections are looked at only for tokens that have a correction. ``capitals``: the lower-case
-    tokens whose correction is trusted when the token is capitalised, at a sentence's start (None:
-    every one)."""
+    """The caption with each correctable token replaced, and the edits. ``capitals``: the lower-case tokens whose
+    correction is trusted when capitalised at a sentence's start (None: every one)."""
     out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
         token, start = m.group(0), m.start()

@@ -129,12 +129,9 @@ def _capped(rule: StoppingRule) -> bool:
 
 def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, wanted: pd.Series, cap: pd.Series,
                 allowed: int | None, gain: np.ndarray | None = None) -> np.ndarray:
-    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones; once
-    none is uncertain at ``rule.confidence``, those under ``rule.budget_confidence``. With ``gain`` (each one's
-    expected gain per judgement, under a budget below the whole file) at most
-    adaptive_budget.round_cap of them and of the budget left, the largest gain first; else within the budget
-    (``allowed`` judgements in all) the least sure first, then the nearest the second target
-    (postprocess.answers.adaptive_budget)."""
+    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones, else those
+    under ``rule.budget_confidence``; with ``gain``, at most adaptive_budget.round_cap of them, largest gain first, else
+    within ``allowed`` the least sure first."""
     at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
     sure = np.full(len(wanted), np.inf)
     sure[at] = sureness["confidence"].to_numpy(dtype=float)
@@ -174,10 +171,8 @@ def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFr
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
                     controls: pd.DataFrame | None = None,
                     tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
-    confidence answers.csv reports (postprocess.answers.calibration.as_reported: bounded by the judgements, calibrated
-    on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
-    posterior's top label, it is answers.csv's confidence itself (``tables``: label_posterior's)."""
+    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight``) with the confidence answers.csv
+    reports (calibration.as_reported, on ``controls`` when there are some); ``tables``: label_posterior's."""
     posterior = label_posterior(used, rule.skill_prior, fast, tables)
     # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
     return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
@@ -191,10 +186,9 @@ def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFr
 
 def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
                      remaining: np.ndarray) -> np.ndarray:
-    """Per row of ``answers``: does the rule ask for one more judgement? (``answers``: ``item_id, field,
-    confidence``, with ``margin`` and ``vote_weight`` under stop_on skill; ``at``: each row's item and field
-    in ``remaining``, the judgements each may still take.) Arrays in the rows' order, not Series aligned
-    on item and field (a MultiIndex reindex a rule, ~1 ms each, every round)."""
+    """Per row of ``answers`` (``item_id, field, confidence`` [, ``margin``, ``vote_weight``]): does the rule ask for
+    one more judgement? ``at``: each row's place in ``remaining``. Arrays in the rows' order (a reindex costs ~1 ms a
+    round)."""
     confident = np.zeros(len(answers), dtype=bool)
     if rule.confidence is not None:
         confident |= answers["confidence"].to_numpy(dtype=float) >= rule.confidence - 1e-12

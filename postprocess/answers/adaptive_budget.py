@@ -69,12 +69,9 @@ def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
 
 def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
                   lookahead: int = LOOKAHEAD) -> np.ndarray:
-    """Per item (rows of ``posterior``, items x labels, each row a distribution): how much the probability that
-    its answer is right is expected to rise per judgement, over the best of 1 to ``lookahead`` more judgements
-    (at most ``remaining``), each from a worker not yet known who gives the true label ``vote_ratio`` times as
-    often as any one other label. After ``r`` more with counts ``n``, the answer is the label of the largest
-    ``p_c P(n | c)``, so the expected probability of being right is ``sum_n max_c p_c P(n | c)``; its rise over
-    ``max_c p_c``, divided by ``r`` (the knowledge gradient and its KG* form: see the module)."""
+    """Per item (rows of ``posterior``, items x labels): the expected rise per judgement of the probability that its
+    answer is right, over the best of 1 to ``lookahead`` more judgements (at most ``remaining``) from a newcomer right
+    ``vote_ratio`` times as often as any other label (the knowledge gradient, KG*)."""
     items, k = posterior.shape
     now = posterior.max(axis=1)
     best = np.zeros(items)

@@ -57,10 +57,8 @@ def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: s
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
               seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
               prior: SkillPrior | None = None) -> Aggregation:
-    """Answers and workers from a long frame of judgements (see the module for the columns).
-    Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames.
-    ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``;
-    ``prior``: the skill prior of method ``skill`` (default ``SkillPrior()``)."""
+    """Answers and workers from a long frame of judgements (columns: the module), any subset of them; ``drop``: a mask
+    of rows left out (a blocked worker's); ``prior``: method ``skill``'s prior (default ``SkillPrior()``)."""
     return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
 
 
@@ -122,11 +120,8 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
 
 def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior,
                held: set[str] | None = None) -> Aggregation:
-    """Per field, the model's answers; per worker, the skill over every field. ``held``: control items,
-    answered here like any item but left out of the workers' figures (their answers score workers apart).
-    Fields whose model stacks are answered together (postprocess.answers.stacked_answers), the others one at
-    a time (postprocess.answers.one_field), once for each shape of field (postprocess.answers.same_shape); the same
-    answers either way."""
+    """Per field, the model's answers; per worker, the skill over every field. ``held``: control items, answered like
+    any item but left out of the workers' figures. Stacked, one field or once a shape: the same answers either way."""
     if data.empty:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
     if method not in CHOICES:

@@ -137,10 +137,8 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
 
 
 def fit_wrong_share(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series) -> Calibrator:
-    """The calibrator ``(1 - e) * c``: a share ``e`` of the answers is wrong whatever the model says (items that
-    mislead most workers alike, which no label model can see), the rest right as often as said; ``e`` in [0,
-    MAX_WRONG_SHARE] at the controls' maximum likelihood (the negative log-likelihood is convex in ``e``, so its
-    derivative, increasing, is bisected to its zero). One parameter: a few wrong controls can set it."""
+    """The calibrator ``(1 - e) * c``: a share ``e`` in [0, MAX_WRONG_SHARE] of the answers wrong whatever the model
+    says, fitted at the controls' maximum likelihood by bisecting the (increasing) derivative."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
     right = np.asarray(correct, dtype=float)
     if len(p) == 0:
@@ -170,11 +168,8 @@ def _settled(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower
 
 def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower: np.ndarray,
             upper: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982, "Projected
-    Newton methods for optimization problems with simple constraints"): a variable at a bound its gradient
-    pushes against is held, the others take the Newton step of their own block of the exact Hessian, the
-    step halved until the objective falls enough (Armijo), the point clipped to the bounds. Convex with at most ~7
-    variables, it ends in a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit (40 fits a calibration)."""
+    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982) with Armijo
+    halving; a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit."""
     columns = np.column_stack([x[:, :2], np.ones(len(x)), x[:, 2:]])  # in w's order
     w = np.clip(start, lower, upper)
     loss, gradient = objective(w, x, y, strength)
@@ -204,10 +199,9 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS
-    (below PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with and without the class shifts (``answers``),
-    only with MIN_EACH_OUTCOME controls right and as many wrong, and :func:`fit_wrong_share`, the one with the
-    lowest cross-fitted log-loss, kept if below the model's own (else the identity). ``keys``: the item ids."""
+    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS, with and
+    without class shifts, and :func:`fit_wrong_share`, the lowest cross-fitted log-loss, kept if below the model's own
+    (else the identity). ``keys``: the item ids."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
@@ -233,10 +227,9 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
 
 def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                         answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
-    """Each control's confidence from :func:`calibrator_on_controls` run on the other folds' controls alone, the
-    choice among its candidates made without it too: the rule's honest score. The cross-fitted confidences it
-    chose by score the chosen candidate on the controls that chose it, too well (an adult-content crowd's read
-    ECE15 0.075 on the controls and 0.118 on the other items)."""
+    """Each control's confidence from :func:`calibrator_on_controls` run on the other folds' controls alone, the choice
+    among candidates made without it too: the rule's honest score (the chosen candidate's own cross-fitted score is
+    optimistic)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     fold, out = control_folds(keys), conf.copy()
     for f in np.unique(fold):
@@ -261,10 +254,8 @@ def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 
 
 def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
-    """Each control's cross-validation fold: the controls in the order of their item ids' hashes salted apart
-    from :func:`fold_of`'s, dealt round (fold sizes differ by one at most). Controls picked as one fold of
-    :func:`fold_of` (a fifth of the gold, as the bench picks them) share its hash residue, so that hash would put
-    them all in one fold and leave nothing to cross-validate with."""
+    """Each control's cross-validation fold: controls ordered by their item ids' hashes salted apart from
+    :func:`fold_of`'s (whose one fold would share one residue), dealt round."""
     salted = pd.util.hash_pandas_object(("cv:" + keys.astype(str)).reset_index(drop=True), index=False).to_numpy()
     out = np.empty(len(salted), dtype=int)
     out[np.argsort(salted, kind="stable")] = np.arange(len(salted)) % folds

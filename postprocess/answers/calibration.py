@@ -63,12 +63,9 @@ CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_conf
 
 def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = True,
                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
-
-    ``answers``: postprocess.answers.aggregation's rows, control items' too; ``gold``: ``item_id, field, answer``.
-    Each control's ``confidence`` is the whole rule run without it (:func:`nested_cross_fitted`; without
-    ``nested``, the chosen fit's cross-fitted one: cheaper, optimistic); answers read below 0.5 stay so where
-    :func:`held_at_half` says. The fit is in ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
+    """(the answers of ordinary items, calibrated on the controls; the controls' rows). ``answers``: aggregation's rows,
+    controls' too; ``gold``: ``item_id, field, answer``; each control's ``confidence`` is the rule run without it
+    (cheaper, optimistic without ``nested``); the fit is in ``attrs["calibration_fit"]``."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)
@@ -160,10 +157,9 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (label_posterior's rows: ``item_id, field, label, confidence, judgements, margin``) with
-    ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the number the user reads:
-    :func:`bounded` (``n_labels``: labels seen per field), then calibrated on ``gold``'s controls (``item_id,
-    answer`` [, ``field``]) as :func:`calibrate_answers` does; ``confidence_source`` says which."""
+    """``posterior`` (label_posterior's rows) with ``confidence`` as answers.csv reports it: :func:`bounded` by
+    ``n_labels`` (labels seen per field), then calibrated on ``gold``'s controls (``item_id, answer`` [, ``field``]);
+    ``confidence_source`` says which."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))

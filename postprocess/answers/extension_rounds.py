@@ -10,18 +10,12 @@ from postprocess.answers.adaptive import settled
 
 def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
                     min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
-    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+    """A live campaign's round (adaptive overlap): the units that get one more judgement, in the order given, each once.
 
-    ``answers``: how sure each item's answer is, from every usable judgement received so far
-    (``item_id, field, confidence, judgements``: postprocess.answers.skill_posterior.label_posterior in a
-    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
-    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
-    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
-    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
-    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
-    left short would only wait again). With ``stop_settled`` (``answers`` then has ``margin`` and
-    ``vote_weight``) a field is also sure once the judgements its unit may still get (``max_judgements -
-    asked``) could at best tie its answer (:func:`settled`). Units in the order given, each once."""
+    ``answers``: ``item_id, field, confidence, judgements`` (with ``margin`` and ``vote_weight`` under ``stop_settled``:
+    :func:`settled`); ``units``: ``unit_id, item_id, asked, received``. An item is uncertain below ``confidence`` or
+    ``min_judgements`` usable judgements; its unit is extended when asked fewer than ``max_judgements`` and it received
+    all it was asked."""
     if units.empty:
         return []
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
@@ -36,12 +30,9 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
 
 
 def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
-    """A caption campaign's top-up round: each unit named once per assignment it gets.
-
-    ``accepted``: accepted captions per item (index ``item_id``); ``units``: ``unit_id, item_id, asked,
-    received`` as for :func:`units_to_extend`. A unit gets as many more assignments as its shortest item
-    lacks of ``target``, so that asked stays within ``cap``; a unit that received less than it asked
-    (the crowd did not come) gets none."""
+    """A caption campaign's top-up round, each unit named once per assignment it gets. ``accepted``: accepted captions
+    per item (index ``item_id``); ``units`` as for :func:`units_to_extend`; a unit gets what its shortest item lacks of
+    ``target`` within ``cap``, none if the crowd left it short."""
     if units.empty:
         return []
     lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
@@ -68,12 +59,9 @@ SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
 
 
 def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
-    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``,
-    :func:`short_items`) with ``reason``: ``unposted`` when no unit showed it; ``unfilled`` when its unit
-    received less than it asked (the crowd did not come, so more asked would not have come either); ``cap``
-    when its unit reached ``cap`` assignments; else ``rounds`` when the batch used every round it had
-    (``rounds_ran_out``), or ``after``: the rounds ended with nothing short, so it fell short later (a
-    caption struck in review, work reconciled late). ``units`` as for :func:`top_up_units`."""
+    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``) with ``reason``:
+    ``unposted``, ``unfilled`` (the crowd did not come), ``cap``, ``rounds`` (``rounds_ran_out``) or ``after`` (short
+    only later). ``units`` as for :func:`top_up_units`."""
     per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
     rows = short.assign(item_id=short["item_id"].astype(str)).merge(
         per_item[["item_id", "asked", "received"]], on="item_id", how="left")

@@ -23,10 +23,8 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def _kahan_sums(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
-    """pandas' group sum: where the rows are already in group order, its sorted path (``np.add.reduceat``
-    over each group's rows); else its Cython ``group_sum`` itself (per group and column, Kahan-compensated,
-    in row order), called on the arrays without building a frame. ``group_sum`` is private to pandas:
-    tests/test_fast_ds.py fails if a release changes either path, rather than the answers drifting."""
+    """pandas' group sum, float for float: ``np.add.reduceat`` where the rows are in group order, else its private
+    Cython ``group_sum`` (tests/test_fast_ds.py fails if a release changes either path)."""
     if _in_order(group) and not np.isnan(values).any():
         total = np.zeros((n_groups, values.shape[1]))
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -51,10 +49,8 @@ def _block(values: np.ndarray, c_order: bool) -> np.ndarray:
 
 
 class DawidSkene:
-    """crowd-kit's ``DawidSkene(n_iter, tol)`` without initial errors or true labels (what hitflow asks).
-    ``fallback``: crowd-kit's class, fitted instead where pandas would sum a group of three or more rows by
-    ``np.add.reduceat`` (its rows already in group order: a task's judgements side by side, a worker's pairs),
-    a path not reproduced here; rare in a campaign's judgements, whose rows come by assignment."""
+    """crowd-kit's ``DawidSkene(n_iter, tol)`` without initial errors or true labels; ``fallback``: crowd-kit's class,
+    fitted instead where pandas would sum a group of three or more rows by ``np.add.reduceat``."""
 
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, fallback: Any = None) -> None:
         self.n_iter, self.tol, self.fallback = n_iter, tol, fallback

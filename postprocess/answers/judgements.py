@@ -12,12 +12,9 @@ SMALL = 20_000  # rows up to which repeats are found by one pass in Python (modu
 
 
 def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped;
-    a worker's repeated label of the same item and field counts once (the last one given).
-    ``drop``: a mask of ``frame``'s rows left out first (as if not given); ``keep``: more of ``frame``'s
-    columns carried along as they are, each row's beside its own label (a replay's ``seconds``). Built a
-    column at a time and filtered only when something is dropped: at COCO's size the frame is 1.4 million
-    rows, ~110 MB a copy."""
+    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped, a repeated label of an
+    item and field counted once (the last). ``drop``: a mask of rows left out first; ``keep``: more columns carried
+    along."""
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
@@ -40,10 +37,8 @@ def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[s
 
 
 def _repeated(out: pd.DataFrame) -> np.ndarray:
-    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``: below SMALL rows one pass over
-    the rows from the last (a set of the keys seen; pandas' hashing costs ~0.3 ms whatever the size), else
-    pandas' own. The same rows either way: text compares equal by value in both, and a missing value is the
-    one NaN pandas' text columns hold."""
+    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``: below SMALL rows one pass from the last, else
+    pandas' own; the same rows either way."""
     if len(out) > SMALL:
         return out.duplicated(["item_id", "worker_id", "field"], keep="last").to_numpy()
     keys = list(zip(out["item_id"].to_numpy(), out["worker_id"].to_numpy(), out["field"].to_numpy(), strict=True))

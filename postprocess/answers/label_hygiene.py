@@ -79,11 +79,8 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
 
 
 def _fold(work: pd.DataFrame, fold_case: bool = True) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
-    """Labels folded to one spelling per field (by NFC, and by case and blanks with ``fold_case``); how many
-    labels changed; up to five variant groups, as written (NFC variants look alike: listed escaped). A
-    spelling's count in one pass over the labels (a Counter), not pandas' value_counts, sort and reindex
-    (~3 ms a call, paid by every ``hitflow aggregate``); the field's spelling of a folded label is its most
-    given one, ties to the first in text order, as the sort by count and text gave it."""
+    """Labels folded to one spelling per field (by NFC, and by case and blanks with ``fold_case``), each the field's
+    most given spelling (ties to the first in text order); how many changed; up to five variant groups, as written."""
     fields, labels = work["_field"].to_numpy(), work["label"].to_numpy()
     normal = nfc(work["label"])
     keys = (_key(normal) if fold_case else normal).to_numpy()

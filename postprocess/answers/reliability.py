@@ -99,10 +99,9 @@ def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str
 
 
 def scored(confidence: Any, correct: Any) -> dict[str, Any]:
-    """What a person reads (the module): items, accuracy, mean confidence, ``ece`` (6 equal-width bins, said in
-    ``ece_bins``; every table's bins in ``binning``), ``ece_15``, ``ece_equal_mass``, ``worst_bin`` (of the
-    15-bin and equal-mass tables, bins of at least WORST_MIN_ITEMS items), ``reliability`` (15 equal-width bins)
-    and ``reliability_equal_mass``."""
+    """What a person reads: items, accuracy, mean confidence, ``ece`` (6 equal-width bins; ``ece_bins``, ``binning``),
+    ``ece_15``, ``ece_equal_mass``, ``worst_bin``, ``reliability`` (15 equal-width bins) and
+    ``reliability_equal_mass``."""
     conf, right = _arrays(confidence, correct)
     if not len(conf):
         return {"items": 0, "accuracy": None, "mean_confidence": None, "ece": None, "ece_15": None,

@@ -24,10 +24,8 @@ POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "m
 
 
 def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
-    """Workers whose median time is below ``share`` of the median piece of work's: ``times`` has one row a
-    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out,
-    and so are times below zero or without end (no work takes them: a sentinel or a clock gone wrong, which
-    would otherwise make its worker fast). ``share`` 0: nobody."""
+    """Workers whose median time is below ``share`` of the median piece of work's (``times``: ``worker_id, seconds``,
+    one row a piece of work); times missing, negative or infinite are left out; ``share`` 0: nobody."""
     if share <= 0 or times.empty:
         return frozenset()
     seconds = pd.to_numeric(times["seconds"], errors="coerce")
@@ -68,10 +66,8 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior,
 
 def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
                         fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """One field's judgements (``item_id, worker_id, label``, labels as text) -> items x labels, each row
-    the item's posterior over the labels seen (the model of the module: what ``[answers] method = "skill"``
-    answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
-    is left out of the row)."""
+    """One field's judgements (``item_id, worker_id, label``) -> items x labels, each row the item's posterior over the
+    labels seen (``[answers] method = "skill"``); with one label seen it stays below 1."""
     prior.check()
     items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
@@ -114,10 +110,8 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
 
 def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                        prior: SkillPrior) -> float:
-    """How often a worker not yet known is right, for vote_weight: their group's crowd accuracy or, with
-    the typical part, the blend of the two parts a worker with no record carries (TYPICAL_SHARE of the
-    typical worker's); of the more accurate group a newcomer may join, and never below skill_prior: a crowd
-    fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
+    """How often a worker not yet known is right, for vote_weight: the more accurate group's crowd accuracy (blended
+    with the typical worker's), never below skill_prior, so a crowd fitted as poor never settles items sooner."""
     newcomer = accuracy.astype(float)
     if prior.typical_weight > 0:
         centre = typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
@@ -127,12 +121,9 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
 
 def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
                    groups: np.ndarray | None = None) -> np.ndarray:
-    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
-    model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
-    ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
-    judgements, with ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements of each group;
-    kept between chance and 0.99.
-    One coin for a whole group, so no worker's own judgements vouch for them here."""
+    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin EM fit of the
+    whole group on items with two or more judgements, plus ``prior.crowd_weight`` judgements at ``prior.accuracy``; kept
+    between chance and 0.99."""
     if prior.crowd_weight == 0:
         return np.full(2, prior.accuracy)
     groups = np.zeros(len(item), dtype=int) if groups is None else groups
@@ -179,10 +170,8 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
 
 
 def typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
-    """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
-    in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
-    the median, so that spammers and adversaries holding under half the judgements do not move it), or
-    ``fallback`` when nobody outside the fast group has judged; kept between chance and 0.99."""
+    """How often the typical worker is right: the judgement-weighted median accuracy in ``record`` of workers outside
+    the fast group (``sizes``: their judgements), else ``fallback``; kept between chance and 0.99."""
     n_labels = record.shape[1]
     own = np.trace(record, axis1=1, axis2=2) / record.sum(axis=(1, 2))
     others = fast == 0
@@ -201,10 +190,9 @@ def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.n
 
 
 def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
-    """The posterior mean of each worker's confusion under a prior that is ``typical`` with probability
-    TYPICAL_SHARE, else ``weak`` (both Dirichlet pseudo-counts, one matrix a worker; ``seen``: expected
-    counts), as counts: the mean times the row's judgements plus the pseudo-counts the worker is expected
-    to carry, so that leaving an item out of them still takes out about one judgement."""
+    """Each worker's posterior mean confusion under a prior ``typical`` with probability TYPICAL_SHARE, else ``weak``
+    (``seen``: expected counts), as counts including the pseudo-counts, so leaving an item out takes out about one
+    judgement."""
     log_typical = _log_evidence(typical, seen) + math.log(TYPICAL_SHARE)
     log_weak = _log_evidence(weak, seen) + math.log(1 - TYPICAL_SHARE)
     share = 1 / (1 + np.exp(np.clip(log_weak - log_typical, -700, 700)))[:, None, None]

@@ -34,10 +34,8 @@ def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndar
 
 
 def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray) -> float:
-    """The correlation of GRID whose posteriors best predict each of the first ``m`` labels of an item from its
-    other first ``m`` (see the module; ``m - 1`` labels, so a temperature of ``1 + (m - 2) rho``); 0 when
-    ``m`` < MIN_LABELS, when fewer than MIN_ITEMS items are predicted, or when no correlation predicts MIN_GAIN
-    nats better than 0."""
+    """The correlation of GRID whose posteriors best predict each of an item's first ``m`` labels from its other first
+    ``m``; 0 below MIN_LABELS, MIN_ITEMS or a gain of MIN_GAIN nats."""
     counts = np.bincount(item, minlength=n_items)
     first = int(np.quantile(counts, 1 - COVER, method="lower"))  # labels that 9 items in 10 have at least
     if first < MIN_LABELS or (counts >= first).sum() < MIN_ITEMS:

@@ -40,10 +40,9 @@ def controls_to_check(confidence: np.ndarray) -> int | None:
 
 
 def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """One field's confidence ``own`` moved ``SHRINK * n / (n + HALF_LABELS)`` of the way down to the mean of its
-    answers' vote ``share`` (``n``: the item's ``labels``), never up: the crowd's own agreement, which errors most
-    workers share pull down where the model's item-by-item certainty cannot see them. No lower than 0.5 where
-    ``own`` was at least that (the answer still reads as its likeliest label)."""
+    """One field's confidence ``own`` moved ``SHRINK * n / (n + HALF_LABELS)`` of the way down to the mean vote
+    ``share`` of its answers (``n``: the item's ``labels``), never up, and no lower than 0.5 where ``own`` was at least
+    that."""
     n = np.asarray(labels, dtype=float)
     weight = SHRINK * n / (n + HALF_LABELS)
     moved = np.minimum(own, (1 - weight) * own + weight * float(np.mean(share)))

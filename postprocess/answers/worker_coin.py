@@ -69,11 +69,7 @@ def probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, col
 
 def confidence_model(probas: pd.DataFrame, skill: pd.DataFrame, method: str) -> pd.DataFrame:
     """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the mean of the two
-    (an even model average). Why: where worker-coin answers a label the skill posterior doubts, that label is
-    right far more often than the skill posterior says (the image shape's full labels, seed 0: 54 answers at
-    0.12-0.35 were 27 points more often right), and worker-coin's own posterior, with no item left out of its
-    workers' records, overstates; their mean read ECE 0.027 / 0.051 / 0.049 on seeds 0-2 (the skill posterior's
-    alone 0.068 / 0.071 / 0.073; main's answers, majority vote's label, 0.028 on seed 0)."""
+    (worker-coin's own overstates; the figures: docs/reference/outputs.md, "How `auto` chooses")."""
     if method != "worker-coin":
         return skill
     return (skill + probas.reindex(index=skill.index, columns=skill.columns, fill_value=0.0)) / 2

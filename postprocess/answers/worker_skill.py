@@ -40,10 +40,8 @@ class SkillPolicy:
 
 
 def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The labels with a task index (item and field), an option index, and the task's option count;
-    and the tasks (``gold``: the option index of a control's answer, -1 elsewhere). Each label's answer,
-    option and task are looked up by key (:func:`_at`): what the left and inner merges on unique keys gave,
-    row for row in the labels' order, without their joins (~1 ms each, a campaign's outputs pay them)."""
+    """The labels with a task index (item and field), an option index and the task's option count, and the tasks
+    (``gold``: a control's answer's option index, -1 elsewhere), looked up by key (:func:`_at`) instead of merges."""
     given = judgements.assign(value=judgements["value"].astype(str).str.strip())
     given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"], keep="last")
     key = controls.assign(answer=controls["answer"].astype(str).str.strip()).drop_duplicates(["item_id", "field"])
@@ -166,10 +164,8 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
 
 
 def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """One worker's ``told`` summed per page, pages in text order: ``pd.Series(told).groupby(unit).sum()``'s
-    values, summed as pandas sums them (where the rows come in page order already, each page's rows by
-    ``np.add.reduceat``; else compensated (Kahan) in row order, a missing value skipped), without its
-    group-by (~0.3 ms a worker, a campaign's outputs paid it for every worker)."""
+    """One worker's ``told`` summed per page in text order, as ``pd.Series(told).groupby(unit).sum()`` sums them, float
+    for float, without its group-by."""
     names, page = np.unique(unit, return_inverse=True)
     if len(page) and (page[1:] >= page[:-1]).all() and not np.isnan(told).any():
         return np.add.reduceat(told, np.flatnonzero(np.r_[True, page[1:] != page[:-1]]))
