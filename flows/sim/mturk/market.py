@@ -89,9 +89,8 @@ class Marketplace(WorkerQualifications):
         return self._id(str(self.id_counter), length)
 
     def id_for(self, what: str, taken: Callable[[str], bool]) -> str:
-        """The id of ``what`` (a request's own key: a HIT's token, an assignment's HIT and worker), the
-        same in every run of the seed, whichever thread asked first; the counter's if already ``taken``
-        (a token sent again after MTurk's 24 hours)."""
+        """The id of ``what`` (a request's own key), the same in every run of the seed whichever thread asked first; the
+        counter's if already ``taken``."""
         found = self._id(f"for:{what}", 30)
         return self.new_id() if taken(found) else found
 

@@ -125,9 +125,8 @@ class Hit(Tracked):
         return unpack(self.fields["Question"])
 
     def page_fields(self, html: str | None = None) -> list[FormField]:
-        """The form a worker fills (``html``: the page, when the caller has it); parsed on every call
-        (~9 ms for the caption page): a caller that needs it more than once keeps it.
-        An ExternalQuestion's is known once a worker has opened it."""
+        """The form a worker fills (``html``: the page, when the caller has it), parsed on every call (~9 ms for the
+        caption page); an ExternalQuestion's is known once a worker has opened it."""
         if self.question.kind == "ExternalQuestion":
             return self.form or []
         if self.question.kind == "QuestionForm":

@@ -31,8 +31,7 @@ def delivery(spec: dict[str, Any], events: list[dict[str, Any]], doc_id: str) ->
 
 
 def worker_events(m: Marketplace, since: float, until: float) -> Iterator[tuple[float, str, str, str | None]]:
-    """(time, event type, HIT id, assignment id) for what the clock brought about in (since, until]:
-    workers accepting and submitting, HITs expiring and becoming reviewable; only for HIT types
+    """(time, event type, HIT id, assignment id) for what the clock brought about in (since, until], only for HIT types
     someone listens to."""
     watched = {t for t, spec in m.notifications.items() if spec["Active"]}
     for hit_id, hit in m.hits.items():

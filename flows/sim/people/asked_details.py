@@ -153,9 +153,8 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
 
 
 def thing(clauses: list[str]) -> str:
-    """The thing at fault in a text's clauses (the first that names one): the clause's opening words where it
-    opens on a name ("Icy patches near the top" -> "the icy patches"), else up to two words after its first
-    "the"/"my" ... ("the printer"); else "it"."""
+    """The thing at fault in a text's clauses: a clause's opening name ("Icy patches near the top" -> "the icy
+    patches"), else up to two words after its first "the"/"my"; else "it"."""
     for c in clauses:
         lead = list(itertools.takewhile(lambda w: w.isalpha() and w.lower() not in NOT_NAMES and not
                                         WRONG.search(w) and not w.endswith("ly"), c.split()))[:2]
@@ -185,9 +184,8 @@ def remedy(clauses: list[str], what: str) -> str:
 
 
 def action(texts: list[str], rng: random.Random) -> str:
-    """One instruction about the item's trouble ("what should the technician do first?"), in one sentence: an
-    imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
-    tells of no trouble."""
+    """One instruction about the item's trouble, in one sentence: an imperative verb that fits it and the thing at fault
+    as its object; nothing where the item tells of no trouble."""
     # the report with the trouble, not its lead-in ("... left this note:")
     told = sorted(texts, key=lambda t: (not troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]

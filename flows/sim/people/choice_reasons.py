@@ -107,9 +107,8 @@ def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
                   level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
-    """Why the worker chose ``chosen`` for the choice question ``asks``, in ``least`` to ``most`` words, with grounds
-    from ``spans`` of the item's words (what one sees, for an ``image``); a rating's reason is said in the scale's
-    ``ends`` at its ``level`` (0 to 1)."""
+    """Why the worker chose ``chosen`` for the question ``asks``, in ``least`` to ``most`` words, on grounds from the
+    item's ``spans``; a rating's reason is said in the scale's ``ends`` at its ``level``."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)

@@ -97,9 +97,8 @@ NUMBERED = re.compile(r"(\d+)\s*$")
 
 
 def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
-    """Options that number the item's texts after its first ("passage_2", "Document 2" for the second
-    text after a query): the ones whose text shares most content words with the first; when none shares
-    any, an "other"-like option ("None of the above"). None when the options do not number the texts."""
+    """Options that number the item's texts after its first ("passage_2"): those whose text shares most content words
+    with the first, else an "other"-like option; None when the options number no texts."""
     numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
     if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
         return None

@@ -144,9 +144,8 @@ def says_text_present(worker: Worker, item_id: str, bank: dict[str, BankEntry], 
 
 def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Random,
                  parts: list[float] | tuple[float, ...] = ()) -> float:
-    """Seconds from accept to submit on the virtual clock: ``n_items`` units of the worker's own pace,
-    and ``parts``, seconds a diligent worker takes (reading a page, answering one of its fields), at the
-    worker's speed. Only a parked page (the slow) runs near ``duration_s``, the page's time limit."""
+    """Seconds from accept to submit on the virtual clock: ``n_items`` units of the worker's own pace and ``parts`` (a
+    diligent worker's seconds) at the worker's speed; only the slow run near ``duration_s``."""
     if worker.profile == "slow":
         return duration_s * rng.uniform(worker.params["park_share"] - 0.1, worker.params["park_share"])
     mean = float(worker.params["seconds_per_item"])

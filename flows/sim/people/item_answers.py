@@ -84,9 +84,8 @@ def _words(text: str) -> list[str]:
 
 
 def copies(text: str, others: list[str]) -> bool:
-    """The text repeats another field's answer for the item: the same words give or take an opening
-    ("We see ..."), or one cut short of the other: four in five of their distinct words shared. (A
-    title-like phrase of a description shares fewer: see :func:`short_phrase`.)"""
+    """The text repeats another field's answer for the item: the same words give or take an opening, or one cut short of
+    the other (four in five of their distinct words shared)."""
     mine = _words(text)
     for other in others:
         theirs = _words(other)
@@ -112,9 +111,8 @@ def reworded(text: str, rng: random.Random, image: bool = True) -> str:
 
 
 def sole_answers(fields: list[FormField]) -> set[str]:
-    """Names of the fields that are all their item has to answer (``<name>_<i>``; hidden fields and
-    the item's id field are not answers): its only field, or fields none of which is required (a
-    sentence's missing beginning and end, two optional boxes that are the whole task)."""
+    """Names of the fields that are all their item has to answer (``<name>_<i>``, hidden and id fields aside): its only
+    field, or fields none of which is required."""
     per_item: dict[str, list[FormField]] = {}
     for f in fields:
         if f.kind != "hidden":
@@ -195,9 +193,8 @@ def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> 
 
 
 def sendable(f: FormField, value: str, rng: random.Random) -> str:
-    """``value`` as the control could send it, whoever typed it: a number within its bounds on its step (a
-    slider always sends one), one of its options (never a blank placeholder), text of its length and format.
-    A value the control sends already is kept; so is an empty one but a slider's."""
+    """``value`` as the control could send it: a number within its bounds on its step, one of its options, text of its
+    length and format; a value already sendable is kept, so is an empty one but a slider's."""
     rule = field_rule(f)
     if rule is None or (value == "" and f.kind != "range") or rule["type"] == "annotations" or \
             (value != "" and check_field({**rule, "required": False}, value) == ""):

@@ -45,9 +45,8 @@ SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}",
 
 
 def missing_part(text: str, rng: random.Random, page: str = "") -> str:
-    """The first part ``text`` lacks of those one sentence of its ``page`` says it needs (two or more, in that
-    sentence's order), else of an address's, named in a few words; "" when it has them all, or is no address
-    (over 15 words, or fewer than two of its parts) on a page that names none."""
+    """The first part ``text`` lacks of those a sentence of its ``page`` says it needs, else of an address's, named in a
+    few words; "" when it has them all or is no address."""
     named = max(([(m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, n[0], re.I))]
                  for n in NEEDS.finditer(page)), key=len, default=[])  # one sentence names them, not the page's
     if len(named) >= 2:  # every word ("You must accept the HIT in time"; "typed by a customer")

@@ -194,9 +194,8 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
 
 
 def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> str:
-    """A "remark", "clarification", remark on the "wording", "question" for the author or comment on a "word"
-    that quotes the item's words: a question one of its clauses, a comment the words around ``word`` (a form
-    of it counts: "rocked" for "rock"); "" when the item has none (the box is left empty)."""
+    """A remark, clarification, wording remark, question or word comment that quotes the item's words (a clause, or the
+    words around a form of ``word``); "" when the item has none."""
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind == "question":

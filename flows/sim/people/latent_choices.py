@@ -41,9 +41,8 @@ def latent_truth(item: str, field: str, options: list[str], texts: Iterable[str]
 
 def sourced_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "",
                   known: str | None = None) -> tuple[str, str]:
-    """The latent answer itself and its source: the known answer; else the option the item's content
-    supports, else (or among several it supports equally) one drawn by the item and field:
-    deterministic, the same for every worker."""
+    """The latent answer and its source: the known answer, else the option the item's content supports, else one drawn
+    by the item and field (the same for every worker)."""
     if known is not None:
         return known, KNOWN
     supported = content_answers(list(texts), options, question)

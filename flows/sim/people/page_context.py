@@ -60,9 +60,8 @@ def _chunks(page: _FormParser, start: int, end: int, common: frozenset[str] = fr
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
-    """The first item starts at its id field (``image_id_0``, which hitflow's base pages put at the
-    top of each item) or its first image; on a page of several items, else at its first control.
-    Text above it is the page's own (instructions, headings), never the item's."""
+    """The first item starts at its id field (``image_id_0``) or first image, else on a page of several items at its
+    first control; text above it is the page's own."""
     if "0" not in segments:
         return
     a, b = segments["0"]
@@ -82,9 +81,8 @@ def _without_shared_label(text: str, others: set[str]) -> str:
 
 
 def _labels(texts: dict[str, list[str]], idx: str) -> set[str]:
-    """Chunks of item ``idx`` that every other item of the page shows too: a label repeated per item
-    ("Caption:", "Rate the photo"), the page's. A chunk only some items show is those items' content
-    (one caption under two photos is each photo's caption)."""
+    """Chunks of item ``idx`` that every other item of the page shows too (a label repeated per item): the page's; a
+    chunk only some items show is those items' content."""
     others = [set(ts) for other, ts in texts.items() if other != idx]
     return set.intersection(*others) if others else set()
 
@@ -122,9 +120,8 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
 
 
 def _box_questions(page: _FormParser) -> set[str]:
-    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?",
-    "Clarify which part ..."): the page's prompt, not the item's content. A choice's question runs over
-    the item shown before it, and a box's nearest text may be the item itself (a sentence with a gap)."""
+    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?"): the page's
+    prompt, not the item's content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
     return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
             for t in _parts(page, q)}

@@ -60,9 +60,8 @@ def knows(worker: Worker, truth: str, offered: list[str], rng: random.Random) ->
 
 
 def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
-    """The worker's selections and the percentage score MTurk would grant: a question of the published
-    language test by what the worker knows of English, any other (a campaign's control quiz) as the
-    worker answers a known-answer choice on the campaign's pages (flows/sim/pages/choice_answers.py)."""
+    """The worker's selections and the percentage score MTurk would grant: the language test's questions by the worker's
+    English, a control quiz's as the worker answers known-answer choices."""
     chosen, total = {}, 0
     language = language_truth()
     for qid, offered in test.options.items():

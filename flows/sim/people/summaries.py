@@ -108,9 +108,8 @@ def shortened(sentence: str) -> str:
 
 def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
             one: bool = False) -> str:
-    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it; not cut
-    shorter than its text where the box asks for ``low_chars``); ``one``: in one sentence. A text in the first
-    person is retold in the third ("I bought" -> "they bought"). The box's limits are met by its caller."""
+    """A summary of the item's main text of about ``wanted`` words (``one``: in one sentence), a first-person text
+    retold in the third; the box's limits are met by its caller."""
     source = main_text(texts).strip(QUOTES)
     if FIRST.search(source):
         source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), third_person(source))
@@ -166,9 +165,8 @@ def headline(texts: list[str], rng: random.Random) -> str:
 
 
 def _main_clause(sentence: str, target: int) -> str:
-    """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
-    words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
-    brown fox jumps over the lazy dog"."""
+    """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target`` words, never
+    fewer than four."""
     words = sentence.rstrip(".!?").split()
     if len(words) <= target + 1:  # nearly short enough: a cut would lose more than it saves
         return " ".join(words)

@@ -37,9 +37,8 @@ def new_id(rng: random.Random) -> str:
 
 
 def check_study(body: dict[str, Any]) -> None:
-    """A study's details as Prolific checks them, on creation and on every update of a draft.
-    ``device_compatibility: []`` means every device; with url_parameters the URL needs at least
-    the PROLIFIC_PID placeholder (the other two are optional)."""
+    """A study's details as Prolific checks them, on creation and every update of a draft (``device_compatibility: []``:
+    every device; url_parameters need the PROLIFIC_PID placeholder)."""
     detail = {k: ["This field is required."] for k in REQUIRED_STUDY if body.get(k) in (None, "", [])}
     if body.get("device_compatibility") is None:
         detail["device_compatibility"] = ["This field is required."]
