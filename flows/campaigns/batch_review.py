@@ -25,8 +25,7 @@ BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
-    """One row per caption: the QC column contract plus lineage, in the plan's order (batch, HIT, worker,
-    image), not the ledger's thread-dependent one, which moved the seeded sample between runs.
+    """One row per caption: the QC column contract plus lineage, in the plan's order (the ledger's is thread-dependent);
     ``telemetry=False``: without ``telemetry`` and ``tm_*`` (most of the cost)."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"

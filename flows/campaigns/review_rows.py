@@ -22,9 +22,8 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign: real time live; a served simulator's own clock; else (the embedded
-    simulator, or a served one not answering) the latest time the ledger holds, so a stopped simulator
-    campaign's deadlines are not measured from today."""
+    """The platform's clock for a campaign: real time live, a served simulator's own clock, else the latest time the
+    ledger holds (a stopped simulator campaign's deadlines are not measured from today)."""
     info = store.recorded_config(campaign)
     if info.get("target_kind") != "sim":
         return time.time()
