@@ -79,9 +79,8 @@ def _unknown_keyword(text: str) -> bool:
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` starts like a PostgreSQL location, URL or connection string but is none libpq reads
-    (``postgresql:/``, ``jdbc:postgresql://``, ``user:password@``, ``hots=db``): refused, and never shown, logged
-    or made into a path, since a password may be in it."""
+    """Whether ``location`` starts like a PostgreSQL location but is none libpq reads (``postgresql:/``,
+    ``jdbc:postgresql://``, ``hots=db``): refused and never shown, logged or made a path (it may hold a password)."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)

@@ -66,9 +66,8 @@ def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[Ledger
 
 def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,
                record: Callable[[LedgeredCall, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
-    """Make intended calls on ``threads`` threads (inline for one); the ledger is written from this thread only.
-    With ``record`` each result is stored and settled as soon as its call returns (a crash loses no settled
-    call); without, all are settled at the end in one transaction."""
+    """Make intended calls on ``threads`` threads (inline for one), writing the ledger from this thread only; with
+    ``record`` each result is settled as its call returns, else all at the end in one transaction."""
     results: dict[str, dict[str, Any]] = {}
 
     def returned(call: LedgeredCall, result: dict[str, Any]) -> None:

@@ -154,9 +154,8 @@ def credential_names(name: str) -> tuple[str, str]:
 
 
 def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
-    """fsspec's user and secret settings for protocol ``name`` as text, as the environment holds them: fsspec
-    reads every ``FSSPEC_*`` value as JSON on import, so an all-digit secret became a number no signer takes.
-    A text setting made before (an fsspec config file) is kept."""
+    """fsspec's user and secret settings for protocol ``name`` as text (fsspec reads ``FSSPEC_*`` values as JSON, making
+    an all-digit secret a number); a text setting made before is kept."""
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})
