@@ -28,9 +28,8 @@ LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (revi
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and
-    collects (HITs, a study, invite links) under its own names; the task kind checks its own answers
-    (flows/core/task_kinds.py); reviews, decisions and blocks are shared (they ask the platform too)."""
+    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and collects,
+    the task kind checks its answers, reviews, decisions and blocks are shared."""
     platform = platform_for(run.platform)
     code: dict[str, StepFn] = {"published": platform.publish, "collected": platform.collect,
                                "qc_done": kind_of(run.cfg).qc, "reviewed": review_gate, "decided": decide_batch,

@@ -22,9 +22,8 @@ TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow ser
 
 
 def pool_job_variables(pool: str) -> dict[str, str]:
-    """The work pool ``pool`` (a process pool, made if missing) and hitflow's job variables on it: each flow run
-    starts as ``python -m flows.cli.flow_run_process`` with ``hitflow deploy``'s interpreter (collector off then
-    frozen, no teardown, no workspace supervisor). Other pools keep theirs."""
+    """The work pool ``pool`` (a process pool, made if missing) with hitflow's job variables: each flow run starts as
+    ``python -m flows.cli.flow_run_process`` with ``hitflow deploy``'s interpreter."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists

@@ -17,9 +17,8 @@ from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "",
                     target: str = "sim", live: bool = False) -> str:
-    """Register the next-batch deployment on the campaign's schedule; returns its name
-    (``hitflow-next-batch/NAME``). Needs a simulator or endpoint that outlives the run, or a live ``target``,
-    and a worker on the pool."""
+    """Register the next-batch deployment on the campaign's schedule; returns its name (``hitflow-next-batch/NAME``).
+    Needs a simulator or endpoint that outlives the run, or a live ``target``."""
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})

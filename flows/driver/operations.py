@@ -25,9 +25,8 @@ if TYPE_CHECKING:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """Close what is open on the platform, review what came in by policy, and mark the campaign cancelled
-    (first: a cancel that fails halfway still stops further posting). Safe to run twice; one call's platform
-    error never stops the rest."""
+    """Mark the campaign cancelled (first, so a cancel that fails halfway still stops posting), close what is open on
+    the platform and review what came in by policy; safe to run twice."""
     run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 

@@ -50,9 +50,8 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
 
 
 def claim_marketplace(run: Run) -> None:
-    """Check the campaign's marketplace against the one reached, before anything is posted: one that posted
-    elsewhere is refused, one that never posted takes this one. A simulator is known by the key it proves
-    (marketplace_identity.py); a keyless row from before takes the same id's key once."""
+    """Check the campaign's marketplace against the one reached, before anything is posted: one that posted elsewhere is
+    refused, one that never posted takes this one (a simulator known by the key it proves)."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
     kept = (rows[0]["marketplace"] or "") if rows else ""
