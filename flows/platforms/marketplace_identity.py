@@ -26,9 +26,8 @@ def marketplace_of(target: Target) -> str:
 
 
 def simulator_marketplace(endpoint_url: str) -> str:
-    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce
-    with its key (``POST /_sim/prove``); ``simulator <id>`` for one from before keys; "" when it names none.
-    A signature that does not check is a ConfigError."""
+    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce (``POST
+    /_sim/prove``), ``simulator <id>`` for one from before keys, else ""; a bad signature is a ConfigError."""
     health = simulator_health(endpoint_url)
     found, key = str(health.get("marketplace") or ""), health.get("key")
     if not found or not key:

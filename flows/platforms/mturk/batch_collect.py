@@ -64,9 +64,8 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
 
 def collect_batch(run: Run, batch: int, per_hit: int | None = None, settled: Collection[str] = ()) -> dict[str, Any]:
-    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is. A HIT is done
-    only when it was closed BEFORE the listing that fetched its submissions; a round's calls grow with the work
-    that came in, not the open HITs. ``per_hit``: a full HIT's submissions; ``settled``: HITs not waited for."""
+    """Poll until every HIT of the batch is closed, fetching a HIT's submissions only once it was closed before the
+    listing. ``per_hit``: a full HIT's submissions; ``settled``: HITs not waited for."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
