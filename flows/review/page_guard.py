@@ -17,9 +17,8 @@ FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect wi
 
 
 class EveryResponse:
-    """ASGI wrapper (outermost, so Starlette's own error responses pass through it too): adds
-    ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store`` and :data:`STRICT_CSP` to any
-    response that lacks them; a route's own CSP (the page's nonce, the report's) is kept."""
+    """ASGI wrapper (outermost, so Starlette's error responses pass it too) adding nosniff, ``Cache-Control: no-store``
+    and :data:`STRICT_CSP` to any response that lacks them."""
 
     def __init__(self, app: ASGIApp):
         self.app = app

@@ -89,9 +89,8 @@ def resume_after_timeout(run_id: UUID) -> None:
 
 
 def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
-    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed.
-
-    Nothing happens (and Prefect is not imported) when no run is paused."""
+    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed (Prefect is not
+    imported when no run is paused)."""
     waiting = paused_runs(run.store, run.cfg.name)
     if not waiting:
         return []
