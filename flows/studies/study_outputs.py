@@ -45,9 +45,8 @@ def kept_answers(run: Run) -> pd.DataFrame:
 
 
 def served(run: Run, answers: pd.DataFrame) -> pd.Series:
-    """Which answer rows are for an item the response was shown: one of the campaign's items and,
-    where the response came through a HIT, one of that HIT's. A hostile worker's answers for
-    other ids (or none) must not reach a statistic (they ended a study's outputs)."""
+    """Which answer rows are for an item the response was shown (the campaign's, and its HIT's): a hostile worker's
+    answers for other ids must not reach a statistic."""
     items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
@@ -152,9 +151,8 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
 
 
 def study_judgements(kind: str, table: pd.DataFrame) -> tuple[pd.DataFrame, OtherKinds]:
-    """What answers.csv aggregates of a study's judgements.csv: the labels of a labelled kind, and a severity
-    study's slider scores as numbers (per item the median with its interval, per participant the bias;
-    screened-out participants' rows left out, as the analysis leaves them)."""
+    """What answers.csv aggregates of a study's judgements.csv: a labelled kind's labels, a severity study's slider
+    scores as numbers; screened-out participants left out."""
     none = pd.DataFrame(columns=["item_id", "worker_id", "label"])
     if kind in LABELLED and "label" in table.columns:
         return table[["item_id", "worker_id", "label"]], OtherKinds()
