@@ -60,9 +60,8 @@ def backlog_for(file_limit: int) -> int:
 
 
 def open_file_budget(file_limit: int) -> int:
-    """How many client connections fit under the file limit, leaving room for the ledger and for
-    accepted sockets not yet counted or not yet closed: asyncio accepts up to a backlog per loop
-    tick, and a socket is counted a tick or two later (with 2 x 256 kept free, 1,024 files ran out)."""
+    """How many client connections fit under the file limit, leaving room for the ledger and for accepted sockets not
+    yet counted or closed (with 2 x 256 kept free, 1,024 files ran out)."""
     return max(16, file_limit - 3 * backlog_for(file_limit) - FIXED_FILES)
 
 

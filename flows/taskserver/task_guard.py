@@ -43,9 +43,8 @@ def origin_of(url: str) -> str | None:
 
 def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
                             form_origins: Iterable[str] = (), page_origins: Iterable[str] = ()) -> str:
-    """The page's own (nonced) scripts and styles and those of ``page_origins`` (a custom page's
-    ``[target] page_origins``), its images' hosts, posts to itself and the given submit origins,
-    framed only by itself and MTurk."""
+    """The page's own (nonced) scripts and styles and ``page_origins``', its images' hosts, posts to itself and the
+    submit origins; framed only by itself and MTurk."""
     images = " ".join(sorted(set(image_origins)))
     forms = " ".join(sorted(set(form_origins)))
     extra = "".join(f" {o}" for o in sorted(set(page_origins)))
@@ -56,9 +55,8 @@ def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
 
 
 class SecurityHeaders:
-    """ASGI middleware: a fresh CSP nonce per request (``request.state.csp_nonce``), and the
-    headers on every response, errors included. Routes widen the CSP by setting
-    ``request.state.image_origins`` / ``request.state.form_origins``."""
+    """ASGI middleware: a fresh CSP nonce per request and the headers on every response; routes widen the CSP through
+    ``request.state.image_origins`` / ``form_origins``."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -105,9 +103,8 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 
 @dataclass
 class SessionLimits:
-    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (an IPv6
-    address counted by its /64: one host usually holds the whole /64, and can pick a new address
-    in it for each request). Held units are bounded apart (flows/taskserver/unit_holds.py)."""
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s``, an IPv6 address counted by its
+    /64 (one host can pick a new address in it per request)."""
 
     per_participant: int = 6
     per_address: int = 30

@@ -151,9 +151,8 @@ def form_fields_of(body: bytes) -> dict[str, str]:
 
 def make_app(site: TaskSite) -> Starlette:
     def health(request: Request) -> Response:
-        """For a load balancer or systemd: 200 while the ledger answers, 503 when it does not.
-        ``signs_with`` lets a run check that this server shares its ledger's secret (an HMAC of
-        a constant: it reveals nothing of the secret)."""
+        """For a load balancer or systemd: 200 while the ledger answers, else 503; ``signs_with`` lets a run check that
+        this server shares its ledger's secret (an HMAC of a constant)."""
         try:
             open_now = {name: open_batch_or_reason(site.store(), cfg)[0] for name, cfg in site.campaigns.items()}
         except Exception as exc:  # the ledger is unreadable: the server cannot take responses

@@ -38,9 +38,8 @@ def extending(store: Store, cfg: CampaignConfig) -> list[int]:
 
 
 def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
-    """Per unit, oldest first, the creation times of the sessions holding it (HOLDS_UNIT, as ``_new_session``
-    counts holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
-    the sessions whose place Prolific may have freed since. Read only when every unit is at its target."""
+    """Per unit, oldest first, the creation times of the sessions holding it that Prolific had not reported finished at
+    the run's last look (places Prolific may have freed since)."""
     unsettled: dict[int, list[float]] = {}
     for r in store.rows(
             "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
