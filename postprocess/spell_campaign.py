@@ -51,9 +51,8 @@ def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = T
 
 def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex,
                           ratio: int = TYPO_RATIO) -> dict[str, str]:
-    """Unknown tokens longer than ``SHORT_TOKEN`` -> the most used dictionary word two edits away that the
-    campaign writes ``ratio`` times as often: a long unknown word is more often a compound or a brand than two
-    typos, so the campaign's own use is the evidence."""
+    """Unknown tokens longer than ``SHORT_TOKEN`` -> the most used dictionary word two edits away that the campaign
+    writes ``ratio`` times as often (a long unknown word is more often a compound or a brand)."""
     wanted = sorted({t for t in tokens if len(t) > SHORT_TOKEN and t not in index and t not in index.folded
                      and not is_compound(t, index)})
     floor = ratio * min((max(uses.get(t, 0), 1) for t in wanted), default=1)

@@ -77,9 +77,8 @@ class Replay(NamedTuple):
 
 
 def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.DataFrame | None = None) -> Replay:
-    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns). ``controls``
-    (``item_id, answer`` [, ``field``]): control items, as in a live campaign never given more than
-    ``min_judgements``, left out of the answers, and calibrating the confidence the rule stops on."""
+    """The adaptive replay of ``frame`` under ``rule`` (columns: the module); ``controls`` (``item_id, answer`` [,
+    ``field``]): never given more than ``min_judgements``, left out of the answers, calibrating the stop."""
     rule.check()
     if rule.fast_share > 0 and "seconds" not in frame.columns:
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
@@ -187,8 +186,7 @@ def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFr
 def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
                      remaining: np.ndarray) -> np.ndarray:
     """Per row of ``answers`` (``item_id, field, confidence`` [, ``margin``, ``vote_weight``]): does the rule ask for
-    one more judgement? ``at``: each row's place in ``remaining``. Arrays in the rows' order (a reindex costs ~1 ms a
-    round)."""
+    one more judgement? ``at``: each row's place in ``remaining``."""
     confident = np.zeros(len(answers), dtype=bool)
     if rule.confidence is not None:
         confident |= answers["confidence"].to_numpy(dtype=float) >= rule.confidence - 1e-12
@@ -214,8 +212,7 @@ def _lead_at(used: pd.DataFrame, answers: pd.DataFrame) -> np.ndarray:
 
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
-    """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
-    ``vote_weight`` (postprocess.answers.skill_posterior), could at best tie the answer, or put the runner-up
+    """Whether ``remaining`` more judgements of ``vote_weight`` each could at best tie the answer, or put the runner-up
     ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
     return pd.Series(_settled(margin.to_numpy(dtype=float), vote_weight.to_numpy(dtype=float),
                               remaining.to_numpy(dtype=float)), index=margin.index)

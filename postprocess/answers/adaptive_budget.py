@@ -24,9 +24,8 @@ def limit(share: float | None, available: np.ndarray) -> int | None:
 
 
 def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
-    """The budget in judgements once the minimum is paid: ``allowed``, or what ``min_judgements`` an item (at
-    most what each has) costs where that is more. The minimum is the user's floor on every answer; a budget
-    too small for it is raised, and the summary says so (:func:`budget_said`)."""
+    """The budget in judgements once the minimum is paid: ``allowed``, raised to what ``min_judgements`` an item costs
+    where that is more (:func:`budget_said` says so)."""
     if allowed is None:
         return None
     return max(allowed, int(np.minimum(available, min_judgements).sum()))
@@ -34,9 +33,8 @@ def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int
 
 def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
                 uncertain: int | None) -> dict[str, object]:
-    """The summary's ``budget``: the share asked, the judgements it allowed and those spent, whether it was raised
-    to pay ``min_judgements`` for every item, and the items it cut (still under the confidence asked where
-    their file had more labels)."""
+    """The summary's ``budget``: the share asked, the judgements allowed and spent, whether it was raised to pay
+    ``min_judgements``, and the items it cut."""
     return {"share": share, "judgements_allowed": allowed, "judgements_spent": spent,
             "min_judgements": min_judgements, "raised_to_pay_min_judgements": raised,
             "items_cut_while_uncertain": uncertain}

@@ -173,9 +173,8 @@ def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
-    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement). The skill is
-    pandas' group mean (its compensated sum); the rest are counts, which numpy's sums give exactly: one
-    group-by, not three and a frame of them (~1 ms a call, paid each round of a replay)."""
+    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement): the skill as pandas'
+    group mean, the rest exact counts, in one group-by."""
     worker, item = given["worker"].to_numpy(), given["item"].to_numpy()
     skill = given["posterior"].groupby(worker, sort=True).mean()
     present = skill.index.to_numpy()

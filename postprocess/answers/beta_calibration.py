@@ -111,9 +111,8 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> t
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, strength: float = PRIOR_STRENGTH,
         answers: np.ndarray | pd.Series | None = None) -> Calibrator:
-    """The calibrator at the objective's minimum (the module), ``moved`` (no cross-validation here:
-    :func:`calibrator_on_controls` adds it); with ``answers`` (each control's answer), a shift per class when they
-    hold two or more. No controls: the identity."""
+    """The calibrator at the objective's minimum, ``moved`` (cross-validation: :func:`calibrator_on_controls`); a shift
+    per class where ``answers`` hold two or more; no controls: the identity."""
     given = _array(answers)
     classes = () if given is None or len(set(given)) < 2 else tuple(sorted(set(given)))
     x, y = _design(np.asarray(confidence), given, classes), np.asarray(correct, dtype=float)

@@ -42,9 +42,8 @@ def _in_order(group: np.ndarray) -> bool:
 
 
 def _block(values: np.ndarray, c_order: bool) -> np.ndarray:
-    """A tasks x labels array as pandas holds it in a frame's block: labels x tasks, laid out as the group sum
-    that made it (``c_order``: each label's tasks contiguous; else each task's labels), so numpy reduces it
-    in pandas' order."""
+    """A tasks x labels array laid out as pandas' block of the group sum that made it (``c_order``: each label's tasks
+    contiguous), so numpy reduces it in pandas' order."""
     return np.ascontiguousarray(values.T) if c_order else values.T
 
 
@@ -114,9 +113,8 @@ class DawidSkene:
     @staticmethod
     def _lower_bound(pair: np.ndarray, by_task: np.ndarray, probas: np.ndarray, priors: np.ndarray,
                      errors: np.ndarray, c_order: bool, text_order: np.ndarray) -> float:
-        """crowd-kit's evidence lower bound: the expected joint log-likelihood, summed per label down the
-        judgements and then across the labels in text order (pandas aligns the two frames' columns so,
-        the label column's empty sum last), plus the entropy of the clipped posteriors."""
+        """crowd-kit's evidence lower bound, summed in its order (per label down the judgements, then across labels in
+        text order), plus the entropy of the clipped posteriors."""
         joined = np.log(errors)[pair] + np.log(np.clip(priors, EPS, None))
         by_label = _block(probas[by_task] * joined, c_order).sum(axis=1)[text_order]
         joint = np.append(by_label, 0.0).sum()

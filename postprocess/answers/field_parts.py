@@ -23,9 +23,8 @@ def joined(parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
 
 
 class Coded(NamedTuple):
-    """The judgements as integer codes, each in its ids' text order and the same for every field: the models,
-    the posteriors and the per-worker sums see the same groups in the same order as on the text ids (so the same
-    floats), without hashing a million ids again at each step."""
+    """The judgements as integer codes, each in its ids' text order and the same for every field, so every step sees the
+    groups in the text ids' order (the same floats) without hashing ids again."""
     items: np.ndarray
     item_ids: pd.Index
     workers: np.ndarray

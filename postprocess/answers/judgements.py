@@ -53,9 +53,8 @@ def _repeated(out: pd.DataFrame) -> np.ndarray:
 
 
 def _stripped(column: pd.Series) -> pd.Series:
-    """``column`` as text without surrounding blanks: the column itself when it has none (no copy). Whether
-    it has some is one pass of ``str.strip`` (a str stripped of nothing is itself), not pandas' string
-    methods and a comparison of the two columns (~0.15 ms a column at any size)."""
+    """``column`` as text without surrounding blanks; the column itself (no copy) when it has none, found in one pass of
+    ``str.strip``."""
     text = column.astype(str)
     if all(value is value.strip() if type(value) is str else True for value in text.to_numpy()):
         return text

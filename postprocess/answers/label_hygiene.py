@@ -143,9 +143,8 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
 
 
 def _refuse_too_many_classes(work: pd.DataFrame) -> None:
-    """The first field whose workers x label values squared passes ``CONFUSION_CELLS`` refused: every method's
-    confidence weighs a worker by a confusion matrix over the field's values (minutes of CPU and gigabytes past
-    it), which a crowd's labels could not fill anyway."""
+    """Refuse the first field whose workers x label values squared passes ``CONFUSION_CELLS``: every method's confusion
+    matrices would take minutes and gigabytes, and a crowd could not fill them."""
     groups = work.groupby("_field", sort=True)
     distinct, workers = groups["label"].nunique(), groups["worker_id"].nunique()
     cells = workers.astype(float) * distinct.astype(float) ** 2

@@ -113,9 +113,8 @@ def _seen_mean(posterior: np.ndarray, seen: np.ndarray, all_seen: bool) -> np.nd
 
 def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
               at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
-    """Majority vote's model: every worker right ``a`` of the time, a slip spread evenly. The probability of
-    each held-out label (``at_*``). Each step's numpy calls are few and whole-array (tiny folds run ~30 steps
-    each, where a call's fixed cost is the step's cost); the floats are the straightforward EM's."""
+    """Majority vote's model (every worker right ``a`` of the time, slips spread evenly): each held-out label's
+    probability (``at_*``), by the straightforward EM's floats in few whole-array steps."""
     n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
     seen = np.bincount(items, minlength=n_items) > 0
     all_seen = bool(seen.all())

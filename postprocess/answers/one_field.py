@@ -48,9 +48,8 @@ def field_answers(data: Coded, rows: np.ndarray, chosen: str, seed: int, prior: 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
                  field: str, method: str, counts: np.ndarray) -> dict[str, np.ndarray]:
-    """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
-    of the module (the skill posterior's, coherent with the label, bounded by the judgements; a tie's too: the
-    skill posterior broke it)."""
+    """One field's answers (``labels`` and ``tie`` by item code): the method's posterior and the module's confidence
+    (the skill posterior's, coherent with the label, bounded by the judgements)."""
     present = labels.index.to_numpy()
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)

@@ -87,9 +87,8 @@ def ece_equal_mass(confidence: Any, correct: Any) -> float:
 
 
 def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str, Any] | None:
-    """The row of ``table`` (a reliability table) with at least ``min_items`` items whose confidence is
-    furthest from its accuracy, with ``off`` (confidence - accuracy: above 0 over-states); None if no bin
-    holds that many."""
+    """The row of reliability ``table`` with at least ``min_items`` items whose confidence is furthest from its
+    accuracy, with ``off`` (confidence - accuracy); None if no bin holds that many."""
     big = table[table["items"] >= min_items]
     if big.empty:
         return None
@@ -120,9 +119,8 @@ def scored(confidence: Any, correct: Any) -> dict[str, Any]:
 
 
 def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dict[str, dict[str, float]]:
-    """For ``ece``, ``ece_15`` and ``worst_bin`` (``|off|`` of :func:`scored`'s worst bin; 0 where no bin holds
-    WORST_MIN_ITEMS items): ``mean`` and ``p95`` over ``draws`` sets of outcomes drawn right with probability
-    each item's confidence (the module). The bins are the confidences' own, as :func:`scored` cuts them."""
+    """``mean`` and ``p95`` of ``ece``, ``ece_15`` and ``worst_bin`` over ``draws`` sets of outcomes drawn right with
+    each item's confidence, binned as :func:`scored` bins."""
     conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
     if not len(conf):
         return {k: {"mean": float("nan"), "p95": float("nan")} for k in ("ece", "ece_15", "worst_bin")}

@@ -38,9 +38,8 @@ def vote_shares(stack: Stack) -> np.ndarray:
 
 
 def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarray]:
-    """(items x k: each item's posterior, each item left out of its workers' records and tempered; each
-    field's temperature at its median item), the same as ``skill_posterior.label_probabilities`` of each
-    field alone."""
+    """(items x k posteriors, each item left out of its workers' records and tempered; each field's median temperature),
+    as ``skill_posterior.label_probabilities`` of each field alone."""
     prior.check()
     fields = _Fields.of(stack, prior)
     posterior = _fitted(stack, vote_shares(stack), fields, prior)
@@ -84,9 +83,8 @@ def _pseudo_counts(weight: float, accuracy: np.ndarray, k: int) -> np.ndarray:
 
 def _worker_counts(stack: Stack, record: np.ndarray, fields: _Fields, prior: SkillPrior,
                    asked: np.ndarray) -> np.ndarray:
-    """``skill_posterior._worker_counts`` of each field: ``record`` alone, or with a typical part the two-part
-    prior's counts, its centre fitted to each field of ``asked`` (the others' counts are not read: their
-    centre is left at their crowd accuracy)."""
+    """``skill_posterior._worker_counts`` of each field: ``record`` alone, or the two-part prior's counts with the
+    centre fitted to each field of ``asked``."""
     if prior.typical_weight == 0:
         return record
     seen = record - fields.weak
@@ -138,9 +136,8 @@ def _class_prior(stack: Stack, posterior: np.ndarray) -> np.ndarray:
 
 
 def _correlations(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each field's labels' correlation, postprocess.answers.tempering.fit on its own judgements; the temperature
-    of its median item). 0 and 1 without fitting where the field has fewer than MIN_ITEMS items, which fit
-    returns for them too."""
+    """(each field's labels' correlation, tempering.fit on its own judgements; its median item's temperature); 0 and 1
+    unfitted below MIN_ITEMS items, as fit returns."""
     starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
     sizes = np.diff(np.append(starts, len(stack.item_field)))
     correlations, temperatures = np.zeros(len(starts)), np.ones(len(starts))

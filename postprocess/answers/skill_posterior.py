@@ -158,9 +158,8 @@ def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
 
 def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                    prior: SkillPrior) -> np.ndarray:
-    """Each worker's confusion as counts whose rows' shares are its posterior mean: ``record`` (their expected
-    counts plus ``weak``, the skill prior's pseudo-counts) alone, or with ``prior.typical_weight`` under the
-    two-part prior of the module."""
+    """Each worker's confusion as counts whose rows' shares are its posterior mean: ``record`` (expected counts plus
+    ``weak``) alone, or under the two-part prior with ``prior.typical_weight``."""
     if prior.typical_weight == 0:
         return record
     seen = record - weak

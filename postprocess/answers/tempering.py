@@ -19,9 +19,8 @@ CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB eac
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
               correlation: float | np.ndarray = 0.0) -> np.ndarray:
-    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature (its
-    labels' number and ``correlation``: :func:`temperatures`), normalised (many fields at once: ``log_classes``
-    a row an item, ``correlation`` one an item; an item of correlation 0 is divided by 1.0, the same floats)."""
+    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature
+    (:func:`temperatures`), normalised; many fields at once with a row and a ``correlation`` an item."""
     sums = _item_sums(loglik, item, n_items)
     if np.any(correlation):
         sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
@@ -61,9 +60,8 @@ def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray
 
 
 def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """:func:`held_out_score` at every temperature of ``grid``, a block of temperatures at a time (at most
-    CHUNK numbers a block): the same operations element by element and the same reductions along each
-    row, so the same floats, in ~8 numpy calls a block instead of ~8 a temperature."""
+    """:func:`held_out_score` at every temperature of ``grid``, a block of at most CHUNK numbers at a time: the same
+    floats in ~8 numpy calls a block instead of a temperature."""
     top = own.max(axis=1, keepdims=True)
     likely = np.exp(own - top)
     step = max(1, CHUNK // max(own.size, 1))
