@@ -29,8 +29,7 @@ class EligiblePool:
 
     def workers(self, key: str, crowd: dict[str, Worker], now: float,
                 eligible: Callable[[Worker], bool]) -> tuple[list[Worker], list[float]]:
-        """The present workers of ``crowd`` (id -> worker, arrival order, only added to) that pass
-        ``eligible`` (the requirements ``key`` stands for), and their activity weights: fresh lists."""
+        """The present workers of ``crowd`` that pass ``eligible`` (for ``key``), and their activity weights."""
         if key != self._key or not self._now <= now < self._first_leaving or len(crowd) < self._seen:
             self.forget()
             self._key = key

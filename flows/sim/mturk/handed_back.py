@@ -27,8 +27,7 @@ def given_back_at(worker: Worker, accept: float, seconds: float, duration: int, 
 
 
 def hand_back(m: MarketState, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None:
-    """``worker_id`` gave the HIT back at ``at`` (its assignment, if it had one listed, withdrawn):
-    the slot is offered again unless the HIT has expired or been deleted by then."""
+    """``worker_id`` gave the HIT back at ``at``: the slot is offered again unless the HIT is gone by then."""
     if assignment_id is not None:
         if assignment_id in hit.assignment_ids:
             hit.assignment_ids.remove(assignment_id)
@@ -58,6 +57,5 @@ def schedule_reopened(m: _Scheduling, hit: Hit) -> None:
 
 
 def stream_key(hit: Hit) -> str:
-    """What names a scheduling's random stream besides the HIT's key and assignments: how many gave
-    it back (nothing when nobody did, so runs without returns draw as they always have)."""
+    """The scheduling stream's extra key: how many gave the HIT back (nothing when nobody did)."""
     return f":returned{len(hit.returned)}" if hit.returned else ""

@@ -68,8 +68,7 @@ class Journal(dict[K, V]):
 
 
 class Tracked:
-    """Mixin for dataclass records kept in a Journal: assigning a field marks the record changed, but for the
-    ``volatile`` caches rebuilt after loading."""
+    """Mixin for Journal records: assigning a field (but a ``volatile`` cache) marks the record changed."""
 
     __slots__ = ("_journal",)  # records with slots of their own: a marketplace holds hundreds of thousands
     volatile: ClassVar[frozenset[str]] = frozenset()

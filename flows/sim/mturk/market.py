@@ -89,8 +89,7 @@ class Marketplace(WorkerQualifications):
         return self._id(str(self.id_counter), length)
 
     def id_for(self, what: str, taken: Callable[[str], bool]) -> str:
-        """The id of ``what`` (a request's own key), the same in every run of the seed whichever thread asked first; the
-        counter's if already ``taken``."""
+        """The id of ``what``, the same in every run of the seed; the counter's if already ``taken``."""
         found = self._id(f"for:{what}", 30)
         return self.new_id() if taken(found) else found
 
@@ -116,8 +115,7 @@ class Marketplace(WorkerQualifications):
             return self.now
 
     def catch_up(self) -> None:
-        """Bring the marketplace up to the clock (before every call): notify what workers and the
-        clock did since the last time, then pay what is past its auto-approval time."""
+        """Bring the marketplace up to the clock: notify what happened since, pay what is past auto-approval."""
         if self.waiting and self.speed:  # a clock that runs by itself may have moved since they were posted
             self.schedule_waiting()
         since, self.watched_until = self.watched_until, self.now
@@ -168,8 +166,7 @@ class Marketplace(WorkerQualifications):
 
     # workers -------------------------------------------------------------------
     def replay_recruitment(self) -> None:
-        """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's
-        creation (each newcomer is drawn from its own seed, so the same workers come back)."""
+        """A reopened state file: the crowd grows again as it did, HIT by HIT, from the same seeds."""
         if self.roster is None:
             return
         for hit in sorted((h for h in self.hits.values() if not h.waiting), key=records.schedule_order):
@@ -199,8 +196,7 @@ class Marketplace(WorkerQualifications):
         self.hits.touch(hit.fields["HITId"])
 
     def schedule_waiting(self) -> None:
-        """Choose the workers of every HIT posted since the clock last moved, in the order of
-        :func:`records.schedule_order`, not the racing order the requests came in."""
+        """Choose the workers of every HIT posted since the clock moved, in :func:`records.schedule_order`."""
         todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
         for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]
@@ -212,8 +208,7 @@ class Marketplace(WorkerQualifications):
                 schedule_reopened(self, hit)  # handed_back.py: returned and abandoned work, offered again
 
     def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None:
-        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot
-        given back then, its worker arriving later: handed_back.py)."""
+        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot given back)."""
         # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
         # another order (threads, a resumed run) meets the same workers doing the same work.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]

@@ -31,8 +31,7 @@ NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
-    """Register ``fn`` as the operation ``name``, its request checked against the model's input
-    shape first (handlers calling each other directly skip the check: their inputs are built)."""
+    """Register ``fn`` as the operation ``name``, its request checked against the model's input shape first."""
     def wrap(fn: Handler) -> Handler:
         def checked(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
             check_input(name, p)

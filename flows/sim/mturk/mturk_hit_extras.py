@@ -34,8 +34,7 @@ def list_hits_for_qual(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 @op("UpdateHITTypeOfHIT")
 def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """The HIT takes the new type's properties; workers who have not yet accepted it are chosen
-    again under the new qualification requirements (those who accepted keep their work)."""
+    """The HIT takes the new type's properties; workers yet to accept it are chosen again under its requirements."""
     hit = _hit(m, p.get("HITId"))
     need(p, "HITTypeId")
     if p["HITTypeId"] not in m.hit_types:
@@ -52,8 +51,7 @@ def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _choose_again(m: Marketplace, hit: Hit) -> None:
-    """Open slots (those nobody took, and those of workers yet to accept) go to workers who meet
-    the new requirements: a HIT nobody qualified for finds workers once its type lets them in."""
+    """Open slots (untaken, or not yet accepted) go to workers who meet the new requirements."""
     for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]

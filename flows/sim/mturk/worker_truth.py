@@ -14,8 +14,7 @@ if TYPE_CHECKING:
 
 
 def worker_truth(market: Marketplace) -> list[dict[str, Any]]:
-    """Each worker's profile, whether blocked, and ``gate``: "refused" when every HIT's requirements so far kept them
-    out, "passed" when some HIT's let them in, "" before any HIT."""
+    """Each worker's profile, whether blocked, and ``gate``: "refused", "passed" or "" before any HIT."""
     gates = {json.dumps(r, sort_keys=True): r for r in (
         [q for q in h.fields.get("QualificationRequirements", []) if q.get("Comparator") != "DoesNotExist"]
         for h in market.hits.values())}

@@ -57,8 +57,7 @@ def question_answer(question: str, rng: random.Random) -> str:
 
 
 def missing_detail(texts: list[str], rng: random.Random, page: str = "") -> str:
-    """The part a structured item lacks (of those its ``page`` names, or an address's), else a detail the item's
-    description does not give, about one of the things it names, or its setting."""
+    """The part a structured item lacks, else a detail its description does not give (of a thing it names)."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
@@ -127,8 +126,7 @@ def asked_parts(question: str) -> list[str]:
 
 
 def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
-    """A sentence for each asked part of ``question``: what should be done about the item's trouble, where or
-    when or how often (by what the item names), what went wrong, or else what the item's text says, reworded."""
+    """A sentence for each asked part of ``question``, from what the item names, else its text reworded."""
     item = main_text(texts)
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so)\s", item) if len(c.split()) >= 3]
     wrong = [c for c in clauses if WRONG.search(c)] or clauses or ["it did not go as hoped"]
@@ -153,8 +151,7 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
 
 
 def thing(clauses: list[str]) -> str:
-    """The thing at fault in a text's clauses: a clause's opening name ("Icy patches near the top" -> "the icy
-    patches"), else up to two words after its first "the"/"my"; else "it"."""
+    """The thing at fault in a text's clauses: an opening name, else words after "the"/"my"; else "it"."""
     for c in clauses:
         lead = list(itertools.takewhile(lambda w: w.isalpha() and w.lower() not in NOT_NAMES and not
                                         WRONG.search(w) and not w.endswith("ly"), c.split()))[:2]
@@ -184,8 +181,7 @@ def remedy(clauses: list[str], what: str) -> str:
 
 
 def action(texts: list[str], rng: random.Random) -> str:
-    """One instruction about the item's trouble, in one sentence: an imperative verb that fits it and the thing at fault
-    as its object; nothing where the item tells of no trouble."""
+    """One instruction about the item's trouble in one sentence; nothing where the item tells of no trouble."""
     # the report with the trouble, not its lead-in ("... left this note:")
     told = sorted(texts, key=lambda t: (not troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
@@ -212,8 +208,7 @@ def fixable(text: str) -> bool:
 
 
 def fault(texts: list[str], rng: random.Random) -> str:
-    """What is wrong with the item's shorter text (a summary, a title) against its longer one: what it says
-    where the longer says otherwise, else what it adds, else what it leaves out; with one text, its slip."""
+    """What is wrong with the item's shorter text against its longer one (contradicts, adds, omits); else its slip."""
     if len(pair := sorted(texts, key=len)[-2:]) < 2 or len(pair[0].split()) < 3:  # (a label is no second text)
         tag, x, y = _contrast(main_text(texts), corrected(main_text(texts), rng))
         return rng.choice((f"\"{x}\" should be \"{y}\".", f"It says \"{x}\" where it should say \"{y}\".")) \
@@ -229,8 +224,7 @@ def fault(texts: list[str], rng: random.Random) -> str:
 
 
 def _contrast(checked_text: str, source_text: str) -> tuple[str, str, str]:
-    """Where ``checked_text`` says otherwise than ``source_text`` ("replace"), says more ("delete") or less
-    ("insert"), a claim of substance first: the kind, its words and the source's."""
+    """Where ``checked_text`` contradicts, adds to or omits from ``source_text``: the kind, its words, the source's."""
     checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in (checked_text, source_text))
     low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
     runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
@@ -249,8 +243,7 @@ def _differs(words: list[str], others: list[str]) -> int:
 
 
 def _trimmed(words: list[str], most: int = 5) -> list[str]:
-    """Up to ``most`` of ``words`` within a clause, no small word at either end ("drier than usual and" -> "drier
-    than usual")."""
+    """Up to ``most`` of ``words`` within a clause, no small word at either end."""
     kept = [w.rstrip(",.;:!?") for w in words]
     ends = next((k for k, w in enumerate(words) if w[-1] in ",.;:!?"), len(words))
     kept = kept[:min(ends + 1, most)]

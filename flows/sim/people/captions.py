@@ -50,8 +50,7 @@ _BANK_KEYS: dict[tuple[int, int], list[str]] = {}
 
 
 def image_entry(item_id: str, bank: dict[str, BankEntry]) -> tuple[BankEntry, str]:
-    """The bank's captions for an image; for a real image the bank does not hold, a made-up scene (no
-    other image's captions); for a generated item, an adopted bank image's captions and a scene detail."""
+    """The bank's captions for an image; a made-up scene for an image it lacks; adopted ones for a generated item."""
     base = item_id.split("~")[0]
     if base in bank and bank[base].captions:
         return bank[base], ""
@@ -100,8 +99,7 @@ def add_typos(text: str, rate: float, rng: random.Random) -> str:
 
 
 def variation(text: str, attempt: int) -> str:
-    """The ``attempt``-th rewording of a caption (synonyms, then a viewpoint and a nearby object); distinct attempts
-    give distinct texts."""
+    """The ``attempt``-th rewording of a caption; distinct attempts give distinct texts."""
     words = text.strip().rstrip(".!?").split(" ")
     if attempt % 2:
         words = [SYNONYMS.get(w, w) for w in words]
@@ -203,8 +201,7 @@ def _echo(real: list[str], rules: SubmitRules, rng: random.Random) -> str:
 
 
 def _assistant_answer(draft: str, real: list[str], rng: random.Random) -> str:
-    """What an assistant answers for "describe this image in one sentence": on topic, fluent and
-    longer than people write (two of the image's captions in one sentence)."""
+    """An assistant's one-sentence description of the image: two of its captions, fluent and long."""
     others = [c for c in real if c.strip() != draft]
     if not others:
         return draft

@@ -17,16 +17,14 @@ COPIED = "copied:"  # worker memory "copied:<normalised text>": text the worker 
 
 
 def stock_origin(text: str) -> str | None:
-    """How a stock answer arrives (typing_model's origins): pasted from a list kept elsewhere, or typed when it
-    is a word or two; None for any other text."""
+    """How a stock answer arrives: pasted, or typed when a word or two; None for any other text."""
     if text not in STOCK_ANSWERS:
         return None
     return "list" if len(text) >= PASTED_STOCK else "typed"
 
 
 def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
-    """One of the worker's habitual stock answers (their own, by their id), the longer ones where the box asks
-    for at least ``low`` characters (the page refused the short ones; they learnt)."""
+    """One of the worker's stock answers, a longer one where the box asks for at least ``low`` characters."""
     own = random.Random(f"stock|{worker_id}")
     long_enough = [s for s in STOCK_ANSWERS if len(s) >= low] or [max(STOCK_ANSWERS, key=len)]
     kept = own.sample(long_enough, min(HABITUAL, len(long_enough)))
@@ -34,8 +32,7 @@ def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
 
 
 def slider_start(low: float, high: float, step: float, value: str) -> float:
-    """Where a slider starts: its ``value``, else as a browser puts it (HTML's range state: the minimum plus half
-    the range, on the step)."""
+    """Where a slider starts: its ``value``, else the minimum plus half the range, on the step (HTML's rule)."""
     try:
         return float(value)
     except ValueError:

@@ -78,8 +78,7 @@ def criterion(question: str) -> str:
 
 
 def anchors(texts: list[str]) -> str:
-    """The words of a scale's two ends ("very blurry|perfectly clear") in the options' labels or the choice's
-    question, lowest number first; "" when they name none."""
+    """The words of a scale's two ends in the options or the question, lowest first; "" when they name none."""
     ends = sorted((int(m["n"]), m["w"].strip(" -").lower()) for t in texts for m in ANCHOR.finditer(t))
     return f"{ends[0][1]}|{ends[-1][1]}" if len(ends) > 1 and ends[0][0] < ends[-1][0] else ""
 
@@ -96,8 +95,7 @@ def _option(label: str) -> str:
 
 
 def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
-    """Grounds of the kind the choice (and the box: ``asks``) asks about, for this kind of item, on the chosen
-    side; a comparison with "the other one" only where the question compares."""
+    """Grounds of the kind the choice asks about, for this kind of item, on the chosen side."""
     for pattern, kind, yes, no in GROUNDS:
         if pattern.search(f"{said} {asks}") and kind in ("", "image" if image else "text"):
             found = [g for g in (no if low else yes) if WHICH.search(asks) or "other" not in g]

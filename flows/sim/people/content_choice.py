@@ -68,8 +68,7 @@ def _words(text: str) -> list[str]:
 
 
 def _cued(cue: str, text: str, stems: set[str]) -> bool:
-    """A phrase anywhere in the text; a word as a word or its inflection ("mad", "loved"; not "made"); a
-    cue of five letters or more also as the start of one ("terribl" in "terribly")."""
+    """A phrase in the text; a word as a word or its inflection; a cue of five letters or more as a word's start."""
     if " " in cue:
         return re.search(rf"\b{cue}\b", text) is not None
     return not _forms(cue).isdisjoint(stems) or (len(cue) >= 5 and any(s.startswith(cue) for s in stems))
@@ -83,8 +82,7 @@ def _forms(cue: str) -> frozenset[str]:
 
 
 def _support(option: str, text: str, stems: set[str]) -> int:
-    """Evidence for an option: its own words and its cues in the text; a negated option ("not
-    stressful", "no stress") by the calm lexicon where its word is a stress word, else by nothing."""
+    """Evidence for an option: its words and cues in the text; a negated stress option by the calm lexicon."""
     if negated := NEGATED.match(option.strip().lower()):
         opposite = CALM if CUES.get(negated["word"]) is STRESS else ()
         return sum(1 for c in opposite if _cued(c, text, stems))
@@ -97,8 +95,7 @@ NUMBERED = re.compile(r"(\d+)\s*$")
 
 
 def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
-    """Options that number the item's texts after its first ("passage_2"): those whose text shares most content words
-    with the first, else an "other"-like option; None when the options number no texts."""
+    """Options that number the item's texts after its first: the text sharing most words with the first."""
     numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
     if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
         return None

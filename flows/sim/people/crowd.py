@@ -24,8 +24,7 @@ __all__ = ["BAD_PROFILES", "HONEST_PROFILES", "PROFILE_DEFAULTS", "BankEntry", "
 
 
 def load_bank(path: Path) -> dict[str, BankEntry]:
-    """A caption bank (CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``): entries of each
-    call's own, from one parse per bank text in this process."""
+    """A caption bank (CSV ``image_id, caption, text_detected``, or Flickr8k's token file), parsed once a process."""
     if not path.is_file():
         raise ConfigError(f"caption bank {path} does not exist; point caption_bank in the crowd file at "
                           "a CSV (image_id, caption, text_detected) or a Flickr8k.token.txt")
@@ -128,8 +127,7 @@ def load_crowd(path: Path, seed: int | None = None) -> tuple[Crowd, dict[str, Ba
 
 
 def _named(path: Path, spec: dict[str, object], key: str) -> Path:
-    """A file the crowd file names, kept inside the config folder: the crowd file's own folder, or the
-    one above it for ``config/crowds/*.toml`` (whose banks sit beside it in ``config/items/``)."""
+    """A file the crowd file names, kept inside the config folder (``config/`` for ``config/crowds/*.toml``)."""
     if not isinstance(spec[key], str):
         raise ConfigError(f"crowd file {path}: {key} must be a file name; fix the crowd file")
     folder = path.parent.parent if path.parent.name == "crowds" else path.parent
@@ -144,8 +142,7 @@ def says_text_present(worker: Worker, item_id: str, bank: dict[str, BankEntry], 
 
 def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Random,
                  parts: list[float] | tuple[float, ...] = ()) -> float:
-    """Seconds from accept to submit on the virtual clock: ``n_items`` units of the worker's own pace and ``parts`` (a
-    diligent worker's seconds) at the worker's speed; only the slow run near ``duration_s``."""
+    """Seconds from accept to submit on the virtual clock, at the worker's pace and speed."""
     if worker.profile == "slow":
         return duration_s * rng.uniform(worker.params["park_share"] - 0.1, worker.params["park_share"])
     mean = float(worker.params["seconds_per_item"])

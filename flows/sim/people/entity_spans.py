@@ -129,8 +129,7 @@ SELECT = """(p, span) => {  /* the characters [a, b) of the shown text selected,
 
 
 def mark_in_browser(page: Any, host: str, value: str) -> None:
-    """A browser-driven worker's answer drawn through hitflow's stand-in (hit_templates/crowd_elements.js):
-    per span, the label picked, the words selected, the label button pressed."""
+    """A browser-driven worker's entity answer, marked span by span through hitflow's crowd_elements.js."""
     try:
         spans = json.loads(value).get("entities", [])
     except (ValueError, AttributeError):

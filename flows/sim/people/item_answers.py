@@ -53,8 +53,7 @@ def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] |
 
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
                  params: dict[str, object] | None = None) -> bool:
-    """Whether this worker leaves an optional field empty (never a required or constrained one); a ``sole`` answer of
-    its item is left empty only by a speeder. ``params``: the worker's crowd parameters."""
+    """Whether this worker leaves an optional field empty (a ``sole`` answer: only a speeder does)."""
     kind = _kind(f)
     if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
@@ -66,8 +65,7 @@ def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, s
 
 
 def short_phrase(text: str, limit: int) -> str:
-    """A title-like phrase of what a sentence describes ("Red bicycle leaning against a garden fence"),
-    within ``limit`` characters, cut at a phrase boundary rather than mid-phrase."""
+    """A title-like phrase of what a sentence describes, within ``limit`` characters, cut at a phrase boundary."""
     body = OPENINGS.sub("", text.strip().rstrip(".!?"))
     body = OPENINGS.sub("", body)  # "In the photo, a red bus" -> "red bus"
     head = BREAKS.split(body, maxsplit=1)[0].strip() or body
@@ -84,8 +82,7 @@ def _words(text: str) -> list[str]:
 
 
 def copies(text: str, others: list[str]) -> bool:
-    """The text repeats another field's answer for the item: the same words give or take an opening, or one cut short of
-    the other (four in five of their distinct words shared)."""
+    """The text repeats another field's answer for the item (four in five of their distinct words shared)."""
     mine = _words(text)
     for other in others:
         theirs = _words(other)
@@ -101,8 +98,7 @@ REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This
 
 
 def reworded(text: str, rng: random.Random, image: bool = True) -> str:
-    """The same content in other words: a few synonyms, and for an image an opening ("The picture
-    shows ..."), which a text item never gets."""
+    """The same content in other words: a few synonyms, and for an image an opening."""
     words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
     body = " ".join(words)
     if rng.random() < 0.5 and body and image:
@@ -111,8 +107,7 @@ def reworded(text: str, rng: random.Random, image: bool = True) -> str:
 
 
 def sole_answers(fields: list[FormField]) -> set[str]:
-    """Names of the fields that are all their item has to answer (``<name>_<i>``, hidden and id fields aside): its only
-    field, or fields none of which is required."""
+    """Names of the fields that are all their item has to answer: its only field, or all-optional ones."""
     per_item: dict[str, list[FormField]] = {}
     for f in fields:
         if f.kind != "hidden":
@@ -175,8 +170,7 @@ def number_text(value: float, rule: dict[str, object]) -> str:
 
 
 def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> str:
-    """The nearest number the control sends: within its bounds, on its step; a value that is no number (or
-    none) is where the control starts (its ``value``, else a slider's middle, else its lowest)."""
+    """The nearest number the control sends (in bounds, on its step); no number: where the control starts."""
     low, high = (None if rule.get(k) is None else float(str(rule[k])) for k in ("min", "max"))
     start = read_number(default)
     start = float(str(rule["start"])) if start is None and rule.get("start") is not None else start
@@ -193,8 +187,7 @@ def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> 
 
 
 def sendable(f: FormField, value: str, rng: random.Random) -> str:
-    """``value`` as the control could send it: a number within its bounds on its step, one of its options, text of its
-    length and format; a value already sendable is kept, so is an empty one but a slider's."""
+    """``value`` as the control could send it: in bounds on its step, one of its options, text of its format."""
     rule = field_rule(f)
     if rule is None or (value == "" and f.kind != "range") or rule["type"] == "annotations" or \
             (value != "" and check_field({**rule, "required": False}, value) == ""):

@@ -45,8 +45,7 @@ SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}",
 
 
 def missing_part(text: str, rng: random.Random, page: str = "") -> str:
-    """The first part ``text`` lacks of those a sentence of its ``page`` says it needs, else of an address's, named in a
-    few words; "" when it has them all or is no address."""
+    """The first part ``text`` lacks of those its ``page`` (or an address) needs, in a few words; else ""."""
     named = max(([(m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, n[0], re.I))]
                  for n in NEEDS.finditer(page)), key=len, default=[])  # one sentence names them, not the page's
     if len(named) >= 2:  # every word ("You must accept the HIT in time"; "typed by a customer")

@@ -154,8 +154,7 @@ def _kind(question: str, name: str) -> str:
 
 
 def the_word(question: str) -> str:
-    """The word a question asks about ("Comment on the word 'bank'" -> bank), or "": a quoted word after
-    "word" or "term" first, never how the page marks it ("the word in bold") nor a possessive's s."""
+    """The word a question asks about ("Comment on the word 'bank'" -> bank), or ""."""
     if (quoted := QUOTED_WORD.search(question)) and WORD.search(question):
         return quoted["w"]
     for match in WORD.finditer(question.replace("'s ", " ")):
@@ -174,8 +173,7 @@ def marked_word(texts: list[str]) -> str:
 
 
 def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
-    """``n`` different runs of two to four of the item's words, each opening and closing on a word that
-    is not a stop word (where the item has them): "tomato soup", "crate of apples"."""
+    """``n`` different runs of two to four of the item's words, opening and closing on content words."""
     found = []
     for part in (p for text in texts for p in re.split(r"[.,;:!?()]+\s", f"{text} ")):  # never across a sentence
         words = [w.strip(".,;:!?\"'()") for w in part.split()]
@@ -194,8 +192,7 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
 
 
 def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> str:
-    """A remark, clarification, wording remark, question or word comment that quotes the item's words (a clause, or the
-    words around a form of ``word``); "" when the item has none."""
+    """A remark, question or comment quoting the item's words (a clause, or around ``word``); "" if none."""
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind == "question":
@@ -218,8 +215,7 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
 
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
-    """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
-    what the item does for them as its text says it (else what some of its own words do for them)."""
+    """Who would use the item and why, in at least ``least`` words, from what its text says."""
     said = " ".join(texts).lower()
     # the kinds of person its text speaks to most first ("seeds ... planting ... the size of a phone": gardeners)
     whos = [who for n, _, who in sorted((-len(re.findall(p, said)) if p else 0, k, who) for k, (p, who) in

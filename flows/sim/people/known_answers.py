@@ -15,8 +15,7 @@ MAX_ROWS = 2_000_000  # a body this long is not a campaign's answers
 
 
 def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]], scope: str | None = None) -> int:
-    """Known answers into the bank, campaign ``scope``'s own when named; how many were taken. ValueError on a row that
-    is not ``{"item_id", "field", "answer"}`` of strings."""
+    """Known answers into the bank (``scope``'s own when named); how many were taken. ValueError on a bad row."""
     if not isinstance(rows, list) or len(rows) > MAX_ROWS:
         raise ValueError("expected a JSON list of {item_id, field, answer} objects")
     for row in rows:
@@ -28,8 +27,7 @@ def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]], scope: str
 
 
 def known_answer(bank: dict[str, BankEntry], key: str, field: str) -> str | None:
-    """The known answer of ``field`` for the item a page calls ``key`` (its id, maybe with ``|question`` or ``~n``),
-    else the field's answer for every item; the page's campaign's (:data:`CURRENT`) first."""
+    """The known answer of ``field`` for the item a page calls ``key``, the page's campaign's first."""
     scope = CURRENT.get()
     names = (f"{scope}{MARK}{field}", field) if scope is not None else (field,)
     for name in names:

@@ -18,15 +18,13 @@ HABIT = 0.5
 
 
 def accuracy(worker: Worker) -> float:
-    """The chance an honest worker takes care over a choice and gives its latent answer: a crowd file's ``accuracy``,
-    else 0.55 + 0.4 x skill (a modelling choice); a careless answer is a :func:`slip`."""
+    """The chance an honest worker gives a choice's latent answer: the crowd file's ``accuracy``, else by skill."""
     return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
 
 
 def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
                   question: str = "", known: str | None = None) -> str:
-    """The item's latent answer for ``field`` among ``options`` (recorded in the worker's memory): the ``known`` answer,
-    else read from the item's ``texts`` and the field's ``question``, else seeded."""
+    """The item's latent answer for ``field`` among ``options``, recorded in the worker's memory."""
     truth, source = sourced_truth(item, field, options, texts, question, known)
     worker.memory[f"{LATENT}{item}|{field}"] = truth
     if source != BLIND:
@@ -41,8 +39,7 @@ def latent_truth(item: str, field: str, options: list[str], texts: Iterable[str]
 
 def sourced_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "",
                   known: str | None = None) -> tuple[str, str]:
-    """The latent answer and its source: the known answer, else the option the item's content supports, else one drawn
-    by the item and field (the same for every worker)."""
+    """The latent answer and its source: known, else read from the item's content, else drawn (the same for all)."""
     if known is not None:
         return known, KNOWN
     supported = content_answers(list(texts), options, question)
@@ -64,8 +61,7 @@ def confused(worker_id: str, options: list[str], truth: str) -> str:
 
 
 def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
-    """``sim_items.json``: one row per item and choice field shown, with its latent answer and ``source`` (``known``,
-    ``read`` or ``blind``), and one per image item and text field written content-blind."""
+    """``sim_items.json``: each item and choice field's latent answer and ``source``, and content-blind text rows."""
     workers = list(workers)
     seen: dict[tuple[str, str], str] = {}
     sources: dict[tuple[str, str], str] = {}

@@ -19,8 +19,7 @@ SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us
 
 
 def swapped(text: str) -> str:
-    """``text`` said back to its writer: their "I", "my" become "you", "your", and theirs of me mine ("you" as
-    an object, "near you", becomes "me")."""
+    """``text`` said back to its writer: "I", "my" become "you", "your", and the other way round."""
     def turn(m: re.Match[str]) -> str:
         before = re.findall(r"[\w']+|[,;:]", text[:m.start()])[-1:]
         subject = not before or before[0].lower() in SUBJECT_AFTER
@@ -113,8 +112,7 @@ def meaning(texts: list[str], rng: random.Random, question: str, page: str) -> l
 
 
 def _term(texts: list[str], question: str, page: str) -> str:
-    """The word a question asks the meaning of: quoted in it, else a word or two the page sets after a label
-    ("Term: overdraft") that the item's text uses."""
+    """The word a question asks the meaning of: quoted in it, else a labelled word the item's text uses."""
     if quoted := re.search(r"[\"“‘']([A-Za-z][\w' -]{1,30})[\"”’']", question):
         return quoted[1]
     said = " ".join(texts).lower()
@@ -146,8 +144,7 @@ UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}."
 
 
 def untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
-    """The detail the item leaves a reader to guess: a part the page says it needs, a step's amount or time
-    (instructions), else one a reader of any notice asks about (the price, the times ...), the page's first."""
+    """The detail the item leaves a reader to guess: a needed part, a step's amount or time, else a common one."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return [part]
     said = [s for t in texts for s in sentences(t)]
@@ -172,8 +169,7 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
 
 
 def _subject(texts: list[str]) -> str:
-    """What the item is about, in its own words: its title (a short text of its own), else the first thing its
-    main text names, else its opening words."""
+    """What the item is about in its own words: its title, else the first thing it names, else its opening."""
     main = main_text(texts)
     titles = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6
               and re.search(r"[A-Za-z]{3,}", t) and not COUNTER.search(t)]  # ("0 / 20 words": a counter)

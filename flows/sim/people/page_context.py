@@ -60,8 +60,7 @@ def _chunks(page: _FormParser, start: int, end: int, common: frozenset[str] = fr
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
-    """The first item starts at its id field (``image_id_0``) or first image, else on a page of several items at its
-    first control; text above it is the page's own."""
+    """Where the first item starts (its id field or first image, else its first control); above it is the page's."""
     if "0" not in segments:
         return
     a, b = segments["0"]
@@ -81,15 +80,13 @@ def _without_shared_label(text: str, others: set[str]) -> str:
 
 
 def _labels(texts: dict[str, list[str]], idx: str) -> set[str]:
-    """Chunks of item ``idx`` that every other item of the page shows too (a label repeated per item): the page's; a
-    chunk only some items show is those items' content."""
+    """Chunks of item ``idx`` that every other item shows too: the page's labels, not the item's content."""
     others = [set(ts) for other, ts in texts.items() if other != idx]
     return set.intersection(*others) if others else set()
 
 
 def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
-    """Index ("" for the page as a whole) -> the item's key and its own text; ``common``: text the
-    other HITs of the page's type show too, which is the page's, not the item's (page_common.py)."""
+    """Index ("" for the page) -> the item's key and its own text; ``common``: text every HIT shows."""
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
     _first_item_start(page, segments)
@@ -120,8 +117,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
 
 
 def _box_questions(page: _FormParser) -> set[str]:
-    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?"): the page's
-    prompt, not the item's content."""
+    """The words of a text box's question that asks for a kind of text: the page's prompt, not content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
     return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
             for t in _parts(page, q)}
@@ -137,8 +133,7 @@ PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pi
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
-    """A question or instruction to the worker ("Describe the photo..."), which the worker answers rather than
-    describes: by its form alone, or as text every HIT shows when the page's common text is known."""
+    """A question or instruction to the worker, by its form or as text every HIT shows: not the item's content."""
     if common:
         return False
     lowered = text.strip().lower()

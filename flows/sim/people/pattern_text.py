@@ -67,8 +67,7 @@ def _emit(tokens: Any, rng: random.Random, groups: dict[int, str]) -> str:
 
 
 def matching_text(pattern: str, rng: random.Random, tries: int = 20) -> str | None:
-    """A string the whole pattern matches, or None when none was found (a pattern QC refuses, or one the walk
-    cannot satisfy: a Unicode property, which only RE2 reads)."""
+    """A string the whole pattern matches, or None when none was found (a pattern QC refuses, a \\p{...})."""
     whole = page_pattern(pattern)
     if not isinstance(whole, PagePattern):
         return None

@@ -60,8 +60,7 @@ def knows(worker: Worker, truth: str, offered: list[str], rng: random.Random) ->
 
 
 def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
-    """The worker's selections and the percentage score MTurk would grant: the language test's questions by the worker's
-    English, a control quiz's as the worker answers known-answer choices."""
+    """The worker's selections and the percentage score MTurk would grant."""
     chosen, total = {}, 0
     language = language_truth()
     for qid, offered in test.options.items():
@@ -75,8 +74,7 @@ def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str
 
 
 def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
-    """A contrarian's one answer to everything, an adversary's wrong one, a rushed random click, else the truth
-    with the worker's accuracy (a slip otherwise), as :func:`flows.sim.pages.choice_answers.choice` answers."""
+    """A choice answered as :func:`flows.sim.pages.choice_answers.choice` answers it, by the worker's profile."""
     if worker.profile == "contrarian":
         return offered[0]
     if worker.params.get("choices") == "wrong":
@@ -88,8 +86,7 @@ def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Ran
 
 def known_questions(worker: Worker, fields: list[FormField], bank: dict[str, BankEntry],
                     rng: random.Random) -> dict[str, str]:
-    """A test the requester judges (a campaign's control quiz on MTurk: one question an item, named by the item's
-    id): each choice whose item the requester knows an answer of among the offered ones, answered as on a page."""
+    """A requester-judged test (a control quiz): each choice of an item with a known answer, answered as on a page."""
     out = {}
     for f in fields:
         entry = bank.get(f.name) if f.kind in ("radio", "select") and f.options else None

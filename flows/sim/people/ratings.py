@@ -48,8 +48,7 @@ TYPED_SLIP = {True: 0.03, False: 0.3}
 
 def answered_number(truth: float, low: float | None, high: float | None, worker_id: str, careful: bool,
                     rng: random.Random) -> float:
-    """The number a worker gives for an item whose true number is ``truth``: the truth, the worker's lean
-    and an error spread by their care, within the field's bounds (an unbounded side is not clipped)."""
+    """The number a worker gives for ``truth``: with their lean and an error spread by their care, in bounds."""
     scale = (high - low) if low is not None and high is not None and high > low else max(abs(truth), 10.0)
     lean = random.Random(f"{worker_id}|lean").uniform(-LEAN, LEAN) * scale
     value = truth + lean + rng.gauss(0.0, (CAREFUL_SPREAD if careful else CARELESS_SPREAD) * scale)

@@ -121,8 +121,7 @@ class Crowd(list[Worker]):
 
 
 def wider_pool(crowd: Crowd, stream: str) -> Crowd | None:
-    """An empty crowd of the same profile mix (a counted crowd's counts become shares), whose
-    workers come from their own seed stream: the many more people of a large panel."""
+    """An empty crowd of the same profile mix from its own seed stream: the many more people of a large panel."""
     spec = crowd.spec
     if spec is None:
         return None

@@ -71,8 +71,7 @@ TAILS = ("", " and it was lovely", " and we laughed a lot", " as usual", " for t
 
 
 def slot(f: FormField, texts: list[str], siblings: list[str]) -> tuple[str, str, str] | None:
-    """(kind, text before the blank, text after it) when this box completes the item's sentence: "word", "begin" or
-    "end"; ``siblings``: the item's text boxes in page order."""
+    """(kind, before, after) when this box completes the item's sentence; ``siblings``: the item's text boxes."""
     hint = " ".join((f.name, f.attrs.get("label", ""), f.attrs.get("placeholder", "")))
     for text in texts:
         parts = [p.strip() for p in BLANK.split(text)]

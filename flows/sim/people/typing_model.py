@@ -56,8 +56,7 @@ def _rng(worker: Worker, image_id: str, what: str) -> random.Random:
 
 def field_record(worker: Worker, image_id: str, text: str, origin: str, start_ms: int, span_ms: int,
                  vis: list[list[Any]]) -> dict[str, Any]:
-    """One field's telemetry: ``start_ms`` is when the image was shown, ``span_ms`` the time it got;
-    tab hides and returns are appended to ``vis``."""
+    """One field's telemetry: ``start_ms`` when the image was shown, ``span_ms`` its time, tab changes in ``vis``."""
     rng, cps, size = _rng(worker, image_id, "typing"), typing_cps(worker), len(text)
     field: dict[str, Any] = {"typed": 0, "del": 0, "keys": 0, "first_ms": None, "active_ms": 0, "paste": [],
                              "paste_n": 0, "paste_x": 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0,
@@ -154,8 +153,7 @@ BURST_S = 1.5  # keys are sent in bursts of this many seconds' worth, the page's
 
 @dataclass
 class Hand:
-    """How one worker's text arrives in a browser page's boxes: typed key by key, or pasted where the profile pastes
-    (typed again after a refused submit); the page's clock moves on after each burst by the typing time."""
+    """How one worker's text arrives in a browser page's boxes: typed key by key, or pasted where they paste."""
 
     worker: Worker | None
     seed: str

@@ -27,8 +27,7 @@ def generated(key: str) -> bool:
 
 
 def uncaptioned(item_id: str, bank: dict[str, BankEntry]) -> bool:
-    """An image id the bank holds no caption of and no load test made up: what is written about it is
-    content-blind (the caption task's captions too: flows/sim/people/captions.py)."""
+    """An image id with no caption in the bank and not made up by a load test: its text is content-blind."""
     known = bank.get(item_id.split("~")[0])
     return not (known and known.captions) and not generated(item_id)
 
@@ -39,14 +38,12 @@ def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
 
 
 def unreadable(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
-    """An item that shows nothing the simulator can read: no text of its own, and an image the bank does not
-    hold or none at all (a sound, a video): what its workers write there is content-blind."""
+    """An item that shows nothing the simulator can read (no text, an unknown image, a sound): content-blind."""
     return not ctx.texts and uncaptioned(ctx.key, bank)
 
 
 def unseen_on_page(html: str, bank: dict[str, BankEntry]) -> list[str]:
-    """The keys of a rendered page's items whose text its workers write without reading them (the dry run's
-    count: the same reading of the page as a worker's, flows/sim/people/page_context.py)."""
+    """The keys of a rendered page's items whose text its workers write unread (the dry run's count)."""
     contexts = page_contexts(html)
     items = {idx: ctx for idx, ctx in contexts.items() if idx} or contexts
     return [ctx.key for ctx in items.values() if unreadable(ctx, bank)]

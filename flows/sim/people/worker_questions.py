@@ -69,8 +69,7 @@ def text_answer(kind: str, worker_id: str, question: str, rng: random.Random) ->
 
 
 def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
-    """The option a worker picks about themselves, the same on every HIT (the first, most common,
-    option more often: most workers say they wear headphones when asked)."""
+    """The option a worker picks about themselves, the same on every HIT (the first option more often)."""
     options = [o for o in f.options if o] or f.options
     if kind == "heard":
         wanted = "yes" if _heard(worker_id) else "no"
@@ -80,8 +79,7 @@ def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
 
 
 def own_question(question: str, item_texts: Iterable[str]) -> str:
-    """The words that ask: ``question`` without the item's own text (the words read with radio buttons run from the
-    previous control), keeping its last words, the prompt."""
+    """The words that ask: ``question`` without the item's own text, keeping its prompt."""
     plain = " ".join(question.split())
     for text in sorted({" ".join(t.split()) for t in item_texts if t.strip()}, key=len, reverse=True):
         head, found, _ = plain.rpartition(text)

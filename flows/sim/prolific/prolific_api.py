@@ -165,8 +165,7 @@ def transition_submission(state: ProlificState, body: dict[str, Any], query: dic
 
 @route("POST", "submissions/bulk-approve")
 def bulk_approve(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    """The schema's two bodies: ``{submission_ids}`` (any studies; a ``study_id`` beside them narrows
-    nothing) or ``{study_id, participant_ids}``. Its 200 reply is a string."""
+    """``{submission_ids}`` or ``{study_id, participant_ids}``, as the schema says; its 200 reply is a string."""
     wanted = set(body.get("submission_ids") or [])
     people = set(body.get("participant_ids") or [])
     if people:

@@ -28,8 +28,7 @@ def error(status: int, code: int, title: str, detail: Any) -> dict[str, Any]:
 
 
 def listing(items: list[dict[str, Any]], query: dict[str, str], path: str) -> dict[str, Any]:
-    """Prolific's paged list: ``results``, ``_links`` (``next.href`` null on the last page), ``meta``;
-    by ``page``/``page_size``, or by ``limit``/``offset`` when the client asks that way."""
+    """Prolific's paged list (``results``, ``_links``, ``meta``) by ``page``/``page_size`` or ``limit``/``offset``."""
     base = query.get("_base", "")
     query = {k: v for k, v in query.items() if k != "_base"}
     if "limit" in query or "offset" in query:

@@ -119,8 +119,7 @@ class Participants:
         return [self._person(self.newcomers.newcomer()) for _ in range(n)]
 
     def arrives(self, state: ProlificState, study: dict[str, Any]) -> bool:
-        """Whether the next participant is due: people come one by one, ``arrival_mean_s`` apart
-        on average (exponential gaps on the virtual clock), or all at once without a mean."""
+        """Whether the next participant is due: ``arrival_mean_s`` apart on average, or all at once."""
         if not self.arrival_mean_s:
             return True
         due = study.setdefault("_next_arrival", state.now + self.rng.expovariate(1 / self.arrival_mean_s))
@@ -171,8 +170,7 @@ class Participants:
 
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
                 park_s: int) -> tuple[str, float] | None:
-        """Open the page, work it for the time its own fields take (``park_s``: how long the slow leave it),
-        fill it and submit it; the completion code from the redirect and the seconds taken, or None."""
+        """Open, work, fill and submit the page; the completion code from the redirect and the seconds, or None."""
         url = self.page_url(study, person, sub)
         worker = person["worker"]
         study["_unreachable"] = False

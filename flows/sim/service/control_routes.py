@@ -30,8 +30,7 @@ def _direct_host(host: str) -> bool:
 
 
 def check_control(path: str, headers: Message, body: bool) -> None:
-    """The ``/_sim/`` routes but health answer only a caller that names the server by IP address or localhost (against
-    DNS rebinding) and, with a body, sends JSON (no cross-site form can)."""
+    """The ``/_sim/`` routes but health answer only a caller naming the server by IP or localhost, with JSON."""
     if not path.startswith("/_sim/") or path == "/_sim/health":
         return
     if not _direct_host(headers.get("Host", "")):
@@ -53,8 +52,7 @@ def control_body(raw: bytes) -> dict[str, Any]:
 
 
 def take_known(market: Any, body: bytes) -> dict[str, int]:
-    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body): a
-    list for every campaign, or ``{"scope": campaign, "answers": [...]}`` for one (campaign_scope.py)."""
+    """``POST /_sim/truth``: known answers into the market's bank, for every campaign or one ``scope``."""
     try:
         sent = json.loads(body or b"[]")
         scope = sent.get("scope") if isinstance(sent, dict) else None

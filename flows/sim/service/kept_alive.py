@@ -10,8 +10,7 @@ import threading
 
 
 class KeptAlive:
-    """Mixed into a ThreadingHTTPServer: handlers call ``opened``/``closed``; ``close_connections``
-    after ``server_close`` ends the rest and waits for their threads."""
+    """ThreadingHTTPServer mixin: ``close_connections`` after ``server_close`` ends kept-alive connections."""
 
     def track_connections(self) -> None:
         self._open: dict[socket.socket, threading.Thread] = {}

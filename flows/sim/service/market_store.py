@@ -131,8 +131,7 @@ class MarketStore:
         return kept
 
     def kept(self, name: str, make: Callable[[], str]) -> str:
-        """A value made once and kept in the file (the marketplace's id and key: flows/sim/service/control_routes.py);
-        a file from before gets it now. Not the seeded ``nonce``, which two marketplaces of one seed share."""
+        """A value made once and kept in the file (the marketplace's id and key); a file from before gets it now."""
         if not self.meta.get(name):
             self.meta[name] = make()
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [name, self.meta[name]])

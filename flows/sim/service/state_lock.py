@@ -18,8 +18,7 @@ BRIEF_WAIT_S = 60.0
 
 
 def locked_state(path: Path) -> Any:
-    """The lock file, locked by this process (opened without truncating: the holder's pid stays readable).
-    A holder that lets go once idle is waited for; any other is refused at once."""
+    """The lock file, locked by this process; a holder that lets go once idle is waited for, any other refused."""
     lock = open(f"{path}.lock", "a+")  # noqa: SIM115  (held for the store's life)
     deadline = time.monotonic() + BRIEF_WAIT_S
     while True:
