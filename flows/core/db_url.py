@@ -64,8 +64,7 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its (or SQLAlchemy's) schemes, or a
-    connection string of its keywords alone."""
+    """Whether ``location`` is a PostgreSQL location libpq reads (a URI or a keyword connection string)."""
     if not isinstance(location, str):
         return False
     text = location.strip()
@@ -79,8 +78,7 @@ def _unknown_keyword(text: str) -> bool:
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` starts like a PostgreSQL location but is none libpq reads (``postgresql:/``,
-    ``jdbc:postgresql://``, ``hots=db``): refused and never shown, logged or made a path (it may hold a password)."""
+    """Whether ``location`` starts like a PostgreSQL location libpq cannot read: refused, never shown or logged."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
@@ -168,8 +166,7 @@ MISTYPED_ADVICE = ("starts like a URL or connection string but is none libpq rea
 
 
 def shown_location(location: str | Path) -> str:
-    """``location`` as it may be printed: a URL's password (and query, which may hold one) as ***; none
-    of a location that only looks like one (:func:`mistyped_postgres_url`)."""
+    """``location`` as it may be printed: a URL's password and query as ***."""
     text = str(location)
     if mistyped_postgres_url(text):
         return MISTYPED_SHOWN
@@ -177,8 +174,7 @@ def shown_location(location: str | Path) -> str:
 
 
 def password_to_environment(location: str) -> str:
-    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set), so nothing
-    printed, logged or passed to Prefect holds it; other forms become ``postgresql://``."""
+    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set)."""
     if not is_postgres_url(location):
         return location
     parsed = parsed_ledger(location)
@@ -188,8 +184,7 @@ def password_to_environment(location: str) -> str:
 
 
 def deployable_ledger(location: str | Path) -> str:
-    """``--db`` as a deployment keeps it for every worker: a URL as given, a file as an absolute path.
-    A password in the URL is refused: Prefect stores and shows a deployment's parameters."""
+    """``--db`` as a deployment keeps it (a file as an absolute path); a password in the URL is refused."""
     from flows.core.errors import ConfigError
 
     if mistyped_postgres_url(location):
@@ -204,8 +199,7 @@ def deployable_ledger(location: str | Path) -> str:
 
 
 def scrubbed(text: str, location: str | Path) -> str:
-    """``text`` (e.g. a driver's error, which may quote the URL) with every form of the location's
-    password, and the location as typed, replaced by what may be shown."""
+    """``text`` with every form of the location's password, and the location as typed, made showable."""
     if mistyped_postgres_url(location):
         return text.replace(str(location).strip(), MISTYPED_SHOWN).replace(str(location), MISTYPED_SHOWN)
     if not is_postgres_url(location):

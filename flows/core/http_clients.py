@@ -44,8 +44,7 @@ def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
 
 
 def http_url_problem(url: str) -> str:
-    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it must be lower-case http(s) with a
-    host and carry nothing where credentials travel; the URL is never quoted (the part refused may be the secret)."""
+    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can), never quoting it."""
     try:
         parts = urlsplit(url)
         carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)
@@ -61,8 +60,7 @@ def http_url_problem(url: str) -> str:
 
 
 def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
-    """``work()``'s result (or exception) when it ends within ``seconds``, else ``late()`` is raised; for libraries
-    with no handle on the socket, ``work`` runs on a daemon thread left to its own timeouts."""
+    """``work()``'s result when it ends within ``seconds``, else ``late()`` raised (``work`` on a daemon thread)."""
     outcome: list[T | BaseException] = []
 
     def attempt() -> None:

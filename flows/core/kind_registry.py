@@ -16,8 +16,7 @@ def declare(name: str, kind: Any) -> None:
 
 
 def known(name: str) -> Any:
-    """The kind declared under ``name``, or None; a name not declared yet is read from the built-in kinds'
-    ``DECLARED`` (a reloaded registry never saw their ``register``)."""
+    """The kind declared under ``name``, or None (a built-in kind read from its ``DECLARED``)."""
     if name not in _DECLARED:
         for module in BUILT_IN:
             for kind in getattr(importlib.import_module(module), "DECLARED", ()):

@@ -7,6 +7,5 @@ import math
 
 
 def prolific_min_maximum(estimated_minutes: float) -> int:
-    """Prolific's "Minimum Maximum Allowed Time = 2 + X + (2*sqrt(X))" (its help, Timed Out Submissions,
-    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
+    """Prolific's minimum maximum time, 2 + X + 2 sqrt(X) minutes, rounded up to a whole minute."""
     return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))

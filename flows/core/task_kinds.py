@@ -76,14 +76,12 @@ def unit_minutes(fields: list[AnswerField], items: int) -> float:
 
 
 def least_maximum(minutes: float) -> int:
-    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
-    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
+    """The least minutes to give a worker for a unit of median ``minutes`` (SLOW_FACTOR, Prolific's minimum)."""
     return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
 
 
 def whole_minutes(minutes: float) -> int:
-    """Prolific takes whole minutes: the nearest (2.1 said as 3 overstates it by 40%), the next one up where the
-    nearest understates it by over a quarter (1.3 said as 1 pays the crowd under the hourly rate by as much)."""
+    """Prolific's whole minutes: the nearest, or the next up where the nearest understates by over a quarter."""
     nearest = max(1, math.floor(minutes + 0.5))
     return nearest + (minutes > 1.25 * nearest)
 
@@ -94,8 +92,7 @@ def whole_minute_fits(minutes: float, within: float = WHOLE_MINUTE_FIT) -> bool:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least, nor
-    SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate."""
+    """(estimated, maximum) minutes of the kind's unit; the maximum never under Prolific's least."""
     estimated = plan.estimated_minutes or whole_minutes(plan.minutes)
     slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))
     return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))

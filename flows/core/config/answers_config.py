@@ -121,8 +121,7 @@ class AnswersSection(Section):
 
 
 class AnswersSettings(AnswersSection):
-    """The table as the run reads it: the section's keys and defaults, ``controls`` resolved against the
-    config's folder, and ``fixed_overlap`` ([campaign] assignments_per_image: the saving's base)."""
+    """The table as the run reads it: keys and defaults, ``controls`` resolved, and ``fixed_overlap``."""
 
     controls: Path | None = None  # type: ignore[assignment]
     fixed_overlap: int = 0

@@ -68,8 +68,7 @@ def attention_settings(sec: AttentionSection) -> AttentionSettings:
 
 
 def attention_policy(policy: DecisionPolicy, checks: bool) -> DecisionPolicy:
-    """With attention checks: failing as many as the study's length allows rejects, a second such submission blocks,
-    fewer asks a person; a person decides all when [policy] review_rules names ``attention_failed``."""
+    """With attention checks: enough failures reject, a second such submission blocks, fewer ask a person."""
     if not checks or FAILED in policy.review_rules:
         return policy
     return replace(policy, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, FAILED))),

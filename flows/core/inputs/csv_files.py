@@ -42,8 +42,7 @@ class CsvTable:
 
 
 def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) per non-blank record, read as asked for, strict quoting; csv's process-wide field limit
-    raised for each record and put back."""
+    """(line, fields) per non-blank record, strict quoting, csv's field limit raised for each record."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
         start = reader.line_num + 1  # the record's first line: a quote opened there may end the file
@@ -61,8 +60,7 @@ def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) ->
 
 
 def _unreadable(path: Path, exc: csv.Error, start: int, end: int, delimiter: str) -> InputFormatError:
-    """The one line for a record csv cannot read, at the line the record STARTS on (an unclosed quote is read
-    to far beyond where the mistake is)."""
+    """The one line for a record csv cannot read, at the line the record starts on."""
     quoting = (f"a field holding {delimiter!r}, quotes or a line break must be quoted, with inner quotes "
                'doubled ("")')
     too_long = "field larger" in str(exc)
@@ -89,8 +87,7 @@ def _sniff(text: str) -> str:
 
 def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
                    names: list[str] | None = None) -> CsvTable:
-    """Rows of ``path`` as text, checked: the header (or ``names`` for a file without one) and
-    ``required`` columns, every row exactly as wide as the header. ``delimiter="auto"``: tab or comma."""
+    """Rows of ``path`` as text, header (or ``names``), ``required`` columns and widths checked."""
     header, rows = csv_rows(path, required, what, delimiter, names)
     lines, dicts = [], []
     for line, row in rows:
@@ -101,8 +98,7 @@ def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", d
 
 def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
              names: list[str] | None = None) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """:func:`read_csv_table`'s header (checked now) and its ``(line, row)`` pairs as they are read
-    (each row checked as it comes): a long item list is never held as rows."""
+    """:func:`read_csv_table`'s header and its ``(line, row)`` pairs as they are read, each checked."""
     text = read_text(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter)
@@ -148,8 +144,7 @@ class RowFault:
 
 
 def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tuple[CsvTable, list[RowFault]]:
-    """:func:`read_csv_table` for a file of workers' answers: a bad row (ragged, an over-long field, NUL or non-UTF-8
-    bytes) comes back as a :class:`RowFault` and the others are read; a fault of the file is its one-line error."""
+    """:func:`read_csv_table` for workers' answers: a bad row comes back as a :class:`RowFault`."""
     text, marked = read_text_marking(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter, MAX_INPUT_BYTES)  # a long field is a row's fault, below
@@ -189,8 +184,7 @@ def _strict_csv(delimiter: str) -> re.Pattern[str]:
 
 
 def fast_columns(text: str, delimiter: str = "auto") -> tuple[list[str], pa.Table] | None:
-    """The header and rows (one Arrow table of text columns) of a CSV :func:`read_csv_table` would read without
-    complaint; None for any file that needs the careful reader and its messages."""
+    """A clean CSV's header and rows as one Arrow table of text; None where the careful reader is needed."""
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     # a first line without quotes or a carriage return is the header record on its own: csv reads
     # just that line, not a StringIO of the whole file (four bytes a character: 90 MB for 22 MB)

@@ -23,15 +23,13 @@ PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-
 
 
 def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
-    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
-    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
+    """``dataset.csv`` with formulas neutralised, and ``dataset.raw.csv`` with the workers' exact text."""
     write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
     return write_csv(frame, out_dir / "dataset.csv")
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading '); a
-    plain number (``-1``, ``+3``) is a number there, not a formula, and stays as it is."""
+    """A cell a spreadsheet would run as a formula made inert by OWASP's rule (a plain number stays)."""
     if not isinstance(value, str):
         return value
     lead = value.lstrip(INVISIBLE_LEAD)
@@ -74,14 +72,12 @@ def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
 
 
 def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:
-    """``frame``'s rows (and the header, when ``header``) to an open text file, as :func:`write_csv`
-    writes them: a file written part by part reads as one written at once."""
+    """``frame``'s rows (and ``header``) appended to an open text file, as :func:`write_csv` writes them."""
     _as_written(frame, for_spreadsheet).to_csv(handle, index=False, header=header, lineterminator="\r\n")
 
 
 def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
-    """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
-    workers, review lists); False for data files that keep the exact text (dataset.csv)."""
+    """Write ``frame`` to ``path``; ``for_spreadsheet``: formula cells neutralised."""
     out = _as_written(frame, for_spreadsheet)
     path = Path(path)
     # written beside and renamed in: an interrupted write never leaves a partial file under the final name

@@ -18,8 +18,7 @@ _NOT_TEXT = re.compile("[\x00\udc80-\udcff]+")  # a NUL, or bytes that are not U
 
 
 def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str:
-    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError. At most
-    ``max_bytes`` (default ``MAX_INPUT_BYTES``) are read: ``/dev/zero`` or a FIFO never fills memory."""
+    """The file's UTF-8 text or a one-line InputFormatError, at most ``max_bytes`` read."""
     raw = _raw(path, what, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
@@ -36,8 +35,7 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
 
 
 def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]]:
-    """The file's text and, by line, why a line is not clean text (NUL or non-UTF-8 bytes, read as U+FFFD), so one such
-    answer is flagged; a bad header or many bad lines is :func:`read_text`'s error."""
+    """The file's text and, by line, why a line is not clean text (read as U+FFFD), so one answer is flagged."""
     raw = _raw(path, what, None)
     text = raw.decode("utf-8-sig", errors="surrogateescape")
     marked: dict[int, str] = {}
@@ -57,8 +55,7 @@ def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]
 
 
 def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
-    """The file's bytes, refused with one line when it cannot be text: a name with control characters,
-    missing, a folder, unreadable, UTF-16 by its byte-order mark, or over ``max_bytes``."""
+    """The file's bytes, refused with one line when it cannot be text."""
     if not str(path).isprintable():  # every later message names the path: keep them one line
         raise InputFormatError(f"{str(path)!r}: a file name with control characters; rename the file")
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
@@ -79,8 +76,7 @@ def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
 
 
 def read_once_per_version(read: Callable[[Path], T], kept: int) -> Callable[[Path], T]:
-    """``read``, its result kept for each version of the file (its size and modification time), ``kept`` at most;
-    a path that cannot be looked at is read as it is, so the read says what is wrong with it."""
+    """``read``, its result kept per version of the file (size, modification time), ``kept`` at most."""
     @lru_cache(maxsize=kept)
     def version(path: str, mtime_ns: int, size: int) -> T:
         return read(Path(path))

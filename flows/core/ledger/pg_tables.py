@@ -10,8 +10,7 @@ from typing import Any, Protocol
 
 
 class PgStore(Protocol):
-    """What the tables need of the PostgreSQL ledger (store_pg.PgStore): said here, so that the
-    ledger imports its tables and the tables never import the ledger back."""
+    """What the tables need of the PostgreSQL ledger (said here, so the tables never import it back)."""
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
@@ -66,8 +65,7 @@ class PgSchemaTable:
         self.store.execute(f"ALTER TABLE {quoted(self.name)} ADD COLUMN {quoted(name)} {PG_TYPES[kind]}{default}")
 
     def transform(self, pk: Sequence[str]) -> None:
-        """sqlite-utils' ``transform(pk=...)``: the table's primary key is ``pk`` from now on (PostgreSQL
-        names a table's primary key constraint ``<table>_pkey`` unless told otherwise)."""
+        """sqlite-utils' ``transform(pk=...)``: the table's primary key is ``pk`` from now on."""
         self.store.execute(f"ALTER TABLE {quoted(self.name)} DROP CONSTRAINT {quoted(self.name + '_pkey')}, "
                            f"ADD PRIMARY KEY ({', '.join(map(quoted, pk))})")
 
@@ -123,8 +121,7 @@ class PgTable:
         return sql
 
     def write(self, records: Iterable[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``, or UPSERT: only the
-        given columns of a row with the same primary key are written (sqlite-utils' ``upsert``)."""
+        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``, or UPSERT."""
         groups: dict[tuple[str, ...], list[list[Any]]] = {}
         for record in records:
             groups.setdefault(tuple(record), []).append(list(record.values()))
@@ -136,8 +133,7 @@ class PgTable:
                 self.store.executemany(self._insert_sql(list(columns), conflict), values)
 
     def _replace_rows(self, columns: list[str], values: list[list[Any]], others: list[list[str]]) -> None:
-        """SQLite's REPLACE on a table with more unique indexes than its primary key: every row the new one conflicts
-        with on any of them is deleted first, row by row, in one transaction (NULLs conflict with nothing)."""
+        """SQLite's REPLACE: every row the new one conflicts with on any unique index deleted first."""
         where = " OR ".join("(" + " AND ".join(f"{quoted(c)} = ?" for c in key) + ")" for key in others)
         delete, insert = f"DELETE FROM {quoted(self.name)} WHERE {where}", self._insert_sql(columns, "REPLACE")
         with self.store.transaction():

@@ -15,8 +15,7 @@ _NUMPY_TYPES = {**{f"{k}{n}": "INTEGER" for k in ("int", "uint") for n in (8, 16
 
 
 class LateTypes(dict[Any, str]):
-    """sqlite-utils' ``COLUMN_TYPE_MAPPING`` with numpy's and pandas' entries added on the first lookup
-    that misses once the library is loaded (``[]`` and ``get``: the only two ways sqlite-utils reads it)."""
+    """sqlite-utils' ``COLUMN_TYPE_MAPPING`` with numpy's and pandas' entries added on a first miss."""
 
     def __missing__(self, key: Any) -> str:
         if self._add_loaded() and dict.__contains__(self, key):
@@ -43,8 +42,7 @@ class LateTypes(dict[Any, str]):
 
 
 def import_without_pandas() -> None:
-    """Import ``sqlite_utils`` (once), hiding pandas and numpy from it unless they are loaded already. Only
-    while this is the process's one thread: another one importing pandas meanwhile would find it hidden."""
+    """Import ``sqlite_utils`` once, hiding pandas and numpy from it unless loaded (one thread only)."""
     if "sqlite_utils.db" in sys.modules:
         return
     hidden = [name for name in _HIDDEN if name not in sys.modules] if threading.active_count() == 1 else []

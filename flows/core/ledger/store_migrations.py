@@ -116,8 +116,7 @@ def m008_batch_windows(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m009_batch_holds(db: sqlite_utils.Database) -> None:
-    """A batch held for a person (the note) and how it was released. Ledgers before this migration
-    grew these columns on first use (sqlite-utils' ``alter=True``), which PostgreSQL cannot do."""
+    """A batch held for a person (the note) and how it was released."""
     have = db.table("batches").columns_dict
     for column in ("hold", "hold_release"):
         if column not in have:
@@ -126,8 +125,7 @@ def m009_batch_holds(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m010_worker_history(db: sqlite_utils.Database) -> None:
-    """Each worker's blocking evidence per batch and rule, kept so blocks need not rebuild it (quadratic); an
-    empty ``worker_id`` row marks a batch built."""
+    """Each worker's blocking evidence per batch and rule; an empty ``worker_id`` row marks a batch built."""
     db.table("worker_history").create({"campaign": str, "batch": int, "worker_id": str, "rule": str,
                                        "captions": int, "covered": int, "flags": int},
                                       pk=("campaign", "batch", "worker_id", "rule"))
@@ -136,15 +134,13 @@ def m010_worker_history(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
-    """The page and config a held batch ran on (a SHA-256), so a batch paid despite its hold is not
-    followed by another on the same page and rules, which the same rule would hold again."""
+    """The page and config a held batch ran on (a SHA-256), so a paid hold is not followed by the same."""
     db.table("batches").add_column("hold_page", str, not_null_default="")
 
 
 @migrations()
 def m012_kept_states(db: sqlite_utils.Database) -> None:
-    """The review queue's state counts of a campaign, with the config and ledger they were computed on
-    (flows/campaigns/kept_states.py)."""
+    """The review queue's state counts of a campaign, with the config and ledger they were computed on."""
     db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
                                    pk="campaign")
 
@@ -157,8 +153,7 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
-    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite (which reuses a
-    deleted row's rowid), so kept queue states see every rewrite; empty on PostgreSQL."""
+    """A count of writes to each campaign's review rows, by triggers on SQLite; empty on PostgreSQL."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
     if isinstance(db, sqlite_utils.Database):
         _count_changes(db, CHANGE_COUNTED)
@@ -186,8 +181,7 @@ KEYED_BY_CAMPAIGN = {
 
 @migrations()
 def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
-    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one row per id let a second
-    campaign on another marketplace take over the first's records and money."""
+    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`)."""
     db.table("answers").add_column("campaign", str, not_null_default="")
     db.execute("UPDATE answers SET campaign = COALESCE((SELECT a.campaign FROM assignments a "
                "WHERE a.assignment_id = answers.assignment_id), '')")
@@ -201,8 +195,7 @@ def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
 
 
 def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None:
-    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform`` (whose SQL parsing cost
-    ~0.4 s a new ledger); rows keep their order."""
+    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform``; rows keep their order."""
     columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()  # cid, name, type, notnull, default, pk
     indexes = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
                                         "AND sql IS NOT NULL", [table])]
@@ -220,6 +213,5 @@ def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None
 
 @migrations()
 def m015_campaign_marketplace(db: sqlite_utils.Database) -> None:
-    """Which marketplace a campaign's records belong to (flows/platforms/marketplace_identity.py), so a run is
-    refused on another; "" for a campaign from before, adopted on its next run."""
+    """Which marketplace a campaign's records belong to; "" for a campaign from before, adopted next run."""
     db.table("campaigns").add_column("marketplace", str, not_null_default="")

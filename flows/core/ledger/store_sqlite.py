@@ -36,8 +36,7 @@ class SqliteStore(Store, scheme="sqlite"):
         self._migrate()
 
     def _use_wal(self) -> None:
-        """WAL mode, retried briefly: switching while other processes open the file fails at once with "database
-        is locked"."""
+        """WAL mode, retried briefly (switching while others open the file fails at once)."""
         for attempt in range(40):
             try:
                 if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -49,8 +48,7 @@ class SqliteStore(Store, scheme="sqlite"):
                 time.sleep(min(0.01 * (attempt + 1), 0.25))
 
     def _migrate(self) -> None:
-        """Pending migrations under a write lock taken up front: two processes opening a new file at once would both
-        upgrade a read transaction, which WAL refuses at once with "database is locked"."""
+        """Pending migrations under a write lock taken up front (WAL refuses two upgrading readers)."""
         if not migrations.pending(self.db):
             return
         with self.immediate():
@@ -58,15 +56,13 @@ class SqliteStore(Store, scheme="sqlite"):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One BEGIN ... COMMIT around the block. ``with conn:`` alone is not one: each sqlite-utils
-        write inside commits on its own, so a kill -9 could keep an assignment without its answers."""
+        """One BEGIN ... COMMIT around the block (each sqlite-utils write in ``with conn:`` commits)."""
         with self.db.atomic():
             yield
 
     @contextmanager
     def immediate(self) -> Iterator[None]:
-        """A write transaction taken up front (``BEGIN IMMEDIATE``): a read-then-write in it sees
-        no other writer in between, across threads and processes."""
+        """A write transaction taken up front (``BEGIN IMMEDIATE``), across threads and processes."""
         conn = self.db.conn
         for attempt in range(BEGIN_ATTEMPTS):  # each waits busy_timeout (10 s) for the write lock
             try:
@@ -85,8 +81,7 @@ class SqliteStore(Store, scheme="sqlite"):
         conn.execute("COMMIT")
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Plain ``INSERT OR <conflict>`` rows, for use inside :meth:`immediate` (sqlite-utils'
-        own inserts commit on their way out, which would end that transaction early)."""
+        """Plain ``INSERT OR <conflict>`` rows for use inside :meth:`immediate`."""
         for row in rows:
             cols = ", ".join(f"[{c}]" for c in row)
             self.db.conn.execute(f"INSERT OR {conflict} INTO [{table}] ({cols}) VALUES "

@@ -46,8 +46,7 @@ def protocols(url: str) -> list[str]:
 
 
 def unescaped_user_part(url: str) -> bool:
-    """A user part with ``/``, ``?`` or ``#`` left raw (an AWS secret often holds ``/``) ends the host there
-    and shows the secret as the path: refused, shown as its protocol only."""
+    """A user part with ``/``, ``?`` or ``#`` left raw is refused, shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
         if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
@@ -138,8 +137,7 @@ def has_credentials(out: str | Path) -> bool:
 
 
 def credentials_to_fsspec(out: str) -> str:
-    """``out`` without its URL's credentials, which go to fsspec's ``FSSPEC_<PROTOCOL>_<NAME>`` settings (for
-    this process and those it starts); a setting made before wins."""
+    """``out`` without its URL's credentials, which go to fsspec's settings; a setting made before wins."""
     if not is_output_url(out):
         return out
     bare, found = _split_credentials(out)
@@ -154,8 +152,7 @@ def credential_names(name: str) -> tuple[str, str]:
 
 
 def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
-    """fsspec's user and secret settings for protocol ``name`` as text (fsspec reads ``FSSPEC_*`` values as JSON, making
-    an all-digit secret a number); a text setting made before is kept."""
+    """fsspec's user and secret settings for protocol ``name`` as text; a text setting made before is kept."""
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})
@@ -172,8 +169,7 @@ def chosen_output(given: str | None, configured: str = "") -> str:
 
 
 def staging_root(out: str | Path) -> Path:
-    """The local folder a run writes into: ``out`` itself when it is a folder, else one of its own
-    per URL (a name made from the URL, so two URLs never share one)."""
+    """The local folder a run writes into: ``out`` itself, else one of its own per URL."""
     if not is_output_url(out):
         return Path(out)
     bare = str(without_credentials(out))
@@ -188,8 +184,7 @@ def stored_output(out: str | Path) -> str:
 
 
 def deployable_locations(db_path: str | Path, out_root: str | Path) -> dict[str, str]:
-    """A deployment's ledger and output root, as every worker will use them (absolute paths, URLs as
-    given). Credentials in either are refused: Prefect stores and shows a deployment's parameters."""
+    """A deployment's ledger and output root, absolute or URLs; credentials in either are refused."""
     if has_credentials(out_root):
         raise ConfigError("a deployment's --out must not carry credentials (Prefect stores and shows its "
                           "parameters): give each worker FSSPEC_S3_KEY and FSSPEC_S3_SECRET (or the protocol's "

@@ -88,8 +88,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 
     @staticmethod
     def sliced(value: Any, index: slice) -> Any:
-        """``value[a:b:c]``, a copy: counted with what the render builds (40 slices of a macro's 16
-        Mi-character value kept 2.4 GB)."""
+        """``value[a:b:c]``, a copy, counted with what the render builds."""
         if not limits.bounded():
             return value[index]
         limits.check_deadline()

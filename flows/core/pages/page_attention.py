@@ -41,8 +41,7 @@ def check_place(page: str) -> int | None:
 
 
 def with_attention(page: str, checks: Sequence[AttentionCheck]) -> str:
-    """``page`` with the checks before its Submit button; unchanged without checks or without a form. The page's
-    own checks (``field``) are on it already."""
+    """``page`` with the checks before its Submit button; unchanged without checks or a form."""
     checks = [c for c in checks if not c.field]
     at = check_place(page) if checks else None
     return page if at is None else page[:at] + attention_block(checks) + page[at:]

@@ -36,8 +36,7 @@ FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the 
 
 
 class _FreeTextForm(TolerantHTMLParser):
-    """Where the first form holding a free-text control opens (``found``: the offset after its tag, or None);
-    parsing stops at the first such control."""
+    """Where the first form holding a free-text control opens (``found``), or None."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -88,8 +87,7 @@ class _TagReader(TolerantHTMLParser):
 
 
 def _may_hold_free_text(text: str) -> bool:
-    """False only when no start tag in ``text`` can be a free-text control (read where a parse could meet one,
-    scripts and comments too): a page of radio buttons is then not parsed whole (~3-5x faster)."""
+    """False only when no start tag in ``text`` can be a free-text control (the page need not be parsed)."""
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
         simple = _SIMPLE_TAG.match(text, at)
@@ -110,8 +108,7 @@ _VALUED = re.compile(r"""(\s+)([a-zA-Z_:][-a-zA-Z0-9_:.]*)(\s*=\s*)("[^"<>]*"|'[
 
 
 def _decisive(tag: str) -> str:
-    """A plain tag with every value but ``type``'s emptied: read as the tag is, as far as free text goes
-    (an item's id in a value would otherwise make each page's tags new to the cache)."""
+    """A plain tag with every value but ``type``'s emptied (as far as free text goes, the same tag)."""
     return _VALUED.sub(lambda m: m[0] if m[2].lower() == "type" else f'{m[1]}{m[2]}{m[3]}""', tag)
 
 
@@ -176,8 +173,7 @@ def _script(nonce: str) -> str:
 
 
 def telemetry_refusal(value: str) -> str:
-    """Why a telemetry value is not stored as sent ("" when it may be): too long, or nested deeper
-    than the format. Not checked here: that it is JSON of format v1 (the QC reader refuses that)."""
+    """Why a telemetry value is not stored as sent (too long, too deep), "" when it may be."""
     if len(value) > MAX_TELEMETRY_CHARS:
         return f"{len(value)} characters, over the {MAX_TELEMETRY_CHARS} a page's recorder writes"
     if nesting_depth(value) > MAX_TELEMETRY_DEPTH:
@@ -186,8 +182,7 @@ def telemetry_refusal(value: str) -> str:
 
 
 def bounded_telemetry(fields: dict[str, str]) -> dict[str, str]:
-    """``fields`` with a telemetry value no recorder writes replaced by ``refused: <why>`` (not JSON,
-    so QC reads the telemetry as invalid); every other answer kept as it came."""
+    """``fields`` with a telemetry value no recorder writes replaced by ``refused: <why>``."""
     why = telemetry_refusal(fields.get(FIELD, ""))
     if not why:
         return fields

@@ -46,8 +46,7 @@ def button_groups(rules: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 
 def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Flat answer fields with each per-button group replaced by its one field, valued the chosen button's value
-    ("" when none); an answer already naming the group is kept."""
+    """Answer fields with each per-button group replaced by its one field, the chosen button's value."""
     out = dict(flat)
     for group, buttons in groups.items():
         present = [b for b in buttons if b in out and b != group]

@@ -35,8 +35,7 @@ def safe_url(value: object) -> str:
 
 
 def allowed_url(url: str) -> bool:
-    """http(s) or a path on this host: no other scheme, and no other host by ``//`` (nor by what a browser
-    reads as it: ``/\\``, ``\\\\``, with tabs or newlines)."""
+    """http(s) or a path on this host: no other scheme, and no other host by anything a browser reads as ``//``."""
     if _plainly_http(url):
         return True  # its scheme http(s), and it starts "ht", not "//"
     scheme = "" if _no_scheme(url) else urlparse(url).scheme.lower()
@@ -45,8 +44,7 @@ def allowed_url(url: str) -> bool:
 
 
 def _plain(url: str) -> bool:
-    """ASCII without brackets: ``urlparse`` neither raises on it (a bad IPv6 host, a non-ASCII host) nor
-    needs to run to tell its scheme below (an item file of 300,000 URLs is checked twice)."""
+    """ASCII without brackets: its scheme can be told without ``urlparse``."""
     return url.isascii() and "[" not in url and "]" not in url
 
 
@@ -113,8 +111,7 @@ def render(template: str, context: dict[str, Any]) -> str:
 
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
-    """A template given as text (``name`` its path for messages) in the one environment; whatever its code raises
-    while compiling or rendering is one ConfigError line, with the template's line where Jinja gives one."""
+    """A template given as text rendered in the one environment; any error is one ConfigError line."""
     try:
         limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)
@@ -163,8 +160,7 @@ def compiled(env: jinja2.Environment, source: str, bounded: bool) -> jinja2.Temp
 
 
 def template_line(exc: BaseException) -> str:
-    """":N", the template line an error was raised on (Jinja rewrites its traceback to the template's
-    lines), or "" when it was raised outside the template's code (the page's total size)."""
+    """":N", the template line an error was raised on, or ""."""
     tb, line = exc.__traceback__, ""
     while tb is not None:
         if tb.tb_frame.f_code.co_name in ("template", "top-level template code") or \
@@ -193,8 +189,7 @@ MASK = "\u2026"  # an item's value where only the requester's own words are read
 
 
 def masked_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` with every value of their items' columns masked: their page then says only what its template
-    and instructions say, never what an item says ("Summaries need at least 400 words" in a text to summarise)."""
+    """``rows`` with their items' values masked, so the page says only what its template says."""
     out = []
     for r in rows:
         payload = json.loads(r["payload"]) if r.get("payload") else {}

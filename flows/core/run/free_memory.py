@@ -44,8 +44,7 @@ _RUNS_LOCK = threading.Lock()
 
 @contextmanager
 def own_objects_collected() -> Iterator[None]:
-    """While a run lasts, what existed before it is frozen, so full collections walk only what the run made; thawed
-    after. Nested runs: the outermost freezes; a caller's own freeze is kept."""
+    """While a run lasts, what existed before it is frozen (the outermost run freezes); thawed after."""
     with _RUNS_LOCK:
         if _RUNS[0] == 0:
             _RUNS[1] = not caller_manages_collector()

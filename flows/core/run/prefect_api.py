@@ -114,16 +114,14 @@ class TemporaryServer:
 
 
 class PrefectApi:
-    """The API a run will use; ``ready()`` returns once it answers. Its URL is in ``PREFECT_API_URL``
-    from the start, before Prefect is imported: Prefect reads its settings when it is imported."""
+    """The API a run will use, in ``PREFECT_API_URL`` before Prefect is imported; ``ready()`` waits for it."""
 
     def __init__(self, url: str, server: TemporaryServer | None = None):
         self.url, self.server = url, server
         os.environ["PREFECT_API_URL"] = url
 
     def ready(self, meanwhile: Sequence[str] = ()) -> str:
-        """The API's URL once it answers. ``meanwhile``: modules the run imports anyway on first use,
-        imported now while a temporary server still starts, so that time is not added to the run's."""
+        """The API's URL once it answers; ``meanwhile``: modules imported while a server starts."""
         if self.server is not None:
             for module in meanwhile:
                 if self.server.process.poll() is not None or healthy(self.server.api_url, timeout_s=0.5):
@@ -135,8 +133,7 @@ class PrefectApi:
 
     @contextmanager
     def flow_settings(self) -> Iterator[None]:
-        """Prefect's settings for the run's flow; on a temporary server no heartbeats (joining their thread waits up
-        to a second, and the server ends with the run)."""
+        """Prefect's settings for the run's flow; no heartbeats on a temporary server."""
         if self.server is None:
             yield
             return
@@ -148,8 +145,7 @@ class PrefectApi:
 
 @contextmanager
 def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
-    """The run's Prefect API (see the module's docstring; None if not ``wanted_now``); a temporary
-    server ends with the block, and ``PREFECT_API_URL`` is as it was before."""
+    """The run's Prefect API (None if not ``wanted_now``); a temporary server ends with the block."""
     before = os.environ.get("PREFECT_API_URL")
     if not wanted_now:
         yield None
@@ -179,8 +175,7 @@ def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
 
 
 def _flush_prefect(timeout_s: float) -> None:
-    """Prefect's log and event workers send what they still hold while the server is up (they
-    would at exit, and find it stopped: "Error logging to API" after the run's last line)."""
+    """Prefect's log and event workers send what they hold while the server is still up."""
     if "prefect" not in sys.modules:
         return
     from prefect.events.worker import EventsWorker
