@@ -45,8 +45,7 @@ def span(seconds: float) -> str:
 
 
 def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0, detail: str = "") -> bool:
-    """True when a waiting batch closes now (full with nobody mid-task, or past its deadline); otherwise a
-    detaching run leaves (``BatchOpen``) and a waiting one gets False."""
+    """True when a waiting batch closes now; else a detaching run leaves (``BatchOpen``), a waiting one gets False."""
     left = seconds_left(run, batch)
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "

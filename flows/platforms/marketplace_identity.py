@@ -26,8 +26,7 @@ def marketplace_of(target: Target) -> str:
 
 
 def simulator_marketplace(endpoint_url: str) -> str:
-    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce (``POST
-    /_sim/prove``), ``simulator <id>`` for one from before keys, else ""; a bad signature is a ConfigError."""
+    """``simulator <id> key:<public key>`` for a simulator proving its key, ``simulator <id>`` for an older one."""
     health = simulator_health(endpoint_url)
     found, key = str(health.get("marketplace") or ""), health.get("key")
     if not found or not key:
@@ -49,8 +48,7 @@ def simulator_marketplace(endpoint_url: str) -> str:
 
 
 def public_url(url: str) -> str:
-    """``url`` as it may be stored and shown: scheme, host, port and path, without a user, a password, a
-    query or a fragment (where credentials travel); a trailing slash dropped, so one endpoint is one id."""
+    """``url`` as it may be stored and shown: scheme, host, port and path (no trailing slash), nothing else."""
     parts = urllib.parse.urlsplit(url.strip())
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host

@@ -40,15 +40,13 @@ def _mark(k: int, column: int) -> str:
 
 
 def _modelled(value: object) -> bool:
-    """A value the marker stands for: every filter of ours leaves it as it is (``safe_url``, ``bidi_shown``),
-    XML takes it, and no step that reads the rendered page (telemetry's search for its field) could find it."""
+    """A value the marker stands for: every filter keeps it, XML takes it, and no page reader could find it."""
     text = str(value)
     return not _UNFIT.search(text) and safe_url(text) == text
 
 
 class _Shapes:
-    """A marked page's pieces per unit shape (None once a shape proved unfit): text, or (row, column), column j
-    < len(COLUMNS) being ``COLUMNS[j]``, the others the row's payload columns."""
+    """A marked page's pieces per unit shape (None once unfit): text, or (row, column)."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
@@ -120,8 +118,7 @@ def _fits(items: list[dict[str, Any]], payloads: list[dict[str, Any]], columns_p
 
 
 def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -> Iterator[PlannedPage]:
-    """Each unit's page as ``page_html`` renders it, in the order given, one at a time (60,000 pages of
-    30 KB are not held). A modelled page found different from its full render makes every page a full one."""
+    """Each unit's page as ``page_html`` renders it, one at a time; a modelled page that differs forces full ones."""
     listed = list(units)
     shapes = _Shapes(run)
     kinds = [shapes.fit(items) for _, items in listed]  # each unit's shape, None: rendered in full
@@ -137,8 +134,7 @@ def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -
 
 def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], weights: list[int],
             kinds: list[tuple[Any, ...] | None]) -> bool:
-    """The first joinable unit of each shape (``kinds``, as the pieces are kept), the one with the longest
-    values, and ``SPREAD`` units spread over the plan, rendered in full, are the same bytes as joined."""
+    """Some units of each shape, rendered in full, are the same bytes as joined."""
     first: dict[tuple[Any, ...], int] = {}
     for at, kind in enumerate(kinds):
         if kind is not None:

@@ -32,6 +32,5 @@ class RouteWords:
 
 
 def route_words(status: dict[str, Any]) -> str:
-    """A campaign's platform and where it answers, from its ``hitflow status`` entry: "Prolific via simulator
-    (embedded, state ...)" (the target alone did not say which API the simulator spoke)."""
+    """A campaign's platform and where it answers, from its ``hitflow status`` entry."""
     return f"{status['platform']} via {status['target']}" if status.get("platform") else str(status["target"])

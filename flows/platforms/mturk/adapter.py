@@ -49,8 +49,7 @@ def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
 
 
 def bounded_send(session: Any) -> Any:
-    """A ``before-send`` handler that reads the reply within REPLY_DEADLINE_S and MAX_REPLY_BYTES (botocore's
-    per-read timeout never ended a trickled reply); late fails as botocore's read timeout."""
+    """A ``before-send`` handler reading the reply within REPLY_DEADLINE_S and MAX_REPLY_BYTES."""
     from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
     from urllib3.exceptions import HTTPError, TimeoutError
 
@@ -102,8 +101,7 @@ def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
 
 
 def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-    """Every item of a List call, sending what boto3's paginator sends, without building one per call (~15% of a
-    small listing's CPU; tests/test_adapter_contract.py compares)."""
+    """Every item of a List call, sending what boto3's paginator sends, without building one per call."""
     from botocore.exceptions import PaginationError
 
     with _platform_errors(operation):
@@ -140,8 +138,7 @@ def create_hit(client: Any, hit_type_id: str, params: dict[str, Any], token: str
 
 
 def add_assignments(client: Any, hit_id: str, extra: int, token: str) -> bool:
-    """CreateAdditionalAssignmentsForHIT under ``token``; True when the platform says this token's extension was already
-    made, recognised by the token named in MTurk's message or by the simulator's code."""
+    """CreateAdditionalAssignmentsForHIT under ``token``; True when this token's extension was made already."""
     try:
         client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=extra,
                                                      UniqueRequestToken=token)
@@ -237,8 +234,7 @@ def ensure_qualification_type(client: Any, name: str, description: str, **extra:
 def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int | None,
                               description: str = "Spelling, grammar and judging image descriptions; scored "
                                                  "automatically.") -> str:
-    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused);
-    ``retry_delay_s`` None: taken once."""
+    """A qualification MTurk scores from the AnswerKey (one of that name reused); ``retry_delay_s`` None: once."""
     retry = {} if retry_delay_s is None else {"RetryDelayInSeconds": retry_delay_s}
     return ensure_qualification_type(client, name, description, Test=test, AnswerKey=answer_key,
                                      TestDurationInSeconds=1800, **retry)
@@ -256,8 +252,7 @@ def answer_qualification_request(client: Any, request_id: str, grant: bool, reas
 
 
 def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> bool:
-    """Soft block: the must-not-exist qualification, granted unless held already (an earlier run's grant whose
-    reply was lost: adopted). Hard block: CreateWorkerBlock (a repeat changes nothing). Whether this call made it."""
+    """A soft block (the must-not-exist qualification) or a hard one (CreateWorkerBlock); whether this call made it."""
     if mode == "hard":
         _call(client, "create_worker_block", WorkerId=worker_id, Reason=reason)
         return True

@@ -34,8 +34,7 @@ def _epoch(value: Any) -> float | None:
 
 
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
-    """Store the raw answer first, then its parsed rows; True when it was new. An id the campaign holds for
-    another HIT stops the run loudly rather than hiding an answer."""
+    """Store the raw answer, then its rows; True when new. An id held for another HIT stops the run."""
     seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE campaign = ? AND assignment_id = ?",
                           [run.cfg.name, a["AssignmentId"]])
     if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
@@ -64,8 +63,7 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
 
 def collect_batch(run: Run, batch: int, per_hit: int | None = None, settled: Collection[str] = ()) -> dict[str, Any]:
-    """Poll until every HIT of the batch is closed, fetching a HIT's submissions only once it was closed before the
-    listing. ``per_hit``: a full HIT's submissions; ``settled``: HITs not waited for."""
+    """Poll until every HIT of the batch is closed, fetching its submissions once it is (``per_hit``, ``settled``)."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
@@ -136,8 +134,7 @@ class ClosedHits:
         return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
 
     def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
-        """``fetch`` for many closed HITs on the pool's threads (each listing and mark is a round trip); storing stays
-        here, a HIT is marked once stored, and ``marked`` waits for the marks before the poll's wait."""
+        """``fetch`` for many closed HITs on the pool's threads; a HIT is marked once stored (``marked`` waits)."""
         new = 0
         if hit_ids and self.reviewable_api:
             self.record_marking(run, batch)
@@ -197,8 +194,7 @@ def _unit(hit: dict[str, Any]) -> str:
 
 def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
                      poll: ClosedHits) -> dict[str, Any]:
-    """Compare the ledger with what the platform listed: fewer stored than listed stops the run; work the crowd never
-    did (expired HITs, nobody eligible) is recorded on the batch."""
+    """Compare the ledger with what the platform listed: fewer stored stops the run; unfilled work is recorded."""
     stored = {r["hit_id"]: r["n"] for r in run.store.rows(
         "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
         [run.cfg.name, batch])}

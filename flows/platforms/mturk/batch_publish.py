@@ -48,15 +48,13 @@ def ensure_hit_type(run: Run, batch: int) -> str:
 
 
 def item_annotation(key: str, item_ids: list[str]) -> str:
-    """A HIT's RequesterAnnotation: its ledger key and a digest of the items it shows, so a HIT is
-    only ever adopted by a plan with the same items in the same place (never by position alone)."""
+    """A HIT's RequesterAnnotation: its ledger key and a digest of its items, so only a same-item plan adopts it."""
     digest = hashlib.sha256("\x1f".join(item_ids).encode()).hexdigest()[:20]
     return f"{key}:items-{digest}"
 
 
 def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
-    """HITs the platform has, by RequesterAnnotation, so an intent whose answer we never saw is adopted when its whole
-    annotation matches; read page by page, keeping only the pairs (each HIT carries ~20 KB of page)."""
+    """HITs the platform has, by RequesterAnnotation, read page by page, for adopting lost intents."""
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
             if h.get("RequesterAnnotation") and is_ours(since, h)}  # not another ledger's (hit_owner.py)
 
@@ -89,8 +87,7 @@ def record_hit(run: Run, batch: int, hit_index: int, ids: list[str], hit_id: str
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
-    """Post every planned HIT the ledger has not seen confirmed, ``PUBLISH_CHUNK`` at a time, each chunk's
-    intents written first (a whole batch's calls held 13,200 pages of ~20 KB at COCO's size)."""
+    """Post every planned HIT the ledger has not seen confirmed, ``PUBLISH_CHUNK`` at a time, intents first."""
     cfg, store = run.cfg, run.store
     groups = hit_groups(run, batch)
     estimate = check_budget(run, batch, len(groups))

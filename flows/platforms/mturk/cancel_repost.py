@@ -18,8 +18,7 @@ from flows.platforms.units import hit_groups, units_planned
 
 
 def repost_closed_by_cancel(run: Run, batch: int, per_hit: int) -> list[str]:
-    """Post again the items of the batch's HITs a cancel closed short; returns the closed HITs nothing
-    more can come from (their work is stored: collecting need not wait for them)."""
+    """Post again the items of the HITs a cancel closed short; returns those closed HITs (not waited for)."""
     entries = closed_by_cancel(run.store, run.cfg.name, batch)
     if not entries:
         return []

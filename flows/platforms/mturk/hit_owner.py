@@ -41,8 +41,7 @@ def own_token(since: dict[str, Any], token: str) -> str:
 
 
 def post_hit(client: Any, since: dict[str, Any], type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
-    """Post one HIT under ``token``, adopting an existing one only if :func:`is_ours`, else under
-    :func:`own_token`; (id, adopted). ``since``: :func:`planned`, read beforehand."""
+    """Post one HIT under ``token``, adopting one only if :func:`is_ours`, else :func:`own_token`; (id, adopted)."""
     hit_id, was_dup = mturk.create_hit(client, type_id, params, token)
     if not was_dup or _ours_by_id(client, since, hit_id):
         return hit_id, was_dup

@@ -108,8 +108,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice, one
-    HIT's error counted and never stopping the rest."""
+    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice."""
     cfg, store = run.cfg, run.store
     strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
@@ -141,8 +140,7 @@ def _decide_and_delete(run: Run, hits: list[dict[str, Any]], review_undecided: R
 
 
 def _expire_open(run: Run, hit: dict[str, Any]) -> int:
-    """Close one open HIT, its intent in the ledger first: a resumed run knows the cancel, not the
-    crowd, left it short, and posts its items again (flows/platforms/mturk/cancel_repost.py)."""
+    """Close one open HIT, its intent first, so a resumed run posts the items a cancel left short again."""
     if mturk.get_hit(run.client, hit["hit_id"])["HITStatus"] != "Assignable":
         return 0
     key = cancel_key(run.cfg.name, hit["batch"], hit["hit_index"])

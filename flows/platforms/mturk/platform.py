@@ -50,8 +50,7 @@ posted_units = extend.posted_units
 
 
 def collect(run: Run, batch: int) -> dict[str, Any]:
-    """Collect the batch; in a cancelled campaign resumed on purpose, the items of the HITs the cancel
-    closed short are first posted again (cancel_repost.py)."""
+    """Collect the batch, first posting again what a cancel closed short in a resumed cancelled campaign."""
     settled = cancel_repost.repost_closed_by_cancel(run, batch, run.cfg.assignments_per_image)
     return batch_collect.collect_batch(run, batch, settled=settled)
 
@@ -83,8 +82,7 @@ def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every decision as one ledgered call, on a thread pool; the platform's state after each call
-    ("approved", "already rejected"...) is stored on the decision and the assignment."""
+    """Every decision as one ledgered call on a thread pool; the platform's state after each stored."""
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)

@@ -46,8 +46,7 @@ def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
 
 def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: str = "",
                         min_score: int | None = None) -> list[dict[str, Any]]:
-    """MTurk's requirements of the campaign's HITs; ``min_score``: the test's pass mark (default: the
-    qualification test's, ``[gating] qualification_min_score``)."""
+    """MTurk's requirements of the campaign's HITs; ``min_score``: the test's pass mark."""
     g = cfg.gating
     reqs: list[dict[str, Any]] = [
         {"QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThan",

@@ -136,8 +136,7 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
-    """Look until the study is full or its time is up (a detaching run leaves between), then stop it; unfilled
-    places leave the committed budget."""
+    """Look until the study is full or its time is up, then stop it; unfilled places leave the budget."""
     study = run.store.rows("SELECT * FROM studies WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])[0]
     interval = float(run.cfg.poll_interval_s)
     while True:
@@ -218,8 +217,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
 
 
 def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str, str]:
-    """Prolific's rules for a submission with no stored response: our code shows only after one is stored, so
-    entering it anyway is NO_DATA; without the code, ask for a return."""
+    """Prolific's rules for a submission with no stored response: with our code NO_DATA, else ask a return."""
     if study_code == expected_code:
         return "reject", ("NO_DATA: completed on Prolific with this study's completion code, but the task server "
                           "stored no response for this session")
@@ -228,8 +226,7 @@ def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str
 
 
 def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
-    """Decide every AWAITING REVIEW submission without a stored response, reason recorded in
-    ``platform_submissions.outcome`` (ledgered: each is acted on once)."""
+    """Decide every AWAITING REVIEW submission without a stored response (ledgered: each acted on once)."""
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
     code = completion_code(task_secret(run.store.location), run.cfg.name, batch)

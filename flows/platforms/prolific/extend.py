@@ -60,8 +60,7 @@ def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
 
 
 def check_round_budget(run: Run, batch: int, total: int) -> None:
-    """Every study's places, this one at its new total, must still fit the budget (refuses only a budget lowered
-    since the up-front worst case)."""
+    """Every study's places, this one at its new total, must still fit the budget."""
     cfg = run.cfg
     others = sum(int(r["places"]) - int(r["released"] or 0) for r in run.store.rows(
         "SELECT places, released FROM studies WHERE campaign = ? AND batch != ?", [cfg.name, batch]))
