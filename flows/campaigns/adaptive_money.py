@@ -24,8 +24,7 @@ def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal
 
 
 def extra_assignments(store: Store, name: str, batch: int | None = None) -> int:
-    """Assignments the extensions the platform took added (of ``batch``, or of every batch): one a unit a
-    round for adaptive overlap, what the unit's shortest image lacks for a caption top-up."""
+    """Assignments the extensions the platform took added, of ``batch`` or of every batch."""
     where = "" if batch is None else " AND batch = ?"
     return sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
         f"SELECT params FROM ledger WHERE campaign = ? AND operation IN ({','.join('?' * len(EXTENSION_OPS))}) "

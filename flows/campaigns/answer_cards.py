@@ -29,8 +29,7 @@ PICTURE = re.compile(r"[^?#]*\.(?:jpe?g|png|gif|webp|avif|bmp|svg)(?:[?#]|$)", r
 
 def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str, str]], most: int,
                  hidden: Collection[str] = (), pictured: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
-    """Per card: its rows (``most`` at most, its own assignment's first) and the worker's assignments in the batch;
-    ``hidden``: item columns the page does not show; ``pictured``: those it shows as an image."""
+    """Per card: its rows (``most`` at most, own first), the worker's assignments; ``hidden``, ``pictured``: columns."""
     chosen, done = worker_work(run.store, run.cfg.name, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
     rows = _rows(run, ids, fields, (set(hidden) | UNSHOWN, set(pictured))) if ids else {}

@@ -19,14 +19,12 @@ if TYPE_CHECKING:  # a type here: `hitflow status` reads money without loading t
 
 def campaign_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], platform: str = "mturk",
                       client: PlatformClient = None) -> Estimate:
-    """Every batch's cost with fees (and the qualification test's), in the platform's currency; ``client`` asks the
-    platform's own calculator, else its published fee rule is used."""
+    """Every batch's cost with fees (and the test's), in the platform's currency (``client``: its own calculator)."""
     return platform_for(platform).estimate(cfg, units_per_batch, client)
 
 
 def qualification_money(store: Store, campaign: str, planned: Decimal, takers: int) -> tuple[Decimal, Decimal]:
-    """(committed, spent) of the paid qualification test HIT: its whole planned cost once it is
-    posted, and the per-taker share (reward + fees) of every taker approved so far."""
+    """(committed, spent) of the paid qualification test HIT."""
     if not planned or not takers:
         return Decimal("0.00"), Decimal("0.00")
     posted = store.table("hits").count_where("campaign = ? AND batch = 0", [campaign])

@@ -12,8 +12,7 @@ from qc.campaign_state import campaign_state
 
 
 def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[str, Any]:
-    """:func:`flows.campaigns.review_data.ledger_state`'s state, from rows alone when the review is "none" or
-    the items' states were kept for the same config and ledger."""
+    """``ledger_state``'s state, from rows alone where the review is "none" or the states were kept."""
     now = ledger_now(store, campaign) if now is None else now
     key = settings_key(store, campaign)  # before the config is loaded, as ledger_state reads it
     items = kept_items(store, campaign, key) if key is not None else None

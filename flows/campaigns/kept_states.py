@@ -23,8 +23,7 @@ CODE = ("flows", "qc", "postprocess")  # the packages whose code builds the queu
 
 
 def settings_key(store: Store, campaign: str) -> str | None:
-    """A digest of the campaign's config file's text and of hitflow's code (the policy and review mode are
-    a function of both); None when the ledger names no config or its file cannot be read."""
+    """A digest of the campaign's config file and hitflow's code; None without a readable config."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"]:
         return None
@@ -40,8 +39,7 @@ def settings_key(store: Store, campaign: str) -> str | None:
 
 
 def _named_files(folder: Path, text: str) -> str:
-    """Each file the config's text may name: whether it is there, its size and time (a config whose files moved
-    builds no queue, so kept states must not outlive that)."""
+    """Each file the config's text may name: whether it is there, its size and time."""
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
@@ -88,8 +86,7 @@ def kept_items(store: Store, campaign: str, key: str) -> list[dict[str, Any]] | 
 
 
 def keep_items(store: Store, campaign: str, key: str, seen: str, items: list[dict[str, Any]]) -> None:
-    """Keep the items' states (``batch, state`` rows), computed for ``key`` on the ledger whose
-    fingerprint was ``seen`` before they were read; nothing is written when the same is kept already."""
+    """Keep the items' states computed for ``key`` on the ledger as ``seen``; nothing if the same is kept."""
     counts = Counter((int(i["batch"]), str(i["state"])) for i in items)
     text = json.dumps([[b, s, n] for (b, s), n in sorted(counts.items())])
     if _kept_row(store, campaign) == (key, seen, text):
@@ -107,8 +104,7 @@ def _kept_row(store: Store, campaign: str) -> tuple[str, str, str] | None:
 
 def keep_for_config(store: Store, campaign: str, settings: tuple[Any, str], seen: str,
                     items: list[dict[str, Any]]) -> None:
-    """:func:`keep_items` for states a caller computed with a config it loaded itself (the review page's,
-    ``settings``: its policy and mode), when the config's file loads to the same now; else nothing."""
+    """:func:`keep_items` for states computed with a caller's config, when its file loads the same now."""
     key = settings_key(store, campaign)  # before the file is loaded, as ledger_state reads it
     if key is None:
         return

@@ -28,8 +28,7 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = (),
                time_outlier_method: str | None = None) -> int:
-    """QC over a submissions file; ``config`` gives the rules, their values and the page text, else the rules fit the
-    kind of text. A row that cannot be read is flagged ``malformed_answer`` and the others are checked."""
+    """QC over a submissions file, the rules from ``config`` or the kind of text; unreadable rows flagged."""
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
     if config is not None:

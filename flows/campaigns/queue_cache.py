@@ -50,8 +50,7 @@ def fingerprint(store: Store, campaign: str) -> str:
 
 def kept_queue(store: Store, campaign: str, settings: tuple[Any, ...], now: float,
                build: Callable[[], pd.DataFrame], seen: str | None = None) -> pd.DataFrame:
-    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` is
-    unchanged (``seen``: the fingerprint, if just read), its ``seconds_left`` moved to ``now``."""
+    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` holds."""
     key = (store.shown(), str(getattr(store, "location", "")), campaign, repr(settings))
     seen = fingerprint(store, campaign) if seen is None else seen
     with _lock:

@@ -53,8 +53,7 @@ def route_words(store: Store, campaign: str) -> RouteWords:
 
 
 def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:
-    """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does. From
-    the one computation every view shows (flows/campaigns/review_data.ledger_state), on the platform's clock."""
+    """What waits for someone, each with its deadline and urgency, on the platform's clock; [] when nothing."""
     from flows.campaigns.review_data import ledger_state
 
     state = ledger_state(store, campaign, now)[0]
@@ -82,8 +81,7 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
                    now: float | None = None, about: str = "", lines: list[str] | None = None,
                    provenance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What every report's summary shows: the kind's own ``figures``, cost with fees against the budget, the dates and
-    what needs a person (``waiting``); ``about`` opens it, ``lines`` and ``provenance`` close it."""
+    """What every report's summary shows: the kind's ``figures``, cost against budget, dates, what waits."""
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     needs = needs_a_person(store, campaign, now)
@@ -124,8 +122,7 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
 
 
 def money_so_far(run: Run) -> dict[str, str]:
-    """Spent with fees, and the budget: approved work at its price with the platform's fee, plus a paid
-    qualification test."""
+    """Spent with fees (approved work and a paid qualification test), and the budget."""
     name = run.cfg.name
     approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
     platform = platform_for(run.platform)

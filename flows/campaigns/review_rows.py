@@ -22,8 +22,7 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign: real time live, a served simulator's own clock, else the latest time the
-    ledger holds (a stopped simulator campaign's deadlines are not measured from today)."""
+    """The platform's clock: real time live, a served simulator's clock, else the ledger's latest time."""
     info = store.recorded_config(campaign)
     if info.get("target_kind") != "sim":
         return time.time()
@@ -40,8 +39,7 @@ def ledger_now(store: Store, campaign: str) -> float:
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:
-    """The campaign's config as it is now and its review mode; (None, "none") when it moved or no longer loads,
-    and without loading it when its file leaves the review at "none"."""
+    """The campaign's config as it is now and its review mode; (None, "none") when it moved or fails."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"] or _review_left_none(Path(meta[0]["config_path"])):
         return None, "none"
@@ -55,8 +53,7 @@ def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None,
 
 
 def _review_left_none(path: Path) -> bool:
-    """The file's ``[policy] review`` is absent or "none" (load_config's default). Any doubt (unreadable,
-    not TOML, not a table): False, and load_config decides."""
+    """The file's ``[policy] review`` is absent or "none"; any doubt: False (load_config decides)."""
     try:  # read as load_config reads it (bounded: a FIFO or /dev/zero never fills memory)
         doc = tomllib.loads(read_text(path, "the config file"))
     except (HitflowError, tomllib.TOMLDecodeError, RecursionError):

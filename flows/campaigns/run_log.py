@@ -24,16 +24,14 @@ class _NotStopEchoes(logging.Filter):
 
 
 def quiet_stop_echoes() -> None:
-    """Leave Prefect's "Crash detected!" console line out of a scheduled run that its serving process stopped (the
-    serving process says so in words; the API still records a crash)."""
+    """Leave Prefect's "Crash detected!" console line out of a scheduled run its server stopped."""
     for console in _console_handlers():
         if not any(isinstance(f, _NotStopEchoes) for f in console.filters):
             console.addFilter(_NotStopEchoes())
 
 
 def quiet_stops_logging_config(folder: Path) -> Path:
-    """Prefect's logging config with the stop echoes left out of its console, written into ``folder`` for
-    ``serve-schedules``' flow-run processes, so the filter holds from their first line."""
+    """Prefect's logging config without the stop echoes, written into ``folder`` for flow-run processes."""
     import yaml
     from prefect.logging.configuration import DEFAULT_LOGGING_SETTINGS_PATH
     from prefect.settings import PREFECT_LOGGING_SETTINGS_PATH

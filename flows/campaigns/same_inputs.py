@@ -19,8 +19,7 @@ _LOCK = threading.Lock()  # the task server asks from its own threads
 
 
 def decided(inputs: tuple[Any, ...], decide: Callable[[], T], keep: int = 32) -> T:
-    """``decide()``, or a copy of its result on inputs of the same content (frames by their columns and values, in
-    order; anything else by its repr)."""
+    """``decide()``, or a copy of its result on inputs of the same content."""
     digest = hashlib.blake2b(digest_size=16)
     for part in inputs:
         if isinstance(part, pd.DataFrame):

@@ -23,8 +23,7 @@ def kind_of(cfg: CampaignConfig) -> TaskKind:
 
 
 def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
-    """``cfg`` with the Prolific figures its ``[prolific]`` leaves out taken from its kind (reward, estimated and
-    maximum minutes of a unit), in whole minutes where ``platform`` states them so."""
+    """``cfg`` with the ``[prolific]`` figures it leaves out taken from its kind."""
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
         return cfg
@@ -45,8 +44,7 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
-    """On a route stating a unit's time in whole minutes, a page whose time none states gets a place of the fewest items
-    one minute holds, so a participant is paid for what the estimate says."""
+    """On a whole-minute route, a place of the fewest items a minute holds where no time is stated."""
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
     if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
         return cfg, plan
@@ -64,8 +62,7 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
 
 
 def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
-    """``cfg`` sized as the unit whose time ``platform`` states: on a route paying a place by its estimate, a worker's
-    first place, the control quiz's items beside the page's."""
+    """``cfg`` sized as the unit whose time ``platform`` states (a first place with the quiz, where paid so)."""
     if not platform_facts(platform).WHOLE_MINUTES:
         return cfg
     from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
@@ -76,8 +73,7 @@ def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
 
 def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
                           ) -> tuple[CampaignConfig, PlanDefaults]:
-    """A route that pays a place by its estimate serves the control quiz on a worker's first place, so the estimate
-    covers that place and no first place is underpaid."""
+    """A route that pays a place by its estimate serves the control quiz on a worker's first place."""
     longest = first_place(cfg, platform)
     quiz = longest.images_per_hit - cfg.images_per_hit
     if not quiz:

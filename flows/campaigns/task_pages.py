@@ -20,8 +20,7 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
-    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``. A page with
-    free text records how it was entered, and says so (flows/core/pages/page_telemetry.py)."""
+    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``."""
     from flows.campaigns.task_kinds import kind_of
 
     page = with_attention(kind_of(cfg).page(cfg, page_items(rows), **extra), cfg.attention.checks)
