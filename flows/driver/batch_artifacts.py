@@ -33,8 +33,7 @@ def _send(key: str, markdown: str, flag_rows: list[dict[str, Any]], description:
 
 @contextmanager
 def artifacts_sent() -> Iterator[None]:
-    """At the block's end every queued artifact is sent (a failed one raises), also when a step stops it;
-    Ctrl-C or SIGTERM drops those not sent."""
+    """At the block's end every queued artifact is sent (a failed one raises); Ctrl-C drops the rest."""
     try:
         yield
     except Exception:

@@ -28,8 +28,7 @@ LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (revi
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and collects,
-    the task kind checks its answers, reviews, decisions and blocks are shared."""
+    """Each step's status, name and code, in flows/driver/batch_steps.py's order."""
     platform = platform_for(run.platform)
     code: dict[str, StepFn] = {"published": platform.publish, "collected": platform.collect,
                                "qc_done": kind_of(run.cfg).qc, "reviewed": review_gate, "decided": decide_batch,
@@ -46,8 +45,7 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 
 
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
-    """Run the steps this batch has not finished; return what each reported. A batch that collected nothing
-    has nothing to check, decide or block: those steps are passed (its shortfall tells the summary and status)."""
+    """Run the steps this batch has not finished; what each reported (nothing collected: nothing to check)."""
     results: dict[str, Any] = {}
     if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
         refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
@@ -68,8 +66,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 
 
 def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """After a batch's block step, rounds of more work where it is still needed (adaptive overlap, top-ups of items
-    short of accepted answers), each a Prefect task whose work goes through QC, review, decisions and blocks."""
+    """After a batch's block step, rounds of more work where still needed, each through QC to blocks."""
     from flows.custom.adaptive_rounds import adaptive_round
 
     answers, top_up = run.cfg.answers, kind_of(run.cfg).extra.get("tops_up")
@@ -84,8 +81,7 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
 
 
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
-    output; a ledger note has a resumed run finish that review."""
+    """Work stored after its batch's QC goes through QC, decision and blocks before anything else."""
     name, store = run.cfg.name, run.store
     late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
@@ -123,8 +119,7 @@ def qualify(run: Run, gate: StepFn | None, call: Caller = call_directly) -> None
 
 
 def open_output_url(run: Run) -> None:
-    """Before anything is posted, the output URL gets what the run folder holds (its manifest first).
-    The URL was checked, and what it held fetched, as the run started (flows/driver/run_start.py)."""
+    """Before anything is posted, the output URL gets what the run folder holds (its manifest first)."""
     out = str(run.notes.get("out_dir", ""))
     if is_output_url(out):
         mirror(out, run.cfg.name)

@@ -59,8 +59,7 @@ keep_ephemeral_server_out_of_terminal_signals()
 
 
 def progress_line(line: str) -> None:
-    """hitflow's progress and step lines on stdout and in the flow run's logs; Prefect's ``log_prints`` does not catch
-    them, and this logger sends only to the API, so the console shows each line once."""
+    """hitflow's progress lines on stdout and in the flow run's logs (sent only to the API)."""
     sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
     sys.stdout.flush()
     _api_logger().info(line)
@@ -134,8 +133,7 @@ caption_campaign = whole_campaign  # the entrypoint of deployments registered be
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
                   out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
                   detach: str = "", resume_cancelled: bool = False) -> dict[str, Any]:
-    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop; a batch still open on a live
-    route is left for the schedule's next run. ``resume_cancelled``: run a cancelled campaign again."""
+    """Advance one campaign by one batch and stop; an open batch on a live route is left for the next run."""
     from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
     quiet_stop_echoes()
     cfg = load_campaign(config_path, platform)
@@ -185,8 +183,7 @@ caption_next_batch = next_batch  # the entrypoint of deployments registered befo
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                    platform: str = "mturk", task_url: str = "", detach: str = "", target: str = "sim",
                    live: bool = False) -> None:
-    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
-    route each run looks at the open batch and leaves; the schedule is the coming back."""
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
     cfg = load_config(config_path)
     if not (cfg.schedule_interval_s or cfg.schedule_cron):
         raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
@@ -232,8 +229,7 @@ def _env(name: str, value: str) -> Iterator[None]:
 
 
 def _runner_stopping_on_sigterm(name: str) -> Any:
-    """Prefect's runner leaving at once on SIGTERM, as a service manager expects (Prefect 3.8's handler stops
-    nothing and waits for the run in progress); every step's intent is in the ledger, so the next run resumes."""
+    """Prefect's runner leaving at once on SIGTERM; every step's intent is in the ledger."""
     from prefect.runner import Runner
 
     class _Runner(Runner):
@@ -258,8 +254,7 @@ FLOW_RUN_GRACE_S = 10.0
 
 
 def stop_children(grace_s: float) -> None:
-    """SIGTERM to the flow runs this process started (Prefect marks such a run crashed), then
-    SIGKILL to any still there after ``grace_s`` (one whose threads wait out a network timeout)."""
+    """SIGTERM to the flow runs this process started, then SIGKILL to any left after ``grace_s``."""
     import multiprocessing
     import time
 

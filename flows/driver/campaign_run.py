@@ -56,8 +56,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
                  detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                  replace_outputs: bool = False) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` / ``{"held":
-    ...}`` without outputs. ``task_url``: a running ``hitflow serve``; ``sim_state``: the embedded simulator's file."""
+    """Run (or resume) a campaign to the end and write its outputs; a summary, or ``{"open"|"held": ...}``."""
     cfg = named(load_campaign(config_path, platform), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,
@@ -93,8 +92,7 @@ def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: A
 
 def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_url: str,
                     out_root: str | Path) -> dict[str, Any] | None:
-    """Runs the campaign's batches: None when they have all ended, else what :func:`run_campaign`
-    returns for a batch left open or held for a person (the next run collects it)."""
+    """Runs the campaign's batches: None when all ended, else :func:`run_campaign`'s open or held result."""
     from flows.campaigns.review_data import ReviewPending
 
     try:
@@ -113,8 +111,7 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
 
 
 def waiting_report(run: Run, out_root: str | Path) -> None:
-    """The outputs and report of the work so far while a batch waits for review, marked so; written again when
-    the campaign goes on."""
+    """The outputs and report of the work so far while a batch waits for review, marked so."""
     summary = export_outputs(run, out_root, None, platform_asked=True)
     where = summary.get("out_url") or summary["out_dir"]
     run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
@@ -146,8 +143,7 @@ def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
 
 
 def check_task_server(run: Run, task_url: str) -> None:
-    """Links go out only to a task server that answers, serves this campaign and signs with this
-    ledger's secret (else every invite link would be refused as "not valid")."""
+    """Links go out only to a task server that answers, serves this campaign and signs with our secret."""
     from flows.core.site_secrets import task_secret
     from flows.platforms.clock_line import call
     from flows.taskserver.task_units import secret_fingerprint
@@ -192,8 +188,7 @@ def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_
 
 def export_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
                    items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags and report of what the ledger holds so far, written
-    to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/outputs/output_mirror.py)."""
+    """The outputs of what the ledger holds so far, written locally and copied to a URL ``out_root``."""
     summary = _write_outputs(run, staging_root(out_root), truth, platform_asked, items)
     if is_output_url(out_root):
         mirror(str(out_root), run.cfg.name)
@@ -214,15 +209,13 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
 
 
 def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[str, ...] = ()) -> bool:
-    """Real people on the other end (the platform says: not the simulator; for invite links also
-    named people or a task server that outlives the run, which the simulator's crowd opens neither of)."""
+    """Real people on the other end: not the simulator (nor, on links, only the simulator's crowd)."""
     return platform_for(platform).is_live(target_kind, task_url, invitees)
 
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """The task server a platform whose participants open hitflow's pages needs: the given one, or one started
-    here, never one that stops while its links are out."""
+    """The task server the platform's participants need: the given one, or one started here."""
     serves_pages = platform_for(run.platform).SERVES_PAGES
     if not serves_pages or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
@@ -254,8 +247,7 @@ REHEARSAL_PORTS = (20000, 32000)  # below Linux's ephemeral range (32768-60999),
 
 
 def rehearsal_port(run: Run) -> int:
-    """A simulated run's task server port, the same for its ledger and campaign on every run, where an open
-    study's link (which Prolific cannot change) points."""
+    """A simulated run's task server port, the same for its ledger and campaign on every run."""
     key = int.from_bytes(hashlib.sha256(f"{run.store.location}|{run.cfg.name}".encode()).digest()[:4], "big")
     return REHEARSAL_PORTS[0] + key % (REHEARSAL_PORTS[1] - REHEARSAL_PORTS[0])
 

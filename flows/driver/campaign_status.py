@@ -28,8 +28,7 @@ from qc.campaign_state import state_words
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
-    """Per campaign and batch, what the store knows (posted, submitted, decided, blocked, money, next step)
-    and what needs a person, on the platform's clock."""
+    """Per campaign and batch, what the store knows and what needs a person, on the platform's clock."""
     from flows.campaigns.campaign_needs import needs_state
     from flows.campaigns.review_rows import ledger_now
 
@@ -107,8 +106,7 @@ def status_words(store: Store, c: dict[str, Any]) -> str:
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
-    """The options that put a resumed run on the route the campaign ran on (without them status's command is
-    refused)."""
+    """The options that put a resumed run on the route the campaign ran on."""
     words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
@@ -119,8 +117,7 @@ def route_options(info: dict[str, Any], platform: str) -> str:
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
               again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does; a command it names carries the
-    ledger and ``route`` (the platform's and target's options). ``again``: per batch, what resuming posts again."""
+    """What comes next: the first unfinished batch's step with its command, or why nothing does."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
@@ -233,8 +230,7 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """"done" for a finished batch, else the last step and the next ("published (next: collect
-    submissions)"); on a cancelled campaign "(stopped by the cancel)"."""
+    """"done", or the last step and the next ("published (next: collect submissions)")."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

@@ -17,8 +17,7 @@ from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "",
                     target: str = "sim", live: bool = False) -> str:
-    """Register the next-batch deployment on the campaign's schedule; returns its name (``hitflow-next-batch/NAME``).
-    Needs a simulator or endpoint that outlives the run, or a live ``target``."""
+    """Register the next-batch deployment on the campaign's schedule; its name."""
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
@@ -29,8 +28,7 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
 
 def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", target: str = "sim", live: bool = False) -> str:
-    """Register the whole campaign as one deployment on a work pool; returns its name
-    (``hitflow-campaign/NAME``). One run of a campaign at a time; different campaigns run at once."""
+    """Register the whole campaign as one deployment on a work pool; its name."""
     name = load_config(config_path).name
     _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {},
             {"target": target, "live": live})

@@ -15,8 +15,7 @@ from flows.core.run.heap_owner import caller_manages_collector
 
 @contextlib.contextmanager
 def flow_run_imports() -> Iterator[None]:
-    """The block's imports with the collector off in a flow run's own process, then what they made frozen
-    (later collections skip it) and the collector on again; elsewhere nothing changes."""
+    """In a flow run's own process, the block's imports with the collector off, then frozen."""
     in_flow_run = multiprocessing.parent_process() is not None or bool(os.environ.get("PREFECT__FLOW_RUN_ID"))
     if not in_flow_run or caller_manages_collector():
         yield

@@ -25,15 +25,13 @@ if TYPE_CHECKING:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """Mark the campaign cancelled (first, so a cancel that fails halfway still stops posting), close what is open on
-    the platform and review what came in by policy; safe to run twice."""
+    """Mark the campaign cancelled first, close what is open and review what came in; safe to run twice."""
     run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 
 
 def review_undecided(run: Run, errors: list[str]) -> None:
-    """QC and decide, by policy, every stored assignment without a decision; apply unapplied decisions.
-    The QC is the task kind's own (a caption's, a study's, a custom page's), as the run's QC step."""
+    """QC and decide every stored assignment without a decision; apply unapplied decisions."""
     from flows.campaigns.batch_review import decide_batch
     from flows.driver.campaign import steps_for
 
@@ -55,8 +53,7 @@ def review_undecided(run: Run, errors: list[str]) -> None:
 
 
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
-    """``hitflow cancel``: refused while a run holds the campaign; else close, review, mark cancelled and export
-    what came in (to ``out``). Returns the summary sentence."""
+    """``hitflow cancel``: refused while a run holds the campaign; else cancel and export; the summary."""
     from flows.campaigns.identity import check_output_folder
     from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError
@@ -109,8 +106,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
 
 
 def ledger_run(db: str, campaign: str) -> Run:
-    """A stored campaign's Run from its ledger and config alone (``client`` None), for a page that only reads; opening
-    the embedded simulator (minutes at 40,000 images) waits for :func:`open_campaign_run`."""
+    """A stored campaign's Run from its ledger and config alone (``client`` None), for a page that only reads."""
     from flows.campaigns.review_data import ledger_now
     from flows.core.run.run_context import Target
 

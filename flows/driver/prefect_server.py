@@ -16,8 +16,7 @@ SERVER_MODULE = "prefect.server.api.server"  # where Prefect 3.8 starts its temp
 
 
 def keep_ephemeral_server_out_of_terminal_signals() -> None:
-    """Make the ephemeral server's ``subprocess.Popen`` start a new session (idempotent) once Prefect's server module is
-    imported (importing it here would cost ~3 s of CPU)."""
+    """Make the ephemeral server start in a session of its own once Prefect's server module is imported."""
     if SERVER_MODULE in sys.modules:
         _own_session(sys.modules[SERVER_MODULE])
     elif not any(isinstance(finder, _PatchOnImport) for finder in sys.meta_path):
