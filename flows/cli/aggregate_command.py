@@ -218,8 +218,7 @@ def _say_unread(path: str, result: dict[str, Any]) -> None:
 
 @contextmanager
 def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
-    """A progress line on stderr once the command has run 2 s (flows/cli/progress_line.py), told each stage
-    and each EM iteration of postprocess.answers.fast_em's models."""
+    """A progress line on stderr once the command has run 2 s, told each stage and EM iteration."""
     from flows.cli.progress_line import ProgressLine
     from postprocess.answers import em_progress
 
