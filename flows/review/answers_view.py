@@ -19,8 +19,7 @@ POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls
 
 
 def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHOLD) -> dict[str, Any] | None:
-    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv;
-    ``threshold``: the campaign's ``[answers] threshold``, which the count below it is of."""
+    """The overview's answers section of a campaign, or None without answers.csv; ``threshold``: its threshold."""
     import pandas as pd  # here: `hitflow --help` imports no pandas
 
     raw = read_output(out_root, campaign, "answers.csv")
@@ -83,8 +82,7 @@ def _percent(value: str) -> str:
 
 
 def campaign_threshold(config_path: str) -> float:
-    """The campaign's ``[answers] threshold`` from its config, or the default when the config moved or
-    no longer loads (the answers are still worth showing)."""
+    """The campaign's ``[answers] threshold``, or the default when the config no longer loads."""
     from flows.core.config.config import load_config
     from flows.core.errors import HitflowError
 

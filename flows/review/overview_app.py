@@ -71,13 +71,11 @@ class OverviewSite(LoginSession):
     opening: threading.Lock = field(default_factory=threading.Lock)
 
     def campaigns(self) -> set[str]:
-        """The ledger's campaign names (a page's URL may name these only): its names alone, not each one's
-        status (~0.3 s of CPU a request at 40,000 images)."""
+        """The ledger's campaign names (a page's URL may name these only)."""
         return {r["name"] for r in Store(self.db_path).rows("SELECT name FROM campaigns")}
 
     def review_queue(self, name: str, open_run: RunOpener) -> ASGIApp:
-        """NAME's review page, made on first use and kept until the server stops, signed in with this page's session;
-        with ``read_run`` the run's platform is opened when a decision is first sent, else here."""
+        """NAME's review page, made on first use and kept until the server stops, on this page's session."""
         with self.opening:
             if name not in self.queues:
                 if self.read_run is None:

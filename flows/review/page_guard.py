@@ -17,8 +17,7 @@ FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect wi
 
 
 class EveryResponse:
-    """ASGI wrapper (outermost, so Starlette's error responses pass it too) adding nosniff, ``Cache-Control: no-store``
-    and :data:`STRICT_CSP` to any response that lacks them."""
+    """ASGI wrapper adding nosniff, no-store and :data:`STRICT_CSP` to any response that lacks them."""
 
     def __init__(self, app: ASGIApp):
         self.app = app

@@ -46,8 +46,7 @@ MONEY = re.compile(r"([0-9]{1,6})(?:\.([0-9]{1,2}))?")  # dollars and cents as a
 
 
 def bonus_amount(typed: str) -> str:
-    """A bonus as the platform gets it, two decimal places ("0.50"): only digits with an optional point and one or two
-    cents are money (``1E+1``, ``NaN``, ``0.005`` are refused)."""
+    """A bonus as the platform gets it, two decimal places ("0.50"); anything but plain money is refused."""
     found = MONEY.fullmatch(typed.strip())
     if not found:
         raise InputFormatError(f"bonus amount {typed[:20]!r} is not dollars and cents such as 0.50")

@@ -49,8 +49,7 @@ def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
 
 
 def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None = None) -> dict[str, Any]:
-    """One page of cards (``filters["page"]``, by default the one with the first open item), the filters'
-    choices, counts, and the image hosts the CSP must allow. ``now``: the platform's clock (default: asked)."""
+    """One page of cards, the filters' choices, counts and image hosts; ``now``: the platform's clock."""
     store, name = run.store, run.cfg.name
     now = platform_now(run) if now is None else now
     # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
@@ -108,8 +107,7 @@ def _page(asked: str, shown: pd.DataFrame) -> int:
 
 
 def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
-    """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
-    what its decision acts on (docs/how-to/review.md) as the task kind reads it (flows/core/task_kinds.py)."""
+    """The cards of a page's queue rows (``first``: the first one's number), as the task kind reads them."""
     store, name = run.store, run.cfg.name
     records = rows.to_dict("records")
     if not records:
@@ -149,8 +147,7 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
 
 
 class PooledLines:
-    """The workers' evidence on the review page: their control answers so far, counted once (a card's and the
-    table's), and the pooled control rule's, per card after the card's batch, above the cards over all of them."""
+    """The workers' evidence on the review page: control answers so far, and the pooled control rule's."""
 
     def __init__(self, store: Store, campaign: str):
         self.store, self.campaign = store, campaign

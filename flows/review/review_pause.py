@@ -39,8 +39,7 @@ def pause_seconds(pending: ReviewPending) -> int:
 
 
 def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print) -> ReviewDone | None:
-    """Pause the current flow run until it is resumed (the input) or the pause times out (None); outside a flow run, or
-    with the embedded simulator, ``pending`` is raised again."""
+    """Pause the current flow run until resumed (the input) or timed out (None); else ``pending`` again."""
     from prefect import pause_flow_run
     from prefect.context import FlowRunContext
     from prefect.exceptions import FlowPauseTimeout
@@ -89,8 +88,7 @@ def resume_after_timeout(run_id: UUID) -> None:
 
 
 def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
-    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed (Prefect is not
-    imported when no run is paused)."""
+    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed."""
     waiting = paused_runs(run.store, run.cfg.name)
     if not waiting:
         return []
@@ -108,8 +106,7 @@ def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
 
 
 def mark_unless_settled(store: Store, key: str, status: str) -> None:
-    """The review side's note, kept only while the ledger still says paused: the run's own "resumed"
-    (with the input it loaded) may already be there, and is the one that counts."""
+    """The review side's note, kept only while the ledger still says paused."""
     with store.transaction():
         store.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
                          [status, time.time(), key])
