@@ -42,8 +42,7 @@ def address_key(host: str) -> str:
 
 
 def raise_file_limit() -> int:
-    """Raise this process's open-file limit to its hard limit (many systems start services at a
-    soft 1,024 under a far higher hard limit); return the limit now in force."""
+    """Raise this process's open-file limit to its hard limit; the limit now in force."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
     if soft < wanted:
@@ -60,15 +59,13 @@ def backlog_for(file_limit: int) -> int:
 
 
 def open_file_budget(file_limit: int) -> int:
-    """How many client connections fit under the file limit, leaving room for the ledger and for accepted sockets not
-    yet counted or closed (with 2 x 256 kept free, 1,024 files ran out)."""
+    """How many client connections fit under the file limit, with room for the ledger and new sockets."""
     return max(16, file_limit - 3 * backlog_for(file_limit) - FIXED_FILES)
 
 
 @dataclass
 class ConnectionTable:
-    """Open connections per address key, and those still awaiting their request head, oldest
-    first (dicts keep insertion order). Touched only from the event loop's thread."""
+    """Open connections per address key, and those awaiting their head, oldest first (event loop only)."""
 
     limits: ConnectionLimits
     max_open: int
@@ -96,8 +93,7 @@ class ConnectionTable:
         return True
 
     def victim(self, key: str, exempt: bool) -> GuardedH11Protocol | None:
-        """At the cap: the oldest connection still sending its head from the address holding the most connections, if
-        more than the newcomer's (max-min fair); with very many addresses, simply the oldest."""
+        """At the cap: the oldest head-sending connection of the address holding most (max-min fair)."""
         if len(self.awaiting_by_key) > 256:
             return next(iter(self.awaiting_head), None)
         heaviest = max(self.awaiting_by_key, key=self.by_key.__getitem__, default=None)

@@ -43,8 +43,7 @@ def origin_of(url: str) -> str | None:
 
 def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
                             form_origins: Iterable[str] = (), page_origins: Iterable[str] = ()) -> str:
-    """The page's own (nonced) scripts and styles and ``page_origins``', its images' hosts, posts to itself and the
-    submit origins; framed only by itself and MTurk."""
+    """The CSP: own nonced scripts and styles, ``page_origins``, image hosts, submit origins; framed by MTurk."""
     images = " ".join(sorted(set(image_origins)))
     forms = " ".join(sorted(set(form_origins)))
     extra = "".join(f" {o}" for o in sorted(set(page_origins)))
@@ -55,8 +54,7 @@ def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
 
 
 class SecurityHeaders:
-    """ASGI middleware: a fresh CSP nonce per request and the headers on every response; routes widen the CSP through
-    ``request.state.image_origins`` / ``form_origins``."""
+    """ASGI middleware: a fresh CSP nonce per request and the headers on every response."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -84,8 +82,7 @@ class SecurityHeaders:
 
 
 async def bounded_body(request: Request, limit: int) -> bytes:
-    """The body, refused at Content-Length when it says too much, and counted while it streams
-    (a chunked or lying client is cut off at ``limit`` bytes, never buffered whole)."""
+    """The body, refused past ``limit`` bytes, by Content-Length or while it streams."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
@@ -103,8 +100,7 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 
 @dataclass
 class SessionLimits:
-    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s``, an IPv6 address counted by its
-    /64 (one host can pick a new address in it per request)."""
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (IPv6 by /64)."""
 
     per_participant: int = 6
     per_address: int = 30

@@ -53,8 +53,7 @@ class RepeatSummary(logging.Filter):
 
 
 def _message(record: logging.LogRecord) -> str:
-    """The record's text with its arguments; its bare template when they do not fit it (a caller's slip
-    must not raise out of the filter)."""
+    """The record's text with its arguments, or its bare template when they do not fit it."""
     try:
         return record.getMessage()
     except (TypeError, ValueError):
@@ -68,8 +67,7 @@ def _one_line(record: logging.LogRecord) -> str:
 
 
 def bound_repeated_errors(window_s: float = 60.0) -> RepeatSummary:
-    """Put one RepeatSummary on the loggers the task server writes through (once per process);
-    whoever stops the server calls flush_repeated_errors()."""
+    """Put one RepeatSummary on the task server's loggers (once per process)."""
     summary = _installed()
     if summary is not None:
         return summary

@@ -26,8 +26,7 @@ DEFAULT_LIMITS = ConnectionLimits()
 
 def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, trusted_proxies: tuple[str, ...] = (),
                   limits: ConnectionLimits = DEFAULT_LIMITS) -> uvicorn.Config:
-    """uvicorn's settings for the task server: X-Forwarded-For/-Proto honoured only from the given proxy addresses
-    (docs/security.md); connections capped and timed, repeated errors counted."""
+    """uvicorn's settings for the task server (forwarded headers only from ``proxies``)."""
     if trusted_proxies:
         site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
     limits = replace(limits, exempt=limits.exempt | frozenset(trusted_proxies))
@@ -42,8 +41,7 @@ def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, truste
 
 
 def check_listenable(host: str, port: int) -> None:
-    """Bind the address once before uvicorn does, so a port in use is an OSError the CLI prints as one line (exit 2);
-    port 0 needs no check."""
+    """Bind the address once before uvicorn does, so a port in use is a one-line error."""
     if port == 0:
         return
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,

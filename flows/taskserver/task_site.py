@@ -60,8 +60,7 @@ class TaskSite:
         return self._local.store  # type: ignore[no-any-return]
 
     def invite_session_id(self, campaign: str, participant: str, sessions_before: int) -> str:
-        """A new invite session's id: 128 random bits, or on a rehearsal's server one from the run's seed; neither is a
-        credential (a submission counts only with the page's HMAC signature)."""
+        """A new invite session's id: 128 random bits, or seeded on a rehearsal's server; not a credential."""
         if self.session_seed is None:
             return "inv-" + secrets.token_hex(16)
         key = f"{self.session_seed}|{campaign}|{participant}|{sessions_before}"

@@ -71,8 +71,7 @@ def unconfirmed_holds(store: Store, cfg: CampaignConfig, batch: int, stale: floa
 
 def make_room(store: Store, cfg: CampaignConfig, batch: int, study: str, participant: str, stale: float,
               limits: HoldLimits) -> None:
-    """Before a new Prolific session: the participant's own earlier open hold, then the oldest unconfirmed
-    ones beyond ``places + margin`` holders, are taken back."""
+    """Before a new Prolific session, take back the participant's own and the oldest unconfirmed holds."""
     open_holds = unconfirmed_holds(store, cfg, batch, stale)
     own = [str(r["session_id"]) for r in open_holds if r["participant_id"] == participant]
     # ids stay out of logs

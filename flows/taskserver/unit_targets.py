@@ -19,8 +19,7 @@ HOLDS_UNIT = "t.released != 1 AND (t.submitted_at IS NOT NULL OR (t.released = 0
 
 def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
                        held: dict[int, int], participant: str) -> list[tuple[int, list[str], int]]:
-    """``(unit, item ids, holders counted against the shared target)`` for ``choose_unit``: an extended
-    unit counts its extensions off its holders, so it is open until ``min + extensions`` hold it."""
+    """``(unit, item ids, holders)`` for ``choose_unit``, an extended unit's extensions off its holders."""
     if not (cfg.answers.adaptive or cfg.answers.top_up_rounds):  # no rounds: no ledger read per arrival
         return [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
     extra = extra_by_index(store, cfg.name, batch)
@@ -38,8 +37,7 @@ def extending(store: Store, cfg: CampaignConfig) -> list[int]:
 
 
 def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
-    """Per unit, oldest first, the creation times of the sessions holding it that Prolific had not reported finished at
-    the run's last look (places Prolific may have freed since)."""
+    """Per unit, oldest first, its holders' start times that Prolific had not reported finished."""
     unsettled: dict[int, list[float]] = {}
     for r in store.rows(
             "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
