@@ -32,8 +32,7 @@ KEPT_ACTIONS = ("approve",)  # rejected and unpaid (returned, timed-out) work st
 
 
 def kept_answers(run: Run) -> pd.DataFrame:
-    """Answers of approved responses that no QC rule flagged: a too-fast or straight-lined
-    response is paid (it broke no submit rule) but is not evidence."""
+    """Answers of approved responses that no QC rule flagged."""
     rows = run.store.rows(f"""
         SELECT x.assignment_id, a.worker_id, x.item_id, x.field, x.value
         FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id
@@ -45,8 +44,7 @@ def kept_answers(run: Run) -> pd.DataFrame:
 
 
 def served(run: Run, answers: pd.DataFrame) -> pd.Series:
-    """Which answer rows are for an item the response was shown (the campaign's, and its HIT's): a hostile worker's
-    answers for other ids must not reach a statistic."""
+    """Which answer rows are for an item the response was shown (hostile ids never reach a statistic)."""
     items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
@@ -151,8 +149,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
 
 
 def study_judgements(kind: str, table: pd.DataFrame) -> tuple[pd.DataFrame, OtherKinds]:
-    """What answers.csv aggregates of a study's judgements.csv: a labelled kind's labels, a severity study's slider
-    scores as numbers; screened-out participants left out."""
+    """What answers.csv aggregates of a study's judgements.csv (screened-out participants left out)."""
     none = pd.DataFrame(columns=["item_id", "worker_id", "label"])
     if kind in LABELLED and "label" in table.columns:
         return table[["item_id", "worker_id", "label"]], OtherKinds()

@@ -95,8 +95,7 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
 
 
 def unreadable(exc: ET.ParseError) -> tuple[list[dict[str, str]], str]:
-    """(rules broken, why malformed) for an answer that does not parse: ``invalid_answer`` for a value no browser
-    writes, else ``malformed_answer`` (could be ours: held for a person, never rejected or blocked)."""
+    """(rules broken, why malformed) for an answer that does not parse."""
     if built_by_hand(exc):
         return [{"rule": "built_by_hand", "field": "", "detail": str(exc)}], ""
     return [], str(exc)
@@ -125,8 +124,7 @@ def batches_so_far(run: Run, batch: int) -> list[int]:
 
 
 def batch_answers(run: Run, batch: int) -> pd.DataFrame:
-    """One row per response, task and question (:data:`ANSWER_COLUMNS`), kept for the run while the batch's
-    responses stay the same."""
+    """One row per response, task and question, kept while the batch's responses stay the same."""
     kept = run.notes.setdefault("study_answers", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, batch])[0]

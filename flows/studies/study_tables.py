@@ -22,8 +22,7 @@ def _p(p: float) -> str:
 
 
 def _alpha_words(alpha: float | None) -> str:
-    """Krippendorff's reading of alpha (Content Analysis, 2nd ed., 2004, p. 241): at least .800 to
-    rely on the data, .667 to .800 for tentative conclusions only."""
+    """Krippendorff's reading of alpha (2004, p. 241): .800 to rely on, .667 for tentative conclusions."""
     if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
         return "agreement could not be computed"
     if alpha >= 0.8:
