@@ -15,8 +15,7 @@ TELEMETRY_FIELD = "hitflow_telemetry"
 
 
 def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, own: bool = False) -> pd.DataFrame:
-    """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
-    ``telemetry_field``, reading only the records of ``batch``, or of the frame's ``own`` assignments."""
+    """``frame`` plus ``telemetry`` and ``telemetry_field``, reading only ``batch``'s or ``own`` records."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
     records, pages = _own_records(run, frame) if own else _records(run, batch)

@@ -17,8 +17,7 @@ CAPTION_BLIND = (f"{BLIND.format(field='caption')} ({{blind}} of {{total}} items
 
 
 def caption_blind_lines(run: Run) -> list[str]:
-    """The line, once for the whole campaign, when its target was the in-process simulator, its page has a
-    caption box and the crowd's bank lacks some of its items' images; [] otherwise."""
+    """The line, once a campaign, when simulator captions were written content-blind; [] otherwise."""
     if not _on_the_simulator(run) or not caption_page(run.cfg.task):
         return []
     # here, not at the top: the simulator is reached only through targets, and only when asked for
