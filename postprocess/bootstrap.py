@@ -50,8 +50,7 @@ def bootstrap(n_clusters: int, statistic: Callable[[np.ndarray], float], over: s
 
 def ratio_bootstrap(numerator: np.ndarray, denominator: np.ndarray, over: str,
                     resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
-    """Interval of sum(numerator) / sum(denominator) over resampled clusters (vectorised): a share
-    whose rows are grouped, e.g. congruent judgements / judgements per item."""
+    """Interval of sum(numerator) / sum(denominator) over resampled clusters."""
     if len(numerator) < 2:
         return interval(np.array([float("nan")]), over, seed=seed)
     counts = np.apply_along_axis(np.bincount, 1, draws(len(numerator), resamples, seed), minlength=len(numerator))

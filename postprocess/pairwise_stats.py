@@ -20,8 +20,7 @@ A_WINS = {1: 1.0, 2: 1.0, 3: 0.5, 4: 0.0, 5: 0.0}
 
 
 def undo_order(df: pd.DataFrame) -> pd.DataFrame:
-    """Pages show a unit's two systems in a random order, recorded per task as ``flipped``
-    (1 when the page's #1 was ``system_b``); answers are turned back to ``system_a``'s view."""
+    """Answers turned back to ``system_a``'s view where the page showed ``system_b`` first (``flipped``)."""
     out = df.copy()
     answer = pd.to_numeric(out["answer"], errors="coerce")
     flipped = pd.to_numeric(out["flipped"], errors="coerce").fillna(0).astype(int) == 1
@@ -75,8 +74,7 @@ def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[
 
 
 def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted logistic regression without intercept by Newton's method (the GLM statsmodels fits,
-    cheap enough for a thousand resamples); NaN where it does not converge (e.g. separation)."""
+    """Weighted logistic regression without intercept by Newton's method; NaN where it does not converge."""
     beta = np.zeros(design.shape[1])
     for _ in range(60):
         p = 1.0 / (1.0 + np.exp(-(design @ beta)))

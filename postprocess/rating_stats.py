@@ -38,8 +38,7 @@ def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
 
 
 def rating_intervals(df: pd.DataFrame, means: pd.DataFrame, level: str) -> dict[str, dict[str, object]]:
-    """Bootstrap intervals over pairs: the mean of the per-pair means, and Krippendorff's alpha
-    (the count table's rows resampled; pair_means and count_table both order pairs as text)."""
+    """Bootstrap intervals over pairs of the mean of per-pair means and of Krippendorff's alpha."""
     table = count_table(check_labels(df), level)
     counts, domain = table.to_numpy(dtype=float), value_domain(table, level)
 

@@ -194,8 +194,7 @@ class SpellIndex:
             yield int(owners[group[0]]), ranks[group]
 
     def _best(self, token: str, ranks: list[int], distance: int, lifted: Mapping[int, float]) -> str | None:
-        """The likeliest word within ``distance`` of ``token``: the highest count plus its lift
-        (both in counts of the word list), the better rank on equal scores."""
+        """The likeliest word within ``distance`` of ``token`` (count plus lift; ties to the better rank)."""
         def near(rank: int) -> bool:
             word = self.words[rank]
             if abs(len(word) - len(token)) > distance:

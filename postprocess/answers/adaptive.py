@@ -77,8 +77,7 @@ class Replay(NamedTuple):
 
 
 def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.DataFrame | None = None) -> Replay:
-    """The adaptive replay of ``frame`` under ``rule`` (columns: the module); ``controls`` (``item_id, answer`` [,
-    ``field``]): never given more than ``min_judgements``, left out of the answers, calibrating the stop."""
+    """The adaptive replay of ``frame`` under ``rule``; ``controls``: ``item_id, answer`` [, ``field``]."""
     rule.check()
     if rule.fast_share > 0 and "seconds" not in frame.columns:
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
@@ -121,8 +120,7 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
 
 
 def _capped(rule: StoppingRule) -> bool:
-    """Does the rule spend a budget under the whole file (rounds capped, the largest expected gain first)? Under
-    stop_on skill only: the gain reads the skill posterior."""
+    """Does the rule spend a budget under the whole file (rounds capped by gain; stop_on skill only)?"""
     return rule.budget is not None and rule.budget < 1 and rule.stop_on == "skill"
 
 
@@ -170,23 +168,20 @@ def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFr
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
                     controls: pd.DataFrame | None = None,
                     tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight``) with the confidence answers.csv
-    reports (calibration.as_reported, on ``controls`` when there are some); ``tables``: label_posterior's."""
+    """What stop_on skill reads: label_posterior's rows with answers.csv's confidence (``tables``: theirs)."""
     posterior = label_posterior(used, rule.skill_prior, fast, tables)
     # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
     return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFrame:
-    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: each row's
-    position in ``wanted``, which holds every item and field in sorted order, as groupby numbers them)."""
+    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: rows' places)."""
     return data[data["rank"].to_numpy() < wanted.to_numpy()[group]]
 
 
 def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
                      remaining: np.ndarray) -> np.ndarray:
-    """Per row of ``answers`` (``item_id, field, confidence`` [, ``margin``, ``vote_weight``]): does the rule ask for
-    one more judgement? ``at``: each row's place in ``remaining``."""
+    """Per row of ``answers``: does the rule ask for one more judgement? ``at``: its place in ``remaining``."""
     confident = np.zeros(len(answers), dtype=bool)
     if rule.confidence is not None:
         confident |= answers["confidence"].to_numpy(dtype=float) >= rule.confidence - 1e-12
@@ -212,8 +207,7 @@ def _lead_at(used: pd.DataFrame, answers: pd.DataFrame) -> np.ndarray:
 
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
-    """Whether ``remaining`` more judgements of ``vote_weight`` each could at best tie the answer, or put the runner-up
-    ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
+    """Whether ``remaining`` judgements of ``vote_weight`` could at best tie the answer (under SETTLED_ODDS)."""
     return pd.Series(_settled(margin.to_numpy(dtype=float), vote_weight.to_numpy(dtype=float),
                               remaining.to_numpy(dtype=float)), index=margin.index)
 
@@ -242,8 +236,7 @@ def _left_uncertain(answers: pd.DataFrame, rule: StoppingRule) -> int | None:
 
 
 def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
-    """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``: looked up by
-    item and field (each key once on the right: what three left merges gave, without their joins)."""
+    """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``."""
     keys = zip(result.answers["item_id"].to_numpy(), result.answers["field"].to_numpy(), strict=True)
     asked = positions(wanted.index, keys)  # every answered item and field was asked
     stop = positions(zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True),
@@ -256,8 +249,7 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, Any]:
-    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut
-    (postprocess.answers.adaptive_budget.budget_said)."""
+    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut."""
     total = len(judgements(frame))
     used = len(replayed.used)
     budget = replayed.answers.attrs.get("budget", {})

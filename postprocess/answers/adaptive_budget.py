@@ -24,8 +24,7 @@ def limit(share: float | None, available: np.ndarray) -> int | None:
 
 
 def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
-    """The budget in judgements once the minimum is paid: ``allowed``, raised to what ``min_judgements`` an item costs
-    where that is more (:func:`budget_said` says so)."""
+    """The budget in judgements: ``allowed``, raised to what ``min_judgements`` an item costs."""
     if allowed is None:
         return None
     return max(allowed, int(np.minimum(available, min_judgements).sum()))
@@ -33,16 +32,14 @@ def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int
 
 def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
                 uncertain: int | None) -> dict[str, object]:
-    """The summary's ``budget``: the share asked, the judgements allowed and spent, whether it was raised to pay
-    ``min_judgements``, and the items it cut."""
+    """The summary's ``budget``: share asked, judgements allowed and spent, whether raised, items cut."""
     return {"share": share, "judgements_allowed": allowed, "judgements_spent": spent,
             "min_judgements": min_judgements, "raised_to_pay_min_judgements": raised,
             "items_cut_while_uncertain": uncertain}
 
 
 def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: bool = False) -> np.ndarray:
-    """``asks`` cut to ``left`` of them: the lowest ``confidence`` first, or with ``nearest_first`` the highest
-    (ties in order)."""
+    """``asks`` cut to ``left`` of them: lowest ``confidence`` first (``nearest_first``: highest)."""
     if asks.sum() <= left:
         return asks
     out = np.zeros_like(asks)
@@ -55,8 +52,7 @@ def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: b
 
 
 def round_cap(items: int) -> int:
-    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one (capped, each round's
-    gains are read again before the next is spent)."""
+    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one."""
     return max(1, int(ROUND_SHARE * items))
 
 
@@ -89,8 +85,7 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
 
 @cache
 def outcomes(r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every count of ``r`` judgements over ``k`` labels (outcomes x labels) and the log of its multinomial
-    coefficient (math.lgamma: scipy.special would load scipy into every `hitflow aggregate`)."""
+    """Every count of ``r`` judgements over ``k`` labels, and the log of its multinomial coefficient."""
     counts = np.array([np.bincount(np.array(c, dtype=int), minlength=k)
                        for c in combinations_with_replacement(range(k), r)], dtype=float)
     coefficient = [math.lgamma(r + 1) - sum(math.lgamma(n + 1) for n in row) for row in counts]

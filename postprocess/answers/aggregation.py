@@ -57,14 +57,12 @@ def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: s
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
               seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
               prior: SkillPrior | None = None) -> Aggregation:
-    """Answers and workers from a long frame of judgements (columns: the module), any subset of them; ``drop``: a mask
-    of rows left out (a blocked worker's); ``prior``: method ``skill``'s prior (default ``SkillPrior()``)."""
+    """Answers and workers from a long frame of judgements; ``drop``: a mask of rows left out; ``prior``: skill's."""
     return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
 
 
 def model_answers(frame: pd.DataFrame, method: str = "auto") -> pd.DataFrame:
-    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate (the benches'
-    and tests' starting point: postprocess.answers.calibration.calibrate_answers)."""
+    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate."""
     return aggregate_scored(frame, method, controls=pd.DataFrame(columns=["item_id", "answer"]))[0].answers
 
 
@@ -91,8 +89,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
 
 
 def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
-    """``worker_id, control_accuracy, controls`` in worker order from the controls' ``correct`` (0 or 1 each,
-    so the share is the exact count over the labels, as pandas' group mean gives it) without a group-by."""
+    """``worker_id, control_accuracy, controls`` in worker order from the controls' ``correct``."""
     codes, names = pd.factorize(scored["worker_id"], sort=True)
     labels = np.bincount(codes, minlength=len(names))
     return pd.DataFrame({"worker_id": names, "control_accuracy": np.bincount(
@@ -101,8 +98,7 @@ def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
 
 def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
                     ) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
-    """(every judgement, the known answers ``item_id, field, answer``, the control items' judgements'
-    ``worker_id, correct``), or (all, None, None)."""
+    """(judgements, known ``item_id, field, answer``, controls' ``worker_id, correct``), or (all, None, None)."""
     if controls is None:
         return data, None, None
     missing = [c for c in ("item_id", "answer") if c not in controls.columns]
@@ -120,8 +116,7 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
 
 def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior,
                held: set[str] | None = None) -> Aggregation:
-    """Per field, the model's answers; per worker, the skill over every field. ``held``: control items, answered like
-    any item but left out of the workers' figures. Stacked, one field or once a shape: the same answers either way."""
+    """Per field, the model's answers; per worker, the skill; ``held``: controls, out of the workers' figures."""
     if data.empty:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
     if method not in CHOICES:
@@ -154,8 +149,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
 
 def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker: float,
              ) -> tuple[np.ndarray, dict[str, str]]:
-    """(each field's method, by field code; ``auto``'s reasons by field name, in field order): ``method`` itself,
-    or for ``auto`` majority vote where the field's counts settle it, else the test of each remaining field."""
+    """(each field's method by code; ``auto``'s reasons by name): ``method``, or ``auto``'s choice."""
     if method != "auto":
         return np.full(len(fields), method, dtype=object), {}
     judged = np.bincount(codes.fields, minlength=len(fields))
@@ -173,8 +167,7 @@ def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
-    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement): the skill as pandas'
-    group mean, the rest exact counts, in one group-by."""
+    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees``): skill and counts."""
     worker, item = given["worker"].to_numpy(), given["item"].to_numpy()
     skill = given["posterior"].groupby(worker, sort=True).mean()
     present = skill.index.to_numpy()

@@ -21,8 +21,7 @@ RULE = "answer_agreement"
 
 @dataclass(frozen=True)
 class AgreementPolicy:
-    """When agreement blocks: ``min_items`` labels judged, and the share of those that disagree with
-    the others' answer (its Wilson lower bound at ``confidence`` z) above ``1 - block_below``."""
+    """When agreement blocks: ``min_items`` judged, disagreement's Wilson bound above ``1 - block_below``."""
 
     block_below: float = 0.0  # 0: agreement never blocks
     min_items: int = 6
@@ -67,6 +66,5 @@ def _key(worker: Any) -> Any:
 
 
 def agreement_blocks(scores: pd.DataFrame, policy: AgreementPolicy) -> pd.DataFrame:
-    """Workers with ``min_items`` judged labels whose disagreeing share (its lower bound) passes
-    ``1 - block_below``."""
+    """Workers with ``min_items`` judged labels whose disagreeing share passes ``1 - block_below``."""
     return wrong_share_blocks(scores, "judged", "agreed", policy.min_items, policy.block_below, policy.confidence, RULE)

@@ -95,8 +95,7 @@ def _linear(w: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
-    """The fit's objective at ``w`` = (a, b, shift[, class shifts]), convex in ``w``, and its gradient: the controls'
-    negative log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the module's prior."""
+    """The fit's convex objective at ``w`` and its gradient: the controls' negative log-likelihood plus prior."""
     away = w.copy()  # w minus the identity (a = b = 1, every shift 0), built without np.r_ (~20 calls a fit)
     away[:2] -= 1.0
     z = _linear(w, x)
@@ -111,8 +110,7 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> t
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, strength: float = PRIOR_STRENGTH,
         answers: np.ndarray | pd.Series | None = None) -> Calibrator:
-    """The calibrator at the objective's minimum, ``moved`` (cross-validation: :func:`calibrator_on_controls`); a shift
-    per class where ``answers`` hold two or more; no controls: the identity."""
+    """The calibrator at the objective's minimum, a shift per class with ``answers``; no controls: identity."""
     given = _array(answers)
     classes = () if given is None or len(set(given)) < 2 else tuple(sorted(set(given)))
     x, y = _design(np.asarray(confidence), given, classes), np.asarray(correct, dtype=float)
@@ -136,8 +134,7 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
 
 
 def fit_wrong_share(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series) -> Calibrator:
-    """The calibrator ``(1 - e) * c``: a share ``e`` in [0, MAX_WRONG_SHARE] of the answers wrong whatever the model
-    says, fitted at the controls' maximum likelihood by bisecting the (increasing) derivative."""
+    """The calibrator ``(1 - e) * c``, ``e`` in [0, MAX_WRONG_SHARE] at the controls' maximum likelihood."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
     right = np.asarray(correct, dtype=float)
     if len(p) == 0:
@@ -167,8 +164,7 @@ def _settled(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower
 
 def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower: np.ndarray,
             upper: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982) with Armijo
-    halving; a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit."""
+    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982)."""
     columns = np.column_stack([x[:, :2], np.ones(len(x)), x[:, 2:]])  # in w's order
     w = np.clip(start, lower, upper)
     loss, gradient = objective(w, x, y, strength)
@@ -240,8 +236,7 @@ def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray 
 
 
 def log_loss(confidence: np.ndarray, correct: np.ndarray) -> float:
-    """Mean negative log-likelihood of ``correct`` under ``confidence``, each kept within [EDGE, 1 - EDGE] as the
-    fit reads it (a wrong answer said at 1 - 1e-13 costs ln(1 / EDGE), 9.2, not 30)."""
+    """Mean negative log-likelihood of ``correct`` under ``confidence``, kept within [EDGE, 1 - EDGE]."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
     return float(-np.mean(correct * np.log(p) + (1 - correct) * np.log1p(-p)))
 
@@ -253,8 +248,7 @@ def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 
 
 def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
-    """Each control's cross-validation fold: controls ordered by their item ids' hashes salted apart from
-    :func:`fold_of`'s (whose one fold would share one residue), dealt round."""
+    """Each control's cross-validation fold, by its item id's salted hash, dealt round."""
     salted = pd.util.hash_pandas_object(("cv:" + keys.astype(str)).reset_index(drop=True), index=False).to_numpy()
     out = np.empty(len(salted), dtype=int)
     out[np.argsort(salted, kind="stable")] = np.arange(len(salted)) % folds
@@ -277,8 +271,7 @@ def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Se
 
 def _crossed(conf: np.ndarray, right: np.ndarray, keys: pd.Series, folds: int,
              fitted_on: Callable[[np.ndarray], Calibrator], given: np.ndarray | None = None) -> np.ndarray:
-    """Each control's confidence by the calibrator ``fitted_on`` (a mask of the controls to fit on) the other
-    folds' controls."""
+    """Each control's confidence by the calibrator ``fitted_on`` the other folds' controls."""
     fold = control_folds(keys, folds)
     out = np.empty(len(conf))
     for f in np.unique(fold):

@@ -45,8 +45,7 @@ def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int
 
 
 def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.DataFrame:
-    """Items with fewer than ``target`` accepted captions (``item_id, accepted``), from one batch's
-    captions (``image_id, caption, is_rejected``) and every item the batch showed (``item_ids``)."""
+    """Items under ``target`` accepted captions (``item_id, accepted``) from a batch's captions and ``item_ids``."""
     kept = captions[~captions["is_rejected"].astype(bool) & (captions["caption"].fillna("").astype(str).str.strip()
                                                              != "")]
     counts = kept.groupby(kept["image_id"].astype(str)).size()

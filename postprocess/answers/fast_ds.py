@@ -23,8 +23,7 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def _kahan_sums(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
-    """pandas' group sum, float for float: ``np.add.reduceat`` where the rows are in group order, else its private
-    Cython ``group_sum`` (tests/test_fast_ds.py fails if a release changes either path)."""
+    """pandas' group sum, float for float (``np.add.reduceat``, or its private Cython ``group_sum``)."""
     if _in_order(group) and not np.isnan(values).any():
         total = np.zeros((n_groups, values.shape[1]))
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -42,14 +41,12 @@ def _in_order(group: np.ndarray) -> bool:
 
 
 def _block(values: np.ndarray, c_order: bool) -> np.ndarray:
-    """A tasks x labels array laid out as pandas' block of the group sum that made it (``c_order``: each label's tasks
-    contiguous), so numpy reduces it in pandas' order."""
+    """A tasks x labels array laid out as pandas' block of the group sum that made it."""
     return np.ascontiguousarray(values.T) if c_order else values.T
 
 
 class DawidSkene:
-    """crowd-kit's ``DawidSkene(n_iter, tol)`` without initial errors or true labels; ``fallback``: crowd-kit's class,
-    fitted instead where pandas would sum a group of three or more rows by ``np.add.reduceat``."""
+    """crowd-kit's ``DawidSkene(n_iter, tol)``; ``fallback``: crowd-kit's class, where our sums would differ."""
 
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, fallback: Any = None) -> None:
         self.n_iter, self.tol, self.fallback = n_iter, tol, fallback
@@ -113,8 +110,7 @@ class DawidSkene:
     @staticmethod
     def _lower_bound(pair: np.ndarray, by_task: np.ndarray, probas: np.ndarray, priors: np.ndarray,
                      errors: np.ndarray, c_order: bool, text_order: np.ndarray) -> float:
-        """crowd-kit's evidence lower bound, summed in its order (per label down the judgements, then across labels in
-        text order), plus the entropy of the clipped posteriors."""
+        """crowd-kit's evidence lower bound, summed in its order, plus the clipped posteriors' entropy."""
         joined = np.log(errors)[pair] + np.log(np.clip(priors, EPS, None))
         by_label = _block(probas[by_task] * joined, c_order).sum(axis=1)[text_order]
         joint = np.append(by_label, 0.0).sum()

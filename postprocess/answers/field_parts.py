@@ -10,8 +10,7 @@ import pandas as pd
 
 
 class ByField(dict):  # type: ignore[type-arg]
-    """A read-only per-field record in a frame's ``attrs``, shared: pandas deep-copies ``attrs`` at every operation
-    and column read (on 200,000 fields, most of the command's CPU)."""
+    """A read-only per-field record in a frame's ``attrs``, shared (pandas deep-copies ``attrs``)."""
 
     def __deepcopy__(self, memo: dict[int, object]) -> ByField:
         return self
@@ -23,8 +22,7 @@ def joined(parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
 
 
 class Coded(NamedTuple):
-    """The judgements as integer codes, each in its ids' text order and the same for every field, so every step sees the
-    groups in the text ids' order (the same floats) without hashing ids again."""
+    """The judgements as integer codes in their ids' text order, the same for every field."""
     items: np.ndarray
     item_ids: pd.Index
     workers: np.ndarray

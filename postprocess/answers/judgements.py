@@ -37,8 +37,7 @@ def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[s
 
 
 def _repeated(out: pd.DataFrame) -> np.ndarray:
-    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``: below SMALL rows one pass from the last, else
-    pandas' own; the same rows either way."""
+    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``, one pass below SMALL rows."""
     if len(out) > SMALL:
         return out.duplicated(["item_id", "worker_id", "field"], keep="last").to_numpy()
     keys = list(zip(out["item_id"].to_numpy(), out["worker_id"].to_numpy(), out["field"].to_numpy(), strict=True))
@@ -53,8 +52,7 @@ def _repeated(out: pd.DataFrame) -> np.ndarray:
 
 
 def _stripped(column: pd.Series) -> pd.Series:
-    """``column`` as text without surrounding blanks; the column itself (no copy) when it has none, found in one pass of
-    ``str.strip``."""
+    """``column`` as text without surrounding blanks (itself, no copy, when it has none)."""
     text = column.astype(str)
     if all(value is value.strip() if type(value) is str else True for value in text.to_numpy()):
         return text

@@ -15,8 +15,7 @@ def positions(table: Iterable[tuple[object, ...]], keys: Iterable[tuple[object, 
 
 
 def values_at(values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``values`` at positions ``at``, NaN at -1 (as a left merge fills a row without a match: numbers become
-    floats, text and objects stay objects)."""
+    """``values`` at positions ``at``, NaN at -1 (as a left merge fills a row without a match)."""
     if (at >= 0).all():
         return values[at]
     kind = object if values.dtype == object else float

@@ -79,8 +79,7 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
 
 
 def _fold(work: pd.DataFrame, fold_case: bool = True) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
-    """Labels folded to one spelling per field (by NFC, and by case and blanks with ``fold_case``), each the field's
-    most given spelling (ties to the first in text order); how many changed; up to five variant groups, as written."""
+    """Labels folded to one spelling per field; how many changed; up to five variant groups, as written."""
     fields, labels = work["_field"].to_numpy(), work["label"].to_numpy()
     normal = nfc(work["label"])
     keys = (_key(normal) if fold_case else normal).to_numpy()
@@ -128,8 +127,7 @@ def _repeats(work: pd.DataFrame, policy: str) -> tuple[pd.DataFrame, dict[str, A
 
 
 def _refuse_free_text(work: pd.DataFrame) -> None:
-    """The first field, in field order, that reads as free text refused (counted for every field at once: a group
-    of a few labels a field cost ~0.4 ms each on a file of 10,000 fields)."""
+    """The first field, in field order, that reads as free text refused."""
     groups = work.groupby("_field", sort=True)
     distinct, items = groups["label"].nunique(), groups["item_id"].nunique()
     free = distinct.index[(distinct > FREE_TEXT_MIN) & (distinct >= FREE_TEXT_SHARE * items)]
@@ -143,8 +141,7 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
 
 
 def _refuse_too_many_classes(work: pd.DataFrame) -> None:
-    """Refuse the first field whose workers x label values squared passes ``CONFUSION_CELLS``: every method's confusion
-    matrices would take minutes and gigabytes, and a crowd could not fill them."""
+    """Refuse the first field whose workers x label values squared passes ``CONFUSION_CELLS``."""
     groups = work.groupby("_field", sort=True)
     distinct, workers = groups["label"].nunique(), groups["worker_id"].nunique()
     cells = workers.astype(float) * distinct.astype(float) ** 2
@@ -176,8 +173,7 @@ def _key(values: pd.Series) -> pd.Series:
 
 
 def respell(values: pd.Series, labels: pd.Series, fold_case: bool = True) -> pd.Series:
-    """``values`` (stripped, in NFC) in the spelling ``labels`` use for the same folded text; the others as they
-    are. ``fold_case`` False: only stripped and in NFC, as the labels were."""
+    """``values`` (stripped, NFC) in the spelling ``labels`` use for the same folded text."""
     stripped = nfc(values.fillna("").astype(str).str.strip())
     if not fold_case:
         return stripped

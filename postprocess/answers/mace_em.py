@@ -88,8 +88,7 @@ class MACE:
 
     def _run(self, c: Codes, start: tuple[np.ndarray, np.ndarray, np.ndarray], learned: bool, most: int,
              tol: float | None = None) -> _Run:
-        """Rounds of E-step then variational M-step from ``start`` (spamming, thetas, log prior): ``most`` of
-        them, or fewer once a round raises the bound by less than ``tol`` a label."""
+        """E-steps and variational M-steps from ``start``, ``most`` rounds or until the bound gains under ``tol``."""
         spamming, thetas, log_prior = start
         posteriors: tuple[np.ndarray, ...] | None = None  # the variational posteriors' Dirichlet parameters
         last = -np.inf
@@ -130,8 +129,7 @@ def _workers_in_text_order(c: Codes) -> Codes:
 
 def _e_step(c: Codes, spamming: np.ndarray, thetas: np.ndarray, log_prior: np.ndarray,
             ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """Log marginal likelihood (exact, in log space), posteriors, expected strategy counts (workers x labels)
-    and expected spam/know counts (workers x 2)."""
+    """Log marginal likelihood, posteriors, expected strategy counts and expected spam/know counts."""
     spam = spamming[c.workers, 0] * thetas[c.workers, c.labels]  # the given label by spamming
     know = spamming[c.workers, 1]  # by knowing it (only when it is the true one)
     log_joint = given_sums(c, np.log(spam + know), np.log(spam)) + log_prior

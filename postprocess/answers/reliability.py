@@ -50,16 +50,14 @@ def _table(conf: np.ndarray, right: np.ndarray, which: np.ndarray, names: list[s
 
 
 def reliability(confidence: Any, correct: Any, bins: int = BINS) -> pd.DataFrame:
-    """One row per non-empty equal-width bin: ``bin`` (e.g. ``0.83-1.00``), ``items``, mean ``confidence``,
-    ``accuracy`` (the share right), lowest bin first."""
+    """One row per non-empty equal-width bin: ``bin``, ``items``, ``confidence``, ``accuracy``, lowest first."""
     conf, right = _arrays(confidence, correct)
     names = [f"{b / bins:.2f}-{(b + 1) / bins:.2f}" for b in range(bins)]
     return _table(conf, right, _bin_of(conf, bins), names)
 
 
 def equal_mass_bins(confidence: Any) -> np.ndarray:
-    """Each item's equal-mass bin (0 = lowest confidences; see the module): ``n // MIN_BIN_ITEMS`` bins at
-    most ``EQUAL_MASS_BINS``, at least one; items of equal confidence share the bin of the first of them."""
+    """Each item's equal-mass bin (0 lowest), at most ``EQUAL_MASS_BINS``, equal confidences together."""
     conf = np.asarray(confidence, dtype=float)
     count = int(np.clip(len(conf) // MIN_BIN_ITEMS, 1, EQUAL_MASS_BINS))
     first = np.searchsorted(np.sort(conf), conf, side="left")  # its rank; equal confidences: the first's
@@ -75,8 +73,7 @@ def equal_mass(confidence: Any, correct: Any) -> pd.DataFrame:
 
 
 def _span(low: float, high: float) -> str:
-    """``low-high`` to three places, or as many more (up to six) as tell them apart: near 1.0 equal-mass bins
-    were named "1.000-1.000" though they spanned 0.9996 to 0.9999."""
+    """``low-high`` to three places, or as many more (up to six) as tell them apart."""
     places = next((d for d in range(3, 7) if f"{low:.{d}f}" != f"{high:.{d}f}"), 3)
     return f"{low:.{places}f}-{high:.{places}f}"
 
@@ -87,8 +84,7 @@ def ece_equal_mass(confidence: Any, correct: Any) -> float:
 
 
 def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str, Any] | None:
-    """The row of reliability ``table`` with at least ``min_items`` items whose confidence is furthest from its
-    accuracy, with ``off`` (confidence - accuracy); None if no bin holds that many."""
+    """The reliability ``table``'s bin of ``min_items`` items furthest off, with ``off``; None if none."""
     big = table[table["items"] >= min_items]
     if big.empty:
         return None
@@ -119,8 +115,7 @@ def scored(confidence: Any, correct: Any) -> dict[str, Any]:
 
 
 def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dict[str, dict[str, float]]:
-    """``mean`` and ``p95`` of ``ece``, ``ece_15`` and ``worst_bin`` over ``draws`` sets of outcomes drawn right with
-    each item's confidence, binned as :func:`scored` bins."""
+    """``mean`` and ``p95`` of ``ece``, ``ece_15`` and ``worst_bin`` for a perfectly calibrated confidence."""
     conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
     if not len(conf):
         return {k: {"mean": float("nan"), "p95": float("nan")} for k in ("ece", "ece_15", "worst_bin")}
@@ -132,8 +127,7 @@ def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dic
 
 
 def _drawn(conf: np.ndarray, right: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``right`` (draws x items): the ECE over the bins ``which`` assigns, and the largest
-    |confidence - accuracy| of bins of at least WORST_MIN_ITEMS items (0 without one)."""
+    """Per row of ``right`` (draws x items): the ECE over ``which``'s bins and the worst bin's gap."""
     bins = np.unique(which, return_inverse=True)[1]
     members = np.zeros((len(conf), bins.max() + 1))
     members[np.arange(len(conf)), bins] = 1.0
@@ -151,8 +145,7 @@ _BINNING = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15 and reliability: {F
 
 
 def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
-    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
-    over the items and fields both hold; NaN when they share none."""
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``)."""
     both = answers.astype({"item_id": str, "field": str}).merge(
         truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
     return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

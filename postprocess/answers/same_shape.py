@@ -36,8 +36,7 @@ class _Template(NamedTuple):
 
 def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], seed: int,
                    prior: SkillPrior) -> list[FieldAnswers]:
-    """The answers of each field (its rows, in file order) by its method, one fit per shape (see the module): the
-    same as ``field_answers`` of each field."""
+    """The answers of each field by its method, one fit per shape: the same as each field alone."""
     templates: dict[bytes, _Template] = {}
     out = []
     shapes = [_shape(data, rows, method) for rows, method in zip(fields, methods, strict=True)]
@@ -54,8 +53,7 @@ def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], se
 
 def _refuse_long_fits(data: Coded, fields: list[np.ndarray], methods: list[str],
                       shapes: list[tuple[bytes, _Names]]) -> None:
-    """``TooManyClasses`` where the fits of the distinct shapes would take past ``FIT_BUDGET_S`` (``FIT_COST``):
-    MACE on 3,000 items x 100 label values, or on a checkbox group of 200 options (a field each), took minutes."""
+    """``TooManyClasses`` where the distinct shapes' fits would take past ``FIT_BUDGET_S``."""
     first = {shape: f for f, (shape, _) in reversed(list(enumerate(shapes)))}  # each shape's first field
     seconds, cells = 0.0, 0
     for f in first.values():

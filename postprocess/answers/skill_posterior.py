@@ -24,8 +24,7 @@ POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "m
 
 
 def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
-    """Workers whose median time is below ``share`` of the median piece of work's (``times``: ``worker_id, seconds``,
-    one row a piece of work); times missing, negative or infinite are left out; ``share`` 0: nobody."""
+    """Workers whose median time is below ``share`` of the median's (``times``: ``worker_id, seconds``)."""
     if share <= 0 or times.empty:
         return frozenset()
     seconds = pd.to_numeric(times["seconds"], errors="coerce")
@@ -39,8 +38,7 @@ def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
 
 def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR, fast_workers: frozenset[str] = frozenset(),
                     tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """Each item's most probable label and its probability, per field (see the module); ``tables``, when given, gets
-    each field's (items, items x labels posterior): what adaptive overlap's gain reads, without a second fit."""
+    """Each item's most probable label and its probability, per field; ``tables`` gets each posterior."""
     prior.check()
     parts, tables = [], {} if tables is None else tables
     for field, part in judgements(frame).groupby("field", sort=True):
@@ -66,8 +64,7 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior,
 
 def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
                         fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """One field's judgements (``item_id, worker_id, label``) -> items x labels, each row the item's posterior over the
-    labels seen (``[answers] method = "skill"``); with one label seen it stays below 1."""
+    """One field's judgements (``item_id, worker_id, label``) -> items x labels posterior."""
     prior.check()
     items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
@@ -110,8 +107,7 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
 
 def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                        prior: SkillPrior) -> float:
-    """How often a worker not yet known is right, for vote_weight: the more accurate group's crowd accuracy (blended
-    with the typical worker's), never below skill_prior, so a crowd fitted as poor never settles items sooner."""
+    """How often a newcomer is right, for vote_weight: never below skill_prior."""
     newcomer = accuracy.astype(float)
     if prior.typical_weight > 0:
         centre = typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
@@ -149,8 +145,7 @@ def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_lab
 
 
 def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
-    """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label): each row worth
-    ``weight`` judgements, right ``accuracy`` of the time, slips spread evenly."""
+    """Dirichlet pseudo-counts of one worker's confusion: rows of ``weight`` judgements at ``accuracy``."""
     pseudo = np.full((n_labels, n_labels), weight * (1 - accuracy) / (n_labels - 1))
     np.fill_diagonal(pseudo, weight * accuracy)
     return pseudo
@@ -158,8 +153,7 @@ def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
 
 def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                    prior: SkillPrior) -> np.ndarray:
-    """Each worker's confusion as counts whose rows' shares are its posterior mean: ``record`` (expected counts plus
-    ``weak``) alone, or under the two-part prior with ``prior.typical_weight``."""
+    """Each worker's confusion as counts whose rows' shares are its posterior mean."""
     if prior.typical_weight == 0:
         return record
     seen = record - weak
@@ -169,8 +163,7 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
 
 
 def typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
-    """How often the typical worker is right: the judgement-weighted median accuracy in ``record`` of workers outside
-    the fast group (``sizes``: their judgements), else ``fallback``; kept between chance and 0.99."""
+    """How often the typical worker is right: the weighted median of the non-fast, else ``fallback``."""
     n_labels = record.shape[1]
     own = np.trace(record, axis1=1, axis2=2) / record.sum(axis=(1, 2))
     others = fast == 0
@@ -201,8 +194,7 @@ def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> n
 
 
 def _log_evidence(alpha: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Per worker: the log probability of their (expected) counts under Dirichlet pseudo-counts ``alpha``,
-    row by row (Dirichlet-multinomial), without the multinomial coefficient, which both parts share."""
+    """Per worker: the Dirichlet-multinomial log probability of their counts under ``alpha``."""
     from scipy.special import gammaln  # here: only the typical prior needs it, and `hitflow aggregate` starts faster
 
     rows = gammaln(alpha.sum(axis=2)) - gammaln(alpha.sum(axis=2) + seen.sum(axis=2))
@@ -215,8 +207,7 @@ def _row_shares(counts: np.ndarray) -> np.ndarray:
 
 def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
                       pseudo: np.ndarray) -> np.ndarray:
-    """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
-    given) label counts."""
+    """Per worker: their prior's pseudo-counts plus the expected (true, given) label counts."""
     counts = pseudo.copy()  # workers x true x given
     for true in range(pseudo.shape[1]):  # counts[:, true] is a view: add.at writes into counts
         np.add.at(counts[:, true], (worker, label), posterior[item, true])
@@ -225,15 +216,13 @@ def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray
 
 def _e_step(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
             leave_out: bool) -> np.ndarray:
-    """Items x labels: class prior times each judgement's likelihood under its worker's confusion;
-    ``leave_out``: each judgement's own item taken out of its worker's counts first."""
+    """Items x labels: prior times likelihood; ``leave_out``: each judgement's item out of its worker's counts."""
     return tempering.posterior(*_log_likelihood(posterior, counts, item, worker, label, leave_out))
 
 
 def _log_likelihood(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray,
                     label: np.ndarray, leave_out: bool) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """(judgements x true labels: each label's log-probability under its worker's confusion, ``item``, the
-    items' number, the classes' log prior): what :func:`_e_step` and the temperature read."""
+    """(judgements x true labels log-probabilities, ``item``, items, classes' log prior)."""
     own = posterior[item] if leave_out else 0.0
     given = counts[worker, :, label] - own  # judgements x true labels
     rows = counts.sum(axis=2)[worker] - own

@@ -19,8 +19,7 @@ CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB eac
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
               correlation: float | np.ndarray = 0.0) -> np.ndarray:
-    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature
-    (:func:`temperatures`), normalised; many fields at once with a row and a ``correlation`` an item."""
+    """Items x classes: ``log_classes`` plus each item's ``loglik`` sum over its temperature, normalised."""
     sums = _item_sums(loglik, item, n_items)
     if np.any(correlation):
         sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
@@ -33,8 +32,7 @@ def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndar
 
 
 def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray) -> float:
-    """The correlation of GRID whose posteriors best predict each of an item's first ``m`` labels from its other first
-    ``m``; 0 below MIN_LABELS, MIN_ITEMS or a gain of MIN_GAIN nats."""
+    """The correlation of GRID best predicting an item's first ``m`` labels from each other; else 0."""
     counts = np.bincount(item, minlength=n_items)
     first = int(np.quantile(counts, 1 - COVER, method="lower"))  # labels that 9 items in 10 have at least
     if first < MIN_LABELS or (counts >= first).sum() < MIN_ITEMS:
@@ -51,8 +49,7 @@ def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndar
 
 
 def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
-    """Items x classes: each item's rows of ``loglik`` summed in row order from 0 (``np.add.at`` on zeros did
-    the same additions; one ``np.bincount`` over (row, class) pairs is ~10 times quicker, run every EM step)."""
+    """Items x classes: each item's rows of ``loglik`` summed in row order from 0."""
     k = loglik.shape[1]
     cells = (np.asarray(item)[:, None] * k + np.arange(k)).ravel()
     return np.bincount(cells, np.ascontiguousarray(loglik, dtype=float).ravel(), minlength=n_items * k).reshape(
@@ -60,8 +57,7 @@ def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray
 
 
 def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """:func:`held_out_score` at every temperature of ``grid``, a block of at most CHUNK numbers at a time: the same
-    floats in ~8 numpy calls a block instead of a temperature."""
+    """:func:`held_out_score` at every temperature of ``grid``, a block at a time, the same floats."""
     top = own.max(axis=1, keepdims=True)
     likely = np.exp(own - top)
     step = max(1, CHUNK // max(own.size, 1))
@@ -75,8 +71,7 @@ def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, g
 
 
 def held_out_score(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, temperature: float) -> float:
-    """Mean log-probability of each held-out label (``own``: its log-likelihood under each class) under the
-    posterior of its item's other labels (``others``: their summed log-likelihood) at ``temperature``."""
+    """Mean log-probability of each held-out label under its item's other labels at ``temperature``."""
     weights = _normalised(log_classes + others / temperature)
     top = own.max(axis=1, keepdims=True)
     return float(np.mean(np.log((weights * np.exp(own - top)).sum(axis=1)) + top[:, 0]))

@@ -27,8 +27,7 @@ def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
 
 
 def controls_to_check(confidence: np.ndarray) -> int | None:
-    """The fewest controls (of CHECK_SIZES) on which a perfectly calibrated confidence spread as this crowd's
-    reads ECE15 below CHECK_ECE 19 times in 20 (the noise floor's 95th percentile); None where none does."""
+    """The fewest controls that would check this crowd's confidence (ECE15 under CHECK_ECE), or None."""
     conf = np.sort(np.asarray(confidence, dtype=float))
     if not len(conf):
         return None
@@ -50,8 +49,7 @@ def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray
 
 
 def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
-    """``answers`` (with ``judgements``) with ``confidence`` :func:`shrunk` field by field,
-    ``confidence_source`` saying it is unchecked and ``attrs["controls_to_check"]`` (:func:`controls_to_check`)."""
+    """``answers`` with ``confidence`` :func:`shrunk`, ``confidence_source`` and ``controls_to_check``."""
     out = answers.copy()
     if out.empty:
         return out

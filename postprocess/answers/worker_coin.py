@@ -21,8 +21,7 @@ class Fit(NamedTuple):
 
 
 def fit(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_items: int, n_workers: int, k: int) -> Fit:
-    """EM over integer codes (labels 0..k-1); items and workers without labels get the class prior and the
-    crowd's mean confusion."""
+    """EM over integer codes; items and workers without labels get the class prior and mean confusion."""
     votes = np.bincount(items * k + labels, minlength=n_items * k).reshape(n_items, k).astype(float)
     seen = votes.sum(axis=1) > 0
     prior = np.maximum(np.bincount(labels, minlength=k) / max(len(labels), 1), EPS)
@@ -68,8 +67,7 @@ def probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, col
 
 
 def confidence_model(probas: pd.DataFrame, skill: pd.DataFrame, method: str) -> pd.DataFrame:
-    """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the mean of the two
-    (worker-coin's own overstates; the figures: docs/reference/outputs.md, "How `auto` chooses")."""
+    """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the two's mean."""
     if method != "worker-coin":
         return skill
     return (skill + probas.reindex(index=skill.index, columns=skill.columns, fill_value=0.0)) / 2

@@ -40,8 +40,7 @@ class SkillPolicy:
 
 
 def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The labels with a task index (item and field), an option index and the task's option count, and the tasks
-    (``gold``: a control's answer's option index, -1 elsewhere), looked up by key (:func:`_at`) instead of merges."""
+    """The labels with task, option and option-count indexes, and the tasks (``gold``: the answer's option)."""
     given = judgements.assign(value=judgements["value"].astype(str).str.strip())
     given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"], keep="last")
     key = controls.assign(answer=controls["answer"].astype(str).str.strip()).drop_duplicates(["item_id", "field"])
@@ -63,8 +62,7 @@ def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFr
 
 
 def _at(table: pd.DataFrame, on: list[str], keys: pd.DataFrame, column: str) -> np.ndarray:
-    """``table[column]`` at each row of ``keys`` (columns ``on``; each key once in ``table``), NaN where absent, by a
-    dict of the keys (~0.1 ms where a MultiIndex lookup costs ~1 ms)."""
+    """``table[column]`` at each row of ``keys`` (columns ``on``), NaN where absent."""
     where = {key: row for row, key in enumerate(zip(*(table[c].to_numpy() for c in on), strict=True))}
     found = np.array([where.get(key, -1) for key in zip(*(keys[c].to_numpy() for c in on), strict=True)],
                      dtype=np.intp)
@@ -77,8 +75,7 @@ def _at(table: pd.DataFrame, on: list[str], keys: pd.DataFrame, column: str) -> 
 
 def _fit(task: np.ndarray, option: np.ndarray, worker: np.ndarray, k: np.ndarray, gold: np.ndarray,
          workers: int, policy: SkillPolicy) -> tuple[np.ndarray, np.ndarray]:
-    """MAP-EM of the one-coin model: each worker's accuracy, and each label's weight
-    ``log(a (K - 1) / (1 - a))`` (its worker's vote for the option it gives)."""
+    """MAP-EM of the one-coin model: each worker's accuracy, and each label's weight."""
     width = int(k.max())
     valid = np.arange(width)[None, :] < k[:, None]
     accuracy = np.full(workers, policy.prior_accuracy)
@@ -110,8 +107,7 @@ def _cell_sums(task: np.ndarray, option: np.ndarray, vote: np.ndarray, shape: tu
 
 
 def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """Per worker: control answers, ordinary labels, the expected agreement, evidence and the
-    posterior probability that their accuracy reaches ``policy.block_below`` (module docstring)."""
+    """Per worker: controls, labels, agreement, evidence and P(accuracy >= ``policy.block_below``)."""
     given, tasks = _labels(judgements, controls)
     if given.empty:
         return pd.DataFrame(columns=SCORE_COLUMNS)
@@ -140,8 +136,7 @@ def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: Skill
 
 def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.ndarray, known: np.ndarray,
                 weight: np.ndarray, unit: np.ndarray, policy: SkillPolicy) -> pd.DataFrame:
-    """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID` from their labels'
-    likelihoods ``p a + slip (1 - a)``, and its mass at or over ``level``."""
+    """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID`, and its mass at ``level``."""
     # evidence in sources: a control 1, a page's ordinary labels at most 1 together
     told = 1 - np.minimum(p, slip) / np.maximum(p, slip)
     cap = policy.page_labels if policy.page_labels > 0 else 1.0
@@ -163,8 +158,7 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
 
 
 def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """One worker's ``told`` summed per page in text order, as ``pd.Series(told).groupby(unit).sum()`` sums them, float
-    for float, without its group-by."""
+    """One worker's ``told`` summed per page in text order, as pandas' group-by sums them."""
     names, page = np.unique(unit, return_inverse=True)
     if len(page) and (page[1:] >= page[:-1]).all() and not np.isnan(told).any():
         return np.add.reduceat(told, np.flatnonzero(np.r_[True, page[1:] != page[:-1]]))
@@ -182,8 +176,7 @@ def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """Workers with ``min_evidence`` whose accuracy reaches ``block_below`` with probability under
-    ``alpha``; ``block_below`` 0: nobody."""
+    """Workers with ``min_evidence`` reaching ``block_below`` with probability under ``alpha``."""
     due = scores[_due(scores, policy)]
     if due.empty:
         return pd.DataFrame(columns=BLOCK_COLUMNS)
@@ -200,8 +193,7 @@ def _due(scores: pd.DataFrame, policy: SkillPolicy) -> pd.Series:
 
 
 def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`): ``pooled_status`` ``block``
-    (:func:`skill_blocks`), ``at risk`` when P(accuracy >= block_below) is under :data:`AT_RISK`, else ``ok``."""
+    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`), ``pooled_status`` included."""
     status = np.where(_due(scores, policy), "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
     return pd.DataFrame({"worker_id": scores["worker_id"].astype(str), "pooled_accuracy": scores["accuracy"],
                          "pooled_p_above": scores["above"], "pooled_evidence": scores["evidence"],
@@ -212,8 +204,7 @@ def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
 
 
 def shown_p(p: float) -> str:
-    """A probability as a person reads it: a percentage, a small one to two significant figures (the
-    rule's P is often far under 0.1%, which one decimal place would show as 0.0%)."""
+    """A probability as a percentage, a small one to two significant figures."""
     if p < 1e-6:
         return "<0.0001%"
     return f"{p:.1%}" if p >= 0.001 else f"{p * 100:.2g}%"
