@@ -1,6 +1,5 @@
-"""Adaptive overlap's money: the assignments a campaign asked (posted + extensions) against what fixed
-overlap ([campaign] assignments_per_image on every item) would have asked, for `hitflow status` and the
-report. Assignments asked, not approved: a rejected assignment is unpaid under either policy."""
+"""Adaptive overlap's money: the assignments a campaign asked (posted + extensions) against what fixed overlap would
+have asked, for `hitflow status` and the report."""
 
 from __future__ import annotations
 

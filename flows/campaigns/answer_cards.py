@@ -1,6 +1,5 @@
-"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed,
-each field's value by its kind (free text with its telemetry in words) and a control's known answers, from
-the ledger's ``answers`` rows."""
+"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed, each field's
+value by its kind, and a control's known answers."""
 
 from __future__ import annotations
 

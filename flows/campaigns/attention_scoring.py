@@ -1,6 +1,5 @@
-"""Attention checks scored on every kind's batch (qc/attention_checks.py): each stored response's
-``hitflow_attention_*`` answers against the checks its page carried, whatever the task. Joined to the kind's
-own flags where every QC step stores them (batch_review.replace_batch_flags)."""
+"""Attention checks scored on every kind's batch (qc/attention_checks.py): each response's ``hitflow_attention_*``
+answers against its page's checks, joined to the kind's own flags."""
 
 from __future__ import annotations
 

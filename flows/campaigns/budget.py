@@ -1,6 +1,5 @@
-"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post (each
-platform prices itself: ``estimate``). A cost in another currency needs ``[campaign] fx_rates``: never
-compared as if it were the same money."""
+"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post; another currency
+needs ``[campaign] fx_rates``."""
 
 from __future__ import annotations
 

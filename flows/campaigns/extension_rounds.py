@@ -1,6 +1,5 @@
-"""Rounds of more work on posted units (adaptive overlap, caption top-ups), shared by the task kinds.
-A round's extensions are ledger intents written before any call, so a run killed mid-round finishes that
-round with the same units; a note once its work is collected lets the next round be planned."""
+"""Rounds of more work on posted units (adaptive overlap, caption top-ups), shared by the task kinds: ledger intents
+first, so a killed run finishes a round with the same units."""
 
 from __future__ import annotations
 

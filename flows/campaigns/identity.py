@@ -1,6 +1,5 @@
-"""A campaign is one identity (name, platform, ledger, output folder): every run checks, before anything is
-posted or written, that ledger and folder know the same campaign. Each refusal is one line naming the flag
-that allows it; the folder's ``hitflow-manifest.json`` says which ledger made it."""
+"""A campaign is one identity (name, platform, ledger, output folder), checked before anything is posted or written;
+each refusal is one line naming the flag that allows it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The review queue kept between two asks while the ledger has not changed under it (``hitflow ui`` asks at
-each reload; a rebuild costs seconds on a large campaign). :func:`fingerprint` reads counts, largest
-rowids, the columns updated in place and the ledger triggers' write counts: a few ms of SQL."""
+"""The review queue kept between two asks while the ledger has not changed under it (a rebuild costs seconds);
+:func:`fingerprint` tells, in a few ms of SQL."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The report's first screen: the answer before the evidence, the same on the three kinds of report
-(captions, studies, custom pages): what was kept, workers, blocked, money with fees against the
-budget, dates, and what needs a person now and by when. Reads only the ledger (and the config's prices)."""
+"""The report's first screen, the same on every kind of report: what was kept, workers, blocked, money against the
+budget, dates and what needs a person; reads only the ledger."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The ledger's rows that say what needs a person, read without pandas (work, decisions sent, held batches,
-paused runs, the clock, the review mode): summed by :mod:`flows.campaigns.campaign_needs`, made DataFrames
-by :mod:`flows.campaigns.review_data`."""
+"""The ledger's rows that say what needs a person, read without pandas: summed by :mod:`flows.campaigns.campaign_needs`,
+framed by :mod:`flows.campaigns.review_data`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The decision policy as the route allows it: on a route with rejection grounds (Prolific) a reject rule
-that is no ground sends the work to a person (qc/decisions.py). Decisions and the review queue both read it
-here, so the queue shows what the route will do."""
+"""The decision policy as the route allows it: on a route with rejection grounds (Prolific) a reject rule that is no
+ground sends the work to a person; the queue reads it too."""
 
 from __future__ import annotations
 

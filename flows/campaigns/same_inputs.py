@@ -1,6 +1,5 @@
-"""A decision taken again on the same inputs returns what it returned: a campaign's step asks who is due a block
-on unchanged answers several times (the block step, the review queue, the outputs), and the scores cost far more
-than reading the answers they are scored on."""
+"""A decision taken again on the same inputs returns what it returned: the block scores are asked for several times on
+unchanged answers, and cost far more than reading them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One way to render a campaign's task page from stored item rows, for every route (an
-HTMLQuestion HIT, the task server's Prolific/invite pages, an ExternalQuestion HIT): the task
-kind's own page (flows/core/task_kinds.py)."""
+"""One way to render a campaign's task page from stored item rows, for every route: the task kind's own page
+(flows/core/task_kinds.py)."""
 
 from __future__ import annotations
 
