@@ -1,6 +1,5 @@
-"""Caption top-ups' outputs: ``top_ups.csv`` (the images whose unit got more assignments) and
-``short_images.csv`` (those still short of accepted captions, each with why), and the line the summary
-and the report give them (flows/captions/caption_top_up.py runs the rounds)."""
+"""Caption top-ups' outputs: ``top_ups.csv``, ``short_images.csv`` (each still-short image with why), and the line the
+summary and the report give them."""
 
 from __future__ import annotations
 
