@@ -1,6 +1,5 @@
-"""``--out`` as the commands that write or read a run folder take it: a folder or an fsspec URL
-(flows/core/outputs/output_location.py), chosen from the option, ``$HITFLOW_OUT`` or the config, with a URL's
-credentials moved out of it before anything prints, logs or hands it to Prefect."""
+"""``--out`` as the commands that use a run folder take it: a folder or an fsspec URL from the option, ``$HITFLOW_OUT``
+or the config, a URL's credentials moved out first."""
 
 from __future__ import annotations
 

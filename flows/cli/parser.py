@@ -1,6 +1,5 @@
-"""``hitflow``'s argument parser: every command, option and help text (flows/cli/main.py runs them).
-
-Kept light: building it imports neither Prefect nor pandas, so ``hitflow --help`` is instant."""
+"""``hitflow``'s argument parser: every command, option and help text, built without importing Prefect or pandas so
+``hitflow --help`` is instant."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The process around a command: Prefect's settings before it is imported, the collector spared the
-libraries a command loads, SIGTERM as Ctrl-C during a run, and leaving without the interpreter's teardown
-once a run has said its last line (the CLI's main and run call these)."""
+"""The process around a command: Prefect's settings before its import, the collector spared a command's imports, SIGTERM
+as Ctrl-C, and leaving without the interpreter's teardown."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``hitflow run``: the run itself (a dry run, a page refused before anything is posted, Prefect or
-not), and how it ends: errors as one line naming the log, Ctrl-C saying where the run stopped,
-a batch left open on a live route, and the honest ending (exit 8 when less work came in)."""
+"""``hitflow run``: the run itself, and how it ends: errors as one line naming the log, Ctrl-C saying where it stopped,
+a batch left open, exit 8 when less work came in."""
 
 from __future__ import annotations
 
