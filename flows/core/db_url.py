@@ -1,6 +1,5 @@
-"""Where the ledger lives: an SQLite path or a PostgreSQL location (a URI in any libpq or SQLAlchemy form,
-or libpq's keyword form). The password is the one secret: :func:`parsed_ledger` takes it out, so nothing
-used, printed, logged, stored or handed to Prefect holds it; it goes to ``PGPASSWORD`` and shows as ``***``."""
+"""Where the ledger lives: an SQLite path or a PostgreSQL location in any libpq form; its password, the one secret, goes
+to ``PGPASSWORD`` and shows as ``***``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""hitflow's HTTP clients, all with ONE verifying TLS context per process (a client's own context parsed the
-CA bundle: ~15 ms of CPU each, even for ``http://127.0.0.1``; docs/testing.md), httpx's default made once and
-shared. A client certificate or HTTP/2 would change a shared context, so both are refused."""
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process (each of their own cost ~15 ms of CPU); a
+client certificate or HTTP/2 would change it, so both are refused."""
 
 from __future__ import annotations
 

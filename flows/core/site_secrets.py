@@ -1,6 +1,5 @@
-"""The task site's secret and what it signs: invite tokens and page signatures (itsdangerous, salted by
-purpose and campaign, invites expiring) and completion codes, plain HMAC so a code registered with a live
-Prolific study comes out the same from any version. In the core: the task server and platforms both use it."""
+"""The task site's secret and what it signs: invite tokens and page signatures (itsdangerous) and completion codes
+(plain HMAC, stable across versions)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A task kind declared in one place (:class:`TaskKind`: fields, review card rows, plan defaults, QC,
-outputs) and the registry; each kind declares itself in its own package and everything else reads it
-through ``kind_of``, never a kind's name (tests/test_task_kind_seam.py adds one from the tests alone)."""
+"""A task kind declared in one place (:class:`TaskKind`) and the registry; everything else reads it through ``kind_of``,
+never a kind's name."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""CSV files in: one careful reader for every CSV the CLI reads (docs/reference/input-files.md): rows of text or a
-one-line ``InputFormatError`` naming the file and line, never a silently dropped field; a file of workers' answers
-(:func:`read_answer_table`) names a bad row instead and reads the rest. The writer is ``csv_writing``."""
+"""CSV files in: one careful reader for every CSV the CLI reads: rows of text or a one-line ``InputFormatError`` naming
+file and line (workers' answers: a bad row named, the rest read)."""
 
 from __future__ import annotations
 

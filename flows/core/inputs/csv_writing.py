@@ -1,6 +1,5 @@
-"""CSV files out: one writer for every CSV the CLI writes, which neutralises spreadsheet formulas by OWASP's
-rule in files people open in a spreadsheet (docs/security.md, "Formula cells"); data files for code
-(``dataset.raw.csv``, ``judgements.csv``) keep the workers' exact text."""
+"""CSV files out: one writer for every CSV the CLI writes, neutralising formulas in files people open in a spreadsheet;
+data files for code keep the exact text."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``,
-and a holder whose process is gone (same host) is taken over, so a killed run never wedges it.
-(The PostgreSQL ledger holds an advisory lock instead, which dies with its connection: store_pg.py.)"""
+"""The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``, and one whose
+process is gone (same host) is taken over."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The sqlite-utils calls hitflow makes, in PostgreSQL's SQL: :class:`PgSchema` runs the shared migrations,
-:class:`PgTable` is the row API. Every table gets ``rowid`` in insertion order, as SQLite's; values are
-always bound parameters."""
+:class:`PgTable` is the row API, rowids in insertion order."""
 
 from __future__ import annotations
 

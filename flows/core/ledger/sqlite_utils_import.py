@@ -1,6 +1,5 @@
-"""sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) only to map their scalar
-types to column types, so it is imported with them hidden and given a type map that adds them once they are
-loaded (tests/test_sqlite_utils_import.py compares it with sqlite-utils' own)."""
+"""sqlite-utils without pandas: imported with pandas and numpy hidden (~0.35 s of CPU only for a type map), given a map
+that adds them once they are loaded."""
 
 from __future__ import annotations
 

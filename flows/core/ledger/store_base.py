@@ -1,6 +1,5 @@
-"""The ledger's one interface over SQLite (store_sqlite.py) and PostgreSQL (store_pg.py); its rules are
-written once, here. SQL handed to :meth:`rows`, :meth:`execute` and :meth:`executemany` is the common
-subset of both dialects with ``?`` placeholders; every table has a ``rowid`` in insertion order."""
+"""The ledger's one interface over SQLite and PostgreSQL: SQL in the common subset of both with ``?`` placeholders;
+every table has a ``rowid`` in insertion order."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The ledger's schema, one sqlite-utils migration per change, run only when flows.core.ledger.store opens
-a ledger; the same functions build PostgreSQL's through pg_tables.PgSchema, which speaks only the calls
-used here."""
+"""The ledger's schema, one sqlite-utils migration per change, run when a ledger opens; the same functions build
+PostgreSQL's through pg_tables.PgSchema."""
 
 from __future__ import annotations
 

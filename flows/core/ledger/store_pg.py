@@ -1,6 +1,5 @@
-"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees: ``immediate()`` blocks serialised by a
-transaction-level advisory lock, and the campaign lock a session-level one, released by PostgreSQL when
-the holder's connection ends (a worker killed with -9 never wedges a campaign)."""
+"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees by advisory locks (the campaign lock dies with its
+holder's connection)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Where a run's folder goes (``--out``): a local folder or any fsspec URL. A run always writes a local
-staging folder, copied to the URL by output_mirror.py. Credentials in a URL go to fsspec's configuration
-at once (``FSSPEC_S3_*`` for S3, not MTurk's ``AWS_*``: docs/security.md); a shown URL masks them."""
+"""Where a run's folder goes (``--out``): a local folder or any fsspec URL, written locally then copied; a URL's
+credentials go to fsspec's configuration at once."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The local run folder copied to its output URL through fsspec, only what changed (a record of size, time
-and SHA-256 per file, written after the copies it lists), so a killed run run again leaves the URL as an
-unkilled one. ``pull_missing`` brings another host's manifest, logs and ``invites.csv`` to a fresh folder."""
+"""The local run folder copied to its output URL through fsspec, only what changed; ``pull_missing`` brings another
+host's manifest, logs and ``invites.csv`` to a fresh folder."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The sandbox every page renders in, bounded by construction: every binary operator, ``~``, call, format
-field, filter, output, block, slice and ``{% for %}`` iterable goes through a check here, whatever the
-expression's spelling; ``range``, ``lipsum`` and ``namespace`` are replaced by bounded ones (docs/security.md)."""
+"""The sandbox every page renders in, bounded by construction: every operator, call, filter, output, slice and loop goes
+through a check here (docs/security.md)."""
 
 from __future__ import annotations
 

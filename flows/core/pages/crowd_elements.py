@@ -1,6 +1,5 @@
-"""MTurk's crowd HTML elements read as answer fields with their constraints (the table in
-docs/custom_pages.md); ``<crowd-form>``'s one ``taskAnswers`` JSON is flattened into a column per element
-name (:func:`flatten_task_answers`), structured answers staying JSON text."""
+"""MTurk's crowd HTML elements read as answer fields with their constraints; ``<crowd-form>``'s ``taskAnswers`` JSON
+flattened into a column per element name."""
 
 from __future__ import annotations
 

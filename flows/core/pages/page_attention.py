@@ -1,6 +1,5 @@
-"""Attention checks (``[attention]``) rendered into every page the same way, just before the form's
-Submit (found in the markup only); a page without a form is left as it was. The right answer is never in
-the page: QC scores it on the server."""
+"""Attention checks (``[attention]``) rendered into every page just before the form's Submit; the right answer is never
+in the page."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a
-notice and the hidden ``hitflow_telemetry`` field in its form, and the recorder script inline before
-``</body>``. ``bounded_telemetry`` replaces a value no recorder writes by a one-line reason."""
+"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a notice, the
+hidden ``hitflow_telemetry`` field and the recorder script."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A ``<crowd-radio-group>`` whose buttons carry their own names (MTurk posts one entry per button) read as
-ONE field whose value is the chosen button's: :func:`merge_buttons` merges them back. The field is the
-group's ``name``/``id``, else what the buttons' names share, else ``choice``; the item index is kept."""
+"""A ``<crowd-radio-group>`` whose buttons carry their own names read as ONE field valued the chosen button's
+(:func:`merge_buttons`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Every value a requester's template builds stays under a set size (:func:`weight`), checked where it is
-built: operations that could build more than they are given are bounded before they run, every other
-result after. Methods a template calls must be in METHODS, each with its bound."""
+"""Every value a requester's template builds stays under a set size (:func:`weight`), checked where it is built; methods
+a template calls must be in METHODS, each bounded."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Two malloc arenas for processes whose threads allocate (``hitflow run``, ``hitflow sim serve``): glibc's
-up to eight per core each keep their holes resident; two keep the peak RSS down at the same CPU
-(docs/explanation/benchmarks.md). Not glibc: nothing changes."""
+"""Two malloc arenas for processes whose threads allocate: glibc's many arenas each keep their holes resident
+(docs/explanation/benchmarks.md); not glibc: nothing changes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Which Prefect API a ``hitflow run`` talks to: ``PREFECT_API_URL`` as it is; else a running server at
-``HITFLOW_PREFECT_API_URL`` (must answer ``/health``); else Prefect's temporary server started at once in its
-own process while this one imports, stopped when the run ends. Imports nothing of Prefect."""
+"""Which Prefect API a ``hitflow run`` talks to: ``PREFECT_API_URL``, else a server at ``HITFLOW_PREFECT_API_URL``, else
+Prefect's temporary server in its own process."""
 
 from __future__ import annotations
 
