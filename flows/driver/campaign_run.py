@@ -1,6 +1,5 @@
-"""A campaign run without Prefect: what ``hitflow run --no-prefect`` and each Prefect flow call.
-
-Kept apart from flows/driver/campaign_flow.py so that a run without Prefect never imports it."""
+"""A campaign run without Prefect: what ``hitflow run --no-prefect`` and each Prefect flow call (apart from
+campaign_flow.py, which it never imports)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What a deployment's run says about an ended campaign, where no flag reaches it: a cancelled campaign is
-resumed by ``--param resume_cancelled=true`` (Prefect reads it as JSON) or ``hitflow run --resume-cancelled``;
-a paused deployment is turned on by registering it again (Prefect 3.8 has no ``deployment resume``)."""
+"""What a deployment's run says about an ended campaign, where no flag reaches it: how to resume a cancelled one, and
+how to turn a paused deployment on again."""
 
 from __future__ import annotations
 

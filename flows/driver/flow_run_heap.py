@@ -1,6 +1,5 @@
-"""The collector spared a flow run's own process's imports (a scheduled run's process, or Prefect's
-``python -m prefect.engine``): campaign_flow.py imported with the collector off, then the heap frozen for
-the rest of the process. Elsewhere the collector is left alone: a freeze would keep the heap's garbage."""
+"""The collector spared a flow run's own process's imports: campaign_flow.py imported with it off, then the heap frozen;
+elsewhere the collector is left alone."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``provenance.json`` beside the dataset: SHA-256 of the config and every input, the seed, versions,
-platform, target, times, the ledger's counts and every output's SHA-256; ``hitflow verify FOLDER``
-(:func:`verify_folder`) computes them again."""
+"""``provenance.json`` beside the dataset: SHA-256 of config, inputs and outputs, seed, versions, platform, times and
+counts; ``hitflow verify FOLDER`` computes them again."""
 
 from __future__ import annotations
 

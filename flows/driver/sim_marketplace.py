@@ -1,6 +1,5 @@
-"""Which marketplace file the in-process simulator keeps a run's HITs in: the one given, or for a
-resumed campaign on the embedded simulator the one its ledger recorded; and the requester's known
-answers a custom campaign hands the simulator."""
+"""Which marketplace file the in-process simulator keeps a run's HITs in (a resumed campaign's as recorded), and the
+known answers a custom campaign hands it."""
 
 from __future__ import annotations
 
