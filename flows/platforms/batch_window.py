@@ -1,6 +1,5 @@
-"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9)
-while the batch has places and time left; the next run looks again. The simulator's clock lets a run wait
-in-process, unless ``[timing] detach = "always"``."""
+"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9); the
+simulator's clock lets a run wait in-process."""
 
 from __future__ import annotations
 

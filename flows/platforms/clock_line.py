@@ -1,6 +1,5 @@
-"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per
-thread (urlopen's connection a call cost ~0.8 ms of CPU against ~0.2), with urlopen's errors, each reply read
-within ``cap`` bytes and ONE deadline for the whole call (docs/security.md, "Replies from an endpoint")."""
+"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per thread,
+each reply within ``cap`` bytes and one deadline."""
 
 from __future__ import annotations
 

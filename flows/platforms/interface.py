@@ -1,6 +1,5 @@
-"""The one small interface every platform implements (:class:`Platform`; mypy checks each where
-``platform_for`` returns it). Nothing outside a platform branches on its name; tests/test_platform_contract.py
-runs one contract suite over all three."""
+"""The one small interface every platform implements (:class:`Platform`); nothing outside a platform branches on its
+name."""
 
 from __future__ import annotations
 

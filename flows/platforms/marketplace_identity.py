@@ -1,6 +1,5 @@
-"""Which marketplace a run's platform calls reach, as a campaign's ledger row records it: the ids of its
-HITs, studies and qualifications mean something on that marketplace only, so a campaign resumed on
-another one is refused before anything is posted (flows/driver/sim_marketplace.py)."""
+"""Which marketplace a run's platform calls reach, as the campaign's ledger row records it, so a campaign resumed on
+another one is refused before anything is posted."""
 
 from __future__ import annotations
 

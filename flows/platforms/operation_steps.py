@@ -1,6 +1,5 @@
-"""What every platform's cancel shares: one failed call never stops the rest, the ending, and the
-ledger's record of each unit a cancel closed before its work was in (a resumed run posts its items
-again: flows/platforms/mturk/cancel_repost.py)."""
+"""What every platform's cancel shares: one failed call never stops the rest, the ending, and the ledger's record of
+each unit a cancel closed before its work was in."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One retry policy for every platform call (MTurk through botocore, Prolific through httpx), decided from
-what went wrong and whether the call may be repeated: the table, the calls and the waits are in
-docs/operations.md ("Platform calls that fail")."""
+"""One retry policy for every platform call, decided from what went wrong and whether the call may be repeated
+(docs/operations.md, "Platform calls that fail")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Adaptive overlap where the task server hands out units (Prolific, invite links): one more judgement is an
-``ExtendUnit`` row keyed (batch, round, unit), written before any call; the task server lets each unit be held
-by ``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py)."""
+"""Adaptive overlap where the task server hands out units: an ``ExtendUnit`` row per (batch, round, unit), written
+first, raising the unit's holders by one."""
 
 from __future__ import annotations
 

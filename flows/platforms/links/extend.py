@@ -1,6 +1,5 @@
-"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, written first,
-raising each uncertain unit's target by one, so the task server gives those units to whoever opens a link next
-(flows/taskserver/unit_targets.py)."""
+"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, raising each uncertain unit's
+target by one for the task server."""
 
 from __future__ import annotations
 

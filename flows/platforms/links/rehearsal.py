@@ -1,6 +1,5 @@
-"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and the
-task server derives session ids from the run's seed (one seed, one dataset); a real task server keeps the
-wall clock and random ids."""
+"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and session ids
+come from the run's seed (one seed, one dataset)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A cancelled campaign resumed on purpose (``--resume-cancelled``): the items of HITs ``hitflow cancel``
-closed short are posted once more, in a new HIT (a deleted HIT takes no work) for the assignments they still
-lack, through the ledger like a planned HIT, so a killed run never posts it twice."""
+"""A cancelled campaign resumed on purpose: the items of HITs a cancel closed short are posted once more in a new HIT,
+through the ledger like a planned HIT."""
 
 from __future__ import annotations
 

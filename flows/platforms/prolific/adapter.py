@@ -1,6 +1,5 @@
-"""Prolific's researcher API through httpx. The token (``PROLIFIC_TOKEN`` or the Secret block
-``prolific-token``) travels only in the ``Authorization`` header, never logged or stored; anything but
-``--target prolific --live`` gets a dummy token."""
+"""Prolific's researcher API through httpx; the token travels only in the ``Authorization`` header, and anything but
+``--target prolific --live`` gets a dummy."""
 
 from __future__ import annotations
 

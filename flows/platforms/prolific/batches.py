@@ -1,6 +1,5 @@
-"""The batch steps on Prolific: one study per batch pointing at hitflow's task server, priced by Prolific's
-calculator and checked against the hourly floor and budget; collected by SESSION_ID until every place is
-accounted for. RETURNED, TIMED-OUT and SCREENED OUT submissions are never paid."""
+"""The batch steps on Prolific: one study per batch on hitflow's task server, priced and checked against the hourly
+floor and budget, collected by SESSION_ID."""
 
 from __future__ import annotations
 

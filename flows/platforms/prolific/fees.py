@@ -1,6 +1,5 @@
-"""Prolific's service fee: a third of each reward, in minor units, per place.
-
-Production estimates and the simulator's balance both use it, so the two never disagree."""
+"""Prolific's service fee: a third of each reward, in minor units, per place, for estimates and the simulator's balance
+alike."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Prolific's submission statuses as its OpenAPI spells them, grouped by what they mean for a batch. The
-list endpoint says TIME-OUT where the detail says TIMED-OUT; SCREENED OUT is paid by Prolific, never decided
-here; a rejection message has 100+ characters."""
+"""Prolific's submission statuses as its OpenAPI spells them (TIME-OUT in lists, TIMED-OUT in details), grouped by what
+they mean for a batch."""
 
 from __future__ import annotations
 
