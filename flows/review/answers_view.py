@@ -1,6 +1,5 @@
-"""``hitflow ui``: a campaign's answers and worker skill, read from its outputs (``answers.csv``,
-``workers.csv``; docs/reference/outputs.md) when the run wrote them: how many answers and how sure,
-the least sure ones, and every worker's skill, agreement and control-item accuracy."""
+"""``hitflow ui``: a campaign's answers and worker skill from its outputs (``answers.csv``, ``workers.csv``): how many
+and how sure, the least sure, every worker's figures."""
 
 from __future__ import annotations
 

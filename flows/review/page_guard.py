@@ -1,6 +1,5 @@
-"""What the local pages (``hitflow review``, ``hitflow ui``) send on every response, whatever answers
-it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for. The pages' routes get
-the task server's headers (``SecurityHeaders``); :class:`EveryResponse` covers the responses made outside them."""
+"""What the local pages send on every response, whatever answers it (the gate's 403s and 303s, a 404, Starlette's 500,
+the favicon): :class:`EveryResponse`."""
 
 from __future__ import annotations
 
