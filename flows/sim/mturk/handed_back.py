@@ -1,6 +1,5 @@
-"""Work handed back goes back to the pool, as on MTurk: a returned or abandoned assignment frees its slot while
-the HIT lives, and its next worker (never the one who gave it back) is chosen on the seed's stream when the clock
-next moves (docs/explanation/simulator.md quotes the API reference)."""
+"""Work handed back goes back to the pool, as on MTurk: a returned or abandoned assignment frees its slot, for another
+worker chosen on the seed's stream when the clock moves."""
 
 from __future__ import annotations
 

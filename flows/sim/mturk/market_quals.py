@@ -1,6 +1,5 @@
-"""What a simulated worker holds and takes: system and granted qualifications, the requirements a
-HIT checks against them, and qualification tests (scored by their AnswerKey, or requests the
-requester decides). The marketplace's part for workers and qualifications (market.py)."""
+"""What a simulated worker holds and takes: qualifications, the requirements a HIT checks against them, and
+qualification tests (scored by their AnswerKey, or requests)."""
 
 from __future__ import annotations
 

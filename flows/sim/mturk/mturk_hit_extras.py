@@ -1,6 +1,5 @@
-"""The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification,
-review policy results and file-upload URLs (the last two answered as a platform without them would),
-and more assignments for a HIT (CreateAdditionalAssignmentsForHIT, adaptive overlap)."""
+"""The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification, review policy
+results, file-upload URLs and more assignments for a HIT."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The answer to the item's own question (of the asked kind, not necessarily right: the simulator knows
-no facts) and a detail an item's description leaves out. The values are small lists of our own.
-"""
+"""The answer to the item's own question (of the asked kind; the simulator knows no facts) and a detail its description
+leaves out, from small lists of our own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words
-and never a stock sentence (docs/custom_pages.md). The phrasings are small lists of our own.
-"""
+"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words, never a
+stock sentence; the phrasings are small lists of our own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one
-that says what the text found kept at more length (docs/custom_pages.md). The word lists are our own.
-"""
+"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one that says what
+the text found kept longer."""
 
 from __future__ import annotations
 

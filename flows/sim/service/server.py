@@ -1,6 +1,5 @@
-"""The simulator as a real HTTP server on loopback: ``POST /`` speaks MTurk's JSON 1.1 wire protocol (SigV4 accepted
-and ignored, so boto3 itself signs, serialises, parses and retries); ``/mturk/*`` is the worker-facing side, ``/_sim/*``
-the clock, fault injection and the crowd's ground truth (flows/sim/service/control_routes.py says who may use them)."""
+"""The simulator as a real HTTP server on loopback: ``POST /`` speaks MTurk's JSON 1.1 wire protocol (for boto3 itself),
+``/mturk/*`` is the workers' side, ``/_sim/*`` the controls."""
 
 from __future__ import annotations
 
