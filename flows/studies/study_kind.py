@@ -1,6 +1,5 @@
-"""The five evaluation studies declared as task kinds (flows/core/task_kinds.py): their questions per
-task as what a worker answers, cards field by field, the figures they were planned with on Prolific,
-the study QC and the study outputs (judgements and their analysis)."""
+"""The five evaluation studies declared as task kinds: their questions per task, cards field by field, Prolific figures,
+the study QC and outputs (judgements and analysis)."""
 
 from __future__ import annotations
 
