@@ -1,6 +1,5 @@
-"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's, two-edit
-corrections toward words the campaign writes, and unknown words read as vocabulary left alone.
-Pure: a word -> uses counter of the campaign's lower-cased tokens, and the index."""
+"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's. Pure: a word ->
+uses counter and the index."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Adaptive overlap's budget: at most a share of the file's judgements, spent where a label is likeliest to make an
-answer right (:func:`expected_gain`). Pure arrays in the replay's order of items and fields;
-docs/explanation/adaptive-overlap.md ("The budget of a replay") has the rule."""
+"""Adaptive overlap's budget: a share of the file's judgements, spent where a label most likely makes an answer right;
+pure arrays (docs/explanation/adaptive-overlap.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The answers' confidence calibrated on control items (arrays in, arrays out): beta calibration, a share of answers
-wrong however sure, and the candidate the controls' cross-validation scores best
+"""The answers' confidence calibrated on control items, arrays in and out
 (docs/explanation/calibration-on-controls.md)."""
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
-posterior (postprocess.answers.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
-answers with. Its own module so that the config and the CLI can take one without importing the model."""
+"""A worker's assumed skill before their own judgements say otherwise: the skill posterior's prior, in its own module so
+config and CLI need not import the model."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The confidence no control item checks (pure): the model's own moved toward the field's mean vote share, said
-unchecked, with how many controls would check it. Why and how the weights were chosen (held-out log-loss, each
-crowd shape left out in turn): docs/explanation/answers-confidence.md."""
+"""The confidence no control item checks (pure): moved toward the field's mean vote share, said unchecked
+(docs/explanation/answers-confidence.md)."""
 
 from __future__ import annotations
 
