@@ -225,8 +225,7 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 
 
 def one_line(exc: HitflowError) -> str:
-    """An error's text as one line (a message may quote a library's own lines); a ``lists_lines`` message
-    keeps its lines."""
+    """An error's text as one line; a ``lists_lines`` message keeps its lines."""
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", str(exc))  # a server's ESC sequences are not run
     if exc.lists_lines:
         return text

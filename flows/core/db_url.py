@@ -96,9 +96,8 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@' before the
-    query (a password may hold '@' or '/' unencoded), else up to an '@' after a '?' when ``user:`` comes before
-    it; an odd query is then refused on connecting, rather than a password ever kept."""
+    """The user part (``user:password``) of a URI after its ``://``, and the rest (up to the last '@' before the
+    query)."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:

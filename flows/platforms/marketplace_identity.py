@@ -17,8 +17,7 @@ PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the non
 
 
 def marketplace_of(target: Target) -> str:
-    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>`` without
-    credentials."""
+    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>``."""
     if target.kind == "sim":
         return simulator_marketplace(target.endpoint_url)
     return f"{target.kind} {public_url(target.endpoint_url)}"

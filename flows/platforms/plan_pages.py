@@ -54,8 +54,7 @@ class _Shapes:
         self.columns_plain = _columns_plain(run)
 
     def fit(self, items: list[dict[str, Any]]) -> tuple[Any, ...] | None:
-        """The unit's shape when its page can be joined (its values fit, and its shape's marked page was
-        made), else None."""
+        """The unit's shape when its page can be joined, else None."""
         payloads = [_payload(row) for row in items]  # each row's read once here, once for its page
         if not _fits(items, payloads, self.columns_plain):
             return None

@@ -45,8 +45,7 @@ class UnknownPlatform:
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
                  sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
-    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an endpoint that may spend
-    money, so ``live`` is needed (also for ``--target prolific``). ``sim_state``: where the in-process simulator
-    keeps its marketplace (``seed=None``: the file's); ``sim_start``: a new marketplace's clock start."""
+    """A session: ``sim`` in process (or at ``endpoint_url``), or a paying endpoint with ``live``; ``sim_state``,
+    ``sim_start``."""
     with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

@@ -17,8 +17,7 @@ from flows.platforms.units import planned_index
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions; with ``dry_run`` only
-    read and report."""
+    """Compare ledger and platform: adopt intents, expire strays, fetch missed work; ``dry_run``: report only."""
     cfg, store = run.cfg, run.store
     platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
     by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}

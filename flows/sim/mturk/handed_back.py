@@ -15,8 +15,7 @@ RETURN_AFTER = (0.1, 0.5)  # a returner gives the page back this share of its wo
 
 
 def given_back_at(worker: Worker, accept: float, seconds: float, duration: int, rng: random.Random) -> float | None:
-    """When a worker who accepted at ``accept`` and would take ``seconds`` gives the HIT back: at its deadline if the
-    work outlasts it, part-way through by the profile's ``return_rate``; else None."""
+    """When a worker who accepted at ``accept`` gives the HIT back (its deadline, or ``return_rate``); else None."""
     if seconds >= duration:
         return accept + duration
     rate = float(worker.params.get("return_rate", 0))

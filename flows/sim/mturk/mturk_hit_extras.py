@@ -92,8 +92,7 @@ def _upload_questions(hit: Hit) -> set[str]:
 
 @op("CreateAdditionalAssignmentsForHIT")
 def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """More assignments on a HIT, by botocore's model and MTurk's API reference: a HIT under 10 assignments cannot reach
-    10, a repeated UniqueRequestToken is refused, and a Reviewing HIT is Assignable again."""
+    """More assignments on a HIT, as MTurk's API reference and botocore's model say (a repeated token refused)."""
     hit = _hit(m, p.get("HITId"))
     extra = int(p.get("NumberOfAdditionalAssignments", 0))
     if extra < 1:

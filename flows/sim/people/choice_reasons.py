@@ -105,8 +105,7 @@ def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
                   level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
-    """Why the worker chose ``chosen`` for the question ``asks``, in ``least`` to ``most`` words, on grounds from the
-    item's ``spans``; a rating's reason is said in the scale's ``ends`` at its ``level``."""
+    """Why the worker chose ``chosen`` for ``asks``, in ``least`` to ``most`` words, on the item's ``spans``."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)

@@ -89,8 +89,7 @@ _TOKEN_GAP = re.compile(r"\s+([.,!?'])")
 
 
 def truth_key(row: dict[str, str]) -> str:
-    """Where a study item's truth is kept: per sentence of a crowd-selection image, per system of
-    a pairwise image, else per item."""
+    """Where a study item's truth is kept: per sentence, per system of a pairwise image, else per item."""
     if row.get("sentence_id"):
         return f"{row['image_id']}#{row['sentence_id']}"
     if row.get("system"):

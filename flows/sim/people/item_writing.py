@@ -112,9 +112,7 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for ("summary", "audience", "correction", "politer", "open", "wording", "question",
-    "missing", "word", "title", "clarification", "reason", "answer", "caption", "remark", "fault", "action", or "" for a
-    free answer), read first from the sentence that asks."""
+    """What a text box asks for ("summary", "correction", "title", "reason", ... or "" for a free answer)."""
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
