@@ -49,9 +49,7 @@ def answer_shares(df: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 
 def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[str, float]]:
-    """Strength per system (log scale, the first sorted system at 0) with a Wald interval from a binomial GLM of A's
-    wins on +1/-1 indicators (ties fractional), and a seeded bootstrap interval over items (``boot_low``,
-    ``boot_high``)."""
+    """Strength per system (log scale) with a Wald interval and a seeded bootstrap one (``boot_low``, ``boot_high``)."""
     systems = sorted(set(df["system_a"]) | set(df["system_b"]))
     if len(systems) < 2:
         raise ValueError("Bradley-Terry needs at least two systems")

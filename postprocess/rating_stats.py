@@ -25,8 +25,7 @@ def pair_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
-    """Mean per pair, its distribution, and alpha at ``level``; ``intervals``: seeded bootstrap intervals over
-    pairs."""
+    """Mean per pair, its distribution, and alpha at ``level``; ``intervals``: bootstrap over pairs."""
     means = pair_means(df)
     return {
         "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4) if len(means) else None,

@@ -48,8 +48,7 @@ def _rate_meaning(good: bool, caught: int, judged: int) -> str:
 
 def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd.DataFrame,
                  flags: pd.DataFrame) -> pd.DataFrame:
-    """Per batch: assignments, approved, rejected, flags and workers blocked; inputs carry ``batch``, decisions also
-    ``action``."""
+    """Per batch (``batch``; decisions ``action``): assignments, approved, rejected, flags, workers blocked."""
     batches = sorted(set(assignments["batch"]) | set(decisions.get("batch", [])))
     rows = []
     for b in batches:

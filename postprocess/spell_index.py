@@ -134,9 +134,7 @@ class SpellIndex:
 
     def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN,
                     lift: Mapping[str, float] | None = None) -> dict[str, str]:
-        """Unknown lower-case token -> its most probable correction one edit away, else two for tokens of at most
-        ``far_upto`` letters; none: left out. A known word without its accents counts as known. Most probable: the
-        highest count share plus ``lift``; ties to the better-ranked word."""
+        """Unknown lower-case token -> its most probable correction, one edit away (two up to ``far_upto`` letters)."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1, lift or {})
         short = [t for t in unknown if t not in found and len(t) <= far_upto]

@@ -126,9 +126,7 @@ def _capped(rule: StoppingRule) -> bool:
 
 def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, wanted: pd.Series, cap: pd.Series,
                 allowed: int | None, gain: np.ndarray | None = None) -> np.ndarray:
-    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones, else those
-    under ``rule.budget_confidence``; with ``gain``, at most adaptive_budget.round_cap of them, largest gain first, else
-    within ``allowed`` the least sure first."""
+    """Which items and fields (in ``wanted``'s order) take one more judgement this round, within the budget."""
     at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
     sure = np.full(len(wanted), np.inf)
     sure[at] = sureness["confidence"].to_numpy(dtype=float)
@@ -150,9 +148,7 @@ def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, 
 
 def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFrame, wanted: pd.Series,
            cap: pd.Series) -> np.ndarray:
-    """Each item and field's expected gain per judgement (adaptive_budget.expected_gain, in ``wanted``'s order): its
-    skill posterior over the field's labels (``tables``: the stop confidence's own fit, from label_posterior),
-    a worker not yet known as the vote weight the settled rule reads, and the judgements it may still take."""
+    """Each item and field's expected gain per judgement (adaptive_budget.expected_gain), in ``wanted``'s order."""
     gain = np.zeros(len(wanted))
     remaining = (cap - wanted).to_numpy()
     # looked up once, not per field: per field they were quadratic in the fields (10,000 fields: minutes)

@@ -62,9 +62,7 @@ def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
 
 def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
                   lookahead: int = LOOKAHEAD) -> np.ndarray:
-    """Per item (rows of ``posterior``, items x labels): the expected rise per judgement of the probability that its
-    answer is right, over the best of 1 to ``lookahead`` more judgements (at most ``remaining``) from a newcomer right
-    ``vote_ratio`` times as often as any other label (the knowledge gradient, KG*)."""
+    """Per item (rows of ``posterior``): the expected rise per judgement of P(its answer is right) (KG*)."""
     items, k = posterior.shape
     now = posterior.max(axis=1)
     best = np.zeros(items)

@@ -69,9 +69,8 @@ def model_answers(frame: pd.DataFrame, method: str = "auto") -> pd.DataFrame:
 def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
                      seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
                      prior: SkillPrior | None = None) -> tuple[Aggregation, pd.DataFrame | None]:
-    """:func:`aggregate` and, with ``controls``, the control items' rows that scored the calibration:
-    ``item_id, field, label, answer, correct, model_confidence, confidence`` (``confidence`` cross-fitted:
-    from a calibrator that never saw that control); None without controls."""
+    """:func:`aggregate`, and the controls' scored rows ``item_id, field, label, answer, correct, model_confidence,
+    confidence``."""
     data, gold, scored = _split_controls(judgements(frame, drop), controls)
     result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior(),
                         set() if gold is None else set(gold["item_id"]))

@@ -42,9 +42,7 @@ def _design(confidence: np.ndarray, answers: np.ndarray | None, classes: tuple[s
 
 
 class Calibrator(NamedTuple):
-    """``calibrated = sigmoid(a * ln c + b * -ln(1 - c) + shift + the class's shift)`` (the module), or the
-    confidence itself when it has not ``moved`` (the identity: no controls, or cross-validation found the fit
-    no better). A class not among ``classes`` has no shift of its own."""
+    """``sigmoid(a * ln c + b * -ln(1 - c) + shift + class shift)``, or the confidence itself unless ``moved``."""
 
     a: float = 1.0
     b: float = 1.0
@@ -193,9 +191,7 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS, with and
-    without class shifts, and :func:`fit_wrong_share`, the lowest cross-fitted log-loss, kept if below the model's own
-    (else the identity). ``keys``: the item ids."""
+    """(the calibrator, each control's cross-fitted confidence): the candidate with the lowest cross-fitted log-loss."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
@@ -221,9 +217,7 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
 
 def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                         answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
-    """Each control's confidence from :func:`calibrator_on_controls` run on the other folds' controls alone, the choice
-    among candidates made without it too: the rule's honest score (the chosen candidate's own cross-fitted score is
-    optimistic)."""
+    """Each control's confidence from the whole rule run on the other folds' controls: the rule's honest score."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     fold, out = control_folds(keys), conf.copy()
     for f in np.unique(fold):
@@ -257,9 +251,7 @@ def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                  folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
                  answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False) -> np.ndarray:
-    """Each control's calibrated confidence from a calibrator fitted (:func:`fit` at ``strength``, with class
-    shifts when ``answers`` are given; ``wrong_share``: :func:`fit_wrong_share` instead) on the controls of the
-    other folds (``keys``: the controls' item ids, which fix the folds): the honest score of the calibration."""
+    """Each control's confidence from a calibrator fitted on the other folds' controls (``keys``: their item ids)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if wrong_share:
         return _crossed(conf, right, keys, folds, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))

@@ -40,9 +40,7 @@ BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accurac
 
 
 def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np.ndarray:
-    """``confidence`` no higher than the probability of the answer after ``judgements`` unanimous labels by
-    workers right BOUND_ACCURACY of the time (slips spread evenly over the ``n_labels`` - 1 others, the labels
-    equally likely beforehand): 0.95 from one label, 0.9972 from two of two labels (binary)."""
+    """``confidence`` no higher than after ``judgements`` unanimous labels at BOUND_ACCURACY (one label: 0.95)."""
     n = np.asarray(judgements, dtype=float)
     others = max(n_labels - 1, 1)
     slip = (1 - BOUND_ACCURACY) / others
@@ -62,9 +60,7 @@ CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_conf
 
 def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = True,
                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the answers of ordinary items, calibrated on the controls; the controls' rows). ``answers``: aggregation's rows,
-    controls' too; ``gold``: ``item_id, field, answer``; each control's ``confidence`` is the rule run without it
-    (cheaper, optimistic without ``nested``); the fit is in ``attrs["calibration_fit"]``."""
+    """(ordinary items' answers calibrated on ``gold`` ``item_id, field, answer``; the controls' rows)."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)
@@ -150,9 +146,7 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (label_posterior's rows) with ``confidence`` as answers.csv reports it: :func:`bounded` by
-    ``n_labels`` (labels seen per field), then calibrated on ``gold``'s controls (``item_id, answer`` [, ``field``]);
-    ``confidence_source`` says which."""
+    """``posterior`` with ``confidence`` as answers.csv reports it (``confidence_source`` says how)."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))

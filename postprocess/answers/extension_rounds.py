@@ -10,12 +10,10 @@ from postprocess.answers.adaptive import settled
 
 def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
                     min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
-    """A live campaign's round (adaptive overlap): the units that get one more judgement, in the order given, each once.
+    """A live campaign's round (adaptive overlap): the units that get one more judgement, in order, each once.
 
-    ``answers``: ``item_id, field, confidence, judgements`` (with ``margin`` and ``vote_weight`` under ``stop_settled``:
-    :func:`settled`); ``units``: ``unit_id, item_id, asked, received``. An item is uncertain below ``confidence`` or
-    ``min_judgements`` usable judgements; its unit is extended when asked fewer than ``max_judgements`` and it received
-    all it was asked."""
+    ``answers``: ``item_id, field, confidence, judgements`` [, ``margin``, ``vote_weight``]; ``units``: ``unit_id,
+    item_id, asked, received``."""
     if units.empty:
         return []
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
@@ -30,9 +28,7 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
 
 
 def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
-    """A caption campaign's top-up round, each unit named once per assignment it gets. ``accepted``: accepted captions
-    per item (index ``item_id``); ``units`` as for :func:`units_to_extend`; a unit gets what its shortest item lacks of
-    ``target`` within ``cap``, none if the crowd left it short."""
+    """A caption top-up round, a unit once per assignment; ``accepted`` by ``item_id``; ``units`` as above."""
     if units.empty:
         return []
     lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
@@ -58,9 +54,7 @@ SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
 
 
 def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
-    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``) with ``reason``:
-    ``unposted``, ``unfilled`` (the crowd did not come), ``cap``, ``rounds`` (``rounds_ran_out``) or ``after`` (short
-    only later). ``units`` as for :func:`top_up_units`."""
+    """``short`` (``item_id, accepted``) with why each item is still short (``reason``); ``units`` as above."""
     per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
     rows = short.assign(item_id=short["item_id"].astype(str)).merge(
         per_item[["item_id", "asked", "received"]], on="item_id", how="left")

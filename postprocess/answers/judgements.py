@@ -12,9 +12,7 @@ SMALL = 20_000  # rows up to which repeats are found by one pass in Python (modu
 
 
 def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped, a repeated label of an
-    item and field counted once (the last). ``drop``: a mask of rows left out first; ``keep``: more columns carried
-    along."""
+    """The column contract: ``item_id, worker_id, label, field`` as text, blanks dropped, a repeat's last kept."""
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")

@@ -33,9 +33,7 @@ class _Run(NamedTuple):
 
 
 class MACE:
-    """MACE with ``n_restarts`` drawn starts after a trusting one, ``n_iter`` EM iterations each, Beta(alpha,
-    beta) on each worker's spamming, and the true label's prior ``uniform``, ``learned`` or ``either``
-    (whichever has the larger bound, the default)."""
+    """MACE with ``n_restarts`` starts after a trusting one, ``n_iter`` iterations each, label prior ``either`` way."""
 
     def __init__(self, n_restarts: int = 10, n_iter: int = SCREEN_ITER, default_noise: float = 0.5, alpha: float = 0.5,
                  beta: float = 0.5, random_state: int | None = 0, label_prior: str = "either",

@@ -100,9 +100,7 @@ def _shrinkage(offsets: pd.DataFrame, per: pd.DataFrame) -> float:
 
 def joined(answers: pd.DataFrame | None, workers: pd.DataFrame | None, numbers: NumberAnswers | None
            ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The choice answers and workers (either may be None) joined with the number fields': answers.csv's rows of both
-    kinds (``low, high, coverage`` after ``confidence``), and per number field F the workers' ``bias_F, offset_F,
-    numbers_F``."""
+    """The choice answers and workers joined with the number fields' (``low, high, coverage``; ``bias_F``...)."""
     if numbers is None or numbers.answers.empty:
         return _or_empty(answers), _or_empty(workers)
     parts = [a for a in (answers, numbers.answers) if a is not None and not a.empty]

@@ -94,9 +94,8 @@ def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str
 
 
 def scored(confidence: Any, correct: Any) -> dict[str, Any]:
-    """What a person reads: items, accuracy, mean confidence, ``ece`` (6 equal-width bins; ``ece_bins``, ``binning``),
-    ``ece_15``, ``ece_equal_mass``, ``worst_bin``, ``reliability`` (15 equal-width bins) and
-    ``reliability_equal_mass``."""
+    """What a person reads: items, accuracy, confidence, ``ece``, ``ece_15``, ``ece_equal_mass``, ``worst_bin``,
+    tables."""
     conf, right = _arrays(confidence, correct)
     if not len(conf):
         return {"items": 0, "accuracy": None, "mean_confidence": None, "ece": None, "ece_15": None,

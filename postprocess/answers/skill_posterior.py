@@ -74,9 +74,7 @@ def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
 
 def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float], np.ndarray]:
-    """(items, labels, items x labels posterior with each item left out of its workers' records and tempered,
-    (the accuracy of a worker not yet known, its labels' correlation: postprocess.answers.tempering) for
-    vote_weight, judgements an item) of one field."""
+    """One field's (items, labels, left-out tempered posterior, (newcomer accuracy, correlation), judgements)."""
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
     workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
     fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
@@ -117,9 +115,7 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
 
 def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
                    groups: np.ndarray | None = None) -> np.ndarray:
-    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin EM fit of the
-    whole group on items with two or more judgements, plus ``prior.crowd_weight`` judgements at ``prior.accuracy``; kept
-    between chance and 0.99."""
+    """The accuracy an unseen worker of each group is assumed to have (a one-coin fit); between chance and 0.99."""
     if prior.crowd_weight == 0:
         return np.full(2, prior.accuracy)
     groups = np.zeros(len(item), dtype=int) if groups is None else groups
@@ -182,9 +178,7 @@ def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.n
 
 
 def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
-    """Each worker's posterior mean confusion under a prior ``typical`` with probability TYPICAL_SHARE, else ``weak``
-    (``seen``: expected counts), as counts including the pseudo-counts, so leaving an item out takes out about one
-    judgement."""
+    """Each worker's posterior mean confusion under the two-part prior, as counts."""
     log_typical = _log_evidence(typical, seen) + math.log(TYPICAL_SHARE)
     log_weak = _log_evidence(weak, seen) + math.log(1 - TYPICAL_SHARE)
     share = 1 / (1 + np.exp(np.clip(log_weak - log_typical, -700, 700)))[:, None, None]

@@ -38,9 +38,7 @@ def controls_to_check(confidence: np.ndarray) -> int | None:
 
 
 def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """One field's confidence ``own`` moved ``SHRINK * n / (n + HALF_LABELS)`` of the way down to the mean vote
-    ``share`` of its answers (``n``: the item's ``labels``), never up, and no lower than 0.5 where ``own`` was at least
-    that."""
+    """One field's ``own`` confidence moved down toward its answers' mean vote ``share``, never under 0.5 if over."""
     n = np.asarray(labels, dtype=float)
     weight = SHRINK * n / (n + HALF_LABELS)
     moved = np.minimum(own, (1 - weight) * own + weight * float(np.mean(share)))
