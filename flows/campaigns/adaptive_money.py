@@ -1,5 +1,4 @@
-"""Adaptive overlap's money: the assignments a campaign asked (posted + extensions) against what fixed overlap would
-have asked, for `hitflow status` and the report."""
+"""Adaptive overlap's money: the assignments asked against what fixed overlap would have asked."""
 
 from __future__ import annotations
 

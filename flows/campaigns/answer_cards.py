@@ -1,5 +1,4 @@
-"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed, each field's
-value by its kind, and a control's known answers."""
+"""A review card's rows for any kind whose answers are form fields."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Attention checks scored on every kind's batch (qc/attention_checks.py): each response's ``hitflow_attention_*``
-answers against its page's checks, joined to the kind's own flags."""
+"""Attention checks scored on every kind's batch (qc/attention_checks.py), joined to its flags."""
 
 from __future__ import annotations
 

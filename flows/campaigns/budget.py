@@ -1,5 +1,4 @@
-"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post; another currency
-needs ``[campaign] fx_rates``."""
+"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post."""
 
 from __future__ import annotations
 

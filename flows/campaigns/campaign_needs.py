@@ -1,5 +1,4 @@
-"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review queue must be
-built."""
+"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, pandas only if needed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``--dry-run``: render every page, check it against the platform's limits, estimate the cost with fees and list the
-calls a real run would make, touching no platform and no money."""
+"""``--dry-run``: every page rendered and checked, the cost estimated, the calls listed; nothing sent."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Rounds of more work on posted units (adaptive overlap, caption top-ups), shared by the task kinds: ledger intents
-first, so a killed run finishes a round with the same units."""
+"""Rounds of more work on posted units (adaptive overlap, caption top-ups), intents first."""
 
 from __future__ import annotations
 

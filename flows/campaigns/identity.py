@@ -1,5 +1,4 @@
-"""A campaign is one identity (name, platform, ledger, output folder), checked before anything is posted or written;
-each refusal is one line naming the flag that allows it."""
+"""A campaign is one identity (name, platform, ledger, output folder), checked before any write."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The review queue's item states kept in the ledger, so ``hitflow status`` on a reviewed campaign reads counts back (no
-pandas, no config) while nothing they depend on changed."""
+"""The review queue's item states kept in the ledger, for ``hitflow status`` without pandas."""
 
 from __future__ import annotations
 

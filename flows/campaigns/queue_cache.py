@@ -1,5 +1,4 @@
-"""The review queue kept between two asks while the ledger has not changed under it (a rebuild costs seconds);
-:func:`fingerprint` tells, in a few ms of SQL."""
+"""The review queue kept between two asks while the ledger's :func:`fingerprint` is unchanged."""
 
 from __future__ import annotations
 

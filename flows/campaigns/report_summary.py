@@ -1,5 +1,4 @@
-"""The report's first screen, the same on every kind of report: what was kept, workers, blocked, money against the
-budget, dates and what needs a person; reads only the ledger."""
+"""The report's first screen, the same on every kind of report, from the ledger alone."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The ledger's rows that say what needs a person, read without pandas: summed by :mod:`flows.campaigns.campaign_needs`,
-framed by :mod:`flows.campaigns.review_data`."""
+"""The ledger's rows that say what needs a person, read without pandas."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The decision policy as the route allows it: on a route with rejection grounds (Prolific) a reject rule that is no
-ground sends the work to a person; the queue reads it too."""
+"""The decision policy as the route allows it (Prolific's rejection grounds)."""
 
 from __future__ import annotations
 

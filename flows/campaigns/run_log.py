@@ -1,5 +1,4 @@
-"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console: Prefect's console
-keeps its progress lines but drops records carrying a traceback, which the CLI prints as one line."""
+"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console."""
 
 from __future__ import annotations
 

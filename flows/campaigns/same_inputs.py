@@ -1,5 +1,4 @@
-"""A decision taken again on the same inputs returns what it returned: the block scores are asked for several times on
-unchanged answers, and cost far more than reading them."""
+"""A decision taken again on the same inputs returns what it returned (the scores are costly)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Which task kind a campaign is (:func:`kind_of`), and the config as a run plans it (``[prolific]`` figures it leaves
-out taken from its kind)."""
+"""Which task kind a campaign is (:func:`kind_of`), and the config as a run plans it."""
 
 from __future__ import annotations
 

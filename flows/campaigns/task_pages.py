@@ -1,5 +1,4 @@
-"""One way to render a campaign's task page from stored item rows, for every route: the task kind's own page
-(flows/core/task_kinds.py)."""
+"""A campaign's task page from stored item rows, for every route: the task kind's own page."""
 
 from __future__ import annotations
 
