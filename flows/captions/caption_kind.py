@@ -1,5 +1,4 @@
-"""The caption task (``task = "caption"``, and Flickr8k's ``describe``) declared as a task kind: one free-text caption
-per image, its card, Prolific figures, QC and dataset."""
+"""The caption task (and Flickr8k's ``describe``) declared as a task kind."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Each caption row's telemetry from the ledger (the assignment's ``hitflow_telemetry`` answer and the caption's field
-name in it), for :mod:`qc.telemetry_frame` to flatten."""
+"""Each caption row's telemetry from the ledger, for :mod:`qc.telemetry_frame` to flatten."""
 
 from __future__ import annotations
 

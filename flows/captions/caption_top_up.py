@@ -1,5 +1,4 @@
-"""Caption top-ups ([answers] top_up_rounds): an image short of accepted captions after QC gets more assignments in a
-later round, up to MTurk's cap (docs/reference/outputs.md)."""
+"""Caption top-ups ([answers] top_up_rounds): more assignments for images short of captions."""
 
 from __future__ import annotations
 

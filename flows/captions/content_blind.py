@@ -1,5 +1,4 @@
-"""What a caption rehearsal's captions mean: on the in-process simulator an image its caption bank lacks
-gets a made-up scene, so the report and summary say on how many items captions are content-blind."""
+"""On how many items a simulator rehearsal's captions are content-blind (a made-up scene)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Caption top-ups' outputs: ``top_ups.csv``, ``short_images.csv`` (each still-short image with why), and the line the
-summary and the report give them."""
+"""Caption top-ups' outputs: ``top_ups.csv``, ``short_images.csv`` and their summary line."""
 
 from __future__ import annotations
 
