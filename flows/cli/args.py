@@ -1,5 +1,4 @@
-"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2) before
-anything runs."""
+"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2)."""
 
 from __future__ import annotations
 

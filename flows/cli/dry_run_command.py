@@ -1,5 +1,4 @@
-"""``hitflow run --dry-run``: the plan, the page's and the route's checks, and on a page of one's own a
-rehearsed first batch; nothing is created or posted (exit 1 on a PROBLEM line). Imported for a dry run only."""
+"""``hitflow run --dry-run`` (exit 1 on a PROBLEM line); imported for a dry run only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What ``hitflow <command> --help`` shows below the options (examples, exit codes): one table for the help
-and the docs' command reference; tests/test_cli_help.py parses every example."""
+"""What ``hitflow <command> --help`` shows below the options (examples, exit codes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``--out`` as the commands that use a run folder take it: a folder or an fsspec URL from the option, ``$HITFLOW_OUT``
-or the config, a URL's credentials moved out first."""
+"""``--out`` as the commands that use a run folder take it (option, ``$HITFLOW_OUT``, config)."""
 
 from __future__ import annotations
 

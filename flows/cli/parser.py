@@ -1,5 +1,4 @@
-"""``hitflow``'s argument parser: every command, option and help text, built without importing Prefect or pandas so
-``hitflow --help`` is instant."""
+"""``hitflow``'s argument parser, built without importing Prefect or pandas."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow preview CONFIG``: the first page a worker would get, rendered exactly as a run renders it, written to a
-file to open in a browser."""
+"""``hitflow preview CONFIG``: the first page a worker would get, written to a file."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The process around a command: Prefect's settings before its import, the collector spared a command's imports, SIGTERM
-as Ctrl-C, and leaving without the interpreter's teardown."""
+"""The process around a command: Prefect's settings, the collector, SIGTERM and a quick exit."""
 
 from __future__ import annotations
 

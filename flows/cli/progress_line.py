@@ -1,5 +1,4 @@
-"""A progress line on stderr for a command that may take a while, after ``after`` seconds, rewritten in place on a
-terminal (``HITFLOW_PROGRESS=always``/``never``)."""
+"""A progress line on stderr for a command that may take a while."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow run``: the run itself, and how it ends: errors as one line naming the log, Ctrl-C saying where it stopped,
-a batch left open, exit 8 when less work came in."""
+"""``hitflow run``: the run itself, and how it ends."""
 
 from __future__ import annotations
 
