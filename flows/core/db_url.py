@@ -1,5 +1,4 @@
-"""Where the ledger lives: an SQLite path or a PostgreSQL location in any libpq form; its password, the one secret, goes
-to ``PGPASSWORD`` and shows as ``***``."""
+"""Where the ledger lives: an SQLite path or a PostgreSQL location, its password kept out of sight."""
 
 from __future__ import annotations
 

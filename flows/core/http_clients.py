@@ -1,5 +1,4 @@
-"""hitflow's HTTP clients, all with ONE verifying TLS context per process (each of their own cost ~15 ms of CPU); a
-client certificate or HTTP/2 would change it, so both are refused."""
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process."""
 
 from __future__ import annotations
 

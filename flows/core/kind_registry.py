@@ -1,5 +1,4 @@
-"""Where task kinds are declared: the built-in kinds lie above the core, so their modules are named as text
-and loaded the first time a name is looked up, as a plugin list."""
+"""Where task kinds are declared, loaded by name the first time one is looked up."""
 
 from __future__ import annotations
 

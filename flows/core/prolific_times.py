@@ -1,5 +1,4 @@
-"""Prolific's own rule for a study's times, read by the config's [prolific] table and by the task kinds' plans
-(a base module: both import it, neither imports the other)."""
+"""Prolific's own rule for a study's times (a base module for the config and the plans)."""
 
 from __future__ import annotations
 

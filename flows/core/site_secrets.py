@@ -1,5 +1,4 @@
-"""The task site's secret and what it signs: invite tokens and page signatures (itsdangerous) and completion codes
-(plain HMAC, stable across versions)."""
+"""The task site's secret and what it signs: invites, page signatures, completion codes."""
 
 from __future__ import annotations
 

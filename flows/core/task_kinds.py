@@ -1,5 +1,4 @@
-"""A task kind declared in one place (:class:`TaskKind`) and the registry; everything else reads it through ``kind_of``,
-never a kind's name."""
+"""A task kind declared in one place (:class:`TaskKind`) and the registry."""
 
 from __future__ import annotations
 

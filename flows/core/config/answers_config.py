@@ -1,5 +1,4 @@
-"""The ``[answers]`` table: how a campaign turns several workers' choices into one answer per item
-(postprocess/answers/aggregation.py; docs/reference/outputs.md#answers-and-worker-skill)."""
+"""The ``[answers]`` table: how several workers' choices become one answer per item."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The ``[attention]`` table: attention checks on every page of the campaign, each refused at load unless it is
-a fair instructed-response item (qc/attention_checks.py)."""
+"""The ``[attention]`` table: fair instructed-response checks on every page."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Campaign config: TOML in, a frozen CampaignConfig out. The schema is ``config_schema.py``; here the checks
-that need the file system or several sections. A bad value is one line naming file, section and key."""
+"""Campaign config: TOML in, a frozen CampaignConfig out, a bad value one line."""
 
 from __future__ import annotations
 

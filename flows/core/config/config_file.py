@@ -1,5 +1,4 @@
-"""Reading a config file safely, each schema complaint one line: ``<file>: [section].key <why> (got
-<value>)``, the value shortened and escaped, an unknown key with the nearest known name."""
+"""Reading a config file safely, each schema complaint one line."""
 
 from __future__ import annotations
 

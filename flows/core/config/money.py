@@ -1,5 +1,4 @@
-"""Money every layer speaks: a platform's estimate and the budget's currency (another currency needs
-``[campaign] fx_rates``)."""
+"""Money every layer speaks: a platform's estimate and the budget's currency."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The rules a config names and its ``[policy]``: every rule name known (a near one suggested), every rule
-the policy names one QC runs, and the DecisionPolicy built from the section and the task's defaults."""
+"""The rules a config names and its ``[policy]``, checked, and the DecisionPolicy built."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The campaign config's [prolific] table: a study's pay, times and filters, checked against Prolific's
-own rules (the hourly floor, the shortest maximum time)."""
+"""The campaign config's [prolific] table, checked against Prolific's own rules."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``[qc]`` rule lists as ruff reads its own: a preset, ``extend`` and ``ignore``; an older config's full ``rules`` list
-as it was meant, noting the recommended rules it leaves out."""
+"""``[qc]`` rule lists as ruff reads its own: a preset, ``extend`` and ``ignore``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Paths named inside a file stay in that file's folder: a config or crowd file cannot point the product at
-``~/.aws/credentials``."""
+"""Paths named inside a file stay in that file's folder."""
 
 from __future__ import annotations
 

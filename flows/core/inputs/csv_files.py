@@ -1,5 +1,4 @@
-"""CSV files in: one careful reader for every CSV the CLI reads: rows of text or a one-line ``InputFormatError`` naming
-file and line (workers' answers: a bad row named, the rest read)."""
+"""CSV files in: one careful reader for every CSV the CLI reads."""
 
 from __future__ import annotations
 

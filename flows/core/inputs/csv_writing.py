@@ -1,5 +1,4 @@
-"""CSV files out: one writer for every CSV the CLI writes, neutralising formulas in files people open in a spreadsheet;
-data files for code keep the exact text."""
+"""CSV files out: one writer, neutralising formulas where people open the file."""
 
 from __future__ import annotations
 

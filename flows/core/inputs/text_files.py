@@ -1,5 +1,4 @@
-"""A user's text file: UTF-8, or one ``InputFormatError`` line naming the file (and a NUL's line).
-:func:`read_text_marking` reads workers' answers instead: bad lines are named, the rest read."""
+"""A user's text file: UTF-8, or one ``InputFormatError`` line naming the file."""
 
 from __future__ import annotations
 

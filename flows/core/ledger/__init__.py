@@ -1,5 +1,4 @@
-"""The ledger: every platform call, answer, flag and decision of a campaign (SQLite or PostgreSQL); importing it imports
-sqlite-utils without pandas first."""
+"""The ledger: every platform call, answer, flag and decision of a campaign."""
 
 from flows.core.ledger.sqlite_utils_import import import_without_pandas
 

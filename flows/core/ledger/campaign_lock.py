@@ -1,5 +1,4 @@
-"""The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``, and one whose
-process is gone (same host) is taken over."""
+"""The SQLite ledger's one-runner-per-campaign lock, taken over from a dead holder."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Every platform write: record the intent, make the call, settle the result, under a deterministic key,
-so a settled call is never made again (a killed run resumes without a second HIT, payment or block)."""
+"""Every platform write as intent, call and result under a deterministic key: never made twice."""
 
 from __future__ import annotations
 

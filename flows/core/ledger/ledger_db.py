@@ -1,5 +1,4 @@
-"""The ledger's SQLite connection, every sqlite-utils transaction ``BEGIN IMMEDIATE`` (in WAL a read that later writes
-is refused at once, without the busy timeout)."""
+"""The ledger's SQLite connection, every sqlite-utils transaction ``BEGIN IMMEDIATE``."""
 
 from __future__ import annotations
 

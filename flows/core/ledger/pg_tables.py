@@ -1,5 +1,4 @@
-"""The sqlite-utils calls hitflow makes, in PostgreSQL's SQL: :class:`PgSchema` runs the shared migrations,
-:class:`PgTable` is the row API, rowids in insertion order."""
+"""The sqlite-utils calls hitflow makes, in PostgreSQL's SQL."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The ledger's one interface over SQLite and PostgreSQL: SQL in the common subset of both with ``?`` placeholders;
-every table has a ``rowid`` in insertion order."""
+"""The ledger's one interface over SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The ledger's schema, one sqlite-utils migration per change, run when a ledger opens; the same functions build
-PostgreSQL's through pg_tables.PgSchema."""
+"""The ledger's schema, one sqlite-utils migration per change, for both databases."""
 
 from __future__ import annotations
 

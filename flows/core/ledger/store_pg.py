@@ -1,5 +1,4 @@
-"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees by advisory locks (the campaign lock dies with its
-holder's connection)."""
+"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees by advisory locks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The SQLite ledger: one file (default ``runs/hitflow.db``), WAL mode, every writer takes the write
-lock up front; migrations through sqlite-utils (flows/core/ledger/store_migrations.py)."""
+"""The SQLite ledger: one file, WAL mode, every writer taking the write lock up front."""
 
 from __future__ import annotations
 

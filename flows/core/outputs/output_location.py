@@ -1,5 +1,4 @@
-"""Where a run's folder goes (``--out``): a local folder or any fsspec URL, written locally then copied; a URL's
-credentials go to fsspec's configuration at once."""
+"""Where a run's folder goes (``--out``): a local folder or any fsspec URL."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The local run folder copied to its output URL through fsspec, only what changed; ``pull_missing`` brings another
-host's manifest, logs and ``invites.csv`` to a fresh folder."""
+"""The local run folder copied to its output URL through fsspec, only what changed."""
 
 from __future__ import annotations
 

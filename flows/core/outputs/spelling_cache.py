@@ -1,5 +1,4 @@
-"""The spelling index on disk under ``$HITFLOW_CACHE_DIR`` (else the XDG cache), named by a hash of the dictionary and
-the format; an unwritable cache means an in-memory index."""
+"""The spelling index on disk, named by a hash of the dictionary and the format."""
 
 from __future__ import annotations
 

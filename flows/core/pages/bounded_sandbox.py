@@ -1,5 +1,4 @@
-"""The sandbox every page renders in, bounded by construction: every operator, call, filter, output, slice and loop goes
-through a check here (docs/security.md)."""
+"""The sandbox every page renders in, bounded by construction (docs/security.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""MTurk's crowd HTML elements read as answer fields with their constraints; ``<crowd-form>``'s ``taskAnswers`` JSON
-flattened into a column per element name."""
+"""MTurk's crowd HTML elements read as answer fields with their constraints."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Every filter of the bounded environment, wrapped: operands checked before, filters that can build more
-than they are given bounded by their result's size computed first, ``sum`` in one pass, results checked after."""
+"""Every filter of the bounded environment, wrapped and bounded."""
 
 from __future__ import annotations
 

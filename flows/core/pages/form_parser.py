@@ -1,5 +1,4 @@
-"""The reader of a page's HTML (flows/core/pages/mturk_forms.py read_page): its form controls as a browser
-submits them, and in document order the text, images and fields a worker sees."""
+"""The reader of a page's HTML: its form controls, and the text, images and fields a worker sees."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The submit rules a page's own controls declare (``required``, ``minlength``, ``pattern``,
-``min``/``max``/``step``, radio groups...), as the spec ``qc.form_constraints`` checks."""
+"""The submit rules a page's own controls declare, as the spec ``qc.form_constraints`` checks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Bounds for string methods whose C code is not linear in its input or builds many objects, checked before the call
-(the render's deadline is seen only between calls)."""
+"""Bounds for costly string methods, checked before the call."""
 
 from __future__ import annotations
 

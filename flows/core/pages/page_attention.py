@@ -1,5 +1,4 @@
-"""Attention checks (``[attention]``) rendered into every page just before the form's Submit; the right answer is never
-in the page."""
+"""Attention checks (``[attention]``) rendered into every page just before the form's Submit."""
 
 from __future__ import annotations
 

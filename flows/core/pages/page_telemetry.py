@@ -1,5 +1,4 @@
-"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a notice, the
-hidden ``hitflow_telemetry`` field and the recorder script."""
+"""Text telemetry added to every rendered page with a free-text field (docs/telemetry.md)."""
 
 from __future__ import annotations
 

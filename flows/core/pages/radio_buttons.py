@@ -1,5 +1,4 @@
-"""A ``<crowd-radio-group>`` whose buttons carry their own names read as ONE field valued the chosen button's
-(:func:`merge_buttons`)."""
+"""A ``<crowd-radio-group>`` of separately named buttons read as ONE field."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A requester's template render bounded as a whole: output and buffered blocks capped, RENDER_DEADLINE_S checked at
-every step; hitflow's own pages render ``trusted()``, unbounded."""
+"""A requester's template render bounded as a whole; hitflow's own pages render ``trusted()``."""
 
 from __future__ import annotations
 

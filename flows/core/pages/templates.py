@@ -1,5 +1,4 @@
-"""The one Jinja environment: sandboxed and immutable (a user's own task template runs in it
-too), autoescape on, undefined names are errors."""
+"""The one Jinja environment: sandboxed, immutable, autoescaped, undefined names errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""html.parser as every page reader of hitflow uses it: an unknown marked section is read as browsers read it, where
-html.parser raises AssertionError."""
+"""html.parser as every page reader of hitflow uses it, reading marked sections as browsers do."""
 
 from __future__ import annotations
 

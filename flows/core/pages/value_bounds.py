@@ -1,5 +1,4 @@
-"""Every value a requester's template builds stays under a set size (:func:`weight`), checked where it is built; methods
-a template calls must be in METHODS, each bounded."""
+"""Every value a requester's template builds stays under a set size (:func:`weight`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Memory a batch step freed, handed back before the next step: ``malloc_trim(0)`` for glibc's heaps (which
-keep freed middle pages resident) and ``release_unused()`` for Arrow's pool; elsewhere only Arrow's."""
+"""Memory a batch step freed, handed back to the system before the next step."""
 
 from __future__ import annotations
 

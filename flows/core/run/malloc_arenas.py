@@ -1,5 +1,4 @@
-"""Two malloc arenas for processes whose threads allocate: glibc's many arenas each keep their holes resident
-(docs/explanation/benchmarks.md); not glibc: nothing changes."""
+"""Two malloc arenas for processes whose threads allocate (docs/explanation/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Which Prefect API a ``hitflow run`` talks to: ``PREFECT_API_URL``, else a server at ``HITFLOW_PREFECT_API_URL``, else
-Prefect's temporary server in its own process."""
+"""Which Prefect API a ``hitflow run`` talks to, started if need be; imports nothing of Prefect."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A campaign run's context, handed to every batch step and platform, so they share it without importing
-each other."""
+"""A campaign run's context, handed to every batch step and platform."""
 
 from __future__ import annotations
 
