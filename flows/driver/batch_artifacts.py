@@ -1,5 +1,4 @@
-"""A batch's summary and flag table in Prefect's UI, sent in order by one thread of their own in the flow
-run's context (the run need not wait on each call); the flow waits for them before it ends."""
+"""A batch's summary and flag table in Prefect's UI, sent in order by a thread of their own."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A batch's steps by name, in order: the status each leaves the batch in and what people call it, so ``hitflow status``
-names a next step without loading the steps' code."""
+"""A batch's steps by name, in order, without loading the steps' code."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block; its status says how far
-it got, so a re-run continues where the last stopped."""
+"""The campaign driver: publish -> collect -> QC -> decide -> block, a re-run going on from there."""
 
 from __future__ import annotations
 

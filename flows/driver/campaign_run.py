@@ -1,5 +1,4 @@
-"""A campaign run without Prefect: what ``hitflow run --no-prefect`` and each Prefect flow call (apart from
-campaign_flow.py, which it never imports)."""
+"""A campaign run without Prefect (``hitflow run --no-prefect`` and each Prefect flow)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the store knows about a campaign, per batch: ``hitflow status``, its text, and the
-markdown summary each batch run publishes as a Prefect artifact. Reads only the ledger."""
+"""What the store knows about a campaign, per batch: ``hitflow status``, from the ledger alone."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a deployment's run says about an ended campaign, where no flag reaches it: how to resume a cancelled one, and
-how to turn a paused deployment on again."""
+"""What a deployment's run says about an ended campaign, where no flag reaches it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow deploy``: the campaign's flows registered as Prefect deployments on a process work pool, each
-named for its campaign (``hitflow-next-batch/NAME``, ``hitflow-campaign/NAME``: flows/driver/deployed_runs.py)."""
+"""``hitflow deploy``: the campaign's flows registered as Prefect deployments."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``--dry-run`` on a page of one's own: its first :data:`PAGES` pages run on the in-process simulator in a temporary
-folder, so "no problems found" is said only where a run agrees."""
+"""``--dry-run`` on a page of one's own: its first :data:`PAGES` pages run on the simulator."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The collector spared a flow run's own process's imports: campaign_flow.py imported with it off, then the heap frozen;
-elsewhere the collector is left alone."""
+"""The collector spared a flow run's own process's imports."""
 
 from __future__ import annotations
 

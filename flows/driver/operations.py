@@ -1,5 +1,4 @@
-"""Reconcile, cancel and reopening a stored campaign; each asks the campaign's platform and never creates a
-HIT or a study. ``hitflow status`` is :mod:`flows.driver.campaign_status`."""
+"""Reconcile, cancel and reopening a stored campaign; never a new HIT or study."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Prefect's temporary API server started in a session of its own: as Prefect 3.8's plain child it died of
-the terminal's Ctrl-C while the interrupted run still had to report to it; Prefect still stops it at exit."""
+"""Prefect's temporary API server started in a session of its own (safe from Ctrl-C)."""
 
 from __future__ import annotations
 

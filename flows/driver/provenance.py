@@ -1,5 +1,4 @@
-"""``provenance.json`` beside the dataset: SHA-256 of config, inputs and outputs, seed, versions, platform, times and
-counts; ``hitflow verify FOLDER`` computes them again."""
+"""``provenance.json`` beside the dataset, and ``hitflow verify FOLDER``."""
 
 from __future__ import annotations
 

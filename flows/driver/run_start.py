@@ -1,5 +1,4 @@
-"""Where a run starts, on every route, and the one place that checks its output folder before the ledger opens (an
-output URL probed and pulled, the identity checked)."""
+"""Where a run starts, on every route, its output folder checked before the ledger opens."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A campaign advanced by its schedule (``hitflow serve-schedules``, ``hitflow deploy``) holds no lock between two runs,
-so ``status`` and the ``ui`` showed it "(stopped)" as if it had died."""
+"""A scheduled campaign between two runs said to be waiting, not "(stopped)"."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Which marketplace file the in-process simulator keeps a run's HITs in (a resumed campaign's as recorded), and the
-known answers a custom campaign hands it."""
+"""Which marketplace file the in-process simulator keeps a run's HITs in."""
 
 from __future__ import annotations
 
