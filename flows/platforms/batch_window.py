@@ -1,5 +1,4 @@
-"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9); the
-simulator's clock lets a run wait in-process."""
+"""Open now, collect later: a live route's run leaves an open batch with ``BatchOpen`` (exit 9)."""
 
 from __future__ import annotations
 

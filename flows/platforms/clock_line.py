@@ -1,5 +1,4 @@
-"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per thread,
-each reply within ``cap`` bytes and one deadline."""
+"""Calls to a simulator's ``/_sim/`` and a task server's ``/health`` on a kept-alive connection."""
 
 from __future__ import annotations
 

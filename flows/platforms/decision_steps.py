@@ -1,5 +1,4 @@
-"""What every platform's decision senders share: one ledgered call per decision under the automatic step's key, so a
-person's decision is never sent twice."""
+"""What every platform's decision senders share: one ledgered call per decision."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The one small interface every platform implements (:class:`Platform`); nothing outside a platform branches on its
-name."""
+"""The one small interface every platform implements (:class:`Platform`)."""
 
 from __future__ import annotations
 

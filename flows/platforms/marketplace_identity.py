@@ -1,5 +1,4 @@
-"""Which marketplace a run's platform calls reach, as the campaign's ledger row records it, so a campaign resumed on
-another one is refused before anything is posted."""
+"""Which marketplace a run's platform calls reach, as the campaign's ledger row records it."""
 
 from __future__ import annotations
 

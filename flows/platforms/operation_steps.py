@@ -1,5 +1,4 @@
-"""What every platform's cancel shares: one failed call never stops the rest, the ending, and the ledger's record of
-each unit a cancel closed before its work was in."""
+"""What every platform's cancel shares."""
 
 from __future__ import annotations
 

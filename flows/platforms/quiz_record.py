@@ -1,5 +1,4 @@
-"""The control quiz as a campaign stores it, for the routes that serve it and the campaign that judges its takers: its
-record and its takers' assignment ids."""
+"""The control quiz as a campaign stores it."""
 
 from __future__ import annotations
 

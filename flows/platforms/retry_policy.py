@@ -1,5 +1,4 @@
-"""One retry policy for every platform call, decided from what went wrong and whether the call may be repeated
-(docs/operations.md, "Platform calls that fail")."""
+"""One retry policy for every platform call (docs/operations.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Asking an endpoint over HTTP whether it is a hitflow simulator, and a served one for its clock: no
-simulator code is imported here (flows/platforms/targets.py alone reaches the simulator itself)."""
+"""Asking an endpoint over HTTP whether it is a hitflow simulator, and its clock."""
 
 from __future__ import annotations
 

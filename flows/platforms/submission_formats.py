@@ -1,5 +1,4 @@
-"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and MTurk's command-line-tools
-``.results`` files."""
+"""Read submissions for offline QC: plain CSV, MTurk batch results, ``.results`` files."""
 
 from __future__ import annotations
 

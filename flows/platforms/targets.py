@@ -1,5 +1,4 @@
-"""The target choice every platform shares: the simulator by default, its clock and its truth, and the
-refusal of closed or unconfirmed endpoints. The simulator is reached only here, inside functions."""
+"""The target choice every platform shares; the simulator is reached only here."""
 
 from __future__ import annotations
 

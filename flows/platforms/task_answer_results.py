@@ -1,5 +1,4 @@
-"""MTurk batch results from a crowd-form page (one ``Answer.taskAnswers`` JSON column) as one row per assignment x
-free-text field in the QC column contract."""
+"""MTurk batch results from a crowd-form page as QC rows."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Adaptive overlap where the task server hands out units: an ``ExtendUnit`` row per (batch, round, unit), written
-first, raising the unit's holders by one."""
+"""Adaptive overlap where the task server hands out units: ``ExtendUnit`` rows."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""How each route names what a batch posts and what one person hands in (HITs, studies, invitations): every
-view reads the platform's ``WORDS`` (:func:`flows.platforms.registry.platform_facts`)."""
+"""How each route names what a batch posts and what one person hands in."""
 
 from __future__ import annotations
 

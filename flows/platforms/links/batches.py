@@ -1,5 +1,4 @@
-"""The self-hosted route (``--platform links``): the task server hands units to invitees through signed
-links; on the simulator its workers open their links and submit over HTTP."""
+"""The self-hosted route (``--platform links``): units handed to invitees through signed links."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, raising each uncertain unit's
-target by one for the task server."""
+"""Adaptive overlap on invite links: ``ExtendUnit`` rows for the task server, no platform call."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Self-hosted invite links (``--platform links``): decisions are only recorded, and a blocked person's link
-is refused by the task server. Satisfies :class:`flows.platforms.interface.Platform`."""
+"""Self-hosted invite links (``--platform links``): decisions only recorded."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and session ids
-come from the run's seed (one seed, one dataset)."""
+"""Invite links rehearsed on the simulator, on its virtual clock and the run's seed."""
 
 from __future__ import annotations
 

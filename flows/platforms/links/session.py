@@ -1,5 +1,4 @@
-"""The links route's session: the simulator (whose crowd opens the links), or an endpoint confirmed with ``live``; it
-carries no client."""
+"""The links route's session: the simulator, or an endpoint confirmed with ``live``."""
 
 from __future__ import annotations
 

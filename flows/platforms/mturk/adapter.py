@@ -1,5 +1,4 @@
-"""MTurk through boto3 (Requester API 2017-01-17), function-style; MTurk closed on 2026-09-30, so its own
-endpoints are refused with a message saying so."""
+"""MTurk through boto3 (Requester API 2017-01-17); MTurk's own endpoints, closed, are refused."""
 
 from __future__ import annotations
 

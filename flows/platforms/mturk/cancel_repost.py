@@ -1,5 +1,4 @@
-"""A cancelled campaign resumed on purpose: the items of HITs a cancel closed short are posted once more in a new HIT,
-through the ledger like a planned HIT."""
+"""A cancelled campaign resumed on purpose: what a cancel closed short posted once more."""
 
 from __future__ import annotations
 

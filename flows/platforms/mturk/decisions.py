@@ -1,5 +1,4 @@
-"""What a person's decision sends on MTurk: Approve/RejectAssignment, a soft or hard block and its
-lifting, a bonus; each once, under the automatic steps' ledger keys (flows/platforms/decision_steps.py)."""
+"""What a person's decision sends on MTurk, each once, under the automatic steps' keys."""
 
 from __future__ import annotations
 

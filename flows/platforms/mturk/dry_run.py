@@ -1,5 +1,4 @@
-"""MTurk's dry run: the qualification types, one HIT type per batch, every HIT with its token and
-page size checked against MTurk's limits, and the cost with MTurk's fees. Touches nothing."""
+"""MTurk's dry run: qualification types, HIT types, every HIT checked, the cost; touches nothing."""
 
 from __future__ import annotations
 

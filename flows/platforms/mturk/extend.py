@@ -1,5 +1,4 @@
-"""Adaptive overlap on MTurk: CreateAdditionalAssignmentsForHIT on each uncertain HIT, intents first and each with a
-UniqueRequestToken, so nothing is extended twice."""
+"""Adaptive overlap on MTurk: CreateAdditionalAssignmentsForHIT on each uncertain HIT, once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""MTurk's fee table (2017-01-17 API era): what the requester pays on top of each reward, for estimates and the
-simulator's balance alike."""
+"""MTurk's fee table (2017-01-17 API era), for estimates and the simulator alike."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""MTurk (the 2017-01-17 Requester API through boto3): a batch is a HIT type and a HIT per unit; decisions
-are Approve/RejectAssignment, a block a soft-block qualification or a hard block."""
+"""MTurk (the 2017-01-17 Requester API through boto3): a HIT type a batch, a HIT a unit."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""MTurk's money and gates for a campaign: costs with MTurk's fee, the per-batch budget guard, gating requirements and
-the qualification types a campaign creates once."""
+"""MTurk's money and gates for a campaign."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Prolific's researcher API through httpx; the token travels only in the ``Authorization`` header, and anything but
-``--target prolific --live`` gets a dummy."""
+"""Prolific's researcher API through httpx, the token only in the ``Authorization`` header."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The batch steps on Prolific: one study per batch on hitflow's task server, priced and checked against the hourly
-floor and budget, collected by SESSION_ID."""
+"""The batch steps on Prolific: one study per batch on hitflow's task server."""
 
 from __future__ import annotations
 

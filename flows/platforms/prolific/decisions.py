@@ -1,5 +1,4 @@
-"""What a person's decision sends on Prolific (approve, reject, the blocklist group, a bonus), each once under the
-automatic steps' ledger keys."""
+"""What a person's decision sends on Prolific, each once, under the automatic steps' keys."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Adaptive overlap on Prolific: more places on the batch's own study, handed by the task server to the uncertain units;
-a killed run adopts a total Prolific took instead of adding it twice."""
+"""Adaptive overlap on Prolific: more places on the batch's own study, never added twice."""
 
 from __future__ import annotations
 

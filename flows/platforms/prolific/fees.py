@@ -1,5 +1,4 @@
-"""Prolific's service fee: a third of each reward, in minor units, per place, for estimates and the simulator's balance
-alike."""
+"""Prolific's service fee (a third of each reward), for estimates and the simulator alike."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Reading single fields out of Prolific's replies: a missing or misshapen field is a one-line PlatformError naming the
-route and the field."""
+"""Reading single fields out of Prolific's replies, a bad one a one-line PlatformError."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What Prolific lets a researcher reject for, as QC rules, each with the rejection category it is sent under
-(the grounds and their rules: docs/explanation/qc-rules.md; categories as in Prolific's API)."""
+"""What Prolific lets a researcher reject for, as QC rules with their categories."""
 
 from __future__ import annotations
 

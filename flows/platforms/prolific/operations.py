@@ -1,5 +1,4 @@
-"""Prolific's side of reconcile and cancel: a study is adopted only with the batch's internal name AND this
-ledger's completion code, so another ledger's study is never taken for ours."""
+"""Prolific's side of reconcile and cancel, adopting only our own studies."""
 
 from __future__ import annotations
 

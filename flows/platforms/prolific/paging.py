@@ -1,5 +1,4 @@
-"""Prolific's replies read within bounds, whatever the server (docs/security.md, "A hostile Prolific
-server"): time, size, depth and pages capped; printed text loses control characters, ids in URLs are plain."""
+"""Prolific's replies read within bounds, whatever the server (docs/security.md)."""
 
 from __future__ import annotations
 

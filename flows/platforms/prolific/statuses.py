@@ -1,5 +1,4 @@
-"""Prolific's submission statuses as its OpenAPI spells them (TIME-OUT in lists, TIMED-OUT in details), grouped by what
-they mean for a batch."""
+"""Prolific's submission statuses as its OpenAPI spells them, grouped for a batch."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a look at a Prolific study stores: each submission's state, its response's start and finish
-times, and responses whose session Prolific never reported (kept apart, never paid)."""
+"""What a look at a Prolific study stores."""
 
 from __future__ import annotations
 
