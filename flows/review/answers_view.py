@@ -1,5 +1,4 @@
-"""``hitflow ui``: a campaign's answers and worker skill from its outputs (``answers.csv``, ``workers.csv``): how many
-and how sure, the least sure, every worker's figures."""
+"""``hitflow ui``: a campaign's answers and worker skill from its outputs."""
 
 from __future__ import annotations
 

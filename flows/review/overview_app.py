@@ -1,5 +1,4 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, behind the review page's gate; the queue at
-``/review/NAME/`` is the review page itself."""
+"""``hitflow ui``: every campaign in the ledger on one local page."""
 
 from __future__ import annotations
 

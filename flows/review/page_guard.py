@@ -1,5 +1,4 @@
-"""What the local pages send on every response, whatever answers it (the gate's 403s and 303s, a 404, Starlette's 500,
-the favicon): :class:`EveryResponse`."""
+"""What the local pages send on every response, whatever answers it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A review page's hold on its campaign's platform: opened when a decision is sent, let go once no decision has come for
-``idle_s`` (the simulator's file is one process's at a time)."""
+"""A review page's hold on its campaign's platform, let go once idle."""
 
 from __future__ import annotations
 

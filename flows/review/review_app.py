@@ -1,5 +1,4 @@
-"""``hitflow review``: a local page for the work that needs a person, on 127.0.0.1 only. Its access (a
-one-time token for an HttpOnly cookie, a page token and Host/Origin check on every POST): docs/how-to/review.md."""
+"""``hitflow review``: a local page for the work that needs a person (docs/how-to/review.md)."""
 
 from __future__ import annotations
 
