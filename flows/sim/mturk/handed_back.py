@@ -1,5 +1,4 @@
-"""Work handed back goes back to the pool, as on MTurk: a returned or abandoned assignment frees its slot, for another
-worker chosen on the seed's stream when the clock moves."""
+"""Work handed back goes back to the pool, as on MTurk."""
 
 from __future__ import annotations
 

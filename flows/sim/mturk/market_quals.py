@@ -1,5 +1,4 @@
-"""What a simulated worker holds and takes: qualifications, the requirements a HIT checks against them, and
-qualification tests (scored by their AnswerKey, or requests)."""
+"""What a simulated worker holds and takes: qualifications and tests."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification, review policy
-results, file-upload URLs and more assignments for a HIT."""
+"""The rest of MTurk's HIT operations on the simulator."""
 
 from __future__ import annotations
 

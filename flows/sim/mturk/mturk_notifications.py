@@ -1,5 +1,4 @@
-"""MTurk's notification operations on the simulator: a HIT type's specification checked as MTurk documents it (events:
-:mod:`flows.sim.mturk.mturk_events`)."""
+"""MTurk's notification operations on the simulator."""
 
 from __future__ import annotations
 

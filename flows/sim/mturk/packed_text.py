@@ -1,5 +1,4 @@
-"""Big texts the simulator keeps for every HIT and assignment, zlib-compressed in memory, the first page of a
-HIT type the preset dictionary for the rest: why and what it saves, docs/explanation/simulator-memory.md."""
+"""Big texts the simulator keeps, zlib-compressed (docs/explanation/simulator-memory.md)."""
 
 from __future__ import annotations
 

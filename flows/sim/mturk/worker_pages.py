@@ -1,5 +1,4 @@
-"""The worker-facing side of the MTurk simulator (``/mturk/preview``, ``/mturk/accept``, ``/mturk/externalSubmit``), for
-doing a HIT by hand against ``hitflow sim serve``."""
+"""The worker-facing side of the MTurk simulator (``/mturk/*``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The simulator's ground truth about its workers: who is what, who was blocked, and what the
-HITs' gates made of each one (tests and the report's ground-truth table read it)."""
+"""The simulator's ground truth about its workers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Boxes and points a simulated worker draws on an item's image, as crowd-bounding-box and crowd-keypoint answer them:
-careful workers near the others, the rushed one mark."""
+"""Boxes and points a simulated worker draws on an item's image."""
 
 from __future__ import annotations
 

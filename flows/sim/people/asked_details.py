@@ -1,5 +1,4 @@
-"""The answer to the item's own question (of the asked kind; the simulator knows no facts) and a detail its description
-leaves out, from small lists of our own."""
+"""The answer to the item's own question, and a detail its description leaves out."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""How careless people answer a page that is not a caption page: stock text pasted into any text box, a random click on
-any choice, a slider left where the page put it."""
+"""How careless people answer a page that is not a caption page."""
 
 from __future__ import annotations
 

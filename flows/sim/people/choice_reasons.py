@@ -1,5 +1,4 @@
-"""A reason for the worker's own choice that names the option and the criterion the choice asks about, with grounds in
-the item's words, at the length the page states."""
+"""A reason for the worker's own choice, naming the option and the criterion asked about."""
 
 from __future__ import annotations
 

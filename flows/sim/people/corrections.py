@@ -1,5 +1,4 @@
-"""A corrected sentence (a few common mistakes fixed, else something changed), and whether the page wants one after the
-worker's own choice."""
+"""A corrected sentence, and whether the page wants one after the worker's own choice."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A description of the thing a box names ("Describe the shelf"): that thing, with the item's own words for where
-or what it is and the state the worker's own choice gave it; nothing made up about what a picture shows."""
+"""A description of the thing a box names ("Describe the shelf"), in the item's own words."""
 
 from __future__ import annotations
 

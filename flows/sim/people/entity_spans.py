@@ -1,5 +1,4 @@
-"""Entities a simulated worker marks in an item's text, as MTurk's crowd-entity-annotation answers them (``{"entities":
-[{"label", "startOffset", "endOffset"}]}``, flows/core/pages/crowd_elements.py)."""
+"""Entities a simulated worker marks in an item's text, as crowd-entity-annotation answers them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The part a structured item lacks, named as a person names it: of the parts its page says it gives ("a day, a
-time, how many people and a name"), else of a postal address's, as anyone who has written one knows them."""
+"""The part a structured item lacks, named as a person names it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words, never a
-stock sentence; the phrasings are small lists of our own."""
+"""Free text of the kind a box asks for, in its own item's words."""
 
 from __future__ import annotations
 

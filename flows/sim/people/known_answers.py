@@ -1,5 +1,4 @@
-"""Answers the requester knows (answer columns, control items, an answer key), handed to the simulator before a campaign
-posts (``POST /_sim/truth``); a choice's latent answer is then the known one."""
+"""Answers the requester knows, handed to the simulator before a campaign posts."""
 
 from __future__ import annotations
 

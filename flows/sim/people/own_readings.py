@@ -1,5 +1,4 @@
-"""What a person reads in an item's own words for the own-voice answers: a sum's numbers and cue words, a term's
-sentence, what a text does not tell, its clauses and the things it names."""
+"""What a person reads in an item's own words for the own-voice answers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A string that matches a ``pattern`` attribute, built by walking the pattern's parse tree; each try is checked by QC's
-linear-time match, so no page's pattern can stall a worker."""
+"""A string that matches a ``pattern`` attribute."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""MTurk-native qualification tests on the simulator: workers take a QuestionForm ``Test`` and
-the simulator scores it from the ``AnswerKey``, granting the percentage as the value."""
+"""MTurk-native qualification tests on the simulator, scored from the ``AnswerKey``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Ratings of what the simulator cannot perceive (an audio sample's MOS, an image's quality): a latent score per item,
-reported through each worker's bias and noise."""
+"""Ratings of what the simulator cannot perceive: a latent score per item."""
 
 from __future__ import annotations
 

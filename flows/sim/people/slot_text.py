@@ -1,5 +1,4 @@
-"""Free text that completes the item's own sentence (fill-the-blank, next-word, a beginning and an end box): the missing
-words, never the sentence back."""
+"""Free text that completes the item's own sentence."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The limits a box's own words state ("at least 12 words", "in 40 to 60 words"), which an honest person meets, and a
-text cut to them."""
+"""The limits a box's own words state, which an honest person meets."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one that says what
-the text found kept longer."""
+"""A summary of an item's text at the length the page asks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Text about an image the simulator cannot see: an image item whose id the caption bank does not hold (a Flickr8k id
-beside VizWiz's bank) and which is no generated item of a load test."""
+"""Text about an image the simulator cannot see."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The simulated Prolific API's plumbing: its route table, Prolific's error and paged-list
-shapes, and the required-field check every route shares (routes in prolific_api, prolific_routes)."""
+"""The simulated Prolific API's plumbing: routes, error and list shapes, required fields."""
 
 from __future__ import annotations
 

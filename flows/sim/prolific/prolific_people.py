@@ -1,5 +1,4 @@
-"""Simulated Prolific participants: the crowd's profiles taking places on studies they are eligible for, filling the
-form over HTTP and finishing through the completion redirect."""
+"""Simulated Prolific participants."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The shapes the simulated Prolific API answers in, as Prolific's published OpenAPI describes them
-(tests/test_prolific_schema.py checks every reply)."""
+"""The shapes the simulated Prolific API answers in, as Prolific's OpenAPI describes them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's ground truth, the
-requester's known answers), and what their bodies hold."""
+"""Who may use the simulator's ``/_sim/`` control routes, and what their bodies hold."""
 
 from __future__ import annotations
 

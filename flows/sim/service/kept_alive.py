@@ -1,5 +1,4 @@
-"""The simulator server's kept-alive connections, ended when it stops: ``server_close`` leaves their threads
-(``daemon_threads``) holding the server and its whole marketplace (docs/explanation/benchmarks.md)."""
+"""The simulator server's kept-alive connections, ended when it stops."""
 
 from __future__ import annotations
 

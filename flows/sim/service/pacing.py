@@ -1,5 +1,4 @@
-"""Realistic pacing for the simulator: a token bucket whose empty bucket answers MTurk's ``ThrottlingException``, and a
-latency slept outside the marketplace's lock."""
+"""Realistic pacing for the simulator: throttling and latency."""
 
 from __future__ import annotations
 

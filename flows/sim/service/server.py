@@ -1,5 +1,4 @@
-"""The simulator as a real HTTP server on loopback: ``POST /`` speaks MTurk's JSON 1.1 wire protocol (for boto3 itself),
-``/mturk/*`` is the workers' side, ``/_sim/*`` the controls."""
+"""The simulator as a real HTTP server on loopback, speaking MTurk's wire protocol."""
 
 from __future__ import annotations
 

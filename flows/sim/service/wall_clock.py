@@ -1,5 +1,4 @@
-"""The simulator on the wall clock: with ``--speed`` > 0 its Prolific participants arrive, work and finish while nobody
-calls the API (a detached run, only the task server up)."""
+"""The simulator on the wall clock (``--speed`` > 0)."""
 
 from __future__ import annotations
 
