@@ -1,5 +1,4 @@
-"""The five evaluation studies declared as task kinds: their questions per task, cards field by field, Prolific figures,
-the study QC and outputs (judgements and analysis)."""
+"""The five evaluation studies declared as task kinds."""
 
 from __future__ import annotations
 

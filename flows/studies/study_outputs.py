@@ -1,5 +1,4 @@
-"""An evaluation study's outputs: the judgements, their analysis (JSON), flags, blocks and an HTML
-report with plots, under ``runs/<study>/``."""
+"""An evaluation study's outputs under ``runs/<study>/``."""
 
 from __future__ import annotations
 

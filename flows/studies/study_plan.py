@@ -1,5 +1,4 @@
-"""Human-evaluation studies: their item files (each kind's columns: flows/core/study_kinds.py ``COLUMNS``, and
-docs/tutorials/evaluation-study.md), their units, and each page's questions."""
+"""Human-evaluation studies: their item files, units and each page's questions."""
 
 from __future__ import annotations
 

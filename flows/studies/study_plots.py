@@ -1,5 +1,4 @@
-"""The evaluation studies' report plots (PNG, inlined): what people would rather see than read.
-Each ``*_figure`` returns the matplotlib figure, so a test can check its text does not collide."""
+"""The evaluation studies' report plots (PNG, inlined)."""
 
 from __future__ import annotations
 

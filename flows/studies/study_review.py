@@ -1,5 +1,4 @@
-"""QC step of an evaluation study: every stored response checked against its page's submit rules
-(the same spec the page enforced) and the study QC rules, into one flag table."""
+"""QC step of an evaluation study, into one flag table."""
 
 from __future__ import annotations
 

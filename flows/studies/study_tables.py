@@ -1,5 +1,4 @@
-"""The study report's statistics as tables with a sentence each: the test, its effect size and
-confidence intervals in words (the numbers in full stay in analysis.json beside the report)."""
+"""The study report's statistics as tables with a sentence each."""
 
 from __future__ import annotations
 
