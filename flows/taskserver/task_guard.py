@@ -1,5 +1,4 @@
-"""What the task server puts between the internet and its routes: security headers on every
-response, request bodies bounded while they stream in, and limits on new sessions (docs/security.md)."""
+"""What the task server puts between the internet and its routes (docs/security.md)."""
 
 from __future__ import annotations
 

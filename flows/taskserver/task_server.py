@@ -1,5 +1,4 @@
-"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and MTurk ExternalQuestion
-workers. Every response is stored in SQLite before the server answers."""
+"""hitflow's task server; every response is stored before the server answers."""
 
 from __future__ import annotations
 

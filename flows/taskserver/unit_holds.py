@@ -1,5 +1,4 @@
-"""Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot starve real
-participants."""
+"""Bounds on the units held by unfinished Prolific sessions."""
 
 from __future__ import annotations
 
