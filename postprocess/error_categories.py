@@ -1,5 +1,4 @@
-"""The error categories of generated descriptions (seed 001's Table 1): what a judge may tick; apart from error_stats.py
-so that its users do not load pandas."""
+"""The error categories of generated descriptions (seed 001's Table 1)."""
 
 from __future__ import annotations
 

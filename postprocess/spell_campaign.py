@@ -1,5 +1,4 @@
-"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's. Pure: a word ->
-uses counter and the index."""
+"""What a campaign's own captions tell spell-correction. Pure."""
 
 from __future__ import annotations
 

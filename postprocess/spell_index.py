@@ -1,5 +1,4 @@
-"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies, candidates checked by exact
-Damerau-Levenshtein (docs/spelling.md). Pure: built from word -> count, saved as plain arrays."""
+"""A symmetric-delete index over pyspellchecker's word frequencies (docs/spelling.md). Pure."""
 
 from __future__ import annotations
 

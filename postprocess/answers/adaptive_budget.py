@@ -1,5 +1,4 @@
-"""Adaptive overlap's budget: a share of the file's judgements, spent where a label most likely makes an answer right;
-pure arrays (docs/explanation/adaptive-overlap.md)."""
+"""Adaptive overlap's budget (docs/explanation/adaptive-overlap.md); pure arrays."""
 
 from __future__ import annotations
 

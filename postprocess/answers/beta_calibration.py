@@ -1,5 +1,4 @@
-"""The answers' confidence calibrated on control items, arrays in and out
-(docs/explanation/calibration-on-controls.md)."""
+"""The answers' confidence calibrated on control items, arrays in and out."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""How far to trust an answer (pure): :func:`bounded` and :func:`calibrate_answers` (docs/reference/outputs.md, "How
-sure is an answer?")."""
+"""How far to trust an answer (pure): :func:`bounded` and :func:`calibrate_answers`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""crowd-kit's aggregation models, loaded without the package ``__init__`` files (nltk, scikit-learn, scipy.stats: ~80
-MB, ~1 s) and left out of ``sys.modules`` after; GLAD, one-coin and MACE are our own vectorised EM."""
+"""crowd-kit's aggregation models, loaded without the packages' ``__init__`` files."""
 
 from __future__ import annotations
 

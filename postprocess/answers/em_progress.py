@@ -1,5 +1,4 @@
-"""Where fast_em's EM loops report each iteration: ``PROGRESS`` holds a callable taking one line of text, or None (its
-own module: no model imported to listen)."""
+"""Where fast_em's EM loops report each iteration (``PROGRESS``)."""
 
 from __future__ import annotations
 

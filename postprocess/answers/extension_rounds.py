@@ -1,5 +1,4 @@
-"""A live campaign's extra rounds: which units get one more judgement, which get a caption campaign's top-up, and why an
-item is still short after them. Pure; each function's docstring has its columns."""
+"""A live campaign's extra rounds, and why an item is still short after them (pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The judgements as integer codes with each field's rows, and the fields' per-field columns joined, for the
-aggregation: positions and arrays, never a frame per field (~1.5 ms of ~3.3 ms a field)."""
+"""The judgements as integer codes with each field's rows, for the aggregation."""
 
 from __future__ import annotations
 

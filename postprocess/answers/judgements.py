@@ -1,5 +1,4 @@
-"""The judgements' column contract, read first by every model: one row per judgement, ``item_id, worker_id, label`` [,
-``field``] as text (each field aggregated on its own; without ``field``, one). Blank labels are no judgement."""
+"""The judgements' contract: ``item_id, worker_id, label`` [, ``field``] as text, blanks no judgement."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``auto``'s choice of aggregation method, on the file's own evidence (docs/reference/outputs.md, "How `auto`
-chooses"). Pure: integer codes in, a :class:`Choice` out."""
+"""``auto``'s choice of aggregation method. Pure: integer codes in, a :class:`Choice` out."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""One field's answers from a model fitted to that field alone: the aggregation's path for the models that do not stack
-(crowd-kit's and worker-coin's)."""
+"""One field's answers from a model fitted to that field alone."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Fields of the same shape answered once: a model that does not stack is fitted to the first field of each shape
-(everything of it the models read), and the others get its answers under their own names (docs/speed.md)."""
+"""Fields of the same shape answered once (docs/speed.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A worker's assumed skill before their own judgements say otherwise: the skill posterior's prior, in its own module so
-config and CLI need not import the model."""
+"""A worker's assumed skill before their own judgements say otherwise."""
 
 from __future__ import annotations
 

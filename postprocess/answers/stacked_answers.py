@@ -1,5 +1,4 @@
-"""Many fields' answers at once for the methods whose models stack (majority vote, the skill posterior): the same
-answers postprocess.answers.one_field gives each field alone, in arrays of items x k labels."""
+"""Many fields' answers at once for the methods whose models stack."""
 
 from __future__ import annotations
 

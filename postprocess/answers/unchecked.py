@@ -1,5 +1,4 @@
-"""The confidence no control item checks (pure): moved toward the field's mean vote share, said unchecked
-(docs/explanation/answers-confidence.md)."""
+"""The confidence no control item checks (pure)."""
 
 from __future__ import annotations
 

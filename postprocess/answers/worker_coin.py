@@ -1,5 +1,4 @@
-"""One accuracy a worker, shrunk toward the crowd's, slips drawn from the crowd's pooled confusion: a model ``auto`` may
-choose (docs/reference/outputs.md, "How `auto` chooses"). Pure: integer codes in, arrays out."""
+"""One accuracy a worker, shrunk toward the crowd's. Pure: integer codes in, arrays out."""
 
 from __future__ import annotations
 
