@@ -19,8 +19,7 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
 LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
-# an http(s) URL's origin on a plain host, which the review page's CSP can name (an item's value is untrusted:
-# no quote, space, ";" or "@" in it); and a URL whose path ends in an image's extension
+# an http(s) URL's origin on a plain host the CSP can name (an item's value is untrusted), and an image URL
 ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#]|$)", re.I)
 PICTURE = re.compile(r"[^?#]*\.(?:jpe?g|png|gif|webp|avif|bmp|svg)(?:[?#]|$)", re.I)
 

@@ -117,8 +117,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     decisions = decide(flags, assignments, policy)
     due = evidence.blocks_due(store, cfg.name, cfg.policy, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
-    # one rule on most of it: held for a person, judged on what the rules would reject on any route (on
-    # Prolific a rule that is no rejection ground sends work to a person, and with review = "none" pays it)
+    # one rule on most of it: held for a person, judged on what the rules would reject on any route
     anywhere = decisions if policy.reject_grounds is None else decide(flags, assignments,
                                                                         replace(policy, reject_grounds=None))
     set_aside = held_rules(run, batch, anywhere, due, set(unreadable))

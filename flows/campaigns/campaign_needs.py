@@ -34,8 +34,7 @@ def review_status(store: Store, campaign: str, state: dict[str, Any] | None = No
     state = state or (needs_state(store, campaign) if store.rows(
         "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
     open_items = int(state["open"])
-    # items a person decided, per batch, as the run's "review done" line and the queue count them (each
-    # item's state); the actions above are every click (a block then a keep on one worker is two)
+    # items a person decided, per batch, counted as the queue counts them (the actions above are every click)
     items = {int(b): int(s.get("person", 0)) for b, s in (state.get("by_batch") or {}).items() if s.get("person")} \
         or {int(b): int(n) for b, n in (state.get("person_by_batch") or {}).items()}  # status' copy of the state
     return {"open": open_items, "decided_by_people": by_batch, "items_decided_by_people": items,

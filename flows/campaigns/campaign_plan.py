@@ -107,8 +107,7 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if kind.item_plan is not None:  # a kind's own items (a page of one's own: any columns)
         rows = kind.item_plan(cfg, limit, scale=scale) if scale != 1 else kind.item_plan(cfg, limit)
         return len(rows), rows
-    # Two passes over the file: every row is checked (and counted) before any is planned, as when
-    # the list was read whole; the second pass makes the rows as the store takes them.
+    # Two passes: every row checked and counted before any is planned, then the rows made as the store takes them.
     total = sum(1 for _ in checked_items(cfg))
     base = min(total, limit) if limit else total
     count = base * scale

@@ -20,8 +20,7 @@ from qc.submit_rules import SubmitRules
 from qc.text_kind import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
-# whose file carries telemetry (a hitflow_telemetry column or a raw event log).
+# Without a config no page text, so no instruction_echo; telemetry rules flag only rows that carry telemetry.
 OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk",
                  *TELEMETRY_RULES)
 

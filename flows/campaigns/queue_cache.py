@@ -13,8 +13,7 @@ from flows.core.ledger.store import Store
 if TYPE_CHECKING:  # the fingerprint alone serves `hitflow status` (flows/campaigns/kept_states.py): no pandas
     import pandas as pd
 
-# what the queue reads, per campaign; each query answers one row. {total} and {concat} are the dialect's
-# (SQLite's total() and group_concat(); PostgreSQL has neither: sum() and string_agg())
+# what the queue reads, per campaign, one row a query; {total} and {concat} are the dialect's
 _PARTS = (
     "SELECT count(*), max(rowid), {total}(auto_approval_time), {concat}(status, '|') FROM assignments "
     "WHERE campaign = ?",
@@ -27,8 +26,7 @@ _PARTS = (
 )
 _DIALECTS = {False: {"total": "total", "concat": "group_concat"}, True: {"total": "sum", "concat": "string_agg"}}
 _ANSWERS = "SELECT max(rowid) FROM answers"  # control and agreement blocks read answers (no campaign column)
-# the writes counted by the ledger's triggers (store_migrations.m013_change_counts): a rewrite of as many rows
-# as before reuses SQLite's rowids, and only this count moves; answers' writes are counted under ""
+# the ledger triggers' write counts (m013): a same-size rewrite reuses SQLite's rowids and moves only this
 _CHANGES = "SELECT campaign, changes FROM ledger_changes WHERE campaign IN (?, '') ORDER BY campaign"
 _KEEP = 32  # campaigns kept at once: one ui serves one ledger; a bound all the same
 

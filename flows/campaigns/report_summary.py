@@ -29,8 +29,7 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
     created = store.rows("SELECT created_at, config_json FROM campaigns WHERE name = ?", [campaign])
     work = store.rows("SELECT min(accept_time) AS first, max(submit_time) AS last FROM assignments "
                       "WHERE campaign = ?", [campaign])[0]
-    # On the platform's clock, as the work's times are (a rehearsal's report is the same run to run);
-    # a ledger from before it was kept has only the real time.
+    # On the platform's clock, as the work's times are; a ledger from before it was kept has only real time.
     info = json.loads(created[0]["config_json"] or "{}") if created else {}
     platform_time = info.get("platform_created_at")
     # the simulator's clock is virtual: its dates are not today's, and the report says whose they are

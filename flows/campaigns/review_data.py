@@ -70,8 +70,7 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
     work = f["assignments"]
-    # The platform settled these unpaid (Prolific: returned, timed out, screened out): no verdict can be
-    # sent for them, so they must not hold their batch for a person; their worker's flags still count for blocks.
+    # Settled unpaid by the platform (returned, timed out): no verdict can be sent, so they hold no batch.
     work = work[~work["status"].isin(settled_unpaid(store, campaign))].copy()
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
