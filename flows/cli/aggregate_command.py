@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from postprocess.answers.label_hygiene import HygienePolicy
     from postprocess.answers.skill_prior import SkillPrior
 
-# postprocess.answers.CHOICES and postprocess.answers.label_hygiene.REPEATS (a test keeps them equal; postprocess
-# loads pandas, which `hitflow --help` does without)
+# postprocess.answers' CHOICES and REPEATS (a test keeps them equal), without loading pandas here
 METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
 REPEATS = ("last", "first", "majority", "refuse")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;

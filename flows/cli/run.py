@@ -184,8 +184,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
 
     cfg = load_campaign(a.config, a.platform)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
-    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
-    # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
+    # a closed, unknown or unconfirmed target is refused before anything is created, dry runs too
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
         from flows.cli.dry_run_command import dry_run
