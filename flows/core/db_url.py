@@ -9,15 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-# the first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html); here, not in the ledger's modules,
-# so that `hitflow run`'s option check reads it without importing pandas (its Prefect server starts first)
+# the first 16 bytes of every SQLite 3 file; here so `hitflow run`'s option check needs no pandas
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # libpq's two URI schemes, and SQLAlchemy's with a driver name (postgresql+psycopg://, +psycopg2, +asyncpg)
 _URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
-# libpq's keyword form: its connection keywords, every one (libpq-connect.html#LIBPQ-PARAMKEYWORDS,
-# PostgreSQL 18, the deprecated requiressl and sslcompression included): a string starting with any of
-# them is a connection string, never a file name (one starting sslrootcert= was taken for one)
+# libpq's connection keywords, every one (PostgreSQL 18): a string starting with one is no file name
 _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
              "channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
              "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
@@ -28,22 +25,16 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "target_session_attrs", "load_balance_hosts", "oauth_issuer", "oauth_client_id",
              "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
-# ... or starting with some other word= yet naming one of them further on: "foo=1 password=x" is a mistyped
-# connection string, not a file (refused in one line; libpq would refuse the unknown word)
+# ... or starting with another word= yet naming one further on: a mistyped connection string
 _SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
 # a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
 _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)
-# Any other text that starts like a URL: a scheme of any name, chained or with whitespace in it,
-# then ":" and a "/" ("jdbc:postgresql://", "pgsql://", "postgresql<TAB>://", "postgressql://", "sqlite:///");
-# or "word:...@" (a user and password before a host, with a scheme of any spelling or none). Not a file name
-# anyone means for a ledger, and a password may be in it: refused without being shown or made into a path.
+# Any other text that starts like a URL (any scheme, then ":" and "/"), or "word:...@": a password may be in it.
 _SOME_URI = re.compile(r"^[a-z][a-z0-9+.\-\s]*(?::\s*[a-z][a-z0-9+.\-\s]*)*:\s*/", re.IGNORECASE)
 _SOME_USERINFO = re.compile(r"^[a-z0-9_.+\-\s]+:[^@]*@", re.IGNORECASE)
-# ... or "//user:password@" anywhere: behind a scheme spelt with a character the patterns do not read (a
-# Cyrillic "о", a zero-width space) or after a folder's name
+# ... or "//user:password@" anywhere (a scheme with a look-alike character, or after a folder's name)
 _USERINFO_ANYWHERE = re.compile(r"//[^/\s]*:[^/\s]*@")
-# ... or like a connection string whose words are mistyped ("hots=db pasword=x"): two "word=" in it, or one
-# naming a secret in any spelling (pass, pasword, pwd, pw, secret, token)
+# ... or like a connection string with mistyped words: two "word=", or a secret's name in any spelling
 _SOME_PAIRS = re.compile(r"^\s*\w+\s*=.*\s\w+\s*=", re.S)
 _SECRET_WORD = re.compile(r"\b(?:pa?s{1,2}\w*|pw\w*|\w*secret\w*|\w*token\w*)\s*=", re.IGNORECASE)
 # a value: quoted (backslash escapes), an unterminated quote to the end (all of it may be the secret), or a word

@@ -28,8 +28,7 @@ def http_client(**options: Any) -> httpx.Client:
     import httpx
 
     if {"verify", "cert", "http2"} & options.keys():
-        # http2 too: httpcore sets the ALPN protocols on the context at each connect, so one HTTP/2
-        # client would offer h2 on every other client's connections
+        # http2 too: one HTTP/2 client would offer h2 on every other client's connections
         raise TypeError("http_client verifies TLS with the shared context: it takes no verify=, cert= or http2=")
     return httpx.Client(verify=tls_context(options.get("trust_env", True)), **options)
 

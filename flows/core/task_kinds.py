@@ -19,15 +19,12 @@ if TYPE_CHECKING:
 # What a worker's answer to one field is, as a person reads it and as the plan times it
 FIELD_KINDS = ("text", "formatted", "choice", "number", "marks")
 
-# Planning figures, not measurements: seconds a worker spends on one field of each kind, and on reading a
-# page's instructions once. Only a default until a pilot's median replaces it ([prolific] estimated_minutes).
+# Planning figures, not measurements: seconds a field of each kind, and reading the instructions once.
 FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "marks": 30}
 READING_SECONDS = 30
-# Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
-# 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.
+# Pay where the config names none: 9.00 GBP (12.00 USD) an hour, 1.5 times Prolific's floor.
 HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
-# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
-# working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
+# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight
 NEAR_LIMIT = 0.5
 # A unit whole minutes state over OFF off is sized within FIT of one: people's median is a tenth either side of a plan
 WHOLE_MINUTE_OFF, WHOLE_MINUTE_FIT = 0.25, 0.15
@@ -119,8 +116,7 @@ class TaskKind:
     outputs: Callable[..., dict[str, Any]]  # (run, out_dir, truth, platform_asked, items) -> summary
     page: Callable[..., str]  # (cfg, items, **extra) -> the page's HTML
     rules: Callable[[CampaignConfig, list[dict[str, Any]]], dict[str, Any]]  # the page's spec
-    # the kind's items planned in batches and pages (None: the caption task's image items); a kind whose plan grows
-    # (not a study's) also takes ``planned``, ``first_batch`` and ``used_controls`` (flows/campaigns/plan_growth.py)
+    # the kind's items planned in batches and pages (None: the caption task's image items)
     item_plan: Callable[..., list[dict[str, Any]]] | None = None
     item_ids: Callable[[CampaignConfig], list[str]] | None = None  # the ordinary items' ids in file order
     dry_run_lines: Callable[[CampaignConfig], list[str]] = lambda cfg: []
@@ -129,9 +125,7 @@ class TaskKind:
     qc_rules: tuple[str, ...] = ()  # a kind of one's own: the QC rules its config may name (default: these)
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
-    # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
-    # "tops_up" (its round of more assignments for items short of accepted answers), "asks_platform_for_outputs"
-    # (test scores), "scales" (its ``item_plan`` takes ``scale``, ``--scale``'s copies)
+    # what only some kinds do: "strikes", "tops_up", "asks_platform_for_outputs", "scales"
     extra: dict[str, Any] = field(default_factory=dict)
 
 

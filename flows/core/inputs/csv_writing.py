@@ -14,8 +14,7 @@ from flows.core.errors import InputFormatError
 
 # and the fullwidth =+-@, which spreadsheets with an East Asian input method read as their ASCII forms
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-# zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
-# before a formula, so a cell starting with them is judged by what follows
+# invisible characters before a formula: a cell starting with them is judged by what follows
 INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
 PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
@@ -78,14 +77,12 @@ def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) 
     """Write ``frame`` to ``path``; ``for_spreadsheet``: formula cells neutralised."""
     out = _as_written(frame, for_spreadsheet)
     path = Path(path)
-    # written beside and renamed in: an interrupted write never leaves a partial file under the final name
-    # (a pipe or device is written in place); an ordinary open keeps the umask's permissions
+    # written beside and renamed in, so no partial file under the final name (a pipe is written in place)
     target = path.resolve() if path.is_symlink() else path  # a link's file is written, not the link replaced
     staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
-        # which it leaves bare with LF rows, so a reader would split the row there
+        # CRLF rows (RFC 4180): csv then quotes every field holding a CR, which a reader would split on
         out.to_csv(staged, index=False, lineterminator="\r\n")
         if staged != path:
             os.replace(staged, target)

@@ -107,10 +107,7 @@ class PgTable:
         if conflict == "IGNORE":
             return sql + " ON CONFLICT DO NOTHING"
         if conflict in ("REPLACE", "UPSERT") and self.pks:
-            # REPLACE is SQLite's INSERT OR REPLACE, which deletes the old row and inserts the new
-            # one: every column not given is NULL (or its default) again, and the row moves to the
-            # end of rowid order. EXCLUDED is the row as proposed for insertion, defaults filled
-            # in (PostgreSQL's manual, INSERT "ON CONFLICT Clause"). UPSERT keeps the columns not given.
+            # REPLACE is SQLite's (old row deleted, new one inserted with defaults); UPSERT keeps the columns not given.
             given = conflict == "UPSERT"
             rest = [c for c in (columns if given else self.store.column_names(self.name)) if c not in self.pks]
             sets = [f"{quoted(c)} = EXCLUDED.{quoted(c)}" for c in rest] + ([] if given else ["rowid = DEFAULT"])

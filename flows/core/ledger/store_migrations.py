@@ -166,9 +166,7 @@ def _count_changes(db: sqlite_utils.Database, tables: dict[str, str | None]) -> 
                        "ON CONFLICT (campaign) DO UPDATE SET changes = changes + 1; END")
 
 
-# Every record of a platform's, keyed by the campaign as well as the platform's id: two marketplaces may hand out
-# the same ids, and a campaign runs on one, so a record keyed by its campaign is keyed by its marketplace
-# (docs/postgres.md says which marketplaces; flows/driver/sim_marketplace.py holds a campaign to its own).
+# Every platform record keyed by campaign too: two marketplaces may hand out the same ids (docs/postgres.md).
 KEYED_BY_CAMPAIGN = {
     "hit_types": ("campaign", "hit_type_id"), "hits": ("campaign", "hit_id"),
     "assignments": ("campaign", "assignment_id"), "answers": ("campaign", "assignment_id", "item_id", "field"),

@@ -42,8 +42,7 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         return value.item()
     if isinstance(value, str) and "\x00" in value:
-        # PostgreSQL's text cannot hold the character with code zero (its manual, "Character Types");
-        # it is kept as U+FFFD, as the MTurk route keeps characters XML cannot carry.
+        # PostgreSQL's text cannot hold NUL: it is kept as U+FFFD, as the MTurk route keeps what XML cannot carry.
         return value.replace("\x00", "\ufffd")
     return value
 

@@ -29,8 +29,7 @@ class SqliteStore(Store, scheme="sqlite"):
         self.db = LedgerDatabase(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self._use_wal()
-        # WAL + NORMAL: a commit survives the process dying (what the ledger guards against)
-        # without an fsync per commit, which made every small write cost milliseconds.
+        # WAL + NORMAL: a commit survives the process dying without an fsync per commit.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self._migrate()
 
@@ -68,8 +67,7 @@ class SqliteStore(Store, scheme="sqlite"):
                 conn.execute("BEGIN IMMEDIATE")
                 break
             except sqlite3.OperationalError as exc:
-                # Nothing was done yet, so waiting longer is safe: 200 participants submitting at
-                # once on a loaded 2-core machine queued past one busy timeout (a 500 to a person).
+                # Nothing was done yet, so waiting longer is safe (a burst of submissions outlasts one busy timeout).
                 if "locked" not in str(exc) or attempt == BEGIN_ATTEMPTS - 1:
                     raise
         try:

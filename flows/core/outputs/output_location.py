@@ -18,8 +18,7 @@ DEFAULT_OUT = "runs"
 CREDENTIAL_NAMES = {"s3": ("key", "secret"), "s3a": ("key", "secret")}
 
 
-# a URL's query names whose value is a credential (a SAS signature, a token, a presigned URL's parts):
-# moved out as the user part is, to fsspec's setting of that name for the protocol
+# a URL's query names whose value is a credential, moved to fsspec's settings as the user part is
 QUERY_SECRETS = {"token", "sig", "signature", "sas_token", "password", "secret", "key", "access_key", "secret_key",
                  "account_key", "api_key", "apikey", "auth", "credential", "credentials", "client_secret",
                  "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "session_token"}

@@ -12,8 +12,7 @@ from qc.attention_checks import AttentionCheck, field_name
 _NOT_MARKUP = re.compile(r"<(script|style|textarea|title)\b.*?(?:</\1\s*>|\Z)|<!--.*?(?:-->|\Z)", re.S | re.I)
 _FORM_END = re.compile(r"</(?:crowd-)?form\s*>", re.I)
 _FORM_START = re.compile(r"<(?:crowd-)?form\b", re.I)
-# the form's Submit: a submit input or button (a button without a type submits), hitflow's own submit-btn, or
-# the crowd-form's submit button
+# the form's Submit: a submit input or button, hitflow's submit-btn, or the crowd-form's
 _SUBMIT = re.compile(r"""<input\b[^>]*\btype\s*=\s*["']?(?:submit|image)\b[^>]*>|"""
                      r"""<button\b(?![^>]*\btype\s*=\s*["']?(?:button|reset)\b)[^>]*>|"""
                      r"""<button\b[^>]*\bid\s*=\s*["']?submit-btn\b[^>]*>|"""

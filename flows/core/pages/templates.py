@@ -19,8 +19,7 @@ from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 TEMPLATE_DIR = Path(__file__).resolve().parents[3] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
 
-# What an image shows when its URL cannot be reached (offline, expired link): a local SVG, no network.
-# No quote characters in it (%27): it goes inside a quoted string of an onerror attribute.
+# What an unreachable image shows: a local SVG, no quote characters (it goes inside an onerror string).
 IMAGE_PLACEHOLDER = ("data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%27320%27 "
                      "height=%2790%27%3E%3Crect width=%27100%25%27 height=%27100%25%27 fill=%27%23e8e8e8%27/%3E"
                      "%3Ctext x=%2750%25%27 y=%2755%25%27 text-anchor=%27middle%27 font-family=%27sans-serif%27 "
@@ -63,8 +62,7 @@ MAX_KEPT_URL = 2048  # a URL's verdict kept for the next page that shows it (a c
 _kept_allowed = lru_cache(maxsize=4096)(allowed_url)
 
 
-# Embeddings, overrides and isolates reorder what follows them on screen: "photo\u202egnp.exe" shows as
-# "photoexe.png". A reviewer deciding on a caption sees the character named instead of its effect.
+# Bidi controls reorder what follows them on screen: a reviewer sees the character named instead.
 BIDI_CONTROLS = {code: f"[U+{code:04X}]" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 

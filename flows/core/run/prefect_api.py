@@ -23,9 +23,7 @@ HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
 TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
 # What Prefect's own temporary server gets (prefect.server.api.server.SubprocessASGIServer, 3.8).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-# Prefect's settings (3.8) for the temporary server, unless the user set them: by default its task run
-# recorder writes each event in a transaction of its own and its event persister 20 at a time; a one-run
-# server nobody watches writes them 100 and 200 at a time (the same rows after the run, less CPU).
+# Prefect's settings for the temporary server unless the user set them: events written in larger batches.
 TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
@@ -33,10 +31,7 @@ TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "200",
 }
 
-# Prefect's temporary server as `uvicorn --factory prefect.server.api.server:create_app` runs it, with
-# Python's cyclic collector off until it serves: its start is almost all imports and migrations, whose
-# collections over a growing heap find little to free. What the imports made is frozen before create_app
-# (whose final ``gc.collect()`` then walks only the app's objects), what the lifespan made before it answers.
+# Prefect's temporary server with the collector off until it serves, the imports' heap frozen first.
 SERVER_BOOT = """\
 import gc, sys
 gc.disable()
@@ -76,8 +71,7 @@ class TemporaryServer:
         env = {**TEMPORARY_SERVER_SETTINGS, **os.environ, **SERVER_ENV}  # a setting the user made wins
         self.process = subprocess.Popen(
             [sys.executable, "-c", SERVER_BOOT, str(self.port)],
-            # a session of its own, as flows/driver/prefect_server.py gives Prefect's: a terminal's
-            # Ctrl-C must not stop it before the interrupted run has told it where it stopped
+            # a session of its own: a terminal's Ctrl-C must not stop it before the run has reported
             env=env, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
 
     def wait_ready(self, timeout_s: float) -> str:
