@@ -36,12 +36,9 @@ from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
 
-# Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
-# no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
-# server starts, time it would otherwise spend waiting (flows/core/run/prefect_api.py, PrefectApi.ready).
+# Modules a campaign's steps import on first use, imported under Prefect while its server starts.
 STEP_MODULES = ("flows.campaigns.report",)
-# What a run under Prefect imports on first use besides: Prefect's engines, the encoder of a flow run's
-# parameters, the artifacts, the review pause, the embedded simulator (flows/driver/campaign_flow.py).
+# What a run under Prefect imports on first use besides (engines, artifacts, pause, simulator).
 FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders", "prefect.artifacts",
                 "flows.review.review_pause", *STEP_MODULES, "flows.sim.service.server")
 
@@ -118,8 +115,7 @@ def waiting_report(run: Run, out_root: str | Path) -> None:
 def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,
                           items: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The outputs of a run whose platform session has closed, and the summary :func:`run_campaign` returns."""
-    # The embedded simulator's marketplace went with its session: hand its pages back before the
-    # outputs, the run's peak (at 39,181 images it held ~190 MB on top of the outputs' 583 MB).
+    # The embedded simulator's marketplace went with its session: hand its pages back before the outputs.
     gc.collect()
     release_free_memory()
     summary = write_campaign_outputs(run, out_root, truth, platform_asked=asked, items=items)
@@ -177,8 +173,7 @@ def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_
     """The dataset (or judgements), flags and report, then the campaign is done (``items``: :func:`latent_items`)."""
     summary = export_outputs(run, out_root, truth, platform_asked, items)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
-    # What the outputs freed goes back to the system now, not when the process ends: at COCO's size
-    # ~650 MB stayed resident after them, under Prefect while the flow ran on (bench.scale's "start").
+    # What the outputs freed goes back to the system now, not when the process ends.
     gc.collect()
     release_free_memory()
     return summary

@@ -153,8 +153,7 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
     state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
-    # every assignment collected has its verdict on the platform (a person's in review, or the cancel's) and
-    # nothing waits for a person (held or open): past the decisions, whatever step the run last recorded
+    # every collected assignment has its verdict and nothing waits for a person: past the decisions
     settled = bool(by_state) and ORDER.index("collected") <= ORDER.index(status) < ORDER.index("blocked") and not (
         state["undecided"] or state["needs_person"])
     shown = "decided" if settled else status

@@ -11,8 +11,7 @@ from flows.campaigns.identity import CANCELLED, attempt_name, stored_campaign
 from flows.core.db_url import shown_location
 from flows.core.errors import ConfigError
 
-# The flows' names, as campaign_flow.py registers them; each deployment is named for its campaign, so
-# Prefect's full name reads "hitflow-next-batch/NAME" (any task kind: not "caption-campaign-next-batch/NAME-next-batch")
+# The flows' names, as campaign_flow.py registers them; each deployment is named for its campaign
 WHOLE_FLOW = "hitflow-campaign"
 NEXT_BATCH_FLOW = "hitflow-next-batch"
 TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow serve-schedules` or `hitflow deploy`; "

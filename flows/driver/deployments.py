@@ -47,8 +47,7 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = campaign_flow.flow.from_source(source=str(root),
                                                  entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    # Prefect's own console text (tips about `.serve`, a table) is kept off the terminal: `hitflow deploy`
-    # says what happened in its own words; a failure still raises, with Prefect's message.
+    # Prefect's own console text is kept off the terminal; a failure still raises with Prefect's message.
     with contextlib.redirect_stdout(io.StringIO()):
         deployment_id = source.deploy(
             name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,

@@ -42,8 +42,7 @@ def review_undecided(run: Run, errors: list[str]) -> None:
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
         qc_batch(run, batch)
         each_call(errors, f"decide batch {batch}", decide_batch, run, batch)
-        # A batch stopped before its collection stays there: resumed on purpose, it is collected (the items
-        # of the HITs the cancel closed short are posted again first), then checked and decided as a whole.
+        # A batch stopped before its collection stays there: resumed on purpose, it is collected, then decided.
         if ORDER.index("collected") <= ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
             store.set_batch(cfg.name, batch, status="decided")
     unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
