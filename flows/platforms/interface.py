@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)
-# The review a cancel runs on what came in (QC and decisions by the campaign's policy): the
-# driver's, handed to the platform's ``cancel`` so a platform never imports a task kind.
+# The review a cancel runs on what came in, handed down so a platform never imports a task kind.
 Review = Callable[["Run", list[str]], None]
 Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> the unit's items
 GATE_BATCH = 0  # the gating test's batch number in the store (its status "qualified" once run); batches start at 1

@@ -20,9 +20,7 @@ from flows.platforms.units import page_html
 SPREAD = 16  # units rendered in full besides each shape's first and the largest: ~20 ms a plan
 COLUMNS = ("item_id", "file_name", "url")  # what page_items shows of a row without a payload
 _MARK = re.compile("\ue000(\\d+):(\\d+)\ue001")  # private-use characters: no page or value holds them
-# One search for what a marker cannot stand for: the word the telemetry step searches a page for, the
-# markers' own characters, what XML refuses (mturk_forms._NOT_XML) and what bidi_shown writes out
-# (templates.BIDI_CONTROLS).
+# One search for what a marker cannot stand for (telemetry's word, markers, what XML or bidi refuse).
 _UNFIT = re.compile("telemetry|[\ue000\ue001\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
                     "\u202a-\u202e\u2066-\u2069]", re.I)
 

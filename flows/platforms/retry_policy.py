@@ -46,9 +46,7 @@ PROLIFIC_REPEATABLE_POSTS = tuple(re.compile(p) for p in (
 @dataclass(frozen=True)
 class RetryPolicy:
     attempts: int = 10
-    # A throttled call was refused unread, so it may wait longer: with 16 threads deciding against
-    # a 50 calls/s limit, about half the attempts were refused and one call in a thousand met ten
-    # refusals in a row, which stopped the batch's decisions (make bench-latency RATE=50).
+    # A throttled call was refused unread, so it may wait longer (ten refusals in a row stopped decisions).
     throttled_attempts: int = 20
     first_wait_s: float = 0.01
     max_wait_s: float = 5.0

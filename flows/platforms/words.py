@@ -17,8 +17,7 @@ class RouteWords:
     units: str
     work: str  # what one person hands in on a unit: "assignment", "submission", "response"
     works: str
-    # (campaign, batch) -> ``n``: what the ledger says the batch posted, and ``places`` when the route
-    # counts people's places on a unit (Prolific's), else NULL
+    # (campaign, batch) -> ``n`` posted, and ``places`` where the route counts places on a unit
     posted_sql: str
     invited: str = ""  # how people reach the work when hitflow invites them ("invite links"), else ""
     people: str = "worker(s)"  # who does the work, as the route calls them: "participant(s)" on Prolific

@@ -14,8 +14,7 @@ from flows.core.errors import PlatformError
 from flows.core.run.run_context import Target
 from flows.platforms.retry_policy import RetryPolicy, botocore_hook
 
-# The simulator's clock and truth, and the closed-endpoint checks, are the shared target choice's
-# (flows/platforms/targets.py); re-exported here, where the tests and benches have always found them.
+# The shared target choice (flows/platforms/targets.py), re-exported where tests and benches find it.
 from flows.platforms.targets import (  # noqa: F401
     advance_sim_clock,
     check_endpoint,

@@ -21,9 +21,7 @@ from flows.platforms.unit_extensions import responses
 from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
-# Listings and marks of the HITs that closed in one round go out at once: each is a round trip
-# (~150 ms to MTurk), so, as for posting (batch_publish.POST_THREADS), 16 threads overlap twice
-# what 8 did; the client retries MTurk's ThrottlingException (flows/platforms/retry_policy.py).
+# A round's listings and marks go out at once on 16 threads (each a round trip); throttling is retried.
 FETCH_THREADS = 16
 
 
@@ -92,9 +90,7 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
                 run, batch, responses(run, batch), expected, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new or judged else min(interval * 2, MAX_POLL_S)
-        # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
-        # whose mark arrived after the jump could have left Reviewable (InvalidHITState). On a real
-        # platform the wait is the poll interval itself, so nothing is lost by waiting here.
+        # Marks land before the clock moves (a virtual clock jumps at once); live, the wait is the poll's own.
         poll.marked()
         run.wait(interval)
         waited += interval
@@ -108,10 +104,7 @@ class ClosedHits:
         self.open, self.hits, self.pool = dict(hits), hits, pool
         self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
         self.type_id = _hit_type_id(run, batch)
-        # Reviewing: marked by an earlier, interrupted run of this batch. Asked only where the ledger
-        # says marks went out (its note, or stored answers: a ledger older than the note): the HIT type
-        # is shared by every batch, so that listing is every marked HIT of the campaign, pages that grew
-        # with each batch (a COCO-size campaign's 43rd batch: ~640).
+        # Reviewing: marked by an earlier, interrupted run; asked only where the ledger says marks went out.
         self.marking_key = f"{run.cfg.name}:b{batch}:marking"
         self.marking_recorded = run.store.ledger_entry(self.marking_key) is not None or responses(run, batch) > 0
         self.statuses = ["Reviewable", "Reviewing"] if self.marking_recorded else ["Reviewable"]

@@ -18,9 +18,7 @@ from flows.platforms.mturk.qualification_stage import gate_qualification
 from flows.platforms.mturk.qualifications import block_qualification, check_budget, gating_requirements
 from flows.platforms.units import hit_groups, hit_token, page_html
 
-# Posting waits on the network (a round trip of ~150 ms to MTurk), so more threads overlap more
-# calls: on a loaded 2-core host 8 threads posted 4x the sequential loop's HITs/s, 16 threads 6x
-# (bench/scale.py, 300 HITs); MTurk's throttling (ThrottlingException) is retried by the client.
+# Posting waits on the network, so more threads overlap more calls (16: 6x the sequential loop).
 POST_THREADS = 16
 PUBLISH_CHUNK = 500  # HITs whose pages are built, intended and posted together
 

@@ -30,8 +30,7 @@ def is_ours(since: dict[str, Any], hit: dict[str, Any]) -> bool:
     if hit.get("HITStatus") == "Disposed":
         return False  # deleted: no run of ours waits on a HIT it deleted (cancel records what it closes)
     at = since.get("platform_created_at")
-    # a listed CreationTime may come back in whole seconds (botocore's parse of the simulator's timestamps):
-    # a HIT posted in the second the campaign was planned is this ledger's too
+    # a listed CreationTime may come back in whole seconds: the planning second's HITs are ours too
     return at is None or hit.get("CreationTime") is None or _seconds(hit["CreationTime"]) >= float(at) - 1.0
 
 

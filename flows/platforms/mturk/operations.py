@@ -116,8 +116,7 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     deleted, working = _decide_and_delete(run, hits, review_undecided, errors)
     finished = ""
     if working and run.target.kind == "sim":
-        # The simulator's clock moves only when hitflow moves it: its workers on a closed HIT would never finish.
-        # Let them (an assignment's duration at most) and decide their work now, as a later cancel would.
+        # The simulator's clock moves only when hitflow moves it: let a closed HIT's workers finish, then decide.
         run.wait(run.cfg.assignment_duration_s)
         more, still = _decide_and_delete(run, working, review_undecided, errors)
         finished = f"; the simulator's workers on {len(working) - len(still)} HIT(s) finished and were decided"

@@ -33,14 +33,12 @@ MIN_REASON_CHARS = 1
 REJECTION_GROUNDS: dict[str, str] | None = None  # every reject rule of the policy rejects
 STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = MTURK_SENDERS
-# ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
-# model): a returned or abandoned assignment is never stored, so none is settled unpaid.
+# ListAssignmentsForHIT lists only Submitted, Approved, Rejected: nothing is settled unpaid.
 EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
 TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_top_up.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
-# Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
-# since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
+# Decisions are one call each, overlapped on as many threads as posting.
 DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch

@@ -30,8 +30,7 @@ from flows.platforms.prolific.submission_records import store_submissions
 from flows.platforms.units import hit_groups
 
 MAX_POLL_S = 6 * 3600
-# Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
-# the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
+# Prolific approves what awaits review after 21 days: the review gate stops waiting before that.
 
 
 def prolific_client(run: Run) -> prolific.ProlificClient:
