@@ -48,8 +48,7 @@ def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHO
             "workers": rows}
 
 
-# one way per column: a share or probability to three places ("1.000", never "1.0" beside "0.875"), a count
-# as a whole number, and anything else (ids, labels, statuses) as it was written
+# a share to three places, a count whole, anything else as written
 SHARES = {"confidence", "skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_agreement",
           "pooled_evidence"}
 COUNTS = {"judgements", "items", "controls", "pooled_controls", "pooled_controls_right", "pooled_labels",

@@ -41,9 +41,7 @@ from flows.taskserver.task_server_thread import TaskServer
 StatusReader = Callable[[Store], list[dict[str, Any]]]
 RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
 RunReader = Callable[[str], Run]  # a campaign's name -> its run from the ledger alone, no platform opened
-# The report's only script is each image's onerror that swaps in the local placeholder
-# (report_macros.html.j2): allowed by its hash, so an unreachable image shows the placeholder here too,
-# and no other script runs (under script-src 'none' the handler was refused, one console error per image).
+# The report's only script, each image's onerror placeholder swap, allowed by its hash.
 PLACEHOLDER_HANDLER = f"this.onerror=null;this.src='{IMAGE_PLACEHOLDER}'"
 HANDLER_HASH = base64.b64encode(hashlib.sha256(PLACEHOLDER_HANDLER.encode()).digest()).decode()
 REPORT_HEADERS = {
@@ -173,8 +171,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
 
     pages = Starlette(routes=[Route("/", page), Route("/status.json", status_json)],
                       middleware=[Middleware(SecurityHeaders)])
-    # The report is a static page with an inline stylesheet and data: images only: it gets a CSP of its
-    # own (no script at all), not the nonce-based one of the pages above, under which it would lose its styles.
+    # The report is a static page: a CSP of its own with no script, keeping its inline styles.
     return EveryResponse(Starlette(routes=[Route("/favicon.ico", favicon), Route("/report/{name}", report),
                                            Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)],
                                    middleware=[Middleware(SameOriginReferrer)]))

@@ -8,8 +8,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # For a response whose route set no CSP (plain-text refusals and errors): it may load nothing at all.
 STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-# The page's mark in a browser tab: a small SVG of our own (a funnel: work in, checked work out), so a
-# browser's automatic /favicon.ico request gets an answer, not a 404 in its console.
+# The page's mark in a browser tab (a small SVG of our own), so /favicon.ico is no 404.
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
            'fill="#1f4e79"/><path d="M3 4h10l-4 5v4l-2-1V9z" fill="#fff"/></svg>')
 

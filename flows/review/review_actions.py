@@ -15,8 +15,7 @@ from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "keep", "bonus")
-# "keep": a person's word on a worker the rules proposed to block, recorded as what it is (it was recorded
-# as "unblock"); it is sent as an unblock, which lifts a block already made and otherwise changes nothing
+# "keep": a person's word on a worker the rules would block, sent as an unblock (lifting any block made)
 SENT_AS = {"keep": "unblock"}
 MAX_BONUS = Decimal("20.00")
 

@@ -52,14 +52,12 @@ def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None 
     """One page of cards, the filters' choices, counts and image hosts; ``now``: the platform's clock."""
     store, name = run.store, run.cfg.name
     now = platform_now(run) if now is None else now
-    # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
-    # kept while the ledger has not changed (the overview's own, or this page's last load)
+    # each item's state as every other view counts it, the queue kept while the ledger is unchanged
     seen = fingerprint(store, name)
     built = kept_queue(store, name, (run.cfg.policy, mode), now, lambda: campaign_queue(store, name, run.cfg.policy,
                                                                                          mode, now), seen)
     queue = item_states(built, applied_work(store, name), run.cfg.review, now)
-    # after a person's decision: the states `hitflow status` reads back (kept_states.py), while the config's
-    # file still says what this page loaded
+    # after a person's decision: the states `hitflow status` reads back, while the config still holds
     keep_for_config(store, name, (run.cfg.policy, mode), seen, [
         {"batch": b, "state": s} for b, s in zip(queue["batch"].tolist(), queue["state"].tolist(), strict=True)])
     shown = _filtered(queue, filters)
