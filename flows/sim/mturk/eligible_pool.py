@@ -8,8 +8,7 @@ from itertools import islice
 
 from flows.sim.people.crowd_model import Worker
 
-# The MTurk operations that cannot change who may take a new HIT: the pool is kept across them
-# (flows/sim/mturk/mturk_api.py's op); any other operation makes it start over.
+# The MTurk operations that cannot change who may take a new HIT; any other makes the pool start over.
 KEEPS_ELIGIBLE = frozenset({"CreateHITType", "CreateHIT", "CreateHITWithHITType", "GetHIT", "ListHITs",
                             "ListReviewableHITs", "ListAssignmentsForHIT", "GetAssignment", "UpdateHITReviewStatus",
                             "GetAccountBalance", "GetQualificationType", "ListQualificationTypes"})

@@ -12,8 +12,7 @@ V = TypeVar("V")
 class Journal(dict[K, V]):
     def __init__(self, items: Iterable[tuple[K, V]] = ()) -> None:
         super().__init__()
-        # dicts as ordered sets: rows are written in the order they changed, which keeps
-        # insertion order (and so listing order) across a reload
+        # dicts as ordered sets: rows written in the order they changed keep listing order across a reload
         self.changed: dict[K, None] = {}
         self.deleted: dict[K, None] = {}
         for key, value in items:

@@ -39,9 +39,7 @@ class Marketplace(WorkerQualifications):
                  start: float | None = None):
         self.lock = threading.RLock()
         self.seed = seed
-        # Ids are seeded: the same seed and the same requests give the same ids whatever
-        # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
-        # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
+        # Ids are seeded, from what was sent (``id_for``) or a counter: the same requests give the same ids.
         self.nonce = records.seeded_nonce(seed)
         self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
@@ -52,9 +50,7 @@ class Marketplace(WorkerQualifications):
         self.bank = bank
         self.common_text = CommonText()  # each HIT type's own text, not its items' (page_common.py)
         self.pages = PagePacker()  # each HIT type's page dictionary: a HIT's Question is kept packed
-        # Virtual clock: starts at ``start`` (a campaign's [target] sim_start: the same run, the same
-        # times) or else the wall time, then moves by advance() and, when speed > 0, by `speed`
-        # virtual seconds per real second (so a plain boto3 client sees work arrive).
+        # Virtual clock: from ``start`` (or the wall time), moved by advance() and, with speed > 0, by real time.
         self._base = float(int(time.time())) if start is None else float(start)
         self._anchor = time.monotonic()
         self.speed = speed
@@ -77,8 +73,7 @@ class Marketplace(WorkerQualifications):
         self.watched_until: float | None = None  # events up to this virtual time have been notified
         self.changed_workers: set[str] = set()
         self.waiting: set[str] = set()  # HITs posted since the clock last moved, their workers not yet chosen
-        # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
-        # every assignment would make each call slower as the marketplace grows.
+        # (auto-approval time, assignment id), soonest first, so no call scans every assignment
         self.auto_due: list[tuple[float, str]] = []
         self.calls = 0
 
@@ -209,8 +204,7 @@ class Marketplace(WorkerQualifications):
 
     def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None:
         """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot given back)."""
-        # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
-        # another order (threads, a resumed run) meets the same workers doing the same work.
+        # Keyed by what the requester sent, so the same campaign in another order meets the same workers.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}{stream_key(hit)}")
         html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)

@@ -96,8 +96,7 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     extra = int(p.get("NumberOfAdditionalAssignments", 0))
     if extra < 1:
         raise bad("NumberOfAdditionalAssignments must be at least 1.")
-    # a repeat is answered before the HIT is judged again: a retry of a request that went through (its reply
-    # lost) must read as that request, not as a new one against the HIT it already changed
+    # a repeat is answered before the HIT is judged again, as the request it repeats
     token = p.get("UniqueRequestToken")
     if token is not None:
         if not 1 <= len(token) <= 64:

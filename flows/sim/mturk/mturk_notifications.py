@@ -10,8 +10,7 @@ from flows.sim.mturk.mturk_api import op
 from flows.sim.mturk.mturk_events import delivery, event
 from flows.sim.mturk.validation import bad, check_enum, need
 
-# NotificationSpecification.Version says "Valid value is 2006-05-05"; the notification receptor
-# articles pass 2014-08-15 (and it comes back as the message's EventDocVersion): both are taken.
+# the Version MTurk documents (2006-05-05) and the one its receptor articles pass (2014-08-15)
 VERSIONS = ("2006-05-05", "2014-08-15")
 TRANSPORTS = {"Email", "SQS", "SNS"}
 EVENT_TYPES = {"AssignmentAccepted", "AssignmentAbandoned", "AssignmentReturned", "AssignmentSubmitted",

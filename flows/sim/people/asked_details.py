@@ -22,8 +22,7 @@ KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^where\b", re.I), ("In Europe", "In Africa", "Near the coast", "In the mountains")),
     (re.compile(r"^(is|are|was|were|do|does|did|can|could|will|would|should|has|have)\b", re.I), ("Yes", "No")),
 )
-# A missing detail is an aspect of a thing (or of the setting) said in one of several ways, so that one honest
-# person's notes on many items do not repeat one fill-in-the-blank sentence (which shared_template reads as a ring)
+# A missing detail said in several ways, so one honest person's notes do not repeat one sentence.
 ASPECTS = ("the colour of the {n}", "how big the {n} is", "where the {n} is in the frame", "how far away the {n} is",
            "what is next to the {n}", "what the {n} is made of", "whether the {n} is moving", "the shape of the {n}",
            "what the {n} is doing", "how old the {n} looks", "which way the {n} faces", "what is behind the {n}")
@@ -76,8 +75,7 @@ NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps
                                      "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
                                      "had", "several", "many", "few", "both", "only"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
-# what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault), by the
-# kind of trouble the item tells of (the last a fallback): an imperative verb that fits the trouble, and its object
+# what a person would have someone do, by the kind of trouble (the last a fallback)
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
             (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld|grease|grime|"

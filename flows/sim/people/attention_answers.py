@@ -11,8 +11,7 @@ from flows.sim.people.crowd_model import Worker
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",
                "generic_praise")
 CONSTANT = ("contrarian",)
-# how often a careful reader misses a check a page sets among its rating rows: Prolific reports a few percent of
-# attentive participants failing an instructed item; hitflow's own checks stand apart, under their legend
+# how often a careful reader misses a check set among a page's rating rows (a few percent)
 EMBEDDED_SLIP = 0.03
 
 

@@ -177,8 +177,7 @@ def _pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntr
     if kind == "instruction_echo":
         return _echo(real, rules, rng)
     if "text" not in worker.memory:
-        # Chosen from the worker's own seed, not from whichever HIT came first, so a run is
-        # reproducible whatever order its HITs are posted in.
+        # From the worker's own seed, so a run is reproducible whatever order its HITs are posted in.
         own = random.Random(worker.worker_id)
         if kind == "copy_paster":
             described = sorted(k for k, e in bank.items() if e.captions)  # not an entry of known answers only

@@ -17,8 +17,7 @@ CAN = re.compile(r"\b(?:can|could) you (?P<c>[^?.!]+)", re.I)  # "Can you read t
 # a choice that says no, or only in part ("Not at all", "Only partly", "Very unclear")
 NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)\b|n't\b|\bun(?!der|til|ion|it)\w{3}|"
                  r"difficult|\bhard\b", re.I)
-# criterion words -> the item kind they speak of ("image", "text", "": either), grounds for a choice that says
-# yes (or high on a scale) and grounds for one that says no (or low); none of the latter: general grounds
+# criterion words -> item kind, grounds for a yes (or high) and for a no (or low)
 GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
     (re.compile(r"\bread|legib|letter|writing|\b(?:the|its|any) (?:words|text)\b", re.I), "image",
      ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "

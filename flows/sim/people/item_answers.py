@@ -16,8 +16,7 @@ from qc.answer_values import number as read_number
 from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
-# An honest profile's chance of leaving an optional one-click choice unanswered (a crowd file's
-# ``choice_skip`` overrides it): one click costs nothing, so a person who read the item answers it.
+# An honest profile's chance of leaving an optional one-click choice unanswered (``choice_skip``).
 CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "slow": 0.02, "note_paster": 0.02, "fast_typist": 0.04,
                "slow_typist": 0.02}
 RUSHED_SKIP = 0.9  # speeders skip what they may

@@ -119,8 +119,7 @@ def _term(texts: list[str], question: str, page: str) -> str:
     return next((w for w in labelled if w.lower() in said), "")
 
 
-# what a reader of a text may need that it does not give: how a person names it (the page's own word for it where
-# the page has one), and whether the text gives it
+# what a reader may need that a text does not give: its name, and whether the text gives it
 DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
            ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
                                                 r"\bshifts?\b|\bhours\b"),

@@ -18,8 +18,7 @@ from flows.sim.people.latent_choices import accuracy, confused, slip
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
-# What the simulated crowd "knows" of English: the published test's answers. A worker gets an
-# item right with the chance knows() gives, whichever way the test reaches them.
+# What the simulated crowd "knows" of English: the published test's answers.
 LANGUAGE_KEY = Path(__file__).resolve().parents[3] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 
 

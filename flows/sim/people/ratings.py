@@ -36,12 +36,9 @@ def nearest(options: list[str], scale: list[float], position: float) -> str:
     return min(numbered, key=lambda p: abs(p[1] - target))[0]
 
 
-# A number's error around its known truth, as a share of the field's range (or of the truth's size where
-# the field declares no range): a careful answer's spread, a careless one's, a worker's own lean. Modelling
-# choices, like the rating noise above: a slider's "0" then gets 0-8 from careful workers, not 6-8 at random.
+# A number's error around its truth as a share of the field's range (modelling choices).
 CAREFUL_SPREAD, CARELESS_SPREAD, LEAN = 0.04, 0.2, 0.03
-# A typed number the item shows (a receipt's total) is copied as it stands; the chance of a slip (then an error
-# as above) by whether the worker takes care: modelling choices too.
+# A typed number the item shows is copied, with a slip by whether the worker takes care.
 TYPED_SLIP = {True: 0.03, False: 0.3}
 
 

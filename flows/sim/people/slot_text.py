@@ -51,8 +51,7 @@ WORD = re.compile(r"[a-z']+")
 VERBS = frozenset(("went", "gave", "took", "made", "saw", "ran", "came", "is", "was", "are", "were", "had", "got",
                    "said", "found", "left", "walked", "played", "bought", "met"))
 DETERMINERS = frozenset(("the", "a", "an", "this", "that", "her", "his", "my", "our", "their", "some"))
-# Many combinations, so that honest people's openings and endings rarely coincide word for word
-# (shared_template flags one text on two items, whoever wrote it).
+# Many combinations, so honest people's openings and endings rarely coincide word for word.
 SUBJECTS = ("We", "She", "I", "My uncle", "The children", "Our guide", "Tom", "My friends", "The twins", "Dad")
 TIMES = ("Yesterday", "Last week", "On Saturday", "This morning", "After work", "Every Sunday", "Last summer",
          "Early today", "Two days ago", "On my birthday")

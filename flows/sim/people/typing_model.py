@@ -142,9 +142,7 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
 
 
-# In a real browser (flows/sim/pages/browser_worker.py) -------------------------------------------------
-# A paste as Chromium delivers one: a cancelable paste event carrying the text, then the text inserted
-# (a synthetic event has no default action). False when the page cancelled it.
+# In a real browser: a paste as Chromium delivers one (event, then text); False when cancelled.
 PASTE_JS = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
   return el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }"""
 PARTIAL_TYPED = 0.35  # a partial paster types about this share before pasting the rest (as field_record has it)

@@ -63,8 +63,7 @@ class Participants:
         self.return_rate = RETURN_RATE  # who reads the study and gives the place back (it reopens: recruit)
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
-        # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
-        # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
+        # Prolific's panel is far larger than a demo crowd: newcomers of the same mix come when needed.
         self.newcomers = wider_pool(workers, "prolific") if isinstance(workers, Crowd) else None
 
     def _person(self, worker: crowd.Worker) -> dict[str, Any]:
