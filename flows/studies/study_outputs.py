@@ -49,8 +49,7 @@ def served(run: Run, answers: pd.DataFrame) -> pd.Series:
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
         "= a.hit_id "
         "WHERE a.campaign = ?", [run.cfg.name])}
-    # page-level answers (the screen's demographics/consent) carry no item id: they were served by
-    # the page itself, so they are kept when the study's screen asks for that field
+    # page-level answers (demographics, consent) carry no item id: kept when the screen asks for them
     page_fields = set(run.cfg.study.screen.fields) if run.cfg.study is not None else set()
     return pd.Series([(item == "" and field in page_fields)
                       or (item in items and item in hit_items.get(assignment, items))
@@ -96,8 +95,7 @@ def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
     write_csv(frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'"),
               out_dir / "calibration.csv", for_spreadsheet=False)  # data, as judgements.csv
     ratings = frames.severity_ratings(answers, shown)
-    # judgements.csv keeps the screened-out people's rows, marked, so `hitflow analyze severity` on it
-    # leaves them out as the report did (flows/studies/analysis.py reads the column)
+    # judgements.csv keeps screened-out people's rows, marked, so `hitflow analyze` leaves them out too
     ratings = ratings.assign(excluded=ratings["participant_id"].isin(set(excluded["participant_id"])).astype(int))
     kept = ratings[ratings["excluded"] == 0].drop(columns="excluded")
     result = severity(kept) if kept["participant_id"].nunique() >= 2 else {"error": "fewer than two participants"}

@@ -21,8 +21,7 @@ from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
 _ITEM_FIELD = re.compile(r"^image_id_(\d+)$")
-# rules that judge a worker's answers over the study so far (qc/agreement_odds.py, qc/page_straight_lining.py,
-# qc/straight_lining_odds.py): run on every answer to a task's questions up to the batch, flags for its workers
+# rules that judge a worker's answers over the study so far, run on every answer up to the batch
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "answer", "ticks", "options", "scale"]
 
