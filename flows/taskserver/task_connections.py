@@ -12,9 +12,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-# uvicorn's listen backlog: the kernel queues this many connections not yet accepted (a burst
-# beyond it waits for a SYN retransmit, a second), and asyncio accepts up to this many per loop
-# tick, each a file before it is counted. Small under a small file limit, larger when files abound.
+# uvicorn's listen backlog (each accepted one a file before it is counted): small under a small limit.
 SMALL_BACKLOG, LARGE_BACKLOG = 128, 1024
 FIXED_FILES = 256  # the ledger's SQLite files per worker thread, logs, the listening socket
 

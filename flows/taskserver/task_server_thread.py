@@ -54,8 +54,7 @@ def check_listenable(host: str, port: int) -> None:
 def serve_forever(config: uvicorn.Config) -> None:
     """Run the server until it is stopped (``hitflow serve``), then write the counted repeats."""
     check_listenable(config.host, config.port)
-    # What the imports made lives as long as the process: frozen, a full garbage collection walks
-    # only what serving makes (a 0.3 s pause otherwise, which a connection flood triggers often).
+    # What the imports made is frozen, so a full collection walks only what serving makes.
     gc.freeze()
     try:
         uvicorn.Server(config).run()

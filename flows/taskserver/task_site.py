@@ -39,14 +39,11 @@ class TaskSite:
     now: Callable[[], float] = time.time
     limits: SessionLimits = field(default_factory=SessionLimits)
     holds: HoldLimits = field(default_factory=HoldLimits)  # unit holds per address and per batch (unit_holds.py)
-    # The simulated crowd all comes from loopback; a deployment behind a proxy on loopback
-    # sets this (docs/security.md).
+    # The simulated crowd all comes from loopback; a deployment behind a local proxy sets this.
     limit_loopback: bool = False
     page_fields: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     invite_max_age_s: float = INVITE_MAX_AGE_S
-    # A rehearsal's in-process server only (flows/platforms/links/rehearsal.py): the run's seed, from
-    # which its simulated invitees' session ids are derived, so one seed gives one dataset. None on
-    # every server real people reach (`hitflow serve`, --task-url): their session ids are random.
+    # A rehearsal server's seed for its invitees' session ids (one seed, one dataset); None where people are.
     session_seed: int | None = None
     _local: threading.local = field(default_factory=threading.local)
 

@@ -6,14 +6,11 @@ from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
 from flows.platforms.unit_extensions import extending_batches, extra_by_index
 
-# platform_submissions' statuses of finished work (Prolific's, as the store keeps them): such a submission
-# never frees its place. Written here, not imported, since the task server asks no platform's module by
-# name (tests/test_platform_seam.py); tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED
+# Finished work's statuses (Prolific's), written here: the task server names no platform's module
+# (tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED).
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
-# A task session holding its unit (one ? : the time before which an unsubmitted session has lapsed): submitted
-# and not freed by Prolific (released 1), or open, not released and still within its hold. An open hold the task
-# server took back (released 2, unit_holds.py) counts again once its page is submitted: that work is on its unit.
-# Its columns are task_sessions' own.
+# A session holding its unit (?: the time before which an unsubmitted one has lapsed): submitted and not freed
+# by Prolific (released 1), or open, not released (2: taken back, unit_holds.py) and within its hold.
 HOLDS_UNIT = "t.released != 1 AND (t.submitted_at IS NOT NULL OR (t.released = 0 AND t.created_at > ?))"
 
 
