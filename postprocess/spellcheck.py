@@ -33,8 +33,7 @@ CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\u
 
 
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
-# An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
-# "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.
+# An unknown two-letter token is an abbreviation or unit far more often than a typo: left as typed.
 SHORTEST_WORD = 2
 SENTENCE_WORD_SHARE = 1e-4  # the list's commonest words, about 500 ("the", "this", "there", "open")
 
@@ -176,9 +175,7 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
     lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
     found = campaign_corrections(words, lookups, uses)
-    # A capitalised unknown first word is a name more often than a typo ("Lenovo", "Zello", "Boca"):
-    # corrected only towards one of the commonest words ("Teh" -> "The") or a word the campaign
-    # writes far more often.
+    # A capitalised unknown first word is more often a name: corrected only toward a very common word.
     capitals = {t for t, w in found.items() if words.share(w) >= SENTENCE_WORD_SHARE or far_more_used(w, t, uses)}
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):

@@ -25,10 +25,7 @@ from postprocess.answers.key_lookup import positions, values_at
 from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
-# A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
-# the posterior holds each label's base rate as estimated from the items, which is never exactly even, so
-# with a tie of votes the runner-up is often a hair ahead by its base rate alone (at 1,000 items of
-# three even labels the estimate's log ratio varies by about 0.06; log 1.1 is 0.095).
+# A settled item's runner-up could at best come out ahead at these odds, a coin toss, with base-rate slack.
 SETTLED_ODDS = 1.1
 
 
@@ -66,8 +63,7 @@ class StoppingRule:
         self.skill_prior.check()
 
 
-# `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
-# equal); the budget's rule: postprocess.answers.adaptive_budget
+# `hitflow aggregate --adaptive`'s defaults (tests/test_adaptive_cli.py keeps them equal)
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 

@@ -11,8 +11,7 @@ import numpy as np
 LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
 OUTCOME_CELLS = 2_000_000  # outcomes x labels past which a longer lookahead is not taken (97 labels: 3 ahead is 15M)
 CHUNK_CELLS = 20_000_000  # items x outcomes x labels held at once (160 MB of floats)
-# with a budget under the whole file, a round asks at most this share of the items; a quarter lost RTE 18 items over
-# five orders at 40% (bench/adaptive_forty.py; docs/explanation/adaptive-overlap.md)
+# with a budget under the whole file, a round asks at most this share of the items
 ROUND_SHARE = 0.05
 
 

@@ -19,8 +19,7 @@ def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[s
     out["field"] = _stripped(frame["field"]) if "field" in frame.columns else DEFAULT_FIELD
     for column in keep:
         out[column] = frame[column]
-    # masks over numpy's object arrays: pandas' own string comparisons cost ~0.2 ms each on a replay
-    # round's tens of rows, and a replay or campaign reads its judgements through here many times
+    # masks over numpy's object arrays (pandas' string comparisons cost ~0.2 ms each, many times)
     text = {c: out[c].to_numpy() for c in ("item_id", "worker_id", "label")}
     blank = (text["label"] == "") | (text["item_id"] == "") | (text["worker_id"] == "")
     if drop is not None:

@@ -19,8 +19,7 @@ REPEATS = ("last", "first", "majority", "refuse")
 FREE_TEXT_MIN = 10  # more distinct labels than this in a field, and
 FREE_TEXT_SHARE = 0.5  # at least this many distinct labels per item: written answers, not a choice
 KEY_COLUMNS = ["item_id", "worker_id", "_field"]
-# workers x label values squared (a confusion matrix a worker, which every method's confidence weighs) past which
-# a field is refused: neither estimable from a crowd's labels nor cheap (300 values x 200 workers: minutes of CPU)
+# workers x label values squared past which a field is refused (neither estimable nor cheap)
 CONFUSION_CELLS = 2_000_000
 MAX_FIELDS = 200_000  # distinct fields past which a file is refused (10^6 one-label fields: 49 s, 1.2 GB)
 

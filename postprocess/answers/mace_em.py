@@ -59,8 +59,7 @@ class MACE:
         for learned, chosen in screened.items():
             if chosen.bound < lead - SCREEN_GAP:
                 continue
-            # fifty iterations do not always converge (the restarts' answers then differ by a few items):
-            # the chosen restart goes on until the bound stops rising
+            # fifty iterations do not always converge: the chosen restart goes on until the bound stops rising
             if self.tol is not None:
                 chosen = self._run(c, (chosen.spamming, chosen.thetas, chosen.log_prior), learned, self.max_iter,
                                    self.tol)

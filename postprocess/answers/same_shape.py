@@ -11,9 +11,7 @@ from postprocess.answers.label_hygiene import TooManyClasses
 from postprocess.answers.one_field import FieldAnswers, field_answers
 from postprocess.answers.skill_prior import SkillPrior
 
-# CPU seconds of a fit (a small field's, and each cell's: labels + items x label values) by method, measured on 2
-# shared cores: MACE runs hundreds of EM steps (two label priors, eleven starts, the chosen one to convergence;
-# 3,000 items x 100 values: 15 s), GLAD ~13 ms a small field, the others ~4 ms
+# CPU seconds of a fit (a small field's, and each cell's) by method, measured on 2 shared cores
 FIT_COST = {"mace": (0.125, 6e-5), "glad": (0.013, 1e-5)}
 OTHER_FIT = (0.004, 1e-5)
 FIT_BUDGET_S = 20.0  # the fits' estimated CPU past which the fields are refused before any is fitted

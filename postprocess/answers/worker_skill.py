@@ -21,8 +21,7 @@ AT_RISK = 0.5  # P(accuracy >= block_below) under this: the worker is likelier b
 RULE = "worker_skill"
 EDGES = np.linspace(0.0, 1.0, 1001)
 GRID = (EDGES[1:] + EDGES[:-1]) / 2  # accuracy, the midpoints of 1,000 equal cells
-# the Jeffreys prior's mass in each cell, exactly (the arcsine law's CDF is 2/pi asin(sqrt(x))): at the
-# midpoints alone its density, infinite at 0 and 1, would be under-counted in the end cells
+# the Jeffreys prior's mass in each cell, exactly (the arcsine law's CDF)
 PRIOR = np.log(np.diff(np.arcsin(np.sqrt(EDGES))))
 ITERATIONS = 30
 
@@ -128,8 +127,7 @@ def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: Skill
     unit = given["unit"].astype(str).to_numpy() if "unit" in given.columns else np.arange(len(task)).astype(str)
     unit = np.where(known, "", unit)
     size = pd.Series(unit).map(pd.Series(unit[~known]).value_counts()).fillna(1).to_numpy(float)
-    # a page's labels are all judged against the same few other workers: together they weigh at most
-    # page_labels labels (a tempered likelihood); a control is judged against its known answer
+    # a page's labels weigh at most page_labels labels together; a control is judged against its answer
     weight = np.where(known, 1.0, np.minimum(1.0, policy.page_labels / size) if policy.page_labels > 0 else 1.0)
     return _per_worker(ids, worker, p, slip, known, weight, unit, policy)
 
