@@ -133,7 +133,10 @@ caption_campaign = whole_campaign  # the entrypoint of deployments registered be
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
                   out_root: str = "runs", live: bool = False, platform: str = "mturk", task_url: str = "",
                   detach: str = "", resume_cancelled: bool = False) -> dict[str, Any]:
-    """Advance one campaign by one batch and stop; an open batch on a live route is left for the next run."""
+    """Advance one campaign by one batch (publish, collect, QC, decide, block) and stop. A batch
+    still open on a live route is looked at and left (``open``); the schedule's next run
+    looks again, so no run and no worker waits for people. ``resume_cancelled``: a cancelled
+    campaign runs again on purpose (one run's parameter: flows/driver/deployed_runs.py)."""
     from flows.campaigns.task_kinds import load_campaign  # its Prolific figures from its page, as a run plans
     quiet_stop_echoes()
     cfg = load_campaign(config_path, platform)
