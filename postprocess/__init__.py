@@ -1,4 +1,3 @@
-"""Pure post-processing over pandas DataFrames: spell-correction, datasets, report data, statistics,
-and the answers' models (``postprocess.answers``: aggregation, calibration, worker skill, the stopping rule)."""
+"""Pure post-processing over pandas DataFrames, and the answers' models."""
 
 import qc  # noqa: F401  (str columns in Python storage: qc/pandas_strings.py)

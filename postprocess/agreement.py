@@ -46,8 +46,7 @@ def _ordered_labels(labels: pd.Series, level: str) -> list[str]:
 
 
 def fleiss(table: pd.DataFrame) -> float:
-    """Fleiss' kappa over items with two or more judgements, each item's own rater count (statsmodels' value
-    when constant)."""
+    """Fleiss' kappa over items with two or more judgements, each item's own rater count."""
     counts = table.to_numpy(dtype=float)
     n = counts.sum(axis=1)
     counts, n = counts[n >= 2], n[n >= 2]

@@ -1,10 +1,8 @@
-"""Seeded percentile bootstrap over clusters (participants or items): one participant's or item's judgements
-move together. Clusters are the distinct ids as text, sorted, so the interval is the same from a re-read CSV.
+"""Seeded percentile bootstrap over clusters (participants or items), the distinct ids as text, sorted.
 
-Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them.
-Output: ``{"low", "high", "level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined
-resample); undefined resamples are left out and counted in ``undefined``.
-"""
+Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them. Output: ``{"low", "high",
+"level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined resample), undefined resamples
+counted in ``undefined``."""
 
 from __future__ import annotations
 
@@ -52,8 +50,7 @@ def bootstrap(n_clusters: int, statistic: Callable[[np.ndarray], float], over: s
 
 def ratio_bootstrap(numerator: np.ndarray, denominator: np.ndarray, over: str,
                     resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
-    """Interval of sum(numerator) / sum(denominator) over resampled clusters (vectorised): a share
-    whose rows are grouped, e.g. congruent judgements / judgements per item."""
+    """Interval of sum(numerator) / sum(denominator) over resampled clusters."""
     if len(numerator) < 2:
         return interval(np.array([float("nan")]), over, seed=seed)
     counts = np.apply_along_axis(np.bincount, 1, draws(len(numerator), resamples, seed), minlength=len(numerator))

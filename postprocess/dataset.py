@@ -47,8 +47,7 @@ def canned_per_image(captions: pd.DataFrame) -> pd.Series:
 
 
 def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
-    """Share of images whose captions used the canned text 0..per_image times (the paper's table), from
-    :func:`canned_per_image` counts (which may be joined from disjoint sets of images, one batch at a time)."""
+    """Share of images whose captions used the canned text 0..per_image times, from :func:`canned_per_image`."""
     rows = [{"workers_using_canned": k, "images": int((counts == k).sum()),
              "share": round(float((counts == k).mean()) if len(counts) else 0.0, 4)}
             for k in range(per_image + 1)]
@@ -88,8 +87,7 @@ def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
 
 def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ``images`` and ``annotations`` of :func:`vizwiz_json` from ``first_id``, one image's captions at a
-    time, so batches can be turned into parts and joined in order."""
+    """The ``images`` and ``annotations`` of :func:`vizwiz_json` from ``first_id``, an image at a time."""
     flat = flat_table(captions, items, first_id)
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)

@@ -1,8 +1,4 @@
-"""The error categories of generated descriptions (seed 001's Table 1): what a judge may tick.
-
-Apart from postprocess/error_stats.py (which reads judgements with pandas) so that the simulator's judges,
-which tick them, and a study's plan do not load pandas for a list of names (`hitflow sim serve`).
-"""
+"""The error categories of generated descriptions (seed 001's Table 1)."""
 
 from __future__ import annotations
 

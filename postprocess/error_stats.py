@@ -29,8 +29,7 @@ def split_categories(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_summary(df: pd.DataFrame) -> dict[str, Any]:
-    """Congruent share (None without judgements) with its bootstrap interval over items, the
-    category histogram (Table 1 order, then any others), labels per item."""
+    """Congruent share with its bootstrap interval, the category histogram, labels per item."""
     data = df.copy()
     data["congruent"] = data["congruent"].astype(str).str.strip().str.lower()
     cats = split_categories(data)

@@ -20,8 +20,7 @@ A_WINS = {1: 1.0, 2: 1.0, 3: 0.5, 4: 0.0, 5: 0.0}
 
 
 def undo_order(df: pd.DataFrame) -> pd.DataFrame:
-    """Pages show a unit's two systems in a random order, recorded per task as ``flipped``
-    (1 when the page's #1 was ``system_b``); answers are turned back to ``system_a``'s view."""
+    """Answers turned back to ``system_a``'s view where the page showed ``system_b`` first (``flipped``)."""
     out = df.copy()
     answer = pd.to_numeric(out["answer"], errors="coerce")
     flipped = pd.to_numeric(out["flipped"], errors="coerce").fillna(0).astype(int) == 1
@@ -50,10 +49,7 @@ def answer_shares(df: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 
 def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[str, float]]:
-    """Strength per system (log scale, first system in sorted order fixed at 0) with a Wald
-    confidence interval, fitted as a logistic regression of A's wins on +1/-1 system indicators
-    (statsmodels GLM, binomial with fractional outcomes for ties), and a seeded bootstrap interval
-    over items (``boot_low``, ``boot_high``)."""
+    """Strength per system (log scale) with a Wald interval and a seeded bootstrap one (``boot_low``, ``boot_high``)."""
     systems = sorted(set(df["system_a"]) | set(df["system_b"]))
     if len(systems) < 2:
         raise ValueError("Bradley-Terry needs at least two systems")
@@ -76,8 +72,7 @@ def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[
 
 
 def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted logistic regression without intercept by Newton's method (the GLM statsmodels fits,
-    cheap enough for a thousand resamples); NaN where it does not converge (e.g. separation)."""
+    """Weighted logistic regression without intercept by Newton's method; NaN where it does not converge."""
     beta = np.zeros(design.shape[1])
     for _ in range(60):
         p = 1.0 / (1.0 + np.exp(-(design @ beta)))

@@ -35,8 +35,7 @@ def score_summary(scores: pd.DataFrame) -> dict[str, Any]:
 
 def flags_by_score(scores: pd.DataFrame, captions: pd.DataFrame, flags: pd.DataFrame,
                    blocked: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Per score band of the workers who captioned: workers, captions, fault flags per 100
-    captions and share blocked; plus Spearman's rho between score and flags per caption."""
+    """Per score band: workers, captions, fault flags per 100 captions, share blocked; and Spearman's rho."""
     # Imported here: scipy.stats costs ~1.5 s CPU and `hitflow run` imports this module even for --dry-run.
     from scipy.stats import spearmanr
 

@@ -25,8 +25,7 @@ def pair_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
-    """Mean per pair, its distribution, and alpha at ``level``; ``intervals``: seeded bootstrap intervals over
-    pairs."""
+    """Mean per pair, its distribution, and alpha at ``level``; ``intervals``: bootstrap over pairs."""
     means = pair_means(df)
     return {
         "pairs": len(means), "mean_of_means": round(float(means["mean"].mean()), 4) if len(means) else None,
@@ -38,8 +37,7 @@ def rating_summary(df: pd.DataFrame, level: str = "ordinal") -> dict[str, Any]:
 
 
 def rating_intervals(df: pd.DataFrame, means: pd.DataFrame, level: str) -> dict[str, dict[str, object]]:
-    """Bootstrap intervals over pairs: the mean of the per-pair means, and Krippendorff's alpha
-    (the count table's rows resampled; pair_means and count_table both order pairs as text)."""
+    """Bootstrap intervals over pairs of the mean of per-pair means and of Krippendorff's alpha."""
     table = count_table(check_labels(df), level)
     counts, domain = table.to_numpy(dtype=float), value_domain(table, level)
 

@@ -13,8 +13,7 @@ GOOD_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist",
 
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
-    """Per profile: workers, worked, gated out (``truth["gate"] == "refused"``), never reached, blocked and the
-    rate: blocked / worked for good profiles, (blocked + gated out) / (worked + gated out) for bad ones."""
+    """Per profile: workers, worked, gated out, never reached, blocked and the rate."""
     merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
     merged["assignments"] = merged["assignments"].fillna(0).astype(int)
     merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
@@ -49,10 +48,7 @@ def _rate_meaning(good: bool, caught: int, judged: int) -> str:
 
 def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd.DataFrame,
                  flags: pd.DataFrame) -> pd.DataFrame:
-    """Per batch: assignments, approved, rejected, flags and workers blocked.
-
-    Inputs carry a ``batch`` column; decisions also ``action``.
-    """
+    """Per batch (``batch``; decisions ``action``): assignments, approved, rejected, flags, workers blocked."""
     batches = sorted(set(assignments["batch"]) | set(decisions.get("batch", [])))
     rows = []
     for b in batches:
@@ -66,8 +62,7 @@ def batch_counts(assignments: pd.DataFrame, decisions: pd.DataFrame, blocked: pd
 
 
 def time_bands(times: pd.DataFrame, sigmas: float = 1.95) -> pd.DataFrame:
-    """Per batch (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``, the band ``mu -/+ sigmas *
-    sigma`` the report's legend names."""
+    """Per batch (``batch, work_time_s``): ``batch, mu, sigma, low, high, sigmas``."""
     grouped = times.groupby("batch")["work_time_s"]
     out = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=1)}).reset_index()
     out["low"] = out["mu"] - sigmas * out["sigma"]

@@ -98,8 +98,7 @@ def effect_sizes(scores: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def severity_intervals(cells: pd.DataFrame) -> dict[str, Any]:
-    """Seeded bootstrap intervals over participants (each drawn with all their conditions) of eta
-    squared, partial eta squared and every condition's mean; participants ordered as text."""
+    """Seeded bootstrap intervals over participants of eta squared, partial eta squared, condition means."""
     wide = cells.pivot(index="participant_id", columns="condition", values="score").sort_index()
     found = effect_sizes(wide.to_numpy(dtype=float)[draws(len(wide))])
     return {"eta2": interval(found["eta2"], "participants"),

@@ -1,6 +1,4 @@
-"""What a campaign's own captions tell spell-correction: their word counts mixed with the dictionary's, two-edit
-corrections toward words the campaign writes, and unknown words read as vocabulary left alone.
-Pure: a word -> uses counter of the campaign's lower-cased tokens, and the index."""
+"""What a campaign's own captions tell spell-correction. Pure."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ COMPOUND_SHORTEST_TOKEN = 6  # shorter tokens split too easily ("cofee": co + fe
 
 
 def campaign_lift(uses: Mapping[str, int], index: SpellIndex, weight: float = CAMPAIGN_WEIGHT) -> dict[str, float]:
-    """Word -> its share of the campaign's tokens times ``weight``, lifting the campaign's own words ("blck" is
-    "black" in captions of objects)."""
+    """Word -> its share of the campaign's tokens times ``weight``."""
     total = sum(uses.values())
     if not total:
         return {}
@@ -25,8 +22,7 @@ def campaign_lift(uses: Mapping[str, int], index: SpellIndex, weight: float = CA
 
 
 def is_compound(token: str, index: SpellIndex) -> bool:
-    """Whether ``token`` is two common words written together ("chapstick", "backsplash",
-    "earbuds"): a product or a compound, not a typo of the one word it happens to be near."""
+    """Whether ``token`` is two common words written together (a compound, not a typo)."""
     common = index.common_words
     return len(token) >= COMPOUND_SHORTEST_TOKEN and any(token[:i] in common and token[i:] in common
                for i in range(COMPOUND_SHORTEST, len(token) - COMPOUND_SHORTEST + 1))
@@ -38,22 +34,18 @@ def has_inner_capital(token: str) -> bool:
 
 
 def likely_word(word: str, uses: Mapping[str, int], index: SpellIndex) -> bool:
-    """Whether a correction is in common use or written by the campaign (a rare word like "glyceric" is less
-    likely than a word the list lacks)."""
+    """Whether a correction is in common use or written by the campaign."""
     return word in index.common_words or uses.get(word, 0) > 0
 
 
 def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = TYPO_RATIO) -> bool:
-    """Whether the campaign writes ``word`` at least ``ratio`` times as often as ``token`` (once,
-    when the token is not counted): evidence enough that the token is its typo."""
+    """Whether the campaign writes ``word`` at least ``ratio`` times as often as ``token``."""
     return uses.get(word, 0) >= ratio * max(uses.get(token, 0), 1)
 
 
 def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex,
                           ratio: int = TYPO_RATIO) -> dict[str, str]:
-    """Unknown tokens longer than ``SHORT_TOKEN`` -> the most used dictionary word two edits away that the
-    campaign writes ``ratio`` times as often: a long unknown word is more often a compound or a brand than two
-    typos, so the campaign's own use is the evidence."""
+    """Unknown long tokens -> the campaign's far more used dictionary word two edits away."""
     wanted = sorted({t for t in tokens if len(t) > SHORT_TOKEN and t not in index and t not in index.folded
                      and not is_compound(t, index)})
     floor = ratio * min((max(uses.get(t, 0), 1) for t in wanted), default=1)

@@ -1,8 +1,4 @@
-"""A symmetric-delete index (SymSpell's method) over pyspellchecker's word frequencies; an exact
-Damerau-Levenshtein check keeps the candidates really within the distance (docs/spelling.md). The choice is
-the most frequent candidate unless the caller lifts some words; ties go to the alphabetically first.
-Pure: built from word -> count, saved as plain arrays. Keys ``length << 32 | crc32``: a collision only adds a
-candidate the exact check drops."""
+"""A symmetric-delete index over pyspellchecker's word frequencies (docs/spelling.md). Pure."""
 
 from __future__ import annotations
 
@@ -137,9 +133,7 @@ class SpellIndex:
 
     def corrections(self, tokens: Iterable[str], far_upto: int = SHORT_TOKEN,
                     lift: Mapping[str, float] | None = None) -> dict[str, str]:
-        """Unknown lower-case token -> its most probable correction one edit away, else two for tokens of at most
-        ``far_upto`` letters; none: left out. A known word without its accents counts as known. Most probable: the
-        highest count share plus ``lift``; ties to the better-ranked word."""
+        """Unknown lower-case token -> its most probable correction, one edit away (two up to ``far_upto`` letters)."""
         unknown = sorted({t for t in tokens if t not in self.ids and t not in self.folded and _checked(t)})
         found = self._nearest(unknown, 1, lift or {})
         short = [t for t in unknown if t not in found and len(t) <= far_upto]
@@ -197,8 +191,7 @@ class SpellIndex:
             yield int(owners[group[0]]), ranks[group]
 
     def _best(self, token: str, ranks: list[int], distance: int, lifted: Mapping[int, float]) -> str | None:
-        """The likeliest word within ``distance`` of ``token``: the highest count plus its lift
-        (both in counts of the word list), the better rank on equal scores."""
+        """The likeliest word within ``distance`` of ``token`` (count plus lift; ties to the better rank)."""
         def near(rank: int) -> bool:
             word = self.words[rank]
             if abs(len(word) - len(token)) > distance:

@@ -33,8 +33,7 @@ CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\u
 
 
 LONGEST_WORD = 30  # no real word is longer; longer tokens are left as typed
-# An unknown token of two letters is an abbreviation or a unit far more often than a typo ("kg",
-# "pk", "vw", "lg"), and is one edit from dozens of words: campaigns leave it as typed.
+# An unknown two-letter token is an abbreviation or unit far more often than a typo: left as typed.
 SHORTEST_WORD = 2
 SENTENCE_WORD_SHARE = 1e-4  # the list's commonest words, about 500 ("the", "this", "there", "open")
 
@@ -92,8 +91,7 @@ def words_of(seen: dict[str, set[str]], min_workers: int, uses: Counter[str] | N
 
 
 def _lower_tokens(text: str) -> list[str]:
-    """The text's tokens in lower case: one lower() for an ASCII text (the same tokens, ten times
-    fewer calls), token by token otherwise (lower() can change a non-ASCII text's length)."""
+    """The text's tokens in lower case (one lower() for an ASCII text)."""
     return _TOKEN.findall(text.lower()) if text.isascii() else [t.lower() for t in _TOKEN.findall(text)]
 
 
@@ -106,14 +104,12 @@ def _protected(token: str, sentence_start: bool) -> bool:
 
 
 def _hyphenated(text: str, start: int, end: int) -> bool:
-    """Whether the token is joined to a word by a hyphen ("pre-made", "tri-fold", "kare-kare"): a
-    prefix or a name's part, which the word list does not hold as a word of its own."""
+    """Whether the token is joined to a word by a hyphen ("pre-made")."""
     return text[end:end + 1] == "-" or (start > 0 and text[start - 1] == "-")
 
 
 def _starts_sentence(gap: str, first: bool) -> bool:
-    """Whether a token opens a sentence, from the text between it and the previous token only
-    (looking at the whole prefix for every token made long captions quadratic)."""
+    """Whether a token opens a sentence, from the text since the previous token only."""
     before = gap.rstrip()
     return bool(_SENTENCE_END.search(before)) if before else first
 
@@ -130,8 +126,7 @@ def make_corrector(language: str = "en", index: SpellIndex | None = None) -> Cal
 
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:
-    """Unknown token -> correction with the campaign's words lifted, only toward a common or campaign word;
-    compounds left as typed, long words two edits away."""
+    """Unknown token -> correction, the campaign's words lifted; compounds kept as typed."""
     unknown = [t for t in lowers if SHORTEST_WORD < len(t) <= LONGEST_WORD and t not in index]
     found = index.corrections(unknown, lift=campaign_lift(uses, index))
     found = {t: w for t, w in found.items() if likely_word(w, uses, index)
@@ -148,10 +143,7 @@ def _lookup_tokens(captions: list[str], keep: set[str]) -> list[str]:
 
 def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | None],
                     capitals: Container[str] | None = None) -> tuple[str, list[str]]:
-    """The caption with each correctable token replaced, and the edits. Sentence starts and
-    protections are looked at only for tokens that have a correction. ``capitals``: the lower-case
-    tokens whose correction is trusted when the token is capitalised, at a sentence's start (None:
-    every one)."""
+    """The caption with each correctable token replaced, and the edits (``capitals``: trusted at a start)."""
     out, edits, copied, previous_end = [], [], 0, 0
     for m in _TOKEN.finditer(text):
         token, start = m.group(0), m.start()
@@ -174,8 +166,7 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
 def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en",
                      index: SpellIndex | None = None, keep: set[str] | None = None,
                      uses: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """Unknown words looked up in one batch, then each caption corrected; ``keep`` and ``uses``: the campaign's
-    when ``df`` is a part (default: ``df``'s)."""
+    """Unknown words looked up in one batch, then each caption corrected; ``keep``, ``uses``: the campaign's."""
     words = index or default_index(language)
     if keep is None or uses is None:
         own_keep, own_uses = campaign_vocabulary(df, min_workers, words)
@@ -184,9 +175,7 @@ def spellcheck_frame(df: pd.DataFrame, min_workers: int = 3, language: str = "en
     captions = [CONTROL_CHARS.sub(" ", typed) for typed in df["caption"].fillna("").astype(str)]
     lookups = _lookup_tokens([c for c, k in zip(captions, canned, strict=True) if not k], keep)
     found = campaign_corrections(words, lookups, uses)
-    # A capitalised unknown first word is a name more often than a typo ("Lenovo", "Zello", "Boca"):
-    # corrected only towards one of the commonest words ("Teh" -> "The") or a word the campaign
-    # writes far more often.
+    # A capitalised unknown first word is more often a name: corrected only toward a very common word.
     capitals = {t for t, w in found.items() if words.share(w) >= SENTENCE_WORD_SHARE or far_more_used(w, t, uses)}
     fixed, edits = [], []
     for caption, is_canned in zip(captions, canned, strict=True):

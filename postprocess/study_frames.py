@@ -27,8 +27,7 @@ def expert_labels(answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def selection_labels(answers: pd.DataFrame, payloads: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """One row per (image, sentence, judge): ``item_id`` is ``image#sentence``, ``label`` 1 when
-    ticked, 0 when not (including "No caption is correct")."""
+    """One row per (image, sentence, judge): ``item_id`` ``image#sentence``, ``label`` 1 ticked else 0."""
     rows = []
     for r in _field(answers, "selected").itertuples():
         ticked = set(str(r.value).split("|")) - {""}

@@ -25,8 +25,7 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
 
 
 def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 2) -> pd.DataFrame:
-    """Workers with telemetry flags, most first: flags per rule, the batch blocked after, and the first
-    ``examples`` kinds of evidence in words, each with its count."""
+    """Workers with telemetry flags, most first: flags per rule, the batch blocked, evidence in words."""
     mine = flags[flags["rule"].isin(TELEMETRY_RULES) & (flags["worker_id"] != "")]
     if mine.empty:
         return pd.DataFrame(columns=EVIDENCE_COLUMNS)
@@ -43,8 +42,7 @@ def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 
 
 
 def _evidence_lines(flags: pd.DataFrame, examples: int) -> list[str]:
-    """The first ``examples`` distinct ``rule: detail`` lines of one worker's flags, in order, each
-    with its count when several flags say exactly the same (a paster's five alike flags are one line)."""
+    """The first ``examples`` distinct ``rule: detail`` lines of one worker's flags, with counts."""
     alike = flags.groupby(["rule", "detail"], sort=False).size()
     return [f"{rule}: {detail}" + (f" ({n} flags)" if n > 1 else "")
             for (rule, detail), n in alike.head(examples).items()]

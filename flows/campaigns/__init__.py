@@ -1,2 +1,1 @@
-"""What every task kind shares: the plan, the page, the QC step, the review queue's data, the budget,
-the dry run and the outputs (docs/architecture.md)."""
+"""What every task kind shares: plan, page, QC step, review data, budget, dry run and outputs."""

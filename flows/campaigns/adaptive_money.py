@@ -1,6 +1,4 @@
-"""Adaptive overlap's money: the assignments a campaign asked (posted + extensions) against what fixed
-overlap ([campaign] assignments_per_image on every item) would have asked, for `hitflow status` and the
-report. Assignments asked, not approved: a rejected assignment is unpaid under either policy."""
+"""Adaptive overlap's money: the assignments asked against what fixed overlap would have asked."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ def adaptive_saving(store: Store, name: str, info: dict[str, Any], unit: Decimal
 
 
 def extra_assignments(store: Store, name: str, batch: int | None = None) -> int:
-    """Assignments the extensions the platform took added (of ``batch``, or of every batch): one a unit a
-    round for adaptive overlap, what the unit's shortest image lacks for a caption top-up."""
+    """Assignments the extensions the platform took added, of ``batch`` or of every batch."""
     where = "" if batch is None else " AND batch = ?"
     return sum(int(json.loads(r["params"] or "{}").get("NumberOfAdditionalAssignments", 1)) for r in store.rows(
         f"SELECT params FROM ledger WHERE campaign = ? AND operation IN ({','.join('?' * len(EXTENSION_OPS))}) "

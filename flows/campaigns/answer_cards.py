@@ -1,6 +1,4 @@
-"""A review card's rows for any kind whose answers are form fields: per item, the columns the page showed,
-each field's value by its kind (free text with its telemetry in words) and a control's known answers, from
-the ledger's ``answers`` rows."""
+"""A review card's rows for any kind whose answers are form fields."""
 
 from __future__ import annotations
 
@@ -21,17 +19,14 @@ from qc.telemetry_rules import telemetry_in_words
 TELEMETRY_FIELD = "hitflow_telemetry"
 UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
 LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
-# an http(s) URL's origin on a plain host, which the review page's CSP can name (an item's value is untrusted:
-# no quote, space, ";" or "@" in it); and a URL whose path ends in an image's extension
+# an http(s) URL's origin on a plain host the CSP can name (an item's value is untrusted), and an image URL
 ORIGIN = re.compile(r"(https?://[a-z0-9.-]+(?::[0-9]{1,5})?)(?:[/?#]|$)", re.I)
 PICTURE = re.compile(r"[^?#]*\.(?:jpe?g|png|gif|webp|avif|bmp|svg)(?:[?#]|$)", re.I)
 
 
 def answer_cards(run: Run, fields: list[AnswerField], cards: list[tuple[int, str, str]], most: int,
                  hidden: Collection[str] = (), pictured: Collection[str] = ()) -> list[tuple[list[CardRow], int]]:
-    """Per card: its rows (``most`` at most, its own assignment's first) and how many assignments the worker
-    did in the batch. ``hidden``: item columns the page does not show (a truth column); ``pictured``: those
-    it shows as an image (``<img src>``), as is any column whose http(s) URL ends in an image's extension."""
+    """Per card: its rows (``most`` at most, own first), the worker's assignments; ``hidden``, ``pictured``: columns."""
     chosen, done = worker_work(run.store, run.cfg.name, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
     rows = _rows(run, ids, fields, (set(hidden) | UNSHOWN, set(pictured))) if ids else {}

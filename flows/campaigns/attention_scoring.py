@@ -1,6 +1,4 @@
-"""Attention checks scored on every kind's batch (qc/attention_checks.py): each stored response's
-``hitflow_attention_*`` answers against the checks its page carried, whatever the task. Joined to the kind's
-own flags where every QC step stores them (batch_review.replace_batch_flags)."""
+"""Attention checks scored on every kind's batch (qc/attention_checks.py), joined to its flags."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from qc.attention_checks import AttentionCheck, attention_failed, failures_to_re
 
 
 def study_minutes(cfg: CampaignConfig) -> int:
-    """The study's length that sets how many failed checks may reject: ``[attention] study_minutes``, else the
-    campaign's estimated minutes a unit (``[prolific] estimated_minutes``, or the kind's estimate)."""
+    """The study's length that sets how many failed checks may reject (``[attention] study_minutes`` or an estimate)."""
     return cfg.attention.study_minutes or cfg.prolific.estimated_minutes
 
 
@@ -27,8 +24,7 @@ def attention_params(cfg: CampaignConfig) -> dict[str, object]:
 
 
 def check_answers(fields: dict[str, str], i: int, check: AttentionCheck) -> str | tuple[str, ...]:
-    """A response's answer to check ``i``; to a page's own check, the answer on each item the page showed (its
-    ``<field>_<n>``, or its ``image_id_<n>`` where the worker left the check unposted)."""
+    """A response's answer to check ``i``; to a page's own check, its answer on each item the page showed."""
     if not check.field:
         return fields.get(field_name(i), "")
     shown = {int(m[1]) for n in fields if (m := re.fullmatch(rf"(?:image_id|{re.escape(check.field)})_(\d+)", n))}

@@ -1,7 +1,4 @@
-"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy]
-hold_share``): such a rule says more about the page than the crowd. Released by ``--release-hold approve``
-or ``rules``; a batch paid despite its hold is followed by no batch on the same page and config
-(``refuse_same_page``), which would fire the rule, and pay, again."""
+"""Hold a batch for a person when one rule would reject or block most of its workers (``[policy] hold_share``)."""
 
 from __future__ import annotations
 
@@ -38,8 +35,7 @@ def rule_reach(decisions: pd.DataFrame, blocks: pd.DataFrame) -> dict[str, set[s
 
 def overreaching(decisions: pd.DataFrame, blocks: pd.DataFrame, share: float,
                  unreadable: Collection[str] = ()) -> list[tuple[str, int, int]]:
-    """(rule, workers reached, workers in the batch) for each rule over the share, widest first;
-    ``unreadable``: workers whose answer could not be read, held as for a rule."""
+    """(rule, workers reached, workers in batch) for each rule over the share, widest first (``unreadable`` too)."""
     total = int(decisions["worker_id"].nunique())
     reach = rule_reach(decisions, blocks)
     if unreadable:
@@ -135,8 +131,7 @@ def page_fingerprint(run: Run) -> str:
 
 
 def refuse_same_page(run: Run, batch: int) -> None:
-    """Before batch ``batch`` is posted: a stop for a person if an earlier batch was held and paid
-    despite its rule (``--release-hold approve``) and the page and config are still as they were."""
+    """Before posting ``batch``: a stop if an earlier held batch was paid and the page and config are unchanged."""
     fingerprint = page_fingerprint(run)
     for row in run.store.rows("SELECT * FROM batches WHERE campaign = ? AND batch < ? AND hold_release = "
                               "'approve' AND hold_page = ?", [run.cfg.name, batch, fingerprint]):

@@ -25,9 +25,7 @@ BLOCKED_WORK = "blocked_worker"  # [policy] reject_blocked_work's reason
 
 
 def caption_frame(run: Run, batch: int | None = None, telemetry: bool = True) -> pd.DataFrame:
-    """One row per caption: the QC column contract plus lineage, in the plan's order (batch, HIT, worker,
-    image), not the ledger's thread-dependent one, which moved the seeded sample between runs.
-    ``telemetry=False``: without ``telemetry`` and ``tm_*`` (most of the cost)."""
+    """One row per caption (QC columns plus lineage) in the plan's order; ``telemetry=False``: without telemetry."""
     # batch 0 is the qualification test, not captions; a response Prolific never reported is no one's work
     where = "a.campaign = ? AND a.batch > 0 AND a.status != 'NOT ON PROLIFIC'"
     params: list[Any] = [run.cfg.name]
@@ -72,8 +70,7 @@ def qc_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list[dict[str, Any]]:
-    """The batch's assignments in one fixed order (place, worker, id), never storage order, so a seeded sample
-    picks the same work every run. ``posted_only``: without Prolific's returned and timed-out places."""
+    """The batch's assignments in a fixed order (place, worker, id); ``posted_only``: without returned places."""
     where = " AND status != 'NOT ON PROLIFIC'" if posted_only else ""
     return run.store.rows(
         f"SELECT * FROM assignments WHERE campaign = ? AND batch = ?{where} ORDER BY (SELECT MIN(h.hit_index) "
@@ -82,8 +79,7 @@ def batch_assignments(run: Run, batch: int, *, posted_only: bool = True) -> list
 
 
 def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
-    """What the review sample of a batch checked again (late work, top-up and adaptive rounds) must keep
-    and must not pick: its earlier picks, and the work already decided (qc.worker_rules.random_sample)."""
+    """What a re-checked batch's review sample must keep and must not pick: earlier picks, decided work."""
     picked = run.store.rows("SELECT DISTINCT assignment_id FROM qc_flags WHERE campaign = ? AND batch = ? "
                             "AND rule = 'random_sample'", [run.cfg.name, batch])
     decided = run.store.rows("SELECT assignment_id FROM decisions WHERE campaign = ? AND batch = ?",
@@ -93,8 +89,7 @@ def sample_so_far(run: Run, batch: int) -> dict[str, list[str]]:
 
 
 def replace_batch_flags(run: Run, batch: int, flags: pd.DataFrame, what: str) -> dict[str, int]:
-    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule. The
-    page's attention checks are scored here, for every kind (attention_scoring.py)."""
+    """Store the batch's flag table in place of any earlier one (one transaction); the counts by rule."""
     checked = attention_flags(run, batch)
     if checked is not None and not checked.empty:
         flags = pd.concat([flags, checked], ignore_index=True) if not flags.empty else checked
@@ -122,8 +117,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     decisions = decide(flags, assignments, policy)
     due = evidence.blocks_due(store, cfg.name, cfg.policy, batch)
     unreadable = flags.loc[flags["rule"] == "malformed_answer", "worker_id"]  # most of a batch: the page's defect
-    # one rule on most of it: held for a person, judged on what the rules would reject on any route (on
-    # Prolific a rule that is no rejection ground sends work to a person, and with review = "none" pays it)
+    # one rule on most of it: held for a person, judged on what the rules would reject on any route
     anywhere = decisions if policy.reject_grounds is None else decide(flags, assignments,
                                                                         replace(policy, reject_grounds=None))
     set_aside = held_rules(run, batch, anywhere, due, set(unreadable))
@@ -151,8 +145,7 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
 
 
 def person_words(run: Run, batch: int) -> str:
-    """What of the batch needs a person now, as every view counts it (flows/campaigns/review_data.ledger_state);
-    with ``review = "none"`` the rules decide everything and nobody is waited for."""
+    """What of the batch needs a person now, as every view counts it (nobody with ``review = "none"``)."""
     if run.cfg.review == "none":
         return "needs a person: 0 (review = \"none\": the rules decide)"
     from flows.campaigns.review_data import ledger_state, platform_now
@@ -206,8 +199,7 @@ def block_workers(run: Run, batch: int, rules_by_worker: dict[str, str]) -> str:
 
 
 def stop_failing_workers(run: Run, batch: int) -> None:
-    """While a batch is collected: workers whose control answers so far fail the control rule are blocked now,
-    so they take no more pages."""
+    """While a batch is collected: block now the workers whose control answers so far fail the control rule."""
     due = evidence.control_blocks_due(run.store, run.cfg.name, batch)
     due = due[~due["worker_id"].isin(evidence.settled_workers(run.store, run.cfg.name))]
     if len(due):

@@ -1,6 +1,4 @@
-"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post (each
-platform prices itself: ``estimate``). A cost in another currency needs ``[campaign] fx_rates``: never
-compared as if it were the same money."""
+"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post."""
 
 from __future__ import annotations
 
@@ -19,16 +17,12 @@ if TYPE_CHECKING:  # a type here: `hitflow status` reads money without loading t
 
 def campaign_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], platform: str = "mturk",
                       client: PlatformClient = None) -> Estimate:
-    """Every batch's cost with fees (and the qualification test's), in the platform's currency.
-
-    ``client``: ask the platform's own calculator (Prolific's); without one (a dry run) its
-    published fee rule is used."""
+    """Every batch's cost with fees (and the test's), in the platform's currency (``client``: its own calculator)."""
     return platform_for(platform).estimate(cfg, units_per_batch, client)
 
 
 def qualification_money(store: Store, campaign: str, planned: Decimal, takers: int) -> tuple[Decimal, Decimal]:
-    """(committed, spent) of the paid qualification test HIT: its whole planned cost once it is
-    posted, and the per-taker share (reward + fees) of every taker approved so far."""
+    """(committed, spent) of the paid qualification test HIT."""
     if not planned or not takers:
         return Decimal("0.00"), Decimal("0.00")
     posted = store.table("hits").count_where("campaign = ? AND batch = 0", [campaign])

@@ -1,7 +1,4 @@
-"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, with no pandas unless the review
-queue must be built: an unreviewed campaign's state comes from the ledger's rows alone
-(:mod:`flows.campaigns.review_rows`), a reviewed one's from kept states (:mod:`flows.campaigns.kept_states`)
-when they are still current."""
+"""What needs a person in a campaign, for ``hitflow status`` and ``ui``, pandas only if needed."""
 
 from __future__ import annotations
 
@@ -14,8 +11,7 @@ from qc.campaign_state import campaign_state
 
 
 def needs_state(store: Store, campaign: str, now: float | None = None) -> dict[str, Any]:
-    """:func:`flows.campaigns.review_data.ledger_state`'s state, from rows alone when the review is "none" or
-    the items' states were kept for the same config and ledger."""
+    """``ledger_state``'s state, from rows alone where the review is "none" or the states were kept."""
     now = ledger_now(store, campaign) if now is None else now
     key = settings_key(store, campaign)  # before the config is loaded, as ledger_state reads it
     items = kept_items(store, campaign, key) if key is not None else None
@@ -38,8 +34,7 @@ def review_status(store: Store, campaign: str, state: dict[str, Any] | None = No
     state = state or (needs_state(store, campaign) if store.rows(
         "SELECT 1 FROM campaigns WHERE name = ?", [campaign]) else {"open": 0})
     open_items = int(state["open"])
-    # items a person decided, per batch, as the run's "review done" line and the queue count them (each
-    # item's state); the actions above are every click (a block then a keep on one worker is two)
+    # items a person decided, per batch, counted as the queue counts them (the actions above are every click)
     items = {int(b): int(s.get("person", 0)) for b, s in (state.get("by_batch") or {}).items() if s.get("person")} \
         or {int(b): int(n) for b, n in (state.get("person_by_batch") or {}).items()}  # status' copy of the state
     return {"open": open_items, "decided_by_people": by_batch, "items_decided_by_people": items,

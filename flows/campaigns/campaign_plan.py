@@ -27,8 +27,7 @@ ITEM_COLUMNS = ("image_id", "file_name", "url")
 
 
 def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
-    """The item CSV's rows, checked as they are read (an error stops at the bad line); only the ids seen are
-    kept (330,000 items held ~320 MB)."""
+    """The item CSV's rows, checked as they are read; only the ids seen are kept."""
     seen: set[str] = set()
     for line, raw in csv_rows(cfg.items, ITEM_COLUMNS, "the item file")[1]:
         row = {k: raw[k].strip() for k in ITEM_COLUMNS}
@@ -43,10 +42,7 @@ def checked_items(cfg: CampaignConfig) -> Iterator[dict[str, str]]:
 
 
 def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
-    """Split items into batches and HITs once; a re-run keeps the stored plan.
-
-    ``scale`` > 1 adds K-1 copies of the item list as new images (new ids, file names and URLs).
-    """
+    """Split items into batches and HITs once (kept by a re-run); ``scale`` > 1 adds copies as new images."""
     cfg = run.cfg
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return  # planned already: flows/campaigns/plan_growth.py resumes it as planned, grows it, or refuses
@@ -92,8 +88,7 @@ def item_plan(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> 
 
 def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
                   ) -> tuple[int, Iterable[dict[str, Any]]]:
-    """How many items, and :func:`item_plan`'s rows made as they are read: at 330,000 images the
-    list of planned rows held ~150 MB beside the items it was made from."""
+    """How many items, and :func:`item_plan`'s rows made as they are read."""
     from flows.campaigns.task_kinds import kind_of  # the kinds' modules plan with this one
 
     kind = kind_of(cfg)
@@ -112,8 +107,7 @@ def planned_items(cfg: CampaignConfig, limit: int | None = None, scale: int = 1
     if kind.item_plan is not None:  # a kind's own items (a page of one's own: any columns)
         rows = kind.item_plan(cfg, limit, scale=scale) if scale != 1 else kind.item_plan(cfg, limit)
         return len(rows), rows
-    # Two passes over the file: every row is checked (and counted) before any is planned, as when
-    # the list was read whole; the second pass makes the rows as the store takes them.
+    # Two passes: every row checked and counted before any is planned, then the rows made as the store takes them.
     total = sum(1 for _ in checked_items(cfg))
     base = min(total, limit) if limit else total
     count = base * scale

@@ -1,7 +1,4 @@
-"""``--dry-run``: render every page, check it against the platform's limits, estimate the cost with
-fees, and list exactly which calls a real run would make (HITs on MTurk, studies on Prolific,
-invite rounds for links: each platform's ``dry_run``, platforms/<name>/dry_run.py). Touches no
-platform and no money."""
+"""``--dry-run``: every page rendered and checked, the cost estimated, the calls listed; nothing sent."""
 
 from __future__ import annotations
 
@@ -39,8 +36,7 @@ def plan_calls(cfg: CampaignConfig, limit: int | None = None, scale: int = 1,
 
 def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, crowd: str | None,
                         limit: int | None = None, scale: int = 1) -> list[str]:
-    """For a rehearsal on the in-process simulator: what its answers say nothing about (the kind's
-    ``rehearsal_lines``)."""
+    """What a rehearsal's answers say nothing about (the kind's ``rehearsal_lines``)."""
     if target != "sim" or endpoint_url or cfg.endpoint_url:
         return []  # another platform, or a running simulator whose crowd is its own
     # here, not at the top: the simulator is reached only through targets, and only when asked for
@@ -50,8 +46,7 @@ def content_blind_lines(cfg: CampaignConfig, target: str, endpoint_url: str, cro
 
 
 def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehearsal_agrees: bool = True) -> str:
-    """The plan, what was read of the page, then the verdict: every PROBLEM, or that there is none where a
-    rehearsal of the first batch agrees."""
+    """The plan, what was read of the page, then the verdict: every PROBLEM, or none where a rehearsal agrees."""
     head = [plan.get("head") or f"dry run: {plan['hits']} HITs, {plan['assignments']} assignments; largest page "
             f"{plan['largest_question_bytes']} of {plan['limit_bytes']} bytes", plan["estimate"]]
     page = [line for line in page_lines or [] if not line.startswith("PROBLEM")]
@@ -72,10 +67,7 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
 
 def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Intent, limit: int | None = None,
              scale: int = 1) -> list[str]:
-    """What the real run would refuse before anything is posted, as PROBLEM lines: another platform's campaign
-    under the name in the ledger, a cancelled one, an output folder another ledger made
-    (flows/campaigns/identity.py), a stored plan these items cannot resume or grow (plan_growth.py).
-    Read only: no ledger is created."""
+    """What the real run would refuse before anything is posted, as PROBLEM lines; creates no ledger."""
     name = run_name(db, cfg.name, intent)
     try:
         check_identity(db, name, platform, out, intent)
@@ -105,8 +97,7 @@ def ledger_rows(db: str) -> Rows | None:
 
 
 def grown_plan_note(db: str, campaign: str) -> list[str]:
-    """A line when the ledger already holds the campaign's plan: the dry run prices every item afresh while the
-    run grows the stored plan, which can cost more. Read only."""
+    """A line when the ledger holds the campaign's plan already: growing it can cost more than priced."""
     rows = ledger_rows(db)
     found = rows("SELECT count(*) AS n, max(batch) AS last FROM items WHERE campaign = ?", [campaign]) if rows else []
     count, last = (found[0]["n"], found[0]["last"]) if found else (0, 0)

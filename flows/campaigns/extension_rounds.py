@@ -1,6 +1,4 @@
-"""Rounds of more work on posted units (adaptive overlap, caption top-ups), shared by the task kinds.
-A round's extensions are ledger intents written before any call, so a run killed mid-round finishes that
-round with the same units; a note once its work is collected lets the next round be planned."""
+"""Rounds of more work on posted units (adaptive overlap, caption top-ups), intents first."""
 
 from __future__ import annotations
 
@@ -66,8 +64,7 @@ def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFra
 
 def next_round(run: Run, batch: int, bound: int, plan: Callable[[dict[int, list[str]]], list[str]],
                what: str) -> dict[str, Any]:
-    """Finish the last round if its collection was cut short, else plan and run the next, at most ``bound``;
-    ``extended`` 0 notes the rounds are over, so a late round never goes to expired HITs."""
+    """Finish the last round if cut short, else run the next, at most ``bound``; ``extended`` 0: rounds over."""
     done = f"{run.cfg.name}:b{batch}:extension-rounds:done"
     if run.store.ledger_entry(done) is not None:
         return {"extended": 0}
@@ -94,8 +91,7 @@ def run_round(run: Run, batch: int, round_no: int, units: list[str], what: str) 
 
 
 def short_with_reasons(run: Run, short: pd.DataFrame, cap: int) -> pd.DataFrame:
-    """``short`` (``item_id, accepted, batch``: images still short) with each one's ``reason``
-    (postprocess.answers.extension_rounds.short_reasons) from its batch's units as the ledger's rounds left them."""
+    """``short`` (``item_id, accepted, batch``) with each one's ``reason``, from its batch's units."""
     parts = []
     for batch, group in short.groupby("batch", sort=True):
         rounds = recorded_rounds(run, int(batch))

@@ -1,6 +1,4 @@
-"""A campaign is one identity (name, platform, ledger, output folder): every run checks, before anything is
-posted or written, that ledger and folder know the same campaign. Each refusal is one line naming the flag
-that allows it; the folder's ``hitflow-manifest.json`` says which ledger made it."""
+"""A campaign is one identity (name, platform, ledger, output folder), checked before any write."""
 
 from __future__ import annotations
 
@@ -21,8 +19,7 @@ CANCELLED = "cancelled"
 
 @dataclass(frozen=True)
 class Intent:
-    """What the user allowed on purpose: a new attempt under a new name, resuming a cancelled
-    campaign, or writing into an output folder another ledger made."""
+    """What the user allowed on purpose: a new attempt, resuming a cancelled campaign, a foreign output folder."""
 
     new_attempt: bool = False
     resume_cancelled: bool = False
@@ -30,8 +27,7 @@ class Intent:
 
 
 def stored_campaign(db: str | Path, name: str) -> dict[str, object] | None:
-    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created;
-    a PostgreSQL ledger is a database the operator made, so it is always asked)."""
+    """The ledger's row for ``name`` with its recorded platform, or None (no ledger file is created)."""
     if not is_postgres_url(db) and not Path(db).is_file():
         return None
     store = Store(db)
@@ -49,8 +45,7 @@ def recorded_platform(store: Store, name: str, config_json: str | None) -> str:
 
 
 def attempt_name(db: str | Path, name: str) -> str:
-    """A new attempt's campaign name: the newest ``NAME-attempt-N`` (N from 2) while it is unfinished
-    (so an interrupted attempt resumes with the same command), else the next free one."""
+    """A new attempt's name: the newest unfinished ``NAME-attempt-N`` (so it resumes), else the next free one."""
     n = 2
     while (stored := stored_campaign(db, f"{name}-attempt-{n}")) is not None:
         if stored["status"] not in ("done", CANCELLED) and stored_campaign(db, f"{name}-attempt-{n + 1}") is None:
@@ -65,8 +60,7 @@ def run_name(db: str | Path, name: str, intent: Intent) -> str:
 
 
 def claim_campaign(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
-    """Refuse a run that would be another campaign, then claim its output folder (an output URL's pulled
-    first: flows/driver/run_start.py)."""
+    """Refuse a run that would be another campaign, then claim its output folder."""
     check_identity(db, name, platform, out_root, intent)
     if intent.resume_cancelled and (stored_campaign(db, name) or {}).get("status") == CANCELLED:
         Store(db).table("campaigns").update(name, {"status": "running"})  # resumed on purpose
@@ -103,8 +97,7 @@ def check_output_folder(out_dir: Path, db: str | Path, name: str, replace: bool)
 
 
 def ledger_id(db: str | Path) -> str:
-    """The ledger as a manifest names it: a file's absolute path; a PostgreSQL URL as shown (no password),
-    the same from every worker's folder."""
+    """The ledger as a manifest names it: a file's absolute path, or a PostgreSQL URL as shown."""
     return shown_location(db) if is_postgres_url(db) else str(Path(db).resolve())
 
 
@@ -122,8 +115,7 @@ def read_manifest(out_dir: Path) -> dict[str, str] | None:
 
 
 def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str, replace: bool = False) -> None:
-    """Write the manifest before the run starts; of two runs with different ledgers racing for the
-    same folder, the one whose manifest is there first wins, the other is refused."""
+    """Write the manifest before the run starts: of two racing ledgers, the first manifest wins."""
     out_dir.mkdir(parents=True, exist_ok=True)
     mine = json.dumps({"campaign": name, "ledger": ledger_id(db), "platform": platform}, indent=1)
     path = out_dir / MANIFEST
@@ -138,8 +130,7 @@ def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str,
 
 
 def _created_whole(path: Path, text: str) -> bool:
-    """Create ``path`` holding ``text`` unless it exists (False then). Written beside it and linked in, so
-    it never exists empty (with O_EXCL and a write after, a racing run read the winner's manifest empty)."""
+    """Create ``path`` holding ``text`` unless it exists (False then), never existing empty."""
     scratch = _written_beside(path, text)
     try:
         os.link(scratch, path)

@@ -1,7 +1,4 @@
-"""The review queue's item states kept in the ledger, so ``hitflow status`` on a reviewed campaign reads
-counts back (no pandas, no config) while the config, hitflow's code (:func:`settings_key`) and the rows the
-queue reads (:func:`flows.campaigns.queue_cache.fingerprint`) are unchanged. A state does not depend on the
-clock, so kept counts hold at any later time."""
+"""The review queue's item states kept in the ledger, for ``hitflow status`` without pandas."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ CODE = ("flows", "qc", "postprocess")  # the packages whose code builds the queu
 
 
 def settings_key(store: Store, campaign: str) -> str | None:
-    """A digest of the campaign's config file's text and of hitflow's code (the policy and review mode are
-    a function of both); None when the ledger names no config or its file cannot be read."""
+    """A digest of the campaign's config file and hitflow's code; None without a readable config."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"]:
         return None
@@ -42,8 +38,7 @@ def settings_key(store: Store, campaign: str) -> str | None:
 
 
 def _named_files(folder: Path, text: str) -> str:
-    """Each file the config's text may name: whether it is there, its size and time (a config whose files moved
-    builds no queue, so kept states must not outlive that)."""
+    """Each file the config's text may name: whether it is there, its size and time."""
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
@@ -90,8 +85,7 @@ def kept_items(store: Store, campaign: str, key: str) -> list[dict[str, Any]] | 
 
 
 def keep_items(store: Store, campaign: str, key: str, seen: str, items: list[dict[str, Any]]) -> None:
-    """Keep the items' states (``batch, state`` rows), computed for ``key`` on the ledger whose
-    fingerprint was ``seen`` before they were read; nothing is written when the same is kept already."""
+    """Keep the items' states computed for ``key`` on the ledger as ``seen``; nothing if the same is kept."""
     counts = Counter((int(i["batch"]), str(i["state"])) for i in items)
     text = json.dumps([[b, s, n] for (b, s), n in sorted(counts.items())])
     if _kept_row(store, campaign) == (key, seen, text):
@@ -109,8 +103,7 @@ def _kept_row(store: Store, campaign: str) -> tuple[str, str, str] | None:
 
 def keep_for_config(store: Store, campaign: str, settings: tuple[Any, str], seen: str,
                     items: list[dict[str, Any]]) -> None:
-    """:func:`keep_items` for states a caller computed with a config it loaded itself (the review page's,
-    ``settings``: its policy and mode), when the config's file loads to the same now; else nothing."""
+    """:func:`keep_items` for states computed with a caller's config, when its file loads the same now."""
     key = settings_key(store, campaign)  # before the file is loaded, as ledger_state reads it
     if key is None:
         return

@@ -25,18 +25,14 @@ if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Without a config there is no page text, so no instruction_echo. The telemetry rules flag only rows
-# whose file carries telemetry (a hitflow_telemetry column or a raw event log).
+# Without a config no page text, so no instruction_echo; telemetry rules flag only rows that carry telemetry.
 OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template", "near_template", "quality_talk",
                  *TELEMETRY_RULES)
 
 
 def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = (),
                time_outlier_method: str | None = None) -> int:
-    """QC over a submissions file; ``config`` gives the rules, their values and the page text. Without
-    one, the rules fit the kind of text (qc/text_kind.py: a summary is not a one-sentence caption).
-    ``time_outlier_method``: the time band's method, over the config's (``--time-outlier-method``).
-    A row that cannot be read is flagged ``malformed_answer``, named on stderr, and the others are checked."""
+    """QC over a submissions file, the rules from ``config`` or the kind of text; unreadable rows flagged."""
     cfg = _load_config(config) if config is not None else None
     if config is not None and cfg is not None and cfg.task == "custom":
         return _own_page_qc(cfg, config, submissions, out, text_fields)

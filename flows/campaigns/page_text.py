@@ -1,5 +1,4 @@
-"""The visible text of a campaign's page for ``instruction_echo`` (qc/ stays pure): rendered with the
-campaign's title, rules and sample items, one line per block, no scripts, styles or form values."""
+"""The visible text of a campaign's page for ``instruction_echo`` (qc/ stays pure)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The review queue kept between two asks while the ledger has not changed under it (``hitflow ui`` asks at
-each reload; a rebuild costs seconds on a large campaign). :func:`fingerprint` reads counts, largest
-rowids, the columns updated in place and the ledger triggers' write counts: a few ms of SQL."""
+"""The review queue kept between two asks while the ledger's :func:`fingerprint` is unchanged."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ from flows.core.ledger.store import Store
 if TYPE_CHECKING:  # the fingerprint alone serves `hitflow status` (flows/campaigns/kept_states.py): no pandas
     import pandas as pd
 
-# what the queue reads, per campaign; each query answers one row. {total} and {concat} are the dialect's
-# (SQLite's total() and group_concat(); PostgreSQL has neither: sum() and string_agg())
+# what the queue reads, per campaign, one row a query; {total} and {concat} are the dialect's
 _PARTS = (
     "SELECT count(*), max(rowid), {total}(auto_approval_time), {concat}(status, '|') FROM assignments "
     "WHERE campaign = ?",
@@ -29,8 +26,7 @@ _PARTS = (
 )
 _DIALECTS = {False: {"total": "total", "concat": "group_concat"}, True: {"total": "sum", "concat": "string_agg"}}
 _ANSWERS = "SELECT max(rowid) FROM answers"  # control and agreement blocks read answers (no campaign column)
-# the writes counted by the ledger's triggers (store_migrations.m013_change_counts): a rewrite of as many rows
-# as before reuses SQLite's rowids, and only this count moves; answers' writes are counted under ""
+# the ledger triggers' write counts (m013): a same-size rewrite reuses SQLite's rowids and moves only this
 _CHANGES = "SELECT campaign, changes FROM ledger_changes WHERE campaign IN (?, '') ORDER BY campaign"
 _KEEP = 32  # campaigns kept at once: one ui serves one ledger; a bound all the same
 
@@ -50,8 +46,7 @@ def fingerprint(store: Store, campaign: str) -> str:
 
 def kept_queue(store: Store, campaign: str, settings: tuple[Any, ...], now: float,
                build: Callable[[], pd.DataFrame], seen: str | None = None) -> pd.DataFrame:
-    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` is
-    unchanged (``seen``: the fingerprint, if just read), its ``seconds_left`` moved to ``now``."""
+    """``build()``'s queue at ``now``, or a copy of the one kept while the ledger's :func:`fingerprint` holds."""
     key = (store.shown(), str(getattr(store, "location", "")), campaign, repr(settings))
     seen = fingerprint(store, campaign) if seen is None else seen
     with _lock:

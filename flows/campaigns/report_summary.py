@@ -1,6 +1,4 @@
-"""The report's first screen: the answer before the evidence, the same on the three kinds of report
-(captions, studies, custom pages): what was kept, workers, blocked, money with fees against the
-budget, dates, and what needs a person now and by when. Reads only the ledger (and the config's prices)."""
+"""The report's first screen, the same on every kind of report, from the ledger alone."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ def _dates(store: Store, campaign: str) -> dict[str, str]:
     created = store.rows("SELECT created_at, config_json FROM campaigns WHERE name = ?", [campaign])
     work = store.rows("SELECT min(accept_time) AS first, max(submit_time) AS last FROM assignments "
                       "WHERE campaign = ?", [campaign])[0]
-    # On the platform's clock, as the work's times are (a rehearsal's report is the same run to run);
-    # a ledger from before it was kept has only the real time.
+    # On the platform's clock, as the work's times are; a ledger from before it was kept has only real time.
     info = json.loads(created[0]["config_json"] or "{}") if created else {}
     platform_time = info.get("platform_created_at")
     # the simulator's clock is virtual: its dates are not today's, and the report says whose they are
@@ -53,8 +50,7 @@ def route_words(store: Store, campaign: str) -> RouteWords:
 
 
 def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[str, Any]]:
-    """What waits for someone, each with its deadline and whether it is urgent; [] when nothing does. From
-    the one computation every view shows (flows/campaigns/review_data.ledger_state), on the platform's clock."""
+    """What waits for someone, each with its deadline and urgency, on the platform's clock; [] when nothing."""
     from flows.campaigns.review_data import ledger_state
 
     state = ledger_state(store, campaign, now)[0]
@@ -82,10 +78,7 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
 def summary_header(store: Store, campaign: str, figures: list[tuple[str, str]], cost: dict[str, Any],
                    now: float | None = None, about: str = "", lines: list[str] | None = None,
                    provenance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What every report's summary shows: the kind's own ``figures`` (label, value), then cost with fees
-    against the budget, the dates and what needs a person (``waiting``: the run stopped for it, a review
-    queue with open items or a held batch: the report is of the work so far); ``about`` opens it, ``lines`` close it;
-    ``provenance``: what made the outputs (flows/driver/provenance.py), under the summary."""
+    """What every report's summary shows: the kind's ``figures``, cost against budget, dates, what waits."""
     spent, budget = float(cost["spent"]), float(cost["budget"])
     share = f"{100 * spent / budget:.0f}%" if budget else "no budget set"
     needs = needs_a_person(store, campaign, now)
@@ -126,8 +119,7 @@ def report_summary(store: Store, campaign: str, captions: pd.DataFrame, blocked:
 
 
 def money_so_far(run: Run) -> dict[str, str]:
-    """Spent with fees, and the budget: approved work at its price with the platform's fee, plus a paid
-    qualification test."""
+    """Spent with fees (approved work and a paid qualification test), and the budget."""
     name = run.cfg.name
     approved = run.store.table("decisions").count_where("campaign = ? AND action = 'approve'", [name])
     platform = platform_for(run.platform)

@@ -70,8 +70,7 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
                    now: float | None = None) -> pd.DataFrame:
     f = review_frames(store, campaign)
     work = f["assignments"]
-    # The platform settled these unpaid (Prolific: returned, timed out, screened out): no verdict can be
-    # sent for them, so they must not hold their batch for a person; their worker's flags still count for blocks.
+    # Settled unpaid by the platform (returned, timed out): no verdict can be sent, so they hold no batch.
     work = work[~work["status"].isin(settled_unpaid(store, campaign))].copy()
     work["auto_approval_time"] = pd.to_numeric(work["auto_approval_time"], errors="coerce")
     batches = sorted({int(b) for b in f["flags"]["batch"]} | {int(b) for b in work["batch"]})
@@ -83,8 +82,7 @@ def campaign_queue(store: Store, campaign: str, policy: DecisionPolicy, mode: st
 
 
 def routed(store: Store, campaign: str, policy: DecisionPolicy) -> DecisionPolicy:
-    """``policy`` with the rejection grounds of the platform the campaign runs on (flows/campaigns/route_policy.py);
-    a ground the page must state counts only when the campaign's config still loads and its page states it."""
+    """``policy`` with the rejection grounds of the campaign's platform (route_policy.py)."""
     rows = store.rows("SELECT config_json, config_path FROM campaigns WHERE name = ?", [campaign])
     if not rows or policy.reject_grounds is not None:
         return policy
@@ -115,8 +113,7 @@ def platform_now(run: Run) -> float:
 
 
 def histories(store: Store, campaign: str, workers: Collection[str] | None = None) -> pd.DataFrame:
-    """Per worker and batch (:func:`qc.review_queue.worker_history`); ``workers``: theirs alone, from their
-    own rows (a page of review cards: the whole campaign's took ~0.5 s at 40,000 images)."""
+    """Per worker and batch (:func:`qc.review_queue.worker_history`); ``workers``: theirs alone."""
     f = review_frames(store, campaign) if workers is None else worker_frames(store, campaign, sorted(set(workers)))
     return worker_history(f["flags"], f["assignments"], f["decisions"], f["blocks"])
 
@@ -150,8 +147,7 @@ CAPTIONS = """
 
 def worker_work(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
                 ) -> tuple[list[list[str]], list[int]]:
-    """Per card (``batch, worker_id, own assignment or ""``): at most ``most`` of the worker's assignments in the
-    batch, its own first, and how many they did there; the page's workers' assignments read in one pass."""
+    """Per card: at most ``most`` of the worker's assignments in the batch, own first, and their count."""
     workers = sorted({w for _, w, _ in cards})
     work: dict[tuple[int, str], list[str]] = {}
     for r in store.rows(f"SELECT assignment_id, batch, worker_id FROM assignments WHERE campaign = ? AND worker_id "
@@ -163,8 +159,7 @@ def worker_work(store: Store, campaign: str, cards: list[tuple[int, str, str]], 
 
 def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]], most: int
                   ) -> list[tuple[list[dict[str, Any]], int]]:
-    """Per card (``batch, worker_id``, its assignment or ""): the worker's captions in the batch with strikes,
-    ``most`` at most, and their assignment count; read in one pass for the page."""
+    """Per card: the worker's captions in the batch with strikes, ``most`` at most, and their count."""
     # an assignment holds a caption or more: the first ``most`` of each card's hold all it shows
     chosen, done = worker_work(store, campaign, cards, most)
     ids = sorted({a for mine in chosen for a in mine})
@@ -177,8 +172,7 @@ def card_captions(store: Store, campaign: str, cards: list[tuple[int, str, str]]
 
 def card_flags(store: Store, campaign: str, batch: int, worker_id: str, own: str, most: int
                ) -> tuple[list[dict[str, Any]], int]:
-    """The worker's flags in the batch, ``most`` at most: assignment ``own``'s first, then one of each rule in
-    turn (every rule that fired shows, not the first rule's 500); and how many there are."""
+    """The worker's flags in the batch, ``most`` at most, one of each rule in turn; and their count."""
     rows = store.rows("""
         SELECT rule, value, threshold, assignment_id, image_id, detail, raised FROM (
           SELECT rule, value, threshold, assignment_id, image_id, detail, rowid AS n, COUNT(*) OVER () AS raised,
@@ -190,8 +184,7 @@ def card_flags(store: Store, campaign: str, batch: int, worker_id: str, own: str
 
 
 def review_gate(run: Run, batch: int) -> dict[str, Any]:
-    """Stop before decisions while the batch's queue has open items, unless auto-approval is near:
-    then the policy's automatic decision applies to what is still open (and the report says so)."""
+    """Stop before decisions while the batch's queue has open items, unless auto-approval is near."""
     cfg = run.cfg
     if cfg.review == "none" or cfg.study is not None:
         return {"review": "none"}
@@ -223,10 +216,7 @@ def review_gate(run: Run, batch: int) -> dict[str, Any]:
 def ledger_state(store: Store, campaign: str, now: float | None = None,
                  settings: tuple[CampaignConfig | None, str] | None = None,
                  key: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
-    """What needs a person, what is decided and by whom, and when auto-approval comes
-    (:func:`qc.campaign_state.campaign_state`), with the queue's items, from the ledger and the config (a config
-    that moved: no queue). Given ``settings`` (:func:`flows.campaigns.review_rows.review_settings`) and its ``key``,
-    the items' states are kept for ``hitflow status``."""
+    """What needs a person, what is decided and by whom, and when auto-approval comes, with the queue."""
     now = ledger_now(store, campaign) if now is None else now
     if settings is None:
         key = settings_key(store, campaign)  # before the config is loaded: its text then or an older one

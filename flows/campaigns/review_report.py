@@ -1,5 +1,4 @@
-"""The reports' "People and the rules" section (docs/how-to/review.md promises it on every kind of report):
-per batch, what reviewers decided on the review page against what the rules alone would have done."""
+"""The reports' "People and the rules" section: reviewers' decisions against the rules' alone."""
 
 from __future__ import annotations
 

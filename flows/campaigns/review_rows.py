@@ -1,6 +1,4 @@
-"""The ledger's rows that say what needs a person, read without pandas (work, decisions sent, held batches,
-paused runs, the clock, the review mode): summed by :mod:`flows.campaigns.campaign_needs`, made DataFrames
-by :mod:`flows.campaigns.review_data`."""
+"""The ledger's rows that say what needs a person, read without pandas."""
 
 from __future__ import annotations
 
@@ -22,9 +20,7 @@ WORK_COLUMNS = ["assignment_id", "batch", "auto_approval_time", "applied"]
 
 
 def ledger_now(store: Store, campaign: str) -> float:
-    """The platform's clock for a campaign: real time live; a served simulator's own clock; else (the embedded
-    simulator, or a served one not answering) the latest time the ledger holds, so a stopped simulator
-    campaign's deadlines are not measured from today."""
+    """The platform's clock: real time live, a served simulator's clock, else the ledger's latest time."""
     info = store.recorded_config(campaign)
     if info.get("target_kind") != "sim":
         return time.time()
@@ -41,8 +37,7 @@ def ledger_now(store: Store, campaign: str) -> float:
 
 
 def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None, str]:
-    """The campaign's config as it is now and its review mode; (None, "none") when it moved or no longer loads,
-    and without loading it when its file leaves the review at "none"."""
+    """The campaign's config as it is now and its review mode; (None, "none") when it moved or fails."""
     meta = store.rows("SELECT config_path FROM campaigns WHERE name = ?", [campaign])
     if not meta or not meta[0]["config_path"] or _review_left_none(Path(meta[0]["config_path"])):
         return None, "none"
@@ -56,8 +51,7 @@ def review_settings(store: Store, campaign: str) -> tuple[CampaignConfig | None,
 
 
 def _review_left_none(path: Path) -> bool:
-    """The file's ``[policy] review`` is absent or "none" (load_config's default). Any doubt (unreadable,
-    not TOML, not a table): False, and load_config decides."""
+    """The file's ``[policy] review`` is absent or "none"; any doubt: False (load_config decides)."""
     try:  # read as load_config reads it (bounded: a FIFO or /dev/zero never fills memory)
         doc = tomllib.loads(read_text(path, "the config file"))
     except (HitflowError, tomllib.TOMLDecodeError, RecursionError):

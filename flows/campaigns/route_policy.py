@@ -1,6 +1,4 @@
-"""The decision policy as the route allows it: on a route with rejection grounds (Prolific) a reject rule
-that is no ground sends the work to a person (qc/decisions.py). Decisions and the review queue both read it
-here, so the queue shows what the route will do."""
+"""The decision policy as the route allows it (Prolific's rejection grounds)."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from qc.skipped_required import RULE as SKIPPED_REQUIRED
 
 
 def route_policy(cfg: CampaignConfig | None, platform: str, policy: DecisionPolicy | None = None) -> DecisionPolicy:
-    """``policy`` (default ``cfg.policy``) with the route's rejection grounds (a route without any: the policy as
-    it is). Without a config (it no longer loads) no ground the page must state holds."""
+    """``policy`` (default ``cfg.policy``) with the route's rejection grounds."""
     policy = policy if policy is not None else cfg.policy if cfg is not None else DecisionPolicy()
     route = platform_for(platform)
     grounds = route.REJECTION_GROUNDS
@@ -41,15 +38,13 @@ def word_minimums(cfg: CampaignConfig) -> set[int]:
 
 
 def minimums_stated(cfg: CampaignConfig) -> bool:
-    """Whether the page a worker reads states every word minimum QC holds them to ("at least 8 words",
-    "a 100-word summary"): only then is falling short of it low effort against a stated level."""
+    """Whether the page states every word minimum QC holds workers to."""
     minimums = word_minimums(cfg)
     return bool(minimums) and states_word_counts(page_text(cfg), minimums)
 
 
 def states_word_counts(text: str, minimums: set[int]) -> bool:
-    """``text`` names each of ``minimums`` as a number of words, in digits or in words, or states a larger one,
-    which QC then holds answers to instead (qc.asked_limits, which reads the page's limits for QC too)."""
+    """``text`` names each of ``minimums`` (or a larger one) as a number of words."""
     named, page = named_word_counts(text), stated_min_words(text)
     return all(n in named or n <= page for n in minimums)
 
@@ -58,8 +53,7 @@ _PAGE_TEXT: dict[tuple[str, str, str, str], str] = {}
 
 
 def page_text(cfg: CampaignConfig) -> str:
-    """The visible text of the campaign's first page (rendered from its first planned items, their values masked:
-    the requester's words, never an item's), once a config."""
+    """The visible text of the campaign's first page, item values masked, once a config."""
     key = (str(cfg.path), cfg.name, cfg.task, repr(cfg.submit_rules))
     if key not in _PAGE_TEXT:
         from flows.campaigns.campaign_plan import item_plan

@@ -1,5 +1,4 @@
-"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console: Prefect's console
-keeps its progress lines but drops records carrying a traceback, which the CLI prints as one line."""
+"""A run's tracebacks go to ``OUT/<campaign>/logs/run-<time>.log``, never the console."""
 
 from __future__ import annotations
 
@@ -24,18 +23,14 @@ class _NotStopEchoes(logging.Filter):
 
 
 def quiet_stop_echoes() -> None:
-    """In a scheduled flow run's own process: Prefect's console line for a run that the serving process
-    stopped (SIGTERM or Ctrl-C, "Crash detected! Execution was aborted by a termination signal") is left out
-    of the terminal; the serving process says in words that it stopped, and Prefect's API still records the
-    run as crashed. For the rest of the process: the line comes after the flow's own code has ended."""
+    """Leave Prefect's "Crash detected!" console line out of a scheduled run its server stopped."""
     for console in _console_handlers():
         if not any(isinstance(f, _NotStopEchoes) for f in console.filters):
             console.addFilter(_NotStopEchoes())
 
 
 def quiet_stops_logging_config(folder: Path) -> Path:
-    """Prefect's logging config with the stop echoes left out of its console, written into ``folder`` for
-    ``serve-schedules``' flow-run processes, so the filter holds from their first line."""
+    """Prefect's logging config without the stop echoes, written into ``folder`` for flow-run processes."""
     import yaml
     from prefect.logging.configuration import DEFAULT_LOGGING_SETTINGS_PATH
     from prefect.settings import PREFECT_LOGGING_SETTINGS_PATH

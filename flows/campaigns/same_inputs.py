@@ -1,6 +1,4 @@
-"""A decision taken again on the same inputs returns what it returned: a campaign's step asks who is due a block
-on unchanged answers several times (the block step, the review queue, the outputs), and the scores cost far more
-than reading the answers they are scored on."""
+"""A decision taken again on the same inputs returns what it returned (the scores are costly)."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ _LOCK = threading.Lock()  # the task server asks from its own threads
 
 
 def decided(inputs: tuple[Any, ...], decide: Callable[[], T], keep: int = 32) -> T:
-    """``decide()``, or a copy of its result on inputs of the same content (frames by their columns and values, in
-    order; anything else by its repr)."""
+    """``decide()``, or a copy of its result on inputs of the same content."""
     digest = hashlib.blake2b(digest_size=16)
     for part in inputs:
         if isinstance(part, pd.DataFrame):

@@ -80,8 +80,7 @@ WHERE i.campaign = ? AND b.status IN ('decided', 'blocked') GROUP BY i.batch, i.
 
 
 def short_items(store: Store, campaign: str) -> tuple[int, dict[str, int]]:
-    """Judgements planned per item, and the decided batches' items with fewer accepted ones (``item_id`` ->
-    accepted); control items are scored, not answered, and left out."""
+    """Judgements planned per item, and the decided batches' items with fewer accepted (controls left out)."""
     info = store.recorded_config(campaign)
     per = int(info.get("assignments_per_image") or 0)
     controls = {str(k[0]) for k in (info.get("controls") or {}).get("key", [])}
@@ -102,8 +101,7 @@ def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
-    """Whether any simulated worker worked or was gated out (named invitees on links: none did, and a table of
-    zeros says nothing)."""
+    """Whether any simulated worker worked or was gated out."""
     return truth is not None and not truth.empty and bool(truth["worked"].sum() + truth["gated_out"].sum())
 
 

@@ -1,7 +1,4 @@
-"""Which task kind a campaign is (flows/core/task_kinds.py declares the shape; the built-in kinds' modules
-are loaded by flows/core/kind_registry.py when first asked), and the config as a run plans it: the
-Prolific figures its ``[prolific]`` leaves out taken from its kind. Review cards, reports, dry runs,
-plans and the driver ask :func:`kind_of`."""
+"""Which task kind a campaign is (:func:`kind_of`), and the config as a run plans it."""
 
 from __future__ import annotations
 
@@ -25,9 +22,7 @@ def kind_of(cfg: CampaignConfig) -> TaskKind:
 
 
 def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
-    """``cfg`` with the Prolific figures its ``[prolific]`` leaves out taken from its kind: the reward, the
-    estimated and the maximum minutes of one unit, from the page's fields (flows/core/task_kinds.py); on a
-    ``platform`` that states a unit's time in whole minutes, a unit of whole minutes (:func:`whole_minute_unit`)."""
+    """``cfg`` with the ``[prolific]`` figures it leaves out taken from its kind."""
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
         return cfg
@@ -48,9 +43,7 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
-    """On a route stating a unit's time in whole minutes, at least one (Prolific), a page whose time none states (40 s
-    as 1 min) a place of the fewest items one does, so a participant is paid for what the estimate says; unchanged
-    where the kind states its estimate (the config's: :func:`planned`). ``cfg.notes`` says what a place holds."""
+    """On a whole-minute route, a place of the fewest items a minute holds where no time is stated."""
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
     if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
         return cfg, plan
@@ -68,9 +61,7 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
 
 
 def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
-    """``cfg`` sized as the unit whose time ``platform`` states: on a route paying a place by its estimate, a
-    worker's first place, the control quiz's items (at its largest, the controls file's up to ``[answers] quiz``)
-    beside the page's."""
+    """``cfg`` sized as the unit whose time ``platform`` states (a first place with the quiz, where paid so)."""
     if not platform_facts(platform).WHOLE_MINUTES:
         return cfg
     from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
@@ -81,9 +72,7 @@ def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
 
 def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
                           ) -> tuple[CampaignConfig, PlanDefaults]:
-    """A route that pays a place by its estimate serves the control quiz on a worker's first place, beside its
-    items: the estimate covers that place (later ones are paid for more than they take), so no first place is
-    underpaid (:func:`first_place`)."""
+    """A route that pays a place by its estimate serves the control quiz on a worker's first place."""
     longest = first_place(cfg, platform)
     quiz = longest.images_per_hit - cfg.images_per_hit
     if not quiz:

@@ -1,6 +1,4 @@
-"""One way to render a campaign's task page from stored item rows, for every route (an
-HTMLQuestion HIT, the task server's Prolific/invite pages, an ExternalQuestion HIT): the task
-kind's own page (flows/core/task_kinds.py)."""
+"""A campaign's task page from stored item rows, for every route: the task kind's own page."""
 
 from __future__ import annotations
 
@@ -20,8 +18,7 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
 
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:
-    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``. A page with
-    free text records how it was entered, and says so (flows/core/pages/page_telemetry.py)."""
+    """``extra``: the task server's ``submit_url``, ``assignment_id`` and ``signature``."""
     from flows.campaigns.task_kinds import kind_of
 
     page = with_attention(kind_of(cfg).page(cfg, page_items(rows), **extra), cfg.attention.checks)

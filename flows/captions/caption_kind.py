@@ -1,6 +1,4 @@
-"""The caption task (``task = "caption"``, and Flickr8k's ``describe``) declared as a task kind
-(flows/core/task_kinds.py): one free-text caption per image, its card a figure per image with the caption
-and how it was typed, the caption demo's Prolific figures, caption QC and the caption dataset."""
+"""The caption task (and Flickr8k's ``describe``) declared as a task kind."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""What the report needs from a campaign's captions, gathered a batch at a time.
-
-These sums, counts and first samples are small: the report never holds every caption at once.
-"""
+"""What the report needs from a campaign's captions, gathered a batch at a time."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Each caption row's telemetry from the ledger: the assignment's ``hitflow_telemetry`` answer and
-the caption's field name in it (``caption_<position of the image in the HIT>``), for
-:mod:`qc.telemetry_frame` to flatten. A page without the recorder stored no such answer: the
-columns stay blank and the telemetry counts as absent."""
+"""Each caption row's telemetry from the ledger, for :mod:`qc.telemetry_frame` to flatten."""
 
 from __future__ import annotations
 
@@ -17,10 +14,7 @@ TELEMETRY_FIELD = "hitflow_telemetry"
 
 
 def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, own: bool = False) -> pd.DataFrame:
-    """``frame`` (one row per caption, with ``assignment_id, hit_id, image_id``) plus ``telemetry`` and
-    ``telemetry_field``. ``batch``: the frame holds only that batch's captions, so only its records
-    and pages are read (the whole campaign's, up to 8 KB an assignment, were read for every batch);
-    ``own``: only the frame's own assignments' and pages' (a review card's few captions)."""
+    """``frame`` plus ``telemetry`` and ``telemetry_field``, reading only ``batch``'s or ``own`` records."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
     records, pages = _own_records(run, frame) if own else _records(run, batch)
@@ -32,9 +26,7 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, ow
         index = positions[page].get(image_id)
         return "" if index is None else f"caption_{index}"
 
-    # One text object per assignment, shared by its captions' rows (object dtype): a text column of
-    # pandas' own string dtype copies the record into every row, five copies of ~5 KB per assignment
-    # (a 39,181-image batch's QC held ~200 MB of them).
+    # One text object per assignment, shared by its captions' rows (object dtype), not one copy a row.
     texts = [records.get(a) or "" for a in frame["assignment_id"].tolist()]
     names = [field_name(str(h) if str(h) in pages else str(a), str(i)) if t else "" for a, h, i, t in
              zip(frame["assignment_id"].tolist(), frame["hit_id"].tolist(), frame["image_id"].tolist(),
@@ -51,8 +43,7 @@ def _records(run: Run, batch: int | None) -> tuple[dict[str, str], dict[str, str
         f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
         [params[0], TELEMETRY_FIELD, *params[1:]])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}
-    # the page's items in order: an MTurk HIT's, or a task-server session's (Prolific, links: the
-    # session id is the assignment id)
+    # the page's items in order: an MTurk HIT's, or a task-server session's
     pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
         f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{in_batch}", params)} if records else {}
     if records:

@@ -1,6 +1,4 @@
-"""Caption top-ups ([answers] top_up_rounds): an image short of ``assignments_per_image`` accepted captions
-after QC and decisions gets more assignments in a later round (each HIT extended by what its shortest image
-lacks, at most to MTurk's cap); docs/reference/outputs.md says how, on each route, and what is named after."""
+"""Caption top-ups ([answers] top_up_rounds): more assignments for images short of captions."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a caption rehearsal's captions mean: on the in-process simulator an image its caption bank lacks
-gets a made-up scene, so the report and summary say on how many items captions are content-blind."""
+"""On how many items a simulator rehearsal's captions are content-blind (a made-up scene)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ CAPTION_BLIND = (f"{BLIND.format(field='caption')} ({{blind}} of {{total}} items
 
 
 def caption_blind_lines(run: Run) -> list[str]:
-    """The line, once for the whole campaign, when its target was the in-process simulator, its page has a
-    caption box and the crowd's bank lacks some of its items' images; [] otherwise."""
+    """The line, once a campaign, when simulator captions were written content-blind; [] otherwise."""
     if not _on_the_simulator(run) or not caption_page(run.cfg.task):
         return []
     # here, not at the top: the simulator is reached only through targets, and only when asked for

@@ -1,5 +1,4 @@
-"""``dataset.json``, ``dataset.csv`` and ``dataset.raw.csv`` written a batch at a time, so memory holds one
-batch, not the campaign; byte for byte what writing the whole campaign at once gave."""
+"""``dataset.json``, ``dataset.csv`` and ``dataset.raw.csv`` written a batch at a time."""
 
 from __future__ import annotations
 

@@ -50,8 +50,7 @@ def caption_batches(run: Run) -> list[int]:
 
 
 def batch_captions(run: Run, batch: int, telemetry: bool = True) -> pd.DataFrame:
-    """One batch's captions with ``is_rejected`` (rejected work, a worker blocked in that batch, or a
-    reviewer's struck caption); ``telemetry=False``: without the page's telemetry columns."""
+    """One batch's captions with ``is_rejected``; ``telemetry=False``: without telemetry columns."""
     frame = caption_frame(run, batch, telemetry)
     # "unpaid": Prolific never finished it (returned, timed out), so its answers stay out of the dataset
     rejected = set(_rows(run, "SELECT assignment_id FROM decisions WHERE campaign = ? AND batch = ? AND "
@@ -73,8 +72,7 @@ def _rows(run: Run, sql: str, batch: int) -> list[Any]:
 
 
 def campaign_keep_words(run: Run, batches: list[int]) -> tuple[set[str], Counter[str]]:
-    """The words spell-correction keeps because enough workers used them, and each word's uses, over every
-    accepted caption, a batch at a time."""
+    """The words spell-correction keeps because enough workers used them, and their uses."""
     seen: dict[str, set[str]] = {}
     uses: Counter[str] = Counter()
     for batch in batches:
@@ -113,8 +111,7 @@ def qualification_scores(run: Run) -> pd.DataFrame:
 
 def write_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
                   platform_asked: bool = False) -> dict[str, Any]:
-    """The dataset, flags, blocked workers, report. Captions are read a batch at a time (twice: the
-    campaign's own words first, for spell-correction), so memory holds one batch, not the campaign."""
+    """The dataset, flags, blocked workers and report, reading captions a batch at a time."""
     out_dir.mkdir(parents=True, exist_ok=True)
     if not platform_asked:  # the platform's own test scores (MTurk's Test), unless asked already
         platform_for(run.platform).record_test_scores(run)
@@ -192,8 +189,7 @@ def write_sim_truth(out_dir: Path, truth: list[dict[str, Any]] | None, blocked: 
 def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFrame, blocked: pd.DataFrame,
                    history: pd.DataFrame, truth_table: pd.DataFrame | None,
                    notes: list[str] | None = None) -> dict[str, Any]:
-    """What report.html shows; its sections write their own files on the way. ``notes``: lines closing its
-    summary."""
+    """What report.html shows (its sections write their own files); ``notes``: closing lines."""
     report = _report_data(run, read.tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, read.short, out_dir)
     report["answers"] = read.choices.answers(out_dir)

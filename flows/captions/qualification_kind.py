@@ -1,5 +1,4 @@
-"""The qualification test (hit_templates/qualification.html.j2) declared as a task kind: one choice per
-question; usually a gated campaign's paid stage, or a campaign of its own (``task = "qualification"``)."""
+"""The qualification test (hit_templates/qualification.html.j2) declared as a task kind."""
 
 from __future__ import annotations
 

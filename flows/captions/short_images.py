@@ -1,6 +1,4 @@
-"""Caption top-ups' outputs: ``top_ups.csv`` (the images whose unit got more assignments) and
-``short_images.csv`` (those still short of accepted captions, each with why), and the line the summary
-and the report give them (flows/captions/caption_top_up.py runs the rounds)."""
+"""Caption top-ups' outputs: ``top_ups.csv``, ``short_images.csv`` and their summary line."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from flows.platforms.registry import platform_for
 
 
 def short_images_lines(run: Run, short: list[pd.DataFrame], out_dir: Path) -> list[str]:
-    """With caption top-ups: the images topped up and those still short after the last round, with why
-    (``top_ups.csv``, ``short_images.csv`` and one line)."""
+    """With caption top-ups: the images topped up and those still short, with why."""
     if not run.cfg.answers.top_up_rounds:
         return []
     write_csv(topped_up_images(run), out_dir / "top_ups.csv")
@@ -43,8 +40,7 @@ def short_reasons_text(counts: pd.Series, cfg: CampaignConfig) -> str:
 
 
 def topped_up_images(run: Run) -> pd.DataFrame:
-    """``image_id, batch, hit_id, more_assignments``: every image whose HIT got more assignments in a top-up round
-    (the ledger's extensions; all images of an extended HIT get the extra captions)."""
+    """``image_id, batch, hit_id, more_assignments``: every image whose HIT got a top-up."""
     rows, platform = [], platform_for(run.platform)
     for batch in extended_batches(run):
         extended = extended_by_unit(recorded_rounds(run, batch))

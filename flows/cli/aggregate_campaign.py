@@ -1,7 +1,4 @@
-"""``hitflow aggregate`` on a campaign (its dataset.csv or its name with ``--db``) and ``--field``: the
-campaign's own answers step over its ledger, so the file equals its answers.csv. A manifest names a
-campaign, never where hitflow connects (one naming a PostgreSQL server would get $PGPASSWORD sent there):
-the ledger is ``--db`` or the local file the manifest records, else the default with a one-line note."""
+"""``hitflow aggregate`` on a campaign (its dataset.csv or its name with ``--db``) and ``--field``."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ NOT_FOR_A_CAMPAIGN: tuple[tuple[str, object, str], ...] = (
 
 
 def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
-    """(ledger, campaign) when ``a.input`` is a campaign (a name with ``--db``, or its dataset.csv or
-    responses.csv beside its manifest); None for a labels file."""
+    """(ledger, campaign) when ``a.input`` is a campaign (a name with ``--db``, or its dataset.csv); else None."""
     from flows.campaigns.identity import read_manifest
 
     given = Path(a.input)
@@ -42,8 +38,7 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
 
 
 def _in_default_ledger(name: str) -> tuple[str, str] | None:
-    """(the default ledger, ``name``) when no file is called ``name`` but a campaign in the default ledger is, as
-    ``hitflow status NAME`` finds it; None: the labels file's own error says it is missing."""
+    """(the default ledger, ``name``) when no file but a campaign of the default ledger is called ``name``."""
     from flows.cli.default_ledger import DEFAULT_DB
     from flows.core.db_url import is_postgres_url
     from flows.core.ledger.store import Store, is_hitflow_ledger
@@ -75,8 +70,7 @@ def _own_ledger(folder: Path, named: str) -> str:
 
 
 def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[str, Any]:
-    """The campaign's answers of ``--field`` (every choice field without it) at ``--out``, workers.csv beside it;
-    ``--numbers``: those choice fields read as numbers (a median, its interval, each worker's bias)."""
+    """The campaign's answers of ``--field`` (or every choice field) at ``--out``, workers.csv beside it."""
     from flows.driver.operations import ledger_run
 
     for option, default, flag in NOT_FOR_A_CAMPAIGN:
@@ -101,8 +95,7 @@ def aggregate_campaign(a: argparse.Namespace, db: str, campaign: str) -> dict[st
 
 
 def _written(made: Path, said: dict[str, Any], out: Path, fields: list[str], campaign: str, db: str) -> dict[str, Any]:
-    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers file beside it
-    (flows/answers/answers_files.py's name for it: runs with different --out files keep each their own)."""
+    """The answers of ``fields`` (all without any) from the step's folder at ``out``, its workers file beside it."""
     import pandas as pd
 
     from flows.answers.answers_files import workers_path_for

@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from postprocess.answers.label_hygiene import HygienePolicy
     from postprocess.answers.skill_prior import SkillPrior
 
-# postprocess.answers.CHOICES and postprocess.answers.label_hygiene.REPEATS (a test keeps them equal; postprocess
-# loads pandas, which `hitflow --help` does without)
+# postprocess.answers' CHOICES and REPEATS (a test keeps them equal), without loading pandas here
 METHODS = ("auto", "mv", "ds", "glad", "mace", "one-coin", "skill")
 REPEATS = ("last", "first", "majority", "refuse")
 HELP = """methods: mv majority vote; ds Dawid-Skene; glad GLAD; mace MACE; one-coin one accuracy per worker;
@@ -218,8 +217,7 @@ def _say_unread(path: str, result: dict[str, Any]) -> None:
 
 @contextmanager
 def _progress(stage: str = "working") -> Iterator[Callable[[str], None]]:
-    """A progress line on stderr once the command has run 2 s (flows/cli/progress_line.py), told each stage
-    and each EM iteration of postprocess.answers.fast_em's models."""
+    """A progress line on stderr once the command has run 2 s, told each stage and EM iteration."""
     from flows.cli.progress_line import ProgressLine
     from postprocess.answers import em_progress
 

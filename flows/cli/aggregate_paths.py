@@ -1,5 +1,4 @@
-"""What ``hitflow aggregate`` reads and writes kept apart (an output that is an input is refused before
-anything is read), and its summary as strict JSON (NaN prints as null)."""
+"""What ``hitflow aggregate`` reads and writes kept apart, and its summary as strict JSON."""
 
 from __future__ import annotations
 

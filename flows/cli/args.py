@@ -1,5 +1,4 @@
-"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2) before
-anything runs."""
+"""Validators for the CLI's argument values, and a parser whose errors are one line (exit 2)."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def _looked_up(text: str, what: str, look: Callable[[Path], T]) -> T:
-    """``look`` at the path ``text`` names; a blank, unprintable or unusable path, or a database URL in any
-    spelling (it may hold a password), is a usage error."""
+    """``look`` at the path ``text`` names; a bad path or a database URL in any spelling is a usage error."""
     from flows.core.db_url import is_postgres_url, mistyped_postgres_url
 
     if is_postgres_url(text) or mistyped_postgres_url(text):
@@ -105,8 +103,7 @@ def writable_file(text: str) -> str:
 
 
 def output_root(text: str) -> str:
-    """``--out``: a folder as :func:`writable_dir`, or an fsspec URL of a protocol installed here (whether
-    it can be written is checked before the run posts anything: flows/core/outputs/output_mirror.py)."""
+    """``--out``: a folder as :func:`writable_dir`, or an fsspec URL of a protocol installed here."""
     from flows.core.outputs.output_location import is_output_url
 
     if not is_output_url(text):

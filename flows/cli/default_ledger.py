@@ -1,5 +1,4 @@
-"""The ledger every command uses when none is named: ``$HITFLOW_DB``, else ``runs/hitflow.db`` (read once, as
-the parser is built)."""
+"""The ledger every command uses when none is named: ``$HITFLOW_DB``, else ``runs/hitflow.db``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow deploy``: the campaign's deployment registered, and what it is called and how to serve it said in
-hitflow's words (flows/driver/deployments.py, flows/driver/deployed_runs.py)."""
+"""``hitflow deploy``: the campaign's deployment registered and said in hitflow's words."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow run --dry-run``: the plan, the page's and the route's checks, and on a page of one's own a
-rehearsed first batch; nothing is created or posted (exit 1 on a PROBLEM line). Imported for a dry run only."""
+"""``hitflow run --dry-run`` (exit 1 on a PROBLEM line); imported for a dry run only."""
 
 from __future__ import annotations
 
@@ -38,8 +37,7 @@ def dry_run(a: argparse.Namespace, cfg: Any) -> int:
 
 
 def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
-    """On a page of one's own rehearsed by the in-process simulator's form-reading workers: a first batch run
-    in a temporary folder (flows/driver/dry_rehearsal.py); elsewhere nothing to rehearse."""
+    """On a page of one's own, a first batch rehearsed on the in-process simulator; elsewhere nothing."""
     elsewhere = a.target != "sim" or platform_for(a.platform).INVITES_PEOPLE or a.endpoint_url or cfg.endpoint_url \
         or a.task_url
     if cfg.task != "custom" or elsewhere or cfg.task_url or sim_workers(

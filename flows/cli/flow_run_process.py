@@ -1,8 +1,4 @@
-"""A ``hitflow deploy`` flow run's process (the deployment's ``command``: ``FLOW_RUN_COMMAND``):
-``python -m prefect.engine`` with what a ``hitflow`` command does around it (flows/cli/process_life.py).
-
-    python -m flows.cli.flow_run_process [FLOW_RUN_ID]     # else $PREFECT__FLOW_RUN_ID, as the engine
-"""
+"""A ``hitflow deploy`` flow run's process: ``python -m prefect.engine`` with hitflow's process care."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What ``hitflow <command> --help`` shows below the options (examples, exit codes): one table for the help
-and the docs' command reference; tests/test_cli_help.py parses every example."""
+"""What ``hitflow <command> --help`` shows below the options (examples, exit codes)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ EXIT_CODES: dict[int, str] = {
     141: "the reader of the output went away (`| head`); a run still finishes its work",
     143: "stopped by SIGTERM (kill, systemd, Docker); the same command resumes",
 }
-# Any command: success, an unexpected failure, a bad command line or path, and a reader that left
-# (`hitflow status | head -3`: flows/cli/main.py turns the closed pipe into 141 for every command).
+# Any command: success, an unexpected failure, a bad command line or path, and a reader that left (141).
 ALWAYS = (0, 1, 2, 141)
 RUNS = (3, 4, 5, 6, 7, 8, 9, 10, 130, 143)
 LEDGER_OPS = (4, 5, 7, 130)

@@ -168,8 +168,7 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_qc(a: argparse.Namespace) -> int:
-    # What is loaded by now outlives the QC: frozen, the collector stops walking it at each full collection
-    # the QC's temporary objects trigger; thawed after, unless the caller froze its own heap.
+    # What is loaded by now outlives the QC: frozen, so the QC's full collections skip it; thawed after.
     with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
         from flows.campaigns.offline import offline_qc
         from flows.cli.process_life import arrow_pool_that_gives_back
@@ -225,8 +224,7 @@ def cmd_spellcheck(a: argparse.Namespace) -> int:
 
 
 def one_line(exc: HitflowError) -> str:
-    """An error's text as one line (a message may quote a library's own lines); a ``lists_lines`` message
-    keeps its lines."""
+    """An error's text as one line; a ``lists_lines`` message keeps its lines."""
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", str(exc))  # a server's ESC sequences are not run
     if exc.lists_lines:
         return text

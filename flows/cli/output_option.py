@@ -1,6 +1,4 @@
-"""``--out`` as the commands that write or read a run folder take it: a folder or an fsspec URL
-(flows/core/outputs/output_location.py), chosen from the option, ``$HITFLOW_OUT`` or the config, with a URL's
-credentials moved out of it before anything prints, logs or hands it to Prefect."""
+"""``--out`` as the commands that use a run folder take it (option, ``$HITFLOW_OUT``, config)."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ from flows.core.outputs.output_location import (
 
 
 def chosen_out(a: argparse.Namespace, configured: str = "") -> str:
-    """--out, else $HITFLOW_OUT, else the config's [target] out, else runs/; a URL's credentials go to fsspec's
-    configuration and out of the command's words."""
+    """--out, else $HITFLOW_OUT, else [target] out, else runs/; a URL's credentials go to fsspec."""
     typed = chosen_output(a.out, configured)
     if not a.out:  # --out was checked as it was parsed; $HITFLOW_OUT and the config's out are checked here
         _checked_default(typed, configured)
@@ -31,8 +28,7 @@ def chosen_out(a: argparse.Namespace, configured: str = "") -> str:
 
 
 def _checked_default(out: str, configured: str) -> None:
-    """The output root --out would have been refused as, refused in the same words, naming where it came
-    from: `HITFLOW_OUT=a_file hitflow run ...` said "cannot use a_file/NAME/logs: Not a directory"."""
+    """A default output root refused in the words --out would get, naming where it came from."""
     from flows.cli.args import output_root
     from flows.core.errors import ConfigError
     from flows.core.outputs.output_location import OUT_ENV
@@ -55,8 +51,7 @@ def copied_line(out: str, campaign: str) -> str:
 
 
 def copy_last_lines(out: str, campaign: str) -> None:
-    """The run's log, now closed, to the URL too, when the run got as far as copying there once (a run
-    refused before that, e.g. for an unreachable bucket, does not wait on it a second time)."""
+    """The run's closed log to the URL too, when the run got as far as copying there once."""
     from flows.core.outputs.output_mirror import mirror, mirrored_before
 
     if is_output_url(out) and mirrored_before(out, campaign):

@@ -1,6 +1,4 @@
-"""``hitflow``'s argument parser: every command, option and help text (flows/cli/main.py runs them).
-
-Kept light: building it imports neither Prefect nor pandas, so ``hitflow --help`` is instant."""
+"""``hitflow``'s argument parser, built without importing Prefect or pandas."""
 
 from __future__ import annotations
 
@@ -34,8 +32,7 @@ SIM_FAULTS_AND_PACING = (  # `hitflow sim serve` options, each 0 (off) by defaul
 
 
 class _KeptParser(arg.OneLineParser):
-    """The parser kept for the process (``_parser``): each parse's list values are its own copies, so a
-    command that appends to ``args.invite`` cannot change the default the next parse hands out."""
+    """The parser kept for the process; each parse's list values are its own copies."""
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
@@ -47,8 +44,7 @@ class _KeptParser(arg.OneLineParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The parser, built once per process and $USER (tests and ``hitflow serve`` call main() thousands of
-    times; parsing leaves it unchanged)."""
+    """The parser, built once per process and $USER."""
     return _built_parser(os.environ.get("USER", "reviewer"))
 
 
@@ -223,8 +219,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
 
 
 def refuse_unused_options(args: argparse.Namespace) -> None:
-    """An option the chosen route never reads is refused, not dropped: `run --invite bob` without
-    `--platform links` ran an MTurk campaign and invited nobody, exit 0 (found by hand)."""
+    """An option the chosen route never reads is refused, not dropped."""
     if args.command != "run" or not args.invite:
         return
     from flows.platforms.registry import platform_for  # here, not at the top: `hitflow --help` stays instant

@@ -14,8 +14,7 @@ def own_file(path: str) -> bool:
 
 
 def path_error(exc: OSError) -> tuple[str, int]:
-    """The line and exit code: a file of hitflow's own that cannot be read is hitflow's defect (exit 1),
-    not a path for the user to choose again."""
+    """The line and exit code; a file of hitflow's own that cannot be read is our defect (exit 1)."""
     where = f" {exc.filename}" if exc.filename else ""
     if exc.filename and own_file(str(exc.filename)):
         return (f"hitflow: error: hitflow's own file{where} cannot be read ({exc.strerror or exc}): a defect in "

@@ -1,5 +1,4 @@
-"""Standard output whose reader may leave (``hitflow run ... | head -3``): the run carries on to its end and
-the CLI then exits 141 (128 + SIGPIPE), as a shell reports it."""
+"""Standard output whose reader may leave: the run goes on, then the CLI exits 141."""
 
 from __future__ import annotations
 

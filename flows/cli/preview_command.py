@@ -1,7 +1,4 @@
-"""``hitflow preview CONFIG``: the first page a worker would get, written to a file to open in a browser before
-anything is posted. The page is rendered exactly as a run renders it (the same items, control items in their
-places, the same telemetry notice), from the same plan the dry run and the run use, so what the file shows is
-what a worker sees."""
+"""``hitflow preview CONFIG``: the first page a worker would get, written to a file."""
 
 from __future__ import annotations
 

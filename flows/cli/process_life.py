@@ -1,6 +1,4 @@
-"""The process around a command: Prefect's settings before it is imported, the collector spared the
-libraries a command loads, SIGTERM as Ctrl-C during a run, and leaving without the interpreter's teardown
-once a run has said its last line (the CLI's main and run call these)."""
+"""The process around a command: Prefect's settings, the collector, SIGTERM and a quick exit."""
 
 from __future__ import annotations
 
@@ -17,10 +15,7 @@ from flows.core.run.heap_owner import caller_manages_collector
 
 
 def prefect_settings(uses_prefect: bool) -> None:
-    """What the Makefile sets for Prefect, set by the CLI itself (a setting the user made wins), so
-    `hitflow run` works the same from any shell: no analytics, a start-up timeout a first database
-    migration on a slow machine fits in, Prefect's own INFO lines kept out of hitflow's output, and
-    Prefect's home (its database) under the project's run folder."""
+    """What the Makefile sets for Prefect, set by the CLI itself unless the user set it."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
@@ -32,10 +27,7 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 @contextlib.contextmanager
 def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
-    """The cyclic collector off while a command imports its libraries, whose long-lived objects set off full
-    collections that free little; once the block calls what it yields, what exists is frozen and the collector
-    is on again; thawed at the end unless ``thaw=False`` (the program then ends). A caller that manages the
-    collector itself is left as it is."""
+    """The collector off while a command imports, then what exists frozen; thawed at the end unless ``thaw=False``."""
     if caller_manages_collector():
         yield lambda: None
         return
@@ -62,8 +54,7 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run under Prefect ends its
-    flow run and stops the ephemeral server instead of leaving both behind."""
+    """SIGTERM raises :class:`Terminated` in the main thread for the block, so a run ends cleanly."""
 
     def terminate(signum: int, frame: object) -> None:
         raise Terminated
@@ -76,8 +67,7 @@ def stop_on_sigterm() -> Iterator[None]:
 
 
 def leave_now(code: int) -> NoReturn:
-    """An interrupted run has said where it stopped and committed: exit without the interpreter's teardown of
-    Prefect's modules and threads (seconds)."""
+    """An interrupted run has said where it stopped: exit without the interpreter's teardown."""
     import logging
 
     logging.shutdown()
@@ -88,8 +78,7 @@ def leave_now(code: int) -> NoReturn:
 
 
 def finish_without_teardown(code: int) -> NoReturn:
-    """A finished run: every exit handler runs, then the process leaves without freeing thousands of modules
-    (about a second of CPU)."""
+    """A finished run: every exit handler runs, then the process leaves without freeing its modules."""
     import atexit
     import threading
 
@@ -100,8 +89,7 @@ def finish_without_teardown(code: int) -> NoReturn:
 
 
 def arrow_pool_that_gives_back() -> None:
-    """Arrow's jemalloc pool for this process: its default, mimalloc, kept what the CSV reader and the
-    tokeniser freed (docs/speed.md). A build without jemalloc keeps its default."""
+    """Arrow's jemalloc pool for this process, which gives freed memory back (docs/speed.md)."""
     import pyarrow as pa
 
     with contextlib.suppress(NotImplementedError):

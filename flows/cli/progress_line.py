@@ -1,6 +1,4 @@
-"""A progress line on stderr for a command that may take a while (``hitflow aggregate``): nothing within
-``after`` seconds, then the stage and the seconds so far, rewritten in place on a terminal and erased at the
-end. Not on a file or pipe unless ``HITFLOW_PROGRESS=always`` (``never`` turns it off)."""
+"""A progress line on stderr for a command that may take a while."""
 
 from __future__ import annotations
 

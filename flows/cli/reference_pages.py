@@ -1,5 +1,4 @@
-"""The docs' generated reference pages (every config key, every command) as Markdown, put in while MkDocs
-builds (docs/hooks/); tests/test_docs_reference.py checks they name every key and option."""
+"""The docs' generated reference pages (config keys, commands) as Markdown, put in by MkDocs."""
 
 from __future__ import annotations
 

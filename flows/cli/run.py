@@ -1,6 +1,4 @@
-"""``hitflow run``: the run itself (a dry run, a page refused before anything is posted, Prefect or
-not), and how it ends: errors as one line naming the log, Ctrl-C saying where the run stopped,
-a batch left open on a live route, and the honest ending (exit 8 when less work came in)."""
+"""``hitflow run``: the run itself, and how it ends."""
 
 from __future__ import annotations
 
@@ -21,8 +19,7 @@ if TYPE_CHECKING:
 
 @contextlib.contextmanager
 def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
-    """Errors leave the run as one line naming the log file that holds the traceback; Ctrl-C says
-    where the run stopped and how to resume it. The log, closed, goes to an output URL too."""
+    """Errors leave the run as one line naming the log with the traceback; Ctrl-C says how to resume."""
     try:
         with _logged_run(a, campaign, db):
             yield
@@ -54,15 +51,13 @@ def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]
 
 
 def ledger_lost(exc: BaseException) -> bool:
-    """A PostgreSQL ledger's connection lost mid-run: psycopg's OperationalError or a subclass, matched by name
-    so a run on SQLite never imports psycopg."""
+    """A PostgreSQL ledger's connection lost mid-run (psycopg's OperationalError, matched by name)."""
     return any(cls.__name__ == "OperationalError" and cls.__module__.startswith("psycopg")
                for cls in type(exc).__mro__)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C or SIGTERM behind Prefect 3.8's ``ValueError('Task run is not set')`` (a signal landing while
-    it creates a task run), as that error's context."""
+    """The Ctrl-C or SIGTERM behind Prefect's ``ValueError('Task run is not set')``, as its context."""
     seen: set[int] = set()
     cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
@@ -93,8 +88,7 @@ def run_stopped(a: argparse.Namespace, result: dict[str, object]) -> int:
 
 
 def as_typed(a: argparse.Namespace, message: str) -> str:
-    """``message`` with its bare `hitflow run CONFIG --dry-run|--release-hold ...` commands as the command
-    typed (its --db, --out, --platform...): copied as printed, they act on this run's ledger."""
+    """``message`` with its bare `hitflow run CONFIG ...` commands as the command was typed."""
     import re
     import shlex
 
@@ -190,8 +184,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
 
     cfg = load_campaign(a.config, a.platform)  # fail fast, before Prefect starts
     a.out = chosen_out(a, cfg.out)
-    # a closed, unknown or unconfirmed target (a simulator URL that is not one) is refused before anything is
-    # created; a dry run spends nothing, so it needs no --live, but a target no run can use is refused there too
+    # a closed, unknown or unconfirmed target is refused before anything is created, dry runs too
     platform_for(a.platform).check_target(a.target, a.endpoint_url or cfg.endpoint_url, a.live or a.dry_run)
     if a.dry_run:
         from flows.cli.dry_run_command import dry_run
@@ -241,8 +234,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
 
 
 def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
-    """A links campaign that sent its invites keeps its invitees: new names are refused with the command that
-    invites them, rather than ignored."""
+    """A links campaign that sent its invites keeps its invitees: new names are refused."""
     import io
 
     import pandas as pd

@@ -1,2 +1,1 @@
-"""The core every layer may import: ``ledger``, ``config``, ``pages``, ``outputs``, ``inputs``, ``run``
-and the base modules (docs/architecture.md; the order inside is held by ``make lint``)."""
+"""The core every layer may import (docs/architecture.md)."""

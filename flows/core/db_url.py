@@ -1,6 +1,4 @@
-"""Where the ledger lives: an SQLite path or a PostgreSQL location (a URI in any libpq or SQLAlchemy form,
-or libpq's keyword form). The password is the one secret: :func:`parsed_ledger` takes it out, so nothing
-used, printed, logged, stored or handed to Prefect holds it; it goes to ``PGPASSWORD`` and shows as ``***``."""
+"""Where the ledger lives: an SQLite path or a PostgreSQL location, its password kept out of sight."""
 
 from __future__ import annotations
 
@@ -11,15 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-# the first 16 bytes of every SQLite 3 file (sqlite.org/fileformat.html); here, not in the ledger's modules,
-# so that `hitflow run`'s option check reads it without importing pandas (its Prefect server starts first)
+# the first 16 bytes of every SQLite 3 file; here so `hitflow run`'s option check needs no pandas
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # libpq's two URI schemes, and SQLAlchemy's with a driver name (postgresql+psycopg://, +psycopg2, +asyncpg)
 _URI = re.compile(r"^(postgres(?:ql)?)(\+[A-Za-z0-9_]+)?://", re.IGNORECASE)
-# libpq's keyword form: its connection keywords, every one (libpq-connect.html#LIBPQ-PARAMKEYWORDS,
-# PostgreSQL 18, the deprecated requiressl and sslcompression included): a string starting with any of
-# them is a connection string, never a file name (one starting sslrootcert= was taken for one)
+# libpq's connection keywords, every one (PostgreSQL 18): a string starting with one is no file name
 _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
              "channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
              "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
@@ -30,22 +25,16 @@ _KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile
              "target_session_attrs", "load_balance_hosts", "oauth_issuer", "oauth_client_id",
              "oauth_client_secret", "oauth_scope")
 _KEYWORD_FORM = re.compile(r"^(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE)
-# ... or starting with some other word= yet naming one of them further on: "foo=1 password=x" is a mistyped
-# connection string, not a file (refused in one line; libpq would refuse the unknown word)
+# ... or starting with another word= yet naming one further on: a mistyped connection string
 _SOME_KEYWORD = re.compile(r"^\w+\s*=.*?(?:^|\s)(?:{})\s*=".format("|".join(_KEYWORDS)), re.IGNORECASE | re.S)
 # a PostgreSQL URI missing its "//" ("postgresql:/u:p@h/db", "postgres:u:p@h"): refused, not a file name
 _MISTYPED_URI = re.compile(r"^postgres(?:ql)?(?:\+[A-Za-z0-9_]+)?:(?!//)", re.IGNORECASE)
-# Any other text that starts like a URL: a scheme of any name, chained or with whitespace in it,
-# then ":" and a "/" ("jdbc:postgresql://", "pgsql://", "postgresql<TAB>://", "postgressql://", "sqlite:///");
-# or "word:...@" (a user and password before a host, with a scheme of any spelling or none). Not a file name
-# anyone means for a ledger, and a password may be in it: refused without being shown or made into a path.
+# Any other text that starts like a URL (any scheme, then ":" and "/"), or "word:...@": a password may be in it.
 _SOME_URI = re.compile(r"^[a-z][a-z0-9+.\-\s]*(?::\s*[a-z][a-z0-9+.\-\s]*)*:\s*/", re.IGNORECASE)
 _SOME_USERINFO = re.compile(r"^[a-z0-9_.+\-\s]+:[^@]*@", re.IGNORECASE)
-# ... or "//user:password@" anywhere: behind a scheme spelt with a character the patterns do not read (a
-# Cyrillic "о", a zero-width space) or after a folder's name
+# ... or "//user:password@" anywhere (a scheme with a look-alike character, or after a folder's name)
 _USERINFO_ANYWHERE = re.compile(r"//[^/\s]*:[^/\s]*@")
-# ... or like a connection string whose words are mistyped ("hots=db pasword=x"): two "word=" in it, or one
-# naming a secret in any spelling (pass, pasword, pwd, pw, secret, token)
+# ... or like a connection string with mistyped words: two "word=", or a secret's name in any spelling
 _SOME_PAIRS = re.compile(r"^\s*\w+\s*=.*\s\w+\s*=", re.S)
 _SECRET_WORD = re.compile(r"\b(?:pa?s{1,2}\w*|pw\w*|\w*secret\w*|\w*token\w*)\s*=", re.IGNORECASE)
 # a value: quoted (backslash escapes), an unterminated quote to the end (all of it may be the secret), or a word
@@ -64,8 +53,7 @@ class LedgerUrl:
 
 
 def is_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` is a PostgreSQL location libpq reads: a URI of its (or SQLAlchemy's) schemes, or a
-    connection string of its keywords alone."""
+    """Whether ``location`` is a PostgreSQL location libpq reads (a URI or a keyword connection string)."""
     if not isinstance(location, str):
         return False
     text = location.strip()
@@ -79,9 +67,7 @@ def _unknown_keyword(text: str) -> bool:
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` starts like a PostgreSQL location, URL or connection string but is none libpq reads
-    (``postgresql:/``, ``jdbc:postgresql://``, ``user:password@``, ``hots=db``): refused, and never shown, logged
-    or made into a path, since a password may be in it."""
+    """Whether ``location`` starts like a PostgreSQL location libpq cannot read: refused, never shown or logged."""
     if not isinstance(location, str) or is_postgres_url(location):
         return False
     patterns = (_MISTYPED_URI, _SOME_URI, _SOME_USERINFO, _SOME_PAIRS, _KEYWORD_FORM, _SOME_KEYWORD)
@@ -100,9 +86,8 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest: up to the last '@' before the
-    query (a password may hold '@' or '/' unencoded), else up to an '@' after a '?' when ``user:`` comes before
-    it; an odd query is then refused on connecting, rather than a password ever kept."""
+    """The user part (``user:password``) of a URI after its ``://``, and the rest (up to the last '@' before the
+    query)."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:
@@ -169,8 +154,7 @@ MISTYPED_ADVICE = ("starts like a URL or connection string but is none libpq rea
 
 
 def shown_location(location: str | Path) -> str:
-    """``location`` as it may be printed: a URL's password (and query, which may hold one) as ***; none
-    of a location that only looks like one (:func:`mistyped_postgres_url`)."""
+    """``location`` as it may be printed: a URL's password and query as ***."""
     text = str(location)
     if mistyped_postgres_url(text):
         return MISTYPED_SHOWN
@@ -178,8 +162,7 @@ def shown_location(location: str | Path) -> str:
 
 
 def password_to_environment(location: str) -> str:
-    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set), so nothing
-    printed, logged or passed to Prefect holds it; other forms become ``postgresql://``."""
+    """``location`` for libpq without its password, which goes to ``PGPASSWORD`` (unless set)."""
     if not is_postgres_url(location):
         return location
     parsed = parsed_ledger(location)
@@ -189,8 +172,7 @@ def password_to_environment(location: str) -> str:
 
 
 def deployable_ledger(location: str | Path) -> str:
-    """``--db`` as a deployment keeps it for every worker: a URL as given, a file as an absolute path.
-    A password in the URL is refused: Prefect stores and shows a deployment's parameters."""
+    """``--db`` as a deployment keeps it (a file as an absolute path); a password in the URL is refused."""
     from flows.core.errors import ConfigError
 
     if mistyped_postgres_url(location):
@@ -205,8 +187,7 @@ def deployable_ledger(location: str | Path) -> str:
 
 
 def scrubbed(text: str, location: str | Path) -> str:
-    """``text`` (e.g. a driver's error, which may quote the URL) with every form of the location's
-    password, and the location as typed, replaced by what may be shown."""
+    """``text`` with every form of the location's password, and the location as typed, made showable."""
     if mistyped_postgres_url(location):
         return text.replace(str(location).strip(), MISTYPED_SHOWN).replace(str(location), MISTYPED_SHOWN)
     if not is_postgres_url(location):

@@ -1,5 +1,4 @@
-"""A person's decision from the review page, in the core so the review page and the platforms' senders
-both import it, neither the other."""
+"""A person's decision from the review page, shared by the review page and the senders."""
 
 from __future__ import annotations
 

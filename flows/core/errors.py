@@ -54,8 +54,7 @@ class IncompleteError(HitflowError):
 
 
 class BatchOpen(HitflowError):
-    """A live batch is still open (places unfilled, time left): the run leaves and a later run,
-    by hand or by the schedule, collects what came in. Not a failure: come back later."""
+    """A live batch is still open: the run leaves and a later run collects what came in. Not a failure."""
 
     exit_code = 9
 
@@ -71,8 +70,7 @@ class Interrupted(HitflowError):
 
 
 class BatchHeld(HitflowError):
-    """One rule would reject or block more than ``[policy] hold_share`` of a batch's workers: the batch waits for a
-    person, not an error in the run itself (docs/custom_pages.md, "A rule that fires on most of a batch")."""
+    """One rule would reject or block more than ``[policy] hold_share`` of a batch: it waits for a person."""
 
     exit_code = 10
     waits_for_person = True

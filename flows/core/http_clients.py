@@ -1,6 +1,4 @@
-"""hitflow's HTTP clients, all with ONE verifying TLS context per process (a client's own context parsed the
-CA bundle: ~15 ms of CPU each, even for ``http://127.0.0.1``; docs/testing.md), httpx's default made once and
-shared. A client certificate or HTTP/2 would change a shared context, so both are refused."""
+"""hitflow's HTTP clients, all with ONE verifying TLS context per process."""
 
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ def http_client(**options: Any) -> httpx.Client:
     import httpx
 
     if {"verify", "cert", "http2"} & options.keys():
-        # http2 too: httpcore sets the ALPN protocols on the context at each connect, so one HTTP/2
-        # client would offer h2 on every other client's connections
+        # http2 too: one HTTP/2 client would offer h2 on every other client's connections
         raise TypeError("http_client verifies TLS with the shared context: it takes no verify=, cert= or http2=")
     return httpx.Client(verify=tls_context(options.get("trust_env", True)), **options)
 
@@ -44,10 +41,7 @@ def http_get(url: str, *, timeout: float, follow_redirects: bool = False,
 
 
 def http_url_problem(url: str) -> str:
-    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can): it is http(s) (lower-case,
-    as hitflow compares it), has a host and no spaces or control characters, and carries nothing where
-    credentials travel (a user or password before the host, a query, a fragment). The URL is never quoted:
-    the part refused may be the secret."""
+    """Why ``url`` cannot be a task server's or an endpoint's URL ("" when it can), never quoting it."""
     try:
         parts = urlsplit(url)
         carries = bool(parts.username or parts.password or "@" in parts.netloc or parts.query or parts.fragment)
@@ -63,8 +57,7 @@ def http_url_problem(url: str) -> str:
 
 
 def within(seconds: float, work: Callable[[], T], late: Callable[[], BaseException]) -> T:
-    """``work()``'s result (or exception) when it ends within ``seconds``, else ``late()`` is raised; for libraries
-    with no handle on the socket, ``work`` runs on a daemon thread left to its own timeouts."""
+    """``work()``'s result when it ends within ``seconds``, else ``late()`` raised (``work`` on a daemon thread)."""
     outcome: list[T | BaseException] = []
 
     def attempt() -> None:

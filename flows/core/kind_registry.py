@@ -1,5 +1,4 @@
-"""Where task kinds are declared: the built-in kinds lie above the core, so their modules are named as text
-and loaded the first time a name is looked up, as a plugin list."""
+"""Where task kinds are declared, loaded by name the first time one is looked up."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ def declare(name: str, kind: Any) -> None:
 
 
 def known(name: str) -> Any:
-    """The kind declared under ``name``, or None; a name not declared yet is read from the built-in kinds'
-    ``DECLARED`` (a reloaded registry never saw their ``register``)."""
+    """The kind declared under ``name``, or None (a built-in kind read from its ``DECLARED``)."""
     if name not in _DECLARED:
         for module in BUILT_IN:
             for kind in getattr(importlib.import_module(module), "DECLARED", ()):

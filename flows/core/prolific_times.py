@@ -1,5 +1,4 @@
-"""Prolific's own rule for a study's times, read by the config's [prolific] table and by the task kinds' plans
-(a base module: both import it, neither imports the other)."""
+"""Prolific's own rule for a study's times (a base module for the config and the plans)."""
 
 from __future__ import annotations
 
@@ -7,6 +6,5 @@ import math
 
 
 def prolific_min_maximum(estimated_minutes: float) -> int:
-    """Prolific's "Minimum Maximum Allowed Time = 2 + X + (2*sqrt(X))" (its help, Timed Out Submissions,
-    participant-help.prolific.co/hc/en-gb/articles/360022342534), rounded up to a whole minute."""
+    """Prolific's minimum maximum time, 2 + X + 2 sqrt(X) minutes, rounded up to a whole minute."""
     return math.ceil(2 + estimated_minutes + 2 * math.sqrt(estimated_minutes))

@@ -1,6 +1,4 @@
-"""The task site's secret and what it signs: invite tokens and page signatures (itsdangerous, salted by
-purpose and campaign, invites expiring) and completion codes, plain HMAC so a code registered with a live
-Prolific study comes out the same from any version. In the core: the task server and platforms both use it."""
+"""The task site's secret and what it signs: invites, page signatures, completion codes."""
 
 from __future__ import annotations
 
@@ -23,8 +21,7 @@ MIN_SECRET_BYTES = 32  # a shorter secret can be guessed from a forged invite's 
 
 
 def task_secret(store_path: str | Path) -> bytes:
-    """The HMAC key for session signatures and invite tokens: HITFLOW_TASK_SECRET, or a random
-    key kept beside the store (mode 600) so a restarted server still accepts its own pages."""
+    """The HMAC key for signatures and invites: HITFLOW_TASK_SECRET, or a random key kept beside the store."""
     if os.environ.get("HITFLOW_TASK_SECRET"):
         secret = os.environ["HITFLOW_TASK_SECRET"].strip().encode()
         if len(secret) < MIN_SECRET_BYTES:
@@ -49,8 +46,7 @@ def sign(secret: bytes, *parts: str) -> str:
 
 
 def completion_code(secret: bytes, campaign: str, batch: int) -> str:
-    """The code a finished participant brings back to Prolific: one per study (a study is one
-    batch, created with its code), unguessable without the server's secret."""
+    """A study's completion code for Prolific, unguessable without the server's secret."""
     return "HF" + sign(secret, "completion", campaign, str(batch))[:10].upper()
 
 

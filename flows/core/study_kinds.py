@@ -1,5 +1,4 @@
-"""The evaluation studies' kinds, item columns and screen questions: constants in the core, read by the
-config checks, the Jinja environment and flows/studies/."""
+"""The evaluation studies' kinds, item columns and screen questions."""
 
 from __future__ import annotations
 

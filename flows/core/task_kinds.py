@@ -1,6 +1,4 @@
-"""A task kind declared in one place (:class:`TaskKind`: fields, review card rows, plan defaults, QC,
-outputs) and the registry; each kind declares itself in its own package and everything else reads it
-through ``kind_of``, never a kind's name (tests/test_task_kind_seam.py adds one from the tests alone)."""
+"""A task kind declared in one place (:class:`TaskKind`) and the registry."""
 
 from __future__ import annotations
 
@@ -21,15 +19,12 @@ if TYPE_CHECKING:
 # What a worker's answer to one field is, as a person reads it and as the plan times it
 FIELD_KINDS = ("text", "formatted", "choice", "number", "marks")
 
-# Planning figures, not measurements: seconds a worker spends on one field of each kind, and on reading a
-# page's instructions once. Only a default until a pilot's median replaces it ([prolific] estimated_minutes).
+# Planning figures, not measurements: seconds a field of each kind, and reading the instructions once.
 FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "marks": 30}
 READING_SECONDS = 30
-# Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
-# 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.
+# Pay where the config names none: 9.00 GBP (12.00 USD) an hour, 1.5 times Prolific's floor.
 HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
-# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight for people
-# working the page (the very slowest parked it: they take whatever time they are given, and say nothing of it)
+# After a rehearsal, a tenth of the accepted work over this share of the time allowed: the limit is tight
 NEAR_LIMIT = 0.5
 # A unit whole minutes state over OFF off is sized within FIT of one: people's median is a tenth either side of a plan
 WHOLE_MINUTE_OFF, WHOLE_MINUTE_FIT = 0.25, 0.15
@@ -76,14 +71,12 @@ def unit_minutes(fields: list[AnswerField], items: int) -> float:
 
 
 def least_maximum(minutes: float) -> int:
-    """The least time in minutes a worker should be given for a unit of ``minutes`` (the median): the slow
-    ones take about SLOW_FACTOR times the median, and Prolific accepts no maximum under its own minimum."""
+    """The least minutes to give a worker for a unit of median ``minutes`` (SLOW_FACTOR, Prolific's minimum)."""
     return max(prolific_min_maximum(minutes), math.ceil(SLOW_FACTOR * minutes))
 
 
 def whole_minutes(minutes: float) -> int:
-    """Prolific takes whole minutes: the nearest (2.1 said as 3 overstates it by 40%), the next one up where the
-    nearest understates it by over a quarter (1.3 said as 1 pays the crowd under the hourly rate by as much)."""
+    """Prolific's whole minutes: the nearest, or the next up where the nearest understates by over a quarter."""
     nearest = max(1, math.floor(minutes + 0.5))
     return nearest + (minutes > 1.25 * nearest)
 
@@ -94,8 +87,7 @@ def whole_minute_fits(minutes: float, within: float = WHOLE_MINUTE_FIT) -> bool:
 
 
 def derived_times(plan: PlanDefaults) -> tuple[int, int]:
-    """(estimated, maximum) minutes of a study of the kind's unit; the maximum never under Prolific's least, nor
-    SLOW_FACTOR times the median itself, which may lie above a rounded-down estimate."""
+    """(estimated, maximum) minutes of the kind's unit; the maximum never under Prolific's least."""
     estimated = plan.estimated_minutes or whole_minutes(plan.minutes)
     slow = max(SLOW_FACTOR * estimated, least_maximum(plan.minutes))
     return estimated, max(plan.maximum_minutes or slow, prolific_min_maximum(estimated))
@@ -124,8 +116,7 @@ class TaskKind:
     outputs: Callable[..., dict[str, Any]]  # (run, out_dir, truth, platform_asked, items) -> summary
     page: Callable[..., str]  # (cfg, items, **extra) -> the page's HTML
     rules: Callable[[CampaignConfig, list[dict[str, Any]]], dict[str, Any]]  # the page's spec
-    # the kind's items planned in batches and pages (None: the caption task's image items); a kind whose plan grows
-    # (not a study's) also takes ``planned``, ``first_batch`` and ``used_controls`` (flows/campaigns/plan_growth.py)
+    # the kind's items planned in batches and pages (None: the caption task's image items)
     item_plan: Callable[..., list[dict[str, Any]]] | None = None
     item_ids: Callable[[CampaignConfig], list[str]] | None = None  # the ordinary items' ids in file order
     dry_run_lines: Callable[[CampaignConfig], list[str]] = lambda cfg: []
@@ -134,9 +125,7 @@ class TaskKind:
     qc_rules: tuple[str, ...] = ()  # a kind of one's own: the QC rules its config may name (default: these)
     policy: Any = None  # a kind of one's own: its default decision policy (qc.decisions.DecisionPolicy)
     template: Path | None = None  # a kind of one's own: its page, when not hit_templates/<name>.html.j2
-    # what only some kinds do: "strikes" (a person strikes one answer from the dataset: a caption),
-    # "tops_up" (its round of more assignments for items short of accepted answers), "asks_platform_for_outputs"
-    # (test scores), "scales" (its ``item_plan`` takes ``scale``, ``--scale``'s copies)
+    # what only some kinds do: "strikes", "tops_up", "asks_platform_for_outputs", "scales"
     extra: dict[str, Any] = field(default_factory=dict)
 
 

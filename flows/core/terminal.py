@@ -1,5 +1,4 @@
-"""Rich tables and progress bars on a terminal; plain lines anywhere else. rich is imported only once a
-terminal is there (``hitflow --help`` stays fast)."""
+"""Rich tables and progress bars on a terminal; plain lines anywhere else."""
 
 from __future__ import annotations
 

@@ -1,2 +1,1 @@
-"""The driver: runs a task kind on a platform, with its task server and reviewers, step by step
-(docs/architecture.md)."""
+"""The driver: runs a task kind on a platform, step by step (docs/architecture.md)."""

@@ -1,5 +1,4 @@
-"""A batch's summary and flag table in Prefect's UI, sent in order by one thread of their own in the flow
-run's context (the run need not wait on each call); the flow waits for them before it ends."""
+"""A batch's summary and flag table in Prefect's UI, sent in order by a thread of their own."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ def _send(key: str, markdown: str, flag_rows: list[dict[str, Any]], description:
 
 @contextmanager
 def artifacts_sent() -> Iterator[None]:
-    """At the block's end every queued artifact is sent (a failed one raises), also when a step stops it;
-    Ctrl-C or SIGTERM drops those not sent."""
+    """At the block's end every queued artifact is sent (a failed one raises); Ctrl-C drops the rest."""
     try:
         yield
     except Exception:

@@ -1,6 +1,4 @@
-"""A batch's steps by name, in order: the status each leaves the batch in and what people call it. The
-code of each step is in flows/driver/campaign.py; ``hitflow status`` names a batch's next step from this
-alone, without loading that code (QC, decisions, the platforms: ~0.4 s of CPU)."""
+"""A batch's steps by name, in order, without loading the steps' code."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The campaign driver: each batch goes publish -> collect -> QC -> decide -> block; its status says how far
-it got, so a re-run continues where the last stopped."""
+"""The campaign driver: publish -> collect -> QC -> decide -> block, a re-run going on from there."""
 
 from __future__ import annotations
 
@@ -28,9 +27,7 @@ LATE_REVIEW = "LateReview"  # the ledger's note of a late review under way (revi
 
 
 def steps_for(run: Run) -> list[tuple[str, str, StepFn]]:
-    """Each step's status, name and code, in flows/driver/batch_steps.py's order: the platform publishes and
-    collects (HITs, a study, invite links) under its own names; the task kind checks its own answers
-    (flows/core/task_kinds.py); reviews, decisions and blocks are shared (they ask the platform too)."""
+    """Each step's status, name and code, in flows/driver/batch_steps.py's order."""
     platform = platform_for(run.platform)
     code: dict[str, StepFn] = {"published": platform.publish, "collected": platform.collect,
                                "qc_done": kind_of(run.cfg).qc, "reviewed": review_gate, "decided": decide_batch,
@@ -47,8 +44,7 @@ def call_directly(name: str, fn: StepFn, run: Run, batch: int) -> dict[str, Any]
 
 
 def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[str, Any]:
-    """Run the steps this batch has not finished; return what each reported. A batch that collected nothing
-    has nothing to check, decide or block: those steps are passed (its shortfall tells the summary and status)."""
+    """Run the steps this batch has not finished; what each reported (nothing collected: nothing to check)."""
     results: dict[str, Any] = {}
     if run.store.batch_status(run.cfg.name, batch) == ORDER[0]:
         refuse_same_page(run, batch)  # not on a page a person paid a held batch despite (batch_hold.py)
@@ -69,10 +65,7 @@ def advance_batch(run: Run, batch: int, call: Caller = call_directly) -> dict[st
 
 
 def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None:
-    """After a batch's block step, rounds of more work where it is still needed, one coarse step (a Prefect
-    task) per round, each round's new work then sent through QC, review, decisions and blocks as late work:
-    adaptive overlap on a custom page (flows/custom/adaptive_rounds.py), top-ups of items short of
-    accepted answers (the kind's ``tops_up``: flows/captions/caption_top_up.py, flows/custom/adaptive_rounds.py)."""
+    """After a batch's block step, rounds of more work where still needed, each through QC to blocks."""
     from flows.custom.adaptive_rounds import adaptive_round
 
     answers, top_up = run.cfg.answers, kind_of(run.cfg).extra.get("tops_up")
@@ -87,8 +80,7 @@ def more_work_rounds(run: Run, batch: int, call: Caller = call_directly) -> None
 
 
 def review_late_work(run: Run, call: Caller = call_directly) -> list[int]:
-    """Work stored after its batch's QC goes through QC, decision and blocks before the next batch and any
-    output; a ledger note has a resumed run finish that review."""
+    """Work stored after its batch's QC goes through QC, decision and blocks before anything else."""
     name, store = run.cfg.name, run.store
     late = {r["batch"]: r["status"] for r in store.rows(
         "SELECT DISTINCT a.batch, b.status FROM assignments a JOIN batches b ON b.campaign = a.campaign "
@@ -126,8 +118,7 @@ def qualify(run: Run, gate: StepFn | None, call: Caller = call_directly) -> None
 
 
 def open_output_url(run: Run) -> None:
-    """Before anything is posted, the output URL gets what the run folder holds (its manifest first).
-    The URL was checked, and what it held fetched, as the run started (flows/driver/run_start.py)."""
+    """Before anything is posted, the output URL gets what the run folder holds (its manifest first)."""
     out = str(run.notes.get("out_dir", ""))
     if is_output_url(out):
         mirror(out, run.cfg.name)

@@ -59,10 +59,7 @@ keep_ephemeral_server_out_of_terminal_signals()
 
 
 def progress_line(line: str) -> None:
-    """hitflow's progress and step lines: on stdout as without Prefect, and in the flow run's logs
-    (Prefect's UI). Prefect's ``log_prints`` does not catch them (the runner's ``progress`` is the
-    print it was given, not Prefect's patched one) and, at PREFECT_LOGGING_LEVEL=WARNING, would drop
-    INFO; this logger sends only to the API, so the console shows each line once."""
+    """hitflow's progress lines on stdout and in the flow run's logs (sent only to the API)."""
     sys.stdout.write(line + "\n")  # not print(): inside a flow Prefect's log_prints patches it
     sys.stdout.flush()
     _api_logger().info(line)
@@ -189,8 +186,7 @@ caption_next_batch = next_batch  # the entrypoint of deployments registered befo
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                    platform: str = "mturk", task_url: str = "", detach: str = "", target: str = "sim",
                    live: bool = False) -> None:
-    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it). On a live
-    route each run looks at the open batch and leaves; the schedule is the coming back."""
+    """Serve the next-batch flow on the campaign's schedule (blocks; Ctrl-C stops it)."""
     cfg = load_config(config_path)
     if not (cfg.schedule_interval_s or cfg.schedule_cron):
         raise ConfigError(f"{cfg.path}: no [schedule] interval_s or cron; add one to serve it on a schedule")
@@ -236,8 +232,7 @@ def _env(name: str, value: str) -> Iterator[None]:
 
 
 def _runner_stopping_on_sigterm(name: str) -> Any:
-    """Prefect's runner leaving at once on SIGTERM, as a service manager expects (Prefect 3.8's handler stops
-    nothing and waits for the run in progress); every step's intent is in the ledger, so the next run resumes."""
+    """Prefect's runner leaving at once on SIGTERM; every step's intent is in the ledger."""
     from prefect.runner import Runner
 
     class _Runner(Runner):
@@ -262,8 +257,7 @@ FLOW_RUN_GRACE_S = 10.0
 
 
 def stop_children(grace_s: float) -> None:
-    """SIGTERM to the flow runs this process started (Prefect marks such a run crashed), then
-    SIGKILL to any still there after ``grace_s`` (one whose threads wait out a network timeout)."""
+    """SIGTERM to the flow runs this process started, then SIGKILL to any left after ``grace_s``."""
     import multiprocessing
     import time
 

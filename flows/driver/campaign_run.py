@@ -1,6 +1,4 @@
-"""A campaign run without Prefect: what ``hitflow run --no-prefect`` and each Prefect flow call.
-
-Kept apart from flows/driver/campaign_flow.py so that a run without Prefect never imports it."""
+"""A campaign run without Prefect (``hitflow run --no-prefect`` and each Prefect flow)."""
 
 from __future__ import annotations
 
@@ -38,12 +36,9 @@ from flows.platforms.batch_window import detaches
 from flows.platforms.registry import open_session, platform_for
 from flows.platforms.targets import crowd_file_used, crowd_item_truth, sim_item_truth, sim_state_path
 
-# Modules a campaign's steps import on first use (the report's plots need matplotlib; QC's TF-IDF
-# no longer imports scikit-learn, qc/text_similarity.py): a run under Prefect imports them while its temporary
-# server starts, time it would otherwise spend waiting (flows/core/run/prefect_api.py, PrefectApi.ready).
+# Modules a campaign's steps import on first use, imported under Prefect while its server starts.
 STEP_MODULES = ("flows.campaigns.report",)
-# What a run under Prefect imports on first use besides: Prefect's engines, the encoder of a flow run's
-# parameters, the artifacts, the review pause, the embedded simulator (flows/driver/campaign_flow.py).
+# What a run under Prefect imports on first use besides (engines, artifacts, pause, simulator).
 FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders", "prefect.artifacts",
                 "flows.review.review_pause", *STEP_MODULES, "flows.sim.service.server")
 
@@ -56,10 +51,7 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
                  task_url: str = "", invitees: tuple[str, ...] = (), sim_state: str | Path = "",
                  detach: str = "", campaign_name: str = "", resume_cancelled: bool = False,
                  replace_outputs: bool = False) -> dict[str, Any]:
-    """Run (or resume) a campaign to the end and write its outputs; returns a summary, or ``{"open": ...}`` /
-    ``{"held": ...}`` without outputs when a batch is still open or held for a person.
-    ``task_url``: a running ``hitflow serve`` (else in-process); ``sim_state``: the embedded simulator's file;
-    ``detach`` overrides the config; ``campaign_name``, ``resume_cancelled``, ``replace_outputs``: as the flags."""
+    """Run (or resume) a campaign to the end and write its outputs; a summary, or ``{"open"|"held": ...}``."""
     cfg = named(load_campaign(config_path, platform), campaign_name)
     out_root = credentials_to_fsspec(out_root) if isinstance(out_root, str) else out_root  # kept out of notes
     open_run_folder(db_path, cfg.name, platform, out_root,
@@ -95,8 +87,7 @@ def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: A
 
 def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_url: str,
                     out_root: str | Path) -> dict[str, Any] | None:
-    """Runs the campaign's batches: None when they have all ended, else what :func:`run_campaign`
-    returns for a batch left open or held for a person (the next run collects it)."""
+    """Runs the campaign's batches: None when all ended, else :func:`run_campaign`'s open or held result."""
     from flows.campaigns.review_data import ReviewPending
 
     try:
@@ -115,8 +106,7 @@ def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_
 
 
 def waiting_report(run: Run, out_root: str | Path) -> None:
-    """The outputs and report of the work so far while a batch waits for review, marked so; written again when
-    the campaign goes on."""
+    """The outputs and report of the work so far while a batch waits for review, marked so."""
     summary = export_outputs(run, out_root, None, platform_asked=True)
     where = summary.get("out_url") or summary["out_dir"]
     run.progress(f"the report of the work so far, marked waiting for review: {where}/report.html")
@@ -125,8 +115,7 @@ def waiting_report(run: Run, out_root: str | Path) -> None:
 def outputs_after_session(run: Run, out_root: str | Path, truth: Any, asked: bool,
                           items: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The outputs of a run whose platform session has closed, and the summary :func:`run_campaign` returns."""
-    # The embedded simulator's marketplace went with its session: hand its pages back before the
-    # outputs, the run's peak (at 39,181 images it held ~190 MB on top of the outputs' 583 MB).
+    # The embedded simulator's marketplace went with its session: hand its pages back before the outputs.
     gc.collect()
     release_free_memory()
     summary = write_campaign_outputs(run, out_root, truth, platform_asked=asked, items=items)
@@ -148,8 +137,7 @@ def named(cfg: CampaignConfig, name: str) -> CampaignConfig:
 
 
 def check_task_server(run: Run, task_url: str) -> None:
-    """Links go out only to a task server that answers, serves this campaign and signs with this
-    ledger's secret (else every invite link would be refused as "not valid")."""
+    """Links go out only to a task server that answers, serves this campaign and signs with our secret."""
     from flows.core.site_secrets import task_secret
     from flows.platforms.clock_line import call
     from flows.taskserver.task_units import secret_fingerprint
@@ -185,8 +173,7 @@ def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_
     """The dataset (or judgements), flags and report, then the campaign is done (``items``: :func:`latent_items`)."""
     summary = export_outputs(run, out_root, truth, platform_asked, items)
     run.store.table("campaigns").update(run.cfg.name, {"status": "done"})
-    # What the outputs freed goes back to the system now, not when the process ends: at COCO's size
-    # ~650 MB stayed resident after them, under Prefect while the flow ran on (bench.scale's "start").
+    # What the outputs freed goes back to the system now, not when the process ends.
     gc.collect()
     release_free_memory()
     return summary
@@ -194,8 +181,7 @@ def write_campaign_outputs(run: Run, out_root: str | Path, truth: Any, platform_
 
 def export_outputs(run: Run, out_root: str | Path, truth: Any, platform_asked: bool = False,
                    items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The dataset (or a study's judgements), flags and report of what the ledger holds so far, written
-    to the local run folder and then, when ``out_root`` is a URL, copied there (flows/core/outputs/output_mirror.py)."""
+    """The outputs of what the ledger holds so far, written locally and copied to a URL ``out_root``."""
     summary = _write_outputs(run, staging_root(out_root), truth, platform_asked, items)
     if is_output_url(out_root):
         mirror(str(out_root), run.cfg.name)
@@ -216,15 +202,13 @@ def _write_outputs(run: Run, out_root: Path, truth: Any, platform_asked: bool,
 
 
 def live_route(target_kind: str, platform: str, task_url: str, invitees: tuple[str, ...] = ()) -> bool:
-    """Real people on the other end (the platform says: not the simulator; for invite links also
-    named people or a task server that outlives the run, which the simulator's crowd opens neither of)."""
+    """Real people on the other end: not the simulator (nor, on links, only the simulator's crowd)."""
     return platform_for(platform).is_live(target_kind, task_url, invitees)
 
 
 @contextmanager
 def task_server_for(run: Run, task_url: str) -> Iterator[None]:
-    """The task server a platform whose participants open hitflow's pages needs: the given one, or one started
-    here, never one that stops while its links are out."""
+    """The task server the platform's participants need: the given one, or one started here."""
     serves_pages = platform_for(run.platform).SERVES_PAGES
     if not serves_pages or task_url:
         run.notes["task_url"] = task_url.rstrip("/")
@@ -256,8 +240,7 @@ REHEARSAL_PORTS = (20000, 32000)  # below Linux's ephemeral range (32768-60999),
 
 
 def rehearsal_port(run: Run) -> int:
-    """A simulated run's task server port, the same for its ledger and campaign on every run, where an open
-    study's link (which Prolific cannot change) points."""
+    """A simulated run's task server port, the same for its ledger and campaign on every run."""
     key = int.from_bytes(hashlib.sha256(f"{run.store.location}|{run.cfg.name}".encode()).digest()[:4], "big")
     return REHEARSAL_PORTS[0] + key % (REHEARSAL_PORTS[1] - REHEARSAL_PORTS[0])
 

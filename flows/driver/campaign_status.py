@@ -1,5 +1,4 @@
-"""What the store knows about a campaign, per batch: ``hitflow status``, its text, and the
-markdown summary each batch run publishes as a Prefect artifact. Reads only the ledger."""
+"""What the store knows about a campaign, per batch: ``hitflow status``, from the ledger alone."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ from qc.campaign_state import state_words
 
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
-    """Per campaign and batch, what the store knows (posted, submitted, decided, blocked, money, next step)
-    and what needs a person, on the platform's clock."""
+    """Per campaign and batch, what the store knows and what needs a person, on the platform's clock."""
     from flows.campaigns.campaign_needs import needs_state
     from flows.campaigns.review_rows import ledger_now
 
@@ -107,8 +105,7 @@ def status_words(store: Store, c: dict[str, Any]) -> str:
 
 
 def route_options(info: dict[str, Any], platform: str) -> str:
-    """The options that put a resumed run on the route the campaign ran on (without them status's command is
-    refused)."""
+    """The options that put a resumed run on the route the campaign ran on."""
     words = [] if platform == DEFAULT_PLATFORM else ["--platform", platform]
     if info.get("target_kind") not in (None, "", "sim"):
         words += ["--target", str(info["target_kind"]), "--live"]
@@ -119,8 +116,7 @@ def route_options(info: dict[str, Any], platform: str) -> str:
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
               again: dict[int, tuple[int, int]] | None = None, route: str = "") -> str:
-    """What comes next: the first unfinished batch's step, or why nothing does; a command it names carries the
-    ledger and ``route`` (the platform's and target's options). ``again``: per batch, what resuming posts again."""
+    """What comes next: the first unfinished batch's step with its command, or why nothing does."""
     if status == "cancelled" and pending:
         first = "; ".join(f"batch {batch}: the items of {units} HIT(s) the cancel closed short, for their {missing} "
                           "missing assignment(s)" for batch, (units, missing) in sorted((again or {}).items()))
@@ -157,8 +153,7 @@ def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, un
         "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action", [name, batch])}
     state = state or {"needs_person": 0, "undecided": 0, "auto_approval_in_s": None}
     approved = sum(n for s, n in by_state.items() if s == "Approved") or decided.get("approve", 0)
-    # every assignment collected has its verdict on the platform (a person's in review, or the cancel's) and
-    # nothing waits for a person (held or open): past the decisions, whatever step the run last recorded
+    # every collected assignment has its verdict and nothing waits for a person: past the decisions
     settled = bool(by_state) and ORDER.index("collected") <= ORDER.index(status) < ORDER.index("blocked") and not (
         state["undecided"] or state["needs_person"])
     shown = "decided" if settled else status
@@ -233,8 +228,7 @@ def held_lines(c: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def step_words(b: dict[str, Any]) -> str:
-    """"done" for a finished batch, else the last step and the next ("published (next: collect
-    submissions)"); on a cancelled campaign "(stopped by the cancel)"."""
+    """"done", or the last step and the next ("published (next: collect submissions)")."""
     if b["next"] == "done":
         return "done"
     step = b.get("step", b["status"])

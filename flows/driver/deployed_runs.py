@@ -1,6 +1,4 @@
-"""What a deployment's run says about an ended campaign, where no flag reaches it: a cancelled campaign is
-resumed by ``--param resume_cancelled=true`` (Prefect reads it as JSON) or ``hitflow run --resume-cancelled``;
-a paused deployment is turned on by registering it again (Prefect 3.8 has no ``deployment resume``)."""
+"""What a deployment's run says about an ended campaign, where no flag reaches it."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from flows.campaigns.identity import CANCELLED, attempt_name, stored_campaign
 from flows.core.db_url import shown_location
 from flows.core.errors import ConfigError
 
-# The flows' names, as campaign_flow.py registers them; each deployment is named for its campaign, so
-# Prefect's full name reads "hitflow-next-batch/NAME" (any task kind: not "caption-campaign-next-batch/NAME-next-batch")
+# The flows' names, as campaign_flow.py registers them; each deployment is named for its campaign
 WHOLE_FLOW = "hitflow-campaign"
 NEXT_BATCH_FLOW = "hitflow-next-batch"
 TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow serve-schedules` or `hitflow deploy`; "
@@ -22,9 +19,7 @@ TURN_ON_AGAIN = ("serve or deploy it again to turn its schedule on (`hitflow ser
 
 
 def pool_job_variables(pool: str) -> dict[str, str]:
-    """The work pool ``pool`` (a process pool, made if missing) and hitflow's job variables on it: each flow run
-    starts as ``python -m flows.cli.flow_run_process`` with ``hitflow deploy``'s interpreter (collector off then
-    frozen, no teardown, no workspace supervisor). Other pools keep theirs."""
+    """The work pool ``pool`` (made if missing) with hitflow's job variables for its flow runs."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists
@@ -52,8 +47,7 @@ def resume_command(deployment: str) -> str:
 
 
 def refuse_cancelled_deployed_run(db: str | Path, campaign: str, deployment: str, config_path: str) -> None:
-    """A deployment's run of a cancelled campaign is refused before anything is posted, naming what
-    resumes it in that context (the ``--resume-cancelled`` of the CLI's refusal is no option there)."""
+    """A deployment's run of a cancelled campaign is refused before posting, naming what resumes it."""
     if (stored_campaign(db, campaign) or {}).get("status") != CANCELLED:
         return
     raise ConfigError(f"campaign {campaign} was cancelled (`hitflow cancel`); this run of the deployment {deployment} "
@@ -91,8 +85,7 @@ def pause_own_deployment() -> None:
 
 
 def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_options: list[str]) -> str:
-    """What ``hitflow deploy`` registered, in its own words: the name, how to run it, and the ``hitflow
-    serve-schedules`` command serving the same schedule here."""
+    """What ``hitflow deploy`` registered: the name, how to run it, the ``serve-schedules`` command."""
     kind = "the whole campaign, run on demand" if whole else "one batch per run, on the config's [schedule]"
     line = (f"deployment {deployment} registered ({kind}) on the process work pool {pool}; start a worker with: "
             f"prefect worker start --pool {pool} (it runs each flow run as a process on its machine)")
@@ -104,8 +97,7 @@ def deployed_line(deployment: str, pool: str, whole: bool, config: str, serve_op
 
 def serve_options(endpoint_url: str, ledger: str | Path, out: str | None, platform: str, task_url: str,
                   outside_paths: bool, target: str = "sim", live: bool = False) -> list[str]:
-    """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed (the platform was left
-    out, so the printed command served a Prolific campaign on MTurk)."""
+    """``hitflow deploy``'s options that ``hitflow serve-schedules`` takes too, as typed."""
     from flows.platforms import DEFAULT_PLATFORM
 
     words = ["--endpoint-url", endpoint_url] if endpoint_url else []

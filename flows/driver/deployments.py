@@ -1,5 +1,4 @@
-"""``hitflow deploy``: the campaign's flows registered as Prefect deployments on a process work pool, each
-named for its campaign (``hitflow-next-batch/NAME``, ``hitflow-campaign/NAME``: flows/driver/deployed_runs.py)."""
+"""``hitflow deploy``: the campaign's flows registered as Prefect deployments."""
 
 from __future__ import annotations
 
@@ -17,9 +16,7 @@ from flows.driver.deployed_runs import next_batch_deployment, pool_job_variables
 def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", platform: str = "mturk", task_url: str = "",
                     target: str = "sim", live: bool = False) -> str:
-    """Register the next-batch deployment on the campaign's schedule; returns its name
-    (``hitflow-next-batch/NAME``). Needs a simulator or endpoint that outlives the run, or a live ``target``,
-    and a worker on the pool."""
+    """Register the next-batch deployment on the campaign's schedule; its name."""
     cfg = load_config(config_path)
     timing: dict[str, Any] = ({"interval": cfg.schedule_interval_s} if cfg.schedule_interval_s
                               else {"cron": cfg.schedule_cron} if cfg.schedule_cron else {})
@@ -30,8 +27,7 @@ def deploy_schedule(config_path: str, endpoint_url: str, db_path: str, out_root:
 
 def deploy_campaign(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
                     pool: str = "hitflow-local", target: str = "sim", live: bool = False) -> str:
-    """Register the whole campaign as one deployment on a work pool; returns its name
-    (``hitflow-campaign/NAME``). One run of a campaign at a time; different campaigns run at once."""
+    """Register the whole campaign as one deployment on a work pool; its name."""
     name = load_config(config_path).name
     _deploy("whole_campaign", name, config_path, endpoint_url, db_path, out_root, pool, {},
             {"target": target, "live": live})
@@ -51,8 +47,7 @@ def _deploy(flow_name: str, name: str, config_path: str, endpoint_url: str, db_p
     # from_source is sync here (no running event loop); its declared type also allows a coroutine.
     source: Any = campaign_flow.flow.from_source(source=str(root),
                                                  entrypoint=f"flows/driver/campaign_flow.py:{flow_name}")
-    # Prefect's own console text (tips about `.serve`, a table) is kept off the terminal: `hitflow deploy`
-    # says what happened in its own words; a failure still raises, with Prefect's message.
+    # Prefect's own console text is kept off the terminal; a failure still raises with Prefect's message.
     with contextlib.redirect_stdout(io.StringIO()):
         deployment_id = source.deploy(
             name=name, work_pool_name=pool, build=False, push=False, concurrency_limit=1,

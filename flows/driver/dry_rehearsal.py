@@ -1,7 +1,4 @@
-"""``--dry-run`` on a page of one's own: a run of its first :data:`PAGES` pages on the in-process simulator, in a
-temporary folder (nothing of the user's read or written), so that "no problems found" is said only where a run
-agrees: a page can render and declare its fields and still have its batch held (every answer breaks its rule).
-"""
+"""``--dry-run`` on a page of one's own: its first :data:`PAGES` pages run on the simulator."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The collector spared a flow run's own process's imports (a scheduled run's process, or Prefect's
-``python -m prefect.engine``): campaign_flow.py imported with the collector off, then the heap frozen for
-the rest of the process. Elsewhere the collector is left alone: a freeze would keep the heap's garbage."""
+"""The collector spared a flow run's own process's imports."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ from flows.core.run.heap_owner import caller_manages_collector
 
 @contextlib.contextmanager
 def flow_run_imports() -> Iterator[None]:
-    """The block's imports with the collector off in a flow run's own process, then what they made frozen
-    (later collections skip it) and the collector on again; elsewhere nothing changes."""
+    """In a flow run's own process, the block's imports with the collector off, then frozen."""
     in_flow_run = multiprocessing.parent_process() is not None or bool(os.environ.get("PREFECT__FLOW_RUN_ID"))
     if not in_flow_run or caller_manages_collector():
         yield

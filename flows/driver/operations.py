@@ -1,5 +1,4 @@
-"""Reconcile, cancel and reopening a stored campaign; each asks the campaign's platform and never creates a
-HIT or a study. ``hitflow status`` is :mod:`flows.driver.campaign_status`."""
+"""Reconcile, cancel and reopening a stored campaign; never a new HIT or study."""
 
 from __future__ import annotations
 
@@ -25,16 +24,13 @@ if TYPE_CHECKING:
 
 
 def cancel(run: Run) -> dict[str, Any]:
-    """Close what is open on the platform, review what came in by policy, and mark the campaign cancelled
-    (first: a cancel that fails halfway still stops further posting). Safe to run twice; one call's platform
-    error never stops the rest."""
+    """Mark the campaign cancelled first, close what is open and review what came in; safe to run twice."""
     run.store.table("campaigns").update(run.cfg.name, {"status": "cancelled"})
     return platform_for(run.platform).cancel(run, review_undecided)
 
 
 def review_undecided(run: Run, errors: list[str]) -> None:
-    """QC and decide, by policy, every stored assignment without a decision; apply unapplied decisions.
-    The QC is the task kind's own (a caption's, a study's, a custom page's), as the run's QC step."""
+    """QC and decide every stored assignment without a decision; apply unapplied decisions."""
     from flows.campaigns.batch_review import decide_batch
     from flows.driver.campaign import steps_for
 
@@ -46,8 +42,7 @@ def review_undecided(run: Run, errors: list[str]) -> None:
     for batch in sorted(r["batch"] for r in undecided):  # review by policy whatever came in
         qc_batch(run, batch)
         each_call(errors, f"decide batch {batch}", decide_batch, run, batch)
-        # A batch stopped before its collection stays there: resumed on purpose, it is collected (the items
-        # of the HITs the cancel closed short are posted again first), then checked and decided as a whole.
+        # A batch stopped before its collection stays there: resumed on purpose, it is collected, then decided.
         if ORDER.index("collected") <= ORDER.index(store.batch_status(cfg.name, batch)) < ORDER.index("decided"):
             store.set_batch(cfg.name, batch, status="decided")
     unapplied = store.rows("SELECT DISTINCT batch FROM decisions WHERE campaign = ? AND applied = ''", [cfg.name])
@@ -56,8 +51,7 @@ def review_undecided(run: Run, errors: list[str]) -> None:
 
 
 def cancel_stopped_campaign(db: str, campaign: str, endpoint_url: str, live: bool, out: str | None) -> str:
-    """``hitflow cancel``: refused while a run holds the campaign; else close, review, mark cancelled and export
-    what came in (to ``out``). Returns the summary sentence."""
+    """``hitflow cancel``: refused while a run holds the campaign; else cancel and export; the summary."""
     from flows.campaigns.identity import check_output_folder
     from flows.campaigns.task_kinds import kind_of
     from flows.core.errors import CampaignBusyError
@@ -110,10 +104,7 @@ def open_campaign_run(db: str, campaign: str, endpoint_url: str = "", live: bool
 
 
 def ledger_run(db: str, campaign: str) -> Run:
-    """A stored campaign's Run from its ledger and config alone: no platform is opened (``client`` is
-    None), for a page that only reads (``hitflow ui``'s review queue). Opening the embedded simulator
-    replays its marketplace, minutes on a 40,000-image campaign: that waits for
-    :func:`open_campaign_run`, when something must be sent."""
+    """A stored campaign's Run from its ledger and config alone (``client`` None), for a page that only reads."""
     from flows.campaigns.review_data import ledger_now
     from flows.core.run.run_context import Target
 

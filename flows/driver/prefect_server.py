@@ -1,5 +1,4 @@
-"""Prefect's temporary API server started in a session of its own: as Prefect 3.8's plain child it died of
-the terminal's Ctrl-C while the interrupted run still had to report to it; Prefect still stops it at exit."""
+"""Prefect's temporary API server started in a session of its own (safe from Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -16,9 +15,7 @@ SERVER_MODULE = "prefect.server.api.server"  # where Prefect 3.8 starts its temp
 
 
 def keep_ephemeral_server_out_of_terminal_signals() -> None:
-    """Make the ephemeral server's ``subprocess.Popen`` start a new session (idempotent), once Prefect's server
-    module is imported: only a flow run without an API to talk to imports it (to start that server), and
-    importing it here costs ~3 s of CPU that a process running no such flow would pay for nothing."""
+    """Make the ephemeral server start in a session of its own once Prefect's server module is imported."""
     if SERVER_MODULE in sys.modules:
         _own_session(sys.modules[SERVER_MODULE])
     elif not any(isinstance(finder, _PatchOnImport) for finder in sys.meta_path):

@@ -1,6 +1,4 @@
-"""``provenance.json`` beside the dataset: SHA-256 of the config and every input, the seed, versions,
-platform, target, times, the ledger's counts and every output's SHA-256; ``hitflow verify FOLDER``
-(:func:`verify_folder`) computes them again."""
+"""``provenance.json`` beside the dataset, and ``hitflow verify FOLDER``."""
 
 from __future__ import annotations
 

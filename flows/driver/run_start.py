@@ -1,6 +1,4 @@
-"""Where a run starts, on every route, and the one place that checks its output folder before the ledger
-opens: an output URL probed (one line, exit 2, before a ledger exists), what it holds for the campaign
-fetched, then the campaign's identity checked and the folder claimed (flows/campaigns/identity.py)."""
+"""Where a run starts, on every route, its output folder checked before the ledger opens."""
 
 from __future__ import annotations
 

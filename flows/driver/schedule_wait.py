@@ -1,7 +1,4 @@
-"""A campaign advanced by its schedule (``hitflow serve-schedules``, ``hitflow deploy``) holds no lock
-between two runs, so ``status`` and the ``ui`` showed it "(stopped)" as if it had died.
-Each scheduled run notes itself in the ledger; a campaign with such a note and no live run is waiting
-for its next scheduled run, which these words say, with when if its schedule is an interval."""
+"""A scheduled campaign between two runs said to be waiting, not "(stopped)"."""
 
 from __future__ import annotations
 
@@ -31,8 +28,7 @@ def last_scheduled_run(store: Store, campaign: str) -> dict[str, Any] | None:
 
 
 def waiting_words(note: dict[str, Any], now: float | None = None) -> str:
-    """"waiting for its next scheduled run, about 2026-11-26 17:04 UTC (every 3600 s)", or the cron's
-    words (hitflow does not compute a cron's next time), or that the next run is late."""
+    """"waiting for its next scheduled run, about <time> (every N s)", the cron's words, or late."""
     now = time.time() if now is None else now
     if note.get("cron"):
         return f"waiting for its next scheduled run (cron {note['cron']})"

@@ -1,6 +1,4 @@
-"""Which marketplace file the in-process simulator keeps a run's HITs in: the one given, or for a
-resumed campaign on the embedded simulator the one its ledger recorded; and the requester's known
-answers a custom campaign hands the simulator."""
+"""Which marketplace file the in-process simulator keeps a run's HITs in."""
 
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ def marketplace_file(store: Store, cfg: CampaignConfig, target: str, endpoint_ur
 
 
 def embedded_state(store: Store, campaign: str, default: Path) -> Path:
-    """The embedded simulator's file a resumed campaign ran on, as its ledger recorded it; a campaign that
-    posted elsewhere is refused rather than resumed on an empty marketplace."""
+    """The embedded simulator's file a resumed campaign ran on; one that posted elsewhere is refused."""
     info = store.recorded_config(campaign)
     recorded, endpoint = info.get("sim_state", ""), info.get("endpoint_url", "")
     if recorded and (Path(recorded) == default.resolve() or Path(recorded).is_file()):
@@ -50,9 +47,7 @@ def embedded_state(store: Store, campaign: str, default: Path) -> Path:
 
 
 def claim_marketplace(run: Run) -> None:
-    """Check the campaign's marketplace against the one reached, before anything is posted: one that posted
-    elsewhere is refused, one that never posted takes this one. A simulator is known by the key it proves
-    (marketplace_identity.py); a keyless row from before takes the same id's key once."""
+    """Check the campaign's marketplace against the one reached, before anything is posted."""
     here = run.notes["marketplace"] = marketplace_of(run.target)
     rows = run.store.rows("SELECT marketplace, config_json FROM campaigns WHERE name = ?", [run.cfg.name])
     kept = (rows[0]["marketplace"] or "") if rows else ""
@@ -69,8 +64,7 @@ def claim_marketplace(run: Run) -> None:
 
 @contextmanager
 def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
-    """The simulator file this run creates is removed when the campaign is refused the marketplace (it would
-    read as a marketplace next time)."""
+    """The simulator file this run creates is removed when the campaign is refused the marketplace."""
     # SQLite's side files, and the lock flows/sim/service/state_lock.py takes beside the file
     files = [state, *(state.with_name(state.name + end) for end in ("-wal", "-shm", "-journal", ".lock"))]
     fresh = [path for path in files if not path.exists()] if not state.exists() else []
@@ -83,8 +77,7 @@ def new_state_file_kept_if_claimed(state: Path) -> Iterator[None]:
 
 
 def follow_endpoint(run: Run, config_json: str | None) -> None:
-    """The campaign's simulator at another URL now: the ledger keeps the URL, so later commands without
-    ``--endpoint-url`` reach it (an embedded one's port is not kept)."""
+    """The campaign's simulator at another URL now: the ledger keeps the URL."""
     info = json.loads(config_json or "{}")
     if run.target.kind != "sim" or run.target.state or info.get("sim_state") or info.get("target_kind") != "sim" \
             or info.get("endpoint_url") in (None, run.target.endpoint_url):
@@ -94,8 +87,7 @@ def follow_endpoint(run: Run, config_json: str | None) -> None:
 
 
 def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
-    """The one-line refusal of a campaign resumed on another marketplace: where it lives, and the options
-    that reach it (no credentials: a URL is shown without them)."""
+    """The one-line refusal of a campaign resumed on another marketplace."""
     from flows.driver.campaign_status import route_options
 
     endpoint, platform = public_url(str(info.get("endpoint_url") or "")), str(info.get("platform") or run.platform)
@@ -115,8 +107,7 @@ def elsewhere(run: Run, kept: str, info: dict[str, object]) -> str:
 
 
 def hand_known_answers(run: Run) -> None:
-    """A custom campaign on the simulator hands it the requester's known answers before anything is posted (the
-    links route's invitees get them in ``notes``)."""
+    """A custom campaign on the simulator hands it the requester's known answers before posting."""
     if run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return
     from flows.custom.custom_task import read_custom_items

@@ -1,6 +1,4 @@
-"""Open now, collect later: on a live route a run publishes, looks once and leaves with ``BatchOpen`` (exit 9)
-while the batch has places and time left; the next run looks again. The simulator's clock lets a run wait
-in-process, unless ``[timing] detach = "always"``."""
+"""Open now, collect later: a live route's run leaves an open batch with ``BatchOpen`` (exit 9)."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ def span(seconds: float) -> str:
 
 
 def closes_now(run: Run, batch: int, filled: int, places: int, pending: int = 0, detail: str = "") -> bool:
-    """True when a waiting batch closes now (full with nobody mid-task, or past its deadline); otherwise a
-    detaching run leaves (``BatchOpen``) and a waiting one gets False."""
+    """True when a waiting batch closes now; else a detaching run leaves (``BatchOpen``), a waiting one gets False."""
     left = seconds_left(run, batch)
     what = f"batch {batch}" if batch else "qualification test"
     text = (f"{what}: {filled}/{places} places filled, {pending} in progress{detail}; "

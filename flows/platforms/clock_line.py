@@ -1,6 +1,4 @@
-"""Calls to a simulator's ``/_sim/`` routes and a task server's ``/health`` on one kept-alive connection per
-thread (urlopen's connection a call cost ~0.8 ms of CPU against ~0.2), with urlopen's errors, each reply read
-within ``cap`` bytes and ONE deadline for the whole call (docs/security.md, "Replies from an endpoint")."""
+"""Calls to a simulator's ``/_sim/`` and a task server's ``/health`` on a kept-alive connection."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ def post_json(url: str, body: bytes, timeout: float, cap: int = MAX_REPLY_BYTES)
 
 
 def call(method: str, url: str, body: bytes | None, timeout: float, cap: int = MAX_REPLY_BYTES) -> bytes:
-    """One request; the reply's body within ``timeout`` seconds in all and ``cap`` bytes. A reply that is not
-    HTTP (a bad status line, 100 headers, a body cut short) is a ``URLError``, as a refused connection is."""
+    """One request's reply body within ``timeout`` seconds and ``cap`` bytes; a reply that is not HTTP is a URLError."""
     try:
         return _call(method, url, body, timeout, cap)
     except http.client.HTTPException as err:
@@ -148,8 +145,7 @@ class _Handler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
 
 
 def _proxy_in_environment() -> bool:
-    """Whether urllib may send plain http through a proxy: an ``http_proxy`` (whatever its case) in the
-    environment now, or in urllib's opener (built from the environment at its first ``urlopen``)."""
+    """Whether urllib may send plain http through a proxy (``http_proxy`` in the environment or urllib's opener)."""
     if any(len(name) == 10 and name.lower() == "http_proxy" for name in os.environ):
         return True
     opener = getattr(urllib.request, "_opener", None)
@@ -157,8 +153,7 @@ def _proxy_in_environment() -> bool:
 
 
 def _connection(host: str, port: int, timeout: float) -> _Line:
-    """The thread's kept connection to ``host:port``; a new one for another endpoint, after a fork, or
-    when the kept one was closed by the server (a stopped simulator ends its connections)."""
+    """The thread's kept connection to ``host:port``; a new one for another endpoint, a fork, or a closed one."""
     key = (os.getpid(), host, port)
     held = getattr(_HELD, "line", None)
     if held is not None:

@@ -1,6 +1,4 @@
-"""What every platform's decision senders share: one ledgered call per decision under the automatic step's
-key (``<campaign>:approve:<id>``, ...), so a person's decision is settled before decide_batch or block_batch
-reach it and they send nothing more."""
+"""What every platform's decision senders share: one ledgered call per decision."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The one small interface every platform implements (:class:`Platform`; mypy checks each where
-``platform_for`` returns it). Nothing outside a platform branches on its name; tests/test_platform_contract.py
-runs one contract suite over all three."""
+"""The one small interface every platform implements (:class:`Platform`)."""
 
 from __future__ import annotations
 
@@ -19,16 +17,14 @@ if TYPE_CHECKING:
 
 Step = Callable[["Run", int], dict[str, Any]]
 Sender = Callable[["Run", "Decision"], tuple[str, str]]  # -> (ledger key or "", outcome shown to the reviewer)
-# The review a cancel runs on what came in (QC and decisions by the campaign's policy): the
-# driver's, handed to the platform's ``cancel`` so a platform never imports a task kind.
+# The review a cancel runs on what came in, handed down so a platform never imports a task kind.
 Review = Callable[["Run", list[str]], None]
 Groups = dict[tuple[int, int], list[dict[str, Any]]]  # (batch, unit index) -> the unit's items
 GATE_BATCH = 0  # the gating test's batch number in the store (its status "qualified" once run); batches start at 1
 
 
 class PlatformFacts(Protocol):
-    """What a platform is, for a reader of the ledger: each platform's ``facts`` module, which loads
-    nothing else (flows.platforms.registry.platform_facts), and its platform module too."""
+    """What a platform is, for a reader of the ledger: each platform's ``facts`` module, which loads nothing else."""
 
     @property
     def NAME(self) -> str: ...  # as given to --platform
@@ -133,8 +129,7 @@ class Platform(PlatformFacts, Protocol):
         """The paid gating test's whole planned cost, every taker with fees (0 without one)."""
 
     def gate_test(self, cfg: CampaignConfig) -> Step | None:
-        """The paid gating test run once before the first batch (as :data:`GATE_BATCH`), None for none; one the
-        platform cannot run raises ConfigError before anything is planned."""
+        """The paid gating test run once before the first batch, None for none; ConfigError where unsupported."""
 
     def record_test_scores(self, run: Run) -> int:
         """Store the platform's own gating-test scores for the dataset's lineage; how many (0 if it scores none)."""
@@ -143,12 +138,10 @@ class Platform(PlatformFacts, Protocol):
         """One place's cost in the budget's currency for ``hitflow status`` ("" when not priced per place)."""
 
     def time_lines(self, cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
-        """The dry run's pay and time lines after ``said`` (a unit's fields and about ``minutes`` each), with a
-        warning where the time a person is given is under ``shortest`` minutes."""
+        """The dry run's pay and time lines, warning where a person's time is under ``shortest`` minutes."""
 
     def took_lines(self, cfg: CampaignConfig, median: float, tail: float) -> list[str]:
-        """After a rehearsal: the plan's time and pay against its accepted work's ``median`` minutes and the
-        minutes a tenth of it took over (``tail``), warning where the plan would lose or underpay that work."""
+        """After a rehearsal: the plan's time and pay against its accepted work's ``median`` and ``tail`` minutes."""
 
     def dry_run(self, run: Run, groups: Groups, invitees: list[str]) -> dict[str, Any]:
         """The calls, pages and cost a real run would make, computed offline."""
@@ -163,5 +156,4 @@ class Platform(PlatformFacts, Protocol):
         """Whether real people are on the other end (a detaching run leaves their batch open)."""
 
     def rehearsal_site(self, run: Run) -> dict[str, Any]:
-        """The in-process task server's own settings (:class:`flows.taskserver.task_site.TaskSite`'s
-        fields) when only the simulator's people open its pages (target sim, not live); {} for none."""
+        """The in-process task server's settings when only the simulator's people open its pages; {} for none."""

@@ -1,6 +1,4 @@
-"""Which marketplace a run's platform calls reach, as a campaign's ledger row records it: the ids of its
-HITs, studies and qualifications mean something on that marketplace only, so a campaign resumed on
-another one is refused before anything is posted (flows/driver/sim_marketplace.py)."""
+"""Which marketplace a run's platform calls reach, as the campaign's ledger row records it."""
 
 from __future__ import annotations
 
@@ -18,17 +16,14 @@ PROOF = b"hitflow-marketplace-proof:"  # what the simulator signs before the non
 
 
 def marketplace_of(target: Target) -> str:
-    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>`` without
-    credentials."""
+    """``target``'s marketplace identity: a simulator's proven id and key, else ``<kind> <url>``."""
     if target.kind == "sim":
         return simulator_marketplace(target.endpoint_url)
     return f"{target.kind} {public_url(target.endpoint_url)}"
 
 
 def simulator_marketplace(endpoint_url: str) -> str:
-    """``simulator <id> key:<public key>`` when the simulator names its marketplace and signs a fresh nonce
-    with its key (``POST /_sim/prove``); ``simulator <id>`` for one from before keys; "" when it names none.
-    A signature that does not check is a ConfigError."""
+    """``simulator <id> key:<public key>`` for a simulator proving its key, ``simulator <id>`` for an older one."""
     health = simulator_health(endpoint_url)
     found, key = str(health.get("marketplace") or ""), health.get("key")
     if not found or not key:
@@ -50,8 +45,7 @@ def simulator_marketplace(endpoint_url: str) -> str:
 
 
 def public_url(url: str) -> str:
-    """``url`` as it may be stored and shown: scheme, host, port and path, without a user, a password, a
-    query or a fragment (where credentials travel); a trailing slash dropped, so one endpoint is one id."""
+    """``url`` as it may be stored and shown: scheme, host, port and path (no trailing slash), nothing else."""
     parts = urllib.parse.urlsplit(url.strip())
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host

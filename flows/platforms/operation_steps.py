@@ -1,6 +1,4 @@
-"""What every platform's cancel shares: one failed call never stops the rest, the ending, and the
-ledger's record of each unit a cancel closed before its work was in (a resumed run posts its items
-again: flows/platforms/mturk/cancel_repost.py)."""
+"""What every platform's cancel shares."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ def cancel_key(campaign: str, batch: int, unit_index: int) -> str:
 
 
 def closed_by_cancel(store: Store, campaign: str, batch: int | None = None) -> list[dict[str, Any]]:
-    """The ledger entries of the units a cancel closed (or set out to: an intent without its result),
-    of one batch or all; a range of the unique key index, not a scan of the whole ledger."""
+    """The ledger entries of the units a cancel closed (or set out to), of one batch or all."""
     prefix = f"{campaign}:{CLOSED_BY_CANCEL}:" + ("" if batch is None else f"b{batch}:")
     return store.rows("SELECT * FROM ledger WHERE idem_key >= ? AND idem_key < ? ORDER BY id",
                       [prefix, prefix[:-1] + ";"])  # ';' sorts right after ':'
@@ -51,8 +48,7 @@ def finish_cancel(run: Run, errors: list[str], line: str) -> None:
 
 
 def short_by_cancel(store: Store, campaign: str, per_unit: int) -> dict[int, tuple[int, int]]:
-    """What a resumed run will post again, per batch not yet collected: (the HITs a cancel closed short
-    whose items are not posted again yet, the assignments they lack by the ledger's count)."""
+    """What a resumed run will post again per batch: (HITs a cancel closed short, the assignments they lack)."""
     closed: dict[int, set[str]] = {}
     for entry in closed_by_cancel(store, campaign):
         closed.setdefault(int(entry["batch"]), set()).add(json.loads(entry["params"]).get("HITId", ""))

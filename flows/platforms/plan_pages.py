@@ -1,7 +1,4 @@
-"""Every planned unit's page for a dry run, the same bytes ``page_html`` renders, at a small cost a page: a
-page of *marked* items is rendered once per shape of unit and each unit's page joined from it with its values
-escaped. Checked, never assumed: values a marker cannot stand for are rendered in full, and sample units are
-rendered in full and compared byte for byte (a difference sends every unit through the full render)."""
+"""Every planned unit's page for a dry run, the same bytes ``page_html`` renders, at a small cost a page."""
 
 from __future__ import annotations
 
@@ -23,9 +20,7 @@ from flows.platforms.units import page_html
 SPREAD = 16  # units rendered in full besides each shape's first and the largest: ~20 ms a plan
 COLUMNS = ("item_id", "file_name", "url")  # what page_items shows of a row without a payload
 _MARK = re.compile("\ue000(\\d+):(\\d+)\ue001")  # private-use characters: no page or value holds them
-# One search for what a marker cannot stand for: the word the telemetry step searches a page for, the
-# markers' own characters, what XML refuses (mturk_forms._NOT_XML) and what bidi_shown writes out
-# (templates.BIDI_CONTROLS).
+# One search for what a marker cannot stand for (telemetry's word, markers, what XML or bidi refuse).
 _UNFIT = re.compile("telemetry|[\ue000\ue001\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
                     "\u202a-\u202e\u2066-\u2069]", re.I)
 
@@ -43,15 +38,13 @@ def _mark(k: int, column: int) -> str:
 
 
 def _modelled(value: object) -> bool:
-    """A value the marker stands for: every filter of ours leaves it as it is (``safe_url``, ``bidi_shown``),
-    XML takes it, and no step that reads the rendered page (telemetry's search for its field) could find it."""
+    """A value the marker stands for: every filter keeps it, XML takes it, and no page reader could find it."""
     text = str(value)
     return not _UNFIT.search(text) and safe_url(text) == text
 
 
 class _Shapes:
-    """A marked page's pieces per unit shape (None once a shape proved unfit): text, or (row, column), column j
-    < len(COLUMNS) being ``COLUMNS[j]``, the others the row's payload columns."""
+    """A marked page's pieces per unit shape (None once unfit): text, or (row, column)."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
@@ -59,8 +52,7 @@ class _Shapes:
         self.columns_plain = _columns_plain(run)
 
     def fit(self, items: list[dict[str, Any]]) -> tuple[Any, ...] | None:
-        """The unit's shape when its page can be joined (its values fit, and its shape's marked page was
-        made), else None."""
+        """The unit's shape when its page can be joined, else None."""
         payloads = [_payload(row) for row in items]  # each row's read once here, once for its page
         if not _fits(items, payloads, self.columns_plain):
             return None
@@ -123,8 +115,7 @@ def _fits(items: list[dict[str, Any]], payloads: list[dict[str, Any]], columns_p
 
 
 def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -> Iterator[PlannedPage]:
-    """Each unit's page as ``page_html`` renders it, in the order given, one at a time (60,000 pages of
-    30 KB are not held). A modelled page found different from its full render makes every page a full one."""
+    """Each unit's page as ``page_html`` renders it, one at a time; a modelled page that differs forces full ones."""
     listed = list(units)
     shapes = _Shapes(run)
     kinds = [shapes.fit(items) for _, items in listed]  # each unit's shape, None: rendered in full
@@ -140,8 +131,7 @@ def planned_pages(run: Run, units: Iterable[tuple[Any, list[dict[str, Any]]]]) -
 
 def _agrees(run: Run, shapes: _Shapes, units: list[list[dict[str, Any]]], weights: list[int],
             kinds: list[tuple[Any, ...] | None]) -> bool:
-    """The first joinable unit of each shape (``kinds``, as the pieces are kept), the one with the longest
-    values, and ``SPREAD`` units spread over the plan, rendered in full, are the same bytes as joined."""
+    """Some units of each shape, rendered in full, are the same bytes as joined."""
     first: dict[tuple[Any, ...], int] = {}
     for at, kind in enumerate(kinds):
         if kind is not None:

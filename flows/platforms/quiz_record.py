@@ -1,6 +1,4 @@
-"""The control quiz as a campaign stores it, read by the routes that serve it and by the campaign that judges its
-takers again: its record (flows/answers/control_quiz.py writes it into the campaign's config) and the assignment ids
-its takers' answers are kept under (``quiz:<worker>`` for those who passed, ``quiz-failed:<worker>`` for the rest)."""
+"""The control quiz as a campaign stores it."""
 
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ from flows.platforms.words import RouteWords
 
 
 def platform_for(name: str) -> Platform:
-    """The platform called ``name`` (``--platform``); an unknown name is a config error. Each is
-    imported when first asked for: `hitflow status` on an MTurk campaign loads no Prolific client."""
+    """The platform called ``name`` (imported when first asked for); an unknown name is a config error."""
     if name not in PLATFORMS:
         raise ConfigError(f"unknown platform {name!r}; use one of {', '.join(PLATFORMS)}")
     return cast(Platform, import_module(f"flows.platforms.{name}.platform"))
@@ -31,8 +30,7 @@ def platform_facts(name: str) -> PlatformFacts:
 
 
 class UnknownPlatform:
-    """A ledger row's platform this hitflow does not know (a newer hitflow's, or an edited row): the views
-    show the campaign under that name with nothing posted and no money, rather than failing (the ui's 500)."""
+    """A ledger row's platform this hitflow does not know: shown with nothing posted, rather than failing."""
 
     SENDS_DECISIONS = WHOLE_MINUTES = False
     WORDS = RouteWords("unit", "units", "response", "responses",
@@ -47,8 +45,7 @@ class UnknownPlatform:
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
                  sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
-    """``sim``: an in-process simulator (or the one at ``endpoint_url``); ``mturk``: an endpoint that may spend
-    money, so ``live`` is needed (also for ``--target prolific``). ``sim_state``: where the in-process simulator
-    keeps its marketplace (``seed=None``: the file's); ``sim_start``: a new marketplace's clock start."""
+    """A session: ``sim`` in process (or at ``endpoint_url``), or a paying endpoint with ``live``; ``sim_state``,
+    ``sim_start``."""
     with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

@@ -1,6 +1,4 @@
-"""One retry policy for every platform call (MTurk through botocore, Prolific through httpx), decided from
-what went wrong and whether the call may be repeated: the table, the calls and the waits are in
-docs/operations.md ("Platform calls that fail")."""
+"""One retry policy for every platform call (docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -48,9 +46,7 @@ PROLIFIC_REPEATABLE_POSTS = tuple(re.compile(p) for p in (
 @dataclass(frozen=True)
 class RetryPolicy:
     attempts: int = 10
-    # A throttled call was refused unread, so it may wait longer: with 16 threads deciding against
-    # a 50 calls/s limit, about half the attempts were refused and one call in a thousand met ten
-    # refusals in a row, which stopped the batch's decisions (make bench-latency RATE=50).
+    # A throttled call was refused unread, so it may wait longer (ten refusals in a row stopped decisions).
     throttled_attempts: int = 20
     first_wait_s: float = 0.01
     max_wait_s: float = 5.0

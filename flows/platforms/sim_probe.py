@@ -1,5 +1,4 @@
-"""Asking an endpoint over HTTP whether it is a hitflow simulator, and a served one for its clock: no
-simulator code is imported here (flows/platforms/targets.py alone reaches the simulator itself)."""
+"""Asking an endpoint over HTTP whether it is a hitflow simulator, and its clock."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ def simulator_health(endpoint_url: str) -> dict[str, Any]:
 
 
 def served_sim_now(endpoint_url: str, timeout: float = 2.0) -> float | None:
-    """A served simulator's clock (``hitflow sim serve``: it runs on by itself between runs), or None when
-    it does not answer as one within ``timeout`` (stopped, or on another host)."""
+    """A served simulator's clock, or None when nothing answers as one within ``timeout``."""
     try:
         return float(json.loads(post_json(f"{endpoint_url.rstrip('/')}/_sim/clock",
                                           json.dumps({"advance_seconds": 0}).encode(), timeout))["now"])

@@ -1,11 +1,4 @@
-"""Read submissions for offline QC: hitflow's plain CSV, MTurk batch results, and MTurk's command-line-tools
-``.results`` files.
-
-Every reader returns the QC column contract: ``assignment_id, worker_id, image_id, caption, work_time_s``
-(+ ``is_precanned``, ``text_present`` when known, and ``telemetry``, ``telemetry_field``, ``telemetry_log``,
-``page_text``), one row per caption. A row that cannot be read is one row with ``malformed`` = the reason
-and ``line`` = its file line ("" on rows that were read), flagged by qc/answer_faults.py.
-"""
+"""Read submissions for offline QC: plain CSV, MTurk batch results, ``.results`` files."""
 
 from __future__ import annotations
 
@@ -54,8 +47,7 @@ def parse_mturk_time(text: str) -> float:
 
 
 def read_submissions(path: Path, text_fields: tuple[str, ...] = ()) -> pd.DataFrame:
-    """``text_fields``: the free-text answer fields to check (``--text-field``); by default the
-    caption columns, or a crowd-form's fields whose values read as prose."""
+    """``text_fields``: the free-text fields to check; by default the caption columns or prose-like fields."""
     fast = None if text_fields else _plain_fast(path)
     if fast is not None:
         return fast
@@ -78,8 +70,7 @@ def read_submissions(path: Path, text_fields: tuple[str, ...] = ()) -> pd.DataFr
 
 
 def _with_faults(path: Path, frame: pd.DataFrame, faults: list[RowFault], ids: tuple[str, str]) -> pd.DataFrame:
-    """The rows read, then one malformed row (with its ``line``) per row that was not, by line; the
-    reader's table as it was when every row was read. No row read: the file's error."""
+    """The rows read, then one malformed row per row that was not; no row read: the file's error."""
     unread = pd.DataFrame([malformed_row(f.row, ids, f.line, f.reason) for f in faults])
     frame = pd.concat([frame, unread], ignore_index=True) if faults else frame
     if "malformed" not in frame.columns:
@@ -94,10 +85,7 @@ def _with_faults(path: Path, frame: pd.DataFrame, faults: list[RowFault], ids: t
 
 
 def _plain_fast(path: Path) -> pd.DataFrame | None:
-    """A plain submissions file read by Arrow (200,000 rows in a fraction of a second): the same
-    table :func:`_from_plain` makes, or None whenever a row needs it (a blank or bad work time,
-    accept/submit times, a blank is_precanned, anything the careful CSV reader would refuse), so
-    every message still comes from the careful path."""
+    """A plain submissions file read by Arrow as :func:`_from_plain` would, or None for the careful path."""
     try:
         parsed = fast_columns(read_text(Path(path), "the submissions file"))  # a str path too, as before
     except InputFormatError:  # a NUL or stray bytes may be one row's: the careful path names it
@@ -123,8 +111,7 @@ def _plain_fast(path: Path) -> pd.DataFrame | None:
 
 
 def _work_seconds(values: pa.ChunkedArray) -> np.ndarray | None:
-    """float() of each value, as the careful path reads a work time (None when one is not a number): plain
-    decimal numbers by Arrow's cast at once (both round correctly), other spellings one by one."""
+    """float() of each value as the careful path reads a work time (None when one is not a number)."""
     with contextlib.suppress(pa.ArrowException):
         if pc.all(pc.match_substring_regex(values, f"^{PLAIN_NUMBER.pattern}$")).as_py():
             return pc.cast(values, pa.float64()).to_numpy()
@@ -135,8 +122,7 @@ def _work_seconds(values: pa.ChunkedArray) -> np.ndarray | None:
 
 
 def _text_column(values: pa.ChunkedArray, shared: bool) -> pd.Series:
-    """``values`` as a ``str`` column; ``shared``: one Python string per distinct value (an id repeats on
-    each of its rows: a string a row held ~30 MB more at 200,000 captions)."""
+    """``values`` as a ``str`` column; ``shared``: one Python string per distinct value."""
     if not shared:
         return values.to_pandas()
     encoded = values.combine_chunks().dictionary_encode()
@@ -244,8 +230,7 @@ def _from_batch_csv(path: Path, rows: list[dict[str, str]], lines: list[int],
 
 
 def event_logs(row: dict[str, str]) -> dict[str, str]:
-    """The answer's raw ``[kind, detail, time]`` logs by caption index ("" for a page's one
-    log), found by their values: templates name the column as they like (keylog, events, log_2...)."""
+    """The answer's raw ``[kind, detail, time]`` logs by caption index, found by their values."""
     logs = {}
     for key, value in row.items():
         if key and key.startswith("Answer.") and key != "Answer.hitflow_telemetry" and value \

@@ -1,5 +1,4 @@
-"""The target choice every platform shares: the simulator by default, its clock and its truth, and the
-refusal of closed or unconfirmed endpoints. The simulator is reached only here, inside functions."""
+"""The target choice every platform shares; the simulator is reached only here."""
 
 from __future__ import annotations
 
@@ -38,10 +37,7 @@ def check_target(target: str, endpoint_url: str, live: bool) -> None:
 
 
 def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
-    """The embedded simulator's marketplace, shared by the folder's campaigns as a real one is: beside the
-    ledger (a PostgreSQL one's: ``runs/`` here), ``sim/marketplace-seed1.db``, ``marketplace-<crowd>-seed<seed>.db``
-    for a crowd of one's own; a folder holding it under its older name (``sim/<crowd>-seed<seed>.db``, the
-    demo's ``vizwiz_demo`` on every campaign's) keeps that file, its ledgers resuming there."""
+    """The embedded simulator's marketplace file beside the ledger, shared by the folder's campaigns."""
     folder = Path("runs") / "sim" if is_postgres_url(db_path) else Path(db_path).parent / "sim"
     default = crowd_file_used(None)
     own = crowd if crowd is not None and crowd.resolve() != default.resolve() else None
@@ -53,8 +49,7 @@ def sim_state_path(db_path: str | Path, seed: int, crowd: Path | None) -> Path:
 @contextmanager
 def simulator(endpoint_url: str, seed: int | None, crowd: Path | None,
               state: Path | None = None, start: float | None = None) -> Iterator[Target]:
-    """The simulator at ``endpoint_url`` (it must verify as one), or one in this process for the duration;
-    ``start``: a new marketplace's clock."""
+    """The simulator at ``endpoint_url`` (verified), or one in this process for the duration."""
     if endpoint_url:
         if not is_simulator(endpoint_url):
             raise ConfigError(f"{endpoint_url} does not answer as a hitflow simulator (GET /_sim/health); "
@@ -89,8 +84,7 @@ _SHARED_LOCK = threading.Lock()
 
 @contextmanager
 def _shared_simulator(seed: int | None, crowd: Path | None, state: Path, start: float | None) -> Iterator[Any]:
-    """Sessions of one process on the same state file (two campaigns in one Prefect process)
-    share one simulator: a state file has one owner at a time."""
+    """Sessions of one process on the same state file share one simulator (a file has one owner)."""
     from flows.sim.service.server import SimServer
 
     key = state.resolve()
@@ -126,8 +120,7 @@ def sim_clock(t: Target) -> Callable[[], float]:
 
 @contextmanager
 def simulator_server(speed: float) -> Iterator[str]:
-    """A simulator as an HTTP server of its own, for as long as the block runs; yields its URL
-    (``serve-schedules`` keeps one up so every scheduled run talks to the same marketplace)."""
+    """A simulator as an HTTP server of its own while the block runs; yields its URL."""
     from flows.sim.service.server import SimServer
 
     with SimServer(speed=speed) as server:
@@ -142,8 +135,7 @@ def crowd_file_used(crowd_file: Path | None) -> Path:
 
 
 def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict[str, Any]]:
-    """The simulator's crowd (its workers in a seeded mix of profiles, and their caption bank):
-    the people the links route invites when no real invitees are named."""
+    """The simulator's crowd: the people the links route invites when no real invitees are named."""
     from flows.sim.people import crowd
     from flows.sim.people.crowd_keys import DEFAULT_CROWD
 
@@ -153,8 +145,7 @@ def simulated_crowd(crowd_file: Path | None, seed: int) -> tuple[list[Any], dict
 
 def simulate_invitees(links: dict[str, str], people: tuple[list[Any], dict[str, Any]], seed: int, round_no: int,
                       start: float, at: Callable[[float], None] | None, done: frozenset[str]) -> dict[str, int]:
-    """Each simulated invitee of ``links`` not ``done`` opens their link and submits over HTTP on round
-    ``round_no``'s schedule from ``start``; the HTTP status each got."""
+    """Simulated invitees of ``links`` not ``done`` submit over HTTP on round ``round_no``; each HTTP status."""
     from flows.sim.pages.volunteers import volunteer_round
 
     workers, bank = people
@@ -258,15 +249,13 @@ def crowd_item_truth(people: tuple[list[Any], dict[str, Any]]) -> list[dict[str,
 
 
 def sim_item_truth(target: Target, campaign: str | None = None) -> list[dict[str, Any]]:
-    """The latent answer (``item_id, field, answer``) of every choice the crowd was shown on ``campaign``'s
-    pages (without: on any), as the folder's marketplace serves other campaigns too."""
+    """The latent answer (``item_id, field, answer``) of every choice shown on ``campaign``'s pages."""
     query = f"?{urllib.parse.urlencode({'scope': campaign})}" if campaign is not None else ""
     return _sim_list(_sim_call(target, "GET", f"/_sim/items{query}", None, 30), "items")
 
 
 def sim_uncaptioned(crowd_file: Path, item_ids: list[str]) -> list[str]:
-    """The items whose image the crowd's caption bank holds no caption of (load tests' made-up ids aside):
-    the simulator's workers describe a scene of its own making there (flows/sim/people/unseen_images.py)."""
+    """The items whose image the crowd's bank holds no caption of (written content-blind)."""
     from flows.sim.people.crowd import load_crowd
     from flows.sim.people.unseen_images import uncaptioned
 

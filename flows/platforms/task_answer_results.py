@@ -1,9 +1,4 @@
-"""MTurk batch results from a crowd-form page (one ``Answer.taskAnswers`` JSON column), flattened as the task
-server flattens a posted answer, then one row per assignment x free-text field in the QC column contract
-(``assignment_id, worker_id, image_id, caption, work_time_s`` + ``telemetry_field``, ``telemetry_log``,
-``page_text`` from the row's ``Input.*`` values). Free-text fields are the ones named (``--text-field``), else
-found as prose that differs between answers; a keystroke log goes with the field it names. Unreadable rows
-are malformed rows."""
+"""MTurk batch results from a crowd-form page as QC rows."""
 
 from __future__ import annotations
 
@@ -82,8 +77,7 @@ def _logs(row: dict[str, str], flat: dict[str, str]) -> dict[str, str]:
 
 
 def _log_for(field: str, logs: dict[str, str], fields: list[str]) -> str:
-    """The log whose name carries the field's (``summary_log`` for ``summary``), else the only log of
-    a page with one text field."""
+    """The log named after the field, else the only log of a page with one text field."""
     mine = [v for k, v in logs.items() if field.lower() in k.lower()]
     if mine:
         return mine[0]
@@ -106,8 +100,7 @@ def _read_rows(rows: list[dict[str, str]], lines: list[int], seconds: list[float
 
 def from_task_answers(path: Path, rows: list[dict[str, str]], lines: list[int], seconds: list[float | str],
                       named: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The QC frame of a crowd-form batch (see the module docstring); ``seconds``: each row's work time
-    (or the reason it cannot be read)."""
+    """The QC frame of a crowd-form batch; ``seconds``: each row's work time."""
     read, out = _read_rows(rows, lines, seconds)
     fields = text_fields(path, [answer for _, answer, _, _ in read], named) if read else []
     for r, answer, work, line in read:

@@ -1,6 +1,4 @@
-"""Adaptive overlap where the task server hands out units (Prolific, invite links): one more judgement is an
-``ExtendUnit`` row keyed (batch, round, unit), written before any call; the task server lets each unit be held
-by ``min_judgements`` plus its extensions (flows/taskserver/unit_targets.py)."""
+"""Adaptive overlap where the task server hands out units: ``ExtendUnit`` rows."""
 
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ def extension_key(name: str, batch: int, round_no: int, unit_id: str) -> str:
 
 
 def unit_calls(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> list[LedgeredCall]:
-    """One ``ExtendUnit`` row per unit of the round (k mentions, k judgements): the row is what the task server
-    reads; settled once the round's platform call is made."""
+    """One ``ExtendUnit`` row per unit of the round, settled once the round's platform call is made."""
     return [LedgeredCall(EXTEND_UNIT_OP, extension_key(run.cfg.name, batch, round_no, unit),
                          {"unit": unit, "index": unit_index(unit), "NumberOfAdditionalAssignments": extra,
                           "round": round_no}, partial(recorded, unit, extra))
@@ -51,8 +48,7 @@ def recorded(unit: str, extra: int) -> dict[str, Any]:
 
 
 def extra_by_index(store: Store, campaign: str, batch: int) -> dict[int, int]:
-    """More judgements asked of each unit of the batch (by items' unit index), intents included: on
-    Prolific nobody new can arrive before the places are added, on links the row is the extension."""
+    """More judgements asked of each unit of the batch (by unit index), intents included."""
     extra: dict[int, int] = {}
     for row in store.rows("SELECT params FROM ledger WHERE campaign = ? AND batch = ? AND operation = ?",
                           [campaign, batch, EXTEND_UNIT_OP]):
@@ -73,8 +69,7 @@ def responses(run: Run, batch: int) -> int:
 
 
 def extending_batches(store: Store, campaign: str) -> list[int]:
-    """Batches whose last round of ``ExtendUnit`` rows is not collected yet: open for work again on links,
-    whatever their step (a round runs after the batch's block step)."""
+    """Batches whose last round of ``ExtendUnit`` rows is not collected yet."""
     last: dict[tuple[int, str], int] = {}
     for row in store.rows("SELECT batch, operation, params FROM ledger WHERE campaign = ? AND operation IN (?, ?)",
                           [campaign, EXTEND_UNIT_OP, ROUND_NOTE]):

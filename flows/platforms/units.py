@@ -1,7 +1,4 @@
-"""A batch's units as the plan stored them: what every platform posts, one unit at a time.
-
-Shared by the platforms' publish steps (MTurk's HITs, Prolific's studies) and the dry run.
-"""
+"""A batch's units as the plan stored them: what every platform posts, one unit at a time."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ def units_planned(store: Store, campaign: str, batch: int) -> int:
 
 
 def planned_index(store: Store, campaign: str, batch: int, index: int) -> int:
-    """The planned unit whose items a unit shows: a repost after a cancel is the replaced index plus the batch's
-    unit count, so indexes stay unique."""
+    """The planned unit whose items a unit shows (a repost's index is past the batch's unit count)."""
     return index % units_planned(store, campaign, batch)
 
 

@@ -1,5 +1,4 @@
-"""How each route names what a batch posts and what one person hands in (HITs, studies, invitations): every
-view reads the platform's ``WORDS`` (:func:`flows.platforms.registry.platform_facts`)."""
+"""How each route names what a batch posts and what one person hands in."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ class RouteWords:
     units: str
     work: str  # what one person hands in on a unit: "assignment", "submission", "response"
     works: str
-    # (campaign, batch) -> ``n``: what the ledger says the batch posted, and ``places`` when the route
-    # counts people's places on a unit (Prolific's), else NULL
+    # (campaign, batch) -> ``n`` posted, and ``places`` where the route counts places on a unit
     posted_sql: str
     invited: str = ""  # how people reach the work when hitflow invites them ("invite links"), else ""
     people: str = "worker(s)"  # who does the work, as the route calls them: "participant(s)" on Prolific
@@ -32,6 +30,5 @@ class RouteWords:
 
 
 def route_words(status: dict[str, Any]) -> str:
-    """A campaign's platform and where it answers, from its ``hitflow status`` entry: "Prolific via simulator
-    (embedded, state ...)" (the target alone did not say which API the simulator spoke)."""
+    """A campaign's platform and where it answers, from its ``hitflow status`` entry."""
     return f"{status['platform']} via {status['target']}" if status.get("platform") else str(status["target"])

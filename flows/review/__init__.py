@@ -1,2 +1,1 @@
-"""A person in the loop: the review page, a person's decisions and the Prefect pause while a batch waits; its
-modules and what they may import: docs/architecture.md (``make lint`` holds it)."""
+"""A person in the loop: the review page, decisions and the pause while a batch waits."""

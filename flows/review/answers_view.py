@@ -1,6 +1,4 @@
-"""``hitflow ui``: a campaign's answers and worker skill, read from its outputs (``answers.csv``,
-``workers.csv``; docs/reference/outputs.md) when the run wrote them: how many answers and how sure,
-the least sure ones, and every worker's skill, agreement and control-item accuracy."""
+"""``hitflow ui``: a campaign's answers and worker skill from its outputs."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls
 
 
 def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHOLD) -> dict[str, Any] | None:
-    """The overview's answers section of a campaign, or None when its outputs hold no answers.csv;
-    ``threshold``: the campaign's ``[answers] threshold``, which the count below it is of."""
+    """The overview's answers section of a campaign, or None without answers.csv; ``threshold``: its threshold."""
     import pandas as pd  # here: `hitflow --help` imports no pandas
 
     raw = read_output(out_root, campaign, "answers.csv")
@@ -51,8 +48,7 @@ def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHO
             "workers": rows}
 
 
-# one way per column: a share or probability to three places ("1.000", never "1.0" beside "0.875"), a count
-# as a whole number, and anything else (ids, labels, statuses) as it was written
+# a share to three places, a count whole, anything else as written
 SHARES = {"confidence", "skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_agreement",
           "pooled_evidence"}
 COUNTS = {"judgements", "items", "controls", "pooled_controls", "pooled_controls_right", "pooled_labels",
@@ -83,8 +79,7 @@ def _percent(value: str) -> str:
 
 
 def campaign_threshold(config_path: str) -> float:
-    """The campaign's ``[answers] threshold`` from its config, or the default when the config moved or
-    no longer loads (the answers are still worth showing)."""
+    """The campaign's ``[answers] threshold``, or the default when the config no longer loads."""
     from flows.core.config.config import load_config
     from flows.core.errors import HitflowError
 

@@ -1,8 +1,4 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, refreshing itself while runs go (what it shows:
-docs/how-to/review.md). The same gate as the review page (127.0.0.1 only, a one-time link exchanged for an
-HttpOnly cookie, the page's CSP): the queue at ``/review/NAME/`` is the review page itself, on the overview's
-session, so one link opens both. The status and a campaign's run come from functions the CLI hands in
-(``flows.driver``), since this package sits below the driver."""
+"""``hitflow ui``: every campaign in the ledger on one local page."""
 
 from __future__ import annotations
 
@@ -45,9 +41,7 @@ from flows.taskserver.task_server_thread import TaskServer
 StatusReader = Callable[[Store], list[dict[str, Any]]]
 RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
 RunReader = Callable[[str], Run]  # a campaign's name -> its run from the ledger alone, no platform opened
-# The report's only script is each image's onerror that swaps in the local placeholder
-# (report_macros.html.j2): allowed by its hash, so an unreachable image shows the placeholder here too,
-# and no other script runs (under script-src 'none' the handler was refused, one console error per image).
+# The report's only script, each image's onerror placeholder swap, allowed by its hash.
 PLACEHOLDER_HANDLER = f"this.onerror=null;this.src='{IMAGE_PLACEHOLDER}'"
 HANDLER_HASH = base64.b64encode(hashlib.sha256(PLACEHOLDER_HANDLER.encode()).digest()).decode()
 REPORT_HEADERS = {
@@ -74,15 +68,11 @@ class OverviewSite(LoginSession):
     opening: threading.Lock = field(default_factory=threading.Lock)
 
     def campaigns(self) -> set[str]:
-        """The ledger's campaign names (a page's URL may name these only): its names alone, not each one's
-        status (~0.3 s of CPU a request at 40,000 images)."""
+        """The ledger's campaign names (a page's URL may name these only)."""
         return {r["name"] for r in Store(self.db_path).rows("SELECT name FROM campaigns")}
 
     def review_queue(self, name: str, open_run: RunOpener) -> ASGIApp:
-        """NAME's review page, made on first use and kept until the server stops; it signs in with this
-        page's session (no link of its own). With ``read_run`` its pages read the ledger and the run's
-        platform is opened when a decision is first sent (the embedded simulator's reopening replays its
-        marketplace: minutes at 40,000 images); without, it is opened here."""
+        """NAME's review page, made on first use and kept until the server stops, on this page's session."""
         with self.opening:
             if name not in self.queues:
                 if self.read_run is None:
@@ -181,8 +171,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
 
     pages = Starlette(routes=[Route("/", page), Route("/status.json", status_json)],
                       middleware=[Middleware(SecurityHeaders)])
-    # The report is a static page with an inline stylesheet and data: images only: it gets a CSP of its
-    # own (no script at all), not the nonce-based one of the pages above, under which it would lose its styles.
+    # The report is a static page: a CSP of its own with no script, keeping its inline styles.
     return EveryResponse(Starlette(routes=[Route("/favicon.ico", favicon), Route("/report/{name}", report),
                                            Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)],
                                    middleware=[Middleware(SameOriginReferrer)]))

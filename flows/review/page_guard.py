@@ -1,6 +1,4 @@
-"""What the local pages (``hitflow review``, ``hitflow ui``) send on every response, whatever answers
-it: the gate's 403s and 303s, a 404, Starlette's own 500, and the favicon a browser asks for. The pages' routes get
-the task server's headers (``SecurityHeaders``); :class:`EveryResponse` covers the responses made outside them."""
+"""What the local pages send on every response, whatever answers it."""
 
 from __future__ import annotations
 
@@ -10,16 +8,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # For a response whose route set no CSP (plain-text refusals and errors): it may load nothing at all.
 STRICT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-# The page's mark in a browser tab: a small SVG of our own (a funnel: work in, checked work out), so a
-# browser's automatic /favicon.ico request gets an answer, not a 404 in its console.
+# The page's mark in a browser tab (a small SVG of our own), so /favicon.ico is no 404.
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
            'fill="#1f4e79"/><path d="M3 4h10l-4 5v4l-2-1V9z" fill="#fff"/></svg>')
 
 
 class EveryResponse:
-    """ASGI wrapper (outermost, so Starlette's own error responses pass through it too): adds
-    ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store`` and :data:`STRICT_CSP` to any
-    response that lacks them; a route's own CSP (the page's nonce, the report's) is kept."""
+    """ASGI wrapper adding nosniff, no-store and :data:`STRICT_CSP` to any response that lacks them."""
 
     def __init__(self, app: ASGIApp):
         self.app = app

@@ -1,8 +1,4 @@
-"""A review page's hold on its campaign's platform: opened when a decision is sent, let go once no decision
-has come for ``idle_s``. The folder's embedded simulator is one file that one process holds at a time, and
-the marketplace is every campaign's of the folder: a review page holding it for its whole life stopped
-every other campaign's run there. Opened for each decision instead, reopening would replay the whole
-marketplace (minutes at 40,000 images) between a person's clicks; ``idle_s`` keeps it across a burst."""
+"""A review page's hold on its campaign's platform, let go once idle."""
 
 from __future__ import annotations
 

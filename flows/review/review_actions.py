@@ -1,11 +1,4 @@
-"""A person's decisions from the review page, through the same ledger as the automatic ones.
-
-Each POST carries an idempotency key; a key already recorded returns what was done then and
-sends nothing. What goes to the platform (MTurk, Prolific, nothing for links) is the platform's
-``REVIEW_SENDERS`` (flows/platforms/<name>/decisions.py), under the automatic steps' ledger
-keys, so decide_batch never sends a second call for an assignment a person decided; a block
-likewise uses block_batch's key.
-"""
+"""A person's decisions from the review page, through the same ledger as the automatic ones."""
 
 from __future__ import annotations
 
@@ -22,8 +15,7 @@ from flows.platforms.interface import Platform
 from flows.platforms.registry import platform_for
 
 ACTIONS = ("approve", "reject", "strike_caption", "block", "unblock", "keep", "bonus")
-# "keep": a person's word on a worker the rules proposed to block, recorded as what it is (it was recorded
-# as "unblock"); it is sent as an unblock, which lifts a block already made and otherwise changes nothing
+# "keep": a person's word on a worker the rules would block, sent as an unblock (lifting any block made)
 SENT_AS = {"keep": "unblock"}
 MAX_BONUS = Decimal("20.00")
 
@@ -53,9 +45,7 @@ MONEY = re.compile(r"([0-9]{1,6})(?:\.([0-9]{1,2}))?")  # dollars and cents as a
 
 
 def bonus_amount(typed: str) -> str:
-    """A bonus as the platform gets it: two decimal places ("0.50"). Only digits with an optional
-    point and one or two cents are money here: ``1E+1``, ``NaN``, ``0.005`` are refused, never sent
-    as typed; surrounding spaces go."""
+    """A bonus as the platform gets it, two decimal places ("0.50"); anything but plain money is refused."""
     found = MONEY.fullmatch(typed.strip())
     if not found:
         raise InputFormatError(f"bonus amount {typed[:20]!r} is not dollars and cents such as 0.50")

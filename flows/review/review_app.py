@@ -1,5 +1,4 @@
-"""``hitflow review``: a local page for the work that needs a person, on 127.0.0.1 only. Its access (a
-one-time token for an HttpOnly cookie, a page token and Host/Origin check on every POST): docs/how-to/review.md."""
+"""``hitflow review``: a local page for the work that needs a person (docs/how-to/review.md)."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ RESUMING = threading.Lock()
 
 @dataclass(kw_only=True)
 class LoginSession:
-    """One person's access to a local page: the one-time token until used, then the cookie's secret,
-    and the tokens of the pages served (CSRF). The review page and the overview share it."""
+    """One person's access to a local page: the one-time token, then the cookie's secret, and CSRF tokens."""
 
     login_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     session: str = ""
@@ -76,10 +74,7 @@ class LoginSession:
 
 @dataclass
 class ReviewSite(LoginSession):
-    """The reviewer's session on one campaign's queue. ``run`` serves the pages; with ``connect`` it is
-    the ledger's alone (:func:`flows.driver.operations.ledger_run`) and the platform is opened by
-    ``connect`` when a decision is sent, and let go once idle (flows/review/platform_lease.py; at the
-    latest with ``closing``): the folder's other campaigns run on the same embedded simulator."""
+    """The reviewer's session on one campaign's queue (``connect``: the platform opened for a decision)."""
 
     run: Run
     reviewer: str
@@ -102,8 +97,7 @@ class ReviewSite(LoginSession):
         return ledger_now(self.served.store, self.run.cfg.name) if self.connect else platform_now(self.served)
 
     def take_platform(self) -> Run:
-        """The run with its platform open, to send a decision: ``run`` itself, or opened by ``connect`` (on a
-        thread of the server's pool: pages go on being served); handed back with :meth:`give_back_platform`."""
+        """The run with its platform open, to send a decision; handed back with :meth:`give_back_platform`."""
         if self.connect is None:
             return self.run
         with self._connecting:
@@ -119,8 +113,7 @@ class ReviewSite(LoginSession):
 
 def sign_in(site: LoginSession, request: Request, command: str = "the command",
             rerun: str = "start the command again") -> Response | None:
-    """The shared gate: loopback host only, the one-time link exchanged for a cookie, else 403;
-    None when the request may go on. ``command`` printed the link; ``rerun`` says how to get a new one."""
+    """The shared gate: loopback only, the one-time link exchanged for a cookie, else 403; None: go on."""
     if not _same_host(request):
         return refused("this page answers on 127.0.0.1 only")
     token = request.query_params.get("token")
@@ -246,8 +239,7 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
 
 
 def resume_cleared(site: ReviewSite) -> str:
-    """Resume the paused flow runs whose batch the reviewer has just cleared (a thread of its own:
-    Prefect's sync client must not run on the server's event loop)."""
+    """Resume the paused flow runs whose batch the reviewer just cleared (on a thread of its own)."""
     from flows.review.review_pause import resume_if_cleared
 
     try:
@@ -263,8 +255,7 @@ def resume_cleared(site: ReviewSite) -> str:
 
 
 class SameOriginReferrer:
-    """Under ``no-referrer`` Chromium posts forms with ``Origin: null``; the review page needs its
-    own origin on its POSTs (the CSRF check), and sends no referrer to any other site."""
+    """The review page's own origin on its POSTs (the CSRF check), and no referrer to any other site."""
 
     def __init__(self, app: ASGIApp):
         self.app = app

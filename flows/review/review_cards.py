@@ -49,18 +49,15 @@ def _filtered(queue: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
 
 
 def queue_cards(run: Run, mode: str, filters: dict[str, str], now: float | None = None) -> dict[str, Any]:
-    """One page of cards (``filters["page"]``, by default the one with the first open item), the filters'
-    choices, counts, and the image hosts the CSP must allow. ``now``: the platform's clock (default: asked)."""
+    """One page of cards, the filters' choices, counts and image hosts; ``now``: the platform's clock."""
     store, name = run.store, run.cfg.name
     now = platform_now(run) if now is None else now
-    # each item's state (open, decided by a person or by the rules) as every other view counts it; the queue
-    # kept while the ledger has not changed (the overview's own, or this page's last load)
+    # each item's state as every other view counts it, the queue kept while the ledger is unchanged
     seen = fingerprint(store, name)
     built = kept_queue(store, name, (run.cfg.policy, mode), now, lambda: campaign_queue(store, name, run.cfg.policy,
                                                                                          mode, now), seen)
     queue = item_states(built, applied_work(store, name), run.cfg.review, now)
-    # after a person's decision: the states `hitflow status` reads back (kept_states.py), while the config's
-    # file still says what this page loaded
+    # after a person's decision: the states `hitflow status` reads back, while the config still holds
     keep_for_config(store, name, (run.cfg.policy, mode), seen, [
         {"batch": b, "state": s} for b, s in zip(queue["batch"].tolist(), queue["state"].tolist(), strict=True)])
     shown = _filtered(queue, filters)
@@ -108,8 +105,7 @@ def _page(asked: str, shown: pd.DataFrame) -> int:
 
 
 def page_cards(run: Run, rows: pd.DataFrame, first: int, pooled: PooledLines) -> list[dict[str, Any]]:
-    """The cards of a page's queue rows (``first``: the first one's number in the filtered queue), each with
-    what its decision acts on (docs/how-to/review.md) as the task kind reads it (flows/core/task_kinds.py)."""
+    """The cards of a page's queue rows (``first``: the first one's number), as the task kind reads them."""
     store, name = run.store, run.cfg.name
     records = rows.to_dict("records")
     if not records:
@@ -149,8 +145,7 @@ def control_lines(store: Store, campaign: str) -> dict[str, str]:
 
 
 class PooledLines:
-    """The workers' evidence on the review page: their control answers so far, counted once (a card's and the
-    table's), and the pooled control rule's, per card after the card's batch, above the cards over all of them."""
+    """The workers' evidence on the review page: control answers so far, and the pooled control rule's."""
 
     def __init__(self, store: Store, campaign: str):
         self.store, self.campaign = store, campaign

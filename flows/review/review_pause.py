@@ -1,7 +1,4 @@
-"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it; Prefect's Resume form
-(:class:`ReviewDone`) or ``hitflow review`` clearing the queue resumes it (docs/how-to/review.md). The pause is
-taken in the flow function, between tasks, and the review gate runs again after it; the paused run's id is kept
-in the ledger, so another process can find and resume it."""
+"""Under Prefect a batch that waits for review pauses its flow run instead of stopping it."""
 
 from __future__ import annotations
 
@@ -42,10 +39,7 @@ def pause_seconds(pending: ReviewPending) -> int:
 
 
 def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print) -> ReviewDone | None:
-    """Pause the current flow run until it is resumed (the input) or the pause times out (None).
-
-    Outside a flow run, and with the run's embedded simulator (one process at a time on its state
-    file, and the review page needs it), the stop stands: ``pending`` is raised again."""
+    """Pause the current flow run until resumed (the input) or timed out (None); else ``pending`` again."""
     from prefect import pause_flow_run
     from prefect.context import FlowRunContext
     from prefect.exceptions import FlowPauseTimeout
@@ -94,9 +88,7 @@ def resume_after_timeout(run_id: UUID) -> None:
 
 
 def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
-    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed.
-
-    Nothing happens (and Prefect is not imported) when no run is paused."""
+    """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed."""
     waiting = paused_runs(run.store, run.cfg.name)
     if not waiting:
         return []
@@ -114,8 +106,7 @@ def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
 
 
 def mark_unless_settled(store: Store, key: str, status: str) -> None:
-    """The review side's note, kept only while the ledger still says paused: the run's own "resumed"
-    (with the input it loaded) may already be there, and is the one that counts."""
+    """The review side's note, kept only while the ledger still says paused."""
     with store.transaction():
         store.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
                          [status, time.time(), key])

@@ -1,5 +1,4 @@
-"""``hitflow analyze KIND INPUT``: read a CSV (or a published file through a reader), run the
-analysis from ``postprocess``, return JSON-ready results."""
+"""``hitflow analyze KIND INPUT``: a CSV in, JSON-ready results out."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""Readers for published human-evaluation files, into the column contracts of ``postprocess``.
-
-- Flickr8k ``ExpertAnnotations.txt`` (Hodosh et al. 2013): ``img, caption id, e1, e2, e3``.
-- Flickr8k ``CrowdFlowerAnnotations.txt``: ``img, caption id, share yes, #yes, #no``.
-- van Miltenburg & Elliott (2017) error-analysis annotations: a folder holding
-  ``annotations_<name>/congruency*.json`` and the categorised incongruent items.
-- Kreiss et al. (2022) sighted evaluation (``raw/evaluation_sighted/data.csv``), with the
-  authors' exclusion rule.
-"""
+"""Readers for published human-evaluation files, into the column contracts of ``postprocess``."""
 
 from __future__ import annotations
 
@@ -37,8 +29,7 @@ def flickr8k_expert(path: Path) -> pd.DataFrame:
 
 
 def flickr8k_crowd(path: Path) -> pd.DataFrame:
-    """Long form ``item_id, worker_id, label`` (1 yes, 0 no); CrowdFlower's file keeps only counts,
-    so judgements get positional worker ids (``j1, j2, ...``) within each pair."""
+    """Long form ``item_id, worker_id, label`` (1 yes, 0 no), positional worker ids within each pair."""
     wide = _tsv(path, ["image", "caption", "share", "yes", "no"])
     rows = []
     for r in wide.itertuples(index=False):
@@ -78,8 +69,7 @@ def errors_2017(folder: Path) -> pd.DataFrame:
 
 
 def kreiss_2022(path: Path) -> pd.DataFrame:
-    """One row per participant: ``participant_id, trials, minutes, passed_qualification,
-    continued, slider_zero``, read from the sighted study's trial log."""
+    """One row per participant of the sighted study's trial log (``participant_id, trials, minutes, ...``)."""
     trials = read_csv_frame(path, what="the sighted study's data.csv")
     needed = {"anon_worker_id", "timeSpent", "botresponse", "continue", "q5_sliderval"}
     if not needed <= set(trials.columns):

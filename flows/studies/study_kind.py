@@ -1,6 +1,4 @@
-"""The five evaluation studies declared as task kinds (flows/core/task_kinds.py): their questions per
-task as what a worker answers, cards field by field, the figures they were planned with on Prolific,
-the study QC and the study outputs (judgements and their analysis)."""
+"""The five evaluation studies declared as task kinds."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""An evaluation study's outputs: the judgements, their analysis (JSON), flags, blocks and an HTML
-report with plots, under ``runs/<study>/``."""
+"""An evaluation study's outputs under ``runs/<study>/``."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ KEPT_ACTIONS = ("approve",)  # rejected and unpaid (returned, timed-out) work st
 
 
 def kept_answers(run: Run) -> pd.DataFrame:
-    """Answers of approved responses that no QC rule flagged: a too-fast or straight-lined
-    response is paid (it broke no submit rule) but is not evidence."""
+    """Answers of approved responses that no QC rule flagged."""
     rows = run.store.rows(f"""
         SELECT x.assignment_id, a.worker_id, x.item_id, x.field, x.value
         FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = x.assignment_id
@@ -45,16 +43,13 @@ def kept_answers(run: Run) -> pd.DataFrame:
 
 
 def served(run: Run, answers: pd.DataFrame) -> pd.Series:
-    """Which answer rows are for an item the response was shown: one of the campaign's items and,
-    where the response came through a HIT, one of that HIT's. A hostile worker's answers for
-    other ids (or none) must not reach a statistic (they ended a study's outputs)."""
+    """Which answer rows are for an item the response was shown (hostile ids never reach a statistic)."""
     items = {r["item_id"] for r in run.store.rows("SELECT item_id FROM items WHERE campaign = ?", [run.cfg.name])}
     hit_items = {r["assignment_id"]: set(json.loads(r["item_ids"] or "[]")) for r in run.store.rows(
         "SELECT a.assignment_id, h.item_ids FROM assignments a JOIN hits h ON h.campaign = a.campaign AND h.hit_id "
         "= a.hit_id "
         "WHERE a.campaign = ?", [run.cfg.name])}
-    # page-level answers (the screen's demographics/consent) carry no item id: they were served by
-    # the page itself, so they are kept when the study's screen asks for that field
+    # page-level answers (demographics, consent) carry no item id: kept when the screen asks for them
     page_fields = set(run.cfg.study.screen.fields) if run.cfg.study is not None else set()
     return pd.Series([(item == "" and field in page_fields)
                       or (item in items and item in hit_items.get(assignment, items))
@@ -100,8 +95,7 @@ def _severity(run: Run, answers: pd.DataFrame, shown: dict[str, dict[str, Any]],
     write_csv(frames.severity_ratings(answers, shown, include_calibration=True).query("role == 'calibration'"),
               out_dir / "calibration.csv", for_spreadsheet=False)  # data, as judgements.csv
     ratings = frames.severity_ratings(answers, shown)
-    # judgements.csv keeps the screened-out people's rows, marked, so `hitflow analyze severity` on it
-    # leaves them out as the report did (flows/studies/analysis.py reads the column)
+    # judgements.csv keeps screened-out people's rows, marked, so `hitflow analyze` leaves them out too
     ratings = ratings.assign(excluded=ratings["participant_id"].isin(set(excluded["participant_id"])).astype(int))
     kept = ratings[ratings["excluded"] == 0].drop(columns="excluded")
     result = severity(kept) if kept["participant_id"].nunique() >= 2 else {"error": "fewer than two participants"}
@@ -152,9 +146,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
 
 
 def study_judgements(kind: str, table: pd.DataFrame) -> tuple[pd.DataFrame, OtherKinds]:
-    """What answers.csv aggregates of a study's judgements.csv: the labels of a labelled kind, and a severity
-    study's slider scores as numbers (per item the median with its interval, per participant the bias;
-    screened-out participants' rows left out, as the analysis leaves them)."""
+    """What answers.csv aggregates of a study's judgements.csv (screened-out participants left out)."""
     none = pd.DataFrame(columns=["item_id", "worker_id", "label"])
     if kind in LABELLED and "label" in table.columns:
         return table[["item_id", "worker_id", "label"]], OtherKinds()

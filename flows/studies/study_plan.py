@@ -1,5 +1,4 @@
-"""Human-evaluation studies: their item files (each kind's columns: flows/core/study_kinds.py ``COLUMNS``, and
-docs/tutorials/evaluation-study.md), their units, and each page's questions."""
+"""Human-evaluation studies: their item files, units and each page's questions."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ def _selection_tasks(rows: list[dict[str, str]], rng: random.Random) -> list[dic
 
 
 def _pairwise_tasks(rows: list[dict[str, str]], pairs_per_image: int, rng: random.Random) -> list[dict[str, Any]]:
-    """Each image with its reference twice in a row (``pairs_per_image`` different system pairs);
-    which system is shown as #1 is drawn at random and recorded as ``flipped``."""
+    """Each image with its reference twice in a row, the system shown as #1 drawn (``flipped``)."""
     tasks = []
     for image, outputs in _grouped(rows, "image_id").items():
         by_system = {r["system"]: r for r in outputs}

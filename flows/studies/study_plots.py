@@ -1,5 +1,4 @@
-"""The evaluation studies' report plots (PNG, inlined): what people would rather see than read.
-Each ``*_figure`` returns the matplotlib figure, so a test can check its text does not collide."""
+"""The evaluation studies' report plots (PNG, inlined)."""
 
 from __future__ import annotations
 
@@ -39,8 +38,7 @@ def _severity_figure(a: dict[str, Any]) -> Figure:
 
 
 def _pairwise_figure(a: dict[str, Any]) -> Figure:
-    """One panel per dimension sharing the systems' axis, so their names are written once; the
-    title says what is plotted once for all panels (per-panel titles used to run into each other)."""
+    """One panel per dimension sharing the systems' axis, one title for all."""
     dims = a["dimensions"]
     fig, axes = new_figure(2.6 * len(dims) + 1.6, 0.35 * max(len(d["bradley_terry"]) for d in dims.values()) + 1.6,
                            ncols=len(dims), sharey=True)

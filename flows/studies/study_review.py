@@ -1,5 +1,4 @@
-"""QC step of an evaluation study: every stored response checked against its page's submit rules
-(the same spec the page enforced) and the study QC rules, into one flag table."""
+"""QC step of an evaluation study, into one flag table."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ from qc.judgement_spec import check_answers
 from qc.runner import run_rules
 
 _ITEM_FIELD = re.compile(r"^image_id_(\d+)$")
-# rules that judge a worker's answers over the study so far (qc/agreement_odds.py, qc/page_straight_lining.py,
-# qc/straight_lining_odds.py): run on every answer to a task's questions up to the batch, flags for its workers
+# rules that judge a worker's answers over the study so far, run on every answer up to the batch
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "answer", "ticks", "options", "scale"]
 
@@ -95,10 +93,7 @@ def response_frame(run: Run, batch: int) -> pd.DataFrame:
 
 
 def unreadable(exc: ET.ParseError) -> tuple[list[dict[str, str]], str]:
-    """(the page's rules broken, the reason it is malformed) for an answer that does not parse. A value no
-    browser writes was built by hand around the page: ``invalid_answer``, as a bypassed page's rule. Any
-    other failure (XML the platform wrote, JSON a page's script wrote, a size the page let through) could
-    be ours: ``malformed_answer``, held for a person and never a rejection or a block (qc/answer_faults.py)."""
+    """(rules broken, why malformed) for an answer that does not parse."""
     if built_by_hand(exc):
         return [{"rule": "built_by_hand", "field": "", "detail": str(exc)}], ""
     return [], str(exc)
@@ -127,8 +122,7 @@ def batches_so_far(run: Run, batch: int) -> list[int]:
 
 
 def batch_answers(run: Run, batch: int) -> pd.DataFrame:
-    """One row per response, task and question (:data:`ANSWER_COLUMNS`), kept for the run while the batch's
-    responses stay the same."""
+    """One row per response, task and question, kept while the batch's responses stay the same."""
     kept = run.notes.setdefault("study_answers", {})
     seen = run.store.rows("SELECT COUNT(*) AS n, MAX(rowid) AS last FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, batch])[0]

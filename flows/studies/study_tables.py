@@ -1,5 +1,4 @@
-"""The study report's statistics as tables with a sentence each: the test, its effect size and
-confidence intervals in words (the numbers in full stay in analysis.json beside the report)."""
+"""The study report's statistics as tables with a sentence each."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ def _p(p: float) -> str:
 
 
 def _alpha_words(alpha: float | None) -> str:
-    """Krippendorff's reading of alpha (Content Analysis, 2nd ed., 2004, p. 241): at least .800 to
-    rely on the data, .667 to .800 for tentative conclusions only."""
+    """Krippendorff's reading of alpha (2004, p. 241): .800 to rely on, .667 for tentative conclusions."""
     if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)):
         return "agreement could not be computed"
     if alpha >= 0.8:

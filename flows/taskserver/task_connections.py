@@ -1,7 +1,4 @@
-"""The task server's connections against slow and many clients (uvicorn times neither a request's head nor
-its body): a cap per address (an IPv6 client by its /64), deadlines for a head and a body, and the open
-connections kept below the file limit, the oldest slow one pushed out at the cap (docs/security.md, "Slow and
-many clients"). Loopback and trusted proxies are not capped per address (a proxy carries everyone's)."""
+"""The task server's connections against slow and many clients (uvicorn times neither a request's head nor its body)."""
 
 from __future__ import annotations
 
@@ -15,9 +12,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-# uvicorn's listen backlog: the kernel queues this many connections not yet accepted (a burst
-# beyond it waits for a SYN retransmit, a second), and asyncio accepts up to this many per loop
-# tick, each a file before it is counted. Small under a small file limit, larger when files abound.
+# uvicorn's listen backlog (each accepted one a file before it is counted): small under a small limit.
 SMALL_BACKLOG, LARGE_BACKLOG = 128, 1024
 FIXED_FILES = 256  # the ledger's SQLite files per worker thread, logs, the listening socket
 
@@ -45,8 +40,7 @@ def address_key(host: str) -> str:
 
 
 def raise_file_limit() -> int:
-    """Raise this process's open-file limit to its hard limit (many systems start services at a
-    soft 1,024 under a far higher hard limit); return the limit now in force."""
+    """Raise this process's open-file limit to its hard limit; the limit now in force."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
     if soft < wanted:
@@ -63,16 +57,13 @@ def backlog_for(file_limit: int) -> int:
 
 
 def open_file_budget(file_limit: int) -> int:
-    """How many client connections fit under the file limit, leaving room for the ledger and for
-    accepted sockets not yet counted or not yet closed: asyncio accepts up to a backlog per loop
-    tick, and a socket is counted a tick or two later (with 2 x 256 kept free, 1,024 files ran out)."""
+    """How many client connections fit under the file limit, with room for the ledger and new sockets."""
     return max(16, file_limit - 3 * backlog_for(file_limit) - FIXED_FILES)
 
 
 @dataclass
 class ConnectionTable:
-    """Open connections per address key, and those still awaiting their request head, oldest
-    first (dicts keep insertion order). Touched only from the event loop's thread."""
+    """Open connections per address key, and those awaiting their head, oldest first (event loop only)."""
 
     limits: ConnectionLimits
     max_open: int
@@ -100,10 +91,7 @@ class ConnectionTable:
         return True
 
     def victim(self, key: str, exempt: bool) -> GuardedH11Protocol | None:
-        """At the cap: the oldest connection still sending its head from the address that holds
-        the most connections, if that is more than the newcomer's address holds (max-min fair:
-        a crowd of slow connections from a few addresses pushes out only its own, however far
-        the server lags). With very many addresses, simply the oldest."""
+        """At the cap: the oldest head-sending connection of the address holding most (max-min fair)."""
         if len(self.awaiting_by_key) > 256:
             return next(iter(self.awaiting_head), None)
         heaviest = max(self.awaiting_by_key, key=self.by_key.__getitem__, default=None)

@@ -1,5 +1,4 @@
-"""What the task server puts between the internet and its routes: security headers on every
-response, request bodies bounded while they stream in, and limits on new sessions (docs/security.md)."""
+"""What the task server puts between the internet and its routes (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -43,9 +42,7 @@ def origin_of(url: str) -> str | None:
 
 def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
                             form_origins: Iterable[str] = (), page_origins: Iterable[str] = ()) -> str:
-    """The page's own (nonced) scripts and styles and those of ``page_origins`` (a custom page's
-    ``[target] page_origins``), its images' hosts, posts to itself and the given submit origins,
-    framed only by itself and MTurk."""
+    """The CSP: own nonced scripts and styles, ``page_origins``, image hosts, submit origins; framed by MTurk."""
     images = " ".join(sorted(set(image_origins)))
     forms = " ".join(sorted(set(form_origins)))
     extra = "".join(f" {o}" for o in sorted(set(page_origins)))
@@ -56,9 +53,7 @@ def content_security_policy(nonce: str, image_origins: Iterable[str] = (),
 
 
 class SecurityHeaders:
-    """ASGI middleware: a fresh CSP nonce per request (``request.state.csp_nonce``), and the
-    headers on every response, errors included. Routes widen the CSP by setting
-    ``request.state.image_origins`` / ``request.state.form_origins``."""
+    """ASGI middleware: a fresh CSP nonce per request and the headers on every response."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -86,8 +81,7 @@ class SecurityHeaders:
 
 
 async def bounded_body(request: Request, limit: int) -> bytes:
-    """The body, refused at Content-Length when it says too much, and counted while it streams
-    (a chunked or lying client is cut off at ``limit`` bytes, never buffered whole)."""
+    """The body, refused past ``limit`` bytes, by Content-Length or while it streams."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
@@ -105,9 +99,7 @@ async def bounded_body(request: Request, limit: int) -> bytes:
 
 @dataclass
 class SessionLimits:
-    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (an IPv6
-    address counted by its /64: one host usually holds the whole /64, and can pick a new address
-    in it for each request). Held units are bounded apart (flows/taskserver/unit_holds.py)."""
+    """At most ``per_participant`` and ``per_address`` new sessions within ``window_s`` (IPv6 by /64)."""
 
     per_participant: int = 6
     per_address: int = 30

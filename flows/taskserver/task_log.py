@@ -1,11 +1,4 @@
-"""A bounded log for the task server: an error that repeats is counted, not written again.
-
-Under a flood of slow connections asyncio logged one traceback per failed ``accept()`` and the
-log grew by 189 MB in 70 s, burying everything else and filling the disk. Here each
-kind of record (logger, level, message template, exception type) is written the first time,
-with its traceback; within the next ``window_s`` seconds the same kind is only counted, and the
-next one written after the window says how many were left out (and carries no traceback).
-"""
+"""A bounded log for the task server: an error that repeats is counted, not written again."""
 
 from __future__ import annotations
 
@@ -60,8 +53,7 @@ class RepeatSummary(logging.Filter):
 
 
 def _message(record: logging.LogRecord) -> str:
-    """The record's text with its arguments; its bare template when they do not fit it (a caller's slip
-    must not raise out of the filter)."""
+    """The record's text with its arguments, or its bare template when they do not fit it."""
     try:
         return record.getMessage()
     except (TypeError, ValueError):
@@ -75,8 +67,7 @@ def _one_line(record: logging.LogRecord) -> str:
 
 
 def bound_repeated_errors(window_s: float = 60.0) -> RepeatSummary:
-    """Put one RepeatSummary on the loggers the task server writes through (once per process);
-    whoever stops the server calls flush_repeated_errors()."""
+    """Put one RepeatSummary on the task server's loggers (once per process)."""
     summary = _installed()
     if summary is not None:
         return summary

@@ -1,11 +1,4 @@
-"""hitflow's task server: a campaign's pages for Prolific participants, invited annotators and
-MTurk ExternalQuestion workers. Every response is stored in SQLite before the server answers.
-
-Routes (nothing else is served): ``GET /health``; ``GET /task/<campaign>`` with Prolific's
-``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``, or an invite ``invite=<signed token>``, or
-MTurk's ``assignmentId``/``hitId``/``workerId``/``turkSubmitTo``; ``POST /task/<campaign>/submit``.
-What it defends against and how: docs/security.md.
-"""
+"""hitflow's task server; every response is stored before the server answers."""
 
 from __future__ import annotations
 
@@ -94,12 +87,7 @@ def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
 
 
 def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) -> dict[str, Any]:
-    """Check the session, its signature and that the fields are exactly its unit's, then store
-    the answer and mark the session done, once: a concurrent duplicate finds it done.
-
-    Values are stored as typed, control characters included (text pasted from a word processor
-    can carry a ``\x0b`` the person cannot see, let alone remove): the answer XML carries them
-    (flows/mturk_forms.py), QC sees them, and only the spell-corrected caption turns them into spaces."""
+    """Check the session, its signature and fields, then store the answer as typed and mark it done, once."""
     store = site.store()
     try:
         fields = flat_answers(fields)  # a crowd-form page posts one taskAnswers field (crowd_elements.js)
@@ -139,10 +127,7 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
 
 
 def stop_failing(store: Store, campaign: str, batch: int, participant: str) -> None:
-    """A participant whom their control answers so far stop (the quiz's on their first page, then each page's:
-    the sequential test, the controls-alone rule) is blocked at once, so :func:`allocate` refuses them their next
-    page; the run's block step applies it on the platform (Prolific's block-list group; their page is completed
-    and paid) and their answers stay out of the dataset and the answers."""
+    """Block at once a participant whom their control answers so far stop."""
     for worker, rules in failed_controls(store, campaign, batch, [participant], accuracy=True).items():
         store.insert_raw("blocks", [{"campaign": campaign, "worker_id": worker, "batch": batch, "rules": rules,
                                      "mode": "next page refused", "applied": ""}], "IGNORE")
@@ -155,17 +140,14 @@ def _message(request: Request, status: int, title: str, text: str) -> HTMLRespon
 
 
 def form_fields_of(body: bytes) -> dict[str, str]:
-    """A urlencoded body as one value per name (repeated names joined by ``|``); undecodable
-    bytes become U+FFFD rather than an error."""
+    """A urlencoded body as one value per name (repeats joined by ``|``), bad bytes as U+FFFD."""
     return {k: v[0] if len(v) == 1 else "|".join(v)
             for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
 
 
 def make_app(site: TaskSite) -> Starlette:
     def health(request: Request) -> Response:
-        """For a load balancer or systemd: 200 while the ledger answers, 503 when it does not.
-        ``signs_with`` lets a run check that this server shares its ledger's secret (an HMAC of
-        a constant: it reveals nothing of the secret)."""
+        """200 while the ledger answers, else 503; ``signs_with`` checks the shared secret (an HMAC)."""
         try:
             open_now = {name: open_batch_or_reason(site.store(), cfg)[0] for name, cfg in site.campaigns.items()}
         except Exception as exc:  # the ledger is unreadable: the server cannot take responses
@@ -211,8 +193,7 @@ def make_app(site: TaskSite) -> Starlette:
 
 
 def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """Never a traceback, to the person or in the log: an unexpected failure is one log line
-    (without the request's values) and a plain 500 page."""
+    """Never a traceback: an unexpected failure is one log line and a plain 500 page."""
     async def guarded(request: Request) -> Response:
         try:
             return await route(request)

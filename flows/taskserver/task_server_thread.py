@@ -26,11 +26,7 @@ DEFAULT_LIMITS = ConnectionLimits()
 
 def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, trusted_proxies: tuple[str, ...] = (),
                   limits: ConnectionLimits = DEFAULT_LIMITS) -> uvicorn.Config:
-    """uvicorn's settings for the task server. X-Forwarded-For/-Proto are honoured only from the
-    given proxy addresses (none by default): from anyone else they are a participant's own
-    claim, and would let one person pass for many addresses (docs/security.md, deploy/).
-    Connections are capped and timed by flows/taskserver/task_connections.py; repeated errors
-    are counted rather than logged each time (task_log.py)."""
+    """uvicorn's settings for the task server (forwarded headers only from ``proxies``)."""
     if trusted_proxies:
         site.limit_loopback = True  # behind a proxy on loopback the real client comes from the header
     limits = replace(limits, exempt=limits.exempt | frozenset(trusted_proxies))
@@ -45,10 +41,7 @@ def server_config(site: TaskSite, host: str = "127.0.0.1", port: int = 0, truste
 
 
 def check_listenable(host: str, port: int) -> None:
-    """Bind the address once, as uvicorn will (SO_REUSEADDR), before uvicorn does: a port in use is
-    then an OSError the CLI prints as one line (exit 2), where uvicorn logged two lines and exited 3
-    (`hitflow serve`: "an input file could not be read") or its thread died into a traceback
-    (`hitflow ui`, `hitflow review`). Port 0 (any free port) needs no check."""
+    """Bind the address once before uvicorn does, so a port in use is a one-line error."""
     if port == 0:
         return
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
@@ -61,8 +54,7 @@ def check_listenable(host: str, port: int) -> None:
 def serve_forever(config: uvicorn.Config) -> None:
     """Run the server until it is stopped (``hitflow serve``), then write the counted repeats."""
     check_listenable(config.host, config.port)
-    # What the imports made lives as long as the process: frozen, a full garbage collection walks
-    # only what serving makes (a 0.3 s pause otherwise, which a connection flood triggers often).
+    # What the imports made is frozen, so a full collection walks only what serving makes.
     gc.freeze()
     try:
         uvicorn.Server(config).run()

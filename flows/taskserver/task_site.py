@@ -1,8 +1,4 @@
-"""The task server's site: its campaigns, its secret, and its refusals.
-
-What the site signs (invite tokens, page signatures, completion codes) is
-:mod:`flows.core.site_secrets`, shared with the platforms that hand codes and links out.
-"""
+"""The task server's site: its campaigns, its secret, and its refusals."""
 
 from __future__ import annotations
 
@@ -43,14 +39,11 @@ class TaskSite:
     now: Callable[[], float] = time.time
     limits: SessionLimits = field(default_factory=SessionLimits)
     holds: HoldLimits = field(default_factory=HoldLimits)  # unit holds per address and per batch (unit_holds.py)
-    # The simulated crowd all comes from loopback; a deployment behind a proxy on loopback
-    # sets this (docs/security.md).
+    # The simulated crowd all comes from loopback; a deployment behind a local proxy sets this.
     limit_loopback: bool = False
     page_fields: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     invite_max_age_s: float = INVITE_MAX_AGE_S
-    # A rehearsal's in-process server only (flows/platforms/links/rehearsal.py): the run's seed, from
-    # which its simulated invitees' session ids are derived, so one seed gives one dataset. None on
-    # every server real people reach (`hitflow serve`, --task-url): their session ids are random.
+    # A rehearsal server's seed for its invitees' session ids (one seed, one dataset); None where people are.
     session_seed: int | None = None
     _local: threading.local = field(default_factory=threading.local)
 
@@ -64,10 +57,7 @@ class TaskSite:
         return self._local.store  # type: ignore[no-any-return]
 
     def invite_session_id(self, campaign: str, participant: str, sessions_before: int) -> str:
-        """A new invite session's id: 128 random bits; on a rehearsal's server, the participant's
-        ``sessions_before``-th session under the run's seed. Neither is a credential: an invitee's
-        page is found from their signed invite, and a submission counts only with the page's
-        HMAC signature over the session id and its items (docs/security.md)."""
+        """A new invite session's id: 128 random bits, or seeded on a rehearsal's server; not a credential."""
         if self.session_seed is None:
             return "inv-" + secrets.token_hex(16)
         key = f"{self.session_seed}|{campaign}|{participant}|{sessions_before}"

@@ -1,7 +1,4 @@
-"""Bounds on the units held by Prolific sessions nobody has finished, so that forged identities cannot
-starve real participants. Only *unconfirmed* holds (a session Prolific did not list at the run's last look) are
-taken back (``released = 2``); addresses are kept in memory only. docs/security.md states the threat, each bound
-and what a real person caught by one costs (at most one judgement more on their unit, never their work)."""
+"""Bounds on the units held by unfinished Prolific sessions."""
 
 from __future__ import annotations
 
@@ -73,8 +70,7 @@ def unconfirmed_holds(store: Store, cfg: CampaignConfig, batch: int, stale: floa
 
 def make_room(store: Store, cfg: CampaignConfig, batch: int, study: str, participant: str, stale: float,
               limits: HoldLimits) -> None:
-    """Before a new Prolific session: the participant's own earlier open hold, then the oldest unconfirmed
-    ones beyond ``places + margin`` holders, are taken back."""
+    """Before a new Prolific session, take back the participant's own and the oldest unconfirmed holds."""
     open_holds = unconfirmed_holds(store, cfg, batch, stale)
     own = [str(r["session_id"]) for r in open_holds if r["participant_id"] == participant]
     # ids stay out of logs

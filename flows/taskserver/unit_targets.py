@@ -1,11 +1,4 @@
-"""How many people a unit may be handed to under adaptive overlap ([answers] min_judgements).
-
-Without it every unit is handed out up to ``assignments_per_image``. With it (or caption top-ups) a unit is asked for
-``min_judgements`` plus the extensions the ledger records for it (``ExtendUnit`` rows,
-flows/platforms/unit_extensions.py): the people who arrive after a round get the uncertain units. Invite links and
-Prolific's capped fallback (a newcomer steered to the unit that most likely lost its place: ``unsettled_holders``):
-docs/explanation/adaptive-overlap.md, "Steering the new work".
-"""
+"""How many people a unit may be handed to under adaptive overlap ([answers] min_judgements)."""
 
 from __future__ import annotations
 
@@ -13,21 +6,17 @@ from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
 from flows.platforms.unit_extensions import extending_batches, extra_by_index
 
-# platform_submissions' statuses of finished work (Prolific's, as the store keeps them): such a submission
-# never frees its place. Written here, not imported, since the task server asks no platform's module by
-# name (tests/test_platform_seam.py); tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED
+# Finished work's statuses (Prolific's), written here: the task server names no platform's module
+# (tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED).
 FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
-# A task session holding its unit (one ? : the time before which an unsubmitted session has lapsed): submitted
-# and not freed by Prolific (released 1), or open, not released and still within its hold. An open hold the task
-# server took back (released 2, unit_holds.py) counts again once its page is submitted: that work is on its unit.
-# Its columns are task_sessions' own.
+# A session holding its unit (?: the time before which an unsubmitted one has lapsed): submitted and not freed
+# by Prolific (released 1), or open, not released (2: taken back, unit_holds.py) and within its hold.
 HOLDS_UNIT = "t.released != 1 AND (t.submitted_at IS NOT NULL OR (t.released = 0 AND t.created_at > ?))"
 
 
 def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
                        held: dict[int, int], participant: str) -> list[tuple[int, list[str], int]]:
-    """``(unit, item ids, holders counted against the shared target)`` for ``choose_unit``: an extended
-    unit counts its extensions off its holders, so it is open until ``min + extensions`` hold it."""
+    """``(unit, item ids, holders)`` for ``choose_unit``, an extended unit's extensions off its holders."""
     if not (cfg.answers.adaptive or cfg.answers.top_up_rounds):  # no rounds: no ledger read per arrival
         return [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
     extra = extra_by_index(store, cfg.name, batch)
@@ -45,9 +34,7 @@ def extending(store: Store, cfg: CampaignConfig) -> list[int]:
 
 
 def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
-    """Per unit, oldest first, the creation times of the sessions holding it (HOLDS_UNIT, as ``_new_session``
-    counts holders) that Prolific had not reported finished at the run's last look (``platform_submissions``):
-    the sessions whose place Prolific may have freed since. Read only when every unit is at its target."""
+    """Per unit, oldest first, its holders' start times that Prolific had not reported finished."""
     unsettled: dict[int, list[float]] = {}
     for r in store.rows(
             "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "

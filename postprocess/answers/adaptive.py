@@ -1,17 +1,12 @@
-"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
+"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed
+(docs/explanation/adaptive-overlap.md).
 
-``replay(frame, rule)`` reads the long frame of judgements (``item_id, worker_id, label`` [, ``field``]; the
-contract of ``postprocess.answers.judgements``) as if each item's judgements arrived one at a time in the
-file's order. Every item starts with ``rule.min_judgements``; after each round the used judgements alone
-are aggregated (worker skills too), and an item takes its next judgement only while the stopping rule
-calls it uncertain (``StoppingRule``; docs/reference/outputs.md states it), so a judgement the rule did not
-ask for is never read: the replay is what a live campaign would have paid. ``rule.budget`` caps the share
-spent (postprocess.answers.adaptive_budget).
+Input: the judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements), read as arriving
+one at a time in the file's order: an item takes its next only while ``rule``'s stopping rule calls it uncertain, so the
+replay is what a live campaign would have paid.
 
-Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, the columns of ``ANSWER_COLUMNS`` plus
-``judgements_used``, ``available`` and ``stop_confidence``, one row per item and field, from the used
-judgements only; ``used``, the used judgements (the input's normalised rows) in the file's order.
-"""
+Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, ANSWER_COLUMNS plus ``judgements_used``,
+``available`` and ``stop_confidence``, one row per item and field; ``used``, the used judgements in the file's order."""
 
 from __future__ import annotations
 
@@ -30,10 +25,7 @@ from postprocess.answers.key_lookup import positions, values_at
 from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
-# A settled item's runner-up could at best come out ahead at these odds: a coin toss. Why not 1 exactly:
-# the posterior holds each label's base rate as estimated from the items, which is never exactly even, so
-# with a tie of votes the runner-up is often a hair ahead by its base rate alone (at 1,000 items of
-# three even labels the estimate's log ratio varies by about 0.06; log 1.1 is 0.095).
+# A settled item's runner-up could at best come out ahead at these odds, a coin toss, with base-rate slack.
 SETTLED_ODDS = 1.1
 
 
@@ -71,8 +63,7 @@ class StoppingRule:
         self.skill_prior.check()
 
 
-# `hitflow aggregate --adaptive`'s defaults (flows/cli/aggregate_command.py; tests/test_adaptive_cli.py keeps them
-# equal); the budget's rule: postprocess.answers.adaptive_budget
+# `hitflow aggregate --adaptive`'s defaults (tests/test_adaptive_cli.py keeps them equal)
 DEFAULT_RULE = StoppingRule(2, None, 0.99, budget=0.5, budget_confidence=0.999)
 
 
@@ -82,9 +73,7 @@ class Replay(NamedTuple):
 
 
 def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.DataFrame | None = None) -> Replay:
-    """The adaptive replay of ``frame`` under ``rule`` (see the module for the columns). ``controls``
-    (``item_id, answer`` [, ``field``]): control items, as in a live campaign never given more than
-    ``min_judgements``, left out of the answers, and calibrating the confidence the rule stops on."""
+    """The adaptive replay of ``frame`` under ``rule``; ``controls``: ``item_id, answer`` [, ``field``]."""
     rule.check()
     if rule.fast_share > 0 and "seconds" not in frame.columns:
         raise ValueError("fast_share needs each judgement's work time in seconds: a seconds column")
@@ -127,19 +116,13 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
 
 
 def _capped(rule: StoppingRule) -> bool:
-    """Does the rule spend a budget under the whole file (rounds capped, the largest expected gain first)? Under
-    stop_on skill only: the gain reads the skill posterior."""
+    """Does the rule spend a budget under the whole file (rounds capped by gain; stop_on skill only)?"""
     return rule.budget is not None and rule.budget < 1 and rule.stop_on == "skill"
 
 
 def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, wanted: pd.Series, cap: pd.Series,
                 allowed: int | None, gain: np.ndarray | None = None) -> np.ndarray:
-    """Which items and fields (in ``wanted``'s order) take one more judgement this round: the uncertain ones; once
-    none is uncertain at ``rule.confidence``, those under ``rule.budget_confidence``. With ``gain`` (each one's
-    expected gain per judgement, under a budget below the whole file) at most
-    adaptive_budget.round_cap of them and of the budget left, the largest gain first; else within the budget
-    (``allowed`` judgements in all) the least sure first, then the nearest the second target
-    (postprocess.answers.adaptive_budget)."""
+    """Which items and fields (in ``wanted``'s order) take one more judgement this round, within the budget."""
     at = positions(wanted.index, zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True))
     sure = np.full(len(wanted), np.inf)
     sure[at] = sureness["confidence"].to_numpy(dtype=float)
@@ -161,9 +144,7 @@ def _round_asks(sureness: pd.DataFrame, used: pd.DataFrame, rule: StoppingRule, 
 
 def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFrame, wanted: pd.Series,
            cap: pd.Series) -> np.ndarray:
-    """Each item and field's expected gain per judgement (adaptive_budget.expected_gain, in ``wanted``'s order): its
-    skill posterior over the field's labels (``tables``: the stop confidence's own fit, from label_posterior),
-    a worker not yet known as the vote weight the settled rule reads, and the judgements it may still take."""
+    """Each item and field's expected gain per judgement (adaptive_budget.expected_gain), in ``wanted``'s order."""
     gain = np.zeros(len(wanted))
     remaining = (cap - wanted).to_numpy()
     # looked up once, not per field: per field they were quadratic in the fields (10,000 fields: minutes)
@@ -179,27 +160,20 @@ def _gains(tables: dict[str, tuple[np.ndarray, np.ndarray]], sureness: pd.DataFr
 def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str] = frozenset(),
                     controls: pd.DataFrame | None = None,
                     tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """What stop_on skill reads: label_posterior's rows (``margin``, ``vote_weight`` for settled items) with the
-    confidence answers.csv reports (postprocess.answers.calibration.as_reported: bounded by the judgements, calibrated
-    on ``controls`` when there are some). Without fast workers, and where the method's answer is the skill
-    posterior's top label, it is answers.csv's confidence itself (``tables``: label_posterior's)."""
+    """What stop_on skill reads: label_posterior's rows with answers.csv's confidence (``tables``: theirs)."""
     posterior = label_posterior(used, rule.skill_prior, fast, tables)
     # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
     return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
 
 
 def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFrame:
-    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: each row's
-    position in ``wanted``, which holds every item and field in sorted order, as groupby numbers them)."""
+    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: rows' places)."""
     return data[data["rank"].to_numpy() < wanted.to_numpy()[group]]
 
 
 def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
                      remaining: np.ndarray) -> np.ndarray:
-    """Per row of ``answers``: does the rule ask for one more judgement? (``answers``: ``item_id, field,
-    confidence``, with ``margin`` and ``vote_weight`` under stop_on skill; ``at``: each row's item and field
-    in ``remaining``, the judgements each may still take.) Arrays in the rows' order, not Series aligned
-    on item and field (a MultiIndex reindex a rule, ~1 ms each, every round)."""
+    """Per row of ``answers``: does the rule ask for one more judgement? ``at``: its place in ``remaining``."""
     confident = np.zeros(len(answers), dtype=bool)
     if rule.confidence is not None:
         confident |= answers["confidence"].to_numpy(dtype=float) >= rule.confidence - 1e-12
@@ -225,9 +199,7 @@ def _lead_at(used: pd.DataFrame, answers: pd.DataFrame) -> np.ndarray:
 
 
 def settled(margin: pd.Series, vote_weight: pd.Series, remaining: pd.Series) -> pd.Series:
-    """Whether ``remaining`` more judgements, each moving the answer's log odds over the runner-up's by
-    ``vote_weight`` (postprocess.answers.skill_posterior), could at best tie the answer, or put the runner-up
-    ahead at odds under SETTLED_ODDS: then they buy next to nothing."""
+    """Whether ``remaining`` judgements of ``vote_weight`` could at best tie the answer (under SETTLED_ODDS)."""
     return pd.Series(_settled(margin.to_numpy(dtype=float), vote_weight.to_numpy(dtype=float),
                               remaining.to_numpy(dtype=float)), index=margin.index)
 
@@ -256,8 +228,7 @@ def _left_uncertain(answers: pd.DataFrame, rule: StoppingRule) -> int | None:
 
 
 def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, sureness: pd.DataFrame) -> pd.DataFrame:
-    """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``: looked up by
-    item and field (each key once on the right: what three left merges gave, without their joins)."""
+    """The answers with their item's ``judgements_used``, ``available`` and ``stop_confidence``."""
     keys = zip(result.answers["item_id"].to_numpy(), result.answers["field"].to_numpy(), strict=True)
     asked = positions(wanted.index, keys)  # every answered item and field was asked
     stop = positions(zip(sureness["item_id"].to_numpy(), sureness["field"].to_numpy(), strict=True),
@@ -270,8 +241,7 @@ def _answers(result: Aggregation, wanted: pd.Series, available: pd.Series, suren
 
 
 def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, Any]:
-    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut
-    (postprocess.answers.adaptive_budget.budget_said)."""
+    """The judgements used against the file's total, and their share; with a budget, what it allowed and cut."""
     total = len(judgements(frame))
     used = len(replayed.used)
     budget = replayed.answers.attrs.get("budget", {})

@@ -1,8 +1,4 @@
-"""Adaptive overlap's budget: at most a share of the judgements the file holds, spent where a label is likeliest to
-make an answer right (:func:`expected_gain`, the knowledge gradient up to LOOKAHEAD judgements ahead, ROUND_SHARE
-of the uncertain items a round, after ``min_judgements`` each: :func:`paid`, :func:`budget_said`). Pure arrays, in
-the order of the replay's items and fields (postprocess.answers.adaptive). The rule in full, why, and what was
-tried: docs/explanation/adaptive-overlap.md ("The budget of a replay")."""
+"""Adaptive overlap's budget (docs/explanation/adaptive-overlap.md); pure arrays."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ import numpy as np
 LOOKAHEAD = 3  # expected_gain looks up to this many judgements ahead (KG*: one label alone may not change an answer)
 OUTCOME_CELLS = 2_000_000  # outcomes x labels past which a longer lookahead is not taken (97 labels: 3 ahead is 15M)
 CHUNK_CELLS = 20_000_000  # items x outcomes x labels held at once (160 MB of floats)
-# with a budget under the whole file, a round asks at most this share of the items; a quarter lost RTE 18 items over
-# five orders at 40% (bench/adaptive_forty.py; docs/explanation/adaptive-overlap.md)
+# with a budget under the whole file, a round asks at most this share of the items
 ROUND_SHARE = 0.05
 
 
@@ -26,9 +21,7 @@ def limit(share: float | None, available: np.ndarray) -> int | None:
 
 
 def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int | None:
-    """The budget in judgements once the minimum is paid: ``allowed``, or what ``min_judgements`` an item (at
-    most what each has) costs where that is more. The minimum is the user's floor on every answer; a budget
-    too small for it is raised, and the summary says so (:func:`budget_said`)."""
+    """The budget in judgements: ``allowed``, raised to what ``min_judgements`` an item costs."""
     if allowed is None:
         return None
     return max(allowed, int(np.minimum(available, min_judgements).sum()))
@@ -36,17 +29,14 @@ def paid(allowed: int | None, min_judgements: int, available: np.ndarray) -> int
 
 def budget_said(share: float | None, allowed: int | None, spent: int, min_judgements: int, raised: bool,
                 uncertain: int | None) -> dict[str, object]:
-    """The summary's ``budget``: the share asked, the judgements it allowed and those spent, whether it was raised
-    to pay ``min_judgements`` for every item, and the items it cut (still under the confidence asked where
-    their file had more labels)."""
+    """The summary's ``budget``: share asked, judgements allowed and spent, whether raised, items cut."""
     return {"share": share, "judgements_allowed": allowed, "judgements_spent": spent,
             "min_judgements": min_judgements, "raised_to_pay_min_judgements": raised,
             "items_cut_while_uncertain": uncertain}
 
 
 def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: bool = False) -> np.ndarray:
-    """``asks`` cut to ``left`` of them: the lowest ``confidence`` first, or with ``nearest_first`` the highest
-    (ties in order)."""
+    """``asks`` cut to ``left`` of them: lowest ``confidence`` first (``nearest_first``: highest)."""
     if asks.sum() <= left:
         return asks
     out = np.zeros_like(asks)
@@ -59,8 +49,7 @@ def within(asks: np.ndarray, confidence: np.ndarray, left: int, nearest_first: b
 
 
 def round_cap(items: int) -> int:
-    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one (capped, each round's
-    gains are read again before the next is spent)."""
+    """Judgements one round may ask with a budget: ROUND_SHARE of the items, at least one."""
     return max(1, int(ROUND_SHARE * items))
 
 
@@ -71,12 +60,7 @@ def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
 
 def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
                   lookahead: int = LOOKAHEAD) -> np.ndarray:
-    """Per item (rows of ``posterior``, items x labels, each row a distribution): how much the probability that
-    its answer is right is expected to rise per judgement, over the best of 1 to ``lookahead`` more judgements
-    (at most ``remaining``), each from a worker not yet known who gives the true label ``vote_ratio`` times as
-    often as any one other label. After ``r`` more with counts ``n``, the answer is the label of the largest
-    ``p_c P(n | c)``, so the expected probability of being right is ``sum_n max_c p_c P(n | c)``; its rise over
-    ``max_c p_c``, divided by ``r`` (the knowledge gradient and its KG* form: see the module)."""
+    """Per item (rows of ``posterior``): the expected rise per judgement of P(its answer is right) (KG*)."""
     items, k = posterior.shape
     now = posterior.max(axis=1)
     best = np.zeros(items)
@@ -96,8 +80,7 @@ def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarra
 
 @cache
 def outcomes(r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every count of ``r`` judgements over ``k`` labels (outcomes x labels) and the log of its multinomial
-    coefficient (math.lgamma: scipy.special would load scipy into every `hitflow aggregate`)."""
+    """Every count of ``r`` judgements over ``k`` labels, and the log of its multinomial coefficient."""
     counts = np.array([np.bincount(np.array(c, dtype=int), minlength=k)
                        for c in combinations_with_replacement(range(k), r)], dtype=float)
     coefficient = [math.lgamma(r + 1) - sum(math.lgamma(n + 1) for n in row) for row in counts]

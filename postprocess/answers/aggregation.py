@@ -1,16 +1,9 @@
-"""Answers, not responses: one answer per item and field from several workers' labels, with its
-confidence, and a skill estimate per worker.
+"""Answers, not responses: one answer per item and field from several workers' labels, with its confidence, and a skill
+estimate per worker (docs/reference/outputs.md).
 
-Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements);
-each field is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``:
-``answers`` (ANSWER_COLUMNS: ``posterior`` the method's own probability; ``confidence`` the skill posterior's,
-bounded, coherent with the answer (:func:`coherent`), calibrated on controls or, without them, pulled toward the
-vote share and said unchecked: postprocess.answers.unchecked; ``note`` ``tie``) and ``workers`` (WORKER_COLUMNS).
-Methods: crowd-kit's (Ustalov et al.) ``mv``, ``ds``, ``glad``, ``mace``, ``one-coin``; ``skill``, the skill
-posterior; ``auto`` chooses per field by held-out labels (postprocess.answers.method_choice). Ties go to the label
-the skill posterior finds more probable, then to text order. Control items' judgements enter the models as any
-item's; their answers leave the output and score the calibration. docs/reference/outputs.md says the rest.
-"""
+Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements); each field
+is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``: ``answers`` (ANSWER_COLUMNS)
+and ``workers`` (WORKER_COLUMNS)."""
 
 from __future__ import annotations
 
@@ -64,25 +57,20 @@ def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: s
 def aggregate(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
               seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
               prior: SkillPrior | None = None) -> Aggregation:
-    """Answers and workers from a long frame of judgements (see the module for the columns).
-    Works on any subset of judgements (e.g. the first batch only); an empty frame gives empty frames.
-    ``drop``: a mask of rows to leave out (a blocked worker's), the same as passing ``frame[~drop]``;
-    ``prior``: the skill prior of method ``skill`` (default ``SkillPrior()``)."""
+    """Answers and workers from a long frame of judgements; ``drop``: a mask of rows left out; ``prior``: skill's."""
     return aggregate_scored(frame, method, min_per_worker, seed, controls, drop, prior)[0]
 
 
 def model_answers(frame: pd.DataFrame, method: str = "auto") -> pd.DataFrame:
-    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate (the benches'
-    and tests' starting point: postprocess.answers.calibration.calibrate_answers)."""
+    """:func:`aggregate`'s answers with the model's own confidence, which controls calibrate."""
     return aggregate_scored(frame, method, controls=pd.DataFrame(columns=["item_id", "answer"]))[0].answers
 
 
 def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER,
                      seed: int = 0, controls: pd.DataFrame | None = None, drop: pd.Series | None = None,
                      prior: SkillPrior | None = None) -> tuple[Aggregation, pd.DataFrame | None]:
-    """:func:`aggregate` and, with ``controls``, the control items' rows that scored the calibration:
-    ``item_id, field, label, answer, correct, model_confidence, confidence`` (``confidence`` cross-fitted:
-    from a calibrator that never saw that control); None without controls."""
+    """:func:`aggregate`, and the controls' scored rows ``item_id, field, label, answer, correct, model_confidence,
+    confidence``."""
     data, gold, scored = _split_controls(judgements(frame, drop), controls)
     result = _aggregate(data, method, min_per_worker, seed, prior or SkillPrior(),
                         set() if gold is None else set(gold["item_id"]))
@@ -100,8 +88,7 @@ def aggregate_scored(frame: pd.DataFrame, method: str = "auto", min_per_worker: 
 
 
 def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
-    """``worker_id, control_accuracy, controls`` in worker order from the controls' ``correct`` (0 or 1 each,
-    so the share is the exact count over the labels, as pandas' group mean gives it) without a group-by."""
+    """``worker_id, control_accuracy, controls`` in worker order from the controls' ``correct``."""
     codes, names = pd.factorize(scored["worker_id"], sort=True)
     labels = np.bincount(codes, minlength=len(names))
     return pd.DataFrame({"worker_id": names, "control_accuracy": np.bincount(
@@ -110,8 +97,7 @@ def _control_scores(scored: pd.DataFrame) -> pd.DataFrame:
 
 def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
                     ) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
-    """(every judgement, the known answers ``item_id, field, answer``, the control items' judgements'
-    ``worker_id, correct``), or (all, None, None)."""
+    """(judgements, known ``item_id, field, answer``, controls' ``worker_id, correct``), or (all, None, None)."""
     if controls is None:
         return data, None, None
     missing = [c for c in ("item_id", "answer") if c not in controls.columns]
@@ -129,11 +115,7 @@ def _split_controls(data: pd.DataFrame, controls: pd.DataFrame | None,
 
 def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int, prior: SkillPrior,
                held: set[str] | None = None) -> Aggregation:
-    """Per field, the model's answers; per worker, the skill over every field. ``held``: control items,
-    answered here like any item but left out of the workers' figures (their answers score workers apart).
-    Fields whose model stacks are answered together (postprocess.answers.stacked_answers), the others one at
-    a time (postprocess.answers.one_field), once for each shape of field (postprocess.answers.same_shape); the same
-    answers either way."""
+    """Per field, the model's answers; per worker, the skill; ``held``: controls, out of the workers' figures."""
     if data.empty:
         return Aggregation(pd.DataFrame(columns=ANSWER_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))
     if method not in CHOICES:
@@ -166,8 +148,7 @@ def _aggregate(data: pd.DataFrame, method: str, min_per_worker: float, seed: int
 
 def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker: float,
              ) -> tuple[np.ndarray, dict[str, str]]:
-    """(each field's method, by field code; ``auto``'s reasons by field name, in field order): ``method`` itself,
-    or for ``auto`` majority vote where the field's counts settle it, else the test of each remaining field."""
+    """(each field's method by code; ``auto``'s reasons by name): ``method``, or ``auto``'s choice."""
     if method != "auto":
         return np.full(len(fields), method, dtype=object), {}
     judged = np.bincount(codes.fields, minlength=len(fields))
@@ -185,9 +166,7 @@ def _choices(codes: Coded, fields: list[np.ndarray], method: str, min_per_worker
 
 
 def _workers(given: pd.DataFrame, worker_ids: pd.Index) -> pd.DataFrame:
-    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees`` per judgement). The skill is
-    pandas' group mean (its compensated sum); the rest are counts, which numpy's sums give exactly: one
-    group-by, not three and a frame of them (~1 ms a call, paid each round of a replay)."""
+    """Per worker (``given``: ``worker, item`` codes, ``posterior``, ``agrees``): skill and counts."""
     worker, item = given["worker"].to_numpy(), given["item"].to_numpy()
     skill = given["posterior"].groupby(worker, sort=True).mean()
     present = skill.index.to_numpy()

@@ -1,18 +1,9 @@
-"""Workers scored on their agreement with the other workers' answer, and blocked on it: the
-"majority vote" quality control of labelling platforms, beside control items (postprocess/answers/control_items.py).
+"""Workers scored on their agreement with the other workers' answer, and blocked on it: a label is judged only where the
+*other* workers of the item (``min_others`` at least) hold a strict majority.
 
-A worker's label of an item is judged only where the *other* workers who labelled the item (at least
-``min_others`` of them) hold a strict majority for one label: the worker agrees when they gave it.
-Their own label never counts toward the answer they are judged against, so a worker is not judged
-by themself, and an item the others split on judges no one (an ambiguous item, or a page that reads
-two ways, says nothing about the worker).
-
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice fields only: one row per
-label; blank values are no label; a worker's repeated label of an item and field counts once, the last).
-Output of :func:`agreement_scores`: ``worker_id, judged, agreed, agreement`` (one row per worker
-judged on at least one label); of :func:`agreement_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`,
-``rules`` reading ``answer_agreement 5% (1/20)``.
-"""
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice fields only; blank is no label; a repeat
+counts once, the last). Output of :func:`agreement_scores`: ``worker_id, judged, agreed, agreement``; of
+:func:`agreement_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules`` reading ``answer_agreement 5% (1/20)``."""
 
 from __future__ import annotations
 
@@ -30,8 +21,7 @@ RULE = "answer_agreement"
 
 @dataclass(frozen=True)
 class AgreementPolicy:
-    """When agreement blocks: ``min_items`` labels judged, and the share of those that disagree with
-    the others' answer (its Wilson lower bound at ``confidence`` z) above ``1 - block_below``."""
+    """When agreement blocks: ``min_items`` judged, disagreement's Wilson bound above ``1 - block_below``."""
 
     block_below: float = 0.0  # 0: agreement never blocks
     min_items: int = 6
@@ -76,6 +66,5 @@ def _key(worker: Any) -> Any:
 
 
 def agreement_blocks(scores: pd.DataFrame, policy: AgreementPolicy) -> pd.DataFrame:
-    """Workers with ``min_items`` judged labels whose disagreeing share (its lower bound) passes
-    ``1 - block_below``."""
+    """Workers with ``min_items`` judged labels whose disagreeing share passes ``1 - block_below``."""
     return wrong_share_blocks(scores, "judged", "agreed", policy.min_items, policy.block_below, policy.confidence, RULE)

@@ -1,8 +1,4 @@
-"""The answers' confidence calibrated on control items (arrays in, arrays out): :func:`fit`, beta calibration
-(Kull, Silva Filho & Flach 2017) with a prior holding it at the identity, a rising in ``ln c`` so the model's
-ranking is kept; :func:`fit_wrong_share`, a share of answers wrong however sure; :func:`calibrator_on_controls`,
-the candidate the controls' cross-validation scores best, kept only if better than the model's own.
-docs/reference/outputs.md says what each does; docs/explanation/calibration-on-controls.md, why."""
+"""The answers' confidence calibrated on control items, arrays in and out."""
 
 from __future__ import annotations
 
@@ -45,9 +41,7 @@ def _design(confidence: np.ndarray, answers: np.ndarray | None, classes: tuple[s
 
 
 class Calibrator(NamedTuple):
-    """``calibrated = sigmoid(a * ln c + b * -ln(1 - c) + shift + the class's shift)`` (the module), or the
-    confidence itself when it has not ``moved`` (the identity: no controls, or cross-validation found the fit
-    no better). A class not among ``classes`` has no shift of its own."""
+    """``sigmoid(a * ln c + b * -ln(1 - c) + shift + class shift)``, or the confidence itself unless ``moved``."""
 
     a: float = 1.0
     b: float = 1.0
@@ -97,8 +91,7 @@ def _linear(w: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> tuple[float, np.ndarray]:
-    """The fit's objective at ``w`` = (a, b, shift[, class shifts]), convex in ``w``, and its gradient: the controls'
-    negative log-likelihood under ``sigmoid`` of :func:`_linear` (``x``: :func:`_design`) plus the module's prior."""
+    """The fit's convex objective at ``w`` and its gradient: the controls' negative log-likelihood plus prior."""
     away = w.copy()  # w minus the identity (a = b = 1, every shift 0), built without np.r_ (~20 calls a fit)
     away[:2] -= 1.0
     z = _linear(w, x)
@@ -113,9 +106,7 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float) -> t
 
 def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, strength: float = PRIOR_STRENGTH,
         answers: np.ndarray | pd.Series | None = None) -> Calibrator:
-    """The calibrator at the objective's minimum (the module), ``moved`` (no cross-validation here:
-    :func:`calibrator_on_controls` adds it); with ``answers`` (each control's answer), a shift per class when they
-    hold two or more. No controls: the identity."""
+    """The calibrator at the objective's minimum, a shift per class with ``answers``; no controls: identity."""
     given = _array(answers)
     classes = () if given is None or len(set(given)) < 2 else tuple(sorted(set(given)))
     x, y = _design(np.asarray(confidence), given, classes), np.asarray(correct, dtype=float)
@@ -139,10 +130,7 @@ def fit(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, str
 
 
 def fit_wrong_share(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series) -> Calibrator:
-    """The calibrator ``(1 - e) * c``: a share ``e`` of the answers is wrong whatever the model says (items that
-    mislead most workers alike, which no label model can see), the rest right as often as said; ``e`` in [0,
-    MAX_WRONG_SHARE] at the controls' maximum likelihood (the negative log-likelihood is convex in ``e``, so its
-    derivative, increasing, is bisected to its zero). One parameter: a few wrong controls can set it."""
+    """The calibrator ``(1 - e) * c``, ``e`` in [0, MAX_WRONG_SHARE] at the controls' maximum likelihood."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
     right = np.asarray(correct, dtype=float)
     if len(p) == 0:
@@ -172,11 +160,7 @@ def _settled(w: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower
 
 def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lower: np.ndarray,
             upper: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982, "Projected
-    Newton methods for optimization problems with simple constraints"): a variable at a bound its gradient
-    pushes against is held, the others take the Newton step of their own block of the exact Hessian, the
-    step halved until the objective falls enough (Armijo), the point clipped to the bounds. Convex with at most ~7
-    variables, it ends in a few steps where L-BFGS-B's wrapper took ~1.5 ms a fit (40 fits a calibration)."""
+    """(w, converged): the objective's minimum within the bounds by projected Newton steps (Bertsekas 1982)."""
     columns = np.column_stack([x[:, :2], np.ones(len(x)), x[:, 2:]])  # in w's order
     w = np.clip(start, lower, upper)
     loss, gradient = objective(w, x, y, strength)
@@ -206,10 +190,7 @@ def _newton(start: np.ndarray, x: np.ndarray, y: np.ndarray, strength: float, lo
 
 def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                            answers: np.ndarray | pd.Series | None = None) -> tuple[Calibrator, np.ndarray]:
-    """(the calibrator, each control's cross-fitted confidence): of :func:`fit` at each strength of STRENGTHS
-    (below PRIOR_STRENGTH only from WEAK_PRIOR_CONTROLS controls), with and without the class shifts (``answers``),
-    only with MIN_EACH_OUTCOME controls right and as many wrong, and :func:`fit_wrong_share`, the one with the
-    lowest cross-fitted log-loss, kept if below the model's own (else the identity). ``keys``: the item ids."""
+    """(the calibrator, each control's cross-fitted confidence): the candidate with the lowest cross-fitted log-loss."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if len(conf) == 0:
         return Calibrator(), conf
@@ -235,10 +216,7 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
 
 def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                         answers: np.ndarray | pd.Series | None = None) -> np.ndarray:
-    """Each control's confidence from :func:`calibrator_on_controls` run on the other folds' controls alone, the
-    choice among its candidates made without it too: the rule's honest score. The cross-fitted confidences it
-    chose by score the chosen candidate on the controls that chose it, too well (an adult-content crowd's read
-    ECE15 0.075 on the controls and 0.118 on the other items)."""
+    """Each control's confidence from the whole rule run on the other folds' controls: the rule's honest score."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     fold, out = control_folds(keys), conf.copy()
     for f in np.unique(fold):
@@ -250,8 +228,7 @@ def nested_cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray 
 
 
 def log_loss(confidence: np.ndarray, correct: np.ndarray) -> float:
-    """Mean negative log-likelihood of ``correct`` under ``confidence``, each kept within [EDGE, 1 - EDGE] as the
-    fit reads it (a wrong answer said at 1 - 1e-13 costs ln(1 / EDGE), 9.2, not 30)."""
+    """Mean negative log-likelihood of ``correct`` under ``confidence``, kept within [EDGE, 1 - EDGE]."""
     p = np.clip(np.asarray(confidence, dtype=float), EDGE, 1 - EDGE)
     return float(-np.mean(correct * np.log(p) + (1 - correct) * np.log1p(-p)))
 
@@ -263,10 +240,7 @@ def fold_of(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 
 
 def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
-    """Each control's cross-validation fold: the controls in the order of their item ids' hashes salted apart
-    from :func:`fold_of`'s, dealt round (fold sizes differ by one at most). Controls picked as one fold of
-    :func:`fold_of` (a fifth of the gold, as the bench picks them) share its hash residue, so that hash would put
-    them all in one fold and leave nothing to cross-validate with."""
+    """Each control's cross-validation fold, by its item id's salted hash, dealt round."""
     salted = pd.util.hash_pandas_object(("cv:" + keys.astype(str)).reset_index(drop=True), index=False).to_numpy()
     out = np.empty(len(salted), dtype=int)
     out[np.argsort(salted, kind="stable")] = np.arange(len(salted)) % folds
@@ -276,9 +250,7 @@ def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                  folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
                  answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False) -> np.ndarray:
-    """Each control's calibrated confidence from a calibrator fitted (:func:`fit` at ``strength``, with class
-    shifts when ``answers`` are given; ``wrong_share``: :func:`fit_wrong_share` instead) on the controls of the
-    other folds (``keys``: the controls' item ids, which fix the folds): the honest score of the calibration."""
+    """Each control's confidence from a calibrator fitted on the other folds' controls (``keys``: their item ids)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
     if wrong_share:
         return _crossed(conf, right, keys, folds, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))
@@ -289,8 +261,7 @@ def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Se
 
 def _crossed(conf: np.ndarray, right: np.ndarray, keys: pd.Series, folds: int,
              fitted_on: Callable[[np.ndarray], Calibrator], given: np.ndarray | None = None) -> np.ndarray:
-    """Each control's confidence by the calibrator ``fitted_on`` (a mask of the controls to fit on) the other
-    folds' controls."""
+    """Each control's confidence by the calibrator ``fitted_on`` the other folds' controls."""
     fold = control_folds(keys, folds)
     out = np.empty(len(conf))
     for f in np.unique(fold):

@@ -1,7 +1,4 @@
-"""How far to trust an answer (pure): :func:`bounded`, no confidence above what a few judgements can show, and
-:func:`calibrate_answers`, the confidence calibrated on control items by postprocess.answers.beta_calibration
-(its names re-exported here; the measures are postprocess.answers.reliability's). docs/reference/outputs.md,
-"How sure is an answer?", says what each does."""
+"""How far to trust an answer (pure): :func:`bounded` and :func:`calibrate_answers`."""
 
 from __future__ import annotations
 
@@ -42,9 +39,7 @@ BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accurac
 
 
 def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np.ndarray:
-    """``confidence`` no higher than the probability of the answer after ``judgements`` unanimous labels by
-    workers right BOUND_ACCURACY of the time (slips spread evenly over the ``n_labels`` - 1 others, the labels
-    equally likely beforehand): 0.95 from one label, 0.9972 from two of two labels (binary)."""
+    """``confidence`` no higher than after ``judgements`` unanimous labels at BOUND_ACCURACY (one label: 0.95)."""
     n = np.asarray(judgements, dtype=float)
     others = max(n_labels - 1, 1)
     slip = (1 - BOUND_ACCURACY) / others
@@ -54,8 +49,7 @@ def bounded(confidence: np.ndarray, judgements: np.ndarray, n_labels: int) -> np
 
 
 def coherent(confidence: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """The answer's confidence made its likeliest: where another label's is higher (``top``), the two share
-    ``(confidence + top) / 2`` (0.5 on two labels): the method and the confidence model disagree there."""
+    """The answer's confidence made its likeliest: where another label's is higher, the two share their mean."""
     conf, best = np.asarray(confidence, dtype=float), np.asarray(top, dtype=float)
     return np.where(conf < best, np.round((conf + best) / 2, 12), conf)  # rounded: 0.5 on two labels, not 0.4999...
 
@@ -65,12 +59,7 @@ CHECKED_COLUMNS = ["item_id", "field", "label", "answer", "correct", "model_conf
 
 def calibrate_answers(answers: pd.DataFrame, gold: pd.DataFrame, nested: bool = True,
                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the answers of ordinary items, their confidence calibrated on the controls; the controls' rows).
-
-    ``answers``: postprocess.answers.aggregation's rows, control items' too; ``gold``: ``item_id, field, answer``.
-    Each control's ``confidence`` is the whole rule run without it (:func:`nested_cross_fitted`; without
-    ``nested``, the chosen fit's cross-fitted one: cheaper, optimistic); answers read below 0.5 stay so where
-    :func:`held_at_half` says. The fit is in ``attrs["calibration_fit"]`` (:meth:`Calibrator.said`)."""
+    """(ordinary items' answers calibrated on ``gold`` ``item_id, field, answer``; the controls' rows)."""
     known = known_answers(answers, gold)
     pairs = answers[known != None].assign(answer=known[known != None])  # noqa: E711 (elementwise)
     ordinary = answers[~answers["item_id"].isin(set(gold["item_id"]))].reset_index(drop=True)
@@ -115,36 +104,31 @@ def favoured(rows: pd.DataFrame, answers: pd.DataFrame) -> pd.Series:
 
 
 def held_at_half(calibrated: np.ndarray, model: np.ndarray, correct: np.ndarray) -> bool:
-    """Whether answers read below 0.5 are held at 0.5 (:func:`still_likeliest`): where the controls' held-out
-    log-loss is no lower read as calibrated (docs/explanation/calibration-on-controls.md)."""
+    """Whether answers read below 0.5 are held at 0.5, by the controls' held-out log-loss."""
     return log_loss(still_likeliest(calibrated, model), correct) <= log_loss(calibrated, correct)
 
 
 def shrunk(calibrated: np.ndarray, model: np.ndarray, controls: int) -> np.ndarray:
-    """``calibrated`` pulled toward the ``model``'s own confidence: the calibration counts ``controls / (controls
-    + SHRINK_CONTROLS)`` (a fit on a few controls is mostly their noise)."""
+    """``calibrated`` pulled toward the ``model``'s confidence by ``controls / (controls + SHRINK_CONTROLS)``."""
     weight = controls / (controls + SHRINK_CONTROLS)
     cal, own = np.asarray(calibrated, dtype=float), np.asarray(model, dtype=float)
     return np.asarray(own + weight * (cal - own))
 
 
 def still_likeliest(calibrated: np.ndarray, model: np.ndarray) -> np.ndarray:
-    """``calibrated``, no lower than 0.5 where the ``model`` confidence was at least 0.5: such an answer is its
-    likeliest label, and a calibration (a class's shift) must not make it read as the less likely of two."""
+    """``calibrated``, no lower than 0.5 where the ``model`` confidence was at least 0.5."""
     cal, before = np.asarray(calibrated, dtype=float), np.asarray(model, dtype=float)
     return np.where(before >= 0.5, np.maximum(cal, 0.5), cal)
 
 
 def _classes(rows: pd.DataFrame, several_fields: bool) -> np.ndarray:
-    """Each row's answered class as the calibration's class shifts read it: its label, with its field first
-    where the answers hold several fields (``field=label``)."""
+    """Each row's class as the class shifts read it: its label (``field=label`` with several fields)."""
     labels = rows["label"].astype(str).to_numpy(dtype=object)
     return rows["field"].astype(str).to_numpy(dtype=object) + "=" + labels if several_fields else labels
 
 
 def known_answers(rows: pd.DataFrame, gold: pd.DataFrame) -> np.ndarray:
-    """Each row's known answer (``gold``: ``item_id, field, answer``, each key once), None where it has none:
-    a left merge on the keys through a dict (the merge cost ~2 ms a call, paid every round of a replay)."""
+    """Each row's known answer (``gold``: ``item_id, field, answer``), None where it has none."""
     held = gold[gold["answer"].notna()]
     where = dict(zip(zip(held["item_id"].to_numpy(), held["field"].to_numpy(), strict=True), held["answer"].to_numpy(),
                      strict=True))
@@ -153,8 +137,7 @@ def known_answers(rows: pd.DataFrame, gold: pd.DataFrame) -> np.ndarray:
 
 
 def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
-    """:func:`scored` of ``answers`` (``item_id, field, label, confidence``) against ``truth`` (``item_id, field,
-    answer``: known or latent answers), over the items and fields both hold."""
+    """:func:`scored` of ``answers`` (``item_id, field, label, confidence``) against ``truth``."""
     both = answers.astype({"item_id": str, "field": str}).merge(
         truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
     right = both["label"].astype(str).to_numpy() == both["answer"].astype(str).to_numpy()
@@ -162,10 +145,7 @@ def against(answers: pd.DataFrame, truth: pd.DataFrame) -> dict[str, object]:
 
 
 def as_reported(posterior: pd.DataFrame, n_labels: pd.Series, gold: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``posterior`` (label_posterior's rows: ``item_id, field, label, confidence, judgements, margin``) with
-    ``confidence`` as answers.csv reports it, so that adaptive overlap stops on the number the user reads:
-    :func:`bounded` (``n_labels``: labels seen per field), then calibrated on ``gold``'s controls (``item_id,
-    answer`` [, ``field``]) as :func:`calibrate_answers` does; ``confidence_source`` says which."""
+    """``posterior`` with ``confidence`` as answers.csv reports it (``confidence_source`` says how)."""
     out = posterior.reset_index(drop=True).copy()
     if out.empty:
         return out.assign(confidence_source=pd.Series(dtype=str))

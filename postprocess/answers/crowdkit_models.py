@@ -1,8 +1,4 @@
-"""crowd-kit's aggregation models, loaded without the ones a run does not use (docs/explanation/benchmarks.md):
-majority vote and the two Dawid-Skene models' modules load with the two package ``__init__`` files above them
-skipped (the whole package brings nltk, scikit-learn and scipy.stats, ~80 MB and ~1 s), which are then left out
-of ``sys.modules`` so a later ``import crowdkit.aggregation`` runs as usual. GLAD and one-coin are
-postprocess.answers.fast_em's vectorised EM of the same models, MACE postprocess.answers.mace_em's."""
+"""crowd-kit's aggregation models, loaded without the packages' ``__init__`` files."""
 
 from __future__ import annotations
 
@@ -20,8 +16,7 @@ _SKIPPED = ("crowdkit.aggregation", "crowdkit.aggregation.classification")
 
 
 def model_class(method: str) -> Any:
-    """The class of ``method`` (``mv``: crowd-kit's; ``ds``: postprocess.answers.fast_ds's, crowd-kit's floats at
-    numpy's speed; ``one-coin``, ``glad``: fast_em's; ``mace``: mace_em's)."""
+    """The model class of ``method`` (``mv``: crowd-kit's; the others our vectorised ones)."""
     if method == "ds":  # crowd-kit's own where fast_ds does not reproduce pandas' summing path
         from postprocess.answers.fast_ds import DawidSkene
 
@@ -47,8 +42,7 @@ def _crowd_kit_class(method: str) -> Any:
 
 
 def _without_package_inits(name: str) -> types.ModuleType:
-    """``importlib.import_module(name)`` with empty stand-ins for the packages in ``_SKIPPED``
-    (their folders, not their ``__init__``) while it runs."""
+    """``importlib.import_module(name)`` with stand-ins for the packages in ``_SKIPPED``."""
     import crowdkit  # its own __init__ holds only the version
 
     root = Path(crowdkit.__path__[0])

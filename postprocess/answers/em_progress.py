@@ -1,6 +1,4 @@
-"""Where postprocess.answers.fast_em's EM loops report each iteration: ``PROGRESS`` holds a callable taking one
-line of text, or None. Its own module so that a command can listen without importing the models (and
-scipy with them) before it knows it needs them."""
+"""Where fast_em's EM loops report each iteration (``PROGRESS``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""A live campaign's extra rounds: which units get one more judgement (adaptive overlap), which get a caption
-campaign's top-up, and why an item is still short after them.
-
-Pure: DataFrames in, lists and DataFrames out; the column contracts are in each function's docstring.
-"""
+"""A live campaign's extra rounds, and why an item is still short after them (pure)."""
 
 from __future__ import annotations
 
@@ -13,18 +9,10 @@ from postprocess.answers.adaptive import settled
 
 def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
                     min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
-    """A live campaign's round (adaptive overlap): the units that get one more judgement.
+    """A live campaign's round (adaptive overlap): the units that get one more judgement, in order, each once.
 
-    ``answers``: how sure each item's answer is, from every usable judgement received so far
-    (``item_id, field, confidence, judgements``: postprocess.answers.skill_posterior.label_posterior in a
-    campaign); ``units``: one row per posted unit and item it shows (``unit_id, item_id, asked,
-    received``: judgements asked of the unit so far and received). An item is uncertain when a field's
-    confidence is below ``confidence``, or when fewer than ``min_judgements`` of its judgements are
-    usable (the others rejected or a blocked worker's), or none is. A unit with an uncertain item is
-    extended when it was asked fewer than ``max_judgements`` and received all it was asked (a unit the crowd
-    left short would only wait again). With ``stop_settled`` (``answers`` then has ``margin`` and
-    ``vote_weight``) a field is also sure once the judgements its unit may still get (``max_judgements -
-    asked``) could at best tie its answer (:func:`settled`). Units in the order given, each once."""
+    ``answers``: ``item_id, field, confidence, judgements`` [, ``margin``, ``vote_weight``]; ``units``: ``unit_id,
+    item_id, asked, received``."""
     if units.empty:
         return []
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]
@@ -39,12 +27,7 @@ def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: floa
 
 
 def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int) -> list[str]:
-    """A caption campaign's top-up round: each unit named once per assignment it gets.
-
-    ``accepted``: accepted captions per item (index ``item_id``); ``units``: ``unit_id, item_id, asked,
-    received`` as for :func:`units_to_extend`. A unit gets as many more assignments as its shortest item
-    lacks of ``target``, so that asked stays within ``cap``; a unit that received less than it asked
-    (the crowd did not come) gets none."""
+    """A caption top-up round, a unit once per assignment; ``accepted`` by ``item_id``; ``units`` as above."""
     if units.empty:
         return []
     lacking = (target - units["item_id"].astype(str).map(accepted).fillna(0).astype(int)).clip(lower=0)
@@ -57,8 +40,7 @@ def top_up_units(accepted: pd.Series, units: pd.DataFrame, target: int, cap: int
 
 
 def short_items(captions: pd.DataFrame, item_ids: pd.Series, target: int) -> pd.DataFrame:
-    """Items with fewer than ``target`` accepted captions (``item_id, accepted``), from one batch's
-    captions (``image_id, caption, is_rejected``) and every item the batch showed (``item_ids``)."""
+    """Items under ``target`` accepted captions (``item_id, accepted``) from a batch's captions and ``item_ids``."""
     kept = captions[~captions["is_rejected"].astype(bool) & (captions["caption"].fillna("").astype(str).str.strip()
                                                              != "")]
     counts = kept.groupby(kept["image_id"].astype(str)).size()
@@ -71,12 +53,7 @@ SHORT_REASONS = ("rounds", "after", "unfilled", "cap", "unposted")
 
 
 def short_reasons(short: pd.DataFrame, units: pd.DataFrame, cap: int, rounds_ran_out: bool = True) -> pd.DataFrame:
-    """Why each item is still short after its batch's top-up rounds: ``short`` (``item_id, accepted``,
-    :func:`short_items`) with ``reason``: ``unposted`` when no unit showed it; ``unfilled`` when its unit
-    received less than it asked (the crowd did not come, so more asked would not have come either); ``cap``
-    when its unit reached ``cap`` assignments; else ``rounds`` when the batch used every round it had
-    (``rounds_ran_out``), or ``after``: the rounds ended with nothing short, so it fell short later (a
-    caption struck in review, work reconciled late). ``units`` as for :func:`top_up_units`."""
+    """``short`` (``item_id, accepted``) with why each item is still short (``reason``); ``units`` as above."""
     per_item = units.assign(item_id=units["item_id"].astype(str)).drop_duplicates("item_id", keep="last")
     rows = short.assign(item_id=short["item_id"].astype(str)).merge(
         per_item[["item_id", "asked", "received"]], on="item_id", how="left")

@@ -1,10 +1,7 @@
-"""crowd-kit's Dawid-Skene (1979) over integer codes, float for float: the same sums in the same order,
-so the same ``probas_`` to the last bit at numpy's speed. docs/speed.md says how the floats are kept equal
-(pandas' group sums as :func:`_kahan_sums` or ``np.add.reduceat``, :func:`_block`'s layout, first-seen
-order) and when crowd-kit's own class is fitted instead (``fallback``).
+"""crowd-kit's Dawid-Skene (1979) over integer codes, float for float, at numpy's speed (docs/speed.md).
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks x labels (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks x labels
+(both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
 
 from __future__ import annotations
 
@@ -26,10 +23,7 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def _kahan_sums(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
-    """pandas' group sum: where the rows are already in group order, its sorted path (``np.add.reduceat``
-    over each group's rows); else its Cython ``group_sum`` itself (per group and column, Kahan-compensated,
-    in row order), called on the arrays without building a frame. ``group_sum`` is private to pandas:
-    tests/test_fast_ds.py fails if a release changes either path, rather than the answers drifting."""
+    """pandas' group sum, float for float (``np.add.reduceat``, or its private Cython ``group_sum``)."""
     if _in_order(group) and not np.isnan(values).any():
         total = np.zeros((n_groups, values.shape[1]))
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -47,17 +41,12 @@ def _in_order(group: np.ndarray) -> bool:
 
 
 def _block(values: np.ndarray, c_order: bool) -> np.ndarray:
-    """A tasks x labels array as pandas holds it in a frame's block: labels x tasks, laid out as the group sum
-    that made it (``c_order``: each label's tasks contiguous; else each task's labels), so numpy reduces it
-    in pandas' order."""
+    """A tasks x labels array laid out as pandas' block of the group sum that made it."""
     return np.ascontiguousarray(values.T) if c_order else values.T
 
 
 class DawidSkene:
-    """crowd-kit's ``DawidSkene(n_iter, tol)`` without initial errors or true labels (what hitflow asks).
-    ``fallback``: crowd-kit's class, fitted instead where pandas would sum a group of three or more rows by
-    ``np.add.reduceat`` (its rows already in group order: a task's judgements side by side, a worker's pairs),
-    a path not reproduced here; rare in a campaign's judgements, whose rows come by assignment."""
+    """crowd-kit's ``DawidSkene(n_iter, tol)``; ``fallback``: crowd-kit's class, where our sums would differ."""
 
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, fallback: Any = None) -> None:
         self.n_iter, self.tol, self.fallback = n_iter, tol, fallback
@@ -121,9 +110,7 @@ class DawidSkene:
     @staticmethod
     def _lower_bound(pair: np.ndarray, by_task: np.ndarray, probas: np.ndarray, priors: np.ndarray,
                      errors: np.ndarray, c_order: bool, text_order: np.ndarray) -> float:
-        """crowd-kit's evidence lower bound: the expected joint log-likelihood, summed per label down the
-        judgements and then across the labels in text order (pandas aligns the two frames' columns so,
-        the label column's empty sum last), plus the entropy of the clipped posteriors."""
+        """crowd-kit's evidence lower bound, summed in its order, plus the clipped posteriors' entropy."""
         joined = np.log(errors)[pair] + np.log(np.clip(priors, EPS, None))
         by_label = _block(probas[by_task] * joined, c_order).sum(axis=1)[text_order]
         joint = np.append(by_label, 0.0).sum()

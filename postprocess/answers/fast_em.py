@@ -1,13 +1,9 @@
-"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at
-numpy's speed; postprocess.answers.mace_em's MACE is built on the same codes and sums. Each step is a few
-``np.bincount`` calls over one row per judgement, since every sum a step needs reduces to the probability of
-the label the worker gave (docs/reference/outputs.md, "Every method at size", has the checks against crowd-kit).
+"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at numpy's
+speed.
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of
-tasks (in first-seen order) x labels (in text order), each row a distribution.
-
-``PROGRESS`` (a context variable) may hold a callable taking one line of text: each EM iteration is
-reported to it (the CLI prints it once a run takes over 2 s). Nothing here prints."""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks (in
+first-seen order) x labels (in text order), each row a distribution. ``PROGRESS`` may hold a callable that each EM
+iteration is reported to."""
 
 from __future__ import annotations
 
@@ -52,8 +48,7 @@ def probas_frame(c: Codes, probas: np.ndarray) -> pd.DataFrame:
 
 
 def given_sums(c: Codes, on_given: np.ndarray, on_other: np.ndarray) -> np.ndarray:
-    """Tasks x labels: for each candidate label, the sum over the task's judgements of ``on_given`` where the
-    judgement gave that label and ``on_other`` where it did not."""
+    """Tasks x labels: the sum over a task's judgements of ``on_given`` where given that label, else ``on_other``."""
     n_tasks, k = len(c.task_names), len(c.label_names)
     base = np.bincount(c.tasks, on_other, minlength=n_tasks)
     extra = np.bincount(c.tasks * k + c.labels, on_given - on_other, minlength=n_tasks * k).reshape(n_tasks, k)
@@ -65,8 +60,7 @@ def _softmax_rows(log_p: np.ndarray) -> np.ndarray:
 
 
 class OneCoinDawidSkene:
-    """crowd-kit's OneCoinDawidSkene: one accuracy per worker, errors spread evenly over the other labels,
-    started from majority vote."""
+    """crowd-kit's OneCoinDawidSkene: one accuracy per worker, errors spread evenly, from majority vote."""
 
     def __init__(self, n_iter: int = 100, tol: float = 1e-5) -> None:
         self.n_iter, self.tol = n_iter, tol
@@ -109,8 +103,7 @@ class OneCoinDawidSkene:
 
 
 class GLAD:
-    """crowd-kit's GLAD (Whitehill et al. 2009): worker ability alpha, task difficulty exp(beta), N(1, 1)
-    priors on both, uniform label priors; each M-step is scipy's conjugate gradient with crowd-kit's limits."""
+    """crowd-kit's GLAD (Whitehill et al. 2009): worker ability, task difficulty, crowd-kit's M-step."""
 
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, m_step_max_iter: int = 25,
                  m_step_tol: float = 1e-2) -> None:

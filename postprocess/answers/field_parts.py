@@ -1,7 +1,4 @@
-"""The judgements as integer codes with each field's rows, and the fields' per-field columns joined, for the
-aggregation (postprocess/answers/aggregation.py): positions and arrays, never a frame per field. On a file of 10,000
-fields of two labels each, groupby's frame per field and a frame of answers per field, concatenated, were ~1.5 ms
-of the ~3.3 ms a field cost."""
+"""The judgements as integer codes with each field's rows, for the aggregation."""
 
 from __future__ import annotations
 
@@ -12,8 +9,7 @@ import pandas as pd
 
 
 class ByField(dict):  # type: ignore[type-arg]
-    """A read-only per-field record in a frame's ``attrs``, shared: pandas deep-copies ``attrs`` at every operation
-    and column read (on 200,000 fields, most of the command's CPU)."""
+    """A read-only per-field record in a frame's ``attrs``, shared (pandas deep-copies ``attrs``)."""
 
     def __deepcopy__(self, memo: dict[int, object]) -> ByField:
         return self
@@ -25,9 +21,7 @@ def joined(parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
 
 
 class Coded(NamedTuple):
-    """The judgements as integer codes, each in its ids' text order and the same for every field: the models,
-    the posteriors and the per-worker sums see the same groups in the same order as on the text ids (so the same
-    floats), without hashing a million ids again at each step."""
+    """The judgements as integer codes in their ids' text order, the same for every field."""
     items: np.ndarray
     item_ids: pd.Index
     workers: np.ndarray

@@ -1,8 +1,4 @@
-"""The judgements' column contract, which every model of the package reads first: one row per
-judgement, ``item_id, worker_id, label`` [, ``field``] as text (several questions of one page: each
-field is aggregated on its own; a frame without ``field`` has one, ``label``). Labels are compared as
-text; blank labels are no judgement. Its own module so that neither the aggregation nor the skill
-posterior imports the other for it."""
+"""The judgements' contract: ``item_id, worker_id, label`` [, ``field``] as text, blanks no judgement."""
 
 from __future__ import annotations
 
@@ -15,12 +11,7 @@ SMALL = 20_000  # rows up to which repeats are found by one pass in Python (modu
 
 
 def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The column contract: ``item_id, worker_id, label, field`` as text, blank labels dropped;
-    a worker's repeated label of the same item and field counts once (the last one given).
-    ``drop``: a mask of ``frame``'s rows left out first (as if not given); ``keep``: more of ``frame``'s
-    columns carried along as they are, each row's beside its own label (a replay's ``seconds``). Built a
-    column at a time and filtered only when something is dropped: at COCO's size the frame is 1.4 million
-    rows, ~110 MB a copy."""
+    """The column contract: ``item_id, worker_id, label, field`` as text, blanks dropped, a repeat's last kept."""
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
@@ -28,8 +19,7 @@ def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[s
     out["field"] = _stripped(frame["field"]) if "field" in frame.columns else DEFAULT_FIELD
     for column in keep:
         out[column] = frame[column]
-    # masks over numpy's object arrays: pandas' own string comparisons cost ~0.2 ms each on a replay
-    # round's tens of rows, and a replay or campaign reads its judgements through here many times
+    # masks over numpy's object arrays (pandas' string comparisons cost ~0.2 ms each, many times)
     text = {c: out[c].to_numpy() for c in ("item_id", "worker_id", "label")}
     blank = (text["label"] == "") | (text["item_id"] == "") | (text["worker_id"] == "")
     if drop is not None:
@@ -43,10 +33,7 @@ def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[s
 
 
 def _repeated(out: pd.DataFrame) -> np.ndarray:
-    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``: below SMALL rows one pass over
-    the rows from the last (a set of the keys seen; pandas' hashing costs ~0.3 ms whatever the size), else
-    pandas' own. The same rows either way: text compares equal by value in both, and a missing value is the
-    one NaN pandas' text columns hold."""
+    """``out.duplicated(["item_id", "worker_id", "field"], keep="last")``, one pass below SMALL rows."""
     if len(out) > SMALL:
         return out.duplicated(["item_id", "worker_id", "field"], keep="last").to_numpy()
     keys = list(zip(out["item_id"].to_numpy(), out["worker_id"].to_numpy(), out["field"].to_numpy(), strict=True))
@@ -61,9 +48,7 @@ def _repeated(out: pd.DataFrame) -> np.ndarray:
 
 
 def _stripped(column: pd.Series) -> pd.Series:
-    """``column`` as text without surrounding blanks: the column itself when it has none (no copy). Whether
-    it has some is one pass of ``str.strip`` (a str stripped of nothing is itself), not pandas' string
-    methods and a comparison of the two columns (~0.15 ms a column at any size)."""
+    """``column`` as text without surrounding blanks (itself, no copy, when it has none)."""
     text = column.astype(str)
     if all(value is value.strip() if type(value) is str else True for value in text.to_numpy()):
         return text

@@ -1,15 +1,9 @@
-"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation: the
-policy applied, and how many labels it touched, for the summary (docs/reference/outputs.md, "What `hitflow
-aggregate` does to a labels file first", states each step and its count).
+"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation, and how many labels
+each step touched (docs/reference/outputs.md).
 
-Input: a long frame with text columns ``item_id, worker_id, label`` [, ``field``] (``hitflow aggregate``'s
-file after its column names are mapped); other columns ride along unchanged on the rows kept.
-
-``tidy(frame, policy) -> Tidied(frame, counts)``: the rows the models should see, and the counts in that order
-(``FreeText`` past ``FREE_TEXT_MIN`` and ``FREE_TEXT_SHARE`` unless ``force_free_text``; ``TooManyClasses`` past
-``CONFUSION_CELLS`` whatever). ``respell(values, labels)`` writes known answers (a gold column, control items'
-answers) in the spelling the folded labels use; ``leave_out_workers(frame, workers)`` drops the labels of the
-given workers (a campaign's blocked workers) and counts them."""
+Input: text columns ``item_id, worker_id, label`` [, ``field``]; other columns ride along. ``tidy(frame, policy) ->
+Tidied(frame, counts)``; ``respell(values, labels)`` writes known answers in the labels' spelling;
+``leave_out_workers(frame, workers)`` drops and counts the given workers' labels."""
 
 from __future__ import annotations
 
@@ -25,8 +19,7 @@ REPEATS = ("last", "first", "majority", "refuse")
 FREE_TEXT_MIN = 10  # more distinct labels than this in a field, and
 FREE_TEXT_SHARE = 0.5  # at least this many distinct labels per item: written answers, not a choice
 KEY_COLUMNS = ["item_id", "worker_id", "_field"]
-# workers x label values squared (a confusion matrix a worker, which every method's confidence weighs) past which
-# a field is refused: neither estimable from a crowd's labels nor cheap (300 values x 200 workers: minutes of CPU)
+# workers x label values squared past which a field is refused (neither estimable nor cheap)
 CONFUSION_CELLS = 2_000_000
 MAX_FIELDS = 200_000  # distinct fields past which a file is refused (10^6 one-label fields: 49 s, 1.2 GB)
 
@@ -85,11 +78,7 @@ def tidy(frame: pd.DataFrame, policy: HygienePolicy = HygienePolicy()) -> Tidied
 
 
 def _fold(work: pd.DataFrame, fold_case: bool = True) -> tuple[pd.DataFrame, int, dict[str, list[str]]]:
-    """Labels folded to one spelling per field (by NFC, and by case and blanks with ``fold_case``); how many
-    labels changed; up to five variant groups, as written (NFC variants look alike: listed escaped). A
-    spelling's count in one pass over the labels (a Counter), not pandas' value_counts, sort and reindex
-    (~3 ms a call, paid by every ``hitflow aggregate``); the field's spelling of a folded label is its most
-    given one, ties to the first in text order, as the sort by count and text gave it."""
+    """Labels folded to one spelling per field; how many changed; up to five variant groups, as written."""
     fields, labels = work["_field"].to_numpy(), work["label"].to_numpy()
     normal = nfc(work["label"])
     keys = (_key(normal) if fold_case else normal).to_numpy()
@@ -137,8 +126,7 @@ def _repeats(work: pd.DataFrame, policy: str) -> tuple[pd.DataFrame, dict[str, A
 
 
 def _refuse_free_text(work: pd.DataFrame) -> None:
-    """The first field, in field order, that reads as free text refused (counted for every field at once: a group
-    of a few labels a field cost ~0.4 ms each on a file of 10,000 fields)."""
+    """The first field, in field order, that reads as free text refused."""
     groups = work.groupby("_field", sort=True)
     distinct, items = groups["label"].nunique(), groups["item_id"].nunique()
     free = distinct.index[(distinct > FREE_TEXT_MIN) & (distinct >= FREE_TEXT_SHARE * items)]
@@ -152,9 +140,7 @@ def _refuse_free_text(work: pd.DataFrame) -> None:
 
 
 def _refuse_too_many_classes(work: pd.DataFrame) -> None:
-    """The first field whose workers x label values squared passes ``CONFUSION_CELLS`` refused: every method's
-    confidence weighs a worker by a confusion matrix over the field's values (minutes of CPU and gigabytes past
-    it), which a crowd's labels could not fill anyway."""
+    """Refuse the first field whose workers x label values squared passes ``CONFUSION_CELLS``."""
     groups = work.groupby("_field", sort=True)
     distinct, workers = groups["label"].nunique(), groups["worker_id"].nunique()
     cells = workers.astype(float) * distinct.astype(float) ** 2
@@ -186,8 +172,7 @@ def _key(values: pd.Series) -> pd.Series:
 
 
 def respell(values: pd.Series, labels: pd.Series, fold_case: bool = True) -> pd.Series:
-    """``values`` (stripped, in NFC) in the spelling ``labels`` use for the same folded text; the others as they
-    are. ``fold_case`` False: only stripped and in NFC, as the labels were."""
+    """``values`` (stripped, NFC) in the spelling ``labels`` use for the same folded text."""
     stripped = nfc(values.fillna("").astype(str).str.strip())
     if not fold_case:
         return stripped

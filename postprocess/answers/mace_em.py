@@ -1,14 +1,8 @@
-"""MACE (Hovy et al. 2013, "Learning Whom to Trust with MACE", NAACL-HLT) with its variational M-step, as
-crowd-kit and the paper's reference code define it, vectorised like postprocess.answers.fast_em's models: each
-worker spams with some probability, giving a label from their own distribution, else gives the true one.
+"""MACE (Hovy et al. 2013) with its variational M-step, vectorised like postprocess.answers.fast_em's models; where it
+departs from crowd-kit 1.4.2: docs/explanation/answers-confidence.md.
 
-Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen
-order) x labels (text order), each row the posterior of the true label, whose largest is the answer.
-
-Where it departs from crowd-kit 1.4.2 (restarts kept by the variational lower bound after ``SCREEN_ITER``
-iterations, a learned label prior kept only ``LEARN_MARGIN`` ahead, workers and labels in text order), and why:
-docs/explanation/answers-confidence.md, "MACE against crowd-kit's".
-"""
+Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen order) x
+labels (text order), each row the posterior of the true label."""
 
 from __future__ import annotations
 
@@ -39,9 +33,7 @@ class _Run(NamedTuple):
 
 
 class MACE:
-    """MACE with ``n_restarts`` drawn starts after a trusting one, ``n_iter`` EM iterations each, Beta(alpha,
-    beta) on each worker's spamming, and the true label's prior ``uniform``, ``learned`` or ``either``
-    (whichever has the larger bound, the default)."""
+    """MACE with ``n_restarts`` starts after a trusting one, ``n_iter`` iterations each, label prior ``either`` way."""
 
     def __init__(self, n_restarts: int = 10, n_iter: int = SCREEN_ITER, default_noise: float = 0.5, alpha: float = 0.5,
                  beta: float = 0.5, random_state: int | None = 0, label_prior: str = "either",
@@ -67,8 +59,7 @@ class MACE:
         for learned, chosen in screened.items():
             if chosen.bound < lead - SCREEN_GAP:
                 continue
-            # fifty iterations do not always converge (the restarts' answers then differ by a few items):
-            # the chosen restart goes on until the bound stops rising
+            # fifty iterations do not always converge: the chosen restart goes on until the bound stops rising
             if self.tol is not None:
                 chosen = self._run(c, (chosen.spamming, chosen.thetas, chosen.log_prior), learned, self.max_iter,
                                    self.tol)
@@ -94,8 +85,7 @@ class MACE:
 
     def _run(self, c: Codes, start: tuple[np.ndarray, np.ndarray, np.ndarray], learned: bool, most: int,
              tol: float | None = None) -> _Run:
-        """Rounds of E-step then variational M-step from ``start`` (spamming, thetas, log prior): ``most`` of
-        them, or fewer once a round raises the bound by less than ``tol`` a label."""
+        """E-steps and variational M-steps from ``start``, ``most`` rounds or until the bound gains under ``tol``."""
         spamming, thetas, log_prior = start
         posteriors: tuple[np.ndarray, ...] | None = None  # the variational posteriors' Dirichlet parameters
         last = -np.inf
@@ -136,8 +126,7 @@ def _workers_in_text_order(c: Codes) -> Codes:
 
 def _e_step(c: Codes, spamming: np.ndarray, thetas: np.ndarray, log_prior: np.ndarray,
             ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """Log marginal likelihood (exact, in log space), posteriors, expected strategy counts (workers x labels)
-    and expected spam/know counts (workers x 2)."""
+    """Log marginal likelihood, posteriors, expected strategy counts and expected spam/know counts."""
     spam = spamming[c.workers, 0] * thetas[c.workers, c.labels]  # the given label by spamming
     know = spamming[c.workers, 1]  # by knowing it (only when it is the true one)
     log_joint = given_sums(c, np.log(spam + know), np.log(spam)) + log_prior

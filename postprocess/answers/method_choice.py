@@ -1,9 +1,4 @@
-"""``auto``'s choice of aggregation method, on the file's own evidence: ``mv`` or ``ds`` by held-out
-log-probability over ``FOLDS`` folds, ``worker-coin`` only where ahead by ``CLEAR_BY`` standard errors;
-majority vote untested below ``min_per_worker``, ``MIN_TESTED`` or past ``CELLS_A_LABEL``.
-docs/reference/outputs.md ("How `auto` chooses") has the rule and the figures.
-
-Pure: integer codes in, a :class:`Choice` out."""
+"""``auto``'s choice of aggregation method. Pure: integer codes in, a :class:`Choice` out."""
 
 from __future__ import annotations
 
@@ -51,8 +46,7 @@ def choose(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_labels:
 
 
 def settled(n_judgements: int, n_workers: int, n_labels: int, min_per_worker: float) -> Choice | None:
-    """Majority vote without a test (one label value, or too few labels a worker: see the module), from the
-    field's counts alone; None where the test decides."""
+    """Majority vote without a test, from the field's counts alone; None where the test decides."""
     per_worker = n_judgements / max(n_workers, 1)
     if n_labels < 2:
         return Choice("mv", "one label value: nothing to weigh", {})
@@ -83,8 +77,7 @@ def _held_out_logs(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n
 
 
 def _pick(logs: dict[str, np.ndarray], held_items: np.ndarray) -> str:
-    """Majority vote or Dawid-Skene, whichever scores higher (majority vote on an exact tie); worker-coin only
-    where it beats that one by CLEAR_BY standard errors of their per-label difference (see the module)."""
+    """Majority vote or Dawid-Skene by score; worker-coin only where ahead by CLEAR_BY standard errors."""
     standing = "ds" if logs["ds"].mean() > logs["mv"].mean() else "mv"
     difference = logs["worker-coin"] - logs[standing]
     # labels of one item share its posterior: their differences are summed per item before the variance
@@ -109,17 +102,14 @@ def _normalised(log: np.ndarray) -> np.ndarray:
 
 
 def _seen_mean(posterior: np.ndarray, seen: np.ndarray, all_seen: bool) -> np.ndarray:
-    """The mean row of the items with labels, floored at EPS (``all_seen``: every item, no copy taken; the same
-    column sums, row after row, as over the copy)."""
+    """The mean row of the items with labels, floored at EPS (``all_seen``: every item, no copy)."""
     rows = posterior if all_seen else posterior[seen]
     return np.maximum(rows.sum(axis=0) / len(rows), EPS)
 
 
 def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
               at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
-    """Majority vote's model: every worker right ``a`` of the time, a slip spread evenly. The probability of
-    each held-out label (``at_*``). Each step's numpy calls are few and whole-array (tiny folds run ~30 steps
-    each, where a call's fixed cost is the step's cost); the floats are the straightforward EM's."""
+    """Majority vote's one-coin model: each held-out label's probability (``at_*``)."""
     n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
     seen = np.bincount(items, minlength=n_items) > 0
     all_seen = bool(seen.all())
@@ -143,8 +133,7 @@ def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int
 
 def _worker_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int,
                  at_items: np.ndarray, at_workers: np.ndarray, at_labels: np.ndarray) -> np.ndarray:
-    """One accuracy a worker, shrunk toward the crowd's (postprocess.answers.worker_coin). The probability of each
-    held-out label (``at_*``): a worker or item absent from the fit is the crowd's mean confusion or the class prior."""
+    """Worker-coin's probability of each held-out label (``at_*``), unfitted ones at the crowd's."""
     n_items = int(max(items.max(initial=-1), at_items.max(initial=-1))) + 1
     n_workers = int(max(workers.max(initial=-1), at_workers.max(initial=-1))) + 1
     fitted = worker_coin.fit(items, workers, labels, n_items, n_workers, k)
@@ -206,7 +195,6 @@ def _ds_m_step(posterior: np.ndarray, seen: np.ndarray, codes: _Codes) -> tuple[
 
 
 def _ds_counts(posterior: np.ndarray, codes: _Codes) -> np.ndarray:
-    """Workers x true x given: the expected label counts under the items' posterior. One ``np.bincount`` over
-    (judgement, true label) pairs: each cell adds its judgements in row order, as one count per true label did."""
+    """Workers x true x given: the expected label counts under the items' posterior."""
     n, k = codes.n_workers, codes.k
     return np.bincount(codes.cell, posterior[codes.items].ravel(), minlength=n * k * k).reshape(n, k, k)

@@ -1,13 +1,9 @@
-"""Answers to number fields and sliders: per item the median of its workers' numbers with a distribution-free
-interval, and each worker's bias (docs/reference/outputs.md, "Sliders, numbers and checkbox groups", has the why
-and the references).
+"""Answers to number fields and sliders: per item the median with a distribution-free interval, and each worker's bias
+(docs/reference/outputs.md).
 
-Input: one row per answer, ``item_id, worker_id, field, value`` (``value`` a float; a worker's repeat of an
-item and field counts once, the last). Output, ``number_answers(frame) -> NumberAnswers(answers, workers)``:
-``answers``: ``item_id, field, label, low, high, coverage, method, judgements`` (``label`` the median, ``low``/
-``high`` order statistics covering at least ``LEVEL``, ``coverage`` what they do cover); ``workers``: ``worker_id,
-field, bias, offset, answers`` (``offset`` the mean of the worker's answers minus the other workers' median on the
-same items, ``bias`` that shrunk toward 0 as a normal-normal posterior mean)."""
+Input: ``item_id, worker_id, field, value`` (``value`` a float; a repeat counts once, the last). Output,
+``number_answers(frame) -> NumberAnswers(answers, workers)``: ``answers``: ``item_id, field, label, low, high, coverage,
+method, judgements``; ``workers``: ``worker_id, field, bias, offset, answers``."""
 
 from __future__ import annotations
 
@@ -104,10 +100,7 @@ def _shrinkage(offsets: pd.DataFrame, per: pd.DataFrame) -> float:
 
 def joined(answers: pd.DataFrame | None, workers: pd.DataFrame | None, numbers: NumberAnswers | None
            ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The choice answers and workers (postprocess.answers.aggregation's, either may be None) with the number
-    fields': answers.csv's rows of both kinds, ``low, high, coverage`` after ``confidence`` (blank on a choice
-    row; ``confidence``, ``posterior`` blank on a number row), and per number field F the workers'
-    ``bias_F, offset_F, numbers_F`` columns (one row per worker of either kind)."""
+    """The choice answers and workers joined with the number fields' (``low, high, coverage``; ``bias_F``...)."""
     if numbers is None or numbers.answers.empty:
         return _or_empty(answers), _or_empty(workers)
     parts = [a for a in (answers, numbers.answers) if a is not None and not a.empty]

@@ -1,7 +1,4 @@
-"""One field's answers from a model fitted to that field alone: the aggregation's path for the models that do not
-stack (crowd-kit's and worker-coin's;
-postprocess.answers.stacked_answers answers the rest, many fields at once). The answers' meaning is the
-aggregation's (postprocess.answers.aggregation)."""
+"""One field's answers from a model fitted to that field alone."""
 
 from __future__ import annotations
 
@@ -50,9 +47,7 @@ def field_answers(data: Coded, rows: np.ndarray, chosen: str, seed: int, prior: 
 
 def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, tie: pd.Series, ids: np.ndarray,
                  field: str, method: str, counts: np.ndarray) -> dict[str, np.ndarray]:
-    """One field's answers (``labels`` and ``tie`` by item code): the method's posterior, and the confidence
-    of the module (the skill posterior's, coherent with the label, bounded by the judgements; a tie's too: the
-    skill posterior broke it)."""
+    """One field's answers (``labels``, ``tie`` by item code): the posterior and the module's confidence."""
     present = labels.index.to_numpy()
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)
@@ -94,8 +89,7 @@ def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, se
 
 
 def _vote_shares(items: np.ndarray, labels: pd.Series, columns: list[str]) -> pd.DataFrame:
-    """Majority vote's probabilities as crowd-kit's ``MajorityVote`` gives them (each item's label counts over
-    its judgements, one integer division each), items in code order, without its frames."""
+    """Majority vote's probabilities as crowd-kit's ``MajorityVote`` gives them, without its frames."""
     label = pd.Index(columns).get_indexer(labels.array)
     present, item = np.unique(items, return_inverse=True)
     k = len(columns)
@@ -121,8 +115,7 @@ def _posterior(probas: pd.DataFrame, items: np.ndarray, columns: np.ndarray) -> 
 
 
 def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """The most probable label per item and whether the method's top labels tied; a tie goes to the label
-    the skill posterior ``skill`` (same items and columns) finds more probable, then to text order."""
+    """The most probable label per item and whether the top labels tied (a tie to ``skill``'s choice)."""
     order = sorted(probas.columns)
     in_order = list(probas.columns) == order  # then the frames are read as they are, not reindexed
     values = (probas if in_order else probas[order]).to_numpy(dtype=float).round(TIE_DECIMALS)

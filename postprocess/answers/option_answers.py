@@ -1,24 +1,13 @@
-"""Answers to checkbox groups: per option, whether it applies, each option read as a yes/no question (a tick
-left off is a "no"), answered by the models of any choice (docs/reference/outputs.md, "Sliders, numbers and
-checkbox groups").
+"""Answers to checkbox groups: each option read as a yes/no question (a tick left off is a "no"), answered by the models
+of any choice (docs/reference/outputs.md).
 
-Input: one row per response to the group, ``item_id, worker_id, field, value``, ``value`` the ticked options
-``|``-joined as dataset.csv writes them (blank: none ticked); ``options``: each field's options as the page lists
-them (a tick the page does not list is an option too); ``own``: per field whose options come from the item, each
-item's own in page order: its rows are keyed by place (``FIELD[option 2]``), so one model reads every item's
-second box rather than one model per word.
+Input: ``item_id, worker_id, field, value``, ``value`` the ticked options ``|``-joined (blank: none); ``options``: each
+field's options as the page lists them; ``own``: per field whose options come from the item, each item's own, keyed by
+place (``FIELD[option 2]``).
 
 ``option_labels(frame, options) -> (judgements, keys)``: ``item_id, worker_id, field, label`` with ``label``
-``yes``/``no`` and ``field`` the key of one option (``FIELD[OPTION]``); ``keys`` maps each key to its
-(field, option). ``split_options(answers, keys)``: the models' answers with ``field`` back to the group's name and
-the option in ``option`` (blank for a choice field's rows; a place where the group has ``own`` options, which
-``own_words(answers, own)`` turns into each item's option).
-
-``option_known(known, pairs)``: known answers (``item_id, field, answer``) with a group's ``|``-joined answer made
-a yes/no per option ``pairs`` (``item_id, field, option, key``) asks of that item; ``option_pairs(labels, keys,
-own)``: those pairs of keyed labels; ``by_option(answers, known)``: answers.csv's rows and the known answers, both
-keyed per option, to be compared row by row.
-"""
+``yes``/``no`` and ``field`` one option's key (``FIELD[OPTION]``); ``split_options``, ``own_words``, ``option_known``,
+``option_pairs`` and ``by_option`` map keyed rows back to their group and option."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
-"""Does an answer's confidence mean what it says? Expected calibration error over equal-width bins (:func:`ece`;
-6 and Guo et al.'s 15) and equal-mass ones, the reliability tables, the worst bin of at least WORST_MIN_ITEMS
-items, :func:`scored` (what a person reads) and :func:`noise_floor` (what the same figures read for a confidence
-that is exactly right: ECE is never 0 on a finite set, so a figure is read against its floor's 95th percentile).
-docs/reference/outputs.md defines each figure.
+"""Does an answer's confidence mean what it says? Expected calibration error, reliability tables and the worst bin, read
+against :func:`noise_floor` (docs/reference/outputs.md).
 
-Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1],
-``correct`` whether the answer is right (0 or 1).
-"""
+Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1], ``correct`` whether
+the answer is right (0 or 1)."""
 
 from __future__ import annotations
 
@@ -54,16 +50,14 @@ def _table(conf: np.ndarray, right: np.ndarray, which: np.ndarray, names: list[s
 
 
 def reliability(confidence: Any, correct: Any, bins: int = BINS) -> pd.DataFrame:
-    """One row per non-empty equal-width bin: ``bin`` (e.g. ``0.83-1.00``), ``items``, mean ``confidence``,
-    ``accuracy`` (the share right), lowest bin first."""
+    """One row per non-empty equal-width bin: ``bin``, ``items``, ``confidence``, ``accuracy``, lowest first."""
     conf, right = _arrays(confidence, correct)
     names = [f"{b / bins:.2f}-{(b + 1) / bins:.2f}" for b in range(bins)]
     return _table(conf, right, _bin_of(conf, bins), names)
 
 
 def equal_mass_bins(confidence: Any) -> np.ndarray:
-    """Each item's equal-mass bin (0 = lowest confidences; see the module): ``n // MIN_BIN_ITEMS`` bins at
-    most ``EQUAL_MASS_BINS``, at least one; items of equal confidence share the bin of the first of them."""
+    """Each item's equal-mass bin (0 lowest), at most ``EQUAL_MASS_BINS``, equal confidences together."""
     conf = np.asarray(confidence, dtype=float)
     count = int(np.clip(len(conf) // MIN_BIN_ITEMS, 1, EQUAL_MASS_BINS))
     first = np.searchsorted(np.sort(conf), conf, side="left")  # its rank; equal confidences: the first's
@@ -79,8 +73,7 @@ def equal_mass(confidence: Any, correct: Any) -> pd.DataFrame:
 
 
 def _span(low: float, high: float) -> str:
-    """``low-high`` to three places, or as many more (up to six) as tell them apart: near 1.0 equal-mass bins
-    were named "1.000-1.000" though they spanned 0.9996 to 0.9999."""
+    """``low-high`` to three places, or as many more (up to six) as tell them apart."""
     places = next((d for d in range(3, 7) if f"{low:.{d}f}" != f"{high:.{d}f}"), 3)
     return f"{low:.{places}f}-{high:.{places}f}"
 
@@ -91,9 +84,7 @@ def ece_equal_mass(confidence: Any, correct: Any) -> float:
 
 
 def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str, Any] | None:
-    """The row of ``table`` (a reliability table) with at least ``min_items`` items whose confidence is
-    furthest from its accuracy, with ``off`` (confidence - accuracy: above 0 over-states); None if no bin
-    holds that many."""
+    """The reliability ``table``'s bin of ``min_items`` items furthest off, with ``off``; None if none."""
     big = table[table["items"] >= min_items]
     if big.empty:
         return None
@@ -103,10 +94,8 @@ def worst_bin(table: pd.DataFrame, min_items: int = WORST_MIN_ITEMS) -> dict[str
 
 
 def scored(confidence: Any, correct: Any) -> dict[str, Any]:
-    """What a person reads (the module): items, accuracy, mean confidence, ``ece`` (6 equal-width bins, said in
-    ``ece_bins``; every table's bins in ``binning``), ``ece_15``, ``ece_equal_mass``, ``worst_bin`` (of the
-    15-bin and equal-mass tables, bins of at least WORST_MIN_ITEMS items), ``reliability`` (15 equal-width bins)
-    and ``reliability_equal_mass``."""
+    """What a person reads: items, accuracy, confidence, ``ece``, ``ece_15``, ``ece_equal_mass``, ``worst_bin``,
+    tables."""
     conf, right = _arrays(confidence, correct)
     if not len(conf):
         return {"items": 0, "accuracy": None, "mean_confidence": None, "ece": None, "ece_15": None,
@@ -125,9 +114,7 @@ def scored(confidence: Any, correct: Any) -> dict[str, Any]:
 
 
 def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dict[str, dict[str, float]]:
-    """For ``ece``, ``ece_15`` and ``worst_bin`` (``|off|`` of :func:`scored`'s worst bin; 0 where no bin holds
-    WORST_MIN_ITEMS items): ``mean`` and ``p95`` over ``draws`` sets of outcomes drawn right with probability
-    each item's confidence (the module). The bins are the confidences' own, as :func:`scored` cuts them."""
+    """``mean`` and ``p95`` of ``ece``, ``ece_15`` and ``worst_bin`` for a perfectly calibrated confidence."""
     conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
     if not len(conf):
         return {k: {"mean": float("nan"), "p95": float("nan")} for k in ("ece", "ece_15", "worst_bin")}
@@ -139,8 +126,7 @@ def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dic
 
 
 def _drawn(conf: np.ndarray, right: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``right`` (draws x items): the ECE over the bins ``which`` assigns, and the largest
-    |confidence - accuracy| of bins of at least WORST_MIN_ITEMS items (0 without one)."""
+    """Per row of ``right`` (draws x items): the ECE over ``which``'s bins and the worst bin's gap."""
     bins = np.unique(which, return_inverse=True)[1]
     members = np.zeros((len(conf), bins.max() + 1))
     members[np.arange(len(conf)), bins] = 1.0
@@ -158,8 +144,7 @@ _BINNING = (f"ece: {BINS} equal-width bins of [0, 1]; ece_15 and reliability: {F
 
 
 def accuracy(answers: pd.DataFrame, truth: pd.DataFrame) -> float:
-    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``),
-    over the items and fields both hold; NaN when they share none."""
+    """Share of ``answers`` (``item_id, field, label``) equal to ``truth`` (``item_id, field, answer``)."""
     both = answers.astype({"item_id": str, "field": str}).merge(
         truth.astype({"item_id": str, "field": str}), on=["item_id", "field"])
     return float((both["label"].astype(str) == both["answer"].astype(str)).mean()) if len(both) else float("nan")

@@ -1,9 +1,4 @@
-"""Fields of the same shape answered once: the models that do not stack (postprocess.answers.one_field) are
-fitted to the first field of each shape, and the other fields of that shape get its answers under their own
-names (docs/speed.md). A field's shape is everything of it that one_field's answers read: its judgements in
-file order as each one's item, worker and label numbered by their codes' order, the orders in which the codes'
-decimal texts and the labels' texts sort, and the method; the models read names only through these and draw
-their random starts from the same seed, so two fields of one shape get the same floats."""
+"""Fields of the same shape answered once (docs/speed.md)."""
 
 from __future__ import annotations
 
@@ -16,9 +11,7 @@ from postprocess.answers.label_hygiene import TooManyClasses
 from postprocess.answers.one_field import FieldAnswers, field_answers
 from postprocess.answers.skill_prior import SkillPrior
 
-# CPU seconds of a fit (a small field's, and each cell's: labels + items x label values) by method, measured on 2
-# shared cores: MACE runs hundreds of EM steps (two label priors, eleven starts, the chosen one to convergence;
-# 3,000 items x 100 values: 15 s), GLAD ~13 ms a small field, the others ~4 ms
+# CPU seconds of a fit (a small field's, and each cell's) by method, measured on 2 shared cores
 FIT_COST = {"mace": (0.125, 6e-5), "glad": (0.013, 1e-5)}
 OTHER_FIT = (0.004, 1e-5)
 FIT_BUDGET_S = 20.0  # the fits' estimated CPU past which the fields are refused before any is fitted
@@ -40,8 +33,7 @@ class _Template(NamedTuple):
 
 def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], seed: int,
                    prior: SkillPrior) -> list[FieldAnswers]:
-    """The answers of each field (its rows, in file order) by its method, one fit per shape (see the module): the
-    same as ``field_answers`` of each field."""
+    """The answers of each field by its method, one fit per shape: the same as each field alone."""
     templates: dict[bytes, _Template] = {}
     out = []
     shapes = [_shape(data, rows, method) for rows, method in zip(fields, methods, strict=True)]
@@ -58,8 +50,7 @@ def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], se
 
 def _refuse_long_fits(data: Coded, fields: list[np.ndarray], methods: list[str],
                       shapes: list[tuple[bytes, _Names]]) -> None:
-    """``TooManyClasses`` where the fits of the distinct shapes would take past ``FIT_BUDGET_S`` (``FIT_COST``):
-    MACE on 3,000 items x 100 label values, or on a checkbox group of 200 options (a field each), took minutes."""
+    """``TooManyClasses`` where the distinct shapes' fits would take past ``FIT_BUDGET_S``."""
     first = {shape: f for f, (shape, _) in reversed(list(enumerate(shapes)))}  # each shape's first field
     seconds, cells = 0.0, 0
     for f in first.values():

@@ -1,12 +1,8 @@
-"""The skill posterior of many fields at once (postprocess.answers.skill_posterior's model, its weak prior alone),
-stacked block by block: each field's items, workers and labels coded apart, one EM for all of them. Fields share
-nothing in that model, so the stack is the same sums as each field fitted alone, in the same order (the same
-floats), EM stopped field by field where :func:`skill_posterior._fit` stops it (docs/speed.md).
+"""The skill posterior of many fields at once, stacked block by block: the same sums as each field fitted alone, in the
+same order (docs/speed.md).
 
-Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its
-items and its workers contiguous and in the order ``_fit`` gives them (their ids' text order). The crowd part of a
-prior (``crowd_weight``) is each field's own fit (``skill_posterior.crowd_accuracy``), and so is the typical
-part's centre (``skill_posterior.typical_centre``, at each EM step of the fields not yet converged)."""
+Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its items and
+workers contiguous in their ids' text order."""
 
 from __future__ import annotations
 
@@ -42,9 +38,7 @@ def vote_shares(stack: Stack) -> np.ndarray:
 
 
 def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarray]:
-    """(items x k: each item's posterior, each item left out of its workers' records and tempered; each
-    field's temperature at its median item), the same as ``skill_posterior.label_probabilities`` of each
-    field alone."""
+    """(items x k posteriors, left out and tempered; each field's median temperature), field by field's."""
     prior.check()
     fields = _Fields.of(stack, prior)
     posterior = _fitted(stack, vote_shares(stack), fields, prior)
@@ -58,8 +52,7 @@ def probabilities(stack: Stack, prior: SkillPrior) -> tuple[np.ndarray, np.ndarr
 
 
 class _Fields(NamedTuple):
-    """Per field: the crowd accuracy a worker is assumed to have, where its workers start (and after the last
-    field, where they end); per worker, their field and the weak prior's pseudo-counts at their field's accuracy."""
+    """Per field: its assumed crowd accuracy and workers' start; per worker, field and weak pseudo-counts."""
     accuracy: np.ndarray
     worker_bounds: np.ndarray
     worker_field: np.ndarray
@@ -88,9 +81,7 @@ def _pseudo_counts(weight: float, accuracy: np.ndarray, k: int) -> np.ndarray:
 
 def _worker_counts(stack: Stack, record: np.ndarray, fields: _Fields, prior: SkillPrior,
                    asked: np.ndarray) -> np.ndarray:
-    """``skill_posterior._worker_counts`` of each field: ``record`` alone, or with a typical part the two-part
-    prior's counts, its centre fitted to each field of ``asked`` (the others' counts are not read: their
-    centre is left at their crowd accuracy)."""
+    """``skill_posterior._worker_counts`` of each field (the centre fitted to each field of ``asked``)."""
     if prior.typical_weight == 0:
         return record
     seen = record - fields.weak
@@ -105,8 +96,7 @@ def _worker_counts(stack: Stack, record: np.ndarray, fields: _Fields, prior: Ski
 
 
 def _fitted(stack: Stack, posterior: np.ndarray, fields: _Fields, prior: SkillPrior) -> np.ndarray:
-    """EM to convergence field by field: a field whose posterior moved less than TOLERANCE keeps that step's
-    posterior, as ``_fit``'s loop stops there, while the fields not yet converged go on."""
+    """EM to convergence field by field, a converged field's posterior kept as ``_fit`` keeps it."""
     starts = _starts(stack.item_field)
     active = np.ones(len(starts), dtype=bool)
     for _ in range(ITERATIONS):
@@ -124,8 +114,7 @@ def _fitted(stack: Stack, posterior: np.ndarray, fields: _Fields, prior: SkillPr
 
 def _log_likelihood(stack: Stack, posterior: np.ndarray, counts: np.ndarray,
                     leave_out: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(judgements x true labels: each label's log-probability under its worker's confusion, fields x labels:
-    each field's class log prior), as ``skill_posterior._log_likelihood`` per field."""
+    """(judgements x true labels log-probabilities, fields x labels class log prior), as per field."""
     own = posterior[stack.item] if leave_out else 0.0
     given = counts[stack.worker, :, stack.label] - own
     rows = counts.sum(axis=2)[stack.worker] - own
@@ -133,8 +122,7 @@ def _log_likelihood(stack: Stack, posterior: np.ndarray, counts: np.ndarray,
 
 
 def _class_prior(stack: Stack, posterior: np.ndarray) -> np.ndarray:
-    """Fields x labels: (the field's posteriors summed + 1) / (its items + k); bincount adds the rows in order,
-    as ``posterior.sum(axis=0)`` does along a field's rows (np.add.reduceat does not: other floats)."""
+    """Fields x labels: (the field's posteriors summed + 1) / (its items + k), in ``_fit``'s order."""
     k, n_fields = stack.k, int(stack.item_field[-1]) + 1
     cells = (stack.item_field[:, None] * k + np.arange(k)).ravel()
     summed = np.bincount(cells, posterior.ravel(), minlength=n_fields * k).reshape(n_fields, k)
@@ -142,9 +130,7 @@ def _class_prior(stack: Stack, posterior: np.ndarray) -> np.ndarray:
 
 
 def _correlations(stack: Stack, loglik: np.ndarray, log_classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each field's labels' correlation, postprocess.answers.tempering.fit on its own judgements; the temperature
-    of its median item). 0 and 1 without fitting where the field has fewer than MIN_ITEMS items, which fit
-    returns for them too."""
+    """(each field's labels' correlation; its median item's temperature); 0 and 1 below MIN_ITEMS."""
     starts, bounds = _starts(stack.item_field), _judgement_bounds(stack)
     sizes = np.diff(np.append(starts, len(stack.item_field)))
     correlations, temperatures = np.zeros(len(starts)), np.ones(len(starts))

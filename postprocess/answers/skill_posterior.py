@@ -1,13 +1,8 @@
-"""How sure is an item's answer, given what its workers are known to be worth? The confidence that
-adaptive overlap stops on: each field a Dawid-Skene model fitted by MAP-EM with a prior on every worker's
-confusion rows (``SkillPrior``), each item scored leave-one-out and tempered (postprocess.answers.tempering);
-a field with one label seen gets a second, unseen one. docs/reference/outputs.md ("The stopping rule" and
-after) says why, with the model's parts and figures.
+"""How sure is an item's answer, given what its workers are known to be worth? A Dawid-Skene model per field fitted by
+MAP-EM with a prior on every worker's confusion rows (docs/reference/outputs.md, "The stopping rule").
 
-Input: the long frame of judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements).
-Output of :func:`label_posterior`: ``POSTERIOR_COLUMNS``, one row per item and field; ``confidence`` the
-probability of ``label``, the most probable; ``margin`` its log odds over the runner-up's; ``vote_weight``
-what one more judgement of a worker not yet known moves that log ratio."""
+Input: ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements). Output of :func:`label_posterior`:
+``POSTERIOR_COLUMNS``, one row per item and field."""
 
 from __future__ import annotations
 
@@ -29,10 +24,7 @@ POSTERIOR_COLUMNS = ["item_id", "field", "label", "confidence", "judgements", "m
 
 
 def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
-    """Workers whose median time is below ``share`` of the median piece of work's: ``times`` has one row a
-    piece of work (an assignment, or a label), ``worker_id, seconds``; rows without a time are left out,
-    and so are times below zero or without end (no work takes them: a sentinel or a clock gone wrong, which
-    would otherwise make its worker fast). ``share`` 0: nobody."""
+    """Workers whose median time is below ``share`` of the median's (``times``: ``worker_id, seconds``)."""
     if share <= 0 or times.empty:
         return frozenset()
     seconds = pd.to_numeric(times["seconds"], errors="coerce")
@@ -46,8 +38,7 @@ def fast_workers(times: pd.DataFrame, share: float) -> frozenset[str]:
 
 def label_posterior(frame: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR, fast_workers: frozenset[str] = frozenset(),
                     tables: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> pd.DataFrame:
-    """Each item's most probable label and its probability, per field (see the module); ``tables``, when given, gets
-    each field's (items, items x labels posterior): what adaptive overlap's gain reads, without a second fit."""
+    """Each item's most probable label and its probability, per field; ``tables`` gets each posterior."""
     prior.check()
     parts, tables = [], {} if tables is None else tables
     for field, part in judgements(frame).groupby("field", sort=True):
@@ -73,10 +64,7 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior,
 
 def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
                         fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """One field's judgements (``item_id, worker_id, label``, labels as text) -> items x labels, each row
-    the item's posterior over the labels seen (the model of the module: what ``[answers] method = "skill"``
-    answers with). A field with one label seen keeps its probability below 1 (the unseen label's share
-    is left out of the row)."""
+    """One field's judgements (``item_id, worker_id, label``) -> items x labels posterior."""
     prior.check()
     items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
@@ -86,9 +74,7 @@ def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
 
 def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float], np.ndarray]:
-    """(items, labels, items x labels posterior with each item left out of its workers' records and tempered,
-    (the accuracy of a worker not yet known, its labels' correlation: postprocess.answers.tempering) for
-    vote_weight, judgements an item) of one field."""
+    """One field's (items, labels, left-out tempered posterior, (newcomer accuracy, correlation), judgements)."""
     items, item = np.unique(part["item_id"].to_numpy(dtype=str), return_inverse=True)
     workers, worker = np.unique(part["worker_id"].to_numpy(dtype=str), return_inverse=True)
     fast = np.isin(workers, list(fast_workers)).astype(int)  # each worker's group: 1 fast, 0 the others
@@ -119,10 +105,7 @@ def _fit(part: pd.DataFrame, prior: SkillPrior, fast_workers: frozenset[str],
 
 def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                        prior: SkillPrior) -> float:
-    """How often a worker not yet known is right, for vote_weight: their group's crowd accuracy or, with
-    the typical part, the blend of the two parts a worker with no record carries (TYPICAL_SHARE of the
-    typical worker's); of the more accurate group a newcomer may join, and never below skill_prior: a crowd
-    fitted as poor (early, or pulled down by adversaries) must not make items settle sooner."""
+    """How often a newcomer is right, for vote_weight: never below skill_prior."""
     newcomer = accuracy.astype(float)
     if prior.typical_weight > 0:
         centre = typical_centre(record, (record - weak).sum(axis=(1, 2)), fast, accuracy[0])
@@ -132,12 +115,7 @@ def _newcomer_accuracy(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, a
 
 def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_labels: int,
                    groups: np.ndarray | None = None) -> np.ndarray:
-    """The accuracy an unseen worker of each group (0 the others, 1 fast) is assumed to have: a one-coin
-    model of the whole crowd (every worker of a group right ``a`` of the time, slips spread evenly;
-    ``groups``: each judgement's group, None: one group) fitted by EM to the items with two or more
-    judgements, with ``prior.accuracy`` counted as ``prior.crowd_weight`` more judgements of each group;
-    kept between chance and 0.99.
-    One coin for a whole group, so no worker's own judgements vouch for them here."""
+    """The accuracy an unseen worker of each group is assumed to have (a one-coin fit); between chance and 0.99."""
     if prior.crowd_weight == 0:
         return np.full(2, prior.accuracy)
     groups = np.zeros(len(item), dtype=int) if groups is None else groups
@@ -163,8 +141,7 @@ def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_lab
 
 
 def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
-    """Dirichlet pseudo-counts of one worker's confusion matrix (true label x given label): each row worth
-    ``weight`` judgements, right ``accuracy`` of the time, slips spread evenly."""
+    """Dirichlet pseudo-counts of one worker's confusion: rows of ``weight`` judgements at ``accuracy``."""
     pseudo = np.full((n_labels, n_labels), weight * (1 - accuracy) / (n_labels - 1))
     np.fill_diagonal(pseudo, weight * accuracy)
     return pseudo
@@ -172,9 +149,7 @@ def prior_counts(weight: float, n_labels: int, accuracy: float) -> np.ndarray:
 
 def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accuracy: np.ndarray,
                    prior: SkillPrior) -> np.ndarray:
-    """Each worker's confusion as counts whose rows' shares are its posterior mean: ``record`` (their expected
-    counts plus ``weak``, the skill prior's pseudo-counts) alone, or with ``prior.typical_weight`` under the
-    two-part prior of the module."""
+    """Each worker's confusion as counts whose rows' shares are its posterior mean."""
     if prior.typical_weight == 0:
         return record
     seen = record - weak
@@ -184,10 +159,7 @@ def _worker_counts(record: np.ndarray, weak: np.ndarray, fast: np.ndarray, accur
 
 
 def typical_centre(record: np.ndarray, sizes: np.ndarray, fast: np.ndarray, fallback: float) -> float:
-    """How often the typical worker is right: the median worker not in the fast group (each worker's accuracy
-    in ``record``, which holds the weak prior's pseudo-counts too, weighted by their judgements ``sizes``;
-    the median, so that spammers and adversaries holding under half the judgements do not move it), or
-    ``fallback`` when nobody outside the fast group has judged; kept between chance and 0.99."""
+    """How often the typical worker is right: the weighted median of the non-fast, else ``fallback``."""
     n_labels = record.shape[1]
     own = np.trace(record, axis1=1, axis2=2) / record.sum(axis=(1, 2))
     others = fast == 0
@@ -206,10 +178,7 @@ def _group_counts(weight: float, n_labels: int, accuracy: np.ndarray, fast: np.n
 
 
 def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> np.ndarray:
-    """The posterior mean of each worker's confusion under a prior that is ``typical`` with probability
-    TYPICAL_SHARE, else ``weak`` (both Dirichlet pseudo-counts, one matrix a worker; ``seen``: expected
-    counts), as counts: the mean times the row's judgements plus the pseudo-counts the worker is expected
-    to carry, so that leaving an item out of them still takes out about one judgement."""
+    """Each worker's posterior mean confusion under the two-part prior, as counts."""
     log_typical = _log_evidence(typical, seen) + math.log(TYPICAL_SHARE)
     log_weak = _log_evidence(weak, seen) + math.log(1 - TYPICAL_SHARE)
     share = 1 / (1 + np.exp(np.clip(log_weak - log_typical, -700, 700)))[:, None, None]
@@ -219,8 +188,7 @@ def mixture_counts(seen: np.ndarray, weak: np.ndarray, typical: np.ndarray) -> n
 
 
 def _log_evidence(alpha: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Per worker: the log probability of their (expected) counts under Dirichlet pseudo-counts ``alpha``,
-    row by row (Dirichlet-multinomial), without the multinomial coefficient, which both parts share."""
+    """Per worker: the Dirichlet-multinomial log probability of their counts under ``alpha``."""
     from scipy.special import gammaln  # here: only the typical prior needs it, and `hitflow aggregate` starts faster
 
     rows = gammaln(alpha.sum(axis=2)) - gammaln(alpha.sum(axis=2) + seen.sum(axis=2))
@@ -233,8 +201,7 @@ def _row_shares(counts: np.ndarray) -> np.ndarray:
 
 def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
                       pseudo: np.ndarray) -> np.ndarray:
-    """Per worker: their prior's pseudo-counts (``pseudo``, one matrix a worker) plus the expected (true,
-    given) label counts."""
+    """Per worker: their prior's pseudo-counts plus the expected (true, given) label counts."""
     counts = pseudo.copy()  # workers x true x given
     for true in range(pseudo.shape[1]):  # counts[:, true] is a view: add.at writes into counts
         np.add.at(counts[:, true], (worker, label), posterior[item, true])
@@ -243,15 +210,13 @@ def confusion_counts(posterior: np.ndarray, item: np.ndarray, worker: np.ndarray
 
 def _e_step(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray, label: np.ndarray,
             leave_out: bool) -> np.ndarray:
-    """Items x labels: class prior times each judgement's likelihood under its worker's confusion;
-    ``leave_out``: each judgement's own item taken out of its worker's counts first."""
+    """Items x labels: prior times likelihood; ``leave_out``: each judgement's item out of its worker's counts."""
     return tempering.posterior(*_log_likelihood(posterior, counts, item, worker, label, leave_out))
 
 
 def _log_likelihood(posterior: np.ndarray, counts: np.ndarray, item: np.ndarray, worker: np.ndarray,
                     label: np.ndarray, leave_out: bool) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """(judgements x true labels: each label's log-probability under its worker's confusion, ``item``, the
-    items' number, the classes' log prior): what :func:`_e_step` and the temperature read."""
+    """(judgements x true labels log-probabilities, ``item``, items, classes' log prior)."""
     own = posterior[item] if leave_out else 0.0
     given = counts[worker, :, label] - own  # judgements x true labels
     rows = counts.sum(axis=2)[worker] - own

@@ -1,20 +1,15 @@
-"""A worker's assumed skill before their own judgements say otherwise: the prior of the skill-aware
-posterior (postprocess.answers.skill_posterior) that adaptive overlap stops on and ``[answers] method = "skill"``
-answers with. Its own module so that the config and the CLI can take one without importing the model."""
+"""A worker's assumed skill before their own judgements say otherwise."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-# [answers] typical_prior_weight's bound: above about 1e15 the typical part's evidence (differences of gammaln
-# values that large) is rounding error, reading an adversary as typical, and past about 1e305 it overflows to NaN
+# [answers] typical_prior_weight's bound: above ~1e15 its evidence is rounding error
 TYPICAL_WEIGHT_MAX = 100000.0
-# and below: a weight under ~1e-308 (subnormal) makes its pseudo-counts round to 0, whose evidence is inf - inf,
-# so every confidence came out NaN (or 0, a tie on every item); a millionth of a judgement is as good as none
+# and below: a subnormal weight rounds its pseudo-counts to 0 (NaN confidences)
 TYPICAL_WEIGHT_MIN = 1e-6
-# the same for the prior itself: an accuracy of 1e-320 (subnormal) was taken, and its pseudo-counts
-# and posteriors underflow (a numpy warning line); within a millionth of 0 or 1 is as good as 0 or 1
+# the same for the prior's accuracy: within a millionth of 0 or 1 is as good as 0 or 1
 ACCURACY_MIN, ACCURACY_MAX = 1e-6, 1 - 1e-6
 WEIGHT_MIN = 1e-6  # judgements the prior is worth: fewer is as good as none, and a subnormal one underflows
 
@@ -24,8 +19,7 @@ class SkillPrior:
     accuracy: float = 0.7  # a worker's assumed accuracy before their judgements say otherwise
     weight: float = 4.0  # how many judgements that assumption is worth
     crowd_weight: float = 0.0  # >0: the crowd's own accuracy, this prior worth so many judgements against it
-    # >0: a worker whose record fits it is shrunk toward the crowd's typical worker, worth this many judgements
-    # per row of their confusion (postprocess.answers.skill_posterior: a two-part prior); 0: the weak prior alone
+    # >0: a worker is shrunk toward the typical worker, worth this many judgements a row; 0: weak prior alone
     typical_weight: float = 0.0
 
     def check(self) -> None:

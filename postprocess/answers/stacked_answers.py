@@ -1,8 +1,4 @@
-"""Many fields' answers at once, for the methods whose models stack (majority vote and the skill posterior:
-postprocess.answers.skill_fields): the same answers, confidences and per-judgement figures as
-postprocess.answers.one_field gives each field alone, in arrays over every field's items (docs/speed.md).
-Fields are stacked by their labels' number ``k`` (a field with one label value: two, the second never seen, as
-the skill posterior reads it), so each stack is one array of items x k."""
+"""Many fields' answers at once for the methods whose models stack."""
 
 from __future__ import annotations
 
@@ -36,8 +32,7 @@ class _Labels(NamedTuple):
 
 
 def stacked_answers(data: Coded, fields: np.ndarray, methods: np.ndarray, prior: SkillPrior) -> StackedAnswers:
-    """The answers of the fields whose codes are ``fields`` (each one's method in ``methods``, by field code:
-    one of STACKED), the skill posterior under ``prior``."""
+    """The answers of the fields ``fields`` by ``methods`` (one of STACKED), the skill posterior under ``prior``."""
     rows = np.flatnonzero(np.isin(data.fields, fields))
     rows = rows[np.argsort(data.fields[rows], kind="stable")]  # field after field, each in file order
     labels = _field_labels(data, rows)
@@ -61,8 +56,7 @@ def _field_labels(data: Coded, rows: np.ndarray) -> _Labels:
 
 
 def _stack(data: Coded, rows: np.ndarray, local: np.ndarray, k: int) -> tuple[Stack, np.ndarray, np.ndarray]:
-    """(the stack of these rows' fields, each stacked item's item code, each stacked field's field code): items and
-    workers in their code's decimal text order within a field, the order the skill posterior has them in alone."""
+    """(the stack of these rows' fields, item codes, field codes), in the skill posterior's own order."""
     field = data.fields[rows]
     n_items, n_workers = max(len(data.item_ids), 1), max(len(data.worker_ids), 1)
     item_rank = _text_rank(n_items)
@@ -73,8 +67,7 @@ def _stack(data: Coded, rows: np.ndarray, local: np.ndarray, k: int) -> tuple[St
 
 
 def _text_rank(n: int) -> np.ndarray:
-    """Each code 0..n-1's place among the codes written in decimal, in text order: the skill posterior alone
-    reads a field's items and workers by their codes as text (its additions run in that order)."""
+    """Each code 0..n-1's place among the codes written in decimal, in text order."""
     rank = np.empty(n, dtype=np.int64)
     rank[np.argsort(np.arange(n).astype(str))] = np.arange(n)
     return rank
@@ -105,8 +98,7 @@ def _stack_answers(data: Coded, rows: np.ndarray, local: np.ndarray, labels: _La
 
 
 def _pick(probas: np.ndarray, skill: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each item's answer column, whether the method's top labels tied): a tie goes to the label the skill
-    posterior finds more probable, then to text order (one_field's rule)."""
+    """(each item's answer column, whether top labels tied), ties broken as one_field breaks them."""
     values = np.where(valid, probas.round(TIE_DECIMALS), -np.inf)
     top = values == values.max(axis=1, keepdims=True)
     by_skill = np.where(top, skill.round(TIE_DECIMALS), -1.0)

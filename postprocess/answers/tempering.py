@@ -1,14 +1,8 @@
-"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` that divides an item's
-summed label log-likelihood in the skill posterior (postprocess.answers.skill_posterior; Kish's design effect,
-"Survey Sampling", 1965): labels of hard items split more than the workers' records say. ``rho``, one a field, is
-the one on a grid of [0, MAX_CORRELATION] that best predicts each of an item's first ``m`` labels (``m`` the count
-COVER of the items reach: adaptive overlap's later labels were bought because the first ones disagreed) from its
-other labels; 0 unless MIN_LABELS, MIN_ITEMS and MIN_GAIN hold. docs/reference/outputs.md ("How sure is an
-answer?") and docs/explanation/answers-confidence.md give the reasons and measurements.
+"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` dividing an item's summed label
+log-likelihood in the skill posterior (docs/explanation/answers-confidence.md).
 
-Pure arrays: ``loglik`` is judgements x classes (each label's log-probability under each true class),
-``item`` each judgement's item (0..n_items-1), ``log_classes`` the classes' log prior.
-"""
+Pure arrays: ``loglik`` is judgements x classes, ``item`` each judgement's item (0..n_items-1), ``log_classes`` the
+classes' log prior."""
 
 from __future__ import annotations
 
@@ -25,9 +19,7 @@ CHUNK = 1_000_000  # numbers per block of temperatures scored together (8 MB eac
 
 def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray,
               correlation: float | np.ndarray = 0.0) -> np.ndarray:
-    """Items x classes: ``log_classes`` plus each item's summed ``loglik`` divided by its temperature (its
-    labels' number and ``correlation``: :func:`temperatures`), normalised (many fields at once: ``log_classes``
-    a row an item, ``correlation`` one an item; an item of correlation 0 is divided by 1.0, the same floats)."""
+    """Items x classes: ``log_classes`` plus each item's ``loglik`` sum over its temperature, normalised."""
     sums = _item_sums(loglik, item, n_items)
     if np.any(correlation):
         sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
@@ -40,10 +32,7 @@ def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndar
 
 
 def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndarray) -> float:
-    """The correlation of GRID whose posteriors best predict each of the first ``m`` labels of an item from its
-    other first ``m`` (see the module; ``m - 1`` labels, so a temperature of ``1 + (m - 2) rho``); 0 when
-    ``m`` < MIN_LABELS, when fewer than MIN_ITEMS items are predicted, or when no correlation predicts MIN_GAIN
-    nats better than 0."""
+    """The correlation of GRID best predicting an item's first ``m`` labels from each other; else 0."""
     counts = np.bincount(item, minlength=n_items)
     first = int(np.quantile(counts, 1 - COVER, method="lower"))  # labels that 9 items in 10 have at least
     if first < MIN_LABELS or (counts >= first).sum() < MIN_ITEMS:
@@ -60,8 +49,7 @@ def fit(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: np.ndar
 
 
 def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
-    """Items x classes: each item's rows of ``loglik`` summed in row order from 0 (``np.add.at`` on zeros did
-    the same additions; one ``np.bincount`` over (row, class) pairs is ~10 times quicker, run every EM step)."""
+    """Items x classes: each item's rows of ``loglik`` summed in row order from 0."""
     k = loglik.shape[1]
     cells = (np.asarray(item)[:, None] * k + np.arange(k)).ravel()
     return np.bincount(cells, np.ascontiguousarray(loglik, dtype=float).ravel(), minlength=n_items * k).reshape(
@@ -69,9 +57,7 @@ def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray
 
 
 def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """:func:`held_out_score` at every temperature of ``grid``, a block of temperatures at a time (at most
-    CHUNK numbers a block): the same operations element by element and the same reductions along each
-    row, so the same floats, in ~8 numpy calls a block instead of ~8 a temperature."""
+    """:func:`held_out_score` at every temperature of ``grid``, a block at a time, the same floats."""
     top = own.max(axis=1, keepdims=True)
     likely = np.exp(own - top)
     step = max(1, CHUNK // max(own.size, 1))
@@ -85,8 +71,7 @@ def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, g
 
 
 def held_out_score(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, temperature: float) -> float:
-    """Mean log-probability of each held-out label (``own``: its log-likelihood under each class) under the
-    posterior of its item's other labels (``others``: their summed log-likelihood) at ``temperature``."""
+    """Mean log-probability of each held-out label under its item's other labels at ``temperature``."""
     weights = _normalised(log_classes + others / temperature)
     top = own.max(axis=1, keepdims=True)
     return float(np.mean(np.log((weights * np.exp(own - top)).sum(axis=1)) + top[:, 0]))

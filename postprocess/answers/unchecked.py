@@ -1,6 +1,4 @@
-"""The confidence no control item checks (pure): the model's own moved toward the field's mean vote share, said
-unchecked, with how many controls would check it. Why and how the weights were chosen (held-out log-loss, each
-crowd shape left out in turn): docs/explanation/answers-confidence.md."""
+"""The confidence no control item checks (pure)."""
 
 from __future__ import annotations
 
@@ -27,8 +25,7 @@ def vote_shares(answers: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
 
 
 def controls_to_check(confidence: np.ndarray) -> int | None:
-    """The fewest controls (of CHECK_SIZES) on which a perfectly calibrated confidence spread as this crowd's
-    reads ECE15 below CHECK_ECE 19 times in 20 (the noise floor's 95th percentile); None where none does."""
+    """The fewest controls that would check this crowd's confidence (ECE15 under CHECK_ECE), or None."""
     conf = np.sort(np.asarray(confidence, dtype=float))
     if not len(conf):
         return None
@@ -40,10 +37,7 @@ def controls_to_check(confidence: np.ndarray) -> int | None:
 
 
 def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """One field's confidence ``own`` moved ``SHRINK * n / (n + HALF_LABELS)`` of the way down to the mean of its
-    answers' vote ``share`` (``n``: the item's ``labels``), never up: the crowd's own agreement, which errors most
-    workers share pull down where the model's item-by-item certainty cannot see them. No lower than 0.5 where
-    ``own`` was at least that (the answer still reads as its likeliest label)."""
+    """One field's ``own`` confidence moved down toward its answers' mean vote ``share``, never under 0.5 if over."""
     n = np.asarray(labels, dtype=float)
     weight = SHRINK * n / (n + HALF_LABELS)
     moved = np.minimum(own, (1 - weight) * own + weight * float(np.mean(share)))
@@ -51,8 +45,7 @@ def shrunk(own: np.ndarray, share: np.ndarray, labels: np.ndarray) -> np.ndarray
 
 
 def unchecked(answers: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
-    """``answers`` (with ``judgements``) with ``confidence`` :func:`shrunk` field by field,
-    ``confidence_source`` saying it is unchecked and ``attrs["controls_to_check"]`` (:func:`controls_to_check`)."""
+    """``answers`` with ``confidence`` :func:`shrunk`, ``confidence_source`` and ``controls_to_check``."""
     out = answers.copy()
     if out.empty:
         return out

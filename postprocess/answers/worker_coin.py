@@ -1,13 +1,4 @@
-"""One accuracy a worker, shrunk toward the crowd's: a model ``auto`` may choose (postprocess.answers.method_choice).
-
-Each worker gives the true label ``a_w`` of the time and, when wrong, a label drawn from the crowd's pooled slips
-(the off-diagonal of the crowd's expected confusion, row by row: on an ordinal scale a slip goes to a neighbour).
-``a_w`` is their expected right labels plus SHRINK judgements at the crowd's accuracy, over their labels plus
-SHRINK (the skill prior's weight). The class prior is the labels' shares, not re-estimated (re-estimated, EM ran
-to one class). Why between majority vote and Dawid-Skene, and the figures: docs/reference/outputs.md
-("How `auto` chooses").
-
-Pure: integer codes in, arrays out."""
+"""One accuracy a worker, shrunk toward the crowd's. Pure: integer codes in, arrays out."""
 
 from __future__ import annotations
 
@@ -29,8 +20,7 @@ class Fit(NamedTuple):
 
 
 def fit(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_items: int, n_workers: int, k: int) -> Fit:
-    """EM over integer codes (labels 0..k-1); items and workers without labels get the class prior and the
-    crowd's mean confusion."""
+    """EM over integer codes; items and workers without labels get the class prior and mean confusion."""
     votes = np.bincount(items * k + labels, minlength=n_items * k).reshape(n_items, k).astype(float)
     seen = votes.sum(axis=1) > 0
     prior = np.maximum(np.bincount(labels, minlength=k) / max(len(labels), 1), EPS)
@@ -76,12 +66,7 @@ def probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, col
 
 
 def confidence_model(probas: pd.DataFrame, skill: pd.DataFrame, method: str) -> pd.DataFrame:
-    """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the mean of the two
-    (an even model average). Why: where worker-coin answers a label the skill posterior doubts, that label is
-    right far more often than the skill posterior says (the image shape's full labels, seed 0: 54 answers at
-    0.12-0.35 were 27 points more often right), and worker-coin's own posterior, with no item left out of its
-    workers' records, overstates; their mean read ECE 0.027 / 0.051 / 0.049 on seeds 0-2 (the skill posterior's
-    alone 0.068 / 0.071 / 0.073; main's answers, majority vote's label, 0.028 on seed 0)."""
+    """The posterior the confidence reads: the skill posterior's, or with ``worker-coin`` the two's mean."""
     if method != "worker-coin":
         return skill
     return (skill + probas.reindex(index=skill.index, columns=skill.columns, fill_value=0.0)) / 2

@@ -1,14 +1,9 @@
-"""One decision per worker from all the evidence a campaign has on their choices: control items (gold)
-pooled with their agreement with the answer the *other* workers give, each label weighed by how sure that
-answer is (a one-coin MAP-EM fit, leave-one-out, controls clamped), a page's labels at most ``page_labels``
-together. docs/reference/outputs.md (``pooled_*`` columns and after) has the likelihoods, the blocking rule
-and what it costs honest workers.
+"""One decision per worker from all the evidence on their choices: control items pooled with agreement with the others'
+answer, weighed by how sure that is (docs/reference/outputs.md, ``pooled_*`` columns).
 
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (blank values are no label; a repeated
-label of an item and field counts once, the last); ``controls``: ``item_id, field, answer``. Output of
-:func:`skill_scores`: :data:`SCORE_COLUMNS`, one row per worker with a label; of :func:`skill_blocks`:
-:data:`qc.worker_history.BLOCK_COLUMNS`; of :func:`pooled_columns`: :data:`POOLED_COLUMNS`, as ``workers.csv``
-shows them."""
+Input columns: ``judgements``: ``worker_id, item_id, field, value``; ``controls``: ``item_id, field, answer``. Output of
+:func:`skill_scores`: :data:`SCORE_COLUMNS`; of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`; of
+:func:`pooled_columns`: :data:`POOLED_COLUMNS`."""
 
 from __future__ import annotations
 
@@ -26,8 +21,7 @@ AT_RISK = 0.5  # P(accuracy >= block_below) under this: the worker is likelier b
 RULE = "worker_skill"
 EDGES = np.linspace(0.0, 1.0, 1001)
 GRID = (EDGES[1:] + EDGES[:-1]) / 2  # accuracy, the midpoints of 1,000 equal cells
-# the Jeffreys prior's mass in each cell, exactly (the arcsine law's CDF is 2/pi asin(sqrt(x))): at the
-# midpoints alone its density, infinite at 0 and 1, would be under-counted in the end cells
+# the Jeffreys prior's mass in each cell, exactly (the arcsine law's CDF)
 PRIOR = np.log(np.diff(np.arcsin(np.sqrt(EDGES))))
 ITERATIONS = 30
 
@@ -45,10 +39,7 @@ class SkillPolicy:
 
 
 def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The labels with a task index (item and field), an option index, and the task's option count;
-    and the tasks (``gold``: the option index of a control's answer, -1 elsewhere). Each label's answer,
-    option and task are looked up by key (:func:`_at`): what the left and inner merges on unique keys gave,
-    row for row in the labels' order, without their joins (~1 ms each, a campaign's outputs pay them)."""
+    """The labels with task, option and option-count indexes, and the tasks (``gold``: the answer's option)."""
     given = judgements.assign(value=judgements["value"].astype(str).str.strip())
     given = given[given["value"] != ""].drop_duplicates(["worker_id", "item_id", "field"], keep="last")
     key = controls.assign(answer=controls["answer"].astype(str).str.strip()).drop_duplicates(["item_id", "field"])
@@ -70,9 +61,7 @@ def _labels(judgements: pd.DataFrame, controls: pd.DataFrame) -> tuple[pd.DataFr
 
 
 def _at(table: pd.DataFrame, on: list[str], keys: pd.DataFrame, column: str) -> np.ndarray:
-    """``table[column]`` at each row of ``keys`` (columns ``on``; each key once in ``table``), NaN where absent.
-    A dict of the keys: a campaign's labels are hundreds to thousands, where pandas' MultiIndex lookup costs
-    ~1 ms a call and a dict ~0.1 ms (keys are text: equal by value, and a missing one is pandas' one NaN)."""
+    """``table[column]`` at each row of ``keys`` (columns ``on``), NaN where absent."""
     where = {key: row for row, key in enumerate(zip(*(table[c].to_numpy() for c in on), strict=True))}
     found = np.array([where.get(key, -1) for key in zip(*(keys[c].to_numpy() for c in on), strict=True)],
                      dtype=np.intp)
@@ -85,8 +74,7 @@ def _at(table: pd.DataFrame, on: list[str], keys: pd.DataFrame, column: str) -> 
 
 def _fit(task: np.ndarray, option: np.ndarray, worker: np.ndarray, k: np.ndarray, gold: np.ndarray,
          workers: int, policy: SkillPolicy) -> tuple[np.ndarray, np.ndarray]:
-    """MAP-EM of the one-coin model: each worker's accuracy, and each label's weight
-    ``log(a (K - 1) / (1 - a))`` (its worker's vote for the option it gives)."""
+    """MAP-EM of the one-coin model: each worker's accuracy, and each label's weight."""
     width = int(k.max())
     valid = np.arange(width)[None, :] < k[:, None]
     accuracy = np.full(workers, policy.prior_accuracy)
@@ -118,8 +106,7 @@ def _cell_sums(task: np.ndarray, option: np.ndarray, vote: np.ndarray, shape: tu
 
 
 def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """Per worker: control answers, ordinary labels, the expected agreement, evidence and the
-    posterior probability that their accuracy reaches ``policy.block_below`` (module docstring)."""
+    """Per worker: controls, labels, agreement, evidence and P(accuracy >= ``policy.block_below``)."""
     given, tasks = _labels(judgements, controls)
     if given.empty:
         return pd.DataFrame(columns=SCORE_COLUMNS)
@@ -140,16 +127,14 @@ def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: Skill
     unit = given["unit"].astype(str).to_numpy() if "unit" in given.columns else np.arange(len(task)).astype(str)
     unit = np.where(known, "", unit)
     size = pd.Series(unit).map(pd.Series(unit[~known]).value_counts()).fillna(1).to_numpy(float)
-    # a page's labels are all judged against the same few other workers: together they weigh at most
-    # page_labels labels (a tempered likelihood); a control is judged against its known answer
+    # a page's labels weigh at most page_labels labels together; a control is judged against its answer
     weight = np.where(known, 1.0, np.minimum(1.0, policy.page_labels / size) if policy.page_labels > 0 else 1.0)
     return _per_worker(ids, worker, p, slip, known, weight, unit, policy)
 
 
 def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.ndarray, known: np.ndarray,
                 weight: np.ndarray, unit: np.ndarray, policy: SkillPolicy) -> pd.DataFrame:
-    """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID` from their labels'
-    likelihoods ``p a + slip (1 - a)``, and its mass at or over ``level``."""
+    """The Jeffreys-prior posterior of each worker's accuracy on :data:`GRID`, and its mass at ``level``."""
     # evidence in sources: a control 1, a page's ordinary labels at most 1 together
     told = 1 - np.minimum(p, slip) / np.maximum(p, slip)
     cap = policy.page_labels if policy.page_labels > 0 else 1.0
@@ -171,10 +156,7 @@ def _per_worker(ids: np.ndarray, worker: np.ndarray, p: np.ndarray, slip: np.nda
 
 
 def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """One worker's ``told`` summed per page, pages in text order: ``pd.Series(told).groupby(unit).sum()``'s
-    values, summed as pandas sums them (where the rows come in page order already, each page's rows by
-    ``np.add.reduceat``; else compensated (Kahan) in row order, a missing value skipped), without its
-    group-by (~0.3 ms a worker, a campaign's outputs paid it for every worker)."""
+    """One worker's ``told`` summed per page in text order, as pandas' group-by sums them."""
     names, page = np.unique(unit, return_inverse=True)
     if len(page) and (page[1:] >= page[:-1]).all() and not np.isnan(told).any():
         return np.add.reduceat(told, np.flatnonzero(np.r_[True, page[1:] != page[:-1]]))
@@ -192,8 +174,7 @@ def _page_sums(told: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def skill_blocks(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """Workers with ``min_evidence`` whose accuracy reaches ``block_below`` with probability under
-    ``alpha``; ``block_below`` 0: nobody."""
+    """Workers with ``min_evidence`` reaching ``block_below`` with probability under ``alpha``."""
     due = scores[_due(scores, policy)]
     if due.empty:
         return pd.DataFrame(columns=BLOCK_COLUMNS)
@@ -210,9 +191,7 @@ def _due(scores: pd.DataFrame, policy: SkillPolicy) -> pd.Series:
 
 
 def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
-    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`): ``pooled_status`` is ``block`` when
-    the rule's two conditions hold (:func:`skill_blocks`), ``at risk`` when P(accuracy >= block_below)
-    is under :data:`AT_RISK` without both, ``ok`` otherwise."""
+    """The scores as workers.csv shows them (:data:`POOLED_COLUMNS`), ``pooled_status`` included."""
     status = np.where(_due(scores, policy), "block", np.where(scores["above"] < AT_RISK, "at risk", "ok"))
     return pd.DataFrame({"worker_id": scores["worker_id"].astype(str), "pooled_accuracy": scores["accuracy"],
                          "pooled_p_above": scores["above"], "pooled_evidence": scores["evidence"],
@@ -223,8 +202,7 @@ def pooled_columns(scores: pd.DataFrame, policy: SkillPolicy) -> pd.DataFrame:
 
 
 def shown_p(p: float) -> str:
-    """A probability as a person reads it: a percentage, a small one to two significant figures (the
-    rule's P is often far under 0.1%, which one decimal place would show as 0.0%)."""
+    """A probability as a percentage, a small one to two significant figures."""
     if p < 1e-6:
         return "<0.0001%"
     return f"{p:.1%}" if p >= 0.001 else f"{p * 100:.2g}%"

@@ -1,5 +1,4 @@
-"""The ``[answers]`` table: how a campaign turns several workers' choices into one answer per item
-(postprocess/answers/aggregation.py; docs/reference/outputs.md#answers-and-worker-skill)."""
+"""The ``[answers]`` table: how several workers' choices become one answer per item."""
 
 from __future__ import annotations
 
@@ -121,8 +120,7 @@ class AnswersSection(Section):
 
 
 class AnswersSettings(AnswersSection):
-    """The table as the run reads it: the section's keys and defaults, ``controls`` resolved against the
-    config's folder, and ``fixed_overlap`` ([campaign] assignments_per_image: the saving's base)."""
+    """The table as the run reads it: keys and defaults, ``controls`` resolved, and ``fixed_overlap``."""
 
     controls: Path | None = None  # type: ignore[assignment]
     fixed_overlap: int = 0

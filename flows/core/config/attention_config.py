@@ -1,5 +1,4 @@
-"""The ``[attention]`` table: attention checks on every page of the campaign, each refused at load unless it is
-a fair instructed-response item (qc/attention_checks.py)."""
+"""The ``[attention]`` table: fair instructed-response checks on every page."""
 
 from __future__ import annotations
 
@@ -68,9 +67,7 @@ def attention_settings(sec: AttentionSection) -> AttentionSettings:
 
 
 def attention_policy(policy: DecisionPolicy, checks: bool) -> DecisionPolicy:
-    """With attention checks: failing as many as the study's length allows rejects, and on a second such
-    submission blocks (attentive people slip now and then: one slip costs a submission, not all future work); fewer
-    asks a person; a person decides all when [policy] review_rules names ``attention_failed``."""
+    """With attention checks: enough failures reject, a second such submission blocks, fewer ask a person."""
     if not checks or FAILED in policy.review_rules:
         return policy
     return replace(policy, reject_rules=tuple(dict.fromkeys((*policy.reject_rules, FAILED))),

@@ -1,5 +1,4 @@
-"""Campaign config: TOML in, a frozen CampaignConfig out. The schema is ``config_schema.py``; here the checks
-that need the file system or several sections. A bad value is one line naming file, section and key."""
+"""Campaign config: TOML in, a frozen CampaignConfig out, a bad value one line."""
 
 from __future__ import annotations
 
@@ -91,8 +90,7 @@ class CampaignConfig:
 
     @property
     def worst_per_hit_with_top_ups(self) -> int:
-        """``worst_per_item`` with caption top-ups: each round adds at most what a unit's shortest image lacks, up
-        to MTurk's cap on a HIT, on every route alike."""
+        """``worst_per_item`` with caption top-ups, up to MTurk's cap on a HIT, on every route alike."""
         per, rounds = self.assignments_per_image, self.answers.top_up_rounds
         if not rounds or self.study is not None:
             return self.worst_per_item
@@ -105,8 +103,7 @@ def top_up_cap(per_image: int) -> int:
 
 
 def load_config(path: str | Path) -> CampaignConfig:
-    """Every file the config names must lie inside its folder, symlinks resolved (unless
-    ``HITFLOW_ALLOW_OUTSIDE_PATHS=1``): a config from elsewhere must not post ``~/.aws/credentials`` as a page."""
+    """Every file the config names must lie inside its folder, symlinks resolved (HITFLOW_ALLOW_OUTSIDE_PATHS=1)."""
     path = Path(path)
     doc: ConfigFile = validate(path, ConfigFile, read_toml(path))
     camp = doc.campaign
@@ -176,8 +173,7 @@ def _output_root(path: Path, out: str) -> str:
 
 
 def _target_url(path: Path, key: str, url: str) -> str:
-    """[target] endpoint_url and task_url obey the command line's rule (``--endpoint-url``): a credential in
-    one reached Prolific's study link, the run's output and the ledger's stored config."""
+    """[target] endpoint_url and task_url obey ``--endpoint-url``'s rule: no credential in them."""
     if url and (problem := http_url_problem(url)):
         raise fail(path, "target", key, problem)
     return url

@@ -1,5 +1,4 @@
-"""Reading a config file safely, each schema complaint one line: ``<file>: [section].key <why> (got
-<value>)``, the value shortened and escaped, an unknown key with the nearest known name."""
+"""Reading a config file safely, each schema complaint one line."""
 
 from __future__ import annotations
 
@@ -108,8 +107,7 @@ def _range(b: dict[str, Any], whole: bool) -> str:
 
 
 def describe_error(path: Path, model: type[BaseModel], exc: ValidationError) -> str:
-    """The first complaint of ``exc`` as one line naming the file, section and key; an unknown key
-    comes first, since a misspelt key also makes the key it meant look missing."""
+    """The first complaint of ``exc`` as one line naming file, section and key; an unknown key first."""
     errors = exc.errors(include_url=False)
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")

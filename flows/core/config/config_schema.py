@@ -1,5 +1,4 @@
-"""The config's schema: one pydantic model per TOML table. A two-key validator raises
-``ValueError("<key> <why>")``, reported as ``[section].<key> <why>``."""
+"""The config's schema: one pydantic model per TOML table."""
 
 from __future__ import annotations
 

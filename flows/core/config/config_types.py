@@ -1,5 +1,4 @@
-"""Value types the config schema shares. Money is a quoted string ("0.55"), never a float, which cannot
-hold 0.55 exactly; NaN, Infinity, exponents and negative amounts are refused."""
+"""Value types the config schema shares; money is a quoted string, never a float."""
 
 from __future__ import annotations
 

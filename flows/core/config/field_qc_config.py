@@ -1,7 +1,4 @@
-"""``[qc.fields.<name>]``: the text rules of one free-text field of a campaign on the user's own page
-(``task = "custom"``; flows/custom/custom_text_qc.py runs them). A field not listed gets the
-campaign's ``[qc] rules`` that judge text, with the seed's caption limits off (a page's field is not
-a caption until its config says so)."""
+"""``[qc.fields.<name>]``: the text rules of one free-text field of a campaign on the user's own page."""
 
 from __future__ import annotations
 

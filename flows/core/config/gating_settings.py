@@ -36,6 +36,5 @@ class ProlificSettings:
     completion_base: str = "https://app.prolific.com/submissions/complete?cc="
     min_approval_rate: int = 95
     min_approvals: int = 0
-    # the keys the config's [prolific] sets; the others come from the task kind's plan defaults when the run
-    # plans (flows/campaigns/task_kinds.py: a unit's minutes from its page's fields)
+    # the keys the config's [prolific] sets; the others come from the task kind's plan defaults
     given: frozenset[str] = frozenset({"reward", "estimated_minutes", "maximum_minutes"})

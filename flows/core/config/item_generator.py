@@ -25,8 +25,7 @@ def generated_items(spec: str, out_dir: Path = GENERATED_DIR) -> Path:
     path = out_dir / f"items-{int(count)}.csv"
     if not path.is_file():
         out_dir.mkdir(parents=True, exist_ok=True)
-        # a temporary name of its own: two processes generating the same list at once (parallel
-        # tests, two runs) must not write into one file, which the first to finish would publish
+        # a temporary name of its own: two processes generating the same list must not share one file
         fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=path.stem, suffix=".tmp")
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=["image_id", "file_name", "url"])

@@ -1,5 +1,4 @@
-"""Money every layer speaks: a platform's estimate and the budget's currency (another currency needs
-``[campaign] fx_rates``)."""
+"""Money every layer speaks: a platform's estimate and the budget's currency."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ def to_budget_currency(cfg: CampaignConfig, amount: Decimal, currency: str) -> D
 
 
 def describe(cfg: CampaignConfig, est: Estimate) -> str:
-    """One line: the estimate, its conversion, the budget, and the headroom or shortfall; in words
-    on a route that pays nobody (invite links price no part)."""
+    """One line: the estimate, its conversion, the budget, and the headroom or shortfall."""
     if not est.parts:
         return (f"campaign estimate: nothing is paid through hitflow (no rewards or fees to price), "
                 f"budget {cfg.budget:.2f} {cfg.budget_currency} untouched")

@@ -1,5 +1,4 @@
-"""The rules a config names and its ``[policy]``: every rule name known (a near one suggested), every rule
-the policy names one QC runs, and the DecisionPolicy built from the section and the task's defaults."""
+"""The rules a config names and its ``[policy]``, checked, and the DecisionPolicy built."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 
 def check_policy_rules_run(path: Path, sec: PolicySection, qc_rules: tuple[str, ...]) -> None:
-    """A rule the policy names must be one QC runs, or the policy silently does nothing; only keys the file
-    sets (block thresholds may wait for a rule not enabled yet)."""
+    """A rule the policy names must be one QC runs (only keys the file sets), or the policy does nothing."""
     for key in ("reject_rules", "review_rules"):
         named = getattr(sec, key) if key in sec.model_fields_set else None
         idle = [rule for rule in (named or ()) if rule in RULES and rule not in qc_rules and rule not in ALWAYS_ON]
@@ -54,8 +52,7 @@ def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is
 
 def decision_policy(path: Path, sec: PolicySection, is_study: bool,
                     default: DecisionPolicy | None = None) -> DecisionPolicy:
-    """Caption campaigns block on rates over the campaign so far (``block_min_rate``); a config
-    that sets only ``block_min_flags`` keeps blocking on counts per batch, as it was written for."""
+    """Caption campaigns block on rates over the campaign (``block_min_rate``), else on counts per batch."""
     default = default or (STUDY_POLICY if is_study else caption_policy())
     block = default.block_min_flags if sec.block_min_flags is None else sec.block_min_flags
     check_rules(path, "policy", "block_min_flags", block, is_study)

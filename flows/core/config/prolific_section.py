@@ -1,5 +1,4 @@
-"""The campaign config's [prolific] table: a study's pay, times and filters, checked against Prolific's
-own rules (the hourly floor, the shortest maximum time)."""
+"""The campaign config's [prolific] table, checked against Prolific's own rules."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ from flows.core.prolific_times import prolific_min_maximum
 
 
 class ProlificSection(Section):
-    # Left out, reward and the two times come from the task kind (flows/core/task_kinds.py): a page of one's own
-    # from its fields; the caption task and the studies keep these defaults
+    # Left out, reward and the two times come from the task kind (flows/core/task_kinds.py)
     reward: Money = Field(Decimal("0.90"), description='Per participant in `currency`, "0.90"; left out: 9.00 GBP '
                           "(12.00 USD) an hour of `estimated_minutes` on a page of your own")
     currency: Literal["GBP", "USD"] = Field("GBP", description="The study's currency")
@@ -56,8 +54,7 @@ class ProlificSection(Section):
         return self
 
 
-# Prolific's minimum reward per hour, on the estimated (median) time: "£6 / $8 per hour"
-# (docs.prolific.com/documentation/cookbooks/longitudinal-or-multi-part-studies).
+# Prolific's minimum reward per hour on the estimated time: "£6 / $8 per hour" (its documentation).
 PROLIFIC_MIN_HOURLY = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
 
 

@@ -1,6 +1,4 @@
-"""``[qc]`` rule lists as ruff reads its own: a preset, ``extend`` and ``ignore``; an older config's full
-``rules`` list as it was meant (docs/reference/config.md), with a note naming the recommended rules it leaves
-out (``hitflow run`` prints it)."""
+"""``[qc]`` rule lists as ruff reads its own: a preset, ``extend`` and ``ignore``."""
 
 from __future__ import annotations
 

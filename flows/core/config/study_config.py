@@ -1,5 +1,4 @@
-"""The ``[study]`` and ``[screen]`` sections of an evaluation study's config (a campaign whose task is one of
-the five evaluation pages)."""
+"""The ``[study]`` and ``[screen]`` sections of an evaluation study's config."""
 
 from __future__ import annotations
 

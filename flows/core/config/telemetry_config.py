@@ -1,5 +1,4 @@
-"""The ``[telemetry]`` table: whether pages with free text record how it was entered, and what they
-say about it (docs/telemetry.md; the recorder is hit_templates/text_telemetry.js)."""
+"""The ``[telemetry]`` table: whether pages with free text record how it was entered."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The qualification test's answer key (item, section, answer), read and checked.
-
-Read by the offline scorer (``hitflow qualify``) and by MTurk's qualification test (its AnswerKey).
-"""
+"""The qualification test's answer key (item, section, answer), read and checked."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Paths named inside a file stay in that file's folder: a config or a crowd file
-cannot point the product at ``~/.aws/credentials``. Shared by flows/core/config/config.py and the simulator's
-crowd files (flows/sim/people/crowd.py), which must not import the CLI layer that sets the override."""
+"""Paths named inside a file stay in that file's folder."""
 
 from __future__ import annotations
 

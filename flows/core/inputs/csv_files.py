@@ -1,6 +1,4 @@
-"""CSV files in: one careful reader for every CSV the CLI reads (docs/reference/input-files.md): rows of text or a
-one-line ``InputFormatError`` naming the file and line, never a silently dropped field; a file of workers' answers
-(:func:`read_answer_table`) names a bad row instead and reads the rest. The writer is ``csv_writing``."""
+"""CSV files in: one careful reader for every CSV the CLI reads."""
 
 from __future__ import annotations
 
@@ -42,8 +40,7 @@ class CsvTable:
 
 
 def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) per non-blank record, read as asked for, strict quoting; csv's process-wide field limit
-    raised for each record and put back."""
+    """(line, fields) per non-blank record, strict quoting, csv's field limit raised for each record."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
         start = reader.line_num + 1  # the record's first line: a quote opened there may end the file
@@ -61,8 +58,7 @@ def _records(path: Path, text: str, delimiter: str, limit: int = FIELD_LIMIT) ->
 
 
 def _unreadable(path: Path, exc: csv.Error, start: int, end: int, delimiter: str) -> InputFormatError:
-    """The one line for a record csv cannot read, at the line the record STARTS on (an unclosed quote is read
-    to far beyond where the mistake is)."""
+    """The one line for a record csv cannot read, at the line the record starts on."""
     quoting = (f"a field holding {delimiter!r}, quotes or a line break must be quoted, with inner quotes "
                'doubled ("")')
     too_long = "field larger" in str(exc)
@@ -89,8 +85,7 @@ def _sniff(text: str) -> str:
 
 def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
                    names: list[str] | None = None) -> CsvTable:
-    """Rows of ``path`` as text, checked: the header (or ``names`` for a file without one) and
-    ``required`` columns, every row exactly as wide as the header. ``delimiter="auto"``: tab or comma."""
+    """Rows of ``path`` as text, header (or ``names``), ``required`` columns and widths checked."""
     header, rows = csv_rows(path, required, what, delimiter, names)
     lines, dicts = [], []
     for line, row in rows:
@@ -101,8 +96,7 @@ def read_csv_table(path: Path, required: Iterable[str] = (), what: str = "it", d
 
 def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimiter: str = ",",
              names: list[str] | None = None) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """:func:`read_csv_table`'s header (checked now) and its ``(line, row)`` pairs as they are read
-    (each row checked as it comes): a long item list is never held as rows."""
+    """:func:`read_csv_table`'s header and its ``(line, row)`` pairs as they are read, each checked."""
     text = read_text(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter)
@@ -148,10 +142,7 @@ class RowFault:
 
 
 def read_answer_table(path: Path, what: str = "it", delimiter: str = ",") -> tuple[CsvTable, list[RowFault]]:
-    """:func:`read_csv_table` for a file of workers' answers, where one bad row is that row's problem, not the
-    file's: a row wider or narrower than the header, a field longer than ``FIELD_LIMIT``, NUL bytes or bytes
-    that are not UTF-8 on its lines come back as :class:`RowFault` s, and every other row is read. What is
-    wrong with the file itself (encoding, header, an unterminated quote, no row read) is its one-line error."""
+    """:func:`read_csv_table` for workers' answers: a bad row comes back as a :class:`RowFault`."""
     text, marked = read_text_marking(Path(path), what)
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
     records = _records(path, text, delimiter, MAX_INPUT_BYTES)  # a long field is a row's fault, below
@@ -181,9 +172,7 @@ def _row_fault(header: list[str], rec: list[str], marks: list[str], delimiter: s
             f"{long[0][0]} holds {long[0][1]:,} characters, over the {FIELD_LIMIT:,} a cell may hold" if long else "")
 
 
-# A file csv's strict reader takes, as a regex: each field quoted ("" inside for a quote) or without
-# a quote at its start; a quote after a quoted field's end, or one never closed, fails to match.
-# Arrow's parser accepts both silently, so a file is handed to it only when this matches.
+# A file csv's strict reader takes, as a regex; Arrow's parser accepts bad quoting silently, so it gets only these.
 def _strict_csv(delimiter: str) -> re.Pattern[str]:
     d = re.escape(delimiter)
     field = rf'(?:"(?:[^"]++|"")*+"|[^"{d}\r\n][^{d}\r\n]*+|)'
@@ -191,13 +180,9 @@ def _strict_csv(delimiter: str) -> re.Pattern[str]:
 
 
 def fast_columns(text: str, delimiter: str = "auto") -> tuple[list[str], pa.Table] | None:
-    """The header and the rows (as one Arrow table of text columns) of a CSV that
-    :func:`read_csv_table` would read without complaint, parsed by Arrow in C; None for any file that
-    needs the careful reader (its own errors, line numbers, ragged rows, repeated names), so the
-    caller falls back to it and its messages."""
+    """A clean CSV's header and rows as one Arrow table of text; None where the careful reader is needed."""
     delimiter = _sniff(text) if delimiter == "auto" else delimiter
-    # a first line without quotes or a carriage return is the header record on its own: csv reads
-    # just that line, not a StringIO of the whole file (four bytes a character: 90 MB for 22 MB)
+    # a first line without quotes or CR is the header record on its own: csv reads just that line
     first = _first_line(text)
     plain = first.strip() and '"' not in first and "\r" not in first.removesuffix("\r")
     records = csv.reader(io.StringIO(first if plain else text, newline=""), delimiter=delimiter, strict=True)
@@ -210,8 +195,7 @@ def fast_columns(text: str, delimiter: str = "auto") -> tuple[list[str], pa.Tabl
     names = [f"c{k}" for k in range(len(header))]
     try:
         table = pacsv.read_csv(io.BytesIO(text.encode("utf-8")),
-                               # one thread: 22 MB parse in ~0.035 s of CPU; Arrow's pool took twice the CPU
-                               # and no less wall time on a 2-core host
+                               # one thread: Arrow's pool took twice the CPU and no less wall time
                                read_options=pacsv.ReadOptions(column_names=names, skip_rows=0, use_threads=False),
                                parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
                                convert_options=pacsv.ConvertOptions(

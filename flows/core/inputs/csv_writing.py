@@ -1,6 +1,4 @@
-"""CSV files out: one writer for every CSV the CLI writes, which neutralises spreadsheet formulas by OWASP's
-rule in files people open in a spreadsheet (docs/security.md, "Formula cells"); data files for code
-(``dataset.raw.csv``, ``judgements.csv``) keep the workers' exact text."""
+"""CSV files out: one writer, neutralising formulas where people open the file."""
 
 from __future__ import annotations
 
@@ -16,22 +14,19 @@ from flows.core.errors import InputFormatError
 
 # and the fullwidth =+-@, which spreadsheets with an East Asian input method read as their ASCII forms
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-# zero-width space, non-joiner, joiner, word joiner, byte-order mark, Mongolian vowel separator: invisible
-# before a formula, so a cell starting with them is judged by what follows
+# invisible characters before a formula: a cell starting with them is judged by what follows
 INVISIBLE_LEAD = "\u200b\u200c\u200d\u2060\ufeff\u180e"
 PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def write_dataset(frame: pd.DataFrame, out_dir: Path) -> Path:
-    """``dataset.csv`` neutralised like every export people open (a caption typed as ``=HYPERLINK(...)``
-    is inert there), and ``dataset.raw.csv`` beside it with the workers' exact text, for code."""
+    """``dataset.csv`` with formulas neutralised, and ``dataset.raw.csv`` with the workers' exact text."""
     write_csv(frame, out_dir / "dataset.raw.csv", for_spreadsheet=False)
     return write_csv(frame, out_dir / "dataset.csv")
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula, made inert by OWASP's rule (a leading '); a
-    plain number (``-1``, ``+3``) is a number there, not a formula, and stays as it is."""
+    """A cell a spreadsheet would run as a formula made inert by OWASP's rule (a plain number stays)."""
     if not isinstance(value, str):
         return value
     lead = value.lstrip(INVISIBLE_LEAD)
@@ -74,24 +69,20 @@ def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
 
 
 def append_csv(frame: pd.DataFrame, handle: IO[str], *, header: bool, for_spreadsheet: bool = True) -> None:
-    """``frame``'s rows (and the header, when ``header``) to an open text file, as :func:`write_csv`
-    writes them: a file written part by part reads as one written at once."""
+    """``frame``'s rows (and ``header``) appended to an open text file, as :func:`write_csv` writes them."""
     _as_written(frame, for_spreadsheet).to_csv(handle, index=False, header=header, lineterminator="\r\n")
 
 
 def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) -> Path:
-    """Write ``frame`` to ``path``. ``for_spreadsheet``: formula cells neutralised (flags, blocked
-    workers, review lists); False for data files that keep the exact text (dataset.csv)."""
+    """Write ``frame`` to ``path``; ``for_spreadsheet``: formula cells neutralised."""
     out = _as_written(frame, for_spreadsheet)
     path = Path(path)
-    # written beside and renamed in: an interrupted write never leaves a partial file under the final name
-    # (a pipe or device is written in place); an ordinary open keeps the umask's permissions
+    # written beside and renamed in, so no partial file under the final name (a pipe is written in place)
     target = path.resolve() if path.is_symlink() else path  # a link's file is written, not the link replaced
     staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # CRLF rows (RFC 4180): with "\r" in the line terminator, csv quotes every field holding a CR,
-        # which it leaves bare with LF rows, so a reader would split the row there
+        # CRLF rows (RFC 4180): csv then quotes every field holding a CR, which a reader would split on
         out.to_csv(staged, index=False, lineterminator="\r\n")
         if staged != path:
             os.replace(staged, target)

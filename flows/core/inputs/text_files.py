@@ -1,5 +1,4 @@
-"""A user's text file: UTF-8, or one ``InputFormatError`` line naming the file (and a NUL's line).
-:func:`read_text_marking` reads workers' answers instead: bad lines are named, the rest read."""
+"""A user's text file: UTF-8, or one ``InputFormatError`` line naming the file."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ _NOT_TEXT = re.compile("[\x00\udc80-\udcff]+")  # a NUL, or bytes that are not U
 
 
 def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str:
-    """The file's text: UTF-8 (a byte-order mark dropped) or a one-line InputFormatError. At most
-    ``max_bytes`` (default ``MAX_INPUT_BYTES``) are read: ``/dev/zero`` or a FIFO never fills memory."""
+    """The file's UTF-8 text or a one-line InputFormatError, at most ``max_bytes`` read."""
     raw = _raw(path, what, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
@@ -36,10 +34,7 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
 
 
 def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]]:
-    """The file's text and, by line, why a line is not clean text: a line holding a NUL byte or bytes
-    that are not UTF-8 (a worker's lone surrogate, written as WTF-8) is read with U+FFFD in their place
-    and named, so one such answer is flagged and the file's other rows are read. A file whose first
-    line (its header) has them, or that has them on many lines, is not text: :func:`read_text`'s error."""
+    """The file's text and, by line, why a line is not clean text (read as U+FFFD), so one answer is flagged."""
     raw = _raw(path, what, None)
     text = raw.decode("utf-8-sig", errors="surrogateescape")
     marked: dict[int, str] = {}
@@ -59,8 +54,7 @@ def read_text_marking(path: Path, what: str = "it") -> tuple[str, dict[int, str]
 
 
 def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
-    """The file's bytes, refused with one line when it cannot be text: a name with control characters,
-    missing, a folder, unreadable, UTF-16 by its byte-order mark, or over ``max_bytes``."""
+    """The file's bytes, refused with one line when it cannot be text."""
     if not str(path).isprintable():  # every later message names the path: keep them one line
         raise InputFormatError(f"{str(path)!r}: a file name with control characters; rename the file")
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
@@ -81,8 +75,7 @@ def _raw(path: Path, what: str, max_bytes: int | None) -> bytes:
 
 
 def read_once_per_version(read: Callable[[Path], T], kept: int) -> Callable[[Path], T]:
-    """``read``, its result kept for each version of the file (its size and modification time), ``kept`` at most;
-    a path that cannot be looked at is read as it is, so the read says what is wrong with it."""
+    """``read``, its result kept per version of the file (size, modification time), ``kept`` at most."""
     @lru_cache(maxsize=kept)
     def version(path: str, mtime_ns: int, size: int) -> T:
         return read(Path(path))

@@ -1,6 +1,4 @@
-"""The SQLite ledger's one-runner-per-campaign lock in its ``locks`` table: a holder is ``host:pid``,
-and a holder whose process is gone (same host) is taken over, so a killed run never wedges it.
-(The PostgreSQL ledger holds an advisory lock instead, which dies with its connection: store_pg.py.)"""
+"""The SQLite ledger's one-runner-per-campaign lock, taken over from a dead holder."""
 
 from __future__ import annotations
 
@@ -44,8 +42,7 @@ def hold_campaign_lock(db: sqlite_utils.Database, campaign: str) -> Iterator[Non
 
 
 def live_holder(db: sqlite_utils.Database, campaign: str, others_only: bool = True) -> str | None:
-    """The campaign's holder ``host:pid`` if it is a live process (other than this one with
-    ``others_only``). A plain read, so it never waits on the run's writes."""
+    """The campaign's holder ``host:pid`` if a live process (not this one with ``others_only``); never waits."""
     row = db.execute("SELECT holder FROM locks WHERE campaign = ?", [campaign]).fetchone()
     me = f"{socket.gethostname()}:{os.getpid()}"
     if row and not (others_only and row[0] == me) and holder_alive(row[0]):

@@ -1,5 +1,4 @@
-"""Every platform write: record the intent, make the call, settle the result, under a deterministic key,
-so a settled call is never made again (a killed run resumes without a second HIT, payment or block)."""
+"""Every platform write as intent, call and result under a deterministic key: never made twice."""
 
 from __future__ import annotations
 
@@ -15,14 +14,12 @@ SEND_THREADS = 8  # calls wait on the network, so a few threads overlap them (be
 
 
 class Adopted(dict):  # type: ignore[type-arg]
-    """A call's result that the platform already had (an earlier run's call went through):
-    settled as ``adopted`` rather than ``ok``, which the chaos bench counts apart."""
+    """A call's result the platform already had: settled as ``adopted`` rather than ``ok``."""
 
 
 @dataclass(frozen=True)
 class LedgeredCall:
-    """One intended platform write: its ledger operation, idempotency key, recorded parameters
-    (never credentials or whole pages: the store scrubs them) and the function that makes it."""
+    """One intended platform write: operation, idempotency key, recorded parameters and the function."""
 
     operation: str
     key: str
@@ -55,8 +52,7 @@ def adopt(store: Store, key: str, result: dict[str, Any]) -> None:
 
 def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[LedgeredCall]
                  ) -> tuple[dict[str, dict[str, Any]], list[tuple[LedgeredCall, str]]]:
-    """Record every intent in one transaction: (results settled by key, the calls to make with their status:
-    ``intended`` may have been made by an earlier run, ``new`` cannot have been)."""
+    """Record every intent in one transaction: (results settled by key, the calls to make with their status)."""
     calls = list(calls)
     entries = store.intend_all(campaign, batch, [(c.operation, c.key, c.params) for c in calls])
     done = {c.key: _recorded(entries[c.key]) for c in calls if entries[c.key]["status"] in SETTLED}
@@ -66,9 +62,7 @@ def intend_calls(store: Store, campaign: str, batch: int, calls: Iterable[Ledger
 
 def send_calls(store: Store, calls: list[LedgeredCall], threads: int = SEND_THREADS,
                record: Callable[[LedgeredCall, dict[str, Any]], None] | None = None) -> dict[str, dict[str, Any]]:
-    """Make intended calls on ``threads`` threads (inline for one); the ledger is written from this thread only.
-    With ``record`` each result is stored and settled as soon as its call returns (a crash loses no settled
-    call); without, all are settled at the end in one transaction."""
+    """Make intended calls on ``threads`` threads, writing the ledger from this thread only (``record``: at once)."""
     results: dict[str, dict[str, Any]] = {}
 
     def returned(call: LedgeredCall, result: dict[str, Any]) -> None:

@@ -1,6 +1,4 @@
-"""The ledger's SQLite connection, every sqlite-utils transaction ``BEGIN IMMEDIATE``: in WAL mode a read
-transaction that then writes after another process committed is refused at once ("database is locked"),
-without waiting on the busy timeout."""
+"""The ledger's SQLite connection, every sqlite-utils transaction ``BEGIN IMMEDIATE``."""
 
 from __future__ import annotations
 

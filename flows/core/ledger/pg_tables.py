@@ -1,6 +1,4 @@
-"""The sqlite-utils calls hitflow makes, in PostgreSQL's SQL: :class:`PgSchema` runs the shared migrations,
-:class:`PgTable` is the row API. Every table gets ``rowid`` in insertion order, as SQLite's; values are
-always bound parameters."""
+"""The sqlite-utils calls hitflow makes, in PostgreSQL's SQL."""
 
 from __future__ import annotations
 
@@ -10,8 +8,7 @@ from typing import Any, Protocol
 
 
 class PgStore(Protocol):
-    """What the tables need of the PostgreSQL ledger (store_pg.PgStore): said here, so that the
-    ledger imports its tables and the tables never import the ledger back."""
+    """What the tables need of the PostgreSQL ledger (said here, so the tables never import it back)."""
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
@@ -66,8 +63,7 @@ class PgSchemaTable:
         self.store.execute(f"ALTER TABLE {quoted(self.name)} ADD COLUMN {quoted(name)} {PG_TYPES[kind]}{default}")
 
     def transform(self, pk: Sequence[str]) -> None:
-        """sqlite-utils' ``transform(pk=...)``: the table's primary key is ``pk`` from now on (PostgreSQL
-        names a table's primary key constraint ``<table>_pkey`` unless told otherwise)."""
+        """sqlite-utils' ``transform(pk=...)``: the table's primary key is ``pk`` from now on."""
         self.store.execute(f"ALTER TABLE {quoted(self.name)} DROP CONSTRAINT {quoted(self.name + '_pkey')}, "
                            f"ADD PRIMARY KEY ({', '.join(map(quoted, pk))})")
 
@@ -111,10 +107,7 @@ class PgTable:
         if conflict == "IGNORE":
             return sql + " ON CONFLICT DO NOTHING"
         if conflict in ("REPLACE", "UPSERT") and self.pks:
-            # REPLACE is SQLite's INSERT OR REPLACE, which deletes the old row and inserts the new
-            # one: every column not given is NULL (or its default) again, and the row moves to the
-            # end of rowid order. EXCLUDED is the row as proposed for insertion, defaults filled
-            # in (PostgreSQL's manual, INSERT "ON CONFLICT Clause"). UPSERT keeps the columns not given.
+            # REPLACE is SQLite's (old row deleted, new one inserted with defaults); UPSERT keeps the columns not given.
             given = conflict == "UPSERT"
             rest = [c for c in (columns if given else self.store.column_names(self.name)) if c not in self.pks]
             sets = [f"{quoted(c)} = EXCLUDED.{quoted(c)}" for c in rest] + ([] if given else ["rowid = DEFAULT"])
@@ -123,10 +116,7 @@ class PgTable:
         return sql
 
     def write(self, records: Iterable[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``
-        (ABORT, IGNORE, REPLACE: the whole row), or UPSERT: only the given columns of a row with
-        the same primary key are written, the others kept (sqlite-utils' ``upsert``; a conflict on
-        another unique index raises on both backends, as SQLite's ``ON CONFLICT(pk)`` does)."""
+        """Rows in groups of the same columns; ``conflict`` as SQLite's ``INSERT OR <conflict>``, or UPSERT."""
         groups: dict[tuple[str, ...], list[list[Any]]] = {}
         for record in records:
             groups.setdefault(tuple(record), []).append(list(record.values()))
@@ -138,10 +128,7 @@ class PgTable:
                 self.store.executemany(self._insert_sql(list(columns), conflict), values)
 
     def _replace_rows(self, columns: list[str], values: list[list[Any]], others: list[list[str]]) -> None:
-        """SQLite's REPLACE on a table with more unique indexes than its primary key: every row the new
-        one conflicts with on any of them is deleted first (SQLite's manual, "The ON CONFLICT Clause"),
-        row by row as SQLite does, in one transaction. A key whose column is not given is NULL there,
-        and NULLs conflict with nothing (the ledger's unique columns have no defaults)."""
+        """SQLite's REPLACE: every row the new one conflicts with on any unique index deleted first."""
         where = " OR ".join("(" + " AND ".join(f"{quoted(c)} = ?" for c in key) + ")" for key in others)
         delete, insert = f"DELETE FROM {quoted(self.name)} WHERE {where}", self._insert_sql(columns, "REPLACE")
         with self.store.transaction():

@@ -1,6 +1,4 @@
-"""sqlite-utils without pandas: its import loads pandas and numpy (~0.35 s of CPU) only to map their scalar
-types to column types, so it is imported with them hidden and given a type map that adds them once they are
-loaded (tests/test_sqlite_utils_import.py compares it with sqlite-utils' own)."""
+"""sqlite-utils imported without pandas."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ _NUMPY_TYPES = {**{f"{k}{n}": "INTEGER" for k in ("int", "uint") for n in (8, 16
 
 
 class LateTypes(dict[Any, str]):
-    """sqlite-utils' ``COLUMN_TYPE_MAPPING`` with numpy's and pandas' entries added on the first lookup
-    that misses once the library is loaded (``[]`` and ``get``: the only two ways sqlite-utils reads it)."""
+    """sqlite-utils' ``COLUMN_TYPE_MAPPING`` with numpy's and pandas' entries added on a first miss."""
 
     def __missing__(self, key: Any) -> str:
         if self._add_loaded() and dict.__contains__(self, key):
@@ -43,8 +40,7 @@ class LateTypes(dict[Any, str]):
 
 
 def import_without_pandas() -> None:
-    """Import ``sqlite_utils`` (once), hiding pandas and numpy from it unless they are loaded already. Only
-    while this is the process's one thread: another one importing pandas meanwhile would find it hidden."""
+    """Import ``sqlite_utils`` once, hiding pandas and numpy from it unless loaded (one thread only)."""
     if "sqlite_utils.db" in sys.modules:
         return
     hidden = [name for name in _HIDDEN if name not in sys.modules] if threading.active_count() == 1 else []

@@ -1,5 +1,4 @@
-"""``Store(location)``: the SQLite ledger, or PostgreSQL for a ``postgresql://`` URL (psycopg imported only
-then). Importing the SQLite backend here registers it, so the interface imports no backend (no cycle)."""
+"""``Store(location)``: the SQLite ledger, or PostgreSQL for a ``postgresql://`` URL."""
 
 from flows.core.ledger import store_sqlite  # noqa: F401  (registers the SQLite backend)
 from flows.core.ledger.store_base import DEFAULT_DB, SETTLED, Store, existing_store, is_hitflow_ledger, migrations

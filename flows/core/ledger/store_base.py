@@ -1,6 +1,4 @@
-"""The ledger's one interface over SQLite (store_sqlite.py) and PostgreSQL (store_pg.py); its rules are
-written once, here. SQL handed to :meth:`rows`, :meth:`execute` and :meth:`executemany` is the common
-subset of both dialects with ``?`` placeholders; every table has a ``rowid`` in insertion order."""
+"""The ledger's one interface over SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -50,8 +48,7 @@ def _intent(campaign: str, batch: int, operation: str, key: str, params: dict[st
 
 
 class Store:
-    """One ledger, whichever database holds it. ``Store(location)`` returns the backend's own class;
-    ``location`` opens it again; :meth:`shown` is what may be printed (no password)."""
+    """One ledger, whichever database holds it; ``Store(location)`` returns the backend's own class."""
 
     location: str | Path
 
@@ -75,8 +72,7 @@ class Store:
         raise NotImplementedError
 
     def frame(self, sql: str, params: Sequence[Any], columns: list[str], page: int = READ_PAGE) -> pd.DataFrame:
-        """The query's rows as a DataFrame with ``columns``, ``page`` rows at a time (:meth:`rows`' dict per row
-        held twice the frame's memory)."""
+        """The query's rows as a DataFrame with ``columns``, ``page`` rows at a time."""
         import pandas as pd  # here: a command that reads rows (``hitflow status``) loads no pandas (~0.35 s)
 
         parts = [pd.DataFrame.from_records(chunk, columns=columns) for chunk in self._row_pages(sql, params, page)]
@@ -95,8 +91,7 @@ class Store:
         raise NotImplementedError
 
     def table(self, name: str) -> Any:
-        """The table's row API (sqlite-utils' subset: insert, insert_all, upsert, update, count_where, count);
-        each write commits on its own unless inside :meth:`transaction`."""
+        """The table's row API (sqlite-utils' subset); each write commits unless in :meth:`transaction`."""
         raise NotImplementedError
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -104,8 +99,7 @@ class Store:
         raise NotImplementedError
 
     def immediate(self) -> AbstractContextManager[None]:
-        """A write transaction that no other ``immediate`` block of any process interleaves with:
-        a read-then-write in it sees no other such writer in between."""
+        """A write transaction no other ``immediate`` block of any process interleaves with."""
         raise NotImplementedError
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
@@ -181,8 +175,7 @@ class Store:
                       time.time(), key])
 
     def recorded_config(self, campaign: str) -> dict[str, Any]:
-        """What the ledger recorded of the campaign's run (its target, platform, out_root, plan records): {} without
-        one."""
+        """What the ledger recorded of the campaign's run (target, platform, out_root, plan); {} without one."""
         rows = self.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
         return json.loads(rows[0]["config_json"] or "{}") if rows else {}
 
@@ -197,8 +190,7 @@ class Store:
 
 
 def refuse_mistyped_url(location: str | Path) -> None:
-    """A PostgreSQL URI missing its ``//`` is refused in one line that does not echo it (a password may
-    follow the scheme), rather than taken as an SQLite file of that name."""
+    """A PostgreSQL URI missing its ``//`` refused in one line that does not echo it."""
     from flows.core.errors import ConfigError
 
     if mistyped_postgres_url(location):
@@ -206,8 +198,7 @@ def refuse_mistyped_url(location: str | Path) -> None:
 
 
 def existing_store(location: str | Path) -> Store:
-    """The ledger at ``location`` for a command that only reads or acts on stored campaigns: a missing
-    path, a folder or a file that is not SQLite is refused (one line) and no ledger is created."""
+    """The existing ledger at ``location`` for a command that only reads stored campaigns; never created."""
     from flows.core.errors import ConfigError
 
     if is_postgres_url(location):
@@ -232,8 +223,7 @@ def existing_store(location: str | Path) -> Store:
 
 
 def is_hitflow_ledger(path: Path) -> bool:
-    """Whether the SQLite file at ``path`` holds hitflow's schema, read without writing to it (a file
-    that is not SQLite, is damaged or has a view where a table belongs reads as False)."""
+    """Whether the SQLite file at ``path`` holds hitflow's schema, read without writing to it."""
     import sqlite3
 
     try:

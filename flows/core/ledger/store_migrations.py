@@ -1,6 +1,4 @@
-"""The ledger's schema, one sqlite-utils migration per change, run only when flows.core.ledger.store opens
-a ledger; the same functions build PostgreSQL's through pg_tables.PgSchema, which speaks only the calls
-used here."""
+"""The ledger's schema, one sqlite-utils migration per change, for both databases."""
 
 from __future__ import annotations
 
@@ -116,8 +114,7 @@ def m008_batch_windows(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m009_batch_holds(db: sqlite_utils.Database) -> None:
-    """A batch held for a person (the note) and how it was released. Ledgers before this migration
-    grew these columns on first use (sqlite-utils' ``alter=True``), which PostgreSQL cannot do."""
+    """A batch held for a person (the note) and how it was released."""
     have = db.table("batches").columns_dict
     for column in ("hold", "hold_release"):
         if column not in have:
@@ -126,8 +123,7 @@ def m009_batch_holds(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m010_worker_history(db: sqlite_utils.Database) -> None:
-    """Each worker's blocking evidence per batch and rule, kept so blocks need not rebuild it (quadratic); an
-    empty ``worker_id`` row marks a batch built."""
+    """Each worker's blocking evidence per batch and rule; an empty ``worker_id`` row marks a batch built."""
     db.table("worker_history").create({"campaign": str, "batch": int, "worker_id": str, "rule": str,
                                        "captions": int, "covered": int, "flags": int},
                                       pk=("campaign", "batch", "worker_id", "rule"))
@@ -136,15 +132,13 @@ def m010_worker_history(db: sqlite_utils.Database) -> None:
 
 @migrations()
 def m011_batch_hold_page(db: sqlite_utils.Database) -> None:
-    """The page and config a held batch ran on (a SHA-256), so a batch paid despite its hold is not
-    followed by another on the same page and rules, which the same rule would hold again."""
+    """The page and config a held batch ran on (a SHA-256), so a paid hold is not followed by the same."""
     db.table("batches").add_column("hold_page", str, not_null_default="")
 
 
 @migrations()
 def m012_kept_states(db: sqlite_utils.Database) -> None:
-    """The review queue's state counts of a campaign, with the config and ledger they were computed on
-    (flows/campaigns/kept_states.py)."""
+    """The review queue's state counts of a campaign, with the config and ledger they were computed on."""
     db.table("kept_states").create({"campaign": str, "settings": str, "fingerprint": str, "items": str},
                                    pk="campaign")
 
@@ -157,10 +151,7 @@ CHANGE_COUNTED = {"assignments": "campaign", "decisions": "campaign", "qc_flags"
 
 @migrations()
 def m013_change_counts(db: sqlite_utils.Database) -> None:
-    """A count of writes to each campaign's rows the review queue reads, kept by triggers on SQLite, so kept
-    queue states see every rewrite: SQLite reuses a deleted row's rowid, so a rewrite with as many rows left
-    the largest rowid and count as they were. Answers before m014 count under "". Empty on PostgreSQL, whose
-    identity rowids never repeat."""
+    """A count of writes to each campaign's review rows, by triggers on SQLite; empty on PostgreSQL."""
     db.table("ledger_changes").create({"campaign": str, "changes": int}, pk="campaign")
     if isinstance(db, sqlite_utils.Database):
         _count_changes(db, CHANGE_COUNTED)
@@ -175,9 +166,7 @@ def _count_changes(db: sqlite_utils.Database, tables: dict[str, str | None]) -> 
                        "ON CONFLICT (campaign) DO UPDATE SET changes = changes + 1; END")
 
 
-# Every record of a platform's, keyed by the campaign as well as the platform's id: two marketplaces may hand out
-# the same ids, and a campaign runs on one, so a record keyed by its campaign is keyed by its marketplace
-# (docs/postgres.md says which marketplaces; flows/driver/sim_marketplace.py holds a campaign to its own).
+# Every platform record keyed by campaign too: two marketplaces may hand out the same ids (docs/postgres.md).
 KEYED_BY_CAMPAIGN = {
     "hit_types": ("campaign", "hit_type_id"), "hits": ("campaign", "hit_id"),
     "assignments": ("campaign", "assignment_id"), "answers": ("campaign", "assignment_id", "item_id", "field"),
@@ -188,8 +177,7 @@ KEYED_BY_CAMPAIGN = {
 
 @migrations()
 def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
-    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`): one row per id let a second
-    campaign on another marketplace take over the first's records and money."""
+    """Platform records keyed by campaign and id (:data:`KEYED_BY_CAMPAIGN`)."""
     db.table("answers").add_column("campaign", str, not_null_default="")
     db.execute("UPDATE answers SET campaign = COALESCE((SELECT a.campaign FROM assignments a "
                "WHERE a.assignment_id = answers.assignment_id), '')")
@@ -203,8 +191,7 @@ def m014_records_by_marketplace(db: sqlite_utils.Database) -> None:
 
 
 def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None:
-    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform`` (whose SQL parsing cost
-    ~0.4 s a new ledger); rows keep their order."""
+    """SQLite's table rebuild for a new primary key, as sqlite-utils' ``transform``; rows keep their order."""
     columns = db.execute(f'PRAGMA table_info("{table}")').fetchall()  # cid, name, type, notnull, default, pk
     indexes = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
                                         "AND sql IS NOT NULL", [table])]
@@ -222,6 +209,5 @@ def _rekeyed(db: sqlite_utils.Database, table: str, pk: tuple[str, ...]) -> None
 
 @migrations()
 def m015_campaign_marketplace(db: sqlite_utils.Database) -> None:
-    """Which marketplace a campaign's records belong to (flows/platforms/marketplace_identity.py), so a run is
-    refused on another; "" for a campaign from before, adopted on its next run."""
+    """Which marketplace a campaign's records belong to; "" for a campaign from before, adopted next run."""
     db.table("campaigns").add_column("marketplace", str, not_null_default="")

@@ -1,6 +1,4 @@
-"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees: ``immediate()`` blocks serialised by a
-transaction-level advisory lock, and the campaign lock a session-level one, released by PostgreSQL when
-the holder's connection ends (a worker killed with -9 never wedges a campaign)."""
+"""The PostgreSQL ledger through psycopg 3, with SQLite's guarantees by advisory locks."""
 
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ CONNECT_TIMEOUT_S = 10
 
 
 class _NumericLoader(Loader):
-    """NUMERIC (what sum() and avg() of integers give) as int or float, as SQLite returns them:
-    Decimal would not mix with the flows' float arithmetic."""
+    """NUMERIC as int or float, as SQLite returns them (not Decimal)."""
 
     def load(self, data: Any) -> Any:
         value = Decimal(bytes(data).decode())
@@ -45,8 +42,7 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         return value.item()
     if isinstance(value, str) and "\x00" in value:
-        # PostgreSQL's text cannot hold the character with code zero (its manual, "Character Types");
-        # it is kept as U+FFFD, as the MTurk route keeps characters XML cannot carry.
+        # PostgreSQL's text cannot hold NUL: it is kept as U+FFFD, as the MTurk route keeps what XML cannot carry.
         return value.replace("\x00", "\ufffd")
     return value
 
@@ -91,8 +87,7 @@ class PgStore(Store, scheme="postgresql"):
         self._migrate()
 
     def _migrate(self) -> None:
-        """Pending migrations, each with its record, in one transaction under an advisory lock:
-        PostgreSQL's DDL is transactional, so a migration half done is never seen."""
+        """Pending migrations with their records in one transaction under an advisory lock."""
         if not self._pending():
             return
         with self.transaction():  # two workers opening a new database at once: the second waits here
@@ -201,8 +196,7 @@ class PgStore(Store, scheme="postgresql"):
                 self.execute("SELECT pg_advisory_unlock(?, ?)", key)
 
     def live_holder(self, campaign: str, others_only: bool = True) -> str | None:
-        """The holder named in ``locks`` while some session holds the advisory lock (pg_locks
-        lists only live sessions' locks: a killed worker's vanished with its connection)."""
+        """The holder named in ``locks`` while some live session holds the advisory lock."""
         held = self.rows(
             "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
             "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "

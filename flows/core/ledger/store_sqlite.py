@@ -1,5 +1,4 @@
-"""The SQLite ledger: one file (default ``runs/hitflow.db``), WAL mode, every writer takes the write
-lock up front; migrations through sqlite-utils (flows/core/ledger/store_migrations.py)."""
+"""The SQLite ledger: one file, WAL mode, every writer taking the write lock up front."""
 
 from __future__ import annotations
 
@@ -30,14 +29,12 @@ class SqliteStore(Store, scheme="sqlite"):
         self.db = LedgerDatabase(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self._use_wal()
-        # WAL + NORMAL: a commit survives the process dying (what the ledger guards against)
-        # without an fsync per commit, which made every small write cost milliseconds.
+        # WAL + NORMAL: a commit survives the process dying without an fsync per commit.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self._migrate()
 
     def _use_wal(self) -> None:
-        """WAL mode, retried briefly: switching while other processes open the file fails at once with "database
-        is locked"."""
+        """WAL mode, retried briefly (switching while others open the file fails at once)."""
         for attempt in range(40):
             try:
                 if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -49,10 +46,7 @@ class SqliteStore(Store, scheme="sqlite"):
                 time.sleep(min(0.01 * (attempt + 1), 0.25))
 
     def _migrate(self) -> None:
-        """Pending migrations under a write lock taken up front. Two processes opening a new file
-        at once (a schedule's run and ``hitflow status``) would otherwise both find them pending
-        and both upgrade a read transaction to a write one, which WAL refuses at once with
-        "database is locked" (no busy wait); under the lock the loser finds nothing pending."""
+        """Pending migrations under a write lock taken up front (WAL refuses two upgrading readers)."""
         if not migrations.pending(self.db):
             return
         with self.immediate():
@@ -60,23 +54,20 @@ class SqliteStore(Store, scheme="sqlite"):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One BEGIN ... COMMIT around the block. ``with conn:`` alone is not one: each sqlite-utils
-        write inside commits on its own, so a kill -9 could keep an assignment without its answers."""
+        """One BEGIN ... COMMIT around the block (each sqlite-utils write in ``with conn:`` commits)."""
         with self.db.atomic():
             yield
 
     @contextmanager
     def immediate(self) -> Iterator[None]:
-        """A write transaction taken up front (``BEGIN IMMEDIATE``): a read-then-write in it sees
-        no other writer in between, across threads and processes."""
+        """A write transaction taken up front (``BEGIN IMMEDIATE``), across threads and processes."""
         conn = self.db.conn
         for attempt in range(BEGIN_ATTEMPTS):  # each waits busy_timeout (10 s) for the write lock
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 break
             except sqlite3.OperationalError as exc:
-                # Nothing was done yet, so waiting longer is safe: 200 participants submitting at
-                # once on a loaded 2-core machine queued past one busy timeout (a 500 to a person).
+                # Nothing was done yet, so waiting longer is safe (a burst of submissions outlasts one busy timeout).
                 if "locked" not in str(exc) or attempt == BEGIN_ATTEMPTS - 1:
                     raise
         try:
@@ -87,8 +78,7 @@ class SqliteStore(Store, scheme="sqlite"):
         conn.execute("COMMIT")
 
     def insert_raw(self, table: str, rows: list[dict[str, Any]], conflict: str = "ABORT") -> None:
-        """Plain ``INSERT OR <conflict>`` rows, for use inside :meth:`immediate` (sqlite-utils'
-        own inserts commit on their way out, which would end that transaction early)."""
+        """Plain ``INSERT OR <conflict>`` rows for use inside :meth:`immediate`."""
         for row in rows:
             cols = ", ".join(f"[{c}]" for c in row)
             self.db.conn.execute(f"INSERT OR {conflict} INTO [{table}] ({cols}) VALUES "

@@ -1,6 +1,4 @@
-"""Where a run's folder goes (``--out``): a local folder or any fsspec URL. A run always writes a local
-staging folder, copied to the URL by output_mirror.py. Credentials in a URL go to fsspec's configuration
-at once (``FSSPEC_S3_*`` for S3, not MTurk's ``AWS_*``: docs/security.md); a shown URL masks them."""
+"""Where a run's folder goes (``--out``): a local folder or any fsspec URL."""
 
 from __future__ import annotations
 
@@ -20,8 +18,7 @@ DEFAULT_OUT = "runs"
 CREDENTIAL_NAMES = {"s3": ("key", "secret"), "s3a": ("key", "secret")}
 
 
-# a URL's query names whose value is a credential (a SAS signature, a token, a presigned URL's parts):
-# moved out as the user part is, to fsspec's setting of that name for the protocol
+# a URL's query names whose value is a credential, moved to fsspec's settings as the user part is
 QUERY_SECRETS = {"token", "sig", "signature", "sas_token", "password", "secret", "key", "access_key", "secret_key",
                  "account_key", "api_key", "apikey", "auth", "credential", "credentials", "client_secret",
                  "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "session_token"}
@@ -46,8 +43,7 @@ def protocols(url: str) -> list[str]:
 
 
 def unescaped_user_part(url: str) -> bool:
-    """A user part with ``/``, ``?`` or ``#`` left raw (an AWS secret often holds ``/``) ends the host there
-    and shows the secret as the path: refused, shown as its protocol only."""
+    """A user part with ``/``, ``?`` or ``#`` left raw is refused, shown as its protocol only."""
     for segment in url.strip().split("::"):
         head, at, _ = segment.split("://", 1)[-1].rpartition("@")
         if at and ((":" in head and any(c in head for c in "/?#")) or "://" not in segment):
@@ -138,8 +134,7 @@ def has_credentials(out: str | Path) -> bool:
 
 
 def credentials_to_fsspec(out: str) -> str:
-    """``out`` without its URL's credentials, which go to fsspec's ``FSSPEC_<PROTOCOL>_<NAME>`` settings (for
-    this process and those it starts); a setting made before wins."""
+    """``out`` without its URL's credentials, which go to fsspec's settings; a setting made before wins."""
     if not is_output_url(out):
         return out
     bare, found = _split_credentials(out)
@@ -154,9 +149,7 @@ def credential_names(name: str) -> tuple[str, str]:
 
 
 def credentials_as_text(name: str, options: tuple[str, ...] = ()) -> None:
-    """fsspec's user and secret settings for protocol ``name`` as text, as the environment holds them: fsspec
-    reads every ``FSSPEC_*`` value as JSON on import, so an all-digit secret became a number no signer takes.
-    A text setting made before (an fsspec config file) is kept."""
+    """fsspec's user and secret settings for protocol ``name`` as text; a text setting made before is kept."""
     import fsspec.config
 
     settings = fsspec.config.conf.setdefault(name, {})
@@ -173,8 +166,7 @@ def chosen_output(given: str | None, configured: str = "") -> str:
 
 
 def staging_root(out: str | Path) -> Path:
-    """The local folder a run writes into: ``out`` itself when it is a folder, else one of its own
-    per URL (a name made from the URL, so two URLs never share one)."""
+    """The local folder a run writes into: ``out`` itself, else one of its own per URL."""
     if not is_output_url(out):
         return Path(out)
     bare = str(without_credentials(out))
@@ -189,8 +181,7 @@ def stored_output(out: str | Path) -> str:
 
 
 def deployable_locations(db_path: str | Path, out_root: str | Path) -> dict[str, str]:
-    """A deployment's ledger and output root, as every worker will use them (absolute paths, URLs as
-    given). Credentials in either are refused: Prefect stores and shows a deployment's parameters."""
+    """A deployment's ledger and output root, absolute or URLs; credentials in either are refused."""
     if has_credentials(out_root):
         raise ConfigError("a deployment's --out must not carry credentials (Prefect stores and shows its "
                           "parameters): give each worker FSSPEC_S3_KEY and FSSPEC_S3_SECRET (or the protocol's "

@@ -1,6 +1,4 @@
-"""The local run folder copied to its output URL through fsspec, only what changed (a record of size, time
-and SHA-256 per file, written after the copies it lists), so a killed run run again leaves the URL as an
-unkilled one. ``pull_missing`` brings another host's manifest, logs and ``invites.csv`` to a fresh folder."""
+"""The local run folder copied to its output URL through fsspec, only what changed."""
 
 from __future__ import annotations
 
@@ -48,8 +46,7 @@ def protocol_problem(url: str) -> str:
 
 
 def filesystem(url: str) -> tuple[Any, str]:
-    """fsspec's filesystem for ``url`` and the path on it; an unknown protocol or a missing package
-    (s3fs for s3://) is one line saying what to do."""
+    """fsspec's filesystem for ``url`` and the path on it; an unknown protocol or missing package is one line."""
     import fsspec.core
 
     if problem := protocol_problem(url):
@@ -75,8 +72,7 @@ def _unreachable(url: str, exc: BaseException) -> ConfigError:
 
 
 def check_writable(out: str, campaign: str) -> None:
-    """Write and remove a small file in the campaign's folder at the URL; a bucket that does not exist,
-    an endpoint that does not answer or credentials that do not let us write are refused in one line."""
+    """Write and remove a small file in the campaign's folder at the URL; any refusal is one line."""
     if not is_output_url(out):
         return
     fs, folder = campaign_at_url(out, campaign)
@@ -139,8 +135,7 @@ def _remote_files(fs: Any, folder: str) -> dict[str, int]:
 
 
 def _entry(path: Path, was: list[Any] | None, remote_size: int | None) -> tuple[list[Any], bool]:
-    """The record's entry for ``path`` now, and whether the URL already holds this content: same size
-    there, and the same size and time as copied (no hash), or else the same SHA-256."""
+    """The record's entry for ``path`` now, and whether the URL already holds this content."""
     stat = path.stat()
     if was is not None and remote_size == stat.st_size and was[:2] == [stat.st_size, stat.st_mtime_ns]:
         return was, True
@@ -164,8 +159,7 @@ def _copy(fs: Any, local: Path, remote: str) -> None:
 
 
 def mirror(out: str, campaign: str) -> dict[str, int]:
-    """Copy ``campaign``'s staging folder to ``out`` (a URL): changed files only, files gone locally removed.
-    Returns how many were copied, removed and left as they were."""
+    """Copy ``campaign``'s staging folder to ``out``: changed files only; how many copied, removed, left."""
     if not is_output_url(out):
         return {"copied": 0, "removed": 0, "kept": 0}
     fs, folder = campaign_at_url(out, campaign)
@@ -222,8 +216,7 @@ def pull_missing(out: str, campaign: str) -> int:
 
 
 def mirror_between_batches(out: str, campaign: str, progress: Callable[[str], None]) -> None:
-    """A batch's end: copy what changed; a failure is a line and the run goes on (the ledger is what
-    counts; the next batch's end, and the run's, copy again)."""
+    """A batch's end: copy what changed; a failure is a line and the run goes on."""
     try:
         mirror(out, campaign)
     except HitflowError as exc:

@@ -1,6 +1,4 @@
-"""The spelling index on disk, under ``$HITFLOW_CACHE_DIR`` (else the XDG cache), named by a hash of the
-dictionary and the index format, so a new word list never meets a stale file; an unwritable cache only means
-an in-memory index. pyspellchecker's lists are found by their file's bytes, before anything is parsed."""
+"""The spelling index on disk, named by a hash of the dictionary and the format."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Controls that ask about the worker, not the item ("What is your age?"): the simulator answers them
-about the person, the importer's text rules must not read one person's same answer as a copy. The question
-is the control's label, header or own <label> (around it, or for= its id), else a <label> right after it where
-none stands right before it, else the last text before it, else its placeholder."""
+"""Controls that ask about the worker, not the item ("What is your age?")."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ ADJACENT = 3  # parser steps: a <label> this close after a control (of no other 
 
 
 def question_texts(page: _FormParser) -> dict[str, str]:
-    """Field name -> the words a person reads as its question: its label or header, a <label> right
-    after it, else the text since the previous control (a group of radio buttons: all of it)."""
+    """Field name -> the words a person reads as its question."""
     out: dict[str, str] = {}
     previous = 0
     for name, pos in sorted(page.positions.items(), key=lambda p: p[1]):
@@ -66,6 +62,5 @@ def topic(question: str) -> str:
 
 
 def asks_about_worker(question: str) -> bool:
-    """A question whose answer is the worker's own (an age, a place, a device, how sure they are, a
-    comment on the task) rather than the item's: one person's same answer on every item is no copy."""
+    """A question whose answer is the worker's own rather than the item's (an age, a device, a comment)."""
     return bool(topic(question))

@@ -1,6 +1,4 @@
-"""The sandbox every page renders in, bounded by construction: every binary operator, ``~``, call, format
-field, filter, output, block, slice and ``{% for %}`` iterable goes through a check here, whatever the
-expression's spelling; ``range``, ``lipsum`` and ``namespace`` are replaced by bounded ones (docs/security.md)."""
+"""The sandbox every page renders in, bounded by construction (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -88,8 +86,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 
     @staticmethod
     def sliced(value: Any, index: slice) -> Any:
-        """``value[a:b:c]``, a copy: counted with what the render builds (40 slices of a macro's 16
-        Mi-character value kept 2.4 GB)."""
+        """``value[a:b:c]``, a copy, counted with what the render builds."""
         if not limits.bounded():
             return value[index]
         limits.check_deadline()

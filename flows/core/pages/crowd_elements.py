@@ -1,6 +1,4 @@
-"""MTurk's crowd HTML elements read as answer fields with their constraints (the table in
-docs/custom_pages.md); ``<crowd-form>``'s one ``taskAnswers`` JSON is flattened into a column per element
-name (:func:`flatten_task_answers`), structured answers staying JSON text."""
+"""MTurk's crowd HTML elements read as answer fields with their constraints."""
 
 from __future__ import annotations
 
@@ -52,8 +50,7 @@ OPTION_ATTRS = {"crowd-classifier": "categories", "crowd-image-classifier": "cat
 
 
 def categories(text: str) -> list[str]:
-    """``"['Cat', 'Dog']"`` (the reference's examples quote with ') or a JSON array -> the strings; a
-    JSON array inside a JSON string too (an item column holding JSON, passed through ``to_json``)."""
+    """``"['Cat', 'Dog']"`` or a JSON array (even inside a JSON string) -> the strings."""
     try:
         value = json.loads(text)
     except ValueError:
@@ -108,8 +105,7 @@ def open_crowd_element(page: Any, tag: str, name: str, attrs: dict[str, str]) ->
 
 
 def close_radio_group(page: Any) -> None:
-    """The end of a crowd-radio-group: the group becomes one field, named as its buttons when they
-    share a name, else per flows/core/pages/radio_buttons.py (each button answered apart, as MTurk does)."""
+    """The end of a crowd-radio-group: the group becomes one field (or one per button, as MTurk does)."""
     group, page.group = page.group, None
     names = [n for n, _ in getattr(page, "buttons", [])]
     if group is not None and len(set(names)) == len(names) > 1 and all(names):
@@ -182,8 +178,7 @@ def _flat(value: Any) -> str:
 
 
 def flatten_task_answers(text: str) -> dict[str, str]:
-    """``taskAnswers`` (a JSON array of one object, or the object) -> one flat value per element name;
-    raises ValueError when it is not that or is past a bound on worker-supplied values (qc/worker_values.py)."""
+    """``taskAnswers`` -> one flat value per element name; ValueError when malformed or past a bound."""
     data = read_json(text)
     if isinstance(data, list):
         if not all(isinstance(d, dict) for d in data):

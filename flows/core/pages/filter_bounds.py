@@ -1,5 +1,4 @@
-"""Every filter of the bounded environment, wrapped: operands checked before, filters that can build more
-than they are given bounded by their result's size computed first, ``sum`` in one pass, results checked after."""
+"""Every filter of the bounded environment, wrapped and bounded."""
 
 from __future__ import annotations
 
@@ -142,8 +141,7 @@ def bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any
 
 
 def _named(name: str, signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Args:
-    """The filter's arguments by name; arguments it does not take are the template's mistake, said as such
-    (``{{ item|pprint(999) }}`` said "KeyError: 'value'")."""
+    """The filter's arguments by name; an argument it does not take is the template's mistake."""
     if signature is None:
         return {"value": args[0] if args else None, "s": args[0] if args else None}
     try:
@@ -160,8 +158,7 @@ def _named(name: str, signature: inspect.Signature | None, args: tuple[Any, ...]
 
 @pass_environment
 def bounded_sum(environment: Any, iterable: Any, attribute: str | int | None = None, start: Any = 0) -> Any:
-    """Jinja's ``sum``, but sequences (``sum(start=[])``) are added in one pass, their size bounded first:
-    added one by one, each step copied all before it."""
+    """Jinja's ``sum``, sequences added in one pass, their size bounded first."""
     get = make_attrgetter(environment, attribute) if attribute is not None else (lambda x: x)
     parts = [get(item) for item in vb.materialized(iterable)]
     if isinstance(start, str | list | tuple):

@@ -1,5 +1,4 @@
-"""The reader of a page's HTML (flows/core/pages/mturk_forms.py read_page): its form controls as a browser
-submits them, and in document order the text, images and fields a worker sees."""
+"""The reader of a page's HTML: its form controls, and the text, images and fields a worker sees."""
 
 from __future__ import annotations
 
@@ -8,8 +7,7 @@ from flows.core.pages.tolerant_html import TolerantHTMLParser
 
 BUTTON_TYPES = ("submit", "button", "image", "reset", "file")
 _SKIPPED_TEXT = ("script", "style", "title", "option", "textarea", "button", "select")
-# a choice's own text is a label too (a crowd-radio-button's "Cannot tell what it shows"): not the item's content
-# tags inside a sentence: text on either side of one is one run of prose ("the word <b>bank</b> is used")
+# a choice's own text is a label too; tags inside a sentence leave one run of prose
 _INLINE = frozenset(("b", "strong", "i", "em", "u", "mark", "span", "a", "code", "small", "q", "sup", "sub", "font",
                      "abbr", "cite", "kbd", "var", "s", "tt"))
 _LABEL_TEXT = ("label", "legend", "h1", "h2", "h3", "h4", "h5", "h6", "th", "crowd-radio-button", "crowd-checkbox",

@@ -1,5 +1,4 @@
-"""The submit rules a page's own controls declare (``required``, ``minlength``, ``pattern``,
-``min``/``max``/``step``, radio groups...), as the spec ``qc.form_constraints`` checks."""
+"""The submit rules a page's own controls declare, as the spec ``qc.form_constraints`` checks."""
 
 from __future__ import annotations
 
@@ -51,16 +50,14 @@ def _number_rule(f: FormField) -> dict[str, Any]:
 
 
 def numbered(f: FormField) -> bool:
-    """Radio buttons read as points of a scale: three or more, each valued a number its visible text starts
-    with (numbers behind words are category codes)."""
+    """Radio buttons read as a scale: three or more, each valued a number its text starts with."""
     return f.kind == "radio" and len(f.options) >= 3 and all(
         NUMBER.fullmatch(o.strip()) and re.match(rf"{re.escape(o.strip())}(?![\d.])", f.labels.get(o, "").strip())
         for o in f.options)
 
 
 def slider_start(value: float | None, low: float, high: float, step: Any) -> float:
-    """Where a browser puts a slider as the page loads: its value attribute, else halfway, within
-    [low, high] and on its step (HTML's value sanitization for a range input)."""
+    """Where a browser puts a slider as the page loads (HTML's value sanitization for a range)."""
     if high < low:
         return low
     start = (low + (high - low) / 2) if value is None else min(max(value, low), high)
@@ -74,8 +71,7 @@ BOOKKEEPING = re.compile(r"^(assignmentId|sig|page_start_ms|page_end_ms|image_id
 
 
 def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None = None) -> dict[str, Any] | None:
-    """One control's rule, or None for a control nobody answers (a hidden one the script writes has no rule of
-    its own). ``marks_cap``: what the page's annotation widget refuses past."""
+    """One control's rule, or None for a control nobody answers; ``marks_cap``: the widget's limit."""
     if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
         return {"name": f.name, "type": "text", "input": "hidden", "required": "required" in f.attrs, "minlength": None,
                 "maxlength": None}
@@ -117,14 +113,12 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
 
 
 def widget_marks_cap(page: str) -> int | None:
-    """``MAX_MARKS`` when the page draws its annotation elements with hitflow's widget; None for a widget of
-    the requester's own."""
+    """``MAX_MARKS`` when the page's annotations use hitflow's widget; None for the requester's own."""
     return MAX_MARKS if CAPPING_WIDGET.search(page) else None
 
 
 def required_when(f: FormField, names: set[str]) -> tuple[str, str] | None:
-    """``data-required-when="match=no"``: (the field, the value) that makes ``f`` required; on a page of
-    several items, the field of ``f``'s own item (``match_2`` beside ``why_2``)."""
+    """``data-required-when="match=no"``: (field, value) that makes ``f`` required, on ``f``'s own item."""
     if not (m := WHEN.match(f.attrs.get("data-required-when", ""))):
         return None
     own = m[1] + (i[0] if (i := re.search(r"_\d+$", f.name)) else "")
@@ -132,8 +126,7 @@ def required_when(f: FormField, names: set[str]) -> tuple[str, str] | None:
 
 
 def form_spec(fields: list[FormField], hidden_answers: bool = False, marks_cap: int | None = None) -> Spec:
-    """The page's rules: one entry per answered control, in page order (``hidden_answers``: the
-    page's script writes its hidden fields, so they are answers too; ``marks_cap``: :func:`field_rule`)."""
+    """The page's rules: one entry per answered control, in page order."""
     names = {f.name for f in fields}
     return {"kind": "form", "fields": [{**r, "required_when": list(w)} if (w := required_when(f, names)) else r
                                        for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}

@@ -1,5 +1,4 @@
-"""Untrusted text (participant and worker ids, rule names) inside Markdown that Prefect's UI
-renders: shown as the literal text, never as links, images, HTML or table structure."""
+"""Untrusted text inside Markdown that Prefect's UI renders, shown as the literal text."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Bounds for string methods whose C code is not linear in its input or builds many objects, checked before
-the call (the render's deadline is seen only between calls): ``encode``/``decode`` only through linear codecs
-(punycode ran minutes in one call), ``split`` sized from its separators first, other builders capped at
-MAX_VALUE_CHARS."""
+"""Bounds for costly string methods, checked before the call."""
 
 from __future__ import annotations
 

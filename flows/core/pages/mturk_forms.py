@@ -65,8 +65,7 @@ def form_fields(html: str) -> list[FormField]:
 
 
 def read_page(html: str) -> _FormParser:
-    """The page as a worker reads it: its fields, and the text and images around them. Each caller gets
-    its own copy (fields included) of one parse per page text: the simulator reads a page per assignment."""
+    """The page as a worker reads it (its fields, the text and images around them): a copy of one parse a text."""
     page = _parsed(html) if len(html) <= MAX_CACHED_PAGE else _parse(html)
     copied = copy.copy(page)
     copied.fields = {name: replace(f, options=[*f.options], attrs={**f.attrs}, checked=[*f.checked],
@@ -91,10 +90,7 @@ def _parse(html: str) -> _FormParser:
 
 
 def _element(tag: str, value: str) -> str:
-    """``<tag>value</tag>`` in ASCII; a carriage return as ``&#13;`` so parsing keeps it (XML turns a
-    raw CR into LF). XML 1.0 cannot carry some characters at all, not even as references (controls
-    other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF): such a value goes JSON-escaped, marked
-    ``encoding="json"``, so it round-trips exactly and the marking records that it was escaped."""
+    """``<tag>value</tag>`` in ASCII; a value XML 1.0 cannot carry goes JSON-escaped (``encoding="json"``)."""
     if _NOT_XML.search(value):
         return f'<{tag} encoding="json">{escape(json.dumps(value))}</{tag}>'
     text = escape(value, {"\r": "&#13;"}).encode("ascii", "xmlcharrefreplace").decode("ascii")
@@ -125,8 +121,7 @@ def answer_xml(values: dict[str, str]) -> str:
 
 
 def parse_answer_xml(xml: str) -> dict[str, str]:
-    """Field name -> value; raises ``ET.ParseError`` with the reason on malformed XML. A character XML 1.0
-    cannot carry, which another producer may write, is kept (a lone surrogate as U+FFFD)."""
+    """Field name -> value; ``ET.ParseError`` on malformed XML; characters XML cannot carry are kept."""
     try:
         root, marked = ET.fromstring(xml), False
     except (ET.ParseError, UnicodeEncodeError):  # a raw lone surrogate cannot even be encoded to parse
@@ -183,8 +178,7 @@ INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")  # a field of item N: cap
 
 
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
-    """One row per item x field: ``caption_2`` belongs to the item in ``image_id_2``. Only the HIT's own
-    ``item_ids`` get rows (answers for items it never showed are dropped); values as :func:`answer_fields`."""
+    """One row per item x field, for the HIT's own ``item_ids`` only; values as :func:`answer_fields`."""
     fields = answer_fields(answer_xml)
     by_index: dict[str, str] = {}
     for name, value in fields.items():

@@ -1,6 +1,4 @@
-"""Attention checks (``[attention]``) rendered into every page the same way, just before the form's
-Submit (found in the markup only); a page without a form is left as it was. The right answer is never in
-the page: QC scores it on the server."""
+"""Attention checks (``[attention]``) rendered into every page just before the form's Submit."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ from qc.attention_checks import AttentionCheck, field_name
 _NOT_MARKUP = re.compile(r"<(script|style|textarea|title)\b.*?(?:</\1\s*>|\Z)|<!--.*?(?:-->|\Z)", re.S | re.I)
 _FORM_END = re.compile(r"</(?:crowd-)?form\s*>", re.I)
 _FORM_START = re.compile(r"<(?:crowd-)?form\b", re.I)
-# the form's Submit: a submit input or button (a button without a type submits), hitflow's own submit-btn, or
-# the crowd-form's submit button
+# the form's Submit: a submit input or button, hitflow's submit-btn, or the crowd-form's
 _SUBMIT = re.compile(r"""<input\b[^>]*\btype\s*=\s*["']?(?:submit|image)\b[^>]*>|"""
                      r"""<button\b(?![^>]*\btype\s*=\s*["']?(?:button|reset)\b)[^>]*>|"""
                      r"""<button\b[^>]*\bid\s*=\s*["']?submit-btn\b[^>]*>|"""
@@ -41,8 +38,7 @@ def check_place(page: str) -> int | None:
 
 
 def with_attention(page: str, checks: Sequence[AttentionCheck]) -> str:
-    """``page`` with the checks before its Submit button; unchanged without checks or without a form. The page's
-    own checks (``field``) are on it already."""
+    """``page`` with the checks before its Submit button; unchanged without checks or a form."""
     checks = [c for c in checks if not c.field]
     at = check_place(page) if checks else None
     return page if at is None else page[:at] + attention_block(checks) + page[at:]

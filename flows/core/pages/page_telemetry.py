@@ -1,6 +1,4 @@
-"""Text telemetry added to every rendered page with a free-text field (format v1: docs/telemetry.md): a
-notice and the hidden ``hitflow_telemetry`` field in its form, and the recorder script inline before
-``</body>``. ``bounded_telemetry`` replaces a value no recorder writes by a one-line reason."""
+"""Text telemetry added to every rendered page with a free-text field (docs/telemetry.md)."""
 
 from __future__ import annotations
 
@@ -26,18 +24,15 @@ logger = logging.getLogger("hitflow.task_server")
 
 _FORM_START = re.compile(r"<(?:form|crowd-form)\b", re.I)
 _HAS_FIELD = re.compile(r"""\bname\s*=\s*["']?hitflow_telemetry\b""", re.I)
-# Part of every _HAS_FIELD match, under the same flags, found ~20x faster (a literal start, no \b): a page
-# without it cannot hold the field, and most pages are searched only for this (~1 ms saved on 28 KB).
+# Part of every _HAS_FIELD match, found ~20x faster: a page without it cannot hold the field.
 _FIELD_PART = re.compile("_telemetry", re.I)
-# Read the page from its first form this much at a time, doubling, and stop at its first text field:
-# a caption page's text field comes ~400 characters into its form.
+# Read from the first form this much at a time, doubling, stopping at its first text field.
 FIRST_CHUNK, CHUNK = 512, 4096
 FREE_TEXT_TAGS = ("textarea", "crowd-text-area", "input", "crowd-input")  # the only tags _free_text may pass
 
 
 class _FreeTextForm(TolerantHTMLParser):
-    """Where the first form holding a free-text control opens (``found``: the offset after its tag, or None);
-    parsing stops at the first such control."""
+    """Where the first form holding a free-text control opens (``found``), or None."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -73,8 +68,7 @@ class _FreeTextForm(TolerantHTMLParser):
             self._open = None
 
 
-# Where a start tag of a free-text control may begin: the parser reads a tag's name up to one of these
-# characters and lowers it; a name that lowers to one of FREE_TEXT_TAGS is written in ASCII letters.
+# Where a start tag of a free-text control may begin (a tag name ends at one of these characters).
 _CANDIDATE = re.compile(r"<(?:textarea|crowd-text-area|input|crowd-input)(?=[\t\n\r\f />\x00])", re.I)
 
 
@@ -88,8 +82,7 @@ class _TagReader(TolerantHTMLParser):
 
 
 def _may_hold_free_text(text: str) -> bool:
-    """False only when no start tag in ``text`` can be a free-text control (read where a parse could meet one,
-    scripts and comments too): a page of radio buttons is then not parsed whole (~3-5x faster)."""
+    """False only when no start tag in ``text`` can be a free-text control (the page need not be parsed)."""
     found = [(m.start(), m[0].lower().endswith("area")) for m in _CANDIDATE.finditer(text)]
     for at in [*(at for at, area in found if area), *(at for at, area in reversed(found) if not area)]:
         simple = _SIMPLE_TAG.match(text, at)
@@ -98,9 +91,7 @@ def _may_hold_free_text(text: str) -> bool:
     return False
 
 
-# A start tag of plain ``name="value"`` attributes (no quote, ``<`` or ``>`` in a value): the parse reads it
-# up to its ``>`` and no further, the same wherever it stands, so what it reads is kept by the tag's text (a
-# page of 50 items repeats its inputs' tags on every page of a plan).
+# A start tag of plain ``name="value"`` attributes, parsed the same wherever it stands: kept by its text.
 _SIMPLE_TAG = re.compile(r"<[a-zA-Z-]+(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*"
                          r"""(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+))?)*\s*/?>""")
 
@@ -110,8 +101,7 @@ _VALUED = re.compile(r"""(\s+)([a-zA-Z_:][-a-zA-Z0-9_:.]*)(\s*=\s*)("[^"<>]*"|'[
 
 
 def _decisive(tag: str) -> str:
-    """A plain tag with every value but ``type``'s emptied: read as the tag is, as far as free text goes
-    (an item's id in a value would otherwise make each page's tags new to the cache)."""
+    """A plain tag with every value but ``type``'s emptied (as far as free text goes, the same tag)."""
     return _VALUED.sub(lambda m: m[0] if m[2].lower() == "type" else f'{m[1]}{m[2]}{m[3]}""', tag)
 
 
@@ -176,8 +166,7 @@ def _script(nonce: str) -> str:
 
 
 def telemetry_refusal(value: str) -> str:
-    """Why a telemetry value is not stored as sent ("" when it may be): too long, or nested deeper
-    than the format. Not checked here: that it is JSON of format v1 (the QC reader refuses that)."""
+    """Why a telemetry value is not stored as sent (too long, too deep), "" when it may be."""
     if len(value) > MAX_TELEMETRY_CHARS:
         return f"{len(value)} characters, over the {MAX_TELEMETRY_CHARS} a page's recorder writes"
     if nesting_depth(value) > MAX_TELEMETRY_DEPTH:
@@ -186,8 +175,7 @@ def telemetry_refusal(value: str) -> str:
 
 
 def bounded_telemetry(fields: dict[str, str]) -> dict[str, str]:
-    """``fields`` with a telemetry value no recorder writes replaced by ``refused: <why>`` (not JSON,
-    so QC reads the telemetry as invalid); every other answer kept as it came."""
+    """``fields`` with a telemetry value no recorder writes replaced by ``refused: <why>``."""
     why = telemetry_refusal(fields.get(FIELD, ""))
     if not why:
         return fields

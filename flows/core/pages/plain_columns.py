@@ -1,5 +1,4 @@
-"""Whether a page's template shows its items' columns only as printed, escaped values (nothing branches on
-or changes them), so a dry run may join its pages from a marked render (flows/platforms/plan_pages.py)."""
+"""Whether a template shows its items' columns only as printed values (so pages can be joined)."""
 
 from __future__ import annotations
 

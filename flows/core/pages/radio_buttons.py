@@ -1,6 +1,4 @@
-"""A ``<crowd-radio-group>`` whose buttons carry their own names (MTurk posts one entry per button) read as
-ONE field whose value is the chosen button's: :func:`merge_buttons` merges them back. The field is the
-group's ``name``/``id``, else what the buttons' names share, else ``choice``; the item index is kept."""
+"""A ``<crowd-radio-group>`` of separately named buttons read as ONE field."""
 
 from __future__ import annotations
 
@@ -46,8 +44,7 @@ def button_groups(rules: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 
 def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Flat answer fields with each per-button group replaced by its one field, valued the chosen button's value
-    ("" when none); an answer already naming the group is kept."""
+    """Answer fields with each per-button group replaced by its one field, the chosen button's value."""
     out = dict(flat)
     for group, buttons in groups.items():
         present = [b for b in buttons if b in out and b != group]

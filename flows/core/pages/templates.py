@@ -1,5 +1,4 @@
-"""The one Jinja environment: sandboxed and immutable (a user's own task template runs in it
-too), autoescape on, undefined names are errors."""
+"""The one Jinja environment: sandboxed, immutable, autoescaped, undefined names errors."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 TEMPLATE_DIR = Path(__file__).resolve().parents[3] / "hit_templates"
 REPORT_DIR = Path(__file__).resolve().parent / "report_templates"
 
-# What an image shows when its URL cannot be reached (offline, expired link): a local SVG, no network.
-# No quote characters in it (%27): it goes inside a quoted string of an onerror attribute.
+# What an unreachable image shows: a local SVG, no quote characters (it goes inside an onerror string).
 IMAGE_PLACEHOLDER = ("data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%27320%27 "
                      "height=%2790%27%3E%3Crect width=%27100%25%27 height=%27100%25%27 fill=%27%23e8e8e8%27/%3E"
                      "%3Ctext x=%2750%25%27 y=%2755%25%27 text-anchor=%27middle%27 font-family=%27sans-serif%27 "
@@ -35,8 +33,7 @@ def safe_url(value: object) -> str:
 
 
 def allowed_url(url: str) -> bool:
-    """http(s) or a path on this host: no other scheme, and no other host by ``//`` (nor by what a browser
-    reads as it: ``/\\``, ``\\\\``, with tabs or newlines)."""
+    """http(s) or a path on this host: no other scheme, and no other host by anything a browser reads as ``//``."""
     if _plainly_http(url):
         return True  # its scheme http(s), and it starts "ht", not "//"
     scheme = "" if _no_scheme(url) else urlparse(url).scheme.lower()
@@ -45,8 +42,7 @@ def allowed_url(url: str) -> bool:
 
 
 def _plain(url: str) -> bool:
-    """ASCII without brackets: ``urlparse`` neither raises on it (a bad IPv6 host, a non-ASCII host) nor
-    needs to run to tell its scheme below (an item file of 300,000 URLs is checked twice)."""
+    """ASCII without brackets: its scheme can be told without ``urlparse``."""
     return url.isascii() and "[" not in url and "]" not in url
 
 
@@ -66,8 +62,7 @@ MAX_KEPT_URL = 2048  # a URL's verdict kept for the next page that shows it (a c
 _kept_allowed = lru_cache(maxsize=4096)(allowed_url)
 
 
-# Embeddings, overrides and isolates reorder what follows them on screen: "photo\u202egnp.exe" shows as
-# "photoexe.png". A reviewer deciding on a caption sees the character named instead of its effect.
+# Bidi controls reorder what follows them on screen: a reviewer sees the character named instead.
 BIDI_CONTROLS = {code: f"[U+{code:04X}]" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 
@@ -113,8 +108,7 @@ def render(template: str, context: dict[str, Any]) -> str:
 
 
 def render_source(source: str, name: str, context: dict[str, Any]) -> str:
-    """A template given as text (``name`` its path for messages) in the one environment; whatever its code raises
-    while compiling or rendering is one ConfigError line, with the template's line where Jinja gives one."""
+    """A template given as text rendered in the one environment; any error is one ConfigError line."""
     try:
         limits.check_template_size(source)
         # compiled before the deadline (its constants bounded too)
@@ -163,8 +157,7 @@ def compiled(env: jinja2.Environment, source: str, bounded: bool) -> jinja2.Temp
 
 
 def template_line(exc: BaseException) -> str:
-    """":N", the template line an error was raised on (Jinja rewrites its traceback to the template's
-    lines), or "" when it was raised outside the template's code (the page's total size)."""
+    """":N", the template line an error was raised on, or ""."""
     tb, line = exc.__traceback__, ""
     while tb is not None:
         if tb.tb_frame.f_code.co_name in ("template", "top-level template code") or \
@@ -193,8 +186,7 @@ MASK = "\u2026"  # an item's value where only the requester's own words are read
 
 
 def masked_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` with every value of their items' columns masked: their page then says only what its template
-    and instructions say, never what an item says ("Summaries need at least 400 words" in a text to summarise)."""
+    """``rows`` with their items' values masked, so the page says only what its template says."""
     out = []
     for r in rows:
         payload = json.loads(r["payload"]) if r.get("payload") else {}

@@ -1,6 +1,4 @@
-"""html.parser as every page reader of hitflow uses it: a marked section it does not know (``<![foo bar]>``,
-``<![ x``) is read as browsers read it, a bogus comment up to the next ``>``, where html.parser raises
-AssertionError ("unknown status keyword"): a traceback from ``hitflow new`` and the dry run."""
+"""html.parser as every page reader of hitflow uses it, reading marked sections as browsers do."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Every value a requester's template builds stays under a set size (:func:`weight`), checked where it is
-built: operations that could build more than they are given are bounded before they run, every other
-result after. Methods a template calls must be in METHODS, each with its bound."""
+"""Every value a requester's template builds stays under a set size (:func:`weight`)."""
 
 from __future__ import annotations
 
@@ -110,8 +108,7 @@ def _count(value: Any, what: str) -> int:
 
 
 class BoundedNamespace(Namespace):
-    """``namespace()``, whose values stay under MAX_VALUE_CHARS: ``{% set ns.x = ns.x ~ ns.x %}`` in a
-    loop doubled a string 30 times."""
+    """``namespace()``, whose values stay under MAX_VALUE_CHARS."""
 
     def __setitem__(self, name: str, value: Any) -> None:
         super().__setitem__(name, checked(value))
@@ -260,8 +257,7 @@ METHODS: dict[type, dict[str, Callable[..., None]]] = {
 
 
 def method_bound(method: Any) -> tuple[Any, Callable[..., None]] | None:
-    """(its object, its bound) for a method of a string, bytes, list, tuple, dict or number, which must be
-    allowed; None for any other callable (a macro, ``range``, ``loop.cycle``), whose result is checked."""
+    """(object, bound) for an allowed method of a built-in value; None for any other callable."""
     owner = getattr(method, "__self__", None)
     kinds = [kind for kind in METHODS if isinstance(owner, kind) or owner is kind or
              (isinstance(owner, type) and issubclass(owner, kind))]

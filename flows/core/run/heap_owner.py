@@ -1,5 +1,4 @@
-"""Whether the embedding program freezes the collector's heap itself (then hitflow leaves it: a thaw would
-hand back what it froze). Said once here, since asking ``gc.get_freeze_count()`` walks the frozen list."""
+"""Whether the embedding program freezes the collector's heap itself (then hitflow leaves it)."""
 
 from __future__ import annotations
 

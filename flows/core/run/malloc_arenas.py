@@ -1,6 +1,4 @@
-"""Two malloc arenas for processes whose threads allocate (``hitflow run``, ``hitflow sim serve``): glibc's
-up to eight per core each keep their holes resident; two keep the peak RSS down at the same CPU
-(docs/explanation/benchmarks.md). Not glibc: nothing changes."""
+"""Two malloc arenas for processes whose threads allocate (docs/explanation/benchmarks.md)."""
 
 from __future__ import annotations
 

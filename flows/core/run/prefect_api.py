@@ -1,6 +1,4 @@
-"""Which Prefect API a ``hitflow run`` talks to: ``PREFECT_API_URL`` as it is; else a running server at
-``HITFLOW_PREFECT_API_URL`` (must answer ``/health``); else Prefect's temporary server started at once in its
-own process while this one imports, stopped when the run ends. Imports nothing of Prefect."""
+"""Which Prefect API a ``hitflow run`` talks to, started if need be; imports nothing of Prefect."""
 
 from __future__ import annotations
 
@@ -25,9 +23,7 @@ HITFLOW_API_ENV = "HITFLOW_PREFECT_API_URL"
 TEMPORARY_API_ENV = "HITFLOW_PREFECT_TEMPORARY_API"  # the temporary server's URL, which dies with the run
 # What Prefect's own temporary server gets (prefect.server.api.server.SubprocessASGIServer, 3.8).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-# Prefect's settings (3.8) for the temporary server, unless the user set them: by default its task run
-# recorder writes each event in a transaction of its own and its event persister 20 at a time; a one-run
-# server nobody watches writes them 100 and 200 at a time (the same rows after the run, less CPU).
+# Prefect's settings for the temporary server unless the user set them: events written in larger batches.
 TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
@@ -35,10 +31,7 @@ TEMPORARY_SERVER_SETTINGS = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "200",
 }
 
-# Prefect's temporary server as `uvicorn --factory prefect.server.api.server:create_app` runs it, with
-# Python's cyclic collector off until it serves: its start is almost all imports and migrations, whose
-# collections over a growing heap find little to free. What the imports made is frozen before create_app
-# (whose final ``gc.collect()`` then walks only the app's objects), what the lifespan made before it answers.
+# Prefect's temporary server with the collector off until it serves, the imports' heap frozen first.
 SERVER_BOOT = """\
 import gc, sys
 gc.disable()
@@ -78,8 +71,7 @@ class TemporaryServer:
         env = {**TEMPORARY_SERVER_SETTINGS, **os.environ, **SERVER_ENV}  # a setting the user made wins
         self.process = subprocess.Popen(
             [sys.executable, "-c", SERVER_BOOT, str(self.port)],
-            # a session of its own, as flows/driver/prefect_server.py gives Prefect's: a terminal's
-            # Ctrl-C must not stop it before the interrupted run has told it where it stopped
+            # a session of its own: a terminal's Ctrl-C must not stop it before the run has reported
             env=env, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
 
     def wait_ready(self, timeout_s: float) -> str:
@@ -114,16 +106,14 @@ class TemporaryServer:
 
 
 class PrefectApi:
-    """The API a run will use; ``ready()`` returns once it answers. Its URL is in ``PREFECT_API_URL``
-    from the start, before Prefect is imported: Prefect reads its settings when it is imported."""
+    """The API a run will use, in ``PREFECT_API_URL`` before Prefect is imported; ``ready()`` waits for it."""
 
     def __init__(self, url: str, server: TemporaryServer | None = None):
         self.url, self.server = url, server
         os.environ["PREFECT_API_URL"] = url
 
     def ready(self, meanwhile: Sequence[str] = ()) -> str:
-        """The API's URL once it answers. ``meanwhile``: modules the run imports anyway on first use,
-        imported now while a temporary server still starts, so that time is not added to the run's."""
+        """The API's URL once it answers; ``meanwhile``: modules imported while a server starts."""
         if self.server is not None:
             for module in meanwhile:
                 if self.server.process.poll() is not None or healthy(self.server.api_url, timeout_s=0.5):
@@ -135,8 +125,7 @@ class PrefectApi:
 
     @contextmanager
     def flow_settings(self) -> Iterator[None]:
-        """Prefect's settings for the run's flow; on a temporary server no heartbeats (joining their thread waits up
-        to a second, and the server ends with the run)."""
+        """Prefect's settings for the run's flow; no heartbeats on a temporary server."""
         if self.server is None:
             yield
             return
@@ -148,8 +137,7 @@ class PrefectApi:
 
 @contextmanager
 def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
-    """The run's Prefect API (see the module's docstring; None if not ``wanted_now``); a temporary
-    server ends with the block, and ``PREFECT_API_URL`` is as it was before."""
+    """The run's Prefect API (None if not ``wanted_now``); a temporary server ends with the block."""
     before = os.environ.get("PREFECT_API_URL")
     if not wanted_now:
         yield None
@@ -179,8 +167,7 @@ def prefect_api(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
 
 
 def _flush_prefect(timeout_s: float) -> None:
-    """Prefect's log and event workers send what they still hold while the server is up (they
-    would at exit, and find it stopped: "Error logging to API" after the run's last line)."""
+    """Prefect's log and event workers send what they hold while the server is still up."""
     if "prefect" not in sys.modules:
         return
     from prefect.events.worker import EventsWorker

@@ -1,5 +1,4 @@
-"""A campaign run's context, handed to every batch step and platform, so they share it without importing
-each other."""
+"""A campaign run's context, handed to every batch step and platform."""
 
 from __future__ import annotations
 
@@ -16,12 +15,10 @@ if TYPE_CHECKING:  # the config is a type here: a command that only reads the le
     from flows.core.config.config import CampaignConfig
     from flows.platforms.prolific.adapter import ProlificClient
 
-# boto3's MTurk client (MTurk, and the links route's simulator session) or Prolific's httpx client;
-# None only in a dry run, which talks to no platform.
+# boto3's MTurk client or Prolific's httpx client; None only in a dry run
 PlatformClient = Union["BaseClient", "ProlificClient", None]
 
-# The kind's page for a unit's item rows (flows.campaigns.task_pages.task_page): handed down by the
-# driver, so a platform that carries the page itself (MTurk's HTMLQuestion) never imports a task kind.
+# The kind's page for a unit's item rows, handed down so a platform never imports a task kind.
 PageRenderer = Callable[["CampaignConfig", list[dict[str, Any]]], str]
 
 

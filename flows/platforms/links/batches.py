@@ -1,5 +1,4 @@
-"""The self-hosted route (``--platform links``): the task server hands units to invitees through signed
-links; on the simulator its workers open their links and submit over HTTP."""
+"""The self-hosted route (``--platform links``): units handed to invitees through signed links."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from flows.platforms.unit_extensions import responses
 
 
 def invitees(run: Run) -> list[str]:
-    """Who gets a link: the names given (``--invite``), else those of an earlier run's
-    ``invites.csv``, else (simulator) enough of the crowd for every unit's planned responses."""
+    """Who gets a link: ``--invite``'s names, else an earlier run's ``invites.csv``, else the simulator's crowd."""
     if run.notes.get("invitees"):
         return list(run.notes["invitees"])
     sent = staging_root(run.notes.get("out_dir", "runs")) / run.cfg.name / "invites.csv"
@@ -59,8 +57,7 @@ def open_links(run: Run, batch: int) -> dict[str, Any]:
 
 
 def collect_links(run: Run, batch: int) -> dict[str, Any]:
-    """Simulated invitees all do their unit now; real ones (``--task-url``) are looked at until each unit has
-    its responses or time is up (a detaching run leaves between)."""
+    """Simulated invitees do their unit now; real ones are looked at until each unit is answered or time is up."""
     units = run.store.rows("SELECT COUNT(DISTINCT hit_index) AS n FROM items WHERE campaign = ? AND batch = ?",
                            [run.cfg.name, batch])[0]["n"]
     places = units * run.cfg.assignments_per_image  # full is full: a late opener's answer is late work

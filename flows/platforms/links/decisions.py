@@ -1,5 +1,4 @@
-"""What a person's decision sends on the self-hosted links route: nothing to pay or refuse on a
-platform; the task server refuses anyone in ``blocks``."""
+"""What a person's decision sends on the links route: nothing; the task server refuses the blocked."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Adaptive overlap on invite links: no platform call; a round is its ``ExtendUnit`` rows, written first,
-raising each uncertain unit's target by one, so the task server gives those units to whoever opens a link next
-(flows/taskserver/unit_targets.py)."""
+"""Adaptive overlap on invite links: ``ExtendUnit`` rows for the task server, no platform call."""
 
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
 
 
 def collect_round(run: Run, batch: int, round_no: int) -> None:
-    """Until every unit holds its target: simulated invitees open their links in turn (each is handed an
-    extended unit new to them, or turned away), real ones are waited for within the batch's time."""
+    """Until every unit holds its target: simulated invitees come back in turn, real ones are waited for."""
     places = round_places(run, batch)
     if run.notes.get("simulated_people"):
         links = run.notes.get("links") or invite_links(run)
@@ -52,6 +49,5 @@ def collect_round(run: Run, batch: int, round_no: int) -> None:
 
 
 def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -> None:
-    """One simulated invitee comes back for round ``round_no`` on a seeded schedule of the batch and round, then
-    the clock moves on to their submission."""
+    """One simulated invitee comes back for round ``round_no`` on a seeded schedule; the clock moves on."""
     invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())

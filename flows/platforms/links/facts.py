@@ -1,5 +1,4 @@
-"""What invite links is to a reader of the ledger (:class:`flows.platforms.interface.PlatformFacts`); loads
-nothing else."""
+"""What invite links is to a reader of the ledger; loads nothing else."""
 
 from flows.platforms.words import RouteWords
 

@@ -1,5 +1,4 @@
-"""Self-hosted invite links (``--platform links``): decisions are only recorded, and a blocked person's link
-is refused by the task server. Satisfies :class:`flows.platforms.interface.Platform`."""
+"""Self-hosted invite links (``--platform links``): decisions only recorded."""
 
 from __future__ import annotations
 
@@ -81,8 +80,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Review what came in by policy and mark the campaign cancelled. The links themselves stay
-    valid while a `hitflow serve` for the campaign runs: stopping it closes them."""
+    """Review what came in by policy and mark the campaign cancelled (stopping `hitflow serve` closes the links)."""
     errors: list[str] = []
     review_undecided(run, errors)
     finish_cancel(run, errors, "cancel: responses so far reviewed; stop `hitflow serve` to close the links")

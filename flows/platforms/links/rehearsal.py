@@ -1,6 +1,4 @@
-"""Invite links rehearsed on the simulator: the invitees keep its virtual clock on a seeded schedule and the
-task server derives session ids from the run's seed (one seed, one dataset); a real task server keeps the
-wall clock and random ids."""
+"""Invite links rehearsed on the simulator, on its virtual clock and the run's seed."""
 
 from __future__ import annotations
 
@@ -30,10 +28,7 @@ class InviteeClock:
 
 
 def rehearsal_site(run: Run) -> dict[str, Any]:
-    """The in-process task server's options when only the simulator's crowd opens its links
-    (target sim, nobody real invited): the run moves onto the simulator's virtual clock (the
-    embedded session keeps the wall clock for real people at a --task-url), the site keeps the
-    invitees' time, and their session ids come from the run's seed."""
+    """The in-process task server's options when only the simulator's crowd opens its links (virtual clock)."""
     run.clock, run.wait = sim_clock(run.target), sim_wait(run.target)
     clock = InviteeClock(run.clock)
     run.notes["invitee_clock"] = clock
@@ -42,8 +37,7 @@ def rehearsal_site(run: Run) -> dict[str, Any]:
 
 def simulated_round(run: Run, batch: int, links: dict[str, str],
                     crowd: tuple[list[Any], dict[str, Any]]) -> tuple[int, int]:
-    """The simulated invitees' round for ``batch`` (those who submitted already do not come again), then the
-    clock moves to its last submission; (submitted now, came)."""
+    """The simulated invitees' round for ``batch``, then the clock moves to its last submission; (submitted, came)."""
     done = frozenset(r["participant_id"].removeprefix("invite:") for r in run.store.rows(
         "SELECT participant_id FROM task_sessions WHERE campaign = ? AND batch = ? AND submitted_at IS NOT NULL",
         [run.cfg.name, batch]))
@@ -53,8 +47,7 @@ def simulated_round(run: Run, batch: int, links: dict[str, str],
 
 def invitees_on_clock(run: Run, batch: int, links: dict[str, str], crowd: tuple[list[Any], dict[str, Any]],
                       round_no: int, start: float, done: frozenset[str]) -> dict[str, int]:
-    """The simulated invitees among ``links`` work round ``round_no``'s seeded schedule from ``start``, then the
-    clock moves to the batch's last submission; the HTTP status each got."""
+    """The simulated invitees among ``links`` work round ``round_no`` from ``start``; the HTTP status each got."""
     clock = run.notes.get("invitee_clock")
     try:
         outcome = simulate_invitees(links, crowd, int(run.notes.get("seed", 1)), round_no, start,

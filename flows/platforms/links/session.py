@@ -1,7 +1,4 @@
-"""The links route's session: the simulator (whose crowd opens the links), or an endpoint confirmed
-with ``live``. The route calls no platform's API (its task server serves the pages, and nobody is
-paid through a platform), so its session carries no client.
-"""
+"""The links route's session: the simulator, or an endpoint confirmed with ``live``."""
 
 from __future__ import annotations
 
@@ -23,10 +20,7 @@ def links_session(target: str, endpoint_url: str, live: bool, seed: int | None, 
             if endpoint_url:  # a served simulator's clock runs by itself (`hitflow sim serve --speed`)
                 yield Session(t, None, sim_wait(t), lambda: sim_ground_truth(t), sim_clock(t))
                 return
-            # An embedded simulator's clock moves only while a run waits on it, and a run that leaves
-            # an open batch waits on nothing: its invitees' batch never reached its deadline ("45 s
-            # left" on every return). The people here answer on the wall clock, as the task server
-            # keeps it (real ones at a --task-url; the simulated crowd answers at once).
+            # An embedded simulator's clock moves only while a run waits; the people here answer on the wall clock.
             yield Session(t, None, time.sleep, lambda: sim_ground_truth(t), time.time)
         return
     yield Session(Target("endpoint", endpoint_url), None, time.sleep, None)

@@ -1,5 +1,4 @@
-"""MTurk through boto3 (Requester API 2017-01-17), function-style; MTurk closed on 2026-09-30, so its own
-endpoints are refused with a message saying so."""
+"""MTurk through boto3 (Requester API 2017-01-17); MTurk's own endpoints, closed, are refused."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ from flows.core.errors import PlatformError
 from flows.core.run.run_context import Target
 from flows.platforms.retry_policy import RetryPolicy, botocore_hook
 
-# The simulator's clock and truth, and the closed-endpoint checks, are the shared target choice's
-# (flows/platforms/targets.py); re-exported here, where the tests and benches have always found them.
+# The shared target choice (flows/platforms/targets.py), re-exported where tests and benches find it.
 from flows.platforms.targets import (  # noqa: F401
     advance_sim_clock,
     check_endpoint,
@@ -49,8 +47,7 @@ def make_client(target: Target, retry: RetryPolicy | None = None) -> Any:
 
 
 def bounded_send(session: Any) -> Any:
-    """A ``before-send`` handler that reads the reply within REPLY_DEADLINE_S and MAX_REPLY_BYTES (botocore's
-    per-read timeout never ended a trickled reply); late fails as botocore's read timeout."""
+    """A ``before-send`` handler reading the reply within REPLY_DEADLINE_S and MAX_REPLY_BYTES."""
     from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
     from urllib3.exceptions import HTTPError, TimeoutError
 
@@ -102,8 +99,7 @@ def _call(client: Any, operation: str, **params: Any) -> dict[str, Any]:
 
 
 def paginate(client: Any, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
-    """Every item of a List call, sending what boto3's paginator sends, without building one per call (~15% of a
-    small listing's CPU; tests/test_adapter_contract.py compares)."""
+    """Every item of a List call, sending what boto3's paginator sends, without building one per call."""
     from botocore.exceptions import PaginationError
 
     with _platform_errors(operation):
@@ -140,10 +136,7 @@ def create_hit(client: Any, hit_type_id: str, params: dict[str, Any], token: str
 
 
 def add_assignments(client: Any, hit_id: str, extra: int, token: str) -> bool:
-    """CreateAdditionalAssignmentsForHIT under ``token``; True when the platform says this token's
-    extension was already made (an earlier run's call went through), so it is never made twice.
-    MTurk documents that refusal only as "an error with a message containing the request ID", so
-    it is recognised by the token named in the message as well as by the simulator's code."""
+    """CreateAdditionalAssignmentsForHIT under ``token``; True when this token's extension was made already."""
     try:
         client.create_additional_assignments_for_hit(HITId=hit_id, NumberOfAdditionalAssignments=extra,
                                                      UniqueRequestToken=token)
@@ -239,8 +232,7 @@ def ensure_qualification_type(client: Any, name: str, description: str, **extra:
 def create_test_qualification(client: Any, name: str, test: str, answer_key: str, retry_delay_s: int | None,
                               description: str = "Spelling, grammar and judging image descriptions; scored "
                                                  "automatically.") -> str:
-    """A qualification MTurk scores itself from the AnswerKey (an existing one of that name is reused);
-    ``retry_delay_s`` None: taken once."""
+    """A qualification MTurk scores from the AnswerKey (one of that name reused); ``retry_delay_s`` None: once."""
     retry = {} if retry_delay_s is None else {"RetryDelayInSeconds": retry_delay_s}
     return ensure_qualification_type(client, name, description, Test=test, AnswerKey=answer_key,
                                      TestDurationInSeconds=1800, **retry)
@@ -258,8 +250,7 @@ def answer_qualification_request(client: Any, request_id: str, grant: bool, reas
 
 
 def exclude_worker(client: Any, worker_id: str, mode: str, qual_id: str, reason: str) -> bool:
-    """Soft block: the must-not-exist qualification, granted unless held already (an earlier run's grant whose
-    reply was lost: adopted). Hard block: CreateWorkerBlock (a repeat changes nothing). Whether this call made it."""
+    """A soft block (the must-not-exist qualification) or a hard one (CreateWorkerBlock); whether this call made it."""
     if mode == "hard":
         _call(client, "create_worker_block", WorkerId=worker_id, Reason=reason)
         return True

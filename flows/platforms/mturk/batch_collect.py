@@ -21,9 +21,7 @@ from flows.platforms.unit_extensions import responses
 from qc.worker_values import surrogate_references
 
 MAX_POLL_S = 6 * 3600
-# Listings and marks of the HITs that closed in one round go out at once: each is a round trip
-# (~150 ms to MTurk), so, as for posting (batch_publish.POST_THREADS), 16 threads overlap twice
-# what 8 did; the client retries MTurk's ThrottlingException (flows/platforms/retry_policy.py).
+# A round's listings and marks go out at once on 16 threads (each a round trip); throttling is retried.
 FETCH_THREADS = 16
 
 
@@ -34,8 +32,7 @@ def _epoch(value: Any) -> float | None:
 
 
 def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any]) -> bool:
-    """Store the raw answer first, then its parsed rows; True when it was new. An id the campaign holds for
-    another HIT stops the run loudly rather than hiding an answer."""
+    """Store the raw answer, then its rows; True when new. An id held for another HIT stops the run."""
     seen = run.store.rows("SELECT campaign, hit_id FROM assignments WHERE campaign = ? AND assignment_id = ?",
                           [run.cfg.name, a["AssignmentId"]])
     if seen and (seen[0]["campaign"], seen[0]["hit_id"]) != (run.cfg.name, a["HITId"]):
@@ -64,9 +61,7 @@ def store_assignment(run: Run, batch: int, hit: dict[str, Any], a: dict[str, Any
 
 
 def collect_batch(run: Run, batch: int, per_hit: int | None = None, settled: Collection[str] = ()) -> dict[str, Any]:
-    """Poll until every HIT of the batch is closed, fetching each HIT's submissions once it is. A HIT is done
-    only when it was closed BEFORE the listing that fetched its submissions; a round's calls grow with the work
-    that came in, not the open HITs. ``per_hit``: a full HIT's submissions; ``settled``: HITs not waited for."""
+    """Poll until every HIT of the batch is closed, fetching its submissions once it is (``per_hit``, ``settled``)."""
     cfg = run.cfg
     per_hit = per_hit or cfg.assignments_per_image
     hits = run.store.rows("SELECT * FROM hits WHERE campaign = ? AND batch = ?", [cfg.name, batch])
@@ -95,9 +90,7 @@ def _poll_until_closed(run: Run, batch: int, poll: ClosedHits, expected: int) ->
                 run, batch, responses(run, batch), expected, len(poll.open))):
             break
         interval = float(cfg.poll_interval_s) if new or judged else min(interval * 2, MAX_POLL_S)
-        # Marks land before the clock moves: a simulator's virtual clock jumps at once, and a HIT
-        # whose mark arrived after the jump could have left Reviewable (InvalidHITState). On a real
-        # platform the wait is the poll interval itself, so nothing is lost by waiting here.
+        # Marks land before the clock moves (a virtual clock jumps at once); live, the wait is the poll's own.
         poll.marked()
         run.wait(interval)
         waited += interval
@@ -111,10 +104,7 @@ class ClosedHits:
         self.open, self.hits, self.pool = dict(hits), hits, pool
         self.listed: dict[str, int] = {}  # submissions the platform listed per HIT
         self.type_id = _hit_type_id(run, batch)
-        # Reviewing: marked by an earlier, interrupted run of this batch. Asked only where the ledger
-        # says marks went out (its note, or stored answers: a ledger older than the note): the HIT type
-        # is shared by every batch, so that listing is every marked HIT of the campaign, pages that grew
-        # with each batch (a COCO-size campaign's 43rd batch: ~640).
+        # Reviewing: marked by an earlier, interrupted run; asked only where the ledger says marks went out.
         self.marking_key = f"{run.cfg.name}:b{batch}:marking"
         self.marking_recorded = run.store.ledger_entry(self.marking_key) is not None or responses(run, batch) > 0
         self.statuses = ["Reviewable", "Reviewing"] if self.marking_recorded else ["Reviewable"]
@@ -137,10 +127,7 @@ class ClosedHits:
         return [hit_id for hit_id in list(self.open) if _closed(mturk.get_hit(run.client, hit_id))]
 
     def fetch_all(self, run: Run, batch: int, hit_ids: list[str]) -> int:
-        """``fetch`` for many closed HITs: each listing and each mark is a network round trip, so
-        they go out on the pool's threads; storing stays here, and a HIT is marked once stored.
-        Marks overlap the rest of the round (a HIT listed again while its mark is on the way is no
-        longer open, so it is skipped); ``marked`` waits for them before the poll's wait."""
+        """``fetch`` for many closed HITs on the pool's threads; a HIT is marked once stored (``marked`` waits)."""
         new = 0
         if hit_ids and self.reviewable_api:
             self.record_marking(run, batch)
@@ -200,10 +187,7 @@ def _unit(hit: dict[str, Any]) -> str:
 
 def record_shortfall(run: Run, batch: int, hits: list[dict[str, Any]], per_hit: int,
                      poll: ClosedHits) -> dict[str, Any]:
-    """Compare the ledger with what the platform listed; note HITs that closed short of their work.
-
-    Fewer stored than listed means answers were hidden: that stops the run. Work the crowd never
-    did (expired HITs, nobody eligible) is recorded on the batch for the summary and status."""
+    """Compare the ledger with what the platform listed: fewer stored stops the run; unfilled work is recorded."""
     stored = {r["hit_id"]: r["n"] for r in run.store.rows(
         "SELECT hit_id, count(*) AS n FROM assignments WHERE campaign = ? AND batch = ? GROUP BY hit_id",
         [run.cfg.name, batch])}

@@ -18,9 +18,7 @@ from flows.platforms.mturk.qualification_stage import gate_qualification
 from flows.platforms.mturk.qualifications import block_qualification, check_budget, gating_requirements
 from flows.platforms.units import hit_groups, hit_token, page_html
 
-# Posting waits on the network (a round trip of ~150 ms to MTurk), so more threads overlap more
-# calls: on a loaded 2-core host 8 threads posted 4x the sequential loop's HITs/s, 16 threads 6x
-# (bench/scale.py, 300 HITs); MTurk's throttling (ThrottlingException) is retried by the client.
+# Posting waits on the network, so more threads overlap more calls (16: 6x the sequential loop).
 POST_THREADS = 16
 PUBLISH_CHUNK = 500  # HITs whose pages are built, intended and posted together
 
@@ -48,17 +46,13 @@ def ensure_hit_type(run: Run, batch: int) -> str:
 
 
 def item_annotation(key: str, item_ids: list[str]) -> str:
-    """A HIT's RequesterAnnotation: its ledger key and a digest of the items it shows, so a HIT is
-    only ever adopted by a plan with the same items in the same place (never by position alone)."""
+    """A HIT's RequesterAnnotation: its ledger key and a digest of its items, so only a same-item plan adopts it."""
     digest = hashlib.sha256("\x1f".join(item_ids).encode()).hexdigest()[:20]
     return f"{key}:items-{digest}"
 
 
 def _platform_annotations(run: Run, since: dict[str, Any]) -> dict[str, str]:
-    """HITs the platform has, by RequesterAnnotation: an intent whose answer we never saw (the
-    token window may be over) is adopted when its whole annotation matches, the same key and the
-    same items. Page by page, keeping only the pairs: every listed HIT carries its page (~20 KB), and a
-    whole listing held them all (hundreds of MB at COCO's size)."""
+    """HITs the platform has, by RequesterAnnotation, read page by page, for adopting lost intents."""
     return {h["RequesterAnnotation"]: h["HITId"] for h in mturk.paginate(run.client, "list_hits", "HITs")
             if h.get("RequesterAnnotation") and is_ours(since, h)}  # not another ledger's (hit_owner.py)
 
@@ -91,8 +85,7 @@ def record_hit(run: Run, batch: int, hit_index: int, ids: list[str], hit_id: str
 
 
 def publish_batch(run: Run, batch: int, crash_after: int | None = None) -> dict[str, Any]:
-    """Post every planned HIT the ledger has not seen confirmed, ``PUBLISH_CHUNK`` at a time, each chunk's
-    intents written first (a whole batch's calls held 13,200 pages of ~20 KB at COCO's size)."""
+    """Post every planned HIT the ledger has not seen confirmed, ``PUBLISH_CHUNK`` at a time, intents first."""
     cfg, store = run.cfg, run.store
     groups = hit_groups(run, batch)
     estimate = check_budget(run, batch, len(groups))

@@ -1,6 +1,4 @@
-"""A cancelled campaign resumed on purpose (``--resume-cancelled``): the items of HITs ``hitflow cancel``
-closed short are posted once more, in a new HIT (a deleted HIT takes no work) for the assignments they still
-lack, through the ledger like a planned HIT, so a killed run never posts it twice."""
+"""A cancelled campaign resumed on purpose: what a cancel closed short posted once more."""
 
 from __future__ import annotations
 
@@ -18,8 +16,7 @@ from flows.platforms.units import hit_groups, units_planned
 
 
 def repost_closed_by_cancel(run: Run, batch: int, per_hit: int) -> list[str]:
-    """Post again the items of the batch's HITs a cancel closed short; returns the closed HITs nothing
-    more can come from (their work is stored: collecting need not wait for them)."""
+    """Post again the items of the HITs a cancel closed short; returns those closed HITs (not waited for)."""
     entries = closed_by_cancel(run.store, run.cfg.name, batch)
     if not entries:
         return []

@@ -1,5 +1,4 @@
-"""What a person's decision sends on MTurk: Approve/RejectAssignment, a soft or hard block and its
-lifting, a bonus; each once, under the automatic steps' ledger keys (flows/platforms/decision_steps.py)."""
+"""What a person's decision sends on MTurk, each once, under the automatic steps' keys."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ def _mturk_approve(run: Run, d: Decision) -> tuple[str, str]:
 
 
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
-    """A soft block (the campaign's qualification, which every HIT type excludes) or a hard block; one MTurk
-    already made (its reply lost) is adopted, not made again (the platform module's block step too)."""
+    """A soft block (the campaign's excluded qualification) or a hard one; one made already is adopted."""
     mode = run.cfg.gating.block_mode
     made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
     return {"mode": mode} if made else Adopted({"mode": mode})

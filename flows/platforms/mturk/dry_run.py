@@ -1,5 +1,4 @@
-"""MTurk's dry run: the qualification types, one HIT type per batch, every HIT with its token and
-page size checked against MTurk's limits, and the cost with MTurk's fees. Touches nothing."""
+"""MTurk's dry run: qualification types, HIT types, every HIT checked, the cost; touches nothing."""
 
 from __future__ import annotations
 
@@ -77,8 +76,7 @@ def _qualification_calls(run: Run, problems: list[str]) -> list[str]:
 
 
 def _check_question(question: str, where: str, problems: list[str], size: int | None = None) -> None:
-    """MTurk's own checks on a question (size, well-formed XML), as a problem line. ``size``: a page whose
-    XML its shape's check vouches for (flows/platforms/plan_pages.py), so only its size is left to check."""
+    """MTurk's own checks on a question (size, well-formed XML) as a problem line; ``size``: only its size."""
     try:
         if size is None:
             parse_question(question)

@@ -25,8 +25,7 @@ def mturk_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client:
 
 
 def time_lines(cfg: CampaignConfig, said: str, minutes: float, shortest: int) -> list[str]:
-    """The dry run's pay and time line: the reward an hour at about ``minutes`` a HIT, the time a worker has,
-    and a warning where that is short for the page (``shortest``: the least, in minutes)."""
+    """The dry run's pay and time line, warning where the time is short for the page (``shortest`` minutes)."""
     hourly = float(cfg.reward) * 60 / max(minutes, 1 / 60)
     lines = [f"{said}; MTurk: reward {cfg.reward} USD a HIT (about {hourly:.2f} USD an hour), "
              f"{cfg.assignment_duration_s} s to finish it"]

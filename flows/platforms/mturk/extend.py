@@ -1,6 +1,4 @@
-"""Adaptive overlap on MTurk: CreateAdditionalAssignmentsForHIT on each uncertain HIT. The round's intents
-are written before any call, each sent with a UniqueRequestToken from its key, so a killed run resumes the
-same round and a call that went through unsettled is refused and adopted: never extended twice."""
+"""Adaptive overlap on MTurk: CreateAdditionalAssignmentsForHIT on each uncertain HIT, once."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""MTurk's fee table (2017-01-17 API era): what the requester pays on top of each reward.
-
-Production estimates and the simulator's balance both use it, so the two never disagree."""
+"""MTurk's fee table (2017-01-17 API era), for estimates and the simulator alike."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Whether a HIT MTurk names under a campaign's token is this ledger's own: created no earlier than this
-ledger planned the campaign, and not deleted. A fresh ledger on the same account makes the same tokens, and
-MTurk answers a token seen in 24 hours with the earlier HIT; adopting it gave a fresh ledger another's
-expired HITs. Another ledger's HIT is left alone; this one posts under a token made unique by its plan time."""
+"""Whether a HIT MTurk names under a campaign's token is this ledger's own."""
 
 from __future__ import annotations
 
@@ -33,8 +30,7 @@ def is_ours(since: dict[str, Any], hit: dict[str, Any]) -> bool:
     if hit.get("HITStatus") == "Disposed":
         return False  # deleted: no run of ours waits on a HIT it deleted (cancel records what it closes)
     at = since.get("platform_created_at")
-    # a listed CreationTime may come back in whole seconds (botocore's parse of the simulator's timestamps):
-    # a HIT posted in the second the campaign was planned is this ledger's too
+    # a listed CreationTime may come back in whole seconds: the planning second's HITs are ours too
     return at is None or hit.get("CreationTime") is None or _seconds(hit["CreationTime"]) >= float(at) - 1.0
 
 
@@ -44,8 +40,7 @@ def own_token(since: dict[str, Any], token: str) -> str:
 
 
 def post_hit(client: Any, since: dict[str, Any], type_id: str, params: dict[str, Any], token: str) -> tuple[str, bool]:
-    """Post one HIT under ``token``, adopting an existing one only if :func:`is_ours`, else under
-    :func:`own_token`; (id, adopted). ``since``: :func:`planned`, read beforehand."""
+    """Post one HIT under ``token``, adopting one only if :func:`is_ours`, else :func:`own_token`; (id, adopted)."""
     hit_id, was_dup = mturk.create_hit(client, type_id, params, token)
     if not was_dup or _ours_by_id(client, since, hit_id):
         return hit_id, was_dup

@@ -17,10 +17,7 @@ from flows.platforms.units import planned_index
 
 
 def reconcile(run: Run, dry_run: bool = False) -> dict[str, Any]:
-    """Compare ledger and platform: adopt intended HITs, expire strays, fetch missed submissions.
-
-    With ``dry_run`` it only reads the platform and reports what it would do.
-    """
+    """Compare ledger and platform: adopt intents, expire strays, fetch missed work; ``dry_run``: report only."""
     cfg, store = run.cfg, run.store
     platform = {h["HITId"]: h for h in mturk.list_hits(run.client)}
     by_key = {h.get("RequesterAnnotation"): h for h in platform.values()}
@@ -110,8 +107,7 @@ def cancel_plan(run: Run) -> dict[str, Any]:
 
 
 def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
-    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice, one
-    HIT's error counted and never stopping the rest."""
+    """Expire every open HIT, review what came in by policy, delete the finished HITs; safe to run twice."""
     cfg, store = run.cfg, run.store
     strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
@@ -120,8 +116,7 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     deleted, working = _decide_and_delete(run, hits, review_undecided, errors)
     finished = ""
     if working and run.target.kind == "sim":
-        # The simulator's clock moves only when hitflow moves it: its workers on a closed HIT would never finish.
-        # Let them (an assignment's duration at most) and decide their work now, as a later cancel would.
+        # The simulator's clock moves only when hitflow moves it: let a closed HIT's workers finish, then decide.
         run.wait(run.cfg.assignment_duration_s)
         more, still = _decide_and_delete(run, working, review_undecided, errors)
         finished = f"; the simulator's workers on {len(working) - len(still)} HIT(s) finished and were decided"
@@ -143,8 +138,7 @@ def _decide_and_delete(run: Run, hits: list[dict[str, Any]], review_undecided: R
 
 
 def _expire_open(run: Run, hit: dict[str, Any]) -> int:
-    """Close one open HIT, its intent in the ledger first: a resumed run knows the cancel, not the
-    crowd, left it short, and posts its items again (flows/platforms/mturk/cancel_repost.py)."""
+    """Close one open HIT, its intent first, so a resumed run posts the items a cancel left short again."""
     if mturk.get_hit(run.client, hit["hit_id"])["HITStatus"] != "Assignable":
         return 0
     key = cancel_key(run.cfg.name, hit["batch"], hit["hit_index"])

@@ -1,5 +1,4 @@
-"""MTurk (the 2017-01-17 Requester API through boto3): a batch is a HIT type and a HIT per unit; decisions
-are Approve/RejectAssignment, a block a soft-block qualification or a hard block."""
+"""MTurk (the 2017-01-17 Requester API through boto3): a HIT type a batch, a HIT a unit."""
 
 from __future__ import annotations
 
@@ -34,14 +33,12 @@ MIN_REASON_CHARS = 1
 REJECTION_GROUNDS: dict[str, str] | None = None  # every reject rule of the policy rejects
 STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = MTURK_SENDERS
-# ListAssignmentsForHIT lists only Submitted, Approved, Rejected (AssignmentStatus in botocore's mturk
-# model): a returned or abandoned assignment is never stored, so none is settled unpaid.
+# ListAssignmentsForHIT lists only Submitted, Approved, Rejected: nothing is settled unpaid.
 EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
 TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_top_up.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
-# Decisions are one call each (1,500 for 300 HITs x 5): overlapped on as many threads as posting,
-# since each waits a round trip; throttled calls are retried by the client (retry_policy.py).
+# Decisions are one call each, overlapped on as many threads as posting.
 DECIDE_THREADS = batch_publish.POST_THREADS
 
 publish = batch_publish.publish_batch
@@ -50,8 +47,7 @@ posted_units = extend.posted_units
 
 
 def collect(run: Run, batch: int) -> dict[str, Any]:
-    """Collect the batch; in a cancelled campaign resumed on purpose, the items of the HITs the cancel
-    closed short are first posted again (cancel_repost.py)."""
+    """Collect the batch, first posting again what a cancel closed short in a resumed cancelled campaign."""
     settled = cancel_repost.repost_closed_by_cancel(run, batch, run.cfg.assignments_per_image)
     return batch_collect.collect_batch(run, batch, settled=settled)
 
@@ -83,8 +79,7 @@ def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every decision as one ledgered call, on a thread pool; the platform's state after each call
-    ("approved", "already rejected"...) is stored on the decision and the assignment."""
+    """Every decision as one ledgered call on a thread pool; the platform's state after each stored."""
     store = run.store
     calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)

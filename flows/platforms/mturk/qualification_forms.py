@@ -60,8 +60,7 @@ QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers 
 
 
 def build_quiz_form(quiz: dict[str, Any]) -> str:
-    """The control quiz (as the ledger keeps it) as a Test with no AnswerKey (hitflow judges the answers): one
-    question an item, showing its columns, offering the answers the quiz's controls give for the field."""
+    """The control quiz as a Test without AnswerKey (hitflow judges): one question an item."""
     key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
     shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
     offered = [(a.strip().lower(), a) for a in sorted(set(key["answer"]))]

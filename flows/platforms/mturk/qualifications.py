@@ -1,7 +1,4 @@
-"""MTurk's money and gates for a campaign: the cost of an assignment with MTurk's fee, the paid
-test's cost, the per-batch budget guard, the gating requirements and the qualification types a
-campaign creates once (soft block, scored test, requester qualifications), remembered in the ledger.
-"""
+"""MTurk's money and gates for a campaign."""
 
 from __future__ import annotations
 
@@ -48,8 +45,7 @@ def check_budget(run: Run, batch: int, n_hits: int) -> Decimal:
 
 def gating_requirements(cfg: CampaignConfig, block_qual_id: str, test_qual_id: str = "",
                         min_score: int | None = None) -> list[dict[str, Any]]:
-    """MTurk's requirements of the campaign's HITs; ``min_score``: the test's pass mark (default: the
-    qualification test's, ``[gating] qualification_min_score``)."""
+    """MTurk's requirements of the campaign's HITs; ``min_score``: the test's pass mark."""
     g = cfg.gating
     reqs: list[dict[str, Any]] = [
         {"QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThan",

@@ -1,6 +1,4 @@
-"""Prolific's researcher API through httpx. The token (``PROLIFIC_TOKEN`` or the Secret block
-``prolific-token``) travels only in the ``Authorization`` header, never logged or stored; anything but
-``--target prolific --live`` gets a dummy token."""
+"""Prolific's researcher API through httpx, the token only in the ``Authorization`` header."""
 
 from __future__ import annotations
 
@@ -59,8 +57,7 @@ _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.~+/=]{8,512}")
 
 
 def clean_token(raw: str, where: str) -> str:
-    """The token without surrounding whitespace; refused (without echoing it) when it could
-    not be a Prolific token, e.g. one with a newline or a space inside."""
+    """The token without surrounding whitespace; refused, unechoed, when it could not be a Prolific token."""
     value = raw.strip()
     if not _TOKEN_SHAPE.fullmatch(value):
         raise ConfigError(f"the Prolific token from {where} is malformed ({len(value)} characters, expected 8-512 "
@@ -69,8 +66,7 @@ def clean_token(raw: str, where: str) -> str:
 
 
 def token(simulator: bool) -> str:
-    """The token to send: a dummy for the simulator, whose endpoint is only known to answer
-    ``/_sim/health`` like one (an impostor can), and the real one for Prolific itself."""
+    """The token to send: a dummy for the simulator, the real one for Prolific itself."""
     if simulator:  # whatever PROLIFIC_TOKEN holds
         return SIM_TOKEN
     if os.environ.get("PROLIFIC_TOKEN", "").strip():
@@ -95,8 +91,7 @@ def make_client(base_url: str, simulator: bool) -> ProlificClient:
 
 
 class _HostToken(httpx.Auth):
-    """``Authorization: Token ...`` on requests to the configured origin only; anything else
-    (a redirect or a paging link elsewhere) never sees it."""
+    """``Authorization: Token ...`` on requests to the configured origin only."""
 
     def __init__(self, secret: str, base_url: str):
         self._header = f"Token {secret}"
@@ -115,8 +110,7 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 def call(client: ProlificClient, method: str, path: str, body: dict[str, Any] | None = None,
          params: dict[str, Any] | None = None) -> Any:
-    """One request, repeated as the retry policy allows (throttling, 5xx, connection failures) within
-    paging.RETRIES_DEADLINE_S; a Prolific error becomes a PlatformError with its title and details."""
+    """One request, retried as the retry policy allows; a Prolific error becomes a PlatformError."""
     started = time.monotonic()
     def attempt() -> httpx.Response:
         paging.within_retries_deadline(started, f"{method} {_path_only(path)}")
@@ -164,8 +158,7 @@ def _not_repeated(method: str, path: str, what: str) -> str:
 
 
 def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """All results: ``_links.next.href`` until null, or ``offset`` until ``meta.count`` (Prolific documents both),
-    within a PageBudget."""
+    """All results: ``_links.next.href`` until null, or ``offset`` until ``meta.count``, within a PageBudget."""
     budget = PageBudget(path)
     page = call(client, "GET", path, params={"page_size": PAGE_SIZE, **(params or {})})
     results = page_results(page, _path_only(path))
@@ -183,8 +176,7 @@ def every_page(client: ProlificClient, path: str, params: dict[str, Any] | None 
 
 
 def same_host_link(client: ProlificClient, href: str) -> str:
-    """A paging link, only when it points at the configured API (else refused: following it would
-    send our requests, and once the token, elsewhere)."""
+    """A paging link, only when it points at the configured API (else refused)."""
     if _origin(href) != _origin(client.base_url) or not httpx.URL(href).path.startswith("/api/v1/"):
         raise PlatformError(f"Prolific's next-page link points outside {client.base_url} "
                             f"({printable(_path_only(href), 120)}); refusing to follow it")
@@ -233,8 +225,7 @@ def study_cost(client: ProlificClient, reward_minor: int, places: int) -> int:
 
 
 def check_currency(client: ProlificClient, wanted: str) -> str:
-    """The workspace's currency (read once), refused when it is not the config's: every reward,
-    fee and budget figure would otherwise be read in the wrong money."""
+    """The workspace's currency (read once), refused when it is not the config's."""
     if client.currency is None:
         route = f"workspaces/{default_workspace(client)}/balance/"
         client.currency = text_field(call(client, "GET", route), "currency_code", f"GET {route}")

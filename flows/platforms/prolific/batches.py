@@ -1,6 +1,4 @@
-"""The batch steps on Prolific: one study per batch pointing at hitflow's task server, priced by Prolific's
-calculator and checked against the hourly floor and budget; collected by SESSION_ID until every place is
-accounted for. RETURNED, TIMED-OUT and SCREENED OUT submissions are never paid."""
+"""The batch steps on Prolific: one study per batch on hitflow's task server."""
 
 from __future__ import annotations
 
@@ -32,8 +30,7 @@ from flows.platforms.prolific.submission_records import store_submissions
 from flows.platforms.units import hit_groups
 
 MAX_POLL_S = 6 * 3600
-# Prolific approves what still awaits review 21 days after it was submitted (its researcher help):
-# the review gate stops waiting for a person before that, as it does before MTurk's auto-approval.
+# Prolific approves what awaits review after 21 days: the review gate stops waiting before that.
 
 
 def prolific_client(run: Run) -> prolific.ProlificClient:
@@ -136,8 +133,7 @@ def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, An
 
 
 def collect_study(run: Run, batch: int) -> dict[str, Any]:
-    """Look until the study is full or its time is up (a detaching run leaves between), then stop it; unfilled
-    places leave the committed budget."""
+    """Look until the study is full or its time is up, then stop it; unfilled places leave the budget."""
     study = run.store.rows("SELECT * FROM studies WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])[0]
     interval = float(run.cfg.poll_interval_s)
     while True:
@@ -218,8 +214,7 @@ def apply_decisions(run: Run, batch: int, decisions: list[dict[str, Any]]) -> di
 
 
 def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str, str]:
-    """Prolific's rules for a submission with no stored response: our code shows only after one is stored, so
-    entering it anyway is NO_DATA; without the code, ask for a return."""
+    """Prolific's rules for a submission with no stored response: with our code NO_DATA, else ask a return."""
     if study_code == expected_code:
         return "reject", ("NO_DATA: completed on Prolific with this study's completion code, but the task server "
                           "stored no response for this session")
@@ -228,8 +223,7 @@ def unanswered_decision(study_code: str | None, expected_code: str) -> tuple[str
 
 
 def settle_unanswered(run: Run, batch: int, study_id: str) -> int:
-    """Decide every AWAITING REVIEW submission without a stored response, reason recorded in
-    ``platform_submissions.outcome`` (ledgered: each is acted on once)."""
+    """Decide every AWAITING REVIEW submission without a stored response (ledgered: each acted on once)."""
     stored = {r["assignment_id"] for r in run.store.rows(
         "SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ?", [run.cfg.name, batch])}
     code = completion_code(task_secret(run.store.location), run.cfg.name, batch)

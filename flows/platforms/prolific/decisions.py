@@ -1,6 +1,4 @@
-"""What a person's decision sends on Prolific: approve or reject a submission still awaiting review,
-the blocklist group, a bonus; each once, under the automatic steps' ledger keys
-(flows/platforms/decision_steps.py). Prolific has no unblock: the reviewer is told where to do it."""
+"""What a person's decision sends on Prolific, each once, under the automatic steps' keys."""
 
 from __future__ import annotations
 

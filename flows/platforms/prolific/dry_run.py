@@ -1,5 +1,4 @@
-"""Prolific's dry run: one study per batch, its calls, and its cost by the published fee rule (the real run
-asks the calculator) against the budget and the hourly floor. Nothing is sent."""
+"""Prolific's dry run: one study per batch, its calls and cost; nothing is sent."""
 
 from __future__ import annotations
 

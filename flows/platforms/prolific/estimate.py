@@ -1,5 +1,4 @@
-"""Prolific's price of a campaign: one study per batch, by Prolific's cost calculator or its
-published fee rule (offline: a dry run, ``hitflow status``)."""
+"""Prolific's price of a campaign, by its calculator or its published fee rule."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Adaptive overlap on Prolific: more places on the batch's own study (``total_available_places``, the one
-field it still takes after publishing), handed by the task server to the uncertain units
-(docs/explanation/adaptive-overlap.md). The round's intents hold an absolute total from the ledger, and the
-call reads the study first, so a killed run adopts a total Prolific took instead of adding it twice."""
+"""Adaptive overlap on Prolific: more places on the batch's own study, never added twice."""
 
 from __future__ import annotations
 
@@ -62,8 +59,7 @@ def total_after(run: Run, batch: int, round_no: int, added: int) -> int:
 
 
 def check_round_budget(run: Run, batch: int, total: int) -> None:
-    """Every study's places, this one at its new total, must still fit the budget (refuses only a budget lowered
-    since the up-front worst case)."""
+    """Every study's places, this one at its new total, must still fit the budget."""
     cfg = run.cfg
     others = sum(int(r["places"]) - int(r["released"] or 0) for r in run.store.rows(
         "SELECT places, released FROM studies WHERE campaign = ? AND batch != ?", [cfg.name, batch]))

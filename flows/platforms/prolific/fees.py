@@ -1,6 +1,4 @@
-"""Prolific's service fee: a third of each reward, in minor units, per place.
-
-Production estimates and the simulator's balance both use it, so the two never disagree."""
+"""Prolific's service fee (a third of each reward), for estimates and the simulator alike."""
 
 from __future__ import annotations
 

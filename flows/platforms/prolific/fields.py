@@ -1,6 +1,4 @@
-"""Reading single fields out of Prolific's replies: a 200 reply that lacks a field
-the adapter needs, or carries it in the wrong shape, is a one-line PlatformError naming the route
-and the field, never a KeyError or TypeError further in."""
+"""Reading single fields out of Prolific's replies, a bad one a one-line PlatformError."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What Prolific lets a researcher reject for, as QC rules, each with the rejection category it is sent under
-(the grounds and their rules: docs/explanation/qc-rules.md; categories as in Prolific's API)."""
+"""What Prolific lets a researcher reject for, as QC rules with their categories."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ MAX_MESSAGE_CHARS = 1000
 
 
 def ground_message(evidence: str) -> str:
-    """The message a rejected participant reads: the ground and what was measured, at least Prolific's 100
-    characters (the padding says where to turn)."""
+    """The message a rejected participant reads: the ground and what was measured, 100 characters at least."""
     text = f"This submission was rejected because it {evidence}."[:MAX_MESSAGE_CHARS]
     return text if len(text) >= 100 else (f"{text} These are grounds Prolific's rules allow a rejection on; if you "
                                           "think this is wrong, please message the researcher.")

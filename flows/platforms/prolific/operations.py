@@ -1,5 +1,4 @@
-"""Prolific's side of reconcile and cancel: a study is adopted only with the batch's internal name AND this
-ledger's completion code, so another ledger's study is never taken for ours."""
+"""Prolific's side of reconcile and cancel, adopting only our own studies."""
 
 from __future__ import annotations
 
@@ -38,8 +37,7 @@ def _ours(run: Run, study: dict[str, Any], batch: int) -> bool:
 
 
 def _find_ours(run: Run, listed: list[dict[str, Any]], batch: int) -> dict[str, Any] | None:
-    """Prolific's list items (StudyShort) carry the internal name but no completion codes: the
-    candidates by name are fetched whole, and the one with our code is ours."""
+    """Our study among the candidates by internal name, known by its completion code (fetched whole)."""
     client = prolific_client(run)
     for item in listed:
         if item.get("internal_name") == _internal_name(run, batch):

@@ -1,5 +1,4 @@
-"""Prolific's replies read within bounds, whatever the server (docs/security.md, "A hostile Prolific
-server"): time, size, depth and pages capped; printed text loses control characters, ids in URLs are plain."""
+"""Prolific's replies read within bounds, whatever the server (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -36,16 +35,14 @@ def path_id(value: str, route: str) -> str:
 
 
 def within_retries_deadline(started: float, call: str) -> None:
-    """Before each attempt of a call begun at ``started`` (time.monotonic()): a PlatformError once
-    RETRIES_DEADLINE_S has passed, which the retry policy takes as final."""
+    """Before each attempt of a call begun at ``started``: a PlatformError once RETRIES_DEADLINE_S passed."""
     if time.monotonic() - started > RETRIES_DEADLINE_S:
         raise PlatformError(f"Prolific {call} did not answer within {RETRIES_DEADLINE_S:.0f} s over its retries; "
                             "check the endpoint URL, or run again later")
 
 
 def bounded_send(http: httpx.Client, method: str, path: str, body: Any, params: Any) -> httpx.Response:
-    """One request with its reply read whole within CALL_DEADLINE_S (its head too: a head trickled a byte at a
-    time met only each read's timeout) and MAX_REPLY_BYTES."""
+    """One request with its reply read whole within CALL_DEADLINE_S and MAX_REPLY_BYTES."""
     from flows.core.http_clients import within
 
     deadline = time.monotonic() + CALL_DEADLINE_S

@@ -1,5 +1,4 @@
-"""Prolific (its REST API through httpx): a batch is one study pointing at hitflow's task server; rejections
-carry a category and a message of 100+ characters; a block joins the blocklist group later studies filter out."""
+"""Prolific (its REST API through httpx): a batch is one study on hitflow's task server."""
 
 from __future__ import annotations
 

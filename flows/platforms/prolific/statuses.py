@@ -1,6 +1,4 @@
-"""Prolific's submission statuses as its OpenAPI spells them, grouped by what they mean for a batch. The
-list endpoint says TIME-OUT where the detail says TIMED-OUT; SCREENED OUT is paid by Prolific, never decided
-here; a rejection message has 100+ characters."""
+"""Prolific's submission statuses as its OpenAPI spells them, grouped for a batch."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ SPELLINGS = {"TIME-OUT": "TIMED-OUT"}  # one name in the store for each status
 
 
 def place_counts(statuses: list[str]) -> dict[str, int]:
-    """A study's places as Prolific counts them: finished, pending (holding a place, not done),
-    taken (finished or pending; the rest are free again) and unpaid."""
+    """A study's places as Prolific counts them: finished, pending, taken and unpaid."""
     canonical = [SPELLINGS.get(s, s) for s in statuses]
     finished = sum(s in FINISHED for s in canonical)
     pending = sum(s in PENDING for s in canonical)
@@ -27,8 +24,7 @@ def place_counts(statuses: list[str]) -> dict[str, int]:
 
 
 def bulk_approve_key(store: Store, campaign: str, batch: int, submission_ids: list[str]) -> str:
-    """The ledger key of a bulk approval: one per set of submissions, so work finished after a cancel is
-    approved again, and a run stopped mid-approval does not send the same set twice."""
+    """The ledger key of a bulk approval: one per set of submissions."""
     key = f"{campaign}:b{batch}:bulk-approve"
     earlier = store.ledger_entry(key)
     if earlier is None or sorted(json.loads(earlier["params"] or "{}").get("submission_ids", [])) == \

@@ -1,5 +1,4 @@
-"""What a look at a Prolific study stores: each submission's state, its response's start and finish
-times, and responses whose session Prolific never reported (kept apart, never paid)."""
+"""What a look at a Prolific study stores."""
 
 from __future__ import annotations
 
@@ -55,8 +54,7 @@ def store_submissions(run: Run, batch: int, study_id: str, subs: list[dict[str, 
 
 
 def _mark_unknown_sessions(run: Run, batch: int, study_id: str, known: set[str]) -> None:
-    """Responses for a SESSION_ID Prolific never reported are kept but left out of QC, decisions, pay, blocks
-    and their unit."""
+    """Responses for a SESSION_ID Prolific never reported are kept but left out of everything."""
     stored = run.store.rows("SELECT assignment_id FROM assignments WHERE campaign = ? AND batch = ? AND hit_id LIKE ? "
                             "AND status != ?", [run.cfg.name, batch, f"{study_id}:%", NOT_ON_PROLIFIC])
     for row in stored:

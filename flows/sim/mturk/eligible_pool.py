@@ -1,13 +1,4 @@
-"""Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule).
-
-Each CreateHIT picks its workers from the crowd that meets the HIT's requirements, weighted by activity; scanning
-the whole crowd for every HIT made posting quadratic. While a batch is posted nothing that decides eligibility
-changes, so the pool is kept and only newcomers are checked. It is rebuilt by the same scan, in the same order
-(a seed picks the same workers), when anything could change the answer: other requirements, the clock set back
-or past a pooled worker's departure, or :meth:`forget` (every payment and operation other than posting and
-reading). HITs whose requirements make workers take a test, and HITs that already have workers, are never
-served from here.
-"""
+"""Who a newly posted HIT may go to, kept between posts (market.Marketplace.schedule)."""
 
 from __future__ import annotations
 
@@ -17,8 +8,7 @@ from itertools import islice
 
 from flows.sim.people.crowd_model import Worker
 
-# The MTurk operations that cannot change who may take a new HIT: the pool is kept across them
-# (flows/sim/mturk/mturk_api.py's op); any other operation makes it start over.
+# The MTurk operations that cannot change who may take a new HIT; any other makes the pool start over.
 KEEPS_ELIGIBLE = frozenset({"CreateHITType", "CreateHIT", "CreateHITWithHITType", "GetHIT", "ListHITs",
                             "ListReviewableHITs", "ListAssignmentsForHIT", "GetAssignment", "UpdateHITReviewStatus",
                             "GetAccountBalance", "GetQualificationType", "ListQualificationTypes"})
@@ -38,8 +28,7 @@ class EligiblePool:
 
     def workers(self, key: str, crowd: dict[str, Worker], now: float,
                 eligible: Callable[[Worker], bool]) -> tuple[list[Worker], list[float]]:
-        """The present workers of ``crowd`` (id -> worker, arrival order, only added to) that pass
-        ``eligible`` (the requirements ``key`` stands for), and their activity weights: fresh lists."""
+        """The present workers of ``crowd`` that pass ``eligible`` (for ``key``), and their activity weights."""
         if key != self._key or not self._now <= now < self._first_leaving or len(crowd) < self._seen:
             self.forget()
             self._key = key

@@ -1,6 +1,4 @@
-"""Work handed back goes back to the pool, as on MTurk: a returned or abandoned assignment frees its slot while
-the HIT lives, and its next worker (never the one who gave it back) is chosen on the seed's stream when the clock
-next moves (docs/explanation/simulator.md quotes the API reference)."""
+"""Work handed back goes back to the pool, as on MTurk."""
 
 from __future__ import annotations
 
@@ -16,9 +14,7 @@ RETURN_AFTER = (0.1, 0.5)  # a returner gives the page back this share of its wo
 
 
 def given_back_at(worker: Worker, accept: float, seconds: float, duration: int, rng: random.Random) -> float | None:
-    """When a worker who accepted at ``accept`` and would take ``seconds`` gives the HIT back: at its
-    deadline when the work outlasts the assignment's duration (abandoned), part-way through when their
-    profile's ``return_rate`` (a crowd file's parameter, 0 unless set) has them return it; else None."""
+    """When a worker who accepted at ``accept`` gives the HIT back (its deadline, or ``return_rate``); else None."""
     if seconds >= duration:
         return accept + duration
     rate = float(worker.params.get("return_rate", 0))
@@ -28,8 +24,7 @@ def given_back_at(worker: Worker, accept: float, seconds: float, duration: int, 
 
 
 def hand_back(m: MarketState, hit: Hit, worker_id: str, at: float, assignment_id: str | None = None) -> None:
-    """``worker_id`` gave the HIT back at ``at`` (its assignment, if it had one listed, withdrawn):
-    the slot is offered again unless the HIT has expired or been deleted by then."""
+    """``worker_id`` gave the HIT back at ``at``: the slot is offered again unless the HIT is gone by then."""
     if assignment_id is not None:
         if assignment_id in hit.assignment_ids:
             hit.assignment_ids.remove(assignment_id)
@@ -59,6 +54,5 @@ def schedule_reopened(m: _Scheduling, hit: Hit) -> None:
 
 
 def stream_key(hit: Hit) -> str:
-    """What names a scheduling's random stream besides the HIT's key and assignments: how many gave
-    it back (nothing when nobody did, so runs without returns draw as they always have)."""
+    """The scheduling stream's extra key: how many gave the HIT back (nothing when nobody did)."""
     return f":returned{len(hit.returned)}" if hit.returned else ""

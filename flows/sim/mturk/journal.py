@@ -1,10 +1,4 @@
-"""Change tracking for the simulator's state, so a state file is written row by row.
-
-A :class:`Journal` is a dict that remembers which keys were set or deleted since it was last
-written; a :class:`Tracked` record (a dataclass kept in a Journal) marks its own key when one
-of its fields is assigned. Writing back only what a request changed keeps a persistent
-simulator as fast as an in-memory one, whatever the size of the marketplace.
-"""
+"""Change tracking for the simulator's state, so a state file is written row by row."""
 
 from __future__ import annotations
 
@@ -18,8 +12,7 @@ V = TypeVar("V")
 class Journal(dict[K, V]):
     def __init__(self, items: Iterable[tuple[K, V]] = ()) -> None:
         super().__init__()
-        # dicts as ordered sets: rows are written in the order they changed, which keeps
-        # insertion order (and so listing order) across a reload
+        # dicts as ordered sets: rows written in the order they changed keep listing order across a reload
         self.changed: dict[K, None] = {}
         self.deleted: dict[K, None] = {}
         for key, value in items:
@@ -74,10 +67,7 @@ class Journal(dict[K, V]):
 
 
 class Tracked:
-    """Mixin for dataclass records kept in a Journal: assigning a field marks the record changed.
-
-    Fields named in ``volatile`` are caches rebuilt after loading, so setting them marks nothing.
-    """
+    """Mixin for Journal records: assigning a field (but a ``volatile`` cache) marks the record changed."""
 
     __slots__ = ("_journal",)  # records with slots of their own: a marketplace holds hundreds of thousands
     volatile: ClassVar[frozenset[str]] = frozenset()

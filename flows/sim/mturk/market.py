@@ -1,8 +1,4 @@
-"""The simulated marketplace's state: HITs, assignments, workers, money, on a virtual clock.
-
-All mutation happens under one lock; the HTTP layer (``server.py``) and the operation
-handlers (``mturk_api.py``) never touch state without it.
-"""
+"""The simulated marketplace's state: HITs, assignments, workers, money, on a virtual clock."""
 
 from __future__ import annotations
 
@@ -43,9 +39,7 @@ class Marketplace(WorkerQualifications):
                  start: float | None = None):
         self.lock = threading.RLock()
         self.seed = seed
-        # Ids are seeded: the same seed and the same requests give the same ids whatever
-        # the order threads sent them in. A HIT's, its type's and an assignment's id come from what
-        # was sent (token, type's properties, HIT and worker: ``id_for``); the rest from a counter.
+        # Ids are seeded, from what was sent (``id_for``) or a counter: the same requests give the same ids.
         self.nonce = records.seeded_nonce(seed)
         self.id_counter = 0
         self.fault_rng = random.Random(seed + 7)
@@ -56,9 +50,7 @@ class Marketplace(WorkerQualifications):
         self.bank = bank
         self.common_text = CommonText()  # each HIT type's own text, not its items' (page_common.py)
         self.pages = PagePacker()  # each HIT type's page dictionary: a HIT's Question is kept packed
-        # Virtual clock: starts at ``start`` (a campaign's [target] sim_start: the same run, the same
-        # times) or else the wall time, then moves by advance() and, when speed > 0, by `speed`
-        # virtual seconds per real second (so a plain boto3 client sees work arrive).
+        # Virtual clock: from ``start`` (or the wall time), moved by advance() and, with speed > 0, by real time.
         self._base = float(int(time.time())) if start is None else float(start)
         self._anchor = time.monotonic()
         self.speed = speed
@@ -81,8 +73,7 @@ class Marketplace(WorkerQualifications):
         self.watched_until: float | None = None  # events up to this virtual time have been notified
         self.changed_workers: set[str] = set()
         self.waiting: set[str] = set()  # HITs posted since the clock last moved, their workers not yet chosen
-        # (auto-approval time, assignment id), soonest first: checked on every call, so a scan of
-        # every assignment would make each call slower as the marketplace grows.
+        # (auto-approval time, assignment id), soonest first, so no call scans every assignment
         self.auto_due: list[tuple[float, str]] = []
         self.calls = 0
 
@@ -93,9 +84,7 @@ class Marketplace(WorkerQualifications):
         return self._id(str(self.id_counter), length)
 
     def id_for(self, what: str, taken: Callable[[str], bool]) -> str:
-        """The id of ``what`` (a request's own key: a HIT's token, an assignment's HIT and worker), the
-        same in every run of the seed, whichever thread asked first; the counter's if already ``taken``
-        (a token sent again after MTurk's 24 hours)."""
+        """The id of ``what``, the same in every run of the seed; the counter's if already ``taken``."""
         found = self._id(f"for:{what}", 30)
         return self.new_id() if taken(found) else found
 
@@ -121,8 +110,7 @@ class Marketplace(WorkerQualifications):
             return self.now
 
     def catch_up(self) -> None:
-        """Bring the marketplace up to the clock (before every call): notify what workers and the
-        clock did since the last time, then pay what is past its auto-approval time."""
+        """Bring the marketplace up to the clock: notify what happened since, pay what is past auto-approval."""
         if self.waiting and self.speed:  # a clock that runs by itself may have moved since they were posted
             self.schedule_waiting()
         since, self.watched_until = self.watched_until, self.now
@@ -173,8 +161,7 @@ class Marketplace(WorkerQualifications):
 
     # workers -------------------------------------------------------------------
     def replay_recruitment(self) -> None:
-        """A reopened state file: the crowd grows again as it did, HIT by HIT, at each HIT's
-        creation (each newcomer is drawn from its own seed, so the same workers come back)."""
+        """A reopened state file: the crowd grows again as it did, HIT by HIT, from the same seeds."""
         if self.roster is None:
             return
         for hit in sorted((h for h in self.hits.values() if not h.waiting), key=records.schedule_order):
@@ -204,10 +191,7 @@ class Marketplace(WorkerQualifications):
         self.hits.touch(hit.fields["HITId"])
 
     def schedule_waiting(self) -> None:
-        """Choose the workers of every HIT posted since the clock last moved, in the order of
-        :func:`records.schedule_order`, not the order the requests came in: threads posting a batch side by
-        side race, and with a crowd that grows with the work (roster.py) or a worker taking a test
-        the first HIT scheduled meets other workers than the last."""
+        """Choose the workers of every HIT posted since the clock moved, in :func:`records.schedule_order`."""
         todo, self.waiting = self.waiting, set()  # a slot given back meanwhile waits for the next move
         for hit_id in sorted(todo, key=lambda h: records.schedule_order(self.hits[h])):
             hit = self.hits[hit_id]
@@ -219,10 +203,8 @@ class Marketplace(WorkerQualifications):
                 schedule_reopened(self, hit)  # handed_back.py: returned and abandoned work, offered again
 
     def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None:
-        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot
-        given back then, its worker arriving later: handed_back.py)."""
-        # Keyed by what the requester sent, not by the HITId, so the same campaign posted in
-        # another order (threads, a resumed run) meets the same workers doing the same work.
+        """Pick workers for open slots and let them do the page on the virtual clock (``after``: a slot given back)."""
+        # Keyed by what the requester sent, so the same campaign in another order meets the same workers.
         key = hit.fields.get("RequesterAnnotation") or hit.fields["HITId"]
         rng = random.Random(f"{self.seed}:{key}:{len(hit.assignment_ids)}{stream_key(hit)}")
         html = hit.question.html if html is None else html  # read once here: the HIT keeps no page (packed_text.py)

@@ -1,6 +1,4 @@
-"""What a simulated worker holds and takes: system and granted qualifications, the requirements a
-HIT checks against them, and qualification tests (scored by their AnswerKey, or requests the
-requester decides). The marketplace's part for workers and qualifications (market.py)."""
+"""What a simulated worker holds and takes: qualifications and tests."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ class WorkerQualifications:
         return granted if granted and granted["Status"] == "Granted" else None
 
     def requirement_check(self, requirements: list[dict[str, Any]]) -> Callable[[crowd.Worker], bool]:
-        """``meets`` for one set of requirements, prepared once: a HIT is checked against the
-        whole crowd (1,600 workers at full scale), so the per-worker part is only lookups."""
+        """``meets`` for one set of requirements, prepared once so the per-worker part is only lookups."""
         tests = [r["QualificationTypeId"] for r in requirements
                  if (self.qual_types.get(r["QualificationTypeId"]) or {}).get("Test")]
         checks = [(r["QualificationTypeId"], comparator(r)) for r in requirements]
@@ -58,8 +55,7 @@ class WorkerQualifications:
         return check
 
     def take_test_if_wanted(self, worker: crowd.Worker, type_id: str) -> None:
-        """A worker who wants a HIT gated by a test takes it (again after RetryDelay): a scored
-        test grants its score; a test without an AnswerKey is a request the requester decides."""
+        """A worker who wants a test-gated HIT takes the test (again after RetryDelay); no AnswerKey: a request."""
         qual = self.qual_types.get(type_id)
         if not qual or not qual.get("Test") or qual["QualificationTypeStatus"] != "Active":
             return

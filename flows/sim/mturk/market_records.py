@@ -32,8 +32,7 @@ class MTurkError(Exception):
 
 
 class Assignment(Tracked):
-    """One worker's assignment. Its answer (~4 KB of XML for a caption HIT, five per HIT) is kept
-    packed (flows/sim/mturk/packed_text.py): ``answer`` reads and assigns the text as it is."""
+    """One worker's assignment; its answer is kept packed (packed_text.py), ``answer`` reads and assigns text."""
 
     __slots__ = (
         "_answer",
@@ -91,8 +90,7 @@ class Assignment(Tracked):
 
 
 class PageQuestion:
-    """A HIT's parsed Question without its page: the page is read from the packed Question XML
-    when asked for (``html``), since holding it would double what a HIT costs."""
+    """A HIT's parsed Question without its page, which is read from the packed Question XML when asked for."""
 
     __slots__ = ("form_ids", "kind", "url", "xml")
 
@@ -106,8 +104,7 @@ class PageQuestion:
 
 @dataclass(slots=True)
 class Hit(Tracked):
-    """``fields`` is mutated in place by some operations: they call ``hits.touch(hit_id)``.
-    ``fields["Question"]`` is packed: :meth:`question_xml` is the text. Build one with :func:`new_hit`."""
+    """A HIT (:func:`new_hit`); operations mutating ``fields`` call ``hits.touch``; ``Question`` is packed."""
 
     volatile: ClassVar[frozenset[str]] = frozenset({"form", "assignment_ids"})
     fields: dict[str, Any]
@@ -125,9 +122,7 @@ class Hit(Tracked):
         return unpack(self.fields["Question"])
 
     def page_fields(self, html: str | None = None) -> list[FormField]:
-        """The form a worker fills (``html``: the page, when the caller has it); parsed on every call
-        (~9 ms for the caption page): a caller that needs it more than once keeps it.
-        An ExternalQuestion's is known once a worker has opened it."""
+        """The form a worker fills (``html``: the page, when the caller has it), parsed on every call."""
         if self.question.kind == "ExternalQuestion":
             return self.form or []
         if self.question.kind == "QuestionForm":
@@ -180,8 +175,7 @@ class Faults:
 
 
 class MarketState(Protocol):
-    """What the marketplace's helpers (browser and external work, events, the ground truth) read of
-    market.Marketplace: said here, so that the marketplace imports them and none imports it back."""
+    """What the marketplace's helpers read of market.Marketplace (said here, so none imports it back)."""
 
     lock: threading.RLock
     seed: int

@@ -31,8 +31,7 @@ NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
-    """Register ``fn`` as the operation ``name``, its request checked against the model's input
-    shape first (handlers calling each other directly skip the check: their inputs are built)."""
+    """Register ``fn`` as the operation ``name``, its request checked against the model's input shape first."""
     def wrap(fn: Handler) -> Handler:
         def checked(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
             check_input(name, p)
@@ -186,7 +185,6 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     status = p.get("Status", "Reviewable")
     check_enum(status, {"Reviewable", "Reviewing"}, "Status")
     # a HIT under review is "Reviewing" whatever else holds: only the others need their view
-    # (each page of a poll round would otherwise build a view of every HIT of the campaign)
     candidates = [h for h in m.hits.values() if not h.disposed and h.reviewing == (status == "Reviewing")
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
     # views of this page only (a view unpacks the HIT's page); every "Reviewing" candidate is one

@@ -1,11 +1,4 @@
-"""HIT events as MTurk notifies them, for HIT types with an active notification specification.
-
-The message is MTurk's JSON event document (the API reference's notification receptor articles,
-"SQS/SNS Message Payload"): ``EventDocVersion`` (the specification's Version), ``EventDocId``,
-``CustomerId`` and ``Events``, each with ``EventType``, ``EventTimestamp`` (UTC, like
-2005-01-31T23:59:59Z), ``HITTypeId``, ``HITId`` and, where there is one, ``AssignmentId``.
-The simulator reaches no e-mail, SQS or SNS: messages go to ``Marketplace.sent_notifications``.
-"""
+"""HIT events as MTurk notifies them, for HIT types with an active notification specification."""
 
 from __future__ import annotations
 
@@ -38,9 +31,7 @@ def delivery(spec: dict[str, Any], events: list[dict[str, Any]], doc_id: str) ->
 
 
 def worker_events(m: Marketplace, since: float, until: float) -> Iterator[tuple[float, str, str, str | None]]:
-    """(time, event type, HIT id, assignment id) for what the clock brought about in (since, until]:
-    workers accepting and submitting, HITs expiring and becoming reviewable; only for HIT types
-    someone listens to."""
+    """(time, event, HIT id, assignment id) for (since, until], only for HIT types someone listens to."""
     watched = {t for t, spec in m.notifications.items() if spec["Active"]}
     for hit_id, hit in m.hits.items():
         if hit.fields["HITTypeId"] not in watched or hit.disposed:
@@ -59,8 +50,7 @@ def worker_events(m: Marketplace, since: float, until: float) -> Iterator[tuple[
 
 
 def _reviewable_at(m: Marketplace, hit: Hit) -> float | None:
-    """When the HIT's status turns Reviewable: its last assignment is in, all slots taken; with slots
-    left, once it has expired and the work begun before then is in."""
+    """When the HIT turns Reviewable: all slots taken and in, or expired and the work begun before it in."""
     taken = [m.assignments[aid] for aid in hit.assignment_ids]
     submitted = [a.submit_time for a in taken if a.submit_time is not None and a.answered]
     if len(taken) < int(hit.fields["MaxAssignments"]):

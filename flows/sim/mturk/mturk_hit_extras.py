@@ -1,6 +1,4 @@
-"""The rest of MTurk's HIT operations on the simulator: a HIT's type changed, HITs by qualification,
-review policy results and file-upload URLs (the last two answered as a platform without them would),
-and more assignments for a HIT (CreateAdditionalAssignmentsForHIT, adaptive overlap)."""
+"""The rest of MTurk's HIT operations on the simulator."""
 
 from __future__ import annotations
 
@@ -34,8 +32,7 @@ def list_hits_for_qual(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 @op("UpdateHITTypeOfHIT")
 def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """The HIT takes the new type's properties; workers who have not yet accepted it are chosen
-    again under the new qualification requirements (those who accepted keep their work)."""
+    """The HIT takes the new type's properties; workers yet to accept it are chosen again under its requirements."""
     hit = _hit(m, p.get("HITId"))
     need(p, "HITTypeId")
     if p["HITTypeId"] not in m.hit_types:
@@ -52,8 +49,7 @@ def update_hit_type_of_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _choose_again(m: Marketplace, hit: Hit) -> None:
-    """Open slots (those nobody took, and those of workers yet to accept) go to workers who meet
-    the new requirements: a HIT nobody qualified for finds workers once its type lets them in."""
+    """Open slots (untaken, or not yet accepted) go to workers who meet the new requirements."""
     for aid in [aid for aid in hit.assignment_ids if m.assignments[aid].accept_time > m.now]:
         hit.assignment_ids.remove(aid)
         del m.assignments[aid]
@@ -95,17 +91,12 @@ def _upload_questions(hit: Hit) -> set[str]:
 
 @op("CreateAdditionalAssignmentsForHIT")
 def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    """More assignments on a HIT, by botocore's model and MTurk's API reference: a HIT under 10
-    assignments cannot reach 10 or more (InvalidMaximumAssignmentsIncrease), and a repeated
-    UniqueRequestToken is refused with an error naming the request instead of extending twice.
-    A HIT a requester marked Reviewing is Assignable again (the simulator's reading: its new
-    work must become Reviewable to be listed as closed)."""
+    """More assignments on a HIT, as MTurk's API reference and botocore's model say (a repeated token refused)."""
     hit = _hit(m, p.get("HITId"))
     extra = int(p.get("NumberOfAdditionalAssignments", 0))
     if extra < 1:
         raise bad("NumberOfAdditionalAssignments must be at least 1.")
-    # a repeat is answered before the HIT is judged again: a retry of a request that went through (its reply
-    # lost) must read as that request, not as a new one against the HIT it already changed
+    # a repeat is answered before the HIT is judged again, as the request it repeats
     token = p.get("UniqueRequestToken")
     if token is not None:
         if not 1 <= len(token) <= 64:

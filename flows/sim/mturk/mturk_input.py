@@ -1,7 +1,4 @@
-"""A request's members checked against botocore's input shape for the operation before it runs:
-JSON types, required members, minimum lengths and values. A member of the wrong type would
-otherwise be stored and echoed back (a Title of 7 in a HIT), breaking the reply's shape for
-every client that later reads it. Members the model does not name are left to the operation."""
+"""A request's members checked against botocore's input shape for the operation before it runs."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""MTurk's notification operations on the simulator.
-
-A HIT type's notification specification is checked as MTurk documents it (Transport, the
-Destination's form for that transport, Version, event types) and kept with the
-marketplace; the events themselves are sent by :mod:`flows.sim.mturk.mturk_events`.
-"""
+"""MTurk's notification operations on the simulator."""
 
 from __future__ import annotations
 
@@ -15,8 +10,7 @@ from flows.sim.mturk.mturk_api import op
 from flows.sim.mturk.mturk_events import delivery, event
 from flows.sim.mturk.validation import bad, check_enum, need
 
-# NotificationSpecification.Version says "Valid value is 2006-05-05"; the notification receptor
-# articles pass 2014-08-15 (and it comes back as the message's EventDocVersion): both are taken.
+# the Version MTurk documents (2006-05-05) and the one its receptor articles pass (2014-08-15)
 VERSIONS = ("2006-05-05", "2014-08-15")
 TRANSPORTS = {"Email", "SQS", "SNS"}
 EVENT_TYPES = {"AssignmentAccepted", "AssignmentAbandoned", "AssignmentReturned", "AssignmentSubmitted",

@@ -1,5 +1,4 @@
-"""Big texts the simulator keeps for every HIT and assignment, zlib-compressed in memory, the first page of a
-HIT type the preset dictionary for the rest: why and what it saves, docs/explanation/simulator-memory.md."""
+"""Big texts the simulator keeps, zlib-compressed (docs/explanation/simulator-memory.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from flows.core.pages.mturk_forms import NS_ANSWERS
 PACK_OVER = 256  # shorter texts (ids, empty answers) cost more packed than plain
 LEVEL = 6  # level 9 packs a page 0.1% smaller for more CPU; level 1 ~12% bigger
 WINDOW = 32768  # zlib uses at most the last 32 KB of a preset dictionary
-# Every answer is QuestionFormAnswers XML (MTurk's documented format): its boilerplate as the preset
-# dictionary packs a caption HIT's answer ~5x (~800 bytes of 4,200) where plain zlib packs ~4.4x.
+# Every answer is QuestionFormAnswers XML, whose boilerplate as preset dictionary packs it ~5x.
 ANSWER_DICT = (f'<?xml version="1.0" encoding="ASCII"?><QuestionFormAnswers xmlns="{NS_ANSWERS}">'
                "<Answer><QuestionIdentifier></QuestionIdentifier><SelectionIdentifier></SelectionIdentifier>"
                "<FreeText></FreeText></Answer></QuestionFormAnswers>").encode()

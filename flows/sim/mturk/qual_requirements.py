@@ -1,5 +1,4 @@
-"""How the simulated marketplace compares a worker's qualification value with a HIT's
-QualificationRequirement (MTurk's comparators over integer and locale values)."""
+"""MTurk's qualification comparators, as the simulated marketplace applies them."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""A QuestionForm HIT as the form fields a worker fills, and its answer as MTurk returns it.
-
-MTurk draws a QuestionForm itself: a FreeTextAnswer is a text box (its ``Constraints`` give
-``IsNumeric`` bounds, ``Length`` and ``AnswerFormatRegex``), a SelectionAnswer is radio buttons,
-checkboxes or a list (``MinSelectionCount``/``MaxSelectionCount``). The fields carry the same
-HTML attributes a page would (``required``, ``minlength``, ``pattern``...), so one filler
-serves every kind of question. The question's own text is what the worker reads for it.
-"""
+"""A QuestionForm HIT as the form fields a worker fills, and its answer as MTurk returns it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The worker-facing side of the MTurk simulator: a HIT's page, accepting it, and the page's
-submit (``/mturk/preview``, ``/mturk/accept``, ``/mturk/externalSubmit``), for people and
-browsers that do a HIT by hand against ``hitflow sim serve``."""
+"""The worker-facing side of the MTurk simulator (``/mturk/*``)."""
 
 from __future__ import annotations
 

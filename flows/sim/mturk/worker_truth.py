@@ -1,5 +1,4 @@
-"""The simulator's ground truth about its workers: who is what, who was blocked, and what the
-HITs' gates made of each one (tests and the report's ground-truth table read it)."""
+"""The simulator's ground truth about its workers."""
 
 from __future__ import annotations
 
@@ -14,9 +13,7 @@ if TYPE_CHECKING:
 
 
 def worker_truth(market: Marketplace) -> list[dict[str, Any]]:
-    """Each worker's profile, whether blocked, and ``gate``: "refused" when the requirements of
-    every HIT posted so far kept them out (the soft block aside: that is QC's doing, not the
-    gate's), "passed" when some HIT's let them in, "" before any HIT."""
+    """Each worker's profile, whether blocked, and ``gate``: "refused", "passed" or "" before any HIT."""
     gates = {json.dumps(r, sort_keys=True): r for r in (
         [q for q in h.fields.get("QualificationRequirements", []) if q.get("Comparator") != "DoesNotExist"]
         for h in market.hits.values())}

@@ -1,6 +1,4 @@
-"""Boxes and points a simulated worker draws on an item's image, as MTurk's crowd-bounding-box and
-crowd-keypoint answer them (``flows/core/pages/crowd_elements.py``): careful workers mark the objects
-the item "really" has, near where the others do; others rush one mark; contrarians mark the corner."""
+"""Boxes and points a simulated worker draws on an item's image."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The answer to the item's own question (of the asked kind, not necessarily right: the simulator knows
-no facts) and a detail an item's description leaves out. The values are small lists of our own.
-"""
+"""The answer to the item's own question, and a detail its description leaves out."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^where\b", re.I), ("In Europe", "In Africa", "Near the coast", "In the mountains")),
     (re.compile(r"^(is|are|was|were|do|does|did|can|could|will|would|should|has|have)\b", re.I), ("Yes", "No")),
 )
-# A missing detail is an aspect of a thing (or of the setting) said in one of several ways, so that one honest
-# person's notes on many items do not repeat one fill-in-the-blank sentence (which shared_template reads as a ring)
+# A missing detail said in several ways, so one honest person's notes do not repeat one sentence.
 ASPECTS = ("the colour of the {n}", "how big the {n} is", "where the {n} is in the frame", "how far away the {n} is",
            "what is next to the {n}", "what the {n} is made of", "whether the {n} is moving", "the shape of the {n}",
            "what the {n} is doing", "how old the {n} looks", "which way the {n} faces", "what is behind the {n}")
@@ -57,8 +54,7 @@ def question_answer(question: str, rng: random.Random) -> str:
 
 
 def missing_detail(texts: list[str], rng: random.Random, page: str = "") -> str:
-    """The part a structured item lacks (of those its ``page`` names, or an address's), else a detail the item's
-    description does not give, about one of the things it names, or its setting."""
+    """The part a structured item lacks, else a detail its description does not give (of a thing it names)."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
@@ -79,8 +75,7 @@ NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps
                                      "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
                                      "had", "several", "many", "few", "both", "only"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
-# what a person would have someone do about what went wrong, as an instruction ("{t}": the thing at fault), by the
-# kind of trouble the item tells of (the last a fallback): an imperative verb that fits the trouble, and its object
+# what a person would have someone do, by the kind of trouble (the last a fallback)
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
             (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
             (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld|grease|grime|"
@@ -127,8 +122,7 @@ def asked_parts(question: str) -> list[str]:
 
 
 def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
-    """A sentence for each asked part of ``question``: what should be done about the item's trouble, where or
-    when or how often (by what the item names), what went wrong, or else what the item's text says, reworded."""
+    """A sentence for each asked part of ``question``, from what the item names, else its text reworded."""
     item = main_text(texts)
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so)\s", item) if len(c.split()) >= 3]
     wrong = [c for c in clauses if WRONG.search(c)] or clauses or ["it did not go as hoped"]
@@ -153,9 +147,7 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
 
 
 def thing(clauses: list[str]) -> str:
-    """The thing at fault in a text's clauses (the first that names one): the clause's opening words where it
-    opens on a name ("Icy patches near the top" -> "the icy patches"), else up to two words after its first
-    "the"/"my" ... ("the printer"); else "it"."""
+    """The thing at fault in a text's clauses: an opening name, else words after "the"/"my"; else "it"."""
     for c in clauses:
         lead = list(itertools.takewhile(lambda w: w.isalpha() and w.lower() not in NOT_NAMES and not
                                         WRONG.search(w) and not w.endswith("ly"), c.split()))[:2]
@@ -185,9 +177,7 @@ def remedy(clauses: list[str], what: str) -> str:
 
 
 def action(texts: list[str], rng: random.Random) -> str:
-    """One instruction about the item's trouble ("what should the technician do first?"), in one sentence: an
-    imperative verb that fits the trouble and the thing at fault as its object; nothing to do where the item
-    tells of no trouble."""
+    """One instruction about the item's trouble in one sentence; nothing where the item tells of no trouble."""
     # the report with the trouble, not its lead-in ("... left this note:")
     told = sorted(texts, key=lambda t: (not troubled(t), t.rstrip().endswith(":"), -len(t)))[:1] or [""]
     clauses = [c.strip() for c in re.split(r"[,;.!?]\s*|\s(?:and|but|so|although)\s", told[0]) if len(c.split()) >= 2]
@@ -214,8 +204,7 @@ def fixable(text: str) -> bool:
 
 
 def fault(texts: list[str], rng: random.Random) -> str:
-    """What is wrong with the item's shorter text (a summary, a title) against its longer one: what it says
-    where the longer says otherwise, else what it adds, else what it leaves out; with one text, its slip."""
+    """What is wrong with the item's shorter text against its longer one (contradicts, adds, omits); else its slip."""
     if len(pair := sorted(texts, key=len)[-2:]) < 2 or len(pair[0].split()) < 3:  # (a label is no second text)
         tag, x, y = _contrast(main_text(texts), corrected(main_text(texts), rng))
         return rng.choice((f"\"{x}\" should be \"{y}\".", f"It says \"{x}\" where it should say \"{y}\".")) \
@@ -231,8 +220,7 @@ def fault(texts: list[str], rng: random.Random) -> str:
 
 
 def _contrast(checked_text: str, source_text: str) -> tuple[str, str, str]:
-    """Where ``checked_text`` says otherwise than ``source_text`` ("replace"), says more ("delete") or less
-    ("insert"), a claim of substance first: the kind, its words and the source's."""
+    """Where ``checked_text`` contradicts, adds to or omits from ``source_text``: the kind, its words, the source's."""
     checked, source = (re.findall(r"[\w'%-]+[,.;:!?]?", t) for t in (checked_text, source_text))
     low = [[w.lower().rstrip(",.;:!?") for w in ws] for ws in (checked, source)]
     runs = [(tag, checked[i:j], source[k:m]) for tag, i, j, k, m in
@@ -251,8 +239,7 @@ def _differs(words: list[str], others: list[str]) -> int:
 
 
 def _trimmed(words: list[str], most: int = 5) -> list[str]:
-    """Up to ``most`` of ``words`` within a clause, no small word at either end ("drier than usual and" -> "drier
-    than usual")."""
+    """Up to ``most`` of ``words`` within a clause, no small word at either end."""
     kept = [w.rstrip(",.;:!?") for w in words]
     ends = next((k for k, w in enumerate(words) if w[-1] in ",.;:!?"), len(words))
     kept = kept[:min(ends + 1, most)]

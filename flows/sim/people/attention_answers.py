@@ -1,8 +1,4 @@
-"""How a simulated worker answers an attention check, hitflow's or one a page writes among its own questions:
-honest profiles read the question and choose the option it instructs (qc/instructed_items.py), now and then
-missing one written among a page's ratings (answering it like the rows around it); people who do not read the
-page (speeders, text pasters, rule breakers) click at random; a contrarian gives the first option. A crowd file
-may set a profile's ``attention`` ("follow", "random", "constant") and ``attention_slip``."""
+"""How a simulated worker answers an attention check, hitflow's or one a page writes among its own questions."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ from flows.sim.people.crowd_model import Worker
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",
                "generic_praise")
 CONSTANT = ("contrarian",)
-# how often a careful reader misses a check a page sets among its rating rows: Prolific reports a few percent of
-# attentive participants failing an instructed item; hitflow's own checks stand apart, under their legend
+# how often a careful reader misses a check set among a page's rating rows (a few percent)
 EMBEDDED_SLIP = 0.03
 
 

@@ -1,15 +1,4 @@
-"""One marketplace, many campaigns: what one campaign's pages teach the simulator stays that campaign's.
-
-The campaigns of a folder share one simulated marketplace (the same workers, their history and
-qualifications), but a campaign's items, their latent answers (``sim_items.json``) and the answers its
-requester knows are its own. A page is filled inside :func:`campaign_scope`: known answers are looked up in
-its campaign first, and the latent answers the page recorded are filed under the campaign in the worker's
-memory, ``<prefix><campaign>\\x1e<item>|<field>``. :func:`scoped_truth` is ``sim_items.json`` for one campaign.
-
-The campaign of a piece of work is what its requester named: a HIT's RequesterAnnotation up to its first
-colon, a Prolific study's internal name before " batch "; work without either is the scope "". Keys written
-before scopes existed (an older state file) are filed under "" when the file is loaded.
-"""
+"""One marketplace, many campaigns: what one campaign's pages teach the simulator stays that campaign's."""
 
 from __future__ import annotations
 
@@ -39,8 +28,7 @@ def study_scope(internal_name: str) -> str:
 
 @contextmanager
 def campaign_scope(scope: str, worker: Worker) -> Iterator[None]:
-    """Fill a page of campaign ``scope`` as ``worker``: known answers are the campaign's, and the
-    latent answers the page records are filed under it."""
+    """Fill a page of campaign ``scope`` as ``worker``: its known answers, its latent answers filed under it."""
     before = len(worker.memory)  # what the page adds comes after (a dict keeps insertion order)
     token = CURRENT.set(scope)
     try:
@@ -51,15 +39,13 @@ def campaign_scope(scope: str, worker: Worker) -> Iterator[None]:
 
 
 def file_unscoped(workers: Iterable[Worker]) -> None:
-    """Latent answers kept before campaigns had scopes (a state file written by an older version), filed
-    under nobody's campaign "" once, when the file is loaded: listed only when every campaign's are."""
+    """Latent answers of a state file from before scopes, filed once under the campaign "" when loaded."""
     for w in workers:
         _file_under(w, "", 0)
 
 
 def _file_under(worker: Worker, scope: str, start: int) -> None:
-    """The latent keys from position ``start`` of the worker's memory on, filed under ``scope`` (a worker
-    who answered thousands of items is not scanned whole for every page)."""
+    """The latent keys from position ``start`` of the worker's memory on, filed under ``scope``."""
     added = list(islice(worker.memory, start, None)) if start < len(worker.memory) else []
     for key in [k for k in added if k.startswith(PREFIXES) and MARK not in k]:
         prefix = next(p for p in PREFIXES if key.startswith(p))

@@ -1,13 +1,4 @@
-"""What a simulated worker types into a caption box, by profile.
-
-Honest workers (and every bad profile whose abuse is not repetition) draw real captions of the
-image from the bank and never type the same text twice: when their draw was already used, they
-take another caption of the image, then realistic variations of it. A generated item of a
-full-scale campaign (no image behind it) adopts a bank image's captions plus a scene detail of its
-own, so its five captions agree with each other and differ from other images'. A real image the bank
-does not hold (Flickr8k ids beside VizWiz's bank) never gets another image's captions: its workers
-describe a scene of the simulator's own making (unseen_images.py), which the dry run declares.
-"""
+"""What a simulated worker types into a caption box, by profile."""
 
 from __future__ import annotations
 
@@ -59,8 +50,7 @@ _BANK_KEYS: dict[tuple[int, int], list[str]] = {}
 
 
 def image_entry(item_id: str, bank: dict[str, BankEntry]) -> tuple[BankEntry, str]:
-    """The bank's captions for an image; for a real image the bank does not hold, a made-up scene (no
-    other image's captions); for a generated item, an adopted bank image's captions and a scene detail."""
+    """The bank's captions for an image; a made-up scene for an image it lacks; adopted ones for a generated item."""
     base = item_id.split("~")[0]
     if base in bank and bank[base].captions:
         return bank[base], ""
@@ -109,10 +99,7 @@ def add_typos(text: str, rate: float, rng: random.Random) -> str:
 
 
 def variation(text: str, attempt: int) -> str:
-    """The ``attempt``-th rewording of a caption: synonyms, then a viewpoint and a nearby object.
-
-    Distinct attempts give distinct texts (up to 12 x 10 x 14 x 40 of them), so a worker who has
-    used up an image's captions still writes something new."""
+    """The ``attempt``-th rewording of a caption; distinct attempts give distinct texts."""
     words = text.strip().rstrip(".!?").split(" ")
     if attempt % 2:
         words = [SYNONYMS.get(w, w) for w in words]
@@ -190,8 +177,7 @@ def _pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntr
     if kind == "instruction_echo":
         return _echo(real, rules, rng)
     if "text" not in worker.memory:
-        # Chosen from the worker's own seed, not from whichever HIT came first, so a run is
-        # reproducible whatever order its HITs are posted in.
+        # From the worker's own seed, so a run is reproducible whatever order its HITs are posted in.
         own = random.Random(worker.worker_id)
         if kind == "copy_paster":
             described = sorted(k for k, e in bank.items() if e.captions)  # not an entry of known answers only
@@ -214,8 +200,7 @@ def _echo(real: list[str], rules: SubmitRules, rng: random.Random) -> str:
 
 
 def _assistant_answer(draft: str, real: list[str], rng: random.Random) -> str:
-    """What an assistant answers for "describe this image in one sentence": on topic, fluent and
-    longer than people write (two of the image's captions in one sentence)."""
+    """An assistant's one-sentence description of the image: two of its captions, fluent and long."""
     others = [c for c in real if c.strip() != draft]
     if not others:
         return draft

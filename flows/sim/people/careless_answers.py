@@ -1,12 +1,4 @@
-"""How careless people answer a page that is not a caption page: stock text pasted into any text box, a
-random click on any choice, a slider left where the page put it.
-
-A canned abuser keeps a few stock answers at hand (a text expander, a clipboard) and pastes one of them into
-every text box whatever the item, as VizWiz's canned abusers paste the precanned caption; a rushed worker
-(a speeder, a canned abuser) clicks any option of a choice and either leaves a slider untouched or drags it
-anywhere. The phrases and the shares are modelling choices of ours, not measured figures; every draw for a
-worker's habit comes from the worker's own seed, so adding them changes no other worker's answers.
-"""
+"""How careless people answer a page that is not a caption page."""
 
 from __future__ import annotations
 
@@ -24,16 +16,14 @@ COPIED = "copied:"  # worker memory "copied:<normalised text>": text the worker 
 
 
 def stock_origin(text: str) -> str | None:
-    """How a stock answer arrives (typing_model's origins): pasted from a list kept elsewhere, or typed when it
-    is a word or two; None for any other text."""
+    """How a stock answer arrives: pasted, or typed when a word or two; None for any other text."""
     if text not in STOCK_ANSWERS:
         return None
     return "list" if len(text) >= PASTED_STOCK else "typed"
 
 
 def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
-    """One of the worker's habitual stock answers (their own, by their id), the longer ones where the box asks
-    for at least ``low`` characters (the page refused the short ones; they learnt)."""
+    """One of the worker's stock answers, a longer one where the box asks for at least ``low`` characters."""
     own = random.Random(f"stock|{worker_id}")
     long_enough = [s for s in STOCK_ANSWERS if len(s) >= low] or [max(STOCK_ANSWERS, key=len)]
     kept = own.sample(long_enough, min(HABITUAL, len(long_enough)))
@@ -41,8 +31,7 @@ def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
 
 
 def slider_start(low: float, high: float, step: float, value: str) -> float:
-    """Where a slider starts: its ``value``, else as a browser puts it (HTML's range state: the minimum plus half
-    the range, on the step)."""
+    """Where a slider starts: its ``value``, else the minimum plus half the range, on the step (HTML's rule)."""
     try:
         return float(value)
     except ValueError:

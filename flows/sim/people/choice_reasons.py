@@ -1,7 +1,4 @@
-"""A reason for the worker's own choice that names the option and the criterion the choice asks about
-("Which photo is sharper?": "I chose Photo B because it is sharper ..."), with grounds of that kind in the
-item's words, at the length the page states. Grounds are small lists of our own.
-"""
+"""A reason for the worker's own choice, naming the option and the criterion asked about."""
 
 from __future__ import annotations
 
@@ -20,8 +17,7 @@ CAN = re.compile(r"\b(?:can|could) you (?P<c>[^?.!]+)", re.I)  # "Can you read t
 # a choice that says no, or only in part ("Not at all", "Only partly", "Very unclear")
 NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)\b|n't\b|\bun(?!der|til|ion|it)\w{3}|"
                  r"difficult|\bhard\b", re.I)
-# criterion words -> the item kind they speak of ("image", "text", "": either), grounds for a choice that says
-# yes (or high on a scale) and grounds for one that says no (or low); none of the latter: general grounds
+# criterion words -> item kind, grounds for a yes (or high) and for a no (or low)
 GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
     (re.compile(r"\bread|legib|letter|writing|\b(?:the|its|any) (?:words|text)\b", re.I), "image",
      ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "
@@ -80,8 +76,7 @@ def criterion(question: str) -> str:
 
 
 def anchors(texts: list[str]) -> str:
-    """The words of a scale's two ends ("very blurry|perfectly clear") in the options' labels or the choice's
-    question, lowest number first; "" when they name none."""
+    """The words of a scale's two ends in the options or the question, lowest first; "" when they name none."""
     ends = sorted((int(m["n"]), m["w"].strip(" -").lower()) for t in texts for m in ANCHOR.finditer(t))
     return f"{ends[0][1]}|{ends[-1][1]}" if len(ends) > 1 and ends[0][0] < ends[-1][0] else ""
 
@@ -98,8 +93,7 @@ def _option(label: str) -> str:
 
 
 def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
-    """Grounds of the kind the choice (and the box: ``asks``) asks about, for this kind of item, on the chosen
-    side; a comparison with "the other one" only where the question compares."""
+    """Grounds of the kind the choice asks about, for this kind of item, on the chosen side."""
     for pattern, kind, yes, no in GROUNDS:
         if pattern.search(f"{said} {asks}") and kind in ("", "image" if image else "text"):
             found = [g for g in (no if low else yes) if WHICH.search(asks) or "other" not in g]
@@ -109,12 +103,7 @@ def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
 
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
                   level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
-    """Why the worker chose ``chosen`` (the option's label; "" for no choice) for the choice question ``asks``
-    (and the box's own question after it), in at least ``least`` words; ``spans``: runs of the item's words the
-    grounds name; ``level``: where the option stands on its scale, 0 to 1 (a low rating of "How helpful ...?"
-    says it is not very helpful); ``ends``: the scale's end words (:func:`anchors`), which a rating's reason is
-    said in; ``image``: the item is a picture (its grounds are what one sees); ``most``: the words the page
-    allows (the grounds are kept, the choice said in short)."""
+    """Why the worker chose ``chosen`` for ``asks``, in ``least`` to ``most`` words, on the item's ``spans``."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)

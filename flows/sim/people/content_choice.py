@@ -1,20 +1,4 @@
-"""The answer an item's own content gives a choice, when it gives one: "I love this
-phone" is Positive, "I want a refund" is a Return, a fishing rod is relevant to someone who searched
-for fishing, an image the simulator describes as a dog is a Dog.
-
-Read from the item's text (or the simulator's description of its image), in this order:
-- an option's own words, or the cue words we list for it, in the text (a small lexicon of our own
-  for sentiment, emotions, stress and shopping intents: a modelling choice, not a classifier); a
-  negated option ("not stressful") by the calm words where its word is a stress word;
-- options numbering the item's texts after its first (a query and its passages: "passage_2"): the
-  passage sharing most content words with the query, none sharing any an "other"-like option;
-- a Neutral option for a full sentence with no positive or negative cue ("stating a fact");
-- a yes/no question whose own content words ("...searched for: fishing") appear in the text: yes,
-  else no;
-- an "other"-like option when the item has text and nothing else matched.
-None when the content says nothing about these options: the seeded latent truth stands
-(flows/sim/people/latent_choices.py). Several options equally supported: all of them, one picked by the seed.
-"""
+"""The answer an item's own content gives a choice, when it gives one."""
 
 from __future__ import annotations
 
@@ -84,8 +68,7 @@ def _words(text: str) -> list[str]:
 
 
 def _cued(cue: str, text: str, stems: set[str]) -> bool:
-    """A phrase anywhere in the text; a word as a word or its inflection ("mad", "loved"; not "made"); a
-    cue of five letters or more also as the start of one ("terribl" in "terribly")."""
+    """A phrase in the text; a word as a word or its inflection; a cue of five letters or more as a word's start."""
     if " " in cue:
         return re.search(rf"\b{cue}\b", text) is not None
     return not _forms(cue).isdisjoint(stems) or (len(cue) >= 5 and any(s.startswith(cue) for s in stems))
@@ -99,8 +82,7 @@ def _forms(cue: str) -> frozenset[str]:
 
 
 def _support(option: str, text: str, stems: set[str]) -> int:
-    """Evidence for an option: its own words and its cues in the text; a negated option ("not
-    stressful", "no stress") by the calm lexicon where its word is a stress word, else by nothing."""
+    """Evidence for an option: its words and cues in the text; a negated stress option by the calm lexicon."""
     if negated := NEGATED.match(option.strip().lower()):
         opposite = CALM if CUES.get(negated["word"]) is STRESS else ()
         return sum(1 for c in opposite if _cued(c, text, stems))
@@ -113,9 +95,7 @@ NUMBERED = re.compile(r"(\d+)\s*$")
 
 
 def passage_choice(texts: list[str], options: list[str]) -> list[str] | None:
-    """Options that number the item's texts after its first ("passage_2", "Document 2" for the second
-    text after a query): the ones whose text shares most content words with the first; when none shares
-    any, an "other"-like option ("None of the above"). None when the options do not number the texts."""
+    """Options that number the item's texts after its first: the text sharing most words with the first."""
     numbered = {o: int(m[1]) for o in options if (m := NUMBERED.search(o.strip()))}
     if len(numbered) < 2 or len(texts) != max(numbered.values()) + 1 or min(numbered.values()) < 1:
         return None

@@ -1,7 +1,4 @@
-"""A corrected sentence (a few common mistakes of our own fixed; failing those, something changed as a
-person who believes there is a mistake changes it), and whether the page wants one after the worker's
-own choice ("leave it empty if the sentence is correct").
-"""
+"""A corrected sentence, and whether the page wants one after the worker's own choice."""
 
 from __future__ import annotations
 
@@ -103,8 +100,7 @@ HARSH = ((re.compile(r"\s*\b(?:right )?now\b|\s*\b(?:immediately|at once|right a
 
 
 def politer(text: str, rng: random.Random) -> str:
-    """``text`` said more kindly, asking for the same: each order asked as a favour ("Send me X." -> "Could you
-    please send me X?"), each other sentence softened, and thanks at the end."""
+    """``text`` said more kindly, asking for the same: orders as favours, sentences softened, thanks at the end."""
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
         for pattern, softer in HARSH:
@@ -122,8 +118,7 @@ def politer(text: str, rng: random.Random) -> str:
 
 
 def says_fine(chosen: str, choice_asks: str) -> bool:
-    """Whether the worker's choice (its label or value) said the item is fine: "Yes" to "Is it correct?",
-    "No" to "Does it contain a mistake?", "Correct" itself."""
+    """Whether the worker's choice (label or value) said the item is fine ("Yes" to "Is it correct?")."""
     if re.search(r"\bno (?:errors?|mistakes?|problems?)", chosen, re.I):
         return True
     if FAULT.search(chosen) or FINE.search(chosen):
@@ -133,8 +128,7 @@ def says_fine(chosen: str, choice_asks: str) -> bool:
 
 
 def asked_when(question: str, chosen: str) -> bool | None:
-    """Whether a box asked only after one answer ("If no, what is wrong?") is asked of a worker who chose
-    ``chosen`` (its label or value); None when its words ask it of everyone."""
+    """Whether a box asked only after one answer is asked of a worker who chose ``chosen``; None: of everyone."""
     if not (m := ONLY_WHEN.search(question)):
         return None
     said = (m["v"] or "").strip(QUOTES) or m["n"].lower().replace("not", "no")

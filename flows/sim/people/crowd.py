@@ -1,12 +1,4 @@
-"""The simulator's synthetic workers: a seeded population of behaviour profiles.
-
-A crowd file (TOML, ``config/crowds/``) says how many workers of each profile there are, or
-their shares and a size rule (:mod:`flows.sim.people.roster`), and may override a profile's
-parameters. Workers write captions by drawing on a caption bank of real captions (CSV:
-``image_id, caption, text_detected``) and then behave as their profile says
-(:mod:`flows.sim.people.captions`): diligent workers fix what the page would refuse, caps-lockers
-shout, and so on.
-"""
+"""The simulator's synthetic workers: a seeded population of behaviour profiles."""
 
 from __future__ import annotations
 
@@ -32,11 +24,7 @@ __all__ = ["BAD_PROFILES", "HONEST_PROFILES", "PROFILE_DEFAULTS", "BankEntry", "
 
 
 def load_bank(path: Path) -> dict[str, BankEntry]:
-    """A caption bank: CSV ``image_id, caption, text_detected``, or Flickr8k's ``Flickr8k.token.txt``.
-
-    Each call gets entries of its own (a campaign's known answers go into them: known_answers.py) from
-    one parse per bank text in this process: a test session starts hundreds of simulators on the same
-    bank, and the Flickr8k one takes ~0.1 s to parse (reading it, ~2 ms, is done every time)."""
+    """A caption bank (CSV ``image_id, caption, text_detected``, or Flickr8k's token file), parsed once a process."""
     if not path.is_file():
         raise ConfigError(f"caption bank {path} does not exist; point caption_bank in the crowd file at "
                           "a CSV (image_id, caption, text_detected) or a Flickr8k.token.txt")
@@ -101,8 +89,7 @@ _TOKEN_GAP = re.compile(r"\s+([.,!?'])")
 
 
 def truth_key(row: dict[str, str]) -> str:
-    """Where a study item's truth is kept: per sentence of a crowd-selection image, per system of
-    a pairwise image, else per item."""
+    """Where a study item's truth is kept: per sentence, per system of a pairwise image, else per item."""
     if row.get("sentence_id"):
         return f"{row['image_id']}#{row['sentence_id']}"
     if row.get("system"):
@@ -139,8 +126,7 @@ def load_crowd(path: Path, seed: int | None = None) -> tuple[Crowd, dict[str, Ba
 
 
 def _named(path: Path, spec: dict[str, object], key: str) -> Path:
-    """A file the crowd file names, kept inside the config folder: the crowd file's own folder, or the
-    one above it for ``config/crowds/*.toml`` (whose banks sit beside it in ``config/items/``)."""
+    """A file the crowd file names, kept inside the config folder (``config/`` for ``config/crowds/*.toml``)."""
     if not isinstance(spec[key], str):
         raise ConfigError(f"crowd file {path}: {key} must be a file name; fix the crowd file")
     folder = path.parent.parent if path.parent.name == "crowds" else path.parent
@@ -155,9 +141,7 @@ def says_text_present(worker: Worker, item_id: str, bank: dict[str, BankEntry], 
 
 def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Random,
                  parts: list[float] | tuple[float, ...] = ()) -> float:
-    """Seconds from accept to submit on the virtual clock: ``n_items`` units of the worker's own pace,
-    and ``parts``, seconds a diligent worker takes (reading a page, answering one of its fields), at the
-    worker's speed. Only a parked page (the slow) runs near ``duration_s``, the page's time limit."""
+    """Seconds from accept to submit on the virtual clock, at the worker's pace and speed."""
     if worker.profile == "slow":
         return duration_s * rng.uniform(worker.params["park_share"] - 0.1, worker.params["park_share"])
     mean = float(worker.params["seconds_per_item"])

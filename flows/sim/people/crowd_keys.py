@@ -1,10 +1,4 @@
-"""What a crowd file may say: its tables, their keys and each profile parameter's range.
-
-A crowd file is a rehearsal's whole population: a typo (``cuont = 30``) that was silently ignored
-gave a crowd of other people than the one written, and a crowd with no profile at all posted a
-batch nobody could take. Both are refused before anything is posted, naming the key and the
-nearest known one.
-"""
+"""What a crowd file may say: its tables, their keys and each profile parameter's range."""
 
 from __future__ import annotations
 
@@ -15,8 +9,7 @@ from typing import Any
 
 from flows.core.errors import ConfigError
 
-# the crowd a simulator loads when none is named (here, not in service/server.py: a run on a simulator
-# elsewhere names it in its provenance without importing the simulator, flows/platforms/targets.py)
+# the crowd a simulator loads when none is named (here, so a provenance needs no simulator import)
 DEFAULT_CROWD = Path(__file__).resolve().parents[3] / "config" / "crowds" / "vizwiz_demo.toml"
 TOP_KEYS = ("seed", "caption_bank", "caption_bank_optional", "judgement_truth", "profile", "size", "activity",
             "arrivals", "market")

@@ -1,5 +1,4 @@
-"""A description of the thing a box names ("Describe the shelf"): that thing, with the item's own words for where
-or what it is and the state the worker's own choice gave it; nothing made up about what a picture shows."""
+"""A description of the thing a box names ("Describe the shelf"), in the item's own words."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ FRAMES = ("The {x} {w}", "{X} {w}", "It is the {x} {w}", "A {x} {w}")
 
 
 def description(question: str, texts: list[str], chosen: str, rng: random.Random) -> str:
-    """The thing ``question`` asks to describe, with the item's words and the state ``chosen`` (a choice's
-    label, when it reads as one: "Mostly empty", not "4") gives it; "" when it names no thing."""
+    """The thing ``question`` asks to describe, with the item's words and the state ``chosen`` gives it; or ""."""
     m = THING.search(question)
     said = [w for w in (m["x"].split() if m else []) if not w.endswith("ly") and w.lower() not in STOP]
     if not said or said[0].lower() in MEDIA:

@@ -1,14 +1,4 @@
-"""Entities a simulated worker marks in an item's text, as MTurk's crowd-entity-annotation answers them
-(``{"entities": [{"label", "startOffset", "endOffset"}]}``, flows/core/pages/crowd_elements.py).
-
-The simulator does not understand text; it reads names the way a hurried reader does. A name is a run
-of capitalised words (a sentence's "The" left off); its kind comes from the words around it: "Bank",
-"University" ... make an organisation, "in"/"from"/"to" before it a place, "for"/"joined" an organisation,
-two plain capitalised words a person, a weekday or month a date. The kind becomes one of the element's
-own ``labels`` when one of them means it ("person", "per", "Person" ...); a name whose kind no label
-means is left unmarked by careful workers. Careful workers mark the names, now and then missing one or
-taking a word too few; rushed ones mark one name with any label; contrarians the first word.
-"""
+"""Entities a simulated worker marks in an item's text, as crowd-entity-annotation answers them."""
 
 from __future__ import annotations
 
@@ -138,8 +128,7 @@ SELECT = """(p, span) => {  /* the characters [a, b) of the shown text selected,
 
 
 def mark_in_browser(page: Any, host: str, value: str) -> None:
-    """A browser-driven worker's answer drawn through hitflow's stand-in (hit_templates/crowd_elements.js):
-    per span, the label picked, the words selected, the label button pressed."""
+    """A browser-driven worker's entity answer, marked span by span through hitflow's crowd_elements.js."""
     try:
         spans = json.loads(value).get("entities", [])
     except (ValueError, AttributeError):

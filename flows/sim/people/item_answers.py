@@ -1,7 +1,4 @@
-"""What an honest simulated worker writes is about the item, not the page: a short box gets a title-like
-phrase, no answer repeats another field's answer for the item, and optional fields are left empty at the
-modelling rates below (docs/custom_pages.md states them; no measured figure stands behind them).
-"""
+"""What an honest simulated worker writes is about the item, not the page."""
 
 from __future__ import annotations
 
@@ -19,8 +16,7 @@ from qc.answer_values import number as read_number
 from qc.form_constraints import check_field, compiled_pattern, text_length
 
 SKIP_OPTIONAL = {"text": 0.7, "choice": 0.15, "number": 0.3}  # chance an optional field is left empty
-# An honest profile's chance of leaving an optional one-click choice unanswered (a crowd file's
-# ``choice_skip`` overrides it): one click costs nothing, so a person who read the item answers it.
+# An honest profile's chance of leaving an optional one-click choice unanswered (``choice_skip``).
 CHOICE_SKIP = {"diligent": 0.02, "typo_prone": 0.03, "slow": 0.02, "note_paster": 0.02, "fast_typist": 0.04,
                "slow_typist": 0.02}
 RUSHED_SKIP = 0.9  # speeders skip what they may
@@ -56,10 +52,7 @@ def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] |
 
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
                  params: dict[str, object] | None = None) -> bool:
-    """Whether this worker leaves an optional field empty (never a required or constrained one).
-    ``sole``: the field is its item's only answer (a captioning page's one unmarked box): an honest
-    person who takes the HIT answers it; only a speeder may submit it empty. ``params``: the worker's
-    crowd parameters (``choice_skip``)."""
+    """Whether this worker leaves an optional field empty (a ``sole`` answer: only a speeder does)."""
     kind = _kind(f)
     if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
@@ -71,8 +64,7 @@ def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, s
 
 
 def short_phrase(text: str, limit: int) -> str:
-    """A title-like phrase of what a sentence describes ("Red bicycle leaning against a garden fence"),
-    within ``limit`` characters, cut at a phrase boundary rather than mid-phrase."""
+    """A title-like phrase of what a sentence describes, within ``limit`` characters, cut at a phrase boundary."""
     body = OPENINGS.sub("", text.strip().rstrip(".!?"))
     body = OPENINGS.sub("", body)  # "In the photo, a red bus" -> "red bus"
     head = BREAKS.split(body, maxsplit=1)[0].strip() or body
@@ -89,9 +81,7 @@ def _words(text: str) -> list[str]:
 
 
 def copies(text: str, others: list[str]) -> bool:
-    """The text repeats another field's answer for the item: the same words give or take an opening
-    ("We see ..."), or one cut short of the other: four in five of their distinct words shared. (A
-    title-like phrase of a description shares fewer: see :func:`short_phrase`.)"""
+    """The text repeats another field's answer for the item (four in five of their distinct words shared)."""
     mine = _words(text)
     for other in others:
         theirs = _words(other)
@@ -107,8 +97,7 @@ REWORDINGS = ("In the photo, ", "The picture shows ", "Here you can see ", "This
 
 
 def reworded(text: str, rng: random.Random, image: bool = True) -> str:
-    """The same content in other words: a few synonyms, and for an image an opening ("The picture
-    shows ..."), which a text item never gets."""
+    """The same content in other words: a few synonyms, and for an image an opening."""
     words = [captions.SYNONYMS.get(w, w) if rng.random() < 0.5 else w for w in text.strip().split(" ")]
     body = " ".join(words)
     if rng.random() < 0.5 and body and image:
@@ -117,9 +106,7 @@ def reworded(text: str, rng: random.Random, image: bool = True) -> str:
 
 
 def sole_answers(fields: list[FormField]) -> set[str]:
-    """Names of the fields that are all their item has to answer (``<name>_<i>``; hidden fields and
-    the item's id field are not answers): its only field, or fields none of which is required (a
-    sentence's missing beginning and end, two optional boxes that are the whole task)."""
+    """Names of the fields that are all their item has to answer: its only field, or all-optional ones."""
     per_item: dict[str, list[FormField]] = {}
     for f in fields:
         if f.kind != "hidden":
@@ -182,8 +169,7 @@ def number_text(value: float, rule: dict[str, object]) -> str:
 
 
 def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> str:
-    """The nearest number the control sends: within its bounds, on its step; a value that is no number (or
-    none) is where the control starts (its ``value``, else a slider's middle, else its lowest)."""
+    """The nearest number the control sends (in bounds, on its step); no number: where the control starts."""
     low, high = (None if rule.get(k) is None else float(str(rule[k])) for k in ("min", "max"))
     start = read_number(default)
     start = float(str(rule["start"])) if start is None and rule.get("start") is not None else start
@@ -200,9 +186,7 @@ def on_grid(value: float | None, rule: dict[str, object], default: str = "") -> 
 
 
 def sendable(f: FormField, value: str, rng: random.Random) -> str:
-    """``value`` as the control could send it, whoever typed it: a number within its bounds on its step (a
-    slider always sends one), one of its options (never a blank placeholder), text of its length and format.
-    A value the control sends already is kept; so is an empty one but a slider's."""
+    """``value`` as the control could send it: in bounds on its step, one of its options, text of its format."""
     rule = field_rule(f)
     if rule is None or (value == "" and f.kind != "range") or rule["type"] == "annotations" or \
             (value != "" and check_field({**rule, "required": False}, value) == ""):

@@ -1,5 +1,4 @@
-"""The part a structured item lacks, named as a person names it: of the parts its page says it gives ("a day, a
-time, how many people and a name"), else of a postal address's, as anyone who has written one knows them."""
+"""The part a structured item lacks, named as a person names it."""
 
 from __future__ import annotations
 
@@ -45,9 +44,7 @@ SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}",
 
 
 def missing_part(text: str, rng: random.Random, page: str = "") -> str:
-    """The first part ``text`` lacks of those one sentence of its ``page`` says it needs (two or more, in that
-    sentence's order), else of an address's, named in a few words; "" when it has them all, or is no address
-    (over 15 words, or fewer than two of its parts) on a page that names none."""
+    """The first part ``text`` lacks of those its ``page`` (or an address) needs, in a few words; else ""."""
     named = max(([(m.start(), said, has) for said, names, has in TYPED if (m := re.search(names, n[0], re.I))]
                  for n in NEEDS.finditer(page)), key=len, default=[])  # one sentence names them, not the page's
     if len(named) >= 2:  # every word ("You must accept the HIT in time"; "typed by a customer")

@@ -1,6 +1,4 @@
-"""Free text of the kind a box asks for (read from its question, name and limits), in its own item's words
-and never a stock sentence (docs/custom_pages.md). The phrasings are small lists of our own.
-"""
+"""Free text of the kind a box asks for, in its own item's words."""
 
 from __future__ import annotations
 
@@ -113,13 +111,7 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 
 def asked(question: str, name: str) -> str:
-    """What a text box asks for: "summary", "audience" (who would use it, and why), "correction", "politer" (the
-    item said more kindly), "open" (two or more what/where/how parts), "wording", "question" (one to ask the
-    item's author), "missing" (a detail a description leaves out), "word" (a comment on a word), "title",
-    "clarification", "reason", "answer" (to the item's question), "caption", "remark", "fault" (what is wrong
-    with it), "action" (what someone should do about it), or "" (a free answer). The sentence that asks (its
-    first question, else its first sentence) is read first: "What should the team do first? Answer in one
-    sentence" asks for an action, and its form ("in one sentence") only says how."""
+    """What a text box asks for ("summary", "correction", "title", "reason", ... or "" for a free answer)."""
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
@@ -158,8 +150,7 @@ def _kind(question: str, name: str) -> str:
 
 
 def the_word(question: str) -> str:
-    """The word a question asks about ("Comment on the word 'bank'" -> bank), or "": a quoted word after
-    "word" or "term" first, never how the page marks it ("the word in bold") nor a possessive's s."""
+    """The word a question asks about ("Comment on the word 'bank'" -> bank), or ""."""
     if (quoted := QUOTED_WORD.search(question)) and WORD.search(question):
         return quoted["w"]
     for match in WORD.finditer(question.replace("'s ", " ")):
@@ -178,8 +169,7 @@ def marked_word(texts: list[str]) -> str:
 
 
 def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
-    """``n`` different runs of two to four of the item's words, each opening and closing on a word that
-    is not a stop word (where the item has them): "tomato soup", "crate of apples"."""
+    """``n`` different runs of two to four of the item's words, opening and closing on content words."""
     found = []
     for part in (p for text in texts for p in re.split(r"[.,;:!?()]+\s", f"{text} ")):  # never across a sentence
         words = [w.strip(".,;:!?\"'()") for w in part.split()]
@@ -198,9 +188,7 @@ def spans(texts: list[str], rng: random.Random, n: int = 2) -> list[str]:
 
 
 def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> str:
-    """A "remark", "clarification", remark on the "wording", "question" for the author or comment on a "word"
-    that quotes the item's words: a question one of its clauses, a comment the words around ``word`` (a form
-    of it counts: "rocked" for "rock"); "" when the item has none (the box is left empty)."""
+    """A remark, question or comment quoting the item's words (a clause, or around ``word``); "" if none."""
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind == "question":
@@ -223,8 +211,7 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
 
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
-    """Who would use the item and why, in at least ``least`` words: a kind of person its text suits, and
-    what the item does for them as its text says it (else what some of its own words do for them)."""
+    """Who would use the item and why, in at least ``least`` words, from what its text says."""
     said = " ".join(texts).lower()
     # the kinds of person its text speaks to most first ("seeds ... planting ... the size of a phone": gardeners)
     whos = [who for n, _, who in sorted((-len(re.findall(p, said)) if p else 0, k, who) for k, (p, who) in

@@ -1,10 +1,4 @@
-"""Simulated judges: how the crowd's profiles fill the human-evaluation pages.
-
-A careful judge answers the item's ``sim_truth`` with noise that grows as skill falls;
-speeders and copy-pasters answer at random; contrarians give one answer to everything
-(straight-lining); rule-breakers leave questions unanswered, as if the page's check were
-bypassed. Demographic answers are fixed per worker (a few are colour-blind or beginners).
-"""
+"""Simulated judges: how the crowd's profiles fill the human-evaluation pages."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Answers the requester knows: the items file's own answer columns, control items, an
-answer key. A campaign on the simulator hands them over before it posts (``POST /_sim/truth``, a
-JSON list of ``{"item_id", "field", "answer"}``; ``item_id = "*"``: every item, an answer key's row),
-and a choice's latent answer is then the known one (flows/sim/people/latent_choices.py). The answers
-live in the caption bank's entry of the item, never on the page a worker sees. Under a name
-(``{"scope": campaign, "answers": [...]}``) they apply to that campaign's pages only
-(flows/sim/people/campaign_scope.py); a bare list applies to every page.
-"""
+"""Answers the requester knows, handed to the simulator before a campaign posts."""
 
 from __future__ import annotations
 
@@ -21,9 +14,7 @@ MAX_ROWS = 2_000_000  # a body this long is not a campaign's answers
 
 
 def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]], scope: str | None = None) -> int:
-    """Known answers into the bank (an item the bank describes keeps its captions), campaign ``scope``'s
-    own when named; how many were taken. Raises ValueError on a row that is not ``{"item_id", "field",
-    "answer"}`` of strings."""
+    """Known answers into the bank (``scope``'s own when named); how many were taken. ValueError on a bad row."""
     if not isinstance(rows, list) or len(rows) > MAX_ROWS:
         raise ValueError("expected a JSON list of {item_id, field, answer} objects")
     for row in rows:
@@ -35,9 +26,7 @@ def add_known(bank: dict[str, BankEntry], rows: list[dict[str, Any]], scope: str
 
 
 def known_answer(bank: dict[str, BankEntry], key: str, field: str) -> str | None:
-    """The known answer of ``field`` for the item a page calls ``key`` (its id, maybe with a
-    question's name after ``|`` or a copy's ``~n``), else the field's answer for every item; the page's
-    campaign's own (:data:`CURRENT`) before one handed over for every campaign."""
+    """The known answer of ``field`` for the item a page calls ``key``, the page's campaign's first."""
     scope = CURRENT.get()
     names = (f"{scope}{MARK}{field}", field) if scope is not None else (field,)
     for name in names:

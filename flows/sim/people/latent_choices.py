@@ -1,14 +1,4 @@
-"""Every choice of a page has a latent true answer per item in the simulator, the same for every
-worker: the requester's known answer when the campaign handed one over (its items file's answer
-columns, control items, an answer key: flows/sim/people/known_answers.py), else what the item's content
-says to the simulator's reading model (flows/sim/people/content_choice.py), else drawn from the item and
-the field's name ("content-blind": nothing the worker reads decides it), so aggregated answers can
-be scored against it
-(``sim_items.json``). Honest workers give it with their skill; a slip is half the time
-their own habitual confusion (another option, fixed per worker: a confusion matrix, not a coin,
-which Dawid-Skene can learn), else a random option; a profile with ``choices = "wrong"`` in its
-crowd parameters is an adversary who always picks their confused option. The half is a modelling
-choice, not a measured figure."""
+"""Every choice of a page has a latent true answer per item in the simulator, the same for every worker."""
 
 from __future__ import annotations
 
@@ -28,20 +18,13 @@ HABIT = 0.5
 
 
 def accuracy(worker: Worker) -> float:
-    """The chance an honest worker takes care over a choice and gives its latent answer: a crowd
-    file's ``accuracy`` for the profile, else 0.55 + 0.4 x skill (skill is drawn per worker in
-    [0.55, 0.98], typo-prone [0.4, 0.7]). A careless answer is a :func:`slip`, which hits the truth
-    only by chance, so a worker's expected agreement with the truth is ``a + (1 - a) x (1 - HABIT) / k``
-    over ``k`` options. A modelling choice, not a measured figure."""
+    """The chance an honest worker gives a choice's latent answer: the crowd file's ``accuracy``, else by skill."""
     return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
 
 
 def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
                   question: str = "", known: str | None = None) -> str:
-    """The item's latent answer for ``field`` (recorded in the worker's memory for sim_items.json,
-    with where it came from); ``texts``: what the item says (its own text, or the simulator's
-    description of its image), ``question``: the field's own question (a crowd element's ``header``),
-    ``known``: the requester's known answer, one of ``options``."""
+    """The item's latent answer for ``field`` among ``options``, recorded in the worker's memory."""
     truth, source = sourced_truth(item, field, options, texts, question, known)
     worker.memory[f"{LATENT}{item}|{field}"] = truth
     if source != BLIND:
@@ -56,9 +39,7 @@ def latent_truth(item: str, field: str, options: list[str], texts: Iterable[str]
 
 def sourced_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "",
                   known: str | None = None) -> tuple[str, str]:
-    """The latent answer itself and its source: the known answer; else the option the item's content
-    supports, else (or among several it supports equally) one drawn by the item and field:
-    deterministic, the same for every worker."""
+    """The latent answer and its source: known, else read from the item's content, else drawn (the same for all)."""
     if known is not None:
         return known, KNOWN
     supported = content_answers(list(texts), options, question)
@@ -80,10 +61,7 @@ def confused(worker_id: str, options: list[str], truth: str) -> str:
 
 
 def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:
-    """``sim_items.json``: one row per item and choice field a worker was shown, with its latent answer
-    and its ``source``: ``known`` (the requester's), ``read`` (the reading model) or ``blind``; and one
-    row per image item and text field whose text was content-blind (``source`` = ``blind text``, no
-    answer: flows/sim/people/unseen_images.py)."""
+    """``sim_items.json``: each item and choice field's latent answer and ``source``, and content-blind text rows."""
     workers = list(workers)
     seen: dict[tuple[str, str], str] = {}
     sources: dict[tuple[str, str], str] = {}

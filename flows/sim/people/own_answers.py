@@ -1,9 +1,4 @@
-"""Free text a person writes in their own voice about an item, of the kind the question asks: a reply to the item's
-writer, what they would do about it, what they would change in it and why, what it does not tell a reader, how
-they checked a sum, what a term means, an opinion with a reason (docs/custom_pages.md). Each is made of the
-item's own words (the thing at fault, its numbers, its clauses) set in a few frames of our own, and grows by a
-further sentence of the same kind, not by the item's text over again, until it meets the box's minimum.
-"""
+"""Free text a person writes in their own voice about an item, of the kind the question asks."""
 
 from __future__ import annotations
 
@@ -64,8 +59,7 @@ def own_kind(question: str) -> str:
 
 
 def own_answer(kind: str, question: str, texts: list[str], rng: random.Random, least: int, page: str = "") -> str:
-    """An answer of ``kind`` (:func:`own_kind`) about the item's ``texts``, of at least ``least`` words where its
-    kind has that much to say; "" where the item has no words to answer from."""
+    """An answer of ``kind`` about the item's ``texts``, of at least ``least`` words where it can; "" if no words."""
     if not texts or not main_text(texts).strip():
         return ""
     said = WRITERS[kind](texts, rng, question, page)
@@ -102,8 +96,7 @@ def _reply(texts: list[str], rng: random.Random, _question: str, _page: str) -> 
 
 
 def _deed(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
-    """What I would do: ask the people behind the trouble to stop it, else cope and report it; then whom I would
-    go to if that failed, and why it matters to me (the item's own "you" clauses, said of myself)."""
+    """What I would do about the item's trouble, whom I would go to if that failed, and why it matters to me."""
     told, what = _trouble(texts)
     item = main_text(texts)
     who, noisy = PEOPLE.search(" ".join(told)), NOISE.search(f"{item} {question} {page}")  # (a page on noise)
@@ -144,8 +137,7 @@ def _change(texts: list[str], rng: random.Random, _question: str, _page: str) ->
 
 
 def _aim(item: str) -> str:
-    """What the item says it is for ("to save money on heating", "so that stalls can use the road"), as a
-    clause: "it would save money on heating", "stalls can use the road"; "" where it says none."""
+    """What the item says it is for, as a clause ("it would save money on heating"); "" where it says none."""
     aim = re.search(r"\b(?:so that|in order to|to)\s+(?P<a>(?:save|help|make|stop|reduce|allow|give|let|protect|keep|"
                     r"improve|cut|raise|pay|fund|cover|avoid)\b[^,.;]*|(?<=so that )[^,.;]+)", item)
     return "" if not aim else aim["a"] if aim[0].startswith("so that") else f"it would {aim['a']}"

@@ -1,8 +1,4 @@
-"""What a person reads in an item's own words when asked how they checked a sum (its numbers and the cue words
-of its problem), what a term means (the sentence it is used in) or what a text does not tell (a step's amount
-or time, else a detail a reader asks about, named in the page's words), and the small readings the own-voice
-answers share: an item's clauses, the things it names, its words said back to its writer
-(flows/sim/people/own_answers.py)."""
+"""What a person reads in an item's own words for the own-voice answers."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us
 
 
 def swapped(text: str) -> str:
-    """``text`` said back to its writer: their "I", "my" become "you", "your", and theirs of me mine ("you" as
-    an object, "near you", becomes "me")."""
+    """``text`` said back to its writer: "I", "my" become "you", "your", and the other way round."""
     def turn(m: re.Match[str]) -> str:
         before = re.findall(r"[\w']+|[,;:]", text[:m.start()])[-1:]
         subject = not before or before[0].lower() in SUBJECT_AFTER
@@ -116,8 +111,7 @@ def meaning(texts: list[str], rng: random.Random, question: str, page: str) -> l
 
 
 def _term(texts: list[str], question: str, page: str) -> str:
-    """The word a question asks the meaning of: quoted in it, else a word or two the page sets after a label
-    ("Term: overdraft") that the item's text uses."""
+    """The word a question asks the meaning of: quoted in it, else a labelled word the item's text uses."""
     if quoted := re.search(r"[\"“‘']([A-Za-z][\w' -]{1,30})[\"”’']", question):
         return quoted[1]
     said = " ".join(texts).lower()
@@ -125,8 +119,7 @@ def _term(texts: list[str], question: str, page: str) -> str:
     return next((w for w in labelled if w.lower() in said), "")
 
 
-# what a reader of a text may need that it does not give: how a person names it (the page's own word for it where
-# the page has one), and whether the text gives it
+# what a reader may need that a text does not give: its name, and whether the text gives it
 DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
            ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
                                                 r"\bshifts?\b|\bhours\b"),
@@ -149,8 +142,7 @@ UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}."
 
 
 def untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
-    """The detail the item leaves a reader to guess: a part the page says it needs, a step's amount or time
-    (instructions), else one a reader of any notice asks about (the price, the times ...), the page's first."""
+    """The detail the item leaves a reader to guess: a needed part, a step's amount or time, else a common one."""
     if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
         return [part]
     said = [s for t in texts for s in sentences(t)]
@@ -175,8 +167,7 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
 
 
 def _subject(texts: list[str]) -> str:
-    """What the item is about, in its own words: its title (a short text of its own), else the first thing its
-    main text names, else its opening words."""
+    """What the item is about in its own words: its title, else the first thing it names, else its opening."""
     main = main_text(texts)
     titles = [re.sub(r"^[A-Z][a-z]+:\s*", "", t).strip(" .") for t in texts if t != main and len(t.split()) <= 6
               and re.search(r"[A-Za-z]{3,}", t) and not COUNTER.search(t)]  # ("0 / 20 words": a counter)

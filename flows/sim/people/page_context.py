@@ -1,11 +1,4 @@
-"""Which item each field of a page is about, and the text that item carries.
-
-A field named ``<name>_<i>`` belongs to item ``i``; item ``i``'s part of the page runs from just
-after item ``i-1``'s last control to its own last control. Text in that part that not every other
-item's part shows (a label repeated per item) and that is no heading is the item's own text; an item's key is its
-``image_id_<i>``/``item_id_<i>`` value, else its first image, else the page and index.
-Fields without an index belong to the whole page.
-"""
+"""Which item each field of a page is about, and the text that item carries."""
 
 from __future__ import annotations
 
@@ -67,9 +60,7 @@ def _chunks(page: _FormParser, start: int, end: int, common: frozenset[str] = fr
 
 
 def _first_item_start(page: _FormParser, segments: dict[str, tuple[int, int]]) -> None:
-    """The first item starts at its id field (``image_id_0``, which hitflow's base pages put at the
-    top of each item) or its first image; on a page of several items, else at its first control.
-    Text above it is the page's own (instructions, headings), never the item's."""
+    """Where the first item starts (its id field or first image, else its first control); above it is the page's."""
     if "0" not in segments:
         return
     a, b = segments["0"]
@@ -89,16 +80,13 @@ def _without_shared_label(text: str, others: set[str]) -> str:
 
 
 def _labels(texts: dict[str, list[str]], idx: str) -> set[str]:
-    """Chunks of item ``idx`` that every other item of the page shows too: a label repeated per item
-    ("Caption:", "Rate the photo"), the page's. A chunk only some items show is those items' content
-    (one caption under two photos is each photo's caption)."""
+    """Chunks of item ``idx`` that every other item shows too: the page's labels, not the item's content."""
     others = [set(ts) for other, ts in texts.items() if other != idx]
     return set.intersection(*others) if others else set()
 
 
 def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> dict[str, ItemContext]:
-    """Index ("" for the page as a whole) -> the item's key and its own text; ``common``: text the
-    other HITs of the page's type show too, which is the page's, not the item's (page_common.py)."""
+    """Index ("" for the page) -> the item's key and its own text; ``common``: text every HIT shows."""
     digest = hashlib.sha256("\x1f".join(t for _, t, _ in page.texts).encode()).hexdigest()[:12]
     segments = _segments(page)
     _first_item_start(page, segments)
@@ -129,9 +117,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
 
 
 def _box_questions(page: _FormParser) -> set[str]:
-    """The words of a text box's question that asks for a kind of text ("Anything else you noticed?",
-    "Clarify which part ..."): the page's prompt, not the item's content. A choice's question runs over
-    the item shown before it, and a box's nearest text may be the item itself (a sentence with a gap)."""
+    """The words of a text box's question that asks for a kind of text: the page's prompt, not content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
     return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
             for t in _parts(page, q)}
@@ -147,10 +133,7 @@ PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pi
 
 
 def _is_prompt(text: str, common: frozenset[str] = frozenset()) -> bool:
-    """A question or instruction to the worker ("Describe the photo...", "Is there any text?"), which a
-    one-item page shows beside its content: the worker describes the content, not the prompt. Known
-    only by its form when the page's common text is not known; when it is, a prompt is text every HIT
-    shows, and an item's own question ("How do I send back the jacket?") is the item's content."""
+    """A question or instruction to the worker, by its form or as text every HIT shows: not the item's content."""
     if common:
         return False
     lowered = text.strip().lower()

@@ -1,8 +1,4 @@
-"""A string that matches a ``pattern`` attribute: what a worker types when the page asks for a
-format (a code, a number with a unit...). Walks the parse tree of the pattern as a browser reads it
-(qc/page_patterns.py: JavaScript under the v flag, in a syntax Python's ``re`` parses alike), through literals,
-classes, alternatives, groups and repeats; anchors add nothing. Each try is checked by the same linear-time
-match QC makes, so no pattern a page brings can stall a simulated worker."""
+"""A string that matches a ``pattern`` attribute."""
 
 from __future__ import annotations
 
@@ -70,8 +66,7 @@ def _emit(tokens: Any, rng: random.Random, groups: dict[int, str]) -> str:
 
 
 def matching_text(pattern: str, rng: random.Random, tries: int = 20) -> str | None:
-    """A string the whole pattern matches, or None when none was found (a pattern QC refuses, or one the walk
-    cannot satisfy: a Unicode property, which only RE2 reads)."""
+    """A string the whole pattern matches, or None when none was found (a pattern QC refuses, a \\p{...})."""
     whole = page_pattern(pattern)
     if not isinstance(whole, PagePattern):
         return None

@@ -1,5 +1,4 @@
-"""MTurk-native qualification tests on the simulator: workers take a QuestionForm ``Test`` and
-the simulator scores it from the ``AnswerKey``, granting the percentage as the value."""
+"""MTurk-native qualification tests on the simulator, scored from the ``AnswerKey``."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ from flows.sim.people.latent_choices import accuracy, confused, slip
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
-# What the simulated crowd "knows" of English: the published test's answers. A worker gets an
-# item right with the chance knows() gives, whichever way the test reaches them.
+# What the simulated crowd "knows" of English: the published test's answers.
 LANGUAGE_KEY = Path(__file__).resolve().parents[3] / "config" / "qualification" / "flickr8k_qualification_key.csv"
 
 
@@ -60,9 +58,7 @@ def knows(worker: Worker, truth: str, offered: list[str], rng: random.Random) ->
 
 
 def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str, str], int]:
-    """The worker's selections and the percentage score MTurk would grant: a question of the published
-    language test by what the worker knows of English, any other (a campaign's control quiz) as the
-    worker answers a known-answer choice on the campaign's pages (flows/sim/pages/choice_answers.py)."""
+    """The worker's selections and the percentage score MTurk would grant."""
     chosen, total = {}, 0
     language = language_truth()
     for qid, offered in test.options.items():
@@ -76,8 +72,7 @@ def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str
 
 
 def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
-    """A contrarian's one answer to everything, an adversary's wrong one, a rushed random click, else the truth
-    with the worker's accuracy (a slip otherwise), as :func:`flows.sim.pages.choice_answers.choice` answers."""
+    """A choice answered as :func:`flows.sim.pages.choice_answers.choice` answers it, by the worker's profile."""
     if worker.profile == "contrarian":
         return offered[0]
     if worker.params.get("choices") == "wrong":
@@ -89,8 +84,7 @@ def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Ran
 
 def known_questions(worker: Worker, fields: list[FormField], bank: dict[str, BankEntry],
                     rng: random.Random) -> dict[str, str]:
-    """A test the requester judges (a campaign's control quiz on MTurk: one question an item, named by the item's
-    id): each choice whose item the requester knows an answer of among the offered ones, answered as on a page."""
+    """A requester-judged test (a control quiz): each choice of an item with a known answer, answered as on a page."""
     out = {}
     for f in fields:
         entry = bank.get(f.name) if f.kind in ("radio", "select") and f.options else None

@@ -1,15 +1,4 @@
-"""Ratings of what the simulator cannot perceive: an audio sample's naturalness on a 1-5
-MOS scale, an image's quality on a slider. Each item has a latent score (the same for every worker);
-a worker reports it through their own bias and honest noise, so ratings of one item cluster, items
-differ, and the scale's ends are rarer than its middle, as in listening tests, instead of a uniform
-draw where a careless worker jumps from 1 to 5.
-
-The shapes are modelling choices (no measured figure stands behind them): latent scores are the
-mean of two uniform draws over the scale (a triangle peaking slightly above the middle); a careful
-worker's noise is a tenth of the scale, a careless one's a fifth; a worker's bias up to 6% of it (at a
-tenth, an honest rater with a high bias gave one clip position the top score on all of their items and
-choice_straight_lining blocked them).
-"""
+"""Ratings of what the simulator cannot perceive: a latent score per item."""
 
 from __future__ import annotations
 
@@ -47,19 +36,15 @@ def nearest(options: list[str], scale: list[float], position: float) -> str:
     return min(numbered, key=lambda p: abs(p[1] - target))[0]
 
 
-# A number's error around its known truth, as a share of the field's range (or of the truth's size where
-# the field declares no range): a careful answer's spread, a careless one's, a worker's own lean. Modelling
-# choices, like the rating noise above: a slider's "0" then gets 0-8 from careful workers, not 6-8 at random.
+# A number's error around its truth as a share of the field's range (modelling choices).
 CAREFUL_SPREAD, CARELESS_SPREAD, LEAN = 0.04, 0.2, 0.03
-# A typed number the item shows (a receipt's total) is copied as it stands; the chance of a slip (then an error
-# as above) by whether the worker takes care: modelling choices too.
+# A typed number the item shows is copied, with a slip by whether the worker takes care.
 TYPED_SLIP = {True: 0.03, False: 0.3}
 
 
 def answered_number(truth: float, low: float | None, high: float | None, worker_id: str, careful: bool,
                     rng: random.Random) -> float:
-    """The number a worker gives for an item whose true number is ``truth``: the truth, the worker's lean
-    and an error spread by their care, within the field's bounds (an unbounded side is not clipped)."""
+    """The number a worker gives for ``truth``: with their lean and an error spread by their care, in bounds."""
     scale = (high - low) if low is not None and high is not None and high > low else max(abs(truth), 10.0)
     lean = random.Random(f"{worker_id}|lean").uniform(-LEAN, LEAN) * scale
     value = truth + lean + rng.gauss(0.0, (CAREFUL_SPREAD if careful else CARELESS_SPREAD) * scale)

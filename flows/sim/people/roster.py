@@ -1,11 +1,4 @@
-"""A crowd that scales like a marketplace: profile shares, a size rule, heavy-tailed activity.
-
-A crowd file either counts workers per profile (the demo's scripted crowd) or gives each profile a ``share``
-and a ``[size]`` rule (``count``, or ``images_per_worker`` with ``min_workers`` at the start and newcomers as
-images are posted, each leaving after ``[arrivals] stay_days_mean``); ``[activity]`` gives every worker a
-heavy-tailed weight in who picks up a HIT (lognormal ``sigma`` or Pareto ``alpha``). The figures behind the
-defaults: docs/explanation/benchmarks.md.
-"""
+"""A crowd that scales like a marketplace: profile shares, a size rule, heavy-tailed activity."""
 
 from __future__ import annotations
 
@@ -128,8 +121,7 @@ class Crowd(list[Worker]):
 
 
 def wider_pool(crowd: Crowd, stream: str) -> Crowd | None:
-    """An empty crowd of the same profile mix (a counted crowd's counts become shares), whose
-    workers come from their own seed stream: the many more people of a large panel."""
+    """An empty crowd of the same profile mix from its own seed stream: the many more people of a large panel."""
     spec = crowd.spec
     if spec is None:
         return None

@@ -1,13 +1,4 @@
-"""Free text that completes the item's own sentence: a fill-the-blank page ("She poured a
-cup of hot ____ and sat down"), a next-word page ("The train leaves from platform ____") and a
-fill-out page whose text sits between two blanks ("___ went to the market ___", a beginning and an
-end box). A person types the missing words, never the sentence back nor the page's labels.
-
-Where the blank is comes from the item's text (a run of three or more underscores); a box named or
-labelled for the next word continues a sentence that shows none. The words come from small banks of
-our own (a modelling choice, not a language model): what usually follows the sentence's last one or
-two words, else a plain noun; careful workers often give the most usual word, so workers agree.
-"""
+"""Free text that completes the item's own sentence."""
 
 from __future__ import annotations
 
@@ -60,8 +51,7 @@ WORD = re.compile(r"[a-z']+")
 VERBS = frozenset(("went", "gave", "took", "made", "saw", "ran", "came", "is", "was", "are", "were", "had", "got",
                    "said", "found", "left", "walked", "played", "bought", "met"))
 DETERMINERS = frozenset(("the", "a", "an", "this", "that", "her", "his", "my", "our", "their", "some"))
-# Many combinations, so that honest people's openings and endings rarely coincide word for word
-# (shared_template flags one text on two items, whoever wrote it).
+# Many combinations, so honest people's openings and endings rarely coincide word for word.
 SUBJECTS = ("We", "She", "I", "My uncle", "The children", "Our guide", "Tom", "My friends", "The twins", "Dad")
 TIMES = ("Yesterday", "Last week", "On Saturday", "This morning", "After work", "Every Sunday", "Last summer",
          "Early today", "Two days ago", "On my birthday")
@@ -79,9 +69,7 @@ TAILS = ("", " and it was lovely", " and we laughed a lot", " as usual", " for t
 
 
 def slot(f: FormField, texts: list[str], siblings: list[str]) -> tuple[str, str, str] | None:
-    """(kind, text before the blank, text after it) when this box completes the item's sentence:
-    kind "word" (a blank or the next word), "begin" or "end" (around a text between two blanks).
-    ``siblings``: the names of the item's text boxes in page order."""
+    """(kind, before, after) when this box completes the item's sentence; ``siblings``: the item's text boxes."""
     hint = " ".join((f.name, f.attrs.get("label", ""), f.attrs.get("placeholder", "")))
     for text in texts:
         parts = [p.strip() for p in BLANK.split(text)]

@@ -1,7 +1,4 @@
-"""The limits a box's own words state ("at least 12 words", "no more than 100 characters", "in 40 to 60
-words", "between 15 and 40 words", "min. 10 words"), which an honest person meets as the page's own checks
-would, and a text cut to them at a sentence's end, else a word's.
-"""
+"""The limits a box's own words state, which an honest person meets."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:
 SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
 
 
-# the form a box's words ask its answer in ("(5 digits)", "digits only", "the 6-character code"), as the page's
-# own script checks it: the pattern of what a person types there
+# the form a box's words ask its answer in ("(5 digits)"), as the pattern of what a person types
 FORMATS = ((re.compile(r"\b(?<!least )(?<!most )(?<!to )(?P<n>\d{1,2})[- ]digits?\b(?!\s+or\b)", re.I), r"\d{{{n}}}"),
            (re.compile(r"\b(?P<n>\d{1,2})[- ](?:characters?|letters?)\s+(?:code|id)\b", re.I), "[A-Z0-9]{{{n}}}"),
            (re.compile(r"\b(?:digits|figures) only\b|\bonly digits\b|\((?:in )?digits\)|\b(?:type|enter|write|give) "

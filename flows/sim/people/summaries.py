@@ -1,6 +1,4 @@
-"""A summary of an item's text at the length the page asks: its sentences shortened and reworded, the one
-that says what the text found kept at more length (docs/custom_pages.md). The word lists are our own.
-"""
+"""A summary of an item's text at the length the page asks."""
 
 from __future__ import annotations
 
@@ -98,8 +96,7 @@ def reword(sentence: str, rng: random.Random, share: float = 0.5) -> str:
 
 
 def shortened(sentence: str) -> str:
-    """The sentence without its trailing clauses, asides, who said it and when ("..., which ...", "(...)",
-    ", the company announced", "on Monday")."""
+    """The sentence without its trailing clauses, asides, who said it and when."""
     body = ASIDE.sub("", sentence.rstrip(".!?"))
     cut = SAID_BY.sub("", TRAILING.sub("", body)).strip()
     cut = WHEN.sub("", cut).strip()
@@ -108,9 +105,7 @@ def shortened(sentence: str) -> str:
 
 def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low_chars: int = 0,
             one: bool = False) -> str:
-    """A summary of the item's main text of about ``wanted`` words (else a third to three fifths of it; not cut
-    shorter than its text where the box asks for ``low_chars``); ``one``: in one sentence. A text in the first
-    person is retold in the third ("I bought" -> "they bought"). The box's limits are met by its caller."""
+    """A summary of the item's main text of about ``wanted`` words (``one``: one sentence), in the third person."""
     source = main_text(texts).strip(QUOTES)
     if FIRST.search(source):
         source = re.sub(r"(^|[.!?] )(\w)", lambda m: m[1] + m[2].upper(), third_person(source))
@@ -148,15 +143,13 @@ def summary(texts: list[str], rng: random.Random, wanted: int | None = None, low
 
 
 def key_sentence(parts: list[str]) -> int:
-    """The index of the sentence that says what the text found or decided (a figure, a comparison, a change),
-    else its first: what a summary keeps."""
+    """The index of the sentence that says what the text found or decided, else its first."""
     scores = [len(RESULT.findall(p)) * 2 + bool(re.search(r"\d", p)) for p in parts]
     return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
 def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text: its first sentence's main clause (subject, verb and what the verb acts
-    on, cut where the next phrase starts: where, varies by person), at most eight words, no article first."""
+    """A short title for the item's text: its first sentence's main clause, at most eight words, no article first."""
     parts = sentences(main_text(texts))
     words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), rng.randint(4, 8)).split()[:8] if parts else []
     while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
@@ -166,9 +159,7 @@ def headline(texts: list[str], rng: random.Random) -> str:
 
 
 def _main_clause(sentence: str, target: int) -> str:
-    """The sentence up to where a phrase starts (a preposition, a conjunction) at or before ``target``
-    words, never fewer than four: "The quick brown fox jumps over the lazy dog near ..." -> "The quick
-    brown fox jumps over the lazy dog"."""
+    """The sentence up to where a phrase starts at or before ``target`` words, never fewer than four."""
     words = sentence.rstrip(".!?").split()
     if len(words) <= target + 1:  # nearly short enough: a cut would lose more than it saves
         return " ".join(words)
@@ -187,8 +178,7 @@ def _main_clause(sentence: str, target: int) -> str:
 
 
 def at_least_words(text: str, wanted: int, texts: list[str], rng: random.Random) -> str:
-    """``text`` lengthened to ``wanted`` words as a person meets a page's word minimum: the item's sentences
-    it does not yet say, reworded, then the item's key points; never a sentence repeated."""
+    """``text`` lengthened to ``wanted`` words with the item's sentences not yet said, reworded, never repeated."""
     if len(text.split()) >= wanted:
         return text
     said = set(words_of(text))

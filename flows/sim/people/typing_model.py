@@ -1,13 +1,4 @@
-"""How a simulated worker's text arrives in a field, written as the page's telemetry record (v1).
-
-The record is the one the real page's recorder writes (docs/telemetry.md, checked by
-:func:`qc.telemetry.parse_record`): counts, lengths and times, never the text. Each worker keeps
-one typing speed; each caption's way of arriving (typed, pasted from the page, pasted from
-outside after leaving the tab) is drawn from a generator seeded by the worker and the image, so
-it does not disturb the simulator's other draws, and :func:`caption_origin` can tell a bench the
-truth afterwards. The figures (typing speeds, how long a drafter or an assistant user is away) are
-cited where used and in docs/authenticity.md.
-"""
+"""How a simulated worker's text arrives in a field, written as the page's telemetry record (v1)."""
 
 from __future__ import annotations
 
@@ -65,8 +56,7 @@ def _rng(worker: Worker, image_id: str, what: str) -> random.Random:
 
 def field_record(worker: Worker, image_id: str, text: str, origin: str, start_ms: int, span_ms: int,
                  vis: list[list[Any]]) -> dict[str, Any]:
-    """One field's telemetry: ``start_ms`` is when the image was shown, ``span_ms`` the time it got;
-    tab hides and returns are appended to ``vis``."""
+    """One field's telemetry: ``start_ms`` when the image was shown, ``span_ms`` its time, tab changes in ``vis``."""
     rng, cps, size = _rng(worker, image_id, "typing"), typing_cps(worker), len(text)
     field: dict[str, Any] = {"typed": 0, "del": 0, "keys": 0, "first_ms": None, "active_ms": 0, "paste": [],
                              "paste_n": 0, "paste_x": 0, "paste_p": 0, "drop": 0, "copy": 0, "cut": 0,
@@ -152,9 +142,7 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
 
 
-# In a real browser (flows/sim/pages/browser_worker.py) -------------------------------------------------
-# A paste as Chromium delivers one: a cancelable paste event carrying the text, then the text inserted
-# (a synthetic event has no default action). False when the page cancelled it.
+# In a real browser: a paste as Chromium delivers one (event, then text); False when cancelled.
 PASTE_JS = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
   return el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }"""
 PARTIAL_TYPED = 0.35  # a partial paster types about this share before pasting the rest (as field_record has it)
@@ -163,15 +151,7 @@ BURST_S = 1.5  # keys are sent in bursts of this many seconds' worth, the page's
 
 @dataclass
 class Hand:
-    """How one worker's text arrives in a browser page's boxes: typed key by key (so the page's own
-    key logger sees every key), or pasted with a paste event where the worker's profile pastes
-    (:func:`caption_origin`, the same habits the telemetry records model). A worker without a
-    profile (a trial) types. After the page refused a submit, what was pasted is typed again, as a
-    person told "please type" does.
-
-    Keys go with no real delay (a browser worker's CPU is the simulator's throughput); the page's
-    own clock (Playwright's, installed by the caller) is moved on after each burst by the time the
-    worker takes to type it (:func:`typing_cps`), so a page timing keys sees a person's cadence."""
+    """How one worker's text arrives in a browser page's boxes: typed key by key, or pasted where they paste."""
 
     worker: Worker | None
     seed: str

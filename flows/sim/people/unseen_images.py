@@ -1,13 +1,4 @@
-"""Text about an image the simulator cannot see: an image item whose id the caption bank
-does not hold (a Flickr8k id beside VizWiz's bank) and which is no generated item of a load test.
-
-Honest workers describe objects this module makes up from small word banks of its own: the same objects for
-every worker of the item (their texts agree, as honest texts about one image do) and others on the next item.
-Each such item and text field is kept in the worker's memory (:data:`TEXT_SOURCE`), ``sim_items.json`` has a
-row with ``source`` = :data:`BLIND_TEXT`, and the report says the text is content-blind
-(flows/custom/truth_source.py; docs/explanation/simulator.md). Generated items (``generate:N``) keep adopting
-a bank image's captions (flows/sim/people/captions.py).
-"""
+"""Text about an image the simulator cannot see."""
 
 from __future__ import annotations
 
@@ -35,8 +26,7 @@ def generated(key: str) -> bool:
 
 
 def uncaptioned(item_id: str, bank: dict[str, BankEntry]) -> bool:
-    """An image id the bank holds no caption of and no load test made up: what is written about it is
-    content-blind (the caption task's captions too: flows/sim/people/captions.py)."""
+    """An image id with no caption in the bank and not made up by a load test: its text is content-blind."""
     known = bank.get(item_id.split("~")[0])
     return not (known and known.captions) and not generated(item_id)
 
@@ -47,14 +37,12 @@ def unseen(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
 
 
 def unreadable(ctx: ItemContext, bank: dict[str, BankEntry]) -> bool:
-    """An item that shows nothing the simulator can read: no text of its own, and an image the bank does not
-    hold or none at all (a sound, a video): what its workers write there is content-blind."""
+    """An item that shows nothing the simulator can read (no text, an unknown image, a sound): content-blind."""
     return not ctx.texts and uncaptioned(ctx.key, bank)
 
 
 def unseen_on_page(html: str, bank: dict[str, BankEntry]) -> list[str]:
-    """The keys of a rendered page's items whose text its workers write without reading them (the dry run's
-    count: the same reading of the page as a worker's, flows/sim/people/page_context.py)."""
+    """The keys of a rendered page's items whose text its workers write unread (the dry run's count)."""
     contexts = page_contexts(html)
     items = {idx: ctx for idx, ctx in contexts.items() if idx} or contexts
     return [ctx.key for ctx in items.values() if unreadable(ctx, bank)]

@@ -1,12 +1,4 @@
-"""Questions a page asks about the worker, not the item: "What is your age?", "In which
-province do you live?", "What is your favorite color?", "I will listen to the files with:
-headphones / speakers", "How sure are you?". A person answers them about themselves: a plausible
-value, the same one on every HIT of theirs where it cannot change (age, home, device), never a
-description of the item beside the question.
-
-The question is read by flows/core/pages/asks_worker.py. The values are drawn from small lists of our
-own, seeded by the worker (a modelling choice; no measured population behind them).
-"""
+"""Questions a page asks about the worker, not the item."""
 
 from __future__ import annotations
 
@@ -77,8 +69,7 @@ def text_answer(kind: str, worker_id: str, question: str, rng: random.Random) ->
 
 
 def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
-    """The option a worker picks about themselves, the same on every HIT (the first, most common,
-    option more often: most workers say they wear headphones when asked)."""
+    """The option a worker picks about themselves, the same on every HIT (the first option more often)."""
     options = [o for o in f.options if o] or f.options
     if kind == "heard":
         wanted = "yes" if _heard(worker_id) else "no"
@@ -88,11 +79,7 @@ def choice_answer(kind: str, worker_id: str, f: FormField) -> str:
 
 
 def own_question(question: str, item_texts: Iterable[str]) -> str:
-    """The words that ask: ``question`` without the item's own text. The words read with a group of radio
-    buttons run from the previous control, so on a one-item page they hold the item's text too, and a review
-    that mentions headphones made its sentiment question one about the worker's listening device (no latent
-    answer kept, the crowd answering about themselves). The question's last words, its prompt, stay even when
-    the item's text holds them (a page whose own text no other HIT showed yet)."""
+    """The words that ask: ``question`` without the item's own text, keeping its prompt."""
     plain = " ".join(question.split())
     for text in sorted({" ".join(t.split()) for t in item_texts if t.strip()}, key=len, reverse=True):
         head, found, _ = plain.rpartition(text)

@@ -1,10 +1,4 @@
-"""Prolific's researcher API (``/api/v1/``) on the simulator, for hitflow and any httpx client.
-
-Token auth (``Authorization: Token <the simulator's token>``; any other token, or none, gets 401),
-Prolific's list shape (``results``, ``_links``, ``meta``) and error shape, the study and
-submission state machines, participant groups, bonuses (set up, then pay), messages and a
-workspace balance in minor units. Participants come from :mod:`flows.sim.prolific.prolific_people`.
-"""
+"""Prolific's researcher API (``/api/v1/``) on the simulator, for hitflow and any httpx client."""
 
 from __future__ import annotations
 
@@ -171,8 +165,7 @@ def transition_submission(state: ProlificState, body: dict[str, Any], query: dic
 
 @route("POST", "submissions/bulk-approve")
 def bulk_approve(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    """The schema's two bodies: ``{submission_ids}`` (any studies; a ``study_id`` beside them narrows
-    nothing) or ``{study_id, participant_ids}``. Its 200 reply is a string."""
+    """``{submission_ids}`` or ``{study_id, participant_ids}``, as the schema says; its 200 reply is a string."""
     wanted = set(body.get("submission_ids") or [])
     people = set(body.get("participant_ids") or [])
     if people:

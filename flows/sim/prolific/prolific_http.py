@@ -1,5 +1,4 @@
-"""The simulated Prolific API's plumbing: its route table, Prolific's error and paged-list
-shapes, and the required-field check every route shares (routes in prolific_api, prolific_routes)."""
+"""The simulated Prolific API's plumbing: routes, error and list shapes, required fields."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ def error(status: int, code: int, title: str, detail: Any) -> dict[str, Any]:
 
 
 def listing(items: list[dict[str, Any]], query: dict[str, str], path: str) -> dict[str, Any]:
-    """Prolific's paged list: ``results``, ``_links`` (``next.href`` null on the last page), ``meta``;
-    by ``page``/``page_size``, or by ``limit``/``offset`` when the client asks that way."""
+    """Prolific's paged list (``results``, ``_links``, ``meta``) by ``page``/``page_size`` or ``limit``/``offset``."""
     base = query.get("_base", "")
     query = {k: v for k, v in query.items() if k != "_base"}
     if "limit" in query or "offset" in query:

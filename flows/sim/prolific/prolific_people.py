@@ -1,14 +1,4 @@
-"""Simulated Prolific participants: the crowd's behaviour profiles, taking places on active
-studies they are eligible for, opening the study's external URL, filling the form over HTTP
-as a browser would, and finishing through the completion redirect.
-
-Some return the study without starting; the slow park the page within the maximum time Prolific shows them before they
-start (as MTurk's slow do a HIT's); work that outlasts it ends TIMED-OUT although its answer reached the task server.
-Participants who cannot open the study's page return it at once (as on Prolific), and nobody tries that address again
-for a while, so an unreachable URL never holds up the API. With ``reserve_rate`` some hold a place RESERVED for
-Prolific's ten minutes before they start; with ``screen_out_rate`` some are SCREENED OUT when they arrive (both 0 by
-default, so seeded runs are unchanged).
-"""
+"""Simulated Prolific participants."""
 
 from __future__ import annotations
 
@@ -73,8 +63,7 @@ class Participants:
         self.return_rate = RETURN_RATE  # who reads the study and gives the place back (it reopens: recruit)
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
         self.extra_rng = random.Random(seed + 29)  # draws for reserve/screen-out only
-        # Prolific's panel is far larger than a demo crowd and a participant takes a study once:
-        # when every eligible crowd member has had a study's offer, newcomers of the same mix come.
+        # Prolific's panel is far larger than a demo crowd: newcomers of the same mix come when needed.
         self.newcomers = wider_pool(workers, "prolific") if isinstance(workers, Crowd) else None
 
     def _person(self, worker: crowd.Worker) -> dict[str, Any]:
@@ -128,8 +117,7 @@ class Participants:
         return [self._person(self.newcomers.newcomer()) for _ in range(n)]
 
     def arrives(self, state: ProlificState, study: dict[str, Any]) -> bool:
-        """Whether the next participant is due: people come one by one, ``arrival_mean_s`` apart
-        on average (exponential gaps on the virtual clock), or all at once without a mean."""
+        """Whether the next participant is due: ``arrival_mean_s`` apart on average, or all at once."""
         if not self.arrival_mean_s:
             return True
         due = study.setdefault("_next_arrival", state.now + self.rng.expovariate(1 / self.arrival_mean_s))
@@ -180,8 +168,7 @@ class Participants:
 
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
                 park_s: int) -> tuple[str, float] | None:
-        """Open the page, work it for the time its own fields take (``park_s``: how long the slow leave it),
-        fill it and submit it; the completion code from the redirect and the seconds taken, or None."""
+        """Open, work, fill and submit the page; the completion code from the redirect and the seconds, or None."""
         url = self.page_url(study, person, sub)
         worker = person["worker"]
         study["_unreachable"] = False

@@ -1,5 +1,4 @@
-"""More of the simulated Prolific API: participant groups, deleting, costs, single projects and
-workspaces, a project's studies. Registered on import beside :mod:`flows.sim.prolific.prolific_api`."""
+"""More of the simulated Prolific API (groups, costs, projects, workspaces)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The shapes the simulated Prolific API answers in, as Prolific's published OpenAPI describes
-them (the version pyrolific 1.5.1 was generated from; tests/test_prolific_schema.py checks every
-reply against it): a list item is a short form (StudyShort, SubmissionShort), a single record
-the full one (Study, SubmissionDetail), and the list endpoint spells a timed-out submission
-``TIME-OUT`` where the detail says ``TIMED-OUT``.
-"""
+"""The shapes the simulated Prolific API answers in, as Prolific's OpenAPI describes them."""
 
 from __future__ import annotations
 

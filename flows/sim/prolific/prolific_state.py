@@ -1,8 +1,4 @@
-"""The simulated Prolific account: studies, submissions, groups, bonuses and money.
-
-Money is in minor units (pence). Prolific's service fee is modelled as one third of rewards
-and bonuses (its published rate for most researchers; VAT is not modelled).
-"""
+"""The simulated Prolific account: studies, submissions, groups, bonuses and money."""
 
 from __future__ import annotations
 
@@ -41,9 +37,7 @@ def new_id(rng: random.Random) -> str:
 
 
 def check_study(body: dict[str, Any]) -> None:
-    """A study's details as Prolific checks them, on creation and on every update of a draft.
-    ``device_compatibility: []`` means every device; with url_parameters the URL needs at least
-    the PROLIFIC_PID placeholder (the other two are optional)."""
+    """A study's details as Prolific checks them, on creation and every update of a draft."""
     detail = {k: ["This field is required."] for k in REQUIRED_STUDY if body.get(k) in (None, "", [])}
     if body.get("device_compatibility") is None:
         detail["device_compatibility"] = ["This field is required."]
@@ -60,8 +54,7 @@ def check_study(body: dict[str, Any]) -> None:
 
 
 def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
-    """The older single ``completion_code`` (still in Prolific's CLI examples) as ``completion_codes``;
-    each code with the ``actor`` and ``actions`` Prolific's reply always carries."""
+    """The older single ``completion_code`` as ``completion_codes``, each with ``actor`` and ``actions``."""
     if body.get("completion_codes") or not body.get("completion_code"):
         codes = body.get("completion_codes")
         if not isinstance(codes, list):
@@ -75,8 +68,7 @@ def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def sent_changes(body: dict[str, Any]) -> dict[str, Any]:
-    """A study update as meant: the schema's ``BaseStudy`` gives its list fields a default of ``[]``,
-    so a generated client sends them empty on every update; an empty one there changes nothing."""
+    """A study update as meant: list fields a generated client sends empty (``BaseStudy``'s default) change nothing."""
     return {k: v for k, v in body.items() if not (k in DEFAULT_EMPTY and v == [])}
 
 
@@ -151,8 +143,7 @@ class ProlificState:
         return shapes.study_full(study, subs, TAKEN)
 
     def update_study(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """A draft's details change (checked as on creation); a published study only takes more
-        places (Prolific's "increase places", which reopens a finished one)."""
+        """A draft's details change (checked); a published study only takes more places (reopening a finished one)."""
         study = self.study(key)
         changes = sent_changes(changes)
         if study["status"] != "UNPUBLISHED":

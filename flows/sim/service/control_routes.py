@@ -1,9 +1,4 @@
-"""Who may use the simulator's ``/_sim/`` control routes (the clock, fault injection, the crowd's
-ground truth, the requester's known answers), and what their bodies hold; and what a marketplace is known
-by: a random id and a key pair kept in its state file. ``GET /_sim/health`` names the id and the public key,
-``POST /_sim/prove`` signs a caller's fresh nonce: a ledger that recorded the key knows its campaign's
-marketplace again on any port, and a server copying the id and the public key (anyone can read them) cannot
-sign as it (flows/platforms/marketplace_identity.py checks)."""
+"""Who may use the simulator's ``/_sim/`` control routes, and what their bodies hold."""
 
 from __future__ import annotations
 
@@ -34,10 +29,7 @@ def _direct_host(host: str) -> bool:
 
 
 def check_control(path: str, headers: Message, body: bool) -> None:
-    """The ``/_sim/`` routes but health (anyone may ask what this is) answer only a caller that
-    names the server by an IP address or localhost (a DNS-rebinding page names its own domain)
-    and, with a body, sends JSON (a cross-site form can only send text/plain without a CORS
-    preflight, which this server never grants)."""
+    """The ``/_sim/`` routes but health answer only a caller naming the server by IP or localhost, with JSON."""
     if not path.startswith("/_sim/") or path == "/_sim/health":
         return
     if not _direct_host(headers.get("Host", "")):
@@ -59,8 +51,7 @@ def control_body(raw: bytes) -> dict[str, Any]:
 
 
 def take_known(market: Any, body: bytes) -> dict[str, int]:
-    """``POST /_sim/truth``: the body's known answers into the market's bank (a 400 for a bad body): a
-    list for every campaign, or ``{"scope": campaign, "answers": [...]}`` for one (campaign_scope.py)."""
+    """``POST /_sim/truth``: known answers into the market's bank, for every campaign or one ``scope``."""
     try:
         sent = json.loads(body or b"[]")
         scope = sent.get("scope") if isinstance(sent, dict) else None

@@ -1,5 +1,4 @@
-"""The simulator server's kept-alive connections, ended when it stops: ``server_close`` leaves their threads
-(``daemon_threads``) holding the server and its whole marketplace (docs/explanation/benchmarks.md)."""
+"""The simulator server's kept-alive connections, ended when it stops."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ import threading
 
 
 class KeptAlive:
-    """Mixed into a ThreadingHTTPServer: handlers call ``opened``/``closed``; ``close_connections``
-    after ``server_close`` ends the rest and waits for their threads."""
+    """ThreadingHTTPServer mixin: ``close_connections`` after ``server_close`` ends kept-alive connections."""
 
     def track_connections(self) -> None:
         self._open: dict[socket.socket, threading.Thread] = {}

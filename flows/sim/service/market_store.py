@@ -1,12 +1,4 @@
-"""The simulator's state in a SQLite file, so a simulated marketplace outlives one command.
-
-The state is loaded once when a simulator starts; after every request that changed something,
-the changed rows (tracked by :mod:`flows.sim.mturk.journal`) are written in one transaction before
-the reply goes out, so a client never hears of a change a crash could lose. The Prolific side
-is small and is kept as one snapshot, rewritten when it changed.
-
-One process at a time: a second simulator on the same file is refused (``flock``).
-"""
+"""The simulator's state in a SQLite file, so a simulated marketplace outlives one command."""
 
 from __future__ import annotations
 
@@ -139,8 +131,7 @@ class MarketStore:
         return kept
 
     def kept(self, name: str, make: Callable[[], str]) -> str:
-        """A value made once and kept in the file (the marketplace's id and key: flows/sim/service/control_routes.py);
-        a file from before gets it now. Not the seeded ``nonce``, which two marketplaces of one seed share."""
+        """A value made once and kept in the file (the marketplace's id and key); a file from before gets it now."""
         if not self.meta.get(name):
             self.meta[name] = make()
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [name, self.meta[name]])

@@ -1,6 +1,4 @@
-"""Realistic pacing for the simulator (docs/explanation/benchmarks.md): ``Pacing`` is a token bucket
-(``rate_per_s`` refilled, ``burst`` deep) whose empty bucket answers MTurk's ``ThrottlingException``, and a
-sleep of ``latency_ms`` (a little jitter) taken outside the marketplace's lock, so concurrent calls overlap."""
+"""Realistic pacing for the simulator: throttling and latency."""
 
 from __future__ import annotations
 

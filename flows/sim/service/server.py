@@ -1,6 +1,4 @@
-"""The simulator as a real HTTP server on loopback: ``POST /`` speaks MTurk's JSON 1.1 wire protocol (SigV4 accepted
-and ignored, so boto3 itself signs, serialises, parses and retries); ``/mturk/*`` is the worker-facing side, ``/_sim/*``
-the clock, fault injection and the crowd's ground truth (flows/sim/service/control_routes.py says who may use them)."""
+"""The simulator as a real HTTP server on loopback, speaking MTurk's wire protocol."""
 
 from __future__ import annotations
 
@@ -239,8 +237,7 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int | None = 1,
                  crowd_file: Path | None = None, verbose: bool = False, state: Path | None = None,
                  arrival_mean_s: float = 0.0, **market_kw: Any):
-        """``state``: a SQLite file the marketplace is loaded from and written to, whose seed and crowd ``seed=None``
-        and no ``crowd_file`` mean; ``arrival_mean_s``: mean virtual seconds between Prolific arrivals (0: at once)."""
+        """``state``: the marketplace's SQLite file; ``arrival_mean_s``: virtual seconds between Prolific arrivals."""
         self.store = MarketStore(state) if state else None
         crowd_path = crowd_file or (self.store.kept_crowd() if self.store else None) or DEFAULT_CROWD
         try:

@@ -1,7 +1,4 @@
-"""One process holds a simulator state file at a time: an exclusive ``flock`` on ``<file>.lock``, which
-holds the holder's pid. A holder that lets go of the file once idle (a review page between decisions,
-flows/review/platform_lease.py) says so after its pid: a run of another campaign waits up to BRIEF_WAIT_S
-for it instead of failing."""
+"""One process holds a simulator state file at a time."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ BRIEF_WAIT_S = 60.0
 
 
 def locked_state(path: Path) -> Any:
-    """The lock file, locked by this process (opened without truncating: the holder's pid stays readable).
-    A holder that lets go once idle is waited for; any other is refused at once."""
+    """The lock file, locked by this process; a holder that lets go once idle is waited for, any other refused."""
     lock = open(f"{path}.lock", "a+")  # noqa: SIM115  (held for the store's life)
     deadline = time.monotonic() + BRIEF_WAIT_S
     while True:

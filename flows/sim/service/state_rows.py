@@ -1,7 +1,4 @@
-"""A simulator state file's rows (flows/sim/service/market_store.py), and decided answers read back from them.
-
-Rows are JSON text; big ones (a HIT's page, most answers) zlib-compressed. A decided assignment's answer never
-changes, so a :class:`StoredAnswer` reads it from the file (docs/explanation/simulator-memory.md)."""
+"""A simulator state file's rows (flows/sim/service/market_store.py), and decided answers read back from them."""
 
 from __future__ import annotations
 

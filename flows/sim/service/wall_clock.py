@@ -1,9 +1,4 @@
-"""The simulator on the wall clock: with ``--speed`` > 0 its Prolific participants arrive,
-work and finish while nobody calls the API (a detached run, only the task server up).
-
-Without this thread they act only when a request or a clock move pumps them, which is all a
-run that waits on the virtual clock needs.
-"""
+"""The simulator on the wall clock (``--speed`` > 0)."""
 
 from __future__ import annotations
 
