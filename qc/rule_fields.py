@@ -27,8 +27,9 @@ RULE_READS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_SUBMISSION_RULES, (SUBMISSION,)),
 }
 # the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them (a formatted answer, a
-# code or an address, is read by no text rule)
-FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "marks": MARKS}
+# code or an address, and a date or time a picker gives, are read by no text rule: a shared value is agreement)
+FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "date": "date",
+               "marks": MARKS}
 
 
 def rules_reading(group: str, enabled: tuple[str, ...]) -> list[str]:

@@ -19,11 +19,11 @@ if TYPE_CHECKING:
     from flows.core.run.run_context import Run
 
 # What a worker's answer to one field is, as a person reads it and as the plan times it
-FIELD_KINDS = ("text", "formatted", "choice", "number", "marks")
+FIELD_KINDS = ("text", "formatted", "choice", "number", "date", "marks")
 
 # Planning figures, not measurements: seconds a worker spends on one field of each kind, and on reading a
 # page's instructions once. Only a default until a pilot's median replaces it ([prolific] estimated_minutes).
-FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "marks": 30}
+FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "date": 10, "marks": 30}
 READING_SECONDS = 30
 # Pay where the config names none: the caption demo's 0.90 GBP for 6 minutes, 9.00 GBP an hour, which is
 # 1.5 times Prolific's floor of 6.00 GBP (flows/core/config/prolific_section.py); 12.00 USD likewise.

@@ -9,9 +9,12 @@ import numpy as np
 from flows.custom.custom_task import field_base, field_kind
 from qc.answer_values import number
 
+# a date or time a picker gives: a choice among the values given (the exact value most agree on)
+PLAIN_KINDS = {"one": "choice", "many": "options", "number": "number", "date": "choice"}
+
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
+    """Each answer field's kind for the answers (``choice``: radio buttons, selects, date pickers; ``options``: checkbox
     groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
     choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
     QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
@@ -19,7 +22,7 @@ def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[s
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:
         base = field_base(f["name"])
-        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
+        kind = PLAIN_KINDS.get(f["type"]) or field_kind(f)
         # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
         kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
         kinds.setdefault(base, kind)
