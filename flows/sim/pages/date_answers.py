@@ -1,7 +1,8 @@
 """A simulated worker's date or time from a page's picker (``date``, ``time``, ``datetime-local``, ``month``,
 ``week``): always a value the picker offers, within its min/max on its step. The item's known value where the
-campaign handed one over (a truth column), else one the item "has", the same for careful workers; a careless
-worker picks the step beside it, a speeder anything in range, a contrarian the first value offered."""
+campaign handed one over (a truth column), else one the item "has", the same for careful workers; a slip (as
+a typed figure's: ratings.TYPED_SLIP) picks the step beside it, a speeder anything in range, a contrarian the
+first value offered."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
 from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.ratings import TYPED_SLIP
 from qc.answer_values import WHEN_STEPS, moment, moment_text
 
 # Where a picker without bounds is opened, and how far either side of it a plausible answer lies (its units)
@@ -51,6 +53,8 @@ def picked(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         k = 0
     elif fill.worker.profile in RUSHED:
         k = fill.rng.randint(0, slots)
-    else:  # a slip lands on the value beside the right one (the day before, the next quarter hour)
-        k = truth if takes_care(fill) else min(slots, max(0, truth + fill.rng.choice((-1, 1))))
+    elif fill.rng.random() < TYPED_SLIP[takes_care(fill)]:  # a slip: the value beside (the day before, 15 min on)
+        k = min(slots, max(0, truth + fill.rng.choice((-1, 1))))
+    else:
+        k = truth
     return moment_text(first + k * step, f.kind)
