@@ -33,10 +33,11 @@ RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "an
                     "sentinels", "page_items"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
-# rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
-# a worker from all their pages): run on every such answer up to the batch (custom_flags)
+# rules that judge a worker's choice, number, date and tick answers over the campaign so far (a one-item page
+# judges a worker from all their pages): run on every such answer up to the batch (custom_flags); a date is a
+# choice among the values peers gave (one date on every item where peers' differ is a straight line)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
-HISTORY_KINDS = ("choice", "number")
+HISTORY_KINDS = ("choice", "number", "date")
 # controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
 CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
