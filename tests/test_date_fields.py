@@ -72,9 +72,12 @@ def test_pickers_are_dates_and_a_colour_is_no_free_text() -> None:
     assert [check_field(colour, v) for v in ("#2980b9", "#2980B9", "blue")] == ["", "format", "format"]
 
 
-def test_the_dry_run_names_an_imported_date(tmp_path: Path) -> None:
+def test_the_import_and_the_dry_run_name_an_imported_date(tmp_path: Path) -> None:
     from flows.cli.main import main
+    from flows.custom.scaffold_import import scaffold_from
 
+    _, notes = scaffold_from("receipt", PAGES / "receipt.html", tmp_path / "own")
+    assert any("bought (date): read as a date, not free text" in n for n in notes)
     config = page_config(tmp_path, "receipt")
     out = io.StringIO()
     with redirect_stdout(out):

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import field_base, field_kind
 from qc.answer_values import number
 
@@ -39,3 +41,11 @@ def rating_scale(options: list[Any]) -> bool:
         return False
     steps = np.diff(np.asarray(values, dtype=float))
     return bool(np.all(steps == steps[0]) and steps[0] != 0)
+
+
+def picker_notes(body: str, page: str) -> list[str]:
+    """At import: the page's date and time pickers named as what the campaign reads them as."""
+    rules = form_spec(form_fields(body.replace("{{ i }}", "0")))["fields"]
+    dated = list(dict.fromkeys(f"{field_base(f['name'])} ({f['input']})" for f in rules if f["type"] == "date"))
+    return [f"{page}: note: {', '.join(dated)}: read as a date, not free text: checked against its own min, max "
+            "and step, judged by no text rule, aggregated as the value most workers give"] if dated else []
