@@ -118,3 +118,19 @@ def test_a_date_posted_around_its_picker_is_an_invalid_answer(tmp_path: Path) ->
     assert early  # a step under the minimum, which the page's picker refuses
     assert breakers & {w for w, rule, _ in run["flags"] if rule == "invalid_answer"}
     assert not {w for w, v in run["workers"].items() if v["profile"] == "diligent" and v["blocked"]}
+
+
+def test_a_preset_date_a_worker_keeps_is_an_answer(tmp_path: Path) -> None:
+    config = page_config(tmp_path, "events", per_page=4, batches=1)
+    page = config.parent / "events.html.j2"  # a picker opening on the one day it offers: everyone keeps it
+    own = 'type="date" name="day_{{ i }}" min="2025-01-01" max="2025-12-31"'
+    preset = page.read_text(encoding="utf-8").replace(own, own.replace('min="2025-01-01" max="2025-12-31"',
+                                                                        'min="2025-06-16" max="2025-06-16" '
+                                                                        'value="2025-06-16"'))
+    assert preset != page.read_text(encoding="utf-8")
+    page.write_text(preset, encoding="utf-8")
+    run = run_page(tmp_path, config, {"diligent": 4}, "mturk")
+    kept = [v for _, _, f, v in run["answers"] if f.startswith("day")]
+    assert kept and set(kept) == {"2025-06-16"}
+    assert not [f for f in run["flags"] if f[1] in ("sentinel_answer", "invalid_answer", "empty_answer")]
+    assert not run["held"] and not [w for w, v in run["workers"].items() if v["blocked"]]

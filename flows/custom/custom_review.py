@@ -22,6 +22,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.custom.item_options import Layout, option_layouts
 from flows.custom.page_scripts import left_blank, script_blanks
 from flows.studies.study_review import response_items, unreadable, work_seconds
+from qc.answer_values import WHEN_INPUTS
 from qc.answer_values import number as read_number
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
@@ -38,8 +39,9 @@ BY_KIND = {"mark_agreement": "annotations"}
 # choice among the values peers gave (one date on every item where peers' differ is a straight line)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 HISTORY_KINDS = ("choice", "number", "date")
-# controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
-CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
+# controls whose value as the page loads is one a person may choose (an option, a slider's or number's start,
+# a picker's preset date)
+CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number", *WHEN_INPUTS)
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
                   "options", "ticks", "scale"]
 
