@@ -55,7 +55,7 @@ def run_page(root: Path, config: Path, counts: dict[str, int], platform: str = "
 
     db = root / f"{config.stem}-{platform}.db"
     code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", str(root / platform),
-                 "--platform", platform, "--crowd", str(crowd_file(root, counts, seed))])
+                 "--platform", platform, "--seed", str(seed), "--crowd", str(crowd_file(root, counts, seed))])
     crowd, _ = load_crowd(root / "crowd.toml", seed)  # the workers as the simulator drew them (a held run: no outputs)
     profile = {i: w.profile for w in crowd for i in (w.worker_id, participant_id(w.worker_id))}
     written = root / platform / config.stem / "sim_workers.json"  # newcomers a platform's pool drew in, when written
