@@ -2,10 +2,12 @@
 (``{"kind": "form", "fields": [...]}``) comes from the page's controls (flows/core/pages/form_spec.py).
 
 Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units, ``pattern``: qc/page_patterns.py,
-``input`` email/url); ``one`` (a value of ``options``); ``many`` (``|``-joined ticks, ``required_options``,
-``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a required slider still at its ``start`` is
-``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past ``MAX_MARKS``, ``too_many_marks`` or
-``marks_past_cap``: docs/custom_pages.md). An empty value passes everything but ``required`` (and ``required_when``
+``input`` email/url/color); ``date`` (a date or time picker's ``input``, ``min``/``max`` as it writes them, ``step``
+in its unit from ``min``, else ``base``: qc/answer_values.py moment); ``one`` (a value of ``options``); ``many``
+(``|``-joined ticks, ``required_options``, ``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a
+required slider still at its ``start`` is ``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past
+``MAX_MARKS``, ``too_many_marks`` or ``marks_past_cap``: docs/custom_pages.md).
+An empty value passes everything but ``required`` (and ``required_when``
 ``[field, value]`` while that field has that value). :func:`check_form` returns every broken field.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from qc.answer_values import moment
 from qc.answer_values import number as read_number
 from qc.answer_values import ticks as _ticks
 from qc.page_patterns import PagePattern, page_pattern
@@ -27,8 +30,8 @@ MESSAGES = {
     "too_long": "This answer is too long.", "pattern": "This answer does not have the requested format.",
     "not_an_option": "This answer is not one of the choices.", "too_few": "Tick more of these.",
     "too_many": "Tick fewer of these.", "not_a_number": "Enter a number.",
-    "out_of_range": "This number is outside the allowed range.", "step": "This number is not an allowed step.",
-    "format": "This is not a valid address.",
+    "out_of_range": "This answer is outside the allowed range.", "step": "This answer is not an allowed step.",
+    "format": "This is not a valid address.", "not_a_date": "Pick a date or time with the page's picker.",
     "not_moved": "Move the slider to your answer.",
     "malformed": "This annotation could not be read.",
     "too_many_marks": f"This annotation has more than {MAX_MARKS:,} marks, more than can be checked.",
@@ -44,6 +47,7 @@ ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "widt
 _EMAIL = re.compile(r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
                     r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]+$")
+_COLOR = re.compile(r"^#[0-9a-f]{6}$")  # what a colour picker submits: lowercase #rrggbb
 
 
 def text_length(value: str) -> int:
@@ -68,7 +72,7 @@ def _check_text(f: Spec, value: str) -> str:
     regex = compiled_pattern(f["pattern"]) if f.get("pattern") else None
     if regex is not None and not regex.matches(value):
         return "pattern"
-    checks = {"email": _EMAIL, "url": _URL}
+    checks = {"email": _EMAIL, "url": _URL, "color": _COLOR}
     if f.get("input") in checks and not checks[f["input"]].match(value):
         return "format"
     return ""
@@ -90,10 +94,28 @@ def _check_number(f: Spec, value: str) -> str:
         return "not_a_number"
     if f.get("required") and f.get("start") is not None and abs(number - float(f["start"])) < 1e-9:
         return "not_moved"  # a required slider where the page put it: a blank, as the page itself refuses
+    return _placed(number, f)
+
+
+def _placed(number: float, f: Spec) -> str:
+    """Whether a number (or a picked date as one) is within ``min``/``max`` and on its ``step`` from ``base``."""
     if (f.get("min") is not None and number < float(f["min"])) or \
             (f.get("max") is not None and number > float(f["max"])):
         return "out_of_range"
     return "" if step_ok(number, f) else "step"
+
+
+def _check_date(f: Spec, value: str) -> str:
+    if value == "":
+        return "required" if f.get("required") else ""
+    at, kind = moment(value, f["input"]), f["input"]
+    if at is None:
+        return "not_a_date"
+    low, high = (moment(f.get(k) or "", kind) for k in ("min", "max"))  # malformed: ignored, as a browser does
+    base = low if low is not None else moment(f.get("base") or "", kind)
+    if kind == "time" and low is not None and high is not None and high < low:  # HTML: a range over midnight
+        return "out_of_range" if high < at < low else ("" if step_ok(at, {**f, "base": low}) else "step")
+    return _placed(at, {**f, "min": low, "max": high, "base": base or 0})
 
 
 def _check_many(f: Spec, value: str) -> str:
@@ -152,6 +174,8 @@ def check_field(f: Spec, value: str) -> str:
         return _check_many(f, value)
     if f["type"] == "number":
         return _check_number(f, value)
+    if f["type"] == "date":
+        return _check_date(f, value)
     return _check_text(f, value)
 
 

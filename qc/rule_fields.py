@@ -18,17 +18,18 @@ _TEXT_RULES = ("caps_lock", "canned_overuse", "canned_lone_use", "canned_lone_no
 _SUBMISSION_RULES = ("time_outlier", "exceptionally_fast", "too_fast", "invalid_answer", "skipped_required",
                      "empty_answer",
                      "sentinel_answer", "random_sample", "attention_failed", "attention_missed", "malformed_answer")
-NUMBER = "number"
+NUMBER, DATE = "number", "date"
 RULE_READS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_TEXT_RULES, (TEXT,)),
-    "choice_straight_lining": (CHOICE,), "straight_lining": (CHOICE,),
-    "item_blind": (CHOICE, NUMBER), "page_straight_lining": (CHOICE, NUMBER),  # over the worker's history
+    "choice_straight_lining": (CHOICE, DATE), "straight_lining": (CHOICE,),
+    "item_blind": (CHOICE, NUMBER, DATE), "page_straight_lining": (CHOICE, NUMBER, DATE),  # the worker's history
     "mark_agreement": (MARKS,),
     **dict.fromkeys(_SUBMISSION_RULES, (SUBMISSION,)),
 }
 # the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them (a formatted answer, a
-# code or an address, is read by no text rule)
-FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "marks": MARKS}
+# code or an address, is read by no text rule; nor is a date or time a picker gives: a shared one is agreement)
+FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "date": DATE,
+               "marks": MARKS}
 
 
 def rules_reading(group: str, enabled: tuple[str, ...]) -> list[str]:

@@ -17,10 +17,10 @@ if TYPE_CHECKING:
     from flows.core.run.run_context import Run
 
 # What a worker's answer to one field is, as a person reads it and as the plan times it
-FIELD_KINDS = ("text", "formatted", "choice", "number", "marks")
+FIELD_KINDS = ("text", "formatted", "choice", "number", "date", "marks")
 
 # Planning figures, not measurements: seconds a field of each kind, and reading the instructions once.
-FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "marks": 30}
+FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 8, "number": 10, "date": 10, "marks": 30}
 READING_SECONDS = 30
 # Pay where the config names none: 9.00 GBP (12.00 USD) an hour, 1.5 times Prolific's floor.
 HOURLY = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}

@@ -6,12 +6,17 @@ from typing import Any
 
 import numpy as np
 
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
 from flows.custom.custom_task import field_base, field_kind
 from qc.answer_values import number
 
+# a date or time a picker gives: a choice among the values given (the exact value most agree on)
+PLAIN_KINDS = {"one": "choice", "many": "options", "number": "number", "date": "choice"}
+
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind for the answers (``choice``: radio buttons and selects; ``options``: checkbox
+    """Each answer field's kind for the answers (``choice``: radio buttons, selects, date pickers; ``options``: checkbox
     groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
     choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
     QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
@@ -19,7 +24,7 @@ def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[s
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:
         base = field_base(f["name"])
-        kind = {"one": "choice", "many": "options", "number": "number"}.get(f["type"]) or field_kind(f)
+        kind = PLAIN_KINDS.get(f["type"]) or field_kind(f)
         # a scale as QC reads one (its buttons show their numbers: form_spec.numbered); numbers behind words are codes
         kind = "number" if kind == "choice" and f.get("ordered") and rating_scale(f.get("options") or []) else kind
         kinds.setdefault(base, kind)
@@ -36,3 +41,11 @@ def rating_scale(options: list[Any]) -> bool:
         return False
     steps = np.diff(np.asarray(values, dtype=float))
     return bool(np.all(steps == steps[0]) and steps[0] != 0)
+
+
+def picker_notes(body: str, page: str) -> list[str]:
+    """At import: the page's date and time pickers named as what the campaign reads them as."""
+    rules = form_spec(form_fields(body.replace("{{ i }}", "0")))["fields"]
+    dated = list(dict.fromkeys(f"{field_base(f['name'])} ({f['input']})" for f in rules if f["type"] == "date"))
+    return [f"{page}: note: {', '.join(dated)}: read as a date, not free text: checked against its own min, max "
+            "and step, judged by no text rule, aggregated as the value most workers give"] if dated else []

@@ -22,7 +22,7 @@ from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.custom.item_options import Layout, option_layouts
 from flows.custom.page_scripts import left_blank, script_blanks
 from flows.studies.study_review import response_items, unreadable, work_seconds
-from qc.answer_values import number as read_number
+from qc.answer_values import WHEN_INPUTS, number
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
 from qc.form_constraints import Spec, check_form, problems_text, split_held
@@ -33,12 +33,12 @@ RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "an
                     "sentinels", "page_items"]
 # rules over one kind of answer field only: agreement of marks on annotations
 BY_KIND = {"mark_agreement": "annotations"}
-# rules that judge a worker's choice, number and tick answers over the campaign so far (a one-item page judges
-# a worker from all their pages): run on every such answer up to the batch (custom_flags)
+# rules that judge a worker's choice, number, date and tick answers over the campaign so far (a one-item page
+# judges a worker from all their pages): run on every such answer up to the batch (custom_flags)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
-HISTORY_KINDS = ("choice", "number")
-# controls whose value as the page loads is one a person may choose (an option, a slider's or number's start)
-CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number")
+HISTORY_KINDS = ("choice", "number", "date")
+# controls whose value as the page loads is one a person may choose (an option, a slider's start, a preset date)
+CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number", *WHEN_INPUTS)
 ANSWER_COLUMNS = ["assignment_id", "worker_id", "image_id", "field", "kind", "answer", "telemetry", "telemetry_field",
                   "options", "ticks", "scale"]
 
@@ -164,7 +164,7 @@ def _no_page_constants(rows: list[dict[str, Any]], written: dict[str, str], spec
         value = written.get(r["telemetry_field"], "")
         if r["answer"] and r["answer"] == value:
             r["answer"] = ""
-            if r["telemetry_field"] in must and read_number(value) is None:  # a count a script leaves at 0: answered
+            if r["telemetry_field"] in must and number(value) is None:  # a count a script leaves at 0: answered
                 left.append(f"{r['telemetry_field']}={value[:40]!r}")
         elif r["telemetry_field"] in hidden and (said := left_blank(r["answer"], blanks)):
             r["answer"] = "" if said == r["answer"].strip() else r["answer"]

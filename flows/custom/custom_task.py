@@ -170,8 +170,9 @@ FREE_TEXT_INPUTS = ("text", "textarea", "search")
 
 
 def field_kind(f: dict[str, Any]) -> str:
-    """"text" for free text (prose the text rules judge), "choice", "number", or "formatted" (a code,
-    an address: text with a pattern or a type, where sameness and consensus mean nothing)."""
+    """"text" for free text (prose the text rules judge), "choice", "number", "date" (a date or time picker's
+    value), or "formatted" (a code, an address, a colour: text with a pattern or a type, where sameness and
+    consensus mean nothing)."""
     if f["type"] in ("one", "many"):
         return "choice"
     if f["type"] == "text":

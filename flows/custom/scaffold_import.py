@@ -17,6 +17,7 @@ from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import asks_about_worker, question_texts
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields, read_page
+from flows.custom.answer_kinds import picker_notes
 from flows.custom.browser_templates import fields_in_templates
 from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
@@ -83,8 +84,8 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     written = write_new(folder, files)
     size_reward(written[0])
     size_budget(written[0])
-    notes = imported.notes + check_notes(str(page), name, checks) + _size_note(template, page) + \
-        ([proposal[1]] if proposal else [])
+    notes = imported.notes + picker_notes(imported.body, str(page)) + check_notes(str(page), name, checks) + \
+        _size_note(template, page) + ([proposal[1]] if proposal else [])
     refuse_fieldless(source, template, page, written, notes)
     return written, notes
 

@@ -13,6 +13,7 @@ from flows.answers.control_items import read_controls
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.custom.item_options import Layout, item_options
+from qc.answer_values import moment
 from qc.answer_values import number as read_number
 
 BLIND = ("simulated answers for {field} are content-blind: accuracy and agreement figures from this rehearsal say "
@@ -94,7 +95,7 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
     followed = [r for r in known if id(r) not in refused_rows and (r["item_id"] == ANY_ITEM or r["item_id"] in shown)]
     blind, checks = False, {c.field for c in cfg.attention.checks}  # a page's own check: its answer is in the config
     for field, kind in fields.items():
-        if kind not in ("choice", "number") or field in checks:
+        if kind not in ("choice", "number", "date") or field in checks:
             continue
         line, blind_here = _source_line(field, followed, len(shown))
         lines += line
@@ -136,6 +137,9 @@ def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
         missing = [w for w in wanted if w.strip() and " ".join(w.split()).casefold() not in options]
         return f"{missing[0]!r} is not one of its options ({', '.join(map(str, spec.get('options') or []))[:120]}); " \
                "the simulator cannot follow it there, fix the answer" if missing else ""
+    if kind == "date" and moment(answer.strip(), spec["input"]) is None:  # 2025-6-1, 15/06/2025
+        return f"{answer[:40]!r} is no {spec['input']} as its picker writes it; the simulator cannot follow it " \
+               "there, fix the answer"
     if kind == "number":
         value = read_number(answer.strip())
         if value is None:

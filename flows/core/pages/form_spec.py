@@ -10,10 +10,11 @@ from typing import Any, TypeVar
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.mturk_forms import FormField
 from flows.core.pages.radio_buttons import BUTTONS
+from qc.answer_values import WHEN_INPUTS, WHEN_STEPS
 from qc.form_constraints import Spec
 from qc.worker_values import MAX_MARKS
 
-TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url")
+TEXT_INPUTS = ("text", "textarea", "search", "tel", "password", "email", "url", "color")
 NUMBER_INPUTS = ("number", "range")
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 NOT_ANSWERS = ("hidden",)
@@ -75,7 +76,7 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
     if f.kind in NOT_ANSWERS and hidden_answers and not BOOKKEEPING.match(f.name) and not f.attrs.get("data-sim-fill"):
         return {"name": f.name, "type": "text", "input": "hidden", "required": "required" in f.attrs, "minlength": None,
                 "maxlength": None}
-    if f.kind in NOT_ANSWERS or ("readonly" in f.attrs and f.kind in TEXT_INPUTS):
+    if f.kind in NOT_ANSWERS or ("readonly" in f.attrs and f.kind in (*TEXT_INPUTS, *WHEN_INPUTS)):
         return None
     required = "required" in f.attrs
     if f.kind in ("radio",) or (f.kind == "select" and "multiple" not in f.attrs):
@@ -93,6 +94,12 @@ def field_rule(f: FormField, hidden_answers: bool = False, marks_cap: int | None
                 "required_options": list(f.required_options) if f.kind == "checkbox" else []}
     if f.kind in NUMBER_INPUTS:
         return {"name": f.name, **_number_rule(f)}
+    if f.kind in WHEN_INPUTS:  # a picker's value: checked as a browser checks it (qc/form_constraints.py)
+        step = f.attrs.get("step", "").strip().lower()
+        return {"name": f.name, "type": "date", "input": f.kind, "required": required,
+                "min": f.attrs.get("min", "").strip() or None, "max": f.attrs.get("max", "").strip() or None,
+                "step": "any" if step == "any" else (_attr(f.attrs, "step", float) or WHEN_STEPS[f.kind]),
+                "base": f.attrs.get("value", "").strip() or None}
     if f.kind in ANNOTATIONS:  # boxes or points on an image, answered as JSON (flows/core/pages/crowd_elements.py)
         marks: dict[str, Any] = {"name": f.name, "type": "annotations", "input": f.kind, "required": required,
                                  "options": list(dict.fromkeys(f.options))}

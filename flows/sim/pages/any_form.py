@@ -12,6 +12,7 @@ from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
+from flows.sim.pages.date_answers import offered, picked
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
 from flows.sim.pages.kind_text import asked_text, styled
 from flows.sim.pages.page_spec import honour_spec, page_spec
@@ -48,6 +49,7 @@ from flows.sim.people.summaries import (
 )
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
+from qc.answer_values import WHEN_INPUTS, moment_text
 from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
 
@@ -143,6 +145,8 @@ def _drafted(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value a worker gives one control (None: the control is not submitted)."""
+    if f.kind in WHEN_INPUTS:  # a picker's value, whatever its question asks
+        return picked(fill, f, ctx)
     asked = own_question(fill.questions.get(f.name, ""), ctx.texts)
     if asked and not (fill.worker.profile in PASTING_PROFILES and f.kind in ("text", "textarea")) and \
             (mine := about_worker(f, asked, fill.worker.worker_id, fill.rng)) is not None:
@@ -168,11 +172,8 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     if f.kind in ("number", "range"):
         fill.picked[ctx.key] = number(fill, f, ctx)
         return fill.picked[ctx.key]
-    if f.kind == "color" and not f.value:  # a colour the item "has": the same for careful workers
-        return palette_colour(answer_rng(ctx, f.name))
-    if f.kind in ("date", "datetime-local", "month", "week", "time", "color"):
-        return f.value or {"date": "2026-01-15", "month": "2026-01", "week": "2026-W03", "time": "12:00",
-                           "color": "#336699", "datetime-local": "2026-01-15T12:00"}[f.kind]
+    if f.kind == "color":  # a colour the item "has": the same for careful workers
+        return f.value or palette_colour(answer_rng(ctx, f.name))
     if "readonly" in f.attrs:
         return f.value
     text = free_text(fill, f, ctx)
@@ -232,10 +233,14 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
 
 
 def _broken(values: dict[str, str], controls: dict[str, FormField], todo: list[str], rng: random.Random) -> None:
-    """A rule breaker's blanks: required fields (or a group asking for a tick or more) left empty."""
+    """A rule breaker's blanks: required fields (or a group asking for a tick or more) left empty; a date typed
+    around its picker with a minimum falls a step before it."""
     pool = [n for n in sorted(values) if n in todo]
     required = [n for n in pool if "required" in controls[n].attrs or controls[n].attrs.get("data-min-selections")] \
         or pool
     for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
         # a slider has no blank: left where the page put it, which a required slider's page refuses
         values[name] = sendable(controls[name], "", rng) if controls[name].kind == "range" else ""
+        if controls[name].kind in WHEN_INPUTS and (field_rule(controls[name]) or {}).get("min"):
+            first, step, _ = offered(controls[name])
+            values[name] = moment_text(first - step, controls[name].kind)

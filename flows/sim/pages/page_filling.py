@@ -13,6 +13,7 @@ from flows.core.task_kinds import FIELD_SECONDS, READING_SECONDS
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people import crowd, judges, qual_tests, typing_model
 from flows.sim.people.attention_answers import attention_answer, check_question
+from qc.answer_values import WHEN_INPUTS
 from qc.instructed_items import instructed_option
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
@@ -64,7 +65,7 @@ def plan_kind(f: FormField) -> str:
     if f.kind in ("text", "textarea"):
         return "text"
     return {"radio": "choice", "select": "choice", "checkbox": "choice", "number": "number",
-            "range": "number"}.get(f.kind, "formatted")
+            "range": "number", **dict.fromkeys(WHEN_INPUTS, "date")}.get(f.kind, "formatted")
 
 
 def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
