@@ -2,8 +2,10 @@
 docs/importing_pages.md): a page whose script can stop a submit is rendered with a sample item and run in
 Chromium (flows/sim/pages/script_probe.py), and each answer it refuses to submit blank becomes a page rule
 (required, data-min-selections, data-required-when) that hitflow's page, its QC and every simulated worker
-enforce. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a crowd page),
-the checks read from its code stand (flows/custom/submit_checks.py) and a note says so."""
+enforce; on a crowd page (``_crowd_page.html.j2``) each crowd element is asked through the control hitflow's
+stand-in draws for it. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a
+crowd element the run cannot answer), the checks read from its code stand (flows/custom/submit_checks.py) and a
+note says so."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import functools
 import re
 from typing import Any
 
+from flows.core.pages.mturk_forms import form_fields
 from flows.custom.page_tags import FIELD_TAG
 from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
@@ -64,8 +67,19 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     if kept:
         notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
                      f"rules already say ({', '.join(kept)})")
-    notes += _caveats(found, origin)
+    notes += _caveats(found, origin) + _unasked(found, rendered, origin)
     return body, notes
+
+
+def _unasked(found: Any, rendered: str, origin: str) -> list[str]:
+    """A note naming the crowd elements the run could not answer (a drawing, a radio group whose buttons each have
+    a name), so what the script requires of them is not known."""
+    names = [f.name.removesuffix(ITEM) for f in form_fields(rendered) if f.attrs.get("data-crowd")
+             and f.name.endswith(ITEM) and f.kind != "hidden" and f.name not in found.asked]
+    return [f"{origin}: note: run in Chromium at import, the page's script was not asked about {', '.join(names)}: "
+            "the run cannot answer such a crowd element (a drawing, a radio group whose buttons each have a name), "
+            "so whether the script requires it is not known; if it does, give it the page rule required"] \
+        if names else []
 
 
 def _caveats(found: Any, origin: str) -> list[str]:

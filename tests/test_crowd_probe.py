@@ -1,0 +1,131 @@
+"""`hitflow new --from` asks a crowd-element page's own script what it requires, as it asks a plain page's
+(flows/custom/submit_probe.py, flows/sim/pages/script_probe.py): the page is run as hitflow renders it, each
+crowd element answered through the control hitflow's stand-in draws for it (crowd_elements.js), and each blank
+the script refuses becomes a page rule the gate and the simulated crowd read. Pages of our own
+(bench/crowd_probe/), whose checks are attached after load and read the elements as MTurk's expose them
+(``crowd-radio-button.checked``, ``crowd-text-area.value``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from flows.core.pages.form_spec import form_spec
+from flows.core.pages.mturk_forms import form_fields
+from flows.custom.page_import import import_page
+from flows.custom.scaffold_import import sample_page, template_text, with_probed_rules
+from flows.sim.pages.script_probe import PAGE_URL, PROBE_SCRIPT, SESSION, honest_answers
+from qc.form_constraints import check_form
+
+PAGES = Path(__file__).resolve().parents[1] / "bench" / "crowd_probe"
+OWN_REQUIRED = """<crowd-form>
+  <p>${sentence}</p>
+  <crowd-text-area name="fixed" required></crowd-text-area>
+  <crowd-radio-group>
+    <crowd-radio-button name="ok" value="yes">Correct as it is</crowd-radio-button>
+    <crowd-radio-button name="ok" value="no">Needs a fix</crowd-radio-button>
+  </crowd-radio-group>
+  <crowd-input name="note"></crowd-input>
+</crowd-form>
+<script>
+document.querySelector('crowd-form').addEventListener('submit', function (e) {
+  if (!document.querySelector('crowd-radio-button[value="yes"]').checked &&
+      !document.querySelector('crowd-radio-button[value="no"]').checked) { e.preventDefault(); }
+});
+</script>"""
+DRAWN = """<crowd-form>
+  <crowd-bounding-box name="boxes" src="${image}" labels="['car']" header="Box each car"></crowd-bounding-box>
+  <crowd-input name="count" type="number"></crowd-input>
+</crowd-form>
+<script>
+document.querySelector('crowd-form').onsubmit = function () { return !!document.querySelector('crowd-input').value; };
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def probing(browser):
+    """(the item block, notes, rendered page) of a page imported and asked in the module's one Chromium."""
+    def probe(source: str) -> tuple[str, list[str], str]:
+        imported = import_page(source, "own.html")
+        template = template_text(imported, Path("own.html"), source)
+        template = with_probed_rules(imported, template, Path("own.html"), source, browser=browser)
+        return imported.body, imported.notes, sample_page(template, imported, Path("own.html"))
+    return probe
+
+
+def page_of(name: str) -> str:
+    return (PAGES / f"{name}.html").read_text(encoding="utf-8")
+
+
+def tag_of(body: str, name: str) -> str:
+    """Every tag named ``name`` (x_{{ i }}), joined."""
+    return " ".join(re.findall(rf"<[^>]*name=\"{name}_{{{{ i }}}}\"[^>]*>", body))
+
+
+def submits(browser, html: str, values: dict[str, str] | None = None) -> bool:
+    """Whether the crowd page, its own checks on as a person meets them, sends ``values`` (None: an honest
+    worker's full answer)."""
+    page = browser.new_page()
+    try:
+        page.route("**/*", lambda route: route.fulfill(
+            status=200, content_type="text/html", body=html if route.request.url.startswith(PAGE_URL) else ""))
+        page.add_init_script(script=PROBE_SCRIPT)
+        page.goto(f"{PAGE_URL}?assignmentId={SESSION['assignmentId']}")
+        groups = page.evaluate("() => window.__hitflowProbe.groups()")
+        page.evaluate("() => document.querySelectorAll('input, textarea').forEach((c) => delete c.checkValidity)")
+        given = honest_answers(html, groups) if values is None else values
+        return page.evaluate("(t) => window.__hitflowProbe.run(t)", [[given, 0]])[0][0]
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+def test_a_crowd_pages_script_only_requirements_become_page_rules(probing, browser) -> None:
+    body, notes, page = probing(page_of("review_tone"))
+    assert "required" in tag_of(body, "tone") and "required" in tag_of(body, "explain")
+    assert "required" not in tag_of(body, "extra")
+    assert any("run in Chromium at import" in n and "10 words" in n for n in notes)
+    spec = {f["name"]: f for f in form_spec(form_fields(page))["fields"]}
+    assert spec["tone_0"]["required"] and spec["explain_0"]["required"] and not spec["extra_0"]["required"]
+    assert submits(browser, page)  # MTurk's .checked and .value, read by the page's script, hold the answer
+    assert not submits(browser, page, {"tone_0": "", "explain_0": " ".join(["word"] * 12)})
+
+    body, _notes, page = probing(page_of("news_topics"))
+    assert 'data-min-selections="1"' in tag_of(body, "topic") and "required" not in tag_of(body, "summary")
+    assert "required" not in tag_of(body, "urgency")  # a classifier is required by the element already
+    assert submits(browser, page)
+
+
+@pytest.mark.browser
+def test_a_crowd_element_required_with_one_value_of_a_choice_is_the_same_rule_as_on_a_plain_page(probing,
+                                                                                                 browser) -> None:
+    body, _notes, page = probing(page_of("damage_check"))
+    assert "required" in tag_of(body, "damage")
+    assert 'data-required-when="damage=yes"' in tag_of(body, "where")
+    assert "required" not in tag_of(body, "where").replace("data-required-when", "")
+    assert "required" not in tag_of(body, "sure")
+    spec = form_spec(form_fields(page))
+    for value, held in (("yes", True), ("no", False)):
+        assert bool(check_form(spec, {"damage_0": value, "where_0": "", "sure_0": "3"})) is held, value
+    assert submits(browser, page)
+
+
+@pytest.mark.browser
+def test_an_elements_own_required_is_kept_and_does_not_hide_what_the_script_requires(probing, browser) -> None:
+    """The stand-in refuses a blank required element itself, before the page's script runs: the run lets each
+    try past the page's own rules, so the script's requirement on the radio group is still found."""
+    body, notes, page = probing(OWN_REQUIRED)
+    assert tag_of(body, "fixed").count("required") == 1
+    assert "required" in tag_of(body, "ok") and "required" not in tag_of(body, "note")
+    assert not any("already say" in n for n in notes)
+    assert submits(browser, page) and not submits(browser, page, {"fixed_0": "", "ok_0": "yes"})
+
+
+@pytest.mark.browser
+def test_a_crowd_element_the_run_cannot_answer_is_named_in_a_note(probing) -> None:
+    body, notes, _page = probing(DRAWN)
+    assert any("was not asked about boxes" in n for n in notes), notes
+    assert "required" in tag_of(body, "count")
+
