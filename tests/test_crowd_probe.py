@@ -7,6 +7,7 @@ the script refuses becomes a page rule the gate and the simulated crowd read. Pa
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -129,3 +130,19 @@ def test_a_crowd_element_the_run_cannot_answer_is_named_in_a_note(probing) -> No
     assert any("was not asked about boxes" in n for n in notes), notes
     assert "required" in tag_of(body, "count")
 
+
+
+def test_a_box_the_page_requires_after_yes_is_answered_about_the_item() -> None:
+    """"If yes, where is the damage?" reads like a question about the worker ("Have you heard of it? If yes,
+    where?"), left blank by those who never heard; once the page requires it (yes chosen, data-required-when)
+    an honest worker answers it about the item, as the page's script makes a person do."""
+    from flows.core.pages.crowd_elements import FormField
+    from flows.sim.people.worker_questions import about_worker
+
+    question, rng = "If yes, where is the damage?", random.Random(1)
+    workers = [f"A{n:03d}" for n in range(40)]
+    said = {w: about_worker(FormField("where_0", "text"), question, w, rng) for w in workers}
+    never_heard = [w for w in workers if said[w] == ""]
+    assert never_heard  # an optional box: left blank by some
+    assert all(about_worker(FormField("where_0", "text", attrs={"required": ""}), question, w, rng) is None
+               for w in never_heard)
