@@ -29,6 +29,8 @@ OWN_REQUIRED = """<crowd-form>
     <crowd-radio-button name="ok" value="no">Needs a fix</crowd-radio-button>
   </crowd-radio-group>
   <crowd-input name="note"></crowd-input>
+  <label><input type="radio" name="sure" value="yes" required> Sure</label>
+  <label><input type="radio" name="sure" value="no"> Not sure</label>
 </crowd-form>
 <script>
 document.querySelector('crowd-form').addEventListener('submit', function (e) {
@@ -115,13 +117,14 @@ def test_a_crowd_element_required_with_one_value_of_a_choice_is_the_same_rule_as
 
 @pytest.mark.browser
 def test_an_elements_own_required_is_kept_and_does_not_hide_what_the_script_requires(probing, browser) -> None:
-    """The stand-in refuses a blank required element itself, before the page's script runs: the run lets each
-    try past the page's own rules, so the script's requirement on the radio group is still found."""
+    """The stand-in refuses a blank required element (or plain control) itself, before the page's script runs:
+    the run lets each try past the page's own rules, so the script's requirement on the radio group is still
+    found, and what the page already requires is not taken for the script's."""
     body, notes, page = probing(OWN_REQUIRED)
-    assert tag_of(body, "fixed").count("required") == 1
+    assert tag_of(body, "fixed").count("required") == 1 and tag_of(body, "sure").count("required") == 1
     assert "required" in tag_of(body, "ok") and "required" not in tag_of(body, "note")
     assert not any("already say" in n for n in notes)
-    assert submits(browser, page) and not submits(browser, page, {"fixed_0": "", "ok_0": "yes"})
+    assert submits(browser, page) and not submits(browser, page, {"fixed_0": "", "ok_0": "yes", "sure_0": "yes"})
 
 
 @pytest.mark.browser
