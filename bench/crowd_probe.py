@@ -3,7 +3,7 @@ and run on the MTurk simulator with bench/gate_heldout.py's machinery (the CLI, 
 workers an item): approved assignments with a field the page's script requires left blank, and what the gate
 flagged and blocked, honest and not.
 
-Three pages of our own (bench/crowd_probe/), written as MTurk requesters write crowd pages, none with a
+Four pages of our own (bench/crowd_probe/), written as MTurk requesters write crowd pages, none with a
 ``required`` attribute; each script's check is attached after the page loads:
 
 - review_tone: a crowd-radio-group (nothing checked refused) and a crowd-text-area (under 10 words refused),
@@ -11,7 +11,9 @@ Three pages of our own (bench/crowd_probe/), written as MTurk requesters write c
 - damage_check: "is there damage?" yes/no and "where?" (a crowd-input), required only when yes, and a
   crowd-slider; ``onsubmit`` on the crowd-form by its id, set on DOMContentLoaded, returning false;
 - news_topics: four crowd-checkboxes (none ticked refused), a crowd-classifier and an optional summary; the
-  crowd-form's ``onsubmit`` set on load, reading each crowd-checkbox's ``checked``.
+  crowd-form's ``onsubmit`` set on load, reading each crowd-checkbox's ``checked``;
+- sentiment_buttons: MTurk's reference radio shape, each crowd-radio-button its own name (one field, ``choice``),
+  none chosen refused, and "what is the complaint about?" refused blank only after "negative".
 
 ``--repo`` (the checkout whose hitflow runs), ``--items``, ``--seed``, ``--pages`` and ``--label`` as
 bench/gate_heldout.py; figures go to bench/results-crowd-probe.json under the label.
@@ -34,16 +36,29 @@ PAGES_DIR = ROOT / "bench" / "crowd_probe"
 RESULTS = ROOT / "bench" / "results-crowd-probe.json"
 
 
-def damage_blank(db: sqlite3.Connection, campaign: str, _profiles: dict[str, str]) -> dict[str, Any]:
-    """Approved assignments answering "yes, damaged" with "where?" blank (required only then, by the script)."""
+def _approved_answers(db: sqlite3.Connection, campaign: str) -> list[dict[str, str]]:
+    """Each approved assignment's answer to each of its items: field -> value."""
     approved = {r[0] for r in db.execute("SELECT assignment_id FROM decisions WHERE campaign = ? AND action = "
                                          "'approve'", [campaign])}
     given: dict[tuple[str, str], dict[str, str]] = {}
     for a, item, name, value in db.execute("SELECT assignment_id, item_id, field, value FROM answers"):
         if a in approved and item:
             given.setdefault((a, item), {})[name] = value or ""
-    yes = [f for f in given.values() if f.get("damage") == "yes"]
+    return list(given.values())
+
+
+def damage_blank(db: sqlite3.Connection, campaign: str, _profiles: dict[str, str]) -> dict[str, Any]:
+    """Approved assignments answering "yes, damaged" with "where?" blank (required only then, by the script)."""
+    yes = [f for f in _approved_answers(db, campaign) if f.get("damage") == "yes"]
     return {"approved_yes": len(yes), "approved_yes_where_blank": sum(not f.get("where", "").strip() for f in yes)}
+
+
+def complaint_blank(db: sqlite3.Connection, campaign: str, _profiles: dict[str, str]) -> dict[str, Any]:
+    """Approved assignments answering "negative" with the complaint blank (required only then, by the script)."""
+    given = _approved_answers(db, campaign)
+    bad = [f for f in given if f.get("choice") == "negative"]
+    return {"approved_negative": len(bad), "approved_negative_complaint_blank": sum(
+        not f.get("complaint", "").strip() for f in bad)}
 
 
 PAGES = (
@@ -51,6 +66,7 @@ PAGES = (
                 {"explain": TextField(10, lambda t, _i: bool(t.strip()), "any answer")}, folder=PAGES_DIR),
     HeldoutPage("damage_check", 1, ("damage",), folder=PAGES_DIR, extra=damage_blank),
     HeldoutPage("news_topics", 1, ("topic",), folder=PAGES_DIR),
+    HeldoutPage("sentiment_buttons", 1, ("choice",), folder=PAGES_DIR, extra=complaint_blank),
 )
 
 

@@ -116,6 +116,20 @@ def test_a_crowd_element_required_with_one_value_of_a_choice_is_the_same_rule_as
 
 
 @pytest.mark.browser
+def test_a_radio_group_whose_buttons_each_have_a_name_is_asked_as_the_one_field_it_answers(probing, browser) -> None:
+    """MTurk's reference shape: each crowd-radio-button its own name, the group one field (``choice``); the run
+    answers and blanks the group, and its rule goes on the <crowd-radio-group>, where hitflow reads it."""
+    body, notes, page = probing(page_of("sentiment_buttons"))
+    assert re.search(r"<crowd-radio-group required>", body) and "required" not in tag_of(body, "positive")
+    assert 'data-required-when="choice=negative"' in tag_of(body, "complaint")
+    assert not any("was not asked about" in n for n in notes)
+    spec = form_spec(form_fields(page))
+    for value, held in (("", True), ("negative", True), ("neutral", False)):
+        assert bool(check_form(spec, {"choice_0": value, "complaint_0": ""})) is held, value
+    assert submits(browser, page)
+
+
+@pytest.mark.browser
 def test_an_elements_own_required_is_kept_and_does_not_hide_what_the_script_requires(probing, browser) -> None:
     """The stand-in refuses a blank required element (or plain control) itself, before the page's script runs:
     the run lets each try past the page's own rules, so the script's requirement on the radio group is still

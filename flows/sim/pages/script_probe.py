@@ -11,6 +11,7 @@ recorded, never shown, and no submit leaves the page."""
 from __future__ import annotations
 
 import functools
+import json
 import random
 import re
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import chromium, failure, missing
 from flows.sim.pages.browser_thread import FLAGS, kill_marked
 from flows.sim.pages.page_filling import fill_form, page_rules
@@ -51,8 +53,10 @@ PROBE_SCRIPT = """(() => {
   const kind = (el) => (el.tagName === "INPUT" ? el.type || "text" : el.tagName.toLowerCase());
   // a crowd element's control (hitflow's stand-in draws it unnamed) answers under the element's name
   const host = (el) => el.closest(HOSTS);
-  const nameOf = (el) => (el.name && !el.hasAttribute("data-crowd-own") || !host(el) ? el.name
+  let alias = {};  // a button of a crowd-radio-group whose buttons each have a name -> the group's field
+  const own = (el) => (el.name && !el.hasAttribute("data-crowd-own") || !host(el) ? el.name
     : host(el).getAttribute("name") || "");
+  const nameOf = (el) => alias[own(el)] || own(el);
   let found = null;  // the answer controls as the page loaded (a hidden field with a value is the page's)
   const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
     .filter((el) => nameOf(el) && el.closest(".custom-item") && !SKIP.includes(kind(el))
@@ -62,7 +66,8 @@ PROBE_SCRIPT = """(() => {
     || host(el) && host(el).hasAttribute("required")).map(nameOf)));
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
-  function groups() {
+  function groups(aliases) {
+    alias = aliases || {};
     form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
     ruled();  // as the page loaded, before any answer is set
     const out = {};
@@ -163,7 +168,8 @@ def _asked_in(browser: Any, html: str) -> Found:
         page.route("**/*", answer)
         page.add_init_script(script=PROBE_SCRIPT)
         page.goto(f"{PAGE_URL}?{urlencode(SESSION)}")
-        groups = page.evaluate("() => window.__hitflowProbe.groups()")
+        aliases = {b: f.name for f in form_fields(html) if f.attrs.get(BUTTONS) for b in json.loads(f.attrs[BUTTONS])}
+        groups = page.evaluate("(a) => window.__hitflowProbe.groups(a)", aliases)
         loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
         found = _tried(page, groups, honest_answers(html, groups))
         found.errors = loading
