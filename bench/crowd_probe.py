@@ -54,11 +54,13 @@ def damage_blank(db: sqlite3.Connection, campaign: str, _profiles: dict[str, str
 
 
 def complaint_blank(db: sqlite3.Connection, campaign: str, _profiles: dict[str, str]) -> dict[str, Any]:
-    """Approved assignments answering "negative" with the complaint blank (required only then, by the script)."""
+    """Approved answers with no sentiment chosen (the ledger keeps one column per button, as MTurk posts them),
+    and answering "negative" with the complaint blank (required only then, by the script)."""
     given = _approved_answers(db, campaign)
-    bad = [f for f in given if f.get("choice") == "negative"]
-    return {"approved_negative": len(bad), "approved_negative_complaint_blank": sum(
-        not f.get("complaint", "").strip() for f in bad)}
+    bad = [f for f in given if f.get("negative") == "negative"]
+    return {"approved_none_chosen": sum(not any(f.get(b) for b in ("positive", "negative", "neutral")) for f in given),
+            "approved_negative": len(bad), "approved_negative_complaint_blank": sum(
+                not f.get("complaint", "").strip() for f in bad)}
 
 
 PAGES = (
@@ -66,7 +68,7 @@ PAGES = (
                 {"explain": TextField(10, lambda t, _i: bool(t.strip()), "any answer")}, folder=PAGES_DIR),
     HeldoutPage("damage_check", 1, ("damage",), folder=PAGES_DIR, extra=damage_blank),
     HeldoutPage("news_topics", 1, ("topic",), folder=PAGES_DIR),
-    HeldoutPage("sentiment_buttons", 1, ("choice",), folder=PAGES_DIR, extra=complaint_blank),
+    HeldoutPage("sentiment_buttons", 1, (), folder=PAGES_DIR, extra=complaint_blank)  # blanks: its extra line,
 )
 
 
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     for page in (p for p in PAGES if not args.pages or p.name in args.pages.split(",")):
         run[page.name] = run_route(page, "mturk", args.items, env, args.seed)
         print("\n".join(show(page.name, "mturk", run[page.name])), flush=True)
-    keep_result(RESULTS, f"{label}, {args.items or 'all'} items, seed {args.seed or 'default'}",
+    keep_result(RESULTS, f"{label}, {args.items or 'all'} items, seed {args.seed or 'default'}, pages "
+                         f"{','.join(run)}",
                 {"flows": which, "route": "mturk", "pages": run})
     return 0
 
