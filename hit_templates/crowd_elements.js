@@ -44,6 +44,11 @@
       return fits;
     };
   };
+  /* MTurk's elements answer a page's script as their control would (a radio button's .checked, a slider's .value) */
+  var mirror = function (el, prop, control) {
+    Object.defineProperty(el, prop, {configurable: true, get: function () { return control[prop]; },
+      set: function (v) { control[prop] = v; }});
+  };
   var synced = [];  /* each crowd-input's catch-up with a value its page's script set as an attribute */
 
   each("crowd-input, crowd-text-area", function (el) {
@@ -67,8 +72,9 @@
   var checkboxes = {};
   each("crowd-checkbox", function (el) {
     var name = el.getAttribute("name"), value = el.getAttribute("value") || "on";
-    var box = make("input", {type: "checkbox", required: flag(el, "required"), checked: flag(el, "checked")});
+    var box = make("input", {type: "checkbox", value: value, required: flag(el, "required"), checked: flag(el, "checked")});
     el.insertBefore(box, el.firstChild);
+    mirror(el, "checked", box);
     (checkboxes[name] = checkboxes[name] || {})[value] = box;
     getters[name] = function () { var out = {}; Object.keys(checkboxes[name]).forEach(function (v) { out[v] = checkboxes[name][v].checked; }); return out; };
   });
@@ -80,6 +86,7 @@
       buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value, "data-crowd-own": "",
         required: group.hasAttribute("required") || el.hasAttribute("required") ? "" : null, checked: flag(el, "checked")});
       el.insertBefore(buttons[value], el.firstChild);
+      mirror(el, "checked", buttons[value]);
       own[el.getAttribute("name") || ""] = [value, buttons[value]];
     });
     var names = Object.keys(own), perButton = names.length > 1 && names.indexOf("") < 0 &&
@@ -108,6 +115,7 @@
       disabled: flag(el, "disabled")}, el), shown = make("output", {}, el);
     if (el.getAttribute("value")) { range.value = el.getAttribute("value"); }
     shown.textContent = range.value;
+    mirror(el, "value", range);
     range.addEventListener("input", function () { shown.textContent = range.value; });
     /* required: the worker must move it (a slider left where the page put it was not answered; QC reads it so) */
     var start = range.value, moved = function () {

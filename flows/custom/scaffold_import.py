@@ -155,9 +155,9 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
 def with_probed_rules(imported: ImportedPage, template: str, page: Path, source: str, keep_jinja: bool = False,
                       browser: Any = None) -> str:
     """The template with what the page's script requires, found by running it (flows/custom/submit_probe.py;
-    ``browser``: one to run it in, else one is launched); a page with no script that could refuse a submit, or
-    built on MTurk's crowd elements, as it is."""
-    if imported.crowd or not blocks_submit(imported.body) or not template.endswith(imported.body + "{% endblock %}\n"):
+    ``browser``: one to run it in, else one is launched); a page with no script that could refuse a submit as
+    it is."""
+    if not blocks_submit(imported.body) or not template.endswith(imported.body + "{% endblock %}\n"):
         return template
     try:
         rendered = sample_page(template, imported, page)

@@ -2,15 +2,20 @@
 docs/importing_pages.md): a page whose script can stop a submit is rendered with a sample item and run in
 Chromium (flows/sim/pages/script_probe.py), and each answer it refuses to submit blank becomes a page rule
 (required, data-min-selections, data-required-when) that hitflow's page, its QC and every simulated worker
-enforce. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a crowd page),
-the checks read from its code stand (flows/custom/submit_checks.py) and a note says so."""
+enforce; on a crowd page (``_crowd_page.html.j2``) each crowd element is asked through the control hitflow's
+stand-in draws for it. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a
+crowd element the run cannot answer), the checks read from its code stand (flows/custom/submit_checks.py) and a
+note says so."""
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any
 
+from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.radio_buttons import BUTTONS
 from flows.custom.page_tags import FIELD_TAG
 from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
@@ -46,12 +51,14 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     rules += [(n, "data-required-when", f"{c.removesuffix(ITEM)}={v}", said)
               for n, (c, v, said) in found.required_when.items()]
     added: dict[tuple[str, str], list[str]] = {}  # (rule, what the page said) -> the fields it is now on
-    kept = []
+    kept, buttons = [], {f.name: next(iter(json.loads(f.attrs[BUTTONS]))) for f in form_fields(rendered)
+                         if f.attrs.get(BUTTONS)}
     for name, attr, value, said in rules:
         if not name.endswith(ITEM):
             continue  # a control outside the item's fields (none of the page's answers)
         base, was = name.removesuffix(ITEM), body
-        body = FIELD_TAG.sub(functools.partial(with_rule, rule=(f"{base}_{{{{ i }}}}", attr, value)), body)
+        body = _on_group(body, buttons[name], attr, value) if name in buttons else \
+            FIELD_TAG.sub(functools.partial(with_rule, rule=(f"{base}_{{{{ i }}}}", attr, value)), body)
         rule = f"{attr}={value!r}" if value else attr
         if body == was:
             kept.append(f"{rule} on {base}")
@@ -64,8 +71,30 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     if kept:
         notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
                      f"rules already say ({', '.join(kept)})")
-    notes += _caveats(found, origin)
+    notes += _caveats(found, origin) + _unasked(found, rendered, origin)
     return body, notes
+
+
+def _on_group(body: str, button: str, attr: str, value: str) -> str:
+    """The rule on the <crowd-radio-group> holding the ``button`` (its buttons each have a name: none is the
+    group's), where hitflow reads a group's own rules."""
+    at = body.find(f'name="{button.removesuffix(ITEM)}_{{{{ i }}}}"')
+    start = body.rfind("<crowd-radio-group", 0, at) if at >= 0 else -1
+    end = start + len("<crowd-radio-group")
+    if start < 0 or re.search(rf"\s{attr}\b", body[end:body.find(">", end)]):
+        return body
+    return body[:end] + f" {attr}" + (f'="{value}"' if value else "") + body[end:]
+
+
+def _unasked(found: Any, rendered: str, origin: str) -> list[str]:
+    """A note naming the crowd elements the run could not answer (boxes, points, marked words), so what the script
+    requires of them is not known."""
+    names = [f.name.removesuffix(ITEM) for f in form_fields(rendered) if f.attrs.get("data-crowd")
+             and f.name.endswith(ITEM) and f.kind != "hidden" and f.name not in found.asked]
+    return [f"{origin}: note: run in Chromium at import, the page's script was not asked about {', '.join(names)}: "
+            "the run cannot answer such a crowd element (a drawing: boxes, points, marked words), "
+            "so whether the script requires it is not known; if it does, give it the page rule required"] \
+        if names else []
 
 
 def _caveats(found: Any, origin: str) -> list[str]:

@@ -11,6 +11,7 @@ recorded, never shown, and no submit leaves the page."""
 from __future__ import annotations
 
 import functools
+import json
 import random
 import re
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import chromium, failure, missing
 from flows.sim.pages.browser_thread import FLAGS, kill_marked
 from flows.sim.pages.page_filling import fill_form, page_rules
@@ -38,6 +40,8 @@ CHOICES = ("radio", "select")  # what a box may be required by (data-required-wh
 # Runs before the page's own scripts: records alerts and submits, keeps every submit on the page, and sets the
 # form's answers (change/input/keyup fired, so scripts that watch the controls see each change).
 PROBE_SCRIPT = """(() => {
+  const HOSTS = "crowd-input, crowd-text-area, crowd-checkbox, crowd-radio-button, crowd-slider, crowd-classifier, "
+    + "crowd-image-classifier, crowd-classifier-multi-select, crowd-image-classifier-multi-select";
   const seen = {sent: false, said: []};
   window.alert = (m) => { seen.said.push(String(m)); };
   window.confirm = (m) => { seen.said.push(String(m)); return true; };
@@ -45,22 +49,32 @@ PROBE_SCRIPT = """(() => {
   window.addEventListener("submit", (e) => { if (!e.defaultPrevented) seen.sent = true; e.preventDefault(); });
   window.turkSetAssignmentID = () => {};  // MTurk's externalHIT_v1.js, not loaded offline (hitflow's has the session)
   const SKIP = ["submit", "button", "reset", "image", "file"];
-  const form = () => document.getElementById("hit-form");
+  const form = () => document.getElementById("hit-form") || document.getElementById("crowd-form");
   const kind = (el) => (el.tagName === "INPUT" ? el.type || "text" : el.tagName.toLowerCase());
+  // a crowd element's control (hitflow's stand-in draws it unnamed) answers under the element's name
+  const host = (el) => el.closest(HOSTS);
+  let alias = {};  // a button of a crowd-radio-group whose buttons each have a name -> the group's field
+  const own = (el) => (el.name && !el.hasAttribute("data-crowd-own") || !host(el) ? el.name
+    : host(el).getAttribute("name") || "");
+  const nameOf = (el) => alias[own(el)] || own(el);
   let found = null;  // the answer controls as the page loaded (a hidden field with a value is the page's)
   const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
-    .filter((el) => el.name && el.closest(".custom-item") && !SKIP.includes(kind(el))
+    .filter((el) => nameOf(el) && el.closest(".custom-item") && !SKIP.includes(kind(el))
       && !(kind(el) === "hidden" && el.value)));
   let rules = null;  // the groups the page already requires as it loaded: their own rule, not the script's
-  const ruled = () => rules || (rules = new Set(controls().filter((el) => el.required).map((el) => el.name)));
+  const ruled = () => rules || (rules = new Set(controls().filter((el) => el.required
+    || host(el) && host(el).hasAttribute("required")).map(nameOf)));
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
-  function groups() {
+  function groups(aliases) {
+    alias = aliases || {};
     form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
     ruled();  // as the page loaded, before any answer is set
     const out = {};
     for (const el of controls()) {
-      const g = out[el.name] || (out[el.name] = {name: el.name, kind: kind(el), options: [], min: el.min || ""});
+      // a crowd page checks its controls itself on Submit: a rule of the page's own lets each try through
+      if (form().tagName === "CROWD-FORM" && ruled().has(nameOf(el))) el.checkValidity = () => true;
+      const name = nameOf(el), g = out[name] || (out[name] = {name, kind: kind(el), options: [], min: el.min || ""});
       if (g.kind === "radio" || g.kind === "checkbox") g.options.push(el.value);
       else if (el.tagName === "SELECT") { g.kind = "select"; g.options = Array.from(el.options, (o) => o.value); }
     }
@@ -69,7 +83,7 @@ PROBE_SCRIPT = """(() => {
   function set(values) {
     const all = controls(), changed = [];
     for (const el of all) {
-      const v = values[el.name] || "", k = kind(el), many = v.split("|"), was = el.checked;
+      const v = values[nameOf(el)] || "", k = kind(el), many = v.split("|"), was = el.checked;
       if (k === "radio") el.checked = el.value === v;
       else if (k === "checkbox") el.checked = many.includes(el.value);
       else if (el.multiple) for (const o of el.options) o.selected = many.includes(o.value);
@@ -86,7 +100,7 @@ PROBE_SCRIPT = """(() => {
       seen.sent = false; seen.said = [];
       presses()[press].click();  // a disabled button does nothing: refused
       // what the script asks through the browser's own checks (setCustomValidity, .required set on a change)
-      const invalid = Array.from(form().elements).find((el) => el.willValidate && !ruled().has(el.name)
+      const invalid = Array.from(form().elements || controls()).find((el) => el.willValidate && !ruled().has(nameOf(el))
         && !el.checkValidity());
       if (invalid && seen.sent) { seen.sent = false; seen.said.push(invalid.validationMessage); }
       return [seen.sent, seen.said.slice(0, 2)];
@@ -102,6 +116,7 @@ class Found:
     required: dict[str, str] = field(default_factory=dict)
     required_when: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     boxes: list[str] = field(default_factory=list)  # the checkbox groups (required: one box at least)
+    asked: list[str] = field(default_factory=list)  # every field the probe could set, blank or not
     problem: str = ""  # why the script could not be asked ("" when it was)
     refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
     errors: list[str] = field(default_factory=list)  # raised as the page loaded (a library that never loaded)
@@ -153,7 +168,8 @@ def _asked_in(browser: Any, html: str) -> Found:
         page.route("**/*", answer)
         page.add_init_script(script=PROBE_SCRIPT)
         page.goto(f"{PAGE_URL}?{urlencode(SESSION)}")
-        groups = page.evaluate("() => window.__hitflowProbe.groups()")
+        aliases = {b: f.name for f in form_fields(html) if f.attrs.get(BUTTONS) for b in json.loads(f.attrs[BUTTONS])}
+        groups = page.evaluate("(a) => window.__hitflowProbe.groups(a)", aliases)
         loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
         found = _tried(page, groups, honest_answers(html, groups))
         found.errors = loading
@@ -183,7 +199,7 @@ def honest_answers(html: str, groups: list[dict[str, Any]]) -> dict[str, str]:
 
 def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> Found:
     presses = int(page.evaluate("() => window.__hitflowProbe.presses()"))
-    found = Found(boxes=[g["name"] for g in groups if g["kind"] == "checkbox"])
+    found = Found(boxes=[g["name"] for g in groups if g["kind"] == "checkbox"], asked=[g["name"] for g in groups])
 
     def refused(variants: list[dict[str, str]]) -> list[tuple[bool, str] | None]:
         """Per variant: refused by a press that took the full answer, and what the page said."""
