@@ -11,7 +11,7 @@ from typing import Any
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 
-ITEM = "_0"  # the sample item's suffix: x_0 is the template's x_{{ i }}
+ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 
 
 def probed_limits(body: str, found: Any, origin: str) -> tuple[str, list[str]]:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from flows.custom.page_tags import FIELD_TAG
-from flows.custom.probed_limits import probed_limits
+from flows.custom.probed_limits import ITEM, probed_limits
 from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
 from flows.platforms.targets import sim_script_requires
@@ -22,7 +22,6 @@ from flows.platforms.targets import sim_script_requires
 GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
                    r"(?:set|remove)Attribute\(\s*[\"']required", re.I)
 ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
-ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 
 
 def blocks_submit(body: str) -> bool:
