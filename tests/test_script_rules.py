@@ -122,12 +122,3 @@ def test_the_dry_run_names_a_submit_hook_on_document_whose_checks_are_not_read()
     source = (PAGES / "must.html").read_text(encoding="utf-8")
     assert unread_hook(template_text(import_page(source, "must.html"), Path("must.html"), source)) == []
 
-
-@pytest.mark.parametrize("platform", ["mturk", "prolific"])
-def test_a_control_the_script_requires_as_it_loads_is_never_approved_blank(tmp_path: Path, platform: str) -> None:
-    """The campaign run by form-reading workers (who read only the page's rules): a category left blank, which
-    a person's browser would refuse, is rejected, never approved."""
-    from tests.test_required_as_page import blank_decisions, run_imported
-
-    decided = blank_decisions(run_imported(tmp_path, "must", platform, pages=PAGES), ("category", "reason"))
-    assert decided.get("reject") and not decided.get("approve")

@@ -30,7 +30,8 @@ def probed_limits(body: str, found: Any, origin: str) -> tuple[str, list[str]]:
         said = [f'data-min-words="{least}"'] * bool(least) + [f'data-max-words="{most}"'] * bool(most)
         body = _on_field(body, base, lambda tag, said=said: _with(tag, " ".join(said)))
         notes.append(f"{origin}: note: run in Chromium at import, the page's script refused {base} with "
-                     + " or ".join([f"fewer than {least} words"] * bool(least) + [f"more than {most}"] * bool(most))
+                     + " or ".join([f"fewer than {least} words"] * bool(least)
+                                   + [f"more than {most} words"] * bool(most))
                      + f": [qc.fields.{base}] holds it as min/max words, and simulated workers write within it")
     return body, notes
 
