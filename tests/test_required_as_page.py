@@ -36,14 +36,14 @@ share = 0.25
 """
 
 
-def run_imported(tmp_path: Path, page: str, platform: str, *more: str) -> sqlite3.Connection:
-    """``tests/pages/required/<page>.html`` imported with ``hitflow new --from`` and run by form-reading workers
-    (honest ones, speeders who skip what they may, rule breakers who post around the page) on ``platform``
-    (``more``: the run's further options)."""
-    (tmp_path / f"{page}.html").write_bytes((PAGES / f"{page}.html").read_bytes())
+def run_imported(tmp_path: Path, page: str, platform: str, *more: str, pages: Path = PAGES) -> sqlite3.Connection:
+    """``tests/pages/required/<page>.html`` (or ``pages``') imported with ``hitflow new --from`` and run by
+    form-reading workers (honest ones, speeders who skip what they may, rule breakers who post around the page)
+    on ``platform`` (``more``: the run's further options)."""
+    (tmp_path / f"{page}.html").write_bytes((pages / f"{page}.html").read_bytes())
     assert main(["new", page, "--from", str(tmp_path / f"{page}.html"), "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "config"
-    (folder / f"{page}_items.csv").write_bytes((PAGES / f"{page}_items.csv").read_bytes())
+    (folder / f"{page}_items.csv").write_bytes((pages / f"{page}_items.csv").read_bytes())
     (folder / "crowd.toml").write_text(CROWD, encoding="utf-8")
     config = folder / f"{page}.toml"
     text = re.sub(r'(?m)^budget = ".*?"', 'budget = "500.00 USD"', config.read_text(encoding="utf-8"))

@@ -24,6 +24,7 @@ from flows.custom.kept_pages import kept_page
 from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
+from flows.custom.script_targets import unread_hook
 from flows.custom.submit_checks import script_only_checks
 from flows.custom.truth_source import truth_lines
 from qc.form_constraints import Spec, describe_rules
@@ -224,7 +225,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
-    unchecked = [f"UNCHECKED: {n}" for n in script_only_checks(source)]  # the run goes on: a browser enforces them
+    unchecked = [f"UNCHECKED: {n}" for n in script_only_checks(source) + unread_hook(source)]  # a browser runs them
     return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
 
 

@@ -24,6 +24,7 @@ from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     HITFLOW_FORM,
     ID,
+    SUBMIT_HOOK,
     attached_handlers,
     retarget_scripts,
     script_submit_handlers,
@@ -50,8 +51,6 @@ CROWD_ID = re.compile(r"""<crowd-form\b[^>]{0,600}?(?<![\w-])id\s*=\s*["']?([\w-
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
                              r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
-SUBMIT_HOOK = re.compile(r"""\.onsubmit\s*=(?!=)|\.addEventListener\(\s*["']submit["']|\.on\(\s*["']submit["']|"""
-                         r"""\.submit\(\s*(?:function\b|[A-Za-z_$])""")
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 
 

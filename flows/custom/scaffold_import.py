@@ -256,13 +256,16 @@ def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, 
     rules = form_spec(form_fields(page))["fields"]
     texts = [f for f in rules if field_kind(f) == "text"]
     said = visible_text(instructions + page) if len(texts) == 1 else ""  # the page's minimum is the only field's
+    attrs = {f.name: f.attrs for f in read.fields.values()}
     return [(f["name"].removesuffix("_0"), f.get("input", "text"),
              asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"),
-             stated_words(f"{said}\n{asked.get(f['name'], '')}")) for f in texts]
+             stated_words(f"{said}\n{asked.get(f['name'], '')}", attrs.get(f["name"], {}))) for f in texts]
 
 
-def stated_words(text: str) -> tuple[int, int]:
-    return stated_min_words(text), stated_max_words(text)
+def stated_words(text: str, attrs: dict[str, str]) -> tuple[int, int]:
+    """The fewest and most words the page's words state, or its script was found to enforce (data-*-words)."""
+    least, most = (int(n) if (n := attrs.get(f"data-{k}-words", "")).isdigit() else 0 for k in ("min", "max"))
+    return max(stated_min_words(text), least), min((n for n in (stated_max_words(text), most) if n), default=0)
 
 
 # A question about the worker (age, home, device, how sure): one person's same answer on every item, and
@@ -285,8 +288,8 @@ def field_qc_table(field: str, control: str, personal: bool = False, stated: tup
         return (f"{head}: it asks about the worker or for a missing word, so the same short answer on several items "
                 f"is expected\nignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
     least = max(stated[0], 3) if control == "textarea" else stated[0]
-    why = "as the page's own words ask" if stated[0] >= least else "fewer flags the answer"
+    why = "as the page asks (its words or its script)" if stated[0] >= least else "fewer flags the answer"
     lines = [f"{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)"] if least else []
-    lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page's own words ask: more flags the answer for a "
+    lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page asks: more flags the answer for a "
               "person to look at"] if stated[1] else []
     return f"{head}\n" + "".join(f"{line}\n" for line in lines) if lines else ""

@@ -30,6 +30,9 @@ BY_TAG = (rf"""(?:document\.querySelector\({SELECTOR}\)|\$\({SELECTOR}\)|jQuery\
           r"""document\.forms\[\s*0\s*\]|document\.getElementsByTagName\(\s*["'](?:crowd-)?form["']\s*\)\[\s*0\s*\])""")
 ATTACH = (r"""\s*\.\s*(?:addEventListener\(\s*["'](?:submit|click)["']\s*,\s*|on(?:submit|click)\s*=\s*|"""
           r"""(?:submit|click)\(\s*|on\(\s*["'](?:submit|click)["']\s*,\s*)""")
+# a submit hooked anywhere: on an element not read as the form (document, window) its checks are not read
+SUBMIT_HOOK = re.compile(r"""\.onsubmit\s*=(?!=)|\.addEventListener\(\s*["']submit["']|\.on\(\s*["']submit["']|"""
+                         r"""\.submit\(\s*(?:function\b|[A-Za-z_$])""")
 FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([^)]{0,200}\)\s*=>\s*(?=\{)|"""
                             r"""[A-Za-z_$][\w$]*\s*=>\s*(?=\{)|([A-Za-z_$][\w$]*)""")
 
@@ -126,3 +129,15 @@ def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None
             kept[name] = function_body(scripts, name)
         code += kept[name]
     return code
+
+
+def unread_hook(template: str) -> list[str]:
+    """A line on a submit hook the template's scripts set on no element read as hitflow's form or Submit button
+    (``document``, ``window``): its checks are held only as far as the import's run of the page found them."""
+    scripts = script_text(template.replace("{{ i }}", "0"))
+    if attached_handlers(scripts, [HITFLOW_FORM, HITFLOW_SUBMIT]) or not (hook := SUBMIT_HOOK.search(scripts)):
+        return []
+    return [f"the page's script hooks a submit (`{hook[0]}`) on an element not read as hitflow's form: its checks "
+            "are not read; QC and form-reading simulated workers hold only the page rules and [qc.fields] word limits "
+            "its import found (see its notes): re-express any other, or rehearse with [target] sim_workers = "
+            "\"browser\""]

@@ -17,6 +17,7 @@ from typing import Any
 from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.custom.page_tags import FIELD_TAG
+from flows.custom.probed_limits import ITEM, probed_limits
 from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
 from flows.platforms.targets import sim_script_requires
@@ -24,9 +25,8 @@ from flows.platforms.targets import sim_script_requires
 # a script (or an on* attribute) that may stop a submit: it names one, cancels an event, disables a button, or asks
 # the browser's own checks (a custom validity, a control made required as the answers change)
 GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
-                   r"setAttribute\(\s*[\"']required", re.I)
+                   r"(?:set|remove)Attribute\(\s*[\"']required", re.I)
 ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
-ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 
 
 def blocks_submit(body: str) -> bool:
@@ -71,7 +71,8 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     if kept:
         notes.append(f"{origin}: note: run in Chromium at import, the page's script also requires what its page "
                      f"rules already say ({', '.join(kept)})")
-    notes += _caveats(found, origin) + _unasked(found, rendered, origin)
+    body, more = probed_limits(body, found, origin)
+    notes += more + _caveats(found, origin) + _unasked(found, rendered, origin)
     return body, notes
 
 

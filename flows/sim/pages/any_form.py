@@ -198,6 +198,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields))
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
+    fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}
     values = _filled(fill, todo, contexts, {f.name for f in fields})
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}

@@ -1,12 +1,8 @@
-"""Which answers a page's own script requires, found by running it (``hitflow new --from`` asks through
-flows/platforms/targets.py; flows/custom/submit_probe.py writes what is found as page rules). The rendered
-page is opened offline in Chromium (whatever it loads from elsewhere is an empty reply), filled with an honest
-simulated worker's answers and submitted; then each field, radio group and checkbox group is left blank in turn,
-and so again with each value of each choice. A submit the script stops, or one the browser's own checks would
-refuse as the script set them (``setCustomValidity``, ``required`` set on a change), is refused; refused twice
-with the answer blank (a warning that lets the second press through is no requirement) while the full answer
-went through is a requirement. One browser, one page load; the form is set anew between tries, the page's alerts
-recorded, never shown, and no submit leaves the page."""
+"""Which answers a page's own script requires, found by running it offline in Chromium (``hitflow new --from``;
+flows/custom/submit_probe.py writes what is found as page rules): filled with an honest worker's answers, then
+each field and group left blank in turn, and with each value of each choice. A submit the script stops, or the
+browser's own checks refuse as the script set them, refused twice while the full answer went through, is a
+requirement; what the HTML itself requires is read from its source (docs/importing_pages.md)."""
 
 from __future__ import annotations
 
@@ -25,6 +21,7 @@ from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import chromium, failure, missing
 from flows.sim.pages.browser_thread import FLAGS, kill_marked
 from flows.sim.pages.page_filling import fill_form, page_rules
+from flows.sim.pages.probe_reads import one_box_groups, word_ranges, words
 from flows.sim.people.crowd_model import Worker
 
 PAGE_URL = "https://page.probe.invalid/hit"
@@ -61,15 +58,17 @@ PROBE_SCRIPT = """(() => {
   const controls = () => found || (found = Array.from(form().querySelectorAll("input, select, textarea"))
     .filter((el) => nameOf(el) && el.closest(".custom-item") && !SKIP.includes(kind(el))
       && !(kind(el) === "hidden" && el.value)));
-  let rules = null;  // the groups the page already requires as it loaded: their own rule, not the script's
-  const ruled = () => rules || (rules = new Set(controls().filter((el) => el.required
-    || host(el) && host(el).hasAttribute("required")).map(nameOf)));
+  // the groups the page's HTML requires (its own rule, read from the source): one its script requires as it
+  // loads is the script's, and is asked like any other
+  let rules = new Set();
+  const ruled = () => rules;
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
-  function groups(aliases) {
+  function groups(aliases, stated) {
     alias = aliases || {};
     form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
-    ruled();  // as the page loaded, before any answer is set
+    rules = new Set(stated);  // and a crowd element's own required, which its stand-in control does not carry
+    for (const el of controls()) if (host(el) && host(el).hasAttribute("required")) rules.add(nameOf(el));
     const out = {};
     for (const el of controls()) {
       // a crowd page checks its controls itself on Submit: a rule of the page's own lets each try through
@@ -91,17 +90,18 @@ PROBE_SCRIPT = """(() => {
       // as a person's clicks: a radio tells when it is chosen, a box when it is ticked or unticked
       if (k === "radio" ? el.checked : k !== "checkbox" || el.checked !== was) changed.push(el);
     }
-    for (const el of changed)
-      for (const t of ["input", "change", "keyup"]) el.dispatchEvent(new Event(t, {bubbles: true}));
+    for (const el of changed)  // a plain Event named click: the listeners run, the box is not toggled again
+      for (const t of [...(["radio", "checkbox"].includes(kind(el)) ? ["click"] : []), "input", "change", "keyup"])
+        el.dispatchEvent(new Event(t, {bubbles: true}));
   }
   function run(tries) {
-    return tries.map(([values, press]) => {
+    return tries.map(([values, press, also]) => {  // also: stated groups whose browser check counts here
       set(values);
       seen.sent = false; seen.said = [];
       presses()[press].click();  // a disabled button does nothing: refused
       // what the script asks through the browser's own checks (setCustomValidity, .required set on a change)
-      const invalid = Array.from(form().elements || controls()).find((el) => el.willValidate && !ruled().has(nameOf(el))
-        && !el.checkValidity());
+      const invalid = Array.from(form().elements || controls()).find((el) => el.willValidate
+        && (!ruled().has(nameOf(el)) || (also || []).includes(nameOf(el))) && !el.checkValidity());
       if (invalid && seen.sent) { seen.sent = false; seen.said.push(invalid.validationMessage); }
       return [seen.sent, seen.said.slice(0, 2)];
     });
@@ -117,6 +117,8 @@ class Found:
     required_when: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     boxes: list[str] = field(default_factory=list)  # the checkbox groups (required: one box at least)
     asked: list[str] = field(default_factory=list)  # every field the probe could set, blank or not
+    one_of: list[str] = field(default_factory=list)  # groups whose every box the HTML requires, taken with one ticked
+    words: dict[str, tuple[int, int]] = field(default_factory=dict)  # text box -> fewest, most words taken (0: any)
     problem: str = ""  # why the script could not be asked ("" when it was)
     refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
     errors: list[str] = field(default_factory=list)  # raised as the page loaded (a library that never loaded)
@@ -168,10 +170,13 @@ def _asked_in(browser: Any, html: str) -> Found:
         page.route("**/*", answer)
         page.add_init_script(script=PROBE_SCRIPT)
         page.goto(f"{PAGE_URL}?{urlencode(SESSION)}")
-        aliases = {b: f.name for f in form_fields(html) if f.attrs.get(BUTTONS) for b in json.loads(f.attrs[BUTTONS])}
-        groups = page.evaluate("(a) => window.__hitflowProbe.groups(a)", aliases)
+        stated = form_fields(html)  # the HTML's own requirements: not the script's, even where it keeps them
+        aliases = {b: f.name for f in stated if f.attrs.get(BUTTONS) for b in json.loads(f.attrs[BUTTONS])}
+        groups = page.evaluate("([a, s]) => window.__hitflowProbe.groups(a, s)",
+                               [aliases, [f.name for f in stated if "required" in f.attrs]])
         loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
-        found = _tried(page, groups, honest_answers(html, groups))
+        found = _tried(page, groups, honest_answers(html, groups), [f.name for f in stated if f.kind == "checkbox"
+                       and len(f.options) > 1 and set(f.required_options) == set(f.options)])
         found.errors = loading
         return found
     except Exception as exc:  # the page broke Playwright (a navigation, a crash): said, not raised
@@ -197,13 +202,13 @@ def honest_answers(html: str, groups: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
-def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> Found:
+def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str], every: list[str]) -> Found:
     presses = int(page.evaluate("() => window.__hitflowProbe.presses()"))
     found = Found(boxes=[g["name"] for g in groups if g["kind"] == "checkbox"], asked=[g["name"] for g in groups])
 
-    def refused(variants: list[dict[str, str]]) -> list[tuple[bool, str] | None]:
+    def refused(variants: list[dict[str, str]], also: tuple[str, ...] = ()) -> list[tuple[bool, str] | None]:
         """Per variant: refused by a press that took the full answer, and what the page said."""
-        wanted = [(v, p) for v in variants for p in taking][:max(0, MAX_TRIES - found.tries)]
+        wanted = [(v, p, also) for v in variants for p in taking][:max(0, MAX_TRIES - found.tries)]
         found.tries += len(wanted)
         found.cut = found.cut or len(wanted) < len(variants) * len(taking)
         done = page.evaluate("(t) => window.__hitflowProbe.run(t)", wanted) if wanted else []
@@ -214,8 +219,8 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
         return out
 
     given = honest
-    for words in LONGER:  # a box the worker left open, filled with more words where the page counts them
-        honest = {k: (_words(words) if v == SENTENCE and words else v) for k, v in given.items()}
+    for more in LONGER:  # a box the worker left open, filled with more words where the page counts them
+        honest = {k: (words(more) if v == SENTENCE and more else v) for k, v in given.items()}
         base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
         taking = [p for p, (sent, _said) in enumerate(base) if sent]
         if taking or SENTENCE not in given.values():
@@ -232,13 +237,16 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str]) -> F
                          (f" (it said {said[:160]!r})" if said else "") + ", so no blank answer could be tried")
         return found
     _read(refused, groups, honest, found)
+    held = functools.partial(_held, refused)
+    found.one_of = one_box_groups(held, honest, every)
+    found.words = word_ranges(held, groups, honest)
+    found.words = {} if found.cut else found.words  # a search the tries ran out in reads wrong bounds
     return found
 
 
-def _words(n: int) -> str:
-    """``n`` words of a plain honest answer (a box a page counts the words of)."""
-    said = (SENTENCE.rstrip(".") + " and what it means for the people it concerns").split()
-    return " ".join((said * (n // len(said) + 1))[:n]) + "."
+def _held(refused: Any, values: dict[str, str], also: tuple[str, ...] = ()) -> bool:
+    """Whether the page refused ``values``, pressed once and again (``also``: stated groups checked too)."""
+    return bool(_twice(functools.partial(refused, also=tuple(also)), [values], [0])[0])
 
 
 def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tuple[dict[Any, str], set[Any]]:

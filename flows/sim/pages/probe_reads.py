@@ -1,0 +1,55 @@
+"""What a page's script is asked once the answers it requires are known (flows/sim/pages/script_probe.py):
+whether a checkbox group whose every box the HTML requires takes one box ticked (a script that lifts the
+requirement once a box is ticked: "at least one", not "every box"), and the fewest and the most words a text
+box takes where its script counts them (a word range no page rule states)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Held = Callable[..., bool]  # (values, also=stated groups whose browser check counts) -> refused twice
+MOST = 400  # words tried in a box: a page that refuses this many has a maximum below it
+SAID = "A short honest answer about what this item shows and what it means for the people it concerns"
+
+
+def one_box_groups(held: Held, honest: dict[str, str], every: list[str]) -> list[str]:
+    """The groups of ``every`` (each box required by the HTML) the page takes with only their first box ticked."""
+    return [name for name in every if honest.get(name)
+            and not held({**honest, name: honest[name].split("|")[0]}, also=[name])]
+
+
+def words(n: int, long: bool = False, short: bool = False) -> str:
+    """``n`` words of a plain answer; each a long word, or each one letter (a count of characters differs)."""
+    said = ["understandably"] * n if long else ["a"] * n if short else (SAID.split() * n)[:n]
+    return " ".join(said) + "."
+
+
+def word_ranges(held: Held, groups: list[dict[str, Any]], honest: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Per text box whose words the page counts: (fewest, most) it takes, 0 where it sets none. A limit holds
+    only where a count of characters would not explain it (as many long words refused under the fewest, as
+    many one-letter words over the most)."""
+    out = {}
+    for g in groups:
+        name, n = g["name"], len(honest.get(g["name"], "").split())
+        if g["kind"] not in ("text", "textarea") or not n or held(answer := {**honest, name: words(n)}):
+            continue
+
+        def takes(k: int, how: dict[str, bool] | None = None, name: str = name, answer: dict = answer) -> bool:
+            return not held({**answer, name: words(k, **(how or {}))})
+        least = _edge(takes, 1, n) if n > 1 and not takes(1) else 0
+        most = _edge(takes, n, MOST) - 1 if not takes(MOST) else 0
+        least = least if least and not takes(least - 1, {"long": True}) else 0
+        most = most if most and not takes(most + 1, {"short": True}) else 0
+        if least or most:
+            out[name] = (least, most)
+    return out
+
+
+def _edge(takes: Callable[[int], bool], low: int, high: int) -> int:
+    """The first count in (low, high] on the other side of what ``low`` gives (one side taken, the other not)."""
+    side = takes(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if takes(mid) == side else (low, mid)
+    return high
