@@ -61,10 +61,11 @@ QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers 
 
 def build_quiz_form(quiz: dict[str, Any]) -> str:
     """The control quiz (as the ledger keeps it) as a Test with no AnswerKey (hitflow judges the answers): one
-    question an item, showing its columns, offering the answers the quiz's controls give for the field."""
+    question an item, showing its columns, offering the field's options as the page does (a quiz planned before it
+    kept none: the answers its controls give)."""
     key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
     shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
-    offered = [(a.strip().lower(), a) for a in sorted(set(key["answer"]))]
+    offered = [(a.strip().lower(), a) for a in quiz.get("options") or sorted(set(key["answer"]))]
     return _form(QUIZ_OVERVIEW, [_question(r.item_id, " | ".join(
         f"{k}: {v}" for k, v in shown.get(r.item_id, {}).items() if k != "item_id" and str(v).strip()) + f" {r.field}?",
         offered) for r in key.itertuples()])
