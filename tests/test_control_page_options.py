@@ -59,3 +59,29 @@ def test_the_plan_keeps_the_pages_options_and_required_fields_and_mturk_offers_t
     without = quiz_record(cfg, plan)  # planned before the page's options were kept: the controls' answers
     assert without is not None and without["options"] == ["negative", "positive"]
     assert "the field's 2 options passes with chance" in quiz_line(without)
+
+
+def test_the_task_servers_look_stops_who_left_a_required_quiz_blank_from_the_plans_record(tmp_path: Path) -> None:
+    """The look the task server takes after each page (and the block step's) reads the fields the plan recorded as
+    required: a quiz left blank there stops the worker; a campaign planned before they were kept reads it as none."""
+    import json
+
+    from flows.campaigns.block_evidence import failed_controls
+    from flows.core.ledger.store import Store
+
+    key = [[f"c{i}", "spam", t] for i, t in enumerate(["yes", "no"] * 5)]
+    for name, required in (("now", ["spam"]), ("before", None)):
+        controls = {"min_seen": 3, "block_below": 0.5, "confidence": 1.645, "alpha": 0.05, "key": key,
+                    **({"required": required} if required else {})}
+        store = Store(tmp_path / f"{name}.db")
+        record = {"controls": controls, "quiz": {"key": key, "mark": quiz_mark(10), "rows": []}}
+        store.insert_raw("campaigns", [{"name": "c", "config_path": "", "config_json": json.dumps(record),
+                                        "target": ""}])
+        for worker, values in {"blank": [""] * 10, "honest": ["yes", "no"] * 5}.items():
+            store.insert_raw("assignments", [{"assignment_id": f"a-{worker}", "hit_id": "h", "campaign": "c",
+                                              "batch": 1, "worker_id": worker, "status": "Submitted"}])
+            store.insert_raw("answers", [{"campaign": "c", "assignment_id": f"a-{worker}", "item_id": k[0],
+                                          "field": "spam", "value": v} for k, v in zip(key, values, strict=True)])
+        stopped = {w: failed_controls(store, "c", 1, [w], accuracy=True) for w in ("blank", "honest")}
+        assert stopped["honest"] == {}
+        assert (set(stopped["blank"]) == {"blank"}) == (name == "now"), (name, stopped)

@@ -82,7 +82,8 @@ def test_short_answer_spares_short_answers_where_the_page_asks_for_a_short_one()
     """A box the page caps at a sentence ("15 words at most") asks for brevity: a complete four-word answer beside
     others' fuller ones is what it asks, not a rushed one; the same answers where the page states no most are
     still compared."""
-    texts = ["The screen cracked after a fall from the kitchen table.", "Cracked screen after the phone fell off a table.",
+    texts = ["The screen cracked after a fall from the kitchen table.",
+             "Cracked screen after the phone fell off a table.",
              "The phone fell and its screen cracked across the top.", "A crack across the screen after dropping it.",
              "Cracked screen, phone dropped"]
     frames = _answers(texts).assign(image_id="p1", field="fault")
