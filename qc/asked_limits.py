@@ -86,7 +86,8 @@ def stated_min_words(text: str) -> int:
 
 
 AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|maximum of|max\.?)\s+" + _NUMBER
-                     + r"\s+words\b|\b" + _NUMBER + r"\s+words\s+or\s+(?:fewer|less)\b", re.IGNORECASE)
+                     + r"\s+words\b|\b" + _NUMBER + r"\s+words\s+(?:or\s+(?:fewer|less)|at\s+most|max(?:imum)?)\b",
+                     re.IGNORECASE)
 UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)  # N itself is over
 
 

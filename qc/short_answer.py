@@ -1,9 +1,12 @@
 """``short_answer``: under half the median words the other workers wrote on the same item and field, where the
 crowd writes sentences (the seed's minimum words where a page states none; rates on real captions:
-docs/custom_pages.md).
+docs/custom_pages.md), and the page does not ask for a short answer: a field whose stated most words
+(``max_words``, as the max_words rule reads it) is ``short_answer_short_box`` or fewer asks for a phrase or a
+sentence, where any length under the cap is what it asks.
 
 Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field).
-``params``: ``short_answer_ratio`` (0.5), ``short_answer_min_median`` (6), ``short_answer_min_others`` (2).
+``params``: ``short_answer_ratio`` (0.5), ``short_answer_min_median`` (6), ``short_answer_min_others`` (2),
+``short_answer_short_box`` (30), ``max_words`` (0: none stated).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ def short_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     ratio = float(params.get("short_answer_ratio", 0.5))
     least_median = float(params.get("short_answer_min_median", 6))
     least_others = int(params.get("short_answer_min_others", 2))
+    if 0 < int(params.get("max_words") or 0) <= int(params.get("short_answer_short_box", 30)):
+        return caption_flags(df, "short_answer", [])
     texts = df["caption"].fillna("").astype(str).tolist()
     counts = np.array([count_words(t) for t in texts], dtype=float)
     items, workers = df["image_id"].astype(str).tolist(), df["worker_id"].astype(str).tolist()

@@ -253,6 +253,7 @@ def test_dry_run_says_a_short_controls_file_went_whole_to_the_quiz(tmp_path: Pat
     said = capsys.readouterr().out
     assert "control items: none on the pages: the controls file's items all go to the quiz" in said
     assert "control items: 0 of the" not in said and "no page carries one" in said
+    assert f"the file's {QUIZ_LEAST} items serve the quiz whole (every worker answers a quiz's item" in said
 
 
 def test_dry_run_warns_of_a_controls_file_no_page_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

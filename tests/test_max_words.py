@@ -76,3 +76,24 @@ def test_a_scripts_word_count_over_n_is_named_as_max_words() -> None:
     notes = [n for n in import_page(page, "p.html").notes if "stays in its script only" in n]
     assert len(notes) == 1 and "[qc.fields.comment] max_words = 20" in notes[0]
     assert "comment required" not in notes[0] and "it is now required" not in notes[0]  # a blank is not too long
+
+
+def test_short_answer_spares_short_answers_where_the_page_asks_for_a_short_one() -> None:
+    """A box the page caps at a sentence ("15 words at most") asks for brevity: a complete four-word answer beside
+    others' fuller ones is what it asks, not a rushed one; the same answers where the page states no most are
+    still compared."""
+    texts = ["The screen cracked after a fall from the kitchen table.",
+             "Cracked screen after the phone fell off a table.",
+             "The phone fell and its screen cracked across the top.", "A crack across the screen after dropping it.",
+             "Cracked screen, phone dropped"]
+    frames = _answers(texts).assign(image_id="p1", field="fault")
+
+    def flagged(question: str, table: dict[str, int] | None = None) -> list[str]:
+        params = {"page_text": "", "field_questions": {"fault": question}, "fields": {"fault": table or {}}}
+        flags = pd.concat(text_flags(frames, params, ("short_answer",)))
+        return flags.loc[flags["rule"] == "short_answer", "worker_id"].tolist()
+
+    assert flagged("What went wrong with the phone?") == ["w4"]
+    assert flagged("What went wrong with the phone? 15 words at most.") == []
+    assert flagged("What went wrong with the phone?", {"max_words": 12}) == []  # the field's table at import
+    assert flagged("What went wrong? Up to 200 words.") == ["w4"]  # a long box: shortness is still a sign

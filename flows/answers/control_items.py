@@ -113,14 +113,16 @@ def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list
     return places
 
 
-def controls_record(cfg: CampaignConfig) -> dict[str, Any] | None:
-    """What the ledger keeps for the blocks: the known answers and ``[answers]``' control policy."""
+def controls_record(cfg: CampaignConfig, required: list[str] | tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """What the ledger keeps for the blocks: the known answers, ``[answers]``' control policy and the choice fields
+    the page requires (``required``: a control left blank there counts as a wrong answer)."""
     controls = read_controls(cfg) if cfg.task == "custom" else None
     if controls is None:
         return None
     a = cfg.answers
     return {"min_seen": a.control_min_seen, "block_below": a.control_block_below, "confidence": a.control_confidence,
-            "alpha": a.control_alpha, "key": controls[list(KEY_COLUMNS)].astype(str).map(str.strip).values.tolist()}
+            "alpha": a.control_alpha, "key": controls[list(KEY_COLUMNS)].astype(str).map(str.strip).values.tolist(),
+            "required": list(required)}
 
 
 def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlPolicy] | None:
@@ -132,7 +134,7 @@ def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlP
     key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))
     # a campaign planned before control_alpha keeps the Wilson rule it was planned with (alpha 0)
     return key, ControlPolicy(int(record["min_seen"]), float(record["block_below"]), float(record["confidence"]),
-                              float(record.get("alpha", 0.0)))
+                              float(record.get("alpha", 0.0)), frozenset(record.get("required", ())))
 
 
 def used_controls(cfg: CampaignConfig, planned: set[str]) -> set[str]:

@@ -42,9 +42,11 @@ def largest_quiz(cfg: CampaignConfig) -> int:
     return size if size and rules.quiz_mark(size) > 0 else 0
 
 
-def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
+def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dict[str, list[str]] | None = None
+                ) -> dict[str, Any] | None:
     """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark,
-    the size asked."""
+    the size asked, and the options the page offers for its field (``options``, per field: MTurk's quiz offers the
+    same, so a random click is right as often as on a page)."""
     controls = quiz_controls(cfg)
     if controls is None:
         return None
@@ -58,8 +60,10 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str,
     shown = {r["item_id"]: r for r in control_rows(cfg, controls, items)}
     rows = [{"item_id": i, "file_name": "", "url": shown[i].get("url") or shown[i].get("image_url", ""),
              "payload": json.dumps(shown[i])} for i in dict.fromkeys(key["item_id"])]
+    offered = (options or {}).get(str(key["field"].iloc[0])) or []
     return {"mark": mark, "key": key.values.tolist(), "rows": rows, "asked": cfg.answers.quiz,
-            "pool": int(controls["item_id"].nunique())}
+            "pool": int(controls["item_id"].nunique()),
+            "options": offered if set(key["answer"]) <= set(offered) else sorted(set(key["answer"]))}
 
 
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) -> pd.DataFrame:
@@ -80,18 +84,22 @@ def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) 
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:
-    """The dry run's words for the quiz: its size (why, when smaller than asked), the test, MTurk's pass mark."""
+    """The dry run's words for the quiz: its size (why, when smaller than asked), the test, the pass mark with the
+    chance an honest worker fails it and one clicking at random among the field's options passes it."""
     if not record:
         return "quiz: none ([answers] quiz = 0, or the controls file holds no single-choice control for one)"
     size, mark, honest, asked = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST, record.get("asked", 0)
     short = f" ({asked} asked: the controls file's {record.get('pool')} items serve it first)" if size < asked else ""
+    k = max(2, len(record.get("options") or {a for _, _, a in record["key"]}))
+    chance = 1 - rules.fails_quiz(size, mark, 1 / k)
+    weak = "; random clicks pass it as often as not, so the pages' controls and rules judge them" if chance > 0.5 \
+        else ""
     return (f"quiz: {size} control items before any work{short}, never again on a page (links and Prolific: on a "
             f"worker's first page, then one sequential test over every control answer stops an honest worker right "
             f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; MTurk: the "
-            f"qualification test; every route: pass mark {mark} right, failed by one right {honest:.0%} of the time "
-            f"with chance "
-            f"{rules.fails_quiz(size, mark, honest):.1%}, one clicking at random among two options "
-            f"{rules.fails_quiz(size, mark, 0.5):.0%}, among three {rules.fails_quiz(size, mark, 1 / 3):.0%})")
+            f"qualification test; every route: pass mark {mark} right, the most an honest worker right {honest:.0%} "
+            f"of the time fails with chance under {rules.QUIZ_RISK:.1%} ({rules.fails_quiz(size, mark, honest):.2%}); "
+            f"one clicking at random among the field's {k} options passes with chance {chance:.0%}{weak})")
 
 
 def quiz_rows(store: Store, campaign: str) -> dict[str, dict[str, Any]]:

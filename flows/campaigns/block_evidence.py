@@ -20,6 +20,7 @@ from postprocess.answers.control_items import (
     QUIZ_RULE,
     TEST_RULE,
     ControlPolicy,
+    blanks_as_wrong,
     control_blocks,
     control_scores,
     single_choice,
@@ -154,7 +155,7 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
-    given = control_answers(store, campaign, up_to_batch, single_choice(stored[0]))
+    given = blanks_as_wrong(control_answers(store, campaign, up_to_batch, single_choice(stored[0])), stored[1].required)
     return control_scores(given, trusted_controls(given, single_choice(stored[0])))
 
 
@@ -167,10 +168,10 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     stored = stored_controls(store, campaign)
     if stored is None or workers == []:
         return {}
-    key = single_choice(stored[0])
-    mine = None if workers is None else control_answers(store, campaign, batch, key, workers)
+    key, required = single_choice(stored[0]), stored[1].required
+    mine = None if workers is None else blanks_as_wrong(control_answers(store, campaign, batch, key, workers), required)
     key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
-    given = control_answers(store, campaign, batch, key)
+    given = blanks_as_wrong(control_answers(store, campaign, batch, key), required)
     mine, quiz = given if mine is None else mine, stored_quiz(store, campaign) if accuracy else None
     # a page's look (one worker's new answers) is never asked again: only the step's whole-campaign looks are kept
     failed = _stops(mine, given, key, stored[1], quiz) if workers else decided(

@@ -19,7 +19,7 @@ from flows.core.inputs.csv_files import csv_rows
 from flows.core.outputs.output_location import stored_output
 from flows.core.pages.templates import safe_url
 from flows.core.run.run_context import Run
-from flows.custom.agreement_record import agreement_record, skill_record
+from flows.custom.agreement_record import agreement_record, choice_facts, skill_record
 from flows.platforms.registry import platform_for
 from flows.studies.study_plan import study_tasks
 
@@ -47,7 +47,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
     if run.store.table("items").count_where("campaign = ?", [cfg.name]):
         return  # planned already: flows/campaigns/plan_growth.py resumes it as planned, grows it, or refuses
     count, rows = planned_items(cfg, limit, scale)
-    platform = platform_for(run.platform)
+    platform, planned = platform_for(run.platform), rows if isinstance(rows, list) else []
+    options, required = choice_facts(cfg, planned)
     with run.store.transaction():
         run.store.table("campaigns").upsert({
             "name": cfg.name, "config_path": str(cfg.path), "target": run.target.label, "created_at": time.time(),
@@ -64,10 +65,8 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
                 "sim_state": str(Path(run.target.state).resolve()) if run.target.state else "",
-                "controls": controls_record(cfg),
-                "quiz": quiz_record(cfg, rows if isinstance(rows, list) else []),
-                "agreement": agreement_record(cfg, rows if isinstance(rows, list) else []),
-                "skill": skill_record(cfg, rows if isinstance(rows, list) else [])})}, pk="name")
+                "controls": controls_record(cfg, required), "quiz": quiz_record(cfg, planned, options),
+                "agreement": agreement_record(cfg, planned), "skill": skill_record(cfg, planned)})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
     announce_controls(run, count)
 

@@ -116,6 +116,7 @@ def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int
     from flows.answers.control_items import read_controls
     from flows.answers.control_quiz import quiz_line, quiz_record
     from flows.campaigns.campaign_plan import item_plan
+    from flows.custom.agreement_record import choice_facts
 
     known = set(read_controls(cfg)["item_id"].astype(str))  # type: ignore[index]
     pages: dict[tuple[int, int], int] = {}
@@ -124,8 +125,11 @@ def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int
         pages[(r["batch"], r["hit_index"])] = pages.get((r["batch"], r["hit_index"]), 0) + (r["item_id"] in known)
     bare, mean = sum(n == 0 for n in pages.values()), sum(pages.values()) / len(pages)
     a, size = cfg.answers, max(1, cfg.images_per_hit)
+    quiz = quiz_line(quiz_record(cfg, plan, choice_facts(cfg, plan)[0]))
     if not mean:  # a short controls file went to the quiz whole
-        return [f"gate: control items: no page carries one; {quiz_line(quiz_record(cfg, plan))}"]
+        return [f"gate: control items: no page carries one: the file's {len(known)} items serve the quiz whole (every "
+                "worker answers a quiz's item, a page's reaches the few who take that page: docs/how-to/control-items"
+                f".md); more control items put some on pages too; {quiz}"]
     alone = math.ceil(a.control_min_seen / max(min(pages.values()), mean))
     first = ("every page carries one, so a worker's first page does" if not bare else
              f"{bare} of {len(pages)} pages carry none, so a worker who starts on one meets a control later (more "
@@ -137,5 +141,5 @@ def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int
         pooled = math.ceil(a.control_min_evidence / per_page - 1e-9)
         lines.append(f"gate: worker_skill (controls pooled with agreement) can judge a worker after {pooled} of "
                      "their pages, at the end of each batch and at the run's looks")
-    return [*lines, f"gate: {quiz_line(quiz_record(cfg, plan))}"]
+    return [*lines, f"gate: {quiz}"]
 

@@ -9,15 +9,30 @@ from typing import Any
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
 from flows.core.pages.templates import page_items
-from flows.custom.custom_task import choice_field_names, custom_spec
+from flows.custom.custom_task import choice_field_names, custom_spec, field_base
 from postprocess.answers.answer_agreement import AgreementPolicy
 from postprocess.answers.worker_skill import SkillPolicy
+from qc.form_constraints import Spec
+
+
+def first_page_spec(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> Spec:
+    first = [r for r in planned if r["batch"] == planned[0]["batch"] and r["hit_index"] == planned[0]["hit_index"]]
+    return custom_spec(cfg, page_items(first))
 
 
 def choice_fields(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> list[str]:
     """The page's choice fields, read from its first HIT."""
-    first = [r for r in planned if r["batch"] == planned[0]["batch"] and r["hit_index"] == planned[0]["hit_index"]]
-    return sorted(choice_field_names(custom_spec(cfg, page_items(first))))
+    return sorted(choice_field_names(first_page_spec(cfg, planned)))
+
+
+def choice_facts(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> tuple[dict[str, list[str]], list[str]]:
+    """Each single-choice field's options as the page offers them (a quiz offers the same, so a random click is
+    right as often as on a page), and the fields the page requires (a control left blank there counts as wrong)."""
+    if cfg.task != "custom" or cfg.answers.controls is None or not planned:
+        return {}, []
+    fields = [f for f in first_page_spec(cfg, planned)["fields"] if f["type"] == "one"]
+    return ({field_base(f["name"]): [o for o in f["options"] if str(o).strip()] for f in fields},
+            sorted({field_base(f["name"]) for f in fields if f.get("required")}))
 
 
 def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -39,6 +39,7 @@ class ControlPolicy:
     block_below: float = 0.5  # 0: control answers never block
     confidence: float = 1.645
     alpha: float = 0.05
+    required: frozenset[str] = frozenset()  # fields whose blank answer is a wrong one (:func:`blanks_as_wrong`)
 
 
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
@@ -84,6 +85,19 @@ def _first_answers(judgements: pd.DataFrame, key: dict[tuple[str, str], list[str
             done.add((worker, item, field))
             out.append((worker, item, field, value))
     return out
+
+
+BLANK = "(left blank)"
+
+
+def blanks_as_wrong(judgements: pd.DataFrame, required: frozenset[str]) -> pd.DataFrame:
+    """``judgements`` with each blank answer to a ``required`` field read as :data:`BLANK`, an answer no control
+    has: a control skipped where the page asks for an answer counts against the worker (a wrong answer, which a
+    random clicker gives too), where a blank is otherwise no answer at all. Blanks to optional fields stay none."""
+    if not required or judgements.empty:
+        return judgements
+    blank = (judgements["value"].astype(str).str.strip() == "") & judgements["field"].astype(str).isin(required)
+    return judgements.assign(value=judgements["value"].where(~blank, BLANK)) if blank.any() else judgements
 
 
 def as_set(value: Any) -> str:

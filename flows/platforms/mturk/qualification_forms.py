@@ -60,10 +60,11 @@ QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers 
 
 
 def build_quiz_form(quiz: dict[str, Any]) -> str:
-    """The control quiz as a Test without AnswerKey (hitflow judges): one question an item."""
+    """The control quiz as a Test without AnswerKey (hitflow judges): one question an item, offering the field's
+    options as the page does (a quiz planned before kept none: its controls' answers)."""
     key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
     shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
-    offered = [(a.strip().lower(), a) for a in sorted(set(key["answer"]))]
+    offered = [(a.strip().lower(), a) for a in quiz.get("options") or sorted(set(key["answer"]))]
     return _form(QUIZ_OVERVIEW, [_question(r.item_id, " | ".join(
         f"{k}: {v}" for k, v in shown.get(r.item_id, {}).items() if k != "item_id" and str(v).strip()) + f" {r.field}?",
         offered) for r in key.itertuples()])

@@ -40,10 +40,11 @@ def quiz_qualification(run: Run) -> str:
     return ledgered_qualification(run, name, "control quiz", create, {"Test": "<quiz>"})
 
 
-def request_answers(requests: list[dict[str, Any]], key: pd.DataFrame) -> pd.DataFrame:
-    """Each request's answers as the control rules read them: a selection's identifier back to the file's answer."""
+def request_answers(requests: list[dict[str, Any]], key: pd.DataFrame, options: list[str] | None = None
+                    ) -> pd.DataFrame:
+    """Each request's answers as the control rules read them: a selection's identifier back to the page's option."""
     field = dict(zip(key["item_id"], key["field"], strict=True))
-    answer = {str(a).strip().lower(): str(a) for a in key["answer"]}
+    answer = {str(a).strip().lower(): str(a) for a in [*(options or []), *key["answer"]]}
     rows = []
     for r in requests:
         try:
@@ -66,7 +67,7 @@ def judge_quiz_requests(run: Run) -> int:
         return 0
     record, campaign = stored_quiz(run.store, run.cfg.name), run.cfg.name
     key = pd.DataFrame(record["key"], columns=["item_id", "field", "answer"])
-    mine = request_answers(requests, key)
+    mine = request_answers(requests, key, record.get("options") or [])
     before = run.store.frame("SELECT assignment_id AS worker_id, item_id, field, value FROM answers WHERE campaign = ? "
                              "AND assignment_id LIKE 'quiz%:%'", [campaign], ANSWERS)  # (instr is SQLite's alone)
     before["worker_id"] = before["worker_id"].astype(str).str.split(":", n=1).str[1]
