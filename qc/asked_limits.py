@@ -1,7 +1,6 @@
 """The seed's text limits as a page states them to its workers (fewest words, forbidden openings;
 docs/custom_pages.md), from the requester's words only (items' values masked); an answer under half a target
-length is far from it. Scans read at most :data:`MAX_READ` characters, in linear time.
-"""
+length is far from it. Scans read at most :data:`MAX_READ` characters, in linear time."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 and the task page (docs/explanation/qc-rules.md; a quote of the item's shown text, qc/shown_text.py, is no template).
 
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``. Canned captions are neither scored nor
-peers; images under ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row.
-"""
+peers; images under ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row."""
 
 from __future__ import annotations
 

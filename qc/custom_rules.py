@@ -77,8 +77,7 @@ def _filled(value: Any) -> bool:
 
 @register("empty_answer", "study")
 def empty_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response whose every field came back empty; all checkbox groups: ``nothing_ticked``, for a person. Input
-    columns: ``assignment_id, worker_id, answered, fields``."""
+    """A response with every field empty (all ticks: nothing_ticked); ``assignment_id, worker_id, answered, fields``."""
     if not {"answered", "fields"} <= set(df.columns):
         return flag_frame([])
     empty = df[(df["fields"] > 0) & (df["answered"] == 0)]

@@ -2,8 +2,7 @@
 
 :data:`FLAG_COLUMNS`: ``worker_id``, ``rule``; ``value`` and ``threshold`` as ``object``; ``assignment_id``,
 ``image_id`` and ``detail`` as ``str``, blank where they do not apply. Built over Python lists for the common shapes
-(cheaper than pandas); tests/test_qc_flag_table.py holds the pandas-only path.
-"""
+(cheaper than pandas); tests/test_qc_flag_table.py holds the pandas-only path."""
 
 from __future__ import annotations
 

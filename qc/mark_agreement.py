@@ -3,8 +3,7 @@
 Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON). Marks meet with the same
 label and overlap (spans ``SPAN_IOU``, boxes IoU ``BOX_IOU``, keypoints ``POINT_PX``); an answer with two or more
 others is flagged when its mean F1 is below ``mark_agreement_below`` and half the others' own (an item nobody agrees
-on is no evidence); blocks go by the share of items flagged; over ``MAX_MARKS`` marks is not compared.
-"""
+on is no evidence); blocks go by the share of items flagged; over ``MAX_MARKS`` marks is not compared."""
 
 from __future__ import annotations
 

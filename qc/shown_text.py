@@ -1,6 +1,5 @@
 """Text the page shows with an item, quoted in an answer (no template): a run of :data:`QUOTE_WORDS` words shared
-with the item's texts, a whole shorter one, or two+ of its words in quotes. ``params["item_text"]``: item id -> texts.
-"""
+with the item's texts, a whole shorter one, or two+ of its words in quotes; ``params["item_text"]``: id -> texts."""
 
 from __future__ import annotations
 

@@ -14,8 +14,7 @@ from qc.skipped_required import skipped_required_flags
 
 @register("invalid_answer", "study")
 def invalid_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response breaking the page's own submit rules (the page was bypassed); a blank required one is also
-    ``skipped_required``."""
+    """A response breaking the page's own submit rules (the page was bypassed; a blank required: skipped_required)."""
     bad = df[df["problems"].astype(str) != ""]
     own = flag_frame([{"worker_id": r.worker_id, "rule": "invalid_answer", "value": r.problems.count(";") + 1,
                        "threshold": 0, "assignment_id": r.assignment_id, "detail": r.problems[:300]}

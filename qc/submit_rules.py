@@ -2,8 +2,7 @@
 rule in :data:`CHECKS`; ``hit_templates/validation.js`` is its browser twin (tests/test_submit_parity.py). Written
 out where the languages differ: **space** (:data:`SPACE`), **characters** (code points of the trimmed text, CRLF
 once), **words** (tokens holding an ASCII letter or digit), **a second sentence** (``.!?``, space, text), **a banned
-prefix** (opening the trimmed, folded text, no letter after).
-"""
+prefix** (opening the trimmed, folded text, no letter after)."""
 
 from __future__ import annotations
 

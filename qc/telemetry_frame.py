@@ -3,8 +3,7 @@
 Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
 ``telemetry_field`` and ``page_text`` (a logged paste of it is from the page); blank telemetry is "absent".
 Output: the input plus :data:`TM_COLUMNS`, among them ``tm_away_ms`` (ms from the last hide or blur to the
-largest external paste within 60 s), ``tm_paste_drafted`` (pastes of the worker's own drafts) and ``tm_error``.
-"""
+largest external paste within 60 s), ``tm_paste_drafted`` (pastes of the worker's own drafts) and ``tm_error``."""
 
 from __future__ import annotations
 
@@ -103,8 +102,7 @@ def _last_absence(gone: list[tuple[int, int]], when: int) -> int:
 
 
 def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held, they were most of QC's
-    memory)."""
+    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held, most of QC's memory)."""
     captions = df["caption"].fillna("").astype(str).tolist() if "caption" in df else [""] * len(df)
     records = _texts(df, "telemetry")
     logs = _texts(df, "telemetry_log")

@@ -1,7 +1,6 @@
 """``near_template``: a pasted sentence varied a little that agrees with nothing on its image: consensus below
 ``near_template_consensus`` and its first ``near_template_words`` words opening such captions on
-``near_template_min_images``+ images. Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
-"""
+``near_template_min_images``+ images. Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``."""
 
 from __future__ import annotations
 
