@@ -80,7 +80,7 @@ def _question(text: str, options: Sequence[str], labels: Mapping[str, str]) -> s
 
 def instructed(question: str, options: Sequence[str], labels: Mapping[str, str] | None = None
                ) -> tuple[str, str] | None:
-    """(the value ``question`` says to choose, that sentence); None for none, several, a condition, a negation."""
+    """(the value ``question`` says to pick, its sentence); None for none, several, a question, negation, condition."""
     labels = labels or {}
     names = _names(options, labels)
     told = [(_told(s, options, names), s) for s in _SENTENCE_END.split(_question(question, options, labels))]
