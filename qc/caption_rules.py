@@ -37,8 +37,7 @@ def caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object,
 
 
 def _ids_at(df: pd.DataFrame, index: list[Any]) -> dict[str, list[Any]]:
-    """The worker, assignment and image ids of the rows ``index`` labels, from the batch's shared lists when each
-    label names one row (a ``loc`` per rule cost more than the rule)."""
+    """The worker, assignment and image ids of the rows ``index`` labels, from shared lists when labels are unique."""
     names = ("worker_id", "assignment_id", "image_id")
     if df.index.is_unique and set(names) <= set(df.columns):
         at = df.index.get_indexer(index)
@@ -94,8 +93,7 @@ def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("max_words", "caption")
 def max_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """More words than the most a page states ("no more than 20 words"): ``max_words`` (0: off), set by the page
-    or ``[qc.fields.<name>]``; not a submit rule of the caption page."""
+    """More words than the most a page states ("no more than 20 words"): ``max_words`` (0: off), by page or config."""
     most = int(params.get("max_words") or 0)
     if most <= 0 or df.empty:
         return flag_frame([])

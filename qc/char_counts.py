@@ -100,8 +100,7 @@ def _ascii_kinds() -> bytes:
 
 
 def _sums(flags: np.ndarray, starts: np.ndarray, ends: np.ndarray, longest: int) -> np.ndarray:
-    """Per text, how many characters are flagged, from a running total (10x reduceat) in the narrowest unsigned type
-    that holds the longest text: wrapped differences stay exact."""
+    """Flagged characters per text by a running total (10x reduceat), narrowest unsigned type: wraps stay exact."""
     dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if longest < np.iinfo(t).max)
     running = np.empty(len(flags) + 1, dtype=dtype)
     running[0] = 0

@@ -34,8 +34,7 @@ def _written(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
-    """Per scored caption (index of ``df``): best cosine ``score``, its ``peer`` row index, ``peers``; captions
-    under ``min_peers`` non-blank peers are left out, and all when no caption has a word."""
+    """Per scored caption: best cosine ``score``, its ``peer`` row, ``peers``; under ``min_peers`` peers, left out."""
     return text_features.shared(df, ("consensus_scores", min_peers), lambda: _scores(df, min_peers))
 
 

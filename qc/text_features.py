@@ -131,8 +131,7 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
 
 
 def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per caption, hashes of its :func:`folded` text with and without final punctuation, :data:`PART` at a time
-    (the folded strings held ~26 MB at 200,000 captions)."""
+    """Hashes of each :func:`folded` caption with and without end punctuation, :data:`PART` at a time (~26 MB held)."""
     def compute() -> tuple[np.ndarray, np.ndarray]:
         texts, column = captions(df), arrow_captions(df)
         whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)

@@ -134,8 +134,7 @@ def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
 
 
 def _unit_rows(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, idf: np.ndarray) -> None:
-    """The rows ``indptr`` spans made unit TF-IDF weights in place, bit for bit what scipy's
-    ``diags(1 / norms) @ rows`` stored, without its matrices."""
+    """The rows ``indptr`` spans made unit TF-IDF in place, bit for bit scipy's ``diags(1 / norms) @ rows``."""
     at, ends = slice(indptr[0], indptr[-1]), indptr - indptr[0]
     lengths = np.diff(ends)
     weights = data[at].astype(np.float64)
