@@ -1,20 +1,10 @@
-"""``item_blind``: a worker whose answers to choice, number and tick fields do not follow the items, judged
-over their whole history in the campaign (a one-item page judges a worker from all their pages so far).
+"""``item_blind``: a worker whose choice, number and tick answers do not follow the items, over their campaign.
 
-Input columns: ``worker_id, image_id, field, answer`` in the order given (batch, then page), optionally
-``ticks`` (a checkbox group: ``answer`` its ticked options joined by ``|``; blank is an answer, nothing ticked)
-and the declared kind, ``kind`` ("number") or ``scale`` ("1..7"): only those fields are read as scales, any
-other's answers are categories. Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25),
-``item_blind_honest_share`` (2/3), ``item_blind_min_others`` (2).
-
-Per judged answer, the likelihood ratio of its tier away from the others' consensus, the item-blind
-prediction (the worker's own earlier answers, smoothed by each of ``PRIOR_WEIGHTS``) over the honest floor;
-the evidence ``E``, the mean over the weights of the products over items, is a test supermartingale, so by
-Ville's inequality a flag needs ``E >= 1/alpha``; ``value`` is ``1/E``. A worker of a few items can never
-reach that: ``E >= 1/review_alpha`` below it is ``item_blind_review``, for a person to look at, never a block
-(an honest worker reaches it with probability at most ``review_alpha``; measured far less: the docs). The test in
-full, and its measured false alarms: docs/explanation/qc-rules.md.
-"""
+Input columns: ``worker_id, image_id, field, answer`` (batch, then page order), optionally ``ticks`` (a checkbox
+group, ``answer`` its ticked options joined by ``|``) and ``kind`` ("number") or ``scale`` ("1..7") for scales.
+Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25), ``item_blind_honest_share`` (2/3),
+``item_blind_min_others`` (2). The evidence ``E`` (a test supermartingale) flags at ``1/alpha`` (Ville), and
+``item_blind_review``, never a block, at ``1/review_alpha``; ``value`` is ``1/E``. docs/explanation/qc-rules.md."""
 
 from __future__ import annotations
 
@@ -41,8 +31,7 @@ Consensus = str | float | frozenset[tuple[str, bool]]
 
 @dataclass
 class Field:
-    """One field's answers: per item, (worker, answer) in order; its ``shape`` ("choice", "scale" with the
-    agreement ``band``, "ticks": a checkbox group, its answer the ticked options joined by ``|``)."""
+    """One field's answers: per item, (worker, answer) in order; ``shape`` "choice", "scale" (``band``) or "ticks"."""
 
     name: str
     rows: list[tuple[str, Any, str]]  # (worker, item, answer) in the order given
@@ -100,8 +89,7 @@ def _field(name: str, many: bool, rows: list[tuple[str, Any, str]], declared: bo
 
 
 def consensus(f: Field, others: list[str]) -> Consensus | None:
-    """The others' one answer (a choice), their median (a scale), or each option that a strict majority of
-    them ticked or left (a checkbox group); None when they tie (or split on every option)."""
+    """The others' one answer (choice), median (scale) or options a strict majority ticked or left; None on a tie."""
     if f.shape == "scale":
         return statistics.median(float(o) for o in others)
     if f.shape == "ticks":
@@ -114,8 +102,7 @@ def consensus(f: Field, others: list[str]) -> Consensus | None:
 
 
 def tier(f: Field, answer: str, said: Consensus) -> int:
-    """How far an answer is from the consensus: 0 agrees; a scale 1 within two bands, 2 beyond; a checkbox
-    group 1 off on one option, 2 on more; a choice 1."""
+    """Distance from consensus: 0 agrees; a scale 1 within two bands, else 2; ticks 1 off by one option, else 2."""
     if f.shape == "choice":
         return 0 if answer == said else 1
     if f.shape == "ticks":
@@ -173,8 +160,7 @@ def blind_chance(f: Field, judged: dict[str, Judged]) -> list[float]:
 
 
 def honest_floor(crowd: list[float], c: list[float], honest_share: float) -> list[float] | None:
-    """``h``: the crowd's tiers (agreement held at ``R_MAX``, the rest one tier down) mixed with chance's; None
-    when the crowd agrees barely more often than chance (the field judges no one)."""
+    """``h``: the crowd's tiers (agreement held at ``R_MAX``) mixed with chance's; None when it barely beats chance."""
     r = list(crowd)
     if r[0] > R_MAX:
         r[1], r[0] = r[1] + r[0] - R_MAX, R_MAX
@@ -185,8 +171,7 @@ def honest_floor(crowd: list[float], c: list[float], honest_share: float) -> lis
 
 def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float
                    ) -> dict[str, dict[Any, tuple[float, ...]]]:
-    """Per worker, per judged item: the likelihood ratios of item-blind to honest answering (the module's e), one
-    per smoothing weight."""
+    """Per worker, per judged item: the item-blind to honest likelihood ratios, one per smoothing weight."""
     c = blind_chance(f, judged)
     counts = {w: Counter(t for _, t, _ in j.answers) for w, j in judged.items()}
     every = sum(counts.values(), Counter())
@@ -214,8 +199,7 @@ def _ratio(f: Field, pool: Counter[str], before: list[str], said: Consensus, obs
 
 
 def monotone_ratios(q: list[float], h: list[float]) -> list[float]:
-    """``q/h`` per tier, pooled where a better tier's ratio would exceed a worse one's (weighted by ``h``): an
-    e-value no larger for a closer answer, so any worker at least as close as ``h`` expects at most 1 of it."""
+    """``q/h`` per tier, pooled so a closer answer never has a larger e-value: an honest worker expects at most 1."""
     blocks: list[list[float]] = []  # [q, h, first tier, last tier]
     for t, (qt, ht) in enumerate(zip(q, h, strict=True)):
         blocks.append([qt, ht, t, t])
@@ -230,8 +214,7 @@ def monotone_ratios(q: list[float], h: list[float]) -> list[float]:
 
 
 def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple[float, dict[str, tuple[int, int]]]]:
-    """Per worker: ``E`` (over the smoothing weights, the mean of the product over items of the mean e over the
-    item's fields) and, per field, (answers agreeing, answers judged)."""
+    """Per worker: ``E`` (mean over weights of the product over items) and, per field, (agreeing, judged)."""
     min_others = int(params.get("item_blind_min_others", 2))
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
     per_item: dict[str, dict[Any, list[tuple[float, ...]]]] = {}

@@ -1,9 +1,6 @@
-"""Answers that could not be read are flagged one by one (``malformed_answer``), never a stop for the rest;
-what follows: docs/how-to/malformed-answers.md.
-
-Input columns of :func:`malformed_answer`: ``assignment_id, worker_id, malformed`` ("" when read), optionally
-``line`` and ``image_id``. Output: the flag table, ``value`` = the line, ``detail`` = the reason.
-"""
+"""``malformed_answer``: answers that could not be read, flagged one by one, never a stop for the rest
+(docs/how-to/malformed-answers.md). Input columns: ``assignment_id, worker_id, malformed`` ("" when read),
+optionally ``line``, ``image_id``; ``value`` is the line, ``detail`` the reason."""
 
 from __future__ import annotations
 
@@ -42,8 +39,7 @@ def split_malformed(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def built_by_hand(exc: BaseException | None) -> bool:
-    """Whether an answer's failure to read is a value no page posts (a chained :class:`ForgedValue`):
-    the worker's own doing, not a defect of the page or the platform."""
+    """Whether an answer failed to read on a value no page posts (:class:`ForgedValue`): the worker's own doing."""
     seen = 0
     while exc is not None and seen < 20:  # a cause chain is short; the bound guards against a cycle
         if isinstance(exc, ForgedValue):

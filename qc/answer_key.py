@@ -1,10 +1,6 @@
-"""A QuestionForm's AnswerKey applied to responses, as a qualification test is scored.
-
-Inputs: answers ``assignment_id, worker_id, field, value`` (selections ``a|b``); key ``field, answer, score``.
-Output: per assignment ``assignment_id, worker_id, points, max_points, percent``: a field scores its matching
-option (sets compared, text trimmed and case-folded), ``max_points`` sums each field's best, as MTurk's
-PercentageMapping.
-"""
+"""A QuestionForm's AnswerKey applied as MTurk scores a qualification test. Inputs: answers ``assignment_id,
+worker_id, field, value`` (``a|b``); key ``field, answer, score``. Output per assignment: ``assignment_id,
+worker_id, points, max_points, percent`` (sets compared, text trimmed and folded; max: each field's best)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The seed's text limits as a page states them to its workers (the fewest words it asks for, the openings it
-forbids; docs/custom_pages.md says how they are read), from the requester's words only: the caller passes the
-page rendered with its items' values masked. A target length counts for half of it: an answer under half the
-length asked is far from it, an honest answer a little short of a target is not. Every scan reads at most
-:data:`MAX_READ` characters, each forbidding sentence at most :data:`MAX_SENTENCE`, in linear time.
-"""
+"""The seed's text limits as a page states them to its workers (fewest words, forbidden openings;
+docs/custom_pages.md), from the requester's words only (items' values masked); an answer under half a target
+length is far from it. Scans read at most :data:`MAX_READ` characters, in linear time."""
 
 from __future__ import annotations
 
@@ -24,8 +21,7 @@ TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NU
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b",
                              re.IGNORECASE)
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
-# Clauses, and within one what it speaks of: the text shown (read it, the passage below) or the answer (write it,
-# your summary); a count in a clause about the shown text alone describes that text.
+# clauses and what each speaks of: a count in a clause about the shown text alone describes that text, not the answer
 CLAUSE = re.compile(r"[^.;!?\n]+(?:[.;!?](?!\s|$)[^.;!?\n]*)*")
 CLAUSE_JOIN = re.compile(r"(?<!\d),?\s+(?:and|then)\s+", re.IGNORECASE)
 SHOWN = re.compile(r"\b(?:read|reading|shown|displayed|listen|watch|passage|article|excerpt|story|document|paragraph|"
@@ -64,8 +60,7 @@ def _number(text: str) -> int:
 
 
 def about_answer(text: str) -> str:
-    """The clauses of ``text`` (its first :data:`MAX_READ` characters) that may state a limit on the answer:
-    those that speak of the answer, or not of the text shown."""
+    """The clauses of ``text`` (its first :data:`MAX_READ` characters) that speak of the answer, or not of the text."""
     clauses = (c for m in CLAUSE.finditer((text or "")[:MAX_READ]) for c in CLAUSE_JOIN.split(m.group()))
     return "\n".join(c for c in clauses if ANSWER.search(c) or not SHOWN.search(c))
 
@@ -100,8 +95,7 @@ def stated_max_words(text: str) -> int:
 
 
 def named_word_counts(text: str) -> set[int]:
-    """Every number the text names as a count of words of the answer, in digits or in words ("8 words",
-    "eight words", "a 100-word summary"): what a page can be said to have stated to its workers."""
+    """Every number the text names as a word count of the answer ("8 words", "eight words", "a 100-word summary")."""
     return {_number(n) for n in NAMED_COUNT.findall(about_answer(text))}
 
 

@@ -1,11 +1,8 @@
-"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items
-(:func:`unfair_reason`), scored apart from controls; ``attention_failed`` at :func:`failures_to_reject`
-failures, ``attention_missed`` below.
+"""Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items scored apart
+from controls; ``attention_failed`` at :func:`failures_to_reject` failures, ``attention_missed`` below.
 
-Input columns: ``assignment_id, worker_id`` and one column per check (:func:`field_name`), the option chosen
-("" when none); a check of the page's own (``field``: on each of its items) holds a tuple, one answer an item.
-Params: ``attention_checks`` and ``attention_reject_at``.
-"""
+Input columns: ``assignment_id, worker_id`` and one per check (:func:`field_name`), the option chosen ("" for none;
+a tuple, one an item, for a check of the page's own). Params: ``attention_checks``, ``attention_reject_at``."""
 
 from __future__ import annotations
 
@@ -50,8 +47,7 @@ def field_name(index: int) -> str:
 
 
 def unfair_reason(check: AttentionCheck) -> str | None:
-    """Why ``check`` is not a fair instructed-response item; None when it is: what a careful reader picks
-    (qc/instructed_items.py) is its answer, quoted as written."""
+    """Why ``check`` is no fair instructed-response item (its answer: what a careful reader picks); None when fair."""
     if check.answer not in check.options:
         return f"its answer {check.answer!r} is not one of its options"
     if len({o.casefold().strip() for o in check.options}) != len(check.options):

@@ -1,8 +1,6 @@
-"""Caption-level rules: the submit rules again, server-side (a caption breaking one was posted around the
-page), registered from :data:`qc.submit_rules.CHECKS` so the server cannot drift from the page; plus quality words.
-
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``.
-"""
+"""Caption rules: the submit rules again server-side, registered from :data:`qc.submit_rules.CHECKS` so the server
+cannot drift from the page, plus quality words. Input columns: ``assignment_id, worker_id, image_id, caption,
+is_precanned``."""
 
 from __future__ import annotations
 
@@ -39,8 +37,7 @@ def caption_flags(df: pd.DataFrame, rule: str, hits: Sequence[tuple[Any, object,
 
 
 def _ids_at(df: pd.DataFrame, index: list[Any]) -> dict[str, list[Any]]:
-    """The worker, assignment and image ids of the rows labelled ``index``: from the batch's shared
-    lists when each label names one row (a ``loc`` per rule cost more than the rule's own work)."""
+    """The worker, assignment and image ids of the rows ``index`` labels, from shared lists when labels are unique."""
     names = ("worker_id", "assignment_id", "image_id")
     if df.index.is_unique and set(names) <= set(df.columns):
         at = df.index.get_indexer(index)
@@ -96,8 +93,7 @@ def min_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("max_words", "caption")
 def max_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """More words than the most a page states for the answer ("no more than 20 words"): ``max_words`` (0: off).
-    Not a submit rule of the caption page: only a field whose page or ``[qc.fields.<name>]`` says it has one."""
+    """More words than the most a page states ("no more than 20 words"): ``max_words`` (0: off), by page or config."""
     most = int(params.get("max_words") or 0)
     if most <= 0 or df.empty:
         return flag_frame([])
@@ -137,8 +133,7 @@ def _first_words(index: pd.Index, column: pa.Array, words: Sequence[str]) -> pd.
 
 
 def _may_hold(column: pa.Array | pa.ChunkedArray, words: Sequence[str]) -> np.ndarray:
-    """Where a text may hold one of ``words`` (ASCII): every non-ASCII text (re's case folding is Unicode's)
-    and the ASCII ones holding a word in any ASCII case (Arrow's substring search, in C)."""
+    """Where a text may hold one of ``words``: every non-ASCII text and ASCII ones holding one in any case (Arrow)."""
     any_word = "|".join(re2_literal(w) for w in words)  # one pass for all the words
     maybe = pc.or_(pc.invert(pc.string_is_ascii(column)), pc.match_substring_regex(column, any_word, ignore_case=True))
     return np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
@@ -166,8 +161,7 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 @register("quality_words_rate", "worker")
 def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Quality words as a habit: ``quality_words_rate_share`` (0.3) of a worker's
-    ``quality_words_rate_min_captions`` (3)+ non-canned captions."""
+    """Quality words as a habit: ``quality_words_rate_share`` (0.3) of ``quality_words_rate_min_captions`` (3)+."""
     words = params.get("quality_words", QUALITY_WORDS)
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))

@@ -1,6 +1,5 @@
-"""Per-text counts over a whole column at once (uppercase letters, letters, submit-rule words): each distinct
-character classified once with the same ``str`` methods and space set as :mod:`qc.submit_rules`, so the counts
-are identical at a fraction of a call per caption's cost."""
+"""Per-text counts over a whole column (uppercase letters, letters, submit-rule words): each distinct character
+classified once as :mod:`qc.submit_rules` does, so the counts are identical at a fraction of the cost."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ _WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 @dataclass(frozen=True)
 class TextCounts:
-    """Per text: uppercase letters, letters, and words as :func:`qc.submit_rules.count_words` counts
-    them (space-separated tokens holding an ASCII letter or digit)."""
+    """Per text: uppercase letters, letters, and words as :func:`qc.submit_rules.count_words` counts them."""
 
     upper: np.ndarray
     letters: np.ndarray
@@ -29,8 +27,7 @@ class TextCounts:
 
 
 def text_counts(texts: Sequence[str]) -> TextCounts:
-    """Counted about :data:`CHUNK_CHARS` characters at a time: one pass over 15 million faulted in ~150 MB of
-    fresh pages, a third of the rule's time."""
+    """Counted :data:`CHUNK_CHARS` characters at a time (one pass over 15 million faulted in ~150 MB)."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     cuts = np.searchsorted(np.cumsum(lengths), np.arange(CHUNK_CHARS, int(lengths.sum()), CHUNK_CHARS))
     bounds = [0, *sorted(set(cuts.tolist()) - {0, len(texts)}), len(texts)]
@@ -75,8 +72,7 @@ def _classes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 
 
 def _code_points(text: str) -> np.ndarray:
-    """One array element per character, as narrow as the text allows (ASCII text, the usual case,
-    in a byte each: a quarter of the memory to sweep)."""
+    """One array element per character, as narrow as the text allows (ASCII in a byte: a quarter the memory)."""
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
@@ -104,8 +100,7 @@ def _ascii_kinds() -> bytes:
 
 
 def _sums(flags: np.ndarray, starts: np.ndarray, ends: np.ndarray, longest: int) -> np.ndarray:
-    """Per text, how many of its characters are flagged, from a running total (ten times faster than reduceat)
-    in the narrowest unsigned type that holds the longest text: wrapped differences stay exact."""
+    """Flagged characters per text by a running total (10x reduceat), narrowest unsigned type: wraps stay exact."""
     dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if longest < np.iinfo(t).max)
     running = np.empty(len(flags) + 1, dtype=dtype)
     running[0] = 0

@@ -1,12 +1,8 @@
-"""Rules that compare a caption with other captions and with the task page: ``consensus``,
-``consensus_rate``, ``shared_template`` and ``instruction_echo`` (docs/explanation/qc-rules.md states each
-and its parameters; an answer quoting its own item's shown text, ``item_text``: qc/shown_text.py, is no
-shared template; ``instruction_echo`` reads ``params["page_text"]``: qc/echo_rules.py).
+"""``consensus``, ``consensus_rate``, ``shared_template`` and ``instruction_echo``: a caption against other captions
+and the task page (docs/explanation/qc-rules.md; a quote of the item's shown text, qc/shown_text.py, is no template).
 
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (one row per
-caption). Canned captions are neither scored nor used as peers: they carry no content. Images with
-fewer than ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row.
-"""
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``. Canned captions are neither scored nor
+peers; images under ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row."""
 
 from __future__ import annotations
 
@@ -38,11 +34,7 @@ def _written(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def consensus_scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
-    """Per scored caption (index of ``df``): best cosine ``score``, its ``peer`` row index, ``peers``.
-
-    Captions with fewer than ``min_peers`` non-blank peers (other workers, same image) are
-    left out; so is everything when no caption has a word.
-    """
+    """Per scored caption: best cosine ``score``, its ``peer`` row, ``peers``; under ``min_peers`` peers, left out."""
     return text_features.shared(df, ("consensus_scores", min_peers), lambda: _scores(df, min_peers))
 
 
@@ -57,8 +49,7 @@ def _scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
 
 
 def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
-    """The non-canned captions' index and their TF-IDF fit (shared by the consensus rules and
-    instruction_echo within a batch)."""
+    """The non-canned captions' index and their TF-IDF fit (shared with instruction_echo within a batch)."""
     def fit() -> tuple[pd.Index, TermMatrix | None]:
         # the fit is the batch's largest step: the captions' Arrow copy (~20 MB at 200,000) goes first
         text_features.forget(df, "arrow_captions")
@@ -99,8 +90,7 @@ def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list
 
 
 def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
-    """Each peer row's worker and caption: from the batch's shared lists when row labels are unique (a ``df.at``
-    per flag cost more than the rule's own work)."""
+    """Each peer row's worker and caption, from the batch's shared lists when row labels are unique (``df.at`` cost)."""
     if not df.index.is_unique:
         return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
     return list(zip(*(np.asarray(text_features.column(df, c), dtype=object)[df.index.get_indexer(peers)].tolist()

@@ -1,9 +1,6 @@
-"""``instruction_echo``: a caption that copies the task page's own text.
-
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``; ``params``: ``page_text`` (the
-page's visible text, flows/campaigns/page_text.py; without it a ``rule_error`` row) and
-``instruction_echo_threshold``.
-"""
+"""``instruction_echo``: a caption that copies the task page's own text. Input columns: ``assignment_id, worker_id,
+image_id, caption, is_precanned``; ``params``: ``page_text`` (without it a ``rule_error`` row),
+``instruction_echo_threshold``."""
 
 from __future__ import annotations
 
@@ -17,8 +14,7 @@ from qc.consensus_rules import written_fit
 from qc.flags import register
 from qc.text_similarity import foreign_vectors
 
-# Shorter lines ("Submit", "Yes", a lone banned phrase such as "This image") are words any
-# honest caption may contain; on the real captions they were all false flags.
+# shorter lines ("Submit", "Yes", "This image") any honest caption may hold: on real captions all were false flags
 MIN_LINE_WORDS = 3
 
 

@@ -1,10 +1,6 @@
-"""``exceptionally_fast``: Prolific's one ground for speed, more than 3 standard deviations below the study's
-mean completion time (mean and sample SD of the batch's timed submissions, itself included). In a batch of n
-no submission lies more than (n - 1) / sqrt(n) SDs out, so under 11 submissions it never fires.
-
-Input columns: ``assignment_id, worker_id, work_time_s`` (the unit is the submission).
-Params: ``exceptional_speed_sigmas`` (3).
-"""
+"""``exceptionally_fast``: Prolific's one ground for speed, over 3 SDs below the batch's mean time (sample SD,
+itself included); no point of n lies over (n - 1) / sqrt(n) SDs out, so under 11 submissions it never fires.
+Input columns: ``assignment_id, worker_id, work_time_s``. Params: ``exceptional_speed_sigmas`` (3)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The flag table every QC rule returns, and the registry the runner reads.
 
-Columns :data:`FLAG_COLUMNS`: ``worker_id`` and ``rule`` as pandas infers them, ``value`` and ``threshold`` as
-``object`` (an int among floats becomes a float), ``assignment_id``, ``image_id`` and ``detail`` as ``str``
-with blanks where they do not apply. Built in one pass over Python lists for the common shapes (pandas'
-own path cost more than the rules' work); tests/test_qc_flag_table.py holds the pandas-only path.
-"""
+:data:`FLAG_COLUMNS`: ``worker_id``, ``rule``; ``value`` and ``threshold`` as ``object``; ``assignment_id``,
+``image_id`` and ``detail`` as ``str``, blank where they do not apply. Built over Python lists for the common shapes
+(cheaper than pandas); tests/test_qc_flag_table.py holds the pandas-only path."""
 
 from __future__ import annotations
 
@@ -67,8 +65,7 @@ def flag_columns(columns: dict[str, Any]) -> pd.DataFrame:
 
 def typed_flags(frame: pd.DataFrame) -> pd.DataFrame:
     for col in TEXT_COLUMNS:
-        # what astype(object).fillna("").astype(str) gives, in one pass over a list (a rule's frame is small
-        # and built thousands of times a campaign: three pandas calls a column cost more than the text)
+        # astype(object).fillna("").astype(str) in one pass: built thousands of times a campaign, pandas cost more
         frame[col] = pd.array([_text(v) for v in frame[col].tolist()], dtype=str)
     frame["value"] = frame["value"].astype(object)
     frame["threshold"] = frame["threshold"].astype(object)
@@ -127,8 +124,7 @@ INTS = (int, np.int64)
 
 
 def _as_objects(values: Sequence[Any]) -> np.ndarray | None:
-    """What ``astype(object)`` gives after pandas infers the column: floats, ints (as floats among
-    floats), bools or text as Python objects; None for any other mix."""
+    """What ``astype(object)`` gives after pandas infers the column; None for a mix other than numbers, bools, text."""
     kinds = {type(v) for v in values}
     if kinds <= {str} or kinds <= {bool}:
         out = list(values)

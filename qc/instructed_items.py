@@ -1,7 +1,5 @@
-"""Instructed-response items (Meade & Craig 2012; Prolific's attention checks): a question whose own words tell
-which one option to choose, read as a careful person reads it. The option is named by its value ("please select
-3 for this one"), its visible label ("choose 'Strongly disagree'") or its place ("select the second option
-below"); "tick only 'Dog'" on a group of boxes. Kept free of pandas: the simulator's readers use it too."""
+"""Instructed-response items (Meade & Craig 2012; Prolific's attention checks): a question whose words name the one
+option to choose, by value, label or place, read as a careful person reads it. Free of pandas for the simulator."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ _FILLER = re.compile(r"(?:\s*\b(?:only|just|exactly|the|an?|option|answer|respon
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _PLACE = re.compile(r"(" + "|".join(_ORDINALS) + r"|\d{1,2}(?:st|nd|rd|th)|last|leftmost|rightmost|top|bottom|"
                     r"middle)\s+(?:option|answer|choice|button|box|circle|one|response|bubble|column)\b", re.I)
-# what turns a sentence away from one plain instruction: a question, a negation (a trap a careful reader may
-# fall into), a condition ("select 7 if you agree": a scale's anchor, no check)
+# a question, a negation (a trap) or a condition ("select 7 if you agree": a scale's anchor) is no plain instruction
 AWAY = re.compile(r"\?|\b(?:not|never|no|none|nor|neither|avoid|except|unless|instead|without|other\s+than|"
                   r"anything\s+but|if|when|whenever|whether|depending|according|based\s+on|best|describes?|"
                   r"reflects?|matches|applies|closest)\b|n[\u2019']t\b", re.I)
@@ -83,8 +80,7 @@ def _question(text: str, options: Sequence[str], labels: Mapping[str, str]) -> s
 
 def instructed(question: str, options: Sequence[str], labels: Mapping[str, str] | None = None
                ) -> tuple[str, str] | None:
-    """(the value of the one option ``question`` tells a person to choose, the sentence that says so); None when it
-    instructs none, more than one, or with a condition, a negation or a question in the instructing sentence."""
+    """(the value ``question`` says to pick, its sentence); None for none, several, a question, negation, condition."""
     labels = labels or {}
     names = _names(options, labels)
     told = [(_told(s, options, names), s) for s in _SENTENCE_END.split(_question(question, options, labels))]

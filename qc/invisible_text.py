@@ -1,6 +1,5 @@
-"""Unicode format characters (Cf), invisible on a page, taken out before captions are compared: one placed
-differently in each copy made no two copies equal for ``duplicate_text``. Ranges, so importing costs nothing;
-tests/test_qc_rules.py checks them against ``unicodedata``."""
+"""Unicode format characters (Cf), invisible on a page, taken out before captions are compared (``duplicate_text``);
+ranges checked against ``unicodedata`` in tests/test_qc_rules.py."""
 
 from __future__ import annotations
 

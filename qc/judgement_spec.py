@@ -1,7 +1,6 @@
-"""Submit rules of the human-evaluation pages: one spec (a list of questions embedded as JSON), enforced by
-``hit_templates/judgement.js`` and again by :func:`check_answers` on what a server receives. Types: ``one``;
-``many`` (``min``, an ``exclusive`` option, ``needs``/``forbids`` another answer); ``slider`` (moved, in
-``[min, max]``); ``number`` (whole, in ``[min, max]``)."""
+"""Submit rules of the human-evaluation pages (a JSON list of questions), enforced by ``hit_templates/judgement.js``
+and by :func:`check_answers`: ``one``; ``many`` (``min``, ``exclusive``, ``needs``/``forbids``); ``slider``;
+``number``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""``mark_agreement``: a worker whose marks (entity spans, boxes, keypoints) rarely meet the other workers' on
-the same items.
+"""``mark_agreement``: a worker whose marks (spans, boxes, keypoints) rarely meet the other workers' on the same items.
 
-Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON as MTurk documents it).
-Marks meet with the same label and overlap: spans ``SPAN_IOU``, boxes IoU ``BOX_IOU``, keypoints within
-``POINT_PX``. Agreement on an item is the mean F1 against its other workers (both empty: 1); an answer is
-flagged with two or more others' marks when below ``mark_agreement_below`` and half of what the others reach
-with each other (an item nobody agrees on is no evidence). Blocks go by the share of a worker's items flagged.
-Answers over ``MAX_MARKS`` marks are not compared (malformed), bounding the cost.
-"""
+Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON). Marks meet with the same
+label and overlap (spans ``SPAN_IOU``, boxes IoU ``BOX_IOU``, keypoints ``POINT_PX``); an answer with two or more
+others is flagged when its mean F1 is below ``mark_agreement_below`` and half the others' own (an item nobody agrees
+on is no evidence); blocks go by the share of items flagged; over ``MAX_MARKS`` marks is not compared."""
 
 from __future__ import annotations
 
@@ -29,8 +25,7 @@ Mark = tuple[str, float, float, float, float]  # label and a shape: span (a, b),
 
 
 def marks_of(answer: str) -> list[Mark] | None:
-    """The marks of one answer, or None when it is not an annotation element's JSON or holds more than
-    ``MAX_MARKS`` marks (qc/form_constraints.py calls that answer malformed)."""
+    """The marks of one answer; None when not an annotation's JSON or over ``MAX_MARKS`` marks (malformed)."""
     try:
         data = read_json(answer)
     except (ValueError, TypeError):

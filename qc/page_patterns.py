@@ -1,11 +1,6 @@
-"""A page's ``pattern`` attribute read as a browser reads it, and checked in time linear in the answer.
-
-The pattern is read by JavaScript's grammar under the ``v`` flag (anchored: ``^(?:pattern)$``), written out in the
-syntax RE2 and ``re`` read alike (``re`` alone reads ``\\d``, ``.``, ``[a-z-]`` otherwise), and matched by RE2, in
-time linear in the text (``re`` backtracks: ``(a+)+`` against 30 characters costs seconds). What cannot be written
-so is refused with its reason (:class:`PatternRefused`; docs/security.md lists what and why). :func:`translated`
-gives the pattern in that common syntax (``\\p{...}`` is RE2's alone); :func:`page_pattern` the compiled check.
-"""
+"""A page's ``pattern`` attribute read as a browser reads it (JavaScript, ``v`` flag, anchored), written in the
+syntax RE2 and ``re`` read alike and matched by RE2 in time linear in the answer (``re`` backtracks). What cannot
+be written so is refused (:class:`PatternRefused`; docs/security.md)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""``page_straight_lining``: a worker who gives one answer to every question of a page that asks several on the
-same scale (six 1-5 ratings of one item, all "3"), far more often than the crowd does, judged over their whole
-history in the campaign.
+"""``page_straight_lining``: one answer to every question of a page on one scale (six 1-5 ratings all "3"), far
+more often than the crowd, judged over a worker's campaign.
 
-Input columns: ``worker_id, image_id, field, answer`` and optionally ``scale`` (the field's scale as its page
-declares it, e.g. ``"1..7"`` or ``"choice 5"``; "" for none), ``options`` (a choice field's number of options)
-and ``ticks`` (checkbox groups are left out). Params: ``page_straight_lining_alpha``
-(0.01), ``item_blind_honest_share`` (2/3), ``page_straight_lining_min_fields`` (3).
-
-Fields share a scale when their ``scale`` is the same (without the column: single choices with the same number
-of options, or numbers). A page (one worker's answers to one item) is flat when its answers to ``min_fields`` or
-more fields of one scale are all the same. A worker is flagged when the product of likelihood ratios of their
-pages, against the honest ceiling above the crowd's flat share, reaches ``1/alpha`` (Ville's inequality);
-the test and its measured power: docs/explanation/qc-rules.md. ``value`` is ``1/E``.
-"""
+Input columns: ``worker_id, image_id, field, answer``, optionally ``scale`` ("1..7", "choice 5"; "" for none),
+``options`` and ``ticks`` (checkbox groups left out). Params: ``page_straight_lining_alpha`` (0.01),
+``item_blind_honest_share`` (2/3), ``page_straight_lining_min_fields`` (3). A page is flat when ``min_fields``+
+answers of one scale are equal; a worker is flagged when the likelihood ratio of their pages against the honest
+ceiling reaches ``1/alpha`` (Ville); ``value`` is ``1/E`` (docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 
@@ -29,8 +22,7 @@ PRIOR_PAGES = 1.0  # the crowd's flat share, worth one of the worker's pages, be
 
 
 def scale_keys(df: pd.DataFrame) -> dict[str, str]:
-    """Each field's scale: its ``scale`` column where given, else "choice k" for ``k`` options, else "number"
-    for a field whose every answer is a number; checkbox groups none."""
+    """Each field's scale: ``scale`` if given, else "choice k", else "number" if all answers are; ticks none."""
     keys: dict[str, str] = {}
     ticks = df["ticks"].astype(bool) if "ticks" in df.columns else pd.Series(False, index=df.index)
     options = pd.to_numeric(df["options"], errors="coerce").fillna(0) if "options" in df.columns else None

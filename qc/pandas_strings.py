@@ -1,7 +1,5 @@
 """pandas' ``str`` columns kept in Python strings, not Arrow (pandas 3's default): hitflow's frames are small and
-many, and each small operation on Arrow storage pays a per-call overhead. Values, dtype and output bytes stay
-the same (tests/test_determinism.py). Set on importing ``qc``, ``postprocess`` or ``flows``, without importing
-pandas (:class:`_WhenPandasLoads`); a program that chose a storage keeps it."""
+many, and Arrow pays per call. Set on importing ``qc``, ``postprocess`` or ``flows``, unless a program chose."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Sets of characters as a page's pattern names them (qc/page_patterns.py), written as a class RE2 and Python's
-``re`` read alike: code point ranges (JavaScript's ``\\d``, ``\\w``, ``\\s`` and ``.``, spelt out) and Unicode
-properties, which RE2 alone reads (``\\p{L}``)."""
+"""Character sets a page's pattern names, as a class RE2 and ``re`` read alike: code point ranges (JavaScript's
+``\\d``, ``\\w``, ``\\s``, ``.``) and Unicode properties (``\\p{L}``, RE2's alone)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""``quality_talk``: a caption about the photo's quality instead of its content: one of ``quality_words`` and a
-best consensus cosine below ``quality_talk_consensus`` (docs/explanation/qc-rules.md); unscored captions are
-not judged.
-
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (canned captions neither judged
-nor peers).
-"""
+"""``quality_talk``: a caption about the photo's quality, not its content: one of ``quality_words`` and consensus
+below ``quality_talk_consensus``. Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""What needs a person: the review queue, each worker's history, and people against the rules.
+"""The review queue, each worker's history, and people against the rules.
 
-- ``flags``: :data:`QUEUE_FLAG_COLUMNS` plus ``batch`` (int); more columns may come along.
-- ``assignments``: ``assignment_id, worker_id, batch, auto_approval_time`` (epoch seconds, NaN if unknown).
-- ``actions``: oldest first, ``batch, worker_id, assignment_id, action, reviewer``.
-- ``blocks``: ``worker_id, batch`` of workers already excluded.
-
-:func:`build_queue`: one row per thing to look at, :data:`QUEUE_COLUMNS`: ``item`` (``a:<id>``/``w:<id>``),
-``kind``, ``batch``, ``worker_id``, ``assignment_id`` ("" for a worker), ``why`` (sampled | flagged |
-would_block | person), ``rules``, ``auto_action``, ``decided`` ("" while open), ``seconds_left`` (NaN if unknown).
-"""
+Inputs: ``flags`` (:data:`QUEUE_FLAG_COLUMNS` + ``batch``); ``assignments`` (``assignment_id, worker_id, batch,
+auto_approval_time``, NaN if unknown); ``actions`` (oldest first: ``batch, worker_id, assignment_id, action,
+reviewer``); ``blocks`` (``worker_id, batch``). :func:`build_queue` gives :data:`QUEUE_COLUMNS` (``why``:
+sampled | flagged | would_block | person; ``decided`` "" while open)."""
 
 from __future__ import annotations
 
@@ -33,19 +28,15 @@ WORKER_VERDICTS = ("block", "unblock", "keep")
 
 def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.DataFrame, policy: DecisionPolicy,
                 mode: str, now: float, would_block: dict[int, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """The queue for ``mode`` "sample" (assignments and workers a review rule picked) or "flagged" (those,
-    every flagged assignment, and every worker the policy would block), oldest batch first.
-
-    ``would_block``: per batch, the workers the block step would block (``worker_id, rules``),
-    from the same function the run uses; without it, one batch's flag counts decide."""
+    """The queue for ``mode`` "sample" (what a review rule picked) or "flagged" (also every flagged assignment and
+    every worker the block step would block: ``would_block`` per batch, else one batch's flag counts), oldest first."""
     rows: list[dict[str, object]] = []
     # a batch without flags still lists the blocks due on evidence outside them (control items, agreement)
     batches = sorted({int(b) for b in flags["batch"]} | set(would_block or {}))
     for batch in batches:
         batch_flags = flags[flags["batch"].astype(int) == batch]
         work = assignments[assignments["batch"].astype(int) == batch]
-        # only a flagged assignment (a review rule's pick is a flag too) can be an item: the rest are not
-        # decided here (a fifth of a 40,000-image batch's assignments, not all of them)
+        # only a flagged assignment can be an item (a review pick is a flag too), not all of a 40,000-image batch's
         named = set(batch_flags["assignment_id"].tolist())  # plain sets: Arrow-backed isin cost more than it saved
         work = work[[a in named for a in work["assignment_id"].tolist()]]
         auto = decide(batch_flags, work, policy).set_index("assignment_id")
@@ -72,8 +63,7 @@ def build_queue(flags: pd.DataFrame, assignments: pd.DataFrame, actions: pd.Data
 
 def _assignment_rows(work: pd.DataFrame, auto: pd.DataFrame, fired: pd.Series, mode: str, batch: int,
                      now: float) -> list[dict[str, object]]:
-    """The batch's assignments a person should see: those a review rule sampled and, in "flagged"
-    mode, every one a rule fired on; ``auto`` is :func:`qc.decisions.decide`'s verdict by assignment."""
+    """The batch's assignments a review rule sampled (in "flagged" mode, every flagged one); ``auto``: decide's."""
     unique = work.drop_duplicates("assignment_id")
     # dicts and lists, not Series.map: an Arrow-backed index lookup a column cost ~15 ms per batch at 40,000 images
     decided = auto.index.tolist()
@@ -109,8 +99,7 @@ def _latest(actions: pd.DataFrame, column: str, verdicts: tuple[str, ...]) -> di
 
 def _workers_to_look_at(flags: pd.DataFrame, policy: DecisionPolicy, proposed: set[str], mode: str,
                         batch: int) -> list[dict[str, object]]:
-    """Workers a review rule flagged as a whole (``time_outlier_slow``: far slower than the batch), each
-    once with those rules, unless "flagged" mode lists them already as blocks ``proposed``."""
+    """Workers a review rule flagged as a whole (``time_outlier_slow``), once each, unless listed already as blocks."""
     mine = flags[(flags["assignment_id"] == "") & (flags["worker_id"] != "") & flags["rule"].isin(policy.review_rules)]
     fired: dict[str, set[str]] = {}
     for worker, rule in zip(mine["worker_id"].tolist(), mine["rule"].tolist(), strict=True):
@@ -123,8 +112,7 @@ def _workers_to_look_at(flags: pd.DataFrame, policy: DecisionPolicy, proposed: s
 
 def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], listed: set[str]
                          ) -> list[dict[str, object]]:
-    """Workers a person blocked in the batch who are not already queue items (``listed``); the rules
-    alone would keep them unless they proposed them."""
+    """Workers a person blocked in the batch who are not queue items yet (``listed``)."""
     mine = actions[(actions["batch"].astype(int) == batch) & (actions["action"] == "block")]
     return [{"item": f"w:{w}", "kind": "worker", "batch": batch, "worker_id": w, "assignment_id": "",
              "why": "person", "rules": "", "auto_action": "block" if w in proposed else "keep",
@@ -134,8 +122,7 @@ def _blocked_by_a_person(actions: pd.DataFrame, batch: int, proposed: set[str], 
 
 def worker_history(flags: pd.DataFrame, assignments: pd.DataFrame, decisions: pd.DataFrame,
                    blocks: pd.DataFrame) -> pd.DataFrame:
-    """Per worker and batch: ``worker_id, batch, assignments, flags, rejected, blocked`` (0/1).
-    ``decisions`` has ``assignment_id, action`` (the decisions in force, automatic or a person's)."""
+    """Per worker and batch: ``worker_id, batch, assignments, flags, rejected, blocked`` (0/1), by ``decisions``."""
     work = assignments.groupby(["worker_id", "batch"])["assignment_id"].nunique().rename("assignments")
     flagged = flags[flags["worker_id"] != ""].groupby(["worker_id", "batch"]).size().rename("flags")
     rejected_ids = set(decisions.loc[decisions["action"] == "reject", "assignment_id"])
@@ -149,8 +136,7 @@ def worker_history(flags: pd.DataFrame, assignments: pd.DataFrame, decisions: pd
 
 
 def people_vs_rules(queue: pd.DataFrame) -> pd.DataFrame:
-    """Per batch: ``batch, reviewed, open, agreed, overturned`` and the overturns spelled out
-    (``changes``: e.g. "reject->approve x2"), from a queue built by :func:`build_queue`."""
+    """Per batch: ``batch, reviewed, open, agreed, overturned, changes`` ("reject->approve x2") of a built queue."""
     rows = []
     for batch, part in queue.groupby("batch", sort=True):
         done = part[part["decided"] != ""]

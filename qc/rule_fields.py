@@ -1,9 +1,5 @@
-"""What each rule reads: one kind of answer field (free text, a choice, marks) or the submission as a whole.
-
-For the dry run's account of what the gate can see on a page (flows/campaigns/gate_view.py): a page whose
-fields no enabled rule reads is judged only by what the whole submission shows (its time, its blanks, its
-attention checks). A rule not listed here is shown as reading "its own fields".
-"""
+"""What each rule reads (free text, a choice, marks, or the whole submission), for the dry run's account of what the
+gate sees on a page (flows/campaigns/gate_view.py); an unlisted rule reads "its own fields"."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ RULE_READS: dict[str, tuple[str, ...]] = {
     "mark_agreement": (MARKS,),
     **dict.fromkeys(_SUBMISSION_RULES, (SUBMISSION,)),
 }
-# the answer field kinds of flows/core/task_kinds.FIELD_KINDS, as the rules group them (a formatted answer, a
-# code or an address, is read by no text rule; nor is a date or time a picker gives: a shared one is agreement)
+# task_kinds.FIELD_KINDS as rules group them: no text rule reads a formatted answer or a picked date (shared = agreed)
 FIELD_GROUP = {"text": TEXT, "formatted": "formatted", "choice": CHOICE, "number": NUMBER, "date": DATE,
                "marks": MARKS}
 

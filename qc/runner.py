@@ -90,8 +90,7 @@ def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) ->
     if not frames:
         return flag_frame([])
     joined = pd.concat(frames, ignore_index=True)
-    # in order already when every rule kept to the contract (the usual case): selecting the columns
-    # again copied the table, which cost more than joining it
+    # in order when every rule kept to the contract: selecting the columns again copied the table
     return joined if list(joined.columns) == FLAG_COLUMNS else joined[FLAG_COLUMNS]
 
 

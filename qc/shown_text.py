@@ -1,8 +1,5 @@
-"""Text the page shows with an item, quoted in an answer about it: two honest answers quoting one caption
-shown on two items are no template. A quote: a run of :data:`QUOTE_WORDS` words in a row shared with the
-item's texts, a whole shorter one, a whole answer of two or three words in a row of them, or two or more of its
-words in quotation marks.
-``params["item_text"]``: item id -> its shown texts (flows/custom/custom_review.py); without it, no quotes."""
+"""Text the page shows with an item, quoted in an answer (no template): a run of :data:`QUOTE_WORDS` words shared
+with the item's texts, a whole shorter one, or two+ of its words in quotes; ``params["item_text"]``: id -> texts."""
 
 from __future__ import annotations
 

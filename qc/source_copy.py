@@ -1,9 +1,6 @@
-"""``source_copy``: a free-text answer mostly copied, in runs of :data:`RUN_WORDS` or more words, from its own
-item's text or the page's instructions (when and on which fields: docs/custom_pages.md).
-
-Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer). ``params``: ``item_text``,
-``page_text``, ``source_copy_share`` (0.8), ``source_copy_cover`` (0.8), ``source_copy_min_words`` (4).
-"""
+"""``source_copy``: a free-text answer mostly copied, in runs of :data:`RUN_WORDS`+ words, from its item's text or
+the page's instructions (docs/custom_pages.md). Input columns: ``assignment_id, worker_id, image_id, caption``;
+``params``: ``item_text``, ``page_text``, ``source_copy_share``/``_cover`` (0.8), ``source_copy_min_words`` (4)."""
 
 from __future__ import annotations
 
@@ -41,8 +38,7 @@ def asks_own_words(question: str) -> bool:
 
 
 def asks_for_copy(question: str) -> bool:
-    """Whether a field's question (with the page's instructions) asks for the item's text back, its words
-    copied or corrected; a sentence that forbids copying ("do not copy the passage") asks for the opposite."""
+    """Whether a field's question asks for the item's text back (copied or corrected), not forbidding copying."""
     return any(COPY_ASKED.search(s) and not NEGATED.search(s) for s in SENTENCE_END.split(question or ""))
 
 
@@ -70,8 +66,7 @@ def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int,
 
 @register("source_copy", "caption")
 def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """An answer that is one of its sources again: ``source_copy_share`` of its words copied from one shown text
-    (or instruction line), covering ``source_copy_cover`` of it."""
+    """An answer with ``source_copy_share`` of its words from one shown text or line, covering ``_cover`` of it."""
     share = float(params.get("source_copy_share", 0.8))
     cover = float(params.get("source_copy_cover", 0.8))
     least = int(params.get("source_copy_min_words", 4))
@@ -106,8 +101,8 @@ def source_copy(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def cut_short(said: list[str], texts: Iterable[str]) -> bool:
-    """Whether an answer of :data:`CUT_WORDS` or more is one of the item's texts from its first word on, stopped
-    where a box's length limit stops a paste (a last word cut in two): no one writes their own words that way."""
+    """Whether an answer of :data:`CUT_WORDS`+ is an item text from its first word, cut mid-word where a length limit
+    stops a paste: no one writes their own words that way."""
     if len(said) < CUT_WORDS:
         return False
     n = len(said)

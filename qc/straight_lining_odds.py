@@ -1,17 +1,10 @@
-"""``choice_straight_lining``: one answer to a choice field on every item a worker answered, flagged
-when an honest worker would rarely give that run, not at a fixed count of items.
+"""``choice_straight_lining``: one answer to a choice field on every item a worker answered, rare for an honest one.
 
-Input columns: ``assignment_id, worker_id, image_id, field, answer`` and optionally ``options`` (the
-field's number of options; 0 or absent: the distinct answers seen on the field, at least 2).
-Params: ``straight_lining_min_items`` (3: fewer judged items are never evidence) and
-``straight_lining_alpha`` (0.01).
-
-The evidence (docs/explanation/qc-rules.md states it in full): the run's p-value under an honest worker
-at least as agreeing as the field's crowd (``r`` held in ``[1/k, R_MAX]``), the smallest over a worker's
-fields with ``n >= min_items`` or Fisher's combination where smaller. Below ``alpha / m`` for ``m`` workers
-judged (Bonferroni) it is ``choice_straight_lining``, which blocks; below ``alpha`` only
-``choice_straight_lining_review``, for a person, never a block.
-"""
+Input columns: ``assignment_id, worker_id, image_id, field, answer``, optionally ``options`` (the field's number of
+options; 0 or absent: the distinct answers seen, at least 2). Params: ``straight_lining_min_items`` (3),
+``straight_lining_alpha`` (0.01). The run's p-value under an honest worker at least as agreeing as the crowd
+blocks below ``alpha / m`` for ``m`` workers (Bonferroni), below ``alpha`` is ``choice_straight_lining_review``
+(docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 
@@ -25,8 +18,7 @@ import pandas as pd
 
 from qc.flags import flag_frame
 
-# The simulator's honest workers agree with the others' majority about 86% of the time on the truth pages
-# (accuracy 88%); a page whose few answers all agree is no proof that honest ones never disagree.
+# the simulator's honest workers agree with the majority ~86% of the time: a page whose few answers agree proves little
 R_MAX = 0.85
 RULE, REVIEW_RULE = "choice_straight_lining", "choice_straight_lining_review"
 RATES = 8  # steps of honest agreement, from the crowd's to 1, over which a run's p-value is taken at its largest
@@ -70,8 +62,8 @@ def run_chance(answer: str, peers: list[list[str]], r: float, k: int, scale: boo
 
 
 def p_value(answer: str, peers: list[list[str]], r: float, k: int, scale: bool, seen: Iterable[str]) -> float:
-    """The chance of a run of one answer at most as likely as ``answer``'s (the options never seen on the
-    field are each the least likely run, ``((1 - r)/(k - 1))^n``, on a choice field)."""
+    """The chance of a run of one answer at most as likely as ``answer``'s (an option never seen on the field is
+    the least likely, ``((1 - r)/(k - 1))^n``)."""
     own = run_chance(answer, peers, r, k, scale)
     options = set(seen) | {answer}
     runs = [run_chance(o, peers, r, k, scale) for o in options]
@@ -86,8 +78,7 @@ def option_count(field: pd.DataFrame) -> int:
 
 
 def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tuple[float, str]]:
-    """Each worker's run p-value on one field (``field``: one row per worker x item, answers given), with
-    what it says; 1.0 for a worker who gave several answers there (on ``min_items`` items with others')."""
+    """Each worker's run p-value on one field (one row per worker x item); 1.0 for a worker of several answers."""
     k = option_count(field)
     scale = is_scale(field["answer"], k)
     # plain lists, not a frame filtered per worker and item (a boolean mask each, the field's rows squared)
@@ -112,8 +103,7 @@ def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tup
             continue
         answer = str(own[0][2])
         r = min(R_MAX, max(1 / k, observed))
-        # an honest worker may follow the items better than the crowd: the run's p-value is its largest over
-        # agreement rates from the crowd's up (a run of the others' own answer is no evidence)
+        # an honest worker may follow the items better than the crowd: the largest p-value over rates from the crowd up
         p = max(p_value(answer, peers, r + (1 - r) * j / RATES, k, scale, seen_on_field) for j in range(RATES + 1))
         judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
                                   f"others {r:.0%} of the time or more gives one answer that unlikely with "
@@ -128,8 +118,7 @@ def combined(p_values: list[float]) -> float:
 
 
 def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """One answer to a choice field on every item, or one answer on each of several fields (Fisher's method),
-    improbable for an honest worker given the others'; one flag a worker, its strongest evidence."""
+    """One answer to a choice field on every item, or on each of several (Fisher's method); one flag a worker."""
     min_items = int(params.get("straight_lining_min_items", 3))
     alpha = float(params.get("straight_lining_alpha", 0.01))
     answered = df[df["answer"].astype(str) != ""].astype({"answer": str})
@@ -137,8 +126,7 @@ def choice_straight_lining(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
     for name, field in answered.groupby("field"):
         for worker, run in judge_field(str(name), field.drop_duplicates(["worker_id", "image_id"]), min_items).items():
             by_worker.setdefault(worker, []).append(run)
-    # every worker judged is a test: a block needs a run that stands among them all (Bonferroni); a run
-    # improbable for one worker alone is for a person to look at
+    # every worker judged is a test: a block needs a run that stands out among all (Bonferroni), else a person looks
     tested = max(1, len(by_worker))
     rows = []
     for worker, runs in by_worker.items():

@@ -1,10 +1,6 @@
-"""QC rules for human-evaluation responses (registered with the one runner in ``qc.runner``).
-
-Input columns (one row per submitted response): ``assignment_id, worker_id, work_time_s,
-n_tasks, main_answers`` (the answer to each task's main question, joined by ``\\x1f``) and
-``problems`` (the submit-rule findings of ``qc.judgement_spec.check_answers``, ``; ``-joined,
-empty when none). Params: ``min_seconds_per_task``, ``straight_lining_min_tasks``.
-"""
+"""QC rules for human-evaluation responses. Input columns (one row per response): ``assignment_id, worker_id,
+work_time_s, n_tasks, main_answers`` (``\\x1f``-joined), ``problems`` (``check_answers`` findings, ``; ``-joined).
+Params: ``min_seconds_per_task``, ``straight_lining_min_tasks``."""
 
 from __future__ import annotations
 
@@ -18,8 +14,7 @@ from qc.skipped_required import skipped_required_flags
 
 @register("invalid_answer", "study")
 def invalid_answer(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """A response breaking the page's own submit rules: the page was bypassed. Each such response that left a
-    required question blank is also flagged ``skipped_required`` (qc/skipped_required.py)."""
+    """A response breaking the page's own submit rules (the page was bypassed; a blank required: skipped_required)."""
     bad = df[df["problems"].astype(str) != ""]
     own = flag_frame([{"worker_id": r.worker_id, "rule": "invalid_answer", "value": r.problems.count(";") + 1,
                        "threshold": 0, "assignment_id": r.assignment_id, "detail": r.problems[:300]}

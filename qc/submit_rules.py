@@ -1,12 +1,8 @@
-"""The submit-rule spec: declared once in a task config, enforced by the page and by QC.
-
-One implementation per rule, in :data:`CHECKS`, for the simulator's worker, the tests and the server's QC
-rules; ``hit_templates/validation.js`` is the browser's twin and tests/test_submit_parity.py needs every
-verdict to match. Shared definitions, written out because JavaScript and Python differ on each:
-**space** (:data:`SPACE`, both languages' sets and the invisible ones), **characters** (code points of the
-trimmed text, CRLF once), **words** (tokens holding an ASCII letter or digit), **a second sentence**
-(``.!?`` then space then text), **a banned prefix** (opening the trimmed, folded text, no letter after).
-"""
+"""The submit-rule spec, declared once in a task config and enforced by the page and by QC: one implementation per
+rule in :data:`CHECKS`; ``hit_templates/validation.js`` is its browser twin (tests/test_submit_parity.py). Written
+out where the languages differ: **space** (:data:`SPACE`), **characters** (code points of the trimmed text, CRLF
+once), **words** (tokens holding an ASCII letter or digit), **a second sentence** (``.!?``, space, text), **a banned
+prefix** (opening the trimmed, folded text, no letter after)."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e"
          "\u2028\u2029\u202f\u205f\u2060\u3000\ufeff")
 _SPACE_SET = frozenset(SPACE)
 _WHITESPACE = re.compile(r"\s+")
-# A token holding a letter or digit: one match per such token (it starts at the token's first
-# [A-Za-z0-9] and runs to its end; a token without one cannot match).
+# a token holding a letter or digit: one match per token, from its first [A-Za-z0-9] to its end
 _WORD = re.compile(f"[A-Za-z0-9][^{SPACE}]*")
 # A sentence end followed by more text: "Contains only one period followed by a space".
 _SECOND_SENTENCE = re.compile(f"[.!?][{SPACE}]+[^{SPACE}]")
@@ -130,8 +125,7 @@ Check = Callable[[str], Hit | None]  # one caption's verdict under one spec (Non
 
 @dataclass(frozen=True)
 class SubmitCheck:
-    """One submit rule: whether a spec turns it on, and its check bound to that spec (patterns and
-    limits looked up once, then one call per caption)."""
+    """One submit rule: whether a spec turns it on, and its check bound to that spec (one call per caption)."""
 
     name: str
     applies: Callable[[SubmitRules], bool]

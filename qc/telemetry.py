@@ -1,7 +1,5 @@
 """Text telemetry (format v1, docs/telemetry.md): how text arrived in each field, never its content.
-:func:`parse_record` is the one check every reader uses; :func:`event_log_record` converts older raw
-``[kind, detail, ISO time]`` logs (``detail`` read for its length only). Pure; :mod:`qc.telemetry_frame`
-flattens records into ``tm_*`` columns."""
+:func:`parse_record` is the one check every reader uses; :func:`event_log_record` converts older raw logs."""
 
 from __future__ import annotations
 
@@ -11,8 +9,7 @@ from typing import Any
 from qc.worker_values import read_json
 
 VERSION = 1
-# A record's times are ms since the page first loaded; an assignment may stay open for days
-# (MTurk's AssignmentDurationInSeconds is at most 365 days), so anything beyond is nonsense.
+# times are ms since the page loaded; an assignment may stay open up to 365 days (MTurk), so beyond is nonsense
 MAX_MS = 365 * 24 * 3600 * 1000
 MAX_COUNT = 10_000_000  # characters or events in one field: far beyond any caption
 FIELD_COUNTS = ("typed", "del", "keys", "paste_n", "paste_x", "paste_p", "drop", "copy", "cut", "len")
@@ -95,12 +92,9 @@ def _events(events: Any, what: str, kinds: tuple[str, ...]) -> None:
 
 
 def event_log_record(text: str, field: str = "caption", page_text: str = "") -> dict[str, Any]:
-    """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out).
-
-    Backspace/Delete is a deletion, a one-character key or Enter a typed character, any other key a keystroke.
-    A paste is ``"p"`` when its text (whitespace collapsed) equals an earlier copy or cut or is part of
-    ``page_text``, else ``"x"``; details are dropped. Deletions and cuts are taken from the end of the text
-    (the log has no caret) for ``paste_x``/``paste_p``."""
+    """A raw ``[[kind, detail, ISO time], ...]`` log as a v1 record of one field (``len`` left out): Backspace/Delete
+    deletes, a one-character key or Enter types, others are keystrokes; a paste is "p" when it equals an earlier copy
+    or cut or is in ``page_text`` (spaces collapsed), else "x"; deletions and cuts come off the end (no caret)."""
     events = _log_events(text)
     if not events:
         return {"v": VERSION, "loads": 1, "vis": [], "f": {}}
@@ -170,8 +164,7 @@ def same_words(text: str) -> str:
 
 
 def _paste(out: dict[str, Any], detail: Any, ms: int, copied: set[str], shown: str) -> str:
-    """One paste: its length, and "p" when it equals a copy or cut earlier in the log or is part of
-    what the page showed (``shown``, words as :func:`same_words` has them); which it was."""
+    """One paste's length and "p" when it equals an earlier copy or cut or is part of the page (``shown``), else "x"."""
     size = _size(detail)
     words = same_words(detail) if isinstance(detail, str) else ""
     where = "p" if words and (words in copied or words in shown) else "x"

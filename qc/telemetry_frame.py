@@ -1,14 +1,9 @@
 """Telemetry records flattened into ``tm_*`` columns, one row per caption, and each caption's ``text_origin``.
 
 Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
-``telemetry_field`` (the caption's field in the record) and ``page_text`` (a logged paste of it is from the
-page). Blank telemetry is "absent", never suspicious.
-
-Output: the input plus ``tm_present, tm_typed, tm_deleted, tm_keys, tm_first_ms, tm_active_ms, tm_paste_n,
-tm_paste_external, tm_paste_page, tm_drop, tm_final_len, tm_hidden_before_paste, tm_loads``, ``tm_away_ms``
-(ms from the last hide or blur to the largest external paste within 60 s; NaN without), ``tm_paste_drafted``
-(external pastes back from an absence as long as typing them takes: own drafts) and ``tm_error``.
-"""
+``telemetry_field`` and ``page_text`` (a logged paste of it is from the page); blank telemetry is "absent".
+Output: the input plus :data:`TM_COLUMNS`, among them ``tm_away_ms`` (ms from the last hide or blur to the
+largest external paste within 60 s), ``tm_paste_drafted`` (pastes of the worker's own drafts) and ``tm_error``."""
 
 from __future__ import annotations
 
@@ -23,8 +18,7 @@ TM_COLUMNS = ["tm_present", "tm_typed", "tm_deleted", "tm_keys", "tm_first_ms", 
               "tm_paste_external", "tm_paste_page", "tm_drop", "tm_final_len", "tm_hidden_before_paste",
               "tm_loads", "tm_away_ms", "tm_paste_drafted", "tm_error"]
 SWITCH_WINDOW_MS = 60_000  # a hide or blur this long before an external paste counts as "left to fetch it"
-# 96 words a minute, 2.2 SD above the mean of Dhakal et al. (CHI 2018): away at least len / 8 s, a
-# person could have typed the pasted text elsewhere (the switch_then_paste default, docs/authenticity.md)
+# 96 words a minute, 2.2 SD over the mean (Dhakal et al. CHI 2018): away len / 8 s could type it (docs/authenticity.md)
 DRAFT_CPS = 8.0
 MIN_TYPED = 20  # characters typed on the page before its typing speed says anything
 ORIGINS = ("typed", "in-page paste", "external paste", "mixed", "unknown")
@@ -51,8 +45,7 @@ def flatten(record: dict[str, Any], name: str, caption: str) -> tuple[Any, ...]:
     if field is None:
         return absent()
     away = away_ms(record, field)
-    # the record is the worker's to write: a forged "len": 0 must not hide the caption from the rules,
-    # so the length judged is never below the caption's own (the record's, in UTF-16 units, may be above)
+    # a forged "len": 0 must not hide the caption from the rules: the length judged is never below the caption's
     final_len = field.get("len")
     first = field.get("first_ms")
     return (True, field.get("typed", 0), field.get("del", 0), field.get("keys", 0),
@@ -75,8 +68,7 @@ def away_ms(record: dict[str, Any], field: dict[str, Any]) -> float | None:
 
 
 def absences(record: dict[str, Any], field: dict[str, Any]) -> list[tuple[int, int]]:
-    """(left, back) of each time the worker left: a tab hide to the next show, a field blur to the next
-    focus (back = left when the log never shows the return)."""
+    """(left, back) of each time the worker left: tab hide to show, field blur to focus (back = left if unseen)."""
     out = []
     for marks, gone, here in ((record.get("vis", []), "h", "v"), (field.get("focus", []), "b", "f")):
         events = sorted((int(ms), kind) for ms, kind in marks)
@@ -88,10 +80,8 @@ def absences(record: dict[str, Any], field: dict[str, Any]) -> list[tuple[int, i
 
 
 def drafted_chars(record: dict[str, Any], field: dict[str, Any]) -> int:
-    """Characters of external pastes that came back from an absence (the latest one ended before the
-    paste) at least as long as typing them takes this worker: at their own typing speed on this page
-    (typed characters over keystroke time, all fields), never above :data:`DRAFT_CPS`. A page with
-    fewer than :data:`MIN_TYPED` typed characters shows no speed of its own: nothing counts as drafted."""
+    """Characters of external pastes back from an absence at least as long as typing them takes this worker (own
+    typing speed on the page, at most :data:`DRAFT_CPS`); under :data:`MIN_TYPED` typed characters, none."""
     pastes = [p for p in field.get("paste", []) if p[2] == "x"]
     if not pastes:  # most captions: nothing from outside to explain
         return 0
@@ -112,8 +102,7 @@ def _last_absence(gone: list[tuple[int, int]], when: int) -> int:
 
 
 def telemetry_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held at once they were most
-    of QC's memory)."""
+    """``df`` with the ``tm_*`` columns, each distinct record parsed once and let go (held, most of QC's memory)."""
     captions = df["caption"].fillna("").astype(str).tolist() if "caption" in df else [""] * len(df)
     records = _texts(df, "telemetry")
     logs = _texts(df, "telemetry_log")
@@ -152,8 +141,7 @@ def _read(text: str, kind: str, name: str, page_text: str) -> dict[str, Any] | s
 
 
 def text_origin(df: pd.DataFrame, share: float = 0.8) -> pd.Series:
-    """Per caption, from the ``tm_*`` columns: ``typed`` / ``in-page paste`` / ``external paste`` (``share`` of
-    the text from that source) / ``mixed`` / ``unknown`` (no telemetry, empty, or none of them)."""
+    """Per caption: ``typed`` / ``in-page paste`` / ``external paste`` (``share`` of it) / ``mixed`` / ``unknown``."""
     if "tm_present" not in df.columns:
         return pd.Series("unknown", index=df.index, dtype=object)
     length = df["tm_final_len"].astype(float).clip(lower=1)

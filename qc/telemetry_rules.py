@@ -1,9 +1,6 @@
 """Rules over text telemetry: how a caption's text arrived, not what it says (thresholds: docs/authenticity.md).
-
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` and :mod:`qc.telemetry_frame`'s
-``tm_*`` columns (added here from ``telemetry``/``telemetry_log``). No telemetry never flags; canned captions
-are the canned rules'; in-page pastes are never "external".
-"""
+Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` plus the ``tm_*`` columns
+(:mod:`qc.telemetry_frame`). No telemetry never flags; in-page pastes are never "external"."""
 
 from __future__ import annotations
 
@@ -93,8 +90,7 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         return flag_frame([])
     active_s = tm["tm_active_ms"].astype(float) / 1000.0
     speed = tm["tm_typed"] / active_s.clip(0.001, None)
-    # only text that came with keystrokes: dictation, an input method or a script's fill() inserts text
-    # without a keydown per character and has no cadence to judge
+    # only text that came with keystrokes: dictation, an IME or a script's fill() has no cadence to judge
     keyed = tm["tm_keys"] >= 0.5 * tm["tm_typed"]
     hit = (tm["tm_typed"] >= least) & keyed & (speed > cps)
     return caption_flags(df, "typing_cadence", [

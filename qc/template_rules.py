@@ -1,10 +1,6 @@
-"""``near_template``: a pasted sentence varied a little, that agrees with nothing on its image: consensus
-below ``near_template_consensus`` and its first ``near_template_words`` words opening such captions on
-``near_template_min_images`` or more images (docs/explanation/qc-rules.md).
-
-Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned`` (canned captions neither judged
-nor counted).
-"""
+"""``near_template``: a pasted sentence varied a little that agrees with nothing on its image: consensus below
+``near_template_consensus`` and its first ``near_template_words`` words opening such captions on
+``near_template_min_images``+ images. Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``."""
 
 from __future__ import annotations
 
@@ -33,8 +29,7 @@ def _param(params: dict[str, Any], key: str) -> Any:
 
 
 def near_template_keys(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Per low-consensus caption with a key (index of ``df``): ``key``, ``images`` (how many images
-    low-consensus captions with that key are on) and consensus ``score``."""
+    """Per low-consensus caption with a key (index of ``df``): ``key``, ``images`` it opens, consensus ``score``."""
     n_words = int(_param(params, "near_template_words"))
     low = _low_consensus(df, params)
     keys = pd.Series([template_key(t, n_words) for t in df.loc[low.index, "caption"].tolist()],

@@ -1,6 +1,5 @@
-"""Text features several QC rules read (the folded text, per-caption counts, consensus matches), computed once
-per batch: :func:`batch` keeps each for *that* frame (a context variable, so threads keep their own); outside
-it, or for another frame, a feature is computed afresh."""
+"""Text features several QC rules read, computed once per batch: :func:`batch` keeps each for *that* frame (a
+context variable, per thread); outside it, or for another frame, a feature is computed afresh."""
 
 from __future__ import annotations
 
@@ -40,8 +39,8 @@ _CURRENT: ContextVar[_Batch | None] = ContextVar("qc_text_features_batch", defau
 
 @contextmanager
 def batch(df: pd.DataFrame, rules: Iterable[str] = ()) -> Iterator[Iterator[str]]:
-    """Share features among the rules run on ``df`` inside this block (rules must not change it). Yields
-    ``rules`` one by one; run in that order, a feature no rule still to run reads can be let go (:func:`later`)."""
+    """Share features among the rules run on ``df`` (they must not change it); yields ``rules`` one by one, so a
+    feature no later rule reads can be let go (:func:`later`)."""
     current = _Batch(df)
     token = _CURRENT.set(current)
 
@@ -132,8 +131,7 @@ def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list
 
 
 def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per caption, hashes of its :func:`folded` text and of that without final punctuation, folded :data:`PART`
-    at a time and let go (the folded strings held ~26 MB at 200,000 captions; their rules need only repeats)."""
+    """Hashes of each :func:`folded` caption with and without end punctuation, :data:`PART` at a time (~26 MB held)."""
     def compute() -> tuple[np.ndarray, np.ndarray]:
         texts, column = captions(df), arrow_captions(df)
         whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
@@ -152,8 +150,7 @@ def folded_at(df: pd.DataFrame, at: np.ndarray) -> list[str]:
 
 
 def repeated(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
-    """True where a key (with the same ``codes``) is on another row too: every repeated text (equal texts hash
-    alike); the caller's exact check on the few rows kept weeds out a collision."""
+    """True where a key (with the same ``codes``) is on another row too; the caller weeds out collisions."""
     if codes is not None:
         keys = keys * 1_000_003 + codes  # wraps around: still equal for equal pairs
     found = pd.factorize(keys)[0]
@@ -166,8 +163,7 @@ def counts(df: pd.DataFrame) -> TextCounts:
 
 
 def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
-    """:func:`qc.submit_rules.is_canned` for a whole column, exactly: ASCII texts by one Arrow regex
-    (C speed) that spells out the same test, the rest (non-ASCII text, an odd canned text) by it."""
+    """:func:`qc.submit_rules.is_canned` for a whole column: ASCII by one Arrow regex (C speed), the rest by it."""
     if not canned_text.strip():
         return np.zeros(len(texts), dtype=bool)
     target = canned_form(canned_text)
@@ -178,8 +174,7 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
     ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
     out = np.zeros(len(texts), dtype=bool)
     if target and target.isascii():
-        # is_canned on ASCII text: Python's ASCII spaces around and between the words, any case, and
-        # final dots, on the last word or as a word of their own
+        # is_canned on ASCII: ASCII spaces around and between the words, any case, final dots on the last word or alone
         space = _ASCII_SPACE
         words = f"{space}+".join(re.escape(w) for w in target.split(" "))
         found = pc.match_substring_regex(column, f"^{space}*{words}(?:{space}*\\.+)?{space}*$", ignore_case=True)

@@ -1,5 +1,4 @@
-"""Which submit rules fit a file's kind of text: mostly passages are checked without one_sentence and the
-banned openings, which would flag nearly every summary. Pure: texts in, a kind and a SubmitRules out."""
+"""Which submit rules fit a file's kind of text: passages go without one_sentence and banned openings."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Caption similarity for the consensus and instruction-echo rules: word TF-IDF (bigrams diluted honest
-agreement), L2-normalised, fitted once per batch so rare words weigh more."""
+"""Caption similarity for the consensus and echo rules: word TF-IDF (bigrams diluted agreement), fitted per batch."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ class TermMatrix:
 
 
 def words(text: str) -> list[str]:
-    """The ``\\w+`` runs of a text: non-word characters of the Basic Multilingual Plane become
-    spaces through one table and ``split`` does the rest (C speed); ``re`` for rarer planes."""
+    """The ``\\w+`` runs of a text: BMP non-word characters become spaces by one table (C speed); ``re`` beyond."""
     if text.isascii() or max(text) <= "\uffff":
         return text.translate(_non_word_table()).split()
     return _TOKEN.findall(text)
@@ -55,10 +53,8 @@ def _non_word_table() -> dict[int, str]:
 
 
 def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, dict[str, int]] | None:
-    """Tokens per text, the term index of each token (in text order), and the terms numbered; None if a text holds
-    the separator. :data:`TOKEN_PART` texts at a time (the whole batch at once took ~130 MB), numbered as one pass
-    over the batch would, into one array sized for the tokens the texts can hold (pages never written take no
-    memory) and cut to those found: the parts and their join were ~20 MB at once at 200,000 captions."""
+    """Tokens per text, each token's term index and the terms numbered; None if a text holds the separator.
+    :data:`TOKEN_PART` texts at a time into one array cut to the tokens found (the whole batch took ~130 MB)."""
     numbers: dict[str, int] = {}
     lengths = np.zeros(len(texts), dtype=np.int64)
     term_of = np.empty((sum(map(len, texts)) + len(texts)) // 2 + 1, dtype=np.int32)  # a token and a space
@@ -79,8 +75,7 @@ def _token_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, dict[s
 
 
 def _part_codes(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    # One lower() and one translate over the joined part, then Arrow splits and numbers the tokens
-    # in C (terms in order of first use, as pandas.factorize numbers them): no Python str per token.
+    # one lower() and translate over the joined part, then Arrow splits and numbers the tokens in C: no str per token
     joined = f" {_SEPARATOR} ".join(texts).lower()
     if not (joined.isascii() or max(joined) <= "\uffff"):
         joined = _BEYOND_PLANE_NON_WORD.sub(" ", joined)  # the table covers the Basic Multilingual Plane only
@@ -107,11 +102,8 @@ def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, d
 
 @lru_cache(maxsize=1)
 def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
-    """The batch's TF-IDF (sublinear tf, smooth idf, L2 rows); None when no text has a word.
-
-    Kept for the last batch seen: consensus, its worker rate and instruction echo share one fit.
-    The result is shared, so callers must not change it.
-    """
+    """The batch's TF-IDF (sublinear tf, smooth idf, L2 rows); None when no text has a word. Kept for the last
+    batch (consensus, its rate and instruction echo share one fit): callers must not change it."""
     from scipy import sparse
 
     lengths, term_of, terms = _token_codes(texts) or _token_codes_slow(texts)
@@ -129,24 +121,20 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
 
 
 def _tfidf(counts: sparse.csr_matrix) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """TfidfTransformer(sublinear_tf=True) by hand (importing sklearn's text module costs over a second):
-    tf 1 + ln(n), smooth idf, L2 rows."""
+    """TfidfTransformer(sublinear_tf=True) by hand: importing sklearn's text module costs over a second."""
     from scipy import sparse
 
     n_texts = counts.shape[0]
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     idf = np.log((1 + n_texts) / (1 + df)) + 1
-    # a block of rows at a time, each written over its counts: each row's weights are its own, so the blocks are
-    # the whole matrix's to the bit, without its float64 copies at once (~65 MB for 200,000 captions)
+    # a block of rows at a time over its counts: the whole matrix's weights to the bit, without float64 copies
     for start in range(0, n_texts, TOKEN_PART):
         _unit_rows(counts.data, counts.indices, counts.indptr[start:start + TOKEN_PART + 1], idf)
     return sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=counts.shape), idf
 
 
 def _unit_rows(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, idf: np.ndarray) -> None:
-    """The rows ``indptr`` spans, their counts made unit TF-IDF weights in place, bit for bit what scipy's
-    ``diags(1 / norms) @ rows`` stored (its norms: float64 row sums by ``np.add.reduceat``; each product in
-    float64, then float32; each row's terms last first, as its product lists them), without its matrices."""
+    """The rows ``indptr`` spans made unit TF-IDF in place, bit for bit scipy's ``diags(1 / norms) @ rows``."""
     at, ends = slice(indptr[0], indptr[-1]), indptr - indptr[0]
     lengths = np.diff(ends)
     weights = data[at].astype(np.float64)
@@ -166,12 +154,8 @@ def _unit_rows(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, idf: n
 
 
 def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matrix:
-    """Unit rows for texts the batch was not fitted on, their unseen words kept in the norm.
-
-    Dropping the unseen words and normalising what is left would reduce a page line to
-    "the", "in", "is", which match every caption. An unseen word weighs as a word no text
-    of the batch used (smooth idf ln(1 + n) + 1): it adds length but matches nothing.
-    """
+    """Unit rows for texts the batch was not fitted on, unseen words kept in the norm: dropped, a page line would
+    shrink to "the", "in", which match every caption; an unseen word adds length and matches nothing."""
     from scipy import sparse
 
     unseen_idf = float(np.log(1 + terms.rows.shape[0]) + 1)
@@ -192,12 +176,9 @@ def foreign_vectors(terms: TermMatrix, texts: Sequence[str]) -> sparse.csr_matri
 
 def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
                authors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: the best cosine with a peer (a non-blank row of the group by another author; 0 if none shares a
-    word, -1 without peers), that peer's position (ties: the later row), and the number of peers.
-
-    One block-diagonal sparse product per group of rows; each row's best candidates are scored again by
-    :func:`row_cosines`, so scores and ties are what one dot product per pair gives.
-    """
+    """Per row: the best cosine with a peer (another author's non-blank row of the group; 0 if none shares a
+    word, -1 without peers), that peer's position (ties: the later row), and the number of peers; the best
+    candidates rescored by :func:`row_cosines`, as one dot product per pair would give."""
     n = rows.shape[0]
     group = pd.factorize(groups, use_na_sentinel=False)[0].astype(np.int64)
     author = pd.factorize(authors, use_na_sentinel=False)[0].astype(np.int64)
@@ -216,9 +197,8 @@ def best_peers(rows: sparse.csr_matrix, groups: np.ndarray,
 
 
 def _near_pairs(rows: sparse.csr_matrix, group: np.ndarray, author: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every two rows of one group by different authors sharing a word whose rough cosine is within a float32
-    sum's error of the row's best, whole groups of about a quarter of :data:`TOKEN_PART` rows at a time (all at
-    once took ~100 MB; a part's groups are all its rows' peers, so the other pairs are let go part by part)."""
+    """Every two rows of a group by different authors sharing a word, rough cosine within float32 error of the
+    row's best; groups of about :data:`TOKEN_PART` / 4 rows at a time (all at once took ~100 MB)."""
     from scipy import sparse
 
     rough = np.zeros(rows.shape[0])
@@ -268,8 +248,7 @@ def _peer_counts(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> n
 
 
 def _last_peer(group: np.ndarray, author: np.ndarray, filled: np.ndarray) -> np.ndarray:
-    """Each row's latest peer: the group's last non-blank row, or if the row's author wrote that,
-    the last non-blank row by anyone else (the peer a row sharing no word with any peer names)."""
+    """Each row's latest peer: the group's last non-blank row, or anyone else's if the row's author wrote it."""
     rows = np.flatnonzero(filled)
     last = np.full(int(group.max(initial=-1)) + 1, -1)
     np.maximum.at(last, group[rows], rows)

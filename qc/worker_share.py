@@ -1,10 +1,6 @@
-"""Workers whose share of flagged captions passes a threshold, as flag rows (``canned_overuse``,
-``quality_words_rate``, ``consensus_rate``).
-
-Input columns of :func:`share_flags`: ``worker_id, flagged`` (a missing ``worker_id`` is left out).
-Output: :mod:`qc.flags` rows in ``worker_id`` order: ``value`` the share rounded to 3 places, ``threshold``,
-``detail`` ``"<flagged> of <counted> captions <what>"``; ``assignment_id``, ``image_id`` blank.
-"""
+"""Workers whose share of flagged captions passes a threshold (``canned_overuse``, ``quality_words_rate``,
+``consensus_rate``). Input columns: ``worker_id, flagged``; rows in ``worker_id`` order, ``value`` the share,
+``detail`` ``"<flagged> of <counted> captions <what>"``."""
 
 from __future__ import annotations
 
@@ -16,8 +12,7 @@ from qc.flags import flag_frame
 
 def share_flags(captions: pd.DataFrame, rule: str, share: float, what: str, *, min_captions: int = 1,
                 strictly: bool = False) -> pd.DataFrame:
-    """Flags of ``rule`` for the workers with ``min_captions`` or more counted captions whose flagged
-    share reaches ``share`` (``strictly``: exceeds it); ``what`` ends each flag's detail."""
+    """``rule`` for workers of ``min_captions``+ counted captions whose flagged share reaches ``share`` (or passes)."""
     found = _counts(captions)
     if found is None:  # not text ids and true/false flags: pandas' groupby decides what counts
         return flag_frame(_grouped_rows(captions, rule, share, what, min_captions, strictly))

@@ -1,7 +1,6 @@
-"""Every value a worker sends, read within bounds, wherever it is read (task server, MTurk collection,
-``hitflow qc``, the rules): Python's JSON reader recurses per nesting, builds huge ints, accepts ``NaN`` and any
-number of keys, each of which once escaped its callers' ``ValueError``. A value past a bound raises
-:class:`WorkerValueError`, a ``ValueError`` with a one-line reason (bounds: docs/security.md)."""
+"""Every value a worker sends, read within bounds wherever it is read: Python's JSON reader recurses, builds huge
+ints, accepts ``NaN`` and any number of keys. Past a bound: :class:`WorkerValueError`, a one-line ``ValueError``
+(bounds: docs/security.md)."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ class WorkerValueError(ValueError):
 
 
 class ForgedValue(WorkerValueError):
-    """A value no ``JSON.stringify`` writes (``NaN``, ``Infinity``, an overlong number): built by hand, not a
-    page's defect (qc/answer_faults.py)."""
+    """A value no ``JSON.stringify`` writes (``NaN``, ``Infinity``, an overlong number): built by hand."""
 
 
 def nesting_depth(text: str) -> int:
@@ -70,8 +68,7 @@ def _constant(text: str) -> float:
 
 
 class _KeyCount:
-    """The object hook of one JSON text: its keys counted over all its objects together (the
-    bound was per object, and 30 objects of 10,000 keys became 300,000 fields of one answer)."""
+    """The object hook of one JSON text, counting keys over all its objects (a bound per object let 300,000 by)."""
 
     def __init__(self) -> None:
         self.keys = 0
@@ -120,12 +117,10 @@ def check_fields(fields: dict[str, str]) -> dict[str, str]:
 
 
 def whole_characters(text: str) -> str:
-    """``text`` with U+FFFD for each lone surrogate (a JSON escape of half an emoji, cut by a field's
-    maxlength, decodes to one): a ledger cannot store it, and storing failed for the whole collection."""
+    """``text`` with U+FFFD for each lone surrogate (half an emoji cut by maxlength): a ledger cannot store one."""
     return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
 
 
 def surrogate_references(xml: str) -> str:
-    """An XML text as a ledger can store it: each raw lone surrogate (a platform's reply may carry one) as
-    its character reference, which the answer reader reads as U+FFFD; nothing else changes."""
+    """An XML text a ledger can store: each raw lone surrogate as its character reference (read back as U+FFFD)."""
     return LONE_SURROGATE.sub(lambda m: f"&#x{ord(m[0]):X};", xml) if LONE_SURROGATE.search(xml) else xml
