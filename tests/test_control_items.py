@@ -268,6 +268,17 @@ def test_dry_run_warns_of_a_controls_file_no_page_shows(tmp_path: Path, capsys: 
         in said
 
 
+def test_controls_of_their_own_are_mixed_in_when_no_share_is_set(tmp_path: Path) -> None:
+    """A controls file whose items the items file lacks, control_share left out: they are shown, and it says so."""
+    config = _project(tmp_path, share=0.3)
+    config.write_text(re.sub(r"(?m)^control_share = .*\n", "", config.read_text(encoding="utf-8")), encoding="utf-8")
+    cfg = load_config(config)
+    assert cfg.answers.control_share == pytest.approx(0.1, abs=1e-9)
+    assert any("mixed in at control_share = 0.1" in n for n in cfg.notes)
+    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
+    assert any(r["item_id"] in controls for r in custom_item_plan(cfg))
+
+
 def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from flows.cli.main import main

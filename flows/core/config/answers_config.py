@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,9 @@ from postprocess.answers.skill_prior import (
     WEIGHT_MIN,
 )
 
+# [answers] control_share where the controls are items of their own and the config names none: as `hitflow new`
+# proposes, about one item in ten a control (the quiz takes the file first where it is short)
+OWN_CONTROLS_SHARE = 0.1
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
 
@@ -147,6 +151,22 @@ def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
     return ""
 
 
-def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None) -> AnswersSettings:
-    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
-    return AnswersSettings(**section.model_dump(exclude={"controls"}), fixed_overlap=fixed_overlap, controls=controls)
+def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None,
+                     items: Path | None = None) -> AnswersSettings:
+    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image. A controls file of items
+    the items file lacks is mixed in at OWN_CONTROLS_SHARE unless control_share is set: else nobody sees them."""
+    share = section.control_share
+    if controls and items and "control_share" not in section.model_fields_set and _items_of_their_own(controls, items):
+        share = OWN_CONTROLS_SHARE
+    return AnswersSettings(**section.model_dump(exclude={"controls", "control_share"}), control_share=share,
+                           fixed_overlap=fixed_overlap, controls=controls)
+
+
+def _items_of_their_own(controls: Path, items: Path) -> bool:
+    """Whether the controls file names an item the items file does not (unreadable files: no; their own check
+    says why)."""
+    try:
+        with controls.open(encoding="utf-8-sig") as c, items.open(encoding="utf-8-sig") as i:
+            return bool({r.get("item_id") for r in csv.DictReader(c)} - {r.get("item_id") for r in csv.DictReader(i)})
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False

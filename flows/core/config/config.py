@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -155,10 +155,14 @@ def load_config(path: str | Path) -> CampaignConfig:
         schedule_interval_s=doc.schedule.interval_s, schedule_cron=doc.schedule.cron,
         telemetry_notice=doc.telemetry.notice.strip() if doc.telemetry.record else "",
         answers=answers_settings(doc.answers, camp.assignments_per_image,
-                                 _existing(path, "answers", "controls", doc.answers.controls)),
+                                 _existing(path, "answers", "controls", doc.answers.controls),
+                                 items if custom else None),
         **_review(path, doc.policy, doc.timing.auto_approval_delay_s),
     )
     check_policy_rules_run(path, doc.policy, cfg.qc_rules)
+    if cfg.answers.control_share != doc.answers.control_share:
+        mixed = f"mixed in at control_share = {cfg.answers.control_share} (set it to choose; 0: none)"
+        cfg = replace(cfg, notes=(*cfg.notes, f"note: [answers] controls holds items the items file lacks: {mixed}"))
     for name, field_qc in qc.fields.items():  # [qc.fields.<name>] rules: known names too
         check_rules(path, f"qc.fields.{name}", "rules", field_qc.rules or (), study is not None)
     return cfg
