@@ -1,12 +1,5 @@
-"""A page's own submit checks that no control declares, read as a person reads them: a
-script that refuses a summary under 100 words, and instructions that say "at least 100 words". A person
-writes 100 words; so does a simulated worker, in its own item's words (flows/sim/people/summaries.py).
-
-Read from the page's visible text ("at least N words", "a minimum of N words", "N words or more") and its
-scripts (a word count, ``value.split(...).length < N``, or its message). Only word minimums are read:
-a check the simulator cannot read stays a check the simulated crowd may fail, and the dry run's trial
-says so in those words, never that no person can pass it (flows/sim/pages/browser_trial.py).
-"""
+"""Word minimums a page's script or text states but no control declares ("at least 100 words"), read so a simulated
+worker writes enough; an unread check stays one the crowd may fail, and the dry run says so."""
 
 from __future__ import annotations
 
