@@ -1,5 +1,5 @@
-"""Controls a crowd page shows outside its ``<crowd-form>``, which MTurk never posts: kept in place with their
-scripts, their ``name`` moved to ``data-unposted`` (no dataset column MTurk would not have sent), and noted."""
+"""Controls outside a crowd page's ``<crowd-form>``, which MTurk never posts: kept, their ``name`` moved to
+``data-unposted``, and noted."""
 
 from __future__ import annotations
 

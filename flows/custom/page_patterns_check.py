@@ -1,6 +1,5 @@
-"""A page's ``pattern`` attributes read as QC will match them (qc/page_patterns.py): one a browser ignores
-or no linear-time engine matches is named with its line at import and as a dry-run PROBLEM, so a worker's
-answer can never stall QC."""
+"""A page's ``pattern`` attributes a browser ignores or no linear-time engine matches, named with their line, so a
+worker's answer can never stall QC (qc/page_patterns.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What running an imported page's script found beyond a blank refused (flows/sim/pages/probe_reads.py), written
-into its item block: a checkbox group whose every box the HTML requires, which the script takes with one box
-ticked, is "at least one" (``data-min-selections="1"``, not a required box each: the static reading would have
-every honest worker flagged for the boxes left unticked); a word range the script enforces on a text box is
-``data-min-words``/``data-max-words``, which the campaign's [qc.fields] table and the simulated workers read."""
+"""What running an imported page's script found beyond blanks: an every-box-required group it takes with one box is
+``data-min-selections="1"`` (else honest workers get flagged), a word range ``data-min-words``/``data-max-words``."""
 
 from __future__ import annotations
 
