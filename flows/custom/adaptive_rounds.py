@@ -1,5 +1,4 @@
-"""Adaptive overlap on a custom page: units whose label's confidence is under ``confidence`` after a round's QC get one
-more assignment, up to ``max_judgements`` (postprocess.answers.extension_rounds); rounds are resumable."""
+"""Adaptive overlap on a custom page: low-confidence units get one more assignment a round, to ``max_judgements``."""
 
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ PLAIN_KINDS = {"one": "choice", "many": "options", "number": "number", "date": "
 
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind (``choice``, ``options`` with options, ``number`` incl. :func:`rating_scale`, else its
-    kind, which the answers leave out) and the groups' options, by field without its item index."""
+    """Each field's kind (choice, options, number incl. :func:`rating_scale`, else its QC kind) and groups' options."""
     kinds: dict[str, str] = {}
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:

@@ -1,5 +1,4 @@
-"""Templates an imported page renders in the browser (Mustache, Handlebars: kept as text, never run by hitflow), and a
-note on every ``{{ ... }}`` the import keeps as text, so none silently changes meaning."""
+"""In-browser templates of an imported page (Mustache, Handlebars) kept as text, each ``{{ ... }}`` kept noted."""
 
 from __future__ import annotations
 

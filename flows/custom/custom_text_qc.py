@@ -90,8 +90,7 @@ def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
 
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
-    """One field's text rules: its own list, else the campaign's; instruction_echo only with instructions long enough to
-    echo; source_copy unless the page asks for the item's words back."""
+    """One field's text rules: its own, else the campaign's; instruction_echo and source_copy only where they apply."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL and r not in (conf.get("ignore") or ()))
     if not page_lines(str(params.get("page_text") or "")):

@@ -1,5 +1,4 @@
-"""Other platforms' placeholders (MTurk's ``${column}``, Ground Truth's Liquid) turned into hitflow's Jinja; converters
-return the Jinja, the columns read and problems ``(line, what to fix)``."""
+"""Other platforms' placeholders (MTurk's ``${column}``, Liquid) into hitflow's Jinja, with (line, what to fix)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ JINJA_OPENERS = re.compile(r"\{\{|\{%|\{#")
 PLACED = re.compile(JINJA_OPENERS.pattern + "|(?P<quote>[\"'])?" + MARK.pattern.replace("(", "(?P<mark>", 1)
                     + "(?(quote)(?P=quote))")
 DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
-# The expressions hitflow writes as it converts a page: a template of these alone is bounded as written and needs no
-# test render (one compiled gigabytes for 300,000 placeholders).
+# hitflow's own converted expressions: a template of these alone is bounded as written, so it needs no test render
 VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
 FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
     r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
@@ -81,8 +79,7 @@ def item_ref(name: str) -> str:
 
 
 def dollar_to_jinja(source: str) -> Converted:
-    """``${column}`` -> ``{{ item.column }}``, escaped by where it stands (placeholder_places.py); where escaping cannot
-    protect is a problem. Comments are dropped (not columns); literal Jinja delimiters kept as text."""
+    """``${column}`` -> ``{{ item.column }}``, escaped where it stands (else a problem); comments dropped."""
     out, written = Converted(""), []
     spelt: dict[str, str] = {}  # one string per spelling (300,000 "${x}": 16 MB of copies)
     line_at = line_finder(source)

@@ -1,5 +1,4 @@
-"""Options a page takes from its items (``value="{{ item.cand1 }}"``), read per item, never against the first item's: an
-option equal on every item of a rendered page to one of its columns comes from that column."""
+"""Options a page takes from its items' columns (``value="{{ item.cand1 }}"``), so each item is read against its own."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Custom pages kept per process for the same template and values (~1/10 of a simulated campaign's CPU went to
-rendering them again), keyed by their values as JSON; a value JSON cannot hold is not kept."""
+"""Rendered custom pages kept per process by their values as JSON (re-rendering took ~1/10 of a simulated run's CPU)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Controls outside a crowd page's ``<crowd-form>``, which MTurk never posts: kept, their ``name`` moved to
-``data-unposted``, and noted."""
+"""Controls outside a ``<crowd-form>`` (MTurk never posts them): kept, ``name`` moved to ``data-unposted``, noted."""
 
 from __future__ import annotations
 

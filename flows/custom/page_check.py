@@ -1,5 +1,4 @@
-"""Whether workers can answer the user's page and hitflow read it back (the dry run's PROBLEM lines, ``hitflow run``'s
-refusal): else honest workers would be rejected for the requester's defect (docs/custom_pages.md)."""
+"""Whether workers can answer the user's page and hitflow read it back, lest honest workers pay for its defect."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""An ExternalQuestion's page fetched for ``hitflow new --from`` within bounds (docs/security.md); each refusal
-(:class:`FetchRefused`) is one line saying what to do instead."""
+"""An ExternalQuestion's page fetched within bounds (docs/security.md); a refusal says what to do instead."""
 
 from __future__ import annotations
 

@@ -232,7 +232,8 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
 
 
 def _body_of(page: str) -> tuple[str, list[str]]:
-    """The body with head scripts and styles; the rest of head and <body> tag noted (onload kept as a listener)."""
+    """The body with head scripts and styles, and what follows </body> kept (as a browser reads it); the rest of
+    the head and the <body> tag noted (an onload kept as a listener)."""
     m = re.search(r"<body\b([^>]*)>(.*?)(?:</body\s*>|$)", page, re.S | re.I)
     if not m:
         return page, []

@@ -1,5 +1,4 @@
-"""An imported page's instructions moved out of the per-item block (they would repeat, and be read as the item's);
-instructions reading item columns stay, with a note."""
+"""An imported page's instructions moved out of the per-item block, where they would repeat and read as the item's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A page's ``pattern`` attributes a browser ignores or no linear-time engine matches, named with their line, so a
-worker's answer can never stall QC (qc/page_patterns.py)."""
+"""Names each ``pattern`` a browser ignores or no linear-time engine matches, so an answer can never stall QC."""
 
 from __future__ import annotations
 

@@ -175,8 +175,7 @@ TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on 
 
 
 def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
-    """(controls file, note) for the first choice field an items column knows, else None; where most items are known, a
-    fifth of them (at least ten) spread over the file, so not every item is a control."""
+    """(controls file, note) for the first choice field a column knows; if most are, a fifth (>= ten); else None."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"

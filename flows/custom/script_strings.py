@@ -1,5 +1,4 @@
-"""Where a placeholder stands in a page's script (a small JavaScript lexer): only a whole string literal is safe
-(``"${t}"`` -> ``{{ item.t | tojson }}``); elsewhere it is the script's own or refused."""
+"""Where a placeholder stands in a page's script (a small JS lexer): only a whole string literal is safe to fill."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""An imported page's scripts pointed at hitflow's page: what they found by id or field name finds hitflow's, and their
-submit listeners are read for checks (``flows/custom/submit_checks.py``)."""
+"""An imported page's scripts pointed at hitflow's fields, form and Submit; their submit listeners read for checks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A page's own submit checks read from its handler (and functions it calls, one level): an ``if`` that is page rules
-becomes them on its controls, any other is listed (docs/importing_pages.md)."""
+"""A page's submit checks read from its handler: page rules become rules on controls, others are listed."""
 
 from __future__ import annotations
 

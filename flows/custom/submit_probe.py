@@ -1,5 +1,4 @@
-"""What an imported page's script requires, asked of the script by running it in Chromium (script_probe.py): each answer
-refused blank becomes a page rule; where it cannot be run, the checks read from its code stand, with a note."""
+"""What an imported page's script requires, found by running it in Chromium; else its code's checks stand, noted."""
 
 from __future__ import annotations
 

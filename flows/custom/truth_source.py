@@ -1,5 +1,4 @@
-"""Where a custom campaign's known answers come from, handed to the simulator; a choice field with none is content-blind
-in a rehearsal, said in the words of :data:`BLIND`."""
+"""Where a custom campaign's known answers come from; a choice field with none is content-blind (:data:`BLIND`)."""
 
 from __future__ import annotations
 

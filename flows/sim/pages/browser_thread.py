@@ -29,8 +29,7 @@ def settle() -> None:
 
 
 class BrowserThread:
-    """The thread that drives Chromium; ``submit`` queues a job. A dead thread is replaced by the next ``submit``, its
-    queue fails at once rather than waiting for ever; a disconnected browser is launched again."""
+    """The thread driving Chromium; a dead one is replaced at the next ``submit``, its queue failed at once."""
 
     _lock = threading.Lock()
     _instance: BrowserThread | None = None

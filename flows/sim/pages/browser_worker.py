@@ -140,8 +140,7 @@ def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
 
 
 def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str] | None = None) -> set[str]:
-    """Answers typed, ticked and chosen into the visible controls (an unnamed box a script reads left empty);
-    ``done``: fields filled at an earlier step, left alone. Returns the fields filled so far."""
+    """Answers put into visible controls (unnamed script-read boxes left empty); ``done`` kept; returns those filled."""
     done = set() if done is None else set(done)
     for name, value in intents.items():
         if name in done:

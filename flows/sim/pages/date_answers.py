@@ -1,5 +1,4 @@
-"""A simulated worker's date or time from a page's picker: a value it offers within min/max on its step, the item's
-known (or own) value, a slip the step beside it, a speeder anything in range, a contrarian the first value."""
+"""A simulated worker's date or time: a value the picker offers (min/max, step), the item's own, as the profile errs."""
 
 from __future__ import annotations
 

@@ -54,8 +54,7 @@ PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|pro
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
-    """Text of the kind the box asks for; a remark in an optional box by answers ("" if no words). None for a caption
-    or free answer, or an item with no words (free_text writes those)."""
+    """Text of the kind the box asks (a remark in an optional box); None for captions, free answers, wordless items."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:

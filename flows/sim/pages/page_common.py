@@ -1,5 +1,4 @@
-"""The page's own text (instructions, labels) learned from the first HITs of a type, or pages opened per task address,
-so honest workers never type a page's instructions as their answer."""
+"""A page's own text (instructions, labels) learned from its first HITs, so workers never type it as their answer."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A page of steps, worked as a person does: fill what shows, press "Next", repeat; required controls never shown are
-what no person could answer (the dry run names them)."""
+"""A page of steps worked as a person does; required controls never shown are what no person could answer."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ REQUIRED_JS = """() => { const all = Array.from(document.querySelectorAll("form 
 
 
 def walk_steps(page: Any, fill: Callable[[set[str]], set[str]]) -> list[str]:
-    """Run ``fill``, then press each "Next" (button or same-page link) and fill what came in view; returns the required
-    controls never seen, in page order."""
+    """Run ``fill``, press each "Next", fill what came in view; returns required controls never seen, in page order."""
     done = fill(set())
     everyone, seen = _required(page, set())
     for _ in range(MAX_STEPS):

@@ -1,5 +1,4 @@
-"""What a page's script is asked once its required answers are known: whether an every-box-required group takes one box,
-and the word range a text box's script counts."""
+"""A script asked, its requirements known: does an every-box group take one box, what word range does a box take."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Word minimums a page's script or text states but no control declares ("at least 100 words"), read so a simulated
-worker writes enough; an unread check stays one the crowd may fail, and the dry run says so."""
+"""Word minimums a page states but no control declares ("at least 100 words"), so simulated workers write enough."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Which answers a page's script requires, found by running it offline in Chromium with each field blanked and each
-choice value tried: refused twice while the full answer passed is required (docs/importing_pages.md)."""
+"""Which answers a page's script requires: run offline in Chromium, each field blanked and each choice value tried."""
 
 from __future__ import annotations
 
