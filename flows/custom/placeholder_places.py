@@ -1,5 +1,4 @@
-"""Where each placeholder of an imported page stands in its HTML: text, a quoted or URL attribute, a script string, or
-a place autoescape cannot protect, refused; a tag with a marked attribute is rewritten double-quoted."""
+"""Where each placeholder of an imported page stands in its HTML; places autoescape cannot protect are refused."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What running an imported page's script found beyond blanks: an every-box-required group it takes with one box is
-``data-min-selections="1"`` (else honest workers get flagged), a word range ``data-min-words``/``data-max-words``."""
+"""What probing a page's script found beyond blanks, as data-min-selections="1" or data-min/max-words in its block."""
 
 from __future__ import annotations
 

@@ -72,8 +72,7 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
-    """For the dry run: per choice or number field, where simulated answers come from over ``planned`` items, and each
-    answer the simulator cannot follow. ``fields``: kinds; ``specs``: control rules; ``layouts``: item-option fields."""
+    """For the dry run: per choice or number field, whose answers the simulated ones follow, and known ones unusable."""
     known, controls = known_answers(cfg, items), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]

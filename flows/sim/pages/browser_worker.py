@@ -1,5 +1,4 @@
-"""Simulated workers working a page in headless Chromium (``data-sim-workers="browser"``), for pages whose script builds
-the answer; without Chromium the form-reading workers do it, said once. Page timers run on a virtual clock (Hand)."""
+"""Simulated workers working a page in headless Chromium (``data-sim-workers="browser"``), on a virtual clock (Hand)."""
 
 from __future__ import annotations
 
@@ -50,8 +49,7 @@ def wants_browser(html: str) -> bool:
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
               rng: random.Random, worker: Worker | None = None,
               hidden_required: list[str] | None = None) -> dict[str, str] | None:
-    """What the form posted once a person-like worker filled it, walking its "Next" steps; None if it never submitted.
-    ``hidden_required``: given, gets the required controls the worker never saw appended."""
+    """What the form posted once a worker filled it step by step, or None; ``hidden_required`` gets the unseen."""
     with worker_page(browser) as (page, posts):
         return _work(page, posts, html, params, intents, rng, worker, hidden_required)
 

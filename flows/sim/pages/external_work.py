@@ -1,5 +1,4 @@
-"""ExternalQuestion HITs: a simulated worker opens the URL as MTurk gives it, fills the form and posts it back. Fetched
-in a thread outside the lock (the requester may store the HIT only after CreateHIT answers); dead pages are dropped."""
+"""ExternalQuestion HITs: a simulated worker opens the URL (in a thread, outside the lock), fills the form, posts it."""
 
 from __future__ import annotations
 

@@ -74,8 +74,7 @@ def visits(names: list[str], seed: int, round_no: int, start: float) -> list[Vis
 def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], bank: dict[str, crowd.BankEntry],
                     seed: int, start: float = 1.7e9, at: Callable[[float], None] | None = None,
                     round_no: int = 0, done: frozenset[str] = frozenset()) -> dict[str, int]:
-    """Each invitee opens their link once and does their unit; returns each submit's HTTP status, 0 for a refused page.
-    Requests go one at a time in seeded-schedule order, ``at`` told each one's virtual time; those ``done`` skip."""
+    """Each invitee opens their link once in seeded order (``at`` told each time); submit statuses (0: refused)."""
     schedule = {v.name: v for v in visits(list(links), seed, round_no, start) if v.name not in done}
     steps = [(v.opens_at, v.name, False) for v in schedule.values()]
     heapq.heapify(steps)
