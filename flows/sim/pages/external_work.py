@@ -1,4 +1,5 @@
-"""ExternalQuestion HITs: a simulated worker opens the URL (in a thread, outside the lock), fills the form, posts it."""
+"""ExternalQuestion HITs: a simulated worker opens the URL, fills the form and posts it; fetched in a thread outside
+the lock, as the requester may store the HIT only after CreateHIT answers."""
 
 from __future__ import annotations
 
