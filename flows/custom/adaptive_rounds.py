@@ -1,7 +1,4 @@
-"""Adaptive overlap on a custom page ([answers] min_judgements, max_judgements, confidence): each unit is
-posted with ``min_judgements`` assignments; after each round's QC the units holding an item whose label's
-reported confidence is below ``confidence`` get one more, up to ``max_judgements``
-(postprocess.answers.extension_rounds.units_to_extend). Rounds are resumable (flows/campaigns/extension_rounds.py)."""
+"""Adaptive overlap on a custom page: low-confidence units get one more assignment a round, to ``max_judgements``."""
 
 from __future__ import annotations
 
@@ -44,9 +41,7 @@ def plan_round(run: Run, batch: int, rounds: dict[int, list[str]]) -> list[str]:
     """The units the next round extends, from the judgements received so far."""
     settings = run.cfg.answers
     judgements = received_judgements(run)
-    # the skill-aware posterior, not the aggregation's own: two agreeing workers barely seen before are not
-    # certain (postprocess/answers/skill_posterior.py); as answers.csv reports it: bounded by the judgements and
-    # calibrated on the control items when there are some
+    # the skill-aware posterior as answers.csv reports it: two agreeing workers barely seen before are not certain
     controls = control_items(run)  # control items are scored, never answered: they need no more judgements
     posterior = label_posterior(judgements, skill_prior_of(settings), fast_workers(run, settings.fast_share))
     answers = as_reported(posterior, judgements.groupby("field")["label"].nunique(), controls)
@@ -64,8 +59,7 @@ def adaptive_round(run: Run, batch: int) -> dict[str, Any]:
 
 
 def top_up_round(run: Run, batch: int) -> dict[str, Any]:
-    """[answers] top_up_rounds on a custom page: a unit whose item lacks accepted answers gets more, as caption
-    top-ups; control items get none."""
+    """[answers] top_up_rounds on a custom page: units whose item lacks accepted answers get more; controls get none."""
     def plan(rounds: dict[int, list[str]]) -> list[str]:
         data = dataset_frame(run)
         kept = data[data["decision"] == "approve"]

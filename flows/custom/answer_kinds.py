@@ -16,10 +16,7 @@ PLAIN_KINDS = {"one": "choice", "many": "options", "number": "number", "date": "
 
 
 def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Each answer field's kind for the answers (``choice``: radio buttons, selects, date pickers; ``options``: checkbox
-    groups and multiple selects, with their options; ``number``: numbers, sliders and rating scales, a single
-    choice whose buttons show three or more evenly spaced numbers (1-5, 1-7 stars: :func:`rating_scale`); else its
-    QC kind, text among them, which the answers leave out) and the groups' options, by field without its item index."""
+    """Each field's kind (choice, options, number incl. :func:`rating_scale`, else its QC kind) and groups' options."""
     kinds: dict[str, str] = {}
     options: dict[str, list[str]] = {}
     for f in spec["fields"]:
@@ -34,8 +31,7 @@ def answer_kinds(spec: dict[str, Any]) -> tuple[dict[str, str], dict[str, list[s
 
 
 def rating_scale(options: list[Any]) -> bool:
-    """Whether a single choice's options are a rating scale: three or more numbers, evenly spaced in their order
-    (1..5, 0..10), whose median and each worker's bias mean something; the labels of unordered codes are not."""
+    """A single choice is a rating scale: three or more evenly spaced numbers (so medians and biases mean something)."""
     values = [number(str(o).strip()) for o in options]
     if len(values) < 3 or any(v is None for v in values):
         return False

@@ -1,6 +1,4 @@
-"""Templates an imported page renders in the worker's browser (Mustache, Handlebars: kept as text, never run
-by hitflow), and the notes on every ``{{ ... }}`` the import keeps as text, so none is a silent change of
-meaning."""
+"""In-browser templates of an imported page (Mustache, Handlebars) kept as text, each ``{{ ... }}`` kept noted."""
 
 from __future__ import annotations
 
@@ -32,8 +30,7 @@ def renderer(source: str) -> str:
 
 
 def browser_template_spans(source: str) -> list[tuple[int, int, str]]:
-    """(start, end, type) of each template script's body, in page order (to the first ``</script>`` after
-    it, as a browser reads it; each end found once, so 20,000 unclosed scripts never rescan the page)."""
+    """(start, end, type) of each template script's body, to the first ``</script>``; each end found once."""
     ends = [m.start() for m in SCRIPT_END.finditer(source)]
     spans = []
     for m in TEMPLATE_SCRIPT.finditer(source):
@@ -53,8 +50,7 @@ def comment_spans(source: str) -> list[tuple[int, int]]:
 
 
 def in_browser(source: str, offset: int, spans: list[tuple[int, int, str]], library: str) -> bool:
-    """Whether the ``{{`` at ``offset`` is one the page's own script renders in the browser: in a template
-    script, or a section (``{{#each}}``, ``{{/each}}``, ``{{> partial}}``) on a page that loads the library."""
+    """Whether the ``{{`` at ``offset`` is rendered by the page's own script: in a template script, or a section."""
     if _span_at(offset, spans) is not None:
         return True
     return bool(library) and bool(HANDLEBARS_ONLY.match(source[offset:offset + 4]))
@@ -66,8 +62,7 @@ def _span_at(offset: int, spans: list[tuple[int, int, str]]) -> int | None:
 
 
 def kept_expression_notes(source: str) -> list[tuple[int, str]]:
-    """(line, note) for each ``{{ ... }}``/``{% ... %}`` the import keeps as text: an in-browser template's, or
-    the page's own expression."""
+    """(line, note) for each ``{{ ... }}``/``{% ... %}`` the import keeps as text."""
     spans, library = browser_template_spans(source), renderer(source)
     comments = comment_spans(source)
     starts = [s for s, _ in comments]
@@ -116,8 +111,7 @@ FIELD_TAG = re.compile(r"<(input|select|textarea)\b[^>]{0,400}?\bname\s*=\s*[\"'
 
 
 def fields_in_templates(source: str) -> list[tuple[int, str, str]]:
-    """(line, field name, script type) of each named control inside an in-browser template script: a
-    control there is no field of the page as served; the page's own script puts it in the browser."""
+    """(line, field name, script type) of each named control inside an in-browser template: not a field as served."""
     line_at, found = line_finder(source), []
     for start, end, kind in browser_template_spans(source):
         for m in FIELD_TAG.finditer(source, start, end):
@@ -128,8 +122,7 @@ def fields_in_templates(source: str) -> list[tuple[int, str, str]]:
 
 
 def raw_browser_templates(source: str) -> tuple[str, list[tuple[int, str]]]:
-    """A ``--keep-jinja`` page with each template script holding ``{{``/``{%`` in ``{% raw %}`` (Jinja would read
-    its Handlebars as its own); returns (text, notes)."""
+    """A ``--keep-jinja`` page with template scripts holding ``{{``/``{%`` in ``{% raw %}``; returns (text, notes)."""
     line_at, notes, pieces, last = line_finder(source), [], [], 0
     for start, end, kind in browser_template_spans(source):
         if start < last:

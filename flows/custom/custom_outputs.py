@@ -1,5 +1,4 @@
-"""Outputs of a campaign on the user's own page, in ``runs/<name>/`` (docs/reference/outputs.md says what each
-holds): dataset.csv/.json, responses.csv, flags.csv, blocked_workers.csv, answers.csv, workers.csv, the report."""
+"""Outputs of a campaign on the user's own page, in ``runs/<name>/`` (docs/reference/outputs.md)."""
 
 from __future__ import annotations
 
@@ -67,8 +66,7 @@ def own_options(run: Run, spec: dict[str, Any]) -> dict[str, dict[str, list[str]
 
 
 def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
-    """A crowd-radio-group of named buttons is stored as MTurk posts it, one row per button
-    (flows/core/pages/radio_buttons.py): its rows become the group's one row, valued the chosen button."""
+    """A crowd-radio-group's per-button rows, as MTurk posts them, made the group's one row valued the chosen button."""
     groups = button_groups(spec["fields"])
     bases = {field_base(g): {field_base(b): v for b, v in buttons.items()} for g, buttons in groups.items()}
     for group, buttons in bases.items():
@@ -86,8 +84,7 @@ def merge_button_rows(data: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
 
 
 def dataset_frame(run: Run) -> pd.DataFrame:
-    """Every answer field of every stored response (bookkeeping left out), with its decision, in posting order
-    (batch, HIT, submission): the ledger's own order depends on threads, which a resumed run does not repeat."""
+    """Every answer field of every stored response with its decision, in posting order (the ledger's varies)."""
     rows = _frame(run, "SELECT a.batch, a.hit_id, a.assignment_id, a.worker_id, x.item_id, x.field, x.value, "
                        "COALESCE(d.action, '') AS decision, COALESCE(d.reasons, '') AS reasons "
                        "FROM assignments a JOIN answers x ON x.campaign = a.campaign AND x.assignment_id = "
@@ -128,8 +125,7 @@ def item_responses(data: pd.DataFrame) -> dict[Any, dict[Any, dict[str, Any]]]:
 
 
 def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv of the campaign's ledger in ``out_dir`` as its outputs write them, for ``hitflow
-    aggregate`` on a campaign (flows/cli/aggregate_campaign.py); ``numbers``: choice fields read as numbers."""
+    """answers.csv and workers.csv of the ledger in ``out_dir``, for ``hitflow aggregate``; ``numbers``: as _answers."""
     blocked = _frame(run, "SELECT worker_id, batch, rules FROM blocks WHERE campaign = ? ORDER BY batch",
                      ["worker_id", "batch", "rules"])
     return _answers(run, dataset_frame(run), blocked, out_dir, numbers)
@@ -137,8 +133,7 @@ def campaign_answer_files(run: Run, out_dir: Path, numbers: tuple[str, ...] = ()
 
 def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
              numbers: tuple[str, ...] = ()) -> dict[str, Any]:
-    """answers.csv and workers.csv from the approved answers of every field :func:`answer_kinds` keeps, blocked
-    workers left out, with the controls and pooled evidence; ``numbers``: choice fields read as numbers."""
+    """answers.csv and workers.csv from approved answers, blocked workers left out; ``numbers``: choices as numbers."""
     spec = _first_spec(run)
     kinds, options = answer_kinds(spec)
     kinds |= {f: "number" for f in numbers if kinds.get(f) in ("choice", "number")}
@@ -150,8 +145,7 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
 
 
 def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled control rule's evidence on every worker over the whole campaign (as the block step
-    would judge it after the last batch) and its policy, or None for a campaign planned without the rule."""
+    """The pooled control rule's evidence over the whole campaign and its policy; None when planned without the rule."""
     return pooled_evidence_so_far(run.store, run.cfg.name, EVERY_BATCH)
 
 
@@ -206,8 +200,7 @@ def _review_rows(run: Run) -> list[dict[str, Any]]:
 
 def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
                          items_truth: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """``truth``: the simulator's workers (sim_workers.json); ``items_truth``: its choices' latent answers
-    (sim_items.json), against which the answers are scored."""
+    """``truth``: sim_workers.json; ``items_truth``: the latent answers (sim_items.json) the answers are scored on."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = dataset_frame(run)
     # The dataset is the accepted work; every response, rejected ones with their reasons, stays beside it.

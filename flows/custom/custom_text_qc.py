@@ -1,6 +1,4 @@
-"""Full text QC on every free-text field of a campaign on the user's own page, one frame per field, each
-configurable in ``[qc.fields.<name>]``, with the limits the page's own words state (docs/custom_pages.md,
-"Text QC on every free-text field")."""
+"""Text QC on every free-text field of a campaign on the user's own page, one frame per field (docs/custom_pages.md)."""
 
 from __future__ import annotations
 
@@ -31,19 +29,15 @@ TEXT_LEVEL = ("duplicate_text", "shared_template", "consensus", "consensus_rate"
 NO_CANNED_TEXT = "\x00"  # the submit rules' own canned text: nothing typed equals this (canned answers: below)
 CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
 QUALITY_RULES = ("quality_words", "quality_words_rate")
-# a box for a name or a few words ("the missing part, 1 to 6 words"): the same answer from many people, or from
-# one person on many items, is what honest work looks like there
+# a box for a few words: the same answer from many people, or one person on many items, is honest work there
 NAME_IT_WORDS = 6
 SAME_TEXT_RULES = ("shared_template", "duplicate_text")
-# A canned answer a page offers: a text its script (or a button's onclick) writes into a field's value, of
-# three words or more ("Quality issues are too severe to recognize visual content."); a short one ("", "0",
-# "N/A") is a reset or a sentinel, which sentinel_answer judges.
+# A canned answer a page's script writes into a field, of three words or more; shorter ones are sentinels.
 SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\\\n]|\\.){3,300})(?P=q)""")
 
 
 def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
-    """One field's limits from ``[qc.fields.<name>]`` and what the page states (``asked``): the larger minimum,
-    both's openings; off where neither says."""
+    """One field's limits from ``[qc.fields.<name>]`` and the page (``asked``): the larger minimum, both's openings."""
     banned = tuple(dict.fromkeys([*(conf.get("banned_prefixes") or ()), *stated_banned_openings(asked)]))
     return SubmitRules(min_words=max(int(conf.get("min_words") or 0), stated_min_words(asked)),
                        one_sentence=bool(conf.get("one_sentence")), banned_prefixes=banned,
@@ -56,15 +50,13 @@ def field_max_words(conf: dict[str, Any], asked: str = "") -> int:
 
 
 def asked_of(field: str, params: dict[str, Any], several: bool) -> str:
-    """The words a field's limits are read from: its question, after the page's instructions when it is the
-    page's only free-text field (the instructions' "at least 50 words" is then its; with several, each its own)."""
+    """A field's question, after the page's instructions when it is the only free-text field (their limits are its)."""
     question = (params.get("field_questions") or {}).get(field) or ""
     return f"{'' if several else params.get('page_text') or ''}\n{question}"
 
 
 def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: list[str]) -> list[str]:
-    """For the dry run: each free-text field's word limits and forbidden openings as its flags use them, and
-    where each comes from (the page's words, or its ``[qc.fields.<name>]`` table)."""
+    """For the dry run: each free-text field's word limits and forbidden openings, and where each comes from."""
     lines = []
     for field in text_fields:
         rules, conf = field_rules(field, params, enabled), (params.get("fields") or {}).get(field) or {}
@@ -98,9 +90,7 @@ def canned_texts(field: str, params: dict[str, Any]) -> list[str]:
 
 
 def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) -> tuple[str, ...]:
-    """The text rules one field runs: its own list, else the campaign's; instruction_echo only where the page
-    has instructions long enough to echo; source_copy unless the field's question or the instructions ask for the
-    item's words back (qc/source_copy.py)."""
+    """One field's text rules: its own, else the campaign's; instruction_echo and source_copy only where they apply."""
     conf = (params.get("fields") or {}).get(field) or {}
     rules = tuple(r for r in (conf.get("rules") or enabled) if r in TEXT_LEVEL and r not in (conf.get("ignore") or ()))
     if not page_lines(str(params.get("page_text") or "")):
@@ -147,10 +137,8 @@ def field_questions(page_html: str) -> dict[str, str]:
 
 
 def page_reading(masked_page: str) -> dict[str, Any]:
-    """What the text rules read on a page rendered with its items' values masked (templates.masked_rows): the
-    requester's own words (``page_text``: instruction_echo, source_copy), each field's question
-    (``field_questions``) and the canned answers its scripts offer (``canned_texts``). An item's text is never
-    read as an instruction: "Summaries need at least 400 words" in a review to summarise sets no limit."""
+    """What text rules read on a page rendered with item values masked: the requester's words, each field's question and
+    canned answers. An item's text never sets a limit ("at least 400 words" in a review to summarise)."""
     lines = (" ".join(line.replace(MASK, " ").split()) for line in visible_text(masked_page).splitlines())
     return {"page_text": "\n".join(line for line in lines if line), "field_questions": field_questions(masked_page),
             "canned_texts": page_canned_texts(masked_page)}

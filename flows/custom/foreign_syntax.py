@@ -1,6 +1,4 @@
-"""Other platforms' placeholders turned into hitflow's Jinja (``hitflow new NAME --from PAGE``): MTurk's
-``${column}`` and Ground Truth's Liquid (``task.input``, its filters; a page Liquid refuses is named with its
-line). Each converter returns the Jinja, the columns read and problems ``(line, what to fix)``."""
+"""Other platforms' placeholders (MTurk's ``${column}``, Liquid) into hitflow's Jinja, with (line, what to fix)."""
 
 from __future__ import annotations
 
@@ -16,19 +14,14 @@ from liquid.exceptions import LiquidError
 from flows.custom.placeholder_places import MARK, UNREAD, Place, has_marks, mark, places
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-# MTurk's requester UI takes a CSV header with hyphens as a variable (``${passage-1}``); Jinja reads
-# such a column as ``item['passage-1']`` (``item.passage-1`` would be a subtraction)
+# MTurk takes hyphened headers as variables (``${passage-1}``); Jinja needs ``item['passage-1']``, not a subtraction
 COLUMN = r"[A-Za-z_][A-Za-z0-9_-]*"
 JINJA_OPENERS = re.compile(r"\{\{|\{%|\{#")
 # what the converters swap in a marked page: a literal Jinja delimiter, or a mark (with the quotes around it)
 PLACED = re.compile(JINJA_OPENERS.pattern + "|(?P<quote>[\"'])?" + MARK.pattern.replace("(", "(?P<mark>", 1)
                     + "(?(quote)(?P=quote))")
 DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
-# The expressions hitflow writes as it converts a page (a placeholder with Liquid's filters, a renamed
-# field's index, a literal Jinja delimiter, a Liquid condition on item columns, the frame of template_text):
-# each outputs an item's value (JSON and escaping at most once each), the index or two characters, or
-# compares values. A template holding no other is bounded as written and needs no render to show it: a
-# render compiled gigabytes for 300,000 placeholders and 1.5 GB for 100,000 Liquid ones.
+# hitflow's own converted expressions: a template of these alone is bounded as written, so it needs no test render
 VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
 FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
     r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
@@ -61,8 +54,7 @@ class Converted:
 
 
 def only_hitflow_expressions(template: str) -> bool:
-    """Whether every Jinja expression, statement and comment of ``template`` is one hitflow writes
-    (:data:`HITFLOW_EXPRESSIONS`); removing them leaves no delimiter a page's own would show."""
+    """Whether every Jinja expression, statement and comment of ``template`` is one of :data:`HITFLOW_EXPRESSIONS`."""
     return not JINJA_OPENERS.search(HITFLOW_EXPRESSIONS.sub("", template))
 
 
@@ -71,8 +63,7 @@ def line_of(source: str, offset: int) -> int:
 
 
 def line_finder(source: str) -> Callable[[int], int]:
-    """``line_of`` for many offsets into one page: counting from the start for each of 100,000 Liquid
-    tags on one line took 94 s; a search in the newlines' offsets takes microseconds."""
+    """``line_of`` for many offsets by a search in the newlines' offsets (counting per tag took 94 s for 100,000)."""
     newlines = [i for i, c in enumerate(source) if c == "\n"] if "\n" in source else []
     return lambda offset: bisect.bisect_left(newlines, offset) + 1
 
@@ -88,10 +79,7 @@ def item_ref(name: str) -> str:
 
 
 def dollar_to_jinja(source: str) -> Converted:
-    """``${column}`` -> ``{{ item.column }}`` by where it stands (flows/custom/placeholder_places.py):
-    ``| safe_url`` in a URL attribute, ``| tojson`` for a whole quoted string in a script, every attribute
-    holding one quoted; a place autoescape cannot protect is a problem. Comments are dropped (what they
-    mention is not a column) and literal Jinja delimiters kept as text."""
+    """``${column}`` -> ``{{ item.column }}``, escaped where it stands (else a problem); comments dropped."""
     out, written = Converted(""), []
     spelt: dict[str, str] = {}  # one string per spelling (300,000 "${x}": 16 MB of copies)
     line_at = line_finder(source)
@@ -164,8 +152,7 @@ def liquid_parse_problem(source: str) -> tuple[int, str] | None:
 
 
 def liquid_to_jinja(source: str) -> Converted:
-    """``{{ task.input.x | filter }}`` and ``if``/``unless`` tags into Jinja; other tags named. Each output
-    is written by where it stands (flows/custom/placeholder_places.py, :func:`_liquid_placed`)."""
+    """``{{ task.input.x | f }}`` and ``if``/``unless`` to Jinja (placed: :func:`_liquid_placed`); others named."""
     out = Converted("")
     problem = liquid_parse_problem(source)
     if problem:
@@ -203,8 +190,7 @@ def liquid_to_jinja(source: str) -> Converted:
 
 
 def _liquid_placed(text: str, chain: list[str], place: Place, line: int, out: Converted, quote: str) -> str:
-    """A Liquid output as Jinja where it stands: JSON escaped again in an attribute (autoescape leaves
-    tojson's quotes), a URL attribute's value through safe_url, a script's string as JSON."""
+    """A Liquid output as Jinja in place: JSON re-escaped in an attribute, safe_url in a URL, JSON in a script."""
     kind = place.kind
     if kind == "script-string" and quote and "tojson" not in chain:
         return "{{ " + " | ".join([*chain, "tojson"]) + " }}"

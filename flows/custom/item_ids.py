@@ -1,6 +1,4 @@
-"""An imported page's item block made safe to repeat (several items on one page): an id a ``<label for>``
-points at, and no script or style names, gets the item's index; ``<style>`` blocks are shown once above the
-items unless they hold an item's value."""
+"""An imported page's item block made safe to repeat: ids get the item's index; ``<style>`` shown once above."""
 
 from __future__ import annotations
 

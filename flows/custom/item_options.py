@@ -1,7 +1,4 @@
-"""Options a page takes from its items (``value="{{ item.cand1 }}"``: "which of these are names"): each item
-has its own, so its known answer, its answers and a worker's habits are read against them, never against the
-first item's. Found on one rendered page: an option whose value is, on every item of the page, the value of
-one column of that item comes from the column; any other option is the page's own, the same on every item."""
+"""Options a page takes from its items' columns (``value="{{ item.cand1 }}"``), so each item is read against its own."""
 
 from __future__ import annotations
 
@@ -14,8 +11,7 @@ Layout = list[tuple[str, str]]  # per option in page order: ("column", name) or 
 
 
 def option_layouts(spec: Spec, items: list[dict[str, Any]], hidden: set[str]) -> dict[str, Layout]:
-    """Per choice field with an option taken from the item: its layout; ``hidden`` columns are never options.
-    On a one-item page a field needs two options from two columns."""
+    """Per choice field with an option from the item: its layout; ``hidden`` columns never options (one item: two)."""
     by_field: dict[str, dict[int, list[str]]] = {}
     for f in spec["fields"]:
         m = INDEXED.match(f["name"])

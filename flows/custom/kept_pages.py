@@ -1,6 +1,4 @@
-"""Custom pages kept per process for the same template and values: a page is rendered to read its rules, again
-with them, and again by QC and the outputs for its page constants (~1/10 of a simulated campaign's CPU went to
-them). The key is every value the page is made of, as JSON (exact); a value JSON cannot hold is not kept."""
+"""Rendered custom pages kept per process by their values as JSON (re-rendering took ~1/10 of a simulated run's CPU)."""
 
 from __future__ import annotations
 

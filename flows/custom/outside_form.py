@@ -1,5 +1,4 @@
-"""Controls a crowd page shows outside its ``<crowd-form>``, which MTurk never posts: kept in place with their
-scripts, their ``name`` moved to ``data-unposted`` (no dataset column MTurk would not have sent), and noted."""
+"""Controls outside a ``<crowd-form>`` (MTurk never posts them): kept, ``name`` moved to ``data-unposted``, noted."""
 
 from __future__ import annotations
 

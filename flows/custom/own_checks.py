@@ -1,5 +1,4 @@
-"""A page's own attention checks, found by ``hitflow new --from`` (qc/instructed_items.py), each an ``[attention]
-page_checks`` entry scored on the server as hitflow's own checks are (docs/importing_pages.md says how)."""
+"""A page's own attention checks, found at import, each an ``[attention] page_checks`` entry scored on the server."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ from qc.instructed_items import instructed
 
 
 def own_checks(body: str) -> list[tuple[str, str, str]]:
-    """(field, the value its question instructs, the sentence that does) for each choice field of the item block that is
-    an instructed-response item."""
+    """(field, instructed value, the sentence instructing it) for each instructed-response choice field."""
     page = read_page(body.replace("{{ i }}", "0"))
     questions = question_texts(page)
     found = [(f, instructed(questions.get(f.name, ""), f.options, f.labels)) for f in page.fields.values()

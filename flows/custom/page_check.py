@@ -1,6 +1,4 @@
-"""Is the user's page one workers can answer and hitflow can read back? The dry run's PROBLEM lines and
-``hitflow run``'s refusal: a page nobody can read back would have every honest worker rejected and blocked
-for the requester's defect. The checks and why each matters: docs/custom_pages.md."""
+"""Whether workers can answer the user's page and hitflow read it back, lest honest workers pay for its defect."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ FOREIGN = (
     (re.compile(r"\{\{.*?\}\}", re.S), "a Liquid/Mustache placeholder"),
     (re.compile(r"\{%.*?%\}", re.S), "a Liquid tag"),
 )
-# the wrapper's root, past an XML declaration, processing instructions and comments before it
-# (atomic and possessive: a comment or instruction once matched is never re-split, so no backtracking blow-up)
+# the wrapper's root past declarations and comments (atomic and possessive, so no backtracking blow-up)
 QUESTION_XML = re.compile(r"^\s*(?>(?:<\?.*?\?>|<!--.*?-->)\s*)*+<(HTMLQuestion|ExternalQuestion|QuestionForm)\b",
                           re.S)
 ANY_TAG = re.compile(r"<[A-Za-z][\w-]*[\s/>]")
@@ -105,8 +102,7 @@ def _source_line(source: str, snippet: str) -> str:
 
 
 def page_problems(path: Path, source: str, page: str, item_text: set[str], scripted: bool = False) -> list[str]:
-    """What makes the rendered ``page`` unreadable, each a line naming the template line and the fix
-    (``scripted``: the page's own script writes its answer, from controls it may leave unnamed)."""
+    """What makes the rendered ``page`` unreadable, a line each with its line and fix (``scripted``: script answers)."""
     if not ANY_TAG.search(page):
         return [f"{path}: holds no HTML element at all; the template must be an HTML page (it usually "
                 "starts with {% extends \"_custom_page.html.j2\" %})"]
@@ -125,10 +121,7 @@ def page_problems(path: Path, source: str, page: str, item_text: set[str], scrip
     return list(dict.fromkeys(out))
 
 
-# Server-side templates -----------------------------------------------------------------------------
-# Code that runs on the requester's own server before the page is sent: hitflow serves the page as it is,
-# so none of it would ever run and what it printed (field names, values, the items) would be lost. Each
-# match is bounded (a page of 30,000 "<%" never rescans the rest of itself from every one).
+# Server-side templates: hitflow serves the page as is, so their code never runs; matches are bounded (no rescans) ----
 MUSTACHE = "Handlebars/Mustache"
 SERVER_SIDE = (
     (re.compile(r"<\?(?:php\b|=)(?:.{0,2000}?\?>|[^\n]{0,120})", re.S | re.I), "PHP"),
@@ -143,8 +136,7 @@ HITFLOW_PAGE = re.compile(r"\{%-?\s*extends\s+[\"']_(custom|crowd)_page\.html\.j
 SHOWN_BLOCKS = 30  # a refusal lists this many blocks, then how many more
 
 
-# What to do with a block, importing (the page is converted, and only ${column} is read as an item's value
-# unless --keep-jinja says the page's Jinja is the user's) and in a template (the page is hitflow's Jinja).
+# What to do with a block, importing (only ${column} read, unless --keep-jinja) and in a template (hitflow's Jinja).
 IMPORT_ADVICE = ("write what it printed into the page and import again: the part it repeats per item once, without "
                  "the loop (hitflow shows one item per page), each field named plainly (name=\"caption\": hitflow "
                  "adds the item's index), per-item values as ${column} (a column of the item file), or as "
@@ -156,8 +148,7 @@ TEMPLATE_ADVICE = "write what it printed into the template, per-item values as {
 
 
 def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[int, str]]:
-    """(line, what) for each block of another engine's server-side code in the page (``other_engines``: Jinja
-    tags too), and each field whose name that code prints."""
+    """(line, what) for each block of another engine's server code (``other_engines``: Jinja too), and its fields."""
     found: list[tuple[int, str, str]] = []
     engines = other_engines and not HITFLOW_PAGE.search(source)
     patterns = [*SERVER_SIDE, *([(OTHER_ENGINE_TAGS, "Django/Jinja/Twig")] if engines else [])]
@@ -185,8 +176,7 @@ CONTROL_NAME = re.compile(r"<(input|textarea|select|crowd-[\w-]+)\b[^>]{0,2000}?
 
 
 def printed_field_names(source: str, patterns: list[re.Pattern[str]]) -> list[tuple[int, str]]:
-    """(line, what) for each answer field whose name the server's code prints: the import would not see that
-    field as the page wrote it (a loop's caption0, caption1... are one field, caption, on hitflow's page)."""
+    """(line, what) per answer field whose name server code prints (a loop's caption0, caption1... is one field)."""
     out = []
     for m in CONTROL_NAME.finditer(source):
         name = m.group(2)[1:-1]

@@ -1,6 +1,4 @@
-"""An ExternalQuestion's page fetched for ``hitflow new --from`` as a browser would, only what was asked:
-http(s), public addresses checked at each redirect, bounded bytes, one deadline (docs/security.md). Each
-refusal is one line (:class:`FetchRefused`) saying what to do instead."""
+"""An ExternalQuestion's page fetched within bounds (docs/security.md); a refusal says what to do instead."""
 
 from __future__ import annotations
 
@@ -59,8 +57,7 @@ def _fetch(url: str, allowed: tuple[Network, ...], deadline: float) -> str:
     raise FetchRefused(f"the page redirected more than {MAX_REDIRECTS} times; {SAVE_IT}")
 
 
-# Python codecs that are text encodings by name but no page is written in: names of hosts (idna,
-# punycode), Python literals (unicode_escape) and UTF-7, which browsers refuse (it hides markup).
+# text codecs no page is written in: idna, punycode, unicode_escape, and UTF-7 (browsers refuse it: it hides markup)
 NOT_PAGE_CHARSETS = ("idna", "punycode", "unicode-escape", "raw-unicode-escape", "utf-7", "undefined")
 
 
@@ -170,8 +167,7 @@ def _decoded(chunks: Iterator[bytes], encoding: str, deadline: float) -> Iterato
 
 
 def _inflated(chunks: Iterator[bytes], gzip: bool, deadline: float) -> Iterator[bytes]:
-    """Each chunk's output in pieces of at most CHUNK bytes; every turn uses input or yields output and checks
-    the deadline (a finished member's leftovers once looped forever)."""
+    """Each chunk's output in pieces of at most CHUNK bytes; every turn makes progress and checks the deadline."""
     inflater, members = zlib.decompressobj(wbits=47 if gzip else 15), 0  # 47: gzip or zlib header
     for chunk in chunks:
         data, full = chunk, False

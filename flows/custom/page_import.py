@@ -1,5 +1,4 @@
-"""``hitflow new NAME --from PAGE``: another platform's page brought in as the ``item`` block of a template
-(docs/importing_pages.md); what cannot be converted is listed line by line, and nothing is written."""
+"""``hitflow new NAME --from PAGE``: a foreign page as a template's ``item`` block (docs/importing_pages.md)."""
 
 from __future__ import annotations
 
@@ -76,8 +75,7 @@ class ImportedPage:
 
 def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = (),
                 keep_jinja: bool = False) -> ImportedPage:
-    """The page's item block, columns and title; raises PageProblems naming each line it cannot convert. The
-    page's own Jinja stays text unless ``keep_jinja``."""
+    """The item block, columns and title; raises PageProblems per line it cannot convert; Jinja text unless kept."""
     kind, content, offset = unwrap(source, origin, allowed)
     if kind == "QuestionForm":
         dropped: list[str] = []
@@ -119,8 +117,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
 
 
 def _without_crowd_frame(page: str) -> str:
-    """The page without its <crowd-form> and MTurk's element script (hitflow's crowd page has them); the
-    crowd-form's onsubmit and id become a form of its own, so restructure reads its checks as a form's."""
+    """The page without <crowd-form> and MTurk's script; its onsubmit and id become a form, its checks read as one's."""
     kept = "".join(f"<form onsubmit={m[1]}{m[2]}{m[1]}></form>" for m in CROWD_ONSUBMIT.finditer(page))
     kept += "".join(f'<form id="{m[1]}"></form>' for m in CROWD_ID.finditer(page))
     page = CROWD_FRAME.sub("", page)
@@ -129,8 +126,7 @@ def _without_crowd_frame(page: str) -> str:
 
 
 def _raise(origin: str, problems: list[tuple[int, str]], offset: int) -> None:
-    """PageProblems for ``problems``: the first SHOWN_BLOCKS, then how many more (a page of 100,000
-    placeholders in event handlers is not 100,000 lines)."""
+    """PageProblems for ``problems``: the first SHOWN_BLOCKS, then how many more."""
     if problems:
         shown = sorted(problems)[:SHOWN_BLOCKS]
         more = [f"{origin}:{shown[-1][0] + offset}: and {len(problems) - SHOWN_BLOCKS:,} more part(s) like those "
@@ -167,8 +163,7 @@ JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 
 
 def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
-    """Liquid (Ground Truth), hitflow's Jinja (``keep_jinja``: then run in the bounded sandbox), or MTurk's
-    ``${column}`` (the default): a page from elsewhere runs none of its own expressions."""
+    """Liquid, hitflow's Jinja (``keep_jinja``: sandboxed) or ``${column}``: a foreign page runs none of its own."""
     # bounded: an unbounded [^}]* rescans the rest of the page from every "{{" (30,000 of them: 130 s)
     if "task.input" in page and re.search(r"\{[{%]-?[^}]{0,300}?\btask\.input\b", page):
         return liquid_to_jinja(page)
@@ -192,8 +187,7 @@ def _title(page: str) -> str:
 
 
 def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
-    """The page's body as an item block: its head's scripts and styles kept, its own form and
-    submit button and MTurk's session fields dropped (hitflow's page has them), fields renamed."""
+    """The body as an item block: head scripts and styles kept, form, submit, MTurk fields dropped, fields renamed."""
     body, notes = _body_of(page)
     body = re.sub(r"<!DOCTYPE[^>]*>|</?html\b[^>]*>|<meta\b[^>]*>|<title\b[^>]*>.*?</title\s*>", "", body,
                   flags=re.S | re.I)
@@ -238,8 +232,8 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
 
 
 def _body_of(page: str) -> tuple[str, list[str]]:
-    """The page's body with its head's scripts and styles; what else the head and the <body> tag held is
-    named in a note (an onload kept as a load listener), and what follows </body> kept, as a browser does."""
+    """The body with head scripts and styles, and what follows </body> kept (as a browser reads it); the rest of
+    the head and the <body> tag noted (an onload kept as a listener)."""
     m = re.search(r"<body\b([^>]*)>(.*?)(?:</body\s*>|$)", page, re.S | re.I)
     if not m:
         return page, []
@@ -264,8 +258,7 @@ def _body_of(page: str) -> tuple[str, list[str]]:
 
 
 def _submit_listener(code: str) -> str:
-    """The page's ``<form onsubmit="...">`` as a listener on hitflow's form: ``return false`` (or
-    ``return check()`` answering false) still stops the submit, as it did on the page's own form."""
+    """The page's ``<form onsubmit>`` as a listener on hitflow's form: ``return false`` still stops the submit."""
     body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
     return ("\n<script>\n(document.getElementById(\"" + HITFLOW_FORM + "\") || document.getElementById(\""
             + CROWD_FORM + "\")).addEventListener(\"submit\", "

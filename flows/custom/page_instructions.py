@@ -1,6 +1,4 @@
-"""An imported page's instructions moved out of the per-item block (they would repeat per item, and the
-simulated crowd reads item-block text as about the item): ``<crowd-instructions>``, instruction-named blocks
-and an "Instructions:" paragraph. Instructions that read the item's columns stay, with a note."""
+"""An imported page's instructions moved out of the per-item block, where they would repeat and read as the item's."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A page's ``pattern`` attributes read as QC will match them (qc/page_patterns.py): one a browser ignores
-or no linear-time engine matches is named with its line at import and as a dry-run PROBLEM, so a worker's
-answer can never stall QC."""
+"""Names each ``pattern`` a browser ignores or no linear-time engine matches, so an answer can never stall QC."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a page's scripts do that the simulated crowd must know: a script that writes answer fields sends
-its workers to a real browser; also its words for "no answer" and the CSP nonce."""
+"""What a page's scripts do that the simulated crowd must know: whether they write answers, their "no answer", nonce."""
 
 from __future__ import annotations
 
@@ -20,9 +19,7 @@ HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)  # an inline event
 
 
 def blocked_handler_lines(source: str, serves_pages: bool) -> list[str]:
-    """The dry run's warning on a route whose people open hitflow's task server: its content security policy
-    blocks a page's inline event handlers (MTurk runs them), so what they do (a slider's label, a counter) is
-    not done."""
+    """Dry-run warning where people open the task server: its CSP blocks inline event handlers (MTurk runs them)."""
     if not serves_pages or not (found := HANDLER_ATTR.findall(source)):
         return []
     return [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) do not run on this "
@@ -42,8 +39,7 @@ def sim_workers(setting: str, template_source: str) -> str:
 
 
 def with_nonce(page: str, nonce: str) -> str:
-    """Every inline ``<script>``/``<style>`` without a nonce gets the page's, so the task server's CSP runs the
-    requester's own code."""
+    """Every inline ``<script>``/``<style>`` gets the page's nonce, so the task server's CSP runs the page's code."""
     if not nonce:
         return page
     return _UNNONCED.sub(lambda m: f'{m.group(0)} nonce="{nonce}"', page)
@@ -57,15 +53,13 @@ _PARTS = re.compile(r"[,;|\t\n]")
 
 
 def script_blanks(page: str, options: set[str]) -> frozenset[str]:
-    """The page's own words for "no answer" its inline scripts hold (``el.value = picked || "<END>"``), but for
-    a value a worker may choose (``options``): in a field the script writes, they stand where no answer was given."""
+    """The words for "no answer" inline scripts write (``picked || "<END>"``), but not values a worker may choose."""
     found = (a or b for code in _INLINE_SCRIPT.findall(page or "") for a, b in _STRING.findall(code))
     return frozenset(t.strip() for t in found if NO_ANSWER.fullmatch(t.strip()) and t.strip() not in options)
 
 
 def left_blank(answer: str, blanks: frozenset[str]) -> str:
-    """The first of ``blanks`` ``answer`` holds as the whole of it or of one of its parts (a JSON value, a
-    comma- or bar-separated entry): what the script wrote where a question was skipped; "" when none."""
+    """The first of ``blanks`` that is ``answer`` or one of its parts (JSON value, comma or bar entry); "" when none."""
     if not blanks or not answer:
         return ""
     try:

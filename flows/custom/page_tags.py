@@ -1,5 +1,4 @@
-"""The tags an imported page is read by: its answer controls, their names, its scripts (shared by
-``page_import`` and ``submit_checks``)."""
+"""The tags an imported page is read by: answer controls, their names, scripts (``page_import``, ``submit_checks``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Where each placeholder of an imported page stands in its HTML (an HTML tokenizer over the converters'
-marks): text, a quoted attribute, a URL attribute, a script string, or a place autoescape cannot protect
-(event handlers, ``srcdoc``, styles, code sources, tag or attribute names), refused with what to do. A tag with
-a marked attribute is written again with every value double-quoted."""
+"""Where each placeholder of an imported page stands in its HTML; places autoescape cannot protect are refused."""
 
 from __future__ import annotations
 
@@ -131,8 +128,7 @@ def places(page: str, drop_comments: bool = False) -> tuple[str, dict[int, Place
 
 def _unpaired_quote(page: str, start: int, raw: str, tag: str, attrs: list[tuple[str, str | None]],
                     found: dict[int, Place]) -> None:
-    """A quote html.parser took into an attribute's name opens a value for a browser that runs past the tag's
-    ``>``: a mark up to there may stand in that value."""
+    """A quote html.parser took into an attribute name opens a browser value past the tag's ``>``: marks in it."""
     for name, _ in attrs:
         quote = next((c for c in name if c in "\"'"), "")
         at = raw.lower().find(name) if quote else -1
@@ -170,10 +166,8 @@ def _quoted(value: str) -> str:
 
 
 def _scheme_risk(value: str, m: re.Match[str]) -> str:
-    """Why the item's text at ``m`` of a URL attribute's ``value`` could decide that the URL runs script, or
-    "": safe_url sees the item's part alone, so a scheme made of it with the page's text around it
-    (``${t}:alert(1)``, ``${t}${u}``, ``javascript${t}``) or a ``javascript:`` URL the page writes itself
-    (``javascript:go('${t}')``, the item's ``');alert(1);//`` run on a click) passes it."""
+    """Why the item's text at ``m`` could make a URL attribute run script, or "": safe_url sees only the item's part, so
+    a scheme built around it (``${t}:alert(1)``) or a page's own ``javascript:`` URL passes it."""
     before = value[:m.start()].lstrip(URL_START_DROPPED).translate(URL_TABS_DROPPED)
     after = value[m.end():].translate(URL_TABS_DROPPED)
     head = re.split(r"[/?#]", before, maxsplit=1)[0]

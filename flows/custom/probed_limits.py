@@ -1,8 +1,4 @@
-"""What running an imported page's script found beyond a blank refused (flows/sim/pages/probe_reads.py), written
-into its item block: a checkbox group whose every box the HTML requires, which the script takes with one box
-ticked, is "at least one" (``data-min-selections="1"``, not a required box each: the static reading would have
-every honest worker flagged for the boxes left unticked); a word range the script enforces on a text box is
-``data-min-words``/``data-max-words``, which the campaign's [qc.fields] table and the simulated workers read."""
+"""What probing a page's script found beyond blanks, as data-min-selections="1" or data-min/max-words in its block."""
 
 from __future__ import annotations
 

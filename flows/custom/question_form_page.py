@@ -1,6 +1,4 @@
-"""An MTurk QuestionForm (and AnswerKey) as a custom page: each Question a control with MTurk's constraints,
-named by its ``QuestionIdentifier``; the AnswerKey's options become ``field, answer, score`` rows
-(qc/answer_key.py)."""
+"""An MTurk QuestionForm as a custom page, a control per Question; AnswerKey options as ``field, answer, score``."""
 
 from __future__ import annotations
 
@@ -26,8 +24,7 @@ def _text(element: ET.Element | None, name: str) -> str:
 
 
 def _content(element: ET.Element | None, dropped: list[str] | None = None) -> str:
-    """A QuestionContent/Overview's Title and Text as paragraphs, a List as a list (FormattedContent is
-    XHTML, kept); what cannot be shown (Binary, Application: a file or an applet) is named in ``dropped``."""
+    """Title and Text as paragraphs, a List as a list, FormattedContent kept; Binary and Application in ``dropped``."""
     if element is None:
         return ""
     parts = []

@@ -1,5 +1,4 @@
-"""``hitflow new NAME``: ``config/NAME.toml``, a starter page and three items from ``hit_templates/starter/``,
-nothing overwritten; the budget is sized to the items, and its comment gives the cost of one more item."""
+"""``hitflow new NAME``: a config, starter page and three items, nothing overwritten; budget sized to the items."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ REWARD_LINE = re.compile(r'(?m)^reward_usd = "[^"]*"( +#.*)?\n')
 
 
 def size_reward(config: Path) -> None:
-    """Rewrite the config's MTurk reward to the page's own time at the hourly rate its Prolific reward uses (the
-    starter's 0.30 USD paid a five-item page about 4 USD an hour); an unreadable config keeps the starter's."""
+    """The MTurk reward set to the page's time at the Prolific hourly rate (the starter's 0.30 USD paid ~4 USD/hour)."""
     from flows.campaigns.task_kinds import kind_of, load_campaign
 
     text = config.read_text(encoding="utf-8")
@@ -86,8 +84,7 @@ def size_reward(config: Path) -> None:
 
 
 def size_budget(config: Path) -> None:
-    """Rewrite the config's budget to its items' estimate (the dearer of MTurk and Prolific, with headroom, at
-    least ``FLOOR_USD``) and say what one more item costs; an unreadable config keeps the starter's."""
+    """The budget set to the items' estimate (dearer platform, headroom, ``FLOOR_USD``), and what another item costs."""
     text = config.read_text(encoding="utf-8")
     try:
         per_item, items, prolific = _dearest_per_item(config)
@@ -106,8 +103,7 @@ def size_budget(config: Path) -> None:
 
 
 def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
-    """(USD an item on the dearer platform, by its own estimate and its own unit; items in the file; the [prolific]
-    comments)."""
+    """(USD an item on the dearer platform, items in the file, the [prolific] comments)."""
     from flows.campaigns.task_kinds import load_campaign
     from flows.core.config.money import to_budget_currency
     from flows.core.inputs.csv_files import csv_rows
@@ -123,8 +119,7 @@ def _dearest_per_item(config: Path) -> tuple[Decimal, int, str]:
 
 
 def prolific_comments(cfg: CampaignConfig, page_notes: tuple[str, ...]) -> str:
-    """The [prolific] figures the run takes from the page, as commented keys a person can set, after the notes its
-    plan adds to the page's (``page_notes``): what a place holds (flows/campaigns/task_kinds.py)."""
+    """The [prolific] figures taken from the page as commented keys, after the plan's notes (``page_notes``)."""
     from flows.campaigns.page_plan import unit_line
 
     p, (said, _) = cfg.prolific, unit_line(cfg)

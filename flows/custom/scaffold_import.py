@@ -1,5 +1,4 @@
-"""``hitflow new NAME --from PAGE [--answer-key KEY]``: config, page template, a sample items row and, with
-an AnswerKey, ``config/NAME_answer_key.csv``."""
+"""``hitflow new NAME --from PAGE [--answer-key KEY]``: config, page template, items row and answer-key CSV."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
 
 class PageNotReady(HitflowError):
-    """The page was written, but a worker finds no field on it as served (exit 1): its fields live in
-    in-browser templates, or it has none. One line each."""
+    """The page was written but has no field as served (exit 1): fields in in-browser templates, or none."""
 
     lists_lines = True
 
@@ -56,8 +54,7 @@ def _read(path: Path, what: str) -> str:
 def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Path | None = None,
                   allowed: tuple[Network, ...] = (), keep_jinja: bool = False, items: Path | None = None
                   ) -> tuple[list[Path], list[str]]:
-    """(the files written, notes on what was changed). The page's own Jinja runs only with ``keep_jinja``;
-    ``items``: the user's items file (copied, and the budget sized to its rows), else one sample row."""
+    """(files written, notes). Page Jinja runs only with ``keep_jinja``; ``items`` copied (budget sized), else one."""
     if not NAME.match(name):
         raise ConfigError(f"campaign name {name!r} must be 1-40 letters, digits, - or _; try another NAME")
     source = _read(page, "page")
@@ -91,8 +88,7 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
 
 
 def refuse_fieldless(source: str, template: str, page: Path, written: list[Path], notes: list[str]) -> None:
-    """Raise PageNotReady when the page as served has no field a worker answers: ``next: hitflow run`` is
-    never said of it. Each control inside an in-browser template is named by its line."""
+    """Raise PageNotReady when no field as served is answerable, naming controls in in-browser templates by line."""
     fields = form_fields(template)
     if any(f.kind != "hidden" for f in fields) or (fields and scripts_write_fields(template)):
         return  # a hidden field the page's own script writes (a JSON answer) is an answer too
@@ -107,8 +103,7 @@ def refuse_fieldless(source: str, template: str, page: Path, written: list[Path]
 
 
 def _size_note(template: str, page: Path) -> list[str]:
-    """A note when the page holds more expressions than a page may render (flows/core/pages/template_limits.py):
-    written, as imports 300,000 placeholders in linear time, but preview and runs will refuse it."""
+    """A note when the page has more expressions than one may render: imported, but preview and runs will refuse it."""
     from flows.core.pages.template_limits import MAX_TEMPLATE_TAGS, template_tags
 
     tags = template_tags(template)
@@ -130,9 +125,8 @@ def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: b
 
 
 def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: str) -> None:
-    """The page rendered once with a sample item in the bounded environment, so an expression building more
-    than a page may is refused now, with its line; other errors are the dry run's. A template of hitflow's own
-    expressions alone is bounded as written (300,000 compiled placeholders took gigabytes)."""
+    """Render once with a sample item, bounded, so an overbuilding expression is refused now with its line; a template
+    of hitflow's own expressions alone is bounded as written (300,000 compiled placeholders took gigabytes)."""
     if only_hitflow_expressions(template):
         return
     from flows.core.pages.template_limits import TemplateLimit
@@ -154,9 +148,7 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
 
 def with_probed_rules(imported: ImportedPage, template: str, page: Path, source: str, keep_jinja: bool = False,
                       browser: Any = None) -> str:
-    """The template with what the page's script requires, found by running it (flows/custom/submit_probe.py;
-    ``browser``: one to run it in, else one is launched); a page with no script that could refuse a submit as
-    it is."""
+    """The template with what the page's script requires, found by running it (``browser``: else one is launched)."""
     if not blocks_submit(imported.body) or not template.endswith(imported.body + "{% endblock %}\n"):
         return template
     try:
@@ -183,10 +175,7 @@ TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on 
 
 
 def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
-    """(a controls file, a note) for the first choice field whose known answers an items column holds (its
-    name, ``<field>_answer``/``_truth``/``_gold``, ``gold_<field>`` and the like, or TRUTH_NAMES); None when none
-    does. Where most items are known (a column kept for the rehearsal's truth) a fifth of them, at least ten, spread
-    over the file: listing them all would make every item a control and leave nothing to collect."""
+    """(controls file, note) for the first choice field a column knows; if most are, a fifth (>= ten); else None."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"
@@ -247,8 +236,7 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
 
 
 def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, bool, tuple[int, int]]]:
-    """(field name without its item index, its control, whether it asks about the worker, the fewest and the most
-    words the page's own words state for it, 0 where none) for each free-text field of the item block."""
+    """(field, control, asks about the worker, fewest and most words the page states, 0 if none) per free-text field."""
     page = body.replace("{{ i }}", "0")
     read = read_page(page)
     asked = question_texts(read)
@@ -268,20 +256,15 @@ def stated_words(text: str, attrs: dict[str, str]) -> tuple[int, int]:
     return max(stated_min_words(text), least), min((n for n in (stated_max_words(text), most) if n), default=0)
 
 
-# A question about the worker (age, home, device, how sure): one person's same answer on every item, and
-# many people's same short answer ("Ontario", "Yes"), are what honest people write, not copies; so is
-# the same missing word ("door") on a fill-the-blank page's items.
+# Questions about the worker, and a fill-the-blank's missing word: repeated answers there are honest, not copies.
 BLANK = re.compile(r"_{3,}")
 ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruction_echo", "min_words",
                       "source_copy", "short_answer")
 
 
 def field_qc_table(field: str, control: str, personal: bool = False, stated: tuple[int, int] = (0, 0)) -> str:
-    """``[qc.fields.<field>]`` where a field differs from the [qc] rules that judge text: one that asks about the
-    worker (flows/core/pages/asks_worker.py) or for the words a blank ("___") in the item's text is missing
-    leaves out the repeat, consensus and echo rules; a long answer (a textarea) has a word minimum, the page's own
-    where it states a larger one, and the most words the page states (``stated``: fewest, most). Nothing for a field
-    that differs in nothing."""
+    """``[qc.fields.<field>]`` where a field differs from the [qc] text rules: one asking about the worker or a blank's
+    word drops repeat, consensus and echo rules; a textarea gets word limits (``stated``: fewest, most); else none."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
     head = f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control})"
     if personal:

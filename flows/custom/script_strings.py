@@ -1,13 +1,10 @@
-"""Where a placeholder stands in a page's script (a small JavaScript lexer): only a whole string literal of
-its own (``var t = "${t}";`` -> ``{{ item.t | tojson }}``) is safe; anywhere else autoescape cannot keep item
-text from being code, so it is the script's own (a template literal's ``${x}``) or refused by the caller."""
+"""Where a placeholder stands in a page's script (a small JS lexer): only a whole string literal is safe to fill."""
 
 from __future__ import annotations
 
 import re
 
-# A token of JavaScript: enough of the grammar to know strings, template literals, comments and regular
-# expressions from code. An unterminated string or comment runs to the end of the script.
+# JavaScript tokens enough to tell strings, templates, comments and regexes from code; unterminated ones run to the end.
 TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<comment>//[^\n\r\u2028\u2029]*|/\*.*?(?:\*/|\Z))
@@ -28,8 +25,7 @@ CONDITION_WORDS = frozenset(("if", "while", "for", "with"))
 
 
 def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
-    """For each placeholder mark in ``code``: "string" (a whole string literal), "code" (code or a template
-    literal) or "inside" (part of a string, comment or regex)."""
+    """Per placeholder mark in ``code``: "string" (whole literal), "code" (code or template literal) or "inside"."""
     places: dict[int, str] = {}
     pos, regex_may_follow, previous = 0, True, ""
     conditions: list[bool] = []  # for each open "(": whether it holds an if/while/for/with condition
@@ -48,8 +44,7 @@ def script_places(code: str, mark: re.Pattern[str]) -> dict[int, str]:
 
 
 def _regex_may_follow(kind: str, text: str, previous: str, conditions: list[bool]) -> bool:
-    """Whether a "/" after this token starts a regular expression: after an operator or punctuation, a
-    keyword, a block's "}" or a condition's ")"; not after a name, a number, a string or another ")"/"]"."""
+    """Whether a "/" after this token starts a regex: after an operator, keyword, "}" or a condition's ")"."""
     if kind == "open":
         conditions.append(previous in CONDITION_WORDS)
         return True

@@ -1,6 +1,4 @@
-"""An imported page's scripts, pointed at hitflow's page (``hitflow new --from``): what they found by id (the
-dropped form and submit button) or by field name finds hitflow's, and the listeners they attach to the submit
-are read for their checks (``flows/custom/submit_checks.py``)."""
+"""An imported page's scripts pointed at hitflow's fields, form and Submit; their submit listeners read for checks."""
 
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ FUNCTION_START = re.compile(r"""function\b[^(]{0,80}\([^)]{0,200}\)\s*(?=\{)|\([
 
 
 def attached_handlers(scripts: str, element_ids: list[str]) -> list[str]:
-    """The code of each submit or click listener the scripts attach to these elements (directly or through a
-    variable); a named listener is that function's body."""
+    """The code of each submit or click listener the scripts attach to these elements; a named one is its body."""
     refs = [*(_by_id(i) for i in element_ids if i), BY_TAG]
     target = "|".join(refs)
     aliases = re.findall(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:" + target + r")\s*;?", scripts)
@@ -80,8 +77,7 @@ def balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | N
 
 def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_ids: tuple[str, ...] = (),
                      form: str = HITFLOW_FORM) -> str:
-    """The page's scripts find the renamed fields, hitflow's ``form`` and its Submit button where they found
-    their own (a click listener on the dropped submit button runs on hitflow's: its check still stops it)."""
+    """The scripts find renamed fields, hitflow's ``form`` and Submit where they found theirs (checks still stop)."""
     targets = [(i, form) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
 
     def fix(script: re.Match[str]) -> str:
@@ -101,8 +97,7 @@ def script_text(body: str) -> str:
     return "\n".join(m.group(2) for m in SCRIPT.finditer(body))
 
 
-# a button that is not the form's submit button, with its onclick
-# (bounded, and a quoted value never crosses its quote: a page of 20,000 unclosed onclick=" is read once)
+# a non-submit button with its onclick (bounded: 20,000 unclosed onclick=" are read once)
 BUTTON = re.compile(r"""<(?:button\b(?![^>]{0,2000}\btype\s*=\s*["']?submit)|input\b[^>]{0,2000}?\btype\s*=\s*"""
                     r"""["']?button\b)[^>]{0,2000}?\bonclick\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
 FORM_SUBMIT_CALL = re.compile(r"\.submit\s*\(\s*\)")
@@ -110,8 +105,7 @@ CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
 
 
 def script_submit_handlers(body: str, unescape: Callable[[str], str]) -> list[str]:
-    """The onclick code of each plain button that submits the form from its script (``form.submit()``,
-    itself or in a page function it calls): the page's real submit, whose checks hitflow's Submit skips."""
+    """The onclick of each button whose script submits the form (``form.submit()``): checks hitflow's Submit skips."""
     scripts, found = script_text(body), []
     bodies: dict[str, str] = {}  # each function looked up once, however many buttons call it
     for m in BUTTON.finditer(body):
@@ -132,8 +126,7 @@ def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None
 
 
 def unread_hook(template: str) -> list[str]:
-    """A line on a submit hook the template's scripts set on no element read as hitflow's form or Submit button
-    (``document``, ``window``): its checks are held only as far as the import's run of the page found them."""
+    """A line on a submit hook on ``document``/``window``: its checks hold only as far as the import's run found."""
     scripts = script_text(template.replace("{{ i }}", "0"))
     if attached_handlers(scripts, [HITFLOW_FORM, HITFLOW_SUBMIT]) or not (hook := SUBMIT_HOOK.search(scripts)):
         return []

@@ -1,6 +1,4 @@
-"""What a page's own submit check enforces (``hitflow new --from``; docs/importing_pages.md): only a browser
-runs the check, so each ``if (...)`` that stops the submit is read here, from the handler's code and the page
-functions it calls (one level): one that is page rules becomes them on its controls, any other is listed."""
+"""A page's submit checks read from its handler: page rules become rules on controls, others are listed."""
 
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ JQ_VALUE = rf"(?:{JQ_ID}|{JQ_NAME})\.val\(\)(?:\.trim\(\))?"
 ANY_BOX_UNTICKED = re.compile(r"""^(?:!\s*[\w$.\[\]]{0,60}\.querySelector\(\s*["']input\[type\s*=\s*\\?["']?checkbox"""
                               r"""\\?["']?\]:checked["']\s*\)|[\w$.\[\]]{0,60}\.querySelectorAll\(\s*["']input\[type\s*="""
                               r"""\s*\\?["']?checkbox\\?["']?\]:checked["']\s*\)\.length\s*(?:===?\s*0|<\s*1))$""")
-# a choice group's ticked control by its name (a crowd-checkbox's: [checked]): one element or none (querySelector),
-# a list (querySelectorAll, jQuery)
+# a choice group's ticked control by name: one element (querySelector) or a list (querySelectorAll, jQuery)
 _TICKED = r"""\(\s*["'][a-z-]*\[name\s*=\s*\\?["']?([\w-]+)\\?["']?\](?::checked|\[checked\])["']\s*\)"""
 ONE_TICKED = rf"document\.querySelector{_TICKED}"
 ALL_TICKED = rf"(?:document\.querySelectorAll|\$|jQuery){_TICKED}"
@@ -95,12 +92,10 @@ COUNTER_FUNCTION = re.compile(r"function\s+([A-Za-z_$][\w$]*)\s*\(\s*[A-Za-z_$][
 
 
 def _aliases(code: str) -> dict[str, str]:
-    """A handler's variables that hold a field or its value (``var c = document.getElementById("c")``,
-    ``const v = form.comment.value.trim()``) -> what they hold, so a check on ``c.value`` reads as on the field."""
+    """A handler's variables holding a field or its value -> what they hold, so ``c.value`` reads as on the field."""
     held = rf"(?:{_CHOSEN_IS}|(?:{_REF})(?:\.value(?:\.trim\(\))?)?|{ONE_TICKED}|{ALL_TICKED})"
     found = re.finditer(rf"{DECLARED}({held})\s*[;\n]", code)
-    # a word count (``var n = t ? t.split(/\s+/).length : 0``, ``var n = wordCount(t)``) first: what it holds
-    # names a value alias
+    # a word count first (``t.split(/\s+/).length``, ``wordCount(t)``): what it holds names a value alias
     counters = "|".join(re.escape(m[1]) for m in COUNTER_FUNCTION.finditer(code)) or "(?!)"
     counts = {m.group(1): m.group(2) for m in WORD_COUNT_ALIAS.finditer(code)} | {
         m[1]: f"{m[2]}.split(/\\s+/).length" for m in re.finditer(
@@ -130,8 +125,7 @@ def _statement(code: str, at: int) -> str:
 
 
 def _rules(condition: str, ids: dict[str, str]) -> list[tuple[str, str, str]]:
-    """The page rules when every alternative of the condition is "field empty" or "number above/below N", or
-    the condition is "a choice is X and a field empty" (data-required-when); else []."""
+    """Page rules when every alternative is "field empty" or "number above/below N", or "choice X and field empty"."""
     if (both := _unwrapped(condition).split("&&")) and len(both) == 2 and "||" not in condition:
         for chosen, empty in (both, both[::-1]):
             is_ = re.match(rf"^{_CHOSEN_IS}$", _unwrapped(chosen))
@@ -175,8 +169,7 @@ def _length_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 
 
 def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
-    """``!/^\\d{5}$/.test(x.value)`` -> (x, "pattern", "\\d{5}"): HTML's pattern matches the whole value, so
-    an anchored expression loses its anchors and an unanchored one may have text around it."""
+    """``!/^\\d{5}$/.test(x.value)`` -> (x, "pattern", "\\d{5}"); HTML patterns match whole values, so anchors go."""
     m = re.match(rf"^!\s*/(?P<re>(?:[^/\\\n]|\\.){{1,300}})/\.test\(\s*(?P<ref>{_REF})\.value(?:\.trim\(\))?\s*\)$",
                  part)
     name = _ref_name(m, ids) if m else None
@@ -187,8 +180,7 @@ def _pattern_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None
         pattern = expr[1:-1]
     else:
         pattern = f"{'' if expr.startswith('^') else '.*'}(?:{expr.lstrip('^')}){'' if expr.endswith('$') else '.*'}"
-    # a script's expression a browser would read otherwise as a pattern (the v flag), or that QC cannot match in
-    # bounded time, stays the script's: listed for the user, never made a rule
+    # an expression a browser reads otherwise (v flag) or QC cannot match in bounded time stays the script's, listed
     return (name, "pattern", pattern) if isinstance(page_pattern(pattern), PagePattern) else None
 
 
@@ -230,8 +222,7 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
 
 
 def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: list[str] | None = None) -> str:
-    """Each submit check the handlers make, in ``notes``: page rules become rules on their controls; any other
-    is named by its condition and message, in ``stayed`` too."""
+    """Each handler check in ``notes``: page rules onto their controls; others by condition, message, in ``stayed``."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0])) and (n := _NAME.search(tag[0]))}
     textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
     boxes = _names(body, r"<crowd-checkbox\b[^>]*>|<input\b[^>]*\btype\s*=\s*[\"']?checkbox\b[^>]*>")
@@ -272,8 +263,7 @@ def _names(body: str, tags: str) -> set[str]:
 
 
 def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
-    """``required`` on each single-choice question (a radio group, a select) the handlers name, else on every one
-    of the page: the check says "answer all the questions", whatever its condition's shape (a loop, a count)."""
+    """``required`` on each single-choice question the handlers name, else every one ("answer all the questions")."""
     groups = [n["quoted"] if n["quoted"] is not None else n["bare"] for tag in FIELD_TAG.finditer(body)
               if re.match(r"<select\b|<input\b[^>]*\btype\s*=\s*[\"']?radio\b", tag[0], re.I)
               and "multiple" not in tag[0].lower() and (n := NAME_ATTR.search(tag[0]))]
@@ -292,8 +282,7 @@ def with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
 
 
 def script_only_checks(template: str) -> list[str]:
-    """The submit checks a template's scripts make on hitflow's form and Submit button that no page rule says,
-    each as the import's note on it: only a person's browser enforces them, so QC would pass what they refuse."""
+    """Script checks on hitflow's form no page rule says, noted: only a browser enforces them, so QC would pass them."""
     stayed: list[str] = []
     template = template.replace("{{ i }}", "0")  # the first item's names, in its fields and its scripts alike
     checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), [], stayed)

@@ -1,11 +1,4 @@
-"""What an imported page's own script requires, asked of the script itself (``hitflow new --from``;
-docs/importing_pages.md): a page whose script can stop a submit is rendered with a sample item and run in
-Chromium (flows/sim/pages/script_probe.py), and each answer it refuses to submit blank becomes a page rule
-(required, data-min-selections, data-required-when) that hitflow's page, its QC and every simulated worker
-enforce; on a crowd page (``_crowd_page.html.j2``) each crowd element is asked through the control hitflow's
-stand-in draws for it. Where the script cannot be asked (no Chromium, a page that refuses an honest answer, a
-crowd element the run cannot answer), the checks read from its code stand (flows/custom/submit_checks.py) and a
-note says so."""
+"""What an imported page's script requires, found by running it in Chromium; else its code's checks stand, noted."""
 
 from __future__ import annotations
 
@@ -22,8 +15,7 @@ from flows.custom.script_targets import script_text
 from flows.custom.submit_checks import with_rule
 from flows.platforms.targets import sim_script_requires
 
-# a script (or an on* attribute) that may stop a submit: it names one, cancels an event, disables a button, or asks
-# the browser's own checks (a custom validity, a control made required as the answers change)
+# a script or on* attribute that may stop a submit: names one, cancels, disables a button, or sets validity/required
 GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
                    r"(?:set|remove)Attribute\(\s*[\"']required", re.I)
 ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
@@ -35,8 +27,7 @@ def blocks_submit(body: str) -> bool:
 
 
 def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> tuple[str, list[str]]:
-    """The item block with what the rendered page's script was found to require as page rules, and the notes
-    (a check that enforces more than an answer given, a format or a count, still stays in its script)."""
+    """The item block with the rules the script was found to require, and notes (format, count checks stay its own)."""
     found = sim_script_requires(rendered, browser)
     if found.refused_honest:
         return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
@@ -77,8 +68,7 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
 
 
 def _on_group(body: str, button: str, attr: str, value: str) -> str:
-    """The rule on the <crowd-radio-group> holding the ``button`` (its buttons each have a name: none is the
-    group's), where hitflow reads a group's own rules."""
+    """The rule on the <crowd-radio-group> holding ``button`` (its buttons are named, not the group)."""
     at = body.find(f'name="{button.removesuffix(ITEM)}_{{{{ i }}}}"')
     start = body.rfind("<crowd-radio-group", 0, at) if at >= 0 else -1
     end = start + len("<crowd-radio-group")
@@ -88,8 +78,7 @@ def _on_group(body: str, button: str, attr: str, value: str) -> str:
 
 
 def _unasked(found: Any, rendered: str, origin: str) -> list[str]:
-    """A note naming the crowd elements the run could not answer (boxes, points, marked words), so what the script
-    requires of them is not known."""
+    """A note naming crowd elements the run could not answer (boxes, points, words): their requirements are unknown."""
     names = [f.name.removesuffix(ITEM) for f in form_fields(rendered) if f.attrs.get("data-crowd")
              and f.name.endswith(ITEM) and f.kind != "hidden" and f.name not in found.asked]
     return [f"{origin}: note: run in Chromium at import, the page's script was not asked about {', '.join(names)}: "

@@ -1,6 +1,4 @@
-"""Where a custom campaign's known answers come from (truth columns, control items, an answer key), handed to
-the simulator before anything is posted. A choice field with none is **content-blind** in a rehearsal: the
-dry run and the report say so, in the words of :data:`BLIND`."""
+"""Where a custom campaign's known answers come from; a choice field with none is content-blind (:data:`BLIND`)."""
 
 from __future__ import annotations
 
@@ -58,8 +56,7 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
 
 
 def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Every known answer (``item_id, field, answer, source``): the items' column first, then controls, then the
-    answer key; a control disagreeing with the column is rehearsed as wrong."""
+    """Every known answer (item_id, field, answer, source): column, controls, then key; a differing control is wrong."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
@@ -75,10 +72,7 @@ def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict
 def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[str, str],
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
-    """For the dry run: where each choice or number field's simulated answers come from, counted over the
-    ``planned`` items; a line per known answer the simulator cannot follow (not an option, not a finite number).
-    ``fields``: field -> kind; ``specs``: field -> its control's rules; ``layouts``: fields whose options come
-    from the item."""
+    """For the dry run: per choice or number field, whose answers the simulated ones follow, and known ones unusable."""
     known, controls = known_answers(cfg, items), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
@@ -112,8 +106,7 @@ def _own_spec(row: dict[str, str], specs: dict[str, dict[str, Any]], layouts: di
 
 
 def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tuple[list[str], bool]:
-    """A field's lines: whose answers its simulated ones follow, on how many of the ``n_items`` items,
-    and the content-blind sentence where some items have none it can follow; whether any item is blind."""
+    """A field's lines: whose answers it follows on how many items, the content-blind sentence if any; whether blind."""
     mine = [r for r in followed if r["field"] == field]
     sources = Counter(r["source"] for r in mine)
     covered = n_items if any(r["item_id"] == ANY_ITEM for r in mine) else len({r["item_id"] for r in mine})
@@ -126,8 +119,7 @@ def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tu
 
 
 def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
-    """Why the simulator cannot follow a known answer ("" when it can): not an option, not a finite number;
-    out of bounds is read at the nearest bound."""
+    """Why the simulator cannot follow a known answer ("" if it can); out of bounds reads as the nearest bound."""
     if spec is None:
         return ""
     kind = spec.get("type")
@@ -153,9 +145,7 @@ def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
 
 
 def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | None = None) -> list[str]:
-    """For the report: per choice field, how many items' latent answers were known, read or blind, with the
-    content-blind sentence where any was; per blind text field :data:`BLIND_TEXT`. ``answered`` counts items
-    sim_items.json lacks too, so a gap shows."""
+    """For the report: per choice field, items known, read or blind; :data:`BLIND_TEXT` per blind text field."""
     by_field: dict[str, Counter[str]] = {}
     texts: Counter[str] = Counter()  # text fields about images the simulator could not see
     for row in items_truth:

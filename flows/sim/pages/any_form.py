@@ -1,5 +1,4 @@
-"""How a simulated worker fills a page hitflow did not write: every text box, choice or number within its
-controls' constraints, in the manner of the worker's profile (docs/custom_pages.md: the simulated crowd)."""
+"""How a simulated worker fills a page hitflow did not write: each control within its limits, by profile."""
 
 from __future__ import annotations
 
@@ -184,8 +183,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
 
 def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict[str, BankEntry],
                   rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
-    """Values for the page's controls that carry no simulator hint (hidden ones stay as set);
-    ``common``: the page's own text, as other HITs of its type show it (flows/sim/pages/page_common.py)."""
+    """Values for controls with no simulator hint (hidden ones stay as set); ``common``: the page's own text."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
             and not (f.kind == "text" and f.value) and not STYLE_HIDDEN.search(f.attrs.get("style", ""))]
     if not todo:
@@ -234,8 +232,7 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
 
 
 def _broken(values: dict[str, str], controls: dict[str, FormField], todo: list[str], rng: random.Random) -> None:
-    """A rule breaker's blanks: required fields (or a group asking for a tick or more) left empty; a date typed
-    around its picker with a minimum falls a step before it."""
+    """A rule breaker's blanks: required fields left empty; a date around a picker's minimum, a step before it."""
     pool = [n for n in sorted(values) if n in todo]
     required = [n for n in pool if "required" in controls[n].attrs or controls[n].attrs.get("data-min-selections")] \
         or pool

@@ -1,5 +1,4 @@
-"""Whether the simulator's browser workers (flows/sim/pages/browser_worker.py) can run here, and the lines
-they say on stderr (once, where a line would repeat for every page)."""
+"""Whether the simulator's browser workers can run here, and their stderr lines (once, not per page)."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ BEHAVIOUR = {"rule_breaker": "left required fields empty, as the profile does"}
 
 
 def say_refused(hit_id: str, profile: str = "") -> None:
-    """One line for a worker who filled the page but could not submit it: an honest worker's refusal is
-    the page's doing (a defect to look at); a bad profile's is its own behaviour, caught as it should be."""
+    """One line for a worker who filled the page but could not submit: the page's defect if honest, its own if bad."""
     from flows.sim.people.crowd_model import BAD_PROFILES
 
     if profile in BAD_PROFILES:

@@ -1,10 +1,5 @@
-"""The one page a browser's simulated workers take turns at. A new page costs Chromium a new renderer
-process (~0.55 s of CPU, more than the work on many a page); a reused one does not. Between workers the
-page is reset by Playwright's own reset for reuse (the one its test runner uses): the page back at
-about:blank, its clock uninstalled, cookies and the cache cleared, and every origin it visited cleared of
-local and session storage, IndexedDB, service workers and private files; here its permissions too, the
-routes and listeners the last worker's page set removed and its history forgotten. So no worker sees what
-an earlier one left (tests/test_browser_thread.py)."""
+"""The one page a browser's workers take turns at (a new page costs Chromium a renderer, ~0.55 s of CPU), reset between
+workers by Playwright's reset for reuse plus permissions, routes and history, so none sees what an earlier one left."""
 
 from __future__ import annotations
 

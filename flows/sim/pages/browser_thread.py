@@ -1,5 +1,4 @@
-"""The one thread that owns Playwright and one headless Chromium for the simulator's browser workers
-(Playwright's sync API is bound to its thread); pages are queued to it and worked one at a time."""
+"""The one thread owning Playwright (its sync API is bound to its thread) and a headless Chromium; pages queue to it."""
 
 from __future__ import annotations
 
@@ -30,9 +29,7 @@ def settle() -> None:
 
 
 class BrowserThread:
-    """The one thread that drives Chromium; ``submit`` queues a job for it. A thread that ended (Chromium or
-    its driver gone, a launch that failed) is replaced by the next ``submit``, and what was queued to it
-    fails at once rather than waiting for ever; a browser that disconnected is launched again."""
+    """The thread driving Chromium; a dead one is replaced at the next ``submit``, its queue failed at once."""
 
     _lock = threading.Lock()
     _instance: BrowserThread | None = None
@@ -63,8 +60,7 @@ class BrowserThread:
 
     @classmethod
     def close_shared(cls, timeout_s: float = 30.0) -> None:
-        """Stop the shared thread and its Chromium (queued pages are worked first); the next page starts
-        anew. Tests call it between modules, so nothing one leaves behind reaches the next."""
+        """Stop the shared thread and its Chromium after its queue; tests call it between modules."""
         with cls._lock:
             current, cls._instance = cls._instance, None
             if current is not None and not current.closed:
@@ -101,9 +97,7 @@ class BrowserThread:
             browser.close()
 
     def _watch(self) -> None:
-        """A Playwright call that never comes back (Chromium stuck) would hold every later page and the
-        simulator's clock: past ``HUNG_S`` this thread's Chromium is killed, so the call fails, the page's
-        worker gives it back, and the next page launches a new browser."""
+        """A Playwright call stuck past ``HUNG_S`` would hold every later page and the clock: kill Chromium."""
         while self.thread.is_alive():
             time.sleep(WATCH_S)
             started = self.busy_since
@@ -114,9 +108,7 @@ class BrowserThread:
                                  f"its Chromium was ended ({killed} process(es)) and the next page starts a new one\n")
 
     def _fail_queued(self) -> None:
-        """Each job still queued is run without a browser, so it fails at once (its worker gives the page
-        back) instead of leaving its caller waiting on a thread that is gone; the last look at the queue and
-        ``closed`` are one step under the lock ``submit`` takes, so no job is queued here after it."""
+        """Fail each queued job at once rather than leave its caller waiting; last look under ``submit``'s lock."""
         while True:
             with BrowserThread._lock:
                 try:
@@ -134,9 +126,7 @@ class BrowserThread:
 
 
 def kill_marked(marker: str) -> int:
-    """Kill this thread's Chromium: the processes this process started (its descendants) whose command line
-    carries ``marker``, by their ids; how many. Another process of the same user with the marker on its
-    command line is not ours, and is left alone."""
+    """Kill our Chromium: this process's descendants whose command line carries ``marker``, by id; how many."""
     killed = 0
     for pid in started_with(marker):
         try:

@@ -1,6 +1,4 @@
-"""Whether an honest browser worker can submit a page at all (the dry run's trial): a page whose own
-script refuses a person who types and clicks what it shows is the page's problem, said before anything
-is posted, not a crowd that never came."""
+"""Whether an honest browser worker can submit a page at all (the dry run's trial); a refusal is the page's problem."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ TRIAL_WORKER = "ATRIALHONEST01"
 
 @functools.lru_cache(maxsize=8)  # the dry run's checks run again as the run starts
 def honest_trial(html: str) -> str:
-    """'' when a diligent worker who types its answers and clicks the page's buttons gets the page
-    (one rendered HIT page) submitted in Chromium, else what happened, in a sentence."""
+    """'' when a diligent worker gets one rendered HIT page submitted in Chromium, else what happened, in a sentence."""
     worker = Worker(TRIAL_WORKER, "diligent", {}, 5000, 99)
     intents = fill_form(worker, form_fields(html), page_rules(html), 0.0, 120.0, {}, random.Random(1), html=html)
     failed: list[str] = []

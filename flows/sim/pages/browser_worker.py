@@ -1,15 +1,4 @@
-"""Simulated workers who work a page in a real headless Chromium (Playwright), for pages whose
-script builds the answer (hidden fields written on submit, a JSON answer): they type into what a
-person sees, click the page's buttons, press Submit, and the simulator keeps what the form posted,
-so rules the page enforces only in its script hold as they would for a person.
-
-A page asks for it with ``data-sim-workers="browser"`` on its form. What a worker means to answer comes
-from the form-reading filler (``page_filling``), so profiles behave alike. One thread owns Playwright and one
-browser (its sync API is bound to its thread); pages are worked one at a time, outside the marketplace's
-lock. Without Chromium or Playwright the form-reading workers do the page and the simulator says so (once).
-The clock is virtual: taken pages are worked (``settle``) before it moves on, and a page's own timers and
-Date run on a clock only typing moves (Hand), never the wall clock.
-"""
+"""Simulated workers working a page in headless Chromium (``data-sim-workers="browser"``), on a virtual clock (Hand)."""
 
 from __future__ import annotations
 
@@ -47,8 +36,7 @@ CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright
 
 
 def wants_browser(html: str) -> bool:
-    """The page asks for browser workers and they can run here; if they cannot, form-reading workers
-    do it and the simulator says so once (the dry run says it too), never silently."""
+    """The page asks for browser workers and they can run here; else form-reading workers do it, said once."""
     if MARK not in (html or ""):
         return False
     if missing():
@@ -61,11 +49,7 @@ def wants_browser(html: str) -> bool:
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
               rng: random.Random, worker: Worker | None = None,
               hidden_required: list[str] | None = None) -> dict[str, str] | None:
-    """What the page's form posted after a person-like worker filled it (text typed key by key, or
-    pasted where ``worker``'s profile pastes: typing_model.Hand), walking the page's steps behind its "Next"
-    links and buttons as a person does; None if it never submitted. ``hidden_required``: given, the names of
-    the required controls the worker never saw, having walked every step, are appended to it. The page is
-    the browser's one reused page, cleared of what the last worker left (browser_desk)."""
+    """What the form posted once a worker filled it step by step, or None; ``hidden_required`` gets the unseen."""
     with worker_page(browser) as (page, posts):
         return _work(page, posts, html, params, intents, rng, worker, hidden_required)
 
@@ -95,8 +79,7 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
     unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
     if hidden_required is not None:
         hidden_required += unseen
-    # a crowd page's Submit is one, the stand-in's own (data-crowd-own) are its controls; a page's own
-    # <crowd-button>s (toggles its script reads on submit) count
+    # a crowd page's Submit is one, and so are its own <crowd-button>s; the stand-in's own (data-crowd-own) are controls
     buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                            "crowd-button:visible:not([form-action=submit])")
     order = rng.sample(range(buttons.count()), buttons.count())
@@ -130,8 +113,7 @@ def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
 
 
 def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
-    """One of MTurk's crowd elements, through the controls hitflow's stand-in draws inside it
-    (hit_templates/crowd_elements.js); boxes and points on an image are left undrawn, entity spans marked."""
+    """One of MTurk's crowd elements, through hitflow's stand-in controls; image boxes undrawn, spans marked."""
     host = f'{tag}[name="{name}"]'
     if tag in ("crowd-input", "crowd-text-area"):
         box = page.locator(f"{host} input, {host} textarea").first
@@ -156,9 +138,7 @@ def _fill_crowd(page: Any, hand: Hand, tag: str, name: str, value: str) -> None:
 
 
 def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str] | None = None) -> set[str]:
-    """The worker's answers typed, ticked and chosen into the controls a person sees (a box the
-    page's script reads without a name is optional to it and left empty, as most people do); ``done``:
-    the fields filled at an earlier step, left as they are. Returns the fields filled so far."""
+    """Answers put into visible controls (unnamed script-read boxes left empty); ``done`` kept; returns those filled."""
     done = set() if done is None else set(done)
     for name, value in intents.items():
         if name in done:
@@ -232,8 +212,7 @@ def virtual_times(fields: dict[str, str], intents: dict[str, str]) -> dict[str, 
 
 
 def resume_browsing(market: Marketplace) -> int:
-    """A reopened state file: pages a browser worker had taken but whose answer never came in (the
-    browser died with the old process) are worked again; the count resumed."""
+    """A reopened state file: pages taken by browser workers whose answer never came in are worked again; the count."""
     from flows.sim.pages.page_filling import fill_form, page_rules
 
     pending = [a for a in market.assignments.values() if not a.answered and a.submit_time is not None
@@ -253,10 +232,8 @@ def resume_browsing(market: Marketplace) -> int:
 def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
                       params: dict[str, str] | None = None, failed: list[str] | None = None,
                       hidden_required: list[str] | None = None) -> dict[str, str] | None:
-    """For a page opened over HTTP (task links, Prolific; ``params``: the address's query, MTurk's for
-    a trial): what its form posts once a browser worker worked it (the caller submits it), the page's
-    clock fields as the simulator keeps them. None if the page never submitted (why it broke appended
-    to ``failed`` when given, else said). ``hidden_required``: as :func:`work_page`."""
+    """For a page opened over HTTP (``params``: the address's query): what its form posts once worked, clock fields
+    as kept; None if it never submitted (why: into ``failed``, else said). ``hidden_required``: as work_page."""
     done, out = threading.Event(), []
 
     def job(browser: Any) -> None:

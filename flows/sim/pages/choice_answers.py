@@ -1,6 +1,4 @@
-"""A simulated worker's answer to a choice, a set of ticks or a number on any page: the item's
-latent answer (the requester's known one where the campaign handed it over: known_answers.py) given
-with the worker's accuracy, a rating through their bias (ratings.py), adversaries' habits."""
+"""A simulated worker's choice, ticks or number on any page: the item's latent (or known) answer with their accuracy."""
 
 from __future__ import annotations
 
@@ -89,8 +87,7 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
-    """A number or a slider: the requester's known number with the worker's care (an error spread around
-    it: ratings.answered_number), else a slider's latent score, else a number drawn per item."""
+    """A number or slider: the known number with the worker's error spread, else a slider's latent score, else drawn."""
     rule = field_rule(f) or {}
     declared_low = float(rule["min"]) if rule.get("min") is not None else None
     declared_high = float(rule["max"]) if rule.get("max") is not None else None
@@ -126,16 +123,14 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
 
 
 def moved_off_start(value: float, step: float, bounds: tuple[float, float], rng: random.Random) -> float:
-    """A required slider's answer that fell on its start, which the page refuses: a step either way, as a
-    person nudges it (up at its lowest, down at its highest)."""
+    """A required slider's answer on its start, which the page refuses: nudged a step (up at its lowest, else down)."""
     low, high = bounds
     up = value + step <= high and (value - step < low or rng.random() < 0.5)
     return value + step if up else value - step
 
 
 def known_number(fill: Filling, ctx: ItemContext, f: FormField, low: float | None, high: float | None) -> float | None:
-    """The requester's known number for the item, within the field's bounds; None when none is known or it
-    is no finite number (the dry run lists those: flows/custom/truth_source.py). Kept for sim_items.json."""
+    """The known number for the item within the field's bounds; None if none or not finite. Kept for sim_items.json."""
     given = read_number(str(known_for(fill, ctx, f) or "").strip())
     if given is None:
         return None

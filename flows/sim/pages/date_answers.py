@@ -1,8 +1,4 @@
-"""A simulated worker's date or time from a page's picker (``date``, ``time``, ``datetime-local``, ``month``,
-``week``): always a value the picker offers, within its min/max on its step. The item's known value where the
-campaign handed one over (a truth column), else one the item "has", the same for careful workers; a slip (as
-a typed figure's: ratings.TYPED_SLIP) picks the step beside it, a speeder anything in range, a contrarian the
-first value offered."""
+"""A simulated worker's date or time: a value the picker offers (min/max, step), the item's own, as the profile errs."""
 
 from __future__ import annotations
 

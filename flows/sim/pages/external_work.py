@@ -1,11 +1,5 @@
-"""ExternalQuestion HITs: a simulated worker opens the HIT's URL (with ``assignmentId``,
-``hitId``, ``workerId`` and ``turkSubmitTo`` as MTurk adds them), fills the page's form and
-submits it to the marketplace, as a browser would post to ``/mturk/externalSubmit``.
-
-The page is fetched outside the marketplace's lock, in a thread: the requester may store the
-HIT (and so its server may know it) only after CreateHIT has answered. Until the answer is in,
-the assignment is not listed; a page that never loads is abandoned and its slot stays open.
-"""
+"""ExternalQuestion HITs: a simulated worker opens the URL, fills the form and posts it; fetched in a thread outside
+the lock, as the requester may store the HIT only after CreateHIT answers."""
 
 from __future__ import annotations
 
@@ -76,8 +70,7 @@ def _visit(market: Marketplace, hit: Hit, a: Assignment, seed: float) -> None:
 
 
 def resume_visits(market: Marketplace) -> int:
-    """A reopened state file: pages a worker had taken but whose answer never came in are opened
-    again (the visit's thread died with the old process); the count resumed."""
+    """A reopened state file: taken pages whose answer never came in are opened again; the count resumed."""
     pending = [a for a in market.assignments.values() if not a.answered and a.submit_time is not None
                and a.hit_id in market.hits and market.hits[a.hit_id].question.kind == "ExternalQuestion"]
     for a in pending:

@@ -1,5 +1,4 @@
-"""What a simulated worker carries while filling one page (flows/sim/pages/any_form.py), and how careful
-they are over one answer: a rushed profile never is, the others with their accuracy."""
+"""What a simulated worker carries while filling one page, and how careful they are over one answer."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ def careful(w: Worker, rng: random.Random) -> bool:
 
 
 def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
-    """The requester's known answer for this item and field, as the field holds it
-    (flows/sim/people/known_answers.py)."""
+    """The requester's known answer for this item and field, as the field holds it (people/known_answers.py)."""
     return known_answer(fill.bank, ctx.key, field_base(f.name))
 
 
@@ -54,8 +52,7 @@ def takes_care(fill: Filling) -> bool:
 
 
 def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
-    """What an honest worker writes from: the bank's captions, the item's own text, a made-up scene for an
-    image the bank does not hold (flows/sim/people/unseen_images.py), or, for a generated item, an adopted image's."""
+    """What an honest worker writes from: the bank's captions, the item's text, or a scene made up for an image."""
     known = bank.get(ctx.key.split("~")[0])
     if known and known.captions and (ctx.shows_image or not ctx.texts):  # a text item is not a bank image
         return [c for c in known.captions if c.strip()] or known.captions

@@ -1,5 +1,4 @@
-"""Free text of the kind a box asks for (flows/sim/people/item_writing.asked): a summary, a reason for a choice,
-a reply, what the item does not say ..., written from the item's own words within the limits the box states."""
+"""Free text of the kind a box asks for (summary, reason, reply ...), from the item's words within the box's limits."""
 
 from __future__ import annotations
 
@@ -55,9 +54,7 @@ PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|pro
 
 
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
-    """The text of the kind the box asks for (item_writing.asked); an optional box beside the item's answers
-    gets a remark. None when the box asks for a caption or a free answer, or the item has no words to write
-    it from (:func:`free_text` writes from its sources); "" for an optional remark on an item with no words."""
+    """Text of the kind the box asks (a remark in an optional box); None for captions, free answers, wordless items."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
@@ -123,8 +120,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
             return known
         # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
         return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)
-    # grounds of the kind the choice asks about, in the item's words (not the scale's)
-    # (from its main text, where it has one: what decides a choice is said there, not in a name above it)
+    # grounds for the choice in the item's words from its main text (what decides a choice is said there, not the scale)
     shown = [t for t in texts if not ANCHOR.search(t)] or texts
     if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
         return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,

@@ -1,8 +1,4 @@
-"""Text a worker sees on most HITs of a type is the page's own (instructions, labels, prompts), not the item's:
-as a person who has opened a few HITs of the type knows, the simulator learns it from the first few (by HITId),
-or, on the task server (Prolific, links), from the pages its crowd opens (``OpenedPages``, per task address,
-keeping the few whose items sort first), so honest workers never type a page's instructions as their answer.
-"""
+"""A page's own text (instructions, labels) learned from its first HITs, so workers never type it as their answer."""
 
 from __future__ import annotations
 
@@ -46,10 +42,8 @@ class CommonText:
 
 def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
                  own_chunks: frozenset[str] | None = None) -> frozenset[str]:
-    """Chunks that at least half of the reference pages other than ``own`` show (the first few). A page
-    showing exactly ``own``'s text under other ids (an items file's repeated rows) is no reference, unless
-    every page does (items that show no text: then the text is the page's): an item's content is no more
-    the page's for being shown on two HITs. ``own_chunks``: ``own``'s text, if not in ``refs``."""
+    """Chunks at least half the reference pages other than ``own`` show; a page with ``own``'s text under other ids
+    is no reference unless all are. ``own_chunks``: ``own``'s text, if not in ``refs``."""
     mine = next((chunks for key, chunks in refs if key == own), own_chunks)
     others = [chunks for key, chunks in refs if key != own]
     others = ([c for c in others if c != mine] or others)[: REFERENCE_HITS - 1]
@@ -69,8 +63,7 @@ def page_key(html: str) -> str:
 
 
 class OpenedPages:
-    """Per task address (the link without its query: one campaign's pages), the text chunks of the
-    pages the crowd opened there, the ``REFERENCE_HITS`` whose keys sort first (kept in memory)."""
+    """Per task address (link without query), the text chunks of the first ``REFERENCE_HITS`` pages opened there."""
 
     def __init__(self) -> None:
         self._refs: dict[str, dict[str, frozenset[str]]] = {}

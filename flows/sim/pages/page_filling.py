@@ -1,5 +1,4 @@
-"""How a simulated worker fills a task page: the page's own submit rules, its form fields and
-timers, drawing captions, choices and judgements from the worker's profile."""
+"""How a simulated worker fills a task page: its submit rules, form fields and timers, from the worker's profile."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ def page_rules(html: str) -> SubmitRules:
 
 
 def work_units(fields: list[FormField]) -> int:
-    """Effort in captions (how much work a page is, for recruiting): a test of eight short questions takes
-    about as long as one caption."""
+    """Effort in captions, for recruiting: a test of eight short questions takes about as long as one caption."""
     return work_effort(fields)[0] + plain_units(fields)
 
 
@@ -47,9 +45,7 @@ def plain_units(fields: list[FormField]) -> int:
 
 
 def work_effort(fields: list[FormField]) -> tuple[int, list[float]]:
-    """What a page takes a worker, for their clock: units of the hinted work (captions, tests, judgements)
-    and, for any other control, seconds at a diligent pace by the figures the plan times a page with
-    (flows/core/task_kinds.py): the page read once, then each field by its kind."""
+    """What a page takes a worker: units of hinted work and, for other controls, seconds at the plan's diligent pace."""
     hints = [f.attrs.get("data-sim-fill") for f in fields]
     units = hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
     plain = [FIELD_SECONDS[k] for f in fields if (k := plan_kind(f))]
@@ -72,8 +68,7 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
               accept: float, submit: float, bank: dict[str, crowd.BankEntry],
               rng: random.Random, html: str = "", page_key: str = "",
               common: frozenset[str] = frozenset()) -> dict[str, str]:
-    """The values a worker submits: captions by profile, choices, the page's timing fields, and
-    any other control of any page (``html``: the page, read for what each field is about)."""
+    """The values a worker submits for every control of the page (``html``: read for what each field is about)."""
     n_items = max(1, sum(1 for f in fields if f.attrs.get("data-sim-fill") == "caption"))
     step = (submit - accept) / n_items
     values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)

@@ -1,5 +1,4 @@
-"""A page's own hitflow rules (its ``submit-rules`` spec) honoured on top of what a simulated worker
-chose for its controls."""
+"""A page's own hitflow rules (its ``submit-rules`` spec) honoured on top of a simulated worker's choices."""
 
 from __future__ import annotations
 
@@ -17,9 +16,7 @@ RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re
 
 
 def honour_spec(values: dict[str, str], spec: dict[str, Any], fields: dict[str, FormField]) -> None:
-    """The page's own hitflow rules on top of its controls': an evaluation page's questions
-    (ticks at least ``min``, an exclusive option alone, a slider marked moved), a caption page's
-    text rules, a form spec's ticks."""
+    """The page's rules on top of its controls': ticks, exclusive options, moved sliders, caption rules."""
     for q in spec.get("questions", []) + spec.get("fields", []):
         name, value = q.get("name", ""), values.get(q.get("name", ""))
         if value is None:

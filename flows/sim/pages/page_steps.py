@@ -1,7 +1,4 @@
-"""A page of steps, worked as a person works it: a simulated browser worker fills what the page shows, presses
-its "Next" (a button, or a link that stays on the page), fills what came into view, and so on; the required
-controls never shown while every step was walked are what no person could answer (the dry run names them:
-browser_trial.py)."""
+"""A page of steps worked as a person does; required controls never shown are what no person could answer."""
 
 from __future__ import annotations
 
@@ -19,9 +16,7 @@ REQUIRED_JS = """() => { const all = Array.from(document.querySelectorAll("form 
 
 
 def walk_steps(page: Any, fill: Callable[[set[str]], set[str]]) -> list[str]:
-    """``fill`` (what the page shows, but the fields filled at an earlier step) runs; then, while the page shows a
-    "Next" (a button, or a link that stays on the page), the worker presses it and fills what came into view.
-    Returns the names of the required controls the worker never saw, in page order."""
+    """Run ``fill``, press each "Next", fill what came in view; returns required controls never seen, in page order."""
     done = fill(set())
     everyone, seen = _required(page, set())
     for _ in range(MAX_STEPS):

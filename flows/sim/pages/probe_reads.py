@@ -1,7 +1,4 @@
-"""What a page's script is asked once the answers it requires are known (flows/sim/pages/script_probe.py):
-whether a checkbox group whose every box the HTML requires takes one box ticked (a script that lifts the
-requirement once a box is ticked: "at least one", not "every box"), and the fewest and the most words a text
-box takes where its script counts them (a word range no page rule states)."""
+"""A script asked, its requirements known: does an every-box group take one box, what word range does a box take."""
 
 from __future__ import annotations
 
@@ -26,9 +23,7 @@ def words(n: int, long: bool = False, short: bool = False) -> str:
 
 
 def word_ranges(held: Held, groups: list[dict[str, Any]], honest: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """Per text box whose words the page counts: (fewest, most) it takes, 0 where it sets none. A limit holds
-    only where a count of characters would not explain it (as many long words refused under the fewest, as
-    many one-letter words over the most)."""
+    """Per word-counted box, (fewest, most) words, 0 where unset; kept where a character count would not explain it."""
     out = {}
     for g in groups:
         name, n = g["name"], len(honest.get(g["name"], "").split())

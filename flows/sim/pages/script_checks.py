@@ -1,12 +1,4 @@
-"""A page's own submit checks that no control declares, read as a person reads them: a
-script that refuses a summary under 100 words, and instructions that say "at least 100 words". A person
-writes 100 words; so does a simulated worker, in its own item's words (flows/sim/people/summaries.py).
-
-Read from the page's visible text ("at least N words", "a minimum of N words", "N words or more") and its
-scripts (a word count, ``value.split(...).length < N``, or its message). Only word minimums are read:
-a check the simulator cannot read stays a check the simulated crowd may fail, and the dry run's trial
-says so in those words, never that no person can pass it (flows/sim/pages/browser_trial.py).
-"""
+"""Word minimums a page states but no control declares ("at least 100 words"), so simulated workers write enough."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Which answers a page's own script requires, found by running it offline in Chromium (``hitflow new --from``;
-flows/custom/submit_probe.py writes what is found as page rules): filled with an honest worker's answers, then
-each field and group left blank in turn, and with each value of each choice. A submit the script stops, or the
-browser's own checks refuse as the script set them, refused twice while the full answer went through, is a
-requirement; what the HTML itself requires is read from its source (docs/importing_pages.md)."""
+"""Which answers a page's script requires: run offline in Chromium, each field blanked and each choice value tried."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ LIMIT_S = 60.0  # real time one page may take before its Chromium is ended (a sc
 SENTENCE = "A short honest answer about what this item shows."
 LONGER = (0, 12, 25, 45)  # words in a box left open, tried in turn where the page refuses fewer (0: as it is)
 CHOICES = ("radio", "select")  # what a box may be required by (data-required-when="choice=value")
-# Runs before the page's own scripts: records alerts and submits, keeps every submit on the page, and sets the
-# form's answers (change/input/keyup fired, so scripts that watch the controls see each change).
+# Runs before the page's scripts: records alerts and submits, keeps submits on the page, sets answers with events fired.
 PROBE_SCRIPT = """(() => {
   const HOSTS = "crowd-input, crowd-text-area, crowd-checkbox, crowd-radio-button, crowd-slider, crowd-classifier, "
     + "crowd-image-classifier, crowd-classifier-multi-select, crowd-image-classifier-multi-select";
@@ -250,8 +245,7 @@ def _held(refused: Any, values: dict[str, str], also: tuple[str, ...] = ()) -> b
 
 
 def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tuple[dict[Any, str], set[Any]]:
-    """The keys whose variant the page refused, pressed once and then again (a warning passes the second; one
-    the tries left no second press for counts as refused), with what it said; and the keys tried."""
+    """Keys whose variant was refused on two presses (a warning passes the second), with what it said; keys tried."""
     first = refused(variants)
     again = [k for k, done in enumerate(first) if done and done[0]]
     second = refused([variants[k] for k in again])
@@ -260,9 +254,8 @@ def _twice(refused: Any, variants: list[dict[str, str]], keys: list[Any]) -> tup
 
 
 def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], found: Found) -> None:
-    """Each control tried blank with the honest answers, then with each other value of each choice whose value
-    alone the page takes. Refused whatever the choices (every one tried): required; refused with some values of
-    one choice only: required while that choice has one of them (the first: data-required-when names one)."""
+    """Each control blanked, then each choice value tried: refused always is required; refused with some values of one
+    choice only is required while it has one (data-required-when)."""
     choices = [(c["name"], v) for c in groups if c["kind"] in CHOICES for v in c["options"]
                if v and v != honest.get(c["name"])]
     taken = refused([{**honest, c: v} for c, v in choices])
@@ -284,9 +277,7 @@ def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], fo
 
 def _condition(refusing: list[tuple[str, str]], tried: list[tuple[str, str]], honest: dict[str, str]
                ) -> tuple[str, str]:
-    """The choice and its values the requirement follows, joined by "|": a choice some of whose other values were
-    taken blank (its honest value refused, as were those of its others in ``refusing``), or the first choice a
-    value of which made a blank refused, with each of its values that did."""
+    """The choice and its values (joined by "|") the requirement follows, from the refusals in ``refusing``."""
     if ("", "") in refusing:
         c = next(c for c, v in tried if c and (c, v) not in refusing)
         values = [honest[c]]

@@ -1,12 +1,5 @@
-"""Whether a browser worker's press of Submit was taken or refused, read from the page itself rather than
-from how long its POST took: on a slow or busy host the POST of an accepted submit may come seconds
-later, and a wall-clock limit would call that a refusal, so an honest worker would give the page back.
-
-The page keeps one mark (``MARK_SCRIPT``, run before the page's own scripts): "submitted" once its form
-was submitted (the submit event not cancelled, or ``form.submit()`` called), "refused" when the page's
-own listener cancelled it (a script's own submit event too), the browser's validation stopped it, or the
-click on Submit was cancelled.
-The last of these wins, so a page that refuses and then submits from a timer counts as submitted."""
+"""Whether a Submit press was taken or refused, read from a mark the page keeps (``MARK_SCRIPT``), not from POST timing,
+which on a busy host would call a slow accept a refusal; the last mark wins, so a refuse-then-timer-submit counts."""
 
 from __future__ import annotations
 
@@ -43,8 +36,7 @@ def clear_mark(page: Any) -> None:
 
 
 def submit_mark(page: Any) -> str:
-    """The page's mark: '', "refused" or "submitted"; "submitted" too while the page is navigating
-    away (its document, and the mark, gone: a form that posted)."""
+    """The page's mark: '', "refused" or "submitted" (also while navigating away: a form that posted)."""
     from playwright.sync_api import Error as PlaywrightError
 
     try:
@@ -54,8 +46,7 @@ def submit_mark(page: Any) -> str:
 
 
 def posted_request(page: Any, posts: list[Any]) -> Any | None:
-    """The POST the last press of Submit made, or None when the page refused it: as soon as the page
-    says so, or when no POST came within the wait its mark allows."""
+    """The POST the last Submit press made, or None once the page refused it or no POST came within the wait."""
     started = time.monotonic()
     while not posts:
         mark = submit_mark(page)

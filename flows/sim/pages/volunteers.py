@@ -1,5 +1,4 @@
-"""Simulated people who open a task link, fill its form over HTTP as a browser would, and submit:
-invited annotators and volunteers on self-hosted links, and Prolific participants."""
+"""Simulated invitees, volunteers and Prolific participants who open a task link, fill its form over HTTP and submit."""
 
 from __future__ import annotations
 
@@ -39,9 +38,7 @@ def open_page(http: httpx.Client, url: str) -> tuple[str, str] | None:
 def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
               rng: random.Random, start: float, seconds: float,
               pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
-    """Fill an opened page as ``worker`` (page clock from ``start`` for ``seconds``), knowing the
-    text the other ``pages`` opened at the same address show (the page's own, not the item's):
-    where the form posts and what it posts, or None when the page's script never submitted."""
+    """Fill an opened page as ``worker``, knowing what ``pages`` at its address show: what it posts where, or None."""
     text, post_to = opened
     fields = form_fields(text)
     common = pages.shared(url, text) if pages is not None and needs_context(fields) else frozenset()
@@ -58,8 +55,7 @@ def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dic
 
 @dataclass(frozen=True)
 class Visit:
-    """One invitee's round: when they open their link, and their own random stream (how long the page they
-    open takes them is drawn from it), so who else came (or was already done) changes none of it."""
+    """One invitee's round: when they open their link and their own random stream, so others change none of it."""
 
     name: str
     opens_at: float
@@ -67,8 +63,7 @@ class Visit:
 
 
 def visits(names: list[str], seed: int, round_no: int, start: float) -> list[Visit]:
-    """Round ``round_no``'s schedule: invitees open their links a minute apart in the order they
-    were invited (``names``)."""
+    """Round ``round_no``'s schedule: invitees open their links a minute apart in the order invited (``names``)."""
     out = []
     for i, name in enumerate(names):
         rng = random.Random(f"invitee|{seed}|{round_no}|{name}")  # hashed by SHA-512: one stream in every process
@@ -79,13 +74,7 @@ def visits(names: list[str], seed: int, round_no: int, start: float) -> list[Vis
 def volunteer_round(links: dict[str, str], workers: dict[str, crowd.Worker], bank: dict[str, crowd.BankEntry],
                     seed: int, start: float = 1.7e9, at: Callable[[float], None] | None = None,
                     round_no: int = 0, done: frozenset[str] = frozenset()) -> dict[str, int]:
-    """Each invitee opens their link once and finishes the unit they are given; returns the HTTP
-    status each submit got (303/200 done), 0 for a page refused (blocked, nothing left) or without a form.
-
-    Requests go in the order of the seeded schedule's times (opening and submitting interleave
-    as they would), one at a time; ``at`` is told each request's virtual time before it is
-    made (a rehearsal's task server keeps that as its clock). Those ``done`` already (a resumed
-    round) keep their place in the schedule and do not come again."""
+    """Each invitee opens their link once in seeded order (``at`` told each time); submit statuses (0: refused)."""
     schedule = {v.name: v for v in visits(list(links), seed, round_no, start) if v.name not in done}
     steps = [(v.opens_at, v.name, False) for v in schedule.values()]
     heapq.heapify(steps)
