@@ -85,6 +85,13 @@ def test_a_reason_gives_grounds_in_the_items_words(tmp_path: Path) -> None:
         assert longest_copied_run(text, row["review"]) >= 2 and not PHOTO.search(text), text
 
 
+def test_a_clue_is_a_reason_and_every_box_keeps_its_stated_most(tmp_path: Path) -> None:
+    for row, answers in filled(tmp_path, "clue"):
+        clue, notes = answers["clue"], answers["notes"]
+        assert 3 <= len(clue.split()) <= 12 and longest_copied_run(clue, row["notice"]) <= 5, clue  # a phrase quoted
+        assert 1 <= len(notes.split()) <= 6, notes
+
+
 def test_a_page_whose_fields_live_in_a_browser_template_is_not_called_ready(tmp_path: Path, capsys) -> None:
     from flows.cli.main import main
 

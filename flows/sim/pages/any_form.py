@@ -42,7 +42,7 @@ from flows.sim.people.known_answers import described
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.stated_limits import stated_format
+from flows.sim.people.stated_limits import stated, stated_format, within
 from flows.sim.people.summaries import (
     at_least_words,
 )
@@ -126,8 +126,10 @@ def _drafted(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) 
     draft = rng.choice(sources).strip()
     if rng.random() < 0.6:  # people put what they see in their own words
         draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
-    high = (field_rule(f) or {}).get("maxlength")
-    shaped = (lambda t: short_phrase(t, int(high))) if high is not None and high <= SHORT_BOX else (lambda t: t)
+    high, most = (field_rule(f) or {}).get("maxlength"), stated(fill.questions.get(f.name, "")).most_words
+
+    def shaped(t: str) -> str:  # a short box's phrase, and the box's stated most kept as an honest person keeps it
+        return within(short_phrase(t, int(high)) if high is not None and high <= SHORT_BOX else t, most, None)
     others = [s for s in sources if s != draft]
     written = fill.item_texts.setdefault(ctx.key, [])  # this item's other fields: never copied
     text, attempt = fit_text(styled(fill, shaped(draft)), f, rng, others or sources), 0

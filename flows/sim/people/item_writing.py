@@ -18,8 +18,9 @@ WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]
                   r"[\"'”’»]?", re.I)
 CLARIFY = re.compile(r"clarif|elaborat|specify|which (part|words?)|what (part|exactly)|what (might|could|would) be|"
                      r"point out|identify", re.I)
-REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you|what makes? (?:it|this|that|the)\b",
-                    re.I)
+REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made you|what makes? (?:it|this|that|the)\b|"
+                    r"\bclues?\b|\bevidence\b|\b(?:go|went|going) on\b|\bbased? (?:it|this|that|your \w+) on\b|"
+                    r"gave it away|tipped you|how (?:did|do) you (?:know|tell|decide)", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
 TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
