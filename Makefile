@@ -8,7 +8,6 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-gate-heldout4 bench-gate-heldout5 bench-gate-heldout6 bench-gate-heldout7 bench-gate-heldout8 bench-gate-heldout9 bench-slow-clients bench-latency bench-prefect browser-deps clean
 .PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-gate-heldout4 bench-gate-heldout5 bench-gate-heldout6 bench-gate-heldout7 bench-gate-heldout8 bench-gate-heldout9 bench-gate-heldout10 bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
