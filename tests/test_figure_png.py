@@ -116,3 +116,22 @@ def test_frames_equal_in_values_but_not_in_labels_or_types_get_their_own_key() -
                 base.iloc[::-1], base.set_axis([5, 6]), base["flags"], base.assign(flags=[3, 5])]
     assert len({figures._frame_digest(v) for v in variants}) == len(variants)
     assert figures._frame_digest(base.copy()) == figures._frame_digest(base)
+
+
+def test_laid_out_once_the_png_is_what_a_save_with_the_layout_engine_gives() -> None:
+    """to_png runs the layout itself and saves without the engine (one draw instead of two): the same bytes."""
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+
+    data = campaign_inputs(5, per_batch=40)
+    build = [lambda: batches_figure(data["counts"]), lambda: times_figure(data["times"], data["bands"]),
+             lambda: flags_figure(data["flags"]),
+             lambda: answers_figure(data["confidence"], data["skill"], 0.9, data["calibration"])]
+    for make in build:
+        fig, buf = make(), io.BytesIO()
+        assert fig.get_layout_engine() is not None
+        fig.savefig(buf, format="png", dpi=figures.DPI)
+        plt.close(fig)
+        assert to_png(make()) == base64.b64encode(buf.getvalue()).decode("ascii")
