@@ -13,6 +13,7 @@ from matplotlib.text import Text
 
 PAD_PT = 3.0  # between the texts and the figure's edge (constrained layout's own pad)
 GAP_PT = 6.0  # between one panel's texts and the next panel's
+METRICS_KEPT = 4096
 _METRICS: dict[tuple[Any, ...], tuple[float, float]] = {}
 
 
@@ -58,6 +59,8 @@ def text_size(text: str, prop: FontProperties, renderer: Any) -> tuple[float, fl
     """Width and height in pixels of one line drawn with ``prop``: the renderer asked once a process."""
     key = (text, prop.get_family()[0], prop.get_style(), prop.get_weight(), prop.get_size_in_points(), renderer.dpi)
     if key not in _METRICS:
+        if len(_METRICS) >= METRICS_KEPT:  # titles carry numbers: a long-lived process would keep every one
+            _METRICS.clear()
         w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
         _METRICS[key] = (w, h)
     return _METRICS[key]
