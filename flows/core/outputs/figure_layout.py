@@ -58,12 +58,13 @@ def _panel_width(rooms: list[Room], width: float, pad: float, gap: float) -> flo
 def text_size(text: str, prop: FontProperties, renderer: Any) -> tuple[float, float]:
     """Width and height in pixels of one line drawn with ``prop``: the renderer asked once a process."""
     key = (text, prop.get_family()[0], prop.get_style(), prop.get_weight(), prop.get_size_in_points(), renderer.dpi)
-    if key not in _METRICS:
+    size = _METRICS.get(key)  # read once: another thread's figure may empty the dict meanwhile
+    if size is None:
         if len(_METRICS) >= METRICS_KEPT:  # titles carry numbers: a long-lived process would keep every one
             _METRICS.clear()
         w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
-        _METRICS[key] = (w, h)
-    return _METRICS[key]
+        size = _METRICS[key] = (w, h)
+    return size
 
 
 def _size(label: Text, renderer: Any) -> tuple[float, float]:
