@@ -29,7 +29,8 @@ def _overlap(a: Bbox, b: Bbox, slack: float = 0.5) -> bool:
 
 def overlapping_text(fig: Figure) -> list[str]:
     """What collides once drawn: two texts (titles, axis labels, tick labels, figure texts); a text
-    over another panel's plotted area; a legend over any plotted area. Empty when legible."""
+    over another panel's plotted area; a legend over any plotted area; a text or legend past the figure's
+    edge. Empty when legible."""
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
     fig.draw(renderer)
     axes = [ax for ax in fig.axes if ax.get_visible()]
@@ -41,9 +42,12 @@ def overlapping_text(fig: Figure) -> list[str]:
     areas = [(ax, ax.get_window_extent(renderer)) for ax in axes]
     problems += [f"{text!r} lies over another panel" for text, box, owner in texts
                  for ax, area in areas if ax is not owner and _overlap(box, area)]
-    for ax in axes:
-        legend = ax.get_legend()
-        if legend is not None and legend.get_visible():
-            box = legend.get_window_extent(renderer)
-            problems += ["a legend covers a plot" for _, area in areas if _overlap(box, area)]
+    legends = [legend for ax in axes if (legend := ax.get_legend()) is not None and legend.get_visible()]
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        problems += ["a legend covers a plot" for _, area in areas if _overlap(box, area)]
+    canvas = Bbox.from_bounds(0, 0, fig.bbox.width, fig.bbox.height).padded(0.5)
+    boxes = [(text, box) for text, box, _ in texts] + [("a legend", lg.get_window_extent(renderer)) for lg in legends]
+    problems += [f"{text!r} runs off the figure" for text, box in boxes if not canvas.contains(box.x0, box.y0)
+                 or not canvas.contains(box.x1, box.y1)]
     return problems

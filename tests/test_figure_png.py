@@ -1,6 +1,7 @@
 """The output-speed work: the report figures cost less CPU and draw the same PNG bytes. Held to the way before
-(bench.report_figures.drawn_as_before: a rectangle per histogram bin, titles placed by matplotlib, no memo),
-and the per-process memo returns what a fresh draw gives, draws anew for any other input, stays bounded."""
+in today's layout (bench.report_figures.drawn_as_before: a rectangle per histogram bin, titles placed by
+matplotlib, no memo), and the per-process memo returns what a fresh draw gives, draws anew for any other input,
+stays bounded."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_the_figures_are_the_same_bytes_as_before(batches: int) -> None:
     own title placement drew, to the byte (one batch: no calibration panel; five: with it)."""
     data = campaign_inputs(batches, per_batch=40)
     now = _drawn(data)
-    with drawn_as_before():
+    with drawn_as_before(layout=False):
         before = _drawn(data)
     assert len(now) == 9 and all(now)  # 5 report figures, 4 studies
     assert [i for i, (a, b) in enumerate(zip(now, before, strict=True)) if a != b] == []
@@ -49,7 +50,7 @@ def test_the_figures_are_the_same_bytes_as_before(batches: int) -> None:
 
 def test_empty_figures_are_the_same_bytes_as_before() -> None:
     now = _empty()
-    with drawn_as_before():
+    with drawn_as_before(layout=False):
         assert _empty() == now
 
 
@@ -115,3 +116,22 @@ def test_frames_equal_in_values_but_not_in_labels_or_types_get_their_own_key() -
                 base.iloc[::-1], base.set_axis([5, 6]), base["flags"], base.assign(flags=[3, 5])]
     assert len({figures._frame_digest(v) for v in variants}) == len(variants)
     assert figures._frame_digest(base.copy()) == figures._frame_digest(base)
+
+
+def test_laid_out_once_the_png_is_what_a_save_with_the_layout_engine_gives() -> None:
+    """to_png runs the layout itself and saves without the engine (one draw instead of two): the same bytes."""
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+
+    data = campaign_inputs(5, per_batch=40)
+    build = [lambda: batches_figure(data["counts"]), lambda: times_figure(data["times"], data["bands"]),
+             lambda: flags_figure(data["flags"]),
+             lambda: answers_figure(data["confidence"], data["skill"], 0.9, data["calibration"])]
+    for make in build:
+        fig, buf = make(), io.BytesIO()
+        assert fig.get_layout_engine() is not None
+        fig.savefig(buf, format="png", dpi=figures.DPI)
+        plt.close(fig)
+        assert to_png(make()) == base64.b64encode(buf.getvalue()).decode("ascii")
