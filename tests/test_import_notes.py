@@ -179,7 +179,8 @@ def test_a_fragment_without_a_title_or_h1_takes_its_first_heading_as_the_task_ti
 def test_offline_qc_on_an_own_pages_batch_file_reads_its_free_text_fields(tmp_path: Path, capsys) -> None:
     page = tmp_path / "labels.html"
     page.write_text("<h2>Rewrite the label</h2><p>${label}</p>\n<select name='tone' required><option>calm</option>"
-                    "<option>lively</option></select>\n<textarea name='rewrite' required></textarea>\n", encoding="utf-8")
+                    "<option>lively</option></select>\n<textarea name='rewrite' required></textarea>\n",
+                    encoding="utf-8")
     assert main(["new", "labels", "--from", str(page), "--dir", str(tmp_path)]) == 0
     (tmp_path / "config" / "labels_items.csv").write_text("item_id,label\nx1,Old pots\n", encoding="utf-8")
     batch = tmp_path / "Batch_1_batch_results.csv"

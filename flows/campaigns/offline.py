@@ -34,7 +34,7 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
                time_outlier_method: str | None = None) -> int:
     """QC over a submissions file, the rules from ``config`` or the kind of text; unreadable rows flagged."""
     cfg = _load_config(config) if config is not None else None
-    if config is not None and cfg is not None and cfg.task == "custom":
+    if config is not None and cfg is not None and cfg.task == "custom" and _is_batch_file(submissions):
         return _own_page_qc(cfg, config, submissions, out, text_fields)
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
@@ -96,6 +96,15 @@ def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path
     write_csv(flags[FLAG_COLUMNS], out)
     _say_unread(submissions, unread, out)
     return len(flags)
+
+
+def _is_batch_file(submissions: Path) -> bool:
+    """A platform's results file (``Answer.*`` columns), not a table in the QC's own columns (``caption``)."""
+    try:
+        with submissions.open(encoding="utf-8-sig", errors="replace") as f:
+            return any(c.startswith("Answer.") for c in next(csv.reader(f), []))
+    except OSError:
+        return False  # read_submissions says what is wrong with it
 
 
 def _first_page_rows(cfg: CampaignConfig) -> list[dict[str, Any]]:
