@@ -121,3 +121,14 @@ def test_a_box_for_a_few_words_never_counts_the_same_answer_as_a_template() -> N
     longer = {"missing": "Which part is missing? Explain in 10 to 40 words."}
     said = custom_flags(responses, answers, {"random_sample_share": 0.0, "field_questions": longer}, CUSTOM_RULES)
     assert rules & set(said["rule"])  # where a sentence is asked for, the same words everywhere are still a template
+
+
+def test_a_reason_naming_its_option_echoes_no_instruction() -> None:
+    page = ("<p>Read the message, then choose what you would do with it.</p>"
+            "<label><input type='radio' name='act_0' value='r'> Report it to the security team</label>"
+            "<label><input type='radio' name='act_0' value='d'> Delete it without opening</label>"
+            "<select name='tone_0'><option>Friendly but pushy in tone</option></select>"
+            "<label for='w'>What clue did you go on?</label><input id='w' name='why_0'>")
+    text = page_reading(page)["page_text"]
+    assert "What clue did you go on?" in text and "choose what you would do" in text
+    assert "security team" not in text and "without opening" not in text and "pushy" not in text

@@ -140,8 +140,20 @@ def page_reading(masked_page: str) -> dict[str, Any]:
     """What text rules read on a page rendered with item values masked: the requester's words, each field's question and
     canned answers. An item's text never sets a limit ("at least 400 words" in a review to summarise)."""
     lines = (" ".join(line.replace(MASK, " ").split()) for line in visible_text(masked_page).splitlines())
-    return {"page_text": "\n".join(line for line in lines if line), "field_questions": field_questions(masked_page),
+    answers = choice_labels(masked_page)  # a reason naming the option it chose echoes no instruction
+    return {"page_text": "\n".join(line for line in lines if line and line.lower() not in answers),
+            "field_questions": field_questions(masked_page),
             "canned_texts": page_canned_texts(masked_page)}
+
+
+CHOICE_LABEL = re.compile(r"<option\b[^>]*>(.*?)</option>|<crowd-radio-button\b[^>]*>(.*?)</crowd-radio-button>|"
+                          r"<label\b[^>]*>((?:(?!</label>).)*?type=[\"']?(?:radio|checkbox)\b.*?)</label>", re.I | re.S)
+
+
+def choice_labels(page: str) -> set[str]:
+    """The words of the page's options (a select's, a radio button's or box's label), lowercased."""
+    texts = ("".join(m.groups(default="")) for m in CHOICE_LABEL.finditer(page))
+    return {" ".join(html.unescape(re.sub(r"<[^>]+>", " ", t)).replace(MASK, " ").split()).lower() for t in texts}
 
 
 def _canned(answers: pd.Series, canned: list[str]) -> np.ndarray:
