@@ -82,7 +82,8 @@ def test_a_group_whose_script_never_lifts_the_requirement_keeps_every_box(probin
 
 @pytest.mark.browser
 @pytest.mark.parametrize(("page", "made", "optional"), [("must", ("category", "reason"), ("brand",)),
-                                                        ("must_doc", ("tone", "keyword", "click"), ("comments",))])
+                                                        ("must_doc", ("tone", "keyword", "click"), ("comments",)),
+                                                        ("names_list", ("helpful", "polite"), ())])
 def test_a_control_the_script_makes_required_as_the_page_loads_is_required(probing, page: str, made: tuple[str, ...],
                                                                           optional: tuple[str, ...]) -> None:
     source = (PAGES / f"{page}.html").read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -79,6 +80,7 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
                      form: str = HITFLOW_FORM) -> str:
     """The scripts find renamed fields, hitflow's ``form`` and Submit where they found theirs (checks still stop)."""
     targets = [(i, form) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
+    ids = set(re.findall(r"""\bid\s*=\s*["']?([\w-]+)""", body))
 
     def fix(script: re.Match[str]) -> str:
         code = script.group(2)
@@ -89,8 +91,18 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
         for name in names:
             code = re.sub(r"""((?:getElementsByName|namedItem|elements\[|\[name\s*=)\s*\(?\s*["']?)"""
                           + re.escape(name) + r"""(?=["'\])])""", lambda m, n=name: m.group(1) + n + "_{{ i }}", code)
+            if name not in ids:  # a word that is also an element's id may be the id: left alone
+                code = re.sub(r"""(["'])""" + re.escape(name) + r"\1", functools.partial(_named, name=name), code)
         return script.group(1) + code + script.group(3)
     return SCRIPT.sub(fix, body)
+
+
+def _named(literal: re.Match[str], name: str) -> str:
+    """A string naming a renamed field (a list of names the script builds selectors from) takes the new name; an
+    element's id (``getElementById('why')``, the same word) is left alone."""
+    if re.search(r"getElementById\(\s*$", literal.string[max(0, literal.start() - 30):literal.start()]):
+        return literal.group(0)
+    return f"{literal.group(1)}{name}_{{{{ i }}}}{literal.group(1)}"
 
 
 def script_text(body: str) -> str:
