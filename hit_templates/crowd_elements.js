@@ -241,4 +241,7 @@
     make("input", {type: "hidden", name: "taskAnswers", value: JSON.stringify([answers])}, post);
     post.submit();
   });
+  /* MTurk's elements say they are ready on document; pages attach their checks then */
+  var ready = function () { document.dispatchEvent(new Event("all-crowd-elements-ready")); };
+  if (document.readyState === "complete") { setTimeout(ready, 0); } else { window.addEventListener("load", ready); }
 })();

@@ -102,11 +102,19 @@ document.querySelector("crowd-form").onsubmit = function (event) {
 """
 
 
-def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, client, page) -> None:
+# The same check attached once MTurk says its elements are ready, as the crowd-elements samples attach theirs.
+ON_READY = OWN_CHECK.replace('document.querySelector("crowd-form").onsubmit = function (event) {',
+                             'document.addEventListener("all-crowd-elements-ready", function () {\n'
+                             'document.querySelector("crowd-form").onsubmit = function (event) {'
+                             ).replace("};\n</script>", "}; });\n</script>")
+
+
+@pytest.mark.parametrize("template", [OWN_CHECK, ON_READY], ids=["at-once", "on-ready"])
+def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, client, page, template: str) -> None:
     """The stand-in posted taskAnswers without running the page's own crowd-form submit check, so the
     rehearsal (and a person) could submit what the page refuses on MTurk."""
     scaffold("own", tmp_path)
-    (tmp_path / "config" / "own.html.j2").write_text(OWN_CHECK, encoding="utf-8")
+    (tmp_path / "config" / "own.html.j2").write_text(template, encoding="utf-8")
     cfg = load_config(tmp_path / "config" / "own.toml")
     rows = [{"item_id": "p1", "file_name": "", "url": "", "payload": json.dumps({"note": "A red bus."})}]
     hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,

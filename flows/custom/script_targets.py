@@ -80,7 +80,8 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
                      form: str = HITFLOW_FORM) -> str:
     """The scripts find renamed fields, hitflow's ``form`` and Submit where they found theirs (checks still stop)."""
     targets = [(i, form) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
-    ids = set(re.findall(r"""\bid\s*=\s*["']?([\w-]+)""", body))
+    # a word that is also an element's id or a control's value may be either: only a field's name alone is renamed
+    ids = set(re.findall(r"""\b(?:id|value)\s*=\s*["']?([\w-]+)""", body))
 
     def fix(script: re.Match[str]) -> str:
         code = script.group(2)
@@ -91,7 +92,7 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
         for name in names:
             code = re.sub(r"""((?:getElementsByName|namedItem|elements\[|\[name\s*=)\s*\(?\s*["']?)"""
                           + re.escape(name) + r"""(?=["'\])])""", lambda m, n=name: m.group(1) + n + "_{{ i }}", code)
-            if name not in ids:  # a word that is also an element's id may be the id: left alone
+            if name not in ids:
                 code = re.sub(r"""(["'])""" + re.escape(name) + r"\1", functools.partial(_named, name=name), code)
         return script.group(1) + code + script.group(3)
     return SCRIPT.sub(fix, body)
