@@ -50,9 +50,9 @@ def _parser() -> argparse.ArgumentParser:
 
 @lru_cache(maxsize=4)
 def _built_parser(user: str) -> argparse.ArgumentParser:
-    p = _KeptParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions: task pages, "
-                          "batches, QC, blocking, datasets; on the built-in simulator unless told otherwise. "
-                          "`hitflow COMMAND --help` for each command.")
+    p = _KeptParser(prog="hitflow", description="Crowdsourcing campaigns for image descriptions or on your own "
+                          "task page: pages, batches, QC, blocking, datasets; on the built-in simulator unless told "
+                          "otherwise. `hitflow COMMAND --help` for each command.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run or resume a campaign to the end (simulator by default)")
     run.add_argument("config", help="the campaign or study TOML file (config/*.toml)")
