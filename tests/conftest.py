@@ -38,7 +38,7 @@ from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, s
 from tests.rewrite_ahead import rewrite_ahead
 
 RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
-pytest_plugins = ["tests.cpu_record"]  # records CPU per test when HITFLOW_TEST_CPU names a file
+pytest_plugins = ["tests.cpu_record", "tests.probed_pages"]  # CPU per test (HITFLOW_TEST_CPU); the probe's fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -15,8 +15,6 @@ import pytest
 
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
-from flows.custom.page_import import import_page
-from flows.custom.scaffold_import import sample_page, template_text, with_probed_rules
 from flows.sim.pages.script_probe import PAGE_URL, PROBE_SCRIPT, SESSION, honest_answers
 from qc.form_constraints import check_form
 
@@ -45,17 +43,6 @@ DRAWN = """<crowd-form>
 <script>
 document.querySelector('crowd-form').onsubmit = function () { return !!document.querySelector('crowd-input').value; };
 </script>"""
-
-
-@pytest.fixture(scope="module")
-def probing(browser):
-    """(the item block, notes, rendered page) of a page imported and asked in the module's one Chromium."""
-    def probe(source: str) -> tuple[str, list[str], str]:
-        imported = import_page(source, "own.html")
-        template = template_text(imported, Path("own.html"), source)
-        template = with_probed_rules(imported, template, Path("own.html"), source, browser=browser)
-        return imported.body, imported.notes, sample_page(template, imported, Path("own.html"))
-    return probe
 
 
 def page_of(name: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.page_import import import_page
-from flows.custom.scaffold_import import free_text_fields, sample_page, template_text, with_probed_rules
+from flows.custom.scaffold_import import free_text_fields, template_text
 from qc.form_constraints import check_form
 
 PAGES = Path(__file__).resolve().parent / "pages" / "script_rules"
@@ -38,17 +38,6 @@ document.addEventListener('submit', function (e) {
   if (document.getElementById('say').value.length < 40) { e.preventDefault(); alert('Write a little more'); }
 }, true);
 </script>"""
-
-
-@pytest.fixture(scope="module")
-def probing(browser):
-    """(the item block, notes, rendered page) of a page imported and asked in the module's one Chromium."""
-    def probe(source: str) -> tuple[str, list[str], str]:
-        imported = import_page(source, "own.html")
-        template = template_text(imported, Path("own.html"), source)
-        template = with_probed_rules(imported, template, Path("own.html"), source, browser=browser)
-        return imported.body, imported.notes, sample_page(template, imported, Path("own.html"))
-    return probe
 
 
 def tags(body: str, name: str) -> list[str]:

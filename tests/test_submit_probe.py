@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from flows.custom.page_import import import_page
-from flows.custom.scaffold_import import sample_page, template_text, with_probed_rules
+from flows.custom.scaffold_import import template_text, with_probed_rules
 from flows.custom.submit_probe import blocks_submit
 from flows.sim.pages.script_probe import PAGE_URL, PROBE_SCRIPT, SESSION, honest_answers
 
@@ -144,17 +144,6 @@ document.getElementById('f').addEventListener('submit', function (e) {
 
 PLAIN = """<form><p>Your answer <input name="a" required></p><input type="submit"></form>
 <script>document.title = 'Hello';</script>"""
-
-
-@pytest.fixture(scope="module")
-def probing(browser):
-    """(the item block, notes, rendered page) of a page imported and asked in the module's one Chromium."""
-    def probe(source: str) -> tuple[str, list[str], str]:
-        imported = import_page(source, "own.html")
-        template = template_text(imported, Path("own.html"), source)
-        template = with_probed_rules(imported, template, Path("own.html"), source, browser=browser)
-        return imported.body, imported.notes, sample_page(template, imported, Path("own.html"))
-    return probe
 
 
 def submits(browser, html: str, values: dict[str, str] | None = None) -> bool:
