@@ -323,6 +323,7 @@ bench-gate-heldout10: $(STAMP)
 
 # The same on an eleventh held-out set by an independent tester (bench/gate_heldout11/: five pages, each with a
 # 30-item file, described in bench/gate_heldout11.py's docstring); writes bench/results-gate-heldout11.json
+# under LABEL (default: the commit). PAGES: a comma-separated subset
 bench-gate-heldout11: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout11 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
 
