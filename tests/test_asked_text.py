@@ -92,6 +92,13 @@ def test_a_clue_is_a_reason_and_every_box_keeps_its_stated_most(tmp_path: Path) 
         assert 1 <= len(notes.split()) <= 6, notes
 
 
+def test_a_question_asked_in_a_legend_above_a_hint_is_answered_with_a_question(tmp_path: Path) -> None:
+    for row, answers in filled(tmp_path, "seller"):
+        text = answers["to_seller"]
+        assert text.rstrip().endswith("?") and 4 <= len(text.split()) <= 20, text
+        assert longest_copied_run(text, row["ad"]) < len(row["ad"].split()) // 2, text  # not the ad pasted back
+
+
 def test_a_page_whose_fields_live_in_a_browser_template_is_not_called_ready(tmp_path: Path, capsys) -> None:
     from flows.cli.main import main
 

@@ -44,7 +44,7 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         since = [t for p, t, _ in page.texts if previous < p <= pos]
         runs = [t for p, t in page.prose if previous < p <= pos]  # "the word <b>bank</b> is used": one text
         # a question and, after it, only how to answer ("Please answer in no more than 20 words."): both
-        run = runs[-2:] if len(runs) >= 2 and runs[-2].rstrip().endswith("?") and "?" not in runs[-1] else runs[-1:]
+        run = runs[-2:] if len(runs) >= 2 and asks(runs[-2]) and "?" not in runs[-1] else runs[-1:]
         if f.kind in ("radio", "checkbox"):
             words = since
         else:
@@ -52,6 +52,15 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         out[name] = " ".join(words)
         previous = pos + (ADJACENT if after and not own and f.kind not in ("radio", "checkbox") else 0)
     return out
+
+
+# a question, or an instruction to write one ("3. Write ONE question you would ask the seller."), before a hint
+ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:write|ask|describe|explain|give|name|list|suggest|say|tell|summari[sz]e)\b",
+                    re.I)
+
+
+def asks(text: str) -> bool:
+    return text.rstrip().endswith("?") or bool(ASKING.match(text))
 
 
 def topic(question: str) -> str:
