@@ -34,8 +34,10 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
                time_outlier_method: str | None = None) -> int:
     """QC over a submissions file, the rules from ``config`` or the kind of text; unreadable rows flagged."""
     cfg = _load_config(config) if config is not None else None
-    if config is not None and cfg is not None and cfg.task == "custom" and _is_batch_file(submissions):
-        return _own_page_qc(cfg, config, submissions, out, text_fields)
+    if config is not None and cfg is not None and cfg.task == "custom":
+        header = _header(submissions)
+        if any(c.startswith("Answer.") for c in header):  # a platform's results file, not the QC's own columns
+            return _own_page_qc(cfg, config, submissions, out, text_fields, header)
     frame = read_submissions(submissions, text_fields)
     read, unread = split_malformed(frame)
     if cfg is not None:
@@ -72,15 +74,16 @@ def _load_config(config: Path) -> CampaignConfig:
     return load_config(config)
 
 
-def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path, named: tuple[str, ...]) -> int:
+def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path, named: tuple[str, ...],
+                 header: set[str]) -> int:
     """An own page's free-text answers, each field by its own rules as the run checks them; its choices are
     checked as the campaign runs, where the items and the page's rules are known."""
-    from flows.custom.custom_task import field_base, masked_page
+    from flows.custom.custom_task import field_base, first_page_rows, masked_page
     from flows.custom.custom_text_qc import page_reading, text_flags
 
-    first = _first_page_rows(cfg)
+    first = first_page_rows(cfg)
     reading = page_reading(masked_page(cfg, first))
-    columns = named or _page_text_fields(cfg, config, submissions, first)
+    columns = named or _page_text_fields(cfg, config, submissions, first, header)
     full = {field_base(n): n for n in reading["field_questions"]}  # the file may name ``why`` for ``why_0``
     frame = read_submissions(submissions, columns)
     unread = split_malformed(frame)[1]
@@ -98,23 +101,17 @@ def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path
     return len(flags)
 
 
-def _is_batch_file(submissions: Path) -> bool:
-    """A platform's results file (``Answer.*`` columns), not a table in the QC's own columns (``caption``)."""
+def _header(submissions: Path) -> set[str]:
+    """The file's column names (none when it cannot be read: read_submissions says why)."""
     try:
         with submissions.open(encoding="utf-8-sig", errors="replace") as f:
-            return any(c.startswith("Answer.") for c in next(csv.reader(f), []))
+            return set(next(csv.reader(f), []))
     except OSError:
-        return False  # read_submissions says what is wrong with it
+        return set()
 
 
-def _first_page_rows(cfg: CampaignConfig) -> list[dict[str, Any]]:
-    from flows.custom.custom_task import custom_item_plan
-
-    return [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
-
-
-def _page_text_fields(cfg: CampaignConfig, config: Path, submissions: Path,
-                      first: list[dict[str, Any]]) -> tuple[str, ...]:
+def _page_text_fields(cfg: CampaignConfig, config: Path, submissions: Path, first: list[dict[str, Any]],
+                      header: set[str]) -> tuple[str, ...]:
     """An own page's free-text fields the file answers, as hitflow's page names them (``why_0``) or as the page
     did (``why``): what offline QC reads when ``--text-field`` names none."""
     from flows.core.pages.templates import page_items
@@ -124,8 +121,6 @@ def _page_text_fields(cfg: CampaignConfig, config: Path, submissions: Path,
     if not names:
         raise InputFormatError(f"{config}: its page asks for no free text, and offline qc checks free text; its "
                                "choices are checked as the campaign runs (hitflow run, hitflow review)")
-    with submissions.open(encoding="utf-8-sig", errors="replace") as f:
-        header = set(next(csv.reader(f), []))
     for candidates in (names, list(dict.fromkeys(field_base(n) for n in names))):
         if found := tuple(n for n in candidates if f"Answer.{n}" in header):
             return found

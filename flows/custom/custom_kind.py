@@ -26,6 +26,7 @@ from flows.custom.custom_task import (
     field_base,
     field_kind,
     field_kinds,
+    first_page_rows,
     ordinary_items,
 )
 from flows.custom.page_check import source_problems
@@ -48,7 +49,7 @@ def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
 def first_page_fields(cfg: CampaignConfig) -> list[AnswerField]:
     """The fields of the first page a worker gets (indexed ones once: what one item asks); a plan of one page's
     items is enough (the whole plan took 0.24 s at 40,000 items, read for every page of review cards)."""
-    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+    first = first_page_rows(cfg)
     return spec_fields(custom_spec(cfg, page_items(first))) if first else []
 
 

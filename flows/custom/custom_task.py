@@ -137,11 +137,15 @@ def masked_page(cfg: CampaignConfig, rows: list[dict[str, Any]]) -> str:
         return ""
 
 
+def first_page_rows(cfg: CampaignConfig) -> list[dict[str, Any]]:
+    """The plan rows of the first page a worker gets; a plan of one page's items is enough."""
+    return [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
+
+
 def text_field_rules(cfg: CampaignConfig) -> dict[str, tuple[str, ...]]:
     """Per field of the first page, the text rules QC runs on it there (custom_text_qc.field_rules: a rule the page
     gives nothing to read, such as the canned rules without a canned answer, is not run)."""
-    first = [r for r in custom_item_plan(cfg, cfg.images_per_hit) if r["batch"] == 1 and r["hit_index"] == 0]
-    params = {**cfg.qc_params, **page_reading(masked_page(cfg, first))}
+    params = {**cfg.qc_params, **page_reading(masked_page(cfg, first_page_rows(cfg)))}
     return {field: field_rules(field, params, cfg.qc_rules) for field in params["field_questions"]}
 
 
