@@ -17,6 +17,7 @@ from flows.cli.main import main
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
 from flows.custom.page_import import import_page
+from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.submit_checks import script_only_checks
 from qc.form_constraints import check_form
 
@@ -199,3 +200,43 @@ def test_a_word_minimum_in_a_script_refuses_a_blank_so_the_box_becomes_required(
     spec = form_spec(form_fields(imported.body.replace("{{ i }}", "0")))
     assert [p["field"] for p in check_form(spec, {"plan_0": ""})] == ["plan_0"]
     assert not check_form(spec, {"plan_0": "three short words"})  # the count itself stays QC's min_words
+
+
+BOILERPLATE = """<html><body><form name="mturk_form" method="post" id="mturk_form" action="https://www.mturk.com/x">
+<input type="hidden" value="" name="assignmentId" id="assignmentId">
+<input type="hidden" name="PROLIFIC_PID" id="pid"><p>${text}</p><textarea name="why" required></textarea>
+<input type="submit" id="submitButton"></form>
+<script>
+  function turkGetParam(name, def) { var m = new RegExp('[?&]' + name + '=([^&]*)').exec(location.search);
+    return m ? decodeURIComponent(m[1]) : def; }
+  document.getElementById('assignmentId').value = turkGetParam('assignmentId', '');
+  $('#pid').val(new URLSearchParams(location.search).get('PROLIFIC_PID'));
+</script></body></html>"""
+
+
+def test_a_script_writing_a_session_field_gets_a_copy_and_leaves_the_session_alone() -> None:
+    """MTurk's boilerplate set hitflow's assignmentId from a URL parameter Prolific does not send: every submit
+    lost its session; a Prolific id field became an answer field and made the crowd a browser one."""
+    imported = import_page(BOILERPLATE, "boilerplate.html")
+    body = imported.body
+    assert "getElementById('assignmentId')" not in body and "PROLIFIC_PID" not in body.split("<script")[0]
+    assert '({value: (document.getElementsByName("assignmentId")[0] || "").value || "", sessionCopy: true})' \
+        ".value = turkGetParam" in body and '$("<input>").val(' in body
+    assert any("session fields assignmentId, PROLIFIC_PID dropped" in n and "reads assignmentId, pid" in n
+               for n in imported.notes)
+    assert not scripts_write_fields(body)  # the copy takes the write: form-reading workers do this page
+    assert [f.name for f in form_fields(body.replace("{{ i }}", "0"))] == ["why_0"]
+
+
+def test_a_fragments_listener_on_mturks_own_form_is_read_as_the_forms() -> None:
+    """A layout fragment has no form: MTurk wraps it in one with id mturk_form, which its script looks up."""
+    fragment = ("<p>${abstract}</p><input type='checkbox' name='audience' value='a'>"
+                "<input type='checkbox' name='audience' value='b'><textarea name='why'></textarea>\n<script>\n"
+                "document.getElementById('mturk_form').addEventListener('submit', function (event) {\n"
+                "  if (document.querySelectorAll('input[name=\"audience\"]:checked').length === 0) "
+                "{ event.preventDefault(); }\n});\n</script>")
+    imported = import_page(fragment, "fragment.html")
+    assert "getElementById('hit-form').addEventListener('submit'" in imported.body
+    assert 'input[name="audience_{{ i }}"]:checked' in imported.body
+    assert any("attaches 1 submit/click listener(s)" in n for n in imported.notes)
+    assert not any("not read as its form" in n for n in imported.notes)

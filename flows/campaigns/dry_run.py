@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable
@@ -62,7 +63,23 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
         tail = ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
                 "no problem in the page or the plan, but the rehearsal above does not confirm it; nothing was sent "
                 "anywhere"]
-    return "\n".join(head + [f"  {plan.get('verb', 'would call')} {c}" for c in plan["calls"]] + page + tail)
+    verb = plan.get("verb", "would call")
+    return "\n".join(head + [f"  {verb} {c}" if c[:1] != "." else f"  {c}" for c in _collapsed(plan["calls"])]
+                     + page + tail)
+
+
+SHOWN_OF_A_RUN = 3  # calls of one kind in a row shown before the rest are counted (a campaign posts thousands)
+
+
+def _collapsed(calls: list[str]) -> list[str]:
+    """The calls, each run of more than SHOWN_OF_A_RUN + 1 of one operation a HIT as its first few and a count."""
+    out: list[str] = []
+    for (op, per_unit), run in itertools.groupby(calls, key=lambda call: (call.split(" ", 1)[0], " hit=" in call)):
+        same = list(run)
+        if per_unit and len(same) > SHOWN_OF_A_RUN + 1:
+            same = [*same[:SHOWN_OF_A_RUN], f"... and {len(same) - SHOWN_OF_A_RUN} more {op} calls like these"]
+        out += same
+    return out
 
 
 def refusals(db: str, cfg: CampaignConfig, platform: str, out: str, intent: Intent, limit: int | None = None,

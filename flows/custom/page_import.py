@@ -31,7 +31,10 @@ from flows.custom.script_targets import (
 )
 from flows.custom.submit_checks import checks_as_rules
 
-MTURK_SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+# the platforms' session fields a page carries (MTurk's form fields, Prolific's URL parameters): hitflow's page
+# carries the session itself, so these are dropped rather than collected as answers
+SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+MTURK_FORM = "mturk_form"  # the form MTurk wraps a layout fragment in: a fragment's script finds it by this id
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 # a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
 CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
@@ -204,7 +207,9 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
                      "onsubmit, the submit button's onclick) now run when hitflow's form is submitted in a browser "
                      "(`return false` still stops it); check each line below on what it enforces")
     handlers += clicks
-    ids = [f.group(1) for f in form_ids if f], tuple(i[1] for b in submits if (i := ID.search(b.group(0))))
+    own_forms = [f.group(1) for f in form_ids if f]
+    ids = [*own_forms, *([MTURK_FORM] if MTURK_FORM not in own_forms else [])], \
+        tuple(i[1] for b in submits if (i := ID.search(b.group(0))))
     listeners = attached_handlers(scripts := script_text(body), [*ids[0], *ids[1]])  # checks a script attaches
     if listeners:
         notes.append(f"the page's script attaches {len(listeners)} submit/click listener(s) to its form or submit "
@@ -219,12 +224,16 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
                      "Submit) once each check below is a page rule or re-expressed")
     body = FORM_CLOSE.sub("", FORM_OPEN.sub("", SUBMIT.sub("", body))) + "".join(map(_submit_listener, handlers))
     body = checks_as_rules(body, handlers + listeners + own, notes)
-    body, names = rename_fields(body)
-    dropped = [f for f in MTURK_SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
+    body, names, session_ids = rename_fields(body)
+    dropped = [f for f in SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
-        notes.append(f"MTurk's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
-                     "hitflow's page carries the session itself; check that no script of the page reads them")
-    body = retarget_scripts(body, names, *ids, form=form)
+        read = [i for i in session_ids if re.search(r"""(?:getElementById\(\s*["']|["']#)""" + re.escape(i) + "[\"']",
+                                                    scripts)]
+        notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
+                     "hitflow's page carries the session itself" + (
+                         f"; the page's script reads {', '.join(read)}: it now gets a copy, and what it writes there "
+                         "is ignored" if read else "") + "; check that the page needs nothing else from them")
+    body = retarget_scripts(body, names, *ids, form=form, session_ids=session_ids)
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
                      "security policy blocks them; move them into a <script>")
@@ -266,17 +275,20 @@ def _submit_listener(code: str) -> str:
             "{ event.preventDefault(); }\n});\n</script>\n")
 
 
-def rename_fields(body: str) -> tuple[str, list[str]]:
-    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; MTurk's own session fields removed."""
+def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields removed (their ids
+    returned last, for the scripts that read them)."""
     names: list[str] = []
+    session_ids: list[str] = []
 
     def one(tag: re.Match[str]) -> str:
         m = NAME_ATTR.search(tag.group(0))
         name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
         if not m or not name or "{{" in name:
             return tag.group(0)
-        if name in MTURK_SESSION_FIELDS:
+        if name in SESSION_FIELDS:
+            session_ids.extend([name] + [i[1] for i in ID.finditer(tag.group(0))])
             return ""
         names.append(name)
         return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
-    return FIELD_TAG.sub(one, body), list(dict.fromkeys(names))
+    return FIELD_TAG.sub(one, body), list(dict.fromkeys(names)), list(dict.fromkeys(session_ids))

@@ -26,9 +26,19 @@ def blocked_handler_lines(source: str, serves_pages: bool) -> list[str]:
             "route: the task server's content security policy blocks them; move them into a <script>"]
 
 
+def session_copy(field_id: str) -> str:
+    """What a page's script finds for a platform's session field that hitflow's page carries itself: a copy of the
+    session's value whose writes touch nothing (MTurk's boilerplate sets assignmentId from a URL Prolific lacks)."""
+    return f'({{value: (document.getElementsByName("{field_id}")[0] || "").value || "", sessionCopy: true}})'
+
+
+_SESSION_COPY_WRITE = re.compile(r'\(\{value: \(document\.getElementsByName\("[\w-]+"\)\[0\] \|\| ""\)\.value \|\| "", '
+                                 r'sessionCopy: true\}\)\.value\s*=(?!=)|(?:\$|jQuery)\("<input>"\)\.val\(')
+
+
 def scripts_write_fields(source: str) -> bool:
-    """True when an inline script of the page (a template's own text) writes a field's value."""
-    return any(_WRITES_FIELD.search(code) for code in _INLINE_SCRIPT.findall(source or ""))
+    """True when an inline script of the page (a template's own text) writes a field's value (not a session copy)."""
+    return any(_WRITES_FIELD.search(_SESSION_COPY_WRITE.sub("", code)) for code in _INLINE_SCRIPT.findall(source or ""))
 
 
 def sim_workers(setting: str, template_source: str) -> str:

@@ -6,6 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from flows.custom.page_scripts import session_copy
 from flows.custom.page_tags import SCRIPT
 
 HITFLOW_FORM = "hit-form"
@@ -77,14 +78,20 @@ def balanced(code: str, start: int, opening: str, closing: str) -> tuple[str | N
 
 
 def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_ids: tuple[str, ...] = (),
-                     form: str = HITFLOW_FORM) -> str:
-    """The scripts find renamed fields, hitflow's ``form`` and Submit where they found theirs (checks still stop)."""
+                     form: str = HITFLOW_FORM, session_ids: list[str] | tuple[str, ...] = ()) -> str:
+    """The scripts find renamed fields, hitflow's ``form`` and Submit where they found theirs (checks still stop),
+    and a copy where they found a dropped session field."""
     targets = [(i, form) for i in form_ids] + [(i, HITFLOW_SUBMIT) for i in button_ids]
     # a word that is also an element's id or a control's value may be either: only a field's name alone is renamed
     ids = set(re.findall(r"""\b(?:id|value)\s*=\s*["']?([\w-]+)""", body))
 
     def fix(script: re.Match[str]) -> str:
         code = script.group(2)
+        for element_id in session_ids:
+            found = r"""document\.(?:getElementById\(\s*(["'])|querySelector\(\s*(["'])#)""" + re.escape(element_id)
+            code = re.sub(found + r"""\1?\2?\s*\)""", lambda m, i=element_id: session_copy(i), code)
+            code = re.sub(r"""(\$|jQuery)\(\s*(["'])#""" + re.escape(element_id) + r"""\2\s*\)""",
+                          lambda m: m.group(1) + '("<input>")', code)
         for element_id, ours in targets:
             code = re.sub(r"""(getElementById\(\s*|querySelector\(\s*["']#|\$\(\s*["']#|jQuery\(\s*["']#|forms\[\s*)"""
                           r"""(["']?)""" + re.escape(element_id) + r"""(?=["'\]])""",
