@@ -148,13 +148,37 @@ def key_sentence(parts: list[str]) -> int:
     return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
-def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text: its first sentence's main clause, at most eight words, no article first."""
-    parts = sentences(main_text(texts))
-    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), rng.randint(4, 8)).split()[:8] if parts else []
-    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
-        words.pop()
-    text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
+# what opens a notice before its news: "Please note that", "Good news for gardeners:", "After twenty years of ..., "
+LEAD = re.compile(r"^(?:[^.:]{0,60}?\b(?:note|report|announce|remind|inform|confirm|share|know|aware|pleased|"
+                  r"delighted|sorry|happy|proud|sad|glad)\w*\b[^.:]{0,30}?\bthat|[^:]{1,40}:|(?:after|following|due to|"
+                  r"because of|thanks to|as of|despite|since|during|ahead of|owing to|as part of|with|from|on|in|at|"
+                  r"for)\b[^,]{0,80},)\s+", re.I)
+# a headline's grammar: "will be closed" -> "closed", "will rise" -> "to rise", "is holding a" -> "holding"
+HEADLINE_FORM = ((re.compile(r"\bwill be (?=\w)", re.I), ""), (re.compile(r"\bwill (?=\w)", re.I), "to "),
+                 (re.compile(r"\b(?:is|are|was|were|has been|have been|had been|has|have)\s+(?=\w+(?:ing|ed|en)\b)",
+                             re.I), ""), (re.compile(r"\b(?:a|an|the)\s+(?!(?-i:[A-Z]))", re.I), ""))
+
+
+def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | None = None) -> str:
+    """A title of the item's news: who or what and what happens to it, as a headline says it, within the limits."""
+    parts = [LEAD_INS.sub("", LEAD.sub("", LEAD.sub("", s))) for s in sentences(main_text(texts))]
+    news = next((p for p in parts if len(p.split()) >= 4), parts[0] if parts else "")
+    news = SAID_BY.sub("", TRAILING.sub("", ASIDE.sub("", news.rstrip(".!?"))))
+    said = news.split()
+    verb = next((k for k, w in enumerate(said) if k and (w.lower() in FINITE or (w.islower() and w.endswith("ed")))), 0)
+    words = [" ".join(said[:verb]), " ".join(said[verb:])]  # (what it is about, and what happens to it)
+    for pattern, form in HEADLINE_FORM:
+        words = [pattern.sub(form, part) for part in words]
+    verb, words = len(words[0].split()), " ".join(words).split()
+    most = most or 8  # (a title with no stated limit: as long as most are)
+    target = rng.randint(max(least, 4), max(least, 4, most))
+    edges = BREAKS | LOOSE_ENDS | STOP  # where a phrase starts: a title ends before one, after what happens is said
+    ends = [k for k in range(max(1, least, verb + 1 if verb < most else 0), min(most, len(words)) + 1)
+            if (k == len(words) or words[k].lower() in edges) and words[k - 1].lower().strip(",;") not in edges]
+    kept = words[:max([k for k in ends if k <= target] or ends[:1] or [target])]
+    while len(kept) > least and kept[-1].lower().strip(",;") in edges:
+        kept.pop()
+    text = " ".join(kept).strip(",;:.!?")
     return text[:1].upper() + text[1:]
 
 

@@ -1,0 +1,140 @@
+"""What an item itself tells its reader to do, and what it leaves unsaid, as a person retells or points it out."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from flows.sim.people.summaries import main_text, reword, sentences
+
+# an instruction: an order, a "do not", or what someone "should" / "must" do; the verbs are those of advice
+VERBS = (r"stop|return|take|bring|contact|call|phone|ring|email|write|check|keep|boil|avoid|throw|put|place|bin|"
+         r"dispose|discard|use|wait|ask|get|read|register|send|unplug|switch|turn|close|open|visit|go|remove|store|"
+         r"leave|tell|follow|apply|book|cancel|wash|clean|cook|drink|eat|look|report|make|see|find|stay|move|"
+         r"park|lock|collect|claim|pay|fill|cover|wear|charge|dry|seek|consult|speak|talk|arrange")
+ORDER = re.compile(rf"^(?:please\s+)?(?:(?:do not|don't|never|always|only)\s+)?(?:{VERBS})\b", re.I)
+MODAL = re.compile(r"^(?P<who>(?:[\w'-]+\s){0,5}?)(?P<m>should|must|need to|needs to|are (?:asked|advised|urged) to|"
+                   r"is (?:asked|advised|urged) to|ought to|have to|has to|can)\s+(?P<do>\S.*)$", re.I)
+CONDITION = re.compile(r"^(?:if|once|when|as soon as)\b[^,;]*,\s*", re.I)  # "If you have bought it, do not ..."
+YOURS = {"you": "they", "your": "their", "yours": "theirs", "yourself": "themselves"}
+OPENINGS = ("{D}", "{D}", "They should {d}", "The notice says to {d}", "Best to {d}", "{D}, as the notice says",
+            "They need to {d}")
+
+
+def instructions(texts: list[str]) -> list[str]:
+    """The item's own instructions, each as an order ("Stop using the heater", "do not eat it"), in order."""
+    found = []
+    for sentence in sentences(main_text(texts)):
+        for part in re.split(r";\s*|:\s+|\s*\.\s*", CONDITION.sub("", sentence.strip().rstrip(".!"))):
+            part = CONDITION.sub("", part.strip())
+            if m := MODAL.match(part):  # "Customers should stop ...": what they should do, as an order
+                who = m["who"].strip().lower()
+                if m["m"].lower() == "can" and who not in ("you", ""):
+                    continue
+                part = m["do"]
+            elif not ORDER.match(part):
+                continue
+            found.append(part[:1].upper() + part[1:])
+    return found
+
+
+def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | None) -> str:
+    """The item's own instructions retold within ``least``..``most`` words; "" where it gives none."""
+    told = instructions(texts)
+    if not told:
+        return ""
+    text, frame = "", rng.choice(OPENINGS)
+    for k, order in enumerate(told):
+        said = reword(order, rng, 0.5)
+        if frame[:3] != "{D}":  # told of them, not to them: "They should not eat it, and return it to ..."
+            said = re.sub(r"\b(?:you|your|yours|yourself)\b", lambda m: YOURS[m[0].lower()], said, flags=re.I)
+            said = re.sub(r"^(?:do not|don't)\b", "not", said, flags=re.I)
+        said = said[:1].lower() + said[1:]
+        joined = frame.format(d=said, D=said[:1].upper() + said[1:]) if not k else f"{text.rstrip('.')}, and {said}"
+        if k and most and len(joined.split()) > most:
+            break
+        text = joined.rstrip(".") + "."
+        if len(text.split()) >= max(least, 12):  # the whole advice, as far as the box takes it
+            break
+    return text
+
+
+# who a question asks the next step of: a person who has or uses the thing, not whoever is to fix it
+HOLDER = re.compile(r"\bshould\b[^?.]*\b(?:who (?:already )?(?:owns?|bought|has|have|uses?|lives?|got|took)|customers?|"
+                    r"owners?|buyers?|residents?|households?|famil(?:y|ies)|parents?|users?|someone|anyone|people|"
+                    r"you|guests?|visitors?|passengers?|readers?|members?|shoppers?|public)\b[^?.]*\bdo\b|"
+                    r"\badvi[cs]e\b[^?.]*\b(?:customers?|owners?|residents?|households?|famil(?:y|ies)|parents?|"
+                    r"users?|someone|people|members?|public)\b", re.I)
+SOLD = re.compile(r"\b(?:sold|bought|products?|recall\w*|models?|batch|brand|stores?|shops?|customers?|refunds?)\b",
+                  re.I)
+SUBJECT_ENDS = re.compile(r"^(?:is|are|was|were|has|have|had|can|could|will|may|might|must|should|sold|made|bought|"
+                          r"that|which|who|over|in|on|at|of|for|from|by|near|with|\w+ed)$", re.I)
+CHARGE = re.compile(r"\b(?:council|company|manufacturer|maker|seller|shop|store|school|landlord|management|"
+                    r"operator|club|committee|police)\b", re.I)
+
+
+def next_step(texts: list[str], question: str) -> str:
+    """A holder's sensible next step about what the item names, where the question asks one of a holder."""
+    item = main_text(texts)
+    if not HOLDER.search(question) or not item:
+        return ""
+    words = sentences(item)[0].split()
+    head = [w.strip(",;:") for w in words[:next((k for k, w in enumerate(words) if k and SUBJECT_ENDS.match(
+        w.strip(",;:"))), len(words))]][:4]
+    what = " ".join(head[1:] if head and head[0].lower() in ("a", "an", "the", "our", "some") else head) or "it"
+    what = f"the {what}" if what[:1].islower() else what
+    charge = CHARGE.search(item)
+    who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever is in charge"
+    if SOLD.search(item):
+        return f"Stop using {what} for now and contact {who} to ask about a refund or a replacement."
+    return f"Keep away from {what} until {who} says it is safe, and check for updates."
+
+
+# a word that leaves its measure to the reader: "a good reason", "a fair trade", "a reasonable time"
+SMALL_WORD = r"(?:and|or|but|to|in|on|at|of|for|with|from|by|as|it|is|are|the|a|an)\b"
+VAGUE = re.compile(r"\b(?:(?i:a|an|the|any|their|its|your)\s+)?(?<!as )(?:good|fair|reasonable|proper|suitable|"
+                   r"appropriate|serious|usual|normal|regular|bright|busy|dark|late|early|enough|sensible|acceptable|"
+                   r"safe|minor|major|small|large|long|short|heavy|quick|valid|genuine|special|certain|some|several|"
+                   rf"extra|full|free)\s+(?!{SMALL_WORD})[a-z][\w'-]+(?:\s+(?!{SMALL_WORD})[a-z][\w'-]+)?")
+COUNTED = re.compile(r"\b(?:half(?: (?:the|a|an|their) [a-z]+(?: [a-z]+)?)?|(?:once|twice|(?:one|two|three|four|five|"
+                     r"six|ten|\d+)\s+[a-z]+)(?:\s+(?:per|a|each|in a)\s+[a-z]+)?)\b", re.I)
+CONDITIONS = re.compile(r"(?<=[\w,] )(?P<c>unless|as long as|provided|subject to|except|if|when|until)\s+"
+                        r"(?P<r>[^,.;]{6,80})", re.I)
+THINGS = re.compile(rf"\b(?:the|their|its|your)\s+(?!(?:same|other|one|first|rest)\b)(?:(?!{SMALL_WORD})[a-z]"
+                    rf"[\w'-]+\s){{0,2}}(?!{SMALL_WORD})[a-z][\w'-]{{3,}}", re.I)
+VERB_LAST = re.compile(r"\s+(?:runs?|gets?|goes|is|are|was|has|have|can|will|may|must|and|or|but|who|that|which|"
+                       r"to|in|on|at|of|for|with|from|by|\w+ed)$", re.I)
+OPEN_WORD = ("It does not say what counts as {p}.", "\"{P}\" is never defined, so people could argue about it.",
+             "Who decides what {p} means? The rule does not say.", "It is not clear what \"{p}\" means here.",
+             "\"{P}\" is vague: it needs a clear measure.")
+OPEN_COUNT = ("It is not clear how \"{p}\" is counted, or over what period.",
+              "It does not say whether \"{p}\" starts again at some point.",
+              "\"{P}\" is unclear: counted from when, and does it ever reset?")
+OPEN_IF = ("It does not say who decides whether {r}.", "The part \"{c} {r}\" leaves out what happens if people "
+           "disagree about it.", "It is not clear how anyone checks that {r}.",
+           "\"{C} {r}\": it does not say what happens then.")
+OPEN_THING = ("It does not say what happens to {p} afterwards.", "{P} is mentioned but never explained.",
+              "It is unclear which {q} it means, or how many.", "The rule never says who deals with {p}.")
+
+
+def left_unclear(texts: list[str], rng: random.Random, least: int = 0) -> str:
+    """A part of the item named in its own words and what it does not say about it (a few, varied per person)."""
+    item = main_text(texts)
+    found = [(OPEN_WORD, m[0]) for m in VAGUE.finditer(item)] + [(OPEN_COUNT, m[0]) for m in COUNTED.finditer(item)]
+    found += [(OPEN_IF, m) for m in CONDITIONS.finditer(item)] + [(OPEN_THING, m[0]) for m in THINGS.finditer(item)]
+    if not found:
+        return ""
+    rng.shuffle(found)
+    found.sort(key=lambda f: f[0] is OPEN_THING)  # a measure or a condition left open before a thing left unexplained
+    return " ".join(_unsaid(frames, said, rng) for frames, said in found[:1 + (least > 10)])
+
+
+def _unsaid(frames: tuple[str, ...], said: str | re.Match[str], rng: random.Random) -> str:
+    if isinstance(said, re.Match):
+        c, r = said["c"].lower(), said["r"].strip()
+        return rng.choice(frames).format(c=c, C=c[:1].upper() + c[1:], r=r)
+    p = said.strip()
+    while (cut := VERB_LAST.sub("", p)) != p and len(cut.split()) >= 2:  # "the draw pile runs" -> "the draw pile"
+        p = cut
+    q = p.split(" ", 1)[-1] if p.lower().startswith(("the ", "their ", "its ", "your ")) else p
+    return rng.choice(frames).format(p=p, P=p[:1].upper() + p[1:], q=q)
