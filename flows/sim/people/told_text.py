@@ -120,13 +120,16 @@ OPEN_THING = ("It does not say what happens to {p} afterwards.", "{P} is mention
 def left_unclear(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """A part of the item named in its own words and what it does not say about it (a few, varied per person)."""
     item = main_text(texts)
-    found = [(OPEN_WORD, m[0]) for m in VAGUE.finditer(item)] + [(OPEN_COUNT, m[0]) for m in COUNTED.finditer(item)]
+    found: list[tuple[tuple[str, ...], str | re.Match[str]]] = [(OPEN_WORD, m[0]) for m in VAGUE.finditer(item)]
+    found += [(OPEN_COUNT, m[0]) for m in COUNTED.finditer(item)]
     found += [(OPEN_IF, m) for m in CONDITIONS.finditer(item)] + [(OPEN_THING, m[0]) for m in THINGS.finditer(item)]
     if not found:
         return ""
     rng.shuffle(found)
     found.sort(key=lambda f: f[0] is OPEN_THING)  # a measure or a condition left open before a thing left unexplained
-    return " ".join(_unsaid(frames, said, rng) for frames, said in found[:1 + (least > 10)])
+    text = " ".join(_unsaid(frames, said, rng) for frames, said in found[:1 + (least > 10)])
+    lead = rng.choice(("", "", "Mainly this: ", "For me, ", "One gap: ", "I think ", "As I read it, "))
+    return lead + (text if not lead or text[:1] == "\"" else text[:1].lower() + text[1:])
 
 
 def _unsaid(frames: tuple[str, ...], said: str | re.Match[str], rng: random.Random) -> str:
