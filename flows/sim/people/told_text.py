@@ -25,7 +25,8 @@ def instructions(texts: list[str]) -> list[str]:
     """The item's own instructions, each as an order ("Stop using the heater", "do not eat it"), in order."""
     found = []
     for sentence in sentences(main_text(texts)):
-        for part in re.split(r";\s*|:\s+|\s*\.\s*", CONDITION.sub("", sentence.strip().rstrip(".!"))):
+        sentence = re.sub(r"^[^:]{1,60}:\s+(?=\S)", "", sentence.strip())  # a heading ("Recall:") orders nothing
+        for part in re.split(r";\s*|\s*\.\s*", CONDITION.sub("", sentence.rstrip(".!"))):
             part = CONDITION.sub("", part.strip())
             if m := MODAL.match(part):  # "Customers should stop ...": what they should do, as an order
                 who = m["who"].strip().lower()
@@ -95,7 +96,7 @@ SMALL_WORD = r"(?:and|or|but|to|in|on|at|of|for|with|from|by|as|it|is|are|the|a|
 VAGUE = re.compile(r"\b(?:(?i:a|an|the|any|their|its|your)\s+)?(?<!as )(?:good|fair|reasonable|proper|suitable|"
                    r"appropriate|serious|usual|normal|regular|bright|busy|dark|late|early|enough|sensible|acceptable|"
                    r"safe|minor|major|small|large|long|short|heavy|quick|valid|genuine|special|certain|some|several|"
-                   rf"extra|full|free)\s+(?!{SMALL_WORD})[a-z][\w'-]+(?:\s+(?!{SMALL_WORD})[a-z][\w'-]+)?")
+                   rf"extra|full|free)\s+(?!{SMALL_WORD})[a-z][\w'-]+")
 COUNTED = re.compile(r"\b(?:half(?: (?:the|a|an|their) [a-z]+(?: [a-z]+)?)?|(?:once|twice|(?:one|two|three|four|five|"
                      r"six|ten|\d+)\s+[a-z]+)(?:\s+(?:per|a|each|in a)\s+[a-z]+)?)\b", re.I)
 CONDITIONS = re.compile(r"(?<=[\w,] )(?P<c>unless|as long as|provided|subject to|except|if|when|until)\s+"
