@@ -15,6 +15,10 @@ Words, content words and copied runs as bench/words_answered.py reads them.
   ("what does this rule leave vague or unsaid? 8 to 30 words"): within the range, a content word of the rule,
   says what is not said (UNSAID), copied run <= 10. Beside the share: ``variety``, the share of distinct opening
   three words among the page's honest answers (a template opens them all alike).
+- Kept out after those had been seen (written, with their judges, before any run on them): school_parents ("what
+  should parents of children in the classes mentioned do now? 5 to 25 words", as the advice pages),
+  leave_policy ("what is missing or unclear in this policy? 6 to 30 words", as the rule pages), local_news
+  ("headline for this news item (max 8 words, no full stop)", as the title pages, 2 to 8 words).
 - newsletter_title ("Title (3 to 10 words, one line, no full stop)"), and kept, club_headline ("4 to 9 words,
   without a full stop"): within the range, one line, no full stop at its end, names the notice's ``key``, 2+
   content words of the notice, no small word last (DANGLING), and not the notice's opening words cut short.
@@ -35,8 +39,8 @@ from flows.sim.people.crowd_model import HONEST_PROFILES
 
 PAGES = ROOT / "bench" / "words_pages3"
 RESULTS = ROOT / "bench" / "results-words-answered3.json"
-TUNE = ("recall_advice", "rule_unclear", "newsletter_title")
-KEPT = ("water_advice", "club_vague", "club_headline")
+TUNE = ("recall_advice", "rule_unclear", "newsletter_title", "water_advice", "club_vague", "club_headline")
+KEPT = ("school_parents", "leave_policy", "local_news")  # written after the first three kept pages had been seen
 ADVICE = (r"stop|return|contact|call|phone|ring|check|keep|boil|avoid|take|bring|throw|bin|use|wait|ask|get|look|"
           r"put|do not|don't|stay|report|follow|read|register|send|unplug|switch|turn|close|find|visit|go|email|"
           r"write|empty|store|leave|tell|warn|claim|apply|book|cancel|replace|remove")
@@ -77,6 +81,9 @@ JUDGES: dict[str, Callable[[dict, dict], bool]] = {
     "rule_unclear": lambda r, a: _unclear(a["gap"], r["rule"], 5, 30),
     "club_vague": lambda r, a: _unclear(a["vague"], r["rule"], 8, 30),
     "newsletter_title": lambda r, a: _title(r, a["title"], 3, 10, "notice"),
+    "school_parents": lambda r, a: _advice(r, a["parents_do"], 5, 25, "message"),
+    "leave_policy": lambda r, a: _unclear(a["unclear"], r["policy"], 6, 30),
+    "local_news": lambda r, a: _title(r, a["headline"], 2, 8, "story"),
     "club_headline": lambda r, a: _title(r, a["headline"], 4, 9, "announcement")}
 
 
