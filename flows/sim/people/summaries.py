@@ -149,19 +149,36 @@ def key_sentence(parts: list[str]) -> int:
 
 
 # what opens a notice before its news: "Please note that", "Good news for gardeners:", "After twenty years of ..., "
-LEAD = re.compile(r"^(?:[^.:]{0,60}?\b(?:note|report|announce|remind|inform|confirm|share|know|aware|pleased|"
-                  r"delighted|sorry|happy|proud|sad|glad)\w*\b[^.:]{0,30}?\bthat|[^:]{1,40}:|(?:after|following|due to|"
-                  r"because of|thanks to|as of|despite|since|during|ahead of|owing to|as part of|with|from|on|in|at|"
-                  r"for)\b[^,]{0,80},)\s+", re.I)
+LEAD = re.compile(r"^(?:(?P<who>[^.:]{0,60}?)\b(?:note|report|announce|remind|inform|confirm|share|know|aware|"
+                  r"pleased|delighted|sorry|happy|proud|sad|glad|told|said|says|heard|learn|warn|reveal|claim|expect|"
+                  r"believ|fear|hope|agree|decid|clear|likely)\w*\b[^.:]{0,30}?\bthat|[^:]{1,40}:|(?:after|following|"
+                  r"due to|because of|thanks to|as of|despite|since|during|ahead of|owing to|as part of|with|from|on|"
+                  r"in|at|for)\b[^,]{0,80},)\s+", re.I)
+TOLD_OF = re.compile(r"^(?:it|they|he|she|its|their|his|her)\b", re.I)  # "..., that it will close": "it" is in the lead
+
+
+def _news(sentence: str) -> str:
+    """The sentence without what leads into its news, a pronoun the lead explains named ("it" -> "the pub")."""
+    for _ in range(2):
+        if not (m := LEAD.match(sentence)):
+            break
+        sentence = sentence[m.end():]
+        who = re.sub(r"\s+(?:have|has|had|were|was|are|is|will)\s*$", "", m["who"] or "").split(" of ")[-1]
+        if who.strip() and not TOLD_OF.match(who.strip()):
+            sentence = TOLD_OF.sub(who.strip(), sentence, count=1)
+    return LEAD_INS.sub("", sentence)
+
+
 # a headline's grammar: "will be closed" -> "closed", "will rise" -> "to rise", "is holding a" -> "holding"
-HEADLINE_FORM = ((re.compile(r"\bwill be (?=\w)", re.I), ""), (re.compile(r"\bwill (?=\w)", re.I), "to "),
+HEADLINE_FORM = ((re.compile(r"\bwill be (?=\w)", re.I), ""),
+                 (re.compile(r"\b(?:will|is to|are to) (?=\w)", re.I), "to "),
                  (re.compile(r"\b(?:is|are|was|were|has been|have been|had been|has|have)\s+(?=\w+(?:ing|ed|en)\b)",
                              re.I), ""), (re.compile(r"\b(?:a|an|the)\s+(?!(?-i:[A-Z]))", re.I), ""))
 
 
 def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | None = None) -> str:
     """A title of the item's news: who or what and what happens to it, as a headline says it, within the limits."""
-    parts = [LEAD_INS.sub("", LEAD.sub("", LEAD.sub("", s))) for s in sentences(main_text(texts))]
+    parts = [_news(s) for s in sentences(main_text(texts))]
     news = next((p for p in parts if len(p.split()) >= 4), parts[0] if parts else "")
     news = SAID_BY.sub("", TRAILING.sub("", ASIDE.sub("", news.rstrip(".!?"))))
     said = news.split()

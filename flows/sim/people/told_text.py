@@ -13,30 +13,41 @@ VERBS = (r"stop|return|take|bring|contact|call|phone|ring|email|write|check|keep
          r"leave|tell|follow|apply|book|cancel|wash|clean|cook|drink|eat|look|report|make|see|find|stay|move|"
          r"park|lock|collect|claim|pay|fill|cover|wear|charge|dry|seek|consult|speak|talk|arrange")
 ORDER = re.compile(rf"^(?:please\s+)?(?:(?:do not|don't|never|always|only)\s+)?(?:{VERBS})\b", re.I)
-MODAL = re.compile(r"^(?P<who>(?:[\w'-]+\s){0,5}?)(?P<m>should|must|need to|needs to|are (?:asked|advised|urged) to|"
+MODAL = re.compile(r"^(?P<who>.*?)\b(?P<m>should|must|need to|needs to|are (?:asked|advised|urged) to|"
                    r"is (?:asked|advised|urged) to|ought to|have to|has to|can)\s+(?P<do>\S.*)$", re.I)
+PASSIVE = re.compile(r"^be (?P<v>[a-z]+ed)\b\s*(?P<rest>.*)$", re.I)  # "pupils must be collected" -> "collect pupils"
 CONDITION = re.compile(r"^(?:if|once|when|as soon as)\b[^,;]*,\s*", re.I)  # "If you have bought it, do not ..."
 YOURS = {"you": "they", "your": "their", "yours": "theirs", "yourself": "themselves"}
-OPENINGS = ("{D}", "{D}", "They should {d}", "The notice says to {d}", "Best to {d}", "{D}, as the notice says",
-            "They need to {d}")
+OPENINGS = ("{D}", "{D}", "They should {d}", "It says to {d}", "Best to {d}", "{D}, as it says", "They need to {d}")
 
 
 def instructions(texts: list[str]) -> list[str]:
     """The item's own instructions, each as an order ("Stop using the heater", "do not eat it"), in order."""
-    found = []
-    for sentence in sentences(main_text(texts)):
+    found, item = [], main_text(texts)
+    for sentence in sentences(item):
         sentence = re.sub(r"^[^:]{1,60}:\s+(?=\S)", "", sentence.strip())  # a heading ("Recall:") orders nothing
         for part in re.split(r";\s*|\s*\.\s*", CONDITION.sub("", sentence.rstrip(".!"))):
             part = CONDITION.sub("", part.strip())
-            if m := MODAL.match(part):  # "Customers should stop ...": what they should do, as an order
-                who = m["who"].strip().lower()
-                if m["m"].lower() == "can" and who not in ("you", ""):
-                    continue
-                part = m["do"]
+            m = MODAL.match(part)  # "Customers should stop ...": what they should do, as an order
+            who = re.sub(r"^.*,\s*", "", m["who"]).strip() if m else ""  # (not "Due to roadworks, ...")
+            if m and (m["m"].lower() != "can" or who.lower() in ("you", "")):  # (not "the gritters can get through")
+                part = _active(m["do"], who, item)
             elif not ORDER.match(part):
                 continue
             found.append(part[:1].upper() + part[1:])
     return found
+
+
+def _active(do: str, who: str, said: str) -> str:
+    """What someone is to do, as an order: "be collected from the gate" of "Pupils" -> "collect pupils from ..."."""
+    if not (m := PASSIVE.match(do)) or not who:
+        return do
+    first = who.split()[0]
+    who = who if re.search(rf"\w\s+{re.escape(first)}\b", said) else first.lower() + who[len(first):]  # (a name)
+    v = m["v"].lower()
+    base = next((b for b in (v[:-3] + "y" if v.endswith("ied") else "", v[:-1], v[:-2]) if re.fullmatch(VERBS, b)),
+                v[:-2])
+    return f"{base} {who} {m['rest']}".strip()
 
 
 def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | None) -> str:
@@ -70,6 +81,8 @@ SOLD = re.compile(r"\b(?:sold|bought|products?|recall\w*|models?|batch|brand|sto
                   re.I)
 SUBJECT_ENDS = re.compile(r"^(?:is|are|was|were|has|have|had|can|could|will|may|might|must|should|sold|made|bought|"
                           r"that|which|who|over|in|on|at|of|for|from|by|near|with|\w+ed)$", re.I)
+HAZARD = re.compile(r"\b(?:unsafe|danger\w*|hazard\w*|risk\w*|injur\w*|flood\w*|fire|smoke|collaps\w*|damaged|"
+                    r"leak\w*|toxic|contaminat\w*|warning)\b", re.I)
 CHARGE = re.compile(r"\b(?:council|company|manufacturer|maker|seller|shop|store|school|landlord|management|"
                     r"operator|club|committee|police)\b", re.I)
 
@@ -82,13 +95,16 @@ def next_step(texts: list[str], question: str) -> str:
     words = sentences(item)[0].split()
     head = [w.strip(",;:") for w in words[:next((k for k, w in enumerate(words) if k and SUBJECT_ENDS.match(
         w.strip(",;:"))), len(words))]][:4]
-    what = " ".join(head[1:] if head and head[0].lower() in ("a", "an", "the", "our", "some") else head) or "it"
-    what = f"the {what}" if what[:1].islower() else what
+    named = bool(head) and head[0].lower() not in ("a", "an", "the", "our", "some", "this", "these")
+    what = " ".join(head if named else head[1:]) or "it"
+    what = what if named and re.search(rf"\w\s+{re.escape(what.split()[0])}\b", item) else f"the {what.lower()}"
     charge = CHARGE.search(item)
-    who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever is in charge"
+    who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever sent it"
     if SOLD.search(item):
         return f"Stop using {what} for now and contact {who} to ask about a refund or a replacement."
-    return f"Keep away from {what} until {who} says it is safe, and check for updates."
+    if HAZARD.search(item):
+        return f"Keep away from {what} until {who} says it is safe, and check for updates."
+    return f"Ask {who} what it means for them and whether to do anything about {what}."
 
 
 # a word that leaves its measure to the reader: "a good reason", "a fair trade", "a reasonable time"
@@ -96,7 +112,9 @@ SMALL_WORD = r"(?:and|or|but|to|in|on|at|of|for|with|from|by|as|it|is|are|the|a|
 VAGUE = re.compile(r"\b(?:(?i:a|an|the|any|their|its|your)\s+)?(?<!as )(?:good|fair|reasonable|proper|suitable|"
                    r"appropriate|serious|usual|normal|regular|bright|busy|dark|late|early|enough|sensible|acceptable|"
                    r"safe|minor|major|small|large|long|short|heavy|quick|valid|genuine|special|certain|some|several|"
-                   rf"extra|full|free)\s+(?!{SMALL_WORD})[a-z][\w'-]+")
+                   rf"extra|full|free|few)\s+(?:[a-z]+(?:ed|al|ful|less|ous|ive|able|ible|ic)\s+)?(?!{SMALL_WORD})[a-z][\w'-]+|"
+                   r"\b(?:well in advance|in good time|as soon as possible|promptly|fairly|properly|regularly|"
+                   r"appropriately|reasonably|(?<!as )soon|quickly|often|occasionally|from time to time)\b")
 COUNTED = re.compile(r"\b(?:half(?: (?:the|a|an|their) [a-z]+(?: [a-z]+)?)?|(?:once|twice|(?:one|two|three|four|five|"
                      r"six|ten|\d+)\s+[a-z]+)(?:\s+(?:per|a|each|in a)\s+[a-z]+)?)\b", re.I)
 CONDITIONS = re.compile(r"(?<=[\w,] )(?P<c>unless|as long as|provided|subject to|except|if|when|until)\s+"
@@ -106,7 +124,7 @@ THINGS = re.compile(rf"\b(?:the|their|its|your)\s+(?!(?:same|other|one|first|res
 VERB_LAST = re.compile(r"\s+(?:runs?|gets?|goes|is|are|was|has|have|can|will|may|must|and|or|but|who|that|which|"
                        r"to|in|on|at|of|for|with|from|by|\w+ed)$", re.I)
 OPEN_WORD = ("It does not say what counts as {p}.", "\"{P}\" is never defined, so people could argue about it.",
-             "Who decides what {p} means? The rule does not say.", "It is not clear what \"{p}\" means here.",
+             "Who decides what {p} means? It does not say.", "It is not clear what \"{p}\" means here.",
              "\"{P}\" is vague: it needs a clear measure.")
 OPEN_COUNT = ("It is not clear how \"{p}\" is counted, or over what period.",
               "It does not say whether \"{p}\" starts again at some point.",
@@ -115,7 +133,7 @@ OPEN_IF = ("It does not say who decides whether {r}.", "The part \"{c} {r}\" lea
            "disagree about it.", "It is not clear how anyone checks that {r}.",
            "\"{C} {r}\": it does not say what happens then.")
 OPEN_THING = ("It does not say what happens to {p} afterwards.", "{P} is mentioned but never explained.",
-              "It is unclear which {q} it means, or how many.", "The rule never says who deals with {p}.")
+              "It is unclear which {q} it means, or how many.", "It never says who deals with {p}.")
 
 
 def left_unclear(texts: list[str], rng: random.Random, least: int = 0) -> str:
