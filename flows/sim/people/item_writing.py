@@ -47,9 +47,9 @@ FAULT = re.compile(r"\bwhat(?:'s| is| was) (?:wrong|incorrect|inaccurate|off|the
                    r"\b|\b(?:describe|name|explain|identify|point out|state) (?:the|what|its) (?:problem|mistake|error|"
                    r"issue|fault|inconsisten|discrepanc)|\bdo(?:es)? ?n[o']t match|disagree|mismatch|contradict|"
                    r"inconsisten|discrepanc", re.I)
-# "what should <any subject> do", read as a parse: the modal, then "do" as its clause's last verb (only a time,
-# a purpose or an "about it" after it), however long the subject between them
-TO_ACT = re.compile(r"\bwhat\b[^?.;]{0,30}?\b(?:should|would|could|must|ought(?: to)?|needs? to|is (?:best|wise) to)"
+# "what (do you think) <any subject> should do", read as a parse: the modal, then "do" as its clause's last verb
+# (only a time, a purpose or an "about it" after it), however long the subject between them
+TO_ACT = re.compile(r"\bwhat\b[^?.;]*?\b(?:should|would|could|must|ought(?: to)?|needs? to|is (?:best|wise) to)"
                     r"\b[^?.;]*?\bdo\b(?!\s+(?:not|you|they|we|it|so)\b)(?=\s*(?:$|[?.!;:,(]|(?:now|next|first|then|"
                     r"about|with|in|if|when|after|before|here|instead|to|once|until)\b))|"
                     r"\bhappen next|\b(?:next|first|best) (?:step|"

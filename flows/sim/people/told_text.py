@@ -97,7 +97,10 @@ def next_step(texts: list[str], question: str) -> str:
         w.strip(",;:"))), len(words))]][:4]
     named = bool(head) and head[0].lower() not in ("a", "an", "the", "our", "some", "this", "these")
     what = " ".join(head if named else head[1:]) or "it"
-    what = what if named and re.search(rf"\w\s+{re.escape(what.split()[0])}\b", item) else f"the {what.lower()}"
+    first = what.split()[0]  # a name: written so mid-sentence too, or not shaped like a common word ("Heavy", "Urgent")
+    common = re.search(r"(?:y|ed|ing|al|ous|ful|ive|ent|ant)$", first)
+    name = re.search(rf"\w\s+{re.escape(first)}\b", item) or not common
+    what = what if named and first[:1].isupper() and name else f"the {what[:1].lower() + what[1:]}"
     charge = CHARGE.search(item)
     who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever sent it"
     if SOLD.search(item):
