@@ -195,7 +195,7 @@ def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | N
     kept = words[:max([k for k in ends if k <= target] or ends[:1] or [target])]
     while len(kept) > least and kept[-1].lower().strip(",;") in edges:
         kept.pop()
-    text = re.sub(r"^the\s+", "", " ".join(kept).strip(",;:.!?"), flags=re.I)  # (a headline drops its article)
+    text = re.sub(r"^(?:a|an|the)\s+", "", " ".join(kept).strip(",;:.!?"), flags=re.I)  # (a headline drops its article)
     return text[:1].upper() + text[1:]
 
 
