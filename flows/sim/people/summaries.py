@@ -153,7 +153,7 @@ LEAD = re.compile(r"^(?:(?P<who>[^.:]{0,60}?)\b(?:note|report|announce|remind|in
                   r"pleased|delighted|sorry|happy|proud|sad|glad|told|said|says|heard|learn|warn|reveal|claim|expect|"
                   r"believ|fear|hope|agree|decid|clear|likely)\w*\b[^.:]{0,30}?\bthat|[^:]{1,40}:|(?:after|following|"
                   r"due to|because of|thanks to|as of|despite|since|during|ahead of|owing to|as part of|with|from|on|"
-                  r"in|at|for)\b[^,]{0,80},)\s+", re.I)
+                  r"in|at|for)\b(?:[^,]|,(?=\d)){0,80},)\s+", re.I)
 TOLD_OF = re.compile(r"^(?:it|they|he|she|its|their|his|her)\b", re.I)  # "..., that it will close": "it" is in the lead
 
 
@@ -190,8 +190,11 @@ def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | N
     most = most or 8  # (a title with no stated limit: as long as most are)
     target = rng.randint(max(least, 4), max(least, 4, most))
     edges = BREAKS | LOOSE_ENDS | STOP  # where a phrase starts: a title ends before one, after what happens is said
-    ends = [k for k in range(max(1, least, verb + 1 if verb < most else 0), min(most, len(words)) + 1)
-            if (k == len(words) or words[k].lower() in edges) and words[k - 1].lower().strip(",;") not in edges]
+    ends: list[int] = []
+    for lo in (verb + 2 + (verb < len(words) and words[verb].lower() == "to"), verb + 1):  # the verb and what follows
+        ends = ends or [k for k in range(max(1, least, lo if lo <= most else 0), min(most, len(words)) + 1)
+                        if (k == len(words) or (words[k].lower() in edges and words[k].lower() != "of"))
+                        and words[k - 1].lower().strip(",;") not in edges]
     kept = words[:max([k for k in ends if k <= target] or ends[:1] or [target])]
     while len(kept) > least and kept[-1].lower().strip(",;") in edges:
         kept.pop()

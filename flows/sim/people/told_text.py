@@ -34,6 +34,7 @@ def instructions(texts: list[str]) -> list[str]:
                 part = _active(m["do"], who, item)
             elif not ORDER.match(part):
                 continue
+            part = re.sub(r"^please\s+", "", part, flags=re.I)
             found.append(part[:1].upper() + part[1:])
     return found
 
@@ -57,7 +58,8 @@ def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | 
         return ""
     text, frame = "", rng.choice(OPENINGS)
     for k, order in enumerate(told):
-        said = reword(order, rng, 0.5)
+        verb, _, rest = order.partition(" ")
+        said = f"{verb} {reword(rest, rng, 0.5)}".strip()  # (its verb as the item has it: "use", not "employ")
         if frame[:3] != "{D}":  # told of them, not to them: "They should not eat it, and return it to ..."
             said = re.sub(r"\b(?:you|your|yours|yourself)\b", lambda m: YOURS[m[0].lower()], said, flags=re.I)
             said = re.sub(r"^(?:do not|don't)\b", "not", said, flags=re.I)
@@ -100,7 +102,7 @@ def next_step(texts: list[str], question: str) -> str:
     first = what.split()[0]  # a name: written so mid-sentence too, or not shaped like a common word ("Heavy", "Urgent")
     common = re.search(r"(?:y|ed|ing|al|ous|ful|ive|ent|ant)$", first)
     name = re.search(rf"\w\s+{re.escape(first)}\b", item) or not common
-    what = what if named and first[:1].isupper() and name else f"the {what[:1].lower() + what[1:]}"
+    what = what if named and name else f"the {what}" if not named else f"the {what[:1].lower() + what[1:]}"
     charge = CHARGE.search(item)
     who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever sent it"
     if SOLD.search(item):
