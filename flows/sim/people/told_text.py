@@ -30,8 +30,10 @@ def instructions(texts: list[str]) -> list[str]:
             part = CONDITION.sub("", part.strip())
             m = MODAL.match(part)  # "Customers should stop ...": what they should do, as an order
             who = re.sub(r"^.*,\s*", "", m["who"]).strip() if m else ""  # (not "Due to roadworks, ...")
+            if m and re.search(r"\b(?:not|n't|never)$", m["who"].strip(), re.I):  # "You do not need to ...": no order
+                continue
             if m and (m["m"].lower() != "can" or who.lower() in ("you", "")):  # (not "the gritters can get through")
-                part = _active(m["do"], who, item)
+                part = re.sub(r"^not\s+", "do not ", _active(m["do"], who, item), flags=re.I)  # ("must not X")
             elif not ORDER.match(part):
                 continue
             part = re.sub(r"^please\s+", "", part, flags=re.I)
