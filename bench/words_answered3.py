@@ -2,7 +2,8 @@
 (bench/words_pages3/), filled as bench/words_answered.py fills its pages: what someone should do (the item's own
 advice retold), what a rule leaves unclear (a part of this item named, and what is not said of it), and a title
 for a notice (its key content, not its first words cut off). The pages and these judges were written before any
-simulated answer on them was read. TUNE may be looked at while changing the simulator; KEPT only at the end.
+simulated answer on them was read. TUNE may be looked at while changing the simulator; KEPT only at the end
+(the first two kept trios, water_advice .. club_headline and school_parents .. local_news, have been seen since).
 
 Words, content words and copied runs as bench/words_answered.py reads them.
 
@@ -18,7 +19,11 @@ Words, content words and copied runs as bench/words_answered.py reads them.
 - Kept out after those had been seen (written, with their judges, before any run on them): school_parents ("what
   should parents of children in the classes mentioned do now? 5 to 25 words", as the advice pages),
   leave_policy ("what is missing or unclear in this policy? 6 to 30 words", as the rule pages), local_news
-  ("headline for this news item (max 8 words, no full stop)", as the title pages, 2 to 8 words).
+  ("headline for this news item (max 8 words, no full stop)", as the title pages, 2 to 8 words). Those were
+  measured twice, then seen; a third kept trio, written with its judges before any run: hotel_notice ("according
+  to the note, what should a guest staying in one of the affected rooms do? between 5 and 20 words"),
+  tenancy_clause ("point out something this clause leaves unclear (5-25 words)"), event_listing ("suggest a short
+  title for this listing (2 to 6 words)").
 - newsletter_title ("Title (3 to 10 words, one line, no full stop)"), and kept, club_headline ("4 to 9 words,
   without a full stop"): within the range, one line, no full stop at its end, names the notice's ``key``, 2+
   content words of the notice, no small word last (DANGLING), and not the notice's opening words cut short.
@@ -39,8 +44,9 @@ from flows.sim.people.crowd_model import HONEST_PROFILES
 
 PAGES = ROOT / "bench" / "words_pages3"
 RESULTS = ROOT / "bench" / "results-words-answered3.json"
-TUNE = ("recall_advice", "rule_unclear", "newsletter_title", "water_advice", "club_vague", "club_headline")
-KEPT = ("school_parents", "leave_policy", "local_news")  # written after the first three kept pages had been seen
+TUNE = ("recall_advice", "rule_unclear", "newsletter_title", "water_advice", "club_vague", "club_headline",
+        "school_parents", "leave_policy", "local_news")
+KEPT = ("hotel_notice", "tenancy_clause", "event_listing")  # written after the second three kept pages had been seen
 ADVICE = (r"stop|return|contact|call|phone|ring|check|keep|boil|avoid|take|bring|throw|bin|use|wait|ask|get|look|"
           r"put|do not|don't|stay|report|follow|read|register|send|unplug|switch|turn|close|find|visit|go|email|"
           r"write|empty|store|leave|tell|warn|claim|apply|book|cancel|replace|remove")
@@ -84,6 +90,9 @@ JUDGES: dict[str, Callable[[dict, dict], bool]] = {
     "school_parents": lambda r, a: _advice(r, a["parents_do"], 5, 25, "message"),
     "leave_policy": lambda r, a: _unclear(a["unclear"], r["policy"], 6, 30),
     "local_news": lambda r, a: _title(r, a["headline"], 2, 8, "story"),
+    "hotel_notice": lambda r, a: _advice(r, a["guest_should"], 5, 20, "note"),
+    "tenancy_clause": lambda r, a: _unclear(a["leaves_unclear"], r["clause"], 5, 25),
+    "event_listing": lambda r, a: _title(r, a["listing_title"], 2, 6, "listing"),
     "club_headline": lambda r, a: _title(r, a["headline"], 4, 9, "announcement")}
 
 
