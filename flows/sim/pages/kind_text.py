@@ -103,7 +103,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return open_answer(question, texts, rng)
     if wanted == "title":
         return headline(texts, rng, said.least_words, said.most_words)
-    if wanted == "unclear" and (gap := left_unclear(texts, rng, least)):
+    if wanted == "unclear" and not ctx.shows_image and (gap := left_unclear(texts, rng, least)):
         return gap
     if wanted in ("missing", "untold", "unclear") and ctx.shows_image:  # a detail a picture's description leaves out
         return missing_detail(texts, rng, fill.page)

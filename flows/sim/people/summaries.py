@@ -157,8 +157,20 @@ LEAD = re.compile(r"^(?:(?P<who>[^.:]{0,60}?)\b(?:note|report|announce|remind|in
 TOLD_OF = re.compile(r"^(?:it|they|he|she|its|their|his|her)\b", re.I)  # "..., that it will close": "it" is in the lead
 
 
+# an invitation ("Join us ... for our annual quiz night"): its news is the event it names, and when
+INVITE = re.compile(r"^(?:please\s+)?(?:join|come|bring|visit|help|book|enjoy|meet|drop|pop|celebrate|support|"
+                    r"don't miss|do not miss|save the date)\b", re.I)
+EVENT = re.compile(r"\b(?:for|to|at)\s+(?:our|the|this|a|an|their)\s+(?P<e>(?:(?!(?:with|at|on|in|from|and|for|to|by)"
+                   r"\b)[\w'-]+\s*){1,4})", re.I)
+DATE = re.compile(r"\bon (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \d{1,2}(?: [A-Z][a-z]+)?)?|"
+                  r"\d{1,2} [A-Z][a-z]+)", re.I)
+
+
 def _news(sentence: str) -> str:
     """The sentence without what leads into its news, a pronoun the lead explains named ("it" -> "the pub")."""
+    if INVITE.match(sentence) and (event := EVENT.search(sentence)):
+        when = DATE.search(sentence)
+        return f"{event['e'].strip()} {when[0] if when else ''}".strip()
     for _ in range(2):
         if not (m := LEAD.match(sentence)):
             break
@@ -181,6 +193,7 @@ def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | N
     parts = [_news(s) for s in sentences(main_text(texts))]
     news = next((p for p in parts if len(p.split()) >= 4), parts[0] if parts else "")
     news = SAID_BY.sub("", TRAILING.sub("", ASIDE.sub("", news.rstrip(".!?"))))
+    news = re.sub(r"^(?:a|an|the|our|their|your)\s+", "", news, flags=re.I)  # (a headline drops its article)
     said = news.split()
     verb = next((k for k, w in enumerate(said) if k and (w.lower() in FINITE or (w.islower() and w.endswith("ed")))), 0)
     words = [" ".join(said[:verb]), " ".join(said[verb:])]  # (what it is about, and what happens to it)
@@ -193,12 +206,13 @@ def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | N
     ends: list[int] = []
     for lo in (verb + 2 + (verb < len(words) and words[verb].lower() == "to"), verb + 1):  # the verb and what follows
         ends = ends or [k for k in range(max(1, least, lo if lo <= most else 0), min(most, len(words)) + 1)
-                        if (k == len(words) or (words[k].lower() in edges and words[k].lower() != "of"))
+                        if (k == len(words) or (words[k].lower() in edges and (words[k].lower() != "of" or
+                                                                                 words[k - 1].endswith("s"))))
                         and words[k - 1].lower().strip(",;") not in edges]
     kept = words[:max([k for k in ends if k <= target] or ends[:1] or [target])]
     while len(kept) > least and kept[-1].lower().strip(",;") in edges:
         kept.pop()
-    text = re.sub(r"^(?:a|an|the)\s+", "", " ".join(kept).strip(",;:.!?"), flags=re.I)  # (a headline drops its article)
+    text = " ".join(kept).strip(",;:.!?")
     return text[:1].upper() + text[1:]
 
 

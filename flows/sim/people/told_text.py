@@ -30,7 +30,9 @@ def instructions(texts: list[str]) -> list[str]:
             part = CONDITION.sub("", part.strip())
             m = MODAL.match(part)  # "Customers should stop ...": what they should do, as an order
             who = re.sub(r"^.*,\s*", "", m["who"]).strip() if m else ""  # (not "Due to roadworks, ...")
-            if m and re.search(r"\b(?:not|n't|never)$", m["who"].strip(), re.I):  # "You do not need to ...": no order
+            if m and re.search(r"\b(?:not|n't|never)$", m["who"].strip(), re.I):  # "You do not need to leave ..."
+                if m["m"].lower().startswith("need"):
+                    found.append(f"No need to {m['do']}")
                 continue
             if m and (m["m"].lower() != "can" or who.lower() in ("you", "")):  # (not "the gritters can get through")
                 part = re.sub(r"^not\s+", "do not ", _active(m["do"], who, item), flags=re.I)  # ("must not X")
@@ -58,7 +60,7 @@ def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | 
     told = instructions(texts)
     if not told:
         return ""
-    text, frame = "", rng.choice(OPENINGS)
+    text, frame = "", rng.choice(OPENINGS) if not told[0].startswith("No need") else "{D}"
     for k, order in enumerate(told):
         verb, _, rest = order.partition(" ")
         said = f"{verb} {reword(rest, rng, 0.5)}".strip()  # (its verb as the item has it: "use", not "employ")
@@ -96,7 +98,7 @@ def next_step(texts: list[str], question: str) -> str:
     item = main_text(texts)
     if not HOLDER.search(question) or not item:
         return ""
-    words = sentences(item)[0].split()
+    words = re.sub(r"^[^:]{1,60}:\s+(?=\S)", "", sentences(item)[0]).split()  # (not its heading)
     head = [w.strip(",;:") for w in words[:next((k for k, w in enumerate(words) if k and SUBJECT_ENDS.match(
         w.strip(",;:"))), len(words))]][:4]
     named = bool(head) and head[0].lower() not in ("a", "an", "the", "our", "some", "this", "these")
