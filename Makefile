@@ -265,6 +265,12 @@ bench-gate-heldout: $(STAMP)
 bench-words: $(STAMP)
 	$(BIN)/python -m bench.words_answered $(if $(LABEL),--label $(LABEL))
 
+# The same for what someone should do, what a rule leaves unclear and a notice's title (bench/words_pages3/,
+# bench/words_answered3.py; its kept-out pages with KEPT=1): bench/results-words-answered3.json
+.PHONY: bench-words3
+bench-words3: $(STAMP)
+	$(BIN)/python -m bench.words_answered3 $(if $(KEPT),--kept) $(if $(LABEL),--label $(LABEL))
+
 bench-gate-heldout2: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout2 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS))
 

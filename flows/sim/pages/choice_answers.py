@@ -8,11 +8,13 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
 from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
+from flows.sim.people.content_choice import mentioned
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
+from flows.sim.people.stated_figures import stated_figure
 from flows.sim.people.unseen_images import unseen
 from qc.answer_values import number as read_number
 
@@ -59,6 +61,8 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     rule = field_rule(f) or {}
     truth_rng = answer_rng(ctx, f.name)
     truth = [o for o in f.options if truth_rng.random() < 0.35]
+    if ctx.texts and not ctx.shows_image and (said := mentioned(ctx.texts, [f.labels.get(o) or o for o in f.options])):
+        truth = [o for o, yes in zip(f.options, said, strict=True) if yes]  # ("which aspects does it mention?")
     if (given := known_for(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
         truth = [o for o in f.options if known_option(o, given.split("|"))]
         fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
@@ -98,6 +102,8 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     first = base + step * -(-(float(low) - base) // step)
     slots = max(0, int((float(high) - first) // step))
     known = known_number(fill, ctx, f, declared_low, declared_high)
+    if known is None and (read := stated_figure(fill.questions.get(f.name, ""), ctx.texts)) is not None:
+        known = min(max(read, low), high) if declared_high is not None else max(read, low)  # as the item states it
     if fill.worker.profile == "contrarian":
         value = first
     elif fill.worker.profile in RUSHED and f.kind == "range":  # left where the page put it, or dragged anywhere

@@ -35,6 +35,7 @@ from flows.sim.people.summaries import (
     summary,
     words_asked,
 )
+from flows.sim.people.told_text import left_unclear, next_step, retold_advice
 
 
 def styled(fill: Filling, text: str) -> str:
@@ -101,13 +102,17 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "open":
         return open_answer(question, texts, rng)
     if wanted == "title":
-        return headline(texts, rng)
-    if wanted in ("missing", "untold") and ctx.shows_image:  # a detail a picture's description leaves out
+        return headline(texts, rng, said.least_words, said.most_words)
+    if wanted == "unclear" and not ctx.shows_image and (gap := left_unclear(texts, rng, least)):
+        return gap
+    if wanted in ("missing", "untold", "unclear") and ctx.shows_image:  # a detail a picture's description leaves out
         return missing_detail(texts, rng, fill.page)
-    if wanted in OWN_KINDS or wanted == "missing":  # said in the person's own voice, from the item's words
-        return own_answer("untold" if wanted == "missing" else wanted, question, texts, rng, least, fill.page)
+    if wanted in OWN_KINDS or wanted in ("missing", "unclear"):  # in the person's own voice, from the item's words
+        return own_answer(wanted if wanted in OWN_KINDS else "untold", question, texts, rng, least, fill.page)
     if wanted == "reason" and ctx.texts and not fill.picked.get(ctx.key) and not ctx.shows_image:
         return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
+    if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words) or next_step(texts, question)):
+        return told  # the item's own advice retold, else a holder's next step
     if wanted == "action" and PLANNED.search(" ".join(texts)) and not fixable(" ".join(texts)):
         return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):

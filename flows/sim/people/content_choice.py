@@ -33,6 +33,27 @@ CUES: dict[str, tuple[str, ...]] = {  # an option word -> words (stems) that spe
     "return": ("return", "refund", "send back", "send them back", "send it back", "exchange", "money back",
                "cancel my order", "too small", "too big", "doesn't fit", "does not fit", "wrong size", "damaged"),
 }
+# what a review says of an aspect a box names ("Price", "Staff", "Delivery"): our own short lists
+ASPECTS = {"price": ("price", "cost", "expensiv", "cheap", "pricey", "overpriced", "bargain", "value", "money",
+                     "afford", "paid", "pay", "£", "$", "€"),
+           "staff": ("staff", "waiter", "waitress", "server", "service", "rude", "friendly", "helpful", "manager",
+                     "receptionist", "employee", "cashier", "host"),
+           "food": ("food", "taste", "tasty", "delicious", "bland", "flavour", "flavor", "meal", "dish", "cooked",
+                    "fresh", "soggy", "burnt", "portion", "menu"),
+           "delivery": ("deliver", "arrived", "arrival", "shipping", "courier", "parcel", "package", "postman",
+                        "dispatch", "tracking"),
+           "clean": ("clean", "dirty", "spotless", "filthy", "dust", "smell", "stain", "hygien", "tidy", "grubby"),
+           "location": ("location", "located", "nearby", "close to", "far from", "walk", "central", "station",
+                        "neighbourhood", "view"),
+           "noise": ("noise", "noisy", "loud", "quiet", "peaceful", "traffic"),
+           "size": ("size", "fit", "fits", "small", "large", "tight", "loose", "big", "tiny", "roomy", "spacious"),
+           "comfort": ("comfort", "comfy", "uncomfortabl", "soft", "cosy", "cozy"),
+           "speed": ("wait", "waited", "slow", "quick", "fast", "queue", "minutes", "hours", "late", "prompt"),
+           "quality": ("quality", "broke", "sturdy", "flimsy", "cheaply made", "well made", "durabl", "fell apart")}
+for _aspect, _synonyms in (("cost", "price"), ("value", "price"), ("service", "staff"), ("taste", "food"),
+                           ("shipping", "delivery"), ("cleanliness", "clean"), ("fit", "size"), ("wait", "speed"),
+                           ("waiting", "speed"), ("durability", "quality")):
+    ASPECTS[_aspect] = ASPECTS[_synonyms]
 CUES["joy"], CUES["happy"], CUES["sad"], CUES["angry"] = CUES["happiness"], CUES["happiness"], CUES["sadness"], \
     CUES["anger"]
 # Stress ("I can't pay my rent" is stressful, "a nice walk with my dog" is not): our own short lists
@@ -87,7 +108,7 @@ def _support(option: str, text: str, stems: set[str]) -> int:
         opposite = CALM if CUES.get(negated["word"]) is STRESS else ()
         return sum(1 for c in opposite if _cued(c, text, stems))
     own = [stem(w) for w in _words(option) if len(w) >= 3 and w not in NOT_CONTENT]
-    cues = [c for w in _words(option) for c in CUES.get(w, ())]
+    cues = [c for w in _words(option) for c in CUES.get(w, ()) + ASPECTS.get(w, ())]
     return sum(1 for w in own if w in stems) + sum(1 for c in cues if _cued(c, text, stems))
 
 
@@ -141,3 +162,13 @@ def _read_content(texts: list[str], options: list[str], question: str) -> list[s
     if (other := [o for o, low in zip(options, lowered, strict=True) if low in OTHER]) and len(words) >= 3:
         return other[:1]
     return None
+
+
+def mentioned(texts: list[str], labels: list[str]) -> list[bool] | None:
+    """Whether the item's text speaks of each ticked box's label ("Price": "overpriced"); None if no label has words."""
+    if not any(w not in NOT_CONTENT and (len(w) >= 3 or w in CUES) for lab in labels for w in _words(lab)):
+        return None
+    text = " ".join(texts).lower()
+    stems = {stem(w) for w in _words(text)}
+    return [_support(lab, text, stems) > 0 or any(c in text for w in _words(lab) for c in ASPECTS.get(w, ())
+                                                      if not c.isalpha()) for lab in labels]

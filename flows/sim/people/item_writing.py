@@ -47,12 +47,20 @@ FAULT = re.compile(r"\bwhat(?:'s| is| was) (?:wrong|incorrect|inaccurate|off|the
                    r"\b|\b(?:describe|name|explain|identify|point out|state) (?:the|what|its) (?:problem|mistake|error|"
                    r"issue|fault|inconsisten|discrepanc)|\bdo(?:es)? ?n[o']t match|disagree|mismatch|contradict|"
                    r"inconsisten|discrepanc", re.I)
-TO_ACT = re.compile(r"\bwhat\b[^?.]{0,30}\b(?:should|would|could|must|ought|needs?)\b[^?.]{0,40}\bdo\b|"
+# "what (do you think) <any subject> should do", read as a parse: the modal, then "do" as its clause's last verb
+# (only a time, a purpose or an "about it" after it), however long the subject between them
+TO_ACT = re.compile(r"\bwhat\b[^?.;]*?\b(?:should|would|could|must|ought(?: to)?|needs? to|is (?:best|wise) to)"
+                    r"\b[^?.;]*?\bdo\b(?!\s+(?:not|you|they|we|it|so)\b)(?=\s*(?:$|[?.!;:,(]|(?:now|next|first|then|"
+                    r"about|with|in|if|when|after|before|here|instead|to|once|until)\b))|"
                     r"\bhappen next|\b(?:next|first|best) (?:step|"
                     r"thing to do|action|move)|\b(?:suggest|recommend|propose)\w* (?:an? |the |one )?(?:action|step|"
                     r"fix|solution|remedy|course)|\bwhat (?:action|steps?) (?:should|would|could|to)|\bhow should\b"
                     r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\bwhat (?:would you )?advi[cs]e\b|"
                     r"\byour advice\b|\badvi[cs]e (?:the|them|him|her)\b", re.I)
+# what a text leaves unclear ("What is unclear or missing in this rule?", "Which part is vague?")
+UNCLEAR_ASK = re.compile(r"\b(?:what|which|anything|something|parts?|where|leaves?|left)\b[^?.]{0,40}\b(?:unclear|"
+                         r"vague|ambiguous|not clear|confusing|open to (?:interpretation|argument)|undefined|unsaid|"
+                         r"loopholes?)\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
 NOT_THE_WORD = frozenset(("is", "in", "the", "a", "an", "of", "and", "or", "to", "this", "that", "used", "below",
                           "above", "here", "means", "mean", "for", "it", "on", "how", "as", "these", "those", "bold",
@@ -123,6 +131,8 @@ def _kind(question: str, name: str) -> str:
     said = f"{question} {name.replace('_', ' ')}"
     if the_word(question):  # a word it names, commented on in its sentence
         return "word"
+    if UNCLEAR_ASK.search(question):
+        return "unclear"
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):

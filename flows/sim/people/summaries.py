@@ -148,13 +148,71 @@ def key_sentence(parts: list[str]) -> int:
     return max(range(len(parts)), key=lambda k: (scores[k], -k)) if parts else 0
 
 
-def headline(texts: list[str], rng: random.Random) -> str:
-    """A short title for the item's text: its first sentence's main clause, at most eight words, no article first."""
-    parts = sentences(main_text(texts))
-    words = _main_clause(LEAD_INS.sub("", shortened(parts[0])), rng.randint(4, 8)).split()[:8] if parts else []
-    while len(words) > 3 and words[-1].lower().strip(",;") in STOP | LOOSE_ENDS | BREAKS:
-        words.pop()
-    text = " ".join(words[1:] if words and words[0].lower() in ("a", "an", "the") else words).strip(",;:")
+# what opens a notice before its news: "Please note that", "Good news for gardeners:", "After twenty years of ..., "
+LEAD = re.compile(r"^(?:(?P<who>[^.:]{0,60}?)\b(?:note|report|announce|remind|inform|confirm|share|know|aware|"
+                  r"pleased|delighted|sorry|happy|proud|sad|glad|told|said|says|heard|learn|warn|reveal|claim|expect|"
+                  r"believ|fear|hope|agree|decid|clear|likely)\w*\b[^.:]{0,30}?\bthat|[^:]{1,40}:|(?:after|following|"
+                  r"due to|because of|thanks to|as of|despite|since|during|ahead of|owing to|as part of|with|from|on|"
+                  r"in|at|for)\b(?:[^,]|,(?=\d)){0,80},)\s+", re.I)
+TOLD_OF = re.compile(r"^(?:it|they|he|she|its|their|his|her)\b", re.I)  # "..., that it will close": "it" is in the lead
+
+
+# an invitation ("Join us ... for our annual quiz night"): its news is the event it names, and when
+INVITE = re.compile(r"^(?:please\s+)?(?:join|come|bring|visit|help|book|enjoy|meet|drop|pop|celebrate|support|"
+                    r"don't miss|do not miss|save the date)\b", re.I)
+EVENT = re.compile(r"\b(?:for|to|at)\s+(?:our|the|this|a|an|their)\s+(?P<e>(?:(?!(?:with|at|on|in|from|and|for|to|by)"
+                   r"\b)[\w'-]+\s*){1,4})", re.I)
+DATE = re.compile(r"\bon (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \d{1,2}(?: [A-Z][a-z]+)?)?|"
+                  r"\d{1,2} [A-Z][a-z]+)", re.I)
+
+
+def _news(sentence: str) -> str:
+    """The sentence without what leads into its news, a pronoun the lead explains named ("it" -> "the pub")."""
+    if INVITE.match(sentence) and (event := EVENT.search(sentence)):
+        when = DATE.search(sentence)
+        return f"{event['e'].strip()} {when[0] if when else ''}".strip()
+    for _ in range(2):
+        if not (m := LEAD.match(sentence)):
+            break
+        sentence = sentence[m.end():]
+        who = re.sub(r"\s+(?:have|has|had|were|was|are|is|will)\s*$", "", m["who"] or "").split(" of ")[-1]
+        if who.strip() and not TOLD_OF.match(who.strip()):
+            sentence = TOLD_OF.sub(who.strip(), sentence, count=1)
+    return LEAD_INS.sub("", sentence)
+
+
+# a headline's grammar: "will be closed" -> "closed", "will rise" -> "to rise", "is holding a" -> "holding"
+HEADLINE_FORM = ((re.compile(r"\bwill be (?=\w)", re.I), ""),
+                 (re.compile(r"\b(?:will|is to|are to) (?=\w)", re.I), "to "),
+                 (re.compile(r"\b(?:is|are|was|were|has been|have been|had been|has|have)\s+(?=\w+(?:ing|ed|en)\b)",
+                             re.I), ""), (re.compile(r"\b(?:a|an|the)\s+(?!(?-i:[A-Z]))", re.I), ""))
+
+
+def headline(texts: list[str], rng: random.Random, least: int = 3, most: int | None = None) -> str:
+    """A title of the item's news: who or what and what happens to it, as a headline says it, within the limits."""
+    parts = [_news(s) for s in sentences(main_text(texts))]
+    news = next((p for p in parts if len(p.split()) >= 4), parts[0] if parts else "")
+    news = SAID_BY.sub("", TRAILING.sub("", ASIDE.sub("", news.rstrip(".!?"))))
+    news = re.sub(r"^(?:a|an|the|our|their|your)\s+", "", news, flags=re.I)  # (a headline drops its article)
+    said = news.split()
+    verb = next((k for k, w in enumerate(said) if k and (w.lower() in FINITE or (w.islower() and w.endswith("ed")))), 0)
+    words = [" ".join(said[:verb]), " ".join(said[verb:])]  # (what it is about, and what happens to it)
+    for pattern, form in HEADLINE_FORM:
+        words = [pattern.sub(form, part) for part in words]
+    verb, words = len(words[0].split()), " ".join(words).split()
+    most = most or 8  # (a title with no stated limit: as long as most are)
+    target = rng.randint(max(least, 4), max(least, 4, most))
+    edges = BREAKS | LOOSE_ENDS | STOP  # where a phrase starts: a title ends before one, after what happens is said
+    ends: list[int] = []
+    for lo in (verb + 2 + (verb < len(words) and words[verb].lower() == "to"), verb + 1):  # the verb and what follows
+        ends = ends or [k for k in range(max(1, least, lo if lo <= most else 0), min(most, len(words)) + 1)
+                        if (k == len(words) or (words[k].lower() in edges and (words[k].lower() != "of" or
+                                                                                 words[k - 1].endswith("s"))))
+                        and words[k - 1].lower().strip(",;") not in edges]
+    kept = words[:max([k for k in ends if k <= target] or ends[:1] or [target])]
+    while len(kept) > least and kept[-1].lower().strip(",;") in edges:
+        kept.pop()
+    text = " ".join(kept).strip(",;:.!?")
     return text[:1].upper() + text[1:]
 
 

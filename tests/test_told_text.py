@@ -1,0 +1,66 @@
+"""An honest simulated worker asked what someone should do retells the item's own advice; asked what a text leaves
+unclear, names a part of it; asked for a title, writes the news, not the text's first words cut off."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from flows.sim.people.item_writing import asked
+from flows.sim.people.summaries import headline
+from flows.sim.people.told_text import instructions, left_unclear, next_step, retold_advice
+
+RECALL = ("Product recall: Glowmax desk lamp, model GL-4. The cable can overheat when the lamp is left on. "
+          "Unplug the lamp and take it back to the shop where you bought it for a full refund.")
+NO_ADVICE = "Sunbeam kettles sold in June have a handle that can come loose. The company apologises."
+
+
+@pytest.mark.parametrize("question", [
+    "What should someone who already owns or bought this product do? (5 to 25 words)",
+    "What should a tenant living on the ground floor of the older block do?",
+    "What do you think the people who signed up for the trip should do now?",
+])
+def test_what_someone_should_do_is_asked_however_long_the_subject(question: str) -> None:
+    assert asked(question, "answer") == "action"
+
+
+def test_the_items_own_advice_is_retold_within_the_range() -> None:
+    assert instructions([RECALL])[0].startswith("Unplug the lamp")  # the heading and the fault are no advice
+    for seed in range(20):
+        text = retold_advice([RECALL], random.Random(seed), 5, 25)
+        assert 5 <= len(text.split()) <= 25 and re.search(r"unplug", text, re.I), text
+        assert not re.search(r"inspect|repair", text, re.I), text  # its own advice, not one made up
+
+
+def test_an_order_told_of_someone_is_said_as_an_order() -> None:
+    said = instructions(["Because of the storm, all pupils must be collected from the hall by 2pm."])
+    assert said == ["Collect all pupils from the hall by 2pm"]
+
+
+def test_with_no_advice_given_a_holder_gets_a_next_step_naming_the_thing() -> None:
+    assert retold_advice([NO_ADVICE], random.Random(1), 5, 25) == ""
+    step = next_step([NO_ADVICE], "What should someone who already owns one do?")
+    assert "Sunbeam kettles" in step and re.search(r"\bstop using\b", step, re.I), step
+    assert next_step([NO_ADVICE], "What should the factory staff do?") == ""  # no holder asked: a remedy elsewhere
+
+
+def test_what_a_rule_leaves_unclear_names_its_own_words_and_varies() -> None:
+    rule = "Players who arrive late may join the next round if the host agrees, and must pay a fair share of snacks."
+    assert asked("What is unclear or missing in this rule? (5 to 30 words)", "gap") == "unclear"
+    texts = [left_unclear([rule], random.Random(seed), 5) for seed in range(30)]
+    for text in texts:
+        quoted = text.split('"')[1::2]
+        assert all(q.lower() in rule.lower() for q in quoted), text
+        assert re.search(r"not (?:say|clear|defined)|never|vague|unclear|who decides|leaves out", text, re.I), text
+    assert len(set(texts)) >= 10  # not one frame for every worker
+
+
+def test_a_title_tells_the_news_not_the_lead_in() -> None:
+    notice = ("We are pleased to announce that the Riverside swimming pool will reopen on 1 June after repairs. "
+              "Season tickets go on sale next week.")
+    for seed in range(10):
+        title = headline([notice], random.Random(seed), 3, 10)
+        assert 3 <= len(title.split()) <= 10 and not title.endswith("."), title
+        assert title.lower().startswith("riverside swimming pool") and "reopen" in title.lower(), title
