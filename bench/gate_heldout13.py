@@ -26,14 +26,15 @@ only the user docs and the earlier sets' harnesses (bench/gate_heldout13/), each
   fragment with a script: "Does it contain a mistake?" (yes / no radios) and "If yes: type the announcement
   as the announcer really said it, with every mistake fixed (the whole announcement, 5 to 40 words)" (a
   textarea), neither ``required`` in the HTML: a ``submit`` listener on ``document.forms[0]`` refuses a block
-  with no radio checked, or "yes" with fewer than 5 words typed; truth ``gold_error`` and ``gold_text``
-  (the announcement as said) kept for the figures, no controls;
+  with no radio checked, or "yes" with fewer than 5 words typed; truth ``{has_error = "gold_error"}``
+  (``gold_text``, the announcement as said, kept for the judge), no controls;
 - council_petitions: one town-council petition a page on MTurk's crowd HTML elements (``<crowd-form>`` with
   ``<crowd-instructions>``): the department as a ``<crowd-radio-group>`` of six ``crowd-radio-button``s
   EACH WITH ITS OWN NAME (roads, parks, waste, housing, planning, leisure), and "In one sentence of 6 to 20
   words, what does the petition ask the council to do?" (a ``crowd-text-area`` with ``required``); a
   ``crowd-form`` ``onsubmit`` set on ``all-crowd-elements-ready`` refuses a submit while no
-  ``crowd-radio-button[checked]`` exists; ``gold_department`` kept for the figures, no truth key, no controls.
+  ``crowd-radio-button[checked]`` exists; truth ``{choice = "gold_department"}`` (the group is the field
+  ``choice``, as the import and the dry run name it), no controls.
 
 "Required" for the gate's required-blank figure is the page as a person's browser enforces it, its script
 included: warranty_claims decision, reason; menu_allergens allergens (at least one box a dish: the script's)
@@ -306,11 +307,12 @@ PAGES = (
     _page("station_announcements", 2, ("has_error",), texts={"corrected": TextField(
         5, corrects_transcript, "on transcripts with a mistake: not the transcript, half its words kept, half "
         "the fix words (gold_text's words not in it) in it", lambda item: item.get("gold_error") == "yes")},
-          extra=announcements_extra),
+          truth='{has_error = "gold_error"}', extra=announcements_extra),
     # crowd-form: the department (six separately named buttons) is an onsubmit's only
     _page("council_petitions", 1, ("summary",), texts={"summary": TextField(
         6, sums_up_petition, "one sentence about this petition (a word of it) saying what is asked (keep, stop, "
-        "build, fix, add, refuse, allow...), not a copy of its sentence")}, extra=petitions_extra),
+        "build, fix, add, refuse, allow...), not a copy of its sentence")},
+          truth='{choice = "gold_department"}', extra=petitions_extra),
 )
 
 
