@@ -74,7 +74,12 @@
     var name = el.getAttribute("name"), value = el.getAttribute("value") || "on";
     var box = make("input", {type: "checkbox", value: value, required: flag(el, "required"), checked: flag(el, "checked")});
     el.insertBefore(box, el.firstChild);
-    mirror(el, "checked", box);
+    /* as mirror(), and MTurk's element reflects checked as its attribute: a page's script may look for crowd-checkbox[checked] */
+    var reflect = function () { if (box.checked) { el.setAttribute("checked", ""); } else { el.removeAttribute("checked"); } };
+    box.addEventListener("change", reflect);
+    box.addEventListener("click", reflect);
+    Object.defineProperty(el, "checked", {configurable: true, get: function () { return box.checked; },
+      set: function (v) { box.checked = !!v; reflect(); }});
     (checkboxes[name] = checkboxes[name] || {})[value] = box;
     getters[name] = function () { var out = {}; Object.keys(checkboxes[name]).forEach(function (v) { out[v] = checkboxes[name][v].checked; }); return out; };
   });

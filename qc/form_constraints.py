@@ -8,7 +8,8 @@ in its unit from ``min``, else ``base``: qc/answer_values.py moment); ``one`` (a
 required slider still at its ``start`` is ``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past
 ``MAX_MARKS``, ``too_many_marks`` or ``marks_past_cap``: docs/custom_pages.md).
 An empty value passes everything but ``required`` (and ``required_when``
-``[field, value]`` while that field has that value). :func:`check_form` returns every broken field.
+``[field, value]`` while that field has that value); the spec's ``one_of`` groups (``{"name", "fields"}``) are
+``required`` when none of their fields is answered. :func:`check_form` returns every broken field.
 """
 
 from __future__ import annotations
@@ -193,6 +194,9 @@ def check_form(spec: Spec, values: dict[str, str]) -> list[dict[str, str]]:
         rule = check_field(f, values.get(f["name"], ""))
         if rule:
             found.append({"rule": rule, "field": f["name"], "detail": MESSAGES[rule]})
+    for g in spec.get("one_of", []):  # a group of separately named fields: a blank when none is answered
+        if not any(_ticks(values.get(name, "")) for name in g["fields"]):
+            found.append({"rule": "required", "field": g["name"], "detail": MESSAGES["required"]})
     return found
 
 
@@ -211,6 +215,11 @@ def split_held(problems: list[dict[str, str]]) -> tuple[list[dict[str, str]], st
     enforced = [p for p in problems if p["rule"] not in HELD_RULES]
     held = "; ".join(f"{p['field']}: {p['detail']}" for p in problems if p["rule"] in HELD_RULES)
     return enforced, "" if enforced else held
+
+
+def describe_groups(spec: Spec) -> list[str]:
+    """One line per group of separately named fields the page wants one of (for --dry-run)."""
+    return [f"{g['name']} (group): required, at least one of {', '.join(g['fields'])}" for g in spec.get("one_of", [])]
 
 
 def describe_rules(spec: Spec) -> list[str]:

@@ -27,7 +27,7 @@ from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_no
 from flows.custom.script_targets import unread_hook
 from flows.custom.submit_checks import script_only_checks
 from flows.custom.truth_source import truth_lines
-from qc.form_constraints import Spec, describe_rules
+from qc.form_constraints import Spec, describe_groups, describe_rules
 
 MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
 
@@ -221,6 +221,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     shown = {f["name"] for f in spec["fields"] if not INDEXED.match(f["name"]) or f["name"].endswith("_0")}
     lines += [f"  rule {line}" for f, line in zip(spec["fields"], describe_rules(spec), strict=True)
               if f["name"] in shown]
+    lines += [f"  rule {line}" for g, line in zip(spec.get("one_of", []), describe_groups(spec), strict=True)
+              if not INDEXED.match(g["name"]) or g["name"].endswith("_0")]
     reading = page_reading(masked_page(cfg, first))  # the requester's words alone
     lines += limit_lines({**cfg.qc_params, **reading}, cfg.qc_rules,
                          [f for f, kind in field_kinds(spec).items() if kind == "text"])

@@ -49,6 +49,8 @@ class _PageScan(TolerantHTMLParser):
         super().__init__(convert_charrefs=True)
         self.item_text, self.depth, self.in_code, self.scripted = item_text, 0, 0, scripted
         self.found: list[tuple[int, str]] = []  # (rendered line, problem)
+        self.buttons: dict[str, int] = {}  # each radio or checkbox name -> its buttons
+        self.valueless: list[tuple[int, str, str, str]] = []  # (line, kind, name, field) of a button with no value
 
     def _foreign(self, text: str) -> None:
         for pattern, what in FOREIGN:
@@ -76,11 +78,18 @@ class _PageScan(TolerantHTMLParser):
             self.found.append((self.getpos()[0], f"a <{tag}> without a name is never submitted: its answer would "
                                "be lost; give it name=\"<field>_{{ i }}\""))
         field = re.sub(r"_\d+$", "", values.get("name", ""))
+        if tag == "input" and kind in ("radio", "checkbox") and field:
+            self.buttons[values["name"]] = self.buttons.get(values["name"], 0) + 1
         if tag == "input" and kind in ("radio", "checkbox") and field and "value" not in values \
                 and not self.scripted:  # the browser posts "on" for it: which option was chosen is lost
-            self.found.append((self.getpos()[0], f"a {kind} button of '{field}' without a value posts "
-                               "\"on\", whichever is chosen: the answer would be lost; give each button "
-                               "value=\"<option>\""))
+            self.valueless.append((self.getpos()[0], kind, values["name"], field))
+
+    def close(self) -> None:
+        super().close()
+        # a checkbox alone under its name loses nothing by "on": ticked or not is its whole answer
+        self.found += [(line, f"a {kind} button of '{field}' without a value posts \"on\", whichever is chosen: "
+                        "the answer would be lost; give each button value=\"<option>\"")
+                       for line, kind, name, field in self.valueless if kind == "radio" or self.buttons[name] > 1]
 
     def handle_endtag(self, tag: str) -> None:
         if tag in CODE_TAGS:

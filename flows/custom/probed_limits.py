@@ -1,8 +1,10 @@
-"""What probing a page's script found beyond blanks, as data-min-selections="1" or data-min/max-words in its block."""
+"""What probing a page's script found beyond blanks, as data-min-selections="1", data-min/max-words or data-one-of
+in its block."""
 
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from typing import Any
 
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
@@ -29,15 +31,46 @@ def probed_limits(body: str, found: Any, origin: str) -> tuple[str, list[str]]:
                      + " or ".join([f"fewer than {least} words"] * bool(least)
                                    + [f"more than {most} words"] * bool(most))
                      + f": [qc.fields.{base}] holds it as min/max words, and simulated workers write within it")
+    if found.together:
+        body, notes = _together(body, [n.removesuffix(ITEM) for n in found.together], origin, notes)
     return body, notes
+
+
+def _together(body: str, bases: list[str], origin: str, notes: list[str]) -> tuple[str, list[str]]:
+    """Each box of a group the script wants one of marked ``data-one-of``: the group's name, per item."""
+    tags = {b: " ".join(m[0] for m in FIELD_TAG.finditer(body) if _name(m[0]) == f"{b}_{{{{ i }}}}") for b in bases}
+    if not all(tags.values()):
+        return body, notes
+    group = one_of_name(list(tags.values()), bases, {_name(m[0]) for m in FIELD_TAG.finditer(body)})
+    for base in bases:
+        body = _on_field(body, base, lambda tag: _with(tag, f'data-one-of="{group}_{{{{ i }}}}"'))
+    return body, [*notes, f"{origin}: note: run in Chromium at import, the page's script refused a submit with none of "
+                  f"{', '.join(bases)} ticked and took one with any one of them: each now has "
+                  f'data-one-of="{group}_{{{{ i }}}}", so hitflow\'s QC and every simulated worker want at least one '
+                  f"of them ticked, as the script does"]
+
+
+def one_of_name(tags: list[str], bases: list[str], taken: set[str]) -> str:
+    """The group's name: a class its boxes share, else their names' common start, else the first name's (not a
+    field's name: ``taken``)."""
+    classes = [set(m[1].split()) if (m := re.search(r"""\sclass\s*=\s*["']([^"']*)""", t, re.I)) else set()
+               for t in tags]
+    shared = sorted(set.intersection(*classes)) if classes else []
+    same = takewhile(lambda c: len(set(c)) == 1, zip(*bases, strict=False))
+    start = re.sub(r"[_\W]+$", "", "".join(c[0] for c in same))
+    name = re.sub(r"\W+", "_", shared[0]) if shared else start or bases[0]
+    return name if len(name) > 2 and f"{name}_{{{{ i }}}}" not in taken else f"{name}_group"
+
+
+def _name(tag: str) -> str:
+    n = NAME_ATTR.search(tag)
+    return (n["quoted"] if n["quoted"] is not None else n["bare"]) if n else ""
 
 
 def _on_field(body: str, base: str, change: Any) -> str:
     """``body`` with ``change`` applied to each tag of the field ``base`` (named ``base_{{ i }}``)."""
     def one(m: re.Match[str]) -> str:
-        n = NAME_ATTR.search(m[0])
-        name = (n["quoted"] if n["quoted"] is not None else n["bare"]) if n else ""
-        return change(m[0]) if name == f"{base}_{{{{ i }}}}" else m[0]
+        return change(m[0]) if _name(m[0]) == f"{base}_{{{{ i }}}}" else m[0]
     return FIELD_TAG.sub(one, body)
 
 

@@ -135,5 +135,13 @@ def required_when(f: FormField, names: set[str]) -> tuple[str, str] | None:
 def form_spec(fields: list[FormField], hidden_answers: bool = False, marks_cap: int | None = None) -> Spec:
     """The page's rules: one entry per answered control, in page order."""
     names = {f.name for f in fields}
-    return {"kind": "form", "fields": [{**r, "required_when": list(w)} if (w := required_when(f, names)) else r
-                                       for f in fields if (r := field_rule(f, hidden_answers, marks_cap)) is not None]}
+    spec: Spec = {"kind": "form", "fields": [{**r, "required_when": list(w)} if (w := required_when(f, names)) else r
+                                             for f in fields if (r := field_rule(f, hidden_answers, marks_cap))
+                                             is not None]}
+    groups: dict[str, list[str]] = {}  # data-one-of="<group>": at least one of these fields answered
+    for f in fields:
+        if (group := f.attrs.get("data-one-of", "").strip()) and f.name not in groups.get(group, []):
+            groups.setdefault(group, []).append(f.name)
+    if groups:
+        spec["one_of"] = [{"name": g, "fields": members} for g, members in groups.items()]
+    return spec

@@ -236,9 +236,12 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
 def _broken(values: dict[str, str], controls: dict[str, FormField], todo: list[str], rng: random.Random) -> None:
     """A rule breaker's blanks: required fields left empty; a date around a picker's minimum, a step before it."""
     pool = [n for n in sorted(values) if n in todo]
-    required = [n for n in pool if "required" in controls[n].attrs or controls[n].attrs.get("data-min-selections")] \
-        or pool
-    for name in rng.sample(required, k=min(len(required), max(1, len(required) // 4))):
+    required = [n for n in pool if "required" in controls[n].attrs or controls[n].attrs.get("data-min-selections")
+                or controls[n].attrs.get("data-one-of")] or pool
+    group = {n: g for n in pool if (g := controls[n].attrs.get("data-one-of"))}
+    chosen = rng.sample(required, k=min(len(required), max(1, len(required) // 4)))
+    # a group the page wants one of is left blank whole: with one box ticked, nothing was posted around the page
+    for name in dict.fromkeys(m for n in chosen for m in (pool if n in group else [n]) if group.get(m) == group.get(n)):
         # a slider has no blank: left where the page put it, which a required slider's page refuses
         values[name] = sendable(controls[name], "", rng) if controls[name].kind == "range" else ""
         if controls[name].kind in WHEN_INPUTS and (field_rule(controls[name]) or {}).get("min"):

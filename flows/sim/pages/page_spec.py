@@ -30,6 +30,11 @@ def honour_spec(values: dict[str, str], spec: dict[str, Any], fields: dict[str, 
             values[name] = "|".join(dict.fromkeys(picked))
         if q.get("type") == "slider" and q.get("moved"):
             values[q["moved"]] = "1"
+    for g in spec.get("one_of", []):  # none of a group the page wants one of: one ticked, as the page makes a person
+        boxes = [n for n in g.get("fields", []) if n in fields and fields[n].options]
+        if boxes and not any(values.get(n) for n in boxes):
+            pick = fields[random.Random(g.get("name", "")).choice(boxes)]
+            values[pick.name] = pick.options[0]
     if "min_words" in spec and "questions" not in spec:
         rules = SubmitRules(min_words=int(spec.get("min_words") or 0), one_sentence=bool(spec.get("one_sentence")),
                             banned_prefixes=tuple(spec.get("banned_prefixes") or ()), max_chars=spec.get("max_chars"),

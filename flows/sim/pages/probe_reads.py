@@ -16,6 +16,18 @@ def one_box_groups(held: Held, honest: dict[str, str], every: list[str]) -> list
             and not held({**honest, name: honest[name].split("|")[0]}, also=[name])]
 
 
+def boxes_together(held: Held, groups: list[dict[str, Any]], honest: dict[str, str], required: Any) -> list[str]:
+    """Single boxes, each its own field and none required alone, of which the page wants at least one ticked:
+    refused with all unticked, taken with any one of them ticked (the rest unticked)."""
+    single = [g["name"] for g in groups if g["kind"] == "checkbox" and len([o for o in g["options"] if o]) == 1
+              and g["name"] not in required and honest.get(g["name"])]
+    none = {**honest, **dict.fromkeys(single, "")}
+    if len(single) < 2 or not held(none):
+        return []
+    alone = [name for name in single if not held({**none, name: honest[name]})]
+    return alone if len(alone) > 1 else []
+
+
 def words(n: int, long: bool = False, short: bool = False) -> str:
     """``n`` words of a plain answer; each a long word, or each one letter (a count of characters differs)."""
     said = ["understandably"] * n if long else ["a"] * n if short else (SAID.split() * n)[:n]

@@ -17,7 +17,7 @@ from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import chromium, failure, missing
 from flows.sim.pages.browser_thread import FLAGS, kill_marked
 from flows.sim.pages.page_filling import fill_form, page_rules
-from flows.sim.pages.probe_reads import one_box_groups, word_ranges, words
+from flows.sim.pages.probe_reads import boxes_together, one_box_groups, word_ranges, words
 from flows.sim.people.crowd_model import Worker
 
 PAGE_URL = "https://page.probe.invalid/hit"
@@ -113,6 +113,7 @@ class Found:
     boxes: list[str] = field(default_factory=list)  # the checkbox groups (required: one box at least)
     asked: list[str] = field(default_factory=list)  # every field the probe could set, blank or not
     one_of: list[str] = field(default_factory=list)  # groups whose every box the HTML requires, taken with one ticked
+    together: list[str] = field(default_factory=list)  # single boxes, each its own field: at least one ticked
     words: dict[str, tuple[int, int]] = field(default_factory=dict)  # text box -> fewest, most words taken (0: any)
     problem: str = ""  # why the script could not be asked ("" when it was)
     refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
@@ -234,6 +235,7 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str], ever
     _read(refused, groups, honest, found)
     held = functools.partial(_held, refused)
     found.one_of = one_box_groups(held, honest, every)
+    found.together = boxes_together(held, groups, honest, found.required)
     found.words = word_ranges(held, groups, honest)
     found.words = {} if found.cut else found.words  # a search the tries ran out in reads wrong bounds
     return found
