@@ -5,8 +5,7 @@ text_present, is_rejected``, optionally ``qualification_score`` and ``text_origi
 Input (items): ``image_id, file_name``.
 Output: ``{"images": [...], "annotations": [...]}`` as VizWiz-Captions, with lineage on each annotation and
 the paper's difficulty on each image (easy: no canned caption, medium 1-2, difficult 3-4, all_canned), and
-the same annotations as one flat table.
-"""
+the same annotations as one flat table."""
 
 from __future__ import annotations
 

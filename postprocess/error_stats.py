@@ -2,8 +2,7 @@
 
 Input columns: ``item_id, worker_id, congruent, categories`` where ``congruent`` is
 ``congruent``/``incongruent`` and ``categories`` holds the ticked categories separated by ``|``
-(empty for a congruent description).
-"""
+(empty for a congruent description)."""
 
 from __future__ import annotations
 

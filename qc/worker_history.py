@@ -5,8 +5,7 @@ Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (e
 batch, the images it names (``duplicate_text``) or its ``value`` share (``canned_overuse``, ``caps_lock``,
 ``consensus_rate``, ``quality_words_rate``).
 Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags`` (and a ``rule == ""``
-row with the batch's captions).
-"""
+row with the batch's captions)."""
 
 from __future__ import annotations
 
