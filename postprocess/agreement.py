@@ -1,5 +1,4 @@
 """Inter-annotator agreement: percent unanimous, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa for two.
-
 Input columns: ``item_id, worker_id, label`` (repeats kept); labels compared as text (nominal) or numbers
 (ordinal/interval)."""
 

@@ -1,5 +1,4 @@
 """The VizWiz-Captions dataset format, built from accepted captions.
-
 Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected, is_precanned,
 text_present, is_rejected``, optionally ``qualification_score`` and ``text_origin`` ("unknown" when absent).
 Input (items): ``image_id, file_name``.

@@ -1,5 +1,4 @@
 """Tables the report and the demo summary show. Pure functions over DataFrames.
-
 ``blocking_vs_truth`` inputs: truth ``worker_id, profile`` [, ``gate``]; blocked ``worker_id, batch, rules``;
 work ``worker_id, assignments``."""
 

@@ -1,5 +1,4 @@
 """Spell-correction of accepted captions (docs/spelling.md).
-
 Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned`` (bool).
 Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..."``).
 ``caption_corrected`` has a space for each control character (C0 but tab and newlines, DEL,

@@ -1,5 +1,4 @@
 """The report's "How the text arrived" section: pure tables over DataFrames.
-
 Inputs: captions ``batch, text_origin`` (one row per caption); flags as in :mod:`qc.flags` plus
 ``batch``; blocked ``worker_id, batch, rules``."""
 

@@ -1,5 +1,4 @@
 """A worker's evidence over the whole campaign, and blocks decided on rates over it.
-
 Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (every batch so far); ``flags``:
 :mod:`qc.flags` columns plus ``batch``. A flag covers its caption, its assignment's captions, the worker's
 batch, the images it names (``duplicate_text``) or its ``value`` share (``canned_overuse``, ``caps_lock``,
