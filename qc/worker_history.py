@@ -108,10 +108,8 @@ def wrong_share_blocks(scores: pd.DataFrame, seen: str, right: str, min_seen: in
 
 
 def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
-    """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate
-    (with ``block_rate_confidence`` z > 0: the share's Wilson lower bound reaches it).
-
-    ``rules`` reads ``rule share (covered/captions)`` for every rule over its rate."""
+    """Workers with ``block_min_evidence`` captions so far whose covered share (with ``block_rate_confidence`` z > 0:
+    its Wilson lower bound) reaches a rule's rate; ``rules`` reads ``rule share (covered/captions)`` per rule over."""
     # one pass over plain lists, not two filters and two groupbys: the block step asks after every batch
     captions: dict[str, Any] = {}
     totals: dict[tuple[str, str], list[Any]] = {}
