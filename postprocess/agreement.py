@@ -1,8 +1,6 @@
 """Inter-annotator agreement: percent unanimous, Fleiss' kappa, Krippendorff's alpha, Cohen's kappa for two.
-
 Input columns: ``item_id, worker_id, label`` (repeats kept); labels compared as text (nominal) or numbers
-(ordinal/interval).
-"""
+(ordinal/interval)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
 """Seeded percentile bootstrap over clusters (participants or items), the distinct ids as text, sorted.
-
 Input: the sorted cluster ids (:func:`clusters`) and a statistic of an index array over them. Output: ``{"low", "high",
 "level", "resamples", "seed", "over"}`` rounded to 4 places (None without a defined resample), undefined resamples
 counted in ``undefined``."""

@@ -1,12 +1,10 @@
 """The VizWiz-Captions dataset format, built from accepted captions.
-
 Input (captions): ``assignment_id, worker_id, batch, image_id, caption, caption_corrected, is_precanned,
 text_present, is_rejected``, optionally ``qualification_score`` and ``text_origin`` ("unknown" when absent).
 Input (items): ``image_id, file_name``.
 Output: ``{"images": [...], "annotations": [...]}`` as VizWiz-Captions, with lineage on each annotation and
 the paper's difficulty on each image (easy: no canned caption, medium 1-2, difficult 3-4, all_canned), and
-the same annotations as one flat table.
-"""
+the same annotations as one flat table."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Pairwise relative grading (seed 002): answer shares per dimension and Bradley-Terry strengths.
-
 Input columns: ``item_id, worker_id, dimension, system_a, system_b, answer``, ``answer`` on the five-step
-scale from ``system_a``'s side (1 = A much better ... 5 = B much better; :func:`undo_order` maps #1/#2).
-"""
+scale from ``system_a``'s side (1 = A much better ... 5 = B much better; :func:`undo_order` maps #1/#2)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """The qualification test in the report: scores, pass rate, and how QC flags relate to scores.
-
 Inputs: scores ``worker_id, score, spelling_score, grammar_score, judging_score, passed`` (section scores may
-be empty); captions ``worker_id, assignment_id``; flags ``worker_id, rule``; blocked ``worker_id``.
-"""
+be empty); captions ``worker_id, assignment_id``; flags ``worker_id, rule``; blocked ``worker_id``."""
 
 from __future__ import annotations
 

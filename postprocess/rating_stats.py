@@ -1,8 +1,6 @@
 """Expert 1-4 scores and crowd yes/no selections of image-sentence pairs (seed 000, sections 3-4).
-
 Input columns: ``item_id, worker_id, label``: for expert ratings the score 1-4, for crowd
-selections 1 (ticked: the sentence describes the image) or 0.
-"""
+selections 1 (ticked: the sentence describes the image) or 0."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Tables the report and the demo summary show. Pure functions over DataFrames.
-
 ``blocking_vs_truth`` inputs: truth ``worker_id, profile`` [, ``gate``]; blocked ``worker_id, batch, rules``;
-work ``worker_id, assignments``.
-"""
+work ``worker_id, assignments``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Participant screening: who is kept for analysis, and why the others are not.
-
 ``session_exclusions``: ``participant_id, minutes, slider_zero``, optionally ``passed_qualification,
 continued`` (Kreiss et al. 2022: a whole session over ``min_minutes`` and no rating left at zero).
-``demographic_exclusions``: ``participant_id`` plus the fields the rules name (seed 004).
-"""
+``demographic_exclusions``: ``participant_id`` plus the fields the rules name (seed 004)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Repeated-measures statistics for severity ratings (seed 004, Tables 1-2): descriptives, a one-way
 repeated-measures ANOVA with Greenhouse-Geisser, and pairwise paired t-tests (raw and Bonferroni p).
-
 Input columns: ``participant_id, condition, score``; a participant's ratings of one condition are averaged
-first; participants missing a condition are left out and reported.
-"""
+first; participants missing a condition are left out and reported."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """Spell-correction of accepted captions (docs/spelling.md).
-
 Input columns: ``caption`` (str) and, optionally, ``worker_id`` and ``is_precanned`` (bool).
 Output: the same frame plus ``caption_corrected`` and ``edits`` (``"teh->the; ..."``).
 ``caption_corrected`` has a space for each control character (C0 but tab and newlines, DEL,
-U+FFFE/U+FFFF, a lone surrogate); ``caption`` keeps them as typed.
-"""
+U+FFFE/U+FFFF, a lone surrogate); ``caption`` keeps them as typed."""
 
 from __future__ import annotations
 

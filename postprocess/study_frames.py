@@ -1,9 +1,7 @@
 """Stored answers of an evaluation study into each analysis's column contract.
-
 Input ``answers`` columns: ``assignment_id, worker_id, item_id, field, value`` (one row per item
 and answered field; page-level fields such as demographics have an empty ``item_id``), and
-``payloads``: item id -> what its page showed (``flows.studies.study_plan``).
-"""
+``payloads``: item id -> what its page showed (``flows.studies.study_plan``)."""
 
 from __future__ import annotations
 

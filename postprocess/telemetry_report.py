@@ -1,8 +1,6 @@
 """The report's "How the text arrived" section: pure tables over DataFrames.
-
 Inputs: captions ``batch, text_origin`` (one row per caption); flags as in :mod:`qc.flags` plus
-``batch``; blocked ``worker_id, batch, rules``.
-"""
+``batch``; blocked ``worker_id, batch, rules``."""
 
 from __future__ import annotations
 

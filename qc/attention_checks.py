@@ -1,6 +1,5 @@
 """Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items scored apart
 from controls; ``attention_failed`` at :func:`failures_to_reject` failures, ``attention_missed`` below.
-
 Input columns: ``assignment_id, worker_id`` and one per check (:func:`field_name`), the option chosen ("" for none;
 a tuple, one an item, for a check of the page's own). Params: ``attention_checks``, ``attention_reject_at``."""
 

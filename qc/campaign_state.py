@@ -7,8 +7,7 @@ view shows (run lines, ``hitflow status``, the report, ``ui``, the review queue)
 - ``held``: ``batch, why`` of batches held for a person; ``mode``: ``[policy] review``; ``now``: the platform's clock.
 
 :func:`item_states` adds ``state`` (open, person, rules, rules_next) and ``seconds_left`` (never negative, NaN
-once decided); :func:`campaign_state` (plain rows: no pandas) sums them per batch and campaign.
-"""
+once decided); :func:`campaign_state` (plain rows: no pandas) sums them per batch and campaign."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """``consensus``, ``consensus_rate``, ``shared_template`` and ``instruction_echo``: a caption against other captions
 and the task page (docs/explanation/qc-rules.md; a quote of the item's shown text, qc/shown_text.py, is no template).
-
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned``. Canned captions are neither scored nor
 peers; images under ``consensus_min_peers`` other captions are skipped and counted in a ``rule_info`` row."""
 

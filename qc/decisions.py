@@ -1,13 +1,10 @@
 """Turn flag tables into assignment decisions and worker blocks (docs/explanation/qc-rules.md).
-
 Input columns: flags as in :mod:`qc.flags`; assignments with ``assignment_id, worker_id``.
 Outputs: decisions ``assignment_id, worker_id, action, reasons, review`` and blocks
 ``worker_id, rules, flags`` (one row per worker to block before the next batch).
-
 Blocks go by rates over the campaign (:mod:`qc.worker_history`, ``block_min_rate``) or by counts in one batch
 (``block_min_flags``). With ``reject_grounds`` (rule -> category), a reject rule that is no ground sends the
-work to a person. ``REVIEW_ONLY_FLAGS`` only ever ask a person to look.
-"""
+work to a person. ``REVIEW_ONLY_FLAGS`` only ever ask a person to look."""
 
 from __future__ import annotations
 

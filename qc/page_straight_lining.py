@@ -1,6 +1,5 @@
 """``page_straight_lining``: one answer to every question of a page on one scale (six 1-5 ratings all "3"), far
 more often than the crowd, judged over a worker's campaign.
-
 Input columns: ``worker_id, image_id, field, answer``, optionally ``scale`` ("1..7", "choice 5"; "" for none),
 ``options`` and ``ticks`` (checkbox groups left out). Params: ``page_straight_lining_alpha`` (0.01),
 ``item_blind_honest_share`` (2/3), ``page_straight_lining_min_fields`` (3). A page is flat when ``min_fields``+

@@ -1,10 +1,8 @@
 """Qualification-test scoring (Flickr8k's spelling, grammar and judging test).
-
 Inputs: answers ``worker_id, item_id, answer``; key ``item_id, section, answer``.
 Outputs: scores ``worker_id, answered, correct, score, <section>_score..., passed`` (percent of the key's
 items; unanswered is wrong), and problems ``worker_id, item_id, answer, problem`` (unknown items, malformed
-and repeated answers: reported, never dropped).
-"""
+and repeated answers: reported, never dropped)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
 """The review queue, each worker's history, and people against the rules.
-
 Inputs: ``flags`` (:data:`QUEUE_FLAG_COLUMNS` + ``batch``); ``assignments`` (``assignment_id, worker_id, batch,
 auto_approval_time``, NaN if unknown); ``actions`` (oldest first: ``batch, worker_id, assignment_id, action,
 reviewer``); ``blocks`` (``worker_id, batch``). :func:`build_queue` gives :data:`QUEUE_COLUMNS` (``why``:

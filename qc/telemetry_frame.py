@@ -1,5 +1,4 @@
 """Telemetry records flattened into ``tm_*`` columns, one row per caption, and each caption's ``text_origin``.
-
 Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
 ``telemetry_field`` and ``page_text`` (a logged paste of it is from the page); blank telemetry is "absent".
 Output: the input plus :data:`TM_COLUMNS`, among them ``tm_away_ms`` (ms from the last hide or blur to the

@@ -1,12 +1,10 @@
 """A worker's evidence over the whole campaign, and blocks decided on rates over it.
-
 Input columns: ``assignments``: ``assignment_id, worker_id, batch, captions`` (every batch so far); ``flags``:
 :mod:`qc.flags` columns plus ``batch``. A flag covers its caption, its assignment's captions, the worker's
 batch, the images it names (``duplicate_text``) or its ``value`` share (``canned_overuse``, ``caps_lock``,
 ``consensus_rate``, ``quality_words_rate``).
 Output of :func:`worker_history`: ``worker_id, batch, rule, captions, covered, flags`` (and a ``rule == ""``
-row with the batch's captions).
-"""
+row with the batch's captions)."""
 
 from __future__ import annotations
 
@@ -110,10 +108,8 @@ def wrong_share_blocks(scores: pd.DataFrame, seen: str, right: str, min_seen: in
 
 
 def blocks_on_rates(history: pd.DataFrame, policy: DecisionPolicy) -> pd.DataFrame:
-    """Workers with ``block_min_evidence`` captions so far whose covered share reaches a rule's rate
-    (with ``block_rate_confidence`` z > 0: the share's Wilson lower bound reaches it).
-
-    ``rules`` reads ``rule share (covered/captions)`` for every rule over its rate."""
+    """Workers with ``block_min_evidence`` captions so far whose covered share (with ``block_rate_confidence`` z > 0:
+    its Wilson lower bound) reaches a rule's rate; ``rules`` reads ``rule share (covered/captions)`` per rule over."""
     # one pass over plain lists, not two filters and two groupbys: the block step asks after every batch
     captions: dict[str, Any] = {}
     totals: dict[tuple[str, str], list[Any]] = {}

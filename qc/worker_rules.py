@@ -1,10 +1,8 @@
 """Worker-level heuristics of the VizWiz-Captions pipeline (Gurari et al. 2020, appendix 0.A).
-
 Input columns: ``assignment_id, worker_id, image_id, caption, is_precanned, work_time_s``
 (one row per caption; ``work_time_s`` repeats on every row of an assignment).
 Each rule returns the flag table of :mod:`qc.flags` with the value it measured and its
-threshold; ``assignment_id`` and ``image_id`` are blank where the flag is about a worker.
-"""
+threshold; ``assignment_id`` and ``image_id`` are blank where the flag is about a worker."""
 
 from __future__ import annotations
 

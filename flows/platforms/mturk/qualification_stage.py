@@ -1,8 +1,7 @@
 """The qualification stage a gated campaign runs before its first batch (``html_hit``: one paid test HIT,
 scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` needs none: MTurk scores
 its Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`; the control quiz is judged
-by hitflow from its requests (flows/platforms/mturk/quiz_requests.py).
-"""
+by hitflow from its requests (flows/platforms/mturk/quiz_requests.py)."""
 
 from __future__ import annotations
 
