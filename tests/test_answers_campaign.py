@@ -277,7 +277,9 @@ def test_a_page_of_sliders_and_checkboxes_alone_gets_answers(tmp_path: Path) -> 
     assert quality.to_dict() == {"a": "2.5", "b": "5"}  # the medians of w1's and w2's
     dark = answers[(answers["field"] == "problems") & (answers["option"] == "dark")]
     assert dark["label"].tolist() == ["yes", "yes"]
-    assert made["dropped"] == 4 and made["blocked_line"] == "4 answer(s) of 1 blocked worker(s) left out of the answers"
+    assert made["dropped"] == 4 and made["blocked_line"] == ("4 answer(s) of 1 blocked worker(s) left out of the "
+                                                             "answers (one a field of an item; on 2 item(s), 0 of "
+                                                             "them control or quiz items)")
     assert made["notes"] == ["comment: free text, not aggregated (each worker's text is in dataset.csv)"]
     workers = pd.read_csv(tmp_path / "workers.csv")
     assert set(workers["worker_id"]) == {"w1", "w2"} and "bias_quality" in workers.columns

@@ -101,3 +101,22 @@ def test_caption_study_and_custom_reports_open_with_the_same_summary(tmp_path: P
     assert labels["vizwiz_captions"] == ["captions kept", "workers", "blocked", "cost with fees"]
     assert labels["expert_rating"] == labels["my_task"] == ["responses approved", "workers", "blocked",
                                                             "cost with fees"]
+
+
+def test_items_short_of_accepted_answers_are_named_with_a_next_step(tmp_path: Path) -> None:
+    from flows.campaigns.summary import short_item_lines
+
+    store = Store(tmp_path / "h.db")
+    store.execute("INSERT INTO campaigns (name, config_json, status) VALUES ('c', ?, 'done')",
+                  ['{"assignments_per_image": 3}'])
+    store.execute("INSERT INTO batches (campaign, batch, status) VALUES ('c', 1, 'blocked')")
+    for item in ("full", "short"):
+        store.execute("INSERT INTO items (campaign, item_id, batch, hit_index) VALUES ('c', ?, 1, 0)", [item])
+    for n, (item, action) in enumerate([("full", "approve")] * 3 + [("short", "approve"), ("short", "reject")]):
+        store.execute("INSERT INTO answers (campaign, assignment_id, item_id, field, value) VALUES ('c', ?, ?, "
+                      "'label', 'x')", [f"a{n}", item])
+        store.execute("INSERT INTO decisions (campaign, assignment_id, batch, worker_id, action) VALUES "
+                      "('c', ?, 1, ?, ?)", [f"a{n}", f"w{n}", action])
+    lines = short_item_lines(store, "c")
+    assert lines[0].startswith("items short of accepted answers: 1 with fewer than 3") and "short (1)" in lines[0]
+    assert "full" not in lines[0] and lines[1].strip().startswith("next: ") and "top_up_rounds" in lines[1]

@@ -68,7 +68,9 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     left_out = dropped + _responses(judgements[is_blocked], keys) + int(others.numbers["worker_id"].isin(
         blocked_ids).sum()) if dropping else 0
     context = answers_context(Aggregation(answers, workers), settings.threshold, dropped=left_out, checked=checked)
-    context["blocked_line"] = blocked_line(left_out, blocked_ids, dropping)
+    gone = set(judgements.loc[is_blocked, "item_id"].astype(str))
+    known = gone & set(controls["item_id"].astype(str)) if controls is not None else set()
+    context["blocked_line"] = blocked_line(left_out, blocked_ids, dropping, (len(gone), len(known)))
     context.update(kinds_summary(others, numbers))
     if pooled is not None:
         context["doubted"] = doubted_workers(pooled[0], blocked_ids)
@@ -85,13 +87,16 @@ def _responses(labels: pd.DataFrame, keys: dict[str, tuple[str, str]]) -> int:
     return len(labels.assign(field=groups).drop_duplicates(["item_id", "worker_id", "field"]))
 
 
-def blocked_line(left_out: int, blocked: set[str], dropping: bool) -> str:
-    """One line on the blocked workers' answers: how many were left out, or that they were kept."""
+def blocked_line(left_out: int, blocked: set[str], dropping: bool, items: tuple[int, int] = (0, 0)) -> str:
+    """One line on the blocked workers' answers: how many were left out (one a field of an item; ``items``: on
+    how many items, how many of them controls or the quiz's), or that they were kept."""
     if not blocked:
         return ""
     if not dropping:
         return f"{len(blocked)} blocked worker(s)' answers kept ([answers] blocked = \"keep\")"
-    return f"{left_out} answer(s) of {len(blocked)} blocked worker(s) left out of the answers"
+    on = f" (one a field of an item; on {items[0]} item(s), {items[1]} of them control or quiz items)" \
+        if items[0] else ""
+    return f"{left_out} answer(s) of {len(blocked)} blocked worker(s) left out of the answers{on}"
 
 
 def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:

@@ -97,7 +97,10 @@ def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
     shown = ", ".join(f"{item} ({n})" for item, n in list(short.items())[:most]) + (", ..." if len(short) > most
                                                                                     else "")
     return [f"items short of accepted answers: {len(short)} with fewer than {per} ({none} with none: every answer "
-            f"rejected or never given): {shown}"]
+            f"rejected or never given): {shown}",
+            "  next: their answers rest on fewer workers (answers.csv's confidence says how far); to fill them, put "
+            "their rows in an items file of their own and run it as a campaign, or set [answers] top_up_rounds = 1 "
+            "before a campaign's batches run (short items then get more places within each batch)"]
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
