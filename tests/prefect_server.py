@@ -134,15 +134,15 @@ def _snapshot(database: Path, template: Path) -> None:
     os.replace(partial, template)
 
 
-# ``prefect server start`` (``python -m prefect``'s own entry: Prefect's CLI app), its ~2,000 imports made
-# with Python's cyclic collector off, as hitflow's temporary server makes them (SERVER_BOOT in
+# ``python -m prefect ARGS`` (Prefect's CLI app, its own entry), its ~2,000 imports made with Python's
+# cyclic collector off, as hitflow's temporary server makes them (SERVER_BOOT in
 # flows/core/run/prefect_api.py: collections over a growing heap that find little to free); what they
-# made is frozen and the collector is on again before the command runs. CPU until it answers, on a
-# copy of the template: 2.7 -> 2.0 s (two starts each, load ~7).
-SERVER_START = """\
+# made is frozen and the collector is on again before the command runs. CPU until a server answers, on
+# a copy of the template: 2.7 -> 2.0 s (two starts each, load ~7); a worker's imports 1.5 -> 1.0 s.
+PREFECT_CLI = """\
 import gc
 gc.disable()
-import prefect.cli, prefect.cli.server, prefect.server.api.server
+import prefect.cli, {modules}
 gc.freeze()
 gc.enable()
 from prefect.cli import app
@@ -150,12 +150,19 @@ app()
 """
 
 
+def prefect_cli(*args: str) -> list[str]:
+    """The command line of ``python -m prefect ARGS`` for ``prefect server start`` or ``prefect worker start``."""
+    modules = {"server": "prefect.cli.server, prefect.server.api.server",
+               "worker": "prefect.cli.worker, prefect.workers.process"}[args[0]]
+    return [sys.executable, "-c", PREFECT_CLI.format(modules=modules), *args]
+
+
 @contextmanager
 def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
     port = free_port()
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
-    with process_group([sys.executable, "-c", SERVER_START, "server", "start", "--port", str(port)],
+    with process_group(prefect_cli("server", "start", "--port", str(port)),
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
         deadline = time.time() + 180  # a fresh database's migrations took 77-92 s at load 17-18
         while True:

@@ -5,7 +5,6 @@ run of a campaign that is running waits for it, and a run past Prefect is refuse
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 from flows.core.errors import CampaignBusyError
 from flows.core.ledger.store import Store
 from flows.sim.service.pacing import Pacing
-from tests.prefect_server import stop_group
+from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
 
 POOL = "hitflow-many"
@@ -71,7 +70,7 @@ def test_two_campaigns_run_at_once_on_two_workers(sim, tmp_path: Path, prefect_w
     env = {**prefect_worker_server, **settings}  # the xdist worker's server; the pool and names are this test's
     deploy([campaign_config(tmp_path, name) for name in ("alpha", "beta")], sim.url, db, out, capsys)
     worker_env = {**env, "PREFECT_LOGGING_LEVEL": "INFO"}  # the log names each run a worker submits
-    start = [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--limit", "1", "--name"]
+    start = prefect_cli("worker", "start", "--pool", POOL, "--limit", "1", "--name")
     worker_logs = {w: (tmp_path / f"{w}.log").open("w") for w in ("w1", "w2")}
     workers = [subprocess.Popen([*start, w], env=worker_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True) for w, log in worker_logs.items()]

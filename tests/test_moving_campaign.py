@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
@@ -32,7 +31,7 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
-from tests.prefect_server import stop_group
+from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
 
 POOL = "hitflow-moving"
@@ -127,8 +126,7 @@ def start_worker(home: Path, env: dict[str, str]) -> subprocess.Popen[Any]:
     """A process worker on the pool, in its own folder with its own HOME and Prefect home."""
     home.mkdir()
     return subprocess.Popen(
-        [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--type", "process", "--limit", "1",
-         "--name", home.name],
+        prefect_cli("worker", "start", "--pool", POOL, "--type", "process", "--limit", "1", "--name", home.name),
         env={**env, **WORKER, "HOME": str(home), "PREFECT_HOME": str(home / ".prefect")}, cwd=home,
         stdout=(home / "worker.log").open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
