@@ -192,10 +192,13 @@ def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
 # server's CPU on test_prefect_flow's and test_review_pause's runs: 7.3 s, 4.9 s batched (load 7-8),
 # 4.4 s without the persister (load ~10). A test that reads task runs reads until what it asks for
 # is there (the recorder writes at least every 2 s).
-# The session's workers share it, so it holds every Prefect test's runs (a 3-s schedule alone gets 100
-# scheduled ahead): a read without a limit (test_review_pause's read_flow_runs(), filtered here by its
-# db_path) gets the server's default limit, 200 runs in id order, which are random uuids; all of them instead.
+# The session's workers share it, so it holds every Prefect test's runs: a read without a limit
+# (test_review_pause's read_flow_runs(), filtered here by its db_path) gets the server's default limit,
+# 200 runs in id order, which are random uuids; all of them instead.
+# A schedule keeps 5 runs scheduled ahead rather than 100 (each loop tops them up): three 3-s schedules' first 30 s cost
+# the server 2.1 -> 1.4 s of CPU, and every such read, and a deployment's deletion, handled fewer runs.
 WORKER_SERVER_SETTINGS = {"PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "3", "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+                          "PREFECT_SERVER_SERVICES_SCHEDULER_MAX_RUNS": "5",
                           "PREFECT_SERVER_API_DEFAULT_LIMIT": "100000", **TEMPORARY_SERVER_SETTINGS,
                           **{f"PREFECT_SERVER_SERVICES_{service}_ENABLED": "false" for service in (
                               "LATE_RUNS", "FOREMAN", "TRIGGERS", "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER",
