@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,18 +120,22 @@ def _simulated(seed: int = 7, items: int = 80, workers: int = 9) -> tuple[pd.Dat
     return _frame(rows), truth
 
 
-# crowd-kit's models by name, made in the test: imported at the module's top, crowd-kit (scipy.stats, sklearn,
-# nltk) cost every xdist worker 0.8 s of CPU at collection, most of them never running these tests
+def _crowd_kit(name: str) -> Any:
+    """crowd-kit's model class ``name``, loaded in the test, not at collection (where every xdist worker paid it)."""
+    from tests.crowd_kit_parity import crowd_kit_class
+
+    return crowd_kit_class({"MajorityVote": "majority_vote", "GLAD": "glad"}.get(name, "dawid_skene"), name)
+
+
+# crowd-kit's models by name, made in the test
 @pytest.mark.parametrize(("method", "model"), [("mv", ("MajorityVote", {})), ("ds", ("DawidSkene", {"n_iter": 100})),
                                                ("one-coin", ("OneCoinDawidSkene", {"n_iter": 100})),
                                                ("glad", ("GLAD", {"n_iter": 100}))])
 def test_same_as_crowd_kit_directly(method: str, model: tuple[str, dict[str, int]]) -> None:
-    import crowdkit.aggregation
-
     name, options = model
     frame, _ = _simulated()
     answers = aggregate(frame, method).answers.set_index("item_id")
-    direct = getattr(crowdkit.aggregation, name)(**options).fit(frame.rename(columns={"item_id": "task",
+    direct = _crowd_kit(name)(**options).fit(frame.rename(columns={"item_id": "task",
                                                                                       "worker_id": "worker"}))
     probas = direct.probas_
     clear = probas.apply(lambda row: (row.max() - row.nlargest(2).iloc[-1]) > 1e-9, axis=1)  # no tie to resolve
@@ -158,9 +163,8 @@ def test_real_labels_with_gold(shared_data: Path) -> None:
     raw = pd.read_csv(shared_data / "snow2008-wsd" / "wsd.standardized.tsv", sep="\t", dtype=str)
     frame = pd.DataFrame({"item_id": raw["orig_id"], "worker_id": raw["!amt_worker_ids"], "label": raw["response"]})
     gold = raw.drop_duplicates("orig_id").set_index("orig_id")["gold"]
-    from crowdkit.aggregation import DawidSkene
-
-    direct = DawidSkene(n_iter=100).fit_predict(frame.rename(columns={"item_id": "task", "worker_id": "worker"}))
+    by_task = frame.rename(columns={"item_id": "task", "worker_id": "worker"})
+    direct = _crowd_kit("DawidSkene")(n_iter=100).fit_predict(by_task)
     direct_acc = (direct.astype(str) == gold.reindex(direct.index)).mean()
     for method in ("auto", "mv", "ds", "one-coin", "skill"):
         ours = aggregate(frame, method).answers.set_index("item_id")["label"]

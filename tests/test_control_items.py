@@ -22,6 +22,7 @@ from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from flows.sim.people.latent_choices import latent_truth
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
+from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -144,19 +145,23 @@ def _section(page: str, index: int) -> str:
     return re.sub(rf'_{index}"', '_N"', re.sub(r"r\d{5}|Review number \d+", "X", part))
 
 
+ROUTE_ITEMS = 36  # ordinary items of the campaigns run on every route: 12 a batch, 4 pages of 5 with the controls
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("platform", ["mturk", "prolific", "links"])
 def test_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     """Controls are posted in the units, answered by the simulated crowd's one model, paid like any
     item, and block the consistently wrong before the last batch; out of dataset and answers."""
     # two controls on every page of 5: an adversary meets three in batches 1-2 in two or three pages
-    config = _project(tmp_path, share=0.4)
+    config = _project(tmp_path, items=ROUTE_ITEMS, share=0.4)
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform=platform)
     out, store = tmp_path / "runs" / "sentiment", Store(tmp_path / "h.db")
     controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
     planned = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])
-    assert planned["items"] == 99  # the budget is checked on these, controls included (13 a batch)
+    # the budget is checked on these, controls included (0.4 / 0.6 of a batch's ordinary items)
+    assert planned["items"] == ROUTE_ITEMS + 3 * round(ROUTE_ITEMS / 3 * 0.4 / 0.6)
     responses = pd.read_csv(out / "responses.csv", dtype=str, keep_default_na=False)
     responses["worker_id"] = responses["worker_id"].str.removeprefix("invite:")  # links: invitee = sim worker
     answered = responses[responses["item_id"].isin(controls)]
@@ -214,7 +219,7 @@ def shown_to_a_person(db: Path, blocked: set[str], scored: pd.DataFrame) -> None
     site = OverviewSite(db_path=db, out_root=db.parent / "runs", read_status=campaign_status)
     with OverviewServer(site) as server, httpx.Client(follow_redirects=True) as client:
         page = client.get(f"{server.url}/?token={site.login_token}").text
-    assert "Answers: 60 (sentiment;" in page and f"skill of {len(scored)} workers" in page
+    assert f"Answers: {ROUTE_ITEMS} (sentiment;" in page and f"skill of {len(scored)} workers" in page
     for w in scored.to_dict("records"):
         assert f"<td>{w['worker_id']}</td>" in page
 
@@ -342,7 +347,7 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     consistently wrong are blocked before the last batch on them, and no honest profile is. Two controls
     on every page of 5, as above: on Prolific a participant takes one page a batch, and a page of 5
     with fewer controls is short of the two sources a block needs before the last batch."""
-    config = _project(tmp_path, share=0.4, pooling=True)
+    config = _project(tmp_path, items=ROUTE_ITEMS, share=0.4, pooling=True)
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
                  platform=platform)
     out = tmp_path / "runs" / "sentiment"

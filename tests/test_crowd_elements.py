@@ -17,6 +17,7 @@ from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
+from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 PAGES = Path(__file__).parent / "pages"
 ELEMENTS = {"scene": "crowd-image-classifier", "title": "crowd-input", "description": "crowd-text-area",

@@ -198,10 +198,11 @@ def calibrator_on_controls(confidence: np.ndarray | pd.Series, correct: np.ndarr
     shapes = [None] + ([given] if given is not None and len(set(given)) > 1 else [])
     wrong = int((right == 0).sum())
     curves = min(wrong, len(right) - wrong) >= MIN_EACH_OUTCOME
+    fold = control_folds(keys)  # hashed once for every candidate (a hash of the keys cost each a fifth of its CPU)
     crossed: dict[tuple[Any, ...], np.ndarray] = {
-        (k, i): cross_fitted(conf, right, keys, strength=k, answers=by) for i, by in enumerate(shapes)
+        (k, i): cross_fitted(conf, right, keys, strength=k, answers=by, fold=fold) for i, by in enumerate(shapes)
         for k in strengths if curves}
-    crossed[SHARE] = cross_fitted(conf, right, keys, wrong_share=True)
+    crossed[SHARE] = cross_fitted(conf, right, keys, wrong_share=True, fold=fold)
     losses = {choice: log_loss(x, right) for choice, x in crossed.items()}
     best = min(crossed, key=lambda choice: losses[choice])  # the first of equals: one curve, the weaker pull
     model = log_loss(conf, right)
@@ -249,20 +250,22 @@ def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
                  folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
-                 answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False) -> np.ndarray:
-    """Each control's confidence from a calibrator fitted on the other folds' controls (``keys``: their item ids)."""
+                 answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False,
+                 fold: np.ndarray | None = None) -> np.ndarray:
+    """Each control's confidence from a calibrator fitted on the other folds' controls (``keys``: their item ids;
+    ``fold``: ``control_folds(keys, folds)`` when the caller has it)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
+    fold = control_folds(keys, folds) if fold is None else fold
     if wrong_share:
-        return _crossed(conf, right, keys, folds, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))
-    return _crossed(conf, right, keys, folds,
+        return _crossed(conf, right, fold, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))
+    return _crossed(conf, right, fold,
                     lambda fitted: fit(conf[fitted], right[fitted], strength, None if given is None else given[fitted]),
                     given)
 
 
-def _crossed(conf: np.ndarray, right: np.ndarray, keys: pd.Series, folds: int,
-             fitted_on: Callable[[np.ndarray], Calibrator], given: np.ndarray | None = None) -> np.ndarray:
+def _crossed(conf: np.ndarray, right: np.ndarray, fold: np.ndarray, fitted_on: Callable[[np.ndarray], Calibrator],
+             given: np.ndarray | None = None) -> np.ndarray:
     """Each control's confidence by the calibrator ``fitted_on`` the other folds' controls."""
-    fold = control_folds(keys, folds)
     out = np.empty(len(conf))
     for f in np.unique(fold):
         inside = fold == f
