@@ -67,8 +67,8 @@ UNSAID = re.compile(r"\bnot (?:say|said|stated?|clear|defined|explain|specif|men
                     r"\bwhich\b|\bwhether\b|\bwho (?:decides|counts|judges)|\bwhat (?:happens|if|is|does|about)\b|"
                     r"\bno (?:mention|limit|rule|definition|detail)|left out|leaves out|missing|undefined|ambiguous|"
                     r"\bunsaid\b|\bsilent on\b", re.I)
-PRAISE = re.compile(r"\b(?:catchy|rhythm|i like|nice|snappier|flat|well written|reads well|sounds (?:good|great|fine))\b",
-                    re.I)
+PRAISE = re.compile(r"\b(?:catchy|rhythm|i like|nice|snappier|flat|well written|reads well|"
+                    r"sounds (?:good|great|fine))\b", re.I)
 DIETS = {"vegetarian": "vegetarian", "vegan": "vegan", "gluten_free": "gluten", "low_sugar": "sugar"}
 DANGLING = frozenset(("the", "a", "an", "of", "to", "and", "or", "on", "at", "for", "in", "with", "from", "by", "will",
                       "is", "are", "be", "that", "this", "has", "have", "our", "their", "its", "as", "new", "but"))

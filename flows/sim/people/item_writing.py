@@ -58,7 +58,7 @@ TO_ACT = re.compile(r"\bwhat\b[^?.;]*?\b(?:should|would|could|must|ought(?: to)?
                     r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\bwhat (?:would you )?advi[cs]e\b|"
                     r"\byour advice\b|\badvi[cs]e (?:the|them|him|her)\b", re.I)
 # what a text leaves unclear ("What is unclear or missing in this rule?", "Which part is vague?")
-UNCLEAR_ASK = re.compile(r"\b(?:what|which|anything|something|parts?|where|leaves?|left)\b[^?.]{0,40}\b(?:unclear|"
+UNCLEAR_ASK = re.compile(r"\b(?:what|which|any(?:thing)?|something|parts?|where|leaves?|left)\b[^?.]{0,40}\b(?:unclear|"
                          r"vague|ambiguous|not clear|confusing|open to (?:interpretation|argument)|undefined|unsaid|"
                          r"loopholes?)\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)
