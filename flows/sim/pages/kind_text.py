@@ -91,9 +91,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        told = chat_problem(main_text(ctx.texts), rng) or \
+        told = chat_problem(main_text(ctx.texts), rng)
+        told = within_words(uncopied(told, main_text(ctx.texts)), most) if told else \
             summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
-        return within_words(uncopied(told, main_text(ctx.texts)) if OWN_WORDS.search(question) else told, most)
+        return uncopied(told, main_text(ctx.texts)) if OWN_WORDS.search(question) else told
     if wanted == "audience":
         return audience(texts, rng, least)
     if wanted == "correction":

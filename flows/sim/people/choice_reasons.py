@@ -57,7 +57,7 @@ GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point
            "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
            "{t} is where it is clearest", "{t} points that way", "you can see it in {t}")
 RATED = ("I gave it {o} because it {c}.", "I rated it {o}, as it {c}.", "{O}, because it {c}.")
-PLURAL = re.compile(r"\w\w[^s\W]s\b|, | and ")  # "Developers", "Students and staff", not "Process"
+PLURAL = re.compile(r" and ")  # several ticked ("Students and Developers"), a group ("Managers and team leads")
 THEY = {"is": "are", "has": "have", "was": "were", "would": "would", "could": "could", "should": "should"}
 OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
             "I went with {o} since it {c}.")

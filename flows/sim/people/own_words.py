@@ -23,7 +23,9 @@ CONTRACTED = {"it's": "it is", "it is": "it's", "don't": "do not", "do not": "do
               "didn't": "did not", "did not": "didn't", "wasn't": "was not", "was not": "wasn't"}
 NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
            "nine": "9", "ten": "10"}
-SWAPS = {**NUMBERS, **{v: k for k, v in NUMBERS.items()}, "says": "shows", "got": "received", "bought": "purchased"}
+SWAPS = {**NUMBERS, **{v: k for k, v in NUMBERS.items()}, "says": "shows", "got": "received", "bought": "purchased",
+         "get": "receive", "add": "include", "find": "locate", "told": "informed", "think": "believe",
+         "wrong": "incorrect", "broken": "damaged", "charged": "billed", "buy": "purchase", "change": "update"}
 PHRASES = frozenset(("for", "with", "in", "on", "at", "to", "from", "of", "and", "but", "by", "after", "before"))
 FILLER = frozenset(("just", "really", "actually", "still", "very", "so", "even", "already", "now", "also"))
 
@@ -71,7 +73,7 @@ def chat_problem(text: str, rng: random.Random) -> str:
     return f"{who[:1].upper()}{who[1:]} {told}" + ("" if told.endswith("?") else ".")
 
 
-def uncopied(text: str, source: str, run: int = 6) -> str:
+def uncopied(text: str, source: str, run: int = 5) -> str:
     """``text`` with every run of ``run`` or more of ``source``'s words in a row broken, as a person rewrites it:
     a contraction or a number spelt the other way, a word put another way, a filler word dropped, else the run cut
     short."""
@@ -96,9 +98,11 @@ def uncopied(text: str, source: str, run: int = 6) -> str:
                            and bare[k + 1] not in ("same", "other", "first", "last", "next", "only")), None)):
             mine[the] = "their"  # (told of the customer, the things they name are theirs)
         else:  # the run's last phrase left out ("charged twice [for the same order]"), up to its clause's end
-            cut = max((k for k in span if k > at + 1 and bare[k] in PHRASES), default=at + run - 1)
-            end = next((k for k in range(cut, len(mine)) if re.search(r"[,;.!?]$", mine[k])), len(mine) - 1)
+            cut = max((k for k in span if k > at + 1 and bare[k] in PHRASES), default=None)
+            end = next((k for k in range(cut or 0, len(mine)) if re.search(r"[,;.!?]$", mine[k])), len(mine) - 1)
             mark = mine[end][len(mine[end].rstrip(",;.!?")):] or "."
+            if cut is None or end + 1 - cut > len(mine) / 3:  # (a person keeps what the text says, run and all)
+                return text
             mine = [*mine[:cut - 1], mine[cut - 1].rstrip(",;:") + mark, *mine[end + 1:]]
         text = " ".join(mine)
     return text
@@ -107,6 +111,7 @@ def uncopied(text: str, source: str, run: int = 6) -> str:
 def within_words(text: str, most: int | None) -> str:
     """``text`` cut to its first clauses when it runs past ``most`` words, as a person shortens it."""
     while most and len(text.split()) > most and (cut := re.sub(r"(?:,|;| but| and| as| because)[^,;]*$", "",
-                                                                 text.rstrip("."))) != text.rstrip("."):
+                                                                 text.rstrip("."))) != text.rstrip(".") \
+            and len(cut.split()) >= 4:
         text = cut + "."
     return text
