@@ -12,7 +12,7 @@ from flows.sim.people.summaries import STOP as SUMMARY_STOP
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
                      r"shorten|abstract", re.I)
 # the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
-IN_SHORT = re.compile(r"in (one|a) (short )?sentence|in your own words", re.I)
+IN_SHORT = re.compile(r"in (one|a) (short )?sentence|(?:in|use) your own words", re.I)
 JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)

@@ -20,7 +20,9 @@ GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[ 
 CONTRACTED = {"it's": "it is", "it is": "it's", "don't": "do not", "do not": "don't", "doesn't": "does not",
               "does not": "doesn't", "isn't": "is not", "is not": "isn't", "can't": "cannot", "cannot": "can't",
               "they've": "they have", "they have": "they've", "they're": "they are", "they are": "they're",
-              "didn't": "did not", "did not": "didn't", "wasn't": "was not", "was not": "wasn't"}
+              "didn't": "did not", "did not": "didn't", "wasn't": "was not", "was not": "wasn't",
+              "won't": "will not", "will not": "won't", "haven't": "have not", "have not": "haven't",
+              "hasn't": "has not", "has not": "hasn't", "aren't": "are not", "are not": "aren't"}
 NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
            "nine": "9", "ten": "10"}
 SWAPS = {**NUMBERS, **{v: k for k, v in NUMBERS.items()}, "says": "shows", "got": "received", "bought": "purchased",
