@@ -78,7 +78,8 @@ def named_choice(choices: list[tuple[str, str]], question: str) -> tuple[str, st
     groups?" -> the choice asked as "Which of these groups ...", "none of them" if nothing was ticked), or None."""
     scored = [(len(_stems(asks) & _stems(question)), k) for k, (asks, _chosen) in enumerate(choices)]
     best = max(scored, default=(0, 0))
-    return (choices[best[1]][0], choices[best[1]][1] or "none of them") if best[0] else None
+    asks, chosen = choices[best[1]]
+    return None if not best[0] else (asks, chosen) if chosen else ("", "none of them")  # (none: no criterion met)
 
 
 def criterion(question: str) -> str:
