@@ -24,6 +24,14 @@ Words, content words and copied runs as bench/words_answered.py reads them.
   to the note, what should a guest staying in one of the affected rooms do? between 5 and 20 words"),
   tenancy_clause ("point out something this clause leaves unclear (5-25 words)"), event_listing ("suggest a short
   title for this listing (2 to 6 words)").
+- Beside held-out set 12's shapes, written with these judges before any run: sign_translation ("only if it needs a
+  fix: write the English version as it should read (at most 15 words); leave the box empty if it is right"): given
+  exactly when the worker's own verdict is needs_fix, then 1 to 15 words, not the English shown (letters compared),
+  a content word of the sign; recipe_diets ("why did you tick those diets? 5 to 30 words"): names one of the
+  worker's own ticked diets and a content word of the recipe. Kept out: help_chat ("what did the staff member need
+  help with? own words, do not copy, 4 to 14 words"): within the range, a content word of the chat, copied run <= 5,
+  no speaker label opening it; notice_confusing (optional "is anything in the wording confusing?"): over the answers
+  given, a content word of the notice, says what is unclear (UNSAID, confus, unclear, vague), no praise (PRAISE).
 - newsletter_title ("Title (3 to 10 words, one line, no full stop)"), and kept, club_headline ("4 to 9 words,
   without a full stop"): within the range, one line, no full stop at its end, names the notice's ``key``, 2+
   content words of the notice, no small word last (DANGLING), and not the notice's opening words cut short.
@@ -45,8 +53,9 @@ from flows.sim.people.crowd_model import HONEST_PROFILES
 PAGES = ROOT / "bench" / "words_pages3"
 RESULTS = ROOT / "bench" / "results-words-answered3.json"
 TUNE = ("recall_advice", "rule_unclear", "newsletter_title", "water_advice", "club_vague", "club_headline",
-        "school_parents", "leave_policy", "local_news")
-KEPT = ("hotel_notice", "tenancy_clause", "event_listing")  # written after the second three kept pages had been seen
+        "school_parents", "leave_policy", "local_news", "sign_translation", "recipe_diets")
+# written after the second three kept pages had been seen; then a pair beside set 12's shapes (help_chat ..)
+KEPT = ("hotel_notice", "tenancy_clause", "event_listing", "help_chat", "notice_confusing")
 ADVICE = (r"stop|return|contact|call|phone|ring|check|keep|boil|avoid|take|bring|throw|bin|use|wait|ask|get|look|"
           r"put|do not|don't|stay|report|follow|read|register|send|unplug|switch|turn|close|find|visit|go|email|"
           r"write|empty|store|leave|tell|warn|claim|apply|book|cancel|replace|remove")
@@ -58,6 +67,9 @@ UNSAID = re.compile(r"\bnot (?:say|said|stated?|clear|defined|explain|specif|men
                     r"\bwhich\b|\bwhether\b|\bwho (?:decides|counts|judges)|\bwhat (?:happens|if|is|does|about)\b|"
                     r"\bno (?:mention|limit|rule|definition|detail)|left out|leaves out|missing|undefined|ambiguous|"
                     r"\bunsaid\b|\bsilent on\b", re.I)
+PRAISE = re.compile(r"\b(?:catchy|rhythm|i like|nice|snappier|flat|well written|reads well|"
+                    r"sounds (?:good|great|fine))\b", re.I)
+DIETS = {"vegetarian": "vegetarian", "vegan": "vegan", "gluten_free": "gluten", "low_sugar": "sugar"}
 DANGLING = frozenset(("the", "a", "an", "of", "to", "and", "or", "on", "at", "for", "in", "with", "from", "by", "will",
                       "is", "are", "be", "that", "this", "has", "have", "our", "their", "its", "as", "new", "but"))
 
@@ -81,7 +93,44 @@ def _title(row: dict, text: str, least: int, most: int, source: str) -> bool:
         and bool(mine) and mine[-1] not in DANGLING and not cut_short
 
 
-JUDGES: dict[str, Callable[[dict, dict], bool]] = {
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def _fix(row: dict, a: dict) -> bool:
+    """Given exactly when the worker's own verdict says the line needs a fix; then not the English shown."""
+    text = a.get("better_english", "").strip()
+    if a["verdict"] != "needs_fix":
+        return not text
+    return count(text, 1, 15) and _letters(text) != _letters(row["english"]) \
+        and bool(content(text) & (content(row["english"]) | content(row["original"])))
+
+
+def _ticked_reason(row: dict, a: dict) -> bool:
+    """Names one of the worker's own ticked diets and a word of the recipe."""
+    ticked = [DIETS[v] for v in a["diets"].split("|") if v in DIETS]
+    text = a["diet_reason"]
+    return count(text, 5, 30) and any(names(text, t) for t in ticked) \
+        and bool(content(text) & content(f"{row['title']} {row['ingredients']}"))
+
+
+def _need(row: dict, a: dict) -> bool:
+    text = a["need"]
+    return count(text, 4, 14) and bool(content(text) & content(row["chat"])) and copied_run(text, row["chat"]) <= 5 \
+        and not re.match(r"\s*(?:user|helpdesk)\s*:", text, re.I)
+
+
+def _confusing(row: dict, a: dict) -> bool | None:
+    """(None: left blank, as the page allows) names a part of the notice and what is unclear about it, no praise."""
+    text = a.get("confusing_part", "").strip()
+    if not text:
+        return None
+    return count(text, 1, 25) and bool(content(text) & content(row["notice"])) and not PRAISE.search(text) \
+        and bool(UNSAID.search(text) or re.search(r"confus|unclear|vague", text, re.I))
+
+
+JUDGES: dict[str, Callable[[dict, dict], bool | None]] = {
+    "sign_translation": _fix, "recipe_diets": _ticked_reason, "help_chat": _need, "notice_confusing": _confusing,
     "recall_advice": lambda r, a: _advice(r, a["owner_step"], 5, 25, "notice"),
     "water_advice": lambda r, a: _advice(r, a["advice"], 6, 20, "message"),
     "rule_unclear": lambda r, a: _unclear(a["gap"], r["rule"], 5, 30),
@@ -100,7 +149,7 @@ def measured(page: str, seeds: int, show: int) -> tuple[float, float]:
     """The share of honest answers on ``page`` its judge passes, and the share of distinct openings."""
     with tempfile.TemporaryDirectory() as d:
         got = answers(Path(d), page, HONEST_PROFILES, seeds, folder=PAGES)
-    judged = [(row, a, JUDGES[page](row, a)) for row, a in got]
+    judged = [(row, a, ok) for row, a in got if (ok := JUDGES[page](row, a)) is not None]  # (None: left blank)
     failing = [(row["item_id"], a) for row, a, ok in judged if not ok]
     for item, a in random.Random(1).sample(failing, min(show, len(failing))):
         print(f"   x {item}: {a}")

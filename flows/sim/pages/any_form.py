@@ -20,7 +20,7 @@ from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
-from flows.sim.people.choice_reasons import anchors
+from flows.sim.people.choice_reasons import anchors, said_together
 from flows.sim.people.corrections import asked_when, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
@@ -167,9 +167,13 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         fill.picked[f"{ctx.key}~"] = anchors([*f.labels.values(), fill.questions.get(f.name, ""), *ctx.texts])
         options = [o for o in f.options if o]
         fill.picked[f"{ctx.key}%"] = str(options.index(value) / max(1, len(options) - 1) if value in options else 1)
+        fill.choices.setdefault(ctx.key, []).append((fill.questions.get(f.name, ""), fill.picked[ctx.key]))
         return value
     if f.kind in ("checkbox", "select"):
-        return ticks(fill, f, ctx)
+        value = ticks(fill, f, ctx)
+        shown = [f.labels.get(o, o) for o in value.split("|") if o]
+        fill.choices.setdefault(ctx.key, []).append((fill.questions.get(f.name, ""), said_together(shown)))
+        return value
     if f.kind in ("number", "range"):
         fill.picked[ctx.key] = number(fill, f, ctx)
         return fill.picked[ctx.key]
@@ -192,7 +196,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         return {}
     contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks) for k, c in contexts.items()}
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks, c.labels)
+                    for k, c in contexts.items()}
     shown = read_page(html or "")
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields))

@@ -28,6 +28,7 @@ class Filling:
     sole: set[str] = field(default_factory=set)  # fields that are their item's only answer (item_answers.py)
     # item -> this worker's last choice for it (a reason's); item + "?": that choice's question; + "%": 0-1 on its scale
     picked: dict[str, str] = field(default_factory=dict)
+    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # item -> (question, choice as shown)
     min_words: dict[str, int] = field(default_factory=dict)  # box -> the words the page's own script asks for
     page: str = ""  # the page's own words, all of them (what it says an item should give)
 

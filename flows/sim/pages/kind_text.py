@@ -17,13 +17,14 @@ from flows.sim.people.asked_details import (
     open_answer,
     question_answer,
 )
-from flows.sim.people.choice_reasons import ANCHOR, choice_reason
-from flows.sim.people.corrections import corrected, left_empty, politer
+from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice
+from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
 from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
+from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.stated_limits import Limits, stated, within
 from flows.sim.people.summaries import (
@@ -90,11 +91,17 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        return summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
+        told = chat_problem(main_text(ctx.texts), rng)
+        told = within_words(uncopied(told, main_text(ctx.texts)), most) if told else \
+            summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
+        return uncopied(told, main_text(ctx.texts)) if OWN_WORDS.search(question) else told
     if wanted == "audience":
         return audience(texts, rng, least)
-    if wanted in ("correction", "politer"):
-        return (corrected if wanted == "correction" else politer)(main_text(texts), rng) if texts else ""
+    if wanted == "correction":
+        target, version = to_correct(question, texts, ctx.labels)
+        return corrected(target, rng, version) if texts else ""
+    if wanted == "politer":
+        return politer(main_text(texts), rng) if texts else ""
     if wanted in ("word", "remark", "clarification", "wording", "question"):
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item
@@ -109,7 +116,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return missing_detail(texts, rng, fill.page)
     if wanted in OWN_KINDS or wanted in ("missing", "unclear"):  # in the person's own voice, from the item's words
         return own_answer(wanted if wanted in OWN_KINDS else "untold", question, texts, rng, least, fill.page)
-    if wanted == "reason" and ctx.texts and not fill.picked.get(ctx.key) and not ctx.shows_image:
+    if wanted == "reason" and ctx.texts and not fill.choices.get(ctx.key) and not ctx.shows_image:
         return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
     if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words) or next_step(texts, question)):
         return told  # the item's own advice retold, else a holder's next step
@@ -128,8 +135,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     # grounds for the choice in the item's words from its main text (what decides a choice is said there, not the scale)
     shown = [t for t in texts if not ANCHOR.search(t)] or texts
     if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
-        return choice_reason(fill.picked.get(ctx.key, ""), f"{question} {fill.picked.get(f'{ctx.key}?', '')}", found,
-                             rng, least, float(fill.picked.get(f"{ctx.key}%", 1)), fill.picked.get(f"{ctx.key}~", ""),
+        chosen, asks, level, ends = (fill.picked.get(f"{ctx.key}{k}", "") for k in ("", "?", "%", "~"))
+        if (named := named_choice(fill.choices.get(ctx.key, []), question)) and named[1] != chosen:
+            (asks, chosen), level, ends = named, "1", ""  # the choice the reason's question names, not the last
+        return choice_reason(chosen, f"{question} {asks}", found, rng, least, float(level or 1), ends,
                              ctx.shows_image, said.most_words)
     return ""
 

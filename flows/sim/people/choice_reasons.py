@@ -57,8 +57,29 @@ GENERAL = ("{t} says it plainly", "{t} matches the rest", "{t} is the main point
            "{t} leaves little doubt", "{t} is hard to miss", "the difference shows most in {t}",
            "{t} is where it is clearest", "{t} points that way", "you can see it in {t}")
 RATED = ("I gave it {o} because it {c}.", "I rated it {o}, as it {c}.", "{O}, because it {c}.")
+PLURAL = re.compile(r" and ")  # several ticked ("Students and Developers"), a group ("Managers and team leads")
+THEY = {"is": "are", "has": "have", "was": "were", "would": "would", "could": "could", "should": "should"}
 OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
             "I went with {o} since it {c}.")
+
+
+def said_together(options: list[str]) -> str:
+    """Several ticked options as a person lists them ("Students, Developers and Managers")."""
+    return ", ".join(options[:-1]) + (" and " if len(options) > 1 else "") + (options[-1] if options else "")
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())} - {"these", "those", "which", "what", "that",
+                                                                      "this", "your", "would", "does", "tick"}
+
+
+def named_choice(choices: list[tuple[str, str]], question: str) -> tuple[str, str] | None:
+    """Of the worker's choices on an item, the one a reason's question names by its words ("Why did you pick those
+    groups?" -> the choice asked as "Which of these groups ...", "none of them" if nothing was ticked), or None."""
+    scored = [(len(_stems(asks) & _stems(question)), k) for k, (asks, _chosen) in enumerate(choices)]
+    best = max(scored, default=(0, 0))
+    asks, chosen = choices[best[1]]
+    return None if not best[0] else (asks, chosen) if chosen else ("", "none of them")  # (none: no criterion met)
 
 
 def criterion(question: str) -> str:
@@ -117,6 +138,9 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
     if said and option:
         frames = RATED if option.isdigit() else OPENINGS
         text = rng.choice(frames).format(o=option, O=option[:1].upper() + option[1:], c=said)
+        if PLURAL.search(option):  # several ticked, or a group: "they would", "they are"
+            text = re.sub(r"\bit (is|has|was|would|could|will|can|should|might|may|\w+s)\b",
+                          lambda m: "they " + THEY.get(m[1], m[1] if len(m[1]) < 5 else m[1][:-1]), text, count=1)
     else:
         text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
                                                                              option[1:]) if option else ""

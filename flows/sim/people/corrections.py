@@ -72,16 +72,65 @@ ONLY_WHEN = re.compile(r"\b(?:only )?if (?:you (?:answered|chose|selected|picked
 IF_SO = re.compile(r"\s*(?:only )?if (?P<c>[^,.;:]{1,40})[,:]", re.I)
 FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|problems?)|nothing (?:to fix|wrong)|"
                   r"grammatical|free of)\b", re.I)
-FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?)\b", re.I)
+FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?|fix(?:es|ing)?|"
+                   r"needs? (?:a |some )?(?:small |minor )?(?:changes?|corrections?|edits?))\b", re.I)
+SMALL = frozenset(("with", "and", "from", "into", "over", "under", "your", "their", "this", "that", "these", "those",
+                   "some", "each", "very", "than", "then", "what", "when", "which", "have", "been", "were", "also"))
 
 
-def corrected(sentence: str, rng: random.Random) -> str:
-    """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one."""
+def _bare(word: str) -> str:
+    return word.strip(".,;:!?()\"'").lower()
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in map(_bare, text.split()) if len(w) >= 4 and w not in SMALL}
+
+
+def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple[str, str]:
+    """The text a correction box asks about (the one whose label its question names: "the corrected English line"
+    -> "Our English"), and another version shown beside it (an original it translates), or ""."""
+    texts = [*texts, *(t for t in labels if t not in texts and len(t.split()) < 3)]  # a dish name is short
+    named = [t for t in texts if _stems(labels.get(t, "")) & _stems(question)]
+    target = max(named or texts, key=len) if texts else ""
+    size = len(target.split())
+    beside = [t for t in texts if t != target and target in labels and t in labels
+              and size / 2 <= len(t.split()) <= size * 2]
+    order = list(labels)  # (page order: the version a page shows beside the text is next to it)
+    return target, min(beside, key=lambda t: abs(order.index(t) - order.index(target))) if named and beside else ""
+
+
+def _alike(a: str, b: str) -> bool:
+    return a[:3] == b[:3] if min(len(a), len(b)) >= 3 else a == b
+
+
+def _from_version(text: str, version: str) -> str:
+    """``text`` with each run of words that match nothing in ``version`` (what the translation got wrong, as a reader
+    of both sees it) put back as one word of that version from about the same place."""
+    mine, theirs = text.split(), version.split()
+    odd = [k for k, w in enumerate(mine) if len(_bare(w)) >= 4 and _bare(w) not in SMALL
+           and not any(_alike(_bare(w), _bare(o)) for o in theirs)]
+    spare = [j for j, o in enumerate(theirs) if len(_bare(o)) >= 4
+             and not any(_alike(_bare(o), _bare(w)) for w in mine)]
+    for k in reversed(odd):  # (from the end, so a run's words drop out without moving the rest)
+        if spare:
+            j = min(spare, key=lambda j: abs(j / len(theirs) - k / len(mine)))
+            tail, run = mine[k][len(mine[k].rstrip(".,;:!?)")):], 2 if k - 1 in odd else 1
+            word = (str.capitalize if mine[k - run + 1][:1].isupper() else str.lower)(_bare(theirs[j])) + tail
+            mine[k - run + 1:k + 1], odd = [word], [o for o in odd if o != k - 1]
+            spare.remove(j)
+    return " ".join(mine)
+
+
+def corrected(sentence: str, rng: random.Random, version: str = "") -> str:
+    """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one;
+    ``version``: the text it translates, read beside it."""
     text = sentence.strip()
     for pattern, fix in FIXES:
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
+    if version and (fixed := _from_version(text, version)) != text:
+        return fixed
     if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
         return plainer
     text = text[:1].upper() + text[1:]

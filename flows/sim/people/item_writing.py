@@ -12,7 +12,7 @@ from flows.sim.people.summaries import STOP as SUMMARY_STOP
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
                      r"shorten|abstract", re.I)
 # the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
-IN_SHORT = re.compile(r"in (one|a) (short )?sentence|in your own words", re.I)
+IN_SHORT = re.compile(r"in (one|a) (short )?sentence|(?:in|use) your own words", re.I)
 JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
 WORD = re.compile(r"\b(?:word|term|phrase|expression)\b\s*[:\-]?\s*[\"'“‘«]?(?P<w>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*)?)"
                   r"[\"'”’»]?", re.I)
@@ -58,7 +58,7 @@ TO_ACT = re.compile(r"\bwhat\b[^?.;]*?\b(?:should|would|could|must|ought(?: to)?
                     r"[^?.]{0,40}\b(?:handle|respond|deal|proceed|fix)|\bwhat (?:would you )?advi[cs]e\b|"
                     r"\byour advice\b|\badvi[cs]e (?:the|them|him|her)\b", re.I)
 # what a text leaves unclear ("What is unclear or missing in this rule?", "Which part is vague?")
-UNCLEAR_ASK = re.compile(r"\b(?:what|which|anything|something|parts?|where|leaves?|left)\b[^?.]{0,40}\b(?:unclear|"
+UNCLEAR_ASK = re.compile(r"\b(?:what|which|any(?:thing)?|something|parts?|where|leaves?|left)\b[^?.]{0,40}\b(?:unclear|"
                          r"vague|ambiguous|not clear|confusing|open to (?:interpretation|argument)|undefined|unsaid|"
                          r"loopholes?)\b", re.I)
 REMARK = re.compile(r"comment|remark|\bnotes?\b|anything else|observations?|feedback", re.I)

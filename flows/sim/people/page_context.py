@@ -25,6 +25,7 @@ class ItemContext:
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
     asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
+    labels: dict[str, str] = field(default_factory=dict)  # a text -> the page's label just before it ("Our English")
 
 
 def item_index(name: str) -> str:
@@ -106,7 +107,8 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         own = [_without_shared_label(t, elsewhere) for t in texts[idx]
                if t not in shared and not _is_prompt(t, common) and t not in asked]
         asks = [t for t in texts[idx] if t not in shared and t.rstrip().endswith("?")]
-        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images), asks)
+        contexts[idx] = ItemContext(key, [t for t in own if len(t.split()) >= MIN_WORDS], bool(images), asks,
+                                    _labelled(page, a, b))
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
@@ -114,6 +116,17 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
                                len(images) == 1, [t for t in chunks if t.rstrip().endswith("?")])
     return contexts
+
+
+def _labelled(page: _FormParser, start: int, end: int) -> dict[str, str]:
+    """Each text of a segment that a label (a table's header cell, a <label>) directly precedes -> that label."""
+    out, label = {}, ""
+    for pos, text, is_label in page.texts:
+        if start < pos <= end:
+            if label and not is_label:
+                out[text] = label
+            label = text if is_label else ""
+    return out
 
 
 def _box_questions(page: _FormParser) -> set[str]:

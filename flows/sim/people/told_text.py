@@ -124,10 +124,13 @@ VAGUE = re.compile(r"\b(?:(?i:a|an|the|any|their|its|your)\s+)?(?<!as )(?:good|f
                    rf"extra|full|free|few)\s+(?:[a-z]+(?:ed|al|ful|less|ous|ive|able|ible|ic)\s+)?(?!{SMALL_WORD})[a-z][\w'-]+|"
                    r"\b(?:well in advance|in good time|as soon as possible|promptly|fairly|properly|regularly|"
                    r"appropriately|reasonably|(?<!as )soon|quickly|often|occasionally|from time to time)\b")
-COUNTED = re.compile(r"\b(?:half(?: (?:the|a|an|their) [a-z]+(?: [a-z]+)?)?|(?:once|twice|(?:one|two|three|four|five|"
-                     r"six|ten|\d+)\s+[a-z]+)(?:\s+(?:per|a|each|in a)\s+[a-z]+)?)\b", re.I)
+# (a date, a clock time or a numbered name, "Year 4 class", is no count)
+COUNTED = re.compile(r"\b(?:half(?: (?:the|a|an|their) [a-z]+(?: [a-z]+)?)?|(?:once|twice|(?<!year )(?<!room )"
+                     r"(?<!class )(?<!at )(?<!by )(?:one|two|three|four|five|six|ten|\d+)\s+(?!(?:jan|feb|mar|apr|may|"
+                     r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:am|pm|o'clock|and|or|to|until|towards|each|of)\b)"
+                     r"[a-z]+)(?:\s+(?:per|a|each|in a)\s+[a-z]+)?)\b", re.I)
 CONDITIONS = re.compile(r"(?<=[\w,] )(?P<c>unless|as long as|provided|subject to|except|if|when|until)\s+"
-                        r"(?P<r>[^,.;]{6,80})", re.I)
+                        r"(?P<r>[^,.;]{6,80}\s[^,.;]*\s[^,.;]+)(?=[,.;]|$)", re.I)
 THINGS = re.compile(rf"\b(?:the|their|its|your)\s+(?!(?:same|other|one|first|rest)\b)(?:(?!{SMALL_WORD})[a-z]"
                     rf"[\w'-]+\s){{0,2}}(?!{SMALL_WORD})[a-z][\w'-]{{3,}}", re.I)
 VERB_LAST = re.compile(r"\s+(?:runs?|gets?|goes|is|are|was|has|have|can|will|may|must|and|or|but|who|that|which|"

@@ -1,0 +1,55 @@
+"""Honest text that answers the box's own question: a correction of the text its question names, a reason for the
+choice its question names, a chat's problem in new words, what is confusing in a text."""
+
+from __future__ import annotations
+
+import random
+
+from flows.sim.people.choice_reasons import choice_reason, named_choice, said_together
+from flows.sim.people.corrections import corrected, left_empty, to_correct
+from flows.sim.people.item_writing import asked
+from flows.sim.people.own_words import chat_problem, turns, uncopied
+
+QUESTION = "Only if it needs a fix: type the English as it should read. Leave it empty if the English is right."
+
+
+def test_a_correction_rewrites_the_text_its_question_names_from_the_version_beside_it() -> None:
+    texts = ["Hotel Sol y Mar (Spanish)", "Habitación con vistas al mar", "Habitation with sights to the sea"]
+    labels = {texts[0]: "Hotel", texts[1]: "Original", texts[2]: "Our English"}
+    target, version = to_correct(QUESTION, texts, labels)
+    assert (target, version) == (texts[2], texts[1])
+    fixed = corrected(target, random.Random(1), version)
+    assert fixed != target and "sea" in fixed and "Hotel" not in fixed
+
+
+def test_a_correction_box_is_left_empty_exactly_when_the_workers_own_choice_says_fine() -> None:
+    asks = "Is the English right?"
+    assert left_empty(QUESTION, "Right, a reader would understand it", asks)
+    assert not left_empty(QUESTION, "Mostly right, needs a small fix (a word or spelling)", asks)
+    assert not left_empty("If it needs fixing, type the corrected line.", "Needs a small fix", asks)
+
+
+def test_a_reason_names_the_choice_its_question_names_not_the_last_one() -> None:
+    choices = [("Which of these groups would enjoy it? Tick all that apply.", said_together(["Students", "Parents"])),
+               ("How long is the talk?", "Short")]
+    asks, chosen = named_choice(choices, "Why did you pick those groups?") or ("", "")
+    assert chosen == "Students and Parents"
+    text = choice_reason(chosen, f"Why did you pick those groups? {asks}", ["hands-on exercises"], random.Random(2), 5)
+    assert "Students and Parents" in text and " they " in text and "Short" not in text
+    assert named_choice(choices, "Any other comments?") is None
+
+
+def test_a_chats_problem_is_told_of_the_one_who_opens_it_without_long_copied_runs() -> None:
+    chat = ("User: Hi. My monitor keeps flickering every few minutes since the update. "
+            "Support: Try another cable please. User: I tried two cables already.")
+    assert [who for who, _ in turns(chat)] == ["User", "Support", "User"]
+    told = chat_problem(chat, random.Random(3))
+    assert told.startswith("The user") and "monitor" in told and "Hi" not in told and "Support:" not in told
+    assert "their monitor" in told  # told of them, not in their own first person
+    source = "I was told that three cables would arrive on Monday morning."
+    assert "3" in uncopied("They were told that three cables would arrive on Monday morning.", source)
+    assert chat_problem("No speakers here: just one line of text.", random.Random(3)) == ""
+
+
+def test_a_question_whether_any_wording_is_confusing_asks_what_is_unclear() -> None:
+    assert asked("Optional: is any wording in the letter confusing? Say which, in up to 25 words.", "c") == "unclear"
