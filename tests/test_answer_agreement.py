@@ -112,14 +112,15 @@ count = 2
 name = "slow"
 count = 2
 """
+ITEMS = 100  # in three batches (150 blocked the same workers, at half as much again the CPU)
 WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 
 def _campaign(folder: Path, agreement: float, crowd: str, pooling: bool = False) -> tuple[pd.DataFrame, set[str], Path]:
-    """A 150-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
+    """An ITEMS-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
     alone (``pooling`` False) or pooled with agreement (postprocess/answers/worker_skill.py)."""
     folder.mkdir()
-    config = project(folder, 150, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
+    config = project(folder, ITEMS, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     # no quiz: the wrong workers would fail it and never work; these tests read the rules that block between batches
     config.write_text(text.replace("[answers]\n", "[answers]\nquiz = 0\n"), encoding="utf-8")
