@@ -112,7 +112,7 @@ count = 2
 name = "slow"
 count = 2
 """
-ITEMS = 100  # in three batches (150 blocked the same workers, at half as much again the CPU)
+ITEMS = 100  # in three batches (150 blocked the same workers)
 WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 
