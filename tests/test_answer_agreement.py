@@ -21,6 +21,7 @@ from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue
 from qc.worker_history import BLOCK_COLUMNS
+from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def _labels(rows: list[tuple[str, str, str]]) -> pd.DataFrame:
@@ -112,14 +113,15 @@ count = 2
 name = "slow"
 count = 2
 """
+ITEMS = 100  # in three batches (150 blocked the same workers)
 WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 
 def _campaign(folder: Path, agreement: float, crowd: str, pooling: bool = False) -> tuple[pd.DataFrame, set[str], Path]:
-    """A 150-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
+    """An ITEMS-item, 3-batch sentiment campaign with 5% controls: its blocks, its wrong workers. Controls
     alone (``pooling`` False) or pooled with agreement (postprocess/answers/worker_skill.py)."""
     folder.mkdir()
-    config = project(folder, 150, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
+    config = project(folder, ITEMS, 0, 0.05, seed=3, agreement=agreement, pooling=pooling)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     # no quiz: the wrong workers would fail it and never work; these tests read the rules that block between batches
     config.write_text(text.replace("[answers]\n", "[answers]\nquiz = 0\n"), encoding="utf-8")

@@ -148,7 +148,9 @@ def _posterior(terms: list[tuple[float, float, float, str]]) -> dict[str, float]
         with np.errstate(divide="ignore"):
             return float(weight @ np.log(p * a + slip * (1 - a)))
 
-    peak = max(log_like(t) for t in np.linspace(1e-6, math.pi / 2 - 1e-6, 2001))
+    grid = np.sin(np.linspace(1e-6, math.pi / 2 - 1e-6, 2001)) ** 2  # the peak's scale, on the grid at once
+    with np.errstate(divide="ignore"):
+        peak = float((weight @ np.log(np.outer(p, grid) + np.outer(slip, 1 - grid))).max())
 
     def mass(lo: float, hi: float, moment: bool = False) -> float:
         return integrate.quad(lambda t: math.exp(log_like(t) - peak) * (math.sin(t) ** 2 if moment else 1.0),

@@ -20,7 +20,7 @@ from qc import timing_rules
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from tests.test_qc_same_flags import VIZWIZ_VAL, vizwiz_submissions
 
-SEEDS = 20  # every rewritten rule has flagged something by seed 12
+SEEDS = 13  # seeds 0-12: the last is the first by which every rewritten rule has flagged something
 
 
 def same_as_before(frame: pd.DataFrame, params: dict[str, Any], rules: tuple[str, ...] = KNOWN_RULES) -> pd.DataFrame:

@@ -40,6 +40,9 @@ def _finish(config: Path, url: str, db: Path, out: Path) -> None:
 
 def test_a_person_clears_batch_1_on_prolific_and_study_2_excludes_their_block(tmp_path: Path) -> None:
     db, config = tmp_path / "h.db", review_config(tmp_path)
+    text = config.read_text()
+    assert "\nbatches = 5 " in text
+    config.write_text(text.replace("\nbatches = 5 ", "\nbatches = 2 ", 1))  # one study after batch 1's review
     with SimServer(seed=2) as sim:
         assert run_until_review(config, sim.url, db, tmp_path, platform="prolific").startswith(
             "batch 1 waits for review")

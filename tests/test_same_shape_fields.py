@@ -26,7 +26,7 @@ FITTED = ["ds", "glad", "mace", "one-coin"]
 ALONE = {"mace": 1e-4}
 
 
-def small_fields(seed: int = 7, fields: int = 60) -> pd.DataFrame:
+def small_fields(seed: int = 7, fields: int = 30) -> pd.DataFrame:
     """Fields of one item (two for some), each labelled by one to three of twelve workers (past ten, codes in text order
     are not in number order), from two label sets written in either order, rows shuffled: shapes repeat, under
     other item, worker and label names and in other orders."""
@@ -65,7 +65,7 @@ def test_fields_of_one_shape_answer_as_each_field_alone(method: str, monkeypatch
 @pytest.mark.parametrize("method", [*FITTED, "auto"])
 def test_shaped_answers_are_the_one_field_paths(method: str) -> None:
     """Each field's answers and per-judgement figures (which make the workers' table) as its own fit gives them."""
-    data = judgements(small_fields(seed=11, fields=40))
+    data = judgements(small_fields(seed=11, fields=20))
     codes = coded(data)
     fields = codes.field_rows()
     methods = [method if method != "auto" else ("ds" if f % 2 else "one-coin") for f in range(len(fields))]

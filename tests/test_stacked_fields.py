@@ -23,7 +23,7 @@ FLOATS = ["confidence", "posterior"]
 EXACT = ["label", "method", "judgements", "note", "confidence_source"]
 
 
-def many_fields(seed: int = 3, fields: int = 80) -> pd.DataFrame:
+def many_fields(seed: int = 3, fields: int = 40) -> pd.DataFrame:
     """Fields of 1-6 items, 1-4 workers of 14 (shared across fields; past ten, codes in text order are not in
     number order) and 1-3 label values, and two of 60 items by six workers whose hard items split (so their
     temperature is fitted, not 1)."""
@@ -34,6 +34,7 @@ def many_fields(seed: int = 3, fields: int = 80) -> pd.DataFrame:
         for i in range(items):
             for w in rng.choice(14, size=rng.integers(1, workers + 1), replace=False):
                 rows.append((f"i{i}", f"w{w}", ["yes", "no", "maybe"][rng.integers(values)], f"q{f}"))
+    rng = np.random.default_rng([seed, 2])  # the big fields' own draws, whatever the small fields took
     for big in ("big", "big2"):
         truth = rng.integers(0, 2, 60)
         for w in range(6):
