@@ -49,6 +49,23 @@
     Object.defineProperty(el, prop, {configurable: true, get: function () { return control[prop]; },
       set: function (v) { control[prop] = v; }});
   };
+  /* as mirror(), and MTurk's elements reflect checked as their attribute: a page's script may look for
+     crowd-checkbox[checked] or crowd-radio-button[checked]; a radio's change unchecks the others of its group */
+  var reflectChecked = function (pairs) {
+    var reflect = function () {
+      pairs.forEach(function (p) { if (p[1].checked) { p[0].setAttribute("checked", ""); } else { p[0].removeAttribute("checked"); } });
+    };
+    var native = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "checked");
+    pairs.forEach(function (p) {
+      p[1].addEventListener("change", reflect);
+      p[1].addEventListener("click", reflect);
+      /* a script (or a test harness) setting the control itself, with no event, is reflected too */
+      Object.defineProperty(p[1], "checked", {configurable: true, get: function () { return native.get.call(p[1]); },
+        set: function (v) { native.set.call(p[1], v); reflect(); }});
+      Object.defineProperty(p[0], "checked", {configurable: true, get: function () { return p[1].checked; },
+        set: function (v) { p[1].checked = !!v; }});
+    });
+  };
   var synced = [];  /* each crowd-input's catch-up with a value its page's script set as an attribute */
 
   each("crowd-input, crowd-text-area", function (el) {
@@ -74,26 +91,22 @@
     var name = el.getAttribute("name"), value = el.getAttribute("value") || "on";
     var box = make("input", {type: "checkbox", value: value, required: flag(el, "required"), checked: flag(el, "checked")});
     el.insertBefore(box, el.firstChild);
-    /* as mirror(), and MTurk's element reflects checked as its attribute: a page's script may look for crowd-checkbox[checked] */
-    var reflect = function () { if (box.checked) { el.setAttribute("checked", ""); } else { el.removeAttribute("checked"); } };
-    box.addEventListener("change", reflect);
-    box.addEventListener("click", reflect);
-    Object.defineProperty(el, "checked", {configurable: true, get: function () { return box.checked; },
-      set: function (v) { box.checked = !!v; reflect(); }});
+    reflectChecked([[el, box]]);
     (checkboxes[name] = checkboxes[name] || {})[value] = box;
     getters[name] = function () { var out = {}; Object.keys(checkboxes[name]).forEach(function (v) { out[v] = checkboxes[name][v].checked; }); return out; };
   });
   each("crowd-radio-group", function (group, g) {
-    var buttons = {}, name = "", own = {};
+    var buttons = {}, name = "", own = {}, pairs = [];
     Array.prototype.forEach.call(group.querySelectorAll("crowd-radio-button"), function (el) {
       name = name || el.getAttribute("name");
       var value = el.getAttribute("value") || el.getAttribute("name");
       buttons[value] = make("input", {type: "radio", name: "crowd-radio-" + g, value: value, "data-crowd-own": "",
         required: group.hasAttribute("required") || el.hasAttribute("required") ? "" : null, checked: flag(el, "checked")});
       el.insertBefore(buttons[value], el.firstChild);
-      mirror(el, "checked", buttons[value]);
+      pairs.push([el, buttons[value]]);
       own[el.getAttribute("name") || ""] = [value, buttons[value]];
     });
+    reflectChecked(pairs);
     var names = Object.keys(own), perButton = names.length > 1 && names.indexOf("") < 0 &&
       names.length === group.querySelectorAll("crowd-radio-button").length;
     if (perButton) {  /* each button its own name, as the reference's example: {"btn1": {"yes": true}, ...} */

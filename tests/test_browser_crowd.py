@@ -134,7 +134,11 @@ def test_a_group_of_named_buttons_posts_per_button_and_reads_as_the_chosen_optio
                                LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
                                Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
     page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ACROWD02")
+    page.check("crowd-radio-button[value=sharp] input")
     page.check("crowd-radio-button[value=blurry] input")
+    # MTurk's buttons reflect checked as their attribute, which a page's own check may look for
+    assert page.evaluate("[...document.querySelectorAll('crowd-radio-button[checked]')].map(b => b.getAttribute("
+                         "'value'))") == ["blurry"]
     page.click("#submit-btn")
     page.wait_for_load_state()
     answer = mine(client, hit_id, "ACROWD02")
