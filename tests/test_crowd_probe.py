@@ -150,3 +150,16 @@ def test_a_box_the_page_requires_after_yes_is_answered_about_the_item() -> None:
     assert never_heard  # an optional box: left blank by some
     assert all(about_worker(FormField("where_0", "text", attrs={"required": ""}), question, w, rng) is None
                for w in never_heard)
+
+
+def test_an_if_yes_box_that_asks_for_work_or_that_the_page_requires_after_yes_is_about_the_item() -> None:
+    """"If yes: type the announcement as it was said, every mistake fixed" was read as "If yes, where did you hear
+    of it?", and honest workers typed "On a podcast." into a correction the page's script requires."""
+    from flows.core.pages.asks_worker import topic
+    from flows.core.pages.crowd_elements import FormField
+    from flows.sim.people.worker_questions import about_worker
+
+    assert topic("If yes: type the announcement as the announcer really said it, every mistake fixed.") == ""
+    assert topic("If yes, please write the corrected line.") == "" and topic("If yes, where?") == "if_yes"
+    box = FormField("corrected_0", "textarea", attrs={"data-required-when": "has_error=yes"})
+    assert all(about_worker(box, "If yes, where?", f"A{n:03d}", random.Random(n)) is None for n in range(20))

@@ -7,7 +7,9 @@ import re
 from flows.core.pages.mturk_forms import _FormParser
 
 TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("if_yes", re.compile(r"^\s*if (yes|so)\b", re.I)),
+    # "If yes, where?" follows "Have you heard of it?"; "If yes: type the sentence as it should read" asks for work
+    ("if_yes", re.compile(r"^\s*if (yes|so)\b(?![\s,:;-]*(?:please\s+)?(?:type|write|re-?write|correct|fix|copy|"
+                          r"describe|explain|list|give|enter|mark|name|quote)\b)", re.I)),
     ("age", re.compile(r"\byour age\b|\bhow old are you|\byear of birth|\bage\s*[:?]?\s*$", re.I)),
     ("place", re.compile(r"where do you live|province|territory|which (country|state|city)|your (country|city|"
                          r"state|location)|where are you (from|based)", re.I)),

@@ -101,5 +101,7 @@ def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random
         return None
     if kind == "feedback" and "required" not in f.attrs and rng.random() < 0.85:
         return ""  # most people leave an optional comment box empty
+    if kind == "if_yes" and "data-required-when" in f.attrs:
+        return None  # the page requires it after that choice: a question about the item, as its script makes it
     said = text_answer(kind, worker_id, question, rng)  # "If yes, ...": blank where they said no
     return None if not said and "required" in f.attrs else said  # required (its choice made): about the item
