@@ -33,11 +33,11 @@ def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
 def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings: AnswersSettings,
                      out_dir: Path, controls: pd.DataFrame | None = None,
                      pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0,
-                     others: OtherKinds | None = None) -> dict[str, Any]:
+                     others: OtherKinds | None = None, dropped_items: Iterable[str] = ()) -> dict[str, Any]:
     """Write answers.csv and workers.csv for approved ``judgements`` and ``others`` (checkbox groups, numbers);
     returns the report's context. Blocked workers' answers are dropped unless ``settings.blocked == "keep"``
-    (``dropped``: those the caller left out already); ``controls`` are scored, not answered; ``pooled`` adds the
-    pooled control rule's columns to workers.csv and its doubts to the report."""
+    (``dropped``, ``dropped_items``: those the caller left out already, and their items); ``controls`` are scored,
+    not answered; ``pooled`` adds the pooled control rule's columns to workers.csv and its doubts to the report."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
     if controls is not None and keys:  # a control of a checkbox group scores each option it asks
@@ -68,7 +68,7 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
     left_out = dropped + _responses(judgements[is_blocked], keys) + int(others.numbers["worker_id"].isin(
         blocked_ids).sum()) if dropping else 0
     context = answers_context(Aggregation(answers, workers), settings.threshold, dropped=left_out, checked=checked)
-    gone = set(judgements.loc[is_blocked, "item_id"].astype(str))
+    gone = set(judgements.loc[is_blocked, "item_id"].astype(str)) | set(dropped_items)
     known = gone & set(controls["item_id"].astype(str)) if controls is not None else set()
     context["blocked_line"] = blocked_line(left_out, blocked_ids, dropping, (len(gone), len(known)))
     context.update(kinds_summary(others, numbers))
@@ -117,13 +117,14 @@ class BatchJudgements:
     def __init__(self, blocked: Iterable[str], settings: AnswersSettings):
         self.blocked, self.settings = set(blocked), settings
         self.parts: list[pd.DataFrame] = []
-        self.dropped = 0
+        self.dropped, self.dropped_items = 0, set[str]()
 
     def add(self, captions: pd.DataFrame) -> None:
         labels = text_present_labels(captions)
         if self.settings.blocked == "drop" and self.blocked:
             out = labels["worker_id"].isin(self.blocked)
             self.dropped += int(out.sum())
+            self.dropped_items |= set(labels.loc[out, "item_id"])
             labels = labels[~out] if out.any() else labels
         self.parts.append(labels)
 
@@ -131,7 +132,8 @@ class BatchJudgements:
         """:func:`campaign_answers` over every batch added; the parts go as the whole is made."""
         judged = pd.concat(self.parts, ignore_index=True)
         self.parts.clear()
-        return campaign_answers(judged, self.blocked, self.settings, out_dir, dropped=self.dropped)
+        return campaign_answers(judged, self.blocked, self.settings, out_dir, dropped=self.dropped,
+                                dropped_items=self.dropped_items)
 
 
 def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
