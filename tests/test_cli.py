@@ -178,3 +178,16 @@ def test_dry_run_sends_nothing_and_flags_budget(tmp_path: Path, capsys) -> None:
     assert "campaign estimate 59.40 USD with fees" in out and "nothing was sent anywhere" in out
     assert main(["run", config, "--dry-run", "--scale", "3", *own]) == 1
     assert "budget 1400.00 USD: SHORT by 382.00 USD" in capsys.readouterr().out  # 1,782.00 at 9 a HIT
+
+
+def test_a_dry_runs_per_hit_calls_beyond_the_first_three_are_counted() -> None:
+    from flows.campaigns.dry_run import format_plan
+
+    calls = ["CreateHITType batch=1", *[f"CreateHITWithHITType batch=1 hit={n}" for n in range(30)],
+             "then per batch 1: ListAssignmentsForHIT", *[f"CreateHITWithHITType batch=2 hit={n}" for n in range(4)]]
+    plan = {"hits": 34, "assignments": 102, "largest_question_bytes": 1, "limit_bytes": 2, "estimate": "e",
+            "problems": [], "calls": calls}
+    out = format_plan(plan).splitlines()
+    assert [line for line in out if "hit=" in line] == [f"  would call {c}" for c in (*calls[1:4], *calls[-4:])]
+    assert out.count("  ... and 27 more CreateHITWithHITType calls like these") == 1  # a run of four is shown whole
+    assert "  would call then per batch 1: ListAssignmentsForHIT" in out

@@ -63,22 +63,20 @@ def format_plan(plan: dict[str, Any], page_lines: list[str] | None = None, rehea
         tail = ["no problems found; nothing was sent anywhere" if rehearsal_agrees else
                 "no problem in the page or the plan, but the rehearsal above does not confirm it; nothing was sent "
                 "anywhere"]
-    verb = plan.get("verb", "would call")
-    return "\n".join(head + [f"  {verb} {c}" if c[:1] != "." else f"  {c}" for c in _collapsed(plan["calls"])]
-                     + page + tail)
+    return "\n".join(head + _call_lines(plan["calls"], plan.get("verb", "would call")) + page + tail)
 
 
 SHOWN_OF_A_RUN = 3  # calls of one kind in a row shown before the rest are counted (a campaign posts thousands)
 
 
-def _collapsed(calls: list[str]) -> list[str]:
-    """The calls, each run of more than SHOWN_OF_A_RUN + 1 of one operation a HIT as its first few and a count."""
+def _call_lines(calls: list[str], verb: str) -> list[str]:
+    """A line a call, each run of more than SHOWN_OF_A_RUN + 1 of one operation a HIT as its first few and a count."""
     out: list[str] = []
     for (op, per_unit), run in itertools.groupby(calls, key=lambda call: (call.split(" ", 1)[0], " hit=" in call)):
         same = list(run)
-        if per_unit and len(same) > SHOWN_OF_A_RUN + 1:
-            same = [*same[:SHOWN_OF_A_RUN], f"... and {len(same) - SHOWN_OF_A_RUN} more {op} calls like these"]
-        out += same
+        shown = same[:SHOWN_OF_A_RUN] if per_unit and len(same) > SHOWN_OF_A_RUN + 1 else same
+        out += [f"  {verb} {call}" for call in shown]
+        out += [f"  ... and {len(same) - len(shown)} more {op} calls like these"] if len(shown) < len(same) else []
     return out
 
 
