@@ -28,6 +28,7 @@ from flows.custom.script_targets import (
     retarget_scripts,
     script_submit_handlers,
     script_text,
+    session_lookup,
 )
 from flows.custom.submit_checks import checks_as_rules
 
@@ -227,8 +228,7 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
     body, names, session_ids = rename_fields(body)
     dropped = [f for f in SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
-        read = [i for i in session_ids if re.search(r"""(?:getElementById\(\s*["']|["']#)""" + re.escape(i) + "[\"']",
-                                                    scripts)]
+        read = [i for i in session_ids if session_lookup(i).search(scripts)]
         notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
                      "hitflow's page carries the session itself" + (
                          f"; the page's script reads {', '.join(read)}: it now gets a copy, and what it writes there "

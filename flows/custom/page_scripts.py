@@ -32,8 +32,10 @@ def session_copy(field_id: str) -> str:
     return f'({{value: (document.getElementsByName("{field_id}")[0] || "").value || "", sessionCopy: true}})'
 
 
-_SESSION_COPY_WRITE = re.compile(r'\(\{value: \(document\.getElementsByName\("[\w-]+"\)\[0\] \|\| ""\)\.value \|\| "", '
-                                 r'sessionCopy: true\}\)\.value\s*=(?!=)|(?:\$|jQuery)\("<input>"\)\.val\(')
+JQUERY_STAND_IN = '("<input>")'  # what jQuery's $('#<session field>') becomes: a detached input
+_ANY_FIELD = "FIELD_ID_"
+_SESSION_COPY_WRITE = re.compile(re.escape(session_copy(_ANY_FIELD)).replace(_ANY_FIELD, r"[\w-]+")
+                                 + r"\.value\s*=(?!=)|(?:\$|jQuery)" + re.escape(JQUERY_STAND_IN) + r"\.val\(")
 
 
 def scripts_write_fields(source: str) -> bool:

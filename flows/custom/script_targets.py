@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from flows.custom.page_scripts import session_copy
+from flows.custom.page_scripts import JQUERY_STAND_IN, session_copy
 from flows.custom.page_tags import SCRIPT
 
 HITFLOW_FORM = "hit-form"
@@ -88,10 +88,8 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
     def fix(script: re.Match[str]) -> str:
         code = script.group(2)
         for element_id in session_ids:
-            found = r"""document\.(?:getElementById\(\s*(["'])|querySelector\(\s*(["'])#)""" + re.escape(element_id)
-            code = re.sub(found + r"""\1?\2?\s*\)""", lambda m, i=element_id: session_copy(i), code)
-            code = re.sub(r"""(\$|jQuery)\(\s*(["'])#""" + re.escape(element_id) + r"""\2\s*\)""",
-                          lambda m: m.group(1) + '("<input>")', code)
+            code = session_lookup(element_id).sub(
+                lambda m, i=element_id: m["jq"] + JQUERY_STAND_IN if m["jq"] else session_copy(i), code)
         for element_id, ours in targets:
             code = re.sub(r"""(getElementById\(\s*|querySelector\(\s*["']#|\$\(\s*["']#|jQuery\(\s*["']#|forms\[\s*)"""
                           r"""(["']?)""" + re.escape(element_id) + r"""(?=["'\]])""",
@@ -103,6 +101,14 @@ def retarget_scripts(body: str, names: list[str], form_ids: list[str], button_id
                 code = re.sub(r"""(["'])""" + re.escape(name) + r"\1", functools.partial(_named, name=name), code)
         return script.group(1) + code + script.group(3)
     return SCRIPT.sub(fix, body)
+
+
+def session_lookup(element_id: str) -> re.Pattern[str]:
+    """A script's lookup of a dropped session field by its id: ``document.getElementById('id')``,
+    ``document.querySelector('#id')`` or jQuery's ``$('#id')``: what :func:`retarget_scripts` gives a copy."""
+    found = re.escape(element_id)
+    return re.compile(r"""document\.(?:getElementById\(\s*(["'])|querySelector\(\s*(["'])#)""" + found
+                      + r"""\1?\2?\s*\)|(?P<jq>\$|jQuery)\(\s*(["'])#""" + found + r"""\4\s*\)""")
 
 
 def _named(literal: re.Match[str], name: str) -> str:
