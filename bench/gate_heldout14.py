@@ -12,7 +12,9 @@ only the user docs and the earlier sets' harnesses (bench/gate_heldout14/), each
   and BOTH given), the tone (a ``<select required>`` with an empty first option) and "Rewrite the insurer's
   decision in plain English ... what was decided and what happens next. 10 to 35 words ... do not copy
   sentences from the letter" (a ``required`` textarea; the range only stated); controls: 14 separate letters
-  of its own file (``insurance_letters_controls.csv``) on ``outcome`` at a share of 0.2;
+  of its own file (``insurance_letters_controls.csv``) on ``outcome`` at a share of 0.2; truth ``{outcome =
+  "gold_outcome", reply_by = "gold_reply_by", no_deadline = "gold_no_deadline"}`` (an empty cell: no date, box not
+  ticked);
 - app_reviews: four app-store reviews a page, a plain ``${column}`` fragment loading jQuery from a CDN: "What
   does the reviewer complain about? Tick all that apply (at least one)" (nine checkboxes sharing
   ``name="problems"``, none ``required``: a jQuery ``$('#mturk_form').on('submit', ...)`` loops over
