@@ -101,13 +101,6 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
                          "review": review}, columns=columns)
 
 
-def rejection_category(policy: DecisionPolicy, reasons: str, default: str) -> str:
-    """The route's category for a rejection's reasons (its first ground's), else ``default``."""
-    grounds = policy.reject_grounds or {}
-    found = [grounds[r] for r in reasons.split(",") if r in grounds]
-    return found[0] if found else default
-
-
 # Shares of a worker's captions; consensus, shared_template and instruction_echo are the
 # caption rules written for the abuse VizWiz's reviewers rejected (used when they are enabled).
 CAPTION_BLOCK_RATES: dict[str, float] = {
