@@ -1,6 +1,4 @@
-"""Workers scored on control items (items whose answer is known) and blocked on them: the per-page rule
-(:func:`control_blocks`) and the quiz before any work (:func:`quiz_mark`); the figures behind both are in
-docs/reference/outputs.md#answers-and-worker-skill and docs/how-to/control-items.md.
+"""Workers scored on control items (known answers) and blocked on them (docs/how-to/control-items.md).
 
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
 control item's field, rejected work too: a control measures the worker, not the assignment);
@@ -65,8 +63,7 @@ def _rows(frame: pd.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
 
 
 def _key(controls: pd.DataFrame, clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
-    """(item_id, field) -> its known answers (one, unless the file repeats a control: each row an answer taken
-    as right), each ``clean``'d."""
+    """(item_id, field) -> its known answers (a repeated control: each row right), each ``clean``'d."""
     key: dict[tuple[str, str], list[str]] = {}
     for item, field, answer in _rows(controls, "item_id", "field", "answer"):
         key.setdefault((str(item), str(field)), []).append(clean(answer))
@@ -92,8 +89,7 @@ BLANK = "(left blank)"
 
 def blanks_as_wrong(judgements: pd.DataFrame, required: frozenset[str]) -> pd.DataFrame:
     """``judgements`` with each blank answer to a ``required`` field read as :data:`BLANK`, an answer no control
-    has: a control skipped where the page asks for an answer counts against the worker (a wrong answer, which a
-    random clicker gives too), where a blank is otherwise no answer at all. Blanks to optional fields stay none."""
+    has, so skipping a required control counts as wrong; blanks to optional fields stay no answer."""
     if not required or judgements.empty:
         return judgements
     blank = (judgements["value"].astype(str).str.strip() == "") & judgements["field"].astype(str).isin(required)
@@ -146,9 +142,8 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
 
 
 def accuracy_above(correct: int, seen: int, level: float) -> float:
-    """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2,
-    1/2): the posterior is Beta(correct + 1/2, seen - correct + 1/2). A prior that claims nothing
-    about the worker (it is the one that does not depend on how accuracy is parametrised)."""
+    """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2, 1/2): it
+    claims nothing about the worker, whatever the parametrisation."""
     from scipy.special import betaincc  # here: `hitflow qc` on pages without controls never loads scipy
 
     return float(betaincc(correct + 0.5, seen - correct + 0.5, level))
@@ -174,8 +169,7 @@ QUIZ_RISK = 0.001  # ...and fails the quiz with a chance under this
 
 
 def fails_quiz(size: int, mark: int, accuracy: float) -> float:
-    """The chance that a worker answering each item right with ``accuracy`` gets fewer than ``mark`` of
-    ``size`` right (the binomial tail)."""
+    """The binomial tail: a worker right with ``accuracy`` gets fewer than ``mark`` of ``size`` right."""
     return sum(math.comb(size, k) * accuracy ** k * (1 - accuracy) ** (size - k) for k in range(min(mark, size + 1)))
 
 
@@ -197,11 +191,8 @@ ONE_ANSWER = 0.5
 
 def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
     """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
-    from answering regardless of the truth (a distribution of one's own over the field's ``k`` answers, mixed over
-    Dirichlet(1/2, ...), half the weight on one answer to everything: :data:`ONE_ANSWER`) than from an honest
-    worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
-    one wrong answer, a habit), with the rule's words. The ratio is a martingale for an honest worker: it ever
-    reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
+    from answering regardless of the truth than from an honest worker, with the rule's words; a martingale for an
+    honest worker (Ville), so read after every page (docs/how-to/control-items.md, "One sequential test")."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = _key(controls, as_set)
