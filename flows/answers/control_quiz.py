@@ -24,7 +24,7 @@ QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the s
 
 
 def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
-    """The quiz's share of a controls file of ``pool`` items whose pages want ``pages`` (docs/how-to)."""
+    """The quiz's share of a controls file of ``pool`` items for ``pages`` (docs/how-to/control-items.md)."""
     least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
     return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
