@@ -153,8 +153,7 @@ def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
 
 def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None,
                      items: Path | None = None) -> AnswersSettings:
-    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image. A controls file of items
-    the items file lacks is mixed in at OWN_CONTROLS_SHARE unless control_share is set: else nobody sees them."""
+    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
     share = section.control_share
     if controls and items and "control_share" not in section.model_fields_set and _items_of_their_own(controls, items):
         share = OWN_CONTROLS_SHARE
@@ -163,8 +162,7 @@ def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path
 
 
 def _items_of_their_own(controls: Path, items: Path) -> bool:
-    """Whether the controls file names an item the items file does not (unreadable files: no; their own check
-    says why)."""
+    """Whether the controls file names an item the items file lacks (unreadable: no, their own check says why)."""
     try:
         with controls.open(encoding="utf-8-sig") as c, items.open(encoding="utf-8-sig") as i:
             return bool({r.get("item_id") for r in csv.DictReader(c)} - {r.get("item_id") for r in csv.DictReader(i)})
