@@ -1,9 +1,5 @@
-"""The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
-``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
-speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both, taken
-without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up), over the
-batch's times and ``time_reference``, the earlier batches' of the same page where the flow passes them: a small
-batch with a third of it fast widens its own MAD past every fast worker, the campaign's times do not.
+"""The ``time_outlier`` rule's methods (``seed``, ``seed_slow_apart``, ``robust``, ``robust_both``: why each,
+docs/explanation/qc-rules.md); the robust bands also read ``time_reference``, earlier batches' times of the page.
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
 Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
