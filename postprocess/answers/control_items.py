@@ -107,19 +107,16 @@ def _stripped(value: Any) -> str:
 
 
 def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
-    """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
-    block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
-    with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
+    """The controls of fields whose every known answer is one value (not ticks, not empty): those that block; a
+    set of k ticks is right with chance a^k, under the rule's bar for most honest people (0.85^4 = 0.52)."""
     mixed = {f for f, a in _rows(controls, "field", "answer") if "|" in str(a) or not str(a).strip()}
     return controls[np.array([f not in mixed for f in controls["field"].tolist()], dtype=bool)].reset_index(drop=True)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
                      below: float = 1 / 3) -> pd.DataFrame:
-    """``controls`` without those whose known answer fewer than ``below`` of their (at least
-    ``min_answers``) answers gave while more than half gave one other answer: there the file is likelier
-    wrong than the crowd, and a wrong answer file must not block honest workers one by one (each batch
-    below the hold's share). A control the crowd splits on (a few adversaries, a few slips) stays."""
+    """``controls`` without those whose known answer under ``below`` of their (``min_answers``+) answers gave while
+    most gave one other: a wrong answer file must not block honest workers one by one; a split crowd's stays."""
     key = _key(controls, _stripped)
     given = [(item, field, value) for item, field, value in
              ((i, f, _stripped(v)) for i, f, v in _rows(judgements, "item_id", "field", "value")) if value]
