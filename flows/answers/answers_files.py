@@ -135,8 +135,7 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
         model = scored(checked["model_confidence"], checked["correct"])
         out["calibration_fit"] = answers.attrs.get("calibration_fit", {})
         own = scored(checked["confidence"], checked["correct"])
-        # each control scored by the whole rule run without it; its ECE15 is noisy by about its floor, and by one
-        # error in n where every confidence is near 1 (the floor 0)
+        # ECE15 on controls is noisy by about its floor, and by one error in n where every confidence is near 1
         noise = noise_floor(checked["confidence"].to_numpy(dtype=float))["ece_15"]["p95"] + 1 / len(checked)
         out["calibration_on_controls"] = {**own, "model_ece": model["ece"], "model_ece_15": model["ece_15"],
                                           "ece_15_at_most": round(float(own["ece_15"]) + noise, 4)}

@@ -13,8 +13,7 @@ from flows.campaigns.summary import met_the_campaign
 from flows.core.outputs.figures import figure_png, histogram, legend_beside, new_figure
 from flows.core.pages.templates import render
 
-# One histogram per batch fits side by side up to here (10.5 in wide): past it the panels' tick labels
-# collide, and at 43 batches (COCO's size) constrained layout gave up (their axes collapsed to zero).
+# One histogram per batch fits side by side up to here (10.5 in wide): past it the tick labels collide
 MAX_TIME_PANELS = 8
 MAX_BATCH_LABELS = 20  # past it every other (third...) batch is labelled: at 43 the numbers ran together
 

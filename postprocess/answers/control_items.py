@@ -42,8 +42,7 @@ class ControlPolicy:
 
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
     """Per worker: control answers given, how many equal the known answer, the share."""
-    # in plain Python: the task server scores a worker's few answers after every page, where pandas' merges and
-    # group-bys cost ~50 ms a page on a few dozen rows (and a campaign's answers to controls stay in the thousands)
+    # in plain Python: the task server scores after every page, where pandas cost ~50 ms on a few dozen rows
     key = _key(controls, as_set)
     seen: dict[str, list[int]] = {}
     for worker, item, field, value in _first_answers(judgements, key):
@@ -180,9 +179,8 @@ HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control
 FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
 # the most a quiz of 10 yes/no controls can ask of one answer to everything
 TEST_RULE = "control_test"
-# The answers-regardless-of-the-truth side gives half its weight to one answer to everything, each of the k alike
-# (the commonest way to answer without reading), half to the Dirichlet mixture: a constant on a three-answer quiz
-# of 10 whose answers lean 6 / 4 reaches the stop (odds 630:1, against 160:1 from the mixture alone).
+# The answers-regardless-of-the-truth side's weight on one answer to everything (the commonest way to answer
+# without reading), the rest on the Dirichlet mixture (docs/how-to/control-items.md)
 ONE_ANSWER = 0.5
 
 

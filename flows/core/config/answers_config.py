@@ -17,8 +17,7 @@ from postprocess.answers.skill_prior import (
     WEIGHT_MIN,
 )
 
-# [answers] control_share where the controls are items of their own and the config names none: as `hitflow new`
-# proposes, about one item in ten a control (the quiz takes the file first where it is short)
+# [answers] control_share for controls that are items of their own, unless set (docs/how-to/control-items.md)
 OWN_CONTROLS_SHARE = 0.1
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]

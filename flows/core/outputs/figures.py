@@ -24,8 +24,7 @@ from matplotlib.figure import Figure
 
 from flows.core.outputs.figure_layout import RowLayout
 
-# PNGs kept per process (base64, 17-40 kB each from 1 to 43 batches: ~2 MB at most): a report's figures are
-# drawn again with the same data when it is rewritten (a hold, a cancel, a resume); a draw costs ~0.05-0.15 s.
+# PNGs kept per process (~2 MB at most): a report rewritten (a hold, a cancel, a resume) draws the same figures
 MEMO_SIZE = 64
 DPI = 90
 _MEMO: OrderedDict[bytes, Any] = OrderedDict()
@@ -34,8 +33,7 @@ _MEMO_LOCK = threading.Lock()
 
 def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
     """A row of ``ncols`` panels laid out by :class:`~flows.core.outputs.figure_layout.RowLayout`, at the saved dpi."""
-    # Titles at the axes' top (axes.titley): left to find their own height, matplotlib measures every
-    # axis again at each draw to lift a title over tick labels on top, which ours never have.
+    # Titles at the axes' top: else matplotlib measures every axis at each draw to lift them over top tick labels
     with matplotlib.rc_context({"axes.titley": 1.0}):
         fig, axes = plt.subplots(1, ncols, figsize=(width, height), dpi=DPI, layout=RowLayout(), squeeze=False,
                                  **kwargs)
@@ -59,8 +57,7 @@ def to_png(fig: Figure) -> str:
     buf = io.BytesIO()
     engine = fig.get_layout_engine()
     if engine is not None and fig.dpi == DPI:
-        # laid out here, then saved without the engine: with one, savefig draws the whole figure once more
-        # first (without pixels) only to run it (~a quarter of a figure's CPU)
+        # laid out here, then saved without the engine, which savefig would run by drawing the figure once more
         engine.execute(fig)
         fig.set_layout_engine(None)
     fig.savefig(buf, format="png", dpi=DPI)
@@ -68,8 +65,7 @@ def to_png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-# True in a run whose outputs nobody reads (the dry run's rehearsal, in a folder deleted after it): no figure is
-# drawn, the report says "" (no plot) where one would be; drawing was most of such a run's outputs' CPU
+# True in a run whose outputs nobody reads (the dry run's rehearsal): no figure is drawn, the report says ""
 UNSEEN = contextvars.ContextVar("figures_unseen", default=False)
 
 
