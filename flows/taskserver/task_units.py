@@ -33,8 +33,8 @@ def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str], target:
 
 def replaced_unit(full: list[tuple[int, list[str], int]], target: int,
                   unsettled: dict[int, list[float]]) -> tuple[int, list[str], int]:
-    """Every unit full: the newcomer took a place Prolific freed. ``unsettled``: per unit, the start times of
-    holders Prolific had not reported finished; it times them out oldest first, so the place is the oldest's."""
+    """Every unit full: the newcomer took a place Prolific freed. ``unsettled``: per unit, its holders' start times
+    Prolific had not reported finished, timed out oldest first (a unit past its target: the next oldest's)."""
     def freed_at(u: tuple[int, list[str], int]) -> float:
         starts, replaced = unsettled.get(u[0], []), u[2] - target
         return starts[replaced] if replaced < len(starts) else float("inf")
