@@ -3,8 +3,7 @@
 Input columns: ``worker_id, image_id, field, answer`` (batch, then page order), optionally ``ticks`` (a checkbox
 group, ``answer`` its ticked options joined by ``|``) and ``kind`` ("number") or ``scale`` ("1..7") for scales.
 Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25), ``item_blind_honest_share`` (2/3),
-``item_blind_min_others`` (2). The evidence ``E`` (a test supermartingale) flags at ``1/alpha`` (Ville), and
-``item_blind_review``, never a block, at ``1/review_alpha``; ``value`` is ``1/E``. docs/explanation/qc-rules.md."""
+``item_blind_min_others`` (2); ``value`` is ``1/E`` (docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What needs a person, what is decided and by whom, and when the platform pays by itself: one computation every
-view shows (run lines, ``hitflow status``, the report, ``ui``, the review queue), so they cannot disagree.
+"""What needs a person, what is decided and by whom, and when the platform pays by itself, computed once for every
+view (docs/how-to/review.md).
 
 - ``queue``: :func:`qc.review_queue.build_queue`'s rows (:data:`qc.review_queue.QUEUE_COLUMNS`).
 - ``work``: ``assignment_id, batch, auto_approval_time`` (platform epoch seconds; None/NaN if unknown) and
@@ -59,8 +59,7 @@ def campaign_state(items: Iterable[dict[str, Any]], work: Iterable[dict[str, Any
                    held: Iterable[dict[str, Any]], now: float) -> dict[str, Any]:
     """``needs_person`` (open queue items plus held batches), the counts by state, the assignments no
     decision reached the platform for (``undecided``), and ``auto_approval_in_s`` (the soonest of those,
-    never negative; None when none is due), for the campaign and ``by_batch``. ``items``: rows with
-    ``batch`` and ``state`` (:func:`item_states`'); ``work`` and ``held``: the rows the module docstring says."""
+    never negative; None when none is due), for the campaign and ``by_batch``; ``items``: :func:`item_states`' rows."""
     states: dict[int, list[str]] = {}
     due: dict[int, list[float]] = {}
     holds: dict[int, int] = {}

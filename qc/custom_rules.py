@@ -27,7 +27,6 @@ CUSTOM_RULES = ("invalid_answer", "empty_answer", "sentinel_answer", "time_outli
                 "source_copy", "short_answer", "canned_overuse", "canned_lone_use", "canned_lone_nonuse",
                 "quality_words", "quality_words_rate",
                 "min_words", "max_words", "one_sentence", "banned_prefix", "max_chars", *TELEMETRY_RULES)
-TEXT_RULES = ("duplicate_text", "shared_template", "consensus")
 CUSTOM_POLICY = DecisionPolicy(
     # a page at fault (a script-built answer the form never posts) empties most of a batch: the hold stops it
     reject_rules=("invalid_answer", "empty_answer", "sentinel_answer"),

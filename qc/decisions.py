@@ -34,8 +34,7 @@ class DecisionPolicy:
     # counts per batch; False: rates replace counts altogether (caption campaigns)
     block_counts_beside_rates: bool = False
     block_min_evidence: int = 5
-    # z of the Wilson lower bound the covered share must reach (0: the plain share): a few
-    # flags on a worker's first handful of captions weigh less than the same share of hundreds
+    # z of the Wilson lower bound the covered share must reach (0: the plain share): a few flags weigh less
     block_rate_confidence: float = 0.0
     # malformed_answer (qc/answer_faults.py): an answer that could not be read may be our defect, so a
     # person looks; it neither rejects nor blocks unless a config says so
@@ -84,8 +83,7 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
     columns = ["assignment_id", "worker_id", "action", "reasons", "review"]
     if not ids:
         return pd.DataFrame(columns=columns)
-    # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time (py-spy, 4,000 images);
-    # columns, not a dict a row: the frame is built a column at a time either way
+    # plain lists, not iterrows(): a Series per row was ~1/6 of the decide step's own time
     rejecting = [sorted(by_assignment.get(a, set()) & reject_rules) for a in ids]
     review = [bool(by_assignment.get(a, set()) & review_rules) for a in ids]
     if policy.reject_grounds is not None:  # the rest of the reject rules' flags go to a person
@@ -101,15 +99,7 @@ def decide(flags: pd.DataFrame, assignments: pd.DataFrame, policy: DecisionPolic
                          "review": review}, columns=columns)
 
 
-def rejection_category(policy: DecisionPolicy, reasons: str, default: str) -> str:
-    """The route's category for a rejection's reasons (its first ground's), else ``default``."""
-    grounds = policy.reject_grounds or {}
-    found = [grounds[r] for r in reasons.split(",") if r in grounds]
-    return found[0] if found else default
-
-
-# Shares of a worker's captions; consensus, shared_template and instruction_echo are the
-# caption rules written for the abuse VizWiz's reviewers rejected (used when they are enabled).
+# Shares of a worker's captions (the text rules' used when they are enabled).
 CAPTION_BLOCK_RATES: dict[str, float] = {
     "time_outlier": 0.5, "caps_lock": 0.5, "canned_overuse": 0.7, "duplicate_text": 0.2,
     "quality_words": 0.3, "canned_lone_use": 0.3, "canned_lone_nonuse": 0.4,

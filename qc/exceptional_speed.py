@@ -1,5 +1,4 @@
-"""``exceptionally_fast``: Prolific's one ground for speed, over 3 SDs below the batch's mean time (sample SD,
-itself included); no point of n lies over (n - 1) / sqrt(n) SDs out, so under 11 submissions it never fires.
+"""``exceptionally_fast``: Prolific's one ground for speed, 3 SDs below the batch's mean (docs/explanation/qc-rules.md).
 Input columns: ``assignment_id, worker_id, work_time_s``. Params: ``exceptional_speed_sigmas`` (3)."""
 
 from __future__ import annotations

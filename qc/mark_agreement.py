@@ -1,8 +1,6 @@
 """``mark_agreement``: a worker whose marks (spans, boxes, keypoints) rarely meet the other workers' on the same items.
-Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON). Marks meet with the same
-label and overlap (spans ``SPAN_IOU``, boxes IoU ``BOX_IOU``, keypoints ``POINT_PX``); an answer with two or more
-others is flagged when its mean F1 is below ``mark_agreement_below`` and half the others' own (an item nobody agrees
-on is no evidence); blocks go by the share of items flagged; over ``MAX_MARKS`` marks is not compared."""
+Input columns: ``assignment_id, worker_id, image_id, field, answer`` (the element's JSON); when marks meet and an
+answer is flagged: docs/custom_pages.md."""
 
 from __future__ import annotations
 

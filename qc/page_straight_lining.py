@@ -2,9 +2,8 @@
 more often than the crowd, judged over a worker's campaign.
 Input columns: ``worker_id, image_id, field, answer``, optionally ``scale`` ("1..7", "choice 5"; "" for none),
 ``options`` and ``ticks`` (checkbox groups left out). Params: ``page_straight_lining_alpha`` (0.01),
-``item_blind_honest_share`` (2/3), ``page_straight_lining_min_fields`` (3). A page is flat when ``min_fields``+
-answers of one scale are equal; a worker is flagged when the likelihood ratio of their pages against the honest
-ceiling reaches ``1/alpha`` (Ville); ``value`` is ``1/E`` (docs/explanation/qc-rules.md)."""
+``item_blind_honest_share`` (2/3), ``page_straight_lining_min_fields`` (3); ``value`` is ``1/E``
+(docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 

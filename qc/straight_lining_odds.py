@@ -2,9 +2,7 @@
 
 Input columns: ``assignment_id, worker_id, image_id, field, answer``, optionally ``options`` (the field's number of
 options; 0 or absent: the distinct answers seen, at least 2). Params: ``straight_lining_min_items`` (3),
-``straight_lining_alpha`` (0.01). The run's p-value under an honest worker at least as agreeing as the crowd
-blocks below ``alpha / m`` for ``m`` workers (Bonferroni), below ``alpha`` is ``choice_straight_lining_review``
-(docs/explanation/qc-rules.md)."""
+``straight_lining_alpha`` (0.01): blocks below ``alpha / m``, reviews below ``alpha`` (docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Telemetry records flattened into ``tm_*`` columns, one row per caption, and each caption's ``text_origin``.
 Input columns: ``caption``; optional ``telemetry`` (a v1 record's JSON), ``telemetry_log`` (a raw log),
 ``telemetry_field`` and ``page_text`` (a logged paste of it is from the page); blank telemetry is "absent".
-Output: the input plus :data:`TM_COLUMNS`, among them ``tm_away_ms`` (ms from the last hide or blur to the
-largest external paste within 60 s), ``tm_paste_drafted`` (pastes of the worker's own drafts) and ``tm_error``."""
+Output: the input plus :data:`TM_COLUMNS` (each column: docs/authenticity.md)."""
 
 from __future__ import annotations
 
@@ -79,8 +78,7 @@ def absences(record: dict[str, Any], field: dict[str, Any]) -> list[tuple[int, i
 
 
 def drafted_chars(record: dict[str, Any], field: dict[str, Any]) -> int:
-    """Characters of external pastes back from an absence at least as long as typing them takes this worker (own
-    typing speed on the page, at most :data:`DRAFT_CPS`); under :data:`MIN_TYPED` typed characters, none."""
+    """Characters of external pastes back from an absence as long as typing them takes (docs/authenticity.md)."""
     pastes = [p for p in field.get("paste", []) if p[2] == "x"]
     if not pastes:  # most captions: nothing from outside to explain
         return 0

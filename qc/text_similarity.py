@@ -25,11 +25,6 @@ FINAL_PUNCTUATION = " .!?,;:…。！？．、"  # Latin and CJK
 TOKEN_PART = 16_384  # texts tokenised at a time: a part's copies are a few MB, the C calls still few
 
 
-def normalise(text: str) -> str:
-    """Case, runs of spaces and final punctuation do not make two captions different."""
-    return " ".join(text.split()).lower().rstrip(FINAL_PUNCTUATION)
-
-
 @dataclass(frozen=True)
 class TermMatrix:
     """A batch's TF-IDF: one unit row per text, the vocabulary and its idf weights."""

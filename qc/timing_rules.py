@@ -1,9 +1,5 @@
-"""The ``time_outlier`` rule's methods. ``"seed"``: mu +/- k sigma of all the batch's times, both sides.
-``"seed_slow_apart"`` (default): its fast side without the slow workers' times (parked HITs widen sigma until no
-speeder is flagged). ``robust``/``robust_both``: median and MAD of log time, the fast side only or both, taken
-without the clearly fast times (a share of fast workers would lower the band with the crowd's make-up), over the
-batch's times and ``time_reference``, the earlier batches' of the same page where the flow passes them: a small
-batch with a third of it fast widens its own MAD past every fast worker, the campaign's times do not.
+"""The ``time_outlier`` rule's methods (``seed``, ``seed_slow_apart``, ``robust``, ``robust_both``: why each,
+docs/explanation/qc-rules.md); the robust bands also read ``time_reference``, earlier batches' times of the page.
 
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
 Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
@@ -25,17 +21,13 @@ METHODS = (*SEED_METHODS, "robust", "robust_both")
 DEFAULT_METHOD = SLOW_APART
 FAST_RULE, SLOW_RULE = "time_outlier", "time_outlier_slow"
 NOTHING_TICKED = "nothing_ticked"
-# flags a rule raises under another name: what a policy may do with them (only review); a run of one answer
-# improbable for one worker but not among all those judged (qc/straight_lining_odds.py); a page of checkbox
-# groups sent with none ticked (qc/custom_rules.py's empty_answer); answers blind to their items, on too few of them
-# to block (qc/agreement_odds.py)
+# flags a rule raises under another name, which a policy may only send for review (each rule's module says why)
 REVIEW_ONLY_FLAGS = {SLOW_RULE: FAST_RULE, "choice_straight_lining_review": "choice_straight_lining",
                      NOTHING_TICKED: "empty_answer", "item_blind_review": "item_blind"}
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal sample times this estimates its sigma
 FLOOR_S = 0.1  # a zero or negative time (clock skew) counts as this fast
 # A robust band is taken without the times this many MAD-sigmas of log time under the median (without_clearly_fast):
-# on simulated log-normal honest times that leaves out 0.2% of them, and keeps the band where it is on a batch
-# without fast workers when a fifth of the batch is fast
+# 0.2% of simulated log-normal honest times, and the band holds when a fifth of the batch is fast
 CLEAR_SIGMAS = 3.0
 CLEAR_MIN_TIMES = 5
 
@@ -54,8 +46,7 @@ def assignment_times(df: pd.DataFrame) -> pd.DataFrame:
     columns = ["worker_id", "work_time_s", *(["page_items"] if "page_items" in df.columns else [])]
     if not {"assignment_id", "worker_id", "work_time_s"} <= set(df.columns):  # pandas names what is missing
         return df.drop_duplicates("assignment_id")[columns].dropna()
-    # the columns first, then each assignment's first row: the same rows as drop_duplicates, without
-    # copying every column of the batch (a third of the CPU)
+    # the same rows as drop_duplicates, without copying every column of the batch (a third of the CPU)
     return df[columns][~df["assignment_id"].duplicated().to_numpy()].dropna()
 
 

@@ -83,11 +83,10 @@ class _KeyCount:
         return dict(pairs)
 
 
-def check_text(text: str, what: str = "a value") -> str:
-    """``text`` when its length is within :data:`MAX_TEXT_CHARS`; else WorkerValueError."""
+def check_text(text: str, what: str = "a value") -> None:
+    """WorkerValueError unless ``text``'s length is within :data:`MAX_TEXT_CHARS`."""
     if len(text) > MAX_TEXT_CHARS:
         raise WorkerValueError(f"{what} of {len(text)} characters, over the {MAX_TEXT_CHARS} allowed")
-    return text
 
 
 def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:

@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the r
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
-    """The judgements of ``path`` (``columns``: the file's item, worker and label columns); an unreadable row
-    is left out and named in ``attrs["unread_rows"]``."""
+    """The judgements of ``path`` (``columns``: item, worker, label); unread rows in ``attrs["unread_rows"]``."""
     table, faults = read_answer_table(path, what="the labels file", delimiter="auto")
     frame = without_excluded(table.frame())
     frame.attrs["unread_rows"] = [{"line": f.line, "reason": f.reason} for f in faults]  # the summary's
@@ -52,8 +51,7 @@ def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.D
 
 
 def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
-    """A label without its item or worker cannot be aggregated; dropping it quietly would lose data
-    (a blank label is the format's "no judgement", so those rows are not counted)."""
+    """A label without its item or worker cannot be aggregated, and dropping it quietly would lose data."""
     labelled = frame["label"].astype(str).str.strip().ne("")
     for column in ("item_id", "worker_id"):
         blank = labelled & frame[column].astype(str).str.strip().eq("")
@@ -64,8 +62,7 @@ def _refuse_anonymous_labels(path: Path, frame: pd.DataFrame) -> None:
 
 
 def workers_path_for(answers_path: Path) -> Path:
-    """Where the workers file of the answers at ``answers_path`` goes: beside it, ``answers`` in its name read
-    ``workers``, else ``-workers`` added (docs/reference/outputs.md), so each --out file keeps its own."""
+    """The workers file beside the answers at ``answers_path`` (docs/reference/outputs.md)."""
     path = Path(answers_path)
     stem = path.stem
     at = stem.rfind("answers")
@@ -113,10 +110,8 @@ def _pooled_note(controls: int, pooled: int) -> str:
 
 
 def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.DataFrame | None = None) -> dict[str, Any]:
-    """What a person checks first: counts, methods, confidence and how it was obtained; with ``gold`` answers
-    the accuracy, ECE and reliability table against them; with control items (``checked``:
-    postprocess.answers.aggregate_scored's rows) the same on the controls, each scored by a calibration that
-    never saw it."""
+    """What a person checks first: counts, methods, confidence; against ``gold`` or the controls ``checked``
+    (aggregate_scored's rows, each scored by a calibration that never saw it): accuracy, ECE, reliability."""
     answers = result.answers
     out: dict[str, Any] = {"items": int(answers["item_id"].nunique()), "answers": len(answers),
                            "judgements": int(answers["judgements"].sum()), "workers": len(result.workers),
@@ -140,8 +135,7 @@ def summary(result: Aggregation, gold: pd.Series | None = None, checked: pd.Data
         model = scored(checked["model_confidence"], checked["correct"])
         out["calibration_fit"] = answers.attrs.get("calibration_fit", {})
         own = scored(checked["confidence"], checked["correct"])
-        # each control scored by the whole rule run without it; its ECE15 is noisy by about its floor, and by one
-        # error in n where every confidence is near 1 (the floor 0)
+        # ECE15 on controls is noisy by about its floor, and by one error in n where every confidence is near 1
         noise = noise_floor(checked["confidence"].to_numpy(dtype=float))["ece_15"]["p95"] + 1 / len(checked)
         out["calibration_on_controls"] = {**own, "model_ece": model["ece"], "model_ece_15": model["ece_15"],
                                           "ece_15_at_most": round(float(own["ece_15"]) + noise, 4)}
@@ -183,8 +177,7 @@ def aggregate_file(path: Path, out: Path, method: str = "auto", min_per_worker: 
                    controls_path: Path | None = None, prior: SkillPrior | None = None,
                    hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                    progress: Callable[[str], None] | None = None, fields: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``hitflow aggregate``: read, tidy, aggregate, write; returns the summary. ``prior``: method ``skill``'s;
-    ``progress`` is told each stage; ``fields``: only these fields' labels (``--field``)."""
+    """``hitflow aggregate``: read, tidy, aggregate, write; returns the summary."""
     stage = progress or (lambda text: None)
     stage(f"reading and tidying {path}")
     labels = only_fields(path, read_labels(path, columns), fields)  # --field
@@ -211,9 +204,8 @@ def replay_file(path: Path, out: Path, rule: StoppingRule, columns: tuple[str, s
                 gold_column: str = "", seconds_column: str = "", sweep: tuple[float, ...] = (),
                 hygiene: HygienePolicy | None = None, keep_blocked: bool = False,
                 controls_path: Path | None = None) -> dict[str, Any]:
-    """``hitflow aggregate --adaptive``: the judgements an adaptive campaign would have used of ``path``
-    (answers.csv gets ``judgements_used`` and ``available``); ``sweep``: the replay at each of these confidences
-    too; ``controls_path``: control items, which calibrate the confidence the rule stops on."""
+    """``hitflow aggregate --adaptive``: the judgements of ``path`` an adaptive campaign would have used;
+    ``sweep``: the replay at each of these confidences too."""
     from postprocess.answers.adaptive import replay, saving
 
     labels = read_labels(path, columns)
@@ -257,8 +249,7 @@ def _with_seconds(path: Path, frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
-    """``--gold``'s column is there and is not one the labels format itself is made of (the item, the
-    worker, the label: ``--gold item_id`` once indexed the items by themselves, a KeyError)."""
+    """``--gold``'s column is there and is not the item, worker or label column itself."""
     if not column:
         return
     if column not in frame.columns:
@@ -269,8 +260,7 @@ def _check_gold(path: Path, frame: pd.DataFrame, column: str) -> None:
 
 
 def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
-    """Each item's known answer (the first of its rows whose ``column`` is filled in), by item_id; an item whose
-    rows leave it blank (or NaN) has none and is not scored (a blank cell once counted as an answer)."""
+    """Each item's known answer (its first filled ``column``), by item_id; an item with none is not scored."""
     answer = frame[column].where(frame[column].notna(), "").astype(str).str.strip()
     filled = (answer != "") & (answer.str.lower() != "nan")
     gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})

@@ -1,5 +1,4 @@
-"""Aggregation as a campaign step: a run's approved judgements (``item_id, worker_id, field, label``) ->
-``answers.csv`` and ``workers.csv`` beside the dataset, and the report's "Answers and worker skill" section."""
+"""Aggregation as a campaign step: approved judgements -> answers.csv, workers.csv and the report's section."""
 
 from __future__ import annotations
 
@@ -24,8 +23,8 @@ BELOW_SHOWN = 200  # items below the threshold listed in the report (all are in 
 
 
 def skill_prior_of(settings: AnswersSettings) -> SkillPrior:
-    """The [answers] skill prior: one for the adaptive rounds' stopping posterior and method ``skill``'s
-    answers, so that the answer shipped is the posterior the rounds stopped on."""
+    """The [answers] skill prior, one for the rounds' stopping posterior and method ``skill``: the answer shipped
+    is the posterior the rounds stopped on."""
     return SkillPrior(settings.skill_prior, settings.skill_prior_weight, settings.crowd_prior_weight,
                       settings.typical_prior_weight)
 
@@ -34,10 +33,8 @@ def campaign_answers(judgements: pd.DataFrame, blocked: Iterable[str], settings:
                      out_dir: Path, controls: pd.DataFrame | None = None,
                      pooled: tuple[pd.DataFrame, SkillPolicy] | None = None, dropped: int = 0,
                      others: OtherKinds | None = None, dropped_items: Iterable[str] = ()) -> dict[str, Any]:
-    """Write answers.csv and workers.csv for approved ``judgements`` and ``others`` (checkbox groups, numbers);
-    returns the report's context. Blocked workers' answers are dropped unless ``settings.blocked == "keep"``
-    (``dropped``, ``dropped_items``: those the caller left out already, and their items); ``controls`` are scored,
-    not answered; ``pooled`` adds the pooled control rule's columns to workers.csv and its doubts to the report."""
+    """Write answers.csv and workers.csv for approved ``judgements`` and ``others``; the report's context.
+    ``dropped``, ``dropped_items``: blocked workers' answers the caller left out already, and their items."""
     others = others or OtherKinds()
     judgements, keys = with_ticks(judgements, others)
     if controls is not None and keys:  # a control of a checkbox group scores each option it asks
@@ -88,8 +85,7 @@ def _responses(labels: pd.DataFrame, keys: dict[str, tuple[str, str]]) -> int:
 
 
 def blocked_line(left_out: int, blocked: set[str], dropping: bool, items: tuple[int, int] = (0, 0)) -> str:
-    """One line on the blocked workers' answers: how many were left out (one a field of an item; ``items``: on
-    how many items, how many of them controls or the quiz's), or that they were kept."""
+    """One line on the blocked workers' answers: how many left out, on how many ``items``, or that they were kept."""
     if not blocked:
         return ""
     if not dropping:
@@ -100,8 +96,7 @@ def blocked_line(left_out: int, blocked: set[str], dropping: bool, items: tuple[
 
 
 def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, Any]]:
-    """The report's rows of the pooled rule's evidence: every worker it would block or finds at risk,
-    and every blocked worker (whatever rule blocked them), least likely above the line first."""
+    """The report's rows of the pooled rule's evidence: workers it would block or finds at risk, every blocked one."""
     shown = pooled[(pooled["pooled_status"] != "ok") | pooled["worker_id"].isin(blocked)]
     shown = shown.assign(blocked=shown["worker_id"].isin(blocked)).sort_values(["pooled_p_above", "worker_id"])
     shown = shown.round({"pooled_accuracy": 3, "pooled_evidence": 2, "pooled_agreement": 3})
@@ -111,8 +106,8 @@ def doubted_workers(pooled: pd.DataFrame, blocked: set[str]) -> list[dict[str, A
 
 
 class BatchJudgements:
-    """A caption campaign's "is there text?" labels gathered a batch at a time, dropped blocked workers' left
-    out as they come: no second whole copy of the labels (~120 MB at COCO's size)."""
+    """A caption campaign's "is there text?" labels, a batch at a time, blocked workers' left out as they come
+    (no second whole copy: ~120 MB at COCO's size)."""
 
     def __init__(self, blocked: Iterable[str], settings: AnswersSettings):
         self.blocked, self.settings = set(blocked), settings
@@ -148,8 +143,7 @@ def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
 
 def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                     checked: pd.DataFrame | None = None) -> dict[str, Any]:
-    """What the report shows: methods, confidence, the items below ``threshold``, the histograms, and with
-    control items (``checked``) their calibration and reliability diagram."""
+    """What the report shows: methods, confidence, items below ``threshold``, histograms, the controls' calibration."""
     answers, workers = result.answers, result.workers
     if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
         answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f

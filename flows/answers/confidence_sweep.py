@@ -15,10 +15,8 @@ from postprocess.answers.aggregation import aggregate
 def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
                       gold: pd.Series | None, at_rule: Replay | None = None,
                       controls: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """One row per confidence (and first one for every label, ``confidence`` None): the share of the
-    file's judgements the rule uses, how often its answer is the one every label gives, and its accuracy
-    against ``gold``. How a requester picks a confidence from an old batch before spending. ``at_rule``:
-    the replay at ``rule.confidence`` if already made (it is not made again)."""
+    """One row per confidence (first every label's, ``confidence`` None), as the module says; ``at_rule``: the
+    replay at ``rule.confidence`` if already made."""
     from postprocess.answers.adaptive import replay, saving
 
     full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]

@@ -1,6 +1,5 @@
-"""Control items of a custom campaign (``[answers] controls``), mixed into every batch at ``control_share``
-and scored per worker (postprocess/answers/control_items.py). A control is planned, paid and budgeted as any
-item (its answer never in its columns); the known answers go to the ledger (``config_json["controls"]``)."""
+"""Control items of a custom campaign, planned and paid as any item (docs/how-to/control-items.md); the known
+answers go to the ledger (``config_json["controls"]``), never in an item's columns."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ def read_controls(cfg: CampaignConfig) -> pd.DataFrame | None:
 
 
 def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Each control item's columns as the page shows them: its row of the items file when it has one,
-    else the control file's own columns other than field and answer (the first row of the item)."""
+    """Each control item's columns as the page shows them: its items-file row, else the controls file's own."""
     by_id = {r["item_id"]: r for r in items}
     own = controls.drop(columns=["field", "answer"]).drop_duplicates("item_id")
     return [by_id.get(r["item_id"]) or {k: str(v).strip() for k, v in r.items()} for r in own.to_dict("records")]
@@ -40,10 +38,8 @@ def control_rows(cfg: CampaignConfig, controls: pd.DataFrame, items: list[dict[s
 
 def mix_controls(cfg: CampaignConfig, regular: list[dict[str, str]], controls: list[dict[str, str]],
                  first_batch: int = 1, after_quiz: bool = False) -> list[tuple[int, list[dict[str, str]]]]:
-    """(batch, its items in page order) with ``control_share`` of each batch made of controls (each used
-    once), spread by :func:`page_counts` and placed at random from the campaign's seed; a grown campaign's new
-    batches draw from a seed of their own. ``after_quiz``: the quiz took its share of the file first, the pages
-    get what is left (fewer than the share asks, maybe none; the dry run says so)."""
+    """(batch, its items in page order), ``control_share`` of each batch controls, each used once; ``after_quiz``:
+    the quiz took its share of the file first (the pages get what is left)."""
     share, page = cfg.answers.control_share, cfg.images_per_hit
     rng = random.Random(cfg.seed if first_batch == 1 else f"{cfg.seed}:from-batch-{first_batch}")
     pool = list(controls)
@@ -79,8 +75,7 @@ def controls_needed(cfg: CampaignConfig, regular: list[Any]) -> int:
 
 
 def batch_controls(ordinary: int, share: float, page: int, every_page: bool = True) -> int:
-    """Controls in a batch: ``share`` of it, at least one, and with ``every_page`` at least one a page (Figure
-    Eight's one test question a page); else one every ``m`` = ceil(1 / (share x page)) pages."""
+    """Controls in a batch: ``share`` of it, at least one, and with ``every_page`` at least one a page."""
     k = max(1, round(share / (1 - share) * ordinary))
     every = 1 if every_page and page > 1 else math.ceil(1 / (share * page) - 1e-9)
     while k < math.ceil((ordinary + k) / (every * page)):
@@ -89,9 +84,8 @@ def batch_controls(ordinary: int, share: float, page: int, every_page: bool = Tr
 
 
 def page_counts(sizes: list[int], k: int, offset: float) -> list[int]:
-    """``k`` controls over pages of these sizes, each page's count its share of ``k`` rounded down or up
-    (systematic sampling from ``offset`` in [0, 1)), so they spread evenly, as Toloka's "smart mixing" does; a
-    short last page left without one takes one from the fullest page when there are as many controls as pages."""
+    """``k`` controls over pages of these sizes, spread evenly by systematic sampling from ``offset`` in [0, 1)
+    (Toloka's "smart mixing"); a short last page left without one takes one from the fullest."""
     total, counts, cum = sum(sizes), [], 0
     for size in sizes:
         counts.append(math.floor((cum + size) * k / total + offset) - math.floor(cum * k / total + offset))
@@ -114,8 +108,7 @@ def control_places(ordinary: int, k: int, page: int, rng: random.Random) -> list
 
 
 def controls_record(cfg: CampaignConfig, required: list[str] | tuple[str, ...] = ()) -> dict[str, Any] | None:
-    """What the ledger keeps for the blocks: the known answers, ``[answers]``' control policy and the choice fields
-    the page requires (``required``: a control left blank there counts as a wrong answer)."""
+    """The ledger's record for the blocks: known answers, control policy, and ``required`` (blank counts wrong)."""
     controls = read_controls(cfg) if cfg.task == "custom" else None
     if controls is None:
         return None
@@ -150,8 +143,7 @@ def controls_note(count: int) -> str:
 
 
 def pooled_offline(frame: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
-    """The pooled control rule over a labels file and its controls: each worker's ``pooled_*`` columns; a
-    ``page`` column groups a page's labels, else each label is a page."""
+    """Each worker's ``pooled_*`` columns over a labels file; a ``page`` column groups labels, else each is one."""
     given = pd.DataFrame({"worker_id": _stripped(frame, "worker_id"), "item_id": _stripped(frame, "item_id"),
                           "field": _stripped(frame, "field", DEFAULT_FIELD), "value": _stripped(frame, "label")})
     if "page" in frame.columns:

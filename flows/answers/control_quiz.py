@@ -24,8 +24,7 @@ QUIZ_LEAST = 10  # taken from the pages' controls where the file is short: the s
 
 
 def quiz_size(cfg: CampaignConfig, pool: int, pages: int) -> int:
-    """The quiz's share of a controls file of ``pool`` items whose pages want ``pages``: ``quiz`` where both fit,
-    else at least :data:`QUIZ_LEAST` where the file holds as many (the pages get the rest), else what they leave."""
+    """The quiz's share of a controls file of ``pool`` items for ``pages`` (docs/how-to/control-items.md)."""
     least = QUIZ_LEAST if pool >= QUIZ_LEAST else 0
     return max(0, min(cfg.answers.quiz, max(pool - pages, least), pool))
 
@@ -44,9 +43,8 @@ def largest_quiz(cfg: CampaignConfig) -> int:
 
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dict[str, list[str]] | None = None
                 ) -> dict[str, Any] | None:
-    """The quiz the plan keeps: its items' rows as a page renders them, their known answers, the pass mark,
-    the size asked, and the options the page offers for its field (``options``, per field: MTurk's quiz offers the
-    same, so a random click is right as often as on a page)."""
+    """The quiz the plan keeps: its items' rows as rendered, known answers, pass mark, size asked, and the page's
+    ``options`` per field (MTurk's quiz offers the same)."""
     controls = quiz_controls(cfg)
     if controls is None:
         return None
@@ -67,8 +65,7 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dic
 
 
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) -> pd.DataFrame:
-    """Up to ``size`` (``quiz``) controls of one single-choice field (the one with most, then most answers), taken
-    in turn from each answer's (one answer to everything gets a share right only), drawn from the campaign's seed."""
+    """Up to ``size`` controls of the single-choice field with most, taken in turn from each answer's, seeded."""
     spare = spare[list(KEY_COLUMNS)].astype(str).map(str.strip)
     spare = rules.single_choice(spare.drop_duplicates(["item_id", "field"]))
     fields = spare.groupby("field")["answer"].agg(["size", "nunique"])
@@ -84,8 +81,7 @@ def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) 
 
 
 def quiz_line(record: dict[str, Any] | None) -> str:
-    """The dry run's words for the quiz: its size (why, when smaller than asked), the test, the pass mark with the
-    chance an honest worker fails it and one clicking at random among the field's options passes it."""
+    """The dry run's words for the quiz: its size, the test, the pass mark and its chances."""
     if not record:
         return "quiz: none ([answers] quiz = 0, or the controls file holds no single-choice control for one)"
     size, mark, honest, asked = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST, record.get("asked", 0)

@@ -1,6 +1,5 @@
-"""A study's screened-out rows, left out of what is read: apart from flows/studies/analysis.py so that
-`hitflow aggregate`, which needs only this, does not import the statistics libraries (pingouin,
-statsmodels, scipy.stats: ~1.5 s of CPU)."""
+"""A study's screened-out rows, left out of what is read; apart from flows/studies/analysis.py so that
+`hitflow aggregate` does not import the statistics libraries (~1.5 s of CPU)."""
 
 from __future__ import annotations
 

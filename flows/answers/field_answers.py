@@ -1,6 +1,5 @@
-"""A page's answers sorted by the kind of their field, for the answers step and ``hitflow aggregate``: choices
-as labels, checkbox groups as ticks (an option each), numbers and sliders as numbers, free text left out
-and named (nothing to agree on: one whole text would be picked per item)."""
+"""A page's answers sorted by the kind of their field, for the answers step and ``hitflow aggregate``; free text
+is left out and named (nothing to agree on: one whole text would be picked per item)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ AGGREGATED = ("choice", "options", "number")  # the kinds answers.csv covers
 
 @dataclass
 class OtherKinds:
-    """Answers that are not single choices: ``ticks`` with each group's ``options``, ``numbers`` (``value`` a
-    float), the free-text fields left out (``text``) and ``not_numbers`` (left out)."""
+    """Answers that are not single choices, and the fields left out (``text``, ``not_numbers``)."""
     ticks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
     options: dict[str, list[str]] = field(default_factory=dict)
     numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
@@ -40,8 +38,7 @@ class OtherKinds:
 
 def by_kind(rows: pd.DataFrame, kinds: dict[str, str], options: dict[str, list[str]]
             ) -> tuple[pd.DataFrame, OtherKinds]:
-    """``rows`` split by ``kinds`` (field -> ``choice``, ``options``, ``number`` or other, left out as text): the
-    choice labels (blanks dropped) and the others; an unnamed field is a choice."""
+    """``rows`` split by ``kinds`` (field -> kind; unnamed: a choice): the choice labels, blanks dropped, the rest."""
     kind = rows["field"].map(lambda f: kinds.get(f, "choice"))
     value = rows["value"].astype(str).str.strip()
     chosen, ticked = (kind == "choice") & (value != ""), kind == "options"
@@ -84,8 +81,8 @@ def kinds_summary(others: OtherKinds, numbers: NumberAnswers | None) -> dict[str
 
 
 def number_like(labels: pd.DataFrame, chosen: set[str]) -> list[str]:
-    """A note per field read as labels whose every label is a number (a scale or a slider, perhaps). Counted for
-    every field at once, each distinct text read once: a group a field cost ~1 ms each on 10,000 fields."""
+    """A note per field read as labels whose every label is a number (a scale or a slider, perhaps), counted for all
+    fields at once (a group a field cost ~1 ms each on 10,000 fields)."""
     text = labels["label"].astype(str).str.strip()
     given = pd.DataFrame({"field": labels["field"], "text": text})[text != ""]
     numeric = {value: number(value) is not None for value in given["text"].unique()}

@@ -27,8 +27,8 @@ BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (fl
 
 @contextmanager
 def faults_of(path: Path) -> Iterator[None]:
-    """A labels file's fault in one line naming it: labels that are fine but that a method cannot take (free text,
-    too many classes: what to do with them is the user's choice) a ConfigError, the rest an InputFormatError."""
+    """A labels file's fault in one line: labels a method cannot take (the user's choice) a ConfigError, else an
+    InputFormatError."""
     try:
         yield
     except (FreeText, TooManyClasses) as exc:
@@ -39,8 +39,7 @@ def faults_of(path: Path) -> Iterator[None]:
 
 def tidy_labels(path: Path, frame: pd.DataFrame, hygiene: HygienePolicy, keep_blocked: bool = False
                 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """``frame`` under ``hygiene`` (postprocess.answers.label_hygiene), less the labels of the workers a campaign
-    blocked (its ``blocked_workers.csv`` beside ``path``) unless ``keep_blocked``; what was done, counted."""
+    """``frame`` under ``hygiene``, less the campaign's blocked workers' labels unless ``keep_blocked``; counted."""
     blocked_path = Path(path).parent / BLOCKED_FILE
     counts: dict[str, Any] = {}
     if blocked_path.is_file():

@@ -1,5 +1,4 @@
-"""Who is due a block, read from the ledger: one implementation for the block step, the review
-queue and the outputs, so the review page proposes exactly the blocks the run would make."""
+"""Who is due a block, from the ledger: one reading for the block step, review queue and outputs alike."""
 
 from __future__ import annotations
 
@@ -45,10 +44,8 @@ def batch_flags(store: Store, campaign: str, batch: int) -> pd.DataFrame:
 
 
 def campaign_history(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame:
-    """Every worker's captions and flags by rule, per batch, over the campaign up to a batch.
-
-    Each batch's evidence is built once, from that batch's rows alone, and kept in the ledger
-    (``worker_history``) until its flags are rewritten: asking again reads it back."""
+    """Every worker's captions and flags by rule, per batch, up to a batch; each batch's built once and kept in
+    the ledger (``worker_history``) until its flags are rewritten."""
     _build_missing(store, campaign, up_to_batch)
     return store.frame("SELECT worker_id, batch, rule, captions, covered, flags FROM worker_history "
                        "WHERE campaign = ? AND batch > 0 AND batch <= ? AND worker_id != '' "
@@ -56,8 +53,7 @@ def campaign_history(store: Store, campaign: str, up_to_batch: int) -> pd.DataFr
 
 
 def campaign_totals(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame:
-    """:func:`campaign_history` summed over the batches (one row per worker and rule, ``batch`` its
-    last batch): what the rate blocks read, so the rows read per batch do not grow with the campaign."""
+    """:func:`campaign_history` summed over the batches (a row per worker and rule, ``batch`` its last)."""
     _build_missing(store, campaign, up_to_batch)
     return store.frame("SELECT worker_id, MAX(batch) AS batch, rule, SUM(captions) AS captions, "
                        "SUM(covered) AS covered, SUM(flags) AS flags FROM worker_history "
@@ -88,8 +84,7 @@ def _build_missing(store: Store, campaign: str, up_to_batch: int) -> None:
 
 
 def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    """One batch's evidence. A worker's work is counted in captions, or on a page without a caption
-    field (a custom page) in the items they answered, which its text rules flag one by one."""
+    """One batch's evidence, counted in captions, or on a page without a caption field in items answered."""
     work = store.frame(
         "SELECT a.assignment_id, a.worker_id, a.batch, COUNT(DISTINCT CASE WHEN x.field = 'caption' THEN x.item_id "
         "END) AS captions, COUNT(DISTINCT x.item_id) AS items FROM assignments a "
@@ -106,8 +101,7 @@ def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
 
 
 def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) -> pd.DataFrame:
-    """Workers to block after a batch (rates over the campaign, or one batch's counts, and wrong control
-    answers), earlier blocks left out. Columns: worker_id, rules, ..."""
+    """Workers to block after a batch (rates, counts, control answers), earlier blocks left out."""
     if policy.block_min_rate:
         due = blocks_on_rates(campaign_totals(store, campaign, batch), policy)
         counted = {r: n for r, n in policy.block_min_flags.items() if r not in policy.block_min_rate}
@@ -136,8 +130,7 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
 
 def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
                     workers: list[str] | None = None) -> pd.DataFrame:
-    """Every answer to a control item's field up to a batch (``workers``' only, when given), the quiz's a route
-    keeps apart from the pages (MTurk's qualification requests, under ``quiz:`` and the worker's id) among them."""
+    """Every answer to a control item's field up to a batch (``workers``' only, when given), the quiz's among them."""
     ids, workers = sorted(set(key["item_id"])), workers or []
     if not ids:
         return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
@@ -162,9 +155,7 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] | None = None,
                     accuracy: bool = False) -> dict[str, str]:
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
-    words: the sequential test on every answer, the quiz's too (not reading: postprocess.answers.control_items.
-    stopped_by_test), and with ``accuracy`` the controls-alone rule (reading and answering wrong) and the quiz's
-    pass mark (the same as MTurk's, stronger against random clicks on a quiz of 15)."""
+    words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark."""
     stored = stored_controls(store, campaign)
     if stored is None or workers == []:
         return {}
@@ -205,10 +196,8 @@ def settled_workers(store: Store, campaign: str) -> set[str]:
 
 
 def control_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    """Blocks on control answers: pooled with agreement (postprocess.answers.worker_skill) where the plan recorded that
-    rule, else on control answers alone (campaigns planned before it, pages without a choice); the sequential test;
-    and the workers stopped on them while the batch came in, on what was known then (a later page, done before the
-    stop reached the platform, may have brought a right answer; a control the crowd later contradicts)."""
+    """Blocks on control answers: pooled with agreement where the plan recorded that rule, else on controls alone;
+    the sequential test; and workers stopped while the batch came in, on what was known then."""
     pooled = skill_scores_so_far(store, campaign, batch)
     due = skill_blocks(*pooled) if pooled is not None else pd.DataFrame(columns=BLOCK_COLUMNS)
     known = {**failed_controls(store, campaign, batch, accuracy=pooled is None),
@@ -227,8 +216,7 @@ def _wrong(rules: str) -> int:
 
 
 def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled rule's scores of every worker up to a batch, and its policy; None when the plan did not record
-    the rule."""
+    """The pooled rule's scores of every worker up to a batch, and its policy; None where the plan has no such rule."""
     stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
     if stored is None or pooled is None:
         return None
@@ -239,16 +227,14 @@ def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[
 
 
 def pooled_evidence_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled rule's evidence on every worker up to a batch as workers.csv and the review page show
-    it (postprocess.answers.worker_skill.POOLED_COLUMNS) and its policy; None when the plan did not record the rule."""
+    """:func:`skill_scores_so_far` as workers.csv and the review page show it (POOLED_COLUMNS), and its policy."""
     scored = skill_scores_so_far(store, campaign, up_to_batch)
     return None if scored is None else (pooled_columns(*scored), scored[1])
 
 
 def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str],
                   blocked_before: bool = False) -> pd.DataFrame:
-    """Every choice label up to a batch, controls' too, with its page (``unit``); ``blocked_before`` leaves out
-    workers blocked before the batch."""
+    """Each choice label up to a batch, controls' too, with its page (``unit``); ``blocked_before``: less blocked."""
     marks = ",".join("?" * len(fields))
     unblocked = ("AND a.worker_id NOT IN (SELECT worker_id FROM blocks WHERE campaign = ? AND batch < ?) "
                  if blocked_before else "")
@@ -262,8 +248,7 @@ def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[st
 
 
 def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:
-    """The choice labels up to a batch that judge one another: workers blocked before the batch are
-    left out (their labels would judge the others), and so are control items (scored on their own)."""
+    """The choice labels up to a batch that judge one another: neither earlier-blocked workers' nor controls'."""
     given = choice_labels(store, campaign, up_to_batch, fields, blocked_before=True).drop(columns="unit")
     controls = stored_controls(store, campaign)
     return given if controls is None else given[~given["item_id"].isin(set(controls[0]["item_id"]))]

@@ -31,7 +31,7 @@ def qualification_money(store: Store, campaign: str, planned: Decimal, takers: i
     return (planned if posted else Decimal("0.00")), (planned / takers * paid).quantize(CENT)
 
 
-def check_campaign_budget(run: Run) -> Estimate:
+def check_campaign_budget(run: Run) -> None:
     """Refuse (exit 6) before anything is posted when the whole campaign does not fit the budget."""
     cfg = run.cfg
     rows = run.store.rows("SELECT batch, count(DISTINCT hit_index) AS n FROM items WHERE campaign = ? "
@@ -42,4 +42,3 @@ def check_campaign_budget(run: Run) -> Estimate:
         raise BudgetError(f"{line}; nothing was posted. Raise [campaign].budget, lower the reward or "
                           "assignments, or run fewer items (--limit N)")
     run.progress(line)
-    return est

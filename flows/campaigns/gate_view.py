@@ -109,8 +109,8 @@ def route_lines(cfg: CampaignConfig, platform: str) -> list[str]:
 
 
 def control_pace_lines(cfg: CampaignConfig, limit: int | None = None, scale: int = 1) -> list[str]:
-    """With control items: whether every page carries one (so a worker's first page does), after how many of
-    their pages each control rule can judge a worker, and the quiz before any work."""
+    """With control items: whether every page carries one, after how many pages each control rule can judge a
+    worker, and the quiz."""
     if cfg.task != "custom" or cfg.answers.control_share <= 0 or not cfg.answers.controls:
         return []
     from flows.answers.control_items import read_controls

@@ -76,8 +76,7 @@ def _load_config(config: Path) -> CampaignConfig:
 
 def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path, named: tuple[str, ...],
                  header: set[str]) -> int:
-    """An own page's free-text answers, each field by its own rules as the run checks them; its choices are
-    checked as the campaign runs, where the items and the page's rules are known."""
+    """An own page's free-text answers, each field by its own rules as the run checks them (choices: in the run)."""
     from flows.custom.custom_task import field_base, first_page_rows, masked_page
     from flows.custom.custom_text_qc import page_reading, text_flags
 
@@ -112,8 +111,7 @@ def _header(submissions: Path) -> set[str]:
 
 def _page_text_fields(cfg: CampaignConfig, config: Path, submissions: Path, first: list[dict[str, Any]],
                       header: set[str]) -> tuple[str, ...]:
-    """An own page's free-text fields the file answers, as hitflow's page names them (``why_0``) or as the page
-    did (``why``): what offline QC reads when ``--text-field`` names none."""
+    """An own page's free-text fields the file answers (``why_0`` or ``why``), read when ``--text-field`` names none."""
     from flows.core.pages.templates import page_items
     from flows.custom.custom_task import custom_spec, field_base, field_kind
 

@@ -1,7 +1,5 @@
-"""The dry run's lines on a unit's time and pay as the task kind plans them (flows/core/task_kinds.py): how
-long a unit takes from its page's fields, where each Prolific figure comes from (the config's ``[prolific]``
-or the page), and a warning where the time a worker is given is short for the page; after a run (or a rehearsal),
-the same figures against what its accepted work took."""
+"""The dry run's lines on a unit's time and pay as the task kind plans them (flows/core/task_kinds.py), and after
+a run (or a rehearsal) the same figures against what its accepted work took."""
 
 from __future__ import annotations
 
@@ -36,7 +34,7 @@ def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
 
 def stated_estimate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     """A warning where the config states a place's time (the reward follows it) under the page's own reading of
-    a first place, the quiz's items with the page's: what the participant is paid for is what they are told."""
+    a first place, quiz included: the participant is paid for what they are told."""
     from flows.platforms.registry import platform_facts
 
     p = cfg.prolific
@@ -62,10 +60,8 @@ TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? A
 
 def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
                          platform: str, campaign: str) -> list[str]:
-    """The plan's times and pay against what the accepted work took (median, slowest, the slowest tenth), in
-    the platform's terms (``took_lines``); [] before any work. Work done in units of another size (a run on
-    another route, a quiz on some pages) is read per item and scaled to this route's unit, so no advice
-    compares one item's time with a place of several."""
+    """The plan's times and pay against what the accepted work took, in the platform's terms (``took_lines``);
+    [] before any work. Times are read per item and scaled to this route's unit (units of other sizes)."""
     from flows.platforms.registry import platform_for
 
     done = [(float(r["s"]), max(int(r["items"] or 0), 1)) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []

@@ -83,8 +83,7 @@ def stored_plan(store: Any, campaign: str) -> list[dict[str, Any]]:
 
 def growth_verdict(cfg: CampaignConfig, stored: list[dict[str, Any]], limit: int | None, scale: int
                    ) -> tuple[list[str], set[str], str, int]:
-    """(planned ordinary items, controls among them, "resume" | "" (grow) | why refused, items asked for), read
-    only, so the dry run refuses what the run would."""
+    """(planned ordinary items, controls, "resume" | "" (grow) | why refused, items asked), for the dry run too."""
     controls = used_controls(cfg, {r["item_id"] for r in stored})
     planned = [r["item_id"] for r in stored if r["item_id"] not in controls]
     asked = asked_items(cfg, limit, scale)

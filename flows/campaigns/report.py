@@ -13,8 +13,7 @@ from flows.campaigns.summary import met_the_campaign
 from flows.core.outputs.figures import figure_png, histogram, legend_beside, new_figure
 from flows.core.pages.templates import render
 
-# One histogram per batch fits side by side up to here (10.5 in wide): past it the panels' tick labels
-# collide, and at 43 batches (COCO's size) constrained layout gave up (their axes collapsed to zero).
+# One histogram per batch fits side by side up to here (10.5 in wide): past it the tick labels collide
 MAX_TIME_PANELS = 8
 MAX_BATCH_LABELS = 20  # past it every other (third...) batch is labelled: at 43 the numbers ran together
 
@@ -37,8 +36,7 @@ def batches_figure(counts: pd.DataFrame) -> Figure:
 
 
 def grouped_bars(ax: Any, frame: pd.DataFrame, by: str, columns: list[str]) -> None:
-    """What pandas' ``frame.set_index(by)[columns].plot.bar(rot=0)`` draws (a group of bars per row, half a
-    step wide, labelled by ``by``), drawn by matplotlib alone: pandas' plotting costs ~15% of the figure's CPU."""
+    """``frame.set_index(by)[columns].plot.bar(rot=0)``'s bars by matplotlib alone (pandas' cost ~15% of CPU)."""
     place, width = np.arange(len(frame)), 0.5 / len(columns)
     for i, column in enumerate(columns):
         ax.bar(place + (i - (len(columns) - 1) / 2) * width, frame[column], width=width, label=column)
@@ -158,9 +156,8 @@ def report_sections(context: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    """``data``: name, target, summary (:func:`flows.campaigns.report_summary.report_summary`), counts, times,
-    bands, flags, blocked, canned, spelling, cost, and optionally truth, qualification, review
-    (:func:`qc.review_queue.people_vs_rules`) and telemetry (:mod:`postprocess.telemetry_report`)."""
+    """The report's HTML from ``data`` (name, target, summary, counts, times, bands, flags, blocked, canned,
+    spelling, cost; optionally truth, qualification, review and telemetry)."""
     context = {
         "name": data["name"], "target": data["target"], "summary": data["summary"],
         "plot_batches": figure_png(batches_figure, data["counts"]),

@@ -86,8 +86,7 @@ def parsed_ledger(location: str) -> LedgerUrl:
 
 
 def _user_part(rest: str) -> tuple[str, str]:
-    """The user part (``user:password``) of a URI after its ``://``, and the rest (up to the last '@' before the
-    query)."""
+    """The user part (``user:password``) of a URI after its ``://`` (to the last '@' before the query), the rest."""
     query_at = rest.find("?")
     at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
     if at >= 0:

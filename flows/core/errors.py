@@ -44,8 +44,6 @@ class CampaignBusyError(HitflowError):
 class AnswerConflictError(PlatformError):
     """The platform listed answers the ledger could not keep apart (reused ids): stop before deciding."""
 
-    exit_code = 4
-
 
 class IncompleteError(HitflowError):
     """The crowd did not deliver the planned work; ``[campaign] accept_partial = true`` accepts it."""

@@ -62,9 +62,6 @@ class Platform(PlatformFacts, Protocol):
     def INVITES_PEOPLE(self) -> bool: ...  # `run --invite NAME` makes each a link (others find their people)
 
     @property
-    def ONE_PAGE_A_BATCH(self) -> bool: ...  # a person takes at most one page a batch (one place on its study)
-
-    @property
     def REVIEW_CATEGORIES(self) -> tuple[str, ...]: ...  # a rejection names one (empty: none)
 
     @property

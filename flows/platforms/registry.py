@@ -45,7 +45,6 @@ class UnknownPlatform:
 def open_session(target: str = "sim", endpoint_url: str = "", live: bool = False, seed: int | None = 1,
                  crowd: Path | None = None, platform: str = "mturk",
                  sim_state: Path | None = None, sim_start: float | None = None) -> Iterator[Session]:
-    """A session: ``sim`` in process (or at ``endpoint_url``), or a paying endpoint with ``live``; ``sim_state``,
-    ``sim_start``."""
+    """A session: ``sim`` in process (or at ``endpoint_url``), or a paying endpoint with ``live``."""
     with platform_for(platform).open_session(target, endpoint_url, live, seed, crowd, sim_state, sim_start) as session:
         yield session

@@ -10,16 +10,11 @@ from matplotlib.figure import Figure
 from flows.core.outputs.figures import figures_png, histogram, legend_beside, new_figure
 
 
-def _bars(values: dict[str, float], title: str, ylabel: str, horizontal: bool = False) -> Figure:
-    fig, axes = new_figure(7.5, 3.4 if not horizontal else 0.3 * len(values) + 1.2)
+def _bars(values: dict[str, float], title: str, xlabel: str) -> Figure:
+    fig, axes = new_figure(7.5, 0.3 * len(values) + 1.2)
     ax = axes[0][0]
-    series = pd.Series(values)
-    if horizontal:
-        series.plot.barh(ax=ax)
-        ax.set_xlabel(ylabel)
-    else:
-        series.plot.bar(ax=ax, rot=0)
-        ax.set_ylabel(ylabel)
+    pd.Series(values).plot.barh(ax=ax)
+    ax.set_xlabel(xlabel)
     ax.set_title(title)
     return fig
 
@@ -82,7 +77,7 @@ def study_figures(kind: str, table: pd.DataFrame, a: dict[str, Any]) -> list[tup
         axes[0][0].set_ylabel("pairs")
         return [("Per-pair means", fig)]
     if kind == "error_analysis":
-        return [("Error categories", _bars(a["category_counts"], "Error categories ticked", "count", True))]
+        return [("Error categories", _bars(a["category_counts"], "Error categories ticked", "count"))]
     if kind == "pairwise_grading":
         return [("Answer shares", _shares_figure(a)), ("Bradley-Terry strengths", _pairwise_figure(a))]
     return [("Severity by error type", _severity_figure(a))]

@@ -66,15 +66,13 @@ def _one_line(record: logging.LogRecord) -> str:
     return f"{type(record.exc_info[1]).__name__}: {record.exc_info[1]}; "
 
 
-def bound_repeated_errors(window_s: float = 60.0) -> RepeatSummary:
+def bound_repeated_errors(window_s: float = 60.0) -> None:
     """Put one RepeatSummary on the task server's loggers (once per process)."""
-    summary = _installed()
-    if summary is not None:
-        return summary
+    if _installed() is not None:
+        return
     summary = RepeatSummary(window_s)
     for name in LOGGERS:
         logging.getLogger(name).addFilter(summary)
-    return summary
 
 
 def _installed() -> RepeatSummary | None:

@@ -1,5 +1,4 @@
-"""Which unit of items a participant gets: balanced, never an item twice, taken in one
-``BEGIN IMMEDIATE`` transaction; and what a submission for a unit may carry."""
+"""Which unit of items a participant gets (balanced, never an item twice), and what its submission may carry."""
 
 from __future__ import annotations
 
@@ -22,11 +21,8 @@ MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
 def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str], target: int,
                 unsettled: Callable[[], dict[int, list[float]]] = dict) -> tuple[int, list[str]] | None:
-    """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target``
-    with none of the participant's ``seen`` items; if every unit is full, one still new to them
-    (so a returned or timed-out session never strands a participant): the unit that lost the
-    place, as far as ``unsettled()`` tells (see ``replaced_unit``; read only then), else the least-held
-    one; None when every unit holds an item they already did."""
+    """``units``: (unit, item ids, sessions holding it). The least-held unit below ``target`` new to the
+    participant; every unit full, one still new (a returned or timed-out session never strands anyone)."""
     fresh = [u for u in units if not seen.intersection(u[1])]
     if not fresh:
         return None
@@ -37,12 +33,8 @@ def choose_unit(units: list[tuple[int, list[str], int]], seen: set[str], target:
 
 def replaced_unit(full: list[tuple[int, list[str], int]], target: int,
                   unsettled: dict[int, list[float]]) -> tuple[int, list[str], int]:
-    """Every unit is at its target, so the newcomer took a place Prolific freed (a submission it settled
-    unpaid, returned or timed out) before the run's next look told the task server whose. ``unsettled``:
-    per unit, the start times of its holders Prolific had not reported finished at the run's last look,
-    the only ones that can free a place. Prolific times them out oldest first, so the freed place is the
-    oldest such holder's; a unit already above its target took that many newcomers for its oldest ones.
-    Without any, the least-held unit."""
+    """Every unit full: the newcomer took a place Prolific freed. ``unsettled``: per unit, its holders' start times
+    Prolific had not reported finished, timed out oldest first (a unit past its target: the next oldest's)."""
     def freed_at(u: tuple[int, list[str], int]) -> float:
         starts, replaced = unsettled.get(u[0], []), u[2] - target
         return starts[replaced] if replaced < len(starts) else float("inf")
@@ -50,8 +42,7 @@ def replaced_unit(full: list[tuple[int, list[str], int]], target: int,
 
 
 def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -> bool:
-    """A submission carries only names its page has, and ``image_id_i`` is the unit's i-th item
-    for every i: no answers for items the person was never shown."""
+    """Only names the page has, ``image_id_i`` the unit's i-th item: no answers for items never shown."""
     return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
 
 
@@ -78,8 +69,7 @@ def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tup
 
 
 def open_batch(store: Store, cfg: CampaignConfig, study_id: str) -> int:
-    """The batch a participant works on: the study's batch (while the study is open), or the
-    newest published one; otherwise a refusal that says, in words, why there is no work."""
+    """The study's batch while open, or the newest published one; else a refusal saying why there is no work."""
     if study_id:
         rows = store.rows("SELECT batch, status FROM studies WHERE study_id = ? AND campaign = ?",
                           [study_id, cfg.name])
@@ -134,17 +124,14 @@ def work_state(store: Store, cfg: CampaignConfig) -> str:
 
 @functools.lru_cache(maxsize=8)
 def secret_fingerprint(secret: bytes) -> str:
-    """Names the signing secret without revealing it: runs compare it with their ledger's. A
-    slow keyed derivation (PBKDF2-HMAC-SHA256, 200,000 rounds; OWASP's 2023 cheat sheet asks
-    600,000 for passwords, these are 32+ random bytes) so the public value on /health cannot be
-    searched for the secret; computed once per secret."""
+    """Names the signing secret without revealing it, for runs to compare with their ledger's (docs/security.md:
+    PBKDF2 so /health's value cannot be searched for the secret; 32+ random bytes need no more rounds)."""
     return hashlib.pbkdf2_hmac("sha256", secret, b"hitflow-task-secret-fingerprint", 200_000).hex()[:16]
 
 
 def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address: str = "") -> dict[str, Any]:
-    """The participant's session: an existing one for the same SESSION_ID, or a fresh unit.
-    Reading who holds what and taking a unit is one ``BEGIN IMMEDIATE`` transaction, so
-    parallel requests of one person never get the same items twice."""
+    """The participant's session (existing for the SESSION_ID, or a fresh unit), in one ``BEGIN IMMEDIATE``
+    transaction so parallel requests of one person never get the same items twice."""
     route, participant, study, session = _identity(site, cfg, query)
     store = site.store()
     with store.immediate():
@@ -173,8 +160,7 @@ def allocate(site: TaskSite, cfg: CampaignConfig, query: dict[str, str], address
 
 
 def _bound_holds(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, study: str, address: str) -> None:
-    """A new Prolific session: its address's holds, then the session limits, then room in the batch
-    (flows/taskserver/unit_holds.py)."""
+    """A new Prolific session: its address's holds, the session limits, room in the batch (unit_holds.py)."""
     store, stale = site.store(), site.now() - hold_seconds(cfg)
     if site.holds.address_full(store, cfg.name, address, stale):
         raise Refused(429, "Too many task pages are open from your network at once. Finish or return the ones "
@@ -186,9 +172,7 @@ def _bound_holds(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
 
 def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str,
                  route: str = "prolific") -> dict[str, Any]:
-    """A fresh unit: the least held one without items the person already had. A session that
-    was neither submitted nor finished within the campaign's hold time holds nothing. On Prolific,
-    someone who would find no work first takes back an unconfirmed hold (unit_holds.py)."""
+    """A fresh unit; a session neither submitted nor finished within the hold time holds nothing."""
     store = site.store()
     units: dict[int, list[str]] = {}  # grouped here, not by group_concat: SQL both ledgers speak
     for r in store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "

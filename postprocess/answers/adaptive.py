@@ -1,9 +1,7 @@
 """Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed
 (docs/explanation/adaptive-overlap.md).
 
-Input: the judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements), read as arriving
-one at a time in the file's order: an item takes its next only while ``rule``'s stopping rule calls it uncertain, so the
-replay is what a live campaign would have paid.
+Input: the judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements) in arrival order.
 
 Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, ANSWER_COLUMNS plus ``judgements_used``,
 ``available`` and ``stop_confidence``, one row per item and field; ``used``, the used judgements in the file's order."""

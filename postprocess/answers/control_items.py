@@ -1,6 +1,4 @@
-"""Workers scored on control items (items whose answer is known) and blocked on them: the per-page rule
-(:func:`control_blocks`) and the quiz before any work (:func:`quiz_mark`); the figures behind both are in
-docs/reference/outputs.md#answers-and-worker-skill and docs/how-to/control-items.md.
+"""Workers scored on control items (known answers) and blocked on them (docs/how-to/control-items.md).
 
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
 control item's field, rejected work too: a control measures the worker, not the assignment);
@@ -44,8 +42,7 @@ class ControlPolicy:
 
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
     """Per worker: control answers given, how many equal the known answer, the share."""
-    # in plain Python: the task server scores a worker's few answers after every page, where pandas' merges and
-    # group-bys cost ~50 ms a page on a few dozen rows (and a campaign's answers to controls stay in the thousands)
+    # in plain Python: the task server scores after every page, where pandas cost ~50 ms on a few dozen rows
     key = _key(controls, as_set)
     seen: dict[str, list[int]] = {}
     for worker, item, field, value in _first_answers(judgements, key):
@@ -65,8 +62,7 @@ def _rows(frame: pd.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
 
 
 def _key(controls: pd.DataFrame, clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
-    """(item_id, field) -> its known answers (one, unless the file repeats a control: each row an answer taken
-    as right), each ``clean``'d."""
+    """(item_id, field) -> its known answers (a repeated control: each row right), each ``clean``'d."""
     key: dict[tuple[str, str], list[str]] = {}
     for item, field, answer in _rows(controls, "item_id", "field", "answer"):
         key.setdefault((str(item), str(field)), []).append(clean(answer))
@@ -92,8 +88,7 @@ BLANK = "(left blank)"
 
 def blanks_as_wrong(judgements: pd.DataFrame, required: frozenset[str]) -> pd.DataFrame:
     """``judgements`` with each blank answer to a ``required`` field read as :data:`BLANK`, an answer no control
-    has: a control skipped where the page asks for an answer counts against the worker (a wrong answer, which a
-    random clicker gives too), where a blank is otherwise no answer at all. Blanks to optional fields stay none."""
+    has, so skipping a required control counts as wrong; blanks to optional fields stay no answer."""
     if not required or judgements.empty:
         return judgements
     blank = (judgements["value"].astype(str).str.strip() == "") & judgements["field"].astype(str).isin(required)
@@ -111,19 +106,16 @@ def _stripped(value: Any) -> str:
 
 
 def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
-    """The controls of fields whose every known answer is one value, not a set of ticks nor empty: those that
-    block. A checkbox group's set is right only when every tick is, a^k for an honest worker right on a tick
-    with chance a: under the rule's bar for most honest people (0.85^4 = 0.52)."""
+    """The controls of fields whose every known answer is one value (not ticks, not empty): those that block; a
+    set of k ticks is right with chance a^k, under the rule's bar for most honest people (0.85^4 = 0.52)."""
     mixed = {f for f, a in _rows(controls, "field", "answer") if "|" in str(a) or not str(a).strip()}
     return controls[np.array([f not in mixed for f in controls["field"].tolist()], dtype=bool)].reset_index(drop=True)
 
 
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
                      below: float = 1 / 3) -> pd.DataFrame:
-    """``controls`` without those whose known answer fewer than ``below`` of their (at least
-    ``min_answers``) answers gave while more than half gave one other answer: there the file is likelier
-    wrong than the crowd, and a wrong answer file must not block honest workers one by one (each batch
-    below the hold's share). A control the crowd splits on (a few adversaries, a few slips) stays."""
+    """``controls`` without those whose known answer under ``below`` of their (``min_answers``+) answers gave while
+    most gave one other: a wrong answer file must not block honest workers one by one; a split crowd's stays."""
     key = _key(controls, _stripped)
     given = [(item, field, value) for item, field, value in
              ((i, f, _stripped(v)) for i, f, v in _rows(judgements, "item_id", "field", "value")) if value]
@@ -146,9 +138,8 @@ def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answe
 
 
 def accuracy_above(correct: int, seen: int, level: float) -> float:
-    """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2,
-    1/2): the posterior is Beta(correct + 1/2, seen - correct + 1/2). A prior that claims nothing
-    about the worker (it is the one that does not depend on how accuracy is parametrised)."""
+    """P(accuracy >= ``level``) after ``correct`` right of ``seen``, from the Jeffreys prior Beta(1/2, 1/2): it
+    claims nothing about the worker, whatever the parametrisation."""
     from scipy.special import betaincc  # here: `hitflow qc` on pages without controls never loads scipy
 
     return float(betaincc(correct + 0.5, seen - correct + 0.5, level))
@@ -174,8 +165,7 @@ QUIZ_RISK = 0.001  # ...and fails the quiz with a chance under this
 
 
 def fails_quiz(size: int, mark: int, accuracy: float) -> float:
-    """The chance that a worker answering each item right with ``accuracy`` gets fewer than ``mark`` of
-    ``size`` right (the binomial tail)."""
+    """The binomial tail: a worker right with ``accuracy`` gets fewer than ``mark`` of ``size`` right."""
     return sum(math.comb(size, k) * accuracy ** k * (1 - accuracy) ** (size - k) for k in range(min(mark, size + 1)))
 
 
@@ -189,19 +179,15 @@ HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control
 FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
 # the most a quiz of 10 yes/no controls can ask of one answer to everything
 TEST_RULE = "control_test"
-# The answers-regardless-of-the-truth side gives half its weight to one answer to everything, each of the k alike
-# (the commonest way to answer without reading), half to the Dirichlet mixture: a constant on a three-answer quiz
-# of 10 whose answers lean 6 / 4 reaches the stop (odds 630:1, against 160:1 from the mixture alone).
+# The answers-regardless-of-the-truth side's weight on one answer to everything (the commonest way to answer
+# without reading), the rest on the Dirichlet mixture (docs/how-to/control-items.md)
 ONE_ANSWER = 0.5
 
 
 def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[str, str]:
     """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
-    from answering regardless of the truth (a distribution of one's own over the field's ``k`` answers, mixed over
-    Dirichlet(1/2, ...), half the weight on one answer to everything: :data:`ONE_ANSWER`) than from an honest
-    worker (right with :data:`HONEST_ACCURACY`, up to 3/4 of the slips on
-    one wrong answer, a habit), with the rule's words. The ratio is a martingale for an honest worker: it ever
-    reaches that with a chance under :data:`FALSE_ALARM` (Ville's inequality), so it may be read after every page."""
+    from answering regardless of the truth than from an honest worker, with the rule's words; a martingale for an
+    honest worker (Ville), so read after every page (docs/how-to/control-items.md, "One sequential test")."""
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = _key(controls, as_set)

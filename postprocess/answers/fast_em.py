@@ -129,8 +129,6 @@ class GLAD:
             q = self._q(x, probas) / len(c.tasks)
             if q - last < self.tol:
                 break
-        self.alphas_ = pd.Series(x[:n_workers], index=c.worker_names, name="alpha")
-        self.betas_ = pd.Series(x[n_workers:], index=c.task_names, name="beta")
         self.probas_ = probas_frame(c, probas)
         return self
 

@@ -17,8 +17,7 @@ from postprocess.answers.skill_prior import (
     WEIGHT_MIN,
 )
 
-# [answers] control_share where the controls are items of their own and the config names none: as `hitflow new`
-# proposes, about one item in ten a control (the quiz takes the file first where it is short)
+# [answers] control_share for controls that are items of their own, unless set (docs/how-to/control-items.md)
 OWN_CONTROLS_SHARE = 0.1
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -153,8 +152,7 @@ def adaptive_check(section: AnswersSection, task: str, per_item: int) -> str:
 
 def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path | None,
                      items: Path | None = None) -> AnswersSettings:
-    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image. A controls file of items
-    the items file lacks is mixed in at OWN_CONTROLS_SHARE unless control_share is set: else nobody sees them."""
+    """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
     share = section.control_share
     if controls and items and "control_share" not in section.model_fields_set and _items_of_their_own(controls, items):
         share = OWN_CONTROLS_SHARE
@@ -163,8 +161,7 @@ def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path
 
 
 def _items_of_their_own(controls: Path, items: Path) -> bool:
-    """Whether the controls file names an item the items file does not (unreadable files: no; their own check
-    says why)."""
+    """Whether the controls file names an item the items file lacks (unreadable: no, their own check says why)."""
     try:
         with controls.open(encoding="utf-8-sig") as c, items.open(encoding="utf-8-sig") as i:
             return bool({r.get("item_id") for r in csv.DictReader(c)} - {r.get("item_id") for r in csv.DictReader(i)})

@@ -1,7 +1,5 @@
-"""The report figures' layout: one row of panels, each given the room its own texts take (tick labels, axis
-labels, titles, a legend beside), measured once per string and font in the process. Matplotlib's
-constrained layout measured every panel's texts twice at each draw and solved for the grid: a third of a
-report figure's CPU for the same placement rules (tests/figure_checks.py holds the result legible)."""
+"""The report figures' layout: one row of panels, each given the room its own texts take, measured once per string
+and font; constrained layout measured them twice a draw (a third of a figure's CPU) for the same placement."""
 
 from __future__ import annotations
 

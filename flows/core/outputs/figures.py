@@ -24,8 +24,7 @@ from matplotlib.figure import Figure
 
 from flows.core.outputs.figure_layout import RowLayout
 
-# PNGs kept per process (base64, 17-40 kB each from 1 to 43 batches: ~2 MB at most): a report's figures are
-# drawn again with the same data when it is rewritten (a hold, a cancel, a resume); a draw costs ~0.05-0.15 s.
+# PNGs kept per process (~2 MB at most): a report rewritten (a hold, a cancel, a resume) draws the same figures
 MEMO_SIZE = 64
 DPI = 90
 _MEMO: OrderedDict[bytes, Any] = OrderedDict()
@@ -33,10 +32,8 @@ _MEMO_LOCK = threading.Lock()
 
 
 def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
-    """A row of ``ncols`` panels whose titles, labels and legends are placed so they do not collide
-    (:class:`~flows.core.outputs.figure_layout.RowLayout`), at the dpi it is saved at."""
-    # Titles at the axes' top (axes.titley): left to find their own height, matplotlib measures every
-    # axis again at each draw to lift a title over tick labels on top, which ours never have.
+    """A row of ``ncols`` panels laid out by :class:`~flows.core.outputs.figure_layout.RowLayout`, at the saved dpi."""
+    # Titles at the axes' top: else matplotlib measures every axis at each draw to lift them over top tick labels
     with matplotlib.rc_context({"axes.titley": 1.0}):
         fig, axes = plt.subplots(1, ncols, figsize=(width, height), dpi=DPI, layout=RowLayout(), squeeze=False,
                                  **kwargs)
@@ -49,8 +46,7 @@ def legend_beside(ax: Any, **kwargs: Any) -> None:
 
 
 def histogram(ax: Any, values: Any, bins: Any, color: str | None = None) -> None:
-    """What ``ax.hist(values, bins)`` draws, as one filled outline instead of a rectangle per bin (the
-    same shape; a figure's histograms cost ~15% less CPU to build and draw). NaNs are left out."""
+    """``ax.hist(values, bins)``'s shape as one filled outline, not a rectangle a bin (~15% less CPU); NaNs left out."""
     values = np.asarray(values, dtype=float)
     counts, edges = np.histogram(values[~np.isnan(values)], bins=bins)
     ax.stairs(counts, edges, fill=True, color=color)
@@ -61,8 +57,7 @@ def to_png(fig: Figure) -> str:
     buf = io.BytesIO()
     engine = fig.get_layout_engine()
     if engine is not None and fig.dpi == DPI:
-        # laid out here, then saved without the engine: with one, savefig draws the whole figure once more
-        # first (without pixels) only to run it (~a quarter of a figure's CPU)
+        # laid out here, then saved without the engine, which savefig would run by drawing the figure once more
         engine.execute(fig)
         fig.set_layout_engine(None)
     fig.savefig(buf, format="png", dpi=DPI)
@@ -70,14 +65,12 @@ def to_png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-# True in a run whose outputs nobody reads (the dry run's rehearsal, in a folder deleted after it): no figure is
-# drawn, the report says "" (no plot) where one would be; drawing was most of such a run's outputs' CPU
+# True in a run whose outputs nobody reads (the dry run's rehearsal): no figure is drawn, the report says ""
 UNSEEN = contextvars.ContextVar("figures_unseen", default=False)
 
 
 def figure_png(builder: Callable[..., Figure], *args: Any) -> str:
-    """``to_png(builder(*args))``, drawn once per process for the same inputs (see :func:`_memo`).
-    ``builder``: a module's function (its module and name are part of the key, not what a closure holds)."""
+    """``to_png(builder(*args))``, drawn once per process for the same inputs; ``builder``: a module's function."""
     if UNSEEN.get():
         return ""
     return _memo(builder, args, lambda: to_png(builder(*args)))  # type: ignore[no-any-return]
@@ -91,10 +84,8 @@ def figures_png(builder: Callable[..., list[tuple[str, Figure]]], *args: Any) ->
 
 
 def _memo(builder: Callable[..., Any], args: tuple[Any, ...], draw: Callable[[], Any]) -> Any:
-    """``draw()``, or what it gave before for the same builder and inputs: the key is a SHA-256 of the
-    inputs' pickle, a frame's or series' pickled as :func:`_frame_digest`, so an input different in any
-    value draws anew; one that pickles differently while equal only costs a draw. The figures depend on
-    nothing else (the project sets no matplotlib rcParams). Least recently used dropped past MEMO_SIZE."""
+    """``draw()``, or what it gave for the same builder and inputs' SHA-256 (the figures depend on nothing else:
+    the project sets no matplotlib rcParams); least recently used dropped past MEMO_SIZE."""
     digest = _Digest()
     try:
         _Pickler(digest, protocol=5).dump((builder.__module__, builder.__qualname__, args))
@@ -129,8 +120,7 @@ class _Pickler(pickle.Pickler):
 
 
 def _frame_digest(frame: pd.DataFrame | pd.Series) -> str:
-    """A frame's or series' values, index, labels and dtypes as a SHA-256, hashed by pandas per row: at
-    COCO's size (129,000 flags of 8 text columns) pickling one took ~0.2 s and ~57 MB, more than its figure."""
+    """A frame's or series' SHA-256 hashed by pandas per row: pickling COCO's flags took ~0.2 s and ~57 MB."""
     labels = (type(frame).__name__, frame.columns.tolist() if isinstance(frame, pd.DataFrame) else frame.name,
               frame.dtypes.astype(str).tolist() if isinstance(frame, pd.DataFrame) else str(frame.dtype),
               frame.index.names, str(frame.index.dtype), frame.attrs)

@@ -24,7 +24,6 @@ TARGET_NOTE = " (invite links)"
 PUBLISH_STEP = "open invite links"
 COLLECT_STEP = "collect responses"
 SERVES_PAGES = True
-ONE_PAGE_A_BATCH = False
 INVITES_PEOPLE = True
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1

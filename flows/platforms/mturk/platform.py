@@ -26,7 +26,6 @@ TARGET_NOTE = " (MTurk API)"
 PUBLISH_STEP = "publish batch"
 COLLECT_STEP = "collect submissions"
 SERVES_PAGES = False  # the page travels inside the HIT (an HTMLQuestion)
-ONE_PAGE_A_BATCH = False
 INVITES_PEOPLE = False
 REVIEW_CATEGORIES: tuple[str, ...] = ()
 MIN_REASON_CHARS = 1

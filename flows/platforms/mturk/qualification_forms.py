@@ -60,8 +60,7 @@ QUIZ_OVERVIEW = ("Before the task's pages: a few of its questions whose answers 
 
 
 def build_quiz_form(quiz: dict[str, Any]) -> str:
-    """The control quiz as a Test without AnswerKey (hitflow judges): one question an item, offering the field's
-    options as the page does (a quiz planned before kept none: its controls' answers)."""
+    """The control quiz as a Test without AnswerKey (hitflow judges), a question an item with the page's options."""
     key = pd.DataFrame(quiz["key"], columns=["item_id", "field", "answer"])
     shown = {r["item_id"]: json.loads(r["payload"]) for r in quiz["rows"]}
     offered = [(a.strip().lower(), a) for a in quiz.get("options") or sorted(set(key["answer"]))]

@@ -1,7 +1,5 @@
-"""The qualification stage a gated campaign runs before its first batch (``html_hit``: one paid test HIT,
-scored with ``qc.qualification``, each taker granted their score and paid); ``mturk_test`` needs none: MTurk scores
-its Test from its AnswerKey, read back for the lineage by :func:`record_native_scores`; the control quiz is judged
-by hitflow from its requests (flows/platforms/mturk/quiz_requests.py)."""
+"""The qualification stage before a gated campaign's first batch: ``html_hit``'s paid test HIT scored with
+``qc.qualification``, or ``mturk_test``'s scores (MTurk's, from its AnswerKey) read back for the lineage."""
 
 from __future__ import annotations
 
@@ -46,8 +44,7 @@ def pays_a_test_hit(cfg: CampaignConfig) -> bool:
 
 
 def gate_test(cfg: CampaignConfig) -> Step | None:
-    """The paid test HIT (``html_hit``) as the step run before the first batch; ``mturk_test`` needs
-    none (MTurk scores its own Test when a worker asks for the qualification)."""
+    """The paid test HIT (``html_hit``) as the step before the first batch; ``mturk_test`` needs none."""
     return qualify_workers if pays_a_test_hit(cfg) else None
 
 
@@ -218,8 +215,7 @@ def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
 
 
 def record_test_scores(run: Run) -> int:
-    """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one (the
-    control quiz's are kept as it is judged: flows/platforms/mturk/quiz_requests.py)."""
+    """The MTurk-scored test's scores (``mturk_test``), stored for the dataset's lineage; 0 without one."""
     return record_native_scores(run, scored_test_qualification(run), run.cfg.gating.qualification_min_score)
 
 

@@ -1,8 +1,5 @@
-"""The control quiz on MTurk, judged by hitflow: the quiz is a qualification whose Test carries no AnswerKey, so
-each worker's answers come back as a qualification request, read here and judged as the task server judges a
-first page's quiz on the other routes (the pass mark and the sequential test: an AnswerKey's score cannot tell
-one answer to everything from an honest worker on a quiz whose answers lean one way). A worker who passes is
-granted the qualification the campaign's HITs require; one who fails is refused it, and the quiz is taken once."""
+"""The control quiz on MTurk, judged by hitflow from each worker's qualification request as the task server judges
+a first page's quiz (docs/how-to/control-items.md, "MTurk")."""
 
 from __future__ import annotations
 

@@ -29,7 +29,6 @@ TARGET_NOTE = " (Prolific API)"
 PUBLISH_STEP = "publish study"
 COLLECT_STEP = "collect submissions"
 SERVES_PAGES = True
-ONE_PAGE_A_BATCH = True
 INVITES_PEOPLE = False
 # Prolific's rejection categories (its API refuses any other) and its minimum message length
 REVIEW_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
