@@ -25,7 +25,7 @@ from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
-from flows.custom.submit_probe import blocks_submit, probed_rules, without_covered
+from flows.custom.submit_probe import asked, blocks_submit, probed_rules, without_covered
 from qc.asked_limits import stated_max_words, stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -160,10 +160,8 @@ def with_probed_rules(imported: ImportedPage, template: str, page: Path, source:
         imported.notes.append(f"{page}: note: the page's script was not run at import (the page did not render with "
                               f"a sample item: {exc}); its checks were read from its code instead")
         return template
-    from flows.platforms.targets import sim_script_requires
-
-    found = sim_script_requires(rendered, browser)
-    imported.body, probed = probed_rules(imported.body, rendered, str(page), found=found)
+    found = asked(rendered, browser)
+    imported.body, probed = probed_rules(imported.body, rendered, str(page), found)
     template = template_text(imported, page, source, keep_jinja)
     imported.notes = without_covered(imported.notes, template, rendered, found) + probed  # no "stays" it disproved
     return template

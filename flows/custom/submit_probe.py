@@ -26,11 +26,9 @@ def blocks_submit(body: str) -> bool:
     return bool(GUARD.search(script_text(body) + "\n".join(a or b for a, b in ON_ATTR.findall(body))))
 
 
-def probed_rules(body: str, rendered: str, origin: str, browser: Any = None,
-                 found: Any = None) -> tuple[str, list[str]]:
-    """The item block with the rules the script was found to require (``found``: else it is asked), and notes
+def probed_rules(body: str, rendered: str, origin: str, found: Any) -> tuple[str, list[str]]:
+    """The item block with the rules the script was found to require (``found``: what asking it found), and notes
     (format, count checks stay its own)."""
-    found = _asked(rendered, browser) if found is None else found
     if found.refused_honest:
         return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
                       ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
@@ -76,7 +74,7 @@ def left_to_script(checks: list[Check], template: str, rendered: str, found: Any
     check that says nothing: once it refused anything). One that names a field was read from its code: it stays."""
     if found.problem or found.errors or found.cut or _unasked(found, rendered, ""):
         return checks
-    if probed_rules(template, rendered, "", found=found)[0] != template:
+    if probed_rules(template, rendered, "", found)[0] != template:
         return checks  # it requires what no page rule says yet
     said = [s for s in [*found.required.values(), *(w[2] for w in found.required_when.values())] if s]
     refused = bool(found.required or found.required_when or found.words or found.one_of or found.together)
@@ -93,7 +91,7 @@ def script_checks_left(template: str, rendered: str) -> list[str]:
     """The dry run's notes on the script's checks no page rule says, as asking ``rendered`` in Chromium finds them
     (as read from the code where it cannot be asked), the last one saying so if it refused an honest full answer."""
     stayed = script_only_checks(template)
-    found = _asked(rendered) if stayed else None
+    found = asked(rendered) if stayed else None
     left = [c.note for c in left_to_script(stayed, template, rendered, found)] if found else []
     if found and found.refused_honest:
         left[-1] += (f"; run in Chromium, hitflow's page {found.problem.removeprefix('it ')}: a check an honest "
@@ -105,17 +103,13 @@ def script_checks_left(template: str, rendered: str) -> list[str]:
 def without_covered(notes: list[str], template: str, rendered: str, found: Any) -> list[str]:
     """``notes`` less those saying a check stays the script's where asking the script found it page rules."""
     stayed = script_only_checks(template)
-    left = {_plain(c.condition) for c in left_to_script(stayed, template, rendered, found)}
-    covered = {_plain(c.condition) for c in stayed} - left
-    return [n for n in notes if not ((m := STAYS.search(n)) and _plain(m[1]) in covered)]
+    covered = {c.condition[:160] for c in stayed} - {c.condition[:160] for c in left_to_script(stayed, template,
+                                                                                                rendered, found)}
+    return [n for n in notes if not ((m := STAYS.search(n)) and m[1] in covered)]  # none names a field: as written
 
 
-def _plain(condition: str) -> str:
-    """A check's condition with its fields' per-item suffixes left out, as the import and its template both say it."""
-    return re.sub(r"_(?:0|\{\{ i \}\})\b", "", condition[:160])
-
-
-def _asked(rendered: str, browser: Any = None) -> Any:
+def asked(rendered: str, browser: Any = None) -> Any:
+    """What the page's script requires, asked in Chromium (flows/sim/pages/script_probe.py's Found)."""
     # here, not at the top: `hitflow qc` reads the dry run's module and must not load the ledger's database drivers
     from flows.platforms.targets import sim_script_requires
 

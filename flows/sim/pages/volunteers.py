@@ -49,10 +49,7 @@ def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dic
         failed: list[str] = []
         built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker, failed=failed)
         if built is None:  # they give the page back; the page's defect (or their own) said once
-            if failed:
-                say_failed(failed[0])
-            else:
-                say_refused(where, worker.profile)
+            say_failed(failed[0]) if failed else say_refused(where, worker.profile)
             return None
         values = built
     elif is_crowd_page(text):
