@@ -34,6 +34,26 @@ document.getElementById('f').addEventListener('submit', function (e) {
 });
 </script>
 """
+# Each item's block checked by a loop over the blocks, its radio found by its name's start: the import renamed
+# the field (seen_{{ i }}) and the selector with it, so on a page of two items the first item's name was looked
+# for in both blocks and every honest submit was refused.
+BLOCKS = """<form id="f" method="post">
+<div class="dish"><p>${dish}</p>
+<label><input type="radio" name="seen" value="yes"> Yes</label>
+<label><input type="radio" name="seen" value="no"> No</label>
+<div class="msg"></div></div>
+<input type="submit">
+</form>
+<script>
+document.forms[0].addEventListener('submit', function (e) {
+  var bad = 0;
+  document.querySelectorAll('.dish').forEach(function (d) {
+    if (!d.querySelector('input[name^="seen"]:checked')) { d.querySelector('.msg').textContent = 'Pick one.'; bad++; }
+  });
+  if (bad > 0) { e.preventDefault(); }
+});
+</script>
+"""
 REFUSES_HONEST = """<form id="f" method="post">
 <p>${dish}</p>
 <textarea name="why" required></textarea>
@@ -48,14 +68,19 @@ document.getElementById('f').addEventListener('submit', function (e) {
 """
 
 
-def imported_and_dry_run(tmp_path: Path, page: str, capsys) -> tuple[list[str], list[str]]:
-    """(the import's notes on the page's checks, the dry run's lines) of ``page`` imported as a user does."""
+def imported_and_dry_run(tmp_path: Path, page: str, capsys, per_page: int = 0) -> tuple[list[str], list[str]]:
+    """(the import's notes on the page's checks, the dry run's lines) of ``page`` imported as a user does; with
+    ``per_page``, that many items a page, rehearsed by browser workers."""
     (tmp_path / "p.html").write_text(page, encoding="utf-8")
     (tmp_path / "p_items.csv").write_text("item_id,dish\na,Soup\nb,Bread\n", encoding="utf-8")
     assert main(["new", "p", "--from", str(tmp_path / "p.html"), "--items", str(tmp_path / "p_items.csv"),
                  "--dir", str(tmp_path)]) == 0
     notes = [n for n in capsys.readouterr().err.splitlines() if "submit check `if (" in n]
-    assert main(["run", str(tmp_path / "config" / "p.toml"), "--dry-run"]) == 0
+    config = tmp_path / "config" / "p.toml"
+    if per_page:
+        text = config.read_text(encoding="utf-8").replace("images_per_hit = 1 ", f"images_per_hit = {per_page} ")
+        config.write_text(text + '\n[target]\nsim_workers = "browser"\n', encoding="utf-8")
+    assert main(["run", str(config), "--dry-run"]) == 0
     return notes, capsys.readouterr().out.splitlines()
 
 
@@ -76,3 +101,9 @@ def test_an_honest_answer_the_page_refused_at_import_is_said_again_by_the_dry_ru
     unchecked = [line for line in lines if line.startswith("UNCHECKED")]
     assert len(unchecked) == 1 and "Start with because." in unchecked[0]
     assert "refused an honest simulated worker's full answer" in unchecked[0], unchecked
+
+
+def test_a_loop_over_the_items_blocks_submits_a_page_of_two(tmp_path: Path, capsys) -> None:
+    _notes, lines = imported_and_dry_run(tmp_path, BLOCKS, capsys, per_page=2)
+    assert not [line for line in lines if line.startswith(("PROBLEM", "UNCHECKED"))], lines
+    assert 'input[name^="seen"]:checked' in (tmp_path / "config" / "p.html.j2").read_text(encoding="utf-8")

@@ -231,7 +231,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
-    unchecked = [f"UNCHECKED: {n}" for n in script_checks_left(source, rendered) + unread_hook(source)]
+    unchecked = [f"UNCHECKED: {n}" for n in script_checks_left(source, lambda: custom_page(cfg, items[:1]))
+                 + unread_hook(source)]  # the script asked as the import asks it: on a page of the first item
     return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
 
 

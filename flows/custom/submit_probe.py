@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flows.core.pages.mturk_forms import form_fields
@@ -87,10 +88,11 @@ def left_to_script(checks: list[Check], template: str, rendered: str, found: Any
     return [c for c in checks if not met(c)]
 
 
-def script_checks_left(template: str, rendered: str) -> list[str]:
-    """The dry run's notes on the script's checks no page rule says, as asking ``rendered`` in Chromium finds them
-    (as read from the code where it cannot be asked), the last one saying so if it refused an honest full answer."""
+def script_checks_left(template: str, render: Callable[[], str]) -> list[str]:
+    """The dry run's notes on the script's checks no page rule says, as asking the page ``render`` gives in Chromium
+    finds them (as read from the code where it cannot be asked), the last saying so if it refused an honest answer."""
     stayed = script_only_checks(template)
+    rendered = render() if stayed else ""
     found = asked(rendered) if stayed else None
     left = [c.note for c in left_to_script(stayed, template, rendered, found)] if found else []
     if found and found.refused_honest:

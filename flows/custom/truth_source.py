@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from flows.answers.control_items import controls_needed, read_controls
+from flows.answers.control_items import batch_chunks, batch_controls, controls_needed, read_controls
 from flows.answers.control_quiz import quiz_key, quiz_size
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
@@ -185,8 +185,9 @@ def control_lines(cfg: CampaignConfig, plan: list[dict[str, Any]]) -> list[str]:
             f"warning: {unshown} of the {len(ids)} items in [answers] controls are not in the items file and "
             "control_share = 0: no page shows them and nobody is scored on them; set [answers] control_share "
             "(0.2 is one a page of five) to mix them in"] * bool(unshown)
-    wanted = controls_needed(cfg, [r for r in plan if r["item_id"] not in ids])
-    quiz = len(quiz_key(cfg, known, quiz_size(cfg, len(ids), wanted)))
+    regular = [r for r in plan if r["item_id"] not in ids]  # the share alone, as the plan falls back to it
+    wanted = sum(batch_controls(len(c), share, cfg.images_per_hit, False) for c in batch_chunks(cfg, regular))
+    quiz = len(quiz_key(cfg, known, quiz_size(cfg, len(ids), controls_needed(cfg, regular))))
     why = f" asks for {wanted}; its quiz takes {quiz} of the controls file's {len(ids)} first" if shown < wanted else ""
     if not shown:
         return [f"control items: none on the pages: the controls file's items all go to the quiz ([answers] "
