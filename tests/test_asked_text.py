@@ -119,12 +119,17 @@ def test_the_fixtures_items_are_ours_and_small() -> None:
 def test_a_give_back_names_the_workers_behaviour_when_it_is_the_workers(capsys) -> None:
     from flows.sim.pages.browser_check import say_refused
 
-    say_refused("HIT1", "rule_breaker")
+    say_refused("HITs of type T1", "rule_breaker")
     breaker = capsys.readouterr().err
     assert "rule_breaker" in breaker and "left required fields empty" in breaker
     assert "open the page in Chromium" not in breaker  # that advice is for a page defect
-    say_refused("HIT2", "diligent")
-    assert "open the page in Chromium and submit it as a person would" in capsys.readouterr().err
+    say_refused("HITs of type T1", "speeder")
+    assert not capsys.readouterr().err  # said once for the page's bad workers
+    say_refused("HITs of type T1", "diligent")
+    honest = capsys.readouterr().err
+    assert "open the page in Chromium and submit it as a person would" in honest and "T1" in honest
+    say_refused("HITs of type T1", "diligent")
+    assert not capsys.readouterr().err
 
 
 def test_a_key_log_the_pages_script_writes_into_a_hidden_box_is_no_typed_text(tmp_path: Path) -> None:

@@ -364,3 +364,33 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
     on_skill = flags[flags["rule"].isin(["worker_skill", "control_accuracy"])]
     assert set(on_skill["worker_id"].str.removeprefix("invite:")) == set(pooled["worker_id"])
     assert on_skill["detail"].str.match("known answers over the campaign: (worker_skill P=|control_accuracy 0%)").all()
+
+
+def test_the_dry_run_says_what_it_read_of_the_controls_and_what_the_quiz_took(tmp_path: Path) -> None:
+    """Controls that are rows of the items file and no share: a "control items" line says they were read (before,
+    nothing did); a share whose controls the quiz takes first: the same line says what the share asks and why fewer."""
+    from flows.custom.truth_source import control_lines
+
+    config = _project(tmp_path, share=0.0)
+    rows = [f"r{k:05d}" for k in range(0, 60, 6)]
+    pd.DataFrame({"item_id": rows, "field": "sentiment", "answer": "positive"}).to_csv(tmp_path / "mine.csv",
+                                                                                        index=False)
+    config.write_text(config.read_text(encoding="utf-8").replace('controls = "controls.csv"',
+                                                                 'controls = "mine.csv"'), encoding="utf-8")
+    cfg = load_config(config)
+    [line] = control_lines(cfg, custom_item_plan(cfg))
+    assert line.startswith(f"control items: {len(rows)} of the 60 planned items ([answers] controls = mine.csv, "
+                           f"{len(rows)} items, no control_share)"), line
+    (tmp_path / "quiz").mkdir()
+    config = _project(tmp_path / "quiz")
+    config.write_text(config.read_text(encoding="utf-8").replace("quiz = 0", "quiz = 10"), encoding="utf-8")
+    controls = pd.read_csv(config.parent / "controls.csv", dtype=str)
+    controls.head(20).to_csv(config.parent / "controls.csv", index=False)  # the share's 15 and the quiz's 10 do not fit
+    cfg = load_config(config)
+    plan = custom_item_plan(cfg)
+    [line] = control_lines(cfg, plan)
+    shown = sum(r["item_id"] in set(pd.read_csv(config.parent / "controls.csv", dtype=str)["item_id"]) for r in plan)
+    said = re.search(r"control items: (\d+) of the \d+ planned items \(\[answers\] control_share = 0.2 asks for "
+                     r"(\d+); its quiz takes (\d+) of the controls file's (\d+) first, the pages what is left\)", line)
+    assert said, line
+    assert int(said[1]) == shown < int(said[2]) and int(said[3]) + shown <= int(said[4])

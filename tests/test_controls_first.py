@@ -138,3 +138,26 @@ def test_new_proposes_a_controls_file_from_a_column_of_known_answers(tmp_path: P
     assert main(["new", "other", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
     assert "proposed control items" not in capsys.readouterr().err
     assert not (tmp_path / "config" / "other_controls.csv").exists()
+
+
+def test_new_leaves_a_controls_file_of_ones_own_and_says_its_proposal_is_optional(tmp_path: Path, capsys) -> None:
+    """A controls file at the path the docs give one (config/NAME_controls.csv) is the user's: the proposal goes
+    beside it, and its note says nothing reads it unless named, and that a truth column for the rehearsal's figures
+    alone needs none. Before, the import refused: "config/NAME_controls.csv already exist(s); nothing was written"."""
+    from flows.cli.main import main
+
+    page = Path(__file__).resolve().parents[1] / "bench" / "controls_pages" / "animal_kind.html"
+    items = tmp_path / "animals.csv"
+    items.write_text("item_id,description,gold_group\na1,Fur and milk.,mammal\na2,Feathers.,bird\na3,Gills.,\n",
+                     encoding="utf-8")
+    (tmp_path / "config").mkdir()
+    own = tmp_path / "config" / "animal_controls.csv"
+    own.write_text("item_id,field,answer,description\nc1,group,bird,Wings.\n", encoding="utf-8")
+    assert main(["new", "animal", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
+    said = capsys.readouterr().err
+    assert own.read_text(encoding="utf-8") == "item_id,field,answer,description\nc1,group,bird,Wings.\n"
+    proposal = pd.read_csv(tmp_path / "config" / "animal_controls_proposed.csv", dtype=str)
+    assert proposal["item_id"].tolist() == ["a1", "a2"]
+    note = next(line for line in said.splitlines() if "proposed control items" in line)
+    assert "written to config/animal_controls_proposed.csv (config/animal_controls.csv is yours" in note
+    assert "(of its 3)" in note and "optional" in note and '[campaign] truth = {group = "gold_group"}' in note

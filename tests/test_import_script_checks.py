@@ -174,7 +174,7 @@ def test_the_dry_run_does_not_call_unchecked_what_the_import_made_a_page_rule() 
     page = import_page(NAMED, "seen.html")
     assert any("Tick one." in n and "is now the page rule" in n for n in page.notes)
     unchecked = script_only_checks(page.body)  # the template's per-item names: seen_{{ i }}
-    assert len(unchecked) == 1 and "Not both." in unchecked[0]
+    assert len(unchecked) == 1 and "Not both." in unchecked[0].note
 
 
 WORDS = ("<form id='f'><textarea name='plan'></textarea><input type='submit' id='go'></form>\n<script>\n"

@@ -56,12 +56,24 @@ def test_the_fewer_of_the_page_and_the_fields_table_holds_and_the_dry_run_says_w
 
 
 def test_the_import_writes_the_stated_most_into_the_fields_table() -> None:
-    body = f'<p>{ASKED}</p><textarea name="gap_{{{{ i }}}}"></textarea>'
+    body = f'<p>{ASKED}</p><textarea name="gap_{{{{ i }}}}" required></textarea>'
     (name, control, personal, stated), = free_text_fields(body)
     assert (name, stated) == ("gap", (0, 5))
     table = tomllib.loads(field_qc_table(name, control, personal, stated))["qc"]["fields"]["gap"]
-    assert table["max_words"] == 5 and table["min_words"] == 3  # a textarea's own minimum stays
+    assert table["max_words"] == 5 and table["min_words"] == 3  # a required textarea's own minimum stays
     assert field_qc_table("gap", "text", False, (0, 0)) == ""
+
+
+def test_an_optional_box_is_held_only_to_what_its_page_states() -> None:
+    """"Anything confusing?" with no limit stated: an honest "All clear" is no short answer (the starter config
+    said min_words = 3 on it); an optional box that states its most words keeps that alone."""
+    body = ('<p>Anything confusing?</p><textarea name="comments_{{ i }}"></textarea>'
+            f'<p>{ASKED}</p><textarea name="gap_{{{{ i }}}}"></textarea>')
+    fields = {name: (control, asks, stated) for name, control, asks, stated in free_text_fields(body)}
+    assert fields["comments"][0] == fields["gap"][0] == "optional textarea"
+    assert field_qc_table("comments", *fields["comments"]) == ""
+    table = tomllib.loads(field_qc_table("gap", *fields["gap"]))["qc"]["fields"]["gap"]
+    assert table == {"max_words": 5}
 
 
 def test_a_scripts_word_count_over_n_is_named_as_max_words() -> None:

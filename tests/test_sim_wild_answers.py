@@ -79,7 +79,9 @@ def test_an_imported_question_about_the_worker_gets_no_repeat_rules() -> None:
     body = ABOUT.format(k=0, topic="bees").replace("_0", "_{{ i }}")
     personal = {name: about for name, _, about, _ in free_text_fields(body)}
     assert personal["years"] and personal["home"]
-    ignored = tomllib.loads(field_qc_table("years", "text", personal["years"]))["qc"]["fields"]["years"]["ignore"]
+    table = field_qc_table("years", "text", personal["years"])
+    assert "it asks about the worker, so" in table and "missing word" not in table  # the reason this box has
+    ignored = tomllib.loads(table)["qc"]["fields"]["years"]["ignore"]
     assert {"duplicate_text", "shared_template"} <= set(ignored) and "caps_lock" not in ignored
     assert field_qc_table("caption", "text", False) == ""  # the [qc] rules that judge text, all of them
 
@@ -104,6 +106,7 @@ def test_an_imported_fill_the_blank_box_gets_no_repeat_rules() -> None:
     body = '<p>{{ item.before }} ____ {{ item.after }}</p><input type="text" name="word_{{ i }}">'
     [(name, _, personal, _)] = free_text_fields(body)
     assert name == "word" and personal
+    assert "it asks for a missing word, so" in field_qc_table(name, "text", personal)
     assert "shared_template" in tomllib.loads(field_qc_table(name, "text", personal))["qc"]["fields"]["word"]["ignore"]
 
 

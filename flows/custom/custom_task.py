@@ -25,8 +25,8 @@ from flows.custom.page_check import page_problems, source_problems
 from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.custom.script_targets import unread_hook
-from flows.custom.submit_checks import script_only_checks
-from flows.custom.truth_source import truth_lines
+from flows.custom.submit_probe import script_checks_left
+from flows.custom.truth_source import control_lines, truth_lines
 from qc.form_constraints import Spec, describe_groups, describe_rules
 
 MAX_TEMPLATE_BYTES = 2 * 2**20  # a page template; the starter page is 2 KB
@@ -231,26 +231,9 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
-    unchecked = [f"UNCHECKED: {n}" for n in script_only_checks(source) + unread_hook(source)]  # a browser runs them
+    unchecked = [f"UNCHECKED: {n}" for n in script_checks_left(source, lambda: custom_page(cfg, items[:1]))
+                 + unread_hook(source)]  # the script asked as the import asks it: on a page of the first item
     return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
-
-
-def control_lines(cfg: CampaignConfig, plan: list[dict[str, Any]]) -> list[str]:
-    """How many planned items are controls; a warning where the controls file's items are never shown (items of
-    their own, not in the items file, with no control_share to mix them in: nobody is scored on them)."""
-    known = read_controls(cfg)
-    if known is None:
-        return []
-    ids, planned = set(known["item_id"].astype(str)), {str(r["item_id"]) for r in plan}
-    if cfg.answers.control_share <= 0:
-        unshown = len(ids - planned)
-        return [f"warning: {unshown} of the {len(ids)} items in [answers] controls are not in the items file and "
-                "control_share = 0: no page shows them and nobody is scored on them; set [answers] control_share "
-                "(0.2 is one a page of five) to mix them in"] if unshown else []
-    controls = sum(r["item_id"] in ids for r in plan)
-    return [f"control items: {controls} of the {len(plan)} planned items ([answers] control_share = "
-            f"{cfg.answers.control_share}), paid and budgeted like the others" if controls else
-            "control items: none on the pages: the controls file's items all go to the quiz (gate lines)"]
 
 
 def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list[str]]:

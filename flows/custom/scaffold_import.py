@@ -25,7 +25,7 @@ from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
-from flows.custom.submit_probe import blocks_submit, probed_rules
+from flows.custom.submit_probe import asked, blocks_submit, probed_rules, without_covered
 from qc.asked_limits import stated_max_words, stated_min_words
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
@@ -75,9 +75,12 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])
-    proposal = proposed_controls(name, template, items) if items else None
+    # the path the docs give a controls file of one's own: one there already is the user's, the proposal goes beside
+    own = folder / f"{name}_controls.csv"
+    proposal = proposed_controls(own if not own.exists() else own.with_stem(f"{own.stem}_proposed"), template,
+                                 items) if items else None
     if proposal:
-        files[folder / f"{name}_controls.csv"] = proposal[0]
+        files[proposal[2]] = proposal[0]
     written = write_new(folder, files)
     size_reward(written[0])
     size_budget(written[0])
@@ -157,9 +160,11 @@ def with_probed_rules(imported: ImportedPage, template: str, page: Path, source:
         imported.notes.append(f"{page}: note: the page's script was not run at import (the page did not render with "
                               f"a sample item: {exc}); its checks were read from its code instead")
         return template
-    imported.body, probed = probed_rules(imported.body, rendered, str(page), browser)
-    imported.notes += probed
-    return template_text(imported, page, source, keep_jinja)
+    found = asked(rendered, browser)
+    imported.body, probed = probed_rules(imported.body, rendered, str(page), found)
+    template = template_text(imported, page, source, keep_jinja)
+    imported.notes = without_covered(imported.notes, template, rendered, found) + probed  # no "stays" it disproved
+    return template
 
 
 def sample_page(template: str, imported: ImportedPage, page: Path) -> str:
@@ -174,8 +179,8 @@ def sample_page(template: str, imported: ImportedPage, page: Path) -> str:
 TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on a page of one choice field
 
 
-def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] | None:
-    """(controls file, note) for the first choice field a column knows; if most are, a fifth (>= ten); else None."""
+def proposed_controls(path: Path, template: str, items: Path) -> tuple[str, str, Path] | None:
+    """(controls file, note, ``path``) for the first choice field a column knows; if most are, a fifth (>= ten)."""
     choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
     table = read_csv_table(items, (), "the items file")
     key = "item_id" if "item_id" in table.columns else "image_id"
@@ -188,13 +193,22 @@ def proposed_controls(name: str, template: str, items: Path) -> tuple[str, str] 
             known = [[r[key], base, r[column].strip()] for r in table.rows if r[column].strip()]
             if known and {a for *_, a in known} <= set(f.options):
                 kept = _spread(known, len(table.rows))
-                return _csv(["item_id", "field", "answer"], kept), (
-                    f"proposed control items: {len(kept)} of the {len(known)} row(s) of {items.name} that give "
-                    f"{base}'s answer in column {column!r}, written to config/{name}_controls.csv; to score workers "
-                    "on them and stop those who "
-                    f"fail them, set [answers] controls = \"{name}_controls.csv\" (an item listed there is a "
-                    "control: kept out of the dataset; delete the rows whose answers you want collected)")
+                of = f" (of its {len(table.rows)})" if len(known) < len(table.rows) else ""
+                said = (f"proposed control items: {len(kept)} of the {len(known)} row(s) of {items.name} that give "
+                        f"{base}'s answer in column {column!r}{of}")
+                return _csv(["item_id", "field", "answer"], kept), _proposal_note(said, path, base, column), path
     return None
+
+
+def _proposal_note(said: str, path: Path, field: str, column: str) -> str:
+    """Where the proposal went (beside a controls file of the user's), and that it is optional."""
+    mine = "" if path.stem.endswith("_controls") else \
+        f" (config/{path.name.replace('_proposed', '')} is yours: left as it is)"
+    return (f"{said}, written to config/{path.name}{mine}; optional, read only once [answers] controls names it: to "
+            f"score workers on them and stop those who fail them, set controls = \"{path.name}\" (an item listed "
+            "there is a control, kept out of the dataset: delete the rows whose answers you want collected); a "
+            f"column kept for the rehearsal's figures alone ([campaign] truth = {{{field} = \"{column}\"}}) needs "
+            "no controls")
 
 
 def _spread(known: list[list[str]], items: int) -> list[list[str]]:
@@ -235,8 +249,9 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
                           in free_text_fields(imported.body, imported.instructions))
 
 
-def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, bool, tuple[int, int]]]:
-    """(field, control, asks about the worker, fewest and most words the page states, 0 if none) per free-text field."""
+def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, str, tuple[int, int]]]:
+    """(field, control ("optional ..." where nothing requires it), what it asks that the same short answer fits on
+    several items ("" if nothing such), fewest and most words the page states, 0 if none) per free-text field."""
     page = body.replace("{{ i }}", "0")
     read = read_page(page)
     asked = question_texts(read)
@@ -245,8 +260,9 @@ def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, 
     texts = [f for f in rules if field_kind(f) == "text"]
     said = visible_text(instructions + page) if len(texts) == 1 else ""  # the page's minimum is the only field's
     attrs = {f.name: f.attrs for f in read.fields.values()}
-    return [(f["name"].removesuffix("_0"), f.get("input", "text"),
-             asks_about_worker(asked.get(f["name"], "")) or (gap and f.get("input", "text") != "textarea"),
+    return [(f["name"].removesuffix("_0"), "optional " * (not f["required"] and not f.get("required_when"))
+             + f.get("input", "text"), "about the worker" if asks_about_worker(asked.get(f["name"], "")) else
+             "for a missing word" if gap and f.get("input", "text") != "textarea" else "",
              stated_words(f"{said}\n{asked.get(f['name'], '')}", attrs.get(f["name"], {}))) for f in texts]
 
 
@@ -262,15 +278,16 @@ ABOUT_WORKER_DROPS = ("duplicate_text", "shared_template", "consensus", "instruc
                       "source_copy", "short_answer")
 
 
-def field_qc_table(field: str, control: str, personal: bool = False, stated: tuple[int, int] = (0, 0)) -> str:
-    """``[qc.fields.<field>]`` where a field differs from the [qc] text rules: one asking about the worker or a blank's
-    word drops repeat, consensus and echo rules; a textarea gets word limits (``stated``: fewest, most); else none."""
+def field_qc_table(field: str, control: str, asks: str = "", stated: tuple[int, int] = (0, 0)) -> str:
+    """``[qc.fields.<field>]`` where a field differs from the [qc] text rules: one that ``asks`` about the worker or
+    for a blank's word drops repeat, consensus and echo rules; a required textarea gets at least 3 words, any box the
+    words the page states (``stated``: fewest, most); else none."""
     key = field if re.fullmatch(r"[A-Za-z0-9_-]+", field) else json.dumps(field)
     head = f"\n[qc.fields.{key}]    # the page's free-text field {field!r} ({control})"
-    if personal:
-        return (f"{head}: it asks about the worker or for a missing word, so the same short answer on several items "
-                f"is expected\nignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
-    least = max(stated[0], 3) if control == "textarea" else stated[0]
+    if asks:
+        return (f"{head}: it asks {asks}, so the same short answer on several items is expected\n"
+                f"ignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
+    least = max(stated[0], 3) if control == "textarea" else stated[0]  # an optional box: only what the page states
     why = "as the page asks (its words or its script)" if stated[0] >= least else "fewer flags the answer"
     lines = [f"{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)"] if least else []
     lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page asks: more flags the answer for a "

@@ -113,8 +113,9 @@ def session_lookup(element_id: str) -> re.Pattern[str]:
 
 def _named(literal: re.Match[str], name: str) -> str:
     """A string naming a renamed field (a list of names the script builds selectors from) takes the new name; an
-    element's id (``getElementById('why')``, the same word) is left alone."""
-    if re.search(r"getElementById\(\s*$", literal.string[max(0, literal.start() - 30):literal.start()]):
+    element's id (``getElementById('why')``, the same word) is left alone, and so is a selector's prefix or part
+    (``[name^="why"]``): it finds every item's renamed field already, where the new name would find one item's."""
+    if re.search(r"getElementById\(\s*$|[\^*]=\s*$", literal.string[max(0, literal.start() - 30):literal.start()]):
         return literal.group(0)
     return f"{literal.group(1)}{name}_{{{{ i }}}}{literal.group(1)}"
 

@@ -57,6 +57,7 @@ class Check:
     # the page rules it is, when that is all it does: (field, attribute, value), e.g. ("reason", "required", "")
     rules: list[tuple[str, str, str]] = field(default_factory=list)
     resolved: str = ""  # the condition with the handler's variables replaced by the fields they hold
+    note: str = ""  # what the import says of a check that stays the script's
 
 
 def submit_checks(handlers: list[str], scripts: str, ids: dict[str, str]) -> list[Check]:
@@ -221,7 +222,7 @@ def _empty_test(part: str, ids: dict[str, str]) -> tuple[str, str, str] | None:
     return None
 
 
-def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: list[str] | None = None) -> str:
+def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: list[Check] | None = None) -> str:
     """Each handler check in ``notes``: page rules onto their controls; others by condition, message, in ``stayed``."""
     ids = {i[1]: n[1] for tag in FIELD_TAG.finditer(body) if (i := ID.search(tag[0])) and (n := _NAME.search(tag[0]))}
     textareas = _names(body, r"<textarea\b[^>]*>")  # HTML has no pattern on a textarea: such a check stays the script's
@@ -251,10 +252,11 @@ def checks_as_rules(body: str, handlers: list[str], notes: list[str], stayed: li
             how = (f"re-express it as [qc.fields.{words[0]}] {words[1]} = {words[2]} (QC's rule for a word count)"
                    if words else "re-express it as page rules (required, data-required-when, pattern, min/max, "
                    "minlength, data-min-selections)")
-            notes.append(f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
-                         f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
-                         "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
-            (stayed if stayed is not None else []).append(notes[-1])
+            check.note = (f"the page's submit check `if ({check.condition[:160]})`{said} stays in its script only: a "
+                          f"person's browser runs it, hitflow's QC and form-reading simulated workers do not; {how} or "
+                          "check the answers for it ([target] sim_workers = \"browser\" rehearses it)")
+            notes.append(check.note)
+            (stayed if stayed is not None else []).append(check)
     return body
 
 
@@ -281,9 +283,10 @@ def with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
 
 
-def script_only_checks(template: str) -> list[str]:
-    """Script checks on hitflow's form no page rule says, noted: only a browser enforces them, so QC would pass them."""
-    stayed: list[str] = []
+def script_only_checks(template: str) -> list[Check]:
+    """Script checks on hitflow's form no page rule says (each with its note): only a browser enforces them, so QC
+    would pass them."""
+    stayed: list[Check] = []
     template = template.replace("{{ i }}", "0")  # the first item's names, in its fields and its scripts alike
     checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), [], stayed)
     return stayed

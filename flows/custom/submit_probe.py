@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flows.core.pages.mturk_forms import form_fields
@@ -12,12 +13,12 @@ from flows.core.pages.radio_buttons import BUTTONS
 from flows.custom.page_tags import FIELD_TAG
 from flows.custom.probed_limits import ITEM, probed_limits
 from flows.custom.script_targets import script_text
-from flows.custom.submit_checks import with_rule
-from flows.platforms.targets import sim_script_requires
+from flows.custom.submit_checks import Check, script_only_checks, with_rule
 
 # a script or on* attribute that may stop a submit: names one, cancels, disables a button, or sets validity/required
 GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
                    r"(?:set|remove)Attribute\(\s*[\"']required", re.I)
+STAYS = re.compile(r"submit check `if \((.*?)\)`.* stays in its script only")
 ON_ATTR = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]{0,5000})"|'([^']{0,5000})')""", re.I)
 
 
@@ -26,9 +27,9 @@ def blocks_submit(body: str) -> bool:
     return bool(GUARD.search(script_text(body) + "\n".join(a or b for a, b in ON_ATTR.findall(body))))
 
 
-def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> tuple[str, list[str]]:
-    """The item block with the rules the script was found to require, and notes (format, count checks stay its own)."""
-    found = sim_script_requires(rendered, browser)
+def probed_rules(body: str, rendered: str, origin: str, found: Any) -> tuple[str, list[str]]:
+    """The item block with the rules the script was found to require (``found``: what asking it found), and notes
+    (format, count checks stay its own)."""
     if found.refused_honest:
         return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
                       ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
@@ -65,6 +66,56 @@ def probed_rules(body: str, rendered: str, origin: str, browser: Any = None) -> 
     body, more = probed_limits(body, found, origin)
     notes += more + _caveats(found, origin) + _unasked(found, rendered, origin)
     return body, notes
+
+
+def left_to_script(checks: list[Check], template: str, rendered: str, found: Any) -> list[Check]:
+    """The ``checks`` read from the script's code that asking it in Chromium (``found``) did not find to be page
+    rules. A check on a flag the script sets elsewhere (its condition names no field) is, once the script was asked
+    in full, requires nothing ``template``'s rules do not say already, and refused with the check's message (a
+    check that says nothing: once it refused anything). One that names a field was read from its code: it stays."""
+    if found.problem or found.errors or found.cut or _unasked(found, rendered, ""):
+        return checks
+    if probed_rules(template, rendered, "", found)[0] != template:
+        return checks  # it requires what no page rule says yet
+    said = [s for s in [*found.required.values(), *(w[2] for w in found.required_when.values())] if s]
+    refused = bool(found.required or found.required_when or found.words or found.one_of or found.together)
+    fields = {n for f in form_fields(rendered) for n in (f.name, f.name.removesuffix(ITEM))}
+
+    def met(c: Check) -> bool:
+        if set(re.findall(r"[\w-]+", c.resolved or c.condition)) & fields:
+            return False
+        return any(s.startswith(c.message.removesuffix("...")) for s in said) if c.message else refused
+    return [c for c in checks if not met(c)]
+
+
+def script_checks_left(template: str, render: Callable[[], str]) -> list[str]:
+    """The dry run's notes on the script's checks no page rule says, as asking the page ``render`` gives in Chromium
+    finds them (as read from the code where it cannot be asked), the last saying so if it refused an honest answer."""
+    stayed = script_only_checks(template)
+    rendered = render() if stayed else ""
+    found = asked(rendered) if stayed else None
+    left = [c.note for c in left_to_script(stayed, template, rendered, found)] if found else []
+    if found and found.refused_honest:
+        left[-1] += (f"; run in Chromium, hitflow's page {found.problem.removeprefix('it ')}: a check an honest "
+                     "simulated worker misses (a person's answer may meet it) or nobody meets; submit it in `hitflow "
+                     "preview` as a person would")
+    return left
+
+
+def without_covered(notes: list[str], template: str, rendered: str, found: Any) -> list[str]:
+    """``notes`` less those saying a check stays the script's where asking the script found it page rules."""
+    stayed = script_only_checks(template)
+    covered = {c.condition[:160] for c in stayed} - {c.condition[:160] for c in left_to_script(stayed, template,
+                                                                                                rendered, found)}
+    return [n for n in notes if not ((m := STAYS.search(n)) and m[1] in covered)]  # none names a field: as written
+
+
+def asked(rendered: str, browser: Any = None) -> Any:
+    """What the page's script requires, asked in Chromium (flows/sim/pages/script_probe.py's Found)."""
+    # here, not at the top: `hitflow qc` reads the dry run's module and must not load the ledger's database drivers
+    from flows.platforms.targets import sim_script_requires
+
+    return sim_script_requires(rendered, browser)
 
 
 def _on_group(body: str, button: str, attr: str, value: str) -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from flows.answers.control_items import read_controls
+from flows.answers.control_items import batch_chunks, batch_controls, controls_needed, read_controls
+from flows.answers.control_quiz import quiz_key, quiz_size
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
 from flows.custom.item_options import Layout, item_options
@@ -165,3 +167,31 @@ def report_lines(items_truth: list[dict[str, Any]], answered: dict[str, int] | N
                      f"{said}; accuracy and agreement figures from this rehearsal say nothing about those "
                      f"{count['blind']} items")
     return lines
+
+
+def control_lines(cfg: CampaignConfig, plan: list[dict[str, Any]]) -> list[str]:
+    """What the dry run read of ``[answers] controls``: how many planned items are its controls, and why fewer than
+    the share asks (its quiz takes its items first); a warning where its items are never shown."""
+    known = read_controls(cfg)
+    if known is None:
+        return []
+    ids, share = set(known["item_id"].astype(str)), cfg.answers.control_share
+    shown = sum(r["item_id"] in ids for r in plan)
+    if share <= 0:
+        unshown = len(ids - {str(r["item_id"]) for r in plan})
+        return [f"control items: {shown} of the {len(plan)} planned items ([answers] controls = "
+                f"{Path(cfg.answers.controls or '').name}, {len(ids)} items, no control_share): scored against their "
+                "known answers and kept out of the dataset; no quiz, and no others mixed in"] + [
+            f"warning: {unshown} of the {len(ids)} items in [answers] controls are not in the items file and "
+            "control_share = 0: no page shows them and nobody is scored on them; set [answers] control_share "
+            "(0.2 is one a page of five) to mix them in"] * bool(unshown)
+    regular = [r for r in plan if r["item_id"] not in ids]  # the share alone, as the plan falls back to it
+    wanted = sum(batch_controls(len(c), share, cfg.images_per_hit, False) for c in batch_chunks(cfg, regular))
+    quiz = len(quiz_key(cfg, known, quiz_size(cfg, len(ids), controls_needed(cfg, regular))))
+    why = f" asks for {wanted}; its quiz takes {quiz} of the controls file's {len(ids)} first" if shown < wanted else ""
+    if not shown:
+        return [f"control items: none on the pages: the controls file's items all go to the quiz ([answers] "
+                f"control_share = {share}{why}; gate lines)"]
+    left = ", the pages what is left" if why else ""
+    return [f"control items: {shown} of the {len(plan)} planned items ([answers] control_share = {share}{why}{left}), "
+            "paid and budgeted like the others"]

@@ -32,9 +32,10 @@ def available() -> bool:
 _said: set[str] = set()
 
 
-def say_once(line: str) -> None:
-    if line not in _said:
-        _said.add(line)
+def say_once(line: str, key: str = "") -> None:
+    """``line`` on stderr unless it (or another under ``key``) was said already in this process."""
+    if (key or line) not in _said:
+        _said.add(key or line)
         sys.stderr.write(line + "\n")
 
 
@@ -43,25 +44,26 @@ def failure(exc: Exception) -> str:
     return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]}"
 
 
-def say_failed(exc: Exception) -> None:
-    """One line on stderr for a page a browser worker could not work."""
-    sys.stderr.write(f"hitflow sim: a browser worker's page failed ({failure(exc)})\n")
+def say_failed(exc: Exception | str) -> None:
+    """One line on stderr for a page a browser worker could not work; the same failure again is not repeated."""
+    say_once(f"hitflow sim: a browser worker's page failed ({exc if isinstance(exc, str) else failure(exc)})")
 
 
 # what a bad profile does that a page's own checks refuse: the refusal is the worker's, not the page's
 BEHAVIOUR = {"rule_breaker": "left required fields empty, as the profile does"}
 
 
-def say_refused(hit_id: str, profile: str = "") -> None:
-    """One line for a worker who filled the page but could not submit: the page's defect if honest, its own if bad."""
+def say_refused(where: str, profile: str = "") -> None:
+    """One line, once for ``where`` (a HIT type, a study), for workers who filled the page but could not submit:
+    the page's defect if honest, their own if bad; each gives its place back, as a person who gives up does."""
     from flows.sim.people.crowd_model import BAD_PROFILES
 
-    if profile in BAD_PROFILES:
+    if profile in BAD_PROFILES:  # once for all bad profiles: the first one's behaviour is the example
         did = BEHAVIOUR.get(profile, f"answered as a {profile} does")
-        sys.stderr.write(f"hitflow sim: a simulated {profile} worker gave HIT {hit_id} back: the page refused its "
-                         f"submit {TRIES} times because the worker {did}; the page's own check worked, nothing "
-                         "to fix on the page\n")
+        say_once(f"hitflow sim: simulated bad workers give {where} back when the page refuses their submit {TRIES} "
+                 f"times (a {profile}: the worker {did}): the page's own check at work, unless a line says honest "
+                 "workers do too", key=f"bad:{where}")
         return
-    sys.stderr.write(f"hitflow sim: a browser worker gave HIT {hit_id} back: the page refused the submit {TRIES} "
-                     "times (its own check, or a required field its controls never fill); open the page in "
-                     "Chromium and submit it as a person would\n")
+    say_once(f"hitflow sim: honest browser workers give {where} back: the page refused the submit {TRIES} times or "
+             "never let them press it (its own check, or a required field its controls never fill); open the page "
+             "in Chromium and submit it as a person would")

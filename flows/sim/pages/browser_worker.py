@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 PAGE_URL = "https://hit.sim.invalid/page"
 TIMING = ("page_start_ms", "page_end_ms")
 MARK = 'data-sim-workers="browser"'
+UNLOCK_WAIT_MS = 60_000  # how long a worker waits for a disabled Submit to unlock
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
 
@@ -91,15 +92,25 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
         order = order[1:] + order[:1]
         posts.clear()
         clear_mark(page)
+        submit = page.locator("#submit-btn, [type=submit]").first
+        if not pressable(page, submit):
+            continue  # refused, at once: waiting for Playwright's click to time out held the clock 30 s a try
         try:
-            page.locator("#submit-btn, [type=submit]").first.click(no_wait_after=True)
+            submit.click(no_wait_after=True)
             page.clock.run_for(2000)  # a page that submits from a timer gets its time
         except PlaywrightTimeout:
-            continue  # a Submit that never became clickable: refused
+            continue  # a Submit that never became clickable (covered): refused
         posted = posted_request(page, posts)
         if posted is not None:
             return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
     return None
+
+
+def pressable(page: Any, submit: Any) -> bool:
+    """Whether a person could press the page's Submit, given a minute on the page's clock to unlock it."""
+    if submit.count() and not (submit.is_visible() and submit.is_enabled()):
+        page.clock.run_for(UNLOCK_WAIT_MS)  # a page may enable it by a timer: a person waits that long
+    return bool(submit.count()) and submit.is_visible() and submit.is_enabled()
 
 
 def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
@@ -185,7 +196,7 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
         else:
             if fields is None:  # the page kept refusing the submit: a person would have given up too
                 who = market.workers.get(a.worker_id)
-                say_refused(a.hit_id, who.profile if who is not None else "")
+                say_refused(f"HITs of type {hit.fields['HITTypeId']}", who.profile if who is not None else "")
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)

@@ -15,6 +15,7 @@ import httpx
 from flows.core.http_clients import http_client
 from flows.core.pages.crowd_elements import is_crowd_page, task_answers
 from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.browser_check import say_failed, say_refused
 from flows.sim.pages.browser_worker import posted_by_browser, wants_browser
 from flows.sim.pages.page_common import OpenedPages, needs_context
 from flows.sim.pages.page_filling import fill_form, page_rules, work_effort
@@ -36,16 +37,19 @@ def open_page(http: httpx.Client, url: str) -> tuple[str, str] | None:
 
 
 def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dict[str, crowd.BankEntry],
-              rng: random.Random, start: float, seconds: float,
-              pages: OpenedPages | None = None) -> tuple[str, dict[str, str]] | None:
-    """Fill an opened page as ``worker``, knowing what ``pages`` at its address show: what it posts where, or None."""
+              rng: random.Random, start: float, seconds: float, pages: OpenedPages | None = None,
+              where: str = "their task links") -> tuple[str, dict[str, str]] | None:
+    """Fill an opened page as ``worker``, knowing what ``pages`` at its address show: what it posts where, or None
+    when the page never took the submit (said once for ``where``: what the worker gives back)."""
     text, post_to = opened
     fields = form_fields(text)
     common = pages.shared(url, text) if pages is not None and needs_context(fields) else frozenset()
     values = fill_form(worker, fields, page_rules(text), start, start + seconds, bank, rng, html=text, common=common)
     if wants_browser(text):  # the page's script builds the answer: what its form posts is sent
-        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker)
-        if built is None:
+        failed: list[str] = []
+        built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker, failed=failed)
+        if built is None:  # they give the page back; the page's defect (or their own) said once
+            say_failed(failed[0]) if failed else say_refused(where, worker.profile)
             return None
         values = built
     elif is_crowd_page(text):

@@ -92,7 +92,7 @@ class Participants:
         open_places = study["total_available_places"] - sum(s["status"] in TAKEN for s in subs)
         been = {s["participant_id"] for s in subs}
         pool = [p for p in self.people.values() if p["id"] not in been and eligible(p, study, state)]
-        visits = 0  # a page that turns everyone away must not keep calling newcomers forever
+        visits = len(subs)  # a page that turns everyone away must not call newcomers forever: over its whole life
         while open_places > 0 and visits <= 3 * study["total_available_places"] + 10:
             if not pool and self.newcomers is not None:
                 fresh = [p for p in self.more_people() if eligible(p, study, state)]
@@ -153,7 +153,8 @@ class Participants:
             if study.get("_unreachable"):
                 study["_unreachable_until"] = state.now + UNREACHABLE_S
             return sub
-        sub["_code"], sub["_finish_at"] = done[0], state.now + min(done[1], max_s)
+        sub["_code"], sub["_finish_at"] = done[0] or "", state.now + min(done[1], max_s)
+        sub["_gave_up"] = done[0] is None  # the page never took the submit: the place is held while they try
         sub["_timed_out"] = done[1] > max_s
         return sub
 
@@ -167,8 +168,9 @@ class Participants:
                 .replace("{{%STUDY_ID%}}", study["id"]).replace("{{%SESSION_ID%}}", sub["id"]))
 
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
-                park_s: int) -> tuple[str, float] | None:
-        """Open, work, fill and submit the page; the completion code from the redirect and the seconds, or None."""
+                park_s: int) -> tuple[str | None, float] | None:
+        """Open, work, fill and submit the page: the completion code from the redirect and the seconds; None
+        for the code if the page never took the submit; None if the page could not be opened or posted to."""
         url = self.page_url(study, person, sub)
         worker = person["worker"]
         study["_unreachable"] = False
@@ -179,21 +181,26 @@ class Participants:
                     return None
                 units, parts = work_effort(form_fields(opened[0]))
                 seconds = crowd.work_seconds(worker, units, park_s, self.rng, parts)
-                filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"], seconds, self.pages)
-                done = self.http.post(filled[0], data=filled[1]) if filled is not None else None
+                filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"], seconds, self.pages,
+                                   f"their places on study {study['id']}")
+                if filled is None:
+                    return None, seconds
+                done = self.http.post(filled[0], data=filled[1])
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None
         except httpx.HTTPError:
             return None
-        if done is None or done.status_code not in (302, 303):
+        if done.status_code not in (302, 303):
             return None
         return parse_qs(urlparse(done.headers.get("location", "")).query).get("cc", [""])[0], seconds
 
     def finish(self, state: ProlificState, sub: dict[str, Any]) -> None:
         if sub.get("_timed_out"):
             sub["status"] = "TIMED-OUT"
+        elif sub.get("_gave_up"):
+            sub["status"] = "RETURNED"  # as one who gives up: the place opens for another participant
         else:
             sub["status"], sub["study_code"] = "AWAITING REVIEW", sub["_code"]
-        sub["completed_at"] = state.iso(sub["_finish_at"])
+        sub["completed_at"] = None if sub["status"] == "RETURNED" else state.iso(sub["_finish_at"])
         state.settle(state.study(sub["study_id"]))
