@@ -150,10 +150,14 @@ def told_grounds(texts: list[str]) -> list[str]:
             and not t.endswith("?")]
 
 
-def _told_reason(option: str, told: list[str], rng: random.Random, least: int) -> str:
-    """The option, and what in this item's own text decided it: the grounds a person points to on a text."""
-    picked = [short(_main_clause(t, 9), 11) for t in rng.sample(told, len(told))]  # a part of it, not its text
-    text = rng.choice(TOLD).format(o=option, O=option[:1].upper() + option[1:], c=picked[0])
+def _told_reason(option: str, told: list[str], rng: random.Random, least: int, most: int | None) -> str:
+    """The option, and what in this item's own text decided it (the grounds a person points to on a text), the
+    quoted part cut to leave room for it within ``most`` words."""
+    size = {f: len(f.format(o=option, O=option, c="").split()) for f in TOLD}
+    frame = rng.choice([f for f in TOLD if size[f] + 4 <= (most or 99)] or [min(TOLD, key=size.__getitem__)])
+    room = max(3, (most or 99) - size[frame])
+    picked = [short(_main_clause(t, 9), min(11, room)) for t in rng.sample(told, len(told))]  # a part, not its text
+    text = frame.format(o=option, O=option[:1].upper() + option[1:], c=picked[0])
     for more in picked[1:]:
         if len(text.split()) >= least:
             break
@@ -168,7 +172,7 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
     (``told``: the item's own clauses, the grounds for a choice whose question names no criterion)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
     if not said and told and option:
-        return _told_reason(re.sub(r"\s*\([^)]*\)", "", option).strip() or option, told, rng, least)
+        return _told_reason(re.sub(r"\s*\([^)]*\)", "", option).strip() or option, told, rng, least, most)
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)
     if said.startswith("is ") and HOW.search(asks) and level < 0.6:
