@@ -153,7 +153,7 @@ def told_grounds(texts: list[str]) -> list[str]:
 def _told_reason(option: str, told: list[str], rng: random.Random, least: int, most: int | None) -> str:
     """The option, and what in this item's own text decided it (the grounds a person points to on a text), the
     quoted part cut to leave room for it within ``most`` words."""
-    size = {f: len(f.format(o=option, O=option, c="").split()) for f in TOLD}
+    size = {f: len(f.format(o=option, O=option, c="x").split()) - 1 for f in TOLD}
     frame = rng.choice([f for f in TOLD if size[f] + 4 <= (most or 99)] or [min(TOLD, key=size.__getitem__)])
     room = max(3, (most or 99) - size[frame])
     picked = [short(_main_clause(t, 9), min(11, room)) for t in rng.sample(told, len(told))]  # a part, not its text
