@@ -169,9 +169,10 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
                   level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None,
                   told: list[str] | None = None) -> str:
     """Why the worker chose ``chosen`` for ``asks``, in ``least`` to ``most`` words, on the item's ``spans``
-    (``told``: the item's own clauses, the grounds for a choice whose question names no criterion)."""
+    (``told``: the item's own clauses, the grounds for a choice whose question names no criterion nor kind of
+    ground)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
-    if not said and told and option:
+    if not said and told and option and _grounds(ends, asks, False, image) is GENERAL:
         return _told_reason(re.sub(r"\s*\([^)]*\)", "", option).strip() or option, told, rng, least, most)
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)
