@@ -57,9 +57,11 @@ def _active(do: str, who: str, said: str) -> str:
     return f"{base} {who} {m['rest']}".strip()
 
 
-# what the writer asks the reader to do: "Can you move our broadband?", "I'd like you to ...", "Please refund ..."
-REQUEST = re.compile(r"^(?:(?:so |and )?(?:can|could|would|will) you (?:please )?|(?:I|we)(?:'d| would)? (?:like|want|"
-                     r"need) you to |please )(?P<do>[a-z][^?]*)\??$", re.I)
+# what a writer asks of someone: "We ask the council to keep it open", "we call for speed bumps", "Can you move ...?"
+PLEA = re.compile(r"\b(?:I|we)(?: would|'d)? (?:ask|urge|call on|request|want|like|need|beg)"
+                  r"(?: (?P<who>the [\w -]{2,30}?|you|them))? to (?P<do>[^.;!?]+)|"
+                  r"\b(?:I|we) (?:ask|call|are asking|campaign|petition) for (?P<what>[^.;!?]+)|"
+                  r"^(?:(?:so |and )?(?:can|could|would|will) you (?:please )?|please )(?P<order>[a-z][^.;!?]*)", re.I)
 ASKED = ("{D}", "{D}, as they ask", "{D} as requested", "{D}, as the message asks")
 # a question the writer asks ("Can I add a landline?", "How do I cancel?"): the reader tells them the answer
 QUESTION = re.compile(r"^(?:also,? |and |so |but )?(?:(?P<wh>how|what|when|where|why|which|who)\s+)?(?P<aux>can|could|"
@@ -83,10 +85,11 @@ def requests(texts: list[str]) -> list[str]:
     if not FIRST.search(item):  # (a notice's "please" is advice to its readers, retold as instructions are)
         return []
     said, found = sentences(item), []
-    for k, part in enumerate(p.strip() for s in said for p in re.split(r"[;,]\s*(?=(?:can|could|please)\b)", s,
-                                                                       flags=re.I)):
-        if m := REQUEST.match(part.rstrip(".!")):
-            do = third_person(m["do"]).rstrip(".!")
+    parts = (p.strip() + "?" * (s.endswith("?") and not p.endswith("?")) for s in said
+             for p in re.split(r"[;,]\s*(?:and )?(?=(?:can|could|please|do|does|is|are|will|should)\b)", s, flags=re.I))
+    for k, part in enumerate(parts):
+        if (m := PLEA.search(part)) and not m["what"] and (m["order"] or not part.endswith("?")):
+            do = third_person(m["do"] or m["order"])
             if len(do.split()) <= 3 and re.search(r"\b(?:it|them|this|that)$", do) and k:  # "fix it": what "it" is
                 do += f", since {third_person(said[0].rstrip('.!?'))[:1].lower()}{third_person(said[0])[1:]}"
             found.append(do.rstrip(".!?"))
@@ -95,11 +98,6 @@ def requests(texts: list[str]) -> list[str]:
     return found
 
 
-# what a writer asks of someone: "We ask the council to keep it open", "we call for speed bumps", "Please ..."
-PLEA = re.compile(r"\b(?:I|we)(?: would|'d)? (?:ask|urge|call on|request|want|like|need|beg)"
-                  r"(?: (?P<who>the [\w -]{2,30}?|you|them))? to (?P<do>[^.;!?]+)|"
-                  r"\b(?:I|we) (?:ask|call|are asking|campaign|petition) for "
-                  r"(?P<what>[^.;!?]+)|^please (?P<order>[^.;!?]+)", re.I)
 PLEAS = ("They ask for {w}", "What they want is {w}", "They ask {o} to {d}", "They want {o} to {d}",
          "They are asking {o} to {d}")
 ASKS_OF = re.compile(r"\bwhat (?:does|do|did|is) (?:the |this |that |their |its )?[\w' -]{0,30}?\b(?:ask(?:ing)?|want|"
