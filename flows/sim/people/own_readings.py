@@ -174,7 +174,7 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
     who = f"a {reader[1]}" if reader else "I"
     then = rng.choice(("{w} would need that before deciding anything.", "Without it {w} cannot really judge it.",
                        "That is the first thing {w} would ask about.")).format(w=who)
-    return [rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:]), then[:1].upper() + then[1:]]
+    return [f"{rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])} {then[:1].upper()}{then[1:]}"]
 
 
 def _parts(text: str) -> list[str]:
