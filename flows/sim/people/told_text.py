@@ -69,14 +69,12 @@ QUESTION = re.compile(r"^(?:also,? |and |so |but )?(?:(?P<wh>how|what|when|where
                       r"(?:the|my|our|this|that) [\w'-]+)\s+(?P<rest>[^?]+)\?$", re.I)
 
 
-def _answered(question: re.Match[str]) -> str:
-    """A writer's question as what to tell them: "Can I add a landline?" -> "tell them whether they can add ..."."""
+def whether(question: re.Match[str]) -> str:
+    """A writer's question told of them: "Can I add a landline?" -> "whether they can add a landline"."""
     aux, who = question["aux"].lower(), third_person(question["who"])
     who = {"you": "we", "You": "we"}.get(who, who[:1].lower() + who[1:] if who.split()[0] != "I" else who)
     verb = "" if aux in ("do", "does", "did") else f" {aux}"
-    wh = question["wh"]
-    return f"{'explain' if wh else 'tell them'} {wh.lower() if wh else 'whether'} {who}{verb} " \
-           f"{third_person(question['rest'])}"
+    return f"{(question['wh'] or 'whether').lower()} {who}{verb} {third_person(question['rest'])}"
 
 
 def requests(texts: list[str]) -> list[str]:
@@ -94,7 +92,7 @@ def requests(texts: list[str]) -> list[str]:
                 do += f", since {third_person(said[0].rstrip('.!?'))[:1].lower()}{third_person(said[0])[1:]}"
             found.append(do.rstrip(".!?"))
         elif q := QUESTION.match(part):
-            found.append(_answered(q))
+            found.append(f"{'explain' if q['wh'] else 'tell them'} {whether(q)}")
     return found
 
 
