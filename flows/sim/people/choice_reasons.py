@@ -23,11 +23,11 @@ NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)
 # criterion words -> item kind, grounds for a yes (or high) and for a no (or low)
 GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
     (re.compile(r"\bread|legib|letter|writing|\b(?:the|its|any) (?:words|text)\b", re.I), "image",
-     ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "
-      "faces the camera in good light", "the writing is close enough to make out every letter"),
-     ("the letters are small and blurred", "glare hides some of the letters", "the writing is at an angle, so the "
-      "letters are squashed", "the photo is too dark to pick out the words", "part of the writing is cut off or "
-      "covered")),
+     ("the letters are large and sharp", "the words of {t} stand out clearly against the background", "the "
+      "lettering faces the camera in good light", "the writing near {t} is close enough to make out every letter"),
+     ("the letters are small and blurred", "glare hides some of the letters near {t}", "the writing is at an angle, "
+      "so the letters are squashed", "the photo is too dark to pick out the words of {t}", "part of the writing "
+      "is cut off or covered")),
     (re.compile(r"sharp|focus|blur|crisp|clear|\bread|legib|\bsee\b|visib|make out|recogni|detail", re.I), "image",
      ("the edges around {t} are crisp", "you can make out fine detail in {t}", "in the other one {t} looks soft and "
       "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp",
@@ -192,7 +192,10 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
     else:
         text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
                                                                              option[1:]) if option else ""
-    for k, way in enumerate(rng.sample(grounds, len(grounds))):
+    ways = rng.sample(grounds, len(grounds))
+    if spans:  # what in this item decided it, first: a ground no other item's reason shares
+        ways = sorted(ways, key=lambda g: "{t}" not in g)
+    for k, way in enumerate(ways):
         if k and len(text.split()) >= max(least, 1):
             break
         ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the item")
