@@ -4,6 +4,7 @@ choice its question names, a chat's problem in new words, what is confusing in a
 from __future__ import annotations
 
 import random
+import re
 
 from flows.sim.people.choice_reasons import choice_reason, named_choice, said_together
 from flows.sim.people.corrections import corrected, left_empty, to_correct
@@ -53,3 +54,25 @@ def test_a_chats_problem_is_told_of_the_one_who_opens_it_without_long_copied_run
 
 def test_a_question_whether_any_wording_is_confusing_asks_what_is_unclear() -> None:
     assert asked("Optional: is any wording in the letter confusing? Say which, in up to 25 words.", "c") == "unclear"
+
+
+def test_a_reason_for_a_decision_on_a_text_cites_that_texts_own_clause_not_the_pages_example() -> None:
+    from flows.sim.people.choice_reasons import told_grounds
+
+    asks = ('Why? Between 8 and 30 words, e.g. "The screen cracked after the phone was dropped, which is impact '
+            'damage and not covered." What should we do with this claim? Not covered: normal wear. Ask for more '
+            'information if it is unclear.')
+    claims = ["The kettle stopped heating last week. I have only used it for tea.",
+              "The strap of my watch tore at the buckle after a month.",
+              "The fan rattles loudly on every setting."]
+    record = "Product: Desk fan · Bought: 2025-01-02 · Claim received: 2026-02-03 · Order no.: F-1"  # the longer text
+    reasons = [choice_reason("Deny (not covered)", asks, ["x y"], random.Random(k), 8, most=30,
+                             told=told_grounds([record, c])) for k, c in enumerate(claims)]
+    for reason, claim in zip(reasons, claims, strict=True):
+        assert "impact damage" not in reason and "reader learns" not in reason and "(not covered)" not in reason
+        assert "Deny" in reason and 8 <= len(reason.split()) <= 30, reason
+        assert len(set(reason.lower().split()) & set(claim.lower().split()) - {"the", "a", "i"}) >= 2, reason
+    assert "Order no" not in reasons[2] and "rattles" in reasons[2]  # the claim's prose, not its record line
+    short = choice_reason("Report it to the IT security team at once", "Which should you do?", [], random.Random(1),
+                          3, most=16, told=told_grounds(["Your mailbox is full and will be deleted today."]))
+    assert len(short.split()) <= 16 and re.search(r"mailbox is full", short), short

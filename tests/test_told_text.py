@@ -10,7 +10,7 @@ import pytest
 
 from flows.sim.people.item_writing import asked
 from flows.sim.people.summaries import headline
-from flows.sim.people.told_text import instructions, left_unclear, next_step, retold_advice
+from flows.sim.people.told_text import asked_of, instructions, left_unclear, next_step, retold_advice
 
 RECALL = ("Product recall: Glowmax desk lamp, model GL-4. The cable can overheat when the lamp is left on. "
           "Unplug the lamp and take it back to the shop where you bought it for a full refund.")
@@ -64,3 +64,21 @@ def test_a_title_tells_the_news_not_the_lead_in() -> None:
         title = headline([notice], random.Random(seed), 3, 10)
         assert 3 <= len(title.split()) <= 10 and not title.endswith("."), title
         assert title.lower().startswith("riverside swimming pool") and "reopen" in title.lower(), title
+
+
+def test_a_writers_requests_and_questions_become_what_the_reader_does_first() -> None:
+    mail = "My name is spelt wrong on my account and bills. Can you fix it? Also, can I pay by card?"
+    said = retold_advice([mail], random.Random(3), 5, 20)
+    assert said.lower().startswith("fix it, since their name is spelt wrong"), said
+    assert "whether they can pay by card" in said.lower() or len(said.split()) >= 12, said
+    assert not retold_advice(["The lift is out of order on the third floor."], random.Random(3), 5, 20)
+
+
+def test_asked_what_an_item_asks_for_the_answer_is_its_request_told_of_its_writers() -> None:
+    petition = ("The Harbour Road pool is the only public pool in town. We ask the council to keep it open and "
+                "repair the changing rooms.")
+    question = "In one sentence, what does the petition ask the council to do?"
+    said = {asked_of([petition], question, random.Random(k)) for k in range(12)}
+    kept = r"They (?:ask|want|are asking) the council to keep the Harbour Road pool open"
+    assert all(re.match(kept, s) for s in said), said
+    assert len(said) >= 2 and not asked_of([petition], "Summarise the petition in one sentence.", random.Random(1))

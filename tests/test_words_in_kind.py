@@ -81,8 +81,8 @@ def test_a_no_to_can_you_read_it_gets_grounds_for_no_in_a_pictures_terms() -> No
                            image=True, most=25)
         yes = choice_reason("Yes, easily", "Can you read the words on the sign?", ["Bridge Street"], rng, 5,
                             image=True, most=25)
-        assert re.search(r"does not let me read|small|blur|glare|dark|angle|cut off|covered", no), no
-        assert not re.search(r"small|blur|glare|too dark|cut off", yes), yes
+        assert re.search(r"does not let me read|small|blur|glare|dark|angle|cut off|covered", no, re.I), no
+        assert not re.search(r"small|blur|glare|too dark|cut off", yes, re.I), yes
         assert len(no.split()) <= 25 and len(yes.split()) <= 25
 
 
@@ -196,3 +196,31 @@ def test_a_control_shown_on_every_page_of_a_study_is_still_an_items_text() -> No
     html = block.format(i=0, v="c1", t=control) + block.format(i=1, v="r7", t="The bins by the canteen smell.")
     contexts = page_contexts(html, frozenset({control, "What should the team do first?"}))
     assert control in contexts["0"].texts and "What should the team do first?" not in contexts["0"].texts
+
+
+CLAIMS = ["The kettle stopped heating last week, although the light still comes on.",
+          "My speaker crackles at any volume now after three years of use.",
+          "The zip on the backpack broke the first time I opened it.",
+          "Water got into the phone when it fell in the bath.",
+          "The blender motor smells of burning and then cuts out.",
+          "The strap of the watch tore at the buckle after a month."]
+
+
+def test_honest_reasons_for_a_decision_differ_item_to_item_and_cite_the_item() -> None:
+    page = ("<p>Not covered: drops, water damage, normal wear.</p><p>{claim}</p><p>What should we do?</p>"
+            "<input type=radio name=d_0 value=approve id=a required><label for=a>Approve (repair or replace)</label>"
+            "<input type=radio name=d_0 value=deny id=b><label for=b>Deny (not covered)</label>"
+            "<p>Why? Between 8 and 30 words, e.g. \"The screen cracked after the phone was dropped, which is "
+            "impact damage and not covered.\"</p><textarea name=why_0 required></textarea>")
+    by_text: dict[str, set[int]] = {}
+    for p, profile in enumerate(HONEST_PROFILES):
+        worker = new_worker(profile, {}, random.Random(p))
+        for k, claim in enumerate(CLAIMS):
+            html = page.format(claim=claim)
+            why = fill_unhinted(worker, form_fields(html), html, {}, random.Random(10 * k + p))["why_0"]
+            by_text.setdefault(" ".join(why.lower().split()).rstrip(".!?"), set()).add(k)
+            assert 8 <= len(why.split()) <= 30 and "impact damage" not in why, why
+            if profile != "typo_prone":  # (its typos may land on the very words it quotes)
+                own = {w for w in re.findall(r"[a-z]{4,}", claim.lower())}
+                assert own & set(re.findall(r"[a-z]{4,}", why.lower())), why
+    assert all(len(items) == 1 for items in by_text.values()), [t for t, i in by_text.items() if len(i) > 1]

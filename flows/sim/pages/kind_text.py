@@ -17,7 +17,7 @@ from flows.sim.people.asked_details import (
     open_answer,
     question_answer,
 )
-from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice
+from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
@@ -36,7 +36,7 @@ from flows.sim.people.summaries import (
     summary,
     words_asked,
 )
-from flows.sim.people.told_text import left_unclear, next_step, retold_advice
+from flows.sim.people.told_text import asked_of, left_unclear, next_step, retold_advice
 
 
 def styled(fill: Filling, text: str) -> str:
@@ -87,6 +87,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
+    if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
+        return plea  # what the item asks for, where that is the question
     if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
@@ -139,7 +141,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         if (named := named_choice(fill.choices.get(ctx.key, []), question)) and named[1] != chosen:
             (asks, chosen), level, ends = named, "1", ""  # the choice the reason's question names, not the last
         return choice_reason(chosen, f"{question} {asks}", found, rng, least, float(level or 1), ends,
-                             ctx.shows_image, said.most_words)
+                             ctx.shows_image, said.most_words, [] if ctx.shows_image else told_grounds(shown))
     return ""
 
 

@@ -73,7 +73,8 @@ WRONG = re.compile(r"\b(?:broke|broken|late|rude|missing|cracked|crushed|twice|n
                    r"still|instead|lost|cold|dirty|slow|stopped|leak\w*|ignored)\b", re.I)
 NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps", "does", "did", "every", "each",
                                      "there", "here", "someone", "somebody", "nobody", "everyone", "saw", "one", "got",
-                                     "had", "several", "many", "few", "both", "only"}
+                                     "had", "several", "many", "few", "both", "only", "i", "how", "what", "why",
+                                     "when", "where", "who", "can", "could", "would", "please", "hi", "hello", "dear"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
 # what a person would have someone do, by the kind of trouble (the last a fallback)
 REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),

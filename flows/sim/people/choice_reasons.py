@@ -5,6 +5,9 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.own_readings import short
+from flows.sim.people.summaries import _main_clause, main_text, sentences, shortened, third_person
+
 WHICH = re.compile(r"\bwhich\b(?:\s+[\w-]+){0,4}?\s+(?P<c>(?:is|are|looks?|seems?|"
                    r"sounds?|reads?|would|could|will|has|have|makes?|gives?|shows?|do you|did you)\b[^?.!]*)", re.I)
 # "how clear is it", and "how clearly the main object is visible" (its own verb and word: "is clearly visible")
@@ -20,11 +23,11 @@ NAY = re.compile(r"\b(?:not|no|never|hardly|barely|partly|partially|poorly|only)
 # criterion words -> item kind, grounds for a yes (or high) and for a no (or low)
 GROUNDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], tuple[str, ...]], ...] = (
     (re.compile(r"\bread|legib|letter|writing|\b(?:the|its|any) (?:words|text)\b", re.I), "image",
-     ("the letters are large and sharp", "the words stand out clearly against the background", "the lettering "
-      "faces the camera in good light", "the writing is close enough to make out every letter"),
-     ("the letters are small and blurred", "glare hides some of the letters", "the writing is at an angle, so the "
-      "letters are squashed", "the photo is too dark to pick out the words", "part of the writing is cut off or "
-      "covered")),
+     ("the letters are large and sharp", "the words of {t} stand out clearly against the background", "the "
+      "lettering faces the camera in good light", "the writing near {t} is close enough to make out every letter"),
+     ("the letters are small and blurred", "glare hides some of the letters near {t}", "the writing is at an angle, "
+      "so the letters are squashed", "the photo is too dark to pick out the words of {t}", "part of the writing "
+      "is cut off or covered")),
     (re.compile(r"sharp|focus|blur|crisp|clear|\bread|legib|\bsee\b|visib|make out|recogni|detail", re.I), "image",
      ("the edges around {t} are crisp", "you can make out fine detail in {t}", "in the other one {t} looks soft and "
       "a bit blurred", "nothing is smeared or out of focus near {t}", "the outlines of {t} stay sharp",
@@ -61,6 +64,11 @@ PLURAL = re.compile(r" and ")  # several ticked ("Students and Developers"), a g
 THEY = {"is": "are", "has": "have", "was": "were", "would": "would", "could": "could", "should": "should"}
 OPENINGS = ("I chose {o} because it {c}.", "I picked {o}, as it {c}.", "{O}, because it {c}.",
             "I went with {o} since it {c}.")
+ASKING = re.compile(r"^(?:please|can|could|would|will)\b", re.I)
+ALSO = ("They also say ", "It also says ", "On top of that, ", "Besides, they mention ")
+# the option, and the item's own clause as the ground: enough words of the reader's own around the quoted part
+TOLD = ("I chose {o} because {c}.", "I went with {o}, since {c}.", "I picked {o}: as I read it, {c}.",
+        "{O}, because from what they write, {c}.", "I would say {o}, since {c}.", "My choice is {o}, because {c}.")
 
 
 def said_together(options: list[str]) -> str:
@@ -82,8 +90,14 @@ def named_choice(choices: list[tuple[str, str]], question: str) -> tuple[str, st
     return None if not best[0] else (asks, chosen) if chosen else ("", "none of them")  # (none: no criterion met)
 
 
+# a quoted sentence on the page is an example answer, never the question's criterion
+EXAMPLE = re.compile(r"(?:\b(?:e\.g\.|for example|for instance|such as|like)[,:]?\s*)?[\"“](?:[^\"“”]+\s){3,}"
+                     r"[^\"“”]*[\"”]", re.I)
+
+
 def criterion(question: str) -> str:
     """The verb phrase the choice's question asks about, said of the option ("is in better focus"), or ""."""
+    question = EXAMPLE.sub("", question)
     asks = [s for s in re.split(r"(?<=[?.!:])\s+", question) if s.strip()] or [question]
     for sentence in reversed(asks):
         if m := WHICH.search(sentence):
@@ -114,7 +128,10 @@ def _option(label: str) -> str:
 
 
 def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
-    """Grounds of the kind the choice asks about, for this kind of item, on the chosen side."""
+    """Grounds of the kind the choice asks about (its question's words, not the text around it), for this kind of
+    item, on the chosen side."""
+    parts = re.split(r"(?<=[.!?])\s+", EXAMPLE.sub("", asks))
+    asks = " ".join(p for p in parts if p.rstrip().endswith("?")) or asks
     for pattern, kind, yes, no in GROUNDS:
         if pattern.search(f"{said} {asks}") and kind in ("", "image" if image else "text"):
             found = [g for g in (no if low else yes) if WHICH.search(asks) or "other" not in g]
@@ -122,10 +139,41 @@ def _grounds(said: str, asks: str, low: bool, image: bool) -> tuple[str, ...]:
     return GENERAL
 
 
+def told_grounds(texts: list[str]) -> list[str]:
+    """What the item's main text says, a clause a sentence, as its reader tells it ("the kettle stopped heating")."""
+    prose = [t for t in texts if t.count(":") < 2] or texts  # (a line of labelled fields is a record, not prose)
+    source = main_text(prose)
+    names = set(re.findall(r"(?<=[\w,] )[A-Z][\w'-]*", source))  # capitals mid-sentence: names keep theirs
+    told = [third_person(shortened(s)).strip("\"'“”‘’ ").rstrip(".!") for s in sentences(source)
+            if not ASKING.match(s)]  # (what the writer asks for is no ground for a choice about it)
+    return [t if t.split()[0] in names | {"I"} else t[:1].lower() + t[1:] for t in told if len(t.split()) >= 3
+            and not t.endswith("?")]
+
+
+def _told_reason(option: str, told: list[str], rng: random.Random, least: int, most: int | None) -> str:
+    """The option, and what in this item's own text decided it (the grounds a person points to on a text), the
+    quoted part cut to leave room for it within ``most`` words."""
+    size = {f: len(f.format(o=option, O=option, c="x").split()) - 1 for f in TOLD}
+    frame = rng.choice([f for f in TOLD if size[f] + 4 <= (most or 99)] or [min(TOLD, key=size.__getitem__)])
+    room = max(3, (most or 99) - size[frame])
+    picked = [short(_main_clause(t, 9), min(11, room)) for t in rng.sample(told, len(told))]  # a part, not its text
+    text = frame.format(o=option, O=option[:1].upper() + option[1:], c=picked[0])
+    for more in picked[1:]:
+        if len(text.split()) >= least:
+            break
+        text += f" {rng.choice(ALSO)}{more}."
+    return text
+
+
 def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, least: int = 0,
-                  level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None) -> str:
-    """Why the worker chose ``chosen`` for ``asks``, in ``least`` to ``most`` words, on the item's ``spans``."""
+                  level: float = 1.0, ends: str = "", image: bool = False, most: int | None = None,
+                  told: list[str] | None = None) -> str:
+    """Why the worker chose ``chosen`` for ``asks``, in ``least`` to ``most`` words, on the item's ``spans``
+    (``told``: the item's own clauses, the grounds for a choice whose question names no criterion nor kind of
+    ground)."""
     said, option = criterion(asks), _option(chosen) if chosen.strip() else ""
+    if not said and told and option and _grounds(ends, asks, False, image) is GENERAL:
+        return _told_reason(re.sub(r"\s*\([^)]*\)", "", option).strip() or option, told, rng, least, most)
     scaled = bool(ends or HOW.search(asks) or re.match(r"\d", option))
     low = bool(NAY.search(option)) or (scaled and level < 0.4)
     if said.startswith("is ") and HOW.search(asks) and level < 0.6:
@@ -144,7 +192,10 @@ def choice_reason(chosen: str, asks: str, spans: list[str], rng: random.Random, 
     else:
         text = rng.choice(("I chose {o}.", "I went with {o}.", "{O}.")).format(o=option, O=option[:1].upper() +
                                                                              option[1:]) if option else ""
-    for k, way in enumerate(rng.sample(grounds, len(grounds))):
+    ways = rng.sample(grounds, len(grounds))
+    if spans:  # what in this item decided it, first: a ground no other item's reason shares
+        ways = sorted(ways, key=lambda g: "{t}" not in g)
+    for k, way in enumerate(ways):
         if k and len(text.split()) >= max(least, 1):
             break
         ground = way.format(t=f"\"{spans[k % len(spans)]}\"" if spans else "the item")

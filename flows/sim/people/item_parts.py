@@ -38,7 +38,9 @@ TYPED = (("the day", r"\bday\b|\bdate\b", r"(?:mon|tues|wednes|thurs|fri|satur|s
          ("the venue", r"\bvenue|\blocation|\bplace\b",  # "at the Boathouse", "Old Library Bar"
           rf"(?-i:\b(?:at|in) (?:the )?[A-Z]|\b(?!(?:{DAYS})\b)[A-Z][a-z]+ (?!(?:{DAYS})\b)[A-Z][a-z]+)"))
 # the sentence of a page that says what an item should give ("A listing needs a date, a time ...")
-NEEDS = re.compile(r"[^.!?]*\b(?:needs?|must|should|gives?|includes?|requires?|contains?|ha(?:s|ve) to)\b[^.!?]*", re.I)
+# (a verb of having or giving: "which team should handle it" says what the worker does, not what an item holds)
+NEEDS = re.compile(r"[^.!?]*\b(?:needs?|(?:must|should|ha(?:s|ve) to) (?:have|give|include|state|show|contain|list|"
+                   r"say|mention)|gives?|includes?|requires?|contains?)\b[^.!?]*", re.I)
 ADDRESSES = re.compile(r"address|post ?code|zip|deliver|parcel|postal|courier|shipping|letter", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "{P}")
 

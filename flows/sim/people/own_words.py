@@ -7,13 +7,12 @@ import re
 from collections import Counter
 
 from flows.sim.people.summaries import sentences, third_person
+from flows.sim.people.told_text import QUESTION, whether
 
 # "Customer: ... Agent: ...": a speaker's name or role opening each turn (the page may run the turns together)
 SPEAKER = re.compile(r"(?:^\W*|(?<=[.!?\"'] ))(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?):\s+")
 ROLE = re.compile(r"(?:er|or|ent|ant|ist|ee)$|^(?:user|client|guest|staff|host|parent|buyer|caller|member)$", re.I)
 WANTS = re.compile(r"\bI(?:'d| would)? (?P<v>like|want|need)(?P<to> to)? (?P<w>[^.?!,]+)", re.I)
-HOW = re.compile(r"^(?:how|where|when|what|why|who|which) (?:do|can|should) I\b", re.I)
-CAN = re.compile(r"^(?:can|could|may|should) I\b", re.I)
 OWN_WORDS = re.compile(r"own words|\b(?:don't|do not|not|without|no|never)\s+cop(?:y|ying)\b|paraphras|rephras", re.I)
 SAYS = ("says", "reports", "complains that", "explains", "writes")
 GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[ ,!.]*", re.I)
@@ -59,10 +58,8 @@ def chat_problem(text: str, rng: random.Random) -> str:
     asks = first.rstrip().endswith("?")
     you = "they" if asks else f"the {other.lower()}" if ROLE.search(other) else other  # the one they speak to
     first = re.sub(r"\b[Yy]our\b", "the", re.sub(r"\b[Yy]ou\b", you, first.rstrip(".!?")))
-    if HOW.match(first):  # "How do I change the address?" -> "asks how to change the address"
-        told = f"asks {first.split()[0].lower()} to {third_person(' '.join(first.split()[3:]))}"
-    elif CAN.match(first):
-        told = f"asks whether they can {third_person(' '.join(first.split()[2:]))}"
+    if asks and (question := QUESTION.match(first.rstrip(" ?") + "?")):  # "How do I change it?": "asks how they ..."
+        told = f"asks {whether(question)}"
     elif asks:
         told = f"asks: {third_person(first[:1].lower() + first[1:])}?"
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.summaries import main_text, reword, sentences
+from flows.sim.people.summaries import FIRST, main_text, reword, sentences, third_person
 
 # an instruction: an order, a "do not", or what someone "should" / "must" do; the verbs are those of advice
 VERBS = (r"stop|return|take|bring|contact|call|phone|ring|email|write|check|keep|boil|avoid|throw|put|place|bin|"
@@ -28,6 +28,8 @@ def instructions(texts: list[str]) -> list[str]:
         sentence = re.sub(r"^[^:]{1,60}:\s+(?=\S)", "", sentence.strip())  # a heading ("Recall:") orders nothing
         for part in re.split(r";\s*|\s*\.\s*", CONDITION.sub("", sentence.rstrip(".!"))):
             part = CONDITION.sub("", part.strip())
+            if part.endswith("?"):  # a question asks; it orders nothing
+                continue
             m = MODAL.match(part)  # "Customers should stop ...": what they should do, as an order
             who = re.sub(r"^.*,\s*", "", m["who"]).strip() if m else ""  # (not "Due to roadworks, ...")
             if m and re.search(r"\b(?:not|n't|never)$", m["who"].strip(), re.I):  # "You do not need to leave ..."
@@ -55,12 +57,79 @@ def _active(do: str, who: str, said: str) -> str:
     return f"{base} {who} {m['rest']}".strip()
 
 
+# what a writer asks of someone: "We ask the council to keep it open", "we call for speed bumps", "Can you move ...?"
+PLEA = re.compile(r"\b(?:I|we)(?: would|'d)? (?:ask|urge|call on|request|want|like|need|beg)"
+                  r"(?: (?P<who>the [\w -]{2,30}?|you|them))? to (?P<do>[^.;!?]+)|"
+                  r"\b(?:I|we) (?:ask|call|are asking|campaign|petition) for (?P<what>[^.;!?]+)|"
+                  r"^(?:(?:so |and )?(?:can|could|would|will) you (?:please )?|please )(?P<order>[a-z][^.;!?]*)", re.I)
+ASKED = ("{D}", "{D}, as they ask", "{D} as requested", "{D}, as the message asks")
+# a question the writer asks ("Can I add a landline?", "How do I cancel?"): the reader tells them the answer
+QUESTION = re.compile(r"^(?:also,? |and |so |but )?(?:(?P<wh>how|what|when|where|why|which|who)\s+)?(?P<aux>can|could|"
+                      r"may|will|would|should|do|does|did|is|are|was|were|has|have)\s+(?P<who>I|we|you|they|it|there|"
+                      r"(?:the|my|our|this|that) [\w'-]+)\s+(?P<rest>[^?]+)\?$", re.I)
+
+
+def whether(question: re.Match[str]) -> str:
+    """A writer's question told of them: "Can I add a landline?" -> "whether they can add a landline"."""
+    aux, who = question["aux"].lower(), third_person(question["who"])
+    who = {"you": "we", "You": "we"}.get(who, who[:1].lower() + who[1:] if who.split()[0] != "I" else who)
+    verb = "" if aux in ("do", "does", "did") else f" {aux}"
+    return f"{(question['wh'] or 'whether').lower()} {who}{verb} {third_person(question['rest'])}"
+
+
+def requests(texts: list[str]) -> list[str]:
+    """What the item's writer asks its reader to do, as orders told of the writer ("Move their broadband")."""
+    item = main_text(texts)
+    if not FIRST.search(item):  # (a notice's "please" is advice to its readers, retold as instructions are)
+        return []
+    said, found = sentences(item), []
+    parts = (p.strip() + "?" * (s.endswith("?") and not p.endswith("?")) for s in said
+             for p in re.split(r"[;,]\s*(?:and )?(?=(?:can|could|please|do|does|is|are|will|should)\b)", s, flags=re.I))
+    for k, part in enumerate(parts):
+        if (m := PLEA.search(part)) and not m["what"] and (m["order"] or not part.endswith("?")):
+            do = third_person(m["do"] or m["order"])
+            if len(do.split()) <= 3 and re.search(r"\b(?:it|them|this|that)$", do) and k:  # "fix it": what "it" is
+                do += f", since {third_person(said[0].rstrip('.!?'))[:1].lower()}{third_person(said[0])[1:]}"
+            found.append(do.rstrip(".!?"))
+        elif q := QUESTION.match(part):
+            found.append(f"{'explain' if q['wh'] else 'tell them'} {whether(q)}")
+    return found
+
+
+PLEAS = ("They ask for {w}", "What they want is {w}", "They ask {o} to {d}", "They want {o} to {d}",
+         "They are asking {o} to {d}")
+ASKS_OF = re.compile(r"\bwhat (?:does|do|did|is) (?:the |this |that |their |its )?[\w' -]{0,30}?\b(?:ask(?:ing)?|want|"
+                     r"request|call(?:ing)? for|demand|propos|urg)\w*(?: (?P<who>the [\w-]+|you|them))?", re.I)
+
+
+def asked_of(texts: list[str], question: str, rng: random.Random) -> str:
+    """What the item's writer asks for, told of them ("They ask the council to keep the pool open"), where the
+    question asks what it asks; "" otherwise."""
+    if not (asks := ASKS_OF.search(question)):
+        return ""
+    said = sentences(main_text(texts))
+    thing = next((m[0][:1].lower() + m[0][1:] for m in re.finditer(r"\b(?i:the|our|my) (?:[A-Z][\w'-]* )*[\w'-]{3,}",
+                                                                    " ".join(said))), "")
+    for sentence in said:
+        if m := PLEA.search(sentence.strip()):
+            who = third_person(m["who"] or asks["who"] or "them")
+            do = re.sub(r"\bit\b", third_person(thing), m["do"] or m["order"] or "", count=1) if thing else \
+                m["do"] or m["order"] or ""
+            told = rng.choice(PLEAS[:2] if m["what"] else PLEAS[2:]).format(w=third_person(m["what"] or ""), o=who,
+                                                                             d=third_person(do))
+            return told.rstrip(" ,") + "."
+    return ""
+
+
 def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | None) -> str:
-    """The item's own instructions retold within ``least``..``most`` words; "" where it gives none."""
-    told = instructions(texts)
+    """What the item's writer asks for, else its own instructions, retold within ``least``..``most`` words; ""
+    where it gives none."""
+    told = requests(texts)
+    frames = ASKED if told else OPENINGS
+    told = told or instructions(texts)
     if not told:
         return ""
-    text, frame = "", rng.choice(OPENINGS) if not told[0].startswith("No need") else "{D}"
+    text, frame = "", rng.choice(frames) if not told[0].startswith("No need") else "{D}"
     for k, order in enumerate(told):
         verb, _, rest = order.partition(" ")
         said = f"{verb} {reword(rest, rng, 0.5)}".strip()  # (its verb as the item has it: "use", not "employ")
