@@ -116,3 +116,25 @@ def test_a_custom_page_campaign_records_its_own_template(tmp_path: Path, monkeyp
     assert record["inputs"]["template"]["sha256"] == sha256(tmp_path / "config" / "demo_task.html.j2")
     assert record["inputs"]["items"]["sha256"] == sha256(tmp_path / "config" / "demo_task_items.csv")
     assert main(["verify", "runs/demo_task"]) == 0
+
+
+def test_the_revision_is_the_checkouts_commit_and_says_when_a_tracked_file_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    import flows.driver.provenance as provenance
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args], cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q")
+    monkeypatch.setattr(provenance, "SOURCE_ROOT", tmp_path)
+    assert provenance.source_revision() == ""  # no commit yet
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "a.py")
+    git("commit", "-q", "-m", "first")
+    (tmp_path / "new.py").write_text("")  # untracked: not a change of the checkout
+    assert provenance.source_revision() == git("rev-parse", "HEAD")
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert provenance.source_revision() == git("rev-parse", "HEAD") + "+dirty"

@@ -89,14 +89,15 @@ def source_revision() -> str:
     """The checkout's commit (``+dirty`` with uncommitted changes), or "" when not run from one."""
     if not (SOURCE_ROOT / ".git").exists():
         return ""
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=SOURCE_ROOT, capture_output=True, text=True,
-                              timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=SOURCE_ROOT,
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    try:  # one git for both (each export asks): the commit on its "# branch.oid" line, a change on any other
+        lines = subprocess.run(["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"], cwd=SOURCE_ROOT,
+                               capture_output=True, text=True, timeout=10, check=True).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return ""
-    return head + ("+dirty" if dirty else "")
+    head = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), "(initial)")
+    if head == "(initial)":  # no commit yet
+        return ""
+    return head + ("+dirty" if any(not line.startswith("#") for line in lines) else "")
 
 
 def _version(distribution: str) -> str:

@@ -37,9 +37,11 @@ class RowLayout(LayoutEngine):
         width, height = fig.bbox.width, fig.bbox.height
         renderer = fig.canvas.get_renderer()
         pad, gap = PAD_PT * fig.dpi / 72, GAP_PT * fig.dpi / 72
+        # measured once: nothing moves before the positions are set below, so the second pass reads the same texts
+        texts = [_texts(ax, renderer) for ax in axes]
         rough = width / len(axes)  # x tick labels reach past a panel's edge by how far their tick is from it
-        rooms = [_room(ax, renderer, rough) for ax in axes]
-        rooms = [_room(ax, renderer, _panel_width(rooms, width, pad, gap)) for ax in axes]
+        rooms = [_room(t, rough) for t in texts]
+        rooms = [_room(t, _panel_width(rooms, width, pad, gap)) for t in texts]
         bottom = pad + max(r.bottom for r in rooms)
         top = pad + max(r.top for r in rooms) + _suptitle_room(fig, renderer)
         panel, x = _panel_width(rooms, width, pad, gap), pad
@@ -93,7 +95,17 @@ def _offset(axis: Any, dpi: float) -> float:
     return (ticks[0].get_tick_padding() + ticks[0].get_pad()) * dpi / 72 if ticks else 0.0
 
 
-def _room(ax: Any, renderer: Any, panel: float) -> Room:
+class _Texts(NamedTuple):
+    """A panel's texts as measured: the room left, below and above, the x tick labels (where, size), the legend."""
+
+    left: float
+    bottom: float
+    top: float
+    xs: list[tuple[float, tuple[float, float]]]
+    legend: tuple[float, float] | None  # its anchor's x in axes units and its width in pixels
+
+
+def _texts(ax: Any, renderer: Any) -> _Texts:
     dpi = ax.get_figure(root=True).dpi
     axis_label = [(a.label, a.labelpad * dpi / 72) for a in (ax.xaxis, ax.yaxis)]
     ys = [_size(label, renderer)[0] for _, label in _tick_labels(ax.yaxis)]
@@ -101,26 +113,33 @@ def _room(ax: Any, renderer: Any, panel: float) -> Room:
     xs = [(at, _size(label, renderer)) for at, label in _tick_labels(ax.xaxis)]
     bottom = (max(h for _, (_, h) in xs) + _offset(ax.xaxis, dpi) if xs else 0.0)
     bottom += _label_room(*axis_label[0], renderer, 1)
-    reach_left = max([w / 2 - at * panel for at, (w, _) in xs] + [0.0])
-    reach_right = max([w / 2 - (1 - at) * panel for at, (w, _) in xs] + [0.0])
     titles = [_size(t, renderer)[1] for t in (ax.title, ax._left_title, ax._right_title) if _shown(t)]
     top = max(titles) + ax.titleOffsetTrans.get_matrix()[1, 2] if titles else 0.0
     if _shown(ax.yaxis.offsetText):
         top = max(top, _size(ax.yaxis.offsetText, renderer)[1] + 2 * PAD_PT * dpi / 72)
-    return Room(max(left, reach_left), max(_legend_room(ax, renderer, panel), reach_right), bottom, top)
+    return _Texts(left, bottom, top, xs, _legend(ax, renderer))
+
+
+def _room(texts: _Texts, panel: float) -> Room:
+    """The room a panel ``panel`` pixels wide needs for its measured texts."""
+    reach_left = max([w / 2 - at * panel for at, (w, _) in texts.xs] + [0.0])
+    reach_right = max([w / 2 - (1 - at) * panel for at, (w, _) in texts.xs] + [0.0])
+    legend = texts.legend
+    beside = max(0.0, legend[0] - 1) * panel + legend[1] if legend is not None and legend[0] >= 1 else 0.0
+    return Room(max(texts.left, reach_left), max(beside, reach_right), texts.bottom, texts.top)
 
 
 def _label_room(label: Text, labelpad: float, renderer: Any, along: int) -> float:
     return _size(label, renderer)[along] + labelpad if _shown(label) else 0.0
 
 
-def _legend_room(ax: Any, renderer: Any, panel: float) -> float:
-    """A legend anchored right of the panel (flows.core.outputs.figures.legend_beside): its width and the gap to it."""
+def _legend(ax: Any, renderer: Any) -> tuple[float, float] | None:
+    """A legend anchored right of the panel (flows.core.outputs.figures.legend_beside): its anchor and width."""
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
-        return 0.0
+        return None
     anchor = legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted())
-    return max(0.0, anchor.x0 - 1) * panel + legend.get_window_extent(renderer).width if anchor.x0 >= 1 else 0.0
+    return (anchor.x0, legend.get_window_extent(renderer).width) if anchor.x0 >= 1 else None
 
 
 def _suptitle_room(fig: Any, renderer: Any) -> float:
