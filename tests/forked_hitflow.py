@@ -43,7 +43,8 @@ class ForkServer:
 
     def launcher(self, env: dict[str, str], cwd: Path) -> Callable[[list[str]], Forked]:
         """``hitflow ARGS`` forked, its output dropped (bench.chaos_runner's ``Launch``)."""
-        return lambda args: self.popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        return lambda args, preamble="": self.popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                                    env=env, cwd=cwd, preamble=preamble)
 
     def run(self, args: list[str], timeout: float | None = None, **options: Any) -> subprocess.CompletedProcess[Any]:
         """``subprocess.run(["hitflow", *args], capture_output=True, **options)``, forked from the server."""
