@@ -24,7 +24,6 @@ import random
 import re
 import signal
 import sqlite3
-import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ from bench.answers_accuracy import project
 from bench.chaos import current_step, ledger_reader
 from bench.chaos_adaptive_audit import compare, links_audit, mturk_audit, prolific_audit
 from bench.chaos_runner import (
-    ENV,
     HITFLOW,
     ROOT,
     Launch,
@@ -112,17 +110,13 @@ def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> 
 # no poll lands between the two; there the run kills itself with SIGKILL the n-th time a round's intents are
 # written (the hook tests/test_adaptive_routes.py uses), the kill -9 of a resumed run coming back to that round
 AT_INTENTS = """
-import importlib, os, signal, sys
-route, n = sys.argv[1], int(sys.argv[2])
+import importlib, os, signal
 calls = []
 def die():
     calls.append(1)
-    if len(calls) >= n:
+    if len(calls) >= {n}:
         os.kill(os.getpid(), signal.SIGKILL)
-importlib.import_module(f"flows.platforms.{route}.extend").AFTER_INTENTS = die
-from flows.cli.main import main
-sys.argv = ["hitflow", *sys.argv[3:]]
-sys.exit(main())
+importlib.import_module("flows.platforms.{route}.extend").AFTER_INTENTS = die
 """
 HOOKED = "extension intents (in-run hook)"
 
@@ -178,10 +172,9 @@ class AdaptiveCampaign:
         return None  # it finished first
 
     def killed_by_hook(self, n: int) -> tuple[str, str] | None:
-        done = subprocess.run([*HITFLOW[:1], "-c", AT_INTENTS, self.route, str(n), *self.args[len(HITFLOW):]],
-                              capture_output=True, env=ENV, cwd=ROOT, timeout=3600)
-        self.finished = done.returncode == 0
-        return (HOOKED, last_round(self.db, EXTENSION[self.route])) if done.returncode == -signal.SIGKILL else None
+        done = self.launch(self.args[len(HITFLOW):], preamble=AT_INTENTS.format(n=n, route=self.route)).wait(3600)
+        self.finished = done == 0
+        return (HOOKED, last_round(self.db, EXTENSION[self.route])) if done == -signal.SIGKILL else None
 
 
 def sim_args(folder: Path) -> tuple[str, ...]:

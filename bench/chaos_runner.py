@@ -48,14 +48,18 @@ def sim_process(seed: int = 1, *faults: str) -> Iterator[str]:
 
 SimFactory = Callable[..., contextlib.AbstractContextManager[str]]
 # How a run that is not run in this process starts: ``hitflow`` ARGS (after HITFLOW) as a process, its output
-# dropped; something ``subprocess.Popen`` gives (pid, poll, wait, send_signal, returncode).
-Launch = Callable[[list[str]], Any]
+# dropped, ``preamble`` (Python: a kill hook) run before the command; something ``subprocess.Popen`` gives
+# (pid, poll, wait, send_signal, returncode).
+Launch = Callable[..., Any]
+THEN_HITFLOW = ("\nimport sys\nfrom flows.cli.main import main\nsys.argv = ['hitflow', *sys.argv[1:]]\n"
+                "sys.exit(main())\n")
 
 
-def new_process(args: list[str]) -> subprocess.Popen[bytes]:
+def new_process(args: list[str], preamble: str = "") -> subprocess.Popen[bytes]:
     """``hitflow`` ARGS as a Python started for it (the benches'; the tests fork theirs from a server that
     imported the project once: tests/forked_hitflow.py)."""
-    return subprocess.Popen([*HITFLOW, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
+    command = [sys.executable, "-c", preamble + THEN_HITFLOW] if preamble else HITFLOW
+    return subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
                             cwd=ROOT)
 
 

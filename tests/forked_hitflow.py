@@ -5,7 +5,8 @@ SIGKILL or interrupted with SIGINT, two runs racing for one folder. ``python -m 
 such a short run's CPU. :class:`Forked` is what ``subprocess.Popen`` gives for that command: the child's
 own pid (signals go to the process that runs the command, not to a client in between), its exit code
 (``-9`` when SIGKILL ended it, ``130`` when it left on Ctrl-C), its stdout and stderr as pipes or files,
-its folder, environment and, with ``start_new_session``, a process group of its own. What stays a
+its folder, environment and, with ``start_new_session``, a process group of its own; ``preamble``: Python
+the child runs before the command (a test's hook, as a ``python -c`` script would set it). What stays a
 process started from scratch: a command whose test is about the interpreter (a hash seed, a console
 script, the process group a Prefect run's ephemeral server joins)."""
 
@@ -42,7 +43,8 @@ class ForkServer:
 
     def launcher(self, env: dict[str, str], cwd: Path) -> Callable[[list[str]], Forked]:
         """``hitflow ARGS`` forked, its output dropped (bench.chaos_runner's ``Launch``)."""
-        return lambda args: self.popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        return lambda args, preamble="": self.popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                                    env=env, cwd=cwd, preamble=preamble)
 
     def run(self, args: list[str], timeout: float | None = None, **options: Any) -> subprocess.CompletedProcess[Any]:
         """``subprocess.run(["hitflow", *args], capture_output=True, **options)``, forked from the server."""
@@ -79,7 +81,7 @@ class Forked:
 
     def __init__(self, socket_path: Path, args: list[str], *, cwd: str | Path | None = None,
                  env: dict[str, str] | None = None, stdin: Any = subprocess.DEVNULL, stdout: Any = None,
-                 stderr: Any = None, text: bool = False, start_new_session: bool = False) -> None:
+                 stderr: Any = None, text: bool = False, start_new_session: bool = False, preamble: str = "") -> None:
         self.args, self.returncode = ["hitflow", *args], None
         self.stdout: IO[Any] | None = None
         self.stderr: IO[Any] | None = None
@@ -88,7 +90,7 @@ class Forked:
             fds.append(self._fd(stdout, "w", theirs, "stdout", text))
             fds.append(fds[1] if stderr == subprocess.STDOUT else self._fd(stderr, "w", theirs, "stderr", text))
             request = json.dumps({"argv": self.args, "cwd": str(cwd or os.getcwd()), "env": dict(env or os.environ),
-                                  "session": start_new_session}).encode()
+                                  "session": start_new_session, "preamble": preamble}).encode()
             self._conn = socket.socket(socket.AF_UNIX)
             self._conn.connect(str(socket_path))
             socket.send_fds(self._conn, [len(request).to_bytes(8, "big") + request], fds)

@@ -178,6 +178,8 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.argv = list(request["argv"])  # type: ignore[call-overload]
+    if request.get("preamble"):  # a test's hook (a kill at a chosen step), set where a process started by hand would
+        exec(compile(str(request["preamble"]), "<preamble>", "exec"), {"__name__": "__preamble__"})
     from flows.cli.main import main
 
     try:

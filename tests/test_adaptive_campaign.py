@@ -5,10 +5,7 @@ ledger before its call; a kill -9 between the intents and the calls never double
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -23,6 +20,7 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status, format_status
 from flows.platforms.targets import sim_state_path
+from tests.forked_hitflow import ForkServer
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,42 +109,39 @@ def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
 
 
 KILL = """
-import importlib, os, signal, sys
-from flows.driver.campaign_run import run_campaign
-config, db, out, platform, when, task_url = sys.argv[1:7]
+import importlib, os, signal
 die = lambda: os.kill(os.getpid(), signal.SIGKILL)
+platform, when = {platform!r}, {when!r}
 if when == "intents":  # after a round's intents are written, before its platform call
-    importlib.import_module(f"flows.platforms.{platform}.extend").AFTER_INTENTS = die
+    importlib.import_module(f"flows.platforms.{{platform}}.extend").AFTER_INTENTS = die
 else:  # Prolific: the places call went through, its answer never written down
     from flows.platforms.prolific import adapter
     real = adapter.call
     def call(client, method, path, body=None, params=None):
         answer = real(client, method, path, body, params)
-        if method == "PATCH" and "total_available_places" in (body or {}):
+        if method == "PATCH" and "total_available_places" in (body or {{}}):
             die()
         return answer
     adapter.call = call
-run_campaign(config, db_path=db, out_root=out, platform=platform, task_url=task_url, progress=lambda _: None)
 """
 
 
-def killed_mid_round(config: Path, db: Path, out: Path, platform: str = "mturk", when: str = "intents",
-                     task_url: str = "") -> None:
-    """Run the campaign in a child killed with SIGKILL in its first extension round (``when``: right after
-    the round's ledger intents, or right after its platform call; ``task_url``: a standing task server);
+def killed_mid_round(forks: ForkServer, config: Path, db: Path, out: Path, platform: str = "mturk",
+                     when: str = "intents", task_url: str = "") -> None:
+    """``hitflow run`` of the campaign, forked, killed with SIGKILL in its first extension round (``when``: right
+    after the round's ledger intents, or right after its platform call; ``task_url``: a standing task server);
     the child must have died that way."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", KILL, str(config), str(db), str(out), platform, when,
-                           task_url],
-                          cwd=config.parent, env=env, capture_output=True, timeout=600)
+    args = ["run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), "--platform", platform]
+    proc = forks.run([*args, *(["--task-url", task_url] if task_url else [])], timeout=600, cwd=config.parent,
+                     preamble=KILL.format(platform=platform, when=when))
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
 
 
 @pytest.mark.slow
-def test_kill_between_intent_and_call_never_doubles(tmp_path: Path) -> None:
+def test_kill_between_intent_and_call_never_doubles(tmp_path: Path, hitflow_forks: ForkServer) -> None:
     config = adaptive_project(tmp_path, items=20)
     db, out = tmp_path / "h.db", tmp_path / "runs"
-    killed_mid_round(config, db, out)
+    killed_mid_round(hitflow_forks, config, db, out)
     intended = extensions(db)
     assert not intended.empty and set(intended["status"]) == {"intended"}  # killed after the intents
     assert sim_state_path(db, 1, None).parent.exists()

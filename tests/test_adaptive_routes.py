@@ -23,6 +23,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific.statuses import FINISHED
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
+from tests.forked_hitflow import ForkServer
 from tests.test_adaptive_campaign import adaptive_project, extensions, killed_mid_round
 
 UNPAID = ("RETURNED", "TIMED-OUT", "SCREENED OUT", "NOT ON PROLIFIC")  # stored, but Prolific freed the place
@@ -126,11 +127,12 @@ def standing_task_server(config: Path, db: Path, platform: str) -> Iterator[str]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("platform,when", [("prolific", "intents"), ("prolific", "call"), ("links", "intents")])
-def test_kill_mid_round_then_resume_never_doubles_or_loses(tmp_path: Path, platform: str, when: str) -> None:
+def test_kill_mid_round_then_resume_never_doubles_or_loses(tmp_path: Path, platform: str, when: str,
+                                                           hitflow_forks: ForkServer) -> None:
     config = adaptive_project(tmp_path, items=20, platform=platform)
     db, out = tmp_path / "h.db", tmp_path / "runs"
     with standing_task_server(config, db, platform) as task_url:
-        killed_mid_round(config, db, out, platform, when, task_url)
+        killed_mid_round(hitflow_forks, config, db, out, platform, when, task_url)
         intended = extensions(db, "ExtendUnit")
         assert not intended.empty and set(intended["status"]) == {"intended"}  # killed inside the first round
         places = Store(db).rows("SELECT status FROM ledger WHERE operation = 'IncreasePlaces'")

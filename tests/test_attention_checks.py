@@ -78,10 +78,10 @@ def test_the_failures_that_may_reject_follow_the_study_length() -> None:
 
 
 def test_simulated_workers_answer_as_their_profile_would_and_failures_reject_on_prolific(tmp_path: Path) -> None:
-    path = small_vizwiz(tmp_path, items=60)
+    path = small_vizwiz(tmp_path, items=30)
     path.write_text(path.read_text() + ATTENTION)
     with SimServer(seed=2) as sim:
-        run_campaign(path, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=60,
+        run_campaign(path, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=30,
                      progress=lambda _: None, platform="prolific")
         rejected = [s for s in sim.prolific.submissions.values() if s["status"] == "REJECTED"]
     store = Store(tmp_path / "h.db")

@@ -9,6 +9,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -17,7 +18,6 @@ from flows.campaigns.campaign_plan import Run, plan_items
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import load_config
 from flows.core.ledger.store import Store
-from flows.driver.campaign import run_batches
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
@@ -57,6 +57,7 @@ class DemoRun:
     db: Path
     out: Path
     hits: list[dict]
+    market: Any  # the simulator's marketplace as the run left it
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     with SimServer(seed=3) as sim:
         summary = run_campaign(CONFIG, endpoint_url=sim.url, db_path=root / "h.db", out_root=root, limit=100,
                                progress=quiet)
-        return DemoRun(summary, root / "h.db", root / "vizwiz_captions", sim_hits(sim))
+        return DemoRun(summary, root / "h.db", root / "vizwiz_captions", sim_hits(sim), sim.market)
 
 
 def test_campaign_end_to_end_outputs(demo_run: DemoRun) -> None:
@@ -116,18 +117,17 @@ def test_the_demo_ships_no_image_short_of_five_captions_unless_it_ran_out_of_rou
         (f"after the last top-up round: {len(short)} (" in said)
 
 
-def test_every_assignment_is_decided_and_rule_breakers_rejected(sim, tmp_path: Path) -> None:
-    run = make_run(sim, tmp_path / "h.db")
-    run_batches(run, limit=50)
-    decisions = run.store.rows("SELECT d.action, d.applied, a.worker_id FROM decisions d "
-                               "JOIN assignments a USING (assignment_id)")
-    # 50 posted, and the demo's top-ups of images QC left short: every one decided
-    assert len(decisions) == run.store.db["assignments"].count >= 50
+def test_every_assignment_is_decided_and_rule_breakers_rejected(demo_run: DemoRun) -> None:
+    store = Store(demo_run.db)
+    decisions = store.rows("SELECT d.action, d.applied, a.worker_id FROM decisions d "
+                           "JOIN assignments a USING (assignment_id)")
+    # 100 posted, and the demo's top-ups of images QC left short: every one decided
+    assert len(decisions) == store.table("assignments").count >= 100
     assert all(d["applied"] for d in decisions)
-    breakers = {w.worker_id for w in sim.market.workers.values() if w.profile == "rule_breaker"}
+    breakers = {w.worker_id for w in demo_run.market.workers.values() if w.profile == "rule_breaker"}
     rejected = {d["worker_id"] for d in decisions if d["action"] == "reject"}
     assert rejected and rejected <= breakers
-    statuses = {a.status for a in sim.market.assignments.values() if a.submit_time is not None}
+    statuses = {a.status for a in demo_run.market.assignments.values() if a.submit_time is not None}
     assert statuses <= {"Approved", "Rejected"}
 
 

@@ -78,3 +78,6 @@ def test_two_hundred_participants_with_double_submits_store_every_response_once(
         by_session.setdefault(r["assignment_id"], []).append(r["item_id"])
     # each stored response holds exactly the items its participant was shown
     assert {f"sess{r['n']:03d}": r["items"] for r in results} == {k: sorted(v) for k, v in by_session.items()}
+    # every caption of every response once (5 images a unit), spread evenly over the batch's items
+    per_item = store.rows("SELECT item_id, COUNT(*) AS n FROM answers WHERE field = 'caption' GROUP BY item_id")
+    assert sum(r["n"] for r in per_item) == 5 * PEOPLE and len({r["n"] for r in per_item}) == 1

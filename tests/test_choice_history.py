@@ -57,13 +57,13 @@ def run_campaign(tmp_path: Path, platform: str = "mturk") -> tuple[sqlite3.Conne
     scaffold("reviews", tmp_path)
     config = tmp_path / "config" / "reviews.toml"
     (tmp_path / "config" / "reviews.html.j2").write_text(PAGE, encoding="utf-8")
-    # 36 items in 9 batches: 4 a batch, a page or two for each worker
-    rows = [f"r-{k:03d},https://example.org/{k}.jpg,\"{REVIEWS[k % len(REVIEWS)]} (order {k})\"" for k in range(36)]
+    # 24 items in 6 batches: 4 a batch, a page or two for each worker
+    rows = [f"r-{k:03d},https://example.org/{k}.jpg,\"{REVIEWS[k % len(REVIEWS)]} (order {k})\"" for k in range(24)]
     (tmp_path / "config" / "reviews_items.csv").write_text("item_id,image_url,note\n" + "\n".join(rows) + "\n",
                                                            encoding="utf-8")
     text = config.read_text(encoding="utf-8")
     for old, new in (("images_per_hit = 3 ", "images_per_hit = 1 "), ("assignments_per_image = 3 ",
-                     "assignments_per_image = 5 "), ("batches = 1 ", "batches = 9 ")):
+                     "assignments_per_image = 5 "), ("batches = 1 ", "batches = 6 ")):
         text = text.replace(old, new)
     config.write_text(text.replace('budget = "', 'budget = "9', 1), encoding="utf-8")
     crowd = tmp_path / "crowd.toml"

@@ -1,4 +1,4 @@
-"""A pilot grows into the full run: ``hitflow run CONFIG --limit 20`` and then the
+"""A pilot grows into the full run: ``hitflow run CONFIG --limit 10`` and then the
 same command without the limit is one campaign; the new items get new batches, the pilot's items are
 posted and paid once.
 
@@ -40,38 +40,38 @@ def work_per_item(store: Store, campaign: str) -> Counter[str]:
     return count
 
 
-def test_a_pilot_of_20_grows_to_69_items_each_paid_once(
+def test_a_pilot_of_10_grows_to_35_items_each_paid_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    config, ledger = sentiment(tmp_path, 69), str(tmp_path / "h.db")
+    config, ledger = sentiment(tmp_path, 35), str(tmp_path / "h.db")
     controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "20") == 0
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "10") == 0
     pilot = capsys.readouterr().out
     store = Store(ledger)
     pilot_hits = store.rows("SELECT hit_id, batch, item_ids FROM hits WHERE campaign = 'sentiment' ORDER BY hit_id")
     pilot_controls = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} & controls
-    assert f"plan: 20 item(s) in 3 batch(es); {len(pilot_controls)} control item(s) with known answers" in pilot
+    assert f"plan: 10 item(s) in 3 batch(es); {len(pilot_controls)} control item(s) with known answers" in pilot
     # the dry run prices a plan from scratch and says so once the ledger holds the pilot's (bench/newcomer.py)
     # (another ledger's run would be refused the pilot's output folder: the dry run says so too, so another one)
     assert hitflow("run", str(config), "--dry-run", "--db", str(tmp_path / "none.db"), "--out",
                    str(tmp_path / "elsewhere")) == 0
     assert "already holds" not in capsys.readouterr().out and not (tmp_path / "none.db").exists()
     assert hitflow("run", str(config), "--dry-run", "--db", ledger) == 0
-    assert f"note: {ledger} already holds sentiment's plan ({20 + len(pilot_controls)} item(s), control items " \
+    assert f"note: {ledger} already holds sentiment's plan ({10 + len(pilot_controls)} item(s), control items " \
            "included, in batch(es) 1-3)" in capsys.readouterr().out
     assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
     grown = capsys.readouterr().out
     items = store.rows("SELECT item_id, batch FROM items WHERE campaign = 'sentiment'")
     new_controls = {r["item_id"] for r in items if r["batch"] > 3} & controls
-    assert "plan: sentiment grows by 49 item(s) after its 20 planned ones, in batch(es) 4-6" in grown, grown
+    assert "plan: sentiment grows by 25 item(s) after its 10 planned ones, in batch(es) 4-6" in grown, grown
     assert f"{len(new_controls)} control item(s) with known answers are mixed in" in grown
     assert new_controls and not new_controls & pilot_controls  # a control is used once
-    ordinary = [f"r{k:05d}" for k in range(69)]
+    ordinary = [f"r{k:05d}" for k in range(35)]
     assert sorted(r["item_id"] for r in items if r["item_id"] not in controls) == ordinary
     # the pilot's HITs are the pilot's, untouched; no HIT after it shows a pilot item
     assert store.rows("SELECT hit_id, batch, item_ids FROM hits WHERE campaign = 'sentiment' AND batch <= 3 "
                       "ORDER BY hit_id") == pilot_hits
-    assert store.table("hits").count_where("batch > 3 AND item_ids LIKE '%r0001_%'") == 0  # r00010-r00019
+    assert store.table("hits").count_where("batch > 3 AND item_ids LIKE '%r0000_%'") == 0  # r00000-r00009
     per_item = work_per_item(store, "sentiment")
     assert {per_item[i] for i in ordinary} == {5}  # every item worked (and paid or rejected) 5 times, not 10
     assert {per_item[i] for i in pilot_controls | new_controls} == {5}
@@ -88,10 +88,10 @@ def test_a_pilot_of_20_grows_to_69_items_each_paid_once(
     calls = store.table("ledger").count_where("campaign = 'sentiment'")
     assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0
     assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("plan: ")]  # none again
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "30") == 2
+    assert hitflow("run", str(config), "--no-prefect", "--db", ledger, "--limit", "15") == 2
     said = capsys.readouterr().err
-    assert f"planned on 69 item(s) and {len(pilot_controls | new_controls)} control item(s); this run asks " \
-           "for 30 item(s)" in said, said
+    assert f"planned on 35 item(s) and {len(pilot_controls | new_controls)} control item(s); this run asks " \
+           "for 15 item(s)" in said, said
     assert store.table("ledger").count_where("campaign = 'sentiment'") == calls
 
 

@@ -91,7 +91,7 @@ def test_campaign_gated_by_the_test_only_lets_passers_work(sim, tmp_path) -> Non
     gating = dataclasses.replace(run.cfg.gating, qualification_key=CONFIG.parent / "qualification" /
                                  "flickr8k_qualification_key.csv", qualification_min_score=80)
     run.cfg = dataclasses.replace(run.cfg, gating=gating)
-    run_batches(run, limit=50)
+    run_batches(run, limit=25)  # a HIT a batch: who works is the test, not how much
     qual = run.store.rows("SELECT qualification_type_id FROM qualifications WHERE purpose = 'scored test'")[0]
     scores = {w: v["IntegerValue"] for (t, w), v in sim.market.worker_quals.items()
               if t == qual["qualification_type_id"]}

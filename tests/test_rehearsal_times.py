@@ -69,15 +69,9 @@ def working_times(tmp_path: Path) -> tuple[list[float], int]:
     return [s for w, s in work if honest(w)], sum(1 for (w,) in timed_out if honest(w))
 
 
-@pytest.mark.parametrize("platform", ["prolific", "mturk", "links"])
-@pytest.mark.parametrize("per_page", [1, 2, 5])
-def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypatch, capsys, platform: str,
-                                                       per_page: int) -> None:
+def assert_time_follows_the_page(tmp_path: Path, config: Path, platform: str, per_page: int, out: str) -> None:
     """On 2c4fa7dd the Prolific medians were 263-303 s and the links' 474-479 s on these pages, whose plans say
     40-126 s; 42 honest places of the one-slider page timed out on Prolific."""
-    monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, per_page, items=10 * max(per_page, 3))  # ten places, of up to three short pages
-    out = rehearse(tmp_path, config, platform, capsys)
     seconds, timed_out = working_times(tmp_path)
     cfg = load_campaign(config, platform)  # the plan as the route plans it: whole minutes a place on Prolific
     planned = 60 * kind_of(cfg).plan(cfg).minutes
@@ -88,14 +82,25 @@ def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypat
     assert ("a place holds" in out) == (cfg.images_per_hit != per_page)  # the run says what a place holds
 
 
+# the one-item page on Prolific and on MTurk: the two tests of a one-item page below, which check this too
+@pytest.mark.parametrize(("per_page", "platform"), [(1, "links"), *((n, route) for n in (2, 5)
+                                                                     for route in ("prolific", "mturk", "links"))])
+def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypatch, capsys, platform: str,
+                                                       per_page: int) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = new_page(tmp_path, per_page, items=10 * max(per_page, 3))  # ten places, of up to three short pages
+    assert_time_follows_the_page(tmp_path, config, platform, per_page, rehearse(tmp_path, config, platform, capsys))
+
+
 def test_a_one_item_page_on_prolific_is_a_place_of_whole_minutes(tmp_path: Path, monkeypatch, capsys) -> None:
     """At ca677132 a one-item page of 40 s was a place of its own on Prolific, stated as 1 min (at least one): the
     rehearsal's median was 0.63 of the estimate and the reward paid 1.6 times its hourly rate; the page as it is on
     MTurk and invite links."""
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, 1, items=12)
+    config = new_page(tmp_path, 1, items=30)  # ten places of three, as the routes above
     assert "# on Prolific a place holds 3 items, not the page's 1" in config.read_text(encoding="utf-8")
     out = rehearse(tmp_path, config, "prolific", capsys)
+    assert_time_follows_the_page(tmp_path, config, "prolific", 1, out)
     seconds, timed_out = working_times(tmp_path)
     with sqlite3.connect(tmp_path / "h.db") as db:
         held = {n for (n,) in db.execute("SELECT count(*) FROM items GROUP BY batch, hit_index")}
@@ -192,7 +197,7 @@ def test_a_rehearsal_on_another_route_is_scaled_to_this_route_s_unit(tmp_path: P
     the reward followed it."""
     monkeypatch.chdir(tmp_path)
     config = new_page(tmp_path, 1, items=12)
-    rehearse(tmp_path, config, "mturk", capsys)
+    assert_time_follows_the_page(tmp_path, config, "mturk", 1, rehearse(tmp_path, config, "mturk", capsys))
     seconds, _ = working_times(tmp_path)
     main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
           "--out", str(tmp_path / "out")])  # a PROBLEM: the campaign ran on MTurk (a new attempt would run it)

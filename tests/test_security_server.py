@@ -139,32 +139,7 @@ def test_parallel_new_sessions_of_one_person_never_share_items(tmp_path: Path) -
              for i in json.loads(r["item_ids"])]
     assert len(items) == len(set(items)) == 10
     gen.close()
-
-
-def test_two_hundred_participants_with_duplicate_submits(tmp_path: Path) -> None:
-    gen = serve(tmp_path, places=200, limit=1000)  # batch 1: 100 images, 20 units
-    s = next(gen)
-    try:
-        url = f"{s['url']}/task/{s['cfg'].name}"
-
-        def take_part(n: int) -> list[int]:
-            with http_client(timeout=120) as c:
-                page = c.get(url, params={"PROLIFIC_PID": f"p{n:03d}", "STUDY_ID": STUDY, "SESSION_ID": f"s{n:03d}"})
-                values = answers_for(page.text)
-                with ThreadPoolExecutor(2) as dup:  # each participant double-clicks submit
-                    return list(dup.map(lambda _: c.post(f"{url}/submit", data=values).status_code, range(2)))
-
-        with ThreadPoolExecutor(32) as pool:
-            codes = [c for pair in pool.map(take_part, range(200)) for c in pair]
-        assert codes.count(303) == 400 and 500 not in codes
-        store = s["store"]
-        assert store.table("assignments").count == 200
-        assert store.rows("SELECT COUNT(DISTINCT assignment_id) AS n FROM answers")[0]["n"] == 200
-        per_item = store.rows("SELECT item_id, COUNT(*) AS n FROM answers WHERE field = 'caption' GROUP BY item_id")
-        # every caption of every response is there once (1000), spread evenly over the batch's items
-        assert sum(r["n"] for r in per_item) == 1000 and len({r["n"] for r in per_item}) == 1
-    finally:
-        gen.close()
+# two hundred participants double-submitting at once: tests/test_chaos_participants.py
 
 
 # 7. resources ------------------------------------------------------------------------------

@@ -201,25 +201,25 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
                                                             hitflow_forks: ForkServer) -> None:
     """run, then status (in a new process), reconcile, cancel and run again on the default ledger and target."""
     monkeypatch.chdir(tmp_path)
-    hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "50")
+    hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "25")  # a HIT of five images a batch
     state = Path("runs") / "sim" / "marketplace-seed1.db"  # the folder's marketplace, not the demo's
     assert state.is_file() and Path("runs/hitflow.db").is_file()
     report = status_in_new_process(hitflow_forks, tmp_path)[0]
     assert report["campaign"] == "vizwiz_captions" and len(report["batches"]) == 5
     for batch in report["batches"]:  # the platform's final word, not "Submitted"
         assert set(batch["assignments"]) <= {"Approved", "Rejected"} and batch["assignments"]["Approved"] > 0
-        assert sum(batch["assignments"].values()) == 10 + extensions(Path("runs/hitflow.db"), batch["batch"])
+        assert sum(batch["assignments"].values()) == 5 + extensions(Path("runs/hitflow.db"), batch["batch"])
     with sqlite3.connect("runs/hitflow.db") as ledger:  # a ledger that missed what the platform did
         ledger.execute("UPDATE assignments SET status = 'Submitted' WHERE batch = 1")
     refreshed = json.loads(hitflow(capsys, "status", "--json", "--refresh"))[0]
     assert refreshed["batches"][0]["assignments"] == report["batches"][0]["assignments"]
     reconciled = hitflow(capsys, "reconcile", "vizwiz_captions")
     assert "fetched 0 missed submission(s)" in reconciled and str(state.resolve()) in reconciled
-    assert "cancel: 10 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")
+    assert "cancel: 5 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")
     assert "cancel: 0 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")  # kept in the file
     # a cancelled campaign runs again only on purpose (a plain run is refused: tests/test_operator_safety.py)
-    resumed = hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "50", "--resume-cancelled")
-    assert "posted now" not in resumed and f"captions: {5 * (50 + extensions(Path('runs/hitflow.db')))}" in resumed
+    resumed = hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "25", "--resume-cancelled")
+    assert "posted now" not in resumed and f"captions: {5 * (25 + extensions(Path('runs/hitflow.db')))}" in resumed
     after = json.loads(hitflow(capsys, "status", "--json"))[0]
     assert [b["assignments"] for b in after["batches"]] == [b["assignments"] for b in report["batches"]]
 

@@ -23,7 +23,7 @@ FLOATS = ["confidence", "posterior"]
 EXACT = ["label", "method", "judgements", "note", "confidence_source"]
 
 
-def many_fields(seed: int = 3, fields: int = 40) -> pd.DataFrame:
+def many_fields(seed: int = 3, fields: int = 20) -> pd.DataFrame:
     """Fields of 1-6 items, 1-4 workers of 14 (shared across fields; past ten, codes in text order are not in
     number order) and 1-3 label values, and two of 60 items by six workers whose hard items split (so their
     temperature is fitted, not 1)."""
