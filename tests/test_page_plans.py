@@ -174,13 +174,28 @@ def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path
     assert code == 0 and "would be refused" not in said, said
 
 
-def test_inline_handlers_are_a_dry_run_warning_on_a_route_the_task_server_serves(tmp_path: Path, capsys) -> None:
-    """The import notes it once; a later dry run for Prolific or invite links says it again, MTurk (which runs
-    them) does not."""
+def test_what_the_task_server_blocks_is_a_dry_run_warning_on_the_routes_it_serves(tmp_path: Path, capsys) -> None:
+    """Inline handlers and scripts or styles from elsewhere: a dry run for Prolific or invite links says so, MTurk
+    (which runs them) does not; origins listed in [target] page_origins, and MTurk's own helpers, are not named."""
     config = imported(tmp_path, capsys)
     template = next((tmp_path / "config").glob("rater*.html*"))
+    outside = ('<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>'
+               '<link rel="stylesheet" href="https://cdn.example.org:8443/a.css">'
+               '<script src="https://s3.amazonaws.com/mturk-public/externalHIT_v1.js"></script>'
+               '<link rel="icon" href="https://icons.example.net/i.png">\n')
     template.write_text(template.read_text(encoding="utf-8").replace(
-        'value="1" required>', 'value="1" required onclick="this.title=\'one\'">', 1), encoding="utf-8")
+        'value="1" required>', 'value="1" required onclick="this.title=\'one\'">', 1).replace(
+        "<p>Rate how well", outside + "<p>Rate how well", 1), encoding="utf-8")
     said = {p: dry_run(capsys, config, p)[1] for p in ("mturk", "prolific", "links")}
     warning = "warning: 1 inline event handler(s) on the page (onclick=, oninput=...) do not run on this route"
     assert warning not in said["mturk"] and warning in said["prolific"] and warning in said["links"]
+    origins = '["https://cdn.example.org:8443", "https://code.jquery.com"]'
+    blocked = f"to allow them: [target] page_origins = {origins}"
+    assert blocked not in said["mturk"] and blocked in said["prolific"] and blocked in said["links"]
+    assert "amazonaws" not in said["links"] and "icons.example.net" not in said["links"]
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[campaign]", f"[target]\npage_origins = {origins}\n\n[campaign]", 1)
+                      if "[target]" not in text else text.replace("[target]", f"[target]\npage_origins = {origins}", 1),
+                      encoding="utf-8")
+    again = dry_run(capsys, config, "prolific")[1]
+    assert "warning: the page loads" not in again and "inline event handler(s)" in again, again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from qc.worker_values import read_json
@@ -18,12 +19,27 @@ _UNNONCED = re.compile(r"<(script(?![^>]*\bsrc\s*=)|style)\b(?![^>]*\bnonce\s*=)
 HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)  # an inline event handler (onclick=, oninput=...)
 
 
-def blocked_handler_lines(source: str, serves_pages: bool) -> list[str]:
-    """Dry-run warning where people open the task server: its CSP blocks inline event handlers (MTurk runs them)."""
-    if not serves_pages or not (found := HANDLER_ATTR.findall(source)):
+# a script or stylesheet from elsewhere; MTurk's own helpers have hitflow's stand-ins, so they are not counted
+_OUTSIDE = re.compile(r"<(?:script\b[^>]*?\bsrc|link\b(?=[^>]*\brel\s*=\s*[\"']?stylesheet)[^>]*?\bhref)\s*=\s*"
+                      r"[\"']?(https://[A-Za-z0-9.-]+(?::\d+)?)(/[^\"'>\s]*)?", re.I)
+_STOOD_IN = re.compile(r"crowd-html-elements|externalHIT_v1", re.I)
+
+
+def blocked_handler_lines(source: str, serves_pages: bool, page_origins: tuple[str, ...] = ()) -> list[str]:
+    """Dry-run warnings where people open the task server: its CSP blocks inline event handlers (MTurk runs them)
+    and scripts or styles from an origin [target] page_origins does not list."""
+    if not serves_pages:
         return []
-    return [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) do not run on this "
-            "route: the task server's content security policy blocks them; move them into a <script>"]
+    lines = [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) do not run on "
+             "this route: the task server's content security policy blocks them; move them into a <script>"
+             ] if (found := HANDLER_ATTR.findall(source)) else []
+    unlisted = sorted({m.group(1) for m in _OUTSIDE.finditer(source) if not _STOOD_IN.search(m.group(2) or "")}
+                      - set(page_origins))
+    if unlisted:
+        lines.append(f"warning: the page loads scripts or styles from {', '.join(unlisted)}, which the task server's "
+                     "content security policy blocks on this route, so people get the page without them (its own "
+                     f"checks and widgets too); to allow them: [target] page_origins = {json.dumps(unlisted)}")
+    return lines
 
 
 def session_copy(field_id: str) -> str:
