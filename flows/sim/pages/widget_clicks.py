@@ -28,7 +28,10 @@ MARKS_JS = """([name, mark]) => {
     });
     const best = Object.values(groups).map(g => [g, new Set(g.map(x => x[1])).size]).filter(x => x[1] >= 2)
       .sort((a, b) => b[1] - a[1])[0];
-    if (best) { best[0].forEach(([e, v]) => e.setAttribute(mark, v)); return Array.from(new Set(best[0].map(x => x[1]))); }
+    if (best) {
+      best[0].forEach(([e, v]) => e.setAttribute(mark, v));
+      return Array.from(new Set(best[0].map(x => x[1])));
+    }
   }
   return [];
 }"""
