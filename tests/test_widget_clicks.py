@@ -43,3 +43,35 @@ def test_numbered_boxes_without_data_are_read_by_their_number(browser) -> None:
     posted = worked(browser, ["".join(f"<i>{v}</i>" for v in range(1, 8))], {"note": "ok"})
     assert posted is not None
     assert posted["score_0"] in {str(v) for v in range(1, 8)}
+
+
+TURK_PAGE = """{% extends "_custom_page.html.j2" %}
+{% block item %}
+<script src="https://s3.amazonaws.com/mturk-public/externalHIT_v1.js"></script>
+<p>{{ item.note }}</p><div class="marks">""" + STARS + """</div>
+<input type="hidden" name="score_{{ i }}" value="" required>
+<script>
+  turkSetAssignmentID();
+  document.querySelectorAll(".marks span").forEach(function (m) { m.addEventListener("click", function () {
+    document.getElementsByName("score_{{ i }}")[0].value = m.getAttribute("data-score"); }); });
+</script>
+{% endblock %}"""
+
+
+def test_a_page_calling_mturks_helper_script_works_where_that_script_does_not_load(browser, tmp_path) -> None:
+    """hitflow's page stands in for MTurk's externalHIT_v1.js helpers, so the page's script gets past them to its
+    widget (the simulator serves no CDN; a task server's policy may block it)."""
+    import json
+
+    from flows.core.config.config import load_config
+    from flows.core.pages.templates import page_items
+    from flows.custom.custom_task import custom_page
+    from flows.custom.scaffold import scaffold
+
+    scaffold("turk_helpers", tmp_path)
+    (tmp_path / "config" / "turk_helpers.html.j2").write_text(TURK_PAGE, encoding="utf-8")
+    cfg = load_config(tmp_path / "config" / "turk_helpers.toml")
+    rows = [{"item_id": "n-1", "file_name": "", "url": "", "payload": json.dumps({"note": "A note."})}]
+    posted = work_page(browser, custom_page(cfg, page_items(rows)), SESSION, {"score_0": "5"}, random.Random(2))
+    assert posted is not None
+    assert posted["score_0"] == "5"
