@@ -12,7 +12,7 @@ from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
-from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
 from flows.sim.pages.kind_text import asked_text, styled
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
@@ -236,7 +236,9 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
-        if (v := answer(fill, f, ctx)) is not None:
+        if known_for(fill, ctx, f) == "" and worker.profile not in RUSHED:  # the requester's answer: left blank
+            values[f.name] = ""
+        elif (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     return values
 
