@@ -64,6 +64,14 @@ def test_the_import_writes_the_stated_most_into_the_fields_table() -> None:
     assert field_qc_table("gap", "text", False, (0, 0)) == ""
 
 
+def test_a_textareas_stated_minimum_under_three_is_the_starter_configs() -> None:
+    """"(2 to 25 words)": the page's own two-word answer ("nothing missing") is no short answer."""
+    body = '<p>List what is missing (2 to 25 words).</p><textarea name="gaps_{{ i }}"></textarea>'
+    (name, control, personal, stated), = free_text_fields(body)
+    table = tomllib.loads(field_qc_table(name, control, personal, stated))["qc"]["fields"]["gaps"]
+    assert (table["min_words"], table["max_words"]) == (2, 25)
+
+
 def test_a_scripts_word_count_over_n_is_named_as_max_words() -> None:
     count = 'document.getElementById("c").value.trim().split(/\\s+/).length'
     ids = {"c": "comment"}

@@ -270,8 +270,8 @@ def field_qc_table(field: str, control: str, personal: bool = False, stated: tup
     if personal:
         return (f"{head}: it asks about the worker or for a missing word, so the same short answer on several items "
                 f"is expected\nignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
-    least = max(stated[0], 3) if control == "textarea" else stated[0]
-    why = "as the page asks (its words or its script)" if stated[0] >= least else "fewer flags the answer"
+    least = (stated[0] or 3) if control == "textarea" else stated[0]  # a stated minimum is the page's answer size
+    why = "as the page asks (its words or its script)" if stated[0] else "fewer flags the answer"
     lines = [f"{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)"] if least else []
     lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page asks: more flags the answer for a "
               "person to look at"] if stated[1] else []
