@@ -45,9 +45,10 @@ def column_answers(cfg: CampaignConfig, items: list[dict[str, str]],
 
 
 def blank_fields(specs: dict[str, dict[str, Any]]) -> frozenset[str]:
-    """The fields a person may leave blank: a value or a box group the page requires none of."""
+    """The fields a person may leave blank: a value or a box group the page requires none of, on no condition."""
     return frozenset(name for name, s in specs.items() if s.get("type") in ("text", "number", "date", "many")
-                     and not s.get("required") and not (s.get("type") == "many" and s.get("min")))
+                     and not s.get("required") and not s.get("required_when")
+                     and not (s.get("type") == "many" and s.get("min")))
 
 
 def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
