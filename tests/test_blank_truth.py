@@ -54,3 +54,27 @@ def test_the_dry_run_says_the_optional_fields_follow_known_answers_on_every_item
     assert "follow the known answers (column gold_due)" in said["due"]
     assert "follow the known answers (column gold_undated)" in said["undated"]
     assert "on 2 of 3 items" in said["docs"]
+
+
+def test_a_careful_worker_leaves_a_known_blank_blank_and_the_report_counts_it_known(tmp_path: Path) -> None:
+    import random
+
+    from flows.core.pages.mturk_forms import form_fields
+    from flows.custom.custom_task import custom_page
+    from flows.sim.pages.any_form import fill_unhinted
+    from flows.sim.people.crowd_model import new_worker
+    from flows.sim.people.known_answers import add_known
+    from flows.sim.people.latent_choices import item_truth
+
+    cfg = campaign(tmp_path)
+    specs = field_specs(custom_spec(cfg, page_items(first_page_rows(cfg))))
+    rows = read_custom_items(cfg)
+    bank: dict = {}
+    add_known(bank, [{k: r[k] for k in ("item_id", "field", "answer")}
+                     for r in known_answers(cfg, rows, blank_fields(specs))])
+    worker = new_worker("diligent", {}, random.Random(4))
+    html = custom_page(cfg, page_items([{"item_id": "L2", "file_name": "", "url": "",
+                                         "payload": '{"letter": "We will write again."}'}]))
+    values = fill_unhinted(worker, form_fields(html), html, bank, random.Random(5))
+    assert values["due_0"] == "" and values["undated_0"] == "yes"
+    assert {(r["field"], r["source"]) for r in item_truth([worker]) if r["item_id"] == "L2"} >= {("due", "known")}
