@@ -9,10 +9,11 @@ import tomllib
 
 import pandas as pd
 
-from flows.custom.custom_text_qc import field_max_words, limit_lines, text_flags
+from flows.custom.custom_text_qc import field_max_words, field_questions, limit_lines, text_flags
 from flows.custom.page_import import import_page
 from flows.custom.scaffold_import import field_qc_table, free_text_fields
 from flows.custom.submit_checks import word_limit
+from qc.asked_limits import stated_min_words
 from qc.custom_rules import CUSTOM_POLICY, CUSTOM_RULES
 from qc.runner import run_rules
 
@@ -76,6 +77,14 @@ def test_an_optional_box_is_held_only_to_what_its_page_states() -> None:
     assert table == {"max_words": 5}
 
 
+def test_a_textareas_stated_minimum_under_three_is_the_starter_configs() -> None:
+    """"(2 to 25 words)": the page's own two-word answer ("nothing missing") is no short answer."""
+    body = '<p>List what is missing (2 to 25 words).</p><textarea name="gaps_{{ i }}"></textarea>'
+    (name, control, asks, stated), = free_text_fields(body)
+    table = tomllib.loads(field_qc_table(name, control, asks, stated))["qc"]["fields"]["gaps"]
+    assert (table["min_words"], table["max_words"]) == (2, 25)
+
+
 def test_a_scripts_word_count_over_n_is_named_as_max_words() -> None:
     count = 'document.getElementById("c").value.trim().split(/\\s+/).length'
     ids = {"c": "comment"}
@@ -109,3 +118,14 @@ def test_short_answer_spares_short_answers_where_the_page_asks_for_a_short_one()
     assert flagged("What went wrong with the phone? 15 words at most.") == []
     assert flagged("What went wrong with the phone?", {"max_words": 12}) == []  # the field's table at import
     assert flagged("What went wrong? Up to 200 words.") == ["w4"]  # a long box: shortness is still a sign
+
+
+def test_a_limit_stated_under_a_boxs_heading_is_read_and_the_next_heading_is_not_its_question() -> None:
+    """"4 to 12 words" in a <p> just above a crowd-input is its limit, not the next question's."""
+    page = ('<crowd-form><h4>1. Write a headline for this notice.</h4><p>4 to 12 words. Say what and where.</p>'
+            '<crowd-input name="headline" required></crowd-input><h4>2. Anything unclear?</h4>'
+            '<p>Up to 20 words.</p><crowd-text-area name="unclear"></crowd-text-area></crowd-form>')
+    asked = field_questions(page)
+    assert "4 to 12 words" in asked["headline"] and "unclear" not in asked["headline"].lower()
+    assert stated_min_words(asked["headline"]) == 4 and field_max_words({}, asked["headline"]) == 12
+    assert field_max_words({}, asked["unclear"]) == 20

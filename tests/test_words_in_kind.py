@@ -127,6 +127,12 @@ def test_a_missing_part_is_one_the_page_says_an_item_gives(request_text: str, pa
     assert part in said and (said or not part) and len(said.split()) <= 6, said
 
 
+def test_amounts_a_page_asks_for_are_quantities_not_a_price() -> None:
+    page = "The note gives the amounts, times and temperatures used. What does it leave out?"
+    said = missing_part("Mixed 5 mL of buffer with the sample and left it at 37 C for 10 min.", random.Random(1), page)
+    assert "price" not in said.lower(), said
+
+
 def test_a_box_asked_if_no_is_answered_after_a_no_only() -> None:
     assert asked_when("If no, what is wrong?", "No") and asked_when("If not: which part?", "no")
     assert asked_when("If no, what is wrong?", "Yes") is False and asked_when("What is wrong?", "Yes") is None

@@ -15,7 +15,7 @@ from flows.core.pages.mturk_forms import INDEXED, read_page
 from flows.core.pages.templates import MASK
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_max_words, stated_min_words
 from qc.echo_rules import page_lines
-from qc.runner import run_rules
+from qc.listed_answers import run_named_apart
 from qc.source_copy import asks_for_copy, asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
@@ -121,8 +121,9 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         question = (params.get("field_questions") or {}).get(field) or ""
         asked = asked_of(str(field), params, several)
         own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
-        flags = run_rules(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
-                                  "max_words": field_max_words(conf, asked), "source_copy_fragments": own}, rules)
+        flags = run_named_apart(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
+                                        "max_words": field_max_words(conf, asked), "source_copy_fragments": own},
+                                rules, asked)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
 

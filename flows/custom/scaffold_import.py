@@ -287,8 +287,9 @@ def field_qc_table(field: str, control: str, asks: str = "", stated: tuple[int, 
     if asks:
         return (f"{head}: it asks {asks}, so the same short answer on several items is expected\n"
                 f"ignore = [{', '.join(json.dumps(r) for r in ABOUT_WORKER_DROPS)}]\n")
-    least = max(stated[0], 3) if control == "textarea" else stated[0]  # an optional box: only what the page states
-    why = "as the page asks (its words or its script)" if stated[0] >= least else "fewer flags the answer"
+    # the page's stated minimum is its answer size; else 3 on a required textarea, nothing on an optional box
+    least = (stated[0] or 3) if control == "textarea" else stated[0]
+    why = "as the page asks (its words or its script)" if stated[0] else "fewer flags the answer"
     lines = [f"{'min_words = ' + str(least):<22}# {why} (QC uses the page's where it states more)"] if least else []
     lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page asks: more flags the answer for a "
               "person to look at"] if stated[1] else []

@@ -31,8 +31,10 @@ READING = ("where an item's own words carry evidence, the simulator's reading mo
            "a model, not truth")
 
 
-def column_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """``[campaign] truth``: each item's answer from its own column (an empty cell: not known)."""
+def column_answers(cfg: CampaignConfig, items: list[dict[str, str]],
+                   blank_ok: frozenset[str] = frozenset()) -> list[dict[str, str]]:
+    """``[campaign] truth``: each item's answer from its own column; an empty cell is not known, but on a field of
+    ``blank_ok`` (one the page lets be left blank) it says blank is the answer."""
     columns = set(items[0]) if items else set()
     rows = []
     for field, column in cfg.truth.items():
@@ -40,8 +42,15 @@ def column_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dic
             raise ConfigError(f"{cfg.path}: [campaign] truth names column {column!r} for {field}, which {cfg.items} "
                               f"lacks (it has {', '.join(sorted(columns)) or 'no columns'}); fix the column's name")
         rows += [{"item_id": r["item_id"], "field": field, "answer": r[column], "source": f"column {column}"}
-                 for r in items if r.get(column, "")]
+                 for r in items if r.get(column, "") or field in blank_ok]
     return rows
+
+
+def blank_fields(specs: dict[str, dict[str, Any]]) -> frozenset[str]:
+    """The fields a person may leave blank: a value or a box group the page requires none of, on no condition."""
+    return frozenset(name for name, s in specs.items() if s.get("type") in ("text", "number", "date", "many")
+                     and not s.get("required") and not s.get("required_when")
+                     and not (s.get("type") == "many" and s.get("min")))
 
 
 def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
@@ -57,14 +66,16 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
             for f, a in zip(best["field"], best["answer"], strict=True)]
 
 
-def known_answers(cfg: CampaignConfig, items: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Every known answer (item_id, field, answer, source): column, controls, then key; a differing control is wrong."""
+def known_answers(cfg: CampaignConfig, items: list[dict[str, str]],
+                  blank_ok: frozenset[str] = frozenset()) -> list[dict[str, str]]:
+    """Every known answer (item_id, field, answer, source): column, controls, then key; a differing control is wrong.
+    ``blank_ok``: as column_answers."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
         for i, f, a in zip(controls["item_id"], controls["field"], controls["answer"], strict=True)]
     rows, seen = [], set()
-    for row in column_answers(cfg, items) + from_controls + key_answers(cfg):
+    for row in column_answers(cfg, items, blank_ok) + from_controls + key_answers(cfg):
         if (row["item_id"], row["field"]) not in seen:  # the first source of an item's answer wins
             seen.add((row["item_id"], row["field"]))
             rows.append(row)
@@ -75,7 +86,7 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
     """For the dry run: per choice or number field, whose answers the simulated ones follow, and known ones unusable."""
-    known, controls = known_answers(cfg, items), read_controls(cfg)
+    known, controls = known_answers(cfg, items, blank_fields(specs or {})), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
     refused = [(row, why) for row, why in read if why and not why.startswith("read as")]
@@ -122,7 +133,7 @@ def _source_line(field: str, followed: list[dict[str, str]], n_items: int) -> tu
 
 def unusable_answer(answer: str, spec: dict[str, Any] | None) -> str:
     """Why the simulator cannot follow a known answer ("" if it can); out of bounds reads as the nearest bound."""
-    if spec is None:
+    if spec is None or not answer.strip():  # blank: an answer only where the page lets it be (blank_fields)
         return ""
     kind = spec.get("type")
     if kind in ("one", "many"):

@@ -110,10 +110,12 @@ def hand_known_answers(run: Run) -> None:
     """A custom campaign on the simulator hands it the requester's known answers before posting."""
     if run.cfg.task != "custom" or run.cfg.study is not None or run.target.kind != "sim":
         return
-    from flows.custom.custom_task import read_custom_items
-    from flows.custom.truth_source import known_answers
+    from flows.core.pages.templates import page_items
+    from flows.custom.custom_task import custom_spec, field_specs, first_page_rows, read_custom_items
+    from flows.custom.truth_source import blank_fields, known_answers
 
-    known = known_answers(run.cfg, read_custom_items(run.cfg))
+    blank = blank_fields(field_specs(custom_spec(run.cfg, page_items(first_page_rows(run.cfg)))))
+    known = known_answers(run.cfg, read_custom_items(run.cfg), blank)
     rows = [{k: r[k] for k in ("item_id", "field", "answer")} for r in known]
     run.notes["known_answers"] = rows
     if rows:

@@ -41,12 +41,13 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         own = [f.attrs.get(k, "") for k in ("label", "header") if f.attrs.get(k)] or \
             [t for t in (page.label_of.get(name), page.label_of.get(f"#{f.attrs.get('id')}")) if t][:1]
         before = [label for p, _, label in page.texts if previous < p <= pos][-1:]  # a <label> just before it
-        after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label and p not in page.bound
-                 and before != [True]]
         since = [t for p, t, _ in page.texts if previous < p <= pos]
         runs = [t for p, t in page.prose if previous < p <= pos]  # "the word <b>bank</b> is used": one text
         # a question and, after it, only how to answer ("Please answer in no more than 20 words."): both
         run = runs[-2:] if len(runs) >= 2 and asks(runs[-2]) and "?" not in runs[-1] else runs[-1:]
+        # a heading that asks, after a box with words of its own before it, is the next question, not its label
+        after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label and p not in page.bound
+                 and before != [True] and not (run and asks(t))]
         if f.kind in ("radio", "checkbox"):
             words = since
         else:

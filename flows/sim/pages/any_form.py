@@ -12,8 +12,9 @@ from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
-from flows.sim.pages.filling import RUSHED, Filling, answer_rng, takes_care, writing_sources
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
 from flows.sim.pages.kind_text import asked_text, styled
+from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.people import captions
@@ -38,7 +39,8 @@ from flows.sim.people.item_answers import (
     sole_answers,
 )
 from flows.sim.people.item_writing import asked
-from flows.sim.people.known_answers import described
+from flows.sim.people.known_answers import described, known_answer
+from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
@@ -206,6 +208,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}
     values = _filled(fill, todo, contexts, {f.name for f in fields})
     honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    settle(values, none_pairs(fields), lambda n: known_answer(bank, context_for(contexts, n, {}).key,
+                                                              field_base(n)))  # a value, or a box saying none
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}
     values = {n: sendable(controls[n], v, rng) if n in controls else v for n, v in values.items()}
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
@@ -233,7 +237,11 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
             if f.kind not in ("radio", "select"):
                 values[f.name] = ""  # an empty box is still submitted; an unchosen radio is not
             continue
-        if (v := answer(fill, f, ctx)) is not None:
+        if known_for(fill, ctx, f) == "" and worker.profile not in RUSHED:  # the requester's answer: left blank
+            values[f.name] = ""
+            worker.memory |= {f"{LATENT}{ctx.key}|{field_base(f.name)}": "",
+                              f"{SOURCE}{ctx.key}|{field_base(f.name)}": KNOWN}  # the report counts it known
+        elif (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     return values
 

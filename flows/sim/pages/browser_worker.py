@@ -19,6 +19,7 @@ from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
 from flows.sim.pages.submit_watch import clear_mark, posted_request
+from flows.sim.pages.widget_clicks import click_widgets, empty_hidden
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -78,6 +79,7 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
     hand = Hand(worker, str(rng.random()))
     wanted = per_button_intents(html, intents)
     unseen = walk_steps(page, lambda done: _fill_visible(page, wanted, hand, done))
+    click_widgets(page, empty_hidden(page), wanted, rng)  # stars and the like write the page's hidden fields
     if hidden_required is not None:
         hidden_required += unseen
     # a crowd page's Submit is one, and so are its own <crowd-button>s; the stand-in's own (data-crowd-own) are controls

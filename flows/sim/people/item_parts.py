@@ -34,7 +34,7 @@ TYPED = (("the day", r"\bday\b|\bdate\b", r"(?:mon|tues|wednes|thurs|fri|satur|s
           rf"\b(?:{COUNT})\b(?: \w+)? (?:people|of us|guests|persons|adults)|\b(?:for|of)\s+(?:{COUNT})\b"),
          ("a name", r"\bname\b", r"\bname\b|\b(?:under|by|I'?m|this is) (?-i:[A-Z])"),
          ("an email address", r"e-?mail", r"@\w"), ("a phone number", r"phone|mobile", r"\d[\d ]{7,}"),
-         ("the price", r"\bprice|\bcost|\bamount", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b"),
+         ("the price", r"\bprice|\bcost|\bfee\b", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b"),
          ("the venue", r"\bvenue|\blocation|\bplace\b",  # "at the Boathouse", "Old Library Bar"
           rf"(?-i:\b(?:at|in) (?:the )?[A-Z]|\b(?!(?:{DAYS})\b)[A-Z][a-z]+ (?!(?:{DAYS})\b)[A-Z][a-z]+)"))
 # the sentence of a page that says what an item should give ("A listing needs a date, a time ...")

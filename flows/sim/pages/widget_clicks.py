@@ -1,0 +1,59 @@
+"""A required hidden field the page's own widget writes (stars, a row of numbered boxes): a person clicks the widget,
+never the field, so a browser worker clicks one of its marks and keeps what the page's script wrote."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+MARK = "data-sim-widget"
+# Near an empty required hidden field (its parent, then up to two more levels): the elements that carry a value by
+# a data-* attribute or as their own short number and are no form control, grouped by how they carry it. The nearest
+# level with a group of two or more values has the widget (its largest group); a lone value is a label, not a choice.
+MARKS_JS = """([name, mark]) => {
+  const field = Array.from(document.querySelectorAll('input[type=hidden][required]')).find(e => e.name === name);
+  if (!field || field.value) return [];
+  const own = (e) => {  // [how it carries a value, the value]
+    const data = Array.from(e.attributes).find(a => a.name.startsWith('data-') && a.name !== mark && a.value.trim());
+    if (data) return [data.name, data.value.trim()];
+    const text = e.children.length ? '' : e.textContent.trim();
+    return /^\\d{1,2}$/.test(text) ? ['text', text] : null;
+  };
+  for (let box = field.parentElement, up = 0; box && up < 3; box = box.parentElement, up++) {
+    const groups = {};
+    box.querySelectorAll('*').forEach(e => {
+      const v = !e.closest('input, select, textarea, label, a, script, style') && (e.offsetWidth || e.offsetHeight)
+        && own(e);
+      if (v) (groups[v[0]] = groups[v[0]] || []).push([e, v[1]]);
+    });
+    const best = Object.values(groups).map(g => [g, new Set(g.map(x => x[1])).size]).filter(x => x[1] >= 2)
+      .sort((a, b) => b[1] - a[1])[0];
+    if (best) {
+      best[0].forEach(([e, v]) => e.setAttribute(mark, v));
+      return Array.from(new Set(best[0].map(x => x[1])));
+    }
+  }
+  return [];
+}"""
+
+
+def click_widgets(page: Any, names: list[str], intents: dict[str, str], rng: random.Random) -> list[str]:
+    """Each empty required hidden field of ``names`` its widget fills: the intended value's mark clicked (a value
+    the widget does not offer: one of its own); returns the fields the page's script wrote."""
+    written = []
+    for name in names:
+        values = page.evaluate(MARKS_JS, [name, MARK])
+        if not values:
+            continue
+        value = intents.get(name) if intents.get(name) in values else rng.choice(values)
+        page.locator(f'[{MARK}="{value}"]').first.click()
+        page.evaluate(f"() => document.querySelectorAll('[{MARK}]').forEach(e => e.removeAttribute('{MARK}'))")
+        if page.evaluate("(n) => Array.from(document.getElementsByName(n)).some(e => e.value)", name):
+            written.append(name)
+    return written
+
+
+def empty_hidden(page: Any) -> list[str]:
+    """The names of the page's required hidden fields still empty, in page order."""
+    return page.evaluate("() => Array.from(document.querySelectorAll('input[type=hidden][required]'))"
+                         ".filter(e => e.name && !e.value).map(e => e.name)")

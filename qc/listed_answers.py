@@ -1,0 +1,55 @@
+"""Answers a question's own words make honest to repeat: the answer it offers ('If nothing is missing, write
+"nothing missing"') and, where it asks for a list, a short list of names ("temperature, time"). Many people, or one
+person on many items, give these alike, so the rules that count the same text (qc/custom_rules.py) leave them out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qc.flags import flag_frame
+from qc.runner import run_rules
+
+# 'write "none"', 'type "n/a"', 'answer "nothing missing"': the page's own answer for an item with nothing to give
+OFFERED = re.compile(r"\b(?:write|type|enter|answer|put|say|use)\s+(?:just\s+|only\s+)?[\"“'‘]([^\"”'’]{1,40})[\"”'’]",
+                     re.I)
+ASKS_LIST = re.compile(r"\blist\b|\bseparated? (?:them )?(?:by|with) (?:a )?comm|\bcomma[- ]separated\b", re.I)
+PARTS = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\n)\s*", re.I)
+NAME_WORDS = 3  # a listed thing named in a few words ("volume of solution"); a longer part is a sentence
+# the rules such answers stay out of: the same text counted, agreement with peers, the page's words echoed
+APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus", "consensus_rate", "instruction_echo")
+
+
+def offered_answers(question: str) -> list[str]:
+    """The answers the question tells a worker to give in its own quoted words, folded."""
+    return [fold(m[1]) for m in OFFERED.finditer(question or "")]
+
+
+def fold(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s,;/]", " ", str(text).lower()).split())
+
+
+def named_answers(answers: list[str], question: str) -> list[bool]:
+    """Per answer: whether it is one the question offers, or a short list of names where the question asks a list."""
+    offered, listing = set(offered_answers(question)), bool(ASKS_LIST.search(question or ""))
+    return [fold(a) in offered or (listing and _short_list(a)) for a in answers]
+
+
+def _short_list(answer: str) -> bool:
+    parts = [p for p in PARTS.split(fold(answer)) if p]
+    return bool(parts) and all(len(p.split()) <= NAME_WORDS for p in parts)
+
+
+def run_named_apart(frame: pd.DataFrame, params: dict[str, Any], rules: tuple[str, ...], question: str) -> pd.DataFrame:
+    """``run_rules`` over one field's answers (``caption``), the named ones (named_answers) left out of APART_RULES."""
+    named = np.array(named_answers(frame["caption"].fillna("").astype(str).tolist(), question), dtype=bool)
+    apart = tuple(r for r in rules if r in APART_RULES)
+    if not named.any() or not apart:
+        return run_rules(frame, params, rules)
+    rest = run_rules(frame, params, tuple(r for r in rules if r not in apart))
+    others = run_rules(frame[~named].reset_index(drop=True), params, apart) if (~named).any() else flag_frame([])
+    frames = [f for f in (rest, others) if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else rest
