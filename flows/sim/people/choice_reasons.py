@@ -155,7 +155,8 @@ def _told_reason(option: str, told: list[str], rng: random.Random, least: int, m
     quoted part cut to leave room for it within ``most`` words."""
     size = {f: len(f.format(o=option, O=option, c="x").split()) - 1 for f in TOLD}
     frame = rng.choice([f for f in TOLD if size[f] + 4 <= (most or 99)] or [min(TOLD, key=size.__getitem__)])
-    room = max(3, (most or 99) - size[frame])
+    # under half of a short box's words quoted, so the answer stays the worker's own
+    room = max(3, min((most or 99) - size[frame], (most or 99) // 2 - 1))
     picked = [short(_main_clause(t, 9), min(11, room)) for t in rng.sample(told, len(told))]  # a part, not its text
     text = frame.format(o=option, O=option[:1].upper() + option[1:], c=picked[0])
     for more in picked[1:]:
