@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.own_answers import own_kind
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
@@ -124,7 +125,8 @@ def asked(question: str, name: str) -> str:
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
-    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name)
+    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
+        or ("comparison" if asks_comparison(question) else "")
 
 
 def _kind(question: str, name: str) -> str:
