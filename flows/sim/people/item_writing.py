@@ -7,6 +7,7 @@ import re
 
 from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.own_answers import own_kind
+from flows.sim.people.plain_retelling import asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -125,8 +126,9 @@ def asked(question: str, name: str) -> str:
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
-    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
+    kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
         or ("comparison" if asks_comparison(question) else "")
+    return "plain" if kind == "correction" and asks_plainly(question) else kind
 
 
 def _kind(question: str, name: str) -> str:
