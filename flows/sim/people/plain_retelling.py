@@ -69,7 +69,8 @@ def plain_retelling(texts: list[str], rng: random.Random, least: int, most: int 
     named = ENDS.sub("", c["t"].lower()) if (c := CLAIMED.search(text)) else ""
     noun = (c or APPLIED.search(text) or ["request"])[0].split()[0].lower()
     thing = f"the {named} {noun}" if named and named.split()[-1] not in SMALL else f"the {noun}"
-    paid = f" and they'll pay {money[0]}" if (money := MONEY.search(text)) and re.search(r"\bpa(?:y|id)\b", text) else ""
+    money = MONEY.search(text) if re.search(r"\bpa(?:y|id)\b", text) else None
+    paid = f" and they'll pay {money[0]}" if money else ""
     told = rng.choice(VERDICTS[_verdict(text)]).format(t=thing, m=paid)
     step = _step(" ".join(sentences(text)))
     told = f"{told} {step}".strip()
