@@ -32,3 +32,10 @@ def test_a_headline_that_already_says_where_or_when_is_kept() -> None:
     assert placed("Flood alert upgraded", TEXTS, "A title, 4 to 8 words.", 8) == "Flood alert upgraded"
     long = "Flood alert upgraded to a warning on the main river"
     assert placed(long, TEXTS, QUESTION, 11) == long  # no room left for a place within the limit
+
+
+def test_a_numbered_headline_question_asks_for_a_title() -> None:
+    from flows.sim.people.item_writing import asked
+
+    assert asked("4. Write a headline for the bulletin. 4 to 12 words. Say what weather and where (or when).",
+                 "headline") == "title"

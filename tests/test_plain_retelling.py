@@ -44,3 +44,14 @@ def test_the_decision_and_next_step_are_told_plainly() -> None:
 def test_a_text_that_decides_nothing_gives_no_retelling() -> None:
     assert plain_retelling(["The museum opened in 1902 and holds three thousand clocks."], random.Random(1), 10,
                            35) == ""
+
+
+def test_a_rewrite_heading_before_a_hint_is_the_boxs_question() -> None:
+    from flows.core.pages.asks_worker import question_texts
+    from flows.core.pages.mturk_forms import _parse
+
+    html = ("<form><p><b>4. Rewrite the council's decision in plain English</b>: what was decided and what happens "
+            "next.</p><p>10 to 35 words, in your own words.</p><textarea name='plain' required></textarea></form>")
+    question = question_texts(_parse(html))["plain"]
+    assert "decision" in question and "10 to 35 words" in question, question
+    assert asked(question, "plain") == "plain"

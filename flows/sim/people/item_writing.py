@@ -123,6 +123,7 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for ("summary", "correction", "title", "reason", ... or "" for a free answer)."""
+    question = re.sub(r"^\s*\d{1,2}[.)]\s+", "", question)  # "4. Write a headline ...": its number says nothing
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
