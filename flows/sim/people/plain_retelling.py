@@ -74,7 +74,9 @@ def plain_retelling(texts: list[str], rng: random.Random, least: int, most: int 
     told = rng.choice(VERDICTS[_verdict(text)]).format(t=thing, m=paid)
     step = _step(" ".join(sentences(text)))
     told = f"{told} {step}".strip()
-    if len(told.split()) < least:  # a short verdict rounded off, as a person would, in words of their own
-        told += " That is the main thing the letter says."
+    if len(told.split()) < least or not (named or step):  # told of this letter: the thing of the reader's it names
+        yours = [m[1] for m in re.finditer(r"\byour ([a-z][a-z'-]{3,}(?: [a-z][a-z'-]{3,})?)", text)
+                 if m[1].split()[0] not in ("claim", "policy", "account", "excess", "cover", "plan")]
+        told += f" It is about your {yours[0]}." if yours else " That is the main thing the letter says."
     words = told.split()
     return " ".join(words[:most]).rstrip(",;:") + "." if most and len(words) > most else told
