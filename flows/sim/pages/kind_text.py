@@ -18,14 +18,17 @@ from flows.sim.people.asked_details import (
     question_answer,
 )
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
+from flows.sim.people.comparisons import comparison
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
+from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.plain_retelling import plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
 from flows.sim.people.summaries import (
     CHARS_A_WORD,
@@ -87,6 +90,14 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
+    if wanted == "comparison":  # two texts told apart; with fewer than two, the box's question answered as it is
+        if told := comparison(question, texts, rng, said.most_words):
+            return told
+        wanted = ""
+    if wanted == "plain":  # a decision told plainly; a text that decides nothing is rewritten as it is
+        if told := plain_retelling(texts, rng, least, said.most_words):
+            return told
+        wanted = "correction"
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
         return plea  # what the item asks for, where that is the question
     if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
@@ -111,7 +122,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "open":
         return open_answer(question, texts, rng)
     if wanted == "title":
-        return headline(texts, rng, said.least_words, said.most_words)
+        return placed(headline(texts, rng, said.least_words, said.most_words), texts, question, said.most_words)
     if wanted == "unclear" and not ctx.shows_image and (gap := left_unclear(texts, rng, least)):
         return gap
     if wanted in ("missing", "untold", "unclear") and ctx.shows_image:  # a detail a picture's description leaves out

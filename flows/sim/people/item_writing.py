@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 import re
 
+from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.own_answers import own_kind
+from flows.sim.people.plain_retelling import asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -121,10 +123,13 @@ FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCL
 
 def asked(question: str, name: str) -> str:
     """What a text box asks for ("summary", "correction", "title", "reason", ... or "" for a free answer)."""
+    question = re.sub(r"^\s*\d{1,2}[.)]\s+", "", question)  # "4. Write a headline ...": its number says nothing
     ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), "") or \
         re.split(r"(?<=[.!])\s+", question)[0]
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
-    return (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name)
+    kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
+        or ("comparison" if asks_comparison(question) else "")
+    return "plain" if kind == "correction" and asks_plainly(question) else kind
 
 
 def _kind(question: str, name: str) -> str:
