@@ -12,6 +12,7 @@ import httpx
 
 from flows.core.http_clients import http_client
 from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.browser_worker import wants_browser
 from flows.sim.pages.page_common import OpenedPages
 from flows.sim.pages.page_filling import work_effort
 from flows.sim.pages.volunteers import fill_page, open_page
@@ -24,6 +25,10 @@ RETURN_RATE = 0.04
 RESERVE_S = 600  # Prolific reserves a place for ten minutes (its Submission object docs)
 UNREACHABLE_S = 300  # virtual seconds nobody opens a study page that could not be reached
 CONNECT_S = 2.0
+# Chromium types a long page for about a minute of real time, all inside the one API call or clock move that
+# lets them in, which the client waits 60 s for (paging.py CALL_DEADLINE_S): one such visit starts a call, the
+# rest arrive at the next calls, as people a little later would; a count, never real time, so runs repeat.
+BROWSER_VISITS_PER_CALL = 1
 
 
 def participant_id(worker_id: str) -> str:
@@ -51,8 +56,9 @@ class Participants:
     """Called on every API call and clock move (``ProlificState.pumps``)."""
 
     def __init__(self, workers: list[crowd.Worker], bank: dict[str, crowd.BankEntry], seed: int = 1,
-                 arrival_mean_s: float = 0.0):
+                 arrival_mean_s: float = 0.0, browser_visits: int = BROWSER_VISITS_PER_CALL):
         self.bank = bank
+        self.browser_visits = self.browser_left = browser_visits
         self.arrival_mean_s = arrival_mean_s  # 0: every open place is taken at the first look
         self.rng = random.Random(seed + 23)
         self.people: dict[str, dict[str, Any]] = {}
@@ -74,6 +80,7 @@ class Participants:
         return person
 
     def __call__(self, state: ProlificState) -> None:
+        self.browser_left = self.browser_visits
         for study in list(state.studies.values()):
             if study["status"] == "ACTIVE":
                 self.recruit(state, study)
@@ -100,7 +107,8 @@ class Participants:
                     return  # ten newcomers in a row excluded: the study's filters shut the panel out
                 pool = [p for p in fresh if p["id"] not in been]  # after a restart: people seen before
                 continue
-            if not pool or not self.arrives(state, study) or state.now < study.get("_unreachable_until", 0):
+            if not pool or self.browser_left <= 0 or not self.arrives(state, study) \
+                    or state.now < study.get("_unreachable_until", 0):
                 return
             person = self.rng.choices(pool, weights=[p["worker"].params["activity"] for p in pool])[0]
             pool.remove(person)
@@ -179,6 +187,7 @@ class Participants:
                 opened = open_page(self.http, url)
                 if opened is None:
                     return None
+                self.browser_left -= wants_browser(opened[0])
                 units, parts = work_effort(form_fields(opened[0]))
                 seconds = crowd.work_seconds(worker, units, park_s, self.rng, parts)
                 filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"], seconds, self.pages,
