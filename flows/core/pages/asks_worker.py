@@ -45,9 +45,9 @@ def question_texts(page: _FormParser) -> dict[str, str]:
         runs = [t for p, t in page.prose if previous < p <= pos]  # "the word <b>bank</b> is used": one text
         # a question and, after it, only how to answer ("Please answer in no more than 20 words."): both
         run = runs[-2:] if len(runs) >= 2 and asks(runs[-2]) and "?" not in runs[-1] else runs[-1:]
-        # a heading that asks, after a box with words of its own before it, is the next question, not its label
+        # a heading that asks, after a box with words of its own before it, is the next question; a <label> is its own
         after = [t for p, t, label in page.texts if pos < p <= pos + ADJACENT and label and p not in page.bound
-                 and before != [True] and not (run and asks(t))]
+                 and before != [True] and not (run and asks(t) and p not in page.in_label)]
         if f.kind in ("radio", "checkbox"):
             words = since
         else:

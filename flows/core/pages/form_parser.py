@@ -37,6 +37,7 @@ class FormParser(TolerantHTMLParser):
         self._labels: list[tuple[str, list[int], list[str]]] = []  # open <label>s: for=, text steps, control
         self.label_of: dict[str, str] = {}  # a control's own <label> (wrapping it, or for= its id): name or #id -> text
         self.bound: set[int] = set()  # steps of text in a label of a control of its own: no other control's label
+        self.in_label: set[int] = set()  # steps of text inside a <label> element
 
     def handle_starttag(self, tag: str, attrs_list: list[tuple[str, str | None]]) -> None:
         attrs = {k: v or "" for k, v in attrs_list}
@@ -139,6 +140,8 @@ class FormParser(TolerantHTMLParser):
         if text and not any(t in _SKIPPED_TEXT for t in self._open):
             self.step += 1
             self.texts.append((self.step, text, self._choice_text or any(t in _LABEL_TEXT for t in self._open)))
+            if "label" in self._open:
+                self.in_label.add(self.step)
             if self._labels:
                 self._labels[-1][1].append(self.step)
             if self._choice_text and self._choice is not None:
