@@ -10,7 +10,7 @@ from flows.campaigns.gate_view import control_pace_lines, gate_lines
 from flows.campaigns.identity import Intent
 from flows.campaigns.page_plan import rehearsal_time_lines, time_lines
 from flows.campaigns.task_kinds import kind_of
-from flows.custom.page_scripts import blocked_handler_lines, sim_workers
+from flows.custom.page_scripts import sim_workers, task_server_blocks_lines
 from flows.platforms.registry import platform_for
 
 
@@ -25,8 +25,8 @@ def dry_run(a: argparse.Namespace, cfg: Any) -> int:
     lines += time_lines(cfg, a.platform) + refusals(a.db, cfg, a.platform, a.out, intent, a.limit, a.scale)
     lines += gate_lines(cfg, a.platform)  # what QC can see on this page and route: rules, time band, grounds
     if cfg.task == "custom":
-        lines += blocked_handler_lines(cfg.template.read_text(encoding="utf-8"), platform_for(a.platform).SERVES_PAGES,
-                                       cfg.page_origins)
+        lines += task_server_blocks_lines(cfg.template.read_text(encoding="utf-8"),
+                                          platform_for(a.platform).SERVES_PAGES, cfg.page_origins)
     lines += control_pace_lines(cfg, a.limit, a.scale)
     lines += rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a rehearsal's times, if one ran
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)

@@ -25,7 +25,7 @@ _OUTSIDE = re.compile(r"<(?:script\b[^>]*?\bsrc|link\b(?=[^>]*\brel\s*=\s*[\"']?
 _STOOD_IN = re.compile(r"crowd-html-elements|externalHIT_v1", re.I)
 
 
-def blocked_handler_lines(source: str, serves_pages: bool, page_origins: tuple[str, ...] = ()) -> list[str]:
+def task_server_blocks_lines(source: str, serves_pages: bool, page_origins: tuple[str, ...]) -> list[str]:
     """Dry-run warnings where people open the task server: its CSP blocks inline event handlers (MTurk runs them)
     and scripts or styles from an origin [target] page_origins does not list."""
     if not serves_pages:
