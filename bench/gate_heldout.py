@@ -190,8 +190,8 @@ def rehearsal(db: sqlite3.Connection, campaign: str, profiles: dict[str, str], p
 
 def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, str],
                     known: dict[tuple[str, str], str], texts: set[str]) -> dict[str, Any]:
-    """Contrarians and speeders with 2+ submitted pages: how many were blocked, how many had any work noticed,
-    and each one's control answers (right of given)."""
+    """Contrarians and speeders with 2+ submitted pages or stopped before a second (blocked after one, MTurk's
+    quiz failed): how many were blocked, how many had any work noticed, and each one's control answers."""
     given: dict[tuple[str, str, str], dict[str, str]] = {}  # (worker, assignment, item) -> field -> value
     for w, a, item, fld, value in db.execute(
             "SELECT a.worker_id, a.assignment_id, an.item_id, an.field, an.value FROM answers an JOIN assignments a "
@@ -208,20 +208,29 @@ def controls_caught(db: sqlite3.Connection, campaign: str, profiles: dict[str, s
     for w, in db.execute(f"SELECT worker_id FROM assignments WHERE campaign = ? AND batch > 0 AND upper(status) IN "
                          f"({','.join('?' * len(DONE))})", [campaign, *DONE]):
         pages[w] = pages.get(w, 0) + 1
-    who = {w for w, n in pages.items() if n >= 2 and profiles.get(w) in CLICKERS}
     blocked = {r[0] for r in db.execute("SELECT worker_id FROM blocks WHERE campaign = ?", [campaign])}
+    # stopped before a second page (blocked after one, or MTurk's quiz failed) is what controls met first are for
+    quiz_failed = {r[0] for r in db.execute("SELECT worker_id FROM qualification_scores WHERE mode = 'control_quiz' "
+                                            "AND NOT passed")} if _has_table(db, "qualification_scores") else set()
+    stopped = {w for w in (blocked & set(pages)) | quiz_failed if pages.get(w, 0) < 2 and profiles.get(w) in CLICKERS}
+    who = {w for w, n in pages.items() if n >= 2 and profiles.get(w) in CLICKERS} | stopped
     flagged = {r[0] for r in db.execute("SELECT worker_id FROM qc_flags WHERE campaign = ? AND rule NOT IN "
                                         "('random_sample', 'rule_info')", [campaign])}
     rejected = {r[0] for r in db.execute("SELECT worker_id FROM decisions WHERE campaign = ? AND action = 'reject'",
                                          [campaign])}
-    return {"workers_2plus_pages": len(who), "blocked": len(who & blocked),
+    blocked |= stopped
+    return {"workers_2plus_pages": len(who), "stopped_before_second": len(stopped), "blocked": len(who & blocked),
             "blocked_share": share(len(who & blocked), len(who)),
             "noticed": len(who & (blocked | flagged | rejected)),
             "noticed_share": share(len(who & (blocked | flagged | rejected)), len(who)),
-            "by_worker": {w: {"profile": profiles[w], "pages": pages[w], "blocked": w in blocked,
+            "by_worker": {w: {"profile": profiles[w], "pages": pages.get(w, 0), "blocked": w in blocked,
                               "flagged": w in flagged, "controls_right": sum(seen.get(w, [])),
                               "controls_given": len(seen.get(w, []))} for w in sorted(who)},
             "honest_controls": _tally([seen.get(w, []) for w in seen if profiles.get(w) in HONEST])}
+
+
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone() is not None
 
 
 def _tally(answers: list[list[bool]]) -> dict[str, int]:
@@ -296,7 +305,8 @@ def show(page: str, route: str, r: dict[str, Any]) -> list[str]:
         lines.append(f"{'':<23} {shown_line(g['defect_shown'])}")
     if "controls" in r:
         c = r["controls"]
-        lines.append(f"{'':<23} controls: contrarian+speeder with 2+ pages {c['workers_2plus_pages']}: blocked "
+        lines.append(f"{'':<23} controls: contrarian+speeder with 2+ pages or stopped before a second "
+                     f"{c['workers_2plus_pages']} (stopped {c.get('stopped_before_second', 0)}): blocked "
                      f"{c['blocked']} ({pct(c['blocked_share'])}), noticed {c['noticed']} ({pct(c['noticed_share'])}); "
                      f"their controls right/given " + ", ".join(f"{v['controls_right']}/{v['controls_given']}"
                                                           for v in c["by_worker"].values())
