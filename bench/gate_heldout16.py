@@ -57,7 +57,9 @@ only the user docs and the earlier sets' harnesses named in its brief (bench/gat
 included: error_messages next_step, severity, plain_rewrite; debate_claims convincing (the script's),
 claim_type, counter (the script's: a blank counter has fewer than 15 words); meeting_minutes next_date_set,
 todo (took_task's "at least one" is the instruction's only, nothing enforces it: off the ledger,
-``no_box_ticked``); card_transactions category, merchant; claim_checks verdict (evidence is asked but
+``no_box_ticked``); card_transactions merchant (category is required by the group's ``required``, but the
+ledger keeps a group of separately named crowd buttons one field a button, none named ``category``: counted off
+the ledger, ``no_category``, read from the buttons); claim_checks verdict (evidence is asked but
 optional: off the ledger, ``verdict_without_evidence``). Off the ledger too, the script's requirements the
 ledger may not see: error_messages ``rewrite_outside_5_30``; debate_claims ``no_stars``, ``counter_under_15``.
 
@@ -399,8 +401,9 @@ PAGES = (
                           "'nobody' where nobody took one")},
           keys={"controls": '"meeting_minutes_controls.csv"', "control_share": "0.2"},
           truth='{next_date_set = "gold_next_date"}', controls=True, extra=minutes_extra),
-    # four a page; crowd elements, the radio buttons each with its own name; the requester's own controls by id
-    _page("card_transactions", 4, ("category", "merchant"), texts={
+    # four a page; crowd elements, the radio buttons each with its own name (kept one field a button, so the
+    # category's blank is counted off the ledger); the requester's own controls by id
+    _page("card_transactions", 4, ("merchant",), texts={
         "merchant": TextField(1, merchant_answers, "names gold_merchant (squashed, a 4-letter stem or its "
                               "initials), no branch number")},
           keys={"controls": '"card_transactions_controls.csv"'}, truth='{category = "gold_category"}',
