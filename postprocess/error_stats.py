@@ -1,7 +1,6 @@
 """Error analysis of generated descriptions (seed 001): congruency and the Table 1 categories.
-Input columns: ``item_id, worker_id, congruent, categories`` where ``congruent`` is
-``congruent``/``incongruent`` and ``categories`` holds the ticked categories separated by ``|``
-(empty for a congruent description)."""
+Input columns: ``item_id, worker_id, congruent, categories`` where ``congruent`` is ``congruent``/``incongruent`` and
+``categories`` holds the ticked categories separated by ``|`` (empty for a congruent description)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """How a submitted answer's raw text reads as ticks or a number: one definition for the server and the pages
-(``hit_templates/judgement.js`` spells the same rules), written out because Python's ``float`` and
-JavaScript's ``Number`` each accept text (``1_8``, ``0x12``, Arabic-Indic digits, ``""``) no browser's number
-input submits."""
+(``hit_templates/judgement.js`` spells the same rules), written out because Python's ``float`` and JavaScript's
+``Number`` each accept text (``1_8``, ``0x12``, Arabic-Indic digits, ``""``) no browser's number input submits."""
 
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
-"""What needs a person, what is decided and by whom, and when the platform pays by itself, computed once for every
-view (docs/how-to/review.md).
-
+"""What needs a person, what is decided and by whom, and when the platform pays by itself, computed once for every view
+(docs/how-to/review.md).
 - ``queue``: :func:`qc.review_queue.build_queue`'s rows (:data:`qc.review_queue.QUEUE_COLUMNS`).
-- ``work``: ``assignment_id, batch, auto_approval_time`` (platform epoch seconds; None/NaN if unknown) and
-  ``applied`` ("" or None while no decision was sent).
+- ``work``: ``assignment_id, batch, auto_approval_time`` (platform epoch seconds; None/NaN if unknown) and ``applied``
+  ("" or None while no decision was sent).
 - ``held``: ``batch, why`` of batches held for a person; ``mode``: ``[policy] review``; ``now``: the platform's clock.
-
-:func:`item_states` adds ``state`` (open, person, rules, rules_next) and ``seconds_left`` (never negative, NaN
-once decided); :func:`campaign_state` (plain rows: no pandas) sums them per batch and campaign."""
+:func:`item_states` adds ``state`` (open, person, rules, rules_next) and ``seconds_left`` (never negative, NaN once
+decided); :func:`campaign_state` (plain rows: no pandas) sums them per batch and campaign."""
 
 from __future__ import annotations
 

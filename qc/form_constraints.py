@@ -1,16 +1,14 @@
 """The submit rules of any form, as HTML defines them and a browser checks them; the spec
 (``{"kind": "form", "fields": [...]}``) comes from the page's controls (flows/core/pages/form_spec.py).
-
 Field types: ``text`` (``required``, ``minlength``/``maxlength`` in UTF-16 units, ``pattern``: qc/page_patterns.py,
-``input`` email/url/color); ``date`` (a date or time picker's ``input``, ``min``/``max`` as it writes them, ``step``
-in its unit from ``min``, else ``base``: qc/answer_values.py moment); ``one`` (a value of ``options``); ``many``
+``input`` email/url/color); ``date`` (a date or time picker's ``input``, ``min``/``max`` as it writes them, ``step`` in
+its unit from ``min``, else ``base``: qc/answer_values.py moment); ``one`` (a value of ``options``); ``many``
 (``|``-joined ticks, ``required_options``, ``min``/``max``); ``number`` (``min``/``max``, ``step`` from ``base``; a
 required slider still at its ``start`` is ``not_moved``); ``annotations`` (JSON marks, :data:`ANNOTATION_KEYS`; past
 ``MAX_MARKS``, ``too_many_marks`` or ``marks_past_cap``: docs/custom_pages.md).
-An empty value passes everything but ``required`` (and ``required_when``
-``[field, value]`` while that field has that value); the spec's ``one_of`` groups (``{"name", "fields"}``) are
-``required`` when none of their fields is answered. :func:`check_form` returns every broken field.
-"""
+An empty value passes everything but ``required`` (and ``required_when`` ``[field, value]`` while that field has that
+value); the spec's ``one_of`` groups (``{"name", "fields"}``) are ``required`` when none of their fields is answered.
+:func:`check_form` returns every broken field."""
 
 from __future__ import annotations
 

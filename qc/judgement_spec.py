@@ -1,6 +1,5 @@
-"""Submit rules of the human-evaluation pages (a JSON list of questions), enforced by ``hit_templates/judgement.js``
-and by :func:`check_answers`: ``one``; ``many`` (``min``, ``exclusive``, ``needs``/``forbids``); ``slider``;
-``number``."""
+"""Submit rules of the human-evaluation pages (a JSON list of questions), enforced by ``hit_templates/judgement.js`` and
+by :func:`check_answers`: ``one``; ``many`` (``min``, ``exclusive``, ``needs``/``forbids``); ``slider``; ``number``."""
 
 from __future__ import annotations
 

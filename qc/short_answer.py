@@ -1,6 +1,5 @@
-"""``short_answer``: under half the median words the other workers wrote on the same item and field, where the
-crowd writes sentences and the page's stated most words are above ``short_answer_short_box``
-(docs/explanation/qc-rules.md).
+"""``short_answer``: under half the median words the other workers wrote on the same item and field, where the crowd
+writes sentences and the page's stated most words are above ``short_answer_short_box`` (docs/explanation/qc-rules.md).
 Input columns: ``assignment_id, worker_id, image_id, caption`` (one row per answer of one free-text field).
 ``params``: ``short_answer_ratio`` (0.5), ``short_answer_min_median`` (6), ``short_answer_min_others`` (2),
 ``short_answer_short_box`` (30), ``max_words`` (0: none stated)."""

@@ -1,9 +1,7 @@
-"""``skipped_required``: a response that left a question the page requires unanswered (posted around the page):
-the part of ``invalid_answer`` Prolific counts as a ground to reject (flows/platforms/prolific/grounds.py).
-
-Input columns: ``assignment_id, worker_id, problems`` (``field: rule`` per broken rule, ``; ``-joined; a rule
-may carry words after it: "required, left blank").
-"""
+"""``skipped_required``: a response that left a question the page requires unanswered (posted around the page): the part
+of ``invalid_answer`` Prolific counts as a ground to reject (flows/platforms/prolific/grounds.py).
+Input columns: ``assignment_id, worker_id, problems`` (``field: rule`` per broken rule, ``; ``-joined; a rule may carry
+words after it: "required, left blank")."""
 
 from __future__ import annotations
 

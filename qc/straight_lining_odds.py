@@ -1,5 +1,4 @@
 """``choice_straight_lining``: one answer to a choice field on every item a worker answered, rare for an honest one.
-
 Input columns: ``assignment_id, worker_id, image_id, field, answer``, optionally ``options`` (the field's number of
 options; 0 or absent: the distinct answers seen, at least 2). Params: ``straight_lining_min_items`` (3),
 ``straight_lining_alpha`` (0.01): blocks below ``alpha / m``, reviews below ``alpha`` (docs/explanation/qc-rules.md)."""

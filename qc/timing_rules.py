@@ -1,10 +1,8 @@
 """The ``time_outlier`` rule's methods (``seed``, ``seed_slow_apart``, ``robust``, ``robust_both``: why each,
 docs/explanation/qc-rules.md); the robust bands also read ``time_reference``, earlier batches' times of the page.
-
 Input columns: ``assignment_id, worker_id, work_time_s`` (repeated on each caption row of an assignment).
-Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person
-to look (accept-to-submit time includes a parked HIT's wait).
-"""
+Two flags: ``time_outlier`` (too fast; policies block on it) and ``time_outlier_slow``, which only asks a person to look
+(accept-to-submit time includes a parked HIT's wait)."""
 
 from __future__ import annotations
 

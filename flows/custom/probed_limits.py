@@ -7,7 +7,7 @@ import re
 from itertools import takewhile
 from typing import Any
 
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.page_tags import FIELD_TAG, tag_name
 
 ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 
@@ -38,10 +38,10 @@ def probed_limits(body: str, found: Any, origin: str) -> tuple[str, list[str]]:
 
 def _together(body: str, bases: list[str], origin: str, notes: list[str]) -> tuple[str, list[str]]:
     """Each box of a group the script wants one of marked ``data-one-of``: the group's name, per item."""
-    tags = {b: " ".join(m[0] for m in FIELD_TAG.finditer(body) if _name(m[0]) == f"{b}_{{{{ i }}}}") for b in bases}
+    tags = {b: " ".join(m[0] for m in FIELD_TAG.finditer(body) if tag_name(m[0]) == f"{b}_{{{{ i }}}}") for b in bases}
     if not all(tags.values()):
         return body, notes
-    group = one_of_name(list(tags.values()), bases, {_name(m[0]) for m in FIELD_TAG.finditer(body)})
+    group = one_of_name(list(tags.values()), bases, {tag_name(m[0]) for m in FIELD_TAG.finditer(body)})
     for base in bases:
         body = _on_field(body, base, lambda tag: _with(tag, f'data-one-of="{group}_{{{{ i }}}}"'))
     return body, [*notes, f"{origin}: note: run in Chromium at import, the page's script refused a submit with none of "
@@ -62,15 +62,10 @@ def one_of_name(tags: list[str], bases: list[str], taken: set[str]) -> str:
     return name if len(name) > 2 and f"{name}_{{{{ i }}}}" not in taken else f"{name}_group"
 
 
-def _name(tag: str) -> str:
-    n = NAME_ATTR.search(tag)
-    return (n["quoted"] if n["quoted"] is not None else n["bare"]) if n else ""
-
-
 def _on_field(body: str, base: str, change: Any) -> str:
     """``body`` with ``change`` applied to each tag of the field ``base`` (named ``base_{{ i }}``)."""
     def one(m: re.Match[str]) -> str:
-        return change(m[0]) if _name(m[0]) == f"{base}_{{{{ i }}}}" else m[0]
+        return change(m[0]) if tag_name(m[0]) == f"{base}_{{{{ i }}}}" else m[0]
     return FIELD_TAG.sub(one, body)
 
 

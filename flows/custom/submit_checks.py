@@ -6,7 +6,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, tag_name
 from flows.custom.script_targets import (
     HITFLOW_FORM,
     HITFLOW_SUBMIT,
@@ -266,9 +266,9 @@ def _names(body: str, tags: str) -> set[str]:
 
 def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
     """``required`` on each single-choice question the handlers name, else every one ("answer all the questions")."""
-    groups = [n["quoted"] if n["quoted"] is not None else n["bare"] for tag in FIELD_TAG.finditer(body)
+    groups = [tag_name(tag[0]) for tag in FIELD_TAG.finditer(body)
               if re.match(r"<select\b|<input\b[^>]*\btype\s*=\s*[\"']?radio\b", tag[0], re.I)
-              and "multiple" not in tag[0].lower() and (n := NAME_ATTR.search(tag[0]))]
+              and "multiple" not in tag[0].lower() and NAME_ATTR.search(tag[0])]
     named = [g for g in groups if re.search(rf"(?<![\w-]){re.escape(g)}(?![\w-])", code)]
     return [(g, "required", "") for g in dict.fromkeys(named or groups)]
 
@@ -276,9 +276,7 @@ def _every_question(body: str, code: str) -> list[tuple[str, str, str]]:
 def with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     """The control with the rule's attribute if it is the rule's field's and has none already."""
     tag, (field, attr, value) = control.group(0), rule
-    m = NAME_ATTR.search(tag)
-    name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
-    if name != field or re.search(rf"\s{attr}\b", tag, re.I):
+    if tag_name(tag) != field or re.search(rf"\s{attr}\b", tag, re.I):
         return tag
     return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
 

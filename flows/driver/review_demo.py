@@ -1,9 +1,7 @@
 """``make demo-review``: the demo campaign with ``[policy] review = "flagged"`` and a scripted reviewer.
-
-Each batch stops after QC; a scripted person (an HTTP client of the review page, through the
-one-time link, cookie and page tokens like a browser) takes the rules' advice on every open
-item, writing a reason for each rejection; the run is started again and goes on to the next batch.
-"""
+Each batch stops after QC; a scripted person (an HTTP client of the review page, through the one-time link, cookie and
+page tokens like a browser) takes the rules' advice on every open item, writing a reason for each rejection; the run is
+started again and goes on to the next batch."""
 
 from __future__ import annotations
 

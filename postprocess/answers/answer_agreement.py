@@ -1,6 +1,5 @@
 """Workers scored on their agreement with the other workers' answer, and blocked on it: a label is judged only where the
 *other* workers of the item (``min_others`` at least) hold a strict majority.
-
 Input columns: ``judgements``: ``worker_id, item_id, field, value`` (choice fields only; blank is no label; a repeat
 counts once, the last). Output of :func:`agreement_scores`: ``worker_id, judged, agreed, agreement``; of
 :func:`agreement_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules`` reading ``answer_agreement 5% (1/20)``."""

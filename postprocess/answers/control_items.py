@@ -1,12 +1,9 @@
 """Workers scored on control items (known answers) and blocked on them (docs/how-to/control-items.md).
-
-Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a
-control item's field, rejected work too: a control measures the worker, not the assignment);
-``controls``: ``item_id, field, answer``.
-Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who
-answered a control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules``
-reading ``control_accuracy 20% (1/5)``.
-"""
+Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answer given so far to a control item's
+field, rejected work too: a control measures the worker, not the assignment); ``controls``: ``item_id, field, answer``.
+Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who answered a
+control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules`` reading
+``control_accuracy 20% (1/5)``."""
 
 from __future__ import annotations
 
@@ -28,10 +25,9 @@ QUIZ_RULE = "control_quiz"
 
 @dataclass(frozen=True)
 class ControlPolicy:
-    """When control answers block a worker: ``min_seen`` controls answered, and the posterior chance
-    that their accuracy reaches ``block_below`` under ``alpha`` (:func:`accuracy_above`). ``alpha`` 0:
-    the rule of campaigns planned before it, the wrong share's Wilson lower bound at ``confidence``
-    z (0: the plain share) above ``1 - block_below``."""
+    """When control answers block a worker: ``min_seen`` controls answered, and the posterior chance that their accuracy
+    reaches ``block_below`` under ``alpha`` (:func:`accuracy_above`). ``alpha`` 0: the rule of campaigns planned before
+    it, the wrong share's Wilson lower bound at ``confidence`` z (0: the plain share) above ``1 - block_below``."""
 
     min_seen: int = 3
     block_below: float = 0.5  # 0: control answers never block

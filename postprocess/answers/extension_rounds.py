@@ -10,9 +10,8 @@ from postprocess.answers.adaptive import settled
 def units_to_extend(answers: pd.DataFrame, units: pd.DataFrame, confidence: float, max_judgements: int,
                     min_judgements: int = 1, stop_settled: bool = False) -> list[str]:
     """A live campaign's round (adaptive overlap): the units that get one more judgement, in order, each once.
-
-    ``answers``: ``item_id, field, confidence, judgements`` [, ``margin``, ``vote_weight``]; ``units``: ``unit_id,
-    item_id, asked, received``."""
+    ``answers``: ``item_id, field, confidence, judgements`` [, ``margin``, ``vote_weight``]; ``units``:
+    ``unit_id, item_id, asked, received``."""
     if units.empty:
         return []
     open_units = units[(units["asked"] < max_judgements) & (units["received"] >= units["asked"])]

@@ -1,5 +1,4 @@
 """crowd-kit's Dawid-Skene (1979) over integer codes, float for float, at numpy's speed (docs/speed.md).
-
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks x labels
 (both first-seen order), each row a distribution, floored at crowd-kit's 1e-10."""
 

@@ -1,6 +1,5 @@
 """MACE (Hovy et al. 2013) with its variational M-step, vectorised like postprocess.answers.fast_em's models; where it
 departs from crowd-kit 1.4.2: docs/explanation/answers-confidence.md.
-
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is tasks (first-seen order) x
 labels (text order), each row the posterior of the true label."""
 

@@ -1,10 +1,8 @@
 """Answers to checkbox groups: each option read as a yes/no question (a tick left off is a "no"), answered by the models
 of any choice (docs/reference/outputs.md).
-
 Input: ``item_id, worker_id, field, value``, ``value`` the ticked options ``|``-joined (blank: none); ``options``: each
 field's options as the page lists them; ``own``: per field whose options come from the item, each item's own, keyed by
 place (``FIELD[option 2]``).
-
 ``option_labels(frame, options) -> (judgements, keys)``: ``item_id, worker_id, field, label`` with ``label``
 ``yes``/``no`` and ``field`` one option's key (``FIELD[OPTION]``); ``split_options``, ``own_words``, ``option_known``,
 ``option_pairs`` and ``by_option`` map keyed rows back to their group and option."""
