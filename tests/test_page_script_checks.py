@@ -105,3 +105,28 @@ def test_the_browser_clock_is_handed_the_simulators_date() -> None:
 
     handed = parse_time(CLOCK_START)["timeNumber"]
     assert datetime.fromtimestamp(handed / 1000, UTC) == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+PROLIFIC_LINK_PAGE = """<form id="hit-form" method="post" action="/done" data-sim-workers="browser">
+<p>What did you have for breakfast today?</p><textarea name="breakfast" required></textarea>
+<input type="hidden" name="participant" id="participant" value="">
+<button type="submit" id="submit-btn">Submit</button></form>
+<script>
+  document.getElementById("hit-form").addEventListener("submit", function (event) {
+    var pid = new URLSearchParams(window.location.search).get("PROLIFIC_PID");
+    if (!pid) { event.preventDefault(); alert("Please open this study from Prolific."); return; }
+    document.getElementById("participant").value = pid;
+  });
+</script>"""
+
+
+@pytest.mark.browser
+def test_a_page_opened_from_a_study_link_reads_the_links_participant() -> None:
+    """A Prolific page's script reads PROLIFIC_PID from its address: the simulated participant's browser has it."""
+    from flows.sim.pages.volunteers import fill_page
+
+    worker = new_worker("diligent", {}, random.Random(2))
+    url = "http://127.0.0.1:9/task/meals?PROLIFIC_PID=5f0c2a91d4e3b7a6c8e1f234&STUDY_ID=s1&SESSION_ID=x1"
+    filled = fill_page((PROLIFIC_LINK_PAGE, "/done"), url, worker, {}, random.Random(3), 0, 120)
+    assert filled is not None
+    assert filled[1]["participant"] == "5f0c2a91d4e3b7a6c8e1f234"
