@@ -76,8 +76,8 @@ the reader to do). "A word of X" is a word equal to, or starting with, one of X'
 letters), or holding one of its phrases or figures:
 
 - parking_rules ``leave_by`` (stated: a clock time, worked out; the box holds 12 characters; the script: a clock
-  time after "yes"), on the signs whose ``gold_allowed`` is yes: answers when it holds one clock time and that
-  time is ``gold_leave_by`` (5:15 pm, 17:15, 5.15pm, 1715 read alike; a time without am/pm answers when either
+  time after "yes"), on the signs whose ``gold_allowed`` is yes: answers when it holds a clock time and every
+  time it holds is ``gold_leave_by`` (5:15 pm, 17:15, 5.15pm, 1715 read alike; a time without am/pm answers when either
   reading is the gold; midnight for 00:00, noon for 12:00). On the "no" signs the figure is instead the share of
   honest answers left empty, as the page asks (``leave_by_empty_on_no``).
 - contract_clauses ``term_meaning`` (stated: 5 to 20 words, own words, not the clause copied; required): answers
@@ -187,13 +187,14 @@ def _times(text: str) -> list[set[int]]:
 
 
 def leave_by_answers(text: str, item: dict[str, str]) -> bool:
-    """One clock time, and it is gold_leave_by (either reading of a time without am/pm)."""
+    """A clock time, and every time it holds is gold_leave_by (either reading of a time without am/pm), so
+    "5:15 pm (17:15)" answers and "5:15 pm or 5:45 pm" does not."""
     gold_h, _, gold_m = item.get("gold_leave_by", "").partition(":")
     if not gold_h.strip().isdigit() or not gold_m.strip().isdigit():
         return False
     gold = int(gold_h) * 60 + int(gold_m)
     found = _times(text)
-    return len(found) == 1 and gold in found[0]
+    return bool(found) and all(gold in f for f in found)
 
 
 def _runs(text: str, n: int) -> set[tuple[str, ...]]:
@@ -374,8 +375,8 @@ PAGES = (
     # one item; a full document with its own form; the time after "yes" and its clock format by the onsubmit
     # script only; the proposed controls
     _page("parking_rules", 1, ("allowed", "clarity"), texts={
-        "leave_by": TextField(1, leave_by_answers, "on 'yes' signs: one clock time, equal to gold_leave_by (either "
-                              "reading without am/pm)", _is("gold_allowed", "yes"))},
+        "leave_by": TextField(1, leave_by_answers, "on 'yes' signs: a clock time, every one it holds equal to "
+                              "gold_leave_by (either reading without am/pm)", _is("gold_allowed", "yes"))},
           keys={"controls": '"parking_rules_controls.csv"'}, truth='{allowed = "gold_allowed"}',
           controls=True, extra=parking_extra),
     # two a page; a checkbox group whose options are the item's, "at least one" by instruction only; the
