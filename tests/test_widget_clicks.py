@@ -75,3 +75,27 @@ def test_a_page_calling_mturks_helper_script_works_where_that_script_does_not_lo
     posted = work_page(browser, custom_page(cfg, page_items(rows)), SESSION, {"score_0": "5"}, random.Random(2))
     assert posted is not None
     assert posted["score_0"] == "5"
+
+
+ROWS_PAGE = ('<!DOCTYPE html><html><body><form id="f" method="post" action="https://hit.sim.invalid/submit">'
+             '{rows}<input type="hidden" name="all" id="all" value="&lt;END&gt;">'
+             '<input type="submit" value="Submit"></form><script>var got = {{}};'
+             'document.querySelectorAll(".row").forEach(function (row) {{ row.querySelectorAll("button")'
+             '.forEach(function (b) {{ b.addEventListener("click", function () {{'
+             '  got[row.dataset.q] = b.dataset.v;'
+             '  document.getElementById("all").value = Object.keys(got).length === {n} ? "done" : "<END>";'
+             '}}); }}); }});'
+             'document.getElementById("f").addEventListener("submit", function (e) {{'
+             '  if (document.getElementById("all").value === "<END>") e.preventDefault(); }});</script></body></html>')
+ROW = '<p>Question {q}</p><div class="row" data-q="q{q}">{buttons}</div>'
+
+
+def test_a_person_clicks_one_button_of_each_row_of_option_buttons(browser) -> None:
+    """A row of sibling buttons is one question's options: a person picks one in every row, never leaving one out
+    for the page to refuse (the page posts its own "<END>" until every row is answered)."""
+    sizes = (3, 5, 2, 4)
+    rows = "".join(ROW.format(q=q, buttons="".join(f'<button type="button" data-v="{v}">{v}</button>'
+                                                   for v in range(n))) for q, n in enumerate(sizes))
+    page = ROWS_PAGE.format(rows=rows, n=len(sizes))
+    posted = [work_page(browser, page, SESSION, {}, random.Random(seed)) for seed in range(8)]
+    assert all(p is not None and p["all"] == "done" for p in posted), posted

@@ -19,7 +19,7 @@ from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
 from flows.sim.pages.submit_watch import clear_mark, posted_request
-from flows.sim.pages.widget_clicks import click_widgets, empty_hidden
+from flows.sim.pages.widget_clicks import ROWS_JS, click_widgets, empty_hidden, first_clicks
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -86,10 +86,11 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
     buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                            "crowd-button:visible:not([form-action=submit])")
     order = rng.sample(range(buttons.count()), buttons.count())
+    first = first_clicks(buttons.evaluate_all(ROWS_JS), order, rng, worker.profile if worker else "")
     for attempt in range(TRIES):  # a person who is told what is missing clicks once more
         if attempt:  # told the page wants typing, a person types what they pasted
             hand.retype()
-        for n in order[:1] if attempt else [i for i in order if rng.random() < 0.4] or order[:1]:
+        for n in order[:1] if attempt else first:
             buttons.nth(n).click()
         order = order[1:] + order[:1]
         posts.clear()

@@ -57,3 +57,27 @@ def empty_hidden(page: Any) -> list[str]:
     """The names of the page's required hidden fields still empty, in page order."""
     return page.evaluate("() => Array.from(document.querySelectorAll('input[type=hidden][required]'))"
                          ".filter(e => e.name && !e.value).map(e => e.name)")
+
+
+# Each button's row: the first of its run of adjacent sibling buttons (text between them aside), one id per row.
+ROWS_JS = """els => { const ids = new Map(); return els.map(e => { let f = e;
+  for (let p = f.previousElementSibling; p && p.matches('button, crowd-button'); p = p.previousElementSibling) f = p;
+  if (!ids.has(f)) ids.set(f, ids.size); return ids.get(f); }); }"""
+LONE_CLICK = 0.4  # a lone button (show more, play) is clicked now and then
+ROW_LEFT = {"rule_breaker": 0.5}  # a row of options left alone, as the profile leaves required fields empty
+
+
+def first_clicks(rows: list[int], order: list[int], rng: random.Random, profile: str = "") -> list[int]:
+    """The buttons (indexes, in ``order``) a person clicks before pressing Submit: one of each row of two or more
+    adjacent buttons (a question's options: picked at random, as ``order`` is), each lone button now and then."""
+    size = {row: rows.count(row) for row in set(rows)}
+    picked, seen = [], set()
+    for n in order:
+        if size[rows[n]] < 2:
+            if rng.random() < LONE_CLICK:
+                picked.append(n)
+        elif rows[n] not in seen:
+            seen.add(rows[n])
+            if rng.random() >= ROW_LEFT.get(profile, 0.0):
+                picked.append(n)
+    return picked or order[:1]
