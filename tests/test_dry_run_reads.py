@@ -48,3 +48,28 @@ def test_no_problems_found_only_where_the_rehearsal_agrees(tmp_path: Path, capsy
     [line] = [ln for ln in out.splitlines() if ln.startswith("PROBLEM: rehearsal")]
     assert "the batch was held" in line and "invalid_answer would reject or block" in line
     assert not (tmp_path / "runs").exists() and not list(tmp_path.glob("**/*.db"))  # the rehearsal left nothing
+
+
+NEVER_WRITTEN = ("<p>${review}</p>\n<p>How does the reviewer feel?</p>\n"
+                 "<input type='radio' name='sentiment' value='positive' required> Positive\n"
+                 "<input type='radio' name='sentiment' value='negative'> Negative\n"
+                 "<img src='${photo}' id='photo' alt='photo'>\n"
+                 "<input type='hidden' name='zoomed' id='zoomed' value='<END>'>\n"
+                 "<script>document.getElementById('photo').addEventListener('dblclick', function () {\n"
+                 "  document.getElementById('zoomed').value = 'yes'; });</script>\n")
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Chromium (make browser-deps)")
+def test_a_page_its_workers_do_in_a_browser_is_rehearsed_too(tmp_path: Path, capsys) -> None:
+    """A page whose script writes a field is done by browser workers: its verdict waits on a rehearsal in Chromium
+    too (here a hidden field nobody's click writes holds the page's own "<END>" on every response)."""
+    (tmp_path / "page.html").write_text(NEVER_WRITTEN, encoding="utf-8")
+    assert main(["new", "zoom", "--from", str(tmp_path / "page.html"), "--dir", str(tmp_path)]) == 0
+    code = main(["run", str(tmp_path / "config" / "zoom.toml"), "--dry-run"])
+    out = capsys.readouterr().out
+    assert "simulated workers: in a headless browser" in out
+    assert "no problems found" not in out
+    [line] = [ln for ln in out.splitlines() if ln.startswith("PROBLEM: rehearsal")]
+    assert code == 1 and "sentinel_answer" in line

@@ -41,9 +41,10 @@ def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
     """On a page of one's own, a first batch rehearsed on the in-process simulator; elsewhere nothing."""
     elsewhere = a.target != "sim" or platform_for(a.platform).INVITES_PEOPLE or a.endpoint_url or cfg.endpoint_url \
         or a.task_url
-    if cfg.task != "custom" or elsewhere or cfg.task_url or sim_workers(
-            cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser":
-        return [], True  # another simulator, invited people, a public task server or Chromium: not rehearsed here
+    if cfg.task != "custom" or elsewhere or cfg.task_url:
+        return [], True  # another simulator, invited people or a public task server: not rehearsed here
     from flows.driver.dry_rehearsal import rehearse
 
-    return rehearse(cfg, a.platform, a.crowd, a.seed)
+    # a page its workers do in Chromium is where a script's own checks show, and its pages cost seconds each
+    browser = sim_workers(cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser"
+    return rehearse(cfg, a.platform, a.crowd, a.seed, pages=2 if browser else None)

@@ -12,12 +12,13 @@ from flows.core.ledger.store import Store
 PAGES = 4  # pages a rehearsal posts: 12 responses of a one-item page at 3 workers an item, about 1 s of CPU
 
 
-def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int) -> tuple[list[str], bool]:
-    """(the rehearsal's lines, whether it agrees that there is no problem)."""
+def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int,
+             pages: int | None = None) -> tuple[list[str], bool]:
+    """(the rehearsal's lines, whether it agrees that there is no problem); ``pages``: a batch's, else PAGES."""
     from flows.core.outputs.figures import UNSEEN
     from flows.driver.campaign_run import run_campaign
 
-    items = PAGES * max(1, cfg.images_per_hit) * max(1, cfg.batches)
+    items = (pages or PAGES) * max(1, cfg.images_per_hit) * max(1, cfg.batches)
     with tempfile.TemporaryDirectory(prefix="hitflow-rehearsal-") as tmp:
         db = Path(tmp) / "rehearsal.db"
         unseen = UNSEEN.set(True)  # its outputs are written (a failure there is the run's) but never read
