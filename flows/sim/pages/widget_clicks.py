@@ -69,15 +69,11 @@ ROW_LEFT = {"rule_breaker": 0.5}  # a row of options left alone, as the profile 
 
 def first_clicks(rows: list[int], order: list[int], rng: random.Random, profile: str = "") -> list[int]:
     """The buttons (indexes, in ``order``) a person clicks before pressing Submit: one of each row of two or more
-    adjacent buttons (a question's options: picked at random, as ``order`` is), each lone button now and then."""
-    size = {row: rows.count(row) for row in set(rows)}
-    picked, seen = [], set()
+    adjacent buttons (a question's options: its first in the random ``order``), each lone button now and then."""
+    first: dict[int, int] = {}
     for n in order:
-        if size[rows[n]] < 2:
-            if rng.random() < LONE_CLICK:
-                picked.append(n)
-        elif rows[n] not in seen:
-            seen.add(rows[n])
-            if rng.random() >= ROW_LEFT.get(profile, 0.0):
-                picked.append(n)
+        first.setdefault(rows[n], n)
+    lone = {row for row in rows if rows.count(row) < 2}
+    picked = [n for n in order if (rng.random() < LONE_CLICK if rows[n] in lone else
+                                   first[rows[n]] == n and rng.random() >= ROW_LEFT.get(profile, 0.0))]
     return picked or order[:1]
