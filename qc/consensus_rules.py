@@ -13,7 +13,7 @@ import pandas as pd
 from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
-from qc.shown_text import quotes_own_item
+from qc.shown_text import quotes_own_item, shown_as
 from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, best_peers, fit_vectors
 from qc.worker_share import share_flags
 
@@ -136,7 +136,9 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     own = own[(own["norm"] != "") & own["norm"].duplicated(keep=False)]
     # an answer quoting its own item's shown text is about that item (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["caption"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
-    pairs = own.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
+    # two items showing one text are one item here: the same answer on both is no template
+    shown = own.assign(image_id=shown_as(own["image_id"].tolist(), params)) if params.get("item_text") else own
+    pairs = shown.drop_duplicates(["norm", "image_id"])["norm"].value_counts()
     common = pairs[pairs >= min_images]
     shared = own[own["norm"].isin(common.index)]
     images = shared["norm"].map(common)

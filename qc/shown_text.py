@@ -10,6 +10,7 @@ from typing import Any
 from qc.text_similarity import words
 
 QUOTE_WORDS = 4
+SAME_SHOWN = 0.5  # two items sharing at least this share of their runs (of both's) show one thing: Broder's resemblance
 QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{3,200})[\"“”«»]")
 
 
@@ -22,6 +23,23 @@ def _runs(text: str) -> set[tuple[str, ...]]:
 def item_runs(shown: Mapping[str, Iterable[Any]]) -> dict[str, set[tuple[str, ...]]]:
     """Per item, its shown texts' runs of words (a text shorter than a run: itself)."""
     return {str(item): {run for text in texts for run in _runs(str(text))} for item, texts in shown.items()}
+
+
+def shown_as(items: Sequence[Any], params: Mapping[str, Any]) -> list[str]:
+    """Per item, the first item met whose shown texts are (nearly) its own: the same answer on two items showing one
+    review, one with its product named and one with another's, is one answer to one thing, no template."""
+    keys = [str(item) for item in items]
+    shown = params.get("item_text")
+    if not isinstance(shown, Mapping) or not shown:
+        return keys
+    runs = item_runs({k: shown.get(k) or () for k in dict.fromkeys(keys)})
+    kinds: list[str] = []  # one item for each thing shown
+    same: dict[str, str] = {}
+    for k, own in runs.items():
+        same[k] = next((m for m in kinds if own and len(own & runs[m]) >= SAME_SHOWN * len(own | runs[m])), k)
+        if same[k] == k:
+            kinds.append(k)
+    return [same[k] for k in keys]
 
 
 def quotes_own_item(answers: Sequence[str], items: Sequence[Any], params: Mapping[str, Any]) -> list[bool]:

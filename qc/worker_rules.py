@@ -13,7 +13,7 @@ import pandas as pd
 
 from qc import text_features
 from qc.flags import flag_columns, flag_frame, register
-from qc.shown_text import quotes_own_item
+from qc.shown_text import quotes_own_item, shown_as
 from qc.timing_rules import (
     FAST_RULE,
     SEED_METHODS,
@@ -170,6 +170,8 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     own = own[(own["norm"] != "") & own.duplicated(["worker_id", "norm"], keep=False)]
     # quoting what its own item shows is about that item, even when two items show the same (qc/shown_text.py)
     own = own[~np.array(quotes_own_item(own["norm"].tolist(), own["image_id"].tolist(), params), dtype=bool)]
+    if params.get("item_text"):  # two items showing one text are one item: the same answer on both is no copy
+        own = own.assign(image_id=shown_as(own["image_id"].tolist(), params))
     images = own.groupby(["worker_id", "norm"])["image_id"].nunique()
     rows = [
         {"worker_id": w, "rule": "duplicate_text", "value": int(n), "threshold": min_images,

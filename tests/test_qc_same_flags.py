@@ -1,7 +1,8 @@
 """The speed work: the faster QC (reader, prepare, shared text features, sparse consensus) gives the very
 same flag table as the QC before it, kept verbatim in bench/qc_reference.py as the independent
 computation: on the real VizWiz-Captions val captions (21,355, with workers, work times and a few
-abusers added so every rule has something to find) and on a small batch of awkward text."""
+abusers added so every rule has something to find) and on a small batch of awkward text; and ``hitflow qc`` on a
+generated batch writes the very flag file an earlier commit's wrote (tests/generated_flags.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import pandas as pd
 import pytest
 
 from bench import qc_reference as old
+from flows.campaigns.offline import offline_qc
 from flows.campaigns.page_text import qc_params
 from flows.core.config.config import load_config
 from flows.platforms.submission_formats import read_submissions
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT, SubmitRules
+from tests.generated_flags import RECORDED, digests, write_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 VIZWIZ_VAL = "vizwiz-captions-v1-val/VizWiz_Captions_v1_val_updated.json"
@@ -104,3 +107,12 @@ def test_canned_captions_are_found_as_is_canned_finds_them(canned: str) -> None:
             "\u00a0", ".", " .", "x", "İ", "\u212a", "a", "b", "ｆｕｌｌ"]
     texts = ["".join(rng.choice(bits) for _ in range(rng.randrange(0, 4))) for _ in range(2000)]
     assert canned_mask(pd.Series(texts), canned).tolist() == [is_canned(t, canned) for t in texts]
+
+
+def test_hitflow_qc_on_a_generated_batch_writes_the_recorded_commits_flags(tmp_path: Path) -> None:
+    kept = json.loads(RECORDED.read_text())
+    offline_qc(write_batch(tmp_path / "captions.csv", kept["captions"]), tmp_path / "flags.csv")
+    now = digests(tmp_path / "flags.csv")
+    moved = sorted(r for r in kept["rules"].keys() | now["rules"].keys() if kept["rules"].get(r) != now["rules"].get(r))
+    assert not moved, f"flags of {moved} differ from {kept['commit'][:8]}'s (see tests/generated_flags.py)"
+    assert now["file"] == kept["file"]  # the same rows, in the same order, written the same way
