@@ -405,7 +405,7 @@ def test_the_dry_run_says_what_it_read_of_the_controls_and_what_the_quiz_took(tm
     cfg = load_config(config)
     [line] = control_lines(cfg, custom_item_plan(cfg))
     assert line.startswith(f"control items: {len(rows)} of the 60 planned items ([answers] controls = mine.csv, "
-                           f"{len(rows)} items, no control_share)"), line
+                           f"{len(rows)} items, control_share = 0)"), line
     (tmp_path / "quiz").mkdir()
     config = _project(tmp_path / "quiz")
     config.write_text(config.read_text(encoding="utf-8").replace("quiz = 0", "quiz = 10"), encoding="utf-8")
