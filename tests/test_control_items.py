@@ -284,6 +284,31 @@ def test_controls_of_their_own_are_mixed_in_when_no_share_is_set(tmp_path: Path)
     assert any(r["item_id"] in controls for r in custom_item_plan(cfg))
 
 
+def test_controls_of_the_items_file_get_the_quiz_when_no_share_is_set(tmp_path: Path) -> None:
+    """Rows of the items file named as controls, control_share left out: set apart for the quiz and the pages'
+    share, so a worker is judged before their work counts; control_share = 0 leaves them where the file has them."""
+    from flows.answers.control_quiz import quiz_record
+
+    config = _project(tmp_path, share=0.3)
+    ids = [f"r{k:05d}" for k in range(0, 60, 4)]
+    pd.DataFrame({"item_id": ids, "field": "sentiment", "answer": ["positive", "negative", "neutral"] * 5}).to_csv(
+        tmp_path / "mine.csv", index=False)
+    text = re.sub(r"(?m)^(control_share|quiz) = .*\n", "", config.read_text(encoding="utf-8"))
+    config.write_text(text.replace('controls = "controls.csv"', 'controls = "mine.csv"'), encoding="utf-8")
+    cfg = load_config(config)
+    assert cfg.answers.control_share == pytest.approx(0.1, abs=1e-9)
+    assert any("mixed in at control_share = 0.1, after the quiz" in n for n in cfg.notes)
+    plan = custom_item_plan(cfg)
+    record = quiz_record(cfg, plan)
+    assert record is not None and len(record["key"]) >= 10 and {k[0] for k in record["key"]} <= set(ids)
+    assert not {k[0] for k in record["key"]} & {r["item_id"] for r in plan}  # the quiz's items are on no page
+    config.write_text(config.read_text(encoding="utf-8").replace("[answers]\n", "[answers]\ncontrol_share = 0\n"),
+                      encoding="utf-8")
+    kept = load_config(config)
+    assert kept.answers.control_share == 0 and quiz_record(kept, custom_item_plan(kept)) is None
+    assert [r["item_id"] for r in custom_item_plan(kept)] == [f"r{k:05d}" for k in range(60)]
+
+
 def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from flows.cli.main import main
@@ -367,7 +392,7 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
 
 
 def test_the_dry_run_says_what_it_read_of_the_controls_and_what_the_quiz_took(tmp_path: Path) -> None:
-    """Controls that are rows of the items file and no share: a "control items" line says they were read (before,
+    """Controls that are rows of the items file and control_share = 0: a "control items" line says they were read (before,
     nothing did); a share whose controls the quiz takes first: the same line says what the share asks and why fewer."""
     from flows.custom.truth_source import control_lines
 
@@ -380,7 +405,7 @@ def test_the_dry_run_says_what_it_read_of_the_controls_and_what_the_quiz_took(tm
     cfg = load_config(config)
     [line] = control_lines(cfg, custom_item_plan(cfg))
     assert line.startswith(f"control items: {len(rows)} of the 60 planned items ([answers] controls = mine.csv, "
-                           f"{len(rows)} items, no control_share)"), line
+                           f"{len(rows)} items, control_share = 0)"), line
     (tmp_path / "quiz").mkdir()
     config = _project(tmp_path / "quiz")
     config.write_text(config.read_text(encoding="utf-8").replace("quiz = 0", "quiz = 10"), encoding="utf-8")

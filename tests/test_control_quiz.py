@@ -287,3 +287,21 @@ def test_a_place_paid_by_its_estimate_covers_the_quiz_on_a_workers_first_place(t
     assert not any("control quiz" in n for n in without.notes)
     # a route that pays no place by its estimate (MTurk's quiz is a qualification test) is planned as before
     assert not any("control quiz" in n for n in on_mturk.notes)
+
+
+@pytest.mark.slow
+def test_the_pooled_rule_weighs_the_answers_of_mturks_quiz(tmp_path: Path) -> None:
+    """MTurk's quiz answers come in qualification requests, apart from any page: the pooled rule (the default)
+    counts them as control answers, as it counts the quiz's answers at the head of a first page elsewhere."""
+    config = _quiz(tmp_path, quiz=10)
+    config.write_text(config.read_text(encoding="utf-8").replace("control_pooling = false", "control_pooling = true"),
+                      encoding="utf-8")
+    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
+                 platform="mturk")
+    store = Store(tmp_path / "h.db")
+    passed = {r["worker_id"] for r in store.rows("SELECT worker_id FROM qualification_scores WHERE passed")}
+    worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
+    pooled = pd.read_csv(tmp_path / "runs" / "sentiment" / "workers.csv", dtype={"worker_id": str}).set_index(
+        "worker_id")["pooled_controls"]
+    assert worked and worked <= passed
+    assert all(pooled[w] >= 10 for w in worked)  # the quiz's 10, and any the pages brought

@@ -220,7 +220,9 @@ def skill_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> tuple[
     stored, pooled = stored_controls(store, campaign), stored_skill(store, campaign)
     if stored is None or pooled is None:
         return None
-    labels = choice_labels(store, campaign, up_to_batch, pooled[0])
+    # MTurk's quiz answers are kept apart from any page: they are controls the pooled rule weighs too
+    labels = pd.concat([passed_quiz_answers(store, campaign, pooled[0]),
+                        choice_labels(store, campaign, up_to_batch, pooled[0])], ignore_index=True)
     given = labels[labels["item_id"].isin(set(stored[0]["item_id"]))]
     return decided((labels, stored[0], pooled[1]), lambda: skill_scores(labels, trusted_controls(given, stored[0]),
                                                                           pooled[1])), pooled[1]
@@ -245,6 +247,15 @@ def choice_labels(store: Store, campaign: str, up_to_batch: int, fields: list[st
                        f"({marks}) {unblocked}ORDER BY a.rowid, x.rowid",
                        [campaign, up_to_batch, *fields, *([campaign, up_to_batch] if blocked_before else [])],
                        ["worker_id", "item_id", "field", "value", "unit"])
+
+
+def passed_quiz_answers(store: Store, campaign: str, fields: list[str]) -> pd.DataFrame:
+    """The quiz answers of those who passed it where a route keeps them apart from any page (MTurk's requests),
+    as :func:`choice_labels` gives labels; a control's ``unit`` is never read."""
+    marks = ",".join("?" * len(fields))
+    return store.frame(f"SELECT substr(assignment_id, {len(KEPT) + 1}) AS worker_id, item_id, field, value, '' AS unit "
+                       f"FROM answers WHERE campaign = ? AND assignment_id LIKE '{KEPT}%' AND field IN ({marks}) "
+                       f"ORDER BY rowid", [campaign, *fields], ["worker_id", "item_id", "field", "value", "unit"])
 
 
 def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list[str]) -> pd.DataFrame:

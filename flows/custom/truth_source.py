@@ -191,7 +191,7 @@ def control_lines(cfg: CampaignConfig, plan: list[dict[str, Any]]) -> list[str]:
     if share <= 0:
         unshown = len(ids - {str(r["item_id"]) for r in plan})
         return [f"control items: {shown} of the {len(plan)} planned items ([answers] controls = "
-                f"{Path(cfg.answers.controls or '').name}, {len(ids)} items, no control_share): scored against their "
+                f"{Path(cfg.answers.controls or '').name}, {len(ids)} items, control_share = 0): scored against their "
                 "known answers and kept out of the dataset; no quiz, and no others mixed in"] + [
             f"warning: {unshown} of the {len(ids)} items in [answers] controls are not in the items file and "
             "control_share = 0: no page shows them and nobody is scored on them; set [answers] control_share "

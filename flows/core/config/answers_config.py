@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Literal
 
@@ -17,7 +16,8 @@ from postprocess.answers.skill_prior import (
     WEIGHT_MIN,
 )
 
-# [answers] control_share for controls that are items of their own, unless set (docs/how-to/control-items.md)
+# [answers] control_share where a controls file is named and no share set: the quiz and a control a page judge a
+# worker before their work counts, where controls left in place reach a worker late or never
 OWN_CONTROLS_SHARE = 0.1
 # postprocess.answers.CHOICES (a test keeps them equal)
 Method = Literal["auto", "mv", "ds", "glad", "mace", "one-coin", "skill"]
@@ -77,8 +77,9 @@ class AnswersSection(Section):
                                                            "out of the dataset and the answers")
     control_share: Share = Field(0.0, lt=1, description="The share of every batch's items that are control items, "
                                                          "spread over its pages (with share x images_per_hit >= 1 "
-                                                         "at least one a page) at random places on each (0: "
-                                                         "controls stay where the items file has them)")
+                                                         "at least one a page) at random places on each (left "
+                                                         "out with controls: 0.1; 0: controls stay where the "
+                                                         "items file has them, no quiz)")
     quiz: int = Field(15, ge=0, le=50, description="With control_share: control items, set apart from the controls "
                       "file before the batches take theirs (at least 10 where the file is short for both), on a "
                       "worker's first page (links, Prolific) or in the MTurk qualification test they take before any "
@@ -154,16 +155,8 @@ def answers_settings(section: AnswersSection, fixed_overlap: int, controls: Path
                      items: Path | None = None) -> AnswersSettings:
     """The table as the run reads it; ``fixed_overlap``: [campaign] assignments_per_image."""
     share = section.control_share
-    if controls and items and "control_share" not in section.model_fields_set and _items_of_their_own(controls, items):
+    if controls and items and "control_share" not in section.model_fields_set:
         share = OWN_CONTROLS_SHARE
     return AnswersSettings(**section.model_dump(exclude={"controls", "control_share"}), control_share=share,
                            fixed_overlap=fixed_overlap, controls=controls)
 
-
-def _items_of_their_own(controls: Path, items: Path) -> bool:
-    """Whether the controls file names an item the items file lacks (unreadable: no, their own check says why)."""
-    try:
-        with controls.open(encoding="utf-8-sig") as c, items.open(encoding="utf-8-sig") as i:
-            return bool({r.get("item_id") for r in csv.DictReader(c)} - {r.get("item_id") for r in csv.DictReader(i)})
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return False

@@ -161,8 +161,9 @@ def load_config(path: str | Path) -> CampaignConfig:
     )
     check_policy_rules_run(path, doc.policy, cfg.qc_rules)
     if cfg.answers.control_share != doc.answers.control_share:
-        mixed = f"mixed in at control_share = {cfg.answers.control_share} (set it to choose; 0: none)"
-        cfg = replace(cfg, notes=(*cfg.notes, f"note: [answers] controls holds items the items file lacks: {mixed}"))
+        cfg = replace(cfg, notes=(*cfg.notes, f"note: [answers] controls with no control_share: mixed in at "
+                                  f"control_share = {cfg.answers.control_share}, after the quiz (set it to choose; 0: "
+                                  "controls stay where the items file has them, no quiz)"))
     for name, field_qc in qc.fields.items():  # [qc.fields.<name>] rules: known names too
         check_rules(path, f"qc.fields.{name}", "rules", field_qc.rules or (), study is not None)
     return cfg
