@@ -11,7 +11,7 @@ from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
-from flows.custom.item_ids import PAGE_LEVEL_NOTE, page_level, per_item_ids, shared_styles
+from flows.custom.item_ids import MOVED, PAGE_LEVEL_NOTE, page_level, per_item_ids
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
@@ -105,9 +105,9 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
         notes.append("the page's submit button starts disabled (its script enables it once the page is complete); "
                      "hitflow's Submit does not, so that check is lost: mark the controls it waits for `required`")
     body, instructions, moved = split_instructions(body)
-    body, styles = shared_styles(per_item_ids(body))  # several items on one page: unique ids, one style
-    body, lead, closing = page_level(body)
-    instructions, notes = styles + lead + instructions, notes + moved + ([PAGE_LEVEL_NOTE] if lead or closing else [])
+    body, lead, closing = page_level(per_item_ids(body))  # several items on one page: unique ids, one style...
+    notes = notes + moved + ([PAGE_LEVEL_NOTE] if MOVED.search(lead + closing) else [])
+    instructions = lead + instructions
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
             [f"{origin}: note: {n}" for n in notes]
     scripted = scripts_write_fields(lead + body + closing)
