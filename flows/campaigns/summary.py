@@ -164,7 +164,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     """The summary's lines before its table, the table (blocking against the simulator's truth) and the lines after."""
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
-            return [(out_dir / name).read_text(encoding="utf-8")], None, []
+            return [(out_dir / name).read_text(encoding="utf-8").rstrip("\n")], None, []
     import pandas as pd
 
     from flows.captions.content_blind import read_notes
