@@ -239,6 +239,9 @@ def test_on_the_simulator_the_workers_on_a_closed_hit_finish_and_their_work_is_d
         hits = [mturk.get_hit(run.client, h["hit_id"]) for h in store.rows("SELECT hit_id FROM hits")]
         on_platform = {a["AssignmentId"] for h in hits for a in mturk.list_submissions(run.client, h["HITId"])}
     assert hits and all(int(h["NumberOfAssignmentsPending"]) == 0 for h in hits)
+    # each HIT counted once: deleted once finished, or closed by the cancel (the last line's count)
+    done, closed = (int(re.search(p, said)[1]) for p in (r"cancel: (\d+) finished HIT", r"cancelled: closed (\d+)"))
+    assert closed and done + closed == len(hits), said
     assert on_platform <= {r["assignment_id"] for r in store.rows("SELECT assignment_id FROM assignments")}
     assert_decided_by_the_rules(store, "sentiment", set(load_config(config).policy.reject_rules), said)
     # status: the stopped batches read stopped, not waiting for their next step, and none open until a date

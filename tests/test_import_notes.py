@@ -68,8 +68,9 @@ def test_what_the_body_tag_and_the_head_held_is_kept_or_named() -> None:
             '</script></head><body onload="init()" class="big"><p>${text}</p><textarea name="b"></textarea>'
             '</body><script>window.late = 1;</script></html>')
     imported = import_page(page, "p.html")
-    assert 'window.addEventListener("load", function (event) { init() });' in imported.body
-    assert "<script>window.late = 1;</script>" in imported.body  # after </body>: a browser puts it in the body
+    # kept on the page, once a page: the load listener above the items, the late script below them
+    assert 'window.addEventListener("load", function (event) { init() });' in imported.instructions
+    assert "<script>window.late = 1;</script>" in imported.closing  # after </body>: a browser puts it in the body
     notes = " ".join(imported.notes)
     assert "<body>'s onload now runs as a load listener" in notes and "<body>'s class dropped" in notes
     assert "<head> held <base>, dropped" in notes

@@ -59,9 +59,10 @@ def test_each_check_a_script_attaches_to_the_dropped_button_or_form_is_listed() 
     assert ruled == {"minlength=100 on comment", "pattern='\\\\d{5}' on zip", "required on word", "max=120 on age"}
     kept = [n for n in checks if "stays in its script only" in n]
     assert len(kept) == 2 and "[qc.fields.comment] min_words = 20" in kept[1] and "other_text" in kept[0]
-    # the listeners find hitflow's Submit button and form, not the dropped ones
-    assert 'document.getElementById("submit-btn").addEventListener("click"' in page.body
-    assert '$("#hit-form").on("submit", check)' in page.body and '"go"' not in page.body
+    # the listeners find hitflow's Submit button and form, not the dropped ones (once a page, below the items)
+    code = page.instructions + page.body + page.closing
+    assert 'document.getElementById("submit-btn").addEventListener("click"' in code
+    assert '$("#hit-form").on("submit", check)' in code and '"go"' not in code
 
 
 def test_the_checks_made_page_rules_are_enforced_on_the_answers() -> None:
@@ -218,13 +219,13 @@ def test_a_script_writing_a_session_field_gets_a_copy_and_leaves_the_session_alo
     """MTurk's boilerplate set hitflow's assignmentId from a URL parameter Prolific does not send: every submit
     lost its session; a Prolific id field became an answer field and made the crowd a browser one."""
     imported = import_page(BOILERPLATE, "boilerplate.html")
-    body = imported.body
-    assert "getElementById('assignmentId')" not in body and "PROLIFIC_PID" not in body.split("<script")[0]
+    body, page = imported.body, imported.instructions + imported.body + imported.closing  # its closing script below
+    assert "getElementById('assignmentId')" not in page and "PROLIFIC_PID" not in body.split("<script")[0]
     assert '({value: (document.getElementsByName("assignmentId")[0] || "").value || "", sessionCopy: true})' \
-        ".value = turkGetParam" in body and '$("<input>").val(' in body
+        ".value = turkGetParam" in page and '$("<input>").val(' in page
     assert any("session fields assignmentId, PROLIFIC_PID dropped" in n and "reads assignmentId, pid" in n
                for n in imported.notes)
-    assert not scripts_write_fields(body)  # the copy takes the write: form-reading workers do this page
+    assert not scripts_write_fields(page)  # the copy takes the write: form-reading workers do this page
     assert [f.name for f in form_fields(body.replace("{{ i }}", "0"))] == ["why_0"]
 
 

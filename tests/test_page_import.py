@@ -96,7 +96,7 @@ def test_a_question_form_with_its_answer_key_runs_and_every_response_is_scored(t
     capital = data[data["field"] == "capital"].set_index("assignment_id")["value"]
     for row in scores.itertuples():  # 100% exactly where the answer was the key's
         assert float(row.percent) == (100.0 if capital[row.assignment_id] == "oslo" else 0.0)
-    assert "answer key:" in (out / "summary.txt").read_text()
+    assert "answer key:" in (out / "summary.txt").read_text() and (out / "summary.txt").read_text().endswith("\n")
 
 
 def test_an_answer_key_scores_selections_as_sets_and_divides_by_the_best_sum() -> None:

@@ -148,6 +148,21 @@ def test_the_run_and_the_dry_run_set_the_plan_against_the_rehearsal_s_times(tmp_
     assert "warning: [prolific] estimated_minutes = 1, but the page reads as about" in said  # before any run, too
 
 
+def test_a_first_dry_run_sets_the_plan_against_its_own_rehearsal_s_times(tmp_path: Path, monkeypatch,
+                                                                        capsys) -> None:
+    """Before any run the dry run rehearses a first batch, but said nothing of its times: a plan under Prolific's
+    floor by the page's own pace went unremarked until money was spent."""
+    monkeypatch.chdir(tmp_path)
+    config = new_page(tmp_path, 2, items=20, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
+                                                    "estimated_minutes = 1\nmaximum_minutes = 5\n"})
+    assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr().out.splitlines()
+    at = next(n for n, x in enumerate(said) if x.startswith("rehearsal of a first batch on the simulator"))
+    assert said[at + 1].startswith("times of ") and sum(x.startswith("times of ") for x in said) == 1, said
+    assert any(x.startswith("warning: by the median the reward pays under Prolific's minimum") for x in said)
+
+
 def test_every_item_is_answered_or_named_and_short_ones_are_topped_up(tmp_path: Path, monkeypatch,
                                                                       capsys) -> None:
     """A one-item survey page with a top-up round: items whose judgements were rejected get more, and those

@@ -120,3 +120,7 @@ def test_items_short_of_accepted_answers_are_named_with_a_next_step(tmp_path: Pa
     lines = short_item_lines(store, "c")
     assert lines[0].startswith("items short of accepted answers: 1 with fewer than 3") and "short (1)" in lines[0]
     assert "full" not in lines[0] and lines[1].strip().startswith("next: ") and "top_up_rounds" in lines[1]
+    store.execute("UPDATE campaigns SET config_json = ? WHERE name = 'c'",
+                  ['{"assignments_per_image": 3, "top_up_rounds": 2}'])
+    rounds_run = short_item_lines(store, "c")[1]  # rounds already ran: no advice to turn them on
+    assert "ran out of their 2 round(s)" in rounds_run and "top_up_rounds = 1" not in rounds_run

@@ -65,6 +65,7 @@ def test_study_runs_end_to_end(study: StudyRun, kind: str, platform: str) -> Non
     assert applied == ({"self-hosted"} if platform == "links" else applied - {"", "self-hosted"})
     for name in ("judgements.csv", "analysis.json", "flags.csv", "report.html", "study_summary.txt"):
         assert (out / name).is_file(), name
+    assert (out / "study_summary.txt").read_text(encoding="utf-8").endswith("\n")  # its last line ends too
     report = (out / "report.html").read_text()
     assert "data:image/png;base64," in report and "<script" not in report
     # Responses rejected or flagged by QC never reach the analysis.

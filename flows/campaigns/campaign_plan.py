@@ -56,6 +56,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
             "config_json": json.dumps({
                 "batches": cfg.batches, "items": count, "assignments_per_image": cfg.assignments_per_image,
                 "fixed_overlap": cfg.answers.fixed_overlap if cfg.answers.adaptive else 0,
+                "top_up_rounds": cfg.answers.top_up_rounds,  # what a short item's next step can still ask for
                 "unit_cost": str(platform.assignment_cost(cfg)), "budget": str(cfg.budget),
                 "qualification_cost": str(platform.gate_test_cost(cfg)),
                 "qualification_takers": cfg.gating.qualification_takers,

@@ -93,14 +93,17 @@ def short_item_lines(store: Store, campaign: str, most: int = 10) -> list[str]:
     per, short = short_items(store, campaign)
     if not short:
         return []
+    rounds = int(store.recorded_config(campaign).get("top_up_rounds") or 0)
+    fill = (f"raise [answers] top_up_rounds (the batches ran out of their {rounds} round(s))" if rounds else
+            "set [answers] top_up_rounds = 1 before a campaign's batches run (short items then get more places "
+            "within each batch)")
     none = sum(1 for n in short.values() if not n)
     shown = ", ".join(f"{item} ({n})" for item, n in list(short.items())[:most]) + (", ..." if len(short) > most
                                                                                     else "")
     return [f"items short of accepted answers: {len(short)} with fewer than {per} ({none} with none: every answer "
             f"rejected or never given): {shown}",
             "  next: their answers rest on fewer workers (answers.csv's confidence says how far); to fill them, put "
-            "their rows in an items file of their own and run it as a campaign, or set [answers] top_up_rounds = 1 "
-            "before a campaign's batches run (short items then get more places within each batch)"]
+            f"their rows in an items file of their own and run it as a campaign, or {fill}"]
 
 
 def met_the_campaign(truth: pd.DataFrame | None) -> bool:
@@ -161,7 +164,7 @@ def summary_parts(out_dir: Path) -> tuple[list[str], pd.DataFrame | None, list[s
     """The summary's lines before its table, the table (blocking against the simulator's truth) and the lines after."""
     for name in ("study_summary.txt", "summary.txt"):  # an evaluation study; a campaign on the user's own page
         if (out_dir / name).is_file():
-            return [(out_dir / name).read_text(encoding="utf-8")], None, []
+            return [(out_dir / name).read_text(encoding="utf-8").rstrip("\n")], None, []
     import pandas as pd
 
     from flows.captions.content_blind import read_notes

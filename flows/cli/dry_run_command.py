@@ -28,17 +28,19 @@ def dry_run(a: argparse.Namespace, cfg: Any) -> int:
         lines += task_server_blocks_lines(cfg.template.read_text(encoding="utf-8"),
                                           platform_for(a.platform).SERVES_PAGES, cfg.page_origins)
     lines += control_pace_lines(cfg, a.limit, a.scale)
-    lines += rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a rehearsal's times, if one ran
+    took = rehearsal_time_lines(ledger_rows(a.db), cfg, a.platform, cfg.name)  # a run's times, if one ran
+    lines += took
     plan, notes = plan_calls(cfg, a.limit, a.scale, a.platform, tuple(a.invite)), grown_plan_note(a.db, cfg.name)
-    rehearsed, agrees = _rehearsal(a, cfg) if not plan["problems"] and not any(
+    rehearsed, agrees = _rehearsal(a, cfg, not took) if not plan["problems"] and not any(
         line.startswith("PROBLEM") for line in lines) else ([], True)
     lines += rehearsed
     print(f"target: none (dry run of {a.target}, platform {a.platform})\n{format_plan(plan, lines + notes, agrees)}")
     return 1 if plan["problems"] or any(line.startswith("PROBLEM") for line in lines) else 0
 
 
-def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
-    """On a page of one's own, a first batch rehearsed on the in-process simulator; elsewhere nothing."""
+def _rehearsal(a: argparse.Namespace, cfg: Any, times: bool) -> tuple[list[str], bool]:
+    """On a page of one's own, a first batch rehearsed on the in-process simulator (its times against the plan
+    where no run's are in the ledger); elsewhere nothing."""
     elsewhere = a.target != "sim" or platform_for(a.platform).INVITES_PEOPLE or a.endpoint_url or cfg.endpoint_url \
         or a.task_url
     if cfg.task != "custom" or elsewhere or cfg.task_url:
@@ -47,4 +49,4 @@ def _rehearsal(a: argparse.Namespace, cfg: Any) -> tuple[list[str], bool]:
 
     # a page its workers do in Chromium is where a script's own checks show, and its pages cost seconds each
     browser = sim_workers(cfg.sim_workers, cfg.template.read_text(encoding="utf-8")) == "browser"
-    return rehearse(cfg, a.platform, a.crowd, a.seed, pages=2 if browser else None)
+    return rehearse(cfg, a.platform, a.crowd, a.seed, times, pages=2 if browser else None)

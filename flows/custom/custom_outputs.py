@@ -280,6 +280,6 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     summary += [adaptive_line(saving)] if saving else []
     summary += [line if line.startswith("simulated text") else f"simulated choices: {line}" for line in truth_notes]
     summary += _scores(run, data, out_dir)
-    (out_dir / "summary.txt").write_text("\n".join(summary), encoding="utf-8")
+    (out_dir / "summary.txt").write_text("\n".join(summary) + "\n", encoding="utf-8")  # its last line ends too
     return {"out_dir": out_dir, "responses": context["responses"], "truth": truth_table, "blocked": blocked,
             "adaptive": saving}

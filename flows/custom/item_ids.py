@@ -1,4 +1,5 @@
-"""An imported page's item block made safe to repeat: ids get the item's index; ``<style>`` shown once above."""
+"""An imported page's item block made safe to repeat: ids get the item's index; ``<style>``, the scripts that run
+before the page's content or after its fields, and its title heading once a page."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ ID_ATTR = re.compile(r"""(\sid\s*=\s*)(["'])([^"'{}<>]+)\2""", re.I)
 FOR_ATTR = re.compile(r"""(\sfor\s*=\s*)(["'])([^"'{}<>]+)\2""", re.I)
 SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>(.*?)</\1\s*>", re.S | re.I)
 STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>\s*", re.S | re.I)
+SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>\s*", re.S | re.I)
+OPENING = re.compile(r"(?:\s*(?:<(script|style)\b[^>]*>.*?</\1\s*>|<link\b[^>]*>))+\s*", re.S | re.I)
+ASSET = re.compile(r"<script\b[^>]*>.*?</script\s*>\s*|<link\b[^>]*>\s*", re.S | re.I)
+ITEM_PART = re.compile(r"\{\{|\{%|<(?:input|select|textarea|button|crowd-[\w-]+)\b", re.I)  # the item's values, fields
+TITLE = re.compile(r"<(h1|header)\b[^>]*>.*?</\1\s*>\s*", re.S | re.I)
 
 
 def per_item_ids(body: str) -> str:
@@ -26,9 +32,34 @@ def per_item_ids(body: str) -> str:
     return "".join(p if i % 2 else FOR_ATTR.sub(indexed, ID_ATTR.sub(indexed, p)) for i, p in enumerate(parts))
 
 
-def shared_styles(body: str) -> tuple[str, str]:
-    """(``body`` without its item-independent ``<style>`` blocks, those blocks to show once above the items)."""
-    moved = [m.group(0) for m in STYLE.finditer(body) if "{{" not in m.group(0) and "{%" not in m.group(0)]
-    if not moved:
-        return body, ""
-    return STYLE.sub(lambda m: "" if m.group(0) in moved else m.group(0), body), "".join(moved)
+MOVED = re.compile(r"<(?:script|link|h1|header)\b", re.I)  # moved beyond the style: the note says so
+PAGE_LEVEL_NOTE = ("the page's scripts that run before its content or after its fields, and its title heading, now "
+                   "run or show once a page (above the items, or below them for closing scripts), not once an item; "
+                   "check that the page still works with several items on it")
+
+
+def page_level(body: str) -> tuple[str, str, str]:
+    """(``body`` without its page-level parts, those to run or show once above the items, those to run once below).
+
+    A page written for one item runs its head's scripts before its content and its closing scripts after its
+    fields, and shows its style and title heading once; repeated per item they would run or show once an item.
+    Parts that read the item (``{{``), or a script that finds its place through ``currentScript``, stay with it."""
+    markup = SCRIPT.sub(lambda m: " " * len(m.group(0)), body)  # offsets kept, code left out
+    marks = [m.span() for m in ITEM_PART.finditer(markup)]
+    opening = OPENING.match(body) if marks else None  # a page whose script writes its fields: its scripts stay
+    lead = [m.span() for m in ASSET.finditer(body, 0, opening.end() if opening else 0)]
+    lead += [m.span() for m in STYLE.finditer(markup)]
+    lead += [m.span() for m in TITLE.finditer(markup, 0, marks[0][0])] if marks else []
+    trail = [m.span() for m in SCRIPT.finditer(body, marks[-1][1])] if marks else []
+    kept: list[str] = []
+    above: list[str] = []
+    below: list[str] = []
+    pos = 0
+    for span in sorted({*lead, *trail}):
+        text = body[span[0]:span[1]]
+        if span[0] < pos or "{{" in text or "{%" in text or "currentScript" in text:
+            continue
+        kept.append(body[pos:span[0]])
+        (above if span in lead else below).append(text)
+        pos = span[1]
+    return "".join(kept) + body[pos:], "".join(above), "".join(below)

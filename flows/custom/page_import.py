@@ -11,7 +11,7 @@ from flows.core.pages.crowd_elements import SELF_CONTAINED
 from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
-from flows.custom.item_ids import per_item_ids, shared_styles
+from flows.custom.item_ids import MOVED, PAGE_LEVEL_NOTE, page_level, per_item_ids
 from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
@@ -75,6 +75,7 @@ class ImportedPage:
     scripted: bool = False  # its scripts write answer fields: simulated workers use a browser
     crowd: bool = False  # built on MTurk's crowd elements: the template extends _crowd_page.html.j2
     instructions: str = ""  # shown once above the items (flows/custom/page_instructions.py)
+    closing: str = ""  # the page's closing scripts, run once below the items (flows/custom/item_ids.py)
 
 
 def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[Network, ...] = (),
@@ -104,11 +105,12 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
         notes.append("the page's submit button starts disabled (its script enables it once the page is complete); "
                      "hitflow's Submit does not, so that check is lost: mark the controls it waits for `required`")
     body, instructions, moved = split_instructions(body)
-    body, styles = shared_styles(per_item_ids(body))  # several items on one page: unique ids, one style
-    instructions, notes = styles + instructions, notes + moved
+    body, lead, closing = page_level(per_item_ids(body))  # several items on one page: unique ids, one style...
+    notes = notes + moved + ([PAGE_LEVEL_NOTE] if MOVED.search(lead + closing) else [])
+    instructions = lead + instructions
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
             [f"{origin}: note: {n}" for n in notes]
-    scripted = scripts_write_fields(body)
+    scripted = scripts_write_fields(lead + body + closing)
     if crowd:
         notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
                      "<crowd-form> posts taskAnswers and whose own script draws the elements (MTurk's is not loaded); "
@@ -117,7 +119,7 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
         notes.append(f"{origin}: note: the page has no answer field (input, textarea, select or crowd element); "
                      "add a named one, or check that the page's script writes one")
     return ImportedPage(body, converted.columns, title, notes, scripted=scripted, crowd=crowd,
-                        instructions=instructions)
+                        instructions=instructions, closing=closing)
 
 
 def _without_crowd_frame(page: str) -> str:

@@ -124,7 +124,9 @@ def template_text(imported: ImportedPage, page: Path, source: str, keep_jinja: b
             "   item file's columns (item.<column>); every answer field is named <name>_{{ i }}. #}\n"
             + (f"{{% block instructions %}}\n{imported.instructions}{{% endblock %}}\n"
                if imported.instructions else "")
-            + "{% block item %}\n" + imported.body + "{% endblock %}\n")
+            + "{% block item %}\n" + imported.body + "{% endblock %}\n"
+            + (f"{{% block scripts %}}{{{{ super() }}}}\n{imported.closing}{{% endblock %}}\n" if imported.closing
+               else ""))
 
 
 def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: str) -> None:
@@ -152,7 +154,8 @@ def refuse_unbounded(template: str, imported: ImportedPage, page: Path, source: 
 def with_probed_rules(imported: ImportedPage, template: str, page: Path, source: str, keep_jinja: bool = False,
                       browser: Any = None) -> str:
     """The template with what the page's script requires, found by running it (``browser``: else one is launched)."""
-    if not blocks_submit(imported.body) or not template.endswith(imported.body + "{% endblock %}\n"):
+    code = imported.instructions + imported.body + imported.closing  # the page's scripts, wherever they run
+    if not blocks_submit(code) or template != template_text(imported, page, source, keep_jinja):
         return template
     try:
         rendered = sample_page(template, imported, page)

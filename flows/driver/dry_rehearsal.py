@@ -12,9 +12,11 @@ from flows.core.ledger.store import Store
 PAGES = 4  # pages a rehearsal posts: 12 responses of a one-item page at 3 workers an item, about 1 s of CPU
 
 
-def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int,
+def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int, times: bool = True,
              pages: int | None = None) -> tuple[list[str], bool]:
-    """(the rehearsal's lines, whether it agrees that there is no problem); ``pages``: a batch's, else PAGES."""
+    """(the rehearsal's lines, with the plan against its times unless ``times`` is off, whether it agrees that
+    there is no problem); ``pages``: a batch's, else PAGES."""
+    from flows.campaigns.page_plan import rehearsal_time_lines
     from flows.core.outputs.figures import UNSEEN
     from flows.driver.campaign_run import run_campaign
 
@@ -34,6 +36,7 @@ def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int,
                           "pages FROM assignments WHERE batch = 1")[0]
         rejected = store.rows("SELECT count(*) AS n FROM decisions WHERE batch = 1 AND action = 'reject'")[0]["n"]
         blocked = store.rows("SELECT count(DISTINCT worker_id) AS n FROM blocks WHERE batch = 1")[0]["n"]
+        took = rehearsal_time_lines(store.rows, cfg, platform, cfg.name) if times else []
     total, workers = int(done["n"] or 0), int(done["workers"] or 0)
     head = f"rehearsal of a first batch on the simulator ({total} responses to {done['pages']} page(s), its crowd)"
     if result.get("held"):  # "batch 1 HELD for review, ...: rule X would reject or block 3 of 3 workers (...). ..."
@@ -45,5 +48,5 @@ def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int,
     line = f"{head}: {rejected} rejected, {blocked} of {workers} worker(s) blocked"
     if share > cfg.policy.hold_share:
         return [f"{line}: most of the batch; look at `hitflow run {cfg.path} --no-prefect --limit {items}`'s "
-                "report before posting"], False
-    return [line], True
+                "report before posting", *took], False
+    return [line, *took], True

@@ -131,7 +131,7 @@ def write_study_outputs(run: Run, out_dir: Path) -> dict[str, Any]:
     counts = dict(zip(decisions["action"], decisions["n"].astype(int), strict=True))
     summary = "\n".join([study_summary(run, counts, len(blocked), analysis, out_dir),
                          *short_item_lines(run.store, run.cfg.name)])  # every item answered or named
-    (out_dir / "study_summary.txt").write_text(summary, encoding="utf-8")
+    (out_dir / "study_summary.txt").write_text(summary + "\n", encoding="utf-8")
     report = {"name": run.cfg.name, "kind": run.cfg.study.kind, "target": route_label(run),
               "platform": run.platform, "decisions": counts, "flags": flags, "blocked": blocked,
               "statistics": statistics_tables(run.cfg.study.kind, analysis),

@@ -112,7 +112,8 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
     strays = len(reconcile(run)["expired_strays"])  # open HITs of the campaign the ledger never knew: closed too
     hits = store.rows("SELECT * FROM hits WHERE campaign = ?", [cfg.name])
     errors: list[str] = []
-    expired = sum(each_call(errors, f"expire {h['hit_id']}", _expire_open, run, h) for h in hits) + strays
+    closed = {h["hit_id"] for h in hits if each_call(errors, f"expire {h['hit_id']}", _expire_open, run, h)}
+    expired = len(closed) + strays
     deleted, working = _decide_and_delete(run, hits, review_undecided, errors)
     finished = ""
     if working and run.target.kind == "sim":
@@ -122,17 +123,18 @@ def cancel(run: Run, review_undecided: Review) -> dict[str, Any]:
         finished = f"; the simulator's workers on {len(working) - len(still)} HIT(s) finished and were decided"
         deleted, working = deleted + more, still
     later = f"; {len(working)} HIT(s) still have workers on them: run cancel again after they finish" if working else ""
-    finish_cancel(run, errors, f"cancel: {deleted} finished HIT(s) deleted, their work decided{finished}{later}")
-    return {"closed": expired, "expired": expired, "deleted": deleted, "still_working": len(working)}
+    done = len(set(deleted) - closed)  # those it closed are counted once, in the cancel's last line
+    finish_cancel(run, errors, f"cancel: {done} finished HIT(s) deleted, their work decided{finished}{later}")
+    return {"closed": expired, "expired": expired, "deleted": len(deleted), "still_working": len(working)}
 
 
 def _decide_and_delete(run: Run, hits: list[dict[str, Any]], review_undecided: Review, errors: list[str]
-                       ) -> tuple[int, list[dict[str, Any]]]:
-    """Fetch and review what came in, delete the HITs that are done; (deleted, the HITs workers are still on)."""
+                       ) -> tuple[list[str], list[dict[str, Any]]]:
+    """Fetch and review what came in, delete the HITs that are done; (those deleted, the HITs workers are still on)."""
     for hit in hits:  # work submitted up to now is stored, so it is reviewed before its HIT is deleted
         each_call(errors, f"fetch {hit['hit_id']}", _fetch_all, run, hit)
     review_undecided(run, errors)
-    deleted = sum(each_call(errors, f"delete {h['hit_id']}", _delete_if_done, run, h) for h in hits)
+    deleted = [h["hit_id"] for h in hits if each_call(errors, f"delete {h['hit_id']}", _delete_if_done, run, h)]
     return deleted, [h for h in hits if (v := each_call(errors, "", mturk.get_hit, run.client, h["hit_id"]))
                      and int(v["NumberOfAssignmentsPending"]) > 0]
 
