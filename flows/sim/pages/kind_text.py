@@ -112,10 +112,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return audience(texts, rng, least)
     if wanted == "correction":
         target, version = to_correct(question, texts, ctx.labels)
-        return corrected(target, rng, version) if texts else ""
+        return corrected(target, rng, version, bool(re.search(r"\bsentence\b", question, re.I))) if texts else ""
     if wanted == "politer":
         return politer(main_text(texts), rng) if texts else ""
-    if wanted in ("word", "remark", "clarification", "wording", "question"):
+    if wanted in ("word", "remark", "clarification", "wording", "question", "ask"):
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
