@@ -61,8 +61,8 @@ def question_texts(page: _FormParser) -> dict[str, str]:
 
 
 # a question, or an instruction to write one ("3. Write ONE question you would ask the seller."), before a hint
-ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:if \w+(?: \w+)?\s*[:,]\s*)?(?:write|re-?write|rephrase|compare|ask|describe|explain|give|name|list|"
-                    r"suggest|say|tell|summari[sz]e)\b",
+ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:if \w+(?: \w+)?\s*[:,]\s*)?(?:write|re-?write|rephrase|compare|ask|"
+                    r"describe|explain|give|name|list|suggest|say|tell|summari[sz]e)\b",
                     re.I)
 
 

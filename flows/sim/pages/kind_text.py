@@ -24,6 +24,7 @@ from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
 from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
+from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
@@ -53,6 +54,9 @@ def styled(fill: Filling, text: str) -> str:
     return text
 
 
+# a box that asks for writing of a kind not known ("Write a tweet ...", "Translate ..."): the item in a person's words
+WRITE = re.compile(r"\W*(?:\d+[.)]\s*)?(?:write|give|suggest|describe|explain|tell|say|rewrite|translate|summari|put|"
+                   r"make|create|draft|compose|propose)\b", re.I)
 # a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
 PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
                      r"are going to|from next|scheme)\b", re.I)
@@ -92,6 +96,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     rng, (low, said) = fill.rng, limits
     if wanted == "comparison":  # two texts told apart; with fewer than two, the box's question answered as it is
         if told := comparison(question, texts, rng, said.most_words):
+            return told
+        wanted = ""
+    if wanted in LOOKUPS:  # a fact the item states, the sentence bearing on a question, the things it names
+        if told := looked_up(wanted, question, ctx.texts, said.most_words):
             return told
         wanted = ""
     if wanted == "plain":  # a decision told plainly; a text that decides nothing is rewritten as it is
@@ -141,7 +149,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         known = question_answer(item_question(ctx.asks or texts), rng)
-        if known or wanted or not ctx.texts or not question.rstrip().endswith("?"):
+        if known or wanted or not ctx.texts or not (question.rstrip().endswith("?") or WRITE.match(question)):
             return known
         # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
         return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)

@@ -92,12 +92,12 @@ def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple
     """The text a correction box asks about (the one whose label its question names: "the corrected English line"
     -> "Our English"), and another version shown beside it (an original it translates, the facts it must agree
     with: "rewrite the notice so that it agrees with the timetable"), or ""."""
-    leads = {t: h for h, t in zip(texts, texts[1:]) if h.endswith(":") and len(h.split()) <= 8}  # "Notice:"
+    leads = {t: h for h, t in itertools.pairwise(texts) if h.endswith(":") and len(h.split()) <= 8}  # "Notice:"
     labels = {**leads, **labels}
     texts = [*texts, *(t for t in labels if t not in texts and len(t.split()) < 3)]  # a dish name is short
     asked = [w[:5] for w in map(_bare, question.split())]
     at = {t: next((k for k, w in enumerate(asked) if w in _stems(labels.get(t, ""))), -1) for t in texts}
-    named = sorted((t for t in texts if at[t] >= 0 and len(t.split()) >= 3), key=at.get)
+    named = sorted((t for t in texts if at[t] >= 0 and len(t.split()) >= 3), key=lambda t: at[t])
     facts = [t for t in named if AGAINST.search(" ".join(asked[max(0, at[t] - 3):at[t]]))]  # "agrees with the X"
     if len(named) >= 2 or facts:  # the text to fix, and the facts it must agree with (the lead-in's too)
         version = (facts or named[1:])[0]
@@ -199,10 +199,14 @@ def agreeing(text: str, version: str, one: bool) -> str:
         said = TOKEN.findall(sentence)
         swaps = {k: new for k in range(len(said)) if _kind(said, k) and (new := _swap(said, k, facts, whole))}
         if len(swaps) > best:
-            at = itertools.count()  # (the same tokens, in the same order, as ``said``)
-            put = TOKEN.sub(lambda m: swaps.get(next(at), m[0]), sentence)
+            put = _put(sentence, swaps)
             best, fixed = len(swaps), put if one else " ".join([*sentences[:n], put, *sentences[n + 1:]])
     return fixed or _clause_put_right(sentences, version, one)
+
+
+def _put(sentence: str, swaps: dict[int, str]) -> str:
+    at = itertools.count()  # (the same tokens, in the same order, as TOKEN finds them)
+    return TOKEN.sub(lambda m: swaps.get(next(at), m[0]), sentence)
 
 
 def _keys(text: str) -> set[str]:
@@ -215,8 +219,8 @@ def _clause_put_right(sentences: list[str], version: str, one: bool) -> str:
     """A clause of ``sentences`` that says what ``version`` does not, replaced with the clause of ``version`` that
     the text never says and that shares most words with it ("no buses after 22:00" -> "extra buses meet every ferry
     arriving after 22:00"); "" where every clause of the version is said."""
-    facts = re.split(r":\s+", version, maxsplit=1)  # (not the lead-in: "New timetable, from 1 March:")
-    facts = facts[-1] if len(facts[0].split()) <= 8 else version
+    lead, _colon, rest = version.partition(": ")  # (not the lead-in: "New timetable, from 1 March:")
+    facts = rest if rest and len(lead.split()) <= 8 else version
     theirs, said = [c for c in re.split(r"[.;,()]\s*|:\s+", facts) if c.strip()], _keys(" ".join(sentences))
     ours = [(n, k, c) for n, s in enumerate(sentences) for k, c in enumerate(re.split(r",\s*", s)) if
             _keys(c) - _keys(version)]

@@ -26,16 +26,17 @@ DAYS = r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|Februa
        r"August|September|October|November|December"
 COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple"
 MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-DATE = rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {MONTH}\b(?: \d{{4}})?|\b{MONTH} \d|\b\d{{1,2}}[/-]\d{{1,2}}(?:[/-]\d{{2,4}})?\b|" \
-       r"\b\d{4}-\d\d-\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+DATE = rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {MONTH}\b(?: \d{{4}})?|\b{MONTH} \d|" \
+       r"\b\d{1,2}[/-]\d{1,2}(?:[/-]\d{2,4})?\b|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b"
 TIME = r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|noon|midday|o'clock"
-PLACED = r"(?-i:\b(?:at|in|near) (?:the )?[A-Z]|\b(?!(?:From|By|At|In|On|The|An?)\b)[A-Z][a-z]+,? [A-Z][a-z]+\b|\b[A-Z]{2} ?\d{3})|\b(?:street|road|" \
-         r"lane|close|grove|avenue|drive|park|wood|common|meadows?|farm|site|village|reserve)\b|(?-i:[A-Z][a-z]+) (?:school|" \
-         r"pond|church|field|lake|river|beach|allotments?|green)\b"
+PLACED = r"(?-i:\b(?:at|in|near) (?:the )?[A-Z]|\b(?!(?:From|By|At|In|On|The|An?)\b)[A-Z][a-z]+,? [A-Z][a-z]+\b|" \
+         r"\b[A-Z]{2} ?\d{3})|\b(?:street|road|lane|close|grove|avenue|drive|park|wood|common|meadows?|farm|site|" \
+         r"village|reserve)\b|(?-i:[A-Z][a-z]+) (?:school|pond|church|field|lake|river|beach|allotments?|green)\b"
 # a number that counts, once dates, times, grid references and house numbers are set aside
 COUNTED = re.compile(rf"\b(?:{COUNT}|\d+|dozens?|pairs?)\b|\bx ?\d|\b(?:a|an) (?-i:[a-z])", re.I)
-NOT_COUNTS = re.compile(rf"{DATE}|{TIME}|\b[A-Z]{{2}} ?\d+(?: \d+)?|\b\d+[a-z]? (?-i:[A-Z])|\b(?:plot|no\.?|number|lock|stand|route|"
-                        r"bus|room|flat|unit|platform|gate|line) \d+|\b(?!x\d)(?=[\w-]*[a-z])(?=[\w-]*\d)[\w-]+", re.I)  # (a code: "GBW-5262", "A1")
+NOT_COUNTS = re.compile(rf"{DATE}|{TIME}|\b[A-Z]{{2}} ?\d+(?: \d+)?|\b\d+[a-z]? (?-i:[A-Z])|"
+                        r"\b(?:plot|no\.?|number|lock|stand|route|bus|room|flat|unit|platform|gate|line) \d+|"
+                        r"\b(?!x\d)(?=[\w-]*[a-z])(?=[\w-]*\d)[\w-]+", re.I)  # (the last a code: "GBW-5262", "A1")
 SIGNED = r"(?-i:\b[A-Z]\. ?[A-Z][a-z]+|\b[A-Z] ?& ?[A-Z]\b|(?:^|[.!-]\s*)[A-Z][a-z]+(?: [A-Z]\.?)?\.?\s*$|" \
          r"\b[A-Z]{2,3}\.?\s*$|\b(?:[A-Z]\.){2,3}|\b(?i:by|from|I'?m|this is) [A-Z])|observer|recorded by|\bname\b"
 # parts a page may name: the page's words for it, and whether an item's text gives it (None: not a kind we read)
@@ -51,8 +52,8 @@ TYPED = ((r"\bday\b|\bdate\b|\bwhen\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun
 # the sentence of a page that says what an item should give ("A listing needs a date, a time ...")
 # (a verb of having or giving: "which team should handle it" says what the worker does, not what an item holds)
 NEEDS = re.compile(r"[^.!?]*\b(?:(needs?|(?:must|should|ha(?:s|ve) to) (?:have|give|include|state|show|contain|list|"
-                   r"say|mention)|gives?|includes?|requires?|contains?|the following)\b|(?:has|have|with) all\b[^:.!?]*:)"
-                   r"[^.!?]*", re.I)
+                   r"say|mention)|gives?|includes?|requires?|contains?|the following)\b|"
+                   r"(?:has|have|with) all\b[^:.!?]*:)[^.!?]*", re.I)
 ADDRESSES = re.compile(r"address|post ?code|zip|deliver|parcel|postal|courier|shipping|letter", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "Ask for {p}")  # (three words or more)
 ASKED = ("It does not say {p}", "Missing: {p}", "It leaves out {p}", "Ask for {p}")
@@ -88,15 +89,15 @@ def missing_part(text: str, rng: random.Random, page: str = "") -> str:
         said = " and ".join(lacks[:3])
         if not said:
             return ""
-        frames = ASKED if " and " in said else ASKED if re.match(r"(?:how|what|which|who|where|when|whether)\b", said) else SAYINGS
+        frames = ASKED if " and " in said or re.match(r"(?:how|what|which|who|where|when|whether)\b", said) else SAYINGS
         return rng.choice(frames).format(p=said, P=said[:1].upper() + said[1:])
     if page and not ADDRESSES.search(page):  # a page about something else: its short texts are no addresses
         return ""
     has = [(name, check(text.split(","), POSTCODE.findall(text))) for name, check in PARTS]
     if len(text.split()) > 15 or sum(h for _n, h in has[:4]) + bool(FLAT.search(text)) < 2:
         return ""
-    lacks = next((name for name, h in has if not h), "")
-    return rng.choice(SAYINGS).format(p=lacks, P=lacks[:1].upper() + lacks[1:]) if lacks else ""
+    part = next((name for name, h in has if not h), "")
+    return rng.choice(SAYINGS).format(p=part, P=part[:1].upper() + part[1:]) if part else ""
 
 
 def missing_in(texts: list[str], rng: random.Random, page: str = "") -> str:

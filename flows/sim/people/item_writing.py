@@ -6,13 +6,15 @@ import random
 import re
 
 from flows.sim.people.comparisons import asks_comparison
+from flows.sim.people.item_lookups import lookup_kind
 from flows.sim.people.own_answers import own_kind
-from flows.sim.people.plain_retelling import asks_plainly
+from flows.sim.people.plain_retelling import PLAIN_ASK, asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
-                     r"shorten|abstract", re.I)
+                     r"shorten|abstract|\btweet\b|\b(?:social media|short) (?:post|message)|\bblurb\b|"
+                     r"\bwhat (?:does|do|did) (?:the |this |that )?\w+ (?:want|ask for|expect|request|need)\b", re.I)
 # the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
 IN_SHORT = re.compile(r"in (one|a) (short )?sentence|(?:in|use) your own words", re.I)
 JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
@@ -25,7 +27,8 @@ REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made 
                     r"gave it away|tipped you|how (?:did|do) you (?:know|tell|decide)", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
-TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
+TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b|\b(?:label|name|slogan|tagline) for (?:a|the|"
+                   r"this)\b|\bslogan\b|\btagline\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
 AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (?:would|might|could|should) you "
@@ -45,6 +48,7 @@ READER_ASKS = re.compile(r"\b(?:what|which) (?:\w+ )?questions? (?:would|might|c
                          r"pose|give|list|add|come up with|name|type) (?:a|one|two|three|any|an?other|some|your own) "
                          r"(?:\w+ ){0,2}questions?\b|\bone question\b|\bwhat (?:\w+ ){0,5}(?:would|might|could|will|"
                          r"should) (?:\w+ ){0,5}(?:ask|wonder)\b", re.I)
+AUTHOR = re.compile(r"\b(?:author|writer|reviewer|poster|speaker|seller|owner|you ask|ask (?:them|him|her))\b", re.I)
 FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                  r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|when)\b", re.I)  # two asked parts
@@ -142,7 +146,10 @@ def asked(question: str, name: str) -> str:
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
     kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
         or ("comparison" if asks_comparison(question) else "")
-    return "plain" if kind == "correction" and asks_plainly(question) else kind
+    if kind == "correction" and PLAIN_ASK.search(question):  # a decision told plainly; else the whole text, simpler
+        return "plain" if asks_plainly(question) else kind if re.search(r"\b(?:sentence|line|phrase)\b", question,
+                                                                       re.I) else "summary"
+    return kind
 
 
 def _kind(question: str, name: str) -> str:
@@ -151,8 +158,10 @@ def _kind(question: str, name: str) -> str:
         return "word"
     if UNCLEAR_ASK.search(question):
         return "unclear"
-    if READER_ASKS.search(question) and not ASK_BACK.search(question):  # a question a reader would still have
-        return "ask"
+    if READER_ASKS.search(question) or ASK_BACK.search(question):  # a question a reader, or its author, is asked
+        return "question" if AUTHOR.search(question) else "ask"
+    if (found := lookup_kind(question)) in ("bearing", "listed"):  # the sentence that bears on a question, the
+        return found  # things the item names
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):
@@ -177,7 +186,7 @@ def _kind(question: str, name: str) -> str:
                           ("remark", REMARK)):
         if pattern.search(said):
             return kind
-    return ""
+    return lookup_kind(question)  # a fact the item states ("What is the date of the meeting?")
 
 
 def the_word(question: str) -> str:
