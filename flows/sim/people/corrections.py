@@ -97,7 +97,7 @@ def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple
     texts = [*texts, *(t for t in labels if t not in texts and len(t.split()) < 3)]  # a dish name is short
     asked = [w[:5] for w in map(_bare, question.split())]
     at = {t: next((k for k, w in enumerate(asked) if w in _stems(labels.get(t, ""))), -1) for t in texts}
-    named = sorted((t for t in texts if at[t] >= 0 and len(t.split()) >= 3), key=lambda t: at[t])
+    named = sorted((t for t in texts if at[t] >= 0), key=lambda t: at[t])
     facts = [t for t in named if AGAINST.search(" ".join(asked[max(0, at[t] - 3):at[t]]))]  # "agrees with the X"
     if len(named) >= 2 or facts:  # the text to fix, and the facts it must agree with (the lead-in's too)
         version = (facts or named[1:])[0]

@@ -41,10 +41,10 @@ SIGNED = r"(?-i:\b[A-Z]\. ?[A-Z][a-z]+|\b[A-Z] ?& ?[A-Z]\b|(?:^|[.!-]\s*)[A-Z][a
          r"\b[A-Z]{2,3}\.?\s*$|\b(?:[A-Z]\.){2,3}|\b(?i:by|from|I'?m|this is) [A-Z])|observer|recorded by|\bname\b"
 # parts a page may name: the page's words for it, and whether an item's text gives it (None: not a kind we read)
 TYPED = ((r"\bday\b|\bdate\b|\bwhen\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|weekend|"
-          + DATE), (r"\btimes?\b", TIME),
+          + DATE), (r"\btimes?\b", rf"{TIME}|\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?)\b"),
          (r"how many (?:people|guests)|number of (?:people|guests)|party size|\bguests\b",
           rf"\b(?:{COUNT})\b(?: \w+)? (?:people|of us|guests|persons|adults)|\b(?:for|of)\s+(?:{COUNT})\b"),
-         (r"how many|\bnumbers? of\b|\bcount\b|quantit|amounts?", ""),
+         (r"how many|\bnumbers? of\b|\bcount\b", ""),
          (r"\bnames?\b|initials|observer|recorder|\bwho\b|signed|author", SIGNED),
          (r"e-?mail", r"@\w"), (r"phone|mobile", r"\d[\d ]{7,}"),
          (r"\bprice|\bcost|\bfee\b", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b"),
@@ -54,6 +54,8 @@ TYPED = ((r"\bday\b|\bdate\b|\bwhen\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun
 NEEDS = re.compile(r"[^.!?]*\b(?:(needs?|(?:must|should|ha(?:s|ve) to) (?:have|give|include|state|show|contain|list|"
                    r"say|mention)|gives?|includes?|requires?|contains?|the following)\b|"
                    r"(?:has|have|with) all\b[^:.!?]*:)[^.!?]*", re.I)
+NONE_SAID = re.compile(r"\bif (?:nothing|none|no \w+) (?:is |are )?(?:missing|lacking|left out)\b[^.]*?\bwrite\s+"
+                       r"[\"“'‘]?(?P<w>[^\"”’.]+)", re.I)  # what to write when nothing is missing
 ADDRESSES = re.compile(r"address|post ?code|zip|deliver|parcel|postal|courier|shipping|letter", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "Ask for {p}")  # (three words or more)
 ASKED = ("It does not say {p}", "Missing: {p}", "It leaves out {p}", "Ask for {p}")
@@ -69,9 +71,9 @@ def _has(kind: int, part: str, text: str) -> bool | None:
     return bool(re.search(TYPED[kind][1], text, re.I))
 
 
-def needed(text: str, page: str) -> list[str] | None:
+def needed(text: str, page: str) -> tuple[list[str], list[str]] | None:
     """The parts ``page`` says an item gives (one sentence lists two or more of TYPED's) that ``text`` lacks, in the
-    page's words, those it cannot check last ("the species"); None where the page lists none."""
+    page's words, and those it cannot check ("the species"); None where the page lists none."""
     lists = (n[0].partition(":")[2] or n[0][n.end(1) - n.start():] for n in NEEDS.finditer(page))  # after the verb
     listed = max((re.split(r",|;|\s+and\s+", re.sub(r"\([^)]*\)", "", said)) for said in lists),
                  key=lambda ps: sum(any(re.search(t[0], p, re.I) for t in TYPED) for p in ps), default=[])
@@ -80,13 +82,17 @@ def needed(text: str, page: str) -> list[str] | None:
     if sum(k >= 0 for _p, k in parts) < 2:  # every word ("You must accept the HIT in time"; "typed by a customer")
         return None
     has = [(p, _has(k, p, text)) for p, k in parts if p]
-    return [p for p, h in has if h is False] or [p for p, h in has if h is None][:1]
+    return [p for p, h in has if h is False], [p for p, h in has if h is None]
 
 
-def missing_part(text: str, rng: random.Random, page: str = "") -> str:
-    """The parts ``text`` lacks of those its ``page`` (or an address) needs, in a few words; else ""."""
-    if (lacks := needed(text, page)) is not None:
-        said = " and ".join(lacks[:3])
+def missing_part(text: str, rng: random.Random, page: str = "", question: str = "") -> str:
+    """The parts ``text`` lacks of those its ``page`` (or an address) needs, in a few words (none: what ``question``
+    says to write then, else one it cannot check); else ""."""
+    if (found := needed(text, page)) is not None:
+        lacks, unsure = found
+        if not lacks and (none := NONE_SAID.search(question)):
+            return none["w"].strip()
+        said = " and ".join((lacks or unsure[:1])[:3])
         if not said:
             return ""
         frames = ASKED if " and " in said or re.match(r"(?:how|what|which|who|where|when|whether)\b", said) else SAYINGS
@@ -100,9 +106,9 @@ def missing_part(text: str, rng: random.Random, page: str = "") -> str:
     return rng.choice(SAYINGS).format(p=part, P=part[:1].upper() + part[1:]) if part else ""
 
 
-def missing_in(texts: list[str], rng: random.Random, page: str = "") -> str:
+def missing_in(texts: list[str], rng: random.Random, page: str = "", question: str = "") -> str:
     """The parts an item lacks: its main text against the parts its page lists, else each text as an address."""
     main = max(texts, key=len) if texts else ""
     if needed(main, page) is not None:
-        return missing_part(main, rng, page)
+        return missing_part(main, rng, page, question)
     return next(filter(None, (missing_part(t, rng, page) for t in texts)), "")

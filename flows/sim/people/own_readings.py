@@ -149,7 +149,7 @@ UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}."
 
 def untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
     """The detail the item leaves a reader to guess: a needed part, a step's amount or time, else a common one."""
-    if part := missing_in(texts, rng, page):
+    if part := missing_in(texts, rng, page, question):
         return [part]
     said = [s for t in texts for s in sentences(t)]
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]
