@@ -21,7 +21,7 @@ SUPPORT = re.compile(r"\b(?:copy|quote|paste)\b[^.?]{0,40}\b(?:sentence|line|phr
                      r"\b|\bthe (?:sentence|line|phrase) (?:that|which) (?:supports?|shows?|proves?|says?|tells?|"
                      r"explains?|backs?)", re.I)
 # a box that asks for the things an item names ("List the places mentioned", "Name two products in the text")
-LISTED = re.compile(r"\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|three|four|five|up to \w+))*"
+LISTED = re.compile(r"\bwhich (?:words|terms)\b|\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|three|four|five|up to \w+))*"
                     r"(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|things?|facts?|dates?|numbers?|"
                     r"organi[sz]ations?|companies|brands?|ingredients?|features?|words?|terms?|animals?|species|towns?|"
                     r"cities|countries|streets?)\b", re.I)
@@ -58,7 +58,9 @@ def named_things(question: str, texts: list[str], most: int) -> str:
     item = main_text(texts)
     found = [n for n in dict.fromkeys(m[0] for m in NAMES.finditer(item)) if n.lower() not in STOP
              and not re.fullmatch(rf"(?i:{MONTH}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)", n)]
-    if re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
+    if re.search(r"\b(?:words|terms)\b", question, re.I):  # the words a reader may stumble on: the longest
+        found = sorted(dict.fromkeys(re.findall(r"[A-Za-z-]{9,}", item)), key=len, reverse=True)[:4] or found
+    elif re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
         found = [m[0] for m in re.finditer(rf"{DATE}|{TIME}|[£$€]?\d[\d,.:]*\d|\d", item, re.I)] or found
     found = found or [w for w in dict.fromkeys(re.findall(r"[a-z]{6,}", item)) if w not in STOP]
     return ", ".join(found[:max(1, most)])
