@@ -22,9 +22,9 @@ SUPPORT = re.compile(r"\b(?:copy|quote|paste)\b[^.?]{0,40}\b(?:sentence|line|phr
                      r"explains?|backs?)", re.I)
 # a box that asks for the things an item names ("List the places mentioned", "Name two products in the text")
 LISTED = re.compile(r"\bwhich (?:words|terms)\b|\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|"
-                    r"three|four|five|up to \w+))*(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|things?|facts?|dates?|numbers?|"
-                    r"organi[sz]ations?|companies|brands?|ingredients?|features?|words?|terms?|animals?|species|towns?|"
-                    r"cities|countries|streets?)\b", re.I)
+                    r"three|four|five|up to \w+))*(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|"
+                    r"things?|facts?|dates?|numbers?|organi[sz]ations?|companies|brands?|ingredients?|features?|words?|"
+                    r"terms?|animals?|species|towns?|cities|countries|streets?)\b", re.I)
 NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
 STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
                   "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
