@@ -27,12 +27,13 @@ LISTED = re.compile(r"\bwhich (?:words|terms)\b|\b(?:list|name|write down|note)\
                     r"terms?|animals?|species|towns?|cities|countries|streets?)\b", re.I)
 NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
 STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
-                  "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
+                  "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason",
+                  "will", "would", "could", "should", "have", "been", "there", "they", "about", "into", "shows"))
 
 
 def stated_fact(question: str, texts: list[str]) -> str:
-    """The clause of the item that states the one fact ``question`` asks ("What is the date of the meeting?" -> "A
-    public meeting is planned for 20 May"), else ""."""
+    """The one fact ``question`` asks, as the item states it ("What is the date of the meeting?" -> "20 May"; a place
+    with the words after it: "at the town hall in Ashford"), else ""."""
     if not ONE_FACT.search(question) or not texts:
         return ""
     asked = next((has for names, has in FACTS if re.search(names, question, re.I)), "")
@@ -43,7 +44,9 @@ def stated_fact(question: str, texts: list[str]) -> str:
         return ""
     told = max(found, key=lambda c: len(about & _words(c))).rstrip(".")
     fact = re.search(asked, told, re.I)
-    return f"{told}." if len(told.split()) <= 10 or not fact else fact[0]  # (a long one: the fact alone)
+    if asked == PLACED and fact:  # (a place reads on past its first word: "at the Riverside Library")
+        return " ".join(told[fact.start():].split()[:6]).rstrip(",;")
+    return fact[0] if fact else ""
 
 
 def bearing(question: str, texts: list[str]) -> str:
