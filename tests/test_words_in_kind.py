@@ -120,7 +120,7 @@ def test_a_missing_part_is_the_part_an_address_lacks(address: str, part: str) ->
     ("Hi, could I come in on Monday at 9.15am? Call me on 07700 900123.", ""),
     ("Hi, could I come in on Monday? Call me on 07700 900123.", "time"),
     ("Any chance of 3pm on the 14th? Thanks, Priya", "phone"),
-    ("Can I come at 10:30? My number is 0161 496 0000.", "day")])
+    ("Can I come at 10:30? My number is 0161 496 0000.", "date")])
 def test_a_missing_part_is_one_the_page_says_an_item_gives(request_text: str, part: str) -> None:
     page = "Each appointment request should give a date, a time and a phone number. If not, what is missing?"
     said = missing_part(request_text, random.Random(1), page).lower()

@@ -27,6 +27,7 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
                             r"|survey)|help us improve|other thoughts", re.I)),
 )
+SHORT_LABEL = re.compile(r"^[^?]{1,40}$")  # a crowd element's label: a name for the box, not its question
 ADJACENT = 3  # parser steps: a <label> this close after a control (of no other control) is its label
 
 
@@ -50,6 +51,8 @@ def question_texts(page: _FormParser) -> dict[str, str]:
                  and before != [True] and not (run and asks(t) and p not in page.in_label)]
         if f.kind in ("radio", "checkbox"):
             words = since
+        elif own and run and SHORT_LABEL.match(own[0]) and asks(run[-1]):  # "Corrected sentence" under what it asks
+            words = [*run, *own]
         else:
             words = own or after[:1] or run or [f.attrs.get("placeholder", "")]
         out[name] = " ".join(words)
@@ -58,8 +61,8 @@ def question_texts(page: _FormParser) -> dict[str, str]:
 
 
 # a question, or an instruction to write one ("3. Write ONE question you would ask the seller."), before a hint
-ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:write|re-?write|rephrase|compare|ask|describe|explain|give|name|list|"
-                    r"suggest|say|tell|summari[sz]e)\b",
+ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:if \w+(?: \w+)?\s*[:,]\s*)?(?:write|re-?write|rephrase|compare|ask|"
+                    r"describe|explain|give|name|list|suggest|say|tell|summari[sz]e)\b",
                     re.I)
 
 

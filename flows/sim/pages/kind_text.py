@@ -24,6 +24,7 @@ from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
 from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
+from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
@@ -53,6 +54,9 @@ def styled(fill: Filling, text: str) -> str:
     return text
 
 
+# a box that asks for writing of a kind not known ("Write a tweet ...", "Translate ..."): the item in a person's words
+WRITE = re.compile(r"\W*(?:\d+[.)]\s*)?(?:write|give|suggest|describe|explain|tell|say|rewrite|translate|summari|put|"
+                   r"make|create|draft|compose|propose)\b", re.I)
 # a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
 PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
                      r"are going to|from next|scheme)\b", re.I)
@@ -94,6 +98,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         if told := comparison(question, texts, rng, said.most_words):
             return told
         wanted = ""
+    if wanted in LOOKUPS:  # a fact the item states, the sentence bearing on a question, the things it names
+        if told := looked_up(wanted, question, ctx.texts, said.most_words):
+            return told
+        wanted = ""
     if wanted == "plain":  # a decision told plainly; a text that decides nothing is rewritten as it is
         if told := plain_retelling(texts, rng, least, said.most_words):
             return told
@@ -112,10 +120,10 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return audience(texts, rng, least)
     if wanted == "correction":
         target, version = to_correct(question, texts, ctx.labels)
-        return corrected(target, rng, version) if texts else ""
+        return corrected(target, rng, version, bool(re.search(r"\bsentence\b", question, re.I))) if texts else ""
     if wanted == "politer":
         return politer(main_text(texts), rng) if texts else ""
-    if wanted in ("word", "remark", "clarification", "wording", "question"):
+    if wanted in ("word", "remark", "clarification", "wording", "question", "ask"):
         word = (the_word(question) or marked_word(texts)) if wanted == "word" else ""
         # a word the page marks in a way the simulator does not read (bold): a remark on the item
         return framed("remark" if wanted == "word" and not word else wanted, texts, rng, word)
@@ -141,7 +149,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         known = question_answer(item_question(ctx.asks or texts), rng)
-        if known or wanted or not ctx.texts or not question.rstrip().endswith("?"):
+        if known or wanted or not ctx.texts or not (question.rstrip().endswith("?") or WRITE.match(question)):
             return known
         # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
         return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)

@@ -8,7 +8,7 @@ import random
 import re
 
 from flows.sim.people.corrections import corrected
-from flows.sim.people.item_parts import missing_part
+from flows.sim.people.item_parts import missing_in
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -55,7 +55,7 @@ def question_answer(question: str, rng: random.Random) -> str:
 
 def missing_detail(texts: list[str], rng: random.Random, page: str = "") -> str:
     """The part a structured item lacks, else a detail its description does not give (of a thing it names)."""
-    if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
+    if part := missing_in(texts, rng, page):
         return part
     words = [w.strip(".,;:!?\"'()").lower() for t in texts for w in t.split(":")[-1].split()]
     things = [w for w in words if len(w) >= 3 and w not in NOT_THINGS and w.isalpha()]

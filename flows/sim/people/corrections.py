@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -74,6 +75,7 @@ FINE = re.compile(r"\b(correct|fine|right|ok|okay|no (?:errors?|mistakes?|proble
                   r"grammatical|free of)\b", re.I)
 FAULT = re.compile(r"\b(errors?|mistakes?|problems?|wrong|incorrect|ungrammatical|typos?|issues?|fix(?:es|ing)?|"
                    r"needs? (?:a |some )?(?:small |minor )?(?:changes?|corrections?|edits?))\b", re.I)
+AGAINST = re.compile(r"\b(?:with|again|using|from|to|accor|compa|match|by)\b")  # (five-letter stems)
 SMALL = frozenset(("with", "and", "from", "into", "over", "under", "your", "their", "this", "that", "these", "those",
                    "some", "each", "very", "than", "then", "what", "when", "which", "have", "been", "were", "also"))
 
@@ -88,9 +90,19 @@ def _stems(text: str) -> set[str]:
 
 def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple[str, str]:
     """The text a correction box asks about (the one whose label its question names: "the corrected English line"
-    -> "Our English"), and another version shown beside it (an original it translates), or ""."""
+    -> "Our English"), and another version shown beside it (an original it translates, the facts it must agree
+    with: "rewrite the notice so that it agrees with the timetable"), or ""."""
+    leads = {t: h for h, t in itertools.pairwise(texts) if h.endswith(":") and len(h.split()) <= 8}  # "Notice:"
+    labels = {**leads, **labels}
     texts = [*texts, *(t for t in labels if t not in texts and len(t.split()) < 3)]  # a dish name is short
-    named = [t for t in texts if _stems(labels.get(t, "")) & _stems(question)]
+    asked = [w[:5] for w in map(_bare, question.split())]
+    at = {t: next((k for k, w in enumerate(asked) if w in _stems(labels.get(t, ""))), -1) for t in texts}
+    named = sorted((t for t in texts if at[t] >= 0), key=lambda t: at[t])
+    facts = [t for t in named if AGAINST.search(" ".join(asked[max(0, at[t] - 3):at[t]]))]  # "agrees with the X"
+    if len(named) >= 2 or facts:  # the text to fix, and the facts it must agree with (the lead-in's too)
+        version = (facts or named[1:])[0]
+        target = next((t for t in named if t != version), "") or max((t for t in texts if t != version), key=len)
+        return target, f"{leads.get(version, '')} {version}".strip()
     target = max(named or texts, key=len) if texts else ""
     size = len(target.split())
     beside = [t for t in texts if t != target and target in labels and t in labels
@@ -121,10 +133,12 @@ def _from_version(text: str, version: str) -> str:
     return " ".join(mine)
 
 
-def corrected(sentence: str, rng: random.Random, version: str = "") -> str:
+def corrected(sentence: str, rng: random.Random, version: str = "", one: bool = False) -> str:
     """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one;
-    ``version``: the text it translates, read beside it."""
+    ``version``: the text it translates or must agree with, read beside it; ``one``: only the sentence fixed."""
     text = sentence.strip()
+    if version and (fixed := agreeing(text, version, one)):
+        return fixed
     for pattern, fix in FIXES:
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
@@ -136,6 +150,91 @@ def corrected(sentence: str, rng: random.Random, version: str = "") -> str:
     text = text[:1].upper() + text[1:]
     return text[:-1] + ";" if text.endswith(".") and text.count(".") == 1 and "," in text else \
         (text.rstrip(".!?") + ("!" if text.endswith(".") else "."))
+
+
+TOKEN = re.compile(r"\d[\d:.,/-]*\d|\d|[\w'&-]+|[.!?;,]")
+SAME = dict.fromkeys(("until", "till", "through", "-", "and"), "to")  # "06:00 until 20:00" is "06:00 to 20:00"
+DAY = re.compile(r"^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
+
+
+def _key(token: str) -> str:
+    return token if token[:1].isdigit() else SAME.get(token.lower(), token.lower()[:4])
+
+
+def _kind(tokens: list[str], k: int) -> str:
+    """A fact's kind ("" for none): a time, a number, a day, a name (a capital not opening a sentence)."""
+    w = tokens[k]
+    if w[:1].isdigit():
+        return "time" if ":" in w else "number"
+    if DAY.match(w.lower()) and w[:1].isupper():
+        return "day" if w.lower().endswith(("day", "days")) else "month"
+    return "name" if w[:1].isupper() and k and tokens[k - 1] not in ".!?" else ""
+
+
+def _near(tokens: list[str], k: int) -> tuple[str, str]:
+    return _key(tokens[k - 1]) if k else "", _key(tokens[k + 1]) if k + 1 < len(tokens) else ""
+
+
+def _swap(said: list[str], k: int, facts: list[str], whole: set[str]) -> str:
+    """The fact of ``facts`` (the other text's) that fact ``k`` of ``said`` should be: one of its kind that the words
+    around it fit better than they fit this fact there (one the text does not have first), or ""."""
+    kind, key, near = _kind(said, k), _key(said[k]), _near(said, k)
+
+    def fit(j: int) -> int:
+        return sum(a == b != "" for a, b in zip(near, _near(facts, j), strict=True))
+    own = max((fit(j) for j, f in enumerate(facts) if _key(f) == key), default=0)
+    found = [(fit(j), _key(f) not in whole, -abs(j / len(facts) - k / len(said)), j) for j, f in enumerate(facts)
+             if _kind(facts, j) == kind and _key(f) != key]
+    best = max(found, default=(0, False, 0, -1))
+    return facts[best[-1]] if best[0] > own else ""
+
+
+def agreeing(text: str, version: str, one: bool) -> str:
+    """``text``'s sentence that disagrees with ``version`` on a number, time, day or name, put right (the whole text,
+    unless ``one``); "" where they agree on every such fact."""
+    facts, sentences = TOKEN.findall(version), re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", text)
+    whole = {_key(t) for t in TOKEN.findall(text)}
+    best, fixed = 0, ""
+    for n, sentence in enumerate(sentences):
+        said = TOKEN.findall(sentence)
+        swaps = {k: new for k in range(len(said)) if _kind(said, k) and (new := _swap(said, k, facts, whole))}
+        if len(swaps) > best:
+            put = _put(sentence, swaps)
+            best, fixed = len(swaps), put if one else " ".join([*sentences[:n], put, *sentences[n + 1:]])
+    return fixed or _clause_put_right(sentences, version, one)
+
+
+def _put(sentence: str, swaps: dict[int, str]) -> str:
+    at = itertools.count()  # (the same tokens, in the same order, as TOKEN finds them)
+    return TOKEN.sub(lambda m: swaps.get(next(at), m[0]), sentence)
+
+
+def _keys(text: str) -> set[str]:
+    """A text's facts and content words (a year aside: a notice need not repeat it)."""
+    return {_key(t) for t in TOKEN.findall(text) if (t[:1].isdigit() and not re.fullmatch(r"(?:19|20)\d\d", t))
+            or (len(t) >= 4 and t.lower() not in SMALL)}
+
+
+def _clause_put_right(sentences: list[str], version: str, one: bool) -> str:
+    """A clause of ``sentences`` that says what ``version`` does not, replaced with the clause of ``version`` that
+    the text never says and that shares most words with it ("no buses after 22:00" -> "extra buses meet every ferry
+    arriving after 22:00"); "" where every clause of the version is said."""
+    lead, _colon, rest = version.partition(": ")  # (not the lead-in: "New timetable, from 1 March:")
+    facts = rest if rest and len(lead.split()) <= 8 else version
+    theirs, said = [c for c in re.split(r"[.;,()]\s*|:\s+", facts) if c.strip()], _keys(" ".join(sentences))
+    ours = [(n, k, c) for n, s in enumerate(sentences) for k, c in enumerate(re.split(r",\s*", s)) if
+            _keys(c) - _keys(version)]
+    pairs = [(3 * len(_keys(c) & _keys(w)) + len(_keys(w) - said) - abs(j / len(theirs) - (n + k / 9) / len(sentences)),
+              n, k, w.strip()) for n, k, c in ours for j, w in enumerate(theirs) if _keys(w) - said]
+    if not pairs or len(said & _keys(facts)) < max(2, len(_keys(facts)) / 4):  # (another language: no clause of it)
+        return ""
+    _s, n, k, put = max(pairs)
+    clauses = re.split(r"(,\s*)", sentences[n])
+    put = put[:1].upper() + put[1:] if not k else put if put[:1].isdigit() or _kind([".", put], 1) else \
+        put[:1].lower() + put[1:]
+    clauses[2 * k] = put + (clauses[2 * k][-1] if clauses[2 * k][-1:] in ".!?" else "")
+    fixed = "".join(clauses)
+    return fixed if one else " ".join([*sentences[:n], fixed, *sentences[n + 1:]])
 
 
 NOT_ORDERS = frozenset(("i", "you", "your", "we", "the", "a", "an", "this", "that", "these", "those", "it", "he", "she",

@@ -6,13 +6,15 @@ import random
 import re
 
 from flows.sim.people.comparisons import asks_comparison
+from flows.sim.people.item_lookups import lookup_kind
 from flows.sim.people.own_answers import own_kind
-from flows.sim.people.plain_retelling import asks_plainly
+from flows.sim.people.plain_retelling import PLAIN_ASK, asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
-                     r"shorten|abstract", re.I)
+                     r"shorten|abstract|\btweet\b|\b(?:social media|short) (?:post|message)|\bblurb\b|"
+                     r"\bwhat (?:does|do|did) (?:the |this |that )?\w+ (?:want|ask for|expect|request|need)\b", re.I)
 # the form of a summary, which a reason for a choice may be asked in too ("justify it in a sentence or two")
 IN_SHORT = re.compile(r"in (one|a) (short )?sentence|(?:in|use) your own words", re.I)
 JUSTIFY = re.compile(r"\bwhy\b|justif|reason|what made you|explain (?:your|the|why)", re.I)
@@ -25,7 +27,8 @@ REASON = re.compile(r"\bwhy\b|reason|explain|justif|because|rationale|what made 
                     r"gave it away|tipped you|how (?:did|do) you (?:know|tell|decide)", re.I)
 MISSING = re.compile(r"missing|left out|leaves? out|\bomit|does ?n[o']t (say|mention|include)|what else", re.I)
 ANSWER = re.compile(r"\banswer\b|\bresponse\b|\breply\b", re.I)
-TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b", re.I)
+TITLE = re.compile(r"\btitle\b|\bheadline\b|\bsubject line\b|\bheading\b|\b(?:label|name|slogan|tagline) for (?:a|the|"
+                   r"this)\b|\bslogan\b|\btagline\b", re.I)
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 WORDING = re.compile(r"\b(?:wording|phrasing|worded|phrased|word choice|choice of words|tone)\b", re.I)
 AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (?:would|might|could|should) you "
@@ -38,6 +41,14 @@ AUDIENCE = re.compile(r"\bwho\b[^.]{0,90}\b(?:why|what makes|how come)\b|\bwho (
 ASK_BACK = re.compile(r"\b(?:what|which) (?:question )?(?:would|might|could|do|will) you (?:like to )?ask\b|\bask "
                       r"(?:the )?(?:author|writer|seller|reviewer|poster|speaker|owner)|\bquestion for the\b|"
                       r"\b(?:write|suggest|think of|pose) (?:a|one|your) (?:follow-up )?question\b", re.I)
+# a box that asks for a question someone would ask about the item ("What question would a patient still want
+# answered?", "Write one question a buyer might have"), not one put to its author (ASK_BACK)
+READER_ASKS = re.compile(r"\b(?:what|which) (?:\w+ )?questions? (?:would|might|could|should|do|does|did|will|is|are|"
+                         r"remains?|still|[a-z]+ (?:would|might|could|will|still))\b|\b(?:write|ask|suggest|think of|"
+                         r"pose|give|list|add|come up with|name|type) (?:a|one|two|three|any|an?other|some|your own) "
+                         r"(?:\w+ ){0,2}questions?\b|\bone question\b|\bwhat (?:\w+ ){0,5}(?:would|might|could|will|"
+                         r"should) (?:\w+ ){0,5}(?:ask|wonder)\b", re.I)
+AUTHOR = re.compile(r"\b(?:author|writer|reviewer|poster|speaker|seller|owner|you ask|ask (?:them|him|her))\b", re.I)
 FIX = re.compile(r"\bcorrect(?:ed|ion)(?! answer)|\brewrite\b|\bre-?type\b|\bfix(?:ed)?\b|\bcorrect (?:it|"
                  r"the|them|this)\b|\bedit the (?:sentence|text)", re.I)
 OPEN = re.compile(r"\b(?:what|where|how|when)\b[^?]*\band\s+(?:what|where|how|when)\b", re.I)  # two asked parts
@@ -109,6 +120,12 @@ DOES = re.compile(r"(?:\b(?:that|which|it)\s+|^[A-Z][\w-]*(?: [A-Z][\w-]*)?\s+)(
 YOU = {"I": "you", "I'm": "you're", "me": "you", "my": "your", "My": "your", "we": "you", "We": "you", "us": "you",
        "our": "your", "Our": "your", "am": "were"}
 CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "because", "if", "until", "even", "you"))
+# a reader's question about the item, in its words (not one put to its author)
+WONDERS = ("What exactly does \"{a}\" mean for someone like me?", "Is there more detail about \"{a}\", and where "
+           "could I find it?", "Would \"{a}\" also apply to me, or only to the people it describes?",
+           "How sure can we be that {a}, and how was that found out?", "What happens after \"{a}\", and is there any "
+           "follow-up?", "Why does it say \"{a}\", and what would that mean for me in practice?",
+           "How long does it take before \"{a}\", and does it last?")
 ASKS = ("When you wrote \"{a}\", what did you mean exactly?", "Could you say more about \"{a}\"?",
         "Was \"{a}\" the main reason for your opinion?", "How much did \"{a}\" matter to you overall?",
         "Would you still recommend it, given that {y}?", "Did anyone do anything about \"{a}\"?",
@@ -118,7 +135,7 @@ WORDINGS = ("The phrasing of \"{a}\" is {c}.", "\"{a}\" is worded in a way that 
 QUALITIES = ("short and easy to remember", "a bit awkward to read aloud", "clear and simple",
              "catchy, it has a nice rhythm", "a little flat, it could be snappier", "friendly and plain")
 FRAMED = {"remark": (REMARKS, REACTIONS), "clarification": (CLARIFICATIONS, UNCLEAR), "wording": (WORDINGS, QUALITIES),
-          "question": (ASKS, ("",)), "word": (WORD_COMMENTS, ("",))}
+          "question": (ASKS, ("",)), "ask": (WONDERS, ("",)), "word": (WORD_COMMENTS, ("",))}
 
 
 def asked(question: str, name: str) -> str:
@@ -129,7 +146,10 @@ def asked(question: str, name: str) -> str:
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
     kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
         or ("comparison" if asks_comparison(question) else "")
-    return "plain" if kind == "correction" and asks_plainly(question) else kind
+    if kind == "correction" and PLAIN_ASK.search(question):  # a decision told plainly; else the whole text, simpler
+        return "plain" if asks_plainly(question) else kind if re.search(r"\b(?:sentence|line|phrase)\b", question,
+                                                                       re.I) else "summary"
+    return kind
 
 
 def _kind(question: str, name: str) -> str:
@@ -138,6 +158,10 @@ def _kind(question: str, name: str) -> str:
         return "word"
     if UNCLEAR_ASK.search(question):
         return "unclear"
+    if READER_ASKS.search(question) or ASK_BACK.search(question):  # a question a reader, or its author, is asked
+        return "question" if AUTHOR.search(question) else "ask"
+    if (found := lookup_kind(question)) in ("bearing", "listed"):  # the sentence that bears on a question, the
+        return found  # things the item names
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):
@@ -162,7 +186,7 @@ def _kind(question: str, name: str) -> str:
                           ("remark", REMARK)):
         if pattern.search(said):
             return kind
-    return ""
+    return lookup_kind(question)  # a fact the item states ("What is the date of the meeting?")
 
 
 def the_word(question: str) -> str:
@@ -207,8 +231,9 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
     """A remark, question or comment quoting the item's words (a clause, or around ``word``); "" if none."""
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
-    if kind == "question":
+    if kind in ("question", "ask"):
         quoted = [" ".join(c.split()) for c in CLAUSES.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+        quoted = [c for c in quoted if re.search(r"[A-Za-z]{7}", c)] or quoted  # one that names something
         q = rng.choice(quoted) if quoted else ""
         quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
     elif kind == "word" and (around := [" ".join(ws[max(0, k - 1):k + 3]).strip(".,;:") for ws in (

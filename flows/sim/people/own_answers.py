@@ -34,10 +34,10 @@ ASKS = (("reply", r"\bhow (?:would|will|might|do) you (?:reply|respond|answer)|\
         ("who", r"\bwho\b[^?.]{0,30}\b(?:affected|impacted|hit|helped|hurt|harmed|benefits?|loses?|gains?|suffers?)\b|"
                 r"\bwhich (?:people|groups?)\b"),
         ("weigh", r"\b(?:benefits?|advantages?|upsides?|drawbacks?|disadvantages?|downsides?|risks?|dangers?|"
-                  r"worr(?:y|ies)|concerns?)\b"))
+                  r"worr(?:y|ies)|concerns?|(?:counter-?)?arguments?|objections?|case (?:for|against))\b"))
 PLAN = re.compile(r"\b(?:this|the) (change|plan|proposal|rule|policy|decision|scheme|idea|announcement|project)\b",
                   re.I)
-GOOD_SIDE = re.compile(r"\b(?:benefits?|advantages?|upsides?)\b", re.I)
+GOOD_SIDE = re.compile(r"\b(?:benefits?|advantages?|upsides?|(?:argument|case) (?:for|in favou?r))\b", re.I)
 OWN_KINDS = frozenset(kind for kind, _p in ASKS)
 ASKED = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in ASKS)
 RECAST = re.compile(r"\b(?:reword|rewrite|rephrase|kinder|politer|polite|friendlier|gentler)\b", re.I)

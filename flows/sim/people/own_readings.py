@@ -7,7 +7,7 @@ import random
 import re
 
 from flows.sim.people.asked_details import SMALL
-from flows.sim.people.item_parts import missing_part
+from flows.sim.people.item_parts import missing_in
 from flows.sim.people.stated_limits import NUMBERS
 from flows.sim.people.summaries import main_text, sentences
 
@@ -149,7 +149,7 @@ UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}."
 
 def untold(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
     """The detail the item leaves a reader to guess: a needed part, a step's amount or time, else a common one."""
-    if part := next(filter(None, (missing_part(t, rng, page) for t in texts)), ""):
+    if part := missing_in(texts, rng, page, question):
         return [part]
     said = [s for t in texts for s in sentences(t)]
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]

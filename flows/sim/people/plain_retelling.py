@@ -10,7 +10,8 @@ from flows.sim.people.summaries import main_text, sentences
 # a box that asks a text put plainly, not a slip in it corrected ("Rewrite ... in plain English", "explain it to a
 # friend", "in everyday words")
 PLAIN_ASK = re.compile(r"\bplain (?:english|language|words|terms)\b|\beveryday (?:words|language)\b|"
-                       r"\bexplain it to a (?:friend|child|neighbour)\b|\bsimple (?:words|language)\b", re.I)
+                       r"\bexplain it to a (?:friend|child|neighbour)\b|\bsimple (?:words|language)\b|\bfor a (?:child|"
+                       r"\d+-year-old|friend|neighbour)\b|\bsimpler\b", re.I)
 DECISION_ASK = re.compile(r"\b(?:decision|decided|decides|outcome|verdict|what happens next|next steps?)\b", re.I)
 # what a letter decided: against, in part, for the reader, or not yet (more is asked of them first)
 AGAINST = re.compile(r"\b(?:declin\w*|unable to|cannot|can't|not able to|will not|won't|refus\w*|reject\w*|"

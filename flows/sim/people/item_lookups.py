@@ -1,0 +1,89 @@
+"""Answers a person finds in the item's text: a fact it states, the sentence that bears on a question, the things it
+names."""
+
+from __future__ import annotations
+
+import re
+
+from flows.sim.people.item_parts import DATE, MONTH, PLACED, TIME
+from flows.sim.people.summaries import main_text, sentences
+
+# a question about one fact, and how that fact reads in a text
+FACTS = ((r"\bwhen\b|\bdate\b|\bday\b", rf"{DATE}|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"),
+         (r"\btime\b|\bwhat time\b|\bhours\b", TIME), (r"\bhow much\b|\bprice\b|\bcost\b|\bfee\b|\bpay\b",
+                                                      r"[£$€]\s?\d[\d,.]*|\d[\d,.]*\s?(?:pounds|euros|dollars)"),
+         (r"\bwhere\b|\baddress\b|\blocation\b|\bplace\b|\bvenue\b", PLACED),
+         (r"\bhow (?:many|long|far|old|big)\b|\bnumber\b", r"\b\d[\d,.]*\b(?:\s\w+)?"))
+ONE_FACT = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:what|when|where|how (?:much|many|long|far|old|big)|which)\b[^?]{0,80}\?",
+                      re.I)
+# a box that asks to copy or point out the sentence bearing on a question ("Copy the sentence that supports ...")
+SUPPORT = re.compile(r"\b(?:copy|quote|paste)\b[^.?]{0,40}\b(?:sentence|line|phrase|words?)\b|\bwhich (?:sentence|line)"
+                     r"\b|\bthe (?:sentence|line|phrase) (?:that|which) (?:supports?|shows?|proves?|says?|tells?|"
+                     r"explains?|backs?)", re.I)
+# a box that asks for the things an item names ("List the places mentioned", "Name two products in the text")
+LISTED = re.compile(r"\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|three|four|five|up to \w+))*"
+                    r"(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|things?|facts?|dates?|numbers?|"
+                    r"organi[sz]ations?|companies|brands?|ingredients?|features?|words?|terms?|animals?|species|towns?|"
+                    r"cities|countries|streets?)\b", re.I)
+NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
+STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
+                  "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
+
+
+def stated_fact(question: str, texts: list[str]) -> str:
+    """The clause of the item that states the one fact ``question`` asks ("What is the date of the meeting?" -> "A
+    public meeting is planned for 20 May"), else ""."""
+    if not ONE_FACT.search(question) or not texts:
+        return ""
+    asked = next((has for names, has in FACTS if re.search(names, question, re.I)), "")
+    about = _words(question)
+    said = [c.strip() for s in sentences(main_text(texts)) for c in re.split(r";\s*|,\s(?=\w+ \w+ \w+)", s)]
+    found = [c for c in said if asked and re.search(asked, c, re.I)]
+    if not found:
+        return ""
+    told = max(found, key=lambda c: len(about & _words(c))).rstrip(".")
+    fact = re.search(asked, told, re.I)
+    return f"{told}." if len(told.split()) <= 10 or not fact else fact[0]  # (a long one: the fact alone)
+
+
+def bearing(question: str, texts: list[str]) -> str:
+    """The item's sentence that shares most words with what ``question`` asks about, as written."""
+    said = sentences(main_text(texts))
+    about = _words(SUPPORT.sub(" ", question))
+    return max(said, key=lambda s: len(about & _words(s)), default="")
+
+
+def named_things(question: str, texts: list[str], most: int) -> str:
+    """The things the item names (its capitalised names, else its longer words), comma-separated, at most ``most``."""
+    item = main_text(texts)
+    found = [n for n in dict.fromkeys(m[0] for m in NAMES.finditer(item)) if n.lower() not in STOP
+             and not re.fullmatch(rf"(?i:{MONTH}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)", n)]
+    if re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
+        found = [m[0] for m in re.finditer(rf"{DATE}|{TIME}|[£$€]?\d[\d,.:]*\d|\d", item, re.I)] or found
+    found = found or [w for w in dict.fromkeys(re.findall(r"[a-z]{6,}", item)) if w not in STOP]
+    return ", ".join(found[:max(1, most)])
+
+
+def _words(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
+
+
+def looked_up(kind: str, question: str, texts: list[str], most: int | None) -> str:
+    """The answer of a LOOKUPS ``kind`` found in the item's texts, "" where it has none."""
+    if kind == "lookup":
+        return stated_fact(question, texts)
+    if kind == "bearing":
+        return bearing(question, texts)
+    return named_things(question, texts, (most or 24) // 2) if texts else ""
+
+
+def lookup_kind(question: str) -> str:
+    """Which LOOKUPS kind a box asks for, or ""."""
+    if SUPPORT.search(question):
+        return "bearing"
+    if LISTED.search(question):
+        return "listed"
+    return "lookup" if ONE_FACT.search(question) and any(re.search(n, question, re.I) for n, _h in FACTS) else ""
+
+
+LOOKUPS = ("lookup", "bearing", "listed")
