@@ -3,6 +3,7 @@ names."""
 
 from __future__ import annotations
 
+import random
 import re
 
 from flows.sim.people.item_parts import DATE, MONTH, PLACED, TIME
@@ -25,6 +26,20 @@ LISTED = re.compile(r"\b(?:list|name|write down|note)\b(?: (?:all|every|each|any
                     r"(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|things?|facts?|dates?|numbers?|"
                     r"organi[sz]ations?|companies|brands?|ingredients?|features?|words?|terms?|animals?|species|towns?|"
                     r"cities|countries|streets?)\b", re.I)
+# a box that asks for a task someone took on, as a to-do line ("Write the first task agreed as a to-do line")
+TASK = re.compile(r"\bto-?do\b|\baction (?:items?|points?|lines?)\b|\bwho (?:does|will do|is doing) what\b|"
+                  r"\b(?:first|next|agreed) (?:task|action)\b", re.I)
+# someone taking a task on in minutes or a plan: "Tom agreed to buy two taps", "Kemi and Sarah will run the stall"
+TAKES_ON = re.compile(r"\b(?P<who>[A-Z][\w'-]+(?: (?:and )?[A-Z][\w'-]+)*) (?:will|agreed to|offered to|volunteered "
+                      r"to|promised to|(?:is|are) going to|said (?:she|he|they) would)(?! (?:be|have|stay|now|still|"
+                      r"not|also)\b) (?P<what>[^.;]+)")
+# a box that asks for the name of who or what the item is about ("Who was paid? Write the business's name")
+TRADER = r"(?:business|company|shop|store|merchant|brand|seller|payee|sender|firm|organi[sz]ation)"
+NAME_ASK = re.compile(rf"\b{TRADER}(?:'s)? name\b|\bname of (?:the|this) {TRADER}\b|"
+                      r"^\W*who (?:was|is|were|got) (?:paid|charged|billed)\b", re.I)
+WEB_NAME = re.compile(r"\b(?:[\w-]+\.)*?([A-Za-z][\w-]{1,})\.(?:com|net|org|io|co\.uk|gov\.uk|org\.uk|de|fr|eu)\b",
+                      re.I)
+COMPANY = re.compile(r"^(?:ltd|limited|plc|inc|llc|gmbh|corp|co)\.?$", re.I)
 NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
 STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
                   "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
@@ -47,10 +62,12 @@ def stated_fact(question: str, texts: list[str]) -> str:
 
 
 def bearing(question: str, texts: list[str]) -> str:
-    """The item's sentence that shares most words with what ``question`` asks about, as written."""
-    said = sentences(main_text(texts))
-    about = _words(SUPPORT.sub(" ", question))
-    return max(said, key=lambda s: len(about & _words(s)), default="")
+    """The item's sentence that shares most words with what ``question`` asks about, as written; the item's other
+    texts (the claim beside a passage) are what "your answer" is about."""
+    main = main_text(texts)
+    about = _words(" ".join([SUPPORT.sub(" ", question), *(t for t in texts if t != main)]))
+    topic = _words(" ".join(main.split()[:4]))  # what the whole text is about picks none of its sentences
+    return max(sentences(main), key=lambda s: (len((about - topic) & _words(s)), len(about & _words(s))), default="")
 
 
 def named_things(question: str, texts: list[str], most: int) -> str:
@@ -64,21 +81,65 @@ def named_things(question: str, texts: list[str], most: int) -> str:
     return ", ".join(found[:max(1, most)])
 
 
+def agreed_task(texts: list[str], rng: random.Random) -> str:
+    """The first task someone in the item takes on as a to-do line ("Tom Hale: buy two new taps by May."), the full
+    name where the item lists its people; "Nobody took on a task." where no one does."""
+    listed = (re.sub(r"^[^:,]{1,30}:\s*", "", n.strip()) for t in texts for n in t.split(","))  # ("Present: Tom Hale")
+    people = [n for n in listed if re.fullmatch(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+", n)]
+    found = [m for m in TAKES_ON.finditer(main_text(texts))]
+    found = [m for m in found if any(n.split()[0] == m["who"].split()[0] for n in people)] or found
+    if not found:
+        return "Nobody took on a task."
+    who = next((n for n in people if n.split()[0] == found[0]["who"]), found[0]["who"])
+    what = found[0]["what"].strip()
+    return rng.choice((f"{who}: {what}.", f"{who} will {what}.", f"{who.split()[0]} to {what}."))
+
+
+def item_name(texts: list[str], page: str, most: int | None) -> str:
+    """What the item calls the business it names, as a person says it: its web address's name, else its words up to a
+    number, code or company ending, less the words the page shows in the same form around it ("CARD PAYMENT TO")."""
+    line = main_text(texts)
+    if web := WEB_NAME.search(line):
+        words = [web[1]]
+    else:
+        words = []
+        for word in line.rpartition("*")[2].split():
+            if re.search(r"\d", word) or COMPANY.match(word):
+                break
+            words.append(word)
+        others = set(page.replace(line, " ").split())
+        while len(words) > 1 and words[0] in others:
+            words.pop(0)
+    name = " ".join(words[: most or 5]).strip(",;:")
+    if not name.isupper():
+        return name
+    return " ".join(w.title() if len(w) > 3 else w for w in name.split())  # (BP, NCP: as they are said)
+
+
 def _words(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
 
 
-def looked_up(kind: str, question: str, texts: list[str], most: int | None) -> str:
+def looked_up(kind: str, question: str, texts: list[str], most: int | None, rng: random.Random,
+              page: str = "") -> str:
     """The answer of a LOOKUPS ``kind`` found in the item's texts, "" where it has none."""
     if kind == "lookup":
         return stated_fact(question, texts)
     if kind == "bearing":
         return bearing(question, texts)
+    if kind == "name":
+        return item_name(texts, page, most) if texts else ""
+    if kind == "task":
+        return agreed_task(texts, rng) if texts else ""
     return named_things(question, texts, (most or 24) // 2) if texts else ""
 
 
 def lookup_kind(question: str) -> str:
     """Which LOOKUPS kind a box asks for, or ""."""
+    if TASK.search(question):
+        return "task"
+    if NAME_ASK.search(question):
+        return "name"
     if SUPPORT.search(question):
         return "bearing"
     if LISTED.search(question):
@@ -86,4 +147,4 @@ def lookup_kind(question: str) -> str:
     return "lookup" if ONE_FACT.search(question) and any(re.search(n, question, re.I) for n, _h in FACTS) else ""
 
 
-LOOKUPS = ("lookup", "bearing", "listed")
+LOOKUPS = ("lookup", "bearing", "listed", "task", "name")
