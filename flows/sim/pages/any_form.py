@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import zlib
 from dataclasses import replace
 
@@ -231,7 +232,8 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
         after = _applies(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")) \
             if f.kind in ("text", "textarea") else None
-        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
+        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction" or \
+            bool(stated(question).least_words and not re.search(r"\boptional\b", question, re.I))  # "15 to 40 words"
         # an optional field, skipped
         if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, fill.rng, asked_for,
                                           worker.params):

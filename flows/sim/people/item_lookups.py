@@ -40,6 +40,9 @@ NAME_ASK = re.compile(rf"\b{TRADER}(?:'s)? name\b|\bname of (?:the|this) {TRADER
 WEB_NAME = re.compile(r"\b(?:[\w-]+\.)*?([A-Za-z][\w-]{1,})\.(?:com|net|org|io|co\.uk|gov\.uk|org\.uk|de|fr|eu)\b",
                       re.I)
 COMPANY = re.compile(r"^(?:ltd|limited|plc|inc|llc|gmbh|corp|co)\.?$", re.I)
+# a box that asks what one would look up to know whether the item's claim is true
+CHECK_ASK = re.compile(r"\b(?:look up|check|verify|fact-?check)\b[^.?]{0,40}\b(?:true|right|correct|accurate)\b|"
+                       r"\bfact (?:you|to|that you) would (?:look up|check|verify)\b", re.I)
 NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
 STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
                   "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
@@ -77,7 +80,7 @@ def named_things(question: str, texts: list[str], most: int) -> str:
              and not re.fullmatch(rf"(?i:{MONTH}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)", n)]
     if re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
         found = [m[0] for m in re.finditer(rf"{DATE}|{TIME}|[£$€]?\d[\d,.:]*\d|\d", item, re.I)] or found
-    found = found or [w for w in dict.fromkeys(re.findall(r"[a-z]{6,}", item)) if w not in STOP]
+    found = found or [w for w in dict.fromkeys(re.findall(r"\b[a-z]{6,}\b", item.lower())) if w not in STOP]
     return ", ".join(found[:max(1, most)])
 
 
@@ -116,6 +119,16 @@ def item_name(texts: list[str], page: str, most: int | None) -> str:
     return " ".join(w.title() if len(w) > 3 else w for w in name.split())  # (BP, NCP: as they are said)
 
 
+def claim_point(item: str) -> str:
+    """What a claim says, in its words, without its reasons, its condition or its hedges, to go mid-sentence."""
+    point = re.split(r"[.!?;:](?:\s|$)| because |, (?:as|which|since) ", item.strip())[0].strip(" ,")
+    first, _, then = point.partition(", ")
+    point = then if then and re.match(r"(?i:if|when|unless|once|although|while)\b", first) else point
+    point = re.sub(r"\b(?:just|simply|obviously|clearly|really)\s+", "", point)
+    point = point if len(point.split()) <= 16 else point.split(", ")[0]  # a long claim: its first clause
+    return " ".join((point if point[1:2].isupper() else point[:1].lower() + point[1:]).split()[:16])
+
+
 def _words(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
 
@@ -129,6 +142,8 @@ def looked_up(kind: str, question: str, texts: list[str], most: int | None, rng:
         return bearing(question, texts)
     if kind == "name":
         return item_name(texts, page, most) if texts else ""
+    if kind == "check":  # the claim's point, as the thing to look up
+        return f"Whether {point}." if (point := claim_point(main_text(texts))) else ""
     if kind == "task":
         return agreed_task(texts, rng) if texts else ""
     return named_things(question, texts, (most or 24) // 2) if texts else ""
@@ -138,6 +153,8 @@ def lookup_kind(question: str) -> str:
     """Which LOOKUPS kind a box asks for, or ""."""
     if TASK.search(question):
         return "task"
+    if CHECK_ASK.search(question):
+        return "check"
     if NAME_ASK.search(question):
         return "name"
     if SUPPORT.search(question):
@@ -147,4 +164,4 @@ def lookup_kind(question: str) -> str:
     return "lookup" if ONE_FACT.search(question) and any(re.search(n, question, re.I) for n, _h in FACTS) else ""
 
 
-LOOKUPS = ("lookup", "bearing", "listed", "task", "name")
+LOOKUPS = ("lookup", "bearing", "listed", "task", "name", "check")
