@@ -113,7 +113,7 @@ def item_name(texts: list[str], page: str, most: int | None) -> str:
         others = set(page.replace(line, " ").split())
         while len(words) > 1 and words[0] in others:
             words.pop(0)
-    name = " ".join(words[: most or 5]).strip(",;:")
+    name = " ".join(words[: most or 5]).strip(",;:")  # (a name, unless the page says otherwise: a few words)
     if not name.isupper():
         return name
     return " ".join(w.title() if len(w) > 3 else w for w in name.split())  # (BP, NCP: as they are said)
