@@ -254,8 +254,10 @@ def _applies(question: str, chosen: str, choice_asks: str) -> bool | None:
     is to be filled after ``chosen``; None: asked of everyone, or nothing chosen yet."""
     if (when := asked_when(question, chosen)) is not None:
         return when
-    said = IF_SO.match(question)
-    stated = EMPTY_WHEN.search(question) or (said and (FAULT.search(said["c"]) or FINE.search(said["c"])))
+    said, empty = IF_SO.match(question), EMPTY_WHEN.search(question)
+    # (a condition on the item, "leave empty if everything is clear", is no answer of the worker's: None)
+    stated = (empty and re.search(r"\byou (?:answered|chose|selected|picked|said|ticked|clicked)\b", empty[0], re.I)) \
+        or (said and (FAULT.search(said["c"]) or FINE.search(said["c"])))
     return not left_empty(question, chosen, choice_asks) if stated and chosen else None
 
 

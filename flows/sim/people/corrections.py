@@ -277,8 +277,9 @@ def says_fine(chosen: str, choice_asks: str) -> bool:
 
 def asked_when(question: str, chosen: str) -> bool | None:
     """Whether a box asked only after one answer is asked of a worker who chose ``chosen``; None: of everyone."""
-    if not (m := ONLY_WHEN.search(question)) or EMPTY_WHEN.search(question):  # ("leave it empty if you chose")
-        return None
+    empty = EMPTY_WHEN.search(question)
+    if not (m := ONLY_WHEN.search(question)) or (empty and empty.start() <= m.start() <= empty.end()):
+        return None  # ("leave it empty if you chose ...": when not to write)
     said = (m["v"] or "").strip(QUOTES) or m["n"].lower().replace("not", "no")
     return bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
 
