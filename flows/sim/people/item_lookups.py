@@ -106,7 +106,8 @@ def item_name(texts: list[str], page: str, most: int | None) -> str:
         words = [web[1]]
     else:
         words = []
-        for word in line.rpartition("*")[2].split():
+        paid = re.split(r"\b(?i:to|at)\s+", line.rpartition("*")[2], maxsplit=1)  # "CARD PAYMENT TO TESCO ..."
+        for word in paid[-1].split():
             if re.search(r"\d", word) or COMPANY.match(word):
                 break
             words.append(word)
