@@ -22,10 +22,10 @@ SUPPORT = re.compile(r"\b(?:copy|quote|paste)\b[^.?]{0,40}\b(?:sentence|line|phr
                      r"\b|\bthe (?:sentence|line|phrase) (?:that|which) (?:supports?|shows?|proves?|says?|tells?|"
                      r"explains?|backs?)", re.I)
 # a box that asks for the things an item names ("List the places mentioned", "Name two products in the text")
-LISTED = re.compile(r"\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|three|four|five|up to \w+))*"
-                    r"(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|things?|facts?|dates?|numbers?|"
-                    r"organi[sz]ations?|companies|brands?|ingredients?|features?|words?|terms?|animals?|species|towns?|"
-                    r"cities|countries|streets?)\b", re.I)
+LISTED = re.compile(r"\bwhich (?:words|terms)\b|\b(?:list|name|write down|note)\b(?: (?:all|every|each|any|the|two|"
+                    r"three|four|five|up to \w+))*(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|"
+                    r"things?|facts?|dates?|numbers?|organi[sz]ations?|companies|brands?|ingredients?|features?|words?|"
+                    r"terms?|animals?|species|towns?|cities|countries|streets?)\b", re.I)
 # a box that asks for a task someone took on, as a to-do line ("Write the first task agreed as a to-do line")
 TASK = re.compile(r"\bto-?do\b|\baction (?:items?|points?|lines?)\b|\bwho (?:does|will do|is doing) what\b|"
                   r"\b(?:first|next|agreed) (?:task|action)\b", re.I)
@@ -45,12 +45,13 @@ CHECK_ASK = re.compile(r"\b(?:look up|check|verify|fact-?check)\b[^.?]{0,40}\b(?
                        r"\bfact (?:you|to|that you) would (?:look up|check|verify)\b", re.I)
 NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?: (?:of |the |and |de |St )?[A-Z][\w'&-]*)*")
 STOP = frozenset(("the", "this", "that", "with", "from", "what", "which", "when", "where", "does", "did", "text",
-                  "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason"))
+                  "item", "article", "passage", "answer", "sentence", "copy", "quote", "below", "above", "reason",
+                  "will", "would", "could", "should", "have", "been", "there", "they", "about", "into", "shows"))
 
 
 def stated_fact(question: str, texts: list[str]) -> str:
-    """The clause of the item that states the one fact ``question`` asks ("What is the date of the meeting?" -> "A
-    public meeting is planned for 20 May"), else ""."""
+    """The one fact ``question`` asks, as the item states it ("What is the date of the meeting?" -> "20 May"; a place
+    with the words after it: "at the town hall in Ashford"), else ""."""
     if not ONE_FACT.search(question) or not texts:
         return ""
     asked = next((has for names, has in FACTS if re.search(names, question, re.I)), "")
@@ -61,7 +62,9 @@ def stated_fact(question: str, texts: list[str]) -> str:
         return ""
     told = max(found, key=lambda c: len(about & _words(c))).rstrip(".")
     fact = re.search(asked, told, re.I)
-    return f"{told}." if len(told.split()) <= 10 or not fact else fact[0]  # (a long one: the fact alone)
+    if asked == PLACED and fact:  # (a place reads on past its first word: "at the Riverside Library")
+        return " ".join(told[fact.start():].split()[:6]).rstrip(",;")
+    return fact[0] if fact else ""
 
 
 def bearing(question: str, texts: list[str]) -> str:
@@ -78,7 +81,9 @@ def named_things(question: str, texts: list[str], most: int) -> str:
     item = main_text(texts)
     found = [n for n in dict.fromkeys(m[0] for m in NAMES.finditer(item)) if n.lower() not in STOP
              and not re.fullmatch(rf"(?i:{MONTH}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)", n)]
-    if re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
+    if re.search(r"\b(?:words|terms)\b", question, re.I):  # the words a reader may stumble on: the longest
+        found = sorted(dict.fromkeys(re.findall(r"[A-Za-z-]{9,}", item)), key=len, reverse=True)[:4] or found
+    elif re.search(r"\b(?:dates?|numbers?|facts?|times?)\b", question, re.I):
         found = [m[0] for m in re.finditer(rf"{DATE}|{TIME}|[£$€]?\d[\d,.:]*\d|\d", item, re.I)] or found
     found = found or [w for w in dict.fromkeys(re.findall(r"\b[a-z]{6,}\b", item.lower())) if w not in STOP]
     return ", ".join(found[:max(1, most)])

@@ -81,8 +81,15 @@ def needed(text: str, page: str) -> tuple[list[str], list[str]] | None:
                                                        -1)) for p in listed]
     if sum(k >= 0 for _p, k in parts) < 2:  # every word ("You must accept the HIT in time"; "typed by a customer")
         return None
-    has = [(p, _has(k, p, text)) for p, k in parts if p]
+    has = [(_named(p), _has(k, p, text)) for p, k in parts if p]
     return [p for p, h in has if h is False], [p for p, h in has if h is None]
+
+
+def _named(part: str) -> str:
+    """A part as a checker names it, not the page's whole phrase: "the observer's name or initials" -> "the
+    observer's name", "how many were seen" -> "how many"."""
+    part = re.sub(r"\s+or\s+.*$", "", part)
+    return " ".join(part.split()[:2]) if re.match(r"(?:how|what|which|who|where|when|whether)\b", part) else part
 
 
 def missing_part(text: str, rng: random.Random, page: str = "", question: str = "") -> str:
@@ -109,6 +116,8 @@ def missing_part(text: str, rng: random.Random, page: str = "", question: str = 
 def missing_in(texts: list[str], rng: random.Random, page: str = "", question: str = "") -> str:
     """The parts an item lacks: its main text against the parts its page lists, else each text as an address."""
     main = max(texts, key=len) if texts else ""
-    if needed(main, page) is not None:
-        return missing_part(main, rng, page, question)
+    if needed(main, page) is not None:  # (with the item's reference, "Log GBW-52", where it has one: whose part)
+        ref = next((" ".join(t.split()[:2]) for t in texts if t != main and re.search(r"\d", t)), "")
+        said = missing_part(main, rng, page, question)
+        return f"{said} ({ref})" if said and ref and not NONE_SAID.search(question) else said
     return next(filter(None, (missing_part(t, rng, page) for t in texts)), "")

@@ -8,6 +8,7 @@ import re
 from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.item_lookups import lookup_kind
 from flows.sim.people.own_answers import own_kind
+from flows.sim.people.own_readings import short
 from flows.sim.people.plain_retelling import PLAIN_ASK, asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
@@ -123,8 +124,9 @@ CUT = frozenset(("so", "while", "and", "but", "when", "before", "after", "becaus
 # a reader's question about the item, in its words (not one put to its author)
 WONDERS = ("What exactly does \"{a}\" mean for someone like me?", "Is there more detail about \"{a}\", and where "
            "could I find it?", "Would \"{a}\" also apply to me, or only to the people it describes?",
-           "How sure can we be that {a}, and how was that found out?", "What happens after \"{a}\", and is there any "
-           "follow-up?", "Why does it say \"{a}\", and what would that mean for me in practice?",
+           "How sure can we be about \"{a}\", and how was that found out?",
+           "What happens after \"{a}\", and is there any follow-up?",
+           "Why does it say \"{a}\", and what would that mean for me in practice?",
            "How long does it take before \"{a}\", and does it last?")
 ASKS = ("When you wrote \"{a}\", what did you mean exactly?", "Could you say more about \"{a}\"?",
         "Was \"{a}\" the main reason for your opinion?", "How much did \"{a}\" matter to you overall?",
@@ -232,7 +234,8 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
     frames, fills = FRAMED[kind]
     stem = word.lower().rstrip("s")[:max(3, len(word))]
     if kind in ("question", "ask"):
-        quoted = [" ".join(c.split()) for c in CLAUSES.split(main_text(texts)) if 3 <= len(c.split()) <= 12]
+        quoted = [" ".join(c.split()) if kind == "question" else short(c, 7) for c in CLAUSES.split(main_text(texts))
+                  if 3 <= len(c.split()) <= (12 if kind == "question" else 40)]  # (a reader quotes a few words)
         quoted = [c for c in quoted if re.search(r"[A-Za-z]{7}", c)] or quoted  # one that names something
         q = rng.choice(quoted) if quoted else ""
         quoted = [q if q.split()[0] in ("I", "I'm") else q[:1].lower() + q[1:]] * 2 if q else spans(texts, rng)
