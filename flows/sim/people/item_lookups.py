@@ -71,9 +71,12 @@ def bearing(question: str, texts: list[str]) -> str:
     """The item's sentence that shares most words with what ``question`` asks about, as written; the item's other
     texts (the claim beside a passage) are what "your answer" is about."""
     main = main_text(texts)
-    about = _words(" ".join([SUPPORT.sub(" ", question), *(t for t in texts if t != main)]))
-    topic = _words(" ".join(main.split()[:4]))  # what the whole text is about picks none of its sentences
-    return max(sentences(main), key=lambda s: (len((about - topic) & _words(s)), len(about & _words(s))), default="")
+
+    def said(text: str) -> set[str]:  # its words and its numbers
+        return _words(text) | set(re.findall(r"\d[\d,.]*\d|\d", text))
+    about = said(" ".join([SUPPORT.sub(" ", question), *(t for t in texts if t != main)]))
+    topic = said(" ".join(main.split()[:4]))  # what the whole text is about picks none of its sentences
+    return max(sentences(main), key=lambda s: (len((about - topic) & said(s)), len(about & said(s))), default="")
 
 
 def named_things(question: str, texts: list[str], most: int) -> str:
