@@ -120,7 +120,7 @@ def _plain(sentence: str) -> str:
         sentence = re.sub(term, plain, sentence, flags=re.I)
     cut = re.sub(r"(['\"])\s*\1|\s+(?=[.,;:])", "", CODE.sub(" ", sentence))
     cut = re.sub(r"\s+(?:at|in|for|on|to|from|by|with|of)$", "", re.sub(r"\s{2,}", " ", cut).strip(" :;,.-"))
-    if len(cut.split()) < 3 and len(cut.split()) < len(sentence.split()):  # little but codes left: nothing said
+    if len(cut.split()) < min(3, len(sentence.split())) and not HEADLINE.match(cut):  # little but codes left
         return ""
     if m := HEADLINE.match(cut):  # "Export error", "Upload rejected: ..." as a person says it
         thing, verb = m["n"].lower(), m["v"].lower()
