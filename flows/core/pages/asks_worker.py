@@ -51,7 +51,8 @@ def question_texts(page: _FormParser) -> dict[str, str]:
                  and before != [True] and not (run and asks(t) and p not in page.in_label)]
         if f.kind in ("radio", "checkbox"):
             words = since
-        elif own and run and SHORT_LABEL.match(own[0]) and asks(run[-1]):  # "Corrected sentence" under what it asks
+        elif own and run and SHORT_LABEL.match(own[0]) and (asks(run[-1]) or "? " in run[-1]):  # "Business name"
+            # under what it asks ("Who was paid? Write the name ..., up to 5 words")
             words = [*run, *own]
         else:
             words = own or after[:1] or run or [f.attrs.get("placeholder", "")]

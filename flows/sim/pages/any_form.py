@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import zlib
 from dataclasses import replace
 
@@ -22,7 +23,7 @@ from flows.sim.people.annotations import marks
 from flows.sim.people.attention_answers import attention_answer
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import anchors, said_together
-from flows.sim.people.corrections import asked_when, left_empty
+from flows.sim.people.corrections import EMPTY_WHEN, FAULT, FINE, IF_SO, asked_when, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
@@ -229,8 +230,10 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
             todo[k] = f = replace(f, attrs={**f.attrs, "pattern": shape})  # "(5 digits)": the page's script checks it
         ctx = context_for(contexts, f.name, f.attrs)
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
-        after = asked_when(question, fill.picked.get(ctx.key, "")) if f.kind in ("text", "textarea") else None
-        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction"  # when it applies
+        after = _applies(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")) \
+            if f.kind in ("text", "textarea") else None
+        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction" or \
+            bool(stated(question).least_words and not re.search(r"\boptional\b", question, re.I))  # "15 to 40 words"
         # an optional field, skipped
         if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, fill.rng, asked_for,
                                           worker.params):
@@ -244,6 +247,18 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
         elif (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     return values
+
+
+def _applies(question: str, chosen: str, choice_asks: str) -> bool | None:
+    """Whether a box the page asks under a condition ("Leave this empty if you chose ...", "If no, what is wrong?")
+    is to be filled after ``chosen``; None: asked of everyone, or nothing chosen yet."""
+    if (when := asked_when(question, chosen)) is not None:
+        return when
+    said, empty = IF_SO.match(question), EMPTY_WHEN.search(question)
+    # (a condition on the item, "leave empty if everything is clear", is no answer of the worker's: None)
+    stated = (empty and re.search(r"\byou (?:answered|chose|selected|picked|said|ticked|clicked)\b", empty[0], re.I)) \
+        or (said and (FAULT.search(said["c"]) or FINE.search(said["c"])))
+    return not left_empty(question, chosen, choice_asks) if stated and chosen else None
 
 
 def _broken(values: dict[str, str], controls: dict[str, FormField], todo: list[str], rng: random.Random) -> None:

@@ -277,8 +277,9 @@ def says_fine(chosen: str, choice_asks: str) -> bool:
 
 def asked_when(question: str, chosen: str) -> bool | None:
     """Whether a box asked only after one answer is asked of a worker who chose ``chosen``; None: of everyone."""
-    if not (m := ONLY_WHEN.search(question)):
-        return None
+    empty = EMPTY_WHEN.search(question)
+    if not (m := ONLY_WHEN.search(question)) or (empty and empty.start() <= m.start() <= empty.end()):
+        return None  # ("leave it empty if you chose ...": when not to write)
     said = (m["v"] or "").strip(QUOTES) or m["n"].lower().replace("not", "no")
     return bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
 
@@ -292,8 +293,8 @@ def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
         return bool(said and (FAULT.search(said["c"]) or FINE.search(said["c"])) and
                     says_fine(chosen, choice_asks) == bool(FAULT.search(said["c"])))
     condition = m["c"] or m["d"]
-    if said := re.search(r"you (?:answered|chose|selected|picked|said) [\"'“]?(\w+)", condition, re.I):
-        return bool(re.search(rf"\b{said[1]}\b", chosen, re.I))
+    if said := re.search(r"you (?:answered|chose|selected|picked|said) (?:[\"'“]([^\"'”]+)|(\w+))", condition, re.I):
+        return bool(re.search(rf"\b{re.escape(said[1] or said[2])}\b", chosen.replace("_", " "), re.I))
     fine = bool(re.search(r"\bno (?:error|mistake|problem)|nothing", condition, re.I)) or \
         (bool(FINE.search(condition)) and not FAULT.search(condition))
     return says_fine(chosen, choice_asks) == fine

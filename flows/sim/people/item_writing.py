@@ -149,8 +149,8 @@ def asked(question: str, name: str) -> str:
     kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
         or ("comparison" if asks_comparison(question) else "")
     if kind == "correction" and PLAIN_ASK.search(question):  # a decision told plainly; else the whole text, simpler
-        return "plain" if asks_plainly(question) else kind if re.search(r"\b(?:sentence|line|phrase)\b", question,
-                                                                       re.I) else "summary"
+        return kind if re.search(r"\b(?:sentence|line|phrase)\b", question, re.I) and not asks_plainly(question) \
+            else "plain"
     return kind
 
 
@@ -162,8 +162,8 @@ def _kind(question: str, name: str) -> str:
         return "unclear"
     if READER_ASKS.search(question) or ASK_BACK.search(question):  # a question a reader, or its author, is asked
         return "question" if AUTHOR.search(question) else "ask"
-    if (found := lookup_kind(question)) in ("bearing", "listed"):  # the sentence that bears on a question, the
-        return found  # things the item names
+    if (found := lookup_kind(question)) in ("bearing", "listed", "task", "name", "check"):  # the sentence bearing on a
+        return found  # question, the things it names, a task someone took on, the name of who it is about
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):

@@ -6,6 +6,7 @@ import random
 import re
 
 from flows.sim.people.asked_details import WHEN, WRONG, remedy, thing
+from flows.sim.people.item_lookups import claim_point
 from flows.sim.people.own_readings import checked, clauses, meaning, named, short, swapped, untold
 from flows.sim.people.summaries import main_text
 
@@ -183,7 +184,21 @@ def _who(texts: list[str], rng: random.Random, _question: str, _page: str) -> li
             f"They would notice the difference with {what} every day."]
 
 
+def _counter(item: str, rng: random.Random) -> list[str]:
+    """A reply to a claim's own point: the claim doubted in its words, then its "because" weighed (or its evidence
+    asked for)."""
+    claim, why = claim_point(item), re.split(r"[.!?](?:\s|$)", item.strip())[0].partition(" because ")[2]
+    why = " ".join(why.split()[:12]).rstrip(",;")
+    opening = rng.choice(("I am not convinced that", "I doubt that it is true that", "It is not clear that"))
+    rest = (f"Even if {why}, that alone does not prove it, and it depends a lot on how things are done." if why else
+            rng.choice(("The claim gives no evidence for this, and there are plenty of cases where it is not so.",
+                        "It depends on the situation, and the evidence I have seen points both ways.")))
+    return [f"{opening} {claim}. {rest}"]
+
+
 def _weigh(texts: list[str], rng: random.Random, question: str, _page: str) -> list[str]:
+    if re.search(r"\bcounter-?argument|\bdisagree|\brebut|\bobjection", question, re.I):
+        return _counter(main_text(texts), rng)  # a reply to the claim, not the item's risks
     told, what = _trouble(texts)
     if GOOD_SIDE.search(question):
         good = _aim(main_text(texts)) or f"{what} would work better for the people who use it"

@@ -81,3 +81,72 @@ def plain_retelling(texts: list[str], rng: random.Random, least: int, most: int 
         told += f" It is about your {yours[0]}." if yours else " That is the main thing the letter says."
     words = told.split()
     return " ".join(words[:most]).rstrip(",;:") + "." if most and len(words) > most else told
+
+
+# a message's codes and jargon, which a plain rewrite leaves out: a protocol's name and number, "code ..." and
+# "Ref: ..." tails, bracketed numbers, letters with digits, hex and dotted numbers, acronyms, slashed type names
+CODE = re.compile(r"\b[A-Z]{2,}\s+\d{2,}\b|\(?\b(?i:(?:error )?(?:code|ref|errno))\b:?\s*\S+\)?|\([^)]*\d[^)]*\)|"
+                  r"\b0x[0-9a-fA-F]+\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]+(?:\.[\w-]+)*|\B-\d+\b|"
+                  r"\b\d+(?:\.\d+){2,}\b|\b(?!(?:PDF|USB|PIN|ATM|SMS|GPS|DVD|UK|US|EU|TV|PC|ID|OK)\b)"
+                  r"(?=[A-Za-z]{3,}\b)[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*\b|\b\w+/[\w.-]+\b")
+# everyday words for the computing terms a message may use
+JARGON = ((r"unhandled exception", "the program crashed"), (r"\W*access violation[^.]*", ""),
+          (r"internal server error", "a fault on their side"), (r"authentication failure", "signing in did not work"),
+          (r"\bauthentication\b", "sign-in"), (r"\bdecrypted\b", "opened"), (r"\bencrypted\b", "locked"),
+          (r"\boperation not permitted\b", "you are not allowed to do this"),
+          (r"\b(?:your |the )?administrator\b", "whoever runs your account"), (r"\bMIME type\b", "file type"),
+          (r"\bserver\b", "service"), (r"\bexceeds\b", "is over"))
+HEADLINE = re.compile(r"^(?P<n>[A-Z][a-z]+(?: [a-z]+)?)\s+(?P<v>error|failed|rejected|declined|expired|reached|"
+                      r"offline|unavailable|disabled)\b", re.I)
+SAID = {"error": "something went wrong with the {n}", "failed": "the {n} did not work",
+        "expired": "the {n} has expired", "reached": "the {n} has been reached", "disabled": "the {n} is turned off",
+        "rejected": "the {n} was rejected", "declined": "the {n} was declined"}
+DO = re.compile(r"^(?:please\s+)?(?:check|close|try|contact|make sure|sign|save|enter|remove|open|wait|connect|"
+                r"add|choose|restart|return|go|tap|click|verify|update|use|call|ask|select|install|turn|switch|log)\b",
+                re.I)
+TROUBLE = re.compile(r"error|fail|wrong|invalid|can't|cannot|couldn't|\bnot\b|\bno longer\b|unable|denied|"
+                     r"declined|rejected|expired|offline|unavailable|limit|locked|warning|disabled|crash|exception|"
+                     r"outside|too \w+", re.I)
+GENERIC = frozenset(("something", "went", "wrong", "an", "error", "occurred", "has", "oops", "sorry", "unknown",
+                     "there", "was", "a", "problem", "it", "happened"))
+WHERE = re.compile(r"^(?:shown|seen|appears?|displayed|screen|where|location|page|app|context|source)\b[^:]{0,20}:\s",
+                   re.I)
+NEXT = ("Try again later, and ask for help if it keeps happening.", "Wait a bit and try again, or ask for help.",
+        "Give it another go later; if it keeps happening, ask for help.")
+
+
+def _plain(sentence: str) -> str:
+    for term, plain in JARGON:
+        sentence = re.sub(term, plain, sentence, flags=re.I)
+    cut = re.sub(r"(['\"])\s*\1|\s+(?=[.,;:])", "", CODE.sub(" ", sentence))
+    cut = re.sub(r"\s+(?:at|in|for|on|to|from|by|with|of)$", "", re.sub(r"\s{2,}", " ", cut).strip(" :;,.-"))
+    if len(cut.split()) < min(3, len(sentence.split())) and not HEADLINE.match(cut):  # little but codes left
+        return ""
+    if m := HEADLINE.match(cut):  # "Export error", "Upload rejected: ..." as a person says it
+        thing, verb = m["n"].lower(), m["v"].lower()
+        cut = SAID.get(verb, "the {n} is {v}").format(n=thing, v=verb) + cut[m.end():].split(":")[0]
+    return cut[:1].upper() + cut[1:]
+
+
+def plain_message(texts: list[str], rng: random.Random, most: int | None) -> str:
+    """A short message put in everyday words: what happened without its codes and jargon, then what to do (the
+    message's own step, else a person's usual one); where it shows, where it names nothing else."""
+    where = [t.split(":", 1)[1].split(",")[0].strip() for t in texts if WHERE.match(t)]
+    message = next((t for t in texts if not WHERE.match(t)), "")
+    if not message or len(message.split()) > 40:  # a passage, not a message: told in short instead
+        return ""
+    parts = [p for s in sentences(message) if (p := _plain(s))]
+    step = next((p for p in parts[1:] or parts if DO.match(p)), "")
+    happened = next((p for p in parts if p != step), "")
+    place = (where[0] if where[0][1:2].isupper() else where[0][:1].lower() + where[0][1:]) if where else ""
+    if place and not set(re.findall(r"[a-z]+", happened.lower())) - GENERIC:  # names nothing: where it happened
+        happened = f"Something went wrong in the {place}"
+    happened = happened.replace("The program", f"The {place}" if place else "The program")
+    if not happened:
+        return ""
+    if not step and TROUBLE.search(message):
+        step = rng.choice(NEXT)
+    step = re.sub(r"^please\s+", "", step, flags=re.I)
+    told = " ".join(f"{p.rstrip('.!')}." for p in (happened, step[:1].upper() + step[1:]) if p)
+    words = told.split()
+    return " ".join(words[:most]).rstrip(",;:.") + "." if most and len(words) > most else told
