@@ -30,7 +30,9 @@ window.hitflowOpenPage = function (form) {
   "use strict";
   var params = new URLSearchParams(window.location.search);
   var assignment = document.getElementById("assignmentId");
-  assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
+  // the rendered session first: an imported page's script may have written the field from a URL that lacks it
+  assignment.value = assignment.getAttribute("data-session") || assignment.value || params.get("assignmentId") ||
+    "ASSIGNMENT_ID_NOT_AVAILABLE";
   var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
   window.hitflowSubmitTarget(form);
   document.getElementById("preview-banner").hidden = !preview;

@@ -48,7 +48,7 @@ def test_the_submit_buttons_own_check_is_kept_with_a_note() -> None:
                               '<input type="hidden" name="workerId"></form>')
     assert "return looksDone() }).call(this, event) === false) { event.preventDefault(); }" in body
     assert any("own submit check" in n for n in notes)
-    assert any("session field workerId dropped" in n for n in notes)
+    assert any("session field workerId not posted" in n for n in notes)
 
 
 def test_a_crowd_forms_own_onsubmit_is_kept_on_hitflows_crowd_form() -> None:

@@ -229,10 +229,10 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
     dropped = [f for f in SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         read = [i for i in session_ids if session_lookup(i).search(scripts)]
-        notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
-                     "hitflow's page carries the session itself" + (
-                         f"; the page's script reads {', '.join(read)}: it now gets a copy, and what it writes there "
-                         "is ignored" if read else "") + "; check that the page needs nothing else from them")
+        notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} not "
+                     "posted: hitflow's page carries the session itself; kept hidden, unnamed, for the page's script"
+                     + (f" (it reads {', '.join(read)}: what it writes there is ignored)" if read else "")
+                     + "; check that the page needs nothing else from them")
     body = retarget_scripts(body, names, *ids, form=form, session_ids=session_ids)
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
@@ -275,8 +275,16 @@ def _submit_listener(code: str) -> str:
             "{ event.preventDefault(); }\n});\n</script>\n")
 
 
+def _session_stand_in(tag: str, name: re.Match[str]) -> str:
+    """A session field kept, unposted, for a script that finds it however it looks (a loop over ids, a selector)
+    and writes it: a script stopped by a field gone never wires the page. hitflow's own assignmentId keeps its id."""
+    kept = tag[:name.start()] + "data-unposted=" + tag[name.end(1):]
+    kept = re.sub(r"""(?<![\w-])id\s*=\s*["']?assignmentId\b["']?""", "", kept)
+    return re.sub(r"^<([\w-]+)", r"<\1 hidden", kept)
+
+
 def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
-    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields removed (their ids
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields unposted (their ids
     returned last, for the scripts that read them)."""
     names: list[str] = []
     session_ids: list[str] = []
@@ -288,7 +296,7 @@ def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
             return tag.group(0)
         if name in SESSION_FIELDS:
             session_ids.extend([name] + [i[1] for i in ID.finditer(tag.group(0))])
-            return ""
+            return _session_stand_in(tag.group(0), m)
         names.append(name)
         return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
     return FIELD_TAG.sub(one, body), list(dict.fromkeys(names)), list(dict.fromkeys(session_ids))
