@@ -30,6 +30,7 @@ ROWS = [("w1", "The hall roof needs sweeping before winter. Ivo will hire a ladd
          "not help this month. Petra offered to bake for the fundraiser.", "Ivo Brandt", "Mina Sol", "Petra Lund"),
         ("w2", "The committee talked about the noisy boiler for an hour. Nothing was decided and the matter waits "
          "for the landlord's reply.", "Omar Haddad", "Lea Fink", "Ravi Menon")]
+COLUMNS = ["notes", "a", "b", "c"]
 GOLD = [{"Ivo Brandt", "Petra Lund"}, {"none"}]
 
 
@@ -37,7 +38,7 @@ def test_the_item_says_who_and_an_honest_worker_follows_it(tmp_path: Path) -> No
     scaffold("helpers", tmp_path)
     (tmp_path / "config" / "helpers.html.j2").write_text(PAGE, encoding="utf-8")
     cfg = load_config(tmp_path / "config" / "helpers.toml")
-    rows = [{"item_id": k, "file_name": "", "url": "", "payload": json.dumps(dict(zip("notes a b c".split(), r)))}
+    rows = [{"item_id": k, "file_name": "", "url": "", "payload": json.dumps(dict(zip(COLUMNS, r, strict=True)))}
             for k, *r in ROWS]
     html = custom_page(cfg, page_items(rows))
     right = given = 0
