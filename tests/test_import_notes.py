@@ -125,6 +125,7 @@ def test_a_submit_buttons_checks_become_page_rules_or_are_each_named(tmp_path: P
     value) are page rules now; the other (one answer excluding another) is named."""
     from flows.core.pages.form_spec import form_spec
     from flows.core.pages.mturk_forms import form_fields
+    from qc.form_constraints import check_form
     from flows.core.pages.templates import render_source
     from qc.form_constraints import check_form
 
@@ -199,3 +200,24 @@ def test_offline_qc_on_an_own_pages_batch_file_reads_its_free_text_fields(tmp_pa
     capsys.readouterr()
     assert main(["qc", str(batch), "--out", str(out), "--config", str(tmp_path / "config" / "choices.toml")]) == 3
     assert "asks for no free text" in capsys.readouterr().err
+
+
+BOXES = """<p>${report}</p><h4>Which of these does the report mention? Tick all that apply (at least one box).</h4>
+<label><input type="checkbox" name="mentions" value="a"> ${thing_a}</label>
+<label><input type="checkbox" name="mentions" value="b"> ${thing_b}</label>
+<h4>Anything else? Tick any that apply.</h4><label><input type="checkbox" name="extra" value="x"> Photos</label>
+<label><input type="checkbox" name="extra" value="y"> Maps</label>
+<p>Explain in at least two sentences.</p><textarea name="why"></textarea>"""
+
+
+def test_a_minimum_of_boxes_stated_only_in_the_question_becomes_the_groups_rule() -> None:
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from qc.form_constraints import check_form
+
+    imported = import_page(BOXES, "boxes.html")
+    assert imported.body.count('data-min-selections="1"') == 2  # each box of "mentions", none of "extra"
+    assert sum("'at least one' box(es) in mentions" in n for n in imported.notes) == 1
+    spec = form_spec(form_fields(imported.body.replace("{{ i }}", "0")))
+    assert [p["field"] for p in check_form(spec, {"mentions_0": "", "extra_0": "", "why_0": "x"})] == ["mentions_0"]
+    assert not check_form(spec, {"mentions_0": "a", "extra_0": "", "why_0": "x"})

@@ -19,6 +19,7 @@ from flows.custom.page_instructions import split_instructions
 from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.page_scripts import HANDLER_ATTR, scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     HITFLOW_FORM,
@@ -106,8 +107,9 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     body, instructions, moved = split_instructions(body)
     body, styles = shared_styles(per_item_ids(body))  # several items on one page: unique ids, one style
     instructions, notes = styles + instructions, notes + moved
+    body, stated = stated_minimums(body, origin)
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
-            [f"{origin}: note: {n}" for n in notes]
+            [f"{origin}: note: {n}" for n in notes] + stated
     scripted = scripts_write_fields(body)
     if crowd:
         notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
