@@ -74,9 +74,9 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if ctx.texts and not ctx.shows_image and (said := mentioned(ctx.texts, list(labels.values()))):
         truth = [o for o, yes in zip(f.options, said, strict=True) if yes]  # ("which aspects does it mention?")
     named = [o for o in f.options if o not in alone]
-    if ctx.texts and (held := named_in_answer(ctx.texts, [labels[o] for o in named],
-                                              fill.questions.get(f.name, ""))) is not None:
-        truth = [o for o, yes in zip(named, held, strict=True) if yes] or alone[:1]  # ("who agreed to a task?")
+    held = named_in_answer(ctx.texts, [labels[o] for o in named], fill.questions.get(f.name, "")) if ctx.texts else None
+    if held is not None and (any(held) or alone):  # ("who agreed to a task?"; none did: the box saying so)
+        truth = [o for o, yes in zip(named, held, strict=True) if yes] or alone[:1]
     if (given := known_for(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
         truth = [o for o in f.options if known_option(o, given.split("|"))]
         fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
