@@ -14,10 +14,12 @@ from flows.core.config.config import load_config
 from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page
+from flows.sim.pages.browser_check import missing
 from flows.sim.pages.page_filling import fill_form, page_rules
 from flows.sim.people.crowd_model import new_worker
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600),
+              pytest.mark.skipif(bool(missing()), reason=f"browser workers cannot run here: {missing()}")]
 
 # a rating a script writes into a hidden required field, after a loop over the session fields' ids
 STUDY = """<html><body><form id="f" action="https://app.prolific.com/submissions/complete?cc=X">
