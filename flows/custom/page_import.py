@@ -231,8 +231,10 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
     dropped = [f for f in SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         read = [i for i in session_ids if session_lookup(i).search(scripts)]
+        kept = re.search(r"data-unposted=[\"']?(?:" + "|".join(SESSION_FIELDS) + ")", body)
         notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} not "
-                     "posted: hitflow's page carries the session itself; kept hidden, unnamed, for the page's script"
+                     "posted: hitflow's page carries the session itself" + (
+                         "; kept hidden, unnamed, for the page's script" if kept else "")
                      + (f" (it reads {', '.join(read)}: what it writes there is ignored)" if read else "")
                      + "; check that the page needs nothing else from them")
     body = retarget_scripts(body, names, *ids, form=form, session_ids=session_ids)
@@ -282,7 +284,7 @@ def _session_stand_in(tag: str, name: re.Match[str]) -> str:
     and writes it: a script stopped by a field gone never wires the page. hitflow's own assignmentId keeps its id."""
     kept = tag[:name.start()] + "data-unposted=" + tag[name.end(1):]
     kept = re.sub(r"""(?<![\w-])id\s*=\s*["']?assignmentId\b["']?""", "", kept)
-    return re.sub(r"^<([\w-]+)", r"<\1 hidden", kept)
+    return re.sub(r"^<([\w-]+)", r"<\1 hidden", kept) if ID.search(kept) else ""  # no id: nothing finds it
 
 
 def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
