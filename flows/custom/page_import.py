@@ -30,6 +30,7 @@ from flows.custom.script_targets import (
     script_submit_handlers,
     script_text,
     session_lookup,
+    session_stand_in,
 )
 from flows.custom.submit_checks import checks_as_rules
 
@@ -279,14 +280,6 @@ def _submit_listener(code: str) -> str:
             "{ event.preventDefault(); }\n});\n</script>\n")
 
 
-def _session_stand_in(tag: str, name: re.Match[str]) -> str:
-    """A session field kept, unposted, for a script that finds it however it looks (a loop over ids, a selector)
-    and writes it: a script stopped by a field gone never wires the page. hitflow's own assignmentId keeps its id."""
-    kept = tag[:name.start()] + "data-unposted=" + tag[name.end(1):]
-    kept = re.sub(r"""(?<![\w-])id\s*=\s*["']?assignmentId\b["']?""", "", kept)
-    return re.sub(r"^<([\w-]+)", r"<\1 hidden", kept) if ID.search(kept) else ""  # no id: nothing finds it
-
-
 def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
     """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields unposted (their ids
     returned last, for the scripts that read them)."""
@@ -300,7 +293,7 @@ def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
             return tag.group(0)
         if name in SESSION_FIELDS:
             session_ids.extend([name] + [i[1] for i in ID.finditer(tag.group(0))])
-            return _session_stand_in(tag.group(0), m)
+            return session_stand_in(tag.group(0), m)
         names.append(name)
         return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
     return FIELD_TAG.sub(one, body), list(dict.fromkeys(names)), list(dict.fromkeys(session_ids))
