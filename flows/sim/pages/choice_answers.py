@@ -19,9 +19,9 @@ from flows.sim.people.stated_figures import stated_figure
 from flows.sim.people.unseen_images import unseen
 from qc.answer_values import number as read_number
 
-NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
-EXCLUSIVE = re.compile(r"\s*(?:none\b|nobody|no[\s-]?one\b|nothing\b|neither\b|n/a\b|not (?:stated|given|mentioned|"
-                       r"known|listed|applicable|sure)\b)", re.I)
+# a box saying none applies ("none of these", "nobody", "not stated"), or a bare "no"
+EXCLUSIVE = re.compile(r"\s*(?:no\s*$|none\b|nobody|no[\s-]?one\b|nothing\b|neither\b|n/a\b|"
+                       r"not (?:stated|given|mentioned|known|listed|applicable|sure)\b)", re.I)
 
 
 def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
@@ -62,7 +62,7 @@ def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], sc
 
 def exclusive(option: str, label: str) -> bool:
     """A box saying none applies ("nobody", "not stated"): ticked alone."""
-    return option.strip().lower() in NONE_OPTIONS or any(EXCLUSIVE.match(t) for t in (option, label))
+    return any(EXCLUSIVE.match(t) for t in (option, label))
 
 
 def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
