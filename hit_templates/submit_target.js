@@ -30,8 +30,14 @@ window.hitflowOpenPage = function (form) {
   "use strict";
   var params = new URLSearchParams(window.location.search);
   var assignment = document.getElementById("assignmentId");
-  assignment.value = assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
+  // the rendered session first: an imported page's script may have written the field from a URL that lacks it
+  assignment.value = assignment.getAttribute("data-session") || assignment.value || params.get("assignmentId") ||
+    "ASSIGNMENT_ID_NOT_AVAILABLE";
   var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
+  var session = assignment.getAttribute("data-session");
+  if (session) {  /* what is posted is the rendered session, whatever a page's later script wrote into the field */
+    form.addEventListener("formdata", function (ev) { ev.formData.set("assignmentId", session); });
+  }
   window.hitflowSubmitTarget(form);
   document.getElementById("preview-banner").hidden = !preview;
   document.getElementById("submit-btn").disabled = preview;

@@ -392,8 +392,9 @@ def test_pooled_controls_on_every_route(tmp_path: Path, platform: str) -> None:
 
 
 def test_the_dry_run_says_what_it_read_of_the_controls_and_what_the_quiz_took(tmp_path: Path) -> None:
-    """Controls that are rows of the items file and control_share = 0: a "control items" line says they were read (before,
-    nothing did); a share whose controls the quiz takes first: the same line says what the share asks and why fewer."""
+    """Controls that are rows of the items file and control_share = 0: a "control items" line says they were read
+    (before, nothing did); a share whose controls the quiz takes first: the same line says what the share asks and
+    why fewer."""
     from flows.custom.truth_source import control_lines
 
     config = _project(tmp_path, share=0.0)

@@ -48,7 +48,7 @@ def test_the_submit_buttons_own_check_is_kept_with_a_note() -> None:
                               '<input type="hidden" name="workerId"></form>')
     assert "return looksDone() }).call(this, event) === false) { event.preventDefault(); }" in body
     assert any("own submit check" in n for n in notes)
-    assert any("session field workerId dropped" in n for n in notes)
+    assert any("session field workerId not posted" in n for n in notes)
 
 
 def test_a_crowd_forms_own_onsubmit_is_kept_on_hitflows_crowd_form() -> None:
@@ -200,3 +200,24 @@ def test_offline_qc_on_an_own_pages_batch_file_reads_its_free_text_fields(tmp_pa
     capsys.readouterr()
     assert main(["qc", str(batch), "--out", str(out), "--config", str(tmp_path / "config" / "choices.toml")]) == 3
     assert "asks for no free text" in capsys.readouterr().err
+
+
+BOXES = """<p>${report}</p><h4>Which of these does the report mention? Tick all that apply (at least one box).</h4>
+<label><input type="checkbox" name="mentions" value="a"> ${thing_a}</label>
+<label><input type="checkbox" name="mentions" value="b"> ${thing_b}</label>
+<h4>Anything else? Tick any that apply.</h4><label><input type="checkbox" name="extra" value="x"> Photos</label>
+<label><input type="checkbox" name="extra" value="y"> Maps</label>
+<p>Explain in at least two sentences.</p><textarea name="why"></textarea>"""
+
+
+def test_a_minimum_of_boxes_stated_only_in_the_question_becomes_the_groups_rule() -> None:
+    from flows.core.pages.form_spec import form_spec
+    from flows.core.pages.mturk_forms import form_fields
+    from qc.form_constraints import check_form
+
+    imported = import_page(BOXES, "boxes.html")
+    assert imported.body.count('data-min-selections="1"') == 2  # each box of "mentions", none of "extra"
+    assert sum("'at least one' box(es) in mentions" in n for n in imported.notes) == 1
+    spec = form_spec(form_fields(imported.body.replace("{{ i }}", "0")))
+    assert [p["field"] for p in check_form(spec, {"mentions_0": "", "extra_0": "", "why_0": "x"})] == ["mentions_0"]
+    assert not check_form(spec, {"mentions_0": "a", "extra_0": "", "why_0": "x"})

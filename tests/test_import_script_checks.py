@@ -220,10 +220,11 @@ def test_a_script_writing_a_session_field_gets_a_copy_and_leaves_the_session_alo
     lost its session; a Prolific id field became an answer field and made the crowd a browser one."""
     imported = import_page(BOILERPLATE, "boilerplate.html")
     body, page = imported.body, imported.instructions + imported.body + imported.closing  # its closing script below
-    assert "getElementById('assignmentId')" not in page and "PROLIFIC_PID" not in body.split("<script")[0]
+    assert "getElementById('assignmentId')" not in page and 'name="PROLIFIC_PID"' not in page
+    assert '<input hidden type="hidden" data-unposted="PROLIFIC_PID" id="pid">' in body
     assert '({value: (document.getElementsByName("assignmentId")[0] || "").value || "", sessionCopy: true})' \
         ".value = turkGetParam" in page and '$("<input>").val(' in page
-    assert any("session fields assignmentId, PROLIFIC_PID dropped" in n and "reads assignmentId, pid" in n
+    assert any("session fields assignmentId, PROLIFIC_PID not posted" in n and "reads assignmentId, pid" in n
                for n in imported.notes)
     assert not scripts_write_fields(page)  # the copy takes the write: form-reading workers do this page
     assert [f.name for f in form_fields(body.replace("{{ i }}", "0"))] == ["why_0"]

@@ -279,7 +279,7 @@ def test_the_pages_own_form_gives_way_and_its_onsubmit_check_moves_to_hitflows_f
     body, notes = restructure('<form id="f" onsubmit="return ok(&quot;x&quot;)"><input name=a>'
                               '<input type="hidden" name="assignmentId"><input type="submit"></form>'
                               '<script>document.getElementById("f").elements["a"].value = 1;</script>')
-    assert "<form" not in body and "assignmentId" not in body and 'type="submit"' not in body
+    assert "<form" not in body and 'name="assignmentId"' not in body and 'type="submit"' not in body
     assert '<input name="a_{{ i }}">' in body and 'getElementById("hit-form").elements["a_{{ i }}"]' in body
     assert 'return ok("x") }).call(this, event) === false) { event.preventDefault(); }' in body
     assert any("own <form>" in n for n in notes)

@@ -32,7 +32,7 @@ def per_item_ids(body: str) -> str:
     return "".join(p if i % 2 else FOR_ATTR.sub(indexed, ID_ATTR.sub(indexed, p)) for i, p in enumerate(parts))
 
 
-MOVED = re.compile(r"<(?:script|link|h1|header)\b", re.I)  # moved beyond the style: the note says so
+MOVED = re.compile(r"<(?:script|link)\b", re.I)  # what runs once a page now: the note says so (a heading only shows)
 PAGE_LEVEL_NOTE = ("the page's scripts that run before its content or after its fields, and its title heading, now "
                    "run or show once a page (above the items, or below them for closing scripts), not once an item; "
                    "check that the page still works with several items on it")

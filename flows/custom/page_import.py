@@ -19,6 +19,7 @@ from flows.custom.page_instructions import split_instructions
 from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.page_scripts import HANDLER_ATTR, scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
+from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     HITFLOW_FORM,
@@ -29,6 +30,7 @@ from flows.custom.script_targets import (
     script_submit_handlers,
     script_text,
     session_lookup,
+    session_stand_in,
 )
 from flows.custom.submit_checks import checks_as_rules
 
@@ -107,9 +109,9 @@ def import_page(source: str, origin: str, answer_key: str = "", allowed: tuple[N
     body, instructions, moved = split_instructions(body)
     body, lead, closing = page_level(per_item_ids(body))  # several items on one page: unique ids, one style...
     notes = notes + moved + ([PAGE_LEVEL_NOTE] if MOVED.search(lead + closing) else [])
-    instructions = lead + instructions
+    (body, stated), instructions = stated_minimums(body, origin), lead + instructions
     notes = [f"{origin}:{line + offset}: note: {text}" for line, text in converted.notes] + \
-            [f"{origin}: note: {n}" for n in notes]
+            [f"{origin}: note: {n}" for n in notes] + stated
     scripted = scripts_write_fields(lead + body + closing)
     if crowd:
         notes.append(f"{origin}: note: a page of MTurk's crowd elements: it extends _crowd_page.html.j2, whose "
@@ -231,10 +233,12 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
     dropped = [f for f in SESSION_FIELDS if re.search(r"""\bname\s*=\s*["']?""" + f + r"""\b""", page)]
     if dropped:
         read = [i for i in session_ids if session_lookup(i).search(scripts)]
-        notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} dropped: "
-                     "hitflow's page carries the session itself" + (
-                         f"; the page's script reads {', '.join(read)}: it now gets a copy, and what it writes there "
-                         "is ignored" if read else "") + "; check that the page needs nothing else from them")
+        kept = re.search(r"data-unposted=[\"']?(?:" + "|".join(SESSION_FIELDS) + ")", body)
+        notes.append(f"the platform's session field{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} not "
+                     "posted: hitflow's page carries the session itself" + (
+                         "; kept hidden, unnamed, for the page's script" if kept else "")
+                     + (f" (it reads {', '.join(read)}: what it writes there is ignored)" if read else "")
+                     + "; check that the page needs nothing else from them")
     body = retarget_scripts(body, names, *ids, form=form, session_ids=session_ids)
     if HANDLER_ATTR.search(body):
         notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
@@ -278,7 +282,7 @@ def _submit_listener(code: str) -> str:
 
 
 def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
-    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields removed (their ids
+    """``name="x"`` -> ``name="x_{{ i }}"`` on every control; the platforms' session fields unposted (their ids
     returned last, for the scripts that read them)."""
     names: list[str] = []
     session_ids: list[str] = []
@@ -290,7 +294,7 @@ def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
             return tag.group(0)
         if name in SESSION_FIELDS:
             session_ids.extend([name] + [i[1] for i in ID.finditer(tag.group(0))])
-            return ""
+            return session_stand_in(tag.group(0), m)
         names.append(name)
         return tag.group(0)[:m.start()] + f'{m.group(1)}"{name}_{{{{ i }}}}"' + tag.group(0)[m.end():]
     return FIELD_TAG.sub(one, body), list(dict.fromkeys(names)), list(dict.fromkeys(session_ids))

@@ -1,5 +1,5 @@
 """What probing a page's script found beyond blanks, as data-min-selections="1", data-min/max-words or data-one-of
-in its block."""
+in its block; and a checkbox group's minimum its question states with nothing enforcing it."""
 
 from __future__ import annotations
 
@@ -7,9 +7,34 @@ import re
 from itertools import takewhile
 from typing import Any
 
+from flows.core.pages.asks_worker import question_texts
+from flows.core.pages.mturk_forms import read_page
 from flows.custom.page_tags import FIELD_TAG, tag_name
 
 ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
+COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+# "Tick all that apply (at least one box)", "choose one or more": a count of boxes, not of words or minutes
+AT_LEAST = re.compile(r"\b(?:at least (one|two|three|four|five|\d{1,2})|(one) or more)\b(?!\s+(?:words?|characters?|"
+                      r"letters?|sentences?|times?|minutes?|seconds?|hours?|days?)\b)", re.I)
+
+
+def stated_minimums(body: str, origin: str) -> tuple[str, list[str]]:
+    """Each checkbox group whose question asks for at least N boxes, and that no rule holds to it, given
+    data-min-selections="N" (as a script saying it would be read), with a note."""
+    page = read_page(body.replace("{{ i }}", "0"))
+    asked, notes = question_texts(page), []
+    for name, f in page.fields.items():
+        held = ("required", "data-min-selections", "data-one-of")
+        if f.kind != "checkbox" or len(f.options) < 2 or any(a in f.attrs for a in held) or not name.endswith(ITEM):
+            continue
+        if not (said := [*AT_LEAST.finditer(asked.get(name, ""))]):
+            continue
+        least, base = COUNTS.get((n := (said[-1][1] or said[-1][2]).lower()), 0) or int(n), name.removesuffix(ITEM)
+        body = _on_field(body, base, lambda tag, least=least: _with(tag, f'data-min-selections="{least}"'))
+        notes.append(f"{origin}: note: the page asks for {said[-1][0]!r} box(es) in {base} and nothing on it holds "
+                     f'that: it is now the page rule data-min-selections="{least}", which hitflow\'s page, its QC and '
+                     "every simulated worker hold; check it means that")
+    return body, notes
 
 
 def probed_limits(body: str, found: Any, origin: str) -> tuple[str, list[str]]:

@@ -111,6 +111,14 @@ def session_lookup(element_id: str) -> re.Pattern[str]:
                       + r"""\1?\2?\s*\)|(?P<jq>\$|jQuery)\(\s*(["'])#""" + found + r"""\4\s*\)""")
 
 
+def session_stand_in(tag: str, name: re.Match[str]) -> str:
+    """A session field kept, unposted, for a script that finds it however it looks (a loop over ids, a selector)
+    and writes it: a script stopped by a field gone never wires the page. hitflow's own assignmentId keeps its id."""
+    kept = tag[:name.start()] + "data-unposted=" + tag[name.end(1):]
+    kept = re.sub(r"""(?<![\w-])id\s*=\s*["']?assignmentId\b["']?""", "", kept)
+    return re.sub(r"^<([\w-]+)", r"<\1 hidden", kept) if ID.search(kept) else ""  # no id: nothing finds it
+
+
 def _named(literal: re.Match[str], name: str) -> str:
     """A string naming a renamed field (a list of names the script builds selectors from) takes the new name; an
     element's id (``getElementById('why')``, the same word) is left alone, and so is a selector's prefix or part

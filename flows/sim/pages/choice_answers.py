@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
 from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
-from flows.sim.people.content_choice import mentioned
+from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
@@ -18,7 +19,9 @@ from flows.sim.people.stated_figures import stated_figure
 from flows.sim.people.unseen_images import unseen
 from qc.answer_values import number as read_number
 
-NONE_OPTIONS = ("none", "nothing", "no", "n/a", "none of these")
+# a box saying none applies ("none of these", "nobody", "not stated"), or a bare "no"
+EXCLUSIVE = re.compile(r"\s*(?:no\s*$|none\b|nobody|no[\s-]?one\b|nothing\b|neither\b|n/a\b|"
+                       r"not (?:stated|given|mentioned|known|listed|applicable|sure)\b)", re.I)
 
 
 def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
@@ -57,12 +60,23 @@ def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], sc
     return nearest(options, scale, rated_position(ctx.key, base, fill.worker.worker_id, careful, fill.rng))
 
 
+def exclusive(option: str, label: str) -> bool:
+    """A box saying none applies ("nobody", "not stated"): ticked alone."""
+    return any(EXCLUSIVE.match(t) for t in (option, label))
+
+
 def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     rule = field_rule(f) or {}
     truth_rng = answer_rng(ctx, f.name)
     truth = [o for o in f.options if truth_rng.random() < 0.35]
-    if ctx.texts and not ctx.shows_image and (said := mentioned(ctx.texts, [f.labels.get(o) or o for o in f.options])):
+    labels = {o: f.labels.get(o) or o for o in f.options}
+    alone = [o for o in f.options if exclusive(o, labels[o])]
+    if ctx.texts and not ctx.shows_image and (said := mentioned(ctx.texts, list(labels.values()))):
         truth = [o for o, yes in zip(f.options, said, strict=True) if yes]  # ("which aspects does it mention?")
+    named = [o for o in f.options if o not in alone]
+    held = named_in_answer(ctx.texts, [labels[o] for o in named], fill.questions.get(f.name, "")) if ctx.texts else None
+    if held is not None and (any(held) or alone):  # ("who agreed to a task?"; none did: the box saying so)
+        truth = [o for o, yes in zip(named, held, strict=True) if yes] or alone[:1]
     if (given := known_for(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
         truth = [o for o in f.options if known_option(o, given.split("|"))]
         fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
@@ -73,11 +87,12 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         picked = [o for o in f.options if fill.rng.random() < 0.3]
     else:
         picked = [o for o in f.options if (o in truth) == careful(fill.worker, fill.rng)]
-    if any(p.lower() not in NONE_OPTIONS for p in picked):  # "none of these" goes with nothing else
-        picked = [p for p in picked if p.lower() not in NONE_OPTIONS]
+    if any(p not in alone for p in picked):  # "none of these" goes with nothing else
+        picked = [p for p in picked if p not in alone]
+    picked = picked[:1] if picked and all(p in alone for p in picked) else picked  # nor with another "none"
     picked += [o for o in rule.get("required_options", []) if o not in picked]
     if not picked and int(rule.get("min") or 0) > 0:  # nothing applies: say so where the page lets you
-        picked += [o for o in f.options if o.lower() in NONE_OPTIONS][:1]
+        picked += alone[:1]
     for o in f.options:
         if len(picked) >= int(rule.get("min") or 0):
             break

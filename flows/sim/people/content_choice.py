@@ -172,3 +172,32 @@ def mentioned(texts: list[str], labels: list[str]) -> list[bool] | None:
     stems = {stem(w) for w in _words(text)}
     return [_support(lab, text, stems) > 0 or any(c in text for w in _words(lab) for c in ASPECTS.get(w, ())
                                                       if not c.isalpha()) for lab in labels]
+
+
+# a question asking who agreed, offered or was given something to do, and how a sentence says its person did
+COMMITTING = ("agree", "volunteer", "offer", "promis", "task", "commit", "assign", "responsib", "undert")
+COMMITS = ("agree", "offer", "volunteer", "promis", "will", "take on", "took on", "going to", "said she would",
+           "said he would", "said they would", "undertook", "assigned", "is to", "are to")
+DECLINES = re.compile(r"\b(?:not|never|declin\w*|refus\w*|unable|cannot)\b|n't\b", re.I)
+INSTRUCTING = frozenset(("tick", "apply", "least", "box", "boxes", "select", "choose", "check", "many", "all"))
+
+
+def named_in_answer(texts: list[str], labels: list[str], question: str) -> list[bool] | None:
+    """Options naming who or what the item itself names ("Who agreed to take on a task?" over the people present):
+    an option holds where a sentence naming it says what the question asks (its words; a commitment's cues); None
+    unless the item names every option and the question asks something of them."""
+    shown = {w for lab in labels for w in _words(lab)}  # a question read with its options: their words are not asked
+    asked = {stem(w) for w in _words(question) if len(w) >= 4 and w not in NOT_CONTENT | INSTRUCTING | shown}
+    cues = COMMITS if any(w.startswith(c[:4]) for w in asked for c in COMMITTING) else ()
+    sentences = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+|\n+", t) if s.strip()]
+
+    def names(label: str, sentence: str) -> bool:
+        return any(re.search(rf"\b{re.escape(w)}\b", sentence) for w in re.findall(r"[A-Z][\w'-]+", label))
+
+    def says(sentence: str) -> bool:
+        low = sentence.lower()
+        stems = {stem(w) for w in _words(low)}
+        return not DECLINES.search(low) and (not asked.isdisjoint(stems) or any(_cued(c, low, stems) for c in cues))
+    if not asked or not labels or not all(any(names(lab, s) for s in sentences) for lab in labels):
+        return None
+    return [any(names(lab, s) and says(s) for s in sentences) for lab in labels]
