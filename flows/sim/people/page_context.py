@@ -108,10 +108,9 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
                if t not in shared and not _is_prompt(t, common) and t not in asked]
         asks = [t for t in texts[idx] if t not in shared and t.rstrip().endswith("?")]
         long = [t for t in own if len(t.split()) >= MIN_WORDS]
-        if not images and (len(segments) >= 2 or common):  # a short line only this item shows is its own too
+        if not images and not long and (len(segments) >= 2 or common):  # an item of short lines only: those it
             long += [t for pos, t, is_label in page.texts if a < pos <= b and not is_label and t not in common
-                     and t not in elsewhere and t not in shared and t not in long and re.search(r"[A-Za-z]{3}", t)
-                     and (len(t.split()) >= 2 or not long)]
+                     and t not in elsewhere and t not in shared and re.search(r"[A-Za-z]{3}", t)]  # alone shows
         contexts[idx] = ItemContext(key, long, bool(images), asks, _labelled(page, a, b))
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
