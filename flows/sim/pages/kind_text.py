@@ -18,7 +18,7 @@ from flows.sim.people.asked_details import (
     question_answer,
 )
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
-from flows.sim.people.comparisons import asks_difference, comparison, difference
+from flows.sim.people.comparisons import comparison
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
@@ -27,7 +27,7 @@ from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
-from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
+from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.plain_retelling import asks_plainly, plain_message, plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
@@ -79,8 +79,6 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     text = ""
     for _ in range(8):  # a person does not write the same text twice
         text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
-        if text and ctx.texts and echoes_page(text, fill.page, ctx.texts):  # told from the item's words instead
-            text = summary(ctx.texts, rng, said.most_words, low, bool(ONE_SENTENCE.search(question)))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
         if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
@@ -96,9 +94,6 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
-    if wanted in ("summary", "comparison", "") and asks_difference(question) and \
-            (told := difference(texts, rng, said.most_words)):
-        return told  # what the second text says in place of the first's
     if wanted == "comparison":  # two texts told apart; with fewer than two, the box's question answered as it is
         if told := comparison(question, texts, rng, said.most_words):
             return told
