@@ -31,10 +31,9 @@ window.hitflowOpenPage = function (form) {
   var params = new URLSearchParams(window.location.search);
   var assignment = document.getElementById("assignmentId");
   // the rendered session first: an imported page's script may have written the field from a URL that lacks it
-  assignment.value = assignment.getAttribute("data-session") || assignment.value || params.get("assignmentId") ||
-    "ASSIGNMENT_ID_NOT_AVAILABLE";
-  var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
   var session = assignment.getAttribute("data-session");
+  assignment.value = session || assignment.value || params.get("assignmentId") || "ASSIGNMENT_ID_NOT_AVAILABLE";
+  var preview = assignment.value === "ASSIGNMENT_ID_NOT_AVAILABLE";
   if (session) {  /* what is posted is the rendered session, whatever a page's later script wrote into the field */
     form.addEventListener("formdata", function (ev) { ev.formData.set("assignmentId", session); });
   }
