@@ -27,9 +27,9 @@ from typing import Any
 
 import httpx
 
-from postprocess.spellcheck import correct_caption, make_corrector
+from postprocess.spellcheck import correct_caption
 from tests.test_security_server import serve
-from tests.test_spellcheck_linear import words
+from tests.test_spellcheck_linear import make_corrector, words
 from tests.test_task_server import answers_for, visit
 
 SLOW_SECONDS = 20.0  # measured seconds of the slow-client attack (after its 8 s ramp)

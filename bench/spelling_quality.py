@@ -36,7 +36,7 @@ from spellchecker import SpellChecker
 
 from bench.spelling_speed import VIZWIZ, _typo, varied_captions
 from flows.core.outputs.spelling_cache import spelling_index
-from postprocess.spellcheck import campaign_words, spellcheck_frame
+from postprocess.spellcheck import campaign_vocabulary, spellcheck_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results-spelling.json"
@@ -119,7 +119,7 @@ def bench_planted(n: int = 20_000, texts: list[str] | None = None) -> dict[str, 
     start = time.perf_counter()
     theirs = [fix(c) for c in typed]
     theirs_s = time.perf_counter() - start
-    fix_kept = symspell_corrector(frozenset(campaign_words(frame, 3, spelling_index())))
+    fix_kept = symspell_corrector(frozenset(campaign_vocabulary(frame, 3, spelling_index())[0]))
     return {"captions": n, "hitflow": {**scored(ours, typed, truth), "seconds": round(ours_s, 2)},
             "symspellpy": {**scored(theirs, typed, truth), "seconds": round(theirs_s, 2)},
             "symspellpy_with_hitflows_campaign_words": scored([fix_kept(c) for c in typed], typed, truth)}

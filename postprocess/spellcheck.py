@@ -42,14 +42,10 @@ def default_index(language: str = "en") -> SpellIndex:
     return SpellIndex.build(SpellChecker(language=language, distance=1).word_frequency.dictionary)
 
 
-def campaign_words(df: pd.DataFrame, min_workers: int, index: SpellIndex | None = None) -> set[str]:
-    """Lower-cased words ``min_workers``+ distinct workers wrote, less shared typos when ``index`` is given."""
-    return campaign_vocabulary(df, min_workers, index)[0]
-
-
 def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
                         index: SpellIndex | None = None) -> tuple[set[str], Counter[str]]:
-    """:func:`campaign_words`, and how often each lower-cased token is used."""
+    """Lower-cased words ``min_workers``+ distinct workers wrote (less shared typos when ``index`` is given), and
+    how often each lower-cased token is used."""
     uses: Counter[str] = Counter()
     if "worker_id" not in df.columns or df.empty:
         for cap in df["caption"].fillna("") if "caption" in df.columns else []:
@@ -110,17 +106,6 @@ def _starts_sentence(gap: str, first: bool) -> bool:
     """Whether a token opens a sentence, from the text since the previous token only."""
     before = gap.rstrip()
     return bool(_SENTENCE_END.search(before)) if before else first
-
-
-def make_corrector(language: str = "en", index: SpellIndex | None = None) -> Callable[[str], str | None]:
-    """Lower-case token -> its most probable correction, or None; cached per token."""
-    words = index or default_index(language)
-
-    @lru_cache(maxsize=100_000)
-    def correct(lower: str) -> str | None:
-        return words.corrections([lower]).get(lower) if len(lower) <= LONGEST_WORD else None
-
-    return correct
 
 
 def campaign_corrections(index: SpellIndex, lowers: list[str], uses: Mapping[str, int]) -> dict[str, str]:

@@ -21,7 +21,7 @@ from flows.core.ledger.store import Store
 from postprocess.dataset import canned_per_image, canned_table, flat_table, vizwiz_json
 from postprocess.spellcheck import (
     add_word_workers,
-    campaign_words,
+    campaign_vocabulary,
     joined_spelling_stats,
     spelling_stats,
     words_of,
@@ -110,8 +110,8 @@ def test_campaign_words_gathered_per_batch_equal_the_whole_campaigns() -> None:
     seen: dict[str, set[str]] = {}
     for _, part in frame.groupby("batch"):
         add_word_workers(seen, part, 3)
-    assert words_of(seen, 3) == campaign_words(frame, 3) and "mug" in words_of(seen, 3)
-    assert words_of(seen, 4) == campaign_words(frame, 4) == set()
+    assert words_of(seen, 3) == campaign_vocabulary(frame, 3)[0] and "mug" in words_of(seen, 3)
+    assert words_of(seen, 4) == campaign_vocabulary(frame, 4)[0] == set()
 
 
 def ledger(tmp_path: Path) -> Store:

@@ -5,8 +5,21 @@ reads, not by a clock: linear means a bounded number of characters read per char
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import lru_cache
 
-from postprocess.spellcheck import correct_caption, make_corrector
+from postprocess.spellcheck import LONGEST_WORD, correct_caption, default_index
+
+
+def make_corrector() -> Callable[[str], str | None]:
+    """Lower-case token -> its most probable correction in the default index, or None; cached per token."""
+    words = default_index()
+
+    @lru_cache(maxsize=100_000)
+    def correct(lower: str) -> str | None:
+        return words.corrections([lower]).get(lower) if len(lower) <= LONGEST_WORD else None
+
+    return correct
 
 
 class CountingText(str):

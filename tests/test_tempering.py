@@ -64,8 +64,13 @@ def test_the_fitted_correlation_is_the_best_of_the_grid_by_hand(seed: int) -> No
     expected = tempering.GRID[best] if by_hand[best] - by_hand[0] >= tempering.MIN_GAIN else 0.0
     assert tempering.fit(loglik, item, int(item.max()) + 1, log_classes) == pytest.approx(expected)
     # and the fit's own score is the same sum over the first three labels of the 60 items, per label
-    assert tempering.held_out_score(*_held_out(loglik, item), log_classes, 1.7) * 180 == pytest.approx(
+    assert _held_out_score(*_held_out(loglik, item), log_classes, 1.7) * 180 == pytest.approx(
         _by_hand(loglik, item, log_classes, 1.7))
+
+
+def _held_out_score(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, temperature: float) -> float:
+    """The fit's own score (tempering._grid_scores) at one temperature."""
+    return float(tempering._grid_scores(others, own, log_classes, np.array([temperature]))[0])
 
 
 def _held_out(loglik: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

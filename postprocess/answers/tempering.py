@@ -56,7 +56,7 @@ def _item_sums(loglik: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray
 
 
 def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """:func:`held_out_score` at every temperature of ``grid``, a block at a time, the same floats."""
+    """Per temperature of ``grid``: the mean log-probability of each held-out label given its item's others."""
     top = own.max(axis=1, keepdims=True)
     likely = np.exp(own - top)
     step = max(1, CHUNK // max(own.size, 1))
@@ -67,13 +67,6 @@ def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, g
         weights = weights / weights.sum(axis=2, keepdims=True)
         scores.append((np.log((weights * likely).sum(axis=2)) + top[:, 0]).mean(axis=1))
     return np.concatenate(scores)
-
-
-def held_out_score(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, temperature: float) -> float:
-    """Mean log-probability of each held-out label under its item's other labels at ``temperature``."""
-    weights = _normalised(log_classes + others / temperature)
-    top = own.max(axis=1, keepdims=True)
-    return float(np.mean(np.log((weights * np.exp(own - top)).sum(axis=1)) + top[:, 0]))
 
 
 def _normalised(log: np.ndarray) -> np.ndarray:
