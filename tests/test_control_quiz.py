@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -260,6 +261,23 @@ def test_mturk_hits_require_the_quiz_hitflow_judges_from_its_requests(tmp_path: 
     worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
     assert worked and not wrong & worked  # the adversaries failed the test: no HIT of the campaign
     assert worked <= {w for w, ok in verdicts.items() if ok}
+
+
+@pytest.mark.slow
+def test_a_prolific_dry_run_lists_the_quizs_screening_study_before_the_batches_admitting_its_passers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli.main import main
+
+    config = _quiz(tmp_path)
+    main(["run", str(config), "--dry-run", "--platform", "prolific"])
+    said = capsys.readouterr().out
+    calls = said[said.index("POST participant-groups/ name=hitflow-sentiment-screened"):]
+    screening = re.search(r"total_available_places=(\d+) -> [\d.]+ GBP with fees \(the control quiz's screening", calls)
+    studies = re.findall(r"internal_name='sentiment batch [1-9]' places=(\d+)", calls)
+    assert screening and studies and int(screening[1]) == min(sum(map(int, studies)), 2 * max(map(int, studies)))
+    assert re.search(r"internal_name='sentiment batch 0' places=\d+ reward=[\d.]+ GBP \(the control quiz alone", calls)
+    assert calls.index("batch 0") < calls.index("internal_name='sentiment batch 1'")
+    assert calls.count("filters=approval_rate>=95,blocklist,allowlist=screened") == len(studies)
 
 
 def test_prolific_prices_the_quiz_once_a_screened_participant_not_on_every_place(tmp_path: Path) -> None:

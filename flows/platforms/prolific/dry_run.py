@@ -70,7 +70,10 @@ def screening_calls(cfg: CampaignConfig, groups: Groups) -> list[str]:
         return []
     (reward, minutes, most), name = cfg.prolific.screening, cfg.name
     places = screening_places([n * cfg.assignments_per_image for n in Counter(b for b, _ in groups).values()])
+    cost = Decimal(offline_prolific_quote(int(reward * 100), places)) / 100
     return [f"POST participant-groups/ name=hitflow-{name}-screened (once)",
+            f"POST study-cost-calculator/ reward={int(reward * 100)} total_available_places={places} -> {cost:.2f} "
+            f"{cfg.prolific.currency} with fees (the control quiz's screening study, once a screened participant)",
             f"POST studies/ internal_name='{name} batch 0' places={places} reward={reward} {cfg.prolific.currency} "
             f"(the control quiz alone, {minutes} min, max {most} min), PUBLISH, its submissions until full or "
             f"{open_for(cfg)} have passed, STOP, POST submissions/bulk-approve/ (every finished taker: one who fails "
