@@ -264,6 +264,45 @@ def test_mturk_hits_require_the_quiz_hitflow_judges_from_its_requests(tmp_path: 
 
 
 @pytest.mark.slow
+def test_a_run_killed_while_its_screening_study_closes_resumes_on_the_same_study_and_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C after the quiz is judged, before its takers are paid and the passers added: the next run pays
+    them, fills the same group (no second group, no second screening study) and only then posts the batches."""
+    from flows.platforms.prolific import adapter as prolific
+    from flows.platforms.prolific import screening
+
+    config, paid = _quiz(tmp_path), screening.pay_takers
+
+    def killed(run: object, study_id: str) -> None:
+        monkeypatch.setattr(screening, "pay_takers", paid)  # the next run goes through
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(screening, "pay_takers", killed)
+    with SimServer(seed=1, crowd_file=tmp_path / "crowd.toml") as sim:
+        def run() -> None:
+            run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                         progress=lambda _: None, platform="prolific")
+
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        store = Store(tmp_path / "h.db")
+        assert store.table("studies").count_where("batch > 0") == 0  # no batch before its takers are settled
+        run()
+        client = prolific.make_client(sim.url, simulator=True)
+        groups = [g["id"] for g in prolific.every_page(client, "participant-groups/")
+                  if g["name"] == "hitflow-sentiment-screened"]
+        members = {m["participant_id"] for m in prolific.every_page(
+            client, f"participant-groups/{groups[0]}/participants/")}
+        screenings = [s for s in prolific.every_page(client, "studies/") if s["internal_name"] == "sentiment batch 0"]
+    verdicts = {r["worker_id"]: r["passed"] for r in store.rows("SELECT worker_id, passed FROM qualification_scores")}
+    assert len(groups) == 1 and len(screenings) == 1 and members == {w for w, ok in verdicts.items() if ok}
+    assert {r["participant_id"] for r in store.rows("SELECT participant_id FROM platform_submissions WHERE batch = 0 "
+                                                    "AND status = 'APPROVED'")} == set(verdicts)
+    worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
+    assert worked and worked <= members
+
+
+@pytest.mark.slow
 def test_a_prolific_dry_run_lists_the_quizs_screening_study_before_the_batches_admitting_its_passers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from flows.cli.main import main
