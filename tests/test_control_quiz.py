@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -192,6 +193,12 @@ def test_one_answer_to_everything_fails_the_quiz_its_score_alone_would_pass() ->
     assert set(quiz_verdicts(given, given, record)) == {"constant"}
 
 
+def _entry(store: Store, key: str) -> dict[str, Any]:
+    entry = store.ledger_entry(key)
+    assert entry is not None, f"no ledger entry {key}"
+    return entry
+
+
 @pytest.mark.slow
 def test_on_prolific_the_quiz_is_a_screening_study_whose_passers_alone_get_the_batches(tmp_path: Path) -> None:
     """Prolific: the quiz alone is a short study of its own; every finished taker is paid, the passers join a
@@ -203,7 +210,7 @@ def test_on_prolific_the_quiz_is_a_screening_study_whose_passers_alone_get_the_b
         run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
                      progress=lambda _: None, platform="prolific")
         store = Store(tmp_path / "h.db")
-        group = json.loads(store.ledger_entry("sentiment:prolific:screened")["result"])["id"]
+        group = json.loads(_entry(store, "sentiment:prolific:screened")["result"])["id"]
         members = {m["participant_id"] for m in prolific.every_page(
             prolific.make_client(sim.url, simulator=True), f"participant-groups/{group}/participants/")}
     record = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])["quiz"]
@@ -222,7 +229,7 @@ def test_on_prolific_the_quiz_is_a_screening_study_whose_passers_alone_get_the_b
                                                     "AND status = 'APPROVED'")}
     assert failed <= paid  # they did the screening study's work
     for batch in (1, 2):
-        filters = json.loads(store.ledger_entry(f"sentiment:b{batch}:study")["params"])["filters"]
+        filters = json.loads(_entry(store, f"sentiment:b{batch}:study")["params"])["filters"]
         assert {"filter_id": "participant_group_allowlist", "selected_values": [group]} in filters
     workers = pd.DataFrame(json.loads((tmp_path / "runs" / "sentiment" / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
