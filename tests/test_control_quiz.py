@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -23,6 +26,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk.qualification_forms import build_quiz_form
 from flows.sim.people import qual_tests
 from flows.sim.people.crowd_model import Worker
+from flows.sim.service.server import SimServer
 from postprocess.answers.control_items import (
     FALSE_ALARM,
     HONEST_ACCURACY,
@@ -189,56 +193,50 @@ def test_one_answer_to_everything_fails_the_quiz_its_score_alone_would_pass() ->
     assert set(quiz_verdicts(given, given, record)) == {"constant"}
 
 
+def _entry(store: Store, key: str) -> dict[str, Any]:
+    entry = store.ledger_entry(key)
+    assert entry is not None, f"no ledger entry {key}"
+    return entry
+
+
 @pytest.mark.slow
-def test_the_task_server_puts_the_quiz_first_and_stops_who_fails_it(tmp_path: Path) -> None:
+def test_on_prolific_the_quiz_is_a_screening_study_whose_passers_alone_get_the_batches(tmp_path: Path) -> None:
+    """Prolific: the quiz alone is a short study of its own; every finished taker is paid, the passers join a
+    participant group, and every batch's study admits that group alone (the simulator's panel honours it)."""
+    from flows.platforms.prolific import adapter as prolific
+
     config = _quiz(tmp_path)
-    run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
-                 platform="prolific")
-    store, out = Store(tmp_path / "h.db"), tmp_path / "runs" / "sentiment"
+    with SimServer(seed=1, crowd_file=tmp_path / "crowd.toml") as sim:  # the project's crowd, adversaries too
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                     progress=lambda _: None, platform="prolific")
+        store = Store(tmp_path / "h.db")
+        group = json.loads(_entry(store, "sentiment:prolific:screened")["result"])["id"]
+        members = {m["participant_id"] for m in prolific.every_page(
+            prolific.make_client(sim.url, simulator=True), f"participant-groups/{group}/participants/")}
     record = json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])["quiz"]
     quiz = [k[0] for k in record["key"]]
-    pages_of: dict[str, list[list[str]]] = {}
-    for r in store.rows("SELECT participant_id, item_ids FROM task_sessions WHERE submitted_at IS NOT NULL "
-                        "ORDER BY submitted_at, rowid"):
-        pages_of.setdefault(r["participant_id"], []).append(json.loads(r["item_ids"]))
-    assert pages_of and all(ids[0][:len(quiz)] == quiz for ids in pages_of.values())  # first, then never again
-    assert not any(set(quiz) & set(page) for ids in pages_of.values() for page in ids[1:])
-    _qc_reads_the_whole_first_page(store, config, len(quiz))
-    firsts = set(pages_of)
-    workers = pd.DataFrame(json.loads((out / "sim_workers.json").read_text()))
+    sessions = store.rows("SELECT participant_id, batch, item_ids FROM task_sessions WHERE submitted_at IS NOT NULL")
+    assert all(json.loads(r["item_ids"]) == quiz for r in sessions if r["batch"] == 0)  # the quiz alone, once
+    assert not any(set(quiz) & set(json.loads(r["item_ids"])) for r in sessions if r["batch"] > 0)
+    verdicts = {r["worker_id"]: r["passed"] for r in store.rows("SELECT worker_id, passed FROM qualification_scores "
+                                                                "WHERE mode = 'control_quiz'")}
+    assert verdicts.keys() == {r["participant_id"] for r in sessions if r["batch"] == 0}
+    assert 0 < sum(verdicts.values()) < len(verdicts) and members == {w for w, ok in verdicts.items() if ok}
+    worked = {r["participant_id"] for r in sessions if r["batch"] > 0}
+    assert worked and worked <= members  # a passer admitted, no failer
+    failed = {w for w, ok in verdicts.items() if not ok}
+    paid = {r["participant_id"] for r in store.rows("SELECT participant_id FROM platform_submissions WHERE batch = 0 "
+                                                    "AND status = 'APPROVED'")}
+    assert failed <= paid  # they did the screening study's work
+    for batch in (1, 2):
+        filters = json.loads(_entry(store, f"sentiment:b{batch}:study")["params"])["filters"]
+        assert {"filter_id": "participant_group_allowlist", "selected_values": [group]} in filters
+    workers = pd.DataFrame(json.loads((tmp_path / "runs" / "sentiment" / "sim_workers.json").read_text()))
     wrong = set(workers.loc[workers.get("choices", pd.Series(dtype=str)).fillna("") == "wrong", "worker_id"])
-    stopped = {r["worker_id"]: r["rules"] for r in store.rows("SELECT worker_id, rules FROM blocks")}
-    failed = {r["worker_id"] for r in store.rows("SELECT worker_id FROM blocks WHERE mode = 'next page refused'")}
-    assert wrong & set(firsts) and wrong & set(firsts) <= failed  # every adversary who came failed it...
-    pages = Counter(r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0"))
-    assert all(pages[w] == 1 for w in failed)  # ...on their first page, and got no other
+    assert wrong & set(verdicts) and wrong & set(verdicts) <= failed
     honest = set(workers.loc[workers["profile"].isin(["diligent", "typo_prone", "slow"]), "worker_id"]) - wrong
-    assert not honest & set(stopped)
-    assert not failed & set(pd.read_csv(out / "dataset.csv", dtype=str)["worker_id"])
-    assert not set(quiz) & set(pd.read_csv(out / "dataset.csv", dtype=str)["item_id"])
-    controls = set(pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"])
-    own = {r["item_id"] for r in store.rows("SELECT item_id FROM items")} - controls
-    assert f" workers on {len(own)} items (" in (out / "summary.txt").read_text(encoding="utf-8")  # quiz not counted
-    workers_csv = pd.read_csv(out / "workers.csv", dtype=str, keep_default_na=False)  # no say in answers.csv
-    counted = workers_csv[pd.to_numeric(workers_csv["items"], errors="coerce").fillna(0) > 0]
-    assert not failed & set(counted["worker_id"])
-
-
-def _qc_reads_the_whole_first_page(store: Store, config: Path, quiz: int) -> None:
-    """The page rules of a first page (the quiz, then the unit's items) cover every item on it, not the first few."""
-    from types import SimpleNamespace
-
-    from flows.campaigns.task_kinds import load_campaign
-    from flows.core.pages.mturk_forms import answer_fields
-    from flows.custom.custom_review import PageRules
-
-    first = store.rows("SELECT hit_id, answer_xml, batch FROM assignments WHERE batch > 0 ORDER BY submit_time, "
-                       "rowid LIMIT 1")[0]
-    rules = PageRules(SimpleNamespace(store=store, cfg=load_campaign(config, "prolific")),  # type: ignore[arg-type]
-                      int(first["batch"]))
-    ids = rules.items_of(first["hit_id"], answer_fields(first["answer_xml"]))
-    names = {f["name"] for f in rules.spec(ids)["fields"]}
-    assert len(ids) > quiz and any(n.endswith(f"_{len(ids) - 1}") for n in names)
+    assert not honest & failed
+    assert not set(quiz) & set(pd.read_csv(tmp_path / "runs" / "sentiment" / "dataset.csv", dtype=str)["item_id"])
 
 
 @pytest.mark.slow
@@ -272,21 +270,89 @@ def test_mturk_hits_require_the_quiz_hitflow_judges_from_its_requests(tmp_path: 
     assert worked <= {w for w, ok in verdicts.items() if ok}
 
 
-def test_a_place_paid_by_its_estimate_covers_the_quiz_on_a_workers_first_place(tmp_path: Path) -> None:
-    from bench.answers_accuracy import project
+@pytest.mark.slow
+def test_a_run_killed_while_its_screening_study_closes_resumes_on_the_same_study_and_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C after the quiz is judged, before its takers are paid and the passers added: the next run pays
+    them, fills the same group (no second group, no second screening study) and only then posts the batches."""
+    from flows.platforms.prolific import adapter as prolific
+    from flows.platforms.prolific import screening
+
+    config, paid = _quiz(tmp_path), screening.pay_takers
+
+    def killed(run: object, study_id: str) -> None:
+        monkeypatch.setattr(screening, "pay_takers", paid)  # the next run goes through
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(screening, "pay_takers", killed)
+    with SimServer(seed=1, crowd_file=tmp_path / "crowd.toml") as sim:
+        def run() -> None:
+            run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                         progress=lambda _: None, platform="prolific")
+
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        store = Store(tmp_path / "h.db")
+        assert store.table("studies").count_where("batch > 0") == 0  # no batch before its takers are settled
+        run()
+        client = prolific.make_client(sim.url, simulator=True)
+        groups = [g["id"] for g in prolific.every_page(client, "participant-groups/")
+                  if g["name"] == "hitflow-sentiment-screened"]
+        members = {m["participant_id"] for m in prolific.every_page(
+            client, f"participant-groups/{groups[0]}/participants/")}
+        screenings = [s for s in prolific.every_page(client, "studies/") if s["internal_name"] == "sentiment batch 0"]
+    verdicts = {r["worker_id"]: r["passed"] for r in store.rows("SELECT worker_id, passed FROM qualification_scores")}
+    assert len(groups) == 1 and len(screenings) == 1 and members == {w for w, ok in verdicts.items() if ok}
+    assert {r["participant_id"] for r in store.rows("SELECT participant_id FROM platform_submissions WHERE batch = 0 "
+                                                    "AND status = 'APPROVED'")} == set(verdicts)
+    worked = {r["worker_id"] for r in store.rows("SELECT worker_id FROM assignments WHERE batch > 0")}
+    assert worked and worked <= members
+
+
+@pytest.mark.slow
+def test_a_prolific_dry_run_lists_the_quizs_screening_study_before_the_batches_admitting_its_passers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli.main import main
+
+    config = _quiz(tmp_path)
+    main(["run", str(config), "--dry-run", "--platform", "prolific"])
+    said = capsys.readouterr().out
+    calls = said[said.index("POST participant-groups/ name=hitflow-sentiment-screened"):]
+    screening = re.search(r"total_available_places=(\d+) -> [\d.]+ GBP with fees \(the control quiz's screening", calls)
+    studies = re.findall(r"internal_name='sentiment batch [1-9]' places=(\d+)", calls)
+    assert screening and studies and int(screening[1]) == min(sum(map(int, studies)), 2 * max(map(int, studies)))
+    assert re.search(r"internal_name='sentiment batch 0' places=\d+ reward=[\d.]+ GBP \(the control quiz alone", calls)
+    assert calls.index("batch 0") < calls.index("internal_name='sentiment batch 1'")
+    assert calls.count("filters=approval_rate>=95,blocklist,allowlist=screened") == len(studies)
+
+
+def test_prolific_prices_the_quiz_once_a_screened_participant_not_on_every_place(tmp_path: Path) -> None:
+    """The estimate over the simulator's cost calculator: the batches' places at the page's own time, with or
+    without a quiz, and the quiz once, in a screening study of its own timed for the quiz alone."""
     from flows.campaigns.task_kinds import load_campaign
+    from flows.platforms.prolific import adapter as prolific
+    from flows.platforms.prolific.estimate import prolific_estimate
 
     config = project(tmp_path, 60, 0, 0.2, per_page=1)
     with_quiz, on_mturk = load_campaign(config, "prolific"), load_campaign(config, "mturk")
-    text = config.read_text(encoding="utf-8")
-    config.write_text(text.replace("[answers]\n", "[answers]\nquiz = 0\n"), encoding="utf-8")
+    config.write_text(config.read_text(encoding="utf-8").replace("[answers]\n", "[answers]\nquiz = 0\n"),
+                      encoding="utf-8")
     without = load_campaign(config, "prolific")
-    assert with_quiz.prolific.estimated_minutes > without.prolific.estimated_minutes
-    assert with_quiz.prolific.maximum_minutes >= without.prolific.maximum_minutes
-    assert any("first place also holds the control quiz" in n for n in with_quiz.notes)
-    assert not any("control quiz" in n for n in without.notes)
-    # a route that pays no place by its estimate (MTurk's quiz is a qualification test) is planned as before
-    assert not any("control quiz" in n for n in on_mturk.notes)
+    assert with_quiz.prolific.estimated_minutes == without.prolific.estimated_minutes  # a place holds no quiz
+    assert without.prolific.screening is None and on_mturk.prolific.screening is None
+    assert with_quiz.prolific.screening is not None
+    reward, minutes, _ = with_quiz.prolific.screening
+    assert minutes > with_quiz.prolific.estimated_minutes and reward > with_quiz.prolific.reward
+    units = {1: 20, 2: 20, 3: 20}
+    with SimServer(seed=2) as sim:
+        client = prolific.make_client(sim.url, simulator=True)
+        quizzed, plain = prolific_estimate(with_quiz, units, client), prolific_estimate(without, units, client)
+        once = Decimal(prolific.study_cost(client, int(reward * 100), 1)) / 100
+    screening = [cost for what, cost in quizzed.parts if "screening" in what]
+    places = [20 * with_quiz.worst_per_hit_with_top_ups] * 3
+    assert [c for w, c in quizzed.parts if "screening" not in w] == [c for _, c in plain.parts]
+    assert len(screening) == 1 and screening[0] == pytest.approx(float(once) * 2 * places[0], abs=0.05)
+    assert 2 * places[0] < sum(places)  # a participant screened once, not a quiz on every place
 
 
 @pytest.mark.slow

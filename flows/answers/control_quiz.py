@@ -90,9 +90,10 @@ def quiz_line(record: dict[str, Any] | None) -> str:
     chance = 1 - rules.fails_quiz(size, mark, 1 / k)
     weak = "; random clicks pass it as often as not, so the pages' controls and rules judge them" if chance > 0.5 \
         else ""
-    return (f"quiz: {size} control items before any work{short}, never again on a page (links and Prolific: on a "
-            f"worker's first page, then one sequential test over every control answer stops an honest worker right "
-            f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; MTurk: the "
+    return (f"quiz: {size} control items before any work{short}, never again on a page (links: on a worker's first "
+            "page, then one sequential test over every control answer stops an honest worker right "
+            f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; Prolific: a "
+            "screening study of its own, whose passers alone get the batches' studies; MTurk: the "
             f"qualification test; every route: pass mark {mark} right, the most an honest worker right {honest:.0%} "
             f"of the time fails with chance under {rules.QUIZ_RISK:.1%} ({rules.fails_quiz(size, mark, honest):.2%}); "
             f"one clicking at random among the field's {k} options passes with chance {chance:.0%}{weak})")

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from flows.campaigns.task_kinds import first_place, kind_of
+from flows.campaigns.task_kinds import kind_of
 from flows.core.config.config import CampaignConfig
 from flows.core.task_kinds import least_maximum
 
@@ -34,19 +34,17 @@ def time_lines(cfg: CampaignConfig, platform: str) -> list[str]:
 
 def stated_estimate_lines(cfg: CampaignConfig, platform: str) -> list[str]:
     """A warning where the config states a place's time (the reward follows it) under the page's own reading of
-    a first place, quiz included: the participant is paid for what they are told."""
+    a place: the participant is paid for what they are told."""
     from flows.platforms.registry import platform_facts
 
     p = cfg.prolific
     if not platform_facts(platform).WHOLE_MINUTES or "estimated_minutes" not in p.given:
         return []
-    first = first_place(cfg, platform)
-    k, minutes = first.images_per_hit, kind_of(first).plan(first).minutes
+    minutes = kind_of(cfg).plan(cfg).minutes
     if minutes <= 1.25 * p.estimated_minutes or max(1, round(minutes)) <= p.estimated_minutes:  # whole minutes
         return []
-    quiz = f", {k - cfg.images_per_hit} of them the control quiz's" if k > cfg.images_per_hit else ""
     return [f"warning: [prolific] estimated_minutes = {p.estimated_minutes}, but the page reads as about "
-            f"{minutes:.1f} min for a first place ({k} items{quiz}): a participant is told and paid for "
+            f"{minutes:.1f} min for a place ({cfg.images_per_hit} items): a participant is told and paid for "
             f"{p.estimated_minutes}; remove estimated_minutes to take the page's, or state the median of a pilot"]
 
 
@@ -67,7 +65,7 @@ def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] 
     done = [(float(r["s"]), max(int(r["items"] or 0), 1)) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
     if rows is None or not done:
         return []
-    k = first_place(cfg, platform).images_per_hit
+    k = cfg.images_per_hit
     times = sorted(s if n == k else s * k / n for s, n in done)
     median, tail = statistics.median(times) / 60, times[int(0.9 * (len(times) - 1))] / 60
     timed_out = sum(int(r["n"]) for r in rows(TIMED_OUT, [campaign]))

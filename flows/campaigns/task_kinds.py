@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
 from flows.core import task_kinds as unit
@@ -22,14 +23,14 @@ def kind_of(cfg: CampaignConfig) -> TaskKind:
 
 
 def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
-    """``cfg`` with the ``[prolific]`` figures it leaves out taken from its kind."""
+    """``cfg`` with the ``[prolific]`` figures it leaves out taken from its kind (and its quiz's screening study)."""
     given = cfg.prolific.given
     if {"reward", "estimated_minutes", "maximum_minutes"} <= given:
-        return cfg
+        return screened(cfg, platform)
     try:
         plan = kind_of(cfg).plan(cfg)
         if platform and platform_facts(platform).WHOLE_MINUTES and "estimated_minutes" not in given:
-            cfg, plan = first_place_with_quiz(*whole_minute_unit(cfg, plan, platform), platform)
+            cfg, plan = whole_minute_unit(cfg, plan, platform)
     except HitflowError:  # a page that cannot be read yet: its own check says why (the dry run, the run's refusal)
         return cfg
     p = cfg.prolific
@@ -39,7 +40,26 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
     maximum = p.maximum_minutes if "maximum_minutes" in given else maximum
     reward = p.reward if "reward" in given else derived_reward(plan, estimated, p.currency)
     kept = dataclasses.replace(p, reward=reward, estimated_minutes=estimated, maximum_minutes=maximum)
-    return dataclasses.replace(cfg, prolific=kept)
+    return screened(dataclasses.replace(cfg, prolific=kept), platform)
+
+
+def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
+    """A route paying a place by its estimate gives the control quiz a short study of its own, timed for the quiz
+    alone and paid at the batches' hourly rate: its passers take the batches' places (a page no longer carries it)."""
+    if not platform or not platform_facts(platform).WHOLE_MINUTES:
+        return cfg
+    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
+
+    try:
+        quiz = dataclasses.replace(cfg, images_per_hit=largest_quiz(cfg))
+        plan = dataclasses.replace(kind_of(quiz).plan(quiz), maximum_minutes=None) if quiz.images_per_hit else None
+    except HitflowError:
+        return cfg
+    if plan is None:
+        return cfg
+    p, (estimated, maximum) = cfg.prolific, derived_times(plan)
+    reward = (p.reward * estimated / p.estimated_minutes).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+    return dataclasses.replace(cfg, prolific=dataclasses.replace(p, screening=(reward, estimated, maximum)))
 
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
@@ -58,30 +78,6 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
             f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
             f"estimated_minutes in [prolific] to keep {n} a place")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
-
-
-def first_place(cfg: CampaignConfig, platform: str) -> CampaignConfig:
-    """``cfg`` sized as the unit whose time ``platform`` states (a first place with the quiz, where paid so)."""
-    if not platform_facts(platform).WHOLE_MINUTES:
-        return cfg
-    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
-
-    quiz = largest_quiz(cfg)
-    return dataclasses.replace(cfg, images_per_hit=cfg.images_per_hit + quiz) if quiz else cfg
-
-
-def first_place_with_quiz(cfg: CampaignConfig, plan: PlanDefaults, platform: str
-                          ) -> tuple[CampaignConfig, PlanDefaults]:
-    """A route that pays a place by its estimate serves the control quiz on a worker's first place."""
-    longest = first_place(cfg, platform)
-    quiz = longest.images_per_hit - cfg.images_per_hit
-    if not quiz:
-        return cfg, plan
-    minutes = kind_of(longest).plan(longest).minutes
-    note = (f"note: on {platform_facts(platform).LABEL} a worker's first place also holds the control quiz (up to "
-            f"{quiz} items): the estimate covers that place, about {minutes:.1f} min against {plan.minutes:.1f} min "
-            "for a later one, so no first place is underpaid")
-    return dataclasses.replace(cfg, notes=(*cfg.notes, note)), dataclasses.replace(plan, minutes=minutes)
 
 
 def load_campaign(path: str | Path, platform: str = "") -> CampaignConfig:

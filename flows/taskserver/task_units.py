@@ -12,6 +12,7 @@ from flows.answers.control_quiz import quiz_rows
 from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
+from flows.platforms.interface import GATE_BATCH
 from flows.taskserver.task_site import Refused, TaskSite
 from flows.taskserver.unit_holds import make_room, room_on_fresh_unit
 from flows.taskserver.unit_targets import HOLDS_UNIT, allocation_options, extending, unsettled_holders
@@ -172,21 +173,14 @@ def _bound_holds(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
 
 def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: str, session: str,
                  route: str = "prolific") -> dict[str, Any]:
-    """A fresh unit; a session neither submitted nor finished within the hold time holds nothing."""
+    """A fresh unit (the quiz alone in its own screening study); a session neither submitted nor finished within
+    the hold time holds nothing."""
     store = site.store()
-    units: dict[int, list[str]] = {}  # grouped here, not by group_concat: SQL both ledgers speak
-    for r in store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
-                        "ORDER BY hit_index, rowid", [cfg.name, batch]):
-        units.setdefault(r["hit_index"], []).append(r["item_id"])
-    stale = site.now() - hold_seconds(cfg)
     mine = store.rows("SELECT item_ids, submitted_at FROM task_sessions WHERE campaign = ? AND participant_id = ?",
                       [cfg.name, participant])
     seen = {i for r in mine for i in json.loads(r["item_ids"])}
-    unit = _choose(store, cfg, batch, units, participant, seen, stale)
-    for _ in range(3 if route == "prolific" else 0):  # a unit may have more holders than its cap: a few tries
-        if unit is not None or not room_on_fresh_unit(store, cfg, batch, seen, stale):
-            break
-        unit = _choose(store, cfg, batch, units, participant, seen, stale)
+    unit = (0, []) if batch == GATE_BATCH else _fresh_unit(store, cfg, batch, participant, seen, route,
+                                                           site.now() - hold_seconds(cfg))
     if unit is None:
         raise Refused(409, "There is no work left that you have not already done. Please return the study; "
                            "you will not be penalised.")
@@ -195,6 +189,20 @@ def _new_session(site: TaskSite, cfg: CampaignConfig, batch: int, participant: s
             "item_ids": json.dumps(quiz + unit[1]),  # the quiz first, until they submitted a page
             "participant_id": participant, "created_at": site.now(),
             "submitted_at": None, "completion_code": "", "released": 0}
+
+
+def _fresh_unit(store: Store, cfg: CampaignConfig, batch: int, participant: str, seen: set[str], route: str,
+                stale: float) -> tuple[int, list[str]] | None:
+    units: dict[int, list[str]] = {}  # grouped here, not by group_concat: SQL both ledgers speak
+    for r in store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
+                        "ORDER BY hit_index, rowid", [cfg.name, batch]):
+        units.setdefault(r["hit_index"], []).append(r["item_id"])
+    unit = _choose(store, cfg, batch, units, participant, seen, stale)
+    for _ in range(3 if route == "prolific" else 0):  # a unit may have more holders than its cap: a few tries
+        if unit is not None or not room_on_fresh_unit(store, cfg, batch, seen, stale):
+            break
+        unit = _choose(store, cfg, batch, units, participant, seen, stale)
+    return unit
 
 
 def _choose(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]], participant: str,

@@ -38,3 +38,5 @@ class ProlificSettings:
     min_approvals: int = 0
     # the keys the config's [prolific] sets; the others come from the task kind's plan defaults
     given: frozenset[str] = frozenset({"reward", "estimated_minutes", "maximum_minutes"})
+    # the control quiz's own screening study (reward, estimated and maximum minutes), planned where there is a quiz
+    screening: tuple[Decimal, int, int] | None = None

@@ -3,7 +3,6 @@ a first page's quiz (docs/how-to/control-items.md, "MTurk")."""
 
 from __future__ import annotations
 
-import time
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -16,10 +15,7 @@ from flows.platforms.interface import GATE_BATCH
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.qualification_forms import build_quiz_form
 from flows.platforms.mturk.qualifications import ledgered_qualification
-from flows.platforms.quiz_record import FAILED, KEPT, stored_quiz
-from postprocess.answers.control_items import control_scores, quiz_verdicts
-
-ANSWERS = ["worker_id", "item_id", "field", "value"]
+from flows.platforms.quiz_record import ANSWERS, keep_quiz, stored_quiz
 
 
 def quiz_qualification(run: Run) -> str:
@@ -64,17 +60,7 @@ def judge_quiz_requests(run: Run) -> int:
         return 0
     record, campaign = stored_quiz(run.store, run.cfg.name), run.cfg.name
     key = pd.DataFrame(record["key"], columns=["item_id", "field", "answer"])
-    mine = request_answers(requests, key, record.get("options") or [])
-    before = run.store.frame("SELECT assignment_id AS worker_id, item_id, field, value FROM answers WHERE campaign = ? "
-                             "AND assignment_id LIKE 'quiz%:%'", [campaign], ANSWERS)  # (instr is SQLite's alone)
-    before["worker_id"] = before["worker_id"].astype(str).str.split(":", n=1).str[1]
-    failed = quiz_verdicts(mine, pd.concat([before, mine], ignore_index=True), record)
-    with run.store.transaction():  # a failed taker's answers judge the file's items, never the taker again
-        run.store.insert_raw("answers", [{"campaign": campaign, "item_id": r.item_id, "field": r.field,
-                                          "value": r.value, "assignment_id": (FAILED if r.worker_id in failed else
-                                                                              KEPT) + r.worker_id}
-                                         for r in mine.itertuples(index=False)], "REPLACE")
-    keep_scores(run, mine, key, failed)
+    failed = keep_quiz(run, request_answers(requests, key, record.get("options") or []))
     ledgered_all(run.store, campaign, GATE_BATCH, [answer_call(run, r, r["WorkerId"] not in failed)
                                                    for r in requests])
     run.progress(f"quiz: {len(requests)} taken, {sum(r['WorkerId'] in failed for r in requests)} failed")
@@ -92,17 +78,3 @@ def answer_call(run: Run, request: dict[str, Any], passed: bool) -> LedgeredCall
 
     return LedgeredCall(f"{verb}QualificationRequest", f"{run.cfg.name}:quiz:{rid}", {"QualificationRequestId": rid},
                         send)
-
-
-def keep_scores(run: Run, mine: pd.DataFrame, key: pd.DataFrame, failed: dict[str, str]) -> None:
-    """Each taker's score, kept for the dataset's lineage as a qualification test's is."""
-    scores = control_scores(mine, key).set_index("worker_id")
-    now = time.time()
-    with run.store.transaction():
-        for worker in sorted(set(mine["worker_id"])):
-            right = int(scores["correct"].get(worker, 0))
-            run.store.table("qualification_scores").upsert(
-                {"campaign": run.cfg.name, "worker_id": worker, "assignment_id": "", "mode": "control_quiz",
-                 "answered": len(key), "correct": right, "score": round(100 * right / max(len(key), 1)),
-                 "passed": int(worker not in failed), "granted": int(worker not in failed), "recorded_at": now},
-                pk=("campaign", "worker_id"))

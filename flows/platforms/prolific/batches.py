@@ -16,6 +16,7 @@ from flows.core.ledger.store import SETTLED
 from flows.core.run.run_context import Run
 from flows.core.site_secrets import completion_code, task_secret
 from flows.platforms.batch_window import closes_now, record_unfilled
+from flows.platforms.interface import GATE_BATCH
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.grounds import ground_category, ground_message, rejection_evidence
 from flows.platforms.prolific.statuses import (
@@ -55,7 +56,7 @@ def blocklist_group(run: Run) -> str:
     return str(_ledgered(run, 0, "CreateParticipantGroup", f"{run.cfg.name}:prolific:blocklist", {}, create)["id"])
 
 
-def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
+def study_body(run: Run, batch: int, places: int, group: str, admitted: str = "") -> dict[str, Any]:
     cfg, p = run.cfg, run.cfg.prolific
     url = (f"{run.notes['task_url']}/task/{cfg.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
            f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}")
@@ -63,6 +64,8 @@ def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
     filters: list[dict[str, Any]] = [
         {"filter_id": "approval_rate", "selected_range": {"lower": p.min_approval_rate, "upper": 100}},
         {"filter_id": "participant_group_blocklist", "selected_values": [group]}]
+    if admitted:  # those who passed the control quiz's screening study alone (screening.py)
+        filters.append({"filter_id": "participant_group_allowlist", "selected_values": [admitted]})
     if p.min_approvals:
         filters.append({"filter_id": "approval_numbers", "selected_range": {"lower": p.min_approvals}})
     return {"name": cfg.title, "internal_name": f"{cfg.name} batch {batch}", "description": cfg.description,
@@ -76,23 +79,39 @@ def study_body(run: Run, batch: int, places: int, group: str) -> dict[str, Any]:
 
 def _committed(run: Run, batch: int) -> int:
     """Places of the campaign's other studies still counted against the budget (released ones are not)."""
-    rows = run.store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch != ?",
+    rows = run.store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch != ? AND batch > 0",
                           [run.cfg.name, batch])
     return sum(int(r["places"]) - int(r["released"] or 0) for r in rows)
 
 
-def publish_study(run: Run, batch: int) -> dict[str, Any]:
+def _screening_cost(run: Run, batch: int) -> Decimal:
+    """The quiz's screening study's places still committed, at its own reward (none for itself)."""
+    screening = run.cfg.prolific.screening
+    rows = run.store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch = ?",
+                          [run.cfg.name, GATE_BATCH]) if batch != GATE_BATCH and screening else []
+    if not rows or screening is None:
+        return Decimal(0)
+    places = int(rows[0]["places"]) - int(rows[0]["released"] or 0)
+    return Decimal(prolific.study_cost(prolific_client(run), int(screening[0] * 100), places)) / 100
+
+
+def publish_study(run: Run, batch: int, admitted: str = "") -> dict[str, Any]:
+    """The batch's study, only ``admitted``'s members let in where a group is named."""
+    return post_study(run, batch, len(hit_groups(run, batch)) * run.cfg.assignments_per_image, admitted)
+
+
+def post_study(run: Run, batch: int, places: int, admitted: str) -> dict[str, Any]:
     cfg = run.cfg
-    places = len(hit_groups(run, batch)) * cfg.assignments_per_image
     reward = int(cfg.prolific.reward * 100)
     prolific.check_currency(prolific_client(run), cfg.prolific.currency)  # before any money is estimated
     hourly = prolific.check_hourly_pay(reward, cfg.prolific.estimated_minutes, cfg.prolific.currency)
-    cost = Decimal(prolific.study_cost(prolific_client(run), reward, places + _committed(run, batch))) / 100
+    cost = Decimal(prolific.study_cost(prolific_client(run), reward, places + _committed(run, batch))) / 100 \
+        + _screening_cost(run, batch)
     if to_budget_currency(cfg, cost, cfg.prolific.currency) > cfg.budget:
         raise BudgetError(f"batch {batch} would commit {cost:.2f} {cfg.prolific.currency} with Prolific's fees "
                           f"against a budget of {cfg.budget:.2f} {cfg.budget_currency}; raise [campaign].budget or "
                           "post fewer items")
-    body = study_body(run, batch, places, blocklist_group(run))
+    body = study_body(run, batch, places, blocklist_group(run), admitted)
     made = _ledgered(run, batch, "CreateStudy", f"{cfg.name}:b{batch}:study", {**body, "external_study_url": "<url>"},
                      lambda: {"id": prolific.create_study(prolific_client(run), body)})
     run.store.table("studies").upsert({"study_id": made["id"], "campaign": cfg.name, "batch": batch,
@@ -102,7 +121,8 @@ def publish_study(run: Run, batch: int) -> dict[str, Any]:
     _ledgered(run, batch, "PublishStudy", f"{cfg.name}:b{batch}:publish", {"study_id": made["id"]},
               lambda: {"status": prolific.transition(prolific_client(run), made["id"], "PUBLISH")})
     run.store.table("studies").update((run.cfg.name, made["id"]), {"status": "ACTIVE"})
-    run.progress(f"batch {batch}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
+    what = f"batch {batch}" if batch != GATE_BATCH else "control quiz"
+    run.progress(f"{what}: study {made['id']} published, {places} places at {cfg.prolific.reward} "
                  f"{cfg.prolific.currency} ({hourly}/hour), committed {cost:.2f} with fees")
     return {"study_id": made["id"], "places": places, "committed": str(cost)}
 

@@ -13,6 +13,7 @@ from flows.core.run.run_context import PlatformClient
 from flows.core.task_kinds import NEAR_LIMIT
 from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific.fees import cost_of
+from flows.platforms.prolific.screening import screening_places
 
 
 def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], client: PlatformClient = None
@@ -25,6 +26,10 @@ def prolific_estimate(cfg: CampaignConfig, units_per_batch: dict[int, int], clie
         prolific.check_currency(client, cfg.prolific.currency)  # before any figure in the config's money
         price = lambda reward, places: prolific.study_cost(client, reward, places)  # noqa: E731
     est = Estimate(cfg.prolific.currency)
+    if cfg.prolific.screening is not None:  # the control quiz's own study, taken once by each screened participant
+        places = screening_places([units * cfg.worst_per_hit_with_top_ups for units in units_per_batch.values()])
+        est.parts.append((f"control quiz's screening study: {places} places, {cfg.prolific.screening[1]} min each",
+                          Decimal(price(int(cfg.prolific.screening[0] * 100), places)) / 100))
     for batch, units in sorted(units_per_batch.items()):
         places = units * cfg.worst_per_hit_with_top_ups  # the worst case: every unit topped up to its cap
         est.parts.append((f"study {batch}: {places} places", Decimal(price(reward, places)) / 100))

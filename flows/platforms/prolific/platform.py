@@ -22,6 +22,7 @@ from flows.platforms.prolific.estimate import (
 )
 from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.grounds import PROLIFIC_GROUNDS, STATED_ON_PAGE  # noqa: F401  (the protocol's)
+from flows.platforms.prolific.screening import screened_group
 from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
 
@@ -41,7 +42,6 @@ EXTENDS_UNITS = True  # more places on the batch's study, steered by the task se
 TOPS_UP_CAPTIONS = True  # a short image's unit gets more places, steered by the task server as for adaptive overlap
 SETTLED_UNPAID = UNPAID  # returned, timed out, screened out: Prolific settled them, no verdict can be sent
 
-publish = prolific_batches.publish_study
 extend_units = prolific_extend.extend_units
 posted_units = prolific_extend.posted_units
 collect = prolific_batches.collect_study
@@ -55,6 +55,11 @@ assignment_cost = prolific_assignment_cost
 dry_run = prolific_plan
 check_target = check_prolific_target
 open_session = prolific_session
+
+
+def publish(run: Run, batch: int) -> dict[str, Any]:
+    """The batch's study; with a control quiz, only for those who passed its screening study (run first, once)."""
+    return prolific_batches.publish_study(run, batch, screened_group(run))
 
 
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
