@@ -13,7 +13,7 @@ from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, known_for, takes_care
 from flows.sim.people.corrections import ONLY_WHEN
 from flows.sim.people.crowd_model import PASTING_PROFILES
-from flows.sim.people.item_answers import leaves_empty, optional
+from flows.sim.people.item_answers import leaves_empty
 from flows.sim.people.page_context import ItemContext
 from flows.sim.people.stated_figures import stated_figure
 from flows.sim.people.stated_limits import NUMBERS
@@ -44,6 +44,7 @@ LATEST = re.compile(r"\b(?:latest|until|till|by when|by what time|how late|deadl
                     r"ends?|run out)\b", re.I)
 LEAVE_WHEN = re.compile(r"\b(?:leave|keep) (?:it|this|the (?:box|field|answer))? ?(?:empty|blank) if you "
                         r"(?:answered|chose|selected|picked|said|ticked)\s+[\"'“]?(\w+)", re.I)
+OPTIONAL = re.compile(r"\boptional\b|\bif (?:any|known|you know)\b", re.I)
 SHORT = 40  # a box this short holds a value, not a sentence
 
 
@@ -51,7 +52,7 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     """The value this worker types into a box that asks for one ('' where the page says to leave it empty);
     None for a box that asks for writing, and for a profile that pastes whatever it pastes."""
     question = fill.questions.get(f.name, "")
-    if f.kind != "text" or f.attrs.get("pattern") or fill.worker.profile in PASTING_PROFILES:
+    if f.kind != "text" or fill.worker.profile in PASTING_PROFILES:
         return None
     if int(f.attrs.get("maxlength") or SHORT) > SHORT or not (shape := asked_shape(question, f)) or \
             (topic(own_question(question, ctx.texts)) not in ("", "if_yes")):
@@ -62,10 +63,12 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     leave = LEAVE_WHEN.search(question)
     if (said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1])):
         return ""  # asked after another answer than this worker's
-    if not said and optional(f) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
-        return ""
+    if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
+        return ""  # (a box that asks for a value is answered unless it says it may be left)
     known = known_for(fill, ctx, f)  # the requester's own answer, where given, is the item's value
-    return _value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
+    value = _value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
+    pattern = f.attrs.get("pattern")  # the page's, or one its words state ("digits only"): a value it refuses is not
+    return value if not pattern or re.fullmatch(pattern, value) else None
 
 
 def asked_shape(question: str, f: FormField) -> str:
@@ -86,7 +89,7 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
     careful, rushed = takes_care(fill), worker.profile in RUSHED
     own = random.Random(worker.worker_id)  # a person writes times and dates one way throughout
-    said = " ".join(asked.split())  # the box's own hint ("for example 4:30 pm") is no value of the item's
+    said = " ".join(" ".join(fill.questions.values()).split())  # a box's hint ("for example 4:30 pm"): no value
     texts = [known] if known else [t for t in ctx.texts if " ".join(t.split()) not in said]
     if shape == "time":
         minutes = worked_time("" if known else asked, texts)
@@ -122,7 +125,8 @@ def worked_time(asked: str, texts: list[str]) -> int | None:
     limits = [t for _, t in found if t > ref]
     for m in STAY.finditer(text):
         amount = 0.5 if m[1].lower().startswith("half") else 1.0 if m[1].lower() in ("a", "an") else float(m[1])
-        limits.append(ref + round(amount * (60 if m[2].lower().startswith("h") else 1)))
+        sign = -1 if re.match(r"\s+(?:before|earlier)\b", text[m.end():], re.I) else 1  # "45 minutes before"
+        limits.append(ref + sign * round(amount * (60 if m[2].lower().startswith("h") else 1)))
     return min(limits) if limits else None
 
 
