@@ -55,7 +55,7 @@ def imported(tmp_path: Path, clock: str = CLOCK, refuse: str = INLINE) -> None:
         csv.writer(f).writerows([("item_id", "rule", "booking"), *(row[:3] for row in ITEMS)])
     assert main(["new", "trips", "--from", str(tmp_path / "trips.html"), "--items",
                  str(tmp_path / "trips_items.csv"), "--dir", str(tmp_path)]) == 0
-    config = tmp_path / "config" / "trips.toml"  # its script writes no field: browser workers asked for, as the docs say
+    config = tmp_path / "config" / "trips.toml"  # its script writes no field: browser workers asked for, as docs say
     config.write_text(config.read_text(encoding="utf-8") + '\n[target]\nsim_workers = "browser"\n', encoding="utf-8")
     crowd = "seed = 3\n" + "".join(f'[[profile]]\nname = "{p}"\ncount = 2\n' for p in HONEST)
     (tmp_path / "crowd.toml").write_text(crowd, encoding="utf-8")
@@ -76,6 +76,8 @@ def test_a_latest_time_is_the_earliest_limit_the_item_states() -> None:
     assert worked_time("the latest time?", late) == 18 * 60  # the window closes first
     assert worked_time("the latest time?", ["Check-in closes 45 minutes before departure.", "Departs at 9:00 am."]) \
         == 8 * 60 + 15
+    night = ["No parking midnight-6am.", "A driver parks at 10:00 pm."]
+    assert worked_time("the latest time?", night) == 0  # the next time the sign names, round the clock
     assert worked_time("What time does the driver arrive?", sign) == 15 * 60 + 15  # asked as stated
     assert worked_time("the latest time?", ["No times here."]) is None
     assert clock_text(17 * 60 + 15, True) == "5:15 pm" and clock_text(17 * 60 + 15, False) == "17:15"

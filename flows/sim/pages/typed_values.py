@@ -113,7 +113,8 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
 
 def worked_time(asked: str, texts: list[str]) -> int | None:
     """Minutes past midnight the item's text gives for the box: for "the latest time", the earliest limit after
-    the item's time (that time plus each stay it states, each later time it states); else the item's time."""
+    the item's time (that time plus or minus each stay it states, the next of the other times it states, round
+    the clock); else the item's time."""
     text = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), " ".join(texts), flags=re.I)
     found = [(m.start(), t) for m in CLOCK.finditer(text) if (t := _minutes(m)) is not None]
     if not found:
@@ -122,12 +123,12 @@ def worked_time(asked: str, texts: list[str]) -> int | None:
     ref = at[-1] if at else found[-1][1]
     if not LATEST.search(asked):
         return ref
-    limits = [t for _, t in found if t > ref]
+    limits = [ref + (t - ref) % 1440 for _, t in found if t != ref]  # the next time it names, round the clock
     for m in STAY.finditer(text):
         amount = 0.5 if m[1].lower().startswith("half") else 1.0 if m[1].lower() in ("a", "an") else float(m[1])
         sign = -1 if re.match(r"\s+(?:before|earlier)\b", text[m.end():], re.I) else 1  # "45 minutes before"
         limits.append(ref + sign * round(amount * (60 if m[2].lower().startswith("h") else 1)))
-    return min(limits) if limits else None
+    return min(limits) % 1440 if limits else None
 
 
 def _minutes(m: re.Match[str]) -> int | None:
