@@ -89,8 +89,8 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
         return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
     careful, rushed = takes_care(fill), worker.profile in RUSHED
     own = random.Random(worker.worker_id)  # a person writes times and dates one way throughout
-    said = " ".join(" ".join(fill.questions.values()).split())  # a box's hint ("for example 4:30 pm"): no value
-    texts = [known] if known else [t for t in ctx.texts if " ".join(t.split()) not in said]
+    said = " ".join(asked.split())  # a box's hint ("for example 4:30 pm") is no value of the item's
+    texts = [known] if known else [t for t in ctx.texts if " ".join(t.split()) not in said and not EXAMPLE.search(t)]
     if shape == "time":
         minutes = worked_time("" if known else asked, texts)
         if minutes is None or rushed:  # a guess: a round hour of the day
