@@ -34,8 +34,8 @@ STAY = re.compile(r"\b(\d+(?:\.\d+)?|an?|half an?)\s*(?:-\s*)?(hours?|hrs?|h|min
 ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(?:latest|earliest) time|at what time|"
                             r"hh[:.]mm|(?:start|end|finish|arrival|closing|opening) time)\b", re.I)),
         ("date", re.compile(r"\b(?:date|dd/mm|mm/dd|yyyy-mm-dd|on what day)\b", re.I)),
-        ("email", re.compile(r"\be-?mail\b", re.I)),
-        ("url", re.compile(r"\b(?:url|web ?address|website|web page|link)\b", re.I)),
+        ("email", re.compile(r"\be-?mail address\b", re.I)),
+        ("url", re.compile(r"\b(?:url|web ?address|link to)\b", re.I)),
         ("number", re.compile(r"\b(?:how (?:many|much|long|old)|number of|(?:what|which) year|amount|price|cost|"
                               r"percent(?:age)?|digits? only|in (?:numbers|digits))\b", re.I)))
 EXAMPLE = re.compile(r"(?:for example|for instance|e\.\s?g\.|eg\.?|such as|like|format)\s*:?\s*[\"'“(]?"
