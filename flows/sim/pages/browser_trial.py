@@ -50,11 +50,12 @@ def honest_trial(html: str) -> str:
 
 
 def _box_named(message: str, html: str, intents: dict[str, str]) -> str:
-    """The typed-in box whose question shares the most words with the page's refusal ('' for none shared)."""
+    """The text box whose question shares the most words with the page's refusal, the first in page order of
+    those alike ('' for none shared)."""
     said = {w[:5] for w in re.findall(r"[a-z]{4,}", message.lower())}
     questions = question_texts(read_page(html))
     boxes = {f.name for f in form_fields(html) if f.kind in ("text", "textarea")}
-    typed = [n for n, v in intents.items() if v and n in questions and n in boxes]
+    typed = [n for n in intents if n in questions and n in boxes]  # (a box left empty too: often the one refused)
     scores = {n: len(said & {w[:5] for w in re.findall(r"[a-z]{4,}", questions[n].lower())}) for n in typed}
     best = max(scores, key=lambda n: scores[n], default="")
     return best if best and scores[best] else ""
