@@ -5,6 +5,7 @@ answers through the simulator; a page that still refuses them is a PROBLEM namin
 from __future__ import annotations
 
 import csv
+import random
 import re
 import sqlite3
 from pathlib import Path
@@ -12,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from flows.cli.main import main
+from flows.core.pages.mturk_forms import form_fields
+from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.pages.typed_values import clock_text, worked_time
+from flows.sim.people.crowd_model import new_worker
 
 # an imported ${column} fragment: three value boxes, none required, and a script that refuses anything but the shape
 FRAGMENT = """<h3>Check a booking</h3>
@@ -117,3 +121,24 @@ def test_a_page_that_still_refuses_names_the_box_and_what_it_said(tmp_path: Path
     typed = re.search(r'about the box (\w+) \(typed as "([^"]*)"\)', problem[0])
     assert typed and typed[1].startswith("check_in") and minutes(typed[2]) is not None
     assert "the simulator's limit" in problem[0]
+
+
+CONDITIONAL = """<form><p class="item">1 hour parking 9am-5pm. A driver parks at 10:20 am on a Wednesday.</p>
+<p>Is the driver allowed to park here at that time?</p>
+<label><input type="radio" name="allowed" value="yes" required> Yes</label>
+<label><input type="radio" name="allowed" value="no"> No</label>
+<p>If yes: what is the latest time the driver can leave the car there? Write a clock time, for example 4:30 pm or
+16:30. Leave this empty if you answered No.</p>
+<input type="text" name="leave_by" maxlength="12"></form>"""
+
+
+def test_a_box_asked_after_yes_is_left_empty_after_no_and_holds_the_worked_time_after_yes() -> None:
+    answers = []
+    for n in range(40):
+        worker = new_worker("diligent", {}, random.Random(n))
+        answers.append(fill_unhinted(worker, form_fields(CONDITIONAL), CONDITIONAL, {}, random.Random(n)))
+    assert {a["allowed"] for a in answers} == {"yes", "no"}  # both answers given, so both branches are seen
+    assert all(a["leave_by"] == "" for a in answers if a["allowed"] == "no")
+    times = [minutes(a["leave_by"]) for a in answers if a["allowed"] == "yes"]
+    assert all(t is not None for t in times)  # a clock time each
+    assert sum(t == 11 * 60 + 20 for t in times) >= 0.7 * len(times)  # 10:20 am plus the hour the sign allows

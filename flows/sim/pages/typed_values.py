@@ -61,8 +61,8 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     only = ONLY_WHEN.search(question)
     said = (only["v"] or only["n"] or "").strip("\"'“") if only else ""
     leave = LEAVE_WHEN.search(question)
-    if (said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1])):
-        return ""  # asked after another answer than this worker's
+    if chosen and ((said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1]))):
+        return ""  # asked after another answer than this worker's (no answer known: the box is answered)
     if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
         return ""  # (a box that asks for a value is answered unless it says it may be left)
     known = known_for(fill, ctx, f)  # the requester's own answer, where given, is the item's value
