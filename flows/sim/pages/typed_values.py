@@ -95,7 +95,7 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
         minutes = worked_time("" if known else asked, texts)
         if minutes is None or rushed:  # a guess: a round hour of the day
             minutes = rng.randint(8, 18) * 60
-        elif not careful:  # a slip: a quarter hour out, or one limit overlooked
+        elif not careful:  # a slip: a quarter of an hour to an hour out
             minutes += rng.choice((-60, -30, -15, 15, 30, 60))
         return clock_text(minutes, _twelve_hour(asked, own))
     if shape == "date":
