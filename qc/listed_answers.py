@@ -1,6 +1,7 @@
-"""Answers a question's own words make honest to repeat: the answer it offers ('If nothing is missing, write
-"nothing missing"') and, where it asks for a list, a short list of names ("temperature, time"). Many people, or one
-person on many items, give these alike, so the rules that count the same text (qc/custom_rules.py) leave them out."""
+"""Answers honest to repeat: the answer a question's own words offer ('If nothing is missing, write "nothing
+missing"'), where it asks for a list a short list of names ("temperature, time"), and a value (a time, a date, a
+number). Many people, or one person on many items, give these alike, so the rules that count the same text
+(qc/custom_rules.py) leave them out."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ OFFERED = re.compile(r"\b(?:write|type|enter|answer|put|say|use)\s+(?:just\s+|on
 ASKS_LIST = re.compile(r"\blist\b|\bseparated? (?:them )?(?:by|with) (?:a )?comm|\bcomma[- ]separated\b", re.I)
 PARTS = re.compile(r"\s*(?:[,;/]|\band\b|\bor\b|\n)\s*", re.I)
 NAME_WORDS = 3  # a listed thing named in a few words ("volume of solution"); a longer part is a sentence
+# a value, not words: a time, a date, a number ("5:15 pm", "12/03/2026", "12 March 2026"); people who read it off
+# or work it out alike write it alike
+_TOKEN = r"(?:[\d,/]+|[ap]m|noon|midnight|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)"
+VALUE = re.compile(rf"{_TOKEN}(?: {_TOKEN})*")
 # the rules such answers stay out of: the same text counted, agreement with peers, the page's words echoed
 APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus", "consensus_rate", "instruction_echo")
 
@@ -33,9 +38,14 @@ def fold(text: str) -> str:
 
 
 def named_answers(answers: list[str], question: str) -> list[bool]:
-    """Per answer: whether it is one the question offers, or a short list of names where the question asks a list."""
+    """Per answer: whether it is one the question offers, a short list of names where the question asks a list,
+    or a value (VALUE)."""
     offered, listing = set(offered_answers(question)), bool(ASKS_LIST.search(question or ""))
-    return [fold(a) in offered or (listing and _short_list(a)) for a in answers]
+    return [fold(a) in offered or (listing and _short_list(a)) or _value(fold(a)) for a in answers]
+
+
+def _value(folded: str) -> bool:
+    return bool(VALUE.fullmatch(folded)) and bool(re.search(r"\d|noon|midnight", folded))
 
 
 def _short_list(answer: str) -> bool:

@@ -45,3 +45,9 @@ def test_a_custom_pages_text_qc_reads_the_fields_question_for_them() -> None:
     params = {"page_text": "", "field_questions": {"gaps": ASKS}}
     flags = pd.concat(text_flags(texts, params, RULES))
     assert set(flags.loc[flags["rule"].isin(RULES), "worker_id"]) == {"w3"}
+
+
+def test_a_value_read_off_or_worked_out_is_honest_to_repeat_words_around_it_are_not() -> None:
+    values = ["5:15 pm", "17:15", "12/03/2026", "12 March 2026", "4", "noon", "2,500"]
+    assert all(named_answers(values, PLAIN))
+    assert not any(named_answers(["5:15 pm because the sign says so", "may", "March", "about four"], PLAIN))

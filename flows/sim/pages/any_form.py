@@ -18,6 +18,7 @@ from flows.sim.pages.kind_text import asked_text, styled
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
+from flows.sim.pages.typed_values import typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.attention_answers import attention_answer
@@ -229,6 +230,9 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
         if f.kind == "text" and not f.attrs.get("pattern") and (shape := stated_format(question)):
             todo[k] = f = replace(f, attrs={**f.attrs, "pattern": shape})  # "(5 digits)": the page's script checks it
         ctx = context_for(contexts, f.name, f.attrs)
+        if (typed := typed_value(fill, f, ctx)) is not None:  # a time, a date, a figure: typed_values.py
+            values[f.name] = typed
+            continue
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
         after = _applies(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")) \
             if f.kind in ("text", "textarea") else None

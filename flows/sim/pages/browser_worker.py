@@ -18,7 +18,7 @@ from flows.sim.pages.browser_desk import worker_page
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
-from flows.sim.pages.submit_watch import clear_mark, posted_request
+from flows.sim.pages.submit_watch import SHOWN_JS, alerts_read, clear_mark, posted_request, refusal
 from flows.sim.pages.widget_clicks import ROWS_JS, click_widgets, empty_hidden, first_clicks
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
@@ -49,11 +49,13 @@ def wants_browser(html: str) -> bool:
 
 
 def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str, str],
-              rng: random.Random, worker: Worker | None = None,
-              hidden_required: list[str] | None = None) -> dict[str, str] | None:
-    """What the form posted once a worker filled it step by step, or None; ``hidden_required`` gets the unseen."""
-    with worker_page(browser) as (page, posts):
-        return _work(page, posts, html, params, intents, rng, worker, hidden_required)
+              rng: random.Random, worker: Worker | None = None, hidden_required: list[str] | None = None,
+              told: list[str] | None = None) -> dict[str, str] | None:
+    """What the form posted once a worker filled it step by step, or None; ``hidden_required`` gets the unseen,
+    ``told`` the box and the words of the page's last refusal."""
+    with worker_page(browser) as (page, posts), alerts_read(page) as alerts:
+        return _work(page, posts, html, params, intents, rng, worker, hidden_required,
+                     (told if told is not None else [], alerts))
 
 
 def _open(page: Any, html: str, params: dict[str, str]) -> None:
@@ -72,7 +74,8 @@ def _open(page: Any, html: str, params: dict[str, str]) -> None:
 
 
 def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intents: dict[str, str],
-          rng: random.Random, worker: Worker | None, hidden_required: list[str] | None) -> dict[str, str] | None:
+          rng: random.Random, worker: Worker | None, hidden_required: list[str] | None,
+          heard: tuple[list[str], list[str]]) -> dict[str, str] | None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     _open(page, html, params)
@@ -87,6 +90,8 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
                            "crowd-button:visible:not([form-action=submit])")
     order = rng.sample(range(buttons.count()), buttons.count())
     first = first_clicks(buttons.evaluate_all(ROWS_JS), order, rng, worker.profile if worker else "")
+    told, alerts = heard
+    shown = page.evaluate(SHOWN_JS)  # the page's lines before any press: a refusal's message is a new one
     for attempt in range(TRIES):  # a person who is told what is missing clicks once more
         if attempt:  # told the page wants typing, a person types what they pasted
             hand.retype()
@@ -106,6 +111,7 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
         posted = posted_request(page, posts)
         if posted is not None:
             return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
+        told[:] = refusal(page, shown, alerts)
     return None
 
 
@@ -190,16 +196,17 @@ def browse_later(market: Marketplace, hit: Hit, a: Assignment, intents: dict[str
     visible = {k: v for k, v in intents.items() if k not in TIMING}
 
     def job(browser: Any) -> None:
+        told: list[str] = []
         try:
             fields = work_page(browser, hit.question.html, params, visible, random.Random(seed),
-                               market.workers.get(a.worker_id))
+                               market.workers.get(a.worker_id), told=told)
         except Exception as exc:  # the page broke (a timeout): the worker gives the HIT back, as one who gave up
             say_failed(exc)
             fields = None
         else:
             if fields is None:  # the page kept refusing the submit: a person would have given up too
                 who = market.workers.get(a.worker_id)
-                say_refused(f"HITs of type {hit.fields['HITTypeId']}", who.profile if who is not None else "")
+                say_refused(f"HITs of type {hit.fields['HITTypeId']}", who.profile if who is not None else "", told)
         with market.lock:
             if a.assignment_id not in market.assignments:
                 return  # withdrawn while the page was worked (the HIT expired early or changed its type)
@@ -245,15 +252,16 @@ def resume_browsing(market: Marketplace) -> int:
 
 def posted_by_browser(html: str, intents: dict[str, str], seed: str, worker: Worker | None = None,
                       params: dict[str, str] | None = None, failed: list[str] | None = None,
-                      hidden_required: list[str] | None = None) -> dict[str, str] | None:
+                      hidden_required: list[str] | None = None, told: list[str] | None = None) -> dict[str, str] | None:
     """For a page opened over HTTP (``params``: the address's query): what its form posts once worked, clock fields
-    as kept; None if it never submitted (why: into ``failed``, else said). ``hidden_required``: as work_page."""
+    as kept; None if it never submitted (why: into ``failed``, else said). ``hidden_required``, ``told``: as
+    work_page."""
     done, out = threading.Event(), []
 
     def job(browser: Any) -> None:
         try:
             out.append(work_page(browser, html, params or {}, {k: v for k, v in intents.items() if k not in TIMING},
-                                 random.Random(seed), worker, hidden_required))
+                                 random.Random(seed), worker, hidden_required, told))
         except Exception as exc:
             if failed is None:
                 raise

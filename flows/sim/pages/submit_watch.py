@@ -4,6 +4,8 @@ which on a busy host would call a slow accept a refusal; the last mark wins, so 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 MARK = "__hitflowSubmit"
@@ -56,3 +58,39 @@ def posted_request(page: Any, posts: list[Any]) -> Any | None:
             return None
         page.wait_for_timeout(POLL_MS)
     return posts[0]
+
+
+SHOWN_JS = "() => document.body ? document.body.innerText.split('\\n').map(s => s.trim()).filter(Boolean) : []"
+# what a refused press told the worker: the browser's own message on an invalid box, else lines the press made
+# appear; the box is the invalid one, else the one the page's script focused
+TOLD_JS = """(before) => {
+  const bad = document.querySelector('input:invalid, textarea:invalid, select:invalid');
+  const at = document.activeElement;
+  const box = bad || (at && at.name && at.matches('input, textarea, select') ? at : null);
+  const old = new Set(before);
+  const fresh = (document.body ? document.body.innerText.split('\\n') : []).map(s => s.trim())
+    .filter(s => s && !old.has(s));
+  return [box ? box.name : '', bad ? bad.validationMessage : fresh.join(' ').slice(0, 300)];
+}"""
+
+
+@contextmanager
+def alerts_read(page: Any) -> Iterator[list[str]]:
+    """The words of the page's alert()s while one worker has it, each closed as a person clicks OK."""
+    said: list[str] = []
+
+    def read(dialog: Any) -> None:
+        said.append(dialog.message)
+        dialog.dismiss()
+    page.on("dialog", read)
+    try:
+        yield said
+    finally:
+        page.remove_listener("dialog", read)
+
+
+def refusal(page: Any, before: list[str], alerts: list[str]) -> tuple[str, str]:
+    """(the box the refusal points to or '', what the page said): its alert, else the browser's or the page's own
+    message that the refused press showed."""
+    box, message = page.evaluate(TOLD_JS, before)
+    return str(box), (alerts[-1] if alerts else str(message)).strip()

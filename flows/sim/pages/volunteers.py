@@ -47,11 +47,12 @@ def fill_page(opened: tuple[str, str], url: str, worker: crowd.Worker, bank: dic
     values = fill_form(worker, fields, page_rules(text), start, start + seconds, bank, rng, html=text, common=common)
     if wants_browser(text):  # the page's script builds the answer: what its form posts is sent
         failed: list[str] = []
+        told: list[str] = []
         # the link's query (Prolific's PROLIFIC_PID, STUDY_ID, SESSION_ID) is in the address the page's script reads
         built = posted_by_browser(text, values, f"{worker.worker_id}:{url}", worker,
-                                  params=dict(parse_qsl(urlparse(url).query)), failed=failed)
+                                  params=dict(parse_qsl(urlparse(url).query)), failed=failed, told=told)
         if built is None:  # they give the page back; the page's defect (or their own) said once
-            say_failed(failed[0]) if failed else say_refused(where, worker.profile)
+            say_failed(failed[0]) if failed else say_refused(where, worker.profile, told)
             return None
         values = built
     elif is_crowd_page(text):

@@ -1,0 +1,192 @@
+"""A value a text box asks for (a clock time, a date, a figure, an address), typed as a person reads the box: its
+question, placeholder and "for example ..." hint give the shape; the item's own text gives the value, or what to
+work it out from ("the latest time" from an arrival time and a stated stay); else a plausible value of that shape."""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+
+from flows.core.pages.asks_worker import topic
+from flows.core.pages.mturk_forms import FormField
+from flows.sim.pages.filling import RUSHED, Filling, known_for, takes_care
+from flows.sim.people.corrections import ONLY_WHEN
+from flows.sim.people.crowd_model import PASTING_PROFILES
+from flows.sim.people.item_answers import leaves_empty
+from flows.sim.people.page_context import ItemContext
+from flows.sim.people.stated_figures import stated_figure
+from flows.sim.people.stated_limits import NUMBERS
+from flows.sim.people.worker_questions import own_question
+
+AMPM = r"(?:a\.?m\.?|p\.?m\.?)"
+CLOCK = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*({AMPM})(?![\w])|\b(\d{{1,2}})[:.](\d{{2}})\b(?!\s*[/-])|"
+                   r"\b(noon|midday|midnight)\b", re.I)
+DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b|"
+                  r"\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,? (\d{4})\b|"
+                  r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b",
+                  re.I)
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December")
+STAY = re.compile(r"\b(\d+(?:\.\d+)?|an?|half an?)\s*(?:-\s*)?(hours?|hrs?|h|minutes?|mins?)\b", re.I)
+# what the box is for, read from its words when no example shows the shape
+ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(?:latest|earliest) time|at what time|"
+                            r"hh[:.]mm|(?:start|end|finish|arrival|closing|opening) time)\b", re.I)),
+        ("date", re.compile(r"\b(?:date|dd/mm|mm/dd|yyyy-mm-dd|on what day)\b", re.I)),
+        ("email", re.compile(r"\be-?mail address\b", re.I)),
+        ("url", re.compile(r"\b(?:url|web ?address|link to)\b", re.I)),
+        ("number", re.compile(r"\b(?:how (?:many|much|long|old)|number of|(?:what|which) year|amount|price|cost|"
+                              r"percent(?:age)?|digits? only|in (?:numbers|digits))\b", re.I)))
+EXAMPLE = re.compile(r"(?:for example|for instance|e\.\s?g\.|eg\.?|such as|like|format)\s*:?\s*[\"'“(]?"
+                     r"([^\"'”);]{1,24})", re.I)
+LATEST = re.compile(r"\b(?:latest|until|till|by when|by what time|how late|deadline|must (?:leave|move|go)|expire|"
+                    r"ends?|run out)\b", re.I)
+LEAVE_WHEN = re.compile(r"\b(?:leave|keep) (?:it|this|the (?:box|field|answer))? ?(?:empty|blank) if you "
+                        r"(?:answered|chose|selected|picked|said|ticked)\s+[\"'“]?(\w+)", re.I)
+OPTIONAL = re.compile(r"\boptional\b|\bif (?:any|known|you know)\b", re.I)
+SHORT = 40  # a box this short holds a value, not a sentence
+
+
+def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
+    """The value this worker types into a box that asks for one ('' where the page says to leave it empty);
+    None for a box that asks for writing, and for a profile that pastes whatever it pastes."""
+    question = fill.questions.get(f.name, "")
+    if f.kind != "text" or fill.worker.profile in PASTING_PROFILES:
+        return None
+    if int(f.attrs.get("maxlength") or SHORT) > SHORT or not (shape := asked_shape(question, f)) or \
+            (topic(own_question(question, ctx.texts)) not in ("", "if_yes")):
+        return None  # a sentence's box, or a question about the worker (worker_questions.py)
+    chosen = fill.picked.get(ctx.key, "")
+    only = ONLY_WHEN.search(question)
+    said = (only["v"] or only["n"] or "").strip("\"'“") if only else ""
+    leave = LEAVE_WHEN.search(question)
+    if chosen and ((said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1]))):
+        return ""  # asked after another answer than this worker's (no answer known: the box is answered)
+    if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
+        return ""  # (a box that asks for a value is answered unless it says it may be left)
+    known = known_for(fill, ctx, f)  # the requester's own answer, where given, is the item's value
+    value = _value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
+    pattern = f.attrs.get("pattern")  # the page's, or one its words state ("digits only"): a value it refuses is not
+    return value if not pattern or re.fullmatch(pattern, value) else None
+
+
+def asked_shape(question: str, f: FormField) -> str:
+    """'time', 'date', 'number', 'email' or 'url' as the box's example, placeholder or words ask; '' for none."""
+    for shown in [m[1] for m in EXAMPLE.finditer(question)] + [f.attrs.get("placeholder", "")]:
+        if CLOCK.search(shown) or re.search(r"\bhh[:.]mm\b", shown, re.I):
+            return "time"
+        if DATE.search(shown) or re.search(r"\b(?:dd|mm)[/.-](?:dd|mm)\b|yyyy", shown, re.I):
+            return "date"
+    return next((shape for shape, words in ASKS if words.search(question)), "")
+
+
+def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str | None) -> str:
+    rng, worker = fill.rng, fill.worker
+    if shape == "email":
+        return f"{worker.worker_id.lower()}@example.org"
+    if shape == "url":
+        return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
+    careful, rushed = takes_care(fill), worker.profile in RUSHED
+    own = random.Random(worker.worker_id)  # a person writes times and dates one way throughout
+    said = " ".join(asked.split())  # a box's hint ("for example 4:30 pm") is no value of the item's
+    texts = [known] if known else [t for t in ctx.texts if " ".join(t.split()) not in said and not EXAMPLE.search(t)]
+    if shape == "time":
+        minutes = worked_time("" if known else asked, texts)
+        if minutes is None or rushed:  # a guess: a round hour of the day
+            minutes = rng.randint(8, 18) * 60
+        elif not careful:  # a slip: a quarter of an hour to an hour out
+            minutes += rng.choice((-60, -30, -15, 15, 30, 60))
+        return clock_text(minutes, _twelve_hour(asked, own))
+    if shape == "date":
+        day = _stated_date(" ".join(texts)) or (2026, rng.randint(1, 12), rng.randint(1, 28))
+        if not careful or rushed:
+            day = (day[0], day[1], max(1, min(28, day[2] + rng.choice((-1, 1)))))
+        return date_text(day, asked)
+    figure = _figure(known) if known else stated_figure(asked, texts)
+    if figure is None or rushed:
+        figure = float(rng.randint(1, 10))
+    elif not careful:
+        figure += rng.choice((-1, 1))
+    return f"{figure:g}" if figure != int(figure) else str(int(figure))
+
+
+def worked_time(asked: str, texts: list[str]) -> int | None:
+    """Minutes past midnight the item's text gives for the box: for "the latest time", the earliest limit after
+    the item's time (that time plus or minus each stay it states, the next of the other times it states, round
+    the clock); else the item's time."""
+    text = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), " ".join(texts), flags=re.I)
+    found = [(m.start(), t) for m in CLOCK.finditer(text) if (t := _minutes(m)) is not None]
+    if not found:
+        return None
+    at = [t for start, t in found if re.search(r"\bat\s*$", text[max(0, start - 4):start], re.I)]
+    ref = at[-1] if at else found[-1][1]
+    if not LATEST.search(asked):
+        return ref
+    limits = [ref + (t - ref) % 1440 for _, t in found if t != ref]  # the next time it names, round the clock
+    for m in STAY.finditer(text):
+        amount = 0.5 if m[1].lower().startswith("half") else 1.0 if m[1].lower() in ("a", "an") else float(m[1])
+        sign = -1 if re.match(r"\s+(?:before|earlier)\b", text[m.end():], re.I) else 1  # "45 minutes before"
+        limits.append(ref + sign * round(amount * (60 if m[2].lower().startswith("h") else 1)))
+    return min(limits) % 1440 if limits else None
+
+
+def _minutes(m: re.Match[str]) -> int | None:
+    if m[6]:
+        return 0 if m[6].lower() == "midnight" else 720
+    hour, minute = int(m[1] or m[4]), int(m[2] or m[5] or 0)
+    if hour > 24 or minute > 59:
+        return None
+    if m[3]:
+        return (hour % 12 + (12 if m[3].lower().startswith("p") else 0)) * 60 + minute
+    return (hour % 24) * 60 + minute
+
+
+def clock_text(minutes: int, twelve: bool) -> str:
+    hour, minute = divmod(minutes % 1440, 60)
+    if not twelve:
+        return f"{hour:02d}:{minute:02d}"
+    return f"{(hour - 1) % 12 + 1}:{minute:02d} {'pm' if hour >= 12 else 'am'}"
+
+
+def _twelve_hour(asked: str, own: random.Random) -> bool:
+    """am/pm as the box's examples show times; where they show both ways, the worker's own habit."""
+    shown = {bool(m[3]) for e in EXAMPLE.finditer(asked) for m in CLOCK.finditer(e[1]) if m[3] or m[4]}
+    shown |= {False} if re.search(r"\bhh[:.]mm\b|24.hour", asked, re.I) else set()
+    return own.random() < 0.6 if len(shown) != 1 else shown == {True}
+
+
+def _stated_date(text: str) -> tuple[int, int, int] | None:
+    m = DATE.search(text)
+    if not m:
+        return None
+    if m[1]:
+        return int(m[1]), int(m[2]), int(m[3])
+    if m[6]:
+        return int(m[6]), int(m[5]), int(m[4])
+    if m[8]:
+        return int(m[9]), MONTHS.index(m[8].lower()) + 1, int(m[7])
+    return int(m[12]), MONTHS.index(m[10].lower()) + 1, int(m[11])
+
+
+def date_text(day: tuple[int, int, int], asked: str) -> str:
+    """The date in the format the box shows (its example or its mask), else written out as people write it."""
+    year, month, d = day
+    if re.search(r"yyyy-mm-dd|\b\d{4}-\d{2}-\d{2}\b", asked, re.I):
+        return f"{year:04d}-{month:02d}-{d:02d}"
+    if re.search(r"mm/dd", asked, re.I):
+        return f"{month:02d}/{d:02d}/{year}"
+    if re.search(r"dd/mm|\b\d{1,2}/\d{1,2}/\d{4}\b", asked, re.I):
+        return f"{d:02d}/{month:02d}/{year}"
+    return f"{d} {MONTH_NAMES[month - 1]} {year}"
+
+
+def _names(chosen: str, said: str) -> bool:
+    return bool(chosen) and bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
+
+
+def _figure(known: str) -> float | None:
+    try:
+        return float(known.replace(",", ""))
+    except ValueError:
+        return None
