@@ -22,6 +22,7 @@ MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no
 PRIOR_WEIGHTS = (2.0, 0.25)  # the field's own spread, worth this many of the worker's answers, before they answer
 RULE, REVIEW_RULE = "item_blind", "item_blind_review"
 REVIEW_ALPHA = 0.25  # item_blind_review_alpha's default
+SETTLED_LEAST = 10  # split items settled by reliability judge a worker only where the crowd answered this many
 
 
 Consensus = str | float | frozenset[tuple[str, bool]]
@@ -86,8 +87,9 @@ def _field(name: str, many: bool, rows: list[tuple[str, Any, str]], declared: bo
     return out
 
 
-def consensus(f: Field, others: list[str]) -> Consensus | None:
-    """The others' one answer (choice), median (scale) or options a strict majority ticked or left; None on a tie."""
+def consensus(f: Field, others: list[str], weights: list[float] | None = None) -> Consensus | None:
+    """The others' one answer (choice), median (scale) or options a strict majority ticked or left; None on a tie.
+    A choice tie goes to the options whose givers hold the larger summed ``weights`` (their reliability), if any."""
     if f.shape == "scale":
         return statistics.median(float(o) for o in others)
     if f.shape == "ticks":
@@ -95,8 +97,12 @@ def consensus(f: Field, others: list[str]) -> Consensus | None:
         held = frozenset((o, 2 * sum(o in t for t in sets) > len(sets)) for o in f.options
                          if 2 * sum(o in t for t in sets) != len(sets))
         return held or None
-    counts = Counter(others).most_common(2)
-    return None if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
+    counts = Counter(others)
+    top = [a for a, n in counts.items() if n == max(counts.values())]
+    if len(top) > 1 and weights is not None:  # a majority stays the consensus: weights only settle a tie
+        held = {a: math.fsum(w for o, w in zip(others, weights, strict=True) if o == a) for a in top}
+        top = [a for a in top if held[a] >= max(held.values()) - 1e-9]
+    return top[0] if len(top) == 1 else None
 
 
 def tier(f: Field, answer: str, said: Consensus) -> int:
@@ -132,14 +138,33 @@ class Judged:
     at: list[int]  # for each judged answer, how many of ``own`` came before it
 
 
-def judged_answers(f: Field, min_others: int) -> dict[str, Judged]:
-    """Per worker, each item they answered where the others hold one consensus, in the order given."""
+def reliability(f: Field, min_others: int) -> dict[str, float]:
+    """Per worker, their share of answers agreeing with the others' plain consensus, one of each kind assumed."""
+    seen: dict[str, list[int]] = {}
+    for item, given in f.on_item.items():
+        for worker, answer in given:
+            others = [a for w, a in given if w != worker]
+            said = consensus(f, others) if len(others) >= min_others else None
+            if said is not None:
+                seen.setdefault(worker, []).append(tier(f, answer, said) == 0)
+    return {w: (sum(agreed) + 1) / (len(agreed) + 2) for w, agreed in seen.items()}
+
+
+def judged_answers(f: Field, min_others: int, settled: bool = False) -> dict[str, Judged]:
+    """Per worker, each item they answered where the others hold one consensus, in the order given; ``settled``:
+    instead, each item where two others split and their reliability settles it (three workers an item: a slip
+    beside a careful reader)."""
     out: dict[str, Judged] = {}
     done: set[tuple[str, Any]] = set()
+    trust = reliability(f, min_others) if settled and f.shape == "choice" else {}
     for worker, item, answer in f.rows:
         mine = out.setdefault(worker, Judged([], [], []))
-        others = [a for w, a in f.on_item.get(item, []) if w != worker]
+        given = [(w, a) for w, a in f.on_item.get(item, []) if w != worker]
+        others = [a for _, a in given]
         said = consensus(f, others) if len(others) >= min_others else None
+        if settled:  # more others split evenly are a divided crowd, not one slip: left unjudged
+            said = consensus(f, others, [trust.get(w, 0.5) for w, _ in given]) if (
+                said is None and trust and len(others) == 2) else None
         if said is not None and (worker, item) not in done:
             done.add((worker, item))
             mine.answers.append((item, tier(f, answer, said), said))
@@ -167,9 +192,10 @@ def honest_floor(crowd: list[float], c: list[float], honest_share: float) -> lis
     return [ct + honest_share * (rt - ct) for rt, ct in zip(r, c, strict=True)]
 
 
-def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float
+def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float, least: int = 1
                    ) -> dict[str, dict[Any, tuple[float, ...]]]:
-    """Per worker, per judged item: the item-blind to honest likelihood ratios, one per smoothing weight."""
+    """Per worker, per judged item: the item-blind to honest likelihood ratios, one per smoothing weight; a worker
+    is judged where the others hold at least ``least`` judged answers to measure the crowd by."""
     c = blind_chance(f, judged)
     counts = {w: Counter(t for _, t, _ in j.answers) for w, j in judged.items()}
     every = sum(counts.values(), Counter())
@@ -178,7 +204,7 @@ def field_evidence(f: Field, judged: dict[str, Judged], honest_share: float
     out: dict[str, dict[Any, tuple[float, ...]]] = {}
     for worker, mine in judged.items():
         rest = total - len(mine.answers)
-        if rest == 0:
+        if rest < max(1, least):
             continue
         h = honest_floor([(every[t] - counts[worker][t]) / rest for t in range(tiers(f))], c, honest_share)
         if h is not None:
@@ -217,13 +243,15 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
     per_item: dict[str, dict[Any, list[tuple[float, ...]]]] = {}
     counts: dict[str, dict[str, tuple[int, int]]] = {}
-    for f in split_fields(df):
-        judged = judged_answers(f, min_others)
-        for worker, items in field_evidence(f, judged, honest_share).items():
+    for f, settled in ((f, settled) for f in split_fields(df) for settled in (False, True)):
+        # items the others split on are measured apart: an honest worker agrees less there, and is judged so
+        judged = judged_answers(f, min_others, settled)
+        for worker, items in field_evidence(f, judged, honest_share, SETTLED_LEAST if settled else 1).items():
             for item, e in items.items():
                 per_item.setdefault(worker, {}).setdefault(item, []).append(e)
             agreed = sum(t == 0 for i, t, _ in judged[worker].answers if i in items)
-            counts.setdefault(worker, {})[f.name] = (agreed, len(items))
+            was = counts.setdefault(worker, {}).get(f.name, (0, 0))
+            counts[worker][f.name] = (was[0] + agreed, was[1] + len(items))
     out = {}
     for worker, by_item in per_item.items():  # a product's order does not change it: items in any order
         logs = [math.fsum(math.log(_mean([e[w] for e in es])) for es in by_item.values())
