@@ -2,7 +2,9 @@
 Input columns: ``worker_id, image_id, field, answer`` (batch, then page order), optionally ``ticks`` (a checkbox group,
 ``answer`` its ticked options joined by ``|``) and ``kind`` ("number") or ``scale`` ("1..7") for scales.
 Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25), ``item_blind_honest_share`` (2/3),
-``item_blind_min_others`` (2); ``value`` is ``1/E`` (docs/explanation/qc-rules.md)."""
+``item_blind_min_others`` (2); ``value`` is ``1/E`` (docs/explanation/qc-rules.md). A choice item whose two others
+split is judged when one of them agrees with the crowd less often than not (the other's answer stands), against
+the crowd's agreement on such items."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ MIN_GAP = 0.1  # the crowd agrees this much above chance, or the field judges no
 PRIOR_WEIGHTS = (2.0, 0.25)  # the field's own spread, worth this many of the worker's answers, before they answer
 RULE, REVIEW_RULE = "item_blind", "item_blind_review"
 REVIEW_ALPHA = 0.25  # item_blind_review_alpha's default
+DOUBTFUL = 0.5  # a giver agreeing with the crowd less often than not: their split with a reader settles to the reader
 SETTLED_LEAST = 10  # split items settled by reliability judge a worker only where the crowd answered this many
 
 
@@ -100,8 +103,8 @@ def consensus(f: Field, others: list[str], weights: list[float] | None = None) -
     counts = Counter(others)
     top = [a for a, n in counts.items() if n == max(counts.values())]
     if len(top) > 1 and weights is not None:  # a majority stays the consensus: weights only settle a tie
-        held = {a: math.fsum(w for o, w in zip(others, weights, strict=True) if o == a) for a in top}
-        top = [a for a in top if held[a] >= max(held.values()) - 1e-9]
+        summed = {a: math.fsum(w for o, w in zip(others, weights, strict=True) if o == a) for a in top}
+        top = [a for a in top if summed[a] >= max(summed.values()) - 1e-9]
     return top[0] if len(top) == 1 else None
 
 
@@ -139,9 +142,10 @@ class Judged:
 
 
 def reliability(f: Field, min_others: int) -> dict[str, float]:
-    """Per worker, their share of answers agreeing with the others' plain consensus, one of each kind assumed."""
+    """Per worker, their share of answers agreeing with the others' plain consensus (plus one agreeing and one not:
+    a worker of one answer is no surer than a coin)."""
     seen: dict[str, list[int]] = {}
-    for item, given in f.on_item.items():
+    for given in f.on_item.values():
         for worker, answer in given:
             others = [a for w, a in given if w != worker]
             said = consensus(f, others) if len(others) >= min_others else None
@@ -152,8 +156,8 @@ def reliability(f: Field, min_others: int) -> dict[str, float]:
 
 def judged_answers(f: Field, min_others: int, settled: bool = False) -> dict[str, Judged]:
     """Per worker, each item they answered where the others hold one consensus, in the order given; ``settled``:
-    instead, each item where two others split and their reliability settles it (three workers an item: a slip
-    beside a careful reader)."""
+    instead, each item where two others split and one of them is ``DOUBTFUL`` (three workers an item: a careless
+    giver beside a reader)."""
     out: dict[str, Judged] = {}
     done: set[tuple[str, Any]] = set()
     trust = reliability(f, min_others) if settled and f.shape == "choice" else {}
@@ -162,9 +166,10 @@ def judged_answers(f: Field, min_others: int, settled: bool = False) -> dict[str
         given = [(w, a) for w, a in f.on_item.get(item, []) if w != worker]
         others = [a for _, a in given]
         said = consensus(f, others) if len(others) >= min_others else None
-        if settled:  # more others split evenly are a divided crowd, not one slip: left unjudged
-            said = consensus(f, others, [trust.get(w, 0.5) for w, _ in given]) if (
-                said is None and trust and len(others) == 2) else None
+        weights = [trust.get(w, 0.5) for w, _ in given]
+        if settled:  # two readers who both agree with the crowd, or more others split, are a divided crowd
+            said = consensus(f, others, weights) if (
+                said is None and len(others) == 2 and min(weights, default=1.0) < DOUBTFUL) else None
         if said is not None and (worker, item) not in done:
             done.add((worker, item))
             mine.answers.append((item, tier(f, answer, said), said))
