@@ -141,26 +141,15 @@ class Judged:
     at: list[int]  # for each judged answer, how many of ``own`` came before it
 
 
-def reliability(f: Field, min_others: int) -> dict[str, float]:
-    """Per worker, their share of answers agreeing with the others' plain consensus (plus one agreeing and one not:
-    a worker of one answer is no surer than a coin)."""
-    seen: dict[str, list[int]] = {}
-    for given in f.on_item.values():
-        for worker, answer in given:
-            others = [a for w, a in given if w != worker]
-            said = consensus(f, others) if len(others) >= min_others else None
-            if said is not None:
-                seen.setdefault(worker, []).append(tier(f, answer, said) == 0)
-    return {w: (sum(agreed) + 1) / (len(agreed) + 2) for w, agreed in seen.items()}
-
-
 def judged_answers(f: Field, min_others: int, settled: bool = False) -> dict[str, Judged]:
     """Per worker, each item they answered where the others hold one consensus, in the order given; ``settled``:
     instead, each item where two others split and one of them is ``DOUBTFUL`` (three workers an item: a careless
     giver beside a reader)."""
     out: dict[str, Judged] = {}
     done: set[tuple[str, Any]] = set()
-    trust = reliability(f, min_others) if settled and f.shape == "choice" else {}
+    # a giver's reliability: their share of judged answers that agreed, plus one that did and one that did not
+    trust = {w: (sum(t == 0 for _, t, _ in j.answers) + 1) / (len(j.answers) + 2)
+             for w, j in judged_answers(f, min_others).items()} if settled and f.shape == "choice" else {}
     for worker, item, answer in f.rows:
         mine = out.setdefault(worker, Judged([], [], []))
         given = [(w, a) for w, a in f.on_item.get(item, []) if w != worker]
