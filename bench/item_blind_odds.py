@@ -61,14 +61,18 @@ def whole_crowd(frame: pd.DataFrame) -> RealFigures:
                        float(right[on].mean()) if on.any() else float("nan"), float(right[~on].mean()))
 
 
-def campaigns(frame: pd.DataFrame, items: int, runs: int, seed: int = 0) -> tuple[int, int]:
-    """(worker-campaigns of gold-accurate workers, those flagged) over ``runs`` campaigns of ``items`` items."""
+def campaigns(frame: pd.DataFrame, items: int, runs: int, seed: int = 0, per_item: int = 0) -> tuple[int, int]:
+    """(worker-campaigns of gold-accurate workers, those flagged) over ``runs`` campaigns of ``items`` items;
+    ``per_item``: each item's labels cut to that many, drawn at random (0: all ten)."""
     acc, ids = gold_accuracy(frame), sorted(frame["item_id"].unique())
     honest = flagged_honest = 0
     for run in range(runs):
         rng = random.Random(f"{seed}:{run}")
         order = {item: k for k, item in enumerate(rng.sample(ids, min(items, len(ids))))}
         part = frame[frame["item_id"].isin(order)]
+        if per_item:
+            part = part.sample(frac=1, random_state=rng.randrange(2 ** 31))
+            part = part[part.groupby("item_id").cumcount() < per_item]
         part = part.iloc[part["item_id"].map(order).argsort(kind="stable")]
         good = {w for w in part["worker_id"].unique() if acc[w] >= ACCURATE}
         honest += len(good)
@@ -76,8 +80,9 @@ def campaigns(frame: pd.DataFrame, items: int, runs: int, seed: int = 0) -> tupl
     return honest, flagged_honest
 
 
-def real(items: int, runs: int) -> None:
-    print(f"item_blind on real crowds with gold (alpha {ALPHA}; honest: gold accuracy >= {ACCURATE})")
+def real(items: int, runs: int, per_item: int = 0) -> None:
+    print(f"item_blind on real crowds with gold (alpha {ALPHA}; honest: gold accuracy >= {ACCURATE}; "
+          f"{per_item or 'all'} labels an item in the campaigns)")
     print("set   workers  accurate  flagged  accurate flagged  flagged acc  others acc  "
           f"| {items}-item campaigns: honest flagged")
     for snow in snow_sets.SETS:
@@ -87,20 +92,25 @@ def real(items: int, runs: int) -> None:
             continue
         frame = snow_sets.read_set(path)
         f = whole_crowd(frame)
-        honest, hit = campaigns(frame, items, runs)
+        honest, hit = campaigns(frame, items, runs, per_item=per_item)
         print(f"{snow.name:5s} {f.workers:7d}  {f.accurate:8d}  {f.flagged:7d}  {f.accurate_flagged:16d}  "
               f"{f.flagged_accuracy:11.3f}  {f.others_accuracy:10.3f}  | {hit} of {honest} ({hit / honest:.4f})")
 
 
 def main(argv: list[str] | None = None) -> int:
+    global ALPHA  # --alpha: flagged() reads it, as the review-tier test sets it
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--real", action="store_true", help="the real crowds with gold in ../shared/data")
     parser.add_argument("--items", type=int, default=30, help="--real: items a drawn campaign holds")
     parser.add_argument("--runs", type=int, default=100, help="--real: campaigns drawn per crowd")
+    parser.add_argument("--per-item", type=int, default=0, help="--real: labels an item in a campaign (0: all ten; "
+                                                                   "3: the pages' three workers an item)")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help="flag from E = 1/alpha (0.25: the review tier)")
     args = parser.parse_args(argv)
+    ALPHA = args.alpha
     if args.real:
-        real(args.items, args.runs)
+        real(args.items, args.runs, args.per_item)
         return 0
     print("pages  constant flagged  random flagged  honest largest E")
     for pages in (3, 5, 8, 12, 16, 20, 30, 40):
