@@ -149,7 +149,7 @@ def judged_answers(f: Field, min_others: int, settled: bool = False) -> dict[str
     done: set[tuple[str, Any]] = set()
     # a giver's reliability: their share of judged answers that agreed, plus one that did and one that did not
     trust = {w: (sum(t == 0 for _, t, _ in j.answers) + 1) / (len(j.answers) + 2)
-             for w, j in judged_answers(f, min_others).items()} if settled and f.shape == "choice" else {}
+             for w, j in judged_answers(f, min_others).items()} if settled else {}
     for worker, item, answer in f.rows:
         mine = out.setdefault(worker, Judged([], [], []))
         given = [(w, a) for w, a in f.on_item.get(item, []) if w != worker]
@@ -237,7 +237,7 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
     per_item: dict[str, dict[Any, list[tuple[float, ...]]]] = {}
     counts: dict[str, dict[str, tuple[int, int]]] = {}
-    for f, settled in ((f, settled) for f in split_fields(df) for settled in (False, True)):
+    for f, settled in ((f, s) for f in split_fields(df) for s in ((False, True) if f.shape == "choice" else (False,))):
         # items the others split on are measured apart: an honest worker agrees less there, and is judged so
         judged = judged_answers(f, min_others, settled)
         for worker, items in field_evidence(f, judged, honest_share, SETTLED_LEAST if settled else 1).items():
