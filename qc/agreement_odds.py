@@ -237,7 +237,8 @@ def worker_evidence(df: pd.DataFrame, params: dict[str, Any]) -> dict[str, tuple
     honest_share = float(params.get("item_blind_honest_share", 2 / 3))
     per_item: dict[str, dict[Any, list[tuple[float, ...]]]] = {}
     counts: dict[str, dict[str, tuple[int, int]]] = {}
-    for f, settled in ((f, s) for f in split_fields(df) for s in ((False, True) if f.shape == "choice" else (False,))):
+    passes = [(f, settled) for f in split_fields(df) for settled in (False, True) if f.shape == "choice" or not settled]
+    for f, settled in passes:
         # items the others split on are measured apart: an honest worker agrees less there, and is judged so
         judged = judged_answers(f, min_others, settled)
         for worker, items in field_evidence(f, judged, honest_share, SETTLED_LEAST if settled else 1).items():
