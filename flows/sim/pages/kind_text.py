@@ -18,7 +18,7 @@ from flows.sim.people.asked_details import (
     question_answer,
 )
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
-from flows.sim.people.comparisons import comparison
+from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
@@ -94,6 +94,9 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
+    if wanted in ("summary", "comparison", "") and asks_difference(question) and \
+            (told := difference(texts, rng, said.most_words)):
+        return told  # what the second text says in place of the first's
     if wanted == "comparison":  # two texts told apart; with fewer than two, the box's question answered as it is
         if told := comparison(question, texts, rng, said.most_words):
             return told

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -11,6 +12,8 @@ from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.people.page_context import ID_FIELDS, INDEXED
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
+TEMPLATE_WORDS = 12  # a paragraph this long that other pages show with a word or two changed is the page's
+TEMPLATE_SAME = 0.85  # (its template's prose with an item's column inside), not that item's content
 
 
 def needs_context(fields: list[FormField]) -> bool:
@@ -51,7 +54,30 @@ def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
         return frozenset()
     counts = Counter(t for chunks in others for t in chunks)
     need = max(1, (len(others) + 1) // 2)
-    return frozenset(t for t, n in counts.items() if n >= need)
+    exact = frozenset(t for t, n in counts.items() if n >= need)
+    return exact | _templated(mine or frozenset(), exact, others, need)
+
+
+def _templated(mine: frozenset[str], exact: frozenset[str], others: list[frozenset[str]],
+               need: int) -> frozenset[str]:
+    """Long chunks of ``mine`` that at least ``need`` other pages show nearly word for word."""
+    out = set()
+    for chunk in mine - exact:
+        words = chunk.split()
+        if len(words) < TEMPLATE_WORDS:
+            continue
+        near = sum(any(_near(words, other.split()) for other in chunks if other != chunk) for chunks in others)
+        if near >= need:
+            out.add(chunk)
+    return frozenset(out)
+
+
+def _near(words: list[str], other: list[str]) -> bool:
+    if abs(len(words) - len(other)) > len(words) * (1 - TEMPLATE_SAME) + 2:
+        return False
+    match = SequenceMatcher(None, words, other, autojunk=False)
+    return match.real_quick_ratio() >= TEMPLATE_SAME and match.quick_ratio() >= TEMPLATE_SAME \
+        and match.ratio() >= TEMPLATE_SAME
 
 
 def page_key(html: str) -> str:
