@@ -27,7 +27,7 @@ from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
-from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
+from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.plain_retelling import asks_plainly, plain_message, plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
@@ -79,6 +79,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     text = ""
     for _ in range(8):  # a person does not write the same text twice
         text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
+        if text and ctx.texts and echoes_page(text, fill.page, ctx.texts):  # told from the item's words instead
+            text = summary(ctx.texts, rng, said.most_words, low, bool(ONE_SENTENCE.search(question)))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
         if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
