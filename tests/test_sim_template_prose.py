@@ -11,6 +11,7 @@ from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.pages.page_common import common_among, page_chunks
 from flows.sim.people.crowd_model import new_worker
 from flows.sim.people.own_words import echoes_page
+from flows.sim.people.page_context import page_contexts
 
 PAGE = """<form><input type="hidden" name="item_id_0" value="rule-{k}">
 <p>Clubs often update the rules they give their members. We want to know whether members can tell what changed.
@@ -63,3 +64,18 @@ def test_an_answer_made_of_the_instructions_words_reads_as_an_echo() -> None:
     items = ["Guests may visit up to 3 times a season."]
     assert echoes_page("Basically, we want to know whether members can tell what changed.", page, items)
     assert not echoes_page("Guests may now visit up to 5 times instead of 3.", page, items)
+
+
+TWO = """<form>{parts}</form>"""
+PART = """<input type="hidden" name="item_id_{i}" value="clause-{i}"><div>{clause}</div>
+<p>In this clause, what does "{term}" mean? Explain it in your own words, as you would to a friend.</p>
+<textarea name="meaning_{i}"></textarea>"""
+
+
+def test_a_question_each_item_of_a_page_shows_with_its_own_word_is_no_items_text() -> None:
+    clauses = [("The Client shall pay each invoice within 30 days of the invoice date.", "invoice date"),
+               ("A deposit of a quarter of the fee is payable on signing, the balance a week before.", "balance")]
+    html = TWO.format(parts="".join(PART.format(i=i, clause=c, term=t) for i, (c, t) in enumerate(clauses)))
+    contexts = page_contexts(html, frozenset({"Submit"}))  # as other pages of the study show
+    for i, (clause, _) in enumerate(clauses):
+        assert contexts[str(i)].texts == [clause], contexts[str(i)].texts

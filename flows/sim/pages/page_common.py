@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import urlsplit
 
 from flows.core.pages.mturk_forms import FormField, read_page
-from flows.sim.people.page_context import ID_FIELDS, INDEXED
+from flows.sim.people.page_context import ID_FIELDS, INDEXED, TEMPLATE_WORDS, near
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
-TEMPLATE_WORDS = 12  # a paragraph this long that other pages show with a word or two changed is the page's
-TEMPLATE_SAME = 0.85  # (its template's prose with an item's column inside), not that item's content
 
 
 def needs_context(fields: list[FormField]) -> bool:
@@ -66,18 +63,10 @@ def _templated(mine: frozenset[str], exact: frozenset[str], others: list[frozens
         words = chunk.split()
         if len(words) < TEMPLATE_WORDS:
             continue
-        near = sum(any(_near(words, other.split()) for other in chunks if other != chunk) for chunks in others)
-        if near >= need:
+        alike = sum(any(near(words, other.split()) for other in chunks if other != chunk) for chunks in others)
+        if alike >= need:
             out.add(chunk)
     return frozenset(out)
-
-
-def _near(words: list[str], other: list[str]) -> bool:
-    if abs(len(words) - len(other)) > len(words) * (1 - TEMPLATE_SAME) + 2:
-        return False
-    match = SequenceMatcher(None, words, other, autojunk=False)
-    return match.real_quick_ratio() >= TEMPLATE_SAME and match.quick_ratio() >= TEMPLATE_SAME \
-        and match.ratio() >= TEMPLATE_SAME
 
 
 def page_key(html: str) -> str:
