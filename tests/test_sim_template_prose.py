@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import random
 
-from flows.core.pages.mturk_forms import form_fields
+from flows.core.pages.asks_worker import question_texts
+from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.pages.page_common import common_among, page_chunks
 from flows.sim.people.crowd_model import new_worker
@@ -79,3 +80,11 @@ def test_a_question_each_item_of_a_page_shows_with_its_own_word_is_no_items_text
     contexts = page_contexts(html, frozenset({"Submit"}))  # as other pages of the study show
     for i, (clause, _) in enumerate(clauses):
         assert contexts[str(i)].texts == [clause], contexts[str(i)].texts
+
+
+def test_a_question_with_how_to_answer_after_it_is_the_boxs_question() -> None:
+    html = """<form><div>The Client shall pay each invoice within 30 days.</div>
+<p>3. In this clause, what does "invoice" mean? Explain it in your own words.</p>
+<p class="small">Between 5 and 20 words. Don't just copy the clause.</p><textarea name="meaning"></textarea></form>"""
+    asked = question_texts(read_page(html))["meaning"]
+    assert 'what does "invoice" mean?' in asked and "Between 5 and 20 words" in asked, asked
