@@ -10,6 +10,7 @@ from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.pages.page_common import common_among, page_chunks
+from flows.sim.people.comparisons import difference
 from flows.sim.people.crowd_model import new_worker
 from flows.sim.people.own_words import echoes_page
 from flows.sim.people.page_context import page_contexts
@@ -88,3 +89,11 @@ def test_a_question_with_how_to_answer_after_it_is_the_boxs_question() -> None:
 <p class="small">Between 5 and 20 words. Don't just copy the clause.</p><textarea name="meaning"></textarea></form>"""
     asked = question_texts(read_page(html))["meaning"]
     assert 'what does "invoice" mean?' in asked and "Between 5 and 20 words" in asked, asked
+
+
+def test_the_two_versions_are_the_two_most_alike_texts_not_the_longest() -> None:
+    intro = ("Clubs often update the rules they give their members, and we want to know whether members can tell "
+             "what changed in this section of the rules.")
+    texts = [intro, "Lockers are emptied every 7 days.", "Lockers are emptied every 14 days."]
+    told = difference(texts, random.Random(0), 30)
+    assert "14" in told and "Clubs" not in told, told

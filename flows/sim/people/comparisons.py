@@ -97,11 +97,12 @@ def _quoted(words: list[str], i: int, j: int) -> str:
 
 
 def difference(texts: list[str], rng: random.Random, most: int | None = None) -> str:
-    """What the second of the two longest texts says in place of the first's: its own words, not a summary."""
-    pair = sorted(sorted(texts, key=lambda t: -len(t.split()))[:2], key=texts.index)
-    if len(pair) < 2:
+    """What the second of the two most alike texts (two versions) says in place of the first's: its own words."""
+    pairs = [(a, b) for i, a in enumerate(texts) for b in texts[i + 1:] if len(a.split()) >= 3 <= len(b.split())]
+    if not pairs:
         return ""
-    old, new = pair[0].split(), pair[1].split()
+    old, new = (t.split() for t in max(pairs, key=lambda p: SequenceMatcher(None, p[0].split(), p[1].split(),
+                                                                           autojunk=False).ratio()))
     told = []
     for op, i, j, k, m in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if op == "replace":
