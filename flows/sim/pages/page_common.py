@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flows.core.pages.mturk_forms import FormField, read_page
-from flows.sim.people.page_context import ID_FIELDS, INDEXED, TEMPLATE_WORDS, near
+from flows.sim.people.page_context import ID_FIELDS, INDEXED, templated
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
 
@@ -52,21 +52,7 @@ def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
     counts = Counter(t for chunks in others for t in chunks)
     need = max(1, (len(others) + 1) // 2)
     exact = frozenset(t for t, n in counts.items() if n >= need)
-    return exact | _templated(mine or frozenset(), exact, others, need)
-
-
-def _templated(mine: frozenset[str], exact: frozenset[str], others: list[frozenset[str]],
-               need: int) -> frozenset[str]:
-    """Long chunks of ``mine`` that at least ``need`` other pages show nearly word for word."""
-    out = set()
-    for chunk in mine - exact:
-        words = chunk.split()
-        if len(words) < TEMPLATE_WORDS:
-            continue
-        alike = sum(any(near(words, other.split()) for other in chunks if other != chunk) for chunks in others)
-        if alike >= need:
-            out.add(chunk)
-    return frozenset(out)
+    return exact | templated((mine or frozenset()) - exact, others)
 
 
 def page_key(html: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -133,11 +134,18 @@ def near(words: list[str], other: list[str]) -> bool:
         and match.ratio() >= TEMPLATE_SAME
 
 
+def templated(mine: Iterable[str], others: list[frozenset[str]]) -> frozenset[str]:
+    """Long chunks of ``mine`` that EVERY other item (or page) shows with a word or two changed: the page's prose
+    with each item's column inside. Items that merely resemble some others (a passage two items share, two
+    versions of a text) are no template: a template is on all of them."""
+    return frozenset(t for t in mine if len(t.split()) >= TEMPLATE_WORDS and others and all(
+        any(o != t and near(t.split(), o.split()) for o in os) for os in others))
+
+
 def _templated(page: _FormParser, segments: dict[str, tuple[int, int]]) -> frozenset[str]:
-    """Long chunks of one item's part that another item's part shows nearly word for word: the page's."""
-    parts = [(idx, _chunks(page, a, b)) for idx, (a, b) in segments.items()]
-    return frozenset(t for idx, ts in parts for t in ts if len(t.split()) >= TEMPLATE_WORDS and any(
-        near(t.split(), o.split()) for other, os in parts if other != idx for o in os if o != t))
+    parts = {idx: frozenset(_chunks(page, a, b)) for idx, (a, b) in segments.items()}
+    return frozenset().union(*(templated(ts, [os for other, os in parts.items() if other != idx])
+                               for idx, ts in parts.items()))
 
 
 def _labelled(page: _FormParser, start: int, end: int) -> dict[str, str]:
