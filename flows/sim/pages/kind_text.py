@@ -8,6 +8,7 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import Filling
 from flows.sim.people import captions
+from flows.sim.people.asked_about import answer_about, asked_term
 from flows.sim.people.asked_details import (
     action,
     fault,
@@ -114,6 +115,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         wanted = "correction" if asks_plainly(question) else "summary"
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
         return plea  # what the item asks for, where that is the question
+    if wanted == "meaning" or (wanted == "summary" and asked_term(question, ctx.texts, fill.page)):  # the term
+        return answer_about(question, ctx.texts, rng, said.most_words, fill.page)  # it asks of, not all of it
     if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
@@ -155,10 +158,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         known = question_answer(item_question(ctx.asks or texts), rng)
-        if known or wanted or not ctx.texts or not (question.rstrip().endswith("?") or WRITE.match(question)):
+        if known or wanted or not ctx.texts or not question.strip():
             return known
-        # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
-        return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)
+        return answer_about(question, ctx.texts, rng, said.most_words)  # a kind nobody named: what it asks about
     # grounds for the choice in the item's words from its main text (what decides a choice is said there, not the scale)
     shown = [t for t in texts if not ANCHOR.search(t)] or texts
     if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):
