@@ -55,9 +55,6 @@ def styled(fill: Filling, text: str) -> str:
     return text
 
 
-# a box that asks for writing of a kind not known ("Write a tweet ...", "Translate ..."): the item in a person's words
-WRITE = re.compile(r"\W*(?:\d+[.)]\s*)?(?:write|give|suggest|describe|explain|tell|say|rewrite|translate|summari|put|"
-                   r"make|create|draft|compose|propose)\b", re.I)
 # a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
 PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
                      r"are going to|from next|scheme)\b", re.I)
