@@ -139,7 +139,7 @@ def templated(mine: Iterable[str], others: list[frozenset[str]]) -> frozenset[st
     with each item's column inside. Items that merely resemble some others (a passage two items share, two
     versions of a text) are no template: a template is on all of them."""
     return frozenset(t for t in mine if len(t.split()) >= TEMPLATE_WORDS and others and all(
-        any(o != t and near(t.split(), o.split()) for o in os) for os in others))
+        any(o == t or near(t.split(), o.split()) for o in os) for os in others))
 
 
 def _templated(page: _FormParser, segments: dict[str, tuple[int, int]]) -> frozenset[str]:
