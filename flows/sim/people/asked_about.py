@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
@@ -42,7 +43,7 @@ def ranked(question: str, parts: list[str]) -> list[str]:
         return []
     vectors = TfidfVectorizer(analyzer=_stems).fit_transform([question, *parts])
     scores = (vectors[1:] @ vectors[0].T).toarray().ravel()
-    return [p for _s, p in sorted(zip(scores, parts, strict=True), key=lambda x: -x[0]) if _s > 0]
+    return [p for score, p in sorted(zip(scores, parts, strict=True), key=lambda x: -x[0]) if score > 0]
 
 
 def bearing_part(question: str, texts: list[str], page: str = "") -> str:
@@ -78,8 +79,11 @@ def answer_about(question: str, texts: list[str], rng: random.Random, most: int 
                                                                           "the") + m[2], told, count=1, flags=re.I)
         opener = rng.choice(("{T} means, here: {c}", "Here {t} means this: {c}", "In this text {t} means: {c}")
                             if re.search(r"\bmean", question, re.I) else ("{T}: {c}", "About {t}: {c}"))
-        told = opener.format(T=term[:1].upper() + term[1:], t=term, c=context[:1].lower() + context[1:])
-    told = uncopied(told, main_text(texts))
-    first = told.split()[0] if told.split() else ""
-    told = told[:1].upper() + told[1:] if first.islower() else told  # ("iPhone" stays as it is written)
-    return told + ("" if (most or 99) <= 8 else ".")
+        told = opener.format(T=_cased(term, str.upper), t=term, c=_cased(context, str.lower))
+    return _cased(uncopied(told, main_text(texts)), str.upper) + ("" if (most or 99) <= 8 else ".")
+
+
+def _cased(text: str, case: Callable[[str], str]) -> str:
+    """``text`` with its first letter in ``case`` where its first word is a plain word ("iPhone", "VAT" kept)."""
+    first = text.split()[0] if text.split() else ""
+    return case(text[:1]) + text[1:] if first[1:].islower() or len(first) == 1 else text
