@@ -52,7 +52,9 @@ def bearing_part(question: str, texts: list[str], page: str = "") -> str:
     said = [LABEL.sub("", s) for t in texts for s in sentences(t)]
     if term := asked_term(question, texts, page):  # (the fullest sentence using it, not its label)
         return max((s for s in said if term.lower() in s.lower()), key=len)
-    return next(iter(ranked(question, said)), "") or next(iter(sentences(main_text(texts))), "")
+    topic = set(_stems(" ".join(main_text(texts).split()[:4])))  # what the whole text is about picks no sentence
+    about = " ".join(w for w in question.split() if not set(_stems(w)) & topic)
+    return next(iter(ranked(about, said) or ranked(question, said)), "") or next(iter(sentences(main_text(texts))), "")
 
 
 def _clause(sentence: str, question: str, term: str, most: int | None) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import re
 
-from flows.sim.people.asked_about import ranked
 from flows.sim.people.item_parts import DATE, MONTH, PLACED, TIME
 from flows.sim.people.summaries import main_text, sentences
 
@@ -69,11 +68,15 @@ def stated_fact(question: str, texts: list[str]) -> str:
 
 
 def bearing(question: str, texts: list[str]) -> str:
-    """The item's sentence most like what ``question`` asks about, as written; the item's other texts (the claim
-    beside a passage) are what "your answer" is about. (Words every sentence shares, its topic, weigh least.)"""
+    """The item's sentence that shares most words with what ``question`` asks about, as written; the item's other
+    texts (the claim beside a passage) are what "your answer" is about."""
     main = main_text(texts)
-    about = " ".join([SUPPORT.sub(" ", question), *(t for t in texts if t != main)])
-    return next(iter(ranked(about, sentences(main))), "") or next(iter(sentences(main)), "")
+
+    def said(text: str) -> set[str]:  # its words and its numbers
+        return _words(text) | set(re.findall(r"\d[\d,.]*\d|\d", text))
+    about = said(" ".join([SUPPORT.sub(" ", question), *(t for t in texts if t != main)]))
+    topic = said(" ".join(main.split()[:4]))  # what the whole text is about picks none of its sentences
+    return max(sentences(main), key=lambda s: (len((about - topic) & said(s)), len(about & said(s))), default="")
 
 
 def named_things(question: str, texts: list[str], most: int) -> str:
