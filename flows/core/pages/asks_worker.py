@@ -68,7 +68,7 @@ ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:if \w+(?: \w+)?\s*[:,]\s*)?(?:write|
 
 
 def asks(text: str) -> bool:
-    return text.rstrip().endswith("?") or bool(ASKING.match(text))
+    return text.rstrip().endswith("?") or "? " in text or bool(ASKING.match(text))  # "What ...? Explain ..."
 
 
 def topic(question: str) -> str:

@@ -8,6 +8,7 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import Filling
 from flows.sim.people import captions
+from flows.sim.people.asked_about import answer_about, asked_term
 from flows.sim.people.asked_details import (
     action,
     fault,
@@ -18,7 +19,7 @@ from flows.sim.people.asked_details import (
     question_answer,
 )
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
-from flows.sim.people.comparisons import comparison
+from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
@@ -27,7 +28,7 @@ from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
-from flows.sim.people.own_words import OWN_WORDS, chat_problem, uncopied, within_words
+from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.plain_retelling import asks_plainly, plain_message, plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
@@ -54,9 +55,6 @@ def styled(fill: Filling, text: str) -> str:
     return text
 
 
-# a box that asks for writing of a kind not known ("Write a tweet ...", "Translate ..."): the item in a person's words
-WRITE = re.compile(r"\W*(?:\d+[.)]\s*)?(?:write|give|suggest|describe|explain|tell|say|rewrite|translate|summari|put|"
-                   r"make|create|draft|compose|propose)\b", re.I)
 # a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
 PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
                      r"are going to|from next|scheme)\b", re.I)
@@ -79,6 +77,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     text = ""
     for _ in range(8):  # a person does not write the same text twice
         text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
+        if text and ctx.texts and echoes_page(text, fill.page, ctx.texts):  # told from the item's words instead
+            text = summary(ctx.texts, rng, said.most_words, low, bool(ONE_SENTENCE.search(question)))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
         if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
@@ -94,6 +94,9 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
+    if wanted in ("summary", "comparison", "") and asks_difference(question) and \
+            (told := difference(texts, rng, said.most_words)):
+        return told  # what the second text says in place of the first's
     if wanted == "comparison":  # two texts told apart; with fewer than two, the box's question answered as it is
         if told := comparison(question, texts, rng, said.most_words):
             return told
@@ -109,6 +112,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         wanted = "correction" if asks_plainly(question) else "summary"
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
         return plea  # what the item asks for, where that is the question
+    if wanted == "meaning" or (wanted == "summary" and asked_term(question, ctx.texts, fill.page)):  # the term
+        return answer_about(question, ctx.texts, rng, said.most_words, fill.page)  # it asks of, not all of it
     if wanted == "summary" and ctx.texts:  # a few words to spare over a minimum, as a person does
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
@@ -150,10 +155,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return description(question, texts, fill.picked.get(ctx.key, ""), rng)
     if wanted == "answer" or (not wanted and not ctx.shows_image):  # the item's own question, answered
         known = question_answer(item_question(ctx.asks or texts), rng)
-        if known or wanted or not ctx.texts or not (question.rstrip().endswith("?") or WRITE.match(question)):
+        if known or wanted or not ctx.texts or not question.strip():
             return known
-        # a question of a kind not known about a text: what the text says, in the person's words (never a copy)
-        return summary(ctx.texts, rng, words_asked(question, low, said.most_chars) or max(least + 4, 12), low)
+        return answer_about(question, ctx.texts, rng, said.most_words)  # a kind nobody named: what it asks about
     # grounds for the choice in the item's words from its main text (what decides a choice is said there, not the scale)
     shown = [t for t in texts if not ANCHOR.search(t)] or texts
     if wanted == "reason" and (found := spans([t for t in shown if len(t.split()) >= 8] or shown, rng, 3)):

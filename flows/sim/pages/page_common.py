@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flows.core.pages.mturk_forms import FormField, read_page
-from flows.sim.people.page_context import ID_FIELDS, INDEXED
+from flows.sim.people.page_context import ID_FIELDS, INDEXED, templated
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
 
@@ -51,7 +51,8 @@ def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
         return frozenset()
     counts = Counter(t for chunks in others for t in chunks)
     need = max(1, (len(others) + 1) // 2)
-    return frozenset(t for t, n in counts.items() if n >= need)
+    exact = frozenset(t for t, n in counts.items() if n >= need)
+    return exact | templated((mine or frozenset()) - exact, others)
 
 
 def page_key(html: str) -> str:

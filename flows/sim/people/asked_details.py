@@ -7,9 +7,10 @@ import itertools
 import random
 import re
 
+from flows.sim.people.asked_about import answer_about
 from flows.sim.people.corrections import corrected
 from flows.sim.people.item_parts import missing_in
-from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, summary, third_person
+from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, main_text, reword, third_person
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
 KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
@@ -142,8 +143,8 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
         elif PROBLEM.search(part):
             lead = rng.choice(("The problem is that", "Mainly that", "What went wrong is that"))
             out.append(f"{lead} {said[:1].lower()}{said[1:]}.")
-        else:  # what the item's text says, in short
-            out.append(summary(texts, rng, 10, one=True))
+        else:  # what the item says of this part
+            out.append(answer_about(part, texts, rng, 12))
     return " ".join(out)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from difflib import SequenceMatcher
 
 # what a box asks to compare ("Compare the two ads", "How do the two reviews differ", "contrast ...")
 COMPARE_ASK = re.compile(r"\b(?:compare|contrast|differences? between|how (?:do|does) (?:\w+ ){1,3}differ)\b", re.I)
@@ -75,5 +76,44 @@ def comparison(question: str, texts: list[str], rng: random.Random, most: int | 
     said_a = f"{rng.choice(ASKS)} {_listed(a)}" if a else rng.choice(SILENT).format(c=topic)
     said_b = f"{rng.choice(ASKS)} {_listed(b)}" if b else rng.choice(SILENT).format(c=topic)
     text = first[:1].upper() + first[1:] + f" {said_a}" + rng.choice(LINKS).format(b=second) + f"{said_b}."
+    words = text.split()
+    return " ".join(words[:most]).rstrip(",;.") + "." if most and len(words) > most else text
+
+
+# a box asking what one version changed of another ("what is different in the new version", "what changed")
+DIFFER_ASK = re.compile(r"\b(?:what(?:'s| is| was)? (?:\w+ )?(?:different|changed?|new)|what differs|"
+                        r"what (?:has|have|did) (?:\w+ ){0,2}chang\w*|how (?:has|have|did) (?:\w+ ){0,2}chang\w*)\b",
+                        re.I)
+SWAPS = ("{a} becomes {b}", "{a} changes to {b}", "it now says {b} instead of {a}", "{a} is now {b}")
+
+
+def asks_difference(question: str) -> bool:
+    return bool(DIFFER_ASK.search(question))
+
+
+def _quoted(words: list[str], i: int, j: int) -> str:
+    """Words ``i:j`` with the word before them, so a lone number reads as what it counts ("to 6pm")."""
+    return " ".join(words[max(0, i - 1):j]).strip(" ,;.")
+
+
+def difference(texts: list[str], rng: random.Random, most: int | None = None) -> str:
+    """What the second of the two most alike texts (two versions) says in place of the first's: its own words."""
+    pairs = [(a, b) for i, a in enumerate(texts) for b in texts[i + 1:] if len(a.split()) >= 3 <= len(b.split())]
+    if not pairs:
+        return ""
+    old, new = (t.split() for t in max(pairs, key=lambda p: SequenceMatcher(None, p[0].split(), p[1].split(),
+                                                                           autojunk=False).ratio()))
+    told = []
+    for op, i, j, k, m in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "replace":
+            told.append(rng.choice(SWAPS).format(a=f'"{_quoted(old, i, j)}"', b=f'"{_quoted(new, k, m)}"'))
+        elif op == "insert":
+            told.append(f'the new version adds "{" ".join(new[k:m]).strip(" ,;.")}"')
+        elif op == "delete":
+            told.append(f'the new version drops "{" ".join(old[i:j]).strip(" ,;.")}"')
+    if not told:
+        return "Only the wording changed, the meaning is the same."
+    text = " and ".join(told[:2])
+    text = text[:1].upper() + text[1:] + "."
     words = text.split()
     return " ".join(words[:most]).rstrip(",;.") + "." if most and len(words) > most else text

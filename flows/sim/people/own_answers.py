@@ -7,7 +7,7 @@ import re
 
 from flows.sim.people.asked_details import WHEN, WRONG, remedy, thing
 from flows.sim.people.item_lookups import claim_point
-from flows.sim.people.own_readings import checked, clauses, meaning, named, short, swapped, untold
+from flows.sim.people.own_readings import checked, clauses, named, short, swapped, untold
 from flows.sim.people.summaries import main_text
 
 ASKS = (("reply", r"\bhow (?:would|will|might|do) you (?:reply|respond|answer)|\b(?:write|draft) (?:a |an |your )?"
@@ -220,5 +220,5 @@ def advice(texts: list[str], rng: random.Random, question: str, page: str) -> li
 
 
 WRITERS = {"reply": _reply, "deed": _deed, "change": _change, "opinion": _opinion, "checked": checked,
-           "meaning": meaning, "untold": untold, "feeling": _feeling, "who": _who, "weigh": _weigh, "advice": advice,
+           "untold": untold, "feeling": _feeling, "who": _who, "weigh": _weigh, "advice": advice,
            "because": because}

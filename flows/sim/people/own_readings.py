@@ -90,35 +90,6 @@ def checked(texts: list[str], rng: random.Random, _question: str, _page: str) ->
             .format(o=op), back]
 
 
-def meaning(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
-    term = _term(texts, question, page)
-    said = [re.sub(r"^[A-Z][\w ]{0,30}:\s*", "", s).strip("\"“”' ") for t in texts for s in sentences(t)]
-    used = next((s for s in said if term and term.lower() in s.lower()), main_text(said))
-    parts = [re.sub(r"^(?:so|and|but|then|which)\s+", "", c, flags=re.I) for c in clauses(used)]
-    around = [c for c in parts if not term or term.lower() not in c.lower()]
-    name = term or "it"
-    frames: tuple[str, ...] = ("{T} means the situation where {g}.", "In my own words, {t} is what leads to this: {g}.",
-              "I would say {t} means something that explains why {g}.")
-    if not around:  # one clause, the term's own: what it goes with there ("the office", "an hour")
-        found = re.findall(r"\b(?:a|an|the|her|his|their|my|your|its)\s+[a-z-]{3,}", used)
-        things = [t for t in dict.fromkeys(found) if not term or term.lower() not in t.lower()][:3] or ["this"]
-        frames, around = ("{T} means something to do with {g}, as in the example.",), [" and ".join(things)]
-    gist = swapped(short(around[-1], 8))
-    rest = [c for c in parts if c not in around] or around
-    example = re.sub(re.escape(term), "it", rest[0], flags=re.I) if term else rest[0]
-    return [rng.choice(frames).format(t=name, T=name[:1].upper() + name[1:], g=gist[:1].lower() + gist[1:]),
-            f"In the sentence, {swapped(short(example, 6))}.", "That is how most people use the word."]
-
-
-def _term(texts: list[str], question: str, page: str) -> str:
-    """The word a question asks the meaning of: quoted in it, else a labelled word the item's text uses."""
-    if quoted := re.search(r"[\"“‘']([A-Za-z][\w' -]{1,30})[\"”’']", question):
-        return quoted[1]
-    said = " ".join(texts).lower()
-    labelled = re.findall(r"\b[A-Z][a-z]+: ([A-Za-z][\w'-]{3,}(?: [a-z][\w'-]+)?)\b", f"{page} {' '.join(texts)}")
-    return next((w for w in labelled if w.lower() in said), "")
-
-
 # what a reader may need that a text does not give: its name, and whether the text gives it
 DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
            ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"

@@ -114,3 +114,19 @@ def within_words(text: str, most: int | None) -> str:
             and len(cut.split()) >= 4:
         text = cut + "."
     return text
+
+
+ECHO_SHARE = 0.6  # at this share of its words from one line of the page's prose, an answer reads as the page's own
+ECHO_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+
+
+def echoes_page(text: str, page: str, item_texts: list[str]) -> bool:
+    """Most of an answer's words come from one sentence of the page that is no item's text: a person who read the
+    item writes about it, never a paraphrase of the instructions."""
+    said = set(ECHO_WORD.findall(text.lower()))
+    if len(said) < 3:
+        return False
+    for shown in item_texts:  # the page's own prose is what remains without the item's texts
+        page = page.replace(shown, ". ")
+    prose = sentences(page)
+    return any(len(said & set(ECHO_WORD.findall(s.lower()))) >= ECHO_SHARE * len(said) for s in prose)

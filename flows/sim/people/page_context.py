@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
@@ -17,6 +19,8 @@ from flows.sim.people.stated_limits import Limits, stated
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
 MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
+TEMPLATE_WORDS = 12  # a paragraph this long that other items show with a word or two changed is the page's
+TEMPLATE_SAME = 0.85  # (its template's prose with an item's column inside), not that item's content
 
 
 @dataclass
@@ -94,7 +98,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     if len(segments) >= 2:  # text in one item's part of a page of several is that item's, though every page shows
         # it (a control item on each page of a study); labels repeat per item (_labels)
         seen = Counter(t for a, b in segments.values() for t in set(_chunks(page, a, b)))
-        common = frozenset(t for t in common if seen[t] != 1)
+        common = frozenset(t for t in common if seen[t] != 1) | _templated(page, segments)
     texts = {idx: _chunks(page, a, b, common) for idx, (a, b) in segments.items()}
     asked = set() if common else _box_questions(page)
     contexts: dict[str, ItemContext] = {}
@@ -119,6 +123,29 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
     contexts[""] = ItemContext(whole[0] if whole else (images[0] if len(images) == 1 else f"page-{digest}"), content,
                                len(images) == 1, [t for t in chunks if t.rstrip().endswith("?")])
     return contexts
+
+
+def near(words: list[str], other: list[str]) -> bool:
+    """Two word runs that differ in a word or two only (a template's prose with another item's column)."""
+    if abs(len(words) - len(other)) > len(words) * (1 - TEMPLATE_SAME) + 2:
+        return False
+    match = SequenceMatcher(None, words, other, autojunk=False)
+    return match.real_quick_ratio() >= TEMPLATE_SAME and match.quick_ratio() >= TEMPLATE_SAME \
+        and match.ratio() >= TEMPLATE_SAME
+
+
+def templated(mine: Iterable[str], others: list[frozenset[str]]) -> frozenset[str]:
+    """Long chunks of ``mine`` that EVERY other item (or page) shows with a word or two changed: the page's prose
+    with each item's column inside. Items that merely resemble some others (a passage two items share, two
+    versions of a text) are no template: a template is on all of them."""
+    return frozenset(t for t in mine if len(t.split()) >= TEMPLATE_WORDS and others and all(
+        any(o == t or near(t.split(), o.split()) for o in os) for os in others))
+
+
+def _templated(page: _FormParser, segments: dict[str, tuple[int, int]]) -> frozenset[str]:
+    parts = {idx: frozenset(_chunks(page, a, b)) for idx, (a, b) in segments.items()}
+    return frozenset().union(*(templated(ts, [os for other, os in parts.items() if other != idx])
+                               for idx, ts in parts.items()))
 
 
 def _labelled(page: _FormParser, start: int, end: int) -> dict[str, str]:
