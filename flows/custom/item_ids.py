@@ -1,8 +1,10 @@
 """An imported page's item block made safe to repeat: ids get the item's index; ``<style>``, the scripts that run
-before the page's content or after its fields, and its title heading once a page."""
+before the page's content or after its fields, and its title heading once a page; the fields its scripts find by an
+id or name every copy would share (such a page is kept one item a place where a route would stack it)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 ID_ATTR = re.compile(r"""(\sid\s*=\s*)(["'])([^"'{}<>]+)\2""", re.I)
@@ -69,7 +71,8 @@ def page_level(body: str) -> tuple[str, str, str]:
     return "".join(kept) + body[pos:], "".join(above), "".join(below)
 
 
-def fields_scripts_find(source: str, fields: set[str]) -> list[str]:
+@functools.lru_cache(maxsize=16)  # read on every plan of the page: once for each size a whole-minute route tries
+def fields_scripts_find(source: str, fields: frozenset[str]) -> tuple[str, ...]:
     """The answer ``fields`` (names without the item index) a page's own scripts find by an id or name that is
     the same on every item: with several items on a page, each item's copy would find the first item's field."""
     code = " ".join(m.group(1) for m in INLINE_SCRIPT.finditer(source))
@@ -82,4 +85,4 @@ def fields_scripts_find(source: str, fields: set[str]) -> list[str]:
         keys = {base, name.group(2) if name else "", *(m.group(3) for m in ID_ATTR.finditer(tag.group(0)))}
         if any(re.search(FOUND_BY + re.escape(k) + r"(?![\w-])", code) for k in keys if k and "{" not in k):
             found.add(base)
-    return sorted(found)
+    return tuple(sorted(found))
