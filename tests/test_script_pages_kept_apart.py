@@ -13,6 +13,7 @@ import pytest
 
 from flows.campaigns.task_kinds import load_campaign
 from flows.cli.main import main
+from flows.custom.item_ids import fields_scripts_find
 from flows.sim.pages.browser_check import missing
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
@@ -56,6 +57,19 @@ def imported(tmp_path: Path, page: str, capsys) -> Path:
                  "--items", str(tmp_path / "park_items.csv")]) == 0
     capsys.readouterr()
     return tmp_path / "config" / "park.toml"
+
+
+@pytest.mark.parametrize(("script", "found"), [
+    ("document.getElementById('box').value", ("note",)),  # by the field's id
+    ("document.querySelector('#box').value", ("note",)),
+    ('$("input[name=note_{{ i }}]").val()', ()),  # by the item's own name: each copy finds its own
+    ("document.forms[0].elements['note'].value", ("note",)),
+    ('document.querySelectorAll("[name=note]")', ("note",)),
+    ("var notes = 'note taking';", ()),  # a word in a string, not a field's id or name
+])
+def test_the_fields_a_script_finds_by_a_shared_id_or_name(script: str, found: tuple[str, ...]) -> None:
+    page = f'<textarea name="note_{{{{ i }}}}" id="box"></textarea><script>{script}</script>'
+    assert fields_scripts_find(page, frozenset({"note"})) == found
 
 
 def test_a_page_whose_script_reads_its_fields_is_one_item_a_place_and_says_why(tmp_path: Path, capsys) -> None:

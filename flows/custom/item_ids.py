@@ -20,6 +20,7 @@ FIELD_TAG = re.compile(r"<(?:input|select|textarea|crowd-[\w-]+)\b[^>]*>", re.I)
 NAME_ATTR = re.compile(r"""\sname\s*=\s*(["'])([^"'<>]+)\1""", re.I)
 INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)[^>]*>(.*?)</script\s*>", re.S | re.I)
 FOUND_BY = r"""(?:["'#]|\bname\s*=\s*|\.elements\.)"""  # a quoted id or name, a selector's #id or [name=...]
+FOUND_END = r"""(?=["'\]:.,)])"""  # ... ending there, not a word of a sentence in a string
 
 
 def per_item_ids(body: str) -> str:
@@ -83,6 +84,6 @@ def fields_scripts_find(source: str, fields: frozenset[str]) -> tuple[str, ...]:
         if base not in fields:
             continue
         keys = {base, name.group(2) if name else "", *(m.group(3) for m in ID_ATTR.finditer(tag.group(0)))}
-        if any(re.search(FOUND_BY + re.escape(k) + r"(?![\w-])", code) for k in keys if k and "{" not in k):
+        if any(re.search(FOUND_BY + re.escape(k) + FOUND_END, code) for k in keys if k and "{" not in k):
             found.add(base)
     return tuple(sorted(found))
