@@ -63,6 +63,7 @@ def imported(tmp_path: Path, page: str, capsys) -> Path:
     ("document.getElementById('box').value", ("note",)),  # by the field's id
     ("document.querySelector('#box').value", ("note",)),
     ('$("input[name=note_{{ i }}]").val()', ()),  # by the item's own name: each copy finds its own
+    ("block.querySelector('[name^=\"note\"]')", ()),  # by the start every item's name shares
     ("document.forms[0].elements['note'].value", ("note",)),
     ('document.querySelectorAll("[name=note]")', ("note",)),
     ("var notes = 'note taking';", ()),  # a word in a string, not a field's id or name

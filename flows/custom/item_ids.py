@@ -19,7 +19,8 @@ TITLE = re.compile(r"<(h1|header)\b[^>]*>.*?</\1\s*>\s*", re.S | re.I)
 FIELD_TAG = re.compile(r"<(?:input|select|textarea|crowd-[\w-]+)\b[^>]*>", re.I)
 NAME_ATTR = re.compile(r"""\sname\s*=\s*(["'])([^"'<>]+)\1""", re.I)
 INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)[^>]*>(.*?)</script\s*>", re.S | re.I)
-FOUND_BY = r"""(?:["'#]|\bname\s*=\s*|\.elements\.)"""  # a quoted id or name, a selector's #id or [name=...]
+# a quoted id or name, a selector's #id or [name=...]; not [name^=...], which finds every item's by its start
+FOUND_BY = r"""(?:(?<![\^*$|~]=)["'#]|\bname\s*=\s*|\.elements\.)"""
 FOUND_END = r"""(?=["'\]:.,)])"""  # ... ending there, not a word of a sentence in a string
 
 
