@@ -67,6 +67,9 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
     if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
         return cfg, plan
+    if plan.kept_apart:  # a place of the page's items, its time rounded to whole minutes and paid for them
+        note = f"note: on {label} a place holds the page's {n} item(s), not more: {plan.kept_apart}"
+        return dataclasses.replace(cfg, notes=(*cfg.notes, note)), plan
     for k in range(n + 1, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
         sized = dataclasses.replace(cfg, images_per_hit=k)
         if unit.whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):

@@ -62,6 +62,7 @@ class PlanDefaults:
     reward: Decimal | None = None  # per unit in the study's currency; None: HOURLY for ``minutes``
     estimated_minutes: int | None = None  # None: ``minutes`` to the nearest whole minute
     maximum_minutes: int | None = None  # None: SLOW_FACTOR times the estimate, at least Prolific's minimum
+    kept_apart: str = ""  # why no more items may share a page than the config puts there ("": they may)
 
 
 def unit_minutes(fields: list[AnswerField], items: int) -> float:

@@ -29,6 +29,7 @@ from flows.custom.custom_task import (
     first_page_rows,
     ordinary_items,
 )
+from flows.custom.item_ids import fields_scripts_find
 from flows.custom.page_check import source_problems
 
 MARKS = "annotations"  # the custom QC's word for spans, boxes and points
@@ -63,7 +64,10 @@ def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
     timed out on it would lose their pay)."""
     fields, page = first_page_fields(cfg), cfg.images_per_hit
     quiz = cfg.answers.quiz if cfg.answers.control_share > 0 else 0
-    return PlanDefaults(minutes=unit_minutes(fields, page),
+    found = fields_scripts_find(custom_source(cfg), frozenset(f.name for f in fields)) if cfg.template else ()
+    apart = (f"the page's own script finds {', '.join(found)} by an id or name every item would share, so on a page "
+             "of several items each item's copy would read the first item's") if found else ""
+    return PlanDefaults(minutes=unit_minutes(fields, page), kept_apart=apart,
                         maximum_minutes=least_maximum(unit_minutes(fields, page + quiz)) if quiz else None)
 
 

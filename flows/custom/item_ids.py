@@ -1,8 +1,10 @@
 """An imported page's item block made safe to repeat: ids get the item's index; ``<style>``, the scripts that run
-before the page's content or after its fields, and its title heading once a page."""
+before the page's content or after its fields, and its title heading once a page; the fields its scripts find by an
+id or name every copy would share (such a page is kept one item a place where a route would stack it)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 ID_ATTR = re.compile(r"""(\sid\s*=\s*)(["'])([^"'{}<>]+)\2""", re.I)
@@ -14,6 +16,12 @@ OPENING = re.compile(r"(?:\s*(?:<(script|style)\b[^>]*>.*?</\1\s*>|<link\b[^>]*>
 ASSET = re.compile(r"<script\b[^>]*>.*?</script\s*>\s*|<link\b[^>]*>\s*", re.S | re.I)
 ITEM_PART = re.compile(r"\{\{|\{%|<(?:input|select|textarea|button|crowd-[\w-]+)\b", re.I)  # the item's values, fields
 TITLE = re.compile(r"<(h1|header)\b[^>]*>.*?</\1\s*>\s*", re.S | re.I)
+FIELD_TAG = re.compile(r"<(?:input|select|textarea|crowd-[\w-]+)\b[^>]*>", re.I)
+NAME_ATTR = re.compile(r"""\sname\s*=\s*(["'])([^"'<>]+)\1""", re.I)
+INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)[^>]*>(.*?)</script\s*>", re.S | re.I)
+# a quoted id or name, a selector's #id or [name=...]; not [name^=...], which finds every item's by its start
+FOUND_BY = r"""(?:(?<![\^*$|~]=)["'#]|\bname\s*=\s*|\.elements\.)"""
+FOUND_END = r"""(?=["'\]:.,)])"""  # ... ending there, not a word of a sentence in a string
 
 
 def per_item_ids(body: str) -> str:
@@ -63,3 +71,20 @@ def page_level(body: str) -> tuple[str, str, str]:
         (above if span in lead else below).append(text)
         pos = span[1]
     return "".join(kept) + body[pos:], "".join(above), "".join(below)
+
+
+@functools.lru_cache(maxsize=16)  # read on every plan of the page: once for each size a whole-minute route tries
+def fields_scripts_find(source: str, fields: frozenset[str]) -> tuple[str, ...]:
+    """The answer ``fields`` (names without the item index) a page's own scripts find by an id or name that is
+    the same on every item: with several items on a page, each item's copy would find the first item's field."""
+    code = " ".join(m.group(1) for m in INLINE_SCRIPT.finditer(source))
+    found = set()
+    for tag in FIELD_TAG.finditer(INLINE_SCRIPT.sub(" ", source)):
+        name = NAME_ATTR.search(tag.group(0))
+        base = re.sub(r"_\{\{-?\s*i\s*-?\}\}$", "", name.group(2)) if name else ""
+        if base not in fields:
+            continue
+        keys = {base, name.group(2) if name else "", *(m.group(3) for m in ID_ATTR.finditer(tag.group(0)))}
+        if any(re.search(FOUND_BY + re.escape(k) + FOUND_END, code) for k in keys if k and "{" not in k):
+            found.add(base)
+    return tuple(sorted(found))

@@ -1,0 +1,110 @@
+"""A requester's page written for one item, whose own script finds its fields by id or name, is never stacked on
+Prolific: copied once an item onto one page, each copy's script would read the first item's box, and a person
+whose first item is "no" and a later one "yes" would be refused. A page whose script reads no field stacks as
+before."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from flows.campaigns.task_kinds import load_campaign
+from flows.cli.main import main
+from flows.custom.item_ids import fields_scripts_find
+from flows.sim.pages.browser_check import missing
+from flows.sim.people.crowd_model import HONEST_PROFILES
+from flows.sim.service.server import SimServer
+
+CHECKED = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Can this driver park here?</title></head><body>
+<p>Sign: ${sign}</p>
+<form id="f" method="post" action="https://www.mturk.com/mturk/externalSubmit" onsubmit="return checkAnswers();">
+<p>Is the driver allowed to park here?</p>
+<label><input type="radio" name="allowed" value="yes" required> Yes</label>
+<label><input type="radio" name="allowed" value="no"> No</label>
+<p>If yes: until what time? Leave this empty if you answered No.</p>
+<input type="text" name="leave_by" id="leave_by" maxlength="12">
+<p id="err"></p>
+<p><input type="submit" value="Submit"></p>
+</form>
+<script>
+function checkAnswers() {
+  var chosen = document.querySelector('input[name="allowed"]:checked');
+  var t = document.getElementById('leave_by').value.trim();
+  if (chosen && chosen.value == 'yes' && t == '') {
+    document.getElementById('err').innerHTML = 'You answered Yes: please write the time.';
+    return false;
+  }
+  return true;
+}
+</script>
+</body></html>
+"""
+# the same page with a script that reads none of its fields
+UNCHECKED = CHECKED.replace("document.getElementById('leave_by').value.trim()", "''").replace(
+    "document.querySelector('input[name=\"allowed\"]:checked')", "null")
+ITEMS = 12
+
+
+def imported(tmp_path: Path, page: str, capsys) -> Path:
+    (tmp_path / "park.html").write_text(page, encoding="utf-8")
+    (tmp_path / "park_items.csv").write_text("item_id,sign\n" + "".join(
+        f"s{i},NO PARKING {i} AM TO {i + 1} PM\n" for i in range(ITEMS)), encoding="utf-8")
+    assert main(["new", "park", "--from", str(tmp_path / "park.html"), "--dir", str(tmp_path),
+                 "--items", str(tmp_path / "park_items.csv")]) == 0
+    capsys.readouterr()
+    return tmp_path / "config" / "park.toml"
+
+
+@pytest.mark.parametrize(("script", "found"), [
+    ("document.getElementById('box').value", ("note",)),  # by the field's id
+    ("document.querySelector('#box').value", ("note",)),
+    ('$("input[name=note_{{ i }}]").val()', ()),  # by the item's own name: each copy finds its own
+    ("block.querySelector('[name^=\"note\"]')", ()),  # by the start every item's name shares
+    ("document.forms[0].elements['note'].value", ("note",)),
+    ('document.querySelectorAll("[name=note]")', ("note",)),
+    ("var notes = 'note taking';", ()),  # a word in a string, not a field's id or name
+])
+def test_the_fields_a_script_finds_by_a_shared_id_or_name(script: str, found: tuple[str, ...]) -> None:
+    page = f'<textarea name="note_{{{{ i }}}}" id="box"></textarea><script>{script}</script>'
+    assert fields_scripts_find(page, frozenset({"note"})) == found
+
+
+def test_a_page_whose_script_reads_its_fields_is_one_item_a_place_and_says_why(tmp_path: Path, capsys) -> None:
+    config = imported(tmp_path, CHECKED, capsys)
+    assert {load_campaign(config, route).images_per_hit for route in ("prolific", "mturk")} == {1}
+    assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
+    notes = [ln for ln in capsys.readouterr().out.splitlines() if "a place holds" in ln]
+    assert len(notes) == 1 and "leave_by" in notes[0] and "allowed" not in notes[0], notes  # by name, per item
+
+
+def test_a_page_whose_script_reads_no_field_stacks_as_before(tmp_path: Path, capsys) -> None:
+    config = imported(tmp_path, UNCHECKED, capsys)
+    cfg = load_campaign(config, "prolific")
+    assert cfg.images_per_hit > 1 and load_campaign(config, "mturk").images_per_hit == 1
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(bool(missing()), reason=f"browser workers: {missing()}")
+@pytest.mark.timeout(900, method="signal")
+def test_no_honest_participant_is_refused_by_the_page_s_own_check(tmp_path: Path, capsys, monkeypatch) -> None:
+    from flows.driver.campaign_run import run_campaign
+
+    monkeypatch.chdir(tmp_path)
+    config = imported(tmp_path, CHECKED, capsys)
+    config.write_text(config.read_text(encoding="utf-8") + '\n[target]\nsim_workers = "browser"\n', "utf-8")
+    with SimServer(seed=3) as sim:
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                     progress=lambda _: None, platform="prolific")
+        subs = list(sim.prolific.submissions.values())
+    profile = {w["worker_id"]: w["profile"] for w in json.loads((tmp_path / "runs" / "park" / "sim_workers.json")
+                                                                 .read_text(encoding="utf-8"))}
+    honest = [s for s in subs if profile.get(s["participant_id"]) in HONEST_PROFILES]
+    with sqlite3.connect(tmp_path / "h.db") as db:
+        said = {v for (v,) in db.execute("SELECT value FROM answers WHERE field = 'allowed'")}
+    assert honest and said == {"yes", "no"}  # answers that differ between items: what a shared box breaks
+    assert [s for s in honest if s.get("_gave_up")] == []  # none refused by the page and handing the place back
+    assert "honest browser workers give" not in capsys.readouterr().err
