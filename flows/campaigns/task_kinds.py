@@ -57,6 +57,9 @@ def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
         return cfg
     if plan is None:
         return cfg
+    if plan.kept_apart:  # its quiz items on one page would each read the first item's box: scored a page at a time
+        note = "note: no screening study for the control quiz: its items cannot share a page, " + plan.kept_apart
+        return dataclasses.replace(cfg, notes=(*cfg.notes, note))
     p, (estimated, maximum) = cfg.prolific, derived_times(plan)
     reward = (p.reward * estimated / p.estimated_minutes).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
     return dataclasses.replace(cfg, prolific=dataclasses.replace(p, screening=(reward, estimated, maximum)))
