@@ -8,8 +8,6 @@ import random
 import re
 from collections.abc import Callable
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
-
 from flows.sim.people.own_words import uncopied
 from flows.sim.people.stated_limits import LEAST, MOST, SPAN
 from flows.sim.people.summaries import main_text, sentences
@@ -23,6 +21,8 @@ STEM = 5  # a word's first letters stand for the word ("ripen", "ripening")
 
 
 def _stems(text: str) -> list[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # numpy and pandas load only once text is asked
+
     for limit in (SPAN, LEAST, MOST):  # "(2 to 6 words)" says how long, not what about
         text = limit.sub(" ", text)
     return [w[:STEM] for w in re.findall(r"[a-z][a-z'-]{2,}|\d+", text.lower()) if w not in ENGLISH_STOP_WORDS]
@@ -41,6 +41,8 @@ def ranked(question: str, parts: list[str]) -> list[str]:
     most); [] where none shares any."""
     if not parts or not set(_stems(question)) & {s for p in parts for s in _stems(p)}:
         return []
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectors = TfidfVectorizer(analyzer=_stems).fit_transform([question, *parts])
     scores = (vectors[1:] @ vectors[0].T).toarray().ravel()
     return [p for score, p in sorted(zip(scores, parts, strict=True), key=lambda x: -x[0]) if score > 0]
