@@ -57,9 +57,9 @@ def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
         return cfg
     if plan is None:
         return cfg
-    if plan.kept_apart:  # its quiz items on one page would each read the first item's box: scored a page at a time
-        note = "note: no screening study for the control quiz: its items cannot share a page, " + plan.kept_apart
-        return dataclasses.replace(cfg, notes=(*cfg.notes, note))
+    if plan.kept_apart:  # quiz items sharing one page would each read the first item's box: controls a page instead
+        note = "note: no control quiz on this route (controls are scored a page at a time): " + plan.kept_apart
+        return dataclasses.replace(cfg, answers=cfg.answers.model_copy(update={"quiz": 0}), notes=(*cfg.notes, note))
     p, (estimated, maximum) = cfg.prolific, derived_times(plan)
     reward = (p.reward * estimated / p.estimated_minutes).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
     return dataclasses.replace(cfg, prolific=dataclasses.replace(p, screening=(reward, estimated, maximum)))
