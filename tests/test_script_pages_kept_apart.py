@@ -108,3 +108,17 @@ def test_no_honest_participant_is_refused_by_the_page_s_own_check(tmp_path: Path
     assert honest and said == {"yes", "no"}  # answers that differ between items: what a shared box breaks
     assert [s for s in honest if s.get("_gave_up")] == []  # none refused by the page and handing the place back
     assert "honest browser workers give" not in capsys.readouterr().err
+
+
+def test_such_a_page_takes_no_control_quiz_on_prolific_where_its_items_would_share_a_page(tmp_path: Path,
+                                                                                          capsys) -> None:
+    config = imported(tmp_path, CHECKED, capsys)
+    (tmp_path / "config" / "park_controls.csv").write_text("item_id,field,answer,sign\n" + "".join(
+        f"c{i},allowed,{'yes' if i % 2 else 'no'},PARKING {i} AM TO {i + 2} PM\n" for i in range(15)), "utf-8")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('# controls = "park_controls.csv"', 'controls = "park_controls.csv"')
+                      .replace("# control_share = 0.1", "control_share = 0.1"), encoding="utf-8")
+    prolific, mturk = load_campaign(config, "prolific"), load_campaign(config, "mturk")
+    assert mturk.answers.quiz > 0  # MTurk's quiz is a qualification test: one control a page, never stacked
+    assert prolific.answers.quiz == 0 and prolific.prolific.screening is None
+    assert any("no control quiz" in note and "leave_by" in note for note in prolific.notes), prolific.notes
