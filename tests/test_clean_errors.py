@@ -90,10 +90,14 @@ def test_status_into_a_closed_pipe_is_quiet(sim, tmp_path: Path, hitflow_forks: 
     db = tmp_path / "h.db"
     run = _run(sim, db)
     plan_items(run, limit=20)
-    proc = hitflow_forks.popen(["status", "--json", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=ENV, cwd=ROOT)
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.close()  # like `| head` that has read enough: every write now fails
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `| head` that has read enough, before any write: every write fails, however fast
+    try:
+        proc = hitflow_forks.popen(["status", "--json", "--db", str(db)], stdout=write_end, stderr=subprocess.PIPE,
+                                   env=ENV, cwd=ROOT)
+    finally:
+        os.close(write_end)
+    assert proc.stderr is not None
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
 
