@@ -75,7 +75,12 @@ def comparison(question: str, texts: list[str], rng: random.Random, most: int | 
     topic = _listed([c for c in ("experience", "hours", "training") if c[:4] in " ".join(cues)][:2] or ["that"])
     said_a = f"{rng.choice(ASKS)} {_listed(a)}" if a else rng.choice(SILENT).format(c=topic)
     said_b = f"{rng.choice(ASKS)} {_listed(b)}" if b else rng.choice(SILENT).format(c=topic)
-    text = first[:1].upper() + first[1:] + f" {said_a}" + rng.choice(LINKS).format(b=second) + f"{said_b}."
+    return _at_most(first[:1].upper() + first[1:] + f" {said_a}" + rng.choice(LINKS).format(b=second) + f"{said_b}.",
+                    most)
+
+
+def _at_most(text: str, most: int | None) -> str:
+    """``text`` cut at ``most`` words, ending as a sentence."""
     words = text.split()
     return " ".join(words[:most]).rstrip(",;.") + "." if most and len(words) > most else text
 
@@ -114,6 +119,4 @@ def difference(texts: list[str], rng: random.Random, most: int | None = None) ->
     if not told:
         return "Only the wording changed, the meaning is the same."
     text = " and ".join(told[:2])
-    text = text[:1].upper() + text[1:] + "."
-    words = text.split()
-    return " ".join(words[:most]).rstrip(",;.") + "." if most and len(words) > most else text
+    return _at_most(text[:1].upper() + text[1:] + ".", most)
