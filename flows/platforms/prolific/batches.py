@@ -87,9 +87,11 @@ def _committed(run: Run, batch: int) -> int:
 def _screening_cost(run: Run, batch: int) -> Decimal:
     """The quiz's screening study's places still committed, at its own reward (none for itself)."""
     screening = run.cfg.prolific.screening
+    if screening is None or batch == GATE_BATCH:
+        return Decimal(0)
     rows = run.store.rows("SELECT places, released FROM studies WHERE campaign = ? AND batch = ?",
-                          [run.cfg.name, GATE_BATCH]) if batch != GATE_BATCH and screening else []
-    if not rows or screening is None:
+                          [run.cfg.name, GATE_BATCH])
+    if not rows:
         return Decimal(0)
     places = int(rows[0]["places"]) - int(rows[0]["released"] or 0)
     return Decimal(prolific.study_cost(prolific_client(run), int(screening[0] * 100), places)) / 100
