@@ -112,3 +112,18 @@ def test_the_dry_run_names_a_submit_hook_on_document_whose_checks_are_not_read()
     source = (PAGES / "must.html").read_text(encoding="utf-8")
     assert unread_hook(template_text(import_page(source, "must.html"), Path("must.html"), source)) == []
 
+
+def test_a_forms_onsubmit_the_import_read_is_not_named_as_an_unread_hook() -> None:
+    """The import turns ``<form onsubmit>`` into its own listener on hitflow's form and reads its checks itself."""
+    from flows.custom.script_targets import unread_hook
+
+    source = ('<form id="f" onsubmit="return check();"><p>${text}</p><textarea name="why"></textarea></form>'
+              '<script>function check() { if (document.getElementById("why").value.split(" ").length < 3) '
+              '{ alert("Write at least 3 words"); return false; } return true; }</script>')
+    template = template_text(import_page(source, "own.html"), Path("own.html"), source)
+    assert 'addEventListener("submit"' in template
+    assert unread_hook(template) == []
+    hooked = template.replace("<script>function check",
+                              '<script>document.addEventListener("submit", check);\nfunction check')
+    assert any("hooks a submit" in line for line in unread_hook(hooked))
+

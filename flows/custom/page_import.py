@@ -22,8 +22,10 @@ from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
+    CROWD_FORM,
     HITFLOW_FORM,
     ID,
+    OWN_SUBMIT_HOOK,
     SUBMIT_HOOK,
     attached_handlers,
     retarget_scripts,
@@ -38,7 +40,6 @@ from flows.custom.submit_checks import checks_as_rules
 # carries the session itself, so these are dropped rather than collected as answers
 SESSION_FIELDS = ("assignmentId", "hitId", "workerId", "turkSubmitTo", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 MTURK_FORM = "mturk_form"  # the form MTurk wraps a layout fragment in: a fragment's script finds it by this id
-CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
 # a crowd-form, or an element MTurk documents as self-contained (its own submit, no crowd-form around it)
 CROWD_PAGE = re.compile(r"<(?:crowd-form|" + "|".join(SELF_CONTAINED) + r")\b", re.I)
 # <crowd-form> and its submit button, MTurk's element script: _crowd_page.html.j2 has its own of each
@@ -275,10 +276,8 @@ def _body_of(page: str) -> tuple[str, list[str]]:
 def _submit_listener(code: str) -> str:
     """The page's ``<form onsubmit>`` as a listener on hitflow's form: ``return false`` still stops the submit."""
     body = code.replace("</", "<\\/")  # the handler's text cannot close the script it now sits in
-    return ("\n<script>\n(document.getElementById(\"" + HITFLOW_FORM + "\") || document.getElementById(\""
-            + CROWD_FORM + "\")).addEventListener(\"submit\", "
-            "function (event) {\n  if ((function (event) { " + body + " }).call(this, event) === false) "
-            "{ event.preventDefault(); }\n});\n</script>\n")
+    return ("\n<script>\n" + OWN_SUBMIT_HOOK + "function (event) {\n  if ((function (event) { " + body
+            + " }).call(this, event) === false) { event.preventDefault(); }\n});\n</script>\n")
 
 
 def rename_fields(body: str) -> tuple[str, list[str], list[str]]:

@@ -11,6 +11,10 @@ from flows.custom.page_tags import SCRIPT
 
 HITFLOW_FORM = "hit-form"
 HITFLOW_SUBMIT = "submit-btn"  # _custom_page.html.j2's Submit button
+CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
+# the listener the import writes from a page's <form onsubmit>, whose checks the import itself read
+OWN_SUBMIT_HOOK = (f'(document.getElementById("{HITFLOW_FORM}") || document.getElementById("{CROWD_FORM}"))'
+                   '.addEventListener("submit", ')
 ID = re.compile(r"""(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
 MAX_HANDLER = 20_000  # characters of one listener read
 MAX_LISTENERS = 40  # listeners read, as submit_checks lists at most 40 checks (20,000 of them: 20,000 scans)
@@ -162,7 +166,7 @@ def with_called_functions(code: str, scripts: str, bodies: dict[str, str] | None
 
 def unread_hook(template: str) -> list[str]:
     """A line on a submit hook on ``document``/``window``: its checks hold only as far as the import's run found."""
-    scripts = script_text(template.replace("{{ i }}", "0"))
+    scripts = script_text(template.replace("{{ i }}", "0")).replace(OWN_SUBMIT_HOOK, "")
     if attached_handlers(scripts, [HITFLOW_FORM, HITFLOW_SUBMIT]) or not (hook := SUBMIT_HOOK.search(scripts)):
         return []
     return [f"the page's script hooks a submit (`{hook[0]}`) on an element not read as hitflow's form: its checks "
