@@ -103,6 +103,11 @@ def max_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 QUALITY_WORDS = ("quality", "blur", "blurry", "blurred")
+# A picture's quality named where a page shows no picture: text written for another task (a caption job's "A
+# blurry photo of ..."), not about the item; "poor quality wiring" on a text page names no picture and passes.
+PICTURE_QUALITY_WORDS = tuple(f"{how} {what}" for how in ("blurry", "blurred", "out of focus", "low quality",
+                                                          "low-quality", "grainy", "pixelated")
+                              for what in ("photo", "photos", "picture", "pictures", "image", "images", "shot", "pic"))
 
 
 def quality_word_of(texts: pd.Series, words: Sequence[str]) -> pd.Series:

@@ -14,6 +14,7 @@ from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
 from flows.core.pages.templates import MASK
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_max_words, stated_min_words
+from qc.caption_rules import PICTURE_QUALITY_WORDS
 from qc.echo_rules import page_lines
 from qc.listed_answers import run_named_apart
 from qc.source_copy import asks_for_copy, asks_own_words
@@ -97,8 +98,8 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
         rules = tuple(r for r in rules if r != "instruction_echo")
     if not canned_texts(field, params):  # the seed's canned rules need the answer the page offers
         rules = tuple(r for r in rules if r not in CANNED_RULES)
-    if not forbids_quality_talk(str(params.get("page_text") or "")):  # naming blur is then no broken instruction
-        rules = tuple(r for r in rules if r not in QUALITY_RULES)
+    if not forbids_quality_talk(str(params.get("page_text") or "")) and params.get("shows_picture", True):
+        rules = tuple(r for r in rules if r not in QUALITY_RULES)  # naming blur is then no broken instruction
     if asks_for_copy(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
         rules = tuple(r for r in rules if r != "source_copy")
     if 0 < stated_max_words((params.get("field_questions") or {}).get(field) or "") <= NAME_IT_WORDS:
@@ -121,11 +122,18 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         question = (params.get("field_questions") or {}).get(field) or ""
         asked = asked_of(str(field), params, several)
         own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
-        flags = run_named_apart(frame, {**params, "submit_rules": field_submit_rules(conf, asked),
-                                        "max_words": field_max_words(conf, asked), "source_copy_fragments": own},
-                                rules, asked)
+        flags = run_named_apart(frame, {**params, **_quality_words(params), "submit_rules": field_submit_rules(
+            conf, asked), "max_words": field_max_words(conf, asked), "source_copy_fragments": own}, rules, asked)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))
     return frames
+
+
+def _quality_words(params: dict[str, Any]) -> dict[str, Any]:
+    """Where the page forbids no quality talk, the quality rules run only on a page with no picture, and there read
+    a picture's quality named (a word such as "quality" alone is about the item on a page of text)."""
+    if forbids_quality_talk(str(params.get("page_text") or "")) or params.get("shows_picture", True):
+        return {}
+    return {"quality_words": PICTURE_QUALITY_WORDS}
 
 
 def field_questions(page_html: str) -> dict[str, str]:
@@ -144,7 +152,15 @@ def page_reading(masked_page: str) -> dict[str, Any]:
     answers = choice_labels(masked_page)  # a reason naming the option it chose echoes no instruction
     return {"page_text": "\n".join(line for line in lines if line and line.lower() not in answers),
             "field_questions": field_questions(masked_page),
-            "canned_texts": page_canned_texts(masked_page)}
+            "canned_texts": page_canned_texts(masked_page),
+            "shows_picture": not masked_page or bool(PICTURE.search(masked_page))}  # an unread page may show one
+
+
+# What shows a picture, a video or a drawing: an element, a crowd element that shows one, an image file's address
+PICTURE = re.compile(r"<(?:img|video|picture|canvas|svg|object|embed|iframe|crowd-image-classifier|crowd-bounding-box|"
+                     r"crowd-polygon|crowd-semantic-segmentation|crowd-instance-segmentation|crowd-keypoint|"
+                     r"crowd-line|crowd-point)\b|\.(?:jpe?g|png|gif|webp|bmp|tiff?)\b|background(?:-image)?\s*:[^;\"]*url\(",
+                     re.I)
 
 
 CHOICE_LABEL = re.compile(r"<option\b[^>]*>(.*?)</option>|<crowd-radio-button\b[^>]*>(.*?)</crowd-radio-button>|"
