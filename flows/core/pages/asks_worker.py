@@ -21,9 +21,10 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("heard", re.compile(r"have you (ever )?hea?r?d|heard (about|of) .* before|have you (ever )?(used|tried)", re.I)),
     ("often", re.compile(r"^\s*how often do you", re.I)),
     # (what one thinks of the item shown, "this proposal", is about the item, not the person)
+    # (what one guesses of the item's events, "what do you think happens next", is about the item too)
     ("opinion", re.compile(r"^\s*what would make|^\s*what do you think(?! (?:of|about) (?:this|these|that|the) "
-                           r"(?!hit\b|task\b|survey\b|study\b|questionnaire\b))|^\s*why do you|^\s*what do you like",
-                           re.I)),
+                           r"(?!hit\b|task\b|survey\b|study\b|questionnaire\b))(?![^?]{0,40}\b(?:happen|caus|"
+                           r"went wrong|go wrong)\w*)|^\s*why do you|^\s*what do you like", re.I)),
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
                             r"|survey)|help us improve|other thoughts", re.I)),
 )
