@@ -29,10 +29,12 @@ CAUSES = ((r"firework|noise|\bbangs?\b|\bloud(?:er)?\b|thunder|storm|\bspins?\b|
           (r"\balone\b|on (?:his|her|its|their) own|(?:go|gone|goes) to work|working from home less",
            "being left alone more"),
           (r"touch|pick (?:him|her|them) up|yelp|limp|stiff|slow getting|sore|hurt", "pain somewhere"),
+          (r"heatwave|\bhot\b|\bheat\b", "the heat"),
           (r"drink|appetite|left half|meal|scratch|shaking (?:his|her|its) head|out of breath|pant|accidents?\b",
            "an illness that needs a vet"),
           (r"rescue|adopted|shelter", "something bad that happened before {who} was rescued"),
-          (r"chew|dig|bored|energy|excite|jumps? up|pulls?", "boredom and too little exercise"),
+          (r"excite|jumps? up|pulls?", "too much excitement and not enough training"),
+          (r"chew|dig|bored|energy", "boredom and too little exercise"),
           (r"\balways\b|as long as|since we got|since (?:he|she|it) came|all (?:his|her|its) life|\bbreeder",
            "never being taught otherwise"))
 # what could go wrong, by what a plan involves (first found in its weak point, else in the whole plan)
@@ -59,8 +61,8 @@ RISK_LEADS = ("{R}, since {d}.", "{R}, as {d}.", "I'd worry that {r}, since {d}.
 SMALL = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by", "from", "but",
                    "so", "when", "which", "that", "is", "are", "was", "were", "has", "have", "had", "be", "been",
                    "his", "her", "its", "their", "my", "our", "i", "we", "they", "he", "she", "it", "as", "if",
-                   "anyone", "every", "each", "some", "any", "this", "these", "very", "just", "still", "even", "not",
-                   "no"))
+                   "anyone", "all", "both", "every", "each", "some", "any", "this", "these", "very", "just", "still",
+                   "even", "not", "no"))
 NOT_NAMES = SMALL | {"since", "for", "every", "when", "then", "now", "after", "before", "there", "here", "what",
                      "who", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                      "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -74,8 +76,10 @@ LEADING = re.compile(r"^(?:so|and|but|then|because|since|after|when|which|around
                      r"\w+ \w+|this \w+)\s+", re.I)
 BOUNDARY = frozenset(("when", "whenever", "since", "at", "from", "with", "and", "under", "after", "before", "in",
                       "on", "for", "because", "while", "so", "but", "every", "to", "into", "onto", "until"))
+SUBORDINATE = frozenset(("when", "whenever", "since", "after", "before", "because", "while", "until", "as"))
 PLAIN_OPENERS = frozenset(("she", "he", "it", "they", "the", "this", "that", "there", "his", "her", "their", "its", "a",
                            "an", "we", "no", "our", "my", "one", "two", "three"))
+OLD = 9  # years: an age at which a reader puts a change down to age
 COPY_RUN = 7  # the most of the item's words in a row an answer keeps (a person quotes a few words, not a line)
 
 
@@ -94,8 +98,9 @@ def framed_answer(question: str, texts: list[str], rng: random.Random, most: int
     if not kind or len(main.split()) < 6:
         return ""
     told = {"cause": _cause, "risk": _risk, "next": _next}[kind](texts, rng)
-    if most and len(told.split()) > most:  # the detail left out, the answer kept
-        told = re.sub(r",? (?:since|as|because) [^,]*\.$", ".", told)
+    for extra in (r", and [^,]+\.$", r",? (?:since|as|because) [^,]*\.$"):  # a detail left out, the answer kept
+        if most and len(told.split()) > most:
+            told = re.sub(extra, ".", told)
     return _uncopied(told, main)
 
 
@@ -105,10 +110,28 @@ def _cause(texts: list[str], rng: random.Random) -> str:
     pattern, cause = next(((p, c) for p, c in CAUSES if re.search(p, main, re.I)), ("", ""))
     shown = next((c for c in clauses if pattern and re.search(pattern, c, re.I)), "") or \
         next((c for c in clauses if WHEN.search(c)), clauses[0])  # the detail the cause is read from
+    kind, age = _labelled(texts, who)
+    if age >= OLD and not re.search(r"pain|illness", cause):  # an old one's change is put down to its age first
+        cause = "old age"
+    detail = _detail(shown, main, pattern)
     if not cause:
-        return f"Probably because {_detail(shown)}."
-    cause = cause.format(their=f"{who}'s" if who else "their", who=who or "they")
-    return rng.choice(CAUSE_LEADS).format(c=cause, d=_detail(shown))
+        told = f"Probably because {detail}"
+    else:
+        told = rng.choice(CAUSE_LEADS).format(c=cause.format(their=f"{who}'s" if who else "their", who=who or "they"),
+                                              d=detail)[:-1]
+    if not kind:
+        return f"{told}."
+    said = f"{age}-year-old {kind}" if age else kind
+    return f"{told}, and {who} is {'an' if re.match(r'[aeiou]|8|11|18', said) else 'a'} {said}."
+
+
+def _labelled(texts: list[str], who: str) -> tuple[str, int]:
+    """What a label beside the item says its subject is and how old ("Kobe, husky, 2 years": husky, 2)."""
+    label = next((t for t in texts if who and t.startswith(f"{who},") and len(t.split()) <= 8), "")
+    parts = [p.strip() for p in label.split(",")]
+    kind = parts[1] if len(parts) >= 3 and not re.search(r"\d", parts[1]) else ""
+    age = re.search(r"\b(\d{1,2}) years?\b", label)
+    return kind, int(age[1]) if age else 0
 
 
 def _risk(texts: list[str], rng: random.Random) -> str:
@@ -123,7 +146,8 @@ def _risk(texts: list[str], rng: random.Random) -> str:
         risk = risk.format(t=SAID_AS.get(t, t), they="they", their="their")
     else:
         risk = f"the {_thing(clauses[-1]) or 'work'} could go wrong"
-    detail = _detail(weak or next((c for c in clauses if re.search(r"\bI(?:'ll| will|'m going)\b", c)), clauses[0]))
+    doing = weak or next((c for c in clauses if re.search(r"\bI(?:'ll| will|'m going)\b", c)), clauses[0])
+    detail = _detail(doing, main, pattern if hits else "")
     return rng.choice(RISK_LEADS).format(r=risk, R=risk[:1].upper() + risk[1:], d=detail)
 
 
@@ -140,20 +164,36 @@ def _clauses(text: str) -> list[str]:
     return [c.rstrip(".!?") for c in found if len(c.split()) >= 3] or [text.rstrip(".!?")]
 
 
-def _detail(clause: str, most: int = 9) -> str:
-    """A detail of the item told of its writer in a few words: its linking and time words left off, a long one cut
-    where a phrase starts ("Rocky has been growling [when anyone touches ...]")."""
-    told = third_person(clause)
+def _detail(clause: str, source: str, cue: str = "", most: int = 9) -> str:
+    """A detail of the item told of its writer in a few words: its linking and time words left off; one that would
+    repeat a long run of the item's words told from the phrase holding ``cue`` on ("the change came [after] the
+    fireworks last week"), else cut where a phrase starts ("Rocky has been growling [when anyone touches ...]")."""
+    said = _bare(third_person(clause)).split()
+    if len(said) > most or _copied(" ".join(said), source):
+        at = re.search(cue, " ".join(said), re.I) if cue else None
+        starts = [k for k, w in enumerate(said) if k and w.lower() in SUBORDINATE and
+                  (at is None or len(" ".join(said[:k])) < at.start())]
+        if at and starts and len(said) - starts[-1] >= 3:
+            said = _bare(" ".join(said[starts[-1]:])).split()
+    if len(said) > most or _copied(" ".join(said), source):
+        ends = [k for k in range(3, min(len(said), COPY_RUN + 1)) if said[k].lower() in BOUNDARY]
+        said = said[:max(ends, default=COPY_RUN)]
+    if said and said[0].lower().removesuffix("'s") in PLAIN_OPENERS:  # "She's", "It", "The": not a name
+        said[0] = said[0].lower()
+    return _phrase(" ".join(said), most)
+
+
+def _bare(told: str) -> str:
     while (bare := LEADING.sub("", told)) != told:
         told = bare
-    said = told.split()
-    if len(said) > most:
-        cut = max((k for k in range(3, most + 1) if said[k].lower() in BOUNDARY), default=most)
-        said = said[:cut]
-    first = said[0] if said else ""
-    if first.lower().removesuffix("'s") in PLAIN_OPENERS:  # "She's", "It", "The": not a name, lower case
-        said[0] = first.lower()
-    return _phrase(" ".join(said), most)
+    return told
+
+
+def _copied(text: str, source: str) -> bool:
+    """Whether ``text`` repeats more than :data:`COPY_RUN` of ``source``'s words in a row."""
+    mine, theirs = (re.findall(r"[a-z0-9']+", t.lower()) for t in (text, source))
+    runs = {tuple(theirs[k:k + COPY_RUN + 1]) for k in range(len(theirs) - COPY_RUN)}
+    return any(tuple(mine[k:k + COPY_RUN + 1]) in runs for k in range(len(mine) - COPY_RUN))
 
 
 def _phrase(clause: str, most: int = 9) -> str:
