@@ -17,24 +17,27 @@ from flows.sim.people.crowd_model import new_worker
 from flows.sim.people.framed_answers import frame_of
 from qc.source_copy import source_copy
 
+Kind = tuple[str, str, int, list[tuple[str, tuple[str, ...]]]]  # question, stated limit, most words, (item, words)
+
 PAGE = """<form><input type="hidden" name="item_id_0" value="x-{k}">
 <p>People wrote to us. Read what they wrote and answer the question below.</p>
 <div><p>{text}</p></div><p><b>{question}</b> {limit}</p><textarea name="guess_0" required></textarea></form>"""
-CAUSE = ("What do you think is the most likely cause of this?", "One sentence, up to 30 words.", 30, [
+CAUSE: Kind = ("What do you think is the most likely cause of this?", "One sentence, up to 30 words.", 30, [
     ("Since we moved to a new flat last month, our cat Tigger hides under the bed all day. He used to sit "
      "in the window of our old house and watch the birds.", ("tigger", "moved", "flat", "move", "change")),
     ("My son Alfie has stopped eating breakfast. It started after he changed schools in September, and he "
      "says his stomach hurts every morning before the bus comes.", ("alfie", "school", "change", "stomach")),
     ("Our parrot Kiwi screams every evening now. My partner started working late three weeks ago, so Kiwi is "
      "on her own until nine most nights.", ("kiwi", "alone", "work", "late", "own"))])
-RISK = ("What is the biggest thing that could go wrong with this plan?", "One sentence, no more than 25 words.", 25, [
+RISK: Kind = ("What is the biggest thing that could go wrong with this plan?", "One sentence, no more than 25 words.",
+              25, [
     ("I'm going to clean the upstairs windows from outside. I'll put the ladder on the patio slabs and "
      "lean out to reach the far corner.", ("ladder", "fall", "slip")),
     ("We want to hang a big framed picture over the sofa. I'll drill into the wall above it and use the "
      "plugs that came with the frame.", ("drill", "pipe", "cable", "wall", "picture")),
     ("The bathroom tap is loose. I'll tighten the nut under the basin with a spanner, and I won't bother "
      "turning off the water as it's only a small job.", ("tap", "water", "leak", "flood"))])
-NEXT = ("What do you think happens next?", "(1 or 2 sentences, at most 40 words)", 40, [
+NEXT: Kind = ("What do you think happens next?", "(1 or 2 sentences, at most 40 words)", 40, [
     ("Every morning at six, Mr Olsen found a new paper boat floating in his rain barrel. Today the boat "
      "had a name written on its side: his own.", ("olsen", "boat", "barrel")),
     ("The lift in Harper's office building stopped between floors, and the emergency phone rang before she "
@@ -43,8 +46,7 @@ NEXT = ("What do you think happens next?", "(1 or 2 sentences, at most 40 words)
      "roof at midnight, and the street lamps all went out at once.", ("nina", "neighbour", "telescope"))])
 
 
-def _answers(kind: tuple[str, str, int, list[tuple[str, tuple[str, ...]]]], profile: str = "diligent",
-             seeds: int = 4) -> list[tuple[str, str, str]]:
+def _answers(kind: Kind, profile: str = "diligent", seeds: int = 4) -> list[tuple[str, str, str]]:
     question, limit, _, items = kind
     pages = [PAGE.format(k=k, text=text, question=question, limit=limit) for k, (text, _) in enumerate(items)]
     refs = [(str(k), page_chunks(html)) for k, html in enumerate(pages)]
