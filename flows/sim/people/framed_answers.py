@@ -11,7 +11,7 @@ import re
 from flows.sim.people.summaries import main_text, sentences, third_person
 
 CAUSE = re.compile(r"\b(?:cause[sd]?|caused by|reasons? (?:for|behind|why)|what (?:made|makes|led to)|"
-                   r"explain why|why (?:is|does|did|has|might|would)\b)", re.I)
+                   r"explain why|why (?:is|does|did|has|might|would)\b(?! you\b))", re.I)  # (why you chose: a reason)
 RISK = re.compile(r"\bgo(?:es)? wrong\b|\brisks?\b|\bdanger|\bhazard|\bworst (?:thing|case)|\bcould (?:fail|"
                   r"happen)\b|\bwhat (?:problems?|mistakes?) (?:could|might)\b", re.I)
 NEXT = re.compile(r"\bhappens? next\b|\bwhat (?:will|would|might|could) happen\b|\bwhat happens after\b|"
