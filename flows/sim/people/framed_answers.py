@@ -10,8 +10,10 @@ import re
 
 from flows.sim.people.summaries import main_text, sentences, third_person
 
-CAUSE = re.compile(r"\b(?:cause[sd]?|caused by|reasons? (?:for|behind|why)|what (?:made|makes|led to)|"
-                   r"explain why|why (?:is|does|did|has|might|would)\b(?! you\b))", re.I)  # (why you chose: a reason)
+# (a cause the item shows: "why did you ..." asks the worker's reason instead)
+CAUSE = re.compile(r"\b(?:cause[sd]?|caused by|reasons? (?:for|behind|why)|what led to|what (?:made|makes) "
+                   r"(?:\w+ ){1,3}(?:do|act|behave|happen|start|stop)\b|explain why|why (?:is|does|did|has|might|"
+                   r"would)\b(?! you\b))", re.I)
 RISK = re.compile(r"\bgo(?:es)? wrong\b|\brisks?\b|\bdanger|\bhazard|\bworst (?:thing|case)|\bcould (?:fail|"
                   r"happen)\b|\bwhat (?:problems?|mistakes?) (?:could|might)\b", re.I)
 NEXT = re.compile(r"\bhappens? next\b|\bwhat (?:will|would|might|could) happen\b|\bwhat happens after\b|"
@@ -84,9 +86,11 @@ COPY_RUN = 7  # the most of the item's words in a row an answer keeps (a person 
 
 
 def frame_of(question: str) -> str:
-    """The kind of answer a question asks for by its wording ("cause", "risk", "next"), else ""."""
+    """The kind of answer a question asks for by the wording of its sentence that asks ("cause", "risk", "next"), else
+    "" (a hint around it that names a risk is no question of one)."""
+    ask = next((s for s in re.split(r"(?<=[.?!])\s+", question) if s.endswith("?")), question)
     for kind, pattern in (("next", NEXT), ("risk", RISK), ("cause", CAUSE)):
-        if pattern.search(question):
+        if pattern.search(ask):
             return kind
     return ""
 
