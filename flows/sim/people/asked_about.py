@@ -8,6 +8,7 @@ import random
 import re
 from collections.abc import Callable
 
+from flows.sim.people.framed_answers import framed_answer
 from flows.sim.people.own_words import uncopied
 from flows.sim.people.stated_limits import LEAST, MOST, SPAN
 from flows.sim.people.summaries import main_text, sentences
@@ -76,6 +77,8 @@ def answer_about(question: str, texts: list[str], rng: random.Random, most: int 
     in its context, anything else told from its clause; ``most`` words at most where the box states them."""
     if not texts:
         return ""
+    if told := framed_answer(question, texts, rng, most):  # a cause, a risk, what happens next: said as one
+        return told
     term = asked_term(question, texts, page)
     told = _clause(bearing_part(question, texts, page), question, term, most)
     if term and (most is None or most > 8):  # the term named first, then how the item uses it, not copied
