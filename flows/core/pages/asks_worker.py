@@ -22,7 +22,7 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("often", re.compile(r"^\s*how often do you", re.I)),
     # "What do you think?" alone, of a topic, or of the worker's own life ("... would help you start?"); what one
     # thinks of the item shown ("this proposal") or a guess about it ("... happens next?", "... is the cause?") is not
-    ("opinion", re.compile(r"^\s*what would make|^\s*what do you think\s*(?:[?.!]|$)|"
+    ("opinion", re.compile(r"^\s*what (?:do you think )?would make|^\s*what do you think\s*(?:[?.!]|$)|"
                            r"^\s*what do you think (?:of|about) (?!(?:this|these|that|the) "
                            r"(?!hit\b|task\b|survey\b|study\b|questionnaire\b))|"
                            r"^\s*what do you think\b[^?]*\b(?:you|your|yourself)\b|^\s*why do you|^\s*what do you like",
