@@ -48,11 +48,12 @@ def box_named(message: str, html: str, typed: dict[str, str]) -> str:
 
 def text_box(page: Any, name: str) -> Any | None:
     """The visible box a person types ``name``'s text into (a crowd element's own), None for another control."""
-    host = page.locator(f'[name="{name}"]')
+    named = '[name="' + name.replace("\\", "\\\\").replace('"', '\\"') + '"]'  # (a CSS string: quotes escaped)
+    host = page.locator(named)
     if not host.count():
         return None
     tag = host.first.evaluate("e => e.tagName.toLowerCase()")
-    box = page.locator(f'{tag}[name="{name}"] input, {tag}[name="{name}"] textarea').first \
+    box = page.locator(f"{tag}{named} input, {tag}{named} textarea").first \
         if tag.startswith("crowd-") else host.first
     if not box.count() or not box.is_visible() or not box.is_editable():
         return None
