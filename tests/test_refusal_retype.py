@@ -43,7 +43,7 @@ def test_a_message_is_read_for_the_word_the_count_and_the_form_it_asks() -> None
     assert not asked_in("Do not use the word 'very'.") and not asked_in("Something went wrong, try again.")
     assert asked_in("The code must be 5 digits.").form == r"\d{5}"
     assert lacking("I walked home slowly.", asked_in("Use the word 'walk'.")) == []  # its ending changed, as allowed
-    assert lacking("I went home.", asked) == ['the word "reluctant"', "the count of words it asks (3 typed)"]
+    assert lacking("I went home.", asked) == ['the word "reluctant"', "the number of words asked (3 typed)"]
 
 
 @pytest.mark.parametrize("typed", ["It was short.", " ".join(["The long sentence keeps going on and on"] * 5),
