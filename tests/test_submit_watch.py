@@ -89,6 +89,6 @@ def test_a_trial_the_browser_never_finished_says_so_rather_than_blaming_the_page
     from flows.sim.pages import browser_trial, browser_worker
 
     monkeypatch.setattr(browser_worker, "SETTLE_S", 0.0)  # the answer is not waited for at all
-    said = browser_trial.honest_trial.__wrapped__(FORM.format(inputs="", script=""))
+    said = browser_trial.trial_outcome.__wrapped__(FORM.format(inputs="", script="")).problem
     assert "did not finish the page within 0 s" in said and "refused" not in said
     browser_worker.BrowserThread.close_shared()  # the page is worked, then the thread ends with it

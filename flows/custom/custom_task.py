@@ -213,8 +213,8 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
              f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
     lines += control_lines(cfg, plan)
     rendered = custom_page(cfg, items)
-    line, refused = browser_verdict(cfg.sim_workers, source, rendered)
-    lines += [line] if line else []
+    said, refused = browser_verdict(cfg.sim_workers, source, rendered)
+    lines += said
     lines += truth_lines(cfg, read_custom_items(cfg), field_kinds(spec), field_specs(spec),  # what choices mean
                          list(dict.fromkeys(str(r["item_id"]) for r in plan)),
                          option_layouts(spec, items, set(cfg.truth.values())))
@@ -236,21 +236,22 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     return lines + unchecked + [f"PROBLEM: {p}" for p in problems]
 
 
-def browser_verdict(setting: str, source: str, rendered: str) -> tuple[str, list[str]]:
-    """The dry run's line on how simulated workers do a page whose script writes its answer, and a
-    problem when an honest worker in Chromium cannot submit it (every worker would give it back)."""
+def browser_verdict(setting: str, source: str, rendered: str) -> tuple[list[str], list[str]]:
+    """The dry run's lines on how simulated workers do a page whose script writes its answer, and a
+    problem when an honest worker in Chromium cannot submit it (every worker would give it back); a refusal
+    of what only the simulated worker typed is a warning to check by hand, which blocks no route."""
     if sim_workers(setting, source) != "browser":
-        return "", []
+        return [], []
     # here, not at the top: `hitflow qc` imports this module and must not load the ledger's database drivers
     from flows.platforms.targets import sim_browser_missing, sim_browser_trial
 
     if missing := sim_browser_missing():
-        return (f"simulated workers: form-reading, NOT in a browser: {missing}; the page's own script is not run "
-                "in this rehearsal, so what it checks or writes is not rehearsed"), []
-    refused = sim_browser_trial(rendered)
+        return [f"simulated workers: form-reading, NOT in a browser: {missing}; the page's own script is not run "
+                "in this rehearsal, so what it checks or writes is not rehearsed"], []
+    refused, check = sim_browser_trial(rendered)
     line = (f"simulated workers: in a headless browser ([target] sim_workers = {setting!r}; the page's own script "
             "writes its answer; they type key by key, paste only where their profile pastes)")
-    return line, [refused] if refused else []
+    return [line] + ([f"warning: {check}"] if check else []), [refused] if refused else []
 
 
 def refuse_unreadable(cfg: CampaignConfig) -> list[str]:

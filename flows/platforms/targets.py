@@ -277,10 +277,12 @@ def sim_browser_missing() -> str:
     return missing()
 
 
-def sim_browser_trial(page_html: str) -> str:
-    """'' when an honest simulated worker can submit the rendered page in Chromium, else what the page did."""
-    from flows.sim.pages.browser_trial import honest_trial
-    return honest_trial(page_html)
+def sim_browser_trial(page_html: str) -> tuple[str, str]:
+    """How an honest simulated worker fared with the rendered page in Chromium: (what stops every worker, what
+    stopped the simulated one only and wants a person's check), '' each where it submitted."""
+    from flows.sim.pages.browser_trial import trial_outcome
+    outcome = trial_outcome(page_html)
+    return outcome.problem, outcome.warning
 
 
 def sim_script_requires(page_html: str, browser: Any = None) -> Any:

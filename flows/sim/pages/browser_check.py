@@ -56,7 +56,7 @@ BEHAVIOUR = {"rule_breaker": "left required fields empty, as the profile does"}
 def say_refused(where: str, profile: str = "", told: list[str] | None = None) -> None:
     """One line, once for ``where`` (a HIT type, a study), for workers who filled the page but could not submit:
     the page's defect if honest, their own if bad; each gives its place back, as a person who gives up does.
-    ``told``: the box and the words of the page's last refusal, where it named them."""
+    ``told``: the box, the words of the page's last refusal and what the box held, where it named them."""
     from flows.sim.people.crowd_model import BAD_PROFILES
 
     if profile in BAD_PROFILES:  # once for all bad profiles: the first one's behaviour is the example
@@ -68,12 +68,14 @@ def say_refused(where: str, profile: str = "", told: list[str] | None = None) ->
     say_once(f"hitflow sim: honest browser workers give {where} back: the page refused the submit {TRIES} times or "
              f"never let them press it{refused_at(told or [])} (its own check, or a required field its controls "
              "never fill; or a value the simulated worker cannot write, the simulator's limit, not the page's); open "
-             "the page in Chromium and submit it as a person would")
+             "the page in Chromium and submit it as a person would", key=f"honest:{where}")  # (each typed their own)
 
 
 def refused_at(told: list[str], typed: str = "") -> str:
-    """", saying "..." about box x (typed as "...")" for a refusal that said something, else ''."""
-    box, message = [*told, "", ""][:2]
+    """", saying "..." about box x (typed as "...")" for a refusal that said something, else ''; ``told``: the box,
+    the message and what the box held (retyping.heard), ``typed`` in place of the last."""
+    box, message, held = [*told, "", "", ""][:3]
+    typed = typed or held
     if not message and not box:
         return ""
     said = f', saying "{message}"' if message else ""

@@ -18,7 +18,8 @@ from flows.sim.pages.browser_desk import worker_page
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
 from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
-from flows.sim.pages.submit_watch import SHOWN_JS, alerts_read, clear_mark, posted_request, refusal
+from flows.sim.pages.retyping import heard, reads_message, retyped
+from flows.sim.pages.submit_watch import SHOWN_JS, alerts_read, clear_mark, posted_request
 from flows.sim.pages.widget_clicks import ROWS_JS, click_widgets, empty_hidden, first_clicks
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
@@ -52,7 +53,7 @@ def work_page(browser: Any, html: str, params: dict[str, str], intents: dict[str
               rng: random.Random, worker: Worker | None = None, hidden_required: list[str] | None = None,
               told: list[str] | None = None) -> dict[str, str] | None:
     """What the form posted once a worker filled it step by step, or None; ``hidden_required`` gets the unseen,
-    ``told`` the box and the words of the page's last refusal."""
+    ``told`` the box, the words of the page's last refusal and what that box held (retyping.heard)."""
     with worker_page(browser) as (page, posts), alerts_read(page) as alerts:
         return _work(page, posts, html, params, intents, rng, worker, hidden_required,
                      (told if told is not None else [], alerts))
@@ -75,7 +76,7 @@ def _open(page: Any, html: str, params: dict[str, str]) -> None:
 
 def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intents: dict[str, str],
           rng: random.Random, worker: Worker | None, hidden_required: list[str] | None,
-          heard: tuple[list[str], list[str]]) -> dict[str, str] | None:
+          listened: tuple[list[str], list[str]]) -> dict[str, str] | None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     _open(page, html, params)
@@ -90,11 +91,13 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
                            "crowd-button:visible:not([form-action=submit])")
     order = rng.sample(range(buttons.count()), buttons.count())
     first = first_clicks(buttons.evaluate_all(ROWS_JS), order, rng, worker.profile if worker else "")
-    told, alerts = heard
+    told, alerts = listened
     shown = page.evaluate(SHOWN_JS)  # the page's lines before any press: a refusal's message is a new one
     for attempt in range(TRIES):  # a person who is told what is missing clicks once more
-        if attempt:  # told the page wants typing, a person types what they pasted
+        if attempt:  # told the page wants typing, a person types what they pasted; and changes what it names
             hand.retype()
+            if told and reads_message(worker, attempt, rng):
+                retyped(page, told, hand, rng)
         for n in order[:1] if attempt else first:
             buttons.nth(n).click()
         order = order[1:] + order[:1]
@@ -111,7 +114,7 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
         posted = posted_request(page, posts)
         if posted is not None:
             return dict(parse_qsl(posted.post_data or "", keep_blank_values=True))
-        told[:] = refusal(page, shown, alerts)
+        told[:] = heard(page, html, wanted, shown, alerts)
     return None
 
 

@@ -185,8 +185,12 @@ class Hand:
     def retype(self) -> None:
         """Clear every box this worker pasted into and type its text instead."""
         for box, value in self.pasted:
-            box.focus()
-            box.press("ControlOrMeta+a")
-            box.press("Backspace")
-            self.type(box.page, box, value)
+            self.replace(box, value)
         self.pasted.clear()
+
+    def replace(self, box: Any, text: str) -> None:
+        """Clear ``box`` as a person does (select all, delete) and type ``text`` in its place."""
+        box.focus()
+        box.press("ControlOrMeta+a")
+        box.press("Backspace")
+        self.type(box.page, box, text)
