@@ -8,13 +8,16 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from flows.campaigns.task_kinds import load_campaign
 from flows.cli.main import main
+from flows.core.ledger.store import Store
 from flows.custom.item_ids import fields_scripts_find
+from flows.driver.campaign_status import campaign_status
 from flows.sim.pages.browser_check import missing
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
@@ -149,7 +152,7 @@ def test_its_screening_study_serves_the_quiz_one_control_a_page_and_judges_every
         run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
                      progress=lambda _: None, platform="prolific")
     with sqlite3.connect(tmp_path / "h.db") as db:
-        quiz = [k[0] for k in json.loads(db.execute("SELECT config_json FROM campaigns").fetchone()[0])["quiz"]["key"]]
+        info = json.loads(db.execute("SELECT config_json FROM campaigns").fetchone()[0])
         takers = db.execute("SELECT t.session_id, a.answer_xml FROM task_sessions t JOIN assignments a ON "
                             "a.assignment_id = t.session_id WHERE t.batch = 0").fetchall()
         answered = {s: {i for (i,) in db.execute("SELECT DISTINCT item_id FROM answers WHERE assignment_id = ? AND "
@@ -157,6 +160,14 @@ def test_its_screening_study_serves_the_quiz_one_control_a_page_and_judges_every
         judged = db.execute("SELECT count(*) FROM qualification_scores WHERE mode = 'control_quiz'").fetchone()[0]
         worked = db.execute("SELECT count(*) FROM task_sessions WHERE batch > 0 AND submitted_at IS NOT NULL"
                             ).fetchone()[0]
+        places = db.execute("SELECT places FROM studies WHERE batch = 0").fetchone()[0]
+        paid = db.execute("SELECT count(*) FROM platform_submissions WHERE batch = 0 AND status = 'APPROVED'"
+                          ).fetchone()[0]
+    quiz = [k[0] for k in info["quiz"]["key"]]
     assert len(quiz) >= 10 and takers and judged == len(takers) and worked > 0  # 13: the pages took 2
     assert all(answered[s] == set(quiz) for s, _ in takers)  # every control answered ...
     assert all("image_id_0" in xml and "image_id_1" not in xml for _, xml in takers)  # ... its page holding one
+    status, place = campaign_status(Store(tmp_path / "h.db"))[0], Decimal(info["screening_place_cost"])
+    assert status["qualification"] == {"committed": f"{place * places:.2f}", "spent": f"{place * paid:.2f}",
+                                       "what": "control quiz's screening study"} and place * paid > 0
+    assert Decimal(status["spent"]) == place * paid + sum(Decimal(b["spent"]) for b in status["batches"])
