@@ -34,7 +34,7 @@ def test_the_screening_study_serves_one_control_a_page_and_completes_on_the_last
     quiz = [k[0] for k in json.loads(store.rows("SELECT config_json FROM campaigns")[0]["config_json"])["quiz"]["key"]]
     store.table("studies").insert({"study_id": STUDY, "campaign": cfg.name, "batch": 0, "status": "ACTIVE",
                                    "places": 10, "created_at": 0.0}, pk=("campaign", "study_id"))
-    site = TaskSite(store.path, {cfg.name: cfg}, secret=b"k" * 32)
+    site = TaskSite(tmp_path / "h.db", {cfg.name: cfg}, secret=b"k" * 32)
     link = {"PROLIFIC_PID": PID, "STUDY_ID": STUDY, "SESSION_ID": SESSION}
     shown, said = [], {}
     with TaskServer(site) as server, http_client(base_url=server.url, follow_redirects=False, timeout=60) as http:
