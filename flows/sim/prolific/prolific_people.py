@@ -193,7 +193,8 @@ class Participants:
                         return None
                     self.browser_left -= wants_browser(opened[0])
                     units, parts = work_effort(form_fields(opened[0]))
-                    seconds = crowd.work_seconds(worker, units, max(1, int(park_s - spent)), self.rng, parts)
+                    # one who leaves a study open does so once (a share of its time), not on each of its pages
+                    seconds = crowd.work_seconds(worker, units, 0 if spent else park_s, self.rng, parts)
                     filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"] + spent, seconds,
                                        self.pages, f"their places on study {study['id']}")
                     spent += seconds
