@@ -115,7 +115,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
         xml, now = answer_xml(bounded_telemetry(fields)), site.now()
-        if page != session["item_ids"] and not quiz_pages.keep_page(store, cfg.name, session, ids[0], xml):
+        if quiz_pages.one_a_page(store, cfg.name, session) and not quiz_pages.keep_page(store, cfg.name, session,
+                                                                                         ids[0], xml):
             return {**session, "next_page": quiz_pages.next_page(cfg.name, session)}
         store.insert_raw("assignments", [{
             "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
