@@ -6,14 +6,18 @@ before."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from flows.campaigns.task_kinds import load_campaign
 from flows.cli.main import main
+from flows.core.ledger.store import Store
 from flows.custom.item_ids import fields_scripts_find
+from flows.driver.campaign_status import campaign_status
 from flows.sim.pages.browser_check import missing
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
@@ -110,15 +114,60 @@ def test_no_honest_participant_is_refused_by_the_page_s_own_check(tmp_path: Path
     assert "honest browser workers give" not in capsys.readouterr().err
 
 
-def test_such_a_page_takes_no_control_quiz_on_prolific_where_its_items_would_share_a_page(tmp_path: Path,
-                                                                                          capsys) -> None:
+def controlled(tmp_path: Path, capsys) -> Path:
+    """The checked page with a controls file of 15 on its choice field, at a share of 0.1 (a quiz of 15)."""
     config = imported(tmp_path, CHECKED, capsys)
     (tmp_path / "config" / "park_controls.csv").write_text("item_id,field,answer,sign\n" + "".join(
         f"c{i},allowed,{'yes' if i % 2 else 'no'},PARKING {i} AM TO {i + 2} PM\n" for i in range(15)), "utf-8")
     text = config.read_text(encoding="utf-8")
+    text = re.sub(r'^budget = "[^"]*"', 'budget = "1000.00 USD"', text, flags=re.M)  # the quiz's study is dear
     config.write_text(text.replace('# controls = "park_controls.csv"', 'controls = "park_controls.csv"')
                       .replace("# control_share = 0.1", "control_share = 0.1"), encoding="utf-8")
+    return config
+
+
+def test_such_a_page_takes_its_control_quiz_on_prolific_one_control_a_page_timed_as_such(tmp_path: Path,
+                                                                                         capsys) -> None:
+    config = controlled(tmp_path, capsys)
     prolific, mturk = load_campaign(config, "prolific"), load_campaign(config, "mturk")
     assert mturk.answers.quiz > 0  # MTurk's quiz is a qualification test: one control a page, never stacked
-    assert prolific.answers.quiz == 0 and prolific.prolific.screening is None
-    assert any("no control quiz" in note and "leave_by" in note for note in prolific.notes), prolific.notes
+    assert prolific.answers.quiz == mturk.answers.quiz and prolific.prolific.screening is not None
+    assert any("one a page" in note and "leave_by" in note for note in prolific.notes), prolific.notes
+    assert not any("no control quiz" in note for note in prolific.notes)
+    # 15 pages, each read (30 s) and its choice (8 s) and time box (40 s) answered: 19.5 min, not one page's 12.5
+    assert prolific.prolific.screening[1] == 20
+    assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
+    said = capsys.readouterr().out
+    assert "(the control quiz alone, 20 min" in said and "allowlist=screened" in said
+
+
+@pytest.mark.slow
+def test_its_screening_study_serves_the_quiz_one_control_a_page_and_judges_every_taker(tmp_path: Path, capsys,
+                                                                                        monkeypatch) -> None:
+    from flows.driver.campaign_run import run_campaign
+
+    monkeypatch.chdir(tmp_path)
+    config = controlled(tmp_path, capsys)
+    with SimServer(seed=3) as sim:
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
+                     progress=lambda _: None, platform="prolific")
+    with sqlite3.connect(tmp_path / "h.db") as db:
+        info = json.loads(db.execute("SELECT config_json FROM campaigns").fetchone()[0])
+        takers = db.execute("SELECT t.session_id, a.answer_xml FROM task_sessions t JOIN assignments a ON "
+                            "a.assignment_id = t.session_id WHERE t.batch = 0").fetchall()
+        answered = {s: {i for (i,) in db.execute("SELECT DISTINCT item_id FROM answers WHERE assignment_id = ? AND "
+                                                  "item_id != ''", [s])} for s, _ in takers}
+        judged = db.execute("SELECT count(*) FROM qualification_scores WHERE mode = 'control_quiz'").fetchone()[0]
+        worked = db.execute("SELECT count(*) FROM task_sessions WHERE batch > 0 AND submitted_at IS NOT NULL"
+                            ).fetchone()[0]
+        places = db.execute("SELECT places FROM studies WHERE batch = 0").fetchone()[0]
+        paid = db.execute("SELECT count(*) FROM platform_submissions WHERE batch = 0 AND status = 'APPROVED'"
+                          ).fetchone()[0]
+    quiz = [k[0] for k in info["quiz"]["key"]]
+    assert len(quiz) >= 10 and takers and judged == len(takers) and worked > 0  # 13: the pages took 2
+    assert all(answered[s] == set(quiz) for s, _ in takers)  # every control answered ...
+    assert all("image_id_0" in xml and "image_id_1" not in xml for _, xml in takers)  # ... its page holding one
+    status, place = campaign_status(Store(tmp_path / "h.db"))[0], Decimal(info["screening_place_cost"])
+    assert status["qualification"] == {"committed": f"{place * places:.2f}", "spent": f"{place * paid:.2f}",
+                                       "what": "control quiz's screening study"} and place * paid > 0
+    assert Decimal(status["spent"]) == place * paid + sum(Decimal(b["spent"]) for b in status["batches"])

@@ -11,6 +11,7 @@ import pandas as pd
 
 from flows.answers.control_items import KEY_COLUMNS, control_rows, read_controls
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import HitflowError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.platforms.quiz_record import stored_quiz as stored_quiz  # read where the quiz is judged
 from postprocess.answers import control_items as rules
@@ -60,8 +61,20 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dic
              "payload": json.dumps(shown[i])} for i in dict.fromkeys(key["item_id"])]
     offered = (options or {}).get(str(key["field"].iloc[0])) or []
     return {"mark": mark, "key": key.values.tolist(), "rows": rows, "asked": cfg.answers.quiz,
-            "pool": int(controls["item_id"].nunique()),
+            "pool": int(controls["item_id"].nunique()), "apart": kept_apart(cfg),
             "options": offered if set(key["answer"]) <= set(offered) else sorted(set(key["answer"]))}
+
+
+def kept_apart(cfg: CampaignConfig) -> str:
+    """Why the page keeps its items apart ("": they may share a page): a quiz asked apart from the pages (Prolific's
+    screening study) then shows one control a page (flows/taskserver/quiz_pages.py)."""
+    from flows.core.task_kinds import declared, kind_name  # the kinds' modules plan with this one
+
+    kind = declared(kind_name(cfg))
+    try:
+        return kind.plan(cfg).kept_apart if kind is not None else ""
+    except HitflowError:
+        return ""
 
 
 def quiz_key(cfg: CampaignConfig, spare: pd.DataFrame, size: int | None = None) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterable, Iterator
@@ -62,6 +63,7 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "qualification_takers": cfg.gating.qualification_takers,
                 "batch_open_s": cfg.batch_open_s or cfg.hit_lifetime_s,
                 "place_cost": platform.place_cost(cfg),
+                "screening_place_cost": screening_place_cost(cfg, platform),
                 "out_root": stored_output(run.notes.get("out_dir", "runs")),  # where cancel exports to
                 "platform_created_at": run.clock(),  # the report's "Created": the platform's (virtual) clock
                 "target_kind": run.target.kind, "endpoint_url": run.target.endpoint_url, "platform": run.platform,
@@ -70,6 +72,14 @@ def plan_items(run: Run, limit: int | None = None, scale: int = 1) -> None:
                 "agreement": agreement_record(cfg, planned), "skill": skill_record(cfg, planned)})}, pk="name")
         run.store.table("items").insert_all(rows, pk=("campaign", "item_id"))  # in chunks, as they come
     announce_controls(run, count)
+
+
+def screening_place_cost(cfg: CampaignConfig, platform: Any) -> str:
+    """A place of the control quiz's own screening study (Prolific's), for ``hitflow status``; "" where none."""
+    if cfg.prolific.screening is None:
+        return ""
+    return str(platform.place_cost(dataclasses.replace(cfg, prolific=dataclasses.replace(
+        cfg.prolific, reward=cfg.prolific.screening[0]))))
 
 
 def announce_controls(run: Run, count: int) -> None:

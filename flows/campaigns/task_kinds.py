@@ -45,24 +45,48 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 
 def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
     """A route paying a place by its estimate gives the control quiz a short study of its own, timed for the quiz
-    alone and paid at the batches' hourly rate: its passers take the batches' places (a page no longer carries it)."""
+    alone and paid at the batches' hourly rate: its passers take the batches' places (a page no longer carries it).
+    A page that keeps its items apart shows the quiz one control a page (flows/taskserver/quiz_pages.py), each
+    page timed as a place of one item is."""
     if not platform or not platform_facts(platform).WHOLE_MINUTES:
         return cfg
-    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
-
     try:
-        quiz = dataclasses.replace(cfg, images_per_hit=largest_quiz(cfg))
-        plan = dataclasses.replace(kind_of(quiz).plan(quiz), maximum_minutes=None) if quiz.images_per_hit else None
+        size = quiz_items(cfg)
+        quiz = dataclasses.replace(cfg, images_per_hit=size)
+        plan = dataclasses.replace(kind_of(quiz).plan(quiz), maximum_minutes=None) if size else None
+        if plan is not None and plan.kept_apart:
+            one = dataclasses.replace(cfg, images_per_hit=1)
+            plan = dataclasses.replace(plan, minutes=size * kind_of(one).plan(one).minutes)
+            cfg = dataclasses.replace(cfg, notes=(*cfg.notes, f"note: on {platform_facts(platform).LABEL} the "
+                                                  f"control quiz's screening study shows its {size} controls one a "
+                                                  f"page, as its places: {plan.kept_apart}"))
     except HitflowError:
         return cfg
     if plan is None:
         return cfg
-    if plan.kept_apart:  # quiz items sharing one page would each read the first item's box: controls a page instead
-        note = "note: no control quiz on this route (controls are scored a page at a time): " + plan.kept_apart
-        return dataclasses.replace(cfg, answers=cfg.answers.model_copy(update={"quiz": 0}), notes=(*cfg.notes, note))
     p, (estimated, maximum) = cfg.prolific, derived_times(plan)
     reward = (p.reward * estimated / p.estimated_minutes).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
     return dataclasses.replace(cfg, prolific=dataclasses.replace(p, screening=(reward, estimated, maximum)))
+
+
+QUIZ_SIZES: dict[tuple[object, ...], int] = {}  # largest_quiz by the controls file as it stands on disk
+
+
+def quiz_items(cfg: CampaignConfig) -> int:
+    """:func:`flows.answers.control_quiz.largest_quiz`, the controls file read once while it is unchanged: a
+    whole-minute route plans the config again wherever it is loaded."""
+    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
+
+    path = cfg.answers.controls
+    try:
+        stat = Path(path).stat() if path else None
+    except OSError:
+        return largest_quiz(cfg)  # its own refusal says why
+    key = (cfg.task, cfg.answers.control_share, cfg.answers.quiz, str(path),
+           stat and (stat.st_mtime_ns, stat.st_size))
+    if key not in QUIZ_SIZES:
+        QUIZ_SIZES[key] = largest_quiz(cfg)
+    return QUIZ_SIZES[key]
 
 
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:

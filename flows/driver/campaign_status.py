@@ -63,13 +63,17 @@ def campaign_status(store: Store, campaign: str | None = None, now: float | None
         pending = [b for b in batches if b["status"] != ORDER[-1] and not (stopped and b["settled"])]
         test = qualification_money(store, name, Decimal(info.get("qualification_cost", "0")) if paid else Decimal(0),
                                    int(info.get("qualification_takers", 0)))
+        if info.get("screening_place_cost"):  # Prolific's control quiz: a study of its own, batch 0's
+            quiz = _study_money(store, name, 0, Decimal(info["screening_place_cost"]))
+            test = (test[0] + Decimal(quiz[0]), test[1] + Decimal(quiz[1]))
         status = shown_status(store, name, meta[0]["status"])
         out.append({
             "campaign": name, "target": meta[0]["target"], "status": status, "paid": paid,
             "platform": facts.LABEL, "work_words": facts.WORDS.works, "people_words": facts.WORDS.people,
             "config_path": meta[0].get("config_path", ""),
             "budget": info.get("budget", ""), "batches": batches,
-            "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}"},
+            "qualification": {"committed": f"{test[0]:.2f}", "spent": f"{test[1]:.2f}", "what": "control quiz's "
+                              "screening study" if info.get("screening_place_cost") else "qualification test"},
             "committed": f"{sum(Decimal(b['committed']) for b in batches) + test[0]:.2f}",
             "spent": f"{sum(Decimal(b['spent']) for b in batches) + test[1]:.2f}",
             "next": next_step(status, pending, meta[0]["config_path"], store.shown(),
@@ -196,7 +200,8 @@ def show_status(report: list[dict[str, Any]]) -> None:
         print(state_words(c["needs"])) if c.get("needs") else None
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
-            print(f"qualification test: committed ${test['committed']}, spent ${test['spent']} (included above)")
+            print(f"{test.get('what', 'qualification test')}: committed ${test['committed']}, spent "
+                  f"${test['spent']} (included above)")
         for b in c["batches"]:
             for line in held_lines(c, b):
                 print(f"batch {b['batch']}: {line}")
@@ -246,8 +251,8 @@ def format_status(report: list[dict[str, Any]]) -> str:
         lines += [f"  {state_words(c['needs'])}"] if c.get("needs") else []
         test = c.get("qualification", {})
         if Decimal(test.get("committed", "0")):
-            lines.append(f"  qualification test: committed ${test['committed']}, spent ${test['spent']} "
-                         "(included above)")
+            lines.append(f"  {test.get('what', 'qualification test')}: committed ${test['committed']}, "
+                         f"spent ${test['spent']} (included above)")
         for b in c["batches"]:
             states = ", ".join(f"{k} {v}" for k, v in sorted(b["assignments"].items())) or "none"
             due = f", auto-approval in {_due(b)}" if _due(b) else ""

@@ -32,6 +32,7 @@ from flows.core.site_secrets import (  # noqa: F401  (the task server's public n
     sign,
     task_secret,
 )
+from flows.taskserver import quiz_pages
 from flows.taskserver.task_guard import (
     MTURK_SUBMIT_ORIGINS,
     BadLength,
@@ -62,14 +63,14 @@ def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict
 
 
 def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], request: Request) -> str:
-    ids = json.loads(session["item_ids"])
-    rows = _item_rows(site, cfg, ids)
+    page = quiz_pages.shown(site.store(), cfg.name, session)  # the session's items, or the quiz's next control
+    rows = _item_rows(site, cfg, json.loads(page))
     request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
     request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
     if session["route"] == "prolific":  # the completion redirect is a form navigation too
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
     return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
-                     signature=page_signature(site.secret, cfg.name, session["session_id"], session["item_ids"]),
+                     signature=page_signature(site.secret, cfg.name, session["session_id"], page),
                      csp_nonce=request.state.csp_nonce,
                      turk_submit=False)  # a Prolific or invite page: turkSubmitTo would only lose the answers
 
@@ -102,9 +103,10 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
         if not found:
             raise Refused(400, "This submission names no session we handed out. Open the task again from its link.")
         session = found[0]
-        ids = json.loads(session["item_ids"])
-        signed = page_signature_valid(site.secret, cfg.name, session_id, session["item_ids"], given_sig)
-        if not signed or not exact_fields(fields, ids, page_names(site, cfg, session["item_ids"])):
+        page = quiz_pages.posted(store, cfg.name, session, fields)
+        ids = json.loads(page)
+        signed = page_signature_valid(site.secret, cfg.name, session_id, page, given_sig)
+        if not signed or not exact_fields(fields, ids, page_names(site, cfg, page)):
             raise Refused(400, "This submission was changed after the page was served, so it was not accepted. "
                                "Reload the task page and submit it again.")
         if session["submitted_at"] is not None:
@@ -113,6 +115,9 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
         xml, now = answer_xml(bounded_telemetry(fields)), site.now()
+        if quiz_pages.one_a_page(store, cfg.name, session) and not quiz_pages.keep_page(store, cfg.name, session,
+                                                                                         ids[0], xml):
+            return {**session, "next_page": quiz_pages.next_page(cfg.name, session)}
         store.insert_raw("assignments", [{
             "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
             "campaign": cfg.name, "batch": session["batch"], "worker_id": session["participant_id"],
@@ -181,6 +186,8 @@ def make_app(site: TaskSite) -> Starlette:
             return _message(request, 400, "Bad request", "The request's Content-Length is not a number.")
         except Refused as exc:
             return _message(request, exc.status, "Submission not accepted", str(exc))
+        if session.get("next_page"):  # the quiz's next control, one a page (quiz_pages.py)
+            return RedirectResponse(session["next_page"], status_code=303)
         if session["route"] == "prolific":
             return RedirectResponse(site.completion_base + session["completion_code"], status_code=303)
         return _message(request, 200, "Thank you", "Your answers were saved. You can close this page.")

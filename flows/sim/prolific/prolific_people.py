@@ -6,7 +6,7 @@ import contextlib
 import hashlib
 import random
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import httpx
 
@@ -29,6 +29,7 @@ CONNECT_S = 2.0
 # lets them in, which the client waits 60 s for (paging.py CALL_DEADLINE_S): one such visit starts a call, the
 # rest arrive at the next calls, as people a little later would; a count, never real time, so runs repeat.
 BROWSER_VISITS_PER_CALL = 1
+MAX_PAGES = 100  # a study's pages one participant goes through (a quiz of one control a page), at most
 
 
 def participant_id(worker_id: str) -> str:
@@ -177,24 +178,33 @@ class Participants:
 
     def do_task(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any],
                 park_s: int) -> tuple[str | None, float] | None:
-        """Open, work, fill and submit the page: the completion code from the redirect and the seconds; None
-        for the code if the page never took the submit; None if the page could not be opened or posted to."""
+        """Open, work, fill and submit the page, and each next page the study sends them to (a quiz of one control
+        a page): the completion code from the last redirect and the seconds; None for the code if a page never took
+        the submit; None if a page could not be opened or posted to."""
         url = self.page_url(study, person, sub)
         worker = person["worker"]
         study["_unreachable"] = False
+        spent = 0.0
         try:
             with campaign_scope(study_scope(study.get("internal_name") or ""), worker):
-                opened = open_page(self.http, url)
-                if opened is None:
-                    return None
-                self.browser_left -= wants_browser(opened[0])
-                units, parts = work_effort(form_fields(opened[0]))
-                seconds = crowd.work_seconds(worker, units, park_s, self.rng, parts)
-                filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"], seconds, self.pages,
-                                   f"their places on study {study['id']}")
-                if filled is None:
-                    return None, seconds
-                done = self.http.post(filled[0], data=filled[1])
+                for _ in range(MAX_PAGES):
+                    opened = open_page(self.http, url)
+                    if opened is None:
+                        return None
+                    self.browser_left -= wants_browser(opened[0])
+                    units, parts = work_effort(form_fields(opened[0]))
+                    # one who leaves a study open does so once (a share of its time), not on each of its pages
+                    seconds = crowd.work_seconds(worker, units, 0 if spent else park_s, self.rng, parts)
+                    filled = fill_page(opened, url, worker, self.bank, self.rng, sub["_started"] + spent, seconds,
+                                       self.pages, f"their places on study {study['id']}")
+                    spent += seconds
+                    if filled is None:
+                        return None, spent
+                    done = self.http.post(filled[0], data=filled[1])
+                    where = done.headers.get("location", "")
+                    if done.status_code not in (302, 303) or "cc" in parse_qs(urlparse(where).query):
+                        break
+                    url = urljoin(filled[0], where)  # the study's next page
         except (httpx.ConnectError, httpx.ConnectTimeout):
             study["_unreachable"] = True  # the page cannot be opened: they return the study
             return None
@@ -202,7 +212,7 @@ class Participants:
             return None
         if done.status_code not in (302, 303):
             return None
-        return parse_qs(urlparse(done.headers.get("location", "")).query).get("cc", [""])[0], seconds
+        return parse_qs(urlparse(done.headers.get("location", "")).query).get("cc", [""])[0], spent
 
     def finish(self, state: ProlificState, sub: dict[str, Any]) -> None:
         if sub.get("_timed_out"):
