@@ -126,7 +126,7 @@ def claim_output_folder(out_dir: Path, db: str | Path, name: str, platform: str,
     check_output_folder(out_dir, db, name, False)
     made_by = read_manifest(out_dir) or {}
     if made_by.get("platform") != platform:  # same ledger and name: the platform a new attempt records
-        _replaced_whole(path, mine)
+        os.replace(_written_beside(path, mine), path)
 
 
 def _created_whole(path: Path, text: str) -> bool:
@@ -151,10 +151,6 @@ def _created_then_written(path: Path, text: str) -> bool:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
     return True
-
-
-def _replaced_whole(path: Path, text: str) -> None:
-    os.replace(_written_beside(path, text), path)
 
 
 def _written_beside(path: Path, text: str) -> Path:

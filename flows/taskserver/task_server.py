@@ -24,13 +24,11 @@ from flows.core.pages.mturk_forms import answer_rows, answer_xml, form_fields
 from flows.core.pages.page_telemetry import bounded_telemetry
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.core.pages.templates import render
-from flows.core.site_secrets import (  # noqa: F401  (the task server's public names, as before)
+from flows.core.site_secrets import (  # noqa: F401  (invite_link: the task server's public name, as before)
     completion_code,
     invite_link,
     page_signature,
     page_signature_valid,
-    sign,
-    task_secret,
 )
 from flows.taskserver import quiz_pages
 from flows.taskserver.task_guard import (
@@ -42,11 +40,7 @@ from flows.taskserver.task_guard import (
     client_address,
     origin_of,
 )
-from flows.taskserver.task_site import (  # noqa: F401  (the task server's public names, as before)
-    PROLIFIC_COMPLETE,
-    Refused,
-    TaskSite,
-)
+from flows.taskserver.task_site import Refused, TaskSite
 from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
 
 MAX_BODY = 256 * 1024  # a page of five captions is a few kilobytes

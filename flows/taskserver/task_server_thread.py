@@ -62,11 +62,6 @@ def serve_forever(config: uvicorn.Config) -> None:
         flush_repeated_errors()
 
 
-def connection_table(config: uvicorn.Config) -> ConnectionTable:
-    """The table of a config made by server_config (its counts: refused, timed out, pushed out)."""
-    return config.http.table  # type: ignore[union-attr]
-
-
 class TaskServer:
     """``url`` once started; ``with TaskServer(site) as server: ...`` stops it on exit."""
 
@@ -74,7 +69,7 @@ class TaskServer:
                  trusted_proxies: tuple[str, ...] = (), limits: ConnectionLimits = DEFAULT_LIMITS):
         self.site = site
         self.server = uvicorn.Server(server_config(site, host, port, trusted_proxies, limits))
-        self.connections = connection_table(self.server.config)
+        self.connections: ConnectionTable = self.server.config.http.table  # type: ignore[union-attr]  # server_config's
         self.host = host
         self.url = ""
         self._thread: threading.Thread | None = None

@@ -47,16 +47,13 @@ def exact_fields(fields: dict[str, str], ids: list[str], page_names: set[str]) -
     return set(fields) <= page_names and all(fields.get(f"image_id_{i}") == item for i, item in enumerate(ids))
 
 
-def _plain_id(value: str) -> bool:
-    return len(value) <= MAX_ID_CHARS and value.isprintable() and not value.isspace()
-
-
 def _identity(site: TaskSite, cfg: CampaignConfig, query: dict[str, str]) -> tuple[str, str, str, str]:
     """(route, participant, study, session) from Prolific's parameters or an invite token."""
     if query.get("PROLIFIC_PID") and query.get("SESSION_ID"):
         if not query.get("STUDY_ID"):  # the study says which batch, and which completion code
             raise Refused(403, "This link lacks its STUDY_ID. Open the task from Prolific.")
-        if not all(_plain_id(query[k]) for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")):
+        if not all(len(query[k]) <= MAX_ID_CHARS and query[k].isprintable() and not query[k].isspace()
+                   for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")):
             # stored as the worker id, later shown in terminals and reports: no escape sequences
             raise Refused(400, "This link's PROLIFIC_PID, STUDY_ID or SESSION_ID is not a Prolific ID. "
                                "Open the task from Prolific again.")

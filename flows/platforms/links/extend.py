@@ -42,12 +42,9 @@ def collect_round(run: Run, batch: int, round_no: int) -> None:
         for name, url in links.items():
             if responses(run, batch) >= places:
                 break
-            simulated_return(run, batch, round_no, name, url)
+            # one simulated invitee comes back for this round on a seeded schedule; the clock moves on
+            invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())
         return
     while not closes_now(run, batch, responses(run, batch), places):
         run.wait(run.cfg.poll_interval_s)
 
-
-def simulated_return(run: Run, batch: int, round_no: int, name: str, url: str) -> None:
-    """One simulated invitee comes back for round ``round_no`` on a seeded schedule; the clock moves on."""
-    invitees_on_clock(run, batch, {name: url}, sim_crowd(run), 100 * batch + round_no, run.clock(), frozenset())

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
-from flows.core.run.run_context import Run
+from flows.core.run.run_context import Run, Session, Target
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, extend, qualification_stage
@@ -20,7 +24,6 @@ from flows.platforms.mturk.estimate import (
 )
 from flows.platforms.mturk.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.mturk.qualifications import cost_per_assignment, qualification_test_cost
-from flows.platforms.mturk.session import mturk_session
 
 TARGET_NOTE = " (MTurk API)"
 PUBLISH_STEP = "publish batch"
@@ -62,7 +65,20 @@ gate_test = qualification_stage.gate_test  # html_hit: the paid test HIT before 
 record_test_scores = qualification_stage.record_test_scores  # the MTurk-scored Test (mturk_test)
 dry_run = mturk_plan
 check_target = targets.check_target
-open_session = mturk_session
+
+
+@contextmanager
+def open_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
+                 sim_state: Path | None, sim_start: float | None = None) -> Iterator[Session]:
+    """MTurk's API: the simulator, or an MTurk-compatible endpoint confirmed with ``live``."""
+    targets.check_target(target, endpoint_url, live)
+    if target == "sim":
+        with targets.simulator(endpoint_url, seed, crowd, sim_state, sim_start) as t:
+            yield Session(t, mturk.make_client(t), targets.sim_wait(t), lambda: targets.sim_ground_truth(t),
+                          targets.sim_clock(t))
+        return
+    t = Target("endpoint", endpoint_url)
+    yield Session(t, mturk.make_client(t), time.sleep, None)
 
 
 def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:

@@ -136,14 +136,11 @@ def _current_link(run: Run, batch: int, study_id: str, url: str) -> None:
         return
     study = prolific.get_study(prolific_client(run), study_id)
     if study["status"] == "UNPUBLISHED" and study.get("external_study_url") != url:
-        _ledgered(run, batch, "UpdateStudy", f"{run.cfg.name}:b{batch}:link:{_digest(url)}",
+        digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+        _ledgered(run, batch, "UpdateStudy", f"{run.cfg.name}:b{batch}:link:{digest}",
                   {"study_id": study_id, "external_study_url": "<url>"},
                   lambda: {"status": str(prolific.call(prolific_client(run), "PATCH", f"studies/{study_id}/",
                                                        {"external_study_url": url})["status"])})
-
-
-def _digest(url: str) -> str:
-    return hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
 def record_submissions(run: Run, batch: int, study_id: str) -> list[dict[str, Any]]:
