@@ -21,13 +21,11 @@ EMBEDDED_SLIP = 0.03
 def rating_rows(fields: list[FormField]) -> set[str]:
     """Choice fields set among rows of one scale: another question of the page (not a copy on another item) offers
     the same options."""
-    def scale(f: FormField) -> frozenset[str]:
-        return frozenset(o for o in f.options if o)
+    choices = [(f, frozenset(o for o in f.options if o)) for f in fields if f.kind in ("radio", "select", "checkbox")]
     bases: dict[frozenset[str], set[str]] = {}
-    for f in fields:
-        if f.kind in ("radio", "select", "checkbox") and len(scale(f)) > 1:
-            bases.setdefault(scale(f), set()).add(field_base(f.name))
-    return {f.name for f in fields if f.kind in ("radio", "select", "checkbox") and len(bases.get(scale(f), ())) > 1}
+    for f, scale in choices:
+        bases.setdefault(scale, set()).add(field_base(f.name))
+    return {f.name for f, scale in choices if len(scale) > 1 and len(bases[scale]) > 1}
 
 
 def check_question(page: str, name: str) -> str:
