@@ -1,7 +1,8 @@
 """Attention checks (``[attention]``; docs/explanation/qc-rules.md): fair instructed-response items scored apart
 from controls; ``attention_failed`` at :func:`failures_to_reject` failures, ``attention_missed`` below.
 Input columns: ``assignment_id, worker_id`` and one per check (:func:`field_name`), the option chosen ("" for none;
-a tuple, one an item, for a check of the page's own). Params: ``attention_checks``, ``attention_reject_at``."""
+a tuple, one an item, for a check of the page's own); optionally ``minutes``, the submission's own time. Params:
+``attention_checks``, ``attention_reject_at``."""
 
 from __future__ import annotations
 
@@ -88,10 +89,13 @@ def attention_failed(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     checks: list[AttentionCheck] = list(params.get("attention_checks") or [])
     if not checks or df.empty:
         return flag_frame([])
-    reject_at = int(params.get("attention_reject_at", 1))
+    study_at = int(params.get("attention_reject_at", 1))
     rows = []
     for r in df.itertuples():
         failed, shown = _failed(r, checks)
+        # Prolific's "a study of 5 minutes or longer" read both ways: one that took this worker 5 minutes or more needs
+        # two failures too, whatever the estimate said
+        reject_at = max(study_at, failures_to_reject(float(getattr(r, "minutes", 0) or 0)))
         if failed:
             rows.append({"worker_id": str(r.worker_id), "rule": FAILED if len(failed) >= reject_at else MISSED,
                          "value": len(failed), "threshold": reject_at, "assignment_id": str(r.assignment_id),

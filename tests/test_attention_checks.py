@@ -77,6 +77,17 @@ def test_the_failures_that_may_reject_follow_the_study_length() -> None:
     assert set(short_study["rule"]) == {"attention_failed"}
 
 
+def test_one_failure_rejects_only_where_the_study_is_short_by_its_estimate_and_by_the_workers_own_time() -> None:
+    """Prolific's "a study of 5 minutes or longer" needs two failures; a short study's worker who took 5 minutes or
+    more gets the benefit of the doubt: their one failure goes to a person."""
+    frame = pd.DataFrame({"assignment_id": ["quick", "slow"], "worker_id": ["w1", "w2"], "minutes": [2.5, 6.0],
+                          "hitflow_attention_a": ["Agree", "Agree"]})
+    flags = attention_failed(frame, {"attention_checks": [BUILT_IN[0]], "attention_reject_at": 1})
+    assert flags.set_index("assignment_id")["rule"].to_dict() == {"quick": "attention_failed",
+                                                                   "slow": "attention_missed"}
+    assert flags.set_index("assignment_id")["threshold"].to_dict() == {"quick": 1, "slow": 2}
+
+
 def test_simulated_workers_answer_as_their_profile_would_and_failures_reject_on_prolific(tmp_path: Path) -> None:
     path = small_vizwiz(tmp_path, items=30)
     path.write_text(path.read_text() + ATTENTION)

@@ -84,6 +84,19 @@ def test_honest_readers_follow_the_instruction_and_careless_ones_do_not(tmp_path
     assert sum(a == answer for a in careless) / len(careless) <= 0.5
 
 
+@pytest.mark.parametrize("page", sorted(CHECKS))
+def test_honest_readers_miss_a_check_only_where_it_looks_like_the_rows_around_it(tmp_path: Path, page: str) -> None:
+    """A check among rows of the page's own scale (by_value, by_label) is missed now and then, as attentive people
+    miss one; a question standing apart from its neighbours (by_position, ticks) is read by every honest worker."""
+    answer = CHECKS[page][1]
+    honest = filled(tmp_path, page, HONEST_PROFILES, seeds=8)
+    missed = sum(a != answer for a in honest)
+    if page in ("by_value", "by_label"):
+        assert 0 < missed <= 0.06 * len(honest)
+    else:
+        assert missed == 0, f"{missed} of {len(honest)} honest answers missed a check that stands apart"
+
+
 def test_a_failed_page_check_is_flagged_as_a_failed_config_check_once_on_every_item() -> None:
     own = AttentionCheck("", (), "3", "check")
     fields = {"image_id_0": "i1", "check_0": "3", "image_id_1": "i2", "check_1": "5", "image_id_2": "i3"}

@@ -32,19 +32,21 @@ def check_answers(fields: dict[str, str], i: int, check: AttentionCheck) -> str 
 
 
 def attention_frame(run: Run, batch: int) -> pd.DataFrame:
-    """One row per readable response of the batch: ``assignment_id, worker_id`` and each check's answer."""
+    """One row per readable response of the batch: ``assignment_id, worker_id``, its ``minutes`` and each check's
+    answer."""
     checks = run.cfg.attention.checks
     names = [field_name(i) for i in range(len(checks))]
     rows = []
-    for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml FROM assignments WHERE campaign = ? AND "
+    for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml, (submit_time - accept_time) / 60.0 AS "
+                            "minutes FROM assignments WHERE campaign = ? AND "
                             "batch = ? AND status != 'NOT ON PROLIFIC'", [run.cfg.name, batch]):
         try:
             fields = answer_fields(a["answer_xml"] or "")
         except ET.ParseError:  # flagged malformed_answer by the kind's QC: what it says is not known
             continue
-        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"],
+        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "minutes": a["minutes"] or 0,
                      **{n: check_answers(fields, i, c) for i, (n, c) in enumerate(zip(names, checks, strict=True))}})
-    return pd.DataFrame(rows, columns=["assignment_id", "worker_id", *names])
+    return pd.DataFrame(rows, columns=["assignment_id", "worker_id", "minutes", *names])
 
 
 def attention_flags(run: Run, batch: int) -> pd.DataFrame | None:

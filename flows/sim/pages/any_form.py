@@ -21,7 +21,7 @@ from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.pages.typed_values import typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.attention_answers import attention_answer
+from flows.sim.people.attention_answers import attention_answer, rating_rows
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import anchors, said_together
 from flows.sim.people.corrections import EMPTY_WHEN, FAULT, FINE, IF_SO, asked_when, left_empty
@@ -163,7 +163,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         return marks(f.kind, f.options, answer_rng(ctx, f.name), fill.worker.profile, careful, fill.rng)
     if f.kind in ("radio", "select", "checkbox") and \
             (told := instructed_option(fill.questions.get(f.name, ""), f.options, f.labels)) is not None:
-        return attention_answer(fill.worker, [o for o in f.options if o], told, fill.rng, embedded=True)
+        return attention_answer(fill.worker, [o for o in f.options if o], told, fill.rng, embedded=f.name in fill.rows)
     if f.kind in ("radio", "select") and "multiple" not in f.attrs:
         value = choice(fill, f, ctx)
         fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it
@@ -204,7 +204,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
                     for k, c in contexts.items()}
     shown = read_page(html or "")
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
-                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields))
+                   text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields),
+                   rows=rating_rows(fields))
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}

@@ -26,6 +26,7 @@ class Filling:
     questions: dict[str, str] = field(default_factory=dict)  # field -> the words a person reads as its question
     text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
     sole: set[str] = field(default_factory=set)  # fields that are their item's only answer (item_answers.py)
+    rows: set[str] = field(default_factory=set)  # choice fields among rows of one scale (attention_answers.py)
     # item -> this worker's last choice for it (a reason's); item + "?": that choice's question; + "%": 0-1 on its scale
     picked: dict[str, str] = field(default_factory=dict)
     choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # item -> (question, choice as shown)

@@ -5,14 +5,27 @@ from __future__ import annotations
 import html as html_text
 import random
 
+from flows.core.pages.mturk_forms import FormField
 from flows.sim.people.crowd_model import Worker
+from flows.sim.people.page_context import field_base
 
 # profiles that answer without reading the question; every other profile reads it
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",
                "generic_praise")
 CONSTANT = ("contrarian",)
-# how often a careful reader misses a check set among a page's rating rows (a few percent)
+# how often a careful reader misses a check set among a page's rating rows (a few percent); one standing apart
+# from its neighbours is read (Prolific: checks fail where they look like the questions around them)
 EMBEDDED_SLIP = 0.03
+
+
+def rating_rows(fields: list[FormField]) -> set[str]:
+    """Choice fields set among rows of one scale: another question of the page (not a copy on another item) offers
+    the same options."""
+    choices = [(f, frozenset(o for o in f.options if o)) for f in fields if f.kind in ("radio", "select", "checkbox")]
+    bases: dict[frozenset[str], set[str]] = {}
+    for f, scale in choices:
+        bases.setdefault(scale, set()).add(field_base(f.name))
+    return {f.name for f, scale in choices if len(scale) > 1 and len(bases[scale]) > 1}
 
 
 def check_question(page: str, name: str) -> str:
