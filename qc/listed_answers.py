@@ -1,7 +1,7 @@
 """Answers honest to repeat: the answer a question's own words offer ('If nothing is missing, write "nothing
-missing"'), where it asks for a list a short list of names ("temperature, time"), and a value (a time, a date, a
-number). Many people, or one person on many items, give these alike, so the rules that count the same text
-(qc/custom_rules.py) leave them out."""
+missing"'), where it asks for a list a short list of names ("temperature, time"), a value (a time, a date, a
+number), and a short answer most of the field's workers wrote alike (a "yes", a "Thank you!"). Many people, or one
+person on many items, give these alike, so the rules that count the same text (qc/custom_rules.py) leave them out."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ _TOKEN = r"(?:[\d,/]+|[ap]m|noon|midnight|(?:jan|feb|mar|apr|may|jun|jul|aug|sep
 VALUE = re.compile(rf"{_TOKEN}(?: {_TOKEN})*")
 # the rules such answers stay out of: the same text counted, agreement with peers, the page's words echoed
 APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus", "consensus_rate", "instruction_echo")
+# A short text most of the field's workers wrote is the form the box draws from people (a yes, a greeting): no
+# one worker's canned text nor a copy, so the same-text rules skip it (whether it answers is for the others). A
+# ring or a stock answer is a few workers' text; independent people converge on few words (Flickr8k's captions
+# repeated across images are 3-7 words), not on a sentence; fewer than three writers are no crowd.
+SAME_TEXT_RULES = ("duplicate_text", "shared_template")
+CROWD_WORDS, CROWD_WRITERS = 6, 3
 
 
 def offered_answers(question: str) -> list[str]:
@@ -53,13 +59,26 @@ def _short_list(answer: str) -> bool:
     return bool(parts) and all(len(p.split()) <= NAME_WORDS for p in parts)
 
 
+def crowd_answers(frame: pd.DataFrame) -> np.ndarray:
+    """Per answer (``worker_id``, ``caption``): a text of at most CROWD_WORDS words, folded, that more than half the
+    frame's workers and at least CROWD_WRITERS of them wrote."""
+    texts = frame["caption"].fillna("").astype(str).map(fold)
+    writers = frame.groupby(texts)["worker_id"].nunique()
+    common = writers[(writers >= CROWD_WRITERS) & (2 * writers > frame["worker_id"].nunique())].index
+    return (texts.isin(common) & (texts.str.split().str.len() <= CROWD_WORDS)).to_numpy()
+
+
 def run_named_apart(frame: pd.DataFrame, params: dict[str, Any], rules: tuple[str, ...], question: str) -> pd.DataFrame:
-    """``run_rules`` over one field's answers (``caption``), the named ones (named_answers) left out of APART_RULES."""
+    """``run_rules`` over one field's answers (``caption``, ``worker_id``), the named ones (named_answers) left out of
+    APART_RULES, the crowd's own (crowd_answers) out of SAME_TEXT_RULES too."""
     named = np.array(named_answers(frame["caption"].fillna("").astype(str).tolist(), question), dtype=bool)
-    apart = tuple(r for r in rules if r in APART_RULES)
-    if not named.any() or not apart:
+    common = named | crowd_answers(frame)
+    if not common.any():
         return run_rules(frame, params, rules)
-    rest = run_rules(frame, params, tuple(r for r in rules if r not in apart))
-    others = run_rules(frame[~named].reset_index(drop=True), params, apart) if (~named).any() else flag_frame([])
-    frames = [f for f in (rest, others) if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else rest
+    frames = [run_rules(frame, params, tuple(r for r in rules if r not in APART_RULES))]
+    for left_out, group in ((named, [r for r in rules if r in APART_RULES and r not in SAME_TEXT_RULES]),
+                            (common, [r for r in rules if r in SAME_TEXT_RULES])):
+        if group and (~left_out).any():
+            frames.append(run_rules(frame[~left_out].reset_index(drop=True), params, tuple(group)))
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else flag_frame([])
