@@ -26,10 +26,10 @@ _TOKEN = r"(?:[\d,/]+|[ap]m|noon|midnight|(?:jan|feb|mar|apr|may|jun|jul|aug|sep
 VALUE = re.compile(rf"{_TOKEN}(?: {_TOKEN})*")
 # the rules such answers stay out of: the same text counted, agreement with peers, the page's words echoed
 APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus", "consensus_rate", "instruction_echo")
-# A short text most of the field's workers wrote is the form the box draws from people (a yes, a greeting): no
-# one worker's canned text nor a copy, so the same-text rules skip it (whether it answers is for the others). A
-# ring or a stock answer is a few workers' text; independent people converge on few words (Flickr8k's captions
-# repeated across images are 3-7 words), not on a sentence; fewer than three writers are no crowd.
+# A short text a third of the field's workers wrote is a form the box draws from people (a yes or a no, a
+# greeting): no one worker's canned text nor a copy, so the same-text rules skip it (whether it answers is for the
+# others). A ring or a stock answer is a few workers' text; independent people converge on few words (Flickr8k's
+# captions repeated across images are 3-7 words), not on a sentence; fewer than three writers are no crowd.
 SAME_TEXT_RULES = ("duplicate_text", "shared_template")
 CROWD_WORDS, CROWD_WRITERS = 6, 3
 
@@ -60,11 +60,11 @@ def _short_list(answer: str) -> bool:
 
 
 def crowd_answers(frame: pd.DataFrame) -> np.ndarray:
-    """Per answer (``worker_id``, ``caption``): a text of at most CROWD_WORDS words, folded, that more than half the
-    frame's workers and at least CROWD_WRITERS of them wrote."""
+    """Per answer (``worker_id``, ``caption``): a text of at most CROWD_WORDS words, folded, that more than a third
+    of the frame's workers and at least CROWD_WRITERS of them wrote."""
     texts = frame["caption"].fillna("").astype(str).map(fold)
     writers = frame.groupby(texts)["worker_id"].nunique()
-    common = writers[(writers >= CROWD_WRITERS) & (2 * writers > frame["worker_id"].nunique())].index
+    common = writers[(writers >= CROWD_WRITERS) & (3 * writers > frame["worker_id"].nunique())].index
     return (texts.isin(common) & (texts.str.split().str.len() <= CROWD_WORDS)).to_numpy()
 
 
