@@ -1,7 +1,7 @@
 """Answers honest to repeat: the answer a question's own words offer ('If nothing is missing, write "nothing
 missing"'), where it asks for a list a short list of names ("temperature, time"), a value (a time, a date, a
-number), and a short answer most of the field's workers wrote alike (a "yes", a "Thank you!"). Many people, or one
-person on many items, give these alike, so the rules that count the same text (qc/custom_rules.py) leave them out."""
+number), and a few words a third of the field's workers wrote alike (a yes, a greeting). Many people, or one person
+on many items, give these alike, so the rules that count the same text (qc/custom_rules.py) leave them out."""
 
 from __future__ import annotations
 
@@ -26,11 +26,9 @@ _TOKEN = r"(?:[\d,/]+|[ap]m|noon|midnight|(?:jan|feb|mar|apr|may|jun|jul|aug|sep
 VALUE = re.compile(rf"{_TOKEN}(?: {_TOKEN})*")
 # the rules such answers stay out of: the same text counted, agreement with peers, the page's words echoed
 APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus", "consensus_rate", "instruction_echo")
-# A short text a third of the field's workers wrote is a form the box draws from people (a yes or a no, a
-# greeting): no one worker's canned text nor a copy, so the same-text rules skip it (whether it answers is for the
-# others). A ring or a stock answer is a few workers' text; independent people converge on few words (Flickr8k's
-# captions repeated across images are 3-7 words), not on a sentence; fewer than three writers are no crowd.
 SAME_TEXT_RULES = ("duplicate_text", "shared_template")
+# A stock answer or a ring's paste is a few workers' text; independent people converge on few words (Flickr8k's
+# captions repeated across images are 3-7 words), not on a sentence; fewer than three writers are no crowd.
 CROWD_WORDS, CROWD_WRITERS = 6, 3
 
 
@@ -69,16 +67,14 @@ def crowd_answers(frame: pd.DataFrame) -> np.ndarray:
 
 
 def run_named_apart(frame: pd.DataFrame, params: dict[str, Any], rules: tuple[str, ...], question: str) -> pd.DataFrame:
-    """``run_rules`` over one field's answers (``caption``, ``worker_id``), the named ones (named_answers) left out of
-    APART_RULES, the crowd's own (crowd_answers) out of SAME_TEXT_RULES too."""
+    """``run_rules`` over one field's answers (``caption``, ``worker_id``), the named ones (named_answers) and the
+    crowd's (crowd_answers) left out of APART_RULES."""
     named = np.array(named_answers(frame["caption"].fillna("").astype(str).tolist(), question), dtype=bool)
-    common = named | crowd_answers(frame)
-    if not common.any():
+    named |= crowd_answers(frame)
+    apart = tuple(r for r in rules if r in APART_RULES)
+    if not named.any() or not apart:
         return run_rules(frame, params, rules)
-    frames = [run_rules(frame, params, tuple(r for r in rules if r not in APART_RULES))]
-    for left_out, group in ((named, [r for r in rules if r in APART_RULES and r not in SAME_TEXT_RULES]),
-                            (common, [r for r in rules if r in SAME_TEXT_RULES])):
-        if group and (~left_out).any():
-            frames.append(run_rules(frame[~left_out].reset_index(drop=True), params, tuple(group)))
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else flag_frame([])
+    rest = run_rules(frame, params, tuple(r for r in rules if r not in apart))
+    others = run_rules(frame[~named].reset_index(drop=True), params, apart) if (~named).any() else flag_frame([])
+    frames = [f for f in (rest, others) if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else rest
