@@ -16,7 +16,7 @@ from flows.core.pages.templates import MASK
 from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_max_words, stated_min_words
 from qc.caption_rules import PICTURE_QUALITY_WORDS
 from qc.echo_rules import page_lines
-from qc.listed_answers import SAME_TEXT_RULES, run_named_apart
+from qc.listed_answers import run_named_apart
 from qc.source_copy import asks_for_copy, asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
@@ -32,6 +32,7 @@ CANNED_RULES = ("canned_overuse", "canned_lone_use", "canned_lone_nonuse")
 QUALITY_RULES = ("quality_words", "quality_words_rate")
 # a box for a few words: the same answer from many people, or one person on many items, is honest work there
 NAME_IT_WORDS = 6
+SAME_TEXT_RULES = ("shared_template", "duplicate_text")
 # A canned answer a page's script writes into a field, of three words or more; shorter ones are sentinels.
 SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\\\n]|\\.){3,300})(?P=q)""")
 
