@@ -51,3 +51,35 @@ def test_a_value_read_off_or_worked_out_is_honest_to_repeat_words_around_it_are_
     values = ["5:15 pm", "17:15", "12/03/2026", "12 March 2026", "4", "noon", "2,500"]
     assert all(named_answers(values, PLAIN))
     assert not any(named_answers(["5:15 pm because the sign says so", "may", "March", "about four"], PLAIN))
+
+
+# The thanks box of bench/gate_heldout19's food_bank_shifts as the simulated crowd answered it (Prolific, batch 2):
+# nearly half the workers wrote "Yes", on both their items, and as many "No". Beside them one worker pastes a
+# sentence on every item of theirs, and two accounts share another sentence once each.
+CROWD = {f"h{k}": ["Yes", "yes."] if k % 2 else ["No", "NO"] for k in range(12)}
+PASTER = {"p1": ["Thanks for volunteering with us, it means a lot."] * 3}
+RING = {"r1": ["Great work today, the whole team is grateful to you."],
+        "r2": ["Great work today, the whole team is grateful to you!"]}
+THANKS = "Write a thank-you text to Priya. Use their first name and mention one thing they did on this shift."
+
+
+def crowd_frame(written: dict[str, list[str]]) -> pd.DataFrame:
+    return pd.DataFrame([{"assignment_id": f"{w}-{k}", "worker_id": w, "image_id": f"shift-{w}-{k}", "caption": text,
+                          "is_precanned": False} for w, texts in written.items() for k, text in enumerate(texts)])
+
+
+def test_a_short_answer_most_workers_write_is_the_crowds_form_a_paste_or_a_ring_still_counts() -> None:
+    flags = run_named_apart(crowd_frame({**CROWD, **PASTER, **RING}), {}, RULES, THANKS)
+    by_rule = flags[flags["rule"].isin(RULES)].groupby("rule")["worker_id"].agg(set).to_dict()
+    assert by_rule == {"duplicate_text": {"p1"}, "shared_template": {"p1", "r1", "r2"}}
+
+
+def test_a_crowd_needs_a_third_of_the_workers_three_at_least_and_few_words() -> None:
+    own = {f"h{k}": [f"Thank you {k}, it was a real help."] for k in range(9)}
+    for sharing in ({"a": ["Yes"], "b": ["yes"]}, {"a": ["Yes"], "b": ["yes"], "c": ["Yes!"]}):
+        flags = run_named_apart(crowd_frame({**own, **sharing}), {}, RULES, THANKS)
+        assert set(flags["worker_id"]) == set(sharing)  # two, or three of twelve: no crowd, a shared template
+    sentence = "The volunteer did a lot of work on this shift and deserves our thanks."
+    copied = {f"h{k}": [sentence, sentence] for k in range(6)}
+    flags = run_named_apart(crowd_frame(copied), {}, RULES, THANKS)
+    assert set(flags.loc[flags["rule"] == "duplicate_text", "worker_id"]) == set(copied)  # a sentence is copied
