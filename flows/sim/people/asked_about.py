@@ -122,8 +122,7 @@ HURDLES = ("Remembering to {a} is the hard part for me, a reminder on my phone w
            "I already try to {a}, and what helped me start was a friend doing it too.")
 CLOSES = ("it made a real difference", "we couldn't do it without you", "hope to see you again soon",
           "it was a big help to everyone")
-SMALL_END = frozenset(("it", "me", "him", "her", "them", "us", "you", "one", "did", "on", "out", "here", "there",
-                       "the", "a", "an", "up", "in"))
+SMALL_END = SMALL | {"me", "him", "them", "us", "you", "one", "did", "out", "here", "there", "up"}
 PARTICLES = ("on", "up", "out", "in", "off", "down")
 
 
