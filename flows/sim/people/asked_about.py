@@ -8,7 +8,7 @@ import random
 import re
 from collections.abc import Callable
 
-from flows.sim.people.framed_answers import SMALL, _detail, _phrase, framed_answer
+from flows.sim.people.framed_answers import SMALL, _detail, _phrase, _thing, framed_answer
 from flows.sim.people.own_words import uncopied
 from flows.sim.people.stated_limits import LEAST, MOST, SPAN
 from flows.sim.people.summaries import main_text, sentences
@@ -111,8 +111,10 @@ MESSAGE = re.compile(r"\b(?i:write|send|draft|compose)\b (?:a |an |your )?(?:sho
                      r"(?:text|message|note|e-?mail|letter|card) (?:to|for) (?P<who>[A-Z][\w'-]+)")
 HURDLE = re.compile(r"\b(?:makes?|made) (?:this|it|that|doing \w+) (?:hard|harder|difficult|easy|easier)\b|"
                     r"\bstops? you\b|\bgets? in (?:your|the) way\b|\bwhat would help you\b|\bhelped you start\b", re.I)
-LINE_ENDS = ("So here's to you and every {w}", "With all our love, and one more {w}", "We send our love with every {w}",
-             "And may you find joy in every {w}", "Wishing you the best, and every {w}")
+# (the thing the verse names in it: one line on two verses is a template, not a person's)
+LINE_ENDS = ("So here's to the {t}, and every {w}", "Sending hugs for the {t}, and one more {w}",
+             "We send our love, the {t} and {w}", "And may you find joy in the {t} and {w}",
+             "Wishing you the best with the {t}, and {w}", "With the {t}, and {w}")
 PLAYS = ("It plays on \"{w}\": said about {t} it means one thing, and in everyday English it means another.",
          "The joke is the word \"{w}\", which fits {t} and also has a second, everyday meaning.",
          "\"{w}\" can be taken two ways here: about {t}, and in its usual sense, which is the funny part.")
@@ -178,7 +180,8 @@ def rhyming_line(asked: re.Match[str], texts: list[str], rng: random.Random) -> 
                             lines[-1] if lines else "")
     word = (re.findall(r"[A-Za-z]+", target) or [""])[-1].lower()
     found = rhymes(word)
-    return rng.choice(LINE_ENDS).format(w=rng.choice(found)) if found else ""
+    things = [" ".join(t.split()[-2:]) for line in lines if (t := _thing(line))] or ["day"]
+    return rng.choice(LINE_ENDS).format(w=rng.choice(found), t=rng.choice(things)) if found else ""
 
 
 def rhymes(word: str) -> list[str]:
