@@ -65,3 +65,15 @@ def test_what_makes_advice_hard_for_you_is_said_in_the_workers_own_voice() -> No
 def test_a_question_asking_none_of_these_forms_is_left_to_the_other_writers() -> None:
     assert asked_form("What is the main point of the review?", [REVIEW], random.Random(1), 0, 20) == ""
     assert asked_form("Explain your answer.", [REVIEW], random.Random(1), 0, 20) == ""
+
+
+def test_a_new_example_sentence_uses_the_cards_word_without_copying_its_example() -> None:
+    q = "Write a new example sentence of your own that uses the word correctly. Between 6 and 25 words."
+    card = ["to follow a slow, winding course rather than a straight one",
+            "Found in: “The river meanders through the valley for twenty miles before it reaches the sea.”"]
+    for seed in range(6):
+        said = asked_form(q, card, random.Random(seed), 6, 25)  # (no one-word text: the example's rare word)
+        example = _words(card[1])
+        runs = {tuple(example[k:k + 8]) for k in range(len(example) - 7)}
+        assert "meanders" in _words(said) and 6 <= len(_words(said)) <= 25, said
+        assert not any(tuple(_words(said)[k:k + 8]) in runs for k in range(len(_words(said)) - 7)), said

@@ -109,6 +109,10 @@ EXPLAIN = re.compile(r"\bexplain (?:the|this|each) (?P<what>\w+)\b(?! (?:you|you
                      r"(?:\w+ )?(?:funny|work)\b|\bwhy (?:is|was) (?:the|this|it) (?:\w+ )?funny\b", re.I)
 MESSAGE = re.compile(r"\b(?i:write|send|draft|compose)\b (?:a |an |your )?(?:short |quick |brief )?(?P<kind>[\w-]+ )?"
                      r"(?:text|message|note|e-?mail|letter|card) (?:to|for) (?P<who>[A-Z][\w'-]+)")
+USE = re.compile(r"\b(?:sentence|example)\b[^.?]*\buses? (?:the|this|that) (?:word|term|phrase|expression)\b|"
+                 r"\buse (?:the|this|that) (?:word|term) in (?:a|an|your own) (?:new )?(?:sentence|example)\b", re.I)
+OPENERS = ("Last summer I noticed that", "My friend told me that", "In the film we watched,", "I read this week that",
+           "Near where I live,", "When I was young,", "At work yesterday,")
 HURDLE = re.compile(r"\b(?:makes?|made) (?:this|it|that|doing \w+) (?:hard|harder|difficult|easy|easier)\b|"
                     r"\bstops? you\b|\bgets? in (?:your|the) way\b|\bwhat would help you\b|\bhelped you start\b", re.I)
 # (the thing the verse names in it: one line on two verses is a template, not a person's)
@@ -148,6 +152,8 @@ def asked_form(question: str, texts: list[str], rng: random.Random, least: int, 
         return rhyming_line(rhyme, texts, rng)
     if (told := MESSAGE.search(ask)) and told["who"].lower() in " ".join(texts).lower():
         return message(told["kind"] or "", told["who"], texts, rng)
+    if USE.search(ask) and (used := in_use(texts, rng)):
+        return used
     if EXPLAIN.search(ask) and len(main_text(texts).split()) <= 40:  # a short item's point is at its end
         return plays_on(texts, rng)
     if HURDLE.search(ask) and re.search(r"\byou\b", ask, re.I):
@@ -204,6 +210,28 @@ def rhymes(word: str) -> list[str]:
         if found:
             break
     return [w for w in found[:8] if counts[w] * 12 >= counts[found[0]]]  # the common ones (no rare, no rude word)
+
+
+def in_use(texts: list[str], rng: random.Random) -> str:
+    """A new sentence using the item's headword as its example sentence does: the few words around it there, after
+    an opening of the worker's own. The headword is its one-word text, else its example's least common word (the
+    word a card teaches is the rare one); "" where the item shows none."""
+    from flows.sim.people.entity_spans import _frequencies
+
+    word = next((t.strip() for t in texts if re.fullmatch(r"[A-Za-z][\w'-]+", t.strip())), "") or min(
+        re.findall(r"\b[a-z][a-z'-]{3,}", main_text(texts)), key=lambda w: _frequencies().get(w, 0), default="")
+    root = word.lower()[:max(4, len(word) - 2)]
+    found = [(s.split(), k) for t in texts if t.strip() != word for s in sentences(LABEL.sub("", t.strip(" \"“”")))
+             for k, w in enumerate(s.split()) if root and w.lower().strip(".,;:!?\"'“”").startswith(root)]
+    if not found:
+        return ""
+    said, at = max(found, key=lambda f: len(f[0]))  # from its clause's subject ("the river", "many tenants") on
+    start = 0 if at <= 4 else next((k for k in range(at - 3, at) if said[k].lower() in ("the", "a", "an", "my", "his",
+                                                                                       "her", "their", "its")), at - 1)
+    end = next((k + 1 for k in range(at, min(len(said), at + 5)) if re.search(r"[,;:.!?]$", said[k])), at + 5)
+    window = " ".join(w.strip("\"“”") for w in said[start:end]).rstrip(".,;:!?")
+    window = _phrase(window if window.startswith("I ") else window[:1].lower() + window[1:], 7)  # (not copied)
+    return f"{rng.choice(OPENERS)} {window}."
 
 
 def plays_on(texts: list[str], rng: random.Random) -> str:
