@@ -1,6 +1,7 @@
 """Any question about the item, answered as a person who read it answers: from the part of the item whose words
 the question shares (a term it quotes first), in the item's words but not copied, within the box's limits. No kind
-of question is named: what a question is about is read off its words, so a kind nobody foresaw is met as well."""
+of question is named: what a question is about is read off its words, so a kind nobody foresaw is met as well; the
+form of a new text it asks for (a quote, a line, a message ...) is read off its asking sentence's verb."""
 
 from __future__ import annotations
 
@@ -98,15 +99,14 @@ def _cased(text: str, case: Callable[[str], str]) -> str:
 
 
 # What the asking sentence asks to be done with the item, read off its verb and object, not off a domain: a run of
-# the item's own words ("copy the phrase ... word for word"), a new line that rhymes with one of its lines, what a
-# short item plays on ("explain the joke"), a message to someone it names ("write a thank-you text to Priya"), and
-# what makes its advice hard or easy for the worker themselves ("what makes this hard for you?").
+# the item's own words ("copy the phrase ... word for word"), a new line that rhymes with one of its lines, a new
+# sentence using its word, what a short funny item plays on ("explain the joke"), a message to someone it names
+# ("write a thank-you text to Priya"), and what makes its advice hard or easy for the worker ("... for you?").
 QUOTE = re.compile(r"\b(?:copy|quote|paste)\b(?=[^.?]*\b(?:word for word|exactly|verbatim|as (?:it|they) appears?|"
                    r"phrase|words)\b)|\bword for word\b|\bverbatim\b", re.I)
 RHYME = re.compile(r"\brhym\w*\b(?: with)?(?: the (?:last|final|end) (?:word )?of)?\s*(?:(?:line|verse) (?P<n>\d)|"
                    r"[\"“‘'](?P<w>[A-Za-z]+)[\"”’'])?", re.I)
-EXPLAIN = re.compile(r"\bexplain (?:the|this|each) (?P<what>\w+)\b(?! (?:you|your))|\bwhat makes (?:the|this|it) "
-                     r"(?:\w+ )?(?:funny|work)\b|\bwhy (?:is|was) (?:the|this|it) (?:\w+ )?funny\b", re.I)
+EXPLAIN = re.compile(r"\b(?:explain|what makes|why is)\b[^?.]*\b(?:joke|pun|funny|wordplay|riddle|humou?r)", re.I)
 MESSAGE = re.compile(r"\b(?i:write|send|draft|compose)\b (?:a |an |your )?(?:short |quick |brief )?(?P<kind>[\w-]+ )?"
                      r"(?:text|message|note|e-?mail|letter|card) (?:to|for) (?P<who>[A-Z][\w'-]+)")
 USE = re.compile(r"\b(?:sentence|example)\b[^.?]*\buses? (?:the|this|that) (?:word|term|phrase|expression)\b|"
