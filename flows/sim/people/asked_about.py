@@ -252,6 +252,7 @@ def message(kind: str, who: str, texts: list[str], rng: random.Random) -> str:
     main = main_text(texts)  # the sentence they are the subject of ("Tom drove ...", "She packed ..."), not "Tom's"
     doing = next((s for s in sentences(main) if re.match(rf"(?:{re.escape(who)}|[Ss]he|[Hh]e|[Tt]hey)\b(?!')", s)),
                  "") or bearing_part(who, texts)
+    doing = re.sub(r"^(\w+), [^,]{3,60}, ", r"\1 ", re.sub(r"\s*\([^)]*\)", "", doing))  # its asides left out
     deed = _detail(re.sub(rf"^(?:{re.escape(who)}|[Ss]he|[Hh]e|[Tt]hey) (?:was|is)?", "you were " if re.match(
         r"\S+ (?:was|is)\b", doing) else "you ", doing), main).split(" (")[0].rstrip(".,;:!")
     opening = kind.strip().replace("-", " ").capitalize() or "Hi"
