@@ -49,9 +49,11 @@ FIELDS: tuple[tuple[Path, str, int, str, Judge, Callable[[dict[str, str]], bool]
 )
 
 
-def filled(folder: Path, page: str, per_page: int, seeds: int, tmp: Path) -> list[tuple[dict, dict[str, str]]]:
-    """(item row, that item's answers by field) for every item, honest profile and seed."""
-    scaffold_from(page, folder / f"{page}.html", tmp, items=folder / f"{page}_items.csv")
+def filled(folder: Path, page: str, per_page: int, seeds: int, tmp: Path,
+           source: str = ".html") -> list[tuple[dict, dict[str, str]]]:
+    """(item row, that item's answers by field) for every item, honest profile and seed; ``source``: the page
+    file's ending."""
+    scaffold_from(page, folder / f"{page}{source}", tmp, items=folder / f"{page}_items.csv")
     cfg = load_campaign(tmp / "config" / f"{page}.toml")
     rows = read_custom_items(cfg)
     groups = [rows[k:k + per_page] for k in range(0, len(rows), per_page)]

@@ -8,7 +8,7 @@ from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import Filling
 from flows.sim.people import captions
-from flows.sim.people.asked_about import answer_about, asked_term
+from flows.sim.people.asked_about import QUOTE, answer_about, asked_form, asked_term, asking
 from flows.sim.people.asked_details import (
     action,
     fault,
@@ -44,13 +44,15 @@ from flows.sim.people.summaries import (
 from flows.sim.people.told_text import asked_of, left_unclear, next_step, retold_advice
 
 
-def styled(fill: Filling, text: str) -> str:
+def styled(fill: Filling, text: str, exact: bool = False) -> str:
+    """``text`` as the worker's profile types it; ``exact``: words copied as they stand, checked against their source
+    (no typos)."""
     kind = fill.worker.profile
     if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
         text = "A blurry photo of " + text[:1].lower() + text[1:]
     if kind == "caps_locker":
         return text.upper()
-    if kind == "typo_prone":
+    if kind == "typo_prone" and not exact:
         return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
     return text
 
@@ -83,7 +85,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
             return "" if wanted == "remark" and optional(f) else None
         if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
             text = at_least_words(text, max(least, low // CHARS_A_WORD + 1), texts, rng)
-        text = fit_text(styled(fill, within(text, said.most_words, high)), f, rng, texts)
+        text = fit_text(styled(fill, within(text, said.most_words, high), bool(QUOTE.search(asking(question)))), f,
+                        rng, texts)
         if normalise(text) not in fill.worker.written:
             break
     fill.worker.written.add(normalise(text))
@@ -94,6 +97,8 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
+    if told := asked_form(question, ctx.texts, rng, least, said.most_words):  # a quote, a rhyming line, ... as the
+        return told  # asking sentence's verb asks
     if wanted in ("summary", "comparison", "") and asks_difference(question) and \
             (told := difference(texts, rng, said.most_words)):
         return told  # what the second text says in place of the first's

@@ -1,0 +1,97 @@
+"""``python -m bench.words_seen``: the honest simulated free text of the seen held-out sets' pages (15 to 19 by
+default) without running their campaigns, judged by each set's own judges.
+
+Each page is imported as a user would (``scaffold_from``), its items laid out as its set's runner lays them out,
+and every page filled by each honest profile (``--seeds`` workers each) as bench/words_heldout.py fills them (no
+browser, no retyping after a page's refusal); each free-text box is judged as the runs' ``both_share`` judges it
+(the box's stated least words and the set's judge) and against the whole stated limit its set's figures name. The
+box's kind (the writer :func:`flows.sim.people.item_writing.asked` routes it to) is printed beside it. The runs of
+bench/gate_heldoutN.py stay the figures of record; this is a quick look for diagnosis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.gate_heldout import HeldoutPage, words
+from bench.gate_heldout3 import one_sentence
+from bench.words_heldout import filled
+
+SETS = (15, 16, 17, 18, 19)
+
+
+def _whole_limits(extra: Any) -> Iterator[tuple[str, tuple[int, int, bool]]]:
+    """(box, (least, most words, one sentence)) of each whole-limit figure an ``extra`` combines."""
+    if extra is None:
+        return
+    code = getattr(extra, "__code__", None)
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in extra.__closure__ or ()), strict=True)) if code \
+        else {}
+    if {"low", "high", "sentence", "fld"} <= set(cells):
+        yield cells["fld"], (cells["low"], cells["high"], cells["sentence"])
+    for value in cells.values():
+        for inner in value if isinstance(value, (list, tuple)) else (value,):
+            if callable(inner) and inner is not extra:
+                yield from _whole_limits(inner)
+
+
+def _kinds(folder: Path, page: HeldoutPage) -> dict[str, str]:
+    """The kind ``asked`` reads off each text box's question on the imported page."""
+    from flows.core.pages.asks_worker import question_texts
+    from flows.core.pages.mturk_forms import read_page
+    from flows.sim.people.item_writing import asked
+
+    html = (folder / f"{page.name}{page.source}").read_text()
+    questions = question_texts(read_page(html))
+    return {box: asked(q, box) for name, q in questions.items() for box in page.texts if name.startswith(box)}
+
+
+def judged(number: int, names: list[str], seeds: int, show: int) -> dict[str, Any]:
+    mod = importlib.import_module(f"bench.gate_heldout{number}")
+    out: dict[str, Any] = {}
+    for page in mod.PAGES:
+        if not page.texts or (names and page.name not in names):
+            continue
+        limits, kinds = dict(_whole_limits(page.extra)), _kinds(page.folder, page)
+        with tempfile.TemporaryDirectory() as d:
+            rows = filled(page.folder, page.name, page.images_per_hit, seeds, Path(d), page.source)
+        for box, spec in page.texts.items():
+            got = [(r, a.get(box, "")) for r, a in rows if box in a and spec.applies(r)]
+            both = [spec.answers(t, r) and len(words(t)) >= spec.min_words for r, t in got]
+            low, high, one = limits.get(box, (spec.min_words, 10**6, False))
+            whole = [b and low <= len(words(t)) <= high and (not one or one_sentence(t))
+                     for b, (_r, t) in zip(both, got, strict=True)]
+            key = f"{number}.{page.name}.{box}"
+            out[key] = {"n": len(got), "both_share": round(sum(both) / max(1, len(got)), 3),
+                        "whole_limit_share": round(sum(whole) / max(1, len(got)), 3)}
+            print(f"{key} [{kinds.get(box, '?')!r}]: both {sum(both)}/{len(got)} = {out[key]['both_share']:.2f}, "
+                  f"within {low}-{high} words"
+                  f"{' one sentence' if one else ''} too {out[key]['whole_limit_share']:.2f} "
+                  f"(blank {sum(not t.strip() for _r, t in got)})")
+            bad = [(r, t) for (r, t), good in zip(got, both, strict=True) if not good]
+            for r, t in random.Random(1).sample(bad, min(show, len(bad))):
+                print(f"   x {r.get('item_id', '')}: {t!r}")
+            for r, t in random.Random(2).sample(got, min(show // 2, len(got))):
+                print(f"   . {r.get('item_id', '')}: {t!r}")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default=",".join(map(str, SETS)), help="comma-separated set numbers")
+    ap.add_argument("--seeds", type=int, default=1, help="workers per honest profile and page")
+    ap.add_argument("--show", type=int, default=4, help="failing answers shown per box")
+    ap.add_argument("pages", nargs="*", help="page names (default: every page with a free-text box)")
+    args = ap.parse_args()
+    for number in (int(n) for n in args.sets.split(",")):
+        judged(number, args.pages, args.seeds, args.show)
+
+
+if __name__ == "__main__":
+    main()
