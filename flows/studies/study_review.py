@@ -108,17 +108,13 @@ def study_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = run_rules(frame, params, tuple(r for r in run.cfg.qc_rules if r not in OVER_HISTORY))
     judged = tuple(r for r in OVER_HISTORY if r in run.cfg.qc_rules)
     if judged:
-        so_far = pd.concat([batch_answers(run, b) for b in batches_so_far(run, batch)], ignore_index=True)
+        so_far = pd.concat([batch_answers(run, int(r["batch"])) for r in run.store.rows(
+            "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? ORDER BY batch",
+            [run.cfg.name, batch])], ignore_index=True)
         found = run_rules(so_far, run.cfg.qc_params, judged)
         flags = pd.concat([flags, found[found["worker_id"].isin(set(frame["worker_id"]))]], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(frame)} responses")
     return {"responses": len(frame), "flags": counts}
-
-
-def batches_so_far(run: Run, batch: int) -> list[int]:
-    return [int(r["batch"]) for r in run.store.rows(
-        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? ORDER BY batch",
-        [run.cfg.name, batch])]
 
 
 def batch_answers(run: Run, batch: int) -> pd.DataFrame:
