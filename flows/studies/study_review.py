@@ -32,11 +32,6 @@ def response_items(fields: dict[str, str]) -> list[str]:
     return [v for _, v in found]
 
 
-def main_fields(kind: str) -> tuple[str, ...]:
-    """The fields that carry a task's answer, from the page's own questions (``score_0`` -> ``score``)."""
-    return tuple(q["name"].rsplit("_", 1)[0] for q in questions(kind, 0, {"sentences": []}))
-
-
 def check_response(run: Run, fields: dict[str, str],
                    rows: dict[str, dict[str, Any]]) -> tuple[list[str], list[dict[str, str]]]:
     """(item ids, submit-rule problems) for one response; ``rows``: the study's items by id."""
@@ -59,7 +54,8 @@ def work_seconds(assignment: dict[str, Any], fields: dict[str, str]) -> float:
 def response_frame(run: Run, batch: int) -> pd.DataFrame:
     """One row per response: the column contract of ``qc.study_rules``."""
     assert run.cfg.study is not None
-    main = main_fields(run.cfg.study.kind)
+    # the fields that carry a task's answer, from the page's own questions (``score_0`` -> ``score``)
+    main = tuple(q["name"].rsplit("_", 1)[0] for q in questions(run.cfg.study.kind, 0, {"sentences": []}))
     rows = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
                                                     "WHERE campaign = ?", [run.cfg.name])}
     records, problems = [], []
