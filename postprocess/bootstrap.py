@@ -24,40 +24,37 @@ def clusters(ids: pd.Series) -> tuple[list[str], np.ndarray]:
     return names, np.fromiter((position[t] for t in text), dtype=np.int64, count=len(text))
 
 
-def draws(n_clusters: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """``resamples x n_clusters`` cluster indices drawn with replacement (one seeded generator)."""
-    return np.random.default_rng(seed).integers(0, n_clusters, size=(resamples, n_clusters))
+def draws(n_clusters: int) -> np.ndarray:
+    """``RESAMPLES x n_clusters`` cluster indices drawn with replacement (one generator, seeded ``SEED``)."""
+    return np.random.default_rng(SEED).integers(0, n_clusters, size=(RESAMPLES, n_clusters))
 
 
-def interval(values: np.ndarray, over: str, level: float = LEVEL, seed: int = SEED) -> dict[str, Any]:
+def interval(values: np.ndarray, over: str) -> dict[str, Any]:
     """The percentile interval of the finite bootstrap ``values``."""
     finite = values[np.isfinite(values)]
-    tail = (1 - level) / 2 * 100
+    tail = (1 - LEVEL) / 2 * 100
     low, high = (round(float(v), 4) for v in np.percentile(finite, [tail, 100 - tail])) if len(finite) else (None, None)
-    return {"low": low, "high": high, "level": level,
-            "resamples": len(values), "undefined": int(len(values) - len(finite)), "seed": seed, "over": over}
+    return {"low": low, "high": high, "level": LEVEL,
+            "resamples": len(values), "undefined": int(len(values) - len(finite)), "seed": SEED, "over": over}
 
 
-def bootstrap(n_clusters: int, statistic: Callable[[np.ndarray], float], over: str,
-              resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
+def bootstrap(n_clusters: int, statistic: Callable[[np.ndarray], float], over: str) -> dict[str, Any]:
     """The interval of ``statistic(indices)`` over cluster resamples (a loop; for costly fits)."""
     if n_clusters < 2:
-        return interval(np.array([float("nan")]), over, seed=seed)
-    values = np.array([statistic(row) for row in draws(n_clusters, resamples, seed)], dtype=float)
-    return interval(values, over, seed=seed)
+        return interval(np.array([float("nan")]), over)
+    return interval(np.array([statistic(row) for row in draws(n_clusters)], dtype=float), over)
 
 
-def ratio_bootstrap(numerator: np.ndarray, denominator: np.ndarray, over: str,
-                    resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
+def ratio_bootstrap(numerator: np.ndarray, denominator: np.ndarray, over: str) -> dict[str, Any]:
     """Interval of sum(numerator) / sum(denominator) over resampled clusters."""
     if len(numerator) < 2:
-        return interval(np.array([float("nan")]), over, seed=seed)
-    counts = np.apply_along_axis(np.bincount, 1, draws(len(numerator), resamples, seed), minlength=len(numerator))
+        return interval(np.array([float("nan")]), over)
+    counts = resample_counts(len(numerator))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = (counts @ numerator) / (counts @ denominator)
-    return interval(values, over, seed=seed)
+    return interval(values, over)
 
 
-def resample_counts(n_clusters: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """``resamples x n_clusters``: how often each cluster was drawn (frequency weights)."""
-    return np.apply_along_axis(np.bincount, 1, draws(n_clusters, resamples, seed), minlength=n_clusters)
+def resample_counts(n_clusters: int) -> np.ndarray:
+    """``RESAMPLES x n_clusters``: how often each cluster was drawn (frequency weights)."""
+    return np.apply_along_axis(np.bincount, 1, draws(n_clusters), minlength=n_clusters)

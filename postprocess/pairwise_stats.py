@@ -39,13 +39,6 @@ def check_pairs(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def answer_shares(df: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """Per dimension, the share of each of the five answers (system A's view)."""
-    shares = pd.crosstab(df["dimension"], df["answer"], normalize="index").reindex(columns=list(SCALE),
-                                                                                     fill_value=0.0)
-    return {str(dim): {SCALE[int(a)]: round(float(v), 4) for a, v in row.items()} for dim, row in shares.iterrows()}
-
-
 def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[str, float]]:
     """Strength per system (log scale) with a Wald interval and a seeded bootstrap one (``boot_low``, ``boot_high``)."""
     systems = sorted(set(df["system_a"]) | set(df["system_b"]))
@@ -97,7 +90,9 @@ def strength_bootstrap(df: pd.DataFrame, design: np.ndarray, wins: np.ndarray) -
 def pairwise_summary(df: pd.DataFrame) -> dict[str, Any]:
     """``{"dimensions": {dim: {"shares", "bradley_terry"}}, "judgements"}``."""
     data = check_pairs(df)
-    shares = answer_shares(data)
+    table = pd.crosstab(data["dimension"], data["answer"], normalize="index").reindex(columns=list(SCALE),
+                                                                                        fill_value=0.0)
+    shares = {str(d): {SCALE[int(a)]: round(float(v), 4) for a, v in row.items()} for d, row in table.iterrows()}
     return {"judgements": len(data),
             "dimensions": {dim: {"shares": shares[dim], "bradley_terry": bradley_terry(group)}
                            for dim, group in data.groupby("dimension")}}

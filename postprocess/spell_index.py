@@ -159,8 +159,8 @@ class SpellIndex:
     def _total(self) -> int:
         return int(self.counts.sum())
 
-    def _nearest(self, tokens: list[str], distance: int, lift: Mapping[str, float],
-                 batch: int = 20_000) -> dict[str, str]:
+    def _nearest(self, tokens: list[str], distance: int, lift: Mapping[str, float]) -> dict[str, str]:
+        batch = 20_000  # tokens looked up at once: bounds the probe arrays' memory
         found: dict[str, str] = {}
         lifted = {self.ids[w]: share * self._total for w, share in lift.items() if w in self.ids}  # rank -> count
         for start in range(0, len(tokens), batch):

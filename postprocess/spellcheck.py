@@ -55,13 +55,6 @@ def campaign_vocabulary(df: pd.DataFrame, min_workers: int,
     return words_of(seen, min_workers, uses, index), uses
 
 
-def drop_shared_typos(keep: set[str], uses: Counter[str], index: SpellIndex) -> set[str]:
-    """``keep`` without unknown words whose one-edit correction the campaign uses ``TYPO_RATIO`` times as often."""
-    unknown = [w for w in keep if w not in index]
-    near = index.corrections(unknown, far_upto=0, lift=campaign_lift(uses, index))
-    return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
-
-
 def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: int,
                      uses: Counter[str] | None = None) -> dict[str, set[str]]:
     """Add a part of the captions to ``seen`` (word -> at most ``min_workers`` workers) and ``uses``."""
@@ -80,8 +73,13 @@ def add_word_workers(seen: dict[str, set[str]], df: pd.DataFrame, min_workers: i
 
 def words_of(seen: dict[str, set[str]], min_workers: int, uses: Counter[str] | None = None,
              index: SpellIndex | None = None) -> set[str]:
+    """The words ``min_workers``+ workers wrote; with ``uses`` and ``index``, less unknown ones whose one-edit
+    correction the campaign uses ``TYPO_RATIO`` times as often (a typo shared)."""
     keep = {tok for tok, workers in seen.items() if len(workers) >= min_workers}
-    return keep if uses is None or index is None else drop_shared_typos(keep, uses, index)
+    if uses is None or index is None:
+        return keep
+    near = index.corrections([w for w in keep if w not in index], far_upto=0, lift=campaign_lift(uses, index))
+    return {w for w in keep if w not in near or uses[near[w]] < TYPO_RATIO * uses[w]}
 
 
 def _lower_tokens(text: str) -> list[str]:
@@ -95,11 +93,6 @@ def _protected(token: str, sentence_start: bool) -> bool:
     if not token[1:].islower() and has_inner_capital(token):  # "iPods", "eBay": a maker's spelling
         return True
     return token[0].isupper() and not sentence_start
-
-
-def _hyphenated(text: str, start: int, end: int) -> bool:
-    """Whether the token is joined to a word by a hyphen ("pre-made")."""
-    return text[end:end + 1] == "-" or (start > 0 and text[start - 1] == "-")
 
 
 def _starts_sentence(gap: str, first: bool) -> bool:
@@ -134,7 +127,8 @@ def correct_caption(text: str, keep: set[str], correct: Callable[[str], str | No
         fixed = None if lower in keep else correct(lower.replace("’", "'"))
         opens = fixed is not None and _starts_sentence(text[previous_end:start], first=previous_end == 0)
         previous_end = m.end()
-        if fixed is None or _protected(token, opens) or _hyphenated(text, start, m.end()):
+        hyphenated = text[m.end():m.end() + 1] == "-" or (start > 0 and text[start - 1] == "-")  # "pre-made"
+        if fixed is None or _protected(token, opens) or hyphenated:
             continue
         if capitals is not None and token[0].isupper() and lower not in capitals:
             continue

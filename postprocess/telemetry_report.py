@@ -22,7 +22,7 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().rename(columns={"index": "batch"})
 
 
-def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 2) -> pd.DataFrame:
+def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame) -> pd.DataFrame:
     """Workers with telemetry flags, most first: flags per rule, the batch blocked, evidence in words."""
     mine = flags[flags["rule"].isin(TELEMETRY_RULES) & (flags["worker_id"] != "")]
     if mine.empty:
@@ -34,12 +34,12 @@ def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame, examples: int = 
         rows.append({"worker_id": worker, "flags": len(group),
                      "rules": ", ".join(f"{rule} x{n}" for rule, n in counts.items()),
                      "blocked": "" if worker not in block_batch else f"after batch {block_batch[worker]}",
-                     "evidence": _evidence_lines(group, examples)})
+                     "evidence": _evidence_lines(group)})
     return pd.DataFrame(rows, columns=EVIDENCE_COLUMNS).sort_values(["flags", "worker_id"], ascending=[False, True],
                                                                     ignore_index=True)
 
 
-def _evidence_lines(flags: pd.DataFrame, examples: int) -> list[str]:
+def _evidence_lines(flags: pd.DataFrame, examples: int = 2) -> list[str]:
     """The first ``examples`` distinct ``rule: detail`` lines of one worker's flags, with counts."""
     alike = flags.groupby(["rule", "detail"], sort=False).size()
     return [f"{rule}: {detail}" + (f" ({n} flags)" if n > 1 else "")

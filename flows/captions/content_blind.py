@@ -17,7 +17,8 @@ CAPTION_BLIND = (f"{BLIND.format(field='caption')} ({{blind}} of {{total}} items
 
 def caption_blind_lines(run: Run) -> list[str]:
     """The line, once a campaign, when simulator captions were written content-blind; [] otherwise."""
-    if not _on_the_simulator(run) or not caption_page(run.cfg.task):
+    # the ledger's record of the run's target (a re-export reads the same): the in-process simulator only
+    if run.store.recorded_config(run.cfg.name).get("target_kind") != "sim" or not caption_page(run.cfg.task):
         return []
     # here, not at the top: the simulator is reached only through targets, and only when asked for
     from flows.platforms.targets import crowd_file_used, sim_uncaptioned
@@ -44,11 +45,6 @@ def write_notes(out_dir: Path, lines: list[str]) -> None:
 def read_notes(out_dir: Path) -> list[str]:
     path = out_dir / NOTES_FILE
     return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-
-
-def _on_the_simulator(run: Run) -> bool:
-    """The ledger's record of the run's target (a re-export reads the same): the in-process simulator only."""
-    return run.store.recorded_config(run.cfg.name).get("target_kind") == "sim"
 
 
 def caption_page(task: str) -> bool:

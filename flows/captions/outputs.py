@@ -43,12 +43,6 @@ def _table(run: Run, sql: str, columns: list[str]) -> pd.DataFrame:
     return run.store.frame(sql, [run.cfg.name], columns)
 
 
-def caption_batches(run: Run) -> list[int]:
-    """The batches that have captions, in order (batch 0 is the qualification test)."""
-    return [r["batch"] for r in run.store.rows(
-        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
-
-
 def batch_captions(run: Run, batch: int, telemetry: bool = True) -> pd.DataFrame:
     """One batch's captions with ``is_rejected``; ``telemetry=False``: without telemetry columns."""
     frame = caption_frame(run, batch, telemetry)
@@ -143,7 +137,8 @@ class CaptionPass:
 
 def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass:
     """dataset.json, dataset.csv and dataset.raw.csv, a batch of spell-corrected captions at a time."""
-    batches = caption_batches(run)
+    batches = [r["batch"] for r in run.store.rows(  # batch 0 is the qualification test
+        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
     keep, uses = campaign_keep_words(run, batches)
     read = CaptionPass(CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image),
                        BatchJudgements(blocked["worker_id"], run.cfg.answers))
@@ -193,7 +188,9 @@ def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFra
     report = _report_data(run, read.tally, flags, blocked, truth_table)
     report["incomplete"] = shortfall_lines(run.store, run.cfg.name) + short_images_lines(run, read.short, out_dir)
     report["answers"] = read.choices.answers(out_dir)
-    lines = blocked_history_lines(history)
+    lines = history.groupby("worker_id").apply(  # per blocked worker, a line a batch: captions, flags by rule
+        lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
+                   zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
     report["blocked"] = report["blocked"].assign(history=[lines.get(w, []) for w in report["blocked"]["worker_id"]])
     report["qualification"] = _qualification_report(run, read.tally, flags, blocked, out_dir)
     report["review"] = review_report(run)
@@ -202,13 +199,6 @@ def caption_report(run: Run, out_dir: Path, read: CaptionPass, flags: pd.DataFra
     report["summary"] = report_summary(run.store, run.cfg.name, read.tally.counts_frame(), blocked, report["cost"],
                                        provenance=run.notes.get("provenance"), lines=notes)
     return report
-
-
-def blocked_history_lines(history: pd.DataFrame) -> pd.Series | pd.DataFrame:
-    """Per worker, a line a batch of captions and flags by rule, for the report's blocked workers."""
-    return history.groupby("worker_id").apply(
-        lambda h: [f"batch {b}: {c} captions{', ' + f if f else ''}" for b, c, f in
-                   zip(h["batch"], h["captions"], h["flags_by_rule"], strict=True)], include_groups=False)
 
 
 def _qualification_report(run: Run, tally: CaptionTally, flags: pd.DataFrame, blocked: pd.DataFrame,

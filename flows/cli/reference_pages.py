@@ -21,16 +21,11 @@ COMMANDS_MARK = "<!-- generated: commands -->"
 EXIT_CODES_MARK = "<!-- generated: exit codes -->"
 
 
-def config_sections() -> dict[str, type[BaseModel]]:
-    """``[section]`` name -> its model, in the schema's order."""
-    return {name: _section_model(field) for name, field in ConfigFile.model_fields.items()}
-
-
 def config_markdown() -> str:
     """One table per section: key, type (with bounds), default, description."""
     parts = []
-    for name, model in config_sections().items():
-        section = ConfigFile.model_fields[name]
+    for name, section in ConfigFile.model_fields.items():  # in the schema's order
+        model = _section_model(section)
         optional = "required" if section.is_required() else "optional"
         parts += [f"## `[{name}]`", "", f"{section.description} ({optional} section).", "",
                   "| key | type | default | description |", "|---|---|---|---|"]
@@ -132,11 +127,6 @@ def commands_markdown() -> str:
     return "\n".join(parts)
 
 
-def exit_codes_markdown() -> str:
-    rows = [f"| {code} | {_cell(text)} |" for code, text in EXIT_CODES.items()]
-    return "\n".join(["| code | meaning |", "|---|---|", *rows, ""])
-
-
 def all_commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
     """``parser`` and every (sub)command under it, depth first."""
     found = [parser]
@@ -178,7 +168,8 @@ def option_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]]:
 def render(markdown: str) -> str:
     """Fill a page's generated parts (the hook calls this for every page)."""
     for mark, make in ((CONFIG_MARK, config_markdown), (COMMANDS_MARK, commands_markdown),
-                       (EXIT_CODES_MARK, exit_codes_markdown)):
+                       (EXIT_CODES_MARK, lambda: "\n".join(["| code | meaning |", "|---|---|", *(
+                           f"| {code} | {_cell(text)} |" for code, text in EXIT_CODES.items()), ""]))):
         if mark in markdown:
             markdown = markdown.replace(mark, make())
     return markdown

@@ -129,14 +129,9 @@ def sign_in(site: LoginSession, request: Request, command: str = "the command",
     return None
 
 
-def _own_origin(request: Request) -> str:
-    server = request.scope.get("server") or ("", 0)
-    return f"http://127.0.0.1:{server[1]}"
-
-
 def _same_host(request: Request) -> bool:
     """Only the server's own address: a rebinding DNS name or another site's page is refused."""
-    own = _own_origin(request)
+    own = f"http://127.0.0.1:{(request.scope.get('server') or ('', 0))[1]}"
     if request.headers.get("host", "") != own.removeprefix("http://"):
         return False
     if request.method == "POST":
@@ -161,20 +156,16 @@ def read_form(body: bytes) -> dict[str, str]:
     return {k: v[0] for k, v in pairs.items()}
 
 
-def batch_number(text: str) -> int:
-    """A batch as the page sends it: a small whole number (SQLite's integers end at 2**63)."""
-    if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        raise InputFormatError(f"batch {text[:20]!r} is not a batch number")
-    return int(text)
-
-
 def decision_fields(form: dict[str, str]) -> tuple[int, dict[str, str]]:
     """The batch and the decision's fields, a bonus as dollars and cents ("1E+1" is refused)."""
     fields = {k: form.get(k, "") for k in ("action", "worker_id", "assignment_id", "image_id", "reason",
                                            "category", "amount", "idem_key")}
     if fields["action"] == "bonus":
         fields["amount"] = bonus_amount(fields["amount"])
-    return batch_number(form.get("batch", "")), fields
+    batch = form.get("batch", "")
+    if not (batch.isascii() and batch.isdigit() and len(batch) <= 9):  # SQLite's integers end at 2**63
+        raise InputFormatError(f"batch {batch[:20]!r} is not a batch number")
+    return int(batch), fields
 
 
 def refused(why: str) -> Response:

@@ -38,7 +38,7 @@ def pause_seconds(pending: ReviewPending) -> int:
     return min(wait, SIM_SLICE_S if pending.virtual_clock else LONGEST_PAUSE_S)
 
 
-def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print) -> ReviewDone | None:
+def wait_for_review(pending: ReviewPending, db_path: str) -> ReviewDone | None:
     """Pause the current flow run until resumed (the input) or timed out (None); else ``pending`` again."""
     from prefect import pause_flow_run
     from prefect.context import FlowRunContext
@@ -51,7 +51,7 @@ def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print)
     store = Store(db_path)
     key = record_pause(store, pending, run_id)
     timeout = pause_seconds(pending)
-    progress(f"batch {pending.batch}: flow run {run_id} paused for review (up to {timeout} s, then the gate "
+    print(f"batch {pending.batch}: flow run {run_id} paused for review (up to {timeout} s, then the gate "
              f"is checked again); resume it from Prefect's UI or by clearing the queue with "
              f"`hitflow review {pending.campaign} --db {shown_location(db_path)}`")
     try:
@@ -61,7 +61,7 @@ def wait_for_review(pending: ReviewPending, db_path: str, progress: Any = print)
         done = None
     store.settle(key, "resumed", {"flow_run_id": run_id, "by": done.reviewer if done else "timeout",
                                   "note": done.note if done else ""})
-    progress(f"batch {pending.batch}: " + (f"resumed by {done.reviewer}" if done else "pause timed out")
+    print(f"batch {pending.batch}: " + (f"resumed by {done.reviewer}" if done else "pause timed out")
              + "; checking the review queue again")
     return done
 
@@ -87,7 +87,7 @@ def resume_after_timeout(run_id: UUID) -> None:
         client.set_flow_run_state(run_id, Running(), force=True)  # past the pause's expiry: no orchestration
 
 
-def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
+def resume_if_cleared(run: Run, reviewer: str) -> list[str]:
     """Resume each paused run of the campaign whose batch has nothing open left; the ids resumed."""
     waiting = paused_runs(run.store, run.cfg.name)
     if not waiting:
@@ -98,18 +98,13 @@ def resume_if_cleared(run: Run, reviewer: str, note: str = "") -> list[str]:
     for paused in waiting:
         if paused["batch"] in open_batches:
             continue
-        outcome = resume_paused_run(paused, ReviewDone(reviewer=reviewer, note=note))
-        mark_unless_settled(run.store, paused["key"], "resume_sent" if outcome == "resumed" else outcome)
+        outcome = resume_paused_run(paused, ReviewDone(reviewer=reviewer))
+        with run.store.transaction():  # the review side's note, kept only while the ledger still says paused
+            run.store.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
+                              ["resume_sent" if outcome == "resumed" else outcome, time.time(), paused["key"]])
         if outcome == "resumed":
             resumed.append(paused["flow_run_id"])
     return resumed
-
-
-def mark_unless_settled(store: Store, key: str, status: str) -> None:
-    """The review side's note, kept only while the ledger still says paused."""
-    with store.transaction():
-        store.execute("UPDATE ledger SET status = ?, updated_at = ? WHERE idem_key = ? AND status = 'paused'",
-                         [status, time.time(), key])
 
 
 def resume_paused_run(paused: dict[str, Any], done: ReviewDone) -> str:

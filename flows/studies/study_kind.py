@@ -12,7 +12,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.core.study_kinds import DEMOGRAPHICS, KINDS
-from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register
+from flows.core.task_kinds import AnswerField, PlanDefaults, TaskKind, register
 from flows.studies.study_plan import page_spec, questions
 from flows.studies.study_review import study_qc_batch
 
@@ -31,10 +31,6 @@ def study_fields(cfg: CampaignConfig) -> list[AnswerField]:
     if cfg.study.kind == "severity_rating":
         asked += [AnswerField("age", "number")] + [AnswerField(k, "choice", tuple(v)) for k, v in DEMOGRAPHICS.items()]
     return asked
-
-
-def study_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> list[tuple[list[CardRow], int]]:
-    return answer_cards(run, study_fields(run.cfg), cards, most)
 
 
 def study_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -56,5 +52,6 @@ def study_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = Fa
 
 DECLARED = tuple(register(TaskKind(
     names=(kind,), label=LABELS[kind], unit_word="judgement", done_key="judgements", fields=study_fields,
-    cards=study_cards, plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=study_page,
+    cards=lambda run, cards, most: answer_cards(run, study_fields(run.cfg), cards, most),
+    plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=study_page,
     rules=study_rules, item_plan=study_item_plan)) for kind in KINDS)  # read by flows/core/kind_registry.py

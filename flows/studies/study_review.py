@@ -32,11 +32,6 @@ def response_items(fields: dict[str, str]) -> list[str]:
     return [v for _, v in found]
 
 
-def main_fields(kind: str) -> tuple[str, ...]:
-    """The fields that carry a task's answer, from the page's own questions (``score_0`` -> ``score``)."""
-    return tuple(q["name"].rsplit("_", 1)[0] for q in questions(kind, 0, {"sentences": []}))
-
-
 def check_response(run: Run, fields: dict[str, str],
                    rows: dict[str, dict[str, Any]]) -> tuple[list[str], list[dict[str, str]]]:
     """(item ids, submit-rule problems) for one response; ``rows``: the study's items by id."""
@@ -59,7 +54,8 @@ def work_seconds(assignment: dict[str, Any], fields: dict[str, str]) -> float:
 def response_frame(run: Run, batch: int) -> pd.DataFrame:
     """One row per response: the column contract of ``qc.study_rules``."""
     assert run.cfg.study is not None
-    main = main_fields(run.cfg.study.kind)
+    # the fields that carry a task's answer, from the page's own questions (``score_0`` -> ``score``)
+    main = tuple(q["name"].rsplit("_", 1)[0] for q in questions(run.cfg.study.kind, 0, {"sentences": []}))
     rows = {r["item_id"]: r for r in run.store.rows("SELECT item_id, file_name, url, payload FROM items "
                                                     "WHERE campaign = ?", [run.cfg.name])}
     records, problems = [], []
@@ -108,17 +104,13 @@ def study_qc_batch(run: Run, batch: int) -> dict[str, Any]:
     flags = run_rules(frame, params, tuple(r for r in run.cfg.qc_rules if r not in OVER_HISTORY))
     judged = tuple(r for r in OVER_HISTORY if r in run.cfg.qc_rules)
     if judged:
-        so_far = pd.concat([batch_answers(run, b) for b in batches_so_far(run, batch)], ignore_index=True)
+        so_far = pd.concat([batch_answers(run, int(r["batch"])) for r in run.store.rows(
+            "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? ORDER BY batch",
+            [run.cfg.name, batch])], ignore_index=True)
         found = run_rules(so_far, run.cfg.qc_params, judged)
         flags = pd.concat([flags, found[found["worker_id"].isin(set(frame["worker_id"]))]], ignore_index=True)
     counts = replace_batch_flags(run, batch, flags, f"{len(frame)} responses")
     return {"responses": len(frame), "flags": counts}
-
-
-def batches_so_far(run: Run, batch: int) -> list[int]:
-    return [int(r["batch"]) for r in run.store.rows(
-        "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 AND batch <= ? ORDER BY batch",
-        [run.cfg.name, batch])]
 
 
 def batch_answers(run: Run, batch: int) -> pd.DataFrame:

@@ -7,6 +7,7 @@ Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, ANSWER_CO
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -17,7 +18,6 @@ from postprocess.answers import adaptive_budget
 from postprocess.answers.aggregation import ANSWER_COLUMNS, Aggregation, aggregate
 from postprocess.answers.calibration import as_reported
 from postprocess.answers.judgements import judgements
-from postprocess.answers.key_lookup import positions, values_at
 from postprocess.answers.skill_posterior import SkillPrior, fast_workers, label_posterior
 
 KEY = ["item_id", "field"]
@@ -86,7 +86,7 @@ def replay(frame: pd.DataFrame, rule: StoppingRule, seed: int = 0, controls: pd.
         control_ids = set(controls["item_id"].astype(str).str.strip())
         cap = cap.where(~cap.index.get_level_values("item_id").isin(control_ids), wanted)
     while True:
-        used = _take(data, wanted, group)
+        used = data[data["rank"].to_numpy() < wanted.to_numpy()[group]]  # each item's first ``wanted``, in order
         if used.empty:
             empty = pd.DataFrame(columns=[*ANSWER_COLUMNS, "judgements_used", "available", "stop_confidence"])
             return Replay(empty, used.drop(columns="rank"))
@@ -160,11 +160,6 @@ def stop_confidence(used: pd.DataFrame, rule: StoppingRule, fast: frozenset[str]
     posterior = label_posterior(used, rule.skill_prior, fast, tables)
     # ``used`` is judgements()' own rows (a replay's, or a campaign's): read through it again they are the same
     return as_reported(posterior, used.groupby("field")["label"].nunique(), controls)
-
-
-def _take(data: pd.DataFrame, wanted: pd.Series, group: np.ndarray) -> pd.DataFrame:
-    """The first ``wanted`` judgements of each item and field, in the file's order (``group``: rows' places)."""
-    return data[data["rank"].to_numpy() < wanted.to_numpy()[group]]
 
 
 def _still_uncertain(answers: pd.DataFrame, at: np.ndarray, used: pd.DataFrame, rule: StoppingRule,
@@ -244,3 +239,18 @@ def saving(replayed: Replay, frame: pd.DataFrame) -> dict[str, Any]:
     return {"judgements_used": used, "judgements_total": total,
             "share_used": round(used / total, 4) if total else 0.0,
             **({"budget": budget} if budget.get("share") is not None else {})}
+
+
+def positions(table: Iterable[tuple[object, ...]], keys: Iterable[tuple[object, ...]]) -> np.ndarray:
+    """Each key's position among ``table``'s keys (each once there), -1 where absent: a dict, not a join (a merge
+    or a MultiIndex cost ~1 ms a round on frames of a few hundred rows)."""
+    where = {key: at for at, key in enumerate(table)}
+    return np.array([where.get(key, -1) for key in keys], dtype=np.intp)
+
+
+def values_at(values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``values`` at positions ``at``, NaN at -1 (as a left merge fills a row without a match)."""
+    if (at >= 0).all():
+        return values[at]
+    kind = object if values.dtype == object else float
+    return np.where(at >= 0, values[at].astype(kind), np.nan) if len(values) else np.full(len(at), np.nan, kind)

@@ -54,10 +54,6 @@ def given_sums(c: Codes, on_given: np.ndarray, on_other: np.ndarray) -> np.ndarr
     return base[:, None] + extra
 
 
-def _softmax_rows(log_p: np.ndarray) -> np.ndarray:
-    return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-
-
 class OneCoinDawidSkene:
     """crowd-kit's OneCoinDawidSkene: one accuracy per worker, errors spread evenly, from majority vote."""
 
@@ -140,7 +136,8 @@ class GLAD:
     def _e_step(self, x: np.ndarray) -> np.ndarray:
         ab = self._terms(x)[0]
         log_right, log_wrong = -np.logaddexp(0, -ab), -np.logaddexp(0, ab) - self._log_other
-        return _softmax_rows(given_sums(self._c, log_right, log_wrong))  # uniform label priors cancel
+        log_p = given_sums(self._c, log_right, log_wrong)  # uniform label priors cancel
+        return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
     def _q(self, x: np.ndarray, probas: np.ndarray, ab: np.ndarray | None = None,
            given: np.ndarray | None = None) -> float:

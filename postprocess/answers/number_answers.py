@@ -44,12 +44,12 @@ def shown(value: float) -> str:
     return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6f}".rstrip("0")
 
 
-def number_answers(frame: pd.DataFrame, level: float = LEVEL) -> NumberAnswers:
+def number_answers(frame: pd.DataFrame) -> NumberAnswers:
     """See the module."""
     given = frame.drop_duplicates(["item_id", "worker_id", "field"], keep="last")
     rows = []
     for (field, item), group in given.groupby(["field", "item_id"], sort=True):
-        low, high, coverage = median_interval(group["value"].to_numpy(), level)
+        low, high, coverage = median_interval(group["value"].to_numpy())
         rows.append((item, field, shown(float(np.median(group["value"]))), shown(low), shown(high), round(coverage, 4),
                      METHOD, len(group)))
     answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)

@@ -51,19 +51,14 @@ def _answer_rows(probas: pd.DataFrame, skill: pd.DataFrame, labels: pd.Series, t
     present = labels.index.to_numpy()
     columns = probas.columns.get_indexer(labels.to_numpy())
     posterior = _posterior(probas, present, columns)
-    confidence = bounded(coherent(_posterior(skill, present, columns), _top(skill, present)), counts,
-                         max(len(probas.columns), 2))
+    top = skill.to_numpy(dtype=float).max(axis=1)[skill.index.get_indexer(present)]  # each item's largest
+    confidence = bounded(coherent(_posterior(skill, present, columns), top), counts, max(len(probas.columns), 2))
     tied, n = tie.to_numpy(), len(present)
     return {"item_id": np.asarray(ids, dtype=object), "field": np.full(n, field, dtype=object),
             "label": np.asarray(labels.to_numpy(), dtype=object), "confidence": np.asarray(confidence, dtype=float),
             "method": np.full(n, method, dtype=object), "judgements": np.asarray(counts),
             "posterior": np.asarray(posterior, dtype=float), "confidence_source": np.full(n, "model", dtype=object),
             "note": np.where(tied, "tie", "").astype(object)}
-
-
-def _top(probas: pd.DataFrame, items: np.ndarray) -> np.ndarray:
-    """Each item's largest probability under ``probas``; every item is one of ``probas``."""
-    return probas.to_numpy(dtype=float).max(axis=1)[probas.index.get_indexer(items)]
 
 
 def _probabilities(items: np.ndarray, workers: np.ndarray, labels: pd.Series, seen: set[str], method: str,

@@ -112,12 +112,12 @@ def scored(confidence: Any, correct: Any) -> dict[str, Any]:
             "reliability_equal_mass": mass.round(rounding).to_dict("records")}
 
 
-def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS, seed: int = 0) -> dict[str, dict[str, float]]:
+def noise_floor(confidence: Any, draws: int = FLOOR_DRAWS) -> dict[str, dict[str, float]]:
     """``mean`` and ``p95`` of ``ece``, ``ece_15`` and ``worst_bin`` for a perfectly calibrated confidence."""
     conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
     if not len(conf):
         return {k: {"mean": float("nan"), "p95": float("nan")} for k in ("ece", "ece_15", "worst_bin")}
-    right = (np.random.default_rng(seed).random((draws, len(conf))) < conf).astype(float)
+    right = (np.random.default_rng(0).random((draws, len(conf))) < conf).astype(float)
     ece6, ece15, worst15 = _drawn(conf, right, _bin_of(conf, BINS))[0], *_drawn(conf, right, _bin_of(conf, FINE_BINS))
     worst = np.maximum(worst15, _drawn(conf, right, equal_mass_bins(conf))[1])
     return {k: {"mean": round(float(v.mean()), 4), "p95": round(float(np.quantile(v, 0.95)), 4)}

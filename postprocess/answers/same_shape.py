@@ -41,7 +41,10 @@ def shaped_answers(data: Coded, fields: list[np.ndarray], methods: list[str], se
     for rows, method, (shape, names) in zip(fields, methods, shapes, strict=True):
         template = templates.get(shape)
         if template is None:
-            template = templates[shape] = _template(data, field_answers(data, rows, method, seed, prior), names)
+            answers = field_answers(data, rows, method, seed, prior)
+            template = templates[shape] = _Template(
+                answers, np.searchsorted(names.items, data.item_ids.get_indexer(answers.answers["item_id"])),
+                np.searchsorted(names.labels, data.label_ids.get_indexer(answers.answers["label"])))
             out.append(template.answers)
         else:
             out.append(_renamed(data, template, rows, names))
@@ -76,12 +79,6 @@ def _shape(data: Coded, rows: np.ndarray, method: str) -> tuple[bytes, _Names]:
         parts += [np.array([len(distinct)]), number.reshape(-1), np.argsort(texts, kind="stable")]
         names.append(distinct)
     return method.encode() + b"|" + np.concatenate(parts).astype(np.int64).tobytes(), _Names(*names)
-
-
-def _template(data: Coded, answers: FieldAnswers, names: _Names) -> _Template:
-    items = np.searchsorted(names.items, data.item_ids.get_indexer(answers.answers["item_id"]))
-    labels = np.searchsorted(names.labels, data.label_ids.get_indexer(answers.answers["label"]))
-    return _Template(answers, items, labels)
 
 
 def _renamed(data: Coded, template: _Template, rows: np.ndarray, names: _Names) -> FieldAnswers:

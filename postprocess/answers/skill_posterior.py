@@ -61,11 +61,10 @@ def _field_posterior(part: pd.DataFrame, prior: SkillPrior,
                              stranger * (len(labels) - 1) / (1 - stranger)) / temperature}), (items, final)
 
 
-def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR,
-                        fast_workers: frozenset[str] = frozenset()) -> pd.DataFrame:
+def label_probabilities(part: pd.DataFrame, prior: SkillPrior = DEFAULT_PRIOR) -> pd.DataFrame:
     """One field's judgements (``item_id, worker_id, label``) -> items x labels posterior."""
     prior.check()
-    items, labels, final, (_, correlation), counts = _fit(part, prior, fast_workers)
+    items, labels, final, (_, correlation), counts = _fit(part, prior, frozenset())
     table = pd.DataFrame(final, index=pd.Index(items, name="item_id"), columns=labels)
     table.attrs["temperature"] = float(tempering.temperatures(np.median(counts), correlation))  # the median item's
     return table.drop(columns=[UNSEEN], errors="ignore")
