@@ -181,10 +181,9 @@ def _answer_rows(a: dict[str, Any], spec: Spec, fields: dict[str, str], ids: lis
         base, index = (m["base"], int(m["index"])) if m else (f["name"], -1)
         item = fields.get(f"image_id_{index}", ids[index] if 0 <= index < len(ids) else "") if index >= 0 else ""
         answer = fields.get(f["name"], "")
-        # a number a page's script writes into a hidden field (its stars' rating): read as a slider's is, item_blind too
-        kind = "number" if f.get("input") == "hidden" and number(answer) is not None else kinds[base]
-        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item,
-                     "field": base, "kind": kind,
+        rows.append({"assignment_id": a["assignment_id"], "worker_id": a["worker_id"], "image_id": item, "field": base,
+                     # a number a page's script writes into a hidden field (its stars): read as a slider's
+                     "kind": "number" if f.get("input") == "hidden" and number(answer) is not None else kinds[base],
                      "answer": by_place(answer, f["options"], f["type"] == "many") if base in own else answer,
                      "telemetry": fields.get("hitflow_telemetry", ""), "telemetry_field": f["name"],
                      # a single choice's option count: how likely one answer is by chance (choice_straight_lining)
