@@ -31,8 +31,7 @@ from qc.timing_rules import REVIEW_ONLY_FLAGS
 
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
                     "sentinels", "page_items"]
-# rules over one kind of answer field only: agreement of marks on annotations
-BY_KIND = {"mark_agreement": "annotations"}
+BY_KIND = {"mark_agreement": "annotations"}  # rules over one kind of answer field only
 # rules that judge a worker's choice, number, date and tick answers over the campaign so far (a one-item page
 # judges a worker from all their pages): run on every such answer up to the batch (custom_flags)
 OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
