@@ -13,9 +13,10 @@ NUMBER_WORDS = {w: n for n, w in enumerate((
 _NUMBER = r"(\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)
-# "between 15 and 40 words", "15-40 words", "ten to twenty words": the fewest is the first ("twenty-one" is one number)
+# "between 15 and 40 words", "15-40 words", "ten to twenty words", "one or two words": the fewest is the first
+# ("twenty-one" is one number)
 RANGE = re.compile(r"\b(?:between\s+" + _NUMBER + r"\s+and\s+" + _NUMBER + r"|(\d{1,4})\s*[-–]\s*(\d{1,4})|" + _NUMBER
-                   + r"\s+to\s+" + _NUMBER + r")\s+words\b", re.IGNORECASE)
+                   + r"\s+(?:to|or)\s+" + _NUMBER + r")\s+words\b", re.IGNORECASE)
 TARGET = re.compile(r"\b(?:about|around|roughly|approximately|some|in)\s+" + _NUMBER + r"\s+words\b|\b" + _NUMBER
                     + r"[- ]word\b", re.IGNORECASE)
 FORBIDS_OPENING = re.compile(r"\b(?:do not|don[’']t|never|avoid)\s+(?:start|begin|starting|beginning|open|opening)\b",
@@ -66,7 +67,8 @@ def about_answer(text: str) -> str:
 
 
 def _spans(said: str) -> list[tuple[int, int]]:
-    """Each stated range of words, (fewest, most): "between 15 and 40 words", "15-40 words", "ten to twenty words"."""
+    """Each stated range of words, (fewest, most): "between 15 and 40 words", "15-40 words", "ten to twenty words",
+    "one or two words"."""
     return [(_number(a or c or e), _number(b or d or f)) for a, b, c, d, e, f in RANGE.findall(said)]
 
 

@@ -107,3 +107,55 @@ def test_a_loop_over_the_items_blocks_submits_a_page_of_two(tmp_path: Path, caps
     _notes, lines = imported_and_dry_run(tmp_path, BLOCKS, capsys, per_page=2)
     assert not [line for line in lines if line.startswith(("PROBLEM", "UNCHECKED"))], lines
     assert 'input[name^="seen"]:checked' in (tmp_path / "config" / "p.html.j2").read_text(encoding="utf-8")
+
+
+# the page's own <form onsubmit>, a named function: a word count the run in Chromium finds (QC's max words), and a
+# check of what the answer holds, which no page rule or word limit can say
+ONSUBMIT = """<form id="f" method="post" onsubmit="return checkClue();">
+<p>Answer: <span id="word">${dish}</span></p>
+<p>Write a clue, no more than 6 words. <input type="text" name="clue" id="clue" required></p>
+<input type="submit">
+</form>
+<script>
+function checkClue() {
+  var clue = document.getElementById('clue').value.trim();
+  var word = document.getElementById('word').textContent.trim().toLowerCase();
+  if (clue.split(/\\s+/).length > 6) { alert('Keep it to 6 words.'); return false; }
+  if (word && clue.toLowerCase().indexOf(word) !== -1) { alert('Leave the answer out.'); return false; }
+  return true;
+}
+</script>
+"""
+# boxes each named on its own, "at least one" checked through a flag: the run in Chromium makes it a group rule
+TICKED = """<form id="f" method="post">
+<p>${dish}</p><p>How is it served? Tick at least one.</p>
+<label><input type="checkbox" name="hot" class="way"> Hot</label>
+<label><input type="checkbox" name="cold" class="way"> Cold</label>
+<label><input type="checkbox" name="boxed" class="way"> Boxed</label>
+<input type="submit">
+</form>
+<script>
+document.getElementById('f').addEventListener('submit', function (e) {
+  var ticked = false;
+  document.querySelectorAll('.way').forEach(function (b) { if (b.checked) { ticked = true; } });
+  if (!ticked) { alert('Please tick at least one way.'); e.preventDefault(); }
+});
+</script>
+"""
+
+
+def test_an_onsubmit_check_the_import_leaves_to_the_script_is_unchecked_and_its_word_count_is_not(
+        tmp_path: Path, capsys) -> None:
+    notes, lines = imported_and_dry_run(tmp_path, ONSUBMIT, capsys)
+    stays = [n for n in notes if "stays in its script only" in n]
+    assert len(stays) == 1 and "Leave the answer out." in stays[0], notes
+    unchecked = [line for line in lines if line.startswith("UNCHECKED")]
+    assert len(unchecked) == 1 and "Leave the answer out." in unchecked[0], lines
+    assert any(line.startswith("  limits on clue:") and "at most 6 words" in line for line in lines), lines
+
+
+def test_a_flag_check_the_run_made_a_group_rule_is_not_unchecked(tmp_path: Path, capsys) -> None:
+    notes, lines = imported_and_dry_run(tmp_path, TICKED, capsys)
+    assert not [n for n in notes if "stays in its script only" in n], notes
+    assert any(line.startswith("  rule ") and "(group): required, at least one of" in line for line in lines), lines
+    assert not [line for line in lines if line.startswith(("PROBLEM", "UNCHECKED"))], lines

@@ -11,6 +11,7 @@ from flows.custom.script_targets import (
     HITFLOW_FORM,
     HITFLOW_SUBMIT,
     ID,
+    OWN_SUBMIT_HOOK,
     attached_handlers,
     balanced,
     script_text,
@@ -281,10 +282,17 @@ def with_rule(control: re.Match[str], rule: tuple[str, str, str]) -> str:
     return re.sub(r"^<([\w-]+)", lambda t: f'<{t[1]} {attr}' + (f'="{value}"' if value else ""), tag)
 
 
+# the page's own <form onsubmit> code as the import wrote it into its listener on hitflow's form (page_import.py)
+OWN_SUBMIT = re.compile(re.escape(OWN_SUBMIT_HOOK) + r"function \(event\) \{\n  if \(\(function \(event\) \{ (.*?) "
+                        r"\}\)\.call\(this, event\) === false\)", re.S)
+
+
 def script_only_checks(template: str) -> list[Check]:
     """Script checks on hitflow's form no page rule says (each with its note): only a browser enforces them, so QC
-    would pass them."""
+    would pass them. The page's own onsubmit is read as the import read it, from the code it wrote into its listener."""
     stayed: list[Check] = []
     template = template.replace("{{ i }}", "0")  # the first item's names, in its fields and its scripts alike
-    checks_as_rules(template, attached_handlers(script_text(template), [HITFLOW_FORM, HITFLOW_SUBMIT]), [], stayed)
+    scripts = script_text(template)
+    handlers = attached_handlers(scripts, [HITFLOW_FORM, HITFLOW_SUBMIT]) + OWN_SUBMIT.findall(scripts)
+    checks_as_rules(template, handlers, [], stayed)
     return stayed

@@ -13,7 +13,7 @@ from flows.core.pages.radio_buttons import BUTTONS
 from flows.custom.page_tags import FIELD_TAG
 from flows.custom.probed_limits import ITEM, probed_limits
 from flows.custom.script_targets import script_text
-from flows.custom.submit_checks import Check, script_only_checks, with_rule
+from flows.custom.submit_checks import Check, script_only_checks, with_rule, word_limit
 
 # a script or on* attribute that may stop a submit: names one, cancels, disables a button, or sets validity/required
 GUARD = re.compile(r"submit|preventDefault|return\s+false|\.disabled\s*=|setCustomValidity|\.required\s*=|"
@@ -70,21 +70,26 @@ def probed_rules(body: str, rendered: str, origin: str, found: Any) -> tuple[str
 
 def left_to_script(checks: list[Check], template: str, rendered: str, found: Any) -> list[Check]:
     """The ``checks`` read from the script's code that asking it in Chromium (``found``) did not find to be page
-    rules. A check on a flag the script sets elsewhere (its condition names no field) is, once the script was asked
-    in full, requires nothing ``template``'s rules do not say already, and refused with the check's message (a
-    check that says nothing: once it refused anything). One that names a field was read from its code: it stays."""
+    rules or word limits. A check on a flag the script sets elsewhere (its condition names no field) is, once the
+    script was asked in full, requires nothing ``template``'s rules do not say already, and refused with the check's
+    message (a check that says nothing, or where the refusals found kept none, as "at least one box": once it refused
+    anything). A word count found as its bound is [qc.fields]' min/max words. Others naming a field: they stay."""
     if found.problem or found.errors or found.cut or _unasked(found, rendered, ""):
         return checks
     if probed_rules(template, rendered, "", found)[0] != template:
         return checks  # it requires what no page rule says yet
     said = [s for s in [*found.required.values(), *(w[2] for w in found.required_when.values())] if s]
-    refused = bool(found.required or found.required_when or found.words or found.one_of or found.together)
+    unsaid = bool(found.words or found.one_of or found.together)  # refusals found without their message
+    refused = bool(found.required or found.required_when or unsaid)
+    counted = {b for least, most in found.words.values() for b in (("min_words", least), ("max_words", most))}
     fields = {n for f in form_fields(rendered) for n in (f.name, f.name.removesuffix(ITEM))}
 
     def met(c: Check) -> bool:
+        if (words := word_limit(c.resolved or c.condition, {})) and words[1:] in counted:
+            return True
         if set(re.findall(r"[\w-]+", c.resolved or c.condition)) & fields:
             return False
-        return any(s.startswith(c.message.removesuffix("...")) for s in said) if c.message else refused
+        return any(s.startswith(c.message.removesuffix("...")) for s in said) or unsaid if c.message else refused
     return [c for c in checks if not met(c)]
 
 

@@ -195,7 +195,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
                   rng: random.Random, page_key: str = "", common: frozenset[str] = frozenset()) -> dict[str, str]:
     """Values for controls with no simulator hint (hidden ones stay as set); ``common``: the page's own text."""
     todo = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")
-            and not (f.kind == "text" and f.value) and not STYLE_HIDDEN.search(f.attrs.get("style", ""))]
+            and not (f.kind == "text" and f.value) and settable(f)]
     if not todo:
         return {}
     contexts = page_contexts(html or "", common)
@@ -218,6 +218,12 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
         _broken(values, controls, [f.name for f in todo], rng)
     return values
+
+
+def settable(f: FormField) -> bool:
+    """Whether a person can set the control: shown, or a radio or checkbox styled away behind the label drawn for it
+    (a star, a chip: the text that names it, which a person clicks)."""
+    return not STYLE_HIDDEN.search(f.attrs.get("style", "")) or (f.kind in ("radio", "checkbox") and bool(f.labels))
 
 
 def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContext], names: set[str]) -> dict[str, str]:

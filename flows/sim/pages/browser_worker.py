@@ -20,7 +20,7 @@ from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
 from flows.sim.pages.retyping import heard, reads_message, retyped
 from flows.sim.pages.submit_watch import SHOWN_JS, alerts_read, clear_mark, posted_request
-from flows.sim.pages.widget_clicks import ROWS_JS, click_widgets, empty_hidden, first_clicks
+from flows.sim.pages.widget_clicks import ROWS_JS, click_widgets, empty_hidden, first_clicks, tick
 from flows.sim.people.campaign_scope import annotation_scope, campaign_scope
 from flows.sim.people.crowd_model import Worker
 from flows.sim.people.entity_spans import mark_in_browser
@@ -173,16 +173,17 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str]
             done.add(name)
             continue
         controls = page.locator(f'[name="{name}"]:visible')
+        kind = (host.first.get_attribute("type") or "").lower() if value and host.count() else ""
+        if kind in ("radio", "checkbox"):  # ticked where it shows, or by the label the page draws for it (a star)
+            ticked = [tick(page, box.first) for v in value.split("|")
+                      if (box := page.locator(f'[name="{name}"][value="{v}"]')).count()]
+            done.update([name] if any(ticked) else [])
+            continue
         if not value or not controls.count():
             continue
         done.add(name)
         kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
-        if kind in ("radio", "checkbox"):
-            for v in value.split("|"):
-                box = page.locator(f'[name="{name}"][value="{v}"]:visible')
-                if box.count():
-                    box.first.check()
-        elif kind == "select":
+        if kind == "select":
             controls.first.select_option(value)
         elif kind in SET_NOT_TYPED:  # a date, a colour, a range: a picker, not keys
             controls.first.fill(value)

@@ -1,5 +1,6 @@
 """A required hidden field the page's own widget writes (stars, a row of numbered boxes): a person clicks the widget,
-never the field, so a browser worker clicks one of its marks and keeps what the page's script wrote."""
+never the field, so a browser worker clicks one of its marks and keeps what the page's script wrote; and a radio or
+checkbox the page's CSS hides behind its label, ticked by clicking the label."""
 
 from __future__ import annotations
 
@@ -51,6 +52,24 @@ def click_widgets(page: Any, names: list[str], intents: dict[str, str], rng: ran
         if page.evaluate("(n) => Array.from(document.getElementsByName(n)).some(e => e.value)", name):
             written.append(name)
     return written
+
+
+# A radio or checkbox the page's CSS hides behind its <label> (a star, a chip): its first label a person sees, marked
+LABEL_JS = """(box, mark) => { const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
+  const label = Array.from(box.labels || []).find(shown); if (label) label.setAttribute(mark, ""); return !!label; }"""
+
+
+def tick(page: Any, box: Any) -> bool:
+    """Tick a radio or checkbox as a person does: the box itself where it shows, else the label drawn for it (a star,
+    a chip; clicked only if unticked, as a second click unticks a checkbox); False when nothing visible sets it."""
+    if box.is_visible():
+        box.check()
+        return True
+    if box.is_checked() or not box.evaluate(LABEL_JS, MARK):
+        return box.is_checked()
+    page.locator(f"[{MARK}]").first.click()
+    page.evaluate(f"() => document.querySelectorAll('[{MARK}]').forEach(e => e.removeAttribute('{MARK}'))")
+    return bool(box.is_checked())
 
 
 def empty_hidden(page: Any) -> list[str]:

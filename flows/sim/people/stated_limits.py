@@ -15,7 +15,8 @@ MOST = re.compile(r"(?:at most|no more than|not more than|up to|maximum(?: of)?:
                   r"(?:fewer|less) than|"
                   r"within)\s*(?P<n>\d{1,4})" + UNIT + r"|(?P<m>\d{1,4})\s*(?P<v>words?|characters?|chars?)\s+"
                   r"(?:or less|or fewer|max(?:imum)?|at most)", re.I)
-SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to))\s*(?P<b>\d{1,4})" + UNIT, re.I)
+SPAN = re.compile(r"(?:between\s+(?P<a>\d{1,4})\s+and|(?P<c>\d{1,4})\s*(?:-|–|to|or\b))\s*(?P<b>\d{1,4})" + UNIT,
+                  re.I)  # "2-3 words", "one or two words" (number words read as digits)
 
 
 # the form a box's words ask its answer in ("(5 digits)"), as the pattern of what a person types
