@@ -29,10 +29,10 @@ PAGE = """<html><body>
 </body></html>
 """
 ITEMS = 40
-# a unit of one item: the page read (30 s), one choice (8 s) and one free text (40 s): flows/core/task_kinds.py
-MINUTES = (30 + 8 + 40) / 60
-MINUTES_2 = (30 + 2 * (8 + 40)) / 60  # two items of it, a place on Prolific (whole minutes: flows/core/task_kinds.py)
-# Prolific takes whole minutes: the nearest (1) would understate 1.3 by 30% and pay the hourly rate by as much less
+# a unit of one item: the page read (30 s), one choice (6 s) and one free text (40 s): flows/core/task_kinds.py
+MINUTES = (30 + 6 + 40) / 60
+MINUTES_2 = (30 + 2 * (6 + 40)) / 60  # two items of it, a place on Prolific (whole minutes: flows/core/task_kinds.py)
+# Prolific takes whole minutes: the nearest (1) would understate 1.27 by 27% and pay the hourly rate by as much less
 ESTIMATED = 2
 # Prolific's least (of the median and of the estimate), three times the median
 MAXIMUM = max(*(math.ceil(2 + m + 2 * math.sqrt(m)) for m in (MINUTES_2, ESTIMATED)), 3 * ESTIMATED,
@@ -88,8 +88,8 @@ def test_an_items_file_without_the_page_s_columns_is_refused_and_nothing_written
 
 
 def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_comments(tmp_path: Path, capsys) -> None:
-    """A one-item page of 1.3 min: no whole minute states it within 25% (1 min is 30% under it, 2 min 35% over), so
-    on Prolific a place holds two items, 2.1 min, stated as 2; a config stating the estimate keeps one."""
+    """A one-item page of 1.3 min: no whole minute states it within 15% (1 min is 27% under it, 2 min 37% over), so
+    on Prolific a place holds two items, 2.0 min, stated as 2; a config stating the estimate keeps one."""
     config = imported(tmp_path, capsys)
     text = config.read_text(encoding="utf-8")
     assert f'# reward = "{REWARD}"' in text and f"# estimated_minutes = {ESTIMATED} " in text
@@ -101,8 +101,8 @@ def test_prolific_figures_come_from_the_page_and_the_scaffold_writes_them_as_com
     places = ITEMS * 3 // 2  # two items a place, three workers an item, one batch
     assert f"places={places} reward={REWARD} GBP" in out and "warning" not in out
     assert (f"note: on Prolific a place holds 2 items, not the page's 1: Prolific states a study's time in whole "
-            f"minutes (at least one); the page takes about {MINUTES:.1f} min, 0.65 of 2 min, 2 items about "
-            f"{MINUTES_2:.1f} min, 1.05 of 2 min; state estimated_minutes in [prolific] to keep 1 a place") in out
+            f"minutes (at least one); the page takes about {MINUTES:.1f} min, 0.63 of 2 min, 2 items about "
+            f"{MINUTES_2:.1f} min, 1.02 of 2 min; state estimated_minutes in [prolific] to keep 1 a place") in out
     assert "1 item(s) a unit" in dry_run(capsys, config, "mturk")[1]  # the page as it is elsewhere
     # set in [prolific], a figure is the config's; a stated estimate keeps the page a place
     config.write_text(text.replace("[prolific]\n", '[prolific]\nreward = "0.50"\n'), encoding="utf-8")

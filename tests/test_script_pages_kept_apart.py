@@ -134,11 +134,11 @@ def test_such_a_page_takes_its_control_quiz_on_prolific_one_control_a_page_timed
     assert prolific.answers.quiz == mturk.answers.quiz and prolific.prolific.screening is not None
     assert any("one a page" in note and "leave_by" in note for note in prolific.notes), prolific.notes
     assert not any("no control quiz" in note for note in prolific.notes)
-    # 15 pages, each read (30 s) and its choice (8 s) and time box (40 s) answered: 19.5 min, not one page's 12.5
-    assert prolific.prolific.screening[1] == 20
+    # 15 pages, each read (30 s) and its choice (6 s) and time box (40 s) answered: 19 min, not one page's 12
+    assert prolific.prolific.screening[1] == 19
     assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
     said = capsys.readouterr().out
-    assert "(the control quiz alone, 20 min" in said and "allowlist=screened" in said
+    assert "(the control quiz alone, 19 min" in said and "allowlist=screened" in said
 
 
 @pytest.mark.slow

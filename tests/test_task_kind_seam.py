@@ -114,10 +114,10 @@ def test_the_dry_run_plans_a_kind_of_ones_own_from_its_declaration(stars: Path, 
     code = main(["run", str(config(stars, "stars_dry")), "--dry-run", "--platform", platform])
     out = capsys.readouterr().out
     assert code == 0, out
-    minutes = (30 + 2 * (8 + 40)) / 60  # the page read once, then two items of a choice and a free text
+    minutes = (30 + 2 * (6 + 40)) / 60  # the page read once, then two items of a choice and a free text
     assert f"star rating: 2 answer field(s) an item (1 choice, 1 text), 2 item(s) a unit: about {minutes:.1f} min" \
         in out
-    # 9.00 GBP an hour for 2 minutes (2.1 to the nearest); 2 units a batch (3 items, 2 a page), 3 places each
+    # 9.00 GBP an hour for 2 minutes (2.03 to the nearest); 2 units a batch (3 items, 2 a page), 3 places each
     if platform == "prolific":
         assert "reward 0.30 GBP (from the page), estimated 2 min (from the page), maximum 7 min (from the page)" in out
         assert re.search(r"POST studies/ internal_name='stars_dry batch 1' places=6 reward=0\.30 GBP", out), out

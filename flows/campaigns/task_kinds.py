@@ -92,7 +92,7 @@ def quiz_items(cfg: CampaignConfig) -> int:
 def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) -> tuple[CampaignConfig, PlanDefaults]:
     """On a whole-minute route, a place of the fewest items a minute holds where no time is stated."""
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
-    if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes, unit.WHOLE_MINUTE_OFF):
+    if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes):
         return cfg, plan
     if plan.kept_apart:  # a place of the page's items, its time rounded to whole minutes and paid for them
         note = f"note: on {label} a place holds the page's {n} item(s), not more: {plan.kept_apart}"

@@ -43,7 +43,7 @@ def spec_fields(spec: dict[str, Any]) -> list[AnswerField]:
     for f in spec.get("fields", []):
         name, kind = field_base(f["name"]), field_kind(f)
         fields.setdefault(name, AnswerField(name, "marks" if kind == MARKS else kind,
-                                            tuple(str(o) for o in f.get("options") or ())))
+                                            tuple(str(o) for o in f.get("options") or ()), f.get("input") == "hidden"))
     return list(fields.values())
 
 

@@ -7,8 +7,8 @@ import random
 import re
 
 from flows.core.pages.crowd_elements import ANNOTATIONS
+from flows.core.pages.form_spec import BOOKKEEPING
 from flows.core.pages.mturk_forms import FormField
-from flows.core.task_kinds import FIELD_SECONDS, READING_SECONDS
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people import crowd, judges, qual_tests, typing_model
 from flows.sim.people.attention_answers import attention_answer, check_question
@@ -16,6 +16,13 @@ from qc.answer_values import WHEN_INPUTS
 from qc.instructed_items import instructed_option
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
+# People's median seconds a control, the simulator's own (never the plan's), from real MTurk timings (../shared/data,
+# tests/test_time_models.py): VizWiz pilot, a caption with a yes/no and a checkbox group 53 s an image and the first
+# image 20 s more (reading the instructions, with 4 s on the page outside the images); Kreiss 2022, five ratings
+# 21.5 s (a choice about 5 s: the caption's 42 s is the rest of 53 s), a 21-word description 45 s. No data on
+# numbers, dates, codes or marks: a number a rating's time and a little, the others assumed.
+SECONDS = {"text": 42.0, "formatted": 20.0, "choice": 5.0, "number": 8.0, "date": 10.0, "marks": 30.0}
+READING = 25.0
 _RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 
 
@@ -45,21 +52,24 @@ def plain_units(fields: list[FormField]) -> int:
 
 
 def work_effort(fields: list[FormField]) -> tuple[int, list[float]]:
-    """What a page takes a worker: units of hinted work and, for other controls, seconds at the plan's diligent pace."""
+    """What a page takes a worker: units of hinted work and, for other controls, a diligent person's median seconds."""
     hints = [f.attrs.get("data-sim-fill") for f in fields]
     units = hints.count("caption") + -(-hints.count("qual_answer") // 8) + judges.judgement_units(fields)
-    plain = [FIELD_SECONDS[k] for f in fields if (k := plan_kind(f))]
-    return units, [float(READING_SECONDS), *plain] if plain else []
+    plain = [SECONDS[k] for f in fields if (k := plan_kind(f))]
+    return units, [READING, *plain] if plain else []
 
 
 def plan_kind(f: FormField) -> str:
-    """The plan's kind of a control without a hint ("" for none: hidden, prefilled, hinted)."""
-    if f.kind == "hidden" or f.attrs.get("data-sim-fill") or (f.kind in ("text", "textarea") and f.value):
+    """What a person does with a control without a hint ("" for nothing: bookkeeping, prefilled, hinted): a hidden
+    value the page's own script writes is a click (stars, a scale); a text box with a pattern takes a code."""
+    if f.attrs.get("data-sim-fill") or (f.kind in ("text", "textarea", "hidden") and f.value):
         return ""
+    if f.kind == "hidden":
+        return "" if BOOKKEEPING.match(f.name) else "choice"
     if f.attrs.get("data-crowd") in ANNOTATIONS:
         return "marks"
     if f.kind in ("text", "textarea"):
-        return "text"
+        return "formatted" if f.kind == "text" and f.attrs.get("pattern") else "text"
     return {"radio": "choice", "select": "choice", "checkbox": "choice", "number": "number",
             "range": "number", **dict.fromkeys(WHEN_INPUTS, "date")}.get(f.kind, "formatted")
 

@@ -147,7 +147,7 @@ def work_seconds(worker: Worker, n_items: int, duration_s: int, rng: random.Rand
     mean = float(worker.params["seconds_per_item"])
     units = max(1, n_items) if not parts else n_items
     speed = mean / PROFILE_DEFAULTS["diligent"]["seconds_per_item"]
-    # a part's planned seconds are its mean (the plan adds them up for a unit's median): mu = -sigma^2 / 2
-    return sum(rng.lognormvariate(0, 0.35) * mean for _ in range(units)) \
-        + sum(rng.lognormvariate(-0.35 ** 2 / 2, 0.35) * speed * s for s in parts)
+    # a part's seconds are people's median for its control (flows/sim/pages/page_filling.py)
+    return sum(rng.lognormvariate(0, 0.35) * (mean if i < units else speed * parts[i - units])
+               for i in range(units + len(parts)))
 
