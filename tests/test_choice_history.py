@@ -80,8 +80,10 @@ def run_campaign(tmp_path: Path, platform: str = "mturk") -> tuple[sqlite3.Conne
 def test_constant_raters_on_one_item_pages_are_flagged_and_blocked_and_honest_workers_are_not(
         tmp_path: Path, platform: str) -> None:
     con, profile = run_campaign(tmp_path, platform)
-    worked = {w: n for w, n in con.execute("SELECT worker_id, COUNT(*) FROM assignments WHERE batch > 0 "
-                                           "GROUP BY worker_id")}
+    # pages (items) a worker did: a Prolific place may hold several of the one-item pages
+    worked = {w: n for w, n in con.execute(
+        "SELECT a.worker_id, COUNT(DISTINCT n.item_id) FROM answers n JOIN assignments a USING (assignment_id) "
+        "WHERE a.batch > 0 AND n.item_id != '' GROUP BY a.worker_id")}
     flags = con.execute("SELECT worker_id, rule, detail FROM qc_flags WHERE rule IN ('item_blind', "
                         "'choice_straight_lining', 'choice_straight_lining_review')").fetchall()
     flagged = {w for w, _, _ in flags}
