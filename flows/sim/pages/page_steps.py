@@ -8,11 +8,13 @@ from typing import Any
 
 NEXT_WORDS = re.compile(r"^\W*(next|continue|weiter|suivant|siguiente|volgende)\b|^\W*(→|»|>)\W*$", re.I)
 MAX_STEPS = 30  # a page of steps longer than this is not walked further (a "Next" that never runs out)
+# an element a person sees: it takes room on the page
+SHOWN = "const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);"
 # the page's required controls by name: (all of them, those a person sees now or sets by a label they see: a star
 # or a chip drawn by the <label> of a radio or checkbox the page's CSS hides)
 REQUIRED_JS = """() => { const all = Array.from(document.querySelectorAll("form [required][name]"))
     .filter((e) => e.type !== "hidden");
-  const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
+  """ + SHOWN + """
   const set = (e) => shown(e) || (/^(radio|checkbox)$/.test(e.type) && Array.from(e.labels || []).some(shown));
   return [all.map((e) => e.name), all.filter(set).map((e) => e.name)]; }"""
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from flows.sim.pages.page_steps import SHOWN
+
 MARK = "data-sim-widget"
 # Near an empty required hidden field (its parent, then up to two more levels): the elements that carry a value by
 # a data-* attribute or as their own short number and are no form control, grouped by how they carry it. The nearest
@@ -55,7 +57,7 @@ def click_widgets(page: Any, names: list[str], intents: dict[str, str], rng: ran
 
 
 # A radio or checkbox the page's CSS hides behind its <label> (a star, a chip): its first label a person sees, marked
-LABEL_JS = """(box, mark) => { const shown = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
+LABEL_JS = "(box, mark) => { " + SHOWN + """
   const label = Array.from(box.labels || []).find(shown); if (label) label.setAttribute(mark, ""); return !!label; }"""
 
 

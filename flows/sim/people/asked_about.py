@@ -19,7 +19,6 @@ PARTS = re.compile(r"[;:]\s+|,\s+(?=(?:\w+\s){2,})|\s\((?=[^)]{8,}\))")  # a sen
 LABELLED = re.compile(r"\b(?:Term|Word|Phrase): ([A-Za-z][\w'-]{2,}(?: [a-z][\w'-]+)?)\b")
 LABEL = re.compile(r"^[A-Z][\w ]{0,30}:\s+")  # "Example: ", "Staff note: " opening a text
 LEAD = re.compile(r"^(?:and|but|so|then|which|or|also|however)\s+", re.I)
-COMMON = 5000  # a word this often in pyspellchecker's counts is an everyday one
 STEM = 5  # a word's first letters stand for the word ("ripen", "ripening")
 
 
@@ -193,7 +192,7 @@ def rhyming_line(asked: re.Match[str], texts: list[str], rng: random.Random) -> 
 def rhymes(word: str) -> list[str]:
     """Common words spelt with ``word``'s ending from its last sounded vowel ("cake": make, take; "year": near),
     most common first; not the word itself nor a word holding it."""
-    from flows.sim.people.entity_spans import _frequencies
+    from flows.sim.people.entity_spans import COMMON, word_counts
 
     stem = re.sub(r"(?<=[^aeiou])e$", "", word)
     # (a suffix takes the vowel before it: "morning": "orning", "jokes": "okes", not "ing", "es")
@@ -201,7 +200,7 @@ def rhymes(word: str) -> list[str]:
         re.search(r"[aeiouy]+[^aeiouy]*$", stem) or re.search(r"[aeiouy]+$", word)
     if not sound or len(word) < 2:
         return []
-    counts, ending = _frequencies(), (sound[0] + word[len(stem):]) if sound.end() <= len(stem) else sound[0]
+    counts, ending = word_counts(), (sound[0] + word[len(stem):]) if sound.end() <= len(stem) else sound[0]
     for end in (ending, ending[1:] if len(ending) >= 4 else ending):  # "earts", else "arts"
         end = end if len(end) >= 2 else word[-2:]
         found = sorted((w for w in counts if w.endswith(end) and len(w) >= 3 and w.isalpha() and not word.endswith(w)
@@ -216,10 +215,10 @@ def in_use(texts: list[str], rng: random.Random) -> str:
     """A new sentence using the item's headword as its example sentence does: the few words around it there, after
     an opening of the worker's own. The headword is its one-word text, else its example's least common word (the
     word a card teaches is the rare one); "" where the item shows none."""
-    from flows.sim.people.entity_spans import _frequencies
+    from flows.sim.people.entity_spans import word_counts
 
     word = next((t.strip() for t in texts if re.fullmatch(r"[A-Za-z][\w'-]+", t.strip())), "") or min(
-        re.findall(r"\b[a-z][a-z'-]{3,}", main_text(texts)), key=lambda w: _frequencies().get(w, 0), default="")
+        re.findall(r"\b[a-z][a-z'-]{3,}", main_text(texts)), key=lambda w: word_counts().get(w, 0), default="")
     root = word.lower()[:max(4, len(word) - 2)]
     found = [(s.split(), k) for t in texts if t.strip() != word for s in sentences(LABEL.sub("", t.strip(" \"“”")))
              for k, w in enumerate(s.split()) if root and w.lower().strip(".,;:!?\"'“”").startswith(root)]

@@ -52,13 +52,14 @@ def names(text: str) -> list[Span]:
 
 
 @lru_cache(maxsize=1)
-def _frequencies() -> dict[str, int]:
-    return dict(SpellChecker().word_frequency.dictionary)  # pyspellchecker's English word counts
+def word_counts() -> dict[str, int]:
+    """pyspellchecker's English word counts (an everyday word: :data:`COMMON` or more)."""
+    return dict(SpellChecker().word_frequency.dictionary)
 
 
 def _common(word: str) -> bool:
     """An everyday English word (as counted in pyspellchecker's list), not a name's first use."""
-    return _frequencies().get(word.lower(), 0) >= COMMON
+    return word_counts().get(word.lower(), 0) >= COMMON
 
 
 def _kind(text: str, start: int, words: list[str], before: list[Span]) -> str:
