@@ -77,6 +77,13 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             loop.iter = nodes.Call(ticking, [loop.iter], [], None, None, lineno=loop.iter.lineno)
         return tree
 
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``item.update`` is the item's column ``update``: a dict's key before its method (Jinja looks the other
+        way), so a column named like one (items, keys, get, copy, update...) reads as any other."""
+        if type(obj) is dict and type(attribute) is str and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
     @staticmethod
     def bounded_output_value(value: Any) -> Any:
         """Every ``{{ value }}`` before it becomes text: at most the page's size."""
