@@ -15,6 +15,7 @@ from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_once_per_version, read_text
+from flows.core.pages.css_values import css_value_problems
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
 from flows.core.pages.mturk_forms import INDEXED, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
@@ -229,6 +230,7 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     item_text = {str(v) for item in items for v in item.values()}
     problems = page_problems(cfg.template, source, rendered, item_text, scripts_write_fields(source)) + refused
     problems += list(dict.fromkeys(refused_pattern_problems(spec)))
+    problems += css_value_problems(read_custom_items(cfg), source, str(cfg.items))  # the page would show none
     if not spec["fields"]:
         problems.append("the page has no answer field; name inputs <name>_{{ i }} inside the item block")
     unchecked = [f"UNCHECKED: {n}" for n in script_checks_left(source, lambda: custom_page(cfg, items[:1]))

@@ -24,7 +24,7 @@ DOLLAR = re.compile(r"\$\{\s*(" + COLUMN + r")\s*\}")
 # hitflow's own converted expressions: a template of these alone is bounded as written, so it needs no test render
 VALUE_REF = r"""(?:item\.[A-Za-z_][A-Za-z0-9_]*|item\['[A-Za-z_][A-Za-z0-9_-]*'\])"""
 FILTER_CHAIN = r"""(?![^}]*\b(tojson|forceescape)\b[^}]*\b\1\b)""" \
-    r"""(?: \| (?:safe_url|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
+    r"""(?: \| (?:safe_url|css_value|tojson|forceescape|upper|lower|trim|capitalize)){0,8}"""
 # each term ends where a word does: no run of letters or digits splits two ways (no backtracking blow-up)
 CONDITION_TERMS = r"""(?:(?:(?:""" + VALUE_REF + r"""|-?\d{1,20}(?:\.\d{1,20})?|and|or|not|true|false|none)""" \
     r"""(?![\w.])|'[^'{}%\\]*'|"[^"{}%\\]*"|[=!<>]=|[<>()])\s*)+"""
@@ -73,6 +73,10 @@ def _escaped(opener: str) -> str:
     return "{{ '" + opener + "' }}"
 
 
+# what a value is read through where it stands: a URL's scheme checked, a style's value one CSS value
+PLACE_FILTER = {"url": " | safe_url", "style": " | css_value"}
+
+
 def item_ref(name: str) -> str:
     """``item.name``, or ``item['name-1']`` for a column Jinja's dot cannot name."""
     return f"item.{name}" if re.fullmatch(NAME, name) else f"item['{name}']"
@@ -107,7 +111,7 @@ def dollar_to_jinja(source: str) -> Converted:
         out.column(name)
         if kind == "script-string":  # its quotes taken, as JSON writes its own
             return "{{ " + item_ref(name) + " | tojson }}"
-        return quote + "{{ " + item_ref(name) + (" | safe_url }}" if kind == "url" else " }}") + quote
+        return quote + "{{ " + item_ref(name) + PLACE_FILTER.get(kind, "") + " }}" + quote
     out.text = PLACED.sub(swap, page)
     return out
 
@@ -205,6 +209,8 @@ def _liquid_placed(text: str, chain: list[str], place: Place, line: int, out: Co
         return ""
     if kind == "url" and "safe_url" not in chain:
         chain = [*chain, "safe_url"]
+    if kind == "style":  # the value last, as the style reads it
+        chain = [*chain, "css_value"]
     last_json = max((i for i, f in enumerate(chain) if f == "tojson"), default=-1)
     if kind in ("attribute", "url") and last_json >= 0 and chain[-1] != "safe_url" and \
             "forceescape" not in chain[last_json:]:

@@ -6,6 +6,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from flows.core.pages.css_values import style_place_problem
 from flows.core.pages.tolerant_html import TolerantHTMLParser
 from flows.custom.script_strings import script_places
 
@@ -43,14 +44,14 @@ def has_marks(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Place:
-    kind: str  # text, attribute, url, script-string, script-code, script-inside, comment, refused
+    kind: str  # text, attribute, url, style, script-string, script-code, script-inside, comment, refused
     why: str = ""  # refused: where it stood and what to do
 
 
 # a mark the tokenizer reported in no token (none is known): refused rather than guessed
 UNREAD = Place("refused", "its place in the page's markup could not be read; check the tags around it")
 # one of each place that is not refused, shared by every mark in it (300,000 placeholders: 30 MB of copies)
-PLAIN = {kind: Place(kind) for kind in ("text", "attribute", "url", "script-string", "script-code",
+PLAIN = {kind: Place(kind) for kind in ("text", "attribute", "url", "style", "script-string", "script-code",
                                          "script-inside", "comment")}
 
 
@@ -149,7 +150,8 @@ def _tag_places(raw: str, tag: str, attrs: list[tuple[str, str | None]], closed:
             found[int(m.group(1))] = Place("refused", f"it stands in the name of an attribute of <{tag}>; "
                                                       f"an item may give a value only: {MOVE_OUT}")
         for m in MARK.finditer(value or ""):
-            why = _scheme_risk(value or "", m) if name in URL_ATTRIBUTES else ""
+            why = _scheme_risk(value or "", m) if name in URL_ATTRIBUTES else \
+                style_place_problem(value or "", m.start(), m.end()) if name == "style" else ""
             found[int(m.group(1))] = Place("refused", f"it stands in <{tag} {name}>, where {why}") if why else \
                 _attribute_place(tag, name, not FIXED_HOST.match((value or "")[:m.start()]))
     for m in MARK.finditer(raw):
@@ -193,9 +195,8 @@ def _attribute_place(tag: str, name: str, picks_host: bool) -> Place:
     if name == "srcdoc":
         return Place("refused", f"it stands in <{tag} srcdoc>, whose value the browser decodes and shows as a "
                                 "page of its own (running its markup); show the value outside the frame")
-    if name == "style":
-        return Place("refused", f"it stands in the style= of <{tag}>, which would let the item write CSS; use a "
-                                "class chosen by the item's value ({% if %}) instead")
+    if name == "style":  # a declaration's value (style_place_problem), read through css_value
+        return PLAIN["style"]
     if name in CODE_SOURCES.get(tag, ()) or tag in SVG_ANIMATION:
         return Place("refused", f"it stands in <{tag} {name}>, which loads or sets code from the item's value; "
                                 "write the address into the page itself")

@@ -40,18 +40,23 @@ def scaffold(name: str, root: Path = Path("."), items: Path | None = None) -> li
     return written
 
 
-def own_items(path: Path, columns: list[str]) -> str:
-    """The user's items file when its header has an id column and every column the page reads; else a refusal."""
+def own_items(path: Path, columns: list[str], template: str = "") -> str:
+    """The user's items file when its header has an id column and every column the page reads, and each value the
+    template's styles show is one CSS value; else a refusal."""
     from flows.core.inputs.csv_files import read_csv_table
     from flows.core.inputs.text_files import read_text
+    from flows.core.pages.css_values import css_value_problems
 
-    header = read_csv_table(path, (), "the items file").columns
+    table = read_csv_table(path, (), "the items file")
+    header = table.columns
     missing = [c for c in columns if c not in header and c not in ("item_id", "image_id")]
     if "item_id" not in header and "image_id" not in header:
         missing.insert(0, "item_id")
     if missing:
         raise ConfigError(f"{path}: the items file lacks the column(s) {', '.join(missing)} the page reads (it has "
                           f"{', '.join(header) or 'none'}); nothing was written")
+    if unstyled := css_value_problems(table.rows, template, str(path)):
+        raise ConfigError("; ".join(unstyled) + "; nothing was written")
     return read_text(path, "the items file")
 
 

@@ -68,10 +68,10 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     template = template_text(imported, page, source, keep_jinja)
     refuse_unbounded(template, imported, page, source)
     template = with_probed_rules(imported, template, page, source, keep_jinja)
-    folder, checks = root / "config", own_checks(imported.body)
+    folder, checks, columns = root / "config", own_checks(imported.body), imported.columns
     files = {folder / f"{name}.toml": campaign_toml(name, imported, page) + attention_table(name, checks),
              folder / f"{name}.html.j2": template,
-             folder / f"{name}_items.csv": own_items(items, imported.columns) if items else items_csv(imported.columns)}
+             folder / f"{name}_items.csv": own_items(items, columns, template) if items else items_csv(columns)}
     if imported.answer_key:
         files[folder / f"{name}_answer_key.csv"] = _csv(["field", "answer", "score"],
                                                         [list(r.values()) for r in imported.answer_key])

@@ -13,6 +13,7 @@ import jinja2
 from flows.core.errors import ConfigError, HitflowError
 from flows.core.pages import template_limits as limits
 from flows.core.pages.bounded_sandbox import BoundedSandbox
+from flows.core.pages.css_values import css_value
 from flows.core.pages.filter_bounds import bounded_filter
 from flows.core.study_kinds import DEMOGRAPHIC_LABELS, DEMOGRAPHICS
 
@@ -84,6 +85,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["safe_url"] = bounded_filter("safe_url", safe_url)
     env.filters["bidi_shown"] = bounded_filter("bidi_shown", bidi_shown)
+    env.filters["css_value"] = bounded_filter("css_value", css_value)
     env.globals["image_placeholder"] = IMAGE_PLACEHOLDER
     # What the evaluation pages list, from the code that checks and analyses their answers.
     from postprocess.error_categories import CATEGORIES
