@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from flows.sim.pages.submit_watch import MARK_SCRIPT
+from flows.sim.pages.widget_clicks import CLICKED_SCRIPT
 
 _marked: weakref.WeakSet[Any] = weakref.WeakSet()  # contexts that carry MARK_SCRIPT already
 _sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # a page's DevTools session
@@ -46,7 +47,7 @@ def _reset_context(browser: Any) -> Any:
 
         context = mapping.from_impl(browser._sync(reuse({})))
     if context not in _marked:
-        context.add_init_script(script=MARK_SCRIPT)
+        context.add_init_script(script=MARK_SCRIPT + CLICKED_SCRIPT)  # the press's outcome, the widgets clicked
         _marked.add(context)
     context.clear_permissions()
     return context

@@ -10,30 +10,51 @@ from typing import Any
 from flows.sim.pages.page_steps import SHOWN
 
 MARK = "data-sim-widget"
+CLICKED = "__hitflowClicked"  # the elements the page's scripts listen to for a click (CLICKED_SCRIPT)
+# Recorded as the page's scripts attach them: a listener cannot be read back from an element
+CLICKED_SCRIPT = f"""(() => {{
+  const seen = window.{CLICKED} = new WeakSet(), add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {{
+    if (/^(click|mousedown|mouseup|pointerdown|pointerup|touchstart)$/.test(type) && this instanceof Element)
+      seen.add(this);
+    return add.call(this, type, ...rest);
+  }};
+}})();"""
 # Near an empty required hidden field (its parent, then up to two more levels): the elements that carry a value by
 # a data-* attribute or as their own short number and are no form control, grouped by how they carry it. The nearest
 # level with a group of two or more values has the widget (its largest group); a lone value is a label, not a choice.
-MARKS_JS = """([name, mark]) => {
+# Where no level has one: the elements a person sees they can click that are no button or control (an SVG shape or a
+# box with a click listener or onclick, role=button, the outermost the page's CSS gives a pointer), grouped by tag and
+# class, each valued by its words (else its place in the group).
+MARKS_JS = """([name, mark, clicked]) => {
   const field = Array.from(document.querySelectorAll('input[type=hidden][required]')).find(e => e.name === name);
   if (!field || field.value) return [];
-  const own = (e) => {  // [how it carries a value, the value]
+  """ + SHOWN + """
+  const carried = (e) => {  // [how it carries a value, the value]
     const data = Array.from(e.attributes).find(a => a.name.startsWith('data-') && a.name !== mark && a.value.trim());
     if (data) return [data.name, data.value.trim()];
     const text = e.children.length ? '' : e.textContent.trim();
     return /^\\d{1,2}$/.test(text) ? ['text', text] : null;
   };
-  for (let box = field.parentElement, up = 0; box && up < 3; box = box.parentElement, up++) {
-    const groups = {};
-    box.querySelectorAll('*').forEach(e => {
-      const v = !e.closest('input, select, textarea, label, a, script, style') && (e.offsetWidth || e.offsetHeight)
-        && own(e);
-      if (v) (groups[v[0]] = groups[v[0]] || []).push([e, v[1]]);
-    });
-    const best = Object.values(groups).map(g => [g, new Set(g.map(x => x[1])).size]).filter(x => x[1] >= 2)
-      .sort((a, b) => b[1] - a[1])[0];
-    if (best) {
-      best[0].forEach(([e, v]) => e.setAttribute(mark, v));
-      return Array.from(new Set(best[0].map(x => x[1])));
+  const pointer = (e) => !!e && getComputedStyle(e).cursor === 'pointer';
+  const clickable = (e) => !e.matches('button, crowd-button, svg') && (typeof e.onclick === 'function'
+      || /^(button|radio|option|tab|menuitemradio)$/.test(e.getAttribute('role') || '')
+      || (window[clicked] && window[clicked].has(e)) || (pointer(e) && !pointer(e.parentElement)))
+    ? ['click ' + e.tagName + ' ' + (e.getAttribute('class') || ''),
+       (e.getAttribute('aria-label') || e.getAttribute('title') || e.textContent || '').trim().slice(0, 60)] : null;
+  for (const own of [carried, clickable]) {
+    for (let box = field.parentElement, up = 0; box && up < 3; box = box.parentElement, up++) {
+      const groups = {};
+      box.querySelectorAll('*').forEach(e => {
+        const v = !e.closest('input, select, textarea, label, a, script, style') && shown(e) && own(e);
+        if (v) { const g = groups[v[0]] = groups[v[0]] || []; g.push([e, v[1] || '#' + g.length]); }
+      });
+      const best = Object.values(groups).map(g => [g, new Set(g.map(x => x[1])).size]).filter(x => x[1] >= 2)
+        .sort((a, b) => b[1] - a[1])[0];
+      if (best) {
+        best[0].forEach(([e, v]) => e.setAttribute(mark, v));
+        return Array.from(new Set(best[0].map(x => x[1])));
+      }
     }
   }
   return [];
@@ -45,11 +66,13 @@ def click_widgets(page: Any, names: list[str], intents: dict[str, str], rng: ran
     the widget does not offer: one of its own); returns the fields the page's script wrote."""
     written = []
     for name in names:
-        values = page.evaluate(MARKS_JS, [name, MARK])
+        values = page.evaluate(MARKS_JS, [name, MARK, CLICKED])
         if not values:
             continue
-        value = intents.get(name) if intents.get(name) in values else rng.choice(values)
-        page.locator(f'[{MARK}="{value}"]').first.click()
+        wanted = str(intents.get(name, "")).strip().lower()
+        value = next((v for v in values if v.lower() == wanted), None) if wanted else None
+        chosen = (value or rng.choice(values)).replace("\\", "\\\\").replace('"', '\\"')  # quoted in the selector
+        page.locator(f'[{MARK}="{chosen}"]').first.click()
         page.evaluate(f"() => document.querySelectorAll('[{MARK}]').forEach(e => e.removeAttribute('{MARK}'))")
         if page.evaluate("(n) => Array.from(document.getElementsByName(n)).some(e => e.value)", name):
             written.append(name)
