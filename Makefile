@@ -386,8 +386,10 @@ bench-gate-heldout20: $(STAMP)
 bench-gate-heldout21: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout21 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
 
+# The same on a twenty-second held-out set (bench/gate_heldout22/, described in bench/gate_heldout22.py); writes bench/results-gate-heldout22.json
 bench-gate-heldout22: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout22 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
+
 # The same on a twenty-third held-out set (bench/gate_heldout23/, described in bench/gate_heldout23.py); writes bench/results-gate-heldout23.json
 bench-gate-heldout23: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout23 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
