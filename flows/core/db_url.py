@@ -59,11 +59,8 @@ def is_postgres_url(location: str | Path) -> bool:
     text = location.strip()
     if _URI.match(text):
         return True
-    return bool(_KEYWORD_FORM.match(text) or _SOME_KEYWORD.match(text)) and not _unknown_keyword(text)
-
-
-def _unknown_keyword(text: str) -> bool:
-    return any(name.lower() not in _KEYWORDS for name, _ in _KEYWORD_PAIR.findall(text))
+    return bool(_KEYWORD_FORM.match(text) or _SOME_KEYWORD.match(text)) and all(  # every keyword one libpq knows
+        name.lower() in _KEYWORDS for name, _ in _KEYWORD_PAIR.findall(text))
 
 
 def mistyped_postgres_url(location: str | Path) -> bool:

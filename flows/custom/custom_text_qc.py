@@ -100,7 +100,7 @@ def field_rules(field: str, params: dict[str, Any], enabled: tuple[str, ...]) ->
         rules = tuple(r for r in rules if r not in CANNED_RULES)
     if not forbids_quality_talk(str(params.get("page_text") or "")) and params.get("shows_picture", True):
         rules = tuple(r for r in rules if r not in QUALITY_RULES)  # naming blur is then no broken instruction
-    if asks_for_copy(f"{params.get('page_text') or ''}\n{(params.get('field_questions') or {}).get(field) or ''}"):
+    if asks_for_copy(asked_of(field, params, several=False)):
         rules = tuple(r for r in rules if r != "source_copy")
     if 0 < stated_max_words((params.get("field_questions") or {}).get(field) or "") <= NAME_IT_WORDS:
         rules = tuple(r for r in rules if r not in SAME_TEXT_RULES)  # "postcode" from everyone is no template
@@ -119,9 +119,8 @@ def text_flags(texts: pd.DataFrame, params: dict[str, Any], enabled: tuple[str, 
         conf = (params.get("fields") or {}).get(field) or {}
         canned = _canned(group["answer"], canned_texts(field, params))
         frame = group.assign(caption=group["answer"], is_precanned=canned).reset_index(drop=True)
-        question = (params.get("field_questions") or {}).get(field) or ""
         asked = asked_of(str(field), params, several)
-        own = asks_own_words(f"{params.get('page_text') or ''}\n{question}")  # a piece of the item is then no answer
+        own = asks_own_words(asked_of(str(field), params, several=False))  # a piece of the item is then no answer
         flags = run_named_apart(frame, {**params, **_quality_words(params), "submit_rules": field_submit_rules(
             conf, asked), "max_words": field_max_words(conf, asked), "source_copy_fragments": own}, rules, asked)
         frames.append(flags.assign(detail=[f"{field}: {d}" for d in flags["detail"]]))

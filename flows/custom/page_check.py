@@ -9,6 +9,7 @@ from pathlib import Path
 from flows.core.pages.crowd_elements import unreadable_crowd_elements
 from flows.core.pages.tolerant_html import TolerantHTMLParser
 from flows.custom.browser_templates import browser_template_spans, in_browser, renderer
+from flows.custom.foreign_syntax import line_of
 
 FOREIGN = (
     (re.compile(r"\$\{\s*[A-Za-z_][\w.\-]*\s*\}"), "an MTurk requester-UI placeholder"),
@@ -167,13 +168,13 @@ def server_side_blocks(source: str, other_engines: bool = True) -> list[tuple[in
     spans, library = browser_template_spans(source), renderer(source)
     found = sorted(f for f in found if f[1] != MUSTACHE or not in_browser(source, f[0], spans, library))
     advice = IMPORT_ADVICE if other_engines else TEMPLATE_ADVICE
-    out = [(_line(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the page "
-            f"is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
+    out = [(line_of(source, at), f"{engine} server-side code {code!r} runs on the requester's own server before the "
+            f"page is sent; hitflow serves the page as it is, so it would never run and what it prints (names, values, "
             f"items) would be lost: {advice}{IN_BROWSER if engine == MUSTACHE else ''}")
            for at, engine, code in found[:SHOWN_BLOCKS]]
     if len(found) > SHOWN_BLOCKS:
         more = len(found) - SHOWN_BLOCKS
-        out.append((_line(source, found[SHOWN_BLOCKS][0]), f"and {more} more server-side block(s)"))
+        out.append((line_of(source, found[SHOWN_BLOCKS][0]), f"and {more} more server-side block(s)"))
     if found:
         out += printed_field_names(source, [p for p, _ in patterns])
     return out
@@ -194,11 +195,7 @@ def printed_field_names(source: str, patterns: list[re.Pattern[str]]) -> list[tu
             plain = name
             for c in code:
                 plain = plain.replace(c, "")
-            out.append((_line(source, m.start()), f"the <{m.group(1).lower()}> named {name[:80]!r}: its name is "
+            out.append((line_of(source, m.start()), f"the <{m.group(1).lower()}> named {name[:80]!r}: its name is "
                         "printed by the server's code, so hitflow would not see this field as written; name it "
                         f"plainly (name=\"{plain.strip() or '<field>'}\")"))
     return out[:SHOWN_BLOCKS]
-
-
-def _line(source: str, offset: int) -> int:
-    return source.count("\n", 0, offset) + 1

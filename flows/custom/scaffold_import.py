@@ -13,7 +13,7 @@ from flows.campaigns.page_text import visible_text
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
-from flows.core.pages.asks_worker import asks_about_worker, question_texts
+from flows.core.pages.asks_worker import question_texts, topic
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.answer_kinds import picker_notes
@@ -264,7 +264,7 @@ def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, 
     said = visible_text(instructions + page) if len(texts) == 1 else ""  # the page's minimum is the only field's
     attrs = {f.name: f.attrs for f in read.fields.values()}
     return [(f["name"].removesuffix("_0"), "optional " * (not f["required"] and not f.get("required_when"))
-             + f.get("input", "text"), "about the worker" if asks_about_worker(asked.get(f["name"], "")) else
+             + f.get("input", "text"), "about the worker" if topic(asked.get(f["name"], "")) else
              "for a missing word" if gap and f.get("input", "text") != "textarea" else "",
              stated_words(f"{said}\n{asked.get(f['name'], '')}", attrs.get(f["name"], {}))) for f in texts]
 

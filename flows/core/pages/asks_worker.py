@@ -75,12 +75,8 @@ def asks(text: str) -> bool:
 
 
 def topic(question: str) -> str:
+    """What a question asks of the worker's own (an age, a device, a comment), not of the item; "" when it does not."""
     for name, pattern in TOPICS:
         if pattern.search(question):
             return name
     return ""
-
-
-def asks_about_worker(question: str) -> bool:
-    """A question whose answer is the worker's own rather than the item's (an age, a device, a comment)."""
-    return bool(topic(question))

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flows.core.pages.radio_buttons import BUTTONS, buttons_json, group_field_name, per_button
+from flows.core.pages.radio_buttons import BUTTONS, group_field_name, per_button
 from flows.core.pages.tolerant_html import TolerantHTMLParser
 from qc.worker_values import check_fields, read_json
 
@@ -110,7 +110,7 @@ def close_radio_group(page: Any) -> None:
     names = [n for n, _ in getattr(page, "buttons", [])]
     if group is not None and len(set(names)) == len(names) > 1 and all(names):
         group.name = group_field_name(group.attrs, names, set(page.fields))
-        group.attrs[BUTTONS] = buttons_json(page.buttons)
+        group.attrs[BUTTONS] = json.dumps(dict(page.buttons))
     if group is not None and group.name and group.options:
         page.fields[group.name] = group
         page.positions[group.name] = page.step

@@ -75,18 +75,14 @@ def read_page(html: str) -> _FormParser:
     return copied
 
 
-MAX_CACHED_PAGE = 512 * 1024  # a page's parse kept for the next reader: 64 of them at most 32 MB
-
-
-@lru_cache(maxsize=64)
-def _parsed(html: str) -> _FormParser:
-    return _parse(html)
-
-
 def _parse(html: str) -> _FormParser:
     parser = _FormParser()
     parser.feed(html)
     return parser
+
+
+MAX_CACHED_PAGE = 512 * 1024  # a page's parse kept for the next reader: 64 of them at most 32 MB
+_parsed = lru_cache(maxsize=64)(_parse)
 
 
 def _element(tag: str, value: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -55,8 +54,3 @@ def merge_buttons(flat: dict[str, str], groups: dict[str, dict[str, str]]) -> di
             del out[b]
         out.setdefault(group, chosen[0] if len(chosen) == 1 else "|".join(chosen))
     return out
-
-
-def buttons_json(pairs: list[tuple[str, str]]) -> str:
-    """The group field's ``data-buttons`` attribute: {button name: value}, in page order."""
-    return json.dumps(dict(pairs))
