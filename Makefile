@@ -422,6 +422,11 @@ bench-custom-truth: $(STAMP)
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy
 
+# targets on real data the suite measured twice, kept as checks (exit 1 on a miss): bench/suite_targets.py
+.PHONY: bench-suite-targets
+bench-suite-targets: $(STAMP)
+	$(BIN)/python -m bench.suite_targets
+
 # crowd-kit's own fits that tests/test_fast_em.py, test_mace_em.py and test_answers.py compare ours with, fitted live
 # and each checked bit for bit against its record in tests/crowd_kit_recorded/, which the suite reads instead (~25 s
 # of CPU saved a run); RECORD=1 writes the records again (new crowd-kit, new rows): tests/crowd_kit_parity.py
