@@ -430,6 +430,20 @@ bench-custom-truth: $(STAMP)
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy
 
+# targets on real data the suite measured twice, kept as checks (exit 1 on a miss): bench/suite_targets.py
+.PHONY: bench-suite-targets
+bench-suite-targets: $(STAMP)
+	$(BIN)/python -m bench.suite_targets
+
+# crowd-kit's own fits that tests/test_fast_em.py, test_mace_em.py, test_answers.py, test_real_labels.py and
+# test_aggregate_cli.py compare ours with, fitted live
+# and each checked bit for bit against its record in tests/crowd_kit_recorded/, which the suite reads instead (~25 s
+# of CPU saved a run); RECORD=1 writes the records again (new crowd-kit, new rows): tests/crowd_kit_parity.py
+.PHONY: bench-crowd-kit-parity
+bench-crowd-kit-parity: $(STAMP)
+	HITFLOW_CROWD_KIT=$(if $(RECORD),record,live) $(BIN)/pytest -q -p no:cacheprovider tests/test_fast_em.py \
+		tests/test_mace_em.py tests/test_answers.py tests/test_real_labels.py tests/test_aggregate_cli.py
+
 # adaptive overlap replayed on Snow 2008 WSD (and RTE, Temporal from HITFLOW_RTE_LABELS, HITFLOW_TEMP_LABELS):
 # accuracy vs share of labels; writes bench/results-adaptive.json
 .PHONY: bench-adaptive

@@ -11,18 +11,19 @@ import pandas as pd
 import pytest
 
 from postprocess.answers import fast_em
-from tests.crowd_kit_parity import SETS, assert_same_answers, crowd_kit_probas, crowd_kit_rows
+from tests.crowd_kit_parity import SETS, assert_same_answers, crowd_kit_fit, crowd_kit_rows
 
 
 def _crowd_kit(method: str, data: pd.DataFrame) -> pd.DataFrame:
-    import crowdkit.aggregation as ck
-
-    return crowd_kit_probas({"glad": ck.GLAD(n_iter=100), "one-coin": ck.OneCoinDawidSkene(n_iter=100)}[method], data)
+    """crowd-kit's fit, recorded (tests/crowd_kit_parity.py)."""
+    module, name = {"glad": ("glad", "GLAD"), "one-coin": ("dawid_skene", "OneCoinDawidSkene")}[method]
+    return crowd_kit_fit(module, name, data, n_iter=100)
 
 
 def _ours(method: str, data: pd.DataFrame) -> pd.DataFrame:
-    model = {"glad": fast_em.GLAD(), "one-coin": fast_em.OneCoinDawidSkene()}
-    return model[method].fit(data).probas_
+    model: fast_em.GLAD | fast_em.OneCoinDawidSkene = (fast_em.GLAD() if method == "glad"
+                                                        else fast_em.OneCoinDawidSkene())
+    return model.fit(data).probas_
 
 
 @pytest.mark.parametrize("name", sorted(SETS))

@@ -16,6 +16,7 @@ from tests.crowd_kit_parity import (
     SETS,
     assert_same_answers,
     crowd_kit_class,
+    crowd_kit_fit,
     crowd_kit_probas,
     crowd_kit_rows,
     task_worker_label,
@@ -26,8 +27,8 @@ from tests.crowd_labels import crowd_frame
 def _crowd_kit(method: str, data: pd.DataFrame) -> pd.DataFrame:
     """crowd-kit's fit; its MACE restarts all start from one seed, so one restart gives its ten's answers. Its two
     modules alone: the package's __init__ imports nltk and scikit-learn too (~1.5 s of CPU)."""
-    if method == "mace":
-        return crowd_kit_probas(crowd_kit_class("mace", "MACE")(n_restarts=1, random_state=0), data)
+    if method == "mace":  # recorded (tests/crowd_kit_parity.py)
+        return crowd_kit_fit("mace", "MACE", data, n_restarts=1, random_state=0)
     return crowd_kit_probas(crowd_kit_class("majority_vote", "MajorityVote")(), data)
 
 
