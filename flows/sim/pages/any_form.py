@@ -42,6 +42,7 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.item_writing import asked
 from flows.sim.people.known_answers import described, known_answer
+from flows.sim.people.known_text import copied, own_sentence
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
@@ -97,7 +98,10 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
     if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
         return kind_text
-    return _drafted(fill, f, ctx, sources)
+    text = _drafted(fill, f, ctx, sources)  # an item's sentences are not pasted back as one's own answer
+    if not (ctx.texts and copied(text, ctx.texts)):
+        return text
+    return fit_text(own_sentence(fill.questions.get(f.name, ""), ctx.texts, fill.rng), f, fill.rng, []) or text
 
 
 def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:

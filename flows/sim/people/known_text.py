@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from flows.sim.people.entity_spans import word_counts
+from flows.sim.people.stated_limits import stated
 from flows.sim.people.summaries import ONE_SENTENCE
 
 COPY_RUN = 5  # this many of the item's words in a row is a pasted run, not a person's answer
@@ -93,7 +94,8 @@ def copied(text: str, sources: list[str], run: int = COPY_RUN) -> bool:
 
 def things(texts: list[str]) -> list[str]:
     """The things an item names: its listed parts ("map, flask, spare socks"), else its longer words."""
-    parts = [p.strip(" .!?\"'") for t in texts for p in re.split(r"[,;:()]|\band\b|\bor\b", t)]
+    parts = [re.sub(r"^(?:an?|the|some|my|their|his|her)\s+", "", p.strip(" .!?\"'"), flags=re.I)
+             for t in texts for p in re.split(r"[,;:()]|\band\b|\bor\b", t)]
     listed = [p for p in parts if 1 <= len(p.split()) <= 3 and re.fullmatch(r"[\w' -]+", p)]
     return listed or [w for t in texts for w in re.findall(r"[A-Za-z]{6,}", t)]
 
@@ -103,7 +105,9 @@ def own_sentence(question: str, texts: list[str], rng: random.Random, least: int
     named = things(texts)
     if not named:
         return ""
-    pick = rng.choice(named)
+    pick, most = rng.choice(named), stated(question).most_words
+    if most is not None and most <= SHORT:  # "one or two words": the thing alone
+        return " ".join(pick.split()[:most])
     frames = next(f for cue, f in FRAMES if cue.search(question))
     return at_least(rng.choice(frames).format(a=pick[:1].lower() + pick[1:] if not pick[:2].isupper() else pick),
                     least, rng)
