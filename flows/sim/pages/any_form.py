@@ -101,7 +101,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     text = _drafted(fill, f, ctx, sources)  # an item's sentences are not pasted back as one's own answer
     if not (ctx.texts and copied(text, ctx.texts)):
         return text
-    return fit_text(own_sentence(fill.questions.get(f.name, ""), ctx.texts, fill.rng), f, fill.rng, []) or text
+    least = min(len(text.split()), 12)  # as long as the draft was, about: a box's unstated minimum still met
+    return fit_text(own_sentence(fill.questions.get(f.name, ""), ctx.texts, fill.rng, least), f, fill.rng, []) or text
 
 
 def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:

@@ -21,7 +21,7 @@ STEM = 4  # a listed word this long or longer that is no word is a stem: said as
 FRAMES = ((re.compile(r"\b(?:instead|in place of|swap|substitute|replace|use)\b", re.I),
            ("I'd use the {a} instead.", "They could use the {a} for it.", "Use the {a} instead, it would do the job.",
             "The {a} would work instead.")),
-          (re.compile(r"\b(?:moral|lesson|saying|proverb|teach|teaches|learn)\b", re.I),
+          (re.compile(r"\b(?:moral|lesson|proverb)\b", re.I),
            ("It's about {a}, and you should remember that.", "Never forget the part {a} plays.",
             "The lesson is about {a}: think before you act.", "Remember {a}, it always matters in the end.")),
           (re.compile(r".", re.S),
