@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ BLIND_TEXT = ("simulated text for {field} is content-blind: {items} of its items
               "image the simulator's caption bank does not hold, or none, so its workers described a scene of its "
               "own making there (never another image's captions); text figures from this rehearsal say nothing "
               "about what people would write")
+TEXT_TRUTH = ("gold", "expected", "correct", "answer", "truth")  # a text box's known-answer column: gold_<box>
 ANY_ITEM = "*"  # an answer key's row: every item (flows/sim/people/known_answers.py)
 MAX_ANSWER_LINES = 20  # known answers the simulator cannot follow, one line each, up to this many
 READING = ("where an item's own words carry evidence, the simulator's reading model answers from them: word overlap "
@@ -66,16 +69,40 @@ def key_answers(cfg: CampaignConfig) -> list[dict[str, str]]:
             for f, a in zip(best["field"], best["answer"], strict=True)]
 
 
-def known_answers(cfg: CampaignConfig, items: list[dict[str, str]],
-                  blank_ok: frozenset[str] = frozenset()) -> list[dict[str, str]]:
+def text_columns(cfg: CampaignConfig, columns: list[str], specs: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """A text box's known-answer column, found by name where ``[campaign] truth`` names none: ``gold_<box>`` (or
+    ``<box>_gold``, ``expected_<box>`` ...), else ``gold_<word>`` for one word of the box's name (4+ letters, a
+    word's start: ``gold_sound`` for ``sounds_like``) that names no other box; never a column the page shows."""
+    source, taken = (cfg.template.read_text(errors="replace") if cfg.template else ""), set(cfg.truth.values())
+    free = [c for c in columns if c not in taken and not re.search(rf"\b{re.escape(c)}\b", source)]
+    boxes = [f for f, s in specs.items() if s.get("type") == "text" and f not in cfg.truth]
+
+    def words(name: str) -> list[str]:
+        return [w for w in name.lower().split("_") if len(w) >= 4]
+    found = {}
+    for box in boxes:
+        exact = [c for c in (f"{p}_{box}" for p in TEXT_TRUTH) if c in free] + \
+            [c for c in (f"{box}_{s}" for s in TEXT_TRUTH) if c in free]
+        loose = [c for c in free if (m := re.fullmatch(rf"(?:{'|'.join(TEXT_TRUTH)})_(\w+)", c, re.I))
+                 and [b for b in boxes if any(w.startswith(x) or x.startswith(w) for x in words(m[1])
+                                              for w in words(b))] == [box]]
+        if (column := next(iter(exact + loose), None)) is not None:
+            found[box] = column
+    return found
+
+
+def known_answers(cfg: CampaignConfig, items: list[dict[str, str]], blank_ok: frozenset[str] = frozenset(),
+                  specs: dict[str, dict[str, Any]] | None = None) -> list[dict[str, str]]:
     """Every known answer (item_id, field, answer, source): column, controls, then key; a differing control is wrong.
-    ``blank_ok``: as column_answers."""
+    ``blank_ok``: as column_answers; ``specs`` (the page's fields): its text boxes' columns too (text_columns)."""
     controls = read_controls(cfg)
     from_controls = [] if controls is None else [
         {"item_id": str(i).strip(), "field": str(f).strip(), "answer": str(a).strip(), "source": "control items"}
         for i, f, a in zip(controls["item_id"], controls["field"], controls["answer"], strict=True)]
+    named = text_columns(cfg, list(items[0]) if items else [], specs or {})
+    by_name = column_answers(replace(cfg, truth=named), items, blank_ok) if named else []
     rows, seen = [], set()
-    for row in column_answers(cfg, items, blank_ok) + from_controls + key_answers(cfg):
+    for row in column_answers(cfg, items, blank_ok) + by_name + from_controls + key_answers(cfg):
         if (row["item_id"], row["field"]) not in seen:  # the first source of an item's answer wins
             seen.add((row["item_id"], row["field"]))
             rows.append(row)
@@ -86,7 +113,7 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
                 specs: dict[str, dict[str, Any]] | None = None, planned: list[str] | None = None,
                 layouts: dict[str, Layout] | None = None) -> list[str]:
     """For the dry run: per choice or number field, whose answers the simulated ones follow, and known ones unusable."""
-    known, controls = known_answers(cfg, items, blank_fields(specs or {})), read_controls(cfg)
+    known, controls = known_answers(cfg, items, blank_fields(specs or {}), specs), read_controls(cfg)
     by_id = {str(i["item_id"]): i for i in [*(controls.to_dict("records") if controls is not None else []), *items]}
     read = [(row, unusable_answer(row["answer"], _own_spec(row, specs or {}, layouts or {}, by_id))) for row in known]
     refused = [(row, why) for row, why in read if why and not why.startswith("read as")]
@@ -102,9 +129,12 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
     followed = [r for r in known if id(r) not in refused_rows and (r["item_id"] == ANY_ITEM or r["item_id"] in shown)]
     blind, checks = False, {c.field for c in cfg.attention.checks}  # a page's own check: its answer is in the config
     for field, kind in fields.items():
-        if kind not in ("choice", "number", "date") or field in checks:
+        if (kind not in ("choice", "number", "date") and not any(r["field"] == field for r in followed)) or \
+                field in checks:  # a text box: a line only where its answers are known
             continue
         line, blind_here = _source_line(field, followed, len(shown))
+        if kind not in ("choice", "number", "date"):  # a text box's other items: written from the item, not blind
+            line, blind_here = [line[0].split("; ")[0]], False
         lines += line
         blind = blind or blind_here
     return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]

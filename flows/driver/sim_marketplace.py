@@ -114,8 +114,8 @@ def hand_known_answers(run: Run) -> None:
     from flows.custom.custom_task import custom_spec, field_specs, first_page_rows, read_custom_items
     from flows.custom.truth_source import blank_fields, known_answers
 
-    blank = blank_fields(field_specs(custom_spec(run.cfg, page_items(first_page_rows(run.cfg)))))
-    known = known_answers(run.cfg, read_custom_items(run.cfg), blank)
+    specs = field_specs(custom_spec(run.cfg, page_items(first_page_rows(run.cfg))))
+    known = known_answers(run.cfg, read_custom_items(run.cfg), blank_fields(specs), specs)
     rows = [{k: r[k] for k in ("item_id", "field", "answer")} for r in known]
     run.notes["known_answers"] = rows
     if rows:

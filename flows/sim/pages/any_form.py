@@ -42,6 +42,7 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.item_writing import asked
 from flows.sim.people.known_answers import described, known_answer
+from flows.sim.people.known_text import copied, own_sentence
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
@@ -55,6 +56,8 @@ from flows.sim.people.worker_questions import about_worker, own_question
 from qc.answer_values import WHEN_INPUTS, moment_text
 from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
+
+FACT = re.compile(r"\s*(?:what|when|where|who|whom|whose|which|how (?:many|much|long|old|often))\b", re.I)
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -97,7 +100,12 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
     if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
         return kind_text
-    return _drafted(fill, f, ctx, sources)
+    text = _drafted(fill, f, ctx, sources)  # an item's sentences are not pasted back as one's own answer, but a
+    question = fill.questions.get(f.name, "")  # fact asked of the item ("What is the date ...?") is its words
+    if not (ctx.texts and copied(text, ctx.texts)) or FACT.match(question):
+        return text
+    least = min(len(text.split()), 12)  # as long as the draft was, about: a box's unstated minimum still met
+    return fit_text(styled(fill, own_sentence(question, ctx.texts, fill.rng, least)), f, fill.rng, []) or text
 
 
 def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:

@@ -6,7 +6,7 @@ import re
 
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
-from flows.sim.pages.filling import Filling
+from flows.sim.pages.filling import Filling, known_for, takes_care
 from flows.sim.people import captions
 from flows.sim.people.asked_about import QUOTE, answer_about, asked_form, asked_term, asking
 from flows.sim.people.asked_details import (
@@ -27,6 +27,7 @@ from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
+from flows.sim.people.known_text import copied, holds, known_text, own_sentence
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
@@ -57,6 +58,7 @@ def styled(fill: Filling, text: str, exact: bool = False) -> str:
     return text
 
 
+OWN_ANSWERS = ("open", "answer", "comparison")  # kinds a person answers in their own words, naming the item's things
 # a text that tells of a plan, not of trouble ("The school will start lessons at 8:00 from September")
 PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|proposed|proposal|intends?|is going to|"
                      r"are going to|from next|scheme)\b", re.I)
@@ -76,15 +78,20 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     low = max(int(rule.get("minlength") or 0), said.least_chars)
     least = max(said.least_words, fill.min_words.get(f.name, 0), -(-low // CHARS_A_WORD))
     texts = ctx.texts or ([] if not ctx.shows_image else sources[:2])
+    given = known if (known := known_for(fill, ctx, f)) and takes_care(fill) else None  # the item's known answer
     text = ""
     for _ in range(8):  # a person does not write the same text twice
         text = _of_kind(wanted, question, texts, fill, ctx, least, (low, said))
-        if text and ctx.texts and echoes_page(text, fill.page, ctx.texts):  # told from the item's words instead
+        if given and not holds(text, given):  # as one who knows it says it (people/known_text.py)
+            text = known_text(given, question, ctx.texts, rng, least, said.most_words)
+        elif text and ctx.texts and echoes_page(text, fill.page, ctx.texts):  # told from the item's words instead
             text = summary(ctx.texts, rng, said.most_words, low, bool(ONE_SENTENCE.search(question)))
         if not text:
             return "" if wanted == "remark" and optional(f) else None
         if len(text.split()) < least or len(text) < low:  # met with more of the item, not its words over again
             text = at_least_words(text, max(least, low // CHARS_A_WORD + 1), texts, rng)
+        if wanted in OWN_ANSWERS and not QUOTE.search(asking(question)):  # in one's own words, not the item's
+            text = _unpasted(text, question, [*ctx.texts, *fill.item_texts.get(ctx.key, [])], fill, (given, least))
         text = fit_text(styled(fill, within(text, said.most_words, high), bool(QUOTE.search(asking(question)))), f,
                         rng, texts)
         if normalise(text) not in fill.worker.written:
@@ -92,6 +99,18 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     fill.worker.written.add(normalise(text))
     fill.item_texts.setdefault(ctx.key, []).append(text)
     return text
+
+
+def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: tuple[str | None, int]) -> str:
+    """``text`` kept from pasting a run of the item's words or of another box's answer: reworded where a word or two
+    can break the run, else the known answer said, else a sentence of one's own naming one of the item's things."""
+    if not copied(text, shown):
+        return text
+    if not copied(told := uncopied(text, " \n ".join(shown)), shown):
+        return told
+    (given, least), rng = known, fill.rng
+    told = known_text(given, question, shown, rng, least, None) if given else own_sentence(question, shown, rng, least)
+    return told or text
 
 
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
