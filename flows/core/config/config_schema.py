@@ -42,7 +42,8 @@ class CampaignSection(Section):
                                                              "QuestionForm's AnswerKey) scoring each response")
     truth: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,100}$")], NonEmptyText] = Field(
         default_factory=dict, max_length=200, description='task = "custom": answer field -> the items file\'s column '
-        'holding its known answer, e.g. {sentiment = "gold_label"}: simulated choices follow it (never shown)')
+        'holding its known answer, e.g. {sentiment = "gold_label"}: simulated choices and text follow it (never '
+        'shown)')
     items: NonEmptyText = Field(description="Item CSV, relative to the config file")
     title: NonEmptyText = Field(description="The HIT's or study's title, shown to workers")
     description: NonEmptyText = Field(description="One or two sentences shown to workers before they accept")
