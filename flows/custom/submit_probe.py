@@ -30,12 +30,13 @@ def blocks_submit(body: str) -> bool:
 def probed_rules(body: str, rendered: str, origin: str, found: Any) -> tuple[str, list[str]]:
     """The item block with the rules the script was found to require (``found``: what asking it found), and notes
     (format, count checks stay its own)."""
-    if found.refused_honest:
-        return body, [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}"
-                      ": a check the simulated answer misses (a person's may meet it), or one nobody meets (does the "
-                      "script look for a field by its old name? each is now <name>_{{ i }}): submit it in `hitflow "
-                      "preview` as a person would. Its checks were read from its code instead"]
-    if found.problem:
+    refused = [f"{origin}: note: run in Chromium at import, hitflow's page {found.problem.removeprefix('it ')}: a "
+               "check the simulated answer misses (a person's may meet it), or one nobody meets (does the script look "
+               "for a field by its old name? each is now <name>_{{ i }}): submit it in `hitflow preview` as a person "
+               "would. Its checks were read from its code instead"] if found.refused_honest else []
+    if refused and not found.required:
+        return body, refused
+    if found.problem and not refused:
         return body, [f"{origin}: note: the page's script was not run at import to find the answers it requires: "
                       f"{found.problem}; its checks were read from its code instead (the notes above say which)"]
     rules = [(n, "data-min-selections" if n in found.boxes else "required", "1" if n in found.boxes else "", said)
@@ -65,7 +66,7 @@ def probed_rules(body: str, rendered: str, origin: str, found: Any) -> tuple[str
                      f"rules already say ({', '.join(kept)})")
     body, more = probed_limits(body, found, origin)
     notes += more + _caveats(found, origin) + _unasked(found, rendered, origin)
-    return body, notes
+    return body, refused + notes
 
 
 def left_to_script(checks: list[Check], template: str, rendered: str, found: Any) -> list[Check]:
@@ -74,8 +75,8 @@ def left_to_script(checks: list[Check], template: str, rendered: str, found: Any
     script was asked in full, requires nothing ``template``'s rules do not say already, and refused with the check's
     message (a check that says nothing, or where the refusals found kept none, as "at least one box": once it refused
     anything). A word count found as its bound is [qc.fields]' min/max words. Others naming a field: they stay."""
-    if found.problem or found.errors or found.cut or _unasked(found, rendered, ""):
-        return checks
+    if found.problem or found.errors or found.cut or found.listed or _unasked(found, rendered, ""):
+        return checks  # (a list it asks, as "three, separated by commas", is no page rule: its own still)
     if probed_rules(template, rendered, "", found)[0] != template:
         return checks  # it requires what no page rule says yet
     said = [s for s in [*found.required.values(), *(w[2] for w in found.required_when.values())] if s]
@@ -152,6 +153,11 @@ def _caveats(found: Any, origin: str) -> list[str]:
                      "is not on hitflow's page yet (its Submit button comes after the item block); a check that "
                      "needed it was not run (in a person's browser neither, in the second case), so its checks read "
                      "from its code stand")
+    if found.listed:
+        boxes = list(dict.fromkeys(n.removesuffix(ITEM) for n in found.listed))
+        notes.append(f"{origin}: note: run in Chromium at import, the page's script took an honest answer only with "
+                     f"{', '.join(boxes)} typed as the list it asks ({next(iter(found.listed.values()))[:120]!r}): "
+                     "no page rule says such a list, so that check stays the script's (QC does not count the parts)")
     if found.cut:
         notes.append(f"{origin}: note: the page's script was asked {found.tries} times at import and not about every "
                      "answer: check that each answer it requires has a page rule")

@@ -60,3 +60,16 @@ def _edge(takes: Callable[[int], bool], low: int, high: int) -> int:
         mid = (low + high) // 2
         low, high = (mid, high) if takes(mid) == side else (low, mid)
     return high
+
+
+def condition(refusing: list[tuple[str, str]], tried: list[tuple[str, str]], honest: dict[str, str]
+              ) -> tuple[str, str]:
+    """The choice and its values (joined by "|") the requirement follows, from the refusals in ``refusing``."""
+    if ("", "") in refusing:
+        c = next(c for c, v in tried if c and (c, v) not in refusing)
+        values = [honest[c]]
+    else:
+        c, values = refusing[0][0], []
+    values += [v for d, v in refusing if d == c]
+    return c, "|".join(dict.fromkeys(values))
+

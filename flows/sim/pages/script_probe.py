@@ -17,7 +17,8 @@ from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import chromium, failure, missing
 from flows.sim.pages.browser_thread import FLAGS, kill_marked
 from flows.sim.pages.page_filling import fill_form, page_rules
-from flows.sim.pages.probe_reads import boxes_together, one_box_groups, word_ranges, words
+from flows.sim.pages.probe_reads import boxes_together, condition, one_box_groups, word_ranges, words
+from flows.sim.pages.probe_refused import as_asked, blank_refusals
 from flows.sim.people.crowd_model import Worker
 
 PAGE_URL = "https://page.probe.invalid/hit"
@@ -57,11 +58,18 @@ PROBE_SCRIPT = """(() => {
   // loads is the script's, and is asked like any other
   let rules = new Set();
   const ruled = () => rules;
+  // the page's own words a press shows (a red line under a box): leaves it showed or changed, not those an answer's
+  // events did (a word counter); a line empty as the page loaded is emptied before each try, the last try's gone
+  const leaves = () => Array.from(document.body.querySelectorAll("*")).filter((el) => !el.children.length
+    && !["SCRIPT", "STYLE", "OPTION", "TEXTAREA"].includes(el.tagName));
+  const look = (el) => (el.getClientRects().length ? el.textContent.trim() : "");
+  let empty = [];
   const presses = () => [document.getElementById("submit-btn"),
     ...document.querySelectorAll("button[onclick]:not([type=submit]), input[type=button][onclick]")];
   function groups(aliases, stated) {
     alias = aliases || {};
     form().noValidate = true;  // no bubble in the way: each try's validity is read after the press
+    empty = leaves().filter((el) => !el.textContent.trim());
     rules = new Set(stated);  // and a crowd element's own required, which its stand-in control does not carry
     for (const el of controls()) if (host(el) && host(el).hasAttribute("required")) rules.add(nameOf(el));
     const out = {};
@@ -91,14 +99,17 @@ PROBE_SCRIPT = """(() => {
   }
   function run(tries) {
     return tries.map(([values, press, also]) => {  // also: stated groups whose browser check counts here
+      for (const el of empty) if (el.textContent) el.textContent = "";
       set(values);
       seen.sent = false; seen.said = [];
+      const before = new Map(leaves().map((el) => [el, look(el)]));
       presses()[press].click();  // a disabled button does nothing: refused
       // what the script asks through the browser's own checks (setCustomValidity, .required set on a change)
       const invalid = Array.from(form().elements || controls()).find((el) => el.willValidate
         && (!ruled().has(nameOf(el)) || (also || []).includes(nameOf(el))) && !el.checkValidity());
       if (invalid && seen.sent) { seen.sent = false; seen.said.push(invalid.validationMessage); }
-      return [seen.sent, seen.said.slice(0, 2)];
+      const now = leaves();
+      return [seen.sent, seen.said.slice(0, 2), now.map(look).filter((t, i) => t && t !== before.get(now[i]))];
     });
   }
   window.__hitflowProbe = {groups, presses: () => presses().length, run};
@@ -115,6 +126,7 @@ class Found:
     one_of: list[str] = field(default_factory=list)  # groups whose every box the HTML requires, taken with one ticked
     together: list[str] = field(default_factory=list)  # single boxes, each its own field: at least one ticked
     words: dict[str, tuple[int, int]] = field(default_factory=dict)  # text box -> fewest, most words taken (0: any)
+    listed: dict[str, str] = field(default_factory=dict)  # text box -> a refusal asking a list, met to be taken
     problem: str = ""  # why the script could not be asked ("" when it was)
     refused_honest: bool = False  # the page took no honest full answer: a person could not submit it either
     errors: list[str] = field(default_factory=list)  # raised as the page loaded (a library that never loaded)
@@ -171,7 +183,7 @@ def _asked_in(browser: Any, html: str) -> Found:
         groups = page.evaluate("([a, s]) => window.__hitflowProbe.groups(a, s)",
                                [aliases, [f.name for f in stated if "required" in f.attrs]])
         loading = list(dict.fromkeys(errors))[:3]  # a check that throws on a blank answer later is the page's own
-        found = _tried(page, groups, honest_answers(html, groups), [f.name for f in stated if f.kind == "checkbox"
+        found = _tried(page, html, groups, honest_answers(html, groups), [f.name for f in stated if f.kind == "checkbox"
                        and len(f.options) > 1 and set(f.required_options) == set(f.options)])
         found.errors = loading
         return found
@@ -198,8 +210,9 @@ def honest_answers(html: str, groups: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
-def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str], every: list[str]) -> Found:
+def _tried(page: Any, html: str, groups: list[dict[str, Any]], honest: dict[str, str], every: list[str]) -> Found:
     presses = int(page.evaluate("() => window.__hitflowProbe.presses()"))
+    run = functools.partial(page.evaluate, "(t) => window.__hitflowProbe.run(t)")
     found = Found(boxes=[g["name"] for g in groups if g["kind"] == "checkbox"], asked=[g["name"] for g in groups])
 
     def refused(variants: list[dict[str, str]], also: tuple[str, ...] = ()) -> list[tuple[bool, str] | None]:
@@ -209,7 +222,7 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str], ever
         found.cut = found.cut or len(wanted) < len(variants) * len(taking)
         done = page.evaluate("(t) => window.__hitflowProbe.run(t)", wanted) if wanted else []
         out: list[tuple[bool, str] | None] = [None] * len(variants)  # None: not tried (MAX_TRIES reached)
-        for k, (sent, said) in enumerate(done):
+        for k, (sent, said, *_shown) in enumerate(done):
             was = out[k // len(taking)] or (False, "")
             out[k // len(taking)] = was if sent else (True, was[1] or " / ".join(said))
         return out
@@ -218,19 +231,24 @@ def _tried(page: Any, groups: list[dict[str, Any]], honest: dict[str, str], ever
     for more in LONGER:  # a box the worker left open, filled with more words where the page counts them
         honest = {k: (words(more) if v == SENTENCE and more else v) for k, v in given.items()}
         base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
-        taking = [p for p, (sent, _said) in enumerate(base) if sent]
+        taking = [p for p, (sent, *_said) in enumerate(base) if sent]
         if taking or SENTENCE not in given.values():
             break
     if not taking and any(g["kind"] == "hidden" for g in groups):  # a hidden field the script parses: left as it is
         groups = [g for g in groups if g["kind"] != "hidden"]
         honest = {k: v for k, v in honest.items() if any(g["name"] == k for g in groups)}
         base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
-        taking = [p for p, (sent, _said) in enumerate(base) if sent]
+        taking = [p for p, (sent, *_said) in enumerate(base) if sent]
+    if not taking:  # a refusal that asks a list (three, separated by commas): the boxes it is about retyped so
+        honest, base, found.listed = as_asked(run, html, groups, honest, base)
+        taking = [p for p, (sent, *_said) in enumerate(base) if sent]
     if not taking:
-        said = next((" / ".join(s) for _sent, s in base if s), "")
+        said = next((" / ".join(s) for _sent, s, *_shown in base if s), "")
         found.refused_honest = True
         found.problem = ("it refused an honest simulated worker's full answer" +
-                         (f" (it said {said[:160]!r})" if said else "") + ", so no blank answer could be tried")
+                         (f" (it said {said[:160]!r})" if said else "") + ", so each answer was tried blank only "
+                         "against it (where a blank one brought a refusal of its own, that answer is required)")
+        found.required = blank_refusals(run, groups, honest, base)
         return found
     _read(refused, groups, honest, found)
     held = functools.partial(_held, refused)
@@ -273,17 +291,6 @@ def _read(refused: Any, groups: list[dict[str, Any]], honest: dict[str, str], fo
         if refusing and refusing == tried == [(c, v) for name, c, v in keys if name == g["name"]]:
             found.required[g["name"]] = blank[(g["name"], *refusing[0])]
         elif refusing and refusing != tried and g["kind"] != "checkbox":  # HTML has no such rule for a group
-            c, v = _condition(refusing, tried, honest)
+            c, v = condition(refusing, tried, honest)
             found.required_when[g["name"]] = (c, v, blank[(g["name"], *refusing[0])])
 
-
-def _condition(refusing: list[tuple[str, str]], tried: list[tuple[str, str]], honest: dict[str, str]
-               ) -> tuple[str, str]:
-    """The choice and its values (joined by "|") the requirement follows, from the refusals in ``refusing``."""
-    if ("", "") in refusing:
-        c = next(c for c, v in tried if c and (c, v) not in refusing)
-        values = [honest[c]]
-    else:
-        c, values = refusing[0][0], []
-    values += [v for d, v in refusing if d == c]
-    return c, "|".join(dict.fromkeys(values))

@@ -30,6 +30,14 @@ WITH_TERM = ("{b}, and {t} is the word for that.", "{b}, which is what {t} means
 WITH_PHRASE = ("{b}, to use the phrase {t}.", "{b}, or as they say, {t}.", "{b}; {t}, as the saying goes.")
 ALONE = ("I would use {t} here.", "My sentence uses {t}.")
 
+NUMBER = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+COUNTS = {w: k for k, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                       "ten"))}
+# "exactly three sounds, separated by commas", "3 comma-separated tags", "a comma-separated list of five"
+LISTED = re.compile(rf"\b{NUMBER}\b[^.!?;:]{{0,40}}?\b(?:separated|divided|split)\s+(?:by|with)\s+(?:an?\s+)?"
+                    rf"(comma|semicolon)s?\b|\b{NUMBER}\s+(comma|semicolon)[- ]separated\b|"
+                    rf"\b(comma|semicolon)[- ]separated\s+(?:list\s+of\s+)?{NUMBER}\b", re.I)
+
 
 class Asked(NamedTuple):
     terms: tuple[str, ...] = ()
@@ -117,3 +125,22 @@ def _counted(text: str, lim: Limits, rng: random.Random) -> str:
             break
         text = longer
     return text
+
+
+def listed(message: str) -> tuple[int, str] | None:
+    """The number of parts and their separator a message asks a box's text to list ("three ..., separated by
+    commas": (3, ",")), None where it asks no list."""
+    m = LISTED.search(message)
+    if not m:
+        return None
+    count, sep = next((n, s) for n, s in ((m[1], m[2]), (m[3], m[4]), (m[6], m[5])) if n)
+    n = int(count) if count.isdigit() else COUNTS[count.lower()]
+    return (n, "," if sep.lower() == "comma" else ";") if 1 < n <= 10 else None
+
+
+def as_list(text: str, n: int, sep: str) -> str:
+    """``text``'s words as a person lists them when asked for ``n`` parts: in turn, up to three words a part."""
+    said = re.findall(r"[\w'-]+", text) or ["something"]
+    said = (said * n)[:max(n, len(said))]
+    size = min(3, -(-len(said) // n))
+    return f"{sep} ".join(" ".join(said[k * size:(k + 1) * size]) for k in range(n))
