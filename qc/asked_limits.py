@@ -88,9 +88,18 @@ AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|maximum of|
 UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)  # N itself is over
 
 
+# an answer asked as a list ("three sounds, separated by commas"): a clause's limit on "each" is a part's, not its own
+LISTED = re.compile(r"\bseparated\s+(?:by|with)\s+(?:an?\s+)?(?:commas?|semicolons?)\b|"
+                    r"\b(?:comma|semicolon)[- ]separated\b", re.IGNORECASE)
+EACH = re.compile(r"\beach\b", re.IGNORECASE)
+
+
 def stated_max_words(text: str) -> int:
-    """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"."""
+    """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"; not a
+    list's part's ("three sounds, separated by commas ... each up to 3 words")."""
     said = about_answer(text)
+    if LISTED.search(said):
+        said = "\n".join(c for c in said.split("\n") if not EACH.search(c))
     most = [_number(a or b) for a, b in AT_MOST.findall(said)] + [_number(n) - 1 for n in UNDER.findall(said)]
     most += [high for low, high in _spans(said) if low < high]
     return min((n for n in most if 0 < n <= 10000), default=0)

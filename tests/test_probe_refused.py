@@ -68,3 +68,13 @@ def test_a_page_refusing_every_honest_answer_still_tells_which_blank_it_refuses_
     assert "required" not in attrs(body, "sounds") and "required" not in attrs(body, "remark")
     assert any("refused an honest" in n for n in notes)
     assert any("facilities blank" in n and "data-min-selections" in n for n in notes)
+
+
+def test_a_limit_on_each_part_of_a_list_is_not_the_whole_answer_s() -> None:
+    from qc.asked_limits import stated_max_words
+
+    listed_page = ("Name three sounds you would hear, separated by commas, for example: owls, waves, rustling leaves. "
+                   "Keep each sound short (up to 3 words).")
+    assert stated_max_words(listed_page) == 0
+    assert stated_max_words("Three tags, separated by commas, 10 words at most. Each tag up to 2 words.") == 10
+    assert stated_max_words("Write each answer in at most 20 words.") == 20  # no list asked: each box's own
