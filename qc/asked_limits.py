@@ -91,15 +91,13 @@ UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words
 # an answer asked as a list ("three sounds, separated by commas"): a clause's limit on "each" is a part's, not its own
 LISTED = re.compile(r"\bseparated\s+(?:by|with)\s+(?:an?\s+)?(?:commas?|semicolons?)\b|"
                     r"\b(?:comma|semicolon)[- ]separated\b", re.IGNORECASE)
-EACH = re.compile(r"\beach\b", re.IGNORECASE)
+EACH = re.compile(r"[^.;!?]*\beach\b[^.;!?]*", re.IGNORECASE)  # its sentence, across the page's line breaks
 
 
 def stated_max_words(text: str) -> int:
     """The most words the text allows the answer (0: none stated): "no more than 25 words", "1 to 6 words"; not a
     list's part's ("three sounds, separated by commas ... each up to 3 words")."""
-    said = about_answer(text)
-    if LISTED.search(said):
-        said = "\n".join(c for c in said.split("\n") if not EACH.search(c))
+    said = about_answer(EACH.sub("", text) if LISTED.search(text) else text)
     most = [_number(a or b) for a, b in AT_MOST.findall(said)] + [_number(n) - 1 for n in UNDER.findall(said)]
     most += [high for low, high in _spans(said) if low < high]
     return min((n for n in most if 0 < n <= 10000), default=0)
