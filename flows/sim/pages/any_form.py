@@ -40,7 +40,7 @@ from flows.sim.people.item_answers import (
     short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import asked
+from flows.sim.people.item_writing import CAPTION, asked
 from flows.sim.people.known_answers import described, known_answer
 from flows.sim.people.known_text import copied, own_sentence
 from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
@@ -101,8 +101,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
         return kind_text
     text = _drafted(fill, f, ctx, sources)  # an item's sentences are not pasted back as one's own answer, but a
-    question = fill.questions.get(f.name, "")  # fact asked of the item ("What is the date ...?") is its words
-    if not (ctx.texts and copied(text, ctx.texts)) or FACT.match(question):
+    question = fill.questions.get(f.name, "")  # fact asked of it ("What is the date ...?") or a description is
+    if not (ctx.texts and copied(text, ctx.texts)) or FACT.match(question) or CAPTION.search(question or f.name):
         return text
     least = min(len(text.split()), 12)  # as long as the draft was, about: a box's unstated minimum still met
     return fit_text(styled(fill, own_sentence(question, ctx.texts, fill.rng, least)), f, fill.rng, []) or text

@@ -24,7 +24,7 @@ FRAMES = ((re.compile(r"\b(?:instead|in place of|swap|substitute|replace|use)\b"
           (re.compile(r"\b(?:moral|lesson|proverb)\b", re.I),
            ("It's about {a}, and you should remember that.", "Never forget the part {a} plays.",
             "The lesson is about {a}: think before you act.", "Remember {a}, it always matters in the end.")),
-          (re.compile(r".", re.S),
+          (re.compile(r""),  # any question, the empty one too
            ("I'd say {a}.", "I think it comes down to {a}.", "Mostly {a}, I think.", "It's about {a}.")))
 
 ASIDES = (", as far as I can tell", ", going by what it says", ", if I have read it right",
