@@ -11,10 +11,10 @@ import re
 from functools import lru_cache
 
 from flows.sim.people.entity_spans import word_counts
+from flows.sim.people.own_words import COPY_RUN
 from flows.sim.people.stated_limits import stated
 from flows.sim.people.summaries import ONE_SENTENCE
 
-COPY_RUN = 5  # this many of the item's words in a row is a pasted run, not a person's answer
 SHORT = 8  # a box whose stated most is this many words or fewer takes the answer alone
 STEM = 4  # a listed word this long or longer that is no word is a stem: said as the commonest word it starts
 # a sentence around the answer, by what the question asks of it
@@ -69,8 +69,13 @@ def known_text(known: str, question: str, texts: list[str], rng: random.Random, 
         fits = [o for o in options if most is None or len(o.split()) <= most] or options
         pick = pick if pick in fits else fits[0]
         return pick[:1].upper() + pick[1:] if pick.islower() and rng.random() < 0.5 else pick
+    return framed(question, pick, least, rng)
+
+
+def framed(question: str, answer: str, least: int, rng: random.Random) -> str:
+    """``answer`` in a sentence of one's own of the frames for what the question asks, at least ``least`` words."""
     frames = next(f for cue, f in FRAMES if cue.search(question))
-    return at_least(rng.choice(frames).format(a=pick), least, rng)
+    return at_least(rng.choice(frames).format(a=answer), least, rng)
 
 
 def at_least(text: str, least: int, rng: random.Random) -> str:
@@ -108,6 +113,4 @@ def own_sentence(question: str, texts: list[str], rng: random.Random, least: int
     pick, most = rng.choice(named), stated(question).most_words
     if most is not None and most <= SHORT:  # "one or two words": the thing alone
         return " ".join(pick.split()[:most])
-    frames = next(f for cue, f in FRAMES if cue.search(question))
-    return at_least(rng.choice(frames).format(a=pick[:1].lower() + pick[1:] if not pick[:2].isupper() else pick),
-                    least, rng)
+    return framed(question, pick[:1].lower() + pick[1:] if not pick[:2].isupper() else pick, least, rng)

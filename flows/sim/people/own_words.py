@@ -72,7 +72,10 @@ def chat_problem(text: str, rng: random.Random) -> str:
     return f"{who[:1].upper()}{who[1:]} {told}" + ("" if told.endswith("?") else ".")
 
 
-def uncopied(text: str, source: str, run: int = 5) -> str:
+COPY_RUN = 5  # this many of the item's words in a row is a pasted run, not a person's answer
+
+
+def uncopied(text: str, source: str, run: int = COPY_RUN) -> str:
     """``text`` with every run of ``run`` or more of ``source``'s words in a row broken, as a person rewrites it:
     a contraction or a number spelt the other way, a word put another way, a filler word dropped, else the run cut
     short."""
