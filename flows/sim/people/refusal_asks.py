@@ -8,7 +8,7 @@ import random
 import re
 from typing import NamedTuple
 
-from flows.sim.people.stated_limits import Limits, stated, stated_format, within
+from flows.sim.people.stated_limits import NUMBERS, Limits, stated, stated_format, within
 
 QUOTE = "\"'“”‘’«»"
 # "must use / include / contain the word X", "use “X” in your sentence", "does not mention 'X'"
@@ -31,8 +31,6 @@ WITH_PHRASE = ("{b}, to use the phrase {t}.", "{b}, or as they say, {t}.", "{b};
 ALONE = ("I would use {t} here.", "My sentence uses {t}.")
 
 NUMBER = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
-COUNTS = {w: k for k, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                                       "ten"))}
 # "exactly three sounds, separated by commas", "3 comma-separated tags", "a comma-separated list of five"
 LISTED = re.compile(rf"\b{NUMBER}\b[^.!?;:]{{0,40}}?\b(?:separated|divided|split)\s+(?:by|with)\s+(?:an?\s+)?"
                     rf"(comma|semicolon)s?\b|\b{NUMBER}\s+(comma|semicolon)[- ]separated\b|"
@@ -134,7 +132,7 @@ def listed(message: str) -> tuple[int, str] | None:
     if not m:
         return None
     count, sep = next((n, s) for n, s in ((m[1], m[2]), (m[3], m[4]), (m[6], m[5])) if n)
-    n = int(count) if count.isdigit() else COUNTS[count.lower()]
+    n = int(NUMBERS.get(count.lower(), count))  # "three" or "3"
     return (n, "," if sep.lower() == "comma" else ";") if 1 < n <= 10 else None
 
 
