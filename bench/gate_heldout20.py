@@ -321,6 +321,23 @@ PAGES = (
 )
 
 
+def read_off(folder: Path, make: Any) -> Any:
+    """One of this module's figures (right_share, honest_spread, honest_at, approved_breaking_item: they read the
+    items off PAGES_DIR when run) reading another set's ``folder`` instead."""
+    def wrapped(*args: Any) -> Any:
+        inner = make(*args)
+
+        def extra(db: Any, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
+            global PAGES_DIR
+            saved, PAGES_DIR = PAGES_DIR, folder
+            try:
+                return inner(db, campaign, profiles)
+            finally:
+                PAGES_DIR = saved
+        return extra
+    return wrapped
+
+
 def main(argv: list[str] | None = None) -> int:
     return cli(argv, PAGES, RESULTS)
 

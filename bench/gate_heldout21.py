@@ -111,6 +111,7 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -211,20 +212,7 @@ def picture_answers(text: str, item: dict[str, str]) -> bool:
             and not _copies(text, item.get("fact", ""), 6))
 
 
-def _here(make: Any) -> Any:
-    """One of bench/gate_heldout20.py's figures (right_share, honest_spread, honest_at), which read the items
-    off that module's PAGES_DIR when run, read off this set's folder instead."""
-    def wrapped(*args: Any) -> Any:
-        inner = make(*args)
-
-        def extra(db: Any, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-            saved, gate_heldout20.PAGES_DIR = gate_heldout20.PAGES_DIR, PAGES_DIR
-            try:
-                return inner(db, campaign, profiles)
-            finally:
-                gate_heldout20.PAGES_DIR = saved
-        return extra
-    return wrapped
+_here = partial(gate_heldout20.read_off, PAGES_DIR)  # set 20's figures, read off this set's folder
 
 
 right_share, honest_at, honest_spread = (_here(gate_heldout20.right_share), _here(gate_heldout20.honest_at),

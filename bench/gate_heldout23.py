@@ -110,6 +110,7 @@ import sqlite3
 import sys
 import unicodedata
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -250,20 +251,7 @@ def counted_limit(page: str, fld: str, judge: Callable[[str, dict[str, str]], bo
     return extra
 
 
-def _here(make: Any) -> Any:
-    """One of bench/gate_heldout20.py's figures, which read the items off that module's PAGES_DIR when run,
-    read off this set's folder instead (as bench/gate_heldout21.py's own)."""
-    def wrapped(*args: Any) -> Any:
-        inner = make(*args)
-
-        def extra(db: Any, campaign: str, profiles: dict[str, str]) -> dict[str, Any]:
-            saved, gate_heldout20.PAGES_DIR = gate_heldout20.PAGES_DIR, PAGES_DIR
-            try:
-                return inner(db, campaign, profiles)
-            finally:
-                gate_heldout20.PAGES_DIR = saved
-        return extra
-    return wrapped
+_here = partial(gate_heldout20.read_off, PAGES_DIR)  # set 20's figures, read off this set's folder
 
 
 right_share, honest_spread = _here(gate_heldout20.right_share), _here(gate_heldout20.honest_spread)
