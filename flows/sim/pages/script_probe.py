@@ -220,7 +220,7 @@ def _tried(page: Any, html: str, groups: list[dict[str, Any]], honest: dict[str,
         wanted = [(v, p, also) for v in variants for p in taking][:max(0, MAX_TRIES - found.tries)]
         found.tries += len(wanted)
         found.cut = found.cut or len(wanted) < len(variants) * len(taking)
-        done = page.evaluate("(t) => window.__hitflowProbe.run(t)", wanted) if wanted else []
+        done = run(wanted) if wanted else []
         out: list[tuple[bool, str] | None] = [None] * len(variants)  # None: not tried (MAX_TRIES reached)
         for k, (sent, said, *_shown) in enumerate(done):
             was = out[k // len(taking)] or (False, "")
@@ -230,14 +230,14 @@ def _tried(page: Any, html: str, groups: list[dict[str, Any]], honest: dict[str,
     given = honest
     for more in LONGER:  # a box the worker left open, filled with more words where the page counts them
         honest = {k: (words(more) if v == SENTENCE and more else v) for k, v in given.items()}
-        base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+        base = run([[honest, p] for p in range(presses)])
         taking = [p for p, (sent, *_said) in enumerate(base) if sent]
         if taking or SENTENCE not in given.values():
             break
     if not taking and any(g["kind"] == "hidden" for g in groups):  # a hidden field the script parses: left as it is
         groups = [g for g in groups if g["kind"] != "hidden"]
         honest = {k: v for k, v in honest.items() if any(g["name"] == k for g in groups)}
-        base = page.evaluate("(t) => window.__hitflowProbe.run(t)", [[honest, p] for p in range(presses)])
+        base = run([[honest, p] for p in range(presses)])
         taking = [p for p, (sent, *_said) in enumerate(base) if sent]
     if not taking:  # a refusal that asks a list (three, separated by commas): the boxes it is about retyped so
         honest, base, found.listed = as_asked(run, html, groups, honest, base)
