@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -206,9 +208,10 @@ def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path
     assert "could not be fetched" in capsys.readouterr().err
 
 
-def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path, capsys) -> None:
-    import httpx
-
+@contextmanager
+def served_page(tmp_path: Path, capsys, handlers: str = "") -> Iterator[str]:
+    """script_json_answer.html imported, ``handlers`` put in its item, its one HIT served on the task server
+    (its CDN listed in [target] page_origins): yields the page's URL."""
     from flows.campaigns.campaign_plan import Run, plan_items
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
@@ -217,7 +220,9 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
     from flows.taskserver.task_server_thread import TaskServer
 
     stem = imported(tmp_path, "script_json_answer.html")
-    config = Path(f"{stem}.toml")
+    config, template = Path(f"{stem}.toml"), next((tmp_path / "config").glob("script_json_answer*.html*"))
+    template.write_text(template.read_text(encoding="utf-8").replace("{% block item %}", "{% block item %}" + handlers),
+                        encoding="utf-8")
     assert main(["run", str(config), "--dry-run"]) == 0  # the hidden JSON answer is the page's field
     assert "fields found: annotation" in capsys.readouterr().out
     config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
@@ -227,14 +232,36 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
     store.table("hits").insert({"hit_id": "H1", "campaign": cfg.name, "batch": 1, "hit_index": 0,
                                 "item_ids": json.dumps(["item-001"]), "status": "posted"}, pk=("campaign", "hit_id"))
     with TaskServer(TaskSite(store.path, {cfg.name: cfg}, secret=b"s" * 32)) as server:
-        reply = httpx.get(f"{server.url}/task/{cfg.name}", params={"hitId": "H1", "assignmentId": "A1",
-                                                                   "workerId": "W1"})
+        yield f"{server.url}/task/{cfg.name}?hitId=H1&assignmentId=A1&workerId=W1"
+
+
+def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_path: Path, capsys) -> None:
+    import httpx
+
+    with served_page(tmp_path, capsys) as url:
+        reply = httpx.get(url)
     assert reply.status_code == 200, reply.text[:200]
     csp = reply.headers["content-security-policy"]
     nonce = re.search(r"script-src 'nonce-([^']+)' https://cdn\.example\.org;", csp)
     assert nonce and "style-src 'nonce-" in csp and "https://cdn.example.org" in csp.split("style-src")[1]
     scripts = re.findall(r"<script\b([^>]*)>\s*var chosen", reply.text)
     assert scripts and f'nonce="{nonce[1]}"' in scripts[0]  # the page's own inline script runs
+
+
+@pytest.mark.browser
+def test_a_pages_own_inline_handlers_run_on_the_task_server_and_an_item_valued_one_does_not(
+        tmp_path: Path, capsys, page) -> None:
+    """Tiles whose onclick the template spells (entities included) run in Chromium under the task server's CSP, by
+    hash; a handler holding an item's value would run whatever the item says, so it stays blocked."""
+    handlers = ('<p id="said">none</p><b id="own" onclick="document.getElementById(\'said\').textContent='
+                '\'tile &amp; one\'">own</b><b id="item" onclick="document.getElementById(\'said\').textContent='
+                '\'{{ item.sentence | e }}\'">item</b>\n')
+    with served_page(tmp_path, capsys, handlers) as url:
+        page.goto(url)
+        page.click("#item")
+        assert page.inner_text("#said") == "none"
+        page.click("#own")
+        assert page.inner_text("#said") == "tile & one"
 
 
 def test_dollar_placeholders_read_by_where_they_stand() -> None:
@@ -295,3 +322,16 @@ def test_a_crowd_element_page_is_brought_onto_the_crowd_base(tmp_path: Path, cap
                                                                     "bicycles_{{ i }}"]
     assert 'src="{{ item.photo_url | safe_url }}"' in page
     assert "extends _crowd_page.html.j2" in capsys.readouterr().err
+
+
+def test_an_imported_page_loads_its_own_stylesheet_on_the_task_servers_routes_too(tmp_path: Path, capsys) -> None:
+    """The page's CDN stylesheet loads on MTurk; `hitflow new` lists its origin in [target] page_origins so the task
+    server's pages (Prolific, invite links) load it as well, and the dry run has nothing to warn about it."""
+    from flows.core.config.config import load_config
+
+    stem = imported(tmp_path, "mturk_requester_ui.html")
+    assert list(load_config(Path(f"{stem}.toml")).page_origins) == ["https://cdn.example.org"]
+    capsys.readouterr()
+    main(["run", f"{stem}.toml", "--dry-run", "--platform", "links"])
+    said = capsys.readouterr().out
+    assert "fields found:" in said and "warning: the page loads" not in said

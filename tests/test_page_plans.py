@@ -175,8 +175,8 @@ def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path
 
 
 def test_what_the_task_server_blocks_is_a_dry_run_warning_on_the_routes_it_serves(tmp_path: Path, capsys) -> None:
-    """Inline handlers and scripts or styles from elsewhere: a dry run for Prolific or invite links says so, MTurk
-    (which runs them) does not; origins listed in [target] page_origins, and MTurk's own helpers, are not named."""
+    """Inline handlers holding an item's value (the page's own run, by hash) and scripts or styles from elsewhere: a
+    dry run for Prolific or invite links says so, MTurk (which runs them) does not; origins listed in [target] page_origins, and MTurk's own helpers, are not named."""
     config = imported(tmp_path, capsys)
     template = next((tmp_path / "config").glob("rater*.html*"))
     outside = ('<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>'
@@ -184,10 +184,10 @@ def test_what_the_task_server_blocks_is_a_dry_run_warning_on_the_routes_it_serve
                '<script src="https://s3.amazonaws.com/mturk-public/externalHIT_v1.js"></script>'
                '<link rel="icon" href="https://icons.example.net/i.png">\n')
     template.write_text(template.read_text(encoding="utf-8").replace(
-        'value="1" required>', 'value="1" required onclick="this.title=\'one\'">', 1).replace(
-        "<p>Rate how well", outside + "<p>Rate how well", 1), encoding="utf-8")
+        'value="1" required>', 'value="1" required onclick="this.title=\'{{ title }}\'">', 1).replace(
+        "<p>Rate how well", outside + '<p onclick="this.title=\'own\'">Rate how well', 1), encoding="utf-8")
     said = {p: dry_run(capsys, config, p)[1] for p in ("mturk", "prolific", "links")}
-    warning = "warning: 1 inline event handler(s) on the page (onclick=, oninput=...) do not run on this route"
+    warning = "warning: 1 inline event handler(s) on the page (onclick=, oninput=...) hold an item's value and do not"
     assert warning not in said["mturk"] and warning in said["prolific"] and warning in said["links"]
     origins = '["https://cdn.example.org:8443", "https://code.jquery.com"]'
     blocked = f"to allow them: [target] page_origins = {origins}"

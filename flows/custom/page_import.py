@@ -17,7 +17,7 @@ from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_bloc
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_patterns_check import refused_pattern_lines
-from flows.custom.page_scripts import HANDLER_ATTR, scripts_write_fields
+from flows.custom.page_scripts import ITEM_HANDLER, scripts_write_fields
 from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
@@ -241,9 +241,10 @@ def restructure(page: str, form: str = HITFLOW_FORM) -> tuple[str, list[str]]:
                      + (f" (it reads {', '.join(read)}: what it writes there is ignored)" if read else "")
                      + "; check that the page needs nothing else from them")
     body = retarget_scripts(body, names, *ids, form=form, session_ids=session_ids)
-    if HANDLER_ATTR.search(body):
-        notes.append("inline event handlers (onclick=...) run on MTurk but the task server's content "
-                     "security policy blocks them; move them into a <script>")
+    if ITEM_HANDLER.search(body):
+        notes.append("inline event handlers (onclick=...) holding an item's value run on MTurk but the task server's "
+                     "content security policy blocks them (it runs a handler only as the page spells it); read the "
+                     "value from a data- attribute, or move them into a <script>")
     return body.strip() + "\n", notes
 
 

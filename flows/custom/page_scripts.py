@@ -16,7 +16,10 @@ _UNNONCED = re.compile(r"<(script(?![^>]*\bsrc\s*=)|style)\b(?![^>]*\bnonce\s*=)
                        r"(?![^>]*type\s*=\s*[\"']application/json)", re.I)
 
 
-HANDLER_ATTR = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)  # an inline event handler (onclick=, oninput=...)
+# an inline event handler (onclick=, oninput=...) whose code holds a placeholder: the task server's CSP allows a
+# template's handlers by hash (flows/taskserver/task_guard.py), which an item's value would change
+_HELD = r"(?:\{\{|\{%|\$\{)"  # a placeholder
+ITEM_HANDLER = re.compile(rf"""<[a-z][^>]*?\son[a-z]+\s*=\s*(?:"[^"]*{_HELD}[^"]*"|'[^']*{_HELD}[^']*')""", re.I)
 
 
 # a script or stylesheet from elsewhere; MTurk's own helpers have hitflow's stand-ins, so they are not counted
@@ -25,16 +28,21 @@ _OUTSIDE = re.compile(r"<(?:script\b[^>]*?\bsrc|link\b(?=[^>]*\brel\s*=\s*[\"']?
 _STOOD_IN = re.compile(r"crowd-html-elements|externalHIT_v1", re.I)
 
 
+def outside_origins(source: str) -> list[str]:
+    """The origins the page loads scripts or stylesheets from (MTurk's own helpers aside: hitflow stands in)."""
+    return sorted({m.group(1) for m in _OUTSIDE.finditer(source) if not _STOOD_IN.search(m.group(2) or "")})
+
+
 def task_server_blocks_lines(source: str, serves_pages: bool, page_origins: tuple[str, ...]) -> list[str]:
-    """Dry-run warnings where people open the task server: its CSP blocks inline event handlers (MTurk runs them)
-    and scripts or styles from an origin [target] page_origins does not list."""
+    """Dry-run warnings where people open the task server: its CSP blocks inline event handlers holding an item's
+    value (MTurk runs them) and scripts or styles from an origin [target] page_origins does not list."""
     if not serves_pages:
         return []
-    lines = [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) do not run on "
-             "this route: the task server's content security policy blocks them; move them into a <script>"
-             ] if (found := HANDLER_ATTR.findall(source)) else []
-    unlisted = sorted({m.group(1) for m in _OUTSIDE.finditer(source) if not _STOOD_IN.search(m.group(2) or "")}
-                      - set(page_origins))
+    lines = [f"warning: {len(found)} inline event handler(s) on the page (onclick=, oninput=...) hold an item's "
+             "value and do not run on this route: the task server's content security policy lets a handler run only "
+             "as the template spells it; read the value from a data- attribute, or move them into a <script>"
+             ] if (found := ITEM_HANDLER.findall(source)) else []
+    unlisted = sorted(set(outside_origins(source)) - set(page_origins))
     if unlisted:
         lines.append(f"warning: the page loads scripts or styles from {', '.join(unlisted)}, which the task server's "
                      "content security policy blocks on this route, so people get the page without them (its own "

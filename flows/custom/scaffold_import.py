@@ -23,7 +23,7 @@ from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.own_checks import attention_table, check_notes, own_checks
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
-from flows.custom.page_scripts import scripts_write_fields
+from flows.custom.page_scripts import outside_origins, scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
 from flows.custom.submit_probe import asked, blocks_submit, probed_rules, without_covered
 from qc.asked_limits import stated_max_words, stated_min_words
@@ -69,7 +69,8 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     refuse_unbounded(template, imported, page, source)
     template = with_probed_rules(imported, template, page, source, keep_jinja)
     folder, checks, columns = root / "config", own_checks(imported.body), imported.columns
-    files = {folder / f"{name}.toml": campaign_toml(name, imported, page) + attention_table(name, checks),
+    files = {folder / f"{name}.toml": campaign_toml(name, imported, page) + attention_table(name, checks)
+             + target_table(template),
              folder / f"{name}.html.j2": template,
              folder / f"{name}_items.csv": own_items(items, columns, template) if items else items_csv(columns)}
     if imported.answer_key:
@@ -250,6 +251,13 @@ def campaign_toml(name: str, imported: ImportedPage, page: Path) -> str:
                       "   # the AnswerKey: each response scored in runs/<name>/scores.csv", text)
     return text + "".join(field_qc_table(field, kind, personal, stated) for field, kind, personal, stated
                           in free_text_fields(imported.body, imported.instructions))
+
+
+def target_table(template: str) -> str:
+    """The page's own CDN scripts and styles, allowed where the task server serves it, as MTurk loads them."""
+    origins = outside_origins(template)
+    return (f"\n[target]\npage_origins = {json.dumps(origins)}   # the page's own scripts and styles, on the task "
+            "server's pages (Prolific, invite links) as on MTurk\n") if origins else ""
 
 
 def free_text_fields(body: str, instructions: str = "") -> list[tuple[str, str, str, tuple[int, int]]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -39,6 +40,7 @@ from flows.taskserver.task_guard import (
     bounded_body,
     client_address,
     origin_of,
+    static_handler_hashes,
 )
 from flows.taskserver.task_site import Refused, TaskSite
 from flows.taskserver.task_units import NO_WORK, allocate, exact_fields, open_batch_or_reason, secret_fingerprint
@@ -63,10 +65,17 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
     request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
     if session["route"] == "prolific":  # the completion redirect is a form navigation too
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
-    return task_page(cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
-                     signature=page_signature(site.secret, cfg.name, session["session_id"], page),
-                     csp_nonce=request.state.csp_nonce,
-                     turk_submit=False)  # a Prolific or invite page: turkSubmitTo would only lose the answers
+    return _with_handlers(cfg, request, task_page(
+        cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
+        signature=page_signature(site.secret, cfg.name, session["session_id"], page), csp_nonce=request.state.csp_nonce,
+        turk_submit=False))  # a Prolific or invite page: turkSubmitTo would only lose the answers
+
+
+def _with_handlers(cfg: CampaignConfig, request: Request, page: str) -> str:
+    """The page, its own template's inline handlers allowed by hash in its CSP (a user's page; hitflow's use none)."""
+    if cfg.template is not None:
+        request.state.handler_hashes = static_handler_hashes(page, Path(cfg.template).read_text(encoding="utf-8"))
+    return page
 
 
 def page_names(site: TaskSite, cfg: CampaignConfig, item_ids: str) -> set[str]:
@@ -223,4 +232,4 @@ def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str, request: Reques
     request.state.image_origins = {o for o in (origin_of(r["url"]) for r in items) if o}
     request.state.form_origins = set(MTURK_SUBMIT_ORIGINS)
     request.state.page_origins = cfg.page_origins
-    return task_page(cfg, items, csp_nonce=request.state.csp_nonce)
+    return _with_handlers(cfg, request, task_page(cfg, items, csp_nonce=request.state.csp_nonce))
