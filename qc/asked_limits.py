@@ -86,6 +86,9 @@ AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|maximum of|
                      + r"\s+words\b|\b" + _NUMBER + r"\s+words\s+(?:or\s+(?:fewer|less)|at\s+most|max(?:imum)?)\b",
                      re.IGNORECASE)
 UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)  # N itself is over
+ONE_WORD = re.compile(r"\b(?:in|with|as|using)\s+(?:just\s+|only\s+)?(?:one|a\s+single)\s+(?:single\s+)?word\b|"
+                      r"\b(?:one|a)\s+single\s+word\b|\bsingle[- ]word\b|\bone[- ]word\s+(?:answer|reply|response)\b",
+                      re.IGNORECASE)  # "in one word", "one single word": at most one
 
 
 # an answer asked as a list ("three sounds, separated by commas"): a clause's limit on "each" is a part's, not its own
@@ -99,6 +102,7 @@ def stated_max_words(text: str) -> int:
     list's part's ("three sounds, separated by commas ... each up to 3 words")."""
     said = about_answer(EACH.sub("", text) if LISTED.search(text) else text)
     most = [_number(a or b) for a, b in AT_MOST.findall(said)] + [_number(n) - 1 for n in UNDER.findall(said)]
+    most += [1] * bool(ONE_WORD.search(said))
     most += [high for low, high in _spans(said) if low < high]
     return min((n for n in most if 0 < n <= 10000), default=0)
 

@@ -129,3 +129,14 @@ def test_a_limit_stated_under_a_boxs_heading_is_read_and_the_next_heading_is_not
     assert "4 to 12 words" in asked["headline"] and "unclear" not in asked["headline"].lower()
     assert stated_min_words(asked["headline"]) == 4 and field_max_words({}, asked["headline"]) == 12
     assert field_max_words({}, asked["unclear"]) == 20
+
+
+def test_a_label_giving_an_example_leaves_the_limit_above_the_box_its_own() -> None:
+    """A crowd-input whose label is an example answer ("e.g. In which year ...?") is asked by the words above it."""
+    page = ('<crowd-form><p><strong>Your quiz question</strong> (ends with ?, at most 20 words)</p>'
+            '<crowd-input name="question" label="e.g. In which year was the bridge opened?" required></crowd-input>'
+            '<p>Describe the speaker\'s tone in one single word.</p><crowd-input name="tone" label="Tone">'
+            '</crowd-input></crowd-form>')
+    asked = field_questions(page)
+    assert field_max_words({}, asked["question"]) == 20
+    assert field_max_words({}, asked["tone"]) == 1 and field_max_words({}, "Type it in a word processor.") == 0

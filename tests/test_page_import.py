@@ -250,13 +250,14 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
 
 @pytest.mark.browser
 def test_a_pages_own_inline_handlers_run_on_the_task_server_and_an_item_valued_one_does_not(
-        tmp_path: Path, capsys, page) -> None:
+        tmp_path: Path, capsys, request) -> None:
     """Tiles whose onclick the template spells (entities included) run in Chromium under the task server's CSP, by
     hash; a handler holding an item's value would run whatever the item says, so it stays blocked."""
     handlers = ('<p id="said">none</p><b id="own" onclick="document.getElementById(\'said\').textContent='
                 '\'tile &amp; one\'">own</b><b id="item" onclick="document.getElementById(\'said\').textContent='
                 '\'{{ item.sentence | e }}\'">item</b>\n')
     with served_page(tmp_path, capsys, handlers) as url:
+        page = request.getfixturevalue("page")  # Chromium after the import's own (its probe runs one)
         page.goto(url)
         page.click("#item")
         assert page.inner_text("#said") == "none"

@@ -54,6 +54,8 @@ def question_texts(page: _FormParser) -> dict[str, str]:
                  and before != [True] and not (run and asks(t) and p not in page.in_label)]
         if f.kind in ("radio", "checkbox"):
             words = since
+        elif own and run and EXAMPLE.match(own[0]):  # a label that is an example answer: the words above ask
+            words = [*run, *own]
         elif own and run and SHORT_LABEL.match(own[0]) and (asks(run[-1]) or "? " in run[-1]):  # "Business name"
             # under what it asks ("Who was paid? Write the name ..., up to 5 words")
             words = [*run, *own]
@@ -64,6 +66,7 @@ def question_texts(page: _FormParser) -> dict[str, str]:
     return out
 
 
+EXAMPLE = re.compile(r"^\W*(?:e\.\s?g\.|eg\b|for example\b|for instance\b|example\s*:|such as\b)", re.I)
 # a question, or an instruction to write one ("3. Write ONE question you would ask the seller."), before a hint
 ASKING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:if \w+(?: \w+)?\s*[:,]\s*)?(?:write|re-?write|rephrase|compare|ask|"
                     r"describe|explain|give|name|list|suggest|say|tell|summari[sz]e)\b",
