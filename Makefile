@@ -8,7 +8,7 @@ export PREFECT_HOME := $(CURDIR)/runs/.prefect
 export PREFECT_LOGGING_LEVEL ?= WARNING
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 
-.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-gate-heldout4 bench-gate-heldout5 bench-gate-heldout6 bench-gate-heldout7 bench-gate-heldout8 bench-gate-heldout9 bench-gate-heldout10 bench-gate-heldout11 bench-gate-heldout12 bench-gate-heldout13 bench-gate-heldout14 bench-gate-heldout15 bench-gate-heldout16 bench-gate-heldout17 bench-gate-heldout18 bench-gate-heldout19 bench-gate-heldout20 bench-gate-heldout21 bench-gate-heldout22 bench-gate-heldout23 bench-slow-clients bench-latency bench-prefect browser-deps clean
+.PHONY: demo demo-review test docs lint js-sdk test-browser test-live-schedule test-docs-prefect bench bench-security bench-qc-real bench-qc-batch bench-qc-memory bench-sim-state bench-submit-rules bench-chaos bench-scale bench-determinism pg-deps bench-browser-workers bench-telemetry bench-authenticity bench-custom-qc bench-custom-truth bench-gate bench-gate-heldout bench-gate-heldout2 bench-gate-heldout3 bench-gate-heldout4 bench-gate-heldout5 bench-gate-heldout6 bench-gate-heldout7 bench-gate-heldout8 bench-gate-heldout9 bench-gate-heldout10 bench-gate-heldout11 bench-gate-heldout12 bench-gate-heldout13 bench-gate-heldout14 bench-gate-heldout15 bench-gate-heldout16 bench-gate-heldout17 bench-gate-heldout18 bench-gate-heldout19 bench-gate-heldout20 bench-gate-heldout21 bench-gate-heldout22 bench-gate-heldout23 bench-gate-heldout24 bench-slow-clients bench-latency bench-prefect browser-deps clean
 
 # pip compiles every module it installs (18,000 files, 47 s of CPU), most never imported: transformers
 # (crowd-kit's requirement, never imported by it), pip, setuptools, mypy's sources beside its compiled
@@ -393,6 +393,10 @@ bench-gate-heldout22: $(STAMP)
 # The same on a twenty-third held-out set (bench/gate_heldout23/, described in bench/gate_heldout23.py); writes bench/results-gate-heldout23.json
 bench-gate-heldout23: $(STAMP)
 	nice $(BIN)/python -m bench.gate_heldout23 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
+
+# The same on a twenty-fourth held-out set (bench/gate_heldout24/, described in bench/gate_heldout24.py); writes bench/results-gate-heldout24.json
+bench-gate-heldout24: $(STAMP)
+	nice $(BIN)/python -m bench.gate_heldout24 $(if $(REPO),--repo $(REPO)) $(if $(ITEMS),--items $(ITEMS)) $(if $(LABEL),--label "$(LABEL)") $(if $(PAGES),--pages $(PAGES))
 
 bench-custom-qc: $(STAMP)
 	$(BIN)/python -m bench.custom_qc --items $(or $(ITEMS),500)
