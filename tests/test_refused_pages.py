@@ -64,7 +64,7 @@ def test_an_mturk_page_that_refuses_or_never_enables_its_submit_gets_its_hits_ba
                 HITTypeId=type_id, MaxAssignments=2, LifetimeInSeconds=6 * 3600,
                 Question=html_question(page))["HIT"]["HITId"]
         started = time.monotonic()
-        for _ in range(7):
+        for _ in range(3):  # three simulated hours: six workers a HIT try it and give it back (two are asked)
             advance(sim, 3600)
         took = time.monotonic() - started
         returned = {h: list(sim.market.hits[h].returned) for h in hits.values()}
