@@ -218,6 +218,18 @@ def _browser_workers_of_this_module_only() -> Iterator[None]:
         module.BrowserThread.close_shared()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _import_probes_on_the_shared_chromium() -> Iterator[None]:
+    """A page's import asks its script in the module's shared Chromium rather than one launched a page
+    (tests/shared_probe.py: ~1.3 s of CPU a probe)."""
+    from flows.sim.pages import script_probe
+    from tests.shared_probe import asked_on_shared_thread
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(script_probe, "_launched", asked_on_shared_thread)
+        yield
+
+
 class _KeptSpellingIndex:
     """``spelling_index`` without its ``cache_clear``: a run's outputs clear the index (~70 MB) for the
     runs of a long-lived process that will not spell again; a test process runs hundreds of campaigns,

@@ -151,7 +151,7 @@ def test_the_rehearsal_runs_a_warned_page_and_says_plainly_who_gave_it_back(tmp_
     imported(tmp_path, CHECK.replace("REFUSE", INLINE))
     (tmp_path / "crowd.toml").write_text('seed = 1\n[[profile]]\nname = "diligent"\ncount = 3\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code = main(["run", "config/cards.toml", "--no-prefect", "--db", "h.db", "--crowd", "crowd.toml"])
+    code = main(["run", "config/cards.toml", "--no-prefect", "--db", "h.db", "--crowd", "crowd.toml", "--limit", "1"])
     err = capsys.readouterr().err
     gave_back = [line for line in err.splitlines() if line.startswith("hitflow sim: honest browser workers give")]
     assert code in (8, 10) and "Traceback" not in err, err

@@ -64,7 +64,7 @@ def test_an_mturk_page_that_refuses_or_never_enables_its_submit_gets_its_hits_ba
                 HITTypeId=type_id, MaxAssignments=2, LifetimeInSeconds=6 * 3600,
                 Question=html_question(page))["HIT"]["HITId"]
         started = time.monotonic()
-        for _ in range(7):
+        for _ in range(3):  # three simulated hours: six workers a HIT try it and give it back (two are asked)
             advance(sim, 3600)
         took = time.monotonic() - started
         returned = {h: list(sim.market.hits[h].returned) for h in hits.values()}
@@ -88,7 +88,7 @@ def test_a_prolific_page_nobody_can_submit_gets_its_places_back_and_the_run_ends
 
     (tmp_path / "polite.html").write_text(MTURK_ONLY, encoding="utf-8")
     (tmp_path / "polite_items.csv").write_text("item_id,sentence\n" + "".join(
-        f"s{i},Could you pass the salt number {i}?\n" for i in range(6)), encoding="utf-8")
+        f"s{i},Could you pass the salt number {i}?\n" for i in range(4)), encoding="utf-8")  # one unit: 3 places
     monkeypatch.chdir(tmp_path)
     assert main(["new", "polite", "--from", "polite.html", "--items", "polite_items.csv"]) == 0
     toml = tmp_path / "config" / "polite.toml"

@@ -51,12 +51,13 @@ function checkAnswers() {
 UNCHECKED = CHECKED.replace("document.getElementById('leave_by').value.trim()", "''").replace(
     "document.querySelector('input[name=\"allowed\"]:checked')", "null")
 ITEMS = 12
+RUN_ITEMS = 4  # the runs in Chromium: a place holds one item, so each item is 3 pages worked in a browser
 
 
-def imported(tmp_path: Path, page: str, capsys) -> Path:
+def imported(tmp_path: Path, page: str, capsys, items: int = ITEMS) -> Path:
     (tmp_path / "park.html").write_text(page, encoding="utf-8")
     (tmp_path / "park_items.csv").write_text("item_id,sign\n" + "".join(
-        f"s{i},NO PARKING {i} AM TO {i + 1} PM\n" for i in range(ITEMS)), encoding="utf-8")
+        f"s{i},NO PARKING {i} AM TO {i + 1} PM\n" for i in range(items)), encoding="utf-8")
     assert main(["new", "park", "--from", str(tmp_path / "park.html"), "--dir", str(tmp_path),
                  "--items", str(tmp_path / "park_items.csv")]) == 0
     capsys.readouterr()
@@ -98,7 +99,7 @@ def test_no_honest_participant_is_refused_by_the_page_s_own_check(tmp_path: Path
     from flows.driver.campaign_run import run_campaign
 
     monkeypatch.chdir(tmp_path)
-    config = imported(tmp_path, CHECKED, capsys)
+    config = imported(tmp_path, CHECKED, capsys, RUN_ITEMS)
     config.write_text(config.read_text(encoding="utf-8") + '\n[target]\nsim_workers = "browser"\n', "utf-8")
     with SimServer(seed=3) as sim:
         run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
@@ -114,9 +115,9 @@ def test_no_honest_participant_is_refused_by_the_page_s_own_check(tmp_path: Path
     assert "honest browser workers give" not in capsys.readouterr().err
 
 
-def controlled(tmp_path: Path, capsys) -> Path:
+def controlled(tmp_path: Path, capsys, items: int = ITEMS) -> Path:
     """The checked page with a controls file of 15 on its choice field, at a share of 0.1 (a quiz of 15)."""
-    config = imported(tmp_path, CHECKED, capsys)
+    config = imported(tmp_path, CHECKED, capsys, items)
     (tmp_path / "config" / "park_controls.csv").write_text("item_id,field,answer,sign\n" + "".join(
         f"c{i},allowed,{'yes' if i % 2 else 'no'},PARKING {i} AM TO {i + 2} PM\n" for i in range(15)), "utf-8")
     text = config.read_text(encoding="utf-8")
@@ -147,7 +148,7 @@ def test_its_screening_study_serves_the_quiz_one_control_a_page_and_judges_every
     from flows.driver.campaign_run import run_campaign
 
     monkeypatch.chdir(tmp_path)
-    config = controlled(tmp_path, capsys)
+    config = controlled(tmp_path, capsys, RUN_ITEMS)
     with SimServer(seed=3) as sim:
         run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
                      progress=lambda _: None, platform="prolific")
