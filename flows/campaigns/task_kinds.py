@@ -94,19 +94,19 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
     if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes):
         return cfg, plan
-    if plan.kept_apart:  # a place of the page's items, its time rounded to whole minutes and paid for them
-        note = f"note: on {label} a place holds the page's {n} item(s), not more: {plan.kept_apart}"
-        return dataclasses.replace(cfg, notes=(*cfg.notes, note)), plan
-    for k in range(n + 1, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
+    # the kind's own plan of k items: the page read once and each item's fields, or one page an item where the
+    # page keeps its items apart (its place then shows them one a page: flows/taskserver/quiz_pages.py)
+    for k in range(n + 1, 20 * n + 1):
         sized = dataclasses.replace(cfg, images_per_hit=k)
         if unit.whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
             break
     else:
         return cfg, plan
     off = lambda m: f"about {m:.1f} min, {m / unit.whole_minutes(m):.2f} of {unit.whole_minutes(m)} min"  # noqa: E731
+    apart = f", shown one a page: {plan.kept_apart}" if plan.kept_apart else ""
     note = (f"note: on {label} a place holds {k} items, not the page's {n}: {label} states a study's time in whole "
-            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
-            f"estimated_minutes in [prolific] to keep {n} a place")
+            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}{apart}; "
+            f"state estimated_minutes in [prolific] to keep {n} a place")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
 
 
