@@ -46,17 +46,15 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
     """A route paying a place by its estimate gives the control quiz a short study of its own, timed for the quiz
     alone and paid at the batches' hourly rate: its passers take the batches' places (a page no longer carries it).
-    A page that keeps its items apart shows the quiz one control a page (flows/taskserver/quiz_pages.py), each
-    page timed as a place of one item is."""
+    A page that keeps its items apart shows the quiz one control a page (flows/taskserver/quiz_pages.py), as its
+    batches' places."""
     if not platform or not platform_facts(platform).WHOLE_MINUTES:
         return cfg
     try:
         size = quiz_items(cfg)
         quiz = dataclasses.replace(cfg, images_per_hit=size)
         plan = dataclasses.replace(kind_of(quiz).plan(quiz), maximum_minutes=None) if size else None
-        if plan is not None and plan.kept_apart:
-            one = dataclasses.replace(cfg, images_per_hit=1)
-            plan = dataclasses.replace(plan, minutes=size * kind_of(one).plan(one).minutes)
+        if plan is not None and plan.kept_apart:  # the kind's plan times each of its pages as read on its own
             cfg = dataclasses.replace(cfg, notes=(*cfg.notes, f"note: on {platform_facts(platform).LABEL} the "
                                                   f"control quiz's screening study shows its {size} controls one a "
                                                   f"page, as its places: {plan.kept_apart}"))
