@@ -1,7 +1,7 @@
-"""A requester's page written for one item, whose own script finds its fields by id or name, is never stacked on
-Prolific: copied once an item onto one page, each copy's script would read the first item's box, and a person
-whose first item is "no" and a later one "yes" would be refused. A page whose script reads no field stacks as
-before."""
+"""A requester's page written for one item, whose own script finds its fields by id or name, never shows two items
+on one page on Prolific: copied once an item onto one page, each copy's script would read the first item's box,
+and a person whose first item is "no" and a later one "yes" would be refused. A page whose script reads no field
+stacks as before."""
 
 from __future__ import annotations
 
@@ -78,9 +78,9 @@ def test_the_fields_a_script_finds_by_a_shared_id_or_name(script: str, found: tu
     assert fields_scripts_find(page, frozenset({"note"})) == found
 
 
-def test_a_page_whose_script_reads_its_fields_is_one_item_a_place_and_says_why(tmp_path: Path, capsys) -> None:
-    config = imported(tmp_path, CHECKED, capsys)
-    assert {load_campaign(config, route).images_per_hit for route in ("prolific", "mturk")} == {1}
+def test_a_page_whose_script_reads_its_fields_is_one_item_a_page_and_says_why(tmp_path: Path, capsys) -> None:
+    config = imported(tmp_path, CHECKED, capsys)  # a Prolific place's items one a page: test_kept_apart_places.py
+    assert load_campaign(config, "mturk").images_per_hit == 1
     assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
     notes = [ln for ln in capsys.readouterr().out.splitlines() if "a place holds" in ln]
     assert len(notes) == 1 and "leave_by" in notes[0] and "allowed" not in notes[0], notes  # by name, per item

@@ -46,17 +46,15 @@ def planned(cfg: CampaignConfig, platform: str = "") -> CampaignConfig:
 def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
     """A route paying a place by its estimate gives the control quiz a short study of its own, timed for the quiz
     alone and paid at the batches' hourly rate: its passers take the batches' places (a page no longer carries it).
-    A page that keeps its items apart shows the quiz one control a page (flows/taskserver/quiz_pages.py), each
-    page timed as a place of one item is."""
+    A page that keeps its items apart shows the quiz one control a page (flows/taskserver/quiz_pages.py), as its
+    batches' places."""
     if not platform or not platform_facts(platform).WHOLE_MINUTES:
         return cfg
     try:
         size = quiz_items(cfg)
         quiz = dataclasses.replace(cfg, images_per_hit=size)
         plan = dataclasses.replace(kind_of(quiz).plan(quiz), maximum_minutes=None) if size else None
-        if plan is not None and plan.kept_apart:
-            one = dataclasses.replace(cfg, images_per_hit=1)
-            plan = dataclasses.replace(plan, minutes=size * kind_of(one).plan(one).minutes)
+        if plan is not None and plan.kept_apart:  # the kind's plan times each of its pages as read on its own
             cfg = dataclasses.replace(cfg, notes=(*cfg.notes, f"note: on {platform_facts(platform).LABEL} the "
                                                   f"control quiz's screening study shows its {size} controls one a "
                                                   f"page, as its places: {plan.kept_apart}"))
@@ -94,19 +92,19 @@ def whole_minute_unit(cfg: CampaignConfig, plan: PlanDefaults, platform: str) ->
     n, label = cfg.images_per_hit, platform_facts(platform).LABEL
     if plan.estimated_minutes is not None or unit.whole_minute_fits(plan.minutes):
         return cfg, plan
-    if plan.kept_apart:  # a place of the page's items, its time rounded to whole minutes and paid for them
-        note = f"note: on {label} a place holds the page's {n} item(s), not more: {plan.kept_apart}"
-        return dataclasses.replace(cfg, notes=(*cfg.notes, note)), plan
-    for k in range(n + 1, 20 * n + 1):  # the kind's own plan of k items: the page read once, each item's fields
+    # the kind's own plan of k items: the page read once and each item's fields, or one page an item where the
+    # page keeps its items apart (its place then shows them one a page: flows/taskserver/quiz_pages.py)
+    for k in range(n + 1, 20 * n + 1):
         sized = dataclasses.replace(cfg, images_per_hit=k)
         if unit.whole_minute_fits((more := kind_of(sized).plan(sized)).minutes):
             break
     else:
         return cfg, plan
     off = lambda m: f"about {m:.1f} min, {m / unit.whole_minutes(m):.2f} of {unit.whole_minutes(m)} min"  # noqa: E731
+    apart = f", shown one a page: {plan.kept_apart}" if plan.kept_apart else ""
     note = (f"note: on {label} a place holds {k} items, not the page's {n}: {label} states a study's time in whole "
-            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}; state "
-            f"estimated_minutes in [prolific] to keep {n} a place")
+            f"minutes (at least one); the page takes {off(plan.minutes)}, {k} items {off(more.minutes)}{apart}; "
+            f"state estimated_minutes in [prolific] to keep {n} a place")
     return dataclasses.replace(sized, notes=(*cfg.notes, note)), more
 
 

@@ -67,8 +67,14 @@ def custom_plan(cfg: CampaignConfig) -> PlanDefaults:
     found = fields_scripts_find(custom_source(cfg), frozenset(f.name for f in fields)) if cfg.template else ()
     apart = (f"the page's own script finds {', '.join(found)} by an id or name every item would share, so on a page "
              "of several items each item's copy would read the first item's") if found else ""
-    return PlanDefaults(minutes=unit_minutes(fields, page), kept_apart=apart,
-                        maximum_minutes=least_maximum(unit_minutes(fields, page + quiz)) if quiz else None)
+    return PlanDefaults(minutes=_minutes(fields, page, apart), kept_apart=apart,
+                        maximum_minutes=least_maximum(_minutes(fields, page + quiz, apart)) if quiz else None)
+
+
+def _minutes(fields: list[AnswerField], items: int, apart: str) -> float:
+    """A unit's minutes; a page that keeps its items apart shows them one a page (flows/taskserver/quiz_pages.py),
+    each page read on its own."""
+    return items * unit_minutes(fields, 1) if apart else unit_minutes(fields, items)
 
 
 def custom_qc(run: Run, batch: int) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from starlette.routing import Route
 
 from flows.answers.control_quiz import quiz_rows
 from flows.campaigns.block_evidence import failed_controls
+from flows.campaigns.task_kinds import kind_of
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
+from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
 from flows.core.pages.crowd_elements import flat_answers
 from flows.core.pages.mturk_forms import answer_rows, answer_xml, form_fields
@@ -58,8 +60,22 @@ def _item_rows(site: TaskSite, cfg: CampaignConfig, ids: list[str]) -> list[dict
     return [rows.get(i) or quiz[i] for i in ids if i in rows or i in quiz]
 
 
+def kept_apart(site: TaskSite, cfg: CampaignConfig) -> tuple[bool, str]:
+    """Whether the campaign's page keeps its items apart (a unit of several is shown one a page: quiz_pages.py),
+    and its first answer field; read once a campaign."""
+    if cfg.name not in site.apart:
+        try:
+            kind = kind_of(cfg)
+            fields = kind.fields(cfg)
+            site.apart[cfg.name] = (bool(kind.plan(cfg).kept_apart), fields[0].name if fields else "")
+        except HitflowError:  # a page that cannot be read: its units are served whole, as before
+            site.apart[cfg.name] = (False, "")
+    return site.apart[cfg.name]
+
+
 def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], request: Request) -> str:
-    page = quiz_pages.shown(site.store(), cfg.name, session)  # the session's items, or the quiz's next control
+    # the session's items, or one a page the next not answered (the quiz's, or a place's of a page kept apart)
+    page = quiz_pages.shown(site.store(), cfg.name, session, kept_apart(site, cfg)[0])
     rows = _item_rows(site, cfg, json.loads(page))
     request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
     request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
@@ -106,7 +122,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
         if not found:
             raise Refused(400, "This submission names no session we handed out. Open the task again from its link.")
         session = found[0]
-        page = quiz_pages.posted(store, cfg.name, session, fields)
+        apart, first = kept_apart(site, cfg)
+        page = quiz_pages.posted(store, cfg.name, session, fields, apart)
         ids = json.loads(page)
         signed = page_signature_valid(site.secret, cfg.name, session_id, page, given_sig)
         if not signed or not exact_fields(fields, ids, page_names(site, cfg, page)):
@@ -118,8 +135,8 @@ def store_response(site: TaskSite, cfg: CampaignConfig, fields: dict[str, str]) 
             raise Refused(410, NO_WORK["cancelled"][0])
         code = completion_code(site.secret, cfg.name, session["batch"]) if session["route"] == "prolific" else ""
         xml, now = answer_xml(bounded_telemetry(fields)), site.now()
-        if quiz_pages.one_a_page(store, cfg.name, session) and not quiz_pages.keep_page(store, cfg.name, session,
-                                                                                         ids[0], xml):
+        if quiz_pages.one_a_page(store, cfg.name, session, apart) and not quiz_pages.keep_page(
+                store, cfg.name, session, ids[0], xml, first):
             return {**session, "next_page": quiz_pages.next_page(cfg.name, session)}
         store.insert_raw("assignments", [{
             "assignment_id": session_id, "hit_id": f"{session['study_id'] or session['route']}:u{session['unit']}",
@@ -189,7 +206,7 @@ def make_app(site: TaskSite) -> Starlette:
             return _message(request, 400, "Bad request", "The request's Content-Length is not a number.")
         except Refused as exc:
             return _message(request, exc.status, "Submission not accepted", str(exc))
-        if session.get("next_page"):  # the quiz's next control, one a page (quiz_pages.py)
+        if session.get("next_page"):  # the next item, one a page (quiz_pages.py)
             return RedirectResponse(session["next_page"], status_code=303)
         if session["route"] == "prolific":
             return RedirectResponse(site.completion_base + session["completion_code"], status_code=303)

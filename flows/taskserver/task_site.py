@@ -42,6 +42,7 @@ class TaskSite:
     # The simulated crowd all comes from loopback; a deployment behind a local proxy sets this.
     limit_loopback: bool = False
     page_fields: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    apart: dict[str, tuple[bool, str]] = field(default_factory=dict)  # task_server.kept_apart, once a campaign
     invite_max_age_s: float = INVITE_MAX_AGE_S
     # A rehearsal server's seed for its invitees' session ids (one seed, one dataset); None where people are.
     session_seed: int | None = None
