@@ -176,7 +176,8 @@ def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path
 
 def test_what_the_task_server_blocks_is_a_dry_run_warning_on_the_routes_it_serves(tmp_path: Path, capsys) -> None:
     """Inline handlers holding an item's value (the page's own run, by hash) and scripts or styles from elsewhere: a
-    dry run for Prolific or invite links says so, MTurk (which runs them) does not; origins listed in [target] page_origins, and MTurk's own helpers, are not named."""
+    dry run for Prolific or invite links says so, MTurk (which runs them) does not; origins listed in [target]
+    page_origins, and MTurk's own helpers, are not named."""
     config = imported(tmp_path, capsys)
     template = next((tmp_path / "config").glob("rater*.html*"))
     outside = ('<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>'
