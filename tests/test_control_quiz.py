@@ -34,6 +34,7 @@ from postprocess.answers.control_items import (
     QUIZ_RISK,
     fails_quiz,
     quiz_mark,
+    quiz_to_tell,
     single_choice,
     stopped_by_test,
 )
@@ -46,6 +47,28 @@ def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent()
         m = quiz_mark(n)
         assert fails_quiz(n, m, QUIZ_HONEST) < QUIZ_RISK <= fails_quiz(n, m + 1, QUIZ_HONEST)
     assert round(fails_quiz(15, 7, 0.8), 5) == 0.00078 and round(fails_quiz(15, 7, 1 / 3), 3) == 0.797
+
+
+def test_a_quiz_sized_by_its_options_fails_nine_in_ten_random_clickers_and_spares_honest_workers() -> None:
+    """The size the dry run advises, checked on drawn workers through the quiz's own verdict: a yes/no quiz of 46
+    fails at least 88% of 2,000 random clickers (binomially 90.8%) and at most 6 of 2,000 honest workers right 80% of
+    the time (0.08% expected: 1.6), where a quiz of 10 fails 17% of the random clickers."""
+    assert [quiz_to_tell(k) for k in (2, 3, 4, 5, 6)] == [46, 20, 15, 12, 10]
+    rng = random.Random(7)
+    for size, least in ((46, 0.88), (10, 0.14)):
+        truths = ["yes", "no"] * (size // 2)
+        workers = {f"r{w}": [rng.choice(["yes", "no"]) for _ in truths] for w in range(2000)} | {
+            f"h{w}": [t if rng.random() < QUIZ_HONEST else {"yes": "no", "no": "yes"}[t] for t in truths]
+            for w in range(2000)}
+        given, _ = _answers(workers, truths)
+        record = {"key": [[f"c{i}", "spam", t] for i, t in enumerate(truths)], "mark": quiz_mark(size)}
+        failed = quiz_failures(given, given, record)
+        assert least <= sum(w.startswith("r") for w in failed) / 2000 <= least + 0.06
+        assert sum(w.startswith("h") for w in failed) <= 6
+    record = {"key": [[f"c{i}", "spam", t] for i, t in enumerate(truths)], "mark": quiz_mark(10), "asked": 15,
+              "pool": 10}
+    assert "; a quiz of 46 fails 9 in 10 of them ([answers] quiz = 46" in quiz_line(record)
+    assert "a quiz of" not in quiz_line({**record, "options": ["a", "b", "c", "d", "e", "f"]})
 
 
 def _answers(workers: dict[str, list[str]], truths: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

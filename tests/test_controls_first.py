@@ -133,6 +133,15 @@ def test_new_proposes_a_controls_file_from_a_column_of_known_answers(tmp_path: P
     assert "proposed control items: 10 of the 30 row(s)" in capsys.readouterr().err
     spread = pd.read_csv(tmp_path / "config" / "all_controls.csv", dtype=str)["item_id"].tolist()
     assert spread == [f"b{k:02d}" for k in range(0, 30, 3)]
+    # a lopsided column whose even spread falls on one answer (every third row a bird): half each, each spread, so
+    # that one answer to everything gets half the quiz right, not all of it
+    rows = "".join(f"b{k:02d},Fur.,{'bird' if k % 3 == 0 else 'mammal'}\n" for k in range(30))
+    items.write_text("item_id,description,gold_group\n" + rows, encoding="utf-8")
+    assert main(["new", "lopsided", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0
+    assert "proposed control items: 10 of the 30 row(s)" in capsys.readouterr().err
+    proposal = pd.read_csv(tmp_path / "config" / "lopsided_controls.csv", dtype=str)
+    assert proposal["answer"].value_counts().to_dict() == {"bird": 5, "mammal": 5}
+    assert proposal["item_id"].tolist() == ["b00", "b01", "b06", "b07", "b12", "b13", "b18", "b19", "b24", "b25"]
     # a column whose values are not the field's options is no known answer: nothing proposed
     items.write_text("item_id,description,answer\na1,Fur.,cat\n", encoding="utf-8")
     assert main(["new", "other", "--from", str(page), "--items", str(items), "--dir", str(tmp_path)]) == 0

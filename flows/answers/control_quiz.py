@@ -100,9 +100,12 @@ def quiz_line(record: dict[str, Any] | None) -> str:
     size, mark, honest, asked = len(record["key"]), int(record["mark"]), rules.QUIZ_HONEST, record.get("asked", 0)
     short = f" ({asked} asked: the controls file's {record.get('pool')} items serve it first)" if size < asked else ""
     k = max(2, len(record.get("options") or {a for _, _, a in record["key"]}))
-    chance = 1 - rules.fails_quiz(size, mark, 1 / k)
-    weak = "; random clicks pass it as often as not, so the pages' controls and rules judge them" if chance > 0.5 \
-        else ""
+    chance, need = 1 - rules.fails_quiz(size, mark, 1 / k), rules.quiz_to_tell(k)
+    # random clicks on two options are right half the time: on a short quiz no mark fails them and spares honest
+    # workers (the sequential test, at an honest 70%, needs far more answers), so the dry run says what it takes
+    weak = (f"; a quiz of {need} fails 9 in 10 of them ([answers] quiz = {need}, from a controls file that holds "
+            "them): on fewer, random clickers who pass are flagged by the page rules, not blocked") \
+        if size < need else ""
     return (f"quiz: {size} control items before any work{short}, never again on a page (links: on a worker's first "
             "page, then one sequential test over every control answer stops an honest worker right "
             f"{rules.HONEST_ACCURACY:.0%} of the time with chance under {rules.FALSE_ALARM:.2%}; Prolific: a "

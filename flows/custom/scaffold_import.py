@@ -11,13 +11,13 @@ from typing import Any
 
 from flows.campaigns.page_text import visible_text
 from flows.core.errors import ConfigError, HitflowError, InputFormatError
-from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_text
 from flows.core.pages.asks_worker import question_texts, topic
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.answer_kinds import picker_notes
 from flows.custom.browser_templates import fields_in_templates
+from flows.custom.control_proposal import proposed_controls
 from flows.custom.custom_task import field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.own_checks import attention_table, check_notes, own_checks
@@ -81,7 +81,7 @@ def scaffold_from(name: str, page: Path, root: Path = Path("."), answer_key: Pat
     proposal = proposed_controls(own if not own.exists() else own.with_stem(f"{own.stem}_proposed"), template,
                                  items) if items else None
     if proposal:
-        files[proposal[2]] = proposal[0]
+        files[proposal[2]] = _csv(["item_id", "field", "answer"], proposal[0])
     written = write_new(folder, files)
     size_reward(written[0])
     size_budget(written[0])
@@ -178,49 +178,6 @@ def sample_page(template: str, imported: ImportedPage, page: Path) -> str:
     item = {"item_id": "sample", **{column: "sample" for column in imported.columns}}
     return render_source(template, str(page), {"title": imported.title, "rules": {"kind": "form", "fields": []},
                                                "items": [item]})
-
-
-TRUTH_NAMES = ("answer", "truth", "gold", "label", "correct", "expected")  # on a page of one choice field
-
-
-def proposed_controls(path: Path, template: str, items: Path) -> tuple[str, str, Path] | None:
-    """(controls file, note, ``path``) for the first choice field a column knows; if most are, a fifth (>= ten)."""
-    choices = [f for f in form_fields(template) if f.kind in ("radio", "select") and f.options]
-    table = read_csv_table(items, (), "the items file")
-    key = "item_id" if "item_id" in table.columns else "image_id"
-    for f in choices:
-        base = re.sub(r"_\{\{\s*i\s*\}\}$", "", f.name)  # group_{{ i }} on a page of several items
-        names = [base, *(f"{base}_{s}" for s in ("answer", "truth", "gold")),
-                 *(f"{s}_{base}" for s in ("answer", "truth", "gold", "correct", "expected")),
-                 *(TRUTH_NAMES * (len(choices) == 1))]
-        for column in [c for c in names if c in table.columns]:
-            known = [[r[key], base, r[column].strip()] for r in table.rows if r[column].strip()]
-            if known and {a for *_, a in known} <= set(f.options):
-                kept = _spread(known, len(table.rows))
-                of = f" (of its {len(table.rows)})" if len(known) < len(table.rows) else ""
-                said = (f"proposed control items: {len(kept)} of the {len(known)} row(s) of {items.name} that give "
-                        f"{base}'s answer in column {column!r}{of}")
-                return _csv(["item_id", "field", "answer"], kept), _proposal_note(said, path, base, column), path
-    return None
-
-
-def _proposal_note(said: str, path: Path, field: str, column: str) -> str:
-    """Where the proposal went (beside a controls file of the user's), and that it is optional."""
-    mine = "" if path.stem.endswith("_controls") else \
-        f" (config/{path.name.replace('_proposed', '')} is yours: left as it is)"
-    return (f"{said}, written to config/{path.name}{mine}; optional, read only once [answers] controls names it: to "
-            f"score workers on them and stop those who fail them, set controls = \"{path.name}\" (an item listed "
-            "there is a control, kept out of the dataset: delete the rows whose answers you want collected); a "
-            f"column kept for the rehearsal's figures alone ([campaign] truth = {{{field} = \"{column}\"}}) needs "
-            "no controls")
-
-
-def _spread(known: list[list[str]], items: int) -> list[list[str]]:
-    """All of ``known`` when it is at most half the items; else a fifth of the items (at least ten), evenly spaced."""
-    if len(known) * 2 <= items:
-        return known
-    wanted = min(len(known), max(10, items // 5))
-    return [known[k * len(known) // wanted] for k in range(wanted)]
 
 
 def _csv(header: list[str], rows: list[list[str]]) -> str:

@@ -171,6 +171,12 @@ def quiz_mark(size: int) -> int:
     return max(m for m in range(size + 1) if fails_quiz(size, m, QUIZ_HONEST) < QUIZ_RISK)
 
 
+def quiz_to_tell(options: int, share: float = 0.9) -> int:
+    """The smallest quiz whose pass mark fails ``share`` of the workers clicking at random among ``options`` (two:
+    46, three: 20, four: 15, five: 12): on fewer items no mark that spares honest workers can (0: none to 100)."""
+    return next((n for n in range(10, 101) if fails_quiz(n, quiz_mark(n), 1 / max(options, 2)) >= share), 0)
+
+
 HONEST_ACCURACY = 0.7  # the sequential test's honest worker: right on a control at least this often...
 FALSE_ALARM = 1 / 400  # ...stopped by it with a chance under this at any point of their work (Ville's inequality):
 # the most a quiz of 10 yes/no controls can ask of one answer to everything
