@@ -21,6 +21,7 @@ from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.pages.typed_values import typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
+from flows.sim.people.asked_shapes import around_boxes
 from flows.sim.people.attention_answers import attention_answer, rating_rows
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import anchors, said_together
@@ -214,6 +215,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields),
                    rows=rating_rows(fields))
+    fill.around = around_boxes(shown.positions, shown.texts, fill.text_boxes)
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}

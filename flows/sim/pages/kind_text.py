@@ -18,6 +18,7 @@ from flows.sim.people.asked_details import (
     open_answer,
     question_answer,
 )
+from flows.sim.people.asked_shapes import box_ask, shaped_answer
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
 from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
@@ -67,6 +68,8 @@ PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|pro
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
     """Text of the kind the box asks (a remark in an optional box); None for captions, free answers, wordless items."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
+    if shaped := _shaped(fill, f, ctx):  # hashtags, emoji, a name, an amount in words ... as the box's words ask
+        return shaped
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
         wanted = "remark"
@@ -99,6 +102,19 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     fill.worker.written.add(normalise(text))
     fill.item_texts.setdefault(ctx.key, []).append(text)
     return text
+
+
+def _shaped(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """The answer in the shape the box's words (its question and the hint around it) ask, within their limits."""
+    question = fill.questions.get(f.name, "")
+    ask = box_ask(question, fill.around.get(f.name, ""))
+    if not (told := shaped_answer(question, fill.around.get(f.name, ""), ctx.texts, fill.page, fill.rng)):
+        return ""
+    said, rule = stated(ask), field_rule(f) or {}
+    told = within(told, said.most_words, min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n))
+    fill.worker.written.add(normalise(told))
+    fill.item_texts.setdefault(ctx.key, []).append(told)
+    return fit_text(styled(fill, told), f, fill.rng, [])
 
 
 def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: tuple[str | None, int]) -> str:
