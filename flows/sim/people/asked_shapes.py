@@ -32,7 +32,9 @@ SOUND = re.compile(r"\b(?:start|begin)s? with (?:the )?(?:sound|letter)s?\s*[\"â
 SUGGEST = re.compile(r"\b(?:suggest|recommend|choose|pick)\b (?:one|a|an)\b (?P<thing>[a-z]+)", re.I)
 NAME = re.compile(r"\b(?:make up|invent|come up with|think of|suggest|give|create|choose|pick|write)\b[^.?]{0,25}"
                   r"\b(?:name|title|nickname)\b", re.I)
-LIST = re.compile(rf"\b{COUNT}\s+(?P<thing>[a-z]+s)\b", re.I)
+# "three sounds", not a limit ("2 to 6 words", "5 minutes")
+LIST = re.compile(rf"(?<!to )(?<!-)\b{COUNT}\s+(?!(?:words|characters|chars|letters|sentences|lines|digits|minutes|"
+                  r"seconds|hours|days|times|stars|points)\b)(?P<thing>[a-z]+s)\b", re.I)
 BY_SPACES = re.compile(r"\b(?:space|spaces) between\b|\bseparated by (?:a )?spaces?\b", re.I)
 
 
