@@ -68,8 +68,6 @@ PLANNED = re.compile(r"\b(?:will(?! not| never| no)|plans?|planned|proposes?|pro
 def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
     """Text of the kind the box asks (a remark in an optional box); None for captions, free answers, wordless items."""
     question, rng = fill.questions.get(f.name, ""), fill.rng
-    if shaped := _shaped(fill, f, ctx):  # hashtags, emoji, a name, an amount in words ... as the box's words ask
-        return shaped
     wanted = asked(question, field_base(f.name))
     if not wanted and optional(f) and f.name not in fill.sole:
         wanted = "remark"
@@ -104,7 +102,7 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
     return text
 
 
-def _shaped(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+def shaped_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """The answer in the shape the box's words (its question and the hint around it) ask, within their limits."""
     question = fill.questions.get(f.name, "")
     ask = box_ask(question, fill.around.get(f.name, ""))

@@ -95,8 +95,16 @@ def around_boxes(positions: dict[str, int], texts: Sequence[tuple[int, str, obje
 
 
 def box_ask(question: str, around: str) -> str:
-    """All a box's words: its question, and the page's words around it that say what to give (a hint under it)."""
-    return question if around.strip() in question else f"{question} {around}".strip()
+    """All a box's words: its question, and the sentences around it that ask or say how to answer (a hint under it;
+    never an item's text shown there)."""
+    said = [t for t in re.split(r"(?<=[.?!])\s+", around) if (ASKING.match(t) or t.endswith("?")) and t not in question]
+    return " ".join([question, *said]).strip()
+
+
+# a sentence that asks for an answer or says how to give it ("Q2. Suggest three hashtags", "Each hashtag starts ...")
+ASKING = re.compile(r"^\W*(?:q?\d{1,2}[.):]\s*|[a-h]\)\s*)?(?:now\s+)?(?:please\s+)?(?:write|suggest|name|list|give|"
+                    r"make|retell|tell|describe|re-?write|rephrase|put|type|enter|use|add|choose|pick|think of|imagine|"
+                    r"create|invent|come up|say|each|keep|spell|separate)\b", re.I)
 
 
 def shaped_answer(question: str, around: str, texts: list[str], page: str, rng: random.Random) -> str:

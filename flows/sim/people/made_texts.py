@@ -88,6 +88,7 @@ def past_tense(text: str) -> str:
     finished), the rest of its words kept."""
     from flows.sim.people.entity_spans import COMMON, word_counts
 
+    text = re.sub(r"^[A-Z][A-Za-z ]{0,20}:\s+", "", text.strip())  # ("LIVE: ...": the label is no part of it)
     counts, words, changed = word_counts(), text.split(), False
     for k, w in enumerate(words):
         bare, tail = re.match(r"([A-Za-z'-]*)(.*)", w).groups()  # type: ignore[union-attr]
