@@ -12,9 +12,11 @@ from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.crowd_model import new_worker
 from flows.sim.people.made_texts import number_words
 
+LINE = '<input type="text" name="answer_0" maxlength="80" required>'
+TEXTAREA = '<textarea name="answer_0" required></textarea>'
 
-def answers(item: str, ask: str, seeds: int = 6, box: str = '<input type="text" name="answer_0" maxlength="80" required>',
-            after: str = "") -> list[str]:
+
+def answers(item: str, ask: str, seeds: int = 6, box: str = LINE, after: str = "") -> list[str]:
     """A diligent worker's answer to ``ask`` about ``item`` (a box under it, ``after``: a hint below the box)."""
     html = (f'<form><input type="hidden" name="item_id_0" value="x"><div class="item">{item}</div>'
             f"<p><b>{ask}</b></p>{box}{after}"
@@ -69,14 +71,14 @@ def test_a_rewrite_the_page_asks_in_the_past_tense_puts_the_verbs_in_the_past() 
                          ("Town councillors vote 14 to 9 to ban cars from the High Street.", "voted"),
                          ("Trains between Guildford and Waterloo are cancelled this evening.", "were")):
         for said in answers(page + f"<p>LIVE: {update}</p>", "Rewritten for tomorrow's paper:", seeds=3):
-            assert f" {past} " in said and "cars" in said or "ribbon" in said or "Trains" in said, said
+            assert f" {past} " in f" {said} ", said
             assert said.split()[:2] == update.split()[:2], said  # the update's own words kept
 
 
 def test_a_line_on_one_sound_has_most_words_starting_with_it() -> None:
     ask = ("Now make up your own tongue twister (not this one) with 6 to 12 words, where most of the words start "
            'with the sound "s".')
-    for said in answers("Six sleek swans swam swiftly southwards.", ask, box='<textarea name="answer_0" required></textarea>'):
+    for said in answers("Six sleek swans swam swiftly southwards.", ask, box=TEXTAREA):
         words = re.findall(r"[a-z]+", said.lower())
         assert 6 <= len(words) <= 12 and sum(w.startswith("s") for w in words) > len(words) / 2, said
         assert "swans" not in words, said
@@ -85,6 +87,6 @@ def test_a_line_on_one_sound_has_most_words_starting_with_it() -> None:
 def test_a_present_is_suggested_with_why_it_suits_the_person() -> None:
     note = "My best mate Jen has just moved into her first flat. She loves baking bread and listens to old records."
     for said in answers(note + " Budget: £20", "Suggest ONE present and say why it would suit them",
-                        box='<textarea name="answer_0" required></textarea>',
+                        box=TEXTAREA,
                         after="<p>Name one thing you could buy within the budget, and say why. 15 to 40 words.</p>"):
         assert re.search(r"\bbecause\b", said) and "baking" in said and 15 <= len(said.split()) <= 40, said
