@@ -9,6 +9,7 @@ import re
 
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.people.asked_shapes import echoes_ask
 from flows.sim.people.crowd_model import new_worker
 from flows.sim.people.made_texts import number_words
 
@@ -90,3 +91,11 @@ def test_a_present_is_suggested_with_why_it_suits_the_person() -> None:
                         box=TEXTAREA,
                         after="<p>Name one thing you could buy within the budget, and say why. 15 to 40 words.</p>"):
         assert re.search(r"\bbecause\b", said) and "baking" in said and 15 <= len(said.split()) <= 40, said
+
+
+def test_a_box_the_simulator_cannot_answer_never_gets_its_own_words_back() -> None:
+    ask = "How do you think people who live there say it? Write it the way it sounds."
+    for said in answers("<p>Place name: <b>Worcester</b></p>", ask):
+        assert not echoes_ask(said, ask) and "live there" not in said, said
+    assert echoes_ask("2 to 4 words", "Make up a name for this paint. 2 to 4 words.")
+    assert not echoes_ask("Harbour Mist", "Make up a name for this paint. 2 to 4 words.")

@@ -17,7 +17,7 @@ from flows.sim.people.made_texts import (
     salient,
     suggestion,
 )
-from flows.sim.people.stated_limits import NUMBERS
+from flows.sim.people.stated_limits import LEAST, MOST, NUMBERS, SPAN
 
 COUNT = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
 RANGE = re.compile(r"\b(?P<a>\d{1,2}|one|two|three|four|five|six)\s*(?:-|–|to)\s*(?P<b>\d{1,2}|two|three|four|five|"
@@ -105,6 +105,19 @@ def box_ask(question: str, around: str) -> str:
 ASKING = re.compile(r"^\W*(?:q?\d{1,2}[.):]\s*|[a-h]\)\s*)?(?:now\s+)?(?:please\s+)?(?:write|suggest|name|list|give|"
                     r"make|retell|tell|describe|re-?write|rephrase|put|type|enter|use|add|choose|pick|think of|imagine|"
                     r"create|invent|come up|say|each|keep|spell|separate)\b", re.I)
+
+
+UNSURE = "Not sure: the item does not tell me enough to answer this."  # said where the box's own words would be
+
+
+def echoes_ask(text: str, question: str) -> bool:
+    """An answer made of the box's own words, which no person gives: its limit ("2 to 4 words", "at most 15 words",
+    "separated by commas") or most of its question's words over again."""
+    if any(p.search(text) for p in (SPAN, LEAST, MOST)) or re.search(r"\bseparated by\b", text, re.I):
+        return True
+    said = re.findall(r"[a-z]{3,}", text.lower())
+    asked = set(re.findall(r"[a-z]{3,}", question.lower()))
+    return len(said) >= 3 and sum(w in asked for w in said) >= 0.8 * len(said)
 
 
 def shaped_answer(question: str, around: str, texts: list[str], page: str, rng: random.Random) -> str:
