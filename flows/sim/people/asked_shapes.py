@@ -70,7 +70,7 @@ SOUNDS_OF = {"sea": "waves", "bay": "waves", "beach": "waves", "coast": "gulls",
              "road": "traffic", "town": "traffic", "city": "traffic", "railway": "trains", "station": "trains",
              "fire": "crackling fire", "campfire": "crackling fire", "moor": "wind", "moorland": "wind",
              "hill": "wind", "dunes": "waves", "park": "children", "pub": "people talking", "festival": "music"}
-NIGHT = ("wind", "owls", "rain on the tent", "foxes", "crickets")
+NIGHT = ("wind", "owls", "rain", "foxes", "crickets")
 # a colour as a person names it: its hue's things, its lightness's mood
 HUES = (("red", ("Poppy", "Ember", "Cherry", "Brick")), ("orange", ("Apricot", "Marigold", "Amber", "Copper")),
         ("yellow", ("Honey", "Sunflower", "Buttercup", "Lemon")), ("green", ("Meadow", "Fern", "Moss", "Sage")),
@@ -140,7 +140,7 @@ def shaped_answer(question: str, around: str, texts: list[str], page: str, rng: 
     if NAME.search(ask):
         return made_name(texts, page, _span(ask, "words", (2, 3)), rng)
     if (listed := LIST.search(_lead(ask))) and 2 <= int(NUMBERS.get(listed["n"].lower(), listed["n"])) <= 10:
-        return listing(listed["thing"].lower(), int(NUMBERS.get(listed["n"].lower(), listed["n"])), main,
+        return listing(listed["thing"].lower(), int(NUMBERS.get(listed["n"].lower(), listed["n"])), " ".join(texts),
                        " " if BY_SPACES.search(ask) else ", ")
     return ""
 
