@@ -11,13 +11,14 @@ import pytest
 
 from flows.sim.people.refusal_asks import as_list, listed
 
-# as bench/gate_heldout23/campsite_listings.html: one alert for everything, each reason a red line in the block
+# as bench/gate_heldout23/campsite_listings.html: one alert for everything, each reason a red line in the block; the
+# list is said only in the script's refusal (a question saying it is answered as a list first: test_asked_shapes.py)
 LISTED = """<form id="f"><div class="block">
 <p>Which facilities does it mention? Tick all that apply.</p>
 <label><input type="checkbox" name="facilities" value="showers"> Showers</label>
 <label><input type="checkbox" name="facilities" value="wifi"> Wifi</label>
 <label><input type="checkbox" name="facilities" value="none"> None of these</label>
-<p>Three sounds you would hear at night here (separated by commas)</p><input type="text" name="sounds">
+<p>What would you hear at night here?</p><input type="text" name="sounds">
 <p>Anything else? (optional)</p><input type="text" name="remark">
 <div class="err"></div></div><input type="submit"></form>
 <script>

@@ -14,13 +14,14 @@ from flows.core.pages.mturk_forms import FormField, read_page
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
-from flows.sim.pages.kind_text import asked_text, styled
+from flows.sim.pages.kind_text import asked_text, shaped_text, styled
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.pages.typed_values import typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
+from flows.sim.people.asked_shapes import around_boxes
 from flows.sim.people.attention_answers import attention_answer, rating_rows
 from flows.sim.people.careless_answers import COPIED, stock_answer
 from flows.sim.people.choice_reasons import anchors, said_together
@@ -48,9 +49,7 @@ from flows.sim.people.page_context import ItemContext, context_for, field_base, 
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
 from flows.sim.people.stated_limits import stated, stated_format, within
-from flows.sim.people.summaries import (
-    at_least_words,
-)
+from flows.sim.people.summaries import at_least_words
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 from qc.answer_values import WHEN_INPUTS, moment_text
@@ -90,6 +89,8 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         if left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
             return ""
         return matching_text(code, answer_rng(ctx, field_base(f.name)) if takes_care(fill) else fill.rng) or ""
+    if fill.worker.profile not in RUSHED and (shaped := shaped_text(fill, f, ctx)):  # hashtags, a name ... as asked
+        return shaped
     boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
     if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
         return _slotted(fill, found)
@@ -214,6 +215,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields),
                    rows=rating_rows(fields))
+    fill.around = around_boxes(shown.positions, shown.texts, fill.text_boxes)
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}

@@ -32,6 +32,7 @@ class Filling:
     choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # item -> (question, choice as shown)
     min_words: dict[str, int] = field(default_factory=dict)  # box -> the words the page's own script asks for
     page: str = ""  # the page's own words, all of them (what it says an item should give)
+    around: dict[str, str] = field(default_factory=dict)  # box -> the page's words between its neighbours
 
 
 def answer_rng(ctx: ItemContext, name: str) -> random.Random:

@@ -18,6 +18,7 @@ from flows.sim.people.asked_details import (
     open_answer,
     question_answer,
 )
+from flows.sim.people.asked_shapes import UNSURE, box_ask, echoes_ask, shaped_answer
 from flows.sim.people.choice_reasons import ANCHOR, choice_reason, named_choice, told_grounds
 from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
@@ -96,9 +97,26 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
                         rng, texts)
         if normalise(text) not in fill.worker.written:
             break
+    if echoes_ask(text, question) and not QUOTE.search(asking(question)):  # never the question's words back
+        text = styled(fill, UNSURE)
     fill.worker.written.add(normalise(text))
     fill.item_texts.setdefault(ctx.key, []).append(text)
     return text
+
+
+def shaped_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
+    """The answer in the shape the box's words (its question and the hint around it) ask, within their limits."""
+    if known_for(fill, ctx, f):  # the requester's known answer is what the run says the answers follow
+        return ""
+    question = fill.questions.get(f.name, "")
+    ask = box_ask(question, fill.around.get(f.name, ""))
+    if not (told := shaped_answer(question, fill.around.get(f.name, ""), ctx.texts, fill.page, fill.rng)):
+        return ""
+    said, rule = stated(ask), field_rule(f) or {}
+    told = within(told, said.most_words, min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n))
+    fill.worker.written.add(normalise(told))
+    fill.item_texts.setdefault(ctx.key, []).append(told)
+    return fit_text(styled(fill, told), f, fill.rng, [])
 
 
 def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: tuple[str | None, int]) -> str:
