@@ -187,6 +187,19 @@ def test_the_task_servers_csp_lets_a_custom_page_load_its_listed_origins() -> No
     assert "script-src 'nonce-N';" in content_security_policy("N")
 
 
+def test_every_handler_the_template_spells_is_hashed_and_one_an_item_filled_is_not() -> None:
+    import base64
+    import hashlib
+
+    from flows.taskserver.task_guard import static_handler_hashes
+
+    template = '<div onmouseover="a(1)" onclick=\'b(&quot;x&quot;)\'>{{ item.t }}</div><i onclick="c({{ item.n }})">'
+    page = '<div onmouseover="a(1)" onclick=\'b(&quot;x&quot;)\'>hi</div><i onclick="c(7)">'
+    digest = base64.b64encode(hashlib.sha256(b'b("x")').digest()).decode()
+    found = static_handler_hashes(page, template)
+    assert len(found) == 2 and f"'sha256-{digest}'" in found  # the code as the browser runs it, entities read
+
+
 def test_an_external_question_wrapper_is_unwrapped_by_fetching_its_page(tmp_path: Path, capsys) -> None:
     from tests.local_http import QuietHandler, local_http_server
 

@@ -44,7 +44,8 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
 
 
-_HANDLER_CODE = re.compile(r"""<[a-z][^>]*?\son[a-z]+\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+# every handler attribute of a tag (a stray match in text only adds a hash no handler has)
+_HANDLER_CODE = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
 def static_handler_hashes(page: str, template: str) -> set[str]:
