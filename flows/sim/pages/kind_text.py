@@ -97,7 +97,7 @@ def asked_text(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]
                         rng, texts)
         if normalise(text) not in fill.worker.written:
             break
-    if echoes_ask(text, question) and not QUOTE.search(asking(question)):  # never the question's words back
+    if echoes_ask(text, question, [*ctx.texts, *sources]) and not QUOTE.search(asking(question)):  # never the ask
         text = styled(fill, UNSURE)
     fill.worker.written.add(normalise(text))
     fill.item_texts.setdefault(ctx.key, []).append(text)

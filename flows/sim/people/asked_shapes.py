@@ -110,13 +110,14 @@ ASKING = re.compile(r"^\W*(?:q?\d{1,2}[.):]\s*|[a-h]\)\s*)?(?:now\s+)?(?:please\
 UNSURE = "Not sure: the item does not tell me enough to answer this."  # said where the box's own words would be
 
 
-def echoes_ask(text: str, question: str) -> bool:
+def echoes_ask(text: str, question: str, shown: Sequence[str] = ()) -> bool:
     """An answer made of the box's own words, which no person gives: its limit ("2 to 4 words", "at most 15 words",
-    "separated by commas") or most of its question's words over again."""
+    "separated by commas") or most of its question's words over again (the item's ``shown`` words are the answer's
+    to use: a box with no question of its own is read under the item)."""
     if any(p.search(text) for p in (SPAN, LEAST, MOST)) or re.search(r"\bseparated by\b", text, re.I):
         return True
     said = re.findall(r"[a-z]{3,}", text.lower())
-    asked = set(re.findall(r"[a-z]{3,}", question.lower()))
+    asked = set(re.findall(r"[a-z]{3,}", question.lower())) - set(re.findall(r"[a-z]{3,}", " ".join(shown).lower()))
     return len(said) >= 3 and sum(w in asked for w in said) >= 0.8 * len(said)
 
 
