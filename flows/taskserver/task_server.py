@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -90,7 +89,9 @@ def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], reque
 def _with_handlers(cfg: CampaignConfig, request: Request, page: str) -> str:
     """The page, its own template's inline handlers allowed by hash in its CSP (a user's page; hitflow's use none)."""
     if cfg.template is not None:
-        request.state.handler_hashes = static_handler_hashes(page, Path(cfg.template).read_text(encoding="utf-8"))
+        from flows.custom.custom_task import custom_source  # the file read once a version, as its render reads it
+
+        request.state.handler_hashes = static_handler_hashes(page, custom_source(cfg))
     return page
 
 
