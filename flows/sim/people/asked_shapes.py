@@ -121,10 +121,10 @@ def echoes_ask(text: str, question: str, shown: Sequence[str] = ()) -> bool:
     return len(said) >= 3 and sum(w in asked for w in said) >= 0.8 * len(said)
 
 
-def shaped_answer(question: str, around: str, texts: list[str], page: str, rng: random.Random) -> str:
-    """The answer in the shape the box's ``question`` and the words ``around`` it name, from the item's ``texts``
-    (``page``: all its words; an example in the question is not the item); "" for none."""
-    ask, main = box_ask(question, around), max(texts, key=len, default="")
+def shaped_answer(ask: str, question: str, texts: list[str], page: str, rng: random.Random) -> str:
+    """The answer in the shape the box's words name (``ask``: its ``question`` and the hint around it, box_ask), from
+    the item's ``texts`` (``page``: all its words; an example in the question is not the item); "" for none."""
+    main = max(texts, key=len, default="")
     if HASHTAGS.search(ask):
         return hashtags(main, _count(ask, HASHTAGS, 3), rng)
     if EMOJI.search(ask):
