@@ -142,11 +142,11 @@ def test_a_ctrl_c_prefect_masks_is_still_an_interruption(tmp_path: Path) -> None
     CI). The run must still say where it stopped and how to resume, exit 130, not 'unexpected'."""
     import argparse
 
-    from flows.cli.run import _logged_run
+    from flows.cli.run import logged_run
     from flows.core.errors import Interrupted
 
     a = argparse.Namespace(out=str(tmp_path / "out"), no_prefect=True, config="c.toml", argv=["run", "c.toml"])
-    with pytest.raises(Interrupted) as stopped, _logged_run(a, "caps", str(tmp_path / "h.db")):
+    with pytest.raises(Interrupted) as stopped, logged_run(a, "caps", str(tmp_path / "h.db")):
         try:
             raise KeyboardInterrupt
         except KeyboardInterrupt:
@@ -155,7 +155,7 @@ def test_a_ctrl_c_prefect_masks_is_still_an_interruption(tmp_path: Path) -> None
     assert "interrupted: caps stopped before planning" in str(stopped.value)
     assert "Resume with: hitflow run c.toml" in str(stopped.value)
     with pytest.raises(HitflowError, match="unexpected ValueError: no signal"), \
-            _logged_run(a, "caps", str(tmp_path / "h.db")):
+            logged_run(a, "caps", str(tmp_path / "h.db")):
         raise ValueError("no signal")
 
 
@@ -183,7 +183,7 @@ def test_a_postgresql_ledger_lost_mid_run_says_so_and_how_to_resume(pg_url: str,
 
     import psycopg
 
-    from flows.cli.run import _logged_run
+    from flows.cli.run import logged_run
 
     store = Store(pg_url)
     store.rows("SELECT 1")
@@ -192,7 +192,7 @@ def test_a_postgresql_ledger_lost_mid_run_says_so_and_how_to_resume(pg_url: str,
         admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
     a = argparse.Namespace(out=str(tmp_path / "out"), no_prefect=True, config="c.toml",
                            argv=["run", "c.toml", "--db", "postgresql://h@127.0.0.1/x", "--no-prefect"])
-    with pytest.raises(HitflowError) as lost, _logged_run(a, "caps", pg_url):
+    with pytest.raises(HitflowError) as lost, logged_run(a, "caps", pg_url):
         store.rows("SELECT count(*) FROM hits")
     said = str(lost.value)
     assert said.startswith("the ledger postgresql://") and "stopped answering" in said, said

@@ -20,18 +20,10 @@ if TYPE_CHECKING:
 @contextlib.contextmanager
 def logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     """Errors leave the run as one line naming the log with the traceback; Ctrl-C says how to resume."""
-    try:
-        with _logged_run(a, campaign, db):
-            yield
-    finally:
-        copy_last_lines(a.out, campaign)
-
-
-@contextlib.contextmanager
-def _logged_run(a: argparse.Namespace, campaign: str, db: str) -> Iterator[None]:
     from flows.campaigns.run_log import run_log
 
     with contextlib.ExitStack() as stack:
+        stack.callback(copy_last_lines, a.out, campaign)  # last: the closed log goes to the URL too
         log = stack.enter_context(run_log(staging_root(a.out) / campaign / "logs", not a.no_prefect))
         try:
             yield
@@ -164,12 +156,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     from flows.core.run.prefect_api import prefect_api
 
     limit_malloc_arenas()  # before any thread: 16 posting threads' arenas held the run's peak (malloc_arenas.py)
-    with prefect_api(not (a.no_prefect or a.dry_run)) as api:  # first: its server starts while the rest imports
-        return _run(a, api)
-
-
-def _run(a: argparse.Namespace, api: PrefectApi | None) -> int:
-    with loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:  # spared the libraries it loads
+    # Prefect's server first, starting while the rest imports; the libraries loaded then spared the collector
+    with prefect_api(not (a.no_prefect or a.dry_run)) as api, \
+            loaded_then_frozen(thaw=not getattr(a, "program", False)) as loaded:
         return _run_loaded(a, api, loaded)
 
 
@@ -196,7 +185,6 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
         _refuse_unreadable_page(cfg)
     if a.release_hold:
         from flows.campaigns.batch_hold import release_held
-        from flows.core.ledger.store import Store
 
         released = release_held(Store(a.db), cfg.name, a.release_hold)
         print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
