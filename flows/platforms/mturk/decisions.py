@@ -22,10 +22,12 @@ def _mturk_client(run: Run) -> Any:
     return run.client
 
 
-def _mturk_approve(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:approve:{d.assignment_id}"
-    result = sent(run, d, "ApproveAssignment", key, {"AssignmentId": d.assignment_id},
-                           lambda: {"outcome": mturk.approve(run.client, d.assignment_id)})
+def _mturk_verdict(run: Run, d: Decision) -> tuple[str, str]:
+    key = f"{run.cfg.name}:{d.action}:{d.assignment_id}"
+    send = (lambda: mturk.approve(run.client, d.assignment_id)) if d.action == "approve" else \
+        (lambda: mturk.reject(run.client, d.assignment_id, d.reason))
+    result = sent(run, d, f"{d.action.capitalize()}Assignment", key, {"AssignmentId": d.assignment_id},
+                  lambda: {"outcome": send()})
     return key, str(result["outcome"])
 
 
@@ -34,13 +36,6 @@ def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:
     mode = run.cfg.gating.block_mode
     made = mturk.exclude_worker(run.client, worker_id, mode, block_qualification(run) if mode == "soft" else "", reason)
     return {"mode": mode} if made else Adopted({"mode": mode})
-
-
-def _mturk_reject(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:reject:{d.assignment_id}"
-    result = sent(run, d, "RejectAssignment", key, {"AssignmentId": d.assignment_id},
-                           lambda: {"outcome": mturk.reject(run.client, d.assignment_id, d.reason)})
-    return key, str(result["outcome"])
 
 
 def _mturk_block(run: Run, d: Decision) -> tuple[str, str]:
@@ -83,5 +78,5 @@ def _mturk_bonus(run: Run, d: Decision) -> tuple[str, str]:
     return key, f"bonus {d.amount} sent"
 
 
-MTURK_SENDERS: dict[str, Sender] = {"approve": _mturk_approve, "reject": _mturk_reject, "strike_caption": strike,
+MTURK_SENDERS: dict[str, Sender] = {"approve": _mturk_verdict, "reject": _mturk_verdict, "strike_caption": strike,
                                     "block": _mturk_block, "unblock": _mturk_unblock, "bonus": _mturk_bonus}

@@ -13,14 +13,11 @@ from flows.core.run.run_context import Run
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect
 from flows.platforms.mturk.batch_publish import POST_THREADS
+from flows.platforms.unit_extensions import extension_key  # a HIT's key as a served unit's
 
 EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
 # Called once a round's intents are written and before its calls (a test's kill -9 goes here).
 AFTER_INTENTS: Callable[[], None] | None = None
-
-
-def extension_key(name: str, batch: int, round_no: int, hit_id: str) -> str:
-    return f"{name}:b{batch}:extend:r{round_no}:{hit_id}"
 
 
 def extension_token(key: str) -> str:
