@@ -108,12 +108,9 @@ def _write_record(out: str, campaign: str, files: dict[str, list[Any]]) -> None:
 
 
 def file_sha256(path: Path) -> str:
-    """A file's SHA-256, read a MiB at a time (outputs and inputs can be large)."""
-    digest = hashlib.sha256()
+    """A file's SHA-256, read in blocks (outputs and inputs can be large)."""
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _local_files(folder: Path) -> dict[str, Path]:

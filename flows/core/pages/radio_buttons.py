@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -14,22 +15,14 @@ def group_field_name(attrs: dict[str, str], names: list[str], taken: set[str] | 
     suffixes = {m[0] if (m := _INDEX.search(n)) else "" for n in names}
     suffix = suffixes.pop() if len(suffixes) == 1 else ""
     own = (attrs.get("name") or attrs.get("id") or "").strip()
-    shared = _common_start([n.removesuffix(suffix) for n in names]).rstrip("_-0123456789")
+    # names, not paths: their common start character by character (btn1, btn2 -> btn)
+    shared = os.path.commonprefix([n.removesuffix(suffix) for n in names]).rstrip("_-0123456789")  # noqa: RUF071
     base = own.removesuffix(suffix) if own else (shared if len(shared) >= 2 else "choice")
     name = base + suffix
     while isinstance(taken, set) and name in taken:  # never answer into another field's column
         base += "_choice"
         name = base + suffix
     return name
-
-
-def _common_start(names: list[str]) -> str:
-    """The characters every name starts with (``btn1``, ``btn2`` -> ``btn``)."""
-    first = min(names, key=len, default="")
-    for k, char in enumerate(first):
-        if any(n[k] != char for n in names):
-            return first[:k]
-    return first
 
 
 def per_button(buttons: dict[str, str], chosen: str) -> dict[str, Any]:
