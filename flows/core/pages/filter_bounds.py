@@ -69,8 +69,7 @@ def _fill(count_name: str) -> Callable[[Args], None]:
 def _tojson(a: Args) -> None:
     indent = a.get("indent")
     step = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    if step > MAX_INDENT:
-        raise limits.too_big("tojson's indent", step, MAX_INDENT)
+    vb.need("tojson's indent", step, MAX_INDENT)
     if step:
         vb.need("the indented JSON", vb.weight(a["value"]) * (1 + step * _depth(a["value"])))
 

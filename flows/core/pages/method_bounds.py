@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from typing import Any
 
-from flows.core.pages.template_limits import MAX_VALUE_CHARS, TemplateLimit, too_big
+from flows.core.pages.template_limits import MAX_VALUE_CHARS, TemplateLimit, need
 
 SAFE_CODECS = frozenset(codecs.lookup(name).name for name in (
     "utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "ascii", "latin-1", "cp1252"))
@@ -19,11 +19,6 @@ WHITESPACE = tuple(chr(c) for c in range(0x3001) if chr(c).isspace())
 
 def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], at: int, name: str, default: Any) -> Any:
     return args[at] if len(args) > at else kwargs.get(name, default)
-
-
-def _need(what: str, size: int) -> None:
-    if size > MAX_VALUE_CHARS:
-        raise too_big(what, size, MAX_VALUE_CHARS)
 
 
 def codec_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -40,7 +35,7 @@ def codec_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any
     if errors not in ERROR_WIDTH:
         raise TemplateLimit(f"the error handler {str(errors)[:40]!r} is not among those a page may use "
                             f"({', '.join(ERROR_WIDTH)})")
-    _need("an encoded or decoded value", len(owner) * UNICODE_WIDTH * ERROR_WIDTH[errors])
+    need("an encoded or decoded value", len(owner) * UNICODE_WIDTH * ERROR_WIDTH[errors])
 
 
 def split_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any], lines: bool = False) -> None:
@@ -57,7 +52,7 @@ def split_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any
         pieces = sum(owner.count(b) for b in breaks) + 1
     if isinstance(most, int) and most >= 0:
         pieces = min(pieces, most + 1)
-    _need("the pieces of a split value", len(owner) + 2 * pieces + 2)
+    need("the pieces of a split value", len(owner) + 2 * pieces + 2)
 
 
 def lines_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -67,4 +62,4 @@ def lines_bound(owner: str | bytes, args: tuple[Any, ...], kwargs: dict[str, Any
 def from_bounded(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """A method building a value from ``owner``: ``owner`` itself within MAX_VALUE_CHARS."""
     if isinstance(owner, str | bytes):
-        _need("the value a method builds from", len(owner))
+        need("the value a method builds from", len(owner))

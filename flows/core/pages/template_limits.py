@@ -52,6 +52,11 @@ def too_big(what: str, size: int, limit: int) -> TemplateLimit:
     return TemplateLimit(f"{what} would be {size:,} long, over the limit of {limit:,}")
 
 
+def need(what: str, size: int, limit: int = MAX_VALUE_CHARS) -> None:
+    if size > limit:
+        raise too_big(what, size, limit)
+
+
 def bounded() -> bool:
     """Whether the values built now are checked: always, but inside hitflow's own ``trusted()`` render."""
     return not getattr(_state, "trusted", False)
@@ -167,8 +172,7 @@ class BoundedRange:
 
     def __init__(self, *args: int):
         self.steps = range(*args)
-        if len(self.steps) > MAX_COUNT:
-            raise too_big("a range", len(self.steps), MAX_COUNT)
+        need("a range", len(self.steps), MAX_COUNT)
 
     def __iter__(self) -> Iterator[int]:
         return deadline_checked(self.steps, 1000)

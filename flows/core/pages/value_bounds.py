@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from flows.core.pages import method_bounds as mb
 from flows.core.pages import template_limits as limits
-from flows.core.pages.template_limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_CHARS, TemplateLimit, too_big
+from flows.core.pages.template_limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_CHARS, TemplateLimit, need
 
 TEXT_FACTOR = 12  # a container's text (repr, JSON, escaped) has at most 12 characters per character of weight
 _SEQUENCES = (list, tuple, set, frozenset, KeysView, ValuesView, ItemsView)
@@ -63,14 +63,12 @@ def checked(value: Any, limit: int = MAX_VALUE_CHARS) -> Any:
     if isinstance(value, bool) or not limits.bounded():
         return value
     if isinstance(value, int):
-        if value.bit_length() > MAX_INT_BITS:
-            raise too_big("a number (in bits)", value.bit_length(), MAX_INT_BITS)
+        need("a number (in bits)", value.bit_length(), MAX_INT_BITS)
         return value
     if isinstance(value, Iterator) and not isinstance(value, BoundedIterator):
         return BoundedIterator(value, limit)
     size = weight(value, limit)
-    if size > limit:
-        raise too_big("a value", size, limit)
+    need("a value", size, limit)
     limits.count_built(sys.getsizeof(value) if isinstance(value, str | bytes) else size * 8)  # 8: a reference
     return value
 
@@ -84,8 +82,7 @@ class BoundedIterator(Iterator[Any]):
     def __next__(self) -> Any:
         item = next(self.source)
         self.size += weight(item, self.limit) + 2
-        if self.size > self.limit:
-            raise too_big("a sequence", self.size, self.limit)
+        need("a sequence", self.size, self.limit)
         limits.check_deadline()
         return item
 
@@ -93,11 +90,6 @@ class BoundedIterator(Iterator[Any]):
 def materialized(values: Any, limit: int = MAX_VALUE_CHARS) -> list[Any]:
     """``values`` as a list (a generator walked once), refused as soon as it passes ``limit``."""
     return list(checked(iter(values) if not isinstance(values, Iterator) else values, limit))
-
-
-def need(what: str, size: int, limit: int = MAX_VALUE_CHARS) -> None:
-    if size > limit:
-        raise too_big(what, size, limit)
 
 
 def _count(value: Any, what: str) -> int:
