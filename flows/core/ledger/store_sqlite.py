@@ -12,16 +12,35 @@ from typing import Any
 import sqlite_utils
 
 from flows.core.ledger.campaign_lock import hold_campaign_lock, live_holder
-from flows.core.ledger.ledger_db import LedgerDatabase
 from flows.core.ledger.store_base import DEFAULT_DB, Store
 from flows.core.ledger.store_migrations import migrations
 
 BEGIN_ATTEMPTS = 6  # a writer waits up to a minute for the ledger before it gives up
 
 
-class SqliteStore(Store, scheme="sqlite"):
-    """The SQLite ledger: one file, WAL mode, every writer takes the write lock up front."""
+# Every sqlite-utils transaction BEGIN IMMEDIATE: in WAL mode a read transaction that then writes after another
+# process committed is refused at once ("database is locked"), without waiting on the busy timeout.
+class LedgerDatabase(sqlite_utils.Database):
+    @contextmanager
+    def atomic(self) -> Iterator[sqlite_utils.Database]:  # type: ignore[override]
+        if self.conn.in_transaction:  # nested: sqlite-utils' savepoint
+            with super().atomic() as db:
+                yield db
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.rollback()  # a no-op when the error already ended the transaction
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
 
+
+class SqliteStore(Store, scheme="sqlite"):
     def __init__(self, path: str | Path = DEFAULT_DB):
         self.path = Path(path)
         self.location = self.path

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import ConfigError
-from flows.core.run.run_context import Run
+from flows.core.run.run_context import Run, Session, Target
+from flows.platforms import targets
+from flows.platforms.prolific import adapter as prolific
 from flows.platforms.prolific import batches as prolific_batches
 from flows.platforms.prolific import extend as prolific_extend
 from flows.platforms.prolific import operations as prolific_operations
@@ -23,7 +30,6 @@ from flows.platforms.prolific.estimate import (
 from flows.platforms.prolific.facts import LABEL, NAME, SENDS_DECISIONS, WHOLE_MINUTES, WORDS  # noqa: F401  (the protocol's facts)
 from flows.platforms.prolific.grounds import PROLIFIC_GROUNDS, STATED_ON_PAGE  # noqa: F401  (the protocol's)
 from flows.platforms.prolific.screening import screened_group
-from flows.platforms.prolific.session import check_prolific_target, prolific_session
 from flows.platforms.prolific.statuses import UNPAID
 
 TARGET_NOTE = " (Prolific API)"
@@ -53,8 +59,6 @@ estimate = prolific_estimate
 place_cost = prolific_place_cost
 assignment_cost = prolific_assignment_cost
 dry_run = prolific_plan
-check_target = check_prolific_target
-open_session = prolific_session
 
 
 def publish(run: Run, batch: int) -> dict[str, Any]:
@@ -100,3 +104,32 @@ def is_live(target_kind: str, task_url: str, invitees: tuple[str, ...]) -> bool:
 
 def rehearsal_site(run: Run) -> dict[str, Any]:
     return {}  # its participants come from inside the simulator, on its clock: the platform's times are kept
+
+
+def check_target(target: str, endpoint_url: str, live: bool) -> None:
+    """Prolific's API on the simulator (``sim``), or Prolific itself (``prolific``, only with ``live``)."""
+    if target == "sim":
+        targets.check_target(target, endpoint_url, live)
+        return
+    if target != "prolific":
+        raise ConfigError(f"with --platform prolific the target is sim (default) or prolific, not {target!r}")
+    if not live:
+        raise ConfigError("--target prolific publishes real studies and pays real participants; pass --live "
+                          "to confirm (the budget and hourly-pay checks still apply). Prolific has no sandbox: "
+                          "rehearse with --target sim")
+
+
+@contextmanager
+def open_session(target: str, endpoint_url: str, live: bool, seed: int | None, crowd: Path | None,
+                 sim_state: Path | None, sim_start: float | None = None) -> Iterator[Session]:
+    """Prolific's API on the simulator (``sim``), or Prolific itself (``prolific``, only with ``live``)."""
+    check_target(target, endpoint_url, live)
+    if target == "prolific":
+        url = endpoint_url or prolific.PROLIFIC_URL
+        yield Session(Target("prolific", url), prolific.make_client(url, simulator=False), time.sleep, None)
+        return
+    with targets.simulator(endpoint_url, seed, crowd, sim_state, sim_start) as t:
+        # its truth: the crowd and the panel's newcomers, under their Prolific ids
+        yield Session(Target("sim", t.endpoint_url, t.state), prolific.make_client(t.endpoint_url, simulator=True),
+                      targets.sim_wait(t), partial(targets.sim_ground_truth, t, query="platform=prolific"),
+                      targets.sim_clock(t))
