@@ -39,7 +39,7 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
 
 def _in_default_ledger(name: str) -> tuple[str, str] | None:
     """(the default ledger, ``name``) when no file but a campaign of the default ledger is called ``name``."""
-    from flows.cli.default_ledger import DEFAULT_DB
+    from flows.cli.args import DEFAULT_DB
     from flows.core.db_url import is_postgres_url
     from flows.core.ledger.store import Store, is_hitflow_ledger
 
@@ -53,7 +53,7 @@ def _own_ledger(folder: Path, named: str) -> str:
     """The ledger a manifest records when it is a ledger file on this machine; else the default one, with a note."""
     import sys
 
-    from flows.cli.default_ledger import DEFAULT_DB
+    from flows.cli.args import DEFAULT_DB
     from flows.core.db_url import is_postgres_url, mistyped_postgres_url, shown_location
     from flows.core.ledger.store import is_hitflow_ledger
 

@@ -11,6 +11,7 @@ from typing import NoReturn, TypeVar
 
 from flows.core.errors import shown
 
+DEFAULT_DB = os.environ.get("HITFLOW_DB", "runs/hitflow.db")  # --db when none is named: `run`, `serve`, `status`
 MAX_SCALE = 1000
 T = TypeVar("T")
 

@@ -9,7 +9,6 @@ from functools import lru_cache
 
 from flows.cli import args as arg
 from flows.cli.aggregate_command import add_aggregate_parser
-from flows.cli.default_ledger import DEFAULT_DB
 from flows.cli.help import add_examples_and_exit_codes
 from flows.cli.qc_options import add_qc_parser
 from flows.cli.verify_command import add_verify_parser
@@ -60,7 +59,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     run.add_argument("--endpoint-url", default="", type=arg.http_url,
                      help="an MTurk-compatible endpoint, or a running simulator")
     run.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
-    run.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
+    run.add_argument("--db", default=arg.DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     run.add_argument("--sim-state", default=None, type=arg.writable_file,
                      help="the in-process simulator's marketplace file (default: sim/marketplace-seed<seed>.db next to "
                           "the ledger, shared by the folder's campaigns); it persists, so status, reconcile, "
@@ -143,7 +142,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     task.add_argument("--campaign", action="append", required=True, help="a campaign config (repeatable)")
     task.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a public server)")
     task.add_argument("--port", type=arg.port, default=8080, help="port to listen on (default 8080)")
-    task.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
+    task.add_argument("--db", default=arg.DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     task.add_argument("--invite", action="append", default=[], metavar="NAME", type=arg.name,
                       help="print an invite link for NAME (self-hosted annotators), then serve")
     task.add_argument("--public-url", default="", type=arg.http_url,
@@ -153,7 +152,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="where each campaign and batch stands")
     status.add_argument("campaign", nargs="?", type=arg.campaign,
                         help="a campaign's name or config file (default: every campaign in the ledger)")
-    status.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    status.add_argument("--db", default=arg.DEFAULT_DB, help=DB_HELP)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--refresh", action="store_true",
                         help="first ask the platform (or the embedded simulator's file) for every assignment's state")
@@ -172,7 +171,7 @@ def _built_parser(user: str) -> argparse.ArgumentParser:
     review.add_argument("--port", type=arg.port, default=0, help="port on 127.0.0.1 (default: any free one)")
     ui = sub.add_parser("ui", help="open the campaign overview page: every campaign's batches, spend, review items "
                                    "and reports, with each review queue, refreshing while runs go")
-    ui.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    ui.add_argument("--db", default=arg.DEFAULT_DB, help=DB_HELP)
     ui.add_argument("--reviewer", default=user,
                     help="your name, recorded with each decision made in a review queue (default $USER)")
     ui.add_argument("--out", default=None, type=arg.output_root,
@@ -245,7 +244,7 @@ def _stored_campaign_parser(sub: argparse._SubParsersAction, name: str,  # type:
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("campaign", type=arg.campaign,
                     help="the campaign's name or config file (`hitflow status` lists them)")
-    op.add_argument("--db", default=DEFAULT_DB, help=DB_HELP)
+    op.add_argument("--db", default=arg.DEFAULT_DB, help=DB_HELP)
     op.add_argument("--endpoint-url", default="", type=arg.http_url,
                     help="override the endpoint the campaign ran against")
     op.add_argument("--live", action="store_true", help="confirm a target that may spend real money")
@@ -258,7 +257,7 @@ def _schedule_parser(sub: argparse._SubParsersAction, name: str, text: str,  # t
     op: argparse.ArgumentParser = sub.add_parser(name, help=text)
     op.add_argument("config", help="the campaign TOML file with a [schedule]")
     op.add_argument("--endpoint-url", default="", type=arg.http_url, help=endpoint_help)
-    op.add_argument("--db", default=DEFAULT_DB, type=arg.ledger, help=DB_HELP)
+    op.add_argument("--db", default=arg.DEFAULT_DB, type=arg.ledger, help=DB_HELP)
     op.add_argument("--out", default=None, type=arg.output_root, help=OUT_HELP)
     op.add_argument("--target", default="sim", help="sim (default), prolific (with --live) or mturk")
     op.add_argument("--live", action="store_true", help="confirm a target that may spend real money (each run "
