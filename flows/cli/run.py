@@ -189,7 +189,7 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
         released = release_held(Store(a.db), cfg.name, a.release_hold)
         print(f"released batch(es) {', '.join(map(str, released))} of {cfg.name}: "
               + ("approved despite the held rule" if a.release_hold == "approve" else "decided by the rules"))
-    # the run itself checks its output folder and the campaign's identity, once (flows/driver/run_start.py)
+    # the run itself checks its output folder and the campaign's identity, once (campaign_run.open_run_folder)
     name = run_name(a.db, cfg.name, Intent(new_attempt=a.new_attempt))
     if a.invite:  # only invite links write invites.csv: elsewhere there is nothing to compare with
         refuse_new_invitees(a, name)
@@ -230,7 +230,7 @@ def refuse_new_invitees(a: argparse.Namespace, campaign: str) -> None:
     from flows.core.errors import ConfigError
     from flows.core.outputs.output_mirror import read_output
 
-    # this host's copy, else the output URL's (another host sent the links; run_start.py fetches them only at start)
+    # this host's copy, else the output URL's (another host sent the links; open_run_folder fetches them only at start)
     sent = staging_root(a.out) / campaign / "invites.csv"
     held = sent.read_bytes() if sent.is_file() else read_output(a.out, campaign, "invites.csv")
     invited = set(pd.read_csv(io.BytesIO(held), dtype=str, keep_default_na=False)["name"]) if held else set()

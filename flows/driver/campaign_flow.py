@@ -35,7 +35,9 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.driver.batch_artifacts import artifacts_sent, publish_batch_artifacts
     from flows.driver.campaign import StepFn, every_batch_done, run_next_batch
     from flows.driver.campaign_run import (
+        ended_status,
         live_route,
+        open_run_folder,
         run_campaign,
         task_server_for,
         waiting_report,
@@ -49,7 +51,6 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
         refuse_cancelled_deployment_run,
     )
     from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
-    from flows.driver.run_start import ended_status, open_run_folder
     from flows.driver.schedule_wait import note_scheduled_run
     from flows.driver.sim_marketplace import claim_marketplace, hand_known_answers
     from flows.platforms.registry import open_session, platform_for

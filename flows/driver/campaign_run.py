@@ -13,19 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from flows.campaigns.batch_review import stop_failing_workers
-from flows.campaigns.identity import Intent
+from flows.campaigns.identity import CANCELLED, Intent, claim_campaign, stored_campaign
 from flows.campaigns.task_kinds import kind_of, load_campaign
 from flows.campaigns.task_pages import task_page
 from flows.core.config.config import CampaignConfig
 from flows.core.errors import BatchHeld, BatchOpen, ConfigError, PlatformError
 from flows.core.ledger.store import DEFAULT_DB, Store
 from flows.core.outputs.output_location import credentials_to_fsspec, is_output_url, shown_output, staging_root
-from flows.core.outputs.output_mirror import mirror
+from flows.core.outputs.output_mirror import check_writable, mirror, pull_missing
 from flows.core.run.free_memory import own_objects_collected, release_free_memory
 from flows.core.run.run_context import Run, Session
 from flows.driver.campaign import Caller, call_directly, run_batches
 from flows.driver.provenance import run_provenance, write_provenance
-from flows.driver.run_start import open_run_folder
 from flows.driver.sim_marketplace import (
     claim_marketplace,
     hand_known_answers,
@@ -41,6 +40,20 @@ STEP_MODULES = ("flows.campaigns.report",)
 # What a run under Prefect imports on first use besides (engines, artifacts, pause, simulator).
 FLOW_MODULES = ("prefect.flow_engine", "prefect.task_engine", "fastapi.encoders", "prefect.artifacts",
                 "flows.review.review_pause", *STEP_MODULES, "flows.sim.service.server")
+
+
+def open_run_folder(db: str | Path, name: str, platform: str, out_root: str | Path, intent: Intent) -> None:
+    """Where every route's run starts: its output folder (a URL probed) checked and what it holds of campaign
+    ``name`` fetched, before the ledger opens; then the campaign claimed (``intent``: what the operator allowed)."""
+    check_writable(str(out_root), name)
+    pull_missing(str(out_root), name)
+    claim_campaign(db, name, platform, out_root, intent)
+
+
+def ended_status(db: str | Path, name: str) -> str:
+    """"done" or "cancelled" when campaign ``name`` has nothing left to run, else ""; makes no ledger."""
+    status = str((stored_campaign(db, name) or {}).get("status", ""))
+    return status if status in ("done", CANCELLED) else ""
 
 
 @own_objects_collected()  # the collector's full passes walk the run's objects, not the caller's
