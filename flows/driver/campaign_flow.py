@@ -18,7 +18,7 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 if os.environ.get("PREFECT_HOME"):  # Prefect creates its home without parents and then fails to start
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
-from flows.driver.flow_run_heap import flow_run_imports
+from flows.core.run.heap_owner import flow_run_imports
 
 with flow_run_imports():  # in a flow run's own process: its imports without collections, then frozen
     from prefect import flow
