@@ -8,7 +8,7 @@ from typing import Any
 
 from flows.core.decisions import Decision
 from flows.core.errors import PlatformError
-from flows.core.ledger.ledger_calls import Adopted
+from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, ledgered
 from flows.core.run.run_context import Run
 from flows.platforms.decision_steps import Sender, blocked_mode, new_block_key, sent, strike
 from flows.platforms.mturk import adapter as mturk
@@ -22,13 +22,17 @@ def _mturk_client(run: Run) -> Any:
     return run.client
 
 
+def verdict_call(run: Run, action: str, assignment_id: str, feedback: str = "") -> LedgeredCall:
+    """Approve or reject one assignment, under the one key a rule's and a reviewer's decision share."""
+    send = (lambda: mturk.approve(run.client, assignment_id)) if action == "approve" else \
+        (lambda: mturk.reject(run.client, assignment_id, feedback))
+    return LedgeredCall(f"{action.capitalize()}Assignment", f"{run.cfg.name}:{action}:{assignment_id}",
+                        {"AssignmentId": assignment_id}, lambda: {"outcome": send()})
+
+
 def _mturk_verdict(run: Run, d: Decision) -> tuple[str, str]:
-    key = f"{run.cfg.name}:{d.action}:{d.assignment_id}"
-    send = (lambda: mturk.approve(run.client, d.assignment_id)) if d.action == "approve" else \
-        (lambda: mturk.reject(run.client, d.assignment_id, d.reason))
-    result = sent(run, d, f"{d.action.capitalize()}Assignment", key, {"AssignmentId": d.assignment_id},
-                  lambda: {"outcome": send()})
-    return key, str(result["outcome"])
+    call = verdict_call(run, d.action, d.assignment_id, d.reason)
+    return call.key, str(ledgered(run.store, run.cfg.name, d.batch, call)["outcome"])
 
 
 def block(run: Run, worker_id: str, reason: str) -> dict[str, Any]:

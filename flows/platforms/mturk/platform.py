@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.config.config import CampaignConfig
-from flows.core.ledger.ledger_calls import LedgeredCall, ledgered_all
+from flows.core.ledger.ledger_calls import ledgered_all
 from flows.core.run.run_context import Run, Session, Target
 from flows.platforms import targets
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk import batch_collect, batch_publish, cancel_repost, extend, qualification_stage
 from flows.platforms.mturk import operations as mturk_operations
-from flows.platforms.mturk.decisions import MTURK_SENDERS, block  # noqa: F401  (the protocol's block)
+from flows.platforms.mturk.decisions import MTURK_SENDERS, block, verdict_call  # noqa: F401  (block: the protocol's)
 from flows.platforms.mturk.dry_run import mturk_plan
 from flows.platforms.mturk.estimate import (
     mturk_estimate,
@@ -81,22 +81,13 @@ def open_session(target: str, endpoint_url: str, live: bool, seed: int | None, c
     yield Session(t, mturk.make_client(t), time.sleep, None)
 
 
-def decision_call(run: Run, d: dict[str, Any]) -> LedgeredCall:
-    """Approve or reject one assignment, under the key a reviewer's decision uses too."""
-    assignment_id = d["assignment_id"]
-    if d["action"] == "reject":
-        feedback = run.cfg.policy.reject_feedback.format(rules=d["reasons"])
-        send = lambda: {"outcome": mturk.reject(run.client, assignment_id, feedback)}  # noqa: E731
-    else:
-        send = lambda: {"outcome": mturk.approve(run.client, assignment_id)}  # noqa: E731
-    return LedgeredCall(d["action"].capitalize() + "Assignment", f"{run.cfg.name}:{d['action']}:{assignment_id}",
-                        {"AssignmentId": assignment_id}, send)
-
-
 def decide(run: Run, batch: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Every decision as one ledgered call on a thread pool; the platform's state after each stored."""
     store = run.store
-    calls = {d["assignment_id"]: decision_call(run, d) for d in decisions}
+    feedback = run.cfg.policy.reject_feedback
+    calls = {d["assignment_id"]: verdict_call(run, d["action"], d["assignment_id"],
+                                              feedback.format(rules=d["reasons"]) if d["action"] == "reject" else "")
+             for d in decisions}
     results = ledgered_all(store, run.cfg.name, batch, calls.values(), DECIDE_THREADS)
     name = run.cfg.name
     outcomes = [(str(results[calls[d["assignment_id"]].key].get("outcome", DONE[d["action"]])), name,
