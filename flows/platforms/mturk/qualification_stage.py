@@ -21,6 +21,7 @@ from flows.core.run.run_context import Run
 from flows.platforms.interface import GATE_BATCH, Step
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_collect import collect_batch
+from flows.platforms.mturk.decisions import verdict_call
 from flows.platforms.mturk.hit_owner import planned, post_hit
 from flows.platforms.mturk.qualifications import (
     block_qualification,
@@ -180,19 +181,12 @@ def _grant_once(run: Run, qual_id: str, worker_id: str, value: int) -> None:
         {"QualificationTypeId": qual_id, "WorkerId": worker_id, "IntegerValue": value}, grant))
 
 
-def _pay_call(run: Run, assignment_id: str, unreadable: bool) -> LedgeredCall:
-    action = "reject" if unreadable else "approve"
-    send = (lambda: {"outcome": mturk.reject(run.client, assignment_id, "The answers could not be read.")}) \
-        if unreadable else (lambda: {"outcome": mturk.approve(run.client, assignment_id)})
-    return LedgeredCall(action.capitalize() + "Assignment", f"{run.cfg.name}:{action}:{assignment_id}",
-                        {"AssignmentId": assignment_id}, send)
-
-
 def pay_takers(run: Run) -> int:
     """Approve every test submission that carried answers: the test is paid work, pass or fail."""
     rows = run.store.rows("SELECT assignment_id, parse_error FROM assignments WHERE campaign = ? AND batch = ?",
                           [run.cfg.name, TEST_BATCH])
-    calls = [_pay_call(run, r["assignment_id"], bool(r["parse_error"])) for r in rows]
+    calls = [verdict_call(run, "reject" if r["parse_error"] else "approve", r["assignment_id"],
+                          "The answers could not be read.") for r in rows]
     approvals = {c.key for c in calls if c.operation == "ApproveAssignment"}
     before = {k for k in approvals if (e := run.store.ledger_entry(k)) and e["status"] in SETTLED}
     ledgered_all(run.store, run.cfg.name, TEST_BATCH, calls)
