@@ -23,12 +23,11 @@ from flows.core.run.heap_owner import flow_run_imports
 with flow_run_imports():  # in a flow run's own process: its imports without collections, then frozen
     from prefect import flow
 
-    from flows.campaigns.batch_review import block_batch, stop_failing_workers
+    from flows.campaigns.batch_review import block_batch
     from flows.campaigns.campaign_plan import Run
     from flows.campaigns.identity import CANCELLED, Intent
     from flows.campaigns.review_data import ReviewPending
     from flows.campaigns.run_log import quiet_stop_echoes, quiet_stops_logging_config
-    from flows.campaigns.task_pages import task_page
     from flows.core.config.config import load_config
     from flows.core.errors import BatchHeld, BatchOpen, ConfigError
     from flows.core.ledger.store import DEFAULT_DB, Store
@@ -36,9 +35,9 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     from flows.driver.campaign import StepFn, every_batch_done, run_next_batch
     from flows.driver.campaign_run import (
         ended_status,
-        live_route,
         open_run_folder,
         run_campaign,
+        session_run,
         task_server_for,
         waiting_report,
         write_campaign_outputs,
@@ -52,8 +51,7 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
     )
     from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
     from flows.driver.schedule_wait import note_scheduled_run
-    from flows.driver.sim_marketplace import claim_marketplace, hand_known_answers
-    from flows.platforms.registry import open_session, platform_for
+    from flows.platforms.registry import open_session
     from flows.platforms.targets import simulator_server
 
 keep_ephemeral_server_out_of_terminal_signals()
@@ -150,14 +148,9 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
     store, endpoint = Store(db_path), endpoint_url or cfg.endpoint_url
     note_scheduled_run(store, cfg.name, cfg.schedule_interval_s, cfg.schedule_cron)  # status: waiting, not stopped
     with open_session(target, endpoint, live, platform=platform, sim_start=cfg.sim_start) as session:
-        progress_line(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
-        run = Run(cfg, store, session.client, session.target, progress_line, session.wait, platform=platform,
-                  notes={"out_dir": out_root, "detach": detach,
-                         "live_route": live_route(session.target.kind, platform, task_url)}, clock=session.clock,
-                  page=task_page, new_work=stop_failing_workers)
-        claim_marketplace(run)
-        hand_known_answers(run)
+        run = session_run(cfg, store, session, progress_line, platform, task_url, (),
+                          {"out_dir": out_root, "detach": detach})
         try:
             with task_server_for(run, task_url), artifacts_sent():
                 batch = run_next_batch(run, prefect_call)

@@ -75,13 +75,10 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
     endpoint = endpoint_url or cfg.endpoint_url
     with new_state_file_kept_if_claimed(state), open_session(
             target, endpoint, live, seed, crowd_path, platform, state, cfg.sim_start) as session:
-        progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
         task_url = task_url or cfg.task_url
         run = session_run(cfg, store, session, progress, platform, task_url, invitees,
                           {"out_dir": str(out_root), "seed": seed, "crowd_file": str(crowd_path or ""),
                            "invitees": list(invitees), "detach": detach})
-        claim_marketplace(run)
-        hand_known_answers(run)
         if (stopped := batches_or_stop(run, call, limit, scale, task_url, out_root)) is not None:
             return stopped
         truth = session.truth() if session.truth else None
@@ -92,10 +89,15 @@ def run_campaign(config_path: str | Path, target: str = "sim", endpoint_url: str
 
 def session_run(cfg: CampaignConfig, store: Store, session: Session, progress: Any, platform: str, task_url: str,
                 invitees: tuple[str, ...], notes: dict[str, Any]) -> Run:
-    """The campaign's Run over the session's client, target and clock, ``notes`` saying :func:`live_route`."""
-    return Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
-               notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
-               clock=session.clock, page=task_page, new_work=stop_failing_workers)
+    """The campaign's Run over the session's client, target (said first) and clock, ``notes`` saying
+    :func:`live_route`; the marketplace claimed and the requester's known answers handed to the simulator."""
+    progress(f"target: {session.target.label}{platform_for(platform).TARGET_NOTE}")
+    run = Run(cfg, store, session.client, session.target, progress, session.wait, platform=platform,
+              notes={**notes, "live_route": live_route(session.target.kind, platform, task_url, invitees)},
+              clock=session.clock, page=task_page, new_work=stop_failing_workers)
+    claim_marketplace(run)
+    hand_known_answers(run)
+    return run
 
 
 def batches_or_stop(run: Run, call: Caller, limit: int | None, scale: int, task_url: str,
