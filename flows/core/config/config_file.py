@@ -61,14 +61,16 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> dict[str, 
     return dict(getattr(current, "model_fields", {}))
 
 
+def nearest(typed: str, known: list[str], shape: str = "{}") -> str:
+    """"did you mean `x`?" for the nearest of ``known`` (shown as ``shape``), else the list of them."""
+    near = difflib.get_close_matches(typed[:100], known, n=1)
+    return f"did you mean `{shape.format(near[0])}`?" if near else f"known: {', '.join(known)}"
+
+
 def _unknown(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
-    what = "section" if len(loc) == 1 else "key"
-    known = list(_fields_at(model, loc))
-    near = difflib.get_close_matches(str(loc[-1])[:100], known, n=1)
-    if near:
-        hint = f"[{near[0]}]" if len(loc) == 1 else near[0]
-        return f"is not a known {what}; did you mean `{hint}`?"
-    return f"is not a known {what}; known: {', '.join(known)}"
+    section = len(loc) == 1
+    hint = nearest(str(loc[-1]), list(_fields_at(model, loc)), "[{}]" if section else "{}")
+    return f"is not a known {'section' if section else 'key'}; {hint}"
 
 
 PAGES = Path(__file__).resolve().parents[3] / "hit_templates"  # [campaign] task = NAME: PAGES/NAME.html.j2
@@ -78,8 +80,7 @@ def nearest_task(typed: str) -> str:
     """The nearest task with a page (`captoin`: did you mean `caption`?), else the list."""
     pages = [p.name.removesuffix(".html.j2") for p in PAGES.glob("[!_]*.html.j2")]
     known = [*sorted(set(pages) - {"base"}), "custom"]  # base.html.j2 is the layout the pages extend, not a task
-    near = difflib.get_close_matches(typed[:100], known, n=1)
-    return f"did you mean `{near[0]}`?" if near else f"known: {', '.join(known)}"
+    return nearest(typed, known)
 
 
 def _bounds(info: Any) -> dict[str, Any]:

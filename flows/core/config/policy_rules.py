@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
-from flows.core.config.config_file import fail
+from flows.core.config.config_file import fail, nearest
 from flows.core.config.config_schema import PolicySection
 from flows.core.config.study_config import STUDY_POLICY, STUDY_RULES
 from flows.core.errors import shown
@@ -37,9 +36,7 @@ def check_rules(path: Path, section: str, key: str, rules: Iterable[str], is_stu
     known = _rule_names(is_study)
     for rule in rules:
         if rule not in known:
-            near = difflib.get_close_matches(rule, known, n=1)
-            hint = f"did you mean `{near[0]}`?" if near else f"known: {', '.join(known)}"
-            raise fail(path, section, key, f"names unknown rule {shown(rule)}; {hint}")
+            raise fail(path, section, key, f"names unknown rule {shown(rule)}; {nearest(rule, list(known))}")
 
 
 def _known_rules(path: Path, section: str, key: str, rules: list[str] | None, is_study: bool,
