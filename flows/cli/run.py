@@ -123,7 +123,7 @@ def typed_command(a: argparse.Namespace) -> str:
     """The command as typed after `hitflow`, quoted for a shell ("" when called without the CLI's argv)."""
     import shlex
 
-    return " ".join(shlex.quote(word) for word in getattr(a, "argv", []))
+    return shlex.join(getattr(a, "argv", []))
 
 
 def resume_hint(a: argparse.Namespace, db: str) -> str:

@@ -115,7 +115,7 @@ def route_options(info: dict[str, Any], platform: str) -> str:
         words += ["--target", str(info["target_kind"]), "--live"]
     if info.get("endpoint_url") and not info.get("sim_state"):
         words += ["--endpoint-url", public_url(str(info["endpoint_url"]))]  # a ledger from before may hold one
-    return " ".join(shlex.quote(w) for w in words)
+    return shlex.join(words)
 
 
 def next_step(status: str, pending: list[dict[str, Any]], config_path: str, ledger: str = "runs/hitflow.db",
