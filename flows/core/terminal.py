@@ -13,8 +13,7 @@ def on_terminal() -> bool:
     return sys.stdout.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]],
-                console: Any = None) -> None:
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     """A table with a title; numbers right-aligned, columns empty in every row left out."""
     from rich.console import Console
     from rich.table import Table
@@ -27,7 +26,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
         table.add_column(str(name), justify="right" if right else "left")
     for row in rows:
         table.add_row(*("" if v is None else str(v) for v in row))
-    (console or Console()).print(table)
+    Console().print(table)
 
 
 class WaitingBar:

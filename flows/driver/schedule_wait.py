@@ -27,9 +27,8 @@ def last_scheduled_run(store: Store, campaign: str) -> dict[str, Any] | None:
     return json.loads(rows[0]["params"] or "{}") if rows else None
 
 
-def waiting_words(note: dict[str, Any], now: float | None = None) -> str:
+def waiting_words(note: dict[str, Any]) -> str:
     """"waiting for its next scheduled run, about <time> (every N s)", the cron's words, or late."""
-    now = time.time() if now is None else now
     if note.get("cron"):
         return f"waiting for its next scheduled run (cron {note['cron']})"
     interval = int(note.get("interval_s") or 0)
@@ -37,7 +36,7 @@ def waiting_words(note: dict[str, Any], now: float | None = None) -> str:
         return "waiting for its next scheduled run"
     due = float(note["at"]) + interval
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(due))
-    if due >= now:
+    if due >= time.time():
         return f"waiting for its next scheduled run, about {when} (every {interval} s)"
     return (f"waiting for its next scheduled run, due {when} (every {interval} s) and not started: is "
             "`hitflow serve-schedules` (or a worker of `hitflow deploy`'s pool) still running?")
