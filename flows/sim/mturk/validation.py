@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flows.sim.mturk.market import MTurkError
@@ -79,3 +80,11 @@ def page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str | Non
     chunk = items[start:start + size]
     nxt = start + size
     return chunk, base64.urlsafe_b64encode(f"p:{nxt}".encode()).decode() if nxt < len(items) else None
+
+
+def listed(items: list[Any], params: dict[str, Any], key: str, view: Callable[[Any], Any] | None = None
+           ) -> dict[str, Any]:
+    """A List operation's reply: this page of ``items`` (``view``: each made into what the reply shows)."""
+    chunk, nxt = page(items, params)
+    rows = [view(x) for x in chunk] if view else chunk
+    return {"NumResults": len(rows), key: rows, **({"NextToken": nxt} if nxt else {})}
