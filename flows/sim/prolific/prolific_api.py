@@ -34,10 +34,6 @@ def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str]
     return 404, error(404, 140400, "Not found.", {"path": [path]})
 
 
-def public(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if not k.startswith("_")}
-
-
 # users, workspaces, projects --------------------------------------------------------------
 @route("GET", "users/me")
 def me(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
@@ -47,7 +43,7 @@ def me(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: l
 
 @route("GET", "workspaces")
 def workspaces(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, listing([shapes.workspace_short(w, state.user) for w in state.workspaces.values()], query,
+    return 200, listing([shapes.short(w, state.user) for w in state.workspaces.values()], query,
                         "workspaces/")
 
 
@@ -60,7 +56,7 @@ def balance(state: ProlificState, body: dict[str, Any], query: dict[str, str], i
 @route("GET", "workspaces/([0-9a-f]{24})/projects")
 def projects(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
     state.workspace(ids[0])
-    return 200, listing([shapes.project_short(p, state.user) for p in state.projects.values()
+    return 200, listing([shapes.short(p, state.user) for p in state.projects.values()
                          if p["workspace"] == ids[0]], query, f"workspaces/{ids[0]}/projects/")
 
 

@@ -12,7 +12,7 @@ from flows.sim.prolific.prolific_state import ProlificError, ProlificState, new_
 # participant groups -----------------------------------------------------------------------
 @route("GET", "participant-groups")
 def list_groups(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    groups = [state.group_view(g) for g in state.groups.values()
+    groups = [shapes.group(g) for g in state.groups.values()
               if query.get("workspace_id", g["workspace_id"]) == g["workspace_id"]]
     return 200, listing(groups, query, "participant-groups/")
 
@@ -24,7 +24,7 @@ def create_group(state: ProlificState, body: dict[str, Any], query: dict[str, st
     group = {"id": new_id(state.rng), "name": body["name"], "workspace_id": body["workspace_id"],
              "participants": {}}
     state.groups[group["id"]] = group
-    return 201, state.group_view(group)
+    return 201, shapes.group(group)
 
 
 @route("GET", "participant-groups/([0-9a-f]{24})/participants")
@@ -45,7 +45,7 @@ def add_members(state: ProlificState, body: dict[str, Any], query: dict[str, str
 
 @route("GET", "participant-groups/([0-9a-f]{24})")
 def get_group(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, state.group_view(state.group(ids[0]))
+    return 200, shapes.group(state.group(ids[0]))
 
 
 @route("DELETE", "participant-groups/([0-9a-f]{24})")
