@@ -6,7 +6,7 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import QuestionError, parse_question
 from flows.sim.mturk.market import Marketplace, MTurkError
-from flows.sim.mturk.mturk_api import NO_QUAL, _qual_type, _worker, op
+from flows.sim.mturk.mturk_api import _qual_type, _worker, op
 from flows.sim.mturk.validation import QUAL_STATUSES, bad, check_enum, listed, need
 from flows.sim.people import qual_tests
 
@@ -155,6 +155,3 @@ def reject_request(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     req = _request(m, p.get("QualificationRequestId"))
     del m.qual_requests[req["QualificationRequestId"]]
     return {}
-
-
-__all__ = ["NO_QUAL"]
