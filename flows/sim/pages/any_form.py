@@ -220,7 +220,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}
     values = _filled(fill, todo, contexts, {f.name for f in fields})
-    honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    honour_spec(values, page_spec(html) or {}, {f.name: f for f in fields})
     settle(values, none_pairs(fields), lambda n: known_answer(bank, context_for(contexts, n, {}).key,
                                                               field_base(n)))  # a value, or a box saying none
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}
