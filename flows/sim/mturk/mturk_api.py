@@ -28,6 +28,9 @@ NO_HIT = "AWS.MechanicalTurk.HITDoesNotExist"
 NO_ASSIGNMENT = "AWS.MechanicalTurk.AssignmentDoesNotExist"
 NO_QUAL = "AWS.MechanicalTurk.QualificationTypeDoesNotExist"
 NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
+# What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
+TYPE_FIELDS = ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds", "Reward", "Title", "Keywords",
+               "Description", "QualificationRequirements")
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
@@ -160,10 +163,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
 
 @op("CreateHIT")
 def create_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    type_params: dict[str, Any] = {k: p[k] for k in ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds",
-                                      "Reward", "Title", "Keywords", "Description",
-                                      "QualificationRequirements") if k in p}
-    type_id = create_hit_type(m, type_params)["HITTypeId"]
+    type_id = create_hit_type(m, {k: p[k] for k in TYPE_FIELDS if k in p})["HITTypeId"]
     return _create_hit(m, type_id, p)
 
 

@@ -8,12 +8,9 @@ from typing import Any
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.mturk.market import Hit, Marketplace, MTurkError
 from flows.sim.mturk.market_records import SYSTEM_QUALS
-from flows.sim.mturk.mturk_api import _assignment, _hit, _qual_type, op, repeated
+from flows.sim.mturk.mturk_api import TYPE_FIELDS, _assignment, _hit, _qual_type, op, repeated
 from flows.sim.mturk.validation import bad, check_enum, listed, need, page
 
-# What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
-TYPE_FIELDS = ("Title", "Description", "Keywords", "Reward", "AutoApprovalDelayInSeconds",
-               "AssignmentDurationInSeconds", "QualificationRequirements")
 POLICY_LEVELS = {"Assignment", "HIT"}
 
 

@@ -65,12 +65,10 @@ def page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str | Non
         raise bad(f"MaxResults {size!r} is out of range; it must be between 1 and 100.")
     start = 0
     token = params.get("NextToken")
-    if token is not None and not isinstance(token, str):
+    if token is not None and not isinstance(token, str):  # a JSON object or list: MTurk's refusal, not a dropped call
         raise bad(f"NextToken {token!r} is not valid for this request.")
     if token:
         try:
-            if not isinstance(token, str):  # a JSON object or list: MTurk's own refusal, not a dropped connection
-                raise ValueError(type(token).__name__)
             decoded = base64.urlsafe_b64decode(token.encode()).decode()
             if not decoded.startswith("p:"):
                 raise ValueError(decoded)
