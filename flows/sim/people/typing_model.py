@@ -14,11 +14,10 @@ from flows.sim.people.crowd_model import Worker, normalise
 MEAN_WPM, SD_WPM = 51.56, 20.20  # Dhakal et al. 2018
 SPEEDS = {"fast_typist": (95.0, 12.0, 75.0, 140.0), "slow_typist": (22.0, 5.0, 10.0, 32.0)}
 ERROR_RATE = 0.04  # share of typed characters corrected with Backspace
-# Where each profile's text comes from; the profiles not named here type every caption.
 PASTE_FROM_NOTES = 0.35  # note_paster: the share of captions drafted in another window
 ORIGINS = ("typed", "page", "notes", "assistant", "partial", "clipboard", "list", "button")
-# where a pasting profile's text comes from: the clipboard holds the same text from HIT to HIT; a list of stock
-# sentences in another window
+# Where a pasting profile's text comes from (the clipboard holds one text from HIT to HIT; "list": stock sentences
+# in another window); the profiles not named here type every caption.
 PASTED_FROM = {"assistant_paster": "assistant", "partial_paster": "partial", "copy_paster": "clipboard",
                "template_paster": "clipboard", "template_ring": "clipboard", "generic_praise": "list"}
 
