@@ -26,7 +26,7 @@ from flows.core.config.config import load_config
 from flows.core.pages.mturk_forms import html_question
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold_import import scaffold_from
-from flows.sim.pages.browser_worker import available
+from flows.sim.pages.browser_check import available
 from flows.sim.service.server import SimServer
 
 PAGE = Path(__file__).resolve().parents[1] / "tests" / "pages_wild" / "script_json_answer.html"

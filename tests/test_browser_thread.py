@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import flows.sim.pages.browser_thread as browser_thread
-from flows.sim.pages.browser_worker import available, posted_by_browser
+from flows.sim.pages.browser_check import available
+from flows.sim.pages.browser_worker import posted_by_browser
 
 
 @pytest.mark.skipif(not available(), reason="needs Playwright (make browser-deps)")

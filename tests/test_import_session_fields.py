@@ -53,13 +53,13 @@ def rendered(tmp_path: Path, page: str) -> str:
 @pytest.mark.parametrize("page", [STUDY, TURK], ids=["prolific", "mturk"])
 def test_a_script_filling_session_fields_in_a_loop_loads_and_wires_its_buttons(tmp_path: Path, capsys,
                                                                               page: str) -> None:
-    from flows.sim.pages.browser_trial import honest_trial
+    from flows.sim.pages.browser_trial import trial_outcome
     from flows.sim.pages.browser_worker import posted_by_browser
 
     html = rendered(tmp_path, page)
     assert "script raised" not in capsys.readouterr().err  # was: "Cannot set properties of null" as it loaded
     assert 'name="PROLIFIC_PID"' not in html and 'name="workerId"' not in html  # not posted as answers
-    assert honest_trial(html) == ""
+    assert trial_outcome(html).problem == ""
     html = html.replace('value="" data-session=""', 'value="RENDERED" data-session="RENDERED"', 1)  # a Prolific
     # session as the task server renders it, opened from an address without MTurk's parameters
     worker = new_worker("diligent", {}, random.Random(2))

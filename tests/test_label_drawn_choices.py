@@ -13,7 +13,7 @@ import pytest
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.pages.browser_check import missing
-from flows.sim.pages.browser_trial import honest_trial
+from flows.sim.pages.browser_trial import trial_outcome
 from flows.sim.pages.browser_worker import work_page
 from flows.sim.people.crowd_model import Worker
 
@@ -47,7 +47,7 @@ CHIPS_PAGE = PAGE.format(body=CHIPS)
 def test_hidden_star_radios_are_ticked_by_their_labels_and_the_trial_submits(browser) -> None:
     posted = [work_page(browser, STARS_PAGE, SESSION, {"enjoy": v}, random.Random(1)) for v in ("4", "1")]
     assert [p and p.get("enjoy") for p in posted] == ["4", "1"]
-    assert honest_trial(STARS_PAGE) == ""
+    assert trial_outcome(STARS_PAGE).problem == ""
 
 
 @pytest.mark.browser
@@ -57,7 +57,7 @@ def test_hidden_checkbox_chips_inside_their_labels_are_ticked_and_stay_ticked(br
     for wanted, count in (("travel", "1"), ("food|money", "2")):
         posted = work_page(browser, CHIPS_PAGE, SESSION, {"topics": wanted, "note": "ok"}, random.Random(1))
         assert posted is not None and posted["n"] == count and posted["topics"] in wanted.split("|")
-    assert honest_trial(CHIPS_PAGE) == ""
+    assert trial_outcome(CHIPS_PAGE).problem == ""
 
 
 @pytest.mark.browser
@@ -67,7 +67,7 @@ def test_a_required_radio_nothing_visible_sets_is_still_named(how: str) -> None:
     """No person can answer it, so the trial says so."""
     stars = re.sub(r"<label[^>]*>.*?</label>", "", STARS) if how == "no label" else \
         STARS.replace(".stars label {", ".stars label { display: none;")
-    said = honest_trial(PAGE.replace("[name=topics]", "[name=enjoy]").format(body=stars))
+    said = trial_outcome(PAGE.replace("[name=topics]", "[name=enjoy]").format(body=stars)).problem
     assert "enjoy" in said and "stayed hidden" in said
 
 

@@ -18,7 +18,7 @@ from flows.cli.main import main
 from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import _liquid_environment
 from flows.custom.page_scripts import with_nonce
-from flows.sim.pages.browser_worker import available as browser_available
+from flows.sim.pages.browser_check import available as browser_available
 
 WILD = Path(__file__).parent / "pages_wild"
 

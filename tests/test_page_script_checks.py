@@ -82,11 +82,11 @@ def test_honest_workers_write_the_words_the_pages_script_counts(tmp_path: Path) 
 @pytest.mark.browser
 def test_in_chromium_the_check_is_met_and_the_clock_is_the_simulators(tmp_path: Path) -> None:
     """Both pages in the simulator's own Chromium (the trial's), not a second one for this module."""
-    from flows.sim.pages.browser_trial import honest_trial
+    from flows.sim.pages.browser_trial import trial_outcome
     from flows.sim.pages.browser_worker import CLOCK_START, posted_by_browser
 
     html = rendered(tmp_path)
-    assert honest_trial(html) == ""  # was: refused three times, "a check no person can pass"
+    assert trial_outcome(html).problem == ""  # was: refused three times, "a check no person can pass"
     worker = new_worker("diligent", {}, random.Random(2))
     intents = fill_form(worker, form_fields(html), page_rules(html), 0, 300, {}, random.Random(3), html=html)
     posted = posted_by_browser(html, {k: v for k, v in intents.items() if k.startswith("summary")}, "4", worker,

@@ -13,7 +13,7 @@ from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold import scaffold
 from flows.sim.pages.browser_check import missing
-from flows.sim.pages.browser_trial import honest_trial
+from flows.sim.pages.browser_trial import trial_outcome
 from tests.test_required_answers import approved_blank, run_page
 
 pytestmark = [pytest.mark.browser,
@@ -58,9 +58,9 @@ def test_browser_workers_walk_next_links_and_no_required_slider_is_approved_at_i
 def test_the_trial_names_required_questions_no_next_shows(tmp_path: Path) -> None:
     # the link to the last step is gone: its required slider is never shown to anyone
     page = STEPS.replace('<a href="#" class="go" data-to="step3_{{ i }}">Next &raquo;</a>', "")
-    said = honest_trial(_rendered(page, tmp_path / "cut"))
+    said = trial_outcome(_rendered(page, tmp_path / "cut")).problem
     assert "sure_0" in said and "stayed hidden" in said and "quality_0" not in said
-    assert honest_trial(_rendered(STEPS, tmp_path / "whole")) == ""
+    assert trial_outcome(_rendered(STEPS, tmp_path / "whole")).problem == ""
 
 
 def _rendered(page: str, root: Path) -> str:

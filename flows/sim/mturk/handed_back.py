@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from flows.sim.mturk.journal import Journal
     from flows.sim.mturk.market_records import Hit, MarketState
     from flows.sim.people.crowd_model import Worker
 
@@ -36,15 +35,7 @@ def hand_back(m: MarketState, hit: Hit, worker_id: str, at: float, assignment_id
     m.hits.touch(hit.fields["HITId"])
 
 
-class _Scheduling(Protocol):
-    """What :func:`schedule_reopened` needs of the marketplace (market.py imports this module)."""
-
-    hits: Journal[str, Hit]
-
-    def schedule(self, hit: Hit, slots: int, html: str | None = None, after: float | None = None) -> None: ...
-
-
-def schedule_reopened(m: _Scheduling, hit: Hit) -> None:
+def schedule_reopened(m: MarketState, hit: Hit) -> None:
     """Offer the HIT's reopened slots again (each after the time it reopened), while the HIT is open."""
     times, hit.reopened = sorted(hit.reopened), []
     m.hits.touch(hit.fields["HITId"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
 K = TypeVar("K")
@@ -10,14 +9,11 @@ V = TypeVar("V")
 
 
 class Journal(dict[K, V]):
-    def __init__(self, items: Iterable[tuple[K, V]] = ()) -> None:
+    def __init__(self) -> None:
         super().__init__()
         # dicts as ordered sets: rows written in the order they changed keep listing order across a reload
         self.changed: dict[K, None] = {}
         self.deleted: dict[K, None] = {}
-        for key, value in items:
-            self[key] = value
-        self.flushed()
 
     def __setitem__(self, key: K, value: V) -> None:
         super().__setitem__(key, value)

@@ -25,7 +25,8 @@ from flows.sim.mturk.market_records import ID_ALPHABET, Assignment, Faults, Hit,
 from flows.sim.mturk.packed_text import PagePacker
 from flows.sim.mturk.question_form import question_form_answer
 from flows.sim.mturk.worker_truth import worker_truth
-from flows.sim.pages.browser_worker import browse_later, settle, wants_browser
+from flows.sim.pages.browser_thread import settle
+from flows.sim.pages.browser_worker import browse_later, wants_browser
 from flows.sim.pages.external_work import visit_later
 from flows.sim.pages.page_common import CommonText, needs_context
 from flows.sim.pages.page_filling import fill_form, page_rules, work_effort, work_units

@@ -22,12 +22,10 @@ class WorkerQualifications:
     worker_quals: Journal[tuple[str, str], dict[str, Any]]
     qual_requests: Journal[str, dict[str, Any]]
     test_attempts: Journal[tuple[str, str], dict[str, Any]]
+    new_id: Callable[[], str]
 
     @property
     def now(self) -> float:
-        raise NotImplementedError
-
-    def new_id(self, length: int = 30) -> str:
         raise NotImplementedError
 
     def qual_value(self, worker: crowd.Worker, type_id: str) -> dict[str, Any] | None:

@@ -17,8 +17,8 @@ from flows.sim.mturk.validation import (
     check_id,
     check_money,
     check_requirements,
+    listed,
     need,
-    page,
 )
 
 Handler = Callable[[Marketplace, dict[str, Any]], dict[str, Any]]
@@ -28,6 +28,9 @@ NO_HIT = "AWS.MechanicalTurk.HITDoesNotExist"
 NO_ASSIGNMENT = "AWS.MechanicalTurk.AssignmentDoesNotExist"
 NO_QUAL = "AWS.MechanicalTurk.QualificationTypeDoesNotExist"
 NO_WORKER = "AWS.MechanicalTurk.WorkerDoesNotExist"
+# What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
+TYPE_FIELDS = ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds", "Reward", "Title", "Keywords",
+               "Description", "QualificationRequirements")
 
 
 def op(name: str) -> Callable[[Handler], Handler]:
@@ -68,6 +71,16 @@ def _qual_type(m: Marketplace, type_id: Any) -> dict[str, Any]:
     if type_id not in m.qual_types:
         raise MTurkError(NO_QUAL, f"Qualification type {type_id} does not exist.")
     return m.qual_types[type_id]
+
+
+def repeated(m: Marketplace, token: Any, prefix: str) -> tuple[str, float] | None:
+    """What a UniqueRequestToken (under ``prefix``) was first sent for, if within MTurk's 24 hours; None for new."""
+    if token is None:
+        return None
+    if not 1 <= len(token) <= 64:
+        raise bad("UniqueRequestToken must be 1-64 characters.")
+    seen = m.tokens.get(prefix + token)
+    return seen if seen and m.now - seen[1] < TOKEN_WINDOW_S else None
 
 
 def assignment_view(a: Assignment) -> dict[str, Any]:
@@ -117,13 +130,9 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
             raise bad(f"{unsimulated} is not supported by the simulator: send the Question itself and review "
                       "assignments with ApproveAssignment/RejectAssignment.")
     token = p.get("UniqueRequestToken")
-    if token is not None:
-        if not 1 <= len(token) <= 64:
-            raise bad("UniqueRequestToken must be 1-64 characters.")
-        seen = m.tokens.get(token)
-        if seen and m.now - seen[1] < TOKEN_WINDOW_S:
-            raise MTurkError("AWS.MechanicalTurk.HitAlreadyExists",
-                             f"There is already a HIT with this UniqueRequestToken. HITId: {seen[0]}")
+    if seen := repeated(m, token, ""):
+        raise MTurkError("AWS.MechanicalTurk.HitAlreadyExists",
+                         f"There is already a HIT with this UniqueRequestToken. HITId: {seen[0]}")
     try:
         question = parse_question(p.get("Question") or "")
     except QuestionError as exc:
@@ -154,10 +163,7 @@ def _create_hit(m: Marketplace, type_id: str, p: dict[str, Any]) -> dict[str, An
 
 @op("CreateHIT")
 def create_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    type_params: dict[str, Any] = {k: p[k] for k in ("AutoApprovalDelayInSeconds", "AssignmentDurationInSeconds",
-                                      "Reward", "Title", "Keywords", "Description",
-                                      "QualificationRequirements") if k in p}
-    type_id = create_hit_type(m, type_params)["HITTypeId"]
+    type_id = create_hit_type(m, {k: p[k] for k in TYPE_FIELDS if k in p})["HITTypeId"]
     return _create_hit(m, type_id, p)
 
 
@@ -176,8 +182,7 @@ def get_hit(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 
 @op("ListHITs")
 def list_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
-    chunk, nxt = page([h for h in m.hits.values() if not h.disposed], p)  # views of this page only
-    return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
+    return listed([h for h in m.hits.values() if not h.disposed], p, "HITs", m.hit_view)  # views of this page only
 
 
 @op("ListReviewableHITs")
@@ -189,9 +194,8 @@ def list_reviewable_hits(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
                   and (not p.get("HITTypeId") or h.fields["HITTypeId"] == p["HITTypeId"])]
     # views of this page only (a view unpacks the HIT's page); every "Reviewing" candidate is one
     states = [(h, None if status == "Reviewing" else m.hit_status(h)) for h in candidates]
-    chunk, nxt = page([(h, s) for h, s in states if s is None or s["HITStatus"] == status], p)
-    chunk = [m.hit_view(h, s) for h, s in chunk]
-    return {"NumResults": len(chunk), "HITs": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed([(h, s) for h, s in states if s is None or s["HITStatus"] == status], p, "HITs",
+                  lambda pair: m.hit_view(*pair))
 
 
 @op("UpdateExpirationForHIT")
@@ -243,8 +247,7 @@ def list_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         check_enum(s, ASSIGNMENT_STATUSES, "AssignmentStatus")
     rows = [assignment_view(m.assignments[a]) for a in hit.assignment_ids
             if m.visible(m.assignments[a]) and m.assignments[a].status in statuses]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "Assignments": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "Assignments")
 
 
 @op("GetAssignment")

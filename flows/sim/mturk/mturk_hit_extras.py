@@ -8,12 +8,9 @@ from typing import Any
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.mturk.market import Hit, Marketplace, MTurkError
 from flows.sim.mturk.market_records import SYSTEM_QUALS
-from flows.sim.mturk.mturk_api import TOKEN_WINDOW_S, _assignment, _hit, _qual_type, op
-from flows.sim.mturk.validation import bad, check_enum, need, page
+from flows.sim.mturk.mturk_api import TYPE_FIELDS, _assignment, _hit, _qual_type, op, repeated
+from flows.sim.mturk.validation import bad, check_enum, listed, need, page
 
-# What a HIT takes from its HIT type (CreateHITType's parameters, as CreateHIT copies them).
-TYPE_FIELDS = ("Title", "Description", "Keywords", "Reward", "AutoApprovalDelayInSeconds",
-               "AssignmentDurationInSeconds", "QualificationRequirements")
 POLICY_LEVELS = {"Assignment", "HIT"}
 
 
@@ -26,8 +23,7 @@ def list_hits_for_qual(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         _qual_type(m, type_id)
     hits = [h for h in m.hits.values() if not h.disposed
             and any(r["QualificationTypeId"] == type_id for r in h.fields.get("QualificationRequirements", []))]
-    chunk, nxt = page(hits, p)
-    return {"NumResults": len(chunk), "HITs": [m.hit_view(h) for h in chunk], **({"NextToken": nxt} if nxt else {})}
+    return listed(hits, p, "HITs", m.hit_view)
 
 
 @op("UpdateHITTypeOfHIT")
@@ -98,13 +94,9 @@ def add_assignments(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         raise bad("NumberOfAdditionalAssignments must be at least 1.")
     # a repeat is answered before the HIT is judged again, as the request it repeats
     token = p.get("UniqueRequestToken")
-    if token is not None:
-        if not 1 <= len(token) <= 64:
-            raise bad("UniqueRequestToken must be 1-64 characters.")
-        seen = m.tokens.get(f"extend:{token}")
-        if seen and m.now - seen[1] < TOKEN_WINDOW_S:
-            raise MTurkError("AWS.MechanicalTurk.DuplicateRequest",
-                             f"The HIT was already extended with this UniqueRequestToken. RequestId: {seen[0]}")
+    if seen := repeated(m, token, "extend:"):
+        raise MTurkError("AWS.MechanicalTurk.DuplicateRequest",
+                         f"The HIT was already extended with this UniqueRequestToken. RequestId: {seen[0]}")
     current = int(hit.fields["MaxAssignments"])
     if current < 10 <= current + extra:
         raise MTurkError("AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",

@@ -6,8 +6,8 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import QuestionError, parse_question
 from flows.sim.mturk.market import Marketplace, MTurkError
-from flows.sim.mturk.mturk_api import NO_QUAL, _qual_type, _worker, op
-from flows.sim.mturk.validation import QUAL_STATUSES, bad, check_enum, need, page
+from flows.sim.mturk.mturk_api import _qual_type, _worker, op
+from flows.sim.mturk.validation import QUAL_STATUSES, bad, check_enum, listed, need
 from flows.sim.people import qual_tests
 
 
@@ -63,8 +63,7 @@ def list_qual_types(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     query = (p.get("Query") or "").lower()
     rows = [_qual_view(q) for q in m.qual_types.values()
             if query in q["Name"].lower() and (q["IsRequestable"] or not p["MustBeRequestable"])]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "QualificationTypes": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "QualificationTypes")
 
 
 @op("UpdateQualificationType")
@@ -116,8 +115,7 @@ def list_workers_with_qual(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     q = _qual_type(m, p.get("QualificationTypeId"))
     rows = [v for (t, _), v in m.worker_quals.items() if t == q["QualificationTypeId"]
             and (not p.get("Status") or v["Status"] == p["Status"])]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "Qualifications": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "Qualifications")
 
 
 @op("GetQualificationScore")
@@ -133,8 +131,7 @@ def get_score(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 def list_requests(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     rows = [r for r in m.qual_requests.values()
             if not p.get("QualificationTypeId") or r["QualificationTypeId"] == p["QualificationTypeId"]]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "QualificationRequests": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "QualificationRequests")
 
 
 def _request(m: Marketplace, request_id: Any) -> dict[str, Any]:
@@ -158,6 +155,3 @@ def reject_request(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     req = _request(m, p.get("QualificationRequestId"))
     del m.qual_requests[req["QualificationRequestId"]]
     return {}
-
-
-__all__ = ["NO_QUAL"]

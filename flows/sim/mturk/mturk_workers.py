@@ -7,7 +7,7 @@ from typing import Any
 
 from flows.sim.mturk.market import Marketplace, MTurkError, money
 from flows.sim.mturk.mturk_api import _assignment, _worker, op
-from flows.sim.mturk.validation import bad, check_money, need, page
+from flows.sim.mturk.validation import bad, check_money, listed, need
 
 WORKER_ID = re.compile(r"A[A-Z0-9]+")
 
@@ -38,8 +38,7 @@ def list_bonuses(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
         raise bad("ListBonusPayments needs a HITId or an AssignmentId.")
     rows = [{k: v for k, v in b.items() if not k.startswith("_")} for b in m.bonuses
             if b["_hit"] == p.get("HITId") or b["AssignmentId"] == p.get("AssignmentId")]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "BonusPayments": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "BonusPayments")
 
 
 @op("NotifyWorkers")
@@ -79,5 +78,4 @@ def delete_block(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
 @op("ListWorkerBlocks")
 def list_blocks(m: Marketplace, p: dict[str, Any]) -> dict[str, Any]:
     rows = [{"WorkerId": w, "Reason": r} for w, r in m.blocks.items()]
-    chunk, nxt = page(rows, p)
-    return {"NumResults": len(chunk), "WorkerBlocks": chunk, **({"NextToken": nxt} if nxt else {})}
+    return listed(rows, p, "WorkerBlocks")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flows.sim.mturk.market import MTurkError
@@ -64,12 +65,10 @@ def page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str | Non
         raise bad(f"MaxResults {size!r} is out of range; it must be between 1 and 100.")
     start = 0
     token = params.get("NextToken")
-    if token is not None and not isinstance(token, str):
+    if token is not None and not isinstance(token, str):  # a JSON object or list: MTurk's refusal, not a dropped call
         raise bad(f"NextToken {token!r} is not valid for this request.")
     if token:
         try:
-            if not isinstance(token, str):  # a JSON object or list: MTurk's own refusal, not a dropped connection
-                raise ValueError(type(token).__name__)
             decoded = base64.urlsafe_b64decode(token.encode()).decode()
             if not decoded.startswith("p:"):
                 raise ValueError(decoded)
@@ -79,3 +78,11 @@ def page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str | Non
     chunk = items[start:start + size]
     nxt = start + size
     return chunk, base64.urlsafe_b64encode(f"p:{nxt}".encode()).decode() if nxt < len(items) else None
+
+
+def listed(items: list[Any], params: dict[str, Any], key: str, view: Callable[[Any], Any] | None = None
+           ) -> dict[str, Any]:
+    """A List operation's reply: this page of ``items`` (``view``: each made into what the reply shows)."""
+    chunk, nxt = page(items, params)
+    rows = [view(x) for x in chunk] if view else chunk
+    return {"NumResults": len(rows), key: rows, **({"NextToken": nxt} if nxt else {})}

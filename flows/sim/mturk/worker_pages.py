@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -23,12 +24,8 @@ class WorkerPages(BaseHTTPRequestHandler):
     """Handlers the simulator's request handler inherits; it supplies ``_send`` and ``_commit``."""
 
     server: Any
-
-    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
-        raise NotImplementedError
-
-    def _commit(self, prolific: bool = False) -> None:
-        raise NotImplementedError
+    _send: Callable[..., None]  # (status, body, content type, headers=None)
+    _commit: Callable[[], None]
 
     def _preview(self, query: dict[str, str]) -> None:
         hit = self.server.market.hits.get(query.get("hitId", ""))

@@ -44,7 +44,7 @@ from flows.sim.people.item_answers import (
 from flows.sim.people.item_writing import CAPTION, asked
 from flows.sim.people.known_answers import described, known_answer
 from flows.sim.people.known_text import copied, own_sentence
-from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
+from flows.sim.people.latent_choices import keep_known
 from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.slot_text import slot, slot_text
@@ -220,7 +220,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}
     values = _filled(fill, todo, contexts, {f.name for f in fields})
-    honour_spec(values, page_spec(html), {f.name: f for f in fields})
+    honour_spec(values, page_spec(html) or {}, {f.name: f for f in fields})
     settle(values, none_pairs(fields), lambda n: known_answer(bank, context_for(contexts, n, {}).key,
                                                               field_base(n)))  # a value, or a box saying none
     controls = {f.name: f for f in fields} | {f.name: f for f in todo}
@@ -263,8 +263,7 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
             continue
         if known_for(fill, ctx, f) == "" and worker.profile not in RUSHED:  # the requester's answer: left blank
             values[f.name] = ""
-            worker.memory |= {f"{LATENT}{ctx.key}|{field_base(f.name)}": "",
-                              f"{SOURCE}{ctx.key}|{field_base(f.name)}": KNOWN}  # the report counts it known
+            keep_known(worker, ctx.key, field_base(f.name), "")  # the report counts it known
         elif (v := answer(fill, f, ctx)) is not None:
             values[f.name] = v
     return values

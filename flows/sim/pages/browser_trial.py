@@ -22,12 +22,6 @@ class Trial(NamedTuple):
     warning: str = ""  # a refusal of what the simulated worker typed, which a person may get past: checked by hand
 
 
-def honest_trial(html: str) -> str:
-    """'' when a diligent worker gets one rendered HIT page submitted in Chromium, else what happened, in a sentence
-    (a refusal only the simulated worker's own text earns is :func:`trial_outcome`'s warning, not this)."""
-    return trial_outcome(html).problem
-
-
 @functools.lru_cache(maxsize=8)  # the dry run's checks run again as the run starts
 def trial_outcome(html: str) -> Trial:
     """How a diligent worker fared with one rendered HIT page in Chromium: '' each where it submitted."""

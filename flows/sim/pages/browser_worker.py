@@ -13,10 +13,8 @@ from flows.core.pages.crowd_elements import ENTITIES, TASK_ANSWERS
 from flows.core.pages.mturk_forms import answer_xml, form_fields
 from flows.core.pages.radio_buttons import BUTTONS
 from flows.sim.pages.browser_check import TRIES, failure, missing, say_failed, say_once, say_refused
-from flows.sim.pages.browser_check import available as available  # where callers have always found it
 from flows.sim.pages.browser_desk import worker_page
 from flows.sim.pages.browser_thread import SETTLE_S, BrowserThread
-from flows.sim.pages.browser_thread import settle as settle
 from flows.sim.pages.page_steps import walk_steps
 from flows.sim.pages.retyping import heard, reads_message, retyped
 from flows.sim.pages.submit_watch import SHOWN_JS, alerts_read, clear_mark, posted_request

@@ -12,7 +12,7 @@ from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
 from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
-from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE, confused, latent_answer, slip
+from flows.sim.people.latent_choices import LATENT, confused, keep_known, latent_answer, slip
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.stated_figures import stated_figure
@@ -79,8 +79,7 @@ def ticks(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         truth = [o for o, yes in zip(named, held, strict=True) if yes] or alone[:1]
     if (given := known_for(fill, ctx, f)) is not None:  # the requester's ticks, "a|b"
         truth = [o for o in f.options if known_option(o, given.split("|"))]
-        fill.worker.memory[f"{LATENT}{ctx.key}|{field_base(f.name)}"] = "|".join(truth)
-        fill.worker.memory[f"{SOURCE}{ctx.key}|{field_base(f.name)}"] = KNOWN
+        keep_known(fill.worker, ctx.key, field_base(f.name), "|".join(truth))
     if fill.worker.profile == "contrarian":
         picked = f.options[:1]
     elif fill.worker.profile in RUSHED:
@@ -157,7 +156,5 @@ def known_number(fill: Filling, ctx: ItemContext, f: FormField, low: float | Non
         return None
     within = min(high, given) if high is not None else given
     within = max(low, within) if low is not None else within
-    key = f"{ctx.key}|{field_base(f.name)}"
-    fill.worker.memory[f"{LATENT}{key}"] = f"{within:g}"
-    fill.worker.memory[f"{SOURCE}{key}"] = KNOWN
+    keep_known(fill.worker, ctx.key, field_base(f.name), f"{within:g}")
     return within

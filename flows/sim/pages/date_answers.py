@@ -7,7 +7,7 @@ import math
 from flows.core.pages.form_spec import field_rule
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care
-from flows.sim.people.latent_choices import KNOWN, LATENT, SOURCE
+from flows.sim.people.latent_choices import keep_known
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.ratings import TYPED_SLIP
 from qc.answer_values import WHEN_STEPS, moment, moment_text
@@ -42,9 +42,7 @@ def picked(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     known = moment(str(known_for(fill, ctx, f) or "").strip(), f.kind)
     if known is not None:  # the requester's value, on the picker's grid (the dry run lists those it cannot offer)
         truth = min(slots, max(0, round((known - first) / step)))
-        key = f"{ctx.key}|{field_base(f.name)}"
-        fill.worker.memory[f"{LATENT}{key}"] = moment_text(first + truth * step, f.kind)
-        fill.worker.memory[f"{SOURCE}{key}"] = KNOWN
+        keep_known(fill.worker, ctx.key, field_base(f.name), moment_text(first + truth * step, f.kind))
     if fill.worker.profile == "contrarian":
         k = 0
     elif fill.worker.profile in RUSHED:

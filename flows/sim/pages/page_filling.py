@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
-import re
 
 from flows.core.pages.crowd_elements import ANNOTATIONS
 from flows.core.pages.form_spec import BOOKKEEPING
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.any_form import fill_unhinted
+from flows.sim.pages.page_spec import page_spec
 from flows.sim.people import crowd, judges, qual_tests, typing_model
 from flows.sim.people.attention_answers import attention_answer, check_question
 from qc.answer_values import WHEN_INPUTS
@@ -23,15 +22,13 @@ from qc.submit_rules import CANNED_TEXT, SubmitRules
 # numbers, dates, codes or marks: a number a rating's time and a little, the others assumed.
 SECONDS = {"text": 42.0, "formatted": 20.0, "choice": 5.0, "number": 8.0, "date": 10.0, "marks": 30.0}
 READING = 25.0
-_RULES_JSON = re.compile(r'<script[^>]*id="submit-rules"[^>]*>(.*?)</script>', re.S)
 
 
 def page_rules(html: str) -> SubmitRules:
     """The submit rules a page declares for its own check (what its workers are held to)."""
-    match = _RULES_JSON.search(html or "")
-    if not match:
+    spec = page_spec(html)
+    if spec is None:
         return SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)
-    spec = json.loads(match.group(1))
     return SubmitRules(
         min_words=int(spec.get("min_words", 0)), one_sentence=bool(spec.get("one_sentence")),
         banned_prefixes=tuple(spec.get("banned_prefixes", [])), max_chars=spec.get("max_chars"),

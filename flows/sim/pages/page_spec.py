@@ -44,10 +44,11 @@ def honour_spec(values: dict[str, str], spec: dict[str, Any], fields: dict[str, 
                 values[name] = fit_text(captions.pass_rules(value, rules), fields[name], random.Random(value), [])
 
 
-def page_spec(html: str) -> dict[str, Any]:
+def page_spec(html: str) -> dict[str, Any] | None:
+    """The page's ``submit-rules`` spec, None where it declares none (or none that reads as an object)."""
     match = RULES_JSON.search(html or "")
     try:
-        spec = json.loads(match.group(1)) if match else {}
+        spec = json.loads(match.group(1)) if match else None
     except ValueError:
-        return {}
-    return spec if isinstance(spec, dict) else {}
+        return None
+    return spec if isinstance(spec, dict) else None

@@ -26,14 +26,8 @@ OPENINGS = re.compile(r"^(in the photo, |the picture shows |here you can see |th
 BREAKS = re.compile(r",| with | in the | at the | on the | while | and ")
 
 
-def _kind(f: FormField) -> str:
-    if f.kind in ("radio", "select"):
-        return "choice"
-    if f.kind in ("number",):
-        return "number"
-    if f.kind in ("text", "textarea", "search"):
-        return "text"
-    return ""
+SKIPPABLE = {"radio": "choice", "select": "choice", "number": "number", "text": "text", "textarea": "text",
+             "search": "text"}  # a control's kind -> its SKIP_OPTIONAL kind
 
 
 def optional(f: FormField) -> bool:
@@ -53,7 +47,7 @@ def skip_rate(kind: str, profile: str, rushed: bool, params: dict[str, object] |
 def leaves_empty(f: FormField, profile: str, rushed: bool, rng: random.Random, sole: bool = False,
                  params: dict[str, object] | None = None) -> bool:
     """Whether this worker leaves an optional field empty (a ``sole`` answer: only a speeder does)."""
-    kind = _kind(f)
+    kind = SKIPPABLE.get(f.kind, "")
     if not kind or not optional(f) or profile in PASTING_PROFILES or "readonly" in f.attrs:
         return False
     if sole and not rushed:

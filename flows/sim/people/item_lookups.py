@@ -160,16 +160,9 @@ def looked_up(kind: str, question: str, texts: list[str], most: int | None, rng:
 
 def lookup_kind(question: str) -> str:
     """Which LOOKUPS kind a box asks for, or ""."""
-    if TASK.search(question):
-        return "task"
-    if CHECK_ASK.search(question):
-        return "check"
-    if NAME_ASK.search(question):
-        return "name"
-    if SUPPORT.search(question):
-        return "bearing"
-    if LISTED.search(question):
-        return "listed"
+    asks = (("task", TASK), ("check", CHECK_ASK), ("name", NAME_ASK), ("bearing", SUPPORT), ("listed", LISTED))
+    if found := next((kind for kind, ask in asks if ask.search(question)), ""):
+        return found
     return "lookup" if ONE_FACT.search(question) and any(re.search(n, question, re.I) for n, _h in FACTS) else ""
 
 

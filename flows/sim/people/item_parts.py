@@ -22,8 +22,6 @@ PARTS = (("the street name", lambda parts, _p: any(STREET.search(p) for p in par
                                                 and not STREET.search(p) for p in parts[1:])),
          ("the flat number", lambda parts, _p: bool(FLAT.search(",".join(parts)))
           or not BUILDING.search(",".join(parts))))
-DAYS = r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|" \
-       r"August|September|October|November|December"
 COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple"
 MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 DATE = rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {MONTH}\b(?: \d{{4}})?|\b{MONTH} \d|" \

@@ -172,16 +172,11 @@ def _kind(question: str, name: str) -> str:
         return "summary"
     if POLITER.search(question) and RECAST.search(question):
         return "politer"
-    for kind, pattern in (("audience", AUDIENCE), ("question", ASK_BACK), ("open", OPEN), ("correction", FIX),
-                          ("action", TO_ACT)):
-        if pattern.search(said):
+    for kind, pattern, text in (("audience", AUDIENCE, said), ("question", ASK_BACK, said), ("open", OPEN, said),
+                                ("correction", FIX, said), ("action", TO_ACT, said), ("wording", WORDING, question),
+                                ("missing", MISSING, said), ("word", ASKS_WORD, question)):  # (the_word: above)
+        if pattern.search(text):
             return kind
-    if WORDING.search(question):
-        return "wording"
-    if MISSING.search(said):
-        return "missing"
-    if the_word(question) or ASKS_WORD.search(question):
-        return "word"
     if TITLE.search(said) and not CAPTION.search(TITLE.sub("", said)):  # a title for a text, not a photo's caption
         return "title"
     for kind, pattern in (("clarification", CLARIFY), ("reason", REASON), ("answer", ANSWER), ("caption", CAPTION),

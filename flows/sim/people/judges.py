@@ -121,8 +121,8 @@ def _judge_one(worker: Worker, f: FormField, hint: str, item: str, by_name: dict
         return {f.name: "1"}
     if hint == "categories":
         return {}  # answered with its verdict
+    index = f.name.rsplit("_", 1)[-1]  # the item's fields: flipped_<i>, categories_<i>
     if worker.profile == "contrarian":
-        index = f.name.rsplit("_", 1)[-1]
         return {f.name: _straight_line(f), **({f"categories_{index}": ""} if hint == "congruency" else {})}
     if worker.profile in RANDOM_PROFILES and hint != "congruency":
         return {f.name: _random_answer(f, rng)}
@@ -133,11 +133,9 @@ def _judge_one(worker: Worker, f: FormField, hint: str, item: str, by_name: dict
     if hint == "severity":
         return {f.name: severity(worker, item, bank, rng)}
     if hint == "pairwise":
-        index = f.name.rsplit("_", 1)[-1]
         flipped = by_name.get(f"flipped_{index}", FormField("", "hidden", "0")).value == "1"
         return {f.name: pairwise(worker, item, flipped, bank, rng)}
-    index = f.name.rsplit("_", 1)[-1]  # congruency: the verdict and its categories together
-    if worker.profile in RANDOM_PROFILES:
+    if worker.profile in RANDOM_PROFILES:  # congruency: the verdict and its categories together
         said, cats = rng.choice([("congruent", []), ("incongruent", [rng.choice(CATEGORY_KEYS)])])
     else:
         said, cats = verdict(worker, item, bank, rng)
@@ -149,7 +147,4 @@ def judgement_units(fields: list[FormField]) -> int:
     tasks = {f.name.rsplit("_", 1)[-1] for f in fields
              if f.attrs.get("data-sim-fill") in ("rating", "selection", "congruency", "pairwise", "severity")}
     return -(-len(tasks) // 4)
-
-
-__all__ = ["JUDGE_HINTS", "judge_fields", "judgement_units"]
 

@@ -32,6 +32,11 @@ def latent_answer(worker: Worker, item: str, field: str, options: list[str], tex
     return truth
 
 
+def keep_known(worker: Worker, item: str, field: str, truth: str) -> None:
+    """The requester's known answer (``truth``, as the field holds it) kept as the item's, for sim_items.json."""
+    worker.memory |= {f"{LATENT}{item}|{field}": truth, f"{SOURCE}{item}|{field}": KNOWN}
+
+
 def latent_truth(item: str, field: str, options: list[str], texts: Iterable[str] = (), question: str = "") -> str:
     """The latent answer where the requester knows none (:func:`sourced_truth`)."""
     return sourced_truth(item, field, options, texts, question)[0]

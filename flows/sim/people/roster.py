@@ -116,8 +116,7 @@ class Crowd(list[Worker]):
         name, _, overrides = max(self.spec.profiles, key=lambda p: p[1] * (index + 1) - self._dealt.get(p[0], 0))
         ordinal = self._dealt.get(name, 0)
         self._dealt[name] = ordinal + 1
-        worker = new_worker(name, personal_params(self.spec, name, overrides, ordinal, rng), rng)
-        return worker
+        return new_worker(name, personal_params(self.spec, name, overrides, ordinal, rng), rng)
 
 
 def wider_pool(crowd: Crowd, stream: str) -> Crowd | None:

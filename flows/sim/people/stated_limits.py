@@ -6,6 +6,7 @@ import re
 from typing import NamedTuple
 
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, STOP
+from qc.asked_limits import NUMBER_WORDS
 
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
 LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
@@ -41,10 +42,7 @@ class Limits(NamedTuple):
     most_chars: int | None = None
 
 
-NUMBERS = {w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
-                                           "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
-                                           "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
-NUMBERS |= {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100"}
+NUMBERS = {w: str(n) for w, n in NUMBER_WORDS.items()} | {"sixty": "60"}  # "ten" read as "10"
 
 
 def stated(question: str) -> Limits:

@@ -14,9 +14,12 @@ from flows.sim.people.crowd_model import Worker, normalise
 MEAN_WPM, SD_WPM = 51.56, 20.20  # Dhakal et al. 2018
 SPEEDS = {"fast_typist": (95.0, 12.0, 75.0, 140.0), "slow_typist": (22.0, 5.0, 10.0, 32.0)}
 ERROR_RATE = 0.04  # share of typed characters corrected with Backspace
-# Where each profile's text comes from; the profiles not named here type every caption.
 PASTE_FROM_NOTES = 0.35  # note_paster: the share of captions drafted in another window
 ORIGINS = ("typed", "page", "notes", "assistant", "partial", "clipboard", "list", "button")
+# Where a pasting profile's text comes from (the clipboard holds one text from HIT to HIT; "list": stock sentences
+# in another window); the profiles not named here type every caption.
+PASTED_FROM = {"assistant_paster": "assistant", "partial_paster": "partial", "copy_paster": "clipboard",
+               "template_paster": "clipboard", "template_ring": "clipboard", "generic_praise": "list"}
 
 
 def typing_cps(worker: Worker) -> float:
@@ -35,14 +38,8 @@ def caption_origin(worker: Worker, image_id: str, text: str, canned: bool) -> st
         return stock
     if f"{COPIED}{normalise(text)}" in worker.memory:
         return "page"  # the item's own text, selected and copied on the page
-    if kind == "assistant_paster":
-        return "assistant"
-    if kind == "partial_paster":
-        return "partial"
-    if kind in ("copy_paster", "template_paster", "template_ring"):
-        return "clipboard"  # the same text kept on the clipboard from HIT to HIT
-    if kind == "generic_praise":
-        return "list"  # picked from a list of stock sentences in another window
+    if kind in PASTED_FROM:
+        return PASTED_FROM[kind]
     if kind == "instruction_echo" and "\n" not in text:
         return "page"  # an instruction selected and copied on the page (the banned-openings list is typed)
     if kind == "note_paster" and _rng(worker, image_id, "origin").random() < PASTE_FROM_NOTES:

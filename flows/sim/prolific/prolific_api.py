@@ -7,7 +7,7 @@ from typing import Any
 
 from flows.sim.prolific import prolific_routes  # noqa: F401  (registers the rest of the API)
 from flows.sim.prolific import prolific_shapes as shapes
-from flows.sim.prolific.prolific_http import ROUTES, error, listing, need, route
+from flows.sim.prolific.prolific_http import ROUTES, Body, Query, Reply, error, listing, need, route
 from flows.sim.prolific.prolific_state import FEE_RATE, ProlificError, ProlificState, cost_of, new_id
 
 REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
@@ -34,39 +34,34 @@ def dispatch(state: ProlificState, method: str, path: str, query: dict[str, str]
     return 404, error(404, 140400, "Not found.", {"path": [path]})
 
 
-def public(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if not k.startswith("_")}
-
-
 # users, workspaces, projects --------------------------------------------------------------
 @route("GET", "users/me")
-def me(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def me(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 200, {"id": state.user["id"], "email": state.user["email"], "name": state.user["name"],
                  "user_type": state.user["user_type"], "currency_code": state.currency}
 
 
 @route("GET", "workspaces")
-def workspaces(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
-    return 200, listing([shapes.workspace_short(w, state.user) for w in state.workspaces.values()], query,
+def workspaces(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
+    return 200, listing([shapes.short(w, state.user) for w in state.workspaces.values()], query,
                         "workspaces/")
 
 
 @route("GET", "workspaces/([0-9a-f]{24})/balance")
-def balance(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def balance(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     state.workspace(ids[0])
     return 200, state.balance_view()
 
 
 @route("GET", "workspaces/([0-9a-f]{24})/projects")
-def projects(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def projects(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     state.workspace(ids[0])
-    return 200, listing([shapes.project_short(p, state.user) for p in state.projects.values()
+    return 200, listing([shapes.short(p, state.user) for p in state.projects.values()
                          if p["workspace"] == ids[0]], query, f"workspaces/{ids[0]}/projects/")
 
 
 @route("POST", "workspaces/([0-9a-f]{24})/projects")
-def create_project(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                   ids: list[str]) -> tuple[int, Any]:
+def create_project(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     state.workspace(ids[0])
     need(body, "title")
     project = {"id": new_id(state.rng), "title": body["title"], "workspace": ids[0],
@@ -77,12 +72,12 @@ def create_project(state: ProlificState, body: dict[str, Any], query: dict[str, 
 
 # studies ------------------------------------------------------------------------------------
 @route("POST", "studies")
-def create_study(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def create_study(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 201, state.create_study(body)
 
 
 @route("GET", "studies")
-def list_studies(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def list_studies(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     wanted = set(query.get("state", "").split(",")) - {""}  # Prolific's filter, e.g. ?state=ACTIVE
     found = [shapes.study_short(state.study_view(s)) for s in state.studies.values()
              if not wanted or s["status"] in wanted]
@@ -90,25 +85,23 @@ def list_studies(state: ProlificState, body: dict[str, Any], query: dict[str, st
 
 
 @route("GET", "studies/([0-9a-f]{24})")
-def get_study(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def get_study(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 200, state.study_view(state.study(ids[0]))
 
 
 @route("PATCH", "studies/([0-9a-f]{24})")
-def update_study(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def update_study(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 200, state.study_view(state.update_study(ids[0], body))
 
 
 @route("POST", "studies/([0-9a-f]{24})/transition")
-def transition_study(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                     ids: list[str]) -> tuple[int, Any]:
+def transition_study(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "action")
     return 200, state.study_view(state.transition_study(ids[0], str(body["action"])))
 
 
 @route("GET", "studies/([0-9a-f]{24})/submissions")
-def study_submissions(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                      ids: list[str]) -> tuple[int, Any]:
+def study_submissions(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     state.study(ids[0])
     return 200, listing(short_submissions(state, ids[0]), query, f"studies/{ids[0]}/submissions/")
 
@@ -122,8 +115,7 @@ def short_submissions(state: ProlificState, study_id: str = "") -> list[dict[str
 
 
 @route("POST", "study-cost-calculator")
-def cost_calculator(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                    ids: list[str]) -> tuple[int, Any]:
+def cost_calculator(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "reward", "total_available_places")
     rewards, fees = cost_of(int(body["reward"]), int(body["total_available_places"]))
     return 200, {"total_cost": rewards + fees, "rewards": rewards, "fees": fees, "fee_rate": FEE_RATE,
@@ -132,14 +124,12 @@ def cost_calculator(state: ProlificState, body: dict[str, Any], query: dict[str,
 
 # submissions ------------------------------------------------------------------------------
 @route("GET", "submissions")
-def list_submissions(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                     ids: list[str]) -> tuple[int, Any]:
+def list_submissions(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 200, listing(short_submissions(state, query.get("study", "")), query, "submissions/")
 
 
 @route("GET", "submissions/([0-9a-f]{24})")
-def get_submission(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                   ids: list[str]) -> tuple[int, Any]:
+def get_submission(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     sub = state.submission(ids[0])
     paid = [p / 100 for b in state.bonuses.values() if b["paid"] for pid, p in b["rows"]
             if pid == sub["participant_id"] and b["study"] == sub["study_id"]]
@@ -147,8 +137,7 @@ def get_submission(state: ProlificState, body: dict[str, Any], query: dict[str, 
 
 
 @route("POST", "submissions/([0-9a-f]{24})/transition")
-def transition_submission(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                          ids: list[str]) -> tuple[int, Any]:
+def transition_submission(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "action")
     action = str(body["action"])
     if action == "REJECT":
@@ -164,7 +153,7 @@ def transition_submission(state: ProlificState, body: dict[str, Any], query: dic
 
 
 @route("POST", "submissions/bulk-approve")
-def bulk_approve(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def bulk_approve(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     """``{submission_ids}`` or ``{study_id, participant_ids}``, as the schema says; its 200 reply is a string."""
     wanted = set(body.get("submission_ids") or [])
     people = set(body.get("participant_ids") or [])
@@ -181,8 +170,7 @@ def bulk_approve(state: ProlificState, body: dict[str, Any], query: dict[str, st
 
 
 @route("POST", "submissions/([0-9a-f]{24})/request-return")
-def request_return(state: ProlificState, body: dict[str, Any], query: dict[str, str],
-                   ids: list[str]) -> tuple[int, Any]:
+def request_return(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "request_return_reasons")
     sub = state.submission(ids[0])
     if sub["status"] not in ("ACTIVE", "AWAITING REVIEW"):
@@ -194,19 +182,19 @@ def request_return(state: ProlificState, body: dict[str, Any], query: dict[str, 
 
 
 @route("POST", "submissions/bonus-payments")
-def set_up_bonus(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def set_up_bonus(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "study_id", "csv_bonuses")
     return 201, state.set_up_bonus(str(body["study_id"]), str(body["csv_bonuses"]))
 
 
 @route("POST", "bulk-bonus-payments/([0-9a-f]{24})/pay")
-def pay_bonus(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def pay_bonus(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     return 202, state.pay_bonus(ids[0])
 
 
 # messages ---------------------------------------------------------------------------------
 @route("POST", "messages")
-def send_message(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def send_message(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     need(body, "recipient_id", "body", "study_id")
     pair = sorted((state.user["id"], str(body["recipient_id"])))
     message = {"id": new_id(state.rng), "sender_id": state.user["id"], "recipient_id": body["recipient_id"],
@@ -217,7 +205,7 @@ def send_message(state: ProlificState, body: dict[str, Any], query: dict[str, st
 
 
 @route("GET", "messages")
-def list_messages(state: ProlificState, body: dict[str, Any], query: dict[str, str], ids: list[str]) -> tuple[int, Any]:
+def list_messages(state: ProlificState, body: Body, query: Query, ids: list[str]) -> Reply:
     user = query.get("user_id", "")
     found = [shapes.message(m) for m in state.messages if not user or user in (m["recipient_id"], m["sender_id"])]
     return 200, listing(found, query, "messages/")

@@ -9,7 +9,10 @@ from urllib.parse import urlencode
 
 from flows.sim.prolific.prolific_state import ProlificError, ProlificState
 
-Handler = Callable[[ProlificState, dict[str, Any], dict[str, str], list[str]], tuple[int, Any]]
+Body = dict[str, Any]  # a request's JSON body
+Query = dict[str, str]
+Reply = tuple[int, Any]  # status, and the JSON (None: no body)
+Handler = Callable[[ProlificState, Body, Query, list[str]], Reply]
 ROUTES: list[tuple[str, re.Pattern[str], Handler]] = []
 PAGE_SIZE = 20
 

@@ -66,22 +66,17 @@ def message(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def workspace(record: dict[str, Any], projects: list[dict[str, Any]], user: dict[str, Any]) -> dict[str, Any]:
-    return {**workspace_short(record, user), "projects": [project_short(p, user) for p in projects],
-            "wallet": record["wallet"]}
+    return {**short(record, user), "projects": [short(p, user) for p in projects], "wallet": record["wallet"]}
 
 
-def workspace_short(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
-    return {"id": record["id"], "title": record["title"], "description": record.get("description", ""),
-            "owner": record["owner"], "users": [_member(user)]}
-
-
-def project_short(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+def short(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """A workspace or project as listed (WorkspaceShort, ProjectShort: the same members)."""
     return {"id": record["id"], "title": record["title"], "description": record.get("description", ""),
             "owner": record["owner"], "users": [_member(user)]}
 
 
 def project(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
-    return {**project_short(record, user), "workspace": record["workspace"]}
+    return {**short(record, user), "workspace": record["workspace"]}
 
 
 def _member(user: dict[str, Any]) -> dict[str, Any]:

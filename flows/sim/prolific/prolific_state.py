@@ -274,6 +274,3 @@ class ProlificState:
         self.pay(self.study(bonus["study"]), int(bonus["amount"]))
         bonus["paid"] = True
         return {"detail": "The bonus payment is being processed."}
-
-    def group_view(self, group: dict[str, Any]) -> dict[str, Any]:
-        return shapes.group(group)

@@ -69,15 +69,10 @@ PROOF = b"hitflow-marketplace-proof:"  # signed before the nonce, so the key sig
 
 def identity(store: Any) -> tuple[str, Ed25519PrivateKey]:
     """(id, key) kept in ``store`` (a MarketStore; a file from before gets them now), or new ones without."""
-    def new_id() -> str:
-        return f"sim-{secrets.token_hex(8)}"
-
-    def new_key() -> str:
-        return Ed25519PrivateKey.generate().private_bytes_raw().hex()
-
     kept = store.kept if store is not None else (lambda _name, make: make())
-    return kept("marketplace_id", new_id), Ed25519PrivateKey.from_private_bytes(bytes.fromhex(
-        kept("marketplace_key", new_key)))
+    marketplace_id = kept("marketplace_id", lambda: f"sim-{secrets.token_hex(8)}")
+    key = kept("marketplace_key", lambda: Ed25519PrivateKey.generate().private_bytes_raw().hex())
+    return marketplace_id, Ed25519PrivateKey.from_private_bytes(bytes.fromhex(key))
 
 
 def public(key: Ed25519PrivateKey) -> str:

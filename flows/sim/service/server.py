@@ -129,9 +129,8 @@ class _Handler(CountedConnection, WorkerPages):
             payload = control_body(self._body())
             with self.server.market.lock:
                 faults = self.server.market.faults
-                faults.throttle_rate = float(payload.get("throttle_rate", faults.throttle_rate))
-                faults.fault_rate = float(payload.get("fault_rate", faults.fault_rate))
-                faults.lose_reply_rate = float(payload.get("lose_reply_rate", faults.lose_reply_rate))
+                for rate in ("throttle_rate", "fault_rate", "lose_reply_rate"):
+                    setattr(faults, rate, float(payload.get(rate, getattr(faults, rate))))
             self._commit()
             return self._json(200, vars(faults))
         if url.path == "/_sim/prove":  # that this is the marketplace a ledger recorded (control_routes.py)
