@@ -16,7 +16,7 @@ from flows.campaigns.block_evidence import campaign_history
 from flows.campaigns.budget import qualification_money
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import report_summary, route_label
-from flows.campaigns.review_report import review_report
+from flows.campaigns.review_data import review_report
 from flows.campaigns.summary import shortfall_lines
 from flows.captions.caption_tally import CaptionTally
 from flows.captions.content_blind import caption_blind_lines, write_notes
