@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -34,9 +33,16 @@ from flows.core.run.run_context import Run
 from flows.platforms.words import route_words
 from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
-from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
+from flows.review.review_app import (
+    LoginSession,
+    PageServer,
+    ReviewSite,
+    SameOriginReferrer,
+    make_review_app,
+    refused,
+    sign_in,
+)
 from flows.taskserver.task_guard import SecurityHeaders
-from flows.taskserver.task_server_thread import TaskServer
 
 StatusReader = Callable[[Store], list[dict[str, Any]]]
 RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
@@ -177,13 +183,9 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
                                    middleware=[Middleware(SameOriginReferrer)]))
 
 
-class OverviewServer(TaskServer):
-    """The overview on a background uvicorn thread."""
-
+class OverviewServer(PageServer):
     def __init__(self, site: OverviewSite, host: str = "127.0.0.1", port: int = 0):
-        config = uvicorn.Config(make_overview_app(site), host=host, port=port, log_level="warning",
-                                lifespan="off", access_log=False)
-        self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
+        super().__init__(make_overview_app(site), host, port)
 
 
 def serve_overview(site: OverviewSite, port: int = 0) -> None:
