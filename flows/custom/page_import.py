@@ -18,13 +18,14 @@ from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import split_instructions
 from flows.custom.page_patterns_check import refused_pattern_lines
 from flows.custom.page_scripts import ITEM_HANDLER, scripts_write_fields
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
 from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     CROWD_FORM,
+    FIELD_TAG,
     HITFLOW_FORM,
     ID,
+    NAME_ATTR,
     OWN_SUBMIT_HOOK,
     SUBMIT_HOOK,
     attached_handlers,

@@ -9,7 +9,7 @@ from typing import Any
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import read_page
-from flows.custom.page_tags import FIELD_TAG, tag_name
+from flows.custom.script_targets import FIELD_TAG, tag_name
 
 ITEM = "_0"  # the sample item's suffix on every rendered field: x_0 is the template's x_{{ i }}
 COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}

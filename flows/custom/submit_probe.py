@@ -10,9 +10,8 @@ from typing import Any
 
 from flows.core.pages.mturk_forms import form_fields
 from flows.core.pages.radio_buttons import BUTTONS
-from flows.custom.page_tags import FIELD_TAG
 from flows.custom.probed_limits import ITEM, probed_limits
-from flows.custom.script_targets import script_text
+from flows.custom.script_targets import FIELD_TAG, script_text
 from flows.custom.submit_checks import Check, script_only_checks, with_rule, word_limit
 
 # a script or on* attribute that may stop a submit: names one, cancels, disables a button, or sets validity/required
