@@ -34,6 +34,7 @@ from flows.custom.script_targets import (
     script_text,
     session_lookup,
     session_stand_in,
+    tag_name,
 )
 from flows.custom.submit_checks import checks_as_rules
 
@@ -58,6 +59,7 @@ CROWD_ID = re.compile(r"""<crowd-form\b[^>]{0,600}?(?<![\w-])id\s*=\s*["']?([\w-
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
                              r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
+JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 
 
@@ -167,9 +169,6 @@ def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple
             raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) \
                 from exc
     return "QuestionForm", source, 0
-
-
-JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 
 
 def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
@@ -289,8 +288,7 @@ def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
     session_ids: list[str] = []
 
     def one(tag: re.Match[str]) -> str:
-        m = NAME_ATTR.search(tag.group(0))
-        name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+        m, name = NAME_ATTR.search(tag.group(0)), tag_name(tag.group(0))
         if not m or not name or "{{" in name:
             return tag.group(0)
         if name in SESSION_FIELDS:
