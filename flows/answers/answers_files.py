@@ -11,9 +11,8 @@ import pandas as pd
 
 from flows.answers.confidence_sweep import sweep_confidences
 from flows.answers.control_items import pooled_offline
-from flows.answers.excluded import without_excluded
 from flows.answers.field_answers import number_like
-from flows.answers.label_files import faults_of, only_fields, respelled, tidy_labels
+from flows.answers.label_files import faults_of, only_fields, respelled, tidy_labels, without_excluded
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame
 from flows.core.inputs.csv_writing import write_csv
