@@ -28,8 +28,7 @@ from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
-from flows.review.platform_lease import PlatformLease
-from flows.review.review_actions import apply_decision, bonus_amount
+from flows.review.review_actions import PlatformLease, apply_decision, bonus_amount
 from flows.review.review_cards import page_links, queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
