@@ -10,8 +10,8 @@ import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
 from flows.answers.field_answers import by_kind
-from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, ON_CONTROLS, pooled_evidence_so_far
+from flows.campaigns.budget import adaptive_line, adaptive_saving
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
 from flows.campaigns.review_data import review_report
@@ -241,7 +241,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "review": [] if (review := review_report(run)) is None else review.to_dict("records")}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
-    saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))
+    saving = adaptive_saving(run.store, run.cfg.name, run.store.recorded_config(run.cfg.name),
+                             platform_for(run.platform).assignment_cost(run.cfg))
     figures += [("adaptive overlap", adaptive_line(saving))] if saving else []
     short = short_item_lines(run.store, run.cfg.name)  # every item answered or named
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),

@@ -8,8 +8,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
-from flows.campaigns.adaptive_money import adaptive_line, adaptive_saving, extra_assignments
-from flows.campaigns.budget import qualification_money
+from flows.campaigns.budget import adaptive_line, adaptive_saving, extra_assignments, qualification_money
 from flows.campaigns.identity import recorded_platform
 from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.ledger.store import Store
