@@ -12,10 +12,9 @@ from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.item_ids import MOVED, PAGE_LEVEL_NOTE, page_level, per_item_ids
-from flows.custom.outside_form import outside_crowd_form
 from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, refused_pattern_lines, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
-from flows.custom.page_instructions import split_instructions
+from flows.custom.page_instructions import outside_crowd_form, split_instructions
 from flows.custom.page_scripts import ITEM_HANDLER, scripts_write_fields
 from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
