@@ -14,12 +14,12 @@ from flows.campaigns.batch_review import qc_batch
 from flows.campaigns.campaign_plan import item_plan
 from flows.campaigns.extension_rounds import next_round, unit_frame
 from flows.campaigns.review_data import card_captions
+from flows.campaigns.task_pages import template_page
 from flows.captions.caption_telemetry import telemetry_words
 from flows.captions.content_blind import caption_page
 from flows.captions.outputs import batch_captions, write_outputs
 from flows.core.config.config import CampaignConfig, top_up_cap
 from flows.core.errors import ConfigError
-from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow, PlanDefaults, TaskKind, register, unit_minutes
 from postprocess.answers.extension_rounds import top_up_units
@@ -36,11 +36,6 @@ def caption_cards(run: Run, cards: list[tuple[int, str, str]], most: int) -> lis
                       images=(("", c["url"]),) if c["url"] else (),
                       answers=(("caption", "text", c["caption"] or "", next(words)),), struck=bool(c["struck"]))
               for c in mine], done) for mine, done in captions]
-
-
-def caption_task_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
-    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": caption_rules(cfg, items), "items": items,
-                                          **extra})
 
 
 def caption_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -93,7 +88,7 @@ CAPTION_PLAN = PlanDefaults(minutes=6, reward=Decimal("0.90"), estimated_minutes
 CAPTION_KIND = register(TaskKind(
     names=("caption", "describe"), label="caption task", unit_word="caption", done_key="captions",
     fields=lambda cfg: [CAPTION],
-    cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=caption_task_page,
+    cards=caption_cards, plan=lambda cfg: CAPTION_PLAN, qc=qc_batch, outputs=caption_outputs, page=template_page,
     rules=caption_rules, rehearsal_lines=caption_blind_lines,
     extra={"strikes": True, "asks_platform_for_outputs": True, "tops_up": top_up_round}))
 ANSWER = AnswerField("answer", "choice", tuple(sorted(set().union(*ALLOWED.values()))))
@@ -102,5 +97,5 @@ QUALIFICATION_KIND = register(TaskKind(
     fields=lambda cfg: [ANSWER],
     cards=lambda run, cards, most: answer_cards(run, [ANSWER], cards, most),
     plan=lambda cfg: PlanDefaults(minutes=unit_minutes([ANSWER], cfg.images_per_hit)),
-    qc=qc_batch, outputs=caption_outputs, page=caption_task_page, rules=caption_rules, extra={"tops_up": top_up_round}))
+    qc=qc_batch, outputs=caption_outputs, page=template_page, rules=caption_rules, extra={"tops_up": top_up_round}))
 DECLARED = (CAPTION_KIND, QUALIFICATION_KIND)  # read by flows/core/kind_registry.py
