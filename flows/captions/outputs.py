@@ -19,9 +19,8 @@ from flows.campaigns.extension_rounds import extended_batches, extended_by_unit,
 from flows.campaigns.report_summary import report_summary, route_label
 from flows.campaigns.review_data import review_report
 from flows.campaigns.summary import shortfall_lines
-from flows.captions.caption_tally import CaptionTally
 from flows.captions.content_blind import caption_blind_lines, write_notes
-from flows.captions.dataset_files import DatasetFiles
+from flows.captions.dataset_files import CaptionTally, DatasetFiles
 from flows.core.config.config import CampaignConfig, top_up_cap
 from flows.core.inputs.csv_writing import write_csv
 from flows.core.outputs.spelling_cache import spelling_index
