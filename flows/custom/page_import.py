@@ -16,7 +16,6 @@ from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, refused_pattern_
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
 from flows.custom.page_instructions import outside_crowd_form, split_instructions
 from flows.custom.page_scripts import ITEM_HANDLER, scripts_write_fields
-from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     CROWD_FORM,
@@ -35,6 +34,7 @@ from flows.custom.script_targets import (
     tag_name,
 )
 from flows.custom.submit_checks import checks_as_rules
+from flows.custom.submit_probe import stated_minimums
 
 # the platforms' session fields a page carries (MTurk's form fields, Prolific's URL parameters): hitflow's page
 # carries the session itself, so these are dropped rather than collected as answers
