@@ -273,7 +273,6 @@ def _percent(value: str) -> str:
 def campaign_threshold(config_path: str) -> float:
     """The campaign's ``[answers] threshold``, or the default when the config no longer loads."""
     from flows.core.config.config import load_config
-    from flows.core.errors import HitflowError
 
     if not config_path:
         return THRESHOLD
