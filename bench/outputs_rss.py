@@ -70,8 +70,7 @@ def outputs_again(kept: Path, dest: Path, replicas: int) -> dict[str, Any]:
     import flows.answers.answers_step as step
     import flows.campaigns.report as report
     import flows.captions.outputs as out
-    from flows.captions.caption_tally import CaptionTally
-    from flows.captions.dataset_files import DatasetFiles
+    from flows.captions.dataset_files import CaptionTally, DatasetFiles
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
     from flows.core.run.run_context import Run

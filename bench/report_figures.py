@@ -106,7 +106,7 @@ def report_pngs(data: dict[str, Any]) -> list[str]:
     png = figures.figure_png
     return [png(report.batches_figure, data["counts"]), png(report.times_figure, data["times"], data["bands"]),
             png(report.flags_figure, data["flags"][["rule"]]), png(report.scores_figure, data["scores"], 70.0),
-            answers_step._histograms(data["confidence"], data["skill"], 0.9, data["calibration"])]
+            png(answers_step.answers_figure, data["confidence"], data["skill"], 0.9, data["calibration"])]
 
 
 def all_pngs(reports: list[dict[str, Any]]) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli.main import main
-from flows.studies.evaluation_readers import errors_2017, flickr8k_crowd, flickr8k_expert, kreiss_2022
+from flows.studies.analysis import errors_2017, flickr8k_crowd, flickr8k_expert, kreiss_2022
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary
 

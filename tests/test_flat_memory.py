@@ -14,8 +14,7 @@ import pandas as pd
 import pytest
 
 from flows.campaigns.block_evidence import campaign_history
-from flows.captions.caption_tally import CaptionTally
-from flows.captions.dataset_files import DatasetFiles
+from flows.captions.dataset_files import CaptionTally, DatasetFiles
 from flows.core.inputs.csv_writing import write_dataset
 from flows.core.ledger.store import Store
 from postprocess.dataset import canned_per_image, canned_table, flat_table, vizwiz_json

@@ -14,7 +14,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.inputs.csv_writing import neutralise, write_csv
-from flows.review.answers_view import answers_view
+from flows.review.overview_app import answers_view
 
 NUMBERS = ["-1", "-0.5", "+3", "0", "12", "-.5", "5.", "1e-3", "-2E+10", "+0.25"]
 FORMULAS = ["=1+1", "-1+2", "+3*2", "-", "+", "@SUM(A1)", "\t=1", "\r=1", "-1-1", "--1", "+-1", "-1e",

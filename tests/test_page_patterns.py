@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flows.custom.page_check import refused_pattern_problems
 from flows.custom.page_import import PageProblems, import_page
-from flows.custom.page_patterns_check import refused_pattern_problems
 from flows.sim.people.pattern_text import matching_text
 from qc.form_constraints import check_field, compiled_pattern
 from qc.page_patterns import PagePattern, PatternRefused, page_pattern, translated

@@ -14,7 +14,7 @@ from flows.cli.main import main
 from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
-from flows.studies.study_tables import statistics_tables
+from flows.studies.study_plots import statistics_tables
 from tests.small_configs import ROOT, small_vizwiz
 
 NOW = 1_800_000_000.0

@@ -13,7 +13,7 @@ import pytest
 
 from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import form_fields
-from flows.custom.probed_limits import one_of_name
+from flows.custom.submit_probe import one_of_name
 from qc.form_constraints import check_form, describe_groups, problems_text
 from qc.skipped_required import blank_fields
 from tests.test_crowd_probe import submits

@@ -1,5 +1,5 @@
 """Requirements only a page's script shows, read by running it at import (flows/sim/pages/script_probe.py,
-flows/sim/pages/probe_reads.py, flows/custom/probed_limits.py), on the pages of tests/pages/script_rules/ (a
+flows/sim/pages/probe_reads.py, flows/custom/submit_probe.py), on the pages of tests/pages/script_rules/ (a
 fragment and a full document per shape): a checkbox group whose every box carries ``required`` until the
 script lifts it once one is ticked is "at least one", not "every box"; controls the script makes required as
 the page loads are required; a word range a submit listener on ``document``/``window`` refuses becomes the

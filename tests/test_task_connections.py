@@ -18,9 +18,8 @@ import pytest
 
 from flows.taskserver.task_connections import ConnectionLimits, address_key
 from flows.taskserver.task_guard import SessionLimits
-from flows.taskserver.task_log import RepeatSummary
 from flows.taskserver.task_server import TaskSite
-from flows.taskserver.task_server_thread import TaskServer
+from flows.taskserver.task_server_thread import RepeatSummary, TaskServer
 
 FAST = ConnectionLimits(per_address=3, header_timeout_s=0.5, body_timeout_s=0.5)
 

@@ -142,9 +142,9 @@ def test_a_full_batch_hands_out_the_unit_of_the_oldest_holder_not_finished() -> 
 
 
 def test_the_task_servers_finished_statuses_are_prolifics() -> None:
-    """unit_targets keeps its own copy of the statuses that never free a place (the task server imports no
+    """unit_holds keeps its own copy of the statuses that never free a place (the task server imports no
     platform's module): it must stay Prolific's."""
     from flows.platforms.prolific.statuses import FINISHED as PROLIFIC_FINISHED
-    from flows.taskserver.unit_targets import FINISHED
+    from flows.taskserver.unit_holds import FINISHED
 
     assert FINISHED == PROLIFIC_FINISHED and "APPROVED" in FINISHED

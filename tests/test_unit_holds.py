@@ -23,7 +23,7 @@ from flows.platforms.mturk import adapter as mturk
 from flows.platforms.prolific.submission_records import store_submissions
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
-from flows.taskserver.unit_targets import HOLDS_UNIT
+from flows.taskserver.unit_holds import HOLDS_UNIT
 from tests.test_adaptive_campaign import adaptive_project
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 

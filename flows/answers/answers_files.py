@@ -4,20 +4,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from flows.answers.confidence_sweep import sweep_confidences
 from flows.answers.control_items import pooled_offline
-from flows.answers.excluded import without_excluded
 from flows.answers.field_answers import number_like
-from flows.answers.label_files import faults_of, only_fields, respelled, tidy_labels
+from flows.answers.label_files import faults_of, only_fields, respelled, tidy_labels, without_excluded
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_answer_table, read_csv_frame
 from flows.core.inputs.csv_writing import write_csv
-from postprocess.answers.aggregation import Aggregation, aggregate_scored
+from postprocess.answers.aggregation import Aggregation, aggregate, aggregate_scored
 from postprocess.answers.calibration import scored
 from postprocess.answers.judgements import REQUIRED
 from postprocess.answers.label_hygiene import HygienePolicy
@@ -26,7 +25,7 @@ from postprocess.answers.skill_prior import SkillPrior
 from postprocess.answers.unchecked import UNCHECKED
 
 if TYPE_CHECKING:  # the adaptive replay brings scipy.special: imported by the replay alone
-    from postprocess.answers.adaptive import StoppingRule
+    from postprocess.answers.adaptive import Replay, StoppingRule
 
 
 def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.DataFrame:
@@ -265,3 +264,31 @@ def _gold(frame: pd.DataFrame, column: str) -> pd.Series:
     filled = (answer != "") & (answer.str.lower() != "nan")
     gold = pd.DataFrame({"item_id": frame["item_id"].astype(str).str.strip()[filled], "answer": answer[filled]})
     return gold.drop_duplicates("item_id").set_index("item_id")["answer"]
+
+
+def sweep_confidences(frame: pd.DataFrame, rule: StoppingRule, confidences: tuple[float, ...],
+                      gold: pd.Series | None, at_rule: Replay | None = None,
+                      controls: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """``--sweep``: how a requester picks adaptive overlap's confidence from an old batch before spending. One row
+    per confidence (first every label's, ``confidence`` None): the share of the file's judgements it uses, its
+    answers against every label's and against gold; ``at_rule``: the replay at ``rule.confidence`` if made."""
+    from postprocess.answers.adaptive import replay, saving
+
+    full = aggregate(frame, rule.method, controls=controls).answers.set_index(["item_id", "field"])["label"]
+    rows = []
+    for confidence in (None, *confidences):
+        if confidence is None:
+            answers, share = full.reset_index(), 1.0
+        else:
+            replayed = (at_rule if at_rule is not None and confidence == rule.confidence
+                        else replay(frame, replace(rule, confidence=confidence), controls=controls))
+            answers, share = replayed.answers, float(saving(replayed, frame)["share_used"])
+        keyed = answers.set_index(["item_id", "field"])["label"]
+        row: dict[str, Any] = {"confidence": confidence, "share_used": round(share, 4),
+                               "same_as_all_labels": round(float((keyed == full.reindex(keyed.index)).mean()), 4)}
+        if gold is not None:  # over the items with gold
+            scored_items = keyed[keyed.index.get_level_values("item_id").isin(gold.index)]
+            row["accuracy"] = round(float((scored_items.to_numpy() == gold.reindex(
+                scored_items.index.get_level_values("item_id")).to_numpy()).mean()), 4) if len(scored_items) else None
+        rows.append(row)
+    return rows

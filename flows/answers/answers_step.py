@@ -144,6 +144,9 @@ def text_present_labels(captions: pd.DataFrame) -> pd.DataFrame:
 def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                     checked: pd.DataFrame | None = None) -> dict[str, Any]:
     """What the report shows: methods, confidence, items below ``threshold``, histograms, the controls' calibration."""
+    # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
+    from flows.core.outputs.figures import figure_png
+
     answers, workers = result.answers, result.workers
     if "option" in answers:  # a checkbox option reads as the models saw it, FIELD[OPTION]
         answers = answers.assign(field=[option_key(f, o) if isinstance(o, str) and o else f
@@ -160,19 +163,11 @@ def answers_context(result: Aggregation, threshold: float, dropped: int = 0,
                "ties": int((answers["note"] == "tie").sum()) if "note" in answers else 0,
                "below": below.head(BELOW_SHOWN).round({"confidence": 3}).to_dict("records"),
                "below_count": len(below),
-               "answers_png": _histograms(confident, workers["skill"].dropna() if "skill" in workers else pd.Series(),
-                                          threshold, calibration)}
+               "answers_png": figure_png(answers_figure, confident, workers["skill"].dropna() if "skill" in workers
+                                         else pd.Series(), threshold, calibration)}
     title = "on the control items (each scored by a calibration fitted without it)"
     context["calibrations"] = [] if calibration is None else [{**calibration, "controls": True, "title": title}]
     return context
-
-
-def _histograms(confidence: pd.Series, skill: pd.Series, threshold: float,
-                calibration: dict[str, Any] | None = None) -> str:
-    # imported here: matplotlib costs ~1.5 s, and `hitflow run --dry-run` imports the modules that import this one
-    from flows.core.outputs.figures import figure_png
-
-    return figure_png(answers_figure, confidence, skill, threshold, calibration)
 
 
 def answers_figure(confidence: pd.Series, skill: pd.Series, threshold: float,

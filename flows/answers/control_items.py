@@ -3,7 +3,6 @@ answers go to the ledger (``config_json["controls"]``), never in an item's colum
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from typing import TYPE_CHECKING, Any
@@ -120,8 +119,7 @@ def controls_record(cfg: CampaignConfig, required: list[str] | tuple[str, ...] =
 
 def stored_controls(store: Store, campaign: str) -> tuple[pd.DataFrame, ControlPolicy] | None:
     """The campaign's control answers and policy as the plan recorded them, or None."""
-    rows = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
-    record = json.loads(rows[0]["config_json"] or "{}").get("controls") if rows else None
+    record = store.recorded_config(campaign).get("controls")
     if not record:
         return None
     key = pd.DataFrame(record["key"], columns=list(KEY_COLUMNS))

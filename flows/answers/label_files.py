@@ -23,6 +23,7 @@ from postprocess.answers.label_hygiene import (
 )
 
 BLOCKED_FILE = "blocked_workers.csv"  # a campaign's, beside its dataset.csv (flows/captions/outputs.py)
+EXCLUDED = "excluded"  # a study's judgements.csv marks screened-out participants' rows 1 here
 
 
 @contextmanager
@@ -83,3 +84,11 @@ def only_fields(path: Path, labels: pd.DataFrame, fields: tuple[str, ...]) -> pd
     chosen = labels[labels["field"].astype(str).isin(fields)]
     chosen.attrs.update(labels.attrs)  # the unread rows are the file's
     return chosen
+
+
+def without_excluded(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows not marked excluded (all rows of a table without the column)."""
+    if EXCLUDED not in frame.columns:
+        return frame
+    marked = frame[EXCLUDED].astype(str).str.strip().str.lower().isin(("1", "true", "yes"))
+    return frame[~marked].drop(columns=EXCLUDED)

@@ -11,12 +11,12 @@ import pandas as pd
 
 from flows.answers.control_items import stored_controls
 from flows.campaigns.review_data import worker_work
+from flows.captions.caption_telemetry import TELEMETRY_FIELD
 from flows.core.run.run_context import Run
 from flows.core.task_kinds import AnswerField, CardRow
 from qc.telemetry_frame import telemetry_columns
 from qc.telemetry_rules import telemetry_in_words
 
-TELEMETRY_FIELD = "hitflow_telemetry"
 UNSHOWN = {"item_id", "image_id", "sim_truth"}  # an item's columns no page shows as its content
 LONGEST = 2000  # characters of a value a card shows; the ledger and the dataset keep it whole
 # an http(s) URL's origin on a plain host the CSP can name (an item's value is untrusted), and an image URL

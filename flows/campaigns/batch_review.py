@@ -138,7 +138,9 @@ def decide_batch(run: Run, batch: int) -> dict[str, Any]:
     stored = store.rows("SELECT * FROM decisions WHERE campaign = ? AND batch = ?", [cfg.name, batch])
     platform = platform_for(run.platform)
     sent = platform.decide(run, batch, [d for d in stored if not d["applied"]])  # a person's are sent already
-    counts = decision_counts(run, batch)  # the ledger's, after the platform's answer (Prolific's "unpaid")
+    counts = {r["action"]: int(r["n"]) for r in store.rows(  # the ledger's, after the platform's answer ("unpaid")
+        "SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? GROUP BY action ORDER BY action",
+        [cfg.name, batch])}
     how = "" if platform.SENDS_DECISIONS else f" (recorded only: {platform.LABEL} pay nobody)"
     run.progress(f"batch {batch}: decisions: {in_words(counts)}; {person_words(run, batch)}{how}")
     return {"decisions": counts, **sent}
@@ -156,12 +158,6 @@ def person_words(run: Run, batch: int) -> str:
 
 
 DECISION_WORDS = {"approve": "approved", "reject": "rejected", "unpaid": "left unpaid (not finished on the platform)"}
-
-
-def decision_counts(run: Run, batch: int) -> dict[str, int]:
-    rows = run.store.rows("SELECT action, count(*) AS n FROM decisions WHERE campaign = ? AND batch = ? "
-                          "GROUP BY action ORDER BY action", [run.cfg.name, batch])
-    return {r["action"]: int(r["n"]) for r in rows}
 
 
 def in_words(counts: dict[str, int]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -43,11 +44,7 @@ def recorded_rounds(run: Run, batch: int) -> dict[int, list[str]]:
 
 def extended_by_unit(rounds: dict[int, list[str]]) -> dict[str, int]:
     """Assignments each unit gained over the recorded rounds."""
-    counts: dict[str, int] = {}
-    for units in rounds.values():
-        for unit in units:
-            counts[unit] = counts.get(unit, 0) + 1
-    return counts
+    return dict(Counter(unit for units in rounds.values() for unit in units))
 
 
 def unit_frame(run: Run, batch: int, rounds: dict[int, list[str]]) -> pd.DataFrame:

@@ -33,7 +33,11 @@ OFFLINE_RULES = (*DEFAULT_RULES, "consensus", "consensus_rate", "shared_template
 def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fields: tuple[str, ...] = (),
                time_outlier_method: str | None = None) -> int:
     """QC over a submissions file, the rules from ``config`` or the kind of text; unreadable rows flagged."""
-    cfg = _load_config(config) if config is not None else None
+    cfg = None
+    if config is not None:
+        from flows.core.config.config import load_config  # the config's modules: a quarter second, only with one
+
+        cfg = load_config(config)
     if config is not None and cfg is not None and cfg.task == "custom":
         header = _header(submissions)
         if any(c.startswith("Answer.") for c in header):  # a platform's results file, not the QC's own columns
@@ -66,12 +70,6 @@ def offline_qc(submissions: Path, out: Path, config: Path | None = None, text_fi
     _warn_unreadable_telemetry(submissions, prepared)
     _say_unread(submissions, unread, out)
     return len(flags)
-
-
-def _load_config(config: Path) -> CampaignConfig:
-    from flows.core.config.config import load_config  # the config's modules: a quarter second, only with one
-
-    return load_config(config)
 
 
 def _own_page_qc(cfg: CampaignConfig, config: Path, submissions: Path, out: Path, named: tuple[str, ...],

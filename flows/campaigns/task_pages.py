@@ -7,7 +7,7 @@ from typing import Any
 from flows.core.config.config import CampaignConfig
 from flows.core.pages.page_attention import with_attention
 from flows.core.pages.page_telemetry import with_telemetry
-from flows.core.pages.templates import page_items
+from flows.core.pages.templates import page_items, render
 
 
 def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -15,6 +15,11 @@ def page_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, An
     from flows.campaigns.task_kinds import kind_of  # the kinds' modules render with this one
 
     return kind_of(cfg).rules(cfg, items)
+
+
+def template_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
+    """A built-in kind's page: ``<task>.html.j2`` with the title, the kind's rules and the items."""
+    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": page_rules(cfg, items), "items": items, **extra})
 
 
 def task_page(cfg: CampaignConfig, rows: list[dict[str, Any]], **extra: Any) -> str:

@@ -89,7 +89,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.campaigns.campaign_needs import format_review_status, review_status
+    from flows.campaigns.kept_states import format_review_status, review_status
     from flows.core.ledger.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
 
@@ -150,7 +150,7 @@ def cmd_review(a: argparse.Namespace) -> int:
 
     from flows.core.ledger.store import existing_store
     from flows.driver.operations import ledger_run, open_campaign_run
-    from flows.review.review_serve import serve_review
+    from flows.review.review_app import serve_review
 
     existing_store(a.db)
     # the platform is opened for each burst of decisions: the folder's other campaigns run meanwhile

@@ -5,8 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-BUILT_IN = ("flows.captions.caption_kind", "flows.captions.qualification_kind", "flows.custom.custom_kind",
-            "flows.studies.study_kind")
+BUILT_IN = ("flows.captions.caption_kind", "flows.custom.custom_kind", "flows.studies.study_kind")
 _DECLARED: dict[str, Any] = {}
 
 

@@ -10,11 +10,11 @@ import pandas as pd
 
 from flows.answers.answers_step import campaign_answers
 from flows.answers.field_answers import by_kind
-from flows.campaigns.adaptive_money import adaptive_line, campaign_saving
 from flows.campaigns.block_evidence import EVERY_BATCH, ON_CONTROLS, pooled_evidence_so_far
+from flows.campaigns.budget import adaptive_line, adaptive_saving
 from flows.campaigns.campaign_plan import Run
 from flows.campaigns.report_summary import money_so_far, route_label, summary_header, work_figures
-from flows.campaigns.review_report import review_report
+from flows.campaigns.review_data import review_report
 from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import read_csv_frame
@@ -30,7 +30,6 @@ from flows.platforms.registry import platform_for
 from postprocess.answers.calibration import against
 from postprocess.answers.option_answers import by_option
 from postprocess.answers.reliability import accuracy
-from postprocess.answers.worker_skill import SkillPolicy
 from postprocess.report_data import blocking_vs_truth
 from qc.answer_key import score_responses
 from qc.attention_checks import FIELD_PREFIX as ATTENTION_PREFIX
@@ -141,12 +140,7 @@ def _answers(run: Run, data: pd.DataFrame, blocked: pd.DataFrame, out_dir: Path,
     choices, others = by_kind(approved[["item_id", "worker_id", "field", "value"]], kinds, options)
     others.own = own_options(run, spec)
     return campaign_answers(choices, blocked["worker_id"], run.cfg.answers, out_dir, control_items(run),
-                            pooled_evidence(run), others=others)
-
-
-def pooled_evidence(run: Run) -> tuple[pd.DataFrame, SkillPolicy] | None:
-    """The pooled control rule's evidence over the whole campaign and its policy; None when planned without the rule."""
-    return pooled_evidence_so_far(run.store, run.cfg.name, EVERY_BATCH)
+                            pooled_evidence_so_far(run.store, run.cfg.name, EVERY_BATCH), others=others)
 
 
 def choice_fields(run: Run) -> set[str]:
@@ -190,12 +184,6 @@ def _scores(run: Run, data: pd.DataFrame, out_dir: Path) -> list[str]:
     write_csv(scores, out_dir / "scores.csv")
     mean = scores["percent"].mean() if len(scores) else 0.0
     return [f"answer key: {len(scores)} responses scored, mean {mean:.1f}% ({out_dir / 'scores.csv'})"]
-
-
-def _review_rows(run: Run) -> list[dict[str, Any]]:
-    """The "People and the rules" section's rows (docs/how-to/review.md), [] when nobody reviewed."""
-    review = review_report(run)
-    return review.to_dict("records") if review is not None else []
 
 
 def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | None = None,
@@ -250,10 +238,11 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
                "incomplete": shortfall_lines(run.store, run.cfg.name),
                "truth": truth_table.to_dict("records") if truth_table is not None else [],
                "sample": data.head(30).to_dict("records"), "answers": answers, "truth_notes": truth_notes,
-               "review": _review_rows(run)}
+               "review": [] if (review := review_report(run)) is None else review.to_dict("records")}
     figures = work_figures(run, "responses")
     figures[0] = ("responses approved", f"{context['approved']} of {context['responses']} on {context['items']} items")
-    saving = campaign_saving(run.store, run.cfg.name, platform_for(run.platform).assignment_cost(run.cfg))
+    saving = adaptive_saving(run.store, run.cfg.name, run.store.recorded_config(run.cfg.name),
+                             platform_for(run.platform).assignment_cost(run.cfg))
     figures += [("adaptive overlap", adaptive_line(saving))] if saving else []
     short = short_item_lines(run.store, run.cfg.name)  # every item answered or named
     context["summary"] = summary_header(run.store, run.cfg.name, figures, money_so_far(run),

@@ -21,7 +21,7 @@ from flows.custom.custom_task import INDEXED, custom_page, custom_source, custom
 from flows.custom.custom_text_qc import TEXT_LEVEL, page_reading, text_flags
 from flows.custom.item_options import Layout, option_layouts
 from flows.custom.page_scripts import left_blank, script_blanks
-from flows.studies.study_review import response_items, unreadable, work_seconds
+from flows.studies.study_review import OVER_HISTORY, response_items, unreadable, work_seconds
 from qc.answer_values import WHEN_INPUTS, number
 from qc.custom_rules import has_value
 from qc.flags import FLAG_COLUMNS, flag_frame
@@ -32,9 +32,8 @@ from qc.timing_rules import REVIEW_ONLY_FLAGS
 RESPONSE_COLUMNS = ["assignment_id", "worker_id", "work_time_s", "problems", "answered", "fields", "ticks", "malformed",
                     "sentinels", "page_items"]
 BY_KIND = {"mark_agreement": "annotations"}  # rules over one kind of answer field only
-# rules that judge a worker's choice, number, date and tick answers over the campaign so far (a one-item page
+# OVER_HISTORY judges a worker's choice, number, date and tick answers over the campaign so far (a one-item page
 # judges a worker from all their pages): run on every such answer up to the batch (custom_flags)
-OVER_HISTORY = ("choice_straight_lining", "item_blind", "page_straight_lining")
 HISTORY_KINDS = ("choice", "number", "date")
 # controls whose value as the page loads is one a person may choose (an option, a slider's start, a preset date)
 CHOSEN_KINDS = ("radio", "checkbox", "select", "range", "number", *WHEN_INPUTS)

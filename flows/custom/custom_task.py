@@ -22,8 +22,7 @@ from flows.core.pages.templates import masked_rows, page_items, render_source, s
 from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.item_options import option_layouts
 from flows.custom.kept_pages import kept_page
-from flows.custom.page_check import page_problems, source_problems
-from flows.custom.page_patterns_check import refused_pattern_problems
+from flows.custom.page_check import page_problems, refused_pattern_problems, source_problems
 from flows.custom.page_scripts import scripts_write_fields, sim_workers, with_nonce
 from flows.custom.script_targets import unread_hook
 from flows.custom.submit_probe import script_checks_left

@@ -12,19 +12,17 @@ from flows.core.pages.mturk_forms import NS_EXTERNAL, NS_HTML
 from flows.custom.browser_templates import kept_expression_notes, raw_browser_templates
 from flows.custom.foreign_syntax import Converted, dollar_to_jinja, jinja_columns, line_of, liquid_to_jinja
 from flows.custom.item_ids import MOVED, PAGE_LEVEL_NOTE, page_level, per_item_ids
-from flows.custom.outside_form import outside_crowd_form
-from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, server_side_blocks
+from flows.custom.page_check import QUESTION_XML, SHOWN_BLOCKS, refused_pattern_lines, server_side_blocks
 from flows.custom.page_fetch import FetchRefused, Network, fetch_page
-from flows.custom.page_instructions import split_instructions
-from flows.custom.page_patterns_check import refused_pattern_lines
+from flows.custom.page_instructions import outside_crowd_form, split_instructions
 from flows.custom.page_scripts import ITEM_HANDLER, scripts_write_fields
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR
-from flows.custom.probed_limits import stated_minimums
 from flows.custom.question_form_page import question_form_page
 from flows.custom.script_targets import (
     CROWD_FORM,
+    FIELD_TAG,
     HITFLOW_FORM,
     ID,
+    NAME_ATTR,
     OWN_SUBMIT_HOOK,
     SUBMIT_HOOK,
     attached_handlers,
@@ -33,8 +31,10 @@ from flows.custom.script_targets import (
     script_text,
     session_lookup,
     session_stand_in,
+    tag_name,
 )
 from flows.custom.submit_checks import checks_as_rules
+from flows.custom.submit_probe import stated_minimums
 
 # the platforms' session fields a page carries (MTurk's form fields, Prolific's URL parameters): hitflow's page
 # carries the session itself, so these are dropped rather than collected as answers
@@ -57,6 +57,7 @@ CROWD_ID = re.compile(r"""<crowd-form\b[^>]{0,600}?(?<![\w-])id\s*=\s*["']?([\w-
 ONSUBMIT = re.compile(r"""<form\b[^>]*\bonsubmit\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 DISABLED_SUBMIT = re.compile(r"<(?:input|button)\b[^>]*\btype\s*=\s*[\"']?submit[^>]*>|<crowd-button\b[^>]*"
                              r"\bform-action\s*=\s*[\"']?submit[^>]*>", re.I)
+JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 ONCLICK = re.compile(r"""\bonclick\s*=\s*(["'])(.*?)\1""", re.I | re.S)
 
 
@@ -166,9 +167,6 @@ def unwrap(source: str, origin: str, allowed: tuple[Network, ...] = ()) -> tuple
             raise PageProblems([f"{origin}:1: the ExternalQuestion's page {shown} could not be fetched: {exc}"]) \
                 from exc
     return "QuestionForm", source, 0
-
-
-JINJA_PAGE = re.compile(r"\{\{\s*item\.|\{%\s*(if|for|set|extends)\b")
 
 
 def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
@@ -288,8 +286,7 @@ def rename_fields(body: str) -> tuple[str, list[str], list[str]]:
     session_ids: list[str] = []
 
     def one(tag: re.Match[str]) -> str:
-        m = NAME_ATTR.search(tag.group(0))
-        name = (m["quoted"] if m["quoted"] is not None else m["bare"]) if m else ""
+        m, name = NAME_ATTR.search(tag.group(0)), tag_name(tag.group(0))
         if not m or not name or "{{" in name:
             return tag.group(0)
         if name in SESSION_FIELDS:

@@ -1,4 +1,5 @@
-"""An imported page's instructions moved out of the per-item block, where they would repeat and read as the item's."""
+"""An imported page's instructions moved out of the per-item block, where they would repeat and read as the item's;
+controls outside its ``<crowd-form>`` (MTurk never posts them) kept, their ``name`` moved to ``data-unposted``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import re
 OPEN_TAG = re.compile(r"<(crowd-instructions|div|section|details|aside|p)\b([^>]*)>", re.I)
 LABELLED = re.compile(r"\s*(?:<(?:strong|b|em|u|span)\b[^>]*>\s*)*instructions?\s*:", re.I)
 NAMED_INSTRUCTIONS = re.compile(r"""\b(?:id|class)\s*=\s*["']?[^"'>]*instruction""", re.I)
+FORM = re.compile(r"<crowd-form\b.*?</crowd-form\s*>", re.I | re.S)
+NAMED_CONTROL = re.compile(r"<(input|select|textarea|crowd-[a-z-]+)\b([^>]*?)\bname(\s*=\s*)([\"']?)([^\"'\s>]+)\4",
+                           re.I)
+NOT_ANSWERS = re.compile(r"""\btype\s*=\s*["']?(submit|button|reset|image)\b""", re.I)
 
 
 def _end_of(body: str, tag: str, start: int) -> int:
@@ -49,3 +54,28 @@ def split_instructions(body: str) -> tuple[str, str, list[str]]:
                  "the per-item block into {% block instructions %}: shown once, above the items; check that "
                  "nothing item-specific went with them")
     return "".join(kept), "\n".join(moved) + "\n", notes
+
+
+
+def _unnamed(part: str, notes: list[str]) -> str:
+    def rename(m: re.Match[str]) -> str:
+        if NOT_ANSWERS.search(m.group(2)):
+            return m.group(0)
+        notes.append(f"<{m.group(1).lower()} name=\"{m.group(5)}\"> is outside the page's <crowd-form>: MTurk does "
+                     "not submit it, so it is not a field here either (its name became data-unposted); move it inside "
+                     "<crowd-form> to collect it")
+        return f"<{m.group(1)}{m.group(2)}data-unposted{m.group(3)}{m.group(4)}{m.group(5)}{m.group(4)}"
+    return NAMED_CONTROL.sub(rename, part)
+
+
+def outside_crowd_form(page: str) -> tuple[str, list[str]]:
+    """(the page with every control outside its crowd-form(s) unnamed, one note per control)."""
+    notes: list[str] = []
+    kept, pos = [], 0
+    for m in FORM.finditer(page):
+        kept += [_unnamed(page[pos:m.start()], notes), m.group(0)]
+        pos = m.end()
+    if pos == 0:
+        return page, []  # no closed crowd-form: nothing is known to be outside it
+    kept.append(_unnamed(page[pos:], notes))
+    return "".join(kept), notes

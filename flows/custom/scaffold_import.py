@@ -18,15 +18,15 @@ from flows.core.pages.mturk_forms import form_fields, read_page
 from flows.custom.answer_kinds import picker_notes
 from flows.custom.browser_templates import fields_in_templates
 from flows.custom.control_proposal import proposed_controls
-from flows.custom.custom_task import field_kind
+from flows.custom.custom_task import field_base, field_kind
 from flows.custom.foreign_syntax import only_hitflow_expressions
-from flows.custom.own_checks import attention_table, check_notes, own_checks
 from flows.custom.page_fetch import MAX_PAGE_BYTES, Network
 from flows.custom.page_import import ImportedPage, PageProblems, import_page
 from flows.custom.page_scripts import outside_origins, scripts_write_fields
 from flows.custom.scaffold import NAME, own_items, size_budget, size_reward, starter_config, write_new
 from flows.custom.submit_probe import asked, blocks_submit, probed_rules, without_covered
 from qc.asked_limits import stated_max_words, stated_min_words
+from qc.instructed_items import instructed
 
 URLISH = re.compile(r"url|image|img|src|photo|picture|audio|video|link", re.I)
 
@@ -262,3 +262,32 @@ def field_qc_table(field: str, control: str, asks: str = "", stated: tuple[int, 
     lines += [f"{'max_words = ' + str(stated[1]):<22}# as the page asks: more flags the answer for a "
               "person to look at"] if stated[1] else []
     return f"{head}\n" + "".join(f"{line}\n" for line in lines) if lines else ""
+
+
+# A page's own attention checks, found at import, each an ``[attention] page_checks`` entry scored on the server.
+def own_checks(body: str) -> list[tuple[str, str, str]]:
+    """(field, instructed value, the sentence instructing it) for each instructed-response choice field."""
+    page = read_page(body.replace("{{ i }}", "0"))
+    questions = question_texts(page)
+    found = [(f, instructed(questions.get(f.name, ""), f.options, f.labels)) for f in page.fields.values()
+             if f.kind in ("radio", "select", "checkbox") and len([o for o in f.options if o]) > 1]
+    return [(field_base(f.name), *told) for f, told in found if told is not None]
+
+
+def attention_table(name: str, checks: list[tuple[str, str, str]]) -> str:
+    """The config's ``[attention]`` table for the page's own checks; "" for none."""
+    if not checks:
+        return ""
+    entries = "".join(f"\n    {{field = {json.dumps(f)}, answer = {json.dumps(a)}}},  # {said[:100]}"
+                      for f, a, said in checks)
+    return ("\n[attention]\n# The page's own attention check(s), found on import: a question whose words say what to "
+            "choose.\n# Scored on the server as hitflow's own checks are (a failure flags and may reject), kept out "
+            f"of\n# runs/{name}/answers.csv and the dataset; delete an entry to read that field as an answer again.\n"
+            f"page_checks = [{entries}\n]\n")
+
+
+def check_notes(origin: str, name: str, checks: list[tuple[str, str, str]]) -> list[str]:
+    return [f"{origin}: note: {field!r} is the page's own attention check (its question says to give {answer!r}: "
+            f"{question[:90]!r}): config/{name}.toml [attention] page_checks scores it on the server like hitflow's "
+            f"checks and keeps it out of the answers; to read it as an answer instead, delete its entry there"
+            for field, answer, question in checks]

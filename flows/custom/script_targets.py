@@ -7,8 +7,11 @@ import re
 from collections.abc import Callable
 
 from flows.custom.page_scripts import JQUERY_STAND_IN, session_copy
-from flows.custom.page_tags import SCRIPT
 
+# the tags an imported page is read by: answer controls (crowd-*: MTurk's elements), their names, scripts
+FIELD_TAG = re.compile(r"<(input|textarea|select|crowd-[a-z-]+)\b[^>]*>", re.I)
+NAME_ATTR = re.compile(r"""(\bname\s*=\s*)(?:(["'])(?P<quoted>.*?)\2|(?P<bare>[^\s>"']+))""", re.I | re.S)
+SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.S | re.I)
 HITFLOW_FORM = "hit-form"
 HITFLOW_SUBMIT = "submit-btn"  # _custom_page.html.j2's Submit button
 CROWD_FORM = "crowd-form"  # _crowd_page.html.j2's form, which posts taskAnswers
@@ -18,6 +21,12 @@ OWN_SUBMIT_HOOK = (f'(document.getElementById("{HITFLOW_FORM}") || document.getE
 ID = re.compile(r"""(?<![\w-])id\s*=\s*["']?([\w-]+)""", re.I)
 MAX_HANDLER = 20_000  # characters of one listener read
 MAX_LISTENERS = 40  # listeners read, as submit_checks lists at most 40 checks (20,000 of them: 20,000 scans)
+
+
+def tag_name(tag: str) -> str:
+    """A control tag's ``name`` as written ("" without one)."""
+    n = NAME_ATTR.search(tag)
+    return (n["quoted"] if n["quoted"] is not None else n["bare"]) if n else ""
 
 
 def _by_id(element_id: str) -> str:

@@ -6,15 +6,17 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from flows.custom.page_tags import FIELD_TAG, NAME_ATTR, tag_name
 from flows.custom.script_targets import (
+    FIELD_TAG,
     HITFLOW_FORM,
     HITFLOW_SUBMIT,
     ID,
+    NAME_ATTR,
     OWN_SUBMIT_HOOK,
     attached_handlers,
     balanced,
     script_text,
+    tag_name,
     with_called_functions,
 )
 from qc.page_patterns import PagePattern, page_pattern

@@ -1,10 +1,12 @@
-"""``hitflow ui``: every campaign in the ledger on one local page."""
+"""``hitflow ui``: every campaign in the ledger on one local page, with its answers and worker skill from its
+outputs."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
 import hashlib
+import io
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +17,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -23,7 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from flows.campaigns.campaign_needs import review_status
+from flows.campaigns.kept_states import review_status
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
@@ -32,11 +33,17 @@ from flows.core.outputs.output_mirror import has_output, read_output
 from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
 from flows.core.run.run_context import Run
 from flows.platforms.words import route_words
-from flows.review.answers_view import answers_view, campaign_threshold
 from flows.review.page_guard import EveryResponse, favicon
-from flows.review.review_app import LoginSession, ReviewSite, SameOriginReferrer, make_review_app, refused, sign_in
+from flows.review.review_app import (
+    LoginSession,
+    PageServer,
+    ReviewSite,
+    SameOriginReferrer,
+    make_review_app,
+    refused,
+    sign_in,
+)
 from flows.taskserver.task_guard import SecurityHeaders
-from flows.taskserver.task_server_thread import TaskServer
 
 StatusReader = Callable[[Store], list[dict[str, Any]]]
 RunOpener = Callable[[str], AbstractContextManager[Run]]  # a campaign's name -> its run, open while the page serves
@@ -177,13 +184,9 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
                                    middleware=[Middleware(SameOriginReferrer)]))
 
 
-class OverviewServer(TaskServer):
-    """The overview on a background uvicorn thread."""
-
+class OverviewServer(PageServer):
     def __init__(self, site: OverviewSite, host: str = "127.0.0.1", port: int = 0):
-        config = uvicorn.Config(make_overview_app(site), host=host, port=port, log_level="warning",
-                                lifespan="off", access_log=False)
-        self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
+        super().__init__(make_overview_app(site), host, port)
 
 
 def serve_overview(site: OverviewSite, port: int = 0) -> None:
@@ -195,3 +198,85 @@ def serve_overview(site: OverviewSite, port: int = 0) -> None:
         with contextlib.suppress(KeyboardInterrupt):
             while True:
                 time.sleep(0.5)
+
+
+THRESHOLD = 0.9  # [answers] threshold's default, for a campaign whose config cannot be read
+LEAST_SURE = 20
+WORKER_COLUMNS = ("worker_id", "skill", "items", "agreement", "control_accuracy", "controls")
+# the pooled control rule's, in a campaign planned with it (postprocess.answers.worker_skill.POOLED_COLUMNS)
+POOLED = ("pooled_status", "pooled_p_above", "pooled_accuracy", "pooled_controls_right", "pooled_controls",
+          "pooled_labels", "pooled_pages", "pooled_agreement", "pooled_evidence")
+
+
+def answers_view(out_root: str | Path, campaign: str, threshold: float = THRESHOLD) -> dict[str, Any] | None:
+    """The overview's answers section of a campaign, or None without answers.csv; ``threshold``: its threshold."""
+    import pandas as pd  # here: `hitflow --help` imports no pandas
+
+    raw = read_output(out_root, campaign, "answers.csv")
+    if raw is None:
+        return None
+    answers = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+    confidence = pd.to_numeric(answers.get("confidence", pd.Series(dtype=str)), errors="coerce")
+    least = answers.assign(c=confidence).sort_values(["c", "item_id"], kind="stable").head(LEAST_SURE)
+    workers_raw = read_output(out_root, campaign, "workers.csv")
+    workers = pd.read_csv(io.BytesIO(workers_raw), dtype=str, keep_default_na=False) if workers_raw else None
+    rows, pooled = [], workers is not None and set(POOLED) <= set(workers.columns)
+    if workers is not None:
+        # least skilled first; with the pooled rule, least likely above its line first
+        key = "pooled_p_above" if pooled else "skill"
+        order = pd.to_numeric(workers.get(key, pd.Series(dtype=str)), errors="coerce")
+        ordered = workers.assign(s=order).sort_values(["s", "worker_id"], kind="stable")
+        columns = (*WORKER_COLUMNS, *POOLED) if pooled else WORKER_COLUMNS
+        rows = [{**{k: _shown(r.get(k, ""), k) for k in columns},
+                 **({"pooled_p_above": _percent(r["pooled_p_above"])} if pooled else {})}
+                for r in ordered.to_dict("records")]
+    return {"pooled": pooled, "count": len(answers), "fields": sorted(set(answers.get("field", []))),
+            "methods": sorted(set(answers.get("method", []))),
+            "mean_confidence": f"{confidence.mean():.3f}" if confidence.notna().any() else "",
+            "below": int((confidence < threshold).sum()), "threshold": f"{threshold:g}",
+            "least_sure": [{k: _shown(r.get(k, ""), k) for k in ("item_id", "field", "label", "confidence",
+                                                                 "judgements")}
+                           for r in least.to_dict("records")],
+            "workers": rows}
+
+
+# a share to three places, a count whole, anything else as written
+SHARES = {"confidence", "skill", "agreement", "control_accuracy", "pooled_accuracy", "pooled_agreement",
+          "pooled_evidence"}
+COUNTS = {"judgements", "items", "controls", "pooled_controls", "pooled_controls_right", "pooled_labels",
+          "pooled_pages"}
+
+
+def _shown(value: Any, column: str) -> str:
+    """``column``'s value as the page shows it (the template escapes it)."""
+    if column not in SHARES | COUNTS:
+        return str(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if number != number:  # NaN: nothing to show
+        return ""
+    return f"{number:.3f}" if column in SHARES else f"{number:.0f}"
+
+
+def _percent(value: str) -> str:
+    """workers.csv's probability (to four significant figures) as the report shows it."""
+    from postprocess.answers.worker_skill import shown_p  # here: `hitflow --help` imports no pandas
+
+    try:
+        return shown_p(float(value))
+    except ValueError:
+        return value
+
+
+def campaign_threshold(config_path: str) -> float:
+    """The campaign's ``[answers] threshold``, or the default when the config no longer loads."""
+    from flows.core.config.config import load_config
+
+    if not config_path:
+        return THRESHOLD
+    try:
+        return float(load_config(config_path).answers.threshold)
+    except (HitflowError, OSError):
+        return THRESHOLD

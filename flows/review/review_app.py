@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager, ExitStack, suppress
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qs, urlencode
 
@@ -27,8 +28,7 @@ from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.platforms.registry import platform_for
 from flows.review.page_guard import EveryResponse, favicon
-from flows.review.platform_lease import PlatformLease
-from flows.review.review_actions import apply_decision, bonus_amount
+from flows.review.review_actions import PlatformLease, apply_decision, bonus_amount
 from flows.review.review_cards import page_links, queue_cards
 from flows.taskserver.task_guard import SecurityHeaders
 from flows.taskserver.task_server_thread import TaskServer
@@ -261,10 +261,34 @@ class SameOriginReferrer:
         await self.app(scope, receive, send_same_origin)
 
 
-class ReviewServer(TaskServer):
-    """The review app on a background uvicorn thread (the task server's runner, another app)."""
+class PageServer(TaskServer):
+    """A local page's app on a background uvicorn thread (the task server's runner, another app)."""
 
-    def __init__(self, site: ReviewSite, host: str = "127.0.0.1", port: int = 0):
-        config = uvicorn.Config(make_review_app(site), host=host, port=port, log_level="warning",
-                                lifespan="off", access_log=False)
+    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0):
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
         self.server, self.host, self.url, self._thread = uvicorn.Server(config), host, "", None
+
+
+class ReviewServer(PageServer):
+    def __init__(self, site: ReviewSite, host: str = "127.0.0.1", port: int = 0):
+        super().__init__(make_review_app(site), host, port)
+
+
+def serve_review(run: Run, reviewer: str, port: int = 0,
+                 connect: Callable[[], AbstractContextManager[Run]] | None = None) -> None:
+    """``hitflow review``: serve until Ctrl-C, printing the one-time link; ``connect``: as :class:`ReviewSite`'s."""
+    site = ReviewSite(run, reviewer, run.cfg.review, connect)
+    server = ReviewServer(site, port=port)
+    with site.closing:
+        site.take_platform()  # a platform it cannot reach is refused now, in one line; let go once idle
+        site.give_back_platform()
+        with server:
+            print(f"review page for {run.cfg.name} (reviewer {reviewer}): {server.url}/?token={site.login_token}",
+                  flush=True)
+            print("the link works once; Ctrl-C stops the server", flush=True)
+            if paused_runs(run.store, run.cfg.name):  # cleared before the page opened (or by another reviewer)
+                print(f"review: {resume_cleared(site).removeprefix('; ') or 'a flow run waits for this queue'}",
+                      flush=True)
+            with suppress(KeyboardInterrupt):
+                while True:
+                    time.sleep(0.5)

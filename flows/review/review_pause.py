@@ -110,7 +110,6 @@ def resume_if_cleared(run: Run, reviewer: str) -> list[str]:
 def resume_paused_run(paused: dict[str, Any], done: ReviewDone) -> str:
     """Resume one run with the typed input: "resumed", or "gone" when it is no longer paused."""
     import contextlib
-    import os
 
     from prefect.exceptions import FlowPauseTimeout, NotPausedError
     from prefect.flow_runs import resume_flow_run

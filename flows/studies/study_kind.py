@@ -8,8 +8,8 @@ from typing import Any
 
 from flows.campaigns.answer_cards import answer_cards
 from flows.campaigns.campaign_plan import study_item_plan
+from flows.campaigns.task_pages import template_page
 from flows.core.config.config import CampaignConfig
-from flows.core.pages.templates import render
 from flows.core.run.run_context import Run
 from flows.core.study_kinds import DEMOGRAPHICS, KINDS
 from flows.core.task_kinds import AnswerField, PlanDefaults, TaskKind, register
@@ -38,11 +38,6 @@ def study_rules(cfg: CampaignConfig, items: list[dict[str, Any]]) -> dict[str, A
     return page_spec(cfg.study.kind, [{"payload": i} for i in items])
 
 
-def study_page(cfg: CampaignConfig, items: list[dict[str, Any]], **extra: Any) -> str:
-    return render(f"{cfg.task}.html.j2", {"title": cfg.title, "rules": study_rules(cfg, items), "items": items,
-                                          **extra})
-
-
 def study_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = False, items: Any = None
                   ) -> dict[str, Any]:
     from flows.studies.study_outputs import write_study_outputs  # its statistics and plots: loaded for outputs
@@ -53,5 +48,5 @@ def study_outputs(run: Run, out_dir: Path, truth: Any, platform_asked: bool = Fa
 DECLARED = tuple(register(TaskKind(
     names=(kind,), label=LABELS[kind], unit_word="judgement", done_key="judgements", fields=study_fields,
     cards=lambda run, cards, most: answer_cards(run, study_fields(run.cfg), cards, most),
-    plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=study_page,
+    plan=lambda cfg: STUDY_PLAN, qc=study_qc_batch, outputs=study_outputs, page=template_page,
     rules=study_rules, item_plan=study_item_plan)) for kind in KINDS)  # read by flows/core/kind_registry.py

@@ -16,8 +16,7 @@ from flows.campaigns.report_summary import money_so_far, route_label, summary_he
 from flows.campaigns.summary import short_item_lines, shortfall_lines
 from flows.core.inputs.csv_writing import write_csv
 from flows.core.pages.templates import render
-from flows.studies.study_plots import study_plots
-from flows.studies.study_tables import statistics_tables
+from flows.studies.study_plots import statistics_tables, study_plots
 from postprocess import study_frames as frames
 from postprocess.agreement import agreement
 from postprocess.error_stats import error_summary

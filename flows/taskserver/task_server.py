@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -75,19 +76,20 @@ def kept_apart(site: TaskSite, cfg: CampaignConfig) -> tuple[bool, str]:
 def page_for(site: TaskSite, cfg: CampaignConfig, session: dict[str, Any], request: Request) -> str:
     # the session's items, or one a page the next not answered (the quiz's, or a place's of a page kept apart)
     page = quiz_pages.shown(site.store(), cfg.name, session, kept_apart(site, cfg)[0])
-    rows = _item_rows(site, cfg, json.loads(page))
-    request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
-    request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
     if session["route"] == "prolific":  # the completion redirect is a form navigation too
         request.state.form_origins = {o for o in [origin_of(site.completion_base)] if o}
-    return _with_handlers(cfg, request, task_page(
-        cfg, rows, submit_url=f"/task/{cfg.name}/submit", assignment_id=session["session_id"],
-        signature=page_signature(site.secret, cfg.name, session["session_id"], page), csp_nonce=request.state.csp_nonce,
-        turk_submit=False))  # a Prolific or invite page: turkSubmitTo would only lose the answers
+    return _served(cfg, request, _item_rows(site, cfg, json.loads(page)), submit_url=f"/task/{cfg.name}/submit",
+                   assignment_id=session["session_id"],
+                   signature=page_signature(site.secret, cfg.name, session["session_id"], page),
+                   turk_submit=False)  # a Prolific or invite page: turkSubmitTo would only lose the answers
 
 
-def _with_handlers(cfg: CampaignConfig, request: Request, page: str) -> str:
-    """The page, its own template's inline handlers allowed by hash in its CSP (a user's page; hitflow's use none)."""
+def _served(cfg: CampaignConfig, request: Request, rows: list[dict[str, Any]], **extra: Any) -> str:
+    """The page of ``rows``, its CSP naming their images' origins, the page's own and its template's inline
+    handlers by hash (a user's page; hitflow's use none)."""
+    request.state.image_origins = {o for o in (origin_of(r["url"]) for r in rows) if o}
+    request.state.page_origins = cfg.page_origins  # a custom page's own CDN scripts and styles
+    page = task_page(cfg, rows, csp_nonce=request.state.csp_nonce, **extra)
     if cfg.template is not None:
         from flows.custom.custom_task import custom_source  # the file read once a version, as its render reads it
 
@@ -187,9 +189,9 @@ def make_app(site: TaskSite) -> Starlette:
             cfg = site.campaign(request.path_params["campaign"])
             query = dict(request.query_params)
             if query.get("hitId") and query.get("assignmentId"):
-                return HTMLResponse(await _in_thread(mturk_page, site, cfg, query["hitId"], request))
-            session = await _in_thread(allocate, site, cfg, query, client_address(request))
-            return HTMLResponse(await _in_thread(page_for, site, cfg, session, request))
+                return HTMLResponse(await run_in_threadpool(mturk_page, site, cfg, query["hitId"], request))
+            session = await run_in_threadpool(allocate, site, cfg, query, client_address(request))
+            return HTMLResponse(await run_in_threadpool(page_for, site, cfg, session, request))
         except Refused as exc:
             if exc.status in (410, 503):  # the operator hears why people were turned away, too
                 logger.warning("task server: turned a participant away from %s: %s", request.path_params["campaign"],
@@ -200,7 +202,7 @@ def make_app(site: TaskSite) -> Starlette:
         try:
             fields = form_fields_of(await bounded_body(request, MAX_BODY))
             cfg = site.campaign(request.path_params["campaign"])
-            session = await _in_thread(store_response, site, cfg, fields)
+            session = await run_in_threadpool(store_response, site, cfg, fields)
         except BodyTooLarge:
             return _message(request, 413, "Too large", "This submission is larger than any task page produces.")
         except BadLength:
@@ -235,19 +237,10 @@ def _guarded(route: Callable[[Request], Awaitable[Response]]) -> Callable[[Reque
     return guarded
 
 
-async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    from starlette.concurrency import run_in_threadpool
-
-    return await run_in_threadpool(fn, *args)
-
-
 def mturk_page(site: TaskSite, cfg: CampaignConfig, hit_id: str, request: Request) -> str:
     """An ExternalQuestion HIT's page; the form posts back to MTurk's externalSubmit, and only there."""
     rows = site.store().rows("SELECT item_ids FROM hits WHERE hit_id = ? AND campaign = ?", [hit_id, cfg.name])
     if not rows:
         raise Refused(404, "This HIT is not served here.")
-    items = _item_rows(site, cfg, json.loads(rows[0]["item_ids"]))
-    request.state.image_origins = {o for o in (origin_of(r["url"]) for r in items) if o}
     request.state.form_origins = set(MTURK_SUBMIT_ORIGINS)
-    request.state.page_origins = cfg.page_origins
-    return _with_handlers(cfg, request, task_page(cfg, items, csp_nonce=request.state.csp_nonce))
+    return _served(cfg, request, _item_rows(site, cfg, json.loads(rows[0]["item_ids"])))

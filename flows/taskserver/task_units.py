@@ -13,9 +13,9 @@ from flows.core.config.config import CampaignConfig, hold_seconds
 from flows.core.ledger.store import Store
 from flows.core.site_secrets import invited_name
 from flows.platforms.interface import GATE_BATCH
+from flows.platforms.unit_extensions import extending_batches, extra_by_index
 from flows.taskserver.task_site import Refused, TaskSite
-from flows.taskserver.unit_holds import make_room, room_on_fresh_unit
-from flows.taskserver.unit_targets import HOLDS_UNIT, allocation_options, extending, unsettled_holders
+from flows.taskserver.unit_holds import FINISHED, HOLDS_UNIT, make_room, room_on_fresh_unit
 
 MAX_ID_CHARS = 128  # Prolific's ids are 24 characters
 
@@ -207,5 +207,38 @@ def _choose(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list
     held = {r["unit"]: r["n"] for r in store.rows(
         f"SELECT t.unit, COUNT(*) AS n FROM task_sessions t WHERE t.campaign = ? AND t.batch = ? AND {HOLDS_UNIT} "
         "GROUP BY t.unit", [cfg.name, batch, stale])}
-    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap: unit_targets.py
+    options = allocation_options(store, cfg, batch, units, held, participant)  # adaptive overlap
     return choose_unit(options, seen, cfg.assignments_per_image, lambda: unsettled_holders(store, cfg, batch, stale))
+
+
+# ---- how many people a unit may be handed to under adaptive overlap ([answers] min_judgements) ----
+def allocation_options(store: Store, cfg: CampaignConfig, batch: int, units: dict[int, list[str]],
+                       held: dict[int, int], participant: str) -> list[tuple[int, list[str], int]]:
+    """``(unit, item ids, holders)`` for ``choose_unit``, an extended unit's extensions off its holders."""
+    if not (cfg.answers.adaptive or cfg.answers.top_up_rounds):  # no rounds: no ledger read per arrival
+        return [(unit, items, held.get(unit, 0)) for unit, items in units.items()]
+    extra = extra_by_index(store, cfg.name, batch)
+    options = [(unit, items, held.get(unit, 0) - extra.get(unit, 0)) for unit, items in units.items()]
+    if participant.startswith("invite:"):  # strict: nobody gives a judgement no round asked for
+        return [o for o in options if o[2] < cfg.assignments_per_image]
+    if cfg.answers.adaptive:  # Prolific: the fallback stays (a place Prolific freed), never past max_judgements
+        return [o for o in options if held.get(o[0], 0) < cfg.answers.max_judgements]
+    return options
+
+
+def extending(store: Store, cfg: CampaignConfig) -> list[int]:
+    """Batches open again for an adaptive round (invite links: a round runs after the batch's block step)."""
+    return extending_batches(store, cfg.name) if cfg.answers.adaptive or cfg.answers.top_up_rounds else []
+
+
+def unsettled_holders(store: Store, cfg: CampaignConfig, batch: int, stale: float) -> dict[int, list[float]]:
+    """Per unit, oldest first, its holders' start times that Prolific had not reported finished."""
+    unsettled: dict[int, list[float]] = {}
+    for r in store.rows(
+            "SELECT t.unit, t.created_at FROM task_sessions t LEFT JOIN platform_submissions p "
+            f"ON p.campaign = t.campaign AND p.submission_id = t.session_id WHERE t.campaign = ? AND t.batch = ? "
+            f"AND {HOLDS_UNIT} "
+            f"AND (p.status IS NULL OR p.status NOT IN ({', '.join('?' * len(FINISHED))})) "
+            "ORDER BY t.created_at, t.session_id", [cfg.name, batch, stale, *FINISHED]):
+        unsettled.setdefault(int(r["unit"]), []).append(float(r["created_at"]))
+    return unsettled

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
-from flows.taskserver.unit_targets import HOLDS_UNIT
 
 TAKEN_BACK = 2  # task_sessions.released: 1 Prolific freed the place (the run), 2 the task server took it back
 # an open hold (one ? : the time before which an unsubmitted session has lapsed) Prolific has not confirmed
@@ -17,6 +16,12 @@ UNCONFIRMED = ("t.released = 0 AND t.submitted_at IS NULL AND t.created_at > ? A
                "AND NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.campaign = t.campaign AND "
                "p.submission_id = t.session_id)")
 logger = logging.getLogger("hitflow.task_server")
+# Finished work's statuses (Prolific's), written here: the task server names no platform's module
+# (tests/test_task_server.py keeps it equal to prolific.statuses.FINISHED).
+FINISHED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
+# A session holding its unit (?: the time before which an unsubmitted one has lapsed): submitted and not freed
+# by Prolific (released 1), or open, not released (2: TAKEN_BACK) and within its hold.
+HOLDS_UNIT = "t.released != 1 AND (t.submitted_at IS NOT NULL OR (t.released = 0 AND t.created_at > ?))"
 
 
 @dataclass

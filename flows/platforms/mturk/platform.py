@@ -37,7 +37,7 @@ STATED_ON_PAGE: tuple[str, ...] = ()
 REVIEW_SENDERS = MTURK_SENDERS
 # ListAssignmentsForHIT lists only Submitted, Approved, Rejected: nothing is settled unpaid.
 EXTENDS_UNITS = True  # CreateAdditionalAssignmentsForHIT (extend.py)
-TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_top_up.py)
+TOPS_UP_CAPTIONS = True  # a short image's HIT gets more assignments (flows/captions/caption_kind.py)
 SETTLED_UNPAID: tuple[str, ...] = ()
 DONE = {"approve": "approved", "reject": "rejected"}  # an assignment's state once its decision is applied
 # Decisions are one call each, overlapped on as many threads as posting.
