@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from flows.campaigns.kept_states import keep_items, kept_items, needs_state, settings_key
+from flows.campaigns.campaign_needs import needs_state
+from flows.campaigns.kept_states import keep_items, kept_items, settings_key
 from flows.campaigns.queue_cache import fingerprint
 from flows.campaigns.review_data import applied_work, campaign_queue
 from flows.campaigns.review_rows import applied_rows, held_rows, ledger_now

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.campaigns.kept_states import format_review_status, review_status
+from flows.campaigns.campaign_needs import format_review_status, review_status
 from flows.core.ledger.store import Store
 from flows.driver.review_demo import decide_open_cards, sign_in
 from tests.conftest import advance

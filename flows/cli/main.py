@@ -89,7 +89,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     import json
 
-    from flows.campaigns.kept_states import format_review_status, review_status
+    from flows.campaigns.campaign_needs import format_review_status, review_status
     from flows.core.ledger.store import existing_store
     from flows.driver.campaign_status import campaign_status, format_status, show_status
 

@@ -27,7 +27,7 @@ from qc.campaign_state import state_words
 
 def campaign_status(store: Store, campaign: str | None = None, now: float | None = None) -> list[dict[str, Any]]:
     """Per campaign and batch, what the store knows and what needs a person, on the platform's clock."""
-    from flows.campaigns.kept_states import needs_state
+    from flows.campaigns.campaign_needs import needs_state
     from flows.campaigns.review_rows import ledger_now
 
     names = [campaign] if campaign else [r["name"] for r in store.rows("SELECT name FROM campaigns ORDER BY name")]
@@ -144,7 +144,7 @@ def _study_money(store: Store, name: str, batch: int, place_cost: Decimal) -> tu
 
 def _batch_status(store: Store, name: str, batch: int, per_hit_cost: Decimal, unit: Decimal,
                   state: dict[str, Any] | None) -> dict[str, Any]:
-    """``state``: the batch's part of :func:`flows.campaigns.kept_states.needs_state` (None: nothing stored)."""
+    """``state``: the batch's part of :func:`flows.campaigns.campaign_needs.needs_state` (None: nothing stored)."""
     status = store.batch_status(name, batch)
     opened = store.rows("SELECT * FROM batches WHERE campaign = ? AND batch = ?", [name, batch])
     hits = store.table("hits").count_where("campaign = ? AND batch = ?", [name, batch])

@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from flows.campaigns.kept_states import review_status
+from flows.campaigns.campaign_needs import review_status
 from flows.core.db_url import shown_location
 from flows.core.errors import HitflowError
 from flows.core.ledger.store import Store
