@@ -33,13 +33,14 @@ MESSAGES = {
     "format": "This is not a valid address.", "not_a_date": "Pick a date or time with the page's picker.",
     "not_moved": "Move the slider to your answer.",
     "malformed": "This annotation could not be read.",
+    "unchecked_blank": "Required, but left blank in a hidden field, which no browser checks: a person decides.",
     "too_many_marks": f"This annotation has more than {MAX_MARKS:,} marks, more than can be checked.",
     "marks_past_cap": f"This annotation has more than {MAX_MARKS:,} marks, which its page allowed but QC does not "
                       "compare: a person decides.",
 }
 # Broken by what a page let through, not by what it refused: no sign of tampering, so held for a person
 # (qc/answer_faults.py's malformed_answer) rather than rejected as invalid_answer
-HELD_RULES = frozenset({"marks_past_cap"})
+HELD_RULES = frozenset({"marks_past_cap", "unchecked_blank"})
 ANNOTATION_KEYS = {"crowd-bounding-box": ("boundingBoxes", ("left", "top", "width", "height")),
                    "crowd-keypoint": ("keypoints", ("x", "y")),
                    "crowd-entity-annotation": ("entities", ("startOffset", "endOffset"))}
@@ -61,8 +62,8 @@ def compiled_pattern(pattern: str) -> PagePattern | None:
 
 
 def _check_text(f: Spec, value: str) -> str:
-    if value == "":
-        return "required" if f.get("required") else ""
+    if value == "":  # a browser never checks a hidden field's ``required``: the page let the blank through
+        return ("unchecked_blank" if f.get("input") == "hidden" else "required") if f.get("required") else ""
     n = text_length(value)
     if f.get("minlength") is not None and n < int(f["minlength"]):
         return "too_short"
