@@ -20,6 +20,7 @@ from bench.answers_accuracy import project
 from flows.answers.control_items import mix_controls
 from flows.answers.control_quiz import quiz_failures, quiz_line, quiz_record, quiz_size
 from flows.core.config.config import load_config
+from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
@@ -376,6 +377,29 @@ def test_prolific_prices_the_quiz_once_a_screened_participant_not_on_every_place
     assert [c for w, c in quizzed.parts if "screening" not in w] == [c for _, c in plain.parts]
     assert len(screening) == 1 and screening[0] == pytest.approx(float(once) * 2 * places[0], abs=0.05)
     assert 2 * places[0] < sum(places)  # a participant screened once, not a quiz on every place
+
+
+def test_the_estimate_prices_a_screening_study_only_where_the_run_posts_a_quiz(tmp_path: Path) -> None:
+    """A controls file the pages take whole leaves the run no quiz: the estimate then prices no screening study
+    (it used to price the largest quiz the file could give, as if no page took a control)."""
+    from flows.campaigns.task_kinds import load_campaign
+
+    config = project(tmp_path, 20, 0, 0.2, per_page=1)
+    planned = load_campaign(config, "prolific")
+    assert planned.prolific.screening is not None and quiz_record(planned, custom_item_plan(planned)) is not None
+    controls = tmp_path / "controls.csv"
+    whole = pd.read_csv(controls, dtype=str)
+    seen = set()
+    for n in range(4, 25, 2):  # from too few for the pages to a quiz of its own
+        whole[whole["item_id"].isin(whole["item_id"].drop_duplicates()[:n])].to_csv(controls, index=False)
+        cfg = load_campaign(config, "prolific")
+        try:
+            posted = quiz_record(cfg, custom_item_plan(cfg)) is not None
+        except ConfigError:  # too few for the pages: the run refuses it
+            continue
+        assert (cfg.prolific.screening is not None) == posted, n
+        seen.add(posted)
+    assert seen == {False, True}
 
 
 @pytest.mark.slow

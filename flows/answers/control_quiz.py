@@ -35,11 +35,16 @@ def quiz_controls(cfg: CampaignConfig) -> pd.DataFrame | None:
     return read_controls(cfg) if cfg.task == "custom" and cfg.answers.control_share > 0 else None
 
 
-def largest_quiz(cfg: CampaignConfig) -> int:
-    """The most quiz items a worker can meet (as if no page took a control), 0 where none is asked."""
+def kept_key(cfg: CampaignConfig, controls: pd.DataFrame, planned_ids: set[str]) -> pd.DataFrame:
+    """The quiz's known answers from the controls the planned pages left (none when too few for a pass mark)."""
+    key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])
+    return key if len(key) and rules.quiz_mark(len(key)) > 0 else key.iloc[:0]
+
+
+def planned_quiz_size(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> int:
+    """How many controls the quiz of this plan asks (0: none), as :func:`quiz_record` keeps them."""
     controls = quiz_controls(cfg)
-    size = quiz_size(cfg, int(controls["item_id"].nunique()), 0) if controls is not None else 0
-    return size if size and rules.quiz_mark(size) > 0 else 0
+    return 0 if controls is None else len(kept_key(cfg, controls, {r["item_id"] for r in planned}))
 
 
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dict[str, list[str]] | None = None
@@ -49,11 +54,10 @@ def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dic
     controls = quiz_controls(cfg)
     if controls is None:
         return None
-    planned_ids = {r["item_id"] for r in planned}
-    key = quiz_key(cfg, controls[~controls["item_id"].astype(str).isin(planned_ids)])  # what the pages left
-    mark = rules.quiz_mark(len(key)) if len(key) else 0
-    if mark <= 0:
+    key = kept_key(cfg, controls, {r["item_id"] for r in planned})
+    if key.empty:
         return None
+    mark = rules.quiz_mark(len(key))
     items = [] if set(controls.columns) - set(KEY_COLUMNS) else [  # a control shown from the items file's row
         {k: (v or "").strip() for k, v in r.items() if k} for r in read_csv_table(cfg.items, (), "the item file").rows]
     shown = {r["item_id"]: r for r in control_rows(cfg, controls, items)}

@@ -67,23 +67,25 @@ def screened(cfg: CampaignConfig, platform: str) -> CampaignConfig:
     return dataclasses.replace(cfg, prolific=dataclasses.replace(p, screening=(reward, estimated, maximum)))
 
 
-QUIZ_SIZES: dict[tuple[object, ...], int] = {}  # largest_quiz by the controls file as it stands on disk
+QUIZ_SIZES: dict[tuple[object, ...], int] = {}  # the planned quiz's size by the files as they stand on disk
 
 
 def quiz_items(cfg: CampaignConfig) -> int:
-    """:func:`flows.answers.control_quiz.largest_quiz`, the controls file read once while it is unchanged: a
-    whole-minute route plans the config again wherever it is loaded."""
-    from flows.answers.control_quiz import largest_quiz  # pandas: only on a route paying by the estimate
+    """The controls the plan's quiz asks (:func:`flows.answers.control_quiz.planned_quiz_size`: what the pages
+    leave), read once while the items and controls files are unchanged: a whole-minute route plans the config
+    again wherever it is loaded."""
+    from flows.answers.control_quiz import planned_quiz_size  # pandas: only on a route paying by the estimate
 
-    path = cfg.answers.controls
+    kind = kind_of(cfg)
+    planned = lambda: kind.item_plan(cfg) if kind.item_plan else []  # noqa: E731
     try:
-        stat = Path(path).stat() if path else None
+        stats = [(str(p), (s := Path(p).stat()).st_mtime_ns, s.st_size) for p in (cfg.answers.controls, cfg.items)
+                 if p]
     except OSError:
-        return largest_quiz(cfg)  # its own refusal says why
-    key = (cfg.task, cfg.answers.control_share, cfg.answers.quiz, str(path),
-           stat and (stat.st_mtime_ns, stat.st_size))
+        return planned_quiz_size(cfg, planned())  # its own refusal says why
+    key = (cfg.task, cfg.answers.control_share, cfg.answers.quiz, cfg.images_per_hit, cfg.batches, cfg.seed, *stats)
     if key not in QUIZ_SIZES:
-        QUIZ_SIZES[key] = largest_quiz(cfg)
+        QUIZ_SIZES[key] = planned_quiz_size(cfg, planned())
     return QUIZ_SIZES[key]
 
 
