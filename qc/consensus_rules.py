@@ -129,7 +129,7 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_images = int(_param(params, "shared_template_min_images"))
     own = _written(df)
     written = np.flatnonzero(text_features.written(df))
-    kept = text_features.repeated(text_features.folded_keys(df)[1][written])  # only repeats can count
+    kept = text_features.repeated(text_features.folded_keys(df)[written])  # only repeats can count
     if not kept.any():
         return flag_frame([])  # most batches: no text twice, nothing to count
     own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in text_features.folded_at(df, written[kept])])

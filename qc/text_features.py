@@ -119,27 +119,30 @@ def folded(df: pd.DataFrame) -> list[str]:
     return shared(df, "folded", lambda: _folded(captions(df), arrow_captions(df)))
 
 
-def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
-    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time."""
+def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None, trim: str = "") -> list[str]:
+    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time.
+    ``trim``: characters then stripped from the end."""
     if column is None:
-        return [" ".join(visible(t).split()).lower() for t in texts]
+        return [" ".join(visible(t).split()).lower().rstrip(trim) for t in texts]
     odd = pc.match_substring_regex(column, _NOT_PLAIN)
-    out = pc.ascii_lower(column).to_pylist()
+    lower = pc.ascii_lower(column)
+    out = (pc.utf8_rtrim(lower, characters=trim) if trim else lower).to_pylist()
     for k in np.flatnonzero(pc.fill_null(odd, True).to_numpy(zero_copy_only=False)).tolist():
-        out[k] = " ".join(visible(texts[k]).split()).lower()
+        out[k] = " ".join(visible(texts[k]).split()).lower().rstrip(trim)
     return out
 
 
-def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Hashes of each :func:`folded` caption with and without end punctuation, :data:`PART` at a time (~26 MB held)."""
-    def compute() -> tuple[np.ndarray, np.ndarray]:
+def folded_keys(df: pd.DataFrame) -> np.ndarray:
+    """Hashes of each :func:`folded` caption without end punctuation, :data:`PART` at a time: equal folded texts
+    have equal keys (so do a few others: callers compare the texts)."""
+    def compute() -> np.ndarray:
         texts, column = captions(df), arrow_captions(df)
-        whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
+        keys = np.empty(len(texts), dtype=np.int64)
         for start in range(0, len(texts), PART):
-            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART))
-            whole[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
-            norm[start:start + len(part)] = [hash(t.rstrip(FINAL_PUNCTUATION)) for t in part]
-        return whole, norm
+            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART),
+                           FINAL_PUNCTUATION)
+            keys[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
+        return keys
 
     return shared(df, "folded_keys", compute)
 

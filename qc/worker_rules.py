@@ -163,7 +163,7 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
     own = df.loc[written, ["worker_id", "image_id"]]
-    kept = text_features.repeated(text_features.folded_keys(df)[0][written], pd.factorize(own["worker_id"])[0])
+    kept = text_features.repeated(text_features.folded_keys(df)[written], pd.factorize(own["worker_id"])[0])
     if not kept.any():
         return flag_frame([])  # most batches: no caption twice, nothing to count
     own = own[kept].assign(norm=text_features.folded_at(df, np.flatnonzero(written)[kept]))  # only repeats count
