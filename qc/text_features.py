@@ -102,7 +102,7 @@ def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
     """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
         try:
-            return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
+            return pa.array(captions(df), type=pa.large_string())  # the shared list: cheaper than pandas' own
         except (pa.ArrowException, UnicodeEncodeError):
             return None
 
@@ -170,8 +170,8 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
     if not canned_text.strip():
         return np.zeros(len(texts), dtype=bool)
     target = canned_form(canned_text)
-    # pandas' str is held in Arrow already: taken as it is, not as a Python str per row
-    held = texts if isinstance(texts.dtype, pd.StringDtype) else texts.to_numpy(dtype=object, na_value=None)
+    # pandas' str held in Arrow is taken as it is, not as a Python str per row
+    held = texts if getattr(texts.dtype, "storage", "") == "pyarrow" else texts.to_numpy(dtype=object, na_value=None)
     found = pa.array(held, pa.large_string())
     column = found if isinstance(found, pa.ChunkedArray) else pa.chunked_array([found])
     ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)
