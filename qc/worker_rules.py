@@ -103,45 +103,19 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
     rule = "canned_lone_use" if used else "canned_lone_nonuse"
     min_captions = int(params.get("lone_min_captions", 3))
-    found = _lone_rows(df, used, min_captions)
-    if found is None:  # an image id that is not text: pandas' groupby decides the images
-        return _lone_canned_grouped(df, rule, used, min_captions)
-    picked, totals = found
+    canned = ~text_features.written(df)
+    codes = text_features.shared(df, "image_codes", lambda: pd.factorize(df["image_id"])[0])  # groupby's images
+    imaged = codes >= 0  # a missing image id (-1) is no image, as groupby leaves it out
+    size = np.bincount(codes[imaged], minlength=1)
+    odd = np.bincount(codes[imaged], weights=(canned if used else ~canned)[imaged], minlength=len(size))
+    at = np.maximum(codes, 0)
+    picked = np.flatnonzero(imaged & (canned == used) & (size[at] >= min_captions) & (odd[at] == 1)).tolist()
     if not picked:
         return flag_frame([])
     worker, assignment, image = (text_features.column(df, c) for c in ("worker_id", "assignment_id", "image_id"))
     return flag_columns({"worker_id": [worker[k] for k in picked], "rule": rule, "value": 1,
-                         "threshold": [f"only one of {total}" for total in totals],
+                         "threshold": [f"only one of {size[codes[k]]}" for k in picked],
                          "assignment_id": [assignment[k] for k in picked], "image_id": [image[k] for k in picked],
-                         "detail": f"{'used' if used else 'did not use'} the canned text alone"})
-
-
-def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[int], list[int]] | None:
-    """Positions of the lone (non-)users and their images' caption counts, over the images' codes; None when an
-    image id is not text."""
-    if not {"image_id", "is_precanned"} <= set(df.columns):
-        return None  # pandas' path says which is missing
-    if not text_features.all_text(df, "image_id"):
-        return None
-    codes = pd.factorize(np.asarray(text_features.column(df, "image_id"), dtype=object))[0]
-    canned = np.asarray(~text_features.written(df), dtype=bool)
-    size = np.bincount(codes)
-    odd = np.bincount(codes, weights=canned if used else ~canned, minlength=len(size))
-    picked = np.flatnonzero((canned == used) & (size[codes] >= min_captions) & (odd[codes] == 1))
-    return picked.tolist(), size[codes[picked]].tolist()
-
-
-def _lone_canned_grouped(df: pd.DataFrame, rule: str, used: bool, min_captions: int) -> pd.DataFrame:
-    canned = df["is_precanned"].astype(bool)
-    per_image = canned.groupby(df["image_id"])
-    n, n_canned = per_image.transform("size"), per_image.transform("sum")
-    odd_count = n_canned if used else n - n_canned
-    lone = df[(n >= min_captions) & (odd_count == 1) & (canned == used)]
-    if lone.empty:
-        return flag_frame([])
-    return flag_columns({"worker_id": lone["worker_id"].tolist(), "rule": rule, "value": 1,
-                         "threshold": [f"only one of {total}" for total in n[lone.index].tolist()],
-                         "assignment_id": lone["assignment_id"].tolist(), "image_id": lone["image_id"].tolist(),
                          "detail": f"{'used' if used else 'did not use'} the canned text alone"})
 
 
