@@ -161,33 +161,7 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
     would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
-    if "assignment_id" not in df.columns or not text_features.all_text(df, "assignment_id"):
-        return _random_sample_frames(df, params, share)  # ids that are not text: pandas decides which are the same
-    ids = text_features.column(df, "assignment_id")
-    first: dict[str, int] = {}
-    for k, assignment in enumerate(ids):
-        first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')
-    if share <= 0 or not first:
-        return flag_frame([])
-    n = max(1, round(share * len(first)))
-    before = set(params.get("sampled_before", ()))
-    skip = before | set(params.get("decided", ()))
-    kept = [k for k in first.values() if ids[k] in before]
-    pool = [k for k in first.values() if ids[k] not in skip]
-    # DataFrame.sample's own draw (pandas/core/sample.py): the same seed picks the same rows
-    drawn = np.random.RandomState(int(params.get("seed", 0))).choice(
-        len(pool), size=min(len(pool), max(0, n - len(kept))), replace=False)
-    picked = kept + [pool[i] for i in drawn.tolist()]
-    if not picked:
-        return flag_frame([])
-    workers = text_features.column(df, "worker_id")
-    return flag_columns({"worker_id": [workers[k] for k in picked], "rule": "random_sample", "value": share,
-                         "threshold": share, "assignment_id": [ids[k] for k in picked], "image_id": "",
-                         "detail": "picked for review"})
-
-
-def _random_sample_frames(df: pd.DataFrame, params: dict[str, Any], share: float) -> pd.DataFrame:
-    assignments = df.drop_duplicates("assignment_id")
+    assignments = df.drop_duplicates("assignment_id")  # each assignment's first row; pandas decides which ids match
     if share <= 0 or assignments.empty:
         return flag_frame([])
     n = max(1, round(share * len(assignments)))
