@@ -88,16 +88,6 @@ def column(df: pd.DataFrame, name: str) -> list[Any]:
     return shared(df, ("column", name), lambda: df[name].tolist())
 
 
-def all_text(df: pd.DataFrame, name: str) -> bool:
-    """Whether every value of a column is a ``str`` (a ``str`` column without a blank, or each value's type)."""
-    def check() -> bool:
-        values = df[name]
-        return (isinstance(values.dtype, pd.StringDtype) and not values.isna().any()) or all(
-            type(v) is str for v in column(df, name))
-
-    return shared(df, ("all_text", name), check)
-
-
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
     """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
