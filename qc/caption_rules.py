@@ -48,10 +48,6 @@ def _ids_at(df: pd.DataFrame, index: list[Any]) -> dict[str, list[Any]]:
     return {c: rows[c].tolist() for c in names}
 
 
-def _captions(df: pd.DataFrame) -> pd.Series:
-    return df["caption"].fillna("").astype(str)
-
-
 def submit_rule(c: SubmitCheck) -> RuleFn:
     """A caption rule that flags each caption ``c``'s check refuses (nothing when the spec turns it off)."""
     def rule(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -171,7 +167,7 @@ def quality_words_rate(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame
     share = float(params.get("quality_words_rate_share", 0.3))
     least = int(params.get("quality_words_rate_min_captions", 3))
     own = ~df["is_precanned"].astype(bool)  # two columns of the non-canned rows, not a copy of the frame
-    texts = _captions(df)[own]
+    texts = df["caption"].fillna("").astype(str)[own]
     worded = texts.index.isin(quality_word_of(texts, words).index)
     captions = pd.DataFrame({"worker_id": df["worker_id"][own], "flagged": worded})
     return share_flags(captions, "quality_words_rate", share, "name image quality", min_captions=least)

@@ -28,7 +28,7 @@ class TextCounts:
 
 def text_counts(texts: Sequence[str]) -> TextCounts:
     """Counted :data:`CHUNK_CHARS` characters at a time (one pass over 15 million faulted in ~150 MB)."""
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     cuts = np.searchsorted(np.cumsum(lengths), np.arange(CHUNK_CHARS, int(lengths.sum()), CHUNK_CHARS))
     bounds = [0, *sorted(set(cuts.tolist()) - {0, len(texts)}), len(texts)]
     parts = [_counts(texts[a:b], lengths[a:b]) for a, b in pairwise(bounds)]
@@ -42,13 +42,12 @@ def _counts(texts: Sequence[str], lengths: np.ndarray) -> TextCounts:
     joined = "".join(texts)
     ends = np.cumsum(lengths)
     starts = ends - lengths
-    longest = int(lengths.max())
     if joined.isascii():  # the usual batch: one bytes.translate per class, no per-character table lookups
         kinds = np.frombuffer(joined.encode("ascii").translate(_ascii_kinds()), dtype=np.uint8)
         is_upper, is_alpha, is_space, is_word_char = (_bit(kinds, bit) for bit in range(4))
     else:
         is_upper, is_alpha, is_space, is_word_char = _classes(_code_points(joined))
-    return TextCounts(_sums(is_upper, starts, ends, longest), _sums(is_alpha, starts, ends, longest),
+    return TextCounts(_sums(is_upper, lengths, ends), _sums(is_alpha, lengths, ends),
                       _words(is_space, is_word_char, starts, ends))
 
 
@@ -99,23 +98,24 @@ def _ascii_kinds() -> bytes:
     return bytes(kinds) + bytes(128)
 
 
-def _sums(flags: np.ndarray, starts: np.ndarray, ends: np.ndarray, longest: int) -> np.ndarray:
-    """Flagged characters per text by a running total (10x reduceat), narrowest unsigned type: wraps stay exact."""
-    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if longest < np.iinfo(t).max)
-    running = np.empty(len(flags) + 1, dtype=dtype)
-    running[0] = 0
-    np.cumsum(flags.view(np.uint8), dtype=dtype, out=running[1:])
-    return (running[ends] - running[starts]).astype(np.int64)
+def _sums(flags: np.ndarray, lengths: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Flagged characters per text: the rarer kind's places, counted before each text's end (no running total
+    over every character)."""
+    dense = np.count_nonzero(flags) * 2 > len(flags)
+    found = np.diff(np.searchsorted(np.flatnonzero(~flags if dense else flags), ends), prepend=0)
+    return lengths - found if dense else found
 
 
 def _words(space: np.ndarray, word_char: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Tokens (runs of non-space, never across two texts) that hold an ASCII letter or digit, per text."""
-    opens = ~space & np.r_[True, space[:-1]]
+    opens = np.empty(len(space), dtype=bool)
+    opens[:1] = ~space[:1]
+    np.greater(space[:-1], space[1:], out=opens[1:])  # a space, then not
     opens[starts[starts < ends]] = ~space[starts[starts < ends]]  # each text starts afresh
     token_at = np.flatnonzero(opens)
     if len(token_at) == 0:
         return np.zeros(len(ends), dtype=np.int64)
     # a token's span runs to the next token's start: the spaces between hold no letter or digit
-    has_word_char = np.maximum.reduceat(word_char, token_at)
-    text_of = np.searchsorted(ends, token_at, side="right")
-    return np.bincount(text_of[has_word_char], minlength=len(ends))
+    worded = np.zeros(len(token_at) + 1, dtype=np.int64)
+    np.cumsum(np.maximum.reduceat(word_char, token_at), out=worded[1:])
+    return np.diff(worded[np.searchsorted(token_at, ends)], prepend=0)  # the tokens opened before each end

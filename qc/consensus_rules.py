@@ -48,7 +48,8 @@ def _scores(df: pd.DataFrame, min_peers: int) -> pd.DataFrame:
 
 
 def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
-    """The non-canned captions' index and their TF-IDF fit (shared with instruction_echo within a batch)."""
+    """The non-canned captions' index and their TF-IDF fit (consensus, its rate and instruction_echo share one
+    within a batch: callers must not change it)."""
     def fit() -> tuple[pd.Index, TermMatrix | None]:
         # the fit is the batch's largest step: the captions' Arrow copy (~20 MB at 200,000) goes first
         text_features.forget(df, "arrow_captions")
@@ -67,13 +68,7 @@ def _best_matches(df: pd.DataFrame) -> tuple[pd.Index, tuple[np.ndarray, np.ndar
     found = best_peers(fitted.rows, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
     if not text_features.later(df, "instruction_echo"):  # the fit's other reader: without it, the matrix
         text_features.forget(df, "written_fit")  # (~30 MB at 200,000 captions) goes once the matches are found
-        fit_vectors.cache_clear()
     return own_index, found
-
-
-def forget_batch() -> None:
-    """Drop the cached fit of the last batch (the runner's batch scope shares the rest)."""
-    fit_vectors.cache_clear()
 
 
 def _skipped_row(df: pd.DataFrame, scored: pd.DataFrame, min_peers: int) -> list[dict[str, Any]]:
@@ -129,7 +124,7 @@ def shared_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_images = int(_param(params, "shared_template_min_images"))
     own = _written(df)
     written = np.flatnonzero(text_features.written(df))
-    kept = text_features.repeated(text_features.folded_keys(df)[1][written])  # only repeats can count
+    kept = text_features.repeated(text_features.folded_keys(df)[written])  # only repeats can count
     if not kept.any():
         return flag_frame([])  # most batches: no text twice, nothing to count
     own = own[kept].assign(norm=[t.rstrip(FINAL_PUNCTUATION) for t in text_features.folded_at(df, written[kept])])

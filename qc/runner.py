@@ -85,7 +85,6 @@ def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) ->
     with text_features.batch(df, enabled) as names:  # features several rules read are computed once for this batch
         for name in names:
             frames.append(_run_rule(name, df, params))
-    consensus_rules.forget_batch()  # the TF-IDF fit is shared by the text rules of this run only
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])

@@ -88,21 +88,11 @@ def column(df: pd.DataFrame, name: str) -> list[Any]:
     return shared(df, ("column", name), lambda: df[name].tolist())
 
 
-def all_text(df: pd.DataFrame, name: str) -> bool:
-    """Whether every value of a column is a ``str`` (a ``str`` column without a blank, or each value's type)."""
-    def check() -> bool:
-        values = df[name]
-        return (isinstance(values.dtype, pd.StringDtype) and not values.isna().any()) or all(
-            type(v) is str for v in column(df, name))
-
-    return shared(df, ("all_text", name), check)
-
-
 def arrow_captions(df: pd.DataFrame) -> pa.Array | pa.ChunkedArray | None:
     """The caption column as Arrow text, or None when Arrow cannot hold a value (a lone surrogate)."""
     def convert() -> pa.Array | pa.ChunkedArray | None:
         try:
-            return pa.array(df["caption"].fillna("").astype(str), type=pa.large_string())
+            return pa.array(captions(df), type=pa.large_string())  # the shared list: cheaper than pandas' own
         except (pa.ArrowException, UnicodeEncodeError):
             return None
 
@@ -119,27 +109,30 @@ def folded(df: pd.DataFrame) -> list[str]:
     return shared(df, "folded", lambda: _folded(captions(df), arrow_captions(df)))
 
 
-def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None) -> list[str]:
-    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time."""
+def _folded(texts: list[str], column: pa.Array | pa.ChunkedArray | None, trim: str = "") -> list[str]:
+    """Plain ASCII captions fold by Arrow's lower case at once (one regex finds them); the rest one at a time.
+    ``trim``: characters then stripped from the end."""
     if column is None:
-        return [" ".join(visible(t).split()).lower() for t in texts]
+        return [" ".join(visible(t).split()).lower().rstrip(trim) for t in texts]
     odd = pc.match_substring_regex(column, _NOT_PLAIN)
-    out = pc.ascii_lower(column).to_pylist()
+    lower = pc.ascii_lower(column)
+    out = (pc.utf8_rtrim(lower, characters=trim) if trim else lower).to_pylist()
     for k in np.flatnonzero(pc.fill_null(odd, True).to_numpy(zero_copy_only=False)).tolist():
-        out[k] = " ".join(visible(texts[k]).split()).lower()
+        out[k] = " ".join(visible(texts[k]).split()).lower().rstrip(trim)
     return out
 
 
-def folded_keys(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Hashes of each :func:`folded` caption with and without end punctuation, :data:`PART` at a time (~26 MB held)."""
-    def compute() -> tuple[np.ndarray, np.ndarray]:
+def folded_keys(df: pd.DataFrame) -> np.ndarray:
+    """Hashes of each :func:`folded` caption without end punctuation, :data:`PART` at a time: equal folded texts
+    have equal keys (so do a few others: callers compare the texts)."""
+    def compute() -> np.ndarray:
         texts, column = captions(df), arrow_captions(df)
-        whole, norm = np.empty(len(texts), dtype=np.int64), np.empty(len(texts), dtype=np.int64)
+        keys = np.empty(len(texts), dtype=np.int64)
         for start in range(0, len(texts), PART):
-            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART))
-            whole[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
-            norm[start:start + len(part)] = [hash(t.rstrip(FINAL_PUNCTUATION)) for t in part]
-        return whole, norm
+            part = _folded(texts[start:start + PART], None if column is None else column.slice(start, PART),
+                           FINAL_PUNCTUATION)
+            keys[start:start + len(part)] = np.fromiter(map(hash, part), dtype=np.int64, count=len(part))
+        return keys
 
     return shared(df, "folded_keys", compute)
 
@@ -167,8 +160,8 @@ def canned_mask(texts: pd.Series, canned_text: str) -> np.ndarray:
     if not canned_text.strip():
         return np.zeros(len(texts), dtype=bool)
     target = canned_form(canned_text)
-    # pandas' str is held in Arrow already: taken as it is, not as a Python str per row
-    held = texts if isinstance(texts.dtype, pd.StringDtype) else texts.to_numpy(dtype=object, na_value=None)
+    # pandas' str held in Arrow is taken as it is, not as a Python str per row
+    held = texts if getattr(texts.dtype, "storage", "") == "pyarrow" else texts.to_numpy(dtype=object, na_value=None)
     found = pa.array(held, pa.large_string())
     column = found if isinstance(found, pa.ChunkedArray) else pa.chunked_array([found])
     ascii_text = pc.fill_null(pc.string_is_ascii(column), False).to_numpy(zero_copy_only=False)

@@ -95,10 +95,8 @@ def _token_codes_slow(texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, d
     return np.array([len(t) for t in per_text], dtype=np.int64), codes, {str(t): k for k, t in enumerate(terms)}
 
 
-@lru_cache(maxsize=1)
 def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
-    """The batch's TF-IDF (sublinear tf, smooth idf, L2 rows); None when no text has a word. Kept for the last
-    batch (consensus, its rate and instruction echo share one fit): callers must not change it."""
+    """The batch's TF-IDF (sublinear tf, smooth idf, L2 rows); None when no text has a word."""
     from scipy import sparse
 
     lengths, term_of, terms = _token_codes(texts) or _token_codes_slow(texts)

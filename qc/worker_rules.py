@@ -103,45 +103,19 @@ def canned_overuse(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _lone_canned(df: pd.DataFrame, params: dict[str, Any], used: bool) -> pd.DataFrame:
     rule = "canned_lone_use" if used else "canned_lone_nonuse"
     min_captions = int(params.get("lone_min_captions", 3))
-    found = _lone_rows(df, used, min_captions)
-    if found is None:  # an image id that is not text: pandas' groupby decides the images
-        return _lone_canned_grouped(df, rule, used, min_captions)
-    picked, totals = found
+    canned = ~text_features.written(df)
+    codes = text_features.shared(df, "image_codes", lambda: pd.factorize(df["image_id"])[0])  # groupby's images
+    imaged = codes >= 0  # a missing image id (-1) is no image, as groupby leaves it out
+    size = np.bincount(codes[imaged], minlength=1)
+    odd = np.bincount(codes[imaged], weights=(canned if used else ~canned)[imaged], minlength=len(size))
+    at = np.maximum(codes, 0)
+    picked = np.flatnonzero(imaged & (canned == used) & (size[at] >= min_captions) & (odd[at] == 1)).tolist()
     if not picked:
         return flag_frame([])
     worker, assignment, image = (text_features.column(df, c) for c in ("worker_id", "assignment_id", "image_id"))
     return flag_columns({"worker_id": [worker[k] for k in picked], "rule": rule, "value": 1,
-                         "threshold": [f"only one of {total}" for total in totals],
+                         "threshold": [f"only one of {size[codes[k]]}" for k in picked],
                          "assignment_id": [assignment[k] for k in picked], "image_id": [image[k] for k in picked],
-                         "detail": f"{'used' if used else 'did not use'} the canned text alone"})
-
-
-def _lone_rows(df: pd.DataFrame, used: bool, min_captions: int) -> tuple[list[int], list[int]] | None:
-    """Positions of the lone (non-)users and their images' caption counts, over the images' codes; None when an
-    image id is not text."""
-    if not {"image_id", "is_precanned"} <= set(df.columns):
-        return None  # pandas' path says which is missing
-    if not text_features.all_text(df, "image_id"):
-        return None
-    codes = pd.factorize(np.asarray(text_features.column(df, "image_id"), dtype=object))[0]
-    canned = np.asarray(~text_features.written(df), dtype=bool)
-    size = np.bincount(codes)
-    odd = np.bincount(codes, weights=canned if used else ~canned, minlength=len(size))
-    picked = np.flatnonzero((canned == used) & (size[codes] >= min_captions) & (odd[codes] == 1))
-    return picked.tolist(), size[codes[picked]].tolist()
-
-
-def _lone_canned_grouped(df: pd.DataFrame, rule: str, used: bool, min_captions: int) -> pd.DataFrame:
-    canned = df["is_precanned"].astype(bool)
-    per_image = canned.groupby(df["image_id"])
-    n, n_canned = per_image.transform("size"), per_image.transform("sum")
-    odd_count = n_canned if used else n - n_canned
-    lone = df[(n >= min_captions) & (odd_count == 1) & (canned == used)]
-    if lone.empty:
-        return flag_frame([])
-    return flag_columns({"worker_id": lone["worker_id"].tolist(), "rule": rule, "value": 1,
-                         "threshold": [f"only one of {total}" for total in n[lone.index].tolist()],
-                         "assignment_id": lone["assignment_id"].tolist(), "image_id": lone["image_id"].tolist(),
                          "detail": f"{'used' if used else 'did not use'} the canned text alone"})
 
 
@@ -163,7 +137,7 @@ def duplicate_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     min_images = int(params.get("duplicate_min_images", 2))
     written = text_features.written(df)
     own = df.loc[written, ["worker_id", "image_id"]]
-    kept = text_features.repeated(text_features.folded_keys(df)[0][written], pd.factorize(own["worker_id"])[0])
+    kept = text_features.repeated(text_features.folded_keys(df)[written], pd.factorize(own["worker_id"])[0])
     if not kept.any():
         return flag_frame([])  # most batches: no caption twice, nothing to count
     own = own[kept].assign(norm=text_features.folded_at(df, np.flatnonzero(written)[kept]))  # only repeats count
@@ -187,33 +161,7 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
     would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
-    if "assignment_id" not in df.columns or not text_features.all_text(df, "assignment_id"):
-        return _random_sample_frames(df, params, share)  # ids that are not text: pandas decides which are the same
-    ids = text_features.column(df, "assignment_id")
-    first: dict[str, int] = {}
-    for k, assignment in enumerate(ids):
-        first.setdefault(assignment, k)  # each assignment's first row, in row order (drop_duplicates')
-    if share <= 0 or not first:
-        return flag_frame([])
-    n = max(1, round(share * len(first)))
-    before = set(params.get("sampled_before", ()))
-    skip = before | set(params.get("decided", ()))
-    kept = [k for k in first.values() if ids[k] in before]
-    pool = [k for k in first.values() if ids[k] not in skip]
-    # DataFrame.sample's own draw (pandas/core/sample.py): the same seed picks the same rows
-    drawn = np.random.RandomState(int(params.get("seed", 0))).choice(
-        len(pool), size=min(len(pool), max(0, n - len(kept))), replace=False)
-    picked = kept + [pool[i] for i in drawn.tolist()]
-    if not picked:
-        return flag_frame([])
-    workers = text_features.column(df, "worker_id")
-    return flag_columns({"worker_id": [workers[k] for k in picked], "rule": "random_sample", "value": share,
-                         "threshold": share, "assignment_id": [ids[k] for k in picked], "image_id": "",
-                         "detail": "picked for review"})
-
-
-def _random_sample_frames(df: pd.DataFrame, params: dict[str, Any], share: float) -> pd.DataFrame:
-    assignments = df.drop_duplicates("assignment_id")
+    assignments = df.drop_duplicates("assignment_id")  # each assignment's first row; pandas decides which ids match
     if share <= 0 or assignments.empty:
         return flag_frame([])
     n = max(1, round(share * len(assignments)))

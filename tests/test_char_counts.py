@@ -25,8 +25,7 @@ WORDY = ["a||b 1_8 0x12", "  -- . x", "\t\n\x1c A \x0b b \x1f", "...", "", "é x
 
 @pytest.mark.parametrize("texts", [WORDY, WORDY[::-1], [t for t in WORDY if t.isascii()], ["Y" * 255, "Y" * 256]])
 def test_counts_and_words_match_the_submit_rules_on_long_and_ascii_texts(texts: list[str]) -> None:
-    """An ASCII batch takes its own path, and the running totals wrap in a narrow type (a byte for
-    texts under 255 characters): counts past 255 and 65,535 characters in one text stay exact."""
+    """An ASCII batch takes its own path; counts past 255 and 65,535 characters in one text stay exact."""
     counts = text_counts(texts)
     assert counts.upper.tolist() == [sum(c.isupper() for c in t) for t in texts]
     assert counts.letters.tolist() == [sum(c.isalpha() for c in t) for t in texts]

@@ -212,7 +212,6 @@ def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.M
     authors = np.array([f"w{rng.randrange(25)}" for _ in texts], dtype=object)
 
     def fitted() -> tuple[Any, ...]:
-        ts.fit_vectors.cache_clear()
         fit = ts.fit_vectors(texts)
         assert fit is not None
         return fit.rows, list(fit.vocabulary), fit.idf, ts.best_peers(fit.rows, images, authors)
@@ -220,7 +219,6 @@ def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.M
     whole = fitted()
     monkeypatch.setattr(ts, "TOKEN_PART", 7)
     parts = fitted()
-    ts.fit_vectors.cache_clear()
     for k in ("data", "indices", "indptr"):
         assert np.array_equal(getattr(whole[0], k), getattr(parts[0], k))
     assert whole[1] == parts[1] and np.array_equal(whole[2], parts[2])
