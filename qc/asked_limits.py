@@ -11,7 +11,7 @@ NUMBER_WORDS = {w: n for n, w in enumerate((
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))} | {
     "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
 _NUMBER = r"(\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
-AT_LEAST = re.compile(r"\b(?:at least|no fewer than|no less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
+AT_LEAST = re.compile(r"\b(?:at least|not? fewer than|not? less than|a minimum of|minimum of|min\.?)\s+" + _NUMBER
                       + r"\s+words\b|\b" + _NUMBER + r"\s+(?:words\s+or\s+more|or\s+more\s+words)\b", re.IGNORECASE)
 # "between 15 and 40 words", "15-40 words", "ten to twenty words", "one or two words": the fewest is the first
 # ("twenty-one" is one number)
@@ -85,7 +85,8 @@ def stated_min_words(text: str) -> int:
 AT_MOST = re.compile(r"\b(?:at most|no more than|not more than|up to|maximum of|max\.?)\s+" + _NUMBER
                      + r"\s+words\b|\b" + _NUMBER + r"\s+words\s+(?:or\s+(?:fewer|less)|at\s+most|max(?:imum)?)\b",
                      re.IGNORECASE)
-UNDER = re.compile(r"\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)  # N itself is over
+# N itself is over; "no fewer than 15 words" is a least
+UNDER = re.compile(r"(?<!\bno )(?<!\bnot )\b(?:under|fewer than|less than)\s+" + _NUMBER + r"\s+words\b", re.IGNORECASE)
 ONE_WORD = re.compile(r"\b(?:in|with|as|using)\s+(?:just\s+|only\s+)?(?:one|a\s+single)\s+(?:single\s+)?word\b|"
                       r"\b(?:one|a)\s+single\s+word\b|\bsingle[- ]word\b|\bone[- ]word\s+(?:answer|reply|response)\b",
                       re.IGNORECASE)  # "in one word", "one single word": at most one

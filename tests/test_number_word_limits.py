@@ -29,3 +29,20 @@ def test_the_import_and_the_dry_run_state_the_riddles_limit() -> None:
     assert (name, limits) == ("answer", (1, 2))
     params = {"page_text": "", "field_questions": {"answer": RIDDLE}}
     assert "at most 2 words (the page's words)" in limit_lines(params, CUSTOM_RULES, ["answer"])[0]
+
+
+@pytest.mark.parametrize(("said", "least", "most"), [
+    ("No fewer than 15 words, please", 15, 0), ("Not less than 20 words.", 20, 0), ("In fewer than 15 words", 0, 14),
+    ("No less than 8 words and under 30 words", 8, 29)])
+def test_no_fewer_than_is_a_least_not_a_most(said: str, least: int, most: int) -> None:
+    """"No fewer than 15 words" was read as "fewer than 15": QC flagged every honest answer of 15 words or more."""
+    assert (stated_min_words(said), stated_max_words(said)) == (least, most)
+    assert stated(said).most_words == (most or None)  # the simulated worker reads the box as QC does
+
+
+def test_in_one_word_is_met_by_the_simulated_worker_with_a_word_of_content() -> None:
+    from flows.sim.people.stated_limits import within
+
+    said = "3. In one word, how would you describe this tutor's teaching style?"
+    assert stated(said).most_words == stated_max_words(said) == 1
+    assert within("It is the tutor for games.", 1, None) in {"tutor", "games"}  # not "It."

@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 
 from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, STOP
-from qc.asked_limits import NUMBER_WORDS
+from qc.asked_limits import NUMBER_WORDS, stated_max_words
 
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
 LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
@@ -47,6 +47,7 @@ NUMBERS = {w: str(n) for w, n in NUMBER_WORDS.items()} | {"sixty": "60"}  # "ten
 
 def stated(question: str) -> Limits:
     """The word and character limits ``question`` states (0 / None where it states none; "ten" read as 10)."""
+    read = stated_max_words(question)  # as the run's QC reads them ("in one single word")
     question = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), question, flags=re.I)
     found: dict[str, int] = {}
     for key, pattern in (("least", LEAST), ("most", MOST)):
@@ -58,6 +59,8 @@ def stated(question: str) -> Limits:
         unit = "words" if m["u"].lower().startswith("word") else "chars"
         found.setdefault(f"least_{unit}", int(m["a"] or m["c"]))
         found.setdefault(f"most_{unit}", int(m["b"]))
+    if read and read < found.get("most_words", read + 1):  # the stricter reading: an honest person meets both
+        found["most_words"] = read
     return Limits(found.get("least_words", 0), found.get("most_words"), found.get("least_chars", 0),
                   found.get("most_chars"))
 
@@ -68,6 +71,10 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
         return (most_words is None or len(t.split()) <= most_words) and (most_chars is None or len(t) <= most_chars)
     if fits(text):
         return text
+    if most_words == 1:  # one word asked: the text's longest word of content, not its first
+        content = [w.strip(".,;:!?\"'()") for w in text.split()]
+        content = [w for w in content if w and w.lower() not in STOP | LOOSE_ENDS | BREAKS] or content
+        return max(content, key=len)[: most_chars or None] if content else text[: most_chars or len(text)]
     parts = re.split(r"(?<=[.!?])\s+", text)
     for k in range(len(parts) - 1, 0, -1):
         if fits(" ".join(parts[:k])):
