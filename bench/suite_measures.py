@@ -7,6 +7,8 @@ bound is the test's, unchanged.
 - ``straight_lining_ceiling``: was tests/test_page_straight_lining.py's worker at the honest ceiling (~1.6 s).
 - ``snow_replay_cli[rte|temp]``: was tests/test_real_labels.py's `hitflow aggregate --adaptive` replay (~8 s).
 - ``fifth_of_gold[...]``: was tests/test_calibration_fifth_of_gold.py's log-loss of the other gold items (~7 s).
+- ``budget_gain[1|3]``: was tests/test_adaptive_gain.py's budget spent by expected gain against even overlap
+  (~3.5 s).
 - ``run_arenas``: was tests/test_sim_memory.py's `hitflow run` on the embedded simulator in a fresh
   interpreter (~7 s)."""
 
@@ -141,6 +143,28 @@ def fifth_of_gold(name: str) -> str:
     return f"log-loss of the other gold items {added:+.4f} nats an item"
 
 
+def budget_gain(seed: int) -> str:
+    """Half the judgements spent by expected gain are right on at least six more of 120 items than half spent
+    evenly (each item's first five) and within 4 points of every label's majority vote (seed 3: 4 items under with
+    rounds of a twentieth of the items, 3 with rounds of a quarter; seeds 1-6 together 27 and 28)."""
+    from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
+    from postprocess.answers.aggregation import aggregate
+    from tests.test_adaptive_gain import _crowd, _right
+
+    frame = _crowd(seed)
+    gold = frame.drop_duplicates("item_id").set_index("item_id")["gold"]
+    labels = frame.drop(columns="gold")
+    result = replay(labels, DEFAULT_RULE)
+    share = float(saving(result, labels)["share_used"])
+    assert share <= 0.5, f"seed {seed}: the replay used {share:.1%} of the labels"
+    right = _right(result.answers, gold)
+    even = _right(aggregate(labels.groupby("item_id").head(5), DEFAULT_RULE.method).answers, gold)
+    mv = _right(aggregate(labels, "mv").answers, gold)
+    assert right >= even + 6, f"seed {seed}: {right} right by expected gain, {even} by even overlap"
+    assert right >= mv - 0.04 * len(gold), f"seed {seed}: {right} right, majority vote {mv} of {len(gold)}"
+    return f"{right} of {len(gold)} right with {share:.1%}; even overlap {even}, majority vote {mv}"
+
+
 RUN_ARENA_PROBE = """
 import ctypes, sys
 from flows.cli.main import main
@@ -178,5 +202,6 @@ CHECKS: dict[str, Callable[[], str]] = {
     "straight_lining_ceiling": straight_lining_ceiling,
     **{f"snow_replay_cli[{n}]": functools.partial(snow_replay_cli, n) for n in ("rte", "temp")},
     **{f"fifth_of_gold[{n}]": functools.partial(fifth_of_gold, n) for n in ("rte", "temp", "image10", "binary3")},
+    **{f"budget_gain[{seed}]": functools.partial(budget_gain, seed) for seed in (1, 3)},
     "run_arenas": run_arenas,
 }
