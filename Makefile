@@ -434,7 +434,8 @@ bench-custom-truth: $(STAMP)
 bench-answers: $(STAMP)
 	$(BIN)/python -m bench.answers_accuracy
 
-# targets on real data the suite measured twice, kept as checks (exit 1 on a miss): bench/suite_targets.py
+# targets on real data the suite measured twice, and figures it measured rather than pinned (rates over many
+# trials, accuracy on real data, malloc arenas), kept as checks (exit 1 on a miss): bench/suite_targets.py, suite_measures.py
 .PHONY: bench-suite-targets
 bench-suite-targets: $(STAMP)
 	$(BIN)/python -m bench.suite_targets

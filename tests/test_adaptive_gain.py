@@ -1,5 +1,7 @@
 """Adaptive overlap's budget spent where a judgement is expected to change an answer:
-postprocess.answers.adaptive_budget.expected_gain and the replay's capped rounds."""
+postprocess.answers.adaptive_budget.expected_gain and the replay's capped rounds. What the budget buys over even
+overlap on the crowds below (a figure over 120 items at two seeds) is measured by ``make bench-suite-targets``
+(bench/suite_measures.py ``budget_gain``)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ import pandas as pd
 import pytest
 
 from postprocess.answers import adaptive_budget
-from postprocess.answers.adaptive import DEFAULT_RULE, replay, saving
-from postprocess.answers.aggregation import aggregate
 
 
 def _crowd(seed: int, items: int = 120, per_item: int = 10, workers: int = 24, k: int = 4) -> pd.DataFrame:
@@ -30,24 +30,6 @@ def _crowd(seed: int, items: int = 120, per_item: int = 10, workers: int = 24, k
 
 def _right(answers: pd.DataFrame, gold: pd.Series) -> int:
     return int((answers.set_index("item_id")["label"].reindex(gold.index) == gold).sum())
-
-
-@pytest.mark.parametrize("seed", [1, 3])
-def test_the_budget_buys_more_than_even_overlap(seed: int) -> None:
-    """Half the judgements spent by expected gain are right on at least six more of 120 items than half spent
-    evenly (each item's first five) and within 4 points of every label's majority vote (seed 3: 4 items under with
-    rounds of a twentieth of the items, 3 with rounds of a quarter; seeds 1-6 together 27 and 28). The rule before
-    (every uncertain answer one more a round, the least sure first where the budget ran out) spent them nearly evenly
-    here (four labels: answers stay under 0.99 for rounds): three more items right on both seeds, 7 and 9 points
-    under majority vote."""
-    frame = _crowd(seed)
-    gold = frame.drop_duplicates("item_id").set_index("item_id")["gold"]
-    labels = frame.drop(columns="gold")
-    result = replay(labels, DEFAULT_RULE)
-    assert saving(result, labels)["share_used"] <= 0.5
-    even = _right(aggregate(labels.groupby("item_id").head(5), DEFAULT_RULE.method).answers, gold)
-    assert _right(result.answers, gold) >= even + 6
-    assert _right(result.answers, gold) >= _right(aggregate(labels, "mv").answers, gold) - 0.04 * len(gold)
 
 
 def test_expected_gain_against_the_posterior_worked_by_hand() -> None:

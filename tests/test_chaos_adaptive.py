@@ -19,6 +19,7 @@ from bench.chaos_adaptive import HOOKED, clean_run, killed_run
 from bench.chaos_runner import ENV, ROOT, Launch, sim_thread
 from tests.forked_hitflow import ForkServer
 
+ITEMS = 12  # units enough for extension rounds and kills to land in them
 NOTHING_WRONG = {"duplicate_extensions": 0, "hits_beyond_ledger": 0, "ledger_extensions_not_made": 0,
                  "hits_below_ledger": 0, "ledger_rows_not_settled": 0, "lost_judgements": 0,
                  "missing_from_dataset": 0}
@@ -33,8 +34,8 @@ def launch(hitflow_forks: ForkServer) -> Launch:
 @pytest.mark.slow
 def test_killed_on_the_extension_steps_then_resumed_equals_an_uninterrupted_run(tmp_path: Path,
                                                                                 launch: Launch) -> None:
-    clean = clean_run(tmp_path / "clean", items=24, seed=1, sim=sim_thread, here=True)
-    killed = killed_run(tmp_path / "killed", items=24, seed=1,
+    clean = clean_run(tmp_path / "clean", items=ITEMS, seed=1, sim=sim_thread, here=True)
+    killed = killed_run(tmp_path / "killed", items=ITEMS, seed=1,
                         plan=["extension intents", "extension collect", "extension intents"], rng=random.Random(7),
                         sim=sim_thread, here=True, launch=launch)
     assert killed["kills_landed"].get("extension intents", 0) >= 1, killed["kills_in_order"]  # really killed there
@@ -63,10 +64,10 @@ ROUTE_NOTHING_WRONG = {"prolific": ("studies_beyond_ledger", "studies_below_ledg
 @pytest.mark.parametrize("route", sorted(ROUTE_PLANS))
 def test_killed_on_the_extension_steps_never_extends_twice_or_loses_work(tmp_path: Path, route: str,
                                                                         launch: Launch) -> None:
-    killed = killed_run(tmp_path, items=24, seed=1, plan=ROUTE_PLANS[route], rng=random.Random(7), route=route,
+    killed = killed_run(tmp_path, items=ITEMS, seed=1, plan=ROUTE_PLANS[route], rng=random.Random(7), route=route,
                         span=4.0, sim=sim_thread, here=True, launch=launch)
     assert sum(killed["kills_landed"].values()) >= 1 and killed["extensions_in_ledger"] > 0, killed
-    assert killed["platform_assignments"] > 24 * 2  # the min of every unit, and more
+    assert killed["platform_assignments"] > ITEMS * 2  # the min of every unit, and more
     wrong = ("duplicate_extensions", "ledger_rows_not_settled", "lost_judgements", "missing_from_dataset",
              *ROUTE_NOTHING_WRONG[route])
     assert {k: killed[k] for k in wrong} == dict.fromkeys(wrong, 0)

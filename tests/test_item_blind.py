@@ -105,29 +105,6 @@ def test_a_field_the_crowd_itself_does_not_agree_on_judges_no_one() -> None:
     assert worker_evidence(pd.DataFrame(rows), {}) == {}
 
 
-def test_an_honest_worker_at_the_stated_floor_is_flagged_at_most_alpha_of_the_time() -> None:
-    """The worker answers as the crowd does on two thirds of the items and from the field's answers at large on
-    the rest: exactly the honest floor. Over 150 campaigns of 40 items, the share flagged at alpha = 0.05 at
-    any of four looks stays within alpha (Ville's inequality bounds it over every look)."""
-    alpha, campaigns, items = 0.05, 150, 40
-    ever = 0
-    for seed in range(campaigns):
-        rng = random.Random(seed)
-        rows, pool = [], []
-        for i in range(items):
-            truth = rng.choice(SENTIMENT)
-            crowd_says = [truth if rng.random() < 0.8 else rng.choice(SENTIMENT) for _ in range(5)]
-            pool += crowd_says
-            mine = crowd_says.pop() if rng.random() < 2 / 3 else rng.choice(pool)
-            rows += [{"worker_id": f"c{k}", "image_id": f"i{i}", "field": "s", "answer": a}
-                     for k, a in enumerate(crowd_says)] + [{"worker_id": "floor", "image_id": f"i{i}", "field": "s",
-                                                            "answer": mine}]
-        frame = pd.DataFrame(rows)
-        ever += any(worker_evidence(frame.iloc[: 5 * k], {}).get("floor", (0.0,))[0] >= 1 / alpha
-                    for k in range(10, items + 1, 10))
-    assert ever <= alpha * campaigns
-
-
 def test_the_evidence_never_favours_blindness_more_for_a_closer_answer_and_averages_at_most_one() -> None:
     rng = random.Random(3)
     for _ in range(2000):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -28,11 +27,8 @@ from flows.sim.mturk.mturk_api import OPERATIONS
 from flows.sim.mturk.packed_text import Packed, PagePacker, pack, pack_answer, unpack
 from flows.sim.service.server import SimServer
 from tests.conftest import advance
-from tests.small_configs import small_vizwiz
 from tests.test_sim_contract import hit_type
 from tests.test_sim_state import boto
-
-ROOT = Path(__file__).resolve().parents[1]
 
 CAPTION_PAGE = html_question(render("caption.html.j2", sample_context("caption")))  # ~31 KB, as a campaign posts
 
@@ -185,25 +181,3 @@ def test_sim_serve_caps_the_malloc_arenas_its_threads_make() -> None:
         return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
     assert arenas("capped") == 1 < arenas("free")
 
-
-RUN_ARENA_PROBE = """
-import ctypes, sys
-from flows.cli.main import main
-code = main(["run", sys.argv[1], "--no-prefect", "--limit", "10", "--db", sys.argv[2], "--out", sys.argv[3]])
-sys.stdout.flush()
-ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on stderr
-print("EXIT", code)
-"""
-
-
-@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "malloc_stats"), reason="not glibc: no malloc arenas to cap")
-def test_hitflow_run_on_the_embedded_simulator_keeps_to_two_malloc_arenas(tmp_path: Path) -> None:
-    """Its posting threads and the simulator's connection threads made up to 16 arenas, whose holes held
-    the 39,181-image run's peak (flows/core/run/malloc_arenas.py)."""
-    config = small_vizwiz(tmp_path)
-    done = subprocess.run([sys.executable, "-c", RUN_ARENA_PROBE, str(config), str(tmp_path / "h.db"),
-                           str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          env={**os.environ, "HITFLOW_STAGING": str(tmp_path / "staging")})
-    assert done.stdout.strip().endswith("EXIT 0"), done.stdout[-2000:] + done.stderr[-2000:]
-    assert (tmp_path / "out" / "vizwiz_captions" / "dataset.csv").exists()  # posted and collected: threads ran
-    assert 1 <= sum(line.startswith("Arena ") for line in done.stderr.splitlines()) <= 2
