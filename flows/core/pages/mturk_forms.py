@@ -8,7 +8,7 @@ import re
 import threading
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from flows.core.pages.crowd_elements import FormField, flat_answers
@@ -69,9 +69,9 @@ def read_page(html: str) -> _FormParser:
     """The page as a worker reads it (its fields, the text and images around them): a copy of one parse a text."""
     page = _parsed(html)
     copied = copy.copy(page)
-    copied.fields = {name: replace(f, options=[*f.options], attrs={**f.attrs}, checked=[*f.checked],
-                                   required_options=[*f.required_options], labels={**f.labels})
-                      for name, f in page.fields.items()}
+    # FormField(...) and not dataclasses.replace: the same copy without reading the dataclass's fields each time
+    copied.fields = {name: FormField(f.name, f.kind, f.value, [*f.options], {**f.attrs}, [*f.checked],
+                                     [*f.required_options], {**f.labels}) for name, f in page.fields.items()}
     copied.texts, copied.images, copied.positions = [*page.texts], [*page.images], {**page.positions}
     return copied
 
