@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from flows.core.pages.crowd_elements import FormField, flat_answers
@@ -66,11 +67,11 @@ def form_fields(html: str) -> list[FormField]:
 
 def read_page(html: str) -> _FormParser:
     """The page as a worker reads it (its fields, the text and images around them): a copy of one parse a text."""
-    page = _parsed(html) if len(html) <= MAX_CACHED_PAGE else _parse(html)
+    page = _parsed(html)
     copied = copy.copy(page)
-    copied.fields = {name: replace(f, options=[*f.options], attrs={**f.attrs}, checked=[*f.checked],
-                                   required_options=[*f.required_options], labels={**f.labels})
-                      for name, f in page.fields.items()}
+    # FormField(...) and not dataclasses.replace: the same copy without reading the dataclass's fields each time
+    copied.fields = {name: FormField(f.name, f.kind, f.value, [*f.options], {**f.attrs}, [*f.checked],
+                                     [*f.required_options], {**f.labels}) for name, f in page.fields.items()}
     copied.texts, copied.images, copied.positions = [*page.texts], [*page.images], {**page.positions}
     return copied
 
@@ -81,8 +82,33 @@ def _parse(html: str) -> _FormParser:
     return parser
 
 
-MAX_CACHED_PAGE = 512 * 1024  # a page's parse kept for the next reader: 64 of them at most 32 MB
-_parsed = lru_cache(maxsize=64)(_parse)
+# A page's parse kept for its next reader, least recently read dropped past MAX_CACHED_CHARS of pages (~32 MB of
+# parses): a batch's pages are read by the simulator, the task server and the review in turn, so a cap of 64
+# pages parsed a third of them again.
+MAX_CACHED_PAGE = 512 * 1024
+MAX_CACHED_CHARS = 8 * 1024 * 1024
+_PARSES: OrderedDict[str, _FormParser] = OrderedDict()
+_PARSES_LOCK = threading.Lock()
+_cached_chars = 0
+
+
+def _parsed(html: str) -> _FormParser:
+    global _cached_chars
+    if len(html) > MAX_CACHED_PAGE:
+        return _parse(html)
+    with _PARSES_LOCK:  # the simulator's threads read pages too
+        page = _PARSES.get(html)
+        if page is not None:
+            _PARSES.move_to_end(html)
+            return page
+    page = _parse(html)
+    with _PARSES_LOCK:
+        if html not in _PARSES:
+            _PARSES[html] = page
+            _cached_chars += len(html)
+        while _cached_chars > MAX_CACHED_CHARS:
+            _cached_chars -= len(_PARSES.popitem(last=False)[0])
+    return page
 
 
 def _element(tag: str, value: str) -> str:
