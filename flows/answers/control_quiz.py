@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -41,10 +42,10 @@ def kept_key(cfg: CampaignConfig, controls: pd.DataFrame, planned_ids: set[str])
     return key if len(key) and rules.quiz_mark(len(key)) > 0 else key.iloc[:0]
 
 
-def planned_quiz_size(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> int:
-    """How many controls the quiz of this plan asks (0: none), as :func:`quiz_record` keeps them."""
+def planned_quiz_size(cfg: CampaignConfig, planned: Callable[[], list[dict[str, Any]]]) -> int:
+    """How many controls the quiz of the plan ``planned`` makes asks (0: none), as :func:`quiz_record` keeps them."""
     controls = quiz_controls(cfg)
-    return 0 if controls is None else len(kept_key(cfg, controls, {r["item_id"] for r in planned}))
+    return 0 if controls is None else len(kept_key(cfg, controls, {r["item_id"] for r in planned()}))
 
 
 def quiz_record(cfg: CampaignConfig, planned: list[dict[str, Any]], options: dict[str, list[str]] | None = None

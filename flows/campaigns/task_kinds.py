@@ -77,15 +77,15 @@ def quiz_items(cfg: CampaignConfig) -> int:
     from flows.answers.control_quiz import planned_quiz_size  # pandas: only on a route paying by the estimate
 
     kind = kind_of(cfg)
-    planned = lambda: kind.item_plan(cfg) if kind.item_plan else []  # noqa: E731
+    planned = lambda: kind.item_plan(cfg, None) if kind.item_plan else []  # noqa: E731
     try:
         stats = [(str(p), (s := Path(p).stat()).st_mtime_ns, s.st_size) for p in (cfg.answers.controls, cfg.items)
                  if p]
     except OSError:
-        return planned_quiz_size(cfg, planned())  # its own refusal says why
+        return planned_quiz_size(cfg, planned)  # its own refusal says why
     key = (cfg.task, cfg.answers.control_share, cfg.answers.quiz, cfg.images_per_hit, cfg.batches, cfg.seed, *stats)
     if key not in QUIZ_SIZES:
-        QUIZ_SIZES[key] = planned_quiz_size(cfg, planned())
+        QUIZ_SIZES[key] = planned_quiz_size(cfg, planned)
     return QUIZ_SIZES[key]
 
 
