@@ -35,3 +35,4 @@ def test_each_reader_gets_its_own_fields() -> None:
     one.fields["q"].attrs["x"] = "1"
     assert two.fields["q"].options == ["a", "b"] and "x" not in two.fields["q"].attrs
     assert read_page(_page(7)).fields["q"] == two.fields["q"]
+    assert read_page(_page(7)).fields == mturk_forms._parsed(_page(7)).fields  # every field of FormField copied

@@ -70,8 +70,10 @@ def read_page(html: str) -> _FormParser:
     page = _parsed(html)
     copied = copy.copy(page)
     # FormField(...) and not dataclasses.replace: the same copy without reading the dataclass's fields each time
-    copied.fields = {name: FormField(f.name, f.kind, f.value, [*f.options], {**f.attrs}, [*f.checked],
-                                     [*f.required_options], {**f.labels}) for name, f in page.fields.items()}
+    # (named, so a reordered field stays itself; tests/test_page_parse_cache.py checks a copy equals its parse)
+    copied.fields = {name: FormField(name=f.name, kind=f.kind, value=f.value, options=[*f.options],
+                                     attrs={**f.attrs}, checked=[*f.checked], required_options=[*f.required_options],
+                                     labels={**f.labels}) for name, f in page.fields.items()}
     copied.texts, copied.images, copied.positions = [*page.texts], [*page.images], {**page.positions}
     return copied
 
