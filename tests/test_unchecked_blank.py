@@ -8,17 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from flows.core.config.config import load_config
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_spec
 from flows.custom.scaffold import scaffold
-from qc.custom_rules import CUSTOM_POLICY
-from qc.decisions import decide
-from qc.form_constraints import Spec, check_form, split_held
-from qc.runner import run_rules
+from qc.form_constraints import Spec
+from tests.test_mark_cap import decision  # one response decided as the QC step splits its problems
 
 # tiles writing the level into a required hidden field, beside a required text box the browser checks
 PAGE = """{% extends "_crowd_page.html.j2" %}{% block item %}
@@ -40,16 +37,6 @@ def spec(tmp_path_factory: pytest.TempPathFactory) -> Spec:
     cfg = load_config(root / "config" / "rooms.toml")
     return custom_spec(cfg, page_items([{"item_id": "r1", "file_name": "", "url": "",
                                          "payload": json.dumps({"text": "The vault"})}]))
-
-
-def decision(spec: Spec, answers: dict[str, str]) -> tuple[pd.Series, pd.DataFrame]:
-    """One response decided by the custom pages' policy, its problems split as the QC step splits them."""
-    problems, held = split_held(check_form(spec, answers))
-    response = pd.DataFrame([{"assignment_id": "A1", "worker_id": "W1", "image_id": "", "caption": "",
-                              "work_time_s": 300.0, "answered": 1, "fields": 2, "malformed": held,
-                              "problems": "; ".join(f"{p['field']}: {p['rule']}" for p in problems)}])
-    flags = run_rules(response, {}, ("invalid_answer", "empty_answer", "skipped_required"))
-    return decide(flags, response, CUSTOM_POLICY).iloc[0], flags
 
 
 def test_the_spec_reads_the_hidden_field_as_required_and_hidden(spec: Spec) -> None:
