@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, logsumexp
+from scipy.special import expit
 
 from postprocess.answers.em_progress import PROGRESS
 
@@ -52,6 +52,14 @@ def given_sums(c: Codes, on_given: np.ndarray, on_other: np.ndarray) -> np.ndarr
     base = np.bincount(c.tasks, on_other, minlength=n_tasks)
     extra = np.bincount(c.tasks * k + c.labels, on_given - on_other, minlength=n_tasks * k).reshape(n_tasks, k)
     return base[:, None] + extra
+
+
+def row_logsumexp(x: np.ndarray) -> np.ndarray:
+    """``log(sum(exp(x), axis=1))`` shifted by each row's maximum: scipy's logsumexp costs ~15x more on small arrays."""
+    top = x.max(axis=1)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(x - top[:, None]).sum(axis=1)) + top
 
 
 class OneCoinDawidSkene:
@@ -137,7 +145,7 @@ class GLAD:
         ab = self._terms(x)[0]
         log_right, log_wrong = -np.logaddexp(0, -ab), -np.logaddexp(0, ab) - self._log_other
         log_p = given_sums(self._c, log_right, log_wrong)  # uniform label priors cancel
-        return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+        return np.exp(log_p - row_logsumexp(log_p)[:, None])
 
     def _q(self, x: np.ndarray, probas: np.ndarray, ab: np.ndarray | None = None,
            given: np.ndarray | None = None) -> float:

@@ -9,9 +9,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma, gammaln, logsumexp
+from scipy.special import digamma, gammaln
 
-from postprocess.answers.fast_em import Codes, codes, given_sums, probas_frame, report_iteration
+from postprocess.answers.fast_em import Codes, codes, given_sums, probas_frame, report_iteration, row_logsumexp
 
 TRUSTED = 0.7  # the trusting start: every worker knows the answer this often (majority vote's view)
 STRATEGY_PRIOR = 10.0  # symmetric Dirichlet on each worker's spamming distribution (the paper's, crowd-kit's)
@@ -129,7 +129,7 @@ def _e_step(c: Codes, spamming: np.ndarray, thetas: np.ndarray, log_prior: np.nd
     spam = spamming[c.workers, 0] * thetas[c.workers, c.labels]  # the given label by spamming
     know = spamming[c.workers, 1]  # by knowing it (only when it is the true one)
     log_joint = given_sums(c, np.log(spam + know), np.log(spam)) + log_prior
-    log_instance = logsumexp(log_joint, axis=1)
+    log_instance = row_logsumexp(log_joint)
     posterior = np.exp(log_joint - log_instance[:, None])
     given = posterior[c.tasks, c.labels]
     strategy = (1 - given) + given * spam / (spam + know)
