@@ -62,6 +62,12 @@ def test_a_rating_that_says_select_without_instructing_stays_a_rating(tmp_path: 
 
 def filled(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int = 4) -> list[str]:
     """Each simulated worker's answer to the page's check, ``seeds`` workers a profile on every item."""
+    return [answer for _, answer in seeded(tmp, page, profiles, seeds)]
+
+
+def seeded(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int) -> list[tuple[int, str]]:
+    """:func:`filled`'s answers with each worker's seed: a worker and its draws depend on its profile, seed and
+    item alone, so the answers of the first n seeds are those ``seeds=n`` gives."""
     cfg, _ = imported(tmp, page)
     field = CHECKS[page][0]
     out = []
@@ -71,25 +77,34 @@ def filled(tmp: Path, page: str, profiles: tuple[str, ...], seeds: int = 4) -> l
             for s in range(seeds):
                 worker = new_worker(profile, {}, random.Random(1000 * p + s))
                 values = fill_unhinted(worker, form_fields(html), html, {}, random.Random(100 * k + 10 * p + s))
-                out.append(values.get(f"{field}_0", ""))
+                out.append((s, values.get(f"{field}_0", "")))
     return out
 
 
+@pytest.fixture(scope="module")
+def honest_eight(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[int, str]]]:
+    """Honest readers' answers to each page's check, 8 seeds a profile, filled once for the two tests below (the
+    first reads the first 4 seeds' answers, which ``filled(..., seeds=4)`` gives alike)."""
+    return {page: seeded(tmp_path_factory.mktemp(page), page, HONEST_PROFILES, 8) for page in sorted(CHECKS)}
+
+
 @pytest.mark.parametrize("page", sorted(CHECKS))
-def test_honest_readers_follow_the_instruction_and_careless_ones_do_not(tmp_path: Path, page: str) -> None:
+def test_honest_readers_follow_the_instruction_and_careless_ones_do_not(
+        tmp_path: Path, page: str, honest_eight: dict[str, list[tuple[int, str]]]) -> None:
     answer = CHECKS[page][1]
-    honest = filled(tmp_path / "h", page, HONEST_PROFILES)
+    honest = [a for s, a in honest_eight[page] if s < 4]
     careless = filled(tmp_path / "c", page, ("speeder", "copy_paster", "contrarian"))
     assert sum(a == answer for a in honest) / len(honest) >= 0.9
     assert sum(a == answer for a in careless) / len(careless) <= 0.5
 
 
 @pytest.mark.parametrize("page", sorted(CHECKS))
-def test_honest_readers_miss_a_check_only_where_it_looks_like_the_rows_around_it(tmp_path: Path, page: str) -> None:
+def test_honest_readers_miss_a_check_only_where_it_looks_like_the_rows_around_it(
+        page: str, honest_eight: dict[str, list[tuple[int, str]]]) -> None:
     """A check among rows of the page's own scale (by_value, by_label) is missed now and then, as attentive people
     miss one; a question standing apart from its neighbours (by_position, ticks) is read by every honest worker."""
     answer = CHECKS[page][1]
-    honest = filled(tmp_path, page, HONEST_PROFILES, seeds=8)
+    honest = [a for _, a in honest_eight[page]]
     missed = sum(a != answer for a in honest)
     if page in ("by_value", "by_label"):
         assert 0 < missed <= 0.06 * len(honest)

@@ -54,9 +54,9 @@ def filled(config: Path, workers: list[Worker], known: bool = True) -> list[tupl
     if known:  # what the driver hands the simulator (flows/driver/sim_marketplace.py)
         add_known(bank, [{k: r[k] for k in ("item_id", "field", "answer")}
                          for r in known_answers(cfg, read_custom_items(cfg))])
-    out = []
+    out, shown = [], pages(config)  # every worker sees the same pages: rendered once, not once a worker
     for k, w in enumerate(workers):
-        for p, (rows, html) in enumerate(pages(config)):
+        for p, (rows, html) in enumerate(shown):
             values = fill_form(w, form_fields(html), page_rules(html), 0, 300, bank, random.Random(k * 100 + p),
                                html=html)
             for i, row in enumerate(rows):
