@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flows.core.inputs.csv_writing import _arrow_rows, _as_written, write_csv
+from flows.core.inputs import csv_writing
+from flows.core.inputs.csv_writing import _as_written, _cell_lists, write_csv
 
 TEXTS = ["", " ", "plain", "a,b", 'say "hi"', "two\nlines", "cr\ronly", "crlf\r\nend", "=1+1", "-1", "+3*2",
          "@SUM(A1)", "\t=1", "\u200b=1", "\uff1d1", "-0.5", "caf\u00e9", "\U0001f600 emoji", "trailing nul\x00",
@@ -36,11 +37,13 @@ def random_frame(rng: random.Random) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("for_spreadsheet", [True, False])
-def test_arrow_rows_are_written_as_pandas_writes_them(tmp_path: Path, for_spreadsheet: bool) -> None:
+def test_arrow_rows_are_written_as_pandas_writes_them(tmp_path: Path, for_spreadsheet: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(csv_writing, "ROWS_AT_ONCE", 7)  # rows joined a few at a time, as a long table's are
     rng = random.Random(7)
     for k in range(150):
         frame = random_frame(rng)
-        assert _arrow_rows(frame, for_spreadsheet) is not None  # the Arrow path is the one under test
+        assert _cell_lists(frame) is not None  # the Arrow path is the one under test
         ours = write_csv(frame, tmp_path / f"ours{k}.csv", for_spreadsheet=for_spreadsheet).read_bytes()
         assert ours == pandas_bytes(frame, tmp_path / f"theirs{k}.csv", for_spreadsheet), frame.to_dict("list")
 
@@ -53,6 +56,17 @@ def test_other_tables_are_left_to_pandas_and_written_the_same(tmp_path: Path) ->
               pd.DataFrame({0: ["x"], "b": ["=y"]}), pd.DataFrame({"one": ["", "=x", "a,b"]}),
               pd.DataFrame({"a": ["x", "=y"], "b": [[1], "z"]})]
     for k, frame in enumerate(frames):
-        assert _arrow_rows(frame, True) is None
+        assert _cell_lists(frame) is None
         ours = write_csv(frame, tmp_path / f"ours{k}.csv").read_bytes()
         assert ours == pandas_bytes(frame, tmp_path / f"theirs{k}.csv", True)
+
+
+def test_a_lone_surrogate_past_the_first_rows_fails_as_pandas_fails(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(csv_writing, "ROWS_AT_ONCE", 2)
+    frame = pd.DataFrame({"a": ["x", "y", "z", "bad \ud800"], "b": ["1", "2", "3", "4"]})
+    with pytest.raises(UnicodeEncodeError):
+        frame.to_csv(tmp_path / "theirs.csv", index=False)
+    with pytest.raises(UnicodeEncodeError):
+        write_csv(frame, tmp_path / "ours.csv")
+    assert list(tmp_path.iterdir()) == [tmp_path / "theirs.csv"]  # nothing staged is left

@@ -61,16 +61,18 @@ def _neutralised(column: pd.Series) -> pd.Series:
 
 
 # Cells csv's writer writes as pandas' to_csv does (str() of each; None and NaN blank). A table of only these, two
-# or more text columns of them, is written by Arrow (a flag table of 45,000 rows: a fifth of pandas' time).
+# or more text columns of them, is written by Arrow (a flag table of 45,000 rows: half pandas' time), some rows at a
+# time (their Arrow copies stay a few MB).
 _PLAIN_CELLS = frozenset({str, int, float, bool, type(None)})
 _MAY_START_RE2 = "^[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(_MAY_START)) + "]"
+ROWS_AT_ONCE = 8192
 
 
-def _arrow_rows(frame: pd.DataFrame, for_spreadsheet: bool) -> bytes | None:
-    """The header and rows as csv's writer (minimal quoting, CRLF) writes them, or None where pandas writes it."""
+def _cell_lists(frame: pd.DataFrame) -> list[tuple[list[Any], list[str]]] | None:
+    """Per column its cells and their text as csv writes it, or None where pandas writes the table."""
     if frame.empty or frame.shape[1] < 2 or not all(isinstance(c, str) for c in frame.columns):
         return None  # (one column: csv quotes an empty row's cell)
-    parts = []
+    columns = []
     for k in range(frame.shape[1]):
         column = frame.iloc[:, k]
         if column.dtype != object and not isinstance(column.dtype, pd.StringDtype):
@@ -80,19 +82,31 @@ def _arrow_rows(frame: pd.DataFrame, for_spreadsheet: bool) -> bytes | None:
         if not kinds <= _PLAIN_CELLS:
             return None
         # str() is what csv writes of a number (a float's repr) or a boolean
-        texts = values if kinds == {str} else ["" if v is None or (type(v) is float and math.isnan(v)) else
-                                               v if type(v) is str else str(v) for v in values]
-        try:
-            cells = pa.array(texts, pa.large_string())
-        except (pa.ArrowException, UnicodeEncodeError):  # a lone surrogate: pandas' error
-            return None
-        if for_spreadsheet:
-            cells = _arrow_neutralised(cells, values)
-        parts.append(_quoted(cells))
-    header = [neutralise(c) for c in frame.columns] if for_spreadsheet else list(frame.columns)
+        columns.append((values, values if kinds == {str} else [
+            "" if v is None or (type(v) is float and math.isnan(v)) else v if type(v) is str else str(v)
+            for v in values]))
+    return columns
+
+
+def _arrow_rows(columns: list[tuple[list[Any], list[str]]], header: list[str], for_spreadsheet: bool,
+                out: IO[bytes]) -> bool:
+    """The header and rows as csv's writer (minimal quoting, CRLF) writes them; False when Arrow cannot hold a
+    cell (a lone surrogate: pandas' error)."""
     line = io.StringIO()
     csv.writer(line, lineterminator="\r\n").writerow(header)
-    return line.getvalue().encode("utf-8") + _joined(parts)
+    out.write(line.getvalue().encode("utf-8"))
+    for start in range(0, len(columns[0][0]), ROWS_AT_ONCE):
+        parts = []
+        for values, texts in columns:
+            try:
+                cells = pa.array(texts[start:start + ROWS_AT_ONCE], pa.large_string())
+            except (pa.ArrowException, UnicodeEncodeError):
+                return False
+            if for_spreadsheet:
+                cells = _arrow_neutralised(cells, values[start:start + ROWS_AT_ONCE])
+            parts.append(_quoted(cells))
+        out.write(_joined(parts))
+    return True
 
 
 def _arrow_neutralised(cells: pa.Array, values: list[Any]) -> pa.Array:
@@ -109,19 +123,25 @@ def _arrow_neutralised(cells: pa.Array, values: list[Any]) -> pa.Array:
 
 def _quoted(cells: pa.Array) -> pa.Array:
     """A cell holding a comma, a quote or a line break in quotes, its quotes doubled (csv's minimal quoting)."""
+    needs = pc.match_substring_regex(cells, '[,"\r\n]')
+    if not pc.any(needs).as_py():
+        return cells
     mark = pa.scalar('"', pa.large_string())
-    quoted = pc.binary_join_element_wise(mark, pc.replace_substring(cells, '"', '""'), mark,
-                                         pa.scalar("", pa.large_string()))
-    return pc.if_else(pc.match_substring_regex(cells, '[,"\r\n]'), quoted, cells)
+    some = pc.replace_substring(cells.filter(needs), '"', '""')  # only those: a column's copies are few MB
+    return pc.replace_with_mask(cells, needs, pc.binary_join_element_wise(mark, some, mark,
+                                                                          pa.scalar("", pa.large_string())))
 
 
-def _joined(parts: list[pa.Array]) -> bytes:
+def _joined(parts: list[pa.Array]) -> memoryview:
+    """The cells of each row joined by commas, each row ended by CRLF: one buffer, no copy of it."""
     def text(s: str) -> pa.Scalar:
         return pa.scalar(s, pa.large_string())
 
-    rows = pc.binary_join_element_wise(pc.binary_join_element_wise(*parts, text(",")), text(""), text("\r\n"))
+    parts[-1] = pc.binary_join_element_wise(parts[-1], text("\r\n"), text(""))
+    rows = pc.binary_join_element_wise(*parts, text(","))
+    parts.clear()
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)
-    return memoryview(rows.buffers()[2])[offsets[rows.offset]:offsets[rows.offset + len(rows)]].tobytes()
+    return memoryview(rows.buffers()[2])[offsets[rows.offset]:offsets[rows.offset + len(rows)]]
 
 
 def _as_written(frame: pd.DataFrame, for_spreadsheet: bool) -> pd.DataFrame:
@@ -151,11 +171,9 @@ def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) 
     staged = target.with_name(f".{target.name}.{os.getpid()}.part") if _renamable(target) else path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # text cells from lists into a staged file (pandas would infer compression from a final name's suffix)
-        written = _arrow_rows(frame, for_spreadsheet) if staged != path else None
-        if written is not None:
-            staged.write_bytes(written)
-        else:  # CRLF rows (RFC 4180): csv then quotes every field holding a CR, which a reader would split on
+        # Arrow only into a staged file: pandas would infer compression from a final name's suffix
+        if staged == path or not _written_by_arrow(frame, staged, for_spreadsheet):
+            # CRLF rows (RFC 4180): csv then quotes every field holding a CR, which a reader would split on
             _as_written(frame, for_spreadsheet).to_csv(staged, index=False, lineterminator="\r\n")
         if staged != path:
             os.replace(staged, target)
@@ -165,6 +183,15 @@ def write_csv(frame: pd.DataFrame, path: Path, *, for_spreadsheet: bool = True) 
         if staged != path:
             staged.unlink(missing_ok=True)
     return path
+
+
+def _written_by_arrow(frame: pd.DataFrame, staged: Path, for_spreadsheet: bool) -> bool:
+    columns = _cell_lists(frame)
+    if columns is None:
+        return False
+    header = [neutralise(c) for c in frame.columns] if for_spreadsheet else list(frame.columns)
+    with staged.open("wb") as fh:
+        return _arrow_rows(columns, header, for_spreadsheet, fh)
 
 
 def _renamable(path: Path) -> bool:
