@@ -5,6 +5,7 @@ peers; images under ``consensus_min_peers`` other captions are skipped and count
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -54,8 +55,8 @@ def written_fit(df: pd.DataFrame) -> tuple[pd.Index, TermMatrix | None]:
         # the fit is the batch's largest step: the captions' Arrow copy (~20 MB at 200,000) goes first
         text_features.forget(df, "arrow_captions")
         written = text_features.written(df)
-        texts = np.array(text_features.captions(df), dtype=object)[written]
-        return df.index[written], fit_vectors(tuple(texts.tolist())) if len(texts) else None
+        texts = tuple(compress(text_features.captions(df), written.tolist()))
+        return df.index[written], fit_vectors(texts) if texts else None
 
     return text_features.shared(df, "written_fit", fit)
 

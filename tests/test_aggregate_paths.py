@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,7 +129,8 @@ def test_a_campaign_name_on_another_programs_sqlite_file_is_refused_unmigrated(t
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
 
 
-def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_path: Path,
+@pytest.mark.parametrize("writer", ["pandas", "arrow"])
+def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_path: Path, writer: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import pandas as pd
 
@@ -141,7 +143,14 @@ def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_pa
         Path(path).write_text("item_id,la", encoding="utf-8")
         raise KeyboardInterrupt
 
+    def half_rows_then_fail(columns: object, header: object, for_spreadsheet: bool, fh: Any) -> bool:
+        fh.write(b"item_id,la")
+        raise KeyboardInterrupt
+
     monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
+    monkeypatch.setattr(csv_writing, "_arrow_rows", half_rows_then_fail)
+    # a number column goes to pandas' writer, text columns to Arrow's
+    frame = pd.DataFrame({"item_id": ["a"], "label": [0.5 if writer == "pandas" else "x"]})
     with pytest.raises(KeyboardInterrupt):
-        csv_writing.write_csv(pd.DataFrame({"item_id": ["a"], "label": ["x"]}), out)
+        csv_writing.write_csv(frame, out)
     assert out.read_text(encoding="utf-8") == "old,whole\n1,2\n" and [p.name for p in tmp_path.iterdir()] == [out.name]
