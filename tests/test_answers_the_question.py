@@ -1,7 +1,6 @@
 """Simulated honest workers answer the question a box asks on pages of our own: a box the page says to leave empty
 after one answer is filled after the others; the name a bank line gives a business within the stated words; a
-to-do line from the task someone in the minutes took on; an error message in everyday words without its codes; a
-counter-argument to the claim's own point."""
+to-do line from the task someone in the minutes took on; a counter-argument to the claim's own point."""
 
 from __future__ import annotations
 
@@ -32,9 +31,6 @@ LINES = [("CARD PAYMENT TO WAITROSE FOODS 2231 ON 04 APR", "waitrose"), ("STARBU
 MINUTES = """<form><input type="hidden" name="item_id_0" value="m-{k}"><p>{minutes}</p>
 <p>Present: {people}</p><p>Write the first task agreed as a to-do line: who does what, by when. One sentence.</p>
 <textarea name="todo_0" required></textarea></form>"""
-MESSAGE = """<form><input type="hidden" name="item_id_0" value="e-{k}"><p>Shown in: {where}</p><p>{message}</p>
-<p>Rewrite the message in plain words for a friend. No error codes, no technical terms. At most 30 words.</p>
-<textarea name="plain_0" required></textarea></form>"""
 COUNTER = """<form><input type="hidden" name="item_id_0" value="d-{k}"><p>{claim}</p>
 <p>Write a counter-argument: the strongest reply a person who disagrees could give (15 to 40 words).</p>
 <textarea name="counter_0"></textarea></form>"""
@@ -74,16 +70,6 @@ def test_a_to_do_line_names_who_took_the_first_task_or_nobody() -> None:
     for k, (text, people, wanted) in enumerate(minutes * 3):
         said = filled(MINUTES.format(k=k, minutes=text, people=people), k)["todo_0"]
         assert all(w in said.lower() for w in wanted) and said.count(". ") == 0, said
-
-
-def test_a_message_in_plain_words_keeps_its_meaning_without_its_codes() -> None:
-    messages = [("Banking app, payment", "Payment failed (code E4012). Check the card number, then tap Pay again.",
-                 "card"), ("Email app, sending", "SMTP 552 5.3.4 Message size exceeds fixed limit", "message"),
-                ("Games console, online play", "Error code: CE-34878-0", "games console")]
-    for k, (where, message, kept) in enumerate(messages * 3):
-        said = filled(MESSAGE.format(k=k, where=where, message=message), k)["plain_0"]
-        assert kept in said.lower() and len(said.split()) <= 30, said
-        assert not re.search(r"E4012|SMTP|552|5\.3\.4|CE-", said) and len(re.findall(r"[.!?](?:\s|$)", said)) <= 2
 
 
 def test_a_counter_argument_answers_the_claims_point_in_the_stated_words() -> None:

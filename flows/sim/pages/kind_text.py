@@ -32,7 +32,6 @@ from flows.sim.people.known_text import copied, holds, known_text, own_sentence
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
 from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
 from flows.sim.people.page_context import ItemContext, field_base
-from flows.sim.people.plain_retelling import asks_plainly, plain_message, plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
 from flows.sim.people.summaries import (
     CHARS_A_WORD,
@@ -147,11 +146,6 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         if told := looked_up(wanted, question, ctx.texts, said.most_words, rng, fill.page):
             return told
         wanted = ""
-    if wanted == "plain":  # a decision told plainly, a message in everyday words; else in short, as before
-        if told := (plain_retelling(texts, rng, least, said.most_words) if asks_plainly(question) else
-                    plain_message(texts, rng, said.most_words)):
-            return told
-        wanted = "correction" if asks_plainly(question) else "summary"
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
         return plea  # what the item asks for, where that is the question
     if wanted == "meaning" or (wanted == "summary" and asked_term(question, ctx.texts, fill.page)):  # the term
