@@ -24,7 +24,6 @@ from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
-from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
@@ -172,7 +171,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "open":
         return open_answer(question, texts, rng)
     if wanted == "title":
-        return placed(headline(texts, rng, said.least_words, said.most_words), texts, question, said.most_words)
+        return headline(texts, rng, said.least_words, said.most_words)
     if wanted == "unclear" and not ctx.shows_image and (gap := left_unclear(texts, rng, least)):
         return gap
     if wanted in ("missing", "untold", "unclear") and ctx.shows_image:  # a detail a picture's description leaves out
