@@ -108,7 +108,7 @@ def shaped_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     question = fill.questions.get(f.name, "")
     ask = box_ask(question, fill.around.get(f.name, ""))
-    if not (told := shaped_answer(ask, question, ctx.texts, fill.page, fill.rng)):
+    if not (told := shaped_answer(ask, ctx.texts, fill.rng)):
         return ""
     said, rule = stated(ask), field_rule(f) or {}
     told = within(told, said.most_words, min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n))
