@@ -29,7 +29,7 @@ from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.known_text import copied, holds, known_text, own_sentence
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
-from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
+from flows.sim.people.own_words import OWN_WORDS, echoes_page, uncopied
 from flows.sim.people.page_context import ItemContext, field_base
 from flows.sim.people.stated_limits import Limits, stated, within
 from flows.sim.people.summaries import (
@@ -153,9 +153,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        told = chat_problem(main_text(ctx.texts), rng)
-        told = within_words(uncopied(told, main_text(ctx.texts)), most) if told else \
-            summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
+        told = summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
         return uncopied(told, main_text(ctx.texts)) if OWN_WORDS.search(question) else told
     if wanted == "audience":
         return audience(texts, rng, least)
