@@ -132,7 +132,7 @@ def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: 
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
-    if told := asked_form(question, ctx.texts, rng, least, said.most_words):  # a quote, a rhyming line, ... as the
+    if told := asked_form(question, ctx.texts, least, said.most_words):  # a quote, as the
         return told  # asking sentence's verb asks
     if wanted in ("summary", "comparison", "") and asks_difference(question) and \
             (told := difference(texts, rng, said.most_words)):
