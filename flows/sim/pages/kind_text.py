@@ -142,7 +142,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
             return told
         wanted = ""
     if wanted in LOOKUPS:  # a fact the item states, the sentence bearing on a question, the things it names
-        if told := looked_up(wanted, question, ctx.texts, said.most_words, rng, fill.page):
+        if told := looked_up(wanted, question, ctx.texts, said.most_words):
             return told
         wanted = ""
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):

@@ -166,8 +166,8 @@ def _kind(question: str, name: str) -> str:
         return "unclear"
     if READER_ASKS.search(question) or ASK_BACK.search(question):  # a question a reader, or its author, is asked
         return "question" if AUTHOR.search(question) else "ask"
-    if (found := lookup_kind(question)) in ("bearing", "listed", "task", "name", "check"):  # the sentence bearing on a
-        return found  # question, the things it names, a task someone took on, the name of who it is about
+    if (found := lookup_kind(question)) in ("bearing", "listed", "check"):  # the sentence bearing on a question, the
+        return found  # things it names, what to look up
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):
