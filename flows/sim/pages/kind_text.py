@@ -41,7 +41,7 @@ from flows.sim.people.summaries import (
     summary,
     words_asked,
 )
-from flows.sim.people.told_text import asked_of, left_unclear, next_step, retold_advice
+from flows.sim.people.told_text import asked_of, left_unclear, retold_advice
 
 
 def styled(fill: Filling, text: str, exact: bool = False) -> str:
@@ -178,8 +178,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return own_answer(wanted if wanted in OWN_KINDS else "untold", question, texts, rng, least, fill.page)
     if wanted == "reason" and ctx.texts and not fill.choices.get(ctx.key) and not ctx.shows_image:
         return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
-    if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words) or next_step(texts, question)):
-        return told  # the item's own advice retold, else a holder's next step
+    if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words)):
+        return told  # the item's own advice retold
     if wanted == "action" and PLANNED.search(" ".join(texts)) and not fixable(" ".join(texts)):
         return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):
