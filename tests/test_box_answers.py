@@ -14,7 +14,7 @@ from flows.sim.people.own_words import uncopied
 QUESTION = "Only if it needs a fix: type the English as it should read. Leave it empty if the English is right."
 
 
-def test_a_correction_rewrites_the_text_its_question_names_from_the_version_beside_it() -> None:
+def test_a_correction_rewrites_the_text_its_question_names_not_the_version_beside_it() -> None:
     texts = ["Hotel Sol y Mar (Spanish)", "Habitación con vistas al mar", "Habitation with sights to the sea"]
     labels = {texts[0]: "Hotel", texts[1]: "Original", texts[2]: "Our English"}
     target, version = to_correct(QUESTION, texts, labels)

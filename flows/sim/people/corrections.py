@@ -111,31 +111,9 @@ def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple
     return target, min(beside, key=lambda t: abs(order.index(t) - order.index(target))) if named and beside else ""
 
 
-def _alike(a: str, b: str) -> bool:
-    return a[:3] == b[:3] if min(len(a), len(b)) >= 3 else a == b
-
-
-def _from_version(text: str, version: str) -> str:
-    """``text`` with each run of words that match nothing in ``version`` (what the translation got wrong, as a reader
-    of both sees it) put back as one word of that version from about the same place."""
-    mine, theirs = text.split(), version.split()
-    odd = [k for k, w in enumerate(mine) if len(_bare(w)) >= 4 and _bare(w) not in SMALL
-           and not any(_alike(_bare(w), _bare(o)) for o in theirs)]
-    spare = [j for j, o in enumerate(theirs) if len(_bare(o)) >= 4
-             and not any(_alike(_bare(o), _bare(w)) for w in mine)]
-    for k in reversed(odd):  # (from the end, so a run's words drop out without moving the rest)
-        if spare:
-            j = min(spare, key=lambda j: abs(j / len(theirs) - k / len(mine)))
-            tail, run = mine[k][len(mine[k].rstrip(".,;:!?)")):], 2 if k - 1 in odd else 1
-            word = (str.capitalize if mine[k - run + 1][:1].isupper() else str.lower)(_bare(theirs[j])) + tail
-            mine[k - run + 1:k + 1], odd = [word], [o for o in odd if o != k - 1]
-            spare.remove(j)
-    return " ".join(mine)
-
-
 def corrected(sentence: str, rng: random.Random, version: str = "", one: bool = False) -> str:
     """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one;
-    ``version``: the text it translates or must agree with, read beside it; ``one``: only the sentence fixed."""
+    ``version``: the text it must agree with, read beside it; ``one``: only the sentence fixed."""
     text = sentence.strip()
     if version and (fixed := agreeing(text, version, one)):
         return fixed
@@ -143,8 +121,6 @@ def corrected(sentence: str, rng: random.Random, version: str = "", one: bool = 
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
-    if version and (fixed := _from_version(text, version)) != text:
-        return fixed
     if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
         return plainer
     text = text[:1].upper() + text[1:]
