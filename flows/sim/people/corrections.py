@@ -177,40 +177,12 @@ def agreeing(text: str, version: str, one: bool) -> str:
         if len(swaps) > best:
             put = _put(sentence, swaps)
             best, fixed = len(swaps), put if one else " ".join([*sentences[:n], put, *sentences[n + 1:]])
-    return fixed or _clause_put_right(sentences, version, one)
+    return fixed
 
 
 def _put(sentence: str, swaps: dict[int, str]) -> str:
     at = itertools.count()  # (the same tokens, in the same order, as TOKEN finds them)
     return TOKEN.sub(lambda m: swaps.get(next(at), m[0]), sentence)
-
-
-def _keys(text: str) -> set[str]:
-    """A text's facts and content words (a year aside: a notice need not repeat it)."""
-    return {_key(t) for t in TOKEN.findall(text) if (t[:1].isdigit() and not re.fullmatch(r"(?:19|20)\d\d", t))
-            or (len(t) >= 4 and t.lower() not in SMALL)}
-
-
-def _clause_put_right(sentences: list[str], version: str, one: bool) -> str:
-    """A clause of ``sentences`` that says what ``version`` does not, replaced with the clause of ``version`` that
-    the text never says and that shares most words with it ("no buses after 22:00" -> "extra buses meet every ferry
-    arriving after 22:00"); "" where every clause of the version is said."""
-    lead, _colon, rest = version.partition(": ")  # (not the lead-in: "New timetable, from 1 March:")
-    facts = rest if rest and len(lead.split()) <= 8 else version
-    theirs, said = [c for c in re.split(r"[.;,()]\s*|:\s+", facts) if c.strip()], _keys(" ".join(sentences))
-    ours = [(n, k, c) for n, s in enumerate(sentences) for k, c in enumerate(re.split(r",\s*", s)) if
-            _keys(c) - _keys(version)]
-    pairs = [(3 * len(_keys(c) & _keys(w)) + len(_keys(w) - said) - abs(j / len(theirs) - (n + k / 9) / len(sentences)),
-              n, k, w.strip()) for n, k, c in ours for j, w in enumerate(theirs) if _keys(w) - said]
-    if not pairs or len(said & _keys(facts)) < max(2, len(_keys(facts)) / 4):  # (another language: no clause of it)
-        return ""
-    _s, n, k, put = max(pairs)
-    clauses = re.split(r"(,\s*)", sentences[n])
-    put = put[:1].upper() + put[1:] if not k else put if put[:1].isdigit() or _kind([".", put], 1) else \
-        put[:1].lower() + put[1:]
-    clauses[2 * k] = put + (clauses[2 * k][-1] if clauses[2 * k][-1:] in ".!?" else "")
-    fixed = "".join(clauses)
-    return fixed if one else " ".join([*sentences[:n], fixed, *sentences[n + 1:]])
 
 
 NOT_ORDERS = frozenset(("i", "you", "your", "we", "the", "a", "an", "this", "that", "these", "those", "it", "he", "she",
