@@ -16,6 +16,11 @@ from flows.sim.people.summaries import STOP as SUMMARY_STOP
 KINDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^how many|^how much", re.I), ("2", "3", "4", "6", "8", "10", "12", "about 20")),
     (re.compile(r"colou?r", re.I), ("green", "blue", "red", "yellow", "purple", "orange", "brown")),
+    (re.compile(r"planet", re.I), ("Mercury", "Venus", "Mars", "Jupiter", "Saturn")),
+    (re.compile(r"capital|city|town", re.I), ("Paris", "Madrid", "Rome", "Berlin", "Lisbon", "Vienna")),
+    (re.compile(r"^(what|which) (year|century)|^when\b", re.I), ("1969", "1989", "in the 1800s", "2001", "1914")),
+    (re.compile(r"^who\b", re.I), ("Marie Curie", "Isaac Newton", "Ada Lovelace", "Charles Darwin")),
+    (re.compile(r"^where\b", re.I), ("In Europe", "In Africa", "Near the coast", "In the mountains")),
     (re.compile(r"^(is|are|was|were|do|does|did|can|could|will|would|should|has|have)\b", re.I), ("Yes", "No")),
 )
 # A missing detail said in several ways, so one honest person's notes do not repeat one sentence.
