@@ -132,8 +132,8 @@ def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: 
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
-    if told := asked_form(question, ctx.texts, least, said.most_words):  # a quote, as the
-        return told  # asking sentence's verb asks
+    if told := asked_form(question, ctx.texts, least, said.most_words):  # a quote, where the asking verb asks one
+        return told
     if wanted in ("summary", "comparison", "") and asks_difference(question) and \
             (told := difference(texts, rng, said.most_words)):
         return told  # what the second text says in place of the first's

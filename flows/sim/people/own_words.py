@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from flows.sim.people.stated_limits import NUMBERS as NUMBER_WORDS
 from flows.sim.people.summaries import sentences
 
 OWN_WORDS = re.compile(r"own words|\b(?:don't|do not|not|without|no|never)\s+cop(?:y|ying)\b|paraphras|rephras", re.I)
@@ -13,8 +14,7 @@ CONTRACTED = {"it's": "it is", "it is": "it's", "don't": "do not", "do not": "do
               "didn't": "did not", "did not": "didn't", "wasn't": "was not", "was not": "wasn't",
               "won't": "will not", "will not": "won't", "haven't": "have not", "have not": "haven't",
               "hasn't": "has not", "has not": "hasn't", "aren't": "are not", "are not": "aren't"}
-NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-           "nine": "9", "ten": "10"}
+NUMBERS = {w: n for w, n in NUMBER_WORDS.items() if 0 < int(n) <= 10}  # (one to ten, spelt the other way)
 SWAPS = {**NUMBERS, **{v: k for k, v in NUMBERS.items()}, "says": "shows", "got": "received", "bought": "purchased",
          "get": "receive", "add": "include", "find": "locate", "told": "informed", "think": "believe",
          "wrong": "incorrect", "broken": "damaged", "charged": "billed", "buy": "purchase", "change": "update"}
