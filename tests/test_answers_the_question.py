@@ -1,7 +1,5 @@
 """Simulated honest workers answer the question a box asks on pages of our own: a box the page says to leave empty
-after one answer is filled after the others; the name a bank line gives a business within the stated words; a
-to-do line from the task someone in the minutes took on; an error message in everyday words without its codes; a
-counter-argument to the claim's own point."""
+after one answer is filled after the others; a counter-argument to the claim's own point."""
 
 from __future__ import annotations
 
@@ -24,17 +22,6 @@ PARAS = [("The Colosseum is an oval amphitheatre in Rome. It could hold about 50
          ("Koalas are marsupials found in eastern Australia. They feed almost only on eucalyptus leaves. A young "
           "koala lives in its mother's pouch.", "Koalas mostly eat eucalyptus.", "They feed almost only on "
                                                                              "eucalyptus leaves.")]
-PAID = "<form>" + "".join(f"""<input type="hidden" name="item_id_{i}" value="p-{{k}}-{i}"><div>{{line{i}}} &nbsp;
-<b>12.40 GBP</b></div><p><strong>Who was paid?</strong> Write the business's name as a customer would say it, up to
-3 words.</p><input type="text" name="payee_{i}" maxlength="40" required>""" for i in (0, 1)) + "</form>"
-LINES = [("CARD PAYMENT TO WAITROSE FOODS 2231 ON 04 APR", "waitrose"), ("STARBUCKS 0917 LEEDS STATION", "starbucks"),
-         ("NOWTV.COM LONDON", "nowtv"), ("SQ *HILLSIDE BAKERY BATH", "hillside")]
-MINUTES = """<form><input type="hidden" name="item_id_0" value="m-{k}"><p>{minutes}</p>
-<p>Present: {people}</p><p>Write the first task agreed as a to-do line: who does what, by when. One sentence.</p>
-<textarea name="todo_0" required></textarea></form>"""
-MESSAGE = """<form><input type="hidden" name="item_id_0" value="e-{k}"><p>Shown in: {where}</p><p>{message}</p>
-<p>Rewrite the message in plain words for a friend. No error codes, no technical terms. At most 30 words.</p>
-<textarea name="plain_0" required></textarea></form>"""
 COUNTER = """<form><input type="hidden" name="item_id_0" value="d-{k}"><p>{claim}</p>
 <p>Write a counter-argument: the strongest reply a person who disagrees could give (15 to 40 words).</p>
 <textarea name="counter_0"></textarea></form>"""
@@ -56,34 +43,6 @@ def test_a_box_left_empty_after_one_answer_holds_the_sentence_after_the_others()
         else:
             assert values["evidence_0"] == sentence, values  # the claim's sentence, not the passage's first
     assert seen == {True, False}
-
-
-def test_a_business_name_is_the_lines_own_name_within_the_stated_words() -> None:
-    for k, (line, name) in enumerate(LINES * 3):
-        said = filled(PAID.format(k=k, line0=line, line1=LINES[k % 2 - 1][0]), k)["payee_0"]
-        assert name in said.lower().replace(" ", "") and len(said.split()) <= 3, said
-        assert not re.search(r"\d{3,}", said), said
-
-
-def test_a_to_do_line_names_who_took_the_first_task_or_nobody() -> None:
-    minutes = [("The gate is broken. Priya will call the landlord on Monday. Ben offered to paint the fence.",
-                "Priya Shah, Ben Cole", ("priya", "landlord")),
-               ("The van passed its check. Sam will book the ferry before June.", "Sam Reid, Ada Park",
-                ("sam", "ferry")),
-               ("The accounts were approved. No one volunteered to run the stall.", "Lee Fox, Kim Roe", ("nobody",))]
-    for k, (text, people, wanted) in enumerate(minutes * 3):
-        said = filled(MINUTES.format(k=k, minutes=text, people=people), k)["todo_0"]
-        assert all(w in said.lower() for w in wanted) and said.count(". ") == 0, said
-
-
-def test_a_message_in_plain_words_keeps_its_meaning_without_its_codes() -> None:
-    messages = [("Banking app, payment", "Payment failed (code E4012). Check the card number, then tap Pay again.",
-                 "card"), ("Email app, sending", "SMTP 552 5.3.4 Message size exceeds fixed limit", "message"),
-                ("Games console, online play", "Error code: CE-34878-0", "games console")]
-    for k, (where, message, kept) in enumerate(messages * 3):
-        said = filled(MESSAGE.format(k=k, where=where, message=message), k)["plain_0"]
-        assert kept in said.lower() and len(said.split()) <= 30, said
-        assert not re.search(r"E4012|SMTP|552|5\.3\.4|CE-", said) and len(re.findall(r"[.!?](?:\s|$)", said)) <= 2
 
 
 def test_a_counter_argument_answers_the_claims_point_in_the_stated_words() -> None:

@@ -1,5 +1,5 @@
 """Honest text that answers the box's own question: a correction of the text its question names, a reason for the
-choice its question names, a chat's problem in new words, what is confusing in a text."""
+choice its question names, a copied run broken, what is confusing in a text."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import re
 from flows.sim.people.choice_reasons import choice_reason, named_choice, said_together
 from flows.sim.people.corrections import corrected, left_empty, to_correct
 from flows.sim.people.item_writing import asked
-from flows.sim.people.own_words import chat_problem, turns, uncopied
+from flows.sim.people.own_words import uncopied
 
 QUESTION = "Only if it needs a fix: type the English as it should read. Leave it empty if the English is right."
 
 
-def test_a_correction_rewrites_the_text_its_question_names_from_the_version_beside_it() -> None:
+def test_a_correction_rewrites_the_text_its_question_names_not_the_version_beside_it() -> None:
     texts = ["Hotel Sol y Mar (Spanish)", "Habitación con vistas al mar", "Habitation with sights to the sea"]
     labels = {texts[0]: "Hotel", texts[1]: "Original", texts[2]: "Our English"}
     target, version = to_correct(QUESTION, texts, labels)
@@ -40,16 +40,9 @@ def test_a_reason_names_the_choice_its_question_names_not_the_last_one() -> None
     assert named_choice(choices, "Any other comments?") is None
 
 
-def test_a_chats_problem_is_told_of_the_one_who_opens_it_without_long_copied_runs() -> None:
-    chat = ("User: Hi. My monitor keeps flickering every few minutes since the update. "
-            "Support: Try another cable please. User: I tried two cables already.")
-    assert [who for who, _ in turns(chat)] == ["User", "Support", "User"]
-    told = chat_problem(chat, random.Random(3))
-    assert told.startswith("The user") and "monitor" in told and "Hi" not in told and "Support:" not in told
-    assert "their monitor" in told  # told of them, not in their own first person
+def test_a_copied_run_is_broken_as_a_person_rewrites_it() -> None:
     source = "I was told that three cables would arrive on Monday morning."
     assert "3" in uncopied("They were told that three cables would arrive on Monday morning.", source)
-    assert chat_problem("No speakers here: just one line of text.", random.Random(3)) == ""
 
 
 def test_a_question_whether_any_wording_is_confusing_asks_what_is_unclear() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from flows.sim.people.item_writing import asked
 from flows.sim.people.summaries import headline
-from flows.sim.people.told_text import asked_of, instructions, left_unclear, next_step, retold_advice
+from flows.sim.people.told_text import asked_of, instructions, left_unclear, retold_advice
 
 RECALL = ("Product recall: Glowmax desk lamp, model GL-4. The cable can overheat when the lamp is left on. "
           "Unplug the lamp and take it back to the shop where you bought it for a full refund.")
@@ -39,11 +39,8 @@ def test_an_order_told_of_someone_is_said_as_an_order() -> None:
     assert said == ["Collect all pupils from the hall by 2pm"]
 
 
-def test_with_no_advice_given_a_holder_gets_a_next_step_naming_the_thing() -> None:
+def test_with_no_advice_given_none_is_retold() -> None:
     assert retold_advice([NO_ADVICE], random.Random(1), 5, 25) == ""
-    step = next_step([NO_ADVICE], "What should someone who already owns one do?")
-    assert "Sunbeam kettles" in step and re.search(r"\bstop using\b", step, re.I), step
-    assert next_step([NO_ADVICE], "What should the factory staff do?") == ""  # no holder asked: a remedy elsewhere
 
 
 def test_what_a_rule_leaves_unclear_names_its_own_words_and_varies() -> None:

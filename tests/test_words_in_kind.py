@@ -1,8 +1,8 @@
 """Free text in the kind the question asks: "what should X do first?" gets one instruction about the thing at
 fault; "what is wrong with it?" names where a shorter text says otherwise than the longer one it stands for; a
 reason for a choice takes the choice's side (a no gets grounds for no) in the item's kind (a picture's sight);
-a <label> right after a radio button names that choice; "which part is missing?" names the part an address lacks;
-a box asked "if no" is answered after a no and left empty after a yes."""
+a <label> right after a radio button names that choice; "which part is missing?" names the part the page says an
+item gives; a box asked "if no" is answered after a no and left empty after a yes."""
 
 from __future__ import annotations
 
@@ -104,16 +104,6 @@ def test_a_label_after_a_radio_button_names_it_and_the_reason_says_so() -> None:
 def test_a_fault_in_a_lone_sentence_is_its_slip() -> None:
     text = fault(["Note:", "She recieved the parcel on Monday morning."], random.Random(3))
     assert "recieved" in text and "received" in text, text
-
-
-@pytest.mark.parametrize(("address", "part"), [
-    ("14 Quarry Lane, Leeds", "postcode"), ("Flat 2, Harbour Road, Penzance, TR18 4AA", "house number"),
-    ("9 Kings Road, SW3 4ND", "town"), ("Ana Silva, 31, 1100-148 Lisboa", "street"),
-    ("7 Mill Court, Ely, CB7 4AB (the door round the back, upstairs)", "flat"), ("7 Mill Court, Ely, CB7 4AB", ""),
-    ("The kettle stopped working after two days, the lid is broken.", "")])
-def test_a_missing_part_is_the_part_an_address_lacks(address: str, part: str) -> None:
-    said = missing_part(address, random.Random(2)).lower()
-    assert part in said and len(said.split()) <= 6 and (said or not part), said
 
 
 @pytest.mark.parametrize(("request_text", "part"), [

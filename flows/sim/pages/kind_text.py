@@ -24,15 +24,13 @@ from flows.sim.people.comparisons import asks_difference, comparison, difference
 from flows.sim.people.corrections import corrected, left_empty, politer, to_correct
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.descriptions import description
-from flows.sim.people.headlines import placed
 from flows.sim.people.item_answers import fit_text, optional
 from flows.sim.people.item_lookups import LOOKUPS, looked_up
 from flows.sim.people.item_writing import asked, audience, framed, marked_word, spans, the_word
 from flows.sim.people.known_text import copied, holds, known_text, own_sentence
 from flows.sim.people.own_answers import OWN_KINDS, own_answer
-from flows.sim.people.own_words import OWN_WORDS, chat_problem, echoes_page, uncopied, within_words
+from flows.sim.people.own_words import OWN_WORDS, echoes_page, uncopied
 from flows.sim.people.page_context import ItemContext, field_base
-from flows.sim.people.plain_retelling import asks_plainly, plain_message, plain_retelling
 from flows.sim.people.stated_limits import Limits, stated, within
 from flows.sim.people.summaries import (
     CHARS_A_WORD,
@@ -43,7 +41,7 @@ from flows.sim.people.summaries import (
     summary,
     words_asked,
 )
-from flows.sim.people.told_text import asked_of, left_unclear, next_step, retold_advice
+from flows.sim.people.told_text import asked_of, left_unclear, retold_advice
 
 
 def styled(fill: Filling, text: str, exact: bool = False) -> str:
@@ -110,7 +108,7 @@ def shaped_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         return ""
     question = fill.questions.get(f.name, "")
     ask = box_ask(question, fill.around.get(f.name, ""))
-    if not (told := shaped_answer(ask, question, ctx.texts, fill.page, fill.rng)):
+    if not (told := shaped_answer(ask, ctx.texts, fill.rng)):
         return ""
     said, rule = stated(ask), field_rule(f) or {}
     told = within(told, said.most_words, min(n for n in (rule.get("maxlength"), said.most_chars, 10**6) if n))
@@ -134,8 +132,8 @@ def _unpasted(text: str, question: str, shown: list[str], fill: Filling, known: 
 def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: ItemContext, least: int,
              limits: tuple[int, Limits]) -> str:
     rng, (low, said) = fill.rng, limits
-    if told := asked_form(question, ctx.texts, rng, least, said.most_words):  # a quote, a rhyming line, ... as the
-        return told  # asking sentence's verb asks
+    if told := asked_form(question, ctx.texts, least, said.most_words):  # a quote, where the asking verb asks one
+        return told
     if wanted in ("summary", "comparison", "") and asks_difference(question) and \
             (told := difference(texts, rng, said.most_words)):
         return told  # what the second text says in place of the first's
@@ -144,14 +142,9 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
             return told
         wanted = ""
     if wanted in LOOKUPS:  # a fact the item states, the sentence bearing on a question, the things it names
-        if told := looked_up(wanted, question, ctx.texts, said.most_words, rng, fill.page):
+        if told := looked_up(wanted, question, ctx.texts, said.most_words):
             return told
         wanted = ""
-    if wanted == "plain":  # a decision told plainly, a message in everyday words; else in short, as before
-        if told := (plain_retelling(texts, rng, least, said.most_words) if asks_plainly(question) else
-                    plain_message(texts, rng, said.most_words)):
-            return told
-        wanted = "correction" if asks_plainly(question) else "summary"
     if wanted in ("summary", "action") and (plea := asked_of(ctx.texts, question, rng)):
         return plea  # what the item asks for, where that is the question
     if wanted == "meaning" or (wanted == "summary" and asked_term(question, ctx.texts, fill.page)):  # the term
@@ -160,9 +153,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         most = said.most_words or (said.most_chars or 0) // CHARS_A_WORD or None
         asked_words = (least + most) // 2 if least and most else max(words_asked(question, low, most) or 0,
                                                                       least + 4 if least else 0) or None
-        told = chat_problem(main_text(ctx.texts), rng)
-        told = within_words(uncopied(told, main_text(ctx.texts)), most) if told else \
-            summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
+        told = summary(ctx.texts, rng, asked_words, low, bool(ONE_SENTENCE.search(question)))
         return uncopied(told, main_text(ctx.texts)) if OWN_WORDS.search(question) else told
     if wanted == "audience":
         return audience(texts, rng, least)
@@ -178,7 +169,7 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
     if wanted == "open":
         return open_answer(question, texts, rng)
     if wanted == "title":
-        return placed(headline(texts, rng, said.least_words, said.most_words), texts, question, said.most_words)
+        return headline(texts, rng, said.least_words, said.most_words)
     if wanted == "unclear" and not ctx.shows_image and (gap := left_unclear(texts, rng, least)):
         return gap
     if wanted in ("missing", "untold", "unclear") and ctx.shows_image:  # a detail a picture's description leaves out
@@ -187,8 +178,8 @@ def _of_kind(wanted: str, question: str, texts: list[str], fill: Filling, ctx: I
         return own_answer(wanted if wanted in OWN_KINDS else "untold", question, texts, rng, least, fill.page)
     if wanted == "reason" and ctx.texts and not fill.choices.get(ctx.key) and not ctx.shows_image:
         return own_answer("because", question, texts, rng, least, fill.page)  # no choice made: the text's why
-    if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words) or next_step(texts, question)):
-        return told  # the item's own advice retold, else a holder's next step
+    if wanted == "action" and (told := retold_advice(texts, rng, least, said.most_words)):
+        return told  # the item's own advice retold
     if wanted == "action" and PLANNED.search(" ".join(texts)) and not fixable(" ".join(texts)):
         return own_answer("advice", question, texts, rng, least, fill.page)  # a plan, not a report: how to go on
     if wanted in ("fault", "action"):

@@ -15,13 +15,10 @@ from flows.sim.people.corrections import ONLY_WHEN
 from flows.sim.people.crowd_model import PASTING_PROFILES
 from flows.sim.people.item_answers import leaves_empty
 from flows.sim.people.page_context import ItemContext
-from flows.sim.people.stated_figures import stated_figure
+from flows.sim.people.stated_figures import CLOCK, clock_minutes, stated_figure
 from flows.sim.people.stated_limits import NUMBERS
 from flows.sim.people.worker_questions import own_question
 
-AMPM = r"(?:a\.?m\.?|p\.?m\.?)"
-CLOCK = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*({AMPM})(?![\w])|\b(\d{{1,2}})[:.](\d{{2}})\b(?!\s*[/-])|"
-                   r"\b(noon|midday|midnight)\b", re.I)
 DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b|"
                   r"\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,? (\d{4})\b|"
                   r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b",
@@ -116,7 +113,7 @@ def worked_time(asked: str, texts: list[str]) -> int | None:
     the item's time (that time plus or minus each stay it states, the next of the other times it states, round
     the clock); else the item's time."""
     text = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), " ".join(texts), flags=re.I)
-    found = [(m.start(), t) for m in CLOCK.finditer(text) if (t := _minutes(m)) is not None]
+    found = [(m.start(), t) for m in CLOCK.finditer(text) if (t := clock_minutes(m)) is not None]
     if not found:
         return None
     at = [t for start, t in found if re.search(r"\bat\s*$", text[max(0, start - 4):start], re.I)]
@@ -129,17 +126,6 @@ def worked_time(asked: str, texts: list[str]) -> int | None:
         sign = -1 if re.match(r"\s+(?:before|earlier)\b", text[m.end():], re.I) else 1  # "45 minutes before"
         limits.append(ref + sign * round(amount * (60 if m[2].lower().startswith("h") else 1)))
     return min(limits) % 1440 if limits else None
-
-
-def _minutes(m: re.Match[str]) -> int | None:
-    if m[6]:
-        return 0 if m[6].lower() == "midnight" else 720
-    hour, minute = int(m[1] or m[4]), int(m[2] or m[5] or 0)
-    if hour > 24 or minute > 59:
-        return None
-    if m[3]:
-        return (hour % 12 + (12 if m[3].lower().startswith("p") else 0)) * 60 + minute
-    return (hour % 24) * 60 + minute
 
 
 def clock_text(minutes: int, twelve: bool) -> str:

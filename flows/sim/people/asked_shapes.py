@@ -1,7 +1,6 @@
 """Answers in the shape a box's own words ask, read off their verb and noun, not off a domain: hashtags, emoji, a
-list of N things, a name for the item, an amount in words, a text put in the past tense, a line whose words start
-with a sound. Each is built from the item's own salient words and meets the count the words state; a box asking
-none of these shapes gets "" (the other writers answer it)."""
+list of N things, a name for the item. Each is built from the item's own salient words and meets the count the words
+state; a box asking none of these shapes gets "" (the other writers answer it)."""
 
 from __future__ import annotations
 
@@ -9,14 +8,6 @@ import random
 import re
 from collections.abc import Sequence
 
-from flows.sim.people.made_texts import (
-    alliterating,
-    amount_words,
-    own_item,
-    past_tense,
-    salient,
-    suggestion,
-)
 from flows.sim.people.stated_limits import LEAST, MOST, NUMBERS, SPAN
 
 COUNT = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
@@ -24,12 +15,6 @@ RANGE = re.compile(r"\b(?P<a>\d{1,2}|one|two|three|four|five|six)\s*(?:-|–|to)
                    r"six|seven|eight|nine|ten)\s+(?P<u>[a-z]+)", re.I)
 HASHTAGS = re.compile(rf"\b(?:{COUNT}\s+)?hashtags?\b", re.I)
 EMOJI = re.compile(r"\bemoji", re.I)
-IN_WORDS = re.compile(r"\b(?:amount|number|figure|sum|price|total)s?\b[^.?]{0,20}\bin words\b|\bin words\b[^.?]{0,40}"
-                      r"\b(?:amount|number|pounds|dollars|euros)\b|\bspell(?:ed|t)? out\b", re.I)
-PAST = re.compile(r"\bpast tense\b|\bin the past\b", re.I)
-REWRITE = re.compile(r"\bre-?writ\w*\b|\brephras\w*\b|\bput (?:it|this) in\b|\bturn (?:it|this) into\b", re.I)
-SOUND = re.compile(r"\b(?:start|begin)s? with (?:the )?(?:sound|letter)s?\s*[\"“']?(?P<s>[a-z]{1,3})\b", re.I)
-SUGGEST = re.compile(r"\b(?:suggest|recommend|choose|pick)\b (?:one|a|an)\b (?P<thing>[a-z]+)", re.I)
 NAME = re.compile(r"\b(?:make up|invent|come up with|think of|suggest|give|create|choose|pick|write)\b[^.?]{0,25}"
                   r"\b(?:name|title|nickname)\b", re.I)
 # "three sounds", not a limit ("2 to 6 words", "5 minutes")
@@ -62,22 +47,6 @@ EMOJI_OF = {"sea": "🌊", "ferry": "⛴️", "boat": "⛵", "ship": "🚢", "is
             "office": "🏢", "work": "💼", "accountant": "💼", "job": "💼", "fire": "🔥", "ice": "🧊",
             "hotel": "🏨", "wolf": "🐺", "bear": "🐻", "whale": "🐋", "shark": "🦈", "alien": "👽", "magic": "✨",
             "witch": "🧙", "dragon": "🐉", "time": "⏰", "clock": "⏰", "piano": "🎹", "paint": "🎨", "art": "🎨"}
-# what one hears near a few common kinds of place, for a list of sounds
-SOUNDS_OF = {"sea": "waves", "bay": "waves", "beach": "waves", "coast": "gulls", "cliff": "gulls",
-             "harbour": "boats", "wood": "owls", "woodland": "owls", "forest": "owls", "trees": "wind in the trees",
-             "river": "running water",
-             "stream": "running water", "lake": "ducks", "farm": "sheep", "sheep": "sheep bleating", "cows": "cows",
-             "road": "traffic", "town": "traffic", "city": "traffic", "railway": "trains", "station": "trains",
-             "fire": "crackling fire", "campfire": "crackling fire", "moor": "wind", "moorland": "wind",
-             "hill": "wind", "dunes": "waves", "park": "children", "pub": "people talking", "festival": "music"}
-NIGHT = ("wind", "owls", "rain", "foxes", "crickets")
-# a colour as a person names it: its hue's things, its lightness's mood
-HUES = (("red", ("Poppy", "Ember", "Cherry", "Brick")), ("orange", ("Apricot", "Marigold", "Amber", "Copper")),
-        ("yellow", ("Honey", "Sunflower", "Buttercup", "Lemon")), ("green", ("Meadow", "Fern", "Moss", "Sage")),
-        ("teal", ("Lagoon", "Seaglass", "Kingfisher", "Juniper")), ("blue", ("Harbour", "Cornflower", "Ocean", "Sky")),
-        ("purple", ("Heather", "Plum", "Lavender", "Violet")), ("pink", ("Blossom", "Rose", "Peony", "Candyfloss")))
-MOODS = {"pale": ("Mist", "Whisper", "Morning", "Haze"), "deep": ("Midnight", "Velvet", "Forest", "Dusk"),
-         "grey": ("Pebble", "Slate", "Storm", "Flint"), "mid": ("Garden", "Field", "Harvest", "Cottage")}
 
 def around_boxes(positions: dict[str, int], texts: Sequence[tuple[int, str, object]],
                  boxes: list[str]) -> dict[str, str]:
@@ -121,27 +90,18 @@ def echoes_ask(text: str, question: str, shown: Sequence[str] = ()) -> bool:
     return len(said) >= 3 and sum(w in asked for w in said) >= 0.8 * len(said)
 
 
-def shaped_answer(ask: str, question: str, texts: list[str], page: str, rng: random.Random) -> str:
-    """The answer in the shape the box's words name (``ask``: its ``question`` and the hint around it, box_ask), from
-    the item's ``texts`` (``page``: all its words; an example in the question is not the item); "" for none."""
+def shaped_answer(ask: str, texts: list[str], rng: random.Random) -> str:
+    """The answer in the shape the box's words name (``ask``: its question and the hint around it, box_ask), from
+    the item's ``texts``; "" for none."""
     main = max(texts, key=len, default="")
     if HASHTAGS.search(ask):
         return hashtags(main, _count(ask, HASHTAGS, 3), rng)
     if EMOJI.search(ask):
         return emoji(main, _span(ask, "emoji", (3, 5)), rng)
-    if IN_WORDS.search(ask) and (told := amount_words(_shown_amount(question, texts, page))):
-        return told
-    if PAST.search(ask) or (REWRITE.search(ask) and PAST.search(page)):
-        return past_tense(own_item(texts, question)) if texts else ""
-    if sound := SOUND.search(ask):
-        return alliterating(sound["s"].lower(), _span(ask, "words", (6, 8)), main, rng)
-    if (wants := SUGGEST.search(ask)) and re.search(r"\bwhy\b", ask, re.I) and \
-            (told := suggestion(wants["thing"], texts, page)):
-        return told
     if NAME.search(ask):
-        return made_name(texts, page, _span(ask, "words", (2, 3)), rng)
+        return made_name(texts, _span(ask, "words", (2, 3)))
     if (listed := LIST.search(_lead(ask))) and 2 <= int(NUMBERS.get(listed["n"].lower(), listed["n"])) <= 10:
-        return listing(listed["thing"].lower(), int(NUMBERS.get(listed["n"].lower(), listed["n"])), " ".join(texts),
+        return listing(int(NUMBERS.get(listed["n"].lower(), listed["n"])), " ".join(texts),
                        " " if BY_SPACES.search(ask) else ", ")
     return ""
 
@@ -166,12 +126,6 @@ def _span(ask: str, unit: str, default: tuple[int, int]) -> int:
     return default[0] + (default[1] > default[0])
 
 
-def _shown_amount(ask: str, texts: list[str], page: str) -> str:
-    """The page's amount of money that is no example of the box's words (its item's), else its texts' words."""
-    amounts = [a for a in re.findall(r"[£$€]\s?\d[\d,]*(?:\.\d{2})?", page) if a not in ask]
-    return amounts[0] if amounts else " ".join(texts)
-
-
 def hashtags(text: str, n: int, rng: random.Random) -> str:
     """``n`` different hashtags from the item's salient words (a name's words run together)."""
     words = salient(text)
@@ -190,35 +144,32 @@ def emoji(text: str, n: int, rng: random.Random) -> str:
     return " ".join((found + [m for m in moods if m not in found])[:n])
 
 
-def listing(thing: str, n: int, text: str, sep: str) -> str:
-    """``n`` short things of the kind asked ("sounds"): the ones the item's places make, else its own things."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
-    if thing.startswith("sound"):
-        found = [SOUNDS_OF[w] for w in words if w in SOUNDS_OF] + list(NIGHT)
-    else:
-        found = [w.lower() for w in salient(text)] or ["nothing else"]
+def listing(n: int, text: str, sep: str) -> str:
+    """``n`` short things of the kind asked: the item's own things."""
+    found = [w.lower() for w in salient(text)] or ["nothing else"]
     return sep.join(list(dict.fromkeys(found))[:n])
 
 
-def made_name(texts: list[str], page: str, n: int, rng: random.Random) -> str:
-    """A name of ``n`` words for the item: a colour it shows named by its hue and lightness, else its own salient
-    words, capitalised as a name."""
-    if colour := re.search(r"#([0-9A-Fa-f]{6})\b", " ".join(texts) + " " + page):
-        hue, mood = _colour(colour[1])
-        words = [rng.choice(MOODS[mood]), rng.choice(hue)]
-        return " ".join(words[: max(2, n)])
+def made_name(texts: list[str], n: int) -> str:
+    """A name of ``n`` words for the item: its own salient words, capitalised as a name."""
     found = salient(" ".join(texts))
     return " ".join(w[:1].upper() + w[1:] for w in found[: max(1, n)]) if found else ""
 
 
-def _colour(hexa: str) -> tuple[tuple[str, ...], str]:
-    """A colour's hue's words and its mood (pale, deep, grey or mid)."""
-    import colorsys
+STOP = frozenset(("a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by", "from", "but",
+                  "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "their",
+                  "there", "here", "his", "her", "he", "she", "they", "them", "we", "our", "you", "your", "i",
+                  "my", "me", "not", "no", "so", "as", "into", "over", "after", "before", "just", "very", "also",
+                  "has", "have", "had", "will", "would", "can", "could", "should", "may", "might", "than", "then",
+                  "when", "while", "who", "which", "what", "where", "one", "two", "three", "four", "five", "six",
+                  "seven", "eight", "nine", "ten", "all", "some", "any", "each", "every", "more", "most", "about",
+                  "up", "down", "out", "off"))
 
-    r, g, b = (int(hexa[k:k + 2], 16) / 255 for k in (0, 2, 4))
-    h, light, sat = colorsys.rgb_to_hls(r, g, b)
-    mood = "grey" if sat < 0.15 else "pale" if light > 0.7 else "deep" if light < 0.3 else "mid"
-    at = int(((h * 360 + 15) % 360) // 45)  # red, orange, yellow, green, teal, blue, purple, pink
-    return HUES[min(at, len(HUES) - 1)][1], mood
 
-
+def salient(text: str) -> list[str]:
+    """The item's content words in order, each once (no small words, no numbers)."""
+    seen: dict[str, None] = {}
+    for w in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", text):
+        if w.lower() not in STOP and not w.lower().endswith("'s"):
+            seen.setdefault(w, None)
+    return list(seen)

@@ -9,17 +9,12 @@ from difflib import SequenceMatcher
 # what a box asks to compare ("Compare the two ads", "How do the two reviews differ", "contrast ...")
 COMPARE_ASK = re.compile(r"\b(?:compare|contrast|differences? between|how (?:do|does) (?:\w+ ){1,3}differ)\b", re.I)
 PAIR_NOUN = re.compile(r"\b(?:two|both)\s+([a-z]{3,})\b", re.I)
-# words that say what something asks of a person: the points two texts are compared on when the box names none
-DEMANDS = ("experience", "qualif", "degree", "licen", "skill", "hour", "shift", "weekend", "night", "travel",
-           "driv", "train", "require", "need", "must", "essential", "expect", "year", "remote", "office",
-           "flexib", "certif", "attitude", "knowledge", "able", "background")
 STOP = frozenset(("the", "and", "with", "your", "you", "our", "for", "are", "will", "must", "have", "that", "this",
                   "from", "into", "who", "all", "any", "per", "plus", "not", "can", "but", "its", "they", "their",
-                  "we", "a", "an", "of", "to", "in", "on", "at", "or", "be", "is", "it", "as", "by"))
-PREDICATE = re.compile(r"(?:requir|need|essential|expect|must|desirable|wanted)", re.I)
-NOUN = re.compile(r"(?:experience|licen|degree|skill|qualif|driver|certif|knowledge|background)", re.I)
+                  "we", "a", "an", "of", "to", "in", "on", "at", "or", "be", "is", "it", "as", "by", "what", "when",
+                  "which", "there", "were", "been", "also", "just", "very", "more", "than", "then", "some"))
 LINKS = (", while {b} ", "; {b} instead ", ", whereas {b} ", ". By contrast, {b} ")
-ASKS = ("asks for", "wants", "mentions", "expects")
+ASKS = ("mentions", "talks about", "focuses on", "brings up")
 SILENT = ("says nothing about {c}", "does not mention {c} at all", "gives no word on {c}")
 
 
@@ -32,29 +27,28 @@ def _words(text: str) -> list[str]:
 
 
 def _cues(question: str) -> tuple[str, ...]:
-    """The points the box names ("experience, qualifications, hours ...") as stems, else what a text asks of one."""
+    """The points the box names in brackets ("experience, qualifications, hours ...") as stems."""
     named = re.search(r"\(([^)]*)\)", question)
-    own = tuple(w.lower()[:5] for w in _words(named.group(1)) if len(w) >= 4) if named else ()
-    return own + DEMANDS
+    return tuple(w.lower()[:5] for w in _words(named.group(1)) if len(w) >= 4) if named else ()
 
 
-def _points(text: str, cues: tuple[str, ...], n: int = 3) -> list[str]:
-    """Up to ``n`` things a text asks for, in its order: the word a "required"/"needed" follows, else the cued word
-    with the word that qualifies it ("clean licence"); a few words apart, so no run of the text is copied."""
-    said = _words(text)
+def _points(text: str, other: str, cues: tuple[str, ...], n: int = 3) -> list[str]:
+    """Up to ``n`` things a text says, in its order: the points the box names, each with the word that qualifies it
+    ("clean licence"), then its own content words the other text does not use (none where the box names points and
+    the text says nothing of them); a few words apart, so no run of the text is copied."""
+    said, theirs = _words(text), {w.lower()[:5] for w in _words(other)}
     found: list[str] = []
     for i, w in enumerate(said):
         low = w.lower()
-        if not any(low.startswith(c) for c in cues) or low in STOP:
-            continue
-        before = said[i - 1].lower() if i and said[i - 1].lower() not in STOP and len(said[i - 1]) > 2 else ""
-        point = (before if PREDICATE.match(low) else f"{before} {low}" if NOUN.match(low) else low).strip()
-        if point and not PREDICATE.match(point) and not any(p.split()[-1][:4] == point.split()[-1][:4]
-                                                            for p in found):
-            found.append(point)
-        if len(found) >= n:
-            break
-    return found
+        if cues and low.startswith(cues) and low not in STOP:
+            before = said[i - 1].lower() if i and said[i - 1].lower() not in STOP and len(said[i - 1]) > 2 else ""
+            found.append(f"{before} {low}".strip())
+    own = [w.lower() for w in said if len(w) >= 4 and w.lower() not in STOP and w.lower()[:5] not in theirs]
+    points: list[str] = []
+    for point in [*found, *(own if found or not cues else [])]:
+        if not any(p.split()[-1][:4] == point.split()[-1][:4] for p in points):
+            points.append(point)
+    return points[:n]
 
 
 def _listed(points: list[str]) -> str:
@@ -62,17 +56,18 @@ def _listed(points: list[str]) -> str:
 
 
 def comparison(question: str, texts: list[str], rng: random.Random, most: int | None = None) -> str:
-    """The two longest texts compared on the points the box names: what each asks for, or that one says nothing."""
+    """The two longest texts compared on the points the box names (else on what each says that the other does not):
+    what each says, or that one says nothing of them."""
     pair = sorted(sorted(texts, key=lambda t: -len(t.split()))[:2], key=texts.index)
     if len(pair) < 2:
         return ""
     noun = (m.group(1).lower().rstrip("s") if (m := PAIR_NOUN.search(question)) else "") or "one"
     first, second = f"the first {noun}", f"the second {noun}"
     cues = _cues(question)
-    a, b = _points(pair[0], cues), _points(pair[1], cues)
+    a, b = _points(pair[0], pair[1], cues), _points(pair[1], pair[0], cues)
     if not a and not b:
         return ""
-    topic = _listed([c for c in ("experience", "hours", "training") if c[:4] in " ".join(cues)][:2] or ["that"])
+    topic = _listed(a or b)
     said_a = f"{rng.choice(ASKS)} {_listed(a)}" if a else rng.choice(SILENT).format(c=topic)
     said_b = f"{rng.choice(ASKS)} {_listed(b)}" if b else rng.choice(SILENT).format(c=topic)
     return _at_most(first[:1].upper() + first[1:] + f" {said_a}" + rng.choice(LINKS).format(b=second) + f"{said_b}.",

@@ -111,31 +111,9 @@ def to_correct(question: str, texts: list[str], labels: dict[str, str]) -> tuple
     return target, min(beside, key=lambda t: abs(order.index(t) - order.index(target))) if named and beside else ""
 
 
-def _alike(a: str, b: str) -> bool:
-    return a[:3] == b[:3] if min(len(a), len(b)) >= 3 else a == b
-
-
-def _from_version(text: str, version: str) -> str:
-    """``text`` with each run of words that match nothing in ``version`` (what the translation got wrong, as a reader
-    of both sees it) put back as one word of that version from about the same place."""
-    mine, theirs = text.split(), version.split()
-    odd = [k for k, w in enumerate(mine) if len(_bare(w)) >= 4 and _bare(w) not in SMALL
-           and not any(_alike(_bare(w), _bare(o)) for o in theirs)]
-    spare = [j for j, o in enumerate(theirs) if len(_bare(o)) >= 4
-             and not any(_alike(_bare(o), _bare(w)) for w in mine)]
-    for k in reversed(odd):  # (from the end, so a run's words drop out without moving the rest)
-        if spare:
-            j = min(spare, key=lambda j: abs(j / len(theirs) - k / len(mine)))
-            tail, run = mine[k][len(mine[k].rstrip(".,;:!?)")):], 2 if k - 1 in odd else 1
-            word = (str.capitalize if mine[k - run + 1][:1].isupper() else str.lower)(_bare(theirs[j])) + tail
-            mine[k - run + 1:k + 1], odd = [word], [o for o in odd if o != k - 1]
-            spare.remove(j)
-    return " ".join(mine)
-
-
 def corrected(sentence: str, rng: random.Random, version: str = "", one: bool = False) -> str:
     """``sentence`` with its mistake fixed, or (none found) changed as a person who believes it has one;
-    ``version``: the text it translates or must agree with, read beside it; ``one``: only the sentence fixed."""
+    ``version``: the text it must agree with, read beside it; ``one``: only the sentence fixed."""
     text = sentence.strip()
     if version and (fixed := agreeing(text, version, one)):
         return fixed
@@ -143,8 +121,6 @@ def corrected(sentence: str, rng: random.Random, version: str = "", one: bool = 
         fixed = pattern.sub(fix, text, count=1)
         if fixed != text:
             return fixed
-    if version and (fixed := _from_version(text, version)) != text:
-        return fixed
     if (plainer := reword(text, rng, 1.0)) != text:  # no mistake of ours found: a word put another way
         return plainer
     text = text[:1].upper() + text[1:]
@@ -201,40 +177,12 @@ def agreeing(text: str, version: str, one: bool) -> str:
         if len(swaps) > best:
             put = _put(sentence, swaps)
             best, fixed = len(swaps), put if one else " ".join([*sentences[:n], put, *sentences[n + 1:]])
-    return fixed or _clause_put_right(sentences, version, one)
+    return fixed
 
 
 def _put(sentence: str, swaps: dict[int, str]) -> str:
     at = itertools.count()  # (the same tokens, in the same order, as TOKEN finds them)
     return TOKEN.sub(lambda m: swaps.get(next(at), m[0]), sentence)
-
-
-def _keys(text: str) -> set[str]:
-    """A text's facts and content words (a year aside: a notice need not repeat it)."""
-    return {_key(t) for t in TOKEN.findall(text) if (t[:1].isdigit() and not re.fullmatch(r"(?:19|20)\d\d", t))
-            or (len(t) >= 4 and t.lower() not in SMALL)}
-
-
-def _clause_put_right(sentences: list[str], version: str, one: bool) -> str:
-    """A clause of ``sentences`` that says what ``version`` does not, replaced with the clause of ``version`` that
-    the text never says and that shares most words with it ("no buses after 22:00" -> "extra buses meet every ferry
-    arriving after 22:00"); "" where every clause of the version is said."""
-    lead, _colon, rest = version.partition(": ")  # (not the lead-in: "New timetable, from 1 March:")
-    facts = rest if rest and len(lead.split()) <= 8 else version
-    theirs, said = [c for c in re.split(r"[.;,()]\s*|:\s+", facts) if c.strip()], _keys(" ".join(sentences))
-    ours = [(n, k, c) for n, s in enumerate(sentences) for k, c in enumerate(re.split(r",\s*", s)) if
-            _keys(c) - _keys(version)]
-    pairs = [(3 * len(_keys(c) & _keys(w)) + len(_keys(w) - said) - abs(j / len(theirs) - (n + k / 9) / len(sentences)),
-              n, k, w.strip()) for n, k, c in ours for j, w in enumerate(theirs) if _keys(w) - said]
-    if not pairs or len(said & _keys(facts)) < max(2, len(_keys(facts)) / 4):  # (another language: no clause of it)
-        return ""
-    _s, n, k, put = max(pairs)
-    clauses = re.split(r"(,\s*)", sentences[n])
-    put = put[:1].upper() + put[1:] if not k else put if put[:1].isdigit() or _kind([".", put], 1) else \
-        put[:1].lower() + put[1:]
-    clauses[2 * k] = put + (clauses[2 * k][-1] if clauses[2 * k][-1:] in ".!?" else "")
-    fixed = "".join(clauses)
-    return fixed if one else " ".join([*sentences[:n], fixed, *sentences[n + 1:]])
 
 
 NOT_ORDERS = frozenset(("i", "you", "your", "we", "the", "a", "an", "this", "that", "these", "those", "it", "he", "she",

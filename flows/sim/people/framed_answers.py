@@ -1,5 +1,5 @@
-"""An answer framed by the kind of question asked, as a person who read the item writes it: a cause ("probably X,
-since Y"), a risk ("the X could Y"), what happens next ("<who> then ..."). The kind is read off the question's
+"""An answer framed by the kind of question asked, as a person who read the item writes it: a cause ("probably
+because X"), a risk ("the X could go wrong"), what happens next ("<who> then ..."). The kind is read off the question's
 words; the answer names the item's own people and things but says the rest in the worker's words, never a long
 run of the item's text."""
 
@@ -24,41 +24,14 @@ WHEN = re.compile(r"\b(?:since|after|ago|started|start(?:s|ing)?|began|begun|rec
 # a plan's weak point: what it leaves out or is unsure of
 HEDGE = re.compile(r"\b(?:not sure|never|won't|no need|just|only|without|instead|don't|because it's|so it's not|"
                    r"lean|borrow)\b", re.I)
-# what a reader infers from a message's details, common sense not in its words (first found wins)
-CAUSES = ((r"firework|noise|\bbangs?\b|\bloud(?:er)?\b|thunder|storm|\bspins?\b|after dark", "fear of the noise"),
-          (r"\bmov(?:e|ed|ing)\b|\bnew (?:home|house|flat|job|school|baby)|chang|instead of|moved in|started leaving",
-           "the change in {their} routine"),
-          (r"\balone\b|on (?:his|her|its|their) own|(?:go|gone|goes) to work|working from home less",
-           "being left alone more"),
-          (r"touch|pick (?:him|her|them) up|yelp|limp|stiff|slow getting|sore|hurt", "pain somewhere"),
-          (r"heatwave|\bhot\b|\bheat\b", "the heat"),
-          (r"drink|appetite|left half|meal|scratch|shaking (?:his|her|its) head|out of breath|pant|accidents?\b",
-           "an illness that needs a vet"),
-          (r"rescue|adopted|shelter", "something bad that happened before {who} was rescued"),
-          (r"excite|jumps? up|pulls?", "too much excitement and not enough training"),
-          (r"chew|dig|bored|energy", "boredom and too little exercise"),
-          (r"\balways\b|as long as|since we got|since (?:he|she|it) came|all (?:his|her|its) life|\bbreeder",
-           "never being taught otherwise"))
-# what could go wrong, by what a plan involves (first found in its weak point, else in the whole plan)
-HAZARDS = ((r"\b(?:step)?ladder|\broof\b|\bstairs\b", "{they} could lose {their} footing on the {t} and fall"),
-           (r"\bmirror|\bshel(?:f|ves)\b|bookcase|cabinet", "the {t} could come off the wall if the fixings fail"),
-           (r"\bdrill", "the drill could hit a hidden pipe or cable in the wall"),
-           (r"\bwires?\b|wiring|socket|switch|\bplug\b|circuit|\bfuse\b|\bcable|\bpower\b|dimmer|\blight\b",
-            "{they} could get a shock if the {t} is live or wired wrong"),
-           (r"\btap\b|\bpipe|\bhose\b|valve|\bwater\b|\bdrain|cistern|radiators?",
-            "the {t} could leak and flood the floor"),
-           (r"\bsaw\b|blade|planer|jigsaw", "the {t} could slip and cut {their} hand"),
-           (r"spray|fumes|unblocker|bitumen|emulsion|gloss|\bpaint|\blead\b",
-            "fumes or dust from the {t} could make someone ill"))
-SAID_AS = {"power": "wiring", "fuse": "wiring", "light": "wiring", "lead": "old paint", "water": "pipe"}
 NEXTS = ("{Who} then looks closer at the {t} and finds something that should not be there.",
          "{Who} decides to find out the truth about the {t}, and it leads to someone from {their} past.",
          "Next, {who} follows a hunch about the {t} and learns that someone has been watching all along.",
          "{Who} then tells a friend about the {t}, but nobody believes {them} until it happens again.",
          "I think {who} goes back to the {t} that night and realises it was left there on purpose.",
          "{Who} tries to forget about the {t}, but the next morning it is back, and this time there is a note.")
-CAUSE_LEADS = ("Probably {c}, since {d}.", "Most likely {c}, as {d}.", "I'd guess {c}, because {d}.",
-               "My guess is {c}, since {d}.")
+CAUSE_LEADS = ("Probably because {d}.", "Most likely because {d}.", "I'd guess it is because {d}.",
+               "My guess is it comes down to this: {d}.")
 RISK_LEADS = ("{R}, since {d}.", "{R}, as {d}.", "I'd worry that {r}, since {d}.", "Biggest risk: {r}, as {d}.")
 SMALL = frozenset(("the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by", "from", "but",
                    "so", "when", "which", "that", "is", "are", "was", "were", "has", "have", "had", "be", "been",
@@ -81,7 +54,6 @@ BOUNDARY = frozenset(("when", "whenever", "since", "at", "from", "with", "and", 
 SUBORDINATE = frozenset(("when", "whenever", "since", "after", "before", "because", "while", "until", "as"))
 PLAIN_OPENERS = frozenset(("she", "he", "it", "they", "the", "this", "that", "there", "his", "her", "their", "its", "a",
                            "an", "we", "no", "our", "my", "one", "two", "three"))
-OLD = 9  # years: an age at which a reader puts a change down to age
 COPY_RUN = 7  # the most of the item's words in a row an answer keeps (a person quotes a few words, not a line)
 
 
@@ -109,50 +81,19 @@ def framed_answer(question: str, texts: list[str], rng: random.Random, most: int
 
 
 def _cause(texts: list[str], rng: random.Random) -> str:
-    main, who = main_text(texts), _named(texts)
+    main = main_text(texts)
     clauses = _clauses(main)
-    pattern, cause = next(((p, c) for p, c in CAUSES if re.search(p, main, re.I)), ("", ""))
-    shown = next((c for c in clauses if pattern and re.search(pattern, c, re.I)), "") or \
-        next((c for c in clauses if WHEN.search(c)), clauses[0])  # the detail the cause is read from
-    kind, age = _labelled(texts, who)
-    if age >= OLD and not re.search(r"pain|illness", cause):  # an old one's change is put down to its age first
-        cause = "old age"
-    detail = _detail(shown, main, pattern)
-    if not cause:
-        told = f"Probably because {detail}"
-    else:
-        told = rng.choice(CAUSE_LEADS).format(c=cause.format(their=f"{who}'s" if who else "their", who=who or "they"),
-                                              d=detail)[:-1]
-    if not kind:
-        return f"{told}."
-    said = f"{age}-year-old {kind}" if age else kind
-    return f"{told}, and {who} is {'an' if re.match(r'[aeiou]|8|11|18', said) else 'a'} {said}."
-
-
-def _labelled(texts: list[str], who: str) -> tuple[str, int]:
-    """What a label beside the item says its subject is and how old ("Kobe, husky, 2 years": husky, 2)."""
-    label = next((t for t in texts if who and t.startswith(f"{who},") and len(t.split()) <= 8), "")
-    parts = [p.strip() for p in label.split(",")]
-    kind = parts[1] if len(parts) >= 3 and not re.search(r"\d", parts[1]) else ""
-    age = re.search(r"\b(\d{1,2}) years?\b", label)
-    return kind, int(age[1]) if age else 0
+    shown = next((c for c in clauses if WHEN.search(c)), clauses[0])  # the detail the cause is read from
+    return rng.choice(CAUSE_LEADS).format(d=_detail(shown, main))
 
 
 def _risk(texts: list[str], rng: random.Random) -> str:
     main = main_text(texts)
     clauses = _clauses(main)
     weak = next((c for c in reversed(clauses) if HEDGE.search(c)), "")
-    scored = [(10 * len(re.findall(p, weak, re.I)) + len(re.findall(p, main, re.I)), -k, p, r)
-              for k, (p, r) in enumerate(HAZARDS)]
-    hits, _, pattern, risk = max(scored)
-    if hits:  # what the plan's weak point involves, else what it involves most
-        t = (re.search(pattern, weak, re.I) or re.search(pattern, main, re.I))[0].lower()  # type: ignore[index]
-        risk = risk.format(t=SAID_AS.get(t, t), they="they", their="their")
-    else:
-        risk = f"the {_thing(clauses[-1]) or 'work'} could go wrong"
     doing = weak or next((c for c in clauses if re.search(r"\bI(?:'ll| will|'m going)\b", c)), clauses[0])
-    detail = _detail(doing, main, pattern if hits else "")
-    return rng.choice(RISK_LEADS).format(r=risk, R=risk[:1].upper() + risk[1:], d=detail)
+    risk = f"the {_thing(doing) or _thing(clauses[-1]) or 'work'} could go wrong"
+    return rng.choice(RISK_LEADS).format(r=risk, R=risk[:1].upper() + risk[1:], d=_detail(doing, main))
 
 
 def _next(texts: list[str], rng: random.Random) -> str:

@@ -3,7 +3,6 @@ names."""
 
 from __future__ import annotations
 
-import random
 import re
 
 from flows.sim.people.item_parts import DATE, MONTH, PLACED, TIME
@@ -26,20 +25,6 @@ LISTED = re.compile(r"\bwhich (?:words|terms)\b|\b(?:list|name|write down|note)\
                     r"three|four|five|up to \w+))*(?: \w+){0,2}? (?:places?|people|persons?|names?|products?|items?|"
                     r"things?|facts?|dates?|numbers?|organi[sz]ations?|companies|brands?|ingredients?|features?|words?|"
                     r"terms?|animals?|species|towns?|cities|countries|streets?)\b", re.I)
-# a box that asks for a task someone took on, as a to-do line ("Write the first task agreed as a to-do line")
-TASK = re.compile(r"\bto-?do\b|\baction (?:items?|points?|lines?)\b|\bwho (?:does|will do|is doing) what\b|"
-                  r"\b(?:first|next|agreed) (?:task|action)\b", re.I)
-# someone taking a task on in minutes or a plan: "Tom agreed to buy two taps", "Kemi and Sarah will run the stall"
-TAKES_ON = re.compile(r"\b(?P<who>[A-Z][\w'-]+(?: (?:and )?[A-Z][\w'-]+)*) (?:will|agreed to|offered to|volunteered "
-                      r"to|promised to|(?:is|are) going to|said (?:she|he|they) would)(?! (?:be|have|stay|now|still|"
-                      r"not|also)\b) (?P<what>[^.;]+)")
-# a box that asks for the name of who or what the item is about ("Who was paid? Write the business's name")
-TRADER = r"(?:business|company|shop|store|merchant|brand|seller|payee|sender|firm|organi[sz]ation)"
-NAME_ASK = re.compile(rf"\b{TRADER}(?:'s)? name\b|\bname of (?:the|this) {TRADER}\b|"
-                      r"^\W*who (?:was|is|were|got) (?:paid|charged|billed)\b", re.I)
-WEB_NAME = re.compile(r"\b(?:[\w-]+\.)*?([A-Za-z][\w-]{1,})\.(?:com|net|org|io|co\.uk|gov\.uk|org\.uk|de|fr|eu)\b",
-                      re.I)
-COMPANY = re.compile(r"^(?:ltd|limited|plc|inc|llc|gmbh|corp|co)\.?$", re.I)
 # a box that asks what one would look up to know whether the item's claim is true
 CHECK_ASK = re.compile(r"\b(?:look up|check|verify|fact-?check)\b[^.?]{0,40}\b(?:true|right|correct|accurate)\b|"
                        r"\bfact (?:you|to|that you) would (?:look up|check|verify)\b", re.I)
@@ -92,42 +77,6 @@ def named_things(question: str, texts: list[str], most: int) -> str:
     return ", ".join(found[:max(1, most)])
 
 
-def agreed_task(texts: list[str], rng: random.Random) -> str:
-    """The first task someone in the item takes on as a to-do line ("Tom Hale: buy two new taps by May."), the full
-    name where the item lists its people; "Nobody took on a task." where no one does."""
-    listed = (re.sub(r"^[^:,]{1,30}:\s*", "", n.strip()) for t in texts for n in t.split(","))  # ("Present: Tom Hale")
-    people = [n for n in listed if re.fullmatch(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+", n)]
-    found = [m for m in TAKES_ON.finditer(main_text(texts))]
-    found = [m for m in found if any(n.split()[0] == m["who"].split()[0] for n in people)] or found
-    if not found:
-        return "Nobody took on a task."
-    who = next((n for n in people if n.split()[0] == found[0]["who"]), found[0]["who"])
-    what = found[0]["what"].strip()
-    return rng.choice((f"{who}: {what}.", f"{who} will {what}.", f"{who.split()[0]} to {what}."))
-
-
-def item_name(texts: list[str], page: str, most: int | None) -> str:
-    """What the item calls the business it names, as a person says it: its web address's name, else its words up to a
-    number, code or company ending, less the words the page shows in the same form around it ("CARD PAYMENT TO")."""
-    line = main_text(texts)
-    if web := WEB_NAME.search(line):
-        words = [web[1]]
-    else:
-        words = []
-        paid = re.split(r"\b(?i:to|at)\s+", line.rpartition("*")[2], maxsplit=1)  # "CARD PAYMENT TO TESCO ..."
-        for word in paid[-1].split():
-            if re.search(r"\d", word) or COMPANY.match(word):
-                break
-            words.append(word)
-        others = set(page.replace(line, " ").split())
-        while len(words) > 1 and words[0] in others:
-            words.pop(0)
-    name = " ".join(words[: most or 5]).strip(",;:")  # (a name, unless the page says otherwise: a few words)
-    if not name.isupper():
-        return name
-    return " ".join(w.title() if len(w) > 3 else w for w in name.split())  # (BP, NCP: as they are said)
-
-
 def claim_point(item: str) -> str:
     """What a claim says, in its words, without its reasons, its condition or its hedges, to go mid-sentence."""
     point = re.split(r"[.!?;:](?:\s|$)| because |, (?:as|which|since) ", item.strip())[0].strip(" ,")
@@ -142,28 +91,23 @@ def _words(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
 
 
-def looked_up(kind: str, question: str, texts: list[str], most: int | None, rng: random.Random,
-              page: str = "") -> str:
+def looked_up(kind: str, question: str, texts: list[str], most: int | None) -> str:
     """The answer of a LOOKUPS ``kind`` found in the item's texts, "" where it has none."""
     if kind == "lookup":
         return stated_fact(question, texts)
     if kind == "bearing":
         return bearing(question, texts)
-    if kind == "name":
-        return item_name(texts, page, most) if texts else ""
     if kind == "check":  # the claim's point, as the thing to look up
         return f"Whether {point}." if (point := claim_point(main_text(texts))) else ""
-    if kind == "task":
-        return agreed_task(texts, rng) if texts else ""
     return named_things(question, texts, (most or 24) // 2) if texts else ""
 
 
 def lookup_kind(question: str) -> str:
     """Which LOOKUPS kind a box asks for, or ""."""
-    asks = (("task", TASK), ("check", CHECK_ASK), ("name", NAME_ASK), ("bearing", SUPPORT), ("listed", LISTED))
+    asks = (("check", CHECK_ASK), ("bearing", SUPPORT), ("listed", LISTED))
     if found := next((kind for kind, ask in asks if ask.search(question)), ""):
         return found
     return "lookup" if ONE_FACT.search(question) and any(re.search(n, question, re.I) for n, _h in FACTS) else ""
 
 
-LOOKUPS = ("lookup", "bearing", "listed", "task", "name", "check")
+LOOKUPS = ("lookup", "bearing", "listed", "check")

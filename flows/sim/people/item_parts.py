@@ -1,27 +1,10 @@
-"""The part a structured item lacks, named as a person names it."""
+"""The part an item lacks of those its page says it gives, named as a person names it."""
 
 from __future__ import annotations
 
 import random
 import re
 
-CODED = r"\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b[A-Z]\d[A-Z] ?\d[A-Z]\d\b|\b\d{4} ?[A-Z]{2}\b"  # "HU1 3TE", "1016 GV"
-POSTCODE = re.compile(rf"{CODED}|\b\d{{4,5}}\b")
-STREET = re.compile(r"stra(?:ss|ß)e|gracht|gasse|weg\b|\bc/|\b(?:street|st|road|rd|lane|ln|avenue|ave|drive|dr|close|"
-                    r"way|place|pl|rue|via|calle|court|ct|crescent|terrace|square|row|boulevard|blvd|quay|parade|hill)\b",
-                    re.I)
-FLAT = re.compile(r"\b(?:flat|apartment|apt|unit|suite|piso) ?\d|#\d|\b\d+(?:st|nd|rd|th)? (?:floor|stock)", re.I)
-BUILDING = re.compile(r"upstairs|downstairs|\bfloor\b|porter|concierge|\bblock\b|tower|hinterhaus|\bunit\b\??", re.I)
-NUMBER = re.compile(r"(?<![\w-])\d{1,4}[a-z]?(?![\w-])")
-# each part: its name, and whether the address (its parts between commas; its postcodes) has it
-PARTS = (("the street name", lambda parts, _p: any(STREET.search(p) for p in parts)),
-         ("the house number", lambda parts, _p: any(NUMBER.search(re.sub(CODED, " ", p)) or NUMBER.fullmatch(p.strip())
-                                                for p in parts if STREET.search(p) or NUMBER.fullmatch(p.strip()))),
-         ("the postcode", lambda _parts, p: bool(p)),
-         ("the town", lambda parts, _p: any(re.search(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}", re.sub(r"\([^)]*\)", "", p))
-                                                and not STREET.search(p) for p in parts[1:])),
-         ("the flat number", lambda parts, _p: bool(FLAT.search(",".join(parts)))
-          or not BUILDING.search(",".join(parts))))
 COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple"
 MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 DATE = rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {MONTH}\b(?: \d{{4}})?|\b{MONTH} \d|" \
@@ -54,7 +37,6 @@ NEEDS = re.compile(r"[^.!?]*\b(?:(needs?|(?:must|should|ha(?:s|ve) to) (?:have|g
                    r"(?:has|have|with) all\b[^:.!?]*:)[^.!?]*", re.I)
 NONE_SAID = re.compile(r"\bif (?:nothing|none|no \w+) (?:is |are )?(?:missing|lacking|left out)\b[^.]*?\bwrite\s+"
                        r"[\"“'‘]?(?P<w>[^\"”’.]+)", re.I)  # what to write when nothing is missing
-ADDRESSES = re.compile(r"address|post ?code|zip|deliver|parcel|postal|courier|shipping|letter", re.I)
 SAYINGS = ("{P} missing", "{P} is missing", "Missing: {p}", "It leaves out {p}", "Ask for {p}")  # (three words or more)
 ASKED = ("It does not say {p}", "Missing: {p}", "It leaves out {p}", "Ask for {p}")
 
@@ -91,31 +73,26 @@ def _named(part: str) -> str:
 
 
 def missing_part(text: str, rng: random.Random, page: str = "", question: str = "") -> str:
-    """The parts ``text`` lacks of those its ``page`` (or an address) needs, in a few words (none: what ``question``
-    says to write then, else one it cannot check); else ""."""
-    if (found := needed(text, page)) is not None:
-        lacks, unsure = found
-        if not lacks and (none := NONE_SAID.search(question)):
-            return none["w"].strip()
-        said = " and ".join((lacks or unsure[:1])[:3])
-        if not said:
-            return ""
-        frames = ASKED if " and " in said or re.match(r"(?:how|what|which|who|where|when|whether)\b", said) else SAYINGS
-        return rng.choice(frames).format(p=said, P=said[:1].upper() + said[1:])
-    if page and not ADDRESSES.search(page):  # a page about something else: its short texts are no addresses
+    """The parts ``text`` lacks of those its ``page`` says an item gives, in a few words (none: what ``question``
+    says to write then, else one it cannot check); "" where the page lists none."""
+    if (found := needed(text, page)) is None:
         return ""
-    has = [(name, check(text.split(","), POSTCODE.findall(text))) for name, check in PARTS]
-    if len(text.split()) > 15 or sum(h for _n, h in has[:4]) + bool(FLAT.search(text)) < 2:
+    lacks, unsure = found
+    if not lacks and (none := NONE_SAID.search(question)):
+        return none["w"].strip()
+    said = " and ".join((lacks or unsure[:1])[:3])
+    if not said:
         return ""
-    part = next((name for name, h in has if not h), "")
-    return rng.choice(SAYINGS).format(p=part, P=part[:1].upper() + part[1:]) if part else ""
+    frames = ASKED if " and " in said or re.match(r"(?:how|what|which|who|where|when|whether)\b", said) else SAYINGS
+    return rng.choice(frames).format(p=said, P=said[:1].upper() + said[1:])
 
 
 def missing_in(texts: list[str], rng: random.Random, page: str = "", question: str = "") -> str:
-    """The parts an item lacks: its main text against the parts its page lists, else each text as an address."""
+    """The parts an item lacks: its main text against the parts its page lists (with the item's reference, "Log
+    GBW-52", where it has one: whose part it is)."""
     main = max(texts, key=len) if texts else ""
-    if needed(main, page) is not None:  # (with the item's reference, "Log GBW-52", where it has one: whose part)
-        ref = next((" ".join(t.split()[:2]) for t in texts if t != main and re.search(r"\d", t)), "")
-        said = missing_part(main, rng, page, question)
-        return f"{said} ({ref})" if said and ref and not NONE_SAID.search(question) else said
-    return next(filter(None, (missing_part(t, rng, page) for t in texts)), "")
+    if needed(main, page) is None:
+        return ""
+    ref = next((" ".join(t.split()[:2]) for t in texts if t != main and re.search(r"\d", t)), "")
+    said = missing_part(main, rng, page, question)
+    return f"{said} ({ref})" if said and ref and not NONE_SAID.search(question) else said

@@ -9,10 +9,14 @@ from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.item_lookups import lookup_kind
 from flows.sim.people.own_answers import own_kind
 from flows.sim.people.own_readings import short
-from flows.sim.people.plain_retelling import PLAIN_ASK, asks_plainly
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
+# a box that asks a whole text put plainly, not a slip in it corrected ("Rewrite ... in plain English", "explain it to
+# a friend"): told in short
+PLAIN_ASK = re.compile(r"\bplain (?:english|language|words|terms)\b|\beveryday (?:words|language)\b|"
+                       r"\bexplain it to a (?:friend|child|neighbour)\b|\bsimple (?:words|language)\b|\bfor a (?:child|"
+                       r"\d+-year-old|friend|neighbour)\b|\bsimpler\b", re.I)
 SUMMARY = re.compile(r"summar|\bsum (?:it |this |them )?up\b|tl;?dr|main (?:point|issue|idea|message|complaint)|gist|"
                      r"shorten|abstract|\btweet\b|\b(?:social media|short) (?:post|message)|\bblurb\b|"
                      r"\bwhat (?:does|do|did) (?:the |this |that )?\w+ (?:want|ask for|expect|request|need)\b", re.I)
@@ -148,9 +152,9 @@ def asked(question: str, name: str) -> str:
     head = ask.split(":")[0]  # "Describe the shelf: what is on it and how ...": what follows the colon says how
     kind = (head != ask and _kind(head, "")) or (ask != question and _kind(ask, "")) or _kind(question, name) \
         or ("comparison" if asks_comparison(question) else "")
-    if kind == "correction" and PLAIN_ASK.search(question):  # a decision told plainly; else the whole text, simpler
-        return kind if re.search(r"\b(?:sentence|line|phrase)\b", question, re.I) and not asks_plainly(question) \
-            else "plain"
+    if kind == "correction" and PLAIN_ASK.search(question) and \
+            not re.search(r"\b(?:sentence|line|phrase)\b", question, re.I):  # the whole text, simpler: in short
+        return "summary"
     return kind
 
 
@@ -162,8 +166,8 @@ def _kind(question: str, name: str) -> str:
         return "unclear"
     if READER_ASKS.search(question) or ASK_BACK.search(question):  # a question a reader, or its author, is asked
         return "question" if AUTHOR.search(question) else "ask"
-    if (found := lookup_kind(question)) in ("bearing", "listed", "task", "name", "check"):  # the sentence bearing on a
-        return found  # question, the things it names, a task someone took on, the name of who it is about
+    if (found := lookup_kind(question)) in ("bearing", "listed", "check"):  # the sentence bearing on a question, the
+        return found  # things it names, what to look up
     if own := own_kind(question):  # a reply, what you would do or change, how you checked ... (own_answers.py)
         return own
     if FAULT.search(question) and not FIX.search(said):

@@ -46,8 +46,6 @@ PEOPLE = re.compile(r"\b(?:neighbou?rs?|couple|family|people|man|woman|friends?|
                     r"driver|guests?|kids|children|students?|staff|employees|workers|landlord|owner|tenants?|"
                     r"visitors|residents|customers|passengers|drivers|pupils|members|commuters|travell?ers|shoppers|"
                     r"patients|readers|users|parents|teachers|fans|owners|locals|cyclists|walkers)\b", re.I)
-NOISE = re.compile(r"\b(?:nois\w*|loud\w*|music|bass|racket|shout\w*|bang\w*|bark\w*|drill\w*|rattl\w*|"
-                   r"thump\w*|part(?:y|ies))\b", re.I)
 IN_CHARGE = re.compile(r"\b(?:council|landlord|manager|management|police|company|school|agent|owner|staff|shop|"
                        r"driver|bank|boss)\b", re.I)
 
@@ -96,19 +94,17 @@ def _reply(texts: list[str], rng: random.Random, _question: str, _page: str) -> 
                         "I will keep you updated."))]
 
 
-def _deed(texts: list[str], rng: random.Random, question: str, page: str) -> list[str]:
+def _deed(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
     """What I would do about the item's trouble, whom I would go to if that failed, and why it matters to me."""
     told, what = _trouble(texts)
     item = main_text(texts)
-    who, noisy = PEOPLE.search(" ".join(told)), NOISE.search(f"{item} {question} {page}")  # (a page on noise)
-    told = sorted(told, key=lambda c: not (PEOPLE.search(c) or NOISE.search(c)))  # the trouble's own clause first
+    who = PEOPLE.search(" ".join(told))
+    told = sorted(told, key=lambda c: not PEOPLE.search(c))  # the trouble's own clause first
     if who:
-        ask = "keep the noise down" if noisy else "sort it out"
         first = f"I would {rng.choice(('talk to', 'have a word with', 'speak to'))} the {who[0].lower()} " \
-                f"{rng.choice(('politely', 'calmly', 'first'))} and ask them to {ask}, as {_told(told)}."
+                f"{rng.choice(('politely', 'calmly', 'first'))} and ask them to sort it out, as {_told(told)}."
     else:
-        first = f"I would {'close the windows and try earplugs, and ' if noisy else ''}report {what} to someone " \
-                f"who can deal with it, as {_told(told)}."
+        first = f"I would report {what} to someone who can deal with it, as {_told(told)}."
     charge = IN_CHARGE.search(item)
     then = f"If that did not work, I would contact {'the ' + charge[0].lower() if charge else 'whoever is in charge'}."
     mine = [swapped(short(c, 10)) for c in clauses(item) if re.search(r"\byou(?:r)?\b", c, re.I)]
@@ -170,7 +166,7 @@ def because(texts: list[str], rng: random.Random, question: str, _page: str) -> 
 
 def _feeling(texts: list[str], rng: random.Random, _question: str, _page: str) -> list[str]:
     told, what = _trouble(texts)
-    bad = any(WRONG.search(c) for c in told) or NOISE.search(main_text(texts))
+    bad = any(WRONG.search(c) for c in told)
     mood = rng.choice(("annoyed", "worried", "upset", "fed up") if bad else ("pleased", "a bit unsure", "hopeful"))
     return [f"I would feel {mood} about {what}, because {_told(told)}.", f"I would have to plan my days around {what}.",
             "I think most people would feel the same way."]

@@ -109,11 +109,6 @@ STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|
 STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
 READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?(?: with (?:an? )?[a-z]+(?: [a-z]+)?)?) "
                     r"(?:would|might|will|needs?|wants?)\b")
-# a question about what a thing is made of (allergies, ingredients, materials): the untold detail is what is in a part
-CONTENTS = re.compile(r"allerg|ingredient|\bdiet|vegan|vegetarian|gluten|\bcontains?\b|made (?:of|with|from)|"
-                      r"\bmaterials?\b|\bintoleran", re.I)
-INSIDE = ("what the {c} {is} made with", "what else goes into the {c}", "whether the {c} {has} anything else in it",
-          "what exactly is in the {c}")
 UNTOLD = ("It does not say {d}.", "{D} is not given.", "It never tells you {d}.", "There is nothing about {d}.",
           "{D}.")
 
@@ -125,12 +120,7 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
     said = [s for t in texts for s in sentences(t)]
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]
     steps_asked = len(steps) >= max(3, 0.6 * len(said))
-    if CONTENTS.search(question) and (made := _parts(main_text(texts))):  # a part of the item, and what is in it
-        many = [bool(re.search(r"[^s]s$", c)) for c in made]
-        lacking = [rng.choice(INSIDE).format(c=c, **{"is": "are" if m else "is", "has": "have" if m else "has"})
-                   for c, m in zip(made, many, strict=True)]
-        steps_asked = True
-    elif steps_asked:  # instructions: what a step leaves to guess
+    if steps_asked:  # instructions: what a step leaves to guess
         needs = [(k, n.format(s=s[:1].lower() + s[1:])) for s in steps if not NUMBER.search(s)
                  for k, (n, p) in enumerate(STEP_NEEDS) if re.match(p, s, re.I)]
         lacking = [n for _k, n in sorted(needs, key=lambda kn: kn[0])] or ["how long each step takes"]  # (vague last)
@@ -146,19 +136,6 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
     then = rng.choice(("{w} would need that before deciding anything.", "Without it {w} cannot really judge it.",
                        "That is the first thing {w} would ask about.")).format(w=who)
     return [f"{rng.choice(UNTOLD).format(d=d, D=d[:1].upper() + d[1:])} {then[:1].upper()}{then[1:]}"]
-
-
-def _parts(text: str) -> list[str]:
-    """The things a text lists as its parts ("soup ... with a swirl of cream, served with a sourdough roll": "carrot
-    soup", "sourdough roll"), the longest named first: what a reader asks the contents of."""
-    chunks = re.split(r"[,;.()]|\b(?:with|and|or|on|in|of|served|finished|topped|over|under|a|an|the|its|their)\b",
-                      text.lower())
-    found = []
-    for chunk in chunks:
-        words = [w for w in re.findall(r"[a-z][a-z'-]+", chunk) if not w.endswith(("ed", "ing", "ly"))]
-        if words and len(words[-1]) >= 4:
-            found.append(" ".join(words[-3:]))
-    return sorted(dict.fromkeys(found), key=lambda c: -len(c.split()))[:3]
 
 
 def _subject(texts: list[str]) -> str:

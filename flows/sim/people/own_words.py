@@ -1,75 +1,25 @@
-"""A chat's problem told in a person's own words, and any text kept from copying long runs of its source."""
+"""Any text kept from copying long runs of its source, as a person rewrites it in their own words."""
 
 from __future__ import annotations
 
-import random
 import re
-from collections import Counter
 
-from flows.sim.people.summaries import sentences, third_person
-from flows.sim.people.told_text import QUESTION, whether
+from flows.sim.people.stated_limits import NUMBERS as NUMBER_WORDS
+from flows.sim.people.summaries import sentences
 
-# "Customer: ... Agent: ...": a speaker's name or role opening each turn (the page may run the turns together)
-SPEAKER = re.compile(r"(?:^\W*|(?<=[.!?\"'] ))(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?):\s+")
-ROLE = re.compile(r"(?:er|or|ent|ant|ist|ee)$|^(?:user|client|guest|staff|host|parent|buyer|caller|member)$", re.I)
-WANTS = re.compile(r"\bI(?:'d| would)? (?P<v>like|want|need)(?P<to> to)? (?P<w>[^.?!,]+)", re.I)
 OWN_WORDS = re.compile(r"own words|\b(?:don't|do not|not|without|no|never)\s+cop(?:y|ying)\b|paraphras|rephras", re.I)
-SAYS = ("says", "reports", "complains that", "explains", "writes")
-GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[ ,!.]*", re.I)
 CONTRACTED = {"it's": "it is", "it is": "it's", "don't": "do not", "do not": "don't", "doesn't": "does not",
               "does not": "doesn't", "isn't": "is not", "is not": "isn't", "can't": "cannot", "cannot": "can't",
               "they've": "they have", "they have": "they've", "they're": "they are", "they are": "they're",
               "didn't": "did not", "did not": "didn't", "wasn't": "was not", "was not": "wasn't",
               "won't": "will not", "will not": "won't", "haven't": "have not", "have not": "haven't",
               "hasn't": "has not", "has not": "hasn't", "aren't": "are not", "are not": "aren't"}
-NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-           "nine": "9", "ten": "10"}
+NUMBERS = {w: n for w, n in NUMBER_WORDS.items() if 0 < int(n) <= 10}  # (one to ten, spelt the other way)
 SWAPS = {**NUMBERS, **{v: k for k, v in NUMBERS.items()}, "says": "shows", "got": "received", "bought": "purchased",
          "get": "receive", "add": "include", "find": "locate", "told": "informed", "think": "believe",
          "wrong": "incorrect", "broken": "damaged", "charged": "billed", "buy": "purchase", "change": "update"}
 PHRASES = frozenset(("for", "with", "in", "on", "at", "to", "from", "of", "and", "but", "by", "after", "before"))
 FILLER = frozenset(("just", "really", "actually", "still", "very", "so", "even", "already", "now", "also"))
-
-
-def turns(text: str) -> list[tuple[str, str]]:
-    """(speaker, what they said) for each turn of a chat between two or more speakers; [] for any other text."""
-    labelled = Counter(m[1] for m in re.finditer(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?):\s", text))
-    names = {m["who"] for m in SPEAKER.finditer(text)} | {w for w, n in labelled.items() if n >= 2}
-    if len(names) < 2:
-        return []
-    marks = list(re.finditer(rf"\b(?P<who>{'|'.join(map(re.escape, names))}):\s+", text))  # (wherever a turn starts)
-    ends = [m.start() for m in marks[1:]] + [len(text)]
-    said = [(m["who"], text[m.end():end].strip(" \"'")) for m, end in zip(marks, ends, strict=True)]
-    if (before := text[:marks[0].start()].strip(" \"'")) and len(before.split()) >= 2:  # a first turn whose
-        # speaker the page leaves off (a label every item opens with): the one who does not speak next
-        said.insert(0, (next(w for w in [*(m["who"] for m in marks), *names] if w != marks[0]["who"]), before))
-    return said
-
-
-def chat_problem(text: str, rng: random.Random) -> str:
-    """What the one who opens a chat came with (and wants, where they say so), told of them; "" for no chat."""
-    said = turns(text)
-    if not said or not (opening := sentences(said[0][1])):
-        return ""
-    who = said[0][0]
-    who = f"the {who.lower()}" if ROLE.search(who) else who
-    other = next((w for w, _ in said if w != said[0][0]), "")
-    first = GREETING.sub("", opening[0] if len(opening) == 1 or not GREETING.fullmatch(opening[0]) else opening[1])
-    asks = first.rstrip().endswith("?")
-    you = "they" if asks else f"the {other.lower()}" if ROLE.search(other) else other  # the one they speak to
-    first = re.sub(r"\b[Yy]our\b", "the", re.sub(r"\b[Yy]ou\b", you, first.rstrip(".!?")))
-    if asks and (question := QUESTION.match(first.rstrip(" ?") + "?")):  # "How do I change it?": "asks how they ..."
-        told = f"asks {whether(question)}"
-    elif asks:
-        told = f"asks: {third_person(first[:1].lower() + first[1:])}?"
-    else:
-        mine = first if re.match(r"I\b", first) else first[:1].lower() + first[1:]
-        told = f"{rng.choice(SAYS)} {third_person(mine)}"
-    theirs = " ".join(s for w, s in said if w == said[0][0])
-    if (want := WANTS.search(theirs)) and want[0] not in first:
-        verb = {"like": "would like", "want": "wants", "need": "needs"}[want["v"].lower()]
-        told += f" and {verb}{want['to'] or ''} {third_person(want['w'].strip())}"
-    return f"{who[:1].upper()}{who[1:]} {told}" + ("" if told.endswith("?") else ".")
 
 
 COPY_RUN = 5  # this many of the item's words in a row is a pasted run, not a person's answer
@@ -107,15 +57,6 @@ def uncopied(text: str, source: str, run: int = COPY_RUN) -> str:
                 return text
             mine = [*mine[:cut - 1], mine[cut - 1].rstrip(",;:") + mark, *mine[end + 1:]]
         text = " ".join(mine)
-    return text
-
-
-def within_words(text: str, most: int | None) -> str:
-    """``text`` cut to its first clauses when it runs past ``most`` words, as a person shortens it."""
-    while most and len(text.split()) > most and (cut := re.sub(r"(?:,|;| but| and| as| because)[^,;]*$", "",
-                                                                 text.rstrip("."))) != text.rstrip(".") \
-            and len(cut.split()) >= 4:
-        text = cut + "."
     return text
 
 

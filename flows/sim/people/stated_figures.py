@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from flows.sim.people.stated_limits import NUMBERS
 
-CLOCK = r"(?P<{0}h>\d{{1,2}})(?:[:.](?P<{0}m>\d{{2}}))?\s*(?P<{0}p>[ap]\.?m\.?)?"
-SPAN = re.compile(rf"\b{CLOCK.format('a')}\s*(?:to|until|till|and|-|–)\s*{CLOCK.format('b')}(?![\w:])", re.I)
+AMPM = r"(?:a\.?m\.?|p\.?m\.?)"
+CLOCK = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*({AMPM})(?![\w])|\b(\d{{1,2}})[:.](\d{{2}})\b(?!\s*[/-])|"
+                   r"\b(noon|midday|midnight)\b", re.I)
 DURATION = re.compile(r"\bhours?\b|\bhow long\b|\bminutes?\b|\bduration\b", re.I)
 MONEY_ASKED = re.compile(r"\b(?:price|cost|costs|total|paid|pay|spent|spend|how much|amount|fee|bill|charged?)\b|"
                          r"[£$€]", re.I)
@@ -39,23 +41,25 @@ def stated_figure(question: str, texts: list[str]) -> float | None:
 
 def _span(text: str) -> float | None:
     """Hours between the first two clock times a text gives as a span ("from 11pm to 6:30am": 7.5)."""
-    for m in SPAN.finditer(text):
-        if not (m["ap"] or m["bp"] or m["am"] or m["bm"]):  # "3 to 5" is no span of time
-            continue
-        marked = m["ap"] or m["bp"]  # a time without its am/pm: the reading that makes the shorter span
-        starts, ends = (_hours(m[f"{k}h"], m[f"{k}m"], m[f"{k}p"], bool(marked)) for k in "ab")
-        spans = [(e - b) % 24 for b in starts for e in ends if (e - b) % 24]
-        if spans:
-            return round(min(spans), 2)
+    found = list(CLOCK.finditer(text))
+    for a, b in itertools.pairwise(found):
+        start, end = clock_minutes(a), clock_minutes(b)
+        if re.fullmatch(r"\s*(?:to|until|till|and|-|–)\s*", text[a.end():b.start()], re.I) and start is not None \
+                and end is not None and (end - start) % 1440:
+            return round((end - start) % 1440 / 60, 2)
     return None
 
 
-def _hours(h: str, minutes: str | None, half: str | None, either: bool) -> list[float]:
-    """The clock time as hours since midnight: both readings of an unmarked time where the other time is marked."""
-    base = int(h) + int(minutes or 0) / 60
-    if half:
-        return [base % 12 + (12 if half.lower().startswith("p") else 0)]
-    return [base % 12, base % 12 + 12] if either else [base] if base < 24 else []
+def clock_minutes(m: re.Match[str]) -> int | None:
+    """A CLOCK match as minutes past midnight (a time without am or pm as on a 24-hour clock); None if no time."""
+    if m[6]:
+        return 0 if m[6].lower() == "midnight" else 720
+    hour, minute = int(m[1] or m[4]), int(m[2] or m[5] or 0)
+    if hour > 24 or minute > 59:
+        return None
+    if m[3]:
+        return (hour % 12 + (12 if m[3].lower().startswith("p") else 0)) * 60 + minute
+    return (hour % 24) * 60 + minute
 
 
 def _stem(word: str) -> str:

@@ -146,45 +146,6 @@ def retold_advice(texts: list[str], rng: random.Random, least: int, most: int | 
     return text
 
 
-# who a question asks the next step of: a person who has or uses the thing, not whoever is to fix it
-HOLDER = re.compile(r"\bshould\b[^?.]*\b(?:who (?:already )?(?:owns?|bought|has|have|uses?|lives?|got|took)|customers?|"
-                    r"owners?|buyers?|residents?|households?|famil(?:y|ies)|parents?|users?|someone|anyone|people|"
-                    r"you|guests?|visitors?|passengers?|readers?|members?|shoppers?|public)\b[^?.]*\bdo\b|"
-                    r"\badvi[cs]e\b[^?.]*\b(?:customers?|owners?|residents?|households?|famil(?:y|ies)|parents?|"
-                    r"users?|someone|people|members?|public)\b", re.I)
-SOLD = re.compile(r"\b(?:sold|bought|products?|recall\w*|models?|batch|brand|stores?|shops?|customers?|refunds?)\b",
-                  re.I)
-SUBJECT_ENDS = re.compile(r"^(?:is|are|was|were|has|have|had|can|could|will|may|might|must|should|sold|made|bought|"
-                          r"that|which|who|over|in|on|at|of|for|from|by|near|with|\w+ed)$", re.I)
-HAZARD = re.compile(r"\b(?:unsafe|danger\w*|hazard\w*|risk\w*|injur\w*|flood\w*|fire|smoke|collaps\w*|damaged|"
-                    r"leak\w*|toxic|contaminat\w*|warning)\b", re.I)
-CHARGE = re.compile(r"\b(?:council|company|manufacturer|maker|seller|shop|store|school|landlord|management|"
-                    r"operator|club|committee|police)\b", re.I)
-
-
-def next_step(texts: list[str], question: str) -> str:
-    """A holder's sensible next step about what the item names, where the question asks one of a holder."""
-    item = main_text(texts)
-    if not HOLDER.search(question) or not item:
-        return ""
-    words = re.sub(r"^[^:]{1,60}:\s+(?=\S)", "", sentences(item)[0]).split()  # (not its heading)
-    head = [w.strip(",;:") for w in words[:next((k for k, w in enumerate(words) if k and SUBJECT_ENDS.match(
-        w.strip(",;:"))), len(words))]][:4]
-    named = bool(head) and head[0].lower() not in ("a", "an", "the", "our", "some", "this", "these")
-    what = " ".join(head if named else head[1:]) or "it"
-    first = what.split()[0]  # a name: written so mid-sentence too, or not shaped like a common word ("Heavy", "Urgent")
-    common = re.search(r"(?:y|ed|ing|al|ous|ful|ive|ent|ant)$", first)
-    name = re.search(rf"\w\s+{re.escape(first)}\b", item) or not common
-    what = what if named and name else f"the {what}" if not named else f"the {what[:1].lower() + what[1:]}"
-    charge = CHARGE.search(item)
-    who = f"the {charge[0].lower()}" if charge else "the seller" if SOLD.search(item) else "whoever sent it"
-    if SOLD.search(item):
-        return f"Stop using {what} for now and contact {who} to ask about a refund or a replacement."
-    if HAZARD.search(item):
-        return f"Keep away from {what} until {who} says it is safe, and check for updates."
-    return f"Ask {who} what it means for them and whether to do anything about {what}."
-
-
 # a word that leaves its measure to the reader: "a good reason", "a fair trade", "a reasonable time"
 SMALL_WORD = r"(?:and|or|but|to|in|on|at|of|for|with|from|by|as|it|is|are|the|a|an)\b"
 VAGUE = re.compile(r"\b(?:(?i:a|an|the|any|their|its|your)\s+)?(?<!as )(?:good|fair|reasonable|proper|suitable|"
