@@ -6,6 +6,7 @@ in pandas; and the block step's whole-campaign look equals the same rules over e
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
@@ -31,6 +32,7 @@ from postprocess.answers.control_items import (
     control_verdicts,
     crowd_tallies,
     quiz_failures,
+    quiz_mark,
     single_choice,
     stopped_by_test,
     trusted_controls,
@@ -114,6 +116,37 @@ def _expected(store: Store, campaign: str, batch: int, worker: str | None) -> di
     crowd = given[given["item_id"].isin(set(met["item_id"]))]
     verdicts = _by_rules(met, mine, crowd, stored[1], stored_quiz(store, campaign))
     return {w: r for w, r in verdicts.items() if w not in block_evidence.settled_workers(store, campaign)}
+
+
+def test_one_workers_look_equals_the_whole_campaigns_on_either_ledger(ledger_location: str) -> None:
+    """On SQLite and PostgreSQL, a ledger written by hand: MTurk's quiz answers kept apart from the pages, a quiz
+    item the crowd contradicts, blanks to a required field, a later batch left out
+    of an earlier batch's look (its worker's quiz came on a page of theirs). Each worker's look, and the whole
+    campaign's, give the verdicts of the whole read."""
+    key = [[f"c{i}", "spam", t] for i, t in enumerate(["yes", "no"] * 6)]  # c0-c9 the quiz, c10-c11 on pages
+    controls = {"min_seen": 3, "block_below": 0.5, "confidence": 1.645, "alpha": 0.05, "key": key,
+                "required": ["spam"]}
+    store = Store(ledger_location)
+    store.insert_raw("campaigns", [{"name": "c", "config_path": "", "target": "", "config_json": json.dumps(
+        {"controls": controls, "quiz": {"key": key[:10], "mark": quiz_mark(10), "rows": []}})}])
+    right = [k[2] for k in key]
+    given = {"honest": right, "constant": ["yes"] * 12, "blank": [" "] * 12, "late": [{"yes": "no"}.get(
+        r, "yes") for r in right], **{f"crowd{n}": ["no", *right[1:]] for n in range(4)}}  # the crowd: c0 is "no"
+    for worker, values in given.items():
+        batch = 2 if worker == "late" else 1
+        store.insert_raw("assignments", [{"assignment_id": f"a-{worker}", "hit_id": "h", "campaign": "c",
+                                          "batch": batch, "worker_id": worker, "status": "Submitted"}])
+        store.insert_raw("answers", [{"campaign": "c", "assignment_id": KEPT + worker if k < 10 and batch == 1
+                                      else f"a-{worker}",
+                                      "item_id": f"c{k}", "field": "spam", "value": v} for k, v in enumerate(values)])
+    for batch in (1, 2):
+        for who in [*given, None]:
+            got = block_evidence.failed_controls(store, "c", batch, None if who is None else [who], accuracy=True)
+            assert got == _expected(store, "c", batch, who), (batch, who)
+    assert set(block_evidence.failed_controls(store, "c", 2, accuracy=True)) == {"constant", "blank", "late"}
+    assert block_evidence.failed_controls(store, "c", 1, ["late"], accuracy=True) == {}
+    stored = stored_controls(store, "c")
+    assert stored is not None and "c0" not in set(trusted_controls(_whole_read(store, "c", 2), stored[0])["item_id"])
 
 
 @pytest.mark.slow
