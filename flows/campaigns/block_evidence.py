@@ -16,8 +16,11 @@ from flows.custom.agreement_record import stored_agreement, stored_skill
 from flows.platforms.quiz_record import KEPT, stored_quiz
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
 from postprocess.answers.control_items import (
+    KEY,
     QUIZ_RULE,
     TEST_RULE,
+    Control,
+    ControlPolicy,
     blank_rows,
     blanks_as_wrong,
     control_scores,
@@ -165,21 +168,32 @@ def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] 
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
     words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark. Asked after
     every page for one worker: their answers and the crowd's counts of the controls they met are read, no more."""
-    stored = stored_controls(store, campaign)
-    if stored is None or workers == []:
+    recorded = _recorded_controls(store, campaign)
+    if recorded is None or workers == []:
         return {}
-    key, policy = single_choice(stored[0]), stored[1]
-    controls = list(zip(key["item_id"], key["field"], key["answer"], strict=True))
-    mine = blank_rows(control_answers(store, campaign, batch, set(key["item_id"]), workers), policy.required)
+    controls, policy, quiz = recorded
+    mine = blank_rows(control_answers(store, campaign, batch, {c[0] for c in controls}, workers), policy.required)
     if workers is None:
         tallies = crowd_tallies((i, f, v, 1) for _, i, f, v in mine)
     else:  # per page: what they met, no more
         met = {item for _, item, _, _ in mine}
         controls = [c for c in controls if c[0] in met]
         tallies = crowd_tallies(control_answers(store, campaign, batch, met, tallied=True), policy.required)
-    failed = control_verdicts(mine, controls, tallies, policy, stored_quiz(store, campaign) if accuracy else None)
+    failed = control_verdicts(mine, controls, tallies, policy, quiz if accuracy else None)
     spared = settled_workers(store, campaign) if failed else set()  # asked only when a page stops someone
     return {w: r for w, r in failed.items() if w not in spared}
+
+
+def _recorded_controls(store: Store, campaign: str) -> tuple[list[Control], ControlPolicy, dict[str, Any]] | None:
+    """The single-choice controls as rows, their policy and the quiz's record; parsed once a recorded config."""
+    def parsed() -> tuple[list[Control], ControlPolicy, dict[str, Any]] | None:
+        stored = stored_controls(store, campaign)
+        if stored is None:
+            return None
+        key = single_choice(stored[0])
+        return list(zip(*(key[c] for c in KEY), strict=True)), stored[1], stored_quiz(store, campaign)
+    recorded = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return decided((campaign, recorded[0]["config_json"] if recorded else None), parsed)
 
 
 def kept_workers(store: Store, campaign: str) -> set[str]:
@@ -269,14 +283,12 @@ def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list
 def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
     """Each worker's agreement with the others' answer so far; None when the campaign does not block on it."""
     stored = stored_agreement(store, campaign)
-    if stored is None:
-        return None
-    return agreement_scores(agreement_labels(store, campaign, up_to_batch, stored[0]), stored[1].min_others)
+    return None if stored is None else agreement_scores(agreement_labels(store, campaign, up_to_batch, stored[0]),
+                                                        stored[1].min_others)
 
 
 def agreement_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    stored = stored_agreement(store, campaign)
-    scores = agreement_scores_so_far(store, campaign, batch)
+    stored, scores = stored_agreement(store, campaign), agreement_scores_so_far(store, campaign, batch)
     return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else agreement_blocks(scores,
                                                                                                       stored[1])
 
