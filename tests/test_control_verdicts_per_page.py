@@ -150,12 +150,10 @@ def test_one_workers_look_equals_the_whole_campaigns_on_either_ledger(ledger_loc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("platform", ["links", "prolific"])
-def test_every_pages_verdicts_equal_the_whole_campaigns(tmp_path: Path, platform: str,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A campaign with the quiz (Prolific's kept apart from the pages), six adversaries, and every fourth control's
-    answer in the file wrong (the crowd contradicts it); seed fixed. At every page the task server stores, its
-    verdict for that worker and the block step's for everyone equal those from the whole campaign read whole."""
+def test_every_pages_verdicts_equal_the_whole_campaigns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign on invitation links with the quiz, six adversaries, and every fourth control's answer in the file
+    wrong (the crowd contradicts it); seed fixed. At every page the task server stores, its verdict for that worker
+    and the block step's for everyone equal those from the whole campaign read whole."""
     config = project(tmp_path, 60, 6, 0.2, per_page=5, pooling=False)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     # the crowd follows the true answers (the items file's truth column, as a rehearsal's), the file another
@@ -165,9 +163,8 @@ def test_every_pages_verdicts_equal_the_whole_campaigns(tmp_path: Path, platform
     controls["answer"] = [OPTIONS[(OPTIONS.index(a) + 1) % 3] if k % 4 == 0 else a
                           for k, a in enumerate(controls["answer"])]
     controls.to_csv(tmp_path / "controls.csv", index=False)
-    text = re.sub(r"(?m)^(items = .*)$", r'\1\ntruth = {sentiment = "gold"}', config.read_text(encoding="utf-8"))
-    config.write_text(text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}'),
-                      encoding="utf-8")
+    config.write_text(re.sub(r"(?m)^(items = .*)$", r'\1\ntruth = {sentiment = "gold"}',
+                             config.read_text(encoding="utf-8")), encoding="utf-8")
     looks: list[tuple[str, dict[str, str], dict[str, str]]] = []
     stop_failing = task_server.stop_failing
 
@@ -180,7 +177,7 @@ def test_every_pages_verdicts_equal_the_whole_campaigns(tmp_path: Path, platform
 
     monkeypatch.setattr(task_server, "stop_failing", checked)
     run_campaign(config, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", progress=lambda _: None,
-                 platform=platform)
+                 platform="links")
     assert len(looks) > 40
     assert [look for look in looks if look[1] != look[2]] == []
     assert sum(bool(got) for worker, got, _ in looks if worker != "None") >= 1  # some page stopped its worker
