@@ -134,12 +134,12 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
 def control_answers(store: Store, campaign: str, up_to_batch: int, items: Collection[str],
                     workers: list[str] | None = None, tallied: bool = False) -> list[tuple[Any, ...]]:
     """Every answer to ``items`` up to a batch, the pages' then the quiz's kept apart (MTurk's), as ``worker_id,
-    item_id, field, value`` rows; ``workers``' alone when given; ``tallied``: ``item_id, field, value, how often``."""
+    item_id, field, value`` rows; ``workers``' alone when named; ``tallied``: ``item_id, field, value, how often``."""
     ids, n = sorted(items), len(KEPT) + 1
     if not ids:
         return []
-    who = [] if workers is None else workers
-    page, kept = ("!= ''", f"LIKE '{KEPT}%' AND substr(assignment_id, {n}) != ''") if workers is None else (
+    who = workers or []
+    page, kept = ("!= ''", f"LIKE '{KEPT}%' AND substr(assignment_id, {n}) != ''") if not who else (
         f"IN ({','.join('?' * len(who))})", f"IN ({','.join('?' * len(who))})")
     marks = ",".join("?" * len(ids))
     sql = (f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a ON a.campaign = "
