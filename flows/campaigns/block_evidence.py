@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from flows.answers.control_items import stored_controls
-from flows.answers.control_quiz import quiz_failures, stored_quiz
 from flows.campaigns.same_inputs import decided
 from flows.core.ledger.store import Store
 from flows.custom.agreement_record import stored_agreement, stored_skill
-from flows.platforms.quiz_record import KEPT
+from flows.platforms.quiz_record import KEPT, stored_quiz
 from postprocess.answers.answer_agreement import agreement_blocks, agreement_scores
 from postprocess.answers.control_items import (
+    KEY,
     QUIZ_RULE,
     TEST_RULE,
+    Control,
     ControlPolicy,
+    blank_rows,
     blanks_as_wrong,
-    control_blocks,
     control_scores,
+    control_verdicts,
+    crowd_tallies,
     single_choice,
-    stopped_by_test,
     trusted_controls,
 )
 from postprocess.answers.control_items import RULE as CONTROL_RULE
@@ -128,19 +131,25 @@ def _either(on_rates: pd.DataFrame, on_counts: pd.DataFrame) -> pd.DataFrame:
                                                             if "captions" in both.columns else {}))
 
 
-def control_answers(store: Store, campaign: str, up_to_batch: int, key: pd.DataFrame,
-                    workers: list[str] | None = None) -> pd.DataFrame:
-    """Every answer to a control item's field up to a batch (``workers``' only, when given), the quiz's among them."""
-    ids, workers = sorted(set(key["item_id"])), workers or []
+def control_answers(store: Store, campaign: str, up_to_batch: int, items: Collection[str],
+                    workers: list[str] | None = None, tallied: bool = False) -> list[tuple[Any, ...]]:
+    """Every answer to ``items`` up to a batch, the pages' then the quiz's kept apart (MTurk's), as ``worker_id,
+    item_id, field, value`` rows; ``workers``' alone when named; ``tallied``: ``item_id, field, value, how often``."""
+    ids, n = sorted(items), len(KEPT) + 1
     if not ids:
-        return pd.DataFrame(columns=["worker_id", "item_id", "field", "value"])
-    marks, whose = ",".join("?" * len(ids)), f"IN ({','.join('?' * len(workers))}) " if workers else "!= '' "
-    return store.frame(f"SELECT worker_id, item_id, field, value FROM (SELECT a.worker_id, x.item_id, x.field, "
-                       f"x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND a.assignment_id = "
-                       f"x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? UNION ALL SELECT "
-                       f"substr(assignment_id, {len(KEPT) + 1}), item_id, field, value FROM answers WHERE campaign = ? "
-                       f"AND assignment_id LIKE '{KEPT}%') AS given WHERE worker_id {whose}AND item_id IN ({marks})",
-                       [campaign, up_to_batch, campaign, *workers, *ids], ["worker_id", "item_id", "field", "value"])
+        return []
+    who = workers or []
+    page, kept = ("!= ''", f"LIKE '{KEPT}%' AND substr(assignment_id, {n}) != ''") if not who else (
+        f"IN ({','.join('?' * len(who))})", f"IN ({','.join('?' * len(who))})")
+    marks = ",".join("?" * len(ids))
+    sql = (f"SELECT a.worker_id, x.item_id, x.field, x.value FROM answers x JOIN assignments a ON a.campaign = "
+           f"x.campaign AND a.assignment_id = x.assignment_id WHERE a.campaign = ? AND a.batch > 0 AND a.batch <= ? "
+           f"AND a.worker_id {page} AND x.item_id IN ({marks}) UNION ALL SELECT substr(assignment_id, {n}), item_id, "
+           f"field, value FROM answers WHERE campaign = ? AND assignment_id {kept} AND item_id IN ({marks})")
+    if tallied:  # counted in the database: the crowd's answers to a control, however many, are a few rows
+        sql = f"SELECT item_id, field, value, COUNT(*) AS n FROM ({sql}) AS given GROUP BY item_id, field, value"
+    params = [campaign, up_to_batch, *who, *ids, campaign, *(KEPT + w for w in who), *ids]
+    return [tuple(r.values()) for r in store.rows(sql, params)]
 
 
 def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
@@ -148,37 +157,43 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
     stored = stored_controls(store, campaign)
     if stored is None:
         return None
-    given = blanks_as_wrong(control_answers(store, campaign, up_to_batch, single_choice(stored[0])), stored[1].required)
-    return control_scores(given, trusted_controls(given, single_choice(stored[0])))
+    key = single_choice(stored[0])
+    given = blanks_as_wrong(pd.DataFrame(control_answers(store, campaign, up_to_batch, set(key["item_id"])),
+                                         columns=["worker_id", "item_id", "field", "value"]), stored[1].required)
+    return control_scores(given, trusted_controls(given, key))
 
 
 def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] | None = None,
                     accuracy: bool = False) -> dict[str, str]:
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
-    words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark."""
-    stored = stored_controls(store, campaign)
-    if stored is None or workers == []:
+    words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark. Asked after
+    every page for one worker: their answers and the crowd's counts of the controls they met are read, no more."""
+    recorded = _recorded_controls(store, campaign)
+    if recorded is None or workers == []:
         return {}
-    key, required = single_choice(stored[0]), stored[1].required
-    mine = None if workers is None else blanks_as_wrong(control_answers(store, campaign, batch, key, workers), required)
-    key = key if mine is None else key[key["item_id"].isin(set(mine["item_id"]))]  # per page: what they met, no more
-    given = blanks_as_wrong(control_answers(store, campaign, batch, key), required)
-    mine, quiz = given if mine is None else mine, stored_quiz(store, campaign) if accuracy else None
-    # a page's look (one worker's new answers) is never asked again: only the step's whole-campaign looks are kept
-    failed = _stops(mine, given, key, stored[1], quiz) if workers else decided(
-        (mine, given, key, stored[1], quiz), lambda: _stops(mine, given, key, stored[1], quiz))
+    controls, policy, quiz = recorded
+    mine = blank_rows(control_answers(store, campaign, batch, {c[0] for c in controls}, workers), policy.required)
+    if workers is None:
+        tallies = crowd_tallies((i, f, v, 1) for _, i, f, v in mine)
+    else:  # per page: what they met, no more
+        met = {item for _, item, _, _ in mine}
+        controls = [c for c in controls if c[0] in met]
+        tallies = crowd_tallies(control_answers(store, campaign, batch, met, tallied=True), policy.required)
+    failed = control_verdicts(mine, controls, tallies, policy, quiz if accuracy else None)
     spared = settled_workers(store, campaign) if failed else set()  # asked only when a page stops someone
     return {w: r for w, r in failed.items() if w not in spared}
 
 
-def _stops(mine: pd.DataFrame, given: pd.DataFrame, key: pd.DataFrame, policy: ControlPolicy,
-           quiz: dict[str, Any] | None) -> dict[str, str]:
-    """:func:`failed_controls`' verdicts on answers read (``quiz`` None: the controls-alone rule and quiz not asked)."""
-    trusted = trusted_controls(given, key)
-    due = control_blocks(control_scores(mine, trusted), policy) if quiz is not None else pd.DataFrame(
-        columns=BLOCK_COLUMNS)
-    return {**dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True)),
-            **(quiz_failures(mine, given, quiz) if quiz is not None else {}), **stopped_by_test(mine, trusted)}
+def _recorded_controls(store: Store, campaign: str) -> tuple[list[Control], ControlPolicy, dict[str, Any]] | None:
+    """The single-choice controls as rows, their policy and the quiz's record; parsed once a recorded config."""
+    def parsed() -> tuple[list[Control], ControlPolicy, dict[str, Any]] | None:
+        stored = stored_controls(store, campaign)
+        if stored is None:
+            return None
+        key = single_choice(stored[0])
+        return list(zip(*(key[c] for c in KEY), strict=True)), stored[1], stored_quiz(store, campaign)
+    recorded = store.rows("SELECT config_json FROM campaigns WHERE name = ?", [campaign])
+    return decided((campaign, recorded[0]["config_json"] if recorded else None), parsed)
 
 
 def kept_workers(store: Store, campaign: str) -> set[str]:
@@ -268,14 +283,12 @@ def agreement_labels(store: Store, campaign: str, up_to_batch: int, fields: list
 def agreement_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.DataFrame | None:
     """Each worker's agreement with the others' answer so far; None when the campaign does not block on it."""
     stored = stored_agreement(store, campaign)
-    if stored is None:
-        return None
-    return agreement_scores(agreement_labels(store, campaign, up_to_batch, stored[0]), stored[1].min_others)
+    return None if stored is None else agreement_scores(agreement_labels(store, campaign, up_to_batch, stored[0]),
+                                                        stored[1].min_others)
 
 
 def agreement_blocks_due(store: Store, campaign: str, batch: int) -> pd.DataFrame:
-    stored = stored_agreement(store, campaign)
-    scores = agreement_scores_so_far(store, campaign, batch)
+    stored, scores = stored_agreement(store, campaign), agreement_scores_so_far(store, campaign, batch)
     return pd.DataFrame(columns=BLOCK_COLUMNS) if stored is None or scores is None else agreement_blocks(scores,
                                                                                                       stored[1])
 

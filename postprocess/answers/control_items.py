@@ -3,13 +3,14 @@ Input columns: ``judgements``: ``worker_id, item_id, field, value`` (every answe
 field, rejected work too: a control measures the worker, not the assignment); ``controls``: ``item_id, field, answer``.
 Output of :func:`control_scores`: ``worker_id, controls, correct, accuracy`` (one row per worker who answered a
 control); of :func:`control_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`, ``rules`` reading
-``control_accuracy 20% (1/5)``."""
+``control_accuracy 20% (1/5)``. :func:`control_verdicts` takes the same as plain rows (:data:`Answer`, :data:`Control`)
+and the crowd's answers counted (:func:`crowd_tallies`): the task server asks it after every page."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ from qc.worker_history import BLOCK_COLUMNS, wrong_share_blocks
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "accuracy"]
 RULE = "control_accuracy"
 QUIZ_RULE = "control_quiz"
+JUDGEMENT, KEY = ("worker_id", "item_id", "field", "value"), ("item_id", "field", "answer")
+Answer = tuple[str, str, str, Any]  # a judgement as a plain row (JUDGEMENT)
+Control = tuple[str, str, str]  # a control as a plain row (KEY)
+Tallies = dict[tuple[str, str], Counter[str]]  # (item_id, field) -> how often each (stripped, non-blank) value
 
 
 @dataclass(frozen=True)
@@ -38,40 +43,44 @@ class ControlPolicy:
 
 def control_scores(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
     """Per worker: control answers given, how many equal the known answer, the share."""
-    # in plain Python: the task server scores after every page, where pandas cost ~50 ms on a few dozen rows
+    return _scores_frame(_seen(_rows(judgements, *JUDGEMENT), _rows(controls, *KEY)))
+
+
+def _scores_frame(seen: dict[str, list[int]]) -> pd.DataFrame:
+    if not seen:
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    out = pd.DataFrame([(w, *seen[w]) for w in sorted(seen)], columns=SCORE_COLUMNS[:3])
+    return out.assign(accuracy=out["correct"] / out["controls"])
+
+
+def _seen(judgements: list[Answer], controls: list[Control]) -> dict[str, list[int]]:
+    """worker -> [control answers counted, right]: in plain Python, the task server scores after every page."""
     key = _key(controls, as_set)
     seen: dict[str, list[int]] = {}
     for worker, item, field, value in _first_answers(judgements, key):
         tally = seen.setdefault(worker, [0, 0])
         tally[0], tally[1] = tally[0] + 1, tally[1] + (value in key[(item, field)])
-    if not seen:
-        return pd.DataFrame(columns=SCORE_COLUMNS)
-    workers = sorted(seen)
-    out = pd.DataFrame({"worker_id": workers, "controls": [seen[w][0] for w in workers],
-                        "correct": [seen[w][1] for w in workers]})
-    out["accuracy"] = out["correct"] / out["controls"]
-    return out
+    return seen
 
 
-def _rows(frame: pd.DataFrame, *columns: str) -> list[tuple[Any, ...]]:
+def _rows(frame: pd.DataFrame, *columns: str) -> list[Any]:
     return list(zip(*(frame[c].tolist() for c in columns), strict=True))
 
 
-def _key(controls: pd.DataFrame, clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
+def _key(controls: list[Control], clean: Callable[[Any], str]) -> dict[tuple[str, str], list[str]]:
     """(item_id, field) -> its known answers (a repeated control: each row right), each ``clean``'d."""
     key: dict[tuple[str, str], list[str]] = {}
-    for item, field, answer in _rows(controls, "item_id", "field", "answer"):
+    for item, field, answer in controls:
         key.setdefault((str(item), str(field)), []).append(clean(answer))
     return key
 
 
-def _first_answers(judgements: pd.DataFrame, key: dict[tuple[str, str], list[str]]
-                   ) -> list[tuple[str, str, str, str]]:
+def _first_answers(judgements: list[Answer], key: dict[tuple[str, str], list[str]]) -> list[Answer]:
     """(worker, item, field, value) of each worker's first non-blank answer to each control field: a control
     counts once per worker, however often it was answered, so the score and the sequential test agree."""
     done: set[tuple[str, str, str]] = set()
     out = []
-    for worker, item, field, value in _rows(judgements, "worker_id", "item_id", "field", "value"):
+    for worker, item, field, value in judgements:
         value = as_set(value)
         if value and (item, field) in key and (worker, item, field) not in done:
             done.add((worker, item, field))
@@ -91,6 +100,11 @@ def blanks_as_wrong(judgements: pd.DataFrame, required: frozenset[str]) -> pd.Da
     return judgements.assign(value=judgements["value"].where(~blank, BLANK)) if blank.any() else judgements
 
 
+def blank_rows(judgements: list[Answer], required: frozenset[str]) -> list[Answer]:
+    """:func:`blanks_as_wrong` over plain rows."""
+    return [(w, i, f, BLANK if str(f) in required and str(v).strip() == "" else v) for w, i, f, v in judgements]
+
+
 def as_set(value: Any) -> str:
     """An answer stripped, a checkbox group's ``|``-joined ticks in one order (the page's need not be the file's)."""
     text = str(value).strip()
@@ -108,29 +122,43 @@ def single_choice(controls: pd.DataFrame) -> pd.DataFrame:
     return controls[np.array([f not in mixed for f in controls["field"].tolist()], dtype=bool)].reset_index(drop=True)
 
 
+def crowd_tallies(given: Iterable[tuple[Any, Any, Any, int]], required: frozenset[str] = frozenset()) -> Tallies:
+    """``(item_id, field, value, how often)`` rows (a GROUP BY's) counted per control and stripped value; blanks
+    to ``required`` fields as :data:`BLANK` (:func:`blanks_as_wrong`), other blanks left out."""
+    tallies: Tallies = {}
+    for item, field, value, n in given:
+        value = _stripped(BLANK if str(field) in required and str(value).strip() == "" else value)
+        if value:
+            tallies.setdefault((item, field), Counter())[value] += int(n)
+    return tallies
+
+
 def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
                      below: float = 1 / 3) -> pd.DataFrame:
     """``controls`` without those whose known answer under ``below`` of their (``min_answers``+) answers gave while
     most gave one other: a wrong answer file must not block honest workers one by one; a split crowd's stays."""
-    key = _key(controls, _stripped)
-    given = [(item, field, value) for item, field, value in
-             ((i, f, _stripped(v)) for i, f, v in _rows(judgements, "item_id", "field", "value")) if value]
-    if not given:
-        return controls
-    per_item: dict[tuple[str, str], Counter[str]] = {}
-    agree: Counter[tuple[str, str]] = Counter()
-    for item, field, value in given:
-        for answer in key.get((item, field), ()):
-            per_item.setdefault((item, field), Counter())[value] += 1
-            agree[(item, field)] += value == answer
-    suspect = set()
-    for control, counts in per_item.items():
-        size, (top_value, top) = counts.total(), counts.most_common(1)[0]  # a tie is never over half
-        if (size >= min_answers and agree[control] / size < below and top / size > 0.5
-                and top_value != key[control][0]):
-            suspect.add(control)
-    keep = np.array([(str(i), str(f)) not in suspect for i, f in _rows(controls, "item_id", "field")], dtype=bool)
+    kept = {(str(i), str(f)) for i, f, _ in _trusted(_rows(controls, *KEY), _tallied(judgements), min_answers, below)}
+    keep = np.array([(str(i), str(f)) in kept for i, f in _rows(controls, "item_id", "field")], dtype=bool)
     return controls[keep].reset_index(drop=True)
+
+
+def _tallied(given: pd.DataFrame) -> Tallies:
+    return crowd_tallies((i, f, v, 1) for i, f, v in _rows(given, "item_id", "field", "value"))
+
+
+def _trusted(controls: list[Control], tallies: Tallies, min_answers: int = 3, below: float = 1 / 3) -> list[Control]:
+    """:func:`trusted_controls` over rows and the crowd's counts; a repeated control's answers count once a row."""
+    suspect = set()
+    for control, answers in _key(controls, _stripped).items():
+        counts = tallies.get(control)
+        if not counts:
+            continue
+        size, agree = counts.total() * len(answers), sum(counts[a] for a in answers)
+        top_value, top = counts.most_common(1)[0]  # a tie is never over half
+        if (size >= min_answers and agree / size < below and top * len(answers) / size > 0.5
+                and top_value != answers[0]):
+            suspect.add(control)
+    return [c for c in controls if (str(c[0]), str(c[1])) not in suspect]
 
 
 def accuracy_above(correct: int, seen: int, level: float) -> float:
@@ -147,13 +175,25 @@ def control_blocks(scores: pd.DataFrame, policy: ControlPolicy) -> pd.DataFrame:
     if policy.alpha <= 0:
         return wrong_share_blocks(scores, "controls", "correct", policy.min_seen, policy.block_below,
                                   policy.confidence, RULE)
-    rows = []
-    for worker, seen, right in _rows(scores, "worker_id", "controls", "correct") if policy.block_below > 0 else ():
-        seen, right = int(seen), int(right)
-        if seen >= policy.min_seen and accuracy_above(right, seen, policy.block_below) < policy.alpha:
-            rows.append({"worker_id": str(worker), "rules": f"{RULE} {right / seen:.0%} ({right}/{seen})",
-                         "flags": seen - right, "captions": seen})
+    rows = [{"worker_id": str(worker), "rules": f"{RULE} {int(right) / int(seen):.0%} ({int(right)}/{int(seen)})",
+             "flags": int(seen) - int(right), "captions": int(seen)}
+            for worker, seen, right in _rows(scores, "worker_id", "controls", "correct")
+            if _below(int(seen), int(right), policy)]
     return pd.DataFrame(rows, columns=BLOCK_COLUMNS)
+
+
+def _below(seen: int, right: int, policy: ControlPolicy) -> bool:
+    return (policy.block_below > 0 and seen >= policy.min_seen
+            and accuracy_above(right, seen, policy.block_below) < policy.alpha)
+
+
+def _accuracy_stops(seen: dict[str, list[int]], policy: ControlPolicy) -> dict[str, str]:
+    """:func:`control_blocks` on :func:`_seen`'s counts, worker -> the rule's words."""
+    if policy.alpha <= 0:  # a campaign planned before control_alpha: the Wilson rule, over a frame
+        due = control_blocks(_scores_frame(seen) if seen else pd.DataFrame(columns=SCORE_COLUMNS), policy)
+        return dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True))
+    return {str(w): f"{RULE} {right / n:.0%} ({right}/{n})" for w, (n, right) in sorted(seen.items())
+            if _below(n, right, policy)}
 
 
 QUIZ_HONEST = 0.8  # an honest worker answers easy known items right at least this often...
@@ -190,10 +230,14 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
     """Workers whose control answers (quiz and pages, each control once) come likelier, by 1 / :data:`FALSE_ALARM`,
     from answering regardless of the truth than from an honest worker, with the rule's words; a martingale for an
     honest worker (Ville), so read after every page (docs/how-to/control-items.md, "One sequential test")."""
+    return _test(_rows(judgements, *JUDGEMENT), _rows(controls, *KEY))
+
+
+def _test(judgements: list[Answer], controls: list[Control]) -> dict[str, str]:
     from scipy.special import gammaln  # here: `hitflow qc` on pages without controls never loads scipy
 
     key = _key(controls, as_set)
-    answers = {(str(f), as_set(a)) for f, a in _rows(controls, "field", "answer")}  # each field's k: known and given
+    answers = {(str(f), as_set(a)) for _, f, a in controls}  # each field's k: known and given
     per: dict[tuple[str, str], Counter[str]] = {}  # (worker, field) -> how often each answer
     right: Counter[tuple[str, str]] = Counter()
     for worker, item, field, value in _first_answers(judgements, key):
@@ -222,18 +266,31 @@ def stopped_by_test(judgements: pd.DataFrame, controls: pd.DataFrame) -> dict[st
 def quiz_failures(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
     """Of the workers whose answers are ``mine``, those below the quiz's pass mark, with the rule's words; a quiz
     item most takers contradict (``given``: the crowd's answers) is a mistake in the file, dropped with a mark."""
-    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
-    if key.empty:
-        return {}
-    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
+    return _quiz_fails(_rows(mine, *JUDGEMENT), _tallied(given), record)
+
+
+def _quiz_fails(mine: list[Answer], tallies: Tallies, record: dict[str, Any]) -> dict[str, str]:
+    key = [(i, f, a) for i, f, a in record.get("key", [])]
+    trusted = _trusted(key, tallies)
     mark = int(record.get("mark", 0)) - (len(key) - len(trusted))
-    return {str(r.worker_id): f"{QUIZ_RULE} {r.correct}/{len(key)} (pass {mark})"
-            for r in control_scores(mine, trusted).itertuples(index=False) if r.correct < mark}
+    return {str(w): f"{QUIZ_RULE} {right}/{len(key)} (pass {mark})" for w, (_, right) in sorted(
+        _seen(mine, trusted).items()) if right < mark}
 
 
 def quiz_verdicts(mine: pd.DataFrame, given: pd.DataFrame, record: dict[str, Any]) -> dict[str, str]:
     """The quiz judged on its answers alone, where a route sees nothing else before any work (MTurk's
     qualification requests): the pass mark and the sequential test, as the task server judges a first page."""
-    key = pd.DataFrame(record.get("key", []), columns=["item_id", "field", "answer"])
-    trusted = trusted_controls(given[given["item_id"].isin(set(key["item_id"]))], key)
-    return {**stopped_by_test(mine, trusted), **quiz_failures(mine, given, record)}
+    tallies, answers = _tallied(given), _rows(mine, *JUDGEMENT)
+    key = [(i, f, a) for i, f, a in record.get("key", [])]
+    return {**_test(answers, _trusted(key, tallies)), **_quiz_fails(answers, tallies, record)}
+
+
+def control_verdicts(mine: list[Answer], controls: list[Control], tallies: Tallies, policy: ControlPolicy,
+                     quiz: dict[str, Any] | None) -> dict[str, str]:
+    """Of the workers whose control answers are ``mine`` (:func:`blank_rows`' already), those they stop, with the
+    rule's words: the sequential test, and with ``quiz`` (``{}``: none) the controls-alone rule and the quiz's pass
+    mark; ``tallies``: the crowd's answers to ``controls`` (:func:`crowd_tallies`), which drop the contradicted."""
+    trusted = _trusted(controls, tallies)
+    accuracy = {} if quiz is None else {**_accuracy_stops(_seen(mine, trusted), policy), **_quiz_fails(
+        mine, tallies, quiz)}
+    return {**accuracy, **_test(mine, trusted)}
