@@ -78,3 +78,16 @@ def test_a_careful_worker_leaves_a_known_blank_blank_and_the_report_counts_it_kn
     values = fill_unhinted(worker, form_fields(html), html, bank, random.Random(5))
     assert values["due_0"] == "" and values["undated_0"] == "yes"
     assert {(r["field"], r["source"]) for r in item_truth([worker]) if r["item_id"] == "L2"} >= {("due", "known")}
+
+
+def test_the_dry_run_says_simulated_free_text_is_made_from_the_item_not_understood(tmp_path: Path) -> None:
+    """A free-text box with no known answers: the rehearsal's text says nothing of sense, and the dry run says so
+    once, naming the boxes (a formatted box, a code or an address, is not prose and is not named)."""
+    cfg = campaign(tmp_path)
+    specs = field_specs(custom_spec(cfg, page_items(first_page_rows(cfg))))
+    kinds = {"due": "date", "why": "text", "comment": "text", "postcode": "formatted"}
+    lines = truth_lines(cfg, read_custom_items(cfg), kinds, specs)
+    made = [line for line in lines if "not written by someone who understood the question" in line]
+    assert len(made) == 1 and made[0].startswith("simulated text for why, comment is put together")
+    kinds.pop("why"), kinds.pop("comment")
+    assert not any("understood the question" in line for line in truth_lines(cfg, read_custom_items(cfg), kinds, specs))

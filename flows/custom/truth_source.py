@@ -26,6 +26,9 @@ BLIND_TEXT = ("simulated text for {field} is content-blind: {items} of its items
               "image the simulator's caption bank does not hold, or none, so its workers described a scene of its "
               "own making there (never another image's captions); text figures from this rehearsal say nothing "
               "about what people would write")
+TEXT_MADE = ("simulated text for {fields} is put together from each item's own words to the limits the page states, "
+             "not written by someone who understood the question: this rehearsal tries the text rules on its length, "
+             "form and copying, not on whether the answers make sense (docs/explanation/simulator.md)")
 TEXT_TRUTH = ("gold", "expected", "correct", "answer", "truth")  # a text box's known-answer column: gold_<box>
 ANY_ITEM = "*"  # an answer key's row: every item (flows/sim/people/known_answers.py)
 MAX_ANSWER_LINES = 20  # known answers the simulator cannot follow, one line each, up to this many
@@ -128,9 +131,11 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
     shown = set(planned) if planned is not None else {str(i["item_id"]) for i in items}
     followed = [r for r in known if id(r) not in refused_rows and (r["item_id"] == ANY_ITEM or r["item_id"] in shown)]
     blind, checks = False, {c.field for c in cfg.attention.checks}  # a page's own check: its answer is in the config
+    made = [f for f, kind in fields.items() if kind == "text" and f not in checks
+            and not any(r["field"] == f for r in followed)]
     for field, kind in fields.items():
         if (kind not in ("choice", "number", "date") and not any(r["field"] == field for r in followed)) or \
-                field in checks:  # a text box: a line only where its answers are known
+                field in checks:  # a text box without known answers: TEXT_MADE below
             continue
         line, blind_here = _source_line(field, followed, len(shown))
         if kind not in ("choice", "number", "date"):  # a text box's other items: written from the item, not blind
@@ -138,7 +143,7 @@ def truth_lines(cfg: CampaignConfig, items: list[dict[str, str]], fields: dict[s
         lines += line
         blind = blind or blind_here
     return lines + ([f"  {READING}. Known answers: [campaign] truth = {{field = \"column\"}} (docs/custom_pages.md)"]
-                    if blind else [])
+                    if blind else []) + ([TEXT_MADE.format(fields=", ".join(made))] if made else [])
 
 
 def _own_spec(row: dict[str, str], specs: dict[str, dict[str, Any]], layouts: dict[str, Layout],
