@@ -57,4 +57,5 @@ def ratio_bootstrap(numerator: np.ndarray, denominator: np.ndarray, over: str) -
 
 def resample_counts(n_clusters: int) -> np.ndarray:
     """``RESAMPLES x n_clusters``: how often each cluster was drawn (frequency weights)."""
-    return np.apply_along_axis(np.bincount, 1, draws(n_clusters), minlength=n_clusters)
+    drawn = draws(n_clusters) + n_clusters * np.arange(RESAMPLES)[:, None]  # each resample its own bins
+    return np.bincount(drawn.ravel(), minlength=RESAMPLES * n_clusters).reshape(RESAMPLES, n_clusters)

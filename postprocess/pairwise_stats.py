@@ -15,6 +15,7 @@ SCALE = {1: "A much better", 2: "A slightly better", 3: "equal", 4: "B slightly 
 REQUIRED = ("item_id", "worker_id", "dimension", "system_a", "system_b", "answer")
 # Wins credited to system A per answer: "equal" is half a win each way (the usual tie convention).
 A_WINS = {1: 1.0, 2: 1.0, 3: 0.5, 4: 0.0, 5: 0.0}
+BLOCK = 2_000_000  # floats of the bootstrap's fits held at once (16 MB): resamples x judgements x systems
 
 
 def undo_order(df: pd.DataFrame) -> pd.DataFrame:
@@ -62,28 +63,56 @@ def bradley_terry(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, dict[
     return out
 
 
-def logistic_fit(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted logistic regression without intercept by Newton's method; NaN where it does not converge."""
-    beta = np.zeros(design.shape[1])
+def logistic_fits(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted logistic regressions without intercept by Newton's method, one per row of ``weights`` (a weight
+    per row of ``design``), all at once: ``R x design.shape[1]``, a row of NaN where its fit meets a singular
+    Hessian or does not converge in 60 steps. Each fit takes its own path from 0 and stops at its own step under
+    1e-10, with the arithmetic of one fit alone (each product a matrix of the stack): where no estimate exists
+    (a system winning all its comparisons), what a fit stops at is decided by rounding, so it is kept as it was."""
+    chunk = max(1, BLOCK // max(1, design.size))  # fits a block: R x rows x systems floats held at once
+    return np.concatenate([_newton(design, wins, weights[i:i + chunk]) for i in range(0, len(weights), chunk)]) \
+        if len(weights) else np.empty((0, design.shape[1]))
+
+
+def _newton(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    k = design.shape[1]
+    beta, out = np.zeros((len(weights), k)), np.full((len(weights), k), np.nan)
+    live = np.arange(len(weights))  # the fits still stepping
     for _ in range(60):
-        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
-        hessian = design.T @ (design * (weights * p * (1 - p))[:, None])
-        try:
-            step = np.linalg.solve(hessian, design.T @ (weights * (wins - p)))
-        except np.linalg.LinAlgError:
+        if not len(live):
             break
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-10:
-            return beta
-    return np.full(design.shape[1], np.nan)
+        p = 1.0 / (1.0 + np.exp(-(beta[live] @ design.T)))
+        w = weights[live]
+        hessians = np.matmul(design.T[None], design[None] * (w * p * (1 - p))[:, :, None])
+        gradients = np.matmul(design.T[None], (w * (wins - p))[:, :, None])[..., 0]
+        step, solved = _solve(hessians, gradients)
+        beta[live] += step
+        done = solved & (np.max(np.abs(step), axis=1) < 1e-10)
+        out[live[done]] = beta[live[done]]
+        live = live[solved & ~done]
+    return out
+
+
+def _solve(hessians: np.ndarray, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each Newton step and whether its Hessian could be solved (one singular matrix fails the whole stack)."""
+    try:
+        return np.linalg.solve(hessians, gradients[..., None])[..., 0], np.ones(len(hessians), dtype=bool)
+    except np.linalg.LinAlgError:
+        steps, solved = np.zeros_like(gradients), np.ones(len(hessians), dtype=bool)
+        for i, (hessian, gradient) in enumerate(zip(hessians, gradients, strict=True)):
+            try:
+                steps[i] = np.linalg.solve(hessian, gradient)
+            except np.linalg.LinAlgError:
+                solved[i] = False
+        return steps, solved
 
 
 def strength_bootstrap(df: pd.DataFrame, design: np.ndarray, wins: np.ndarray) -> list[dict[str, Any]]:
-    """Per non-reference system, a seeded bootstrap interval of its strength over items."""
+    """Per non-reference system, a seeded bootstrap interval of its strength over items (every resample fitted
+    at once: a resample weighs each judgement by how often its item was drawn)."""
     names, where = clusters(df["item_id"])
-    fits = np.array([logistic_fit(design, wins, counts[where].astype(float))
-                     for counts in resample_counts(len(names))]) if len(names) > 1 else \
-        np.full((1, design.shape[1]), np.nan)
+    fits = logistic_fits(design, wins, resample_counts(len(names))[:, where].astype(float)) if len(names) > 1 \
+        else np.full((1, design.shape[1]), np.nan)
     return [interval(fits[:, k], "items") for k in range(design.shape[1])]
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from postprocess.error_stats import error_summary
-from postprocess.pairwise_stats import bradley_terry, check_pairs, logistic_fit
+from postprocess.pairwise_stats import bradley_terry, check_pairs, logistic_fits
 from postprocess.rating_stats import rating_summary
 from postprocess.severity_stats import condition_means, effect_sizes, severity
 
@@ -63,7 +63,7 @@ def test_the_bootstraps_logistic_fit_is_the_glm_statsmodels_fits() -> None:
     design[np.arange(len(data)), data["system_a"].map(systems.index)] += 1
     design[np.arange(len(data)), data["system_b"].map(systems.index)] -= 1
     wins = data["answer"].map({1: 1.0, 2: 1.0, 3: 0.5, 4: 0.0, 5: 0.0}).to_numpy()
-    beta = logistic_fit(design[:, 1:], wins, np.ones(len(data)))
+    beta = logistic_fits(design[:, 1:], wins, np.ones((1, len(data))))[0]
     assert beta == pytest.approx([fitted[s]["strength"] for s in systems[1:]], abs=1e-4)
     for s in systems[1:]:
         assert fitted[s]["boot_low"] < fitted[s]["strength"] < fitted[s]["boot_high"]

@@ -35,6 +35,9 @@ from qc.telemetry_frame import text_origin
 from qc.worker_history import history_table
 
 NO_BATCH = -1  # reads no captions: the empty frame, with every column
+# A small campaign's captions are read once for both passes of the dataset (its words, then its files); past
+# this many rows each batch is read again in the second pass, so memory stays a batch's at any size
+KEPT_CAPTIONS = 20_000
 FLAG_OUT = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
 
 
@@ -65,19 +68,28 @@ def _rows(run: Run, sql: str, batch: int) -> list[Any]:
     return [next(iter(r.values())) for r in run.store.rows(sql, [run.cfg.name, batch])]
 
 
-def campaign_keep_words(run: Run, batches: list[int]) -> tuple[set[str], Counter[str]]:
-    """The words spell-correction keeps because enough workers used them, and their uses."""
+def campaign_keep_words(run: Run, batches: list[int],
+                        kept: dict[int, pd.DataFrame] | None = None) -> tuple[set[str], Counter[str]]:
+    """The words spell-correction keeps because enough workers used them, and their uses; ``kept``: filled with
+    the batches' captions (as :func:`corrected_captions` reads them) up to ``KEPT_CAPTIONS`` rows."""
     seen: dict[str, set[str]] = {}
     uses: Counter[str] = Counter()
+    rows = 0
     for batch in batches:
-        frame = batch_captions(run, batch, telemetry=False)
+        keeping = kept is not None and rows < KEPT_CAPTIONS
+        frame = batch_captions(run, batch, telemetry=keeping)
+        rows += len(frame)
+        if kept is not None and keeping and rows <= KEPT_CAPTIONS:
+            kept[batch] = frame
         add_word_workers(seen, frame[~frame["is_rejected"]], run.cfg.campaign_word_min_workers, uses)
     return words_of(seen, run.cfg.campaign_word_min_workers, uses, spelling_index()), uses
 
 
-def corrected_captions(run: Run, batch: int, keep: set[str], uses: Counter[str]) -> pd.DataFrame:
-    """One batch's captions with ``caption_corrected`` and ``edits`` (accepted ones spell-corrected)."""
-    frame = batch_captions(run, batch)
+def corrected_captions(run: Run, batch: int, keep: set[str], uses: Counter[str],
+                       frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One batch's captions (``frame``: as :func:`batch_captions` read them already) with ``caption_corrected``
+    and ``edits`` (accepted ones spell-corrected)."""
+    frame = batch_captions(run, batch) if frame is None else frame
     good = frame[~frame["is_rejected"]]
     checked = spellcheck_frame(good, run.cfg.campaign_word_min_workers, index=spelling_index(), keep=keep,
                                uses=uses)
@@ -139,12 +151,13 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
     """dataset.json, dataset.csv and dataset.raw.csv, a batch of spell-corrected captions at a time."""
     batches = [r["batch"] for r in run.store.rows(  # batch 0 is the qualification test
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
-    keep, uses = campaign_keep_words(run, batches)
+    kept: dict[int, pd.DataFrame] = {}
+    keep, uses = campaign_keep_words(run, batches, kept)
     read = CaptionPass(CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image),
                        BatchJudgements(blocked["worker_id"], run.cfg.answers))
     with DatasetFiles(out_dir) as dataset:
         for batch in batches or [NO_BATCH]:  # an empty campaign still gets its (empty) files
-            captions = corrected_captions(run, batch, keep, uses)
+            captions = corrected_captions(run, batch, keep, uses, kept.pop(batch, None))
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)

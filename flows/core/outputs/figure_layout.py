@@ -49,6 +49,8 @@ class RowLayout(LayoutEngine):
             x += room.left
             ax.set_position([x / width, bottom / height, panel / width, (height - top - bottom) / height])
             x += panel + room.right + gap
+            for axis in (ax.xaxis, ax.yaxis):  # an empty label is not placed: that updated and measured the ticks
+                axis._autolabelpos = _shown(axis.label)  # again at each draw (no report figure places one by hand)
 
 
 def _panel_width(rooms: list[Room], width: float, pad: float, gap: float) -> float:
