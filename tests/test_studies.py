@@ -242,3 +242,35 @@ def test_bad_study_configs_are_refused_with_the_field(tmp_path: Path, monkeypatc
     bad.write_text(text.replace(str(CONFIG / "items" / "pairwise_grading_items.csv"), str(items)))
     with pytest.raises(Exception, match="missing column"):
         load_config(bad)
+
+
+def test_a_study_s_history_rules_read_its_answers_in_the_same_order_however_they_arrived(
+        study: StudyRun, tmp_path: Path) -> None:
+    """item_blind over a study's history reads the answers in order (a split item's other answer stands): the
+    same answers stored in another order (threads submit as they finish) must give the same frame, or the same
+    seed flags a worker with another value from run to run."""
+    import sqlite3
+
+    from flows.core.run.run_context import Run
+    from flows.studies.study_review import batch_answers
+
+    _summary, store, _out = study("pairwise_grading", "links")
+    cfg = load_config(CONFIG / "pairwise_grading.toml")
+    batches = [r["batch"] for r in store.rows("SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND "
+                                              "batch > 0 ORDER BY batch", [cfg.name])]
+    copy = tmp_path / "reversed.db"
+    with sqlite3.connect(store.rows("PRAGMA database_list")[0]["file"]) as source, sqlite3.connect(copy) as into:
+        source.backup(into)  # the write-ahead log's rows too
+    reversed_store = Store(copy)
+    rows = reversed_store.rows("SELECT * FROM assignments ORDER BY rowid DESC")
+    assert len(rows) > 0
+    with reversed_store.transaction():
+        reversed_store.execute("DELETE FROM assignments")
+        reversed_store.table("assignments").insert_all(rows)
+    stored = reversed_store.rows("SELECT assignment_id FROM assignments ORDER BY rowid")
+    assert [r["assignment_id"] for r in stored] == [r["assignment_id"] for r in rows]  # in the other order
+    for batch in batches:
+        kept = batch_answers(Run(cfg, store, None, None), batch)  # type: ignore[arg-type]
+        again = batch_answers(Run(cfg, reversed_store, None, None), batch)  # type: ignore[arg-type]
+        assert len(kept) > 0
+        pd.testing.assert_frame_equal(kept, again)

@@ -129,8 +129,7 @@ def _answer_rows(run: Run, batch: int) -> list[dict[str, Any]]:
     payloads = {r["item_id"]: json.loads(r["payload"] or "{}") for r in run.store.rows(
         "SELECT item_id, payload FROM items WHERE campaign = ?", [run.cfg.name])}
     rows = []
-    for a in run.store.rows("SELECT assignment_id, worker_id, answer_xml FROM assignments WHERE campaign = ? AND "
-                            "batch = ?", [run.cfg.name, batch]):
+    for a in batch_assignments(run, batch, posted_only=False):  # the rules over a history read it in order
         try:
             fields = answer_fields(a["answer_xml"] or "")
         except ET.ParseError:
