@@ -38,7 +38,9 @@ def test_emoji_only_within_the_stated_count() -> None:
     plot = ("Two city accountants inherit a goat farm in Wales and must win the village show within a month, "
             "despite never having touched a goat.")
     for said in answers(plot, "Retell the plot in 3 to 6 emoji (emoji only, no words)"):
-        assert not re.search(r"[A-Za-z0-9]", said) and 3 <= len(said.split()) <= 6 and "🐐" in said, said
+        assert not re.search(r"[A-Za-z0-9]", said) and 3 <= len(said.split()) <= 6, said
+    for said in answers("Bake sale on Saturday 🎂 at the church hall ☕", "Sum it up in 3 to 5 emoji"):
+        assert said.split()[:2] == ["🎂", "☕"] and 3 <= len(said.split()) <= 5, said
 
 
 def test_a_box_the_simulator_cannot_answer_never_gets_its_own_words_back() -> None:

@@ -47,14 +47,14 @@ def test_an_action_is_one_instruction_about_the_thing_at_fault() -> None:
     assert len(set(texts)) > 2
 
 
-@pytest.mark.parametrize(("note", "verb", "named"), [
-    ("Icy patches near the top and a fallen pine blocking the shortcut.", "Grit", "icy patches"),
-    ("Coffee spilled all over the floor by the fridge; it's sticky.", "Clean", "coffee"),
-    ("Wasps nest in the wall by the quarry entrance, my son got stung.", "Warn", "wasps"),
-    ("The sink is blocked and water is coming over the edge onto the floor.", "Clear", "the sink")])
-def test_an_action_fits_the_trouble_and_names_its_object(note: str, verb: str, named: str) -> None:
+@pytest.mark.parametrize(("note", "named"), [
+    ("Icy patches near the top and a fallen pine blocking the shortcut.", "icy patches"),
+    ("Coffee spilled all over the floor by the fridge; it's sticky.", "coffee"),
+    ("Wasps nest in the wall by the quarry entrance, my son got stung.", "wasps"),
+    ("The sink is blocked and water is coming over the edge onto the floor.", "the sink")])
+def test_an_action_names_the_troubles_object(note: str, named: str) -> None:
     said = action([note], random.Random(3))
-    assert said.startswith(verb) and named in said.lower(), said
+    assert named in said.lower() and len(re.findall(r"[.!?](?:\s|$)", said)) == 1, said
 
 
 def test_a_report_of_no_trouble_asks_for_no_action() -> None:

@@ -1,6 +1,6 @@
 """A value a text box asks for (a clock time, a date, a figure, an address), typed as a person reads the box: its
-question, placeholder and "for example ..." hint give the shape; the item's own text gives the value, or what to
-work it out from ("the latest time" from an arrival time and a stated stay); else a plausible value of that shape."""
+question, placeholder and "for example ..." hint give the shape; the item's own text gives the value; else a plausible
+value of that shape."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})[/.](\d{1,2})[/.]
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                "November", "December")
-STAY = re.compile(r"\b(\d+(?:\.\d+)?|an?|half an?)\s*(?:-\s*)?(hours?|hrs?|h|minutes?|mins?)\b", re.I)
 # what the box is for, read from its words when no example shows the shape
 ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(?:latest|earliest) time|at what time|"
                             r"hh[:.]mm|(?:start|end|finish|arrival|closing|opening) time)\b", re.I)),
@@ -37,8 +36,6 @@ ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(
                               r"percent(?:age)?|digits? only|in (?:numbers|digits))\b", re.I)))
 EXAMPLE = re.compile(r"(?:for example|for instance|e\.\s?g\.|eg\.?|such as|like|format)\s*:?\s*[\"'“(]?"
                      r"([^\"'”);]{1,24})", re.I)
-LATEST = re.compile(r"\b(?:latest|until|till|by when|by what time|how late|deadline|must (?:leave|move|go)|expire|"
-                    r"ends?|run out)\b", re.I)
 LEAVE_WHEN = re.compile(r"\b(?:leave|keep) (?:it|this|the (?:box|field|answer))? ?(?:empty|blank) if you "
                         r"(?:answered|chose|selected|picked|said|ticked)\s+[\"'“]?(\w+)", re.I)
 OPTIONAL = re.compile(r"\boptional\b|\bif (?:any|known|you know)\b", re.I)
@@ -89,7 +86,7 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
     said = " ".join(asked.split())  # a box's hint ("for example 4:30 pm") is no value of the item's
     texts = [known] if known else [t for t in ctx.texts if " ".join(t.split()) not in said and not EXAMPLE.search(t)]
     if shape == "time":
-        minutes = worked_time("" if known else asked, texts)
+        minutes = stated_time(texts)
         if minutes is None or rushed:  # a guess: a round hour of the day
             minutes = rng.randint(8, 18) * 60
         elif not careful:  # a slip: a quarter of an hour to an hour out
@@ -108,24 +105,12 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
     return f"{figure:g}" if figure != int(figure) else str(int(figure))
 
 
-def worked_time(asked: str, texts: list[str]) -> int | None:
-    """Minutes past midnight the item's text gives for the box: for "the latest time", the earliest limit after
-    the item's time (that time plus or minus each stay it states, the next of the other times it states, round
-    the clock); else the item's time."""
+def stated_time(texts: list[str]) -> int | None:
+    """Minutes past midnight of the item's time (the one said "at", else its last), or None."""
     text = re.sub(r"\b[a-z]+\b", lambda m: NUMBERS.get(m[0].lower(), m[0]), " ".join(texts), flags=re.I)
     found = [(m.start(), t) for m in CLOCK.finditer(text) if (t := clock_minutes(m)) is not None]
-    if not found:
-        return None
     at = [t for start, t in found if re.search(r"\bat\s*$", text[max(0, start - 4):start], re.I)]
-    ref = at[-1] if at else found[-1][1]
-    if not LATEST.search(asked):
-        return ref
-    limits = [ref + (t - ref) % 1440 for _, t in found if t != ref]  # the next time it names, round the clock
-    for m in STAY.finditer(text):
-        amount = 0.5 if m[1].lower().startswith("half") else 1.0 if m[1].lower() in ("a", "an") else float(m[1])
-        sign = -1 if re.match(r"\s+(?:before|earlier)\b", text[m.end():], re.I) else 1  # "45 minutes before"
-        limits.append(ref + sign * round(amount * (60 if m[2].lower().startswith("h") else 1)))
-    return min(limits) % 1440 if limits else None
+    return at[-1] if at else found[-1][1] if found else None
 
 
 def clock_text(minutes: int, twelve: bool) -> str:

@@ -77,21 +77,8 @@ NOT_NAMES = SUMMARY_STOP | BREAKS | {"not", "no", "now", "still", "just", "keeps
                                      "had", "several", "many", "few", "both", "only", "i", "how", "what", "why",
                                      "when", "where", "who", "can", "could", "would", "please", "hi", "hello", "dear"}
 SMALL = NOT_NAMES | LOOSE_ENDS  # never the end of a quoted phrase
-# what a person would have someone do, by the kind of trouble (the last a fallback)
-REMEDIES = ((r"charg|refund|price|paid|money", "refund the money for {t}"),
-            (r"block(?:ed|ing|age)|clog|overflow|jam|stuck|down\b|fallen|across", "clear {t}"),
-            (r"spill|sick|vomit|dirty|smell|stain|mess|sticky|hair|litter|rubbish|filthy|mou?ld|grease|grime|"
-             r"built up|dust", "clean {t}"),
-            (r"\bice\b|icy|snow|frost|slipp", "grit or salt {t}"),
-            (r"wasp|bees?\b|nest|cows?\b|bull|calves|dogs?\b|animal|snake|adder|horses?|loose|stranger|without a|"
-             r"intruder|suspicious", "warn people and keep them away from {t}"),
-            (r"collaps|eroded|fallen away|crumbl|unsafe|danger", "close {t} and put up a warning"),
-            (r"flood|under water|mud|puddle", "drain the water from {t}"),
-            (r"forg[eo]t|locked|password|log ?in|sign ?in|access|denied|\bpass\b|badge", "reset the access to {t}"),
-            (r"\blate\b|weeks|delay|\bslow|\bwait", "apologise and speed up {t}"),
-            (r"rude|unhelpful|impolite", "apologise and train the staff"),
-            (r"repl(?!ac)|unanswered|no answer|ignor|never (?:called|rang|heard)", "reply quickly about {t}"),
-            (r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
+# what a person would have someone do: repair a thing that does not work, else look at it (the fallback)
+REMEDIES = ((r"broke|crack|crush|damag|faulty|stopped|won't|doesn't|not work|gone out|dead|cold|missing|wrong|lost|"
              r"leak|drip|stick", "repair or replace {t}"),
             (r"", "send someone to inspect {t} and fix it"))
 WHEN = ("first", "straight away", "today", "as soon as possible", "right away")
@@ -103,11 +90,6 @@ FINE = re.compile(r"\b(?:fine|great|good|lovely|no (?:problems?|issues?)|clear|n
 DOES = re.compile(r"(?<![s'])s$|ed$|^(?:broke|went|came|fell|got)$")  # "the zip broke", "the box arrived": a verb
 # the thing at fault: up to two words after the first "the"/"my" ... of the trouble's clause, none a small word
 THING = re.compile(r"\b(?:the|my|our|your|his|her|their|its)\s+(?P<t>[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2})", re.I)
-# where, when and how often a person would use or do what the item names, by its words (the last a fallback)
-PLACES = ((r"kitchen|cook|recipe|bake|food|lunch", "in the kitchen"), (r"garden|plant|seed", "in the garden"),
-          (r"bike|cycl|commut|handlebar|rain", "on the way to work"),
-          (r"\b(?:travel|train|plane|trips?|holiday)", "on trips away"),
-          (r"desk|office|laptop|study|meeting", "at my desk"), (r"", "at home"))
 # a place the item's text names: "at the Riverside Library", "in the leisure centre car park", "at Sandy Bay"
 PLACE = re.compile(r"\b(?:at|in|on) (?:the )?(?:(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|January|February|March|"
                    r"April|May|June|July|August|September|October|November|December)[A-Z][\w']+ ?)+|"
@@ -138,8 +120,7 @@ def open_answer(question: str, texts: list[str], rng: random.Random) -> str:
         elif (place := PLACE.search(item)) and re.match(r"where", part, re.I):  # where the item says it is
             out.append(f"{rng.choice(('It takes place', 'It will be', 'That is'))} {place[0].rstrip('.')}.")
         elif re.match(r"where|when|how (?:often|much|long)", part, re.I):
-            out.append(f"I would use it {next(w for p, w in PLACES if re.search(p, item, re.I))}."
-                       if part[:5].lower() == "where" else f"Probably {when}.")
+            out.append("I would use it at home." if part[:5].lower() == "where" else f"Probably {when}.")
         elif PROBLEM.search(part):
             lead = rng.choice(("The problem is that", "Mainly that", "What went wrong is that"))
             out.append(f"{lead} {said[:1].lower()}{said[1:]}.")

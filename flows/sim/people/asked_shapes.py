@@ -23,31 +23,6 @@ LIST = re.compile(rf"(?<!to )(?<!-)\b{COUNT}\s+(?!(?:words|characters|chars|lett
 BY_SPACES = re.compile(r"\b(?:space|spaces) between\b|\bseparated by (?:a )?spaces?\b", re.I)
 
 
-# what a person sees in a few common things (the first matching noun of the item's text wins a place)
-EMOJI_OF = {"sea": "🌊", "ferry": "⛴️", "boat": "⛵", "ship": "🚢", "island": "🏝️", "beach": "🏖️", "sun": "☀️",
-            "summer": "🌅", "winter": "❄️", "snow": "❄️", "rain": "🌧️", "storm": "⛈️", "father": "👨", "dad": "👨",
-            "mother": "👩", "mum": "👩", "daughter": "👧", "son": "👦", "girl": "👧", "boy": "👦", "child": "🧒",
-            "children": "🧒", "baby": "👶", "old": "👴", "retired": "👴", "grandmother": "👵", "grandfather": "👴",
-            "love": "❤️", "wedding": "💍", "heart": "❤️", "goat": "🐐", "dog": "🐶", "cat": "🐱", "horse": "🐴",
-            "farm": "🚜", "cow": "🐄", "sheep": "🐑", "pig": "🐷", "chicken": "🐔", "bird": "🐦", "fish": "🐟",
-            "city": "🏙️", "town": "🏘️", "village": "🏡", "house": "🏠", "home": "🏠", "school": "🏫",
-            "teacher": "👩‍🏫", "chef": "👨‍🍳", "cook": "👨‍🍳", "restaurant": "🍽️", "food": "🍲", "cake": "🎂",
-            "bake": "🍞", "bread": "🍞", "wine": "🍷", "coffee": "☕", "money": "💰", "bank": "🏦", "robbery": "💰",
-            "thief": "🦹", "police": "👮", "detective": "🕵️", "murder": "🔪", "crime": "🚨", "prison": "⛓️",
-            "war": "⚔️", "soldier": "🪖", "king": "👑", "queen": "👑", "prize": "🏆", "win": "🏆", "show": "🏆",
-            "race": "🏁", "football": "⚽", "team": "⚽", "music": "🎵", "band": "🎸", "singer": "🎤", "song": "🎵",
-            "dance": "💃", "film": "🎬", "book": "📖", "letter": "✉️", "phone": "📱", "computer": "💻",
-            "robot": "🤖", "space": "🚀", "astronaut": "🚀", "moon": "🌙", "star": "⭐", "night": "🌙",
-            "ghost": "👻", "wedding_cake": "🎂", "hospital": "🏥", "doctor": "👩‍⚕️", "sick": "🤒", "ill": "🤒",
-            "death": "💀", "dies": "💀", "funeral": "⚰️", "car": "🚗", "train": "🚆", "plane": "✈️",
-            "travel": "✈️", "trip": "🧳", "mountain": "⛰️", "forest": "🌲", "garden": "🌻", "flower": "🌸",
-            "tree": "🌳", "lighthouse": "🗼", "river": "🏞️", "lost": "🔍", "search": "🔍", "secret": "🤫",
-            "laugh": "😂", "funny": "😂", "comedy": "😂", "sad": "😢", "cry": "😢", "angry": "😠", "fight": "🥊",
-            "friend": "🤝", "friends": "👯", "party": "🎉", "birthday": "🎂", "christmas": "🎄", "holiday": "🏖️",
-            "office": "🏢", "work": "💼", "accountant": "💼", "job": "💼", "fire": "🔥", "ice": "🧊",
-            "hotel": "🏨", "wolf": "🐺", "bear": "🐻", "whale": "🐋", "shark": "🦈", "alien": "👽", "magic": "✨",
-            "witch": "🧙", "dragon": "🐉", "time": "⏰", "clock": "⏰", "piano": "🎹", "paint": "🎨", "art": "🎨"}
-
 def around_boxes(positions: dict[str, int], texts: Sequence[tuple[int, str, object]],
                  boxes: list[str]) -> dict[str, str]:
     """Box -> the page's words between the control before it and the one after it (its question and the hint under
@@ -137,9 +112,8 @@ def hashtags(text: str, n: int, rng: random.Random) -> str:
 
 
 def emoji(text: str, n: int, rng: random.Random) -> str:
-    """``n`` emoji of the things the item names, in its order (a face for its mood where it names too few)."""
-    said = [EMOJI_OF.get(w.lower()) or EMOJI_OF.get(w.lower().rstrip("s")) for w in re.findall(r"[A-Za-z]+", text)]
-    found = list(dict.fromkeys(e for e in said if e))
+    """``n`` emoji: the item's own, in its order, then general faces where it shows too few."""
+    found = list(dict.fromkeys(re.findall(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", text)))
     moods = ["😂", "😢", "❤️", "🎬", "⭐"]
     return " ".join((found + [m for m in moods if m not in found])[:n])
 

@@ -23,8 +23,6 @@ SIGNED = r"(?-i:\b[A-Z]\. ?[A-Z][a-z]+|\b[A-Z] ?& ?[A-Z]\b|(?:^|[.!-]\s*)[A-Z][a
 # parts a page may name: the page's words for it, and whether an item's text gives it (None: not a kind we read)
 TYPED = ((r"\bday\b|\bdate\b|\bwhen\b", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|weekend|"
           + DATE), (r"\btimes?\b", rf"{TIME}|\b\d+\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?)\b"),
-         (r"how many (?:people|guests)|number of (?:people|guests)|party size|\bguests\b",
-          rf"\b(?:{COUNT})\b(?: \w+)? (?:people|of us|guests|persons|adults)|\b(?:for|of)\s+(?:{COUNT})\b"),
          (r"how many|\bnumbers? of\b|\bcount\b", ""),
          (r"\bnames?\b|initials|observer|recorder|\bwho\b|signed|author", SIGNED),
          (r"e-?mail", r"@\w"), (r"phone|mobile", r"\d[\d ]{7,}"),

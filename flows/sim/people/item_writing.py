@@ -8,7 +8,7 @@ import re
 from flows.sim.people.comparisons import asks_comparison
 from flows.sim.people.item_lookups import lookup_kind
 from flows.sim.people.own_answers import own_kind
-from flows.sim.people.own_readings import short
+from flows.sim.people.own_readings import named, short
 from flows.sim.people.summaries import BREAKS, CLAUSES, LOOSE_ENDS, main_text
 from flows.sim.people.summaries import STOP as SUMMARY_STOP
 
@@ -104,16 +104,6 @@ REMARKS = ("\"{a}\" {c}.", "The part about \"{a}\" {c}.", "I noticed \"{a}\"; it
            "\"{a}\" {c}, more than \"{b}\".")
 REACTIONS = ("stood out to me", "made the answer easy", "was the clearest part", "is worded well",
              "was unclear at first", "decided it for me", "was the key part", "is what I looked at")
-# who would use an item, by what its text mentions (the last a fallback), and what it does for them
-WHO = ((r"child|kid|toy|crayon|school|small hands|baby", "parents of young children"),
-       (r"\bdogs?\b|\bcats?\b|\bpets?\b", "pet owners"), (r"sleep|bedroom|alarm|wake", "light sleepers"),
-       (r"festival|fishing|camp|hik|queue|outdoor|trail|satellite|signal", "people who spend long days outdoors"),
-       (r"cycl|bike|commut|backpack", "people who cycle or walk to work"),
-       (r"\bbooks?\b|reading|novel", "keen readers"), (r"tape measure|measuring|\brooms?\b|diy|drill|shelf",
-                                                      "people doing up their home"),
-       (r"desk|office|lamp|laptop|study|phone", "students and people who work from home"),
-       (r"kitchen|cook|recipe|bake|food", "home cooks"), (r"garden|plant|seed", "gardeners"),
-       (r"travel|trip|suitcase|holiday", "people who travel a lot"), (r"", "busy people"))
 BENEFITS = ("because {t}", "since {t}", "as {t}", "because {t}, which {g}", "since {t}, and that {g}")
 OPENINGS = ("I think {w} would get the most out of it", "Mainly {w}", "I'd say {w}", "It is aimed at {w}",
             "Probably {w}", "{W} would like it", "Most likely {w}")
@@ -255,10 +245,9 @@ def framed(kind: str, texts: list[str], rng: random.Random, word: str = "") -> s
 
 def audience(texts: list[str], rng: random.Random, least: int = 0) -> str:
     """Who would use the item and why, in at least ``least`` words, from what its text says."""
-    said = " ".join(texts).lower()
-    # the kinds of person its text speaks to most first ("seeds ... planting ... the size of a phone": gardeners)
-    whos = [who for n, _, who in sorted((-len(re.findall(p, said)) if p else 0, k, who) for k, (p, who) in
-                                        enumerate(WHO)) if n or who == WHO[-1][1]]
+    thing = named(main_text(texts)).removeprefix("the ")  # who needs the thing it names, else anyone busy
+    a = "" if thing.endswith("s") else "an " if thing[:1] in ("a", "e", "i", "o", "u") else "a "
+    whos = [f"anyone who needs {a}{thing}"] * bool(thing) + ["busy people"]
     does = [f"it {m['v']} {_phrase(m['rest'])}" for t in texts for m in DOES.finditer(t)
             if m["v"].split()[-1] not in STOP and not m["v"].endswith("ss")]
     has = [f"it {'comes' if c.lower().startswith('with ') else 'has'} {_phrase(c[:1].lower() + c[1:])}"

@@ -90,22 +90,12 @@ def checked(texts: list[str], rng: random.Random, _question: str, _page: str) ->
             .format(o=op), back]
 
 
-# what a reader may need that a text does not give: its name, and whether the text gives it
-DETAILS = (("price|cost|pay|wage|salary|fee|rent|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
-           ("hours|times|shifts|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|"
-                                                r"\bshifts?\b|\bhours\b"),
-           ("start date|date|day", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b\d{1,2}(?:st|nd|rd|th)\b|"
-                                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d|immediate"),
-           ("location|address|place", r"\b(?:in|at|near) (?-i:[A-Z])[a-z]+|\baddress\b|\bremote\b|\bstreet\b|\broad\b"),
-           ("contract|length|duration", r"\bpermanent\b|\btemporary\b|\bcontract\b|"
-                                        r"\b\d+\s*(?:weeks?|months?|years?)\b"),
-           ("how to apply|contact details|how to book", r"@|\bcall\b|\bphone\b|\bemail\b|www\.|\.co\b|\bapply\b"),
-           ("portion size|size", r"\b(?:small|large|size|portion|serves)\b|\d+\s*(?:cm|mm|inches|g|grams)\b"))
-STEP_NEEDS = (("how long to {s}", r"^(?:leave|bake|cook|wait|boil|heat|soak|dry|rest|charge|hold|press|knead|let|"
-                                   r"stir|simmer|roast|fry|water)\b"),
-              ("how much to use when you {s}", r"^(?:add|mix|pour|use|put|fill|sprinkle|spread)\b"),
-              ("which tools you need to {s}", r"^(?:attach|fix|fit|screw|slide|assemble|join|cut|drill|remove|open)\b"),
-              ("what exactly to do to {s}", r""))
+# what a reader may need that a text does not give (its price, time, date, place): its names, and whether it is given
+DETAILS = (("price|cost|pay|fee|fare", r"[£$€]\s?\d|\d\s?(?:pounds|euros|dollars)|\bfree\b|per hour"),
+           ("hours|times|opening hours", r"\d(?:[.:]\d\d)?\s*[ap]\.?m\b|\b\d{1,2}[.:]\d\d\b|o'clock|\bnoon|\bhours\b"),
+           ("date|day", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b\d{1,2}(?:st|nd|rd|th)\b|"
+                        r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d"),
+           ("location|address|place", r"\b(?:in|at|near) (?-i:[A-Z])[a-z]+|\baddress\b|\bstreet\b|\broad\b"))
 STEP = re.compile(r"[A-Z][a-z]+ (?:the|a|an|it|some|in|on|up|out|them|your|all)\b")  # "Knead the dough."
 READER = re.compile(r"\b(?:an?|the) ((?!one\b|thing\b)[a-z]+(?: [a-z]+)?(?: with (?:an? )?[a-z]+(?: [a-z]+)?)?) "
                     r"(?:would|might|will|needs?|wants?)\b")
@@ -121,9 +111,8 @@ def untold(texts: list[str], rng: random.Random, question: str, page: str) -> li
     steps = [s.rstrip(".!") for s in said if STEP.match(s)]
     steps_asked = len(steps) >= max(3, 0.6 * len(said))
     if steps_asked:  # instructions: what a step leaves to guess
-        needs = [(k, n.format(s=s[:1].lower() + s[1:])) for s in steps if not NUMBER.search(s)
-                 for k, (n, p) in enumerate(STEP_NEEDS) if re.match(p, s, re.I)]
-        lacking = [n for _k, n in sorted(needs, key=lambda kn: kn[0])] or ["how long each step takes"]  # (vague last)
+        lacking = [f"how long or how much to {s[:1].lower() + s[1:]}" for s in steps if not NUMBER.search(s)] or \
+            ["how long each step takes"]  # (a step with no figure leaves its time or amount to guess)
     else:
         text = " ".join(texts)
         lacking = sorted((_detail(names, page) for names, has in DETAILS if not re.search(has, text, re.I)),
