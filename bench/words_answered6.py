@@ -189,11 +189,15 @@ JUDGES: dict[str, Callable[[dict, dict], bool]] = {
     "job_missing": job_missing, "rule_plain": rule_plain}
 
 
-def measured(page: str, seeds: int) -> dict:
-    """The share of honest answers on ``page`` its judge passes, the share of distinct openings, a few examples."""
+def measured(page: str, seeds: int, dump: Path | None = None) -> dict:
+    """The share of honest answers on ``page`` its judge passes, the share of distinct openings, a few examples;
+    every judged answer appended to ``dump`` (JSON lines) for reading by hand."""
     with tempfile.TemporaryDirectory() as d:
         got = answers(Path(d), page, HONEST_PROFILES, seeds, folder=PAGES)
     judged = [(row["item_id"], a, JUDGES[page](row, a)) for row, a in got]
+    if dump:
+        with dump.open("a") as f:
+            f.writelines(json.dumps({"page": page, "item": i, "answer": a, "judged": ok}) + "\n" for i, a, ok in judged)
     openings = [" ".join(words(a.get(FIELD[page], ""))[:3]) for _r, a in got]
     pick = random.Random(1)
     good = [(i, a) for i, a, ok in judged if ok]
@@ -210,12 +214,13 @@ def main() -> None:
     ap.add_argument("--kept", action="store_true", help="measure the kept-out pages too (only at the end)")
     ap.add_argument("--label", default="", help="record the shares in --results under this label")
     ap.add_argument("--results", type=Path, default=None, help="JSON file the shares are added to")
+    ap.add_argument("--dump", type=Path, default=None, help="append every judged answer to this JSON-lines file")
     ap.add_argument("pages", nargs="*", default=None)
     args = ap.parse_args()
     pages = args.pages or [*TUNE, *(KEPT if args.kept else ())]
     got = {}
     for page in pages:
-        got[page] = r = measured(page, args.seeds)
+        got[page] = r = measured(page, args.seeds, args.dump)
         print(f"{page:18s} {'kept out' if page in KEPT else 'tuned':9s} honest {r['honest']:.2f}  "
               f"variety {r['variety']:.2f}  ({r['answers']} answers)", flush=True)
         for mark in ("good", "bad"):
