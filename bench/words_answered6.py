@@ -42,7 +42,9 @@ KEPT:
   words, 8-20 words, do not copy the rule's wording"): 8-20 words, no question, the rule's ``key`` named, copied
   run <= 6, tells the member what to do or not (EXPLAIN), no verdict on the rule (OPINION).
 
-Run: ``python -m bench.words_answered6 --label L --results FILE [--kept] [--show N] [pages]``.
+Run: ``python -m bench.words_answered6 --label L --results FILE [--kept] [--show N] [--dump FILE] [pages]``
+(bench/results-words-answered6.json holds ``main`` and ``lean``). Some judges pass answers a requester would not
+accept (read after the first run): bench/words_hand6.md sets a reading by hand of 20 answers a page beside them.
 """
 
 from __future__ import annotations
