@@ -97,10 +97,7 @@ def _batch_history(store: Store, campaign: str, batch: int) -> pd.DataFrame:
         [campaign, batch], ["assignment_id", "worker_id", "batch", "captions", "items"])
     unit = "captions" if work["captions"].astype(int).sum() else "items"
     assignments = work.assign(captions=work[unit]).drop(columns="items")
-    flags = pd.DataFrame(store.rows(
-        "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch FROM qc_flags "
-        "WHERE campaign = ? AND batch = ?", [campaign, batch]), columns=[*FLAG_COLUMNS, "batch"])
-    return worker_history(assignments, flags)
+    return worker_history(assignments, batch_flags(store, campaign, batch).assign(batch=batch))
 
 
 def blocks_due(store: Store, campaign: str, policy: DecisionPolicy, batch: int) -> pd.DataFrame:
