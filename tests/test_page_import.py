@@ -351,3 +351,16 @@ def test_an_imported_page_loads_its_own_stylesheet_on_the_task_servers_routes_to
     main(["run", f"{stem}.toml", "--dry-run", "--platform", "links"])
     said = capsys.readouterr().out
     assert "fields found:" in said and "warning: the page loads" not in said
+
+
+def test_a_campaign_is_titled_by_the_heading_that_names_it_not_instructions() -> None:
+    """An "Instructions" heading names no campaign: the next heading does, else none (``hitflow new`` then uses
+    the name given)."""
+    from flows.custom.page_import import import_page
+
+    body = '<p>${text}</p><textarea name="why" required></textarea>'
+    named = import_page("<h3>Instructions</h3><p>Read it.</p><h3>Photo description</h3>" + body, "p.html")
+    assert named.title == "Photo description"
+    assert import_page("<h2>Task instructions:</h2>" + body, "p.html").title == ""
+    assert import_page("<title>Bake sale orders</title><h3>Instructions</h3>" + body, "p.html").title == \
+        "Bake sale orders"

@@ -182,14 +182,17 @@ def convert_placeholders(page: str, keep_jinja: bool = False) -> Converted:
     return converted
 
 
+NO_TITLE = re.compile(r"(?:(?:task|full|short|survey) )?instructions?|(?:your )?task|overview|questions?", re.I)
+
+
 def _title(page: str) -> str:
+    """The page's title or first heading that names it ("Instructions" names no campaign: the name given then)."""
     headings = (r"<h1[^>]*>(.*?)</h1>", r"<h2[^>]*>(.*?)</h2>", r"<h3[^>]*>(.*?)</h3>")  # a fragment's own heading
     for pattern in (r"<title[^>]*>(.*?)</title>", r"<Title>(.*?)</Title>", *headings):
-        m = re.search(pattern, page, re.S | re.I)
-        text = " ".join(html_text.unescape(re.sub(r"<[^>]+>|\{\{.*?\}\}|\$\{[^}]*\}", "", m.group(1))).split()) \
-            if m else ""
-        if text:
-            return text[:120]
+        for m in re.finditer(pattern, page, re.S | re.I):
+            text = " ".join(html_text.unescape(re.sub(r"<[^>]+>|\{\{.*?\}\}|\$\{[^}]*\}", "", m.group(1))).split())
+            if text and not NO_TITLE.fullmatch(text.rstrip(":")):
+                return text[:120]
     return ""
 
 
