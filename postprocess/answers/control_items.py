@@ -102,7 +102,11 @@ def blanks_as_wrong(judgements: pd.DataFrame, required: frozenset[str]) -> pd.Da
 
 def blank_rows(judgements: list[Answer], required: frozenset[str]) -> list[Answer]:
     """:func:`blanks_as_wrong` over plain rows."""
-    return [(w, i, f, BLANK if str(f) in required and str(v).strip() == "" else v) for w, i, f, v in judgements]
+    return [(w, i, f, _blank_as_wrong(f, v, required)) for w, i, f, v in judgements]
+
+
+def _blank_as_wrong(field: Any, value: Any, required: frozenset[str]) -> Any:
+    return BLANK if str(field) in required and str(value).strip() == "" else value
 
 
 def as_set(value: Any) -> str:
@@ -127,7 +131,7 @@ def crowd_tallies(given: Iterable[tuple[Any, Any, Any, int]], required: frozense
     to ``required`` fields as :data:`BLANK` (:func:`blanks_as_wrong`), other blanks left out."""
     tallies: Tallies = {}
     for item, field, value, n in given:
-        value = _stripped(BLANK if str(field) in required and str(value).strip() == "" else value)
+        value = _stripped(_blank_as_wrong(field, value, required))
         if value:
             tallies.setdefault((item, field), Counter())[value] += int(n)
     return tallies
