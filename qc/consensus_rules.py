@@ -89,8 +89,9 @@ def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
     """Each peer row's worker and caption, from the batch's shared lists when row labels are unique (``df.at`` cost)."""
     if not df.index.is_unique:
         return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
-    return list(zip(*(np.asarray(text_features.column(df, c), dtype=object)[df.index.get_indexer(peers)].tolist()
-                      for c in ("worker_id", "caption")), strict=True))
+    at = df.index.get_indexer(peers).tolist()
+    workers, texts = text_features.column(df, "worker_id"), text_features.column(df, "caption")
+    return [(workers[k], texts[k]) for k in at]
 
 
 @register("consensus", "caption")
