@@ -47,3 +47,21 @@ def test_best_peers_equal_the_old_pairwise_products(monkeypatch: pytest.MonkeyPa
         for before, now in zip(old, new, strict=True):
             assert before.dtype == now.dtype and np.array_equal(before, now)
     assert (old[0] > 0).sum() > len(texts) // 2  # most captions matched a peer: the sums were exercised
+
+
+def test_parts_too_wide_to_pack_are_halved_to_the_same_pairs() -> None:
+    """Terms numbered far apart (a huge vocabulary) leave too few bits for a part's groups: the part is halved
+    until its keys fit, and every score and peer is what the compact numbering gives."""
+    rng = random.Random(9)
+    vocabulary = [f"w{k}" for k in range(3_000)]  # far more terms than a wrapped key could keep apart
+    texts = tuple(" ".join(rng.choice(vocabulary[:rng.choice([50, 3_000])]) for _ in range(rng.randint(3, 12)))
+                  for _ in range(6_000))
+    images = np.array([f"i{k // 3}" for k in range(len(texts))], dtype=object)
+    authors = np.array([f"w{k % 7}" for k in range(len(texts))], dtype=object)
+    fit = text_similarity.fit_vectors(texts)
+    assert fit is not None
+    wide = text_similarity.TermMatrix(fit.data, fit.indices.astype(np.int64) << 40, fit.indptr, fit.vocabulary,
+                                      fit.idf)  # the same order of terms, 2**40 apart
+    before, now = peer_match.best_peers(fit, images, authors), peer_match.best_peers(wide, images, authors)
+    assert all(np.array_equal(a, b) for a, b in zip(before, now, strict=True))
+    assert (before[0] > 0).sum() > 2_000
