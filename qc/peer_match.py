@@ -1,6 +1,6 @@
 """Each caption's best peer for ``consensus``: the cosine of its TF-IDF row with every other author's row of its
-group, over the pairs that share a word (found by one sort per part of the groups), each summed as one dot
-product per pair summed it (scipy's row product, the old way: bench/qc_reference.py), so scores equal to the bit."""
+group, over the pairs that share a word (found by one sort per part of the groups), each pair's products summed
+as scipy's row product summed them (the old way, bench/qc_reference.py): the scores are equal to the bit."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def _sharing_pairs(rows: Rows, group: np.ndarray, author: np.ndarray) -> tuple[n
     starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])  # each group's first place
     first = np.searchsorted(starts, np.arange(0, len(order), PART_ROWS))  # the group at or after each cut
     cuts = np.unique(np.r_[starts[first[first < len(starts)]], len(order)])
-    found = [_part_pairs(rows, order[a:b], group[order[a:b]]) for a, b in pairwise(cuts.tolist())]
+    span = int(rows.indices.max(initial=0)) + 1  # term numbers
+    found = [_part_pairs(rows, order[a:b], group[order[a:b]], span) for a, b in pairwise(cuts.tolist())]
     if not found:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
     left, right, sims = (np.concatenate(parts) for parts in zip(*found, strict=True))
@@ -50,14 +51,15 @@ def _sharing_pairs(rows: Rows, group: np.ndarray, author: np.ndarray) -> tuple[n
     return np.r_[left, right], np.r_[right, left], np.r_[sims, sims]
 
 
-def _part_pairs(rows: Rows, at: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _part_pairs(rows: Rows, at: np.ndarray, groups: np.ndarray,
+                span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs (earlier, later) of rows ``at`` (whole groups, each group's rows together) sharing a word."""
     local = np.r_[True, groups[1:] != groups[:-1]].cumsum() - 1  # each row's group, numbered in the part
     lengths = np.diff(rows.indptr)[at]
-    span, e_bits = int(rows.indices.max(initial=0)) + 1, max(1, int(lengths.sum()).bit_length())
+    e_bits = max(1, int(lengths.sum()).bit_length())
     if local[-1] > 0 and (int(local[-1] + 1) * span).bit_length() + e_bits > 63:  # too wide to pack: halve
         cut = int(np.searchsorted(local, local[-1] // 2 + 1))
-        halves = (_part_pairs(rows, at[:cut], groups[:cut]), _part_pairs(rows, at[cut:], groups[cut:]))
+        halves = (_part_pairs(rows, at[:cut], groups[:cut], span), _part_pairs(rows, at[cut:], groups[cut:], span))
         return tuple(np.concatenate(parts) for parts in zip(*halves, strict=True))  # type: ignore[return-value]
     entry = np.repeat(rows.indptr[at] - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
     row_of = np.repeat(np.arange(len(at)), lengths)
