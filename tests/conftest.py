@@ -30,6 +30,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PREFECT_HOME"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ["PREFECT_HOME"]) / os.environ["PYTEST_XDIST_WORKER"])
 
 from flows.core.run.heap_owner import caller_freezes_heap
+from flows.sim.pages.browser_check import chromium
 from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.forked_hitflow import ForkServer, fork_server
@@ -110,7 +111,7 @@ def shared_data() -> Path:
 
 
 # Browser fixtures (Debian's chromium through Playwright), shared by every page's browser tests.
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = chromium()  # Debian's headless shell where installed, else its chromium (flows/sim/pages/browser_check.py)
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--no-first-run"]
 PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"><rect width="100%" height="100%" '
