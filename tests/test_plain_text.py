@@ -67,6 +67,7 @@ def test_the_property_reads_what_qc_reads() -> None:
     box = box_limits("Why? (10-30 words) In one sentence. End it with a question mark.", {"maxlength": 200})
     assert (box.least, box.most, box.high, box.sentences, box.question) == (10, 30, 200, (1, 1), True)
     assert sentence_range("Reply in 2-3 sentences.") == (2, 3) and sentence_range("One or two sentences") == (1, 2)
+    assert sentence_range("Write one question of 5 to 20 words.") == (1, 1)
     assert box_limits("In one word, what is it?", {}).most == 1
 
 

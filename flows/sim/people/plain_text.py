@@ -26,8 +26,8 @@ SENTENCE_COUNTS = (
     (re.compile(rf"\b(?:at most|no more than|up to|not more than)\s+{_N}\s+sentences?\b", re.I), "most"),
     (re.compile(rf"\b(?:at least|a minimum of|no fewer than)\s+{_N}\s+sentences\b", re.I), "least"),
     (re.compile(rf"\b{_N}\s+(?:short\s+|full\s+|complete\s+)?sentences\b", re.I), "exact"),
-    (re.compile(r"\b(?:one|a single|single|a|1)\s+(?:short\s+|full\s+|complete\s+)?sentence\b|\bone-sentence\b", re.I),
-     "one"))
+    (re.compile(r"\b(?:one|a single|single|a|1)\s+(?:short\s+|full\s+|complete\s+)?sentence\b|\bone-sentence\b|"
+                r"\b(?:one|a single)\s+question\b", re.I), "one"))
 FEW_WORDS = re.compile(r"\b(?:in|with|using) (?:just |only )?a few words\b", re.I)
 A_FEW = 4
 ASKS_QUESTION = re.compile(
