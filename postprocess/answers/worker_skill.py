@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from postprocess.answers.tempering import normalised
 from qc.worker_history import BLOCK_COLUMNS
 
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "items", "pages", "agreement", "evidence", "accuracy", "above"]
@@ -92,8 +93,7 @@ def _posterior(task: np.ndarray, option: np.ndarray, vote: np.ndarray, valid: np
                gold: np.ndarray) -> np.ndarray:
     """Each task's probability of each option from the votes (uniform prior); a control is its answer."""
     score = np.where(valid, _cell_sums(task, option, vote, valid.shape), -np.inf)
-    post = np.exp(score - score.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
+    post = normalised(score)
     known = gold >= 0
     post[known] = np.eye(valid.shape[1])[gold[known]]
     return post
