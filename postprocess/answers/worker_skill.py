@@ -118,8 +118,7 @@ def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: Skill
     # leave-one-out: the task's score without this label's own vote
     own = score[task] - np.eye(width)[option] * vote[:, None]
     own = np.where(np.arange(width)[None, :] < k[task][:, None], own, -np.inf)
-    loo = np.exp(own - own.max(axis=1, keepdims=True))
-    p = loo[np.arange(len(task)), option] / loo.sum(axis=1)
+    p = normalised(own)[np.arange(len(task)), option]
     known = gold[task] >= 0
     p = np.where(known, (option == gold[task]).astype(float), p)
     slip = (1 - p) / (k[task] - 1)
