@@ -63,15 +63,14 @@ def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, g
     scores = []
     for start in range(0, len(grid), step):
         log = log_classes + others / grid[start:start + step, None, None]  # temperatures x labels x classes
-        weights = np.exp(log - log.max(axis=2, keepdims=True))
-        weights = weights / weights.sum(axis=2, keepdims=True)
+        weights = normalised(log)
         scores.append((np.log((weights * likely).sum(axis=2)) + top[:, 0]).mean(axis=1))
     return np.concatenate(scores)
 
 
 def normalised(log: np.ndarray) -> np.ndarray:
-    """Each row of ``log`` exponentiated and scaled to sum to 1, in place (callers pass a temporary)."""
-    log -= log.max(axis=1, keepdims=True)
+    """``log`` exponentiated and scaled to sum to 1 along its last axis, in place (callers pass a temporary)."""
+    log -= log.max(axis=-1, keepdims=True)
     np.exp(log, out=log)
-    log /= log.sum(axis=1, keepdims=True)
+    log /= log.sum(axis=-1, keepdims=True)
     return log
