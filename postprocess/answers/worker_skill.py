@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from postprocess.answers.tempering import normalised
 from qc.worker_history import BLOCK_COLUMNS
 
 SCORE_COLUMNS = ["worker_id", "controls", "correct", "items", "pages", "agreement", "evidence", "accuracy", "above"]
@@ -93,7 +92,8 @@ def _posterior(task: np.ndarray, option: np.ndarray, vote: np.ndarray, valid: np
                gold: np.ndarray) -> np.ndarray:
     """Each task's probability of each option from the votes (uniform prior); a control is its answer."""
     score = np.where(valid, _cell_sums(task, option, vote, valid.shape), -np.inf)
-    post = normalised(score)
+    post = np.exp(score - score.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
     known = gold >= 0
     post[known] = np.eye(valid.shape[1])[gold[known]]
     return post
@@ -118,7 +118,8 @@ def skill_scores(judgements: pd.DataFrame, controls: pd.DataFrame, policy: Skill
     # leave-one-out: the task's score without this label's own vote
     own = score[task] - np.eye(width)[option] * vote[:, None]
     own = np.where(np.arange(width)[None, :] < k[task][:, None], own, -np.inf)
-    p = normalised(own)[np.arange(len(task)), option]
+    loo = np.exp(own - own.max(axis=1, keepdims=True))
+    p = loo[np.arange(len(task)), option] / loo.sum(axis=1)
     known = gold[task] >= 0
     p = np.where(known, (option == gold[task]).astype(float), p)
     slip = (1 - p) / (k[task] - 1)
