@@ -174,22 +174,18 @@ def checks_for(rules: SubmitRules) -> tuple[tuple[str, Check], ...]:
 
 
 def _canned_form(s: str) -> str:
+    """The form a caption must take to count as ``s`` (trimmed, spaces folded, lower case)."""
     return _WHITESPACE.sub(" ", s.strip()).rstrip(".").strip().lower()
 
 
-_canned_form_of_config = lru_cache(maxsize=16)(_canned_form)  # one canned text per task, 200,000 captions
-
-
-def canned_form(canned_text: str) -> str:
-    """The form a caption must take to count as ``canned_text`` (trimmed, spaces folded, lower case)."""
-    return _canned_form_of_config(canned_text)
+canned_form = lru_cache(maxsize=16)(_canned_form)  # one canned text per task, 200,000 captions
 
 
 def is_canned(text: object, canned_text: str = CANNED_TEXT) -> bool:
     """Canned text is recognised after trimming spaces and a final period, in any case."""
     if not isinstance(text, str) or not canned_text.strip():
         return False  # a task without a canned answer has no canned captions
-    return _canned_form(text) == _canned_form_of_config(canned_text)
+    return _canned_form(text) == canned_form(canned_text)
 
 
 def violations(text: object, rules: SubmitRules) -> list[tuple[str, object, object]]:

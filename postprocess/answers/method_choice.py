@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from postprocess.answers import worker_coin
+from postprocess.answers.tempering import normalised
 
 FOLDS = 5
 LARGE = 20_000  # labels past which one fold is scored, not every fold
@@ -93,14 +94,6 @@ def _start(items: np.ndarray, labels: np.ndarray, n_items: int, k: int) -> np.nd
     return votes / votes.sum(axis=1, keepdims=True)
 
 
-def _normalised(log: np.ndarray) -> np.ndarray:
-    """Each row of ``log`` exponentiated and scaled to sum to 1, in place (the caller's array is a temporary)."""
-    log -= log.max(axis=1, keepdims=True)
-    np.exp(log, out=log)
-    log /= log.sum(axis=1, keepdims=True)
-    return log
-
-
 def _seen_mean(posterior: np.ndarray, seen: np.ndarray, all_seen: bool) -> np.ndarray:
     """The mean row of the items with labels, floored at EPS (``all_seen``: every item, no copy)."""
     rows = posterior if all_seen else posterior[seen]
@@ -121,7 +114,7 @@ def _one_coin(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: int
         prior = _seen_mean(posterior, seen, all_seen)
         a = min(max(float(posterior.take(given).sum() / n), EPS), 1 - EPS)
         slip = (1 - a) / (k - 1)
-        updated = _normalised(np.log(prior) + votes * np.log(a) + against * np.log(slip))
+        updated = normalised(np.log(prior) + votes * np.log(a) + against * np.log(slip))
         done = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if done:
@@ -153,7 +146,7 @@ def _dawid_skene(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, k: 
         # each judgement's log-probability under each true label, summed per item (one count per item and label)
         per_row = np.log(confusion[workers, :, labels])
         log = np.log(prior) + np.bincount(codes.item_label, per_row.ravel(), minlength=n_items * k).reshape(n_items, k)
-        updated = _normalised(log)
+        updated = normalised(log)
         done = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
         if done:

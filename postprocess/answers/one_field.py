@@ -114,12 +114,17 @@ def _pick(probas: pd.DataFrame, skill: pd.DataFrame) -> tuple[pd.Series, pd.Seri
     order = sorted(probas.columns)
     in_order = list(probas.columns) == order  # then the frames are read as they are, not reindexed
     values = (probas if in_order else probas[order]).to_numpy(dtype=float).round(TIE_DECIMALS)
-    top = values == values.max(axis=1, keepdims=True)
     aligned = in_order and list(skill.columns) == order and skill.index.equals(probas.index)
-    by_skill = np.where(top, (skill if aligned else skill.reindex(index=probas.index, columns=order)).to_numpy(
-        dtype=float).round(TIE_DECIMALS), -1.0)
-    chosen = pd.Series(np.asarray(order, dtype=object)[by_skill.argmax(axis=1)], index=probas.index)
-    tie = pd.Series(top.sum(axis=1) > 1, index=probas.index)
+    columns, tied = top_columns(values, (skill if aligned else skill.reindex(index=probas.index, columns=order))
+                                .to_numpy(dtype=float))
+    chosen = pd.Series(np.asarray(order, dtype=object)[columns], index=probas.index)
+    tie = pd.Series(tied, index=probas.index)
     if probas.index.is_monotonic_increasing:
         return chosen, tie
     return chosen.sort_index(), tie.sort_index()
+
+
+def top_columns(values: np.ndarray, skill: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's highest column of ``values``, rounded already; whether its top tied), a tie to ``skill``'s."""
+    top = values == values.max(axis=1, keepdims=True)
+    return np.where(top, skill.round(TIE_DECIMALS), -1.0).argmax(axis=1), top.sum(axis=1) > 1

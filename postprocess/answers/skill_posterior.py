@@ -126,8 +126,7 @@ def crowd_accuracy(prior: SkillPrior, item: np.ndarray, label: np.ndarray, n_lab
     for _ in range(ITERATIONS):
         coin = accuracy[:, None, None]
         log = np.log(classes) + (votes * np.log(coin) + wrong * np.log((1 - coin) / (n_labels - 1))).sum(axis=0)
-        posterior = np.exp(log - log.max(axis=1, keepdims=True))
-        posterior /= posterior.sum(axis=1, keepdims=True)
+        posterior = tempering.normalised(log)
         right = (posterior * votes).sum(axis=(1, 2)) + prior.crowd_weight * prior.accuracy
         updated = np.clip(right / (votes.sum(axis=(1, 2)) + prior.crowd_weight), 1 / n_labels + 0.01, 0.99)
         classes = (posterior.sum(axis=0) + 1.0) / (len(posterior) + n_labels)

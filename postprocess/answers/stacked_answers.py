@@ -8,7 +8,7 @@ import numpy as np
 
 from postprocess.answers.calibration import bounded, coherent
 from postprocess.answers.field_parts import Coded
-from postprocess.answers.one_field import TIE_DECIMALS
+from postprocess.answers.one_field import TIE_DECIMALS, top_columns
 from postprocess.answers.skill_fields import Stack, probabilities, vote_shares
 from postprocess.answers.skill_prior import SkillPrior
 
@@ -82,7 +82,7 @@ def _stack_answers(data: Coded, rows: np.ndarray, local: np.ndarray, labels: _La
     majority = (methods[field] == "mv")[:, None]
     probas = np.where(majority, vote_shares(stack), skill)
     valid = np.arange(k) < labels.seen[field][:, None]  # a field's unseen label: the model's, never an answer
-    chosen, tie = _pick(probas, skill, valid)
+    chosen, tie = top_columns(np.where(valid, probas.round(TIE_DECIMALS), -np.inf), skill)
     everything = np.arange(len(field))
     counts = np.bincount(stack.item, minlength=len(field))
     confidence = bounded(coherent(skill[everything, chosen], np.where(valid, skill, -np.inf).max(axis=1)), counts, k)
@@ -96,10 +96,3 @@ def _stack_answers(data: Coded, rows: np.ndarray, local: np.ndarray, labels: _La
     return StackedAnswers(answers, rows, probas[stack.item, stack.label], (stack.label == chosen[stack.item]).astype(
         float), dict(zip(field_codes.tolist(), temperatures.tolist(), strict=True)))
 
-
-def _pick(probas: np.ndarray, skill: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each item's answer column, whether top labels tied), ties broken as one_field breaks them."""
-    values = np.where(valid, probas.round(TIE_DECIMALS), -np.inf)
-    top = values == values.max(axis=1, keepdims=True)
-    by_skill = np.where(top, skill.round(TIE_DECIMALS), -1.0)
-    return by_skill.argmax(axis=1), top.sum(axis=1) > 1

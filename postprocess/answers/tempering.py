@@ -22,7 +22,7 @@ def posterior(loglik: np.ndarray, item: np.ndarray, n_items: int, log_classes: n
     sums = _item_sums(loglik, item, n_items)
     if np.any(correlation):
         sums = sums / temperatures(np.bincount(item, minlength=n_items), correlation)[:, None]
-    return _normalised(log_classes + sums)
+    return normalised(log_classes + sums)
 
 
 def temperatures(counts: np.ndarray, correlation: float | np.ndarray) -> np.ndarray:
@@ -63,12 +63,14 @@ def _grid_scores(others: np.ndarray, own: np.ndarray, log_classes: np.ndarray, g
     scores = []
     for start in range(0, len(grid), step):
         log = log_classes + others / grid[start:start + step, None, None]  # temperatures x labels x classes
-        weights = np.exp(log - log.max(axis=2, keepdims=True))
-        weights = weights / weights.sum(axis=2, keepdims=True)
+        weights = normalised(log)
         scores.append((np.log((weights * likely).sum(axis=2)) + top[:, 0]).mean(axis=1))
     return np.concatenate(scores)
 
 
-def _normalised(log: np.ndarray) -> np.ndarray:
-    out = np.exp(log - log.max(axis=1, keepdims=True))
-    return np.asarray(out / out.sum(axis=1, keepdims=True))
+def normalised(log: np.ndarray) -> np.ndarray:
+    """``log`` exponentiated and scaled to sum to 1 along its last axis, in place (callers pass a temporary)."""
+    log -= log.max(axis=-1, keepdims=True)
+    np.exp(log, out=log)
+    log /= log.sum(axis=-1, keepdims=True)
+    return log

@@ -7,6 +7,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from postprocess.answers.tempering import normalised
+
 SHRINK = 4.0  # judgements at the crowd's accuracy added to each worker's record
 ITERATIONS = 100
 TOLERANCE = 1e-6  # largest change of an item's posterior at which EM has converged
@@ -31,9 +33,7 @@ def fit(items: np.ndarray, workers: np.ndarray, labels: np.ndarray, n_items: int
         confusion = _confusion(posterior, items, cell, n_workers, k)
         log = np.log(prior) + np.bincount(item_label, np.log(confusion[workers, :, labels]).ravel(),
                                           minlength=n_items * k).reshape(n_items, k)
-        log -= log.max(axis=1, keepdims=True)
-        updated = np.exp(log)
-        updated /= updated.sum(axis=1, keepdims=True)
+        updated = normalised(log)
         updated[~seen] = prior
         done = np.abs(updated - posterior).max() < TOLERANCE
         posterior = updated
