@@ -54,6 +54,8 @@ def test_the_fewer_of_the_page_and_the_fields_table_holds_and_the_dry_run_says_w
     params = {"page_text": "", "field_questions": {"gap": ASKED}, "fields": {"gap": {"max_words": 3}}}
     assert "at most 3 words ([qc.fields.gap] max_words)" in limit_lines(params, CUSTOM_RULES, ["gap"])[0]
     assert "at most 5 words (the page's words)" in limit_lines({**params, "fields": {}}, CUSTOM_RULES, ["gap"])[0]
+    one = {"page_text": "", "field_questions": {"gap": "The writer's mood, in one word"}}
+    assert "at most 1 word (the page's words)" in limit_lines(one, CUSTOM_RULES, ["gap"])[0]
 
 
 def test_the_import_writes_the_stated_most_into_the_fields_table() -> None:

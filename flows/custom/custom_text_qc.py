@@ -77,7 +77,8 @@ def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: l
         said = [f"at least {max(page, own)} words ({source})"] if "min_words" in rules and (page or own) else []
         if "max_words" in rules and (most := field_max_words(conf, asked)):
             from_page = most == stated_max_words(asked)
-            said.append(f"at most {most} words (" + ("the page's words)" if from_page else f"{table} max_words)"))
+            said.append(f"at most {most} word{'s' * (most > 1)} (" + ("the page's words)" if from_page else
+                                                                        f"{table} max_words)"))
         if "one_sentence" in rules and ((one := stated_one_sentence(asked)) or conf.get("one_sentence")):
             said.append(f"one sentence ({'the page' + chr(39) + 's words' if one else table + ' one_sentence'})")
         stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
