@@ -147,3 +147,19 @@ def test_a_crowd_elements_short_label_keeps_the_question_above_it() -> None:
             "<crowd-input name='fixed' label='Corrected sentence'></crowd-input></crowd-form>")
     question = question_texts(read_page(html))["fixed"]
     assert "rewrite the wrong sentence" in question and "Corrected sentence" in question
+
+
+def test_a_list_asked_is_that_many_short_parts_and_a_closing_question_mark_is_met() -> None:
+    """"List three things ..., one per line" got one sentence, and "End your answer with a question mark" a
+    statement (two fresh pages' stated forms)."""
+    trip = ["A week of hiking in the Scottish Highlands with camping near lochs and a ferry to Skye."]
+    listed = box_limits("List three things this traveller should pack that they might forget, one per line.", {})
+    commas = box_limits("Name two things missing from this job advert.", {})
+    assert (listed.parts, listed.per_line, commas.parts, commas.per_line) == (3, True, 2, False)
+    assert box_limits("List 3 words that describe it.", {}).parts == 0  # a word count, not a list
+    for seed in range(20):
+        lines = plain(trip, listed, random.Random(seed)).split("\n")
+        assert len(lines) == 3 and all(1 <= len(x.split()) <= 3 for x in lines)
+        assert len(plain(trip, commas, random.Random(seed)).split(", ")) == 2
+    asked = box_limits("Your quiz question. End your answer with a question mark.", {})
+    assert asked.question and all(plain(trip, asked, random.Random(s)).endswith("?") for s in range(20))

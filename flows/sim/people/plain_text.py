@@ -33,7 +33,11 @@ A_FEW = 4
 ASKS_QUESTION = re.compile(
     r"\b(?:ask|write|give|suggest|pose|type|list)\b[^.?!]{0,30}\bquestions?\b|\bwould you ask\b|"
     r"\bquestions? (?:(?:would|might|could|do|does|will|should) (?:you|they|a|an|the|someone)|you(?:'d| would) ask|"
-    r"for (?:the|a|an) )|\bend(?:s|ing)? (?:it |them )?with (?:a )?(?:\?|question mark)", re.I)
+    r"for (?:the|a|an) )|\bend(?:s|ing)?\b[^.?!]{0,25}?\bwith (?:a )?(?:\?|question mark)", re.I)
+# "list three things ..., one per line": that many short parts, a line each or after commas
+LIST_ASK = re.compile(rf"\b(?:list|name|give|suggest|write down)\s+(?:the\s+)?{_N}\b(?!\s+(?:words|sentences)\b)",
+                      re.I)
+PER_LINE = re.compile(r"\b(?:one|each) (?:per|on (?:a|its own)) line\b|\bon separate lines\b|\bone a line\b", re.I)
 
 
 class Box(NamedTuple):
@@ -48,6 +52,8 @@ class Box(NamedTuple):
     question: bool = False
     copy: bool = False
     banned: tuple[str, ...] = ()
+    parts: int = 0  # a list of this many things asked
+    per_line: bool = False
 
 
 def sentence_range(text: str) -> tuple[int, int] | None:
@@ -75,8 +81,10 @@ def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Bo
     least = max(stated_min_words(asked), said.least_words, script_least)  # (minlength: a floor, not an aim)
     most = min((n for n in (most, said.most_words) if n), default=None)
     target = max((int(a or b) for a, b in TARGET.findall(about_answer(asked)) if (a or b).isdigit()), default=0)
+    listed = LIST_ASK.search(about_answer(asked))
     return Box(least, most, low, min(highs, default=None), sentence_range(asked), target,
-               bool(ASKS_QUESTION.search(asked)), asks_for_copy(asked), stated_banned_openings(asked))
+               bool(ASKS_QUESTION.search(asked)), asks_for_copy(asked), stated_banned_openings(asked),
+               _number(listed[1]) if listed and _number(listed[1]) > 1 else 0, bool(PER_LINE.search(asked)))
 
 
 def target_words(box: Box, rng: random.Random, long_box: bool) -> int:
@@ -164,6 +172,8 @@ def plain(texts: list[str], box: Box, rng: random.Random, long_box: bool = True)
     if box.copy and texts:  # the box asks for the item's words back: a sentence of its main text, within the limits
         return within(rng.choice([s for s in re.split(r"(?<=[.!?])\s+", max(texts, key=len)) if s.strip()]),
                       box.most, box.high)
+    if box.parts and not box.question:
+        return _listed(pool, box, rng)
     n = target_words(box, rng, long_box)
     for _ in range(12):
         text = _drafted(pool, box, n, rng, long_box)
@@ -174,6 +184,14 @@ def plain(texts: list[str], box: Box, rng: random.Random, long_box: bool = True)
         elif not _banned(text, box.banned) and not copied(text, texts) and _names(text, pool, n):
             return text
     return text
+
+
+def _listed(pool: list[str], box: Box, rng: random.Random) -> str:
+    """The things a list asks for, a few of the item's words each, a line each where the page says so."""
+    k = max(1, min(3, (box.most or 3 * box.parts) // box.parts))
+    words = _picked(pool, box.parts * k, rng, [])
+    parts = [" ".join(words[i * k:(i + 1) * k][:rng.randint(1, k)]) for i in range(box.parts)]
+    return ("\n" if box.per_line else ", ").join(p[:1].upper() + p[1:] for p in parts)
 
 
 def _drafted(pool: list[str], box: Box, n: int, rng: random.Random, long_box: bool) -> str:
