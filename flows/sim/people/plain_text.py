@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
-from flows.sim.people.stated_limits import stated, within
+from flows.sim.people.stated_limits import NUMBERS, stated, within
 from qc.asked_limits import TARGET, about_answer, stated_banned_openings, stated_max_words, stated_min_words
 from qc.source_copy import RUN_WORDS, asks_for_copy
 
@@ -55,15 +55,11 @@ def sentence_range(text: str) -> tuple[int, int] | None:
     said = about_answer(text)
     for pattern, kind in SENTENCE_COUNTS:
         if m := pattern.search(said):
-            n = [_number(g) for g in m.groups() if g] or [1, 2]  # ("a sentence or two")
+            n = [int(NUMBERS.get(g.lower(), g)) for g in m.groups() if g] or [1, 2]  # ("a sentence or two")
             if kind == "range":
                 return (min(n), max(n)) if len(n) > 1 else (1, 2)
             return {"most": (1, n[0]), "least": (n[0], n[0] + 1), "exact": (n[0], n[0])}.get(kind, (1, 1))
     return None
-
-
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else ("one", "two", "three", "four", "five", "six").index(word.lower()) + 1
 
 
 def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Box:
