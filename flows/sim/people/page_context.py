@@ -154,11 +154,7 @@ def _box_questions(page: _FormParser) -> set[str]:
     """The words of a text box's question that asks for a kind of text: the page's prompt, not content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
     return {t for name, q in question_texts(page).items()
-            if name in boxes and ASKS_TEXT.search(q) and not BLANK.search(q) for t in _parts(page, q)}
-
-
-def _parts(page: _FormParser, question: str) -> list[str]:
-    return [t for _, t, _ in page.texts if t in question]
+            if name in boxes and ASKS_TEXT.search(q) and not BLANK.search(q) for _, t, _ in page.texts if t in q}
 
 
 PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",
