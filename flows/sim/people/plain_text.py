@@ -167,7 +167,8 @@ def plain(texts: list[str], box: Box, rng: random.Random, long_box: bool = True)
             n = max(1, n - 1 - (len(text) - box.high) // CHARS_A_WORD)
         elif len(text) < box.low:
             n += 1 + (box.low - len(text)) // CHARS_A_WORD
-        elif not _banned(text, box.banned) and not copied(text, texts) and _names(text, pool, n):
+        elif not text.lower().startswith(tuple(b.lower() for b in box.banned)) and not copied(text, texts) and \
+                _names(text, pool, n):
             return text
     return text
 
@@ -191,10 +192,6 @@ def _names(text: str, pool: list[str], n: int) -> bool:
     """Whether ``text`` names two of the item's words (one in a text of two words or one, or a pool of one)."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     return len(said & {w.lower() for w in pool}) >= min(2 if n >= 3 else 1, len(pool))
-
-
-def _banned(text: str, banned: tuple[str, ...]) -> bool:
-    return any(text.lower().startswith(b.lower()) for b in banned)
 
 
 def copied(text: str, texts: list[str]) -> bool:
