@@ -146,7 +146,7 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
         return {}
     contexts = page_contexts(html or "", common)
     if page_key:
-        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks, c.labels)
+        contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks)
                     for k, c in contexts.items()}
     shown = read_page(html or "")
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),

@@ -43,7 +43,7 @@ def names(text: str) -> list[Span]:
             start += len(text[start:]) - len(text[start:].lstrip())
             words = words[1:]
         opens = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?"
-        if len(words) == 1 and opens and _common(words[0]):
+        if len(words) == 1 and opens and word_counts().get(words[0].lower(), 0) >= COMMON:
             continue  # "Weather was mild": a sentence's first word, an everyday one, is no name
         if words:
             end = m.end() - (1 if m.group().endswith(".") else 0)
@@ -55,11 +55,6 @@ def names(text: str) -> list[Span]:
 def word_counts() -> dict[str, int]:
     """pyspellchecker's English word counts (an everyday word: :data:`COMMON` or more)."""
     return dict(SpellChecker().word_frequency.dictionary)
-
-
-def _common(word: str) -> bool:
-    """An everyday English word (as counted in pyspellchecker's list), not a name's first use."""
-    return word_counts().get(word.lower(), 0) >= COMMON
 
 
 def _kind(text: str, start: int, words: list[str], before: list[Span]) -> str:

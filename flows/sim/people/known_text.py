@@ -9,19 +9,13 @@ import re
 from functools import lru_cache
 
 from flows.sim.people.entity_spans import word_counts
+from flows.sim.people.item_words import OPENERS, STATEMENTS
 from flows.sim.people.plain_text import sentence_range
 
 SHORT = 8  # a box whose stated most is this many words or fewer takes the answer alone
 STEM = 4  # a listed word this long or longer that is no word is a stem: said as the commonest word it starts
-# a sentence around the answer, by what the question asks of it
-FRAMES = ((re.compile(r"\b(?:instead|in place of|swap|substitute|replace|use)\b", re.I),
-           ("I'd use the {a} instead.", "They could use the {a} for it.", "Use the {a} instead, it would do the job.",
-            "The {a} would work instead.")),
-          (re.compile(r"\b(?:moral|lesson|proverb)\b", re.I),
-           ("It's about {a}, and you should remember that.", "Never forget the part {a} plays.",
-            "The lesson is about {a}: think before you act.", "Remember {a}, it always matters in the end.")),
-          (re.compile(r""),  # any question, the empty one too
-           ("I'd say {a}.", "I think it comes down to {a}.", "Mostly {a}, I think.", "It's about {a}.")))
+# the plain writer's frames that hold one word of the item and no article before it (the answer may be a phrase)
+FRAMES = tuple(f for f in STATEMENTS if "{b}" not in f and "the {a}" not in f and f != "{a}")
 
 ASIDES = (", as far as I can tell", ", going by what it says", ", if I have read it right",
           " and I'm fairly sure of that", ", that is how I see it")
@@ -65,13 +59,13 @@ def known_text(known: str, question: str, texts: list[str], rng: random.Random, 
         fits = [o for o in options if most is None or len(o.split()) <= most] or options
         pick = pick if pick in fits else fits[0]
         return pick[:1].upper() + pick[1:] if pick.islower() and rng.random() < 0.5 else pick
-    return framed(question, pick, least, rng)
+    return framed(pick, least, rng)
 
 
-def framed(question: str, answer: str, least: int, rng: random.Random) -> str:
-    """``answer`` in a sentence of one's own of the frames for what the question asks, at least ``least`` words."""
-    frames = next(f for cue, f in FRAMES if cue.search(question))
-    return at_least(rng.choice(frames).format(a=answer), least, rng)
+def framed(answer: str, least: int, rng: random.Random) -> str:
+    """``answer`` in a sentence of one's own (the plain writer's openers and frames), at least ``least`` words."""
+    text = " ".join((rng.choice(OPENERS) + " " + rng.choice(FRAMES).format(a=answer)).split())
+    return at_least(text[:1].upper() + text[1:] + ".", least, rng)
 
 
 def at_least(text: str, least: int, rng: random.Random) -> str:

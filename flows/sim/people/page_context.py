@@ -32,7 +32,6 @@ class ItemContext:
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
     asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
-    labels: dict[str, str] = field(default_factory=dict)  # a text -> the page's label just before it ("Our English")
 
 
 def item_index(name: str) -> str:
@@ -118,7 +117,7 @@ def item_contexts(page: _FormParser, common: frozenset[str] = frozenset()) -> di
         if not images and not long and (len(segments) >= 2 or common):  # an item of short lines only: those it
             long += [t for pos, t, is_label in page.texts if a < pos <= b and not is_label and t not in common
                      and t not in elsewhere and t not in shared and re.search(r"[A-Za-z]{3}", t)]  # alone shows
-        contexts[idx] = ItemContext(key, long, bool(images), asks, _labelled(page, a, b))
+        contexts[idx] = ItemContext(key, long, bool(images), asks)
     whole = [page.fields[b].value for b in ID_FIELDS if b in page.fields and page.fields[b].value]
     images = [src for _, src, in page.images if src]
     chunks = _chunks(page, 0, 10**9, common) if not segments else []
@@ -151,26 +150,11 @@ def _templated(page: _FormParser, segments: dict[str, tuple[int, int]]) -> froze
                                for idx, ts in parts.items()))
 
 
-def _labelled(page: _FormParser, start: int, end: int) -> dict[str, str]:
-    """Each text of a segment that a label (a table's header cell, a <label>) directly precedes -> that label."""
-    out, label = {}, ""
-    for pos, text, is_label in page.texts:
-        if start < pos <= end:
-            if label and not is_label:
-                out[text] = label
-            label = text if is_label else ""
-    return out
-
-
 def _box_questions(page: _FormParser) -> set[str]:
     """The words of a text box's question that asks for a kind of text: the page's prompt, not content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
     return {t for name, q in question_texts(page).items()
-            if name in boxes and ASKS_TEXT.search(q) and not BLANK.search(q) for t in _parts(page, q)}
-
-
-def _parts(page: _FormParser, question: str) -> list[str]:
-    return [t for _, t, _ in page.texts if t in question]
+            if name in boxes and ASKS_TEXT.search(q) and not BLANK.search(q) for _, t, _ in page.texts if t in q}
 
 
 PROMPT_OPENINGS = ("describe", "write", "type", "enter", "select", "choose", "pick", "tell", "say", "answer",

@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
-from flows.sim.people.stated_limits import stated, within
+from flows.sim.people.stated_limits import NUMBERS, stated, within
 from qc.asked_limits import TARGET, about_answer, stated_banned_openings, stated_max_words, stated_min_words
 from qc.source_copy import RUN_WORDS, asks_for_copy
 
@@ -61,15 +61,11 @@ def sentence_range(text: str) -> tuple[int, int] | None:
     said = about_answer(text)
     for pattern, kind in SENTENCE_COUNTS:
         if m := pattern.search(said):
-            n = [_number(g) for g in m.groups() if g] or [1, 2]  # ("a sentence or two")
+            n = [int(NUMBERS.get(g.lower(), g)) for g in m.groups() if g] or [1, 2]  # ("a sentence or two")
             if kind == "range":
                 return (min(n), max(n)) if len(n) > 1 else (1, 2)
             return {"most": (1, n[0]), "least": (n[0], n[0] + 1), "exact": (n[0], n[0])}.get(kind, (1, 1))
     return None
-
-
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else ("one", "two", "three", "four", "five", "six").index(word.lower()) + 1
 
 
 def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Box:
@@ -181,7 +177,8 @@ def plain(texts: list[str], box: Box, rng: random.Random, long_box: bool = True)
             n = max(1, n - 1 - (len(text) - box.high) // CHARS_A_WORD)
         elif len(text) < box.low:
             n += 1 + (box.low - len(text)) // CHARS_A_WORD
-        elif not _banned(text, box.banned) and not copied(text, texts) and _names(text, pool, n):
+        elif not text.lower().startswith(tuple(b.lower() for b in box.banned)) and not copied(text, texts) and \
+                _names(text, pool, n):
             return text
     return text
 
@@ -213,10 +210,6 @@ def _names(text: str, pool: list[str], n: int) -> bool:
     """Whether ``text`` names two of the item's words (one in a text of two words or one, or a pool of one)."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     return len(said & {w.lower() for w in pool}) >= min(2 if n >= 3 else 1, len(pool))
-
-
-def _banned(text: str, banned: tuple[str, ...]) -> bool:
-    return any(text.lower().startswith(b.lower()) for b in banned)
 
 
 def copied(text: str, texts: list[str]) -> bool:

@@ -75,10 +75,6 @@ def field_record(worker: Worker, image_id: str, text: str, origin: str, start_ms
     return field
 
 
-def field_end(field: dict[str, Any]) -> int:
-    return int(field["focus"][-1][0])
-
-
 def typing_time(rng: random.Random, chars: int, cps: float) -> tuple[int, int, int]:
     """Typing ``chars`` characters at about ``cps``: (mistakes corrected, keystroke ms, pauses ms)."""
     mistakes = sum(1 for _ in range(chars) if rng.random() < ERROR_RATE)
@@ -134,7 +130,7 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
         origin = caption_origin(worker, image_id, text, bool(canned_text) and text == canned_text)
         start = max(i * step, free)
         fields[name] = field_record(worker, image_id, text, origin, start, step, vis)
-        free = field_end(fields[name]) + 500
+        free = int(fields[name]["focus"][-1][0]) + 500  # where its last focus ends
     loads = 2 if random.Random(f"loads|{worker.worker_id}|{accept_s}").random() < 0.02 else 1  # a reload
     return json.dumps({"v": 1, "loads": loads, "vis": vis, "f": fields}, separators=(",", ":"))
 

@@ -72,15 +72,12 @@ def workspace(record: dict[str, Any], projects: list[dict[str, Any]], user: dict
 def short(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
     """A workspace or project as listed (WorkspaceShort, ProjectShort: the same members)."""
     return {"id": record["id"], "title": record["title"], "description": record.get("description", ""),
-            "owner": record["owner"], "users": [_member(user)]}
+            "owner": record["owner"],
+            "users": [{"id": user["id"], "name": user["name"], "email": user["email"], "roles": ["WORKSPACE_ADMIN"]}]}
 
 
 def project(record: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
     return {**short(record, user), "workspace": record["workspace"]}
-
-
-def _member(user: dict[str, Any]) -> dict[str, Any]:
-    return {"id": user["id"], "name": user["name"], "email": user["email"], "roles": ["WORKSPACE_ADMIN"]}
 
 
 def study_total_cost(study: dict[str, Any], bonus_total: int, currency: str) -> dict[str, Any]:

@@ -67,11 +67,6 @@ def legacy_codes(body: dict[str, Any]) -> dict[str, Any]:
             "completion_codes": [code]}
 
 
-def sent_changes(body: dict[str, Any]) -> dict[str, Any]:
-    """A study update as meant: list fields a generated client sends empty (``BaseStudy``'s default) change nothing."""
-    return {k: v for k, v in body.items() if not (k in DEFAULT_EMPTY and v == [])}
-
-
 class ProlificState:
     def __init__(self, clock: Callable[[], float], seed: int = 1, balance: int = 1_000_000, currency: str = "GBP",
                  nonce: str = "", token: str = SIM_TOKEN):
@@ -145,7 +140,7 @@ class ProlificState:
     def update_study(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
         """A draft's details change (checked); a published study only takes more places (reopening a finished one)."""
         study = self.study(key)
-        changes = sent_changes(changes)
+        changes = {k: v for k, v in changes.items() if not (k in DEFAULT_EMPTY and v == [])}  # unset: no change
         if study["status"] != "UNPUBLISHED":
             return self.increase_places(study, changes)
         changes = legacy_codes(changes)
