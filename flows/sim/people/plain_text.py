@@ -77,10 +77,10 @@ def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Bo
     least = max(stated_min_words(asked), said.least_words, script_least)  # (minlength: a floor, not an aim)
     most = min((n for n in (most, said.most_words) if n), default=None)
     target = max((int(a or b) for a, b in TARGET.findall(about_answer(asked)) if (a or b).isdigit()), default=0)
-    listed = LIST_ASK.search(about_answer(asked))
+    listed = int(NUMBERS.get(m[1].lower(), m[1])) if (m := LIST_ASK.search(about_answer(asked))) else 0
     return Box(least, most, low, min(highs, default=None), sentence_range(asked), target,
                bool(ASKS_QUESTION.search(asked)), asks_for_copy(asked), stated_banned_openings(asked),
-               _number(listed[1]) if listed and _number(listed[1]) > 1 else 0, bool(PER_LINE.search(asked)))
+               listed if listed > 1 else 0, bool(PER_LINE.search(asked)))
 
 
 def target_words(box: Box, rng: random.Random, long_box: bool) -> int:
