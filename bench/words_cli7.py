@@ -1,13 +1,13 @@
-"""``python -m bench.words_cli7 RUN_DIR --sim SIM_DB --ledger LEDGER``: what a campaign run on the simulator did
-to honest and bad workers, read from its outputs only (the way a requester with the simulator's ground truth would): the run folder's
-``sim_workers.json`` (each simulated worker's profile), ``flags.csv``, ``blocked_workers.csv`` and
-``responses.csv``; for work that never came back, the simulator's marketplace file (an MTurk assignment whose
-status is none of submitted / approved / rejected, or submitted after its deadline) and the ledger (a Prolific
-submission's status: returned, timed out).
+"""``python -m bench.words_cli7 RUN_DIR --sim SIM_DB --ledger LEDGER``: what a campaign run on the simulator
+did to honest and bad workers, read from its outputs as a requester with the simulator's ground truth would: the
+run folder's ``sim_workers.json`` (each simulated worker's profile), ``flags.csv``, ``blocked_workers.csv`` and
+``responses.csv``; for work that never came back, the simulator's marketplace file (an MTurk assignment of the
+campaign whose status is none of submitted / approved / rejected, or submitted after its deadline) and the
+ledger (a Prolific submission's status: returned, timed out).
 
 Per run: honest workers blocked (and by which rules), honest submissions flagged by rule (``random_sample`` is a
 draw, not a flag, and is counted apart), bad submissions approved with no flag from a worker left unblocked
-(bad work unnoticed), and honest work timed out or returned. Written for bench/words_pages7's CLI runs
+(bad work unnoticed), and work that did not come back. Written for bench/words_pages7's CLI runs
 (bench/words_hand7.md).
 """
 
