@@ -7,7 +7,8 @@ ledger (a Prolific submission's status: returned, timed out).
 
 Per run: honest workers blocked (and by which rules), honest submissions flagged by rule (``random_sample`` is a
 draw, not a flag, and is counted apart), bad submissions approved with no flag from a worker left unblocked
-(bad work unnoticed), and work that did not come back. Written for bench/words_pages7's CLI runs
+(bad work unnoticed), bad submissions approved from a worker left unblocked (flagged or not), and work that did
+not come back. Written for bench/words_pages7's CLI runs
 (bench/words_hand7.md).
 """
 
@@ -18,6 +19,7 @@ import collections
 import csv
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 
 from flows.sim.people.crowd_model import HONEST_PROFILES
@@ -39,7 +41,8 @@ def unfinished(sim: Path, ledger: Path, campaign: str, who: dict[str, str]) -> c
     seen: list[tuple[str, str, bool]] = []
     hits = {h for h, in sqlite3.connect(ledger).execute("select hit_id from hits where campaign = ?", (campaign,))}
     for kind, value in sqlite3.connect(sim).execute("select kind, value from records"):
-        if kind == "assignment" and (rec := json.loads(value))["hit_id"] in hits:
+        if kind == "assignment" and (rec := json.loads(zlib.decompress(value) if isinstance(value, bytes)
+                                                        else value))["hit_id"] in hits:  # big records are zlib
             late = bool(rec.get("submit_time") and rec["submit_time"] > rec.get("deadline", float("inf")))
             seen.append((rec["worker_id"], str(rec.get("status", "")).lower(), late))
     query = "select participant_id, status from platform_submissions where campaign = ?"
@@ -89,6 +92,8 @@ def report(run: Path, sim: Path, ledger: Path) -> dict:
         "honest_rejected": sum(1 for (a, w), d in decided.items() if w in honest and d == "reject"),
         "honest_sampled": sampled,
         "bad_submissions": len(bad_subs), "bad_unnoticed": dict(unnoticed),
+        "bad_paid_unblocked": dict(collections.Counter(who.get(w) for a, w in bad_subs
+                                                       if decided[(a, w)] == "approve" and w not in blocked)),
         "not_back": {f"{k[0]} {k[1]}": n for k, n in unfinished(sim, ledger, run.name, who).items()},
     }
 
