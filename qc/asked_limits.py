@@ -108,6 +108,20 @@ def stated_max_words(text: str) -> int:
     return min((n for n in most if 0 < n <= 10000), default=0)
 
 
+# "in one sentence", "a single-sentence summary"; not "at least one sentence", "one or two sentences", "one sentence
+# or more", nor a sentence of the shown text ("read the one sentence below": about_answer leaves that clause out)
+ONE_SENTENCE = re.compile(r"(?<!\bleast )(?<!\bmore than )\b(?:one|a single|1|only one|just one)\s*-?\s*"
+                          r"(?:short |brief |clear |simple |plain )?sentence\b(?!\s+or\s+(?:two|more|so)\b)|"
+                          r"\bsingle[- ]sentence\b",
+                          re.IGNORECASE)
+
+
+def stated_one_sentence(text: str) -> bool:
+    """Whether the text asks for the answer in one sentence (not a listed part's: "three causes, separated by commas,
+    each in one sentence")."""
+    return bool(ONE_SENTENCE.search(about_answer(EACH.sub("", text) if LISTED.search(text) else text)))
+
+
 def named_word_counts(text: str) -> set[int]:
     """Every number the text names as a word count of the answer ("8 words", "eight words", "a 100-word summary")."""
     return {_number(n) for n in NAMED_COUNT.findall(about_answer(text))}

@@ -13,7 +13,13 @@ from flows.campaigns.page_text import visible_text
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
 from flows.core.pages.templates import MASK
-from qc.asked_limits import forbids_quality_talk, stated_banned_openings, stated_max_words, stated_min_words
+from qc.asked_limits import (
+    forbids_quality_talk,
+    stated_banned_openings,
+    stated_max_words,
+    stated_min_words,
+    stated_one_sentence,
+)
 from qc.caption_rules import PICTURE_QUALITY_WORDS
 from qc.echo_rules import page_lines
 from qc.listed_answers import run_named_apart
@@ -38,11 +44,13 @@ SCRIPT_VALUE = re.compile(r"""\.value\s*=\s*(?P<q>["'])(?P<text>(?:(?!(?P=q))[^\
 
 
 def field_submit_rules(conf: dict[str, Any], asked: str = "") -> SubmitRules:
-    """One field's limits from ``[qc.fields.<name>]`` and the page (``asked``): the larger minimum, both's openings."""
+    """One field's limits from ``[qc.fields.<name>]`` and the page (``asked``): the larger minimum, both's openings,
+    one sentence where either asks it."""
     banned = tuple(dict.fromkeys([*(conf.get("banned_prefixes") or ()), *stated_banned_openings(asked)]))
     return SubmitRules(min_words=max(int(conf.get("min_words") or 0), stated_min_words(asked)),
-                       one_sentence=bool(conf.get("one_sentence")), banned_prefixes=banned,
-                       max_chars=int(conf.get("max_chars") or 0) or None, required=False, canned_text=NO_CANNED_TEXT)
+                       one_sentence=bool(conf.get("one_sentence")) or stated_one_sentence(asked),
+                       banned_prefixes=banned, max_chars=int(conf.get("max_chars") or 0) or None, required=False,
+                       canned_text=NO_CANNED_TEXT)
 
 
 def field_max_words(conf: dict[str, Any], asked: str = "") -> int:
@@ -70,6 +78,8 @@ def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: l
         if "max_words" in rules and (most := field_max_words(conf, asked)):
             from_page = most == stated_max_words(asked)
             said.append(f"at most {most} words (" + ("the page's words)" if from_page else f"{table} max_words)"))
+        if "one_sentence" in rules and ((one := stated_one_sentence(asked)) or conf.get("one_sentence")):
+            said.append(f"one sentence ({'the page' + chr(39) + 's words' if one else table + ' one_sentence'})")
         stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
         said += [f"not starting with {', '.join(repr(b) for b in bans)} ({where})" for bans, where in
                  ((stated, "the page's words"), (tuple(b for b in set_ if b not in stated), f"{table} banned_prefixes"))
