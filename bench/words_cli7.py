@@ -7,9 +7,8 @@ ledger (a Prolific submission's status: returned, timed out).
 
 Per run: honest workers blocked (and by which rules), honest submissions flagged by rule (``random_sample`` is a
 draw, not a flag, and is counted apart), bad submissions approved with no flag from a worker left unblocked
-(bad work unnoticed), bad submissions approved from a worker left unblocked (flagged or not), and work that did
-not come back. Written for bench/words_pages7's CLI runs
-(bench/words_hand7.md).
+(bad work unnoticed), bad submissions approved from a worker left unblocked (flagged or not), work that did not
+come back, and the honest times by items a unit. Written for bench/words_pages7's CLI runs (bench/words_hand7.md).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import collections
 import csv
 import json
 import sqlite3
+import statistics
 import zlib
 from pathlib import Path
 
@@ -51,6 +51,27 @@ def unfinished(sim: Path, ledger: Path, campaign: str, who: dict[str, str]) -> c
         if worker in who and (status not in DONE or late):
             out[(who[worker], status + (" (late)" if late else ""))] += 1
     return out
+
+
+def honest_minutes(ledger: Path, campaign: str, who: dict[str, str]) -> dict:
+    """The honest profiles' times from the ledger, in minutes, by items a unit: an MTurk assignment's accept to
+    submit, a Prolific submission's start to completion (a unit's items from its task session)."""
+    con = sqlite3.connect(ledger)
+    units = {sid: len(json.loads(items)) for sid, items in
+             con.execute("select session_id, item_ids from task_sessions where campaign = ?", (campaign,))}
+    rows = [(w, b - a, units.get(sid, 0)) for sid, w, a, b in con.execute(
+        "select submission_id, participant_id, started_at, completed_at from platform_submissions "
+        "where campaign = ? and completed_at is not null", (campaign,))]
+    if not rows:  # MTurk (a Prolific run keeps assignment rows of its own too: the submissions are its times)
+        rows = [(w, b - a, 1) for w, a, b in con.execute(
+            "select worker_id, accept_time, submit_time from assignments where campaign = ? "
+            "and submit_time is not null", (campaign,))]
+    by_size: dict[int, list[float]] = collections.defaultdict(list)
+    for worker, seconds, size in rows:
+        if who.get(worker) in HONEST_PROFILES:
+            by_size[size].append(seconds / 60)
+    return {f"{size} item(s)": {"n": len(t), "median": round(statistics.median(t), 2), "max": round(max(t), 2)}
+            for size, t in sorted(by_size.items())}
 
 
 def report(run: Path, sim: Path, ledger: Path) -> dict:
@@ -95,6 +116,7 @@ def report(run: Path, sim: Path, ledger: Path) -> dict:
         "bad_paid_unblocked": dict(collections.Counter(who.get(w) for a, w in bad_subs
                                                        if decided[(a, w)] == "approve" and w not in blocked)),
         "not_back": {f"{k[0]} {k[1]}": n for k, n in unfinished(sim, ledger, run.name, who).items()},
+        "honest_minutes": honest_minutes(ledger, run.name, who),
     }
 
 
