@@ -43,13 +43,17 @@ demo: $(STAMP)
 demo-review: $(STAMP)
 	$(BIN)/python -m flows.driver.review_demo
 
-# Debian's chromium for the browser tests; Playwright's own browser download is not
+# Debian's chromium and its headless shell (what the browser workers and tests launch: a page at about a third of
+# the CPU) for the browser tests; Playwright's own browser download is not
 # reachable here. Needs root; without it the browser tests skip loudly (fail under CI=true).
 browser-deps:
-	@if [ -x /usr/bin/chromium ]; then :; \
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromium-headless-shell ]; then :; \
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver libjs-jquery >/dev/null) \
-		|| echo "WARNING: could not install chromium; browser tests will skip"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+			libjs-jquery >/dev/null) || echo "WARNING: could not install chromium; browser tests will skip"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 \
+		|| echo "note: no chromium-headless-shell; the browser tests launch chromium (slower)"; \
+	elif [ -x /usr/bin/chromium ]; then :; \
 	else echo "WARNING: not root, chromium not installed; browser tests will skip"; fi
 
 lint: $(STAMP)

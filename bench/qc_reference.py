@@ -262,7 +262,7 @@ def fit_vectors(texts: tuple[str, ...]) -> TermMatrix | None:
 
     tfidf = TfidfTransformer(sublinear_tf=True)
     rows = sparse.csr_matrix(tfidf.fit_transform(counts), dtype=np.float32)
-    return TermMatrix(rows, {t: k for k, t in enumerate(terms)}, tfidf.idf_)
+    return TermMatrix(rows.data, rows.indices, rows.indptr, {t: k for k, t in enumerate(terms)}, tfidf.idf_)
 
 
 def row_cosines(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:

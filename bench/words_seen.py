@@ -6,8 +6,8 @@ and every page filled by each honest profile (``--seeds`` workers each) as bench
 browser, no retyping after a page's refusal), the simulator holding the known answers a run hands it (the set's
 truth mapping, the text boxes' known-answer columns); each free-text box is judged as the runs' ``both_share`` judges it
 (the box's stated least words and the set's judge) and against the whole stated limit its set's figures name. The
-box's kind (the writer :func:`flows.sim.people.item_writing.asked` routes it to) is printed beside it. The runs of
-bench/gate_heldoutN.py stay the figures of record; this is a quick look for diagnosis.
+box's limits as the simulator reads them (:func:`flows.sim.people.plain_text.box_limits`) are printed beside it.
+The runs of bench/gate_heldoutN.py stay the figures of record; this is a quick look for diagnosis.
 """
 
 from __future__ import annotations
@@ -84,14 +84,14 @@ def _whole_limits(extra: Any) -> Iterator[tuple[str, tuple[int, int, bool]]]:
 
 
 def _kinds(folder: Path, page: HeldoutPage) -> dict[str, str]:
-    """The kind ``asked`` reads off each text box's question on the imported page."""
+    """The limits the simulator reads off each text box's question on the imported page (people/plain_text.py)."""
     from flows.core.pages.asks_worker import question_texts
     from flows.core.pages.mturk_forms import read_page
-    from flows.sim.people.item_writing import asked
+    from flows.sim.people.plain_text import box_limits
 
     html = (folder / f"{page.name}{page.source}").read_text()
     questions = question_texts(read_page(html))
-    return {box: asked(q, box) for name, q in questions.items() for box in page.texts if name.startswith(box)}
+    return {box: str(box_limits(q, {})) for name, q in questions.items() for box in page.texts if name.startswith(box)}
 
 
 def judged(number: int, names: list[str], seeds: int, show: int) -> dict[str, Any]:

@@ -153,10 +153,11 @@ def quality_words(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if column is not None and all(w.isascii() for w in words):  # only the captions that may hold one
         own = own & _may_hold(column, words)
     at, captions = np.flatnonzero(own), text_features.captions(df)
-    texts = pd.Series([captions[k] for k in at.tolist()], index=df.index[at], dtype=object)
+    texts = pd.Series([captions[k] for k in at.tolist()], index=at, dtype=object)  # labelled by place
     found, listed = quality_word_of(texts, words), "|".join(words)
-    hits = [(i, word, listed, clip(text))
-            for i, word, text in zip(found.index, found.tolist(), texts[found.index].tolist(), strict=True)]
+    places = found.index.to_numpy(dtype=np.int64)
+    hits = [(i, word, listed, clip(captions[k]))
+            for i, word, k in zip(df.index[places], found.tolist(), places.tolist(), strict=True)]
     return caption_flags(df, "quality_words", hits)
 
 

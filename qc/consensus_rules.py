@@ -14,8 +14,9 @@ import pandas as pd
 from qc import text_features
 from qc.caption_rules import caption_flags, clip
 from qc.flags import flag_frame, register
+from qc.peer_match import best_peers
 from qc.shown_text import quotes_own_item, shown_as
-from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, best_peers, fit_vectors
+from qc.text_similarity import FINAL_PUNCTUATION, TermMatrix, fit_vectors
 from qc.worker_share import share_flags
 
 DEFAULTS = {"consensus_threshold": 0.02, "consensus_min_peers": 2, "shared_template_min_images": 2,
@@ -66,7 +67,7 @@ def _best_matches(df: pd.DataFrame) -> tuple[pd.Index, tuple[np.ndarray, np.ndar
     if fitted is None:
         return None
     written = text_features.written(df)
-    found = best_peers(fitted.rows, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
+    found = best_peers(fitted, df["image_id"].to_numpy()[written], df["worker_id"].to_numpy()[written])
     if not text_features.later(df, "instruction_echo"):  # the fit's other reader: without it, the matrix
         text_features.forget(df, "written_fit")  # (~30 MB at 200,000 captions) goes once the matches are found
     return own_index, found
@@ -88,8 +89,9 @@ def _peers_said(df: pd.DataFrame, peers: pd.Series) -> list[tuple[Any, Any]]:
     """Each peer row's worker and caption, from the batch's shared lists when row labels are unique (``df.at`` cost)."""
     if not df.index.is_unique:
         return [(df.at[p, "worker_id"], df.at[p, "caption"]) for p in peers.tolist()]
-    return list(zip(*(np.asarray(text_features.column(df, c), dtype=object)[df.index.get_indexer(peers)].tolist()
-                      for c in ("worker_id", "caption")), strict=True))
+    at = df.index.get_indexer(peers).tolist()
+    workers, texts = text_features.column(df, "worker_id"), text_features.column(df, "caption")
+    return [(workers[k], texts[k]) for k in at]
 
 
 @register("consensus", "caption")

@@ -93,7 +93,7 @@ def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
     typed: dict[str, Any] = {}
     index = pd.RangeIndex(len(columns["rule"]))
     for col in ("worker_id", "rule"):
-        if not all(type(v) is str for v in columns[col]):
+        if not set(map(type, columns[col])) <= {str}:  # (map and set in C: a flag table may have 40,000 rows)
             return None
         typed[col] = _objects(columns[col])
     for col in ("value", "threshold"):
@@ -101,7 +101,7 @@ def _fast_table(columns: dict[str, list[Any]]) -> pd.DataFrame | None:
         if values is None:
             return None
         # text alone stays object here (as astype(object) left it): a Series, which pandas takes as it is
-        text = all(type(v) is str for v in values)
+        text = set(map(type, values)) <= {str}
         typed[col] = pd.Series(values, index=index, dtype=object, copy=False) if text else values
     for col in TEXT_COLUMNS:
         texts = _blank_missing(columns[col])
@@ -124,7 +124,7 @@ INTS = (int, np.int64)
 
 def _as_objects(values: Sequence[Any]) -> np.ndarray | None:
     """What ``astype(object)`` gives after pandas infers the column; None for a mix other than numbers, bools, text."""
-    kinds = {type(v) for v in values}
+    kinds = set(map(type, values))
     if kinds <= {str} or kinds <= {bool}:
         out = list(values)
     elif kinds <= {*FLOATS, *INTS} and all(INT64[0] <= v < INT64[1] for v in values if type(v) is int):
@@ -136,6 +136,8 @@ def _as_objects(values: Sequence[Any]) -> np.ndarray | None:
 
 def _blank_missing(values: Sequence[Any]) -> list[str] | None:
     """Text kept, None and NaN blank; None when another kind needs pandas' inference first."""
+    if set(map(type, values)) <= {str}:
+        return list(values)
     out = []
     for v in values:
         if type(v) is str:

@@ -139,7 +139,8 @@ def folded_keys(df: pd.DataFrame) -> np.ndarray:
 
 def folded_at(df: pd.DataFrame, at: np.ndarray) -> list[str]:
     """The :func:`folded` texts of the captions at positions ``at`` (one at a time: a few rows)."""
-    return _folded([captions(df)[k] for k in at.tolist()], None)
+    texts = captions(df)
+    return _folded([texts[k] for k in at.tolist()], None)
 
 
 def repeated(keys: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:

@@ -154,3 +154,14 @@ def test_an_interrupted_write_leaves_no_partial_file_under_the_final_name(tmp_pa
     with pytest.raises(KeyboardInterrupt):
         csv_writing.write_csv(frame, out)
     assert out.read_text(encoding="utf-8") == "old,whole\n1,2\n" and [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+def test_a_campaign_name_away_from_its_ledger_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # no runs/hitflow.db here
+    rc = main(["aggregate", "survey", "--field", "rating", "--out", str(tmp_path / "answers.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no campaign in the ledger at runs/hitflow.db" in err and "--db" in err, err
+    assert "check the path" not in err and "Traceback" not in err
+    (tmp_path / "labels").write_text(ROWS, encoding="utf-8")  # a file without a suffix is still read as labels
+    assert main(["aggregate", "labels", "--out", str(tmp_path / "answers.csv")]) == 0

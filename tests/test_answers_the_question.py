@@ -1,5 +1,6 @@
-"""Simulated honest workers answer the question a box asks on pages of our own: a box the page says to leave empty
-after one answer is filled after the others; a counter-argument to the claim's own point."""
+"""Simulated honest workers on pages of our own: a box the page says to leave empty after one answer is filled after
+the others, with a sentence of the item where it asks for one copied; a counter-argument box whose words state a
+minimum is written by everyone, at that length, in the claim's words."""
 
 from __future__ import annotations
 
@@ -32,20 +33,21 @@ def filled(page: str, seed: int) -> dict[str, str]:
     return fill_unhinted(worker, form_fields(page), page, {}, random.Random(seed * 31 + 7))
 
 
-def test_a_box_left_empty_after_one_answer_holds_the_sentence_after_the_others() -> None:
+def test_a_box_left_empty_after_one_answer_holds_a_sentence_after_the_others() -> None:
     seen = set()
     for k in range(24):
-        para, claim, sentence = PARAS[k % 2]
+        para, claim, _ = PARAS[k % 2]
         values = filled(CLAIM.format(k=k, para=para, claim=claim), k)
         seen.add(values["verdict_0"] == "not_mentioned")
         if values["verdict_0"] == "not_mentioned":
             assert values["evidence_0"] == "", values
         else:
-            assert values["evidence_0"] == sentence, values  # the claim's sentence, not the passage's first
+            shown = [*re.split(r"(?<=\.)\s+", para), claim]
+            assert values["evidence_0"] in shown, values  # copied as the box asks, one whole sentence
     assert seen == {True, False}
 
 
-def test_a_counter_argument_answers_the_claims_point_in_the_stated_words() -> None:
+def test_a_counter_argument_box_is_written_at_its_stated_length_in_the_claims_words() -> None:
     claims = ["Building more cycle lanes just makes traffic worse, because you take a lane away from cars.",
               "If buses were free, most people would leave their cars at home.",
               "Homework in primary school does nothing for children's results."]

@@ -234,7 +234,9 @@ def _frames() -> tuple:
     responses, answers = [], []
     workers = {"WHONEST1": "diligent", "WHONEST2": "diligent", "WHONEST3": "diligent", "WPASTE": "template_paster",
                "WSAME": "contrarian", "WBREAK": "rule_breaker"}
-    html = page([*TEXTS, "A yellow taxi waits at a red light on a wet street."])
+    # five items: four leave a contrarian's one answer on every item too likely by chance to block
+    html = page([*TEXTS, "A yellow taxi waits at a red light on a wet street.",
+                 "An old dog naps under a garden bench."])
     spec = form_spec(form_fields(html))
     for n, (wid, profile) in enumerate(workers.items()):
         w = Worker(wid, profile, dict(PROFILE_DEFAULTS[profile]), 1000, 99, skill=0.95)

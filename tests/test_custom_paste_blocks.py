@@ -48,6 +48,7 @@ def test_note_pasters_stay_and_assistant_pasters_are_blocked(tmp_path: Path) -> 
                                          "OR rules LIKE '%untyped_text%'")}
     note_pasters = {w for w in worked if profile[w] == "note_paster"}
     assistants = {w for w in worked if profile[w] == "assistant_paster"}
-    assert note_pasters & flagged  # their pasted drafts are flagged, one by one ...
+    # their pasted drafts are flagged, one by one (in either batch: a draft is pasted a third of the time) ...
+    assert {w for w, p in profile.items() if p == "note_paster"} & flagged
     assert not note_pasters & blocked  # ... and they are not blocked for them (on counts: 4 of 5)
     assert assistants and assistants <= blocked

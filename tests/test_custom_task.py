@@ -4,6 +4,7 @@ HTMLQuestion, ExternalQuestion (a page of its own server, and hitflow's task ser
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -107,7 +108,8 @@ def test_a_plain_boto3_html_question_gets_every_field_answered_within_its_constr
         assert set(filter(None, a["objects"].split("|"))) <= {"people", "fruit", "cars"}
     # careful workers write what the page shows, not an unrelated sentence (speeders and pasters need not)
     careful = [a["description"].lower() for a in answers if a["_profile"] in ("diligent", "typo_prone")]
-    assert careful and all("market" in text or "fruit" in text or "street" in text for text in careful), careful
+    named = re.compile(r"\b(?:busy|street|market|fruit|stalls|awnings|cart)\b")  # the item's words
+    assert careful and all(named.search(text) for text in careful), careful
 
 
 class _UserSite(QuietHandler):

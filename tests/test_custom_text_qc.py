@@ -15,6 +15,7 @@ from flows.cli.main import main
 from flows.core.config.config import load_config
 from flows.custom.custom_review import custom_flags
 from flows.custom.custom_text_qc import page_reading
+from flows.custom.scaffold_import import free_text_fields
 from qc.custom_rules import CUSTOM_RULES
 from qc.telemetry import event_log_record
 
@@ -132,3 +133,13 @@ def test_a_reason_naming_its_option_echoes_no_instruction() -> None:
     text = page_reading(page)["page_text"]
     assert "What clue did you go on?" in text and "choose what you would do" in text
     assert "security team" not in text and "without opening" not in text and "pushy" not in text
+
+
+def test_a_reason_for_ones_answer_keeps_the_text_rules_a_question_about_oneself_drops_them() -> None:
+    """"Why do you say that?" after a rating asks for a reason about the item: its answers are judged as text
+    (a pasted question or a canned line was approved unflagged when the import read it as about the worker)."""
+    page = ("<p>${question}</p><label><input type='radio' name='rating' value='good' required>Good</label>"
+            "<p>Why do you say that? (a sentence or two)</p><textarea name='why' required></textarea>"
+            "<p>Why do you cycle to work?</p><textarea name='cycle'></textarea>")
+    asks = {name: about for name, _, about, _ in free_text_fields(page)}
+    assert asks == {"why": "", "cycle": "about the worker"}

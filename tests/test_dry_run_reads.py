@@ -36,6 +36,11 @@ def test_the_dry_run_names_every_rule_the_config_runs_on_each_field(tmp_path: Pa
     assert {"source_copy", "short_answer", "duplicate_text"} <= set(reads["summary (text)"].split(", "))
     assert "rehearsal of a first batch on the simulator" in out and out.rstrip().endswith(
         "no problems found; nothing was sent anywhere")
+    assert "note: workers see the title 'rev', the campaign's name: set [campaign] title" in out  # the page has none
+    (tmp_path / "titled.html").write_text("<h2>How does the reviewer feel?</h2>" + PAGE, encoding="utf-8")
+    assert main(["new", "titled", "--from", str(tmp_path / "titled.html"), "--dir", str(tmp_path)]) == 0
+    assert main(["run", str(tmp_path / "config" / "titled.toml"), "--dry-run"]) == 0
+    assert "note: workers see the title" not in capsys.readouterr().out
 
 
 def test_no_problems_found_only_where_the_rehearsal_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

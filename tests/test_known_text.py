@@ -2,7 +2,8 @@
 (``gold_<box>``, ``gold_<word of the box>``) unless the page shows it or ``[campaign] truth`` names another; the dry
 run says once that the box's simulated answers follow it; careful honest workers write one of its alternatives
 (alone in a short box, in a sentence of their own in a sentence's box), bad profiles do not; and an honest answer
-of one's own never pastes a 5-word run of the item. Pages and items of our own: ``tests/pages/known_text/``."""
+of one's own never has half its words in runs of the item's (qc/source_copy.py's three
+words). Pages and items of our own: ``tests/pages/known_text/``."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from flows.custom.truth_source import blank_fields, known_answers, text_columns
 from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.crowd_model import HONEST_PROFILES, BankEntry, new_worker
 from flows.sim.people.known_answers import add_known
-from flows.sim.people.known_text import COPY_RUN, copied, holds, whole
+from flows.sim.people.known_text import holds, whole
+from flows.sim.people.plain_text import copied
 
 PAGES = Path(__file__).resolve().parent / "pages" / "known_text"
 BAD = ("copy_paster", "template_paster", "generic_praise", "instruction_echo")
@@ -140,9 +142,10 @@ def test_an_answer_of_ones_own_pastes_no_run_of_the_item(tmp_path: Path) -> None
         assert not copied(a["stand_in"], [row["message"], a["meaning"]]), (row["item_id"], a["stand_in"])
 
 
-def test_copied_reads_runs_and_pasted_lists() -> None:
+def test_copied_reads_runs_of_the_item() -> None:
     item = "We have rocks, sticks, paracord, a mallet and a stove."
-    assert copied("I'd use rocks sticks paracord a mallet", [item])  # a run of five, punctuation aside
-    assert copied("Rocks, sticks, paracord, mallet, stove.", [item])  # a list pasted with a word left out
+    assert copied("I'd use rocks sticks paracord a mallet", [item])  # runs of three, punctuation aside
+    assert copied("Rocks, sticks, paracord, a mallet.", [item])
     assert not copied("I'd tie it down with the paracord instead.", [item])
-    assert COPY_RUN == 5
+    assert copied("Rocks, sticks.", [item])  # a few words, as they stand in the item
+    assert not copied("Sticks and rocks.", [item])

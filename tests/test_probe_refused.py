@@ -12,7 +12,7 @@ import pytest
 from flows.sim.people.refusal_asks import as_list, listed
 
 # as bench/gate_heldout23/campsite_listings.html: one alert for everything, each reason a red line in the block; the
-# list is said only in the script's refusal (a question saying it is answered as a list first: test_asked_shapes.py)
+# list is said only in the script's refusal
 LISTED = """<form id="f"><div class="block">
 <p>Which facilities does it mention? Tick all that apply.</p>
 <label><input type="checkbox" name="facilities" value="showers"> Showers</label>

@@ -202,6 +202,7 @@ def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.M
     parts of 7 texts (several per image, images cut nowhere) every number equals the one-part result."""
     import numpy as np
 
+    from qc import peer_match as pm
     from qc import text_similarity as ts
 
     rng = random.Random(5)
@@ -214,10 +215,11 @@ def test_the_tfidf_and_peers_taken_in_parts_equal_one_pass(monkeypatch: pytest.M
     def fitted() -> tuple[Any, ...]:
         fit = ts.fit_vectors(texts)
         assert fit is not None
-        return fit.rows, list(fit.vocabulary), fit.idf, ts.best_peers(fit.rows, images, authors)
+        return fit, list(fit.vocabulary), fit.idf, pm.best_peers(fit, images, authors)
 
     whole = fitted()
     monkeypatch.setattr(ts, "TOKEN_PART", 7)
+    monkeypatch.setattr(pm, "PART_ROWS", 7)
     parts = fitted()
     for k in ("data", "indices", "indptr"):
         assert np.array_equal(getattr(whole[0], k), getattr(parts[0], k))

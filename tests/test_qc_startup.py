@@ -1,7 +1,7 @@
 """`hitflow qc` imports what the enabled rules need and nothing else (QC over 200,000
 captions in 3 s through the CLI, a third of which was start-up). The ledger's backends (psycopg,
-sqlite_utils), scikit-learn and scipy.stats are never needed to check a file; scipy.sparse only for the
-rules that compare texts (consensus, templates, instruction echo)."""
+sqlite_utils), scikit-learn and scipy.stats are never needed to check a file; scipy.sparse only for
+instruction_echo's product (consensus and the template rules compare texts with numpy alone)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ def submissions(path: Path) -> Path:
     return path
 
 
-def loaded(tmp_path: Path, config: str) -> list[str]:
-    argv = ["qc", str(submissions(tmp_path / "subs.csv")), "--out", str(tmp_path / "flags.csv"), "--config", config]
+def loaded(tmp_path: Path, config: str | None) -> list[str]:
+    argv = ["qc", str(submissions(tmp_path / "subs.csv")), "--out", str(tmp_path / "flags.csv"),
+            *(["--config", config] if config else [])]
     done = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT,
                           timeout=180, check=True)
     last = done.stdout.strip().splitlines()[-1]
@@ -42,15 +43,16 @@ def loaded(tmp_path: Path, config: str) -> list[str]:
     return list(ast.literal_eval(last.removeprefix("LOADED ").rsplit(" ", 1)[0]))
 
 
-@pytest.mark.parametrize(("config", "needed"), [("config/vizwiz_full_scale.toml", []),
+@pytest.mark.parametrize(("config", "needed"), [("config/vizwiz_full_scale.toml", []), (None, []),
                                                 ("config/vizwiz_captions.toml", ["scipy.sparse"])])
-def test_qc_imports_only_what_its_rules_need(tmp_path: Path, config: str, needed: list[str]) -> None:
-    """The full-scale config enables no rule that compares texts; the captions config does."""
+def test_qc_imports_only_what_its_rules_need(tmp_path: Path, config: str | None, needed: list[str]) -> None:
+    """The full-scale config enables no rule that compares texts; without a config consensus and the template
+    rules run (no scipy); the captions config adds instruction_echo."""
     assert loaded(tmp_path, config) == needed
 
 
-def _qc_watching_the_freeze(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """`hitflow qc` through main(), with the collector's frozen count seen while it checks the file."""
+def _qc_watching_the_freeze(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """`hitflow qc` through main(), with the collector's frozen count and state seen while it checks the file."""
     import gc
 
     import flows.campaigns.offline as offline
@@ -59,7 +61,7 @@ def _qc_watching_the_freeze(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     real, frozen = offline.offline_qc, []
 
     def watched(*args: object) -> int:
-        frozen.append(gc.get_freeze_count())
+        frozen.append((gc.get_freeze_count(), gc.isenabled()))
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(offline, "offline_qc", watched)
@@ -84,8 +86,8 @@ def test_qc_without_a_config_loads_no_config_or_spelling_modules(tmp_path: Path)
 
 
 def test_qc_runs_with_what_was_loaded_frozen_and_thaws_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The objects loaded before the QC (tens of thousands) are frozen out of the collector's walks
-    while `hitflow qc` checks the file, and handed back to it afterwards (a program calling main() that
+    """The objects loaded before the QC (tens of thousands) are frozen and the collector is off
+    while `hitflow qc` checks the file; both are handed back afterwards (a program calling main() that
     leaves the collector to Python goes on collecting them)."""
     import gc
 
@@ -95,8 +97,8 @@ def test_qc_runs_with_what_was_loaded_frozen_and_thaws_after(tmp_path: Path, mon
     gc.unfreeze()  # (this test worker froze its own before the test: tests/conftest.py; frozen again after)
     try:
         frozen = _qc_watching_the_freeze(tmp_path, monkeypatch)
-        assert len(frozen) == 1 and frozen[0] > 10_000
-        assert gc.get_freeze_count() == 0
+        assert len(frozen) == 1 and frozen[0][0] > 10_000 and not frozen[0][1]
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
     finally:
         gc.freeze()
 
@@ -110,6 +112,6 @@ def test_qc_leaves_a_callers_frozen_heap_frozen(tmp_path: Path, monkeypatch: pyt
     before = gc.get_freeze_count()
     assert before > 10_000
     during = _qc_watching_the_freeze(tmp_path, monkeypatch)
-    assert len(during) == 1 and during[0] > 0.9 * before  # nothing thawed before the QC either
+    assert len(during) == 1 and during[0][0] > 0.9 * before  # nothing thawed before the QC either
     # kept frozen (reference counting still frees a frozen object whose last reference goes: a few dozen)
     assert gc.get_freeze_count() > 0.9 * before

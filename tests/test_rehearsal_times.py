@@ -9,6 +9,7 @@ import json
 import sqlite3
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -223,3 +224,26 @@ def test_a_rehearsal_on_another_route_is_scaled_to_this_route_s_unit(tmp_path: P
     said = float(line.split("median ", 1)[1].split(" min", 1)[0])
     assert said == pytest.approx(k * statistics.median(seconds) / 60, rel=0.25)  # not the one item's time
     assert "set [prolific] estimated_minutes = 1\n" not in out + "\n"
+    assert line.startswith("times of ") and " accepted on mturk: median " in line
+
+
+def test_another_route_s_parked_work_sets_no_time_limit_here(tmp_path: Path, monkeypatch) -> None:
+    """MTurk's clock runs while a worker parks a HIT: a Prolific dry run after an MTurk run advised a 2-minute study
+    a maximum of 182 minutes from the parked tail. The median still plans the pay; the limit comes from Prolific's."""
+    from flows.campaigns.page_plan import ACCEPTED_TIMES, RAN_ON, rehearsal_time_lines
+
+    monkeypatch.chdir(tmp_path)
+    cfg = load_campaign(new_page(tmp_path, 1, items=6), "prolific")
+    times = [{"s": 80.0 + n, "items": cfg.images_per_hit} for n in range(7)] + [{"s": 3000.0, "items": 1}] * 3
+
+    def lines(ran_on: str) -> str:
+        answers = {ACCEPTED_TIMES: times, RAN_ON: [{"config_json": json.dumps({"platform": ran_on})}]}
+
+        def rows(sql: str, _: list[Any]) -> list[dict[str, Any]]:
+            return answers.get(sql, [{"n": 0}])
+        return "\n".join(rehearsal_time_lines(rows, cfg, "prolific", "mine"))
+
+    assert "raise [prolific] maximum_minutes" in lines("prolific")  # its own slow tail: the limit is near
+    elsewhere = lines("mturk")
+    assert "raise [prolific] maximum_minutes" not in elsewhere and "accepted on mturk: median" in elsewhere
+    assert "the plan: estimated" in elsewhere  # the pay is still set against the median

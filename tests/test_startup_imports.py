@@ -16,6 +16,9 @@ from postprocess.answers.crowdkit_models import LIGHT
 
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("sklearn", "matplotlib", "statsmodels", "prefect")
+# what a run imports only where it is used: Liquid for a Ground Truth page (~0.12 s), httpx for Prolific,
+# link and external pages (~0.15 s with httpcore)
+RUN_LAZY = ("liquid", "httpx")
 
 _CHILD = """
 import contextlib, io, json, sys
@@ -30,16 +33,18 @@ names = [load_config(p).name for p in sorted(Path("config").glob("*.toml"))]
 after_configs = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 import flows.driver.campaign_run  # what `hitflow run` imports, --dry-run included
 after_run = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
+run_lazy = sorted({{m.split(".")[0] for m in sys.modules}} & {run_lazy})
 import flows.driver.review_demo, tests.review_helpers  # `make demo-review`; imported by every xdist worker
 after_review = sorted({{m.split(".")[0] for m in sys.modules}} & {heavy})
 print(json.dumps({{"help": shown.getvalue(), "after_help": after_help, "configs": names,
-                  "after_configs": after_configs, "after_run": after_run, "after_review": after_review,
+                  "after_configs": after_configs, "after_run": after_run, "run_lazy": run_lazy,
+                  "after_review": after_review,
                   "scipy_stats": "scipy.stats" in sys.modules}}))
 """
 
 
 def test_help_and_config_loading_import_no_heavy_library() -> None:
-    child = _CHILD.format(heavy=set(HEAVY))
+    child = _CHILD.format(heavy=set(HEAVY), run_lazy=set(RUN_LAZY))
     done = subprocess.run([sys.executable, "-c", child], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
@@ -48,6 +53,7 @@ def test_help_and_config_loading_import_no_heavy_library() -> None:
     assert seen["after_help"] == [], f"hitflow --help imported {seen['after_help']}"
     assert seen["after_configs"] == [], f"loading a config imported {seen['after_configs']}"
     assert seen["after_run"] == [], f"hitflow run's modules imported {seen['after_run']}"
+    assert seen["run_lazy"] == [], f"hitflow run's modules imported {seen['run_lazy']}"
     # the review demo imported run_campaign through the Prefect flow module: Prefect and its server, ~7 s CPU
     assert seen["after_review"] == [], f"the review demo's modules imported {seen['after_review']}"
     assert not seen["scipy_stats"], "hitflow run's modules imported scipy.stats (~1.5 s CPU)"
@@ -165,11 +171,12 @@ def test_a_command_loads_with_the_collector_off_then_works_with_what_it_loaded_f
     assert seen["caller_kept_on"] and seen["caller_kept_frozen"]
 
 
-def test_the_simulator_service_imports_no_pandas() -> None:
+def test_the_simulator_service_imports_no_pandas_or_httpx() -> None:
     # `hitflow sim serve` (bench/chaos.py starts one per scenario) loaded pandas for the names of the error
-    # categories its judges tick: 0.65 s of CPU to its first answer, 0.36 s without (postprocess/error_categories.py)
-    child = ("import json, sys\nimport flows.sim.service.server\n"
-             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'numpy', 'pyarrow'})))")
+    # categories its judges tick: 0.65 s of CPU to its first answer, 0.36 s without (postprocess/error_categories.py);
+    # httpx is for its Prolific participants' pages, imported when the first one opens
+    child = ("import json, sys\nimport flows.sim.service.server\nloaded = {m.split('.')[0] for m in sys.modules}\n"
+             "print(json.dumps(sorted(loaded & {'pandas', 'numpy', 'pyarrow', 'httpx'})))")
     done = subprocess.run([sys.executable, "-c", child], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [], f"the simulator's service imported {done.stdout}"

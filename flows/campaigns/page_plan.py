@@ -3,6 +3,7 @@ a run (or a rehearsal) the same figures against what its accepted work took."""
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -53,23 +54,29 @@ ACCEPTED_TIMES = ("SELECT a.submit_time - a.accept_time AS s, (SELECT count(DIST
                   "FROM assignments a "
                   "JOIN decisions d ON d.campaign = a.campaign AND d.assignment_id = a.assignment_id WHERE "
                   "a.campaign = ? AND d.action = 'approve' AND a.submit_time IS NOT NULL AND a.accept_time IS NOT NULL")
+RAN_ON = "SELECT config_json FROM campaigns WHERE name = ?"
 TIMED_OUT = "SELECT count(*) AS n FROM platform_submissions WHERE campaign = ? AND status = 'TIMED-OUT'"
 
 
 def rehearsal_time_lines(rows: Callable[[str, list[Any]], list[dict[str, Any]]] | None, cfg: CampaignConfig,
                          platform: str, campaign: str) -> list[str]:
     """The plan's times and pay against what the accepted work took, in the platform's terms (``took_lines``);
-    [] before any work. Times are read per item and scaled to this route's unit (units of other sizes)."""
+    [] before any work. Times are read per item and scaled to this route's unit (units of other sizes); another
+    route's slowest say nothing of this route's time limit (an MTurk HIT's clock runs while a worker parks it)."""
     from flows.platforms.registry import platform_for
 
     done = [(float(r["s"]), max(int(r["items"] or 0), 1)) for r in rows(ACCEPTED_TIMES, [campaign])] if rows else []
     if rows is None or not done:
         return []
+    ran = {str(on) for r in rows(RAN_ON, [campaign]) if (on := json.loads(r["config_json"] or "{}").get("platform"))}
+    elsewhere = ", ".join(sorted(ran - {platform}))
     k = cfg.images_per_hit
     times = sorted(s if n == k else s * k / n for s, n in done)
     median, tail = statistics.median(times) / 60, times[int(0.9 * (len(times) - 1))] / 60
     timed_out = sum(int(r["n"]) for r in rows(TIMED_OUT, [campaign]))
     scaled = sum(n != k for _, n in done)
-    return [f"times of {len(times)} accepted: median {median:.1f} min, slowest {times[-1] / 60:.1f} min"
+    return [f"times of {len(times)} accepted" + (f" on {elsewhere}" if elsewhere else "") + f": median {median:.1f} "
+            f"min, slowest {times[-1] / 60:.1f} min"
             + (f" (a unit of {k} items here; {scaled} held another number, scaled by the item)" if scaled else "")
-            + (f", {timed_out} timed out" if timed_out else ""), *platform_for(platform).took_lines(cfg, median, tail)]
+            + (f", {timed_out} timed out" if timed_out else ""),
+            *platform_for(platform).took_lines(cfg, median, 0.0 if elsewhere else tail)]

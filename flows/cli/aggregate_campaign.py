@@ -25,7 +25,13 @@ def campaign_named(a: argparse.Namespace) -> tuple[str, str] | None:
     if not given.is_file():
         if a.db:
             return a.db, a.input
-        return _in_default_ledger(a.input)
+        if (found := _in_default_ledger(a.input)) is None and not given.suffix and len(given.parts) == 1:
+            from flows.cli.args import DEFAULT_DB
+            from flows.core.db_url import shown_location
+
+            raise ConfigError(f"{a.input} is no file here and no campaign in the ledger at {shown_location(DEFAULT_DB)}"
+                              ": run from the campaign's project folder, or pass --db with the ledger that ran it")
+        return found
     manifest = read_manifest(given.parent)
     # a labels file's options (--columns ...) read the file itself, as before: a campaign's answers are its config's
     as_labels = any(getattr(a, option, default) != default for option, default, _ in NOT_FOR_A_CAMPAIGN)

@@ -26,8 +26,9 @@ def prefect_settings(uses_prefect: bool) -> None:
 
 
 @contextlib.contextmanager
-def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
-    """The collector off while a command imports, then what exists frozen; thawed at the end unless ``thaw=False``."""
+def loaded_then_frozen(thaw: bool = True, collect: bool = True) -> Iterator[Callable[[], None]]:
+    """The collector off while a command imports, then what exists frozen; thawed at the end unless ``thaw=False``.
+    ``collect=False``: off until the end (a command whose work makes next to no cycles)."""
     if caller_manages_collector():
         yield lambda: None
         return
@@ -37,7 +38,8 @@ def loaded_then_frozen(thaw: bool = True) -> Iterator[Callable[[], None]]:
         nonlocal frozen
         gc.freeze()
         frozen = True
-        gc.enable()
+        if collect:
+            gc.enable()
 
     gc.disable()
     try:

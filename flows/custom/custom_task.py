@@ -211,6 +211,9 @@ def dry_run_lines(cfg: CampaignConfig) -> list[str]:
     spec = custom_spec(cfg, items)
     lines = [f"custom page {cfg.template}: fields found: {', '.join(answer_fields(spec)) or 'none'} "
              f"({len(spec['fields'])} form input(s) on the first page of {len(first)} items)"]
+    if cfg.title == cfg.name:  # the import found no title or heading on the page
+        lines.append(f"note: workers see the title {cfg.title!r}, the campaign's name: set [campaign] title and "
+                     "description to say what the task is")
     lines += control_lines(cfg, plan)
     rendered = custom_page(cfg, items)
     said, refused = browser_verdict(cfg.sim_workers, source, rendered)

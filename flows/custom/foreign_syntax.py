@@ -7,11 +7,12 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import liquid
-from liquid.exceptions import LiquidError
+from typing import TYPE_CHECKING
 
 from flows.custom.placeholder_places import MARK, UNREAD, Place, has_marks, mark, places
+
+if TYPE_CHECKING:
+    import liquid
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # MTurk takes hyphened headers as variables (``${passage-1}``); Jinja needs ``item['passage-1']``, not a subtraction
@@ -137,6 +138,8 @@ SAME_TAGS = {"else": "else", "endif": "endif", "endunless": "endif", "raw": "raw
 
 def _liquid_environment() -> liquid.Environment:
     """Liquid with Ground Truth's own filters, so a Ground Truth page parses and renders."""
+    import liquid  # here, not above: every run imports this module (~0.12 s), only a Ground Truth page needs Liquid
+
     env = liquid.Environment()
     env.filters["grant_read_access"] = lambda value: value
     env.filters["skip_autoescape"] = lambda value: value
@@ -146,6 +149,8 @@ def _liquid_environment() -> liquid.Environment:
 
 def liquid_parse_problem(source: str) -> tuple[int, str] | None:
     """Liquid's own verdict on the page: None, or (line, message) for a page it cannot parse."""
+    from liquid.exceptions import LiquidError
+
     try:
         _liquid_environment().from_string(source)
     except LiquidError as exc:

@@ -37,6 +37,7 @@ def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int, t
         rejected = store.rows("SELECT count(*) AS n FROM decisions WHERE batch = 1 AND action = 'reject'")[0]["n"]
         blocked = store.rows("SELECT count(DISTINCT worker_id) AS n FROM blocks WHERE batch = 1")[0]["n"]
         took = rehearsal_time_lines(store.rows, cfg, platform, cfg.name) if times else []
+        who, honest = stopped_lines(Path(tmp), store)
     total, workers = int(done["n"] or 0), int(done["workers"] or 0)
     head = f"rehearsal of a first batch on the simulator ({total} responses to {done['pages']} page(s), its crowd)"
     if result.get("held"):  # "batch 1 HELD for review, ...: rule X would reject or block 3 of 3 workers (...). ..."
@@ -45,8 +46,29 @@ def rehearse(cfg: CampaignConfig, platform: str, crowd: str | None, seed: int, t
     if not total:
         return [f"{head}: no response came back"], False
     share = max(rejected / total, blocked / max(1, workers))
-    line = f"{head}: {rejected} rejected, {blocked} of {workers} worker(s) blocked"
+    line = f"{head}: {rejected} rejected, {blocked} of {workers} worker(s) blocked{who}"
     if share > cfg.policy.hold_share:
         return [f"{line}: most of the batch; look at `hitflow run {cfg.path} --no-prefect --limit {items}`'s "
                 "report before posting", *took], False
-    return [line, *took], True
+    return [line, *honest, *took], not honest
+
+
+def stopped_lines(tmp: Path, store: Store) -> tuple[str, list[str]]:
+    """Who the first batch stopped, by simulated profile (" (stopped: speeder, copy_paster)"), and a warning naming
+    the honest ones with the rules that stopped them: a gate that stops honest people here may stop real ones (or
+    the simulated text trips a rule people's would not)."""
+    import json
+
+    from postprocess.report_data import GOOD_PROFILES
+
+    truth = next(tmp.glob("runs/*/sim_workers.json"), None)
+    profiles = {w["worker_id"]: w["profile"] for w in json.loads(truth.read_text(encoding="utf-8"))} if truth else {}
+    stopped = [(profiles.get(r["worker_id"], ""), r["what"], r["why"]) for r in store.rows(
+        "SELECT worker_id, 'blocked' AS what, rules AS why FROM blocks WHERE batch = 1 UNION ALL "
+        "SELECT worker_id, 'rejected', reasons FROM decisions WHERE batch = 1 AND action = 'reject' ORDER BY 1, 2, 3")]
+    who = ", ".join(sorted({p for p, _, _ in stopped if p}))
+    honest = list(dict.fromkeys(f"{p} {what} ({why})" for p, what, why in stopped if p in GOOD_PROFILES))
+    return (f" (stopped: {who})" if who else ""), ([
+        f"warning: the rehearsal stopped honest simulated workers: {'; '.join(honest)}: a rule that stops them may "
+        "stop real people on this page (or simulated text trips it where people's would not); read the rule in "
+        "docs/explanation/qc-rules.md before posting"] if honest else [])

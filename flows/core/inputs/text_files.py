@@ -28,7 +28,7 @@ def read_text(path: Path, what: str = "it", max_bytes: int | None = None) -> str
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputFormatError(f"{path}:{line}: holds a NUL byte; {what} looks binary or UTF-16, not UTF-8 text: "
                                "save it as UTF-8 text")
-    if not text.strip():
+    if not text or text.isspace():  # (strip() copied a whole file to say so)
         raise InputFormatError(f"{path}: is empty; {what} has nothing to read: fill it in, or name the file you meant")
     return text
 

@@ -21,11 +21,13 @@ TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("heard", re.compile(r"have you (ever )?hea?r?d|heard (about|of) .* before|have you (ever )?(used|tried)", re.I)),
     ("often", re.compile(r"^\s*how often do you", re.I)),
     # "What do you think?" alone, of a topic, or of the worker's own life ("... would help you start?"); what one
-    # thinks of the item shown ("this proposal") or a guess about it ("... happens next?", "... is the cause?") is not
+    # thinks of the item shown ("this proposal") or a guess about it ("... happens next?", "... is the cause?") is not,
+    # nor the reason for one's answer ("Why do you say that?"); "Why do you cycle?" is the worker's own
     ("opinion", re.compile(r"^\s*what (?:do you think )?would make|^\s*what do you think\s*(?:[?.!]|$)|"
                            r"^\s*what do you think (?:of|about) (?!(?:this|these|that|the) "
                            r"(?!hit\b|task\b|survey\b|study\b|questionnaire\b))|"
-                           r"^\s*what do you think\b[^?]*\b(?:you|your|yourself)\b|^\s*why do you|^\s*what do you like",
+                           r"^\s*what do you think\b[^?]*\b(?:you|your|yourself)\b|^\s*what do you like|"
+                           r"^\s*why do you(?!\s+(?:say|think|feel|believe|rate|choose|pick|give|answer)\b)",
                            re.I)),
     ("feedback", re.compile(r"additional feedback|questions and/or comments|comments? (about|on) (this|the) (hit|task"
                             r"|survey)|help us improve|other thoughts", re.I)),

@@ -15,6 +15,7 @@ from flows.core.config.prolific_section import PROLIFIC_MIN_HOURLY
 from flows.core.errors import BudgetError, ConfigError, PlatformError
 from flows.core.http_clients import http_client
 from flows.platforms.prolific import paging
+from flows.platforms.prolific.facts import SIM_TOKEN
 from flows.platforms.prolific.fields import first, number_field, record, text_field
 from flows.platforms.prolific.paging import (
     PageBudget,
@@ -39,7 +40,6 @@ MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
 PAGE_SIZE = 100
 # what flows/platforms/prolific/batches.py reads of every listed submission (Prolific's SubmissionShort)
 SUBMISSION_FIELDS = ("id", "status", "participant_id", "started_at")
-SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
 
 
 @dataclass

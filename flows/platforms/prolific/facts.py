@@ -6,6 +6,7 @@ NAME = "prolific"
 LABEL = "Prolific"
 SENDS_DECISIONS = True
 WHOLE_MINUTES = True  # a study's estimated_completion_time
+SIM_TOKEN = "simulator-token"  # the one token the simulator's Prolific API accepts unless told otherwise
 
 # a study's places less those released when it closed short (what the batch still offers or was filled)
 WORDS = RouteWords("study", "studies", "submission", "submissions",

@@ -11,52 +11,41 @@ from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
 from flows.core.pages.mturk_forms import FormField, read_page
+from flows.sim.pages.box_text import written
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
-from flows.sim.pages.kind_text import asked_text, shaped_text, styled
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
 from flows.sim.pages.typed_values import typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
-from flows.sim.people.asked_shapes import around_boxes
 from flows.sim.people.attention_answers import attention_answer, rating_rows
+from flows.sim.people.box_conditions import EMPTY_WHEN, FAULT, FINE, IF_SO, asked_when, left_empty
 from flows.sim.people.careless_answers import COPIED, stock_answer
-from flows.sim.people.choice_reasons import anchors, said_together
-from flows.sim.people.corrections import EMPTY_WHEN, FAULT, FINE, IF_SO, asked_when, left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES, BankEntry, Worker, normalise
 from flows.sim.people.entity_spans import entities
 from flows.sim.people.item_answers import (
-    SHORT_BOX,
     code_pattern,
-    copies,
     fit_text,
     leaves_empty,
     optional,
     palette_colour,
-    reworded,
     sendable,
-    short_phrase,
     sole_answers,
 )
-from flows.sim.people.item_writing import CAPTION, asked
 from flows.sim.people.known_answers import described, known_answer
-from flows.sim.people.known_text import copied, own_sentence
 from flows.sim.people.latent_choices import keep_known
-from flows.sim.people.page_context import ItemContext, context_for, field_base, item_index, page_contexts
+from flows.sim.people.page_context import ItemContext, context_for, field_base, page_contexts
 from flows.sim.people.pattern_text import matching_text
-from flows.sim.people.slot_text import slot, slot_text
-from flows.sim.people.stated_limits import stated, stated_format, within
-from flows.sim.people.summaries import at_least_words
+from flows.sim.people.plain_text import lengthened
+from flows.sim.people.stated_limits import stated, stated_format
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE, unreadable
 from flows.sim.people.worker_questions import about_worker, own_question
 from qc.answer_values import WHEN_INPUTS, moment_text
 from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
-
-FACT = re.compile(r"\s*(?:what|when|where|who|whom|whose|which|how (?:many|much|long|old|often))\b", re.I)
 
 
 def _pasted(fill: Filling, sources: list[str]) -> str:
@@ -89,24 +78,12 @@ def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
         if left_empty(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")):
             return ""
         return matching_text(code, answer_rng(ctx, field_base(f.name)) if takes_care(fill) else fill.rng) or ""
-    if fill.worker.profile not in RUSHED and (shaped := shaped_text(fill, f, ctx)):  # hashtags, a name ... as asked
-        return shaped
-    boxes = [n for n in fill.text_boxes if item_index(n) == item_index(f.name)]
-    if found := slot(f, ctx.texts, boxes):  # the item's own sentence has a gap: the missing words
-        return _slotted(fill, found)
     if fill.worker.profile in RUSHED:
         short = min(sources, key=len).split()
         return fit_text(" ".join(short[: max(3, len(short) // 2)]), f, fill.rng, sources)
     if not (ctx.texts or ctx.shows_image or described(fill.bank, ctx.key)) and optional(f):
         return ""  # an optional box about an item that shows nothing to describe (a sound): left empty
-    if (kind_text := asked_text(fill, f, ctx, sources)) is not None:  # a summary, a reason ... (item_writing.py)
-        return kind_text
-    text = _drafted(fill, f, ctx, sources)  # an item's sentences are not pasted back as one's own answer, but a
-    question = fill.questions.get(f.name, "")  # fact asked of it ("What is the date ...?") or a description is
-    if not (ctx.texts and copied(text, ctx.texts)) or FACT.match(question) or CAPTION.search(question or f.name):
-        return text
-    least = min(len(text.split()), 12)  # as long as the draft was, about: a box's unstated minimum still met
-    return fit_text(styled(fill, own_sentence(question, ctx.texts, fill.rng, least)), f, fill.rng, []) or text
+    return written(fill, f, ctx, sources)
 
 
 def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str | None:
@@ -122,39 +99,6 @@ def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str])
         low = int((field_rule(f) or {}).get("minlength") or 0)
         return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])
     return None
-
-
-def _slotted(fill: Filling, found: tuple[str, str, str]) -> str:
-    careful = takes_care(fill)
-    text = slot_text(found, fill.rng, careful)
-    for _ in range(5 if found[0] != "word" else 0):  # a person does not open every sentence alike
-        text = text if normalise(text) not in fill.worker.written else slot_text(found, fill.rng, careful)
-    fill.worker.written.add(normalise(text))
-    return text.upper() if fill.worker.profile == "caps_locker" else text
-
-
-def _drafted(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -> str:
-    """A caption or free remark from the item's sources, in the worker's words, never one they wrote before."""
-    rng = fill.rng
-    draft = rng.choice(sources).strip()
-    if rng.random() < 0.6:  # people put what they see in their own words
-        draft = reworded(draft, rng, ctx.shows_image or described(fill.bank, ctx.key))
-    high, most = (field_rule(f) or {}).get("maxlength"), stated(fill.questions.get(f.name, "")).most_words
-
-    def shaped(t: str) -> str:  # a short box's phrase, and the box's stated most kept as an honest person keeps it
-        return within(short_phrase(t, int(high)) if high is not None and high <= SHORT_BOX else t, most, None)
-    others = [s for s in sources if s != draft]
-    written = fill.item_texts.setdefault(ctx.key, [])  # this item's other fields: never copied
-    text, attempt = fit_text(styled(fill, shaped(draft)), f, rng, others or sources), 0
-    while (normalise(text) in fill.worker.written or copies(text, written)) and attempt < 2000:
-        attempt += 1
-        if attempt > len(others) and written and not f.attrs.get("minlength") and "required" not in f.attrs:
-            return ""  # an optional box, and nothing new to say about the item: left empty
-        retry = others[attempt - 1] if attempt <= len(others) else captions.variation(draft, attempt)
-        text = fit_text(styled(fill, shaped(retry)), f, rng, sources)
-    fill.worker.written.add(normalise(text))
-    written.append(text)
-    return text
 
 
 def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
@@ -177,16 +121,9 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         value = choice(fill, f, ctx)
         fill.picked[ctx.key] = f.labels.get(value, value)  # a reason names the option as the page shows it
         fill.picked[f"{ctx.key}?"] = own_question(fill.questions.get(f.name, ""), ctx.texts)
-        fill.picked[f"{ctx.key}~"] = anchors([*f.labels.values(), fill.questions.get(f.name, ""), *ctx.texts])
-        options = [o for o in f.options if o]
-        fill.picked[f"{ctx.key}%"] = str(options.index(value) / max(1, len(options) - 1) if value in options else 1)
-        fill.choices.setdefault(ctx.key, []).append((fill.questions.get(f.name, ""), fill.picked[ctx.key]))
         return value
     if f.kind in ("checkbox", "select"):
-        value = ticks(fill, f, ctx)
-        shown = [f.labels.get(o, o) for o in value.split("|") if o]
-        fill.choices.setdefault(ctx.key, []).append((fill.questions.get(f.name, ""), said_together(shown)))
-        return value
+        return ticks(fill, f, ctx)
     if f.kind in ("number", "range"):
         fill.picked[ctx.key] = number(fill, f, ctx)
         return fill.picked[ctx.key]
@@ -196,7 +133,7 @@ def answer(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
         return f.value
     text = free_text(fill, f, ctx)
     if text and (wanted := fill.min_words.get(f.name, 0)):  # the page's own script counts words: as a person
-        text = at_least_words(text, wanted, ctx.texts or writing_sources(ctx, fill.bank), fill.rng)
+        text = lengthened(text, wanted, ctx.texts or writing_sources(ctx, fill.bank), fill.rng)
     return text
 
 
@@ -215,7 +152,6 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields),
                    rows=rating_rows(fields))
-    fill.around = around_boxes(shown.positions, shown.texts, fill.text_boxes)
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
         fill.min_words = dict.fromkeys(checked_boxes(todo), least)
     fill.min_words |= {f.name: int(n) for f in todo if (n := f.attrs.get("data-min-words", "")).isdigit()}
@@ -253,7 +189,7 @@ def _filled(fill: Filling, todo: list[FormField], contexts: dict[str, ItemContex
         # a box asked after one answer ("If no, what is wrong?"): empty after the others, answered after it
         after = _applies(question, fill.picked.get(ctx.key, ""), fill.picked.get(f"{ctx.key}?", "")) \
             if f.kind in ("text", "textarea") else None
-        asked_for = f.name in fill.sole or bool(after) or asked(question, f.name) == "correction" or \
+        asked_for = f.name in fill.sole or bool(after) or \
             bool(stated(question).least_words and not re.search(r"\boptional\b", question, re.I))  # "15 to 40 words"
         # an optional field, skipped
         if after is False or leaves_empty(f, worker.profile, worker.profile in RUSHED, fill.rng, asked_for,

@@ -9,8 +9,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import httpx
-
 from flows.core.http_clients import http_get
 from flows.core.pages.crowd_elements import posted_answer
 from flows.core.pages.mturk_forms import answer_xml, form_fields
@@ -27,6 +25,8 @@ FIRST_WAIT_S = 0.2
 
 def fetch_page(url: str, params: dict[str, str], sleep: Callable[[float], None] = time.sleep) -> str:
     """The page's HTML, retried a little while the server does not know the HIT yet; "" if never."""
+    import httpx  # here, not above: the simulator's every process imports this module, few post external pages
+
     wait = FIRST_WAIT_S
     for _ in range(TRIES):
         try:

@@ -27,12 +27,10 @@ class Filling:
     text_boxes: list[str] = field(default_factory=list)  # the page's free-text fields, in page order
     sole: set[str] = field(default_factory=set)  # fields that are their item's only answer (item_answers.py)
     rows: set[str] = field(default_factory=set)  # choice fields among rows of one scale (attention_answers.py)
-    # item -> this worker's last choice for it (a reason's); item + "?": that choice's question; + "%": 0-1 on its scale
+    # item -> this worker's last choice for it (a conditional box's); item + "?": that choice's question
     picked: dict[str, str] = field(default_factory=dict)
-    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # item -> (question, choice as shown)
     min_words: dict[str, int] = field(default_factory=dict)  # box -> the words the page's own script asks for
-    page: str = ""  # the page's own words, all of them (what it says an item should give)
-    around: dict[str, str] = field(default_factory=dict)  # box -> the page's words between its neighbours
+    page: str = ""  # the page's own words, all of them (the limits it states for its only box)
 
 
 def answer_rng(ctx: ItemContext, name: str) -> random.Random:

@@ -11,7 +11,7 @@ import zlib
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, known_for, takes_care
-from flows.sim.people.corrections import ONLY_WHEN
+from flows.sim.people.box_conditions import ONLY_WHEN
 from flows.sim.people.crowd_model import PASTING_PROFILES
 from flows.sim.people.item_answers import leaves_empty
 from flows.sim.people.page_context import ItemContext

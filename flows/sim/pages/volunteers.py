@@ -8,9 +8,8 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urljoin, urlparse
-
-import httpx
 
 from flows.core.http_clients import http_client
 from flows.core.pages.crowd_elements import is_crowd_page, task_answers
@@ -20,6 +19,9 @@ from flows.sim.pages.browser_worker import posted_by_browser, wants_browser
 from flows.sim.pages.page_common import OpenedPages, needs_context
 from flows.sim.pages.page_filling import fill_form, page_rules, work_effort
 from flows.sim.people import crowd
+
+if TYPE_CHECKING:
+    import httpx
 
 FORM_ACTION = re.compile(r'<form[^>]*id="hit-form"[^>]*action="([^"]*)"')
 ANY_FORM_ACTION = re.compile(r'<(?:crowd-)?form\b[^>]*\baction="([^"]*)"', re.I)  # a page of the user's own making

@@ -1,8 +1,6 @@
 """A text box's known answer (the requester's items file gives it: flows/custom/truth_source.py), written as a person
 who knows it writes it: one of its ``|``-joined alternatives, alone where the box asks a word or a short phrase, in
-a sentence of the person's own where it asks one; a word cut to its stem in the file ("persever") said whole. And
-the sentence of one's own a person writes where a drafted answer would copy a long run of the item: people answer
-in their words, naming the item's things, never pasting its sentences (no 5-word run: :data:`COPY_RUN`)."""
+a sentence of the person's own where it asks one; a word cut to its stem in the file ("persever") said whole."""
 
 from __future__ import annotations
 
@@ -11,9 +9,7 @@ import re
 from functools import lru_cache
 
 from flows.sim.people.entity_spans import word_counts
-from flows.sim.people.own_words import COPY_RUN
-from flows.sim.people.stated_limits import stated
-from flows.sim.people.summaries import ONE_SENTENCE
+from flows.sim.people.plain_text import sentence_range
 
 SHORT = 8  # a box whose stated most is this many words or fewer takes the answer alone
 STEM = 4  # a listed word this long or longer that is no word is a stem: said as the commonest word it starts
@@ -63,7 +59,7 @@ def known_text(known: str, question: str, texts: list[str], rng: random.Random, 
     if not options:
         return ""
     pick = options[0] if rng.random() < 0.5 else rng.choice(options)
-    sentence = bool(ONE_SENTENCE.search(question)) or least > len(pick.split()) + 1 or \
+    sentence = sentence_range(question) == (1, 1) or least > len(pick.split()) + 1 or \
         (most is not None and most > SHORT and least > 1)
     if not sentence or (most is not None and most <= SHORT):
         fits = [o for o in options if most is None or len(o.split()) <= most] or options
@@ -85,32 +81,3 @@ def at_least(text: str, least: int, rng: random.Random) -> str:
             break
         text = f"{text.rstrip('.')}{aside}."
     return text
-
-
-def copied(text: str, sources: list[str], run: int = COPY_RUN) -> bool:
-    """``text`` repeats ``run`` or more words in a row of one of ``sources`` (case and punctuation aside), or is
-    that many words or more all taken from one of them (a list pasted with a word left out)."""
-    mine = re.findall(r"[\w']+", text.lower())
-    theirs = [m for s in sources if len(m := re.findall(r"[\w']+", s.lower())) >= run]
-    said = {tuple(m[k:k + run]) for m in theirs for k in range(len(m) - run + 1)}
-    return any(tuple(mine[k:k + run]) in said for k in range(len(mine) - run + 1)) or \
-        (len(mine) >= run and any(set(mine) <= set(m) for m in theirs))
-
-
-def things(texts: list[str]) -> list[str]:
-    """The things an item names: its listed parts ("map, flask, spare socks"), else its longer words."""
-    parts = [re.sub(r"^(?:an?|the|some|my|their|his|her)\s+", "", p.strip(" .!?\"'"), flags=re.I)
-             for t in texts for p in re.split(r"[,;:()]|\band\b|\bor\b", t)]
-    listed = [p for p in parts if 1 <= len(p.split()) <= 3 and re.fullmatch(r"[\w' -]+", p)]
-    return listed or [w for t in texts for w in re.findall(r"[A-Za-z]{6,}", t)]
-
-
-def own_sentence(question: str, texts: list[str], rng: random.Random, least: int = 0) -> str:
-    """A sentence of one's own naming one of the item's things, framed by what the question asks."""
-    named = things(texts)
-    if not named:
-        return ""
-    pick, most = rng.choice(named), stated(question).most_words
-    if most is not None and most <= SHORT:  # "one or two words": the thing alone
-        return " ".join(pick.split()[:most])
-    return framed(question, pick[:1].lower() + pick[1:] if not pick[:2].isupper() else pick, least, rng)

@@ -12,10 +12,13 @@ from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import _FormParser, read_page
-from flows.sim.people.item_writing import asked
-from flows.sim.people.slot_text import BLANK
 from flows.sim.people.stated_limits import Limits, stated
 
+BLANK = re.compile(r"_{3,}")  # a gap in a sentence the box completes: the sentence is the item's
+# a box's question that asks for a kind of text (a summary, a reason ...): the page's prompt, not an item's content
+ASKS_TEXT = re.compile(r"\b(?:describ|summar|caption|explain|why\b|reason|justif|comment|remark|title|headline|"
+                       r"re-?write|rephrase|correct|reply|respond|suggest|clarif|translat|write|tell|list|name|copy|quote|answer|"
+                       r"leave)", re.I)
 INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
 MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
@@ -162,8 +165,8 @@ def _labelled(page: _FormParser, start: int, end: int) -> dict[str, str]:
 def _box_questions(page: _FormParser) -> set[str]:
     """The words of a text box's question that asks for a kind of text: the page's prompt, not content."""
     boxes = {n for n, f in page.fields.items() if f.kind in ("text", "textarea")}
-    return {t for name, q in question_texts(page).items() if name in boxes and asked(q, "") and not BLANK.search(q)
-            for t in _parts(page, q)}
+    return {t for name, q in question_texts(page).items()
+            if name in boxes and ASKS_TEXT.search(q) and not BLANK.search(q) for t in _parts(page, q)}
 
 
 def _parts(page: _FormParser, question: str) -> list[str]:

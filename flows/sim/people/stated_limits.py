@@ -5,9 +5,17 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from flows.sim.people.summaries import BREAKS, LOOSE_ENDS, STOP
 from qc.asked_limits import NUMBER_WORDS, stated_max_words
 
+# words a cut text does not end on ("... can be.", "... with the.")
+DANGLING = frozenset((
+    "the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "that", "this", "is", "are", "was",
+    "were", "be", "been", "it", "its", "as", "by", "from", "we", "our", "their", "which", "after", "before", "when",
+    "because", "while", "but", "so", "if", "near", "during", "since", "following", "along", "has", "have", "had",
+    "will", "would", "can", "could", "should", "may", "might", "across", "through", "into", "about", "two", "three",
+    "four", "five", "six", "old", "new", "former", "fresh", "big", "large", "small", "little", "early", "most", "more",
+    "very", "first", "last", "than", "not", "over", "those", "these", "every", "each", "your", "his", "her", "my",
+    "some", "any", "third", "second", "few"))
 UNIT = r"\s*(?P<u>words?|characters?|chars?|letters?)\b"
 LEAST = re.compile(r"(?:at least|a minimum of|minimum(?: of)?:?|min\.?|no fewer than|not less than)\s*(?P<n>\d{1,4})"
                    + UNIT + r"|(?P<m>\d{1,4})\s*(?P<p>\+)?\s*(?P<v>words?|characters?)\b"
@@ -73,7 +81,7 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
         return text
     if most_words == 1:  # one word asked: the text's longest word of content, not its first
         content = [w.strip(".,;:!?\"'()") for w in text.split()]
-        content = [w for w in content if w and w.lower() not in STOP | LOOSE_ENDS | BREAKS] or content
+        content = [w for w in content if w and w.lower() not in DANGLING] or content
         return max(content, key=len)[: most_chars or None] if content else text[: most_chars or len(text)]
     parts = re.split(r"(?<=[.!?])\s+", text)
     for k in range(len(parts) - 1, 0, -1):
@@ -82,7 +90,7 @@ def within(text: str, most_words: int | None, most_chars: int | None) -> str:
     words = text.split()
     while words and not fits(" ".join(words).rstrip(",;:.") + "."):
         words.pop()
-    while len(words) > 3 and words[-1].lower().strip(",;:") in STOP | LOOSE_ENDS | BREAKS:  # not "... can be."
+    while len(words) > 3 and words[-1].lower().strip(",;:") in DANGLING:  # not "... can be."
         words.pop()
     kept = re.sub(r"[;,:]\s+(?:\S+\s+){0,2}\S+$", "", " ".join(words))  # no stub of a clause ("...; cars.")
     return kept.rstrip(",;:.") + "." if words else text[: most_chars or len(text)]

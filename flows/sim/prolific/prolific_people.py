@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urljoin, urlparse
-
-import httpx
 
 from flows.core.http_clients import http_client
 from flows.core.pages.mturk_forms import form_fields
@@ -20,6 +19,9 @@ from flows.sim.people import crowd
 from flows.sim.people.campaign_scope import campaign_scope, study_scope
 from flows.sim.people.roster import Crowd, wider_pool
 from flows.sim.prolific.prolific_state import TAKEN, ProlificState, new_id
+
+if TYPE_CHECKING:
+    import httpx
 
 RETURN_RATE = 0.04
 RESERVE_S = 600  # Prolific reserves a place for ten minutes (its Submission object docs)
@@ -65,7 +67,6 @@ class Participants:
         self.people: dict[str, dict[str, Any]] = {}
         for w in workers:
             self._person(w)
-        self.http = http_client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
         self.reserve_rate = self.screen_out_rate = 0.0
         self.return_rate = RETURN_RATE  # who reads the study and gives the place back (it reopens: recruit)
         self.pages = OpenedPages()  # each study's own text, as its pages show it (page_common.py)
@@ -167,7 +168,17 @@ class Participants:
         sub["_timed_out"] = done[1] > max_s
         return sub
 
+    @functools.cached_property
+    def http(self) -> httpx.Client:
+        """Made at the first page a participant opens: every simulator makes participants, few open a page, and
+        httpx is ~0.15 s of a fresh process's imports."""
+        import httpx
+
+        return http_client(timeout=httpx.Timeout(30, connect=CONNECT_S), follow_redirects=False)
+
     def open_page(self, study: dict[str, Any], person: dict[str, Any], sub: dict[str, Any]) -> None:
+        import httpx
+
         with contextlib.suppress(httpx.HTTPError):
             self.http.get(self.page_url(study, person, sub))
 
@@ -181,6 +192,8 @@ class Participants:
         """Open, work, fill and submit the page, and each next page the study sends them to (a quiz of one control
         a page): the completion code from the last redirect and the seconds; None for the code if a page never took
         the submit; None if a page could not be opened or posted to."""
+        import httpx
+
         url = self.page_url(study, person, sub)
         worker = person["worker"]
         study["_unreachable"] = False

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from flows.platforms.prolific.adapter import SIM_TOKEN
+from flows.platforms.prolific.facts import SIM_TOKEN
 from flows.platforms.prolific.fees import cost_of, fee
 from flows.sim.prolific import prolific_shapes as shapes
 
