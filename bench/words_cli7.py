@@ -93,15 +93,15 @@ def report(run: Path, sim: Path, ledger: Path) -> dict:
             continue
         if r["rule"] == "rule_info":
             continue
-        if r["assignment_id"]:
-            flagged_any.add(r["assignment_id"])
+        flagged_any.add(r["assignment_id"] or f"worker {r['worker_id']}")  # a worker-level flag stands on all
         if r["worker_id"] in honest:  # a worker-level flag (no assignment) stands on all their work
             subs = {r["assignment_id"]} if r["assignment_id"] else {a for a, w in decided if w == r["worker_id"]}
             by_rule[f'{r["rule"]} ({who[r["worker_id"]]})'] |= subs
     honest_subs = {a for a, w in decided if w in honest}
     bad_subs = {(a, w) for a, w in decided if w not in honest}
     unnoticed = collections.Counter(who.get(w) for a, w in bad_subs
-                                    if decided[(a, w)] == "approve" and a not in flagged_any and w not in blocked)
+                                    if decided[(a, w)] == "approve" and w not in blocked
+                                    and not {a, f"worker {w}"} & flagged_any)
     return {
         "workers": {"honest": len(honest & worked), "bad": len(worked - honest)},
         "profiles_worked": dict(collections.Counter(who.get(w) for w in worked)),
