@@ -122,13 +122,15 @@ def test_a_refusal_of_what_only_the_simulated_worker_typed_warns_and_blocks_no_r
     """A worker who cannot meet the message (here: one who never acts on it, as before workers read messages):
     the dry run names the box, the page's words and what was typed, and tells the requester to check by hand."""
     monkeypatch.setattr(browser_worker, "reads_message", lambda *_: False)
-    config = imported(tmp_path, CHECK.replace("REFUSE", "alert(msg)"))
+    # a count no simulated text of an unstated length reaches (it writes 8-26 words there), said only by the script
+    longer = CHECK.replace("n < 6 || n > 25", "n < 40 || n > 60").replace("between 6 and 25", "between 40 and 60")
+    config = imported(tmp_path, longer.replace("REFUSE", "alert(msg)"))
     for platform in ("mturk", "prolific"):
         out = page_lines(config, platform)
         warned = [line for line in out if line.startswith("warning: the page's own script refused")]
         assert not [line for line in out if line.startswith("PROBLEM")] and len(warned) == 1, out
         assert "Check by hand before posting live" in warned[0] and "its text still lacked the" in warned[0]
-        assert re.search(r'saying "Your sentence (should be between 6 and 25 words \(it is \d+\)|must use the word '
+        assert re.search(r'saying "Your sentence (should be between 40 and 60 words \(it is \d+\)|must use the word '
                          r'.reluctant.)\." about the box sentence_0', warned[0]), warned[0]
 
 
