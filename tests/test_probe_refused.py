@@ -49,6 +49,9 @@ def test_a_list_the_refusal_asks_is_read_and_typed_as_a_person_lists() -> None:
     assert listed("Use at least 3 words, please.") is None and listed("Separate them by commas") is None
     typed = as_list("Owls hooting in the trees and waves on the shore", 3, ",")
     assert len([p for p in typed.split(",") if p.strip()]) == 3 and all(len(p.split()) <= 3 for p in typed.split(","))
+    for text in ("Optional mainly and Anything.", "Owls", "one two three four five six seven eight nine ten"):
+        parts = [p.strip() for p in as_list(text, 3, ",").split(",")]
+        assert len(parts) == 3 and all(1 <= len(p.split()) <= 3 for p in parts), parts
 
 
 @pytest.mark.browser

@@ -139,6 +139,7 @@ def listed(message: str) -> tuple[int, str] | None:
 def as_list(text: str, n: int, sep: str) -> str:
     """``text``'s words as a person lists them when asked for ``n`` parts: in turn, up to three words a part."""
     said = re.findall(r"[\w'-]+", text) or ["something"]
-    said = (said * n)[:max(n, len(said))]
-    size = min(3, -(-len(said) // n))
-    return f"{sep} ".join(" ".join(said[k * size:(k + 1) * size]) for k in range(n))
+    said = (said * n)[:min(max(n, len(said)), 3 * n)]
+    few, more = divmod(len(said), n)  # as even as the words go: four words in three parts are 2, 1, 1, never 2, 2, 0
+    ends = [k * few + min(k, more) for k in range(n + 1)]
+    return f"{sep} ".join(" ".join(said[ends[k]:ends[k + 1]]) for k in range(n))
