@@ -1,6 +1,7 @@
-"""The seed's text limits as a page states them to its workers (fewest words, forbidden openings;
-docs/custom_pages.md), from the requester's words only (items' values masked); an answer under half a target
-length is far from it. Scans read at most :data:`MAX_READ` characters, in linear time."""
+"""The seed's text limits as a page states them to its workers (fewest words, forbidden openings, one sentence,
+the item's words asked back or in one's own; docs/custom_pages.md), from the requester's words only (items' values
+masked); an answer under half a target length is far from it. Scans read at most :data:`MAX_READ` characters, in
+linear time."""
 
 from __future__ import annotations
 
@@ -131,3 +132,28 @@ def stated_banned_openings(text: str) -> tuple[str, ...]:
     """The quoted openings the text forbids, in order, each once."""
     found = [q.strip() for rest in _rests(FORBIDS_OPENING, text) for q in QUOTED.findall(rest) if q.strip()]
     return tuple(dict.fromkeys(found))
+
+
+RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
+# what a question says when it asks for the item's own words back, not the worker's
+COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
+                        r"(?:the|this|each|any)|rewrite|re-write|proofread|fix (?:the|this|any)|edit (?:the|this)|"
+                        r"quote|verbatim|word for word|exactly as)\b", re.IGNORECASE)
+
+
+NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+OWN_WORDS = re.compile(r"\b(own words|your words|own sentences?|(?:words|sentences?|phrases?) of your own|paraphrase|"
+                       r"paraphrasing|reword|restate)\b", re.IGNORECASE)
+
+
+def asks_own_words(question: str) -> bool:
+    """Whether a field's question (with the instructions) asks for own words, not the item's words back."""
+    return bool(OWN_WORDS.search(question or "")) and not asks_for_copy(question)
+
+
+def asks_for_copy(question: str) -> bool:
+    """Whether a field's question asks for the item's text back (copied or corrected), not forbidding copying."""
+    return any(COPY_ASKED.search(s) and not NEGATED.search(s) for s in SENTENCE_END.split(question or ""))

@@ -4,12 +4,12 @@ the page's instructions (docs/custom_pages.md). Input columns: ``assignment_id, 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
+from qc.asked_limits import RUN_WORDS
 from qc.caption_rules import caption_flags, clip
 from qc.echo_rules import page_lines
 from qc.flags import register
@@ -17,31 +17,6 @@ from qc.text_similarity import words
 
 ITEM = "its item's text"
 CUT_WORDS = 10  # a quote this long from the item's first word on is its text pasted, cut by the box
-RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
-# what a question says when it asks for the item's own words back, not the worker's
-COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
-                        r"(?:the|this|each|any)|rewrite|re-write|proofread|fix (?:the|this|any)|edit (?:the|this)|"
-                        r"quote|verbatim|word for word|exactly as)\b", re.IGNORECASE)
-
-
-NEGATED = re.compile(r"\b(not|never|avoid|without|no)\b|n't\b", re.IGNORECASE)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
-
-
-OWN_WORDS = re.compile(r"\b(own words|your words|own sentences?|(?:words|sentences?|phrases?) of your own|paraphrase|"
-                       r"paraphrasing|reword|restate)\b", re.IGNORECASE)
-
-
-def asks_own_words(question: str) -> bool:
-    """Whether a field's question (with the instructions) asks for own words, not the item's words back."""
-    return bool(OWN_WORDS.search(question or "")) and not asks_for_copy(question)
-
-
-def asks_for_copy(question: str) -> bool:
-    """Whether a field's question asks for the item's text back (copied or corrected), not forbidding copying."""
-    return any(COPY_ASKED.search(s) and not NEGATED.search(s) for s in SENTENCE_END.split(question or ""))
-
-
 def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
     found: set[tuple[str, ...]] = set()
     for text in texts:

@@ -17,11 +17,11 @@ import pytest
 from flows.cli.main import main
 from flows.custom.custom_text_qc import field_questions, field_submit_rules, page_canned_texts, text_flags
 from flows.custom.scaffold import scaffold
-from qc.asked_limits import stated_banned_openings, stated_min_words
+from qc.asked_limits import asks_for_copy, asks_own_words, stated_banned_openings, stated_min_words
 from qc.custom_rules import CUSTOM_RULES
 from qc.runner import run_rules
 from qc.short_answer import short_answer
-from qc.source_copy import asks_for_copy, asks_own_words, source_copy
+from qc.source_copy import source_copy
 from tests.honest_pages import run_shape
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 

@@ -14,6 +14,8 @@ from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.mturk_forms import INDEXED, read_page
 from flows.core.pages.templates import MASK
 from qc.asked_limits import (
+    asks_for_copy,
+    asks_own_words,
     forbids_quality_talk,
     stated_banned_openings,
     stated_max_words,
@@ -23,7 +25,6 @@ from qc.asked_limits import (
 from qc.caption_rules import PICTURE_QUALITY_WORDS
 from qc.echo_rules import page_lines
 from qc.listed_answers import run_named_apart
-from qc.source_copy import asks_for_copy, asks_own_words
 from qc.submit_rules import SubmitRules, is_blank
 from qc.telemetry_rules import TELEMETRY_RULES
 from qc.text_features import canned_mask

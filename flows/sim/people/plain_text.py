@@ -15,8 +15,15 @@ from typing import NamedTuple
 
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
 from flows.sim.people.stated_limits import NUMBERS, stated, within
-from qc.asked_limits import TARGET, about_answer, stated_banned_openings, stated_max_words, stated_min_words
-from qc.source_copy import RUN_WORDS, asks_for_copy
+from qc.asked_limits import (
+    RUN_WORDS,
+    TARGET,
+    about_answer,
+    asks_for_copy,
+    stated_banned_openings,
+    stated_max_words,
+    stated_min_words,
+)
 
 CHARS_A_WORD = 6  # an English word and its space, roughly
 # a page's words on how many sentences (a private reading: qc/asked_limits.py reads no sentence counts yet)
