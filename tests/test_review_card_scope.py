@@ -39,7 +39,8 @@ def test_an_assignment_card_shows_its_own_work_and_marks_a_control_answered_wron
     pages = queue_cards(run, "flagged", {}, now=run.clock())["pages"]["of"]
     for number in range(1, pages + 1):
         for card in queue_cards(run, "flagged", {"page": str(number)}, now=run.clock())["cards"]:
-            if not card["assignment_id"]:
+            if not card["assignment_id"]:  # a worker's card: their work under a worker-level flag, marks and all
+                wrong += sum(bool(r.wrong) for r in card["rows"])
                 continue
             assert {r.assignment_id for r in card["rows"]} == {card["assignment_id"]}  # its own work alone
             assert {r.item_id for r in card["rows"]} == items[card["assignment_id"]]
