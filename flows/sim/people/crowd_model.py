@@ -71,6 +71,7 @@ class Worker:
     # Pasters reuse one text everywhere; kept so they stay consistent.
     memory: dict[str, str] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)  # normalised texts already typed
+    arrived_at: float = 0.0  # virtual time the worker joined the marketplace
     leaves_at: float = float("inf")  # virtual time after which the worker takes no more HITs
 
     def public(self) -> dict[str, Any]:

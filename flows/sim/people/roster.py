@@ -105,6 +105,7 @@ class Crowd(list[Worker]):
         return worker
 
     def _arrive(self, worker: Worker, now: float) -> Worker:
+        worker.arrived_at = now
         worker.leaves_at = now + float(worker.params.get("stay_s", math.inf))
         return worker
 
