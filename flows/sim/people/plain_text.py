@@ -24,6 +24,7 @@ from qc.asked_limits import (
     stated_max_words,
     stated_min_words,
 )
+from qc.submit_rules import count_words
 
 CHARS_A_WORD = 6  # an English word and its space, roughly
 # a page's words on how many sentences (a private reading: qc/asked_limits.py reads no sentence counts yet)
@@ -233,8 +234,8 @@ def copied(text: str, texts: list[str]) -> bool:
 
 
 def meets(text: str, box: Box) -> bool:
-    """Whether ``text`` is within every limit of ``box`` (words counted as qc/submit_rules.py counts them)."""
-    words = len(re.findall(r"\S*[A-Za-z0-9]\S*", text))
+    """Whether ``text`` is within every limit of ``box`` (words counted as QC counts them)."""
+    words = count_words(text)
     said = len(re.findall(r"[.!?](?:\s+\S|\s*$)", text.strip())) or 1
     return box.least <= words <= (box.most or 10**6) and box.low <= len(text) <= (box.high or 10**6) and \
         (not box.sentences or box.sentences[0] <= said <= box.sentences[1]) and \
