@@ -81,7 +81,7 @@ def limit_lines(params: dict[str, Any], enabled: tuple[str, ...], text_fields: l
             said.append(f"at most {most} word{'s' * (most > 1)} (" + ("the page's words)" if from_page else
                                                                         f"{table} max_words)"))
         if "one_sentence" in rules and ((one := stated_one_sentence(asked)) or conf.get("one_sentence")):
-            said.append(f"one sentence ({'the page' + chr(39) + 's words' if one else table + ' one_sentence'})")
+            said.append("one sentence (" + ("the page's words)" if one else f"{table} one_sentence)"))
         stated, set_ = stated_banned_openings(asked), tuple(conf.get("banned_prefixes") or ())
         said += [f"not starting with {', '.join(repr(b) for b in bans)} ({where})" for bans, where in
                  ((stated, "the page's words"), (tuple(b for b in set_ if b not in stated), f"{table} banned_prefixes"))
