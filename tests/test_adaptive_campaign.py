@@ -190,13 +190,13 @@ def test_rounds_are_coarse_prefect_tasks(sim, tmp_path: Path, on_prefect_server:
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
-    from flows.driver.campaign_flow import campaign_flow
+    from flows.driver.campaign_flow import whole_campaign
 
     # one batch of 10 HITs: its rounds extend 9 and 7 HITs, which one task a round must not become (a second batch
     # only repeated its steps' tasks under Prefect)
     config = adaptive_project(tmp_path, items=20)
     config.write_text(config.read_text(encoding="utf-8").replace("batches = 2", "batches = 1"), encoding="utf-8")
-    state = campaign_flow()(config_path=str(config), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
+    state = whole_campaign(config_path=str(config), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
                             out_root=str(tmp_path / "runs"), return_state=True)
     assert state.is_completed()
     extended = extensions(tmp_path / "h.db")

@@ -166,7 +166,7 @@ def test_a_deployment_run_of_a_cancelled_campaign_names_what_resumes_it_there(tm
     from prefect.cli._utilities import load_json_key_values
 
     from flows.core.errors import ConfigError
-    from flows.driver.campaign_flow import caption_campaign, caption_next_batch
+    from flows.driver.campaign_flow import next_batch, whole_campaign
     from flows.driver.deployed_runs import ended_line, refuse_cancelled_deployed_run
 
     ledger = str(tmp_path / "h.db")
@@ -180,7 +180,7 @@ def test_a_deployment_run_of_a_cancelled_campaign_names_what_resumes_it_there(tm
     scheduled = ended_line(NAME, "cancelled")
     assert f"prefect deployment run hitflow-next-batch/{NAME} --param resume_cancelled=true" \
         in scheduled and "prefect deployment resume" not in scheduled  # no such command in Prefect 3.8
-    for flow, text in ((caption_campaign, said), (caption_next_batch, scheduled)):
+    for flow, text in ((whole_campaign, said), (next_batch, scheduled)):
         words = shlex.split(re.search(r"`(prefect deployment run [^`]*)`", text)[1])  # type: ignore[index]
         assert words[3] == f"{flow.name}/{words[3].split('/')[1]}"
         params = load_json_key_values([words[words.index("--param") + 1]], "parameter")
@@ -197,18 +197,18 @@ def test_a_real_deployment_run_of_a_cancelled_campaign_is_refused_with_its_param
     from prefect.client.orchestration import get_client
     from prefect.flow_engine import run_flow
 
-    from flows.driver.campaign_flow import caption_campaign
+    from flows.driver.campaign_flow import whole_campaign
 
     monkeypatch.chdir(tmp_path)
     config, ledger = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db")
     Store(ledger).table("campaigns").upsert({"name": NAME, "status": "cancelled", "config_json": "{}"}, pk="name")
     deployment = f"{NAME}-{tmp_path.name}"  # this test's own, on the worker's shared server
     with get_client(sync_client=True) as client:
-        made = client.create_deployment(flow_id=client.create_flow_from_name(caption_campaign.name), name=deployment,
+        made = client.create_deployment(flow_id=client.create_flow_from_name(whole_campaign.name), name=deployment,
                                         parameters={"config_path": str(config), "db_path": ledger,
                                                     "out_root": str(tmp_path / "out")})
         flow_run = client.create_flow_run_from_deployment(made)
-    state = run_flow(caption_campaign, flow_run=flow_run, parameters=flow_run.parameters, return_type="state")
+    state = run_flow(whole_campaign, flow_run=flow_run, parameters=flow_run.parameters, return_type="state")
     assert state.is_failed()  # type: ignore[union-attr]
     with pytest.raises(Exception, match=re.escape(
             f"`prefect deployment run hitflow-campaign/{deployment} --param resume_cancelled=true`")):

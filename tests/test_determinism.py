@@ -63,14 +63,14 @@ def test_two_rehearsals_with_one_seed_with_and_without_prefect_write_the_same_by
     # One comparison a route: the second rehearsal is the Prefect run, so equal bytes show both that one
     # seed gives one dataset and that Prefect changes nothing (a second plain rehearsal, compared too,
     # ran in the same process with the same hash seed: it showed nothing this one does not)
-    from flows.driver.campaign_flow import campaign_flow  # here: only a Prefect test imports it
+    from flows.driver.campaign_flow import whole_campaign  # here: only a Prefect test imports it
 
     # 4 HITs in 2 batches: each step of the route, what comes between batches and each output, compared
     # (5 batches of one HIT made the same steps more times)
     config = small_vizwiz(tmp_path, items=20, edits={"batches = 5 ": "batches = 2 "})
     plain = rehearse(config, tmp_path / "a", platform)
     root = tmp_path / "b"
-    state = campaign_flow()(config_path=str(config), db_path=str(root / "h.db"), out_root=str(root / "out"),
+    state = whole_campaign(config_path=str(config), db_path=str(root / "h.db"), out_root=str(root / "out"),
                             limit=20, platform=platform, return_state=True)
     assert state.is_completed()
     assert_same(plain, outputs(root))

@@ -160,10 +160,10 @@ def test_the_dry_run_names_the_block_qualification_the_run_creates(tmp_path: Pat
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_the_scheduled_next_batch_flow_posts_a_study_on_prolific(tmp_path: Path, on_prefect_server: str) -> None:
-    from flows.driver.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import next_batch
 
     with SimServer(seed=5) as sim:
-        result = caption_next_batch(config_path=str(CONFIG), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
+        result = next_batch(config_path=str(CONFIG), endpoint_url=sim.url, db_path=str(tmp_path / "h.db"),
                                     out_root=str(tmp_path), platform="prolific")
         assert result["advanced_batch"] == 1
         assert _studies(sim) == [f"{NAME} batch 1"] and not sim.market.hits  # a study, not HITs

@@ -31,7 +31,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowRunFilter, FlowRunFilterId
 
-    from flows.driver.campaign_flow import campaign_flow  # here: a worker that runs no Prefect test never imports it
+    from flows.driver.campaign_flow import whole_campaign  # here: a worker that runs no Prefect test never imports it
     from flows.driver.campaign_run import run_campaign
     from flows.sim.service.server import SimServer
 
@@ -39,7 +39,7 @@ def test_prefect_flow_runs_coarse_tasks(sim, tmp_path: Path, on_prefect_server: 
     # the demo's first 10 images (its top-ups kept): two batches of one HIT, each a batch's six steps and the
     # top-ups' tasks; a batch more made the same tasks again
     config = str(small_vizwiz(tmp_path, items=10, top_ups=True, edits={"batches = 5 ": "batches = 2 "}))
-    url, flow = f"file://{tmp_path / 'prefect-host'}", campaign_flow()
+    url, flow = f"file://{tmp_path / 'prefect-host'}", whole_campaign
     state = flow(config_path=config, endpoint_url=sim.url, db_path=str(tmp_path / "h.db"), out_root=url,
                  return_state=True)
     assert state.is_completed()

@@ -43,12 +43,12 @@ def three_batches(config: Path) -> Path:
 
 def start_flow(config: Path, sim_url: str, tmp_path: Path) -> tuple[threading.Thread, dict[str, Any]]:
     """The campaign flow on a thread of its own (on the worker's Prefect server), as a served run would be."""
-    from flows.driver.campaign_flow import campaign_flow
+    from flows.driver.campaign_flow import whole_campaign
 
     out: dict[str, Any] = {}
 
     def go() -> None:
-        out["state"] = campaign_flow()(config_path=str(config), endpoint_url=sim_url, db_path=str(tmp_path / "h.db"),
+        out["state"] = whole_campaign(config_path=str(config), endpoint_url=sim_url, db_path=str(tmp_path / "h.db"),
                                        out_root=str(tmp_path), limit=12, return_state=True)
 
     thread = threading.Thread(target=contextvars.copy_context().run, args=(go,), daemon=True)
@@ -191,10 +191,10 @@ def test_the_scheduled_batch_flow_ends_completed_while_its_batch_waits_for_revie
                                                                                   tmp_path: Path) -> None:
     """A served schedule's run that meets a batch waiting for a person says so and ends Completed;
     the next scheduled run looks again (it ended Failed, with a failed task, before)."""
-    from flows.driver.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import next_batch
 
     db = tmp_path / "h.db"
-    state = caption_next_batch(config_path=str(review_config(tmp_path)), endpoint_url=sim.url, db_path=str(db),
+    state = next_batch(config_path=str(review_config(tmp_path)), endpoint_url=sim.url, db_path=str(db),
                                out_root=str(tmp_path), return_state=True)
     assert state.is_completed(), state
     result = state.result()
@@ -225,10 +225,10 @@ def flow_states(db: Path) -> list[str]:
 def test_a_scheduled_batch_flow_that_meets_a_held_batch_ends_completed(prefect_api: None, sim, tmp_path: Path) -> None:
     """Like a batch waiting for review: the held batch ends its task and the one-batch run Completed,
     saying how to release it (the run ended Failed before)."""
-    from flows.driver.campaign_flow import caption_next_batch
+    from flows.driver.campaign_flow import next_batch
 
     db = tmp_path / "h.db"
-    state = caption_next_batch(config_path=str(held_page(tmp_path)), endpoint_url=sim.url, db_path=str(db),
+    state = next_batch(config_path=str(held_page(tmp_path)), endpoint_url=sim.url, db_path=str(db),
                                out_root=str(tmp_path), return_state=True)
     assert state.is_completed(), state
     result = state.result()

@@ -204,13 +204,13 @@ def _run_loaded(a: argparse.Namespace, api: PrefectApi | None, loaded: Callable[
             loaded()
             result = run_campaign(a.config, **kwargs)
         else:
-            from flows.driver.campaign_flow import campaign_flow
+            from flows.driver.campaign_flow import whole_campaign
             from flows.driver.campaign_run import FLOW_MODULES
             assert api is not None
             api.ready(meanwhile=FLOW_MODULES)
             loaded()
             with api.flow_settings():
-                result = campaign_flow()(config_path=a.config, **kwargs)
+                result = whole_campaign(config_path=a.config, **kwargs)
     if isinstance(result, dict) and (result.get("open") or result.get("held")):  # a stop, not an ending
         return run_stopped(a, result)
     show_summary(staging_root(a.out) / name)

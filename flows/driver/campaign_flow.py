@@ -126,7 +126,6 @@ def campaign_flow_fn(config_path: str, target: str = "sim", endpoint_url: str = 
 
 
 whole_campaign = flow(name=WHOLE_FLOW, log_prints=True)(campaign_flow_fn)
-caption_campaign = whole_campaign  # the entrypoint of deployments registered before the flows were renamed
 
 
 def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "", db_path: str = str(DEFAULT_DB),
@@ -174,7 +173,6 @@ def next_batch_fn(config_path: str, target: str = "sim", endpoint_url: str = "",
 
 
 next_batch = flow(name=NEXT_BATCH_FLOW, log_prints=True)(next_batch_fn)
-caption_next_batch = next_batch  # the entrypoint of deployments registered before the flows were renamed
 
 
 def serve_schedule(config_path: str, endpoint_url: str, db_path: str, out_root: str = "runs",
@@ -264,8 +262,3 @@ def stop_children(grace_s: float) -> None:
         if child.is_alive():
             child.kill()
             child.join(5)
-
-
-def campaign_flow() -> Any:
-    """The Prefect flow object (the entrypoint of config/prefect.yaml's deployment)."""
-    return whole_campaign
