@@ -1,7 +1,7 @@
 """Every response of the local pages (``hitflow ui``, its review queues and reports) carries a CSP and
-``X-Content-Type-Options: nosniff``, whatever its status: the overview's gate in front of a report
-or a review queue answered 403 and 303 without them. A browser's /favicon.ico gets a picture, not a
-404 in its console."""
+``X-Content-Type-Options: nosniff``, and sends its referrer to its own origin only, whatever its status: the
+overview's gate in front of a report or a review queue answered 403 and 303 without them. A browser's
+/favicon.ico gets a picture, not a 404 in its console."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from flows.review.overview_app import OverviewServer, OverviewSite
 
 def _guarded(reply: httpx.Response) -> bool:
     csp = reply.headers.get("content-security-policy", "")
-    return "default-src 'none'" in csp and reply.headers.get("x-content-type-options") == "nosniff"
+    return ("default-src 'none'" in csp and reply.headers.get("x-content-type-options") == "nosniff"
+            and reply.headers.get("referrer-policy") == "same-origin")
 
 
 def test_every_response_of_the_overview_has_the_security_headers(tmp_path: Path) -> None:

@@ -110,7 +110,8 @@ def test_page_refuses_without_token_cookie_page_token_or_own_origin(waiting: tup
                   httpx.get(f"{server.url}/favicon.ico")]
         assert [r.status_code for r in others] == [403, 403, 404, 405, 200]
         assert all(r.headers["x-content-type-options"] == "nosniff" and "default-src 'none'" in
-                   r.headers["content-security-policy"] for r in [login, page, *others])
+                   r.headers["content-security-policy"] and r.headers["referrer-policy"] == "same-origin"
+                   for r in [login, page, *others])
 
 
 @pytest.mark.slow

@@ -38,7 +38,6 @@ from flows.review.review_app import (
     LoginSession,
     PageServer,
     ReviewSite,
-    SameOriginReferrer,
     make_review_app,
     refused,
     sign_in,
@@ -180,8 +179,7 @@ def make_overview_app(site: OverviewSite) -> ASGIApp:
                       middleware=[Middleware(SecurityHeaders)])
     # The report is a static page: a CSP of its own with no script, keeping its inline styles.
     return EveryResponse(Starlette(routes=[Route("/favicon.ico", favicon), Route("/report/{name}", report),
-                                           Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)],
-                                   middleware=[Middleware(SameOriginReferrer)]))
+                                           Mount("/review/{name}", app=ReviewQueues(site)), Mount("/", app=pages)]))
 
 
 class OverviewServer(PageServer):

@@ -14,7 +14,8 @@ FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect wi
 
 
 class EveryResponse:
-    """ASGI wrapper adding nosniff, no-store and :data:`STRICT_CSP` to any response that lacks them."""
+    """ASGI wrapper adding nosniff, no-store and :data:`STRICT_CSP` to any response that lacks them, and the pages'
+    own origin as referrer on every one (the review page's POSTs carry it for the CSRF check; no other site gets it)."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -26,12 +27,13 @@ class EveryResponse:
 
         async def send_guarded(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"referrer-policy"]
                 present = {k.lower() for k, _ in headers}
                 for name, value in ((b"content-security-policy", STRICT_CSP), (b"x-content-type-options", "nosniff"),
                                     (b"cache-control", "no-store")):
                     if name not in present:
                         headers.append((name, value.encode()))
+                headers.append((b"referrer-policy", b"same-origin"))
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from flows.campaigns.review_data import platform_now
 from flows.campaigns.review_rows import ledger_now, paused_runs
@@ -225,8 +225,7 @@ def make_review_app(site: ReviewSite) -> ASGIApp:
 
     routes = [Route("/", page, methods=["GET"]), Route("/decide", decide, methods=["POST"]),
               Route("/favicon.ico", favicon)]
-    return EveryResponse(Starlette(routes=routes, middleware=[Middleware(SameOriginReferrer),
-                                                              Middleware(SecurityHeaders)]))
+    return EveryResponse(Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)]))
 
 
 def resume_cleared(site: ReviewSite) -> str:
@@ -243,22 +242,6 @@ def resume_cleared(site: ReviewSite) -> str:
     finally:
         site.give_back_platform()
     return f"; queue cleared: flow run {', '.join(resumed)} resumed" if resumed else ""
-
-
-class SameOriginReferrer:
-    """The review page's own origin on its POSTs (the CSRF check), and no referrer to any other site."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def send_same_origin(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"referrer-policy"]
-                message = {**message, "headers": [*headers, (b"referrer-policy", b"same-origin")]}
-            await send(message)
-
-        await self.app(scope, receive, send_same_origin)
 
 
 class PageServer(TaskServer):
