@@ -49,12 +49,9 @@ with flow_run_imports():  # in a flow run's own process: its imports without col
         pause_own_deployment,
         refuse_cancelled_deployment_run,
     )
-    from flows.driver.prefect_server import keep_ephemeral_server_out_of_terminal_signals
     from flows.driver.schedule_wait import note_scheduled_run
     from flows.platforms.registry import open_session
     from flows.platforms.targets import simulator_server
-
-keep_ephemeral_server_out_of_terminal_signals()
 
 
 def progress_line(line: str) -> None:
