@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 
@@ -17,7 +18,7 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, ow
     """``frame`` plus ``telemetry`` and ``telemetry_field``, reading only ``batch``'s or ``own`` records."""
     if frame.empty:
         return frame.assign(telemetry="", telemetry_field="")
-    records, pages = _own_records(run, frame) if own else _records(run, batch)
+    records, pages = _records(run, batch, frame if own else None)
     positions: dict[str, dict[str, int]] = {}
 
     def field_name(page: str, image_id: str) -> str:
@@ -34,43 +35,32 @@ def attach_telemetry(run: Run, frame: pd.DataFrame, batch: int | None = None, ow
     return frame.assign(telemetry=pd.Series(texts, index=frame.index, dtype=object), telemetry_field=names)
 
 
-def _records(run: Run, batch: int | None) -> tuple[dict[str, str], dict[str, str]]:
-    """Each assignment's telemetry record, and each page's items by HIT or session, of the campaign or ``batch``."""
-    in_batch, params = ("", [run.cfg.name]) if batch is None else (" AND batch = ?", [run.cfg.name, batch])
+def _records(run: Run, batch: int | None, frame: pd.DataFrame | None = None
+             ) -> tuple[dict[str, str], dict[str, str]]:
+    """Each assignment's telemetry record, and each page's items by HIT or session: of the campaign, of ``batch``, or
+    of ``frame``'s assignments and pages alone (their keys, not a scan of the campaign)."""
+    def among(column: str, values: list[str]) -> tuple[str, list[Any]]:
+        return f" AND {column} IN ({', '.join('?' * len(values))})", values
+
+    if frame is not None:
+        ids, hits = sorted(set(frame["assignment_id"].astype(str))), sorted(set(frame["hit_id"].astype(str)))
+        mine, on_hits, on_sessions = among("x.assignment_id", ids), among("hit_id", hits), among("session_id", ids)
+    else:
+        on_hits = on_sessions = ("", []) if batch is None else (" AND batch = ?", [batch])
+        mine = (on_hits[0].replace("batch", "a.batch"), on_hits[1])
     rows = run.store.rows(
         "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND "
-        "a.assignment_id = x.assignment_id "
-        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{in_batch.replace('batch', 'a.batch')}",
-        [params[0], TELEMETRY_FIELD, *params[1:]])
+        f"a.assignment_id = x.assignment_id WHERE a.campaign = ? AND x.item_id = '' AND x.field = ?{mine[0]}",
+        [run.cfg.name, TELEMETRY_FIELD, *mine[1]])
     records = {r["assignment_id"]: r["value"] or "" for r in rows}
+    if not records:
+        return records, {}
     # the page's items in order: an MTurk HIT's, or a task-server session's
     pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
-        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{in_batch}", params)} if records else {}
-    if records:
-        pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
-            f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?{in_batch}", params)}
-    return records, pages
-
-
-def _own_records(run: Run, frame: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
-    """:func:`_records` of the frame's assignments and pages alone (their keys, not a scan of the campaign)."""
-    ids, hits = sorted(set(frame["assignment_id"].astype(str))), sorted(set(frame["hit_id"].astype(str)))
-
-    def some(values: list[str]) -> str:
-        return f"({', '.join('?' * len(values))})"
-
-    rows = run.store.rows(
-        "SELECT x.assignment_id, x.value FROM answers x JOIN assignments a ON a.campaign = x.campaign AND "
-        "a.assignment_id = x.assignment_id "
-        f"WHERE a.campaign = ? AND x.item_id = '' AND x.field = ? AND x.assignment_id IN {some(ids)}",
-        [run.cfg.name, TELEMETRY_FIELD, *ids])
-    records = {r["assignment_id"]: r["value"] or "" for r in rows}
-    pages = {r["hit_id"]: r["item_ids"] for r in run.store.rows(
-        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ? AND hit_id IN {some(hits)}", [run.cfg.name, *hits])}
-    pages |= {r["session_id"]: r["item_ids"] for r in run.store.rows(
-        f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ? AND session_id IN {some(ids)}",
-        [run.cfg.name, *ids])}
-    return records, pages
+        f"SELECT hit_id, item_ids FROM hits WHERE campaign = ?{on_hits[0]}", [run.cfg.name, *on_hits[1]])}
+    return records, pages | {r["session_id"]: r["item_ids"] for r in run.store.rows(
+        f"SELECT session_id, item_ids FROM task_sessions WHERE campaign = ?{on_sessions[0]}",
+        [run.cfg.name, *on_sessions[1]])}
 
 
 def telemetry_words(run: Run, captions: list[dict[str, object]]) -> list[str]:
