@@ -11,7 +11,7 @@ import pandas as pd
 
 from qc import text_features
 from qc.caption_rules import caption_flags
-from qc.flags import flag_frame, register
+from qc.flags import register
 from qc.telemetry_frame import TM_COLUMNS, telemetry_columns
 
 TELEMETRY_RULES = ("paste_external", "untyped_text", "switch_then_paste", "typing_cadence")
@@ -40,8 +40,6 @@ def paste_external(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The share of the final text pasted from outside the page, own drafts aside, reaches ``paste_external_share``."""
     limit = float(params.get("paste_external_share", 0.5))
     tm = _columns(df)
-    if tm is None:  # no telemetry to judge (most files and pages)
-        return flag_frame([])
     share = ((tm["tm_paste_external"] - tm["tm_paste_drafted"]) / tm["tm_final_len"]).clip(None, 1.0)
     return caption_flags(df, "paste_external", [
         (i, round(float(share[k]), 3), limit, telemetry_in_words(r)) for i, k, r in _hits(df, share >= limit)])
@@ -53,8 +51,6 @@ def untyped_text(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = float(params.get("untyped_share", 0.5))
     least = int(params.get("untyped_min_chars", 20))
     tm = _columns(df)
-    if tm is None:  # no telemetry to judge (most files and pages)
-        return flag_frame([])
     unexplained = tm["tm_final_len"] - tm["tm_typed"] - tm["tm_paste_page"] - tm["tm_paste_drafted"]
     hit = (unexplained >= least) & (unexplained >= share * tm["tm_final_len"])
     return caption_flags(df, "untyped_text", [
@@ -68,8 +64,6 @@ def switch_then_paste(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     share = float(params.get("paste_external_share", 0.5))
     cps = float(params.get("switch_paste_cps", 8.0))
     tm = _columns(df)
-    if tm is None:  # no telemetry to judge (most files and pages)
-        return flag_frame([])
     away_s = tm["tm_away_ms"].astype(float) / 1000.0
     speed = tm["tm_paste_external"] / away_s.clip(0.5, None)
     hit = (tm["tm_hidden_before_paste"].astype(bool) & (tm["tm_paste_external"] >= share * tm["tm_final_len"])
@@ -86,8 +80,6 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     cps = float(params.get("max_typing_cps", 25.0))
     least = int(params.get("typing_min_chars", 30))
     tm = _columns(df)
-    if tm is None:  # no telemetry to judge (most files and pages)
-        return flag_frame([])
     active_s = tm["tm_active_ms"].astype(float) / 1000.0
     speed = tm["tm_typed"] / active_s.clip(0.001, None)
     # only text that came with keystrokes: dictation, an IME or a script's fill() has no cadence to judge
@@ -98,14 +90,13 @@ def typing_cadence(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
          f"{active_s[k]:.2f} s of keystrokes") for i, k, r in _hits(df, hit)])
 
 
-def _columns(df: pd.DataFrame) -> dict[str, Any] | None:
-    """The judged captions' ``tm_*`` columns by position (numpy where possible); None when none is judged."""
-    def columns() -> dict[str, Any] | None:
-        if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
-            return None
-        tm = _judged(df)
-        if tm.empty:
-            return None
+def _columns(df: pd.DataFrame) -> dict[str, Any]:
+    """The judged captions' ``tm_*`` columns by position (numpy where possible); empty when none is judged (most
+    files and pages: no telemetry), so no rule flags."""
+    def columns() -> dict[str, Any]:
+        tm = _judged(df) if {"tm_present", "telemetry", "telemetry_log"} & set(df.columns) else None
+        if tm is None or tm.empty:
+            return dict.fromkeys(TM_COLUMNS, np.empty(0))
         return {c: tm[c].to_numpy() if isinstance(tm[c].dtype, np.dtype) and tm[c].dtype.kind in "biuf"
                 else tm[c].reset_index(drop=True) for c in TM_COLUMNS}
 
