@@ -67,6 +67,7 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
     from flows.core.config.config import load_config
     from flows.core.ledger.store import Store
     from flows.platforms.mturk import adapter as mturk
+    from flows.platforms.targets import advance_sim_clock
 
     faults = ("--crowd", str(CROWD), "--latency-ms", f"{latency_ms:g}", "--rate-limit", f"{rate:g}")
     with tempfile.TemporaryDirectory() as tmp, sim_process(5, *faults) as url:
@@ -74,7 +75,7 @@ def remote_run(latency_ms: float, rate: float) -> Iterator[tuple[Any, Calls]]:
         client = mturk.make_client(target)
 
         def wait(seconds: float) -> None:  # the simulator's clock moves on; nobody sleeps
-            mturk.advance_sim_clock(target, seconds)
+            advance_sim_clock(target, seconds)
 
         run = Run(load_config(CONFIG), Store(Path(tmp) / "ledger.db"), client, target, lambda _m: None, wait,
                   page=task_page)

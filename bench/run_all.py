@@ -59,6 +59,7 @@ from flows.core.outputs.spelling_cache import spelling_index
 from flows.core.pages.mturk_forms import html_question
 from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
+from flows.platforms.targets import advance_sim_clock
 from flows.sim.service.server import SimServer
 from postprocess.spellcheck import spellcheck_frame
 from qc.runner import prepare, run_rules
@@ -81,7 +82,7 @@ def bench_simulator(n_hits: int = 1000) -> dict[str, float]:
                 client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 604800, "Question": page},
                 f"bench-{i}")[0], range(n_hits)))
         posted = time.perf_counter() - start
-        mturk.advance_sim_clock(target, 2 * 86400)
+        advance_sim_clock(target, 2 * 86400)
         with ThreadPoolExecutor(8) as pool:
             counts = list(pool.map(lambda h: len(mturk.list_submissions(client, h)), hit_ids))
         total = time.perf_counter() - start

@@ -21,6 +21,7 @@ from typing import Any
 from flows.core.pages.mturk_forms import html_question
 from flows.core.pages.templates import render, sample_context
 from flows.platforms.mturk import adapter as mturk
+from flows.platforms.targets import advance_sim_clock
 from flows.sim.service.server import SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def campaign_calls(sim: SimServer, n_hits: int) -> dict[str, float]:
             client, type_id, {"MaxAssignments": 5, "LifetimeInSeconds": 604800, "Question": page,
                               "RequesterAnnotation": f"bench:b1:h{i}"}, f"bench-{i}")[0], range(n_hits)))
     times["post_s"] = time.perf_counter() - start
-    mturk.advance_sim_clock(target, 2 * 86400)
+    advance_sim_clock(target, 2 * 86400)
     start = time.perf_counter()
     with ThreadPoolExecutor(8) as pool:
         found = [a["AssignmentId"] for subs in pool.map(lambda h: mturk.list_submissions(client, h), hit_ids)

@@ -11,6 +11,7 @@ import pytest
 from flows.core.errors import ClosedEndpointError, PlatformError
 from flows.core.pages.mturk_forms import html_question
 from flows.platforms.mturk import adapter as mturk
+from flows.platforms.targets import advance_sim_clock, resolve_target
 from tests.test_sim_contract import PAGE
 
 
@@ -50,7 +51,7 @@ def test_list_follows_every_page(sim, conn) -> None:
 def test_submissions_decisions_and_balance(sim, conn) -> None:
     target, client = conn
     hit_id, _ = mturk.create_hit(client, _type(client), _params(), "t-1")
-    mturk.advance_sim_clock(target, 4 * 3600)
+    advance_sim_clock(target, 4 * 3600)
     subs = mturk.list_submissions(client, hit_id)
     assert len(subs) == 3
     before = mturk.balance(client)
@@ -58,7 +59,7 @@ def test_submissions_decisions_and_balance(sim, conn) -> None:
     assert mturk.reject(client, subs[1]["AssignmentId"], "broke the rules") == "rejected"
     assert mturk.reject(client, subs[1]["AssignmentId"], "again") == "already rejected"
     assert before - mturk.balance(client) == Decimal("0.24")  # 0.20 reward + 20% fee
-    mturk.advance_sim_clock(target, 86400)  # the third is auto-approved by the platform
+    advance_sim_clock(target, 86400)  # the third is auto-approved by the platform
     assert mturk.approve(client, subs[2]["AssignmentId"]) == "already approved"
 
 
@@ -73,7 +74,7 @@ def test_exclude_soft_and_hard(sim, conn) -> None:
     assert workers[1].worker_id in sim.market.blocks
     type_id = _type(client, [{"QualificationTypeId": qual, "Comparator": "DoesNotExist"}])
     hits = [mturk.create_hit(client, type_id, {**_params(str(i)), "MaxAssignments": 20}, f"x{i}")[0] for i in range(4)]
-    mturk.advance_sim_clock(target, 2 * 86400)
+    advance_sim_clock(target, 2 * 86400)
     done = {a["WorkerId"] for h in hits for a in mturk.list_submissions(client, h)}
     assert done and not done & {workers[0].worker_id, workers[1].worker_id}
 
@@ -90,7 +91,7 @@ def test_platform_errors_are_domain_errors(conn) -> None:
     ("mturk", "https://mturk-requester-sandbox.us-east-1.amazonaws.com", "sandbox")])
 def test_closed_mturk_endpoints_are_refused(name: str, url: str, which: str) -> None:
     with pytest.raises(ClosedEndpointError, match=f"closed permanently on 2026-09-30; its {which}"):
-        mturk.resolve_target(name, url)
+        resolve_target(name, url)
 
 
 def test_throttled_calls_succeed_through_adaptive_retries(sim, conn) -> None:

@@ -21,7 +21,7 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.mturk import adapter as mturk
 from flows.platforms.mturk.batch_publish import publish_batch
-from flows.platforms.targets import sim_clock
+from flows.platforms.targets import advance_sim_clock, sim_clock
 from flows.platforms.units import hit_groups, hit_token
 from flows.sim.service.server import SimServer
 from tests.forked_hitflow import ForkServer
@@ -41,7 +41,7 @@ def make_run(sim, db: Path) -> Run:
     # the wall clock, a campaign planned over a second after the simulator started (a loaded host) was "planned
     # after" the HITs a crashed publish had posted, and the resumed publish posted them again
     return Run(load_config(CONFIG), Store(db), mturk.make_client(target), target, quiet,
-               lambda s: mturk.advance_sim_clock(target, s) and None, page=task_page, clock=sim_clock(target))
+               lambda s: advance_sim_clock(target, s) and None, page=task_page, clock=sim_clock(target))
 
 
 def sim_hits(sim) -> list[dict]:

@@ -21,6 +21,7 @@ from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.mturk.operations import reconcile
 from flows.platforms.mturk.qualifications import cost_per_assignment
+from flows.platforms.targets import advance_sim_clock
 from flows.sim.service.server import SimServer
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
@@ -125,11 +126,11 @@ def test_cancel_is_safe_twice(sim, tmp_path: Path) -> None:
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=50)
     publish_batch(run, 1)
-    mturk.advance_sim_clock(run.target, 1200)  # some work is in, most is not
+    advance_sim_clock(run.target, 1200)  # some work is in, most is not
     first = cancel(run)
     assert first["expired"] >= 1  # a HIT whose slots were all taken is no longer assignable
     assert all(mturk.get_hit(run.client, h["HITId"])["NumberOfAssignmentsAvailable"] == 0 for h in sim_hits(sim))
-    mturk.advance_sim_clock(run.target, 7200)  # workers who had accepted finish
+    advance_sim_clock(run.target, 7200)  # workers who had accepted finish
     second = cancel(run)
     assert second["expired"] == 0
     assert all(h.disposed for h in sim.market.hits.values())
@@ -212,7 +213,7 @@ def test_dry_runs_change_nothing(sim, tmp_path: Path) -> None:
     run = make_run(sim, tmp_path / "h.db")
     plan_items(run, limit=50)
     publish_batch(run, 1)
-    mturk.advance_sim_clock(run.target, 1800)
+    advance_sim_clock(run.target, 1800)
     type_id = json.loads(run.store.ledger_entry("vizwiz_captions:b1:hittype")["result"])["HITTypeId"]
     stray, _ = mturk.create_hit(run.client, type_id, {"MaxAssignments": 1, "LifetimeInSeconds": 9000,
                                                       "RequesterAnnotation": "vizwiz_captions:b8:h8",

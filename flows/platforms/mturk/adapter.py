@@ -13,14 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from flows.core.errors import PlatformError
 from flows.core.run.run_context import Target
 from flows.platforms.retry_policy import RetryPolicy, botocore_hook
-
-# The shared target choice (flows/platforms/targets.py), re-exported where tests and benches find it.
-from flows.platforms.targets import (  # noqa: F401
-    advance_sim_clock,
-    check_endpoint,
-    resolve_target,
-    sim_ground_truth,
-)
+from flows.platforms.targets import check_endpoint
 
 _HITID_IN_MESSAGE = re.compile(r"HITId:?\s*([A-Z0-9]{10,64})")
 # botocore's own retries off: flows/platforms/retry_policy.py decides (through a needs-retry hook)
