@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from flows.core.ledger.ledger_calls import intend_calls, send_calls
@@ -11,9 +10,6 @@ from flows.platforms.batch_window import closes_now
 from flows.platforms.links.batches import invite_links, sim_crowd
 from flows.platforms.links.rehearsal import invitees_on_clock
 from flows.platforms.unit_extensions import responses, round_places, served_units, unit_calls
-
-# Called once a round's intents are written and before they are settled (a test's kill -9 goes here).
-AFTER_INTENTS: Callable[[], None] | None = None
 
 
 def posted_units(run: Run, batch: int) -> list[tuple[str, list[str]]]:
@@ -25,8 +21,6 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     """One more judgement on each of ``unit_ids`` (recorded once, whatever happens), then the round collected."""
     calls = unit_calls(run, batch, round_no, unit_ids)
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
-    if AFTER_INTENTS is not None:
-        AFTER_INTENTS()
     send_calls(run.store, [c for c, _ in todo], 1)
     before = responses(run, batch)
     collect_round(run, batch, round_no)

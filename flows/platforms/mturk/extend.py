@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from flows.core.ledger.ledger_calls import Adopted, LedgeredCall, intend_calls, send_calls
@@ -16,8 +15,6 @@ from flows.platforms.mturk.batch_publish import POST_THREADS
 from flows.platforms.unit_extensions import extension_key  # a HIT's key as a served unit's
 
 EXTEND_OP = "CreateAdditionalAssignmentsForHIT"
-# Called once a round's intents are written and before its calls (a test's kill -9 goes here).
-AFTER_INTENTS: Callable[[], None] | None = None
 
 
 def extension_token(key: str) -> str:
@@ -47,8 +44,6 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     """Extend the HITs ``unit_ids`` (a HIT named k times by k) once, whatever happens, then collect their work."""
     calls = [extension_call(run, batch, round_no, h, n) for h, n in Counter(unit_ids).items()]
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
-    if AFTER_INTENTS is not None:
-        AFTER_INTENTS()
     send_calls(run.store, [c for c, _ in todo], POST_THREADS)
     others = {r["hit_id"] for r in run.store.rows("SELECT hit_id FROM hits WHERE campaign = ? AND batch = ?",
                                                    [run.cfg.name, batch])} - set(unit_ids)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -18,8 +17,6 @@ from flows.platforms.prolific.statuses import place_counts
 from flows.platforms.unit_extensions import EXTEND_UNIT_OP, responses, served_units, unit_calls
 
 PLACES_OP = "IncreasePlaces"
-# Called once a round's intents are written and before its call (a test's kill -9 goes here).
-AFTER_INTENTS: Callable[[], None] | None = None
 
 
 def study_of(run: Run, batch: int) -> dict[str, Any]:
@@ -97,8 +94,6 @@ def extend_units(run: Run, batch: int, round_no: int, unit_ids: list[str]) -> di
     calls = [*unit_calls(run, batch, round_no, unit_ids),
              places_call(run, batch, round_no, study["study_id"], total, len(unit_ids))]
     done, todo = intend_calls(run.store, run.cfg.name, batch, calls)
-    if AFTER_INTENTS is not None:
-        AFTER_INTENTS()
     # served again once it reopens
     run.store.table("studies").update((run.cfg.name, study["study_id"]), {"status": "ACTIVE"})
     send_calls(run.store, [c for c, _ in todo if c.operation == PLACES_OP], 1)
