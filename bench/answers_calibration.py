@@ -43,7 +43,8 @@ from bench.crowd_shapes import GOLD_ITEMS, HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.adaptive import DEFAULT_RULE, Replay, replay, saving
 from postprocess.answers.aggregation import METHODS, aggregate, aggregate_scored, model_answers
-from postprocess.answers.calibration import calibrate_answers, fold_of
+from postprocess.answers.beta_calibration import fold_of
+from postprocess.answers.calibration import calibrate_answers
 from postprocess.answers.reliability import noise_floor, scored
 
 RESULTS = Path(__file__).resolve().parent / "results-answers-calibration.json"

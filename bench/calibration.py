@@ -28,7 +28,8 @@ import pandas as pd
 
 from bench.snow_sets import SETS, gold_of, path_of, read_set
 from postprocess.answers.aggregation import aggregate, aggregate_scored
-from postprocess.answers.calibration import fold_of, scored
+from postprocess.answers.beta_calibration import fold_of
+from postprocess.answers.calibration import scored
 
 RESULTS = Path(__file__).resolve().parent / "results-calibration.json"
 

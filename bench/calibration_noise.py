@@ -34,7 +34,8 @@ import pandas as pd
 
 from bench.answers_calibration import CONTROL_FOLDS, held_out_sets, public_sets
 from postprocess.answers.aggregation import aggregate, model_answers
-from postprocess.answers.calibration import calibrate_answers, fold_of
+from postprocess.answers.beta_calibration import fold_of
+from postprocess.answers.calibration import calibrate_answers
 from postprocess.answers.reliability import noise_floor, scored
 
 RESULTS = Path(__file__).resolve().parent / "results-calibration-noise.json"

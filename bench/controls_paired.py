@@ -22,7 +22,8 @@ import pandas as pd
 
 from bench.answers_calibration import CONTROL_FOLDS, _gold, held_out_sets, public_sets
 from postprocess.answers.aggregation import aggregate, model_answers
-from postprocess.answers.calibration import calibrate_answers, fold_of, log_loss
+from postprocess.answers.beta_calibration import fold_of
+from postprocess.answers.calibration import calibrate_answers, log_loss
 from postprocess.answers.judgements import judgements
 from postprocess.answers.reliability import FINE_BINS, ece, noise_floor
 from postprocess.answers.unchecked import unchecked

@@ -113,8 +113,7 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     than a single worker's label is (scored here apart from the report's own figure)."""
     import json
 
-    from postprocess.answers import calibration
-    from postprocess.answers.reliability import accuracy
+    from postprocess.answers.reliability import accuracy, ece
 
     scaffold("demo_task", tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -130,8 +129,8 @@ def test_simulated_choices_have_latent_answers_and_the_answers_are_scored(tmp_pa
     report = (out / "report.html").read_text()
     assert "latent answers" in report and "Calibration against the simulator" in report
     right = answers.merge(truth, on=["item_id", "field"])
-    ece = calibration.ece(right["confidence"].astype(float), right["label"] == right["answer"])
-    assert f"expected calibration\nerror {round(ece, 4)} (6 equal-width bins" in report  # as computed here
+    ece_read = ece(right["confidence"].astype(float), right["label"] == right["answer"])
+    assert f"expected calibration\nerror {round(ece_read, 4)} (6 equal-width bins" in report  # as computed here
 
 
 def test_answers_figure_text_does_not_overlap() -> None:

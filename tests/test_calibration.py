@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from postprocess.answers import beta_calibration as bc
 from postprocess.answers import calibration as cal
+from postprocess.answers import reliability as rel
 from postprocess.answers.aggregation import aggregate, aggregate_scored, model_answers
 from postprocess.answers.judgements import judgements
 from postprocess.answers.skill_posterior import label_probabilities
@@ -27,23 +29,23 @@ def test_ece_by_hand() -> None:
     # bin 0: mean confidence 0.125, right 1 of 2 -> |0.125 - 0.5| = 0.375, weight 2/6
     # bin 3: 0.5 against 1 -> 0.5, weight 1/6; bin 5: mean 0.95 against 2/3 -> 0.28333, weight 3/6
     hand = 2 / 6 * 0.375 + 1 / 6 * 0.5 + 3 / 6 * abs(0.95 - 2 / 3)
-    assert cal.ece(confidence, correct) == pytest.approx(hand, abs=1e-12)
-    table = cal.reliability(confidence, correct)
+    assert rel.ece(confidence, correct) == pytest.approx(hand, abs=1e-12)
+    table = rel.reliability(confidence, correct)
     assert table["bin"].tolist() == ["0.00-0.17", "0.50-0.67", "0.83-1.00"]
     assert table["items"].tolist() == [2, 1, 3]
     assert table["accuracy"].tolist() == pytest.approx([0.5, 1.0, 2 / 3])
-    assert cal.ece([0.8] * 10, [1] * 8 + [0] * 2) == pytest.approx(0.0, abs=1e-12)  # says 0.8, right 8 of 10
-    assert np.isnan(cal.ece([], []))
+    assert rel.ece([0.8] * 10, [1] * 8 + [0] * 2) == pytest.approx(0.0, abs=1e-12)  # says 0.8, right 8 of 10
+    assert np.isnan(rel.ece([], []))
 
 
 def test_the_calibrator_is_the_identity_without_controls_and_learns_with_many() -> None:
-    assert cal.fit([], []).apply(np.array([0.3, 0.9])) == pytest.approx([0.3, 0.9])
+    assert bc.fit([], []).apply(np.array([0.3, 0.9])) == pytest.approx([0.3, 0.9])
     rng = np.random.default_rng(0)
     said = rng.uniform(0.6, 0.999, 2000)
     truly = 0.5 + (said - 0.6) * 0.5  # a model far too sure: at 0.999 it is right 70% of the time
     right = rng.random(2000) < truly
-    few, many = cal.fit(said[:3], right[:3]), cal.fit(said, right)
-    assert cal.ece(many.apply(said), right) < 0.03 < cal.ece(said, right)
+    few, many = bc.fit(said[:3], right[:3]), bc.fit(said, right)
+    assert rel.ece(many.apply(said), right) < 0.03 < rel.ece(said, right)
     assert abs(few.b - 1) < abs(many.b - 1)  # three controls barely move it
 
 
@@ -53,12 +55,12 @@ def test_cross_fitting_never_scores_a_control_with_a_calibrator_that_saw_it() ->
     rng = np.random.default_rng(1)
     keys = pd.Series([f"g{i}" for i in range(60)])
     said, right = rng.uniform(0.5, 1, 60), rng.random(60) < 0.7
-    folds = cal.control_folds(keys)
-    assert len(set(folds)) == cal.FOLDS and (cal.control_folds(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
-    before = cal.cross_fitted(said, right, keys)
+    folds = bc.control_folds(keys)
+    assert len(set(folds)) == bc.FOLDS and (bc.control_folds(keys[::-1].reset_index(drop=True)) == folds[::-1]).all()
+    before = bc.cross_fitted(said, right, keys)
     flipped = right.copy()
     flipped[0] = not flipped[0]
-    after = cal.cross_fitted(said, flipped, keys)
+    after = bc.cross_fitted(said, flipped, keys)
     same_fold = folds == folds[0]
     assert (before[same_fold] == after[same_fold]).all()  # its own fold's calibrator never saw it
     assert not np.allclose(before[~same_fold], after[~same_fold])  # the other folds' did
@@ -108,7 +110,7 @@ def _truth_frame(seed: int) -> tuple[pd.DataFrame, pd.Series]:
 
 def _ece_against(answers: pd.DataFrame, truth: pd.Series) -> float:
     right = answers["label"].to_numpy() == truth.reindex(answers["item_id"]).to_numpy()
-    return cal.ece(answers["confidence"], right)
+    return rel.ece(answers["confidence"], right)
 
 
 def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> None:
@@ -120,7 +122,7 @@ def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> Non
     frame, truth = _truth_frame(5)
     plain = aggregate(frame, "ds").answers
     right = plain["label"].to_numpy() == truth.reindex(plain["item_id"]).to_numpy()
-    assert _ece_against(plain, truth) < cal.ece(plain["posterior"], right) + 0.03
+    assert _ece_against(plain, truth) < rel.ece(plain["posterior"], right) + 0.03
     assert _ece_against(plain, truth) < 0.05
     items = sorted(truth.index)
     controls = pd.DataFrame({"item_id": items[::3], "answer": truth.reindex(items[::3]).to_numpy()})
@@ -132,7 +134,7 @@ def test_on_a_synthetic_crowd_the_confidence_says_how_often_it_is_right() -> Non
     assert set(result.answers["confidence_source"]) == {
         source if fit["moved"] else f"model ({source} did no better in cross-validation)"}
     assert _ece_against(result.answers, truth) < 0.04
-    assert cal.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
+    assert rel.ece(checked["confidence"], checked["correct"]) < 0.05  # cross-fitted on the controls themselves
 
 
 def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was_obtained(
@@ -149,7 +151,7 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
     shown = json.loads(capsys.readouterr().out)
     written = pd.read_csv(tmp_path / "a.csv", dtype={"label": str})
     right = written["label"].to_numpy() == truth.reindex(written["item_id"]).to_numpy()
-    assert shown["calibration"]["ece"] == pytest.approx(cal.ece(written["confidence"], right), abs=2e-4)
+    assert shown["calibration"]["ece"] == pytest.approx(rel.ece(written["confidence"], right), abs=2e-4)
     assert sum(r["items"] for r in shown["calibration"]["reliability"]) == len(written) == 300
     assert shown["confidence_is"].startswith("model, unchecked") and set(written["confidence_source"]) == {UNCHECKED}
     assert shown["controls_to_check"] == controls_to_check(written["confidence"].to_numpy())
@@ -163,7 +165,7 @@ def test_the_command_prints_calibration_and_each_row_says_how_its_confidence_was
     assert fit["controls"] == 150 and fit["converged"]
     # kept exactly when the controls' cross-validation scores it better than the model's own confidence
     assert fit["moved"] == (fit["log_loss_calibrated_cross_fitted"] < fit["log_loss_model_on_controls"])
-    assert fit["strength"] in cal.STRENGTHS
+    assert fit["strength"] in bc.STRENGTHS
     words = "calibrated on 150 control items" if fit["moved"] else "model, kept: calibrating it on 150 control items"
     assert shown["confidence_is"].startswith(words)
     source = "calibrated on 150 controls" if fit["moved"] else "model (calibrated on 150 controls did no better"
@@ -196,10 +198,10 @@ def test_as_reported_bounds_then_calibrates_on_the_controls_among_the_rows() -> 
     out = cal.as_reported(posterior, labels, gold)
     # the controls' cross-validation takes the default strength with a shift per answered class (field=label)
     classes = (posterior["field"] + "=" + posterior["label"]).to_numpy()
-    calibrator = cal.fit(model[:80], right, answers=classes[:80])
+    calibrator = bc.fit(model[:80], right, answers=classes[:80])
     # shrunk toward the model by the controls' number (80 / 130); held at 0.5 where the model read at least 0.5 only
     # if the controls' held-out log-loss is no worse so (here it is: those answers are right less than half the time)
-    said = cal.shrunk(cal.cross_fitted(model[:80], right, gold_rows["item_id"], answers=classes[:80]), model[:80], 80)
+    said = cal.shrunk(bc.cross_fitted(model[:80], right, gold_rows["item_id"], answers=classes[:80]), model[:80], 80)
     assert not cal.held_at_half(said, model[:80], right.astype(float))
     np.testing.assert_allclose(out["confidence"].iloc[80:], cal.bounded(
         model[80:] + 80 / 130 * (calibrator.apply(model[80:], classes[80:]) - model[80:]),
@@ -222,7 +224,7 @@ def _over_sure(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _features(said: np.ndarray) -> np.ndarray:
-    p = np.clip(said, cal.EDGE, 1 - cal.EDGE)
+    p = np.clip(said, bc.EDGE, 1 - bc.EDGE)
     return np.column_stack([np.log(p), -np.log(1 - p)])
 
 
@@ -232,14 +234,14 @@ def test_the_fit_converges_to_the_objectives_minimum_with_wrong_controls_at_full
     (inside the bounds) scores lower, an independent search of the same convex objective; and the wrong
     answers at ~1.0 pull the top down (b, the weight of -ln(1 - c), well under the identity's 1)."""
     said, right = _over_sure(n, n)
-    found = cal.fit(said, right)
+    found = bc.fit(said, right)
     assert found.converged and found.moved
     x = _features(said)
     at = np.array([found.a, found.b, found.shift])
-    best = cal.objective(at, x, right, cal.PRIOR_STRENGTH)[0]
+    best = bc.objective(at, x, right, bc.PRIOR_STRENGTH)[0]
     steps = np.linspace(-0.05, 0.05, 11)
-    grid = min(cal.objective(np.clip(at + np.array([da, db, ds]), [cal.MIN_SLOPE, 0, -cal.MAX_SHIFT],
-                                     [cal.MAX_SLOPE, cal.MAX_SLOPE, cal.MAX_SHIFT]), x, right, cal.PRIOR_STRENGTH)[0]
+    grid = min(bc.objective(np.clip(at + np.array([da, db, ds]), [bc.MIN_SLOPE, 0, -bc.MAX_SHIFT],
+                                     [bc.MAX_SLOPE, bc.MAX_SLOPE, bc.MAX_SHIFT]), x, right, bc.PRIOR_STRENGTH)[0]
                for da in steps for db in steps for ds in steps)
     assert best <= grid + 1e-7
     assert found.b < 0.9
@@ -253,12 +255,12 @@ def test_the_fit_converges_when_every_control_sits_at_full_confidence(n: int, wr
     objective, where the solver's line search can stop without its own flag; the fit still reports convergence
     at a point where the projected gradient vanishes, and moves the top the way the controls say."""
     said, right = np.full(n, 1 - 1e-13), np.r_[np.zeros(wrong), np.ones(n - wrong)]
-    found = cal.fit(said, right)
+    found = bc.fit(said, right)
     assert found.converged
-    gradient = cal.objective(np.array([found.a, found.b, found.shift]), _features(said), right,
-                             cal.PRIOR_STRENGTH)[1]
-    at_bound = np.array([found.a <= cal.MIN_SLOPE, found.b <= 0, False])
-    assert np.abs(gradient[~at_bound]).max() <= 1e-6 * (n + cal.PRIOR_STRENGTH)
+    gradient = bc.objective(np.array([found.a, found.b, found.shift]), _features(said), right,
+                             bc.PRIOR_STRENGTH)[1]
+    at_bound = np.array([found.a <= bc.MIN_SLOPE, found.b <= 0, False])
+    assert np.abs(gradient[~at_bound]).max() <= 1e-6 * (n + bc.PRIOR_STRENGTH)
     top = found.apply(said[:1])[0]
     assert top >= 1 - 1e-3 if wrong == 0 else top <= 1 - wrong / n / 2
 
@@ -273,7 +275,7 @@ def test_without_the_prior_the_fit_is_scikit_learns_logistic_regression() -> Non
     x = _features(said)
     right = (rng.random(2000) < 1 / (1 + np.exp(-(x @ [1.2, 0.4] + 0.3)))).astype(float)
     reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x, right)
-    found = cal.fit(said, right, strength=0.0)
+    found = bc.fit(said, right, strength=0.0)
     assert [found.a, found.b] == pytest.approx(reference.coef_[0], abs=1e-4)
     assert found.shift == pytest.approx(reference.intercept_[0], abs=1e-4)
 
@@ -291,8 +293,8 @@ def test_cross_validation_keeps_the_identity_where_the_fit_does_not_help_and_mov
     over, wrong = _over_sure(400, 4)
     moved, crossed = cal.calibrator_on_controls(over, wrong, keys)
     assert moved.moved and moved.log_loss_calibrated < moved.log_loss_model
-    assert cal.ece(crossed, wrong) < cal.ece(over, wrong) / 2
-    np.testing.assert_allclose(crossed, cal.cross_fitted(over, wrong, keys))
+    assert rel.ece(crossed, wrong) < rel.ece(over, wrong) / 2
+    np.testing.assert_allclose(crossed, bc.cross_fitted(over, wrong, keys))
 
 
 def _capped(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -317,7 +319,7 @@ def test_a_top_that_over_states_is_pulled_down_where_the_brier_score_saw_no_gain
     fresh, truly = _capped(4000, 101)
     top = fresh > 0.97
     assert abs(found.apply(fresh[top]).mean() - truly[top].mean()) < 0.03
-    assert cal.ece(found.apply(fresh), truly) < cal.ece(fresh, truly) / 2
+    assert rel.ece(found.apply(fresh), truly) < rel.ece(fresh, truly) / 2
 
 
 def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best() -> None:
@@ -326,18 +328,18 @@ def test_the_prior_strength_is_the_one_the_controls_cross_validation_scores_best
     below the model's own."""
     keys = pd.Series([f"c{i}" for i in range(300)])
     for said, right in (_capped(300, 5), _over_sure(300, 6)):
-        crossed_by = {k: cal.cross_fitted(said, right, keys, strength=k) for k in cal.STRENGTHS}
-        crossed_by["share"] = cal.cross_fitted(said, right, keys, wrong_share=True)
+        crossed_by = {k: bc.cross_fitted(said, right, keys, strength=k) for k in bc.STRENGTHS}
+        crossed_by["share"] = bc.cross_fitted(said, right, keys, wrong_share=True)
         losses = {k: cal.log_loss(x, right) for k, x in crossed_by.items()}
         best = min(losses, key=lambda k: losses[k])
         found, crossed = cal.calibrator_on_controls(said, right, keys)
         assert found.log_loss_calibrated == losses[best]
         if best == "share":
-            assert found.wrong_share == cal.fit_wrong_share(said, right).wrong_share > 0
+            assert found.wrong_share == bc.fit_wrong_share(said, right).wrong_share > 0
         else:
-            refit = cal.fit(said, right, best)
+            refit = bc.fit(said, right, best)
             assert found.strength == best and (found.a, found.b, found.shift) == (refit.a, refit.b, refit.shift)
-        clipped = np.clip(said, cal.EDGE, 1 - cal.EDGE)
+        clipped = np.clip(said, bc.EDGE, 1 - bc.EDGE)
         model = -np.mean(right * np.log(clipped) + (1 - right) * np.log(1 - clipped))
         assert found.log_loss_model == pytest.approx(model, rel=1e-12)
         assert found.moved == (losses[best] < model)
@@ -386,7 +388,7 @@ def test_a_few_controls_never_flatten_the_confidence(n: int) -> None:
     said = np.r_[np.full(n - n // 2, 0.999), np.linspace(0.6, 0.95, n // 2)]
     right = np.r_[np.zeros(n // 3), np.ones(n - n // 3)]
     found, _ = cal.calibrator_on_controls(said, right, pd.Series([f"k{i}" for i in range(n)]))
-    assert found.strength >= cal.PRIOR_STRENGTH
+    assert found.strength >= bc.PRIOR_STRENGTH
     top, middle, low = found.apply(np.array([0.999, 0.9, 0.7]))
     assert top > middle > low + 0.02
 
@@ -394,8 +396,6 @@ def test_a_few_controls_never_flatten_the_confidence(n: int) -> None:
 def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
     """100 items: 5 equal-mass bins of 20 (100 // MIN_BIN_ITEMS), in confidence order; items of equal confidence
     share a bin; the worst bin is the one of at least ``min_items`` furthest from its accuracy, with its sign."""
-    from postprocess.answers import reliability as rel
-
     conf = np.linspace(0.5, 0.99, 100)
     right = np.r_[np.ones(80), np.zeros(20)]  # the 20 surest all wrong: over-stated by their mean confidence
     table = rel.equal_mass(conf, right)
@@ -418,8 +418,6 @@ def test_equal_mass_bins_by_hand_and_the_worst_bin() -> None:
 def test_equal_mass_bins_near_one_are_named_by_what_tells_them_apart() -> None:
     """Sure answers' bins spanned 0.9996 to 0.9999 and were named "1.000-1.000" (RTE's summary): each bin's name
     now keeps the places that tell its ends apart, and every name is different."""
-    from postprocess.answers import reliability as rel
-
     conf = np.r_[np.linspace(0.5, 0.99, 40), np.linspace(0.99960, 0.99999, 40)]
     names = rel.equal_mass(conf, np.ones(80))["bin"].tolist()
     assert len(names) == 4 and len(set(names)) == 4
@@ -435,8 +433,6 @@ def test_the_noise_floor_is_what_a_perfect_confidence_reads_by_the_binomial_law(
     reads 0; a set of 167 answers spread over [0.3, 1] reads a floor near 0.05 (later calibration work's AdultContent2
     shape: ECE <= 0.05 is near what chance alone gives)."""
     from scipy.stats import binom
-
-    from postprocess.answers import reliability as rel
 
     k = np.arange(201)
     off, weight = np.abs(0.6 - k / 200), binom.pmf(k, 200, 0.6)
@@ -458,26 +454,24 @@ def test_the_projected_newton_steps_find_scipys_optimum(case: str) -> None:
     L-BFGS-B, run to its tightest tolerance on the same objective and bounds, does: an independent solver."""
     from scipy.optimize import minimize
 
-    from postprocess.answers import beta_calibration as beta
-
     answers: np.ndarray | None = None
     if case == "by_class":
         said, answers, right = _by_class(300, 9)
     else:
         said, right = _over_sure(300, 8) if case == "over_sure" else _capped(300, 10)
     classes = () if answers is None else ("G", "P")
-    x = beta._design(said, answers, classes)
-    lower = np.r_[0.0, 0.0, -np.full(1 + len(classes), beta.MAX_SHIFT)]
-    upper = np.r_[beta.MAX_SLOPE, beta.MAX_SLOPE, np.full(1 + len(classes), beta.MAX_SHIFT)]
-    start = np.r_[beta.IDENTITY, np.zeros(len(classes))]
-    for strength in beta.STRENGTHS:
-        mine, settled = beta._newton(start, x, right, strength, lower, upper)
-        theirs = minimize(beta.objective, start, args=(x, right, strength), jac=True, method="L-BFGS-B",
+    x = bc._design(said, answers, classes)
+    lower = np.r_[0.0, 0.0, -np.full(1 + len(classes), bc.MAX_SHIFT)]
+    upper = np.r_[bc.MAX_SLOPE, bc.MAX_SLOPE, np.full(1 + len(classes), bc.MAX_SHIFT)]
+    start = np.r_[bc.IDENTITY, np.zeros(len(classes))]
+    for strength in bc.STRENGTHS:
+        mine, settled = bc._newton(start, x, right, strength, lower, upper)
+        theirs = minimize(bc.objective, start, args=(x, right, strength), jac=True, method="L-BFGS-B",
                           bounds=list(zip(lower, upper, strict=True)), options={"ftol": 1e-15, "gtol": 1e-12,
                                                                                 "maxiter": 10_000}).x
         assert settled
         np.testing.assert_allclose(mine, theirs, atol=1e-4)
-        assert beta.objective(mine, x, right, strength)[0] <= beta.objective(theirs, x, right, strength)[0] + 1e-9
+        assert bc.objective(mine, x, right, strength)[0] <= bc.objective(theirs, x, right, strength)[0] + 1e-9
 
 
 def test_a_calibration_counts_by_its_controls_number() -> None:

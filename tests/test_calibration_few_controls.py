@@ -15,17 +15,8 @@ import pytest
 from bench.crowd_shapes import HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.aggregation import aggregate
-from postprocess.answers.calibration import (
-    FOLDS,
-    as_reported,
-    bounded,
-    calibrate_answers,
-    calibrator_on_controls,
-    control_folds,
-    fit_wrong_share,
-    fold_of,
-    log_loss,
-)
+from postprocess.answers.beta_calibration import FOLDS, control_folds, fit_wrong_share, fold_of
+from postprocess.answers.calibration import as_reported, bounded, calibrate_answers, calibrator_on_controls, log_loss
 
 DRAWS = 10
 MARGIN = 2e-4  # mean log-loss on the other items, in nats an item, the calibration may add over the model's own

@@ -17,7 +17,8 @@ import pytest
 from bench.crowd_shapes import HELD_OUT, shaped
 from bench.snow_sets import SETS, path_of, read_set
 from postprocess.answers.aggregation import model_answers
-from postprocess.answers.calibration import FAVOURS, calibrate_answers, fold_of
+from postprocess.answers.beta_calibration import fold_of
+from postprocess.answers.calibration import FAVOURS, calibrate_answers
 from postprocess.answers.reliability import FINE_BINS, ece
 
 SEED = 2  # the synthetic crowds' draw: not seed 0, on which the rules were chosen

@@ -11,7 +11,7 @@ import pytest
 from bench.snow_sets import SETS, path_of, read_set
 from flows.answers.answers_files import summary
 from postprocess.answers.aggregation import aggregate_scored
-from postprocess.answers.calibration import fold_of
+from postprocess.answers.beta_calibration import fold_of
 from postprocess.answers.reliability import FINE_BINS, ece, noise_floor
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 

@@ -12,7 +12,8 @@ import pytest
 
 from bench.crowd_shapes import HELD_OUT, SHAPES, Shape, shaped
 from postprocess.answers import tempering
-from postprocess.answers.calibration import bounded, ece
+from postprocess.answers.calibration import bounded
+from postprocess.answers.reliability import ece
 from postprocess.answers.skill_posterior import label_probabilities
 from tests.crowd_labels import crowd_frame
 

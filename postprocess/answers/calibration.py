@@ -6,33 +6,15 @@ import numpy as np
 import pandas as pd
 
 from postprocess.answers.beta_calibration import (
-    EDGE,
-    FOLDS,
-    IDENTITY,
-    MAX_SHIFT,
-    MAX_SLOPE,
-    MIN_SLOPE,
-    PRIOR_STRENGTH,
-    STRENGTHS,
     WEAK_PRIOR_CONTROLS,
-    Calibrator,
     calibrator_on_controls,
-    control_folds,
-    cross_fitted,
-    fit,
-    fit_wrong_share,
-    fold_of,
     log_loss,
     nested_cross_fitted,
-    objective,
 )
-from postprocess.answers.reliability import BINS, RELIABILITY_COLUMNS, ece, reliability, scored
+from postprocess.answers.reliability import scored
 
-__all__ = ["BINS", "EDGE", "FAVOURS", "FOLDS", "IDENTITY", "MAX_SHIFT", "MAX_SLOPE", "MIN_SLOPE",
-           "PRIOR_STRENGTH", "RELIABILITY_COLUMNS", "STRENGTHS", "WEAK_PRIOR_CONTROLS", "Calibrator", "against",
-           "as_reported", "bounded", "calibrate_answers", "calibrator_on_controls", "coherent", "control_folds",
-           "cross_fitted", "ece", "fit", "fit_wrong_share", "fold_of", "held_at_half", "known_answers", "log_loss",
-           "objective", "reliability", "scored", "shrunk", "still_likeliest"]
+__all__ = ["FAVOURS", "against", "as_reported", "bounded", "calibrate_answers", "calibrator_on_controls", "coherent",
+           "held_at_half", "known_answers", "log_loss", "scored", "shrunk", "still_likeliest"]
 
 SHRINK_CONTROLS = WEAK_PRIOR_CONTROLS  # controls at which a calibration counts as much as the model's own
 BOUND_ACCURACY = 0.95  # the bound credits no worker with more than this accuracy, whatever their record
