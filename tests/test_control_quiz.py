@@ -18,7 +18,7 @@ import pytest
 
 from bench.answers_accuracy import project
 from flows.answers.control_items import mix_controls
-from flows.answers.control_quiz import quiz_failures, quiz_line, quiz_record, quiz_size
+from flows.answers.control_quiz import quiz_line, quiz_record, quiz_size
 from flows.core.config.config import load_config
 from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
@@ -34,6 +34,7 @@ from postprocess.answers.control_items import (
     QUIZ_HONEST,
     QUIZ_RISK,
     fails_quiz,
+    quiz_failures,
     quiz_mark,
     quiz_to_tell,
     single_choice,

@@ -16,7 +16,6 @@ from flows.core.errors import HitflowError
 from flows.core.inputs.csv_files import read_csv_table
 from flows.platforms.quiz_record import stored_quiz as stored_quiz  # read where the quiz is judged
 from postprocess.answers import control_items as rules
-from postprocess.answers.control_items import quiz_failures as quiz_failures  # the task server's and MTurk's
 
 if TYPE_CHECKING:
     from flows.core.ledger.store import Store
