@@ -35,7 +35,6 @@ from flows.platforms.mturk.quiz_requests import quiz_qualification
 from flows.platforms.units import hit_token
 from qc.qualification import score_answers
 
-TEST_BATCH = GATE_BATCH  # the test HIT's batch number in the store; caption batches start at 1
 SCORE_COLUMNS = ["worker_id", "answered", "correct", "score", "spelling_score", "grammar_score",
                  "judging_score", "passed"]
 
@@ -97,15 +96,15 @@ def _test_hit_type(run: Run, score_qual: str) -> str:
               "Keywords": cfg.keywords + ", qualification", "Reward": f"{g.qualification_reward:.2f}",
               "AssignmentDurationInSeconds": 1800, "AutoApprovalDelayInSeconds": cfg.auto_approval_delay_s,
               "QualificationRequirements": reqs}
-    call = LedgeredCall("CreateHITType", f"{cfg.name}:b{TEST_BATCH}:hittype", params,
+    call = LedgeredCall("CreateHITType", f"{cfg.name}:b{GATE_BATCH}:hittype", params,
                         lambda: {"HITTypeId": mturk.create_hit_type(run.client, params)})
-    return str(ledgered(run.store, cfg.name, TEST_BATCH, call)["HITTypeId"])
+    return str(ledgered(run.store, cfg.name, GATE_BATCH, call)["HITTypeId"])
 
 
 def post_test(run: Run, score_qual: str) -> str:
     """The one test HIT (ledgered, so a resumed run never posts it twice)."""
     cfg = run.cfg
-    key = f"{cfg.name}:b{TEST_BATCH}:h0"
+    key = f"{cfg.name}:b{GATE_BATCH}:h0"
     params = {"MaxAssignments": cfg.gating.qualification_takers, "LifetimeInSeconds": cfg.hit_lifetime_s,
               "RequesterAnnotation": key, "Question": html_question(test_page(run))}
     entry = run.store.ledger_entry(key)
@@ -113,19 +112,19 @@ def post_test(run: Run, score_qual: str) -> str:
         raise BudgetError(f"the qualification test HIT would commit ${qualification_test_cost(cfg):.2f} against a "
                           f"budget of ${cfg.budget:.2f}; lower [gating].qualification_takers or raise the budget")
     item_ids = [i["item_id"] for i in test_items(run)]
-    token, since = hit_token(cfg, TEST_BATCH, 0, item_ids), planned(run)
+    token, since = hit_token(cfg, GATE_BATCH, 0, item_ids), planned(run)
 
     def post() -> dict[str, Any]:
         hit_id, was_dup = post_hit(run.client, since, _test_hit_type(run, score_qual), params, token)
         with run.store.transaction():
-            run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": TEST_BATCH,
+            run.store.table("hits").upsert({"hit_id": hit_id, "campaign": cfg.name, "batch": GATE_BATCH,
                                             "hit_index": 0, "token": token, "item_ids": json.dumps(item_ids),
                                             "created_at": time.time(), "status": "posted"}, pk=("campaign", "hit_id"))
         run.progress(f"qualification: test HIT posted for {cfg.gating.qualification_takers} takers, "
                      f"estimate ${qualification_test_cost(cfg):.2f} with fees")
         return Adopted(HITId=hit_id) if was_dup else {"HITId": hit_id}
 
-    return str(ledgered(run.store, cfg.name, TEST_BATCH,
+    return str(ledgered(run.store, cfg.name, GATE_BATCH,
                         LedgeredCall("CreateHITWithHITType", key, params, post))["HITId"])
 
 
@@ -135,7 +134,7 @@ def test_answers(run: Run) -> pd.DataFrame:
         "SELECT a.worker_id, n.item_id, n.value AS answer FROM assignments a JOIN answers n "
         "ON n.campaign = a.campaign AND n.assignment_id = a.assignment_id WHERE a.campaign = ? AND a.batch = ? AND "
         "n.field = 'answer'",
-        [run.cfg.name, TEST_BATCH])
+        [run.cfg.name, GATE_BATCH])
     return pd.DataFrame(rows, columns=["worker_id", "item_id", "answer"])
 
 
@@ -145,7 +144,7 @@ def score_and_grant(run: Run, score_qual: str) -> pd.DataFrame:
     assert g.qualification_key is not None
     answers = test_answers(run)
     submitted = run.store.rows("SELECT worker_id, assignment_id FROM assignments WHERE campaign = ? AND batch = ?",
-                               [cfg.name, TEST_BATCH])
+                               [cfg.name, GATE_BATCH])
     takers = pd.DataFrame(submitted, columns=["worker_id", "assignment_id"])
     # A taker who answered nothing still gets a row (score 0): unanswered items count as wrong.
     padded = pd.concat([answers, takers.assign(item_id="", answer="")[["worker_id", "item_id", "answer"]]])
@@ -176,7 +175,7 @@ def _grant_once(run: Run, qual_id: str, worker_id: str, value: int) -> None:
         mturk.grant_qualification(run.client, qual_id, worker_id, value)
         return {"IntegerValue": value}
 
-    ledgered(run.store, run.cfg.name, TEST_BATCH, LedgeredCall(
+    ledgered(run.store, run.cfg.name, GATE_BATCH, LedgeredCall(
         "AssociateQualificationWithWorker", f"{run.cfg.name}:grant:{qual_id}:{worker_id}",
         {"QualificationTypeId": qual_id, "WorkerId": worker_id, "IntegerValue": value}, grant))
 
@@ -184,22 +183,22 @@ def _grant_once(run: Run, qual_id: str, worker_id: str, value: int) -> None:
 def pay_takers(run: Run) -> int:
     """Approve every test submission that carried answers: the test is paid work, pass or fail."""
     rows = run.store.rows("SELECT assignment_id, parse_error FROM assignments WHERE campaign = ? AND batch = ?",
-                          [run.cfg.name, TEST_BATCH])
+                          [run.cfg.name, GATE_BATCH])
     calls = [verdict_call(run, "reject" if r["parse_error"] else "approve", r["assignment_id"],
                           "The answers could not be read.") for r in rows]
     approvals = {c.key for c in calls if c.operation == "ApproveAssignment"}
     before = {k for k in approvals if (e := run.store.ledger_entry(k)) and e["status"] in SETTLED}
-    ledgered_all(run.store, run.cfg.name, TEST_BATCH, calls)
+    ledgered_all(run.store, run.cfg.name, GATE_BATCH, calls)
     return len(approvals - before)
 
 
-def qualify_workers(run: Run, batch: int = TEST_BATCH) -> dict[str, Any]:
+def qualify_workers(run: Run, batch: int = GATE_BATCH) -> dict[str, Any]:
     """The whole stage: post the test, collect it, score, grant, pay. Idempotent step by step."""
     if not pays_a_test_hit(run.cfg):
         return {"mode": run.cfg.gating.qualification_mode if run.cfg.gating.qualification_key else "none"}
     score_qual = score_qualification(run)
     post_test(run, score_qual)
-    collected = collect_batch(run, TEST_BATCH, per_hit=run.cfg.gating.qualification_takers)
+    collected = collect_batch(run, GATE_BATCH, per_hit=run.cfg.gating.qualification_takers)
     scores = score_and_grant(run, score_qual)
     paid = pay_takers(run)
     passed = int(scores["passed"].sum())

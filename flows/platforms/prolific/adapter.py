@@ -36,7 +36,6 @@ from flows.platforms.retry_policy import (
 )
 
 PROLIFIC_URL = "https://api.prolific.com"
-MIN_HOURLY = PROLIFIC_MIN_HOURLY  # Prolific's floor on the median time
 PAGE_SIZE = 100
 # what flows/platforms/prolific/batches.py reads of every listed submission (Prolific's SubmissionShort)
 SUBMISSION_FIELDS = ("id", "status", "participant_id", "started_at")
@@ -210,7 +209,7 @@ def add_to_group(client: ProlificClient, group_id: str, participant_ids: list[st
 def check_hourly_pay(reward_minor: int, minutes: int, currency: str, floor: Decimal | None = None) -> Decimal:
     """Refuse a reward below the hourly minimum on the estimated (median) time; the hourly rate."""
     hourly = Decimal(reward_minor) / 100 * 60 / Decimal(minutes)
-    minimum = floor if floor is not None else MIN_HOURLY.get(currency, MIN_HOURLY["GBP"])
+    minimum = floor if floor is not None else PROLIFIC_MIN_HOURLY.get(currency, PROLIFIC_MIN_HOURLY["GBP"])
     if hourly < minimum:
         raise BudgetError(f"a reward of {reward_minor / 100:.2f} {currency} for {minutes} minutes pays "
                           f"{hourly:.2f} {currency}/hour, below the minimum of {minimum} {currency}/hour; "
