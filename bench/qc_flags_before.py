@@ -206,7 +206,7 @@ def near_template(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
     if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
         return telemetry_columns(df.iloc[:0])
-    tm = telemetry_rules.with_telemetry(df)
+    tm = df if "tm_present" in df.columns else telemetry_columns(df)
     return tm[tm["tm_present"].astype(bool) & ~tm["is_precanned"].astype(bool) & (tm["tm_final_len"] > 0)]
 
 

@@ -18,20 +18,13 @@ TELEMETRY_RULES = ("paste_external", "untyped_text", "switch_then_paste", "typin
 # Their block rates sit with the other rules' in qc/decisions.py CAPTION_BLOCK_RATES.
 
 
-def with_telemetry(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the ``tm_*`` columns (:func:`qc.runner.prepare` adds them once per batch)."""
-    return df if "tm_present" in df.columns else telemetry_columns(df)
-
-
 def _judged(df: pd.DataFrame) -> pd.DataFrame:
     """The captions a telemetry rule may judge (telemetry present, not canned), once a batch."""
     return text_features.shared(df, "telemetry_judged", lambda: _judgeable(df))
 
 
 def _judgeable(df: pd.DataFrame) -> pd.DataFrame:
-    if not {"tm_present", "telemetry", "telemetry_log"} & set(df.columns):
-        return telemetry_columns(df.iloc[:0])  # no telemetry at all: nothing to judge
-    tm = with_telemetry(df)
+    tm = df if "tm_present" in df.columns else telemetry_columns(df)  # qc.runner.prepare adds them once per batch
     return tm[tm["tm_present"].astype(bool) & ~tm["is_precanned"].astype(bool) & (tm["tm_final_len"] > 0)]
 
 
