@@ -18,8 +18,8 @@ from flows.platforms.submission_formats import TRUE_TEXT, read_submissions
 from qc.answer_faults import split_malformed
 from qc.flags import FLAG_COLUMNS
 from qc.runner import DEFAULT_RULES, TELEMETRY_RULES, prepare, run_rules
+from qc.submit_candidates import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 from qc.submit_rules import SubmitRules
-from qc.text_kind import OFF_FOR_PASSAGES, rules_for_kind, text_kind
 
 if TYPE_CHECKING:
     from flows.core.config.config import CampaignConfig
