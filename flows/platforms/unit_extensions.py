@@ -10,6 +10,7 @@ from typing import Any
 from flows.core.ledger.ledger_calls import LedgeredCall
 from flows.core.ledger.store import Store
 from flows.core.run.run_context import Run
+from flows.platforms.units import hit_groups
 
 EXTEND_UNIT_OP = "ExtendUnit"
 ROUND_NOTE = "ExtensionRoundCollected"  # written once a round's work is collected (flows/campaigns/extension_rounds.py)
@@ -19,11 +20,7 @@ EXTENSION_OPS = ("CreateAdditionalAssignmentsForHIT", EXTEND_UNIT_OP)
 
 def served_units(run: Run, batch: int, prefix: str) -> list[tuple[str, list[str]]]:
     """(unit id, item ids) of every unit of the batch, the unit id as the task server stores it."""
-    units: dict[int, list[str]] = {}
-    for r in run.store.rows("SELECT hit_index, item_id FROM items WHERE campaign = ? AND batch = ? "
-                            "ORDER BY hit_index, rowid", [run.cfg.name, batch]):
-        units.setdefault(int(r["hit_index"]), []).append(str(r["item_id"]))
-    return [(f"{prefix}:u{index}", items) for index, items in sorted(units.items())]
+    return [(f"{prefix}:u{index}", [str(r["item_id"]) for r in rows]) for index, rows in hit_groups(run, batch)]
 
 
 def unit_index(unit_id: str) -> int:
