@@ -22,7 +22,7 @@ from postprocess.answers.stacked_answers import STACKED, StackedAnswers, stacked
 from postprocess.answers.unchecked import unchecked
 
 __all__ = ["ANSWER_COLUMNS", "CHOICES", "METHODS", "MIN_PER_WORKER", "WORKER_COLUMNS", "Aggregation", "aggregate",
-           "aggregate_scored", "choose_method", "coherent", "model_answers"]
+           "aggregate_scored", "coherent", "model_answers"]
 
 METHODS = ("mv", "ds", "glad", "mace", "one-coin", "skill")
 CHOICES = ("auto", *METHODS)
@@ -35,12 +35,6 @@ WORKER_COLUMNS = ["worker_id", "skill", "items", "agreement", "control_accuracy"
 class Aggregation(NamedTuple):
     answers: pd.DataFrame
     workers: pd.DataFrame
-
-
-def choose_method(field_frame: pd.DataFrame, method: str = "auto", min_per_worker: float = MIN_PER_WORKER) -> str:
-    """The method for one field's judgements: ``method`` itself unless it is ``auto`` (see the module)."""
-    items, workers = pd.factorize(field_frame["item_id"])[0], pd.factorize(field_frame["worker_id"])[0]
-    return _choice(items, workers, field_frame["label"], method, min_per_worker).method
 
 
 def _choice(items: np.ndarray, workers: np.ndarray, labels: pd.Series, method: str, min_per_worker: float) -> Choice:
