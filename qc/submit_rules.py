@@ -192,7 +192,3 @@ def violations(text: object, rules: SubmitRules) -> list[tuple[str, object, obje
     """Every rule the caption breaks, as (rule, value, threshold); empty when it passes."""
     caption = text if isinstance(text, str) else ""
     return [(name, *hit) for name, check in checks_for(rules) if (hit := check(caption)) is not None]
-
-
-def passes(text: object, rules: SubmitRules) -> bool:
-    return not violations(text, rules)

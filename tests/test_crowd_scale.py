@@ -15,7 +15,7 @@ from flows.sim.mturk.eligible_pool import EligiblePool
 from flows.sim.people.captions import write_caption
 from flows.sim.people.crowd import BankEntry, load_crowd
 from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker, normalise
-from qc.submit_rules import SubmitRules, passes
+from qc.submit_rules import SubmitRules, violations
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_CROWD = ROOT / "config" / "crowds" / "vizwiz_full_scale.toml"
@@ -101,7 +101,7 @@ def test_no_worker_types_the_same_caption_twice(items: list[str], seed: int, pro
     texts = [write_caption(worker, item, BANK, RULES, rng) for item in [*items, "1", "1", "1"]]
     own = [normalise(t) for t in texts if t != RULES.canned_text]
     assert len(own) == len(set(own))
-    assert all(passes(t, RULES) for t in texts)
+    assert not any(violations(t, RULES) for t in texts)
 
 
 def test_generated_images_agree_within_and_differ_across() -> None:
@@ -128,7 +128,7 @@ def test_abuse_profiles_write_what_vizwiz_rejected() -> None:
     echo = [write_caption(honest("instruction_echo"), "1", BANK, RULES, rng) for _ in range(20)]
     assert any("person who is blind" in e or "on the phone to a friend" in e for e in echo)
     assert any('-"There is/There are' in e for e in echo)
-    assert all(passes(e, RULES) for e in echo + praise)  # the page lets all of it through
+    assert not any(violations(e, RULES) for e in echo + praise)  # the page lets all of it through
 
 
 def test_the_kept_pool_is_the_whole_scan_in_the_same_order() -> None:
