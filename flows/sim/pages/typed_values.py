@@ -11,7 +11,7 @@ import zlib
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, known_for, takes_care
-from flows.sim.people.box_conditions import ONLY_WHEN
+from flows.sim.people.box_conditions import left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES
 from flows.sim.people.item_answers import leaves_empty
 from flows.sim.people.page_context import ItemContext
@@ -36,8 +36,6 @@ ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(
                               r"percent(?:age)?|digits? only|in (?:numbers|digits))\b", re.I)))
 EXAMPLE = re.compile(r"(?:for example|for instance|e\.\s?g\.|eg\.?|such as|like|format)\s*:?\s*[\"'“(]?"
                      r"([^\"'”);]{1,24})", re.I)
-LEAVE_WHEN = re.compile(r"\b(?:leave|keep) (?:it|this|the (?:box|field|answer))? ?(?:empty|blank) if you "
-                        r"(?:answered|chose|selected|picked|said|ticked)\s+[\"'“]?(\w+)", re.I)
 OPTIONAL = re.compile(r"\boptional\b|\bif (?:any|known|you know)\b", re.I)
 SHORT = 40  # a box this short holds a value, not a sentence
 
@@ -52,10 +50,7 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             (topic(own_question(question, ctx.texts)) not in ("", "if_yes")):
         return None  # a sentence's box, or a question about the worker (worker_questions.py)
     chosen = fill.picked.get(ctx.key, "")
-    only = ONLY_WHEN.search(question)
-    said = (only["v"] or only["n"] or "").strip("\"'“") if only else ""
-    leave = LEAVE_WHEN.search(question)
-    if chosen and ((said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1]))):
+    if chosen and left_empty(question, chosen, fill.picked.get(f"{ctx.key}?", "")):
         return ""  # asked after another answer than this worker's (no answer known: the box is answered)
     if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
         return ""  # (a box that asks for a value is answered unless it says it may be left)
@@ -150,10 +145,6 @@ def date_text(day: tuple[int, int, int], asked: str) -> str:
     if re.search(r"dd/mm|\b\d{1,2}/\d{1,2}/\d{4}\b", asked, re.I):
         return f"{d:02d}/{month:02d}/{year}"
     return f"{d} {MONTH_NAMES[month - 1]} {year}"
-
-
-def _names(chosen: str, said: str) -> bool:
-    return bool(chosen) and bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
 
 
 def _figure(known: str) -> float | None:
