@@ -10,7 +10,7 @@ from dataclasses import replace
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
-from flows.core.pages.mturk_forms import FormField, read_page
+from flows.core.pages.mturk_forms import FormField, field_base, read_page
 from flows.sim.pages.box_text import written
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
@@ -37,7 +37,7 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.known_answers import described, known_answer
 from flows.sim.people.latent_choices import keep_known
-from flows.sim.people.page_context import ItemContext, context_for, field_base, page_contexts
+from flows.sim.people.page_context import ItemContext, context_for, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.plain_text import lengthened
 from flows.sim.people.stated_limits import stated, stated_format

@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.pages.filling import Filling, known_for, takes_care
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.item_answers import SHORT_BOX, copies, fit_text, reworded, short_phrase
 from flows.sim.people.known_answers import described
 from flows.sim.people.known_text import known_text
-from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.page_context import ItemContext
 from flows.sim.people.plain_text import Box, box_limits, meets, plain
 from flows.sim.people.stated_limits import within
 

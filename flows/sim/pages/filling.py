@@ -6,12 +6,12 @@ import random
 import zlib
 from dataclasses import dataclass, field
 
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import RUSHED, BankEntry, Worker
 from flows.sim.people.known_answers import known_answer
 from flows.sim.people.latent_choices import accuracy
-from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.page_context import ItemContext
 from flows.sim.people.unseen_images import blind_descriptions, unseen
 
 __all__ = ["RUSHED"]  # choice_answers and any_form read it here
