@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 import re
 
-from flows.core.pages.form_spec import field_rule
+from flows.core.pages.form_spec import field_rule, slider_start
 from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
-from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
+from flows.sim.people.careless_answers import UNTOUCHED_SLIDER
 from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
@@ -121,7 +121,7 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile == "contrarian":
         value = first
     elif fill.worker.profile in RUSHED and f.kind == "range":  # left where the page put it, or dragged anywhere
-        start = slider_start(low, high, step, f.value)
+        start = slider_start(read_number(f.value), low, high, step)
         value = start if fill.rng.random() < UNTOUCHED_SLIDER else first + step * fill.rng.randint(0, slots)
     elif known is not None and f.kind == "number" and fill.rng.random() >= TYPED_SLIP[takes_care(fill)]:
         value = known  # a figure read off the item (a receipt's total, a count) is typed as it stands
