@@ -21,18 +21,6 @@ from flows.sim.people.stated_limits import within
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
 
 
-def styled(fill: Filling, text: str, exact: bool = False) -> str:
-    """``text`` as the worker's profile types it; ``exact``: words copied as they stand (no typos)."""
-    kind = fill.worker.profile
-    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
-        text = "A blurry photo of " + text[:1].lower() + text[1:]
-    if kind == "caps_locker":
-        return text.upper()
-    if kind == "typo_prone" and not exact:
-        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
-    return text
-
-
 def limits(fill: Filling, f: FormField, ctx: ItemContext) -> Box:
     """The box's limits as QC reads them: its question, after the page's words where it is the page's only box."""
     question = fill.questions.get(f.name, "")
@@ -55,7 +43,7 @@ def written(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -
             text = known_text(given, fill.questions.get(f.name, ""), ctx.texts, rng, box.least, box.most)
         elif not image or not meets(text := _drafted(fill, f, ctx, sources, box), box):
             text = plain(texts, box, rng, f.kind == "textarea")
-        text = fit_text(styled(fill, text, box.copy), f, rng, texts)
+        text = fit_text(captions.styled(fill.worker, text, rng, exact=box.copy), f, rng, texts)
         if normalise(text) not in fill.worker.written and not copies(text, fill.item_texts.get(ctx.key, [])):
             break  # (nor another box's answer on the item)
     fill.worker.written.add(normalise(text))
