@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
-from flows.core.pages.mturk_forms import INDEXED, _FormParser, read_page
+from flows.core.pages.mturk_forms import _FormParser, item_index, read_page
 from flows.sim.people.stated_limits import Limits, stated
 
 BLANK = re.compile(r"_{3,}")  # a gap in a sentence the box completes: the sentence is the item's
@@ -31,11 +31,6 @@ class ItemContext:
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
     asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
-
-
-def item_index(name: str) -> str:
-    m = INDEXED.match(name)
-    return m["index"] if m else ""
 
 
 def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:
