@@ -18,6 +18,7 @@ from flows.sim.people.page_context import ItemContext
 from flows.sim.people.stated_figures import CLOCK, clock_minutes, stated_figure
 from flows.sim.people.stated_limits import NUMBERS
 from flows.sim.people.worker_questions import own_question
+from qc.answer_values import number as read_number
 
 DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b|"
                   r"\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,? (\d{4})\b|"
@@ -92,7 +93,7 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
         if not careful or rushed:
             day = (day[0], day[1], max(1, min(28, day[2] + rng.choice((-1, 1)))))
         return date_text(day, asked)
-    figure = _figure(known) if known else stated_figure(asked, texts)
+    figure = read_number(known.replace(",", "").strip()) if known else stated_figure(asked, texts)
     if figure is None or rushed:
         figure = float(rng.randint(1, 10))
     elif not careful:
@@ -145,10 +146,3 @@ def date_text(day: tuple[int, int, int], asked: str) -> str:
     if re.search(r"dd/mm|\b\d{1,2}/\d{1,2}/\d{4}\b", asked, re.I):
         return f"{d:02d}/{month:02d}/{year}"
     return f"{d} {MONTH_NAMES[month - 1]} {year}"
-
-
-def _figure(known: str) -> float | None:
-    try:
-        return float(known.replace(",", ""))
-    except ValueError:
-        return None
