@@ -7,12 +7,12 @@ import re
 
 from flows.core.pages.form_spec import field_rule, slider_start
 from flows.core.pages.mturk_forms import FormField, field_base
-from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
 from flows.sim.people.careless_answers import UNTOUCHED_SLIDER
 from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
-from flows.sim.people.latent_choices import LATENT, confused, keep_known, latent_answer, slip
+from flows.sim.people.latent_choices import LATENT, careful, confused, keep_known, latent_answer, slip
 from flows.sim.people.page_context import ItemContext
 from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.stated_figures import stated_figure

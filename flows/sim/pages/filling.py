@@ -10,7 +10,7 @@ from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import RUSHED, BankEntry, Worker
 from flows.sim.people.known_answers import known_answer
-from flows.sim.people.latent_choices import accuracy
+from flows.sim.people.latent_choices import careful
 from flows.sim.people.page_context import ItemContext
 
 __all__ = ["RUSHED"]  # choice_answers and any_form read it here
@@ -35,10 +35,6 @@ class Filling:
 def answer_rng(ctx: ItemContext, name: str) -> random.Random:
     """The answer an item "really" has for a choice: the same for every worker."""
     return random.Random(zlib.crc32(f"{ctx.key}|{name}".encode()))
-
-
-def careful(w: Worker, rng: random.Random) -> bool:
-    return rng.random() < accuracy(w)
 
 
 def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:

@@ -22,6 +22,11 @@ def accuracy(worker: Worker) -> float:
     return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
 
 
+def careful(worker: Worker, rng: random.Random) -> bool:
+    """Whether the worker takes care over one answer (a choice, a judgement), by :func:`accuracy`."""
+    return rng.random() < accuracy(worker)
+
+
 def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
                   question: str = "", known: str | None = None) -> str:
     """The item's latent answer for ``field`` among ``options``, recorded in the worker's memory."""
