@@ -46,20 +46,9 @@ from flows.sim.people.worker_questions import about_worker, own_question
 from qc.answer_values import WHEN_INPUTS, moment_text
 from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
+from qc.submit_rules import SubmitRules
 
-
-def _pasted(fill: Filling, sources: list[str]) -> str:
-    kind, w = fill.worker.profile, fill.worker
-    if kind == "generic_praise":
-        return fill.rng.choice(captions.PRAISE)
-    if kind == "instruction_echo":
-        return fill.rng.choice(captions.PAGE_ECHOES)
-    if "text" not in w.memory:
-        own = random.Random(w.worker_id)
-        pick = own.choice(sources) if kind == "copy_paster" else captions.TEMPLATES[
-            int(w.params.get("ring", own.randrange(len(captions.TEMPLATES)))) % len(captions.TEMPLATES)]
-        w.memory["text"] = pick
-    return w.memory["text"]
+NO_RULES = SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)  # a paste as it is
 
 
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
@@ -94,7 +83,7 @@ def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str])
         fill.worker.memory[f"{COPIED}{normalise(copied)}"] = ctx.key  # how it arrived: typing_model.py
         return copied
     if kind in PASTING_PROFILES:
-        return fit_text(_pasted(fill, sources), f, rng, sources)
+        return fit_text(captions.pasted(fill.worker, kind, sources, fill.bank, NO_RULES, rng), f, rng, sources)
     if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):
         low = int((field_rule(f) or {}).get("minlength") or 0)
         return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])

@@ -121,7 +121,7 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
     if not rules.canned_text:  # the page has no canned answer: canned-abusers rush instead
         kind = "speeder" if kind in ("canned_abuser", "contrarian") else kind
     if kind in PASTING_PROFILES:
-        return _pasted(worker, kind, real, bank, rules, rng)
+        return pasted(worker, kind, real, bank, rules, rng)
     if kind == "canned_abuser" and rng.random() < p["canned_rate"]:
         return rules.canned_text
     if kind == "contrarian":
@@ -170,7 +170,7 @@ def _unrepeated(worker: Worker, draft: str, real: list[str], rules: SubmitRules,
     return text
 
 
-def _pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntry],
+def pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntry],
             rules: SubmitRules, rng: random.Random) -> str:
     """Abuse by repetition: one caption, a template, praise, or the page's own words."""
     if kind == "generic_praise":
