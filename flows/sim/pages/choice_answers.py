@@ -12,7 +12,7 @@ from flows.sim.people.careless_answers import UNTOUCHED_SLIDER
 from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
-from flows.sim.people.latent_choices import LATENT, careful, confused, keep_known, latent_answer, slip
+from flows.sim.people.latent_choices import LATENT, as_on_a_page, careful, confused, keep_known, latent_answer
 from flows.sim.people.page_context import ItemContext
 from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.stated_figures import stated_figure
@@ -38,13 +38,7 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
                           ctx.texts or (writing_sources(ctx, fill.bank) if ctx.shows_image and fill.bank
                                         and not unseen(ctx, fill.bank) else []),  # nothing to read: blind
                           f.attrs.get("header", ""), known)
-    if fill.worker.params.get("choices") == "wrong":
-        return confused(fill.worker.worker_id, options, truth)
-    if fill.worker.profile in RUSHED:  # a random click (the item's truth is recorded above all the same)
-        return fill.rng.choice(options)
-    if not takes_care(fill):
-        return slip(fill.worker, options, truth, fill.rng)
-    return truth
+    return as_on_a_page(fill.worker, options, truth, fill.rng)  # (the item's truth is recorded above all the same)
 
 
 def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
