@@ -38,10 +38,12 @@ def check_question(page: str, name: str) -> str:
 def attention_answer(worker: Worker, options: list[str], told: str | None, rng: random.Random,
                      embedded: bool = False) -> str:
     """The option given to a check instructing ``told`` (None: read and found to instruct no one option)."""
-    if worker.profile in CONSTANT and options:
+    how = str(worker.params.get("attention") or
+              ("random" if worker.profile in NOT_READING else "constant" if worker.profile in CONSTANT else "follow"))
+    if how == "constant" and options:
         return options[0]
-    slip = EMBEDDED_SLIP if embedded else 0.0
+    slip = float(worker.params.get("attention_slip", EMBEDDED_SLIP)) if embedded else 0.0
     # not read, read and found to name no one option, or missed (no draw without a slip: those runs unchanged)
-    if worker.profile in NOT_READING or told is None or (slip > 0 and rng.random() < slip):
+    if how == "random" or told is None or (slip > 0 and rng.random() < slip):
         return rng.choice(options) if options else ""
     return told
