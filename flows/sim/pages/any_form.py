@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import zlib
 from dataclasses import replace
 
 from flows.core.pages.asks_worker import question_texts
@@ -18,7 +17,7 @@ from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, take
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
-from flows.sim.pages.typed_values import typed_value
+from flows.sim.pages.typed_values import shaped_value, typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.attention_answers import attention_answer, rating_rows
@@ -53,10 +52,8 @@ NO_RULES = SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), requ
 
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
-    if f.kind == "email":
-        return f"{fill.worker.worker_id.lower()}@example.org"
-    if f.kind == "url":
-        return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
+    if f.kind in ("email", "url"):  # the worker's own address, a link of the item's
+        return shaped_value(fill, f.kind, "", ctx, None)
     sources = writing_sources(ctx, fill.bank)
     if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
         fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so

@@ -56,7 +56,7 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
     if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
         return ""  # (a box that asks for a value is answered unless it says it may be left)
     known = known_for(fill, ctx, f)  # the requester's own answer, where given, is the item's value
-    value = _value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
+    value = shaped_value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
     pattern = f.attrs.get("pattern")  # the page's, or one its words state ("digits only"): a value it refuses is not
     return value if not pattern or re.fullmatch(pattern, value) else None
 
@@ -71,7 +71,8 @@ def asked_shape(question: str, f: FormField) -> str:
     return next((shape for shape, words in ASKS if words.search(question)), "")
 
 
-def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str | None) -> str:
+def shaped_value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str | None) -> str:
+    """A value of ``shape`` ('time', 'date', 'number', 'email', 'url') for the item, as the worker types it."""
     rng, worker = fill.rng, fill.worker
     if shape == "email":
         return f"{worker.worker_id.lower()}@example.org"
