@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import random
 
+from flows.core.pages.form_spec import slider_start
 from flows.core.pages.mturk_forms import form_fields
 from flows.sim.pages.page_filling import fill_form, page_rules
-from flows.sim.people.careless_answers import STOCK_ANSWERS, slider_start
+from flows.sim.people.careless_answers import STOCK_ANSWERS
 from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker
 
 REVIEWS = ["The kettle boils fast and the handle stays cool, I love it.",
@@ -86,9 +87,9 @@ def test_rushed_workers_leave_a_slider_where_the_page_put_it_half_the_time() -> 
 
 
 def test_a_slider_starts_where_a_browser_puts_it() -> None:
-    assert slider_start(1, 7, 1, "") == 4
-    assert slider_start(1, 10, 1, "") == 6  # 5.5 rounds up, as a browser sanitises it
-    assert slider_start(0, 100, 5, "35") == 35  # the page's own value
+    assert slider_start(None, 1, 7, 1) == 4
+    assert slider_start(None, 1, 10, 1) == 6  # 5.5 rounds up, as a browser sanitises it
+    assert slider_start(35, 0, 100, 5) == 35  # the page's own value
 
 
 def test_constant_raters_give_one_answer_and_tick_one_problem_on_every_item() -> None:

@@ -17,7 +17,7 @@ from flows.core.inputs.csv_files import read_csv_table
 from flows.core.inputs.text_files import read_once_per_version, read_text
 from flows.core.pages.css_values import css_value_problems
 from flows.core.pages.form_spec import form_spec, widget_marks_cap
-from flows.core.pages.mturk_forms import INDEXED, form_fields
+from flows.core.pages.mturk_forms import INDEXED, field_base, form_fields
 from flows.core.pages.templates import masked_rows, page_items, render_source, safe_url
 from flows.custom.custom_text_qc import field_rules, limit_lines, page_reading
 from flows.custom.item_options import option_layouts
@@ -155,11 +155,6 @@ def custom_spec(cfg: CampaignConfig, items: list[dict[str, Any]]) -> Spec:
     # A hidden field the page's own script writes (a JSON answer) is an answer, not bookkeeping.
     return form_spec(form_fields(page), hidden_answers=scripts_write_fields(custom_source(cfg)),
                      marks_cap=widget_marks_cap(page))
-
-
-def field_base(name: str) -> str:
-    """A field's name without its item index (``description_0`` -> ``description``)."""
-    return m["base"] if (m := INDEXED.match(name)) else name
 
 
 def answer_fields(spec: Spec) -> list[str]:

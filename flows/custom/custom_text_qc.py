@@ -11,7 +11,7 @@ import pandas as pd
 
 from flows.campaigns.page_text import visible_text
 from flows.core.pages.asks_worker import question_texts
-from flows.core.pages.mturk_forms import INDEXED, read_page
+from flows.core.pages.mturk_forms import field_base, read_page
 from flows.core.pages.templates import MASK
 from qc.asked_limits import (
     asks_for_copy,
@@ -151,8 +151,7 @@ def field_questions(page_html: str) -> dict[str, str]:
     """Per field: the words a person reads as its question, masked item values left out."""
     asked: dict[str, str] = {}
     for name, question in question_texts(read_page(page_html)).items():
-        m = INDEXED.match(name)
-        asked.setdefault(m["base"] if m else name, " ".join(question.replace(MASK, " ").split()))
+        asked.setdefault(field_base(name), " ".join(question.replace(MASK, " ").split()))
     return asked
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 
@@ -230,11 +229,6 @@ def _other_places(page: str, start: int, end: int, kind: str, found: dict[int, P
                                                       f"may give a value only: {MOVE_OUT}")
         else:
             found[int(m.group(1))] = PLAIN["comment" if kind == "comment" else "text"]
-
-
-def line_at(lines: list[int], offset: int) -> int:
-    """The 1-based line of ``offset``, ``lines`` being the offsets of the page's newlines."""
-    return bisect.bisect_left(lines, offset) + 1
 
 
 # Where a placeholder stands in a page's script (a small JS lexer): only a whole string literal is safe to fill.

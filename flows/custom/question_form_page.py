@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import xml.etree.ElementTree as ET
 
-NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CHECKBOX_STYLES = ("checkbox", "multichooser")
 Problems = list[tuple[int, str]]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -58,12 +59,12 @@ def numbered(f: FormField) -> bool:
 
 
 def slider_start(value: float | None, low: float, high: float, step: Any) -> float:
-    """Where a browser puts a slider as the page loads (HTML's value sanitization for a range)."""
+    """Where a browser puts a slider as the page loads (HTML's value sanitization for a range: a tie rounds up)."""
     if high < low:
         return low
     start = (low + (high - low) / 2) if value is None else min(max(value, low), high)
     if step != "any" and float(step) > 0:
-        start = min(low + round((start - low) / float(step)) * float(step), high)
+        start = min(low + math.floor((start - low) / float(step) + 0.5) * float(step), high)
     return start
 
 

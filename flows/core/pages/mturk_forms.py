@@ -201,6 +201,16 @@ def html_question(html: str, frame_height: int = 0) -> str:
 INDEXED = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")  # a field of item N: caption_2 answers image_id_2
 
 
+def field_base(name: str) -> str:
+    """A field's name without its item index (``description_0`` -> ``description``)."""
+    return m["base"] if (m := INDEXED.match(name)) else name
+
+
+def item_index(name: str) -> str:
+    """A field's item index (``description_0`` -> ``0``), "" for a field of the page."""
+    return m["index"] if (m := INDEXED.match(name)) else ""
+
+
 def answer_rows(assignment_id: str, answer_xml: str, item_ids: list[str]) -> list[dict[str, str]]:
     """One row per item x field, for the HIT's own ``item_ids`` only; values as :func:`answer_fields`."""
     fields = answer_fields(answer_xml)

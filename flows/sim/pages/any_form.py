@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 import re
-import zlib
 from dataclasses import replace
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
 from flows.core.pages.form_spec import STYLE_HIDDEN, field_rule, required_when
-from flows.core.pages.mturk_forms import FormField, read_page
+from flows.core.pages.mturk_forms import FormField, field_base, read_page
 from flows.sim.pages.box_text import written
 from flows.sim.pages.choice_answers import choice, number, ticks
 from flows.sim.pages.date_answers import offered, picked
@@ -18,7 +17,7 @@ from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, take
 from flows.sim.pages.none_boxes import none_pairs, settle
 from flows.sim.pages.page_spec import honour_spec, page_spec
 from flows.sim.pages.script_checks import checked_boxes, word_minimum
-from flows.sim.pages.typed_values import typed_value
+from flows.sim.pages.typed_values import shaped_value, typed_value
 from flows.sim.people import captions
 from flows.sim.people.annotations import marks
 from flows.sim.people.attention_answers import attention_answer, rating_rows
@@ -37,7 +36,7 @@ from flows.sim.people.item_answers import (
 )
 from flows.sim.people.known_answers import described, known_answer
 from flows.sim.people.latent_choices import keep_known
-from flows.sim.people.page_context import ItemContext, context_for, field_base, page_contexts
+from flows.sim.people.page_context import ItemContext, context_for, page_contexts
 from flows.sim.people.pattern_text import matching_text
 from flows.sim.people.plain_text import lengthened
 from flows.sim.people.stated_limits import stated, stated_format
@@ -46,28 +45,15 @@ from flows.sim.people.worker_questions import about_worker, own_question
 from qc.answer_values import WHEN_INPUTS, moment_text
 from qc.form_constraints import condition_met
 from qc.instructed_items import instructed_option
+from qc.submit_rules import SubmitRules
 
-
-def _pasted(fill: Filling, sources: list[str]) -> str:
-    kind, w = fill.worker.profile, fill.worker
-    if kind == "generic_praise":
-        return fill.rng.choice(captions.PRAISE)
-    if kind == "instruction_echo":
-        return fill.rng.choice(captions.PAGE_ECHOES)
-    if "text" not in w.memory:
-        own = random.Random(w.worker_id)
-        pick = own.choice(sources) if kind == "copy_paster" else captions.TEMPLATES[
-            int(w.params.get("ring", own.randrange(len(captions.TEMPLATES)))) % len(captions.TEMPLATES)]
-        w.memory["text"] = pick
-    return w.memory["text"]
+NO_RULES = SubmitRules(min_words=0, one_sentence=False, banned_prefixes=(), required=False)  # a paste as it is
 
 
 def free_text(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     """What this worker types into a text box for this item."""
-    if f.kind == "email":
-        return f"{fill.worker.worker_id.lower()}@example.org"
-    if f.kind == "url":
-        return f"https://example.org/{zlib.crc32(ctx.key.encode())}"
+    if f.kind in ("email", "url"):  # the worker's own address, a link of the item's
+        return shaped_value(fill, f.kind, "", ctx, None)
     sources = writing_sources(ctx, fill.bank)
     if unreadable(ctx, fill.bank) and (ctx.shows_image or not optional(f)):  # (an optional box there: left empty)
         fill.worker.memory[f"{TEXT_SOURCE}{ctx.key}|{field_base(f.name)}"] = BLIND_TEXT  # the report says so
@@ -94,7 +80,7 @@ def _careless(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str])
         fill.worker.memory[f"{COPIED}{normalise(copied)}"] = ctx.key  # how it arrived: typing_model.py
         return copied
     if kind in PASTING_PROFILES:
-        return fit_text(_pasted(fill, sources), f, rng, sources)
+        return fit_text(captions.pasted(fill.worker, kind, sources, fill.bank, NO_RULES, rng), f, rng, sources)
     if kind == "canned_abuser" and rng.random() < fill.worker.params.get("canned_rate", 0.8):
         low = int((field_rule(f) or {}).get("minlength") or 0)
         return fit_text(stock_answer(fill.worker.worker_id, low, rng), f, rng, [])

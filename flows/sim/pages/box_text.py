@@ -7,30 +7,18 @@ from __future__ import annotations
 import re
 
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.pages.filling import Filling, known_for, takes_care
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import normalise
 from flows.sim.people.item_answers import SHORT_BOX, copies, fit_text, reworded, short_phrase
 from flows.sim.people.known_answers import described
 from flows.sim.people.known_text import known_text
-from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.page_context import ItemContext
 from flows.sim.people.plain_text import Box, box_limits, meets, plain
 from flows.sim.people.stated_limits import within
 
 CAPTION = re.compile(r"caption|describ|description|\btitle\b|alt[\s_-]?text|what (do you see|is in)", re.I)
-
-
-def styled(fill: Filling, text: str, exact: bool = False) -> str:
-    """``text`` as the worker's profile types it; ``exact``: words copied as they stand (no typos)."""
-    kind = fill.worker.profile
-    if kind == "blur_talker" and fill.rng.random() < fill.worker.params.get("blur_rate", 0.7):
-        text = "A blurry photo of " + text[:1].lower() + text[1:]
-    if kind == "caps_locker":
-        return text.upper()
-    if kind == "typo_prone" and not exact:
-        return captions.add_typos(text, fill.worker.params.get("typo_rate", 0.12), fill.rng)
-    return text
 
 
 def limits(fill: Filling, f: FormField, ctx: ItemContext) -> Box:
@@ -55,7 +43,7 @@ def written(fill: Filling, f: FormField, ctx: ItemContext, sources: list[str]) -
             text = known_text(given, fill.questions.get(f.name, ""), ctx.texts, rng, box.least, box.most)
         elif not image or not meets(text := _drafted(fill, f, ctx, sources, box), box):
             text = plain(texts, box, rng, f.kind == "textarea")
-        text = fit_text(styled(fill, text, box.copy), f, rng, texts)
+        text = fit_text(captions.styled(fill.worker, text, rng, exact=box.copy), f, rng, texts)
         if normalise(text) not in fill.worker.written and not copies(text, fill.item_texts.get(ctx.key, [])):
             break  # (nor another box's answer on the item)
     fill.worker.written.add(normalise(text))

@@ -76,11 +76,10 @@ def say_refused(where: str, profile: str = "", told: list[str] | None = None) ->
              "the page in Chromium and submit it as a person would", key=f"honest:{where}")  # (each typed their own)
 
 
-def refused_at(told: list[str], typed: str = "") -> str:
+def refused_at(told: list[str]) -> str:
     """", saying "..." about box x (typed as "...")" for a refusal that said something, else ''; ``told``: the box,
-    the message and what the box held (retyping.heard), ``typed`` in place of the last."""
-    box, message, held = [*told, "", "", ""][:3]
-    typed = typed or held
+    the message and what the box held (retyping.heard)."""
+    box, message, typed = [*told, "", "", ""][:3]
     if not message and not box:
         return ""
     said = f', saying "{message}"' if message else ""

@@ -5,15 +5,15 @@ from __future__ import annotations
 import random
 import re
 
-from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField
-from flows.sim.pages.filling import RUSHED, Filling, answer_rng, careful, known_for, takes_care, writing_sources
-from flows.sim.people.careless_answers import UNTOUCHED_SLIDER, slider_start
+from flows.core.pages.form_spec import field_rule, slider_start
+from flows.core.pages.mturk_forms import FormField, field_base
+from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care, writing_sources
+from flows.sim.people.careless_answers import UNTOUCHED_SLIDER
 from flows.sim.people.content_choice import mentioned, named_in_answer
 from flows.sim.people.item_answers import on_grid
 from flows.sim.people.known_answers import known_option
-from flows.sim.people.latent_choices import LATENT, confused, keep_known, latent_answer, slip
-from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.latent_choices import LATENT, as_on_a_page, careful, confused, keep_known, latent_answer
+from flows.sim.people.page_context import ItemContext
 from flows.sim.people.ratings import TYPED_SLIP, answered_number, nearest, numeric_scale, rated_position, truth_option
 from flows.sim.people.stated_figures import stated_figure
 from flows.sim.people.unseen_images import unseen
@@ -38,13 +38,7 @@ def choice(fill: Filling, f: FormField, ctx: ItemContext) -> str:
                           ctx.texts or (writing_sources(ctx, fill.bank) if ctx.shows_image and fill.bank
                                         and not unseen(ctx, fill.bank) else []),  # nothing to read: blind
                           f.attrs.get("header", ""), known)
-    if fill.worker.params.get("choices") == "wrong":
-        return confused(fill.worker.worker_id, options, truth)
-    if fill.worker.profile in RUSHED:  # a random click (the item's truth is recorded above all the same)
-        return fill.rng.choice(options)
-    if not takes_care(fill):
-        return slip(fill.worker, options, truth, fill.rng)
-    return truth
+    return as_on_a_page(fill.worker, options, truth, fill.rng)  # (the item's truth is recorded above all the same)
 
 
 def rating(fill: Filling, f: FormField, ctx: ItemContext, options: list[str], scale: list[float]) -> str:
@@ -121,7 +115,7 @@ def number(fill: Filling, f: FormField, ctx: ItemContext) -> str:
     if fill.worker.profile == "contrarian":
         value = first
     elif fill.worker.profile in RUSHED and f.kind == "range":  # left where the page put it, or dragged anywhere
-        start = slider_start(low, high, step, f.value)
+        start = slider_start(read_number(f.value), low, high, step)
         value = start if fill.rng.random() < UNTOUCHED_SLIDER else first + step * fill.rng.randint(0, slots)
     elif known is not None and f.kind == "number" and fill.rng.random() >= TYPED_SLIP[takes_care(fill)]:
         value = known  # a figure read off the item (a receipt's total, a count) is typed as it stands

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from flows.core.pages.form_spec import field_rule
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.pages.filling import RUSHED, Filling, answer_rng, known_for, takes_care
 from flows.sim.people.latent_choices import keep_known
-from flows.sim.people.page_context import ItemContext, field_base
+from flows.sim.people.page_context import ItemContext
 from flows.sim.people.ratings import TYPED_SLIP
 from qc.answer_values import WHEN_STEPS, moment, moment_text
 

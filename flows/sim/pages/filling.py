@@ -6,13 +6,12 @@ import random
 import zlib
 from dataclasses import dataclass, field
 
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.people import captions
 from flows.sim.people.crowd_model import RUSHED, BankEntry, Worker
 from flows.sim.people.known_answers import known_answer
-from flows.sim.people.latent_choices import accuracy
-from flows.sim.people.page_context import ItemContext, field_base
-from flows.sim.people.unseen_images import blind_descriptions, unseen
+from flows.sim.people.latent_choices import careful
+from flows.sim.people.page_context import ItemContext
 
 __all__ = ["RUSHED"]  # choice_answers and any_form read it here
 
@@ -38,10 +37,6 @@ def answer_rng(ctx: ItemContext, name: str) -> random.Random:
     return random.Random(zlib.crc32(f"{ctx.key}|{name}".encode()))
 
 
-def careful(w: Worker, rng: random.Random) -> bool:
-    return rng.random() < accuracy(w)
-
-
 def known_for(fill: Filling, ctx: ItemContext, f: FormField) -> str | None:
     """The requester's known answer for this item and field, as the field holds it (people/known_answers.py)."""
     return known_answer(fill.bank, ctx.key, field_base(f.name))
@@ -61,7 +56,6 @@ def writing_sources(ctx: ItemContext, bank: dict[str, BankEntry]) -> list[str]:
         return ctx.texts
     if not ctx.shows_image and ctx.asks:  # a question without a picture: never a made-up photo's caption
         return ctx.asks
-    if unseen(ctx, bank):  # a real image the bank does not hold: never another image's caption
-        return blind_descriptions(ctx.key)
-    entry, scene = captions.image_entry(ctx.key, bank)  # a generated item adopts one; no image: a made-up scene
+    # a generated item adopts a bank image's captions; a real image the bank does not hold (or none), a made-up scene
+    entry, scene = captions.image_entry(ctx.key, bank)
     return [f"{c.strip().rstrip('.!?')}, {scene}." if scene else c for c in entry.captions] or ["An object."]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from flows.core.pages.mturk_forms import INDEXED, FormField
+from flows.core.pages.mturk_forms import FormField, item_index
 
 # a box's own words saying the item has no such value
 NONE_WORDS = re.compile(r"\b(?:no|none|nothing|not (?:given|stated|known|mentioned|shown|listed|said)|n/?a|"
@@ -24,15 +24,11 @@ def none_pairs(fields: list[FormField]) -> list[tuple[str, str, str]]:
         if f.kind != "checkbox" or len(f.options) > 1 or not NONE_WORDS.search(" ".join(f.labels.values())):
             continue
         beside = [g for g in (shown[k - 1] if k else None, shown[k + 1] if k + 1 < len(shown) else None)
-                  if g is not None and g.kind in VALUE_KINDS and "required" not in g.attrs and _item(g) == _item(f)]
+                  if g is not None and g.kind in VALUE_KINDS and "required" not in g.attrs
+                  and item_index(g.name) == item_index(f.name)]
         if beside:
             pairs.append((beside[0].name, f.name, (f.options or ["on"])[0] or "on"))
     return pairs
-
-
-def _item(f: FormField) -> str:
-    m = INDEXED.match(f.name)
-    return m["index"] if m else ""
 
 
 def settle(values: dict[str, str], pairs: list[tuple[str, str, str]], known: Callable[[str], str | None]) -> None:

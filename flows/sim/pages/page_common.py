@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from flows.core.pages.mturk_forms import FormField, read_page
-from flows.sim.people.page_context import ID_FIELDS, INDEXED, templated
+from flows.core.pages.mturk_forms import INDEXED, FormField, read_page
+from flows.sim.people.page_context import ID_FIELDS, templated
 
 REFERENCE_HITS = 6  # HITs of a type read for their common text; a chunk on half of the others is the page's
 

@@ -81,8 +81,8 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
     values: dict[str, str] = judges.judge_fields(worker, fields, bank, rng)
     values.update(fill_unhinted(worker, fields, html, bank, rng, page_key, common))
     for f in fields:
-        if f.name in values or (f.kind in ("radio", "select", "checkbox") and not f.attrs.get("data-sim-fill")):
-            continue  # answered, or a choice fill_unhinted left unchosen on purpose (an optional one)
+        if f.name in values:
+            continue  # answered; a choice fill_unhinted left unchosen (an optional one) gets nothing below
         hint, item = f.attrs.get("data-sim-fill", ""), f.attrs.get("data-item", "")
         index = int(f.attrs.get("data-index", "0") or 0)
         if hint == "caption":
@@ -100,10 +100,6 @@ def fill_form(worker: crowd.Worker, fields: list[FormField], rules: SubmitRules,
             values[f.name] = str(int((accept + step * (index + 1)) * 1000 - 500))
         elif f.kind in ("hidden", "text") and f.value:
             values[f.name] = f.value
-        elif f.kind in ("radio", "select") and f.options:
-            values[f.name] = rng.choice([o for o in f.options if o] or f.options)
-        elif f.kind == "checkbox" and f.options:
-            values[f.name] = "|".join(o for o in f.options if rng.random() < 0.3)
         elif f.kind in ("text", "textarea"):
             values[f.name] = ""
     recorders = [f.name for f in fields if f.attrs.get("data-sim-fill") == "telemetry"]

@@ -11,13 +11,14 @@ import zlib
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.pages.filling import RUSHED, Filling, known_for, takes_care
-from flows.sim.people.box_conditions import ONLY_WHEN
+from flows.sim.people.box_conditions import left_empty
 from flows.sim.people.crowd_model import PASTING_PROFILES
 from flows.sim.people.item_answers import leaves_empty
 from flows.sim.people.page_context import ItemContext
 from flows.sim.people.stated_figures import CLOCK, clock_minutes, stated_figure
 from flows.sim.people.stated_limits import NUMBERS
 from flows.sim.people.worker_questions import own_question
+from qc.answer_values import number as read_number
 
 DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b|"
                   r"\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,? (\d{4})\b|"
@@ -36,8 +37,6 @@ ASKS = (("time", re.compile(r"\b(?:clock time|what time|which time|time of day|(
                               r"percent(?:age)?|digits? only|in (?:numbers|digits))\b", re.I)))
 EXAMPLE = re.compile(r"(?:for example|for instance|e\.\s?g\.|eg\.?|such as|like|format)\s*:?\s*[\"'“(]?"
                      r"([^\"'”);]{1,24})", re.I)
-LEAVE_WHEN = re.compile(r"\b(?:leave|keep) (?:it|this|the (?:box|field|answer))? ?(?:empty|blank) if you "
-                        r"(?:answered|chose|selected|picked|said|ticked)\s+[\"'“]?(\w+)", re.I)
 OPTIONAL = re.compile(r"\boptional\b|\bif (?:any|known|you know)\b", re.I)
 SHORT = 40  # a box this short holds a value, not a sentence
 
@@ -52,15 +51,12 @@ def typed_value(fill: Filling, f: FormField, ctx: ItemContext) -> str | None:
             (topic(own_question(question, ctx.texts)) not in ("", "if_yes")):
         return None  # a sentence's box, or a question about the worker (worker_questions.py)
     chosen = fill.picked.get(ctx.key, "")
-    only = ONLY_WHEN.search(question)
-    said = (only["v"] or only["n"] or "").strip("\"'“") if only else ""
-    leave = LEAVE_WHEN.search(question)
-    if chosen and ((said and not _names(chosen, said.replace("not", "no"))) or (leave and _names(chosen, leave[1]))):
+    if chosen and left_empty(question, chosen, fill.picked.get(f"{ctx.key}?", "")):
         return ""  # asked after another answer than this worker's (no answer known: the box is answered)
     if OPTIONAL.search(question) and leaves_empty(f, fill.worker.profile, fill.worker.profile in RUSHED, fill.rng):
         return ""  # (a box that asks for a value is answered unless it says it may be left)
     known = known_for(fill, ctx, f)  # the requester's own answer, where given, is the item's value
-    value = _value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
+    value = shaped_value(fill, shape, question + " " + f.attrs.get("placeholder", ""), ctx, known)
     pattern = f.attrs.get("pattern")  # the page's, or one its words state ("digits only"): a value it refuses is not
     return value if not pattern or re.fullmatch(pattern, value) else None
 
@@ -75,7 +71,8 @@ def asked_shape(question: str, f: FormField) -> str:
     return next((shape for shape, words in ASKS if words.search(question)), "")
 
 
-def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str | None) -> str:
+def shaped_value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str | None) -> str:
+    """A value of ``shape`` ('time', 'date', 'number', 'email', 'url') for the item, as the worker types it."""
     rng, worker = fill.rng, fill.worker
     if shape == "email":
         return f"{worker.worker_id.lower()}@example.org"
@@ -97,7 +94,7 @@ def _value(fill: Filling, shape: str, asked: str, ctx: ItemContext, known: str |
         if not careful or rushed:
             day = (day[0], day[1], max(1, min(28, day[2] + rng.choice((-1, 1)))))
         return date_text(day, asked)
-    figure = _figure(known) if known else stated_figure(asked, texts)
+    figure = read_number(known.replace(",", "").strip()) if known else stated_figure(asked, texts)
     if figure is None or rushed:
         figure = float(rng.randint(1, 10))
     elif not careful:
@@ -150,14 +147,3 @@ def date_text(day: tuple[int, int, int], asked: str) -> str:
     if re.search(r"dd/mm|\b\d{1,2}/\d{1,2}/\d{4}\b", asked, re.I):
         return f"{d:02d}/{month:02d}/{year}"
     return f"{d} {MONTH_NAMES[month - 1]} {year}"
-
-
-def _names(chosen: str, said: str) -> bool:
-    return bool(chosen) and bool(re.search(rf"\b{re.escape(said)}\b", chosen, re.I))
-
-
-def _figure(known: str) -> float | None:
-    try:
-        return float(known.replace(",", ""))
-    except ValueError:
-        return None

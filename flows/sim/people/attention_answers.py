@@ -5,9 +5,8 @@ from __future__ import annotations
 import html as html_text
 import random
 
-from flows.core.pages.mturk_forms import FormField
+from flows.core.pages.mturk_forms import FormField, field_base
 from flows.sim.people.crowd_model import Worker
-from flows.sim.people.page_context import field_base
 
 # profiles that answer without reading the question; every other profile reads it
 NOT_READING = ("speeder", "canned_abuser", "copy_paster", "rule_breaker", "template_paster", "template_ring",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 QUOTES = "\"'“”‘’ "
-EMPTY_WHEN = re.compile(r"(?:leave (?:it|this|the (?:box|field|text ?box|space))? ?(?:empty|blank)|"
+EMPTY_WHEN = re.compile(r"(?:(?:leave|keep) (?:it|this|the (?:box|field|text ?box|space|answer))? ?(?:empty|blank)|"
                         r"(?:do not|don't) (?:write|type|fill)[^.;]*?) (?:if|when|where) (?P<c>[^.;]+)|"
                         r"(?:if|when) (?P<d>[^,.;]+),? (?:leave|skip)", re.I)
 # a box asked only after one answer: "only if you answered 'No'", "If no, what is wrong?", "If not: which part ..."
@@ -47,7 +47,8 @@ def left_empty(question: str, chosen: str, choice_asks: str) -> bool:
         return bool(said and (FAULT.search(said["c"]) or FINE.search(said["c"])) and
                     says_fine(chosen, choice_asks) == bool(FAULT.search(said["c"])))
     condition = m["c"] or m["d"]
-    if said := re.search(r"you (?:answered|chose|selected|picked|said) (?:[\"'“]([^\"'”]+)|(\w+))", condition, re.I):
+    if said := re.search(r"you (?:answered|chose|selected|picked|said|ticked) (?:[\"'“]([^\"'”]+)|(\w+))", condition,
+                         re.I):
         return bool(re.search(rf"\b{re.escape(said[1] or said[2])}\b", chosen.replace("_", " "), re.I))
     fine = bool(re.search(r"\bno (?:error|mistake|problem)|nothing", condition, re.I)) or \
         (bool(FINE.search(condition)) and not FAULT.search(condition))

@@ -121,13 +121,13 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
     if not rules.canned_text:  # the page has no canned answer: canned-abusers rush instead
         kind = "speeder" if kind in ("canned_abuser", "contrarian") else kind
     if kind in PASTING_PROFILES:
-        return _pasted(worker, kind, real, bank, rules, rng)
+        return pasted(worker, kind, real, bank, rules, rng)
     if kind == "canned_abuser" and rng.random() < p["canned_rate"]:
         return rules.canned_text
     if kind == "contrarian":
         if canned_share < 0.5:
             return rules.canned_text
-        return _unrepeated(worker, kind, rng.choice(real), real, rules, rng)
+        return _unrepeated(worker, rng.choice(real), real, rules, rng)
     # an assistant describes every image, even one a person would call unrecognisable (a guess)
     if kind not in ("rule_breaker", *ASSISTANT_PROFILES) and rules.canned_text and rng.random() < canned_share:
         return rules.canned_text
@@ -138,25 +138,26 @@ def write_caption(worker: Worker, item_id: str, bank: dict[str, BankEntry],
         draft = min(real, key=len).strip()
     if kind == "rule_breaker":
         return rng.choice(["This is " + " ".join(draft.split()[:3]), "a thing", "It's " + draft.lower()])
-    return _unrepeated(worker, kind, draft, real, rules, rng)
+    return _unrepeated(worker, draft, real, rules, rng)
 
 
-def _typed(worker: Worker, kind: str, draft: str, rules: SubmitRules, rng: random.Random) -> str:
-    text = draft
-    if kind == "blur_talker" and rng.random() < worker.params["blur_rate"]:
-        text = rng.choice(["A blurry photo of ", "A low quality, blurred shot of "]) + text[0].lower() + text[1:]
-    text = pass_rules(text, rules)
+def styled(worker: Worker, text: str, rng: random.Random, rules: SubmitRules | None = None, exact: bool = False) -> str:
+    """``text`` as the worker's profile types it, within the page's ``rules``; ``exact``: words copied as they stand
+    (no typos)."""
+    kind = worker.profile
+    if kind == "blur_talker" and rng.random() < worker.params.get("blur_rate", 0.7):
+        text = rng.choice(["A blurry photo of ", "A low quality, blurred shot of "]) + text[:1].lower() + text[1:]
+    text = pass_rules(text, rules) if rules is not None else text
     if kind == "caps_locker":
         text = text.upper()
-    if kind == "typo_prone":
-        text = add_typos(text, worker.params["typo_rate"], rng)
+    if kind == "typo_prone" and not exact:
+        text = add_typos(text, worker.params.get("typo_rate", 0.12), rng)
     return text
 
 
-def _unrepeated(worker: Worker, kind: str, draft: str, real: list[str], rules: SubmitRules,
-                rng: random.Random) -> str:
+def _unrepeated(worker: Worker, draft: str, real: list[str], rules: SubmitRules, rng: random.Random) -> str:
     """The worker's text for this draft, reworded until it is one they have not typed before."""
-    text = _typed(worker, kind, draft, rules, rng)
+    text = styled(worker, draft, rng, rules)
     others = [c for c in real if c != draft]
     attempt = 0
     while normalise(text) in worker.written:
@@ -164,12 +165,12 @@ def _unrepeated(worker: Worker, kind: str, draft: str, real: list[str], rules: S
         if attempt > 20000:
             raise RuntimeError(f"worker {worker.worker_id} ran out of new wordings for {draft!r}")
         retry = others[attempt - 1] if attempt <= len(others) else variation(draft, attempt - len(others))
-        text = _typed(worker, kind, retry, rules, rng)
+        text = styled(worker, retry, rng, rules)
     worker.written.add(normalise(text))
     return text
 
 
-def _pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntry],
+def pasted(worker: Worker, kind: str, real: list[str], bank: dict[str, BankEntry],
             rules: SubmitRules, rng: random.Random) -> str:
     """Abuse by repetition: one caption, a template, praise, or the page's own words."""
     if kind == "generic_praise":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 
 # Stock answers that fit any question and say nothing about the item
@@ -28,12 +27,3 @@ def stock_answer(worker_id: str, low: int, rng: random.Random) -> str:
     long_enough = [s for s in STOCK_ANSWERS if len(s) >= low] or [max(STOCK_ANSWERS, key=len)]
     kept = own.sample(long_enough, min(HABITUAL, len(long_enough)))
     return rng.choice(kept)
-
-
-def slider_start(low: float, high: float, step: float, value: str) -> float:
-    """Where a slider starts: its ``value``, else the minimum plus half the range, on the step (HTML's rule)."""
-    try:
-        return float(value)
-    except ValueError:
-        middle = low + (high - low) / 2
-        return low + step * math.floor((middle - low) / step + 0.5) if step > 0 else middle  # ties upward

@@ -137,13 +137,8 @@ def content_answers(texts: list[str], options: list[str], question: str = "") ->
 # every worker given an item reads the same content: read once per item, field and options
 @lru_cache(maxsize=1024)  # workers given an item come close together: a window of items, not all of them
 def _content_answers(texts: tuple[str, ...], options: tuple[str, ...], question: str) -> tuple[str, ...] | None:
-    found = _read_content(list(texts), list(options), question)
-    return None if found is None else tuple(found)
-
-
-def _read_content(texts: list[str], options: list[str], question: str) -> list[str] | None:
-    if (passages := passage_choice(texts, options)) is not None:
-        return passages
+    if (passages := passage_choice(list(texts), list(options))) is not None:
+        return tuple(passages)
     text = " ".join(texts).lower()
     words = _words(text)
     if not words or len(options) < 2:
@@ -152,15 +147,15 @@ def _read_content(texts: list[str], options: list[str], question: str) -> list[s
     lowered = [o.strip().lower() for o in options]
     if {"yes", "no"} <= set(lowered):
         asked = {stem(w) for w in _words(question) if len(w) >= 4 and w not in NOT_CONTENT}
-        return [options[lowered.index("yes" if asked & stems else "no")]] if asked else None
+        return (options[lowered.index("yes" if asked & stems else "no")],) if asked else None
     scores = [_support(o, text, stems) for o in options]
     best = max(scores)
     if best > 0:
-        return [o for o, s in zip(options, scores, strict=True) if s == best]
+        return tuple(o for o, s in zip(options, scores, strict=True) if s == best)
     if "neutral" in lowered and len(words) >= FULL_SENTENCE:
-        return [options[lowered.index("neutral")]]
+        return (options[lowered.index("neutral")],)
     if (other := [o for o, low in zip(options, lowered, strict=True) if low in OTHER]) and len(words) >= 3:
-        return other[:1]
+        return tuple(other[:1])
     return None
 
 

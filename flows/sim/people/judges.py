@@ -6,6 +6,7 @@ import random
 
 from flows.core.pages.mturk_forms import FormField
 from flows.sim.people.crowd import BankEntry, Worker
+from flows.sim.people.latent_choices import careful
 from postprocess.error_categories import CATEGORY_KEYS
 
 JUDGE_HINTS = ("rating", "selection", "congruency", "categories", "pairwise", "severity", "moved", "position",
@@ -18,13 +19,9 @@ def _truth(bank: dict[str, BankEntry], key: str) -> str:
     return entry.truth if entry else ""
 
 
-def _careful(worker: Worker, rng: random.Random) -> bool:
-    return rng.random() < 0.55 + 0.4 * worker.skill
-
-
 def rating(worker: Worker, item: str, f: FormField, bank: dict[str, BankEntry], rng: random.Random) -> str:
     truth = int(_truth(bank, item) or 3)
-    if _careful(worker, rng):
+    if careful(worker, rng):
         return str(truth)
     return str(min(4, max(1, truth + rng.choice([-1, 1]))))
 
@@ -35,7 +32,7 @@ def selection(worker: Worker, item: str, f: FormField, bank: dict[str, BankEntry
         if option == "none":
             continue
         good = _truth(bank, f"{item}#{option}") == "1"
-        if good == _careful(worker, rng):
+        if good == careful(worker, rng):
             picked.append(option)
     return "|".join(picked) or "none"
 
@@ -43,7 +40,7 @@ def selection(worker: Worker, item: str, f: FormField, bank: dict[str, BankEntry
 def verdict(worker: Worker, item: str, bank: dict[str, BankEntry], rng: random.Random) -> tuple[str, list[str]]:
     """(congruent/incongruent, categories) for one error-analysis item."""
     truth = _truth(bank, item) or "congruent"
-    if _careful(worker, rng):
+    if careful(worker, rng):
         return ("congruent", []) if truth == "congruent" else ("incongruent", truth.split("|"))
     if truth == "congruent" or rng.random() < 0.3:
         return "incongruent", [rng.choice(CATEGORY_KEYS)]

@@ -11,14 +11,13 @@ from functools import lru_cache
 from flows.sim.people.entity_spans import word_counts
 from flows.sim.people.item_words import OPENERS, STATEMENTS
 from flows.sim.people.plain_text import sentence_range
+from flows.sim.people.refusal_asks import counted
+from flows.sim.people.stated_limits import Limits
 
 SHORT = 8  # a box whose stated most is this many words or fewer takes the answer alone
 STEM = 4  # a listed word this long or longer that is no word is a stem: said as the commonest word it starts
 # the plain writer's frames that hold one word of the item and no article before it (the answer may be a phrase)
 FRAMES = tuple(f for f in STATEMENTS if "{b}" not in f and "the {a}" not in f and f != "{a}")
-
-ASIDES = (", as far as I can tell", ", going by what it says", ", if I have read it right",
-          " and I'm fairly sure of that", ", that is how I see it")
 
 
 @lru_cache(maxsize=512)
@@ -65,13 +64,4 @@ def known_text(known: str, question: str, texts: list[str], rng: random.Random, 
 def framed(answer: str, least: int, rng: random.Random) -> str:
     """``answer`` in a sentence of one's own (the plain writer's openers and frames), at least ``least`` words."""
     text = " ".join((rng.choice(OPENERS) + " " + rng.choice(FRAMES).format(a=answer)).split())
-    return at_least(text[:1].upper() + text[1:] + ".", least, rng)
-
-
-def at_least(text: str, least: int, rng: random.Random) -> str:
-    """A sentence of one's own lengthened to the box's least words with words of one's own, never the item's."""
-    for aside in rng.sample(ASIDES, len(ASIDES)):
-        if len(text.split()) >= least:
-            break
-        text = f"{text.rstrip('.')}{aside}."
-    return text
+    return counted(text[:1].upper() + text[1:] + ".", Limits(least_words=least), rng)  # (asides of one's own)

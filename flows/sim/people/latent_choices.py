@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from flows.sim.people.content_choice import content_answers
-from flows.sim.people.crowd_model import Worker
+from flows.sim.people.crowd_model import RUSHED, Worker
 from flows.sim.people.unseen_images import BLIND_TEXT, TEXT_SOURCE
 
 LATENT = "latent:"  # worker memory keys "latent:<item>|<field>" -> the latent answer
@@ -20,6 +20,11 @@ HABIT = 0.5
 def accuracy(worker: Worker) -> float:
     """The chance an honest worker gives a choice's latent answer: the crowd file's ``accuracy``, else by skill."""
     return float(worker.params.get("accuracy", 0.55 + 0.4 * worker.skill))
+
+
+def careful(worker: Worker, rng: random.Random) -> bool:
+    """Whether the worker takes care over one answer (a choice, a judgement), by :func:`accuracy`."""
+    return rng.random() < accuracy(worker)
 
 
 def latent_answer(worker: Worker, item: str, field: str, options: list[str], texts: Iterable[str] = (),
@@ -63,6 +68,17 @@ def confused(worker_id: str, options: list[str], truth: str) -> str:
         return truth
     shift = 1 + zlib.crc32(worker_id.encode()) % (len(options) - 1)
     return options[(options.index(truth) + shift) % len(options)]
+
+
+def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
+    """A choice whose answer is ``truth`` answered by the worker's profile (a page's choice, a quiz's question)."""
+    if worker.profile == "contrarian":
+        return offered[0]
+    if worker.params.get("choices") == "wrong":
+        return confused(worker.worker_id, offered, truth)
+    if worker.profile in RUSHED:
+        return rng.choice(offered)
+    return truth if careful(worker, rng) else slip(worker, offered, truth, rng)
 
 
 def item_truth(workers: Iterable[Worker]) -> list[dict[str, Any]]:

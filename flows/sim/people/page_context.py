@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
-from flows.core.pages.mturk_forms import _FormParser, read_page
+from flows.core.pages.mturk_forms import _FormParser, item_index, read_page
 from flows.sim.people.stated_limits import Limits, stated
 
 BLANK = re.compile(r"_{3,}")  # a gap in a sentence the box completes: the sentence is the item's
@@ -19,7 +19,6 @@ BLANK = re.compile(r"_{3,}")  # a gap in a sentence the box completes: the sente
 ASKS_TEXT = re.compile(r"\b(?:describ|summar|caption|explain|why\b|reason|justif|comment|remark|title|headline|"
                        r"re-?write|rephrase|correct|reply|respond|suggest|clarif|translat|write|tell|list|name|copy|quote|answer|"
                        r"leave)", re.I)
-INDEXED = re.compile(r"^(?P<base>.+?)_(?P<index>\d+)$")
 ID_FIELDS = ("image_id", "item_id")
 MIN_WORDS = 3  # shorter chunks are labels and button-like text, not content
 TEMPLATE_WORDS = 12  # a paragraph this long that other items show with a word or two changed is the page's
@@ -32,17 +31,6 @@ class ItemContext:
     texts: list[str] = field(default_factory=list)
     shows_image: bool = False  # the simulator's description of an image speaks for an item that shows one
     asks: list[str] = field(default_factory=list)  # the item's own questions, prompts too ("What is ...?")
-
-
-def item_index(name: str) -> str:
-    m = INDEXED.match(name)
-    return m["index"] if m else ""
-
-
-def field_base(name: str) -> str:
-    """A field's name without its item index (``rating_2`` -> ``rating``)."""
-    m = INDEXED.match(name)
-    return m["base"] if m else name
 
 
 def _segments(page: _FormParser) -> dict[str, tuple[int, int]]:

@@ -13,8 +13,8 @@ from typing import Any
 from flows.core.pages.crowd_elements import FormField
 from flows.core.pages.mturk_forms import NS_FORM
 from flows.sim.people.crowd import Worker
-from flows.sim.people.crowd_model import RUSHED, BankEntry
-from flows.sim.people.latent_choices import accuracy, confused, slip
+from flows.sim.people.crowd_model import BankEntry
+from flows.sim.people.latent_choices import as_on_a_page
 
 NS_KEY = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd"
 CARELESS = {"speeder", "copy_paster", "canned_abuser"}
@@ -69,17 +69,6 @@ def take(worker: Worker, test: ScoredTest, rng: random.Random) -> tuple[dict[str
         chosen[qid] = pick
         total += weights.get(pick, 0)
     return chosen, round(100 * total / test.maximum)
-
-
-def as_on_a_page(worker: Worker, offered: list[str], truth: str, rng: random.Random) -> str:
-    """A choice answered as :func:`flows.sim.pages.choice_answers.choice` answers it, by the worker's profile."""
-    if worker.profile == "contrarian":
-        return offered[0]
-    if worker.params.get("choices") == "wrong":
-        return confused(worker.worker_id, offered, truth)
-    if worker.profile in RUSHED:
-        return rng.choice(offered)
-    return truth if rng.random() < accuracy(worker) else slip(worker, offered, truth, rng)
 
 
 def known_questions(worker: Worker, fields: list[FormField], bank: dict[str, BankEntry],

@@ -92,10 +92,10 @@ def meeting(text: str, asked: Asked, rng: random.Random) -> str:
     if asked.form and not re.fullmatch(asked.form, text) and (digits := "".join(re.findall(r"\d", text))) and \
             re.fullmatch(asked.form, digits):
         return digits  # a form is all the box asks: no words added to a code
-    text = _counted(text, asked.limits, rng)
+    text = counted(text, asked.limits, rng)
     for term in (t for t in asked.terms if not holds(text, t)):
         text = _with(text, term, asked.limits, rng)  # (room made for it within the count)
-    return _counted(text, asked.limits, rng)
+    return counted(text, asked.limits, rng)
 
 
 def _with(text: str, term: str, lim: Limits, rng: random.Random) -> str:
@@ -110,7 +110,7 @@ def _with(text: str, term: str, lim: Limits, rng: random.Random) -> str:
     return frame.format(b=body, t=term)
 
 
-def _counted(text: str, lim: Limits, rng: random.Random) -> str:
+def counted(text: str, lim: Limits, rng: random.Random) -> str:
     """``text`` within the count: cut where over (the words asked for kept), a clause more while under."""
     if (lim.most_words is not None and len(text.split()) > lim.most_words) or \
             (lim.most_chars is not None and len(text) > lim.most_chars):
