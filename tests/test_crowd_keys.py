@@ -66,3 +66,18 @@ def test_the_cli_refuses_an_empty_crowd_before_posting_anything(tmp_path: Path, 
     assert done.returncode == 2, done.stdout + done.stderr
     assert "no [[profile]] table" in done.stderr and "Traceback" not in done.stderr
     assert "batch 1" not in done.stdout  # nothing was posted
+
+
+def test_a_profile_sets_how_it_answers_attention_checks_as_the_docs_say(tmp_path: Path) -> None:
+    import random
+
+    from flows.sim.people.attention_answers import attention_answer
+
+    path = tmp_path / "crowd.toml"
+    path.write_text('seed = 4\n[[profile]]\nname = "diligent"\ncount = 3\nattention = "constant"\n'
+                    'attention_slip = 0.0\n', encoding="utf-8")
+    workers, _ = load_crowd(path)
+    assert len(workers) == 3 and all(attention_answer(w, ["no", "yes"], "yes", random.Random(2)) == "no"
+                                     for w in workers)
+    assert "attention must be one of follow, random, constant" in refusal(
+        tmp_path, '[[profile]]\nname = "diligent"\ncount = 3\nattention = "sometimes"\n')

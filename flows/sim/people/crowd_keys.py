@@ -31,9 +31,11 @@ PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
     "choice_skip": (0.0, 1.0, False),  # an honest profile's chance of skipping an optional choice
     "accuracy": (0.0, 1.0, False),  # chance of giving a choice's truth with care (latent_choices.py)
     "return_rate": (0.0, 1.0, False),  # chance of returning an accepted MTurk HIT (flows/sim/mturk/handed_back.py)
+    "attention_slip": (0.0, 1.0, False),  # chance of missing a check written among a page's ratings
 }
-# Words a profile may set: how its choice answers go (flows/sim/people/latent_choices.py)
-PROFILE_WORDS = {"choices": ("wrong",)}
+# Words a profile may set: how its choice answers go (flows/sim/people/latent_choices.py), how it answers an
+# attention check (flows/sim/people/attention_answers.py)
+PROFILE_WORDS = {"choices": ("wrong",), "attention": ("follow", "random", "constant")}
 PROFILE_KEYS = ("name", "count", "share", "locale", *PROFILE_WORDS, *PARAMETER_RANGES)
 
 
