@@ -98,7 +98,7 @@ def prefect_server(home: Path, template: Path | None = None, *, groups: list[sub
     home.mkdir(parents=True, exist_ok=True)
     with _template_lock(template) as lock:
         copied = template is not None and template.is_file()
-        if copied:
+        if template is not None and copied:
             shutil.copyfile(template, home / "prefect.db")
             settings = {**ON_A_MIGRATED_DATABASE, **settings}
             lock.close()  # the copy is made: other servers need not wait for this one
@@ -245,7 +245,7 @@ class SharedPrefectServer:
         (folder / "active").mkdir(parents=True, exist_ok=True)
         self._mine: ExitStack | None = None  # the server this process started and runs now
         self._group: list[subprocess.Popen[Any]] = []  # its process
-        self._stopped: list[ExitStack] = []  # stopped (their groups gone), reaped at close(): CPU counted there
+        self._stopped: list[ExitStack] = []  # withdrawn, closed (reaped, stopped if need be) by close()
         self._owner = threading.Lock()
         self._watch: threading.Thread | None = None
         self._closing = threading.Event()
@@ -279,6 +279,8 @@ class SharedPrefectServer:
     def _start(self) -> dict[str, str]:
         """Start a server (under the folder's lock) and advertise it in ``server.json``."""
         with self._owner:
+            if self._mine is not None:  # ours, no longer advertised (its health check failed): stopped at close()
+                self._stopped.append(self._mine)
             self._mine, self._group = ExitStack(), []
             home = self.folder / f"home-{os.getpid()}-{len(self._stopped)}"
             env = self._mine.enter_context(prefect_server(home, self.template, groups=self._group, **self.settings))
@@ -291,13 +293,14 @@ class SharedPrefectServer:
 
     def _stop_when_idle(self) -> None:
         while not self._closing.wait(2.0):
-            if self._mine is not None and self._withdrawn(self.idle_s):
-                self._stop_mine()
+            self._stop_mine(self._withdrawn(self.idle_s))
 
-    def _withdrawn(self, idle_s: float) -> bool:
-        """Whether no test uses the server (none listed alive, none for ``idle_s``); then it is no longer
-        advertised, so a test that asks later starts another, and this one may stop."""
+    def _withdrawn(self, idle_s: float) -> tuple[ExitStack, list[subprocess.Popen[Any]]] | None:
+        """This process's server, taken back if no test uses it (none listed alive, none for ``idle_s``):
+        no longer advertised, so a test that asks later starts another (under the same lock as this)."""
         with _locked(self.folder / "server.lock"):
+            if self._mine is None:
+                return None
             active = []
             for lease in (self.folder / "active").iterdir():
                 if _alive(int(lease.name)):
@@ -306,18 +309,19 @@ class SharedPrefectServer:
                     lease.unlink(missing_ok=True)
             last = self.folder / "last-used"
             if active or (last.exists() and time.time() - last.stat().st_mtime < idle_s):
-                return False
+                return None
             with suppress(OSError, ValueError):  # not one another process started (ours was found unhealthy)
                 if json.loads((self.folder / "server.json").read_text())["pid"] == os.getpid():
                     (self.folder / "server.json").unlink()
-            return True
+            with self._owner:
+                mine, self._mine = (self._mine, self._group), None
+            return mine
 
-    def _stop_mine(self) -> None:
+    def _stop_mine(self, mine: tuple[ExitStack, list[subprocess.Popen[Any]]] | None) -> None:
         """End the group without reaping its leader (``_quiesce``): the server's CPU is counted when
         ``close()`` reaps it, on the session fixture's line, not on the test running meanwhile."""
-        with self._owner:
-            stack, group, self._mine = self._mine, self._group, None
-        if stack is not None:
+        if mine is not None:
+            stack, group = mine
             for proc in group:
                 _quiesce(proc)
             self._stopped.append(stack)
@@ -326,9 +330,9 @@ class SharedPrefectServer:
         self._closing.set()
         if self._watch is not None:
             self._watch.join()
-        while self._mine is not None and not self._withdrawn(0.0):
-            time.sleep(1)  # another process's test uses it
-        self._stop_mine()
+        while self._mine is not None:
+            self._stop_mine(self._withdrawn(0.0))
+            time.sleep(0 if self._mine is None else 1)  # another process's test uses it
         for stack in self._stopped:
             stack.close()
 
