@@ -39,7 +39,7 @@ from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.forked_hitflow import ForkServer, fork_server
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
-from tests.prefect_server import WORKER_SERVER_SETTINGS, in_process_client_of, shared_prefect_server
+from tests.prefect_server import WORKER_SERVER_SETTINGS, SharedPrefectServer, in_process_client_of
 from tests.rewrite_ahead import rewrite_ahead
 
 RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
@@ -68,23 +68,43 @@ def advance(sim: SimServer, seconds: float) -> None:
     urllib.request.urlopen(req).read()
 
 
+# A pytest that a test starts (tests/test_suite_cleanup.py's probe) is given its session's template here: a copy
+# put into its --basetemp beforehand is gone when it starts (pytest empties a given basetemp), and its server then
+# migrated a database of its own (14.7 s of CPU to start instead of ~5).
+TEMPLATE_ENV = "HITFLOW_PREFECT_TEMPLATE"
+
+
 @pytest.fixture(scope="session")
-def prefect_database_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the session's migrated, empty Prefect database is kept (``tests.prefect_server.prefect_server``
-    makes it with the first server and starts later ones on a copy). Under pytest-xdist the folder above
-    a worker's base temp is the session's, shared by its workers; without xdist the base temp is."""
+def shared_prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedPrefectServer]:
+    """The session's Prefect server, shared by its xdist workers (``SharedPrefectServer``), in the session's
+    folder: under pytest-xdist the one above a worker's base temp, shared by its workers; without xdist the
+    base temp. Its processes are waited for when the session ends, and their CPU counted on this line."""
     base = tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "prefect-template" / "prefect.db"
+    folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    template = Path(os.environ.get(TEMPLATE_ENV) or folder / "prefect-template" / "prefect.db")
+    shared = SharedPrefectServer(folder / "prefect-server", template, WORKER_SERVER_SETTINGS)
+    try:
+        yield shared
+    finally:
+        shared.close()
 
 
 @pytest.fixture(scope="session")
-def prefect_worker_server(prefect_database_template: Path) -> Iterator[dict[str, str]]:
-    """One real ``prefect server`` for the session, shared by its xdist workers: started by the first
-    test that asks for it, stopped when no worker uses it any more (``shared_prefect_server``); the
-    environment of a process that talks to it. A test on it finds its own flow runs, task runs,
-    artifacts and deployments by id or by its own names, never "all there are"."""
-    with shared_prefect_server(prefect_database_template.parent.parent / "prefect-server",
-                               prefect_database_template, **WORKER_SERVER_SETTINGS) as env:
+def prefect_database_template(shared_prefect: SharedPrefectServer) -> Path:
+    """The session's migrated, empty Prefect database (``tests.prefect_server.prefect_server`` makes it with
+    the session's first server and starts later ones on a copy), there once this returns: a server of a
+    test's own, or a ``PREFECT_HOME`` of its own, starts from a copy without the shared server running."""
+    return shared_prefect.template_made()
+
+
+@pytest.fixture
+def prefect_worker_server(shared_prefect: SharedPrefectServer) -> Iterator[dict[str, str]]:
+    """One real ``prefect server`` shared by the session's xdist workers: started by the first test
+    that asks for it, stopped once no test has used it for two minutes, started again by the next that
+    asks (``SharedPrefectServer``); the environment of a process that talks to it. A test on it finds
+    its own flow runs, task runs, artifacts and deployments by id or by its own names, never "all there
+    are"."""
+    with shared_prefect.used() as env:
         yield env
 
 

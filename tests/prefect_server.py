@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -84,22 +85,24 @@ def process_group(args: list[str], grace_s: float = 20.0, **popen: Any) -> Itera
 
 
 @contextmanager
-def prefect_server(home: Path, template: Path | None = None, **settings: str) -> Iterator[dict[str, str]]:
+def prefect_server(home: Path, template: Path | None = None, *, groups: list[subprocess.Popen[Any]] | None = None,
+                   **settings: str) -> Iterator[dict[str, str]]:
     """Start ``prefect server`` (analytics and UI off, its own home) and yield the environment
     that points a client or worker at it (``PREFECT_API_URL``); stop it afterwards.
 
     ``template``: a migrated, empty Prefect database shared by the session's servers. A server on a
     fresh database runs every Alembic migration first (~7.5 s of CPU); this one starts on a
     copy of the template instead, or, where there is none yet, migrates its own and leaves a copy as
-    the template (one server at a time: the others wait for it, see ``_template_lock``)."""
+    the template (one server at a time: the others wait for it, see ``_template_lock``). ``groups``, if
+    given, gets the server's process (the leader of its group)."""
     home.mkdir(parents=True, exist_ok=True)
     with _template_lock(template) as lock:
         copied = template is not None and template.is_file()
-        if copied:
+        if template is not None and copied:
             shutil.copyfile(template, home / "prefect.db")
             settings = {**ON_A_MIGRATED_DATABASE, **settings}
             lock.close()  # the copy is made: other servers need not wait for this one
-        with _running(home, settings) as env:
+        with _running(home, settings, groups) as env:
             if template is not None and not copied:
                 _snapshot(home / "prefect.db", template)
                 lock.close()
@@ -158,12 +161,15 @@ def prefect_cli(*args: str) -> list[str]:
 
 
 @contextmanager
-def _running(home: Path, settings: dict[str, str]) -> Iterator[dict[str, str]]:
+def _running(home: Path, settings: dict[str, str],
+             groups: list[subprocess.Popen[Any]] | None = None) -> Iterator[dict[str, str]]:
     port = free_port()
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "PREFECT_UI_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING", **settings}
     with process_group(prefect_cli("server", "start", "--port", str(port)),
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
+        if groups is not None:
+            groups.append(server)
         deadline = time.time() + 180  # a fresh database's migrations took 77-92 s at load 17-18
         while True:
             try:
@@ -223,31 +229,127 @@ def in_process_client_of(api_url: str) -> Iterator[None]:
                 worker.drain_all(timeout=10, at_exit=False)
 
 
-@contextmanager
-def shared_prefect_server(folder: Path, template: Path | None = None, **settings: str) -> Iterator[dict[str, str]]:
+class SharedPrefectServer:
     """One ``prefect server`` for every process of a test session that asks (xdist workers), in
-    ``folder`` (the session's, shared by its workers): the first to ask starts it under a file lock
-    and stays its parent (so it is waited for, and its CPU counted); the others use it. Each user is
-    listed in ``folder/users``; the starter, when its own tests are done, waits until no living user
-    is left, then stops it. One that asks after that starts a new one. Idle, a server spends ~1 s of
-    CPU a minute, and each start ~4.8 s: three workers' servers cost three times that."""
-    users = folder / "users"
-    users.mkdir(parents=True, exist_ok=True)
-    me = users / str(os.getpid())
-    with ExitStack() as started:
-        with _locked(folder / "server.lock"):
-            me.touch()
-            env = _running_shared(folder / "server.json")
-            if env is None:
-                env = started.enter_context(prefect_server(folder / f"home-{os.getpid()}", template, **settings))
-                ours = {key: value for key, value in env.items() if os.environ.get(key) != value}
-                _write_atomically(folder / "server.json", json.dumps({"pid": os.getpid(), "env": ours}))
+    ``folder`` (the session's, shared by its workers), running only while tests use it. A test holds it
+    through ``used()``: the first to ask starts it under a file lock and stays its parent (so it is
+    waited for, and its CPU counted); the others use it. Each test using it is listed in
+    ``folder/active`` while it runs; once none has for ``idle_s`` the starter stops it (a thread), and
+    the next test to ask starts one again on a copy of the template. Idle, a server holding a session's
+    runs spent 1.2 s of CPU a minute, and a start on the template costs 4.8-5.7 s. ``idle_s``: on the
+    order of deca2eef's `make test` (the gaps between its Prefect tests, 14 min and 5 min the longest,
+    the last use a minute before the end), 60 s would have saved ~1 s (its restarts eat the rest), 120 s
+    ~8 s, 240 s ~3.5 s. ``close()`` (the session's end) stops one still running once no test of
+    another process uses it, and reaps the stopped ones."""
+
+    def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 120.0) -> None:
+        self.folder, self.template, self.idle_s, self.settings = folder, template, idle_s, settings
+        (folder / "active").mkdir(parents=True, exist_ok=True)
+        self._mine: ExitStack | None = None  # the server this process started and runs now
+        self._group: list[subprocess.Popen[Any]] = []  # its process
+        self._stopped: list[ExitStack] = []  # withdrawn, closed (reaped, stopped if need be) by close()
+        self._owner = threading.Lock()
+        self._watch: threading.Thread | None = None
+        self._closing = threading.Event()
+
+    def template_made(self) -> Path:
+        """The migrated database's template, made by starting the server if no server has made it yet."""
+        assert self.template is not None
+        if not self.template.is_file():
+            with self.used():
+                pass
+        return self.template
+
+    @contextmanager
+    def used(self) -> Iterator[dict[str, str]]:
+        """The server's environment for one test; it is not stopped while the block runs."""
+        lease = self.folder / "active" / str(os.getpid())
+        with _locked(self.folder / "server.lock"):
+            lease.touch()
+            try:
+                env = _running_shared(self.folder / "server.json") or self._start()
+            except BaseException:
+                lease.unlink(missing_ok=True)
+                raise
         try:
             yield env
         finally:
-            me.unlink(missing_ok=True)
-            if env.get("PREFECT_HOME") == str(folder / f"home-{os.getpid()}"):
-                _until_unused(folder)  # then ``started`` stops the server
+            with _locked(self.folder / "server.lock"):
+                lease.unlink(missing_ok=True)
+                (self.folder / "last-used").touch()
+
+    def _start(self) -> dict[str, str]:
+        """Start a server (under the folder's lock) and advertise it in ``server.json``."""
+        with self._owner:
+            if self._mine is not None:  # ours, no longer advertised (its health check failed): stopped at close()
+                self._stopped.append(self._mine)
+            self._mine, self._group = ExitStack(), []
+            home = self.folder / f"home-{os.getpid()}-{len(self._stopped)}"
+            env = self._mine.enter_context(prefect_server(home, self.template, groups=self._group, **self.settings))
+        ours = {key: value for key, value in env.items() if os.environ.get(key) != value}
+        _write_atomically(self.folder / "server.json", json.dumps({"pid": os.getpid(), "env": ours}))
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._stop_when_idle, name="prefect-idle", daemon=True)
+            self._watch.start()
+        return env
+
+    def _stop_when_idle(self) -> None:
+        while not self._closing.wait(2.0):
+            self._stop_mine(self._withdrawn(self.idle_s))
+
+    def _withdrawn(self, idle_s: float) -> tuple[ExitStack, list[subprocess.Popen[Any]]] | None:
+        """This process's server, taken back if no test uses it (none listed alive, none for ``idle_s``):
+        no longer advertised, so a test that asks later starts another (under the same lock as this)."""
+        with _locked(self.folder / "server.lock"):
+            if self._mine is None:
+                return None
+            active = []
+            for lease in (self.folder / "active").iterdir():
+                if _alive(int(lease.name)):
+                    active.append(lease)
+                else:  # a process that ended in a test (killed)
+                    lease.unlink(missing_ok=True)
+            last = self.folder / "last-used"
+            if active or (last.exists() and time.time() - last.stat().st_mtime < idle_s):
+                return None
+            with suppress(OSError, ValueError):  # not one another process started (ours was found unhealthy)
+                if json.loads((self.folder / "server.json").read_text())["pid"] == os.getpid():
+                    (self.folder / "server.json").unlink()
+            with self._owner:
+                mine, self._mine = (self._mine, self._group), None
+            return mine
+
+    def _stop_mine(self, mine: tuple[ExitStack, list[subprocess.Popen[Any]]] | None) -> None:
+        """End the group without reaping its leader (``_quiesce``): the server's CPU is counted when
+        ``close()`` reaps it, on the session fixture's line, not on the test running meanwhile."""
+        if mine is not None:
+            stack, group = mine
+            for proc in group:
+                _quiesce(proc)
+            self._stopped.append(stack)
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._watch is not None:
+            self._watch.join()
+        while self._mine is not None:
+            self._stop_mine(self._withdrawn(0.0))
+            time.sleep(0 if self._mine is None else 1)  # another process's test uses it
+        for stack in self._stopped:
+            stack.close()
+
+
+def _quiesce(proc: subprocess.Popen[Any], grace_s: float = 20.0) -> None:
+    """SIGTERM to the group, SIGKILL after ``grace_s``, until none of it runs; the leader stays a
+    zombie until ``stop_group`` reaps it."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 10.0)):
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        deadline = time.monotonic() + wait_s
+        while group_members(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not group_members(proc.pid):
+            return
 
 
 @contextmanager
@@ -267,18 +369,6 @@ def _running_shared(state: Path) -> dict[str, str] | None:
         state.unlink(missing_ok=True)
         return None
     return {**os.environ, **shared["env"]}
-
-
-def _until_unused(folder: Path) -> None:
-    """Wait (the starter's tests are done) until no living process is listed as a user, then withdraw
-    the server under the lock, so a process that asks later starts its own rather than find this one."""
-    while True:
-        with _locked(folder / "server.lock"):
-            alive = [user for user in (folder / "users").iterdir() if _alive(int(user.name)) or user.unlink()]
-            if not alive:
-                (folder / "server.json").unlink(missing_ok=True)
-                return
-        time.sleep(1)
 
 
 def _alive(pid: int) -> bool:

@@ -18,7 +18,7 @@ FILES = ("dataset.json", "dataset.csv", "dataset.raw.csv", "answers.csv", "worke
 
 def test_captions_kept_between_the_passes_write_the_same_files(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    run_campaign(CONFIG, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", limit=60, progress=lambda _: None)
+    run_campaign(CONFIG, db_path=tmp_path / "h.db", out_root=tmp_path / "runs", limit=30, progress=lambda _: None)
     run = ledger_run(str(tmp_path / "h.db"), "vizwiz_captions")
     batches = [r["batch"] for r in run.store.rows("SELECT DISTINCT batch FROM assignments WHERE batch > 0")]
     first = len(outputs.batch_captions(run, min(batches)))

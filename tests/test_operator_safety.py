@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -61,17 +62,31 @@ def start(*args: str, env: dict[str, str] = ENV, forks: ForkServer | None = None
 
 
 def read_until(proc: subprocess.Popen[str] | Forked, prefix: str, within_s: float = 180) -> list[str]:
-    """stdout lines up to the first that starts with ``prefix`` (the run is then at that step)."""
+    """stdout lines up to the first that starts with ``prefix`` (the run is then at that step). A run that
+    prints nothing more is killed (its process group) after ``within_s``, so the wait ends in a failure: the
+    deadline was only looked at between lines, and a run silent in a step (a Prefect server that does not
+    answer on a loaded host) held readline() until the CI job's own time limit."""
     assert proc.stdout is not None
     lines: list[str] = []
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        assert line, f"the run ended before {prefix!r}: {lines[-3:]} {proc.stderr.read() if proc.stderr else ''}"
-        lines.append(line)
-        if line.startswith(prefix):
-            return lines
-    raise AssertionError(f"no {prefix!r} within {within_s} s")
+    fired = threading.Event()
+    watchdog = threading.Timer(within_s, _kill_group, [proc.pid, fired])
+    watchdog.start()
+    try:
+        while line := proc.stdout.readline():
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+    finally:
+        watchdog.cancel()
+    late = f" (nothing within {within_s} s: killed)" if fired.is_set() else ""
+    err = proc.stderr.read() if proc.stderr else ""
+    raise AssertionError(f"the run ended before {prefix!r}{late}: {lines[-3:]} {err}")
+
+
+def _kill_group(pid: int, fired: threading.Event) -> None:
+    fired.set()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def hits(db: Path) -> int:

@@ -50,7 +50,7 @@ def no_api(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def prefect_home(tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path) -> Path:
+def prefect_home(tmp_path: Path, prefect_database_template: Path) -> Path:
     """A Prefect home as a user's is after the first run: its database migrated and empty (a copy of
     the session's template, made by the session's server). On a fresh home the temporary server first
     runs every Alembic migration (~3-7 s of CPU), which only a user's very first run pays."""

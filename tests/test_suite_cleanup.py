@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests import reaper
+from tests.conftest import TEMPLATE_ENV
 from tests.prefect_server import stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,14 +74,12 @@ def _inner_env(tmp_path: Path, servers: str) -> dict[str, str]:
 ])
 def test_stopped_run_leaves_nothing(servers: str, how: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     basetemp = tmp_path / "inner"
-    if "prefect" in servers:  # start the inner server on a copy of this session's migrated database
-        request.getfixturevalue("prefect_worker_server")
-        template = request.getfixturevalue("prefect_database_template")
-        (basetemp / "prefect-template").mkdir(parents=True)
-        shutil.copyfile(template, basetemp / "prefect-template" / "prefect.db")
+    env = _inner_env(tmp_path, servers)
+    if "prefect" in servers:  # the inner server starts on a copy of this session's migrated database
+        env[TEMPLATE_ENV] = str(request.getfixturevalue("prefect_database_template"))
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1", f"--basetemp={basetemp}",
             f"{Path(__file__).relative_to(ROOT)}::test_probe_holds_servers"]
-    inner = subprocess.Popen(args, cwd=ROOT, env=_inner_env(tmp_path, servers), start_new_session=True,
+    inner = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     mark = f"{inner.pid}."
     ready = tmp_path / "ready.json"
