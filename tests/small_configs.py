@@ -9,6 +9,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 TOP_UPS = "top_up_rounds = 2"  # the demo's caption top-ups ([answers])
 
+# `hitflow run --dry-run` pointed at a simulator of its own (nothing listens on port 9; a dry run sends nothing):
+# the same plan and lines as on the in-process simulator, without the rehearsal of a campaign run there
+# (flows/driver/dry_rehearsal.py, 1.7-3.7 s of CPU on a page with control items), for a test that reads the plan
+UNREHEARSED = ("--endpoint-url", "http://127.0.0.1:9")
+
 
 def extensions(db: Path, batch: int | None = None) -> int:
     """Assignments the demo's caption top-ups added (the ledger's CreateAdditionalAssignmentsForHIT),

@@ -17,6 +17,7 @@ from flows.core.pages.mturk_forms import html_question
 from flows.core.pages.templates import page_items
 from flows.custom.custom_task import custom_page
 from flows.custom.scaffold import scaffold
+from tests.small_configs import UNREHEARSED
 from tests.test_browser_flickr import mine
 
 pytestmark = pytest.mark.browser
@@ -74,7 +75,7 @@ def test_a_crowd_page_gets_browser_workers_and_its_script_built_answers_arrive(s
     # refused and hands the HIT on, worker after worker (each a page in Chromium) until it expires
     one_worker_each(stars_project / "config" / "stars.toml", images_per_hit=1)
     monkeypatch.chdir(stars_project)
-    assert main(["run", "config/stars.toml", "--dry-run"]) == 0
+    assert main(["run", "config/stars.toml", "--dry-run", *UNREHEARSED]) == 0
     assert "simulated workers: in a headless browser" in capsys.readouterr().out
     # whether the browser worker finishes before the HIT's virtual time runs out varies with
     # the machine's speed (a real browser against a virtual clock): what arrives is what is checked

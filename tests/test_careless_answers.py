@@ -49,12 +49,15 @@ def fill(w: Worker, seed: int = 0, html: str = "") -> dict[str, str]:
 
 
 def answers(profile: str, field: str, workers: int = 8) -> list[str]:
-    return [fill(worker(profile, n), seed=n)[f"{field}_{i}"] for n in range(workers) for i in range(len(REVIEWS))]
+    """``field`` on every item, worker by worker: each worker's page filled once (it answers every item)."""
+    pages = [fill(worker(profile, n), seed=n) for n in range(workers)]
+    return [answered[f"{field}_{i}"] for answered in pages for i in range(len(REVIEWS))]
 
 
 def test_canned_abusers_paste_a_few_stock_answers_whatever_the_item() -> None:
     for n in range(6):
-        texts = [fill(worker("canned_abuser", n), seed=n)[f"why_{i}"] for i in range(len(REVIEWS))]
+        answered = fill(worker("canned_abuser", n), seed=n)
+        texts = [answered[f"why_{i}"] for i in range(len(REVIEWS))]
         stock = [t for t in texts if t in STOCK_ANSWERS]
         assert len(stock) >= len(texts) // 2  # canned_rate 0.8 of the boxes
         assert len(set(stock)) <= 2 and all(len(t) >= 15 for t in stock)  # their habit, long enough for the box
@@ -66,7 +69,8 @@ def test_rushed_workers_click_at_random_and_honest_ones_follow_the_item() -> Non
     def agreement(profile: str) -> float:
         """How often a worker's choice is the one most workers of the profile gave the item (its latent answer
         for careful people; for random clickers, nothing in particular)."""
-        per_item = [[fill(worker(profile, n), seed=n)[f"feeling_{i}"] for n in range(12)] for i in range(len(REVIEWS))]
+        pages = [fill(worker(profile, n), seed=n) for n in range(12)]  # a worker's page answers every item
+        per_item = [[answered[f"feeling_{i}"] for answered in pages] for i in range(len(REVIEWS))]
         return sum(max(a.count(o) for o in set(a)) for a in per_item) / sum(len(a) for a in per_item)
 
     assert agreement("diligent") > 0.75
@@ -77,8 +81,8 @@ def test_rushed_workers_leave_a_slider_where_the_page_put_it_half_the_time() -> 
     """Where the page lets them: an optional slider is left at its start half the time; a required one the page
     refuses at its start, so they drag it anywhere else."""
     optional = page().replace('step="1" required>', 'step="1">')
-    slid = [fill(worker("speeder", n), seed=n, html=optional)[f"sure_{i}"]
-            for n in range(10) for i in range(len(REVIEWS))]
+    pages = [fill(worker("speeder", n), seed=n, html=optional) for n in range(10)]
+    slid = [answered[f"sure_{i}"] for answered in pages for i in range(len(REVIEWS))]
     untouched = slid.count("4")  # a 1-7 slider without a value starts at 4
     assert 0.35 * len(slid) < untouched < 0.75 * len(slid)
     assert {s for s in slid if s != "4"} <= {"1", "2", "3", "5", "6", "7"} and len(set(slid)) >= 4

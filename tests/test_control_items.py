@@ -22,6 +22,7 @@ from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from flows.sim.people.latent_choices import latent_truth
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
@@ -254,7 +255,8 @@ def test_dry_run_says_a_short_controls_file_went_whole_to_the_quiz(tmp_path: Pat
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     controls.head(QUIZ_LEAST).to_csv(tmp_path / "controls.csv", index=False)  # no more than the quiz's least
     config.write_text(config.read_text(encoding="utf-8").replace("quiz = 0", f"quiz = {QUIZ_LEAST}"), encoding="utf-8")
-    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o"),
+                 *UNREHEARSED]) == 0
     said = capsys.readouterr().out
     assert "control items: none on the pages: the controls file's items all go to the quiz" in said
     assert "control items: 0 of the" not in said and "no page carries one" in said
@@ -266,7 +268,8 @@ def test_dry_run_warns_of_a_controls_file_no_page_shows(tmp_path: Path, capsys: 
     from flows.cli.main import main
 
     config = _project(tmp_path, share=0.0)
-    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o"),
+                 *UNREHEARSED]) == 0
     said = capsys.readouterr().out
     n = pd.read_csv(tmp_path / "controls.csv", dtype=str)["item_id"].nunique()
     assert f"warning: {n} of the {n} items in [answers] controls are not in the items file and control_share = 0" \
@@ -315,7 +318,8 @@ def test_dry_run_names_the_controls_and_other_tasks_refuse_a_share(tmp_path: Pat
     from tests.small_configs import small_vizwiz
 
     config = _project(tmp_path)
-    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o")]) == 0
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o"),
+                 *UNREHEARSED]) == 0
     said = capsys.readouterr().out
     assert "control items: 15 of the 75 planned items ([answers] control_share = 0.2)" in said
     in_file = len(pd.read_csv(tmp_path / "controls.csv", dtype=str))

@@ -40,6 +40,7 @@ from postprocess.answers.control_items import (
     single_choice,
     stopped_by_test,
 )
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
@@ -352,7 +353,8 @@ def test_a_prolific_dry_run_lists_the_quizs_screening_study_before_the_batches_a
     from flows.cli.main import main
 
     config = _quiz(tmp_path)
-    main(["run", str(config), "--dry-run", "--platform", "prolific"])
+    main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"), "--out",
+          str(tmp_path / "o"), *UNREHEARSED])
     said = capsys.readouterr().out
     calls = said[said.index("POST participant-groups/ name=hitflow-sentiment-screened"):]
     screening = re.search(r"total_available_places=(\d+) -> [\d.]+ GBP with fees \(the control quiz's screening", calls)

@@ -18,6 +18,7 @@ from flows.core.ledger.store import Store
 from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
@@ -93,7 +94,8 @@ def test_the_dry_run_says_after_how_many_pages_each_control_rule_can_judge(tmp_p
     from flows.cli.main import main
 
     config = project(tmp_path, 60, 0, 0.2, per_page=5)
-    assert main(["run", str(config), "--dry-run"]) == 0
+    assert main(["run", str(config), "--dry-run", "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "o"),
+                 *UNREHEARSED]) == 0
     said = capsys.readouterr().out
     assert "control items: every page carries one, so a worker's first page does; control_accuracy can stop a " \
            "worker after 3 of their pages (0 right of the first 3)" in said

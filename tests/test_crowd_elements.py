@@ -17,6 +17,7 @@ from flows.core.pages.form_spec import form_spec
 from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_xml
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 PAGES = Path(__file__).parent / "pages"
@@ -72,7 +73,7 @@ def crowd_project(tmp_path: Path) -> Path:
 def test_a_crowd_form_page_runs_end_to_end_with_every_element_a_column(crowd_project: Path, platform: str,
                                                                         monkeypatch, capsys) -> None:
     monkeypatch.chdir(crowd_project)
-    assert main(["run", "config/crowd.toml", "--dry-run"]) == 0
+    assert main(["run", "config/crowd.toml", "--dry-run", *UNREHEARSED]) == 0
     assert "fields found: " + ", ".join(ELEMENTS) in capsys.readouterr().out
     assert main(["run", "config/crowd.toml", "--no-prefect", "--platform", platform]) == 0
     data = pd.read_csv(crowd_project / "runs" / "crowd" / "responses.csv", keep_default_na=False, dtype=str)

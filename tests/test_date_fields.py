@@ -20,6 +20,7 @@ from flows.sim.people.crowd_model import HONEST_PROFILES
 from qc.answer_values import WHEN_INPUTS, moment, moment_text
 from qc.form_constraints import check_field
 from tests.date_pages import PAGES, page_config, run_page
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 HONEST = {p: 2 for p in HONEST_PROFILES}
@@ -82,7 +83,8 @@ def test_the_import_and_the_dry_run_name_an_imported_date(tmp_path: Path) -> Non
     config = page_config(tmp_path, "receipt")
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["run", str(config), "--no-prefect", "--dry-run", "--db", str(tmp_path / "dry.db")]) == 0
+        assert main(["run", str(config), "--no-prefect", "--dry-run", "--db", str(tmp_path / "dry.db"),
+                     *UNREHEARSED]) == 0
     said = out.getvalue()
     assert "(1 date, 1 choice, 1 number)" in said
     gate = next(line for line in said.splitlines() if line.strip().startswith("bought (date):"))

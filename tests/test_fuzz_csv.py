@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flows.campaigns.campaign_plan import checked_items
@@ -176,7 +176,7 @@ def assert_no_formula_cells(path: Path) -> list[list[str]]:
 
 
 @pytest.mark.slow
-@FUZZ
+@settings(FUZZ, max_examples=30)  # a `hitflow qc` an example; 30 found an unneutralised "@" at seeds 1-3, as 60 did
 @given(rows, layout)
 def test_offline_qc_flags_are_spreadsheet_safe(tmp_path: Path, body: list[tuple], how: dict[str, bool]) -> None:
     src, out = tmp_path / "subs.csv", tmp_path / "flags.csv"

@@ -251,7 +251,7 @@ def test_the_seeds_own_page_written_as_a_requesters_gets_the_seeds_heuristics(tm
     folder = tmp_path / "config"
     shutil.copy(Path(__file__).parent / "pages" / "gate" / "seed_caption.html.j2", folder / "seed_caption.html.j2")
     with (ROOT / "config" / "items" / "vizwiz_demo_items.csv").open(encoding="utf-8") as f:
-        photos = list(csv.DictReader(f))[:120]
+        photos = list(csv.DictReader(f))[:60]
     (folder / "seed_caption_items.csv").write_text("item_id,url\n" + "".join(f"{r['image_id']},{r['url']}\n"
                                                                              for r in photos), encoding="utf-8")
     config = folder / "seed_caption.toml"

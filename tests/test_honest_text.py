@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,23 @@ def texts_of(run: dict[str, Any], field: str) -> list[tuple[str, str, str]]:
     return [(w, i, v) for w, i, f, v in run["answers"] if f == field and v]
 
 
+@pytest.fixture(scope="module")
+def shape_run(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
+    """Each shape's campaign on COUNTS, run once for the module: the shape's test below reads it, and the rating
+    one is the first of test_one_seed_one_dataset's two runs (each test ran its own, ~1 s of CPU a run)."""
+    runs: dict[str, dict[str, Any]] = {}
+
+    def run(shape: str) -> dict[str, Any]:
+        if shape not in runs:
+            runs[shape] = run_shape(tmp_path_factory.mktemp(shape), shape, COUNTS)
+        return runs[shape]
+    return run
+
+
 @pytest.mark.parametrize("shape", SHAPES)
-def test_every_honest_profile_works_a_page_shape_unblocked(tmp_path: Path, shape: str) -> None:
-    run = run_shape(tmp_path, shape, COUNTS)
+def test_every_honest_profile_works_a_page_shape_unblocked(shape_run: Callable[[str], dict[str, Any]],
+                                                           shape: str) -> None:
+    run = shape_run(shape)
     assert run["code"] == 0
     profiles = {v["profile"] for v in run["workers"].values()}
     assert len(profiles) >= 4, profiles  # most honest profiles took work on every shape
@@ -97,9 +112,9 @@ def test_a_field_no_one_can_read_is_said_content_blind(tmp_path: Path, capsys: p
     assert "simulated text for heard is content-blind: 12 of its items show no text of their own" in summary
 
 
-def test_one_seed_one_dataset(tmp_path: Path) -> None:
+def test_one_seed_one_dataset(tmp_path: Path, shape_run: Callable[[str], dict[str, Any]]) -> None:
     """The new text kinds draw only from the seeded schedule: the same run twice writes the same answers."""
-    first = run_shape(tmp_path / "a", "rating", COUNTS)
+    first = shape_run("rating")  # the module's run, in a folder of its own
     second = run_shape(tmp_path / "b", "rating", COUNTS)
     assert first["answers"] and sorted(first["answers"]) == sorted(second["answers"])
 

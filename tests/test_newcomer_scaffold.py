@@ -14,6 +14,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.core.config.answers_config import AnswersSection
+from tests.small_configs import UNREHEARSED
 
 
 def new_campaign(tmp_path: Path, capsys, name: str = "my-reviews") -> Path:
@@ -22,8 +23,8 @@ def new_campaign(tmp_path: Path, capsys, name: str = "my-reviews") -> Path:
     return tmp_path / "config" / f"{name}.toml"
 
 
-def dry_run(capsys, config: Path, platform: str) -> str:
-    code = main(["run", str(config), "--dry-run", "--platform", platform])
+def dry_run(capsys, config: Path, platform: str, *more: str) -> str:
+    code = main(["run", str(config), "--dry-run", "--platform", platform, *more])
     out = capsys.readouterr().out
     assert code == 0, out
     return out
@@ -51,7 +52,7 @@ def test_the_budget_comment_prices_one_more_item_as_the_dry_run_does(tmp_path: P
     text = config.read_text(encoding="utf-8")
     per_item = float(re.search(r"about ([\d.]+) USD an item", text).group(1))  # type: ignore[union-attr]
     items = sum(1 for _ in csv.DictReader((tmp_path / "config" / "my-reviews_items.csv").open(encoding="utf-8")))
-    dearest = max(estimate_usd(dry_run(capsys, config, p)) for p in ("mturk", "prolific"))
+    dearest = max(estimate_usd(dry_run(capsys, config, p, *UNREHEARSED)) for p in ("mturk", "prolific"))
     assert per_item == pytest.approx(dearest / items, abs=0.01)
     assert "config/my-reviews.toml --dry-run" in text
 
@@ -66,7 +67,8 @@ def test_the_written_mturk_reward_pays_the_page_s_own_time_at_the_stated_hourly_
     assert found, text
     reward, rate, minutes = (float(g) for g in found.groups())
     assert reward == pytest.approx(rate * minutes / 60, abs=0.01 + rate * 0.05 / 60)  # minutes shown to 0.1
-    hourly = re.search(r"reward ([\d.]+) USD a HIT \(about ([\d.]+) USD an hour\)", dry_run(capsys, config, "mturk"))
+    said = dry_run(capsys, config, "mturk", *UNREHEARSED)
+    hourly = re.search(r"reward ([\d.]+) USD a HIT \(about ([\d.]+) USD an hour\)", said)
     assert hourly and float(hourly.group(1)) == reward and float(hourly.group(2)) >= rate - 0.01
 
 

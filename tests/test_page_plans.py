@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from flows.cli.main import main
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 PAGE = """<html><body>
@@ -61,7 +62,7 @@ def dry_run(capsys, config: Path, platform: str, *more: str) -> tuple[int, str]:
 def test_the_budget_is_sized_to_the_items_file_given(tmp_path: Path, capsys, platform: str) -> None:
     config = imported(tmp_path, capsys)
     assert (tmp_path / "config" / "rater_items.csv").read_bytes() == (tmp_path / "mine.csv").read_bytes()
-    code, out = dry_run(capsys, config, platform)
+    code, out = dry_run(capsys, config, platform, *UNREHEARSED)
     assert code == 0, out
     spare = re.search(r"budget ([\d.]+) USD: ([\d.]+) to spare", out)
     assert spare and float(spare.group(2)) > 0, out
@@ -141,7 +142,8 @@ def test_the_dry_run_refuses_what_the_run_would_refuse(tmp_path: Path, capsys) -
     code = main(["run", str(config), "--no-prefect", "--platform", "prolific", "--db", str(db), "--out",
                  str(tmp_path / "runs")])
     assert code == 2 and "already ran on mturk" in capsys.readouterr().err  # the run says the same
-    code, out = dry_run(capsys, config, "prolific", "--db", str(db), "--out", str(tmp_path / "runs"), "--new-attempt")
+    code, out = dry_run(capsys, config, "prolific", "--db", str(db), "--out", str(tmp_path / "runs"), "--new-attempt",
+                        *UNREHEARSED)
     assert code == 0 and "would be refused" not in out, out
 
 
@@ -170,7 +172,7 @@ def test_the_dry_run_refuses_items_the_stored_plan_cannot_grow_to(tmp_path: Path
                           "asks for 5 item(s), not the planned ones followed by more") in said
     code = main(["run", str(config), "--no-prefect", "--db", str(db), "--out", out, "--limit", "5"])
     assert code == 2 and "was planned on 10 item(s); this run asks for 5 item(s)" in capsys.readouterr().err
-    code, said = dry_run(capsys, config, "mturk", "--db", str(db), "--out", out, "--limit", "20")
+    code, said = dry_run(capsys, config, "mturk", "--db", str(db), "--out", out, "--limit", "20", *UNREHEARSED)
     assert code == 0 and "would be refused" not in said, said
 
 

@@ -15,6 +15,7 @@ from flows.campaigns.route_policy import route_policy
 from flows.cli.main import main
 from flows.core.config.config import load_config
 from qc.asked_limits import forbids_quality_talk, named_word_counts, stated_banned_openings, stated_min_words
+from tests.small_configs import UNREHEARSED
 
 HOSTILE = 'Great kettle, boils fast. Do not start with "The" or "This". Summaries need at least 400 words.'
 PAGE = ("<h2>Summarise the review</h2><p>Summarise the customer review below in your own words.</p>\n"
@@ -54,7 +55,7 @@ def test_the_dry_run_says_each_fields_limits_and_where_they_come_from(tmp_path: 
     assert 'min_words = 8 ' in config.read_text(encoding="utf-8")  # hitflow new wrote the page's level
     text = config.read_text(encoding="utf-8").replace("min_words = 8 ", "min_words = 3 ")
     config.write_text(text + 'banned_prefixes = ["Summary:"]\n', encoding="utf-8")
-    assert main(["run", str(config), "--dry-run"]) in (0, 1)
+    assert main(["run", str(config), "--dry-run", *UNREHEARSED]) in (0, 1)
     [line] = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("  limits on summary")]
     assert line == ("  limits on summary: at least 8 words (the page's words; [qc.fields.summary] min_words = 3 is "
                     "below it); not starting with 'It' (the page's words); not starting with 'Summary:' "

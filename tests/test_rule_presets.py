@@ -20,6 +20,7 @@ from flows.core.config.rule_sets import chosen_rules
 from flows.core.errors import ConfigError
 from qc.custom_rules import CUSTOM_RULES
 from qc.runner import DEFAULT_RULES
+from tests.small_configs import UNREHEARSED
 from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 OLD = Path(__file__).resolve().parent / "pages" / "old_config"
@@ -64,7 +65,7 @@ def test_preset_extend_and_ignore_and_the_run_names_what_is_left_out(old_config:
     cfg = load_config(old_config)
     assert set(cfg.qc_rules) == (set(CUSTOM_RULES) | {"near_template"}) - {"item_blind", "caps_lock"}
     assert not any("leaves out recommended" in note for note in cfg.notes)  # ignore names the config's intent
-    assert main(["run", str(old_config), "--dry-run"]) in (0, 1)
+    assert main(["run", str(old_config), "--dry-run", *UNREHEARSED]) in (0, 1)
     out = capsys.readouterr().out
     assert "item_blind" not in out.split("what QC reads")[1].split("\n")[1]
     exact = QcSection(preset="none", rules=["time_outlier", "consensus"], extend=["caps_lock"], ignore=["consensus"])

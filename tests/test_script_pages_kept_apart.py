@@ -23,6 +23,7 @@ from flows.driver.campaign_status import campaign_status
 from flows.sim.pages.browser_check import missing
 from flows.sim.people.crowd_model import HONEST_PROFILES
 from flows.sim.service.server import SimServer
+from tests.small_configs import UNREHEARSED
 
 CHECKED = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Can this driver park here?</title></head><body>
@@ -83,7 +84,8 @@ def test_the_fields_a_script_finds_by_a_shared_id_or_name(script: str, found: tu
 def test_a_page_whose_script_reads_its_fields_is_one_item_a_page_and_says_why(tmp_path: Path, capsys) -> None:
     config = imported(tmp_path, CHECKED, capsys)  # a Prolific place's items one a page: test_kept_apart_places.py
     assert load_campaign(config, "mturk").images_per_hit == 1
-    assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
+    assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "o"), *UNREHEARSED]) == 0
     notes = [ln for ln in capsys.readouterr().out.splitlines() if "a place holds" in ln]
     assert len(notes) == 1 and "leave_by" in notes[0] and "allowed" not in notes[0], notes  # by name, per item
 
@@ -141,7 +143,8 @@ def test_such_a_page_takes_its_control_quiz_on_prolific_one_control_a_page_timed
     # answered: 16 min, not one page's 12, nor the 19 of all 15
     assert len(quiz_record(prolific, custom_item_plan(prolific))["key"]) == 13
     assert prolific.prolific.screening[1] == 16
-    assert main(["run", str(config), "--dry-run", "--platform", "prolific"]) == 0
+    assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
+                 "--out", str(tmp_path / "o"), *UNREHEARSED]) == 0
     said = capsys.readouterr().out
     assert "(the control quiz alone, 16 min" in said and "allowlist=screened" in said
 
