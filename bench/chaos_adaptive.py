@@ -108,15 +108,20 @@ def open_extension_moment(db: str, since: float, operation: str = EXTEND_OP) -> 
 
 # Links: a round's ExtendUnit rows are settled the moment they are written (the row is the extension), so
 # no poll lands between the two; there the run kills itself with SIGKILL the n-th time a round's intents are
-# written (the hook tests/test_adaptive_routes.py uses), the kill -9 of a resumed run coming back to that round
+# written (its extend module's intend_calls wrapped, as tests/test_adaptive_campaign.py does), the kill -9 of a
+# resumed run coming back to that round
 AT_INTENTS = """
 import importlib, os, signal
 calls = []
-def die():
+extend = importlib.import_module("flows.platforms.{route}.extend")
+intend = extend.intend_calls
+def die(*args):
+    written = intend(*args)
     calls.append(1)
     if len(calls) >= {n}:
         os.kill(os.getpid(), signal.SIGKILL)
-importlib.import_module("flows.platforms.{route}.extend").AFTER_INTENTS = die
+    return written
+extend.intend_calls = die
 """
 HOOKED = "extension intents (in-run hook)"
 
