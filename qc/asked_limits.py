@@ -6,6 +6,7 @@ linear time."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 NUMBER_WORDS = {w: n for n, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -135,6 +136,25 @@ def stated_banned_openings(text: str) -> tuple[str, ...]:
 
 
 RUN_WORDS = 3  # "a few words" a quote may take: shorter runs are words any two texts share ("of the")
+
+
+def word_runs(texts: Iterable[list[str]]) -> set[tuple[str, ...]]:
+    """Every run of :data:`RUN_WORDS` words in the texts' word lists (a quote's unit; pandas-free for the simulator)."""
+    return {tuple(said[k:k + RUN_WORDS]) for said in texts for k in range(len(said) - RUN_WORDS + 1)}
+
+
+def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
+    """(the answer's words inside a copied run, its words, its longest copied stretch as text)."""
+    covered = [False] * len(said)
+    for k in range(len(said) - RUN_WORDS + 1):
+        if tuple(said[k:k + RUN_WORDS]) in runs:
+            covered[k:k + RUN_WORDS] = [True] * RUN_WORDS
+    run, best = 0, (0, 0)
+    for k, c in enumerate(covered):
+        run = run + 1 if c else 0
+        if run > best[1] - best[0]:
+            best = (k - run + 1, k + 1)
+    return sum(covered), len(said), " ".join(said[best[0]:best[1]])
 # what a question says when it asks for the item's own words back, not the worker's
 COPY_ASKED = re.compile(r"\b(transcribe|transcription|copy|retype|re-type|type (?:out|in|exactly)|correct(?:ed)? "
                         r"(?:the|this|each|any)|rewrite|re-write|proofread|fix (?:the|this|any)|edit (?:the|this)|"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from qc.asked_limits import RUN_WORDS
+from qc.asked_limits import copied_words, word_runs
 from qc.caption_rules import caption_flags, clip
 from qc.echo_rules import page_lines
 from qc.flags import register
@@ -17,26 +17,6 @@ from qc.text_similarity import words
 
 ITEM = "its item's text"
 CUT_WORDS = 10  # a quote this long from the item's first word on is its text pasted, cut by the box
-def _runs(texts: Iterable[str]) -> set[tuple[str, ...]]:
-    found: set[tuple[str, ...]] = set()
-    for text in texts:
-        said = words(str(text).lower())
-        found.update(tuple(said[k:k + RUN_WORDS]) for k in range(len(said) - RUN_WORDS + 1))
-    return found
-
-
-def copied_words(said: list[str], runs: set[tuple[str, ...]]) -> tuple[int, int, str]:
-    """(the answer's words inside a copied run, its words, its longest copied stretch as text)."""
-    covered = [False] * len(said)
-    for k in range(len(said) - RUN_WORDS + 1):
-        if tuple(said[k:k + RUN_WORDS]) in runs:
-            covered[k:k + RUN_WORDS] = [True] * RUN_WORDS
-    run, best = 0, (0, 0)
-    for k, c in enumerate(covered):
-        run = run + 1 if c else 0
-        if run > best[1] - best[0]:
-            best = (k - run + 1, k + 1)
-    return sum(covered), len(said), " ".join(said[best[0]:best[1]])
 
 
 @register("source_copy", "caption")
@@ -87,4 +67,5 @@ def cut_short(said: list[str], texts: Iterable[str]) -> bool:
 
 def _source(text: str) -> tuple[set[tuple[str, ...]], int]:
     """A source's runs of words and its word count."""
-    return _runs([text]), len(words(text.lower()))
+    said = words(text.lower())
+    return word_runs([said]), len(said)

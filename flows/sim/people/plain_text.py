@@ -16,13 +16,14 @@ from typing import NamedTuple
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
 from flows.sim.people.stated_limits import NUMBERS, stated, within
 from qc.asked_limits import (
-    RUN_WORDS,
     TARGET,
     about_answer,
     asks_for_copy,
+    copied_words,
     stated_banned_openings,
     stated_max_words,
     stated_min_words,
+    word_runs,
 )
 from qc.submit_rules import count_words
 
@@ -225,12 +226,9 @@ def copied(text: str, texts: list[str]) -> bool:
     all of its two or three."""
     mine = re.findall(r"[\w']+", text.lower())
     shown = [re.findall(r"[\w']+", t.lower()) for t in texts]
-    runs = {tuple(w[k:k + RUN_WORDS]) for w in shown for k in range(len(w) - RUN_WORDS + 1)}
-    covered = {k + j for k in range(len(mine) - RUN_WORDS + 1) if tuple(mine[k:k + RUN_WORDS]) in runs
-               for j in range(RUN_WORDS)}
     if 2 <= len(mine) < 4:  # a few words: copied where they stand in the item as they are ("water wet")
         return any(tuple(mine) in {tuple(w[k:k + len(mine)]) for k in range(len(w))} for w in shown)
-    return len(mine) >= 4 and len(covered) >= len(mine) / 2
+    return len(mine) >= 4 and copied_words(mine, word_runs(shown))[0] >= len(mine) / 2
 
 
 def meets(text: str, box: Box) -> bool:
