@@ -236,10 +236,8 @@ class SharedPrefectServer:
     waited for, and its CPU counted); the others use it. Each test using it is listed in
     ``folder/active`` while it runs; once none has for ``idle_s`` the starter stops it (a thread), and
     the next test to ask starts one again on a copy of the template. Idle, a server holding a session's
-    runs spent 1.2 s of CPU a minute, and a start on the template costs 4.8-5.7 s. ``idle_s``: on the
-    order of deca2eef's `make test` (the gaps between its Prefect tests, 14 min and 5 min the longest,
-    the last use a minute before the end), 60 s would have saved ~1 s (its restarts eat the rest), 120 s
-    ~8 s, 240 s ~3.5 s. ``close()`` (the session's end) stops one still running once no test of
+    runs spent 1.2 s of CPU a minute, and a start on the template costs 4.8-5.7 s (``idle_s`` weighs the
+    two: docs/testing.md). ``close()`` (the session's end) stops one still running once no test of
     another process uses it, and reaps the stopped ones."""
 
     def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 120.0) -> None:

@@ -28,7 +28,7 @@ from qc.asked_limits import (
 from qc.submit_rules import count_words
 
 CHARS_A_WORD = 6  # an English word and its space, roughly
-# a page's words on how many sentences (a private reading: qc/asked_limits.py reads no sentence counts yet)
+# a page's words on how many sentences (a private reading: qc/asked_limits.py reads only "one sentence", ONE_SENTENCE)
 _N = r"(\d|one|two|three|four|five|six)"
 SENTENCE_COUNTS = (
     (re.compile(rf"\b{_N}\s*(?:-|–|to|or)\s*{_N}\s+(?:short\s+)?sentences\b|\ba sentence or (two)\b", re.I), "range"),
