@@ -26,64 +26,30 @@ GATE_BATCH = 0  # the gating test's batch number in the store (its status "quali
 class PlatformFacts(Protocol):
     """What a platform is, for a reader of the ledger: each platform's ``facts`` module, which loads nothing else."""
 
-    @property
-    def NAME(self) -> str: ...  # as given to --platform
-
-    @property
-    def LABEL(self) -> str: ...  # for people: "MTurk", "Prolific", "invite links"
-
-    @property
-    def SENDS_DECISIONS(self) -> bool: ...  # False: decisions are only recorded (nobody is paid)
-
-    @property
-    def WHOLE_MINUTES(self) -> bool: ...  # a unit's time is stated in whole minutes: a unit holds whole minutes of work
-
-    @property
-    def WORDS(self) -> RouteWords: ...  # how the route names its work in every view (HITs, studies, pages)
+    NAME: str  # as given to --platform
+    LABEL: str  # for people: "MTurk", "Prolific", "invite links"
+    SENDS_DECISIONS: bool  # False: decisions are only recorded (nobody is paid)
+    WHOLE_MINUTES: bool  # a unit's time is stated in whole minutes: a unit holds whole minutes of work
+    WORDS: RouteWords  # how the route names its work in every view (HITs, studies, pages)
 
 
 class Platform(PlatformFacts, Protocol):
     """Publish, collect, decide, block, reconcile after a crash, cancel, and price it all up front."""
 
-    # Facts, read-only (each module sets them as constants), beside PlatformFacts'.
-    @property
-    def TARGET_NOTE(self) -> str: ...  # appended to the "target:" line
-
-    @property
-    def PUBLISH_STEP(self) -> str: ...  # the batch steps' names (progress, Prefect task runs)
-
-    @property
-    def COLLECT_STEP(self) -> str: ...
-
-    @property
-    def SERVES_PAGES(self) -> bool: ...  # participants open hitflow's task server
-
-    @property
-    def INVITES_PEOPLE(self) -> bool: ...  # `run --invite NAME` makes each a link (others find their people)
-
-    @property
-    def REVIEW_CATEGORIES(self) -> tuple[str, ...]: ...  # a rejection names one (empty: none)
-
-    @property
-    def MIN_REASON_CHARS(self) -> int: ...  # a reviewer's rejection message is at least this long
-
-    @property
-    def REJECTION_GROUNDS(self) -> Mapping[str, str] | None: ...  # rule -> category the route may reject on; None: any
-
-    @property
-    def STATED_ON_PAGE(self) -> tuple[str, ...]: ...  # grounds that hold only where the page states the level
-
-    @property
-    def REVIEW_SENDERS(self) -> Mapping[str, Sender]: ...  # a person's decision, by action
-
-    @property
-    def SETTLED_UNPAID(self) -> tuple[str, ...]: ...  # stored statuses the platform closed unpaid: no decision due
-
-    @property
-    def EXTENDS_UNITS(self) -> bool: ...  # adaptive overlap ([answers] min_judgements) can add work to a posted unit
-
-    @property
-    def TOPS_UP_CAPTIONS(self) -> bool: ...  # caption top-ups ([answers] top_up_rounds) run here
+    # Facts (each module sets them as constants), beside PlatformFacts'.
+    TARGET_NOTE: str  # appended to the "target:" line
+    PUBLISH_STEP: str  # the batch steps' names (progress, Prefect task runs)
+    COLLECT_STEP: str
+    SERVES_PAGES: bool  # participants open hitflow's task server
+    INVITES_PEOPLE: bool  # `run --invite NAME` makes each a link (others find their people)
+    REVIEW_CATEGORIES: tuple[str, ...]  # a rejection names one (empty: none)
+    MIN_REASON_CHARS: int  # a reviewer's rejection message is at least this long
+    REJECTION_GROUNDS: Mapping[str, str] | None  # rule -> category the route may reject on; None: any
+    STATED_ON_PAGE: tuple[str, ...]  # grounds that hold only where the page states the level
+    REVIEW_SENDERS: Mapping[str, Sender]  # a person's decision, by action
+    SETTLED_UNPAID: tuple[str, ...]  # stored statuses the platform closed unpaid: no decision due
+    EXTENDS_UNITS: bool  # adaptive overlap ([answers] min_judgements) can add work to a posted unit
+    TOPS_UP_CAPTIONS: bool  # caption top-ups ([answers] top_up_rounds) run here
 
     def publish(self, run: Run, batch: int) -> dict[str, Any]: ...
 
