@@ -78,14 +78,9 @@ def _score(row: dict[str, Any]) -> dict[str, float]:
 INFO = {"description": "hitflow VizWiz-Captions-format dataset"}
 
 
-def vizwiz_json(captions: pd.DataFrame, items: pd.DataFrame) -> dict[str, Any]:
-    images, annotations = vizwiz_parts(captions, items)
-    return {"info": dict(INFO), "images": images, "annotations": annotations}
-
-
 def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ``images`` and ``annotations`` of :func:`vizwiz_json` from ``first_id``, an image at a time."""
+    """dataset.json's ``images`` and ``annotations`` (beside :data:`INFO`) from ``first_id``, an image at a time."""
     flat = flat_table(captions, items, first_id)
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)

@@ -83,9 +83,9 @@ STATISTICS: dict[str, Callable[[], Any]] = {
     "ordinal agreement": lambda: agreement.agreement(empty("item_id", "worker_id", "label"), "ordinal"),
     "difficulty": lambda: dataset.difficulty(empty(*CAPTION_COLUMNS)),
     "canned distribution": lambda: dataset.canned_table(dataset.canned_per_image(empty(*CAPTION_COLUMNS))),
-    "dataset": lambda: dataset.vizwiz_json(empty(*CAPTION_COLUMNS), empty("image_id", "file_name")),
+    "dataset": lambda: dataset.vizwiz_parts(empty(*CAPTION_COLUMNS), empty("image_id", "file_name")),
     "flat table": lambda: dataset.flat_table(empty(*CAPTION_COLUMNS), empty("image_id", "file_name")),
-    "all-canned dataset": lambda: dataset.vizwiz_json(canned_or_blank(), pd.DataFrame(
+    "all-canned dataset": lambda: dataset.vizwiz_parts(canned_or_blank(), pd.DataFrame(
         {"image_id": ["i1"], "file_name": ["i1.jpg"]})),
     "all-canned distribution": lambda: dataset.canned_table(dataset.canned_per_image(canned_or_blank())),
     "errors": lambda: error_stats.error_summary(empty("item_id", "worker_id", "congruent", "categories")),

@@ -17,7 +17,7 @@ from flows.campaigns.block_evidence import campaign_history
 from flows.captions.dataset_files import CaptionTally, DatasetFiles
 from flows.core.inputs.csv_writing import write_dataset
 from flows.core.ledger.store import Store
-from postprocess.dataset import canned_per_image, canned_table, flat_table, vizwiz_json
+from postprocess.dataset import INFO, canned_per_image, canned_table, flat_table, vizwiz_parts
 from postprocess.spellcheck import (
     add_word_workers,
     campaign_vocabulary,
@@ -62,7 +62,9 @@ def written(frame: pd.DataFrame, item_rows: pd.DataFrame, tmp: Path) -> dict[str
 
 def whole(frame: pd.DataFrame, item_rows: pd.DataFrame, tmp: Path) -> dict[str, bytes]:
     """The dataset files as the whole campaign at once wrote them."""
-    (tmp / "dataset.json").write_text(json.dumps(vizwiz_json(frame, item_rows), indent=1), encoding="utf-8")
+    images, annotations = vizwiz_parts(frame, item_rows)
+    whole_json = {"info": INFO, "images": images, "annotations": annotations}
+    (tmp / "dataset.json").write_text(json.dumps(whole_json, indent=1), encoding="utf-8")
     write_dataset(flat_table(frame, item_rows), tmp)
     return {name: (tmp / name).read_bytes() for name in ("dataset.json", "dataset.csv", "dataset.raw.csv")}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from postprocess.dataset import canned_per_image, canned_table, difficulty, text_detected, vizwiz_json
+from postprocess.dataset import canned_per_image, canned_table, difficulty, text_detected, vizwiz_parts
 from postprocess.report_data import blocking_vs_truth
 from postprocess.spellcheck import spellcheck_frame
 from qc.submit_rules import CANNED_TEXT
@@ -80,7 +80,8 @@ def test_canned_distribution_table() -> None:
 
 def test_vizwiz_json_shape() -> None:
     items = pd.DataFrame({"image_id": ["1", "2", "3", "4", "5"], "file_name": [f"f{i}.jpg" for i in range(5)]})
-    data = vizwiz_json(captions_frame(), items)
+    images, annotations = vizwiz_parts(captions_frame(), items)
+    data = {"images": images, "annotations": annotations}
     assert [i["id"] for i in data["images"]] == [1, 2, 3, 4]  # item 5 has no captions
     assert len(data["annotations"]) == 20 and data["annotations"][0]["image_id"] == 1
     assert {a["is_precanned"] for a in data["annotations"]} == {0, 1}
