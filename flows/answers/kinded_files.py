@@ -1,6 +1,4 @@
-"""``hitflow aggregate LABELS.csv --numbers NAME --ticks NAME``: a labels file whose fields are not all single
-choices (a slider's numbers, a checkbox group's ``|``-joined ticks), answered as a campaign answers them
-(flows/answers/answers_step.py), its blocked workers left out alike."""
+"""``hitflow aggregate LABELS.csv --numbers NAME --ticks NAME``: a labels file of numbers or ticks, as a campaign."""
 
 from __future__ import annotations
 

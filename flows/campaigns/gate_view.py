@@ -1,6 +1,4 @@
-"""The dry run's account of what the gate can see on this page and route: which rules read which fields,
-how soon a worker's rates can judge them when a page holds few items, and, on a route with rejection grounds
-(Prolific), which findings may reject (with the category) and which go to a person instead."""
+"""The dry run's account of what the gate can see on this page and route."""
 
 from __future__ import annotations
 

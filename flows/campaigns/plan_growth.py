@@ -1,7 +1,4 @@
-"""A campaign planned on the first items of its file grows when a run asks for more (a pilot with
-``--limit``, then the full run): planned items keep their batches and work, new items get new batches
-numbered after the last. Fewer, changed or reordered items, ``--scale`` and studies are refused. A growth
-the budget refuses is undone (not held in the growth's transaction: the check calls the platform)."""
+"""A campaign planned on the first items of its file grows when a run asks for more."""
 
 from __future__ import annotations
 

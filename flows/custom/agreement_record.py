@@ -1,6 +1,4 @@
-"""What the plan keeps in the ledger for a custom campaign's agreement block (``[answers]
-agreement_block_below``) and pooled control block (``control_pooling``), read back by the block step and the
-review queue. The page's choice fields are read once, at planning, from its first HIT."""
+"""What the plan keeps in the ledger for a custom campaign's agreement block and pooled control block."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A requester's own page (``task = "custom"``) declared as a task kind (flows/core/task_kinds.py): the
-fields its first page asks (their kinds read from its controls), cards that show every answer field by
-field beside the item's columns, plan minutes from those fields, the generic QC and the custom outputs."""
+"""A requester's own page (``task = "custom"``) declared as a task kind (flows/core/task_kinds.py)."""
 
 from __future__ import annotations
 

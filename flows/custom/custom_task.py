@@ -1,7 +1,4 @@
-"""A campaign on the user's own page (``task = "custom"``): rendered in the one sandboxed Jinja environment
-with ``title``, ``rules`` and ``items``; its submit rules, read from its controls, are embedded as JSON and
-checked again on the server (qc/form_constraints.py). Items: a CSV with ``item_id`` (or ``image_id``);
-``url``/``image_url`` must be http(s)."""
+"""A campaign on the user's own page (``task = "custom"``): rendered, its submit rules embedded."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""An imported page's item block made safe to repeat: ids get the item's index; ``<style>``, the scripts that run
-before the page's content or after its fields, and its title heading once a page; the fields its scripts find by an
-id or name every copy would share (such a page is kept one item a place where a route would stack it)."""
+"""An imported page's item block made safe to repeat on one page."""
 
 from __future__ import annotations
 

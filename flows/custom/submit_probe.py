@@ -1,6 +1,4 @@
-"""What an imported page's script requires, found by running it in Chromium (beyond blanks: data-min-selections,
-data-min/max-words or data-one-of in its block; a checkbox group's minimum its question states with nothing
-enforcing it); else its code's checks stand, noted."""
+"""What an imported page's script requires, found by running it in Chromium."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""A session's items one a page, where the campaign's page keeps its items apart (its own script finds a field by
-an id or name every item's copy would share: flows/custom/item_ids.py): the screening study's quiz, and a place of
-several items (a whole-minute route's, flows/campaigns/task_kinds.py). The session's items stay the whole unit;
-each page shows the first item it has no answer to yet, and the last page's submit completes the session
-(Prolific's completion redirect) as a page of the whole unit would."""
+"""A session's items one a page, where the campaign's page keeps its items apart."""
 
 from __future__ import annotations
 

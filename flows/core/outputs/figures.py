@@ -1,6 +1,4 @@
-"""Report figures: one way to make them (a row of panels laid out by rule, legends beside the axes), one way to
-draw them (a PNG drawn once per process for the same inputs), so every report's plots stay legible
-(tests/figure_checks.py checks them: no text over text, no legend over a plot)."""
+"""Report figures: one way to make them, one way to draw them (tests/figure_checks.py checks them)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""What an item may give a page's ``style=`` attribute: a value of one declaration, never CSS of its own.
-
-A colour swatch (``style="background: ${hex}"``) is a common page; the item's text there is read through
-``| css_value``, which lets through a colour, a number with its unit or a plain word (a few of them, spaced) and
-renders anything else as nothing. Its characters cannot end the declaration (``;``), open a function (``url(``),
-a string, a comment or an escape, so the page's CSS stays the page's. Where in a style the item may stand:
-:func:`style_place_problem`; the items' values the dry run and the import check: :func:`css_value_problems`."""
+"""What an item may give a page's ``style=`` attribute: a value of one declaration, never CSS of its own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""An honest worker's free text for a box of a page hitflow did not write: the item's known answer where the
-requester gives one, a caption of the image where the box asks for one, else plain text about the item within the
-page's limits (people/plain_text.py); typed as the worker's profile types."""
+"""An honest worker's free text for a box of a page hitflow did not write."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A browser worker the page refused reads its message and changes the box it is about before pressing Submit again,
-as a person does: a word it says to use worked in, a count it states met (flows/sim/people/refusal_asks.py). A careful
-worker does so when first told, another may press once more unchanged before reading it; a rushed one never reads."""
+"""A browser worker the page refused reads its message and changes the box before submitting again."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A value a text box asks for (a clock time, a date, a figure, an address), typed as a person reads the box: its
-question, placeholder and "for example ..." hint give the shape; the item's own text gives the value; else a plausible
-value of that shape."""
+"""A value a text box asks for (a clock time, a date, a figure, an address), typed as a person reads the box."""
 
 from __future__ import annotations
 

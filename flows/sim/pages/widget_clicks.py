@@ -1,6 +1,4 @@
-"""A required hidden field the page's own widget writes (stars, a row of numbered boxes): a person clicks the widget,
-never the field, so a browser worker clicks one of its marks and keeps what the page's script wrote; and a radio or
-checkbox the page's CSS hides behind its label, ticked by clicking the label."""
+"""A required hidden field the page's own widget writes, or a hidden radio or checkbox, clicked as a person does."""
 
 from __future__ import annotations
 

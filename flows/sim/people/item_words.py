@@ -1,6 +1,4 @@
-"""The words an honest simulated worker writes with (people/plain_text.py): an item's things, the words its
-determiners and capitals mark as nouns, and the frames, openers and tails sentences are built from (a frame's
-``{a}``, ``{b}``: one of the item's words; a tail lengthens a sentence by its own length in words)."""
+"""The words an honest simulated worker writes with (people/plain_text.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A text box's known answer (the requester's items file gives it: flows/custom/truth_source.py), written as a person
-who knows it writes it: one of its ``|``-joined alternatives, alone where the box asks a word or a short phrase, in
-a sentence of the person's own where it asks one; a word cut to its stem in the file ("persever") said whole."""
+"""A text box's known answer (flows/custom/truth_source.py), written as a person who knows it writes it."""
 
 from __future__ import annotations
 

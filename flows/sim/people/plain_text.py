@@ -1,11 +1,4 @@
-"""An honest simulated worker's free text for a box: the item's own content words in varied sentence frames, within
-every limit the page states as QC reads them (qc/asked_limits.py; the field's minlength and maxlength; the page
-script's counted minimum), one sentence or several where the page says so, a question where it asks for one.
-
-It answers nothing: without a language model the simulator cannot read a question, and the dry run says so
-(flows/custom/truth_source.py ``TEXT_MADE``). What it lets a run rehearse fairly are the text rules: length, form,
-copying (never a run of the item's words long enough for qc/source_copy.py, unless the box asks for a copy),
-templates and consensus (different workers, and one worker across items, neither share a text nor open alike)."""
+"""An honest simulated worker's free text for a box, within every limit the page states as QC reads them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What a page's refusal message asks of a box's text, as a person reads it before typing again: a quoted word or
-phrase to use ("must use the word “reluctant”"), a count ("between 6 and 25 words", "at least 50 characters") and a
-form ("5 digits"); what a text lacks of that, and the text changed to meet it."""
+"""What a page's refusal message asks of a box's text, as a person reads it before typing again."""
 
 from __future__ import annotations
 
