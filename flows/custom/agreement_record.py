@@ -33,16 +33,18 @@ def choice_facts(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> tuple[di
             sorted({field_base(f["name"]) for f in fields if f.get("required")}))
 
 
+def _kept(cfg: CampaignConfig, planned: list[dict[str, Any]], on: bool, rule: dict[str, Any]) -> dict[str, Any] | None:
+    """``rule`` and the page's choice fields, or None when the rule is off or the page has no choice."""
+    fields = choice_fields(cfg, planned) if on and cfg.task == "custom" and planned else []
+    return {**rule, "fields": fields} if fields else None
+
+
 def agreement_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The policy and the page's choice fields, or None when the rule is off or there is no choice."""
     a = cfg.answers
-    if cfg.task != "custom" or a.agreement_block_below <= 0 or not planned:
-        return None
-    fields = choice_fields(cfg, planned)
-    if not fields:
-        return None
-    return {"block_below": a.agreement_block_below, "min_items": a.agreement_min_items,
-            "min_others": a.agreement_min_others, "confidence": a.control_confidence, "fields": fields}
+    return _kept(cfg, planned, a.agreement_block_below > 0, {
+        "block_below": a.agreement_block_below, "min_items": a.agreement_min_items,
+        "min_others": a.agreement_min_others, "confidence": a.control_confidence})
 
 
 def stored_agreement(store: Store, campaign: str) -> tuple[list[str], AgreementPolicy] | None:
@@ -58,13 +60,9 @@ def skill_record(cfg: CampaignConfig, planned: list[dict[str, Any]]) -> dict[str
     """The pooled control rule's policy and the page's choice fields, or None when the campaign has no
     controls, does not pool them, or its page has no choice (its controls then block alone)."""
     a = cfg.answers
-    if cfg.task != "custom" or a.controls is None or not a.control_pooling or not planned:
-        return None
-    fields = choice_fields(cfg, planned)
-    if not fields:
-        return None
-    return {"block_below": a.control_block_below, "alpha": a.control_alpha, "min_evidence": a.control_min_evidence,
-            "page_labels": a.control_page_labels, "fields": fields}
+    return _kept(cfg, planned, a.controls is not None and a.control_pooling, {
+        "block_below": a.control_block_below, "alpha": a.control_alpha, "min_evidence": a.control_min_evidence,
+        "page_labels": a.control_page_labels})
 
 
 def stored_skill(store: Store, campaign: str) -> tuple[list[str], SkillPolicy] | None:
