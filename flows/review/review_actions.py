@@ -125,8 +125,7 @@ class PlatformLease:
         """The open platform, opened now if it is not (the caller must :meth:`give_back` it)."""
         with self._lock:
             if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+                self._timer.cancel()  # a cancelled timer may stay: cancelling it again does nothing
             if self._run is None:
                 stack = ExitStack()
                 with held_briefly():  # a run of another campaign waits for this hold, not fails
@@ -161,7 +160,6 @@ class PlatformLease:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
-                self._timer = None
             self._close()
 
     def _close(self) -> None:
