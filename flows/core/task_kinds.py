@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 # What a worker's answer to one field is, as a person reads it and as the plan times it
 FIELD_KINDS = ("text", "formatted", "choice", "number", "date", "marks")
 
-# Planning figures: seconds a field of each kind, and reading the instructions once. Against real MTurk timings
-# (tests/test_time_models.py): a caption with two choices took a median 53 s an image, the first image about 20 s
-# more (VizWiz pilot); five ratings 21.5 s, a 21-word description 45 s (Kreiss 2022). No data for the others.
+# Planning figures: seconds a field of each kind, and reading the instructions once (tests/test_time_models.py)
 FIELD_SECONDS = {"text": 40, "formatted": 20, "choice": 6, "number": 8, "date": 10, "marks": 30}
 READING_SECONDS = 30
 # Pay where the config names none: 9.00 GBP (12.00 USD) an hour, 1.5 times Prolific's floor.

@@ -46,9 +46,6 @@ PAGE_LEVEL_NOTE = ("the page's scripts that run before its content or after its 
 
 def page_level(body: str) -> tuple[str, str, str]:
     """(``body`` without its page-level parts, those to run or show once above the items, those to run once below).
-
-    A page written for one item runs its head's scripts before its content and its closing scripts after its
-    fields, and shows its style and title heading once; repeated per item they would run or show once an item.
     Parts that read the item (``{{``), or a script that finds its place through ``currentScript``, stay with it."""
     markup = SCRIPT.sub(lambda m: " " * len(m.group(0)), body)  # offsets kept, code left out
     marks = [m.span() for m in ITEM_PART.finditer(markup)]

@@ -60,9 +60,7 @@ def _neutralised(column: pd.Series) -> pd.Series:
     return pd.Series(values, index=column.index, name=column.name, dtype=dtype)
 
 
-# Cells csv's writer writes as pandas' to_csv does (str() of each; None and NaN blank). A table of only these, two
-# or more text columns of them, is written by Arrow (a flag table of 45,000 rows: half pandas' time), some rows at a
-# time (their Arrow copies stay a few MB).
+# Cells csv's writer writes as pandas' to_csv does (str() of each; None and NaN blank): Arrow may write a table of them
 _PLAIN_CELLS = frozenset({str, int, float, bool, type(None)})
 _MAY_START_RE2 = "^[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(_MAY_START)) + "]"
 ROWS_AT_ONCE = 8192

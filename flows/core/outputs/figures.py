@@ -32,8 +32,7 @@ _MEMO_LOCK = threading.Lock()
 
 def new_figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Figure, Any]:
     """A row of ``ncols`` panels laid out by :class:`~flows.core.outputs.figure_layout.RowLayout`, at the saved dpi,
-    on Agg's canvas of its own: pyplot's list of open figures (and its redraw hook at each change) is not needed
-    for a PNG."""
+    on Agg's canvas of its own (not pyplot's)."""
     # Titles at the axes' top: else matplotlib measures every axis at each draw to lift them over top tick labels
     with matplotlib.rc_context({"axes.titley": 1.0}):
         fig = Figure(figsize=(width, height), dpi=DPI, layout=RowLayout())

@@ -84,9 +84,7 @@ def _parse(html: str) -> _FormParser:
     return parser
 
 
-# A page's parse kept for its next reader, least recently read dropped past MAX_CACHED_CHARS of pages (~32 MB of
-# parses): a batch's pages are read by the simulator, the task server and the review in turn, so a cap of 64
-# pages parsed a third of them again.
+# A page's parse kept for its next reader, least recently read dropped past MAX_CACHED_CHARS of pages (~32 MB)
 MAX_CACHED_PAGE = 512 * 1024
 MAX_CACHED_CHARS = 8 * 1024 * 1024
 _PARSES: OrderedDict[str, _FormParser] = OrderedDict()

@@ -6,9 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-# Debian's (make browser-deps); HITFLOW_CHROMIUM names another. Its old headless shell where installed: the same
-# Chromium without the desktop browser (what Playwright itself launches for headless), a page at about a third of
-# the CPU and system time
+# Debian's (make browser-deps); HITFLOW_CHROMIUM names another. Its headless shell where installed (a third of the CPU)
 CHROMIUM = Path("/usr/bin/chromium")
 HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
 TRIES = 3  # submits a browser worker tries before giving the HIT back

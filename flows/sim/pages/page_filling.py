@@ -15,11 +15,8 @@ from qc.answer_values import WHEN_INPUTS
 from qc.instructed_items import instructed_option
 from qc.submit_rules import CANNED_TEXT, SubmitRules
 
-# People's median seconds a control, the simulator's own (never the plan's), from real MTurk timings (../shared/data,
-# tests/test_time_models.py): VizWiz pilot, a caption with a yes/no and a checkbox group 53 s an image and the first
-# image 20 s more (reading the instructions, with 4 s on the page outside the images); Kreiss 2022, five ratings
-# 21.5 s (a choice about 5 s: the caption's 42 s is the rest of 53 s), a 21-word description 45 s. No data on
-# numbers, dates, codes or marks: a number a rating's time and a little, the others assumed.
+# People's median seconds a control, the simulator's own (never the plan's), from real MTurk timings where there are
+# some (tests/test_time_models.py), else assumed
 SECONDS = {"text": 42.0, "formatted": 20.0, "choice": 5.0, "number": 8.0, "date": 10.0, "marks": 30.0}
 READING = 25.0
 
