@@ -2,9 +2,7 @@
 Input columns: ``worker_id, image_id, field, answer`` (batch, then page order), optionally ``ticks`` (a checkbox group,
 ``answer`` its ticked options joined by ``|``) and ``kind`` ("number") or ``scale`` ("1..7") for scales.
 Params: ``item_blind_alpha`` (0.01), ``item_blind_review_alpha`` (0.25), ``item_blind_honest_share`` (2/3),
-``item_blind_min_others`` (2); ``value`` is ``1/E`` (docs/explanation/qc-rules.md). A choice item whose two others
-split is judged when one of them agrees with the crowd less often than not (the other's answer stands), against
-the crowd's agreement on such items."""
+``item_blind_min_others`` (2); ``value`` is ``1/E`` (docs/explanation/qc-rules.md)."""
 
 from __future__ import annotations
 

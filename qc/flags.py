@@ -1,7 +1,6 @@
 """The flag table every QC rule returns, and the registry the runner reads.
 :data:`FLAG_COLUMNS`: ``worker_id``, ``rule``; ``value`` and ``threshold`` as ``object``; ``assignment_id``,
-``image_id`` and ``detail`` as ``str``, blank where they do not apply. Built over Python lists for the common shapes
-(cheaper than pandas); tests/test_qc_flag_table.py holds the pandas-only path."""
+``image_id`` and ``detail`` as ``str``, blank where they do not apply (built over Python lists: docs/speed.md)."""
 
 from __future__ import annotations
 

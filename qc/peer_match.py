@@ -1,6 +1,5 @@
 """Each caption's best peer for ``consensus``: the cosine of its TF-IDF row with every other author's row of its
-group, over the pairs that share a word (found by one sort per part of the groups), each pair's products summed
-as scipy's row product summed them (the old way, bench/qc_reference.py): the scores are equal to the bit."""
+group, over the pairs that share a word (found by one sort per part of the groups), summed as scipy's row product."""
 
 from __future__ import annotations
 

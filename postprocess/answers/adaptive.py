@@ -1,5 +1,4 @@
-"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed
-(docs/explanation/adaptive-overlap.md).
+"""Adaptive overlap, replayed offline: how many of a recorded file's judgements were needed.
 Input: the judgements (``item_id, worker_id, label`` [, ``field``]: postprocess.answers.judgements) in arrival order.
 Output, ``replay(frame, rule) -> Replay(answers, used)``: ``answers``, ANSWER_COLUMNS plus ``judgements_used``,
 ``available`` and ``stop_confidence``, one row per item and field; ``used``, the used judgements in the file's order."""

@@ -1,5 +1,4 @@
-"""Answers, not responses: one answer per item and field from several workers' labels, with its confidence, and a skill
-estimate per worker (docs/reference/outputs.md).
+"""One answer per item and field from several workers' labels, with its confidence, and a skill estimate per worker.
 Input: one row per judgement, ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements); each field
 is aggregated on its own. Output, ``aggregate(frame) -> Aggregation(answers, workers)``: ``answers`` (ANSWER_COLUMNS)
 and ``workers`` (WORKER_COLUMNS)."""

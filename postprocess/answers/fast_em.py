@@ -1,5 +1,4 @@
-"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models, the same updates, at numpy's
-speed.
+"""GLAD and one-coin Dawid-Skene as vectorised EM over integer codes: crowd-kit's models and updates, at numpy's speed.
 Column contract (crowd-kit's): ``fit(data)`` reads ``task, worker, label``; ``probas_`` is a frame of tasks (in
 first-seen order) x labels (in text order), each row a distribution. ``PROGRESS`` may hold a callable that each EM
 iteration is reported to."""

@@ -1,5 +1,4 @@
-"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation, and how many labels
-each step touched (docs/reference/outputs.md).
+"""What a labels file's blanks, spelling variants, repeats and free text mean before aggregation, and what each touched.
 Input: text columns ``item_id, worker_id, label`` [, ``field``]; other columns ride along.
 ``tidy(frame, policy) -> Tidied(frame, counts)``; ``respell(values, labels)`` writes known answers in the labels'
 spelling; ``leave_out_workers(frame, workers)`` drops and counts the given workers' labels."""

@@ -1,6 +1,4 @@
-"""Answers to number fields and sliders: per item the median with a distribution-free interval, and each worker's bias
-(docs/reference/outputs.md).
-
+"""Answers to number fields and sliders: per item the median with a distribution-free interval, and each worker's bias.
 Input: ``item_id, worker_id, field, value`` (``value`` a float; a repeat counts once, the last). Output,
 ``number_answers(frame) -> NumberAnswers(answers, workers)``: ``answers``: ``item_id, field, label, low, high, coverage,
 method, judgements``; ``workers``: ``worker_id, field, bias, offset, answers``."""

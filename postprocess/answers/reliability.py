@@ -1,5 +1,4 @@
-"""Does an answer's confidence mean what it says? Expected calibration error, reliability tables and the worst bin, read
-against :func:`noise_floor` (docs/reference/outputs.md).
+"""Does an answer's confidence mean what it says? Expected calibration error, reliability tables and the worst bin.
 Pure: arrays in, numbers and DataFrames out. ``confidence`` is each answer's confidence in [0, 1], ``correct`` whether
 the answer is right (0 or 1)."""
 

@@ -1,5 +1,4 @@
-"""The skill posterior of many fields at once, stacked block by block: the same sums as each field fitted alone, in the
-same order (docs/speed.md).
+"""The skill posterior of many fields at once, stacked block by block: the same sums as each field fitted alone.
 Input, :class:`Stack`: integer codes per judgement, a field's judgements contiguous and in arrival order, its items and
 workers contiguous in their ids' text order."""
 

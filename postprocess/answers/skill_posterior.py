@@ -1,5 +1,4 @@
-"""How sure is an item's answer, given what its workers are known to be worth? A Dawid-Skene model per field fitted by
-MAP-EM with a prior on every worker's confusion rows (docs/reference/outputs.md, "The stopping rule").
+"""How sure is an item's answer, given what its workers are known to be worth? A Dawid-Skene model per field.
 Input: ``item_id, worker_id, label`` [, ``field``] (postprocess.answers.judgements). Output of :func:`label_posterior`:
 ``POSTERIOR_COLUMNS``, one row per item and field."""
 

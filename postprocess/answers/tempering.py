@@ -1,5 +1,4 @@
-"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` dividing an item's summed label
-log-likelihood in the skill posterior (docs/explanation/answers-confidence.md).
+"""How much do an item's labels say together? The temperature ``T = 1 + (n - 1) rho`` of the skill posterior.
 Pure arrays: ``loglik`` is judgements x classes, ``item`` each judgement's item (0..n_items-1), ``log_classes`` the
 classes' log prior."""
 

@@ -1,5 +1,4 @@
-"""One decision per worker from all the evidence on their choices: control items pooled with agreement with the others'
-answer, weighed by how sure that is (docs/reference/outputs.md, ``pooled_*`` columns).
+"""One decision per worker from all the evidence on their choices: control items pooled with agreement with others.
 Input columns: ``judgements``: ``worker_id, item_id, field, value``; ``controls``: ``item_id, field, answer``. Output of
 :func:`skill_scores`: :data:`SCORE_COLUMNS`; of :func:`skill_blocks`: :data:`qc.worker_history.BLOCK_COLUMNS`; of
 :func:`pooled_columns`: :data:`POOLED_COLUMNS`."""
