@@ -34,14 +34,7 @@ from flows.core.pages.templates import IMAGE_PLACEHOLDER, render
 from flows.core.run.run_context import Run
 from flows.platforms.words import route_words
 from flows.review.page_guard import EveryResponse, favicon
-from flows.review.review_app import (
-    LoginSession,
-    PageServer,
-    ReviewSite,
-    make_review_app,
-    refused,
-    sign_in,
-)
+from flows.review.review_app import LoginSession, PageServer, ReviewSite, make_review_app, refused, sign_in
 from flows.taskserver.task_guard import SecurityHeaders
 
 StatusReader = Callable[[Store], list[dict[str, Any]]]

@@ -12,10 +12,7 @@ from pathlib import Path
 
 from flows.core.config.config import CampaignConfig
 from flows.core.ledger.store import Store
-from flows.core.site_secrets import (
-    INVITE_MAX_AGE_S,
-    task_secret,
-)
+from flows.core.site_secrets import INVITE_MAX_AGE_S, task_secret
 from flows.taskserver.task_connections import address_key
 from flows.taskserver.task_guard import SessionLimits
 from flows.taskserver.unit_holds import HoldLimits

@@ -12,13 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flows.core.errors import ConfigError, HitflowError
-from flows.core.outputs.output_location import (
-    credentials_as_text,
-    is_output_url,
-    protocols,
-    shown_output,
-    staging_root,
-)
+from flows.core.outputs.output_location import credentials_as_text, is_output_url, protocols, shown_output, staging_root
 
 PART = ".hitflow-part"  # a copy under way on a local filesystem; removed by the next mirror if left
 PROBE = ".hitflow-write-check-"  # check_writable's file, never an output

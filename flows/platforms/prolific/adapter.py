@@ -27,13 +27,7 @@ from flows.platforms.prolific.paging import (
     path_id,
     printable,
 )
-from flows.platforms.retry_policy import (
-    Failure,
-    RetryableStatus,
-    RetryPolicy,
-    prolific_failure,
-    prolific_repeatable,
-)
+from flows.platforms.retry_policy import Failure, RetryableStatus, RetryPolicy, prolific_failure, prolific_repeatable
 
 PROLIFIC_URL = "https://api.prolific.com"
 PAGE_SIZE = 100
