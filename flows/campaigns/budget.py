@@ -1,5 +1,4 @@
-"""Money up front: the campaign's whole estimate, in the budget's currency, before the first post; and adaptive
-overlap's money, the assignments asked against what fixed overlap would have asked."""
+"""Money up front: the campaign's whole estimate before the first post, and adaptive overlap's money."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The caption task (and Flickr8k's ``describe``) and the qualification test declared as task kinds, and caption
-top-ups ([answers] top_up_rounds): more assignments for images short of captions."""
+"""The caption task, Flickr8k's ``describe`` and the qualification test declared as task kinds; caption top-ups."""
 
 from __future__ import annotations
 

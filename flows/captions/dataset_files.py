@@ -1,5 +1,4 @@
-"""``dataset.json``, ``dataset.csv`` and ``dataset.raw.csv`` written a batch at a time, and what the report needs
-from the captions (:class:`CaptionTally`), gathered a batch at a time."""
+"""``dataset.json``, ``dataset.csv`` and ``dataset.raw.csv``, and the report's caption tallies, a batch at a time."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``hitflow ui``: every campaign in the ledger on one local page, with its answers and worker skill from its
-outputs."""
+"""``hitflow ui``: every campaign in the ledger on one local page, with its answers and worker skill."""
 
 from __future__ import annotations
 

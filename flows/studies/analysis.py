@@ -1,5 +1,4 @@
-"""``hitflow analyze KIND INPUT``: a CSV (or a published human-evaluation file through its reader, into the column
-contracts of ``postprocess``) in, JSON-ready results out."""
+"""``hitflow analyze KIND INPUT``: a CSV (or a published human-evaluation file) in, JSON-ready results out."""
 
 from __future__ import annotations
 

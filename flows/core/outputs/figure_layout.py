@@ -1,5 +1,4 @@
-"""The report figures' layout: one row of panels, each given the room its own texts take, measured once per string
-and font; constrained layout measured them twice a draw (a third of a figure's CPU) for the same placement."""
+"""The report figures' layout: one row of panels, each given the room its own texts take (measured once per text)."""
 
 from __future__ import annotations
 

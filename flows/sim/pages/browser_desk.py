@@ -1,5 +1,4 @@
-"""The one page a browser's workers take turns at (a new page costs Chromium a renderer, ~0.55 s of CPU), reset between
-workers by Playwright's reset for reuse plus permissions, routes and history, so none sees what an earlier one left."""
+"""The one page a browser's workers take turns at, reset between workers so none sees what an earlier one left."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""ExternalQuestion HITs: a simulated worker opens the URL, fills the form and posts it; fetched in a thread outside
-the lock, as the requester may store the HIT only after CreateHIT answers."""
+"""ExternalQuestion HITs: a simulated worker opens the URL, fills the form and posts it (a thread outside the lock)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Whether a Submit press was taken or refused, read from a mark the page keeps (``MARK_SCRIPT``), not from POST timing,
-which on a busy host would call a slow accept a refusal; the last mark wins, so a refuse-then-timer-submit counts."""
+"""Whether a Submit press was taken or refused, read from a mark the page keeps (``MARK_SCRIPT``), not from timing."""
 
 from __future__ import annotations
 

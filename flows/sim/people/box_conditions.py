@@ -1,5 +1,4 @@
-"""Whether a box the page asks under a condition ("If no, what is wrong?", "Leave this empty if you chose ...") is
-asked of a worker, by the worker's own choice on the item."""
+"""Whether a box the page asks under a condition ("If no, what is wrong?") is asked of a worker, by their own choice."""
 
 from __future__ import annotations
 
