@@ -29,8 +29,7 @@ def check_labels(df: pd.DataFrame) -> pd.DataFrame:
 def count_table(df: pd.DataFrame, level: str = "nominal") -> pd.DataFrame:
     """Items x categories, each cell the number of judgements with that label."""
     labels = _ordered_labels(df["label"], level)
-    table = pd.crosstab(df["item_id"], df["label"]).reindex(columns=labels, fill_value=0)
-    return table
+    return pd.crosstab(df["item_id"], df["label"]).reindex(columns=labels, fill_value=0)
 
 
 def _ordered_labels(labels: pd.Series, level: str) -> list[str]:

@@ -81,10 +81,8 @@ def run_rules(df: pd.DataFrame, params: dict[str, Any] | None = None,
 
 
 def _rules_over(df: pd.DataFrame, params: dict[str, Any], enabled: list[str]) -> pd.DataFrame:
-    frames = []
     with text_features.batch(df, enabled) as names:  # features several rules read are computed once for this batch
-        for name in names:
-            frames.append(_run_rule(name, df, params))
+        frames = [_run_rule(name, df, params) for name in names]
     frames = [f for f in frames if not f.empty]
     if not frames:
         return flag_frame([])
