@@ -163,8 +163,7 @@ def control_scores_so_far(store: Store, campaign: str, up_to_batch: int) -> pd.D
 def failed_controls(store: Store, campaign: str, batch: int, workers: list[str] | None = None,
                     accuracy: bool = False) -> dict[str, str]:
     """Of ``workers`` (None: all), those not settled yet whom their control answers so far stop, with the rule's
-    words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark. Asked after
-    every page for one worker: their answers and the crowd's counts of the controls they met are read, no more."""
+    words: the sequential test, and with ``accuracy`` the controls-alone rule and the quiz's pass mark."""
     recorded = _recorded_controls(store, campaign)
     if recorded is None or workers == []:
         return {}

@@ -72,8 +72,7 @@ QUIZ_SIZES: dict[tuple[object, ...], int] = {}  # the planned quiz's size by the
 
 def quiz_items(cfg: CampaignConfig) -> int:
     """The controls the plan's quiz asks (:func:`flows.answers.control_quiz.planned_quiz_size`: what the pages
-    leave), read once while the items and controls files are unchanged: a whole-minute route plans the config
-    again wherever it is loaded."""
+    leave), read once while the items and controls files are unchanged."""
     from flows.answers.control_quiz import planned_quiz_size  # pandas: only on a route paying by the estimate
 
     kind = kind_of(cfg)

@@ -168,8 +168,7 @@ def cmd_serve_schedules(a: argparse.Namespace) -> int:
 
 
 def cmd_qc(a: argparse.Namespace) -> int:
-    # What is loaded by now outlives the QC: frozen, thawed after. The collector stays off while it checks: on
-    # 200,000 captions its ~80 collections (~50 ms) found 284 objects in cycles.
+    # What is loaded by now outlives the QC: frozen, thawed after. The collector stays off while it checks (few cycles)
     with loaded_then_frozen(thaw=not getattr(a, "program", False), collect=False) as loaded:
         from flows.campaigns.offline import offline_qc
         from flows.cli.process_life import arrow_pool_that_gives_back
