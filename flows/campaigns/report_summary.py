@@ -54,11 +54,10 @@ def needs_a_person(store: Store, campaign: str, now: float | None) -> list[dict[
     from flows.campaigns.review_data import ledger_state
 
     state = ledger_state(store, campaign, now)[0]
-    out = []
-    for b in store.rows("SELECT * FROM batches WHERE campaign = ? ORDER BY batch", [campaign]):
-        if b.get("hold") and not b.get("hold_release"):
-            out.append({"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
-                        "urgent": True, "waits": True})
+    out = [{"what": f"batch {b['batch']} is held for review: {b['hold']}", "by": "before the next batch",
+            "urgent": True, "waits": True}
+           for b in store.rows("SELECT * FROM batches WHERE campaign = ? ORDER BY batch", [campaign])
+           if b.get("hold") and not b.get("hold_release")]
     left = state["auto_approval_in_s"]
     clock = now if now is not None else ledger_now(store, campaign)
     if state["open"]:

@@ -84,14 +84,11 @@ def repeated(m: Marketplace, token: Any, prefix: str) -> tuple[str, float] | Non
 
 
 def assignment_view(a: Assignment) -> dict[str, Any]:
-    view = {"AssignmentId": a.assignment_id, "WorkerId": a.worker_id, "HITId": a.hit_id,
+    later = {"ApprovalTime": a.approval_time, "RejectionTime": a.rejection_time, "RequesterFeedback": a.feedback}
+    return {"AssignmentId": a.assignment_id, "WorkerId": a.worker_id, "HITId": a.hit_id,
             "AssignmentStatus": a.status, "AcceptTime": a.accept_time, "SubmitTime": a.submit_time,
-            "AutoApprovalTime": a.auto_approval_time, "Deadline": a.deadline, "Answer": a.answer}
-    for key, value in (("ApprovalTime", a.approval_time), ("RejectionTime", a.rejection_time),
-                       ("RequesterFeedback", a.feedback)):
-        if value is not None:
-            view[key] = value
-    return view
+            "AutoApprovalTime": a.auto_approval_time, "Deadline": a.deadline, "Answer": a.answer,
+            **{key: value for key, value in later.items() if value is not None}}
 
 
 # HIT types and HITs ------------------------------------------------------------
