@@ -67,8 +67,7 @@ def logistic_fits(design: np.ndarray, wins: np.ndarray, weights: np.ndarray) -> 
     """Weighted logistic regressions without intercept by Newton's method, one per row of ``weights`` (a weight
     per row of ``design``), all at once: ``R x design.shape[1]``, a row of NaN where its fit meets a singular
     Hessian or does not converge in 60 steps. Each fit takes its own path from 0 and stops at its own step under
-    1e-10, with the arithmetic of one fit alone (each product a matrix of the stack): where no estimate exists
-    (a system winning all its comparisons), what a fit stops at is decided by rounding, so it is kept as it was."""
+    1e-10, with the arithmetic of one fit alone (why: docs/explanation/module-notes.md)."""
     chunk = max(1, BLOCK // max(1, design.size))  # fits a block: R x rows x systems floats held at once
     return np.concatenate([_newton(design, wins, weights[i:i + chunk]) for i in range(0, len(weights), chunk)]) \
         if len(weights) else np.empty((0, design.shape[1]))

@@ -62,8 +62,7 @@ def median_and_sigma(logs: pd.Series) -> tuple[float, float]:
 
 def without_clearly_fast(logs: pd.Series) -> pd.Series:
     """The log times left once those clearly fast (``CLEAR_SIGMAS`` MAD-sigmas under the median) are out, found
-    again until none is: the band taken on the rest does not move with how much of the batch is fast (over all
-    the times, its low end fell from 15.4 s to 11.9 s on one page when more of the crowd was fast)."""
+    again until none is: the band taken on the rest does not move with how much of the batch is fast."""
     for _ in range(10):
         centre, spread = median_and_sigma(logs)
         kept = logs[logs >= centre - CLEAR_SIGMAS * spread]
