@@ -1,5 +1,4 @@
-"""``hitflow aggregate LABELS.csv``: answers.csv and workers.csv around postprocess.answers.aggregation
-(the long format ``item_id, worker_id, label`` [, ``field``]; rows a study marked ``excluded`` left out)."""
+"""``hitflow aggregate LABELS.csv``: answers.csv and workers.csv around postprocess.answers.aggregation."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Control items of a custom campaign, planned and paid as any item (docs/how-to/control-items.md); the known
-answers go to the ledger (``config_json["controls"]``), never in an item's columns."""
+"""Control items of a custom campaign, planned and paid as any item (docs/how-to/control-items.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The control quiz of a custom campaign (``[answers] quiz``; docs/how-to/control-items.md): spare controls a
-worker answers before any work, kept in the ledger beside the campaign (``config_json["quiz"]``)."""
+"""The control quiz of a custom campaign (``[answers] quiz``; docs/how-to/control-items.md)."""
 
 from __future__ import annotations
 

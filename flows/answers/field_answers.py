@@ -1,5 +1,4 @@
-"""A page's answers sorted by the kind of their field, for the answers step and ``hitflow aggregate``; free text
-is left out and named (nothing to agree on: one whole text would be picked per item)."""
+"""A page's answers sorted by the kind of their field, for the answers step and ``hitflow aggregate``."""
 
 from __future__ import annotations
 

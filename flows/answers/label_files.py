@@ -1,5 +1,4 @@
-"""A labels file made fit to aggregate: postprocess.answers.label_hygiene's policy applied, and a campaign's
-blocked workers (its ``blocked_workers.csv`` beside the file) left out unless asked."""
+"""A labels file made fit to aggregate: the hygiene policy applied, a campaign's blocked workers left out."""
 
 from __future__ import annotations
 

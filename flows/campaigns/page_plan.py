@@ -1,5 +1,4 @@
-"""The dry run's lines on a unit's time and pay as the task kind plans them (flows/core/task_kinds.py), and after
-a run (or a rehearsal) the same figures against what its accepted work took."""
+"""The dry run's lines on a unit's time and pay as planned, and after a run against what its work took."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The controls file ``hitflow new --items`` proposes from a column of known answers (docs/how-to/control-items.md,
-"Write the controls file")."""
+"""The controls file ``hitflow new --items`` proposes from a column of known answers."""
 
 from __future__ import annotations
 

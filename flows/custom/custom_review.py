@@ -1,5 +1,4 @@
-"""QC step of a campaign on the user's own page: every response checked against the rules its page
-declared, then the generic rules over frames built per kind of field (``qc/custom_rules.py``)."""
+"""QC step of a campaign on the user's own page: its declared rules, then the generic rules per kind of field."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""An imported page's instructions moved out of the per-item block, where they would repeat and read as the item's;
-controls outside its ``<crowd-form>`` (MTurk never posts them) kept, their ``name`` moved to ``data-unposted``."""
+"""An imported page's instructions moved out of the per-item block, and controls outside its ``<crowd-form>``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The qualification stage before a gated campaign's first batch: ``html_hit``'s paid test HIT scored with
-``qc.qualification``, or ``mturk_test``'s scores (MTurk's, from its AnswerKey) read back for the lineage."""
+"""The qualification stage before a gated campaign's first batch (``html_hit`` or ``mturk_test``)."""
 
 from __future__ import annotations
 

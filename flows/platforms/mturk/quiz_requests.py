@@ -1,5 +1,4 @@
-"""The control quiz on MTurk, judged by hitflow from each worker's qualification request as the task server judges
-a first page's quiz (docs/how-to/control-items.md, "MTurk")."""
+"""The control quiz on MTurk, judged by hitflow from each worker's qualification request."""
 
 from __future__ import annotations
 

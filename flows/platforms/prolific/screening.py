@@ -1,5 +1,4 @@
-"""The control quiz on Prolific: a short screening study of its own, run once before the first batch, whose passers
-join a participant group that every batch's study admits alone (docs/how-to/control-items.md, "Prolific")."""
+"""The control quiz on Prolific: a short screening study of its own, run once before the first batch."""
 
 from __future__ import annotations
 

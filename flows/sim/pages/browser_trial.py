@@ -1,5 +1,4 @@
-"""Whether an honest browser worker can submit a page at all (the dry run's trial): a refusal is the page's problem,
-unless the page's message asks what the worker's text still lacked (the simulator's limit: a warning)."""
+"""Whether an honest browser worker can submit a page at all (the dry run's trial)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A value or a box saying there is none ("The letter gives no date"): a person gives exactly one of the two, which is
-what such a page's own check asks, so a simulated worker's pair is settled to one before it is sent."""
+"""A value or a box saying there is none ("The letter gives no date"): a simulated worker gives one of the two."""
 
 from __future__ import annotations
 

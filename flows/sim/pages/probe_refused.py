@@ -1,5 +1,4 @@
-"""A page's script that refused an honest full answer, asked what it still tells: the answer retyped as its refusal
-asks (so many parts, separated by commas), else which field, left blank alone, brings a refusal of its own."""
+"""A page's script that refused an honest full answer, asked what it still tells."""
 
 from __future__ import annotations
 
