@@ -17,8 +17,7 @@ REQUIRED = ("item_id", "worker_id", "label")
 
 def check_labels(df: pd.DataFrame) -> pd.DataFrame:
     """The column contract, with blank labels dropped (an unanswered question is no judgement)."""
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in df.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)}")
     out = df[list(REQUIRED)].astype(str)
     out = out[out["label"].str.strip() != ""].copy()

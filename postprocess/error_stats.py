@@ -17,8 +17,7 @@ REQUIRED = ("item_id", "worker_id", "congruent", "categories")
 
 def split_categories(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (judgement, category); unknown category strings are kept, not dropped."""
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in df.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)}")
     cats = df.assign(category=df["categories"].fillna("").astype(str).str.split("|")).explode("category")
     cats["category"] = cats["category"].str.strip()

@@ -28,8 +28,7 @@ def undo_order(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def check_pairs(df: pd.DataFrame) -> pd.DataFrame:
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in df.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)}")
     out = df[list(REQUIRED)].copy()
     out["answer"] = pd.to_numeric(out["answer"], errors="coerce")

@@ -19,8 +19,7 @@ REQUIRED = ("participant_id", "condition", "score")
 
 def condition_means(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """One mean score per participant and condition, and the participants left out."""
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in df.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)}")
     data = df[list(REQUIRED)].copy()
     data["participant_id"] = data["participant_id"].astype(str)

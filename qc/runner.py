@@ -45,8 +45,7 @@ REQUIRED_COLUMNS = ("assignment_id", "worker_id", "image_id", "caption")
 
 def prepare(df: pd.DataFrame, canned_text: str = CANNED_TEXT) -> pd.DataFrame:
     """Check the column contract and add ``is_precanned`` (by text) when it is missing."""
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-    if missing:
+    if missing := [c for c in REQUIRED_COLUMNS if c not in df.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}")
     out = df.copy()
     if "malformed" in out.columns:  # the reason a row could not be read; "" for every row that was

@@ -38,8 +38,7 @@ def read_labels(path: Path, columns: tuple[str, str, str] | None = None) -> pd.D
             raise InputFormatError(f"{path}: no column(s) {', '.join(absent)}; --columns names the file's own "
                                    f"item, worker and label columns (it has {', '.join(frame.columns[:12])})")
         frame = frame.rename(columns=dict(zip(columns, REQUIRED, strict=True)))
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in frame.columns]:
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; the labels file needs "
                                f"{', '.join(REQUIRED)} [, field], or name yours with --columns ITEM,WORKER,LABEL")
     if frame["label"].astype(str).str.strip().eq("").all():

@@ -61,8 +61,7 @@ def read_submissions(path: Path, text_fields: tuple[str, ...] = ()) -> pd.DataFr
     elif "AssignmentId" in header and any(h.startswith("Answer.") for h in header):
         frame, ids = _from_batch_csv(path, rows, table.lines, text_fields), ("AssignmentId", "WorkerId")
     else:
-        missing = [c for c in PLAIN if c not in header]
-        if missing:
+        if missing := [c for c in PLAIN if c not in header]:
             raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; give {', '.join(PLAIN)} and "
                                    "work_time_s (or accept_time and submit_time), or an MTurk results file")
         frame, ids = _from_plain(path, rows, table.lines), ("assignment_id", "worker_id")

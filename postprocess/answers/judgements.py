@@ -12,8 +12,7 @@ SMALL = 20_000  # rows up to which repeats are found by one pass in Python (modu
 
 def judgements(frame: pd.DataFrame, drop: pd.Series | None = None, keep: tuple[str, ...] = ()) -> pd.DataFrame:
     """The column contract: ``item_id, worker_id, label, field`` as text, blanks dropped, a repeat's last kept."""
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
+    if missing := [c for c in REQUIRED if c not in frame.columns]:
         raise ValueError(f"missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED)} [, field]")
     out = pd.DataFrame({c: _stripped(frame[c]) for c in REQUIRED}, copy=False)
     out["field"] = _stripped(frame["field"]) if "field" in frame.columns else DEFAULT_FIELD

@@ -106,8 +106,7 @@ def csv_rows(path: Path, required: Iterable[str] = (), what: str = "it", delimit
         raise InputFormatError(f"{path}: holds no CSV record; {what} needs a header row")
     header = _header(path, first[1]) if names is None else names
     need = list(required)
-    missing = [c for c in need if c not in header]
-    if missing:
+    if missing := [c for c in need if c not in header]:
         found = ", ".join(shown(h, 30) for h in header[:12]) + (", ..." if len(header) > 12 else "")
         raise InputFormatError(f"{path}: missing column(s) {', '.join(missing)}; {what} needs "
                                f"{', '.join(need)} (columns are {found})")
