@@ -1,4 +1,4 @@
-"""``hitflow aggregate LABELS.csv --numbers NAME --ticks NAME``: a labels file of numbers or ticks, as a campaign."""
+"""``hitflow aggregate LABELS.csv --numbers NAME --ticks NAME``: sliders' numbers and checkbox ticks aggregated."""
 
 from __future__ import annotations
 
