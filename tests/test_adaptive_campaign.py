@@ -232,7 +232,7 @@ def test_fast_workers_are_the_rushed_ones_and_every_item_is_scored(tmp_path: Pat
     from flows.custom.adaptive_rounds import fast_workers
     from flows.platforms.mturk import adapter as mturk
 
-    config = adaptive_project(tmp_path, items=40, answers=ADAPTIVE + "crowd_prior_weight = 20\nfast_share = 0.5\n")
+    config = adaptive_project(tmp_path, items=20, answers=ADAPTIVE + "crowd_prior_weight = 20\nfast_share = 0.5\n")
     db = tmp_path / "h.db"
     run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
     run = Run(load_config(config), Store(db), None, mturk.Target("sim", "http://unused"))  # type: ignore[arg-type]
@@ -245,6 +245,6 @@ def test_fast_workers_are_the_rushed_ones_and_every_item_is_scored(tmp_path: Pat
     assert fast_workers(run, 0.0) == frozenset()
     truth = every_latent_answer(tmp_path)
     seen = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
-    assert len(truth) == 40 and set(seen["item_id"]) <= set(truth["item_id"])
+    assert len(truth) == 20 and set(seen["item_id"]) <= set(truth["item_id"])
     both = seen.merge(truth, on=["item_id", "field"])
     assert len(both) == len(seen) and (both["answer_x"] == both["answer_y"]).all()
