@@ -71,13 +71,13 @@ def test_config_posts_min_and_budgets_max(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
-    config = adaptive_project(tmp_path)
+    config = adaptive_project(tmp_path, items=20)  # the routes' size (tests/test_adaptive_routes.py)
     db = tmp_path / "h.db"
     summary = run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
     assert "held" not in summary and "open" not in summary
     ext = extensions(db)
     counts = per_hit(db)
-    assert len(counts) == 16  # 30 items in 2 batches of 15, 2 a HIT: 8 HITs a batch
+    assert len(counts) == 10  # 20 items in 2 batches of 10, 2 a HIT: 5 HITs a batch
     assert not ext.empty and set(ext["status"]) == {"ok"}
     assert ext["NumberOfAdditionalAssignments"].eq(1).all()
     assert not ext.duplicated(["HITId", "round"]).any() and ext["key"].is_unique
@@ -85,18 +85,18 @@ def test_uncertain_units_get_more_up_to_max(tmp_path: Path) -> None:
     asked = 2 + ext.groupby("HITId").size().reindex(counts.index, fill_value=0)
     assert (counts >= 2).all() and (counts <= 5).all()
     assert counts.to_dict() == asked.to_dict()
-    assert 0 < len(ext) < 16 * 3  # some units stopped early: the saving
+    assert 0 < len(ext) < 10 * 3  # some units stopped early: the saving
     out = tmp_path / "runs" / "sentiment"
     answers = pd.read_csv(out / "answers.csv", dtype=str)
-    assert len(answers) == 30
+    assert len(answers) == 20
     # status and the summary: assignments asked (posted + extensions) against fixed overlap's 5 a HIT
     report = campaign_status(Store(db), "sentiment")[0]
     saving = report["adaptive"]
-    assert saving["asked"] == int(counts.sum()) and saving["fixed"] == 16 * 5
-    unit = Decimal(saving["fixed_cost"]) / 80
-    assert Decimal(saving["saving"]) == unit * (80 - int(counts.sum())) > 0
+    assert saving["asked"] == int(counts.sum()) and saving["fixed"] == 10 * 5
+    unit = Decimal(saving["fixed_cost"]) / 50
+    assert Decimal(saving["saving"]) == unit * (50 - int(counts.sum())) > 0
     assert "adaptive overlap:" in format_status([report])
-    assert f"{saving['asked']} assignments asked of fixed overlap's 80" in (out / "summary.txt").read_text()
+    assert f"{saving['asked']} assignments asked of fixed overlap's 50" in (out / "summary.txt").read_text()
 
 
 def test_budget_is_checked_for_max_everywhere(tmp_path: Path) -> None:
@@ -232,7 +232,7 @@ def test_fast_workers_are_the_rushed_ones_and_every_item_is_scored(tmp_path: Pat
     from flows.custom.adaptive_rounds import fast_workers
     from flows.platforms.mturk import adapter as mturk
 
-    config = adaptive_project(tmp_path, items=40, answers=ADAPTIVE + "crowd_prior_weight = 20\nfast_share = 0.5\n")
+    config = adaptive_project(tmp_path, items=20, answers=ADAPTIVE + "crowd_prior_weight = 20\nfast_share = 0.5\n")
     db = tmp_path / "h.db"
     run_campaign(config, db_path=db, out_root=tmp_path / "runs", progress=lambda _: None)
     run = Run(load_config(config), Store(db), None, mturk.Target("sim", "http://unused"))  # type: ignore[arg-type]
@@ -245,6 +245,6 @@ def test_fast_workers_are_the_rushed_ones_and_every_item_is_scored(tmp_path: Pat
     assert fast_workers(run, 0.0) == frozenset()
     truth = every_latent_answer(tmp_path)
     seen = pd.DataFrame(json.loads((out / "sim_items.json").read_text()), dtype=str)
-    assert len(truth) == 40 and set(seen["item_id"]) <= set(truth["item_id"])
+    assert len(truth) == 20 and set(seen["item_id"]) <= set(truth["item_id"])
     both = seen.merge(truth, on=["item_id", "field"])
     assert len(both) == len(seen) and (both["answer_x"] == both["answer_y"]).all()

@@ -113,7 +113,7 @@ count = 2
 name = "slow"
 count = 2
 """
-ITEMS = 100  # in three batches (150 blocked the same workers)
+ITEMS = 75  # in three batches (150 and 100 blocked the same workers; at 60 controls alone left no wrong worker in)
 WRONG = '[[profile]]\nname = "diligent"\ncount = 2\nchoices = "wrong"\n'
 
 

@@ -53,8 +53,8 @@ def caption_config(tmp_path: Path) -> Path:
 
 
 def custom_config(tmp_path: Path) -> Path:
-    """30 sentiment reviews with 20% control items, 5 a page, in 3 batches."""
-    config = project(tmp_path, 30, 0, 0.2)
+    """20 sentiment reviews with 20% control items, 5 a page, in 3 batches (30 made each batch a page longer)."""
+    config = project(tmp_path, 20, 0, 0.2)
     text = config.read_text(encoding="utf-8").replace("images_per_hit = 10", "images_per_hit = 5")
     config.write_text(text.replace('budget = "100000.00 USD"', 'budget = "100000.00 USD"\nfx_rates = {GBP = "1.27"}'),
                       encoding="utf-8")

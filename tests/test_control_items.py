@@ -339,7 +339,7 @@ def test_a_wrong_answer_file_blocks_nobody(tmp_path: Path, pooled: bool) -> None
     """Control answers that are themselves wrong: the crowd disagrees with each (2/3 and more of its
     answers), so the file is distrusted there, and no honest worker is blocked on it, by controls alone
     or pooled with agreement (which may block a bad profile on its agreement: a speeder agreeing 22%)."""
-    config = _project(tmp_path, adversaries=0, pooling=pooled)
+    config = _project(tmp_path, items=36, adversaries=0, pooling=pooled)
     controls = pd.read_csv(tmp_path / "controls.csv", dtype=str)
     # the crowd knows the true answers from the items file's own column ([campaign] truth, a
     # rehearsal's crowd follows a known answer), the control file says another

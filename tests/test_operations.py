@@ -163,7 +163,7 @@ def test_next_batch_advances_one_batch_per_run_until_done(sim, tmp_path: Path) -
     run = make_run(sim, tmp_path / "h.db")
     done = []
     for _ in range(7):
-        batch = run_next_batch(run, limit=50)
+        batch = run_next_batch(run, limit=25)  # 5 batches of one HIT (50 made them two HITs each: the same steps)
         status = campaign_status(run.store, "vizwiz_captions")[0]
         if batch is None:
             break

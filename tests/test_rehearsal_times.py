@@ -131,37 +131,33 @@ def test_the_slow_park_a_prolific_page_within_the_maximum_time_it_shows_them(tmp
     assert all(0.7 * maximum <= s <= maximum for s in done)  # parked, and back in time
 
 
-def test_the_run_and_the_dry_run_set_the_plan_against_the_rehearsal_s_times(tmp_path: Path, monkeypatch,
+def test_the_dry_run_and_the_run_set_the_plan_against_the_rehearsal_s_times(tmp_path: Path, monkeypatch,
                                                                              capsys) -> None:
-    """A plan paying 0.15 GBP for a page whose median is two minutes: under Prolific's 6.00 GBP/hour by the median."""
+    """A plan paying 0.15 GBP for a page whose median is two minutes: under Prolific's 6.00 GBP/hour by the median.
+    Before any run the dry run rehearses a first batch, but said nothing of its times: a plan under Prolific's
+    floor by the page's own pace went unremarked until money was spent. (One campaign for both: the first dry run
+    rehearses in a folder of its own and leaves the ledger as it was.)"""
     monkeypatch.chdir(tmp_path)
     config = new_page(tmp_path, 2, items=20, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
                                                     "estimated_minutes = 1\nmaximum_minutes = 5\n"})
+    dry_run = ["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
+               "--out", str(tmp_path / "out")]
+    assert main(dry_run) == 0
+    said = capsys.readouterr().out.splitlines()
+    at = next(n for n, x in enumerate(said) if x.startswith("rehearsal of a first batch on the simulator"))
+    assert said[at + 1].startswith("times of ") and sum(x.startswith("times of ") for x in said) == 1, said
+    assert any(x.startswith("warning: by the median the reward pays under Prolific's minimum") for x in said)
+    assert not (tmp_path / "h.db").exists() and not (tmp_path / "out").exists()  # the run below starts afresh
+
     out = rehearse(tmp_path, config, "prolific", capsys)
     line = next(x for x in out.splitlines() if x.startswith("times of "))
     assert "the plan: estimated 1 min, maximum 5 min, 0.15 GBP (9.00 GBP/hour by the estimate" in out
     assert "warning: by the median the reward pays under Prolific's minimum of 6.00 GBP/hour" in out
     assert "set [prolific] estimated_minutes = 2" in out
-    assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
-                 "--out", str(tmp_path / "out")]) == 0
-    said = capsys.readouterr().out
-    assert line in said  # the dry run reads the rehearsal's times from the ledger
-    assert "warning: [prolific] estimated_minutes = 1, but the page reads as about" in said  # before any run, too
-
-
-def test_a_first_dry_run_sets_the_plan_against_its_own_rehearsal_s_times(tmp_path: Path, monkeypatch,
-                                                                        capsys) -> None:
-    """Before any run the dry run rehearses a first batch, but said nothing of its times: a plan under Prolific's
-    floor by the page's own pace went unremarked until money was spent."""
-    monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, 2, items=20, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
-                                                    "estimated_minutes = 1\nmaximum_minutes = 5\n"})
-    assert main(["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
-                 "--out", str(tmp_path / "out")]) == 0
-    said = capsys.readouterr().out.splitlines()
-    at = next(n for n, x in enumerate(said) if x.startswith("rehearsal of a first batch on the simulator"))
-    assert said[at + 1].startswith("times of ") and sum(x.startswith("times of ") for x in said) == 1, said
-    assert any(x.startswith("warning: by the median the reward pays under Prolific's minimum") for x in said)
+    assert main(dry_run) == 0
+    said_after = capsys.readouterr().out
+    assert line in said_after  # the dry run reads the rehearsal's times from the ledger
+    assert "warning: [prolific] estimated_minutes = 1, but the page reads as about" in said_after  # before any run, too
 
 
 def test_every_item_is_answered_or_named_and_short_ones_are_topped_up(tmp_path: Path, monkeypatch,
