@@ -21,6 +21,7 @@ from flows.custom.scaffold import scaffold
 from flows.sim.pages import browser_check
 from flows.sim.people.crowd_model import PROFILE_DEFAULTS, Worker
 from flows.sim.people.typing_model import caption_origin, typing_cps
+from tests.small_configs import UNREHEARSED
 
 TEXT = "The Danube flows through ten countries before it reaches the Black Sea."
 # the page's own record: a key count, each key's time on the page's clock, and the pastes it saw
@@ -135,7 +136,7 @@ def test_without_chromium_the_dry_run_and_the_run_say_form_reading_workers(tmp_p
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HITFLOW_CHROMIUM", str(tmp_path / "no-chromium-here"))
     monkeypatch.setattr(browser_check, "_said", set())  # said once a process: this test's run is the one
-    assert main(["run", "config/typing.toml", "--dry-run"]) == 0
+    assert main(["run", "config/typing.toml", "--dry-run", *UNREHEARSED]) == 0  # the line is the plan's
     said = capsys.readouterr().out
     assert "in a headless browser" not in said
     line = [x for x in said.splitlines() if x.startswith("simulated workers:")]
