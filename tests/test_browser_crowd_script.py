@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -19,8 +21,10 @@ from flows.custom.custom_task import custom_page
 from flows.custom.scaffold import scaffold
 from tests.small_configs import UNREHEARSED
 from tests.test_browser_flickr import mine
+from tests.test_browser_typing import NEEDS_CHROMIUM, on_shared_chromium
 
 pytestmark = pytest.mark.browser
+T = TypeVar("T")
 
 # A star rating whose buttons write a hidden, required crowd-input by attribute, after the page loaded.
 STARS = """{% extends "_crowd_page.html.j2" %}
@@ -55,16 +59,32 @@ def stars_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_value_the_pages_script_sets_is_read_when_submitted(stars_project: Path, sim, client, page) -> None:
+def on_a_page(work: Callable[[Any], T]) -> T:
+    """``work(page)`` on a page of its own in the browser workers' Chromium (the module's runs use it too): one
+    Chromium a module, not a second for the ``page`` fixture."""
+    def in_a_context(browser: Any) -> T:
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        try:
+            return work(context.new_page())
+        finally:
+            context.close()
+    return on_shared_chromium(in_a_context)
+
+
+@NEEDS_CHROMIUM
+def test_a_value_the_pages_script_sets_is_read_when_submitted(stars_project: Path, sim, client) -> None:
     cfg = load_config(stars_project / "config" / "stars.toml")
     rows = [{"item_id": "p1", "file_name": "", "url": "", "payload": json.dumps({"note": "A red bus."})}]
     hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
                                LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
                                Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
-    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ASTARS01")
-    page.click("button[data-stars='4']")
-    page.click("#submit-btn")
-    page.wait_for_load_state()
+
+    def rate(page: Any) -> None:
+        page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=ASTARS01")
+        page.click("button[data-stars='4']")
+        page.click("#submit-btn")
+        page.wait_for_load_state()
+    on_a_page(rate)
     answer = mine(client, hit_id, "ASTARS01")
     assert answer["rating_0"] == "4"
 
@@ -110,8 +130,9 @@ ON_READY = OWN_CHECK.replace('document.querySelector("crowd-form").onsubmit = fu
                              ).replace("};\n</script>", "}; });\n</script>")
 
 
+@NEEDS_CHROMIUM
 @pytest.mark.parametrize("template", [OWN_CHECK, ON_READY], ids=["at-once", "on-ready"])
-def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, client, page, template: str) -> None:
+def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, client, template: str) -> None:
     """The stand-in posted taskAnswers without running the page's own crowd-form submit check, so the
     rehearsal (and a person) could submit what the page refuses on MTurk."""
     scaffold("own", tmp_path)
@@ -121,15 +142,20 @@ def test_the_pages_own_crowd_form_check_stops_the_submit(tmp_path: Path, sim, cl
     hit_id = client.create_hit(Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=3600,
                                LifetimeInSeconds=86400, MaxAssignments=1, AutoApprovalDelayInSeconds=3600,
                                Question=html_question(custom_page(cfg, page_items(rows))))["HIT"]["HITId"]
-    page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=AOWNCHK01")
-    page.fill("crowd-text-area[name=why_0] textarea", "Red")
-    page.click("#submit-btn")
-    page.wait_for_timeout(500)
-    assert page.inner_text("#own-error") == "Write three words or more."
-    assert not client.list_assignments_for_hit(HITId=hit_id)["Assignments"]  # the page kept it
-    page.fill("crowd-text-area[name=why_0] textarea", "A red bus")
-    page.click("#submit-btn")
-    page.wait_for_load_state()
+
+    def answer_twice(page: Any) -> tuple[str, list]:
+        page.goto(f"{sim.url}/mturk/accept?hitId={hit_id}&workerId=AOWNCHK01")
+        page.fill("crowd-text-area[name=why_0] textarea", "Red")
+        page.click("#submit-btn")
+        page.wait_for_timeout(500)
+        said, posted = page.inner_text("#own-error"), client.list_assignments_for_hit(HITId=hit_id)["Assignments"]
+        page.fill("crowd-text-area[name=why_0] textarea", "A red bus")
+        page.click("#submit-btn")
+        page.wait_for_load_state()
+        return said, posted
+    said, posted = on_a_page(answer_twice)
+    assert said == "Write three words or more."
+    assert not posted  # the page kept it
     assert mine(client, hit_id, "AOWNCHK01")["why_0"] == "A red bus"
 
 

@@ -164,7 +164,9 @@ ONLY_SPEED_AND_DISAGREEMENT = {
 @pytest.mark.parametrize("platform", ["prolific", "mturk"])
 def test_a_run_finding_only_speed_against_the_batch_and_disagreement_rejects_nobody_on_prolific(
         tmp_path: Path, platform: str) -> None:
-    path = small_vizwiz(tmp_path, items=50, edits=ONLY_SPEED_AND_DISAGREEMENT)
+    # 50 images on Prolific, where a worker fast against the batch's band (time_outlier) is among the findings
+    # (not with 30); MTurk's only assertion, that the config rejects, holds on 20
+    path = small_vizwiz(tmp_path, items=50 if platform == "prolific" else 20, edits=ONLY_SPEED_AND_DISAGREEMENT)
     with SimServer(seed=2) as sim:
         run_campaign(path, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path, limit=60,
                      progress=lambda _: None, platform=platform)
