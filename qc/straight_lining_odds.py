@@ -49,23 +49,26 @@ def _consensus_share(x: str, others: list[str], scale: bool) -> float:
     return 1 / len(modes) if x in modes else 0.0
 
 
-def run_chance(answer: str, peers: list[list[str]], r: float, k: int, scale: bool) -> float:
-    """An honest worker's chance of giving ``answer`` on every item (``peers``: each item's others' answers)."""
+def run_chance(shares: list[float], r: float, k: int, scale: bool) -> float:
+    """An honest worker's chance of giving one answer on every item (``shares``: its ``m`` on each item)."""
     chance = 1.0
-    for others in peers:
-        m = _consensus_share(answer, others, scale)
+    for m in shares:
         chance *= r * m + (1 - r) * (1 - m) / (1 if scale else k - 1)
     return chance
 
 
-def p_value(answer: str, peers: list[list[str]], r: float, k: int, scale: bool, seen: Iterable[str]) -> float:
+def option_shares(answer: str, peers: list[list[str]], scale: bool, seen: Iterable[str]) -> dict[str, list[float]]:
+    """Each option's ``m`` on each item (``peers``: each item's others' answers), ``answer`` and those ``seen``."""
+    return {o: [_consensus_share(o, others, scale) for others in peers] for o in set(seen) | {answer}}
+
+
+def p_value(answer: str, shares: dict[str, list[float]], r: float, k: int, scale: bool) -> float:
     """The chance of a run of one answer at most as likely as ``answer``'s (an option never seen on the field is
-    the least likely, ``((1 - r)/(k - 1))^n``)."""
-    own = run_chance(answer, peers, r, k, scale)
-    options = set(seen) | {answer}
-    runs = [run_chance(o, peers, r, k, scale) for o in options]
+    the least likely, ``((1 - r)/(k - 1))^n``); ``shares`` from :func:`option_shares`."""
+    own = run_chance(shares[answer], r, k, scale)
+    runs = [run_chance(m, r, k, scale) for m in shares.values()]
     if not scale:
-        runs += [((1 - r) / (k - 1)) ** len(peers)] * max(0, k - len(options))
+        runs += [((1 - r) / (k - 1)) ** len(shares[answer])] * max(0, k - len(shares))
     return min(1.0, sum(c for c in runs if c <= own * (1 + 1e-9)))
 
 
@@ -101,7 +104,8 @@ def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tup
         answer = str(own[0][2])
         r = min(R_MAX, max(1 / k, observed))
         # an honest worker may follow the items better than the crowd: the largest p-value over rates from the crowd up
-        p = max(p_value(answer, peers, r + (1 - r) * j / RATES, k, scale, seen_on_field) for j in range(RATES + 1))
+        shares = option_shares(answer, peers, scale, seen_on_field)
+        p = max(p_value(answer, shares, r + (1 - r) * j / RATES, k, scale) for j in range(RATES + 1))
         judged[str(worker)] = (p, f"{name}: {answer!r} on all {len(peers)} items; an honest worker agreeing with the "
                                   f"others {r:.0%} of the time or more gives one answer that unlikely with "
                                   f"probability {p:.2g}")

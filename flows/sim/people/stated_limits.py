@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from qc.asked_limits import NUMBER_WORDS, stated_max_words
@@ -53,6 +54,7 @@ class Limits(NamedTuple):
 NUMBERS = {w: str(n) for w, n in NUMBER_WORDS.items()} | {"sixty": "60"}  # "ten" read as "10"
 
 
+@lru_cache(maxsize=1024)  # a page's few questions, read again for every worker and box
 def stated(question: str) -> Limits:
     """The word and character limits ``question`` states (0 / None where it states none; "ten" read as 10)."""
     read = stated_max_words(question)  # as the run's QC reads them ("in one single word")
