@@ -12,7 +12,7 @@ answerers and adversaries; hard and misleading items). Per set and method:
   postprocess.answers.reliability.noise_floor: the 95th percentile of what the same figure reads when each
   answer is right with exactly its stated probability; printed after a slash, the figure starred above it),
   so that a miss is read against chance (more seeds and splits: bench/calibration_noise.py);
-- with controls: a fifth of the gold items (fold 0 of five, postprocess.answers.calibration.fold_of, fixed by the
+- with controls: a fifth of the gold items (fold 0 of five, postprocess.answers.beta_calibration.fold_of, fixed by the
   item ids) given as ``controls``, the same figures over the rest, the calibration fit (moved or kept,
   its b: the weight of -ln(1 - confidence), under 1 where the top was pulled down) and Dawid-Skene's
   accuracy on the rest; and ``with_controls_folds``: each of the five fifths in turn as the controls, ECE15

@@ -5,7 +5,7 @@ now its ``posterior`` column) and after (``confidence``), on:
 - Snow et al. 2008's real crowd labels with expert gold (bench/snow_sets.py: WSD from ../shared/data,
   RTE and Temporal from ``HITFLOW_RTE_LABELS`` / ``HITFLOW_TEMP_LABELS``, skipped with the reason when
   unset): without controls over every item, and with half of the gold (the items of one of two folds of
-  postprocess.answers.calibration.fold_of) given as control items, scored on the other half beside Dawid-Skene's
+  postprocess.answers.beta_calibration.fold_of) given as control items, scored on the other half beside Dawid-Skene's
   accuracy there;
 - the simulator's 1,000-item, 3-class custom campaign (bench/answers_accuracy.py's, 20 consistently wrong
   workers, seed 1, 5% control items): its own answers.csv (calibrated on its controls) and its labels

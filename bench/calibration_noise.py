@@ -11,7 +11,7 @@ by what it exceeds its floor.
   held-out shapes (bench/crowd_shapes.py) at each of ``--seeds`` (another crowd of the same shapes a seed).
 - Without controls: every gold item scored.
 - With controls: ``--splits`` splits of the gold items (split 0: bench/answers_calibration.py's,
-  postprocess.answers.calibration.fold_of of the item ids into fifths; split s: of the item ids suffixed ``/s``), a
+  postprocess.answers.beta_calibration.fold_of of the item ids into fifths; split s: of the item ids suffixed ``/s``), a
   fifth given as controls, the rest scored. The model's confidence does not depend on which items are
   controls (their labels enter the model as any item's; only the workers' figures leave them out), so each
   split calibrates the one aggregation's answers (postprocess.answers.calibration.calibrate_answers, as

@@ -191,7 +191,7 @@ def test_short_images_are_topped_up_on_served_units_and_the_rest_say_why(tmp_pat
 
 
 def test_every_short_reason_is_worded_on_both_surfaces() -> None:
-    """postprocess.answers.adaptive.SHORT_REASONS is what short_images.csv may say; the summary's short words
+    """postprocess.answers.extension_rounds.SHORT_REASONS is what short_images.csv may say; the summary's short words
     (summary.SHORT_WHY) and the report's longer ones (outputs.short_reasons_text) each cover every one,
     so a reason added there cannot reach a user as a KeyError or go uncounted."""
     from flows.campaigns.summary import SHORT_WHY
