@@ -86,6 +86,20 @@ def test_a_named_server_that_does_not_answer_is_one_line_and_exit_2(no_api, monk
     assert not (tmp_path / "h.db").exists()  # refused before anything was written
 
 
+@pytest.mark.slow
+@pytest.mark.prefect
+def test_the_temporary_server_starts_without_blocking_answers_and_is_stopped(no_api, prefect_home, monkeypatch) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
+    with prefect_api() as api:
+        assert api is not None and api.server is not None
+        assert os.environ["PREFECT_API_URL"] == api.url  # set before Prefect is imported: it reads it then
+        url = api.ready()
+        assert healthy(url)
+        process = api.server.process
+    assert process.poll() is not None and not healthy(url)  # stopped with the block
+    assert "PREFECT_API_URL" not in os.environ
+
+
 def test_help_and_no_prefect_runs_never_import_prefect(tmp_path: Path) -> None:
     script = ("import sys, contextlib, io\nfrom flows.cli.main import main\n"
               "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
@@ -162,23 +176,18 @@ def test_the_run_imports_its_steps_modules_while_the_temporary_server_starts(tmp
             sys.modules.pop(name, None)
 
 
-def counting_collections(boot: str) -> str:
-    """The temporary server's script, also saying on stderr how many collections the collector started by
-    itself while it imported and built its app, and that its API was built: its start is ~2,000 imports;
-    collections during them found little to free and cost ~0.5 s of ~2 s. Prefect's own ``gc.collect()``
-    in a final server's create_app (PREFECT__SERVER_FINAL, which SERVER_ENV sets as Prefect's temporary
-    server does: it frees the routers' copies) is asked for, not the collector's own, so not counted.
-    Checked on the run's own server below (a process of its own for the count cost ~2.2 s of CPU)."""
-    head, cut, serve = boot.partition("\n\nclass Server")
-    assert cut, "SERVER_BOOT no longer defines its Server after building the app"
-    counting = ("import gc\ncollections, asked = [], []\n"
-                "gc.callbacks.append(lambda phase, info: collections.append(phase))\n"
-                "def asked_for(*args, _collect=gc.collect, **kwargs):\n"
-                "    asked.append(1)\n    return _collect(*args, **kwargs)\n"
-                "gc.collect = asked_for\n")
-    said = ("\nprint('COLLECTIONS', collections.count('start') - len(asked),"
-            " [r.path for r in app.routes if r.path == '/api'], file=sys.stderr, flush=True)")
-    return counting + head + said + cut + serve
+def test_the_temporary_server_imports_and_builds_its_app_without_garbage_collections(tmp_path: Path) -> None:
+    """Its start is ~2,000 imports; collections during them found little to free and cost ~0.5 s of ~2 s."""
+    from flows.core.run.prefect_api import SERVER_BOOT
+
+    counting = ("import gc\ncollections = []\ngc.callbacks.append(lambda phase, info: collections.append(phase))\n"
+                + SERVER_BOOT.split("\n\nclass Server")[0]
+                + "print('COLLECTIONS', collections.count('start'), [r.path for r in app.routes if r.path == '/api'])\n"
+                )
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_UI_ENABLED": "0"}
+    done = subprocess.run([sys.executable, "-c", counting], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=180, check=False)
+    assert done.stdout.split() == ["COLLECTIONS", "0", "['/api']"], done.stderr[-500:]  # its API built, not one run
 
 
 def test_a_flow_on_the_temporary_server_sends_no_heartbeats_and_on_a_kept_one_it_does(monkeypatch) -> None:
@@ -223,56 +232,19 @@ def test_a_finished_run_leaves_without_teardown_but_runs_every_exit_handler(tmp_
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(no_api, tmp_path: Path, prefect_home: Path,
-                                                                     monkeypatch, capsys) -> None:
+def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(tmp_path: Path, prefect_home: Path) -> None:
     """The temporary server's lighter settings (TEMPORARY_SERVER_SETTINGS) keep the flow run, its task
     runs (recorded from the run's events: 12 batch steps and the caption top-ups'), the progress lines
     and the artifacts in Prefect's database, where ``prefect server start`` on the same home shows them
     after the run. The demo on 10 images in 2 batches, its top-ups kept: what is kept is the same for each
-    batch, so 2 show it as 5 did (each batch more cost its steps' tasks, events and logs again).
-
-    The run goes through ``main()`` in this process (what is tested is the server and what it keeps, not
-    the run's interpreter), so the same run also shows ``prefect_api()`` starting its temporary server
-    without blocking, the URL set as the block starts, the server answering and stopped with the
-    block (one temporary server for both: each start costs ~3 s of CPU), and that server's imports and app
-    build meeting no garbage collection (counting_collections)."""
-    from flows.core.run import prefect_api as module
-
-    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
-    monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "WARNING")
-    seen: dict[str, object] = {}
-
-    @contextlib.contextmanager
-    def watched(wanted_now: bool = True) -> Iterator[PrefectApi | None]:
-        with prefect_api(wanted_now) as api:
-            assert api is not None and api.server is not None  # a temporary server, started and not waited for
-            seen.update(api=api, url_set=os.environ["PREFECT_API_URL"] == api.url)
-            yield api
-            seen["healthy"] = healthy(api.url)  # it served the run to its end
-            log = api.server.log.fileno()
-            seen["said"] = os.pread(log, 1 << 16, 0).decode(errors="replace")  # its offset kept
-
-    monkeypatch.setattr(module, "prefect_api", watched)  # flows/cli/run.py imports it when a run starts
-    monkeypatch.setattr(module, "SERVER_BOOT", counting_collections(module.SERVER_BOOT))
+    batch, so 2 show it as 5 did (each batch more cost its steps' tasks, events and logs again)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", HITFLOW_API_ENV)}
+    env |= {"PREFECT_HOME": str(prefect_home), "PREFECT_LOGGING_LEVEL": "WARNING"}
     config = small_vizwiz(tmp_path, items=10, top_ups=True, edits={"batches = 5 ": "batches = 2 "})
-    environ = dict(os.environ)
-    try:
-        code = main(["run", str(config), "--limit", "10", "--db", str(tmp_path / "h.db"),
-                     "--out", str(tmp_path / "out")])
-        left = "PREFECT_API_URL" in os.environ
-    finally:  # the CLI sets Prefect's defaults in its environment, as the command does for itself
-        for added in set(os.environ) - set(environ):
-            del os.environ[added]
-        os.environ.update(environ)
-    printed = capsys.readouterr()
-    assert code == 0, printed.err[-800:]
-    api = seen["api"]
-    assert isinstance(api, PrefectApi) and api.server is not None
-    assert seen["url_set"] and seen["healthy"]
-    said = str(seen["said"]).splitlines()
-    assert [line.split(maxsplit=1)[1] for line in said if line.startswith("COLLECTIONS ")] == ["0 ['/api']"], said[-5:]
-    assert api.server.process.poll() is not None and not healthy(api.url)  # stopped with the block
-    assert not left  # as it was
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(config), "--limit", "10",
+                           "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "out")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-800:]
     with contextlib.closing(sqlite3.connect(prefect_home / "prefect.db")) as db:
         (run_id, state), = db.execute("SELECT id, state_type FROM flow_run").fetchall()
         tasks = dict(db.execute("SELECT state_type, count(*) FROM task_run WHERE flow_run_id = ? GROUP BY 1",
@@ -290,6 +262,6 @@ def test_a_run_on_the_temporary_server_keeps_what_a_prefect_user_sees(no_api, tm
     assert len(steps) == len(set(steps)) == 12, sorted(steps)
     assert {n.rsplit(" ", 1)[1] for n in top_ups} == {"1", "2"}
     assert len(late) == 4 * (len(top_ups) - 2), (top_ups, late)
-    assert any(line.startswith("batch 2: ") for line in logs) and all(line in logs for line in printed.out.splitlines()
+    assert any(line.startswith("batch 2: ") for line in logs) and all(line in logs for line in done.stdout.splitlines()
                                                                        if line.startswith("batch 1: "))
     assert len(artifacts) == 4 and artifacts["vizwiz-captions-batch-2-flags"] == "table"
