@@ -61,14 +61,15 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache  # the layers of flows/ (pyproject.toml [tool.importlinter])
 
-# The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md): one a core. Many tests wait on
-# subprocesses, HTTP and the simulator's clock rather than on the CPU, so a third worker shortened the
-# wall time, but each worker pays its own start, collection, imports and fork servers (counts
-# CPU, not minutes; PYTEST_WORKERS=3 for the shorter wall time). --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
+# The suite on PYTEST_WORKERS processes (pytest-xdist; docs/testing.md). Many tests wait on
+# subprocesses, HTTP and the simulator's clock rather than on the CPU (two workers kept two cores 125-131%
+# busy), so three share two cores: 8:35 of wall against 10:46, for 2.6% more CPU (each worker pays its own
+# start, collection and servers; docs/speed.md). PYTEST_WORKERS=2 for the least CPU.
+# --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
 # Prefect server, a reference run) start once; files go out in collection order, where
 # tests/conftest.py puts those marked slow first. Lint and the docs build run beside the tests
 # (mypy from a clean clone is ~30 s of one core) and their output follows the tests'.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 PYTEST_DIST ?= loadfile
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE=1, as on the shared
 # host): without the cache every pytest worker rewrites and compiles the test modules and hypothesis
