@@ -14,7 +14,7 @@ COUNTED = re.compile(r"split\([^()]*(?:\([^()]*\)[^()]*)*\)(?:\.filter\([^()]*(?
 MOST = 2000  # no page asks a person for more words than this
 
 
-@lru_cache(maxsize=64)  # read once a page, not once a worker filling it
+@lru_cache(maxsize=32)  # once a page, as page_contexts keeps it (the same pages: no more text held)
 def word_minimum(html: str) -> int:
     """The fewest words the page's own checks or instructions ask for in its free text; 0 when none."""
     found = [int(m[1] or m[2]) for m in SAID.finditer(html)]
