@@ -275,6 +275,24 @@ def test_an_older_file_is_upgraded_in_place(tmp_path: Path) -> None:
     assert {"hold", "hold_release"} <= set(store.db["batches"].columns_dict)  # type: ignore[attr-defined]
 
 
+def _schema(db: sqlite_utils.Database) -> dict[str, object]:
+    """Every table's, index's and trigger's definition, as SQLite reads it back (columns, keys, defaults)."""
+    named = db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex%'").fetchall()
+    tables = [name for kind, name, _ in named if kind == "table"]
+    return {"sql": sorted(named), **{t: (db.execute(f'PRAGMA table_xinfo("{t}")').fetchall(),
+                                        db.execute(f'PRAGMA index_list("{t}")').fetchall()) for t in tables}}
+
+
+def test_a_new_file_has_the_schema_the_migrations_make_one_by_one(tmp_path: Path) -> None:
+    stepwise = sqlite_utils.Database(tmp_path / "stepwise.db")
+    migrations.apply(stepwise)
+    new = Store(tmp_path / "new.db")
+    assert _schema(new.db) == _schema(stepwise)  # type: ignore[attr-defined]
+    assert new.applied_migrations() == NAMES
+    new.table("assignments").insert({"campaign": "c", "assignment_id": "A"})  # a trigger counts the write
+    assert new.rows("SELECT changes FROM ledger_changes") == [{"changes": 1}]
+
+
 def test_sqlite_lock_holder_on_this_host_is_checked_by_pid(tmp_path: Path) -> None:
     store = Store(tmp_path / "h.db")
     with store.campaign_lock("c"):
