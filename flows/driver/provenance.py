@@ -6,6 +6,7 @@ import json
 import platform as python_platform
 import subprocess
 import time
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ def source_revision() -> str:
     return head + ("+dirty" if any(not line.startswith("#") for line in lines) else "")
 
 
+@lru_cache(maxsize=16)  # a process runs the libraries it imported: ~5 ms a lookup, nine an export
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
