@@ -45,6 +45,11 @@ PRELOAD = ("flows.cli.main", "flows.driver.campaign_run", "flows.driver.operatio
            "flows.answers.answers_step", "flows.custom.adaptive_rounds", "flows.custom.custom_kind",
            "flows.campaigns.report", "flows.platforms.mturk.batch_publish", "flows.platforms.mturk.batch_collect",
            "flows.platforms.mturk.dry_run", "postprocess.spell_campaign", "boto3", "scipy.sparse")
+# What forked commands still imported each (a whole-suite profile): a simulated run's task server and the HTTP
+# client its pages' crowd uses, Prolific's platform, the control items' test (scipy.special): ~0.2 s of CPU a
+# server once against ~2.8 s that a suite's children paid. Not the studies' outputs (0.7 s, one command a suite).
+PRELOAD_RUNS = ("flows.taskserver.task_server", "flows.taskserver.task_server_thread", "httpx", "httpcore",
+                "flows.platforms.prolific.platform", "scipy.special")
 
 # The connections of commands still running: a child closes them (they are the server's, not its own).
 OPEN: set[socket.socket] = set()
@@ -77,7 +82,7 @@ def serve(socket_path: str) -> None:
     # as flows/cli/process_life.py's loaded_then_frozen: no collections while importing, then what was
     # loaded is frozen (each child's full collections skip it, and leave its pages shared with the server)
     gc.disable()
-    for name in PRELOAD:
+    for name in (*PRELOAD, *PRELOAD_RUNS):
         __import__(name)
     warm_spelling_index()
     gc.freeze()
