@@ -1,10 +1,10 @@
 """A campaign moves between Prefect workers through the PostgreSQL ledger: a real ``prefect server``
 (the test session's, tests/conftest.py's ``prefect_worker_server``), two process workers on one pool,
-each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database
-and the output folder; the simulator is one process beside them, as docs/postgres.md says to run
-it). The schedule runs one batch per run; the worker running a batch is killed with -9 in the middle
-of it, and a later run on the other worker resumes from the ledger: no HIT twice, no answer lost,
-and the same dataset as an uninterrupted run.
+each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database,
+the output folder and the session's spelling cache; the simulator is one process beside them, as
+docs/postgres.md says to run it). The schedule runs one batch per run; the worker running a batch is
+killed with -9 in the middle of it, and a later run on the other worker resumes from the ledger: no HIT
+twice, no answer lost, and the same dataset as an uninterrupted run.
 
 The workers' waits are shortened through Prefect's settings (cited below); the killed run is
 marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot."""
