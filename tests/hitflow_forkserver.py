@@ -45,6 +45,11 @@ PRELOAD = ("flows.cli.main", "flows.driver.campaign_run", "flows.driver.operatio
            "flows.answers.answers_step", "flows.custom.adaptive_rounds", "flows.custom.custom_kind",
            "flows.campaigns.report", "flows.platforms.mturk.batch_publish", "flows.platforms.mturk.batch_collect",
            "flows.platforms.mturk.dry_run", "postprocess.spell_campaign", "boto3", "scipy.sparse")
+# What forked commands still imported each (a whole-suite profile): a simulated run's task server and the HTTP
+# client its pages' crowd uses, Prolific's platform, the control items' test (scipy.special): ~0.2 s of CPU a
+# server once against ~2.8 s that a suite's children paid. Not the studies' outputs (0.7 s, one command a suite).
+PRELOAD_RUNS = ("flows.taskserver.task_server", "flows.taskserver.task_server_thread", "httpx", "httpcore",
+                "flows.platforms.prolific.platform", "scipy.special")
 
 # The connections of commands still running: a child closes them (they are the server's, not its own).
 OPEN: set[socket.socket] = set()
@@ -77,9 +82,10 @@ def serve(socket_path: str) -> None:
     # as flows/cli/process_life.py's loaded_then_frozen: no collections while importing, then what was
     # loaded is frozen (each child's full collections skip it, and leave its pages shared with the server)
     gc.disable()
-    for name in PRELOAD:
+    for name in (*PRELOAD, *PRELOAD_RUNS):
         __import__(name)
     warm_spelling_index()
+    warm_mturk_client()
     gc.freeze()
     gc.enable()
     listener = socket.socket(socket.AF_UNIX)
@@ -108,6 +114,30 @@ def _same_spelling_cache(server_cache: object) -> None:
 
     if cache_dir() != server_cache:
         spelling_index.cache_clear()
+
+
+def warm_mturk_client() -> None:
+    """boto3's default session with MTurk's service model, endpoints and retry rules parsed (~0.07 s of CPU that each
+    forked command making a client paid: ~2.8 s in a suite's children), made with dummy keys and an endpoint it never
+    calls: no credentials resolved. A child whose environment differs in what a session reads (``_aws_environment``)
+    gets a fresh session, as a new process would (``_same_aws_session``)."""
+    import boto3
+
+    boto3.client("mturk", endpoint_url="http://127.0.0.1:9", region_name="us-east-1",
+                 aws_access_key_id="WARM", aws_secret_access_key="WARM")
+
+
+def _aws_environment() -> dict[str, str]:
+    """What a botocore session reads from the environment: its AWS_ settings, and HOME for ~/.aws's files."""
+    return {key: value for key, value in os.environ.items() if key.startswith(("AWS_", "BOTO")) or key == "HOME"}
+
+
+def _same_aws_session(server_aws: dict[str, str]) -> None:
+    """A command's environment another than the server's for boto3: no session of the server's (its config files)."""
+    if _aws_environment() != server_aws:
+        import boto3
+
+        boto3.DEFAULT_SESSION = None
 
 
 def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
@@ -170,10 +200,11 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     os.chdir(str(request["cwd"]))
     from flows.core.outputs.spelling_cache import cache_dir
 
-    server_cache = cache_dir()
+    server_cache, server_aws = cache_dir(), _aws_environment()
     os.environ.clear()
     os.environ.update(request["env"])  # type: ignore[arg-type]
     _same_spelling_cache(server_cache)
+    _same_aws_session(server_aws)
     if os.environ.get("PYTHONUNBUFFERED"):  # read at an interpreter's start: the server's streams were made then
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]

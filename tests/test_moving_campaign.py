@@ -1,10 +1,10 @@
 """A campaign moves between Prefect workers through the PostgreSQL ledger: a real ``prefect server``
 (the test session's, tests/conftest.py's ``prefect_worker_server``), two process workers on one pool,
-each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database
-and the output folder; the simulator is one process beside them, as docs/postgres.md says to run
-it). The schedule runs one batch per run; the worker running a batch is killed with -9 in the middle
-of it, and a later run on the other worker resumes from the ledger: no HIT twice, no answer lost,
-and the same dataset as an uninterrupted run.
+each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database,
+the output folder and the session's spelling cache; the simulator is one process beside them, as
+docs/postgres.md says to run it). The schedule runs one batch per run; the worker running a batch is
+killed with -9 in the middle of it, and a later run on the other worker resumes from the ledger: no HIT
+twice, no answer lost, and the same dataset as an uninterrupted run.
 
 The workers' waits are shortened through Prefect's settings (cited below); the killed run is
 marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot."""
@@ -28,6 +28,7 @@ import pytest
 
 from bench.chaos import platform_view
 from flows.core.ledger.store import Store
+from flows.core.outputs.spelling_cache import cache_dir
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
@@ -123,11 +124,14 @@ def crash_in_prefect(api_url: str, flow_run_id: str) -> None:
 
 
 def start_worker(home: Path, env: dict[str, str]) -> subprocess.Popen[Any]:
-    """A process worker on the pool, in its own folder with its own HOME and Prefect home."""
+    """A process worker on the pool, in its own folder with its own HOME and Prefect home. Its flow runs spell
+    from the session's spelling cache (``HITFLOW_CACHE_DIR``): in a HOME of their own, the first run on each
+    worker built the index (~3 s of CPU) that this process has on disk; it is a cache, not the worker's state."""
     home.mkdir()
     return subprocess.Popen(
         prefect_cli("worker", "start", "--pool", POOL, "--type", "process", "--limit", "1", "--name", home.name),
-        env={**env, **WORKER, "HOME": str(home), "PREFECT_HOME": str(home / ".prefect")}, cwd=home,
+        env={**env, **WORKER, "HOME": str(home), "PREFECT_HOME": str(home / ".prefect"),
+             "HITFLOW_CACHE_DIR": str(cache_dir())}, cwd=home,
         stdout=(home / "worker.log").open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 

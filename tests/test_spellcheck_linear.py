@@ -8,12 +8,13 @@ import random
 from collections.abc import Callable
 from functools import lru_cache
 
-from postprocess.spellcheck import LONGEST_WORD, correct_caption, default_index
+import postprocess.spellcheck as spelling
+from postprocess.spellcheck import LONGEST_WORD, correct_caption
 
 
 def make_corrector() -> Callable[[str], str | None]:
     """Lower-case token -> its most probable correction in the default index, or None; cached per token."""
-    words = default_index()
+    words = spelling.default_index()  # at call time: the session's, from the spelling cache (conftest.py)
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
