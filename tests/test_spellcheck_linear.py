@@ -8,12 +8,15 @@ import random
 from collections.abc import Callable
 from functools import lru_cache
 
-from postprocess.spellcheck import LONGEST_WORD, correct_caption, default_index
+import postprocess.spellcheck as spellcheck
+from postprocess.spellcheck import LONGEST_WORD, correct_caption
 
 
 def make_corrector() -> Callable[[str], str | None]:
     """Lower-case token -> its most probable correction in the default index, or None; cached per token."""
-    words = default_index()
+    # Looked up when called: the suite's session fixture points it at the index kept on disk (loaded once a
+    # process), which a name imported with the module would miss, building the index again (~3 s).
+    words = spellcheck.default_index()
 
     @lru_cache(maxsize=100_000)
     def correct(lower: str) -> str | None:
