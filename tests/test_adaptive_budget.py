@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from postprocess.answers import adaptive_budget
-from postprocess.answers.adaptive import DEFAULT_RULE, StoppingRule, replay, saving
+from postprocess.answers.adaptive import DEFAULT_RULE, Replay, StoppingRule, replay, saving
 
 
 def _frame(seed: int, items: int = 50, per_item: int = 8) -> pd.DataFrame:
@@ -59,10 +60,17 @@ def test_a_whole_budget_without_a_second_target_is_the_rule_without_budget() -> 
     pd.testing.assert_frame_equal(plain.used, whole.used)
 
 
+@cache
+def _unbudgeted() -> tuple[pd.DataFrame, Replay]:
+    """The crowd the budget shares below are tried on, and its replay without a budget: the same for each share,
+    so made once (nothing mutates them)."""
+    frame = _frame(2)
+    return frame, replay(frame, StoppingRule(2, None, 0.999))
+
+
 @pytest.mark.parametrize("share", [0.2, 0.35, 0.5])
 def test_the_replay_stays_within_its_budget(share: float) -> None:
-    frame = _frame(2)
-    plain = replay(frame, StoppingRule(2, None, 0.999))
+    frame, plain = _unbudgeted()
     assert saving(plain, frame)["share_used"] > 0.5  # the rule alone would spend more than any budget here
     result = replay(frame, StoppingRule(2, None, 0.999, budget=share))
     used = result.answers.set_index("item_id")["judgements_used"]

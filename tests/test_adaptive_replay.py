@@ -305,6 +305,12 @@ def _strangers(seed: int, p: float, items: int = 600, per_item: int = 6) -> tupl
     return pd.DataFrame(rows), pd.Series(truth)
 
 
+@cache
+def _strangers_once(seed: int, p: float) -> tuple[pd.DataFrame, pd.Series]:
+    """``_strangers`` made once for the four rules below, which read it (nothing mutates it)."""
+    return _strangers(seed, p)
+
+
 def _one_coin_by_hand(labels: list[str], p: float, confidence: float, low: int, high: int,
                       settled: bool) -> tuple[int, bool]:
     """(judgements an item takes, whether it stopped only because the rest could at best tie it) when each
@@ -336,7 +342,7 @@ def test_the_stopping_rule_over_strangers_is_the_one_coin_rule(confidence: float
     from bench.adaptive_frontier import threshold_rule
 
     p = 0.8
-    frame, truth = _strangers(11, p)
+    frame, truth = _strangers_once(11, p)
     rule = StoppingRule(2, 6, confidence=confidence, method="mv", skill_prior=SkillPrior(p), settled=settled)
     result = replay(frame, rule).answers.set_index("item_id")
     by_hand = {item: _one_coin_by_hand(list(g["label"]), p, confidence, 2, 6, settled)

@@ -73,11 +73,14 @@ def test_a_returned_or_timed_out_prolific_place_is_taken_by_another_participant(
     from flows.campaigns.summary import shortfall_lines
     from flows.core.ledger.store import Store
     from flows.driver.campaign_run import run_campaign
+    from tests.small_configs import small_vizwiz
 
     with SimServer(seed=5) as sim:
         sim.prolific.pumps[0].return_rate = 0.3  # type: ignore[attr-defined]
-        run_campaign(ROOT / "config/vizwiz_captions.toml", endpoint_url=sim.url, db_path=tmp_path / "h.db",
-                     out_root=tmp_path, limit=10, progress=lambda _: None, platform="prolific")
+        # the demo's ten images in two studies, not five: every study is filled the same way
+        config = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 2 "}, items=10, top_ups=True)
+        run_campaign(config, endpoint_url=sim.url, db_path=tmp_path / "h.db", out_root=tmp_path,
+                     progress=lambda _: None, platform="prolific")
         subs = list(sim.prolific.submissions.values())
         places = {s["id"]: s["total_available_places"] for s in sim.prolific.studies.values()}
     given_back = [s for s in subs if s["status"] in ("RETURNED", "TIMED-OUT")]

@@ -58,7 +58,8 @@ def test_a_campaign_resumed_on_another_served_simulator_is_refused_before_any_ca
         capsys: pytest.CaptureFixture[str]) -> None:
     """On either ledger (the PostgreSQL one gets the column through the same migration)."""
     monkeypatch.chdir(tmp_path)
-    config, ledger = small_vizwiz(tmp_path, items=10), ledger_location
+    # two batches: the resume on its own marketplace collects batch 1 and posts one more
+    config, ledger = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 2 "}, items=10), ledger_location
     with SimServer(state=tmp_path / "a.db") as a:
         assert run(config, ledger, "--endpoint-url", a.url, "--detach", "always") == OPEN
     before = ledger_calls(ledger)
@@ -85,7 +86,9 @@ def test_a_campaign_resumed_on_another_state_file_is_refused_and_resumes_on_its_
         platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     """Stopped by a Ctrl-C between batches 2 and 3 (on main the resume failed on batch 3's first call)."""
-    config, ledger, route = small_vizwiz(tmp_path, items=10), tmp_path / "h.db", ("--platform", platform)
+    # three batches: stopped before batch 3, which the resume on its own marketplace posts
+    config = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 3 "}, items=10)
+    ledger, route = tmp_path / "h.db", ("--platform", platform)
     with pytest.raises(KeyboardInterrupt):
         run_campaign(config, db_path=ledger, out_root=tmp_path / "out", progress=lambda _: None,
                      call=stop_before_batch_3, platform=platform, sim_state=tmp_path / "a.db")

@@ -36,6 +36,10 @@ def stop_before_batch_3(name: str, fn: Any, run: Any, batch: int) -> dict[str, A
     return fn(run, batch)  # type: ignore[no-any-return]
 
 
+# a campaign stopped as batch 2 collects, then resumed: the batches after the stop add nothing to what is checked
+TWO_BATCHES = {"batches = 5 ": "batches = 2 "}
+
+
 def interrupted_in(folder: Path, config: Path, ledger: str, out: Path, monkeypatch: pytest.MonkeyPatch,
                    stop: Any = stop_as_batch_2_collects, platform: str = "mturk") -> None:
     folder.mkdir()
@@ -47,7 +51,7 @@ def interrupted_in(folder: Path, config: Path, ledger: str, out: Path, monkeypat
 
 def test_a_postgresql_campaign_resumed_from_another_folder_uses_its_own_marketplace(
         pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config, out = small_vizwiz(tmp_path, items=5), tmp_path / "out"
+    config, out = small_vizwiz(tmp_path, edits=TWO_BATCHES, items=5), tmp_path / "out"
     interrupted_in(tmp_path / "first", config, pg_url, out, monkeypatch)
     (tmp_path / "second").mkdir()
     monkeypatch.chdir(tmp_path / "second")
@@ -70,7 +74,7 @@ def test_a_postgresql_campaign_whose_marketplace_is_not_here_is_refused(
 
 def test_a_campaign_that_ran_on_a_served_simulator_is_not_resumed_on_the_embedded_one(
         sim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config, out, ledger = small_vizwiz(tmp_path, items=5), tmp_path / "out", str(tmp_path / "h.db")
+    config, out, ledger = small_vizwiz(tmp_path, edits=TWO_BATCHES, items=5), tmp_path / "out", str(tmp_path / "h.db")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(KeyboardInterrupt):
         run_campaign(config, endpoint_url=sim.url, db_path=ledger, out_root=out, limit=5, progress=lambda _: None,
@@ -96,7 +100,7 @@ def test_the_status_hint_of_a_cancelled_campaign_copied_as_printed_resumes_it_on
     from flows.cli.main import main
     from flows.core.ledger.store import Store
 
-    config, ledger = small_vizwiz(tmp_path, items=5), str(tmp_path / "h.db")
+    config, ledger = small_vizwiz(tmp_path, edits={"batches = 5 ": "batches = 3 "}, items=5), str(tmp_path / "h.db")
     interrupted_in(tmp_path / "work", config, ledger, tmp_path / "out", monkeypatch, stop_before_batch_3, platform)
     assert main(["cancel", "vizwiz_captions", "--db", ledger]) == 0
     capsys.readouterr()

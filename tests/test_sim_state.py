@@ -200,12 +200,19 @@ def hitflow(capsys, *args: str) -> str:
 def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monkeypatch, capsys,
                                                             hitflow_forks: ForkServer) -> None:
     """run, then status (in a new process), reconcile, cancel and run again on the default ledger and target."""
+    # the demo (its caption top-ups too) on ten images in two batches, a HIT of five images a batch; its config
+    # in a folder of its own, as the demo's is, so that the ledger and marketplace found in the working folder
+    # are the working folder's, not the config's
+    from tests.small_configs import small_vizwiz
+
+    (tmp_path / "demo").mkdir()
+    config = small_vizwiz(tmp_path / "demo", edits={"batches = 5 ": "batches = 2 "}, items=10, top_ups=True)
     monkeypatch.chdir(tmp_path)
-    hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "25")  # a HIT of five images a batch
+    hitflow(capsys, "run", str(config), "--no-prefect")
     state = Path("runs") / "sim" / "marketplace-seed1.db"  # the folder's marketplace, not the demo's
     assert state.is_file() and Path("runs/hitflow.db").is_file()
     report = status_in_new_process(hitflow_forks, tmp_path)[0]
-    assert report["campaign"] == "vizwiz_captions" and len(report["batches"]) == 5
+    assert report["campaign"] == "vizwiz_captions" and len(report["batches"]) == 2
     for batch in report["batches"]:  # the platform's final word, not "Submitted"
         assert set(batch["assignments"]) <= {"Approved", "Rejected"} and batch["assignments"]["Approved"] > 0
         assert sum(batch["assignments"].values()) == 5 + extensions(Path("runs/hitflow.db"), batch["batch"])
@@ -215,11 +222,11 @@ def test_default_target_is_a_local_platform_across_commands(tmp_path: Path, monk
     assert refreshed["batches"][0]["assignments"] == report["batches"][0]["assignments"]
     reconciled = hitflow(capsys, "reconcile", "vizwiz_captions")
     assert "fetched 0 missed submission(s)" in reconciled and str(state.resolve()) in reconciled
-    assert "cancel: 5 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")
+    assert "cancel: 2 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")
     assert "cancel: 0 finished HIT(s) deleted," in hitflow(capsys, "cancel", "vizwiz_captions")  # kept in the file
     # a cancelled campaign runs again only on purpose (a plain run is refused: tests/test_operator_safety.py)
-    resumed = hitflow(capsys, "run", str(CONFIG), "--no-prefect", "--limit", "25", "--resume-cancelled")
-    assert "posted now" not in resumed and f"captions: {5 * (25 + extensions(Path('runs/hitflow.db')))}" in resumed
+    resumed = hitflow(capsys, "run", str(config), "--no-prefect", "--resume-cancelled")
+    assert "posted now" not in resumed and f"captions: {5 * (10 + extensions(Path('runs/hitflow.db')))}" in resumed
     after = json.loads(hitflow(capsys, "status", "--json"))[0]
     assert [b["assignments"] for b in after["batches"]] == [b["assignments"] for b in report["batches"]]
 
