@@ -41,6 +41,7 @@ from tests.forked_hitflow import ForkServer, fork_server
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
 from tests.prefect_server import WORKER_SERVER_SETTINGS, SharedPrefectServer, in_process_client_of
 from tests.rewrite_ahead import rewrite_ahead
+from tests.unseen_figures import figures_unseen_by_default  # noqa: F401  (autouse: runs draw no report figure)
 
 RUN_MARK = reaper.install()  # SIGTERM/SIGHUP as Ctrl-C; the first process ends what the run left (tests/reaper.py)
 pytest_plugins = ["tests.cpu_record", "tests.probed_pages"]  # CPU per test (HITFLOW_TEST_CPU); the probe's fixture

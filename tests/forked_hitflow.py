@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tests.prefect_server import process_group
+from tests.unseen_figures import figures_drawn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +91,8 @@ class Forked:
             fds.append(self._fd(stdout, "w", theirs, "stdout", text))
             fds.append(fds[1] if stderr == subprocess.STDOUT else self._fd(stderr, "w", theirs, "stderr", text))
             request = json.dumps({"argv": self.args, "cwd": str(cwd or os.getcwd()), "env": dict(env or os.environ),
-                                  "session": start_new_session, "preamble": preamble}).encode()
+                                  "session": start_new_session, "preamble": preamble,
+                                  "figures": figures_drawn()}).encode()
             self._conn = socket.socket(socket.AF_UNIX)
             self._conn.connect(str(socket_path))
             socket.send_fds(self._conn, [len(request).to_bytes(8, "big") + request], fds)

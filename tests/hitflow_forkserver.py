@@ -23,6 +23,7 @@ The ``hitflow`` client it writes (``client_script``) is a few lines of ``python 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gc
 import json
 import os
@@ -59,7 +60,7 @@ CLIENT = '''#!{python} -IS
 import json, os, signal, socket, sys
 conn = socket.socket(socket.AF_UNIX)
 conn.connect({socket!r})
-request = json.dumps({{"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ)}}).encode()
+request = json.dumps({{"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ), "figures": {figures}}}).encode()
 socket.send_fds(conn, [len(request).to_bytes(8, "big") + request], [0, 1, 2])
 reply = conn.makefile()
 child = int(reply.readline())
@@ -70,10 +71,11 @@ sys.exit(int(status[0]) if status else 1)
 '''
 
 
-def client_script(folder: Path, socket_path: Path) -> Path:
-    """A ``hitflow`` in ``folder`` that runs its command through the server at ``socket_path``."""
+def client_script(folder: Path, socket_path: Path, figures: bool = False) -> Path:
+    """A ``hitflow`` in ``folder`` that runs its command through the server at ``socket_path``; ``figures``:
+    its runs draw their report figures."""
     script = folder / "hitflow"
-    script.write_text(CLIENT.format(python=sys.executable, socket=str(socket_path)))
+    script.write_text(CLIENT.format(python=sys.executable, socket=str(socket_path), figures=bool(figures)))
     script.chmod(0o755)
     return script
 
@@ -86,6 +88,7 @@ def serve(socket_path: str) -> None:
         __import__(name)
     warm_spelling_index()
     warm_mturk_client()
+    figures_unseen_by_default()
     gc.freeze()
     gc.enable()
     listener = socket.socket(socket.AF_UNIX)
@@ -106,6 +109,19 @@ def warm_spelling_index() -> None:
     from flows.core.outputs.spelling_cache import spelling_index
 
     spelling_index()
+
+
+def figures_unseen_by_default() -> None:
+    """The children's runs draw no report figure (their four to six plots were ~0.3 s of CPU each), as the
+    test session's (tests/unseen_figures.py), in every thread: unless their request says ``figures``, which
+    tests/forked_hitflow.py sends from a module that reads them, and the client script from one that wrote it."""
+    from flows.core.outputs import figures
+
+    SEEN.append(figures.UNSEEN)
+    figures.UNSEEN = contextvars.ContextVar("figures_unseen", default=True)
+
+
+SEEN: list[contextvars.ContextVar[bool]] = []  # the project's UNSEEN, which a child asked to draw gets back
 
 
 def _same_spelling_cache(server_cache: object) -> None:
@@ -205,6 +221,10 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     os.environ.update(request["env"])  # type: ignore[arg-type]
     _same_spelling_cache(server_cache)
     _same_aws_session(server_aws)
+    if request.get("figures") and SEEN:
+        from flows.core.outputs import figures
+
+        figures.UNSEEN = SEEN[0]
     if os.environ.get("PYTHONUNBUFFERED"):  # read at an interpreter's start: the server's streams were made then
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]

@@ -21,7 +21,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status, format_status
 from flows.platforms.targets import sim_state_path
 from tests.forked_hitflow import ForkServer
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTIVE = "min_judgements = 2\nmax_judgements = 5\nconfidence = 0.95\n"

@@ -21,7 +21,6 @@ from qc.decisions import DecisionPolicy
 from qc.flags import FLAG_COLUMNS
 from qc.review_queue import build_queue
 from qc.worker_history import BLOCK_COLUMNS
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def _labels(rows: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from flows.core.config.answers_config import AnswersSettings, Method
 from flows.custom.scaffold import scaffold
 from postprocess.answers.aggregation import CHOICES, aggregate
 from tests.small_configs import small_vizwiz
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: the answers figure on each kind's runs)
 
 
 def test_config_methods_spelled_alike() -> None:

@@ -30,7 +30,6 @@ from qc.attention_checks import (
 )
 from qc.instructed_items import instructed_option
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ATTENTION = "\n[attention]\ncount = 2\nstudy_minutes = 4\n"
 

@@ -34,7 +34,6 @@ from qc.campaign_state import campaign_state, item_states
 from tests.review_helpers import review_config, run_until_review
 from tests.small_configs import small_vizwiz
 from tests.test_cancel_resume import hitflow
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 NAME = "vizwiz_captions"
 

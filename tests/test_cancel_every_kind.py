@@ -26,7 +26,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific.statuses import PENDING
 from tests.small_configs import ROOT, small_vizwiz
 from tests.test_cancel_resume import hitflow
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def stop_in_batch_1(share: float, after_waits: int = 0) -> Any:

@@ -18,7 +18,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.sim.service.server import SimServer
 from tests.small_configs import ROOT, small_vizwiz
 from tests.test_cancel_resume import NAME, hitflow, stop_as_batch_2_collects
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 CROWD = ROOT / "config" / "crowds" / "vizwiz_full_scale.toml"  # not the default crowd (vizwiz_demo.toml)
 

@@ -25,7 +25,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.operations import open_campaign_run
 from flows.platforms.mturk import adapter as mturk
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 NAME = "vizwiz_captions"
 

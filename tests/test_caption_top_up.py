@@ -23,7 +23,6 @@ from flows.platforms.targets import simulator
 from flows.review.review_app import ReviewServer, ReviewSite
 from postprocess.answers.extension_rounds import short_items, short_reasons, top_up_units
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def test_top_up_units_by_hand() -> None:

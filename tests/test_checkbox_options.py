@@ -18,7 +18,6 @@ from flows.core.config.config import load_config
 from flows.custom.custom_task import dry_run_lines
 from flows.custom.scaffold import scaffold
 from postprocess.answers.control_items import control_scores
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 PAGES = Path(__file__).resolve().parent / "pages" / "checkbox"
 

@@ -15,7 +15,6 @@ import pytest
 
 from flows.cli.main import main
 from flows.custom.scaffold import scaffold
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 PAGE = """{% extends "_custom_page.html.j2" %}
 {% block instructions %}<p>Read the product review and answer three questions about it.</p>{% endblock %}

@@ -15,7 +15,6 @@ import pytest
 from flows.cli.main import main
 from flows.core.pages.mturk_forms import html_question
 from tests.forked_hitflow import ForkServer
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 

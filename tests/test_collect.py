@@ -22,7 +22,6 @@ from flows.platforms.mturk.batch_collect import collect_batch
 from flows.platforms.mturk.batch_publish import publish_batch
 from flows.platforms.targets import sim_clock
 from tests.conftest import advance
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -17,7 +17,6 @@ import pytest
 
 from flows.cli.main import main
 from tests.small_configs import ROOT, small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 REPR_MARKS = re.compile(
     r"\{'[^']*': |\{\"[^\"]*\": |\['[^']*'[,\]]|\[\d+(, \d+)+\]|\(\d+, \d+\)|\('[^']*', |"

@@ -23,7 +23,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.sim.people.latent_choices import latent_truth
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores, trusted_controls
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def _judgements(rows: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -41,7 +41,6 @@ from postprocess.answers.control_items import (
     stopped_by_test,
 )
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def test_the_pass_mark_is_the_highest_an_honest_worker_fails_under_one_percent() -> None:

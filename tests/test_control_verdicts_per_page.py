@@ -37,7 +37,6 @@ from postprocess.answers.control_items import (
     stopped_by_test,
     trusted_controls,
 )
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 COLUMNS = ["worker_id", "item_id", "field", "value"]
 

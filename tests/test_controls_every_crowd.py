@@ -13,7 +13,6 @@ from flows.answers.answers_files import summary
 from postprocess.answers.aggregation import aggregate_scored
 from postprocess.answers.beta_calibration import fold_of
 from postprocess.answers.reliability import FINE_BINS, ece, noise_floor
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 @pytest.fixture(scope="module", params=[s for s in SETS if s.name != "wsd"], ids=lambda s: s.name)

@@ -19,7 +19,6 @@ from flows.custom.custom_task import custom_item_plan
 from flows.driver.campaign_run import run_campaign
 from postprocess.answers.control_items import ControlPolicy, control_blocks, control_scores
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 @pytest.mark.parametrize(("share", "page"), [(0.1, 5), (0.05, 10), (0.2, 4)])

@@ -16,7 +16,6 @@ from flows.platforms.registry import open_session
 from flows.sim.service.server import SimServer
 from tests.local_http import QuietHandler, local_http_server
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 SECRETS = {"PROLIFIC_TOKEN": "prolificREALtoken0123456789", "AWS_ACCESS_KEY_ID": "AKIAREALKEY0123456789",
            "AWS_SECRET_ACCESS_KEY": "realSecretAccessKey0123456789abcdef", "AWS_SESSION_TOKEN": "realSessionToken0123"}

@@ -18,7 +18,6 @@ from flows.core.pages.mturk_forms import answer_xml, form_fields, parse_answer_x
 from flows.custom.scaffold import scaffold
 from qc.form_constraints import check_form
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 PAGES = Path(__file__).parent / "pages"
 ELEMENTS = {"scene": "crowd-image-classifier", "title": "crowd-input", "description": "crowd-text-area",

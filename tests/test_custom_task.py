@@ -33,7 +33,6 @@ from qc.form_constraints import check_form
 from tests.conftest import advance
 from tests.forked_hitflow import ForkServer
 from tests.local_http import QuietHandler, local_http_server
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ANSWERS_NS = "{http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd}"
 USER_PAGE = """<!DOCTYPE html><html><body>

@@ -21,7 +21,6 @@ from qc.answer_values import WHEN_INPUTS, moment, moment_text
 from qc.form_constraints import check_field
 from tests.date_pages import PAGES, page_config, run_page
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 HONEST = {p: 2 for p in HONEST_PROFILES}
 DATE_FIELDS = {"receipt": ("bought",), "events": ("day", "start", "booked", "follow", "reminder")}

@@ -17,6 +17,7 @@ import pytest
 
 from flows.driver.campaign_run import run_campaign
 from tests.small_configs import small_vizwiz
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: the compared reports hold PNGs)
 
 CLOCK = "[target]\nsim_start = 2025-03-01T08:00:00Z\n"
 COMPARED = ("dataset.csv", "flags.csv", "blocked_workers.csv", "answers.csv", "report.html")
@@ -42,6 +43,7 @@ def assert_same(first: dict[str, bytes], second: dict[str, bytes]) -> None:
     dataset = rows(first["dataset.csv"])
     assert len(dataset) >= 60  # a real run's captions (20 images, 5 or more each, less the rejected), not empty files
     assert rows(first["flags.csv"]) and rows(first["answers.csv"])  # QC flagged something; answers were aggregated
+    assert b"data:image/png;base64,iVBORw0KGgo" in first["report.html"]  # the reports compared hold drawn PNGs
     different = {name: first_difference(first[name], second[name]) for name in COMPARED if first[name] != second[name]}
     assert different == {}
 

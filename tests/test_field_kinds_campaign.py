@@ -16,7 +16,6 @@ import pytest
 
 from bench.newcomer_kit import edit_config
 from flows.cli.main import main
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 pytestmark = pytest.mark.slow
 

@@ -16,6 +16,7 @@ from flows.core.outputs import figures
 from flows.core.outputs.figures import figure_png, figures_png, to_png
 from flows.studies.study_plots import study_figures
 from postprocess.report_data import time_bands
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: its figures are drawn, its PNGs checked)
 
 
 def _drawn(data: dict) -> list[str]:

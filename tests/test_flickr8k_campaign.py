@@ -19,7 +19,6 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.server import SimServer
 from qc.submit_rules import violations
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "flickr8k_captions.toml"

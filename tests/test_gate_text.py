@@ -23,7 +23,6 @@ from qc.runner import run_rules
 from qc.short_answer import short_answer
 from qc.source_copy import source_copy
 from tests.honest_pages import run_shape
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 

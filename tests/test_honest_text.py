@@ -16,7 +16,6 @@ import pytest
 
 from flows.sim.people.crowd_model import HONEST_PROFILES, normalise
 from tests.honest_pages import PAGES, SHAPES, run_shape
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 COUNTS = {p: 2 for p in HONEST_PROFILES}
 TEXT_FIELDS = {"caption": "caption", "rating": "why", "sentiment": "comment", "word": "word_note",

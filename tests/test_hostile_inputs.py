@@ -26,7 +26,6 @@ from flows.taskserver.task_units import secret_fingerprint
 from postprocess.agreement import agreement
 from tests.test_security_server import serve
 from tests.test_task_server import answers_for, visit
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 

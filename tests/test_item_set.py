@@ -13,7 +13,6 @@ import pytest
 from flows.core.ledger.store import Store
 from tests.small_configs import small_vizwiz
 from tests.test_cancel_resume import NAME, hitflow
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def run(config: Path, ledger: str, out: Path, *more: str) -> int:

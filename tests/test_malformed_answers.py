@@ -29,7 +29,6 @@ from tests.test_crowd_elements import PAGES
 from tests.test_fuzz_task_server import STUDY, app  # noqa: F401  (the task server fixture)
 from tests.test_qc_task_answers import batch_rows
 from tests.test_task_server import answers_for
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 CONFIG = ROOT / "config"
 

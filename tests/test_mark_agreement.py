@@ -13,7 +13,6 @@ import pytest
 
 from flows.cli.main import main
 from qc.mark_agreement import mark_agreement, marks_of, pair_f1
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 TEXTS = {"s1": "The Red Cross sent Ana Lima to Porto.", "s2": "Ivo Kranjc sailed from Split to Venice.",
          "s3": "Leo Marsh joined Acme Robotics in Oslo.", "s4": "Mia Holt met Tom Reyes in Lyon."}

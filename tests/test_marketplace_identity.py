@@ -24,7 +24,6 @@ from flows.platforms.marketplace_identity import public_url
 from flows.sim.service.server import SimServer
 from tests.small_configs import small_vizwiz
 from tests.test_resume_marketplace import stop_before_batch_3
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 OPEN = 9  # hitflow run's exit code for a batch left open (--detach always)
 

@@ -13,7 +13,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.sim.service.server import SimServer
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ONE_STUDY = {"batches = 5": "batches = 1"}
 

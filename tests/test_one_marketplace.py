@@ -22,7 +22,6 @@ from flows.driver.campaign_run import run_campaign
 from tests.small_configs import small_vizwiz
 from tests.test_cancel_resume import NAME, hitflow
 from tests.test_sim_item_content import CLASSIFIER  # the review-tone page
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def stop_as_batch_1_collects(name: str, fn, run, batch: int):  # type: ignore[no-untyped-def]

@@ -24,7 +24,6 @@ from flows.platforms.mturk.qualifications import cost_per_assignment
 from flows.platforms.targets import advance_sim_clock
 from flows.sim.service.server import SimServer
 from tests.test_campaign import CONFIG, make_run, quiet, sim_hits
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def test_status_tells_the_truth_at_every_step(sim, tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ from flows.sim.pages.any_form import fill_unhinted
 from flows.sim.people.crowd_model import HONEST_PROFILES, new_worker
 from qc.attention_checks import BUILT_IN, FAILED, AttentionCheck, attention_failed, field_name
 from qc.instructed_items import instructed_option
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 PAGES = Path(__file__).resolve().parent / "pages" / "instructed"
 ITEMS = PAGES / "items.csv"

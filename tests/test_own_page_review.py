@@ -19,7 +19,6 @@ from flows.core.ledger.store import Store
 from flows.driver.operations import ledger_run
 from flows.review.review_cards import queue_cards
 from tests.review_helpers import review_server
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 FIELDS = {"description": "text", "has_text": "choice", "problems": "choice", "setting": "choice", "people": "number"}
 

@@ -24,7 +24,6 @@ from flows.driver.review_demo import decide_open_cards, sign_in
 from flows.review.overview_app import OverviewServer, OverviewSite
 from flows.review.review_app import ReviewServer, ReviewSite
 from tests.review_helpers import form_fields
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 NAME = "feel"
 # the route's own words, and the other routes' that must not show (the Prolific route said "0 HIT(s); assignments")

@@ -15,7 +15,6 @@ import pytest
 
 from flows.cli.main import main
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 PAGE = """<html><body>
 <p>Rate how well the caption describes the image, from 1 to 5, and say why.</p>

@@ -13,7 +13,6 @@ from flows.cli.main import main
 from flows.custom.custom_task import UnreadablePage
 from flows.custom.scaffold import scaffold
 from flows.driver.campaign_run import run_campaign
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 HEAD = "{% extends '_custom_page.html.j2' %}{% block item %}\n"
 FIELD = '<textarea name="description_{{ i }}" required minlength="5"></textarea>\n'

@@ -15,7 +15,6 @@ from flows.core.errors import ConfigError
 from flows.custom.foreign_syntax import only_hitflow_expressions
 from flows.custom.page_import import import_page
 from flows.custom.scaffold_import import refuse_unbounded, template_text
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def converted(page: str) -> str:

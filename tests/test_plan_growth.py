@@ -18,7 +18,6 @@ from bench.answers_accuracy import project
 from flows.core.ledger.store import Store
 from tests.small_configs import UNREHEARSED, small_vizwiz
 from tests.test_cancel_resume import hitflow
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def sentiment(tmp_path: Path, items: int) -> Path:

@@ -15,7 +15,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific.adapter import check_hourly_pay
 from flows.sim.service.server import SimServer
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

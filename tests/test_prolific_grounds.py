@@ -22,7 +22,6 @@ from qc.flags import flag_frame
 from qc.skipped_required import blank_fields
 from qc.study_rules import invalid_answer
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

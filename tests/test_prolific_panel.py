@@ -14,7 +14,6 @@ from flows.driver.campaign_run import run_campaign
 from flows.sim.people import crowd
 from flows.sim.prolific.prolific_people import Participants
 from flows.sim.service.server import SimServer
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -18,7 +18,6 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from flows.platforms.prolific import adapter as prolific
 from flows.sim.service.server import SimServer
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

@@ -14,7 +14,6 @@ import pytest
 
 from flows.cli.main import main
 from flows.custom.scaffold import scaffold
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 

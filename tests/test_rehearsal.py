@@ -25,7 +25,6 @@ from flows.sim.people import crowd
 from flows.sim.service.server import SimServer
 from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED = 600.0  # virtual seconds per real second

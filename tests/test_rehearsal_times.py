@@ -21,7 +21,6 @@ from flows.core.errors import ConfigError
 from flows.core.ledger.store import Store
 from flows.platforms.registry import platform_facts
 from flows.sim.people.crowd_model import HONEST_PROFILES
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {  # one, two and five items a page, with the fields' kinds the plan times

@@ -18,6 +18,7 @@ from flows.review.overview_app import OverviewServer, OverviewSite
 from flows.sim.service.server import SimServer
 from tests.report_samples import sample_report_data
 from tests.small_configs import small_vizwiz
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: its plots must load and fit)
 
 pytestmark = pytest.mark.browser
 LAPTOP = {"width": 1280, "height": 800}

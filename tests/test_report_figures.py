@@ -14,6 +14,7 @@ from flows.campaigns.report import batches_figure, flags_figure, scores_figure, 
 from flows.studies.study_plots import study_figures
 from postprocess.report_data import time_bands
 from tests.figure_checks import overlapping_text
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: its figures are drawn, its PNGs checked)
 
 SYSTEMS = ["reference captions", "baseline transformer", "retrieval model", "human-in-the-loop"]
 

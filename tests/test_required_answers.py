@@ -15,7 +15,6 @@ from flows.cli.main import main
 from flows.core.pages.mturk_forms import answer_fields
 from flows.custom.custom_review import from_items
 from flows.custom.scaffold import scaffold
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 BANK = Path(__file__).resolve().parents[1] / "config" / "items" / "vizwiz_demo_captions.csv"
 CROWD = """seed = 3

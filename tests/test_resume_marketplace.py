@@ -19,7 +19,6 @@ import pytest
 from flows.core.errors import ConfigError
 from flows.driver.campaign_run import run_campaign
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 
 def stop_as_batch_2_collects(name: str, fn: Any, run: Any, batch: int) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from qc.decisions import DecisionPolicy
 from qc.review_queue import build_queue, people_vs_rules
 from tests.forked_hitflow import ForkServer
 from tests.review_helpers import form_fields, review_config, review_server, run_until_review
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 FLAG_COLS = ["worker_id", "rule", "value", "threshold", "assignment_id", "image_id", "detail", "batch"]
 

@@ -14,7 +14,6 @@ from flows.core.ledger.store import Store
 from flows.driver.campaign_run import run_campaign
 from tests.forked_hitflow import ForkServer
 from tests.small_configs import small_vizwiz
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 
 def test_another_campaign_runs_to_the_end_while_a_review_is_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

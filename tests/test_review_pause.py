@@ -19,7 +19,6 @@ from flows.core.ledger.store import Store
 from flows.driver.review_demo import decide_open_cards, sign_in
 from tests.conftest import advance
 from tests.review_helpers import review_config, review_server
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 DELAY_S, DEADLINE_S = 259200, 3600  # the demo config's auto-approval delay and default review deadline
 

@@ -21,7 +21,6 @@ from flows.core.errors import ConfigError
 from qc.custom_rules import CUSTOM_RULES
 from qc.runner import DEFAULT_RULES
 from tests.small_configs import UNREHEARSED
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 OLD = Path(__file__).resolve().parent / "pages" / "old_config"
 NEW_RULE = "exceptionally_fast"  # a registered rule no older list names: stands for one recommended later

@@ -22,7 +22,6 @@ import pytest
 from flows.cli.main import main
 from flows.sim.people.content_choice import content_answers
 from flows.sim.people.crowd_model import HONEST_PROFILES
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 CLASSIFIER = """<crowd-form>
   <crowd-classifier name="tone" categories="['Positive', 'Negative', 'Neutral']" header="How does the review sound?">

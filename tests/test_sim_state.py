@@ -26,7 +26,6 @@ from tests.conftest import advance
 from tests.forked_hitflow import Forked, ForkServer
 from tests.small_configs import extensions
 from tests.test_sim_contract import PAGE, hit_type, post
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: these runs draw no figure)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "vizwiz_captions.toml"

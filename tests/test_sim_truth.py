@@ -25,7 +25,6 @@ from flows.sim.people.item_answers import copies
 from flows.sim.people.known_answers import add_known
 from flows.sim.people.latent_choices import HABIT, accuracy, item_truth
 from tests.truth_pages import BLIND_FIELDS, TRUTH, truth_config
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 HONEST = ("diligent", "typo_prone", "note_paster", "fast_typist", "slow_typist")
 WORKERS = 24

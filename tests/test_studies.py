@@ -22,6 +22,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.studies.study_plan import page_spec, study_tasks
 from qc.judgement_spec import check_answers
+from tests.unseen_figures import figures_seen  # noqa: F401  (autouse: its reports' PNGs are checked)
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 KINDS = ("expert_rating", "crowd_selection", "error_analysis", "pairwise_grading", "severity_rating")

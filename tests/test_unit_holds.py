@@ -25,7 +25,6 @@ from flows.taskserver.task_server import TaskSite
 from flows.taskserver.task_server_thread import TaskServer
 from flows.taskserver.unit_holds import HOLDS_UNIT
 from tests.test_adaptive_campaign import adaptive_project
-from tests.unseen_figures import figures_unseen  # noqa: F401  (autouse: no plot is read here)
 
 STUDY = "5" * 24
 PLACES = 4  # 2 units x min_judgements 2
