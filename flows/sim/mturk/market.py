@@ -243,7 +243,7 @@ class Marketplace(WorkerQualifications):
             visit_later(self, hit, a, rng)  # the page is fetched outside this call; listed once answered
         else:
             key = hit.fields["HITId"] if hit.question.kind == "QuestionForm" else ""
-            common = self.common_text.shared(self.hits.values(), hit, html) if needs_context(fields) else frozenset()
+            common = self.common_text.shared(self.hits.values(), hit) if needs_context(fields) else frozenset()
             with campaign_scope(annotation_scope(hit.fields.get("RequesterAnnotation") or ""), worker):
                 values = fill_form(worker, fields, page_rules(html), accept, submit, self.bank, rng,
                                    html=html, page_key=key, common=common)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import replace
-from functools import lru_cache
 
 from flows.core.pages.asks_worker import question_texts
 from flows.core.pages.crowd_elements import ANNOTATIONS, ENTITIES
@@ -135,8 +134,8 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if page_key:
         contexts = {k: ItemContext(f"{page_key}#{k}", c.texts, c.shows_image, c.asks)
                     for k, c in contexts.items()}
-    questions, words = page_reading(html or "")
-    fill = Filling(worker, bank, rng, questions=questions, page=words,
+    shown = read_page(html or "")
+    fill = Filling(worker, bank, rng, questions=question_texts(shown), page=" ".join(t for _, t, _ in shown.texts),
                    text_boxes=[f.name for f in todo if f.kind in ("text", "textarea")], sole=sole_answers(fields),
                    rows=rating_rows(fields))
     if least := word_minimum(html or ""):  # a check the page's script makes, met as a person meets it
@@ -151,13 +150,6 @@ def fill_unhinted(worker: Worker, fields: list[FormField], html: str, bank: dict
     if worker.profile == "rule_breaker":  # the page would refuse this; they posted around it
         _broken(values, controls, [f.name for f in todo], rng)
     return values
-
-
-@lru_cache(maxsize=32)  # once a page, as page_contexts keeps it (callers must not change it)
-def page_reading(html: str) -> tuple[dict[str, str], str]:
-    """Each field's question as a person reads it, and all the page's words: the same for every worker of a HIT."""
-    shown = read_page(html)
-    return question_texts(shown), " ".join(t for _, t, _ in shown.texts)
 
 
 def settable(f: FormField) -> bool:

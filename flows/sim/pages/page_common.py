@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,45 +27,17 @@ class CommonText:
 
     def __init__(self) -> None:
         self._refs: dict[str, list[tuple[str, frozenset[str]]]] = {}
-        self._found = FoundCommon()
 
-    def shared(self, hits: Iterable[Any], hit: Any, html: str | None = None) -> frozenset[str]:
-        """Chunks of ``hit``'s page (``html``, when the caller has it) that at least half of the other reference HITs
-        of its type show."""
+    def shared(self, hits: Iterable[Any], hit: Any) -> frozenset[str]:
+        """Chunks of ``hit``'s page that at least half of the other reference HITs of its type show."""
         type_id, own = hit.fields.get("HITTypeId", ""), hit.fields["HITId"]
         refs = self._refs.get(type_id, [])
         if len(refs) < REFERENCE_HITS:  # a type still being posted: look again
             same = sorted((h for h in hits if h.fields.get("HITTypeId", "") == type_id
                            and h.question.kind == "HTMLQuestion"), key=lambda h: h.fields["HITId"])
-            read = dict(refs)  # (a HIT's page never changes: those already read are not read again)
-            refs = self._refs[type_id] = [(h.fields["HITId"], read[h.fields["HITId"]] if h.fields["HITId"] in read
-                                           else page_chunks(h.question.html)) for h in same[:REFERENCE_HITS]]
-        return self._found.among(type_id, refs, own,
-                                 lambda: page_chunks(hit.question.html if html is None else html))
-
-
-class FoundCommon:
-    """:func:`common_among` of the last few pages asked about: a HIT's workers come one after another, and its common
-    text is the same for each while its references are."""
-
-    KEPT = 16
-
-    def __init__(self) -> None:
-        self._found: OrderedDict[tuple[Any, ...], frozenset[str]] = OrderedDict()
-
-    def among(self, scope: str, refs: list[tuple[str, frozenset[str]]], own: str,
-              own_chunks: Callable[[], frozenset[str] | None]) -> frozenset[str]:
-        """``common_among(refs, own, own_chunks())`` for references at ``scope`` (their chunks are part of the key);
-        ``own_chunks`` is read only where ``refs`` lack ``own``, and is the same for the same ``own`` at ``scope``."""
-        key = (scope, own, *refs)
-        if (found := self._found.get(key)) is None:
-            mine = None if any(k == own for k, _ in refs) else own_chunks()
-            found = self._found[key] = common_among(refs, own, mine)
-            if len(self._found) > self.KEPT:
-                self._found.popitem(last=False)
-        else:
-            self._found.move_to_end(key)
-        return found
+            refs = self._refs[type_id] = [(h.fields["HITId"], page_chunks(h.question.html))
+                                          for h in same[:REFERENCE_HITS]]
+        return common_among(refs, own, page_chunks(hit.question.html))
 
 
 def common_among(refs: list[tuple[str, frozenset[str]]], own: str,
@@ -96,11 +68,10 @@ class OpenedPages:
 
     def __init__(self) -> None:
         self._refs: dict[str, dict[str, frozenset[str]]] = {}
-        self._found = FoundCommon()
 
     def opened(self, url: str, html: str) -> tuple[dict[str, frozenset[str]], str]:
         """The references at ``url`` (this page among them if it sorts among the first) and its key."""
-        refs = self._refs.setdefault(_address(url), {})
+        refs = self._refs.setdefault(urlsplit(url)._replace(query="", fragment="").geturl(), {})
         own = page_key(html)
         if own not in refs:
             refs[own] = page_chunks(html)
@@ -111,8 +82,4 @@ class OpenedPages:
     def shared(self, url: str, html: str) -> frozenset[str]:
         """Chunks of this page that at least half of the other reference pages at ``url`` show."""
         refs, own = self.opened(url, html)
-        return self._found.among(_address(url), sorted(refs.items()), own, lambda: None)
-
-
-def _address(url: str) -> str:
-    return urlsplit(url)._replace(query="", fragment="").geturl()
+        return common_among(sorted(refs.items()), own)

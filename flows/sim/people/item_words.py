@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
 
 COMMON = frozenset((
     "the", "and", "for", "are", "was", "were", "with", "that", "this", "these", "those", "from", "have", "has", "had",
@@ -47,11 +46,6 @@ TAILS = ((), ("too", "{a}", "mainly", "again", "overall"),
 def content_words(texts: list[str]) -> list[str]:
     """The item's things, commonest first: words its determiners and capitals mark as nouns ("a buzzing noise":
     noise), else all its words of content; lower case where the item ever writes them so."""
-    return [*_content_words(tuple(texts))]
-
-
-@lru_cache(maxsize=64)  # an item's words, for each worker and box on it: a HIT's items, its workers one after another
-def _content_words(texts: tuple[str, ...]) -> list[str]:
     found, things = [], set()
     for t in texts:
         said = re.findall(r"[A-Za-z]+|[^A-Za-z\s]", t)

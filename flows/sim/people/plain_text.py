@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
 from flows.sim.people.stated_limits import NUMBERS, stated, within
-from flows.sim.people.text_memo import TextMemo
 from qc.asked_limits import (
     TARGET,
     about_answer,
@@ -59,10 +58,6 @@ class Box(NamedTuple):
     per_line: bool = False
 
 
-# the limits of the boxes of the pages being filled: a batch's pages, ~2M characters of their text at most
-_BOXES: TextMemo[Box] = TextMemo(max_chars=2 * 1024 * 1024, largest=512 * 1024)
-
-
 def sentence_range(text: str) -> tuple[int, int] | None:
     """(fewest, most) sentences the text asks its answer in: "one sentence", "2-3 sentences"; None: not said."""
     said = about_answer(text)
@@ -77,17 +72,10 @@ def sentence_range(text: str) -> tuple[int, int] | None:
 
 def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Box:
     """The limits ``asked`` (the box's question, after the page's words where QC reads them) and the field's own
-    attributes state; the stricter of each pair, as an honest person meets both. Read once a page and box (every
-    worker of a HIT asks the same), not once an assignment."""
-    low, high = rule.get("minlength"), rule.get("maxlength")
-    return _BOXES.get((asked, low, high, script_least), len(asked),
-                      lambda: _read_limits(asked, low, high, script_least))
-
-
-def _read_limits(asked: str, minlength: object, maxlength: object, script_least: int) -> Box:
+    attributes state; the stricter of each pair, as an honest person meets both."""
     said, most = stated(asked), stated_max_words(asked) or (A_FEW if FEW_WORDS.search(asked) else None)
-    highs = [int(str(n)) for n in (maxlength, said.most_chars) if n is not None]
-    low = max(int(str(minlength or 0)), said.least_chars)
+    highs = [int(str(n)) for n in (rule.get("maxlength"), said.most_chars) if n is not None]
+    low = max(int(str(rule.get("minlength") or 0)), said.least_chars)
     least = max(stated_min_words(asked), said.least_words, script_least)  # (minlength: a floor, not an aim)
     most = min((n for n in (most, said.most_words) if n), default=None)
     target = max((int(a or b) for a, b in TARGET.findall(about_answer(asked)) if (a or b).isdigit()), default=0)

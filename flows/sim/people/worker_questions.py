@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from flows.core.pages.asks_worker import topic
 from flows.core.pages.mturk_forms import FormField
@@ -89,15 +88,9 @@ def own_question(question: str, item_texts: Iterable[str]) -> str:
     return plain
 
 
-@lru_cache(maxsize=1024)  # a page's few questions, asked again of every worker (as stated_limits.stated)
-def asked_topic(question: str) -> str:
-    """:func:`topic`: a dozen patterns tried on the question."""
-    return topic(question)
-
-
 def about_worker(f: FormField, question: str, worker_id: str, rng: random.Random) -> str | None:
     """The worker's answer when the control asks about them; None when it asks about the item."""
-    kind = asked_topic(question)
+    kind = topic(question)
     if not kind:
         return None
     if f.kind in ("radio", "select", "checkbox") and f.options:
