@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from flows.sim.people.item_words import OPENERS, QUESTION_OPENERS, QUESTIONS, STATEMENTS, TAILS, content_words
@@ -73,9 +74,14 @@ def sentence_range(text: str) -> tuple[int, int] | None:
 def box_limits(asked: str, rule: dict[str, object], script_least: int = 0) -> Box:
     """The limits ``asked`` (the box's question, after the page's words where QC reads them) and the field's own
     attributes state; the stricter of each pair, as an honest person meets both."""
+    return _box_limits(asked, rule.get("minlength"), rule.get("maxlength"), script_least)
+
+
+@lru_cache(maxsize=32)  # every worker of a HIT asks the same (half of a form's filling); 32 pages, as page_contexts
+def _box_limits(asked: str, minlength: object, maxlength: object, script_least: int) -> Box:
     said, most = stated(asked), stated_max_words(asked) or (A_FEW if FEW_WORDS.search(asked) else None)
-    highs = [int(str(n)) for n in (rule.get("maxlength"), said.most_chars) if n is not None]
-    low = max(int(str(rule.get("minlength") or 0)), said.least_chars)
+    highs = [int(str(n)) for n in (maxlength, said.most_chars) if n is not None]
+    low = max(int(str(minlength or 0)), said.least_chars)
     least = max(stated_min_words(asked), said.least_words, script_least)  # (minlength: a floor, not an aim)
     most = min((n for n in (most, said.most_words) if n), default=None)
     target = max((int(a or b) for a, b in TARGET.findall(about_answer(asked)) if (a or b).isdigit()), default=0)
