@@ -44,13 +44,11 @@ class LedgerDatabase(sqlite_utils.Database):
 
 @lru_cache(maxsize=2)
 def migrated_schema(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The CREATE statements of a ledger the migrations ``names`` (all there are) have run on, tables first: a
-    new file made from them opens in ~5 ms of CPU against ~26 ms running each migration on it."""
+    """The CREATE statements the migrations ``names`` (all there are) leave, tables first: ~5 ms, not 26, a ledger."""
     db = sqlite_utils.Database(memory=True)
     migrations.apply(db)
-    return tuple(sql for (sql,) in db.execute(
-        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
-        "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid"))
+    return tuple(sql for (sql,) in db.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT "
+                                              "LIKE 'sqlite_%' ORDER BY type != 'table', type = 'trigger', rowid"))
 
 
 class SqliteStore(Store, scheme="sqlite"):
@@ -78,20 +76,18 @@ class SqliteStore(Store, scheme="sqlite"):
                 time.sleep(min(0.01 * (attempt + 1), 0.25))
 
     def _migrate(self) -> None:
-        """Pending migrations under a write lock taken up front (WAL refuses two upgrading readers); a new
-        file gets the schema they end in at once (:func:`migrated_schema`), as if each had run."""
-        if not migrations.pending(self.db):
+        """Pending migrations under a write lock taken up front (WAL refuses two upgrading readers); a new file is
+        given the schema they end in at once (:func:`migrated_schema`), with each recorded as applied."""
+        if not (pending := tuple(m.name for m in migrations.pending(self.db))):
             return
         with self.immediate():
             if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                migrations.apply(self.db)
-                return
-            names = tuple(m.name for m in migrations.pending(self.db))
-            for sql in migrated_schema(names):
+                return migrations.apply(self.db)  # type: ignore[no-any-return]
+            for sql in migrated_schema(pending):
                 self.db.execute(sql)
             now = str(datetime.datetime.now(datetime.UTC))  # as sqlite-utils records one applied
             self.insert_raw(migrations.migrations_table, [{"migration_set": migrations.name, "name": name,
-                                                           "applied_at": now} for name in names])
+                                                           "applied_at": now} for name in pending])
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
