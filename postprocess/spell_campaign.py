@@ -38,17 +38,16 @@ def likely_word(word: str, uses: Mapping[str, int], index: SpellIndex) -> bool:
     return word in index.common_words or uses.get(word, 0) > 0
 
 
-def far_more_used(word: str, token: str, uses: Mapping[str, int], ratio: int = TYPO_RATIO) -> bool:
-    """Whether the campaign writes ``word`` at least ``ratio`` times as often as ``token``."""
-    return uses.get(word, 0) >= ratio * max(uses.get(token, 0), 1)
+def far_more_used(word: str, token: str, uses: Mapping[str, int]) -> bool:
+    """Whether the campaign writes ``word`` at least :data:`TYPO_RATIO` times as often as ``token``."""
+    return uses.get(word, 0) >= TYPO_RATIO * max(uses.get(token, 0), 1)
 
 
-def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex,
-                          ratio: int = TYPO_RATIO) -> dict[str, str]:
+def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index: SpellIndex) -> dict[str, str]:
     """Unknown long tokens -> the campaign's far more used dictionary word two edits away."""
     wanted = sorted({t for t in tokens if len(t) > SHORT_TOKEN and t not in index and t not in index.folded
                      and not is_compound(t, index)})
-    floor = ratio * min((max(uses.get(t, 0), 1) for t in wanted), default=1)
+    floor = TYPO_RATIO * min((max(uses.get(t, 0), 1) for t in wanted), default=1)
     filed: dict[str, list[str]] = {}
     for word, n in uses.items():
         if n >= floor and len(word) >= SHORT_TOKEN - 1 and word in index:
@@ -56,7 +55,7 @@ def long_word_corrections(tokens: Iterable[str], uses: Mapping[str, int], index:
                 filed.setdefault(text, []).append(word)
     found = {}
     for token in wanted:
-        near = {w for text in deletes(token, 2) for w in filed.get(text, ()) if far_more_used(w, token, uses, ratio)}
+        near = {w for text in deletes(token, 2) for w in filed.get(text, ()) if far_more_used(w, token, uses)}
         best = next((w for w in sorted(near, key=lambda w: (-uses[w], index.ids[w])) if damerau(token, w) <= 2), None)
         if best is not None:
             found[token] = best

@@ -33,19 +33,14 @@ APART_RULES = ("duplicate_text", "shared_template", "near_template", "consensus"
 CROWD_WORDS, CROWD_WRITERS = 6, 3
 
 
-def offered_answers(question: str) -> list[str]:
-    """The answers the question tells a worker to give in its own quoted words, folded."""
-    return [fold(m[1]) for m in OFFERED.finditer(question or "")]
-
-
 def fold(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s,;/]", " ", str(text).lower()).split())
 
 
 def named_answers(answers: list[str], question: str) -> list[bool]:
-    """Per answer: whether it is one the question offers, a short list of names where the question asks a list,
-    or a value (VALUE)."""
-    offered, listing = set(offered_answers(question)), bool(ASKS_LIST.search(question or ""))
+    """Per answer: whether it is one the question offers (in its own quoted words), a short list of names where the
+    question asks a list, or a value (VALUE)."""
+    offered, listing = {fold(m[1]) for m in OFFERED.finditer(question or "")}, bool(ASKS_LIST.search(question or ""))
     return [fold(a) in offered or (listing and _short_list(a)) or _value(fold(a)) for a in answers]
 
 

@@ -21,11 +21,6 @@ RULE, REVIEW_RULE = "choice_straight_lining", "choice_straight_lining_review"
 RATES = 8  # steps of honest agreement, from the crowd's to 1, over which a run's p-value is taken at its largest
 
 
-def is_scale(answers: pd.Series, k: int) -> bool:
-    """A rating scale: every answer a number, and three or more options."""
-    return k >= 3 and bool(pd.to_numeric(answers, errors="coerce").notna().all())
-
-
 def _agreement(items: list[list[str]], scale: bool) -> float | None:
     """Share of answers agreeing with their item's other answers (see the module); None if no item has two."""
     agree = total = 0.0
@@ -80,7 +75,7 @@ def option_count(field: pd.DataFrame) -> int:
 def judge_field(name: str, field: pd.DataFrame, min_items: int) -> dict[str, tuple[float, str]]:
     """Each worker's run p-value on one field (one row per worker x item); 1.0 for a worker of several answers."""
     k = option_count(field)
-    scale = is_scale(field["answer"], k)
+    scale = k >= 3 and bool(pd.to_numeric(field["answer"], errors="coerce").notna().all())  # a rating scale
     # plain lists, not a frame filtered per worker and item (a boolean mask each, the field's rows squared)
     rows = list(zip(field["worker_id"].tolist(), field["image_id"].tolist(), field["answer"].tolist(), strict=True))
     on_item: dict[Any, list[tuple[Any, str]]] = {}

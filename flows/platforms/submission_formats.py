@@ -183,14 +183,10 @@ def _from_plain(path: Path, rows: list[dict[str, str]], lines: list[int]) -> pd.
     return pd.DataFrame(out)
 
 
-def _work_time(r: dict[str, str]) -> float:
-    return (_seconds("WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
-            else _times(r.get("AcceptTime", ""), r.get("SubmitTime", "")))
-
-
 def _work_time_or_reason(r: dict[str, str]) -> float | str:
     try:
-        return _work_time(r)
+        return (_seconds("WorkTimeInSeconds", r["WorkTimeInSeconds"]) if r.get("WorkTimeInSeconds")
+                else _times(r.get("AcceptTime", ""), r.get("SubmitTime", "")))
     except MalformedRow as exc:
         return str(exc)
 

@@ -58,14 +58,13 @@ def by_gain(asks: np.ndarray, gain: np.ndarray, left: int) -> np.ndarray:
     return within(asks, gain, left, nearest_first=True)
 
 
-def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray,
-                  lookahead: int = LOOKAHEAD) -> np.ndarray:
+def expected_gain(posterior: np.ndarray, vote_ratio: float, remaining: np.ndarray) -> np.ndarray:
     """Per item (rows of ``posterior``): the expected rise per judgement of P(its answer is right) (KG*)."""
     items, k = posterior.shape
     now = posterior.max(axis=1)
     best = np.zeros(items)
     log_ratio, log_norm = np.log(vote_ratio), np.log(vote_ratio + k - 1)
-    for r in range(1, lookahead + 1):
+    for r in range(1, LOOKAHEAD + 1):
         if r > 1 and math.comb(k + r - 1, r) * k > OUTCOME_CELLS:  # many labels: r outcomes are past counting
             break
         counts, log_multinomial = outcomes(r, k)  # outcomes x labels; each outcome's log multinomial coefficient

@@ -249,13 +249,12 @@ def control_folds(keys: pd.Series, folds: int = FOLDS) -> np.ndarray:
 
 
 def cross_fitted(confidence: np.ndarray | pd.Series, correct: np.ndarray | pd.Series, keys: pd.Series,
-                 folds: int = FOLDS, strength: float = PRIOR_STRENGTH,
-                 answers: np.ndarray | pd.Series | None = None, wrong_share: bool = False,
-                 fold: np.ndarray | None = None) -> np.ndarray:
+                 strength: float = PRIOR_STRENGTH, answers: np.ndarray | pd.Series | None = None,
+                 wrong_share: bool = False, fold: np.ndarray | None = None) -> np.ndarray:
     """Each control's confidence from a calibrator fitted on the other folds' controls (``keys``: their item ids;
-    ``fold``: ``control_folds(keys, folds)`` when the caller has it)."""
+    ``fold``: ``control_folds(keys)`` when the caller has it)."""
     conf, right, given = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float), _array(answers)
-    fold = control_folds(keys, folds) if fold is None else fold
+    fold = control_folds(keys) if fold is None else fold
     if wrong_share:
         return _crossed(conf, right, fold, lambda fitted: fit_wrong_share(conf[fitted], right[fitted]))
     return _crossed(conf, right, fold,

@@ -137,11 +137,10 @@ def crowd_tallies(given: Iterable[tuple[Any, Any, Any, int]], required: frozense
     return tallies
 
 
-def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame, min_answers: int = 3,
-                     below: float = 1 / 3) -> pd.DataFrame:
-    """``controls`` without those whose known answer under ``below`` of their (``min_answers``+) answers gave while
-    most gave one other: a wrong answer file must not block honest workers one by one; a split crowd's stays."""
-    kept = {(str(i), str(f)) for i, f, _ in _trusted(_rows(controls, *KEY), _tallied(judgements), min_answers, below)}
+def trusted_controls(judgements: pd.DataFrame, controls: pd.DataFrame) -> pd.DataFrame:
+    """``controls`` without those whose known answer under a third of their (3+) answers gave while most gave one
+    other: a wrong answer file must not block honest workers one by one; a split crowd's stays."""
+    kept = {(str(i), str(f)) for i, f, _ in _trusted(_rows(controls, *KEY), _tallied(judgements))}
     keep = np.array([(str(i), str(f)) in kept for i, f in _rows(controls, "item_id", "field")], dtype=bool)
     return controls[keep].reset_index(drop=True)
 
@@ -194,7 +193,7 @@ def _below(seen: int, right: int, policy: ControlPolicy) -> bool:
 def _accuracy_stops(seen: dict[str, list[int]], policy: ControlPolicy) -> dict[str, str]:
     """:func:`control_blocks` on :func:`_seen`'s counts, worker -> the rule's words."""
     if policy.alpha <= 0:  # a campaign planned before control_alpha: the Wilson rule, over a frame
-        due = control_blocks(_scores_frame(seen) if seen else pd.DataFrame(columns=SCORE_COLUMNS), policy)
+        due = control_blocks(_scores_frame(seen), policy)
         return dict(zip(due["worker_id"].astype(str), due["rules"].astype(str), strict=True))
     return {str(w): f"{RULE} {right / n:.0%} ({right}/{n})" for w, (n, right) in sorted(seen.items())
             if _below(n, right, policy)}

@@ -63,14 +63,9 @@ def style_place_problem(css: str, start: int, end: int) -> str:
     return ""
 
 
-def styled_columns(template: str) -> list[str]:
-    """The item columns ``template`` shows in a style (through ``css_value``), in order of use."""
-    return list(dict.fromkeys(a or b for a, b in STYLED.findall(template)))
-
-
 def css_value_problems(rows: Iterable[dict[str, str]], template: str, where: str, most: int = 5) -> list[str]:
     """One line per styled column whose values are not all CSS values an item may give, naming its first items."""
-    columns = styled_columns(template)
+    columns = list(dict.fromkeys(a or b for a, b in STYLED.findall(template)))  # through css_value, in order of use
     bad: dict[str, list[str]] = {c: [] for c in columns}
     for row in rows:
         for column in columns:

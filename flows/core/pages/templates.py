@@ -35,9 +35,10 @@ def safe_url(value: object) -> str:
 
 def allowed_url(url: str) -> bool:
     """http(s) or a path on this host: no other scheme, and no other host by anything a browser reads as ``//``."""
-    if _plainly_http(url):
+    if url.startswith(("http://", "https://")) and _plain(url):
         return True  # its scheme http(s), and it starts "ht", not "//"
-    scheme = "" if _no_scheme(url) else urlparse(url).scheme.lower()
+    # urlparse finds a scheme only before a colon
+    scheme = "" if ":" not in url and _plain(url) else urlparse(url).scheme.lower()
     start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
     return scheme in ("http", "https", "") and start != "//"
 
@@ -45,14 +46,6 @@ def allowed_url(url: str) -> bool:
 def _plain(url: str) -> bool:
     """ASCII without brackets: its scheme can be told without ``urlparse``."""
     return url.isascii() and "[" not in url and "]" not in url
-
-
-def _no_scheme(url: str) -> bool:
-    return ":" not in url and _plain(url)  # urlparse finds a scheme only before a colon
-
-
-def _plainly_http(url: str) -> bool:
-    return url.startswith(("http://", "https://")) and _plain(url)
 
 
 C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what a browser strips from a URL's ends

@@ -34,15 +34,11 @@ def page_rules(html: str) -> SubmitRules:
 
 
 def work_units(fields: list[FormField]) -> int:
-    """Effort in captions, for recruiting: a test of eight short questions takes about as long as one caption."""
-    return work_effort(fields)[0] + plain_units(fields)
-
-
-def plain_units(fields: list[FormField]) -> int:
-    """Controls without a hint (any page's): a text box about as long as a caption, four choices one."""
+    """Effort in captions, for recruiting: a test of eight short questions takes about as long as one caption; of
+    the controls without a hint (any page's), a text box about as long as a caption, four choices one."""
     plain = [f for f in fields if f.kind != "hidden" and not f.attrs.get("data-sim-fill")]
     texts = sum(1 for f in plain if f.kind in ("text", "textarea") and not f.value)
-    return texts + -(-(len(plain) - texts) // 4)
+    return work_effort(fields)[0] + texts + -(-(len(plain) - texts) // 4)
 
 
 def work_effort(fields: list[FormField]) -> tuple[int, list[float]]:
