@@ -63,7 +63,8 @@ def test_missing_context_value_is_a_clear_error() -> None:
 
 @pytest.mark.parametrize(("url", "kept"), [("https://a/b.jpg", True), ("http://a/b.jpg", True), ("/img/b.jpg", True),
                                            ("javascript:alert(1)", False), ("data:text/html,x", False),
-                                           ("//evil/b.jpg", False)])
+                                           ("//evil/b.jpg", False), ("http://[hj:]/a.jpg", False), ("//[x]", False),
+                                           ("https://[::1]/b.jpg", True)])
 def test_safe_url(url: str, kept: bool) -> None:
     assert (safe_url(url) == url) == kept
 

@@ -1,5 +1,5 @@
-"""``allowed_url`` tells a plain http(s) or scheme-less URL's scheme without ``urlparse``: its verdict (or the
-error urlparse raises) is the one the whole check gives, on generated URLs of the pieces that matter."""
+"""``allowed_url`` tells a plain http(s) or scheme-less URL's scheme without ``urlparse``: its verdict (False where
+urlparse raises) is the one the whole check gives, on generated URLs of the pieces that matter."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def urlparse_verdict(url: str) -> bool | str:
     try:
         scheme = urlparse(url).scheme.lower()
     except ValueError:
-        return "raises"
+        return False  # a host urlparse refuses (a bracketed one that is no IP address) is refused, not raised
     start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
     return scheme in ("http", "https", "") and start != "//"
 

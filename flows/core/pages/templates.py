@@ -37,8 +37,10 @@ def allowed_url(url: str) -> bool:
     """http(s) or a path on this host: no other scheme, and no other host by anything a browser reads as ``//``."""
     if url.startswith(("http://", "https://")) and _plain(url):
         return True  # its scheme http(s), and it starts "ht", not "//"
-    # urlparse finds a scheme only before a colon
-    scheme = "" if ":" not in url and _plain(url) else urlparse(url).scheme.lower()
+    try:  # urlparse finds a scheme only before a colon, and refuses a bracketed host that is no IP address
+        scheme = "" if ":" not in url and _plain(url) else urlparse(url).scheme.lower()
+    except ValueError:
+        return False
     start = url.lstrip(C0_OR_SPACE).translate(TAB_OR_NEWLINE)[:2].replace("\\", "/")
     return scheme in ("http", "https", "") and start != "//"
 
