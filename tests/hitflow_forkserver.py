@@ -23,7 +23,6 @@ The ``hitflow`` client it writes (``client_script``) is a few lines of ``python 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import gc
 import json
 import os
@@ -35,6 +34,8 @@ import threading
 import traceback
 from pathlib import Path
 from typing import NoReturn
+
+from tests.unseen_figures import SEEN, unseen_by_default
 
 # What `hitflow run`, `cancel`, `new`, `qc`, `preview` and `analyze` import (python -X importtime), and what a
 # run imports only once it is under way (its kind's outputs, the answers' models, the report, MTurk's steps and
@@ -117,11 +118,7 @@ def figures_unseen_by_default() -> None:
     tests/forked_hitflow.py sends from a module that reads them, and the client script from one that wrote it."""
     from flows.core.outputs import figures
 
-    SEEN.append(figures.UNSEEN)
-    figures.UNSEEN = contextvars.ContextVar("figures_unseen", default=True)
-
-
-SEEN: list[contextvars.ContextVar[bool]] = []  # the project's UNSEEN, which a child asked to draw gets back
+    unseen_by_default(figures)
 
 
 def _same_spelling_cache(server_cache: object) -> None:
@@ -221,7 +218,7 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     os.environ.update(request["env"])  # type: ignore[arg-type]
     _same_spelling_cache(server_cache)
     _same_aws_session(server_aws)
-    if request.get("figures") and SEEN:
+    if request.get("figures") and SEEN:  # the project's UNSEEN, for a child asked to draw
         from flows.core.outputs import figures
 
         figures.UNSEEN = SEEN[0]
