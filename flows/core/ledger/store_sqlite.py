@@ -82,12 +82,13 @@ class SqliteStore(Store, scheme="sqlite"):
             return
         with self.immediate():
             if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                return migrations.apply(self.db)  # type: ignore[no-any-return]
-            for sql in migrated_schema(pending):
-                self.db.execute(sql)
-            now = str(datetime.datetime.now(datetime.UTC))  # as sqlite-utils records one applied
-            self.insert_raw(migrations.migrations_table, [{"migration_set": migrations.name, "name": name,
-                                                           "applied_at": now} for name in pending])
+                migrations.apply(self.db)
+            else:
+                for sql in migrated_schema(pending):
+                    self.db.execute(sql)
+                now = str(datetime.datetime.now(datetime.UTC))  # as sqlite-utils records one applied
+                self.insert_raw(migrations.migrations_table, [{"migration_set": migrations.name, "name": name,
+                                                               "applied_at": now} for name in pending])
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
