@@ -67,7 +67,8 @@ lint: $(STAMP)
 # start, collection and servers; docs/speed.md). PYTEST_WORKERS=2 for the least CPU.
 # --dist loadfile keeps a file's tests on one worker, so a module's fixtures (a Chromium, a
 # Prefect server, a reference run) start once; files go out in collection order, where
-# tests/conftest.py puts those on the shared Prefect server, then those marked slow, first. Lint and the docs build run beside the tests
+# tests/conftest.py puts those on the shared Prefect server, then those marked slow, first. Lint
+# and the docs build run beside the tests
 # (mypy from a clean clone is ~30 s of one core) and their output follows the tests'.
 PYTEST_WORKERS ?= 3
 PYTEST_DIST ?= loadfile
