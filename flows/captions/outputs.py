@@ -162,7 +162,7 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
             read.choices.add(captions)
             read.origins.append(origin_by_batch(captions))
             del captions
-            if not kept:  # a batch read again (past KEPT_CAPTIONS): one batch's captions at a time in memory
+            if not kept:  # the kept batches written (all of a small campaign's): then one batch's at a time
                 release_free_memory()
     del keep, uses
     spelling_index.cache_clear()  # ~70 MB, not needed again by this run (a later one loads it in under a second)
