@@ -78,10 +78,10 @@ def _score(row: dict[str, Any]) -> dict[str, float]:
 INFO = {"description": "hitflow VizWiz-Captions-format dataset"}
 
 
-def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1
+def vizwiz_parts(captions: pd.DataFrame, items: pd.DataFrame, flat: pd.DataFrame | None = None
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """dataset.json's ``images`` and ``annotations`` (beside :data:`INFO`) from ``first_id``, an image at a time."""
-    flat = flat_table(captions, items, first_id)
+    """dataset.json's ``images`` and ``annotations`` (beside :data:`INFO`); ``flat``: their flat_table, made already."""
+    flat = flat_table(captions, items) if flat is None else flat
     accepted = captions[~captions["is_rejected"].astype(bool)]
     detected = text_detected(accepted)
     levels = difficulty(accepted).set_index("image_id")["difficulty"]

@@ -12,21 +12,25 @@ GOOD_PROFILES = ("diligent", "typo_prone", "slow", "note_paster", "fast_typist",
 
 def blocking_vs_truth(truth: pd.DataFrame, blocked: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     """Per profile: workers, worked, gated out, never reached, blocked and the rate."""
-    merged = truth[["worker_id", "profile"]].merge(work, on="worker_id", how="left")
-    merged["assignments"] = merged["assignments"].fillna(0).astype(int)
-    merged["blocked"] = merged["worker_id"].isin(set(blocked["worker_id"]))
-    merged["refused"] = (truth["gate"] == "refused").to_numpy() if "gate" in truth else False
+    done = dict(zip(work["worker_id"], work["assignments"].fillna(0).astype(int), strict=True))
+    out = set(blocked["worker_id"])
+    refused = (truth["gate"] == "refused").tolist() if "gate" in truth else [False] * len(truth)
+    # per profile, first seen first: each worker's (worked, refused at the gate, blocked), no frame a profile
+    groups: dict[str, list[tuple[bool, bool, bool]]] = {}
+    for worker, profile, gate in zip(truth["worker_id"], truth["profile"], refused, strict=True):
+        if pd.notna(profile):
+            groups.setdefault(profile, []).append((done.get(worker, 0) > 0, gate, worker in out))
     rows = []
-    for profile, group in merged.groupby("profile", sort=False):
-        worked = group["assignments"] > 0
-        gated = int((~worked & group["refused"]).sum())
-        n_blocked = int(group["blocked"].sum())
+    for profile, group in groups.items():
+        worked = sum(w for w, _, _ in group)
+        gated = sum(g and not w for w, g, _ in group)
+        n_blocked = sum(b for _, _, b in group)
         good = profile in GOOD_PROFILES
         caught = n_blocked if good else n_blocked + gated
-        judged = int(worked.sum()) + (0 if good else gated)
+        judged = worked + (0 if good else gated)
         rows.append({
-            "profile": profile, "workers": len(group), "worked": int(worked.sum()), "gated_out": gated,
-            "never_reached": len(group) - int(worked.sum()) - gated, "blocked": n_blocked,
+            "profile": profile, "workers": len(group), "worked": worked, "gated_out": gated,
+            "never_reached": len(group) - worked - gated, "blocked": n_blocked,
             "rate": round(caught / judged, 3) if judged else 0.0,
             "meaning": _rate_meaning(good, caught, judged),
         })

@@ -16,7 +16,7 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
     """Per batch: captions of each ``text_origin`` (columns in :data:`ORIGINS` order) and the total."""
     if captions.empty or "text_origin" not in captions:
         return pd.DataFrame(columns=["batch", *ORIGINS, "captions"])
-    table = pd.crosstab(captions["batch"].astype(int), captions["text_origin"])
+    table = captions.groupby([captions["batch"].astype(int), "text_origin"]).size().unstack(fill_value=0)
     table = table.reindex(columns=list(ORIGINS), fill_value=0)
     table["captions"] = table.sum(axis=1)
     return table.reset_index().rename(columns={"index": "batch"})

@@ -60,7 +60,7 @@ class DatasetFiles:
         append_csv(flat, self.raw_csv, header=not self.started, for_spreadsheet=False)
         append_csv(flat, self.csv, header=not self.started)
         self.started = True
-        images, annotations = vizwiz_parts(captions, items, self.next_id)
+        images, annotations = vizwiz_parts(captions, items, flat)
         for image in images:
             self.json.write(("," if self.images else "") + "\n" + json_item(image, 2))
             self.images += 1

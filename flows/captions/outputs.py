@@ -97,16 +97,11 @@ def corrected_captions(run: Run, batch: int, keep: set[str], uses: Counter[str],
     frame["edits"] = ""
     frame.loc[checked.index, ["caption_corrected", "edits"]] = checked[["caption_corrected", "edits"]].values
     frame["text_origin"] = text_origin(frame)  # from the page's telemetry; "unknown" without it
-    return _with_scores(run, frame)
-
-
-def _with_scores(run: Run, frame: pd.DataFrame) -> pd.DataFrame:
-    """Gated campaigns: each caption carries its worker's qualification-test score."""
     if run.cfg.gating.qualification_key is None:
         return frame
-    scores = qualification_scores(run)
-    by_worker = dict(zip(scores["worker_id"], scores["score"], strict=True))
-    return frame.assign(qualification_score=frame["worker_id"].map(by_worker))
+    scores = qualification_scores(run)  # gated campaigns: each caption carries its worker's test score
+    return frame.assign(qualification_score=frame["worker_id"].map(dict(zip(scores["worker_id"], scores["score"],
+                                                                            strict=True))))
 
 
 def qualification_scores(run: Run) -> pd.DataFrame:
@@ -167,7 +162,8 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
             read.choices.add(captions)
             read.origins.append(origin_by_batch(captions))
             del captions
-            release_free_memory()  # one batch's captions at a time, in memory as in the files
+            if not kept:  # the kept batches written (all of a small campaign's): then one batch's at a time
+                release_free_memory()
     del keep, uses
     spelling_index.cache_clear()  # ~70 MB, not needed again by this run (a later one loads it in under a second)
     release_free_memory()

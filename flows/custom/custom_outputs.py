@@ -201,7 +201,8 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     write_dataset(data[(data["decision"] == "approve") & ~is_control & ~untrusted], out_dir)
     write_csv(data, out_dir / "responses.csv", for_spreadsheet=False)
     whole = dataset_json(run, data[~untrusted])
-    whole["items"] = [i for i in whole["items"] if i["item_id"] not in set(data.loc[is_control, "item_id"])]
+    answered_controls = set(data.loc[is_control, "item_id"])  # once, not once an item (items x rows)
+    whole["items"] = [i for i in whole["items"] if i["item_id"] not in answered_controls]
     (out_dir / "dataset.json").write_text(json.dumps(whole, indent=1), encoding="utf-8")
     flags = _frame(run, "SELECT worker_id, rule, value, threshold, assignment_id, image_id, detail, batch "
                         "FROM qc_flags WHERE campaign = ? ORDER BY batch, rowid",
@@ -251,8 +252,7 @@ def write_custom_outputs(run: Run, out_dir: Path, truth: list[dict[str, Any]] | 
     (out_dir / "report.html").write_text(render("custom_report.html.j2", context), encoding="utf-8")
     summary = [f"responses: {context['responses']} from {context['workers']} workers on {context['items']} items "
                f"({context['approved']} approved, {context['rejected']} rejected); workers blocked: {len(blocked)}",
-               *[f"  {f['name']}: {f['rule']} ({f['answered']})"
-                 for f in context["fields"]],
+               *[f"  {f['name']}: {f['rule']} ({f['answered']})" for f in context["fields"]],
                f"dataset: {out_dir / 'dataset.csv'} and {out_dir / 'dataset.json'}",
                f"report:  {out_dir / 'report.html'}", *short]
     if context["answers"]:
