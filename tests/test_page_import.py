@@ -20,6 +20,7 @@ from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import _liquid_environment
 from flows.custom.page_scripts import with_nonce
 from flows.sim.pages.browser_check import available as browser_available
+from tests.small_configs import UNREHEARSED
 from tests.test_browser_crowd_script import on_a_page
 from tests.test_browser_typing import NEEDS_CHROMIUM
 
@@ -241,7 +242,9 @@ def served_page(tmp_path: Path, capsys, handlers: str = "") -> Iterator[str]:
     config, template = Path(f"{stem}.toml"), next((tmp_path / "config").glob("script_json_answer*.html*"))
     template.write_text(template.read_text(encoding="utf-8").replace("{% block item %}", "{% block item %}" + handlers),
                         encoding="utf-8")
-    assert main(["run", str(config), "--dry-run"]) == 0  # the hidden JSON answer is the page's field
+    # the hidden JSON answer is the page's field: the plan's line (no rehearsal, whose browser workers are pages in
+    # Chromium)
+    assert main(["run", str(config), "--dry-run", *UNREHEARSED]) == 0
     assert "fields found: annotation" in capsys.readouterr().out
     config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
     cfg = load_config(config)
