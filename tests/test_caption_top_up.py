@@ -118,15 +118,15 @@ def test_top_ups_under_flagged_review_leave_no_item_a_person_cannot_close(tmp_pa
     person can decide any more (the run waited for review for ever)."""
     config = review_config(tmp_path / "cfg")
     assert "top_up_rounds = 2" in config.read_text()
-    # two of the demo's batches at its size (12 images a batch, limit 60 over 5): without the fix batch 1
-    # already stayed open with one item no person could close (05ea87e)
-    config.write_text(config.read_text().replace("batches = 5 ", "batches = 2 ", 1), encoding="utf-8")
+    # the demo's first batch at its size (12 images a batch, limit 60 over 5): without the fix batch 1 already
+    # stayed open with one item no person could close (05ea87e); a second batch only repeated the case
+    config.write_text(config.read_text().replace("batches = 5 ", "batches = 1 ", 1), encoding="utf-8")
     db, out = tmp_path / "h.db", tmp_path / "runs"
     finished = False
     with simulator("", seed=1, crowd=None) as sim:
-        for _ in range(6):  # two batches, each stopping once or twice for review
+        for _ in range(6):  # the batch stopping once or twice for review
             try:
-                run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=24,
+                run_campaign(config, endpoint_url=sim.endpoint_url, db_path=db, out_root=out, limit=12,
                              progress=lambda _: None)
                 finished = True
                 break

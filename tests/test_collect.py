@@ -54,15 +54,21 @@ def clock_moves_on_every_read(run: Run, sim: Any, seconds: float) -> None:
 
 @pytest.mark.parametrize("per_hit_checks", [False, True], ids=["ListReviewableHITs", "GetHIT-then-list"])
 def test_work_arriving_between_calls_is_never_lost(sim, tmp_path: Path, monkeypatch, per_hit_checks) -> None:
+    """Also, where the HIT type is known: every batch shares one, so a Reviewing listing is every HIT the campaign
+    marked, pages that grow with each batch. A batch no run has marked yet has none to find there (read off these
+    three batches rather than a run of their own)."""
     if per_hit_checks:  # an endpoint whose HIT type is unknown: each HIT is asked in turn
         monkeypatch.setattr(batch_collect, "_hit_type_id", lambda run, batch: "")
     run = make_run(sim, tmp_path / "h.db")
+    statuses = listed_statuses(run)
     clock_moves_on_every_read(run, sim, 300)
-    run_batches(run, limit=60)
+    run_batches(run, limit=60)  # three batches
     on_platform = submitted_on_platform(sim)
     assert len(on_platform) == len(sim.market.hits) * 5 == 75  # every slot of the 15 HITs was taken
     assert stored(run) == on_platform
     assert stored(run, "decisions") == on_platform  # and every one of them decided
+    if not per_hit_checks:  # (asked HIT by HIT, nothing is listed by status)
+        assert statuses and set(statuses) == {"Reviewable"}  # a fresh batch never lists the Reviewing HITs
 
 
 def test_a_poll_round_costs_what_came_in_not_what_is_open(sim, tmp_path: Path) -> None:
@@ -100,16 +106,6 @@ def listed_statuses(run: Run) -> list[str]:
     run.client.meta.events.register("provide-client-params.mturk.ListReviewableHITs",
                                     lambda params, **_: statuses.append(params.get("Status", "Reviewable")))
     return statuses
-
-
-def test_a_fresh_batch_never_lists_the_campaigns_reviewing_hits(sim, tmp_path: Path) -> None:
-    """Every batch shares one HIT type, so a Reviewing listing is every HIT the campaign marked:
-    pages that grow with each batch. A batch no run has marked yet has none to find there."""
-    run = make_run(sim, tmp_path / "h.db")
-    statuses = listed_statuses(run)
-    run_batches(run, limit=60)  # three batches
-    assert statuses and set(statuses) == {"Reviewable"}
-    assert stored(run) == submitted_on_platform(sim)
 
 
 def test_a_collection_stopped_after_its_marks_finds_them_on_the_next_run(sim, tmp_path: Path, monkeypatch) -> None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -19,6 +20,9 @@ from flows.core.pages.templates import render_source
 from flows.custom.foreign_syntax import _liquid_environment
 from flows.custom.page_scripts import with_nonce
 from flows.sim.pages.browser_check import available as browser_available
+from tests.small_configs import UNREHEARSED
+from tests.test_browser_crowd_script import on_a_page
+from tests.test_browser_typing import NEEDS_CHROMIUM
 
 WILD = Path(__file__).parent / "pages_wild"
 
@@ -164,14 +168,14 @@ def test_a_script_built_answer_page_is_worked_in_a_browser_within_its_own_rule(t
     every answer is one the script built."""
     stem = imported(tmp_path, "script_json_answer.html")
     two_items(stem, ["sentence"])
-    toml = Path(f"{stem}.toml")  # two workers an item, not three: each is a page in Chromium (~1.5 s of CPU)
-    toml.write_text(toml.read_text().replace("assignments_per_image = 3", "assignments_per_image = 2"))
+    toml = Path(f"{stem}.toml")  # one worker an item, not three: each is a page in Chromium (~1.5 s of CPU)
+    toml.write_text(toml.read_text().replace("assignments_per_image = 3", "assignments_per_image = 1"))
     monkeypatch.chdir(tmp_path)
     assert main(["run", f"config/{stem.name}.toml", "--no-prefect", "--platform", platform]) == 0
     data = pd.read_csv(tmp_path / "runs" / stem.name / "dataset.csv", keep_default_na=False, dtype=str)
     # Prolific's place holds both items, shown one a page (the script finds the field by one id: kept apart)
-    assert set(data["field"]) == {"annotation"} and len(data) == 4
-    assert data["assignment_id"].nunique() == (4 if platform == "mturk" else 2)
+    assert set(data["field"]) == {"annotation"} and len(data) == 2
+    assert data["assignment_id"].nunique() == (2 if platform == "mturk" else 1)
     for value in data["value"]:
         answer = json.loads(value)
         assert answer["tags"] and set(answer["tags"]) <= {"person", "place", "organisation", "none"}
@@ -238,7 +242,9 @@ def served_page(tmp_path: Path, capsys, handlers: str = "") -> Iterator[str]:
     config, template = Path(f"{stem}.toml"), next((tmp_path / "config").glob("script_json_answer*.html*"))
     template.write_text(template.read_text(encoding="utf-8").replace("{% block item %}", "{% block item %}" + handlers),
                         encoding="utf-8")
-    assert main(["run", str(config), "--dry-run"]) == 0  # the hidden JSON answer is the page's field
+    # the hidden JSON answer is the page's field: the plan's line (no rehearsal, whose browser workers are pages in
+    # Chromium)
+    assert main(["run", str(config), "--dry-run", *UNREHEARSED]) == 0
     assert "fields found: annotation" in capsys.readouterr().out
     config.write_text(config.read_text() + '\n[target]\npage_origins = ["https://cdn.example.org"]\n')
     cfg = load_config(config)
@@ -264,20 +270,26 @@ def test_the_task_server_serves_an_imported_page_with_its_origins_and_nonce(tmp_
 
 
 @pytest.mark.browser
+@NEEDS_CHROMIUM
 def test_a_pages_own_inline_handlers_run_on_the_task_server_and_an_item_valued_one_does_not(
-        tmp_path: Path, capsys, request) -> None:
+        tmp_path: Path, capsys) -> None:
     """Tiles whose onclick the template spells (entities included) run in Chromium under the task server's CSP, by
     hash; a handler holding an item's value would run whatever the item says, so it stays blocked."""
     handlers = ('<p id="said">none</p><b id="own" onclick="document.getElementById(\'said\').textContent='
                 '\'tile &amp; one\'">own</b><b id="item" onclick="document.getElementById(\'said\').textContent='
                 '\'{{ item.sentence | e }}\'">item</b>\n')
-    with served_page(tmp_path, capsys, handlers) as url:
-        page = request.getfixturevalue("page")  # Chromium after the import's own (its probe runs one)
+
+    def click_both(page: Any) -> tuple[str, str]:
         page.goto(url)
         page.click("#item")
-        assert page.inner_text("#said") == "none"
+        after_item = page.inner_text("#said")
         page.click("#own")
-        assert page.inner_text("#said") == "tile & one"
+        return after_item, page.inner_text("#said")
+    with served_page(tmp_path, capsys, handlers) as url:
+        # on the module's shared Chromium (the import's probe and the browser workers' runs use it), not a second
+        after_item, after_own = on_a_page(click_both)
+    assert after_item == "none"
+    assert after_own == "tile & one"
 
 
 def test_dollar_placeholders_read_by_where_they_stand() -> None:
