@@ -88,7 +88,7 @@ def assert_time_follows_the_page(tmp_path: Path, config: Path, platform: str, pe
 def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypatch, capsys, platform: str,
                                                        per_page: int) -> None:
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, per_page, items=10 * max(per_page, 3))  # ten places, of up to three short pages
+    config = new_page(tmp_path, per_page, items=6 * max(per_page, 3))  # six places, of up to three short pages
     assert_time_follows_the_page(tmp_path, config, platform, per_page, rehearse(tmp_path, config, platform, capsys))
 
 
