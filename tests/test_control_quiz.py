@@ -75,8 +75,10 @@ def test_a_quiz_sized_by_its_options_fails_nine_in_ten_random_clickers_and_spare
 
 def _answers(workers: dict[str, list[str]], truths: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     key = pd.DataFrame({"item_id": [f"c{i}" for i in range(len(truths))], "field": "spam", "answer": truths})
-    given = pd.DataFrame([{"worker_id": w, "item_id": f"c{i}", "field": "spam", "value": v}
-                          for w, values in workers.items() for i, v in enumerate(values)])
+    # by columns, not a dict a row: the quiz-size test builds 184,000 rows (~0.1 s less each time)
+    given = pd.DataFrame({"worker_id": [w for w, values in workers.items() for _ in values],
+                          "item_id": [f"c{i}" for values in workers.values() for i in range(len(values))],
+                          "field": "spam", "value": [v for values in workers.values() for v in values]})
     return given, key
 
 
