@@ -137,7 +137,7 @@ def test_the_dry_run_and_the_run_set_the_plan_against_the_rehearsal_s_times(tmp_
     floor by the page's own pace went unremarked until money was spent. (One campaign for both: the first dry run
     rehearses in a folder of its own and leaves the ledger as it was.)"""
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, 2, items=20, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
+    config = new_page(tmp_path, 2, items=12, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
                                                     "estimated_minutes = 1\nmaximum_minutes = 5\n"})
     dry_run = ["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
                "--out", str(tmp_path / "out")]
