@@ -32,11 +32,13 @@ WORDS = {"mturk": (("HITs", "assignments", "worker(s) blocked"), ("study", "stud
 
 
 def own_page(folder: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    """`hitflow new`, a sentiment page of 20 reviews and 6 controls, review = "flagged", two batches."""
+    """`hitflow new`, a sentiment page of 20 reviews and 6 controls, review = "flagged", one batch (the views are
+    read while it waits and once it ends; a run that goes on to a second batch after a review: test_review.py and
+    test_review_prolific.py)."""
     assert main(["new", NAME, "--dir", str(folder)]) == 0
     config = folder / "config" / f"{NAME}.toml"
     write_sentiment(config.parent, NAME, items=20, controls=6)
-    missing = edit_config(config, {"images_per_hit": "5", "assignments_per_image": "3", "batches": "2",
+    missing = edit_config(config, {"images_per_hit": "5", "assignments_per_image": "3", "batches": "1",
                                    "control_share": "0.2", "controls": f'"{NAME}_controls.csv"',
                                    "budget": '"200.00 USD"'})
     assert not missing, missing

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import random
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,16 +88,34 @@ FRAGMENT = """<h3>Word card</h3>
 <script>CHECK</script>"""
 
 
-def imported(tmp_path: Path, check: str) -> Path:
-    (tmp_path / "cards.html").write_text(FRAGMENT.replace("CHECK", check), "utf-8")
-    with (tmp_path / "cards_items.csv").open("w", newline="", encoding="utf-8") as f:
+PAGE_CHECK = CHECK.replace("REFUSE", INLINE)  # the page as imported; the tests below edit its script
+
+
+@pytest.fixture(scope="module")
+def imported_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page imported once for the module (`hitflow new --from`, whose probe of its script in Chromium costs
+    ~1.3-2 s of CPU a page). Importing each edited page below wrote the same files but the template's script."""
+    folder = tmp_path_factory.mktemp("cards")
+    (folder / "cards.html").write_text(FRAGMENT.replace("CHECK", PAGE_CHECK), "utf-8")
+    with (folder / "cards_items.csv").open("w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows([("item_id", "word"), ("c1", "reluctant"), ("c2", "thrifty")])
-    assert main(["new", "cards", "--from", str(tmp_path / "cards.html"), "--items", str(tmp_path / "cards_items.csv"),
-                 "--dir", str(tmp_path)]) == 0
-    config = tmp_path / "config" / "cards.toml"
+    assert main(["new", "cards", "--from", str(folder / "cards.html"), "--items", str(folder / "cards_items.csv"),
+                 "--dir", str(folder)]) == 0
+    config = folder / "config" / "cards.toml"
     config.write_text(config.read_text(encoding="utf-8") + '\n[target]\nsim_workers = "browser"\n', encoding="utf-8")
+    return folder
+
+
+def imported(imported_page: Path, tmp_path: Path, check: str) -> Path:
+    """The imported campaign in ``tmp_path``, its page's script edited to ``check`` as a requester edits
+    config/cards.html.j2."""
+    shutil.copytree(imported_page, tmp_path, dirs_exist_ok=True)
+    template = tmp_path / "config" / "cards.html.j2"
+    text = template.read_text(encoding="utf-8")
+    assert PAGE_CHECK in text, text
+    template.write_text(text.replace(PAGE_CHECK, check), encoding="utf-8")
     browser_trial.trial_outcome.cache_clear()  # (the same page tried by another test is tried again)
-    return config
+    return tmp_path / "config" / "cards.toml"
 
 
 def page_lines(config: Path, platform: str = "mturk") -> list[str]:
@@ -111,20 +130,21 @@ def page_lines(config: Path, platform: str = "mturk") -> list[str]:
 
 
 @pytest.mark.browser
-def test_the_page_passes_where_the_worker_meets_its_message(tmp_path: Path) -> None:
-    out = page_lines(imported(tmp_path, CHECK.replace("REFUSE", INLINE)))
+def test_the_page_passes_where_the_worker_meets_its_message(imported_page: Path, tmp_path: Path) -> None:
+    out = page_lines(imported(imported_page, tmp_path, PAGE_CHECK))
     assert not [line for line in out if line.startswith(("PROBLEM", "warning: the page's own script"))], out
 
 
 @pytest.mark.browser
-def test_a_refusal_of_what_only_the_simulated_worker_typed_warns_and_blocks_no_route(tmp_path: Path,
+def test_a_refusal_of_what_only_the_simulated_worker_typed_warns_and_blocks_no_route(imported_page: Path,
+                                                                                     tmp_path: Path,
                                                                                      monkeypatch) -> None:
     """A worker who cannot meet the message (here: one who never acts on it, as before workers read messages):
     the dry run names the box, the page's words and what was typed, and tells the requester to check by hand."""
     monkeypatch.setattr(browser_worker, "reads_message", lambda *_: False)
     # a count no simulated text of an unstated length reaches (it writes 8-26 words there), said only by the script
     longer = CHECK.replace("n < 6 || n > 25", "n < 40 || n > 60").replace("between 6 and 25", "between 40 and 60")
-    config = imported(tmp_path, longer.replace("REFUSE", "alert(msg)"))
+    config = imported(imported_page, tmp_path, longer.replace("REFUSE", "alert(msg)"))
     for platform in ("mturk", "prolific"):
         out = page_lines(config, platform)
         warned = [line for line in out if line.startswith("warning: the page's own script refused")]
@@ -135,22 +155,21 @@ def test_a_refusal_of_what_only_the_simulated_worker_typed_warns_and_blocks_no_r
 
 
 @pytest.mark.browser
-def test_a_page_that_refuses_what_its_message_asks_is_still_a_problem(tmp_path: Path) -> None:
+def test_a_page_that_refuses_what_its_message_asks_is_still_a_problem(imported_page: Path, tmp_path: Path) -> None:
     """The message asks for the word and the count; the script wants something else too (a question mark): the
     worker meets every word of the message, so the refusal is the page's, not the simulator's."""
-    check = CHECK.replace("REFUSE", INLINE).replace('? "Your sentence must',
-                                                    '|| s.indexOf("?") < 0 ? "Your sentence must')
-    out = page_lines(imported(tmp_path, check))
+    check = PAGE_CHECK.replace('? "Your sentence must', '|| s.indexOf("?") < 0 ? "Your sentence must')
+    out = page_lines(imported(imported_page, tmp_path, check))
     assert len(out) == 1 and out[0].startswith("PROBLEM") and "refused every time" in out[0], out
     assert 'saying "Your sentence must use the word' in out[0]
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_the_rehearsal_runs_a_warned_page_and_says_plainly_who_gave_it_back(tmp_path: Path, monkeypatch,
-                                                                            capsys) -> None:
+def test_the_rehearsal_runs_a_warned_page_and_says_plainly_who_gave_it_back(imported_page: Path, tmp_path: Path,
+                                                                            monkeypatch, capsys) -> None:
     monkeypatch.setattr(browser_worker, "reads_message", lambda *_: False)
-    imported(tmp_path, CHECK.replace("REFUSE", INLINE))
+    imported(imported_page, tmp_path, PAGE_CHECK)
     # two workers give the page back (three did): still more than one to say its line once for
     (tmp_path / "crowd.toml").write_text('seed = 1\n[[profile]]\nname = "diligent"\ncount = 2\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)

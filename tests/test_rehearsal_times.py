@@ -88,7 +88,7 @@ def assert_time_follows_the_page(tmp_path: Path, config: Path, platform: str, pe
 def test_people_s_time_follows_the_page_on_every_route(tmp_path: Path, monkeypatch, capsys, platform: str,
                                                        per_page: int) -> None:
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, per_page, items=10 * max(per_page, 3))  # ten places, of up to three short pages
+    config = new_page(tmp_path, per_page, items=6 * max(per_page, 3))  # six places, of up to three short pages
     assert_time_follows_the_page(tmp_path, config, platform, per_page, rehearse(tmp_path, config, platform, capsys))
 
 
@@ -137,7 +137,7 @@ def test_the_dry_run_and_the_run_set_the_plan_against_the_rehearsal_s_times(tmp_
     floor by the page's own pace went unremarked until money was spent. (One campaign for both: the first dry run
     rehearses in a folder of its own and leaves the ledger as it was.)"""
     monkeypatch.chdir(tmp_path)
-    config = new_page(tmp_path, 2, items=20, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
+    config = new_page(tmp_path, 2, items=12, edits={"[prolific]\n": '[prolific]\nreward = "0.15"\n'
                                                     "estimated_minutes = 1\nmaximum_minutes = 5\n"})
     dry_run = ["run", str(config), "--dry-run", "--platform", "prolific", "--db", str(tmp_path / "h.db"),
                "--out", str(tmp_path / "out")]
