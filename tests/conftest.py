@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -145,9 +146,14 @@ PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"
 IMAGE_HOSTS = ("http*://ivc.ischool.utexas.edu/**", "http*://flickr8k-images.example.org/**")
 
 
-# Module scope, not session: Playwright's sync API keeps an event loop in the main thread
-# while it is open, and Prefect then hands back coroutines from state.result() in later tests.
-@pytest.fixture(scope="module")
+# Session scope: one start a test process (~0.65 s of CPU: Playwright's driver and Chromium) rather than one a
+# module. Playwright's sync API marks its event loop running in the main thread while it is open, and Prefect's
+# state.result() (like asyncio.run) would then see a running loop: pytest_runtest_protocol (below) takes the mark
+# off for each test that does not use the browser and puts it back after.
+PLAYWRIGHT_LOOP: list[asyncio.AbstractEventLoop] = []
+
+
+@pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps, as root)"
@@ -158,8 +164,12 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield b
+        PLAYWRIGHT_LOOP.append(asyncio.get_running_loop())
+        try:
+            b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            yield b
+        finally:  # the session's last test may have hidden it; Playwright stops on its own loop
+            asyncio._set_running_loop(PLAYWRIGHT_LOOP.pop())
         b.close()
 
 
@@ -203,8 +213,8 @@ def pytest_configure(config: pytest.Config) -> None:
         rewrite_ahead(config, Path(__file__).parent)  # xdist's controller, before its workers start
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """Before each test, what is alive (the suite's modules, Prefect, pandas...: ~730,000 objects in a
     worker) goes to the garbage collector's permanent generation (``gc.freeze``), where a full collection
     no longer walks it: each cost ~0.47 s of CPU in a worker's heap, and every campaign run calls two
@@ -212,9 +222,18 @@ def pytest_runtest_protocol(item: pytest.Item) -> None:
     garbage goes first (``gc.collect``), so only live objects are kept; a test's own objects are created
     after the freeze and collected as always. Each test rather than each file's first: what a file's
     first test imported lazily (a run's modules, caches) was walked by every later full collection;
-    eight campaign and CLI files 60.8 -> 58.3 s of CPU, every one of them less (load ~1)."""
+    eight campaign and CLI files 60.8 -> 58.3 s of CPU, every one of them less (load ~1).
+    A test that does not use the session's ``browser`` runs without its event loop marked running."""
     gc.collect()
     gc.freeze()
+    hidden = PLAYWRIGHT_LOOP[-1] if PLAYWRIGHT_LOOP and "browser" not in getattr(item, "fixturenames", ()) else None
+    if hidden is not None:
+        asyncio._set_running_loop(None)
+    try:
+        return (yield)
+    finally:
+        if hidden is not None and PLAYWRIGHT_LOOP:
+            asyncio._set_running_loop(hidden)
 
 
 # A browser test that takes longer than this fails in one line (pytest-timeout's signal method raises in the
