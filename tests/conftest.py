@@ -149,8 +149,10 @@ IMAGE_HOSTS = ("http*://ivc.ischool.utexas.edu/**", "http*://flickr8k-images.exa
 # Session scope: one start a test process (~0.65 s of CPU: Playwright's driver and Chromium) rather than one a
 # module. Playwright's sync API marks its event loop running in the main thread while it is open, and Prefect's
 # state.result() (like asyncio.run) would then see a running loop: pytest_runtest_protocol (below) takes the mark
-# off for each test that does not use the browser and puts it back after.
+# off for each test of a module that never uses the browser and puts it back after (in a module that does, a
+# module fixture's teardown may call Playwright in any of its tests: the mark stays there, as it always did).
 PLAYWRIGHT_LOOP: list[asyncio.AbstractEventLoop] = []
+BROWSER_MODULES: set[Path] = set()  # modules with a test that uses the browser (pytest_collection_modifyitems)
 
 
 @pytest.fixture(scope="session")
@@ -168,8 +170,9 @@ def browser():
         try:
             b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
             yield b
-        finally:  # the session's last test may have hidden it; Playwright stops on its own loop
-            asyncio._set_running_loop(PLAYWRIGHT_LOOP.pop())
+        finally:  # the session's last test may have hidden it; Playwright stops on its own loop, if still running
+            if (loop := PLAYWRIGHT_LOOP.pop()).is_running():
+                asyncio._set_running_loop(loop)
         b.close()
 
 
@@ -223,10 +226,10 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     after the freeze and collected as always. Each test rather than each file's first: what a file's
     first test imported lazily (a run's modules, caches) was walked by every later full collection;
     eight campaign and CLI files 60.8 -> 58.3 s of CPU, every one of them less (load ~1).
-    A test that does not use the session's ``browser`` runs without its event loop marked running."""
+    A test of a module that never uses the session's ``browser`` runs without its event loop marked running."""
     gc.collect()
     gc.freeze()
-    hidden = PLAYWRIGHT_LOOP[-1] if PLAYWRIGHT_LOOP and "browser" not in getattr(item, "fixturenames", ()) else None
+    hidden = PLAYWRIGHT_LOOP[-1] if PLAYWRIGHT_LOOP and item.path not in BROWSER_MODULES else None
     if hidden is not None:
         asyncio._set_running_loop(None)
     try:
@@ -234,6 +237,13 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     finally:
         if hidden is not None and PLAYWRIGHT_LOOP:
             asyncio._set_running_loop(hidden)
+
+
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> None:
+    """A fixture on the browser set up in a test that ran hidden from it (asked for by name, in the test) gets
+    Playwright's loop marked running again, as its calls need; the test's end leaves it so."""
+    if PLAYWRIGHT_LOOP and "browser" in fixturedef.argnames and asyncio._get_running_loop() is None:
+        asyncio._set_running_loop(PLAYWRIGHT_LOOP[-1])
 
 
 # A browser test that takes longer than this fails in one line (pytest-timeout's signal method raises in the
@@ -251,6 +261,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     prefect_files = {item.path for item in items
                      if item.get_closest_marker("prefect") or "prefect_worker_server" in item.fixturenames}
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    BROWSER_MODULES.update(item.path for item in items if "browser" in getattr(item, "fixturenames", ()))
     # a stable sort: file order kept within each group
     items.sort(key=lambda item: (item.path not in prefect_files, item.path not in slow_files))
     for item in items:
