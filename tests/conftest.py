@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -145,9 +146,16 @@ PLACEHOLDER = ('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"
 IMAGE_HOSTS = ("http*://ivc.ischool.utexas.edu/**", "http*://flickr8k-images.example.org/**")
 
 
-# Module scope, not session: Playwright's sync API keeps an event loop in the main thread
-# while it is open, and Prefect then hands back coroutines from state.result() in later tests.
-@pytest.fixture(scope="module")
+# Session scope: one start a test process (~0.65 s of CPU: Playwright's driver and Chromium) rather than one a
+# module. Playwright's sync API marks its event loop running in the main thread while it is open, and Prefect's
+# state.result() (like asyncio.run) would then see a running loop: pytest_runtest_protocol (below) takes the mark
+# off for each test of a module that never uses the browser and puts it back after (in a module that does, a
+# module fixture's teardown may call Playwright in any of its tests: the mark stays there, as it always did).
+PLAYWRIGHT_LOOP: list[asyncio.AbstractEventLoop] = []
+BROWSER_MODULES: set[Path] = set()  # modules with a test that uses the browser (pytest_collection_modifyitems)
+
+
+@pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps, as root)"
@@ -158,8 +166,13 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield b
+        PLAYWRIGHT_LOOP.append(asyncio.get_running_loop())
+        try:
+            b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+            yield b
+        finally:  # the session's last test may have hidden it; Playwright stops on its own loop, if still running
+            if (loop := PLAYWRIGHT_LOOP.pop()).is_running():
+                asyncio._set_running_loop(loop)
         b.close()
 
 
@@ -203,8 +216,8 @@ def pytest_configure(config: pytest.Config) -> None:
         rewrite_ahead(config, Path(__file__).parent)  # xdist's controller, before its workers start
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """Before each test, what is alive (the suite's modules, Prefect, pandas...: ~730,000 objects in a
     worker) goes to the garbage collector's permanent generation (``gc.freeze``), where a full collection
     no longer walks it: each cost ~0.47 s of CPU in a worker's heap, and every campaign run calls two
@@ -212,9 +225,25 @@ def pytest_runtest_protocol(item: pytest.Item) -> None:
     garbage goes first (``gc.collect``), so only live objects are kept; a test's own objects are created
     after the freeze and collected as always. Each test rather than each file's first: what a file's
     first test imported lazily (a run's modules, caches) was walked by every later full collection;
-    eight campaign and CLI files 60.8 -> 58.3 s of CPU, every one of them less (load ~1)."""
+    eight campaign and CLI files 60.8 -> 58.3 s of CPU, every one of them less (load ~1).
+    A test of a module that never uses the session's ``browser`` runs without its event loop marked running."""
     gc.collect()
     gc.freeze()
+    hidden = PLAYWRIGHT_LOOP[-1] if PLAYWRIGHT_LOOP and item.path not in BROWSER_MODULES else None
+    if hidden is not None:
+        asyncio._set_running_loop(None)
+    try:
+        return (yield)
+    finally:
+        if hidden is not None and PLAYWRIGHT_LOOP:
+            asyncio._set_running_loop(hidden)
+
+
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> None:
+    """A fixture on the browser set up in a test that ran hidden from it (asked for by name, in the test) gets
+    Playwright's loop marked running again, as its calls need; the test's end leaves it so."""
+    if PLAYWRIGHT_LOOP and "browser" in fixturedef.argnames and asyncio._get_running_loop() is None:
+        asyncio._set_running_loop(PLAYWRIGHT_LOOP[-1])
 
 
 # A browser test that takes longer than this fails in one line (pytest-timeout's signal method raises in the
@@ -232,6 +261,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     prefect_files = {item.path for item in items
                      if item.get_closest_marker("prefect") or "prefect_worker_server" in item.fixturenames}
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    BROWSER_MODULES.update(item.path for item in items if "browser" in getattr(item, "fixturenames", ()))
     # a stable sort: file order kept within each group
     items.sort(key=lambda item: (item.path not in prefect_files, item.path not in slow_files))
     for item in items:
@@ -240,9 +270,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _browser_workers_of_this_module_only() -> Iterator[None]:
-    """The simulator's browser workers (one Chromium on a thread of this process) end with the module that
-    started them, so nothing a module leaves behind (a browser, its driver, queued pages) reaches the next."""
+def _browser_workers_settled_by_module_end() -> Iterator[None]:
+    """The simulator's browser workers (one Chromium on a thread of this process) work every page a module
+    queued before the next module starts; the thread and its Chromium then serve the next module too (each
+    worker's page is a context reset for it: flows/sim/pages/browser_desk.py), rather than ending with each
+    module: a start costs ~0.65 s of CPU (Playwright's driver ~0.4, Chromium ~0.25), once a module before."""
+    yield
+    module = sys.modules.get("flows.sim.pages.browser_thread")
+    if module is not None:
+        module.settle()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_workers_end_with_the_session() -> Iterator[None]:
     yield
     module = sys.modules.get("flows.sim.pages.browser_thread")
     if module is not None:
