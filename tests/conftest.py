@@ -291,7 +291,7 @@ def _browser_workers_end_with_the_session() -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _import_probes_on_the_shared_chromium() -> Iterator[None]:
-    """A page's import asks its script in the module's shared Chromium rather than one launched a page
+    """A page's import asks its script in the test process's shared Chromium rather than one launched a page
     (tests/shared_probe.py: ~1.3 s of CPU a probe)."""
     from flows.sim.pages import script_probe
     from tests.shared_probe import asked_on_shared_thread

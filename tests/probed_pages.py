@@ -1,4 +1,4 @@
-"""The ``probing`` fixture the probe's test modules share: a page imported and asked in the module's Chromium."""
+"""The ``probing`` fixture the probe's test modules share: a page imported and asked in the session's Chromium."""
 
 from __future__ import annotations
 

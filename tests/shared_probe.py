@@ -4,7 +4,7 @@ A `hitflow new --from page.html` (and a dry run's check of the page's script) as
 (flows/sim/pages/script_probe.py). In its own process it launches a Playwright driver and a Chromium for that one
 page and closes them (~1.6 s of CPU, ~0.3 s of it the page); a test process imports hundreds of pages through
 `main()`. Here the same question (``_asked_in``, in a context of its own) goes to the browser workers' thread, whose
-Chromium serves every page of the module (tests/conftest.py closes it at the module's end). The launch itself
+Chromium serves every module of the test process (tests/conftest.py closes it at the session's end). The launch itself
 stays covered where the import is a process of its own (tests/test_docs_examples.py's pages, the fork server)."""
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def stars_project(tmp_path: Path) -> Path:
 
 def on_a_page(work: Callable[[Any], T]) -> T:
     """``work(page)`` on a page of its own in the browser workers' Chromium (the module's runs use it too): one
-    Chromium a module, not a second for the ``page`` fixture."""
+    Chromium, not the ``page`` fixture's (see ``on_shared_chromium``)."""
     def in_a_context(browser: Any) -> T:
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         try:

@@ -80,8 +80,9 @@ def worker(profile: str, n: int = 0) -> Worker:
 
 def on_shared_chromium(work: Callable[[Any], T]) -> T:
     """``work(browser)`` on the browser workers' thread (flows/sim/pages/browser_thread.py), whose Chromium the
-    module's runs and dry runs use too: one Chromium a module, not a second launched for the ``browser`` fixture
-    (~0.5 s of CPU). Its answer, or what it raised (an assertion too), raised here."""
+    module's runs and dry runs use too, rather than the ``browser`` fixture's (a module using that one keeps
+    Playwright's loop marked running in its main thread: tests/conftest.py). Its answer, or what it raised (an
+    assertion too), raised here."""
     done, out, raised = threading.Event(), [], []
 
     def job(browser: Any) -> None:

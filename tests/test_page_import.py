@@ -286,7 +286,7 @@ def test_a_pages_own_inline_handlers_run_on_the_task_server_and_an_item_valued_o
         page.click("#own")
         return after_item, page.inner_text("#said")
     with served_page(tmp_path, capsys, handlers) as url:
-        # on the module's shared Chromium (the import's probe and the browser workers' runs use it), not a second
+        # on the browser workers' Chromium (the import's probe and the workers' runs use it), not the page fixture's
         after_item, after_own = on_a_page(click_both)
     assert after_item == "none"
     assert after_own == "tile & one"
