@@ -12,7 +12,7 @@ PIECES = ["h", "H", "http://", "https://", "HTTP://", " http://", "//", "\\", ":
           "[::1]", "é", "\x00", "?", "#", "@", "javascript:", "a", ".", "ｈttp://"]
 
 
-def urlparse_verdict(url: str) -> bool | str:
+def urlparse_verdict(url: str) -> bool:
     try:
         scheme = urlparse(url).scheme.lower()
     except ValueError:
@@ -25,8 +25,4 @@ def test_allowed_url_gives_urlparses_verdict_on_generated_urls() -> None:
     rng = random.Random(7)
     for _ in range(20_000):
         url = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 8)))
-        try:
-            verdict: bool | str = allowed_url(url)
-        except ValueError:
-            verdict = "raises"
-        assert verdict == urlparse_verdict(url), repr(url)
+        assert allowed_url(url) == urlparse_verdict(url), repr(url)  # a raise fails here too
