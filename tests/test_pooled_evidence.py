@@ -31,8 +31,8 @@ NAME = "sentiment"
 HOSTILE = '<b>x"y</b>'
 
 
-def _run(folder: Path, pooling: bool) -> Path:
-    config = project(folder, 60, 6, share=0.2, per_page=5, pooling=pooling)
+def _run(folder: Path, pooling: bool, items: int = 60) -> Path:
+    config = project(folder, items, 6, share=0.2, per_page=5, pooling=pooling)
     # a threshold of the campaign's own, which the report and hitflow ui count the answers below; no quiz, so the
     # pooled rule itself meets the bad workers a quiz would stop first
     text = config.read_text(encoding="utf-8")
@@ -301,7 +301,7 @@ def test_a_campaign_planned_without_the_rule_keeps_its_outputs(tmp_path: Path) -
     from flows.driver.operations import open_campaign_run
     from flows.review.review_cards import queue_cards
 
-    folder = _run(tmp_path, pooling=False)
+    folder = _run(tmp_path, pooling=False, items=20)  # what a plan without the rule writes: 20 flag three cards
     assert list(_workers(folder).columns) == WORKER_COLUMNS
     with sqlite3.connect(folder / "h.db") as con:
         plan = json.loads(con.execute("SELECT config_json FROM campaigns WHERE name = ?", [NAME]).fetchone()[0])
@@ -309,4 +309,4 @@ def test_a_campaign_planned_without_the_rule_keeps_its_outputs(tmp_path: Path) -
     assert 'id="pooled-rule"' not in (folder / "runs" / NAME / "report.html").read_text(encoding="utf-8")
     with open_campaign_run(str(folder / "h.db"), NAME, progress=lambda _: None) as run:
         cards = queue_cards(run, "flagged", {})
-    assert cards["doubted"] == [] and not any(c["pooled"] for c in cards["cards"])
+    assert cards["cards"] and cards["doubted"] == [] and not any(c["pooled"] for c in cards["cards"])
