@@ -79,25 +79,6 @@ def test_nothing_to_aggregate_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "answers.csv").exists()
 
 
-def test_expert_rating_study_answers_beat_a_single_judge(tmp_path: Path) -> None:
-    """The simulated judges rate around each item's sim_truth: the aggregated answer matches it more
-    often than one judgement does (an independent check: the truth comes from the item file)."""
-    from flows.driver.campaign_run import run_campaign
-    from tests.test_studies import CONFIG, truth
-
-    run_campaign(CONFIG / "expert_rating.toml", db_path=tmp_path / "h.db", out_root=tmp_path / "runs",
-                 platform="mturk", progress=lambda _: None)
-    out = tmp_path / "runs" / "expert_rating"
-    known = truth("expert_rating")
-    judged = pd.read_csv(out / "judgements.csv", dtype=str)
-    answers = pd.read_csv(out / "answers.csv", dtype=str)
-    assert set(answers["item_id"]) == set(judged["item_id"]) and set(answers["field"]) == {"label"}
-    single = (judged["label"] == judged["item_id"].map(known)).mean()
-    aggregated = (answers["label"] == answers["item_id"].map(known)).mean()
-    assert aggregated >= single and aggregated > 0.5
-    assert "Answers and worker skill" in (out / "report.html").read_text()
-
-
 def test_caption_campaign_aggregates_text_present(tmp_path: Path) -> None:
     """The caption page's "is there text?" question: one answer per image, close to the dataset's
     strict-majority ``text_detected`` (computed apart, in postprocess/dataset.py)."""

@@ -139,6 +139,21 @@ def test_expert_scores_follow_the_judges_truth(study: StudyRun) -> None:
     assert summary["analysis"]["agreement"]["krippendorff_alpha"] > 0.5
 
 
+def test_expert_rating_study_answers_beat_a_single_judge(study: StudyRun) -> None:
+    """The simulated judges rate around each item's sim_truth: the aggregated answer matches it more
+    often than one judgement does (an independent check: the truth comes from the item file). On this
+    module's expert rating run (tests/test_answers_campaign.py ran the same config and route again)."""
+    _, _, out = study("expert_rating", "mturk")
+    known = truth("expert_rating")
+    judged = pd.read_csv(out / "judgements.csv", dtype=str)
+    answers = pd.read_csv(out / "answers.csv", dtype=str)
+    assert set(answers["item_id"]) == set(judged["item_id"]) and set(answers["field"]) == {"label"}
+    single = (judged["label"] == judged["item_id"].map(known)).mean()
+    aggregated = (answers["label"] == answers["item_id"].map(known)).mean()
+    assert aggregated >= single and aggregated > 0.5
+    assert "Answers and worker skill" in (out / "report.html").read_text()
+
+
 @pytest.fixture
 def pairwise_on_links(study: StudyRun) -> tuple[dict, Store, Path]:
     """The pairwise study on invite links (the end-to-end test's), read by the two tests below."""
