@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import functools
 import io
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from flows.campaigns.campaign_plan import checked_items
 from flows.campaigns.offline import offline_qualify
 from flows.cli.main import main
-from flows.core.config.config import load_config
+from flows.core.config.config import CampaignConfig, load_config
 from flows.core.errors import InputFormatError
 from flows.core.inputs.csv_files import FIELD_LIMIT, read_csv_table
 from flows.core.inputs.csv_writing import write_csv
@@ -29,6 +30,12 @@ COLUMNS = ["assignment_id", "worker_id", "image_id", "caption", "work_time_s"]
 cell = hostile_text.filter(lambda t: "\x00" not in t and not any(0xD800 <= ord(c) <= 0xDFFF for c in t))
 rows = st.lists(st.tuples(cell, cell, cell, cell, st.floats(min_value=0, max_value=1e6)), min_size=1, max_size=6)
 layout = st.fixed_dictionaries({"bom": st.booleans(), "crlf": st.booleans(), "tab": st.booleans()})
+
+
+@functools.cache
+def demo_config() -> CampaignConfig:
+    """The demo's config, read once (each example read it again); a test takes a copy naming its own items."""
+    return load_config(ROOT / "config" / "vizwiz_captions.toml")
 
 
 def csv_bytes(header: list[str], body: list[list[object]], bom: bool = False, crlf: bool = False,
@@ -101,7 +108,7 @@ def test_item_files_with_bom_and_crlf_load(tmp_path: Path, items: list[tuple[str
     path = tmp_path / "items.csv"
     body = [[image_id, name, f"https://x.org/{i}.jpg"] for i, (image_id, name) in enumerate(items)]
     path.write_bytes(csv_bytes(["image_id", "file_name", "url"], body, how["bom"], how["crlf"]))
-    cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_captions.toml"), items=path)
+    cfg = dataclasses.replace(demo_config(), items=path)
     loaded = list(checked_items(cfg))
     assert [r["image_id"] for r in loaded] == [i.strip() for i, _ in items]
     assert [r["file_name"] for r in loaded] == [n for _, n in items]
@@ -143,7 +150,7 @@ def test_huge_fields_work_up_to_the_limit_and_fail_in_one_line_beyond(tmp_path: 
 def test_item_file_problems_are_one_line(tmp_path: Path, content: bytes, needle: str) -> None:
     path = tmp_path / "items.csv"
     path.write_bytes(content)
-    cfg = dataclasses.replace(load_config(ROOT / "config" / "vizwiz_captions.toml"), items=path)
+    cfg = dataclasses.replace(demo_config(), items=path)
     with pytest.raises(InputFormatError) as caught:
         list(checked_items(cfg))
     assert needle in assert_one_line(caught.value, 3)
