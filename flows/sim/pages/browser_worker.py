@@ -34,6 +34,8 @@ MARK = 'data-sim-workers="browser"'
 UNLOCK_WAIT_MS = 60_000  # how long a worker waits for a disabled Submit to unlock
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
+FIRST_JS = "(es) => [es[0]?.tagName || '', es[0]?.getAttribute('type') || ''].map((s) => s.toLowerCase())"  # 1 call
+SHOWN_KIND_JS = "(es) => es.length ? (es[0].getAttribute('type') || es[0].tagName).toLowerCase() : ''"  # not 2-5
 
 
 def wants_browser(html: str) -> bool:
@@ -166,8 +168,7 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str]
         if name in done:
             continue
         host = page.locator(f'[name="{name}"]')
-        tag, kind = host.first.evaluate("e => [e.tagName, e.getAttribute('type') || ''].map((s) => s.toLowerCase())"
-                                        ) if value and host.count() else ("", "")  # one round trip to Chromium
+        tag, kind = host.evaluate_all(FIRST_JS) if value else ("", "")
         if tag.startswith("crowd-"):
             _fill_crowd(page, hand, tag, name, value)
             done.add(name)
@@ -178,10 +179,9 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str]
                       if (box := page.locator(f'[name="{name}"][value="{v}"]')).count()]
             done.update([name] if any(ticked) else [])
             continue
-        if not value or not controls.count():
+        if not value or not (kind := controls.evaluate_all(SHOWN_KIND_JS)):
             continue
         done.add(name)
-        kind = controls.first.evaluate("e => e.getAttribute('type') || e.tagName").lower()
         if kind == "select":
             controls.first.select_option(value)
         elif kind in SET_NOT_TYPED:  # a date, a colour, a range: a picker, not keys
