@@ -50,9 +50,10 @@ document.querySelectorAll("a.go").forEach(function (a) { a.addEventListener("cli
 def test_browser_workers_walk_next_links_and_no_required_slider_is_approved_at_its_start(tmp_path: Path) -> None:
     # one route: the steps are walked in Chromium and judged by the page's rules, the same on either platform
     # (a Prolific run cost another ~20 s of CPU); test_required_answers.py runs this rule on both routes
-    con = run_page(tmp_path, STEPS, "mturk", workers="browser", n=2)  # each assignment: a page in Chromium
+    # one item, its three places (two items: 12 pages in Chromium with the give-backs, ~5 s more of its CPU)
+    con = run_page(tmp_path, STEPS, "mturk", workers="browser", n=1)  # each assignment: a page in Chromium
     blank_approved, approved, _ = approved_blank(con, {"quality": {"", "-1"}, "sure": {"", "0"}})
-    assert approved >= 4 and blank_approved == 0
+    assert approved >= 3 and blank_approved == 0
 
 
 def test_the_trial_names_required_questions_no_next_shows(tmp_path: Path) -> None:

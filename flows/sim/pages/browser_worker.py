@@ -34,6 +34,8 @@ MARK = 'data-sim-workers="browser"'
 UNLOCK_WAIT_MS = 60_000  # how long a worker waits for a disabled Submit to unlock
 SET_NOT_TYPED = ("date", "time", "datetime-local", "month", "week", "color", "range", "file")
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # not a number: Playwright for Python reads one as seconds
+FIRST_JS = "(es) => [es[0]?.tagName || '', es[0]?.getAttribute('type') || ''].map((s) => s.toLowerCase())"  # 1 call
+SHOWN_KIND_JS = "(es) => es.length ? (es[0].getAttribute('type') || es[0].tagName).toLowerCase() : ''"  # not 2-5
 
 
 def wants_browser(html: str) -> bool:
@@ -87,7 +89,7 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
     # a crowd page's Submit is one, and so are its own <crowd-button>s; the stand-in's own (data-crowd-own) are controls
     buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                            "crowd-button:visible:not([form-action=submit])")
-    order = rng.sample(range(buttons.count()), buttons.count())
+    order = rng.sample(range(count := buttons.count()), count)
     first = first_clicks(buttons.evaluate_all(ROWS_JS), order, rng, worker.profile if worker else "")
     told, alerts = listened
     shown = page.evaluate(SHOWN_JS)  # the page's lines before any press: a refusal's message is a new one
@@ -118,9 +120,10 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
 
 def pressable(page: Any, submit: Any) -> bool:
     """Whether a person could press the page's Submit, given a minute on the page's clock to unlock it."""
-    if submit.count() and not (submit.is_visible() and submit.is_enabled()):
+    if (found := submit.count()) and not (submit.is_visible() and submit.is_enabled()):  # none asked twice
         page.clock.run_for(UNLOCK_WAIT_MS)  # a page may enable it by a timer: a person waits that long
-    return bool(submit.count()) and submit.is_visible() and submit.is_enabled()
+        return bool(submit.is_visible() and submit.is_enabled())
+    return bool(found)
 
 
 def per_button_intents(html: str, intents: dict[str, str]) -> dict[str, str]:
@@ -165,22 +168,20 @@ def _fill_visible(page: Any, intents: dict[str, str], hand: Hand, done: set[str]
         if name in done:
             continue
         host = page.locator(f'[name="{name}"]')
-        tag = host.first.evaluate("e => e.tagName.toLowerCase()") if value and host.count() else ""
+        tag, kind = host.evaluate_all(FIRST_JS) if value else ("", "")
         if tag.startswith("crowd-"):
             _fill_crowd(page, hand, tag, name, value)
             done.add(name)
             continue
         controls = page.locator(f'[name="{name}"]:visible')
-        kind = (host.first.get_attribute("type") or "").lower() if value and host.count() else ""
         if kind in ("radio", "checkbox"):  # ticked where it shows, or by the label the page draws for it (a star)
             ticked = [tick(page, box.first) for v in value.split("|")
                       if (box := page.locator(f'[name="{name}"][value="{v}"]')).count()]
             done.update([name] if any(ticked) else [])
             continue
-        if not value or not controls.count():
+        if not value or not (kind := controls.evaluate_all(SHOWN_KIND_JS)):
             continue
         done.add(name)
-        kind = (controls.first.get_attribute("type") or controls.first.evaluate("e => e.tagName")).lower()
         if kind == "select":
             controls.first.select_option(value)
         elif kind in SET_NOT_TYPED:  # a date, a colour, a range: a picker, not keys
