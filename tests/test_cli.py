@@ -144,7 +144,7 @@ def test_sim_serve_process_speaks_to_plain_boto3(hitflow_forks: ForkServer) -> N
 def test_status_reconcile_cancel_commands(sim, tmp_path: Path, capsys) -> None:
     db = str(tmp_path / "h.db")
     config = str(ROOT / "config" / "vizwiz_captions.toml")
-    assert main(["run", config, "--endpoint-url", sim.url, "--db", db, "--out", str(tmp_path), "--limit", "25",
+    assert main(["run", config, "--endpoint-url", sim.url, "--db", db, "--out", str(tmp_path), "--limit", "5",
                  "--no-prefect"]) == 0
     capsys.readouterr()
     assert main(["status", "--db", db]) == 0

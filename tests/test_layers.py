@@ -97,8 +97,67 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "PYTHONPATH": str(root)})
 
 
-def test_no_import_cycle_counting_imports_inside_functions() -> None:
-    graph = import_graph(ROOT)
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """grimp's graph of the real tree, for the two tests that read it."""
+    return import_graph(ROOT)
+
+
+# What the tests below plant (an upward, sideways or circular import; a module nobody placed), by test: all of it
+# in one copy of the tree, read by one lint and one graph (a copy, a lint and a graph a test cost ~2 s of CPU
+# more). Each test asserts what its own plants break, module by module, which no other test's plants break (each
+# test fails with its own plants left out and the others' in).
+PLANTS = {
+    "contracts": [("flows.platforms.units", "from flows.driver import campaign_status"),
+                  ("flows.platforms.mturk.fees", "from flows.platforms.prolific import fees"),
+                  ("flows.captions.outputs", "from flows.platforms.mturk import fees")],
+    "core": [("flows.core.ledger.store_base", "from flows.core.config import config"),
+             ("flows.core.pages.templates", "from flows.core.ledger import store"),
+             ("flows.core.errors", "from flows.core.inputs import text_files")],
+    "sim": [("flows.sim.people.captions", "from flows.sim.pages import filling"),
+            ("flows.sim.pages.filling", "from flows.sim.mturk import market"),
+            ("flows.sim.mturk.journal", "from flows.sim.prolific import prolific_state")],
+    "answers": [("postprocess.answers.calibration", "from flows.answers import label_files"),
+                ("postprocess.answers.method_choice", "import sqlite3"),
+                ("postprocess.answers.skill_posterior", "from postprocess.answers import aggregation"),
+                ("flows.answers.label_files", "from flows.campaigns import summary")],
+    "cycle": [("flows.core.errors", "from flows.core.ledger import store")]}  # store imports errors
+UNPLACED = {"core": "flows/core/loose_ends.py", "sim": "flows/sim/loose_ends.py",
+            "answers": "postprocess/answers/loose_model.py"}
+HINT = ("flows/core/ledger/campaign_lock.py", "from flows.core.ledger.store_base import Store",
+        "from flows.core.ledger.store import Store")  # a type hint that makes a cycle
+
+
+def planted_tree(root: Path, tests: tuple[str, ...] = tuple(PLANTS)) -> Path:
+    """``tests``' plants in ``root``, a copy of the tree."""
+    for test in tests:
+        for module, statement in PLANTS.get(test, []):
+            plant(root, module, statement + "  # noqa: F401")
+        if test in UNPLACED:
+            (root / UNPLACED[test]).write_text('"""A module nobody placed."""\n', encoding="utf-8")
+    if "hint" in tests:
+        path, old, new = root / HINT[0], *HINT[1:]
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return planted_tree(copy_of_the_tree(tmp_path_factory.mktemp("planted")))
+
+
+@pytest.fixture(scope="module")
+def planted_graph(planted: Path) -> dict[str, set[str]]:
+    return import_graph(planted)
+
+
+@pytest.fixture(scope="module")
+def broken(planted: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports on the planted copy."""
+    return lint_imports(planted)
+
+
+def test_no_import_cycle_counting_imports_inside_functions(graph: dict[str, set[str]]) -> None:
     assert "flows.sim.service.server" in graph["flows.platforms.targets"]  # imported inside a function: it counts
     cycles = import_cycles(graph)
     assert not cycles, "import cycles (move the shared part down into a module both import): " + \
@@ -115,87 +174,61 @@ def test_no_import_cycle_even_through_type_hints() -> None:
     assert not cycles, "import cycles through type hints: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path: Path) -> None:
-    root = copy_of_the_tree(tmp_path)
-    plant(root, "flows.core.errors", "from flows.core.ledger import store  # noqa: F401")  # store imports errors
-    cycles = import_cycles(import_graph(root))
+def test_a_cycle_through_an_import_inside_a_function_is_found(planted_graph: dict[str, set[str]]) -> None:
+    cycles = import_cycles(planted_graph)
     assert any({"flows.core.errors", "flows.core.ledger.store"} <= set(cycle) for cycle in cycles), cycles
 
 
 def test_a_cycle_through_a_type_hint_is_found(tmp_path: Path) -> None:
-    root = copy_of_the_tree(tmp_path)
-    path = root / "flows/core/ledger/campaign_lock.py"
-    text = path.read_text(encoding="utf-8")
-    hinted = text.replace("from flows.core.ledger.store_base import Store", "from flows.core.ledger.store import Store")
-    path.write_text(hinted, encoding="utf-8")
+    # a copy of its own: the planted copy's cycle through flows.core.errors takes these two modules in too
+    root = planted_tree(copy_of_the_tree(tmp_path), ("hint",))
     cycles = import_cycles(import_graph(root, type_hints=True))
     assert any({"flows.core.ledger.campaign_lock", "flows.core.ledger.store"} <= set(c) for c in cycles), cycles
 
 
-def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(tmp_path: Path) -> None:
-    root = copy_of_the_tree(tmp_path)
-    clean = lint_imports(root)
+def test_the_contracts_hold_and_fail_on_an_upward_or_sideways_import(
+        tmp_path: Path, broken: subprocess.CompletedProcess[str]) -> None:
+    clean = lint_imports(copy_of_the_tree(tmp_path))
     assert clean.returncode == 0 and clean.stdout.count("KEPT") == 8, clean.stdout + clean.stderr
-    plant(root, "flows.platforms.units", "from flows.driver import campaign_status  # noqa: F401")
-    plant(root, "flows.platforms.mturk.fees", "from flows.platforms.prolific import fees  # noqa: F401")
-    plant(root, "flows.captions.outputs", "from flows.platforms.mturk import fees  # noqa: F401")
-    broken = lint_imports(root)
     assert broken.returncode == 1
     assert "flows.platforms is not allowed to import flows.driver" in broken.stdout
     assert "flows.platforms.mturk is not allowed to import flows.platforms.prolific" in broken.stdout
     assert "flows.captions is not allowed to import flows.platforms.mturk" in broken.stdout
 
 
-def assert_an_unplaced_module_is_refused(tmp_path: Path, path: str) -> None:
-    """An exhaustive contract: a new module nobody gave a place (at ``path`` in a copy of the tree) fails the lint."""
-    unplaced = copy_of_the_tree(tmp_path / "unplaced")
-    (unplaced / path).write_text('"""A module nobody placed."""\n', encoding="utf-8")
-    refused = lint_imports(unplaced)
+def assert_an_unplaced_module_is_refused(refused: subprocess.CompletedProcess[str], path: str) -> None:
+    """An exhaustive contract: a new module nobody gave a place (at ``path`` in the planted copy) fails the lint."""
     dotted = path.removesuffix(".py").replace("/", ".")
     assert refused.returncode != 0 and dotted in refused.stdout + refused.stderr, refused.stdout
 
 
-def test_the_core_is_layered_and_every_module_of_it_has_a_place(tmp_path: Path) -> None:
+def test_the_core_is_layered_and_every_module_of_it_has_a_place(broken: subprocess.CompletedProcess[str]) -> None:
     """Inside flows/core: the ledger may not read the config, pages and the ledger know nothing of
     each other, and a new module at the core's top must be given a layer (the contract is exhaustive)."""
-    root = copy_of_the_tree(tmp_path)
-    plant(root, "flows.core.ledger.store_base", "from flows.core.config import config  # noqa: F401")
-    plant(root, "flows.core.pages.templates", "from flows.core.ledger import store  # noqa: F401")
-    plant(root, "flows.core.errors", "from flows.core.inputs import text_files  # noqa: F401")
-    broken = lint_imports(root)
     assert broken.returncode == 1
     assert "flows.core.ledger is not allowed to import flows.core.config" in broken.stdout, broken.stdout
     assert "flows.core.pages is not allowed to import flows.core.ledger" in broken.stdout, broken.stdout
     assert "flows.core.errors is not allowed to import flows.core.inputs" in broken.stdout, broken.stdout
-    assert_an_unplaced_module_is_refused(tmp_path, "flows/core/loose_ends.py")
+    assert_an_unplaced_module_is_refused(broken, UNPLACED["core"])
 
 
-def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(tmp_path: Path) -> None:
+def test_the_simulators_rooms_are_layered_and_every_module_of_it_has_a_room(
+        broken: subprocess.CompletedProcess[str]) -> None:
     """Inside flows/sim: the crowd knows no page, the pages no marketplace, MTurk's side nothing of
     Prolific's, and a module left loose at the simulator's top must be given a room (exhaustive)."""
-    root = copy_of_the_tree(tmp_path)
-    plant(root, "flows.sim.people.captions", "from flows.sim.pages import filling  # noqa: F401")
-    plant(root, "flows.sim.pages.filling", "from flows.sim.mturk import market  # noqa: F401")
-    plant(root, "flows.sim.mturk.journal", "from flows.sim.prolific import prolific_state  # noqa: F401")
-    broken = lint_imports(root)
     assert broken.returncode == 1
     assert "flows.sim.people is not allowed to import flows.sim.pages" in broken.stdout, broken.stdout
     assert "flows.sim.pages is not allowed to import flows.sim.mturk" in broken.stdout, broken.stdout
     assert "flows.sim.mturk is not allowed to import flows.sim.prolific" in broken.stdout, broken.stdout
-    assert_an_unplaced_module_is_refused(tmp_path, "flows/sim/loose_ends.py")
+    assert_an_unplaced_module_is_refused(broken, UNPLACED["sim"])
 
 
-def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
+def test_the_answers_models_stay_pure_and_layered(broken: subprocess.CompletedProcess[str],
+                                                  planted_graph: dict[str, set[str]]) -> None:
     """postprocess/answers/ reads and writes no file and knows nothing of flows (its I/O is flows/answers/, which
     knows no task kind), and inside it a model imports only those below it: the skill posterior reading the
     aggregation again (the circle postprocess/answers.py and skill_posterior.py once made) fails, and a new
     module must be given a place (the contract is exhaustive)."""
-    root = copy_of_the_tree(tmp_path)
-    plant(root, "postprocess.answers.calibration", "from flows.answers import label_files  # noqa: F401")
-    plant(root, "postprocess.answers.method_choice", "import sqlite3  # noqa: F401")
-    plant(root, "postprocess.answers.skill_posterior", "from postprocess.answers import aggregation  # noqa: F401")
-    plant(root, "flows.answers.label_files", "from flows.campaigns import summary  # noqa: F401")
-    broken = lint_imports(root)
     assert broken.returncode == 1
     assert "postprocess.answers is not allowed to import flows" in broken.stdout, broken.stdout
     assert "postprocess.answers.calibration -> flows.answers.label_files" in broken.stdout, broken.stdout
@@ -204,14 +237,13 @@ def test_the_answers_models_stay_pure_and_layered(tmp_path: Path) -> None:
     assert "- postprocess.answers.skill_posterior -> postprocess.answers.aggregation (l." in broken.stdout
     assert "flows.answers is not allowed to import flows.campaigns" in broken.stdout, broken.stdout  # its I/O too
     assert any({"postprocess.answers.aggregation", "postprocess.answers.skill_posterior"} <= set(cycle)
-               for cycle in import_cycles(import_graph(root))), "the planted circle is not found"
-    assert_an_unplaced_module_is_refused(tmp_path, "postprocess/answers/loose_model.py")
+               for cycle in import_cycles(planted_graph)), "the planted circle is not found"
+    assert_an_unplaced_module_is_refused(broken, UNPLACED["answers"])
 
 
-def test_aggregate_on_a_labels_file_loads_no_task_kind() -> None:
+def test_aggregate_on_a_labels_file_loads_no_task_kind(graph: dict[str, set[str]]) -> None:
     """`hitflow aggregate`'s work (flows/answers/answers_files.py) reaches no caption campaign, study or custom
     page module, in grimp's graph (imports inside functions count)."""
-    graph = import_graph(ROOT)
     seen, todo = set(), ["flows.answers.answers_files"]
     while todo:
         module = todo.pop()

@@ -7,9 +7,12 @@ the pilot added without a word), and ``--new-attempt`` paid for the pilot's item
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -96,36 +99,57 @@ def test_a_pilot_of_10_grows_to_20_items_each_paid_once(
     assert store.table("ledger").count_where("campaign = 'sentiment'") == calls
 
 
-def test_rows_appended_to_a_caption_campaign_s_items_get_batches_of_their_own(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    config, ledger = small_vizwiz(tmp_path, items=3), str(tmp_path / "h.db")
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0
-    small_vizwiz(tmp_path, items=5)  # two rows appended to the items file
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
-    assert "grows by 2 item(s) after its 3 planned ones, in batch(es) 4-5" in capsys.readouterr().out
-    store = Store(ledger)
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A caption campaign of 3 items under a tight budget, then its items file grown to 5: the growth refused by
+    the budget, then, the budget raised, through. One campaign for the two tests below (a pilot and a growth of
+    their own cost ~0.9 s more): the refused growth leaves the plan as it was (the second test), so the growth
+    that goes through is the one rows appended to the items file get (the first)."""
+    folder = tmp_path_factory.mktemp("grown")
+    tight = {'budget = "1400.00 USD"': 'budget = "12.00 USD"'}
+    seen: dict[str, Any] = {"folder": folder}
+
+    def run(step: str) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = hitflow("run", str(config), "--no-prefect", "--db", str(folder / "h.db"))
+        seen[step] = (code, out.getvalue(), err.getvalue())
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        config = small_vizwiz(folder, items=3, edits=tight)
+        run("pilot")
+        store = Store(folder / "h.db")
+        seen["planned"] = store.rows("SELECT item_id, batch FROM items ORDER BY rowid")
+        seen["info"] = store.rows("SELECT config_json FROM campaigns")[0]["config_json"]
+        small_vizwiz(folder, items=5, edits=tight)  # two rows more than the budget pays for
+        run("refused")
+        seen["refused_plan"] = store.rows("SELECT item_id, batch FROM items ORDER BY rowid")
+        seen["refused_info"] = store.rows("SELECT config_json FROM campaigns")[0]["config_json"]
+        small_vizwiz(folder, items=5)  # the budget raised: the same growth goes through
+        run("grown")
+    return seen
+
+
+def test_rows_appended_to_a_caption_campaign_s_items_get_batches_of_their_own(grown: dict[str, Any]) -> None:
+    assert grown["pilot"][0] == 0, grown["pilot"][2]
+    code, out, err = grown["grown"]
+    assert code == 0, err
+    assert "grows by 2 item(s) after its 3 planned ones, in batch(es) 4-5" in out
+    store = Store(grown["folder"] / "h.db")
     assert {r["batch"]: r["n"] for r in store.rows("SELECT batch, count(*) AS n FROM hits GROUP BY batch")} == \
         {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
     assert set(work_per_item(store, "vizwiz_captions").values()) == {5}
-    dataset = pd.read_csv(tmp_path / "runs" / "vizwiz_captions" / "dataset.raw.csv")
+    dataset = pd.read_csv(grown["folder"] / "runs" / "vizwiz_captions" / "dataset.raw.csv")
     assert dataset.groupby("image_id").size().tolist() == [5] * 5
 
 
-def test_a_growth_the_budget_refuses_leaves_the_pilot_s_plan_as_it_was(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    tight = {'budget = "1400.00 USD"': 'budget = "12.00 USD"'}
-    config, ledger = small_vizwiz(tmp_path, items=3, edits=tight), str(tmp_path / "h.db")
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
-    store = Store(ledger)
-    planned = store.rows("SELECT item_id, batch FROM items ORDER BY rowid")
-    info = store.rows("SELECT config_json FROM campaigns")[0]["config_json"]
-    small_vizwiz(tmp_path, items=5, edits=tight)  # two rows more than the budget pays for
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 6
-    assert "nothing was posted" in capsys.readouterr().err
-    assert len(planned) == 3 and store.rows("SELECT item_id, batch FROM items ORDER BY rowid") == planned
-    assert store.rows("SELECT config_json FROM campaigns")[0]["config_json"] == info
-    small_vizwiz(tmp_path, items=5)  # the budget raised: the same growth goes through
-    assert hitflow("run", str(config), "--no-prefect", "--db", ledger) == 0, capsys.readouterr().err
-    assert "grows by 2 item(s) after its 3 planned ones" in capsys.readouterr().out
+def test_a_growth_the_budget_refuses_leaves_the_pilot_s_plan_as_it_was(grown: dict[str, Any]) -> None:
+    assert grown["pilot"][0] == 0, grown["pilot"][2]
+    code, _, err = grown["refused"]
+    assert code == 6 and "nothing was posted" in err
+    assert len(grown["planned"]) == 3 and grown["refused_plan"] == grown["planned"]
+    assert grown["refused_info"] == grown["info"]
+    code, out, err = grown["grown"]
+    assert code == 0, err
+    assert "grows by 2 item(s) after its 3 planned ones" in out
