@@ -49,11 +49,11 @@ def held_locks(db: Path) -> dict[str, str]:
     return {r["campaign"]: r["holder"] for r in Store(db).rows("SELECT campaign, holder FROM locks")}
 
 
-def wait_for(what: str, check: Any, timeout: float) -> Any:
+def wait_for(what: str, check: Any, timeout: float, every_s: float = 0.3) -> Any:
     deadline = time.time() + timeout
     while not (found := check()):
         assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.3)
+        time.sleep(every_s)
     return found
 
 
@@ -94,7 +94,7 @@ def two_campaigns_run_at_once_on_two_workers(sim: SimServer, tmp_path: Path, poo
         runs["alpha again"] = client.create_flow_run_from_deployment(deployments["alpha"].id).id
         final = wait_for("every run to finish", lambda: (
             fr := {n: client.read_flow_run(i) for n, i in runs.items()}) and all(
-            r.state and r.state.is_final() for r in fr.values()) and fr, 240)
+            r.state and r.state.is_final() for r in fr.values()) and fr, 240, every_s=1)  # 3 API calls a look
     assert {n: r.state.type.value for n, r in final.items()} == dict.fromkeys(runs, "COMPLETED")
     # the second alpha run waited for the first: they never ran at the same time
     assert final["alpha again"].start_time >= final["alpha"].end_time

@@ -86,13 +86,13 @@ def prefect_run_id(pid: int) -> str:
     return next(v.split(b"=", 1)[1].decode() for v in environ if v.startswith(b"PREFECT__FLOW_RUN_ID="))
 
 
-def wait_for(what: str, check: Any, timeout: float) -> Any:
+def wait_for(what: str, check: Any, timeout: float, every_s: float = 0.2) -> Any:
     """``check()`` once it is truthy. The timeouts are generous: on a 2-core machine loaded by other
     work, Prefect's server answers 503 for a while and each flow run's process starts slowly."""
     deadline = time.time() + timeout
     while not (found := check()):
         assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+        time.sleep(every_s)
     return found
 
 
@@ -211,7 +211,7 @@ def moved_campaign(sim: SimServer, workers: dict[str, subprocess.Popen[Any]], co
     sim.httpd.pacing.latency_ms = 0  # the kill landed inside the batch: the resumed run need not be slow
     print(f"killed {killed} and its flow run in batch {batch} at {time.monotonic() - started:.0f} s")
     wait_for("the other worker to finish the campaign", lambda: store.rows(
-        f"SELECT 1 FROM campaigns WHERE name = '{CAMPAIGN}' AND status = 'done'"), 600)
+        f"SELECT 1 FROM campaigns WHERE name = '{CAMPAIGN}' AND status = 'done'"), 600, every_s=1)  # no window to catch
     print(f"the campaign was done at {time.monotonic() - started:.0f} s")
     hits = store.rows(f"SELECT batch, hit_index FROM hits WHERE campaign = '{CAMPAIGN}'")
     assert len(sim.market.hits) == len(hits)  # no HIT posted twice (and as many as the uninterrupted run: the caller)
