@@ -239,9 +239,9 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
         code = 1
     if isinstance(code, str):
         print(code, file=sys.stderr)
-    for thread in threading.enumerate():  # the interpreter waits for these before its exit handlers
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    # as the interpreter's exit: threading's own exit hooks (Prefect's services and thread pools stop their
+    # threads there), the wait for the threads that are not daemons, then the exit handlers
+    threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader that left, a closed stream

@@ -36,14 +36,15 @@ ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_a_domain_error_through_prefect_is_one_line_and_a_log_file(tmp_path: Path,
-                                                                 prefect_worker_server: dict[str, str]) -> None:
+                                                                 prefect_worker_server: dict[str, str],
+                                                                 hitflow_forks: ForkServer) -> None:
     config = config_with(tmp_path, 'budget = "150.00 USD"')
     # the worker's Prefect server (PREFECT_API_URL): what is tested is the run's error, not a temporary server's start
     env = {**ENV, **prefect_worker_server}
-    # its own ledger: the checkout's runs/hitflow.db may hold a finished vizwiz_captions (after `make demo`)
-    done = subprocess.run([*HITFLOW, "run", str(config), "--db", str(tmp_path / "h.db"),
-                           "--out", str(tmp_path / "runs")],
-                          capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
+    # its own ledger: the checkout's runs/hitflow.db may hold a finished vizwiz_captions (after `make demo`); a
+    # process of its own forked from the session's fork server (its stderr and exit code; not an interpreter's start)
+    done = hitflow_forks.run(["run", str(config), "--db", str(tmp_path / "h.db"), "--out", str(tmp_path / "runs")],
+                             text=True, env=env, timeout=240, cwd=ROOT)
     errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
     assert done.returncode == 6 and "Traceback" not in done.stderr and len(errors) == 1
     log = Path(errors[0].rsplit("(details: ", 1)[1].rstrip(")"))

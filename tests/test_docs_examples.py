@@ -4,7 +4,7 @@ The markers and how each kind of block runs: tests/doc_blocks.py. A page's block
 one fresh folder holding a copy of config/, as a reader following the page would run them (a later
 block may use what an earlier one made, and servers a block starts stay up until the page ends),
 with this venv's ``hitflow`` on the PATH. One test per page; blocks are kept small (--limit).
-Its ``hitflow`` goes through tests/hitflow_forkserver.py (the project imported once for the module, a
+Its ``hitflow`` goes through tests/hitflow_forkserver.py (the project imported once, the session's fork server: a
 forked process per command), except ``hitflow review`` and ``hitflow ui``: the real console script.
 """
 
@@ -96,10 +96,18 @@ def _env(hitflow: Path | None = None) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def hitflow_bin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A folder holding a ``hitflow`` that runs through this module's fork server (stopped, and waited
-    for with the commands it ran, when the module ends)."""
+def hitflow_bin(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A folder holding a ``hitflow`` that runs through a fork server: the session's (``hitflow_forks``, which
+    the test process's other forked commands use: its start, ~1.5 s of CPU, is not paid again) unless
+    ``HITFLOW_DB`` is set here (the default ledger, the one variable the project reads when imported, in
+    tests/hitflow_forkserver.py's server: the docs' commands must not find it); then this module's own,
+    started without the variables the docs' commands must not find (stopped, and waited for with the
+    commands it ran, when the module ends)."""
     folder = tmp_path_factory.mktemp("forkserver")
+    if not os.environ.get("HITFLOW_DB"):
+        client_script(folder, request.getfixturevalue("hitflow_forks").socket_path)
+        yield folder
+        return
     with ExitStack() as stack:
         # in /tmp: a socket's path holds at most 107 bytes, and a --basetemp may be longer
         sock = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hitflow-fork-")), "hitflow.sock")

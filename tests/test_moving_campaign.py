@@ -7,7 +7,10 @@ killed with -9 in the middle of it, and a later run on the other worker resumes 
 twice, no answer lost, and the same dataset as an uninterrupted run.
 
 The workers' waits are shortened through Prefect's settings (cited below); the killed run is
-marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot."""
+marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot.
+
+The same two workers first run tests/test_many_campaigns.py's two campaigns at once (each worker's start, a
+process importing Prefect's CLI and worker, ~2.5 s of CPU, paid once for both)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
 from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
+from tests.test_many_campaigns import two_campaigns_run_at_once_on_two_workers
 
 POOL = "hitflow-moving"
 # Its own name: the session's Prefect server is shared, and test_prefect_flow deploys vizwiz_captions-next-batch there.
@@ -82,13 +86,13 @@ def prefect_run_id(pid: int) -> str:
     return next(v.split(b"=", 1)[1].decode() for v in environ if v.startswith(b"PREFECT__FLOW_RUN_ID="))
 
 
-def wait_for(what: str, check: Any, timeout: float) -> Any:
+def wait_for(what: str, check: Any, timeout: float, every_s: float = 0.2) -> Any:
     """``check()`` once it is truthy. The timeouts are generous: on a 2-core machine loaded by other
     work, Prefect's server answers 503 for a while and each flow run's process starts slowly."""
     deadline = time.time() + timeout
     while not (found := check()):
         assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+        time.sleep(every_s)
     return found
 
 
@@ -156,46 +160,65 @@ def undeploy() -> None:
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_a_campaign_killed_on_one_worker_finishes_on_the_other(pg_url: str, tmp_path: Path,
-                                                               prefect_worker_server: dict[str, str],
-                                                               on_prefect_server: str) -> None:
+def test_two_campaigns_at_once_then_one_killed_on_one_worker_finishes_on_the_other(
+        sim: SimServer, pg_url: str, tmp_path: Path, prefect_worker_server: dict[str, str], on_prefect_server: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """One pair of workers for two scenarios: tests/test_many_campaigns.py's two campaigns at once (on the
+    ``sim`` fixture's simulator and an SQLite ledger), then this module's campaign that moves when the worker
+    running it is killed (the kill ends the pair's use)."""
     config = small_vizwiz(tmp_path, CAMPAIGN, edits=EDITS, items=20)
     clean = ThreadPoolExecutor(1).submit(uninterrupted_run, config, tmp_path / "clean")  # while it deploys
     out, started, env = tmp_path / "out", time.monotonic(), prefect_worker_server
-    with SimServer(seed=3) as sim:
-        sim.httpd.pacing = Pacing(latency_ms=100)  # a batch lasts seconds, so the kill lands inside one
-        workers = {name: start_worker(tmp_path / name, env) for name in ("w1", "w2")}  # while it deploys
-        store = Store(pg_url)
-        try:
-            deploy(config, sim.url, pg_url, out)
-            print(f"the campaign deployed at {time.monotonic() - started:.0f} s")
-            batch, holder = wait_for("a run in the middle of batch 2", lambda: mid_batch(store), 600)
-            flow_run = int(holder.rsplit(":", 1)[1])
-            killed = next(n for n, w in workers.items() if w.pid in ancestors(flow_run))
-            run_id = prefect_run_id(flow_run)
-            os.killpg(workers[killed].pid, signal.SIGKILL)  # the worker, and with it ...
-            os.kill(flow_run, signal.SIGKILL)  # ... the flow run it started, mid-batch
-            workers[killed].wait(30)
-            crash_in_prefect(env["PREFECT_API_URL"], run_id)
-            sim.httpd.pacing.latency_ms = 0  # the kill landed inside the batch: the resumed run need not be slow
-            print(f"killed {killed} and its flow run in batch {batch} at {time.monotonic() - started:.0f} s")
-            wait_for("the other worker to finish the campaign", lambda: store.rows(
-                f"SELECT 1 FROM campaigns WHERE name = '{CAMPAIGN}' AND status = 'done'"), 600)
-            print(f"the campaign was done at {time.monotonic() - started:.0f} s")
-        finally:
-            for proc in workers.values():
-                stop_group(proc)
-            undeploy()
-        other = next(n for n in workers if n != killed)
-        resumed = (tmp_path / other / "worker.log").read_text()
-        assert f"batch {batch}: QC over" in resumed  # it finished the batch the other was killed in
-        hits = store.rows(f"SELECT batch, hit_index FROM hits WHERE campaign = '{CAMPAIGN}'")
-        assert len(sim.market.hits) == len(hits) == clean.result(timeout=300)  # no HIT posted twice
-        assert len({(h["batch"], h["hit_index"]) for h in hits}) == len(hits)
-        submitted = {a["AssignmentId"] for a in platform_view(sim.url)["assignments"]}
-        kept = {r["assignment_id"] for r in store.rows(  # stored with its answers, and decided and sent
-            "SELECT assignment_id FROM assignments a WHERE EXISTS (SELECT 1 FROM answers x WHERE x.assignment_id = "
-            "a.assignment_id) AND assignment_id IN (SELECT assignment_id FROM decisions WHERE applied != '')")}
-        assert submitted and not submitted - kept  # no answer lost
+    workers = {name: start_worker(tmp_path / name, env) for name in ("w1", "w2")}  # while it deploys
+
+    def worker_of(pid: int) -> str:
+        return next((n for n, w in workers.items() if w.pid in ancestors(pid)), "")
+
+    try:
+        two_campaigns_run_at_once_on_two_workers(sim, tmp_path / "many", POOL, worker_of, capsys)
+        print(f"two campaigns at once were done at {time.monotonic() - started:.0f} s")
+        with SimServer(seed=3) as moving_sim:
+            batch, killed, hits = moved_campaign(moving_sim, workers, config, pg_url, out, env, started)
+        clean_hits = clean.result(timeout=300)
+    finally:
+        for proc in workers.values():
+            stop_group(proc)
+        undeploy()
+    other = next(n for n in workers if n != killed)
+    resumed = (tmp_path / other / "worker.log").read_text()
+    assert f"batch {batch}: QC over" in resumed  # it finished the batch the other was killed in
+    assert hits == clean_hits  # no HIT posted twice
     assert dataset(out) == dataset(tmp_path / "clean")  # the same dataset as the uninterrupted run
     assert batch == 2 and killed in workers
+
+
+def moved_campaign(sim: SimServer, workers: dict[str, subprocess.Popen[Any]], config: Path, pg_url: str, out: Path,
+                   env: dict[str, str], started: float) -> tuple[int, str, int]:
+    """The campaign deployed on a 15-s schedule, the worker running it killed with its flow run in the middle of
+    batch 2, and the campaign finished by the other: (the batch, the killed worker's name, the HITs posted)."""
+    sim.httpd.pacing = Pacing(latency_ms=100)  # a batch lasts seconds, so the kill lands inside one
+    store = Store(pg_url)
+    deploy(config, sim.url, pg_url, out)
+    print(f"the campaign deployed at {time.monotonic() - started:.0f} s")
+    batch, holder = wait_for("a run in the middle of batch 2", lambda: mid_batch(store), 600)
+    flow_run = int(holder.rsplit(":", 1)[1])
+    killed = next(n for n, w in workers.items() if w.pid in ancestors(flow_run))
+    run_id = prefect_run_id(flow_run)
+    os.killpg(workers[killed].pid, signal.SIGKILL)  # the worker, and with it ...
+    os.kill(flow_run, signal.SIGKILL)  # ... the flow run it started, mid-batch
+    workers[killed].wait(30)
+    crash_in_prefect(env["PREFECT_API_URL"], run_id)
+    sim.httpd.pacing.latency_ms = 0  # the kill landed inside the batch: the resumed run need not be slow
+    print(f"killed {killed} and its flow run in batch {batch} at {time.monotonic() - started:.0f} s")
+    wait_for("the other worker to finish the campaign", lambda: store.rows(
+        f"SELECT 1 FROM campaigns WHERE name = '{CAMPAIGN}' AND status = 'done'"), 600, every_s=1)  # no window to catch
+    print(f"the campaign was done at {time.monotonic() - started:.0f} s")
+    hits = store.rows(f"SELECT batch, hit_index FROM hits WHERE campaign = '{CAMPAIGN}'")
+    assert len(sim.market.hits) == len(hits)  # no HIT posted twice (and as many as the uninterrupted run: the caller)
+    assert len({(h["batch"], h["hit_index"]) for h in hits}) == len(hits)
+    submitted = {a["AssignmentId"] for a in platform_view(sim.url)["assignments"]}
+    kept = {r["assignment_id"] for r in store.rows(  # stored with its answers, and decided and sent
+        "SELECT assignment_id FROM assignments a WHERE EXISTS (SELECT 1 FROM answers x WHERE x.assignment_id = "
+        "a.assignment_id) AND assignment_id IN (SELECT assignment_id FROM decisions WHERE applied != '')")}
+    assert submitted and not submitted - kept  # no answer lost
+    return batch, killed, len(hits)

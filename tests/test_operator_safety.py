@@ -260,7 +260,8 @@ def test_paths_that_are_not_a_ledger_and_empty_item_files_are_refused_in_one_lin
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(
-        tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path) -> None:
+        tmp_path: Path, prefect_worker_server: dict[str, str], prefect_database_template: Path,
+        hitflow_forks: ForkServer) -> None:
     """Prefect's ephemeral server used to die with the terminal's SIGINT first: 70 s of retries,
     EventsWorker tracebacks, exit 1. A reader that left (`| head -3`) stopped the campaign mid-step."""
     config, db, out = thirty_in_three(tmp_path), tmp_path / "h.db", tmp_path / "out"
@@ -282,9 +283,10 @@ def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(
     assert group_gone(run, 10)  # the ephemeral server went with it
 
     # the pipe's run on the session's kept server: what a closed pipe does to a run is the same on any
-    # Prefect server, and a temporary one costs ~5 s of CPU to start (the Ctrl-C above is about that one)
+    # Prefect server, and a temporary one costs ~5 s of CPU to start (the Ctrl-C above is about that one);
+    # forked (its own process, pipe and exit code; the project imported once by the server, Prefect by the run)
     piped = start("run", str(config), "--db", str(db), "--out", str(out),
-                  env={**env, "PREFECT_API_URL": prefect_worker_server["PREFECT_API_URL"]})
+                  env={**env, "PREFECT_API_URL": prefect_worker_server["PREFECT_API_URL"]}, forks=hitflow_forks)
     try:
         assert piped.stdout is not None
         head = [piped.stdout.readline() for _ in range(3)]  # `| head -3`
