@@ -9,7 +9,7 @@ twice, no answer lost, and the same dataset as an uninterrupted run.
 The workers' waits are shortened through Prefect's settings (cited below); the killed run is
 marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot.
 
-The same two workers first run tests/test_many_campaigns.py's two campaigns at once (each worker's start, a
+The same two workers first run tests/many_campaigns.py's two campaigns at once (each worker's start, a
 process importing Prefect's CLI and worker, ~2.5 s of CPU, paid once for both)."""
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from flows.core.outputs.spelling_cache import cache_dir
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
+from tests.many_campaigns import two_campaigns_run_at_once_on_two_workers
 from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
-from tests.test_many_campaigns import two_campaigns_run_at_once_on_two_workers
 
 POOL = "hitflow-moving"
 # Its own name: the session's Prefect server is shared, and test_prefect_flow deploys vizwiz_captions-next-batch there.
@@ -163,7 +163,7 @@ def undeploy() -> None:
 def test_two_campaigns_at_once_then_one_killed_on_one_worker_finishes_on_the_other(
         sim: SimServer, pg_url: str, tmp_path: Path, prefect_worker_server: dict[str, str], on_prefect_server: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """One pair of workers for two scenarios: tests/test_many_campaigns.py's two campaigns at once (on the
+    """One pair of workers for two scenarios: tests/many_campaigns.py's two campaigns at once (on the
     ``sim`` fixture's simulator and an SQLite ledger), then this module's campaign that moves when the worker
     running it is killed (the kill ends the pair's use)."""
     config = small_vizwiz(tmp_path, CAMPAIGN, edits=EDITS, items=20)
