@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import csv
 import re
-from html import escape, unescape
+from html import escape
 from typing import Any
 
-import httpx
 import pytest
 
 from flows.campaigns.block_evidence import control_scores_so_far
 from flows.cli.main import main
 from flows.core.ledger.store import Store
-from flows.driver.review_demo import ADVICE, CARD, FIELD, FORM, REJECT_REASON, sign_in
+from flows.driver.review_demo import decide_open_cards, sign_in
 from tests.review_helpers import review_server
 
 PAGE = """<p>Which photo is sharper?</p>
@@ -105,35 +104,12 @@ def test_a_card_counts_a_workers_control_answers_once(sharp: dict[str, Any]) -> 
     assert both  # a card with the pooled rule's line and control answers: they are counted once there too
 
 
-def decide_every_card(web: httpx.Client, pages: int = 50) -> dict[str, int]:
-    """flows/driver/review_demo.decide_open_cards (the rules' advice on every open card, a reason for each
-    rejection), with every assignment's card of a page decided from that page, not the page again after each: the
-    page of 33 open cards rendered twice, not 34 times (~2 s of CPU). A worker's card is decided as there, alone
-    from a fresh page, once no assignment's is open (deciding the assignments closed these workers' cards)."""
-    done: dict[str, int] = {}
-    for _ in range(pages):
-        cards = CARD.findall(web.get("/", params={"show": "open"}).text)
-        if not cards:
-            break
-        forms = [{cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card)} for card in cards]
-        assignments = [(card, form) for card, form in zip(cards, forms, strict=True) if "approve" in form]
-        for card, form in assignments or [(cards[0], forms[0])]:
-            advice_match = ADVICE.search(card)
-            advice = advice_match.group(1) if advice_match else "approve"
-            chosen = form.get(advice) or form["unblock"]
-            if advice == "reject":
-                chosen["reason"] = REJECT_REASON
-            web.post("/decide", data={k: unescape(v) for k, v in chosen.items()})
-            done[advice] = done.get(advice, 0) + 1
-    return done
-
-
 def test_status_and_cancel_after_a_person_decided_everything(sharp: dict[str, Any],
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     db = str(sharp["db"])
     with review_server(sharp["db"], "sharp") as (server, site):
         web = sign_in(f"{server.url}/?token={site.login_token}")
-        decide_every_card(web)
+        decide_open_cards(web)
         web.close()
     decided = Store(db).rows("SELECT count(*) AS n FROM assignments a WHERE campaign = 'sharp' AND NOT EXISTS "
                              "(SELECT 1 FROM decisions d WHERE d.campaign = a.campaign AND d.assignment_id = "

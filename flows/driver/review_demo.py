@@ -57,22 +57,26 @@ ADVICE_DONE = {"approve": "approved", "reject": "rejected", "block": "blocked", 
 
 
 def decide_open_cards(web: httpx.Client, max_steps: int = 500) -> dict[str, int]:
-    """Decide every open card as the rules advise (a rejection gets a reason, and on Prolific a category)."""
+    """Decide every open card as the rules advise (a rejection gets a reason, and on Prolific a category): every
+    assignment's card of a page from that page, then a worker's card alone from a fresh one (deciding the
+    assignments can close it), rather than the page rendered again after each card."""
     done: dict[str, int] = {}
     for _ in range(max_steps):
-        card = CARD.search(web.get("/", params={"show": "open"}).text)
-        if card is None:
+        cards = CARD.findall(web.get("/", params={"show": "open"}).text)
+        if not cards:
             return done
-        advice_match = ADVICE.search(card.group(0))
-        advice = advice_match.group(1) if advice_match else "approve"
-        forms = {cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card.group(0))}
-        form = forms.get(advice) or forms["unblock"]
-        if advice == "reject":
-            form["reason"] = REJECT_REASON
-            if 'name="category"' in card.group(0):  # Prolific: a category and 100+ characters
-                form["category"] = "FAILED_INSTRUCTIONS"
-        web.post("/decide", data={k: html.unescape(v) for k, v in form.items()})
-        done[advice] = done.get(advice, 0) + 1
+        forms = [{cls: dict(FIELD.findall(body)) for cls, body in FORM.findall(card)} for card in cards]
+        assignments = [(card, form) for card, form in zip(cards, forms, strict=True) if "approve" in form]
+        for card, form_of in assignments or [(cards[0], forms[0])]:
+            advice_match = ADVICE.search(card)
+            advice = advice_match.group(1) if advice_match else "approve"
+            form = form_of.get(advice) or form_of["unblock"]
+            if advice == "reject":
+                form["reason"] = REJECT_REASON
+                if 'name="category"' in card:  # Prolific: a category and 100+ characters
+                    form["category"] = "FAILED_INSTRUCTIONS"
+            web.post("/decide", data={k: html.unescape(v) for k, v in form.items()})
+            done[advice] = done.get(advice, 0) + 1
     return done
 
 
