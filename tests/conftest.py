@@ -40,7 +40,7 @@ from flows.sim.service.server import SimServer
 from tests import reaper
 from tests.forked_hitflow import ForkServer, fork_server
 from tests.pg_server import ledger_location, pg_server, pg_url  # noqa: F401  (fixtures: a PostgreSQL per session)
-from tests.prefect_server import WORKER_SERVER_SETTINGS, SharedPrefectServer, in_process_client_of
+from tests.prefect_server import WORKER_SERVER_SETTINGS, SharedPrefectServer, in_process_client_of, kept_template
 from tests.rewrite_ahead import rewrite_ahead
 from tests.unseen_figures import figures_unseen_by_default  # noqa: F401  (autouse: runs draw no report figure)
 
@@ -77,14 +77,18 @@ TEMPLATE_ENV = "HITFLOW_PREFECT_TEMPLATE"
 
 
 @pytest.fixture(scope="session")
-def shared_prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedPrefectServer]:
+def shared_prefect(tmp_path_factory: pytest.TempPathFactory,
+                   pytestconfig: pytest.Config) -> Iterator[SharedPrefectServer]:
     """The session's Prefect server, shared by its xdist workers (``SharedPrefectServer``), in the session's
     folder: under pytest-xdist the one above a worker's base temp, shared by its workers; without xdist the
-    base temp. Its processes are waited for when the session ends, and their CPU counted on this line."""
+    base temp. Its processes are waited for when the session ends, and their CPU counted on this line. Its
+    migrated template is kept in pytest's cache for the next session (none with ``-p no:cacheprovider``)."""
     base = tmp_path_factory.getbasetemp()
     folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     template = Path(os.environ.get(TEMPLATE_ENV) or folder / "prefect-template" / "prefect.db")
-    shared = SharedPrefectServer(folder / "prefect-server", template, WORKER_SERVER_SETTINGS)
+    cache = getattr(pytestconfig, "cache", None)
+    kept = kept_template(cache.mkdir("prefect-template")) if cache is not None else None
+    shared = SharedPrefectServer(folder / "prefect-server", template, WORKER_SERVER_SETTINGS, kept=kept)
     try:
         yield shared
     finally:

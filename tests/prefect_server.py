@@ -86,17 +86,21 @@ def process_group(args: list[str], grace_s: float = 20.0, **popen: Any) -> Itera
 
 @contextmanager
 def prefect_server(home: Path, template: Path | None = None, *, groups: list[subprocess.Popen[Any]] | None = None,
-                   **settings: str) -> Iterator[dict[str, str]]:
+                   kept: Path | None = None, **settings: str) -> Iterator[dict[str, str]]:
     """Start ``prefect server`` (analytics and UI off, its own home) and yield the environment
     that points a client or worker at it (``PREFECT_API_URL``); stop it afterwards.
 
     ``template``: a migrated, empty Prefect database shared by the session's servers. A server on a
     fresh database runs every Alembic migration first (~7.5 s of CPU); this one starts on a
     copy of the template instead, or, where there is none yet, migrates its own and leaves a copy as
-    the template (one server at a time: the others wait for it, see ``_template_lock``). ``groups``, if
-    given, gets the server's process (the leader of its group)."""
+    the template (one server at a time: the others wait for it, see ``_template_lock``). ``kept``: where
+    a template outlives the session (``kept_template``), copied in as the template when the session has
+    none, written when a server migrated one. ``groups``, if given, gets the server's process (the leader
+    of its group)."""
     home.mkdir(parents=True, exist_ok=True)
     with _template_lock(template) as lock:
+        if template is not None and kept is not None and kept.is_file() and not template.is_file():
+            _copy_atomically(kept, template)
         copied = template is not None and template.is_file()
         if template is not None and copied:
             shutil.copyfile(template, home / "prefect.db")
@@ -105,6 +109,8 @@ def prefect_server(home: Path, template: Path | None = None, *, groups: list[sub
         with _running(home, settings, groups) as env:
             if template is not None and not copied:
                 _snapshot(home / "prefect.db", template)
+                if kept is not None:
+                    _copy_atomically(template, kept)
                 lock.close()
             yield env
 
@@ -126,6 +132,27 @@ def _template_lock(template: Path | None) -> Iterator[Any]:
     with (template.parent / f"{template.name}.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
         yield lock
+
+
+def kept_template(folder: Path) -> Path:
+    """Where a migrated, empty database outlives the session, in ``folder`` (pytest's cache: a developer's
+    next ``make test`` skips the migrations, ~5 s of CPU, as the workers' Prefect homes keep theirs), named
+    for the installed Prefect and its SQLite migrations: another Prefect never starts on it."""
+    from importlib.metadata import version
+    from importlib.util import find_spec
+
+    package = find_spec("prefect")  # its folder, without importing it
+    assert package is not None and package.submodule_search_locations
+    migrations = Path(package.submodule_search_locations[0], "server", "database", "_migrations", "versions", "sqlite")
+    names = sorted(p.name for p in migrations.glob("*.py"))
+    return folder / f"prefect-{version('prefect')}-{len(names)}-{names[-1][:30] if names else ''}.db"
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".{os.getpid()}.partial")
+    shutil.copyfile(source, partial)
+    os.replace(partial, target)
 
 
 def _snapshot(database: Path, template: Path) -> None:
@@ -240,8 +267,9 @@ class SharedPrefectServer:
     two: docs/testing.md). ``close()`` (the session's end) stops one still running once no test of
     another process uses it, and reaps the stopped ones."""
 
-    def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 120.0) -> None:
-        self.folder, self.template, self.idle_s, self.settings = folder, template, idle_s, settings
+    def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 120.0,
+                 kept: Path | None = None) -> None:
+        self.folder, self.template, self.idle_s, self.settings, self.kept = folder, template, idle_s, settings, kept
         (folder / "active").mkdir(parents=True, exist_ok=True)
         self._mine: ExitStack | None = None  # the server this process started and runs now
         self._group: list[subprocess.Popen[Any]] = []  # its process
@@ -283,7 +311,8 @@ class SharedPrefectServer:
                 self._stopped.append(self._mine)
             self._mine, self._group = ExitStack(), []
             home = self.folder / f"home-{os.getpid()}-{len(self._stopped)}"
-            env = self._mine.enter_context(prefect_server(home, self.template, groups=self._group, **self.settings))
+            env = self._mine.enter_context(prefect_server(home, self.template, groups=self._group, kept=self.kept,
+                                                          **self.settings))
         ours = {key: value for key, value in env.items() if os.environ.get(key) != value}
         _write_atomically(self.folder / "server.json", json.dumps({"pid": os.getpid(), "env": ours}))
         if self._watch is None:
