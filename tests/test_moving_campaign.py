@@ -35,6 +35,7 @@ from flows.core.outputs.spelling_cache import cache_dir
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
+from tests.figures_unseen import figures_unseen
 from tests.many_campaigns import two_campaigns_run_at_once_on_two_workers
 from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
@@ -130,12 +131,13 @@ def crash_in_prefect(api_url: str, flow_run_id: str) -> None:
 def start_worker(home: Path, env: dict[str, str]) -> subprocess.Popen[Any]:
     """A process worker on the pool, in its own folder with its own HOME and Prefect home. Its flow runs spell
     from the session's spelling cache (``HITFLOW_CACHE_DIR``): in a HOME of their own, the first run on each
-    worker built the index (~3 s of CPU) that this process has on disk; it is a cache, not the worker's state."""
+    worker built the index (~3 s of CPU) that this process has on disk; it is a cache, not the worker's state.
+    Its flow runs draw no report figure (``figures_unseen``): the test reads their datasets, ledgers and logs."""
     home.mkdir()
     return subprocess.Popen(
         prefect_cli("worker", "start", "--pool", POOL, "--type", "process", "--limit", "1", "--name", home.name),
-        env={**env, **WORKER, "HOME": str(home), "PREFECT_HOME": str(home / ".prefect"),
-             "HITFLOW_CACHE_DIR": str(cache_dir())}, cwd=home,
+        env=figures_unseen({**env, **WORKER, "HOME": str(home), "PREFECT_HOME": str(home / ".prefect"),
+                            "HITFLOW_CACHE_DIR": str(cache_dir())}), cwd=home,
         stdout=(home / "worker.log").open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 

@@ -21,6 +21,7 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
+from tests.figures_unseen import figures_unseen
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.small_configs import small_vizwiz
 
@@ -49,7 +50,8 @@ def serve_schedules(config: Path, *args: str) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_server: dict[str, str]) -> None:
-    """Its outputs go to a file:// URL (another host's folder): the files a run without Prefect puts there."""
+    """Its outputs go to a file:// URL (another host's folder): the files a run without Prefect puts there. Its
+    scheduled runs draw no report figure (``figures_unseen``), as that run draws none here: the same files."""
     db, url, staging = tmp_path / "h.db", f"file://{tmp_path / 'other-host'}", tmp_path / "staging"
     # a name of its own: the worker's Prefect server may hold test_prefect_flow's vizwiz_captions-next-batch
     config = small_campaign(tmp_path, "vizwiz_scheduled")
@@ -58,7 +60,7 @@ def test_schedule_runs_the_campaign_to_completion(sim, tmp_path: Path, prefect_s
     command = serve_schedules(config, "--endpoint-url", sim.url, "--db", str(db), "--out", url)
     with deleted_if_failing(prefect_server, "vizwiz_scheduled"), \
             (tmp_path / "served.out").open("w") as said, \
-            process_group(command, env={**prefect_server, "HITFLOW_STAGING": str(staging)}, cwd=ROOT,
+            process_group(command, env=figures_unseen({**prefect_server, "HITFLOW_STAGING": str(staging)}), cwd=ROOT,
                           stdout=said, stderr=subprocess.STDOUT):
         finished_seen: list[int] = []
         deadline = time.time() + 420  # one flow-run process per batch: slow on a loaded 2-core machine
