@@ -106,7 +106,7 @@ def prefect_database_template(shared_prefect: SharedPrefectServer) -> Path:
 @pytest.fixture
 def prefect_worker_server(shared_prefect: SharedPrefectServer) -> Iterator[dict[str, str]]:
     """One real ``prefect server`` shared by the session's xdist workers: started by the first test
-    that asks for it, stopped once no test has used it for two minutes, started again by the next that
+    that asks for it, stopped once no test has used it for a minute, started again by the next that
     asks (``SharedPrefectServer``); the environment of a process that talks to it. A test on it finds
     its own flow runs, task runs, artifacts and deployments by id or by its own names, never "all there
     are"."""

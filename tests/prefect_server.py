@@ -264,10 +264,13 @@ class SharedPrefectServer:
     ``folder/active`` while it runs; once none has for ``idle_s`` the starter stops it (a thread), and
     the next test to ask starts one again on a copy of the template. Idle, a server holding a session's
     runs spent 1.2 s of CPU a minute, and a start on the template costs 4.8-5.7 s (``idle_s`` weighs the
-    two: docs/testing.md). ``close()`` (the session's end) stops one still running once no test of
-    another process uses it, and reaps the stopped ones."""
+    two: docs/testing.md). The files with a test on it are collected first (tests/conftest.py), so in a
+    whole suite no test asks after their last one: one minute, not two (a session's last 60 s of idle
+    polling, ~0.75-1.2 s of CPU; the gaps between its uses in a whole suite were under 25 s). ``close()``
+    (the session's end) stops one still running once no test of another process uses it, and reaps the
+    stopped ones."""
 
-    def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 120.0,
+    def __init__(self, folder: Path, template: Path | None, settings: dict[str, str], idle_s: float = 60.0,
                  kept: Path | None = None) -> None:
         self.folder, self.template, self.idle_s, self.settings, self.kept = folder, template, idle_s, settings, kept
         (folder / "active").mkdir(parents=True, exist_ok=True)
