@@ -2,9 +2,10 @@
 (the test session's, tests/conftest.py's ``prefect_worker_server``), two process workers on one pool,
 each in its own folder with its own HOME and PREFECT_HOME (they share only the PostgreSQL database,
 the output folder and the session's spelling cache; the simulator is one process beside them, as
-docs/postgres.md says to run it). The schedule runs one batch per run; the worker running a batch is
-killed with -9 in the middle of it, and a later run on the other worker resumes from the ledger: no HIT
-twice, no answer lost, and the same dataset as an uninterrupted run.
+docs/postgres.md says to run it). Its first batch is advanced by the next-batch flow in the test's process;
+then the schedule runs one batch per run on the workers; the worker running batch 2 is killed with -9 in the
+middle of it, and a later run on the other worker resumes from the ledger: no HIT twice, no answer lost, and
+the same dataset as an uninterrupted run.
 
 The workers' waits are shortened through Prefect's settings (cited below); the killed run is
 marked Crashed in Prefect as its zombie-flow automation would, which frees the deployment's one slot.
@@ -196,10 +197,16 @@ def test_two_campaigns_at_once_then_one_killed_on_one_worker_finishes_on_the_oth
 
 def moved_campaign(sim: SimServer, workers: dict[str, subprocess.Popen[Any]], config: Path, pg_url: str, out: Path,
                    env: dict[str, str], started: float) -> tuple[int, str, int]:
-    """The campaign deployed on a 15-s schedule, the worker running it killed with its flow run in the middle of
-    batch 2, and the campaign finished by the other: (the batch, the killed worker's name, the HITs posted)."""
-    sim.httpd.pacing = Pacing(latency_ms=100)  # a batch lasts seconds, so the kill lands inside one
+    """The campaign's first batch advanced by the next-batch flow in this process, then the campaign deployed on a
+    15-s schedule, the worker running its next batch killed with its flow run in the middle of it (batch 2), and
+    the campaign finished by the other: (the batch, the killed worker's name, the HITs posted). A worker's run of
+    batch 1 cost a flow run's process (~3 s of CPU) and a schedule's interval of waiting; what moves is batch 2."""
+    from flows.driver.campaign_flow import next_batch
+
     store = Store(pg_url)
+    assert next_batch(config_path=str(config), endpoint_url=sim.url, db_path=pg_url, out_root=str(out)) == {
+        "advanced_batch": 1, "done": False}
+    sim.httpd.pacing = Pacing(latency_ms=100)  # a batch lasts seconds, so the kill lands inside one
     deploy(config, sim.url, pg_url, out)
     print(f"the campaign deployed at {time.monotonic() - started:.0f} s")
     batch, holder = wait_for("a run in the middle of batch 2", lambda: mid_batch(store), 600)
