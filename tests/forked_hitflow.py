@@ -92,7 +92,8 @@ class Forked:
             fds.append(fds[1] if stderr == subprocess.STDOUT else self._fd(stderr, "w", theirs, "stderr", text))
             request = json.dumps({"argv": self.args, "cwd": str(cwd or os.getcwd()), "env": dict(env or os.environ),
                                   "session": start_new_session, "preamble": preamble,
-                                  "figures": figures_drawn()}).encode()
+                                  "figures": figures_drawn(), "cpu_record": os.environ.get("HITFLOW_TEST_CPU"),
+                                  "test": os.environ.get("PYTEST_CURRENT_TEST")}).encode()
             self._conn = socket.socket(socket.AF_UNIX)
             self._conn.connect(str(socket_path))
             socket.send_fds(self._conn, [len(request).to_bytes(8, "big") + request], fds)

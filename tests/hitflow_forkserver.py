@@ -33,7 +33,7 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tests.unseen_figures import SEEN, unseen_by_default
 
@@ -89,9 +89,11 @@ def serve(socket_path: str) -> None:
         __import__(name)
     warm_spelling_index()
     warm_mturk_client()
+    warm_templates()
     figures_unseen_by_default()
     gc.freeze()
     gc.enable()
+    heap_frozen_here()
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(f"{socket_path}.partial")
     listener.listen(8)
@@ -100,8 +102,8 @@ def serve(socket_path: str) -> None:
     while True:  # forks happen here, in the main thread; a thread per command waits for its child
         conn, _ = listener.accept()
         OPEN.add(conn)
-        pid, argv = _fork_command(conn, listener)
-        threading.Thread(target=_finish, args=(conn, pid, argv), daemon=True).start()
+        pid, request = _fork_command(conn, listener)
+        threading.Thread(target=_finish, args=(conn, pid, request), daemon=True).start()
 
 
 def warm_spelling_index() -> None:
@@ -110,6 +112,28 @@ def warm_spelling_index() -> None:
     from flows.core.outputs.spelling_cache import spelling_index
 
     spelling_index()
+
+
+def warm_templates() -> None:
+    """The project's page and report templates compiled once here (~0.03 s of CPU each a child loading one paid:
+    ~2.5 s in a suite's children); a child's environment still loads any other template itself."""
+    from jinja2 import TemplateError
+
+    from flows.core.pages.templates import environment
+
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        with contextlib.suppress(TemplateError):  # not one of the project's own (a starter's): the child's work
+            env.get_template(name)
+
+
+def heap_frozen_here() -> None:
+    """Said to the project as tests/conftest.py says it for the test session: this heap was frozen by its owner.
+    A child's run otherwise asked the collector how many objects are frozen (gc.get_freeze_count walks all
+    of them: ~0.03 s a call, twice a command, ~3 s in a suite's children) to learn the same."""
+    from flows.core.run.heap_owner import caller_freezes_heap
+
+    caller_freezes_heap()
 
 
 def figures_unseen_by_default() -> None:
@@ -153,7 +177,7 @@ def _same_aws_session(server_aws: dict[str, str]) -> None:
         boto3.DEFAULT_SESSION = None
 
 
-def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
+def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, dict[str, Any]]:
     header, fds, _flags, _addr = socket.recv_fds(conn, 8 + 65536, 3)
     size, body = int.from_bytes(header[:8], "big"), header[8:]
     while len(body) < size:
@@ -166,19 +190,33 @@ def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, li
         _child(request, fds)
     for fd in fds:
         os.close(fd)
-    return pid, request["argv"]
+    return pid, request
 
 
-def _finish(conn: socket.socket, pid: int, argv: list[str]) -> None:
+def _finish(conn: socket.socket, pid: int, request: dict[str, Any]) -> None:
     """Hand the client its child's pid, then its exit status. Written with os.write: a thread holding
     sys.stdout's lock when the main thread forks would leave the child's stdout locked for good."""
     with conn:
         conn.sendall(f"{pid}\n".encode())
         status, returncode, cpu = _wait(pid, conn)
-        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(argv[1:])}\n".encode())  # what each cost
+        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(request['argv'][1:])}\n".encode())  # what each cost
+        _record(request, cpu)
         with contextlib.suppress(OSError):  # a client that went away
             conn.sendall(f"{status} {returncode}\n".encode())
         OPEN.discard(conn)
+
+
+def _record(request: dict[str, Any], cpu: float) -> None:
+    """Under tests/cpu_record.py (``HITFLOW_TEST_CPU`` in the command's environment), a ``forked`` line: the
+    command's CPU with the test that ran it, which otherwise lands on this server's session fixture."""
+    env = request["env"]  # tests/forked_hitflow.py's requests name both: a test may give its command a bare env
+    path = request.get("cpu_record") or env.get("HITFLOW_TEST_CPU")
+    test = (request.get("test") or env.get("PYTEST_CURRENT_TEST") or "").rsplit(" ", 1)[0]
+    if path:
+        line = json.dumps({"kind": "forked", "nodeid": test, "file": test.split("::")[0],
+                           "argv": request["argv"][1:], "cpu": round(cpu, 3)})
+        with contextlib.suppress(OSError), open(path, "a") as out:
+            out.write(line + "\n")
 
 
 def _wait(pid: int, conn: socket.socket) -> tuple[int, int, float]:
