@@ -201,10 +201,13 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
 
 @pytest.mark.slow
 def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path, hitflow_forks: ForkServer) -> None:
-    config, db, out = DEMO, tmp_path / "h.db", tmp_path / "out"  # the demo's 500 images: time to act mid-run
+    # time to act mid-run: 13 batches still to go once batch 2 is posted, as the demo's 500 images in 5 batches
+    # left 3 and more (~1.9 s of CPU until the Ctrl-C, most of it batch 1's 100 images; now 10)
+    config = small_vizwiz(tmp_path, items=150, edits={"batches = 5 ": "batches = 15 "})
+    db, out = tmp_path / "h.db", tmp_path / "out"
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
-        read_until(run, "batch 2: 20 HITs")
+        read_until(run, "batch 2: 2 HITs")
         busy = hitflow_here("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
         assert busy.returncode == 7 and "stop that run first" in busy.stderr and busy.stderr.count("\n") == 1
         os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
