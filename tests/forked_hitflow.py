@@ -8,7 +8,7 @@ own pid (signals go to the process that runs the command, not to a client in bet
 its folder, environment and, with ``start_new_session``, a process group of its own; ``preamble``: Python
 the child runs before the command (a test's hook, as a ``python -c`` script would set it). What stays a
 process started from scratch: a command whose test is about the interpreter (a hash seed, a console
-script, the process group a Prefect run's ephemeral server joins)."""
+script, its imports)."""
 
 from __future__ import annotations
 
