@@ -6,10 +6,9 @@ with its environment, arguments, stdin, stdout and stderr (passed as file descri
 back its exit status. tests/test_docs_examples.py runs the docs' commands through it; each command
 is still its own process, started by bash from the page's text, and its exit code and output are
 what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command's process (a
-server started with ``&`` is stopped by SIGTERM to its group when the page ends), and a Ctrl-C to its group
-(``hitflow ui``). ``hitflow review`` is left to the real ``hitflow``, which so proves the console script
-starts. Commands run at once, each with a
-thread of the server waiting for it. tests/forked_hitflow.py is its client for tests in Python (what
+server started with ``&`` is stopped by SIGTERM to its group when the page ends; ``hitflow ui`` by a
+Ctrl-C). ``hitflow review`` is left to the real ``hitflow``, which so proves the console script
+starts. Commands run at once, each with a thread of the server waiting for it. tests/forked_hitflow.py is its client for tests in Python (what
 ``subprocess.Popen`` gives, the child's own pid; conftest's session fixture ``hitflow_forks``).
 
 What the server imported read its environment once, when it was imported: a command's environment
