@@ -139,8 +139,10 @@ def report(path: Path, top: int) -> str:
     in_tests = sum(v[1] for v in files.values())
     shared = sorted(((name, c) for name, c in fixtures.items() if c >= 0.05), key=lambda kv: -kv[1])
     lines += [f"{'session fixture ' + name + ' (stopping it, its children)':<67} {c:>8.1f}" for name, c in shared]
-    lines += [f"{'  of which forked hitflow: ' + name:<52} {n:>5} {c:>8.1f}"  # commands, CPU
-              for name, (n, c) in sorted(forked.items(), key=lambda kv: -kv[1][1])[:top]]
+    if forked:  # what hitflow_forks's line holds, by the file whose tests ran the commands
+        lines.append(f"{'  hitflow_forks: its forked commands, per file:':<52} {'cmds':>5} {'cpu s':>8}")
+        lines += [f"  {name:<50} {n:>5} {c:>8.1f}" for name, (n, c) in sorted(forked.items(),
+                                                                             key=lambda kv: -kv[1][1])[:top]]
     lines.append(f"{len(files)} files, {sum(v[0] for v in files.values())} tests: {in_tests:.1f} s CPU in tests, "
                  f"{collect:.1f} s starting and collecting, {sum(fixtures.values()):.1f} s in session fixtures' "
                  f"teardown, {rest:.1f} s after the last test (session teardown); "
