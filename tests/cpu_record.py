@@ -9,9 +9,9 @@ controller) appends JSON lines to that file: one per test (setup, call and teard
 for its collection and one at its end with its totals. A child's CPU counts once the child has
 ended and been waited for, so a session-wide server (a Prefect or PostgreSQL server per worker)
 lands where it is stopped: a session fixture's teardown (in the last test a process runs) gets a
-``fixture`` line of its own, out of that test's (what ``hitflow_forks`` commands cost is its line, per
-command in its forkserver.log). Another checkout can be measured with the same file: copy it into that
-checkout's tests/ and add ``-p tests.cpu_record`` (docs/testing.md)."""
+``fixture`` line of its own, out of that test's (what ``hitflow_forks`` commands cost is its line; the
+server writes a ``forked`` line per command: its test, arguments and CPU). Another checkout can be measured
+with the same file: copy it into that checkout's tests/ and add ``-p tests.cpu_record`` (docs/testing.md)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,7 @@ class Recorder:
 def pytest_configure(config: pytest.Config) -> None:
     path = os.environ.get(ENV)
     if path and not config.pluginmanager.has_plugin("hitflow-cpu-record"):
+        os.environ[ENV] = str(Path(path).resolve())  # the fork server's children append from other folders
         config.pluginmanager.register(Recorder(Path(path)), "hitflow-cpu-record")
 
 
@@ -109,6 +110,7 @@ def report(path: Path, top: int) -> str:
     files: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
     collect = rest = workers_total = run_total = 0.0
     fixtures: dict[str, float] = defaultdict(float)
+    forked: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])  # per file: the fork server's commands, CPU
     workers = 0
     for line in path.read_text().splitlines():
         row = json.loads(line)
@@ -118,6 +120,9 @@ def report(path: Path, top: int) -> str:
             entry[1] += cpu(row)
             entry[2] += row["children_user"] + row["children_sys"]
             entry[3] += row["wall"]
+        elif row["kind"] == "forked":
+            forked[row["file"]][0] += 1
+            forked[row["file"]][1] += row["cpu"]
         elif row["kind"] == "fixture":
             fixtures[row["name"]] += cpu(row)
         elif row["kind"] == "collect":
@@ -134,6 +139,10 @@ def report(path: Path, top: int) -> str:
     in_tests = sum(v[1] for v in files.values())
     shared = sorted(((name, c) for name, c in fixtures.items() if c >= 0.05), key=lambda kv: -kv[1])
     lines += [f"{'session fixture ' + name + ' (stopping it, its children)':<67} {c:>8.1f}" for name, c in shared]
+    if forked:  # what hitflow_forks's line holds, by the file whose tests ran the commands
+        lines.append(f"{'  hitflow_forks: its forked commands, per file:':<52} {'cmds':>5} {'cpu s':>8}")
+        lines += [f"  {name:<50} {n:>5} {c:>8.1f}" for name, (n, c) in sorted(forked.items(),
+                                                                             key=lambda kv: -kv[1][1])[:top]]
     lines.append(f"{len(files)} files, {sum(v[0] for v in files.values())} tests: {in_tests:.1f} s CPU in tests, "
                  f"{collect:.1f} s starting and collecting, {sum(fixtures.values()):.1f} s in session fixtures' "
                  f"teardown, {rest:.1f} s after the last test (session teardown); "

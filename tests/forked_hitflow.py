@@ -8,7 +8,7 @@ own pid (signals go to the process that runs the command, not to a client in bet
 its folder, environment and, with ``start_new_session``, a process group of its own; ``preamble``: Python
 the child runs before the command (a test's hook, as a ``python -c`` script would set it). What stays a
 process started from scratch: a command whose test is about the interpreter (a hash seed, a console
-script, the process group a Prefect run's ephemeral server joins)."""
+script, its imports)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ class Forked:
             fds.append(fds[1] if stderr == subprocess.STDOUT else self._fd(stderr, "w", theirs, "stderr", text))
             request = json.dumps({"argv": self.args, "cwd": str(cwd or os.getcwd()), "env": dict(env or os.environ),
                                   "session": start_new_session, "preamble": preamble,
-                                  "figures": figures_drawn()}).encode()
+                                  "figures": figures_drawn(), "cpu_record": os.environ.get("HITFLOW_TEST_CPU"),
+                                  "test": os.environ.get("PYTEST_CURRENT_TEST")}).encode()
             self._conn = socket.socket(socket.AF_UNIX)
             self._conn.connect(str(socket_path))
             socket.send_fds(self._conn, [len(request).to_bytes(8, "big") + request], fds)

@@ -6,11 +6,11 @@ with its environment, arguments, stdin, stdout and stderr (passed as file descri
 back its exit status. tests/test_docs_examples.py runs the docs' commands through it; each command
 is still its own process, started by bash from the page's text, and its exit code and output are
 what the test checks. The client hands SIGINT, SIGTERM and SIGHUP to its command's process (a
-server started with ``&`` is stopped by SIGTERM to its group when the page ends). Commands whose
-printed link is opened and which then get Ctrl-C (``hitflow review``, ``hitflow ui``) are left to the
-real ``hitflow``, which also proves the console script starts. Commands run at once, each with a
-thread of the server waiting for it. tests/forked_hitflow.py is its client for tests in Python (what
-``subprocess.Popen`` gives, the child's own pid; conftest's session fixture ``hitflow_forks``).
+server started with ``&`` is stopped by SIGTERM to its group when the page ends; ``hitflow ui`` by a
+Ctrl-C). ``hitflow review`` is left to the real ``hitflow``, which so proves the console script
+starts. Commands run at once, each with a thread of the server waiting for it. tests/forked_hitflow.py
+is its client for tests in Python (what ``subprocess.Popen`` gives, the child's own pid; conftest's
+session fixture ``hitflow_forks``).
 
 What the server imported read its environment once, when it was imported: a command's environment
 reaches what its child imports and reads afterwards (fsspec, Prefect, the command's settings), but
@@ -33,7 +33,7 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tests.unseen_figures import SEEN, unseen_by_default
 
@@ -89,9 +89,14 @@ def serve(socket_path: str) -> None:
         __import__(name)
     warm_spelling_index()
     warm_mturk_client()
+    warm_templates()
+    warm_ledger_schema()
+    warm_tls_context()
+    warm_demo_crowd()
     figures_unseen_by_default()
     gc.freeze()
     gc.enable()
+    heap_frozen_here()
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(f"{socket_path}.partial")
     listener.listen(8)
@@ -100,8 +105,8 @@ def serve(socket_path: str) -> None:
     while True:  # forks happen here, in the main thread; a thread per command waits for its child
         conn, _ = listener.accept()
         OPEN.add(conn)
-        pid, argv = _fork_command(conn, listener)
-        threading.Thread(target=_finish, args=(conn, pid, argv), daemon=True).start()
+        pid, request = _fork_command(conn, listener)
+        threading.Thread(target=_finish, args=(conn, pid, request), daemon=True).start()
 
 
 def warm_spelling_index() -> None:
@@ -110,6 +115,72 @@ def warm_spelling_index() -> None:
     from flows.core.outputs.spelling_cache import spelling_index
 
     spelling_index()
+
+
+def warm_templates() -> None:
+    """The project's page and report templates compiled once here (~0.03 s of CPU each a child loading one paid:
+    ~2.5 s in a suite's children); a child's environment still loads any other template itself."""
+    from jinja2 import TemplateError
+
+    from flows.core.pages.templates import environment
+
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        with contextlib.suppress(TemplateError):  # not one of the project's own (a starter's): the child's work
+            env.get_template(name)
+
+
+def warm_ledger_schema() -> None:
+    """The statements a new SQLite ledger is created with, found once here: each child making a ledger otherwise
+    ran every migration on a database in memory first (~0.02 s of CPU: ~1.6 s in a suite's children)."""
+    import sqlite_utils
+
+    from flows.core.ledger.store_migrations import migrations
+    from flows.core.ledger.store_sqlite import migrated_schema
+
+    migrated_schema(tuple(m.name for m in migrations.pending(sqlite_utils.Database(memory=True))))
+
+
+def warm_tls_context() -> None:
+    """The process's verifying TLS context (flows/core/http_clients.py: certifi's bundle parsed, ~0.03 s of CPU that
+    each child opening an HTTP client paid), made once here; a child whose environment differs in what it reads
+    (``_tls_environment``) makes its own, as a new process would (``_same_tls_context``)."""
+    from flows.core.http_clients import tls_context
+
+    tls_context(True)  # as http_client asks for it (the cache keys on the arguments as given)
+
+
+def _tls_environment() -> dict[str, str]:
+    """What the context reads from the environment: SSL_CERT_FILE, SSL_CERT_DIR (httpx), SSLKEYLOGFILE (ssl)."""
+    return {key: value for key, value in os.environ.items() if key.startswith("SSL")}
+
+
+def _same_tls_context(server_tls: dict[str, str]) -> None:
+    if _tls_environment() != server_tls:
+        from flows.core.http_clients import tls_context
+
+        tls_context.cache_clear()
+
+
+def warm_demo_crowd() -> None:
+    """What each run with the demo's simulated crowd built again (~0.09 s of CPU a run): the table its captions'
+    checks split words with, and the crowd's caption bank parsed (kept by its text: a copied bank is the same,
+    an edited one is parsed again by the child)."""
+    from flows.sim.people.crowd import load_crowd
+    from flows.sim.people.crowd_keys import DEFAULT_CROWD
+    from qc.text_similarity import words
+
+    words("warm")
+    load_crowd(DEFAULT_CROWD)
+
+
+def heap_frozen_here() -> None:
+    """Said to the project as tests/conftest.py says it for the test session: this heap was frozen by its owner.
+    A child's run otherwise asked the collector how many objects are frozen (gc.get_freeze_count walks all
+    of them: ~0.03 s a call, twice a command, ~3 s in a suite's children) to learn the same."""
+    from flows.core.run.heap_owner import caller_freezes_heap
+
+    caller_freezes_heap()
 
 
 def figures_unseen_by_default() -> None:
@@ -153,7 +224,7 @@ def _same_aws_session(server_aws: dict[str, str]) -> None:
         boto3.DEFAULT_SESSION = None
 
 
-def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, list[str]]:
+def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, dict[str, Any]]:
     header, fds, _flags, _addr = socket.recv_fds(conn, 8 + 65536, 3)
     size, body = int.from_bytes(header[:8], "big"), header[8:]
     while len(body) < size:
@@ -166,19 +237,33 @@ def _fork_command(conn: socket.socket, listener: socket.socket) -> tuple[int, li
         _child(request, fds)
     for fd in fds:
         os.close(fd)
-    return pid, request["argv"]
+    return pid, request
 
 
-def _finish(conn: socket.socket, pid: int, argv: list[str]) -> None:
+def _finish(conn: socket.socket, pid: int, request: dict[str, Any]) -> None:
     """Hand the client its child's pid, then its exit status. Written with os.write: a thread holding
     sys.stdout's lock when the main thread forks would leave the child's stdout locked for good."""
     with conn:
         conn.sendall(f"{pid}\n".encode())
         status, returncode, cpu = _wait(pid, conn)
-        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(argv[1:])}\n".encode())  # what each cost
+        os.write(1, f"{cpu:6.2f} s CPU, exit {status}: {' '.join(request['argv'][1:])}\n".encode())  # what each cost
+        _record(request, cpu)
         with contextlib.suppress(OSError):  # a client that went away
             conn.sendall(f"{status} {returncode}\n".encode())
         OPEN.discard(conn)
+
+
+def _record(request: dict[str, Any], cpu: float) -> None:
+    """Under tests/cpu_record.py (``HITFLOW_TEST_CPU`` in the command's environment), a ``forked`` line: the
+    command's CPU with the test that ran it, which otherwise lands on this server's session fixture."""
+    env = request["env"]  # tests/forked_hitflow.py's requests name both: a test may give its command a bare env
+    path = request.get("cpu_record") or env.get("HITFLOW_TEST_CPU")
+    test = (request.get("test") or env.get("PYTEST_CURRENT_TEST") or "").rsplit(" ", 1)[0]
+    if path:
+        line = json.dumps({"kind": "forked", "nodeid": test, "file": test.split("::")[0],
+                           "argv": request["argv"][1:], "cpu": round(cpu, 3)})
+        with contextlib.suppress(OSError), open(path, "a") as out:
+            out.write(line + "\n")
 
 
 def _wait(pid: int, conn: socket.socket) -> tuple[int, int, float]:
@@ -213,11 +298,12 @@ def _child(request: dict[str, object], fds: list[int]) -> NoReturn:
     os.chdir(str(request["cwd"]))
     from flows.core.outputs.spelling_cache import cache_dir
 
-    server_cache, server_aws = cache_dir(), _aws_environment()
+    server_cache, server_aws, server_tls = cache_dir(), _aws_environment(), _tls_environment()
     os.environ.clear()
     os.environ.update(request["env"])  # type: ignore[arg-type]
     _same_spelling_cache(server_cache)
     _same_aws_session(server_aws)
+    _same_tls_context(server_tls)
     if request.get("figures") and SEEN:  # the project's UNSEEN, for a child asked to draw
         from flows.core.outputs import figures
 

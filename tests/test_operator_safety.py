@@ -5,10 +5,11 @@ say so; cancel finishes cleanly; bad ledger paths and empty item files are refus
 A command whose process is not what is tested (a refusal, ``status``, ``cancel``, a resume) runs
 through ``main()`` in this process (``hitflow_here``): the same exit code and printed lines, without
 a new interpreter's imports (~1.5 s of CPU each). Runs that are signalled, killed, piped
-or raced are real processes: those with --no-prefect forked from the session's fork server
-(tests/forked_hitflow.py: each its own process with its own pid, group, pipes and exit code, the
-project imported once by the server); the run under Prefect, whose ephemeral server joins its
-process group, started from scratch."""
+or raced are real processes, forked from the session's fork server (tests/forked_hitflow.py: each its
+own process with its own pid, group, pipes and exit code, the project imported once by the server;
+Prefect, which the server does not import, by the run itself, as a fresh process does). The run under
+Prefect on a temporary server is one too: that server starts in a session of its own
+(flows/core/run/prefect_api.py), so what a Ctrl-C to the run's group reaches is the same either way."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,7 +32,6 @@ from tests.prefect_server import group_gone
 from tests.small_configs import small_vizwiz
 
 ROOT = Path(__file__).resolve().parents[1]
-HITFLOW = [sys.executable, "-m", "flows.cli"]
 DEMO = ROOT / "config" / "vizwiz_captions.toml"
 ENV = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFERED": "1"}
 
@@ -50,18 +49,15 @@ def hitflow_here(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(["hitflow", *args], code, out.getvalue(), err.getvalue())
 
 
-def start(*args: str, env: dict[str, str] = ENV, forks: ForkServer | None = None) -> subprocess.Popen[str] | Forked:
-    """A run in a process group of its own, as a terminal starts a foreground job; ``forks``: forked from the
-    session's fork server (tests/forked_hitflow.py: the same command in a process of its own, its
-    imports made once by the server), for a test whose signal is about the run, not its interpreter."""
-    if forks is not None:
-        return forks.popen(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-                           start_new_session=True)
-    return subprocess.Popen([*HITFLOW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=ROOT, start_new_session=True)
+def start(*args: str, forks: ForkServer, env: dict[str, str] = ENV) -> Forked:
+    """A run in a process group of its own, as a terminal starts a foreground job, forked from the session's
+    fork server (tests/forked_hitflow.py: the same command in a process of its own, its imports made once by
+    the server): the signals are about the run, not its interpreter."""
+    return forks.popen(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                       start_new_session=True)
 
 
-def read_until(proc: subprocess.Popen[str] | Forked, prefix: str, within_s: float = 180) -> list[str]:
+def read_until(proc: Forked, prefix: str, within_s: float = 180) -> list[str]:
     """stdout lines up to the first that starts with ``prefix`` (the run is then at that step). A run that
     prints nothing more is killed (its process group) after ``within_s``, so the wait ends in a failure: the
     deadline was only looked at between lines, and a run silent in a step (a Prefect server that does not
@@ -201,10 +197,13 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
 
 @pytest.mark.slow
 def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path, hitflow_forks: ForkServer) -> None:
-    config, db, out = DEMO, tmp_path / "h.db", tmp_path / "out"  # the demo's 500 images: time to act mid-run
+    # time to act mid-run: 13 batches still to go once batch 2 is posted, as the demo's 500 images in 5 batches
+    # left 3 and more (~1.9 s of CPU until the Ctrl-C, most of it batch 1's 100 images; now 10)
+    config = small_vizwiz(tmp_path, items=150, edits={"batches = 5 ": "batches = 15 "})
+    db, out = tmp_path / "h.db", tmp_path / "out"
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)
     try:
-        read_until(run, "batch 2: 20 HITs")
+        read_until(run, "batch 2: 2 HITs")
         busy = hitflow_here("cancel", "vizwiz_captions", "--db", str(db), "--out", str(out))
         assert busy.returncode == 7 and "stop that run first" in busy.stderr and busy.stderr.count("\n") == 1
         os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
@@ -268,7 +267,7 @@ def test_under_prefect_ctrl_c_leaves_at_once_and_a_closed_pipe_exits_141(
     env = {**ENV, "PREFECT_HOME": str(tmp_path / "prefect")}
     (tmp_path / "prefect").mkdir()  # the session's migrated database (its server made it): no migrations (~6 s CPU)
     shutil.copyfile(prefect_database_template, tmp_path / "prefect" / "prefect.db")
-    run = start("run", str(config), "--db", str(db), "--out", str(out), env=env)
+    run = start("run", str(config), "--db", str(db), "--out", str(out), env=env, forks=hitflow_forks)
     try:
         read_until(run, "batch 2: 2 HITs", within_s=300)
         signalled = time.monotonic()
