@@ -123,7 +123,9 @@ class SqliteStore(Store, scheme="sqlite"):
                                  f"({', '.join('?' * len(row))})", list(row.values()))
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.query(sql, params)]
+        cursor = self.db.conn.execute(sql, params)  # not db.query: it wraps each read in a savepoint (~2x the cost)
+        keys = sqlite_utils.db.dedupe_keys(d[0] for d in cursor.description or ())  # as query() names them
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
 
     def _row_pages(self, sql: str, params: Sequence[Any], page: int) -> Iterator[list[tuple[Any, ...]]]:
         cursor = self.db.execute(sql, list(params))
