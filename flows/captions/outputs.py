@@ -148,7 +148,6 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
         "SELECT DISTINCT batch FROM assignments WHERE campaign = ? AND batch > 0 ORDER BY batch", [run.cfg.name])]
     kept: dict[int, pd.DataFrame] = {}
     keep, uses = campaign_keep_words(run, batches, kept)
-    top_ups, per_image = run.cfg.answers.top_up_rounds, run.cfg.assignments_per_image
     read = CaptionPass(CaptionTally(set(blocked["worker_id"]), run.cfg.assignments_per_image),
                        BatchJudgements(blocked["worker_id"], run.cfg.answers))
     with DatasetFiles(out_dir) as dataset:
@@ -157,8 +156,8 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)
-            if top_ups:  # short images are read by short_images_lines alone, which says nothing without top-ups
-                read.short.append(short_items(captions, items["image_id"], per_image).assign(batch=batch))
+            if run.cfg.answers.top_up_rounds:  # read by short_images_lines alone, which says nothing without top-ups
+                read.short.append(short_items(captions, items["image_id"], read.tally.per_image).assign(batch=batch))
             read.tally.add(captions)
             read.choices.add(captions)
             read.origins.append(origin_by_batch(captions))

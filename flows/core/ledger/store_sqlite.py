@@ -57,6 +57,7 @@ class SqliteStore(Store, scheme="sqlite"):
         self.location = self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = LedgerDatabase(self.path)
+        self._tables: dict[str, sqlite_utils.db.Table] = {}
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self._use_wal()
         # WAL + NORMAL: a commit survives the process dying without an fsync per commit.
@@ -146,8 +147,8 @@ class SqliteStore(Store, scheme="sqlite"):
         with self.db.atomic():
             self.db.conn.executemany(sql, params)
 
-    def table(self, name: str) -> sqlite_utils.db.Table:
-        return self.db.table(name)
+    def table(self, name: str) -> sqlite_utils.db.Table:  # kept: db.table() asks sqlite_master for views each call
+        return self._tables[name] if name in self._tables else self._tables.setdefault(name, self.db.table(name))
 
     def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
         return hold_campaign_lock(self.db, campaign)
