@@ -54,8 +54,7 @@ def canned_table(counts: pd.Series, per_image: int = 5) -> pd.DataFrame:
 
 def flat_table(captions: pd.DataFrame, items: pd.DataFrame, first_id: int = 1) -> pd.DataFrame:
     """One row per caption, ids from ``first_id`` (a batch-at-a-time dataset goes on where the last stopped)."""
-    merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")
-    merged = merged.reset_index(drop=True)
+    merged = captions.merge(items[["image_id", "file_name"]], on="image_id", how="left")  # a fresh 0..n-1 index
     flat = pd.DataFrame({
         "id": range(first_id, first_id + len(merged)), "image_id": merged["image_id"], "file_name": merged["file_name"],
         "caption": merged["caption_corrected"], "is_precanned": merged["is_precanned"].astype(int),

@@ -4,6 +4,8 @@ Inputs: captions ``batch, text_origin`` (one row per caption); flags as in :mod:
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 
 from qc.telemetry_frame import ORIGINS
@@ -16,10 +18,9 @@ def origin_by_batch(captions: pd.DataFrame) -> pd.DataFrame:
     """Per batch: captions of each ``text_origin`` (columns in :data:`ORIGINS` order) and the total."""
     if captions.empty or "text_origin" not in captions:
         return pd.DataFrame(columns=["batch", *ORIGINS, "captions"])
-    table = captions.groupby([captions["batch"].astype(int), "text_origin"]).size().unstack(fill_value=0)
-    table = table.reindex(columns=list(ORIGINS), fill_value=0)
-    table["captions"] = table.sum(axis=1)
-    return table.reset_index().rename(columns={"index": "batch"})
+    counts = Counter(zip(captions["batch"].astype(int).tolist(), captions["text_origin"].tolist(), strict=True))
+    rows = [[b, *(n := [counts[b, o] for o in ORIGINS]), sum(n)] for b in sorted({b for b, o in counts if pd.notna(o)})]
+    return pd.DataFrame(rows, columns=["batch", *ORIGINS, "captions"], dtype="int64")  # counted as lists: cheaper
 
 
 def flagged_workers(flags: pd.DataFrame, blocked: pd.DataFrame) -> pd.DataFrame:

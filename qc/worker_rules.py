@@ -161,7 +161,8 @@ def random_sample(df: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     picks (``sampled_before``) and picks the rest only among work not in ``decided`` (a pick no person can decide
     would hold the review for ever)."""
     share = float(params.get("random_sample_share", 0.05))
-    assignments = df.drop_duplicates("assignment_id")  # each assignment's first row; pandas decides which ids match
+    assignments = (df.loc[~df["assignment_id"].duplicated(), ["assignment_id", "worker_id"]]  # each one's first row
+                   if {"assignment_id", "worker_id"} <= set(df.columns) else df.drop_duplicates("assignment_id"))
     if share <= 0 or assignments.empty:
         return flag_frame([])
     n = max(1, round(share * len(assignments)))

@@ -104,15 +104,16 @@ class CaptionTally:
 
     def add(self, captions: pd.DataFrame) -> None:
         self.captions += len(captions)
-        self._assignments.update(captions.groupby("worker_id")["assignment_id"].nunique().to_dict())
-        self._worker_captions.update(captions["worker_id"].value_counts().to_dict())
-        self._times.append(captions.drop_duplicates("assignment_id")[["batch", "work_time_s"]])
-        for worker, caption in zip(captions["worker_id"], captions["caption"], strict=True):
+        workers, assignments = captions["worker_id"].tolist(), captions["assignment_id"].tolist()
+        self._assignments.update(w for w, _ in dict.fromkeys(zip(workers, assignments, strict=True)))
+        self._worker_captions.update(workers)
+        self._times.append(captions.loc[~captions["assignment_id"].duplicated(), ["batch", "work_time_s"]])
+        for worker, caption in zip(workers, captions["caption"], strict=True):
             if worker in self.blocked and len(shown := self.samples.setdefault(worker, [])) < SAMPLES_PER_WORKER:
                 shown.append(caption)
         kept = captions[~captions["is_rejected"]]
         self.kept += len(kept)
-        self._canned.update(canned_per_image(kept).value_counts().to_dict())
+        self._canned.update(canned_per_image(kept).tolist())
         self.spelling.append(spelling_stats(kept[~kept["is_precanned"]]))
 
     def work(self) -> pd.DataFrame:

@@ -156,8 +156,8 @@ def write_dataset(run: Run, out_dir: Path, blocked: pd.DataFrame) -> CaptionPass
             items = _table(run, "SELECT item_id AS image_id, file_name FROM items WHERE campaign = ? "
                                 f"AND batch = {int(batch)} ORDER BY rowid", ["image_id", "file_name"])
             dataset.add(captions, items)
-            short = short_items(captions, items["image_id"], run.cfg.assignments_per_image)
-            read.short.append(short.assign(batch=batch))
+            if run.cfg.answers.top_up_rounds:  # read by short_images_lines alone, which says nothing without top-ups
+                read.short.append(short_items(captions, items["image_id"], read.tally.per_image).assign(batch=batch))
             read.tally.add(captions)
             read.choices.add(captions)
             read.origins.append(origin_by_batch(captions))

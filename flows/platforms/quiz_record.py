@@ -41,11 +41,10 @@ def keep_scores(run: Run, mine: pd.DataFrame, key: pd.DataFrame, failed: dict[st
     """Each taker's score, kept for the dataset's lineage as a qualification test's is."""
     scores = control_scores(mine, key).set_index("worker_id")
     now = time.time()
-    with run.store.transaction():
-        for worker in sorted(set(mine["worker_id"])):
-            right = int(scores["correct"].get(worker, 0))
-            run.store.table("qualification_scores").upsert(
-                {"campaign": run.cfg.name, "worker_id": worker, "assignment_id": "", "mode": "control_quiz",
-                 "answered": len(key), "correct": right, "score": round(100 * right / max(len(key), 1)),
-                 "passed": int(worker not in failed), "granted": int(worker not in failed), "recorded_at": now},
-                pk=("campaign", "worker_id"))
+    right = {w: int(scores["correct"].get(w, 0)) for w in sorted(set(mine["worker_id"]))}
+    with run.store.transaction():  # one statement for all: a row's upsert reads the table's columns again
+        run.store.table("qualification_scores").upsert_all(
+            [{"campaign": run.cfg.name, "worker_id": worker, "assignment_id": "", "mode": "control_quiz",
+              "answered": len(key), "correct": n, "score": round(100 * n / max(len(key), 1)),
+              "passed": int(worker not in failed), "granted": int(worker not in failed), "recorded_at": now}
+             for worker, n in right.items()], pk=("campaign", "worker_id"))

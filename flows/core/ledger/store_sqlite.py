@@ -57,6 +57,7 @@ class SqliteStore(Store, scheme="sqlite"):
         self.location = self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = LedgerDatabase(self.path)
+        self._tables: dict[str, sqlite_utils.db.Table] = {}
         self.db.execute("PRAGMA busy_timeout=10000")  # before WAL: switching modes needs the lock
         self._use_wal()
         # WAL + NORMAL: a commit survives the process dying without an fsync per commit.
@@ -123,7 +124,9 @@ class SqliteStore(Store, scheme="sqlite"):
                                  f"({', '.join('?' * len(row))})", list(row.values()))
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.query(sql, params)]
+        cursor = self.db.conn.execute(sql, params)  # not db.query: it wraps each read in a savepoint (~2x the cost)
+        keys = sqlite_utils.db.dedupe_keys(d[0] for d in cursor.description or ())  # as query() names them
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
 
     def _row_pages(self, sql: str, params: Sequence[Any], page: int) -> Iterator[list[tuple[Any, ...]]]:
         cursor = self.db.execute(sql, list(params))
@@ -144,8 +147,8 @@ class SqliteStore(Store, scheme="sqlite"):
         with self.db.atomic():
             self.db.conn.executemany(sql, params)
 
-    def table(self, name: str) -> sqlite_utils.db.Table:
-        return self.db.table(name)
+    def table(self, name: str) -> sqlite_utils.db.Table:  # kept: db.table() asks sqlite_master for views each call
+        return self._tables[name] if name in self._tables else self._tables.setdefault(name, self.db.table(name))
 
     def campaign_lock(self, campaign: str) -> AbstractContextManager[None]:
         return hold_campaign_lock(self.db, campaign)
