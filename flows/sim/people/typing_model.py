@@ -171,8 +171,8 @@ class Hand:
     def type(self, page: Any, box: Any, text: str) -> None:
         cps = typing_cps(self.worker) if self.worker is not None else MEAN_WPM * 5 / 60
         burst = max(1, int(cps * BURST_S))
-        for at in range(0, len(text), burst):
-            box.press_sequentially(text[at:at + burst])  # delay 0: the page's clock is moved instead
+        for at in range(0, len(text), burst):  # the box has focus after the first burst: keys alone, not its lookup
+            (page.keyboard.type if at else box.press_sequentially)(text[at:at + burst])  # delay 0: the clock moves
             page.clock.fast_forward(int(1000 * min(burst, len(text) - at) / cps))
 
     def retype(self) -> None:
