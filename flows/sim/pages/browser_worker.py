@@ -89,8 +89,8 @@ def _work(page: Any, posts: list[Any], html: str, params: dict[str, str], intent
     # a crowd page's Submit is one, and so are its own <crowd-button>s; the stand-in's own (data-crowd-own) are controls
     buttons = page.locator("button[type=button]:visible:not(#submit-btn):not([data-crowd-own]), "
                            "crowd-button:visible:not([form-action=submit])")
-    order = rng.sample(range(count := buttons.count()), count)
-    first = first_clicks(buttons.evaluate_all(ROWS_JS), order, rng, worker.profile if worker else "")
+    order = rng.sample(range(len(rows := buttons.evaluate_all(ROWS_JS))), len(rows))  # (their count: no call more)
+    first = first_clicks(rows, order, rng, worker.profile if worker else "")
     told, alerts = listened
     shown = page.evaluate(SHOWN_JS)  # the page's lines before any press: a refusal's message is a new one
     for attempt in range(TRIES):  # a person who is told what is missing clicks once more

@@ -16,7 +16,7 @@ from flows.sim.people.refusal_asks import asked_in, meeting
 from flows.sim.people.typing_model import Hand
 
 TEXT_KINDS = ("text", "textarea", "search")
-IS_TEXT_JS = ("e => e.tagName === 'TEXTAREA' || "
+IS_TEXT_JS = ("([e]) => e.tagName === 'TEXTAREA' || "
               "['text', 'search'].includes((e.getAttribute('type') || 'text').toLowerCase())")
 
 
@@ -50,12 +50,12 @@ def text_box(page: Any, name: str) -> Any | None:
     host = page.locator(named)
     if not host.count():
         return None
-    tag = host.first.evaluate("e => e.tagName.toLowerCase()")
+    tag = host.first.evaluate_all("([e]) => e.tagName.toLowerCase()")
     box = page.locator(f"{tag}{named} input, {tag}{named} textarea").first \
         if tag.startswith("crowd-") else host.first
     if not box.count() or not box.is_visible() or not box.is_editable():
         return None
-    return box if box.evaluate(IS_TEXT_JS) else None
+    return box if box.evaluate_all(IS_TEXT_JS) else None
 
 
 def reads_message(worker: Worker | None, attempt: int, rng: random.Random) -> bool:
@@ -80,7 +80,7 @@ def retyped(page: Any, told: list[str], hand: Hand, rng: random.Random) -> bool:
         asked = asked._replace(limits=asked.limits._replace(most_chars=int(most)))
     typed = control.input_value()
     text = meeting(typed, asked, rng)
-    if control.evaluate("e => e.tagName") == "INPUT":
+    if control.evaluate_all("([e]) => e.tagName") == "INPUT":
         text = text.replace("\n", " ")
     if text == typed:
         return False

@@ -78,7 +78,7 @@ def click_widgets(page: Any, names: list[str], intents: dict[str, str], rng: ran
 
 
 # A radio or checkbox the page's CSS hides behind its <label> (a star, a chip): its first label a person sees, marked
-LABEL_JS = "(box, mark) => { " + SHOWN + """
+LABEL_JS = "([box], mark) => { " + SHOWN + """
   const label = Array.from(box.labels || []).find(shown); if (label) label.setAttribute(mark, ""); return !!label; }"""
 
 
@@ -88,7 +88,7 @@ def tick(page: Any, box: Any) -> bool:
     if box.is_visible():
         box.check()
         return True
-    if box.is_checked() or not box.evaluate(LABEL_JS, MARK):
+    if box.is_checked() or not box.evaluate_all(LABEL_JS, MARK):
         return box.is_checked()
     page.locator(f"[{MARK}]").first.click()
     page.evaluate(f"() => document.querySelectorAll('[{MARK}]').forEach(e => e.removeAttribute('{MARK}'))")

@@ -136,7 +136,7 @@ def page_record(worker: Worker, captions: list[tuple[str, str, str]], accept_s: 
 
 
 # In a real browser: a paste as Chromium delivers one (event, then text); False when cancelled.
-PASTE_JS = """(el, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
+PASTE_JS = """([el], text) => { const data = new DataTransfer(); data.setData("text/plain", text);
   return el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }"""
 PARTIAL_TYPED = 0.35  # a partial paster types about this share before pasting the rest (as field_record has it)
 BURST_S = 1.5  # keys are sent in bursts of this many seconds' worth, the page's clock moved on after each
@@ -154,7 +154,7 @@ class Hand:
         return "typed" if self.worker is None else caption_origin(self.worker, f"{self.seed}|{name}", value, False)
 
     def enter(self, page: Any, box: Any, name: str, value: str) -> None:
-        if box.evaluate("e => e.tagName") == "INPUT":
+        if box.evaluate_all("([e]) => e.tagName") == "INPUT":  # one call (a locator's evaluate: three)
             value = value.replace("\n", " ")  # Enter in a one-line box would submit the form
         origin = self.origin(name, value)
         typed = {"typed": len(value), "partial": int(len(value) * PARTIAL_TYPED)}.get(origin, 0)
@@ -162,7 +162,7 @@ class Hand:
         if typed:
             self.type(page, box, value[:typed])
         if typed < len(value):
-            if box.evaluate(PASTE_JS, value[typed:]):
+            if box.evaluate_all(PASTE_JS, value[typed:]):
                 page.keyboard.insert_text(value[typed:])
                 self.pasted.append((box, value))
             else:  # the page blocks pasting: the person types it
@@ -171,8 +171,8 @@ class Hand:
     def type(self, page: Any, box: Any, text: str) -> None:
         cps = typing_cps(self.worker) if self.worker is not None else MEAN_WPM * 5 / 60
         burst = max(1, int(cps * BURST_S))
-        for at in range(0, len(text), burst):
-            box.press_sequentially(text[at:at + burst])  # delay 0: the page's clock is moved instead
+        for at in range(0, len(text), burst):  # the box has focus after the first burst: keys alone, not its lookup
+            (page.keyboard.type if at else box.press_sequentially)(text[at:at + burst])  # delay 0: the clock moves
             page.clock.fast_forward(int(1000 * min(burst, len(text) - at) / cps))
 
     def retype(self) -> None:
