@@ -36,10 +36,10 @@ from flows.core.outputs.spelling_cache import cache_dir
 from flows.driver.campaign_run import run_campaign
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
-from tests.figures_unseen import figures_unseen
 from tests.many_campaigns import two_campaigns_run_at_once_on_two_workers
 from tests.prefect_server import prefect_cli, stop_group
 from tests.small_configs import small_vizwiz
+from tests.unseen_figures import figures_unseen
 
 POOL = "hitflow-moving"
 # Its own name: the session's Prefect server is shared, and test_prefect_flow deploys vizwiz_captions-next-batch there.

@@ -21,9 +21,9 @@ from flows.driver.campaign_run import run_campaign
 from flows.driver.campaign_status import campaign_status
 from flows.sim.service.pacing import Pacing
 from flows.sim.service.server import SimServer
-from tests.figures_unseen import figures_unseen
 from tests.prefect_server import group_gone, group_members, process_group
 from tests.small_configs import small_vizwiz
+from tests.unseen_figures import figures_unseen
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,18 +11,19 @@ user's do; its forked ``hitflow`` commands draw too (``figures_drawn``, tests/fo
 from __future__ import annotations
 
 import contextvars
-import importlib.abc
-import importlib.machinery
+import os
 import sys
-from collections.abc import Iterator, Sequence
-from types import ModuleType
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-FIGURES = "flows.core.outputs.figures"
+from tests.figures_unseen_site.unseen_finder import FIGURES, UnseenOnceImported
+
 UNSEEN = contextvars.ContextVar("figures_unseen", default=True)  # in place of the project's (default False)
 SEEN: list[contextvars.ContextVar[bool]] = []  # the project's, once replaced
+SITE = Path(__file__).resolve().parent / "figures_unseen_site"
 
 
 def unseen_by_default(figures: Any) -> None:
@@ -32,38 +33,24 @@ def unseen_by_default(figures: Any) -> None:
         figures.UNSEEN = UNSEEN
 
 
-class _UnseenOnceImported(importlib.abc.MetaPathFinder):
-    """The figures module, made unseen by default as it is imported: a test process that draws none does not
-    import it (pandas and matplotlib: ~0.8 s of CPU) only to change it."""
-
-    def find_spec(self, name: str, path: Sequence[str] | None, target: Any = None) -> Any:
-        if name != FIGURES:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None:
-            execute = spec.loader.exec_module
-
-            def exec_module(module: ModuleType) -> None:
-                execute(module)
-                unseen_by_default(module)
-
-            spec.loader.exec_module = exec_module  # type: ignore[method-assign]
-        return spec
+def figures_unseen(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a process a test starts whose Python processes (it and what it starts) draw no report figure:
+    the folder whose ``sitecustomize`` makes them unseen first on ``PYTHONPATH``."""
+    return {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(SITE), env.get("PYTHONPATH", "")) if p)}
 
 
 def figures_drawn() -> bool:
     """Whether a run started here now draws its figures (a forked command is told so)."""
     figures = sys.modules.get(FIGURES)
     if figures is None:  # not imported yet: drawn unless this session makes them unseen once it is
-        return not any(isinstance(finder, _UnseenOnceImported) for finder in sys.meta_path)
+        return not any(isinstance(finder, UnseenOnceImported) for finder in sys.meta_path)
     return not figures.UNSEEN.get()
 
 
 @pytest.fixture(scope="session", autouse=True)
 def figures_unseen_by_default() -> Iterator[None]:
     """Autouse in conftest: before any module's fixtures, for the whole session."""
-    finder = _UnseenOnceImported()
+    finder = UnseenOnceImported(unseen_by_default)
     if FIGURES in sys.modules:
         unseen_by_default(sys.modules[FIGURES])
     else:
