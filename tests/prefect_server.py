@@ -100,7 +100,7 @@ def prefect_server(home: Path, template: Path | None = None, *, groups: list[sub
     home.mkdir(parents=True, exist_ok=True)
     with _template_lock(template) as lock:
         if template is not None and kept is not None and kept.is_file() and not template.is_file():
-            _copy_atomically(kept, template)
+            _write_atomically(template, kept.read_bytes())
         copied = template is not None and template.is_file()
         if template is not None and copied:
             shutil.copyfile(template, home / "prefect.db")
@@ -110,7 +110,7 @@ def prefect_server(home: Path, template: Path | None = None, *, groups: list[sub
             if template is not None and not copied:
                 _snapshot(home / "prefect.db", template)
                 if kept is not None:
-                    _copy_atomically(template, kept)
+                    _write_atomically(kept, template.read_bytes())
                 lock.close()
             yield env
 
@@ -146,13 +146,6 @@ def kept_template(folder: Path) -> Path:
     migrations = Path(package.submodule_search_locations[0], "server", "database", "_migrations", "versions", "sqlite")
     names = sorted(p.name for p in migrations.glob("*.py"))
     return folder / f"prefect-{version('prefect')}-{len(names)}-{names[-1][:30] if names else ''}.db"
-
-
-def _copy_atomically(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".{os.getpid()}.partial")
-    shutil.copyfile(source, partial)
-    os.replace(partial, target)
 
 
 def _snapshot(database: Path, template: Path) -> None:
@@ -418,7 +411,8 @@ def _zombie_state(pid: int) -> bool:
         return False
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write_atomically(path: Path, data: str | bytes) -> None:
+    """``data`` at ``path`` whole or not at all: another process reading it never sees half."""
     partial = path.with_suffix(f".{os.getpid()}.partial")
-    partial.write_text(text)
+    partial.write_bytes(data.encode() if isinstance(data, str) else data)
     os.replace(partial, path)
