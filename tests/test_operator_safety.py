@@ -197,8 +197,7 @@ def test_an_interrupted_run_resumed_makes_the_same_dataset(finished: tuple[Path,
 
 @pytest.mark.slow
 def test_ctrl_c_then_cancel_then_run_posts_nothing(tmp_path: Path, hitflow_forks: ForkServer) -> None:
-    # time to act mid-run: 13 batches still to go once batch 2 is posted, as the demo's 500 images in 5 batches
-    # left 3 and more (~1.9 s of CPU until the Ctrl-C, most of it batch 1's 100 images; now 10)
+    # time to act mid-run: 13 batches still to go once batch 2 is posted, in small batches (cheap to reach)
     config = small_vizwiz(tmp_path, items=150, edits={"batches = 5 ": "batches = 15 "})
     db, out = tmp_path / "h.db", tmp_path / "out"
     run = start("run", str(config), "--no-prefect", "--db", str(db), "--out", str(out), forks=hitflow_forks)

@@ -77,10 +77,10 @@ def test_stopped_run_leaves_nothing(servers: str, how: str, tmp_path: Path, requ
     env = _inner_env(tmp_path, servers)
     if "prefect" in servers:  # the inner server starts on a copy of this session's migrated database
         env[TEMPLATE_ENV] = str(request.getfixturevalue("prefect_database_template"))
-    # without two plugins that start and hold nothing, the browser tests' page probe and Hypothesis (their
-    # imports: ~1 s of CPU in each of the two processes, its controller and its worker)
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:tests.probed_pages", "-p",
-            "no:hypothesispytest", "-n", "1", f"--basetemp={basetemp}",
+    # without Hypothesis's plugin, which starts and holds nothing (its imports: CPU in both processes, the
+    # inner pytest's controller and its worker)
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-n", "1",
+            f"--basetemp={basetemp}",
             f"{Path(__file__).relative_to(ROOT)}::test_probe_holds_servers"]
     inner = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
